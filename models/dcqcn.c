@@ -1,0 +1,109 @@
+/*
+ * dcqcn — reaction point state machine (formulas in dcqcn.h).
+ */
+#include "dcqcn.h"
+
+#include <math.h>
+
+void dcqcn_init(struct dcqcn *d, const struct scn_dcqcn *p, int64_t line_bps, sim_time_t now)
+{
+    d->p = p;
+    d->line_bps = (double)line_bps;
+    d->rc = d->rt = d->line_bps;
+    d->alpha_ref = p->alpha_init;
+    d->alpha_t0 = now;
+    d->t_count = d->bc_count = 0;
+    d->bytes = 0;
+    d->seen_cnp = false;
+    d->increasing = false;
+    d->cnps = 0;
+}
+
+double dcqcn_alpha(const struct dcqcn *d, sim_time_t now)
+{
+    int64_t periods = (now - d->alpha_t0) / d->p->alpha_timer_ps;
+    if (periods <= 0)
+        return d->alpha_ref;
+    return d->alpha_ref * pow(1.0 - d->p->g, (double)periods);
+}
+
+static double clamp_rate(const struct dcqcn *d, double r)
+{
+    if (r > d->line_bps)
+        return d->line_bps;
+    if (r < (double)d->p->min_rate_bps)
+        return (double)d->p->min_rate_bps;
+    return r;
+}
+
+void dcqcn_on_cnp(struct dcqcn *d, sim_time_t now)
+{
+    const struct scn_dcqcn *p = d->p;
+    double alpha = dcqcn_alpha(d, now);
+    if (!d->seen_cnp) {
+        d->seen_cnp = true;
+        if (p->rate_on_first_cnp > 0)
+            d->rc = clamp_rate(d, d->rc * p->rate_on_first_cnp);
+    }
+    /*
+     * Rt <- Rc, except that without clamp_target_rate (ConnectX clamp_tgt_rate
+     * = 0) two cuts with no increase event between them keep the older, higher
+     * target, so that a burst of CNPs does not ratchet the target down.
+     */
+    if (p->clamp_target_rate || d->t_count > 0 || d->bc_count > 0)
+        d->rt = d->rc;
+    double factor = 1.0 - alpha / 2.0;
+    if (factor < p->min_dec_factor)
+        factor = p->min_dec_factor;
+    d->rc = clamp_rate(d, d->rc * factor);
+    d->alpha_ref = (1.0 - p->g) * alpha + p->g;
+    d->alpha_t0 = now;
+    d->t_count = d->bc_count = 0;
+    d->bytes = 0;
+    d->increasing = true;
+    d->cnps++;
+}
+
+static void increase(struct dcqcn *d)
+{
+    const struct scn_dcqcn *p = d->p;
+    uint32_t F = (uint32_t)p->fast_recovery_steps;
+    uint32_t mx = d->t_count > d->bc_count ? d->t_count : d->bc_count;
+    uint32_t mn = d->t_count < d->bc_count ? d->t_count : d->bc_count;
+    if (mx <= F) {
+        /* fast recovery: Rt unchanged */
+    } else if (mn > F) {
+        d->rt += (double)(mn - F) * (double)p->hai_rate_bps;
+    } else {
+        d->rt += (double)p->ai_rate_bps;
+    }
+    if (d->rt > d->line_bps)
+        d->rt = d->line_bps;
+    d->rc = clamp_rate(d, (d->rt + d->rc) / 2.0);
+    /* Back at line rate with nothing left to recover: stop the increase machinery. */
+    if (d->rc >= d->line_bps && d->rt >= d->line_bps)
+        d->increasing = false;
+}
+
+void dcqcn_on_timer(struct dcqcn *d)
+{
+    if (!d->increasing)
+        return;
+    d->t_count++;
+    increase(d);
+}
+
+int dcqcn_on_sent(struct dcqcn *d, int64_t bytes)
+{
+    if (!d->increasing)
+        return 0;
+    int n = 0;
+    d->bytes += bytes;
+    while (d->increasing && d->bytes >= d->p->byte_counter) {
+        d->bytes -= d->p->byte_counter;
+        d->bc_count++;
+        increase(d);
+        n++;
+    }
+    return n;
+}

@@ -1,0 +1,66 @@
+/*
+ * dcqcn — the DCQCN reaction point (RP) of one flow.
+ *
+ * Zhu, Eran, Firestone, Guo, Lipshteyn, Liron, Padhye, Raindel, Yahia, Zhang,
+ * "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015.
+ *
+ *   on CNP:            Rt <- Rc (*);  Rc <- max(Rmin, Rc * (1 - alpha/2))  (cut at most min_dec_factor)
+ *                      alpha <- (1 - g) alpha + g;  T <- 0, BC <- 0
+ *   every alpha_timer without CNP:        alpha <- (1 - g) alpha
+ *   every rate_increase_timer (T += 1) or byte_counter bytes sent (BC += 1):
+ *      fast recovery    (max(T,BC) <= F):  Rc <- (Rt + Rc) / 2
+ *      additive         (otherwise):       Rt <- Rt + Rai;            Rc <- (Rt + Rc) / 2
+ *      hyper            (min(T,BC) >  F):  Rt <- Rt + (min(T,BC)-F) Rhai; Rc <- (Rt + Rc) / 2
+ *   rates stay within [Rmin, line rate]; a flow starts at line rate.
+ *   (*) unless clamp_target_rate is off and no increase event happened since
+ *       the previous cut (ConnectX clamp_tgt_rate semantics).
+ *
+ * The counters are compared after the event that incremented them, with <=,
+ * so a timer-only recovery makes exactly F fast-recovery steps, as the paper
+ * describes ("F iterations of fast recovery"); a strict < would give F-1.
+ *
+ * alpha decay is evaluated lazily: alpha at time t is alpha_ref multiplied by
+ * (1 - g) once for every whole alpha_timer period since the last CNP, which is
+ * exactly what a periodic timer restarted at each CNP computes, without one
+ * event per period (ConnectX's 1 us period would otherwise dominate a run).
+ */
+#ifndef MODELS_DCQCN_H
+#define MODELS_DCQCN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/scenario.h"
+#include "sim/sim.h"
+
+struct dcqcn {
+    const struct scn_dcqcn *p;
+    double line_bps;
+    double rc, rt;           /* current and target rate, bit/s */
+    double alpha_ref;        /* alpha at alpha_t0 */
+    sim_time_t alpha_t0;     /* last CNP (or start) */
+    uint32_t t_count, bc_count;
+    int64_t bytes;           /* bytes sent since the last byte-counter event */
+    bool seen_cnp;
+    bool increasing;         /* increase timer/byte counter active (rate below line) */
+    uint64_t cnps;
+};
+
+void dcqcn_init(struct dcqcn *d, const struct scn_dcqcn *p, int64_t line_bps, sim_time_t now);
+
+/* alpha at time now (lazy decay). */
+double dcqcn_alpha(const struct dcqcn *d, sim_time_t now);
+
+/* A CNP arrived: cut the rate.  Afterwards the caller (re)starts the increase timer. */
+void dcqcn_on_cnp(struct dcqcn *d, sim_time_t now);
+
+/* The rate-increase timer expired. */
+void dcqcn_on_timer(struct dcqcn *d);
+
+/*
+ * `bytes` were sent.  Returns the number of byte-counter events this caused
+ * (each already applied).
+ */
+int dcqcn_on_sent(struct dcqcn *d, int64_t bytes);
+
+#endif

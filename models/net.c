@@ -1,0 +1,315 @@
+/*
+ * net — building the runtime network from the graph, flows, drops, invariants.
+ */
+#include "models/net.h"
+#include "sim/units.h"
+#include "topologies/routing.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fprintf(stderr, "rocesim: out of memory building the network\n");
+        abort();
+    }
+    return p;
+}
+
+int64_t net_auto_headroom(int64_t rate_bps, int64_t delay_ps, int mtu, int response_quanta)
+{
+    /*
+     * Bytes that can still arrive after the switch decides to pause
+     * (MODEL.md; after the headroom derivation in the appendix of Hu et al.,
+     * "Tagger: Practical PFC Deadlock Prevention in Data Center Networks",
+     * CoNEXT 2017):
+     *   the MTU frame the switch may be sending when it decides, then the PAUSE
+     *   frame itself; the PAUSE's propagation upstream and the data's way back
+     *   (2 x delay); the upstream's response time (response_quanta x 512 bit
+     *   times); the MTU frame the upstream is finishing.  All at link rate,
+     *   rounded up to whole frames.
+     */
+    int64_t frame = mtu + HDR_DATA;
+    __int128 bits = (__int128)(frame + WIRE_OVERHEAD) * 8 * 2 + (FRAME_PAUSE + WIRE_OVERHEAD) * 8 +
+                    (__int128)response_quanta * PAUSE_QUANTUM_BITS;
+    __int128 flight_bits = (__int128)2 * delay_ps * rate_bps; /* in bit*ps/s units */
+    int64_t bytes = (int64_t)((bits * 1000000000000LL + flight_bits + 8 * 1000000000000LL - 1) /
+                              (8 * 1000000000000LL));
+    return (bytes + frame - 1) / frame * frame;
+}
+
+static void init_port(struct net *n, struct port *p, uint32_t id)
+{
+    const struct g_port *gp = &n->g->ports[id];
+    const struct g_node *gn = &n->g->nodes[gp->node];
+    p->net = n;
+    p->id = id;
+    p->node = gp->node;
+    p->local = (uint16_t)(id - gn->first_port);
+    p->is_host = gn->kind == NODE_HOST;
+    p->peer = &n->ports[gp->peer];
+    p->rate_bps = gp->rate_bps;
+    p->delay_ps = gp->delay_ps;
+    p->ps_per_byte = (8 * 1000000000000LL) % gp->rate_bps == 0 ? 8 * 1000000000000LL / gp->rate_bps : 0;
+    for (int prio = 0; prio < NPRIO; prio++) {
+        p->pause_expire[prio].port = p;
+        p->pause_expire[prio].prio = (uint8_t)prio;
+        p->pause_refresh[prio].port = p;
+        p->pause_refresh[prio].prio = (uint8_t)prio;
+    }
+}
+
+int net_init(struct net *n, struct sim *s, const struct scenario *scn, const struct graph *g, char *err,
+             size_t errlen)
+{
+    memset(n, 0, sizeof *n);
+    n->sim = s;
+    n->scn = scn;
+    n->g = g;
+    pool_init(&n->pkts, sizeof(struct pkt));
+    n->ports = xcalloc(g->n_ports, sizeof *n->ports);
+    n->hosts = xcalloc(g->n_hosts, sizeof *n->hosts);
+    n->sws = xcalloc(g->n_switches, sizeof *n->sws);
+    n->node_sw = xcalloc(g->n_nodes, sizeof *n->node_sw);
+    n->node_host = xcalloc(g->n_nodes, sizeof *n->node_host);
+    n->lossless = scn->sw.pfc.enabled ? scn->sw.pfc.lossless_mask : 0;
+    int n_lossless = __builtin_popcount(n->lossless);
+
+    for (uint32_t i = 0; i < g->n_ports; i++)
+        init_port(n, &n->ports[i], i);
+    for (uint32_t id = 0; id < g->n_nodes; id++) {
+        const struct g_node *gn = &g->nodes[id];
+        if (gn->kind == NODE_HOST) {
+            struct host *h = &n->hosts[gn->host];
+            h->node = id;
+            h->index = (uint32_t)gn->host;
+            h->port = &n->ports[gn->first_port];
+            n->node_host[id] = h;
+            continue;
+        }
+        struct sw *w = &n->sws[gn->sw];
+        w->node = id;
+        w->ordinal = (uint32_t)gn->sw;
+        w->ports = &n->ports[gn->first_port];
+        w->n_ports = gn->n_ports;
+        rng_init(&w->ecn_rng, scn->seed, rng_stream_id(RNG_KIND_ECN, w->ordinal));
+        struct rng salt;
+        rng_init(&salt, scn->seed, rng_stream_id(RNG_KIND_ECMP, w->ordinal));
+        w->salt = (uint32_t)rng_next(&salt);
+        for (uint32_t i = 0; i < gn->n_ports; i++) {
+            struct port *p = &w->ports[i];
+            p->headroom = scn->sw.pfc.headroom_auto
+                              ? net_auto_headroom(p->rate_bps, p->delay_ps, scn->host.mtu, scn->sw.pfc.response_quanta)
+                              : scn->sw.pfc.headroom_bytes;
+            w->hdrm_reserved += p->headroom * n_lossless;
+        }
+        n->node_sw[id] = w;
+        if (w->hdrm_reserved >= scn->sw.buffer) {
+            char a[32], b[32];
+            snprintf(err, errlen,
+                     "%s: switch.buffer: %s is not enough for the PFC headroom of switch %s (%s reserved); "
+                     "raise switch.buffer or lower switch.pfc.headroom",
+                     scn->file, units_fmt_size(scn->sw.buffer, a, sizeof a), gn->name,
+                     units_fmt_size(w->hdrm_reserved, b, sizeof b));
+            net_free(n);
+            return SCN_EUSAGE;
+        }
+    }
+    return 0;
+}
+
+void net_free(struct net *n)
+{
+    for (uint32_t i = 0; i < n->n_flows; i++) {
+        struct flow *f = net_flow(n, i);
+        free(f->path_ports);
+        free(f->path_nodes);
+    }
+    uint32_t chunks = (n->n_flows + (1u << FLOW_CHUNK_BITS) - 1) >> FLOW_CHUNK_BITS;
+    for (uint32_t i = 0; i < chunks; i++)
+        free(n->flow_chunks[i]);
+    free(n->flow_chunks);
+    pool_free_all(&n->pkts);
+    free(n->ports);
+    free(n->hosts);
+    free(n->sws);
+    free(n->node_sw);
+    free(n->node_host);
+    memset(n, 0, sizeof *n);
+}
+
+/* 32-bit mix (murmur3 finalizer constants) of the flow's identity, per direction. */
+static uint32_t flow_hash(uint32_t src, uint32_t dst, uint32_t id)
+{
+    uint64_t x = ((uint64_t)src << 40) ^ ((uint64_t)dst << 20) ^ id;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
+/*
+ * Ideal FCT: the first frame crosses every link (serialization + delay), and
+ * every later frame adds its serialization at the bottleneck (the slowest link,
+ * or the flow's own rate cap when lower).
+ */
+static sim_time_t ideal_fct(const struct net *n, const struct flow *f)
+{
+    const struct graph *g = n->g;
+    uint32_t node = g->host_node[f->src];
+    uint32_t first_wire = (uint32_t)(f->n_pkts > 1 ? f->mtu : f->size) + HDR_DATA + WIRE_OVERHEAD;
+    sim_time_t first = 0;
+    int64_t bottleneck = INT64_MAX;
+    for (int hop = 0; node != g->host_node[f->dst]; hop++) {
+        uint32_t local;
+        if (f->path_len) {
+            local = f->path_ports[hop];
+        } else {
+            const uint16_t *ports;
+            uint32_t cnt = graph_nexthops(g, node, f->dst, &ports);
+            if (cnt == 0)
+                return 0;
+            const struct g_node *gn = &g->nodes[node];
+            local = cnt == 1 || gn->kind == NODE_HOST
+                        ? ports[0]
+                        : ports[routing_ecmp_pick(f->hash_fwd, n->sws[gn->sw].salt, cnt)];
+        }
+        const struct g_port *gp = &g->ports[g->nodes[node].first_port + local];
+        first += units_tx_ps(first_wire, gp->rate_bps) + gp->delay_ps;
+        if (gp->rate_bps < bottleneck)
+            bottleneck = gp->rate_bps;
+        node = g->ports[gp->peer].node;
+        if (hop > 255)
+            return 0;
+    }
+    if (f->rate_cap_bps && f->rate_cap_bps < bottleneck)
+        bottleneck = f->rate_cap_bps;
+    int64_t rest_wire = f->size + (int64_t)f->n_pkts * (HDR_DATA + WIRE_OVERHEAD) - first_wire;
+    return first + units_tx_ps(rest_wire, bottleneck);
+}
+
+struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_t dst, int64_t size,
+                          sim_time_t start, int prio, int64_t rate_cap_bps, const uint32_t *path_nodes,
+                          int path_len)
+{
+    uint32_t idx = n->n_flows;
+    uint32_t chunk = idx >> FLOW_CHUNK_BITS;
+    if ((idx & ((1u << FLOW_CHUNK_BITS) - 1)) == 0) {
+        if (chunk == n->chunks_cap) {
+            uint32_t nc = n->chunks_cap ? n->chunks_cap * 2 : 16;
+            struct flow **c = realloc(n->flow_chunks, nc * sizeof *c);
+            if (!c) {
+                fprintf(stderr, "rocesim: out of memory adding flows\n");
+                abort();
+            }
+            n->flow_chunks = c;
+            n->chunks_cap = nc;
+        }
+        n->flow_chunks[chunk] = xcalloc(1u << FLOW_CHUNK_BITS, sizeof(struct flow));
+    }
+    n->n_flows++;
+    struct flow *f = net_flow(n, idx);
+    memset(f, 0, sizeof *f);
+    f->net = n;
+    f->idx = idx;
+    f->name = name;
+    f->src = src;
+    f->dst = dst;
+    f->prio = (uint8_t)prio;
+    f->size = size;
+    f->mtu = (uint32_t)n->scn->host.mtu;
+    f->n_pkts = (uint32_t)((size + f->mtu - 1) / f->mtu);
+    f->start = start;
+    f->finish = -1;
+    f->last_cnp = -1;
+    f->rate_cap_bps = rate_cap_bps;
+    f->use_dcqcn = n->scn->host.cc == CC_DCQCN;
+    f->hash_fwd = flow_hash(src, dst, idx);
+    f->hash_rev = flow_hash(dst, src, idx);
+    if (path_nodes && path_len >= 2) {
+        /* path_ports[0..L-1]: egress toward path[i+1]; path_ports[L..2L-1]: egress toward path[i-1] */
+        f->path_len = (uint8_t)path_len;
+        f->path_nodes = xcalloc((size_t)path_len, sizeof *f->path_nodes);
+        f->path_ports = xcalloc((size_t)path_len * 2, sizeof *f->path_ports);
+        memcpy(f->path_nodes, path_nodes, sizeof *path_nodes * (size_t)path_len);
+        for (int i = 0; i < path_len; i++) {
+            if (i + 1 < path_len)
+                f->path_ports[i] = (uint16_t)graph_port_to(n->g, path_nodes[i], path_nodes[i + 1]);
+            if (i > 0)
+                f->path_ports[path_len + i] = (uint16_t)graph_port_to(n->g, path_nodes[i], path_nodes[i - 1]);
+        }
+    }
+    f->ideal_fct = ideal_fct(n, f);
+    n->flows_active++;
+    sim_at(n->sim, start, nic_flow_start, f, 0);
+    return f;
+}
+
+void net_drop(struct net *n, struct pkt *k, int reason)
+{
+    if (k->type == PKT_DATA) {
+        n->c.data_dropped++;
+        n->c.bytes_dropped += k->size;
+        n->c.data_in_flight--;
+        n->c.data_bytes_in_flight -= k->size;
+        switch (reason) {
+        case DROP_BUFFER: n->c.drop_buffer++; break;
+        case DROP_HEADROOM: n->c.drop_headroom++; break;
+        case DROP_WATCHDOG: n->c.drop_watchdog++; break;
+        default: n->c.drop_link_down++; break;
+        }
+    } else {
+        n->c.ctrl_dropped++;
+    }
+    pkt_free(n, k);
+    if (n->flows_active == 0 && n->c.data_in_flight == 0 && n->pending_sources == 0)
+        sim_stop(n->sim);
+}
+
+int net_check_invariants(const struct net *n, char *err, size_t errlen)
+{
+    const struct net_counters *c = &n->c;
+    if (c->data_sent != c->data_delivered + c->data_dropped + c->data_in_flight) {
+        snprintf(err, errlen, "conservation of packets: sent %llu != delivered %llu + dropped %llu + in flight %llu",
+                 (unsigned long long)c->data_sent, (unsigned long long)c->data_delivered,
+                 (unsigned long long)c->data_dropped, (unsigned long long)c->data_in_flight);
+        return -1;
+    }
+    if (c->bytes_sent != c->bytes_delivered + c->bytes_dropped + c->data_bytes_in_flight) {
+        snprintf(err, errlen, "conservation of bytes: sent %llu != delivered %llu + dropped %llu + in flight %llu",
+                 (unsigned long long)c->bytes_sent, (unsigned long long)c->bytes_delivered,
+                 (unsigned long long)c->bytes_dropped, (unsigned long long)c->data_bytes_in_flight);
+        return -1;
+    }
+    for (uint32_t i = 0; i < n->g->n_switches; i++) {
+        const struct sw *w = &n->sws[i];
+        int64_t ingress = 0, egress = 0;
+        for (uint32_t p = 0; p < w->n_ports; p++)
+            for (int prio = 0; prio < NPRIO; prio++) {
+                const struct port *pt = &w->ports[p];
+                if (pt->ing_shared[prio] < 0 || pt->ing_hdrm[prio] < 0 || pt->q[prio].bytes < 0 ||
+                    pt->ing_hdrm[prio] > pt->headroom) {
+                    snprintf(err, errlen, "buffer counter out of range at %s port %u priority %d",
+                             n->g->nodes[w->node].name, p, prio);
+                    return -1;
+                }
+                ingress += pt->ing_shared[prio] + pt->ing_hdrm[prio];
+                egress += pt->q[prio].bytes;
+            }
+        /* Every byte in the buffer is counted once at its ingress and sits in one egress queue. */
+        if (ingress != w->buffered || egress != w->buffered || w->shared_used < 0 ||
+            w->shared_used > w->buffered) {
+            snprintf(err, errlen,
+                     "buffer accounting at %s: ingress counters %lld, egress queues %lld, buffer %lld, shared %lld",
+                     n->g->nodes[w->node].name, (long long)ingress, (long long)egress, (long long)w->buffered,
+                     (long long)w->shared_used);
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,299 @@
+/*
+ * net — the runtime network: ports and links, switches, host NICs and flows,
+ * moving packets through the event engine.
+ *
+ * Packet path (MODEL.md): a host NIC or a switch puts a frame on an egress
+ * port; the port transmits one frame at a time and the frame arrives at the
+ * peer port `serialization + propagation delay` after its first bit left
+ * (store-and-forward).  A switch looks up the egress port (ECMP or pinned
+ * path), admits the frame into its shared buffer (PFC and tail-drop rules in
+ * switch.c), queues it, and marks ECN at dequeue or enqueue.  Hosts run the
+ * RoCE transport (nic.c): round-robin among flows, per-flow pacing at the
+ * DCQCN rate, ACK/NACK, go-back-N, RTO, and CNPs.
+ *
+ * Ownership: whoever receives a packet owns it and returns it to the pool when
+ * it is consumed or dropped.
+ */
+#ifndef MODELS_NET_H
+#define MODELS_NET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/dcqcn.h"
+#include "sim/graph.h"
+#include "sim/pool.h"
+#include "sim/rng.h"
+#include "sim/scenario.h"
+#include "sim/sim.h"
+
+#define NPRIO 8
+
+/* Frame sizes in bytes (MODEL.md, "Packets"): headers of a RoCE v2 data frame
+ * are Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4. */
+#define HDR_DATA 62
+#define FRAME_ACK 66
+#define FRAME_CNP 78
+#define FRAME_PAUSE 64
+#define WIRE_OVERHEAD 20 /* preamble 8 + inter-frame gap 12 */
+#define PAUSE_QUANTUM_BITS 512
+
+enum pkt_type { PKT_DATA, PKT_ACK, PKT_NACK, PKT_CNP, PKT_PAUSE };
+
+#define ECN_ECT 1
+#define ECN_CE 2
+
+struct pkt {
+    struct pkt *next;     /* queue link (and pool link while free) */
+    uint32_t flow;        /* flow index */
+    uint32_t psn;         /* DATA: sequence; ACK/NACK: next expected */
+    uint32_t size;        /* frame bytes, without preamble/IFG */
+    uint32_t dst_host;    /* routing destination */
+    uint32_t hash;        /* per-flow ECMP hash (direction-specific) */
+    uint16_t in_port;     /* local ingress port at the current switch */
+    uint16_t quanta;      /* PAUSE: pause time in quanta (0 = resume) */
+    uint8_t type;
+    uint8_t prio;
+    uint8_t ecn;
+    uint8_t hop;          /* pinned paths: index of the current node on the path */
+    uint8_t reverse;      /* pinned paths: travelling dst -> src */
+};
+
+struct pktq {
+    struct pkt *head, *tail;
+    uint32_t n;
+    int64_t bytes;
+};
+
+struct net;
+struct port;
+
+/* A timer tied to one (port, priority): PAUSE expiry or PAUSE refresh. */
+struct prio_timer {
+    struct sim_timer tm;
+    struct port *port;
+    uint8_t prio;
+};
+
+struct port {
+    struct net *net;
+    uint32_t id;          /* global port id (graph) */
+    uint32_t node;
+    uint16_t local;       /* index at its node */
+    bool is_host;
+    bool busy;            /* a frame is being transmitted */
+    struct port *peer;
+    int64_t rate_bps;
+    int64_t delay_ps;
+    int64_t ps_per_byte;  /* exact serialization per byte, or 0 when the rate does not divide 8e12 */
+    int64_t tx_rem;       /* remainder carried between frames when ps_per_byte is 0 */
+
+    /* egress */
+    struct pktq q[NPRIO];
+    struct pktq ctrl;     /* PAUSE frames: sent next, never queued behind data */
+    uint8_t paused;       /* bit p: the peer paused priority p of this egress */
+    bool ever_paused;
+    struct prio_timer pause_expire[NPRIO];
+    sim_time_t paused_since[NPRIO];
+
+    /* ingress accounting (switch ports): frames that entered through this port */
+    int64_t ing_shared[NPRIO];
+    int64_t ing_hdrm[NPRIO];
+    int64_t headroom;             /* per lossless priority */
+    bool pause_sent[NPRIO];       /* we paused the peer on p */
+    struct prio_timer pause_refresh[NPRIO];
+
+    /* statistics */
+    uint64_t tx_frames, tx_bytes;
+};
+
+struct flow {
+    struct net *net;
+    uint32_t idx;
+    const char *name;
+    uint32_t src, dst;        /* host indices */
+    uint8_t prio;
+    int64_t size;
+    uint32_t n_pkts;
+    uint32_t mtu;
+    sim_time_t start, finish; /* finish -1 until the receiver holds the last byte */
+    sim_time_t ideal_fct;
+    int64_t rate_cap_bps;     /* 0 = none */
+    uint32_t hash_fwd, hash_rev;
+    uint16_t *path_ports;     /* pinned: egress local port at each node of the path */
+    uint32_t *path_nodes;
+    uint8_t path_len;
+
+    /* sender */
+    uint32_t snd_nxt, snd_una, snd_max;
+    bool started, sender_done, in_ready;
+    struct flow *ready_next;
+    sim_time_t next_send;
+    struct sim_timer pace_timer, rto_timer, inc_timer;
+    struct dcqcn rp;
+    bool use_dcqcn;
+
+    /* receiver */
+    uint32_t rcv_nxt;
+    uint32_t since_ack;
+    bool nack_outstanding;
+    sim_time_t last_cnp;
+
+    /* statistics */
+    uint64_t retx_bytes, cnps_rx, timeouts;
+    sim_time_t paused_ns;
+};
+
+struct host {
+    uint32_t node, index;
+    struct port *port;
+    struct flow *ready_head[NPRIO], *ready_tail[NPRIO];
+};
+
+struct sw {
+    uint32_t node, ordinal;
+    struct port *ports;       /* n_ports consecutive */
+    uint32_t n_ports;
+    int64_t shared_used;      /* bytes in the shared pool */
+    int64_t hdrm_reserved;    /* sum of headroom over ports x lossless priorities */
+    int64_t buffered;         /* all bytes held (shared + headroom) */
+    uint32_t salt;
+    struct rng ecn_rng;
+};
+
+struct net_counters {
+    uint64_t data_sent, data_delivered, data_dropped, data_retx, ecn_marked;
+    uint64_t drop_buffer, drop_headroom, drop_watchdog, drop_link_down;
+    uint64_t ctrl_dropped;
+    uint64_t bytes_sent, bytes_delivered, bytes_dropped; /* data frame bytes */
+    uint64_t cnp_sent, cnp_received;
+    uint64_t pause_frames, resume_frames;
+    uint64_t packet_hops;      /* frames transmitted on any link */
+    uint64_t timeouts, nacks_sent;
+    uint64_t data_in_flight;   /* data packets alive */
+    uint64_t data_bytes_in_flight;
+};
+
+/* Called for every PAUSE/RESUME a node sends (pfc.csv); may be NULL. */
+typedef void (*net_pfc_hook)(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int prio, bool pause);
+/* Called when a flow completes at its receiver; may be NULL. */
+typedef void (*net_flow_hook)(void *ctx, struct flow *f);
+
+struct net {
+    struct sim *sim;
+    const struct scenario *scn;
+    const struct graph *g;
+    struct pool pkts;
+    struct port *ports;       /* g->n_ports */
+    struct host *hosts;       /* g->n_hosts */
+    struct sw *sws;           /* g->n_switches */
+    struct sw **node_sw;      /* node id -> switch, NULL for hosts */
+    struct host **node_host;  /* node id -> host, NULL for switches */
+    struct flow **flow_chunks; /* flows live in fixed chunks: pointers to them stay valid */
+    uint32_t n_flows, chunks_cap;
+    uint32_t flows_active;    /* created and not yet fully acknowledged */
+    uint32_t flows_completed;
+    uint32_t pending_sources; /* traffic still to be generated */
+    struct net_counters c;
+    uint8_t lossless;         /* priorities under PFC (0 when PFC is off) */
+    sim_time_t paused_total;  /* sum over (port, prio) of time paused */
+    uint32_t ports_ever_paused;
+    net_pfc_hook pfc_hook;
+    net_flow_hook flow_hook;
+    void *hook_ctx;
+};
+
+/*
+ * Builds the runtime network over graph g.  Returns 0, or SCN_EUSAGE with a
+ * message when the scenario cannot be instantiated.
+ */
+int net_init(struct net *n, struct sim *s, const struct scenario *scn, const struct graph *g,
+             char *err, size_t errlen);
+void net_free(struct net *n);
+
+/*
+ * Adds a flow of `size` bytes from host src to host dst starting at `start`.
+ * path_nodes (path_len node ids, or NULL) pins its route.  Returns the flow.
+ * The name pointer must outlive the net.
+ */
+struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_t dst, int64_t size,
+                          sim_time_t start, int prio, int64_t rate_cap_bps,
+                          const uint32_t *path_nodes, int path_len);
+
+/* Headroom `auto` for a port of this rate and delay (bytes per lossless priority). */
+int64_t net_auto_headroom(int64_t rate_bps, int64_t delay_ps, int mtu, int response_quanta);
+
+/* Ends open pause intervals at time `now` (for paused_ns totals at the end of a run). */
+void net_close_pauses(struct net *n, sim_time_t now);
+
+/*
+ * Checks the invariants: buffer counters non-negative, and, when the network
+ * is idle, all back to zero; conservation sent = delivered + dropped + in
+ * flight.  Returns 0, or -1 with a description in err.
+ */
+int net_check_invariants(const struct net *n, char *err, size_t errlen);
+
+/* RED marking probability for an egress queue of q bytes (0 below kmin, 1 above kmax). */
+double switch_red_probability(const struct scn_ecn *e, int64_t q);
+
+/* --- internal, shared by port.c, switch.c and nic.c --- */
+void port_kick(struct port *p);
+void port_send_ctrl(struct port *p, struct pkt *k);
+void port_arrive(struct sim *s, void *obj, uint64_t arg);
+void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k);
+struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p);
+void switch_pfc_check_resume(struct net *n, struct sw *w, struct port *in, int prio);
+void nic_receive(struct net *n, struct host *h, struct pkt *k);
+struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p);
+void nic_flow_start(struct sim *s, void *obj, uint64_t arg);
+void net_drop(struct net *n, struct pkt *k, int reason);
+
+enum drop_reason { DROP_BUFFER, DROP_HEADROOM, DROP_WATCHDOG, DROP_LINK_DOWN };
+
+static inline void pktq_push(struct pktq *q, struct pkt *k)
+{
+    k->next = NULL;
+    if (q->tail)
+        q->tail->next = k;
+    else
+        q->head = k;
+    q->tail = k;
+    q->n++;
+    q->bytes += k->size;
+}
+
+static inline struct pkt *pktq_pop(struct pktq *q)
+{
+    struct pkt *k = q->head;
+    if (k) {
+        q->head = k->next;
+        if (!q->head)
+            q->tail = NULL;
+        q->n--;
+        q->bytes -= k->size;
+    }
+    return k;
+}
+
+#define FLOW_CHUNK_BITS 10
+
+static inline struct flow *net_flow(const struct net *n, uint32_t idx)
+{
+    return &n->flow_chunks[idx >> FLOW_CHUNK_BITS][idx & ((1u << FLOW_CHUNK_BITS) - 1)];
+}
+
+static inline struct pkt *pkt_alloc(struct net *n)
+{
+    struct pkt *k = pool_get(&n->pkts);
+    k->next = NULL;
+    k->ecn = 0;
+    k->hop = 0;
+    k->reverse = 0;
+    k->quanta = 0;
+    k->in_port = 0;
+    return k;
+}
+
+static inline void pkt_free(struct net *n, struct pkt *k) { pool_put(&n->pkts, k); }
+
+#endif

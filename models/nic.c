@@ -1,0 +1,272 @@
+/*
+ * nic — the host NIC: RoCE v2 reliable connections (one flow = one queue pair).
+ *
+ * Sender: flows of the same priority share the port round robin, each paced at
+ * its own rate (the DCQCN rate Rc, or line rate with cc "none", never above
+ * the flow's own cap): after a frame of W wire bytes the flow may send again
+ * W * 8 / rate later.  Go-back-N loss recovery: on NACK(e) resume from PSN e;
+ * after `rto` without progress resume from the oldest unacknowledged PSN.
+ *
+ * Receiver: ACK (cumulative: next expected PSN) every `ack_every` in-order
+ * packets and at the last one; on a PSN gap one NACK per gap, discarding the
+ * out-of-order packets; duplicates are re-acknowledged.
+ *
+ * Notification point (DCQCN, Zhu et al. SIGCOMM 2015): a CE-marked data packet
+ * makes the receiver send a CNP to the flow's sender, at most one per flow per
+ * `cnp_interval`.  CNPs travel at `cnp_priority`; ACKs and NACKs at the flow's
+ * priority, ahead of data of that priority.
+ */
+#include "models/net.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void check_done(struct net *n)
+{
+    if (n->flows_active == 0 && n->c.data_in_flight == 0 && n->pending_sources == 0)
+        sim_stop(n->sim);
+}
+
+static double flow_rate(const struct net *n, const struct flow *f)
+{
+    double r = f->use_dcqcn ? f->rp.rc : (double)n->hosts[f->src].port->rate_bps;
+    if (f->rate_cap_bps && (double)f->rate_cap_bps < r)
+        r = (double)f->rate_cap_bps;
+    return r;
+}
+
+static void make_ready(struct net *n, struct flow *f)
+{
+    if (f->in_ready || f->pace_timer.armed || !f->started || f->sender_done || f->snd_nxt >= f->n_pkts)
+        return;
+    struct host *h = &n->hosts[f->src];
+    f->in_ready = true;
+    f->ready_next = NULL;
+    if (h->ready_tail[f->prio])
+        h->ready_tail[f->prio]->ready_next = f;
+    else
+        h->ready_head[f->prio] = f;
+    h->ready_tail[f->prio] = f;
+    port_kick(h->port);
+}
+
+static void pace_done(struct sim *s, void *obj, uint64_t arg)
+{
+    struct flow *f = obj;
+    make_ready(f->net, f);
+}
+
+static void rto_fired(struct sim *s, void *obj, uint64_t arg);
+
+static void arm_rto(struct net *n, struct flow *f)
+{
+    sim_timer_arm(n->sim, &f->rto_timer, n->sim->now + n->scn->host.rto_ps, rto_fired, f);
+}
+
+static void rto_fired(struct sim *s, void *obj, uint64_t arg)
+{
+    struct flow *f = obj;
+    struct net *n = f->net;
+    if (f->sender_done)
+        return;
+    f->timeouts++;
+    n->c.timeouts++;
+    f->snd_nxt = f->snd_una;
+    arm_rto(n, f);
+    make_ready(n, f);
+}
+
+static void inc_fired(struct sim *s, void *obj, uint64_t arg)
+{
+    struct flow *f = obj;
+    dcqcn_on_timer(&f->rp);
+    if (f->rp.increasing && !f->sender_done)
+        sim_timer_arm(s, &f->inc_timer, s->now + f->rp.p->rate_increase_timer_ps, inc_fired, f);
+}
+
+void nic_flow_start(struct sim *s, void *obj, uint64_t arg)
+{
+    struct flow *f = obj;
+    struct net *n = f->net;
+    f->started = true;
+    if (f->use_dcqcn)
+        dcqcn_init(&f->rp, &n->scn->host.dcqcn, n->hosts[f->src].port->rate_bps, s->now);
+    make_ready(n, f);
+}
+
+/* Builds the next data packet of flow f (the head of a ready list). */
+static struct pkt *make_data(struct net *n, struct flow *f)
+{
+    struct pkt *k = pkt_alloc(n);
+    uint32_t psn = f->snd_nxt++;
+    uint32_t payload = psn + 1 == f->n_pkts ? (uint32_t)(f->size - (int64_t)psn * f->mtu) : f->mtu;
+    k->type = PKT_DATA;
+    k->flow = f->idx;
+    k->psn = psn;
+    k->size = payload + HDR_DATA;
+    k->prio = f->prio;
+    k->ecn = ECN_ECT;
+    k->dst_host = f->dst;
+    k->hash = f->hash_fwd;
+    if (psn < f->snd_max) {
+        f->retx_bytes += payload;
+        n->c.data_retx++;
+    } else {
+        f->snd_max = psn + 1;
+    }
+    n->c.data_sent++;
+    n->c.bytes_sent += k->size;
+    n->c.data_in_flight++;
+    n->c.data_bytes_in_flight += k->size;
+    if (f->use_dcqcn)
+        dcqcn_on_sent(&f->rp, k->size);
+    if (!f->rto_timer.armed)
+        arm_rto(n, f);
+    if (f->snd_nxt < f->n_pkts) {
+        double rate = flow_rate(n, f);
+        sim_time_t gap = (sim_time_t)((double)(k->size + WIRE_OVERHEAD) * 8e12 / rate + 0.5);
+        sim_timer_arm(n->sim, &f->pace_timer, n->sim->now + gap, pace_done, f);
+    }
+    return k;
+}
+
+struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
+{
+    for (int prio = NPRIO - 1; prio >= 0; prio--) {
+        if (p->paused & (1u << prio))
+            continue;
+        if (p->q[prio].head)
+            return pktq_pop(&p->q[prio]);
+        struct flow *f = h->ready_head[prio];
+        if (f) {
+            h->ready_head[prio] = f->ready_next;
+            if (!f->ready_next)
+                h->ready_tail[prio] = NULL;
+            f->in_ready = false;
+            return make_data(n, f);
+        }
+    }
+    return NULL;
+}
+
+/* Queues a control frame (ACK, NACK, CNP) of flow f at host h, towards the flow's sender. */
+static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, uint32_t psn)
+{
+    struct pkt *k = pkt_alloc(n);
+    k->type = (uint8_t)type;
+    k->flow = f->idx;
+    k->psn = psn;
+    k->dst_host = f->src;
+    k->hash = f->hash_rev;
+    if (type == PKT_CNP) {
+        k->size = FRAME_CNP;
+        k->prio = (uint8_t)n->scn->host.cnp_priority;
+    } else {
+        k->size = FRAME_ACK;
+        k->prio = f->prio;
+    }
+    if (f->path_len) {
+        k->reverse = 1;
+        k->hop = (uint8_t)(f->path_len - 1);
+    }
+    pktq_push(&h->port->q[k->prio], k);
+    port_kick(h->port);
+}
+
+static void receive_data(struct net *n, struct host *h, struct pkt *k)
+{
+    struct flow *f = net_flow(n, k->flow);
+    sim_time_t now = n->sim->now;
+    n->c.data_delivered++;
+    n->c.bytes_delivered += k->size;
+    n->c.data_in_flight--;
+    n->c.data_bytes_in_flight -= k->size;
+    if ((k->ecn & ECN_CE) && n->scn->host.cc == CC_DCQCN &&
+        (f->last_cnp < 0 || now - f->last_cnp >= n->scn->host.dcqcn.cnp_interval_ps)) {
+        f->last_cnp = now;
+        n->c.cnp_sent++;
+        send_ctrl(n, h, f, PKT_CNP, 0);
+    }
+    if (k->psn == f->rcv_nxt) {
+        f->rcv_nxt++;
+        f->nack_outstanding = false;
+        f->since_ack++;
+        bool last = f->rcv_nxt == f->n_pkts;
+        if (last && f->finish < 0) {
+            f->finish = now;
+            n->flows_completed++;
+            if (n->flow_hook)
+                n->flow_hook(n->hook_ctx, f);
+        }
+        if (last || f->since_ack >= (uint32_t)n->scn->host.ack_every) {
+            f->since_ack = 0;
+            send_ctrl(n, h, f, PKT_ACK, f->rcv_nxt);
+        }
+    } else if (k->psn > f->rcv_nxt) {
+        if (!f->nack_outstanding) {
+            f->nack_outstanding = true;
+            n->c.nacks_sent++;
+            send_ctrl(n, h, f, PKT_NACK, f->rcv_nxt);
+        }
+    } else {
+        send_ctrl(n, h, f, PKT_ACK, f->rcv_nxt);
+    }
+    pkt_free(n, k);
+    check_done(n);
+}
+
+static void receive_ack(struct net *n, struct pkt *k)
+{
+    struct flow *f = net_flow(n, k->flow);
+    if (f->sender_done)
+        return;
+    if (k->psn > f->snd_una) {
+        f->snd_una = k->psn;
+        if (f->snd_nxt < f->snd_una)
+            f->snd_nxt = f->snd_una;
+        arm_rto(n, f);
+    }
+    if (k->type == PKT_NACK && k->psn >= f->snd_una && f->snd_nxt > k->psn) {
+        f->snd_nxt = k->psn; /* go back N */
+        make_ready(n, f);
+    }
+    if (f->snd_una >= f->n_pkts) {
+        f->sender_done = true;
+        sim_timer_cancel(&f->rto_timer);
+        sim_timer_cancel(&f->pace_timer);
+        sim_timer_cancel(&f->inc_timer);
+        n->flows_active--;
+        check_done(n);
+    }
+}
+
+static void receive_cnp(struct net *n, struct pkt *k)
+{
+    struct flow *f = net_flow(n, k->flow);
+    n->c.cnp_received++;
+    f->cnps_rx++;
+    if (!f->use_dcqcn || f->sender_done)
+        return;
+    dcqcn_on_cnp(&f->rp, n->sim->now);
+    sim_timer_arm(n->sim, &f->inc_timer, n->sim->now + f->rp.p->rate_increase_timer_ps, inc_fired, f);
+}
+
+void nic_receive(struct net *n, struct host *h, struct pkt *k)
+{
+    switch (k->type) {
+    case PKT_DATA:
+        receive_data(n, h, k);
+        return;
+    case PKT_ACK:
+    case PKT_NACK:
+        receive_ack(n, k);
+        break;
+    case PKT_CNP:
+        receive_cnp(n, k);
+        break;
+    default:
+        fprintf(stderr, "rocesim: bug: host received frame type %d\n", k->type);
+        abort();
+    }
+    pkt_free(n, k);
+}

@@ -1,0 +1,128 @@
+/*
+ * port — transmission on a full-duplex link and reception of PFC frames.
+ *
+ * IEEE 802.1Qbb priority flow control: a PAUSE frame carries, per priority,
+ * a pause time in quanta of 512 bit times at the link rate; the receiver stops
+ * sending that priority until the time runs out or a PAUSE with time 0
+ * (RESUME) arrives.  A frame already being transmitted is finished.  PAUSE
+ * frames themselves bypass the priority queues and go out next.
+ *
+ * Serialization of B wire bytes at R bit/s takes B * 8e12 / R ps.  Common
+ * rates (10/25/40/50/100/200/400 Gbps) divide 8e12, so the time per byte is an
+ * exact integer; for other rates the remainder is carried from frame to frame
+ * so that a long run does not drift.
+ */
+#include "models/net.h"
+
+#include <stdint.h>
+
+static void tx_done(struct sim *s, void *obj, uint64_t arg)
+{
+    struct port *p = obj;
+    p->busy = false;
+    port_kick(p);
+}
+
+static sim_time_t tx_time(struct port *p, uint32_t wire_bytes)
+{
+    if (p->ps_per_byte)
+        return (sim_time_t)wire_bytes * p->ps_per_byte;
+    __int128 num = (__int128)wire_bytes * 8 * 1000000000000LL + p->tx_rem;
+    sim_time_t t = (sim_time_t)(num / p->rate_bps);
+    p->tx_rem = (int64_t)(num % p->rate_bps);
+    return t;
+}
+
+void port_kick(struct port *p)
+{
+    if (p->busy)
+        return;
+    struct net *n = p->net;
+    struct pkt *k = pktq_pop(&p->ctrl);
+    if (!k)
+        k = p->is_host ? nic_dequeue(n, n->node_host[p->node], p) : switch_dequeue(n, n->node_sw[p->node], p);
+    if (!k)
+        return;
+    struct sim *s = n->sim;
+    sim_time_t t = tx_time(p, k->size + WIRE_OVERHEAD);
+    p->busy = true;
+    p->tx_frames++;
+    p->tx_bytes += k->size;
+    n->c.packet_hops++;
+    sim_after(s, t, tx_done, p, 0);
+    sim_after(s, t + p->delay_ps, port_arrive, p->peer, (uint64_t)(uintptr_t)k);
+}
+
+void port_send_ctrl(struct port *p, struct pkt *k)
+{
+    pktq_push(&p->ctrl, k);
+    port_kick(p);
+}
+
+static void unpause(struct port *p, int prio)
+{
+    uint8_t bit = (uint8_t)(1u << prio);
+    if (!(p->paused & bit))
+        return;
+    struct net *n = p->net;
+    n->paused_total += n->sim->now - p->paused_since[prio];
+    p->paused &= (uint8_t)~bit;
+    sim_timer_cancel(&p->pause_expire[prio].tm);
+    port_kick(p);
+}
+
+static void pause_expired(struct sim *s, void *obj, uint64_t arg)
+{
+    struct prio_timer *pt = obj;
+    unpause(pt->port, pt->prio);
+}
+
+static void receive_pause(struct port *p, struct pkt *k)
+{
+    struct net *n = p->net;
+    int prio = k->prio;
+    uint8_t bit = (uint8_t)(1u << prio);
+    if (k->quanta == 0) {
+        unpause(p, prio);
+        return;
+    }
+    if (!(p->paused & bit)) {
+        p->paused |= bit;
+        p->paused_since[prio] = n->sim->now;
+        if (!p->ever_paused) {
+            p->ever_paused = true;
+            n->ports_ever_paused++;
+        }
+    }
+    /* Each PAUSE restarts the pause time (a refresh extends it). */
+    sim_time_t dur = (sim_time_t)(((__int128)k->quanta * PAUSE_QUANTUM_BITS * 1000000000000LL) / p->rate_bps);
+    sim_timer_arm(n->sim, &p->pause_expire[prio].tm, n->sim->now + dur, pause_expired, &p->pause_expire[prio]);
+}
+
+void port_arrive(struct sim *s, void *obj, uint64_t arg)
+{
+    struct port *p = obj;
+    struct pkt *k = (struct pkt *)(uintptr_t)arg;
+    struct net *n = p->net;
+    if (k->type == PKT_PAUSE) {
+        receive_pause(p, k);
+        pkt_free(n, k);
+        return;
+    }
+    if (p->is_host)
+        nic_receive(n, n->node_host[p->node], k);
+    else
+        switch_receive(n, n->node_sw[p->node], p, k);
+}
+
+void net_close_pauses(struct net *n, sim_time_t now)
+{
+    for (uint32_t i = 0; i < n->g->n_ports; i++) {
+        struct port *p = &n->ports[i];
+        for (int prio = 0; prio < NPRIO; prio++)
+            if (p->paused & (1u << prio)) {
+                n->paused_total += now - p->paused_since[prio];
+                p->paused_since[prio] = now;
+            }
+    }
+}

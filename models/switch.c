@@ -1,0 +1,223 @@
+/*
+ * switch — output-queued shared-buffer switch with PFC and ECN.
+ *
+ * Buffer accounting (MODEL.md): every frame is counted against its ingress
+ * (port, priority) until it leaves the switch.  For a lossless priority the
+ * ingress counter is compared with the XOFF threshold:
+ *   static:  xoff = switch.pfc.xoff
+ *   dynamic: xoff = alpha * (buffer - reserved headroom - shared bytes in use)
+ *            (Broadcom-style dynamic threshold, Choudhury and Hahne, "Dynamic
+ *            queue length thresholds for shared-memory packet switches",
+ *            IEEE/ACM ToN 1998; the HPCC simulator's switch MMU uses it too)
+ * Above xoff the switch pauses the upstream on that priority and admits the
+ * frames still arriving into the headroom reserved for that ingress (port,
+ * priority); a frame that finds the headroom full is dropped as `headroom`.
+ * RESUME is sent when the headroom is empty and the shared counter is at or
+ * below xoff - xon_delta.  Frames leave the accounting at dequeue (the start of
+ * their transmission), headroom first.
+ *
+ * Lossy priorities are tail-dropped when the egress queue would exceed
+ * lossy_queue_limit or the shared buffer is full.
+ *
+ * ECN (DCQCN congestion point, RED on the instantaneous queue of the egress
+ * (port, priority)): p = 0 for q <= kmin, pmax (q - kmin)/(kmax - kmin) for
+ * kmin < q <= kmax, 1 above kmax; only ECT data frames are marked CE.  At
+ * dequeue, q excludes the frame being sent.
+ */
+#include "models/net.h"
+#include "topologies/routing.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int64_t xoff_threshold(const struct net *n, const struct sw *w)
+{
+    const struct scn_pfc *pfc = &n->scn->sw.pfc;
+    if (pfc->xoff_mode == XOFF_STATIC)
+        return pfc->xoff_bytes;
+    int64_t free_shared = n->scn->sw.buffer - w->hdrm_reserved - w->shared_used;
+    if (free_shared < 0)
+        free_shared = 0;
+    return (int64_t)(pfc->dynamic_alpha * (double)free_shared);
+}
+
+static void send_pause(struct net *n, struct port *in, int prio, uint16_t quanta)
+{
+    struct pkt *k = pkt_alloc(n);
+    k->type = PKT_PAUSE;
+    k->prio = (uint8_t)prio;
+    k->size = FRAME_PAUSE;
+    k->quanta = quanta;
+    k->flow = UINT32_MAX;
+    if (quanta)
+        n->c.pause_frames++;
+    else
+        n->c.resume_frames++;
+    if (n->pfc_hook)
+        n->pfc_hook(n->hook_ctx, n->sim->now, in->node, in->local, prio, quanta != 0);
+    port_send_ctrl(in, k);
+}
+
+/* Refresh at half the pause time so that the upstream never resumes on expiry. */
+static sim_time_t refresh_period(const struct net *n, const struct port *in)
+{
+    int64_t q = n->scn->sw.pfc.pause_quanta;
+    return (sim_time_t)(((__int128)q * PAUSE_QUANTUM_BITS * 1000000000000LL) / in->rate_bps / 2);
+}
+
+static void pause_refresh(struct sim *s, void *obj, uint64_t arg)
+{
+    struct prio_timer *pt = obj;
+    struct port *in = pt->port;
+    struct net *n = in->net;
+    if (!in->pause_sent[pt->prio])
+        return;
+    send_pause(n, in, pt->prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
+    sim_timer_arm(s, &pt->tm, s->now + refresh_period(n, in), pause_refresh, pt);
+}
+
+static void check_pause(struct net *n, struct sw *w, struct port *in, int prio)
+{
+    if (in->pause_sent[prio])
+        return;
+    if (in->ing_hdrm[prio] > 0 || in->ing_shared[prio] >= xoff_threshold(n, w)) {
+        in->pause_sent[prio] = true;
+        send_pause(n, in, prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
+        struct prio_timer *pt = &in->pause_refresh[prio];
+        sim_timer_arm(n->sim, &pt->tm, n->sim->now + refresh_period(n, in), pause_refresh, pt);
+    }
+}
+
+void switch_pfc_check_resume(struct net *n, struct sw *w, struct port *in, int prio)
+{
+    if (!in->pause_sent[prio] || in->ing_hdrm[prio] > 0)
+        return;
+    int64_t sh = in->ing_shared[prio];
+    if (sh == 0 || sh + n->scn->sw.pfc.xon_delta <= xoff_threshold(n, w)) {
+        in->pause_sent[prio] = false;
+        sim_timer_cancel(&in->pause_refresh[prio].tm);
+        send_pause(n, in, prio, 0);
+    }
+}
+
+double switch_red_probability(const struct scn_ecn *e, int64_t q)
+{
+    if (q <= e->kmin)
+        return 0.0;
+    if (q > e->kmax)
+        return 1.0;
+    return e->pmax * (double)(q - e->kmin) / (double)(e->kmax - e->kmin);
+}
+
+static bool ecn_should_mark(struct net *n, struct sw *w, int64_t q)
+{
+    double p = switch_red_probability(&n->scn->sw.ecn, q);
+    /* Draw only where the outcome is uncertain, so that the stream advances only there. */
+    if (p <= 0.0)
+        return false;
+    if (p >= 1.0)
+        return true;
+    return rng_uniform(&w->ecn_rng) < p;
+}
+
+static void maybe_mark(struct net *n, struct sw *w, struct pkt *k, int64_t q)
+{
+    if (k->type == PKT_DATA && (k->ecn & ECN_ECT) && !(k->ecn & ECN_CE) && ecn_should_mark(n, w, q)) {
+        k->ecn |= ECN_CE;
+        n->c.ecn_marked++;
+    }
+}
+
+static uint32_t egress_port(struct net *n, struct sw *w, struct pkt *k)
+{
+    const struct flow *f = k->type == PKT_PAUSE ? NULL : net_flow(n, k->flow);
+    if (f && f->path_len) {
+        /* pinned: hop is the index of this node on the path */
+        if (k->reverse) {
+            k->hop--;
+            return f->path_ports[f->path_len + k->hop];
+        }
+        k->hop++;
+        return f->path_ports[k->hop];
+    }
+    const uint16_t *ports;
+    uint32_t cnt = graph_nexthops(n->g, w->node, k->dst_host, &ports);
+    if (cnt == 1)
+        return ports[0];
+    if (cnt == 0) {
+        fprintf(stderr, "rocesim: bug: switch %s has no route to host %u\n", n->g->nodes[w->node].name,
+                k->dst_host);
+        abort();
+    }
+    return ports[routing_ecmp_pick(k->hash, w->salt, cnt)];
+}
+
+void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
+{
+    const struct scn_switch *cfg = &n->scn->sw;
+    uint32_t e = egress_port(n, w, k);
+    struct port *out = &w->ports[e];
+    int prio = k->prio;
+    int64_t B = k->size;
+    int64_t shared_cap = cfg->buffer - w->hdrm_reserved;
+
+    if (n->lossless & (1u << prio)) {
+        if (in->ing_shared[prio] + B > xoff_threshold(n, w) || in->ing_hdrm[prio] > 0) {
+            if (in->ing_hdrm[prio] + B > in->headroom) {
+                net_drop(n, k, DROP_HEADROOM);
+                return;
+            }
+            in->ing_hdrm[prio] += B;
+        } else {
+            if (w->shared_used + B > shared_cap) {
+                net_drop(n, k, DROP_BUFFER);
+                return;
+            }
+            in->ing_shared[prio] += B;
+            w->shared_used += B;
+        }
+        w->buffered += B;
+        k->in_port = in->local;
+        pktq_push(&out->q[prio], k);
+        check_pause(n, w, in, prio);
+    } else {
+        if (out->q[prio].bytes + B > cfg->lossy_queue_limit || w->shared_used + B > shared_cap) {
+            net_drop(n, k, DROP_BUFFER);
+            return;
+        }
+        in->ing_shared[prio] += B;
+        w->shared_used += B;
+        w->buffered += B;
+        k->in_port = in->local;
+        pktq_push(&out->q[prio], k);
+    }
+    if (cfg->ecn.enabled && cfg->ecn.mark_on == MARK_ENQUEUE)
+        maybe_mark(n, w, k, out->q[prio].bytes - B);
+    port_kick(out);
+}
+
+struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)
+{
+    for (int prio = NPRIO - 1; prio >= 0; prio--) {
+        if (!p->q[prio].head || (p->paused & (1u << prio)))
+            continue;
+        struct pkt *k = pktq_pop(&p->q[prio]);
+        struct port *in = &w->ports[k->in_port];
+        int64_t B = k->size;
+        int64_t from_hdrm = in->ing_hdrm[prio] < B ? in->ing_hdrm[prio] : B;
+        in->ing_hdrm[prio] -= from_hdrm;
+        in->ing_shared[prio] -= B - from_hdrm;
+        w->shared_used -= B - from_hdrm;
+        w->buffered -= B;
+        if (in->ing_shared[prio] < 0 || w->shared_used < 0 || w->buffered < 0) {
+            fprintf(stderr, "rocesim: bug: negative buffer accounting at %s\n", n->g->nodes[w->node].name);
+            abort();
+        }
+        if (n->scn->sw.ecn.enabled && n->scn->sw.ecn.mark_on == MARK_DEQUEUE)
+            maybe_mark(n, w, k, p->q[prio].bytes);
+        if (n->lossless & (1u << prio))
+            switch_pfc_check_resume(n, w, in, prio);
+        return k;
+    }
+    return NULL;
+}

@@ -1,0 +1,109 @@
+/*
+ * graph — the network as a graph: named nodes (hosts and switches), ports,
+ * and full-duplex links between ports, plus the routing tables computed over
+ * it.  Topology generators (topologies/) build it from a scenario; the element
+ * models (models/) instantiate their runtime state from it.  It holds no
+ * behaviour and no simulation state.
+ *
+ * Ports are numbered globally; the ports of one node are contiguous, in the
+ * order its links were added, so node n's local port i is global port
+ * nodes[n].first_port + i.
+ */
+#ifndef SIM_GRAPH_H
+#define SIM_GRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/scenario.h"
+
+struct g_node {
+    char name[SCN_NAME_MAX];
+    enum scn_node_kind kind;
+    int32_t host;        /* host index (h{host}), -1 for switches */
+    int32_t sw;          /* switch ordinal (0..n_switches-1), -1 for hosts */
+    uint32_t first_port;
+    uint32_t n_ports;
+};
+
+struct g_port {
+    uint32_t node;
+    uint32_t peer;       /* global id of the port at the other end of the link */
+    uint32_t link;       /* index of the link in g->links */
+    int64_t rate_bps;
+    int64_t delay_ps;
+};
+
+struct g_link {
+    uint32_t a, b;       /* node ids */
+    struct scn_link spec;
+    uint32_t port_a, port_b; /* global port ids, filled by graph_finish() */
+    bool down;           /* out of service: routing_compute() routes around it (false when added) */
+};
+
+/*
+ * Routing: for every node and destination host, the set of local egress ports
+ * on shortest paths.  Sets are interned per table, so the table itself is one
+ * uint32 per (node, host): the offset of the set in `nh`, where nh[off] is the
+ * number of ports and nh[off+1..] the local port indices in increasing order.
+ */
+struct g_routes {
+    uint32_t n_hosts;
+    uint32_t *table;     /* [node * n_hosts + host] -> offset in nh, or UINT32_MAX if unreachable */
+    uint16_t *nh;
+    uint32_t nh_len, nh_cap;
+};
+
+struct graph {
+    uint32_t n_nodes, nodes_cap;
+    struct g_node *nodes;
+    uint32_t n_links, links_cap;
+    struct g_link *links;
+    uint32_t n_ports;
+    struct g_port *ports;
+    uint32_t n_hosts, n_switches;
+    uint32_t *host_node; /* host index -> node id */
+    struct g_routes routes;
+    /* Name index for graph_find: open addressing, node id + 1 per slot (0 = empty), kept by graph_add_node. */
+    uint32_t *name_ix;
+    uint32_t name_ix_cap; /* power of two, or 0 */
+};
+
+void graph_init(struct graph *g);
+void graph_free(struct graph *g);
+
+/*
+ * Adds a node; hosts get consecutive host indices in the order they are added.
+ * Returns the node id.  Aborts with a message when out of memory.  Names must
+ * be unique (graph_find returns the first node of a name).
+ */
+uint32_t graph_add_node(struct graph *g, const char *name, enum scn_node_kind kind);
+
+/* Adds a full-duplex link between two nodes.  Returns the link index.  Aborts with a message when out of memory. */
+uint32_t graph_add_link(struct graph *g, uint32_t a, uint32_t b, const struct scn_link *spec);
+
+/*
+ * Lays out the ports once every link is added (may be called again after more
+ * links are added; port ids then change).  Returns 0, or -1 when out of memory.
+ */
+int graph_finish(struct graph *g);
+
+/* Node id by name, or -1. */
+int32_t graph_find(const struct graph *g, const char *name);
+
+/* Local port index on node a of a link to node b, or -1 when they are not linked. */
+int graph_port_to(const struct graph *g, uint32_t a, uint32_t b);
+
+/* The egress port set of node n towards host h: *ports points at count entries. */
+static inline uint32_t graph_nexthops(const struct graph *g, uint32_t n, uint32_t h, const uint16_t **ports)
+{
+    uint32_t off = g->routes.table[(uint64_t)n * g->routes.n_hosts + h];
+    if (off == UINT32_MAX) {
+        *ports = 0;
+        return 0;
+    }
+    *ports = &g->routes.nh[off + 1];
+    return g->routes.nh[off];
+}
+
+#endif

@@ -1,0 +1,272 @@
+/*
+ * scenario — the validated, fully resolved form of a scenario JSON file.
+ *
+ * scn_load() reads a file, applies --set overrides, checks every field against
+ * the format described in docs/scenario.md, fills in defaults (including the
+ * DCQCN presets) and produces a struct scenario.  Every later stage reads only
+ * this struct, never JSON.  Units are already converted: times in ps, sizes in
+ * bytes, rates in bit/s, lengths in mm.
+ *
+ * Node names that only a topology generator knows (switch names in a pinned
+ * `path` or a `link_down` fault) are kept as strings here and resolved when the
+ * topology is built; host names are resolved here, because every topology
+ * names its hosts in a way the loader can compute (h0..h{n-1}, or the custom
+ * node list).
+ */
+#ifndef SIM_SCENARIO_H
+#define SIM_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SCN_NPRIO 8
+#define SCN_NAME_MAX 64
+#define SCN_ERR_MAX 512
+
+/* Return codes shared by the loader and the CLI: they are the exit statuses. */
+enum scn_status { SCN_OK = 0, SCN_EUSAGE = 2, SCN_EIO = 3 };
+
+/* One direction's worth of link parameters (links are symmetric). */
+struct scn_link {
+    int64_t rate_bps;
+    int64_t delay_ps;  /* propagation delay; derived from length when given */
+    int64_t length_mm; /* 0 when the delay was given directly */
+};
+
+enum scn_topo_type { TOPO_STAR, TOPO_DUMBBELL, TOPO_LEAF_SPINE, TOPO_FAT_TREE, TOPO_DRAGONFLY, TOPO_CUSTOM };
+enum scn_routing { ROUTE_MINIMAL, ROUTE_VALIANT, ROUTE_UGAL };
+enum scn_node_kind { NODE_HOST, NODE_SWITCH };
+
+struct scn_custom_node {
+    char name[SCN_NAME_MAX];
+    enum scn_node_kind kind;
+};
+
+struct scn_custom_link {
+    int a, b; /* indices into topology.nodes */
+    struct scn_link link;
+};
+
+struct scn_topology {
+    enum scn_topo_type type;
+    /* star */
+    int hosts;
+    /* star and dumbbell host links; fat-tree uses it for both tiers unless host_link/fabric_link are given */
+    struct scn_link link;
+    /* dumbbell */
+    int left, right;
+    struct scn_link bottleneck;
+    /* leaf-spine (and fat-tree, dragonfly host links) */
+    int leaves, spines, hosts_per_leaf;
+    struct scn_link host_link, fabric_link;
+    /* fat-tree: either k, or the generalized shape (k == 0) */
+    int k;
+    double oversubscription; /* >= 1; 1 means none */
+    int pods, tors_per_pod, aggs_per_pod, hosts_per_tor, cores;
+    /* dragonfly */
+    int df_a, df_p, df_h, df_g;
+    struct scn_link local_link, global_link;
+    enum scn_routing routing;
+    /* custom */
+    int n_nodes, n_links;
+    struct scn_custom_node *nodes;
+    struct scn_custom_link *links;
+    /* derived: number of hosts and, for custom, the node index of each host */
+    int n_hosts;
+    int *host_node; /* custom only: host index -> nodes[] index */
+    /*
+     * Derived by the loader (added for scn_host_name / scn_host_index):
+     * host_names[i] is host i's name, pointing into host_names_buf (generated
+     * topologies) or into nodes[] (custom); host_by_name lists the host indices
+     * sorted by name (custom only) for a binary search.
+     * Resolved link classes: leaf-spine and fat-tree always have host_link and
+     * fabric_link filled (from `link` when not given separately), dragonfly
+     * host_link, local_link and global_link; fat-tree given by k also has the
+     * generalized shape filled in (pods = k, tors_per_pod = aggs_per_pod =
+     * hosts_per_tor = k/2, cores = (k/2)^2).
+     */
+    const char **host_names;
+    char *host_names_buf;
+    int *host_by_name;
+};
+
+enum scn_xoff_mode { XOFF_DYNAMIC, XOFF_STATIC };
+enum scn_mark_on { MARK_DEQUEUE, MARK_ENQUEUE };
+enum scn_sched_type { SCHED_STRICT, SCHED_DWRR };
+enum scn_wd_action { WD_DROP, WD_FORWARD, WD_ALERT };
+
+struct scn_pfc {
+    bool enabled;
+    uint8_t lossless_mask; /* bit p set: priority p is lossless */
+    enum scn_xoff_mode xoff_mode;
+    int64_t xoff_bytes;    /* XOFF_STATIC */
+    double dynamic_alpha;  /* XOFF_DYNAMIC */
+    int64_t xon_delta;
+    bool headroom_auto;
+    int64_t headroom_bytes;     /* when !headroom_auto */
+    int pause_quanta;           /* quanta carried by a PAUSE (0xFFFF) */
+    int response_quanta;        /* upstream response time used by auto headroom (394) */
+};
+
+struct scn_ecn {
+    bool enabled;
+    int64_t kmin, kmax; /* bytes */
+    double pmax;
+    enum scn_mark_on mark_on;
+};
+
+struct scn_scheduler {
+    enum scn_sched_type type;
+    uint32_t weights[SCN_NPRIO]; /* dwrr; 0 = priority not configured (weight 1) */
+};
+
+struct scn_watchdog {
+    bool enabled;
+    int64_t detection_ps, restoration_ps, poll_ps;
+    enum scn_wd_action action;
+};
+
+struct scn_switch {
+    int64_t buffer;
+    struct scn_pfc pfc;
+    struct scn_ecn ecn;
+    struct scn_scheduler scheduler;
+    int64_t lossy_queue_limit;
+    struct scn_watchdog watchdog;
+};
+
+enum scn_dcqcn_preset { DCQCN_PAPER, DCQCN_CONNECTX };
+enum scn_cc { CC_DCQCN, CC_NONE };
+enum scn_loss_recovery { LR_GO_BACK_N, LR_SELECTIVE };
+
+struct scn_dcqcn {
+    enum scn_dcqcn_preset preset;
+    double g;
+    double alpha_init;
+    int64_t alpha_timer_ps;
+    int64_t rate_increase_timer_ps;
+    int64_t byte_counter;
+    int fast_recovery_steps;
+    int64_t ai_rate_bps, hai_rate_bps, min_rate_bps;
+    double rate_on_first_cnp;
+    double min_dec_factor;
+    bool clamp_target_rate;
+    int64_t cnp_interval_ps;
+};
+
+struct scn_host {
+    int mtu;
+    int priority;
+    int cnp_priority;
+    enum scn_cc cc;
+    struct scn_dcqcn dcqcn;
+    enum scn_loss_recovery loss_recovery;
+    int64_t rto_ps;
+    int ack_every;
+};
+
+enum scn_traffic_type { TR_FLOW, TR_INCAST, TR_POISSON, TR_ALLREDUCE, TR_ALLTOALL };
+enum scn_pattern { PAT_UNIFORM, PAT_PERMUTATION };
+
+/* A resolved host selector: host indices, in the order the user gave them. */
+struct scn_hostset {
+    int n;
+    int *idx;
+};
+
+struct scn_traffic {
+    enum scn_traffic_type type;
+    char id[SCN_NAME_MAX]; /* the entry's id, or "t{i}" */
+    bool id_given;
+    int priority;          /* resolved: the entry's, else host.priority */
+    int64_t start_ps;
+    int64_t size;          /* flow, incast, allreduce, alltoall: bytes */
+    /* flow */
+    int src, dst;          /* host indices */
+    int64_t rate_bps;      /* application rate cap; 0 = none */
+    int path_len;
+    char (*path)[SCN_NAME_MAX]; /* pinned route as node names, resolved by the topology */
+    /* incast */
+    struct scn_hostset senders;
+    int receiver;
+    /* poisson, allreduce, alltoall */
+    struct scn_hostset hosts;
+    double load;
+    char size_cdf[256];    /* "websearch", "hadoop" or a file path */
+    int64_t end_ps;        /* poisson: -1 = until stop */
+    enum scn_pattern pattern;
+};
+
+enum scn_fault_type { FAULT_PAUSE_STORM, FAULT_LINK_DOWN, FAULT_SLOW_RECEIVER };
+
+struct scn_fault {
+    enum scn_fault_type type;
+    int host;                         /* pause_storm, slow_receiver */
+    int priority;                     /* pause_storm */
+    int64_t start_ps, end_ps;         /* end -1 = until stop */
+    char between[2][SCN_NAME_MAX];    /* link_down */
+    int64_t rate_bps;                 /* slow_receiver */
+};
+
+enum scn_flow_sel { MON_FLOWS_ALL, MON_FLOWS_NONE, MON_FLOWS_LIST };
+
+struct scn_monitor {
+    int64_t interval_ps;
+    int n_queues;
+    char (*queues)[2 * SCN_NAME_MAX]; /* "node:port" patterns, '*' allowed */
+    enum scn_flow_sel flows;
+    int n_flows;
+    char (*flow_ids)[SCN_NAME_MAX];
+};
+
+struct scenario {
+    char file[256];            /* as given on the command line, for messages */
+    char name[SCN_NAME_MAX];
+    char *description;
+    uint64_t seed;
+    int64_t stop_ps;
+    struct scn_topology topo;
+    struct scn_switch sw;
+    struct scn_host host;
+    int n_traffic;
+    struct scn_traffic *traffic;
+    int n_faults;
+    struct scn_fault *faults;
+    struct scn_monitor monitor;
+};
+
+/* A --set PATH=VALUE override, as given on the command line. */
+struct scn_override {
+    const char *path;
+    const char *value;
+};
+
+/*
+ * Loads and validates a scenario.  Returns SCN_OK and fills *out, or returns
+ * SCN_EUSAGE (bad scenario or override) / SCN_EIO (unreadable file) and writes
+ * one line "FILE: JSON.PATH: expected ..., got ..." into err.  On failure *out
+ * holds nothing that needs freeing.
+ */
+int scn_load(const char *file, const struct scn_override *ov, int n_ov,
+             struct scenario *out, char *err, size_t errlen);
+
+/* Same, from JSON text already in memory; `file` is only used in messages. */
+int scn_load_text(const char *file, const char *text, const struct scn_override *ov, int n_ov,
+                  struct scenario *out, char *err, size_t errlen);
+
+void scn_free(struct scenario *s);
+
+/* The resolved scenario (defaults filled in) as pretty-printed JSON; caller frees. */
+char *scn_to_json(const struct scenario *s);
+
+/* Host name for index i ("h3", or the custom node's name). */
+const char *scn_host_name(const struct scenario *s, int i);
+
+/* Host index for a name, or -1. */
+int scn_host_index(const struct scenario *s, const char *name);
+
+const char *scn_topo_type_name(enum scn_topo_type t);
+const char *scn_traffic_type_name(enum scn_traffic_type t);
+
+#endif

@@ -1,0 +1,224 @@
+/*
+ * sim — event queue and run loop (see sim.h for the design).
+ */
+#include "sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SLOT_MASK ((1ULL << SIM_SLOT_BITS) - 1)
+
+static void oom(void)
+{
+    fprintf(stderr, "rocesim: out of memory in the event queue\n");
+    abort();
+}
+
+/*
+ * The heap lives 3 keys into a 64-byte aligned block: the four children of
+ * node i (4i+1 .. 4i+4) then fill exactly one cache line, so each level of a
+ * sift touches one line instead of two.
+ */
+static struct sim_key *heap_alloc(uint32_t cap)
+{
+    return aligned_alloc(64, sizeof(struct sim_key) * (cap + 4));
+}
+
+int sim_init(struct sim *s)
+{
+    memset(s, 0, sizeof *s);
+    s->cap = 1024;
+    s->heap_mem = heap_alloc(s->cap);
+    s->heap = s->heap_mem ? s->heap_mem + 3 : NULL;
+    s->slab_cap = 1024;
+    s->slab = malloc(sizeof *s->slab * s->slab_cap);
+    s->free_slots = malloc(sizeof *s->free_slots * s->slab_cap);
+    if (!s->heap || !s->slab || !s->free_slots) {
+        sim_free(s);
+        return -1;
+    }
+    /* Hand out low slots first: they stay warm in cache. */
+    for (uint32_t i = 0; i < s->slab_cap; i++)
+        s->free_slots[i] = s->slab_cap - 1 - i;
+    s->n_free = s->slab_cap;
+    return 0;
+}
+
+void sim_free(struct sim *s)
+{
+    free(s->heap_mem);
+    free(s->slab);
+    free(s->free_slots);
+    memset(s, 0, sizeof *s);
+}
+
+static uint32_t slot_alloc(struct sim *s)
+{
+    if (s->n_free == 0) {
+        uint32_t old = s->slab_cap, ncap = old * 2;
+        if (ncap > (1U << SIM_SLOT_BITS))
+            oom();
+        struct sim_payload *ns = realloc(s->slab, sizeof *ns * ncap);
+        if (!ns)
+            oom();
+        s->slab = ns;
+        uint32_t *nf = realloc(s->free_slots, sizeof *nf * ncap);
+        if (!nf)
+            oom();
+        s->free_slots = nf;
+        for (uint32_t i = 0; i < ncap - old; i++)
+            s->free_slots[i] = ncap - 1 - i;
+        s->n_free = ncap - old;
+        s->slab_cap = ncap;
+    }
+    return s->free_slots[--s->n_free];
+}
+
+/* (t, seqslot) as one 128-bit number: t >= 0, so unsigned order is (t, seq) order. */
+static inline unsigned __int128 key_val(const struct sim_key *k)
+{
+    return ((unsigned __int128)(uint64_t)k->t << 64) | k->seqslot;
+}
+
+static void grow_heap(struct sim *s)
+{
+    uint32_t ncap = s->cap * 2;
+    struct sim_key *nm = heap_alloc(ncap);
+    if (!nm)
+        oom();
+    memcpy(nm + 3, s->heap, sizeof *nm * s->n);
+    free(s->heap_mem);
+    s->heap_mem = nm;
+    s->heap = nm + 3;
+    s->cap = ncap;
+}
+
+static void sift_up(struct sim_key *h, uint32_t i, struct sim_key k)
+{
+    unsigned __int128 kv = key_val(&k);
+    while (i > 0) {
+        uint32_t parent = (i - 1) >> 2;
+        if (kv >= key_val(&h[parent]))
+            break;
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = k;
+}
+
+/*
+ * Places k in the hole at the root.  Bottom-up (Floyd): walk the hole down to a
+ * leaf along the smallest children, then sift k up from there.  New events are
+ * usually later than most pending ones, so k tends to belong near the bottom
+ * and this saves about half the comparisons of the textbook sift-down.
+ */
+static void fill_root(struct sim *s, struct sim_key k)
+{
+    struct sim_key *h = s->heap;
+    uint32_t n = s->n, i = 0;
+    for (;;) {
+        uint32_t c = (i << 2) + 1;
+        if (c >= n)
+            break;
+        uint32_t best = c;
+        unsigned __int128 bv = key_val(&h[c]);
+        uint32_t end = c + 4 < n ? c + 4 : n;
+        for (uint32_t j = c + 1; j < end; j++) {
+            unsigned __int128 v = key_val(&h[j]);
+            if (v < bv) {
+                bv = v;
+                best = j;
+            }
+        }
+        h[i] = h[best];
+        i = best;
+    }
+    sift_up(h, i, k);
+}
+
+/* Removes the root that sim_step left in place (no replacement was scheduled). */
+static void finish_pop(struct sim *s)
+{
+    s->root_popped = false;
+    struct sim_key last = s->heap[--s->n];
+    if (s->n)
+        fill_root(s, last);
+}
+
+static void schedule(struct sim *s, sim_time_t t, sim_fn fn, void *obj, struct sim_timer *tm, uint64_t arg)
+{
+    if (t < s->now) {
+        fprintf(stderr, "rocesim: bug: event scheduled in the past (%lld < %lld ps)\n",
+                (long long)t, (long long)s->now);
+        abort();
+    }
+    uint32_t slot = slot_alloc(s);
+    s->slab[slot] = (struct sim_payload){fn, obj, tm, arg};
+    struct sim_key k = {t, (s->seq++ << SIM_SLOT_BITS) | slot};
+    if (s->root_popped) {
+        /* The running event's key is still at the root: replace it, one sift instead of two. */
+        s->root_popped = false;
+        fill_root(s, k);
+        return;
+    }
+    if (s->n == s->cap)
+        grow_heap(s);
+    sift_up(s->heap, s->n++, k);
+}
+
+void sim_at(struct sim *s, sim_time_t t, sim_fn fn, void *obj, uint64_t arg)
+{
+    schedule(s, t, fn, obj, NULL, arg);
+}
+
+void sim_timer_arm(struct sim *s, struct sim_timer *tm, sim_time_t t, sim_fn fn, void *obj)
+{
+    tm->gen++;
+    tm->armed = true;
+    tm->at = t;
+    schedule(s, t, fn, obj, tm, tm->gen);
+}
+
+bool sim_step(struct sim *s)
+{
+    if (s->n == 0)
+        return false;
+    struct sim_key k = s->heap[0];
+    uint32_t slot = (uint32_t)(k.seqslot & SLOT_MASK);
+    struct sim_payload p = s->slab[slot];
+    s->free_slots[s->n_free++] = slot;
+    s->now = k.t;
+    if (p.timer) {
+        if (p.timer->gen != p.arg) {
+            s->stale++;
+            s->root_popped = true;
+            finish_pop(s);
+            return true;
+        }
+        p.timer->armed = false;
+    }
+    s->events++;
+    s->root_popped = true;
+    p.fn(s, p.obj, p.arg);
+    if (s->root_popped)
+        finish_pop(s);
+    /* The next event's payload is a random slab slot: start loading it now. */
+    if (s->n)
+        __builtin_prefetch(&s->slab[s->heap[0].seqslot & SLOT_MASK]);
+    return true;
+}
+
+uint64_t sim_run(struct sim *s, sim_time_t until)
+{
+    uint64_t before = s->events;
+    s->stop_requested = false;
+    while (s->n && !s->stop_requested) {
+        if (s->heap[0].t > until) {
+            s->now = until;
+            break;
+        }
+        sim_step(s);
+    }
+    return s->events - before;
+}

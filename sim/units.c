@@ -1,0 +1,163 @@
+/*
+ * units — see units.h.  All arithmetic is on int64 with overflow checks; no
+ * floating point touches a parsed value.
+ */
+#include "units.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+struct unit {
+    const char *name;
+    int64_t factor; /* base units per one of this unit */
+};
+
+static const struct unit time_units[] = {
+    {"s", PS_PER_S}, {"ms", PS_PER_MS}, {"us", PS_PER_US}, {"ns", PS_PER_NS}, {"ps", 1}, {NULL, 0}};
+/* Decimal units first so that the printer prefers them; KiB etc. parse too. */
+static const struct unit size_units[] = {
+    {"GB", 1000000000LL}, {"MB", 1000000LL}, {"KB", 1000LL},
+    {"GiB", 1LL << 30},   {"MiB", 1LL << 20}, {"KiB", 1LL << 10},
+    {"B", 1},             {"kB", 1000LL},     {NULL, 0}};
+/* What the printer uses for sizes that are multiples of 1024 but not of 1000. */
+static const struct unit binary_size_units[] = {
+    {"GiB", 1LL << 30}, {"MiB", 1LL << 20}, {"KiB", 1LL << 10}, {"B", 1}, {NULL, 0}};
+static const struct unit rate_units[] = {
+    {"Tbps", 1000000000000LL}, {"Gbps", 1000000000LL}, {"Mbps", 1000000LL},
+    {"Kbps", 1000LL},          {"bps", 1},             {"kbps", 1000LL}, {NULL, 0}};
+static const struct unit length_units[] = {
+    {"km", 1000000LL}, {"m", 1000LL}, {"cm", 10LL}, {"mm", 1LL}, {NULL, 0}};
+
+static int fail(char *err, size_t errlen, const char *kind, const char *example,
+                const char *s, const char *why)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "expected %s like \"%s\", got \"%s\" (%s)", kind, example, s, why);
+    return -1;
+}
+
+static int parse_quantity(const char *s, const struct unit *units, int64_t *out,
+                          char *err, size_t errlen, const char *kind,
+                          const char *example, const char *base)
+{
+    const char *p = s;
+    int64_t ip = 0, frac = 0, fscale = 1;
+    int ndig = 0, nfrac = 0;
+    char why[96];
+
+    if (!s)
+        return fail(err, errlen, kind, example, "(null)", "missing");
+    while (*p == ' ')
+        p++;
+    if (*p == '-')
+        return fail(err, errlen, kind, example, s, "negative");
+    if (*p == '+')
+        p++;
+    while (isdigit((unsigned char)*p)) {
+        if (__builtin_mul_overflow(ip, 10, &ip) || __builtin_add_overflow(ip, *p - '0', &ip))
+            return fail(err, errlen, kind, example, s, "too large");
+        p++;
+        ndig++;
+    }
+    if (*p == '.') {
+        p++;
+        while (isdigit((unsigned char)*p)) {
+            if (nfrac >= 18)
+                return fail(err, errlen, kind, example, s, "too many decimals");
+            frac = frac * 10 + (*p - '0');
+            fscale *= 10;
+            nfrac++;
+            p++;
+        }
+    }
+    if (ndig + nfrac == 0)
+        return fail(err, errlen, kind, example, s, "no number");
+    while (*p == ' ')
+        p++;
+    if (*p == '\0')
+        return fail(err, errlen, kind, example, s, "no unit");
+    const struct unit *u = NULL;
+    for (const struct unit *c = units; c->name; c++)
+        if (strcmp(p, c->name) == 0) {
+            u = c;
+            break;
+        }
+    if (!u) {
+        snprintf(why, sizeof why, "unknown unit \"%.20s\"", p);
+        return fail(err, errlen, kind, example, s, why);
+    }
+    int64_t whole, part = 0;
+    if (__builtin_mul_overflow(ip, u->factor, &whole))
+        return fail(err, errlen, kind, example, s, "too large");
+    if (nfrac) {
+        /* frac/fscale * factor must be a whole number of base units. */
+        __int128 num = (__int128)frac * u->factor;
+        if (num % fscale != 0) {
+            snprintf(why, sizeof why, "not a whole number of %s", base);
+            return fail(err, errlen, kind, example, s, why);
+        }
+        part = (int64_t)(num / fscale);
+    }
+    if (__builtin_add_overflow(whole, part, out))
+        return fail(err, errlen, kind, example, s, "too large");
+    return 0;
+}
+
+int units_parse_time(const char *s, int64_t *ps, char *err, size_t errlen)
+{
+    return parse_quantity(s, time_units, ps, err, errlen, "a time", "1.5us", "picoseconds");
+}
+
+int units_parse_size(const char *s, int64_t *bytes, char *err, size_t errlen)
+{
+    return parse_quantity(s, size_units, bytes, err, errlen, "a size", "20KB", "bytes");
+}
+
+int units_parse_rate(const char *s, int64_t *bps, char *err, size_t errlen)
+{
+    return parse_quantity(s, rate_units, bps, err, errlen, "a rate", "100Gbps", "bits per second");
+}
+
+int units_parse_length(const char *s, int64_t *mm, char *err, size_t errlen)
+{
+    return parse_quantity(s, length_units, mm, err, errlen, "a length", "100m", "millimetres");
+}
+
+static char *fmt_quantity(int64_t v, const struct unit *units, char *buf, size_t len)
+{
+    for (const struct unit *u = units; u->name; u++) {
+        if (u->factor == 1 || (v >= u->factor && ((__int128)v * 1000) % u->factor == 0)) {
+            int64_t ip = v / u->factor, rem = v % u->factor;
+            if (rem == 0) {
+                snprintf(buf, len, "%lld%s", (long long)ip, u->name);
+            } else {
+                int64_t milli = (int64_t)(((__int128)rem * 1000) / u->factor);
+                char dec[8];
+                snprintf(dec, sizeof dec, "%03lld", (long long)milli);
+                for (int i = 2; i > 0 && dec[i] == '0'; i--)
+                    dec[i] = '\0';
+                snprintf(buf, len, "%lld.%s%s", (long long)ip, dec, u->name);
+            }
+            return buf;
+        }
+    }
+    snprintf(buf, len, "%lld", (long long)v);
+    return buf;
+}
+
+char *units_fmt_time(int64_t ps, char *buf, size_t len) { return fmt_quantity(ps, time_units, buf, len); }
+char *units_fmt_size(int64_t b, char *buf, size_t len)
+{
+    bool binary = b % 1000 != 0 && b % 1024 == 0;
+    return fmt_quantity(b, binary ? binary_size_units : size_units, buf, len);
+}
+char *units_fmt_rate(int64_t bps, char *buf, size_t len) { return fmt_quantity(bps, rate_units, buf, len); }
+char *units_fmt_length(int64_t mm, char *buf, size_t len) { return fmt_quantity(mm, length_units, buf, len); }
+
+int64_t units_tx_ps(int64_t bytes, int64_t bps)
+{
+    __int128 num = (__int128)bytes * 8 * PS_PER_S;
+    return (int64_t)((num + bps - 1) / bps);
+}

@@ -1,0 +1,138 @@
+/* The command line, through the real binary: exit statuses, messages, outputs. */
+#include "tests/tests.h"
+
+#include <cjson/cJSON.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int run_cmd(char **out, const char *fmt, const char *a, const char *b)
+{
+    char cmd[4096];
+    char tail[2048];
+    snprintf(tail, sizeof tail, fmt, a ? a : "", b ? b : "");
+    snprintf(cmd, sizeof cmd, "%s %s", test_rocesim_bin(), tail);
+    return test_run(cmd, out);
+}
+
+static void test_check_every_scenario(void)
+{
+    glob_t g;
+    CU_ASSERT_EQUAL_FATAL(glob("scenarios/*.json", 0, NULL, &g), 0);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        char *out = NULL;
+        int rc = run_cmd(&out, "check %s 2>/dev/null", g.gl_pathv[i], NULL);
+        if (rc != 0)
+            fprintf(stderr, "\n  %s: exit %d\n", g.gl_pathv[i], rc);
+        CU_ASSERT_EQUAL(rc, 0);
+        cJSON *j = out ? cJSON_Parse(out) : NULL;
+        CU_ASSERT_PTR_NOT_NULL(j);
+        CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItemCaseSensitive(j, "topology"));
+        CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItemCaseSensitive(j, "switch"));
+        cJSON_Delete(j);
+        free(out);
+    }
+    globfree(&g);
+}
+
+static void test_set_bad_value(void)
+{
+    char *out = NULL;
+    int rc = run_cmd(&out, "check scenarios/incast-16to1.json --set switch.ecn.kmin=twenty", NULL, NULL);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "switch.ecn.kmin"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "scenarios/incast-16to1.json"));
+    free(out);
+    rc = run_cmd(&out, "check scenarios/incast-16to1.json --set host.dcqcn.gg=1", NULL, NULL);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "host.dcqcn.gg"));
+    free(out);
+}
+
+static void test_usage_errors(void)
+{
+    char *out = NULL;
+    CU_ASSERT_EQUAL(run_cmd(&out, "frobnicate", NULL, NULL), 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "usage:"));
+    free(out);
+    CU_ASSERT_EQUAL(run_cmd(NULL, "run", NULL, NULL), 2);
+    CU_ASSERT_EQUAL(run_cmd(NULL, "run scenarios/incast-16to1.json --bogus", NULL, NULL), 2);
+    CU_ASSERT_EQUAL(run_cmd(NULL, "run scenarios/incast-16to1.json --stop 5", NULL, NULL), 2);
+    CU_ASSERT_EQUAL(run_cmd(NULL, "run scenarios/incast-16to1.json --seed -1", NULL, NULL), 2);
+    CU_ASSERT_EQUAL(run_cmd(NULL, "run scenarios/incast-16to1.json --set nonsense", NULL, NULL), 2);
+    CU_ASSERT_EQUAL(run_cmd(&out, "check /nonexistent/x.json", NULL, NULL), 3);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "/nonexistent/x.json"));
+    free(out);
+}
+
+static void test_run_writes_outputs(void)
+{
+    char dir[] = "/tmp/rocesim-cli-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/out", dir);
+    char *out = NULL;
+    int rc = run_cmd(&out, "run scenarios/incast-16to1.json -q --no-plot -o %s", sub, NULL);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "16 of 16 flows finished"));
+    char path[600];
+    snprintf(path, sizeof path, "%s/summary.json", sub);
+    FILE *f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char buf[8192];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    cJSON *j = cJSON_Parse(buf);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    cJSON *flows = cJSON_GetObjectItemCaseSensitive(j, "flows");
+    CU_ASSERT_EQUAL(cJSON_GetObjectItemCaseSensitive(flows, "completed")->valuedouble, 16);
+    cJSON *pk = cJSON_GetObjectItemCaseSensitive(j, "packets");
+    double sent = cJSON_GetObjectItemCaseSensitive(pk, "sent")->valuedouble;
+    double deliv = cJSON_GetObjectItemCaseSensitive(pk, "delivered")->valuedouble;
+    double drop = cJSON_GetObjectItemCaseSensitive(pk, "dropped")->valuedouble;
+    CU_ASSERT_EQUAL(sent, deliv + drop);
+    CU_ASSERT(sent >= 16 * 977);
+    cJSON_Delete(j);
+    snprintf(path, sizeof path, "%s/flows.csv", sub);
+    f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    int lines = 0;
+    CU_ASSERT_PTR_NOT_NULL(fgets(buf, sizeof buf, f));
+    CU_ASSERT_STRING_EQUAL(buf, "id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps\n");
+    while (fgets(buf, sizeof buf, f))
+        lines++;
+    fclose(f);
+    CU_ASSERT_EQUAL(lines, 16);
+    free(out);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+}
+
+static void test_bad_scenario_writes_nothing(void)
+{
+    char dir[] = "/tmp/rocesim-cli-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/out", dir);
+    CU_ASSERT_EQUAL(run_cmd(NULL, "run scenarios/incast-16to1.json --set stop=5 -o %s", sub, NULL), 2);
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(stat(sub, &st), 0); /* not even the directory */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    test_run(cmd, NULL);
+}
+
+void test_cli_register(void)
+{
+    CU_pSuite s = CU_add_suite("command line", NULL, NULL);
+    CU_add_test(s, "check prints resolved JSON for every scenario", test_check_every_scenario);
+    CU_add_test(s, "--set with a bad value or path exits 2 naming the path", test_set_bad_value);
+    CU_add_test(s, "usage errors exit 2, unreadable files 3", test_usage_errors);
+    CU_add_test(s, "run writes summary.json and flows.csv", test_run_writes_outputs);
+    CU_add_test(s, "a bad scenario writes nothing", test_bad_scenario_writes_nothing);
+}

@@ -1,0 +1,181 @@
+/* DCQCN reaction point alone, RED marking probability, PFC headroom arithmetic. */
+#include "tests/tests.h"
+#include "models/dcqcn.h"
+#include "models/net.h"
+#include "sim/units.h"
+
+#include <math.h>
+
+static struct scn_dcqcn paper(void)
+{
+    struct scn_dcqcn p = {
+        .preset = DCQCN_PAPER, .g = 1.0 / 256, .alpha_init = 1.0, .alpha_timer_ps = 55 * PS_PER_US,
+        .rate_increase_timer_ps = 55 * PS_PER_US, .byte_counter = 10000000, .fast_recovery_steps = 5,
+        .ai_rate_bps = 40000000, .hai_rate_bps = 200000000, .min_rate_bps = 100000000,
+        .rate_on_first_cnp = 1.0, .min_dec_factor = 0.5, .clamp_target_rate = false,
+        .cnp_interval_ps = 50 * PS_PER_US};
+    return p;
+}
+
+#define LINE 100e9
+
+static void test_cut_and_alpha(void)
+{
+    struct scn_dcqcn p = paper();
+    p.alpha_init = 0.5;
+    struct dcqcn d;
+    dcqcn_init(&d, &p, (int64_t)LINE, 0);
+    CU_ASSERT_DOUBLE_EQUAL(d.rc, LINE, 1e-3);
+    dcqcn_on_cnp(&d, 1000);
+    /* Rc <- Rc (1 - alpha/2) with alpha 0.5; alpha <- (1-g) alpha + g */
+    CU_ASSERT_DOUBLE_EQUAL(d.rc, LINE * 0.75, 1e-3);
+    CU_ASSERT_DOUBLE_EQUAL(d.rt, LINE, 1e-3);
+    CU_ASSERT_DOUBLE_EQUAL(dcqcn_alpha(&d, 1000), (1 - p.g) * 0.5 + p.g, 1e-12);
+    /* a second cut with no increase in between keeps Rt (no clamp) */
+    double a1 = dcqcn_alpha(&d, 2000);
+    dcqcn_on_cnp(&d, 2000);
+    CU_ASSERT_DOUBLE_EQUAL(d.rc, LINE * 0.75 * (1 - a1 / 2), 1e-3);
+    CU_ASSERT_DOUBLE_EQUAL(d.rt, LINE, 1e-3);
+    /* with clamp_target_rate, Rt follows Rc at every cut */
+    p.clamp_target_rate = true;
+    double rc = d.rc;
+    dcqcn_on_cnp(&d, 3000);
+    CU_ASSERT_DOUBLE_EQUAL(d.rt, rc, 1e-3);
+}
+
+static void test_alpha_decay(void)
+{
+    struct scn_dcqcn p = paper();
+    struct dcqcn d;
+    dcqcn_init(&d, &p, (int64_t)LINE, 0);
+    dcqcn_on_cnp(&d, 0);
+    double a0 = dcqcn_alpha(&d, 0);
+    CU_ASSERT_DOUBLE_EQUAL(a0, 1.0, 1e-12); /* (1-g)*1 + g */
+    /* one factor (1-g) per whole quiet period, none before the first period ends */
+    CU_ASSERT_DOUBLE_EQUAL(dcqcn_alpha(&d, 55 * PS_PER_US - 1), a0, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(dcqcn_alpha(&d, 55 * PS_PER_US), a0 * (1 - p.g), 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(dcqcn_alpha(&d, 10 * 55 * PS_PER_US + 7), a0 * pow(1 - p.g, 10), 1e-12);
+    /* a CNP restarts the period */
+    dcqcn_on_cnp(&d, 3 * 55 * PS_PER_US);
+    double a3 = a0 * pow(1 - p.g, 3);
+    CU_ASSERT_DOUBLE_EQUAL(dcqcn_alpha(&d, 3 * 55 * PS_PER_US), (1 - p.g) * a3 + p.g, 1e-12);
+}
+
+static void test_recovery_phases(void)
+{
+    struct scn_dcqcn p = paper();
+    struct dcqcn d;
+    dcqcn_init(&d, &p, (int64_t)LINE, 0);
+    dcqcn_on_cnp(&d, 0); /* alpha 1: Rc halves to 50G, Rt stays 100G */
+    CU_ASSERT_DOUBLE_EQUAL(d.rc, 50e9, 1e-3);
+    /* fast recovery: F timer steps, each halving the gap to Rt, Rt unchanged */
+    for (int i = 1; i <= 5; i++) {
+        double gap = d.rt - d.rc;
+        dcqcn_on_timer(&d);
+        CU_ASSERT_DOUBLE_EQUAL(d.rt, LINE, 1e-3);
+        CU_ASSERT_DOUBLE_EQUAL(d.rt - d.rc, gap / 2, 1e-3);
+    }
+    /* additive increase: Rt += ai, Rc to the midpoint (Rt would exceed line rate: clamp) */
+    dcqcn_init(&d, &p, (int64_t)LINE, 0);
+    dcqcn_on_cnp(&d, 0);
+    dcqcn_on_cnp(&d, 0); /* Rc 25G? alpha ~1: 50G * 0.5 = 25G; Rt 100G */
+    d.rt = 30e9;         /* make room below line rate to observe the increase */
+    for (int i = 0; i < 5; i++)
+        dcqcn_on_timer(&d);
+    double rt = d.rt, rc = d.rc;
+    dcqcn_on_timer(&d); /* T = 6 > F, BC = 0: additive */
+    CU_ASSERT_DOUBLE_EQUAL(d.rt, rt + 40e6, 1e-3);
+    CU_ASSERT_DOUBLE_EQUAL(d.rc, (rt + 40e6 + rc) / 2, 1e-3);
+    /* hyper increase: both counters above F; Rt += (min(T,BC) - F) * hai */
+    d.bc_count = 6;
+    rt = d.rt;
+    rc = d.rc;
+    dcqcn_on_timer(&d); /* T = 7, BC = 6: min 6, i = 1 */
+    CU_ASSERT_DOUBLE_EQUAL(d.rt, rt + 200e6, 1e-3);
+    d.bc_count = 8;
+    rt = d.rt;
+    dcqcn_on_timer(&d); /* T = 8, BC = 8: i = 3 */
+    CU_ASSERT_DOUBLE_EQUAL(d.rt, rt + 3 * 200e6, 1e-3);
+}
+
+static void test_byte_counter(void)
+{
+    struct scn_dcqcn p = paper();
+    struct dcqcn d;
+    dcqcn_init(&d, &p, (int64_t)LINE, 0);
+    CU_ASSERT_EQUAL(dcqcn_on_sent(&d, 50000000), 0); /* no cut yet: nothing to recover */
+    dcqcn_on_cnp(&d, 0);
+    CU_ASSERT_EQUAL(dcqcn_on_sent(&d, 9999999), 0);
+    CU_ASSERT_EQUAL(dcqcn_on_sent(&d, 1), 1);
+    CU_ASSERT_EQUAL(d.bc_count, 1);
+    CU_ASSERT_EQUAL(dcqcn_on_sent(&d, 20000000), 2);
+    CU_ASSERT_EQUAL(d.bc_count, 3);
+}
+
+static void test_bounds(void)
+{
+    struct scn_dcqcn p = paper();
+    struct dcqcn d;
+    dcqcn_init(&d, &p, (int64_t)LINE, 0);
+    for (int i = 0; i < 200; i++)
+        dcqcn_on_cnp(&d, i);
+    CU_ASSERT_DOUBLE_EQUAL(d.rc, 100e6, 1e-3); /* min_rate */
+    for (int i = 0; i < 100000 && d.increasing; i++) {
+        dcqcn_on_timer(&d);
+        dcqcn_on_sent(&d, 10000000);
+        CU_ASSERT_FATAL(d.rc <= LINE && d.rt <= LINE && d.rc >= 100e6);
+    }
+    CU_ASSERT_DOUBLE_EQUAL(d.rc, LINE, 1.0);
+    CU_ASSERT_FALSE(d.increasing);
+    /* min_dec_factor bounds a single cut: alpha 1 would halve; factor 0.8 allows at most -20% */
+    p.min_dec_factor = 0.8;
+    dcqcn_init(&d, &p, (int64_t)LINE, 0);
+    dcqcn_on_cnp(&d, 0);
+    CU_ASSERT_DOUBLE_EQUAL(d.rc, 80e9, 1e-3);
+    /* rate_on_first_cnp multiplies Rc once, before the first cut */
+    p = paper();
+    p.rate_on_first_cnp = 0.5;
+    dcqcn_init(&d, &p, (int64_t)LINE, 0);
+    dcqcn_on_cnp(&d, 0);
+    CU_ASSERT_DOUBLE_EQUAL(d.rc, 25e9, 1e-3);
+}
+
+static void test_red(void)
+{
+    struct scn_ecn e = {.enabled = true, .kmin = 5000, .kmax = 200000, .pmax = 0.01};
+    CU_ASSERT_DOUBLE_EQUAL(switch_red_probability(&e, 0), 0.0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(switch_red_probability(&e, 5000), 0.0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(switch_red_probability(&e, 5001), 0.01 * 1 / 195000.0, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(switch_red_probability(&e, 102500), 0.005, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(switch_red_probability(&e, 200000), 0.01, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(switch_red_probability(&e, 200001), 1.0, 0);
+}
+
+static void test_headroom(void)
+{
+    /*
+     * Worked by hand, MTU 1024 (frame 1086 B): fixed part = 2 x 1106 B (MTU frames
+     * on the wire) + 84 B (PAUSE on the wire) + 394 x 64 B (response) = 27512 B;
+     * in flight = 2 x delay x rate / 8; total rounded up to whole 1086 B frames.
+     */
+    /* 100 Gbps, 200 m (1 us): 27512 + 25000 = 52512 -> 49 frames */
+    CU_ASSERT_EQUAL(net_auto_headroom(100000000000LL, PS_PER_US, 1024, 394), 49 * 1086);
+    /* 40 Gbps, 100 m (500 ns): 27512 + 5000 = 32512 -> 30 frames */
+    CU_ASSERT_EQUAL(net_auto_headroom(40000000000LL, 100000 * PS_PER_MM, 1024, 394), 30 * 1086);
+    /* 100 Gbps, 1 km (5 us): 27512 + 125000 = 152512 -> 141 frames */
+    CU_ASSERT_EQUAL(net_auto_headroom(100000000000LL, 1000000 * PS_PER_MM, 1024, 394), 141 * 1086);
+    /* 3 m at 100 Gbps: 15 ns -> 27512 + 375 = 27887 -> 26 frames */
+    CU_ASSERT_EQUAL(net_auto_headroom(100000000000LL, 3000 * PS_PER_MM, 1024, 394), 26 * 1086);
+}
+
+void test_dcqcn_register(void)
+{
+    CU_pSuite s = CU_add_suite("dcqcn, red, headroom", NULL, NULL);
+    CU_add_test(s, "CNP cuts Rc by alpha/2 and updates alpha", test_cut_and_alpha);
+    CU_add_test(s, "alpha decays by (1-g) per quiet period", test_alpha_decay);
+    CU_add_test(s, "fast recovery, additive and hyper increase", test_recovery_phases);
+    CU_add_test(s, "byte counter events", test_byte_counter);
+    CU_add_test(s, "rates stay within min rate and line rate", test_bounds);
+    CU_add_test(s, "RED marking probability", test_red);
+    CU_add_test(s, "auto headroom arithmetic", test_headroom);
+}

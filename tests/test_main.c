@@ -1,0 +1,71 @@
+/* The test runner: every suite, CUnit's basic interface, exit 1 on any failure. */
+#include "tests/tests.h"
+
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+const char *test_rocesim_bin(void)
+{
+    const char *b = getenv("ROCESIM");
+    return b && *b ? b : "./rocesim";
+}
+
+int test_run(const char *cmdline, char **out)
+{
+    char full[8192];
+    snprintf(full, sizeof full, "( %s ) 2>&1", cmdline);
+    FILE *p = popen(full, "r");
+    if (!p)
+        return -1;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while (buf && (n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += n;
+        if (cap - len < 1024) {
+            cap *= 2;
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+        }
+    }
+    if (buf)
+        buf[len] = '\0';
+    int st = pclose(p);
+    if (out)
+        *out = buf;
+    else
+        free(buf);
+    if (st == -1 || !WIFEXITED(st))
+        return -1;
+    return WEXITSTATUS(st);
+}
+
+int main(int argc, char **argv)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    test_units_register();
+    test_event_register();
+    test_scenario_register();
+    test_cli_register();
+    test_dcqcn_register();
+    test_net_register();
+    CU_basic_set_mode(argc > 1 && strcmp(argv[1], "-v") == 0 ? CU_BRM_VERBOSE : CU_BRM_NORMAL);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    unsigned ran = CU_get_number_of_tests_run();
+    CU_cleanup_registry();
+    if (ran == 0) {
+        fprintf(stderr, "no test ran\n");
+        return 1;
+    }
+    return failed ? 1 : 0;
+}

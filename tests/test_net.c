@@ -1,0 +1,231 @@
+/*
+ * Whole runs of the packet path: ideal FCT, DCQCN fair share, PFC incast with
+ * and without PFC, headroom misconfiguration, conservation, determinism.
+ */
+#include "tests/tests.h"
+#include "sim/units.h"
+#include "tools/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Loads scenario text with an optional --set override and builds the run; false on any error. */
+static bool setup_with(const char *json, const char *path, const char *value, struct scenario *scn, struct run *r)
+{
+    char err[SCN_ERR_MAX];
+    struct scn_override ov = {path, value};
+    if (scn_load_text("test.json", json, &ov, path ? 1 : 0, scn, err, sizeof err)) {
+        fprintf(stderr, "\n  scenario error: %s\n", err);
+        return false;
+    }
+    if (run_setup(r, scn, err, sizeof err)) {
+        fprintf(stderr, "\n  setup error: %s\n", err);
+        scn_free(scn);
+        return false;
+    }
+    return true;
+}
+
+static bool setup(const char *json, struct scenario *scn, struct run *r)
+{
+    return setup_with(json, NULL, NULL, scn, r);
+}
+
+static void teardown(struct scenario *scn, struct run *r)
+{
+    run_free(r);
+    scn_free(scn);
+}
+
+/* Runs to the end and asserts the invariants that hold after every run. */
+static void run_checked(struct run *r)
+{
+    int rc = run_execute(r);
+    if (rc)
+        fprintf(stderr, "\n  invariant: %s\n", r->invariant_error);
+    CU_ASSERT_EQUAL(rc, 0);
+    const struct net_counters *c = &r->net.c;
+    CU_ASSERT_EQUAL(c->data_sent, c->data_delivered + c->data_dropped + c->data_in_flight);
+    CU_ASSERT_EQUAL(c->bytes_sent, c->bytes_delivered + c->bytes_dropped + c->data_bytes_in_flight);
+    if (r->finished)
+        CU_ASSERT_EQUAL(c->data_in_flight, 0);
+}
+
+static void test_single_flow_ideal(void)
+{
+    /* 10 MB over two 100G links (1 us each): nothing else in the network. */
+    const char *json = "{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}},"
+                       "\"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"10MB\"}]}";
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(setup(json, &scn, &r));
+    run_checked(&r);
+    const struct flow *f = net_flow(&r.net, 0);
+    CU_ASSERT_FATAL(f->finish > 0);
+    double slowdown = (double)(f->finish - f->start) / (double)f->ideal_fct;
+    CU_ASSERT(slowdown >= 1.0 && slowdown < 1.01);
+    /* The ideal itself, from first principles: 9766 frames (9765 x 1024 B + 1 x 640 B payload),
+     * 82 B of overhead each; first frame 1106 B crosses 2 links, the other 9765 frames
+     * (9764 x 1106 + 722 B) follow at 80 ps/B. */
+    sim_time_t first = 2 * (1106 * 80 + PS_PER_US);
+    sim_time_t rest = (sim_time_t)(9764 * 1106 + 722) * 80;
+    CU_ASSERT_EQUAL(f->ideal_fct, first + rest);
+    CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
+    CU_ASSERT_EQUAL(r.net.c.pause_frames, 0);
+    CU_ASSERT_TRUE(r.finished);
+    teardown(&scn, &r);
+}
+
+static void test_dcqcn_two_flows_fair(void)
+{
+    /* Two long flows into one 40 Gbps port: each should get 20 Gbps over the second half. */
+    const char *json =
+        "{\"topology\": {\"type\": \"star\", \"hosts\": 3, \"link\": {\"rate\": \"40Gbps\", \"delay\": \"1us\"}},"
+        "\"stop\": \"30ms\","
+        "\"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h2\", \"size\": \"1GB\"},"
+        "              {\"type\": \"flow\", \"src\": \"h1\", \"dst\": \"h2\", \"size\": \"1GB\"}]}";
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(setup(json, &scn, &r));
+    sim_time_t half = scn.stop_ps / 2;
+    sim_run(&r.sim, half);
+    uint32_t p0 = net_flow(&r.net, 0)->rcv_nxt, p1 = net_flow(&r.net, 1)->rcv_nxt;
+    sim_run(&r.sim, scn.stop_ps);
+    uint32_t d0 = net_flow(&r.net, 0)->rcv_nxt - p0, d1 = net_flow(&r.net, 1)->rcv_nxt - p1;
+    double secs = (double)(scn.stop_ps - half) / 1e12;
+    double g0 = d0 * 1024 * 8 / secs / 1e9, g1 = d1 * 1024 * 8 / secs / 1e9;
+    printf("\n    goodput over the second half: %.2f and %.2f Gbps; CNPs %llu ", g0, g1,
+           (unsigned long long)r.net.c.cnp_received);
+    /* 20 Gbps of wire rate is 20 x 1024/1106 = 18.5 Gbps of payload */
+    double fair = 20.0 * 1024 / 1106;
+    CU_ASSERT(g0 > fair * 0.9 && g0 < fair * 1.1);
+    CU_ASSERT(g1 > fair * 0.9 && g1 < fair * 1.1);
+    CU_ASSERT(r.net.c.cnp_received > 0);
+    CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
+    teardown(&scn, &r);
+}
+
+/* 16 MB into one port of a switch with 4 MB of buffer: the buffer cannot absorb it. */
+#define INCAST(extra)                                                                                      \
+    "{\"topology\": {\"type\": \"star\", \"hosts\": 17, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}}," \
+    "\"stop\": \"100ms\", \"switch\": {\"buffer\": \"4MB\"}, " extra                                                                          \
+    "\"traffic\": [{\"type\": \"incast\", \"senders\": \"h0-h15\", \"receiver\": \"h16\", \"size\": \"1MB\"}]}"
+
+static void test_incast_pfc_lossless(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(setup(INCAST("\"host\": {\"cc\": \"none\"},"), &scn, &r));
+    run_checked(&r);
+    CU_ASSERT_TRUE(r.finished);
+    CU_ASSERT_EQUAL(r.net.flows_completed, 16);
+    CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
+    CU_ASSERT(r.net.c.pause_frames > 0);
+    CU_ASSERT(r.net.c.resume_frames > 0);
+    CU_ASSERT_EQUAL(r.net.c.data_retx, 0);
+    /* The receiver's port ran at line rate: the last flow ends near 16 MB at 100 Gbps. */
+    double ideal_ns = 16.0 * 1e6 * 1106 / 1024 * 8 / 100;
+    CU_ASSERT(r.sim.now / 1000.0 < ideal_ns * 1.05);
+    teardown(&scn, &r);
+}
+
+static void test_incast_no_pfc_drops(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(setup_with(INCAST("\"host\": {\"cc\": \"none\"},"), "switch.pfc.enabled", "false", &scn, &r));
+    run_checked(&r);
+    printf("\n    no PFC: %llu drops, %llu retransmissions, %llu timeouts, done at %.3f ms ",
+           (unsigned long long)r.net.c.data_dropped, (unsigned long long)r.net.c.data_retx,
+           (unsigned long long)r.net.c.timeouts, r.sim.now / 1e9);
+    CU_ASSERT_TRUE(r.finished);
+    CU_ASSERT_EQUAL(r.net.flows_completed, 16);
+    CU_ASSERT(r.net.c.data_dropped > 0);
+    CU_ASSERT(r.net.c.data_retx > 0);
+    CU_ASSERT_EQUAL(r.net.c.pause_frames, 0);
+    CU_ASSERT_EQUAL(r.net.c.data_sent, r.net.c.data_delivered + r.net.c.data_dropped);
+    teardown(&scn, &r);
+}
+
+static void test_headroom_too_small(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(setup_with(INCAST("\"host\": {\"cc\": \"none\"},"), "switch.pfc.headroom", "\"2KB\"", &scn, &r));
+    run_checked(&r);
+    CU_ASSERT(r.net.c.drop_headroom > 0);
+    CU_ASSERT_EQUAL(r.net.c.drop_buffer, 0);
+    char *js = run_summary_json(&r, false);
+    CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"headroom\":"));
+    char needle[64];
+    snprintf(needle, sizeof needle, "\"headroom\":\t%llu", (unsigned long long)r.net.c.drop_headroom);
+    CU_ASSERT_PTR_NOT_NULL(strstr(js, needle));
+    free(js);
+    CU_ASSERT_EQUAL(r.net.flows_completed, 16);
+    teardown(&scn, &r);
+}
+
+static void test_stop_midway_conservation(void)
+{
+    /* Stopped while packets are in flight: sent = delivered + dropped + in flight. */
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(setup_with(INCAST("\"host\": {\"cc\": \"none\"},"), "switch.pfc.enabled", "false", &scn, &r));
+    scn.stop_ps = 300 * PS_PER_US;
+    run_checked(&r);
+    CU_ASSERT_FALSE(r.finished);
+    CU_ASSERT(r.net.c.data_in_flight > 0);
+    teardown(&scn, &r);
+}
+
+/* Runs scenario text with a seed; returns flows.csv and summary (no wall clock) concatenated. */
+static char *outputs(const char *json, const char *seed)
+{
+    struct scenario scn;
+    struct run r;
+    char err[SCN_ERR_MAX];
+    struct scn_override ov = {"seed", seed};
+    if (scn_load_text("test.json", json, &ov, 1, &scn, err, sizeof err) || run_setup(&r, &scn, err, sizeof err)) {
+        fprintf(stderr, "\n  %s\n", err);
+        return NULL;
+    }
+    run_execute(&r);
+    char *a = run_flows_csv(&r), *b = run_summary_json(&r, false);
+    size_t la = strlen(a), lb = strlen(b);
+    char *out = malloc(la + lb + 1);
+    memcpy(out, a, la);
+    memcpy(out + la, b, lb + 1);
+    free(a);
+    free(b);
+    run_free(&r);
+    scn_free(&scn);
+    return out;
+}
+
+static void test_determinism(void)
+{
+    /* DCQCN incast: ECN marking between kmin and kmax draws from the switch's seeded stream. */
+    const char *json = INCAST("");
+    char *a = outputs(json, "1"), *b = outputs(json, "1"), *c = outputs(json, "2");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    CU_ASSERT(strcmp(a, c) != 0);
+    free(a);
+    free(b);
+    free(c);
+}
+
+void test_net_register(void)
+{
+    CU_pSuite s = CU_add_suite("packet path (whole runs)", NULL, NULL);
+    CU_add_test(s, "one flow on an idle path finishes at its ideal FCT", test_single_flow_ideal);
+    CU_add_test(s, "DCQCN: two flows into 40G converge to 20G each", test_dcqcn_two_flows_fair);
+    CU_add_test(s, "16-to-1 incast with PFC, cc none: lossless", test_incast_pfc_lossless);
+    CU_add_test(s, "16-to-1 incast without PFC: drops and recovery", test_incast_no_pfc_drops);
+    CU_add_test(s, "headroom below auto: headroom drops reported", test_headroom_too_small);
+    CU_add_test(s, "conservation when stopped mid-run", test_stop_midway_conservation);
+    CU_add_test(s, "same seed, same bytes; other seed, other result", test_determinism);
+}

@@ -1,0 +1,26 @@
+/*
+ * Test suites.  Each tests/test_*.c file defines one register function that
+ * adds its suite(s) to the CUnit registry; test_main.c calls them all.
+ */
+#ifndef TESTS_H
+#define TESTS_H
+
+#include <CUnit/CUnit.h>
+
+void test_units_register(void);
+void test_event_register(void);
+void test_scenario_register(void);
+void test_cli_register(void);
+void test_dcqcn_register(void);
+void test_net_register(void);
+
+/* Path of the rocesim binary under test ($ROCESIM, default ./rocesim). */
+const char *test_rocesim_bin(void);
+
+/*
+ * Runs a shell command line; returns its exit status (or -1) and, when out
+ * is not NULL, its stdout+stderr (caller frees).
+ */
+int test_run(const char *cmdline, char **out);
+
+#endif

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Installs the Debian packages rocesim needs.  With --if-missing it first
+# checks for each package's header or program and does nothing when all are
+# present, so that `make` can call it on every build at no cost.
+set -e
+need=""
+check() { # package, test
+    if ! sh -c "$2" >/dev/null 2>&1; then need="$need $1"; fi
+}
+check libcjson-dev  "test -f /usr/include/cjson/cJSON.h"
+check libcunit1-dev "test -f /usr/include/CUnit/CUnit.h"
+check libev-dev     "test -f /usr/include/ev.h"
+check gnuplot-nox   "command -v gnuplot"
+if [ "$1" = "--if-missing" ] && [ -z "$need" ]; then exit 0; fi
+if [ -z "$need" ]; then echo "deps: all present (libcjson-dev libcunit1-dev libev-dev gnuplot-nox)"; exit 0; fi
+echo "deps: installing missing Debian packages:$need"
+if [ "$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q $need

@@ -1,0 +1,245 @@
+/*
+ * rocesim — command line.  Exit status: 0 success; 1 the run found a fatal
+ * condition the user asked to fail on; 2 bad usage or bad scenario; 3 I/O error.
+ */
+#include "sim/scenario.h"
+#include "sim/units.h"
+#include "tools/run.h"
+#include "topologies/topo.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SETS 256
+
+static const char usage[] =
+    "usage:\n"
+    "  rocesim run SCENARIO.json [-o DIR] [--set PATH=VALUE]... [--seed N] [--stop TIME] [--no-plot] [-q]\n"
+    "  rocesim check SCENARIO.json [--set PATH=VALUE]...\n"
+    "  rocesim topo SCENARIO.json [--format dot|json] [--set PATH=VALUE]...\n"
+    "  rocesim --help | --version\n"
+    "\n"
+    "  run    simulate; writes summary.json and flows.csv to DIR (default out/<scenario name>)\n"
+    "  check  validate and print the resolved scenario (defaults filled in) as JSON\n"
+    "  topo   print the built topology (nodes, links, rates, delays)\n"
+    "See README.md and docs/scenario.md.\n";
+
+struct cli {
+    const char *cmd, *scenario, *out_dir, *format;
+    struct scn_override sets[MAX_SETS];
+    int n_sets;
+    char seed_buf[32], stop_buf[64];
+    bool quiet, no_plot;
+};
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "rocesim: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n%s", usage);
+    return SCN_EUSAGE;
+}
+
+static int add_set(struct cli *c, const char *arg, char *storage)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg)
+        return bad_usage("--set expects PATH=VALUE, got \"%s\"", arg);
+    if (c->n_sets == MAX_SETS)
+        return bad_usage("too many --set options (at most 256), at \"%s\"", arg);
+    size_t plen = (size_t)(eq - arg);
+    memcpy(storage, arg, plen);
+    storage[plen] = '\0';
+    c->sets[c->n_sets].path = storage;
+    c->sets[c->n_sets].value = eq + 1;
+    c->n_sets++;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct cli *c, char (*set_paths)[512])
+{
+    memset(c, 0, sizeof *c);
+    if (argc < 2)
+        return bad_usage("%s", "missing command");
+    c->cmd = argv[1];
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_next = i + 1 < argc;
+        if (strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0) {
+            if (!has_next)
+                return bad_usage("%s needs a directory", a);
+            c->out_dir = argv[++i];
+        } else if (strcmp(a, "--set") == 0) {
+            if (!has_next)
+                return bad_usage("%s needs PATH=VALUE", a);
+            if (strlen(argv[i + 1]) >= 512)
+                return bad_usage("--set path too long: %.40s...", argv[i + 1]);
+            int rc = add_set(c, argv[i + 1], set_paths[c->n_sets]);
+            i++;
+            if (rc)
+                return rc;
+        } else if (strcmp(a, "--seed") == 0) {
+            if (!has_next)
+                return bad_usage("%s needs a number", a);
+            const char *v = argv[++i];
+            char *end;
+            errno = 0;
+            unsigned long long s = strtoull(v, &end, 10);
+            if (errno || *end || !*v || v[0] == '-')
+                return bad_usage("--seed expects a non-negative integer, got \"%s\"", v);
+            snprintf(c->seed_buf, sizeof c->seed_buf, "%llu", s);
+        } else if (strcmp(a, "--stop") == 0) {
+            if (!has_next)
+                return bad_usage("%s needs a time like \"10ms\"", a);
+            const char *v = argv[++i];
+            int64_t ps;
+            char err[256];
+            if (units_parse_time(v, &ps, err, sizeof err))
+                return bad_usage("--stop: %s", err);
+            snprintf(c->stop_buf, sizeof c->stop_buf, "\"%s\"", v);
+        } else if (strcmp(a, "--format") == 0) {
+            if (!has_next)
+                return bad_usage("%s needs dot or json", a);
+            c->format = argv[++i];
+            if (strcmp(c->format, "dot") && strcmp(c->format, "json"))
+                return bad_usage("--format expects dot or json, got \"%s\"", c->format);
+        } else if (strcmp(a, "--no-plot") == 0) {
+            c->no_plot = true;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            c->quiet = true;
+        } else if (a[0] == '-' && a[1]) {
+            return bad_usage("unknown option \"%s\"", a);
+        } else if (!c->scenario) {
+            c->scenario = a;
+        } else {
+            return bad_usage("unexpected argument \"%s\"", a);
+        }
+    }
+    /* --seed and --stop are overrides like any other, applied last. */
+    if (c->seed_buf[0] && c->n_sets < MAX_SETS)
+        c->sets[c->n_sets++] = (struct scn_override){"seed", c->seed_buf};
+    if (c->stop_buf[0] && c->n_sets < MAX_SETS)
+        c->sets[c->n_sets++] = (struct scn_override){"stop", c->stop_buf};
+    return 0;
+}
+
+static int load(const struct cli *c, struct scenario *scn)
+{
+    char err[SCN_ERR_MAX];
+    if (!c->scenario)
+        return bad_usage("%s needs a scenario file", c->cmd);
+    int rc = scn_load(c->scenario, c->sets, c->n_sets, scn, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "rocesim: %s\n", err);
+    return rc;
+}
+
+static int cmd_check(const struct cli *c)
+{
+    struct scenario scn;
+    int rc = load(c, &scn);
+    if (rc)
+        return rc;
+    /* Build the network too: node names in paths and faults are only known then. */
+    struct run r;
+    char err[SCN_ERR_MAX];
+    rc = run_setup(&r, &scn, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "rocesim: %s\n", err);
+        scn_free(&scn);
+        return rc;
+    }
+    char *json = scn_to_json(&scn);
+    fputs(json, stdout);
+    free(json);
+    run_free(&r);
+    scn_free(&scn);
+    return 0;
+}
+
+static int cmd_topo(const struct cli *c)
+{
+    struct scenario scn;
+    int rc = load(c, &scn);
+    if (rc)
+        return rc;
+    struct graph g;
+    char err[SCN_ERR_MAX];
+    rc = topo_build(&scn, &g, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "rocesim: %s\n", err);
+        scn_free(&scn);
+        return rc;
+    }
+    if (c->format && strcmp(c->format, "dot") == 0)
+        topo_write_dot(stdout, &g);
+    else
+        topo_write_json(stdout, &g);
+    graph_free(&g);
+    scn_free(&scn);
+    return 0;
+}
+
+static int cmd_run(const struct cli *c)
+{
+    struct scenario scn;
+    int rc = load(c, &scn);
+    if (rc)
+        return rc;
+    char dir[4096];
+    if (c->out_dir)
+        snprintf(dir, sizeof dir, "%s", c->out_dir);
+    else
+        snprintf(dir, sizeof dir, "out/%s", scn.name);
+    struct run r;
+    char err[SCN_ERR_MAX];
+    rc = run_setup(&r, &scn, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "rocesim: %s\n", err);
+        scn_free(&scn);
+        return rc;
+    }
+    if (run_execute(&r)) {
+        fprintf(stderr, "rocesim: internal error (a bug): invariant violated: %s\n", r.invariant_error);
+        abort();
+    }
+    rc = run_write_outputs(&r, dir, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "rocesim: %s\n", err);
+    else
+        run_print_summary(&r, stdout, dir);
+    run_free(&r);
+    scn_free(&scn);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+        puts("rocesim 0.1");
+        return 0;
+    }
+    static char set_paths[MAX_SETS][512];
+    struct cli c;
+    int rc = parse_args(argc, argv, &c, set_paths);
+    if (rc)
+        return rc;
+    if (strcmp(c.cmd, "run") == 0)
+        return cmd_run(&c);
+    if (strcmp(c.cmd, "check") == 0)
+        return cmd_check(&c);
+    if (strcmp(c.cmd, "topo") == 0)
+        return cmd_topo(&c);
+    if (strcmp(c.cmd, "sweep") == 0 || strcmp(c.cmd, "plot") == 0 || strcmp(c.cmd, "nic-config") == 0) {
+        fprintf(stderr, "rocesim: \"%s\" is not implemented yet\n", c.cmd);
+        return SCN_EUSAGE;
+    }
+    return bad_usage("unknown command \"%s\"", c.cmd);
+}

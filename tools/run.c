@@ -1,0 +1,406 @@
+/* run — one simulation: build, simulate, report (see run.h). */
+#include "tools/run.h"
+#include "sim/units.h"
+#include "topologies/topo.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    r->scn = scn;
+    int rc = topo_build(scn, &r->g, err, errlen);
+    if (rc)
+        return rc;
+    if (sim_init(&r->sim)) {
+        snprintf(err, errlen, "%s: out of memory", scn->file);
+        graph_free(&r->g);
+        return SCN_EIO;
+    }
+    rc = net_init(&r->net, &r->sim, scn, &r->g, err, errlen);
+    if (rc) {
+        sim_free(&r->sim);
+        graph_free(&r->g);
+        return rc;
+    }
+    rc = traffic_setup(&r->traffic, &r->net, err, errlen);
+    if (rc) {
+        run_free(r);
+        return rc;
+    }
+    return 0;
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int run_execute(struct run *r)
+{
+    double t0 = wall_now();
+    struct net *n = &r->net;
+    if (n->flows_active == 0 && n->pending_sources == 0) {
+        r->finished = true;
+    } else {
+        sim_run(&r->sim, r->scn->stop_ps);
+        r->finished = n->flows_active == 0 && n->c.data_in_flight == 0 && n->pending_sources == 0;
+    }
+    net_close_pauses(n, r->sim.now);
+    r->wall_s = wall_now() - t0;
+    if (net_check_invariants(n, r->invariant_error, sizeof r->invariant_error))
+        return -1;
+    if (r->finished && n->c.data_sent != n->c.data_delivered + n->c.data_dropped) {
+        snprintf(r->invariant_error, sizeof r->invariant_error, "data packets left in flight after the run finished");
+        return -1;
+    }
+    return 0;
+}
+
+void run_free(struct run *r)
+{
+    traffic_free(&r->traffic);
+    net_free(&r->net);
+    sim_free(&r->sim);
+    graph_free(&r->g);
+}
+
+/* ---- statistics ---- */
+
+struct stats {
+    double mean, p50, p95, p99, max;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentiles of v[0..n) (sorted in place). */
+static struct stats compute_stats(double *v, size_t n)
+{
+    struct stats s = {0, 0, 0, 0, 0};
+    if (n == 0)
+        return s;
+    qsort(v, n, sizeof *v, cmp_double);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += v[i];
+    s.mean = sum / (double)n;
+#define PCT(p) v[(size_t)ceil((p) / 100.0 * (double)n) - 1]
+    s.p50 = PCT(50);
+    s.p95 = PCT(95);
+    s.p99 = PCT(99);
+#undef PCT
+    s.max = v[n - 1];
+    return s;
+}
+
+static cJSON *stats_json(struct stats s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "mean", s.mean);
+    cJSON_AddNumberToObject(o, "p50", s.p50);
+    cJSON_AddNumberToObject(o, "p95", s.p95);
+    cJSON_AddNumberToObject(o, "p99", s.p99);
+    cJSON_AddNumberToObject(o, "max", s.max);
+    return o;
+}
+
+static double ps_to_ns(sim_time_t ps) { return (double)ps / 1000.0; }
+
+static void flow_stats(const struct run *r, struct stats *fct, struct stats *sd)
+{
+    const struct net *n = &r->net;
+    double *a = malloc(sizeof(double) * (n->n_flows + 1));
+    double *b = malloc(sizeof(double) * (n->n_flows + 1));
+    if (!a || !b)
+        abort();
+    size_t m = 0;
+    for (uint32_t i = 0; i < n->n_flows; i++) {
+        const struct flow *f = net_flow(n, i);
+        if (f->finish < 0)
+            continue;
+        a[m] = ps_to_ns(f->finish - f->start);
+        b[m] = f->ideal_fct > 0 ? (double)(f->finish - f->start) / (double)f->ideal_fct : 0;
+        m++;
+    }
+    *fct = compute_stats(a, m);
+    *sd = compute_stats(b, m);
+    free(a);
+    free(b);
+}
+
+char *run_summary_json(const struct run *r, bool with_wall)
+{
+    const struct net *n = &r->net;
+    const struct net_counters *c = &n->c;
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "scenario", r->scn->name);
+    cJSON_AddNumberToObject(root, "seed", (double)r->scn->seed);
+    cJSON_AddBoolToObject(root, "complete", true);
+    cJSON_AddBoolToObject(root, "traffic_finished", r->finished);
+    cJSON_AddNumberToObject(root, "sim_end_ns", ps_to_ns(r->sim.now));
+    if (with_wall) {
+        cJSON_AddNumberToObject(root, "wall_s", r->wall_s);
+    }
+    cJSON_AddNumberToObject(root, "events", (double)r->sim.events);
+    cJSON_AddNumberToObject(root, "packet_hops", (double)c->packet_hops);
+    if (with_wall)
+        cJSON_AddNumberToObject(root, "events_per_s", r->wall_s > 0 ? (double)r->sim.events / r->wall_s : 0);
+
+    struct stats fct, sd;
+    flow_stats(r, &fct, &sd);
+    cJSON *flows = cJSON_AddObjectToObject(root, "flows");
+    cJSON_AddNumberToObject(flows, "total", n->n_flows);
+    cJSON_AddNumberToObject(flows, "completed", n->flows_completed);
+    cJSON_AddItemToObject(flows, "fct_ns", stats_json(fct));
+    cJSON_AddItemToObject(flows, "slowdown", stats_json(sd));
+
+    cJSON_AddArrayToObject(root, "collectives");
+
+    cJSON *pk = cJSON_AddObjectToObject(root, "packets");
+    cJSON_AddNumberToObject(pk, "sent", (double)c->data_sent);
+    cJSON_AddNumberToObject(pk, "delivered", (double)c->data_delivered);
+    cJSON_AddNumberToObject(pk, "dropped", (double)c->data_dropped);
+    cJSON_AddNumberToObject(pk, "in_flight", (double)c->data_in_flight);
+    cJSON_AddNumberToObject(pk, "retransmitted", (double)c->data_retx);
+    cJSON_AddNumberToObject(pk, "ecn_marked", (double)c->ecn_marked);
+    cJSON_AddNumberToObject(pk, "timeouts", (double)c->timeouts);
+    cJSON_AddNumberToObject(pk, "nacks", (double)c->nacks_sent);
+    cJSON *dr = cJSON_AddObjectToObject(pk, "drops_by_reason");
+    cJSON_AddNumberToObject(dr, "buffer", (double)c->drop_buffer);
+    cJSON_AddNumberToObject(dr, "headroom", (double)c->drop_headroom);
+    cJSON_AddNumberToObject(dr, "watchdog", (double)c->drop_watchdog);
+    cJSON_AddNumberToObject(dr, "link_down", (double)c->drop_link_down);
+    cJSON *by = cJSON_AddObjectToObject(root, "bytes");
+    cJSON_AddNumberToObject(by, "sent", (double)c->bytes_sent);
+    cJSON_AddNumberToObject(by, "delivered", (double)c->bytes_delivered);
+    cJSON_AddNumberToObject(by, "dropped", (double)c->bytes_dropped);
+    cJSON_AddNumberToObject(by, "in_flight", (double)c->data_bytes_in_flight);
+
+    cJSON *cnp = cJSON_AddObjectToObject(root, "cnp");
+    cJSON_AddNumberToObject(cnp, "sent", (double)c->cnp_sent);
+    cJSON_AddNumberToObject(cnp, "received", (double)c->cnp_received);
+
+    cJSON *pfc = cJSON_AddObjectToObject(root, "pfc");
+    cJSON_AddNumberToObject(pfc, "pause_frames", (double)c->pause_frames);
+    cJSON_AddNumberToObject(pfc, "resume_frames", (double)c->resume_frames);
+    cJSON_AddNumberToObject(pfc, "paused_ns_total", ps_to_ns(n->paused_total));
+    cJSON_AddNumberToObject(pfc, "ports_ever_paused", n->ports_ever_paused);
+
+    cJSON *dl = cJSON_AddObjectToObject(root, "deadlock");
+    cJSON_AddBoolToObject(dl, "detected", false);
+    cJSON_AddNullToObject(dl, "at_ns");
+    cJSON_AddArrayToObject(dl, "cycle");
+
+    cJSON *wd = cJSON_AddObjectToObject(root, "watchdog");
+    cJSON_AddNumberToObject(wd, "storms_detected", 0);
+    cJSON_AddNumberToObject(wd, "restored", 0);
+
+    char *txt = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!txt)
+        abort();
+    size_t len = strlen(txt);
+    char *out = realloc(txt, len + 2);
+    if (!out)
+        abort();
+    out[len] = '\n';
+    out[len + 1] = '\0';
+    return out;
+}
+
+/* ---- flows.csv ---- */
+
+struct buf {
+    char *p;
+    size_t len, cap;
+};
+
+static void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void buf_printf(struct buf *b, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0)
+            abort();
+        if (b->p && b->len + (size_t)k < b->cap) {
+            b->len += (size_t)k;
+            return;
+        }
+        size_t nc = b->cap ? b->cap * 2 : 65536;
+        while (nc < b->len + (size_t)k + 1)
+            nc *= 2;
+        char *np = realloc(b->p, nc);
+        if (!np)
+            abort();
+        b->p = np;
+        b->cap = nc;
+    }
+}
+
+/* ps as ns with at most three decimals and no trailing zeros: exact and stable. */
+static const char *ns_str(sim_time_t ps, char *buf, size_t len)
+{
+    if (ps % 1000 == 0) {
+        snprintf(buf, len, "%lld", (long long)(ps / 1000));
+    } else {
+        snprintf(buf, len, "%lld.%03lld", (long long)(ps / 1000), (long long)(ps % 1000));
+        size_t l = strlen(buf);
+        while (buf[l - 1] == '0')
+            buf[--l] = '\0';
+    }
+    return buf;
+}
+
+char *run_flows_csv(const struct run *r)
+{
+    const struct net *n = &r->net;
+    struct buf b = {0};
+    buf_printf(&b, "id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps\n");
+    for (uint32_t i = 0; i < n->n_flows; i++) {
+        const struct flow *f = net_flow(n, i);
+        char s1[32], s2[32], s3[32], s4[32];
+        buf_printf(&b, "%s,%s,%s,%d,%lld,%s,", f->name, scn_host_name(r->scn, (int)f->src),
+                   scn_host_name(r->scn, (int)f->dst), f->prio, (long long)f->size, ns_str(f->start, s1, sizeof s1));
+        if (f->finish < 0)
+            buf_printf(&b, ",,,,,\n");
+        else
+            buf_printf(&b, "%s,%s,%s,%.4f,%llu,%llu\n", ns_str(f->finish, s2, sizeof s2),
+                       ns_str(f->finish - f->start, s3, sizeof s3), ns_str(f->ideal_fct, s4, sizeof s4),
+                       f->ideal_fct > 0 ? (double)(f->finish - f->start) / (double)f->ideal_fct : 0.0,
+                       (unsigned long long)f->retx_bytes, (unsigned long long)f->cnps_rx);
+    }
+    if (!b.p)
+        abort();
+    return b.p;
+}
+
+/* ---- files ---- */
+
+int make_dirs(const char *path)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, 0777) && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(tmp, 0777) && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+int write_file_atomic(const char *path, const char *data, size_t len)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return -1;
+    size_t w = fwrite(data, 1, len, f);
+    int e = ferror(f);
+    if (fclose(f) || w != len || e) {
+        int saved = errno;
+        unlink(tmp);
+        errno = saved ? saved : EIO;
+        return -1;
+    }
+    if (rename(tmp, path)) {
+        int saved = errno;
+        unlink(tmp);
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
+int run_write_outputs(struct run *r, const char *dir, char *err, size_t errlen)
+{
+    if (make_dirs(dir)) {
+        snprintf(err, errlen, "%s: cannot create directory: %s", dir, strerror(errno));
+        return SCN_EIO;
+    }
+    struct {
+        const char *name;
+        char *text;
+    } files[] = {{"flows.csv", run_flows_csv(r)}, {"summary.json", run_summary_json(r, true)}};
+    int rc = 0;
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
+        if (!rc && write_file_atomic(path, files[i].text, strlen(files[i].text))) {
+            snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+            rc = SCN_EIO;
+        }
+        free(files[i].text);
+    }
+    return rc;
+}
+
+static const char *human_time(double ns, char *buf, size_t len)
+{
+    if (ns >= 1e9)
+        snprintf(buf, len, "%.3f s", ns / 1e9);
+    else if (ns >= 1e6)
+        snprintf(buf, len, "%.3f ms", ns / 1e6);
+    else if (ns >= 1e3)
+        snprintf(buf, len, "%.2f us", ns / 1e3);
+    else
+        snprintf(buf, len, "%.0f ns", ns);
+    return buf;
+}
+
+void run_print_summary(const struct run *r, FILE *f, const char *dir)
+{
+    const struct net *n = &r->net;
+    const struct net_counters *c = &n->c;
+    struct stats fct, sd;
+    flow_stats(r, &fct, &sd);
+    char a[32], b[32];
+    fprintf(f, "%s: %u of %u flows finished, simulated %s in %.2f s (%.2f M events/s)\n", r->scn->name,
+            n->flows_completed, n->n_flows, human_time(ps_to_ns(r->sim.now), a, sizeof a), r->wall_s,
+            r->wall_s > 0 ? (double)r->sim.events / r->wall_s / 1e6 : 0.0);
+    if (n->flows_completed)
+        fprintf(f, "  FCT p50 %s, p99 %s; slowdown p50 %.2f, p99 %.2f\n", human_time(fct.p50, a, sizeof a),
+                human_time(fct.p99, b, sizeof b), sd.p50, sd.p99);
+    fprintf(f, "  data packets: %llu sent, %llu dropped (%llu buffer, %llu headroom), %llu retransmitted, %llu ECN-marked\n",
+            (unsigned long long)c->data_sent, (unsigned long long)c->data_dropped,
+            (unsigned long long)c->drop_buffer, (unsigned long long)c->drop_headroom,
+            (unsigned long long)c->data_retx, (unsigned long long)c->ecn_marked);
+    fprintf(f, "  CNPs: %llu; PFC: %llu PAUSE, %llu RESUME, %u ports paused, %s paused in total\n",
+            (unsigned long long)c->cnp_sent, (unsigned long long)c->pause_frames,
+            (unsigned long long)c->resume_frames, n->ports_ever_paused,
+            human_time(ps_to_ns(n->paused_total), a, sizeof a));
+    if (c->drop_headroom)
+        fprintf(f, "  WARNING: %llu lossless packets were dropped for lack of PFC headroom: "
+                   "switch.pfc.headroom is too small for these links\n",
+                (unsigned long long)c->drop_headroom);
+    if (!r->finished)
+        fprintf(f, "  stopped at the stop time with traffic unfinished\n");
+    if (dir)
+        fprintf(f, "  outputs: %s/ (summary.json, flows.csv)\n", dir);
+}

@@ -1,0 +1,58 @@
+/*
+ * run — one simulation from a resolved scenario: build, simulate, report.
+ *
+ * run_setup builds the topology, the network and the traffic; run_execute
+ * simulates until the stop time or until all finite traffic has finished;
+ * run_write_outputs writes summary.json and flows.csv (each to a temporary
+ * name, then renamed, so a reader never sees a half-written file).
+ */
+#ifndef TOOLS_RUN_H
+#define TOOLS_RUN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "models/net.h"
+#include "models/traffic.h"
+#include "sim/graph.h"
+#include "sim/scenario.h"
+#include "sim/sim.h"
+
+struct run {
+    const struct scenario *scn;
+    struct graph g;
+    struct sim sim;
+    struct net net;
+    struct traffic traffic;
+    double wall_s;
+    bool finished;           /* all finite traffic done before the stop time */
+    char invariant_error[256];
+};
+
+/* Returns 0, or SCN_EUSAGE with a message (the scenario cannot be built). */
+int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errlen);
+
+/* Simulates.  Returns 0, or -1 when an internal invariant failed (message in r->invariant_error). */
+int run_execute(struct run *r);
+
+/* Writes the output files into dir (created).  Returns 0, or SCN_EIO with a message. */
+int run_write_outputs(struct run *r, const char *dir, char *err, size_t errlen);
+
+/* summary.json as text (caller frees); with_wall = false leaves out the wall-clock fields. */
+char *run_summary_json(const struct run *r, bool with_wall);
+
+/* flows.csv as text (caller frees). */
+char *run_flows_csv(const struct run *r);
+
+/* The short human summary printed at the end of `rocesim run`. */
+void run_print_summary(const struct run *r, FILE *f, const char *dir);
+
+void run_free(struct run *r);
+
+/* Writes `len` bytes to path atomically (temporary file + rename).  Returns 0 or -1 (errno set). */
+int write_file_atomic(const char *path, const char *data, size_t len);
+
+/* mkdir -p.  Returns 0 or -1 (errno set). */
+int make_dirs(const char *path);
+
+#endif
