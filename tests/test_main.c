@@ -56,6 +56,7 @@ int main(int argc, char **argv)
     test_event_register();
     test_scenario_register();
     test_cli_register();
+    test_topo_register();
     test_dcqcn_register();
     test_net_register();
     CU_basic_set_mode(argc > 1 && strcmp(argv[1], "-v") == 0 ? CU_BRM_VERBOSE : CU_BRM_NORMAL);

@@ -1,0 +1,2520 @@
+/*
+ * scenario — see scenario.h.
+ *
+ * The loader works in three passes over a cJSON tree: reject duplicate keys
+ * (cJSON silently keeps both), apply the --set overrides to the tree, then
+ * validate the tree into struct scenario.  Validation stops at the first
+ * problem and reports it as one line naming the file and the dotted JSON path,
+ * so that every error points at exactly one place the user can fix.
+ */
+#include "sim/scenario.h"
+#include "sim/units.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PATH_LEN 256
+#define MAX_HOSTS 1000000
+#define MAX_COUNT 1000000           /* any single count in a topology */
+#define MAX_FILE_BYTES (256L << 20) /* a scenario this large is a mistake */
+#define MAX_SEED 9007199254740992.0 /* 2^53: larger integers are not exact in JSON */
+
+/* Loader state shared by every validation function. */
+struct ctx {
+    const char *file;
+    char *err;
+    size_t errlen;
+    int status;                 /* SCN_EUSAGE, or SCN_EIO for out-of-memory */
+    bool in_override;           /* errors now are about the override being applied */
+    char (*ovpath)[PATH_LEN];   /* normalized paths of the overrides, for "(from --set)" */
+    int n_ov;
+    struct scenario *s;
+    int *node_sorted;           /* custom topology: node indices sorted by name */
+};
+
+/*
+ * snprintf for messages and names, where truncation is acceptable (buffers
+ * are sized for the normal case); returns the length it wanted to write.
+ */
+static int strf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int strf(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Error reporting                                                           */
+
+/*
+ * Returns true when path lies at or under a path set by an override, or above
+ * one (the override created or changed something inside the faulty object).
+ */
+static bool from_override(const struct ctx *c, const char *path)
+{
+    size_t pn = strlen(path);
+    for (int i = 0; i < c->n_ov; i++) {
+        const char *o = c->ovpath[i];
+        size_t n = strlen(o);
+        if (strncmp(path, o, n) == 0 && (path[n] == '\0' || path[n] == '.'))
+            return true;
+        if (pn > 0 && strncmp(o, path, pn) == 0 && o[pn] == '.')
+            return true;
+    }
+    return false;
+}
+
+/* Writes "FILE: PATH: message" into the error buffer; always returns -1. */
+static int bad(struct ctx *c, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int bad(struct ctx *c, const char *path, const char *fmt, ...)
+{
+    char msg[SCN_ERR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    c->status = SCN_EUSAGE;
+    if (c->err && c->errlen)
+        strf(c->err, c->errlen, "%s: %s%s: %s", c->file, *path ? path : "(top level)",
+                 c->in_override || from_override(c, path) ? " (from --set)" : "", msg);
+    return -1;
+}
+
+/* Reports an allocation failure (an I/O-class error); always returns -1. */
+static int oom(struct ctx *c)
+{
+    c->status = SCN_EIO;
+    if (c->err && c->errlen)
+        strf(c->err, c->errlen, "%s: out of memory", c->file);
+    return -1;
+}
+
+/* calloc that reports failure through the context; returns NULL on failure. */
+static void *xcalloc(struct ctx *c, size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        oom(c);
+    return p;
+}
+
+/* Formats a double so that it reads back exactly; returns buf. */
+static char *fmt_num(double d, char *buf, size_t len)
+{
+    if (!isfinite(d)) {
+        strf(buf, len, "%s", isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
+        return buf;
+    }
+    strf(buf, len, "%.15g", d);
+    if (strtod(buf, NULL) != d)
+        strf(buf, len, "%.17g", d);
+    return buf;
+}
+
+/* Describes a JSON value for a "got ..." clause; returns buf. */
+static const char *describe(const cJSON *v, char *buf, size_t len)
+{
+    char num[40];
+    if (!v)
+        strf(buf, len, "nothing");
+    else if (cJSON_IsString(v))
+        strf(buf, len, "a string \"%.60s%s\"", v->valuestring,
+                 strlen(v->valuestring) > 60 ? "..." : "");
+    else if (cJSON_IsNumber(v))
+        strf(buf, len, "a number %s", fmt_num(v->valuedouble, num, sizeof num));
+    else if (cJSON_IsBool(v))
+        strf(buf, len, "%s", cJSON_IsTrue(v) ? "true" : "false");
+    else if (cJSON_IsNull(v))
+        strf(buf, len, "null");
+    else if (cJSON_IsArray(v))
+        strf(buf, len, "an array");
+    else
+        strf(buf, len, "an object");
+    return buf;
+}
+
+/* Builds "parent.key" (or "key" at the top level) into out; returns out. */
+static char *join(char *out, const char *parent, const char *key)
+{
+    if (*parent)
+        strf(out, PATH_LEN, "%s.%s", parent, key);
+    else
+        strf(out, PATH_LEN, "%s", key);
+    return out;
+}
+
+/* Builds "parent.i" into out; returns out. */
+static char *join_idx(char *out, const char *parent, int i)
+{
+    char k[16];
+    strf(k, sizeof k, "%d", i);
+    return join(out, parent, k);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Typed access to JSON values.  Each val_* checks one value at `path`;       */
+/* each get_* looks up obj.key and leaves *out untouched when it is absent.   */
+/* All return 0 on success and -1 (error written) on failure.                */
+
+/* Returns obj's member `key` (exact case), or NULL when absent. */
+static const cJSON *member(const cJSON *obj, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+/* Fails unless v is an object. */
+static int val_obj(struct ctx *c, const cJSON *v, const char *path)
+{
+    char d[96];
+    if (!cJSON_IsObject(v))
+        return bad(c, path, "expected an object, got %s", describe(v, d, sizeof d));
+    return 0;
+}
+
+/* Fails unless v is an array. */
+static int val_arr(struct ctx *c, const cJSON *v, const char *path, const char *what)
+{
+    char d[96];
+    if (!cJSON_IsArray(v))
+        return bad(c, path, "expected %s, got %s", what, describe(v, d, sizeof d));
+    return 0;
+}
+
+/* Fails when obj has a member whose name is not in the NULL-terminated list. */
+static int check_fields(struct ctx *c, const cJSON *obj, const char *path, const char *const *known)
+{
+    for (const cJSON *it = obj->child; it; it = it->next) {
+        bool ok = false;
+        for (const char *const *k = known; *k; k++)
+            if (strcmp(it->string, *k) == 0) {
+                ok = true;
+                break;
+            }
+        if (ok)
+            continue;
+        char list[SCN_ERR_MAX / 2] = "", p[PATH_LEN];
+        size_t used = 0;
+        for (const char *const *k = known; *k; k++) {
+            int n = strf(list + used, sizeof list - used, "%s%s", k == known ? "" : ", ", *k);
+            if (n < 0 || (size_t)n >= sizeof list - used)
+                break;
+            used += (size_t)n;
+        }
+        return bad(c, join(p, path, it->string), "expected one of the fields %s, got unknown field \"%.60s\"",
+                   list, it->string);
+    }
+    return 0;
+}
+
+/* Fails when obj.key is absent; `what` describes the expected value. */
+static int required(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, const char *what)
+{
+    char p[PATH_LEN];
+    if (!member(obj, key))
+        return bad(c, join(p, ppath, key), "expected %s, got nothing (this field is required)", what);
+    return 0;
+}
+
+/* Checks that v is true or false. */
+static int val_bool(struct ctx *c, const cJSON *v, const char *path, bool *out)
+{
+    char d[96];
+    if (!cJSON_IsBool(v))
+        return bad(c, path, "expected true or false, got %s", describe(v, d, sizeof d));
+    *out = cJSON_IsTrue(v);
+    return 0;
+}
+
+/* obj.key as a boolean, if present. */
+static int get_bool(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, bool *out)
+{
+    char p[PATH_LEN];
+    const cJSON *v = member(obj, key);
+    return v ? val_bool(c, v, join(p, ppath, key), out) : 0;
+}
+
+/* Checks that v is an integral number in [lo, hi] (hi >= INT_MAX means unbounded). */
+static int val_int(struct ctx *c, const cJSON *v, const char *path, long long lo, long long hi, long long *out)
+{
+    char d[96], range[64];
+    if (hi >= INT_MAX)
+        strf(range, sizeof range, "an integer of at least %lld", lo);
+    else
+        strf(range, sizeof range, "an integer from %lld to %lld", lo, hi);
+    if (!cJSON_IsNumber(v))
+        return bad(c, path, "expected %s, got %s", range, describe(v, d, sizeof d));
+    double x = v->valuedouble;
+    if (!isfinite(x) || x != floor(x))
+        return bad(c, path, "expected %s, got %s (not a whole number)", range, fmt_num(x, d, sizeof d));
+    if (x < (double)lo || x > (double)hi)
+        return bad(c, path, "expected %s, got %s", range, fmt_num(x, d, sizeof d));
+    *out = (long long)x;
+    return 0;
+}
+
+/* obj.key as an integer in [lo, hi], if present. */
+static int get_int(struct ctx *c, const cJSON *obj, const char *ppath, const char *key,
+                   long long lo, long long hi, int *out)
+{
+    char p[PATH_LEN];
+    long long x;
+    const cJSON *v = member(obj, key);
+    if (!v)
+        return 0;
+    if (val_int(c, v, join(p, ppath, key), lo, hi, &x) < 0)
+        return -1;
+    *out = (int)x;
+    return 0;
+}
+
+/* Checks that v is a number in the range given by lo/hi and their openness. */
+static int val_num(struct ctx *c, const cJSON *v, const char *path, double lo, bool lo_open,
+                   double hi, bool hi_open, double *out)
+{
+    char d[96], range[96], a[40], b[40];
+    fmt_num(lo, a, sizeof a);
+    fmt_num(hi, b, sizeof b);
+    if (isinf(hi))
+        strf(range, sizeof range, "a number %s %s", lo_open ? "greater than" : "of at least", a);
+    else if (!lo_open && !hi_open)
+        strf(range, sizeof range, "a number from %s to %s", a, b);
+    else
+        strf(range, sizeof range, "a number %s %s and %s %s", lo_open ? "greater than" : "at least", a,
+                 hi_open ? "below" : "at most", b);
+    if (!cJSON_IsNumber(v))
+        return bad(c, path, "expected %s, got %s", range, describe(v, d, sizeof d));
+    double x = v->valuedouble;
+    if (!isfinite(x) || (lo_open ? x <= lo : x < lo) || (hi_open ? x >= hi : x > hi))
+        return bad(c, path, "expected %s, got %s", range, fmt_num(x, d, sizeof d));
+    *out = x;
+    return 0;
+}
+
+/* obj.key as a number in the given range, if present. */
+static int get_num(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, double lo, bool lo_open,
+                   double hi, bool hi_open, double *out)
+{
+    char p[PATH_LEN];
+    const cJSON *v = member(obj, key);
+    return v ? val_num(c, v, join(p, ppath, key), lo, lo_open, hi, hi_open, out) : 0;
+}
+
+/* A probability-like number in [0, 1]. */
+static int get_prob(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, double *out)
+{
+    return get_num(c, obj, ppath, key, 0.0, false, 1.0, false, out);
+}
+
+enum qty { Q_TIME, Q_SIZE, Q_RATE, Q_LENGTH };
+static const char *const qty_what[] = {"a time like \"1.5us\"", "a size like \"20KB\"", "a rate like \"100Gbps\"",
+                                       "a length like \"100m\""};
+static const char *const qty_noun[] = {"a time", "a size", "a rate", "a length"};
+
+/*
+ * Checks a quantity with a unit.  A JSON number is handed to the units parser
+ * as text so that the user sees the parser's "no unit" explanation.
+ */
+static int val_qty(struct ctx *c, const cJSON *v, const char *path, enum qty q, bool positive, int64_t *out)
+{
+    char d[96], num[40], uerr[SCN_ERR_MAX / 2];
+    const char *str;
+    if (cJSON_IsString(v))
+        str = v->valuestring;
+    else if (cJSON_IsNumber(v))
+        str = fmt_num(v->valuedouble, num, sizeof num);
+    else
+        return bad(c, path, "expected %s, got %s", qty_what[q], describe(v, d, sizeof d));
+    int rc;
+    switch (q) {
+    case Q_TIME: rc = units_parse_time(str, out, uerr, sizeof uerr); break;
+    case Q_SIZE: rc = units_parse_size(str, out, uerr, sizeof uerr); break;
+    case Q_RATE: rc = units_parse_rate(str, out, uerr, sizeof uerr); break;
+    default: rc = units_parse_length(str, out, uerr, sizeof uerr); break;
+    }
+    if (rc < 0)
+        return bad(c, path, "%s", uerr);
+    if (positive && *out <= 0)
+        return bad(c, path, "expected %s greater than zero, got \"%.60s\"", qty_noun[q], str);
+    return 0;
+}
+
+/* obj.key as a quantity with a unit, if present. */
+static int get_qty(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, enum qty q, bool positive,
+                   int64_t *out)
+{
+    char p[PATH_LEN];
+    const cJSON *v = member(obj, key);
+    return v ? val_qty(c, v, join(p, ppath, key), q, positive, out) : 0;
+}
+
+/* Checks that v is a string; *out points into the tree. */
+static int val_str(struct ctx *c, const cJSON *v, const char *path, const char *what, const char **out)
+{
+    char d[96];
+    if (!cJSON_IsString(v))
+        return bad(c, path, "expected %s, got %s", what, describe(v, d, sizeof d));
+    *out = v->valuestring;
+    return 0;
+}
+
+/* Checks that v is one of the NULL-terminated names; stores its index. */
+static int val_enum(struct ctx *c, const cJSON *v, const char *path, const char *const *names, int *out)
+{
+    char what[SCN_ERR_MAX / 2] = "one of", d[96];
+    size_t used = strlen(what);
+    for (const char *const *n = names; *n; n++) {
+        int k = strf(what + used, sizeof what - used, "%s \"%s\"", n == names ? "" : ",", *n);
+        if (k < 0 || (size_t)k >= sizeof what - used)
+            break;
+        used += (size_t)k;
+    }
+    if (!cJSON_IsString(v))
+        return bad(c, path, "expected %s, got %s", what, describe(v, d, sizeof d));
+    for (int i = 0; names[i]; i++)
+        if (strcmp(v->valuestring, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    return bad(c, path, "expected %s, got \"%.60s\"", what, v->valuestring);
+}
+
+/* obj.key as one of names (index stored), if present. */
+static int get_enum(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, const char *const *names,
+                    int *out)
+{
+    char p[PATH_LEN];
+    const cJSON *v = member(obj, key);
+    return v ? val_enum(c, v, join(p, ppath, key), names, out) : 0;
+}
+
+/*
+ * Checks a name that ends up in CSV files and messages: non-empty, at most
+ * SCN_NAME_MAX-1 bytes, no whitespace, control characters, quotes, commas or
+ * the characters in `also_forbidden`.  Copies it into out.
+ */
+static int val_name(struct ctx *c, const cJSON *v, const char *path, const char *what, const char *also_forbidden,
+                    char out[SCN_NAME_MAX])
+{
+    const char *s = NULL;
+    if (val_str(c, v, path, what, &s) < 0)
+        return -1;
+    size_t n = strlen(s);
+    if (n == 0)
+        return bad(c, path, "expected %s, got an empty string", what);
+    if (n >= SCN_NAME_MAX)
+        return bad(c, path, "expected %s of at most %d characters, got \"%.60s...\" (%zu characters)", what,
+                   SCN_NAME_MAX - 1, s, n);
+    for (const char *p = s; *p; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (isspace(ch) || iscntrl(ch) || ch == ',' || ch == '"' || (ch && strchr(also_forbidden, ch))) {
+            char extra[32] = "";
+            size_t used = 0;
+            for (const char *f = also_forbidden; *f; f++)
+                used += (size_t)strf(extra + used, sizeof extra - used, "%s\"%c\"", f[1] ? ", " : " or ", *f);
+            return bad(c, path, "expected %s without whitespace, quotes%s commas%s, got \"%s\"", what,
+                       *also_forbidden ? "," : " or", extra, s);
+        }
+    }
+    memcpy(out, s, n + 1);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Duplicate keys, comments, overrides                                        */
+
+/* Fails on the first object (at any depth) that has a key twice. */
+static int check_dups(struct ctx *c, const cJSON *v, const char *path)
+{
+    char p[PATH_LEN];
+    int i = 0;
+    for (const cJSON *it = v->child; it; it = it->next, i++) {
+        if (cJSON_IsObject(v)) {
+            for (const cJSON *prev = v->child; prev != it; prev = prev->next)
+                if (strcmp(prev->string, it->string) == 0)
+                    return bad(c, join(p, path, it->string),
+                               "expected each key once in an object, got \"%.60s\" twice", it->string);
+            join(p, path, it->string);
+        } else {
+            join_idx(p, path, i);
+        }
+        if ((cJSON_IsObject(it) || cJSON_IsArray(it)) && check_dups(c, it, p) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/*
+ * Returns a copy of text with // and block comments replaced by spaces
+ * (newlines kept, so line:column positions stay right), or NULL with the
+ * error written when a block comment is not closed or memory runs out.
+ */
+static char *strip_comments(struct ctx *c, const char *text)
+{
+    size_t n = strlen(text);
+    char *out = malloc(n + 1);
+    if (!out) {
+        oom(c);
+        return NULL;
+    }
+    memcpy(out, text, n + 1);
+    bool in_str = false;
+    for (size_t i = 0; i < n; i++) {
+        if (in_str) {
+            if (out[i] == '\\' && i + 1 < n)
+                i++;
+            else if (out[i] == '"')
+                in_str = false;
+        } else if (out[i] == '"') {
+            in_str = true;
+        } else if (out[i] == '/' && out[i + 1] == '/') {
+            while (i < n && out[i] != '\n')
+                out[i++] = ' ';
+        } else if (out[i] == '/' && out[i + 1] == '*') {
+            size_t start = i;
+            out[i++] = ' ';
+            out[i++] = ' ';
+            while (i < n && !(out[i] == '*' && out[i + 1] == '/')) {
+                if (out[i] != '\n')
+                    out[i] = ' ';
+                i++;
+            }
+            if (i >= n) {
+                int line = 1, col = 1;
+                for (size_t k = 0; k < start; k++, col++)
+                    if (text[k] == '\n') {
+                        line++;
+                        col = 0;
+                    }
+                strf(c->err, c->errlen, "%s:%d:%d: expected \"*/\" to close this comment, got end of file",
+                         c->file, line, col);
+                c->status = SCN_EUSAGE;
+                free(out);
+                return NULL;
+            }
+            out[i++] = ' ';
+            out[i] = ' ';
+        }
+    }
+    return out;
+}
+
+/* Parses text into a tree; returns NULL with a "FILE:LINE:COL: ..." error on a syntax error. */
+static cJSON *parse_json(struct ctx *c, const char *text)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (root)
+        return root;
+    if (!end)
+        end = text;
+    int line = 1, col = 1;
+    const char *ls = text;
+    for (const char *p = text; p < end; p++, col++)
+        if (*p == '\n') {
+            line++;
+            col = 0;
+            ls = p + 1;
+        }
+    c->status = SCN_EUSAGE;
+    if (!*end) {
+        strf(c->err, c->errlen, "%s:%d:%d: expected valid JSON, got the end of the file (is a bracket, brace or "
+             "quote left open?)", c->file, line, col);
+        return NULL;
+    }
+    /* Show the line up to and including the offending character, which is usually enough to spot it. */
+    const char *from = end - ls > 40 ? end - 40 : ls;
+    while (from < end && (*from == ' ' || *from == '\t'))
+        from++;
+    int len = (int)(end - from) + (*end != '\n' && *end != '\r');
+    strf(c->err, c->errlen, "%s:%d:%d: expected valid JSON, got a syntax error here: %.*s <--", c->file, line, col,
+         len, from);
+    return NULL;
+}
+
+/* Returns true when s is a non-empty run of decimal digits. */
+static bool all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s))
+            return false;
+    return true;
+}
+
+/*
+ * Applies one --set PATH=VALUE to the tree.  Intermediate objects are created
+ * when missing; numeric components index arrays.  The normalized path is
+ * written into norm.  Returns 0, or -1 with the error written.
+ */
+static int apply_override(struct ctx *c, cJSON *root, const struct scn_override *o, char norm[PATH_LEN])
+{
+    char tmp[PATH_LEN], shown[PATH_LEN], d[96];
+    norm[0] = '\0';
+    if (!o->path || !*o->path || strlen(o->path) >= PATH_LEN)
+        return bad(c, "--set", "expected a dotted path like \"switch.ecn.kmin\", got \"%.60s\"",
+                   o->path ? o->path : "");
+    strf(tmp, sizeof tmp, "%s", o->path);
+    /* Count components first: the last one receives the value. */
+    int ncomp = 1;
+    for (const char *p = tmp; *p; p++)
+        ncomp += *p == '.';
+    cJSON *cur = root;
+    char *comp = tmp;
+    for (int i = 0; i < ncomp; i++) {
+        char *dot = strchr(comp, '.');
+        if (dot)
+            *dot = '\0';
+        if (!*comp)
+            return bad(c, o->path, "expected a dotted path like \"switch.ecn.kmin\", got \"%s\"",
+                       o->path);
+        bool last = i == ncomp - 1;
+        strf(shown, sizeof shown, "%s", norm);
+        if (cJSON_IsArray(cur)) {
+            int len = cJSON_GetArraySize(cur);
+            if (!all_digits(comp) || strlen(comp) > 9)
+                return bad(c, o->path, "expected an index into %s, got \"%s\"", *norm ? norm : "the file",
+                           comp);
+            int idx = atoi(comp);
+            if (idx >= len)
+                return bad(c, o->path,
+                           "expected an index from 0 to %d into %s (it has %d entr%s), got %d", len - 1,
+                           norm, len, len == 1 ? "y" : "ies", idx);
+            join_idx(norm, shown, idx);
+            if (last) {
+                cJSON *val = cJSON_ParseWithOpts(o->value ? o->value : "", NULL, 1);
+                if (!val)
+                    val = cJSON_CreateString(o->value ? o->value : "");
+                if (!val)
+                    return oom(c);
+                cJSON_ReplaceItemInArray(cur, idx, val);
+                return 0;
+            }
+            cur = cJSON_GetArrayItem(cur, idx);
+        } else if (cJSON_IsObject(cur)) {
+            join(norm, shown, comp);
+            cJSON *next = cJSON_GetObjectItemCaseSensitive(cur, comp);
+            if (last) {
+                cJSON *val = cJSON_ParseWithOpts(o->value ? o->value : "", NULL, 1);
+                if (!val)
+                    val = cJSON_CreateString(o->value ? o->value : "");
+                if (!val)
+                    return oom(c);
+                if (next)
+                    cJSON_ReplaceItemInObjectCaseSensitive(cur, comp, val);
+                else
+                    cJSON_AddItemToObject(cur, comp, val);
+                return 0;
+            }
+            if (!next) {
+                next = cJSON_CreateObject();
+                if (!next)
+                    return oom(c);
+                cJSON_AddItemToObject(cur, comp, next);
+            }
+            cur = next;
+        } else {
+            return bad(c, o->path, "expected %s to be an object or an array to set \"%s\" in, got %s",
+                       *norm ? norm : "the file", comp, describe(cur, d, sizeof d));
+        }
+        comp = dot + 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Defaults                                                                  */
+
+/* Sets every DCQCN parameter to the values of preset p; cannot fail. */
+static void dcqcn_preset(struct scn_dcqcn *d, enum scn_dcqcn_preset p)
+{
+    d->preset = p;
+    if (p == DCQCN_PAPER) {
+        d->g = 1.0 / 256;
+        d->alpha_init = 1.0;
+        d->alpha_timer_ps = 55 * PS_PER_US;
+        d->rate_increase_timer_ps = 55 * PS_PER_US;
+        d->byte_counter = 10000000;
+        d->fast_recovery_steps = 5;
+        d->ai_rate_bps = 40000000;
+        d->hai_rate_bps = 200000000;
+        d->min_rate_bps = 100000000;
+        d->rate_on_first_cnp = 1.0;
+        d->min_dec_factor = 0.5;
+        d->clamp_target_rate = false;
+        d->cnp_interval_ps = 50 * PS_PER_US;
+    } else {
+        d->g = 5.0 / 1024;
+        d->alpha_init = 1.0;
+        d->alpha_timer_ps = 1 * PS_PER_US;
+        d->rate_increase_timer_ps = 300 * PS_PER_US;
+        d->byte_counter = 32767;
+        d->fast_recovery_steps = 1;
+        d->ai_rate_bps = 5000000;
+        d->hai_rate_bps = 50000000;
+        d->min_rate_bps = 1000000;
+        d->rate_on_first_cnp = 1.0;
+        d->min_dec_factor = 0.5;
+        d->clamp_target_rate = false;
+        d->cnp_interval_ps = 4 * PS_PER_US;
+    }
+}
+
+/* Fills every field that has a default; returns -1 only when memory runs out. */
+static int set_defaults(struct ctx *c, struct scenario *s, const char *file)
+{
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+        n -= 5;
+    if (n == 0) {
+        base = "scenario";
+        n = strlen(base);
+    }
+    if (n >= SCN_NAME_MAX)
+        n = SCN_NAME_MAX - 1;
+    memcpy(s->name, base, n);
+    s->name[n] = '\0';
+    for (char *p = s->name; *p; p++)
+        if (*p == '\\' || iscntrl((unsigned char)*p))
+            *p = '_';
+    if (strcmp(s->name, ".") == 0 || strcmp(s->name, "..") == 0)
+        strf(s->name, sizeof s->name, "scenario");
+    s->description = strdup("");
+    if (!s->description)
+        return oom(c);
+    s->seed = 1;
+    s->stop_ps = 100 * PS_PER_MS;
+
+    struct scn_switch *w = &s->sw;
+    w->buffer = 32000000;
+    w->pfc.enabled = true;
+    w->pfc.lossless_mask = 1u << 3;
+    w->pfc.xoff_mode = XOFF_DYNAMIC;
+    w->pfc.dynamic_alpha = 0.125;
+    w->pfc.xon_delta = 3000;
+    w->pfc.headroom_auto = true;
+    w->pfc.pause_quanta = 65535;
+    w->pfc.response_quanta = 394;
+    w->ecn.enabled = true;
+    w->ecn.kmin = 5000;
+    w->ecn.kmax = 200000;
+    w->ecn.pmax = 0.01;
+    w->ecn.mark_on = MARK_DEQUEUE;
+    w->scheduler.type = SCHED_STRICT;
+    w->lossy_queue_limit = 1000000;
+    w->watchdog.enabled = false;
+    w->watchdog.detection_ps = 200 * PS_PER_MS;
+    w->watchdog.restoration_ps = 200 * PS_PER_MS;
+    w->watchdog.poll_ps = 10 * PS_PER_MS;
+    w->watchdog.action = WD_DROP;
+
+    struct scn_host *h = &s->host;
+    h->mtu = 1024;
+    h->priority = 3;
+    h->cnp_priority = 6;
+    h->cc = CC_DCQCN;
+    dcqcn_preset(&h->dcqcn, DCQCN_PAPER);
+    h->loss_recovery = LR_GO_BACK_N;
+    h->rto_ps = 1 * PS_PER_MS;
+    h->ack_every = 1;
+
+    s->monitor.interval_ps = 10 * PS_PER_US;
+    s->monitor.flows = MON_FLOWS_ALL;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Topology                                                                  */
+
+static const char *const topo_names[] = {"star", "dumbbell", "leaf-spine", "fat-tree", "dragonfly", "custom", NULL};
+static const char *const routing_names[] = {"minimal", "valiant", "ugal", NULL};
+static const char *const kind_names[] = {"host", "switch", NULL};
+
+/* Reads rate and delay|length of a link object whose other fields were already checked. */
+static int link_fields(struct ctx *c, const cJSON *o, const char *path, struct scn_link *l)
+{
+    char p[PATH_LEN];
+    if (required(c, o, path, "rate", qty_what[Q_RATE]) < 0 ||
+        get_qty(c, o, path, "rate", Q_RATE, true, &l->rate_bps) < 0)
+        return -1;
+    const cJSON *delay = member(o, "delay"), *length = member(o, "length");
+    if (delay && length)
+        return bad(c, join(p, path, "length"),
+                   "expected either \"delay\" or \"length\", got both (the delay follows from the length)");
+    l->delay_ps = PS_PER_US;
+    l->length_mm = 0;
+    if (delay && val_qty(c, delay, join(p, path, "delay"), Q_TIME, false, &l->delay_ps) < 0)
+        return -1;
+    if (length) {
+        if (val_qty(c, length, join(p, path, "length"), Q_LENGTH, true, &l->length_mm) < 0)
+            return -1;
+        if (l->length_mm > INT64_MAX / PS_PER_MM)
+            return bad(c, p, "expected a length below 1000000km, got \"%s\"", length->valuestring);
+        l->delay_ps = l->length_mm * PS_PER_MM;
+    }
+    return 0;
+}
+
+/* Reads the link spec obj.key; *given tells whether it was present. */
+static int get_link(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, struct scn_link *l,
+                    bool *given)
+{
+    static const char *const known[] = {"rate", "delay", "length", NULL};
+    char p[PATH_LEN];
+    const cJSON *v = member(obj, key);
+    *given = v != NULL;
+    if (!v)
+        return 0;
+    join(p, ppath, key);
+    if (val_obj(c, v, p) < 0 || check_fields(c, v, p, known) < 0)
+        return -1;
+    return link_fields(c, v, p, l);
+}
+
+/* Reads a link that must be given, either as obj.key or as the fallback obj.link. */
+static int need_link(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, bool have_default,
+                     const struct scn_link *dflt, struct scn_link *l)
+{
+    bool given;
+    if (get_link(c, obj, ppath, key, l, &given) < 0)
+        return -1;
+    if (given)
+        return 0;
+    if (have_default) {
+        *l = *dflt;
+        return 0;
+    }
+    char p[PATH_LEN], what[96];
+    strf(what, sizeof what, "a link like {\"rate\": \"100Gbps\", \"delay\": \"1us\"}%s",
+             strcmp(key, "link") ? " (or a \"link\" for every tier)" : "");
+    return bad(c, join(p, ppath, key), "expected %s, got nothing (this field is required)", what);
+}
+
+/* Gets a required count obj.key in [lo, MAX_COUNT]. */
+static int need_count(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, int lo, int *out)
+{
+    char what[64];
+    strf(what, sizeof what, "an integer of at least %d", lo);
+    if (required(c, obj, ppath, key, what) < 0)
+        return -1;
+    return get_int(c, obj, ppath, key, lo, MAX_COUNT, out);
+}
+
+/* Multiplies without overflow, saturating at INT64_MAX. */
+static int64_t mul_sat(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+struct named_idx {
+    const char *name;
+    int idx;
+};
+
+/* qsort order of named_idx: by name, then by index (so the first of equal names comes first). */
+static int cmp_named(const void *a, const void *b)
+{
+    const struct named_idx *x = a, *y = b;
+    int r = strcmp(x->name, y->name);
+    return r ? r : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Returns the index of the custom node called name, or -1 (binary search over node_sorted). */
+static int node_index(const struct ctx *c, const char *name)
+{
+    const struct scn_topology *t = &c->s->topo;
+    int lo = 0, hi = t->n_nodes - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        int r = strcmp(name, t->nodes[c->node_sorted[mid]].name);
+        if (r == 0)
+            return c->node_sorted[mid];
+        if (r < 0)
+            hi = mid - 1;
+        else
+            lo = mid + 1;
+    }
+    return -1;
+}
+
+/* Returns whether custom nodes a and b share a link. */
+static bool nodes_linked(const struct scn_topology *t, int a, int b)
+{
+    for (int i = 0; i < t->n_links; i++)
+        if ((t->links[i].a == a && t->links[i].b == b) || (t->links[i].a == b && t->links[i].b == a))
+            return true;
+    return false;
+}
+
+/* Reads the custom topology's nodes and links. */
+static int parse_custom(struct ctx *c, const cJSON *t, const char *path)
+{
+    static const char *const node_known[] = {"name", "kind", NULL};
+    static const char *const link_known[] = {"a", "b", "rate", "delay", "length", NULL};
+    struct scn_topology *tp = &c->s->topo;
+    char p[PATH_LEN], ep[PATH_LEN], q[PATH_LEN];
+
+    if (required(c, t, path, "nodes", "a non-empty array of nodes") < 0)
+        return -1;
+    const cJSON *nodes = member(t, "nodes");
+    join(p, path, "nodes");
+    if (val_arr(c, nodes, p, "a non-empty array of nodes like {\"name\": \"s0\", \"kind\": \"switch\"}") < 0)
+        return -1;
+    int n = cJSON_GetArraySize(nodes);
+    if (n == 0)
+        return bad(c, p, "expected a non-empty array of nodes, got an empty array");
+    if (n > 2 * MAX_HOSTS)
+        return bad(c, p, "expected at most %d nodes, got %d", 2 * MAX_HOSTS, n);
+    if (!(tp->nodes = xcalloc(c, (size_t)n, sizeof *tp->nodes)))
+        return -1;
+    tp->n_nodes = n;
+    int i = 0, nh = 0;
+    for (const cJSON *it = nodes->child; it; it = it->next, i++) {
+        join_idx(ep, p, i);
+        int kind = 0;
+        if (val_obj(c, it, ep) < 0 || check_fields(c, it, ep, node_known) < 0 ||
+            required(c, it, ep, "name", "a node name") < 0 ||
+            val_name(c, member(it, "name"), join(q, ep, "name"), "a node name", ":*", tp->nodes[i].name) < 0 ||
+            required(c, it, ep, "kind", "\"host\" or \"switch\"") < 0 ||
+            get_enum(c, it, ep, "kind", kind_names, &kind) < 0)
+            return -1;
+        tp->nodes[i].kind = (enum scn_node_kind)kind;
+        nh += kind == NODE_HOST;
+    }
+    /* Sorting by name finds duplicates in n log n and serves later look-ups. */
+    struct named_idx *sorted = xcalloc(c, (size_t)n, sizeof *sorted);
+    if (!sorted)
+        return -1;
+    for (i = 0; i < n; i++)
+        sorted[i] = (struct named_idx){tp->nodes[i].name, i};
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_named);
+    if (!(c->node_sorted = xcalloc(c, (size_t)n, sizeof *c->node_sorted))) {
+        free(sorted);
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        c->node_sorted[i] = sorted[i].idx;
+        if (i > 0 && strcmp(sorted[i].name, sorted[i - 1].name) == 0) {
+            int first = sorted[i - 1].idx, dup = sorted[i].idx;
+            free(sorted);
+            join(q, join_idx(ep, p, dup), "name");
+            return bad(c, q, "expected a unique node name, got \"%s\" (already the name of %s.%d)",
+                       tp->nodes[dup].name, p, first);
+        }
+    }
+    free(sorted);
+
+    tp->n_hosts = nh;
+    if (!(tp->host_node = xcalloc(c, (size_t)nh, sizeof *tp->host_node)))
+        return -1;
+    for (i = 0, nh = 0; i < n; i++)
+        if (tp->nodes[i].kind == NODE_HOST)
+            tp->host_node[nh++] = i;
+
+    const cJSON *links = member(t, "links");
+    join(p, path, "links");
+    if (!links)
+        return bad(c, p, "expected an array of links like {\"a\": \"h0\", \"b\": \"s0\", \"rate\": \"100Gbps\"}, "
+                         "got nothing (this field is required)");
+    if (val_arr(c, links, p, "an array of links like {\"a\": \"h0\", \"b\": \"s0\", \"rate\": \"100Gbps\"}") < 0)
+        return -1;
+    int nl = cJSON_GetArraySize(links);
+    if (!(tp->links = xcalloc(c, (size_t)nl, sizeof *tp->links)))
+        return -1;
+    tp->n_links = nl;
+    i = 0;
+    for (const cJSON *it = links->child; it; it = it->next, i++) {
+        join_idx(ep, p, i);
+        if (val_obj(c, it, ep) < 0 || check_fields(c, it, ep, link_known) < 0)
+            return -1;
+        int end[2];
+        for (int e = 0; e < 2; e++) {
+            const char *key = e ? "b" : "a", *name = NULL;
+            if (required(c, it, ep, key, "a node name") < 0 ||
+                val_str(c, member(it, key), join(q, ep, key), "a node name", &name) < 0)
+                return -1;
+            if ((end[e] = node_index(c, name)) < 0)
+                return bad(c, q, "expected the name of a node in topology.nodes, got \"%.60s\"", name);
+        }
+        if (end[0] == end[1])
+            return bad(c, q, "expected a node other than \"a\", got \"%s\" at both ends", tp->nodes[end[0]].name);
+        tp->links[i].a = end[0];
+        tp->links[i].b = end[1];
+        if (link_fields(c, it, ep, &tp->links[i].link) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Builds host_names (and host_by_name for custom topologies). */
+static int name_hosts(struct ctx *c)
+{
+    struct scn_topology *t = &c->s->topo;
+    int n = t->n_hosts;
+    if (!(t->host_names = xcalloc(c, (size_t)n, sizeof *t->host_names)))
+        return -1;
+    if (t->type == TOPO_CUSTOM) {
+        struct named_idx *sorted = xcalloc(c, (size_t)n, sizeof *sorted);
+        if (!sorted || !(t->host_by_name = xcalloc(c, (size_t)n, sizeof *t->host_by_name))) {
+            free(sorted);
+            return -1;
+        }
+        for (int i = 0; i < n; i++) {
+            t->host_names[i] = t->nodes[t->host_node[i]].name;
+            sorted[i] = (struct named_idx){t->host_names[i], i};
+        }
+        qsort(sorted, (size_t)n, sizeof *sorted, cmp_named);
+        for (int i = 0; i < n; i++)
+            t->host_by_name[i] = sorted[i].idx;
+        free(sorted);
+        return 0;
+    }
+    /* "h" + up to 7 digits + NUL: 9 bytes per host at most (n <= 1e6). */
+    if (!(t->host_names_buf = xcalloc(c, (size_t)n, 9)))
+        return -1;
+    char *p = t->host_names_buf;
+    for (int i = 0; i < n; i++) {
+        t->host_names[i] = p;
+        p += strf(p, 9, "h%d", i) + 1;
+    }
+    return 0;
+}
+
+/* Reads the topology object into s->topo and derives n_hosts and the host names. */
+static int parse_topology(struct ctx *c, const cJSON *root)
+{
+    static const char *const k_star[] = {"type", "hosts", "link", NULL};
+    static const char *const k_dumbbell[] = {"type", "left", "right", "link", "bottleneck", NULL};
+    static const char *const k_leafspine[] = {"type", "leaves", "spines", "hosts_per_leaf",
+                                              "link", "host_link", "fabric_link", NULL};
+    static const char *const k_fattree[] = {"type", "k", "pods", "tors_per_pod", "aggs_per_pod", "hosts_per_tor",
+                                            "cores", "link", "host_link", "fabric_link", "oversubscription", NULL};
+    static const char *const k_dragonfly[] = {"type", "a", "p", "h", "g", "link",
+                                              "host_link", "local_link", "global_link", "routing", NULL};
+    static const char *const k_custom[] = {"type", "nodes", "links", NULL};
+    static const char *const *const known[] = {k_star, k_dumbbell, k_leafspine,
+                                               k_fattree, k_dragonfly, k_custom};
+    static const char *const shape[] = {"pods", "tors_per_pod", "aggs_per_pod", "hosts_per_tor", "cores", NULL};
+    const char *path = "topology";
+    struct scn_topology *t = &c->s->topo;
+    char p[PATH_LEN];
+    int type = 0;
+
+    const cJSON *tj = member(root, "topology");
+    if (!tj)
+        return bad(c, path, "expected a topology like {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": "
+                            "\"100Gbps\"}}, got nothing (this field is required)");
+    if (val_obj(c, tj, path) < 0 ||
+        required(c, tj, path, "type", "one of \"star\", \"dumbbell\", \"leaf-spine\", \"fat-tree\", \"dragonfly\", "
+                                      "\"custom\"") < 0 ||
+        get_enum(c, tj, path, "type", topo_names, &type) < 0)
+        return -1;
+    t->type = (enum scn_topo_type)type;
+    if (check_fields(c, tj, path, known[type]) < 0)
+        return -1;
+
+    struct scn_link dflt = {0};
+    bool have_dflt = false;
+    int64_t n = 0;
+    const char *formula = "";
+    switch (t->type) {
+    case TOPO_STAR:
+        if (need_count(c, tj, path, "hosts", 2, &t->hosts) < 0 ||
+            need_link(c, tj, path, "link", false, NULL, &t->link) < 0)
+            return -1;
+        n = t->hosts;
+        break;
+    case TOPO_DUMBBELL:
+        if (need_count(c, tj, path, "left", 1, &t->left) < 0 || need_count(c, tj, path, "right", 1, &t->right) < 0 ||
+            need_link(c, tj, path, "link", false, NULL, &t->link) < 0 ||
+            need_link(c, tj, path, "bottleneck", false, NULL, &t->bottleneck) < 0)
+            return -1;
+        n = (int64_t)t->left + t->right;
+        formula = " (left + right)";
+        break;
+    case TOPO_LEAF_SPINE:
+        if (need_count(c, tj, path, "leaves", 1, &t->leaves) < 0 ||
+            need_count(c, tj, path, "spines", 1, &t->spines) < 0 ||
+            need_count(c, tj, path, "hosts_per_leaf", 1, &t->hosts_per_leaf) < 0 ||
+            get_link(c, tj, path, "link", &dflt, &have_dflt) < 0 ||
+            need_link(c, tj, path, "host_link", have_dflt, &dflt, &t->host_link) < 0 ||
+            need_link(c, tj, path, "fabric_link", have_dflt, &dflt, &t->fabric_link) < 0)
+            return -1;
+        n = mul_sat(t->leaves, t->hosts_per_leaf);
+        formula = " (leaves x hosts_per_leaf)";
+        break;
+    case TOPO_FAT_TREE: {
+        const cJSON *k = member(tj, "k");
+        for (int i = 0; shape[i]; i++)
+            if (k && member(tj, shape[i]))
+                return bad(c, join(p, path, shape[i]),
+                           "expected either \"k\" or the shape fields (pods, tors_per_pod, aggs_per_pod, "
+                           "hosts_per_tor, cores), got both \"k\" and \"%s\"",
+                           shape[i]);
+        if (k) {
+            long long kv;
+            if (val_int(c, k, join(p, path, "k"), 2, 200, &kv) < 0)
+                return -1;
+            if (kv % 2)
+                return bad(c, p, "expected an even integer, got %lld", kv);
+            t->k = (int)kv;
+            t->pods = t->k;
+            t->tors_per_pod = t->aggs_per_pod = t->hosts_per_tor = t->k / 2;
+            t->cores = (t->k / 2) * (t->k / 2);
+            n = (int64_t)kv * kv * kv / 4;
+            formula = " (k^3/4)";
+        } else {
+            if (!member(tj, "pods"))
+                return bad(c, join(p, path, "k"),
+                           "expected an even integer (or the shape fields pods, tors_per_pod, aggs_per_pod, "
+                           "hosts_per_tor and cores), got nothing (this field is required)");
+            if (need_count(c, tj, path, "pods", 1, &t->pods) < 0 ||
+                need_count(c, tj, path, "tors_per_pod", 1, &t->tors_per_pod) < 0 ||
+                need_count(c, tj, path, "aggs_per_pod", 1, &t->aggs_per_pod) < 0 ||
+                need_count(c, tj, path, "hosts_per_tor", 1, &t->hosts_per_tor) < 0 ||
+                need_count(c, tj, path, "cores", 1, &t->cores) < 0)
+                return -1;
+            n = mul_sat(mul_sat(t->pods, t->tors_per_pod), t->hosts_per_tor);
+            formula = " (pods x tors_per_pod x hosts_per_tor)";
+        }
+        t->oversubscription = 1.0;
+        if (get_link(c, tj, path, "link", &dflt, &have_dflt) < 0 ||
+            need_link(c, tj, path, "host_link", have_dflt, &dflt, &t->host_link) < 0 ||
+            need_link(c, tj, path, "fabric_link", have_dflt, &dflt, &t->fabric_link) < 0 ||
+            get_num(c, tj, path, "oversubscription", 1.0, false, INFINITY, false, &t->oversubscription) < 0)
+            return -1;
+        break;
+    }
+    case TOPO_DRAGONFLY: {
+        int routing = 0;
+        if (need_count(c, tj, path, "a", 1, &t->df_a) < 0 || need_count(c, tj, path, "p", 1, &t->df_p) < 0 ||
+            need_count(c, tj, path, "h", 1, &t->df_h) < 0)
+            return -1;
+        int64_t gmax = mul_sat(t->df_a, t->df_h) + 1;
+        if (gmax > MAX_COUNT)
+            gmax = MAX_COUNT;
+        t->df_g = (int)gmax;
+        if (get_int(c, tj, path, "g", 2, gmax, &t->df_g) < 0)
+            return -1;
+        if (get_link(c, tj, path, "link", &dflt, &have_dflt) < 0 ||
+            need_link(c, tj, path, "host_link", have_dflt, &dflt, &t->host_link) < 0 ||
+            need_link(c, tj, path, "local_link", have_dflt, &dflt, &t->local_link) < 0 ||
+            need_link(c, tj, path, "global_link", have_dflt, &dflt, &t->global_link) < 0 ||
+            get_enum(c, tj, path, "routing", routing_names, &routing) < 0)
+            return -1;
+        t->routing = (enum scn_routing)routing;
+        n = mul_sat(mul_sat(t->df_a, t->df_p), t->df_g);
+        formula = " (a x p x g)";
+        break;
+    }
+    case TOPO_CUSTOM:
+        if (parse_custom(c, tj, path) < 0)
+            return -1;
+        n = t->n_hosts;
+        formula = " (host nodes)";
+        break;
+    }
+    if (n > MAX_HOSTS)
+        return bad(c, path, "expected at most %d hosts, got %lld%s", MAX_HOSTS, (long long)n, formula);
+    if (n < 2)
+        return bad(c, path, "expected at least 2 hosts, got %lld%s", (long long)n, formula);
+    t->n_hosts = (int)n;
+    return name_hosts(c);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Switch and host                                                           */
+
+/* Reads the "switch" object. */
+static int parse_switch(struct ctx *c, const cJSON *root)
+{
+    static const char *const k_sw[] = {"buffer", "pfc", "ecn", "scheduler", "lossy_queue_limit", "watchdog", NULL};
+    static const char *const k_pfc[] = {"enabled", "priorities", "xoff", "dynamic_alpha", "xon_delta",
+                                        "headroom", "pause_quanta", "response_quanta", NULL};
+    static const char *const k_ecn[] = {"enabled", "kmin", "kmax", "pmax", "mark_on", NULL};
+    static const char *const k_sched[] = {"type", "weights", NULL};
+    static const char *const k_wd[] = {"enabled", "detection_time", "restoration_time", "poll_interval", "action",
+                                       NULL};
+    static const char *const mark_names[] = {"dequeue", "enqueue", NULL};
+    static const char *const sched_names[] = {"strict", "dwrr", NULL};
+    static const char *const wd_names[] = {"drop", "forward", "alert", NULL};
+    struct scn_switch *w = &c->s->sw;
+    char p[PATH_LEN], q[PATH_LEN];
+    const cJSON *sw = member(root, "switch"), *v;
+    if (!sw)
+        return 0;
+    if (val_obj(c, sw, "switch") < 0 || check_fields(c, sw, "switch", k_sw) < 0 ||
+        get_qty(c, sw, "switch", "buffer", Q_SIZE, true, &w->buffer) < 0 ||
+        get_qty(c, sw, "switch", "lossy_queue_limit", Q_SIZE, true, &w->lossy_queue_limit) < 0)
+        return -1;
+
+    if ((v = member(sw, "pfc"))) {
+        const char *path = "switch.pfc";
+        if (val_obj(c, v, path) < 0 || check_fields(c, v, path, k_pfc) < 0 ||
+            get_bool(c, v, path, "enabled", &w->pfc.enabled) < 0 ||
+            get_prob(c, v, path, "dynamic_alpha", &w->pfc.dynamic_alpha) < 0 ||
+            get_qty(c, v, path, "xon_delta", Q_SIZE, false, &w->pfc.xon_delta) < 0 ||
+            get_int(c, v, path, "pause_quanta", 1, 65535, &w->pfc.pause_quanta) < 0 ||
+            get_int(c, v, path, "response_quanta", 0, 65535, &w->pfc.response_quanta) < 0)
+            return -1;
+        const cJSON *pr = member(v, "priorities");
+        if (pr) {
+            join(p, path, "priorities");
+            if (val_arr(c, pr, p, "an array of priorities 0..7 like [3]") < 0)
+                return -1;
+            w->pfc.lossless_mask = 0;
+            int i = 0;
+            for (const cJSON *it = pr->child; it; it = it->next, i++) {
+                long long x;
+                if (val_int(c, it, join_idx(q, p, i), 0, 7, &x) < 0)
+                    return -1;
+                if (w->pfc.lossless_mask & (1u << x))
+                    return bad(c, q, "expected each priority once, got %lld twice", x);
+                w->pfc.lossless_mask |= (uint8_t)(1u << x);
+            }
+        }
+        const cJSON *xo = member(v, "xoff");
+        if (xo) {
+            join(p, path, "xoff");
+            if (cJSON_IsString(xo) && strcmp(xo->valuestring, "dynamic") == 0) {
+                w->pfc.xoff_mode = XOFF_DYNAMIC;
+                w->pfc.xoff_bytes = 0;
+            } else {
+                if (!cJSON_IsString(xo) && !cJSON_IsNumber(xo)) {
+                    char d[96];
+                    return bad(c, p, "expected \"dynamic\" or a size like \"100KB\", got %s",
+                               describe(xo, d, sizeof d));
+                }
+                if (val_qty(c, xo, p, Q_SIZE, true, &w->pfc.xoff_bytes) < 0)
+                    return -1;
+                w->pfc.xoff_mode = XOFF_STATIC;
+            }
+        }
+        const cJSON *hr = member(v, "headroom");
+        if (hr) {
+            join(p, path, "headroom");
+            if (cJSON_IsString(hr) && strcmp(hr->valuestring, "auto") == 0) {
+                w->pfc.headroom_auto = true;
+                w->pfc.headroom_bytes = 0;
+            } else {
+                if (!cJSON_IsString(hr) && !cJSON_IsNumber(hr)) {
+                    char d[96];
+                    return bad(c, p, "expected \"auto\" or a size like \"50KB\", got %s", describe(hr, d, sizeof d));
+                }
+                if (val_qty(c, hr, p, Q_SIZE, false, &w->pfc.headroom_bytes) < 0)
+                    return -1;
+                w->pfc.headroom_auto = false;
+            }
+        }
+        if (w->pfc.xoff_mode == XOFF_STATIC && w->pfc.xon_delta > w->pfc.xoff_bytes) {
+            char a[32], b[32];
+            return bad(c, join(p, path, "xon_delta"), "expected a size no larger than xoff (%s), got \"%s\"",
+                       units_fmt_size(w->pfc.xoff_bytes, a, sizeof a),
+                       units_fmt_size(w->pfc.xon_delta, b, sizeof b));
+        }
+    }
+
+    if ((v = member(sw, "ecn"))) {
+        const char *path = "switch.ecn";
+        int mark = w->ecn.mark_on;
+        if (val_obj(c, v, path) < 0 || check_fields(c, v, path, k_ecn) < 0 ||
+            get_bool(c, v, path, "enabled", &w->ecn.enabled) < 0 ||
+            get_qty(c, v, path, "kmin", Q_SIZE, false, &w->ecn.kmin) < 0 ||
+            get_qty(c, v, path, "kmax", Q_SIZE, false, &w->ecn.kmax) < 0 ||
+            get_prob(c, v, path, "pmax", &w->ecn.pmax) < 0 || get_enum(c, v, path, "mark_on", mark_names, &mark) < 0)
+            return -1;
+        w->ecn.mark_on = (enum scn_mark_on)mark;
+    }
+    if (w->ecn.kmax < w->ecn.kmin) {
+        char a[32], b[32];
+        return bad(c, "switch.ecn.kmax", "expected a size at least kmin (%s), got \"%s\"",
+                   units_fmt_size(w->ecn.kmin, a, sizeof a), units_fmt_size(w->ecn.kmax, b, sizeof b));
+    }
+
+    if ((v = member(sw, "scheduler"))) {
+        const char *path = "switch.scheduler";
+        int type = 0;
+        if (val_obj(c, v, path) < 0 || check_fields(c, v, path, k_sched) < 0 ||
+            required(c, v, path, "type", "\"strict\" or \"dwrr\"") < 0 ||
+            get_enum(c, v, path, "type", sched_names, &type) < 0)
+            return -1;
+        w->scheduler.type = (enum scn_sched_type)type;
+        const cJSON *wt = member(v, "weights");
+        if (wt) {
+            join(p, path, "weights");
+            if (type != SCHED_DWRR)
+                return bad(c, p, "expected no weights with the strict scheduler (weights need \"type\": \"dwrr\"), "
+                                 "got weights");
+            if (val_obj(c, wt, p) < 0)
+                return -1;
+            for (const cJSON *it = wt->child; it; it = it->next) {
+                join(q, p, it->string);
+                if (strlen(it->string) != 1 || it->string[0] < '0' || it->string[0] > '7')
+                    return bad(c, q, "expected a priority \"0\"..\"7\" as the key, got \"%.20s\"", it->string);
+                long long x;
+                if (val_int(c, it, q, 1, UINT32_MAX, &x) < 0)
+                    return -1;
+                w->scheduler.weights[it->string[0] - '0'] = (uint32_t)x;
+            }
+        }
+    }
+
+    if ((v = member(sw, "watchdog"))) {
+        const char *path = "switch.watchdog";
+        int act = w->watchdog.action;
+        if (val_obj(c, v, path) < 0 || check_fields(c, v, path, k_wd) < 0 ||
+            get_bool(c, v, path, "enabled", &w->watchdog.enabled) < 0 ||
+            get_qty(c, v, path, "detection_time", Q_TIME, true, &w->watchdog.detection_ps) < 0 ||
+            get_qty(c, v, path, "restoration_time", Q_TIME, true, &w->watchdog.restoration_ps) < 0 ||
+            get_qty(c, v, path, "poll_interval", Q_TIME, true, &w->watchdog.poll_ps) < 0 ||
+            get_enum(c, v, path, "action", wd_names, &act) < 0)
+            return -1;
+        w->watchdog.action = (enum scn_wd_action)act;
+    }
+    return 0;
+}
+
+/* Reads the "host" object, applying the DCQCN preset before its explicit fields. */
+static int parse_host(struct ctx *c, const cJSON *root)
+{
+    static const char *const k_host[] = {"mtu", "priority", "cnp_priority", "cc", "dcqcn",
+                                         "loss_recovery", "rto", "ack_every", NULL};
+    static const char *const k_dcqcn[] = {"preset", "g", "alpha_init", "alpha_timer", "rate_increase_timer",
+                                          "byte_counter", "fast_recovery_steps", "ai_rate", "hai_rate", "min_rate",
+                                          "rate_on_first_cnp", "min_dec_factor", "clamp_target_rate",
+                                          "cnp_interval", NULL};
+    static const char *const cc_names[] = {"dcqcn", "none", NULL};
+    static const char *const preset_names[] = {"paper", "connectx", NULL};
+    struct scn_host *h = &c->s->host;
+    const cJSON *hj = member(root, "host"), *v;
+    char p[PATH_LEN];
+    if (!hj)
+        return 0;
+    const char *path = "host";
+    int cc = h->cc;
+    if (val_obj(c, hj, path) < 0 || check_fields(c, hj, path, k_host) < 0 ||
+        get_int(c, hj, path, "mtu", 256, 9000, &h->mtu) < 0 || get_int(c, hj, path, "priority", 0, 7, &h->priority) < 0 ||
+        get_int(c, hj, path, "cnp_priority", 0, 7, &h->cnp_priority) < 0 ||
+        get_enum(c, hj, path, "cc", cc_names, &cc) < 0 || get_qty(c, hj, path, "rto", Q_TIME, true, &h->rto_ps) < 0 ||
+        get_int(c, hj, path, "ack_every", 1, INT_MAX, &h->ack_every) < 0)
+        return -1;
+    h->cc = (enum scn_cc)cc;
+    if ((v = member(hj, "loss_recovery"))) {
+        join(p, path, "loss_recovery");
+        if (cJSON_IsString(v) && strcmp(v->valuestring, "selective") == 0)
+            return bad(c, p, "expected \"go-back-n\", got \"selective\" (selective repeat is not implemented yet; "
+                             "use \"go-back-n\")");
+        static const char *const lr_names[] = {"go-back-n", NULL};
+        int lr = 0;
+        if (val_enum(c, v, p, lr_names, &lr) < 0)
+            return -1;
+        h->loss_recovery = LR_GO_BACK_N;
+    }
+    if ((v = member(hj, "dcqcn"))) {
+        const char *dp = "host.dcqcn";
+        struct scn_dcqcn *d = &h->dcqcn;
+        int preset = DCQCN_PAPER;
+        if (val_obj(c, v, dp) < 0 || check_fields(c, v, dp, k_dcqcn) < 0 ||
+            get_enum(c, v, dp, "preset", preset_names, &preset) < 0)
+            return -1;
+        /* The preset goes first so that explicit fields win wherever they appear in the file. */
+        dcqcn_preset(d, (enum scn_dcqcn_preset)preset);
+        if (get_num(c, v, dp, "g", 0.0, true, 1.0, false, &d->g) < 0 ||
+            get_prob(c, v, dp, "alpha_init", &d->alpha_init) < 0 ||
+            get_qty(c, v, dp, "alpha_timer", Q_TIME, true, &d->alpha_timer_ps) < 0 ||
+            get_qty(c, v, dp, "rate_increase_timer", Q_TIME, true, &d->rate_increase_timer_ps) < 0 ||
+            get_qty(c, v, dp, "byte_counter", Q_SIZE, true, &d->byte_counter) < 0 ||
+            get_int(c, v, dp, "fast_recovery_steps", 0, INT_MAX, &d->fast_recovery_steps) < 0 ||
+            get_qty(c, v, dp, "ai_rate", Q_RATE, true, &d->ai_rate_bps) < 0 ||
+            get_qty(c, v, dp, "hai_rate", Q_RATE, true, &d->hai_rate_bps) < 0 ||
+            get_qty(c, v, dp, "min_rate", Q_RATE, true, &d->min_rate_bps) < 0 ||
+            get_num(c, v, dp, "rate_on_first_cnp", 0.0, true, 1.0, false, &d->rate_on_first_cnp) < 0 ||
+            get_prob(c, v, dp, "min_dec_factor", &d->min_dec_factor) < 0 ||
+            get_bool(c, v, dp, "clamp_target_rate", &d->clamp_target_rate) < 0 ||
+            get_qty(c, v, dp, "cnp_interval", Q_TIME, false, &d->cnp_interval_ps) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Hosts and host selectors                                                  */
+
+/* Appends a hint listing the host names, for "no such host" messages; returns buf. */
+static const char *hosts_hint(const struct ctx *c, char *buf, size_t len)
+{
+    const struct scn_topology *t = &c->s->topo;
+    if (t->type == TOPO_CUSTOM)
+        strf(buf, len, "no such host node in topology.nodes");
+    else
+        strf(buf, len, "no such host; the hosts are h0..h%d", t->n_hosts - 1);
+    return buf;
+}
+
+/* Resolves a single host name at path. */
+static int val_host(struct ctx *c, const cJSON *v, const char *path, int *out)
+{
+    const char *name = NULL;
+    char hint[96];
+    if (val_str(c, v, path, "a host name like \"h0\"", &name) < 0)
+        return -1;
+    if ((*out = scn_host_index(c->s, name)) < 0)
+        return bad(c, path, "expected a host name, got \"%.60s\" (%s)", name, hosts_hint(c, hint, sizeof hint));
+    return 0;
+}
+
+/* obj.key as a host name, which is required; stores the host index. */
+static int get_host(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, int *out)
+{
+    char p[PATH_LEN];
+    if (required(c, obj, ppath, key, "a host name like \"h0\"") < 0)
+        return -1;
+    return val_host(c, member(obj, key), join(p, ppath, key), out);
+}
+
+/* Splits s[0..len) into a non-digit prefix and a trailing number; returns false when there is no number. */
+static bool split_num(const char *s, size_t len, size_t *plen, long long *num)
+{
+    size_t i = len;
+    while (i > 0 && isdigit((unsigned char)s[i - 1]))
+        i--;
+    if (i == len || len - i > 9)
+        return false;
+    *plen = i;
+    *num = 0;
+    for (size_t k = i; k < len; k++)
+        *num = *num * 10 + (s[k] - '0');
+    return true;
+}
+
+/*
+ * Resolves a host selector ("all", a host name, a range "h0-h15" or an array
+ * of names) into out, in the order given.  Fewer than min_n hosts or a host
+ * listed twice is an error.
+ */
+static int val_hostset(struct ctx *c, const cJSON *v, const char *path, int min_n, struct scn_hostset *out)
+{
+    static const char what[] = "\"all\", a host name, a range like \"h0-h15\" or an array of host names";
+    int nh = c->s->topo.n_hosts;
+    char d[96], hint[96], q[PATH_LEN];
+    bool *seen = xcalloc(c, (size_t)nh, sizeof *seen);
+    if (!seen)
+        return -1;
+    int rc = -1;
+    out->n = 0;
+    if (cJSON_IsString(v)) {
+        const char *s = v->valuestring;
+        int one;
+        if (strcmp(s, "all") == 0) {
+            if (!(out->idx = xcalloc(c, (size_t)nh, sizeof *out->idx)))
+                goto done;
+            for (int i = 0; i < nh; i++)
+                out->idx[out->n++] = i;
+        } else if ((one = scn_host_index(c->s, s)) >= 0) {
+            if (!(out->idx = xcalloc(c, 1, sizeof *out->idx)))
+                goto done;
+            out->idx[out->n++] = one;
+        } else {
+            /* A range: try every '-' so that names containing dashes still work. */
+            size_t len = strlen(s), lp = 0, rp = 0;
+            long long a = 0, b = 0;
+            const char *dash = NULL;
+            for (const char *dp = strchr(s, '-'); dp; dp = strchr(dp + 1, '-')) {
+                size_t ll = (size_t)(dp - s);
+                if (split_num(s, ll, &lp, &a) && split_num(dp + 1, len - ll - 1, &rp, &b) && lp == rp &&
+                    memcmp(s, dp + 1, lp) == 0) {
+                    dash = dp;
+                    break;
+                }
+            }
+            if (!dash) {
+                if (!strchr(s, '-'))
+                    bad(c, path, "expected %s, got \"%.60s\" (%s)", what, s, hosts_hint(c, hint, sizeof hint));
+                else
+                    bad(c, path, "expected %s, got \"%.60s\"", what, s);
+                goto done;
+            }
+            if (a > b) {
+                bad(c, path, "expected a range like \"h0-h15\" whose first host comes before its last, got \"%.60s\" "
+                             "(bad range)", s);
+                goto done;
+            }
+            if (b - a + 1 > nh) {
+                bad(c, path, "expected a range of existing hosts, got \"%.60s\" (%lld hosts, but the topology has %d)",
+                    s, b - a + 1, nh);
+                goto done;
+            }
+            if (!(out->idx = xcalloc(c, (size_t)(b - a + 1), sizeof *out->idx)))
+                goto done;
+            for (long long k = a; k <= b; k++) {
+                char name[SCN_NAME_MAX + 16];
+                strf(name, sizeof name, "%.*s%lld", (int)lp, s, k);
+                int hi = scn_host_index(c->s, name);
+                if (hi < 0) {
+                    bad(c, path, "expected a range of existing hosts, got \"%.60s\" which includes \"%s\" (%s)", s,
+                        name, hosts_hint(c, hint, sizeof hint));
+                    goto done;
+                }
+                if (seen[hi]) {
+                    bad(c, path, "expected each host once, got \"%s\" twice", name);
+                    goto done;
+                }
+                seen[hi] = true;
+                out->idx[out->n++] = hi;
+            }
+        }
+    } else if (cJSON_IsArray(v)) {
+        int n = cJSON_GetArraySize(v), i = 0;
+        if (!(out->idx = xcalloc(c, (size_t)n, sizeof *out->idx)))
+            goto done;
+        for (const cJSON *it = v->child; it; it = it->next, i++) {
+            int hi;
+            if (val_host(c, it, join_idx(q, path, i), &hi) < 0)
+                goto done;
+            if (seen[hi]) {
+                bad(c, q, "expected each host once, got \"%s\" again", it->valuestring);
+                goto done;
+            }
+            seen[hi] = true;
+            out->idx[out->n++] = hi;
+        }
+    } else {
+        bad(c, path, "expected %s, got %s", what, describe(v, d, sizeof d));
+        goto done;
+    }
+    if (out->n < min_n) {
+        bad(c, path, "expected at least %d hosts, got %d", min_n, out->n);
+        goto done;
+    }
+    rc = 0;
+done:
+    free(seen);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Traffic, faults, monitor                                                  */
+
+static const char *const traffic_names[] = {"flow", "incast", "poisson", "allreduce", "alltoall", NULL};
+
+/* Reads a traffic entry's "path" (a pinned route) into tr. */
+static int parse_path(struct ctx *c, const cJSON *v, const char *path, struct scn_traffic *tr)
+{
+    char q[PATH_LEN];
+    if (val_arr(c, v, path, "an array of node names from the source host to the destination host") < 0)
+        return -1;
+    int n = cJSON_GetArraySize(v), i = 0;
+    if (n < 2)
+        return bad(c, path, "expected at least 2 node names (source host .. destination host), got %d", n);
+    if (!(tr->path = xcalloc(c, (size_t)n, sizeof *tr->path)))
+        return -1;
+    tr->path_len = n;
+    const struct scn_topology *t = &c->s->topo;
+    int prev = -1;
+    for (const cJSON *it = v->child; it; it = it->next, i++) {
+        join_idx(q, path, i);
+        if (val_name(c, it, q, "a node name", "", tr->path[i]) < 0)
+            return -1;
+        if (t->type == TOPO_CUSTOM) {
+            /* Only a custom topology's node names are known here; other topologies check at build time. */
+            int ni = node_index(c, tr->path[i]);
+            if (ni < 0)
+                return bad(c, q, "expected the name of a node in topology.nodes, got \"%s\"", tr->path[i]);
+            if (prev >= 0 && !nodes_linked(t, prev, ni))
+                return bad(c, q, "expected a node linked to \"%s\", got \"%s\" (no link between them)",
+                           t->nodes[prev].name, tr->path[i]);
+            prev = ni;
+        }
+    }
+    const char *src = scn_host_name(c->s, tr->src), *dst = scn_host_name(c->s, tr->dst);
+    if (strcmp(tr->path[0], src) != 0)
+        return bad(c, join_idx(q, path, 0), "expected the source host \"%s\", got \"%s\"", src, tr->path[0]);
+    if (strcmp(tr->path[n - 1], dst) != 0)
+        return bad(c, join_idx(q, path, n - 1), "expected the destination host \"%s\", got \"%s\"", dst,
+                   tr->path[n - 1]);
+    return 0;
+}
+
+/* Fails when `end` (if given, i.e. >= 0) is not after `start`. */
+static int check_after(struct ctx *c, const char *ppath, const char *key, int64_t start, const char *start_key,
+                       int64_t end)
+{
+    char p[PATH_LEN], a[32], b[32];
+    if (end >= 0 && end <= start)
+        return bad(c, join(p, ppath, key), "expected a time after %s (%s), got \"%s\"", start_key,
+                   units_fmt_time(start, a, sizeof a), units_fmt_time(end, b, sizeof b));
+    return 0;
+}
+
+/* Reads one traffic entry (index i) into tr. */
+static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, int i, struct scn_traffic *tr)
+{
+    static const char *const k_flow[] = {"type", "id", "src", "dst", "size", "start", "rate", "path", "priority",
+                                         NULL};
+    static const char *const k_incast[] = {"type", "id", "senders", "receiver", "size", "start", "priority", NULL};
+    static const char *const k_poisson[] = {"type", "id", "hosts", "load", "size_cdf", "start", "end", "pattern",
+                                            "priority", NULL};
+    static const char *const k_allreduce[] = {"type", "id", "algorithm", "hosts", "size", "start", "priority", NULL};
+    static const char *const k_alltoall[] = {"type", "id", "hosts", "size", "start", "priority", NULL};
+    static const char *const *const known[] = {k_flow, k_incast, k_poisson, k_allreduce, k_alltoall};
+    static const char *const pattern_names[] = {"uniform", "permutation", NULL};
+    static const char *const algo_names[] = {"ring", NULL};
+    char p[PATH_LEN];
+    int type = 0;
+    if (val_obj(c, e, path) < 0 ||
+        required(c, e, path, "type", "one of \"flow\", \"incast\", \"poisson\", \"allreduce\", \"alltoall\"") < 0 ||
+        get_enum(c, e, path, "type", traffic_names, &type) < 0 || check_fields(c, e, path, known[type]) < 0)
+        return -1;
+    tr->type = (enum scn_traffic_type)type;
+    const cJSON *id = member(e, "id");
+    if (id) {
+        /* '.' is reserved for the numbered flows of a generator entry ("t3.2"). */
+        if (val_name(c, id, join(p, path, "id"), "an id", ".", tr->id) < 0)
+            return -1;
+        tr->id_given = true;
+    } else {
+        strf(tr->id, sizeof tr->id, "t%d", i);
+    }
+    tr->priority = c->s->host.priority;
+    tr->start_ps = 0;
+    tr->end_ps = -1;
+    if (get_int(c, e, path, "priority", 0, 7, &tr->priority) < 0 ||
+        get_qty(c, e, path, "start", Q_TIME, false, &tr->start_ps) < 0)
+        return -1;
+    if (tr->type != TR_POISSON &&
+        (required(c, e, path, "size", qty_what[Q_SIZE]) < 0 || get_qty(c, e, path, "size", Q_SIZE, true, &tr->size) < 0))
+        return -1;
+
+    switch (tr->type) {
+    case TR_FLOW: {
+        if (get_host(c, e, path, "src", &tr->src) < 0 || get_host(c, e, path, "dst", &tr->dst) < 0 ||
+            get_qty(c, e, path, "rate", Q_RATE, true, &tr->rate_bps) < 0)
+            return -1;
+        if (tr->src == tr->dst)
+            return bad(c, join(p, path, "dst"), "expected a host other than the source, got \"%s\"",
+                       scn_host_name(c->s, tr->dst));
+        const cJSON *pv = member(e, "path");
+        if (pv && parse_path(c, pv, join(p, path, "path"), tr) < 0)
+            return -1;
+        break;
+    }
+    case TR_INCAST: {
+        if (required(c, e, path, "senders", "a host selector like \"h0-h15\"") < 0 ||
+            val_hostset(c, member(e, "senders"), join(p, path, "senders"), 1, &tr->senders) < 0 ||
+            get_host(c, e, path, "receiver", &tr->receiver) < 0)
+            return -1;
+        for (int k = 0; k < tr->senders.n; k++)
+            if (tr->senders.idx[k] == tr->receiver)
+                return bad(c, join(p, path, "receiver"), "expected a receiver that is not among the senders, got \"%s\"",
+                           scn_host_name(c->s, tr->receiver));
+        break;
+    }
+    case TR_POISSON: {
+        int pat = PAT_UNIFORM;
+        const cJSON *hv = member(e, "hosts"), *cdf;
+        if (hv) {
+            if (val_hostset(c, hv, join(p, path, "hosts"), 2, &tr->hosts) < 0)
+                return -1;
+        } else {
+            cJSON *all = cJSON_CreateString("all");
+            if (!all)
+                return oom(c);
+            int rc = val_hostset(c, all, join(p, path, "hosts"), 2, &tr->hosts);
+            cJSON_Delete(all);
+            if (rc < 0)
+                return -1;
+        }
+        if (required(c, e, path, "load", "a number greater than 0 and at most 1") < 0 ||
+            get_num(c, e, path, "load", 0.0, true, 1.0, false, &tr->load) < 0 ||
+            required(c, e, path, "size_cdf", "\"websearch\", \"hadoop\" or the path of a CDF file") < 0 ||
+            get_qty(c, e, path, "end", Q_TIME, false, &tr->end_ps) < 0 ||
+            check_after(c, path, "end", tr->start_ps, "start", tr->end_ps) < 0 ||
+            get_enum(c, e, path, "pattern", pattern_names, &pat) < 0)
+            return -1;
+        tr->pattern = (enum scn_pattern)pat;
+        cdf = member(e, "size_cdf");
+        const char *cs = NULL;
+        join(p, path, "size_cdf");
+        if (val_str(c, cdf, p, "\"websearch\", \"hadoop\" or the path of a CDF file", &cs) < 0)
+            return -1;
+        if (!*cs || strlen(cs) >= sizeof tr->size_cdf)
+            return bad(c, p, "expected \"websearch\", \"hadoop\" or a file path of at most %zu characters, got \"%.60s\"",
+                       sizeof tr->size_cdf - 1, cs);
+        strf(tr->size_cdf, sizeof tr->size_cdf, "%s", cs);
+        break;
+    }
+    case TR_ALLREDUCE:
+    case TR_ALLTOALL: {
+        int algo = 0;
+        const cJSON *hv = member(e, "hosts");
+        join(p, path, "hosts");
+        if (hv) {
+            if (val_hostset(c, hv, p, 2, &tr->hosts) < 0)
+                return -1;
+        } else {
+            cJSON *all = cJSON_CreateString("all");
+            if (!all)
+                return oom(c);
+            int rc = val_hostset(c, all, p, 2, &tr->hosts);
+            cJSON_Delete(all);
+            if (rc < 0)
+                return -1;
+        }
+        if (tr->type == TR_ALLREDUCE && get_enum(c, e, path, "algorithm", algo_names, &algo) < 0)
+            return -1;
+        /* Each rank's share is size / ranks: it must be at least one byte. */
+        if (tr->size < tr->hosts.n) {
+            char a[32];
+            return bad(c, join(p, path, "size"), "expected a size of at least %dB (one byte per rank), got \"%s\"",
+                       tr->hosts.n, units_fmt_size(tr->size, a, sizeof a));
+        }
+        break;
+    }
+    }
+    return 0;
+}
+
+/* Reads the traffic array and checks that ids are unique. */
+static int parse_traffic(struct ctx *c, const cJSON *root)
+{
+    struct scenario *s = c->s;
+    char p[PATH_LEN];
+    const cJSON *tj = member(root, "traffic");
+    if (!tj)
+        return bad(c, "traffic", "expected a non-empty array of traffic entries like [{\"type\": \"flow\", \"src\": "
+                                 "\"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}], got nothing (this field is required)");
+    if (val_arr(c, tj, "traffic", "a non-empty array of traffic entries") < 0)
+        return -1;
+    int n = cJSON_GetArraySize(tj), i = 0;
+    if (n == 0)
+        return bad(c, "traffic", "expected a non-empty array of traffic entries, got an empty array");
+    if (!(s->traffic = xcalloc(c, (size_t)n, sizeof *s->traffic)))
+        return -1;
+    s->n_traffic = n;
+    for (const cJSON *it = tj->child; it; it = it->next, i++)
+        if (parse_traffic_entry(c, it, join_idx(p, "traffic", i), i, &s->traffic[i]) < 0)
+            return -1;
+
+    struct named_idx *sorted = xcalloc(c, (size_t)n, sizeof *sorted);
+    if (!sorted)
+        return -1;
+    for (i = 0; i < n; i++)
+        sorted[i] = (struct named_idx){s->traffic[i].id, i};
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_named);
+    for (i = 1; i < n; i++)
+        if (strcmp(sorted[i].name, sorted[i - 1].name) == 0) {
+            /* Report at an entry that spelled the id out (an automatic id cannot collide with another). */
+            int a = sorted[i - 1].idx, b = sorted[i].idx;
+            if (!s->traffic[b].id_given) {
+                int t = a;
+                a = b;
+                b = t;
+            }
+            free(sorted);
+            char q[PATH_LEN];
+            strf(q, sizeof q, "traffic.%d.id", b);
+            return bad(c, q, "expected a unique id, got \"%s\" (also the %sid of traffic.%d)", s->traffic[b].id,
+                       s->traffic[a].id_given ? "" : "automatic ", a);
+        }
+    free(sorted);
+    return 0;
+}
+
+/* Reads the optional faults array. */
+static int parse_faults(struct ctx *c, const cJSON *root)
+{
+    static const char *const k_storm[] = {"type", "host", "priority", "start", "end", NULL};
+    static const char *const k_down[] = {"type", "between", "at", "until", NULL};
+    static const char *const k_slow[] = {"type", "host", "rate", "start", "end", NULL};
+    static const char *const *const known[] = {k_storm, k_down, k_slow};
+    static const char *const fault_names[] = {"pause_storm", "link_down", "slow_receiver", NULL};
+    struct scenario *s = c->s;
+    char path[PATH_LEN], p[PATH_LEN], q[PATH_LEN];
+    const cJSON *fj = member(root, "faults");
+    if (!fj)
+        return 0;
+    if (val_arr(c, fj, "faults", "an array of faults") < 0)
+        return -1;
+    int n = cJSON_GetArraySize(fj), i = 0;
+    if (!(s->faults = xcalloc(c, (size_t)n, sizeof *s->faults)))
+        return -1;
+    s->n_faults = n;
+    for (const cJSON *e = fj->child; e; e = e->next, i++) {
+        struct scn_fault *f = &s->faults[i];
+        int type = 0;
+        join_idx(path, "faults", i);
+        if (val_obj(c, e, path) < 0 ||
+            required(c, e, path, "type", "one of \"pause_storm\", \"link_down\", \"slow_receiver\"") < 0 ||
+            get_enum(c, e, path, "type", fault_names, &type) < 0 || check_fields(c, e, path, known[type]) < 0)
+            return -1;
+        f->type = (enum scn_fault_type)type;
+        f->end_ps = -1;
+        f->host = -1;
+        switch (f->type) {
+        case FAULT_PAUSE_STORM:
+            f->priority = s->host.priority;
+            if (get_host(c, e, path, "host", &f->host) < 0 || get_int(c, e, path, "priority", 0, 7, &f->priority) < 0 ||
+                required(c, e, path, "start", qty_what[Q_TIME]) < 0 ||
+                get_qty(c, e, path, "start", Q_TIME, false, &f->start_ps) < 0 ||
+                get_qty(c, e, path, "end", Q_TIME, false, &f->end_ps) < 0 ||
+                check_after(c, path, "end", f->start_ps, "start", f->end_ps) < 0)
+                return -1;
+            break;
+        case FAULT_LINK_DOWN: {
+            const cJSON *bv = member(e, "between");
+            join(p, path, "between");
+            if (!bv)
+                return bad(c, p, "expected two node names like [\"leaf0\", \"spine1\"], got nothing (this field is "
+                                 "required)");
+            if (val_arr(c, bv, p, "two node names like [\"leaf0\", \"spine1\"]") < 0)
+                return -1;
+            if (cJSON_GetArraySize(bv) != 2)
+                return bad(c, p, "expected two node names like [\"leaf0\", \"spine1\"], got %d",
+                           cJSON_GetArraySize(bv));
+            int ni[2] = {-1, -1};
+            for (int k = 0; k < 2; k++) {
+                join_idx(q, p, k);
+                if (val_name(c, cJSON_GetArrayItem(bv, k), q, "a node name", "", f->between[k]) < 0)
+                    return -1;
+                if (s->topo.type == TOPO_CUSTOM && (ni[k] = node_index(c, f->between[k])) < 0)
+                    return bad(c, q, "expected the name of a node in topology.nodes, got \"%s\"", f->between[k]);
+            }
+            if (strcmp(f->between[0], f->between[1]) == 0)
+                return bad(c, q, "expected two different nodes, got \"%s\" twice", f->between[1]);
+            if (s->topo.type == TOPO_CUSTOM && !nodes_linked(&s->topo, ni[0], ni[1]))
+                return bad(c, p, "expected two linked nodes, got \"%s\" and \"%s\" (no link between them)",
+                           f->between[0], f->between[1]);
+            if (required(c, e, path, "at", qty_what[Q_TIME]) < 0 ||
+                get_qty(c, e, path, "at", Q_TIME, false, &f->start_ps) < 0 ||
+                get_qty(c, e, path, "until", Q_TIME, false, &f->end_ps) < 0 ||
+                check_after(c, path, "until", f->start_ps, "at", f->end_ps) < 0)
+                return -1;
+            break;
+        }
+        case FAULT_SLOW_RECEIVER:
+            f->start_ps = 0;
+            if (get_host(c, e, path, "host", &f->host) < 0 || required(c, e, path, "rate", qty_what[Q_RATE]) < 0 ||
+                get_qty(c, e, path, "rate", Q_RATE, true, &f->rate_bps) < 0 ||
+                get_qty(c, e, path, "start", Q_TIME, false, &f->start_ps) < 0 ||
+                get_qty(c, e, path, "end", Q_TIME, false, &f->end_ps) < 0 ||
+                check_after(c, path, "end", f->start_ps, "start", f->end_ps) < 0)
+                return -1;
+            break;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Returns whether id names a traffic entry, or a numbered flow "ID.J" of a
+ * generator entry (incast: J below the number of senders).
+ */
+static bool flow_id_exists(const struct scenario *s, const char *id)
+{
+    for (int i = 0; i < s->n_traffic; i++) {
+        const struct scn_traffic *t = &s->traffic[i];
+        size_t n = strlen(t->id);
+        if (strncmp(id, t->id, n) != 0)
+            continue;
+        if (id[n] == '\0')
+            return true;
+        if (id[n] == '.' && t->type != TR_FLOW && all_digits(id + n + 1) && strlen(id + n + 1) <= 9 &&
+            (id[n + 1] != '0' || id[n + 2] == '\0')) {
+            long j = atol(id + n + 1);
+            if (t->type != TR_INCAST || j < t->senders.n)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Reads the optional monitor object. */
+static int parse_monitor(struct ctx *c, const cJSON *root)
+{
+    static const char *const k_mon[] = {"interval", "queues", "flows", NULL};
+    struct scn_monitor *m = &c->s->monitor;
+    char p[PATH_LEN], q[PATH_LEN], d[96];
+    const cJSON *mj = member(root, "monitor"), *v;
+    if (!mj)
+        return 0;
+    const char *path = "monitor";
+    if (val_obj(c, mj, path) < 0 || check_fields(c, mj, path, k_mon) < 0 ||
+        get_qty(c, mj, path, "interval", Q_TIME, true, &m->interval_ps) < 0)
+        return -1;
+    if ((v = member(mj, "queues"))) {
+        join(p, path, "queues");
+        if (val_arr(c, v, p, "an array of \"node:port\" patterns like [\"s0:*\"]") < 0)
+            return -1;
+        int n = cJSON_GetArraySize(v), i = 0;
+        if (!(m->queues = xcalloc(c, (size_t)n, sizeof *m->queues)))
+            return -1;
+        m->n_queues = n;
+        for (const cJSON *it = v->child; it; it = it->next, i++) {
+            const char *s = NULL;
+            join_idx(q, p, i);
+            if (val_str(c, it, q, "a \"node:port\" pattern like \"s0:*\"", &s) < 0)
+                return -1;
+            const char *colon = strchr(s, ':');
+            size_t nl = colon ? (size_t)(colon - s) : 0;
+            bool ok = colon && nl > 0 && nl < SCN_NAME_MAX && !strchr(colon + 1, ':') &&
+                      (strcmp(colon + 1, "*") == 0 || (all_digits(colon + 1) && strlen(colon + 1) <= 6));
+            for (const char *k = s; ok && k < colon; k++)
+                ok = !isspace((unsigned char)*k) && *k != ',' && *k != '"';
+            if (!ok)
+                return bad(c, q, "expected a \"node:port\" pattern like \"s0:3\" or \"leaf*:*\" (the port a number "
+                                 "or *), got \"%.60s\"", s);
+            strf(m->queues[i], sizeof m->queues[i], "%s", s);
+        }
+    }
+    if ((v = member(mj, "flows"))) {
+        join(p, path, "flows");
+        if (cJSON_IsString(v) && strcmp(v->valuestring, "all") == 0) {
+            m->flows = MON_FLOWS_ALL;
+        } else if (cJSON_IsString(v) && strcmp(v->valuestring, "none") == 0) {
+            m->flows = MON_FLOWS_NONE;
+        } else if (cJSON_IsArray(v)) {
+            int n = cJSON_GetArraySize(v), i = 0;
+            if (!(m->flow_ids = xcalloc(c, (size_t)n, sizeof *m->flow_ids)))
+                return -1;
+            m->n_flows = n;
+            m->flows = MON_FLOWS_LIST;
+            for (const cJSON *it = v->child; it; it = it->next, i++) {
+                join_idx(q, p, i);
+                if (val_name(c, it, q, "a flow id", "", m->flow_ids[i]) < 0)
+                    return -1;
+                if (!flow_id_exists(c->s, m->flow_ids[i]))
+                    return bad(c, q, "expected the id of a traffic entry (or \"ID.N\" for one flow of a generator "
+                                     "entry), got \"%s\"", m->flow_ids[i]);
+                for (int k = 0; k < i; k++)
+                    if (strcmp(m->flow_ids[k], m->flow_ids[i]) == 0)
+                        return bad(c, q, "expected each flow id once, got \"%s\" again", m->flow_ids[i]);
+            }
+        } else {
+            if (cJSON_IsString(v))
+                return bad(c, p, "expected \"all\", \"none\" or an array of flow ids, got \"%.60s\"", v->valuestring);
+            return bad(c, p, "expected \"all\", \"none\" or an array of flow ids, got %s", describe(v, d, sizeof d));
+        }
+    }
+    return 0;
+}
+
+/* Reads the whole tree into c->s (defaults already set). */
+static int load_tree(struct ctx *c, const cJSON *root)
+{
+    static const char *const k_top[] = {"name", "description", "seed", "stop", "topology", "switch",
+                                        "host", "traffic", "faults", "monitor", NULL};
+    struct scenario *s = c->s;
+    const cJSON *v;
+    if (val_obj(c, root, "") < 0 || check_fields(c, root, "", k_top) < 0)
+        return -1;
+    if ((v = member(root, "name"))) {
+        /* The name becomes the default output directory: anything a directory name can hold but '/' is fine. */
+        const char *nm = NULL;
+        if (val_str(c, v, "name", "a name", &nm) < 0)
+            return -1;
+        bool ok = *nm && strlen(nm) < SCN_NAME_MAX && strcmp(nm, ".") != 0 && strcmp(nm, "..") != 0;
+        for (const char *p = nm; ok && *p; p++)
+            ok = *p != '/' && *p != '\\' && !iscntrl((unsigned char)*p);
+        if (!ok)
+            return bad(c, "name", "expected a name usable as a directory name (1 to %d characters, no '/'), got "
+                                  "\"%.60s\"", SCN_NAME_MAX - 1, nm);
+        strf(s->name, sizeof s->name, "%s", nm);
+    }
+    if ((v = member(root, "description"))) {
+        const char *d = NULL;
+        if (val_str(c, v, "description", "a string", &d) < 0)
+            return -1;
+        free(s->description);
+        if (!(s->description = strdup(d)))
+            return oom(c);
+    }
+    if ((v = member(root, "seed"))) {
+        char d[96];
+        if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < 0 ||
+            v->valuedouble > MAX_SEED)
+            return bad(c, "seed", "expected an integer from 0 to 2^53, got %s", describe(v, d, sizeof d));
+        s->seed = (uint64_t)v->valuedouble;
+    }
+    if (get_qty(c, root, "", "stop", Q_TIME, true, &s->stop_ps) < 0)
+        return -1;
+    /* Host defaults (priority) feed traffic and faults, so host goes first. */
+    if (parse_topology(c, root) < 0 || parse_host(c, root) < 0 || parse_switch(c, root) < 0 ||
+        parse_traffic(c, root) < 0 || parse_faults(c, root) < 0 || parse_monitor(c, root) < 0)
+        return -1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Public API                                                                */
+
+/* See scenario.h.  Returns SCN_OK, SCN_EUSAGE or SCN_EIO; on failure *out is zeroed. */
+int scn_load_text(const char *file, const char *text, const struct scn_override *ov, int n_ov,
+                  struct scenario *out, char *err, size_t errlen)
+{
+    struct ctx c = {.file = file, .err = err, .errlen = errlen, .status = SCN_EUSAGE, .s = out};
+    char dummy[SCN_ERR_MAX];
+    if (!err || !errlen) {
+        c.err = dummy;
+        c.errlen = sizeof dummy;
+    }
+    c.err[0] = '\0';
+    memset(out, 0, sizeof *out);
+    strf(out->file, sizeof out->file, "%s", file);
+    cJSON *root = NULL;
+    char *clean = NULL;
+    int rc = -1;
+
+    if (n_ov > 0 && !(c.ovpath = calloc((size_t)n_ov, sizeof *c.ovpath))) {
+        oom(&c);
+        goto done;
+    }
+    if (!(clean = strip_comments(&c, text)) || !(root = parse_json(&c, clean)) || check_dups(&c, root, "") < 0)
+        goto done;
+    for (int i = 0; i < n_ov; i++) {
+        c.in_override = true;
+        if (apply_override(&c, root, &ov[i], c.ovpath[i]) < 0)
+            goto done;
+        c.in_override = false;
+        c.n_ov = i + 1;
+        const cJSON *set = root;
+        /* A value given as JSON may itself repeat a key. */
+        char tmp[PATH_LEN];
+        strf(tmp, sizeof tmp, "%s", c.ovpath[i]);
+        for (char *comp = strtok(tmp, "."); comp && set; comp = strtok(NULL, "."))
+            set = cJSON_IsArray(set) ? cJSON_GetArrayItem(set, atoi(comp))
+                                     : cJSON_GetObjectItemCaseSensitive(set, comp);
+        if (set && (cJSON_IsObject(set) || cJSON_IsArray(set)) && check_dups(&c, set, c.ovpath[i]) < 0)
+            goto done;
+    }
+    if (set_defaults(&c, out, file) < 0)
+        goto done;
+    rc = load_tree(&c, root);
+done:
+    cJSON_Delete(root);
+    free(clean);
+    free(c.ovpath);
+    free(c.node_sorted);
+    if (rc == 0)
+        return SCN_OK;
+    scn_free(out);
+    return c.status;
+}
+
+/* See scenario.h.  Reads the whole file, then defers to scn_load_text. */
+int scn_load(const char *file, const struct scn_override *ov, int n_ov, struct scenario *out, char *err,
+             size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(file, "rb");
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int e = 0;
+    if (!f) {
+        e = errno;
+    } else {
+        for (;;) {
+            if (cap - len < 4096) {
+                cap = cap ? cap * 2 : 65536;
+                char *nb = cap <= (size_t)MAX_FILE_BYTES + 65536 ? realloc(buf, cap + 1) : NULL;
+                if (!nb) {
+                    e = cap > (size_t)MAX_FILE_BYTES ? EFBIG : ENOMEM;
+                    break;
+                }
+                buf = nb;
+            }
+            size_t n = fread(buf + len, 1, cap - len, f);
+            len += n;
+            if (n == 0) {
+                if (ferror(f))
+                    e = errno ? errno : EIO;
+                break;
+            }
+        }
+        fclose(f);
+    }
+    if (e) {
+        free(buf);
+        if (err && errlen)
+            strf(err, errlen, "%s: cannot read: %s", file, strerror(e));
+        return SCN_EIO;
+    }
+    buf[len] = '\0';
+    size_t nul = strlen(buf);
+    if (nul != len) {
+        free(buf);
+        if (err && errlen)
+            strf(err, errlen, "%s: expected a JSON text file, got a NUL byte at offset %zu", file, nul);
+        return SCN_EUSAGE;
+    }
+    int rc = scn_load_text(file, buf, ov, n_ov, out, err, errlen);
+    free(buf);
+    return rc;
+}
+
+/* Frees everything the loader allocated and zeroes *s; safe on a zeroed or already freed struct. */
+void scn_free(struct scenario *s)
+{
+    if (!s)
+        return;
+    free(s->description);
+    free(s->topo.nodes);
+    free(s->topo.links);
+    free(s->topo.host_node);
+    free(s->topo.host_names);
+    free(s->topo.host_names_buf);
+    free(s->topo.host_by_name);
+    for (int i = 0; s->traffic && i < s->n_traffic; i++) {
+        free(s->traffic[i].path);
+        free(s->traffic[i].senders.idx);
+        free(s->traffic[i].hosts.idx);
+    }
+    free(s->traffic);
+    free(s->faults);
+    free(s->monitor.queues);
+    free(s->monitor.flow_ids);
+    memset(s, 0, sizeof *s);
+}
+
+/* Returns host i's name, or "?" for an index out of range. */
+const char *scn_host_name(const struct scenario *s, int i)
+{
+    if (i < 0 || i >= s->topo.n_hosts || !s->topo.host_names)
+        return "?";
+    return s->topo.host_names[i];
+}
+
+/* Returns the index of the host called name, or -1 when there is none. */
+int scn_host_index(const struct scenario *s, const char *name)
+{
+    const struct scn_topology *t = &s->topo;
+    if (!name)
+        return -1;
+    if (t->type != TOPO_CUSTOM) {
+        /* Generated names are exactly "h" + a decimal number without leading zeros. */
+        if (name[0] != 'h' || !all_digits(name + 1) || strlen(name + 1) > 9 || (name[1] == '0' && name[2]))
+            return -1;
+        long v = atol(name + 1);
+        return v < t->n_hosts ? (int)v : -1;
+    }
+    if (!t->host_by_name)
+        return -1;
+    int lo = 0, hi = t->n_hosts - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        int r = strcmp(name, t->host_names[t->host_by_name[mid]]);
+        if (r == 0)
+            return t->host_by_name[mid];
+        if (r < 0)
+            hi = mid - 1;
+        else
+            lo = mid + 1;
+    }
+    return -1;
+}
+
+/* Returns the JSON spelling of a topology type, or "?". */
+const char *scn_topo_type_name(enum scn_topo_type t)
+{
+    return (unsigned)t < sizeof topo_names / sizeof *topo_names - 1 ? topo_names[t] : "?";
+}
+
+/* Returns the JSON spelling of a traffic type, or "?". */
+const char *scn_traffic_type_name(enum scn_traffic_type t)
+{
+    return (unsigned)t < sizeof traffic_names / sizeof *traffic_names - 1 ? traffic_names[t] : "?";
+}
+
+/* ------------------------------------------------------------------------ */
+/* Serialization                                                             */
+
+/* The add_* helpers return the added item, or NULL when memory runs out (cJSON then drops it). */
+static cJSON *add_time(cJSON *o, const char *key, int64_t ps)
+{
+    char b[40];
+    return cJSON_AddStringToObject(o, key, units_fmt_time(ps, b, sizeof b));
+}
+
+static cJSON *add_size(cJSON *o, const char *key, int64_t bytes)
+{
+    char b[40];
+    return cJSON_AddStringToObject(o, key, units_fmt_size(bytes, b, sizeof b));
+}
+
+static cJSON *add_rate(cJSON *o, const char *key, int64_t bps)
+{
+    char b[40];
+    return cJSON_AddStringToObject(o, key, units_fmt_rate(bps, b, sizeof b));
+}
+
+/* Writes a link as o.key (or into o itself when key is NULL): delay, or length when one was given. */
+static cJSON *add_link(cJSON *o, const char *key, const struct scn_link *l)
+{
+    char b[40];
+    cJSON *j = key ? cJSON_AddObjectToObject(o, key) : o;
+    if (!j)
+        return NULL;
+    add_rate(j, "rate", l->rate_bps);
+    if (l->length_mm > 0)
+        cJSON_AddStringToObject(j, "length", units_fmt_length(l->length_mm, b, sizeof b));
+    else
+        add_time(j, "delay", l->delay_ps);
+    return j;
+}
+
+/*
+ * Adds a host selector in its shortest form that loads back to the same list:
+ * "all", a range "hA-hB" (generated names, ascending run), or an array.
+ */
+static void add_hostset(const struct scenario *s, cJSON *o, const char *key, const struct scn_hostset *hs)
+{
+    bool all = hs->n == s->topo.n_hosts, run = hs->n >= 2 && s->topo.type != TOPO_CUSTOM;
+    for (int i = 0; i < hs->n; i++) {
+        all = all && hs->idx[i] == i;
+        run = run && hs->idx[i] == hs->idx[0] + i;
+    }
+    if (all) {
+        cJSON_AddStringToObject(o, key, "all");
+    } else if (run) {
+        char b[48];
+        strf(b, sizeof b, "h%d-h%d", hs->idx[0], hs->idx[hs->n - 1]);
+        cJSON_AddStringToObject(o, key, b);
+    } else {
+        cJSON *a = cJSON_AddArrayToObject(o, key);
+        for (int i = 0; a && i < hs->n; i++)
+            cJSON_AddItemToArray(a, cJSON_CreateString(scn_host_name(s, hs->idx[i])));
+    }
+}
+
+/* The add_* section writers below cannot fail visibly: cJSON drops what it cannot allocate. */
+static void add_topology(const struct scenario *s, cJSON *root)
+{
+    const struct scn_topology *t = &s->topo;
+    cJSON *o = cJSON_AddObjectToObject(root, "topology");
+    if (!o)
+        return;
+    cJSON_AddStringToObject(o, "type", scn_topo_type_name(t->type));
+    switch (t->type) {
+    case TOPO_STAR:
+        cJSON_AddNumberToObject(o, "hosts", t->hosts);
+        add_link(o, "link", &t->link);
+        break;
+    case TOPO_DUMBBELL:
+        cJSON_AddNumberToObject(o, "left", t->left);
+        cJSON_AddNumberToObject(o, "right", t->right);
+        add_link(o, "link", &t->link);
+        add_link(o, "bottleneck", &t->bottleneck);
+        break;
+    case TOPO_LEAF_SPINE:
+        cJSON_AddNumberToObject(o, "leaves", t->leaves);
+        cJSON_AddNumberToObject(o, "spines", t->spines);
+        cJSON_AddNumberToObject(o, "hosts_per_leaf", t->hosts_per_leaf);
+        add_link(o, "host_link", &t->host_link);
+        add_link(o, "fabric_link", &t->fabric_link);
+        break;
+    case TOPO_FAT_TREE:
+        if (t->k) {
+            cJSON_AddNumberToObject(o, "k", t->k);
+        } else {
+            cJSON_AddNumberToObject(o, "pods", t->pods);
+            cJSON_AddNumberToObject(o, "tors_per_pod", t->tors_per_pod);
+            cJSON_AddNumberToObject(o, "aggs_per_pod", t->aggs_per_pod);
+            cJSON_AddNumberToObject(o, "hosts_per_tor", t->hosts_per_tor);
+            cJSON_AddNumberToObject(o, "cores", t->cores);
+        }
+        add_link(o, "host_link", &t->host_link);
+        add_link(o, "fabric_link", &t->fabric_link);
+        cJSON_AddNumberToObject(o, "oversubscription", t->oversubscription);
+        break;
+    case TOPO_DRAGONFLY:
+        cJSON_AddNumberToObject(o, "a", t->df_a);
+        cJSON_AddNumberToObject(o, "p", t->df_p);
+        cJSON_AddNumberToObject(o, "h", t->df_h);
+        cJSON_AddNumberToObject(o, "g", t->df_g);
+        add_link(o, "host_link", &t->host_link);
+        add_link(o, "local_link", &t->local_link);
+        add_link(o, "global_link", &t->global_link);
+        cJSON_AddStringToObject(o, "routing", routing_names[t->routing]);
+        break;
+    case TOPO_CUSTOM: {
+        cJSON *nodes = cJSON_AddArrayToObject(o, "nodes");
+        for (int i = 0; nodes && i < t->n_nodes; i++) {
+            cJSON *n = cJSON_CreateObject();
+            cJSON_AddStringToObject(n, "name", t->nodes[i].name);
+            cJSON_AddStringToObject(n, "kind", kind_names[t->nodes[i].kind]);
+            cJSON_AddItemToArray(nodes, n);
+        }
+        cJSON *links = cJSON_AddArrayToObject(o, "links");
+        for (int i = 0; links && i < t->n_links; i++) {
+            cJSON *l = cJSON_CreateObject();
+            cJSON_AddStringToObject(l, "a", t->nodes[t->links[i].a].name);
+            cJSON_AddStringToObject(l, "b", t->nodes[t->links[i].b].name);
+            add_link(l, NULL, &t->links[i].link);
+            cJSON_AddItemToArray(links, l);
+        }
+        break;
+    }
+    }
+}
+
+static void add_switch(const struct scenario *s, cJSON *root)
+{
+    static const char *const mark_names[] = {"dequeue", "enqueue"};
+    static const char *const wd_names[] = {"drop", "forward", "alert"};
+    const struct scn_switch *w = &s->sw;
+    cJSON *o = cJSON_AddObjectToObject(root, "switch");
+    if (!o)
+        return;
+    add_size(o, "buffer", w->buffer);
+    cJSON *pfc = cJSON_AddObjectToObject(o, "pfc");
+    if (pfc) {
+        cJSON_AddBoolToObject(pfc, "enabled", w->pfc.enabled);
+        cJSON *pr = cJSON_AddArrayToObject(pfc, "priorities");
+        for (int p = 0; pr && p < SCN_NPRIO; p++)
+            if (w->pfc.lossless_mask & (1u << p))
+                cJSON_AddItemToArray(pr, cJSON_CreateNumber(p));
+        if (w->pfc.xoff_mode == XOFF_DYNAMIC)
+            cJSON_AddStringToObject(pfc, "xoff", "dynamic");
+        else
+            add_size(pfc, "xoff", w->pfc.xoff_bytes);
+        cJSON_AddNumberToObject(pfc, "dynamic_alpha", w->pfc.dynamic_alpha);
+        add_size(pfc, "xon_delta", w->pfc.xon_delta);
+        if (w->pfc.headroom_auto)
+            cJSON_AddStringToObject(pfc, "headroom", "auto");
+        else
+            add_size(pfc, "headroom", w->pfc.headroom_bytes);
+        cJSON_AddNumberToObject(pfc, "pause_quanta", w->pfc.pause_quanta);
+        cJSON_AddNumberToObject(pfc, "response_quanta", w->pfc.response_quanta);
+    }
+    cJSON *ecn = cJSON_AddObjectToObject(o, "ecn");
+    if (ecn) {
+        cJSON_AddBoolToObject(ecn, "enabled", w->ecn.enabled);
+        add_size(ecn, "kmin", w->ecn.kmin);
+        add_size(ecn, "kmax", w->ecn.kmax);
+        cJSON_AddNumberToObject(ecn, "pmax", w->ecn.pmax);
+        cJSON_AddStringToObject(ecn, "mark_on", mark_names[w->ecn.mark_on]);
+    }
+    cJSON *sc = cJSON_AddObjectToObject(o, "scheduler");
+    if (sc) {
+        cJSON_AddStringToObject(sc, "type", w->scheduler.type == SCHED_DWRR ? "dwrr" : "strict");
+        if (w->scheduler.type == SCHED_DWRR) {
+            cJSON *wt = cJSON_AddObjectToObject(sc, "weights");
+            for (int p = 0; wt && p < SCN_NPRIO; p++)
+                if (w->scheduler.weights[p]) {
+                    char k[4];
+                    strf(k, sizeof k, "%d", p);
+                    cJSON_AddNumberToObject(wt, k, w->scheduler.weights[p]);
+                }
+        }
+    }
+    add_size(o, "lossy_queue_limit", w->lossy_queue_limit);
+    cJSON *wd = cJSON_AddObjectToObject(o, "watchdog");
+    if (wd) {
+        cJSON_AddBoolToObject(wd, "enabled", w->watchdog.enabled);
+        add_time(wd, "detection_time", w->watchdog.detection_ps);
+        add_time(wd, "restoration_time", w->watchdog.restoration_ps);
+        add_time(wd, "poll_interval", w->watchdog.poll_ps);
+        cJSON_AddStringToObject(wd, "action", wd_names[w->watchdog.action]);
+    }
+}
+
+static void add_host(const struct scenario *s, cJSON *root)
+{
+    const struct scn_host *h = &s->host;
+    const struct scn_dcqcn *d = &h->dcqcn;
+    cJSON *o = cJSON_AddObjectToObject(root, "host");
+    if (!o)
+        return;
+    cJSON_AddNumberToObject(o, "mtu", h->mtu);
+    cJSON_AddNumberToObject(o, "priority", h->priority);
+    cJSON_AddNumberToObject(o, "cnp_priority", h->cnp_priority);
+    cJSON_AddStringToObject(o, "cc", h->cc == CC_NONE ? "none" : "dcqcn");
+    cJSON *dj = cJSON_AddObjectToObject(o, "dcqcn");
+    if (dj) {
+        cJSON_AddStringToObject(dj, "preset", d->preset == DCQCN_CONNECTX ? "connectx" : "paper");
+        cJSON_AddNumberToObject(dj, "g", d->g);
+        cJSON_AddNumberToObject(dj, "alpha_init", d->alpha_init);
+        add_time(dj, "alpha_timer", d->alpha_timer_ps);
+        add_time(dj, "rate_increase_timer", d->rate_increase_timer_ps);
+        add_size(dj, "byte_counter", d->byte_counter);
+        cJSON_AddNumberToObject(dj, "fast_recovery_steps", d->fast_recovery_steps);
+        add_rate(dj, "ai_rate", d->ai_rate_bps);
+        add_rate(dj, "hai_rate", d->hai_rate_bps);
+        add_rate(dj, "min_rate", d->min_rate_bps);
+        cJSON_AddNumberToObject(dj, "rate_on_first_cnp", d->rate_on_first_cnp);
+        cJSON_AddNumberToObject(dj, "min_dec_factor", d->min_dec_factor);
+        cJSON_AddBoolToObject(dj, "clamp_target_rate", d->clamp_target_rate);
+        add_time(dj, "cnp_interval", d->cnp_interval_ps);
+    }
+    cJSON_AddStringToObject(o, "loss_recovery", h->loss_recovery == LR_SELECTIVE ? "selective" : "go-back-n");
+    add_time(o, "rto", h->rto_ps);
+    cJSON_AddNumberToObject(o, "ack_every", h->ack_every);
+}
+
+static void add_traffic(const struct scenario *s, cJSON *root)
+{
+    static const char *const pattern_names[] = {"uniform", "permutation"};
+    cJSON *arr = cJSON_AddArrayToObject(root, "traffic");
+    for (int i = 0; arr && i < s->n_traffic; i++) {
+        const struct scn_traffic *t = &s->traffic[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            return;
+        cJSON_AddItemToArray(arr, o);
+        cJSON_AddStringToObject(o, "type", scn_traffic_type_name(t->type));
+        if (t->id_given)
+            cJSON_AddStringToObject(o, "id", t->id);
+        switch (t->type) {
+        case TR_FLOW:
+            cJSON_AddStringToObject(o, "src", scn_host_name(s, t->src));
+            cJSON_AddStringToObject(o, "dst", scn_host_name(s, t->dst));
+            add_size(o, "size", t->size);
+            if (t->rate_bps > 0)
+                add_rate(o, "rate", t->rate_bps);
+            if (t->path_len > 0) {
+                cJSON *p = cJSON_AddArrayToObject(o, "path");
+                for (int k = 0; p && k < t->path_len; k++)
+                    cJSON_AddItemToArray(p, cJSON_CreateString(t->path[k]));
+            }
+            break;
+        case TR_INCAST:
+            add_hostset(s, o, "senders", &t->senders);
+            cJSON_AddStringToObject(o, "receiver", scn_host_name(s, t->receiver));
+            add_size(o, "size", t->size);
+            break;
+        case TR_POISSON:
+            add_hostset(s, o, "hosts", &t->hosts);
+            cJSON_AddNumberToObject(o, "load", t->load);
+            cJSON_AddStringToObject(o, "size_cdf", t->size_cdf);
+            cJSON_AddStringToObject(o, "pattern", pattern_names[t->pattern]);
+            break;
+        case TR_ALLREDUCE:
+            cJSON_AddStringToObject(o, "algorithm", "ring");
+            /* fall through */
+        case TR_ALLTOALL:
+            add_hostset(s, o, "hosts", &t->hosts);
+            add_size(o, "size", t->size);
+            break;
+        }
+        add_time(o, "start", t->start_ps);
+        if (t->type == TR_POISSON && t->end_ps >= 0)
+            add_time(o, "end", t->end_ps);
+        cJSON_AddNumberToObject(o, "priority", t->priority);
+    }
+}
+
+static void add_faults(const struct scenario *s, cJSON *root)
+{
+    static const char *const fault_names[] = {"pause_storm", "link_down", "slow_receiver"};
+    cJSON *arr = cJSON_AddArrayToObject(root, "faults");
+    for (int i = 0; arr && i < s->n_faults; i++) {
+        const struct scn_fault *f = &s->faults[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            return;
+        cJSON_AddItemToArray(arr, o);
+        cJSON_AddStringToObject(o, "type", fault_names[f->type]);
+        switch (f->type) {
+        case FAULT_PAUSE_STORM:
+            cJSON_AddStringToObject(o, "host", scn_host_name(s, f->host));
+            cJSON_AddNumberToObject(o, "priority", f->priority);
+            add_time(o, "start", f->start_ps);
+            if (f->end_ps >= 0)
+                add_time(o, "end", f->end_ps);
+            break;
+        case FAULT_LINK_DOWN: {
+            cJSON *b = cJSON_AddArrayToObject(o, "between");
+            if (b) {
+                cJSON_AddItemToArray(b, cJSON_CreateString(f->between[0]));
+                cJSON_AddItemToArray(b, cJSON_CreateString(f->between[1]));
+            }
+            add_time(o, "at", f->start_ps);
+            if (f->end_ps >= 0)
+                add_time(o, "until", f->end_ps);
+            break;
+        }
+        case FAULT_SLOW_RECEIVER:
+            cJSON_AddStringToObject(o, "host", scn_host_name(s, f->host));
+            add_rate(o, "rate", f->rate_bps);
+            add_time(o, "start", f->start_ps);
+            if (f->end_ps >= 0)
+                add_time(o, "end", f->end_ps);
+            break;
+        }
+    }
+}
+
+static void add_monitor(const struct scenario *s, cJSON *root)
+{
+    const struct scn_monitor *m = &s->monitor;
+    cJSON *o = cJSON_AddObjectToObject(root, "monitor");
+    if (!o)
+        return;
+    add_time(o, "interval", m->interval_ps);
+    cJSON *q = cJSON_AddArrayToObject(o, "queues");
+    for (int i = 0; q && i < m->n_queues; i++)
+        cJSON_AddItemToArray(q, cJSON_CreateString(m->queues[i]));
+    if (m->flows == MON_FLOWS_LIST) {
+        cJSON *f = cJSON_AddArrayToObject(o, "flows");
+        for (int i = 0; f && i < m->n_flows; i++)
+            cJSON_AddItemToArray(f, cJSON_CreateString(m->flow_ids[i]));
+    } else {
+        cJSON_AddStringToObject(o, "flows", m->flows == MON_FLOWS_NONE ? "none" : "all");
+    }
+}
+
+/* See scenario.h.  Returns a malloc'd string, or NULL when memory runs out. */
+char *scn_to_json(const struct scenario *s)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    cJSON_AddStringToObject(root, "name", s->name);
+    cJSON_AddStringToObject(root, "description", s->description ? s->description : "");
+    cJSON_AddNumberToObject(root, "seed", (double)s->seed);
+    add_time(root, "stop", s->stop_ps);
+    add_topology(s, root);
+    add_switch(s, root);
+    add_host(s, root);
+    add_traffic(s, root);
+    add_faults(s, root);
+    add_monitor(s, root);
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text)
+        return NULL;
+    /* cJSON indents with tabs and writes ":\t"; re-indent with two spaces for people to read. */
+    size_t n = 0;
+    for (const char *p = text; *p; p++)
+        n += *p == '\t' ? 2 : 1;
+    char *out = malloc(n + 2);
+    if (out) {
+        char *o = out;
+        for (const char *p = text; *p; p++) {
+            if (*p != '\t')
+                *o++ = *p;
+            else if (p > text && p[-1] == ':')
+                *o++ = ' ';
+            else {
+                *o++ = ' ';
+                *o++ = ' ';
+            }
+        }
+        *o++ = '\n';
+        *o = '\0';
+    }
+    cJSON_free(text);
+    return out;
+}

@@ -1,0 +1,653 @@
+/*
+ * Tests of the scenario loader: every shipped scenario loads, defaults and
+ * presets are exactly the documented ones, each kind of bad input is refused
+ * with a message naming the file and the JSON path, --set overrides land where
+ * they should, and scn_to_json round-trips.
+ */
+#include "tests/tests.h"
+
+#include "sim/scenario.h"
+#include "sim/units.h"
+
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A star of 4 hosts and one flow: the smallest valid scenario. */
+#define TOPO "\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": \"100Gbps\"}}"
+#define FLOW "\"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}]"
+#define MINIMAL "{" TOPO ", " FLOW "}"
+
+/* Loads inline JSON as "t.json"; on an unexpected result prints the message to help debugging. */
+static int load(const char *json, const struct scn_override *ov, int n_ov, struct scenario *s, char *err)
+{
+    return scn_load_text("t.json", json, ov, n_ov, s, err, SCN_ERR_MAX);
+}
+
+/* Loads text that must be valid; returns whether it was. */
+static bool load_ok(const char *json, const struct scn_override *ov, int n_ov, struct scenario *s)
+{
+    char err[SCN_ERR_MAX];
+    int rc = load(json, ov, n_ov, s, err);
+    if (rc != SCN_OK)
+        fprintf(stderr, "\n  unexpected error: %s\n", err);
+    return rc == SCN_OK;
+}
+
+static void test_shipped_scenarios_load(void)
+{
+    glob_t g;
+    CU_ASSERT_EQUAL_FATAL(glob("scenarios/*.json", 0, NULL, &g), 0);
+    CU_ASSERT(g.gl_pathc >= 3);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        struct scenario s;
+        char err[SCN_ERR_MAX];
+        int rc = scn_load(g.gl_pathv[i], NULL, 0, &s, err, sizeof err);
+        if (rc != SCN_OK)
+            fprintf(stderr, "\n  %s\n", err);
+        CU_ASSERT_EQUAL(rc, SCN_OK);
+        if (rc == SCN_OK) {
+            CU_ASSERT(s.name[0] != '\0');
+            CU_ASSERT_PTR_NOT_NULL(s.description);
+            CU_ASSERT(s.description && s.description[0] != '\0');
+        }
+        scn_free(&s);
+    }
+    globfree(&g);
+}
+
+static void test_incast_scenario(void)
+{
+    struct scenario s;
+    char err[SCN_ERR_MAX];
+    CU_ASSERT_EQUAL_FATAL(scn_load("scenarios/incast-16to1.json", NULL, 0, &s, err, sizeof err), SCN_OK);
+    CU_ASSERT_STRING_EQUAL(s.name, "incast-16to1");
+    CU_ASSERT_EQUAL(s.topo.type, TOPO_STAR);
+    CU_ASSERT_EQUAL(s.topo.n_hosts, 17);
+    CU_ASSERT_EQUAL(s.topo.link.rate_bps, 100000000000LL);
+    CU_ASSERT_EQUAL(s.topo.link.delay_ps, PS_PER_US);
+    CU_ASSERT_EQUAL(s.stop_ps, 20 * PS_PER_MS);
+    CU_ASSERT_EQUAL(s.sw.pfc.lossless_mask, 1u << 3);
+    CU_ASSERT_EQUAL(s.host.dcqcn.preset, DCQCN_PAPER);
+    CU_ASSERT_EQUAL_FATAL(s.n_traffic, 1);
+    CU_ASSERT_EQUAL(s.traffic[0].type, TR_INCAST);
+    CU_ASSERT_EQUAL(s.traffic[0].senders.n, 16);
+    CU_ASSERT_EQUAL(s.traffic[0].senders.idx[15], 15);
+    CU_ASSERT_EQUAL(s.traffic[0].receiver, 16);
+    CU_ASSERT_EQUAL(s.traffic[0].size, 1000000);
+    scn_free(&s);
+}
+
+static void test_defaults(void)
+{
+    struct scenario s;
+    CU_ASSERT_FATAL(load_ok(MINIMAL, NULL, 0, &s));
+    CU_ASSERT_STRING_EQUAL(s.file, "t.json");
+    CU_ASSERT_STRING_EQUAL(s.name, "t");
+    CU_ASSERT_STRING_EQUAL(s.description, "");
+    CU_ASSERT_EQUAL(s.seed, 1);
+    CU_ASSERT_EQUAL(s.stop_ps, 100 * PS_PER_MS);
+    CU_ASSERT_EQUAL(s.topo.link.delay_ps, PS_PER_US);
+    CU_ASSERT_EQUAL(s.topo.link.length_mm, 0);
+    /* switch */
+    CU_ASSERT_EQUAL(s.sw.buffer, 32000000);
+    CU_ASSERT_TRUE(s.sw.pfc.enabled);
+    CU_ASSERT_EQUAL(s.sw.pfc.lossless_mask, 0x08);
+    CU_ASSERT_EQUAL(s.sw.pfc.xoff_mode, XOFF_DYNAMIC);
+    CU_ASSERT_EQUAL(s.sw.pfc.dynamic_alpha, 0.125);
+    CU_ASSERT_EQUAL(s.sw.pfc.xon_delta, 3000);
+    CU_ASSERT_TRUE(s.sw.pfc.headroom_auto);
+    CU_ASSERT_EQUAL(s.sw.pfc.pause_quanta, 65535);
+    CU_ASSERT_EQUAL(s.sw.pfc.response_quanta, 394);
+    CU_ASSERT_TRUE(s.sw.ecn.enabled);
+    CU_ASSERT_EQUAL(s.sw.ecn.kmin, 5000);
+    CU_ASSERT_EQUAL(s.sw.ecn.kmax, 200000);
+    CU_ASSERT_EQUAL(s.sw.ecn.pmax, 0.01);
+    CU_ASSERT_EQUAL(s.sw.ecn.mark_on, MARK_DEQUEUE);
+    CU_ASSERT_EQUAL(s.sw.scheduler.type, SCHED_STRICT);
+    CU_ASSERT_EQUAL(s.sw.lossy_queue_limit, 1000000);
+    CU_ASSERT_FALSE(s.sw.watchdog.enabled);
+    CU_ASSERT_EQUAL(s.sw.watchdog.detection_ps, 200 * PS_PER_MS);
+    CU_ASSERT_EQUAL(s.sw.watchdog.restoration_ps, 200 * PS_PER_MS);
+    CU_ASSERT_EQUAL(s.sw.watchdog.poll_ps, 10 * PS_PER_MS);
+    CU_ASSERT_EQUAL(s.sw.watchdog.action, WD_DROP);
+    /* host and the paper preset */
+    CU_ASSERT_EQUAL(s.host.mtu, 1024);
+    CU_ASSERT_EQUAL(s.host.priority, 3);
+    CU_ASSERT_EQUAL(s.host.cnp_priority, 6);
+    CU_ASSERT_EQUAL(s.host.cc, CC_DCQCN);
+    CU_ASSERT_EQUAL(s.host.loss_recovery, LR_GO_BACK_N);
+    CU_ASSERT_EQUAL(s.host.rto_ps, PS_PER_MS);
+    CU_ASSERT_EQUAL(s.host.ack_every, 1);
+    const struct scn_dcqcn *d = &s.host.dcqcn;
+    CU_ASSERT_EQUAL(d->preset, DCQCN_PAPER);
+    CU_ASSERT_EQUAL(d->g, 1.0 / 256);
+    CU_ASSERT_EQUAL(d->alpha_init, 1.0);
+    CU_ASSERT_EQUAL(d->alpha_timer_ps, 55 * PS_PER_US);
+    CU_ASSERT_EQUAL(d->rate_increase_timer_ps, 55 * PS_PER_US);
+    CU_ASSERT_EQUAL(d->byte_counter, 10000000);
+    CU_ASSERT_EQUAL(d->fast_recovery_steps, 5);
+    CU_ASSERT_EQUAL(d->ai_rate_bps, 40000000);
+    CU_ASSERT_EQUAL(d->hai_rate_bps, 200000000);
+    CU_ASSERT_EQUAL(d->min_rate_bps, 100000000);
+    CU_ASSERT_EQUAL(d->rate_on_first_cnp, 1.0);
+    CU_ASSERT_EQUAL(d->min_dec_factor, 0.5);
+    CU_ASSERT_FALSE(d->clamp_target_rate);
+    CU_ASSERT_EQUAL(d->cnp_interval_ps, 50 * PS_PER_US);
+    /* traffic, faults, monitor */
+    CU_ASSERT_EQUAL_FATAL(s.n_traffic, 1);
+    CU_ASSERT_STRING_EQUAL(s.traffic[0].id, "t0");
+    CU_ASSERT_FALSE(s.traffic[0].id_given);
+    CU_ASSERT_EQUAL(s.traffic[0].priority, 3);
+    CU_ASSERT_EQUAL(s.traffic[0].start_ps, 0);
+    CU_ASSERT_EQUAL(s.traffic[0].rate_bps, 0);
+    CU_ASSERT_EQUAL(s.traffic[0].path_len, 0);
+    CU_ASSERT_EQUAL(s.traffic[0].src, 0);
+    CU_ASSERT_EQUAL(s.traffic[0].dst, 1);
+    CU_ASSERT_EQUAL(s.n_faults, 0);
+    CU_ASSERT_EQUAL(s.monitor.interval_ps, 10 * PS_PER_US);
+    CU_ASSERT_EQUAL(s.monitor.n_queues, 0);
+    CU_ASSERT_EQUAL(s.monitor.flows, MON_FLOWS_ALL);
+    scn_free(&s);
+}
+
+static void test_name_from_file(void)
+{
+    struct scenario s;
+    char err[SCN_ERR_MAX];
+    CU_ASSERT_EQUAL_FATAL(scn_load_text("some/dir/my lab, v2.json", MINIMAL, NULL, 0, &s, err, sizeof err), SCN_OK);
+    CU_ASSERT_STRING_EQUAL(s.name, "my lab, v2");
+    /* The serialized name must load again, spaces and commas included. */
+    char *j = scn_to_json(&s);
+    struct scenario s2;
+    CU_ASSERT_EQUAL(scn_load_text("other.json", j, NULL, 0, &s2, err, sizeof err), SCN_OK);
+    CU_ASSERT_STRING_EQUAL(s2.name, "my lab, v2");
+    free(j);
+    scn_free(&s2);
+    scn_free(&s);
+    CU_ASSERT_EQUAL(scn_load_text("x.json", "{\"name\": \"a/b\", " TOPO ", " FLOW "}", NULL, 0, &s, err, sizeof err),
+                    SCN_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "x.json: name: expected a name usable as a directory name"));
+}
+
+static void test_connectx_preset(void)
+{
+    struct scenario s;
+    /* The explicit field comes before the preset in the file: it must still win. */
+    CU_ASSERT_FATAL(load_ok("{" TOPO ", " FLOW ", \"host\": {\"dcqcn\": {\"ai_rate\": \"10Mbps\", "
+                            "\"preset\": \"connectx\"}}}", NULL, 0, &s));
+    const struct scn_dcqcn *d = &s.host.dcqcn;
+    CU_ASSERT_EQUAL(d->preset, DCQCN_CONNECTX);
+    CU_ASSERT_EQUAL(d->g, 5.0 / 1024);
+    CU_ASSERT_EQUAL(d->alpha_init, 1.0);
+    CU_ASSERT_EQUAL(d->alpha_timer_ps, 1 * PS_PER_US);
+    CU_ASSERT_EQUAL(d->rate_increase_timer_ps, 300 * PS_PER_US);
+    CU_ASSERT_EQUAL(d->byte_counter, 32767);
+    CU_ASSERT_EQUAL(d->fast_recovery_steps, 1);
+    CU_ASSERT_EQUAL(d->ai_rate_bps, 10000000); /* overridden; the preset says 5Mbps */
+    CU_ASSERT_EQUAL(d->hai_rate_bps, 50000000);
+    CU_ASSERT_EQUAL(d->min_rate_bps, 1000000);
+    CU_ASSERT_EQUAL(d->rate_on_first_cnp, 1.0);
+    CU_ASSERT_EQUAL(d->min_dec_factor, 0.5);
+    CU_ASSERT_FALSE(d->clamp_target_rate);
+    CU_ASSERT_EQUAL(d->cnp_interval_ps, 4 * PS_PER_US);
+    scn_free(&s);
+
+    /* --set of one field on top of a preset chosen in the file. */
+    struct scn_override ov[] = {{"host.dcqcn.preset", "connectx"}, {"host.dcqcn.g", "0.0625"}};
+    CU_ASSERT_FATAL(load_ok(MINIMAL, ov, 2, &s));
+    CU_ASSERT_EQUAL(s.host.dcqcn.g, 0.0625);
+    CU_ASSERT_EQUAL(s.host.dcqcn.cnp_interval_ps, 4 * PS_PER_US);
+    scn_free(&s);
+}
+
+struct bad_case {
+    const char *what;
+    const char *json;
+    const char *set_path, *set_value; /* optional override */
+    const char *expect[3];            /* substrings the message must contain (besides "t.json") */
+};
+
+static const struct bad_case bad_cases[] = {
+    {"malformed JSON", "{\n  " TOPO ",\n  \"seed\": 1,,\n  " FLOW "\n}", NULL, NULL, {"t.json:3:", "valid JSON"}},
+    {"trailing garbage", MINIMAL " x", NULL, NULL, {"t.json:1:", "valid JSON"}},
+    {"unclosed comment", "{" TOPO ", " FLOW "} /* x", NULL, NULL, {"t.json:1:", "*/"}},
+    {"top level not an object", "[1]", NULL, NULL, {"(top level)", "expected an object"}},
+    {"wrong type", "{" TOPO ", " FLOW ", \"host\": {\"mtu\": \"1024\"}}", NULL, NULL,
+     {"host.mtu:", "expected an integer", "got a string \"1024\""}},
+    {"unknown top-level field", "{" TOPO ", " FLOW ", \"stopp\": \"1ms\"}", NULL, NULL,
+     {"t.json: stopp:", "unknown field \"stopp\"", "seed, stop"}},
+    {"unknown nested field", "{" TOPO ", " FLOW ", \"switch\": {\"ecn\": {\"kmn\": \"1KB\"}}}", NULL, NULL,
+     {"switch.ecn.kmn:", "unknown field", "kmin, kmax"}},
+    {"bad unit", "{" TOPO ", " FLOW ", \"switch\": {\"ecn\": {\"kmin\": \"20KG\"}}}", NULL, NULL,
+     {"switch.ecn.kmin:", "expected a size like \"20KB\"", "got \"20KG\""}},
+    {"bare number where a unit is needed", "{" TOPO ", " FLOW ", \"stop\": 20}", NULL, NULL,
+     {"t.json: stop:", "expected a time", "no unit"}},
+    {"zero size", "{" TOPO ", \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"0B\"}]}",
+     NULL, NULL, {"traffic.0.size:", "greater than zero"}},
+    {"negative size", "{" TOPO ", " FLOW ", \"switch\": {\"buffer\": \"-1MB\"}}", NULL, NULL,
+     {"switch.buffer:", "negative"}},
+    {"zero link rate", "{\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": \"0Gbps\"}}, " FLOW "}",
+     NULL, NULL, {"topology.link.rate:", "greater than zero"}},
+    {"missing topology", "{" FLOW "}", NULL, NULL, {"t.json: topology:", "required"}},
+    {"missing traffic", "{" TOPO "}", NULL, NULL, {"t.json: traffic:", "required"}},
+    {"unknown host in traffic",
+     "{" TOPO ", \"traffic\": [" "{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}, "
+     "{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h9\", \"size\": \"1MB\"}]}",
+     NULL, NULL, {"traffic.1.dst:", "\"h9\"", "h0..h3"}},
+    {"unknown host in a list",
+     "{" TOPO ", \"traffic\": [{\"type\": \"alltoall\", \"hosts\": [\"h0\", \"h1\", \"hX\"], \"size\": \"1MB\"}]}",
+     NULL, NULL, {"traffic.0.hosts.2:", "\"hX\""}},
+    {"empty traffic array", "{" TOPO ", \"traffic\": []}", NULL, NULL, {"t.json: traffic:", "non-empty"}},
+    {"bad range", "{" TOPO ", \"traffic\": [{\"type\": \"incast\", \"senders\": \"h9-h3\", \"receiver\": \"h0\", "
+                  "\"size\": \"1MB\"}]}",
+     NULL, NULL, {"traffic.0.senders:", "bad range", "h9-h3"}},
+    {"probability above 1", "{" TOPO ", " FLOW ", \"switch\": {\"ecn\": {\"pmax\": 1.5}}}", NULL, NULL,
+     {"switch.ecn.pmax:", "from 0 to 1", "1.5"}},
+    {"g of zero", "{" TOPO ", " FLOW ", \"host\": {\"dcqcn\": {\"g\": 0}}}", NULL, NULL,
+     {"host.dcqcn.g:", "greater than 0"}},
+    {"duplicate flow id",
+     "{" TOPO ", \"traffic\": [{\"type\": \"flow\", \"id\": \"f\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}, "
+     "{\"type\": \"flow\", \"id\": \"f\", \"src\": \"h1\", \"dst\": \"h2\", \"size\": \"1MB\"}]}",
+     NULL, NULL, {"traffic.1.id:", "traffic.0", "unique"}},
+    {"id clashing with an automatic id",
+     "{" TOPO ", \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}, "
+     "{\"type\": \"flow\", \"id\": \"t0\", \"src\": \"h1\", \"dst\": \"h2\", \"size\": \"1MB\"}]}",
+     NULL, NULL, {"traffic.1.id:", "automatic id of traffic.0"}},
+    {"id with a comma",
+     "{" TOPO ", \"traffic\": [{\"type\": \"flow\", \"id\": \"a,b\", \"src\": \"h0\", \"dst\": \"h1\", "
+     "\"size\": \"1MB\"}]}", NULL, NULL, {"traffic.0.id:", "commas"}},
+    {"duplicate JSON key", "{" TOPO ", " FLOW ", \"host\": {\"mtu\": 1024, \"mtu\": 2048}}", NULL, NULL,
+     {"host.mtu:", "twice"}},
+    {"--set on a field that does not exist", MINIMAL, "host.dcqcn.gg", "1", {"host.dcqcn.gg", "(from --set)",
+                                                                             "unknown field"}},
+    {"--set index out of range", MINIMAL, "traffic.7.size", "4MB", {"traffic.7.size", "(from --set)",
+                                                                     "1 entry"}},
+    {"--set bad value", MINIMAL, "switch.ecn.kmin", "twenty", {"switch.ecn.kmin (from --set):",
+                                                               "expected a size like \"20KB\"", "\"twenty\""}},
+    {"--set into a number", "{" TOPO ", " FLOW ", \"host\": {\"mtu\": 1024}}", "host.mtu.x", "1", {"host.mtu.x (from --set):", "object or an array"}},
+    {"--set creating an object where a number belongs", MINIMAL, "host.mtu.x", "1",
+     {"host.mtu (from --set):", "expected an integer", "got an object"}},
+    {"--set with an empty path component", MINIMAL, "host..mtu", "1", {"host..mtu (from --set):", "dotted path"}},
+    {"delay and length together",
+     "{\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\", "
+     "\"length\": \"100m\"}}, " FLOW "}",
+     NULL, NULL, {"topology.link.length:", "both"}},
+    {"odd fat-tree k", "{\"topology\": {\"type\": \"fat-tree\", \"k\": 5, \"link\": {\"rate\": \"100Gbps\"}}, " FLOW "}",
+     NULL, NULL, {"topology.k:", "even", "5"}},
+    {"fat-tree k and shape together",
+     "{\"topology\": {\"type\": \"fat-tree\", \"k\": 4, \"pods\": 2, \"link\": {\"rate\": \"100Gbps\"}}, " FLOW "}",
+     NULL, NULL, {"topology.pods:", "either \"k\""}},
+    {"selective loss recovery", "{" TOPO ", " FLOW ", \"host\": {\"loss_recovery\": \"selective\"}}", NULL, NULL,
+     {"host.loss_recovery:", "not implemented", "go-back-n"}},
+    {"source equals destination",
+     "{" TOPO ", \"traffic\": [{\"type\": \"flow\", \"src\": \"h2\", \"dst\": \"h2\", \"size\": \"1MB\"}]}", NULL, NULL,
+     {"traffic.0.dst:", "other than the source"}},
+    {"receiver among the senders",
+     "{" TOPO ", \"traffic\": [{\"type\": \"incast\", \"senders\": \"all\", \"receiver\": \"h0\", \"size\": \"1MB\"}]}",
+     NULL, NULL, {"traffic.0.receiver:", "not among the senders"}},
+    {"too many hosts", "{\"topology\": {\"type\": \"leaf-spine\", \"leaves\": 2000, \"spines\": 4, "
+                       "\"hosts_per_leaf\": 1000, \"link\": {\"rate\": \"100Gbps\"}}, " FLOW "}",
+     NULL, NULL, {"t.json: topology:", "at most 1000000 hosts", "2000000"}},
+    {"priority above 7", "{" TOPO ", " FLOW ", \"switch\": {\"pfc\": {\"priorities\": [3, 8]}}}", NULL, NULL,
+     {"switch.pfc.priorities.1:", "from 0 to 7"}},
+    {"integer that is not whole", "{" TOPO ", " FLOW ", \"host\": {\"ack_every\": 1.5}}", NULL, NULL,
+     {"host.ack_every:", "not a whole number"}},
+    {"mtu out of range", "{" TOPO ", " FLOW ", \"host\": {\"mtu\": 100}}", NULL, NULL,
+     {"host.mtu:", "from 256 to 9000"}},
+    {"unknown topology type", "{\"topology\": {\"type\": \"ring\"}, " FLOW "}", NULL, NULL,
+     {"topology.type:", "\"fat-tree\"", "\"ring\""}},
+    {"link without rate", "{\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"delay\": \"1us\"}}, " FLOW "}",
+     NULL, NULL, {"topology.link.rate:", "required"}},
+    {"end before start",
+     "{" TOPO ", " FLOW ", \"faults\": [{\"type\": \"pause_storm\", \"host\": \"h1\", \"start\": \"2ms\", "
+     "\"end\": \"1ms\"}]}", NULL, NULL, {"faults.0.end:", "after start"}},
+    {"dwrr weights with the strict scheduler",
+     "{" TOPO ", " FLOW ", \"switch\": {\"scheduler\": {\"type\": \"strict\", \"weights\": {\"3\": 1}}}}", NULL, NULL,
+     {"switch.scheduler.weights:", "dwrr"}},
+    {"unknown custom link endpoint",
+     "{\"topology\": {\"type\": \"custom\", \"nodes\": [{\"name\": \"a\", \"kind\": \"host\"}, "
+     "{\"name\": \"b\", \"kind\": \"host\"}], \"links\": [{\"a\": \"a\", \"b\": \"c\", \"rate\": \"1Gbps\"}]}, "
+     "\"traffic\": [{\"type\": \"flow\", \"src\": \"a\", \"dst\": \"b\", \"size\": \"1MB\"}]}",
+     NULL, NULL, {"topology.links.0.b:", "\"c\""}},
+    {"duplicate custom node name",
+     "{\"topology\": {\"type\": \"custom\", \"nodes\": [{\"name\": \"a\", \"kind\": \"host\"}, "
+     "{\"name\": \"b\", \"kind\": \"host\"}, {\"name\": \"a\", \"kind\": \"switch\"}], \"links\": []}, "
+     "\"traffic\": [{\"type\": \"flow\", \"src\": \"a\", \"dst\": \"b\", \"size\": \"1MB\"}]}",
+     NULL, NULL, {"topology.nodes.2.name:", "topology.nodes.0", "unique"}},
+    {"pinned path not starting at the source",
+     "{\"topology\": {\"type\": \"custom\", \"nodes\": [{\"name\": \"a\", \"kind\": \"host\"}, "
+     "{\"name\": \"b\", \"kind\": \"host\"}, {\"name\": \"s\", \"kind\": \"switch\"}], \"links\": ["
+     "{\"a\": \"a\", \"b\": \"s\", \"rate\": \"1Gbps\"}, {\"a\": \"s\", \"b\": \"b\", \"rate\": \"1Gbps\"}]}, "
+     "\"traffic\": [{\"type\": \"flow\", \"src\": \"a\", \"dst\": \"b\", \"size\": \"1MB\", "
+     "\"path\": [\"b\", \"s\", \"b\"]}]}",
+     NULL, NULL, {"traffic.0.path.0:", "source host \"a\""}},
+    {"monitor flow id that does not exist", "{" TOPO ", " FLOW ", \"monitor\": {\"flows\": [\"t0\", \"t1\"]}}", NULL,
+     NULL, {"monitor.flows.1:", "\"t1\""}},
+    {"monitor queue pattern without a port", "{" TOPO ", " FLOW ", \"monitor\": {\"queues\": [\"s0\"]}}", NULL, NULL,
+     {"monitor.queues.0:", "node:port"}},
+    {"dragonfly with too many groups",
+     "{\"topology\": {\"type\": \"dragonfly\", \"a\": 2, \"p\": 1, \"h\": 1, \"g\": 4, \"link\": {\"rate\": "
+     "\"100Gbps\"}}, " FLOW "}", NULL, NULL, {"topology.g:", "from 2 to 3"}},
+};
+
+static void test_bad_inputs(void)
+{
+    for (size_t i = 0; i < sizeof bad_cases / sizeof *bad_cases; i++) {
+        const struct bad_case *b = &bad_cases[i];
+        struct scn_override ov = {b->set_path, b->set_value};
+        struct scenario s;
+        char err[SCN_ERR_MAX] = "";
+        int rc = load(b->json, &ov, b->set_path ? 1 : 0, &s, err);
+        bool ok = rc == SCN_EUSAGE && strncmp(err, "t.json", 6) == 0 && !strchr(err, '\n');
+        for (int k = 0; k < 3 && b->expect[k]; k++)
+            ok = ok && strstr(err, b->expect[k]) != NULL;
+        if (!ok)
+            fprintf(stderr, "\n  bad input \"%s\": rc %d, message: %s\n", b->what, rc, err);
+        CU_ASSERT(ok);
+        /* A failed load leaves nothing to free; freeing it anyway must be harmless. */
+        CU_ASSERT_EQUAL(s.n_traffic, 0);
+        CU_ASSERT_PTR_NULL(s.traffic);
+        scn_free(&s);
+    }
+}
+
+static void test_overrides(void)
+{
+    struct scenario s;
+    struct scn_override ov[] = {
+        {"host.dcqcn.g", "0.0625"},                                   /* number */
+        {"switch.ecn.kmin", "20KB"},                                  /* not JSON: a string */
+        {"switch.ecn.kmax", "\"400KB\""},                             /* a JSON string */
+        {"switch.scheduler", "{\"type\": \"dwrr\", \"weights\": {\"3\": 4, \"6\": 1}}"}, /* object */
+        {"traffic.0.size", "4MB"},                                    /* array index */
+        {"switch.pfc.priorities", "[2, 3]"},                          /* array */
+        {"switch.watchdog.enabled", "true"},                          /* boolean, object created */
+        {"seed", "42"},
+        {"name", "renamed"},
+    };
+    CU_ASSERT_FATAL(load_ok(MINIMAL, ov, (int)(sizeof ov / sizeof *ov), &s));
+    CU_ASSERT_EQUAL(s.host.dcqcn.g, 0.0625);
+    CU_ASSERT_EQUAL(s.sw.ecn.kmin, 20000);
+    CU_ASSERT_EQUAL(s.sw.ecn.kmax, 400000);
+    CU_ASSERT_EQUAL(s.sw.scheduler.type, SCHED_DWRR);
+    CU_ASSERT_EQUAL(s.sw.scheduler.weights[3], 4);
+    CU_ASSERT_EQUAL(s.sw.scheduler.weights[6], 1);
+    CU_ASSERT_EQUAL(s.sw.scheduler.weights[0], 0);
+    CU_ASSERT_EQUAL(s.traffic[0].size, 4000000);
+    CU_ASSERT_EQUAL(s.sw.pfc.lossless_mask, 0x0c);
+    CU_ASSERT_TRUE(s.sw.watchdog.enabled);
+    CU_ASSERT_EQUAL(s.seed, 42);
+    CU_ASSERT_STRING_EQUAL(s.name, "renamed");
+    scn_free(&s);
+
+    /* Later overrides win; a nested key of a dwrr weight is an object key, not an index. */
+    struct scn_override ov2[] = {{"stop", "5ms"}, {"stop", "7ms"}, {"switch.scheduler.type", "dwrr"},
+                                 {"switch.scheduler.weights.5", "9"}};
+    CU_ASSERT_FATAL(load_ok(MINIMAL, ov2, 4, &s));
+    CU_ASSERT_EQUAL(s.stop_ps, 7 * PS_PER_MS);
+    CU_ASSERT_EQUAL(s.sw.scheduler.weights[5], 9);
+    scn_free(&s);
+
+    /* A value that comes from an override and is wrong is reported as such, deep inside an object too. */
+    struct scn_override ov3 = {"host.dcqcn", "{\"preset\": \"connectx\", \"g\": 2}"};
+    char err[SCN_ERR_MAX];
+    CU_ASSERT_EQUAL(load(MINIMAL, &ov3, 1, &s, err), SCN_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "t.json: host.dcqcn.g (from --set):"));
+    /* ...but an error elsewhere is not blamed on the override. */
+    struct scn_override ov4 = {"host.mtu", "2048"};
+    CU_ASSERT_EQUAL(load("{" TOPO ", " FLOW ", \"stop\": \"x\"}", &ov4, 1, &s, err), SCN_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "t.json: stop: expected"));
+}
+
+static void test_topologies(void)
+{
+    struct scenario s;
+    CU_ASSERT_FATAL(load_ok("{\"topology\": {\"type\": \"dumbbell\", \"left\": 3, \"right\": 2, \"link\": {\"rate\": "
+                            "\"100Gbps\"}, \"bottleneck\": {\"rate\": \"40Gbps\", \"length\": \"100m\"}}, " FLOW "}",
+                            NULL, 0, &s));
+    CU_ASSERT_EQUAL(s.topo.n_hosts, 5);
+    CU_ASSERT_EQUAL(s.topo.bottleneck.length_mm, 100000);
+    CU_ASSERT_EQUAL(s.topo.bottleneck.delay_ps, 500 * PS_PER_NS); /* 100 m at 2e8 m/s */
+    CU_ASSERT_STRING_EQUAL(scn_host_name(&s, 4), "h4");
+    CU_ASSERT_EQUAL(scn_host_index(&s, "h4"), 4);
+    CU_ASSERT_EQUAL(scn_host_index(&s, "h5"), -1);
+    CU_ASSERT_EQUAL(scn_host_index(&s, "h04"), -1);
+    CU_ASSERT_EQUAL(scn_host_index(&s, "s0"), -1);
+    scn_free(&s);
+
+    CU_ASSERT_FATAL(load_ok("{\"topology\": {\"type\": \"leaf-spine\", \"leaves\": 4, \"spines\": 2, "
+                            "\"hosts_per_leaf\": 8, \"link\": {\"rate\": \"100Gbps\"}, \"fabric_link\": {\"rate\": "
+                            "\"400Gbps\", \"delay\": \"2us\"}}, " FLOW "}", NULL, 0, &s));
+    CU_ASSERT_EQUAL(s.topo.n_hosts, 32);
+    CU_ASSERT_EQUAL(s.topo.host_link.rate_bps, 100000000000LL);
+    CU_ASSERT_EQUAL(s.topo.fabric_link.rate_bps, 400000000000LL);
+    CU_ASSERT_EQUAL(s.topo.fabric_link.delay_ps, 2 * PS_PER_US);
+    scn_free(&s);
+
+    CU_ASSERT_FATAL(load_ok("{\"topology\": {\"type\": \"fat-tree\", \"k\": 4, \"link\": {\"rate\": \"100Gbps\"}}, "
+                            FLOW "}", NULL, 0, &s));
+    CU_ASSERT_EQUAL(s.topo.n_hosts, 16);
+    CU_ASSERT_EQUAL(s.topo.k, 4);
+    CU_ASSERT_EQUAL(s.topo.cores, 4);
+    CU_ASSERT_EQUAL(s.topo.hosts_per_tor, 2);
+    CU_ASSERT_EQUAL(s.topo.oversubscription, 1.0);
+    scn_free(&s);
+
+    CU_ASSERT_FATAL(load_ok("{\"topology\": {\"type\": \"fat-tree\", \"pods\": 2, \"tors_per_pod\": 3, "
+                            "\"aggs_per_pod\": 2, \"hosts_per_tor\": 5, \"cores\": 2, \"host_link\": {\"rate\": "
+                            "\"25Gbps\"}, \"fabric_link\": {\"rate\": \"100Gbps\"}, \"oversubscription\": 2.5}, "
+                            FLOW "}", NULL, 0, &s));
+    CU_ASSERT_EQUAL(s.topo.n_hosts, 30);
+    CU_ASSERT_EQUAL(s.topo.k, 0);
+    CU_ASSERT_EQUAL(s.topo.oversubscription, 2.5);
+    scn_free(&s);
+
+    CU_ASSERT_FATAL(load_ok("{\"topology\": {\"type\": \"dragonfly\", \"a\": 4, \"p\": 2, \"h\": 2, \"link\": "
+                            "{\"rate\": \"100Gbps\"}, \"routing\": \"ugal\"}, " FLOW "}", NULL, 0, &s));
+    CU_ASSERT_EQUAL(s.topo.df_g, 9); /* a*h + 1 */
+    CU_ASSERT_EQUAL(s.topo.n_hosts, 72);
+    CU_ASSERT_EQUAL(s.topo.routing, ROUTE_UGAL);
+    scn_free(&s);
+
+    struct scenario r;
+    char err[SCN_ERR_MAX];
+    CU_ASSERT_EQUAL_FATAL(scn_load("scenarios/custom-ring.json", NULL, 0, &r, err, sizeof err), SCN_OK);
+    CU_ASSERT_EQUAL(r.topo.type, TOPO_CUSTOM);
+    CU_ASSERT_EQUAL(r.topo.n_nodes, 8);
+    CU_ASSERT_EQUAL(r.topo.n_hosts, 4);
+    CU_ASSERT_EQUAL(r.topo.host_node[0], 4);
+    CU_ASSERT_STRING_EQUAL(scn_host_name(&r, 2), "hC");
+    CU_ASSERT_EQUAL(scn_host_index(&r, "hD"), 3);
+    CU_ASSERT_EQUAL(scn_host_index(&r, "A"), -1); /* a switch is not a host */
+    CU_ASSERT_EQUAL(r.traffic[0].path_len, 5);
+    CU_ASSERT_STRING_EQUAL(r.traffic[0].path[2], "B");
+    CU_ASSERT_EQUAL(r.topo.links[4].link.length_mm, 200000);
+    CU_ASSERT_EQUAL(r.topo.links[4].link.delay_ps, PS_PER_US);
+    scn_free(&r);
+}
+
+static void test_traffic_and_faults(void)
+{
+    struct scenario s;
+    const char *json =
+        "{\"topology\": {\"type\": \"star\", \"hosts\": 16, \"link\": {\"rate\": \"100Gbps\"}},\n"
+        " // comments are allowed\n"
+        " \"traffic\": [\n"
+        "  {\"type\": \"incast\", \"id\": \"in\", \"senders\": [\"h5\", \"h2\"], \"receiver\": \"h0\", \"size\": \"1MB\","
+        "   \"start\": \"10us\", \"priority\": 1},\n"
+        "  {\"type\": \"poisson\", \"load\": 0.5, \"size_cdf\": \"websearch\", \"end\": \"5ms\", \"pattern\": "
+        "\"permutation\"},\n"
+        "  {\"type\": \"allreduce\", \"hosts\": \"h4-h7\", \"size\": \"64MB\"},\n"
+        "  {\"type\": \"incast\", \"senders\": \"h3\", \"receiver\": \"h4\", \"size\": \"1MB\"},\n"
+        "  {\"type\": \"alltoall\", \"hosts\": [\"h1\", \"h3\"], \"size\": \"1MB\"},\n"
+        "  {\"type\": \"flow\", \"src\": \"h1\", \"dst\": \"h2\", \"size\": \"1KiB\", \"rate\": \"40Gbps\", "
+        "\"path\": [\"h1\", \"s0\", \"h2\"]}\n"
+        " ],\n"
+        " /* faults */ \"faults\": [\n"
+        "  {\"type\": \"pause_storm\", \"host\": \"h3\", \"start\": \"1ms\"},\n"
+        "  {\"type\": \"link_down\", \"between\": [\"s0\", \"h1\"], \"at\": \"2ms\", \"until\": \"4ms\"},\n"
+        "  {\"type\": \"slow_receiver\", \"host\": \"h0\", \"rate\": \"10Gbps\"}\n"
+        " ],\n"
+        " \"monitor\": {\"queues\": [\"s0:*\", \"*:3\"], \"flows\": [\"in\", \"in.1\", \"t5\"]}}";
+    CU_ASSERT_FATAL(load_ok(json, NULL, 0, &s));
+    CU_ASSERT_EQUAL_FATAL(s.n_traffic, 6);
+    const struct scn_traffic *t = s.traffic;
+    CU_ASSERT_STRING_EQUAL(t[0].id, "in");
+    CU_ASSERT_EQUAL(t[0].senders.n, 2);
+    CU_ASSERT_EQUAL(t[0].senders.idx[0], 5); /* order as given */
+    CU_ASSERT_EQUAL(t[0].senders.idx[1], 2);
+    CU_ASSERT_EQUAL(t[0].priority, 1);
+    CU_ASSERT_EQUAL(t[0].start_ps, 10 * PS_PER_US);
+    CU_ASSERT_STRING_EQUAL(t[1].id, "t1");
+    CU_ASSERT_EQUAL(t[1].hosts.n, 16); /* default "all" */
+    CU_ASSERT_EQUAL(t[1].load, 0.5);
+    CU_ASSERT_STRING_EQUAL(t[1].size_cdf, "websearch");
+    CU_ASSERT_EQUAL(t[1].end_ps, 5 * PS_PER_MS);
+    CU_ASSERT_EQUAL(t[1].pattern, PAT_PERMUTATION);
+    CU_ASSERT_EQUAL(t[2].hosts.n, 4);
+    CU_ASSERT_EQUAL(t[2].hosts.idx[0], 4);
+    CU_ASSERT_EQUAL(t[2].hosts.idx[3], 7);
+    CU_ASSERT_EQUAL(t[2].end_ps, -1);
+    CU_ASSERT_EQUAL(t[3].senders.n, 1); /* a single host name is a selector too */
+    CU_ASSERT_EQUAL(t[3].senders.idx[0], 3);
+    CU_ASSERT_EQUAL(t[4].hosts.n, 2);
+    CU_ASSERT_EQUAL(t[5].rate_bps, 40000000000LL);
+    CU_ASSERT_EQUAL(t[5].size, 1024);
+    CU_ASSERT_EQUAL(t[5].path_len, 3);
+    CU_ASSERT_EQUAL(s.n_faults, 3);
+    CU_ASSERT_EQUAL(s.faults[0].priority, 3);
+    CU_ASSERT_EQUAL(s.faults[0].end_ps, -1);
+    CU_ASSERT_STRING_EQUAL(s.faults[1].between[1], "h1");
+    CU_ASSERT_EQUAL(s.faults[1].start_ps, 2 * PS_PER_MS);
+    CU_ASSERT_EQUAL(s.faults[1].end_ps, 4 * PS_PER_MS);
+    CU_ASSERT_EQUAL(s.faults[2].start_ps, 0);
+    CU_ASSERT_EQUAL(s.faults[2].rate_bps, 10000000000LL);
+    CU_ASSERT_EQUAL(s.monitor.flows, MON_FLOWS_LIST);
+    CU_ASSERT_EQUAL(s.monitor.n_flows, 3);
+    CU_ASSERT_EQUAL(s.monitor.n_queues, 2);
+    scn_free(&s);
+}
+
+/* Every shape of scenario the serializer must reproduce. */
+static const char *const round_trip_inputs[] = {
+    MINIMAL,
+    "{\"name\": \"x\", \"description\": \"tab\\there \\\"quoted\\\"\", \"seed\": 123456789012, \"stop\": \"1.5ms\", "
+    "\"topology\": {\"type\": \"fat-tree\", \"k\": 4, \"host_link\": {\"rate\": \"25Gbps\", \"delay\": \"1.25us\"}, "
+    "\"fabric_link\": {\"rate\": \"100Gbps\", \"length\": \"1.5km\"}, \"oversubscription\": 3},"
+    "\"switch\": {\"buffer\": \"12MiB\", \"pfc\": {\"priorities\": [], \"xoff\": \"100KB\", \"headroom\": \"0B\"}, "
+    "\"ecn\": {\"enabled\": false, \"mark_on\": \"enqueue\", \"pmax\": 0.1}, \"scheduler\": {\"type\": \"dwrr\", "
+    "\"weights\": {\"0\": 10, \"7\": 3}}, \"watchdog\": {\"enabled\": true, \"action\": \"alert\"}},"
+    "\"host\": {\"mtu\": 4096, \"cc\": \"none\", \"dcqcn\": {\"preset\": \"connectx\", \"g\": 0.1}, \"ack_every\": 4},"
+    "\"traffic\": [{\"type\": \"alltoall\", \"hosts\": [\"h3\", \"h1\", \"h2\"], \"size\": \"3KB\"},"
+    "{\"type\": \"incast\", \"senders\": \"h2-h9\", \"receiver\": \"h0\", \"size\": \"1MB\"},"
+    "{\"type\": \"poisson\", \"hosts\": \"h0-h15\", \"load\": 0.3, \"size_cdf\": \"cdf/my file.txt\"},"
+    "{\"type\": \"allreduce\", \"hosts\": [\"h7\", \"h1\"], \"size\": \"1GB\", \"start\": \"1us\"}],"
+    "\"monitor\": {\"interval\": \"1us\", \"flows\": \"none\"}}",
+    "{\"topology\": {\"type\": \"dragonfly\", \"a\": 2, \"p\": 2, \"h\": 1, \"g\": 2, \"host_link\": {\"rate\": "
+    "\"100Gbps\"}, \"local_link\": {\"rate\": \"200Gbps\"}, \"global_link\": {\"rate\": \"50Gbps\", \"length\": "
+    "\"10m\"}, \"routing\": \"valiant\"}, " FLOW ", \"faults\": [{\"type\": \"link_down\", \"between\": [\"g0r0\", "
+    "\"g1r0\"], \"at\": \"1ms\"}, {\"type\": \"pause_storm\", \"host\": \"h2\", \"priority\": 5, \"start\": \"0us\", "
+    "\"end\": \"3ms\"}, {\"type\": \"slow_receiver\", \"host\": \"h1\", \"rate\": \"1Gbps\", \"start\": \"1ms\", "
+    "\"end\": \"2ms\"}], \"monitor\": {\"flows\": [\"t0\"], \"queues\": [\"g0r0:1\"]}}",
+};
+
+/* Checks that text loads, and that its serialization reloads to the same serialization. */
+static void check_round_trip(const char *label, const struct scenario *first)
+{
+    char *j1 = scn_to_json(first);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j1);
+    struct scenario s2;
+    char err[SCN_ERR_MAX];
+    int rc = scn_load_text(first->file, j1, NULL, 0, &s2, err, sizeof err);
+    if (rc != SCN_OK)
+        fprintf(stderr, "\n  %s: serialized scenario does not load: %s\n%s\n", label, err, j1);
+    CU_ASSERT_EQUAL_FATAL(rc, SCN_OK);
+    char *j2 = scn_to_json(&s2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j2);
+    CU_ASSERT_STRING_EQUAL(j1, j2);
+    /* A few fields straight from the structs, so that a lossy printer cannot hide behind a lossy parser. */
+    CU_ASSERT_EQUAL(first->stop_ps, s2.stop_ps);
+    CU_ASSERT_EQUAL(first->seed, s2.seed);
+    CU_ASSERT_EQUAL(first->topo.n_hosts, s2.topo.n_hosts);
+    CU_ASSERT_EQUAL(first->n_traffic, s2.n_traffic);
+    CU_ASSERT_EQUAL(first->host.dcqcn.g, s2.host.dcqcn.g);
+    CU_ASSERT_EQUAL(first->sw.pfc.lossless_mask, s2.sw.pfc.lossless_mask);
+    CU_ASSERT_EQUAL(0, memcmp(&first->host, &s2.host, sizeof s2.host));
+    CU_ASSERT_EQUAL(0, memcmp(&first->sw, &s2.sw, sizeof s2.sw));
+    for (int i = 0; i < first->n_traffic && i < s2.n_traffic; i++) {
+        const struct scn_traffic *a = &first->traffic[i], *b = &s2.traffic[i];
+        CU_ASSERT_STRING_EQUAL(a->id, b->id);
+        CU_ASSERT_EQUAL(a->size, b->size);
+        CU_ASSERT_EQUAL(a->start_ps, b->start_ps);
+        CU_ASSERT_EQUAL(a->hosts.n, b->hosts.n);
+        CU_ASSERT_EQUAL(a->senders.n, b->senders.n);
+        if (a->hosts.n == b->hosts.n && a->hosts.n)
+            CU_ASSERT_EQUAL(0, memcmp(a->hosts.idx, b->hosts.idx, sizeof *a->hosts.idx * (size_t)a->hosts.n));
+    }
+    free(j1);
+    free(j2);
+    scn_free(&s2);
+}
+
+static void test_round_trip(void)
+{
+    for (size_t i = 0; i < sizeof round_trip_inputs / sizeof *round_trip_inputs; i++) {
+        struct scenario s;
+        CU_ASSERT_FATAL(load_ok(round_trip_inputs[i], NULL, 0, &s));
+        check_round_trip("inline scenario", &s);
+        scn_free(&s);
+    }
+    glob_t g;
+    CU_ASSERT_EQUAL_FATAL(glob("scenarios/*.json", 0, NULL, &g), 0);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        struct scenario s;
+        char err[SCN_ERR_MAX];
+        if (scn_load(g.gl_pathv[i], NULL, 0, &s, err, sizeof err) != SCN_OK) {
+            CU_FAIL("shipped scenario does not load");
+            continue;
+        }
+        check_round_trip(g.gl_pathv[i], &s);
+        scn_free(&s);
+    }
+    globfree(&g);
+}
+
+static void test_unreadable_file(void)
+{
+    struct scenario s;
+    char err[SCN_ERR_MAX];
+    CU_ASSERT_EQUAL(scn_load("scenarios/does-not-exist.json", NULL, 0, &s, err, sizeof err), SCN_EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "scenarios/does-not-exist.json: cannot read: "));
+    CU_ASSERT_EQUAL(scn_load("scenarios", NULL, 0, &s, err, sizeof err), SCN_EIO);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "scenarios: cannot read: "));
+    scn_free(&s);
+}
+
+static void test_type_names(void)
+{
+    CU_ASSERT_STRING_EQUAL(scn_topo_type_name(TOPO_LEAF_SPINE), "leaf-spine");
+    CU_ASSERT_STRING_EQUAL(scn_topo_type_name(TOPO_CUSTOM), "custom");
+    CU_ASSERT_STRING_EQUAL(scn_traffic_type_name(TR_ALLREDUCE), "allreduce");
+    CU_ASSERT_STRING_EQUAL(scn_traffic_type_name(TR_FLOW), "flow");
+}
+
+void test_scenario_register(void)
+{
+    CU_pSuite s = CU_add_suite("scenario", NULL, NULL);
+    if (!s)
+        return;
+    CU_add_test(s, "shipped scenarios load", test_shipped_scenarios_load);
+    CU_add_test(s, "incast-16to1 contents", test_incast_scenario);
+    CU_add_test(s, "documented defaults", test_defaults);
+    CU_add_test(s, "name from the file name", test_name_from_file);
+    CU_add_test(s, "connectx preset and explicit fields", test_connectx_preset);
+    CU_add_test(s, "bad inputs are refused with file and path", test_bad_inputs);
+    CU_add_test(s, "--set overrides", test_overrides);
+    CU_add_test(s, "topologies and host names", test_topologies);
+    CU_add_test(s, "traffic, faults, monitor", test_traffic_and_faults);
+    CU_add_test(s, "scn_to_json round trip", test_round_trip);
+    CU_add_test(s, "unreadable file", test_unreadable_file);
+    CU_add_test(s, "type names", test_type_names);
+}

@@ -1,0 +1,547 @@
+/* Topology: generator shapes and wiring, routing tables, ECMP choice, errors, printers. */
+#include "tests/tests.h"
+#include "topologies/routing.h"
+#include "topologies/topo.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GBPS 1000000000LL
+
+/* A scenario with only a topology of the given type, 100Gbps / 1us links. */
+static void mk(struct scenario *s, enum scn_topo_type type)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->file, sizeof s->file, "t.json");
+    s->topo.type = type;
+    s->topo.link = (struct scn_link){.rate_bps = 100 * GBPS, .delay_ps = 1000000};
+    s->topo.oversubscription = 1.0;
+}
+
+/* Builds s into g; a failure is reported with its message. */
+static int build(const struct scenario *s, struct graph *g)
+{
+    char err[SCN_ERR_MAX] = "";
+    int rc = topo_build(s, g, err, sizeof err);
+    if (rc != SCN_OK)
+        fprintf(stderr, "\ntopo_build: %s\n", err);
+    CU_ASSERT_EQUAL(rc, SCN_OK);
+    return rc;
+}
+
+/* Node id by name; a missing node fails the test and returns 0. */
+static uint32_t nid(const struct graph *g, const char *name)
+{
+    int32_t id = graph_find(g, name);
+    CU_ASSERT(id >= 0);
+    return id >= 0 ? (uint32_t)id : 0;
+}
+
+/* Number of nodes whose name starts with prefix followed by a digit. */
+static uint32_t count_prefix(const struct graph *g, const char *prefix)
+{
+    uint32_t n = 0, len = (uint32_t)strlen(prefix);
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        if (strncmp(g->nodes[i].name, prefix, len) == 0 && g->nodes[i].name[len] >= '0' &&
+            g->nodes[i].name[len] <= '9')
+            n++;
+    return n;
+}
+
+/* The node at the other end of local port i of node n. */
+static uint32_t peer_of(const struct graph *g, uint32_t n, uint32_t i)
+{
+    return g->ports[g->ports[g->nodes[n].first_port + i].peer].node;
+}
+
+/* Links on the path from host a to host b taking the first next hop each time, or -1 if it breaks off. */
+static int path_len(const struct graph *g, uint32_t a, uint32_t b)
+{
+    uint32_t n = g->host_node[a], dst = g->host_node[b];
+    int hops = 0;
+    while (n != dst) {
+        const uint16_t *p;
+        if (graph_nexthops(g, n, b, &p) == 0 || hops > (int)g->n_nodes)
+            return -1;
+        n = peer_of(g, n, p[0]);
+        hops++;
+    }
+    return hops;
+}
+
+/* Number of equal-cost next hops at the node named `at` towards host h. */
+static uint32_t n_next(const struct graph *g, const char *at, uint32_t h)
+{
+    const uint16_t *p;
+    return graph_nexthops(g, nid(g, at), h, &p);
+}
+
+static void test_star(void)
+{
+    struct scenario s;
+    struct graph g;
+    mk(&s, TOPO_STAR);
+    s.topo.hosts = 5;
+    if (build(&s, &g))
+        return;
+    CU_ASSERT_EQUAL(g.n_nodes, 6);
+    CU_ASSERT_EQUAL(g.n_hosts, 5);
+    CU_ASSERT_EQUAL(g.n_switches, 1);
+    CU_ASSERT_EQUAL(g.n_links, 5);
+    CU_ASSERT_EQUAL(g.n_ports, 10);
+    uint32_t s0 = nid(&g, "s0");
+    CU_ASSERT_EQUAL(g.nodes[s0].kind, NODE_SWITCH);
+    CU_ASSERT_EQUAL(g.nodes[s0].sw, 0);
+    CU_ASSERT_EQUAL(g.nodes[s0].n_ports, 5);
+    CU_ASSERT_EQUAL(g.host_node[4], nid(&g, "h4"));
+    CU_ASSERT_EQUAL(g.nodes[nid(&g, "h4")].host, 4);
+    CU_ASSERT_EQUAL(graph_port_to(&g, s0, nid(&g, "h3")), 3);
+    CU_ASSERT_EQUAL(path_len(&g, 0, 4), 2);
+    graph_free(&g);
+}
+
+static void test_dumbbell(void)
+{
+    struct scenario s;
+    struct graph g;
+    mk(&s, TOPO_DUMBBELL);
+    s.topo.left = 3;
+    s.topo.right = 2;
+    s.topo.bottleneck = (struct scn_link){.rate_bps = 10 * GBPS, .delay_ps = 2000000};
+    if (build(&s, &g))
+        return;
+    CU_ASSERT_EQUAL(g.n_nodes, 7);
+    CU_ASSERT_EQUAL(g.n_hosts, 5);
+    CU_ASSERT_EQUAL(g.n_switches, 2);
+    CU_ASSERT_EQUAL(g.n_links, 6);
+    uint32_t s0 = nid(&g, "s0"), s1 = nid(&g, "s1");
+    CU_ASSERT_EQUAL(graph_port_to(&g, s0, s1), 3); /* after the three host ports */
+    CU_ASSERT_EQUAL(graph_port_to(&g, s1, s0), 2);
+    CU_ASSERT_EQUAL(g.ports[g.nodes[s0].first_port + 3].rate_bps, 10 * GBPS);
+    CU_ASSERT_EQUAL(g.ports[g.nodes[s0].first_port + 3].delay_ps, 2000000);
+    CU_ASSERT_EQUAL(peer_of(&g, nid(&g, "h2"), 0), s0);
+    CU_ASSERT_EQUAL(peer_of(&g, nid(&g, "h3"), 0), s1);
+    CU_ASSERT_EQUAL(path_len(&g, 0, 4), 3);
+    CU_ASSERT_EQUAL(path_len(&g, 0, 1), 2);
+    graph_free(&g);
+}
+
+static void test_leaf_spine(void)
+{
+    struct scenario s;
+    struct graph g;
+    mk(&s, TOPO_LEAF_SPINE);
+    s.topo.leaves = 4;
+    s.topo.spines = 2;
+    s.topo.hosts_per_leaf = 8;
+    s.topo.host_link = (struct scn_link){.rate_bps = 25 * GBPS, .delay_ps = 1000000};
+    s.topo.fabric_link = (struct scn_link){.rate_bps = 100 * GBPS, .delay_ps = 1000000};
+    if (build(&s, &g))
+        return;
+    CU_ASSERT_EQUAL(g.n_hosts, 32);
+    CU_ASSERT_EQUAL(g.n_switches, 6);
+    CU_ASSERT_EQUAL(count_prefix(&g, "leaf"), 4);
+    CU_ASSERT_EQUAL(count_prefix(&g, "spine"), 2);
+    CU_ASSERT_EQUAL(g.n_links, 32 + 4 * 2);
+    uint32_t h9 = nid(&g, "h9"), leaf1 = nid(&g, "leaf1");
+    CU_ASSERT_EQUAL(graph_port_to(&g, h9, leaf1), 0);
+    CU_ASSERT_EQUAL(graph_port_to(&g, h9, nid(&g, "leaf0")), -1);
+    CU_ASSERT_EQUAL(graph_port_to(&g, leaf1, h9), 1);
+    CU_ASSERT_EQUAL(g.nodes[leaf1].n_ports, 10);
+    CU_ASSERT_EQUAL(g.ports[g.nodes[h9].first_port].rate_bps, 25 * GBPS);
+    CU_ASSERT_EQUAL(g.ports[g.nodes[leaf1].first_port + 8].rate_bps, 100 * GBPS);
+    CU_ASSERT_EQUAL(n_next(&g, "leaf0", 9), 2);
+    CU_ASSERT_EQUAL(n_next(&g, "spine1", 9), 1);
+    CU_ASSERT_EQUAL(path_len(&g, 0, 9), 4);
+    graph_free(&g);
+}
+
+/* Checks the k-ary fat-tree's counts and that every switch has k ports. */
+static void check_fat_tree_k(int k)
+{
+    struct scenario s;
+    struct graph g;
+    mk(&s, TOPO_FAT_TREE);
+    s.topo.k = k;
+    if (build(&s, &g))
+        return;
+    uint32_t k3 = (uint32_t)(k * k * k);
+    CU_ASSERT_EQUAL(g.n_hosts, k3 / 4);
+    CU_ASSERT_EQUAL(count_prefix(&g, "tor"), (uint32_t)(k * k / 2));
+    CU_ASSERT_EQUAL(count_prefix(&g, "agg"), (uint32_t)(k * k / 2));
+    CU_ASSERT_EQUAL(count_prefix(&g, "core"), (uint32_t)(k * k / 4));
+    CU_ASSERT_EQUAL(g.n_switches, (uint32_t)(k * k * 5 / 4));
+    /* host links k^3/4, ToR-agg k*(k/2)^2, agg-core k*(k/2)^2 */
+    CU_ASSERT_EQUAL(g.n_links, k3 / 4 + 2 * (uint32_t)(k * (k / 2) * (k / 2)));
+    for (uint32_t i = 0; i < g.n_nodes; i++)
+        CU_ASSERT_EQUAL(g.nodes[i].n_ports, g.nodes[i].kind == NODE_HOST ? 1u : (uint32_t)k);
+    /* h{n} under tor{n/(k/2)} */
+    char name[32];
+    uint32_t n = k3 / 4 - 1;
+    snprintf(name, sizeof name, "tor%u", n / (uint32_t)(k / 2));
+    CU_ASSERT_EQUAL(peer_of(&g, g.host_node[n], 0), nid(&g, name));
+    graph_free(&g);
+}
+
+static void test_fat_tree_counts(void)
+{
+    check_fat_tree_k(4);
+    check_fat_tree_k(8);
+}
+
+static void test_fat_tree_wiring(void)
+{
+    struct scenario s;
+    struct graph g;
+    mk(&s, TOPO_FAT_TREE);
+    s.topo.k = 4;
+    if (build(&s, &g))
+        return;
+    uint32_t tor0 = nid(&g, "tor0"), agg1 = nid(&g, "agg1"), agg3 = nid(&g, "agg3"), core0 = nid(&g, "core0");
+    CU_ASSERT_EQUAL(graph_port_to(&g, tor0, nid(&g, "h0")), 0);
+    CU_ASSERT_EQUAL(graph_port_to(&g, tor0, nid(&g, "h1")), 1);
+    CU_ASSERT_EQUAL(graph_port_to(&g, tor0, nid(&g, "agg0")), 2);
+    CU_ASSERT_EQUAL(graph_port_to(&g, tor0, agg1), 3);
+    CU_ASSERT_EQUAL(graph_port_to(&g, tor0, nid(&g, "agg2")), -1); /* agg2 is in pod 1 */
+    CU_ASSERT_EQUAL(graph_port_to(&g, nid(&g, "h0"), tor0), 0);
+    /* agg j of each pod: cores j*(k/2) .. j*(k/2)+k/2-1 */
+    CU_ASSERT_EQUAL(graph_port_to(&g, agg1, nid(&g, "core2")), 2);
+    CU_ASSERT_EQUAL(graph_port_to(&g, agg1, nid(&g, "core3")), 3);
+    CU_ASSERT_EQUAL(graph_port_to(&g, agg1, core0), -1);
+    CU_ASSERT(graph_port_to(&g, agg3, nid(&g, "core2")) >= 0);
+    CU_ASSERT_EQUAL(graph_port_to(&g, core0, nid(&g, "agg0")), 0);
+    CU_ASSERT_EQUAL(graph_port_to(&g, core0, nid(&g, "agg2")), 1);
+    CU_ASSERT_EQUAL(graph_port_to(&g, core0, nid(&g, "agg6")), 3);
+    graph_free(&g);
+}
+
+static void test_fat_tree_generalized(void)
+{
+    struct scenario s;
+    struct graph g;
+    /* The HPCC evaluation's 320-host fat-tree. */
+    mk(&s, TOPO_FAT_TREE);
+    s.topo.pods = 5;
+    s.topo.tors_per_pod = 4;
+    s.topo.aggs_per_pod = 4;
+    s.topo.hosts_per_tor = 16;
+    s.topo.cores = 16;
+    if (build(&s, &g))
+        return;
+    CU_ASSERT_EQUAL(g.n_hosts, 320);
+    CU_ASSERT_EQUAL(count_prefix(&g, "tor"), 20);
+    CU_ASSERT_EQUAL(count_prefix(&g, "agg"), 20);
+    CU_ASSERT_EQUAL(count_prefix(&g, "core"), 16);
+    CU_ASSERT_EQUAL(g.n_links, 320 + 5 * 4 * 4 + 5 * 16);
+    CU_ASSERT_EQUAL(g.nodes[nid(&g, "tor7")].n_ports, 20);
+    CU_ASSERT_EQUAL(g.nodes[nid(&g, "agg7")].n_ports, 8);
+    CU_ASSERT_EQUAL(g.nodes[nid(&g, "core15")].n_ports, 5);
+    CU_ASSERT_EQUAL(peer_of(&g, nid(&g, "h17"), 0), nid(&g, "tor1"));
+    CU_ASSERT_EQUAL(path_len(&g, 0, 319), 6);
+    CU_ASSERT_EQUAL(n_next(&g, "tor0", 319), 4);
+    CU_ASSERT_EQUAL(n_next(&g, "agg0", 319), 4);
+    graph_free(&g);
+
+    /* Cores that do not divide among the aggs go round-robin: core c to agg (c mod 4) of every pod. */
+    mk(&s, TOPO_FAT_TREE);
+    s.topo.pods = 2;
+    s.topo.tors_per_pod = 2;
+    s.topo.aggs_per_pod = 4;
+    s.topo.hosts_per_tor = 1;
+    s.topo.cores = 6;
+    if (build(&s, &g))
+        return;
+    CU_ASSERT_EQUAL(g.n_links, 4 + 2 * 2 * 4 + 2 * 6);
+    uint32_t agg0 = nid(&g, "agg0"), agg2 = nid(&g, "agg2");
+    CU_ASSERT_EQUAL(g.nodes[agg0].n_ports, 2 + 2);
+    CU_ASSERT(graph_port_to(&g, agg0, nid(&g, "core0")) >= 0);
+    CU_ASSERT(graph_port_to(&g, agg0, nid(&g, "core4")) >= 0);
+    CU_ASSERT_EQUAL(g.nodes[agg2].n_ports, 2 + 1);
+    CU_ASSERT(graph_port_to(&g, agg2, nid(&g, "core2")) >= 0);
+    CU_ASSERT(graph_port_to(&g, nid(&g, "agg5"), nid(&g, "core5")) >= 0);
+    CU_ASSERT_EQUAL(g.nodes[nid(&g, "core0")].n_ports, 2);
+    graph_free(&g);
+}
+
+static void test_fat_tree_oversubscription(void)
+{
+    struct scenario s;
+    struct graph g;
+    mk(&s, TOPO_FAT_TREE);
+    s.topo.k = 4;
+    s.topo.oversubscription = 3.0;
+    if (build(&s, &g))
+        return;
+    uint32_t tor0 = nid(&g, "tor0"), agg0 = nid(&g, "agg0");
+    CU_ASSERT_EQUAL(g.n_links, 48); /* same shape */
+    CU_ASSERT_EQUAL(g.ports[g.nodes[tor0].first_port + 0].rate_bps, 100 * GBPS);
+    CU_ASSERT_EQUAL(g.ports[g.nodes[tor0].first_port + 2].rate_bps, 33333333333LL);
+    CU_ASSERT_EQUAL(g.ports[g.nodes[agg0].first_port + 0].rate_bps, 33333333333LL);
+    CU_ASSERT_EQUAL(g.ports[g.nodes[agg0].first_port + 2].rate_bps, 100 * GBPS);
+    graph_free(&g);
+}
+
+/* Every host reaches every other; a host's own column is empty. */
+static void check_all_reach(const struct graph *g)
+{
+    for (uint32_t a = 0; a < g->n_hosts; a++) {
+        for (uint32_t b = 0; b < g->n_hosts; b++) {
+            const uint16_t *p;
+            uint32_t n = graph_nexthops(g, g->host_node[a], b, &p);
+            if (a == b) {
+                CU_ASSERT_EQUAL(n, 0);
+            } else if (n != 1 || path_len(g, a, b) < 2) {
+                CU_FAIL("a host does not reach another over its single link");
+            }
+        }
+    }
+}
+
+static void test_routing_reach(void)
+{
+    struct scenario s;
+    struct graph g;
+    mk(&s, TOPO_FAT_TREE);
+    s.topo.k = 4;
+    if (build(&s, &g) == SCN_OK) {
+        check_all_reach(&g);
+        graph_free(&g);
+    }
+    mk(&s, TOPO_LEAF_SPINE);
+    s.topo.leaves = 3;
+    s.topo.spines = 2;
+    s.topo.hosts_per_leaf = 3;
+    if (build(&s, &g) == SCN_OK) {
+        check_all_reach(&g);
+        graph_free(&g);
+    }
+}
+
+static void test_fat_tree_paths(void)
+{
+    struct scenario s;
+    struct graph g;
+    mk(&s, TOPO_FAT_TREE);
+    s.topo.k = 4;
+    if (build(&s, &g))
+        return;
+    /* k=4: 2 hosts per ToR, 4 per pod */
+    CU_ASSERT_EQUAL(path_len(&g, 0, 1), 2);  /* same ToR */
+    CU_ASSERT_EQUAL(path_len(&g, 0, 2), 4);  /* same pod */
+    CU_ASSERT_EQUAL(path_len(&g, 0, 4), 6);  /* other pod */
+    CU_ASSERT_EQUAL(path_len(&g, 15, 0), 6);
+    CU_ASSERT_EQUAL(n_next(&g, "tor0", 4), 2);
+    CU_ASSERT_EQUAL(n_next(&g, "agg0", 4), 2);
+    CU_ASSERT_EQUAL(n_next(&g, "core0", 4), 1);
+    CU_ASSERT_EQUAL(n_next(&g, "tor0", 2), 2);
+    CU_ASSERT_EQUAL(n_next(&g, "agg0", 2), 1);
+    CU_ASSERT_EQUAL(n_next(&g, "tor0", 1), 1);
+    CU_ASSERT_EQUAL(n_next(&g, "h0", 4), 1);
+    CU_ASSERT_EQUAL(n_next(&g, "h4", 4), 0);
+    /* The set at a ToR towards another pod is both uplinks, in port order. */
+    const uint16_t *p;
+    CU_ASSERT_EQUAL(graph_nexthops(&g, nid(&g, "tor0"), 4, &p), 2);
+    CU_ASSERT_EQUAL(p[0], 2);
+    CU_ASSERT_EQUAL(p[1], 3);
+    /* Interning keeps the set store small: ToRs share their uplink sets. */
+    CU_ASSERT(g.routes.nh_len < 64);
+    graph_free(&g);
+}
+
+static const struct scn_link L100 = {.rate_bps = 100 * GBPS, .delay_ps = 1000000};
+
+static void test_custom_ring(void)
+{
+    /* Four switches in a ring, one host on each. */
+    struct scn_custom_node nodes[] = {{"s0", NODE_SWITCH}, {"s1", NODE_SWITCH}, {"s2", NODE_SWITCH},
+                                      {"s3", NODE_SWITCH}, {"a", NODE_HOST},    {"b", NODE_HOST},
+                                      {"c", NODE_HOST},    {"d", NODE_HOST}};
+    struct scn_custom_link links[] = {{0, 1, L100}, {1, 2, L100}, {2, 3, L100}, {3, 0, L100},
+                                      {4, 0, L100}, {5, 1, L100}, {6, 2, L100}, {7, 3, L100}, {0, 1, L100}};
+    struct scenario s;
+    struct graph g;
+    mk(&s, TOPO_CUSTOM);
+    s.topo.nodes = nodes;
+    s.topo.n_nodes = 8;
+    s.topo.links = links;
+    s.topo.n_links = 8;
+    if (build(&s, &g))
+        return;
+    CU_ASSERT_EQUAL(g.n_hosts, 4);
+    CU_ASSERT_EQUAL(g.n_switches, 4);
+    CU_ASSERT_EQUAL(g.host_node[2], 6); /* hosts numbered in order of appearance */
+    CU_ASSERT_EQUAL(g.nodes[nid(&g, "c")].host, 2);
+    CU_ASSERT_EQUAL(n_next(&g, "s0", 2), 2); /* "c", two switches away: both ways round */
+    CU_ASSERT_EQUAL(n_next(&g, "s0", 1), 1);
+    CU_ASSERT_EQUAL(path_len(&g, 0, 2), 4);
+    CU_ASSERT_EQUAL(path_len(&g, 0, 1), 3);
+    graph_free(&g);
+
+    /* A parallel duplicate link is allowed and doubles the next hops over it. */
+    s.topo.n_links = 9;
+    if (build(&s, &g))
+        return;
+    CU_ASSERT_EQUAL(g.nodes[0].n_ports, 4);
+    CU_ASSERT_EQUAL(n_next(&g, "s0", 1), 2);
+    CU_ASSERT_EQUAL(n_next(&g, "s0", 2), 3); /* both parallel links to s1, and s3 */
+    graph_free(&g);
+}
+
+static void test_graph_find_many(void)
+{
+    struct graph g;
+    graph_init(&g);
+    char name[32];
+    for (int i = 0; i < 20000; i++) {
+        snprintf(name, sizeof name, "n%d", i);
+        graph_add_node(&g, name, i % 3 ? NODE_SWITCH : NODE_HOST);
+    }
+    int bad = 0;
+    for (int i = 0; i < 20000; i++) {
+        snprintf(name, sizeof name, "n%d", i);
+        bad += graph_find(&g, name) != i;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(graph_find(&g, "n20000"), -1);
+    CU_ASSERT_EQUAL(graph_find(&g, ""), -1);
+    CU_ASSERT_EQUAL(g.n_hosts, 6667);
+    CU_ASSERT_EQUAL(g.host_node[6666], 19998);
+    graph_free(&g);
+    graph_init(&g);
+    CU_ASSERT_EQUAL(graph_find(&g, "x"), -1);
+    graph_free(&g);
+}
+
+/* Expects topo_build to fail with exactly the message want, leaving g empty. */
+static void expect_error(const struct scenario *s, const char *want)
+{
+    struct graph g;
+    char err[SCN_ERR_MAX] = "";
+    CU_ASSERT_EQUAL(topo_build(s, &g, err, sizeof err), SCN_EUSAGE);
+    if (strcmp(err, want) != 0)
+        fprintf(stderr, "\nwant: %s\ngot:  %s\n", want, err);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    CU_ASSERT_EQUAL(g.n_nodes, 0);
+    CU_ASSERT_PTR_NULL(g.routes.table);
+}
+
+static void test_errors(void)
+{
+    struct scenario s;
+    struct scn_custom_node nodes[] = {{"s0", NODE_SWITCH}, {"hb", NODE_HOST}, {"s1", NODE_SWITCH}, {"hc", NODE_HOST}};
+    struct scn_custom_link two[] = {{0, 1, L100}, {1, 2, L100}, {2, 3, L100}};
+    mk(&s, TOPO_CUSTOM);
+    s.topo.nodes = nodes;
+    s.topo.n_nodes = 4;
+    s.topo.links = two;
+    s.topo.n_links = 3;
+    expect_error(&s, "t.json: topology.nodes.1: host \"hb\" must have exactly one link, has 2");
+
+    struct scn_custom_link none[] = {{0, 1, L100}, {0, 2, L100}};
+    s.topo.links = none;
+    s.topo.n_links = 2;
+    expect_error(&s, "t.json: topology.nodes.3: host \"hc\" must have exactly one link, has 0");
+
+    struct scn_custom_link split[] = {{0, 1, L100}, {2, 3, L100}};
+    s.topo.links = split;
+    expect_error(&s, "t.json: topology: host \"hb\" cannot reach host \"hc\" (the network is disconnected)");
+
+    mk(&s, TOPO_DRAGONFLY);
+    expect_error(&s, "t.json: topology.type: \"dragonfly\" is not implemented yet");
+
+    mk(&s, TOPO_FAT_TREE);
+    s.topo.k = 5;
+    expect_error(&s, "t.json: topology.k: expected an even integer >= 2, got 5");
+}
+
+static void test_ecmp_pick(void)
+{
+    for (uint32_t n = 1; n <= 17; n++)
+        for (uint32_t h = 0; h < 2000; h++)
+            if (routing_ecmp_pick(h * 2654435761u, n, n) >= n)
+                CU_FAIL("pick out of range");
+    CU_ASSERT_EQUAL(routing_ecmp_pick(123, 4, 0), 0);
+    CU_ASSERT_EQUAL(routing_ecmp_pick(0xffffffffu, 0xffffffffu, 1), 0);
+
+    /* Consecutive flow hashes (the worst input) still spread evenly over 4 ports. */
+    for (uint32_t salt = 0; salt < 3; salt++) {
+        int count[4] = {0};
+        for (uint32_t h = 0; h < 10000; h++)
+            count[routing_ecmp_pick(h, salt, 4)]++;
+        for (int i = 0; i < 4; i++)
+            CU_ASSERT(count[i] >= 2000 && count[i] <= 3000);
+    }
+
+    /* Two switches with different salts choose independently (no polarization): agree about half the time. */
+    int same = 0;
+    for (uint32_t h = 0; h < 10000; h++)
+        same += routing_ecmp_pick(h, 1, 2) == routing_ecmp_pick(h, 2, 2);
+    CU_ASSERT(same > 4500 && same < 5500);
+}
+
+static void test_printers(void)
+{
+    struct scenario s;
+    struct graph g;
+    mk(&s, TOPO_FAT_TREE);
+    s.topo.k = 4;
+    if (build(&s, &g))
+        return;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    topo_write_json(f, &g);
+    fclose(f);
+    cJSON *j = cJSON_Parse(text);
+    CU_ASSERT_PTR_NOT_NULL(j);
+    if (j) {
+        const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(j, "nodes");
+        const cJSON *links = cJSON_GetObjectItemCaseSensitive(j, "links");
+        CU_ASSERT_EQUAL(cJSON_GetArraySize(nodes), 36);
+        CU_ASSERT_EQUAL(cJSON_GetArraySize(links), 48);
+        const cJSON *l0 = cJSON_GetArrayItem(links, 0);
+        CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(l0, "a")), "h0");
+        CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(l0, "b")), "tor0");
+        CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(l0, "rate")), "100Gbps");
+        CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(l0, "delay")), "1us");
+        const cJSON *n35 = cJSON_GetArrayItem(nodes, 35);
+        CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(n35, "name")), "core3");
+        CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(n35, "kind")), "switch");
+        cJSON_Delete(j);
+    }
+    free(text);
+
+    text = NULL;
+    f = open_memstream(&text, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    topo_write_dot(f, &g);
+    fclose(f);
+    CU_ASSERT(strncmp(text, "graph topology {", 16) == 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"h0\" -- \"tor0\" [label=\"100Gbps, 1us\"];"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"core3\" [shape=box];"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"h15\" [shape=ellipse];"));
+    free(text);
+    graph_free(&g);
+}
+
+void test_topo_register(void)
+{
+    CU_pSuite s = CU_add_suite("topology", NULL, NULL);
+    CU_add_test(s, "star", test_star);
+    CU_add_test(s, "dumbbell", test_dumbbell);
+    CU_add_test(s, "leaf-spine", test_leaf_spine);
+    CU_add_test(s, "fat-tree counts k=4, k=8", test_fat_tree_counts);
+    CU_add_test(s, "fat-tree wiring and ports", test_fat_tree_wiring);
+    CU_add_test(s, "fat-tree generalized shape", test_fat_tree_generalized);
+    CU_add_test(s, "fat-tree oversubscription", test_fat_tree_oversubscription);
+    CU_add_test(s, "routing: every host reaches every other", test_routing_reach);
+    CU_add_test(s, "routing: fat-tree path lengths and ECMP widths", test_fat_tree_paths);
+    CU_add_test(s, "routing: custom ring and parallel links", test_custom_ring);
+    CU_add_test(s, "graph_find over many names", test_graph_find_many);
+    CU_add_test(s, "errors name the JSON path", test_errors);
+    CU_add_test(s, "ECMP pick range and spread", test_ecmp_pick);
+    CU_add_test(s, "dot and JSON printers", test_printers);
+}

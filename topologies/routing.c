@@ -1,0 +1,344 @@
+/*
+ * routing — BFS shortest-path tables with interned equal-cost port sets (see
+ * routing.h).
+ *
+ * A host with a single link to a switch T can only be reached through T, so
+ * for every node x other than the host and T, its next hops towards the host
+ * are exactly its next hops towards T.  Hosts are therefore grouped by the
+ * switch they hang off, one BFS is run per such switch, and the group's
+ * columns are copies of that BFS's result with two entries patched (the host
+ * itself and T's port to it).  A k=32 fat-tree needs 512 BFS instead of 8,192.
+ * Hosts that do not fit that shape (several links, or a link to another host)
+ * get a BFS of their own.
+ */
+#include "topologies/routing.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define INF UINT32_MAX
+#define BATCH 512             /* at most this many roots' columns are written to the table together */
+#define BATCH_BYTES (32u << 20) /* and they take at most this much memory */
+
+/* The interning table: slots hold an offset into nh plus one (0 = empty). */
+struct interner {
+    uint32_t *slots;
+    uint32_t cap; /* power of two */
+    uint32_t used;
+};
+
+/* Hash of a port set (count and ports); any decent mix will do, sets are short. */
+static uint32_t set_hash(const uint16_t *ports, uint32_t n)
+{
+    uint32_t h = 0x811c9dc5u ^ n;
+    for (uint32_t i = 0; i < n; i++) {
+        h ^= ports[i];
+        h *= 0x01000193u;
+        h ^= h >> 15;
+    }
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    return h;
+}
+
+/* Returns whether the set at nh[off] equals (ports, n). */
+static bool set_equal(const struct g_routes *r, uint32_t off, const uint16_t *ports, uint32_t n)
+{
+    return r->nh[off] == n && memcmp(&r->nh[off + 1], ports, n * sizeof *ports) == 0;
+}
+
+/* Doubles the interning table.  Returns 0, or -1 when out of memory (table unchanged). */
+static int interner_grow(struct interner *t, const struct g_routes *r)
+{
+    uint64_t cap = t->cap ? (uint64_t)t->cap * 2 : 256;
+    if (cap > UINT32_MAX)
+        return -1;
+    uint32_t *slots = calloc((size_t)cap, sizeof *slots);
+    if (!slots)
+        return -1;
+    uint32_t mask = (uint32_t)cap - 1;
+    for (uint32_t i = 0; i < t->cap; i++) {
+        if (!t->slots[i])
+            continue;
+        uint32_t off = t->slots[i] - 1;
+        uint32_t j = set_hash(&r->nh[off + 1], r->nh[off]) & mask;
+        while (slots[j])
+            j = (j + 1) & mask;
+        slots[j] = t->slots[i];
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->cap = (uint32_t)cap;
+    return 0;
+}
+
+/*
+ * Stores the offset in r->nh of the set (ports, n) in *off, appending the set
+ * when it is new.  Returns 0, or -1 when out of memory.
+ */
+static int intern(struct g_routes *r, struct interner *t, const uint16_t *ports, uint32_t n, uint32_t *off)
+{
+    if ((uint64_t)(t->used + 1) * 2 > t->cap && interner_grow(t, r) < 0)
+        return -1;
+    uint32_t mask = t->cap - 1;
+    uint32_t j = set_hash(ports, n) & mask;
+    for (; t->slots[j]; j = (j + 1) & mask) {
+        if (set_equal(r, t->slots[j] - 1, ports, n)) {
+            *off = t->slots[j] - 1;
+            return 0;
+        }
+    }
+    uint64_t need = (uint64_t)r->nh_len + 1 + n;
+    if (need >= INF)
+        return -1;
+    if (need > r->nh_cap) {
+        uint64_t cap = r->nh_cap ? r->nh_cap : 1024;
+        while (cap < need)
+            cap *= 2;
+        if (cap >= INF)
+            cap = INF - 1;
+        uint16_t *nh = realloc(r->nh, (size_t)cap * sizeof *nh);
+        if (!nh)
+            return -1;
+        r->nh = nh;
+        r->nh_cap = (uint32_t)cap;
+    }
+    *off = r->nh_len;
+    r->nh[r->nh_len] = (uint16_t)n;
+    memcpy(&r->nh[r->nh_len + 1], ports, n * sizeof *ports);
+    r->nh_len += 1 + n;
+    t->slots[j] = *off + 1;
+    t->used++;
+    return 0;
+}
+
+/*
+ * Allocates the routing table (freeable with free()).  A large one is backed
+ * by transparent huge pages where the kernel offers them: a k=32 fat-tree's
+ * 310 MB table costs more in first-touch page faults with 4 KB pages than all
+ * the BFS work.  Returns NULL when out of memory.
+ */
+static uint32_t *alloc_table(size_t entries)
+{
+    size_t bytes = entries * sizeof(uint32_t);
+    const size_t huge = 2u << 20;
+    if (bytes < 8 * huge)
+        return malloc(bytes);
+    bytes = (bytes + huge - 1) & ~(huge - 1);
+    uint32_t *p = aligned_alloc(huge, bytes);
+#ifdef MADV_HUGEPAGE
+    if (p)
+        (void)madvise(p, bytes, MADV_HUGEPAGE); /* only a hint: without it the table works the same */
+#endif
+    return p;
+}
+
+/* Returns whether port p (global id) can carry traffic. */
+static inline bool port_up(const struct graph *g, uint32_t p)
+{
+    return !g->links[g->ports[p].link].down;
+}
+
+/* Returns the node at the other end of global port p. */
+static inline uint32_t peer_node(const struct graph *g, uint32_t p)
+{
+    return g->ports[g->ports[p].peer].node;
+}
+
+/*
+ * Hop distances from root into dist[] (INF when unreachable), expanding only
+ * through the root and switches.  queue has room for every node.
+ */
+static void bfs(const struct graph *g, uint32_t root, uint32_t *dist, uint32_t *queue)
+{
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        dist[i] = INF;
+    uint32_t head = 0, tail = 0;
+    dist[root] = 0;
+    queue[tail++] = root;
+    while (head < tail) {
+        uint32_t u = queue[head++];
+        const struct g_node *n = &g->nodes[u];
+        if (u != root && n->kind == NODE_HOST)
+            continue; /* hosts never forward */
+        for (uint32_t p = n->first_port; p < n->first_port + n->n_ports; p++) {
+            if (!port_up(g, p))
+                continue;
+            uint32_t v = peer_node(g, p);
+            if (dist[v] == INF) {
+                dist[v] = dist[u] + 1;
+                queue[tail++] = v;
+            }
+        }
+    }
+}
+
+/*
+ * Fills col[x] with the interned next-hop set of every node x towards root
+ * (INF for the root itself and unreachable nodes).  buf has room for the
+ * largest port count.  Returns 0, or -1 when out of memory.
+ */
+static int next_hops(struct graph *g, struct interner *t, uint32_t root, const uint32_t *dist,
+                     uint32_t *col, uint16_t *buf)
+{
+    for (uint32_t x = 0; x < g->n_nodes; x++) {
+        col[x] = INF;
+        if (x == root || dist[x] == INF)
+            continue;
+        const struct g_node *n = &g->nodes[x];
+        uint32_t cnt = 0;
+        for (uint32_t i = 0; i < n->n_ports; i++) {
+            uint32_t p = n->first_port + i;
+            if (!port_up(g, p))
+                continue;
+            uint32_t y = peer_node(g, p);
+            if (dist[y] != INF && dist[y] + 1 == dist[x] && (y == root || g->nodes[y].kind == NODE_SWITCH))
+                buf[cnt++] = (uint16_t)i;
+        }
+        if (cnt && intern(&g->routes, t, buf, cnt, &col[x]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/*
+ * For host node hn: the global port of its only working link when that link
+ * goes to a switch, else INF (the host then needs a BFS of its own).
+ */
+static uint32_t single_uplink(const struct graph *g, uint32_t hn)
+{
+    const struct g_node *n = &g->nodes[hn];
+    uint32_t up = INF;
+    for (uint32_t p = n->first_port; p < n->first_port + n->n_ports; p++) {
+        if (!port_up(g, p))
+            continue;
+        if (up != INF)
+            return INF;
+        up = p;
+    }
+    if (up == INF || g->nodes[peer_node(g, up)].kind != NODE_SWITCH)
+        return INF;
+    return up;
+}
+
+int routing_compute(struct graph *g)
+{
+    struct g_routes *r = &g->routes;
+    free(r->table);
+    free(r->nh);
+    memset(r, 0, sizeof *r);
+
+    const uint32_t N = g->n_nodes, H = g->n_hosts;
+    uint32_t max_ports = 1;
+    for (uint32_t i = 0; i < N; i++)
+        if (g->nodes[i].n_ports > max_ports)
+            max_ports = g->nodes[i].n_ports;
+    if (max_ports > UINT16_MAX)
+        return -1;
+    uint64_t entries = (uint64_t)N * H;
+    if (entries > SIZE_MAX / sizeof *r->table)
+        return -1;
+    if (entries == 0) {
+        r->n_hosts = H;
+        return 0;
+    }
+
+    struct interner t = {0};
+    r->table = alloc_table((size_t)entries);
+    r->n_hosts = H;
+    uint32_t *table = r->table;
+    uint32_t *dist = malloc(N * sizeof *dist), *queue = malloc(N * sizeof *queue);
+    uint32_t *root_of = malloc(H * sizeof *root_of), *uplink = malloc(H * sizeof *uplink);
+    uint32_t *start = calloc((size_t)N + 1, sizeof *start), *members = malloc(H * sizeof *members);
+    uint16_t *buf = malloc(max_ports * sizeof *buf);
+    uint32_t batch_max = BATCH_BYTES / sizeof(uint32_t) / N;
+    batch_max = batch_max < 1 ? 1 : batch_max > BATCH ? BATCH : batch_max;
+    uint32_t *cols = malloc((size_t)batch_max * N * sizeof *cols); /* cols[b * N + x]: batch root b, node x */
+    int rc = -1;
+    if (!table || !dist || !queue || !cols || !root_of || !uplink || !start || !members || !buf)
+        goto out;
+
+    /* Group hosts by BFS root (a counting sort keeps each group in host order). */
+    for (uint32_t h = 0; h < H; h++) {
+        uint32_t hn = g->host_node[h];
+        uplink[h] = single_uplink(g, hn);
+        root_of[h] = uplink[h] == INF ? hn : peer_node(g, uplink[h]);
+        start[root_of[h] + 1]++;
+    }
+    for (uint32_t i = 0; i < N; i++)
+        start[i + 1] += start[i];
+    for (uint32_t h = 0; h < H; h++)
+        members[start[root_of[h]]++] = h;
+    /* start[i] now ends group i; shift back so that group i is [start[i], start[i+1]). */
+    for (uint32_t i = N; i > 0; i--)
+        start[i] = start[i - 1];
+    start[0] = 0;
+
+    /*
+     * Roots go in batches of columns so that the table, which is
+     * node-major, is then written row by row: one column at a time would
+     * stride across the whole table for every root.
+     */
+    uint32_t batch[BATCH], n_batch = 0;
+    for (uint32_t root = 0; root <= N; root++) {
+        if (root < N && start[root + 1] > start[root]) {
+            bfs(g, root, dist, queue);
+            if (next_hops(g, &t, root, dist, &cols[(size_t)n_batch * N], buf) < 0)
+                goto out;
+            batch[n_batch++] = root;
+        }
+        if (n_batch == 0 || (n_batch < batch_max && root < N))
+            continue;
+        for (uint32_t x = 0; x < N; x++) {
+            uint32_t *row = &table[(uint64_t)x * H];
+            for (uint32_t b = 0; b < n_batch; b++) {
+                uint32_t v = cols[(size_t)b * N + x];
+                for (uint32_t m = start[batch[b]]; m < start[batch[b] + 1]; m++)
+                    row[members[m]] = v;
+            }
+        }
+        /* Patch the two entries where a host's column differs from its switch's. */
+        for (uint32_t b = 0; b < n_batch; b++) {
+            uint32_t sw = batch[b];
+            if (g->nodes[sw].kind != NODE_SWITCH)
+                continue;
+            for (uint32_t m = start[sw]; m < start[sw + 1]; m++) {
+                uint32_t h = members[m];
+                uint16_t port = (uint16_t)(g->ports[uplink[h]].peer - g->nodes[sw].first_port);
+                uint32_t off;
+                if (intern(r, &t, &port, 1, &off) < 0)
+                    goto out;
+                table[(uint64_t)g->host_node[h] * H + h] = INF;
+                table[(uint64_t)sw * H + h] = off;
+            }
+        }
+        n_batch = 0;
+    }
+    rc = 0;
+out:
+    if (rc < 0) {
+        free(r->table);
+        free(r->nh);
+        memset(r, 0, sizeof *r);
+    } else {
+        /* The interned sets are final: give back the growth slack. */
+        uint16_t *nh = realloc(r->nh, (r->nh_len ? r->nh_len : 1) * sizeof *nh);
+        if (nh) {
+            r->nh = nh;
+            r->nh_cap = r->nh_len ? r->nh_len : 1;
+        }
+    }
+    free(t.slots);
+    free(dist);
+    free(queue);
+    free(cols);
+    free(root_of);
+    free(uplink);
+    free(start);
+    free(members);
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,45 @@
+/*
+ * routing — shortest-path routing tables over the network graph, and the
+ * per-flow ECMP choice among their equal-cost next hops.
+ *
+ * Paths are shortest in hop count, and a host is never a transit node: only
+ * switches (and the destination itself) forward.  Links marked down are
+ * ignored, so calling routing_compute() again after a link_down reroutes.
+ */
+#ifndef TOPOLOGIES_ROUTING_H
+#define TOPOLOGIES_ROUTING_H
+
+#include <stdint.h>
+
+#include "sim/graph.h"
+
+/*
+ * Fills g->routes (replacing any previous tables) for a finished graph: for
+ * every node n and host h, the local ports of n whose peer is one hop closer
+ * to h, or UINT32_MAX when h is unreachable from n or n is h's own node.
+ * Memory is n_nodes * n_hosts * 4 bytes for the table plus the interned sets.
+ * Returns 0, or -1 (g->routes left empty) when out of memory or when a node
+ * has more than 65535 ports (they would not fit the uint16 port sets).
+ */
+int routing_compute(struct graph *g);
+
+/*
+ * Picks one of n equal-cost next hops for a flow: the flow's hash mixed with
+ * the switch's salt (so that consecutive switches do not make correlated
+ * choices, which would polarize traffic onto a few paths), mapped to [0, n)
+ * by multiply-shift, which is uniform for a uniform 32-bit input and needs no
+ * division.  Returns a value in [0, n), or 0 when n is 0.
+ */
+static inline uint32_t routing_ecmp_pick(uint32_t flow_hash, uint32_t salt, uint32_t n)
+{
+    /* The murmur3 32-bit finalizer: every input bit affects every output bit. */
+    uint32_t x = flow_hash ^ (salt * 0x9e3779b9u);
+    x ^= x >> 16;
+    x *= 0x85ebca6bu;
+    x ^= x >> 13;
+    x *= 0xc2b2ae35u;
+    x ^= x >> 16;
+    return (uint32_t)(((uint64_t)x * n) >> 32);
+}
+
+#endif
