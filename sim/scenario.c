@@ -1915,10 +1915,14 @@ static int parse_monitor(struct ctx *c, const cJSON *root)
 static int load_tree(struct ctx *c, const cJSON *root)
 {
     static const char *const k_top[] = {"name", "description", "seed", "stop", "topology", "switch",
-                                        "host", "traffic", "faults", "monitor", NULL};
+                                        "host", "traffic", "faults", "monitor", "derived", NULL};
     struct scenario *s = c->s;
     const cJSON *v;
     if (val_obj(c, root, "") < 0 || check_fields(c, root, "", k_top) < 0)
+        return -1;
+    /* "derived" is what `rocesim check` reports about the built network; it is ignored on input so
+     * that check's output can be run as it is. */
+    if ((v = member(root, "derived")) && val_obj(c, v, "derived") < 0)
         return -1;
     if ((v = member(root, "name"))) {
         /* The name becomes the default output directory: anything a directory name can hold but '/' is fine. */

@@ -38,6 +38,21 @@ static void test_check_every_scenario(void)
     globfree(&g);
 }
 
+static void test_check_derived(void)
+{
+    char *out = NULL;
+    CU_ASSERT_EQUAL_FATAL(run_cmd(&out, "check scenarios/incast-16to1.json", NULL, NULL), 0);
+    cJSON *j = cJSON_Parse(out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "derived");
+    CU_ASSERT_EQUAL(cJSON_GetObjectItemCaseSensitive(d, "hosts")->valuedouble, 17);
+    cJSON *h = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "pfc_headroom"), 0);
+    /* 100 Gbps, 1 us: 49 frames of 1086 B (see the headroom unit test) */
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(h, "headroom_per_priority")->valuestring, "53.214KB");
+    cJSON_Delete(j);
+    free(out);
+}
+
 static void test_set_bad_value(void)
 {
     char *out = NULL;
@@ -131,6 +146,7 @@ void test_cli_register(void)
 {
     CU_pSuite s = CU_add_suite("command line", NULL, NULL);
     CU_add_test(s, "check prints resolved JSON for every scenario", test_check_every_scenario);
+    CU_add_test(s, "check reports derived headroom", test_check_derived);
     CU_add_test(s, "--set with a bad value or path exits 2 naming the path", test_set_bad_value);
     CU_add_test(s, "usage errors exit 2, unreadable files 3", test_usage_errors);
     CU_add_test(s, "run writes summary.json and flows.csv", test_run_writes_outputs);

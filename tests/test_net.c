@@ -179,6 +179,52 @@ static void test_stop_midway_conservation(void)
     teardown(&scn, &r);
 }
 
+static void test_static_xoff_and_enqueue_marking(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(setup_with(INCAST("\"host\": {\"cc\": \"none\"},"), "switch",
+                               "{\"buffer\": \"4MB\", \"ecn\": {\"mark_on\": \"enqueue\"}, \"pfc\": {\"xoff\": \"100KB\"}}",
+                               &scn, &r));
+    run_checked(&r);
+    CU_ASSERT_EQUAL(scn.sw.pfc.xoff_mode, XOFF_STATIC);
+    CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
+    CU_ASSERT(r.net.c.pause_frames > 16);
+    CU_ASSERT(r.net.c.ecn_marked > 0);
+    CU_ASSERT_EQUAL(r.net.flows_completed, 16);
+    teardown(&scn, &r);
+}
+
+static void test_pause_refresh(void)
+{
+    /*
+     * 100G into a 1G link: the switch pauses h0 and resumes only after 200 KB have
+     * drained at 1 Gbps (1.6 ms), longer than one PAUSE lasts at 100G (65535 quanta =
+     * 335.5 us).  The switch must refresh its PAUSE every 167.8 us; the sender must
+     * never resume early (no headroom drop).
+     */
+    const char *json =
+        "{\"topology\": {\"type\": \"custom\", \"nodes\": [{\"name\": \"h0\", \"kind\": \"host\"},"
+        " {\"name\": \"s0\", \"kind\": \"switch\"}, {\"name\": \"h1\", \"kind\": \"host\"}],"
+        " \"links\": [{\"a\": \"h0\", \"b\": \"s0\", \"rate\": \"100Gbps\", \"delay\": \"1us\"},"
+        "           {\"a\": \"s0\", \"b\": \"h1\", \"rate\": \"1Gbps\", \"delay\": \"1us\"}]},"
+        " \"host\": {\"cc\": \"none\"}, \"stop\": \"200ms\","
+        " \"switch\": {\"pfc\": {\"xoff\": \"300KB\", \"xon_delta\": \"200KB\"}},"
+        " \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"5MB\"}]}";
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(setup(json, &scn, &r));
+    run_checked(&r);
+    printf("\n    %llu PAUSE, %llu RESUME ", (unsigned long long)r.net.c.pause_frames,
+           (unsigned long long)r.net.c.resume_frames);
+    CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
+    /* each pause interval lasts about 1.6 ms: about 9 refreshes per RESUME */
+    CU_ASSERT(r.net.c.pause_frames >= 8 * r.net.c.resume_frames);
+    CU_ASSERT(r.net.c.resume_frames >= 10);
+    CU_ASSERT_TRUE(r.finished);
+    teardown(&scn, &r);
+}
+
 /* Runs scenario text with a seed; returns flows.csv and summary (no wall clock) concatenated. */
 static char *outputs(const char *json, const char *seed)
 {
@@ -227,5 +273,7 @@ void test_net_register(void)
     CU_add_test(s, "16-to-1 incast without PFC: drops and recovery", test_incast_no_pfc_drops);
     CU_add_test(s, "headroom below auto: headroom drops reported", test_headroom_too_small);
     CU_add_test(s, "conservation when stopped mid-run", test_stop_midway_conservation);
+    CU_add_test(s, "static XOFF is lossless; ECN marks at enqueue", test_static_xoff_and_enqueue_marking);
+    CU_add_test(s, "PAUSE is refreshed while congestion lasts", test_pause_refresh);
     CU_add_test(s, "same seed, same bytes; other seed, other result", test_determinism);
 }

@@ -7,6 +7,7 @@
 #include "tools/run.h"
 #include "topologies/topo.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -137,6 +138,65 @@ static int load(const struct cli *c, struct scenario *scn)
     return rc;
 }
 
+/*
+ * What check reports beyond the scenario itself: the size of the built
+ * network, and the PFC headroom per class of port (same rate and delay), with
+ * the largest reservation on any one switch.
+ */
+static cJSON *derived_json(const struct run *r)
+{
+    const struct graph *g = &r->g;
+    const struct net *n = &r->net;
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddNumberToObject(d, "hosts", g->n_hosts);
+    cJSON_AddNumberToObject(d, "switches", g->n_switches);
+    cJSON_AddNumberToObject(d, "links", g->n_links);
+    cJSON_AddNumberToObject(d, "flows", n->n_flows);
+    if (!r->scn->sw.pfc.enabled)
+        return d;
+    cJSON *classes = cJSON_AddArrayToObject(d, "pfc_headroom");
+    struct cls {
+        int64_t rate, delay, headroom;
+        uint32_t ports;
+    } cl[64];
+    int ncl = 0;
+    int64_t max_reserved = 0;
+    const char *max_sw = "";
+    for (uint32_t i = 0; i < g->n_switches; i++) {
+        const struct sw *w = &n->sws[i];
+        if (w->hdrm_reserved > max_reserved) {
+            max_reserved = w->hdrm_reserved;
+            max_sw = g->nodes[w->node].name;
+        }
+        for (uint32_t p = 0; p < w->n_ports; p++) {
+            const struct port *pt = &w->ports[p];
+            int k = 0;
+            while (k < ncl && !(cl[k].rate == pt->rate_bps && cl[k].delay == pt->delay_ps))
+                k++;
+            if (k == ncl) {
+                if (ncl == 64)
+                    continue;
+                cl[ncl++] = (struct cls){pt->rate_bps, pt->delay_ps, pt->headroom, 0};
+            }
+            cl[k].ports++;
+        }
+    }
+    for (int k = 0; k < ncl; k++) {
+        char a[32], b[32], h[32];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "rate", units_fmt_rate(cl[k].rate, a, sizeof a));
+        cJSON_AddStringToObject(o, "delay", units_fmt_time(cl[k].delay, b, sizeof b));
+        cJSON_AddNumberToObject(o, "ports", cl[k].ports);
+        cJSON_AddStringToObject(o, "headroom_per_priority", units_fmt_size(cl[k].headroom, h, sizeof h));
+        cJSON_AddItemToArray(classes, o);
+    }
+    char m[32];
+    cJSON *mr = cJSON_AddObjectToObject(d, "largest_headroom_reservation");
+    cJSON_AddStringToObject(mr, "switch", max_sw);
+    cJSON_AddStringToObject(mr, "bytes", units_fmt_size(max_reserved, m, sizeof m));
+    return d;
+}
+
 static int cmd_check(const struct cli *c)
 {
     struct scenario scn;
@@ -153,8 +213,17 @@ static int cmd_check(const struct cli *c)
         return rc;
     }
     char *json = scn_to_json(&scn);
-    fputs(json, stdout);
+    cJSON *root = cJSON_Parse(json);
     free(json);
+    if (!root)
+        abort();
+    cJSON_AddItemToObject(root, "derived", derived_json(&r));
+    char *out = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!out)
+        abort();
+    printf("%s\n", out);
+    free(out);
     run_free(&r);
     scn_free(&scn);
     return 0;
