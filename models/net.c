@@ -254,6 +254,7 @@ void net_drop(struct net *n, struct pkt *k, int reason)
 {
     if (k->type == PKT_DATA) {
         n->c.data_dropped++;
+        n->c.prio[k->prio].dropped++;
         n->c.bytes_dropped += k->size;
         n->c.data_in_flight--;
         n->c.data_bytes_in_flight -= k->size;
@@ -267,6 +268,11 @@ void net_drop(struct net *n, struct pkt *k, int reason)
         n->c.ctrl_dropped++;
     }
     pkt_free(n, k);
+    net_check_finish(n);
+}
+
+void net_check_finish(struct net *n)
+{
     if (n->flows_active == 0 && n->c.data_in_flight == 0 && n->pending_sources == 0)
         sim_stop(n->sim);
 }

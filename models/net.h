@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "models/dcqcn.h"
+#include "models/sched.h"
 #include "sim/graph.h"
 #include "sim/pool.h"
 #include "sim/rng.h"
@@ -67,6 +68,7 @@ struct pktq {
 
 struct net;
 struct port;
+struct coll;
 
 /* A timer tied to one (port, priority): PAUSE expiry or PAUSE refresh. */
 struct prio_timer {
@@ -92,6 +94,7 @@ struct port {
     struct pktq q[NPRIO];
     struct pktq ctrl;     /* PAUSE frames: sent next, never queued behind data */
     uint8_t paused;       /* bit p: the peer paused priority p of this egress */
+    struct sched_state sched;
     bool ever_paused;
     struct prio_timer pause_expire[NPRIO];
     sim_time_t paused_since[NPRIO];
@@ -139,6 +142,10 @@ struct flow {
     bool nack_outstanding;
     sim_time_t last_cnp;
 
+    /* the collective this flow is a step of, or NULL */
+    struct coll *coll;
+    uint32_t coll_rank;
+
     /* statistics */
     uint64_t retx_bytes, cnps_rx, timeouts;
     sim_time_t paused_ns;
@@ -161,6 +168,12 @@ struct sw {
     struct rng ecn_rng;
 };
 
+/* Per-priority data statistics (summary.json "priorities"). */
+struct prio_counters {
+    uint64_t sent, delivered, dropped, ecn_marked, pause_frames;
+    uint64_t bytes_delivered;
+};
+
 struct net_counters {
     uint64_t data_sent, data_delivered, data_dropped, data_retx, ecn_marked;
     uint64_t drop_buffer, drop_headroom, drop_watchdog, drop_link_down;
@@ -172,6 +185,7 @@ struct net_counters {
     uint64_t timeouts, nacks_sent;
     uint64_t data_in_flight;   /* data packets alive */
     uint64_t data_bytes_in_flight;
+    struct prio_counters prio[NPRIO];
 };
 
 /* Called for every PAUSE/RESUME a node sends (pfc.csv); may be NULL. */
@@ -247,6 +261,11 @@ void nic_receive(struct net *n, struct host *h, struct pkt *k);
 struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p);
 void nic_flow_start(struct sim *s, void *obj, uint64_t arg);
 void net_drop(struct net *n, struct pkt *k, int reason);
+/* Stops the run when no flow is active, no data packet is in flight and no source will add traffic. */
+void net_check_finish(struct net *n);
+/* Collective bookkeeping (traffic.c): f's receiver holds all its bytes / its sender got the last ACK. */
+void traffic_flow_received(struct net *n, struct flow *f);
+void traffic_flow_acked(struct net *n, struct flow *f);
 
 enum drop_reason { DROP_BUFFER, DROP_HEADROOM, DROP_WATCHDOG, DROP_LINK_DOWN };
 

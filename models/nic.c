@@ -11,6 +11,9 @@
  * packets and at the last one; on a PSN gap one NACK per gap, discarding the
  * out-of-order packets; duplicates are re-acknowledged.
  *
+ * The port's scheduler (sched.c: strict or DWRR, as configured for switches)
+ * chooses among priorities, as a NIC with ETS does.
+ *
  * Notification point (DCQCN, Zhu et al. SIGCOMM 2015): a CE-marked data packet
  * makes the receiver send a CNP to the flow's sender, at most one per flow per
  * `cnp_interval`.  CNPs travel at `cnp_priority`; ACKs and NACKs at the flow's
@@ -21,11 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void check_done(struct net *n)
-{
-    if (n->flows_active == 0 && n->c.data_in_flight == 0 && n->pending_sources == 0)
-        sim_stop(n->sim);
-}
+static void check_done(struct net *n) { net_check_finish(n); }
 
 static double flow_rate(const struct net *n, const struct flow *f)
 {
@@ -115,6 +114,7 @@ static struct pkt *make_data(struct net *n, struct flow *f)
         f->snd_max = psn + 1;
     }
     n->c.data_sent++;
+    n->c.prio[k->prio].sent++;
     n->c.bytes_sent += k->size;
     n->c.data_in_flight++;
     n->c.data_bytes_in_flight += k->size;
@@ -130,23 +130,40 @@ static struct pkt *make_data(struct net *n, struct flow *f)
     return k;
 }
 
+/* Size of the next data frame of flow f. */
+static uint32_t next_data_size(const struct flow *f)
+{
+    uint32_t psn = f->snd_nxt;
+    uint32_t payload = psn + 1 == f->n_pkts ? (uint32_t)(f->size - (int64_t)psn * f->mtu) : f->mtu;
+    return payload + HDR_DATA;
+}
+
 struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
 {
-    for (int prio = NPRIO - 1; prio >= 0; prio--) {
-        if (p->paused & (1u << prio))
-            continue;
-        if (p->q[prio].head)
-            return pktq_pop(&p->q[prio]);
-        struct flow *f = h->ready_head[prio];
-        if (f) {
-            h->ready_head[prio] = f->ready_next;
-            if (!f->ready_next)
-                h->ready_tail[prio] = NULL;
-            f->in_ready = false;
-            return make_data(n, f);
+    /* Within a priority, control frames (ACK, NACK, CNP) go before data. */
+    uint8_t eligible = 0;
+    uint32_t head[NPRIO];
+    for (int q = 0; q < NPRIO; q++) {
+        if (p->q[q].head) {
+            eligible |= (uint8_t)(1u << q);
+            head[q] = p->q[q].head->size;
+        } else if (h->ready_head[q]) {
+            eligible |= (uint8_t)(1u << q);
+            head[q] = next_data_size(h->ready_head[q]);
         }
     }
-    return NULL;
+    eligible &= (uint8_t)~p->paused;
+    int prio = sched_pick(&n->scn->sw.scheduler, &p->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
+    if (prio < 0)
+        return NULL;
+    if (p->q[prio].head)
+        return pktq_pop(&p->q[prio]);
+    struct flow *f = h->ready_head[prio];
+    h->ready_head[prio] = f->ready_next;
+    if (!f->ready_next)
+        h->ready_tail[prio] = NULL;
+    f->in_ready = false;
+    return make_data(n, f);
 }
 
 /* Queues a control frame (ACK, NACK, CNP) of flow f at host h, towards the flow's sender. */
@@ -178,6 +195,8 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
     struct flow *f = net_flow(n, k->flow);
     sim_time_t now = n->sim->now;
     n->c.data_delivered++;
+    n->c.prio[k->prio].delivered++;
+    n->c.prio[k->prio].bytes_delivered += k->size;
     n->c.bytes_delivered += k->size;
     n->c.data_in_flight--;
     n->c.data_bytes_in_flight -= k->size;
@@ -197,6 +216,8 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
             n->flows_completed++;
             if (n->flow_hook)
                 n->flow_hook(n->hook_ctx, f);
+            if (f->coll)
+                traffic_flow_received(n, f);
         }
         if (last || f->since_ack >= (uint32_t)n->scn->host.ack_every) {
             f->since_ack = 0;
@@ -236,6 +257,8 @@ static void receive_ack(struct net *n, struct pkt *k)
         sim_timer_cancel(&f->pace_timer);
         sim_timer_cancel(&f->inc_timer);
         n->flows_active--;
+        if (f->coll)
+            traffic_flow_acked(n, f);
         check_done(n);
     }
 }

@@ -49,10 +49,12 @@ static void send_pause(struct net *n, struct port *in, int prio, uint16_t quanta
     k->size = FRAME_PAUSE;
     k->quanta = quanta;
     k->flow = UINT32_MAX;
-    if (quanta)
+    if (quanta) {
         n->c.pause_frames++;
-    else
+        n->c.prio[prio].pause_frames++;
+    } else {
         n->c.resume_frames++;
+    }
     if (n->pfc_hook)
         n->pfc_hook(n->hook_ctx, n->sim->now, in->node, in->local, prio, quanta != 0);
     port_send_ctrl(in, k);
@@ -125,6 +127,7 @@ static void maybe_mark(struct net *n, struct sw *w, struct pkt *k, int64_t q)
     if (k->type == PKT_DATA && (k->ecn & ECN_ECT) && !(k->ecn & ECN_CE) && ecn_should_mark(n, w, q)) {
         k->ecn |= ECN_CE;
         n->c.ecn_marked++;
+        n->c.prio[k->prio].ecn_marked++;
     }
 }
 
@@ -198,26 +201,32 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
 
 struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)
 {
-    for (int prio = NPRIO - 1; prio >= 0; prio--) {
-        if (!p->q[prio].head || (p->paused & (1u << prio)))
-            continue;
-        struct pkt *k = pktq_pop(&p->q[prio]);
-        struct port *in = &w->ports[k->in_port];
-        int64_t B = k->size;
-        int64_t from_hdrm = in->ing_hdrm[prio] < B ? in->ing_hdrm[prio] : B;
-        in->ing_hdrm[prio] -= from_hdrm;
-        in->ing_shared[prio] -= B - from_hdrm;
-        w->shared_used -= B - from_hdrm;
-        w->buffered -= B;
-        if (in->ing_shared[prio] < 0 || w->shared_used < 0 || w->buffered < 0) {
-            fprintf(stderr, "rocesim: bug: negative buffer accounting at %s\n", n->g->nodes[w->node].name);
-            abort();
+    uint8_t eligible = 0;
+    uint32_t head[NPRIO];
+    for (int q = 0; q < NPRIO; q++)
+        if (p->q[q].head) {
+            eligible |= (uint8_t)(1u << q);
+            head[q] = p->q[q].head->size;
         }
-        if (n->scn->sw.ecn.enabled && n->scn->sw.ecn.mark_on == MARK_DEQUEUE)
-            maybe_mark(n, w, k, p->q[prio].bytes);
-        if (n->lossless & (1u << prio))
-            switch_pfc_check_resume(n, w, in, prio);
-        return k;
+    eligible &= (uint8_t)~p->paused;
+    int prio = sched_pick(&n->scn->sw.scheduler, &p->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
+    if (prio < 0)
+        return NULL;
+    struct pkt *k = pktq_pop(&p->q[prio]);
+    struct port *in = &w->ports[k->in_port];
+    int64_t B = k->size;
+    int64_t from_hdrm = in->ing_hdrm[prio] < B ? in->ing_hdrm[prio] : B;
+    in->ing_hdrm[prio] -= from_hdrm;
+    in->ing_shared[prio] -= B - from_hdrm;
+    w->shared_used -= B - from_hdrm;
+    w->buffered -= B;
+    if (in->ing_shared[prio] < 0 || w->shared_used < 0 || w->buffered < 0) {
+        fprintf(stderr, "rocesim: bug: negative buffer accounting at %s\n", n->g->nodes[w->node].name);
+        abort();
     }
-    return NULL;
+    if (n->scn->sw.ecn.enabled && n->scn->sw.ecn.mark_on == MARK_DEQUEUE)
+        maybe_mark(n, w, k, p->q[prio].bytes);
+    if (n->lossless & (1u << prio))
+        switch_pfc_check_resume(n, w, in, prio);
+    return k;
 }

@@ -1,31 +1,194 @@
-/* traffic — flows from the scenario's traffic entries (see traffic.h). */
+/* traffic — flows from the scenario's traffic entries (see traffic.h for the models). */
 #include "models/traffic.h"
 
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static const char *keep_name(struct traffic *t, const char *fmt, const char *a, int j)
+struct poisson_gen {
+    struct traffic *t;
+    int entry;
+    uint32_t host, local;      /* host index, and its position in the entry's host set */
+    struct rng rng;
+    double mean_gap_ps;
+    uint32_t *perm;            /* permutation pattern: destination of each position, shared */
+};
+
+static void oom(void)
+{
+    fprintf(stderr, "rocesim: out of memory generating traffic\n");
+    abort();
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        oom();
+    return p;
+}
+
+static const char *keep_name(struct traffic *t, const char *fmt, const char *a, uint32_t j)
 {
     if (t->n_names == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 64;
         char **nn = realloc(t->names, t->cap * sizeof *nn);
-        if (!nn) {
-            fprintf(stderr, "rocesim: out of memory naming flows\n");
-            abort();
-        }
+        if (!nn)
+            oom();
         t->names = nn;
     }
     char buf[2 * SCN_NAME_MAX];
     snprintf(buf, sizeof buf, fmt, a, j);
     char *s = strdup(buf);
-    if (!s) {
-        fprintf(stderr, "rocesim: out of memory naming flows\n");
-        abort();
-    }
+    if (!s)
+        oom();
     t->names[t->n_names++] = s;
     return s;
 }
+
+/* ---- flow-size distributions ---- */
+
+void cdf_free(struct cdf *c)
+{
+    free(c->size);
+    free(c->prob);
+    memset(c, 0, sizeof *c);
+}
+
+/* Finds a readable file for a CDF name; returns 0 and fills path, or -1. */
+static int cdf_find(const char *name, const char *scenario_file, char *path, size_t len)
+{
+    char dir[PATH_MAX];
+    bool builtin = strcmp(name, "websearch") == 0 || strcmp(name, "hadoop") == 0;
+    if (builtin) {
+        /* Shipped with rocesim: next to the binary, else under the working directory. */
+        char exe[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n > 0) {
+            exe[n] = '\0';
+            snprintf(dir, sizeof dir, "%s", exe);
+            char *d = dirname(dir);
+            for (int up = 0; up < 3; up++) {
+                snprintf(path, len, "%s/scenarios/workloads/%s.cdf", d, name);
+                if (access(path, R_OK) == 0)
+                    return 0;
+                d = dirname(d);
+            }
+        }
+        snprintf(path, len, "scenarios/workloads/%s.cdf", name);
+        return access(path, R_OK) == 0 ? 0 : -1;
+    }
+    if (name[0] == '/') {
+        snprintf(path, len, "%s", name);
+        return 0;
+    }
+    snprintf(dir, sizeof dir, "%s", scenario_file);
+    snprintf(path, len, "%s/%s", dirname(dir), name);
+    if (access(path, R_OK) == 0)
+        return 0;
+    snprintf(path, len, "%s", name);
+    return 0;
+}
+
+int cdf_load(struct cdf *c, const char *name, const char *scenario_file, const char *jpath, char *err,
+             size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    char path[PATH_MAX + 64];
+    if (cdf_find(name, scenario_file, path, sizeof path)) {
+        snprintf(err, errlen, "%s: %s: cannot find the shipped CDF \"%s\" (scenarios/workloads/%s.cdf)",
+                 scenario_file, jpath, name, name);
+        return SCN_EUSAGE;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s: cannot read CDF file %s: %s", scenario_file, jpath, path, strerror(errno));
+        return SCN_EUSAGE;
+    }
+    int cap = 0, line = 0;
+    char buf[512];
+    while (fgets(buf, sizeof buf, f)) {
+        line++;
+        char *s = buf;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s == '#' || *s == '\n' || *s == '\0')
+            continue;
+        double sz, pr;
+        char extra;
+        if (sscanf(s, "%lf %lf %c", &sz, &pr, &extra) != 2 || !(sz >= 0) || !(pr >= 0) || !(pr <= 1)) {
+            buf[strcspn(buf, "\n")] = '\0';
+            snprintf(err, errlen, "%s: %s: %s:%d: expected \"size_bytes cumulative_probability\" with a "
+                                  "probability in [0,1], got \"%.60s\"", scenario_file, jpath, path, line, buf);
+            goto fail;
+        }
+        if (c->n && (sz < c->size[c->n - 1] || pr < c->prob[c->n - 1])) {
+            snprintf(err, errlen, "%s: %s: %s:%d: expected sizes and probabilities that never decrease",
+                     scenario_file, jpath, path, line);
+            goto fail;
+        }
+        if (c->n == cap) {
+            cap = cap ? cap * 2 : 32;
+            double *a = realloc(c->size, sizeof *a * (size_t)cap), *b;
+            if (!a)
+                oom();
+            c->size = a;
+            b = realloc(c->prob, sizeof *b * (size_t)cap);
+            if (!b)
+                oom();
+            c->prob = b;
+        }
+        c->size[c->n] = sz;
+        c->prob[c->n] = pr;
+        c->n++;
+    }
+    fclose(f);
+    f = NULL;
+    if (c->n < 1 || c->prob[c->n - 1] != 1.0) {
+        snprintf(err, errlen, "%s: %s: %s: expected a CDF whose last probability is 1, got %s", scenario_file,
+                 jpath, path, c->n ? "a smaller one" : "no points");
+        goto fail;
+    }
+    /* Mean of the piecewise-linear distribution; the mass at the first point is a point mass. */
+    c->mean = c->size[0] * c->prob[0];
+    for (int i = 1; i < c->n; i++)
+        c->mean += (c->prob[i] - c->prob[i - 1]) * (c->size[i] + c->size[i - 1]) / 2;
+    if (c->mean < 1) {
+        snprintf(err, errlen, "%s: %s: %s: the distribution's mean is below one byte", scenario_file, jpath, path);
+        goto fail;
+    }
+    return 0;
+fail:
+    if (f)
+        fclose(f);
+    cdf_free(c);
+    return SCN_EUSAGE;
+}
+
+int64_t cdf_sample(const struct cdf *c, double u)
+{
+    int lo = 0, hi = c->n - 1;
+    if (u <= c->prob[0])
+        return c->size[0] >= 1 ? (int64_t)(c->size[0] + 0.5) : 1;
+    /* binary search for the first point with prob >= u */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (c->prob[mid] < u)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    double p0 = c->prob[lo - 1], p1 = c->prob[lo];
+    double s = p1 > p0 ? c->size[lo - 1] + (u - p0) / (p1 - p0) * (c->size[lo] - c->size[lo - 1]) : c->size[lo];
+    int64_t b = (int64_t)(s + 0.5);
+    return b < 1 ? 1 : b;
+}
+
+/* ---- pinned paths ---- */
 
 /* Resolves a pinned path into node ids; checks that consecutive nodes are linked. */
 static int resolve_path(struct net *n, int ti, const struct scn_traffic *e, uint32_t *nodes, char *err,
@@ -62,19 +225,175 @@ static int resolve_path(struct net *n, int ti, const struct scn_traffic *e, uint
     return 0;
 }
 
+/* ---- poisson ---- */
+
+static void poisson_arrival(struct sim *s, void *obj, uint64_t arg)
+{
+    struct poisson_gen *g = obj;
+    struct traffic *t = g->t;
+    struct net *n = t->net;
+    const struct scn_traffic *e = &n->scn->traffic[g->entry];
+    if (e->end_ps >= 0 && s->now >= e->end_ps) {
+        n->pending_sources--;
+        net_check_finish(n);
+        return;
+    }
+    uint32_t dst;
+    if (e->pattern == PAT_PERMUTATION) {
+        dst = (uint32_t)e->hosts.idx[g->perm[g->local]];
+    } else {
+        uint32_t k = rng_below(&g->rng, (uint32_t)e->hosts.n - 1);
+        dst = (uint32_t)e->hosts.idx[k >= g->local ? k + 1 : k];
+    }
+    int64_t size = cdf_sample(&t->cdfs[g->entry], rng_uniform(&g->rng));
+    net_add_flow(n, keep_name(t, "%s.%u", e->id, t->next_name[g->entry]++), g->host, dst, size, s->now, e->priority,
+                 0, NULL, 0);
+    sim_after(s, 1 + (sim_time_t)rng_exponential(&g->rng, g->mean_gap_ps), poisson_arrival, g, 0);
+}
+
+/* ---- collectives ---- */
+
+static void coll_send(struct coll *c, uint32_t q, uint32_t to)
+{
+    struct traffic *t = c->t;
+    struct net *n = t->net;
+    const struct scn_traffic *e = &n->scn->traffic[c->entry];
+    struct flow *f = net_add_flow(n, keep_name(t, "%s.%u", e->id, t->next_name[c->entry]++), c->host[q], c->host[to],
+                                  c->chunk, n->sim->now, e->priority, 0, NULL, 0);
+    f->coll = c;
+    f->coll_rank = q;
+    c->bytes += (uint64_t)c->chunk;
+}
+
+static void coll_finish(struct coll *c)
+{
+    struct net *n = c->t->net;
+    c->finish = n->sim->now;
+    n->pending_sources--;
+    net_check_finish(n);
+}
+
+/* Global rank q = ring * n_ranks + i; its ring successor. */
+static uint32_t ring_next(const struct coll *c, uint32_t q)
+{
+    uint32_t ring = q / c->n_ranks, i = q % c->n_ranks;
+    return ring * c->n_ranks + (i + 1) % c->n_ranks;
+}
+
+/* Starts rank q's next step when its last send is acknowledged and the matching step has arrived. */
+static void ring_advance(struct coll *c, uint32_t q)
+{
+    uint32_t s = c->sent[q];
+    if (s == c->steps) {
+        /* started = steps + 1 marks a rank already counted as done */
+        if (c->recvd[q] == c->steps && c->started[q] == c->steps) {
+            c->started[q]++;
+            if (++c->ranks_done == c->total_ranks)
+                coll_finish(c);
+        }
+        return;
+    }
+    if (c->started[q] == s && c->recvd[q] >= s) {
+        c->started[q]++;
+        coll_send(c, q, ring_next(c, q));
+    }
+}
+
+static void coll_start(struct sim *s, void *obj, uint64_t arg)
+{
+    struct coll *c = obj;
+    c->start = s->now;
+    if (c->type == TR_ALLTOALL) {
+        c->flows_left = c->n_ranks * (c->n_ranks - 1);
+        for (uint32_t a = 0; a < c->n_ranks; a++)
+            for (uint32_t b = 0; b < c->n_ranks; b++)
+                if (a != b)
+                    coll_send(c, a, b);
+        return;
+    }
+    for (uint32_t q = 0; q < c->total_ranks; q++)
+        ring_advance(c, q);
+}
+
+void traffic_flow_received(struct net *n, struct flow *f)
+{
+    struct coll *c = f->coll;
+    if (c->type == TR_ALLTOALL) {
+        if (--c->flows_left == 0)
+            coll_finish(c);
+        return;
+    }
+    uint32_t to = ring_next(c, f->coll_rank);
+    c->recvd[to]++;
+    ring_advance(c, to);
+}
+
+void traffic_flow_acked(struct net *n, struct flow *f)
+{
+    struct coll *c = f->coll;
+    if (c->type == TR_ALLTOALL)
+        return;
+    c->sent[f->coll_rank]++;
+    ring_advance(c, f->coll_rank);
+}
+
+static void coll_init(struct traffic *t, struct coll *c, int entry, const struct scn_traffic *e)
+{
+    uint32_t N = (uint32_t)e->hosts.n;
+    c->t = t;
+    c->entry = entry;
+    c->type = e->type;
+    c->finish = -1;
+    c->chunk = e->size / N;
+    if (e->type == TR_ALLTOALL) {
+        c->rings = 1;
+        c->n_ranks = N;
+        c->steps = 1;
+    } else {
+        uint32_t k = (uint32_t)e->nics_per_server;
+        c->rings = k;
+        c->n_ranks = N / k;
+        c->steps = 2 * (c->n_ranks - 1);
+    }
+    c->total_ranks = c->rings * c->n_ranks;
+    c->host = xcalloc(c->total_ranks, sizeof *c->host);
+    c->sent = xcalloc(c->total_ranks, sizeof *c->sent);
+    c->recvd = xcalloc(c->total_ranks, sizeof *c->recvd);
+    c->started = xcalloc(c->total_ranks, sizeof *c->started);
+    /* ring r, position s: the r-th NIC of server s (consecutive hosts form a server) */
+    for (uint32_t r = 0; r < c->rings; r++)
+        for (uint32_t s = 0; s < c->n_ranks; s++)
+            c->host[r * c->n_ranks + s] = (uint32_t)e->hosts.idx[s * c->rings + r];
+    t->net->pending_sources++;
+    sim_at(t->net->sim, e->start_ps, coll_start, c, 0);
+}
+
+/* ---- setup ---- */
+
 int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
 {
     const struct scenario *scn = n->scn;
     memset(t, 0, sizeof *t);
+    t->net = n;
+    t->next_name = xcalloc((size_t)scn->n_traffic, sizeof *t->next_name);
+    t->cdfs = xcalloc((size_t)scn->n_traffic, sizeof *t->cdfs);
+    uint32_t n_gens = 0, n_colls = 0;
+    for (int ti = 0; ti < scn->n_traffic; ti++) {
+        const struct scn_traffic *e = &scn->traffic[ti];
+        if (e->type == TR_POISSON)
+            n_gens += (uint32_t)e->hosts.n;
+        else if (e->type == TR_ALLREDUCE || e->type == TR_ALLTOALL)
+            n_colls++;
+    }
+    t->gens = xcalloc(n_gens, sizeof *t->gens);
+    t->colls = xcalloc(n_colls, sizeof *t->colls);
     for (int ti = 0; ti < scn->n_traffic; ti++) {
         const struct scn_traffic *e = &scn->traffic[ti];
         switch (e->type) {
         case TR_FLOW: {
             uint32_t *nodes = NULL;
             if (e->path_len) {
-                nodes = calloc((size_t)e->path_len, sizeof *nodes);
-                if (!nodes)
-                    abort();
+                nodes = xcalloc((size_t)e->path_len, sizeof *nodes);
                 int rc = resolve_path(n, ti, e, nodes, err, errlen);
                 if (rc) {
                     free(nodes);
@@ -88,13 +407,51 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
         }
         case TR_INCAST:
             for (int j = 0; j < e->senders.n; j++)
-                net_add_flow(n, keep_name(t, "%s.%d", e->id, j), (uint32_t)e->senders.idx[j], (uint32_t)e->receiver,
-                             e->size, e->start_ps, e->priority, 0, NULL, 0);
+                net_add_flow(n, keep_name(t, "%s.%u", e->id, (uint32_t)j), (uint32_t)e->senders.idx[j],
+                             (uint32_t)e->receiver, e->size, e->start_ps, e->priority, 0, NULL, 0);
             break;
-        default:
-            snprintf(err, errlen, "%s: traffic.%d.type: \"%s\" traffic is not implemented yet", scn->file, ti,
-                     scn_traffic_type_name(e->type));
-            return SCN_EUSAGE;
+        case TR_POISSON: {
+            char jpath[64];
+            snprintf(jpath, sizeof jpath, "traffic.%d.size_cdf", ti);
+            int rc = cdf_load(&t->cdfs[ti], e->size_cdf, scn->file, jpath, err, errlen);
+            if (rc)
+                return rc;
+            uint32_t N = (uint32_t)e->hosts.n;
+            struct rng prng;
+            uint32_t *perm = NULL;
+            if (e->pattern == PAT_PERMUTATION) {
+                /* A random derangement (Sattolo's algorithm gives a single cycle: nobody sends to itself). */
+                perm = xcalloc(N, sizeof *perm);
+                for (uint32_t i = 0; i < N; i++)
+                    perm[i] = i;
+                rng_init(&prng, scn->seed, rng_stream_id(RNG_KIND_TRAFFIC, ((uint64_t)ti << 32) | 0xffffffffu));
+                for (uint32_t i = N - 1; i > 0; i--) {
+                    uint32_t j = rng_below(&prng, i);
+                    uint32_t tmp = perm[i];
+                    perm[i] = perm[j];
+                    perm[j] = tmp;
+                }
+            }
+            for (uint32_t i = 0; i < N; i++) {
+                struct poisson_gen *g = &t->gens[t->n_gens++];
+                g->t = t;
+                g->entry = ti;
+                g->local = i;
+                g->host = (uint32_t)e->hosts.idx[i];
+                g->perm = i == 0 ? perm : t->gens[t->n_gens - 1 - i].perm;
+                rng_init(&g->rng, scn->seed, rng_stream_id(RNG_KIND_TRAFFIC, ((uint64_t)ti << 32) | i));
+                double rate = (double)n->hosts[g->host].port->rate_bps;
+                g->mean_gap_ps = t->cdfs[ti].mean * 8.0 / (e->load * rate) * 1e12;
+                n->pending_sources++;
+                sim_at(n->sim, e->start_ps + (sim_time_t)rng_exponential(&g->rng, g->mean_gap_ps), poisson_arrival,
+                       g, 0);
+            }
+            break;
+        }
+        case TR_ALLREDUCE:
+        case TR_ALLTOALL:
+            coll_init(t, &t->colls[t->n_colls++], ti, e);
+            break;
         }
     }
     return 0;
@@ -105,5 +462,21 @@ void traffic_free(struct traffic *t)
     for (uint32_t i = 0; i < t->n_names; i++)
         free(t->names[i]);
     free(t->names);
+    for (uint32_t i = 0; i < t->n_gens; i++)
+        if (t->gens[i].local == 0)
+            free(t->gens[i].perm);
+    free(t->gens);
+    for (uint32_t i = 0; i < t->n_colls; i++) {
+        free(t->colls[i].host);
+        free(t->colls[i].sent);
+        free(t->colls[i].recvd);
+        free(t->colls[i].started);
+    }
+    free(t->colls);
+    if (t->cdfs && t->net)
+        for (int i = 0; i < t->net->scn->n_traffic; i++)
+            cdf_free(&t->cdfs[i]);
+    free(t->cdfs);
+    free(t->next_name);
     memset(t, 0, sizeof *t);
 }

@@ -1,9 +1,24 @@
 /*
  * traffic — turns the scenario's traffic entries into flows on the network.
  *
- * `flow`: one message; `incast`: one flow per sender to the receiver, all
- * starting together.  Flow ids follow INTERFACE.md: the entry's id, else
- * "t{i}"; generators name their flows "{entry id}.{j}".
+ * - flow: one message; incast: one flow per sender to the receiver, all
+ *   starting together.
+ * - poisson: per host, flow arrivals with exponential gaps whose mean makes
+ *   the offered load on the host link equal `load` (payload bytes: mean gap
+ *   = mean flow size x 8 / (load x link rate)); sizes drawn from a CDF with
+ *   linear interpolation between its points; destination uniform among the
+ *   entry's other hosts, or a fixed random permutation.
+ * - allreduce (ring): N ranks, 2(N-1) steps; in each step every rank sends
+ *   size/N to its successor, and starts step s+1 once its step-s send is
+ *   acknowledged and it has received step s from its predecessor (MODEL.md).
+ *   With nics_per_server = k the hosts are k-NIC servers and k rings run in
+ *   parallel, ring r over the r-th NIC of every server, each reducing size/k.
+ * - alltoall: every rank sends size/N to every other rank at once.
+ *
+ * Flow ids follow INTERFACE.md: the entry's id, else "t{i}"; generators name
+ * their flows "{entry id}.{j}" in creation order.  Every entry draws from its
+ * own random streams (one per host for poisson), so adding an entry does not
+ * change another entry's draws.
  */
 #ifndef MODELS_TRAFFIC_H
 #define MODELS_TRAFFIC_H
@@ -12,17 +27,62 @@
 
 #include "models/net.h"
 
+/* A flow-size distribution: points (size, cumulative probability), linear in between. */
+struct cdf {
+    int n;
+    double *size, *prob;
+    double mean;
+};
+
+struct poisson_gen;
+
+struct coll {
+    struct traffic *t;
+    int entry;
+    enum scn_traffic_type type;
+    uint32_t n_ranks;          /* ranks per ring (allreduce) or in total (alltoall) */
+    uint32_t rings;
+    uint32_t *host;            /* [ring * n_ranks + rank] -> host index */
+    uint32_t *sent, *recvd;    /* steps completed per (ring, rank): sends acknowledged, steps received */
+    uint32_t *started;         /* steps started per (ring, rank) */
+    uint32_t steps;            /* 2(N-1) for the ring; 1 for alltoall */
+    uint32_t ranks_done, total_ranks;
+    uint32_t flows_left;       /* alltoall */
+    int64_t chunk;
+    uint64_t bytes;
+    sim_time_t start, finish;  /* finish -1 until complete */
+};
+
 struct traffic {
-    char **names;       /* flow names, owned here; index = flow index */
+    struct net *net;
+    char **names;              /* flow names, owned here */
     uint32_t n_names, cap;
+    uint32_t *next_name;       /* per entry: the j of the next "{id}.{j}" flow */
+    struct cdf *cdfs;          /* per entry; loaded for poisson entries only */
+    struct poisson_gen *gens;
+    uint32_t n_gens;
+    struct coll *colls;
+    uint32_t n_colls;
 };
 
 /*
- * Creates the flows of every traffic entry.  Returns 0, or SCN_EUSAGE with a
- * message naming the JSON path (unknown node in a path, unlinked path,
- * traffic type not implemented yet).
+ * Creates the flows (or generators) of every traffic entry.  Returns 0, or
+ * SCN_EUSAGE with a message naming the JSON path (unknown node in a path,
+ * unlinked path, unreadable or malformed CDF file).
  */
 int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen);
 void traffic_free(struct traffic *t);
+
+/*
+ * Loads a CDF ("websearch", "hadoop" or a file; relative files are looked up
+ * next to the scenario file, then in the working directory).  Returns 0, or
+ * SCN_EUSAGE with a message that names `jpath` and the file and line.
+ */
+int cdf_load(struct cdf *c, const char *name, const char *scenario_file, const char *jpath, char *err,
+             size_t errlen);
+void cdf_free(struct cdf *c);
+
+/* A size drawn from the CDF for a uniform u in [0, 1): at least 1 byte. */
+int64_t cdf_sample(const struct cdf *c, double u);
 
 #endif

@@ -102,6 +102,7 @@ uint32_t graph_add_node(struct graph *g, const char *name, enum scn_node_kind ki
     memset(n, 0, sizeof *n);
     snprintf(n->name, sizeof n->name, "%s", name);
     n->kind = kind;
+    n->group = -1;
     if (kind == NODE_HOST) {
         /* host_node grows with the hosts; its capacity is tracked as the next power of two. */
         uint32_t h = g->n_hosts;
@@ -135,6 +136,7 @@ uint32_t graph_add_link(struct graph *g, uint32_t a, uint32_t b, const struct sc
     l->a = a;
     l->b = b;
     l->spec = *spec;
+    l->cost = 1;
     return g->n_links++;
 }
 

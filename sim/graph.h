@@ -22,6 +22,7 @@ struct g_node {
     enum scn_node_kind kind;
     int32_t host;        /* host index (h{host}), -1 for switches */
     int32_t sw;          /* switch ordinal (0..n_switches-1), -1 for hosts */
+    int32_t group;       /* dragonfly group of a router or host (Valiant detours aim at one), else -1 */
     uint32_t first_port;
     uint32_t n_ports;
 };
@@ -39,11 +40,18 @@ struct g_link {
     struct scn_link spec;
     uint32_t port_a, port_b; /* global port ids, filled by graph_finish() */
     bool down;           /* out of service: routing_compute() routes around it (false when added) */
+    /*
+     * Routing cost (1 when added).  Paths minimize the sum of costs, then
+     * ECMP spreads over the equal ones; a dragonfly makes its global links
+     * cost more than any path of local hops, so that minimal routes use as
+     * few global links as possible (local-global-local).
+     */
+    uint32_t cost;
 };
 
 /*
  * Routing: for every node and destination host, the set of local egress ports
- * on shortest paths.  Sets are interned per table, so the table itself is one
+ * on least-cost paths (shortest in hops when every cost is 1).  Sets are interned per table, so the table itself is one
  * uint32 per (node, host): the offset of the set in `nh`, where nh[off] is the
  * number of ports and nh[off+1..] the local port indices in increasing order.
  */

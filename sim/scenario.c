@@ -1567,7 +1567,8 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
     static const char *const k_incast[] = {"type", "id", "senders", "receiver", "size", "start", "priority", NULL};
     static const char *const k_poisson[] = {"type", "id", "hosts", "load", "size_cdf", "start", "end", "pattern",
                                             "priority", NULL};
-    static const char *const k_allreduce[] = {"type", "id", "algorithm", "hosts", "size", "start", "priority", NULL};
+    static const char *const k_allreduce[] = {"type", "id", "algorithm", "hosts", "size", "start", "priority",
+                                              "nics_per_server", NULL};
     static const char *const k_alltoall[] = {"type", "id", "hosts", "size", "start", "priority", NULL};
     static const char *const *const known[] = {k_flow, k_incast, k_poisson, k_allreduce, k_alltoall};
     static const char *const pattern_names[] = {"uniform", "permutation", NULL};
@@ -1675,6 +1676,15 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
         }
         if (tr->type == TR_ALLREDUCE && get_enum(c, e, path, "algorithm", algo_names, &algo) < 0)
             return -1;
+        tr->nics_per_server = 1;
+        if (tr->type == TR_ALLREDUCE && get_int(c, e, path, "nics_per_server", 1, 1024, &tr->nics_per_server) < 0)
+            return -1;
+        /* One ring per NIC rank of a server (NCCL's rings over rails): ranks must fill whole servers,
+         * and each ring needs two servers at least. */
+        if (tr->hosts.n % tr->nics_per_server != 0 || tr->hosts.n / tr->nics_per_server < 2)
+            return bad(c, join(p, path, "nics_per_server"),
+                       "expected a divisor of the number of hosts (%d) leaving at least 2 servers, got %d",
+                       tr->hosts.n, tr->nics_per_server);
         /* Each rank's share is size / ranks: it must be at least one byte. */
         if (tr->size < tr->hosts.n) {
             char a[32];
@@ -2406,6 +2416,7 @@ static void add_traffic(const struct scenario *s, cJSON *root)
             break;
         case TR_ALLREDUCE:
             cJSON_AddStringToObject(o, "algorithm", "ring");
+            cJSON_AddNumberToObject(o, "nics_per_server", t->nics_per_server);
             /* fall through */
         case TR_ALLTOALL:
             add_hostset(s, o, "hosts", &t->hosts);

@@ -196,6 +196,9 @@ struct scn_traffic {
     char size_cdf[256];    /* "websearch", "hadoop" or a file path */
     int64_t end_ps;        /* poisson: -1 = until stop */
     enum scn_pattern pattern;
+    /* allreduce: hosts are NICs, nics_per_server consecutive hosts form one server, and the
+     * collective runs one ring per NIC rank across the servers (as NCCL uses one ring per rail). */
+    int nics_per_server;
 };
 
 enum scn_fault_type { FAULT_PAUSE_STORM, FAULT_LINK_DOWN, FAULT_SLOW_RECEIVER };

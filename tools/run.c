@@ -1,6 +1,7 @@
 /* run — one simulation: build, simulate, report (see run.h). */
 #include "tools/run.h"
 #include "sim/units.h"
+#include "tools/monitor.h"
 #include "topologies/topo.h"
 
 #include <cjson/cJSON.h>
@@ -53,7 +54,7 @@ int run_execute(struct run *r)
     if (n->flows_active == 0 && n->pending_sources == 0) {
         r->finished = true;
     } else {
-        sim_run(&r->sim, r->scn->stop_ps);
+        monitor_simulate(r); /* sim_run(stop), sampling r->monitor and showing r->progress if set */
         r->finished = n->flows_active == 0 && n->c.data_in_flight == 0 && n->pending_sources == 0;
     }
     net_close_pauses(n, r->sim.now);
@@ -120,7 +121,8 @@ static cJSON *stats_json(struct stats s)
 
 static double ps_to_ns(sim_time_t ps) { return (double)ps / 1000.0; }
 
-static void flow_stats(const struct run *r, struct stats *fct, struct stats *sd)
+/* FCT and slowdown statistics of the finished flows of priority prio (-1: all). */
+static void prio_flow_stats(const struct run *r, int prio, struct stats *fct, struct stats *sd)
 {
     const struct net *n = &r->net;
     double *a = malloc(sizeof(double) * (n->n_flows + 1));
@@ -130,7 +132,7 @@ static void flow_stats(const struct run *r, struct stats *fct, struct stats *sd)
     size_t m = 0;
     for (uint32_t i = 0; i < n->n_flows; i++) {
         const struct flow *f = net_flow(n, i);
-        if (f->finish < 0)
+        if (f->finish < 0 || (prio >= 0 && f->prio != prio))
             continue;
         a[m] = ps_to_ns(f->finish - f->start);
         b[m] = f->ideal_fct > 0 ? (double)(f->finish - f->start) / (double)f->ideal_fct : 0;
@@ -140,6 +142,11 @@ static void flow_stats(const struct run *r, struct stats *fct, struct stats *sd)
     *sd = compute_stats(b, m);
     free(a);
     free(b);
+}
+
+static void flow_stats(const struct run *r, struct stats *fct, struct stats *sd)
+{
+    prio_flow_stats(r, -1, fct, sd);
 }
 
 char *run_summary_json(const struct run *r, bool with_wall)
@@ -168,7 +175,23 @@ char *run_summary_json(const struct run *r, bool with_wall)
     cJSON_AddItemToObject(flows, "fct_ns", stats_json(fct));
     cJSON_AddItemToObject(flows, "slowdown", stats_json(sd));
 
-    cJSON_AddArrayToObject(root, "collectives");
+    cJSON *colls = cJSON_AddArrayToObject(root, "collectives");
+    for (uint32_t i = 0; i < r->traffic.n_colls; i++) {
+        const struct coll *cl = &r->traffic.colls[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "id", r->scn->traffic[cl->entry].id);
+        cJSON_AddStringToObject(o, "type", scn_traffic_type_name(cl->type));
+        cJSON_AddNumberToObject(o, "hosts", cl->total_ranks);
+        if (cl->type == TR_ALLREDUCE)
+            cJSON_AddNumberToObject(o, "rings", cl->rings);
+        cJSON_AddNumberToObject(o, "size", (double)r->scn->traffic[cl->entry].size);
+        cJSON_AddNumberToObject(o, "bytes", (double)cl->bytes);
+        if (cl->finish >= 0)
+            cJSON_AddNumberToObject(o, "completion_ns", ps_to_ns(cl->finish - cl->start));
+        else
+            cJSON_AddNullToObject(o, "completion_ns");
+        cJSON_AddItemToArray(colls, o);
+    }
 
     cJSON *pk = cJSON_AddObjectToObject(root, "packets");
     cJSON_AddNumberToObject(pk, "sent", (double)c->data_sent);
@@ -199,6 +222,37 @@ char *run_summary_json(const struct run *r, bool with_wall)
     cJSON_AddNumberToObject(pfc, "resume_frames", (double)c->resume_frames);
     cJSON_AddNumberToObject(pfc, "paused_ns_total", ps_to_ns(n->paused_total));
     cJSON_AddNumberToObject(pfc, "ports_ever_paused", n->ports_ever_paused);
+
+    cJSON *pr = cJSON_AddObjectToObject(root, "priorities");
+    for (int p = 0; p < NPRIO; p++) {
+        const struct prio_counters *pc = &c->prio[p];
+        uint32_t nf = 0, done = 0;
+        for (uint32_t i = 0; i < n->n_flows; i++) {
+            const struct flow *f = net_flow(n, i);
+            if (f->prio == p) {
+                nf++;
+                done += f->finish >= 0;
+            }
+        }
+        if (!nf && !pc->pause_frames)
+            continue;
+        struct stats pf, ps;
+        prio_flow_stats(r, p, &pf, &ps);
+        char key[4];
+        snprintf(key, sizeof key, "%d", p);
+        cJSON *o = cJSON_AddObjectToObject(pr, key);
+        cJSON_AddBoolToObject(o, "lossless", (n->lossless >> p) & 1);
+        cJSON_AddNumberToObject(o, "flows", nf);
+        cJSON_AddNumberToObject(o, "completed", done);
+        cJSON_AddNumberToObject(o, "packets_sent", (double)pc->sent);
+        cJSON_AddNumberToObject(o, "packets_delivered", (double)pc->delivered);
+        cJSON_AddNumberToObject(o, "packets_dropped", (double)pc->dropped);
+        cJSON_AddNumberToObject(o, "bytes_delivered", (double)pc->bytes_delivered);
+        cJSON_AddNumberToObject(o, "ecn_marked", (double)pc->ecn_marked);
+        cJSON_AddNumberToObject(o, "pause_frames", (double)pc->pause_frames);
+        cJSON_AddItemToObject(o, "fct_ns", stats_json(pf));
+        cJSON_AddItemToObject(o, "slowdown", stats_json(ps));
+    }
 
     cJSON *dl = cJSON_AddObjectToObject(root, "deadlock");
     cJSON_AddBoolToObject(dl, "detected", false);
@@ -374,7 +428,7 @@ static const char *human_time(double ns, char *buf, size_t len)
     return buf;
 }
 
-void run_print_summary(const struct run *r, FILE *f, const char *dir)
+void run_print_summary(const struct run *r, FILE *f, const char *dir, const char *plots)
 {
     const struct net *n = &r->net;
     const struct net_counters *c = &n->c;
@@ -395,12 +449,28 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir)
             (unsigned long long)c->cnp_sent, (unsigned long long)c->pause_frames,
             (unsigned long long)c->resume_frames, n->ports_ever_paused,
             human_time(ps_to_ns(n->paused_total), a, sizeof a));
+    /* Alarms, one line each, between the numbers and the file list: deadlock and PFC storm lines go here. */
     if (c->drop_headroom)
         fprintf(f, "  WARNING: %llu lossless packets were dropped for lack of PFC headroom: "
                    "switch.pfc.headroom is too small for these links\n",
                 (unsigned long long)c->drop_headroom);
     if (!r->finished)
         fprintf(f, "  stopped at the stop time with traffic unfinished\n");
-    if (dir)
-        fprintf(f, "  outputs: %s/ (summary.json, flows.csv)\n", dir);
+    if (dir) {
+        /* Only the files that are there: a run without monitoring has no time series. */
+        static const char *const names[] = {"summary.json", "flows.csv", "queues.csv", "rates.csv", "pfc.csv",
+                                            "scenario.json"};
+        fprintf(f, "  outputs: %s/ (", dir);
+        int k = 0;
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+            char path[4200];
+            struct stat st;
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            if (stat(path, &st) == 0)
+                fprintf(f, "%s%s", k++ ? ", " : "", names[i]);
+        }
+        fprintf(f, ")\n");
+    }
+    if (plots)
+        fprintf(f, "  plots: %s\n", plots);
 }

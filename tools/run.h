@@ -18,6 +18,9 @@
 #include "sim/scenario.h"
 #include "sim/sim.h"
 
+struct monitor;
+struct progress;
+
 struct run {
     const struct scenario *scn;
     struct graph g;
@@ -27,6 +30,9 @@ struct run {
     double wall_s;
     bool finished;           /* all finite traffic done before the stop time */
     char invariant_error[256];
+    /* Optional, set by the caller before run_execute (tools/monitor.h, tools/progress.h): */
+    struct monitor *monitor;   /* time series sampled while the run goes, or NULL */
+    struct progress *progress; /* progress line on stderr, or NULL */
 };
 
 /* Returns 0, or SCN_EUSAGE with a message (the scenario cannot be built). */
@@ -44,8 +50,11 @@ char *run_summary_json(const struct run *r, bool with_wall);
 /* flows.csv as text (caller frees). */
 char *run_flows_csv(const struct run *r);
 
-/* The short human summary printed at the end of `rocesim run`. */
-void run_print_summary(const struct run *r, FILE *f, const char *dir);
+/*
+ * The short human summary printed at the end of `rocesim run`; dir (or NULL)
+ * is where the outputs went, plots (or NULL) a line about the plots.
+ */
+void run_print_summary(const struct run *r, FILE *f, const char *dir, const char *plots);
 
 void run_free(struct run *r);
 

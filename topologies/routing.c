@@ -1,6 +1,8 @@
 /*
- * routing — BFS shortest-path tables with interned equal-cost port sets (see
- * routing.h).
+ * routing — shortest-path tables with interned equal-cost port sets (see
+ * routing.h): BFS when every link costs 1, else Dijkstra over the link costs
+ * (E. W. Dijkstra, "A note on two problems in connexion with graphs", 1959;
+ * binary heap with lazy deletion).
  *
  * A host with a single link to a switch T can only be reached through T, so
  * for every node x other than the host and T, its next hops towards the host
@@ -19,6 +21,7 @@
 #include <sys/mman.h>
 
 #define INF UINT32_MAX
+#define DINF UINT64_MAX /* distance of an unreachable node */
 #define BATCH 512             /* at most this many roots' columns are written to the table together */
 #define BATCH_BYTES (32u << 20) /* and they take at most this much memory */
 
@@ -149,13 +152,13 @@ static inline uint32_t peer_node(const struct graph *g, uint32_t p)
 }
 
 /*
- * Hop distances from root into dist[] (INF when unreachable), expanding only
+ * Hop distances from root into dist[] (DINF when unreachable), expanding only
  * through the root and switches.  queue has room for every node.
  */
-static void bfs(const struct graph *g, uint32_t root, uint32_t *dist, uint32_t *queue)
+static void bfs(const struct graph *g, uint32_t root, uint64_t *dist, uint32_t *queue)
 {
     for (uint32_t i = 0; i < g->n_nodes; i++)
-        dist[i] = INF;
+        dist[i] = DINF;
     uint32_t head = 0, tail = 0;
     dist[root] = 0;
     queue[tail++] = root;
@@ -168,9 +171,78 @@ static void bfs(const struct graph *g, uint32_t root, uint32_t *dist, uint32_t *
             if (!port_up(g, p))
                 continue;
             uint32_t v = peer_node(g, p);
-            if (dist[v] == INF) {
+            if (dist[v] == DINF) {
                 dist[v] = dist[u] + 1;
                 queue[tail++] = v;
+            }
+        }
+    }
+}
+
+/* A Dijkstra heap entry: tentative distance of node v. */
+struct hent {
+    uint64_t d;
+    uint32_t v;
+};
+
+/* Pushes e on the binary min-heap h of *n entries (the caller sized h). */
+static void heap_push(struct hent *h, uint32_t *n, struct hent e)
+{
+    uint32_t i = (*n)++;
+    while (i > 0 && h[(i - 1) / 2].d > e.d) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = e;
+}
+
+/* Pops and returns the least entry of the non-empty heap h. */
+static struct hent heap_pop(struct hent *h, uint32_t *n)
+{
+    struct hent top = h[0], last = h[--(*n)];
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && h[c + 1].d < h[c].d)
+            c++;
+        if (h[c].d >= last.d)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = last;
+    return top;
+}
+
+/*
+ * Least-cost distances from root into dist[] (DINF when unreachable),
+ * expanding only through the root and switches.  heap has room for
+ * n_ports + 1 entries: every relaxation pushes at most one.
+ */
+static void dijkstra(const struct graph *g, uint32_t root, uint64_t *dist, struct hent *heap)
+{
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+        dist[i] = DINF;
+    uint32_t n = 0;
+    dist[root] = 0;
+    heap_push(heap, &n, (struct hent){0, root});
+    while (n) {
+        struct hent e = heap_pop(heap, &n);
+        if (e.d != dist[e.v])
+            continue; /* a stale entry: the node was reached more cheaply since */
+        const struct g_node *nd = &g->nodes[e.v];
+        if (e.v != root && nd->kind == NODE_HOST)
+            continue;
+        for (uint32_t p = nd->first_port; p < nd->first_port + nd->n_ports; p++) {
+            if (!port_up(g, p))
+                continue;
+            uint32_t v = peer_node(g, p);
+            uint64_t d = e.d + g->links[g->ports[p].link].cost;
+            if (d < dist[v]) {
+                dist[v] = d;
+                heap_push(heap, &n, (struct hent){d, v});
             }
         }
     }
@@ -181,12 +253,12 @@ static void bfs(const struct graph *g, uint32_t root, uint32_t *dist, uint32_t *
  * (INF for the root itself and unreachable nodes).  buf has room for the
  * largest port count.  Returns 0, or -1 when out of memory.
  */
-static int next_hops(struct graph *g, struct interner *t, uint32_t root, const uint32_t *dist,
+static int next_hops(struct graph *g, struct interner *t, uint32_t root, const uint64_t *dist,
                      uint32_t *col, uint16_t *buf)
 {
     for (uint32_t x = 0; x < g->n_nodes; x++) {
         col[x] = INF;
-        if (x == root || dist[x] == INF)
+        if (x == root || dist[x] == DINF)
             continue;
         const struct g_node *n = &g->nodes[x];
         uint32_t cnt = 0;
@@ -195,7 +267,8 @@ static int next_hops(struct graph *g, struct interner *t, uint32_t root, const u
             if (!port_up(g, p))
                 continue;
             uint32_t y = peer_node(g, p);
-            if (dist[y] != INF && dist[y] + 1 == dist[x] && (y == root || g->nodes[y].kind == NODE_SWITCH))
+            if (dist[y] != DINF && dist[y] + g->links[g->ports[p].link].cost == dist[x] &&
+                (y == root || g->nodes[y].kind == NODE_SWITCH))
                 buf[cnt++] = (uint16_t)i;
         }
         if (cnt && intern(&g->routes, t, buf, cnt, &col[x]) < 0)
@@ -250,7 +323,13 @@ int routing_compute(struct graph *g)
     r->table = alloc_table((size_t)entries);
     r->n_hosts = H;
     uint32_t *table = r->table;
-    uint32_t *dist = malloc(N * sizeof *dist), *queue = malloc(N * sizeof *queue);
+    /* Every link costing 1 (all but dragonflies) keeps the plain BFS, the fastest way to build big tables. */
+    bool weighted = false;
+    for (uint32_t i = 0; i < g->n_links && !weighted; i++)
+        weighted = g->links[i].cost != 1;
+    uint64_t *dist = malloc(N * sizeof *dist);
+    uint32_t *queue = weighted ? NULL : malloc(N * sizeof *queue);
+    struct hent *heap = weighted ? malloc(((size_t)g->n_ports + 1) * sizeof *heap) : NULL;
     uint32_t *root_of = malloc(H * sizeof *root_of), *uplink = malloc(H * sizeof *uplink);
     uint32_t *start = calloc((size_t)N + 1, sizeof *start), *members = malloc(H * sizeof *members);
     uint16_t *buf = malloc(max_ports * sizeof *buf);
@@ -258,7 +337,7 @@ int routing_compute(struct graph *g)
     batch_max = batch_max < 1 ? 1 : batch_max > BATCH ? BATCH : batch_max;
     uint32_t *cols = malloc((size_t)batch_max * N * sizeof *cols); /* cols[b * N + x]: batch root b, node x */
     int rc = -1;
-    if (!table || !dist || !queue || !cols || !root_of || !uplink || !start || !members || !buf)
+    if (!table || !dist || (!queue && !heap) || !cols || !root_of || !uplink || !start || !members || !buf)
         goto out;
 
     /* Group hosts by BFS root (a counting sort keeps each group in host order). */
@@ -285,7 +364,10 @@ int routing_compute(struct graph *g)
     uint32_t batch[BATCH], n_batch = 0;
     for (uint32_t root = 0; root <= N; root++) {
         if (root < N && start[root + 1] > start[root]) {
-            bfs(g, root, dist, queue);
+            if (weighted)
+                dijkstra(g, root, dist, heap);
+            else
+                bfs(g, root, dist, queue);
             if (next_hops(g, &t, root, dist, &cols[(size_t)n_batch * N], buf) < 0)
                 goto out;
             batch[n_batch++] = root;
@@ -334,6 +416,7 @@ out:
     free(t.slots);
     free(dist);
     free(queue);
+    free(heap);
     free(cols);
     free(root_of);
     free(uplink);

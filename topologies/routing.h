@@ -2,9 +2,11 @@
  * routing — shortest-path routing tables over the network graph, and the
  * per-flow ECMP choice among their equal-cost next hops.
  *
- * Paths are shortest in hop count, and a host is never a transit node: only
- * switches (and the destination itself) forward.  Links marked down are
- * ignored, so calling routing_compute() again after a link_down reroutes.
+ * Paths are shortest in the sum of link costs (g_link.cost; 1 everywhere but
+ * a dragonfly's global links, so hop count elsewhere), and a host is never a
+ * transit node: only switches (and the destination itself) forward.  Links
+ * marked down are ignored, so calling routing_compute() again after a
+ * link_down reroutes.
  */
 #ifndef TOPOLOGIES_ROUTING_H
 #define TOPOLOGIES_ROUTING_H
@@ -15,8 +17,9 @@
 
 /*
  * Fills g->routes (replacing any previous tables) for a finished graph: for
- * every node n and host h, the local ports of n whose peer is one hop closer
- * to h, or UINT32_MAX when h is unreachable from n or n is h's own node.
+ * every node n and host h, the local ports of n on a least-cost path to h
+ * (one hop closer to h when every cost is 1), or UINT32_MAX when h is
+ * unreachable from n or n is h's own node.
  * Memory is n_nodes * n_hosts * 4 bytes for the table plus the interned sets.
  * Returns 0, or -1 (g->routes left empty) when out of memory or when a node
  * has more than 65535 ports (they would not fit the uint16 port sets).

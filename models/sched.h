@@ -1,0 +1,38 @@
+/*
+ * sched — the egress scheduler of a port (switch ports and host NICs alike).
+ *
+ * `strict`: the highest eligible priority first.
+ * `dwrr`: deficit round robin (Shreedhar and Varghese, "Efficient Fair
+ * Queuing using Deficit Round Robin", SIGCOMM 1995) among the priorities that
+ * have a weight: on each visit a backlogged queue's deficit grows by its
+ * quantum (weight x the largest data frame) and the queue sends frames while
+ * its head fits in the deficit; an empty queue forfeits its deficit.  So with
+ * every class backlogged, class i gets weight_i / sum(weights) of the bytes.
+ * Priorities without a weight are served first, by strict priority, as ETS
+ * switches serve strict-priority traffic classes (CNPs, management) ahead of
+ * the weighted ones.
+ */
+#ifndef MODELS_SCHED_H
+#define MODELS_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/scenario.h"
+
+struct sched_state {
+    int64_t deficit[SCN_NPRIO];
+    uint8_t cur;       /* DRR pointer */
+    bool fresh;        /* cur has not yet received its quantum on this visit */
+};
+
+/*
+ * Chooses the priority to serve among `eligible` (bit p: queue p has a frame
+ * and is not paused); head[p] is the size of queue p's next frame.  Charges
+ * the frame to the DRR deficit.  Returns the priority, or -1 when nothing is
+ * eligible.
+ */
+int sched_pick(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
+               const uint32_t head[SCN_NPRIO], int64_t quantum_unit);
+
+#endif

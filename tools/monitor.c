@@ -1,0 +1,343 @@
+/* monitor — queues.csv, rates.csv, pfc.csv and the sliced run loop (see monitor.h). */
+#include "tools/monitor.h"
+#include "tools/progress.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *monitor_ns_str(sim_time_t ps, char *buf, size_t len)
+{
+    if (ps % 1000 == 0) {
+        snprintf(buf, len, "%lld", (long long)(ps / 1000));
+    } else {
+        snprintf(buf, len, "%lld.%03lld", (long long)(ps / 1000), (long long)(ps % 1000));
+        size_t l = strlen(buf);
+        while (buf[l - 1] == '0')
+            buf[--l] = '\0';
+    }
+    return buf;
+}
+
+/* Glob match where only '*' is special (node names may hold any other character). */
+static bool glob_match(const char *pat, const char *s)
+{
+    const char *star = NULL, *resume = NULL;
+    while (*s) {
+        if (*pat == '*') {
+            star = pat++;
+            resume = s;
+        } else if (*pat == *s) {
+            pat++;
+            s++;
+        } else if (star) {
+            pat = star + 1;
+            s = ++resume;
+        } else {
+            return false;
+        }
+    }
+    while (*pat == '*')
+        pat++;
+    return *pat == '\0';
+}
+
+int monitor_resolve_queues(const struct run *r, struct port ***out, uint32_t *n, char *err, size_t errlen)
+{
+    const struct scn_monitor *mo = &r->scn->monitor;
+    const struct graph *g = &r->g;
+    const struct net *net = &r->net;
+    *out = NULL;
+    *n = 0;
+    if (mo->n_queues == 0)
+        return 0;
+    uint8_t *take = calloc(g->n_ports ? g->n_ports : 1, 1);
+    if (!take)
+        abort();
+    for (int i = 0; i < mo->n_queues; i++) {
+        char node_pat[2 * SCN_NAME_MAX];
+        snprintf(node_pat, sizeof node_pat, "%s", mo->queues[i]);
+        char *colon = strchr(node_pat, ':');
+        if (!colon)
+            abort(); /* the loader checked the shape */
+        *colon = '\0';
+        const char *port_pat = colon + 1;
+        bool any_port = strcmp(port_pat, "*") == 0;
+        long want = any_port ? -1 : atol(port_pat);
+        uint32_t matched = 0;
+        bool node_found = false;
+        for (uint32_t s = 0; s < g->n_switches; s++) {
+            const struct sw *w = &net->sws[s];
+            if (!glob_match(node_pat, g->nodes[w->node].name))
+                continue;
+            node_found = true;
+            for (uint32_t p = 0; p < w->n_ports; p++)
+                if (any_port || (long)p == want) {
+                    take[w->ports[p].id] = 1;
+                    matched++;
+                }
+        }
+        if (!matched) {
+            free(take);
+            if (node_found)
+                snprintf(err, errlen, "%s: monitor.queues.%d: expected a port that exists, got \"%s\" (no switch "
+                                      "matching \"%s\" has port %ld; ports are numbered from 0)",
+                         r->scn->file, i, mo->queues[i], node_pat, want);
+            else
+                snprintf(err, errlen, "%s: monitor.queues.%d: expected a pattern matching a switch, got \"%s\" "
+                                      "(queues are sampled at switch egress ports; \"*:*\" takes them all)",
+                         r->scn->file, i, mo->queues[i]);
+            return SCN_EUSAGE;
+        }
+    }
+    uint32_t cnt = 0;
+    for (uint32_t i = 0; i < g->n_ports; i++)
+        cnt += take[i];
+    struct port **q = malloc(sizeof *q * cnt);
+    if (!q)
+        abort();
+    cnt = 0;
+    for (uint32_t i = 0; i < g->n_ports; i++)
+        if (take[i])
+            q[cnt++] = &r->net.ports[i];
+    free(take);
+    *out = q;
+    *n = cnt;
+    return 0;
+}
+
+/* The priorities that carry frames in this scenario: data (and ACKs) of every entry, and CNPs. */
+static uint8_t traffic_prios(const struct scenario *scn)
+{
+    uint8_t m = 0;
+    for (int i = 0; i < scn->n_traffic; i++)
+        m |= (uint8_t)(1u << scn->traffic[i].priority);
+    if (scn->host.cc == CC_DCQCN)
+        m |= (uint8_t)(1u << scn->host.cnp_priority);
+    return m;
+}
+
+/* Whether the flow named `name` is one monitor.flows selects. */
+static bool flow_selected(const struct scenario *scn, const char *name)
+{
+    const struct scn_monitor *mo = &scn->monitor;
+    if (mo->flows != MON_FLOWS_LIST)
+        return mo->flows == MON_FLOWS_ALL;
+    for (int i = 0; i < mo->n_flows; i++) {
+        const char *id = mo->flow_ids[i];
+        if (strcmp(name, id) == 0)
+            return true;
+        /* an entry id selects the flows its generator creates ("id.N", and whatever follows) */
+        size_t l = strlen(id);
+        if (strncmp(name, id, l) != 0 || name[l] != '.')
+            continue;
+        for (int t = 0; t < scn->n_traffic; t++)
+            if (scn->traffic[t].type != TR_FLOW && strcmp(scn->traffic[t].id, id) == 0)
+                return true;
+    }
+    return false;
+}
+
+static void on_pfc(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int prio, bool pause)
+{
+    struct monitor *m = ctx;
+    char ts[32];
+    fprintf(m->pfc.f, "%s,%s,%u,%d,%s\n", monitor_ns_str(t, ts, sizeof ts), m->r->g.nodes[node].name, port, prio,
+            pause ? "pause" : "resume");
+    if (pause)
+        m->pause_rows++;
+    else
+        m->resume_rows++;
+}
+
+/* Opens one series under its temporary name with its header.  Returns 0 or -1 (errno set). */
+static int open_series(struct mon_file *mf, const char *dir, const char *name, const char *header)
+{
+    snprintf(mf->path, sizeof mf->path, "%s/%s", dir, name);
+    snprintf(mf->tmp, sizeof mf->tmp, "%s.tmp.%ld", mf->path, (long)getpid());
+    mf->f = fopen(mf->tmp, "w");
+    if (!mf->f)
+        return -1;
+    /* Large buffer: rows are small and many; no flush until the end. */
+    setvbuf(mf->f, NULL, _IOFBF, 1 << 20);
+    fputs(header, mf->f);
+    return 0;
+}
+
+/* Closes one series; renames it into place when keep.  Returns 0 or -1 (errno set, temp removed). */
+static int close_series(struct mon_file *mf, bool keep)
+{
+    if (!mf->f)
+        return 0;
+    int bad = ferror(mf->f);
+    int saved = errno;
+    if (fclose(mf->f))
+        bad = 1, saved = errno;
+    mf->f = NULL;
+    if (bad || !keep) {
+        unlink(mf->tmp);
+        errno = saved ? saved : EIO;
+        return keep ? -1 : 0;
+    }
+    if (rename(mf->tmp, mf->path)) {
+        saved = errno;
+        unlink(mf->tmp);
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
+int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    m->r = r;
+    int rc = monitor_resolve_queues(r, &m->queues, &m->n_queues, err, errlen);
+    if (rc)
+        return rc;
+    m->interval = r->scn->monitor.interval_ps;
+    m->prios = traffic_prios(r->scn);
+    if (make_dirs(dir)) {
+        snprintf(err, errlen, "%s: cannot create directory: %s", dir, strerror(errno));
+        free(m->queues);
+        return SCN_EIO;
+    }
+    struct {
+        struct mon_file *mf;
+        const char *name, *header;
+    } series[] = {{&m->q, "queues.csv", "time_ns,node,port,priority,bytes\n"},
+                  {&m->rt, "rates.csv", "time_ns,flow,rate_gbps,target_gbps,alpha\n"},
+                  {&m->pfc, "pfc.csv", "time_ns,node,port,priority,event\n"}};
+    for (size_t i = 0; i < sizeof series / sizeof *series; i++)
+        if (open_series(series[i].mf, dir, series[i].name, series[i].header)) {
+            snprintf(err, errlen, "%s: cannot create: %s", series[i].mf->tmp, strerror(errno));
+            monitor_close(m, false, NULL, 0);
+            return SCN_EIO;
+        }
+    r->net.pfc_hook = on_pfc;
+    r->net.hook_ctx = m;
+    r->monitor = m;
+    return 0;
+}
+
+int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
+{
+    struct mon_file *all[] = {&m->q, &m->rt, &m->pfc};
+    int rc = 0;
+    for (size_t i = 0; i < 3; i++)
+        if (close_series(all[i], keep && !rc)) {
+            if (err)
+                snprintf(err, errlen, "%s: cannot write: %s", all[i]->path, strerror(errno));
+            rc = SCN_EIO;
+        }
+    if (rc) /* all or nothing: a reader never sees some series without the others */
+        for (size_t i = 0; i < 3; i++)
+            unlink(all[i]->path);
+    if (m->r) {
+        if (m->r->net.pfc_hook == on_pfc)
+            m->r->net.pfc_hook = NULL;
+        if (m->r->monitor == m)
+            m->r->monitor = NULL;
+    }
+    free(m->queues);
+    free(m->cand);
+    m->queues = NULL;
+    m->cand = NULL;
+    return rc;
+}
+
+/* Takes the flows created since the last sample into the candidate list when selected. */
+static void pick_new_flows(struct monitor *m)
+{
+    const struct net *n = &m->r->net;
+    for (; m->flows_seen < n->n_flows; m->flows_seen++) {
+        const struct flow *f = net_flow(n, m->flows_seen);
+        if (!flow_selected(m->r->scn, f->name))
+            continue;
+        if (m->n_cand == m->cap_cand) {
+            m->cap_cand = m->cap_cand ? m->cap_cand * 2 : 64;
+            uint32_t *c = realloc(m->cand, sizeof *c * m->cap_cand);
+            if (!c)
+                abort();
+            m->cand = c;
+        }
+        m->cand[m->n_cand++] = m->flows_seen;
+    }
+}
+
+/* Writes the rows of the sample at m->next_sample (the engine's clock is there or just past its events). */
+static void sample(struct monitor *m)
+{
+    const struct run *r = m->r;
+    const struct net *n = &r->net;
+    sim_time_t t = m->next_sample;
+    char ts[32];
+    monitor_ns_str(t, ts, sizeof ts);
+    for (uint32_t i = 0; i < m->n_queues; i++) {
+        const struct port *p = m->queues[i];
+        const char *node = r->g.nodes[p->node].name;
+        for (int prio = 0; prio < NPRIO; prio++)
+            if (m->prios & (1u << prio)) {
+                fprintf(m->q.f, "%s,%s,%u,%d,%lld\n", ts, node, p->local, prio, (long long)p->q[prio].bytes);
+                m->queue_rows++;
+            }
+    }
+    pick_new_flows(m);
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < m->n_cand; i++) {
+        const struct flow *f = net_flow(n, m->cand[i]);
+        if (f->sender_done)
+            continue; /* done for good: drop it from the list */
+        m->cand[keep++] = m->cand[i];
+        if (!f->started)
+            continue;
+        double line = (double)n->hosts[f->src].port->rate_bps;
+        double rate = f->use_dcqcn ? f->rp.rc : line;
+        if (f->rate_cap_bps && (double)f->rate_cap_bps < rate)
+            rate = (double)f->rate_cap_bps;
+        if (f->use_dcqcn)
+            fprintf(m->rt.f, "%s,%s,%.6g,%.6g,%.6g\n", ts, f->name, rate / 1e9, f->rp.rt / 1e9,
+                    dcqcn_alpha(&f->rp, t));
+        else
+            fprintf(m->rt.f, "%s,%s,%.6g,%.6g,\n", ts, f->name, rate / 1e9, rate / 1e9);
+        m->rate_rows++;
+    }
+    m->n_cand = keep;
+    m->samples++;
+    m->next_sample += m->interval;
+}
+
+void monitor_simulate(struct run *r)
+{
+    struct sim *s = &r->sim;
+    sim_time_t stop = r->scn->stop_ps;
+    struct monitor *m = r->monitor;
+    struct progress *pg = r->progress;
+    if (!m && !pg) {
+        sim_run(s, stop);
+        return;
+    }
+    for (;;) {
+        sim_time_t until = stop;
+        if (m && m->next_sample < until)
+            until = m->next_sample;
+        bool pslice = false;
+        if (pg) {
+            sim_time_t pu = progress_until(pg, until);
+            pslice = pu < until;
+            until = pu;
+        }
+        uint64_t ev = sim_run(s, until);
+        /* Ended exactly when one sim_run(stop) would have returned (see monitor.h). */
+        bool ended = s->stop_requested || sim_pending(s) == 0 || s->now >= stop;
+        if (m && m->next_sample <= s->now)
+            sample(m);
+        if (pg)
+            progress_after_slice(pg, ev, pslice && !ended);
+        if (ended)
+            break;
+    }
+    if (pg)
+        progress_end(pg);
+}

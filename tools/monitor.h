@@ -1,0 +1,96 @@
+/*
+ * monitor — the time series of a run (queues.csv, rates.csv, pfc.csv) and the
+ * loop that drives the simulation between samples.
+ *
+ * The files are streamed while the run goes, so memory stays bounded however
+ * long it is: each is written through a stdio buffer to a temporary name in the
+ * output directory and renamed when the run is over.
+ *
+ * Sampling is not an event in the engine's queue.  monitor_simulate() runs the
+ * engine in slices, sim_run(until) up to the next sample time, and samples
+ * between slices.  Slicing does not change the order in which events fire (the
+ * queue orders them by time and sequence whatever the slice boundaries), so a
+ * monitored run is event for event the same as an unmonitored one: same
+ * results, same event count, same end time.  And because no sampler event sits
+ * in the queue, nothing keeps the simulation alive after the traffic is done.
+ *
+ * Rows:
+ *  - queues.csv: every `interval` (t = 0, interval, 2 interval, ... up to the
+ *    end of the run), one row per monitored switch egress port and per
+ *    priority that carries traffic in the scenario: every traffic entry's
+ *    priority, and host.cnp_priority when cc is dcqcn.  Rows = samples x
+ *    ports x priorities.
+ *  - rates.csv: at the same times, one row per monitored flow that has started
+ *    and whose sender is not done yet.  rate_gbps is the rate the sender paces
+ *    at (DCQCN Rc, never above the flow's own rate cap; line rate or the cap
+ *    with cc "none"), target_gbps the DCQCN target rate Rt (= rate_gbps with
+ *    cc "none"), alpha the DCQCN alpha (empty with cc "none").
+ *  - pfc.csv: one row per PAUSE or RESUME frame, at the time it is sent, by its
+ *    sender (a PAUSE that refreshes a pause still in force is a row too, so the
+ *    row counts equal summary.json's pfc.pause_frames and pfc.resume_frames).
+ */
+#ifndef TOOLS_MONITOR_H
+#define TOOLS_MONITOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tools/run.h"
+
+struct mon_file {
+    FILE *f;
+    char path[4200], tmp[4300];
+};
+
+struct monitor {
+    struct run *r;
+    sim_time_t interval, next_sample;
+    uint64_t samples;
+    struct port **queues; /* monitored switch egress ports, in port id order */
+    uint32_t n_queues;
+    uint8_t prios;        /* bit p: priority p gets rows in queues.csv */
+    /* rates.csv: flows selected and not yet done, in flow order */
+    uint32_t *cand;
+    uint32_t n_cand, cap_cand;
+    uint32_t flows_seen;  /* flows [0, flows_seen) were checked against the selection */
+    struct mon_file q, rt, pfc;
+    uint64_t queue_rows, rate_rows, pause_rows, resume_rows;
+};
+
+/*
+ * Resolves monitor.queues against the built network into a list of switch
+ * egress ports (no duplicates, in port id order; *out is malloc'd, may be NULL
+ * when n is 0).  Returns 0, or SCN_EUSAGE with a message naming the pattern
+ * when one matches no switch port (a typo must not silently record nothing).
+ */
+int monitor_resolve_queues(const struct run *r, struct port ***out, uint32_t *n, char *err, size_t errlen);
+
+/*
+ * Prepares the time series of run r into directory dir (created): resolves
+ * the selection, opens the three files under temporary names, writes their
+ * headers and installs the PFC hook on r->net.  Sets r->monitor = m.
+ * Returns 0; SCN_EUSAGE with a message when the selection is wrong (nothing
+ * created then); SCN_EIO with a message when a file cannot be created.
+ */
+int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, size_t errlen);
+
+/*
+ * Ends the time series: flushes and closes the files and, when keep is true,
+ * renames them to their final names (else removes them).  Detaches from the
+ * run.  Returns 0, or SCN_EIO with a message when a write, close or rename
+ * failed (the temporary files are removed then).
+ */
+int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen);
+
+/*
+ * Runs r's simulation until the stop time or until sim_stop() (all traffic
+ * done), sampling r->monitor (may be NULL) and updating r->progress (may be
+ * NULL) between slices.  With neither it is exactly sim_run(stop).
+ */
+void monitor_simulate(struct run *r);
+
+/* Formats ps as ns with at most three decimals, no trailing zeros (as flows.csv).  Returns buf. */
+const char *monitor_ns_str(sim_time_t ps, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,121 @@
+/* progress — the in-place progress line on stderr (see progress.h). */
+#include "tools/progress.h"
+#include "tools/run.h"
+
+#include <string.h>
+#include <time.h>
+
+#define TARGET_EVENTS (1u << 16)
+#define FIRST_SHOW_S 0.5
+#define SHOW_EVERY_S 0.25
+
+static double wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void progress_init(struct progress *p, const struct run *r, FILE *out)
+{
+    memset(p, 0, sizeof *p);
+    p->r = r;
+    p->out = out;
+    p->t0 = p->last_show = wall();
+    p->events_at_check = p->events_at_show = r->sim.events;
+    p->slice_ps = 1000000; /* 1 us: adapts within a few slices */
+}
+
+sim_time_t progress_until(const struct progress *p, sim_time_t until)
+{
+    sim_time_t now = p->r->sim.now;
+    return until - now > p->slice_ps ? now + p->slice_ps : until;
+}
+
+/* "12.3 ms" style time for the line. */
+static void fmt_time(char *buf, size_t len, double ns)
+{
+    if (ns >= 1e9)
+        snprintf(buf, len, "%.3f s", ns / 1e9);
+    else if (ns >= 1e6)
+        snprintf(buf, len, "%.3f ms", ns / 1e6);
+    else
+        snprintf(buf, len, "%.1f us", ns / 1e3);
+}
+
+const char *progress_format(char *buf, size_t len, sim_time_t now, sim_time_t stop, uint32_t done,
+                            uint32_t flows, double events_per_s, double elapsed_s)
+{
+    double frac = stop > 0 ? (double)now / (double)stop : 0;
+    double ffrac = flows ? (double)done / (double)flows : 0;
+    if (ffrac > frac)
+        frac = ffrac;
+    if (frac > 1)
+        frac = 1;
+    char t[32], eta[32];
+    fmt_time(t, sizeof t, (double)now / 1000.0);
+    if (frac < 0.001) {
+        snprintf(eta, sizeof eta, "?");
+    } else {
+        double s = elapsed_s * (1 - frac) / frac;
+        if (s >= 3600)
+            snprintf(eta, sizeof eta, "%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
+        else if (s >= 60)
+            snprintf(eta, sizeof eta, "%dm%02ds", (int)(s / 60), (int)s % 60);
+        else
+            snprintf(eta, sizeof eta, "%.0fs", s);
+    }
+    snprintf(buf, len, "rocesim: %s simulated, %.1f%% done (%u/%u flows), %.2f M events/s, ETA %s", t,
+             frac * 100, done, flows, events_per_s / 1e6, eta);
+    return buf;
+}
+
+static void show(struct progress *p, double now)
+{
+    const struct run *r = p->r;
+    double dt = now - p->last_show;
+    double eps = dt > 0 ? (double)(r->sim.events - p->events_at_show) / dt : 0;
+    char line[256];
+    progress_format(line, sizeof line, r->sim.now, r->scn->stop_ps, r->net.flows_completed, r->net.n_flows, eps,
+                    now - p->t0);
+    int len = (int)strlen(line);
+    /* One write per update, padded over the tail of a longer previous line. */
+    char out[600];
+    int k = snprintf(out, sizeof out, "\r%s%*s", line, p->shown > len ? p->shown - len : 0, "");
+    fwrite(out, 1, (size_t)k, p->out);
+    fflush(p->out);
+    p->shown = len;
+    p->last_show = now;
+    p->events_at_show = r->sim.events;
+}
+
+void progress_after_slice(struct progress *p, uint64_t events, bool full)
+{
+    if (full) {
+        if (events < TARGET_EVENTS / 2 && p->slice_ps < (sim_time_t)1000000000000LL)
+            p->slice_ps *= 2;
+        else if (events > TARGET_EVENTS * 2 && p->slice_ps > 1000)
+            p->slice_ps /= 2;
+    }
+    p->slices_since_check++;
+    /* Slices cut short by sampling can be tiny: count them too, not only events. */
+    if (p->r->sim.events - p->events_at_check < TARGET_EVENTS && p->slices_since_check < 1024)
+        return;
+    p->events_at_check = p->r->sim.events;
+    p->slices_since_check = 0;
+    double now = wall();
+    if (now - p->t0 < FIRST_SHOW_S || (p->shown && now - p->last_show < SHOW_EVERY_S))
+        return;
+    show(p, now);
+}
+
+void progress_end(struct progress *p)
+{
+    if (!p->shown)
+        return;
+    char out[600];
+    int k = snprintf(out, sizeof out, "\r%*s\r", p->shown < 500 ? p->shown : 500, "");
+    fwrite(out, 1, (size_t)k, p->out);
+    fflush(p->out);
+    p->shown = 0;
+}
