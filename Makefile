@@ -11,7 +11,8 @@ CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 OPT     ?= -O2 -g
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -I.
-LDLIBS  := -lcjson -lm
+CFLAGS  += $(MPI_DEFS)
+LDLIBS  := -lcjson -lm -lev
 BUILD   ?= build
 
 LIB_SRC  := $(sort $(wildcard sim/*.c models/*.c topologies/*.c tools/*.c))
@@ -24,7 +25,7 @@ BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 
 DEFAULT_SCENARIO ?= scenarios/incast-16to1.json
 
-.PHONY: all deps ensure-deps run test asan bench clean
+.PHONY: all deps ensure-deps run test asan bench clean mpi deps-mpi mpi-optional
 
 all: rocesim
 
@@ -55,10 +56,10 @@ run: rocesim
 	./rocesim run $(DEFAULT_SCENARIO)
 
 # The tests run from the repository root: some of them run ./rocesim itself.
-test: rocesim $(BUILD)/run_tests
+test: rocesim $(BUILD)/run_tests mpi-optional
 	$(BUILD)/run_tests
 
-asan:
+asan: mpi-optional
 	$(MAKE) BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" CFLAGS_EXTRA= ROCESIM_BIN=build/asan/rocesim asan-inner
 
@@ -71,7 +72,32 @@ $(BUILD)/rocesim: $(BUILD)/tools/main.o $(BUILD)/librocesim.a
 bench: $(BUILD)/bench rocesim
 	$(BUILD)/bench
 
+# OpenMPI (optional): `make mpi` installs it when missing and builds ./rocesim-mpi, the same
+# program compiled with mpicc, whose `sweep` spreads its runs over the ranks of mpirun
+# (docs/sweep.md).  `make test` and `make asan` try it too, so that the MPI sweep test runs;
+# where OpenMPI cannot be installed that test is skipped with a note.
+MPICC ?= mpicc
+
+deps-mpi:
+	@tools/deps.sh --mpi
+
+mpi:
+	@tools/deps.sh --if-missing --mpi
+	@$(MAKE) --no-print-directory BUILD=build/mpi CC=$(MPICC) MPI_DEFS=-DROCESIM_MPI build/mpi/rocesim-mpi
+	@cmp -s build/mpi/rocesim-mpi rocesim-mpi || { cp build/mpi/rocesim-mpi rocesim-mpi.tmp && mv -f rocesim-mpi.tmp rocesim-mpi; }
+
+mpi-optional:
+	@tools/deps.sh --if-missing --mpi || echo "note: OpenMPI could not be installed: the MPI sweep test will be skipped"
+	@if command -v $(MPICC) >/dev/null 2>&1; then $(MAKE) --no-print-directory mpi; fi
+
+# OpenMPI's libraries call libevent's event_add, and libev.so exports a libevent-compatible
+# event_add that would win the dynamic lookup and crash MPI_Init: link libev statically, hidden.
+MPI_LDLIBS = $(filter-out -lev,$(LDLIBS)) -l:libev.a -Wl,--exclude-libs,libev.a
+
+$(BUILD)/rocesim-mpi: $(BUILD)/tools/main.o $(BUILD)/librocesim.a
+	$(CC) $(CFLAGS) -o $@ $^ $(MPI_LDLIBS)
+
 clean:
-	rm -rf build rocesim
+	rm -rf build rocesim rocesim-mpi
 
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(BUILD)/tools/main.d

@@ -62,7 +62,7 @@ static void init_port(struct net *n, struct port *p, uint32_t id)
     }
 }
 
-int net_init(struct net *n, struct sim *s, const struct scenario *scn, const struct graph *g, char *err,
+int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct graph *g, char *err,
              size_t errlen)
 {
     memset(n, 0, sizeof *n);
@@ -93,6 +93,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, const str
         struct sw *w = &n->sws[gn->sw];
         w->node = id;
         w->ordinal = (uint32_t)gn->sw;
+        w->group = gn->group;
         w->ports = &n->ports[gn->first_port];
         w->n_ports = gn->n_ports;
         rng_init(&w->ecn_rng, scn->seed, rng_stream_id(RNG_KIND_ECN, w->ordinal));
@@ -231,6 +232,8 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
     f->use_dcqcn = n->scn->host.cc == CC_DCQCN;
     f->hash_fwd = flow_hash(src, dst, idx);
     f->hash_rev = flow_hash(dst, src, idx);
+    f->via_host = NET_NO_VIA;
+    f->via_group = -1;
     if (path_nodes && path_len >= 2) {
         /* path_ports[0..L-1]: egress toward path[i+1]; path_ports[L..2L-1]: egress toward path[i-1] */
         f->path_len = (uint8_t)path_len;
@@ -246,7 +249,7 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
     }
     f->ideal_fct = ideal_fct(n, f);
     n->flows_active++;
-    sim_at(n->sim, start, nic_flow_start, f, 0);
+    sim_at(n->sim, start, route_flow_needs_choice(n, f) ? route_flow_start : nic_flow_start, f, 0);
     return f;
 }
 

@@ -58,6 +58,9 @@ struct pkt {
     uint8_t ecn;
     uint8_t hop;          /* pinned paths: index of the current node on the path */
     uint8_t reverse;      /* pinned paths: travelling dst -> src */
+    uint8_t via_reached;  /* Valiant detour: the flow's intermediate group has been reached */
+    uint16_t link_gen;    /* the sending port's link_gen at transmission: a mismatch on arrival means the
+                           * link failed while the frame was on the wire */
 };
 
 struct pktq {
@@ -84,6 +87,8 @@ struct port {
     uint16_t local;       /* index at its node */
     bool is_host;
     bool busy;            /* a frame is being transmitted */
+    uint16_t down;        /* link_down faults holding this port's link down (0: up); a down port never transmits */
+    uint16_t link_gen;    /* bumped when the link fails, so frames on the wire then are recognized as lost */
     struct port *peer;
     int64_t rate_bps;
     int64_t delay_ps;
@@ -123,6 +128,8 @@ struct flow {
     sim_time_t ideal_fct;
     int64_t rate_cap_bps;     /* 0 = none */
     uint32_t hash_fwd, hash_rev;
+    uint32_t via_host;        /* dragonfly Valiant/UGAL: data detours through this host's group; NET_NO_VIA: minimal */
+    int32_t via_group;        /* the group of via_host */
     uint16_t *path_ports;     /* pinned: egress local port at each node of the path */
     uint32_t *path_nodes;
     uint8_t path_len;
@@ -166,6 +173,7 @@ struct sw {
     int64_t buffered;         /* all bytes held (shared + headroom) */
     uint32_t salt;
     struct rng ecn_rng;
+    int32_t group;            /* dragonfly group, else -1 */
 };
 
 /* Per-priority data statistics (summary.json "priorities"). */
@@ -196,7 +204,7 @@ typedef void (*net_flow_hook)(void *ctx, struct flow *f);
 struct net {
     struct sim *sim;
     const struct scenario *scn;
-    const struct graph *g;
+    struct graph *g;          /* not const: link_down faults mark links down and recompute its routes */
     struct pool pkts;
     struct port *ports;       /* g->n_ports */
     struct host *hosts;       /* g->n_hosts */
@@ -215,13 +223,18 @@ struct net {
     net_pfc_hook pfc_hook;
     net_flow_hook flow_hook;
     void *hook_ctx;
+    /* routing and faults (route.c, fault.c) */
+    uint32_t flows_valiant;   /* flows whose data detoured through a Valiant intermediate group */
+    uint32_t links_down_now;  /* links currently failed */
+    uint32_t link_failures;   /* links that went down during the run */
+    uint32_t reroutes;        /* routing tables recomputed after a failure or a recovery */
 };
 
 /*
  * Builds the runtime network over graph g.  Returns 0, or SCN_EUSAGE with a
  * message when the scenario cannot be instantiated.
  */
-int net_init(struct net *n, struct sim *s, const struct scenario *scn, const struct graph *g,
+int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct graph *g,
              char *err, size_t errlen);
 void net_free(struct net *n);
 
@@ -261,6 +274,16 @@ void nic_receive(struct net *n, struct host *h, struct pkt *k);
 struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p);
 void nic_flow_start(struct sim *s, void *obj, uint64_t arg);
 void net_drop(struct net *n, struct pkt *k, int reason);
+/* Drops every frame queued at switch egress p (its link failed), releasing their buffer accounting. */
+void switch_flush_port(struct net *n, struct sw *w, struct port *p);
+/* The link of p failed: loses p's queued frames, clears PFC state on it, bumps link_gen (port.c). */
+void port_link_fail(struct port *p);
+/* Flow start event for flows that choose a route when they start (dragonfly Valiant/UGAL; route.c). */
+void route_flow_start(struct sim *s, void *obj, uint64_t arg);
+/* Whether flow f chooses its route at its start (then start it with route_flow_start). */
+bool route_flow_needs_choice(const struct net *n, const struct flow *f);
+
+#define NET_NO_VIA UINT32_MAX
 /* Stops the run when no flow is active, no data packet is in flight and no source will add traffic. */
 void net_check_finish(struct net *n);
 /* Collective bookkeeping (traffic.c): f's receiver holds all its bytes / its sender got the last ACK. */
@@ -308,6 +331,7 @@ static inline struct pkt *pkt_alloc(struct net *n)
     k->ecn = 0;
     k->hop = 0;
     k->reverse = 0;
+    k->via_reached = 0;
     k->quanta = 0;
     k->in_port = 0;
     return k;

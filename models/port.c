@@ -11,6 +11,13 @@
  * rates (10/25/40/50/100/200/400 Gbps) divide 8e12, so the time per byte is an
  * exact integer; for other rates the remainder is carried from frame to frame
  * so that a long run does not drift.
+ *
+ * Link failure (fault link_down): a port on a failed link never transmits;
+ * every frame queued at either end is dropped, and so is every frame that
+ * was on the wire: each frame carries the sending port's link_gen, which the
+ * failure bumps at both ends, and a frame that arrives with an older one is
+ * lost.  PFC state on the link is cleared, because neither end can deliver
+ * the RESUME that would lift a pause.
  */
 #include "models/net.h"
 
@@ -35,7 +42,7 @@ static sim_time_t tx_time(struct port *p, uint32_t wire_bytes)
 
 void port_kick(struct port *p)
 {
-    if (p->busy)
+    if (p->busy || p->down)
         return;
     struct net *n = p->net;
     struct pkt *k = pktq_pop(&p->ctrl);
@@ -46,6 +53,7 @@ void port_kick(struct port *p)
     struct sim *s = n->sim;
     sim_time_t t = tx_time(p, k->size + WIRE_OVERHEAD);
     p->busy = true;
+    k->link_gen = p->link_gen;
     p->tx_frames++;
     p->tx_bytes += k->size;
     n->c.packet_hops++;
@@ -55,6 +63,10 @@ void port_kick(struct port *p)
 
 void port_send_ctrl(struct port *p, struct pkt *k)
 {
+    if (p->down) {
+        net_drop(p->net, k, DROP_LINK_DOWN);
+        return;
+    }
     pktq_push(&p->ctrl, k);
     port_kick(p);
 }
@@ -104,6 +116,10 @@ void port_arrive(struct sim *s, void *obj, uint64_t arg)
     struct port *p = obj;
     struct pkt *k = (struct pkt *)(uintptr_t)arg;
     struct net *n = p->net;
+    if (k->link_gen != p->link_gen) {
+        net_drop(n, k, DROP_LINK_DOWN);
+        return;
+    }
     if (k->type == PKT_PAUSE) {
         receive_pause(p, k);
         pkt_free(n, k);
@@ -124,5 +140,36 @@ void net_close_pauses(struct net *n, sim_time_t now)
                 n->paused_total += now - p->paused_since[prio];
                 p->paused_since[prio] = now;
             }
+    }
+}
+
+/*
+ * Port p's link has failed (the caller has set p->down).  Bumps link_gen so
+ * that the frames on the wire are lost on arrival; ends the pauses imposed on
+ * p by its peer (their time counts until now) and the pauses p imposes on its
+ * peer (the refresh stops); drops p's queued frames as `link_down` (switch
+ * ports release their buffer accounting).  No return value.
+ */
+void port_link_fail(struct port *p)
+{
+    struct net *n = p->net;
+    p->link_gen++;
+    for (int prio = 0; prio < NPRIO; prio++) {
+        if (p->paused & (1u << prio))
+            n->paused_total += n->sim->now - p->paused_since[prio];
+        sim_timer_cancel(&p->pause_expire[prio].tm);
+        p->pause_sent[prio] = false;
+        sim_timer_cancel(&p->pause_refresh[prio].tm);
+    }
+    p->paused = 0;
+    struct pkt *k;
+    while ((k = pktq_pop(&p->ctrl)))
+        net_drop(n, k, DROP_LINK_DOWN);
+    if (p->is_host) {
+        for (int prio = 0; prio < NPRIO; prio++)
+            while ((k = pktq_pop(&p->q[prio])))
+                net_drop(n, k, DROP_LINK_DOWN);
+    } else {
+        switch_flush_port(n, n->node_sw[p->node], p);
     }
 }

@@ -23,9 +23,14 @@
  * (port, priority)): p = 0 for q <= kmin, pmax (q - kmin)/(kmax - kmin) for
  * kmin < q <= kmax, 1 above kmax; only ECT data frames are marked CE.  At
  * dequeue, q excludes the frame being sent.
+ *
+ * Routing (route.h): pinned path, else the routing tables with per-flow ECMP,
+ * with dragonfly data detouring through its flow's Valiant group.  A frame
+ * with no route (its destination cut off by a failed link) or whose egress
+ * port is on a failed link is dropped as `link_down`.
  */
 #include "models/net.h"
-#include "topologies/routing.h"
+#include "models/route.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +136,11 @@ static void maybe_mark(struct net *n, struct sw *w, struct pkt *k, int64_t q)
     }
 }
 
+/*
+ * The local egress port of frame k at switch w (advancing a pinned frame's hop
+ * index).  Returns ROUTE_NO_PORT when the destination is unreachable, which
+ * only a failed link can cause (anything else is a bug and aborts).
+ */
 static uint32_t egress_port(struct net *n, struct sw *w, struct pkt *k)
 {
     const struct flow *f = k->type == PKT_PAUSE ? NULL : net_flow(n, k->flow);
@@ -143,22 +153,25 @@ static uint32_t egress_port(struct net *n, struct sw *w, struct pkt *k)
         k->hop++;
         return f->path_ports[k->hop];
     }
-    const uint16_t *ports;
-    uint32_t cnt = graph_nexthops(n->g, w->node, k->dst_host, &ports);
-    if (cnt == 1)
-        return ports[0];
-    if (cnt == 0) {
+    uint32_t via = f && k->type == PKT_DATA ? f->via_host : NET_NO_VIA;
+    uint32_t e = route_egress(n->g, w->node, w->group, w->salt, k->hash, k->dst_host, via,
+                              f ? f->via_group : -1, &k->via_reached);
+    if (e == ROUTE_NO_PORT && n->links_down_now == 0) {
         fprintf(stderr, "rocesim: bug: switch %s has no route to host %u\n", n->g->nodes[w->node].name,
                 k->dst_host);
         abort();
     }
-    return ports[routing_ecmp_pick(k->hash, w->salt, cnt)];
+    return e;
 }
 
 void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
 {
     const struct scn_switch *cfg = &n->scn->sw;
     uint32_t e = egress_port(n, w, k);
+    if (e == ROUTE_NO_PORT || w->ports[e].down) {
+        net_drop(n, k, DROP_LINK_DOWN);
+        return;
+    }
     struct port *out = &w->ports[e];
     int prio = k->prio;
     int64_t B = k->size;
@@ -197,6 +210,36 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
     if (cfg->ecn.enabled && cfg->ecn.mark_on == MARK_ENQUEUE)
         maybe_mark(n, w, k, out->q[prio].bytes - B);
     port_kick(out);
+}
+
+/*
+ * Drops every frame queued at egress p of switch w, whose link has failed,
+ * as `link_down`.  Each frame leaves the buffer accounting exactly as
+ * switch_dequeue() releases it (headroom first, then shared), and its ingress
+ * is re-checked for RESUME, so that a failure cannot leave an upstream paused
+ * on bytes that no longer exist.
+ */
+void switch_flush_port(struct net *n, struct sw *w, struct port *p)
+{
+    for (int prio = 0; prio < NPRIO; prio++) {
+        struct pkt *k;
+        while ((k = pktq_pop(&p->q[prio]))) {
+            struct port *in = &w->ports[k->in_port];
+            int64_t B = k->size;
+            int64_t from_hdrm = in->ing_hdrm[prio] < B ? in->ing_hdrm[prio] : B;
+            in->ing_hdrm[prio] -= from_hdrm;
+            in->ing_shared[prio] -= B - from_hdrm;
+            w->shared_used -= B - from_hdrm;
+            w->buffered -= B;
+            if (in->ing_shared[prio] < 0 || w->shared_used < 0 || w->buffered < 0) {
+                fprintf(stderr, "rocesim: bug: negative buffer accounting at %s\n", n->g->nodes[w->node].name);
+                abort();
+            }
+            net_drop(n, k, DROP_LINK_DOWN);
+            if (n->lossless & (1u << prio))
+                switch_pfc_check_resume(n, w, in, prio);
+        }
+    }
 }
 
 struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)

@@ -59,7 +59,10 @@ int main(int argc, char **argv)
     test_topo_register();
     test_dcqcn_register();
     test_net_register();
+    test_routing_runs_register();
     test_traffic_register();
+    test_outputs_register();
+    test_sweep_register();
     CU_basic_set_mode(argc > 1 && strcmp(argv[1], "-v") == 0 ? CU_BRM_VERBOSE : CU_BRM_NORMAL);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

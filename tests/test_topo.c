@@ -189,6 +189,30 @@ static void test_fat_tree_counts(void)
 {
     check_fat_tree_k(4);
     check_fat_tree_k(8);
+    check_fat_tree_k(16);
+}
+
+/* Leaf-spine counts against the formulas: L*H hosts, L + S switches, L*H + L*S links. */
+static void test_leaf_spine_counts(void)
+{
+    const int shapes[][3] = {{2, 2, 1}, {8, 4, 16}, {16, 8, 32}};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        struct scenario s;
+        struct graph g;
+        mk(&s, TOPO_LEAF_SPINE);
+        s.topo.leaves = shapes[i][0];
+        s.topo.spines = shapes[i][1];
+        s.topo.hosts_per_leaf = shapes[i][2];
+        if (build(&s, &g))
+            return;
+        uint32_t L = (uint32_t)shapes[i][0], S = (uint32_t)shapes[i][1], H = (uint32_t)shapes[i][2];
+        CU_ASSERT_EQUAL(g.n_hosts, L * H);
+        CU_ASSERT_EQUAL(g.n_switches, L + S);
+        CU_ASSERT_EQUAL(g.n_links, L * H + L * S);
+        CU_ASSERT_EQUAL(g.nodes[nid(&g, "spine0")].n_ports, L);
+        CU_ASSERT_EQUAL(path_len(&g, 0, L * H - 1), L > 1 ? 4 : 2);
+        graph_free(&g);
+    }
 }
 
 static void test_fat_tree_wiring(void)
@@ -352,6 +376,183 @@ static void test_fat_tree_paths(void)
 
 static const struct scn_link L100 = {.rate_bps = 100 * GBPS, .delay_ps = 1000000};
 
+/* A dragonfly scenario: a, p, h, g groups; host, local and global links of 100, 200 and 50 Gbps. */
+static void mk_df(struct scenario *s, int a, int p, int h, int groups)
+{
+    mk(s, TOPO_DRAGONFLY);
+    s->topo.df_a = a;
+    s->topo.df_p = p;
+    s->topo.df_h = h;
+    s->topo.df_g = groups;
+    s->topo.host_link = L100;
+    s->topo.local_link = (struct scn_link){.rate_bps = 200 * GBPS, .delay_ps = 100000};
+    s->topo.global_link = (struct scn_link){.rate_bps = 50 * GBPS, .delay_ps = 500000};
+}
+
+/* Whether link i joins routers of two different dragonfly groups. */
+static bool is_global(const struct graph *g, uint32_t i)
+{
+    const struct g_link *l = &g->links[i];
+    return g->nodes[l->a].kind == NODE_SWITCH && g->nodes[l->b].kind == NODE_SWITCH &&
+           g->nodes[l->a].group != g->nodes[l->b].group;
+}
+
+/* Checks a dragonfly's counts, names, numbering and wiring against the formulas of Kim et al. */
+static void check_dragonfly(int a, int p, int h, int groups)
+{
+    struct scenario s;
+    struct graph g;
+    mk_df(&s, a, p, h, groups);
+    if (build(&s, &g))
+        return;
+    const uint32_t A = (uint32_t)a, P = (uint32_t)p, H = (uint32_t)h, G = (uint32_t)groups;
+    CU_ASSERT_EQUAL(g.n_hosts, A * P * G);
+    CU_ASSERT_EQUAL(g.n_switches, A * G);
+    uint32_t n_global = 0, n_local = 0;
+    uint32_t *pair = calloc((size_t)G * G, sizeof *pair);
+    for (uint32_t i = 0; i < g.n_links; i++) {
+        const struct g_link *l = &g.links[i];
+        if (is_global(&g, i)) {
+            n_global++;
+            pair[g.nodes[l->a].group * G + g.nodes[l->b].group]++;
+            pair[g.nodes[l->b].group * G + g.nodes[l->a].group]++;
+            CU_ASSERT_EQUAL(l->spec.rate_bps, 50 * GBPS);
+        } else if (g.nodes[l->a].kind == NODE_SWITCH && g.nodes[l->b].kind == NODE_SWITCH) {
+            n_local++;
+            CU_ASSERT_EQUAL(l->spec.rate_bps, 200 * GBPS);
+        }
+    }
+    CU_ASSERT_EQUAL(n_local, G * A * (A - 1) / 2);
+    CU_ASSERT_EQUAL(n_global, G * A * H / 2);
+    if (G == A * H + 1)
+        CU_ASSERT_EQUAL(n_global, G * (G - 1) / 2);
+    /* Every pair of groups has floor or ceil(a*h / (g-1)) links: exactly one with the default g. */
+    uint32_t lo = A * H / (G - 1), hi = lo + (A * H % (G - 1) != 0);
+    int bad = 0;
+    for (uint32_t x = 0; x < G; x++)
+        for (uint32_t y = 0; y < G; y++)
+            if (x != y && (pair[x * G + y] < lo || pair[x * G + y] > hi))
+                bad++;
+    CU_ASSERT_EQUAL(bad, 0);
+    free(pair);
+    /* Routers: p hosts + (a-1) local + h global ports; hosts group-major then router-major. */
+    char name[32];
+    for (uint32_t grp = 0; grp < G; grp++)
+        for (uint32_t r = 0; r < A; r++) {
+            snprintf(name, sizeof name, "g%ur%u", grp, r);
+            uint32_t id = nid(&g, name);
+            CU_ASSERT_EQUAL(g.nodes[id].group, (int32_t)grp);
+            CU_ASSERT_EQUAL(g.nodes[id].n_ports, P + A - 1 + H);
+            uint32_t host = (grp * A + r) * P + P - 1;
+            CU_ASSERT_EQUAL(peer_of(&g, g.host_node[host], 0), id);
+            CU_ASSERT_EQUAL(g.nodes[g.host_node[host]].group, (int32_t)grp);
+        }
+    graph_free(&g);
+}
+
+static void test_dragonfly_counts(void)
+{
+    check_dragonfly(4, 2, 2, 9);
+    check_dragonfly(8, 4, 4, 33);
+    /* Fewer groups than a*h + 1: several links per pair of groups, spread evenly. */
+    check_dragonfly(4, 2, 2, 5);
+    check_dragonfly(4, 1, 2, 4);
+    check_dragonfly(3, 1, 3, 6);
+    check_dragonfly(2, 1, 1, 2);
+}
+
+static void test_dragonfly_wiring(void)
+{
+    struct scenario s;
+    struct graph g;
+    mk_df(&s, 4, 2, 2, 9);
+    if (build(&s, &g))
+        return;
+    /* The consecutive arrangement: router R of group G reaches groups G + R*h + 1 .. G + R*h + h. */
+    CU_ASSERT(graph_port_to(&g, nid(&g, "g0r0"), nid(&g, "g1r3")) >= 0);
+    CU_ASSERT(graph_port_to(&g, nid(&g, "g0r0"), nid(&g, "g2r3")) >= 0);
+    CU_ASSERT(graph_port_to(&g, nid(&g, "g0r3"), nid(&g, "g8r0")) >= 0);
+    CU_ASSERT(graph_port_to(&g, nid(&g, "g5r1"), nid(&g, "g8r2")) >= 0);
+    /* Ports of a router: hosts, the other routers of its group in order, then global links. */
+    uint32_t r1 = nid(&g, "g0r1");
+    CU_ASSERT_EQUAL(graph_port_to(&g, r1, nid(&g, "h2")), 0);
+    CU_ASSERT_EQUAL(graph_port_to(&g, r1, nid(&g, "h3")), 1);
+    CU_ASSERT_EQUAL(graph_port_to(&g, r1, nid(&g, "g0r0")), 2);
+    CU_ASSERT_EQUAL(graph_port_to(&g, r1, nid(&g, "g0r2")), 3);
+    CU_ASSERT_EQUAL(graph_port_to(&g, r1, nid(&g, "g0r3")), 4);
+    CU_ASSERT(graph_port_to(&g, r1, nid(&g, "g3r2")) >= 5);
+    graph_free(&g);
+}
+
+/*
+ * Walks every equal-cost path from node n to host dst (all ECMP choices), and
+ * records the most and fewest router-to-router hops and global links seen.
+ */
+struct walk_stats {
+    int max_sw_hops, max_global, min_global;
+};
+
+static void walk_all(const struct graph *g, uint32_t n, uint32_t dst, int sw_hops, int globals,
+                     struct walk_stats *st)
+{
+    if (n == g->host_node[dst]) {
+        int router_hops = sw_hops - 1; /* the last hop is router -> host */
+        if (router_hops > st->max_sw_hops)
+            st->max_sw_hops = router_hops;
+        if (globals > st->max_global)
+            st->max_global = globals;
+        if (globals < st->min_global)
+            st->min_global = globals;
+        return;
+    }
+    const uint16_t *p;
+    uint32_t cnt = graph_nexthops(g, n, dst, &p);
+    if (cnt == 0 || sw_hops > 16) {
+        st->max_sw_hops = 99;
+        return;
+    }
+    for (uint32_t i = 0; i < cnt; i++) {
+        uint32_t port = g->nodes[n].first_port + p[i];
+        walk_all(g, g->ports[g->ports[port].peer].node, dst, sw_hops + 1, globals + is_global(g, g->ports[port].link),
+                 st);
+    }
+}
+
+/* Minimal routing: every equal-cost path is local-global-local, at most 3 router hops, one global link. */
+static void check_df_minimal(int a, int p, int h, int groups)
+{
+    struct scenario s;
+    struct graph g;
+    mk_df(&s, a, p, h, groups);
+    if (build(&s, &g))
+        return;
+    int worst = 0, bad_global = 0;
+    for (uint32_t src = 0; src < g.n_switches; src++) {
+        uint32_t r = g.host_node[g.n_hosts - 1] + 1 + src; /* routers follow the hosts */
+        for (uint32_t dst = 0; dst < g.n_hosts; dst++) {
+            struct walk_stats st = {0, 0, 99};
+            walk_all(&g, r, dst, 0, 0, &st);
+            bool same = g.nodes[r].group == g.nodes[g.host_node[dst]].group;
+            if (st.max_sw_hops > worst)
+                worst = st.max_sw_hops;
+            if (st.max_global != (same ? 0 : 1) || st.min_global != st.max_global)
+                bad_global++;
+        }
+    }
+    printf("\n    dragonfly a=%d p=%d h=%d g=%d: longest minimal route %d router hops ", a, p, h, groups, worst);
+    CU_ASSERT(worst <= 3);
+    CU_ASSERT(worst >= 2);
+    CU_ASSERT_EQUAL(bad_global, 0);
+    graph_free(&g);
+}
+
+static void test_dragonfly_minimal_paths(void)
+{
+    check_df_minimal(4, 2, 2, 9);
+    check_df_minimal(8, 4, 4, 33);
+    check_df_minimal(4, 1, 2, 4);
+}
+
 static void test_custom_ring(void)
 {
     /* Four switches in a ring, one host on each. */
@@ -448,8 +649,10 @@ static void test_errors(void)
     s.topo.links = split;
     expect_error(&s, "t.json: topology: host \"hb\" cannot reach host \"hc\" (the network is disconnected)");
 
-    mk(&s, TOPO_DRAGONFLY);
-    expect_error(&s, "t.json: topology.type: \"dragonfly\" is not implemented yet");
+    mk_df(&s, 4, 2, 2, 10);
+    expect_error(&s, "t.json: topology.g: expected an integer from 2 to 9 (a x h + 1), got 10");
+    mk_df(&s, 4, 0, 2, 9);
+    expect_error(&s, "t.json: topology.p: expected an integer >= 1, got 0");
 
     mk(&s, TOPO_FAT_TREE);
     s.topo.k = 5;
@@ -525,6 +728,36 @@ static void test_printers(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"h15\" [shape=ellipse];"));
     free(text);
     graph_free(&g);
+
+    /* A dragonfly prints too, with each node's group. */
+    mk_df(&s, 2, 1, 1, 3);
+    if (build(&s, &g))
+        return;
+    text = NULL;
+    f = open_memstream(&text, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    topo_write_json(f, &g);
+    fclose(f);
+    j = cJSON_Parse(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(j, "nodes");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(nodes), 12);
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "links")), 6 + 3 + 3);
+    const cJSON *last = cJSON_GetArrayItem(nodes, 11);
+    CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(last, "name")), "g2r1");
+    CU_ASSERT_EQUAL(cJSON_GetObjectItemCaseSensitive(last, "group")->valueint, 2);
+    CU_ASSERT_EQUAL(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(nodes, 3), "group")->valueint, 1);
+    cJSON_Delete(j);
+    free(text);
+    text = NULL;
+    f = open_memstream(&text, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    topo_write_dot(f, &g);
+    fclose(f);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"g0r0\" -- \"g0r1\" [label=\"200Gbps, 100ns\"];"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"g0r0\" -- \"g1r1\" [label=\"50Gbps, 500ns\"];"));
+    free(text);
+    graph_free(&g);
 }
 
 void test_topo_register(void)
@@ -533,7 +766,11 @@ void test_topo_register(void)
     CU_add_test(s, "star", test_star);
     CU_add_test(s, "dumbbell", test_dumbbell);
     CU_add_test(s, "leaf-spine", test_leaf_spine);
-    CU_add_test(s, "fat-tree counts k=4, k=8", test_fat_tree_counts);
+    CU_add_test(s, "fat-tree counts k=4, 8, 16", test_fat_tree_counts);
+    CU_add_test(s, "leaf-spine counts", test_leaf_spine_counts);
+    CU_add_test(s, "dragonfly counts and global links per pair of groups", test_dragonfly_counts);
+    CU_add_test(s, "dragonfly wiring and ports", test_dragonfly_wiring);
+    CU_add_test(s, "dragonfly minimal routes: l-g-l, at most 3 router hops", test_dragonfly_minimal_paths);
     CU_add_test(s, "fat-tree wiring and ports", test_fat_tree_wiring);
     CU_add_test(s, "fat-tree generalized shape", test_fat_tree_generalized);
     CU_add_test(s, "fat-tree oversubscription", test_fat_tree_oversubscription);

@@ -14,7 +14,10 @@ void test_cli_register(void);
 void test_topo_register(void);
 void test_dcqcn_register(void);
 void test_net_register(void);
+void test_routing_runs_register(void);
 void test_traffic_register(void);
+void test_outputs_register(void);
+void test_sweep_register(void);
 
 /* Path of the rocesim binary under test ($ROCESIM, default ./rocesim). */
 const char *test_rocesim_bin(void);

@@ -1,8 +1,12 @@
 #!/bin/sh
 # Installs the Debian packages rocesim needs.  With --if-missing it first
 # checks for each package's header or program and does nothing when all are
-# present, so that `make` can call it on every build at no cost.
+# present, so that `make` can call it on every build at no cost.  With --mpi it
+# also installs OpenMPI (optional: only sweeps across machines need it; `make
+# mpi`, `make deps-mpi` and `make test` ask for it, the plain `make` does not).
 set -e
+mpi=""
+for a in "$@"; do [ "$a" = "--mpi" ] && mpi=1; done
 need=""
 check() { # package, test
     if ! sh -c "$2" >/dev/null 2>&1; then need="$need $1"; fi
@@ -11,6 +15,10 @@ check libcjson-dev  "test -f /usr/include/cjson/cJSON.h"
 check libcunit1-dev "test -f /usr/include/CUnit/CUnit.h"
 check libev-dev     "test -f /usr/include/ev.h"
 check gnuplot-nox   "command -v gnuplot"
+if [ -n "$mpi" ]; then
+    check openmpi-bin    "command -v mpirun && command -v mpicc"
+    check libopenmpi-dev "test -f /usr/lib/\$(gcc -print-multiarch)/openmpi/include/mpi.h"
+fi
 if [ "$1" = "--if-missing" ] && [ -z "$need" ]; then exit 0; fi
 if [ -z "$need" ]; then echo "deps: all present (libcjson-dev libcunit1-dev libev-dev gnuplot-nox)"; exit 0; fi
 echo "deps: installing missing Debian packages:$need"

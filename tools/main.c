@@ -4,7 +4,12 @@
  */
 #include "sim/scenario.h"
 #include "sim/units.h"
+#include "tools/monitor.h"
+#include "tools/nicconfig.h"
+#include "tools/plot.h"
+#include "tools/progress.h"
 #include "tools/run.h"
+#include "tools/sweep.h"
 #include "topologies/topo.h"
 
 #include <cjson/cJSON.h>
@@ -13,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_SETS 256
 
@@ -21,11 +27,18 @@ static const char usage[] =
     "  rocesim run SCENARIO.json [-o DIR] [--set PATH=VALUE]... [--seed N] [--stop TIME] [--no-plot] [-q]\n"
     "  rocesim check SCENARIO.json [--set PATH=VALUE]...\n"
     "  rocesim topo SCENARIO.json [--format dot|json] [--set PATH=VALUE]...\n"
+    "  rocesim plot DIR\n"
+    "  rocesim sweep SWEEP.json [-j N] [-o DIR] [--timeout TIME] [-q]\n"
+    "  rocesim nic-config [SCENARIO.json] [--set PATH=VALUE]... [--from best.json] [--iface IF]\n"
     "  rocesim --help | --version\n"
     "\n"
-    "  run    simulate; writes summary.json and flows.csv to DIR (default out/<scenario name>)\n"
+    "  run    simulate; writes summary.json, flows.csv, queues.csv, rates.csv, pfc.csv and plots/*.png\n"
+    "         to DIR (default out/<scenario name>); -q: no progress line; --no-plot: no plots\n"
     "  check  validate and print the resolved scenario (defaults filled in) as JSON\n"
     "  topo   print the built topology (nodes, links, rates, delays)\n"
+    "  plot   redraw the plots of a finished run from the files in its DIR\n"
+    "  sweep  run every grid point x seed of a sweep file, N at a time; results.csv, best.json, plots\n"
+    "  nic-config  DCQCN/CNP settings as ConnectX sysfs writes, ECN/PFC thresholds as switch settings\n"
     "See README.md and docs/scenario.md.\n";
 
 struct cli {
@@ -212,6 +225,16 @@ static int cmd_check(const struct cli *c)
         scn_free(&scn);
         return rc;
     }
+    struct port **mq;
+    uint32_t n_mq;
+    rc = monitor_resolve_queues(&r, &mq, &n_mq, err, sizeof err);
+    free(mq);
+    if (rc) {
+        fprintf(stderr, "rocesim: %s\n", err);
+        run_free(&r);
+        scn_free(&scn);
+        return rc;
+    }
     char *json = scn_to_json(&scn);
     cJSON *root = cJSON_Parse(json);
     free(json);
@@ -271,17 +294,65 @@ static int cmd_run(const struct cli *c)
         scn_free(&scn);
         return rc;
     }
+    /* The time series stream into dir while the run goes, so it exists from here on. */
+    struct monitor mon;
+    rc = monitor_open(&mon, &r, dir, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "rocesim: %s\n", err);
+        run_free(&r);
+        scn_free(&scn);
+        return rc;
+    }
+    struct progress prog;
+    if (!c->quiet && isatty(STDERR_FILENO)) {
+        progress_init(&prog, &r, stderr);
+        r.progress = &prog;
+    }
     if (run_execute(&r)) {
         fprintf(stderr, "rocesim: internal error (a bug): invariant violated: %s\n", r.invariant_error);
         abort();
     }
     rc = run_write_outputs(&r, dir, err, sizeof err);
-    if (rc)
+    char err2[SCN_ERR_MAX];
+    int mrc = monitor_close(&mon, rc == 0, err2, sizeof err2);
+    if (!rc && mrc) {
+        rc = mrc;
+        snprintf(err, sizeof err, "%s", err2);
+    }
+    if (!rc)
+        rc = plot_save_inputs(&scn, dir, err, sizeof err);
+    if (rc) {
         fprintf(stderr, "rocesim: %s\n", err);
-    else
-        run_print_summary(&r, stdout, dir);
+    } else {
+        /* Plots are a view of the data: a gnuplot failure is reported, and the run still succeeds. */
+        struct plot_result pr;
+        const char *plots = "not drawn (--no-plot)";
+        if (c->no_plot) {
+            plot_clean(dir);
+        } else {
+            plot_draw(dir, &pr, stderr);
+            plots = pr.summary;
+        }
+        run_print_summary(&r, stdout, dir, plots);
+    }
     run_free(&r);
     scn_free(&scn);
+    return rc;
+}
+
+static int cmd_plot(const struct cli *c)
+{
+    if (!c->scenario)
+        return bad_usage("%s needs the directory of a finished run", c->cmd);
+    char err[SCN_ERR_MAX];
+    int rc = plot_check_dir(c->scenario, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "rocesim: %s\n", err);
+        return rc;
+    }
+    struct plot_result pr;
+    rc = plot_draw(c->scenario, &pr, stderr);
+    printf("plots: %s\n", pr.summary);
     return rc;
 }
 
@@ -295,6 +366,11 @@ int main(int argc, char **argv)
         puts("rocesim 0.1");
         return 0;
     }
+    /* sweep and nic-config have options of their own (tools/sweep.c, tools/nicconfig.c). */
+    if (argc >= 2 && strcmp(argv[1], "sweep") == 0)
+        return sweep_main(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "nic-config") == 0)
+        return nicconfig_main(argc, argv);
     static char set_paths[MAX_SETS][512];
     struct cli c;
     int rc = parse_args(argc, argv, &c, set_paths);
@@ -306,9 +382,7 @@ int main(int argc, char **argv)
         return cmd_check(&c);
     if (strcmp(c.cmd, "topo") == 0)
         return cmd_topo(&c);
-    if (strcmp(c.cmd, "sweep") == 0 || strcmp(c.cmd, "plot") == 0 || strcmp(c.cmd, "nic-config") == 0) {
-        fprintf(stderr, "rocesim: \"%s\" is not implemented yet\n", c.cmd);
-        return SCN_EUSAGE;
-    }
+    if (strcmp(c.cmd, "plot") == 0)
+        return cmd_plot(&c);
     return bad_usage("unknown command \"%s\"", c.cmd);
 }

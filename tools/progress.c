@@ -2,11 +2,11 @@
 #include "tools/progress.h"
 #include "tools/run.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define TARGET_EVENTS (1u << 16)
-#define FIRST_SHOW_S 0.5
 #define SHOW_EVERY_S 0.25
 
 static double wall(void)
@@ -24,6 +24,14 @@ void progress_init(struct progress *p, const struct run *r, FILE *out)
     p->t0 = p->last_show = wall();
     p->events_at_check = p->events_at_show = r->sim.events;
     p->slice_ps = 1000000; /* 1 us: adapts within a few slices */
+    p->first_after = 0.5;
+    const char *d = getenv("ROCESIM_PROGRESS_DELAY");
+    if (d && *d) {
+        char *end;
+        double v = strtod(d, &end);
+        if (!*end && v >= 0)
+            p->first_after = v;
+    }
 }
 
 sim_time_t progress_until(const struct progress *p, sim_time_t until)
@@ -65,8 +73,13 @@ const char *progress_format(char *buf, size_t len, sim_time_t now, sim_time_t st
         else
             snprintf(eta, sizeof eta, "%.0fs", s);
     }
-    snprintf(buf, len, "rocesim: %s simulated, %.1f%% done (%u/%u flows), %.2f M events/s, ETA %s", t,
-             frac * 100, done, flows, events_per_s / 1e6, eta);
+    char fl[48];
+    if (flows)
+        snprintf(fl, sizeof fl, "%u/%u flows", done, flows);
+    else
+        snprintf(fl, sizeof fl, "%u flows done", done);
+    snprintf(buf, len, "rocesim: %s simulated, %.1f%% done (%s), %.2f M events/s, ETA %s", t, frac * 100, fl,
+             events_per_s / 1e6, eta);
     return buf;
 }
 
@@ -76,7 +89,9 @@ static void show(struct progress *p, double now)
     double dt = now - p->last_show;
     double eps = dt > 0 ? (double)(r->sim.events - p->events_at_show) / dt : 0;
     char line[256];
-    progress_format(line, sizeof line, r->sim.now, r->scn->stop_ps, r->net.flows_completed, r->net.n_flows, eps,
+    /* While generators still create flows, the share of flows done says nothing about the end. */
+    uint32_t flows = r->net.pending_sources ? 0 : r->net.n_flows;
+    progress_format(line, sizeof line, r->sim.now, r->scn->stop_ps, r->net.flows_completed, flows, eps,
                     now - p->t0);
     int len = (int)strlen(line);
     /* One write per update, padded over the tail of a longer previous line. */
@@ -104,7 +119,7 @@ void progress_after_slice(struct progress *p, uint64_t events, bool full)
     p->events_at_check = p->r->sim.events;
     p->slices_since_check = 0;
     double now = wall();
-    if (now - p->t0 < FIRST_SHOW_S || (p->shown && now - p->last_show < SHOW_EVERY_S))
+    if (now - p->t0 < p->first_after || (p->shown && now - p->last_show < SHOW_EVERY_S))
         return;
     show(p, now);
 }

@@ -1,5 +1,6 @@
 /* run — one simulation: build, simulate, report (see run.h). */
 #include "tools/run.h"
+#include "models/fault.h"
 #include "sim/units.h"
 #include "tools/monitor.h"
 #include "topologies/topo.h"
@@ -33,6 +34,8 @@ int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errle
         return rc;
     }
     rc = traffic_setup(&r->traffic, &r->net, err, errlen);
+    if (!rc)
+        rc = faults_setup(&r->net, err, errlen);
     if (rc) {
         run_free(r);
         return rc;
@@ -238,7 +241,7 @@ char *run_summary_json(const struct run *r, bool with_wall)
             continue;
         struct stats pf, ps;
         prio_flow_stats(r, p, &pf, &ps);
-        char key[4];
+        char key[12];
         snprintf(key, sizeof key, "%d", p);
         cJSON *o = cJSON_AddObjectToObject(pr, key);
         cJSON_AddBoolToObject(o, "lossless", (n->lossless >> p) & 1);
@@ -253,6 +256,11 @@ char *run_summary_json(const struct run *r, bool with_wall)
         cJSON_AddItemToObject(o, "fct_ns", stats_json(pf));
         cJSON_AddItemToObject(o, "slowdown", stats_json(ps));
     }
+
+    cJSON *rt = cJSON_AddObjectToObject(root, "routing");
+    cJSON_AddNumberToObject(rt, "valiant_flows", n->flows_valiant);
+    cJSON_AddNumberToObject(rt, "link_failures", n->link_failures);
+    cJSON_AddNumberToObject(rt, "reroutes", n->reroutes);
 
     cJSON *dl = cJSON_AddObjectToObject(root, "deadlock");
     cJSON_AddBoolToObject(dl, "detected", false);
@@ -449,6 +457,10 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
             (unsigned long long)c->cnp_sent, (unsigned long long)c->pause_frames,
             (unsigned long long)c->resume_frames, n->ports_ever_paused,
             human_time(ps_to_ns(n->paused_total), a, sizeof a));
+    if (n->link_failures || n->flows_valiant)
+        fprintf(f, "  routing: %u link failures, %llu link_down drops, %u route recomputations; %u flows through a "
+                   "Valiant intermediate group\n",
+                n->link_failures, (unsigned long long)c->drop_link_down, n->reroutes, n->flows_valiant);
     /* Alarms, one line each, between the numbers and the file list: deadlock and PFC storm lines go here. */
     if (c->drop_headroom)
         fprintf(f, "  WARNING: %llu lossless packets were dropped for lack of PFC headroom: "

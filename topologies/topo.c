@@ -1,11 +1,18 @@
 /*
- * topo — the topology generators (star, dumbbell, leaf-spine, fat-tree, custom),
- * the checks on the built graph, and its dot/JSON printers (see topo.h).
+ * topo — the topology generators (star, dumbbell, leaf-spine, fat-tree,
+ * dragonfly, custom), the checks on the built graph, and its dot/JSON printers
+ * (see topo.h).
  *
  * Fat-tree: M. Al-Fares, A. Loukissas, A. Vahdat, "A Scalable, Commodity Data
  * Center Network Architecture", SIGCOMM 2008.  k-port switches: k pods, each
  * of k/2 edge (ToR) and k/2 aggregation switches fully meshed; (k/2)^2 cores,
  * core group j wired to aggregation switch j of every pod; k^3/4 hosts.
+ *
+ * Dragonfly: J. Kim, W. J. Dally, S. Scott, D. Abts, "Technology-Driven,
+ * Highly-Scalable Dragonfly Topology", ISCA 2008.  Groups of a routers linked
+ * all-to-all, p hosts and h global links per router; with g = a*h + 1 groups
+ * every pair of groups is joined by exactly one global link, so
+ * N = a*p*(a*h + 1) hosts with router radix p + (a - 1) + h.
  */
 #include "topologies/topo.h"
 
@@ -209,6 +216,117 @@ static int build_fat_tree(const struct scenario *s, struct graph *g, char *err, 
     return SCN_OK;
 }
 
+/*
+ * The far end of every global port of a dragonfly group, by the circulant
+ * arrangement of topo.h: off[G * a*h + j] is the group offset o (1..g-1) that
+ * port j of group G links to (group (G + o) mod g), or 0 for a port left
+ * unused.  Returns the array (caller frees), or NULL when out of memory.
+ */
+static int *df_offsets(int a, int h, int groups)
+{
+    const int ports = a * h, m = ports / (groups - 1), r = ports % (groups - 1);
+    int *off = calloc((size_t)groups * (size_t)ports, sizeof *off);
+    if (!off)
+        return NULL;
+    for (int G = 0; G < groups; G++) {
+        int *o = &off[(size_t)G * (size_t)ports];
+        int j = 0;
+        for (int t = 0; t < m; t++)
+            for (int d = 1; d < groups; d++)
+                o[j++] = d;
+        /*
+         * The r leftover ports: offsets +-1, +-2, ... (each pair of groups at
+         * most one more link); an odd r takes the half-way offset g/2 when g
+         * is even, else one edge of a matching along the Hamiltonian cycle of
+         * step d = (g-1)/2 (coprime with g): the cycle visits X at position
+         * i = -2X mod g; positions 2k and 2k+1 are matched, and the group at
+         * the last position, (g+1)/2, is left with one port unused.
+         */
+        for (int d = 1; d <= r / 2; d++)
+            o[j++] = d;
+        if (r % 2 && groups % 2 == 0) {
+            o[j++] = groups / 2;
+        } else if (r % 2) {
+            int d = (groups - 1) / 2, i = (int)((2LL * (groups - G)) % groups);
+            if (i % 2 == 0 && i < groups - 1)
+                o[j++] = d;
+            else if (i % 2 == 1)
+                o[j++] = groups - d;
+        }
+        for (int d = r / 2; d >= 1; d--)
+            o[j++] = groups - d;
+    }
+    return off;
+}
+
+/* dragonfly (see topo.h for the numbering and the global wiring).  Returns SCN_OK or SCN_EUSAGE. */
+static int build_dragonfly(const struct scenario *s, struct graph *g, char *err, size_t errlen)
+{
+    const struct scn_topology *t = &s->topo;
+    int rc;
+    if ((rc = need(s, err, errlen, "a", t->df_a, 1)) || (rc = need(s, err, errlen, "p", t->df_p, 1)) ||
+        (rc = need(s, err, errlen, "h", t->df_h, 1)))
+        return rc;
+    const long long A = t->df_a, P = t->df_p, H = t->df_h, G = t->df_g;
+    if (G < 2 || G > A * H + 1)
+        return fail(s, err, errlen, "topology.g", "expected an integer from 2 to %lld (a x h + 1), got %lld",
+                    A * H + 1, G);
+    long long n_hosts = A * P * G, n_routers = A * G;
+    if ((rc = check_size(s, err, errlen, n_hosts + n_routers)))
+        return rc;
+    const struct scn_link *hl = link_or(&t->host_link, &t->link), *ll = link_or(&t->local_link, &t->link),
+                          *gl = link_or(&t->global_link, &t->link);
+    int *off = df_offsets((int)A, (int)H, (int)G);
+    if (!off)
+        return fail(s, err, errlen, "topology", "out of memory wiring the dragonfly");
+
+    uint32_t h0 = add_hosts(g, (int)n_hosts);
+    uint32_t r0 = g->n_nodes;
+    char name[SCN_NAME_MAX];
+    for (long long grp = 0; grp < G; grp++) {
+        for (long long r = 0; r < A; r++) {
+            snprintf(name, sizeof name, "g%lldr%lld", grp, r);
+            uint32_t id = graph_add_node(g, name, NODE_SWITCH); /* may move g->nodes */
+            g->nodes[id].group = (int32_t)grp;
+        }
+    }
+    for (long long n = 0; n < n_hosts; n++) {
+        g->nodes[h0 + n].group = (int32_t)(n / (A * P));
+        graph_add_link(g, h0 + (uint32_t)n, r0 + (uint32_t)(n / P), hl);
+    }
+    for (long long grp = 0; grp < G; grp++)
+        for (long long r1 = 0; r1 < A; r1++)
+            for (long long r2 = r1 + 1; r2 < A; r2++)
+                graph_add_link(g, r0 + (uint32_t)(grp * A + r1), r0 + (uint32_t)(grp * A + r2), ll);
+    /*
+     * A global link costs more than the longest path of local hops, so least
+     * cost means fewest global links first: minimal routes are local-global-local.
+     */
+    const uint32_t global_cost = (uint32_t)(n_hosts + n_routers + 1);
+    const long long ports = A * H;
+    for (long long grp = 0; grp < G; grp++) {
+        const int *o = &off[grp * ports];
+        for (long long j = 0; j < ports; j++) {
+            long long other = (grp + o[j]) % G;
+            if (o[j] == 0 || other < grp)
+                continue; /* unused, or added from the lower-numbered group */
+            /* The k-th port of grp at offset o pairs with the k-th port of other at offset g - o. */
+            int k = 0;
+            for (long long i = 0; i < j; i++)
+                k += o[i] == o[j];
+            const int *q = &off[other * ports];
+            long long j2 = 0;
+            for (;; j2++)
+                if (q[j2] == G - o[j] && k-- == 0)
+                    break;
+            uint32_t li = graph_add_link(g, r0 + (uint32_t)(grp * A + j / H), r0 + (uint32_t)(other * A + j2 / H), gl);
+            g->links[li].cost = global_cost;
+        }
+    }
+    free(off);
+    return SCN_OK;
+}
+
 /* custom: the nodes and links as listed.  Returns SCN_OK or SCN_EUSAGE. */
 static int build_custom(const struct scenario *s, struct graph *g, char *err, size_t errlen)
 {
@@ -297,7 +415,7 @@ int topo_build(const struct scenario *s, struct graph *g, char *err, size_t errl
         rc = build_custom(s, g, err, errlen);
         break;
     case TOPO_DRAGONFLY:
-        rc = fail(s, err, errlen, "topology.type", "\"dragonfly\" is not implemented yet");
+        rc = build_dragonfly(s, g, err, errlen);
         break;
     default:
         rc = fail(s, err, errlen, "topology.type", "unknown topology type %d", (int)s->topo.type);
@@ -387,6 +505,8 @@ void topo_write_json(FILE *f, const struct graph *g)
             fprintf(f, ", \"kind\": \"host\", \"host\": %d", n->host);
         else
             fprintf(f, ", \"kind\": \"switch\", \"switch\": %d", n->sw);
+        if (n->group >= 0)
+            fprintf(f, ", \"group\": %d", n->group);
         fprintf(f, ", \"ports\": %u}", n->n_ports);
     }
     fprintf(f, "%s],\n  \"links\": [", g->n_nodes ? "\n  " : "");

@@ -1,13 +1,14 @@
 /*
  * topo — builds the network graph of a scenario's topology (star, dumbbell,
- * leaf-spine, fat-tree, custom; dragonfly is not implemented yet), computes its
- * routing tables, and prints the result for `rocesim topo`.
+ * leaf-spine, fat-tree, dragonfly, custom), computes its routing tables, and
+ * prints the result for `rocesim topo`.
  *
  * Layout of the generated graphs (node names as the interface contract gives them):
  * - Nodes: the hosts first, h0..h{n-1} (so a host's node id is its host
  *   index), then the switches tier by tier (star: s0; dumbbell: s0, s1;
- *   leaf-spine: leaf*, spine*; fat-tree: tor*, agg*, core*).  Custom
- *   topologies keep the order of topology.nodes.
+ *   leaf-spine: leaf*, spine*; fat-tree: tor*, agg*, core*; dragonfly:
+ *   g0r0, g0r1, ..., g1r0, ...).  Custom topologies keep the order of
+ *   topology.nodes.
  * - Links, hence port numbers (a node's ports follow the order its links were
  *   added): host links first, in host order, then the fabric tier by tier
  *   from the bottom, ordered by lower switch then upper switch.  So a ToR's
@@ -28,6 +29,31 @@
  *   agg-to-core links keep the fabric rate.
  * - Leaf-spine and fat-tree use host_link and fabric_link, each falling back
  *   to `link` when its rate is 0.
+ * - Dragonfly: g groups of a routers g{G}r{R}; host h{n} hangs off router
+ *   g{n / (a*p)}r{(n / p) mod a} (group-major, then router-major); every node
+ *   carries its group in g_node.group.  Links: the host links, then each
+ *   group's local links (r1 < r2, all pairs), then the global links.  So a
+ *   router's ports are its p hosts, the a-1 other routers of its group in
+ *   order, then its h global links in the order they were added.
+ *   Global ports: group G has a*h of them, j = 0..a*h-1, port j on router
+ *   j / h.  Port j links to group (G + o_j) mod g, where the offsets o_j
+ *   come in m = floor(a*h / (g-1)) full rounds o = 1..g-1 (each round joins
+ *   every pair of groups once), followed by the r = a*h mod (g-1) leftover
+ *   ports at offsets 1..r/2 and g-r/2..g-1 (and, r odd, g/2 for an even g or
+ *   one edge of a near-perfect matching for an odd g: see df_offsets()).
+ *   The k-th port of G at offset o is linked to the k-th port of G + o at
+ *   offset g - o.  Hence with g = a*h + 1 (the default) every pair of groups
+ *   has exactly one global link, router R of G reaching groups G + R*h + 1 ..
+ *   G + R*h + h (the "consecutive" arrangement); with fewer groups every pair
+ *   has floor or ceil(a*h / (g-1)) links and each group uses all a*h ports,
+ *   except that when g and a*h mod (g-1) are both odd (g*a*h ports, an odd
+ *   number, cannot all pair up) group (g+1)/2 leaves its last port unused.
+ *   Global links are added from the lower-numbered group, in port order.
+ *   They cost n_nodes + 1 in routing (more than any path of local hops), so
+ *   the least-cost tables are the dragonfly's minimal routes: one global link
+ *   (local-global-local, at most 3 router-to-router hops), never a path with
+ *   two global links even when it has as few hops; only when link failures
+ *   leave no working global link between two groups do routes take two.
  */
 #ifndef TOPOLOGIES_TOPO_H
 #define TOPOLOGIES_TOPO_H
@@ -55,10 +81,11 @@ int topo_build(const struct scenario *s, struct graph *g, char *err, size_t errl
 void topo_write_dot(FILE *f, const struct graph *g);
 
 /*
- * Prints g as JSON: {"nodes": [{"name", "kind", "host" | "switch", "ports"}],
+ * Prints g as JSON: {"nodes": [{"name", "kind", "host" | "switch"[, "group"], "ports"}],
  * "links": [{"a", "b", "a_port", "b_port", "rate", "delay"[, "length"][, "down"]}]}
- * with quantities in the scenario's unit strings.  Port numbers are local to
- * their node and appear once the graph is finished.
+ * with quantities in the scenario's unit strings ("group": a dragonfly
+ * node's group).  Port numbers are local to their node and appear once the
+ * graph is finished.
  */
 void topo_write_json(FILE *f, const struct graph *g);
 

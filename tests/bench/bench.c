@@ -8,10 +8,17 @@
  * Whole runs: a 64-to-1 incast (PFC + DCQCN) and 32 long flows over a 40 Gbps
  * dumbbell bottleneck; packet-hops (frames put on a link) and events per
  * second of simulation (set-up excluded), peak RSS.
+ *
+ * Scale: building a k=32 fat-tree (8,192 hosts, 1,280 switches) with its
+ * routing tables (target: under 5 s and 1 GB), and the time to recompute them
+ * (what each link_down event costs); a dragonfly (a=8, p=4, h=4: 33 groups,
+ * 1,056 hosts) under uniform random traffic with UGAL routing.
  */
 #include "sim/rng.h"
 #include "sim/sim.h"
 #include "tools/run.h"
+#include "topologies/routing.h"
+#include "topologies/topo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +86,71 @@ static void bench_run(const char *label, const char *json)
     scn_free(&scn);
 }
 
+/* Builds a fat-tree of arity k with its routing tables; prints build and recompute seconds and peak RSS. */
+static void bench_fat_tree_build(int k)
+{
+    char json[512], err[SCN_ERR_MAX];
+    snprintf(json, sizeof json,
+             "{\"topology\": {\"type\": \"fat-tree\", \"k\": %d, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}},"
+             " \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}]}", k);
+    struct scenario scn;
+    struct graph g;
+    if (scn_load_text("fat-tree", json, NULL, 0, &scn, err, sizeof err)) {
+        fprintf(stderr, "bench: %s\n", err);
+        exit(1);
+    }
+    double t0 = now_s();
+    if (topo_build(&scn, &g, err, sizeof err)) {
+        fprintf(stderr, "bench: %s\n", err);
+        exit(1);
+    }
+    double built = now_s() - t0;
+    t0 = now_s();
+    if (routing_compute(&g) < 0) {
+        fprintf(stderr, "bench: out of memory recomputing routes\n");
+        exit(1);
+    }
+    double again = now_s() - t0;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    char label[64];
+    snprintf(label, sizeof label, "fat-tree k=%d build+routes", k);
+    printf("%-28s hosts %u  switches %u  build %.2f s  recompute %.2f s  tables %.0f MB  peak RSS %.0f MB\n", label,
+           g.n_hosts, g.n_switches, built, again,
+           ((double)g.n_nodes * g.n_hosts * 4 + g.routes.nh_len * 2.0) / 1e6, ru.ru_maxrss / 1024.0);
+    graph_free(&g);
+    scn_free(&scn);
+}
+
+/* A dragonfly a=8, p=4, h=4 (1,056 hosts): every host sends 256 KB to a random other host, starts spread over 20 us. */
+static void bench_dragonfly(void)
+{
+    enum { HOSTS = 8 * 4 * 33 };
+    struct rng r;
+    rng_init(&r, 1, rng_stream_id(RNG_KIND_TEST, 98));
+    size_t cap = 128 * (size_t)HOSTS + 1024, len = 0;
+    char *json = malloc(cap);
+    if (!json)
+        exit(1);
+    len += (size_t)snprintf(json + len, cap - len,
+                            "{\"topology\": {\"type\": \"dragonfly\", \"a\": 8, \"p\": 4, \"h\": 4, \"routing\": \"ugal\","
+                            " \"host_link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"},"
+                            " \"local_link\": {\"rate\": \"100Gbps\", \"length\": \"5m\"},"
+                            " \"global_link\": {\"rate\": \"100Gbps\", \"length\": \"50m\"}},"
+                            " \"stop\": \"1s\", \"traffic\": [");
+    for (uint32_t i = 0; i < HOSTS; i++) {
+        uint32_t dst = rng_below(&r, HOSTS - 1);
+        dst += dst >= i;
+        len += (size_t)snprintf(json + len, cap - len,
+                                "%s{\"type\": \"flow\", \"src\": \"h%u\", \"dst\": \"h%u\", \"size\": \"256KB\","
+                                " \"start\": \"%uns\"}",
+                                i ? ", " : "", i, dst, rng_below(&r, 20000));
+    }
+    snprintf(json + len, cap - len, "]}");
+    bench_run("dragonfly 1056 hosts, UGAL", json);
+    free(json);
+}
+
 int main(void)
 {
     printf("rocesim bench (one core)\n");
@@ -100,6 +172,8 @@ int main(void)
                         i ? ", " : "", i, 32 + i);
     snprintf(db + len, sizeof db - (size_t)len, "]}");
     bench_run("dumbbell 32 flows over 40G", db);
+    bench_dragonfly();
+    bench_fat_tree_build(32);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("peak RSS %.1f MB\n", ru.ru_maxrss / 1024.0);

@@ -1,0 +1,49 @@
+# DCQCN sending rate (solid) and target rate (dashed) of each flow over time,
+# and alpha below (same colour per flow).  Gaps: the flow was not active.
+# Set by rocesim before this template: name, xunit, xend, nf, fname[1..nf],
+# has_alpha, subtitle.  Data: rates.dat (time, nf rates in Gbps, nf target
+# rates in Gbps, nf alphas; NaN where a flow was not active).
+if (!exists("outname")) outname = 'rates.png'
+set terminal pngcairo size 1100,(has_alpha ? 820 : 560) noenhanced font 'DejaVu Sans,10'
+set output outname
+# ten colours that stay apart (matplotlib's tab10)
+set linetype 1 lc rgb '#1f77b4'
+set linetype 2 lc rgb '#ff7f0e'
+set linetype 3 lc rgb '#2ca02c'
+set linetype 4 lc rgb '#d62728'
+set linetype 5 lc rgb '#9467bd'
+set linetype 6 lc rgb '#8c564b'
+set linetype 7 lc rgb '#e377c2'
+set linetype 8 lc rgb '#17becf'
+set linetype 9 lc rgb '#bcbd22'
+set linetype 10 lc rgb '#7f7f7f'
+set linetype cycle 10
+set grid
+set key outside right top box width 1
+set xrange [0:xend > 0 ? xend : 1]
+set lmargin at screen 0.08
+set rmargin at screen 0.76
+if (has_alpha) {
+    set multiplot layout 2,1 title sprintf("Flow rates and DCQCN alpha: %s\n%s", name, subtitle)
+} else {
+    set title sprintf("Flow rates: %s\n%s (cc none: line rate, or the flow's own rate cap)", name, subtitle)
+}
+set xlabel sprintf('simulated time (%s)', xunit)
+set ylabel 'rate (Gbps)'
+set yrange [0:*]
+# room above line rate, where flows spend much of their time
+set offsets 0, 0, graph 0.06, 0
+if (has_alpha) {
+    plot for [i=1:nf] 'rates.dat' using 1:(column(i+1)) with lines lw 1.5 lc i title fname[i], \
+         for [i=1:nf] 'rates.dat' using 1:(column(nf+i+1)) with lines dt 2 lw 1 lc i notitle, \
+         NaN with lines dt 2 lw 1 lc rgb '#606060' title 'target rate (dashed)'
+} else {
+    plot for [i=1:nf] 'rates.dat' using 1:(column(i+1)) with lines lw 1.5 lc i title fname[i]
+}
+if (has_alpha) {
+    set offsets 0, 0, 0, 0
+    set ylabel 'DCQCN alpha'
+    set yrange [0:1.05]
+    plot for [i=1:nf] 'rates.dat' using 1:(column(2*nf+i+1)) with lines lw 1.5 lc i title fname[i]
+    unset multiplot
+}

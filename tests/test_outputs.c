@@ -1,0 +1,637 @@
+/*
+ * What a run leaves behind besides summary.json and flows.csv: the time series
+ * (queues.csv, rates.csv, pfc.csv), the plots, the progress line and the human
+ * summary.  Most checks share one real run of scenarios/incast-16to1.json made
+ * by the binary when the suite starts.
+ */
+#include "tests/tests.h"
+#include "tools/monitor.h"
+#include "tools/progress.h"
+#include "tools/run.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pty.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SCENARIO "scenarios/incast-16to1.json"
+
+static char tmpdir[64];      /* the suite's scratch directory */
+static char rundir[128];     /* the shared run */
+static int run_rc = -1;
+static char *run_stdout, *run_stderr;
+
+/* Reads a whole file; NULL when it cannot be read.  Caller frees. */
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0, k;
+    char *b = malloc(cap);
+    while (b && (k = fread(b + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (cap - n < 2) {
+            cap *= 2;
+            b = realloc(b, cap);
+        }
+    }
+    fclose(f);
+    if (b)
+        b[n] = '\0';
+    if (len)
+        *len = n;
+    return b;
+}
+
+static char *path_in(char *buf, size_t len, const char *dir, const char *name)
+{
+    snprintf(buf, len, "%s/%s", dir, name);
+    return buf;
+}
+
+static char *read_in(const char *dir, const char *name)
+{
+    char p[512];
+    return read_all(path_in(p, sizeof p, dir, name), NULL);
+}
+
+/* A number from dir/summary.json by a two-level path (b may be NULL); NAN when missing. */
+static double summary_num(const char *dir, const char *a, const char *b)
+{
+    char *t = read_in(dir, "summary.json");
+    cJSON *j = t ? cJSON_Parse(t) : NULL;
+    free(t);
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, a);
+    if (b)
+        x = cJSON_GetObjectItemCaseSensitive(x, b);
+    double v = cJSON_IsNumber(x) ? x->valuedouble : NAN;
+    cJSON_Delete(j);
+    return v;
+}
+
+/* Splits text into lines in place; returns how many (the array is malloc'd). */
+static size_t lines_of(char *text, char ***out)
+{
+    size_t n = 0, cap = 256;
+    char **v = malloc(sizeof *v * cap);
+    for (char *p = text; p && *p;) {
+        char *nl = strchr(p, '\n');
+        if (nl)
+            *nl = '\0';
+        if (n == cap)
+            v = realloc(v, sizeof *v * (cap *= 2));
+        v[n++] = p;
+        p = nl ? nl + 1 : NULL;
+    }
+    *out = v;
+    return n;
+}
+
+/* The i-th comma-separated field of line into buf. */
+static const char *field(const char *line, int i, char *buf, size_t len)
+{
+    for (; i > 0 && line; i--) {
+        line = strchr(line, ',');
+        if (line)
+            line++;
+    }
+    if (!line)
+        line = "";
+    size_t l = strcspn(line, ",");
+    if (l >= len)
+        l = len - 1;
+    memcpy(buf, line, l);
+    buf[l] = '\0';
+    return buf;
+}
+
+/* A time as the files write it: an integer number of ns, or up to three decimals without trailing zeros. */
+static bool time_ok(const char *s)
+{
+    size_t d = strspn(s, "0123456789");
+    if (d == 0)
+        return false;
+    if (s[d] == '\0')
+        return true;
+    if (s[d] != '.')
+        return false;
+    size_t f = strspn(s + d + 1, "0123456789");
+    return f >= 1 && f <= 3 && s[d + 1 + f] == '\0' && s[d + f] != '0';
+}
+
+static bool gnuplot_present(void)
+{
+    return test_run("command -v gnuplot >/dev/null", NULL) == 0;
+}
+
+/* Valid PNG signature and size above min_bytes. */
+static bool png_ok(const char *dir, const char *name, long min_bytes)
+{
+    char p[512];
+    size_t len = 0;
+    char *b = read_all(path_in(p, sizeof p, dir, name), &len);
+    bool ok = b && len > (size_t)min_bytes && memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0;
+    free(b);
+    return ok;
+}
+
+static int suite_init(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/rocesim-outputs-XXXXXX");
+    if (!mkdtemp(tmpdir))
+        return -1;
+    snprintf(rundir, sizeof rundir, "%s/run", tmpdir);
+    /* stderr to a file: not a terminal, so no progress line even with no delay before the first one */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "ROCESIM_PROGRESS_DELAY=0 %s run %s -o %s >%s/stdout 2>%s/stderr", test_rocesim_bin(),
+             SCENARIO, rundir, tmpdir, tmpdir);
+    run_rc = test_run(cmd, NULL);
+    run_stdout = read_in(tmpdir, "stdout");
+    run_stderr = read_in(tmpdir, "stderr");
+    return 0;
+}
+
+static int suite_clean(void)
+{
+    free(run_stdout);
+    free(run_stderr);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    return test_run(cmd, NULL) == 0 ? 0 : -1;
+}
+
+static void test_run_summary(void)
+{
+    CU_ASSERT_EQUAL_FATAL(run_rc, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run_stdout);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run_stdout, "16 of 16 flows finished"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(run_stdout, "FCT p50"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(run_stdout, "CNPs:"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(run_stdout, "summary.json, flows.csv, queues.csv, rates.csv, pfc.csv"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(run_stdout, "plots: "));
+    if (gnuplot_present())
+        CU_ASSERT_PTR_NOT_NULL(strstr(run_stdout, "queues.png, rates.png, fct_cdf.png, pfc.png"));
+}
+
+static void test_no_progress_off_terminal(void)
+{
+    /* Nothing at all on stderr: no progress (stderr is a file), and gnuplot had nothing to complain about. */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(run_stderr);
+    if (gnuplot_present())
+        CU_ASSERT_STRING_EQUAL(run_stderr, "");
+    CU_ASSERT_PTR_NULL(strstr(run_stderr, "simulated"));
+    CU_ASSERT_PTR_NULL(strchr(run_stderr, '\r'));
+}
+
+static void test_headers_and_no_temporaries(void)
+{
+    static const char *const hdr[][2] = {{"queues.csv", "time_ns,node,port,priority,bytes"},
+                                         {"rates.csv", "time_ns,flow,rate_gbps,target_gbps,alpha"},
+                                         {"pfc.csv", "time_ns,node,port,priority,event"}};
+    for (size_t i = 0; i < 3; i++) {
+        char *t = read_in(rundir, hdr[i][0]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        size_t l = strlen(hdr[i][1]);
+        CU_ASSERT(strncmp(t, hdr[i][1], l) == 0 && t[l] == '\n');
+        free(t);
+    }
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "find %s -name '*.tmp*' | wc -l", rundir);
+    char *out = NULL;
+    test_run(cmd, &out);
+    CU_ASSERT_PTR_NOT_NULL(out && atoi(out) == 0);
+    free(out);
+}
+
+static void test_times_monotonic(void)
+{
+    static const char *const files[] = {"queues.csv", "rates.csv", "pfc.csv"};
+    for (size_t i = 0; i < 3; i++) {
+        char *t = read_in(rundir, files[i]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        char **ln;
+        size_t n = lines_of(t, &ln);
+        CU_ASSERT(n > 1);
+        double last = -1;
+        bool ok = true, fmt = true;
+        for (size_t k = 1; k < n; k++) {
+            char b[64];
+            field(ln[k], 0, b, sizeof b);
+            fmt &= time_ok(b);
+            double v = strtod(b, NULL);
+            ok &= v >= last;
+            last = v;
+        }
+        CU_ASSERT_TRUE(ok);
+        CU_ASSERT_TRUE(fmt);
+        free(ln);
+        free(t);
+    }
+}
+
+static void test_pfc_rows_match_summary(void)
+{
+    char *t = read_in(rundir, "pfc.csv");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    char **ln;
+    size_t n = lines_of(t, &ln), pause = 0, resume = 0, other = 0;
+    for (size_t k = 1; k < n; k++) {
+        char ev[32], node[64];
+        field(ln[k], 4, ev, sizeof ev);
+        field(ln[k], 1, node, sizeof node);
+        if (strcmp(ev, "pause") == 0)
+            pause++;
+        else if (strcmp(ev, "resume") == 0)
+            resume++;
+        else
+            other++;
+        CU_ASSERT_STRING_EQUAL(node, "s0");
+    }
+    CU_ASSERT(pause > 0); /* this scenario does pause: the check is not vacuous */
+    CU_ASSERT_EQUAL(other, 0);
+    CU_ASSERT_EQUAL((double)pause, summary_num(rundir, "pfc", "pause_frames"));
+    CU_ASSERT_EQUAL((double)resume, summary_num(rundir, "pfc", "resume_frames"));
+    free(ln);
+    free(t);
+}
+
+static void test_queue_rows(void)
+{
+    /* s0:* is 17 ports; priorities with rows: data 3 and CNP 6.  Samples at 0, 10us, ... up to the end. */
+    char *t = read_in(rundir, "queues.csv");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    char **ln;
+    size_t n = lines_of(t, &ln) - 1;
+    double end_ns = summary_num(rundir, "sim_end_ns", NULL);
+    size_t samples = (size_t)floor(end_ns / 10000) + 1;
+    CU_ASSERT_EQUAL(n, samples * 17 * 2);
+    size_t distinct = 0;
+    char last[64] = "", b[64], prio[8];
+    bool grid = true, prios = true;
+    double peak = 0;
+    for (size_t k = 1; k <= n; k++) {
+        field(ln[k], 0, b, sizeof b);
+        if (strcmp(b, last)) {
+            distinct++;
+            snprintf(last, sizeof last, "%s", b);
+            grid &= fmod(strtod(b, NULL), 10000) == 0;
+        }
+        field(ln[k], 3, prio, sizeof prio);
+        prios &= strcmp(prio, "3") == 0 || strcmp(prio, "6") == 0;
+        char by[32];
+        peak = fmax(peak, strtod(field(ln[k], 4, by, sizeof by), NULL));
+    }
+    CU_ASSERT_EQUAL(distinct, samples);
+    CU_ASSERT_TRUE(grid);
+    CU_ASSERT_TRUE(prios);
+    CU_ASSERT(peak > 100000); /* a 16-to-1 incast builds a real queue */
+    free(ln);
+    free(t);
+}
+
+static void test_rates_rows(void)
+{
+    char *t = read_in(rundir, "rates.csv");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    char **ln;
+    size_t n = lines_of(t, &ln);
+    bool seen[16] = {false}, ok = true;
+    for (size_t k = 1; k < n; k++) {
+        char id[64], r[32], tg[32], a[32];
+        field(ln[k], 1, id, sizeof id);
+        int j = -1;
+        if (sscanf(id, "incast.%d", &j) == 1 && j >= 0 && j < 16)
+            seen[j] = true;
+        else
+            ok = false;
+        double rate = strtod(field(ln[k], 2, r, sizeof r), NULL);
+        double target = strtod(field(ln[k], 3, tg, sizeof tg), NULL);
+        field(ln[k], 4, a, sizeof a);
+        double alpha = strtod(a, NULL);
+        ok &= rate > 0 && rate <= 100 && target > 0 && target <= 100 && a[0] && alpha >= 0 && alpha <= 1;
+    }
+    CU_ASSERT_TRUE(ok);
+    for (int j = 0; j < 16; j++)
+        CU_ASSERT_TRUE(seen[j]);
+    free(ln);
+    free(t);
+}
+
+static void test_plots_drawn(void)
+{
+    if (!gnuplot_present()) {
+        fprintf(stderr, "\n    gnuplot not installed: plot drawing not tested ");
+        return;
+    }
+    char pd[256];
+    snprintf(pd, sizeof pd, "%s/plots", rundir);
+    static const char *const png[] = {"queues.png", "rates.png", "fct_cdf.png", "pfc.png"};
+    for (size_t i = 0; i < 4; i++) {
+        CU_ASSERT_TRUE(png_ok(pd, png[i], 5000));
+        char gp[64], *s;
+        snprintf(gp, sizeof gp, "%.*s.gp", (int)(strlen(png[i]) - 4), png[i]);
+        CU_ASSERT_PTR_NOT_NULL(s = read_in(pd, gp));
+        free(s);
+    }
+}
+
+static void test_plot_command(void)
+{
+    char cmd[1024], *out = NULL;
+    const char *bin = test_rocesim_bin();
+    if (gnuplot_present()) {
+        /* redraws from the files alone */
+        snprintf(cmd, sizeof cmd, "rm -f %s/plots/*.png && %s plot %s", rundir, bin, rundir);
+        CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+        CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "pfc.png"));
+        free(out);
+        char pd[256];
+        snprintf(pd, sizeof pd, "%s/plots", rundir);
+        CU_ASSERT_TRUE(png_ok(pd, "queues.png", 5000));
+        CU_ASSERT_TRUE(png_ok(pd, "pfc.png", 5000));
+    }
+    /* not a run directory: usage errors */
+    snprintf(cmd, sizeof cmd, "%s plot %s", bin, tmpdir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "summary.json"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s plot %s/nonexistent", bin, tmpdir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 2);
+    snprintf(cmd, sizeof cmd, "%s plot", bin);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 2);
+}
+
+static void test_without_gnuplot(void)
+{
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/emptybin && PATH=%s/emptybin %s run %s -q -o %s/nognu", tmpdir, tmpdir,
+             test_rocesim_bin(), SCENARIO, tmpdir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "gnuplot not found"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "16 of 16 flows finished"));
+    free(out);
+    char p[256];
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(stat(path_in(p, sizeof p, tmpdir, "nognu/plots/queues.png"), &st), 0);
+    CU_ASSERT_EQUAL(stat(path_in(p, sizeof p, tmpdir, "nognu/queues.csv"), &st), 0);
+    snprintf(cmd, sizeof cmd, "PATH=%s/emptybin %s plot %s/nognu", tmpdir, test_rocesim_bin(), tmpdir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "gnuplot not found"));
+    free(out);
+}
+
+static void test_no_plot_flag(void)
+{
+    char cmd[1024], *out = NULL;
+    /* into the shared run's directory: --no-plot also removes the pictures of the previous run */
+    snprintf(cmd, sizeof cmd, "%s run %s -q --no-plot -o %s/noplot && mkdir -p %s/noplot/plots && "
+                              "touch %s/noplot/plots/queues.png && %s run %s -q --no-plot -o %s/noplot",
+             test_rocesim_bin(), SCENARIO, tmpdir, tmpdir, tmpdir, test_rocesim_bin(), SCENARIO, tmpdir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "plots: not drawn (--no-plot)"));
+    free(out);
+    char p[256];
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(stat(path_in(p, sizeof p, tmpdir, "noplot/plots/queues.png"), &st), 0);
+    /* monitoring changes nothing in flows.csv: compare with the shared run */
+    char *a = read_in(rundir, "flows.csv");
+    snprintf(cmd, sizeof cmd, "%s run %s -q --no-plot -o %s/nomon --set 'monitor={\"queues\": [], \"flows\": \"none\"}'",
+             test_rocesim_bin(), SCENARIO, tmpdir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    char d[128];
+    snprintf(d, sizeof d, "%s/nomon", tmpdir);
+    char *b = read_in(d, "flows.csv");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    CU_ASSERT_EQUAL(summary_num(d, "sim_end_ns", NULL), summary_num(rundir, "sim_end_ns", NULL));
+    CU_ASSERT_EQUAL(summary_num(d, "events", NULL), summary_num(rundir, "events", NULL));
+    char *q = read_in(d, "queues.csv");
+    CU_ASSERT_PTR_NOT_NULL(q && strcmp(q, "time_ns,node,port,priority,bytes\n") == 0);
+    free(q);
+    free(a);
+    free(b);
+}
+
+static void test_bad_queue_pattern(void)
+{
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s run %s -q -o %s/bad --set 'monitor.queues=[\"s0:*\", \"leaf*:*\"]'",
+             test_rocesim_bin(), SCENARIO, tmpdir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "monitor.queues.1"));
+    free(out);
+    char p[256];
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(stat(path_in(p, sizeof p, tmpdir, "bad"), &st), 0); /* nothing written */
+    snprintf(cmd, sizeof cmd, "%s check %s --set 'monitor.queues=[\"s0:17\"]'", test_rocesim_bin(), SCENARIO);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "monitor.queues.0") && strstr(out, "port"));
+    free(out);
+}
+
+/* ---- in-process: the monitor and the progress slicing leave the simulation untouched ---- */
+
+/* Runs the scenario with an override; optional monitor into dir and progress onto prog_out.  Returns flows.csv +
+ * summary.json (no wall clock) + the end time, and the monitor's counters through m. */
+static char *run_variant(const char *set_path, const char *set_val, const char *dir, FILE *prog_out,
+                         struct monitor *m, uint64_t *pause_frames)
+{
+    struct scenario scn;
+    struct run r;
+    char err[SCN_ERR_MAX];
+    struct scn_override ov = {set_path, set_val};
+    if (scn_load(SCENARIO, &ov, set_path ? 1 : 0, &scn, err, sizeof err) || run_setup(&r, &scn, err, sizeof err)) {
+        fprintf(stderr, "\n  %s\n", err);
+        return NULL;
+    }
+    if (dir && monitor_open(m, &r, dir, err, sizeof err)) {
+        fprintf(stderr, "\n  %s\n", err);
+        return NULL;
+    }
+    struct progress pg;
+    if (prog_out) {
+        progress_init(&pg, &r, prog_out);
+        r.progress = &pg;
+    }
+    CU_ASSERT_EQUAL(run_execute(&r), 0);
+    if (dir)
+        CU_ASSERT_EQUAL(monitor_close(m, true, err, sizeof err), 0);
+    if (pause_frames)
+        *pause_frames = r.net.c.pause_frames;
+    char *a = run_flows_csv(&r), *b = run_summary_json(&r, false);
+    size_t la = strlen(a), lb = strlen(b);
+    char *out = malloc(la + lb + 64);
+    memcpy(out, a, la);
+    memcpy(out + la, b, lb);
+    snprintf(out + la + lb, 64, "end %lld\n", (long long)r.sim.now);
+    free(a);
+    free(b);
+    run_free(&r);
+    scn_free(&scn);
+    return out;
+}
+
+static void test_monitor_changes_nothing(void)
+{
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/inproc", tmpdir);
+    FILE *devnull = fopen("/dev/null", "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(devnull);
+    setenv("ROCESIM_PROGRESS_DELAY", "0", 1); /* draw (into /dev/null) at every clock check */
+    struct monitor m;
+    uint64_t pauses = 0;
+    char *plain = run_variant("monitor", "{\"queues\": [], \"flows\": \"none\"}", NULL, NULL, NULL, NULL);
+    char *mon = run_variant("monitor", "{\"interval\": \"1us\", \"queues\": [\"*:*\"], \"flows\": \"all\"}", dir,
+                            NULL, &m, &pauses);
+    struct monitor m2;
+    char *both = run_variant(NULL, NULL, dir, devnull, &m2, NULL);
+    unsetenv("ROCESIM_PROGRESS_DELAY");
+    fclose(devnull);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plain);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mon);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(both);
+    CU_ASSERT_STRING_EQUAL(plain, mon);
+    CU_ASSERT_STRING_EQUAL(plain, both);
+    CU_ASSERT(m.samples > 1000);
+    CU_ASSERT_EQUAL(m.queue_rows, m.samples * 17 * 2);
+    CU_ASSERT_EQUAL(m.pause_rows, pauses);
+    CU_ASSERT(m.rate_rows > 0);
+    free(plain);
+    free(mon);
+    free(both);
+}
+
+static void test_flow_selection(void)
+{
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/select", tmpdir);
+    struct monitor m;
+    char *o = run_variant("monitor.flows", "[\"incast.3\"]", dir, NULL, &m, NULL);
+    free(o);
+    char *t = read_in(dir, "rates.csv");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    char **ln;
+    size_t n = lines_of(t, &ln);
+    CU_ASSERT(n > 10);
+    bool only3 = true;
+    for (size_t k = 1; k < n; k++) {
+        char id[64];
+        only3 &= strcmp(field(ln[k], 1, id, sizeof id), "incast.3") == 0;
+    }
+    CU_ASSERT_TRUE(only3);
+    free(ln);
+    free(t);
+    /* an entry id takes all its flows */
+    o = run_variant("monitor.flows", "[\"incast\"]", dir, NULL, &m, NULL);
+    free(o);
+    t = read_in(dir, "rates.csv");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, ",incast.0,") && strstr(t, ",incast.15,"));
+    free(t);
+}
+
+static void test_time_format(void)
+{
+    char b[32];
+    CU_ASSERT_STRING_EQUAL(monitor_ns_str(0, b, sizeof b), "0");
+    CU_ASSERT_STRING_EQUAL(monitor_ns_str(10000000, b, sizeof b), "10000");
+    CU_ASSERT_STRING_EQUAL(monitor_ns_str(1500, b, sizeof b), "1.5");
+    CU_ASSERT_STRING_EQUAL(monitor_ns_str(110007360, b, sizeof b), "110007.36");
+    CU_ASSERT_STRING_EQUAL(monitor_ns_str(1, b, sizeof b), "0.001");
+}
+
+static void test_progress_line(void)
+{
+    char b[256];
+    /* 25% of the time but half the flows: the larger one counts */
+    progress_format(b, sizeof b, 5000000000LL, 20000000000LL, 8, 16, 2.5e6, 3.0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(b, "5.000 ms simulated"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b, "50.0%"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b, "2.50 M events/s"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b, "ETA 3s"));
+}
+
+/* Runs the binary with stderr on a pseudo-terminal; returns what it wrote there (caller frees). */
+static char *run_on_pty(bool quiet)
+{
+    int master, slave;
+    if (openpty(&master, &slave, NULL, NULL, NULL))
+        return NULL;
+    char out[128];
+    snprintf(out, sizeof out, "%s/pty%d", tmpdir, quiet);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(master);
+        dup2(slave, 2);
+        int nul = open("/dev/null", O_WRONLY);
+        dup2(nul, 1);
+        setenv("ROCESIM_PROGRESS_DELAY", "0", 1);
+        const char *bin = test_rocesim_bin();
+        if (quiet)
+            execl(bin, bin, "run", SCENARIO, "--no-plot", "-q", "-o", out, (char *)NULL);
+        else
+            execl(bin, bin, "run", SCENARIO, "--no-plot", "-o", out, (char *)NULL);
+        _exit(127);
+    }
+    int st = -1;
+    waitpid(pid, &st, 0);
+    /* the slave stays open here, so the master reads what is buffered and then would block */
+    fcntl(master, F_SETFL, O_NONBLOCK);
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap);
+    ssize_t k;
+    while ((k = read(master, buf + n, cap - n - 1)) > 0)
+        n += (size_t)k;
+    buf[n] = '\0';
+    close(master);
+    close(slave);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    return buf;
+}
+
+static void test_progress_on_terminal(void)
+{
+    char *s = run_on_pty(false);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "simulated"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "events/s"));
+    size_t l = strlen(s);
+    CU_ASSERT(l > 0 && s[l - 1] == '\r'); /* erased at the end */
+    free(s);
+    s = run_on_pty(true);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_STRING_EQUAL(s, "");
+    free(s);
+}
+
+void test_outputs_register(void)
+{
+    CU_pSuite s = CU_add_suite("outputs: time series, plots, progress", suite_init, suite_clean);
+    CU_add_test(s, "run prints the summary and the output paths", test_run_summary);
+    CU_add_test(s, "no progress when stderr is not a terminal", test_no_progress_off_terminal);
+    CU_add_test(s, "CSV headers; no temporary files left", test_headers_and_no_temporaries);
+    CU_add_test(s, "times are monotonic, in ns with <= 3 decimals", test_times_monotonic);
+    CU_add_test(s, "pfc.csv rows = summary pause/resume frames", test_pfc_rows_match_summary);
+    CU_add_test(s, "queues.csv rows = samples x queues x priorities", test_queue_rows);
+    CU_add_test(s, "rates.csv has every flow, alpha in [0,1]", test_rates_rows);
+    CU_add_test(s, "plots are valid PNGs of sensible size", test_plots_drawn);
+    CU_add_test(s, "rocesim plot redraws; bad directories exit 2", test_plot_command);
+    CU_add_test(s, "without gnuplot: a note, data intact, exit 0", test_without_gnuplot);
+    CU_add_test(s, "--no-plot; monitoring leaves flows.csv unchanged", test_no_plot_flag);
+    CU_add_test(s, "a queue pattern that matches nothing exits 2", test_bad_queue_pattern);
+    CU_add_test(s, "monitor and progress change no result, end time or event count", test_monitor_changes_nothing);
+    CU_add_test(s, "monitor.flows selects by flow or entry id", test_flow_selection);
+    CU_add_test(s, "time format of the CSV files", test_time_format);
+    CU_add_test(s, "progress line contents", test_progress_line);
+    CU_add_test(s, "progress on a terminal, erased at the end; none with -q", test_progress_on_terminal);
+}

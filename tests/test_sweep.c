@@ -1,0 +1,425 @@
+/*
+ * Sweeps and nic-config, through the real binary: a small grid runs in
+ * parallel, best.json agrees with results.csv, a bad value fails only its
+ * point, a rerun starts nothing, MPI ranks give the same rows; and the unit
+ * conversions of nic-config, in-process and from the command line.
+ */
+#include "tests/tests.h"
+#include "sim/scenario.h"
+#include "tools/nicconfig.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The local sweep's output directory, kept for the rerun and MPI tests (one temporary root per test run). */
+static char root[64];
+static char grid_file[128], grid_out[160];
+
+static int suite_init(void)
+{
+    snprintf(root, sizeof root, "/tmp/rocesim-sweep-XXXXXX");
+    if (!mkdtemp(root))
+        return -1;
+    snprintf(grid_file, sizeof grid_file, "%s/grid.json", root);
+    snprintf(grid_out, sizeof grid_out, "%s/grid", root);
+    return 0;
+}
+
+static int suite_clean(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    return test_run(cmd, NULL) == 0 ? 0 : -1;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Reads a whole file (caller frees), or NULL. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    if (b)
+        b[n] = '\0';
+    fclose(f);
+    return b;
+}
+
+/* Splits a CSV line without quoted cells into at most max fields (in place); returns the count. */
+static int split(char *line, char **f, int max)
+{
+    int n = 0;
+    line[strcspn(line, "\r\n")] = '\0';
+    for (char *p = line; n < max;) {
+        f[n++] = p;
+        char *c = strchr(p, ',');
+        if (!c)
+            break;
+        *c = '\0';
+        p = c + 1;
+    }
+    return n;
+}
+
+static int col(char **hdr, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(hdr[i], name) == 0)
+            return i;
+    return -1;
+}
+
+static const char grid_json[] =
+    "{\n"
+    "  \"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+    "  \"grid\": {\"host.dcqcn.g\": [0.00390625, 0.25], \"switch.ecn.kmin\": [\"5KB\", \"50KB\"]},\n"
+    "  \"seeds\": [1, 2],\n"
+    "  \"objective\": {\"minimize\": \"flows.fct_ns.mean\"}\n"
+    "}\n";
+
+/* 2 parameters x 2 values x 2 seeds with -j 2: 8 rows, and best.json is the point with the lowest mean. */
+static void test_grid(void)
+{
+    write_text(grid_file, grid_json);
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s sweep %s -j 2 -o %s -q", test_rocesim_bin(), grid_file, grid_out);
+    int rc = test_run(cmd, &out);
+    if (rc != 0)
+        fprintf(stderr, "\n%s\n", out ? out : "");
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "8 runs (4 grid points x 2 seeds): 8 ok, 0 failed"));
+    free(out);
+
+    char path[256];
+    snprintf(path, sizeof path, "%s/results.csv", grid_out);
+    char *csv = slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    char *save = NULL, *line = strtok_r(csv, "\n", &save);
+    char *hdr[400];
+    int nh = split(line, hdr, 400);
+    CU_ASSERT_STRING_EQUAL(hdr[0], "host.dcqcn.g");
+    CU_ASSERT_STRING_EQUAL(hdr[1], "switch.ecn.kmin");
+    CU_ASSERT_STRING_EQUAL(hdr[2], "seed");
+    CU_ASSERT_STRING_EQUAL(hdr[3], "status");
+    int c_obj = col(hdr, nh, "flows.fct_ns.mean");
+    CU_ASSERT_FATAL(c_obj > 3);
+    CU_ASSERT_EQUAL(col(hdr, nh, "wall_s"), -1);       /* wall-clock fields would make the file differ */
+    CU_ASSERT_EQUAL(col(hdr, nh, "events_per_s"), -1);
+    /* Recompute each point's mean from the rows; rows come in grid order, seeds innermost. */
+    double sum[4] = {0}, best = INFINITY;
+    int rows = 0, best_p = -1;
+    char *g_of[4] = {0}, *k_of[4] = {0};
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        char *f[400];
+        int nf = split(line, f, 400);
+        CU_ASSERT_EQUAL(nf, nh);
+        CU_ASSERT_STRING_EQUAL(f[3], "ok");
+        CU_ASSERT_STRING_EQUAL(f[2], rows % 2 ? "2" : "1");
+        if (rows < 8 && nf > c_obj) {
+            sum[rows / 2] += atof(f[c_obj]);
+            g_of[rows / 2] = f[0];
+            k_of[rows / 2] = f[1];
+        }
+        rows++;
+    }
+    CU_ASSERT_EQUAL_FATAL(rows, 8);
+    CU_ASSERT_STRING_EQUAL(g_of[0], "0.00390625");
+    CU_ASSERT_STRING_EQUAL(k_of[1], "50KB");
+    for (int p = 0; p < 4; p++)
+        if (sum[p] / 2 < best) {
+            best = sum[p] / 2;
+            best_p = p;
+        }
+
+    snprintf(path, sizeof path, "%s/best.json", grid_out);
+    char *bj = slurp(path);
+    cJSON *j = bj ? cJSON_Parse(bj) : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    double mean = cJSON_GetObjectItemCaseSensitive(j, "mean")->valuedouble;
+    CU_ASSERT_DOUBLE_EQUAL(mean, best, 1e-6 * fabs(best));
+    CU_ASSERT_EQUAL(cJSON_GetObjectItemCaseSensitive(j, "index")->valueint, best_p);
+    CU_ASSERT_EQUAL(cJSON_GetObjectItemCaseSensitive(j, "n")->valueint, 2);
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "parameters");
+    const cJSON *kmin = cJSON_GetObjectItemCaseSensitive(params, "switch.ecn.kmin");
+    CU_ASSERT(cJSON_IsString(kmin) && strcmp(kmin->valuestring, k_of[best_p]) == 0);
+    const cJSON *vals = cJSON_GetObjectItemCaseSensitive(j, "values");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(vals), 2);
+    double mn = cJSON_GetObjectItemCaseSensitive(j, "min")->valuedouble;
+    double mx = cJSON_GetObjectItemCaseSensitive(j, "max")->valuedouble;
+    CU_ASSERT(mn <= mean && mean <= mx);
+    cJSON_Delete(j);
+    free(bj);
+    free(csv);
+    /* Plots, when gnuplot is there: one per parameter and a heatmap for the two-dimensional grid. */
+    if (test_run("command -v gnuplot >/dev/null", NULL) == 0) {
+        struct stat st;
+        snprintf(path, sizeof path, "%s/plots/heatmap.png", grid_out);
+        CU_ASSERT_EQUAL(stat(path, &st), 0);
+        snprintf(path, sizeof path, "%s/plots/objective_vs_1.png", grid_out);
+        CU_ASSERT_EQUAL(stat(path, &st), 0);
+    }
+}
+
+/* A rerun into the same directory starts no run, touches no run's files and writes the same results. */
+static void test_rerun_skips(void)
+{
+    char path[256], cmd[1024], *out = NULL;
+    snprintf(path, sizeof path, "%s/results.csv", grid_out);
+    char *before = slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(before);
+    char glob_cmd[512];
+    snprintf(glob_cmd, sizeof glob_cmd, "stat -c '%%n %%Y.%%y' %s/runs/*/summary.json", grid_out);
+    char *mt1 = NULL, *mt2 = NULL;
+    CU_ASSERT_EQUAL(test_run(glob_cmd, &mt1), 0);
+    snprintf(cmd, sizeof cmd, "%s sweep %s -j 2 -o %s -q", test_rocesim_bin(), grid_file, grid_out);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "8 already done, 0 started"));
+    CU_ASSERT_EQUAL(test_run(glob_cmd, &mt2), 0);
+    CU_ASSERT(mt1 && mt2 && strcmp(mt1, mt2) == 0);
+    char *after = slurp(path);
+    CU_ASSERT(after && strcmp(before, after) == 0);
+    free(before);
+    free(after);
+    free(mt1);
+    free(mt2);
+    free(out);
+}
+
+/* A point with a bad value fails (exit 2 of its runs, recorded with the message) and the others finish. */
+static void test_bad_point(void)
+{
+    char file[160], dir[160], cmd[1024], *out = NULL;
+    snprintf(file, sizeof file, "%s/bad.json", root);
+    snprintf(dir, sizeof dir, "%s/bad", root);
+    write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+                     " \"grid\": {\"switch.ecn.kmin\": [\"5KB\", \"twenty\", \"20KB\"]},\n"
+                     " \"seeds\": [1], \"objective\": {\"maximize\": \"flows.completed\"}}\n");
+    snprintf(cmd, sizeof cmd, "%s sweep %s -j 2 -o %s -q", test_rocesim_bin(), file, dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 1);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "2 ok, 1 failed"));
+    free(out);
+    char path[256];
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    char *csv = slurp(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n5KB,1,ok,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\ntwenty,1,exit 2,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n20KB,1,ok,"));
+    free(csv);
+    snprintf(path, sizeof path, "%s/failures.txt", dir);
+    char *fail = slurp(path);
+    CU_ASSERT_PTR_NOT_NULL(fail && strstr(fail, "expected a size like \"20KB\", got \"twenty\""));
+    free(fail);
+    snprintf(path, sizeof path, "%s/best.json", dir);
+    char *bj = slurp(path);
+    CU_ASSERT_PTR_NOT_NULL(bj && strstr(bj, "\"switch.ecn.kmin\":\t\"5KB\"")); /* a tie goes to the first point */
+    free(bj);
+}
+
+/* Bad sweep files and options exit 2 with the file and the JSON path in the message. */
+static void test_bad_sweep_files(void)
+{
+    static const struct {
+        const char *json, *expect;
+    } cases[] = {
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"host.dcqcn.g\": [0.1, 0.1]}, "
+         "\"objective\": {\"minimize\": \"flows.fct_ns.p99\"}}", "grid[\"host.dcqcn.g\"][1]: expected each value once"},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"host.dcqcn.g\": [0.1]}, \"seeds\": [1.5], "
+         "\"objective\": {\"minimize\": \"flows.fct_ns.p99\"}}", "seeds[0]: expected an integer"},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"host.dcqcn.g\": [0.1]}, "
+         "\"objective\": {\"best\": \"x\"}}", "objective: expected the key \"minimize\" or \"maximize\""},
+        {"{\"scenario\": \"no/such.json\", \"grid\": {\"host.dcqcn.g\": [0.1]}, "
+         "\"objective\": {\"minimize\": \"x\"}}", "scenario: expected a readable scenario file"},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"host.dcqcn.gg\": [0.1]}, "
+         "\"objective\": {\"minimize\": \"x\"}}", "grid: expected at least one grid point that gives a valid"},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"a,b\": [[1]]}, "
+         "\"objective\": {\"minimize\": \"x\"}}", "grid[\"a,b\"][0]: expected an array of 2 values"},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grids\": {}}", "grids: expected one of scenario"},
+    };
+    char file[160], cmd[1024];
+    snprintf(file, sizeof file, "%s/broken.json", root);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        write_text(file, cases[i].json);
+        snprintf(cmd, sizeof cmd, "%s sweep %s -o %s/broken -q", test_rocesim_bin(), file, root);
+        char *out = NULL;
+        CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+        bool ok = out && strstr(out, file) && strstr(out, cases[i].expect);
+        if (!ok)
+            fprintf(stderr, "\n  case %zu: %s\n", i, out ? out : "(no output)");
+        CU_ASSERT(ok);
+        free(out);
+    }
+    snprintf(cmd, sizeof cmd, "%s sweep %s -j 0", test_rocesim_bin(), grid_file);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 2);
+    snprintf(cmd, sizeof cmd, "%s sweep %s --timeout 5", test_rocesim_bin(), grid_file);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 2);
+}
+
+/* mpirun -np 3 over rocesim-mpi writes the same results.csv as the local sweep (skipped without OpenMPI). */
+static void test_mpi_same_rows(void)
+{
+    const char *bin = getenv("ROCESIM_MPI_BIN") ? getenv("ROCESIM_MPI_BIN") : "./rocesim-mpi";
+    if (access(bin, X_OK) != 0 || test_run("command -v mpirun >/dev/null", NULL) != 0) {
+        fprintf(stderr, "\n  note: %s or mpirun missing (make mpi): MPI sweep test skipped\n", bin);
+        return;
+    }
+    char dir[160], cmd[1024], *out = NULL;
+    snprintf(dir, sizeof dir, "%s/mpi", root);
+    snprintf(cmd, sizeof cmd, "mpirun --allow-run-as-root --oversubscribe -np 3 %s sweep %s -j 1 -o %s -q", bin,
+             grid_file, dir);
+    int rc = test_run(cmd, &out);
+    if (rc != 0)
+        fprintf(stderr, "\n%s\n", out ? out : "");
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "8 ok, 0 failed; 0 already done, 8 started"));
+    free(out);
+    char a[256], b[256];
+    snprintf(a, sizeof a, "%s/results.csv", grid_out);
+    snprintf(b, sizeof b, "%s/results.csv", dir);
+    char *x = slurp(a), *y = slurp(b);
+    CU_ASSERT(x && y && strcmp(x, y) == 0);
+    free(x);
+    free(y);
+}
+
+/* The setting called name in s[0..n), or NULL. */
+static const struct nic_setting *setting(const struct nic_setting *s, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(s[i].name, name) == 0)
+            return &s[i];
+    return NULL;
+}
+
+static void check_value(const struct nic_setting *s, int n, const char *name, long long want, bool rounded)
+{
+    const struct nic_setting *x = setting(s, n, name);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    if (x->value != want)
+        fprintf(stderr, "\n  %s = %lld, expected %lld\n", name, x->value, want);
+    CU_ASSERT_EQUAL(x->value, want);
+    CU_ASSERT_EQUAL(x->note[0] != '\0', rounded);
+}
+
+/* The unit conversions: paper values, the connectx preset back to the firmware defaults, rounding. */
+static void test_nic_units(void)
+{
+    struct scenario scn;
+    char err[SCN_ERR_MAX];
+    struct nic_setting s[NIC_SETTINGS_MAX];
+    CU_ASSERT_EQUAL_FATAL(scn_load("scenarios/incast-16to1.json", NULL, 0, &scn, err, sizeof err), 0);
+    int n = nicconfig_settings(&scn, 100000000000LL, s);
+    check_value(s, n, "dce_tcp_g", 1020, false); /* g = 1/256 */
+    check_value(s, n, "dce_tcp_rtt", 55, false);
+    check_value(s, n, "rpg_time_reset", 55, false);
+    check_value(s, n, "rpg_ai_rate", 40, false);
+    check_value(s, n, "rpg_hai_rate", 200, false);
+    check_value(s, n, "rpg_min_rate", 100, false);
+    check_value(s, n, "rpg_byte_reset", 10000000, false);
+    check_value(s, n, "min_time_between_cnps", 50, false);
+    check_value(s, n, "cnp_802p_prio", 6, false);
+    scn_free(&scn);
+
+    struct scn_override cx[] = {{"host.dcqcn.preset", "\"connectx\""}};
+    CU_ASSERT_EQUAL_FATAL(scn_load("scenarios/incast-16to1.json", cx, 1, &scn, err, sizeof err), 0);
+    n = nicconfig_settings(&scn, 100000000000LL, s);
+    static const struct {
+        const char *name;
+        long long v;
+    } fw[] = {{"rpg_time_reset", 300}, {"rpg_byte_reset", 32767}, {"rpg_threshold", 1}, {"rpg_ai_rate", 5},
+              {"rpg_hai_rate", 50}, {"rpg_min_rate", 1}, {"rpg_min_dec_fac", 50}, {"rate_to_set_on_first_cnp", 0},
+              {"dce_tcp_g", 1019}, {"dce_tcp_rtt", 1}, {"initial_alpha_value", 1023},
+              {"min_time_between_cnps", 4}, {"clamp_tgt_rate", 0}};
+    for (size_t i = 0; i < sizeof fw / sizeof *fw; i++)
+        check_value(s, n, fw[i].name, fw[i].v, false);
+    scn_free(&scn);
+
+    struct scn_override odd[] = {{"host.dcqcn.g", "0.01"},
+                                 {"host.dcqcn.alpha_timer", "\"1.5us\""},
+                                 {"host.dcqcn.ai_rate", "\"40500Kbps\""},
+                                 {"host.dcqcn.rate_on_first_cnp", "0.5"},
+                                 {"host.dcqcn.alpha_init", "0.5"}};
+    CU_ASSERT_EQUAL_FATAL(scn_load("scenarios/incast-16to1.json", odd, 5, &scn, err, sizeof err), 0);
+    n = nicconfig_settings(&scn, 100000000000LL, s);
+    check_value(s, n, "dce_tcp_g", 1014, true);           /* 1024 - 10.24, rounded */
+    check_value(s, n, "dce_tcp_rtt", 2, true);            /* 1.5 us */
+    check_value(s, n, "rpg_ai_rate", 41, true);           /* 40.5 Mbps */
+    check_value(s, n, "rate_to_set_on_first_cnp", 50000, true); /* half of 100 Gbps */
+    check_value(s, n, "initial_alpha_value", 512, true);  /* 511.5 */
+    scn_free(&scn);
+}
+
+/* The command: sysfs lines with the interface, switch thresholds in words, --from a sweep's best.json. */
+static void test_nic_command(void)
+{
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s nic-config scenarios/incast-16to1.json --iface ens1f0", test_rocesim_bin());
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "echo 1020 > /sys/class/net/ens1f0/ecn/roce_rp/dce_tcp_g"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "echo 1 > /sys/class/net/ens1f0/ecn/roce_np/enable/3"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "echo 50 > /sys/class/net/ens1f0/ecn/roce_np/min_time_between_cnps"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "kmin 5000 bytes (5 KB), kmax 200000 bytes (200 KB), pmax 1 %"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "53214 bytes (53.214 KB)")); /* headroom, as `check` derives it */
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "dynamic_th = -3"));
+    free(out);
+    /* The output is a valid sh script. */
+    snprintf(cmd, sizeof cmd, "%s nic-config scenarios/incast-16to1.json | sh -n", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+
+    char best[256];
+    snprintf(best, sizeof best, "%s/best.json", grid_out);
+    snprintf(cmd, sizeof cmd, "%s nic-config --from %s", test_rocesim_bin(), best);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, &out), 0);
+    char *bj = slurp(best);
+    cJSON *j = bj ? cJSON_Parse(bj) : NULL;
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "parameters"),
+                                                      "host.dcqcn.g");
+    CU_ASSERT_FATAL(cJSON_IsNumber(g));
+    char want[128];
+    snprintf(want, sizeof want, "echo %lld > /sys/class/net/$IF/ecn/roce_rp/dce_tcp_g",
+             (long long)llround(1024 - g->valuedouble * 1024));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, want));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "with the best point of"));
+    cJSON_Delete(j);
+    free(bj);
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "%s nic-config scenarios/incast-16to1.json --set host.dcqcn.g=2", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "host.dcqcn.g"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s nic-config --iface 'a;b' scenarios/incast-16to1.json", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 2);
+}
+
+void test_sweep_register(void)
+{
+    CU_pSuite s = CU_add_suite("sweep and nic-config", suite_init, suite_clean);
+    CU_add_test(s, "2x2 grid x 2 seeds with -j 2: 8 rows, best.json agrees", test_grid);
+    CU_add_test(s, "a rerun into the same directory starts nothing", test_rerun_skips);
+    CU_add_test(s, "a bad value fails its point only", test_bad_point);
+    CU_add_test(s, "bad sweep files exit 2 naming file and path", test_bad_sweep_files);
+    CU_add_test(s, "mpirun -np 3 gives the same results.csv", test_mpi_same_rows);
+    CU_add_test(s, "nic-config unit conversions", test_nic_units);
+    CU_add_test(s, "nic-config command and --from best.json", test_nic_command);
+}

@@ -1,0 +1,1252 @@
+/* plot — reshape a run's files for gnuplot, fill the templates, run gnuplot (see plot.h). */
+#include "tools/plot.h"
+#include "sim/units.h"
+#include "tools/run.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/*
+ * Paths are dir (at most 4000 bytes, checked by plot_check_dir and by the CLI)
+ * plus a short fixed name, so they fit; messages quoting a path may be cut,
+ * which is fine for a message.
+ */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+#define MAX_QUEUE_LINES 10 /* more lines than this are unreadable: the deepest queues are shown */
+#define MAX_FLOW_LINES 8
+#define MAX_PFC_ROWS 32
+#define MAX_POINTS 4000    /* per line; more points than pixels only slow gnuplot down */
+#define PATH_MAX_LEN 4200
+
+enum { PL_QUEUES, PL_RATES, PL_FCT, PL_PFC, PL_COUNT };
+static const char *const plot_names[PL_COUNT] = {"queues", "rates", "fct_cdf", "pfc"};
+
+/* What every plot needs to know about the run beyond its own data. */
+struct meta {
+    char name[SCN_NAME_MAX * 2];
+    double end_ns;            /* simulated end of the run */
+    bool ecn;
+    double kmin_kb, kmax_kb;
+    double xdiv;              /* ns per unit of the time axis */
+    const char *xunit;
+};
+
+/* ---- small helpers ---- */
+
+/* Reads a whole file (NUL-terminated, caller frees).  Returns NULL with errno set on failure. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 8192, len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (cap - len < 2) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf || bad) {
+        free(buf);
+        errno = bad ? EIO : ENOMEM;
+        return NULL;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+/* Splits a CSV line in place (no quoting: ids never hold commas).  Returns the number of fields. */
+static int split_csv(char *line, char **fld, int max)
+{
+    size_t l = strlen(line);
+    while (l && (line[l - 1] == '\n' || line[l - 1] == '\r'))
+        line[--l] = '\0';
+    int n = 0;
+    char *p = line;
+    while (n < max) {
+        fld[n++] = p;
+        char *c = strchr(p, ',');
+        if (!c)
+            break;
+        *c = '\0';
+        p = c + 1;
+    }
+    return n;
+}
+
+/* Writes s as a single-quoted gnuplot string. */
+static void gp_str(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* Writes "array NAME[n] = ['a', 'b', ...]" (gnuplot 5.2+). */
+static void gp_array(FILE *f, const char *name, char **items, int n)
+{
+    fprintf(f, "array %s[%d] = [", name, n > 0 ? n : 1);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            fputs(", ", f);
+        gp_str(f, items[i]);
+    }
+    if (n == 0)
+        fputs("''", f);
+    fputs("]\n", f);
+}
+
+static double max_d(double a, double b) { return a > b ? a : b; }
+
+/* String -> dense index map (open addressing), keys kept in first-seen order. */
+struct smap {
+    char **keys;      /* by index */
+    uint32_t *slots;  /* index + 1, 0 = empty */
+    uint32_t n, cap;  /* cap: slots, a power of two */
+};
+
+static uint32_t str_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* Index of key, added when new.  Aborts when memory runs out (the maps are small). */
+static uint32_t smap_index(struct smap *m, const char *key)
+{
+    if (2 * (m->n + 1) > m->cap) {
+        uint32_t nc = m->cap ? m->cap * 2 : 64;
+        uint32_t *ns = calloc(nc, sizeof *ns);
+        char **nk = realloc(m->keys, sizeof *nk * nc / 2);
+        if (!ns || !nk)
+            abort();
+        m->keys = nk;
+        for (uint32_t i = 0; i < m->n; i++) {
+            uint32_t h = str_hash(m->keys[i]) & (nc - 1);
+            while (ns[h])
+                h = (h + 1) & (nc - 1);
+            ns[h] = i + 1;
+        }
+        free(m->slots);
+        m->slots = ns;
+        m->cap = nc;
+    }
+    uint32_t h = str_hash(key) & (m->cap - 1);
+    while (m->slots[h]) {
+        if (strcmp(m->keys[m->slots[h] - 1], key) == 0)
+            return m->slots[h] - 1;
+        h = (h + 1) & (m->cap - 1);
+    }
+    char *k = strdup(key);
+    if (!k)
+        abort();
+    m->keys[m->n] = k;
+    m->slots[h] = ++m->n;
+    return m->n - 1;
+}
+
+static void smap_free(struct smap *m)
+{
+    for (uint32_t i = 0; i < m->n; i++)
+        free(m->keys[i]);
+    free(m->keys);
+    free(m->slots);
+    memset(m, 0, sizeof *m);
+}
+
+/* A sort of indices by a value, descending (qsort has no context argument). */
+static const double *sort_vals;
+static int cmp_idx_desc(const void *a, const void *b)
+{
+    double x = sort_vals[*(const uint32_t *)a], y = sort_vals[*(const uint32_t *)b];
+    if (x != y)
+        return x < y ? 1 : -1;
+    return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Opens dir/name for reading and checks its header line.  Returns the stream, or NULL (errno; EINVAL = bad header). */
+static FILE *open_csv(const char *dir, const char *name, const char *header, char **line, size_t *cap)
+{
+    char path[PATH_MAX_LEN];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    if (getline(line, cap, f) < 0 || strncmp(*line, header, strlen(header)) != 0) {
+        fclose(f);
+        errno = EINVAL;
+        return NULL;
+    }
+    return f;
+}
+
+/*
+ * Goes back to the first data line for a second pass over a CSV.  Returns 0,
+ * or -1 (errno set) when the first pass hit a read error or the file cannot
+ * be read again.
+ */
+static int second_pass(FILE *f)
+{
+    if (ferror(f)) {
+        errno = EIO;
+        return -1;
+    }
+    rewind(f);
+    char *l = NULL;
+    size_t c = 0;
+    errno = 0;
+    ssize_t k = getline(&l, &c, f);
+    free(l);
+    if (k < 0) {
+        if (!errno)
+            errno = EIO;
+        return -1;
+    }
+    return 0;
+}
+
+/* Result of a data preparation step. */
+enum prep { PREP_ERROR = -1, PREP_SKIP = 0, PREP_DRAW = 1 };
+
+/* A missing or unreadable CSV: skip the plot with a note, or fail on a real I/O error. */
+static enum prep csv_problem(const char *name, char *note, size_t nlen)
+{
+    if (errno == ENOENT)
+        snprintf(note, nlen, "no %s", name);
+    else if (errno == EINVAL)
+        snprintf(note, nlen, "%s has an unexpected header", name);
+    else
+        snprintf(note, nlen, "cannot read %s: %s", name, strerror(errno));
+    return errno == ENOENT || errno == EINVAL ? PREP_SKIP : PREP_ERROR;
+}
+
+static FILE *open_dat(const char *pdir, const char *name)
+{
+    char path[PATH_MAX_LEN];
+    snprintf(path, sizeof path, "%s/%s.dat", pdir, name);
+    FILE *f = fopen(path, "w");
+    if (f)
+        setvbuf(f, NULL, _IOFBF, 1 << 16);
+    return f;
+}
+
+/* Closes a data file.  Returns 0 or -1 (errno set) when anything failed to be written. */
+static int close_dat(FILE *f)
+{
+    int bad = ferror(f);
+    if (fclose(f) || bad) {
+        if (!errno)
+            errno = EIO;
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- queues.csv -> queues.dat: time, then one column per queue (KB), max over decimation windows ---- */
+
+static enum prep prep_queues(const char *dir, const char *pdir, const struct meta *mt, FILE *pre, char *note,
+                             size_t nlen)
+{
+    char *line = NULL, *fld[6];
+    size_t cap = 0;
+    FILE *f = open_csv(dir, "queues.csv", "time_ns,node,port,priority,bytes", &line, &cap);
+    if (!f) {
+        free(line);
+        return csv_problem("queues.csv", note, nlen);
+    }
+    struct smap keys = {0};
+    double *peak = NULL;
+    uint32_t peak_cap = 0;
+    uint64_t samples = 0;
+    double last_t = -1;
+    char key[256];
+    while (getline(&line, &cap, f) > 0) {
+        if (split_csv(line, fld, 6) != 5)
+            continue;
+        double t = strtod(fld[0], NULL);
+        if (t != last_t) {
+            samples++;
+            last_t = t;
+        }
+        snprintf(key, sizeof key, "%s:%s prio %s", fld[1], fld[2], fld[3]);
+        uint32_t before = keys.n;
+        uint32_t k = smap_index(&keys, key);
+        if (k >= peak_cap) {
+            peak_cap = peak_cap ? peak_cap * 2 : 64;
+            peak = realloc(peak, sizeof *peak * peak_cap);
+            if (!peak)
+                abort();
+        }
+        if (keys.n != before)
+            peak[k] = 0;
+        peak[k] = max_d(peak[k], strtod(fld[4], NULL));
+    }
+    if (keys.n == 0) {
+        fclose(f);
+        free(line);
+        free(peak);
+        smap_free(&keys);
+        snprintf(note, nlen, "monitor.queues is empty");
+        return PREP_SKIP;
+    }
+    /* The deepest queues, shown in port order; empty ones only when every queue stayed empty. */
+    uint32_t *order = malloc(sizeof *order * keys.n), nonempty = 0;
+    if (!order)
+        abort();
+    for (uint32_t i = 0; i < keys.n; i++) {
+        order[i] = i;
+        nonempty += peak[i] > 0;
+    }
+    sort_vals = peak;
+    qsort(order, keys.n, sizeof *order, cmp_idx_desc);
+    uint32_t nsel = nonempty ? nonempty : keys.n;
+    if (nsel > MAX_QUEUE_LINES)
+        nsel = MAX_QUEUE_LINES;
+    qsort(order, nsel, sizeof *order, cmp_u32);
+    int *col = malloc(sizeof *col * keys.n);
+    if (!col)
+        abort();
+    for (uint32_t i = 0; i < keys.n; i++)
+        col[i] = -1;
+    char **names = malloc(sizeof *names * nsel);
+    if (!names)
+        abort();
+    for (uint32_t i = 0; i < nsel; i++) {
+        col[order[i]] = (int)i;
+        names[i] = keys.keys[order[i]];
+    }
+
+    enum prep rc = PREP_DRAW;
+    FILE *out = NULL;
+    if (second_pass(f)) {
+        snprintf(note, nlen, "cannot read %s/queues.csv: %s", dir, strerror(errno));
+        rc = PREP_ERROR;
+        goto done;
+    }
+    out = open_dat(pdir, "queues");
+    if (!out) {
+        snprintf(note, nlen, "cannot write %s/queues.dat: %s", pdir, strerror(errno));
+        rc = PREP_ERROR;
+        goto done;
+    }
+    uint64_t w = (samples + MAX_POINTS - 1) / MAX_POINTS;
+    double win[MAX_QUEUE_LINES], win_t = 0;
+    uint64_t in_win = 0;
+    fprintf(out, "# time_%s, then queue depth in KB (max over %llu samples) of:", mt->xunit, (unsigned long long)w);
+    for (uint32_t i = 0; i < nsel; i++)
+        fprintf(out, " [%s]", names[i]);
+    fputc('\n', out);
+    last_t = -1;
+    while (getline(&line, &cap, f) > 0) {
+        if (split_csv(line, fld, 6) != 5)
+            continue;
+        double t = strtod(fld[0], NULL);
+        if (t != last_t) {
+            if (in_win == w) {
+                fprintf(out, "%.6g", win_t / mt->xdiv);
+                for (uint32_t i = 0; i < nsel; i++)
+                    fprintf(out, " %.6g", win[i] / 1000.0);
+                fputc('\n', out);
+                in_win = 0;
+            }
+            if (in_win == 0) {
+                win_t = t;
+                for (uint32_t i = 0; i < nsel; i++)
+                    win[i] = 0;
+            }
+            in_win++;
+            last_t = t;
+        }
+        snprintf(key, sizeof key, "%s:%s prio %s", fld[1], fld[2], fld[3]);
+        int c = col[smap_index(&keys, key)];
+        if (c >= 0)
+            win[c] = max_d(win[c], strtod(fld[4], NULL));
+    }
+    if (in_win) {
+        fprintf(out, "%.6g", win_t / mt->xdiv);
+        for (uint32_t i = 0; i < nsel; i++)
+            fprintf(out, " %.6g", win[i] / 1000.0);
+        fputc('\n', out);
+    }
+    if (ferror(f)) {
+        fclose(out);
+        snprintf(note, nlen, "cannot read %s/queues.csv", dir);
+        rc = PREP_ERROR;
+        goto done;
+    }
+    if (close_dat(out)) {
+        snprintf(note, nlen, "cannot write %s/queues.dat: %s", pdir, strerror(errno));
+        rc = PREP_ERROR;
+        goto done;
+    }
+    fprintf(pre, "nq = %u\n", nsel);
+    gp_array(pre, "qname", names, (int)nsel);
+    char sub[256];
+    if (!nonempty)
+        snprintf(sub, sizeof sub, "all %u monitored queues stayed empty", keys.n);
+    else if (nsel < nonempty)
+        snprintf(sub, sizeof sub, "the %u deepest of the %u queues that held bytes (%u monitored)", nsel, nonempty,
+                 keys.n);
+    else if (nonempty < keys.n)
+        snprintf(sub, sizeof sub, "the %u of %u monitored queues that held bytes (the others stayed empty)", nonempty,
+                 keys.n);
+    else
+        snprintf(sub, sizeof sub, "%u monitored queues", keys.n);
+    fputs("subtitle = ", pre);
+    gp_str(pre, sub);
+    fprintf(pre, "\necn = %d\nkmin_kb = %.6g\nkmax_kb = %.6g\n", mt->ecn, mt->kmin_kb, mt->kmax_kb);
+done:
+    fclose(f);
+    free(line);
+    free(peak);
+    free(order);
+    free(col);
+    free(names);
+    smap_free(&keys);
+    return rc;
+}
+
+/* ---- rates.csv -> rates.dat: time, rate per flow, target per flow, alpha per flow (NaN: not active) ---- */
+
+static void emit_rates(FILE *out, double t, const double *v, uint32_t nsel, const struct meta *mt)
+{
+    fprintf(out, "%.6g", t / mt->xdiv);
+    for (uint32_t i = 0; i < 3 * nsel; i++) {
+        if (isnan(v[i]))
+            fputs(" NaN", out);
+        else
+            fprintf(out, " %.6g", v[i]);
+    }
+    fputc('\n', out);
+}
+
+static enum prep prep_rates(const char *dir, const char *pdir, const struct meta *mt, FILE *pre, char *note,
+                            size_t nlen)
+{
+    char *line = NULL, *fld[6];
+    size_t cap = 0;
+    FILE *f = open_csv(dir, "rates.csv", "time_ns,flow,rate_gbps,target_gbps,alpha", &line, &cap);
+    if (!f) {
+        free(line);
+        return csv_problem("rates.csv", note, nlen);
+    }
+    struct smap flows = {0};
+    uint64_t samples = 0;
+    double last_t = -1;
+    bool alpha = false;
+    while (getline(&line, &cap, f) > 0) {
+        if (split_csv(line, fld, 6) != 5)
+            continue;
+        double t = strtod(fld[0], NULL);
+        if (t != last_t) {
+            samples++;
+            last_t = t;
+        }
+        smap_index(&flows, fld[1]);
+        alpha |= fld[4][0] != '\0';
+    }
+    if (flows.n == 0) {
+        fclose(f);
+        free(line);
+        smap_free(&flows);
+        snprintf(note, nlen, "no monitored flow was active at a sample");
+        return PREP_SKIP;
+    }
+    /* Too many lines to tell apart: a sample spread evenly over the flows, in their order. */
+    uint32_t nsel = flows.n < MAX_FLOW_LINES ? flows.n : MAX_FLOW_LINES;
+    int *col = malloc(sizeof *col * flows.n);
+    char **names = malloc(sizeof *names * nsel);
+    double *v = malloc(sizeof *v * 3 * nsel);
+    if (!col || !names || !v)
+        abort();
+    for (uint32_t i = 0; i < flows.n; i++)
+        col[i] = -1;
+    for (uint32_t i = 0; i < nsel; i++) {
+        uint32_t k = (uint32_t)((uint64_t)i * flows.n / nsel);
+        col[k] = (int)i;
+        names[i] = flows.keys[k];
+    }
+    enum prep rc = PREP_DRAW;
+    FILE *out = NULL;
+    if (second_pass(f)) {
+        snprintf(note, nlen, "cannot read %s/rates.csv: %s", dir, strerror(errno));
+        rc = PREP_ERROR;
+        goto done;
+    }
+    out = open_dat(pdir, "rates");
+    if (!out) {
+        snprintf(note, nlen, "cannot write %s/rates.dat: %s", pdir, strerror(errno));
+        rc = PREP_ERROR;
+        goto done;
+    }
+    fprintf(out, "# time_%s, rate_gbps x %u, target_gbps x %u, alpha x %u; flows:", mt->xunit, nsel, nsel, nsel);
+    for (uint32_t i = 0; i < nsel; i++)
+        fprintf(out, " %s", names[i]);
+    fputc('\n', out);
+    uint64_t w = (samples + MAX_POINTS - 1) / MAX_POINTS, idx = 0;
+    last_t = -1;
+    bool have = false;
+    while (getline(&line, &cap, f) > 0) {
+        if (split_csv(line, fld, 6) != 5)
+            continue;
+        double t = strtod(fld[0], NULL);
+        if (t != last_t) {
+            if (have && idx++ % w == 0)
+                emit_rates(out, last_t, v, nsel, mt);
+            for (uint32_t i = 0; i < 3 * nsel; i++)
+                v[i] = NAN;
+            last_t = t;
+            have = true;
+        }
+        int c = col[smap_index(&flows, fld[1])];
+        if (c < 0)
+            continue;
+        v[c] = strtod(fld[2], NULL);
+        v[nsel + c] = strtod(fld[3], NULL);
+        if (fld[4][0])
+            v[2 * nsel + c] = strtod(fld[4], NULL);
+    }
+    if (have)
+        emit_rates(out, last_t, v, nsel, mt);
+    if (ferror(f)) {
+        fclose(out);
+        snprintf(note, nlen, "cannot read %s/rates.csv", dir);
+        rc = PREP_ERROR;
+        goto done;
+    }
+    if (close_dat(out)) {
+        snprintf(note, nlen, "cannot write %s/rates.dat: %s", pdir, strerror(errno));
+        rc = PREP_ERROR;
+        goto done;
+    }
+    fprintf(pre, "nf = %u\nhas_alpha = %d\n", nsel, alpha);
+    gp_array(pre, "fname", names, (int)nsel);
+    char sub[256];
+    if (nsel < flows.n)
+        snprintf(sub, sizeof sub, "%u of %u monitored flows, spread evenly over them", nsel, flows.n);
+    else
+        snprintf(sub, sizeof sub, "%u monitored flow%s, while active", flows.n, flows.n == 1 ? "" : "s");
+    fputs("subtitle = ", pre);
+    gp_str(pre, sub);
+    fputc('\n', pre);
+done:
+    fclose(f);
+    free(line);
+    free(col);
+    free(names);
+    free(v);
+    smap_free(&flows);
+    return rc;
+}
+
+/* ---- flows.csv -> fct_cdf.dat: one block per size bucket, (slowdown, fraction of flows <= it) ---- */
+
+struct fct_pt {
+    double size, slowdown;
+};
+
+static void write_cdf_block(FILE *out, const char *title, double *s, size_t n)
+{
+    qsort(s, n, sizeof *s, cmp_double);
+    fprintf(out, "# %s\n%.6g 0\n", title, s[0]);
+    size_t step = (n + MAX_POINTS - 1) / MAX_POINTS;
+    for (size_t i = 0; i < n; i++)
+        if ((i + 1) % step == 0 || i + 1 == n)
+            fprintf(out, "%.6g %.6g\n", s[i], (double)(i + 1) / (double)n);
+    fputs("\n\n", out);
+}
+
+static const char *size_label(double b, char *buf, size_t len)
+{
+    if (b >= 1e9)
+        snprintf(buf, len, "%g GB", b / 1e9);
+    else if (b >= 1e6)
+        snprintf(buf, len, "%g MB", b / 1e6);
+    else if (b >= 1e3)
+        snprintf(buf, len, "%g KB", b / 1e3);
+    else
+        snprintf(buf, len, "%g B", b);
+    return buf;
+}
+
+static enum prep prep_fct(const char *dir, const char *pdir, const struct meta *mt, FILE *pre, char *note,
+                          size_t nlen)
+{
+    char *line = NULL, *fld[64];
+    size_t cap = 0;
+    FILE *f = open_csv(dir, "flows.csv", "id,", &line, &cap);
+    if (!f) {
+        free(line);
+        return csv_problem("flows.csv", note, nlen);
+    }
+    /* Columns by name: flows.csv may grow columns. */
+    int nf = split_csv(line, fld, 64), c_size = -1, c_sd = -1;
+    for (int i = 0; i < nf; i++) {
+        if (strcmp(fld[i], "size_bytes") == 0)
+            c_size = i;
+        else if (strcmp(fld[i], "slowdown") == 0)
+            c_sd = i;
+    }
+    if (c_size < 0 || c_sd < 0) {
+        fclose(f);
+        free(line);
+        snprintf(note, nlen, "flows.csv has no size_bytes or slowdown column");
+        return PREP_SKIP;
+    }
+    int need = (c_size > c_sd ? c_size : c_sd) + 1;
+    struct fct_pt *pt = NULL;
+    size_t n = 0, ptcap = 0, total = 0;
+    double smin = INFINITY, smax = 0, dmin = INFINITY, dmax = 0;
+    while (getline(&line, &cap, f) > 0) {
+        if (split_csv(line, fld, 64) < need)
+            continue;
+        total++;
+        if (!fld[c_sd][0])
+            continue; /* did not finish */
+        if (n == ptcap) {
+            ptcap = ptcap ? ptcap * 2 : 256;
+            pt = realloc(pt, sizeof *pt * ptcap);
+            if (!pt)
+                abort();
+        }
+        pt[n].size = strtod(fld[c_size], NULL);
+        pt[n].slowdown = strtod(fld[c_sd], NULL);
+        smin = fmin(smin, pt[n].size);
+        smax = fmax(smax, pt[n].size);
+        dmin = fmin(dmin, pt[n].slowdown);
+        dmax = fmax(dmax, pt[n].slowdown);
+        n++;
+    }
+    bool rd_err = ferror(f);
+    fclose(f);
+    free(line);
+    if (rd_err) {
+        free(pt);
+        snprintf(note, nlen, "cannot read %s/flows.csv", dir);
+        return PREP_ERROR;
+    }
+    if (n == 0) {
+        free(pt);
+        snprintf(note, nlen, "no flow finished");
+        return PREP_SKIP;
+    }
+    FILE *out = open_dat(pdir, "fct_cdf");
+    if (!out) {
+        free(pt);
+        snprintf(note, nlen, "cannot write %s/fct_cdf.dat: %s", pdir, strerror(errno));
+        return PREP_ERROR;
+    }
+    double *s = malloc(sizeof *s * n);
+    if (!s)
+        abort();
+    char *titles[8];
+    char tbuf[8][96];
+    int nb = 0;
+    for (size_t i = 0; i < n; i++)
+        s[i] = pt[i].slowdown;
+    snprintf(tbuf[nb], sizeof tbuf[nb], "all flows (%zu)", n);
+    titles[nb] = tbuf[nb];
+    write_cdf_block(out, titles[nb++], s, n);
+    /* Buckets by decade of size, when there are enough flows and their sizes differ. */
+    if (n > 20 && smax >= 4 * smin) {
+        static const double edge[] = {0, 1e4, 1e5, 1e6, 1e7, 1e8, INFINITY};
+        for (int b = 0; b + 1 < (int)(sizeof edge / sizeof *edge); b++) {
+            size_t m = 0;
+            for (size_t i = 0; i < n; i++)
+                if (pt[i].size >= edge[b] && pt[i].size < edge[b + 1])
+                    s[m++] = pt[i].slowdown;
+            if (m == 0 || m == n)
+                continue;
+            char lo[32], hi[32];
+            if (b == 0)
+                snprintf(tbuf[nb], sizeof tbuf[nb], "< %s (%zu)", size_label(edge[1], hi, sizeof hi), m);
+            else if (isinf(edge[b + 1]))
+                snprintf(tbuf[nb], sizeof tbuf[nb], ">= %s (%zu)", size_label(edge[b], lo, sizeof lo), m);
+            else
+                snprintf(tbuf[nb], sizeof tbuf[nb], "%s - %s (%zu)", size_label(edge[b], lo, sizeof lo),
+                         size_label(edge[b + 1], hi, sizeof hi), m);
+            titles[nb] = tbuf[nb];
+            write_cdf_block(out, titles[nb++], s, m);
+        }
+    }
+    free(s);
+    free(pt);
+    if (close_dat(out)) {
+        snprintf(note, nlen, "cannot write %s/fct_cdf.dat: %s", pdir, strerror(errno));
+        return PREP_ERROR;
+    }
+    fprintf(pre, "nb = %d\n", nb);
+    gp_array(pre, "bname", titles, nb);
+    fprintf(pre, "logx = %d\nxmin = %.6g\nxmax = %.6g\n", dmax > 10 * dmin, dmin, dmax);
+    char sub[256];
+    snprintf(sub, sizeof sub, "%zu of %zu flows finished%s; slowdown = FCT / ideal FCT on an idle network", n,
+             total, nb > 1 ? ", by flow size" : "");
+    fputs("subtitle = ", pre);
+    gp_str(pre, sub);
+    fputc('\n', pre);
+    (void)mt;
+    return PREP_DRAW;
+}
+
+/* ---- pfc.csv -> pfc.dat: (start, end, row) for each interval from a PAUSE to the RESUME that ends it ---- */
+
+struct pfc_key {
+    double open;     /* time of the PAUSE that started the interval, or -1 */
+    double total;    /* ns paused */
+    int row;         /* row in the plot, or -1 when not shown */
+};
+
+/*
+ * Walks pfc.csv; for each closed interval calls back (out may be NULL on the
+ * first pass).  Intervals still open at the end close at end_ns.
+ */
+static void pfc_walk(FILE *f, char **line, size_t *cap, struct smap *keys, struct pfc_key **kv, uint32_t *kcap,
+                     double end_ns, FILE *out, const struct meta *mt)
+{
+    char *fld[6], key[256];
+    while (getline(line, cap, f) > 0) {
+        if (split_csv(*line, fld, 6) != 5)
+            continue;
+        double t = strtod(fld[0], NULL);
+        bool pause = strcmp(fld[4], "pause") == 0;
+        snprintf(key, sizeof key, "%s:%s prio %s", fld[1], fld[2], fld[3]);
+        uint32_t k = smap_index(keys, key);
+        if (k >= *kcap) {
+            uint32_t nc = *kcap ? *kcap * 2 : 64;
+            struct pfc_key *nk = realloc(*kv, sizeof *nk * nc);
+            if (!nk)
+                abort();
+            for (uint32_t i = *kcap; i < nc; i++)
+                nk[i] = (struct pfc_key){-1, 0, -1};
+            *kv = nk;
+            *kcap = nc;
+        }
+        struct pfc_key *e = &(*kv)[k];
+        if (pause && e->open < 0) {
+            e->open = t;
+        } else if (!pause && e->open >= 0) {
+            e->total += t - e->open;
+            if (out && e->row >= 0)
+                fprintf(out, "%.6g %.6g %d\n", e->open / mt->xdiv, t / mt->xdiv, e->row);
+            e->open = -1;
+        }
+    }
+    for (uint32_t k = 0; k < keys->n; k++) {
+        struct pfc_key *e = &(*kv)[k];
+        if (e->open >= 0) {
+            double end = end_ns > e->open ? end_ns : e->open;
+            e->total += end - e->open;
+            if (out && e->row >= 0)
+                fprintf(out, "%.6g %.6g %d\n", e->open / mt->xdiv, end / mt->xdiv, e->row);
+            e->open = -1;
+        }
+    }
+}
+
+static enum prep prep_pfc(const char *dir, const char *pdir, const struct meta *mt, FILE *pre, char *note,
+                          size_t nlen)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    FILE *f = open_csv(dir, "pfc.csv", "time_ns,node,port,priority,event", &line, &cap);
+    if (!f) {
+        free(line);
+        return csv_problem("pfc.csv", note, nlen);
+    }
+    struct smap keys = {0};
+    struct pfc_key *kv = NULL;
+    uint32_t kcap = 0;
+    pfc_walk(f, &line, &cap, &keys, &kv, &kcap, mt->end_ns, NULL, mt);
+    /* The ports paused longest, listed top-down in the order they first paused (how a pause spreads). */
+    uint32_t nsel = keys.n < MAX_PFC_ROWS ? keys.n : MAX_PFC_ROWS;
+    uint32_t *order = malloc(sizeof *order * (keys.n + 1));
+    double *tot = malloc(sizeof *tot * (keys.n + 1));
+    if (!order || !tot)
+        abort();
+    for (uint32_t i = 0; i < keys.n; i++) {
+        order[i] = i;
+        tot[i] = kv[i].total;
+    }
+    sort_vals = tot;
+    qsort(order, keys.n, sizeof *order, cmp_idx_desc);
+    qsort(order, nsel, sizeof *order, cmp_u32);
+    char **names = malloc(sizeof *names * (nsel + 1));
+    if (!names)
+        abort();
+    for (uint32_t i = 0; i < nsel; i++)
+        kv[order[i]].row = (int)(nsel - 1 - i);
+    enum prep rc = PREP_DRAW;
+    FILE *out = NULL;
+    if (second_pass(f)) {
+        snprintf(note, nlen, "cannot read %s/pfc.csv: %s", dir, strerror(errno));
+        rc = PREP_ERROR;
+        goto done;
+    }
+    out = open_dat(pdir, "pfc");
+    if (!out) {
+        snprintf(note, nlen, "cannot write %s/pfc.dat: %s", pdir, strerror(errno));
+        rc = PREP_ERROR;
+        goto done;
+    }
+    fprintf(out, "# start_%s end_%s row: intervals from a PAUSE to the RESUME that ended it\n", mt->xunit,
+            mt->xunit);
+    for (uint32_t i = 0; i < keys.n; i++)
+        kv[i].open = -1, kv[i].total = 0;
+    smap_free(&keys); /* the second walk assigns the same indices again, in the same order */
+    pfc_walk(f, &line, &cap, &keys, &kv, &kcap, mt->end_ns, out, mt);
+    if (nsel == 0)
+        fputs("NaN NaN NaN\n", out); /* gnuplot refuses a file without data */
+    if (ferror(f)) {
+        fclose(out);
+        snprintf(note, nlen, "cannot read %s/pfc.csv", dir);
+        rc = PREP_ERROR;
+        goto done;
+    }
+    if (close_dat(out)) {
+        snprintf(note, nlen, "cannot write %s/pfc.dat: %s", pdir, strerror(errno));
+        rc = PREP_ERROR;
+        goto done;
+    }
+    for (uint32_t i = 0; i < nsel; i++)
+        names[i] = keys.keys[order[i]];
+    fprintf(pre, "nrows = %u\n", nsel);
+    gp_array(pre, "pname", names, (int)nsel);
+    fputs("set ytics (", pre);
+    for (uint32_t i = 0; i < nsel; i++) {
+        fputs(i ? ", " : "", pre);
+        gp_str(pre, names[i]);
+        fprintf(pre, " %u", nsel - 1 - i);
+    }
+    fputs(")\n", pre);
+    char sub[256];
+    if (keys.n == 0)
+        snprintf(sub, sizeof sub, "no PAUSE frame was sent");
+    else if (nsel < keys.n)
+        snprintf(sub, sizeof sub, "the %u of %u (port, priority) pairs paused longest, in the order they first paused",
+                 nsel, keys.n);
+    else
+        snprintf(sub, sizeof sub, "%u (port, priority) pair%s, in the order they first paused", keys.n,
+                 keys.n == 1 ? "" : "s");
+    fputs("subtitle = ", pre);
+    gp_str(pre, sub);
+    fputc('\n', pre);
+done:
+    fclose(f);
+    free(line);
+    free(kv);
+    free(order);
+    free(tot);
+    free(names);
+    smap_free(&keys);
+    return rc;
+}
+
+/* ---- run metadata ---- */
+
+static double json_num(const cJSON *o, const char *a, const char *b, double dflt)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
+    if (b)
+        x = cJSON_GetObjectItemCaseSensitive(x, b);
+    return cJSON_IsNumber(x) ? x->valuedouble : dflt;
+}
+
+/* Reads summary.json (required) and scenario.json (optional: without it no ECN lines).  Returns 0 or -1 with a message. */
+static int read_meta(const char *dir, struct meta *mt, char *err, size_t errlen)
+{
+    memset(mt, 0, sizeof *mt);
+    char path[PATH_MAX_LEN];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    char *txt = slurp(path);
+    cJSON *j = txt ? cJSON_Parse(txt) : NULL;
+    free(txt);
+    if (!j) {
+        snprintf(err, errlen, "%s: cannot read a summary: %s", path, errno ? strerror(errno) : "invalid JSON");
+        return -1;
+    }
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(j, "scenario");
+    snprintf(mt->name, sizeof mt->name, "%s", cJSON_IsString(name) ? name->valuestring : "?");
+    mt->end_ns = json_num(j, "sim_end_ns", NULL, 0);
+    cJSON_Delete(j);
+
+    snprintf(path, sizeof path, "%s/scenario.json", dir);
+    txt = slurp(path);
+    j = txt ? cJSON_Parse(txt) : NULL;
+    free(txt);
+    const cJSON *ecn = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "switch"), "ecn");
+    const cJSON *en = cJSON_GetObjectItemCaseSensitive(ecn, "enabled");
+    const cJSON *kmin = cJSON_GetObjectItemCaseSensitive(ecn, "kmin");
+    const cJSON *kmax = cJSON_GetObjectItemCaseSensitive(ecn, "kmax");
+    int64_t a, b;
+    char e[128];
+    if (cJSON_IsTrue(en) && cJSON_IsString(kmin) && cJSON_IsString(kmax) &&
+        !units_parse_size(kmin->valuestring, &a, e, sizeof e) && !units_parse_size(kmax->valuestring, &b, e, sizeof e)) {
+        mt->ecn = true;
+        mt->kmin_kb = (double)a / 1000.0;
+        mt->kmax_kb = (double)b / 1000.0;
+    }
+    cJSON_Delete(j);
+    /* Microseconds read well up to a few milliseconds; beyond, milliseconds. */
+    if (mt->end_ns >= 5e6) {
+        mt->xdiv = 1e6;
+        mt->xunit = "ms";
+    } else {
+        mt->xdiv = 1e3;
+        mt->xunit = "us";
+    }
+    return 0;
+}
+
+/* ---- files, templates, gnuplot ---- */
+
+int plot_save_inputs(const struct scenario *scn, const char *dir, char *err, size_t errlen)
+{
+    char path[PATH_MAX_LEN];
+    snprintf(path, sizeof path, "%s/scenario.json", dir);
+    char *txt = scn_to_json(scn);
+    if (!txt) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return SCN_EIO;
+    }
+    size_t len = strlen(txt);
+    char *t2 = realloc(txt, len + 2);
+    if (!t2)
+        abort();
+    t2[len] = '\n';
+    t2[len + 1] = '\0';
+    int rc = write_file_atomic(path, t2, len + 1);
+    free(t2);
+    if (rc) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return SCN_EIO;
+    }
+    return 0;
+}
+
+int plot_check_dir(const char *dir, char *err, size_t errlen)
+{
+    struct stat st;
+    if (strlen(dir) > 4000) {
+        snprintf(err, errlen, "%.60s...: expected a directory path of at most 4000 bytes", dir);
+        return SCN_EUSAGE;
+    }
+    int bad = stat(dir, &st);
+    if (bad || !S_ISDIR(st.st_mode)) {
+        const char *got = !bad ? "a file" : errno == ENOENT ? "nothing there" : strerror(errno);
+        snprintf(err, errlen, "%s: expected the directory of a finished run (rocesim run -o DIR), got %s", dir, got);
+        return SCN_EUSAGE;
+    }
+    static const char *const need[] = {"summary.json", "flows.csv"};
+    for (size_t i = 0; i < sizeof need / sizeof *need; i++) {
+        char path[PATH_MAX_LEN];
+        snprintf(path, sizeof path, "%s/%s", dir, need[i]);
+        if (access(path, R_OK)) {
+            snprintf(err, errlen, "%s: expected the directory of a finished run (rocesim run -o DIR), but it has "
+                                  "no readable %s",
+                     dir, need[i]);
+            return SCN_EUSAGE;
+        }
+    }
+    return 0;
+}
+
+void plot_clean(const char *dir)
+{
+    static const char *const ext[] = {"png", "gp", "dat", "log", "png.tmp"};
+    for (int i = 0; i < PL_COUNT; i++)
+        for (size_t e = 0; e < sizeof ext / sizeof *ext; e++) {
+            char path[PATH_MAX_LEN];
+            snprintf(path, sizeof path, "%s/plots/%s.%s", dir, plot_names[i], ext[e]);
+            unlink(path);
+        }
+}
+
+/* Finds an executable on PATH (the lookup execvp would do).  Returns true with its path in out. */
+static bool find_in_path(const char *prog, char *out, size_t len)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (true) {
+        const char *end = strchr(path, ':');
+        size_t n = end ? (size_t)(end - path) : strlen(path);
+        snprintf(out, len, "%.*s/%s", (int)(n ? n : 1), n ? path : ".", prog);
+        struct stat st;
+        if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+            return true;
+        if (!end)
+            return false;
+        path = end + 1;
+    }
+}
+
+static bool has_templates(const char *d)
+{
+    char p[PATH_MAX_LEN];
+    snprintf(p, sizeof p, "%s/queues.gp", d);
+    return access(p, R_OK) == 0;
+}
+
+/* Finds the template directory (see plot.h).  Returns true with it in out. */
+static bool find_templates(char *out, size_t len)
+{
+    const char *env = getenv("ROCESIM_PLOTS");
+    if (env && *env) {
+        snprintf(out, len, "%s", env);
+        return has_templates(out);
+    }
+    char exe[PATH_MAX_LEN];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        for (int up = 0; up < 4; up++) {
+            char *slash = strrchr(exe, '/');
+            if (!slash)
+                break;
+            *slash = '\0';
+            snprintf(out, len, "%s/plots", exe[0] ? exe : "");
+            if (has_templates(out))
+                return true;
+        }
+    }
+    snprintf(out, len, "plots");
+    return has_templates(out);
+}
+
+/* Writes pdir/NAME.gp: a header, the prelude, the template.  Returns 0 or -1 with a message. */
+static int write_script(const char *pdir, const char *tdir, const char *name, const char *prelude, char *err,
+                        size_t errlen)
+{
+    char path[PATH_MAX_LEN];
+    snprintf(path, sizeof path, "%s/%s.gp", tdir, name);
+    char *tpl = slurp(path);
+    if (!tpl) {
+        snprintf(err, errlen, "%s: cannot read the plot template: %s", path, strerror(errno));
+        return -1;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m)
+        abort();
+    fprintf(m, "# Written by rocesim from the template plots/%s.gp; `gnuplot %s.gp` in this directory redraws "
+               "%s.png.\n# --- this run ---\n%s# --- template ---\n%s",
+            name, name, name, prelude, tpl);
+    fclose(m);
+    free(tpl);
+    snprintf(path, sizeof path, "%s/%s.gp", pdir, name);
+    int rc = write_file_atomic(path, text, len);
+    free(text);
+    if (rc) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Starts `gnuplot -e "outname='NAME.png.tmp'" NAME.gp` in pdir, output into NAME.log.  Returns the pid or -1. */
+static pid_t spawn_gnuplot(const char *gnuplot, const char *pdir, const char *name)
+{
+    char script[64], log[64], outarg[96];
+    snprintf(script, sizeof script, "%s.gp", name);
+    snprintf(log, sizeof log, "%s.log", name);
+    snprintf(outarg, sizeof outarg, "outname='%s.png.tmp'", name);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    /* child: only async-signal-safe calls until exec */
+    if (chdir(pdir))
+        _exit(126);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+        close(fd);
+    }
+    int nul = open("/dev/null", O_RDONLY);
+    if (nul >= 0) {
+        dup2(nul, 0);
+        close(nul);
+    }
+    char *argv[] = {"gnuplot", "-e", outarg, script, NULL};
+    execv(gnuplot, argv);
+    _exit(127);
+}
+
+/* First line of pdir/NAME.log, for a one-line error. */
+static void log_head(const char *pdir, const char *name, char *buf, size_t len)
+{
+    char path[PATH_MAX_LEN];
+    snprintf(path, sizeof path, "%s/%s.log", pdir, name);
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    /* gnuplot echoes the offending line first; the message proper follows. Keep the last non-empty line. */
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        size_t l = strlen(line);
+        while (l && (line[l - 1] == '\n' || line[l - 1] == ' '))
+            line[--l] = '\0';
+        if (l)
+            snprintf(buf, len, "%s", line);
+    }
+    fclose(f);
+}
+
+int plot_draw(const char *dir, struct plot_result *res, FILE *errf)
+{
+    memset(res, 0, sizeof *res);
+    char err[1024], pdir[PATH_MAX_LEN], tdir[PATH_MAX_LEN], gnuplot[PATH_MAX_LEN];
+    snprintf(pdir, sizeof pdir, "%s/plots", dir);
+    if (!find_in_path("gnuplot", gnuplot, sizeof gnuplot)) {
+        res->no_gnuplot = true;
+        fprintf(errf, "rocesim: gnuplot not found on PATH: plots skipped (the data is in %s; install gnuplot, then "
+                      "run `rocesim plot %s`)\n",
+                dir, dir);
+        snprintf(res->summary, sizeof res->summary, "none (gnuplot not found)");
+        return 0;
+    }
+    if (!find_templates(tdir, sizeof tdir)) {
+        const char *env = getenv("ROCESIM_PLOTS");
+        if (env && *env)
+            fprintf(errf, "rocesim: ROCESIM_PLOTS=%s: expected the directory of the plot templates (plots/*.gp): "
+                          "plots skipped\n", env);
+        else
+            fprintf(errf, "rocesim: plot templates (plots/*.gp) not found next to the rocesim binary; set "
+                          "ROCESIM_PLOTS to their directory: plots skipped\n");
+        snprintf(res->summary, sizeof res->summary, "none (templates not found)");
+        return SCN_EIO;
+    }
+    struct meta mt;
+    if (read_meta(dir, &mt, err, sizeof err)) {
+        fprintf(errf, "rocesim: %s\n", err);
+        snprintf(res->summary, sizeof res->summary, "none (no summary.json)");
+        return SCN_EIO;
+    }
+    if (make_dirs(pdir)) {
+        fprintf(errf, "rocesim: %s: cannot create directory: %s\n", pdir, strerror(errno));
+        return SCN_EIO;
+    }
+    plot_clean(dir);
+
+    typedef enum prep (*prep_fn)(const char *, const char *, const struct meta *, FILE *, char *, size_t);
+    static const prep_fn prep[PL_COUNT] = {prep_queues, prep_rates, prep_fct, prep_pfc};
+    pid_t pid[PL_COUNT];
+    char notes[PL_COUNT][256];
+    int rc = 0;
+    for (int i = 0; i < PL_COUNT; i++) {
+        pid[i] = -1;
+        notes[i][0] = '\0';
+        char *pre = NULL;
+        size_t plen = 0;
+        FILE *pf = open_memstream(&pre, &plen);
+        if (!pf)
+            abort();
+        fputs("name = ", pf);
+        gp_str(pf, mt.name);
+        fprintf(pf, "\nxunit = '%s'\nxend = %.6g\n", mt.xunit, mt.end_ns / mt.xdiv);
+        enum prep p = prep[i](dir, pdir, &mt, pf, notes[i], sizeof notes[i]);
+        fclose(pf);
+        if (p == PREP_DRAW && write_script(pdir, tdir, plot_names[i], pre, notes[i], sizeof notes[i]))
+            p = PREP_ERROR;
+        free(pre);
+        if (p == PREP_ERROR) {
+            fprintf(errf, "rocesim: %s plot: %s\n", plot_names[i], notes[i]);
+            res->failed++;
+            rc = SCN_EIO;
+            notes[i][0] = '\0';
+        } else if (p == PREP_DRAW) {
+            /* All gnuplots run at once: each takes a moment to start. */
+            pid[i] = spawn_gnuplot(gnuplot, pdir, plot_names[i]);
+            if (pid[i] < 0) {
+                fprintf(errf, "rocesim: cannot start gnuplot: %s\n", strerror(errno));
+                res->failed++;
+                rc = SCN_EIO;
+            }
+        }
+    }
+    char drawn[512] = "", skipped[768] = "";
+    for (int i = 0; i < PL_COUNT; i++) {
+        if (pid[i] < 0) {
+            if (notes[i][0]) {
+                size_t l = strlen(skipped);
+                snprintf(skipped + l, sizeof skipped - l, "%s%s (%s)", l ? "; " : "", plot_names[i], notes[i]);
+            }
+            continue;
+        }
+        int st;
+        while (waitpid(pid[i], &st, 0) < 0 && errno == EINTR)
+            ;
+        char tmp[PATH_MAX_LEN], png[PATH_MAX_LEN], log[PATH_MAX_LEN];
+        snprintf(tmp, sizeof tmp, "%s/%s.png.tmp", pdir, plot_names[i]);
+        snprintf(png, sizeof png, "%s/%s.png", pdir, plot_names[i]);
+        snprintf(log, sizeof log, "%s/%s.log", pdir, plot_names[i]);
+        struct stat sb;
+        bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && stat(tmp, &sb) == 0 && sb.st_size > 0;
+        if (ok && rename(tmp, png) == 0) {
+            res->drawn++;
+            size_t l = strlen(drawn);
+            snprintf(drawn + l, sizeof drawn - l, "%s%s.png", l ? ", " : "", plot_names[i]);
+            if (stat(log, &sb) == 0 && sb.st_size == 0)
+                unlink(log);
+            continue;
+        }
+        unlink(tmp);
+        char why[512];
+        log_head(pdir, plot_names[i], why, sizeof why);
+        if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+            snprintf(why, sizeof why, "could not execute %s", gnuplot);
+        fprintf(errf, "rocesim: gnuplot failed on %s/%s.gp (%s %d)%s%s; its output is in %s\n", pdir, plot_names[i],
+                WIFEXITED(st) ? "exit status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
+                why[0] ? ": " : "", why, log);
+        res->failed++;
+        rc = SCN_EIO;
+    }
+    if (res->drawn)
+        snprintf(res->summary, sizeof res->summary, "%s/ (%s)%s%s", pdir, drawn, skipped[0] ? "; skipped: " : "",
+                 skipped);
+    else
+        snprintf(res->summary, sizeof res->summary, "none%s%s", skipped[0] ? "; skipped: " : "", skipped);
+    return rc;
+}

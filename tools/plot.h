@@ -1,0 +1,65 @@
+/*
+ * plot — the PNG plots of a run directory, drawn by gnuplot.
+ *
+ * Everything is derived from the files of the run (flows.csv, queues.csv,
+ * rates.csv, pfc.csv, summary.json, scenario.json), so `rocesim plot DIR`
+ * redraws without simulating.  For each plot the program writes into DIR/plots/
+ * the data reshaped for gnuplot (NAME.dat: one column per queue or flow,
+ * pause intervals, CDF points) and a script NAME.gp, which is a short prelude of
+ * variables (title, units, thresholds, how many columns) followed by the
+ * template plots/NAME.gp of the source tree; then it runs `gnuplot NAME.gp` in
+ * DIR/plots as a child process.  Running the script by hand in DIR/plots
+ * redraws NAME.png too.
+ *
+ * Plots: queues.png (egress queue depth over time, ECN kmin/kmax as lines),
+ * rates.png (DCQCN rate and target over time, alpha below), fct_cdf.png
+ * (CDF of FCT slowdown, by flow size when there are many flows of varied
+ * sizes), pfc.png (intervals during which each port that sent PAUSE kept its
+ * peer paused).  A plot with nothing to show is skipped with a note (no
+ * monitored queue, no monitored flow, no finished flow); the PFC timeline is
+ * drawn even without PAUSE frames, saying so, because "no pause" is a result.
+ *
+ * Templates are looked up in $ROCESIM_PLOTS, else in plots/ next to the
+ * executable or in one of its parent directories (./rocesim, build/asan/rocesim),
+ * else in ./plots.
+ */
+#ifndef TOOLS_PLOT_H
+#define TOOLS_PLOT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "sim/scenario.h"
+
+struct plot_result {
+    int drawn;         /* PNGs written */
+    int failed;        /* plots gnuplot failed on (reported on the error stream) */
+    bool no_gnuplot;   /* gnuplot not on PATH: nothing drawn */
+    char summary[1024]; /* one line for the run summary: where the PNGs are, or why there are none */
+};
+
+/*
+ * Saves what `rocesim plot DIR` needs beyond the CSV files and summary.json:
+ * the resolved scenario as DIR/scenario.json (ECN thresholds, cc, name); it
+ * also lets `rocesim run DIR/scenario.json` repeat the run.  Returns 0, or
+ * SCN_EIO with a message.
+ */
+int plot_save_inputs(const struct scenario *scn, const char *dir, char *err, size_t errlen);
+
+/* Checks that dir holds a finished run.  Returns 0, or SCN_EUSAGE with a message saying what is missing. */
+int plot_check_dir(const char *dir, char *err, size_t errlen);
+
+/* Removes the plot files a previous run left in dir/plots (so a --no-plot run leaves no stale picture). */
+void plot_clean(const char *dir);
+
+/*
+ * Draws every plot of run directory dir into dir/plots.  Problems are
+ * reported on errf, one line each: gnuplot missing (then nothing is drawn),
+ * templates missing, a gnuplot that failed (its output is kept in
+ * plots/NAME.log); res says what happened.  Returns 0 when every plot was
+ * drawn or skipped for lack of data or of gnuplot, SCN_EIO when a file could
+ * not be read or written or gnuplot failed.
+ */
+int plot_draw(const char *dir, struct plot_result *res, FILE *errf);
+
+#endif

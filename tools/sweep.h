@@ -1,0 +1,135 @@
+/*
+ * sweep — a parameter sweep: every grid point x seed of a sweep file is one
+ * independent `rocesim run` in a child process, at most N at a time.
+ *
+ * The children are fork+exec'd copies of this very binary (/proc/self/exe), so
+ * a crash, a bad value or a runaway run only costs that run: its exit status
+ * and the tail of its stderr are recorded and the sweep goes on.  libev drives
+ * the children (a child watcher, a pipe reader for stderr and an optional
+ * timeout per run, a redraw timer for the progress line).
+ *
+ * Layout of the output directory DIR:
+ *   runs/<point>-s<seed>/   one run's outputs (summary.json, flows.csv, ...);
+ *                           <point> = p<index>-<hash of scenario + values>, so
+ *                           a changed scenario or grid never reuses old runs
+ *   results.csv             one row per run, sorted by point then seed
+ *   best.json               the best grid point (objective averaged over seeds)
+ *   failures.txt            the failed runs with their stderr tails (only if any)
+ *   plots/                  objective against each parameter; heatmap for 2-D grids
+ *   sweep.json              the sweep file as resolved (scenario path made usable
+ *                           from the current directory)
+ * A run whose summary.json already exists (and says "complete") is not run
+ * again: rerunning into the same DIR finishes an interrupted sweep.
+ *
+ * Built with -DROCESIM_MPI (make mpi → ./rocesim-mpi) and started by mpirun,
+ * the runs still to do are dealt round robin over the MPI ranks, each rank
+ * runs its share locally N at a time, and rank 0 gathers the summaries and
+ * writes the same files as a local sweep.
+ */
+#ifndef TOOLS_SWEEP_H
+#define TOOLS_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+/* One grid dimension: one dotted path, or several paths whose values go together ("a,b": [[x, y], ...]). */
+struct sweep_dim {
+    char *key;         /* as written in the grid */
+    int n_paths;
+    char **paths;
+    int n_values;
+    char ***text;      /* text[v][k]: JSON text of value v for path k, what --set receives */
+    cJSON ***value;    /* value[v][k]: the same as a cJSON item (owned by the spec's tree) */
+};
+
+struct sweep_spec {
+    char file[4096];      /* the sweep file as given */
+    char scenario[4096];  /* the scenario path, usable from the current directory */
+    char *scenario_text;  /* its contents, part of every point's identity */
+    int n_dims;
+    struct sweep_dim *dims;
+    int n_points;         /* product of the dims' value counts */
+    int n_seeds;
+    uint64_t *seeds;
+    char objective[256];  /* dotted path into summary.json */
+    bool maximize;
+    cJSON *root;          /* the parsed sweep file (owns the value items) */
+};
+
+/*
+ * Reads and validates a sweep file (see docs/sweep.md).  Returns 0, or 2 with
+ * one line "FILE: JSON.PATH: expected ..., got ..." in err (3 when the file
+ * cannot be read).  On failure *s holds nothing that needs freeing.
+ */
+int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen);
+
+void sweep_spec_free(struct sweep_spec *s);
+
+/* Grid point p's value index along dimension d (the last dimension varies fastest). */
+int sweep_point_value(const struct sweep_spec *s, int p, int d);
+
+/*
+ * Names grid point p into out: "p<index>-<hash>", the index zero-padded so
+ * that names sort in grid order, the hash over the scenario text and the
+ * point's values, so that editing the scenario or the grid never lets a rerun
+ * pick up a stale result.  Cannot fail.
+ */
+void sweep_point_id(const struct sweep_spec *s, int p, char *out, size_t len);
+
+/*
+ * Fills ov (capacity max) with the --set pairs of grid point p as "path" and
+ * JSON-text value (pointers into s).  Returns the count, or -1 when max is too small.
+ */
+struct scn_override;
+int sweep_point_overrides(const struct sweep_spec *s, int p, struct scn_override *ov, int max);
+
+/*
+ * `rocesim sweep SWEEP.json [-j N] [-o DIR] [--timeout TIME] [-q]` (argv[1] is
+ * "sweep").  Returns the exit status: 0 every run succeeded, 1 some runs
+ * failed (they are recorded, the other results are written), 2 bad usage or a
+ * bad sweep file, 3 an I/O error.
+ */
+int sweep_main(int argc, char **argv);
+
+/*
+ * Reads a best.json written by a sweep and appends its parameter values to
+ * ov as --set pairs (strings owned by *keep, a cJSON tree the caller frees
+ * with cJSON_Delete).  scenario (or NULL) receives the sweep's scenario path.
+ * Returns the new count, or -1 with a message in err (the file is unreadable,
+ * not a best.json, or has more values than fit).
+ */
+int sweep_best_overrides(const char *best_file, struct scn_override *ov, int n, int max, cJSON **keep,
+                         char *scenario, size_t scenario_len, char *err, size_t errlen);
+
+/*
+ * The distribution of runs over processes.  The local sweep is one process of
+ * one; tools/sweep_mpi.c provides the MPI version.  Every function returns 0
+ * or -1 on a communication failure.
+ */
+struct sweep_comm {
+    int rank, size;
+    int local_size;   /* ranks on this machine, to share its cores among them */
+    /* *rc becomes the largest rc of all ranks (so that every rank stops when one cannot go on). */
+    int (*agree)(int *rc);
+    /* Rank 0's buffer (malloc'd, *len bytes) is copied to every other rank (their *buf is malloc'd). */
+    int (*bcast)(char **buf, size_t *len);
+    /* Rank 0 receives every rank's buffer: all[r] (malloc'd, caller frees each and the arrays). */
+    int (*gather)(const char *mine, size_t len, char ***all, size_t **lens);
+    void (*finish)(void);
+};
+
+#ifdef ROCESIM_MPI
+/*
+ * Starts MPI when the process was launched by mpirun (OMPI_COMM_WORLD_SIZE or
+ * PMI_SIZE in the environment) and returns the communicator, or NULL when it
+ * runs stand-alone (then the sweep is local).  Exits with status 3 when MPI
+ * cannot be initialized.
+ */
+const struct sweep_comm *sweep_mpi_init(int *argc, char ***argv);
+#endif
+
+#endif

@@ -1,0 +1,169 @@
+/* sweep_util — see sweep_util.h. */
+#include "tools/sweep_util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        abort();
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        abort();
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        abort();
+    return q;
+}
+
+char *xstrdup(const char *s)
+{
+    char *p = strdup(s);
+    if (!p)
+        abort();
+    return p;
+}
+
+int read_text_file(const char *path, char **text, char *err, size_t errlen)
+{
+    *text = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t len = 0, cap = 65536;
+    char *buf = xmalloc(cap + 1);
+    for (;;) {
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (len < cap)
+            break;
+        cap *= 2;
+        buf = xrealloc(buf, cap + 1);
+    }
+    int e = ferror(f) ? (errno ? errno : EIO) : 0;
+    fclose(f);
+    if (e) {
+        free(buf);
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(e));
+        return -1;
+    }
+    buf[len] = '\0';
+    *text = buf;
+    return 0;
+}
+
+char *strip_json_comments(const char *text)
+{
+    char *out = xstrdup(text);
+    size_t n = strlen(out);
+    bool in_str = false;
+    for (size_t i = 0; i < n; i++) {
+        if (in_str) {
+            if (out[i] == '\\' && i + 1 < n)
+                i++;
+            else if (out[i] == '"')
+                in_str = false;
+        } else if (out[i] == '"') {
+            in_str = true;
+        } else if (out[i] == '/' && out[i + 1] == '/') {
+            while (i < n && out[i] != '\n')
+                out[i++] = ' ';
+        } else if (out[i] == '/' && out[i + 1] == '*') {
+            /* An unclosed comment is left to blank the rest: the JSON parser then reports the end of input. */
+            out[i++] = ' ';
+            out[i] = ' ';
+            while (++i < n && !(out[i] == '*' && out[i + 1] == '/'))
+                if (out[i] != '\n')
+                    out[i] = ' ';
+            if (i < n) {
+                out[i++] = ' ';
+                out[i] = ' ';
+            }
+        }
+    }
+    return out;
+}
+
+int sfmt(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = b->cap - b->len;
+        int k = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? room : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0)
+            abort();
+        if (b->p && (size_t)k < room) {
+            b->len += (size_t)k;
+            return;
+        }
+        size_t nc = b->cap ? b->cap * 2 : 4096;
+        while (nc < b->len + (size_t)k + 1)
+            nc *= 2;
+        b->p = xrealloc(b->p, nc);
+        b->cap = nc;
+    }
+}
+
+void sb_csv_cell(struct sbuf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        sb_printf(b, "%s", s);
+        return;
+    }
+    sb_printf(b, "\"");
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            sb_printf(b, "\"\"");
+        else
+            sb_printf(b, "%c", *p);
+    }
+    sb_printf(b, "\"");
+}
+
+char *fmt_double(double d, char *buf, size_t len)
+{
+    if (!isfinite(d)) {
+        snprintf(buf, len, "%s", isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
+        return buf;
+    }
+    if (d == floor(d) && fabs(d) < 1e15) {
+        snprintf(buf, len, "%.0f", d);
+        if (strcmp(buf, "-0") == 0)
+            snprintf(buf, len, "0");
+        return buf;
+    }
+    snprintf(buf, len, "%.15g", d);
+    if (strtod(buf, NULL) != d)
+        snprintf(buf, len, "%.17g", d);
+    return buf;
+}

@@ -1,0 +1,47 @@
+/*
+ * sweep_util — small helpers shared by the sweep runner, its outputs and
+ * nic-config: allocation that aborts on exhaustion (as the rest of tools/
+ * does: a sweep cannot do anything useful without memory), whole-file
+ * reading, a growing string buffer, JSON comment stripping and number
+ * formatting that reads back exactly.
+ */
+#ifndef TOOLS_SWEEP_UTIL_H
+#define TOOLS_SWEEP_UTIL_H
+
+#include <stddef.h>
+
+/* malloc/calloc/realloc/strdup that abort() instead of returning NULL. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/*
+ * Reads a whole text file into *text (NUL-terminated, caller frees).
+ * Returns 0, or -1 with "PATH: cannot read: REASON" in err (*text NULL).
+ */
+int read_text_file(const char *path, char **text, char *err, size_t errlen);
+
+/* A copy of JSON text with // and block comments blanked out (newlines kept).  Caller frees. */
+char *strip_json_comments(const char *text);
+
+/* A growing NUL-terminated string; zero-initialize, append with sb_printf, free(b.p). */
+struct sbuf {
+    char *p;
+    size_t len, cap;
+};
+void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Appends s as one CSV cell: quoted (with doubled quotes) only when it holds a comma, quote or newline. */
+void sb_csv_cell(struct sbuf *b, const char *s);
+
+/*
+ * snprintf for names and messages where truncation is acceptable (buffers are
+ * sized for every sane case); returns the length it wanted to write.
+ */
+int sfmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Formats d as the shortest of %.15g / %.17g that reads back exactly (as cJSON prints); returns buf. */
+char *fmt_double(double d, char *buf, size_t len);
+
+#endif
