@@ -174,9 +174,15 @@ void sim_at(struct sim *s, sim_time_t t, sim_fn fn, void *obj, uint64_t arg)
 
 void sim_timer_arm(struct sim *s, struct sim_timer *tm, sim_time_t t, sim_fn fn, void *obj)
 {
+    if (tm->armed && tm->queued <= t && tm->fn == fn && tm->obj == obj) {
+        tm->at = t; /* the queued event will move itself (see sim_step) */
+        return;
+    }
     tm->gen++;
     tm->armed = true;
-    tm->at = t;
+    tm->at = tm->queued = t;
+    tm->fn = fn;
+    tm->obj = obj;
     schedule(s, t, fn, obj, tm, tm->gen);
 }
 
@@ -194,6 +200,16 @@ bool sim_step(struct sim *s)
             s->stale++;
             s->root_popped = true;
             finish_pop(s);
+            return true;
+        }
+        if (p.timer->at > k.t) {
+            /* re-armed to a later time since this event was queued: move it there */
+            s->moved++;
+            s->root_popped = true;
+            p.timer->queued = p.timer->at;
+            schedule(s, p.timer->at, p.fn, p.obj, p.timer, p.arg);
+            if (s->root_popped)
+                finish_pop(s);
             return true;
         }
         p.timer->armed = false;

@@ -10,10 +10,13 @@
  * small keys.  Nothing here allocates once the heap and slab have grown to the
  * run's high-water mark.
  *
- * Timers are cancelled lazily with a generation counter: re-arming or
- * cancelling bumps the counter, and a popped event whose generation is stale
- * is discarded without calling its handler.  DCQCN re-arms timers on every
- * CNP, so cancellation must cost O(1) and no search.
+ * Timers are cancelled lazily with a generation counter: cancelling bumps the
+ * counter, and a popped event whose generation is stale is discarded without
+ * calling its handler.  Re-arming to a later time (a retransmission timer
+ * pushed back by every ACK) does not queue a new event at all: the event
+ * already queued fires first, sees that the expiry moved, and re-queues itself
+ * for the new time.  So a timer costs one queued event per expiry period
+ * instead of one per re-arm, and cancellation costs O(1) with no search.
  */
 #ifndef SIM_SIM_H
 #define SIM_SIM_H
@@ -30,8 +33,11 @@ struct sim;
 typedef void (*sim_fn)(struct sim *s, void *obj, uint64_t arg);
 
 struct sim_timer {
-    uint64_t gen;  /* bumped by every arm and cancel */
-    sim_time_t at; /* when armed, the expiry time */
+    uint64_t gen;      /* bumped by every cancel and every arm that queues a new event */
+    sim_time_t at;     /* when armed, the expiry time */
+    sim_time_t queued; /* when armed, the time of the event in the queue (<= at) */
+    sim_fn fn;
+    void *obj;
     bool armed;
 };
 
@@ -58,6 +64,7 @@ struct sim {
     uint32_t n_free, slab_cap;
     uint64_t events;     /* handlers called */
     uint64_t stale;      /* cancelled timer events discarded */
+    uint64_t moved;      /* timer events re-queued to a later expiry */
     bool stop_requested;
     bool root_popped; /* the running event's key is still at heap[0] */
 };
@@ -78,7 +85,7 @@ static inline void sim_after(struct sim *s, sim_time_t dt, sim_fn fn, void *obj,
     sim_at(s, s->now + dt, fn, obj, arg);
 }
 
-/* Arms (or re-arms) a timer: any earlier arming of it will not fire. */
+/* Arms (or re-arms) a timer to fire fn(s, obj, gen) at t: any earlier arming of it will not fire. */
 void sim_timer_arm(struct sim *s, struct sim_timer *tm, sim_time_t t, sim_fn fn, void *obj);
 
 /* Cancels a timer if armed; O(1). */

@@ -80,7 +80,7 @@ static void test_timer_cancel(void)
     sim_init(&s);
     struct sim_timer a = {0}, b = {0}, c = {0};
     sim_timer_arm(&s, &a, 100, record, &l);
-    sim_timer_arm(&s, &a, 300, record, &l); /* re-arm: only 300 fires */
+    sim_timer_arm(&s, &a, 300, record, &l); /* re-arm later: only 300 fires */
     sim_timer_arm(&s, &b, 200, record, &l);
     sim_timer_cancel(&b);                   /* never fires */
     sim_timer_arm(&s, &c, 250, record, &l);
@@ -91,8 +91,39 @@ static void test_timer_cancel(void)
     CU_ASSERT_EQUAL(l.t[1], 300);
     CU_ASSERT_FALSE(a.armed);
     CU_ASSERT_FALSE(b.armed);
-    CU_ASSERT_EQUAL(s.stale, 2);
+    CU_ASSERT_EQUAL(s.stale, 1); /* b's cancelled event */
+    CU_ASSERT_EQUAL(s.moved, 1); /* a's event, moved from 100 to 300 */
     CU_ASSERT_EQUAL(s.events, 2);
+    sim_free(&s);
+}
+
+static void test_timer_lazy_rearm(void)
+{
+    struct sim s;
+    static struct log l;
+    memset(&l, 0, sizeof l);
+    sim_init(&s);
+    struct sim_timer a = {0};
+    /* pushed back 1000 times, as an RTO by ACKs: still one queued event, firing once at the end */
+    sim_timer_arm(&s, &a, 1000, record, &l);
+    for (int i = 1; i <= 1000; i++)
+        sim_timer_arm(&s, &a, 1000 + i, record, &l);
+    CU_ASSERT_EQUAL(sim_pending(&s), 1);
+    /* an earlier expiry after a later one queues a new event and retires the old one */
+    struct sim_timer b = {0};
+    sim_timer_arm(&s, &b, 5000, record, &l);
+    sim_timer_arm(&s, &b, 3000, record, &l);
+    /* cancel after a lazy re-arm: nothing fires */
+    struct sim_timer c = {0};
+    sim_timer_arm(&s, &c, 100, record, &l);
+    sim_timer_arm(&s, &c, 200, record, &l);
+    sim_timer_cancel(&c);
+    sim_run(&s, SIM_TIME_MAX);
+    CU_ASSERT_EQUAL_FATAL(l.n, 2);
+    CU_ASSERT_EQUAL(l.t[0], 2000);
+    CU_ASSERT_EQUAL(l.t[1], 3000);
+    CU_ASSERT_EQUAL(s.moved, 1);
+    CU_ASSERT_FALSE(a.armed);
     sim_free(&s);
 }
 
@@ -190,6 +221,7 @@ void test_event_register(void)
     CU_add_test(s, "events fire in (time, insertion) order", test_order_and_ties);
     CU_add_test(s, "same-time events scheduled from a handler run after earlier ones", test_same_time_from_handler);
     CU_add_test(s, "timer re-arm and cancel", test_timer_cancel);
+    CU_add_test(s, "a timer pushed back re-queues itself lazily", test_timer_lazy_rearm);
     CU_add_test(s, "run stops at the time limit and on request", test_run_limits);
     CU_add_test(s, "heap pops in sorted order", test_heap_against_sort);
     CU_add_test(s, "packet pool reuses freed objects", test_pool);

@@ -544,9 +544,11 @@ struct runner {
     double timeout_s;      /* 0 = none */
     const struct sweep_spec *spec;
     bool progress;
+    bool interrupted;      /* SIGINT or SIGTERM: start nothing more, stop what runs */
     double t0;
     int shown;             /* characters of the progress line on screen */
     ev_timer redraw;
+    ev_signal sigint_w, sigterm_w;
     struct job *slots;     /* jobs slots */
 };
 
@@ -661,6 +663,10 @@ static void job_finish(struct job *j)
     }
     if (r->summary) {
         r->state = RS_OK;
+    } else if (R->interrupted) {
+        /* Not the run's fault: left to do, so that a rerun does it. */
+        r->state = RS_TODO;
+        sfmt(r->status, sizeof r->status, "interrupted");
     } else {
         r->state = RS_FAILED;
         r->tail = tail_text(j);
@@ -670,7 +676,7 @@ static void job_finish(struct job *j)
     R->done++;
     j->run = -1;
     start_more(R);
-    if (R->running == 0 && R->next == R->n_todo)
+    if (R->running == 0 && (R->next == R->n_todo || R->interrupted))
         ev_break(R->loop, EVBREAK_ALL);
 }
 
@@ -715,8 +721,6 @@ static void timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
     (void)revents;
     struct job *j = w->data;
     j->timed_out = true;
-    /* The run has its own process group, so this also ends anything it started. */
-    kill(-j->pid, SIGKILL);
     kill(j->pid, SIGKILL);
 }
 
@@ -739,6 +743,7 @@ static void start_one(struct runner *R, struct job *j)
     struct scn_override ov[MAX_SETS];
     int n = sweep_point_overrides(s, r->point, ov, MAX_SETS);
     char **argv = xcalloc((size_t)(2 * n + 16), sizeof *argv);
+    char **sets = xcalloc((size_t)n + 1, sizeof *sets); /* the PATH=VALUE strings, freed after the fork */
     char seed[32];
     sfmt(seed, sizeof seed, "%llu", (unsigned long long)s->seeds[r->seed_i]);
     int a = 0;
@@ -748,8 +753,9 @@ static void start_one(struct runner *R, struct job *j)
     for (int i = 0; i < n; i++) {
         argv[a++] = "--set";
         size_t l = strlen(ov[i].path) + strlen(ov[i].value) + 2;
-        argv[a] = xmalloc(l);
-        sfmt(argv[a++], l, "%s=%s", ov[i].path, ov[i].value);
+        sets[i] = xmalloc(l);
+        sfmt(sets[i], l, "%s=%s", ov[i].path, ov[i].value);
+        argv[a++] = sets[i];
     }
     argv[a++] = "--seed";
     argv[a++] = seed;
@@ -771,7 +777,6 @@ static void start_one(struct runner *R, struct job *j)
             dup2(null, 1);
         }
         dup2(pfd[1], 2);
-        setpgid(0, 0);
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
@@ -783,9 +788,9 @@ static void start_one(struct runner *R, struct job *j)
         (void)w;
         _exit(127);
     }
-    for (int i = 3; i < a; i++)
-        if (i > 3 && strcmp(argv[i - 1], "--set") == 0)
-            free(argv[i]);
+    for (int i = 0; i < n; i++)
+        free(sets[i]);
+    free(sets);
     free(argv);
     if (pid < 0) {
         int e = errno;
@@ -803,7 +808,6 @@ static void start_one(struct runner *R, struct job *j)
         j->run = -1;
         return;
     }
-    setpgid(pid, pid); /* also here: whichever of parent and child gets there first */
     close(pfd[1]);
     j->pid = pid;
     j->fd = pfd[0];
@@ -820,16 +824,34 @@ static void start_one(struct runner *R, struct job *j)
         ev_timer_start(R->loop, &j->tw);
 }
 
-/* Fills free slots while runs remain. */
+/* Fills free slots while runs remain (none after an interruption). */
 static void start_more(struct runner *R)
 {
-    for (int k = 0; k < R->jobs && R->next < R->n_todo; k++)
+    for (int k = 0; k < R->jobs && R->next < R->n_todo && !R->interrupted; k++)
         if (R->slots[k].run < 0)
             start_one(R, &R->slots[k]);
 }
 
 /*
- * Runs every run listed in todo, at most jobs at a time.  Returns 0, or -1
+ * SIGINT or SIGTERM: the children are stopped too (a run would otherwise go on
+ * to the end unattended), and the loop ends once they are reaped, so that the
+ * sweep can still write what is done.
+ */
+static void signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+    (void)revents;
+    struct runner *R = w->data;
+    R->interrupted = true;
+    for (int k = 0; k < R->jobs; k++)
+        if (R->slots[k].run >= 0 && !R->slots[k].exited)
+            kill(R->slots[k].pid, SIGTERM);
+    if (R->running == 0)
+        ev_break(loop, EVBREAK_ALL);
+}
+
+/*
+ * Runs every run listed in todo, at most jobs at a time.  Returns 0, 1 when
+ * interrupted by SIGINT/SIGTERM (the runs not finished are left to do), or -1
  * when the event loop cannot be created (message on stderr).
  */
 static int run_local(struct srun *runs, int *todo, int n_todo, int jobs, double timeout_s, bool progress,
@@ -851,19 +873,23 @@ static int run_local(struct srun *runs, int *todo, int n_todo, int jobs, double 
     R.redraw.data = &R;
     if (progress)
         ev_timer_start(loop, &R.redraw);
-    start_more(&R);
-    if (R.running > 0)
-        ev_run(loop, 0);
-    /* Runs that could not start leave nothing running; any left are started one slot at a time. */
-    while (R.next < R.n_todo || R.running > 0) {
+    ev_signal_init(&R.sigint_w, signal_cb, SIGINT);
+    ev_signal_init(&R.sigterm_w, signal_cb, SIGTERM);
+    R.sigint_w.data = R.sigterm_w.data = &R;
+    ev_signal_start(loop, &R.sigint_w);
+    ev_signal_start(loop, &R.sigterm_w);
+    /* A run that cannot even start leaves its slot free at once: loop until everything has run. */
+    while ((R.next < R.n_todo && !R.interrupted) || R.running > 0) {
         start_more(&R);
         if (R.running > 0)
             ev_run(loop, 0);
     }
+    ev_signal_stop(loop, &R.sigint_w);
+    ev_signal_stop(loop, &R.sigterm_w);
     ev_timer_stop(loop, &R.redraw);
     draw_progress(&R, true);
     free(R.slots);
-    return 0;
+    return R.interrupted ? 1 : 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1147,14 +1173,15 @@ static int write_outputs(const struct sweep_spec *s, struct srun *runs, int n, c
 }
 
 /* The short human summary on stdout. */
-static void print_summary(const struct sweep_spec *s, const struct srun *runs, int n, int started, double wall,
-                          const char *dir, const struct sweep_best *best, const char *plots_line)
+static void print_summary(const struct sweep_spec *s, const struct srun *runs, int n, double wall, const char *dir,
+                          const struct sweep_best *best, const char *plots_line)
 {
-    int ok = 0, failed = 0, before = 0;
+    int ok = 0, failed = 0, before = 0, started = 0;
     for (int i = 0; i < n; i++) {
         ok += runs[i].state == RS_OK || runs[i].state == RS_DONE_BEFORE;
         failed += runs[i].state == RS_FAILED;
         before += runs[i].state == RS_DONE_BEFORE;
+        started += runs[i].state != RS_DONE_BEFORE && runs[i].status[0];
     }
     printf("sweep %s: %d runs (%d grid points x %d seeds): %d ok, %d failed; %d already done, %d started; %.2f s\n",
            s->file, n, s->n_points, s->n_seeds, ok, failed, before, started, wall);
@@ -1293,7 +1320,9 @@ int sweep_main(int argc, char **argv)
     if (jobs < 1)
         jobs = 1;
     bool progress = root && !cli.quiet && isatty(2);
-    if (run_local(runs, mine, n_mine, jobs, cli.timeout_s, progress, &spec))
+    int lrc = run_local(runs, mine, n_mine, jobs, cli.timeout_s, progress, &spec);
+    bool interrupted = lrc == 1;
+    if (lrc < 0)
         rc = SCN_EIO;
     free(mine);
 
@@ -1324,14 +1353,19 @@ int sweep_main(int argc, char **argv)
             fprintf(stderr, "rocesim sweep: %s/sweep.json: cannot write: %s\n", dir, strerror(errno));
         else
             orc = write_outputs(&spec, runs, n, dir, &best, plots_line, sizeof plots_line);
-        print_summary(&spec, runs, n, n_todo, now_s() - t0, dir, &best, plots_line);
-        int failed = 0;
-        for (int i = 0; i < n; i++)
-            failed += runs[i].state == RS_FAILED || runs[i].state == RS_TODO;
+        print_summary(&spec, runs, n, now_s() - t0, dir, &best, plots_line);
+        int failed = 0, left = 0;
+        for (int i = 0; i < n; i++) {
+            failed += runs[i].state == RS_FAILED;
+            left += runs[i].state == RS_TODO;
+        }
         if (failed && !orc)
             fprintf(stderr, "rocesim sweep: %d of %d runs failed; see %s/failures.txt\n", failed, n, dir);
+        if (left)
+            fprintf(stderr, "rocesim sweep: %s: %d runs not done; the same command finishes them\n",
+                    interrupted ? "interrupted" : "incomplete", left);
         if (!rc)
-            rc = orc ? orc : failed ? 1 : 0;
+            rc = interrupted ? 130 : orc ? orc : failed || left ? 1 : 0;
     }
 out:
     for (int i = 0; i < n; i++) {
@@ -1346,6 +1380,52 @@ out_nospec:
         comm->agree(&rc);
     if (comm->finish)
         comm->finish();
+    return rc;
+}
+
+int sweep_replot(const char *dir, char *line, size_t linelen, char *err, size_t errlen)
+{
+    char file[4400];
+    sfmt(file, sizeof file, "%s/sweep.json", dir);
+    if (access(file, F_OK)) {
+        sfmt(err, errlen, "%s: expected the output directory of a sweep, got no sweep.json in it", dir);
+        return SCN_EUSAGE;
+    }
+    struct sweep_spec spec;
+    int rc = sweep_load(file, &spec, err, errlen);
+    if (rc)
+        return rc;
+    int n = spec.n_points * spec.n_seeds;
+    char **summaries = xcalloc((size_t)n, sizeof *summaries);
+    const char **status = xcalloc((size_t)n, sizeof *status);
+    int *point = xcalloc((size_t)n, sizeof *point), *seed_i = xcalloc((size_t)n, sizeof *seed_i);
+    for (int p = 0; p < spec.n_points; p++) {
+        char id[64], rdir[4400];
+        sweep_point_id(&spec, p, id, sizeof id);
+        for (int k = 0; k < spec.n_seeds; k++) {
+            int i = p * spec.n_seeds + k;
+            sfmt(rdir, sizeof rdir, "%s/runs/%s-s%llu", dir, id, (unsigned long long)spec.seeds[k]);
+            summaries[i] = complete_summary(rdir);
+            status[i] = summaries[i] ? "ok" : "not run";
+            point[i] = p;
+            seed_i[i] = k;
+        }
+    }
+    struct sweep_table t;
+    sweep_table_build(&t, &spec, n, point, seed_i, status, (const char *const *)summaries);
+    struct sweep_best best;
+    sweep_best_write(&t, &spec, NULL, &best);
+    rc = sweep_plots(&t, &spec, best.found ? best.point : -1, dir, line, linelen);
+    if (rc)
+        sfmt(err, errlen, "%s/plots: cannot write the plot files", dir);
+    sweep_table_free(&t);
+    for (int i = 0; i < n; i++)
+        free(summaries[i]);
+    free(summaries);
+    free(status);
+    free(point);
+    free(seed_i);
+    sweep_spec_free(&spec);
     return rc;
 }
 

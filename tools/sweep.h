@@ -96,6 +96,15 @@ int sweep_point_overrides(const struct sweep_spec *s, int p, struct scn_override
 int sweep_main(int argc, char **argv);
 
 /*
+ * Redraws the plots of the sweep in dir from dir/sweep.json and the runs'
+ * summary.json files, running nothing (for `rocesim plot DIR`).  line
+ * receives one line saying what was drawn.  Returns 0, SCN_EUSAGE when dir
+ * holds no sweep or its sweep.json no longer loads (message in err), SCN_EIO
+ * when a file cannot be written.
+ */
+int sweep_replot(const char *dir, char *line, size_t linelen, char *err, size_t errlen);
+
+/*
  * Reads a best.json written by a sweep and appends its parameter values to
  * ov as --set pairs (strings owned by *keep, a cJSON tree the caller frees
  * with cJSON_Delete).  scenario (or NULL) receives the sweep's scenario path.

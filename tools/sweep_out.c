@@ -324,7 +324,7 @@ int sweep_best_write(const struct sweep_table *t, const struct sweep_spec *s, co
                      struct sweep_best *best)
 {
     char path[4400];
-    sfmt(path, sizeof path, "%s/best.json", dir);
+    sfmt(path, sizeof path, "%s/best.json", dir ? dir : ".");
     memset(best, 0, sizeof *best);
     best->point = -1;
     int any_ok = 0;
@@ -335,7 +335,8 @@ int sweep_best_write(const struct sweep_table *t, const struct sweep_spec *s, co
         if (t->ps[p].n > 0 && better(t, s, p, b))
             b = p;
     if (b < 0) {
-        unlink(path);
+        if (dir)
+            unlink(path);
         if (!any_ok) {
             fprintf(stderr, "rocesim sweep: no run succeeded, so there is no best point (see failures.txt)\n");
             return 0;
@@ -353,6 +354,8 @@ int sweep_best_write(const struct sweep_table *t, const struct sweep_spec *s, co
     best->min = t->ps[b].min;
     best->max = t->ps[b].max;
     best->stddev = t->ps[b].stddev;
+    if (!dir)
+        return 0;
 
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "sweep", s->file);

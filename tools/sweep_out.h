@@ -56,7 +56,7 @@ char *sweep_table_csv(const struct sweep_table *t, const struct sweep_spec *s);
 
 /*
  * Picks the best grid point and writes dir/best.json (or removes a stale one
- * when no run succeeded).  Points whose every seed succeeded are preferred;
+ * when no run succeeded; dir NULL: only picks).  Points whose every seed succeeded are preferred;
  * ties go to the lower point index.  Returns 0; SCN_EUSAGE when runs succeeded
  * but none has the objective as a number (message on stderr); SCN_EIO when
  * the file cannot be written.

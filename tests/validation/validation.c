@@ -1,0 +1,257 @@
+/*
+ * validation — the checks (see validation.h).  Every run here also checks the
+ * engine's invariants (conservation of packets and bytes, buffer accounting).
+ */
+#include "tests/validation/validation.h"
+
+#include "models/dcqcn_fluid.h"
+#include "sim/units.h"
+#include "tools/run.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct vresult *add(struct vresult *out, int *n, int cap)
+{
+    if (*n >= cap) {
+        fprintf(stderr, "validation: too many results\n");
+        abort();
+    }
+    struct vresult *v = &out[(*n)++];
+    memset(v, 0, sizeof *v);
+    return v;
+}
+
+static void setf(char *dst, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void setf(char *dst, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst, len, fmt, ap);
+    va_end(ap);
+}
+#define SET(field, ...) setf(v->field, sizeof v->field, __VA_ARGS__)
+
+/* Builds a run from scenario text; NULL (and a message on stderr) on error. */
+static struct run *start(const char *json, struct scenario *scn)
+{
+    static struct run r;
+    char err[SCN_ERR_MAX];
+    if (scn_load_text("validation.json", json, NULL, 0, scn, err, sizeof err) || run_setup(&r, scn, err, sizeof err)) {
+        fprintf(stderr, "validation: %s\n", err);
+        return NULL;
+    }
+    return &r;
+}
+
+/* Finishes a run: invariants checked; returns whether they held. */
+static bool finish(struct run *r, struct scenario *scn)
+{
+    sim_run(&r->sim, scn->stop_ps);
+    net_close_pauses(&r->net, r->sim.now);
+    char err[256];
+    bool ok = net_check_invariants(&r->net, err, sizeof err) == 0;
+    if (!ok)
+        fprintf(stderr, "validation: invariant: %s\n", err);
+    run_free(r);
+    scn_free(scn);
+    return ok;
+}
+
+/* ---- goodput of one flow ---- */
+
+static bool goodput_case(struct vresult *out, int *n, int cap, const char *rate, double bps, int mtu)
+{
+    char json[512];
+    snprintf(json, sizeof json,
+             "{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"%s\", \"delay\": \"1us\"}},"
+             " \"host\": {\"mtu\": %d}, \"stop\": \"1s\","
+             " \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"100MB\"}]}",
+             rate, mtu);
+    struct scenario scn;
+    struct run *r = start(json, &scn);
+    if (!r)
+        return false;
+    sim_run(&r->sim, scn.stop_ps);
+    const struct flow *f = net_flow(&r->net, 0);
+    /* Goodput over the transfer: payload bytes over the time from the first to the last byte. */
+    double secs = (double)(f->finish - f->start) / 1e12;
+    double got = 100e6 * 8 / secs;
+    double expect = bps * mtu / (mtu + HDR_DATA + WIRE_OVERHEAD);
+    struct vresult *v = add(out, n, cap);
+    SET(check, "goodput of one flow, %s, MTU %d", rate, mtu);
+    SET(reference, "line rate x payload / (payload + 62 + 20)");
+    SET(expected, "%.3f Gbps", expect / 1e9);
+    SET(measured, "%.3f Gbps", got / 1e9);
+    SET(tolerance, "0.1%%");
+    v->pass = fabs(got - expect) <= 0.001 * expect;
+    SET(note, "100 MB; the first frame's path latency is included in the measured time");
+    return finish(r, &scn);
+}
+
+static bool run_goodput(struct vresult *out, int *n, int cap)
+{
+    return goodput_case(out, n, cap, "100Gbps", 100e9, 1024) && goodput_case(out, n, cap, "40Gbps", 40e9, 4096) &&
+           goodput_case(out, n, cap, "25Gbps", 25e9, 1500);
+}
+
+/* ---- DCQCN fair share and the fluid model ---- */
+
+static bool fair_case(struct vresult *out, int *n, int cap, int N, const char *rate, double bps)
+{
+    char json[4096];
+    int len = snprintf(json, sizeof json,
+                       "{\"topology\": {\"type\": \"star\", \"hosts\": %d, \"link\": {\"rate\": \"%s\", \"delay\": \"1us\"}},"
+                       " \"stop\": \"120ms\", \"traffic\": [", N + 1, rate);
+    for (int i = 0; i < N; i++)
+        len += snprintf(json + len, sizeof json - (size_t)len,
+                        "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": \"h%d\", \"size\": \"10GB\"}", i ? ", " : "",
+                        i, N);
+    snprintf(json + len, sizeof json - (size_t)len, "]}");
+    struct scenario scn;
+    struct run *r = start(json, &scn);
+    if (!r)
+        return false;
+    /* Second half: per-flow bytes, time-averaged bottleneck queue and alpha, sampled every 10 us. */
+    sim_time_t half = scn.stop_ps / 2, step = 10 * PS_PER_US;
+    sim_run(&r->sim, half);
+    uint32_t before[64];
+    for (int i = 0; i < N; i++)
+        before[i] = net_flow(&r->net, (uint32_t)i)->rcv_nxt;
+    const struct port *bott = &r->net.sws[0].ports[N]; /* s0's port towards the receiver */
+    double qsum = 0, asum = 0;
+    long samples = 0;
+    for (sim_time_t t = half + step; t <= scn.stop_ps; t += step) {
+        sim_run(&r->sim, t);
+        qsum += (double)bott->q[3].bytes;
+        for (int i = 0; i < N; i++)
+            asum += dcqcn_alpha(&net_flow(&r->net, (uint32_t)i)->rp, t) / N;
+        samples++;
+    }
+    double secs = (double)(scn.stop_ps - half) / 1e12, x[64], sx = 0, sxx = 0;
+    for (int i = 0; i < N; i++) {
+        x[i] = (double)(net_flow(&r->net, (uint32_t)i)->rcv_nxt - before[i]) * 1024 * 8 / secs;
+        sx += x[i];
+        sxx += x[i] * x[i];
+    }
+    double jain = sx * sx / (N * sxx);
+    double fair = bps * 1024 / 1106 / N;
+    double worst = 0;
+    for (int i = 0; i < N; i++)
+        worst = fmax(worst, fabs(x[i] - fair) / fair);
+
+    struct vresult *v = add(out, n, cap);
+    SET(check, "DCQCN fair share, %d flows into %s", N, rate);
+    SET(reference, "C/N each (Jain's index over the last half)");
+    SET(expected, "Jain >= 0.99");
+    SET(measured, "Jain %.4f", jain);
+    SET(tolerance, "index >= 0.99");
+    v->pass = jain >= 0.99;
+    SET(note, "goodput per flow %.2f Gbps (fair %.2f), worst flow off by %.1f%%", sx / N / 1e9, fair / 1e9,
+        worst * 100);
+
+    struct dcqcn_fixed_point fp;
+    bool have = dcqcn_fluid_fixed_point(&scn.host.dcqcn, &scn.sw.ecn, bps, N, 1106, &fp) == 0;
+    double q = qsum / samples, a = asum / samples;
+    v = add(out, n, cap);
+    SET(check, "DCQCN fluid fixed point: queue, %d flows, %s", N, rate);
+    SET(reference, "Zhu et al., CoNEXT 2016 fluid model");
+    SET(expected, have ? "%.1f KB" : "(no root)", have ? fp.q_bytes / 1e3 : 0.0);
+    SET(measured, "%.1f KB", q / 1e3);
+    SET(tolerance, "reported");
+    v->informative = true;
+    v->pass = have;
+    SET(note, "time-average over the last half; error %+.0f%%; p* = %.2e", have ? (q - fp.q_bytes) / fp.q_bytes * 100 : 0,
+        have ? fp.p : 0);
+    v = add(out, n, cap);
+    SET(check, "DCQCN fluid fixed point: alpha, %d flows, %s", N, rate);
+    SET(reference, "Zhu et al., CoNEXT 2016 fluid model");
+    SET(expected, have ? "%.4f" : "(no root)", have ? fp.alpha : 0.0);
+    SET(measured, "%.4f", a);
+    SET(tolerance, "reported");
+    v->informative = true;
+    v->pass = have;
+    SET(note, "mean over flows and the last half; error %+.0f%%", have ? (a - fp.alpha) / fp.alpha * 100 : 0);
+    return finish(r, &scn);
+}
+
+static bool run_fair(struct vresult *out, int *n, int cap)
+{
+    static const int Ns[] = {2, 4, 8, 16};
+    for (int i = 0; i < 4; i++)
+        if (!fair_case(out, n, cap, Ns[i], "40Gbps", 40e9) || !fair_case(out, n, cap, Ns[i], "100Gbps", 100e9))
+            return false;
+    return true;
+}
+
+/* ---- PFC headroom ---- */
+
+static bool headroom_case(struct vresult *out, int *n, int cap, const char *length, int64_t length_mm, bool too_small)
+{
+    /*
+     * Worst case for headroom: 31 senders at line rate into one port with
+     * congestion control off, a small static XOFF so that every ingress pauses
+     * while its upstream is sending back-to-back.
+     */
+    int64_t auto_h = net_auto_headroom(100000000000LL, length_mm * PS_PER_MM, 1024, 394);
+    char hdrm[64];
+    if (too_small)
+        snprintf(hdrm, sizeof hdrm, "\"%lldB\"", (long long)(auto_h / 4));
+    else
+        snprintf(hdrm, sizeof hdrm, "\"auto\"");
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"topology\": {\"type\": \"star\", \"hosts\": 32, \"link\": {\"rate\": \"100Gbps\", \"length\": \"%s\"}},"
+             " \"host\": {\"cc\": \"none\"}, \"stop\": \"200ms\","
+             " \"switch\": {\"buffer\": \"64MB\", \"pfc\": {\"xoff\": \"20KB\", \"headroom\": %s}},"
+             " \"traffic\": [{\"type\": \"incast\", \"senders\": \"h0-h30\", \"receiver\": \"h31\", \"size\": \"2MB\"}]}",
+             length, hdrm);
+    struct scenario scn;
+    struct run *r = start(json, &scn);
+    if (!r)
+        return false;
+    sim_run(&r->sim, scn.stop_ps);
+    uint64_t drops = r->net.c.drop_headroom;
+    int64_t peak = 0;
+    for (uint32_t p = 0; p < r->net.sws[0].n_ports; p++)
+        for (int q = 0; q < NPRIO; q++)
+            if (r->net.sws[0].ports[p].hdrm_peak[q] > peak)
+                peak = r->net.sws[0].ports[p].hdrm_peak[q];
+    struct vresult *v = add(out, n, cap);
+    char a[32], b[32];
+    if (!too_small) {
+        SET(check, "PFC lossless with auto headroom, %s cables", length);
+        SET(reference, "headroom formula (MODEL.md, after Tagger)");
+        SET(expected, "0 drops; peak <= %s", units_fmt_size(auto_h, a, sizeof a));
+        SET(measured, "%llu drops; peak %s", (unsigned long long)drops, units_fmt_size(peak, b, sizeof b));
+        SET(tolerance, "exact");
+        v->pass = drops == 0 && peak <= auto_h && r->net.flows_completed == 31;
+        SET(note, "31-to-1 incast, cc none, XOFF 20 KB; peak headroom use %.0f%% of the reservation",
+            100.0 * (double)peak / (double)auto_h);
+    } else {
+        SET(check, "PFC headroom a quarter of auto, %s cables", length);
+        SET(reference, "bytes in flight after PAUSE exceed the headroom");
+        SET(expected, "drops > 0");
+        SET(measured, "%llu headroom drops", (unsigned long long)drops);
+        SET(tolerance, "exact");
+        v->pass = drops > 0;
+        SET(note, "headroom %s instead of %s", units_fmt_size(auto_h / 4, a, sizeof a), units_fmt_size(auto_h, b, sizeof b));
+    }
+    return finish(r, &scn);
+}
+
+static bool run_headroom(struct vresult *out, int *n, int cap)
+{
+    return headroom_case(out, n, cap, "100m", 100000, false) && headroom_case(out, n, cap, "1km", 1000000, false) &&
+           headroom_case(out, n, cap, "100m", 100000, true) && headroom_case(out, n, cap, "1km", 1000000, true);
+}
+
+const struct vgroup validation_groups[] = {
+    {"goodput", run_goodput},
+    {"fair share and fluid model", run_fair},
+    {"headroom", run_headroom},
+};
+const int validation_n_groups = sizeof validation_groups / sizeof *validation_groups;
