@@ -18,14 +18,14 @@ BUILD   ?= build
 LIB_SRC  := $(sort $(wildcard sim/*.c models/*.c topologies/*.c tools/*.c))
 LIB_SRC  := $(filter-out tools/main.c,$(LIB_SRC))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
-TEST_SRC := $(sort $(wildcard tests/*.c))
+TEST_SRC := $(sort $(wildcard tests/*.c)) tests/validation/validation.c
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 
 DEFAULT_SCENARIO ?= scenarios/incast-16to1.json
 
-.PHONY: all deps ensure-deps run test asan bench clean mpi deps-mpi mpi-optional
+.PHONY: all deps ensure-deps run test asan bench clean validation regress-update mpi deps-mpi mpi-optional
 
 all: rocesim
 
@@ -67,6 +67,17 @@ asan-inner: $(BUILD)/rocesim $(BUILD)/run_tests
 	ROCESIM=$(BUILD)/rocesim ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/run_tests
 
 $(BUILD)/rocesim: $(BUILD)/tools/main.o $(BUILD)/librocesim.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# Rewrites the golden-run references in tests/golden/ on purpose: review the diff before committing.
+regress-update: rocesim $(BUILD)/run_tests
+	$(BUILD)/run_tests --regress-update
+
+# Regenerates docs/VALIDATION.md from the validation runs.
+validation: $(BUILD)/validate
+	$(BUILD)/validate docs/VALIDATION.md
+
+$(BUILD)/validate: $(BUILD)/tests/validation/validate_main.o $(BUILD)/tests/validation/validation.o $(BUILD)/librocesim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 bench: $(BUILD)/bench rocesim

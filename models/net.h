@@ -107,6 +107,7 @@ struct port {
     /* ingress accounting (switch ports): frames that entered through this port */
     int64_t ing_shared[NPRIO];
     int64_t ing_hdrm[NPRIO];
+    int64_t hdrm_peak[NPRIO];     /* most headroom ever in use (validation of the headroom formula) */
     int64_t headroom;             /* per lossless priority */
     bool pause_sent[NPRIO];       /* we paused the peer on p */
     struct prio_timer pause_refresh[NPRIO];

@@ -184,6 +184,8 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
                 return;
             }
             in->ing_hdrm[prio] += B;
+            if (in->ing_hdrm[prio] > in->hdrm_peak[prio])
+                in->hdrm_peak[prio] = in->ing_hdrm[prio];
         } else {
             if (w->shared_used + B > shared_cap) {
                 net_drop(n, k, DROP_BUFFER);

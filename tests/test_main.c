@@ -50,6 +50,11 @@ int test_run(const char *cmdline, char **out)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--regress-update") == 0) {
+        int bad = golden_check(true);
+        printf("golden references %s in tests/golden/\n", bad ? "NOT all written" : "rewritten");
+        return bad ? 1 : 0;
+    }
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 2;
     test_units_register();
@@ -61,6 +66,8 @@ int main(int argc, char **argv)
     test_net_register();
     test_routing_runs_register();
     test_traffic_register();
+    test_validation_register();
+    test_golden_register();
     test_outputs_register();
     test_sweep_register();
     CU_basic_set_mode(argc > 1 && strcmp(argv[1], "-v") == 0 ? CU_BRM_VERBOSE : CU_BRM_NORMAL);

@@ -198,6 +198,12 @@ static void test_rerun_skips(void)
     CU_ASSERT(mt1 && mt2 && strcmp(mt1, mt2) == 0);
     char *after = slurp(path);
     CU_ASSERT(after && strcmp(before, after) == 0);
+    /* `rocesim plot DIR` redraws a sweep's plots from its sweep.json and summaries, running nothing. */
+    free(out);
+    out = NULL;
+    snprintf(cmd, sizeof cmd, "%s plot %s", test_rocesim_bin(), grid_out);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "plots: "));
     free(before);
     free(after);
     free(mt1);

@@ -6,6 +6,7 @@
 #define TESTS_H
 
 #include <CUnit/CUnit.h>
+#include <stdbool.h>
 
 void test_units_register(void);
 void test_event_register(void);
@@ -16,6 +17,11 @@ void test_dcqcn_register(void);
 void test_net_register(void);
 void test_routing_runs_register(void);
 void test_traffic_register(void);
+void test_validation_register(void);
+void test_golden_register(void);
+
+/* Runs every scenario against tests/golden/ (update: rewrite the references).  Returns the mismatches. */
+int golden_check(bool update);
 void test_outputs_register(void);
 void test_sweep_register(void);
 

@@ -371,6 +371,8 @@ int main(int argc, char **argv)
         return sweep_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "nic-config") == 0)
         return nicconfig_main(argc, argv);
+    if (argc == 3 && strcmp(argv[1], "plot") == 0 && sweep_is_dir(argv[2]))
+        return sweep_plot_main(argv[2]);
     static char set_paths[MAX_SETS][512];
     struct cli c;
     int rc = parse_args(argc, argv, &c, set_paths);

@@ -52,6 +52,7 @@ static long long to_mbps(struct nic_setting *s, const char *field, int64_t bps)
     return m;
 }
 
+/* See nicconfig.h. */
 int nicconfig_settings(const struct scenario *scn, int64_t line_rate_bps, struct nic_setting *out)
 {
     const struct scn_dcqcn *d = &scn->host.dcqcn;
@@ -240,6 +241,7 @@ static void print_lossless(FILE *f, const struct run *r, int p)
         fprintf(f, "#   ECN: off (no marking: DCQCN never sees congestion).\n");
 }
 
+/* See nicconfig.h. */
 void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char *header)
 {
     const struct scenario *scn = r->scn;
@@ -355,6 +357,7 @@ static int nic_bad(const char *fmt, const char *arg)
     return SCN_EUSAGE;
 }
 
+/* See nicconfig.h. */
 int nicconfig_main(int argc, char **argv)
 {
     const char *scenario = NULL, *from = NULL, *iface = NULL;

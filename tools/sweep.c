@@ -151,7 +151,6 @@ static int parse_grid_key(struct lctx *c, const char *key, struct sweep_dim *d, 
     for (const char *p = key; *p; p++)
         n += *p == ',';
     d->paths = xcalloc((size_t)n, sizeof *d->paths);
-    char *save = NULL;
     char *tok = copy;
     int k = 0;
     for (;;) {
@@ -179,7 +178,6 @@ static int parse_grid_key(struct lctx *c, const char *key, struct sweep_dim *d, 
             break;
         tok = comma + 1;
     }
-    (void)save;
     free(copy);
     return 0;
 }
@@ -220,6 +218,7 @@ static int parse_grid_values(struct lctx *c, const cJSON *arr, struct sweep_dim 
     return 0;
 }
 
+/* Reads "seeds"; returns 0 or SCN_EUSAGE with a message (not integers, out of range, repeated). */
 static int parse_seeds(struct lctx *c, const cJSON *seeds, struct sweep_spec *s)
 {
     char got[128], p[64];
@@ -243,6 +242,7 @@ static int parse_seeds(struct lctx *c, const cJSON *seeds, struct sweep_spec *s)
     return 0;
 }
 
+/* Reads "objective"; returns 0 or SCN_EUSAGE with a message (not exactly one of minimize/maximize, bad path). */
 static int parse_objective(struct lctx *c, const cJSON *o, struct sweep_spec *s)
 {
     char got[128];
@@ -291,6 +291,7 @@ static int check_some_point_loads(struct lctx *c, const struct sweep_spec *s)
                            "fails with: %s", first);
 }
 
+/* See sweep.h.  Checks in file order, so the first problem in the file is the one reported. */
 int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
 {
     static const char *const known[] = {"scenario", "grid", "seeds", "objective", "description", NULL};
@@ -419,6 +420,7 @@ fail:
     return rc;
 }
 
+/* Frees everything sweep_load allocated and zeroes *s; safe on a zeroed struct. */
 void sweep_spec_free(struct sweep_spec *s)
 {
     for (int d = 0; s->dims && d < s->n_dims; d++) {
@@ -444,6 +446,7 @@ void sweep_spec_free(struct sweep_spec *s)
     memset(s, 0, sizeof *s);
 }
 
+/* See sweep.h: the mixed-radix digit of p for dimension d. */
 int sweep_point_value(const struct sweep_spec *s, int p, int d)
 {
     for (int e = s->n_dims - 1; e > d; e--)
@@ -451,6 +454,7 @@ int sweep_point_value(const struct sweep_spec *s, int p, int d)
     return p % s->dims[d].n_values;
 }
 
+/* See sweep.h. */
 int sweep_point_overrides(const struct sweep_spec *s, int p, struct scn_override *ov, int max)
 {
     int n = 0;
@@ -494,6 +498,7 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
     return h;
 }
 
+/* See sweep.h. */
 void sweep_point_id(const struct sweep_spec *s, int p, char *out, size_t len)
 {
     uint64_t h = fnv1a(0xcbf29ce484222325ULL, s->scenario_text, strlen(s->scenario_text) + 1);
@@ -504,10 +509,7 @@ void sweep_point_id(const struct sweep_spec *s, int p, char *out, size_t len)
             h = fnv1a(h, s->dims[d].text[v][k], strlen(s->dims[d].text[v][k]) + 1);
         }
     }
-    int width = 1;
-    for (int n = s->n_points - 1; n >= 10; n /= 10)
-        width++;
-    sfmt(out, len, "p%0*d-%08x", width, p, (unsigned)(h ^ (h >> 32)));
+    sfmt(out, len, "%016llx", (unsigned long long)h);
 }
 
 /*
@@ -566,6 +568,7 @@ struct job {
     size_t tail_pos, tail_len;
 };
 
+/* Monotonic wall time in seconds (progress and ETA only: never in results). */
 static double now_s(void)
 {
     struct timespec ts;
@@ -609,6 +612,7 @@ static void draw_progress(struct runner *R, bool final)
     R->shown = n;
 }
 
+/* Timer: redraws the progress line.  Cannot fail. */
 static void redraw_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
     (void)loop;
@@ -680,6 +684,7 @@ static void job_finish(struct job *j)
         ev_break(R->loop, EVBREAK_ALL);
 }
 
+/* A run exited: keeps its status; the run is recorded once its stderr is drained too. */
 static void child_cb(struct ev_loop *loop, ev_child *w, int revents)
 {
     (void)revents;
@@ -691,6 +696,7 @@ static void child_cb(struct ev_loop *loop, ev_child *w, int revents)
         job_finish(j);
 }
 
+/* Stderr of a run: keeps the last TAIL_BYTES bytes; at end of file the run may be complete. */
 static void pipe_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
     (void)revents;
@@ -715,6 +721,7 @@ static void pipe_cb(struct ev_loop *loop, ev_io *w, int revents)
         job_finish(j);
 }
 
+/* The run took longer than --timeout: kill it (its exit is then recorded as "timeout"). */
 static void timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
     (void)loop;
@@ -780,8 +787,11 @@ static void start_one(struct runner *R, struct job *j)
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGCHLD, SIG_DFL);
-        signal(SIGPIPE, SIG_DFL);
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigaction(SIGCHLD, &dfl, NULL);
+        sigaction(SIGPIPE, &dfl, NULL);
         execv("/proc/self/exe", argv);
         static const char msg[] = "rocesim sweep: cannot execute /proc/self/exe\n";
         ssize_t w = write(2, msg, sizeof msg - 1);
@@ -1186,7 +1196,8 @@ static void print_summary(const struct sweep_spec *s, const struct srun *runs, i
     printf("sweep %s: %d runs (%d grid points x %d seeds): %d ok, %d failed; %d already done, %d started; %.2f s\n",
            s->file, n, s->n_points, s->n_seeds, ok, failed, before, started, wall);
     if (best->found) {
-        printf("  best %s: %s %s mean %.6g (min %.6g, max %.6g, stddev %.3g over %d seeds) at", best->id,
+        printf("  best: point %d (%s), %s %s mean %.6g (min %.6g, max %.6g, stddev %.3g over %d seeds) at", best->point,
+               best->id,
                s->maximize ? "maximize" : "minimize", s->objective, best->mean, best->min, best->max,
                best->stddev, best->n);
         struct scn_override ov[MAX_SETS];
@@ -1201,6 +1212,7 @@ static void print_summary(const struct sweep_spec *s, const struct srun *runs, i
         printf("  plots: %s\n", plots_line);
 }
 
+/* One process agrees with itself: nothing to exchange.  Returns 0. */
 static int local_agree(int *rc)
 {
     (void)rc;
@@ -1209,6 +1221,7 @@ static int local_agree(int *rc)
 
 static const struct sweep_comm local_comm = {.rank = 0, .size = 1, .local_size = 1, .agree = local_agree};
 
+/* See sweep.h. */
 int sweep_main(int argc, char **argv)
 {
     const struct sweep_comm *comm = &local_comm;
@@ -1383,6 +1396,7 @@ out_nospec:
     return rc;
 }
 
+/* See sweep.h. */
 int sweep_replot(const char *dir, char *line, size_t linelen, char *err, size_t errlen)
 {
     char file[4400];
@@ -1426,6 +1440,26 @@ int sweep_replot(const char *dir, char *line, size_t linelen, char *err, size_t 
     free(point);
     free(seed_i);
     sweep_spec_free(&spec);
+    return rc;
+}
+
+/* See sweep.h. */
+bool sweep_is_dir(const char *dir)
+{
+    char file[4400];
+    sfmt(file, sizeof file, "%s/sweep.json", dir);
+    return access(file, F_OK) == 0;
+}
+
+/* See sweep.h. */
+int sweep_plot_main(const char *dir)
+{
+    char line[1024] = "", err[SCN_ERR_MAX + 4400];
+    int rc = sweep_replot(dir, line, sizeof line, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "rocesim plot: %s\n", err);
+    else
+        printf("plots: %s\n", line);
     return rc;
 }
 

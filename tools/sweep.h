@@ -10,8 +10,8 @@
  *
  * Layout of the output directory DIR:
  *   runs/<point>-s<seed>/   one run's outputs (summary.json, flows.csv, ...);
- *                           <point> = p<index>-<hash of scenario + values>, so
- *                           a changed scenario or grid never reuses old runs
+ *                           <point> = a hash of the scenario and the values
+ *                           (sweep_point_id)
  *   results.csv             one row per run, sorted by point then seed
  *   best.json               the best grid point (objective averaged over seeds)
  *   failures.txt            the failed runs with their stderr tails (only if any)
@@ -73,9 +73,10 @@ void sweep_spec_free(struct sweep_spec *s);
 int sweep_point_value(const struct sweep_spec *s, int p, int d);
 
 /*
- * Names grid point p into out: "p<index>-<hash>", the index zero-padded so
- * that names sort in grid order, the hash over the scenario text and the
- * point's values, so that editing the scenario or the grid never lets a rerun
+ * Names grid point p into out: 16 hex digits of a 64-bit hash of the scenario
+ * text and the point's paths and values.  Not the point's index: a grid
+ * extended by a value keeps the names (and so the finished runs) of the
+ * points it had, while editing the scenario or a value never lets a rerun
  * pick up a stale result.  Cannot fail.
  */
 void sweep_point_id(const struct sweep_spec *s, int p, char *out, size_t len);
@@ -103,6 +104,12 @@ int sweep_main(int argc, char **argv);
  * when a file cannot be written.
  */
 int sweep_replot(const char *dir, char *line, size_t linelen, char *err, size_t errlen);
+
+/* True when dir holds a sweep's outputs (a sweep.json), so that `rocesim plot DIR` redraws the sweep's plots. */
+bool sweep_is_dir(const char *dir);
+
+/* `rocesim plot DIR` for a sweep directory: sweep_replot with messages.  Returns the exit status (0, 2, 3). */
+int sweep_plot_main(const char *dir);
 
 /*
  * Reads a best.json written by a sweep and appends its parameter values to

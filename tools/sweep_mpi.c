@@ -87,11 +87,13 @@ static int mpi_gather(const char *mine, size_t len, char ***all, size_t **lens)
     return rc == MPI_SUCCESS && !bad ? 0 : -1;
 }
 
+/* Ends MPI; called once by every rank at the end of the sweep. */
 static void mpi_finish(void)
 {
     MPI_Finalize();
 }
 
+/* See sweep.h. */
 const struct sweep_comm *sweep_mpi_init(int *argc, char ***argv)
 {
     /* Stand-alone (no mpirun): a plain local sweep, without MPI's start-up cost or its daemons. */

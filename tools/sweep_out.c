@@ -104,6 +104,7 @@ static double stddev(const double *v, int n, double mean)
     return sqrt(ss / (n - 1));
 }
 
+/* See sweep_out.h. */
 void sweep_table_build(struct sweep_table *t, const struct sweep_spec *s, int n, const int *point,
                        const int *seed_i, const char *const *status, const char *const *summaries)
 {
@@ -176,6 +177,7 @@ void sweep_table_build(struct sweep_table *t, const struct sweep_spec *s, int n,
     free(v);
 }
 
+/* Frees what sweep_table_build allocated and zeroes *t. */
 void sweep_table_free(struct sweep_table *t)
 {
     for (int r = 0; r < t->n_runs; r++) {
@@ -208,6 +210,7 @@ static const char *value_text(const struct sweep_dim *d, int v, int k)
     return cJSON_IsString(it) ? it->valuestring : d->text[v][k];
 }
 
+/* See sweep_out.h. */
 char *sweep_table_csv(const struct sweep_table *t, const struct sweep_spec *s)
 {
     struct sbuf b = {0};
@@ -311,6 +314,7 @@ static cJSON *seed_values(const struct sweep_table *t, const struct sweep_spec *
     return a;
 }
 
+/* Adds a point's n, mean, min, max and stddev to o. */
 static void add_stats(cJSON *o, const struct sweep_pstat *ps)
 {
     cJSON_AddNumberToObject(o, "n", ps->n);
@@ -320,6 +324,7 @@ static void add_stats(cJSON *o, const struct sweep_pstat *ps)
     cJSON_AddNumberToObject(o, "stddev", ps->stddev);
 }
 
+/* See sweep_out.h. */
 int sweep_best_write(const struct sweep_table *t, const struct sweep_spec *s, const char *dir,
                      struct sweep_best *best)
 {
@@ -573,6 +578,7 @@ static void dim_short(const struct sweep_spec *s, int d, char *out, size_t len)
     }
 }
 
+/* See sweep_out.h: the unit follows the summary's naming (_ns fields, slowdown, bytes, counts). */
 const char *sweep_objective_unit(const char *path, double *scale)
 {
     *scale = 1;
@@ -678,6 +684,7 @@ static int put(const char *pdir, const char *name, const struct sbuf *b)
     return 0;
 }
 
+/* The start of every script: PNG terminal (cairo, no enhanced text: paths have underscores) and output. */
 static void gp_prelude(struct sbuf *g, const char *png, int w, int h)
 {
     sb_printf(g, "# Drawn by rocesim sweep; run `gnuplot %.*s.gp` here to redraw.\n", (int)(strlen(png) - 4), png);
@@ -948,6 +955,7 @@ static void clean_plots(const char *pdir)
     }
 }
 
+/* See sweep_out.h. */
 int sweep_plots(const struct sweep_table *t, const struct sweep_spec *s, int best_point, const char *dir,
                 char *line, size_t linelen)
 {

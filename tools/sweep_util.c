@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* See sweep_util.h: these four abort() when memory runs out. */
 void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
@@ -41,6 +42,7 @@ char *xstrdup(const char *s)
     return p;
 }
 
+/* See sweep_util.h. */
 int read_text_file(const char *path, char **text, char *err, size_t errlen)
 {
     *text = NULL;
@@ -71,6 +73,7 @@ int read_text_file(const char *path, char **text, char *err, size_t errlen)
     return 0;
 }
 
+/* See sweep_util.h. */
 char *strip_json_comments(const char *text)
 {
     char *out = xstrdup(text);
@@ -103,6 +106,7 @@ char *strip_json_comments(const char *text)
     return out;
 }
 
+/* See sweep_util.h. */
 int sfmt(char *buf, size_t len, const char *fmt, ...)
 {
     va_list ap;
@@ -112,6 +116,7 @@ int sfmt(char *buf, size_t len, const char *fmt, ...)
     return n;
 }
 
+/* See sweep_util.h: grows the buffer until the text fits; aborts when memory runs out. */
 void sb_printf(struct sbuf *b, const char *fmt, ...)
 {
     for (;;) {
@@ -134,6 +139,7 @@ void sb_printf(struct sbuf *b, const char *fmt, ...)
     }
 }
 
+/* See sweep_util.h (RFC 4180 quoting). */
 void sb_csv_cell(struct sbuf *b, const char *s)
 {
     if (!strpbrk(s, ",\"\n\r")) {
@@ -150,6 +156,7 @@ void sb_csv_cell(struct sbuf *b, const char *s)
     sb_printf(b, "\"");
 }
 
+/* See sweep_util.h. */
 char *fmt_double(double d, char *buf, size_t len)
 {
     if (!isfinite(d)) {

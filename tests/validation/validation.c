@@ -105,7 +105,7 @@ static bool fair_case(struct vresult *out, int *n, int cap, int N, const char *r
     char json[4096];
     int len = snprintf(json, sizeof json,
                        "{\"topology\": {\"type\": \"star\", \"hosts\": %d, \"link\": {\"rate\": \"%s\", \"delay\": \"1us\"}},"
-                       " \"stop\": \"120ms\", \"traffic\": [", N + 1, rate);
+                       " \"stop\": \"300ms\", \"traffic\": [", N + 1, rate);
     for (int i = 0; i < N; i++)
         len += snprintf(json + len, sizeof json - (size_t)len,
                         "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": \"h%d\", \"size\": \"10GB\"}", i ? ", " : "",
