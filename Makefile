@@ -98,8 +98,8 @@ mpi:
 	@cmp -s build/mpi/rocesim-mpi rocesim-mpi || { cp build/mpi/rocesim-mpi rocesim-mpi.tmp && mv -f rocesim-mpi.tmp rocesim-mpi; }
 
 mpi-optional:
-	@tools/deps.sh --if-missing --mpi || echo "note: OpenMPI could not be installed: the MPI sweep test will be skipped"
-	@if command -v $(MPICC) >/dev/null 2>&1; then $(MAKE) --no-print-directory mpi; fi
+	@if tools/deps.sh --if-missing --mpi; then $(MAKE) --no-print-directory mpi; \
+	else echo "note: OpenMPI could not be installed: the MPI sweep test will be skipped"; fi
 
 # OpenMPI's libraries call libevent's event_add, and libev.so exports a libevent-compatible
 # event_add that would win the dynamic lookup and crash MPI_Init: link libev statically, hidden.

@@ -61,6 +61,7 @@ struct pkt {
     uint8_t via_reached;  /* Valiant detour: the flow's intermediate group has been reached */
     uint16_t link_gen;    /* the sending port's link_gen at transmission: a mismatch on arrival means the
                            * link failed while the frame was on the wire */
+    sim_time_t pmark;     /* switch egress: the queue's paused-time total when the frame was queued (paused_ns) */
 };
 
 struct pktq {
@@ -72,6 +73,7 @@ struct pktq {
 struct net;
 struct port;
 struct coll;
+struct nic_fault;
 
 /* A timer tied to one (port, priority): PAUSE expiry or PAUSE refresh. */
 struct prio_timer {
@@ -103,6 +105,10 @@ struct port {
     bool ever_paused;
     struct prio_timer pause_expire[NPRIO];
     sim_time_t paused_since[NPRIO];
+    sim_time_t paused_acc[NPRIO]; /* closed pause intervals of each priority, summed (victim accounting) */
+    /* PFC watchdog (pfcwd.c), bit p per priority: declared stormed; PAUSE ignored (drop, forward); frames
+     * for the queue discarded (drop).  Zero unless the watchdog is enabled and found a storm. */
+    uint8_t wd_storm, wd_ignore, wd_drop;
 
     /* ingress accounting (switch ports): frames that entered through this port */
     int64_t ing_shared[NPRIO];
@@ -156,13 +162,15 @@ struct flow {
 
     /* statistics */
     uint64_t retx_bytes, cnps_rx, timeouts;
-    sim_time_t paused_ns;
+    sim_time_t paused_ns;     /* time its data packets waited in queues of a paused priority (see paused_acc) */
+    sim_time_t ready_mark;    /* its NIC port's paused-time total when it last became ready to send */
 };
 
 struct host {
     uint32_t node, index;
     struct port *port;
     struct flow *ready_head[NPRIO], *ready_tail[NPRIO];
+    struct nic_fault *fault;  /* pause_storm / slow_receiver state (fault.c), NULL for a host without such faults */
 };
 
 struct sw {
@@ -201,6 +209,24 @@ struct net_counters {
 typedef void (*net_pfc_hook)(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int prio, bool pause);
 /* Called when a flow completes at its receiver; may be NULL. */
 typedef void (*net_flow_hook)(void *ctx, struct flow *f);
+/* Called when the PFC watchdog declares a storm on a switch egress (port, prio) or restores it (watchdog.csv);
+ * may be NULL. */
+typedef void (*net_wd_hook)(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int prio, bool storm);
+
+struct pfcwd;
+
+/* Deadlock detection state (deadlock.c). */
+struct deadlock {
+    sim_time_t period;        /* switch.deadlock_check; 0: detection off */
+    sim_time_t next_check;    /* no check before this time */
+    bool detected;
+    sim_time_t at;            /* when it was detected */
+    int prio;                 /* the priority of the cycle */
+    uint32_t *cycle;          /* port ids of the paused egresses, each waiting on the next (malloc'd) */
+    uint32_t cycle_len;
+    int32_t *index;           /* scratch, n_ports x NPRIO: wait-for graph node of a (port, prio), else -1 */
+    uint64_t checks;          /* checks that found a stalled switch egress and built the graph */
+};
 
 struct net {
     struct sim *sim;
@@ -220,10 +246,15 @@ struct net {
     struct net_counters c;
     uint8_t lossless;         /* priorities under PFC (0 when PFC is off) */
     sim_time_t paused_total;  /* sum over (port, prio) of time paused */
+    sim_time_t paused_prio[NPRIO]; /* the same, per priority */
     uint32_t ports_ever_paused;
+    uint32_t sw_paused;       /* switch egress (port, prio) pairs paused right now */
     net_pfc_hook pfc_hook;
     net_flow_hook flow_hook;
+    net_wd_hook wd_hook;
     void *hook_ctx;
+    struct pfcwd *wd;         /* PFC watchdog state (pfcwd.c), NULL when switch.watchdog is disabled */
+    struct deadlock dl;
     /* routing and faults (route.c, fault.c) */
     uint32_t flows_valiant;   /* flows whose data detoured through a Valiant intermediate group */
     uint32_t links_down_now;  /* links currently failed */
@@ -255,6 +286,18 @@ int64_t net_auto_headroom(int64_t rate_bps, int64_t delay_ps, int mtu, int respo
 void net_close_pauses(struct net *n, sim_time_t now);
 
 /*
+ * Paused-time total of priority prio at egress p as of `now`: the closed
+ * intervals plus the open one.  A frame records it when it is queued and adds
+ * the difference to its flow's paused_ns when it leaves, which is the time
+ * it spent held by PAUSE in that queue (the queue is never paused when a
+ * frame leaves it).
+ */
+static inline sim_time_t port_paused_total(const struct port *p, int prio, sim_time_t now)
+{
+    return p->paused_acc[prio] + ((p->paused >> prio) & 1 ? now - p->paused_since[prio] : 0);
+}
+
+/*
  * Checks the invariants: buffer counters non-negative, and, when the network
  * is idle, all back to zero; conservation sent = delivered + dropped + in
  * flight.  Returns 0, or -1 with a description in err.
@@ -267,16 +310,24 @@ double switch_red_probability(const struct scn_ecn *e, int64_t q);
 /* --- internal, shared by port.c, switch.c and nic.c --- */
 void port_kick(struct port *p);
 void port_send_ctrl(struct port *p, struct pkt *k);
+/* Sends a PFC frame for prio out of p (quanta 0: RESUME), counting it and reporting it to pfc_hook. */
+void port_send_pfc(struct port *p, int prio, uint16_t quanta);
+/* Lifts the pause on priority prio of egress p (no-op when it is not paused) and restarts transmission. */
+void port_unpause(struct port *p, int prio);
 void port_arrive(struct sim *s, void *obj, uint64_t arg);
 void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k);
 struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p);
 void switch_pfc_check_resume(struct net *n, struct sw *w, struct port *in, int prio);
 void nic_receive(struct net *n, struct host *h, struct pkt *k);
+/* The transport's handling of a frame the NIC's receive pipeline delivers (nic_receive without slow_receiver). */
+void nic_process(struct net *n, struct host *h, struct pkt *k);
 struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p);
 void nic_flow_start(struct sim *s, void *obj, uint64_t arg);
 void net_drop(struct net *n, struct pkt *k, int reason);
 /* Drops every frame queued at switch egress p (its link failed), releasing their buffer accounting. */
 void switch_flush_port(struct net *n, struct sw *w, struct port *p);
+/* Drops every frame queued at priority prio of switch egress p for `reason`, releasing their buffer accounting. */
+void switch_flush_queue(struct net *n, struct sw *w, struct port *p, int prio, int reason);
 /* The link of p failed: loses p's queued frames, clears PFC state on it, bumps link_gen (port.c). */
 void port_link_fail(struct port *p);
 /* Flow start event for flows that choose a route when they start (dragonfly Valiant/UGAL; route.c). */

@@ -18,8 +18,15 @@
  * failure bumps at both ends, and a frame that arrives with an older one is
  * lost.  PFC state on the link is cleared, because neither end can deliver
  * the RESUME that would lift a pause.
+ *
+ * Pause time is accounted per (port, priority) as closed intervals plus the
+ * open one (port_paused_total), for the summary and for each flow's
+ * paused_ns (switch.c, nic.c).  The PFC watchdog (pfcwd.c) may tell a port to
+ * ignore PAUSE on a stormed priority; every PFC frame still counts as seen
+ * for its restoration timer.
  */
 #include "models/net.h"
+#include "models/pfcwd.h"
 
 #include <stdint.h>
 
@@ -71,14 +78,47 @@ void port_send_ctrl(struct port *p, struct pkt *k)
     port_kick(p);
 }
 
-static void unpause(struct port *p, int prio)
+void port_send_pfc(struct port *p, int prio, uint16_t quanta)
+{
+    struct net *n = p->net;
+    struct pkt *k = pkt_alloc(n);
+    k->type = PKT_PAUSE;
+    k->prio = (uint8_t)prio;
+    k->size = FRAME_PAUSE;
+    k->quanta = quanta;
+    k->flow = UINT32_MAX;
+    if (quanta) {
+        n->c.pause_frames++;
+        n->c.prio[prio].pause_frames++;
+    } else {
+        n->c.resume_frames++;
+    }
+    if (n->pfc_hook)
+        n->pfc_hook(n->hook_ctx, n->sim->now, p->node, p->local, prio, quanta != 0);
+    port_send_ctrl(p, k);
+}
+
+/* Adds the open pause interval of (p, prio), up to `now`, to the totals and restarts it at `now`. */
+static void close_interval(struct port *p, int prio, sim_time_t now)
+{
+    struct net *n = p->net;
+    sim_time_t d = now - p->paused_since[prio];
+    n->paused_total += d;
+    n->paused_prio[prio] += d;
+    p->paused_acc[prio] += d;
+    p->paused_since[prio] = now;
+}
+
+void port_unpause(struct port *p, int prio)
 {
     uint8_t bit = (uint8_t)(1u << prio);
     if (!(p->paused & bit))
         return;
     struct net *n = p->net;
-    n->paused_total += n->sim->now - p->paused_since[prio];
+    close_interval(p, prio, n->sim->now);
     p->paused &= (uint8_t)~bit;
+    if (!p->is_host)
+        n->sw_paused--;
     sim_timer_cancel(&p->pause_expire[prio].tm);
     port_kick(p);
 }
@@ -86,7 +126,7 @@ static void unpause(struct port *p, int prio)
 static void pause_expired(struct sim *s, void *obj, uint64_t arg)
 {
     struct prio_timer *pt = obj;
-    unpause(pt->port, pt->prio);
+    port_unpause(pt->port, pt->prio);
 }
 
 static void receive_pause(struct port *p, struct pkt *k)
@@ -94,13 +134,19 @@ static void receive_pause(struct port *p, struct pkt *k)
     struct net *n = p->net;
     int prio = k->prio;
     uint8_t bit = (uint8_t)(1u << prio);
+    if (n->wd)
+        pfcwd_saw_pfc(n, p, prio);
+    if (p->wd_ignore & bit)
+        return; /* the watchdog declared this queue stormed: its PAUSEs are ignored until restoration */
     if (k->quanta == 0) {
-        unpause(p, prio);
+        port_unpause(p, prio);
         return;
     }
     if (!(p->paused & bit)) {
         p->paused |= bit;
         p->paused_since[prio] = n->sim->now;
+        if (!p->is_host)
+            n->sw_paused++;
         if (!p->ever_paused) {
             p->ever_paused = true;
             n->ports_ever_paused++;
@@ -136,10 +182,8 @@ void net_close_pauses(struct net *n, sim_time_t now)
     for (uint32_t i = 0; i < n->g->n_ports; i++) {
         struct port *p = &n->ports[i];
         for (int prio = 0; prio < NPRIO; prio++)
-            if (p->paused & (1u << prio)) {
-                n->paused_total += now - p->paused_since[prio];
-                p->paused_since[prio] = now;
-            }
+            if (p->paused & (1u << prio))
+                close_interval(p, prio, now);
     }
 }
 
@@ -155,8 +199,11 @@ void port_link_fail(struct port *p)
     struct net *n = p->net;
     p->link_gen++;
     for (int prio = 0; prio < NPRIO; prio++) {
-        if (p->paused & (1u << prio))
-            n->paused_total += n->sim->now - p->paused_since[prio];
+        if (p->paused & (1u << prio)) {
+            close_interval(p, prio, n->sim->now);
+            if (!p->is_host)
+                n->sw_paused--;
+        }
         sim_timer_cancel(&p->pause_expire[prio].tm);
         p->pause_sent[prio] = false;
         sim_timer_cancel(&p->pause_refresh[prio].tm);

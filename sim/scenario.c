@@ -719,6 +719,7 @@ static int set_defaults(struct ctx *c, struct scenario *s, const char *file)
     w->watchdog.restoration_ps = 200 * PS_PER_MS;
     w->watchdog.poll_ps = 10 * PS_PER_MS;
     w->watchdog.action = WD_DROP;
+    w->deadlock_check_ps = 1 * PS_PER_MS;
 
     struct scn_host *h = &s->host;
     h->mtu = 1024;
@@ -1141,7 +1142,8 @@ static int parse_topology(struct ctx *c, const cJSON *root)
 /* Reads the "switch" object. */
 static int parse_switch(struct ctx *c, const cJSON *root)
 {
-    static const char *const k_sw[] = {"buffer", "pfc", "ecn", "scheduler", "lossy_queue_limit", "watchdog", NULL};
+    static const char *const k_sw[] = {"buffer", "pfc", "ecn", "scheduler", "lossy_queue_limit", "watchdog",
+                                       "deadlock_check", NULL};
     static const char *const k_pfc[] = {"enabled", "priorities", "xoff", "dynamic_alpha", "xon_delta",
                                         "headroom", "pause_quanta", "response_quanta", NULL};
     static const char *const k_ecn[] = {"enabled", "kmin", "kmax", "pmax", "mark_on", NULL};
@@ -1284,6 +1286,9 @@ static int parse_switch(struct ctx *c, const cJSON *root)
             return -1;
         w->watchdog.action = (enum scn_wd_action)act;
     }
+    /* 0 is allowed: it turns detection off, for runs that should show a deadlock until `stop`. */
+    if (get_qty(c, sw, "switch", "deadlock_check", Q_TIME, false, &w->deadlock_check_ps) < 0)
+        return -1;
     return 0;
 }
 
@@ -2342,6 +2347,7 @@ static void add_switch(const struct scenario *s, cJSON *root)
         add_time(wd, "poll_interval", w->watchdog.poll_ps);
         cJSON_AddStringToObject(wd, "action", wd_names[w->watchdog.action]);
     }
+    add_time(o, "deadlock_check", w->deadlock_check_ps);
 }
 
 static void add_host(const struct scenario *s, cJSON *root)

@@ -134,6 +134,7 @@ struct scn_switch {
     struct scn_scheduler scheduler;
     int64_t lossy_queue_limit;
     struct scn_watchdog watchdog;
+    int64_t deadlock_check_ps; /* PFC deadlock detection period; 0 = off */
 };
 
 enum scn_dcqcn_preset { DCQCN_PAPER, DCQCN_CONNECTX };

@@ -765,7 +765,7 @@ static int plot_dim(const struct sweep_table *t, const struct sweep_spec *s, int
             if (best_point >= 0 && sweep_point_value(s, best_point, d) == v &&
                 (n_series == 1 || combo_of(s, best_point, d) == c)) {
                 best_x = x;
-                best_y = n_series == 1 ? sum / m : t->ps[best_point].mean * oscale;
+                best_y = t->ps[best_point].mean * oscale; /* its own mean, also when the line is pooled */
             }
         }
         sb_printf(&dat, "\n\n");
@@ -782,9 +782,13 @@ static int plot_dim(const struct sweep_table *t, const struct sweep_spec *s, int
     dim_axis_label(dim, xl, sizeof xl);
     char dt[600];
     dim_title(dim, dt, sizeof dt);
-    sfmt(lbl, sizeof lbl, "%s %s against %s\nmean over %d seed%s, bars from min to max%s", s->maximize ? "maximize" : "minimize",
-             s->objective, dt, s->n_seeds, s->n_seeds == 1 ? "" : "s",
-             combos > MAX_SERIES ? ", all other parameter values pooled" : "");
+    if (combos > MAX_SERIES)
+        sfmt(lbl, sizeof lbl, "%s %s against %s\nmean over all runs with each value (the %d combinations of the "
+             "other parameters x %d seed%s), bars from min to max", s->maximize ? "maximize" : "minimize",
+             s->objective, dt, combos, s->n_seeds, s->n_seeds == 1 ? "" : "s");
+    else
+        sfmt(lbl, sizeof lbl, "%s %s against %s\nmean over %d seed%s, bars from min to max",
+             s->maximize ? "maximize" : "minimize", s->objective, dt, s->n_seeds, s->n_seeds == 1 ? "" : "s");
     sb_printf(&g, "set title \"%s\"\n", gp_str(lbl, esc, sizeof esc));
     sb_printf(&g, "set xlabel \"%s\"\n", gp_str(xl, esc, sizeof esc));
     sfmt(lbl, sizeof lbl, "%s (%s)", s->objective, ounit);
@@ -812,7 +816,7 @@ static int plot_dim(const struct sweep_table *t, const struct sweep_spec *s, int
     sb_printf(&g, "plot ");
     for (int c = 0; c < n_series; c++) {
         if (n_series == 1) {
-            sfmt(lbl, sizeof lbl, "%s", combos == 1 ? "mean over seeds" : "mean over runs");
+            sfmt(lbl, sizeof lbl, "%s", combos == 1 ? "mean over seeds" : "mean over all runs with this value");
         } else {
             lbl[0] = '\0';
             /* decode combination c back into the other dimensions' values */
