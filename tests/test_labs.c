@@ -1,0 +1,162 @@
+/*
+ * The labs' key observations, asserted on reduced versions of the labs so
+ * that they cannot silently rot (each lab folder has a README.md walk-through).
+ */
+#include "tests/tests.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char lab_tmp[64];
+
+/* Runs a lab scenario with extra options; returns its summary.json, or NULL (test failure). */
+static cJSON *lab_run(const char *scenario, const char *opts, const char *tag)
+{
+    if (!lab_tmp[0]) {
+        snprintf(lab_tmp, sizeof lab_tmp, "/tmp/rocesim-labs-XXXXXX");
+        if (!mkdtemp(lab_tmp))
+            return NULL;
+    }
+    char cmd[2048], *log = NULL;
+    snprintf(cmd, sizeof cmd, "%s run scenarios/labs/%s -q --no-plot -o %s/%s %s", test_rocesim_bin(), scenario,
+             lab_tmp, tag, opts ? opts : "");
+    int rc = test_run(cmd, &log);
+    if (rc != 0) {
+        fprintf(stderr, "\n  %s: exit %d\n%s\n", cmd, rc, log ? log : "");
+        free(log);
+        return NULL;
+    }
+    free(log);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s/summary.json", lab_tmp, tag);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    static char buf[1 << 18];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return cJSON_Parse(buf);
+}
+
+static double num(const cJSON *j, const char *path)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    const cJSON *cur = j;
+    for (char *tok = strtok(buf, "."); tok && cur; tok = strtok(NULL, "."))
+        cur = cJSON_IsArray(cur) ? cJSON_GetArrayItem(cur, atoi(tok)) : cJSON_GetObjectItemCaseSensitive(cur, tok);
+    return cJSON_IsNumber(cur) ? cur->valuedouble : -1;
+}
+
+static void test_lab1(void)
+{
+    /* 2 pods instead of 8 (128 hosts, 16 servers of 8 NICs), 32 MB instead of 128 MB: chunks stay 250 KB. */
+    const char *small = "--set topology.pods=2 --set traffic.0.size=32MB";
+    cJSON *a = lab_run("01-one-config-ten-times/cluster-a.json", small, "l1a");
+    cJSON *b = lab_run("01-one-config-ten-times/cluster-b.json", small, "l1b");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    double ta = num(a, "collectives.0.completion_ns"), tb = num(b, "collectives.0.completion_ns");
+    printf("\n    cluster A %.2f ms, cluster B %.2f ms (x%.2f) ", ta / 1e6, tb / 1e6, ta / tb);
+    CU_ASSERT(tb > 0 && ta >= 3 * tb);
+    CU_ASSERT(num(a, "packets.dropped") > 0 && num(a, "packets.retransmitted") > 0);
+    CU_ASSERT_EQUAL(num(b, "packets.dropped"), 0);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
+static void test_lab5(void)
+{
+    /* Low thresholds hold a shorter standing queue, and the short queries wait less behind it. */
+    cJSON *lo = lab_run("05-tuning-dcqcn/fairness.json", NULL, "l5lo");
+    cJSON *hi = lab_run("05-tuning-dcqcn/fairness.json", "--set switch.ecn.kmin=50KB --set switch.ecn.kmax=800KB", "l5hi");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lo);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(hi);
+    double plo = num(lo, "flows.slowdown.p99"), phi = num(hi, "flows.slowdown.p99");
+    printf("\n    p99 slowdown %.2f with 5/200 KB, %.2f with 50/800 KB ", plo, phi);
+    CU_ASSERT(plo > 0 && phi > 2 * plo);
+    cJSON_Delete(lo);
+    cJSON_Delete(hi);
+}
+
+static void test_lab6(void)
+{
+    const char *d = "06-fattree-vs-dragonfly/";
+    char s[256];
+    snprintf(s, sizeof s, "%sdragonfly-minimal-adversarial.json", d);
+    cJSON *mn = lab_run(s, NULL, "l6min");
+    snprintf(s, sizeof s, "%sdragonfly-ugal-adversarial.json", d);
+    cJSON *va = lab_run(s, "--set topology.routing=valiant", "l6val");
+    snprintf(s, sizeof s, "%sfattree-adversarial.json", d);
+    cJSON *ft = lab_run(s, NULL, "l6ft");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mn);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(va);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ft);
+    double tmn = num(mn, "sim_end_ns"), tva = num(va, "sim_end_ns"), tft = num(ft, "sim_end_ns");
+    printf("\n    adversarial: dragonfly minimal %.0f us, Valiant %.0f us, fat-tree %.0f us ", tmn / 1e3, tva / 1e3,
+           tft / 1e3);
+    /* one global link per group pair: minimal routing is the slowest by far */
+    CU_ASSERT(tmn > 1.3 * tva);
+    CU_ASSERT(tmn > 1.3 * tft);
+    CU_ASSERT_EQUAL(num(va, "routing.valiant_flows"), 72);
+    cJSON_Delete(mn);
+    cJSON_Delete(va);
+    cJSON_Delete(ft);
+}
+
+static void test_lab7(void)
+{
+    cJSON *nq = lab_run("07-qos/no-qos.json", NULL, "l7n");
+    cJSON *qs = lab_run("07-qos/with-dwrr.json", NULL, "l7q");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(nq);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(qs);
+    double tn = num(nq, "collectives.0.completion_ns"), tq = num(qs, "collectives.0.completion_ns");
+    double cn = num(nq, "priorities.3.fct_ns.max"), cq = num(qs, "priorities.3.fct_ns.max");
+    printf("\n    all-reduce %.2f ms without QoS, %.2f ms with DWRR; checkpoint max FCT %.2f -> %.2f ms ", tn / 1e6,
+           tq / 1e6, cn / 1e6, cq / 1e6);
+    CU_ASSERT(tq > 0 && tn > 1.1 * tq); /* training keeps its share */
+    CU_ASSERT(cq > cn);                 /* and checkpoint pays for it */
+    cJSON_Delete(nq);
+    cJSON_Delete(qs);
+}
+
+static void test_lab8(void)
+{
+    cJSON *s3 = lab_run("08-headroom/3m-auto.json", NULL, "l83");
+    cJSON *k1 = lab_run("08-headroom/1km-auto.json", NULL, "l81");
+    cJSON *bad = lab_run("08-headroom/1km-3m-headroom.json", "--stop 20ms", "l8b");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s3);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(bad);
+    CU_ASSERT_EQUAL(num(s3, "packets.dropped"), 0);
+    CU_ASSERT_EQUAL(num(k1, "packets.dropped"), 0);
+    CU_ASSERT(num(s3, "pfc.pause_frames") > 0 && num(k1, "pfc.pause_frames") > 0);
+    CU_ASSERT(num(bad, "packets.drops_by_reason.headroom") > 0);
+    cJSON_Delete(s3);
+    cJSON_Delete(k1);
+    cJSON_Delete(bad);
+}
+
+static int cleanup(void)
+{
+    if (lab_tmp[0]) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", lab_tmp);
+        test_run(cmd, NULL);
+    }
+    return 0;
+}
+
+void test_labs_register(void)
+{
+    CU_pSuite s = CU_add_suite("labs (reduced)", NULL, cleanup);
+    CU_add_test(s, "lab 1: cluster A's all-reduce at least 3x cluster B's", test_lab1);
+    CU_add_test(s, "lab 5: lower ECN thresholds give short flows a lower p99 slowdown", test_lab5);
+    CU_add_test(s, "lab 6: adversarial traffic on a dragonfly needs non-minimal routing", test_lab6);
+    CU_add_test(s, "lab 7: DWRR keeps training's share, checkpoint pays", test_lab7);
+    CU_add_test(s, "lab 8: auto headroom is lossless; 3 m headroom on 1 km cables is not", test_lab8);
+}

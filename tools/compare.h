@@ -1,0 +1,13 @@
+/*
+ * compare — `rocesim compare DIR...`: the key numbers of finished runs side by
+ * side (collective completion times, FCTs, drops, retransmissions, timeouts,
+ * PAUSE frames, CNPs, deadlock), with each run's ratio to the first.  The labs
+ * use it to set two configurations against each other.
+ */
+#ifndef TOOLS_COMPARE_H
+#define TOOLS_COMPARE_H
+
+/* Entry point for argv = {"rocesim", "compare", DIR...}.  Returns the exit status (2 on bad input). */
+int compare_main(int argc, char **argv);
+
+#endif
