@@ -25,7 +25,7 @@ BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 
 DEFAULT_SCENARIO ?= scenarios/incast-16to1.json
 
-.PHONY: all deps ensure-deps run test asan bench clean validation regress-update mpi deps-mpi mpi-optional
+.PHONY: all deps ensure-deps run test asan bench clean validation regress-update labs mpi deps-mpi mpi-optional
 
 all: rocesim
 
@@ -73,6 +73,10 @@ $(BUILD)/rocesim: $(BUILD)/tools/main.o $(BUILD)/librocesim.a
 regress-update: rocesim $(BUILD)/run_tests
 	$(BUILD)/run_tests --regress-update
 
+# Runs every lab (scenarios/labs/*/run.sh); outputs in out/labs/.
+labs: rocesim
+	@for d in scenarios/labs/*/; do echo "== $$d"; sh $$d/run.sh -q || exit 1; done
+
 # Regenerates docs/VALIDATION.md from the validation runs.
 validation: $(BUILD)/validate
 	$(BUILD)/validate docs/VALIDATION.md
@@ -108,7 +112,39 @@ MPI_LDLIBS = $(filter-out -lev,$(LDLIBS)) -l:libev.a -Wl,--exclude-libs,libev.a
 $(BUILD)/rocesim-mpi: $(BUILD)/tools/main.o $(BUILD)/librocesim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(MPI_LDLIBS)
 
+# Fuzzing (docs/RELIABILITY.md): libFuzzer harnesses built with clang, ASan and UBSan.  `make fuzz
+# FUZZ_TIME=60` runs each for FUZZ_TIME seconds; the corpora grow in build/fuzz/corpus-*, crashes land in
+# build/fuzz/ (crash-*, leak-*, timeout-*).  Every finding becomes a file in tests/fuzz/regressions/.
+FUZZ_CC    ?= clang
+FUZZ_TIME  ?= 60
+FUZZ_FLAGS := $(CSTD) $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+              -fno-sanitize-recover=all -Wno-unknown-warning-option -I.
+FUZZ_OBJ   := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
+FUZZERS    := scenario run
+
+build/fuzz/obj/%.o: %.c | ensure-deps
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzz-build: $(FUZZERS:%=build/fuzz/fuzz_%)
+
+fuzz: fuzz-build
+	@for f in $(FUZZERS); do \
+	  mkdir -p build/fuzz/corpus-$$f; \
+	  cp -n $$(find scenarios -name '*.json') tests/fuzz/seeds/* tests/fuzz/regressions/* build/fuzz/corpus-$$f/ 2>/dev/null; \
+	  echo "fuzz_$$f: $(FUZZ_TIME) s"; \
+	  build/fuzz/fuzz_$$f -max_total_time=$(FUZZ_TIME) -timeout=20 -rss_limit_mb=2048 -max_len=16384 \
+	    -artifact_prefix=build/fuzz/$$f- -print_final_stats=1 build/fuzz/corpus-$$f || exit 1; \
+	done
+
+.PHONY: fuzz fuzz-build
+.SECONDARY: $(FUZZ_OBJ)
+
 clean:
 	rm -rf build rocesim rocesim-mpi
 
+-include $(wildcard $(FUZZ_OBJ:.o=.d))
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(BUILD)/tools/main.d

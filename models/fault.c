@@ -1,10 +1,18 @@
-/* fault — link_down faults: resolution, failure and recovery of links (see fault.h). */
+/*
+ * fault — the scenario's faults (the rules are in fault.h): link_down
+ * (failure and recovery of links, rerouting), pause_storm (a NIC that keeps
+ * its ToR paused, IEEE 802.1Qbb PAUSE refreshed at half its time) and
+ * slow_receiver (a NIC receive pipeline slower than the link, with PFC on its
+ * receive buffer like a switch ingress, MODEL.md "Switch").
+ */
 #include "models/fault.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "topologies/routing.h"
+
+static void host_pfc_update(struct net *n, struct host *h, int prio);
 
 /* Node ids travel in the event argument: a in the high half, b in the low. */
 static uint64_t pack(uint32_t a, uint32_t b) { return (uint64_t)a << 32 | b; }
@@ -65,6 +73,13 @@ static void link_change(struct net *n, uint64_t arg, bool fail)
             if (g->ports[g->ports[pid].peer].node == b) {
                 port_kick(&n->ports[pid]);
                 port_kick(n->ports[pid].peer);
+                /* The failure cleared a faulty NIC's pause; it pauses again if its fault still says so. */
+                struct port *ends[2] = {&n->ports[pid], n->ports[pid].peer};
+                for (int e = 0; e < 2; e++) {
+                    struct host *h = ends[e]->is_host ? n->node_host[ends[e]->node] : NULL;
+                    for (int prio = 0; h && h->fault && prio < NPRIO; prio++)
+                        host_pfc_update(n, h, prio);
+                }
             }
         }
     }
@@ -73,6 +88,201 @@ static void link_change(struct net *n, uint64_t arg, bool fail)
 static void link_fail_event(struct sim *s, void *obj, uint64_t arg) { link_change(obj, arg, true); }
 
 static void link_restore_event(struct sim *s, void *obj, uint64_t arg) { link_change(obj, arg, false); }
+
+/* ---- NIC faults: pause_storm and slow_receiver ---- */
+
+/* Host h's fault state, created on first use with its receive-buffer thresholds (fault.h); aborts when out of memory. */
+static struct nic_fault *host_fault(struct net *n, struct host *h)
+{
+    if (h->fault)
+        return h->fault;
+    struct nic_fault *nf = calloc(1, sizeof *nf);
+    if (!nf) {
+        fprintf(stderr, "rocesim: out of memory setting up faults\n");
+        abort();
+    }
+    const struct scenario *scn = n->scn;
+    const struct port *p = h->port;
+    int64_t H = net_auto_headroom(p->rate_bps, p->delay_ps, scn->host.mtu, scn->sw.pfc.response_quanta);
+    nf->h = h;
+    nf->xoff = 2 * H;
+    nf->xon = nf->xoff > scn->sw.pfc.xon_delta ? nf->xoff - scn->sw.pfc.xon_delta : 0;
+    nf->lossless_cap = nf->xoff + H;
+    h->fault = nf;
+    return nf;
+}
+
+void faults_free(struct net *n)
+{
+    for (uint32_t i = 0; n->hosts && i < n->g->n_hosts; i++) {
+        free(n->hosts[i].fault);
+        n->hosts[i].fault = NULL;
+    }
+}
+
+/* Half the pause time of a PAUSE on port p: refreshing then means the ToR never resumes on expiry. */
+static sim_time_t host_refresh_period(const struct net *n, const struct port *p)
+{
+    int64_t q = n->scn->sw.pfc.pause_quanta;
+    return (sim_time_t)(((__int128)q * PAUSE_QUANTUM_BITS * 1000000000000LL) / p->rate_bps / 2);
+}
+
+/* Timer: the host still wants its ToR paused on pt->prio, so it sends PAUSE again and re-arms. */
+static void host_pause_refresh(struct sim *s, void *obj, uint64_t arg)
+{
+    struct prio_timer *pt = obj;
+    struct port *p = pt->port;
+    struct net *n = p->net;
+    if (!p->pause_sent[pt->prio])
+        return;
+    port_send_pfc(p, pt->prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
+    sim_timer_arm(s, &pt->tm, s->now + host_refresh_period(n, p), host_pause_refresh, pt);
+}
+
+/*
+ * Brings host h's PFC on prio in line with its faults: PAUSE (then refreshed)
+ * while a storm is in force or its receive buffer is above XOFF, RESUME once
+ * neither is.  No return value.
+ */
+static void host_pfc_update(struct net *n, struct host *h, int prio)
+{
+    const struct nic_fault *nf = h->fault;
+    struct port *p = h->port;
+    bool want = nf->storm[prio] > 0 || nf->rx_xoff[prio];
+    if (want == p->pause_sent[prio] || p->down)
+        return;
+    p->pause_sent[prio] = want;
+    struct prio_timer *pt = &p->pause_refresh[prio];
+    if (want) {
+        port_send_pfc(p, prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
+        sim_timer_arm(n->sim, &pt->tm, n->sim->now + host_refresh_period(n, p), host_pause_refresh, pt);
+    } else {
+        sim_timer_cancel(&pt->tm);
+        port_send_pfc(p, prio, 0);
+    }
+}
+
+/* Event: pause_storm fault number arg begins (the host starts pausing unless it already does). */
+static void storm_begin(struct sim *s, void *obj, uint64_t arg)
+{
+    struct net *n = obj;
+    const struct scn_fault *f = &n->scn->faults[arg];
+    struct host *h = &n->hosts[f->host];
+    h->fault->storm[f->priority]++;
+    host_pfc_update(n, h, f->priority);
+}
+
+/* Event: pause_storm fault number arg ends (RESUME unless another reason to pause remains). */
+static void storm_end(struct sim *s, void *obj, uint64_t arg)
+{
+    struct net *n = obj;
+    const struct scn_fault *f = &n->scn->faults[arg];
+    struct host *h = &n->hosts[f->host];
+    h->fault->storm[f->priority]--;
+    host_pfc_update(n, h, f->priority);
+}
+
+static void rx_done(struct sim *s, void *obj, uint64_t arg);
+
+/* Starts processing the head of nf's receive buffer: it reaches the transport B x 8 / rate later. */
+static void rx_start(struct net *n, struct nic_fault *nf)
+{
+    __int128 num = (__int128)nf->rxq.head->size * 8 * 1000000000000LL + nf->rx_rem;
+    sim_time_t t = (sim_time_t)(num / nf->rx_rate_bps);
+    nf->rx_rem = (int64_t)(num % nf->rx_rate_bps);
+    sim_timer_arm(n->sim, &nf->rx_timer, n->sim->now + t, rx_done, nf);
+}
+
+/* Timer: the head frame is processed: hand it to the transport, maybe RESUME, start the next. */
+static void rx_done(struct sim *s, void *obj, uint64_t arg)
+{
+    struct nic_fault *nf = obj;
+    struct host *h = nf->h;
+    struct net *n = h->port->net;
+    struct pkt *k = pktq_pop(&nf->rxq);
+    int prio = k->prio;
+    nf->rx_bytes[prio] -= k->size;
+    if (nf->rx_xoff[prio] && nf->rx_bytes[prio] <= nf->xon) {
+        nf->rx_xoff[prio] = false;
+        host_pfc_update(n, h, prio);
+    }
+    if (nf->rxq.head)
+        rx_start(n, nf);
+    nic_process(n, h, k);
+}
+
+void fault_rx_arrive(struct net *n, struct host *h, struct pkt *k)
+{
+    struct nic_fault *nf = h->fault;
+    int prio = k->prio;
+    uint8_t bit = (uint8_t)(1u << prio);
+    int64_t B = k->size;
+    bool lossless = n->lossless & bit;
+    if (lossless && nf->rx_bytes[prio] + B > nf->lossless_cap) {
+        /* Only a ToR that did not obey our latest PAUSE can overrun the headroom: the watchdog's forward
+         * action lifted or ignored it (and a restoration does not bring it back before our next refresh). */
+        if (h->port->peer->wd_overrode & bit) {
+            net_drop(n, k, DROP_WATCHDOG);
+            return;
+        }
+        fprintf(stderr, "rocesim: bug: slow receiver %s would drop a lossless frame: %lld bytes of priority %d "
+                        "buffered, at most %lld expected\n",
+                n->g->nodes[h->node].name, (long long)(nf->rx_bytes[prio] + B), prio, (long long)nf->lossless_cap);
+        abort();
+    }
+    if (!lossless && nf->rx_bytes[prio] + B > n->scn->sw.lossy_queue_limit) {
+        net_drop(n, k, DROP_BUFFER);
+        return;
+    }
+    pktq_push(&nf->rxq, k);
+    nf->rx_bytes[prio] += B;
+    if (nf->rx_bytes[prio] > nf->rx_peak[prio])
+        nf->rx_peak[prio] = nf->rx_bytes[prio];
+    if (lossless && !nf->rx_xoff[prio] && nf->rx_bytes[prio] > nf->xoff) {
+        nf->rx_xoff[prio] = true;
+        host_pfc_update(n, h, prio);
+    }
+    if (!nf->rx_timer.armed)
+        rx_start(n, nf);
+}
+
+/* Event: slow_receiver fault number arg begins: frames arriving from now on go through the buffer. */
+static void slow_begin(struct sim *s, void *obj, uint64_t arg)
+{
+    struct net *n = obj;
+    const struct scn_fault *f = &n->scn->faults[arg];
+    struct nic_fault *nf = n->hosts[f->host].fault;
+    nf->rx_slow = true;
+    nf->rx_rate_bps = f->rate_bps;
+    nf->rx_rem = 0;
+}
+
+/* The pipeline recovers: what is buffered goes to the transport now, in order, and its pauses are lifted. */
+static void slow_end(struct sim *s, void *obj, uint64_t arg)
+{
+    struct net *n = obj;
+    const struct scn_fault *f = &n->scn->faults[arg];
+    struct host *h = &n->hosts[f->host];
+    struct nic_fault *nf = h->fault;
+    nf->rx_slow = false;
+    sim_timer_cancel(&nf->rx_timer);
+    struct pkt *k;
+    while ((k = pktq_pop(&nf->rxq))) {
+        nf->rx_bytes[k->prio] -= k->size;
+        nic_process(n, h, k);
+    }
+    for (int prio = 0; prio < NPRIO; prio++)
+        if (nf->rx_xoff[prio]) {
+            nf->rx_xoff[prio] = false;
+            host_pfc_update(n, h, prio);
+        }
+}
+
+/* Whether faults a and b (of the same kind) are in force at some common time; end -1 is the end of the run. */
+static bool overlap(const struct scn_fault *a, const struct scn_fault *b)
+{
+    return (b->end_ps < 0 || a->start_ps < b->end_ps) && (a->end_ps < 0 || b->start_ps < a->end_ps);
+}
 
 int faults_setup(struct net *n, char *err, size_t errlen)
 {
@@ -85,12 +295,20 @@ int faults_setup(struct net *n, char *err, size_t errlen)
     /* Resolve everything first, so that a bad fault schedules nothing. */
     for (int i = 0; i < scn->n_faults; i++) {
         const struct scn_fault *f = &scn->faults[i];
-        if (f->type != FAULT_LINK_DOWN) {
-            snprintf(err, errlen, "%s: faults.%d.type: \"%s\" faults are not implemented yet", scn->file, i,
-                     f->type == FAULT_PAUSE_STORM ? "pause_storm" : "slow_receiver");
-            free(ends);
-            return SCN_EUSAGE;
+        if (f->type == FAULT_SLOW_RECEIVER) {
+            for (int j = 0; j < i; j++)
+                if (scn->faults[j].type == FAULT_SLOW_RECEIVER && scn->faults[j].host == f->host &&
+                    overlap(&scn->faults[j], f)) {
+                    snprintf(err, errlen,
+                             "%s: faults.%d: expected slow_receiver faults of one host not to overlap in time, got "
+                             "faults.%d and faults.%d both on \"%s\"",
+                             scn->file, i, j, i, scn_host_name(scn, f->host));
+                    free(ends);
+                    return SCN_EUSAGE;
+                }
         }
+        if (f->type != FAULT_LINK_DOWN)
+            continue;
         for (int k = 0; k < 2; k++) {
             int32_t id = graph_find(n->g, f->between[k]);
             if (id < 0) {
@@ -111,12 +329,28 @@ int faults_setup(struct net *n, char *err, size_t errlen)
     }
     for (int i = 0; i < scn->n_faults; i++) {
         const struct scn_fault *f = &scn->faults[i];
-        if (f->type != FAULT_LINK_DOWN)
-            continue;
-        uint64_t arg = pack(ends[2 * i], ends[2 * i + 1]);
-        sim_at(n->sim, f->start_ps, link_fail_event, n, arg);
+        sim_fn begin, end;
+        uint64_t arg = (uint64_t)i;
+        switch (f->type) {
+        case FAULT_LINK_DOWN:
+            arg = pack(ends[2 * i], ends[2 * i + 1]);
+            begin = link_fail_event;
+            end = link_restore_event;
+            break;
+        case FAULT_PAUSE_STORM:
+            host_fault(n, &n->hosts[f->host]);
+            begin = storm_begin;
+            end = storm_end;
+            break;
+        default:
+            host_fault(n, &n->hosts[f->host]);
+            begin = slow_begin;
+            end = slow_end;
+            break;
+        }
+        sim_at(n->sim, f->start_ps, begin, n, arg);
         if (f->end_ps >= 0)
-            sim_at(n->sim, f->end_ps, link_restore_event, n, arg);
+            sim_at(n->sim, f->end_ps, end, n, arg);
     }
     free(ends);
     return 0;

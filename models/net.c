@@ -1,7 +1,10 @@
 /*
  * net — building the runtime network from the graph, flows, drops, invariants.
  */
+#include "models/deadlock.h"
+#include "models/fault.h"
 #include "models/net.h"
+#include "models/pfcwd.h"
 #include "sim/units.h"
 #include "topologies/routing.h"
 
@@ -119,6 +122,9 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
             return SCN_EUSAGE;
         }
     }
+    n->dl.period = scn->sw.deadlock_check_ps;
+    if (scn->sw.watchdog.enabled && n->lossless)
+        pfcwd_init(n);
     return 0;
 }
 
@@ -133,6 +139,9 @@ void net_free(struct net *n)
     for (uint32_t i = 0; i < chunks; i++)
         free(n->flow_chunks[i]);
     free(n->flow_chunks);
+    faults_free(n);
+    pfcwd_free(n);
+    deadlock_free(n);
     pool_free_all(&n->pkts);
     free(n->ports);
     free(n->hosts);

@@ -107,8 +107,9 @@ struct port {
     sim_time_t paused_since[NPRIO];
     sim_time_t paused_acc[NPRIO]; /* closed pause intervals of each priority, summed (victim accounting) */
     /* PFC watchdog (pfcwd.c), bit p per priority: declared stormed; PAUSE ignored (drop, forward); frames
-     * for the queue discarded (drop).  Zero unless the watchdog is enabled and found a storm. */
-    uint8_t wd_storm, wd_ignore, wd_drop;
+     * for the queue discarded (drop); the peer's latest PAUSE was overridden by the watchdog (so a faulty
+     * NIC's buffer may overflow, fault.c).  Zero unless the watchdog is enabled and found a storm. */
+    uint8_t wd_storm, wd_ignore, wd_drop, wd_overrode;
 
     /* ingress accounting (switch ports): frames that entered through this port */
     int64_t ing_shared[NPRIO];

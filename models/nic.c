@@ -18,7 +18,14 @@
  * makes the receiver send a CNP to the flow's sender, at most one per flow per
  * `cnp_interval`.  CNPs travel at `cnp_priority`; ACKs and NACKs at the flow's
  * priority, ahead of data of that priority.
+ *
+ * A flow that is ready to send while its priority is paused at the NIC port
+ * is a packet held by PAUSE: the port's paused-time total is noted when the
+ * flow becomes ready and the difference is added to its paused_ns when it
+ * sends.  A host under a slow_receiver fault passes arriving frames through
+ * its receive pipeline first (fault.c).
  */
+#include "models/fault.h"
 #include "models/net.h"
 
 #include <stdio.h>
@@ -40,6 +47,7 @@ static void make_ready(struct net *n, struct flow *f)
         return;
     struct host *h = &n->hosts[f->src];
     f->in_ready = true;
+    f->ready_mark = port_paused_total(h->port, f->prio, n->sim->now);
     f->ready_next = NULL;
     if (h->ready_tail[f->prio])
         h->ready_tail[f->prio]->ready_next = f;
@@ -163,6 +171,8 @@ struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
     if (!f->ready_next)
         h->ready_tail[prio] = NULL;
     f->in_ready = false;
+    /* The priority is not paused now, so paused_acc covers the whole wait. */
+    f->paused_ns += p->paused_acc[prio] - f->ready_mark;
     return make_data(n, f);
 }
 
@@ -275,6 +285,15 @@ static void receive_cnp(struct net *n, struct pkt *k)
 }
 
 void nic_receive(struct net *n, struct host *h, struct pkt *k)
+{
+    if (h->fault && h->fault->rx_slow) {
+        fault_rx_arrive(n, h, k);
+        return;
+    }
+    nic_process(n, h, k);
+}
+
+void nic_process(struct net *n, struct host *h, struct pkt *k)
 {
     switch (k->type) {
     case PKT_DATA:

@@ -136,12 +136,17 @@ static void receive_pause(struct port *p, struct pkt *k)
     uint8_t bit = (uint8_t)(1u << prio);
     if (n->wd)
         pfcwd_saw_pfc(n, p, prio);
-    if (p->wd_ignore & bit)
-        return; /* the watchdog declared this queue stormed: its PAUSEs are ignored until restoration */
+    if (p->wd_ignore & bit) {
+        /* The watchdog declared this queue stormed: its PAUSEs are ignored until restoration. */
+        if (k->quanta)
+            p->wd_overrode |= bit;
+        return;
+    }
     if (k->quanta == 0) {
         port_unpause(p, prio);
         return;
     }
+    p->wd_overrode &= (uint8_t)~bit;
     if (!(p->paused & bit)) {
         p->paused |= bit;
         p->paused_since[prio] = n->sim->now;

@@ -28,7 +28,16 @@
  * with dragonfly data detouring through its flow's Valiant group.  A frame
  * with no route (its destination cut off by a failed link) or whose egress
  * port is on a failed link is dropped as `link_down`.
+ *
+ * Pathologies: a frame bound for a queue the PFC watchdog declared stormed
+ * with action drop is discarded on arrival (pfcwd.c), and the PAUSE refresh
+ * of a congested ingress is where the deadlock detector looks for stalled
+ * queues (deadlock.c): a deadlock keeps its PAUSEs refreshed, and a run
+ * without long pauses pays nothing.  A data frame remembers its egress
+ * queue's paused-time total when queued; the difference at dequeue goes to
+ * its flow's paused_ns.
  */
+#include "models/deadlock.h"
 #include "models/net.h"
 #include "models/route.h"
 
@@ -46,25 +55,6 @@ static int64_t xoff_threshold(const struct net *n, const struct sw *w)
     return (int64_t)(pfc->dynamic_alpha * (double)free_shared);
 }
 
-static void send_pause(struct net *n, struct port *in, int prio, uint16_t quanta)
-{
-    struct pkt *k = pkt_alloc(n);
-    k->type = PKT_PAUSE;
-    k->prio = (uint8_t)prio;
-    k->size = FRAME_PAUSE;
-    k->quanta = quanta;
-    k->flow = UINT32_MAX;
-    if (quanta) {
-        n->c.pause_frames++;
-        n->c.prio[prio].pause_frames++;
-    } else {
-        n->c.resume_frames++;
-    }
-    if (n->pfc_hook)
-        n->pfc_hook(n->hook_ctx, n->sim->now, in->node, in->local, prio, quanta != 0);
-    port_send_ctrl(in, k);
-}
-
 /* Refresh at half the pause time so that the upstream never resumes on expiry. */
 static sim_time_t refresh_period(const struct net *n, const struct port *in)
 {
@@ -79,8 +69,10 @@ static void pause_refresh(struct sim *s, void *obj, uint64_t arg)
     struct net *n = in->net;
     if (!in->pause_sent[pt->prio])
         return;
-    send_pause(n, in, pt->prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
+    port_send_pfc(in, pt->prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
     sim_timer_arm(s, &pt->tm, s->now + refresh_period(n, in), pause_refresh, pt);
+    if (s->now >= n->dl.next_check && n->dl.period)
+        deadlock_check(n); /* may stop the run */
 }
 
 static void check_pause(struct net *n, struct sw *w, struct port *in, int prio)
@@ -89,7 +81,7 @@ static void check_pause(struct net *n, struct sw *w, struct port *in, int prio)
         return;
     if (in->ing_hdrm[prio] > 0 || in->ing_shared[prio] >= xoff_threshold(n, w)) {
         in->pause_sent[prio] = true;
-        send_pause(n, in, prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
+        port_send_pfc(in, prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
         struct prio_timer *pt = &in->pause_refresh[prio];
         sim_timer_arm(n->sim, &pt->tm, n->sim->now + refresh_period(n, in), pause_refresh, pt);
     }
@@ -103,7 +95,7 @@ void switch_pfc_check_resume(struct net *n, struct sw *w, struct port *in, int p
     if (sh == 0 || sh + n->scn->sw.pfc.xon_delta <= xoff_threshold(n, w)) {
         in->pause_sent[prio] = false;
         sim_timer_cancel(&in->pause_refresh[prio].tm);
-        send_pause(n, in, prio, 0);
+        port_send_pfc(in, prio, 0);
     }
 }
 
@@ -174,8 +166,13 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
     }
     struct port *out = &w->ports[e];
     int prio = k->prio;
+    if (out->wd_drop & (1u << prio)) {
+        net_drop(n, k, DROP_WATCHDOG);
+        return;
+    }
     int64_t B = k->size;
     int64_t shared_cap = cfg->buffer - w->hdrm_reserved;
+    k->pmark = port_paused_total(out, prio, n->sim->now);
 
     if (n->lossless & (1u << prio)) {
         if (in->ing_shared[prio] + B > xoff_threshold(n, w) || in->ing_hdrm[prio] > 0) {
@@ -215,33 +212,38 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
 }
 
 /*
- * Drops every frame queued at egress p of switch w, whose link has failed,
- * as `link_down`.  Each frame leaves the buffer accounting exactly as
+ * Drops every frame queued at priority prio of egress p of switch w, counted
+ * as `reason`.  Each frame leaves the buffer accounting exactly as
  * switch_dequeue() releases it (headroom first, then shared), and its ingress
- * is re-checked for RESUME, so that a failure cannot leave an upstream paused
- * on bytes that no longer exist.
+ * is re-checked for RESUME, so that a flush cannot leave an upstream paused
+ * on bytes that no longer exist.  Negative accounting is a bug and aborts.
  */
+void switch_flush_queue(struct net *n, struct sw *w, struct port *p, int prio, int reason)
+{
+    struct pkt *k;
+    while ((k = pktq_pop(&p->q[prio]))) {
+        struct port *in = &w->ports[k->in_port];
+        int64_t B = k->size;
+        int64_t from_hdrm = in->ing_hdrm[prio] < B ? in->ing_hdrm[prio] : B;
+        in->ing_hdrm[prio] -= from_hdrm;
+        in->ing_shared[prio] -= B - from_hdrm;
+        w->shared_used -= B - from_hdrm;
+        w->buffered -= B;
+        if (in->ing_shared[prio] < 0 || w->shared_used < 0 || w->buffered < 0) {
+            fprintf(stderr, "rocesim: bug: negative buffer accounting at %s\n", n->g->nodes[w->node].name);
+            abort();
+        }
+        net_drop(n, k, reason);
+        if (n->lossless & (1u << prio))
+            switch_pfc_check_resume(n, w, in, prio);
+    }
+}
+
+/* Drops every frame queued at egress p of switch w, whose link has failed, as `link_down`. */
 void switch_flush_port(struct net *n, struct sw *w, struct port *p)
 {
-    for (int prio = 0; prio < NPRIO; prio++) {
-        struct pkt *k;
-        while ((k = pktq_pop(&p->q[prio]))) {
-            struct port *in = &w->ports[k->in_port];
-            int64_t B = k->size;
-            int64_t from_hdrm = in->ing_hdrm[prio] < B ? in->ing_hdrm[prio] : B;
-            in->ing_hdrm[prio] -= from_hdrm;
-            in->ing_shared[prio] -= B - from_hdrm;
-            w->shared_used -= B - from_hdrm;
-            w->buffered -= B;
-            if (in->ing_shared[prio] < 0 || w->shared_used < 0 || w->buffered < 0) {
-                fprintf(stderr, "rocesim: bug: negative buffer accounting at %s\n", n->g->nodes[w->node].name);
-                abort();
-            }
-            net_drop(n, k, DROP_LINK_DOWN);
-            if (n->lossless & (1u << prio))
-                switch_pfc_check_resume(n, w, in, prio);
-        }
-    }
+    for (int prio = 0; prio < NPRIO; prio++)
+        switch_flush_queue(n, w, p, prio, DROP_LINK_DOWN);
 }
 
 struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)
@@ -273,5 +275,9 @@ struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)
         maybe_mark(n, w, k, p->q[prio].bytes);
     if (n->lossless & (1u << prio))
         switch_pfc_check_resume(n, w, in, prio);
+    /* The queue is not paused now, so paused_acc is its whole paused time since the frame was queued. */
+    sim_time_t held = p->paused_acc[prio] - k->pmark;
+    if (held && k->type == PKT_DATA)
+        net_flow(n, k->flow)->paused_ns += held;
     return k;
 }

@@ -88,6 +88,9 @@ void graph_free(struct graph *g)
     free(g->ports);
     free(g->host_node);
     free(g->routes.table);
+    free(g->routes.col);
+    free(g->routes.attach);
+    free(g->routes.last);
     free(g->routes.nh);
     free(g->name_ix);
     memset(g, 0, sizeof *g);

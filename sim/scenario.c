@@ -84,9 +84,15 @@ static int bad(struct ctx *c, const char *path, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     c->status = SCN_EUSAGE;
-    if (c->err && c->errlen)
+    if (c->err && c->errlen) {
         strf(c->err, c->errlen, "%s: %s%s: %s", c->file, *path ? path : "(top level)",
                  c->in_override || from_override(c, path) ? " (from --set)" : "", msg);
+        /* The message quotes the user's keys and values, which may hold newlines or escapes: keep it one
+         * printable line (found by fuzzing, tests/fuzz/regressions/). */
+        for (char *q = c->err; *q; q++)
+            if ((unsigned char)*q < 0x20 || *q == 0x7f)
+                *q = '?';
+    }
     return -1;
 }
 
@@ -1129,7 +1135,10 @@ static int parse_topology(struct ctx *c, const cJSON *root)
         break;
     }
     if (n > MAX_HOSTS)
-        return bad(c, path, "expected at most %d hosts, got %lld%s", MAX_HOSTS, (long long)n, formula);
+        /* Say what such a network would cost: the routing tables alone (every node to every host, 4 B each,
+         * at least hosts x hosts entries) are far beyond any machine (docs/RELIABILITY.md). */
+        return bad(c, path, "expected at most %d hosts, got %lld%s; a network that size needs more than %.0f GB "
+                   "of memory (routing tables alone)", MAX_HOSTS, (long long)n, formula, (double)n * (double)n * 4 / 1e9);
     if (n < 2)
         return bad(c, path, "expected at least 2 hosts, got %lld%s", (long long)n, formula);
     t->n_hosts = (int)n;

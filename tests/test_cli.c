@@ -117,7 +117,8 @@ static void test_run_writes_outputs(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     int lines = 0;
     CU_ASSERT_PTR_NOT_NULL(fgets(buf, sizeof buf, f));
-    CU_ASSERT_STRING_EQUAL(buf, "id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps\n");
+    CU_ASSERT_STRING_EQUAL(buf, "id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps,"
+                                "paused_ns\n");
     while (fgets(buf, sizeof buf, f))
         lines++;
     fclose(f);

@@ -121,8 +121,9 @@ int golden_check(bool update)
     glob_t g;
     int bad = 0;
     memset(&g, 0, sizeof g);
-    /* the scenarios at the top level, then those one folder down (labs, sweeps' scenarios) */
-    if (glob("scenarios/*.json", 0, NULL, &g) != 0 || glob("scenarios/*/*.json", GLOB_APPEND, NULL, &g) > GLOB_NOMATCH)
+    /* the scenarios at the top level, then those one and two folders down (sweeps' scenarios, labs) */
+    if (glob("scenarios/*.json", 0, NULL, &g) != 0 || glob("scenarios/*/*.json", GLOB_APPEND, NULL, &g) > GLOB_NOMATCH ||
+        glob("scenarios/*/*/*.json", GLOB_APPEND, NULL, &g) > GLOB_NOMATCH)
         return 1;
     char tmp[] = "/tmp/rocesim-golden-XXXXXX";
     if (!mkdtemp(tmp)) {

@@ -68,8 +68,11 @@ int main(int argc, char **argv)
     test_traffic_register();
     test_validation_register();
     test_golden_register();
+    test_labs_register();
     test_outputs_register();
     test_sweep_register();
+    test_robustness_register();
+    test_pathologies_register();
     CU_basic_set_mode(argc > 1 && strcmp(argv[1], "-v") == 0 ? CU_BRM_VERBOSE : CU_BRM_NORMAL);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

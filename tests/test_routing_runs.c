@@ -344,12 +344,13 @@ static void test_link_down_errors(void)
         CU_ASSERT_STRING_EQUAL(err, cases[i].want);
         scn_free(&scn);
     }
+    /* A good link_down next to NIC faults sets up (pause_storm and slow_receiver are simulated: test_pathologies.c). */
     char json[2048];
     snprintf(json, sizeof json, LEAF_SPINE("\"faults\": [{\"type\": \"link_down\", \"between\": [\"leaf0\", \"spine0\"],"
                                            " \"at\": \"1us\"}, {\"type\": \"pause_storm\", \"host\": \"h1\", \"start\": \"1us\"}]"));
     CU_ASSERT_EQUAL_FATAL(scn_load_text("test.json", json, NULL, 0, &scn, err, sizeof err), SCN_OK);
-    CU_ASSERT_EQUAL(run_setup(&r, &scn, err, sizeof err), SCN_EUSAGE);
-    CU_ASSERT_STRING_EQUAL(err, "test.json: faults.1.type: \"pause_storm\" faults are not implemented yet");
+    CU_ASSERT_EQUAL(run_setup(&r, &scn, err, sizeof err), 0);
+    run_free(&r);
     scn_free(&scn);
     /* The CLI: exit 2 and the message, from `check` as from `run`. */
     char *out = NULL, cmd[1024];

@@ -19,11 +19,14 @@ void test_routing_runs_register(void);
 void test_traffic_register(void);
 void test_validation_register(void);
 void test_golden_register(void);
+void test_labs_register(void);
 
 /* Runs every scenario against tests/golden/ (update: rewrite the references).  Returns the mismatches. */
 int golden_check(bool update);
 void test_outputs_register(void);
 void test_sweep_register(void);
+void test_robustness_register(void);
+void test_pathologies_register(void);
 
 /* Path of the rocesim binary under test ($ROCESIM, default ./rocesim). */
 const char *test_rocesim_bin(void);

@@ -5,10 +5,13 @@
 #include "sim/scenario.h"
 #include "sim/units.h"
 #include "tools/monitor.h"
+#include "tools/compare.h"
 #include "tools/nicconfig.h"
 #include "tools/plot.h"
+#include "tools/limits.h"
 #include "tools/progress.h"
 #include "tools/run.h"
+#include "tools/signals.h"
 #include "tools/sweep.h"
 #include "topologies/topo.h"
 
@@ -25,20 +28,25 @@
 static const char usage[] =
     "usage:\n"
     "  rocesim run SCENARIO.json [-o DIR] [--set PATH=VALUE]... [--seed N] [--stop TIME] [--no-plot] [-q]\n"
+    "              [--max-wall TIME]\n"
+    "              [--fail-on-deadlock]\n"
     "  rocesim check SCENARIO.json [--set PATH=VALUE]...\n"
     "  rocesim topo SCENARIO.json [--format dot|json] [--set PATH=VALUE]...\n"
     "  rocesim plot DIR\n"
     "  rocesim sweep SWEEP.json [-j N] [-o DIR] [--timeout TIME] [-q]\n"
     "  rocesim nic-config [SCENARIO.json] [--set PATH=VALUE]... [--from best.json] [--iface IF]\n"
+    "  rocesim compare DIR [DIR]...\n"
     "  rocesim --help | --version\n"
     "\n"
     "  run    simulate; writes summary.json, flows.csv, queues.csv, rates.csv, pfc.csv and plots/*.png\n"
-    "         to DIR (default out/<scenario name>); -q: no progress line; --no-plot: no plots\n"
+    "         to DIR (default out/<scenario name>); -q: no progress line; --no-plot: no plots;\n"
+    "         --fail-on-deadlock: exit status 1 when the run found a PFC deadlock\n"
     "  check  validate and print the resolved scenario (defaults filled in) as JSON\n"
     "  topo   print the built topology (nodes, links, rates, delays)\n"
     "  plot   redraw the plots of a finished run from the files in its DIR\n"
     "  sweep  run every grid point x seed of a sweep file, N at a time; results.csv, best.json, plots\n"
     "  nic-config  DCQCN/CNP settings as ConnectX sysfs writes, ECN/PFC thresholds as switch settings\n"
+    "  compare  the key numbers of finished runs side by side, with ratios to the first\n"
     "See README.md and docs/scenario.md.\n";
 
 struct cli {
@@ -46,7 +54,9 @@ struct cli {
     struct scn_override sets[MAX_SETS];
     int n_sets;
     char seed_buf[32], stop_buf[64];
-    bool quiet, no_plot;
+    bool quiet, no_plot, fail_on_deadlock;
+    const char *max_wall; /* --max-wall TIME as given, or NULL */
+    double max_wall_s;
 };
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -120,8 +130,20 @@ static int parse_args(int argc, char **argv, struct cli *c, char (*set_paths)[51
             c->format = argv[++i];
             if (strcmp(c->format, "dot") && strcmp(c->format, "json"))
                 return bad_usage("--format expects dot or json, got \"%s\"", c->format);
+        } else if (strcmp(a, "--max-wall") == 0) {
+            if (!has_next)
+                return bad_usage("%s needs a time like \"10s\"", a);
+            const char *v = argv[++i];
+            int64_t ps;
+            char err[256];
+            if (units_parse_time(v, &ps, err, sizeof err) || ps <= 0)
+                return bad_usage("--max-wall expects a positive time like \"10s\", got \"%s\"", v);
+            c->max_wall = v;
+            c->max_wall_s = (double)ps * 1e-12;
         } else if (strcmp(a, "--no-plot") == 0) {
             c->no_plot = true;
+        } else if (strcmp(a, "--fail-on-deadlock") == 0) {
+            c->fail_on_deadlock = true;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             c->quiet = true;
         } else if (a[0] == '-' && a[1]) {
@@ -288,6 +310,11 @@ static int cmd_run(const struct cli *c)
         snprintf(dir, sizeof dir, "out/%s", scn.name);
     struct run r;
     char err[SCN_ERR_MAX];
+    /* From here a first SIGINT/SIGTERM or the --max-wall deadline stops the run with its outputs written,
+     * marked incomplete; a second signal kills at once (tools/signals.h). */
+    if (sig_install())
+        fprintf(stderr, "rocesim: cannot install signal handlers: %s\n", strerror(errno));
+    limits_set_max_wall(c->max_wall_s, c->max_wall);
     rc = run_setup(&r, &scn, err, sizeof err);
     if (rc) {
         fprintf(stderr, "rocesim: %s\n", err);
@@ -327,13 +354,22 @@ static int cmd_run(const struct cli *c)
         /* Plots are a view of the data: a gnuplot failure is reported, and the run still succeeds. */
         struct plot_result pr;
         const char *plots = "not drawn (--no-plot)";
-        if (c->no_plot) {
+        if (sig_received()) {
+            /* Interrupted: the user wants out now, not after gnuplot; old plots would not match the data. */
+            plot_clean(dir);
+            plots = "not drawn (interrupted)";
+        } else if (c->no_plot) {
             plot_clean(dir);
         } else {
             plot_draw(dir, &pr, stderr);
             plots = pr.summary;
         }
         run_print_summary(&r, stdout, dir, plots);
+        /* The outputs are all written: a deadlock is a finding of the run, an error only when asked for. */
+        if (c->fail_on_deadlock && r.net.dl.detected)
+            rc = 1;
+        if (sig_received())
+            rc = sig_exit_status(sig_received()); /* 130 SIGINT, 143 SIGTERM, as a shell reports them */
     }
     run_free(&r);
     scn_free(&scn);
@@ -367,6 +403,8 @@ int main(int argc, char **argv)
         return 0;
     }
     /* sweep and nic-config have options of their own (tools/sweep.c, tools/nicconfig.c). */
+    if (argc >= 2 && strcmp(argv[1], "compare") == 0)
+        return compare_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "sweep") == 0)
         return sweep_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "nic-config") == 0)

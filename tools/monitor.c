@@ -1,5 +1,6 @@
 /* monitor — queues.csv, rates.csv, pfc.csv and the sliced run loop (see monitor.h). */
 #include "tools/monitor.h"
+#include "tools/limits.h"
 #include "tools/progress.h"
 
 #include <errno.h>
@@ -151,6 +152,16 @@ static void on_pfc(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int pr
         m->resume_rows++;
 }
 
+/* The watchdog hook: one watchdog.csv row per storm or restoration. */
+static void on_watchdog(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int prio, bool storm)
+{
+    struct monitor *m = ctx;
+    char ts[32];
+    fprintf(m->wd.f, "%s,%s,%u,%d,%s\n", monitor_ns_str(t, ts, sizeof ts), m->r->g.nodes[node].name, port, prio,
+            storm ? "storm" : "restore");
+    m->wd_rows++;
+}
+
 /* Opens one series under its temporary name with its header.  Returns 0 or -1 (errno set). */
 static int open_series(struct mon_file *mf, const char *dir, const char *name, const char *header)
 {
@@ -208,14 +219,19 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
         const char *name, *header;
     } series[] = {{&m->q, "queues.csv", "time_ns,node,port,priority,bytes\n"},
                   {&m->rt, "rates.csv", "time_ns,flow,rate_gbps,target_gbps,alpha\n"},
-                  {&m->pfc, "pfc.csv", "time_ns,node,port,priority,event\n"}};
-    for (size_t i = 0; i < sizeof series / sizeof *series; i++)
+                  {&m->pfc, "pfc.csv", "time_ns,node,port,priority,event\n"},
+                  {&m->wd, "watchdog.csv", "time_ns,node,port,priority,event\n"}};
+    /* watchdog.csv only exists for runs with a watchdog: its absence says there was none. */
+    size_t n_series = sizeof series / sizeof *series - (r->net.wd ? 0 : 1);
+    for (size_t i = 0; i < n_series; i++)
         if (open_series(series[i].mf, dir, series[i].name, series[i].header)) {
             snprintf(err, errlen, "%s: cannot create: %s", series[i].mf->tmp, strerror(errno));
             monitor_close(m, false, NULL, 0);
             return SCN_EIO;
         }
     r->net.pfc_hook = on_pfc;
+    if (r->net.wd)
+        r->net.wd_hook = on_watchdog;
     r->net.hook_ctx = m;
     r->monitor = m;
     return 0;
@@ -223,20 +239,24 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
 
 int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
 {
-    struct mon_file *all[] = {&m->q, &m->rt, &m->pfc};
+    struct mon_file *all[] = {&m->q, &m->rt, &m->pfc, &m->wd};
+    const size_t n_all = sizeof all / sizeof *all;
     int rc = 0;
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < n_all; i++)
         if (close_series(all[i], keep && !rc)) {
             if (err)
                 snprintf(err, errlen, "%s: cannot write: %s", all[i]->path, strerror(errno));
             rc = SCN_EIO;
         }
     if (rc) /* all or nothing: a reader never sees some series without the others */
-        for (size_t i = 0; i < 3; i++)
-            unlink(all[i]->path);
+        for (size_t i = 0; i < n_all; i++)
+            if (all[i]->path[0])
+                unlink(all[i]->path);
     if (m->r) {
         if (m->r->net.pfc_hook == on_pfc)
             m->r->net.pfc_hook = NULL;
+        if (m->r->net.wd_hook == on_watchdog)
+            m->r->net.wd_hook = NULL;
         if (m->r->monitor == m)
             m->r->monitor = NULL;
     }
@@ -315,7 +335,7 @@ void monitor_simulate(struct run *r)
     struct monitor *m = r->monitor;
     struct progress *pg = r->progress;
     if (!m && !pg) {
-        sim_run(s, stop);
+        limits_sim_run(r, stop); /* sim_run(stop), stopping early on a signal or --max-wall */
         return;
     }
     for (;;) {
@@ -328,9 +348,9 @@ void monitor_simulate(struct run *r)
             pslice = pu < until;
             until = pu;
         }
-        uint64_t ev = sim_run(s, until);
-        /* Ended exactly when one sim_run(stop) would have returned (see monitor.h). */
-        bool ended = s->stop_requested || sim_pending(s) == 0 || s->now >= stop;
+        uint64_t ev = limits_sim_run(r, until);
+        /* Ended exactly when one sim_run(stop) would have returned (see monitor.h), or stopped early. */
+        bool ended = s->stop_requested || sim_pending(s) == 0 || s->now >= stop || r->incomplete_reason[0];
         if (m && m->next_sample <= s->now)
             sample(m);
         if (pg)

@@ -28,6 +28,11 @@
  *  - pfc.csv: one row per PAUSE or RESUME frame, at the time it is sent, by its
  *    sender (a PAUSE that refreshes a pause still in force is a row too, so the
  *    row counts equal summary.json's pfc.pause_frames and pfc.resume_frames).
+ *  - watchdog.csv (only when switch.watchdog is enabled): one row per storm the
+ *    PFC watchdog declares on a switch egress (port, priority) and per
+ *    restoration, at the poll that decided it: time_ns,node,port,priority,event
+ *    with event storm|restore (rows match watchdog.storms_detected and
+ *    watchdog.restored in summary.json).
  */
 #ifndef TOOLS_MONITOR_H
 #define TOOLS_MONITOR_H
@@ -54,8 +59,8 @@ struct monitor {
     uint32_t *cand;
     uint32_t n_cand, cap_cand;
     uint32_t flows_seen;  /* flows [0, flows_seen) were checked against the selection */
-    struct mon_file q, rt, pfc;
-    uint64_t queue_rows, rate_rows, pause_rows, resume_rows;
+    struct mon_file q, rt, pfc, wd; /* wd: watchdog.csv, open only when the watchdog is enabled */
+    uint64_t queue_rows, rate_rows, pause_rows, resume_rows, wd_rows;
 };
 
 /*
@@ -68,8 +73,9 @@ int monitor_resolve_queues(const struct run *r, struct port ***out, uint32_t *n,
 
 /*
  * Prepares the time series of run r into directory dir (created): resolves
- * the selection, opens the three files under temporary names, writes their
- * headers and installs the PFC hook on r->net.  Sets r->monitor = m.
+ * the selection, opens the three files (four with the watchdog) under
+ * temporary names, writes their headers and installs the PFC (and watchdog)
+ * hooks on r->net.  Sets r->monitor = m.
  * Returns 0; SCN_EUSAGE with a message when the selection is wrong (nothing
  * created then); SCN_EIO with a message when a file cannot be created.
  */

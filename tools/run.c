@@ -1,7 +1,10 @@
 /* run — one simulation: build, simulate, report (see run.h). */
 #include "tools/run.h"
 #include "models/fault.h"
+#include "models/pfcwd.h"
 #include "sim/units.h"
+#include "tools/invariants.h"
+#include "tools/limits.h"
 #include "tools/monitor.h"
 #include "topologies/topo.h"
 
@@ -19,7 +22,11 @@ int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errle
 {
     memset(r, 0, sizeof *r);
     r->scn = scn;
-    int rc = topo_build(scn, &r->g, err, errlen);
+    /* Refuse up front what would not fit in memory, rather than be killed half-way (tools/limits.h). */
+    int rc = limits_check_memory(scn, err, errlen);
+    if (rc)
+        return rc;
+    rc = topo_build(scn, &r->g, err, errlen);
     if (rc)
         return rc;
     if (sim_init(&r->sim)) {
@@ -68,6 +75,10 @@ int run_execute(struct run *r)
         snprintf(r->invariant_error, sizeof r->invariant_error, "data packets left in flight after the run finished");
         return -1;
     }
+    /* Finished traffic leaves only control frames in switch buffers (tools/invariants.h): one walk of the
+     * queues, cheap next to the run. */
+    if (inv_check_end(r, r->invariant_error, sizeof r->invariant_error))
+        return -1;
     return 0;
 }
 
@@ -159,7 +170,9 @@ char *run_summary_json(const struct run *r, bool with_wall)
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "scenario", r->scn->name);
     cJSON_AddNumberToObject(root, "seed", (double)r->scn->seed);
-    cJSON_AddBoolToObject(root, "complete", true);
+    cJSON_AddBoolToObject(root, "complete", r->incomplete_reason[0] == '\0');
+    if (r->incomplete_reason[0])
+        cJSON_AddStringToObject(root, "incomplete_reason", r->incomplete_reason);
     cJSON_AddBoolToObject(root, "traffic_finished", r->finished);
     cJSON_AddNumberToObject(root, "sim_end_ns", ps_to_ns(r->sim.now));
     if (with_wall) {
@@ -253,6 +266,14 @@ char *run_summary_json(const struct run *r, bool with_wall)
         cJSON_AddNumberToObject(o, "bytes_delivered", (double)pc->bytes_delivered);
         cJSON_AddNumberToObject(o, "ecn_marked", (double)pc->ecn_marked);
         cJSON_AddNumberToObject(o, "pause_frames", (double)pc->pause_frames);
+        cJSON_AddNumberToObject(o, "paused_ns", ps_to_ns(n->paused_prio[p]));
+        sim_time_t flow_paused = 0;
+        for (uint32_t i = 0; i < n->n_flows; i++) {
+            const struct flow *f = net_flow(n, i);
+            if (f->prio == p)
+                flow_paused += f->paused_ns;
+        }
+        cJSON_AddNumberToObject(o, "flows_paused_ns", ps_to_ns(flow_paused));
         cJSON_AddItemToObject(o, "fct_ns", stats_json(pf));
         cJSON_AddItemToObject(o, "slowdown", stats_json(ps));
     }
@@ -263,13 +284,26 @@ char *run_summary_json(const struct run *r, bool with_wall)
     cJSON_AddNumberToObject(rt, "reroutes", n->reroutes);
 
     cJSON *dl = cJSON_AddObjectToObject(root, "deadlock");
-    cJSON_AddBoolToObject(dl, "detected", false);
-    cJSON_AddNullToObject(dl, "at_ns");
-    cJSON_AddArrayToObject(dl, "cycle");
+    cJSON_AddBoolToObject(dl, "detected", n->dl.detected);
+    if (n->dl.detected)
+        cJSON_AddNumberToObject(dl, "at_ns", ps_to_ns(n->dl.at));
+    else
+        cJSON_AddNullToObject(dl, "at_ns");
+    cJSON *cyc = cJSON_AddArrayToObject(dl, "cycle");
+    for (uint32_t i = 0; i < n->dl.cycle_len; i++) {
+        const struct port *pt = &n->ports[n->dl.cycle[i]];
+        char name[2 * SCN_NAME_MAX + 16];
+        snprintf(name, sizeof name, "%s:%u", r->g.nodes[pt->node].name, pt->local);
+        cJSON_AddItemToArray(cyc, cJSON_CreateString(name));
+    }
+    if (n->dl.detected)
+        cJSON_AddNumberToObject(dl, "priority", n->dl.prio);
+    else
+        cJSON_AddNullToObject(dl, "priority");
 
     cJSON *wd = cJSON_AddObjectToObject(root, "watchdog");
-    cJSON_AddNumberToObject(wd, "storms_detected", 0);
-    cJSON_AddNumberToObject(wd, "restored", 0);
+    cJSON_AddNumberToObject(wd, "storms_detected", n->wd ? n->wd->storms : 0);
+    cJSON_AddNumberToObject(wd, "restored", n->wd ? n->wd->restored : 0);
 
     char *txt = cJSON_Print(root);
     cJSON_Delete(root);
@@ -335,19 +369,21 @@ char *run_flows_csv(const struct run *r)
 {
     const struct net *n = &r->net;
     struct buf b = {0};
-    buf_printf(&b, "id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps\n");
+    buf_printf(&b, "id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps,"
+                   "paused_ns\n");
     for (uint32_t i = 0; i < n->n_flows; i++) {
         const struct flow *f = net_flow(n, i);
-        char s1[32], s2[32], s3[32], s4[32];
+        char s1[32], s2[32], s3[32], s4[32], s5[32];
         buf_printf(&b, "%s,%s,%s,%d,%lld,%s,", f->name, scn_host_name(r->scn, (int)f->src),
                    scn_host_name(r->scn, (int)f->dst), f->prio, (long long)f->size, ns_str(f->start, s1, sizeof s1));
         if (f->finish < 0)
-            buf_printf(&b, ",,,,,\n");
+            buf_printf(&b, ",,,,,,\n");
         else
-            buf_printf(&b, "%s,%s,%s,%.4f,%llu,%llu\n", ns_str(f->finish, s2, sizeof s2),
+            buf_printf(&b, "%s,%s,%s,%.4f,%llu,%llu,%s\n", ns_str(f->finish, s2, sizeof s2),
                        ns_str(f->finish - f->start, s3, sizeof s3), ns_str(f->ideal_fct, s4, sizeof s4),
                        f->ideal_fct > 0 ? (double)(f->finish - f->start) / (double)f->ideal_fct : 0.0,
-                       (unsigned long long)f->retx_bytes, (unsigned long long)f->cnps_rx);
+                       (unsigned long long)f->retx_bytes, (unsigned long long)f->cnps_rx,
+                       ns_str(f->paused_ns, s5, sizeof s5));
     }
     if (!b.p)
         abort();
@@ -462,16 +498,39 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
                    "Valiant intermediate group\n",
                 n->link_failures, (unsigned long long)c->drop_link_down, n->reroutes, n->flows_valiant);
     /* Alarms, one line each, between the numbers and the file list: deadlock and PFC storm lines go here. */
-    if (c->drop_headroom)
+    if (n->dl.detected) {
+        fprintf(f, "  DEADLOCK: PFC deadlock on priority %d detected at %s, run stopped; cycle (each port paused "
+                   "by the next):", n->dl.prio, human_time(ps_to_ns(n->dl.at), a, sizeof a));
+        for (uint32_t i = 0; i <= n->dl.cycle_len; i++) {
+            const struct port *pt = &n->ports[n->dl.cycle[i % n->dl.cycle_len]];
+            fprintf(f, "%s%s:%u", i ? " -> " : " ", r->g.nodes[pt->node].name, pt->local);
+        }
+        fprintf(f, "\n");
+    }
+    if (n->wd && n->wd->storms)
+        fprintf(f, "  PFC storm: the watchdog declared %u storms (%u restored), %llu frames dropped by it\n",
+                n->wd->storms, n->wd->restored, (unsigned long long)c->drop_watchdog);
+    if (c->drop_headroom && n->wd && n->wd->storms && r->scn->sw.watchdog.action == WD_FORWARD)
+        fprintf(f, "  WARNING: %llu lossless packets were dropped for lack of PFC headroom: the PFC watchdog's "
+                   "forward action ignored PAUSE frames\n",
+                (unsigned long long)c->drop_headroom);
+    else if (c->drop_headroom)
         fprintf(f, "  WARNING: %llu lossless packets were dropped for lack of PFC headroom: "
                    "switch.pfc.headroom is too small for these links\n",
                 (unsigned long long)c->drop_headroom);
-    if (!r->finished)
+    /* A pause still in force when the run ended is reported, never silently dropped (docs/RELIABILITY.md). */
+    struct inv_leftover lo = inv_leftover(r);
+    if (lo.paused_queues)
+        fprintf(f, "  note: %u egress queues were still paused by PFC when the run ended\n", lo.paused_queues);
+    if (r->incomplete_reason[0])
+        fprintf(f, "  INCOMPLETE: %s; stopped at simulated time %s, outputs marked \"complete\": false\n",
+                r->incomplete_reason, human_time(ps_to_ns(r->sim.now), a, sizeof a));
+    else if (!r->finished && !n->dl.detected)
         fprintf(f, "  stopped at the stop time with traffic unfinished\n");
     if (dir) {
         /* Only the files that are there: a run without monitoring has no time series. */
         static const char *const names[] = {"summary.json", "flows.csv", "queues.csv", "rates.csv", "pfc.csv",
-                                            "scenario.json"};
+                                            "watchdog.csv", "scenario.json"};
         fprintf(f, "  outputs: %s/ (", dir);
         int k = 0;
         for (size_t i = 0; i < sizeof names / sizeof *names; i++) {

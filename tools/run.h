@@ -33,6 +33,9 @@ struct run {
     /* Optional, set by the caller before run_execute (tools/monitor.h, tools/progress.h): */
     struct monitor *monitor;   /* time series sampled while the run goes, or NULL */
     struct progress *progress; /* progress line on stderr, or NULL */
+    /* Why the run stopped before its end (a signal, --max-wall; tools/limits.h), or "": summary.json then says
+     * "complete": false with this as "incomplete_reason". */
+    char incomplete_reason[96];
 };
 
 /* Returns 0, or SCN_EUSAGE with a message (the scenario cannot be built). */

@@ -7,9 +7,9 @@
  * A host with a single link to a switch T can only be reached through T, so
  * for every node x other than the host and T, its next hops towards the host
  * are exactly its next hops towards T.  Hosts are therefore grouped by the
- * switch they hang off, one BFS is run per such switch, and the group's
- * columns are copies of that BFS's result with two entries patched (the host
- * itself and T's port to it).  A k=32 fat-tree needs 512 BFS instead of 8,192.
+ * switch they hang off, one BFS is run per such switch, and the group shares
+ * that BFS's column; only T's port to each host is kept per host (see
+ * graph.h).  A k=32 fat-tree needs 512 BFS and 512 columns instead of 8,192.
  * Hosts that do not fit that shape (several links, or a link to another host)
  * get a BFS of their own.
  */
@@ -297,10 +297,31 @@ static uint32_t single_uplink(const struct graph *g, uint32_t hn)
     return up;
 }
 
+uint32_t routing_columns(const struct graph *g)
+{
+    uint8_t *seen = calloc(g->n_nodes ? g->n_nodes : 1, 1);
+    uint32_t c = 0;
+    if (!seen)
+        return g->n_hosts; /* the bound without grouping */
+    for (uint32_t h = 0; h < g->n_hosts; h++) {
+        uint32_t hn = g->host_node[h], up = single_uplink(g, hn);
+        uint32_t root = up == INF ? hn : peer_node(g, up);
+        if (!seen[root]) {
+            seen[root] = 1;
+            c++;
+        }
+    }
+    free(seen);
+    return c;
+}
+
 int routing_compute(struct graph *g)
 {
     struct g_routes *r = &g->routes;
     free(r->table);
+    free(r->col);
+    free(r->attach);
+    free(r->last);
     free(r->nh);
     memset(r, 0, sizeof *r);
 
@@ -311,18 +332,11 @@ int routing_compute(struct graph *g)
             max_ports = g->nodes[i].n_ports;
     if (max_ports > UINT16_MAX)
         return -1;
-    uint64_t entries = (uint64_t)N * H;
-    if (entries > SIZE_MAX / sizeof *r->table)
-        return -1;
-    if (entries == 0) {
-        r->n_hosts = H;
+    r->n_hosts = H;
+    if (H == 0 || N == 0)
         return 0;
-    }
 
     struct interner t = {0};
-    r->table = alloc_table((size_t)entries);
-    r->n_hosts = H;
-    uint32_t *table = r->table;
     /* Every link costing 1 (all but dragonflies) keeps the plain BFS, the fastest way to build big tables. */
     bool weighted = false;
     for (uint32_t i = 0; i < g->n_links && !weighted; i++)
@@ -331,30 +345,51 @@ int routing_compute(struct graph *g)
     uint32_t *queue = weighted ? NULL : malloc(N * sizeof *queue);
     struct hent *heap = weighted ? malloc(((size_t)g->n_ports + 1) * sizeof *heap) : NULL;
     uint32_t *root_of = malloc(H * sizeof *root_of), *uplink = malloc(H * sizeof *uplink);
-    uint32_t *start = calloc((size_t)N + 1, sizeof *start), *members = malloc(H * sizeof *members);
+    uint32_t *root_col = malloc((size_t)N * sizeof *root_col);
     uint16_t *buf = malloc(max_ports * sizeof *buf);
-    uint32_t batch_max = BATCH_BYTES / sizeof(uint32_t) / N;
-    batch_max = batch_max < 1 ? 1 : batch_max > BATCH ? BATCH : batch_max;
-    uint32_t *cols = malloc((size_t)batch_max * N * sizeof *cols); /* cols[b * N + x]: batch root b, node x */
+    r->col = malloc(H * sizeof *r->col);
+    r->attach = malloc(H * sizeof *r->attach);
+    r->last = malloc(H * sizeof *r->last);
+    uint32_t *table = NULL, *cols = NULL;
     int rc = -1;
-    if (!table || !dist || (!queue && !heap) || !cols || !root_of || !uplink || !start || !members || !buf)
+    if (!dist || (!queue && !heap) || !root_of || !uplink || !root_col || !buf || !r->col || !r->attach || !r->last)
         goto out;
 
-    /* Group hosts by BFS root (a counting sort keeps each group in host order). */
+    /* Columns: one per root, numbered in node order. */
+    for (uint32_t i = 0; i < N; i++)
+        root_col[i] = INF;
     for (uint32_t h = 0; h < H; h++) {
         uint32_t hn = g->host_node[h];
         uplink[h] = single_uplink(g, hn);
         root_of[h] = uplink[h] == INF ? hn : peer_node(g, uplink[h]);
-        start[root_of[h] + 1]++;
+        root_col[root_of[h]] = 0;
     }
+    uint32_t C = 0;
     for (uint32_t i = 0; i < N; i++)
-        start[i + 1] += start[i];
-    for (uint32_t h = 0; h < H; h++)
-        members[start[root_of[h]]++] = h;
-    /* start[i] now ends group i; shift back so that group i is [start[i], start[i+1]). */
-    for (uint32_t i = N; i > 0; i--)
-        start[i] = start[i - 1];
-    start[0] = 0;
+        if (root_col[i] != INF)
+            root_col[i] = C++;
+    r->n_cols = C;
+    uint64_t entries = (uint64_t)N * C;
+    if (entries > SIZE_MAX / sizeof *table)
+        goto out;
+    r->table = table = alloc_table((size_t)entries);
+    uint32_t batch_max = BATCH_BYTES / sizeof(uint32_t) / N;
+    batch_max = batch_max < 1 ? 1 : batch_max > BATCH ? BATCH : batch_max;
+    cols = malloc((size_t)batch_max * N * sizeof *cols); /* cols[b * N + x]: batch root b, node x */
+    if (!table || !cols)
+        goto out;
+    for (uint32_t h = 0; h < H; h++) {
+        r->col[h] = root_col[root_of[h]];
+        r->attach[h] = INF;
+        r->last[h] = INF;
+        if (uplink[h] != INF) {
+            uint32_t sw = root_of[h];
+            uint16_t port = (uint16_t)(g->ports[uplink[h]].peer - g->nodes[sw].first_port);
+            if (intern(r, &t, &port, 1, &r->last[h]) < 0)
+                goto out;
+            r->attach[h] = sw;
+        }
+    }
 
     /*
      * Roots go in batches of columns so that the table, which is
@@ -363,7 +398,7 @@ int routing_compute(struct graph *g)
      */
     uint32_t batch[BATCH], n_batch = 0;
     for (uint32_t root = 0; root <= N; root++) {
-        if (root < N && start[root + 1] > start[root]) {
+        if (root < N && root_col[root] != INF) {
             if (weighted)
                 dijkstra(g, root, dist, heap);
             else
@@ -375,27 +410,9 @@ int routing_compute(struct graph *g)
         if (n_batch == 0 || (n_batch < batch_max && root < N))
             continue;
         for (uint32_t x = 0; x < N; x++) {
-            uint32_t *row = &table[(uint64_t)x * H];
-            for (uint32_t b = 0; b < n_batch; b++) {
-                uint32_t v = cols[(size_t)b * N + x];
-                for (uint32_t m = start[batch[b]]; m < start[batch[b] + 1]; m++)
-                    row[members[m]] = v;
-            }
-        }
-        /* Patch the two entries where a host's column differs from its switch's. */
-        for (uint32_t b = 0; b < n_batch; b++) {
-            uint32_t sw = batch[b];
-            if (g->nodes[sw].kind != NODE_SWITCH)
-                continue;
-            for (uint32_t m = start[sw]; m < start[sw + 1]; m++) {
-                uint32_t h = members[m];
-                uint16_t port = (uint16_t)(g->ports[uplink[h]].peer - g->nodes[sw].first_port);
-                uint32_t off;
-                if (intern(r, &t, &port, 1, &off) < 0)
-                    goto out;
-                table[(uint64_t)g->host_node[h] * H + h] = INF;
-                table[(uint64_t)sw * H + h] = off;
-            }
+            uint32_t *row = &table[(uint64_t)x * C];
+            for (uint32_t b = 0; b < n_batch; b++)
+                row[root_col[batch[b]]] = cols[(size_t)b * N + x];
         }
         n_batch = 0;
     }
@@ -403,6 +420,9 @@ int routing_compute(struct graph *g)
 out:
     if (rc < 0) {
         free(r->table);
+        free(r->col);
+        free(r->attach);
+        free(r->last);
         free(r->nh);
         memset(r, 0, sizeof *r);
     } else {
@@ -420,8 +440,7 @@ out:
     free(cols);
     free(root_of);
     free(uplink);
-    free(start);
-    free(members);
+    free(root_col);
     free(buf);
     return rc;
 }

@@ -20,11 +20,15 @@
  * every node n and host h, the local ports of n on a least-cost path to h
  * (one hop closer to h when every cost is 1), or UINT32_MAX when h is
  * unreachable from n or n is h's own node.
- * Memory is n_nodes * n_hosts * 4 bytes for the table plus the interned sets.
+ * Memory is n_nodes * routing_columns() * 4 bytes for the table, 12 bytes per
+ * host, plus the interned sets.
  * Returns 0, or -1 (g->routes left empty) when out of memory or when a node
  * has more than 65535 ports (they would not fit the uint16 port sets).
  */
 int routing_compute(struct graph *g);
+
+/* Number of table columns routing_compute() will use: the distinct attachment switches of the hosts. */
+uint32_t routing_columns(const struct graph *g);
 
 /*
  * Picks one of n equal-cost next hops for a flow: the flow's hash mixed with

@@ -384,10 +384,10 @@ static int build_custom(const struct scenario *s, struct graph *g, char *err, si
 static int check_connected(const struct scenario *s, const struct graph *g, char *err, size_t errlen)
 {
     const uint32_t H = g->n_hosts;
+    const uint16_t *p;
     for (uint32_t a = 0; a < H; a++) {
-        const uint32_t *row = &g->routes.table[(uint64_t)g->host_node[a] * H];
         for (uint32_t b = 0; b < H; b++)
-            if (b != a && row[b] == UINT32_MAX)
+            if (b != a && graph_nexthops(g, g->host_node[a], b, &p) == 0)
                 return fail(s, err, errlen, "topology", "host \"%s\" cannot reach host \"%s\" (the network is "
                             "disconnected)", g->nodes[g->host_node[a]].name, g->nodes[g->host_node[b]].name);
     }
@@ -436,10 +436,11 @@ int topo_build(const struct scenario *s, struct graph *g, char *err, size_t errl
             goto out;
         }
     }
-    unsigned long long table = (unsigned long long)g->n_nodes * g->n_hosts * sizeof(uint32_t);
+    unsigned long long table = (unsigned long long)g->n_nodes * routing_columns(g) * sizeof(uint32_t);
     if (table > TOPO_MAX_TABLE_BYTES) {
-        rc = fail(s, err, errlen, "topology", "routing tables for %u nodes x %u hosts would take %llu MB, more "
-                  "than the %llu MB allowed", g->n_nodes, g->n_hosts, table >> 20, TOPO_MAX_TABLE_BYTES >> 20);
+        rc = fail(s, err, errlen, "topology", "routing tables for %u nodes x %u destination switches would take "
+                  "%llu MB, more than the %llu MB allowed", g->n_nodes, routing_columns(g), table >> 20,
+                  TOPO_MAX_TABLE_BYTES >> 20);
         goto out;
     }
     if (routing_compute(g) < 0) {

@@ -23,7 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now_s(void)
 {
@@ -66,25 +69,52 @@ static void bench_hold(uint32_t pending, uint64_t ops)
     sim_free(&s);
 }
 
-static void bench_run(const char *label, const char *json)
+/* What a whole-run case reports to the parent (through a pipe) besides its peak RSS. */
+struct result {
+    char label[64];
+    double sim_ms, wall_s, setup_s, events, hops, hosts;
+    double flows, completed, data_sent, fct_p99_ns;
+    double extrapolate_s; /* > 0: wall time extrapolated to this much simulated time */
+};
+
+static struct result last;
+
+static void bench_run_ex(const char *label, const char *json, double extrapolate_s)
 {
     struct scenario scn;
     struct run r;
     char err[SCN_ERR_MAX];
+    double t0 = now_s();
     if (scn_load_text(label, json, NULL, 0, &scn, err, sizeof err) || run_setup(&r, &scn, err, sizeof err)) {
         fprintf(stderr, "bench: %s\n", err);
         exit(1);
     }
+    double setup = now_s() - t0;
     if (run_execute(&r)) {
         fprintf(stderr, "bench: %s: invariant violated: %s\n", label, r.invariant_error);
         exit(1);
     }
-    printf("%-28s sim %8.3f ms  wall %6.3f s  %6.2f M events/s  %6.2f M packet-hops/s  flows %u/%u  pkts %llu\n",
-           label, r.sim.now / 1e9, r.wall_s, r.sim.events / r.wall_s / 1e6, r.net.c.packet_hops / r.wall_s / 1e6,
-           r.net.flows_completed, r.net.n_flows, (unsigned long long)r.net.c.data_sent);
+    memset(&last, 0, sizeof last);
+    snprintf(last.label, sizeof last.label, "%s", label);
+    last.sim_ms = r.sim.now / 1e9;
+    last.wall_s = r.wall_s;
+    last.setup_s = setup;
+    last.events = (double)r.sim.events;
+    last.hops = (double)r.net.c.packet_hops;
+    last.hosts = r.g.n_hosts;
+    last.flows = r.net.n_flows;
+    last.completed = r.net.flows_completed;
+    last.data_sent = (double)r.net.c.data_sent;
+    last.extrapolate_s = extrapolate_s;
+    char *js = run_summary_json(&r, false);
+    const char *p99 = strstr(js, "\"p99\":");
+    last.fct_p99_ns = p99 ? atof(p99 + 6) : 0;
+    free(js);
     run_free(&r);
     scn_free(&scn);
 }
+
+static void bench_run(const char *label, const char *json) { bench_run_ex(label, json, 0); }
 
 /* Builds a fat-tree of arity k with its routing tables; prints build and recompute seconds and peak RSS. */
 static void bench_fat_tree_build(int k)
@@ -151,15 +181,16 @@ static void bench_dragonfly(void)
     free(json);
 }
 
-int main(void)
+static void case_incast(void)
 {
-    printf("rocesim bench (one core)\n");
-    bench_hold(100000, 20000000);
-    bench_hold(1000, 20000000);
-    bench_run("incast 64-to-1 (PFC+DCQCN)",
+    bench_run("incast 64-to-1, PFC+DCQCN",
               "{\"topology\": {\"type\": \"star\", \"hosts\": 65, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}},"
               " \"switch\": {\"buffer\": \"12MB\"}, \"stop\": \"1s\","
               " \"traffic\": [{\"type\": \"incast\", \"senders\": \"h0-h63\", \"receiver\": \"h64\", \"size\": \"4MB\"}]}");
+}
+
+static void case_dumbbell(void)
+{
     static char db[16384];
     int len = snprintf(db, sizeof db,
                        "{\"topology\": {\"type\": \"dumbbell\", \"left\": 32, \"right\": 32,"
@@ -171,11 +202,138 @@ int main(void)
                         "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": \"h%d\", \"size\": \"1GB\"}",
                         i ? ", " : "", i, 32 + i);
     snprintf(db + len, sizeof db - (size_t)len, "]}");
-    bench_run("dumbbell 32 flows over 40G", db);
-    bench_dragonfly();
-    bench_fat_tree_build(32);
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    printf("peak RSS %.1f MB\n", ru.ru_maxrss / 1024.0);
+    bench_run("dumbbell, 32 flows over 40G", db);
+}
+
+/* WebSearch Poisson at 50% load on a fat-tree, DCQCN + PFC, for `ms` of simulated time. */
+static void websearch(const char *label, const char *topo, double ms, double extrapolate_s)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"topology\": %s, \"switch\": {\"buffer\": \"32MB\"}, \"stop\": \"%gms\","
+             " \"traffic\": [{\"type\": \"poisson\", \"hosts\": \"all\", \"load\": 0.5, \"size_cdf\": \"websearch\"}]}",
+             topo, ms);
+    bench_run_ex(label, json, extrapolate_s);
+}
+
+#define L100 "{\"rate\": \"100Gbps\", \"delay\": \"1us\"}"
+#define L400 "{\"rate\": \"400Gbps\", \"delay\": \"1us\"}"
+
+static void case_k8(void)
+{
+    websearch("fat-tree k=8 WebSearch 50%", "{\"type\": \"fat-tree\", \"k\": 8, \"link\": " L100 "}", 2, 0);
+}
+
+static void case_hpcc(void)
+{
+    /* The HPCC paper's fabric: 5 pods x (4 ToR + 4 agg), 16 hosts per ToR at 100G, 16 cores, 400G fabric. */
+    websearch("HPCC 320-host WebSearch 50%",
+              "{\"type\": \"fat-tree\", \"pods\": 5, \"tors_per_pod\": 4, \"aggs_per_pod\": 4, \"hosts_per_tor\": 16,"
+              " \"cores\": 16, \"host_link\": " L100 ", \"fabric_link\": " L400 "}",
+              5, 0.2);
+}
+
+static void case_k16(void)
+{
+    websearch("scale: fat-tree k=16 (1,024 hosts)", "{\"type\": \"fat-tree\", \"k\": 16, \"link\": " L100 "}", 0.5, 0);
+}
+static void case_k24(void)
+{
+    websearch("scale: fat-tree k=24 (3,456 hosts)", "{\"type\": \"fat-tree\", \"k\": 24, \"link\": " L100 "}", 0.2, 0);
+}
+static void case_k32(void)
+{
+    websearch("scale: fat-tree k=32 (8,192 hosts)", "{\"type\": \"fat-tree\", \"k\": 32, \"link\": " L100 "}", 0.1, 0);
+}
+
+static void case_hold100k(void) { bench_hold(100000, 20000000); }
+static void case_hold1k(void) { bench_hold(1000, 20000000); }
+static void case_build32(void) { bench_fat_tree_build(32); }
+
+struct bcase {
+    const char *name;
+    void (*fn)(void);
+    bool whole_run;
+};
+
+static const struct bcase cases[] = {
+    {"hold100k", case_hold100k, false},     {"hold1k", case_hold1k, false},   {"incast64", case_incast, true},
+    {"dumbbell32", case_dumbbell, true},    {"fattree_k8", case_k8, true},    {"hpcc320", case_hpcc, true},
+    {"dragonfly", bench_dragonfly, true},   {"fattree_k16", case_k16, true}, {"fattree_k24", case_k24, true},
+    {"fattree_k32", case_k32, true},        {"build_k32", case_build32, false},
+};
+
+/*
+ * Each case runs in a child process, so that its peak RSS is its own
+ * (wait4's rusage); whole-run results come back through a pipe.  Writes the
+ * table to stdout and build/bench.json.
+ */
+int main(int argc, char **argv)
+{
+    const char *only = argc > 1 ? argv[1] : NULL;
+    printf("rocesim bench (one core; each case in its own process)\n");
+    FILE *js = fopen("build/bench.json", "w");
+    if (js)
+        fprintf(js, "{\"cases\": [\n");
+    int first = 1;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        if (only && !strstr(cases[i].name, only))
+            continue;
+        fflush(stdout);
+        int fd[2];
+        if (pipe(fd))
+            return 1;
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(fd[0]);
+            cases[i].fn();
+            if (cases[i].whole_run && write(fd[1], &last, sizeof last) != sizeof last)
+                _exit(1);
+            fflush(stdout);
+            _exit(0);
+        }
+        close(fd[1]);
+        struct result r;
+        memset(&r, 0, sizeof r);
+        ssize_t got = read(fd[0], &r, sizeof r);
+        close(fd[0]);
+        int st;
+        struct rusage ru;
+        wait4(pid, &st, 0, &ru);
+        if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+            fprintf(stderr, "bench: case %s failed\n", cases[i].name);
+            return 1;
+        }
+        double rss = ru.ru_maxrss / 1024.0;
+        if (cases[i].whole_run && got == (ssize_t)sizeof r) {
+            printf("%-36s sim %8.3f ms  wall %7.3f s (+%.2f s setup)  %6.2f M ev/s  %6.2f M hops/s  %5.0f ns/hop  RSS %6.0f MB",
+                   r.label, r.sim_ms, r.wall_s, r.setup_s, r.events / r.wall_s / 1e6, r.hops / r.wall_s / 1e6,
+                   r.wall_s / r.hops * 1e9, rss);
+            if (r.extrapolate_s > 0)
+                printf("  -> %.1f min for %.1f s simulated", r.wall_s / (r.sim_ms / 1e3) * r.extrapolate_s / 60,
+                       r.extrapolate_s);
+            printf("\n%-36s flows %.0f/%.0f  data packets %.0f  FCT p99 %.0f ns  RSS/host %.1f KB\n", "", r.completed,
+                   r.flows, r.data_sent, r.fct_p99_ns, rss * 1024 / (r.hosts > 0 ? r.hosts : 1));
+            if (js)
+                fprintf(js,
+                        "%s  {\"case\": \"%s\", \"label\": \"%s\", \"sim_ms\": %.6f, \"wall_s\": %.4f, \"setup_s\": %.4f,"
+                        " \"events\": %.0f, \"packet_hops\": %.0f, \"events_per_s\": %.0f, \"packet_hops_per_s\": %.0f,"
+                        " \"ns_per_hop\": %.1f, \"peak_rss_mb\": %.1f, \"hosts\": %.0f, \"flows\": %.0f,"
+                        " \"flows_completed\": %.0f, \"data_packets\": %.0f, \"fct_p99_ns\": %.3f,"
+                        " \"extrapolated_wall_s\": %.1f, \"extrapolated_to_sim_s\": %.3f}",
+                        first ? "" : ",\n", cases[i].name, r.label, r.sim_ms, r.wall_s, r.setup_s, r.events, r.hops,
+                        r.events / r.wall_s, r.hops / r.wall_s, r.wall_s / r.hops * 1e9, rss, r.hosts, r.flows,
+                        r.completed, r.data_sent, r.fct_p99_ns,
+                        r.extrapolate_s > 0 ? r.wall_s / (r.sim_ms / 1e3) * r.extrapolate_s : 0, r.extrapolate_s);
+        } else if (js) {
+            fprintf(js, "%s  {\"case\": \"%s\", \"peak_rss_mb\": %.1f}", first ? "" : ",\n", cases[i].name, rss);
+        }
+        first = 0;
+    }
+    if (js) {
+        fprintf(js, "\n]}\n");
+        fclose(js);
+        printf("written: build/bench.json\n");
+    }
     return 0;
 }

@@ -1,0 +1,189 @@
+/* deadlock — PFC deadlock detection on the wait-for graph of paused queues (Hu et al., HotNets 2016; see deadlock.h). */
+#include "models/deadlock.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* malloc that aborts with a message when memory runs out (the detector cannot continue without it). */
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "rocesim: out of memory in deadlock detection\n");
+        abort();
+    }
+    return p;
+}
+
+void deadlock_free(struct net *n)
+{
+    free(n->dl.cycle);
+    free(n->dl.index);
+    n->dl.cycle = NULL;
+    n->dl.index = NULL;
+}
+
+/* A node of the wait-for graph: a stalled switch egress (port, priority). */
+struct wnode {
+    struct port *p;
+    int prio;
+    uint32_t first, deg; /* its successors: succ[first .. first + deg) */
+};
+
+/* Whether egress r (priority prio) holds a frame that entered its switch through local port in_local. */
+static bool holds_from(const struct port *r, int prio, uint16_t in_local)
+{
+    for (const struct pkt *k = r->q[prio].head; k; k = k->next)
+        if (k->in_port == in_local)
+            return true;
+    return false;
+}
+
+/*
+ * Searches the graph for a cycle (iterative DFS, white/grey/black).  Returns
+ * its length and writes its nodes in edge order into out, or returns 0.
+ */
+static uint32_t find_cycle(const struct wnode *v, uint32_t nv, const uint32_t *succ, uint32_t *out)
+{
+    uint8_t *color = calloc(nv ? nv : 1, 1);
+    uint32_t *stack = xmalloc(sizeof *stack * nv), *cursor = xmalloc(sizeof *cursor * nv),
+             *pos = xmalloc(sizeof *pos * nv);
+    if (!color) {
+        fprintf(stderr, "rocesim: out of memory in deadlock detection\n");
+        abort();
+    }
+    uint32_t found = 0;
+    for (uint32_t root = 0; root < nv && !found; root++) {
+        if (color[root])
+            continue;
+        uint32_t top = 0;
+        stack[top] = root;
+        cursor[top] = 0;
+        pos[root] = top;
+        color[root] = 1;
+        top++;
+        while (top && !found) {
+            uint32_t u = stack[top - 1];
+            if (cursor[top - 1] == v[u].deg) {
+                color[u] = 2;
+                top--;
+                continue;
+            }
+            uint32_t w = succ[v[u].first + cursor[top - 1]++];
+            if (color[w] == 1) {
+                /* Grey: w is on the stack, and stack[pos[w] .. top) leads back to it. */
+                for (uint32_t i = pos[w]; i < top; i++)
+                    out[found++] = stack[i];
+            } else if (color[w] == 0) {
+                color[w] = 1;
+                pos[w] = top;
+                stack[top] = w;
+                cursor[top] = 0;
+                top++;
+            }
+        }
+    }
+    free(color);
+    free(stack);
+    free(cursor);
+    free(pos);
+    return found;
+}
+
+void deadlock_check(struct net *n)
+{
+    struct deadlock *dl = &n->dl;
+    sim_time_t now = n->sim->now;
+    dl->next_check = now + dl->period;
+    if (dl->detected || n->sw_paused == 0)
+        return;
+    sim_time_t since = now - dl->period; /* stalled: paused without a break since at least this time */
+    const struct graph *g = n->g;
+
+    /* The stalled egresses, in port id order (switch ports only: a host cannot be part of a buffer cycle). */
+    uint32_t nv = 0, cap = 0;
+    struct wnode *v = NULL;
+    for (uint32_t i = 0; i < g->n_switches; i++) {
+        struct sw *w = &n->sws[i];
+        for (uint32_t j = 0; j < w->n_ports; j++) {
+            struct port *p = &w->ports[j];
+            for (int prio = 0; p->paused && prio < NPRIO; prio++) {
+                if (!((p->paused >> prio) & 1) || p->q[prio].n == 0 || p->paused_since[prio] > since)
+                    continue;
+                if (nv == cap) {
+                    cap = cap ? 2 * cap : 64;
+                    struct wnode *nvv = realloc(v, sizeof *v * cap);
+                    if (!nvv) {
+                        fprintf(stderr, "rocesim: out of memory in deadlock detection\n");
+                        abort();
+                    }
+                    v = nvv;
+                }
+                v[nv++] = (struct wnode){p, prio, 0, 0};
+            }
+        }
+    }
+    if (nv == 0) {
+        free(v);
+        return;
+    }
+    dl->checks++;
+    if (!dl->index) {
+        dl->index = xmalloc(sizeof *dl->index * (size_t)g->n_ports * NPRIO);
+        memset(dl->index, 0xff, sizeof *dl->index * (size_t)g->n_ports * NPRIO); /* all -1 */
+    }
+    for (uint32_t i = 0; i < nv; i++)
+        dl->index[(size_t)v[i].p->id * NPRIO + (size_t)v[i].prio] = (int32_t)i;
+
+    /* Edges: E = (p, q) waits on the stalled egresses of its peer that hold q-frames from the peer port. */
+    uint32_t ne = 0, ecap = 64;
+    uint32_t *succ = xmalloc(sizeof *succ * ecap);
+    for (uint32_t i = 0; i < nv; i++) {
+        v[i].first = ne;
+        const struct port *in = v[i].p->peer;
+        if (in->is_host)
+            continue;
+        const struct sw *b = n->node_sw[in->node];
+        for (uint32_t j = 0; j < b->n_ports; j++) {
+            const struct port *r = &b->ports[j];
+            int32_t t = dl->index[(size_t)r->id * NPRIO + (size_t)v[i].prio];
+            if (t < 0 || !holds_from(r, v[i].prio, in->local))
+                continue;
+            if (ne == ecap) {
+                ecap *= 2;
+                uint32_t *ns = realloc(succ, sizeof *succ * ecap);
+                if (!ns) {
+                    fprintf(stderr, "rocesim: out of memory in deadlock detection\n");
+                    abort();
+                }
+                succ = ns;
+            }
+            succ[ne++] = (uint32_t)t;
+        }
+        v[i].deg = ne - v[i].first;
+    }
+
+    uint32_t *cyc = xmalloc(sizeof *cyc * nv);
+    uint32_t len = find_cycle(v, nv, succ, cyc);
+    for (uint32_t i = 0; i < nv; i++)
+        dl->index[(size_t)v[i].p->id * NPRIO + (size_t)v[i].prio] = -1;
+    if (len) {
+        /* Start from the lowest port id, so that the same cycle always reads the same. */
+        uint32_t lo = 0;
+        for (uint32_t i = 1; i < len; i++)
+            if (v[cyc[i]].p->id < v[cyc[lo]].p->id)
+                lo = i;
+        dl->cycle = xmalloc(sizeof *dl->cycle * len);
+        for (uint32_t i = 0; i < len; i++)
+            dl->cycle[i] = v[cyc[(lo + i) % len]].p->id;
+        dl->cycle_len = len;
+        dl->prio = v[cyc[0]].prio;
+        dl->detected = true;
+        dl->at = now;
+        sim_stop(n->sim);
+    }
+    free(cyc);
+    free(succ);
+    free(v);
+}

@@ -1,0 +1,43 @@
+/*
+ * deadlock — PFC deadlock detection (MODEL.md, "Pathologies"): a cyclic
+ * buffer dependency in which every egress of the cycle is paused by the next
+ * switch, whose ingress can only drain through the next paused egress (Hu et
+ * al., "Deadlocks in Datacenter Networks: Why Do They Form, and How to Avoid
+ * Them", HotNets 2016).
+ *
+ * The rule.  A switch egress (port p of switch A, priority q) is stalled when
+ * its peer has paused q on it without a break for at least
+ * switch.deadlock_check and frames of q are queued on it: it has sent nothing
+ * (but the frame already on the wire) for that long.  Its wait-for edges: the
+ * peer B paused it because B's ingress (p', q), p' = the peer port, is over
+ * its threshold, and that ingress drains only through B's egress queues of
+ * priority q holding frames that entered through p'; for each such egress F
+ * that is itself stalled there is an edge (A, p, q) -> F.  A cycle in this
+ * graph is a deadlock: no queue on it can move before the next one does.
+ * The detector finds one by an iterative depth-first search (ports in id
+ * order, so the result is deterministic), records it in order around the
+ * cycle starting from its lowest port id, and stops the run.
+ *
+ * When.  Checks are not events of their own: a switch that keeps an
+ * upstream paused refreshes its PAUSE every half pause time (switch.c), and
+ * the first refresh at least switch.deadlock_check after the previous check
+ * runs the next one.  Every ingress of a deadlock is held paused, so its
+ * refreshes keep coming and the deadlock is found within about two
+ * deadlock_check periods plus one refresh period of forming.  A run without
+ * long pauses never refreshes, so detection adds no event and changes no
+ * result; a check that finds no paused switch egress returns at once, and the
+ * graph (a scan of the stalled queues' frames) is built only when some egress
+ * is stalled.  switch.deadlock_check = 0 turns detection off.
+ */
+#ifndef MODELS_DEADLOCK_H
+#define MODELS_DEADLOCK_H
+
+#include "models/net.h"
+
+/* Runs a check now (the caller saw that one is due); stops the run when it finds a deadlock.  Aborts when out of memory. */
+void deadlock_check(struct net *n);
+
+/* Frees the detector's memory (the reported cycle included). */
+void deadlock_free(struct net *n);
+
+#endif

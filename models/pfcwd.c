@@ -1,0 +1,106 @@
+/* pfcwd — the switches' PFC watchdog (SONiC pfcwd semantics; the rules are in pfcwd.h). */
+#include "models/pfcwd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void poll_event(struct sim *s, void *obj, uint64_t arg);
+
+void pfcwd_init(struct net *n)
+{
+    struct pfcwd *wd = calloc(1, sizeof *wd);
+    struct pfcwd_queue *q = calloc((size_t)n->g->n_ports * NPRIO, sizeof *q);
+    if (!wd || !q) {
+        fprintf(stderr, "rocesim: out of memory setting up the PFC watchdog\n");
+        abort();
+    }
+    for (size_t i = 0; i < (size_t)n->g->n_ports * NPRIO; i++)
+        q[i] = (struct pfcwd_queue){-1, -1};
+    wd->q = q;
+    n->wd = wd;
+    sim_timer_arm(n->sim, &wd->poll, n->scn->sw.watchdog.poll_ps, poll_event, n);
+}
+
+void pfcwd_free(struct net *n)
+{
+    if (!n->wd)
+        return;
+    free(n->wd->q);
+    free(n->wd);
+    n->wd = NULL;
+}
+
+/* Declares (p, prio) stormed at time now and applies the configured action (pfcwd.h).  No return value. */
+static void storm(struct net *n, struct sw *w, struct port *p, int prio, sim_time_t now)
+{
+    uint8_t bit = (uint8_t)(1u << prio);
+    enum scn_wd_action act = n->scn->sw.watchdog.action;
+    n->wd->storms++;
+    p->wd_storm |= bit;
+    if (n->wd_hook)
+        n->wd_hook(n->hook_ctx, now, p->node, p->local, prio, true);
+    if (act == WD_ALERT)
+        return;
+    p->wd_ignore |= bit;
+    if (act == WD_DROP) {
+        p->wd_drop |= bit;
+        switch_flush_queue(n, w, p, prio, DROP_WATCHDOG);
+    }
+    /* Ignoring PAUSE from now on means the pause in force no longer holds the queue. */
+    if (p->paused & bit)
+        p->wd_overrode |= bit;
+    port_unpause(p, prio);
+}
+
+/* Ends the storm on (p, prio): PAUSE is obeyed and arriving frames are queued again.  No return value. */
+static void restore(struct net *n, struct port *p, int prio, sim_time_t now)
+{
+    uint8_t bit = (uint8_t)(1u << prio);
+    n->wd->restored++;
+    p->wd_storm &= (uint8_t)~bit;
+    p->wd_ignore &= (uint8_t)~bit;
+    p->wd_drop &= (uint8_t)~bit;
+    n->wd->q[(size_t)p->id * NPRIO + (size_t)prio].stall_start = -1;
+    if (n->wd_hook)
+        n->wd_hook(n->hook_ctx, now, p->node, p->local, prio, false);
+}
+
+/* Timer: one poll, the stall / storm / restore rules of pfcwd.h for every switch egress (port, lossless
+ * priority); re-arms itself while traffic remains. */
+static void poll_event(struct sim *s, void *obj, uint64_t arg)
+{
+    struct net *n = obj;
+    struct pfcwd *wd = n->wd;
+    const struct scn_watchdog *cfg = &n->scn->sw.watchdog;
+    sim_time_t now = s->now, prev = wd->last_poll;
+    for (uint32_t i = 0; i < n->g->n_switches; i++) {
+        struct sw *w = &n->sws[i];
+        for (uint32_t j = 0; j < w->n_ports; j++) {
+            struct port *p = &w->ports[j];
+            for (int prio = 0; prio < NPRIO; prio++) {
+                uint8_t bit = (uint8_t)(1u << prio);
+                if (!(n->lossless & bit))
+                    continue;
+                struct pfcwd_queue *q = &wd->q[(size_t)p->id * NPRIO + (size_t)prio];
+                if (p->wd_storm & bit) {
+                    if (q->last_pfc < 0 || now - q->last_pfc >= cfg->restoration_ps)
+                        restore(n, p, prio, now);
+                    continue;
+                }
+                bool stalled = (p->paused & bit) && p->q[prio].n > 0 && p->paused_since[prio] <= prev;
+                if (!stalled) {
+                    q->stall_start = -1;
+                    continue;
+                }
+                if (q->stall_start < 0)
+                    q->stall_start = prev;
+                if (now - q->stall_start >= cfg->detection_ps)
+                    storm(n, w, p, prio, now);
+            }
+        }
+    }
+    wd->last_poll = now;
+    /* Only while traffic remains: a run whose flows are done must not be kept going by the watchdog. */
+    if (n->flows_active || n->pending_sources)
+        sim_timer_arm(s, &wd->poll, now + cfg->poll_ps, poll_event, n);
+}
