@@ -69,6 +69,81 @@ static void test_lab1(void)
     cJSON_Delete(b);
 }
 
+/* The value of column `col` (0-based) of flow `id` in a run's flows.csv, or -1. */
+static double flow_col(const char *tag, const char *id, int col)
+{
+    char path[512], line[1024];
+    snprintf(path, sizeof path, "%s/%s/flows.csv", lab_tmp, tag);
+    FILE *f = fopen(path, "r");
+    double v = -1;
+    size_t n = strlen(id);
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, id, n) != 0 || line[n] != ',')
+            continue;
+        char *p = line;
+        for (int c = 0; c < col && p; c++) {
+            p = strchr(p, ',');
+            if (p)
+                p++;
+        }
+        if (p)
+            v = atof(p);
+    }
+    if (f)
+        fclose(f);
+    return v;
+}
+
+static void test_lab2(void)
+{
+    cJSON *alone = lab_run("02-hol-victim/victim-alone.json", NULL, "l2a");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(alone);
+    cJSON_Delete(alone);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s run scenarios/victim-flow.json -q --no-plot -o %s/l2v", test_rocesim_bin(), lab_tmp);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    /* columns: 9 slowdown, 12 paused_ns */
+    double sa = flow_col("l2a", "victim", 9), sv = flow_col("l2v", "victim", 9);
+    double pa = flow_col("l2a", "victim", 12), pv = flow_col("l2v", "victim", 12);
+    printf("\n    victim slowdown %.2f alone, %.2f beside the incast; paused_ns %.0f -> %.0f ", sa, sv, pa, pv);
+    CU_ASSERT(sa >= 1 && sa < 1.05);
+    CU_ASSERT(sv > 2 * sa);
+    CU_ASSERT_EQUAL(pa, 0);
+    CU_ASSERT(pv > 0);
+}
+
+static void test_lab3(void)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s run scenarios/pfc-storm.json -q --no-plot -o %s/l3n", test_rocesim_bin(), lab_tmp);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    cJSON *wd = lab_run("../pfc-storm.json",
+                        "--set switch.watchdog.enabled=true --set switch.watchdog.detection_time=200us "
+                        "--set switch.watchdog.restoration_time=200us --set switch.watchdog.poll_interval=10us",
+                        "l3w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(wd);
+    CU_ASSERT_EQUAL(num(wd, "watchdog.storms_detected"), 1);
+    CU_ASSERT_EQUAL(num(wd, "watchdog.restored"), 1);
+    double cn = flow_col("l3n", "cross", 7), cw = flow_col("l3w", "cross", 7);
+    printf("\n    cross flow FCT %.0f us without the watchdog, %.0f us with it ", cn / 1e3, cw / 1e3);
+    CU_ASSERT(cw > 0 && cn > 2 * cw);
+    cJSON_Delete(wd);
+}
+
+static void test_lab4(void)
+{
+    cJSON *ok = lab_run("04-deadlock/cycle-broken.json", NULL, "l4ok");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ok);
+    CU_ASSERT_EQUAL(num(ok, "flows.completed"), 3);
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ok, "deadlock"), "detected");
+    CU_ASSERT_TRUE(cJSON_IsFalse(d));
+    cJSON_Delete(ok);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s run scenarios/deadlock-ring.json -q --no-plot --fail-on-deadlock -o %s/l4dl",
+             test_rocesim_bin(), lab_tmp);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 1);
+}
+
 static void test_lab5(void)
 {
     /* Low thresholds hold a shorter standing queue, and the short queries wait less behind it. */
@@ -155,6 +230,9 @@ void test_labs_register(void)
 {
     CU_pSuite s = CU_add_suite("labs (reduced)", NULL, cleanup);
     CU_add_test(s, "lab 1: cluster A's all-reduce at least 3x cluster B's", test_lab1);
+    CU_add_test(s, "lab 2: a victim flow is paused by congestion it does not cross", test_lab2);
+    CU_add_test(s, "lab 3: the watchdog contains a PFC storm and restores the port", test_lab3);
+    CU_add_test(s, "lab 4: the ring deadlocks; without the fourth flow it does not", test_lab4);
     CU_add_test(s, "lab 5: lower ECN thresholds give short flows a lower p99 slowdown", test_lab5);
     CU_add_test(s, "lab 6: adversarial traffic on a dragonfly needs non-minimal routing", test_lab6);
     CU_add_test(s, "lab 7: DWRR keeps training's share, checkpoint pays", test_lab7);
