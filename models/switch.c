@@ -212,6 +212,27 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
 }
 
 /*
+ * Takes frame k (just unlinked from an egress queue of priority prio) out of
+ * the buffer accounting, headroom first.  Returns its ingress port.  Aborts on
+ * negative accounting: that is a bug, not a scenario error.
+ */
+static struct port *release(struct net *n, struct sw *w, const struct pkt *k, int prio)
+{
+    struct port *in = &w->ports[k->in_port];
+    int64_t B = k->size;
+    int64_t from_hdrm = in->ing_hdrm[prio] < B ? in->ing_hdrm[prio] : B;
+    in->ing_hdrm[prio] -= from_hdrm;
+    in->ing_shared[prio] -= B - from_hdrm;
+    w->shared_used -= B - from_hdrm;
+    w->buffered -= B;
+    if (in->ing_shared[prio] < 0 || w->shared_used < 0 || w->buffered < 0) {
+        fprintf(stderr, "rocesim: bug: negative buffer accounting at %s\n", n->g->nodes[w->node].name);
+        abort();
+    }
+    return in;
+}
+
+/*
  * Drops every frame queued at priority prio of egress p of switch w, counted
  * as `reason`.  Each frame leaves the buffer accounting exactly as
  * switch_dequeue() releases it (headroom first, then shared), and its ingress
@@ -222,17 +243,7 @@ void switch_flush_queue(struct net *n, struct sw *w, struct port *p, int prio, i
 {
     struct pkt *k;
     while ((k = pktq_pop(&p->q[prio]))) {
-        struct port *in = &w->ports[k->in_port];
-        int64_t B = k->size;
-        int64_t from_hdrm = in->ing_hdrm[prio] < B ? in->ing_hdrm[prio] : B;
-        in->ing_hdrm[prio] -= from_hdrm;
-        in->ing_shared[prio] -= B - from_hdrm;
-        w->shared_used -= B - from_hdrm;
-        w->buffered -= B;
-        if (in->ing_shared[prio] < 0 || w->shared_used < 0 || w->buffered < 0) {
-            fprintf(stderr, "rocesim: bug: negative buffer accounting at %s\n", n->g->nodes[w->node].name);
-            abort();
-        }
+        struct port *in = release(n, w, k, prio);
         net_drop(n, k, reason);
         if (n->lossless & (1u << prio))
             switch_pfc_check_resume(n, w, in, prio);
@@ -260,17 +271,7 @@ struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)
     if (prio < 0)
         return NULL;
     struct pkt *k = pktq_pop(&p->q[prio]);
-    struct port *in = &w->ports[k->in_port];
-    int64_t B = k->size;
-    int64_t from_hdrm = in->ing_hdrm[prio] < B ? in->ing_hdrm[prio] : B;
-    in->ing_hdrm[prio] -= from_hdrm;
-    in->ing_shared[prio] -= B - from_hdrm;
-    w->shared_used -= B - from_hdrm;
-    w->buffered -= B;
-    if (in->ing_shared[prio] < 0 || w->shared_used < 0 || w->buffered < 0) {
-        fprintf(stderr, "rocesim: bug: negative buffer accounting at %s\n", n->g->nodes[w->node].name);
-        abort();
-    }
+    struct port *in = release(n, w, k, prio);
     if (n->scn->sw.ecn.enabled && n->scn->sw.ecn.mark_on == MARK_DEQUEUE)
         maybe_mark(n, w, k, p->q[prio].bytes);
     if (n->lossless & (1u << prio))

@@ -459,19 +459,13 @@ static int check_dups(struct ctx *c, const cJSON *v, const char *path)
     return 0;
 }
 
-/*
- * Returns a copy of text with // and block comments replaced by spaces
- * (newlines kept, so line:column positions stay right), or NULL with the
- * error written when a block comment is not closed or memory runs out.
- */
-static char *strip_comments(struct ctx *c, const char *text)
+char *scn_strip_comments(const char *text, size_t *unclosed_at)
 {
     size_t n = strlen(text);
     char *out = malloc(n + 1);
-    if (!out) {
-        oom(c);
+    *unclosed_at = SIZE_MAX;
+    if (!out)
         return NULL;
-    }
     memcpy(out, text, n + 1);
     bool in_str = false;
     for (size_t i = 0; i < n; i++) {
@@ -488,28 +482,45 @@ static char *strip_comments(struct ctx *c, const char *text)
         } else if (out[i] == '/' && out[i + 1] == '*') {
             size_t start = i;
             out[i++] = ' ';
-            out[i++] = ' ';
-            while (i < n && !(out[i] == '*' && out[i + 1] == '/')) {
+            out[i] = ' ';
+            while (++i < n && !(out[i] == '*' && out[i + 1] == '/'))
                 if (out[i] != '\n')
                     out[i] = ' ';
-                i++;
-            }
             if (i >= n) {
-                int line = 1, col = 1;
-                for (size_t k = 0; k < start; k++, col++)
-                    if (text[k] == '\n') {
-                        line++;
-                        col = 0;
-                    }
-                strf(c->err, c->errlen, "%s:%d:%d: expected \"*/\" to close this comment, got end of file",
-                         c->file, line, col);
-                c->status = SCN_EUSAGE;
-                free(out);
-                return NULL;
+                *unclosed_at = start;
+                break;
             }
             out[i++] = ' ';
             out[i] = ' ';
         }
+    }
+    return out;
+}
+
+/*
+ * Returns a copy of text without comments (see scn_strip_comments), or NULL
+ * with the error written when a block comment is not closed or memory runs out.
+ */
+static char *strip_comments(struct ctx *c, const char *text)
+{
+    size_t start;
+    char *out = scn_strip_comments(text, &start);
+    if (!out) {
+        oom(c);
+        return NULL;
+    }
+    if (start != SIZE_MAX) {
+        int line = 1, col = 1;
+        for (size_t k = 0; k < start; k++, col++)
+            if (text[k] == '\n') {
+                line++;
+                col = 0;
+            }
+        strf(c->err, c->errlen, "%s:%d:%d: expected \"*/\" to close this comment, got end of file", c->file, line,
+             col);
+        c->status = SCN_EUSAGE;
+        free(out);
+        return NULL;
     }
     return out;
 }

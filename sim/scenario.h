@@ -17,6 +17,7 @@
 #define SIM_SCENARIO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -260,6 +261,14 @@ int scn_load_text(const char *file, const char *text, const struct scn_override 
                   struct scenario *out, char *err, size_t errlen);
 
 void scn_free(struct scenario *s);
+
+/*
+ * A copy of JSON text with // and block comments replaced by spaces (newlines
+ * kept, so line:column positions stay right).  An unclosed block comment
+ * blanks the rest and its offset goes to *unclosed_at (else SIZE_MAX).
+ * Returns NULL when out of memory.
+ */
+char *scn_strip_comments(const char *text, size_t *unclosed_at);
 
 /* The resolved scenario (defaults filled in) as pretty-printed JSON; caller frees. */
 char *scn_to_json(const struct scenario *s);

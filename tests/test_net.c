@@ -10,48 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Loads scenario text with an optional --set override and builds the run; false on any error. */
-static bool setup_with(const char *json, const char *path, const char *value, struct scenario *scn, struct run *r)
-{
-    char err[SCN_ERR_MAX];
-    struct scn_override ov = {path, value};
-    if (scn_load_text("test.json", json, &ov, path ? 1 : 0, scn, err, sizeof err)) {
-        fprintf(stderr, "\n  scenario error: %s\n", err);
-        return false;
-    }
-    if (run_setup(r, scn, err, sizeof err)) {
-        fprintf(stderr, "\n  setup error: %s\n", err);
-        scn_free(scn);
-        return false;
-    }
-    return true;
-}
-
-static bool setup(const char *json, struct scenario *scn, struct run *r)
-{
-    return setup_with(json, NULL, NULL, scn, r);
-}
-
-static void teardown(struct scenario *scn, struct run *r)
-{
-    run_free(r);
-    scn_free(scn);
-}
-
-/* Runs to the end and asserts the invariants that hold after every run. */
-static void run_checked(struct run *r)
-{
-    int rc = run_execute(r);
-    if (rc)
-        fprintf(stderr, "\n  invariant: %s\n", r->invariant_error);
-    CU_ASSERT_EQUAL(rc, 0);
-    const struct net_counters *c = &r->net.c;
-    CU_ASSERT_EQUAL(c->data_sent, c->data_delivered + c->data_dropped + c->data_in_flight);
-    CU_ASSERT_EQUAL(c->bytes_sent, c->bytes_delivered + c->bytes_dropped + c->data_bytes_in_flight);
-    if (r->finished)
-        CU_ASSERT_EQUAL(c->data_in_flight, 0);
-}
-
 static void test_single_flow_ideal(void)
 {
     /* 10 MB over two 100G links (1 us each): nothing else in the network. */
@@ -59,8 +17,8 @@ static void test_single_flow_ideal(void)
                        "\"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"10MB\"}]}";
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup(json, &scn, &r));
-    run_checked(&r);
+    CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+    test_run_checked(&r);
     const struct flow *f = net_flow(&r.net, 0);
     CU_ASSERT_FATAL(f->finish > 0);
     double slowdown = (double)(f->finish - f->start) / (double)f->ideal_fct;
@@ -74,7 +32,7 @@ static void test_single_flow_ideal(void)
     CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
     CU_ASSERT_EQUAL(r.net.c.pause_frames, 0);
     CU_ASSERT_TRUE(r.finished);
-    teardown(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 static void test_dcqcn_two_flows_fair(void)
@@ -87,7 +45,7 @@ static void test_dcqcn_two_flows_fair(void)
         "              {\"type\": \"flow\", \"src\": \"h1\", \"dst\": \"h2\", \"size\": \"1GB\"}]}";
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup(json, &scn, &r));
+    CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
     sim_time_t half = scn.stop_ps / 2;
     sim_run(&r.sim, half);
     uint32_t p0 = net_flow(&r.net, 0)->rcv_nxt, p1 = net_flow(&r.net, 1)->rcv_nxt;
@@ -103,7 +61,7 @@ static void test_dcqcn_two_flows_fair(void)
     CU_ASSERT(g1 > fair * 0.9 && g1 < fair * 1.1);
     CU_ASSERT(r.net.c.cnp_received > 0);
     CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
-    teardown(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 /* 16 MB into one port of a switch with 4 MB of buffer: the buffer cannot absorb it. */
@@ -116,8 +74,8 @@ static void test_incast_pfc_lossless(void)
 {
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup(INCAST("\"host\": {\"cc\": \"none\"},"), &scn, &r));
-    run_checked(&r);
+    CU_ASSERT_FATAL(test_setup(INCAST("\"host\": {\"cc\": \"none\"},"), NULL, NULL, &scn, &r));
+    test_run_checked(&r);
     CU_ASSERT_TRUE(r.finished);
     CU_ASSERT_EQUAL(r.net.flows_completed, 16);
     CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
@@ -127,15 +85,15 @@ static void test_incast_pfc_lossless(void)
     /* The receiver's port ran at line rate: the last flow ends near 16 MB at 100 Gbps. */
     double ideal_ns = 16.0 * 1e6 * 1106 / 1024 * 8 / 100;
     CU_ASSERT(r.sim.now / 1000.0 < ideal_ns * 1.05);
-    teardown(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 static void test_incast_no_pfc_drops(void)
 {
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup_with(INCAST("\"host\": {\"cc\": \"none\"},"), "switch.pfc.enabled", "false", &scn, &r));
-    run_checked(&r);
+    CU_ASSERT_FATAL(test_setup(INCAST("\"host\": {\"cc\": \"none\"},"), "switch.pfc.enabled", "false", &scn, &r));
+    test_run_checked(&r);
     printf("\n    no PFC: %llu drops, %llu retransmissions, %llu timeouts, done at %.3f ms ",
            (unsigned long long)r.net.c.data_dropped, (unsigned long long)r.net.c.data_retx,
            (unsigned long long)r.net.c.timeouts, r.sim.now / 1e9);
@@ -145,15 +103,15 @@ static void test_incast_no_pfc_drops(void)
     CU_ASSERT(r.net.c.data_retx > 0);
     CU_ASSERT_EQUAL(r.net.c.pause_frames, 0);
     CU_ASSERT_EQUAL(r.net.c.data_sent, r.net.c.data_delivered + r.net.c.data_dropped);
-    teardown(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 static void test_headroom_too_small(void)
 {
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup_with(INCAST("\"host\": {\"cc\": \"none\"},"), "switch.pfc.headroom", "\"2KB\"", &scn, &r));
-    run_checked(&r);
+    CU_ASSERT_FATAL(test_setup(INCAST("\"host\": {\"cc\": \"none\"},"), "switch.pfc.headroom", "\"2KB\"", &scn, &r));
+    test_run_checked(&r);
     CU_ASSERT(r.net.c.drop_headroom > 0);
     CU_ASSERT_EQUAL(r.net.c.drop_buffer, 0);
     char *js = run_summary_json(&r, false);
@@ -163,7 +121,7 @@ static void test_headroom_too_small(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(js, needle));
     free(js);
     CU_ASSERT_EQUAL(r.net.flows_completed, 16);
-    teardown(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 static void test_stop_midway_conservation(void)
@@ -171,28 +129,28 @@ static void test_stop_midway_conservation(void)
     /* Stopped while packets are in flight: sent = delivered + dropped + in flight. */
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup_with(INCAST("\"host\": {\"cc\": \"none\"},"), "switch.pfc.enabled", "false", &scn, &r));
+    CU_ASSERT_FATAL(test_setup(INCAST("\"host\": {\"cc\": \"none\"},"), "switch.pfc.enabled", "false", &scn, &r));
     scn.stop_ps = 300 * PS_PER_US;
-    run_checked(&r);
+    test_run_checked(&r);
     CU_ASSERT_FALSE(r.finished);
     CU_ASSERT(r.net.c.data_in_flight > 0);
-    teardown(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 static void test_static_xoff_and_enqueue_marking(void)
 {
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup_with(INCAST("\"host\": {\"cc\": \"none\"},"), "switch",
+    CU_ASSERT_FATAL(test_setup(INCAST("\"host\": {\"cc\": \"none\"},"), "switch",
                                "{\"buffer\": \"4MB\", \"ecn\": {\"mark_on\": \"enqueue\"}, \"pfc\": {\"xoff\": \"100KB\"}}",
                                &scn, &r));
-    run_checked(&r);
+    test_run_checked(&r);
     CU_ASSERT_EQUAL(scn.sw.pfc.xoff_mode, XOFF_STATIC);
     CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
     CU_ASSERT(r.net.c.pause_frames > 16);
     CU_ASSERT(r.net.c.ecn_marked > 0);
     CU_ASSERT_EQUAL(r.net.flows_completed, 16);
-    teardown(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 static void test_pause_refresh(void)
@@ -213,8 +171,8 @@ static void test_pause_refresh(void)
         " \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"5MB\"}]}";
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup(json, &scn, &r));
-    run_checked(&r);
+    CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+    test_run_checked(&r);
     printf("\n    %llu PAUSE, %llu RESUME ", (unsigned long long)r.net.c.pause_frames,
            (unsigned long long)r.net.c.resume_frames);
     CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
@@ -222,7 +180,7 @@ static void test_pause_refresh(void)
     CU_ASSERT(r.net.c.pause_frames >= 8 * r.net.c.resume_frames);
     CU_ASSERT(r.net.c.resume_frames >= 10);
     CU_ASSERT_TRUE(r.finished);
-    teardown(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 /* Runs scenario text with a seed; returns flows.csv and summary (no wall clock) concatenated. */

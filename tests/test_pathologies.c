@@ -92,17 +92,6 @@ static void teardown(struct scenario *scn, struct run *r, struct log *l)
     log_free(l);
 }
 
-/* Runs to the end (or stop) and asserts the invariants that hold after every run. */
-static void run_checked(struct run *r)
-{
-    int rc = run_execute(r);
-    if (rc)
-        fprintf(stderr, "\n  invariant: %s\n", r->invariant_error);
-    CU_ASSERT_EQUAL(rc, 0);
-    const struct net_counters *c = &r->net.c;
-    CU_ASSERT_EQUAL(c->data_sent, c->data_delivered + c->data_dropped + c->data_in_flight);
-}
-
 static uint32_t nid(const struct run *r, const char *name)
 {
     int32_t id = graph_find(&r->g, name);
@@ -188,7 +177,7 @@ static void test_storm_spreads(void)
     CU_ASSERT(by_core > 0);
 
     /* After the storm everything completes, without a loss. */
-    run_checked(&r);
+    test_run_checked(&r);
     CU_ASSERT_TRUE(r.finished);
     CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
     CU_ASSERT_TRUE(l.pfc[l.n_pfc - 1].t >= STORM_END);
@@ -224,7 +213,7 @@ static void test_storm_watchdog_drop(void)
     CU_ASSERT_TRUE(down->wd_drop & (1u << 3));
     CU_ASSERT_FALSE(down->paused & (1u << 3));
     CU_ASSERT_EQUAL(down->q[3].n, 0);
-    run_checked(&r);
+    test_run_checked(&r);
 
     /* Detected within detection_time + one poll of the storm's start (and not before detection_time). */
     CU_ASSERT_FATAL(l.n_wd >= 2);
@@ -267,7 +256,7 @@ static void test_storm_watchdog_forward_alert(void)
     struct log l;
     struct scn_override ov = {"switch.watchdog", WD("forward")};
     CU_ASSERT_FATAL(setup(STORM_FILE, NULL, &ov, 1, &scn, &r, &l));
-    run_checked(&r);
+    test_run_checked(&r);
     CU_ASSERT_TRUE(r.finished);
     CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
     CU_ASSERT(r.net.wd->storms >= 1);
@@ -279,7 +268,7 @@ static void test_storm_watchdog_forward_alert(void)
     /* alert: reported, nothing else changes: the flows to h0 wait for the end of the storm as without it. */
     ov.value = WD("alert");
     CU_ASSERT_FATAL(setup(STORM_FILE, NULL, &ov, 1, &scn, &r, &l));
-    run_checked(&r);
+    test_run_checked(&r);
     CU_ASSERT_TRUE(r.finished);
     CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
     CU_ASSERT(l.n_wd >= 1 && l.wd[0].t <= STORM_START + DET + POLL);
@@ -299,7 +288,7 @@ static void test_ring_deadlock(void)
     struct run r;
     struct log l;
     CU_ASSERT_FATAL(setup(RING_FILE, NULL, NULL, 0, &scn, &r, &l));
-    run_checked(&r);
+    test_run_checked(&r);
     const struct deadlock *dl = &r.net.dl;
     CU_ASSERT_TRUE_FATAL(dl->detected);
     CU_ASSERT_FALSE(r.finished);
@@ -368,7 +357,7 @@ static void test_ring_without_cycle(void)
     struct run r;
     struct log l;
     CU_ASSERT_FATAL(setup(RING_FILE, NULL, &ov, 1, &scn, &r, &l));
-    run_checked(&r);
+    test_run_checked(&r);
     CU_ASSERT_FALSE(r.net.dl.detected);
     CU_ASSERT_TRUE(r.finished);
     CU_ASSERT_EQUAL(r.net.flows_completed, 3);
@@ -392,7 +381,7 @@ static void test_slow_receiver(void)
     CU_ASSERT_FATAL(setup("test.json",
                           SLOW_JSON("{\"type\": \"slow_receiver\", \"host\": \"h0\", \"rate\": \"10Gbps\"}"), NULL, 0,
                           &scn, &r, &l));
-    run_checked(&r);
+    test_run_checked(&r);
     CU_ASSERT_TRUE(r.finished);
     CU_ASSERT_EQUAL(r.net.c.data_dropped, 0); /* lossless, the NIC included */
     const struct nic_fault *nf = r.net.hosts[0].fault;
@@ -435,7 +424,7 @@ static void test_slow_receiver(void)
                           SLOW_JSON("{\"type\": \"slow_receiver\", \"host\": \"h0\", \"rate\": \"1Gbps\", \"start\": "
                                     "\"10us\", \"end\": \"100us\"}"),
                           NULL, 0, &scn, &r, &l));
-    run_checked(&r);
+    test_run_checked(&r);
     CU_ASSERT_TRUE(r.finished);
     CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
     nf = r.net.hosts[0].fault;
@@ -485,7 +474,7 @@ static void test_victim_flow(void)
     struct run r;
     struct log l;
     CU_ASSERT_FATAL(setup("scenarios/victim-flow.json", NULL, NULL, 0, &scn, &r, &l));
-    run_checked(&r);
+    test_run_checked(&r);
     CU_ASSERT_TRUE(r.finished);
     const struct flow *v = flow_named(&r, "victim");
     /* The congested port is s1's port to the incast's receiver; walk the victim's route and check it never uses it. */
@@ -516,7 +505,7 @@ static void test_victim_flow(void)
     struct scn_override ov = {"traffic", "[{\"type\": \"flow\", \"id\": \"victim\", \"src\": \"h3\", \"dst\": \"h5\", "
                                          "\"size\": \"2MB\"}]"};
     CU_ASSERT_FATAL(setup("scenarios/victim-flow.json", NULL, &ov, 1, &scn, &r, &l));
-    run_checked(&r);
+    test_run_checked(&r);
     v = flow_named(&r, "victim");
     CU_ASSERT_EQUAL(v->paused_ns, 0);
     CU_ASSERT_EQUAL(v->finish - v->start, v->ideal_fct);
@@ -540,7 +529,7 @@ static void test_paused_ns_exact(void)
     struct run r;
     struct log l;
     CU_ASSERT_FATAL(setup("test.json", json, NULL, 0, &scn, &r, &l));
-    run_checked(&r);
+    test_run_checked(&r);
     CU_ASSERT_TRUE(r.finished);
     sim_time_t pause_wire = (FRAME_PAUSE + WIRE_OVERHEAD) * 80, frame = 1106 * 80;
     sim_time_t lifted = 60 * PS_PER_US + pause_wire + PS_PER_US, want = 0;
@@ -571,7 +560,7 @@ static bool same_run(const char *file, struct scn_override ov)
         struct run r;
         struct log l;
         CU_ASSERT_FATAL(setup(file, NULL, &ov, k, &scn, &r, &l));
-        run_checked(&r);
+        test_run_checked(&r);
         out[k][0] = run_flows_csv(&r);
         out[k][1] = run_summary_json(&r, false);
         end[k] = r.sim.now;

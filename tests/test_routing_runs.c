@@ -16,48 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Loads scenario text with an optional --set override and builds the run; false (with a message) on error. */
-static bool setup_with(const char *json, const char *path, const char *value, struct scenario *scn, struct run *r)
-{
-    char err[SCN_ERR_MAX];
-    struct scn_override ov = {path, value};
-    if (scn_load_text("test.json", json, &ov, path ? 1 : 0, scn, err, sizeof err)) {
-        fprintf(stderr, "\n  scenario error: %s\n", err);
-        return false;
-    }
-    if (run_setup(r, scn, err, sizeof err)) {
-        fprintf(stderr, "\n  setup error: %s\n", err);
-        scn_free(scn);
-        return false;
-    }
-    return true;
-}
-
-static bool setup(const char *json, struct scenario *scn, struct run *r)
-{
-    return setup_with(json, NULL, NULL, scn, r);
-}
-
-static void teardown(struct scenario *scn, struct run *r)
-{
-    run_free(r);
-    scn_free(scn);
-}
-
-/* Runs to the end (or stop) and asserts the invariants that hold after every run. */
-static void run_checked(struct run *r)
-{
-    int rc = run_execute(r);
-    if (rc)
-        fprintf(stderr, "\n  invariant: %s\n", r->invariant_error);
-    CU_ASSERT_EQUAL(rc, 0);
-    const struct net_counters *c = &r->net.c;
-    CU_ASSERT_EQUAL(c->data_sent, c->data_delivered + c->data_dropped + c->data_in_flight);
-    CU_ASSERT_EQUAL(c->bytes_sent, c->bytes_delivered + c->bytes_dropped + c->data_bytes_in_flight);
-    if (r->finished)
-        CU_ASSERT_EQUAL(c->data_in_flight, 0);
-}
-
 /* Appends printf-style text to a growing string; aborts when out of memory. */
 static void cat(char **buf, size_t *len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -136,10 +94,10 @@ static void test_ecmp_spread_fat_tree(void)
     cat(&json, &len, "]}");
     struct scenario scn;
     struct run r;
-    bool ok = setup(json, &scn, &r);
+    bool ok = test_setup(json, NULL, NULL, &scn, &r);
     free(json);
     CU_ASSERT_FATAL(ok);
-    run_checked(&r);
+    test_run_checked(&r);
     CU_ASSERT_FALSE(r.finished);
 
     /* Every agg-core link direction: the aggs' uplinks and the cores' ports. */
@@ -172,7 +130,7 @@ static void test_ecmp_spread_fat_tree(void)
     CU_ASSERT_EQUAL(cores_used, (uint32_t)(K * K / 4));
     CU_ASSERT(mean > 0);
     CU_ASSERT((double)max <= 3.0 * mean);
-    teardown(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 /* Four flows from leaf0's hosts to leaf1's, 4 MB each, over a 2 x 2 leaf-spine. */
@@ -188,9 +146,9 @@ static void test_link_failure_mid_run(void)
 {
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup(LEAF_SPINE("\"faults\": [{\"type\": \"link_down\", \"between\": [\"leaf0\", \"spine0\"],"
+    CU_ASSERT_FATAL(test_setup(LEAF_SPINE("\"faults\": [{\"type\": \"link_down\", \"between\": [\"leaf0\", \"spine0\"],"
                                      " \"at\": \"100us\", \"until\": \"600us\"}]"),
-                          &scn, &r));
+                          NULL, NULL, &scn, &r));
     uint32_t leaf0 = nid(&r, "leaf0"), spine0 = nid(&r, "spine0");
     uint32_t nodes[16];
     int crossing = 0;
@@ -224,7 +182,7 @@ static void test_link_failure_mid_run(void)
     CU_ASSERT_EQUAL(down->tx_frames, tx_down);
     CU_ASSERT(r.net.c.drop_link_down == drops || r.net.c.drop_link_down > drops);
 
-    run_checked(&r);
+    test_run_checked(&r);
     printf("\n    %d of 4 flows crossed the link; %llu link_down drops, %llu retransmissions, %llu NACKs, "
            "done at %.3f ms ",
            crossing, (unsigned long long)r.net.c.drop_link_down, (unsigned long long)r.net.c.data_retx,
@@ -249,7 +207,7 @@ static void test_link_failure_mid_run(void)
     CU_ASSERT_EQUAL(cJSON_GetObjectItemCaseSensitive(dr, "link_down")->valuedouble, (double)r.net.c.drop_link_down);
     cJSON_Delete(j);
     free(js);
-    teardown(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 static void test_link_failure_pinned_and_host(void)
@@ -269,7 +227,7 @@ static void test_link_failure_pinned_and_host(void)
         "  {\"type\": \"link_down\", \"between\": [\"leaf1\", \"h5\"], \"at\": \"60us\", \"until\": \"300us\"}]}";
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup(json, &scn, &r));
+    CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
     sim_run(&r.sim, 100 * PS_PER_US);
     CU_ASSERT_EQUAL(r.net.links_down_now, 2);
     const uint16_t *ports;
@@ -278,7 +236,7 @@ static void test_link_failure_pinned_and_host(void)
     sim_run(&r.sim, 250 * PS_PER_US);
     CU_ASSERT_EQUAL(net_flow(&r.net, 0)->rcv_nxt, rcv0); /* nothing got through meanwhile */
     CU_ASSERT_EQUAL(net_flow(&r.net, 1)->rcv_nxt, rcv1);
-    run_checked(&r);
+    test_run_checked(&r);
     printf("\n    %llu link_down drops, %llu timeouts, done at %.3f ms ", (unsigned long long)r.net.c.drop_link_down,
            (unsigned long long)r.net.c.timeouts, r.sim.now / 1e9);
     CU_ASSERT_TRUE(r.finished);
@@ -288,7 +246,7 @@ static void test_link_failure_pinned_and_host(void)
     CU_ASSERT(net_flow(&r.net, 0)->finish > 400 * PS_PER_US);
     CU_ASSERT(net_flow(&r.net, 1)->finish > 300 * PS_PER_US);
     CU_ASSERT_EQUAL(r.net.reroutes, 4);
-    teardown(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 static void test_link_failure_lossless_pause_cleared(void)
@@ -306,8 +264,8 @@ static void test_link_failure_lossless_pause_cleared(void)
         " \"faults\": [{\"type\": \"link_down\", \"between\": [\"spine0\", \"leaf2\"], \"at\": \"200us\"}]}";
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup(json, &scn, &r));
-    run_checked(&r);
+    CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+    test_run_checked(&r);
     struct port *a = port_to(&r, "spine0", "leaf2"), *b = port_to(&r, "leaf2", "spine0");
     printf("\n    %llu PAUSE, %llu link_down drops, done at %.3f ms ", (unsigned long long)r.net.c.pause_frames,
            (unsigned long long)r.net.c.drop_link_down, r.sim.now / 1e9);
@@ -318,7 +276,7 @@ static void test_link_failure_lossless_pause_cleared(void)
     for (int prio = 0; prio < NPRIO; prio++)
         CU_ASSERT_FALSE(a->pause_sent[prio] || b->pause_sent[prio]);
     CU_ASSERT_EQUAL(r.net.c.drop_buffer + r.net.c.drop_headroom, 0);
-    teardown(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 static void test_link_down_errors(void)
@@ -409,10 +367,10 @@ static void check_df_paths(const char *routing, int max_router_hops, int want_gl
     char *json = df_spaced(routing, FLOWS, "8KB", 20);
     struct scenario scn;
     struct run r;
-    bool ok = setup(json, &scn, &r);
+    bool ok = test_setup(json, NULL, NULL, &scn, &r);
     free(json);
     CU_ASSERT_FATAL(ok);
-    run_checked(&r);
+    test_run_checked(&r);
     CU_ASSERT_TRUE(r.finished);
     CU_ASSERT_EQUAL(r.net.flows_completed, FLOWS);
     CU_ASSERT_EQUAL(r.net.c.pause_frames + r.net.c.cnp_sent + r.net.c.data_dropped + r.net.c.data_retx, 0);
@@ -452,7 +410,7 @@ static void check_df_paths(const char *routing, int max_router_hops, int want_gl
         CU_ASSERT_EQUAL(detoured, 0);
     }
     CU_ASSERT_EQUAL((int)r.net.flows_valiant, detoured);
-    teardown(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 static void test_dragonfly_minimal_and_valiant_paths(void)
@@ -478,11 +436,11 @@ static void test_valiant_streams_per_flow(void)
                  extra[i]);
         struct scenario scn;
         struct run r;
-        CU_ASSERT_FATAL(setup_with(json, "seed", seeds[i], &scn, &r));
-        run_checked(&r);
+        CU_ASSERT_FATAL(test_setup(json, "seed", seeds[i], &scn, &r));
+        test_run_checked(&r);
         via[i] = net_flow(&r.net, 0)->via_host;
         CU_ASSERT_NOT_EQUAL(via[i], NET_NO_VIA);
-        teardown(&scn, &r);
+        test_teardown(&scn, &r);
     }
     CU_ASSERT_EQUAL(via[0], via[1]);
     CU_ASSERT_NOT_EQUAL(via[0], via[2]);
@@ -510,9 +468,9 @@ static void test_ugal_adversarial(void)
     for (int v = 0; v < 2; v++) {
         struct scenario scn;
         struct run r;
-        bool ok = setup_with(json, "topology.routing", v ? "ugal" : "minimal", &scn, &r);
+        bool ok = test_setup(json, "topology.routing", v ? "ugal" : "minimal", &scn, &r);
         CU_ASSERT_FATAL(ok);
-        run_checked(&r);
+        test_run_checked(&r);
         CU_ASSERT_TRUE(r.finished);
         CU_ASSERT_EQUAL(r.net.flows_completed, 32);
         done[v] = r.sim.now / 1e6;
@@ -523,7 +481,7 @@ static void test_ugal_adversarial(void)
                 if (net_flow(&r.net, i)->start == 0)
                     CU_ASSERT_EQUAL(net_flow(&r.net, i)->via_host, NET_NO_VIA);
         }
-        teardown(&scn, &r);
+        test_teardown(&scn, &r);
     }
     free(json);
     printf("\n    group 0 -> group 1: minimal done at %.1f us; UGAL sent %u of 32 flows through other groups, done "
@@ -540,15 +498,15 @@ static void test_ugal_light_uniform(void)
     char *json = df_spaced("ugal", 40, "64KB", 5);
     struct scenario scn;
     struct run r;
-    bool ok = setup(json, &scn, &r);
+    bool ok = test_setup(json, NULL, NULL, &scn, &r);
     free(json);
     CU_ASSERT_FATAL(ok);
-    run_checked(&r);
+    test_run_checked(&r);
     printf("\n    light load: UGAL detoured %u of 40 flows ", r.net.flows_valiant);
     CU_ASSERT_TRUE(r.finished);
     CU_ASSERT_EQUAL(r.net.flows_completed, 40);
     CU_ASSERT_EQUAL(r.net.flows_valiant, 0);
-    teardown(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 static void test_dragonfly_link_failure(void)
@@ -565,14 +523,14 @@ static void test_dragonfly_link_failure(void)
         " \"faults\": [{\"type\": \"link_down\", \"between\": [\"g0r0\", \"g1r3\"], \"at\": \"50us\"}]}";
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup(json, &scn, &r));
+    CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
     uint32_t nodes[32];
     int hops, globals;
     int l = route_flow_path(&r.net, net_flow(&r.net, 0), nodes, 32);
     count_hops(&r, nodes, l, &hops, &globals);
     CU_ASSERT_EQUAL(globals, 1);
     CU_ASSERT(path_crosses(nodes, l, nid(&r, "g0r0"), nid(&r, "g1r3")));
-    run_checked(&r);
+    test_run_checked(&r);
     l = route_flow_path(&r.net, net_flow(&r.net, 0), nodes, 32);
     count_hops(&r, nodes, l, &hops, &globals);
     printf("\n    after the failure: %d router hops, %d global links; %llu link_down drops ", hops, globals,
@@ -581,7 +539,7 @@ static void test_dragonfly_link_failure(void)
     CU_ASSERT_TRUE(r.finished);
     CU_ASSERT_EQUAL(r.net.flows_completed, 1);
     CU_ASSERT(r.net.c.drop_link_down > 0);
-    teardown(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 static void test_topo_every_scenario(void)

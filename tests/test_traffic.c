@@ -13,35 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool setup(const char *json, struct scenario *scn, struct run *r)
-{
-    char err[SCN_ERR_MAX];
-    if (scn_load_text("tests/traffic.json", json, NULL, 0, scn, err, sizeof err)) {
-        fprintf(stderr, "\n  scenario error: %s\n", err);
-        return false;
-    }
-    if (run_setup(r, scn, err, sizeof err)) {
-        fprintf(stderr, "\n  setup error: %s\n", err);
-        scn_free(scn);
-        return false;
-    }
-    return true;
-}
-
-static void run_ok(struct run *r)
-{
-    int rc = run_execute(r);
-    if (rc)
-        fprintf(stderr, "\n  invariant: %s\n", r->invariant_error);
-    CU_ASSERT_EQUAL(rc, 0);
-}
-
-static void done(struct scenario *scn, struct run *r)
-{
-    run_free(r);
-    scn_free(scn);
-}
-
 static void check_mean(const char *name, double expect_mean)
 {
     struct cdf c;
@@ -106,8 +77,8 @@ static void test_poisson_load(void)
         " \"traffic\": [{\"type\": \"poisson\", \"load\": 0.5, \"size_cdf\": \"/tmp/rocesim-uniform.cdf\", \"end\": \"10ms\"}]}";
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup(json, &scn, &r));
-    run_ok(&r);
+    CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+    test_run_checked(&r);
     double bytes = 0;
     for (uint32_t i = 0; i < r.net.n_flows; i++)
         bytes += (double)net_flow(&r.net, i)->size;
@@ -119,7 +90,7 @@ static void test_poisson_load(void)
     /* destinations are never the source */
     for (uint32_t i = 0; i < r.net.n_flows; i++)
         CU_ASSERT_NOT_EQUAL_FATAL(net_flow(&r.net, i)->src, net_flow(&r.net, i)->dst);
-    done(&scn, &r);
+    test_teardown(&scn, &r);
     remove("/tmp/rocesim-uniform.cdf");
 }
 
@@ -131,8 +102,8 @@ static void test_permutation(void)
         " \"end\": \"1ms\"}]}";
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup(json, &scn, &r));
-    run_ok(&r);
+    CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+    test_run_checked(&r);
     int dst_of[8];
     for (int i = 0; i < 8; i++)
         dst_of[i] = -1;
@@ -147,7 +118,7 @@ static void test_permutation(void)
         CU_ASSERT_EQUAL(dst_of[fl->src], (int)fl->dst); /* a fixed partner per source */
     }
     CU_ASSERT_EQUAL(used, 0xff); /* a permutation: every host is some source's partner */
-    done(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 /*
@@ -176,8 +147,8 @@ static void ring_case(int N)
              " \"traffic\": [{\"type\": \"allreduce\", \"id\": \"ar\", \"hosts\": \"all\", \"size\": \"16MB\"}]}", N);
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup(json, &scn, &r));
-    run_ok(&r);
+    CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+    test_run_checked(&r);
     CU_ASSERT_EQUAL_FATAL(r.traffic.n_colls, 1);
     const struct coll *c = &r.traffic.colls[0];
     CU_ASSERT_FATAL(c->finish >= 0);
@@ -190,7 +161,7 @@ static void ring_case(int N)
     CU_ASSERT(fabs(got - expect) < 0.10 * expect);
     CU_ASSERT_EQUAL(r.net.n_flows, (uint32_t)(2 * (N - 1) * N));
     CU_ASSERT_EQUAL(c->bytes, (uint64_t)(2 * (N - 1) * N) * (16000000 / N));
-    done(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 static void test_ring_allreduce(void)
@@ -208,8 +179,8 @@ static void test_rails(void)
         "              {\"type\": \"alltoall\", \"hosts\": \"h0-h3\", \"size\": \"4MB\", \"start\": \"10ms\"}]}";
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup(json, &scn, &r));
-    run_ok(&r);
+    CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+    test_run_checked(&r);
     const struct coll *c = &r.traffic.colls[0];
     CU_ASSERT_EQUAL(c->rings, 4);
     CU_ASSERT_EQUAL(c->n_ranks, 4);
@@ -229,7 +200,7 @@ static void test_rails(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"type\":\t\"allreduce\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"rings\":\t4"));
     free(js);
-    done(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 /* Four hosts send one long flow each, of priority 0..3, into h4. */
@@ -246,13 +217,13 @@ static void test_dwrr_shares(void)
 {
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup(CLASSES("{\"type\": \"dwrr\", \"weights\": {\"0\": 10, \"1\": 40, \"2\": 10, \"3\": 40}}", ""),
-                          &scn, &r));
+    CU_ASSERT_FATAL(test_setup(CLASSES("{\"type\": \"dwrr\", \"weights\": {\"0\": 10, \"1\": 40, \"2\": 10, \"3\": 40}}", ""),
+                          NULL, NULL, &scn, &r));
     sim_run(&r.sim, PS_PER_MS);
     uint64_t before[4];
     for (int p = 0; p < 4; p++)
         before[p] = r.net.c.prio[p].bytes_delivered;
-    run_ok(&r);
+    test_run_checked(&r);
     double total = 0, got[4];
     for (int p = 0; p < 4; p++) {
         got[p] = (double)(r.net.c.prio[p].bytes_delivered - before[p]);
@@ -267,14 +238,14 @@ static void test_dwrr_shares(void)
     /* the port stayed busy: 3 ms at 100 Gbps less the preamble/IFG share */
     CU_ASSERT(total > 0.95 * 3e-3 * 100e9 / 8 * 1086 / 1106);
     CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
-    done(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 static void test_strict_priority(void)
 {
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup(CLASSES("{\"type\": \"strict\"}", ""), &scn, &r));
+    CU_ASSERT_FATAL(test_setup(CLASSES("{\"type\": \"strict\"}", ""), NULL, NULL, &scn, &r));
     r.net.c.prio[0].bytes_delivered = 0;
     sim_run(&r.sim, 2 * PS_PER_MS);
     /* 2 ms: the highest class has the port; the lowest has sent nothing past its first frames */
@@ -282,8 +253,8 @@ static void test_strict_priority(void)
     printf("\n    strict: prio 3 %llu B, prio 0 %llu B after 2 ms ", (unsigned long long)hi, (unsigned long long)lo);
     CU_ASSERT(hi > 0.95 * 2e-3 * 100e9 / 8 * 1086 / 1106 - 200000);
     CU_ASSERT(lo < 100000);
-    run_ok(&r);
-    done(&scn, &r);
+    test_run_checked(&r);
+    test_teardown(&scn, &r);
 }
 
 static void test_lossy_and_lossless(void)
@@ -298,8 +269,8 @@ static void test_lossy_and_lossless(void)
         "  {\"type\": \"flow\", \"src\": \"h1\", \"dst\": \"h2\", \"size\": \"20MB\", \"priority\": 1}]}";
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(setup(json, &scn, &r));
-    run_ok(&r);
+    CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+    test_run_checked(&r);
     printf("\n    lossless: %llu dropped, %llu PAUSE; lossy: %llu dropped ",
            (unsigned long long)r.net.c.prio[3].dropped, (unsigned long long)r.net.c.prio[3].pause_frames,
            (unsigned long long)r.net.c.prio[1].dropped);
@@ -308,7 +279,7 @@ static void test_lossy_and_lossless(void)
     CU_ASSERT(r.net.c.prio[1].dropped > 0);
     CU_ASSERT_EQUAL(r.net.c.prio[1].pause_frames, 0);
     CU_ASSERT_EQUAL(r.net.flows_completed, 2);
-    done(&scn, &r);
+    test_teardown(&scn, &r);
 }
 
 void test_traffic_register(void)

@@ -28,6 +28,19 @@ void test_sweep_register(void);
 void test_robustness_register(void);
 void test_pathologies_register(void);
 
+struct scenario;
+struct run;
+
+/*
+ * Whole-run helpers: loads scenario text (named "test.json" in messages) with
+ * an optional --set override and builds the run; returns false, with the
+ * message on stderr, when either fails.
+ */
+bool test_setup(const char *json, const char *set_path, const char *set_value, struct scenario *scn, struct run *r);
+void test_teardown(struct scenario *scn, struct run *r);
+/* Runs to the end (or the stop time) and asserts the invariants that hold after every run. */
+void test_run_checked(struct run *r);
+
 /* Path of the rocesim binary under test ($ROCESIM, default ./rocesim). */
 const char *test_rocesim_bin(void);
 

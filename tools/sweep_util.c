@@ -1,6 +1,8 @@
 /* sweep_util — see sweep_util.h. */
 #include "tools/sweep_util.h"
 
+#include "sim/scenario.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -73,35 +75,14 @@ int read_text_file(const char *path, char **text, char *err, size_t errlen)
     return 0;
 }
 
-/* See sweep_util.h. */
+/* See sweep_util.h.  An unclosed comment blanks the rest: the JSON parser then reports the end of input. */
 char *strip_json_comments(const char *text)
 {
-    char *out = xstrdup(text);
-    size_t n = strlen(out);
-    bool in_str = false;
-    for (size_t i = 0; i < n; i++) {
-        if (in_str) {
-            if (out[i] == '\\' && i + 1 < n)
-                i++;
-            else if (out[i] == '"')
-                in_str = false;
-        } else if (out[i] == '"') {
-            in_str = true;
-        } else if (out[i] == '/' && out[i + 1] == '/') {
-            while (i < n && out[i] != '\n')
-                out[i++] = ' ';
-        } else if (out[i] == '/' && out[i + 1] == '*') {
-            /* An unclosed comment is left to blank the rest: the JSON parser then reports the end of input. */
-            out[i++] = ' ';
-            out[i] = ' ';
-            while (++i < n && !(out[i] == '*' && out[i + 1] == '/'))
-                if (out[i] != '\n')
-                    out[i] = ' ';
-            if (i < n) {
-                out[i++] = ' ';
-                out[i] = ' ';
-            }
-        }
+    size_t unclosed;
+    char *out = scn_strip_comments(text, &unclosed);
+    if (!out) {
+        fprintf(stderr, "rocesim: out of memory\n");
+        exit(3);
     }
     return out;
 }
