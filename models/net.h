@@ -88,7 +88,7 @@ struct port {
     uint32_t node;
     uint16_t local;       /* index at its node */
     bool is_host;
-    bool busy;            /* a frame is being transmitted */
+    bool wake_pending;    /* a tx_wake event is queued for busy_until */
     uint16_t down;        /* link_down faults holding this port's link down (0: up); a down port never transmits */
     uint16_t link_gen;    /* bumped when the link fails, so frames on the wire then are recognized as lost */
     struct port *peer;
@@ -96,6 +96,8 @@ struct port {
     int64_t delay_ps;
     int64_t ps_per_byte;  /* exact serialization per byte, or 0 when the rate does not divide 8e12 */
     int64_t tx_rem;       /* remainder carried between frames when ps_per_byte is 0 */
+    sim_time_t busy_until; /* the frame being transmitted ends then ... */
+    uint64_t busy_seq;     /* ... at this point of the event order (sim_reserve_seq) */
 
     /* egress */
     struct pktq q[NPRIO];

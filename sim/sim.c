@@ -146,7 +146,8 @@ static void finish_pop(struct sim *s)
         fill_root(s, last);
 }
 
-static void schedule(struct sim *s, sim_time_t t, sim_fn fn, void *obj, struct sim_timer *tm, uint64_t arg)
+static void schedule_seq(struct sim *s, sim_time_t t, uint64_t seq, sim_fn fn, void *obj, struct sim_timer *tm,
+                         uint64_t arg)
 {
     if (t < s->now) {
         fprintf(stderr, "rocesim: bug: event scheduled in the past (%lld < %lld ps)\n",
@@ -155,7 +156,7 @@ static void schedule(struct sim *s, sim_time_t t, sim_fn fn, void *obj, struct s
     }
     uint32_t slot = slot_alloc(s);
     s->slab[slot] = (struct sim_payload){fn, obj, tm, arg};
-    struct sim_key k = {t, (s->seq++ << SIM_SLOT_BITS) | slot};
+    struct sim_key k = {t, (seq << SIM_SLOT_BITS) | slot};
     if (s->root_popped) {
         /* The running event's key is still at the root: replace it, one sift instead of two. */
         s->root_popped = false;
@@ -165,6 +166,16 @@ static void schedule(struct sim *s, sim_time_t t, sim_fn fn, void *obj, struct s
     if (s->n == s->cap)
         grow_heap(s);
     sift_up(s->heap, s->n++, k);
+}
+
+static void schedule(struct sim *s, sim_time_t t, sim_fn fn, void *obj, struct sim_timer *tm, uint64_t arg)
+{
+    schedule_seq(s, t, s->seq++, fn, obj, tm, arg);
+}
+
+void sim_at_seq(struct sim *s, sim_time_t t, uint64_t seq, sim_fn fn, void *obj, uint64_t arg)
+{
+    schedule_seq(s, t, seq, fn, obj, NULL, arg);
 }
 
 void sim_at(struct sim *s, sim_time_t t, sim_fn fn, void *obj, uint64_t arg)
@@ -216,6 +227,7 @@ bool sim_step(struct sim *s)
     }
     s->events++;
     s->root_popped = true;
+    s->cur_seq = k.seqslot >> SIM_SLOT_BITS;
     p.fn(s, p.obj, p.arg);
     if (s->root_popped)
         finish_pop(s);

@@ -56,6 +56,7 @@ struct sim_payload {
 struct sim {
     sim_time_t now;
     uint64_t seq;
+    uint64_t cur_seq;    /* insertion sequence of the event being run */
     struct sim_key *heap;
     struct sim_key *heap_mem; /* allocation behind heap (see sim.c) */
     uint32_t n, cap;
@@ -83,6 +84,22 @@ void sim_at(struct sim *s, sim_time_t t, sim_fn fn, void *obj, uint64_t arg);
 static inline void sim_after(struct sim *s, sim_time_t dt, sim_fn fn, void *obj, uint64_t arg)
 {
     sim_at(s, s->now + dt, fn, obj, arg);
+}
+
+/*
+ * Reserves the insertion sequence an event scheduled now would get, for an
+ * event that may or may not be scheduled later (sim_at_seq): it then fires in
+ * exactly the order it would have had if scheduled now.
+ */
+static inline uint64_t sim_reserve_seq(struct sim *s) { return s->seq++; }
+
+/* Schedules fn at time t with a sequence from sim_reserve_seq (t >= now). */
+void sim_at_seq(struct sim *s, sim_time_t t, uint64_t seq, sim_fn fn, void *obj, uint64_t arg);
+
+/* Whether the event being run comes before (t, seq) in the engine's order. */
+static inline bool sim_before(const struct sim *s, sim_time_t t, uint64_t seq)
+{
+    return s->now < t || (s->now == t && s->cur_seq < seq);
 }
 
 /* Arms (or re-arms) a timer to fire fn(s, obj, gen) at t: any earlier arming of it will not fire. */
