@@ -8,6 +8,7 @@
  * so that every error points at exactly one place the user can fix.
  */
 #include "sim/scenario.h"
+#include "sim/memest.h"
 #include "sim/units.h"
 
 #include <cjson/cJSON.h>
@@ -1146,10 +1147,10 @@ static int parse_topology(struct ctx *c, const cJSON *root)
         break;
     }
     if (n > MAX_HOSTS)
-        /* Say what such a network would cost: the routing tables alone (every node to every host, 4 B each,
-         * at least hosts x hosts entries) are far beyond any machine (docs/RELIABILITY.md). */
+        /* Say what such a network would cost, as the memory check does for smaller ones (docs/RELIABILITY.md). */
         return bad(c, path, "expected at most %d hosts, got %lld%s; a network that size needs more than %.0f GB "
-                   "of memory (routing tables alone)", MAX_HOSTS, (long long)n, formula, (double)n * (double)n * 4 / 1e9);
+                   "of memory (routing tables alone)", MAX_HOSTS, (long long)n, formula,
+                   memest_topology(t, (double)n).routing_bytes / 1e9);
     if (n < 2)
         return bad(c, path, "expected at least 2 hosts, got %lld%s", (long long)n, formula);
     t->n_hosts = (int)n;

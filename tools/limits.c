@@ -1,5 +1,6 @@
 /* limits — memory estimate, wall-clock limit and signals during a run (see limits.h). */
 #include "tools/limits.h"
+#include "sim/memest.h"
 #include "sim/units.h"
 #include "tools/signals.h"
 
@@ -38,37 +39,8 @@ static double entry_flows(const struct scn_traffic *t)
 struct mem_estimate limits_estimate_memory(const struct scenario *s)
 {
     const struct scn_topology *t = &s->topo;
-    double hosts = t->n_hosts, sw = 0, links = 0;
-    switch (t->type) {
-    case TOPO_STAR:
-        sw = 1;
-        links = hosts;
-        break;
-    case TOPO_DUMBBELL:
-        sw = 2;
-        links = hosts + 1;
-        break;
-    case TOPO_LEAF_SPINE:
-        sw = (double)t->leaves + t->spines;
-        links = hosts + (double)t->leaves * t->spines;
-        break;
-    case TOPO_FAT_TREE: {
-        double pods = t->pods, tors = t->tors_per_pod, aggs = t->aggs_per_pod, cores = t->cores;
-        sw = pods * (tors + aggs) + cores;
-        links = hosts + pods * tors * aggs + cores * pods;
-        break;
-    }
-    case TOPO_DRAGONFLY: {
-        double a = t->df_a, g = t->df_g, h = t->df_h;
-        sw = a * g;
-        links = hosts + g * a * (a - 1) / 2 + g * a * h / 2;
-        break;
-    }
-    case TOPO_CUSTOM:
-        sw = (double)t->n_nodes - hosts;
-        links = t->n_links;
-        break;
-    }
+    struct memest_counts mc = memest_topology(t, t->n_hosts);
+    double hosts = mc.hosts, sw = mc.switches, links = mc.links;
     struct mem_estimate e;
     memset(&e, 0, sizeof e);
     e.hosts = hosts;
@@ -76,7 +48,7 @@ struct mem_estimate limits_estimate_memory(const struct scenario *s)
     e.ports = 2 * links;
     for (int i = 0; i < s->n_traffic; i++)
         e.flows += entry_flows(&s->traffic[i]);
-    e.routing_bytes = e.nodes * hosts * sizeof(uint32_t);
+    e.routing_bytes = mc.routing_bytes;
     /* Packets come from a pool that grows with the traffic, not with the buffers' size (full buffers
      * everywhere at once do not happen): a few per port and a window's worth per flow. */
     double pkts = e.ports * 4 + e.flows * 64;

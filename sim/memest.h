@@ -1,0 +1,20 @@
+/*
+ * memest — the size of the network a topology describes, from the scenario's
+ * fields alone (nothing built), for memory estimates before building
+ * (tools/limits.h) and for the loader's refusal of oversized topologies.
+ */
+#ifndef SIM_MEMEST_H
+#define SIM_MEMEST_H
+
+#include "sim/scenario.h"
+
+struct memest_counts {
+    double hosts, switches, links;
+    double columns;       /* routing table columns: distinct attachment switches (topologies/routing.c) */
+    double routing_bytes; /* nodes x columns x 4 B, plus the per-host lookup arrays */
+};
+
+/* Counts for topology t with `hosts` hosts (t->n_hosts may not be set yet).  Never fails. */
+struct memest_counts memest_topology(const struct scn_topology *t, double hosts);
+
+#endif
