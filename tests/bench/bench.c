@@ -147,7 +147,7 @@ static void bench_fat_tree_build(int k)
     snprintf(label, sizeof label, "fat-tree k=%d build+routes", k);
     printf("%-28s hosts %u  switches %u  build %.2f s  recompute %.2f s  tables %.0f MB  peak RSS %.0f MB\n", label,
            g.n_hosts, g.n_switches, built, again,
-           ((double)g.n_nodes * g.n_hosts * 4 + g.routes.nh_len * 2.0) / 1e6, ru.ru_maxrss / 1024.0);
+           ((double)g.n_nodes * g.routes.n_cols * 4 + g.n_hosts * 12.0 + g.routes.nh_len * 2.0) / 1e6, ru.ru_maxrss / 1024.0);
     graph_free(&g);
     scn_free(&scn);
 }
