@@ -32,7 +32,12 @@ static void *xcalloc(size_t n, size_t size)
     return p;
 }
 
-static const char *keep_name(struct traffic *t, const char *fmt, const char *a, uint32_t j)
+/*
+ * Stores a flow name: the entry's id, or "{id}.{j}" for the j-th flow of a
+ * generator entry (j < 0: the id alone).  Returns the stored copy; aborts when
+ * out of memory.
+ */
+static const char *keep_name(struct traffic *t, const char *id, int64_t j)
 {
     if (t->n_names == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 64;
@@ -42,7 +47,10 @@ static const char *keep_name(struct traffic *t, const char *fmt, const char *a, 
         t->names = nn;
     }
     char buf[2 * SCN_NAME_MAX];
-    snprintf(buf, sizeof buf, fmt, a, j);
+    if (j < 0)
+        snprintf(buf, sizeof buf, "%s", id);
+    else
+        snprintf(buf, sizeof buf, "%s.%lld", id, (long long)j);
     char *s = strdup(buf);
     if (!s)
         oom();
@@ -246,7 +254,7 @@ static void poisson_arrival(struct sim *s, void *obj, uint64_t arg)
         dst = (uint32_t)e->hosts.idx[k >= g->local ? k + 1 : k];
     }
     int64_t size = cdf_sample(&t->cdfs[g->entry], rng_uniform(&g->rng));
-    net_add_flow(n, keep_name(t, "%s.%u", e->id, t->next_name[g->entry]++), g->host, dst, size, s->now, e->priority,
+    net_add_flow(n, keep_name(t, e->id, t->next_name[g->entry]++), g->host, dst, size, s->now, e->priority,
                  0, NULL, 0);
     sim_after(s, 1 + (sim_time_t)rng_exponential(&g->rng, g->mean_gap_ps), poisson_arrival, g, 0);
 }
@@ -258,7 +266,7 @@ static void coll_send(struct coll *c, uint32_t q, uint32_t to)
     struct traffic *t = c->t;
     struct net *n = t->net;
     const struct scn_traffic *e = &n->scn->traffic[c->entry];
-    struct flow *f = net_add_flow(n, keep_name(t, "%s.%u", e->id, t->next_name[c->entry]++), c->host[q], c->host[to],
+    struct flow *f = net_add_flow(n, keep_name(t, e->id, t->next_name[c->entry]++), c->host[q], c->host[to],
                                   c->chunk, n->sim->now, e->priority, 0, NULL, 0);
     f->coll = c;
     f->coll_rank = q;
@@ -400,14 +408,14 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
                     return rc;
                 }
             }
-            net_add_flow(n, keep_name(t, "%s", e->id, 0), (uint32_t)e->src, (uint32_t)e->dst, e->size, e->start_ps,
+            net_add_flow(n, keep_name(t, e->id, -1), (uint32_t)e->src, (uint32_t)e->dst, e->size, e->start_ps,
                          e->priority, e->rate_bps, nodes, e->path_len);
             free(nodes);
             break;
         }
         case TR_INCAST:
             for (int j = 0; j < e->senders.n; j++)
-                net_add_flow(n, keep_name(t, "%s.%u", e->id, (uint32_t)j), (uint32_t)e->senders.idx[j],
+                net_add_flow(n, keep_name(t, e->id, j), (uint32_t)e->senders.idx[j],
                              (uint32_t)e->receiver, e->size, e->start_ps, e->priority, 0, NULL, 0);
             break;
         case TR_POISSON: {
