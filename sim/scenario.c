@@ -653,39 +653,30 @@ static int apply_override(struct ctx *c, cJSON *root, const struct scn_override 
 /* ------------------------------------------------------------------------ */
 /* Defaults                                                                  */
 
+/*
+ * The DCQCN presets (MODEL.md): the SIGCOMM 2015 paper's parameters, and the
+ * ConnectX firmware defaults as exposed under /sys/class/net/IF/ecn/roce_rp
+ * and roce_np (g = (1024 - dce_tcp_g 1019) / 1024, alpha timer = dce_tcp_rtt,
+ * rpg_time_reset, rpg_byte_reset, rpg_threshold, rpg_*_rate,
+ * rpg_min_dec_fac, min_time_between_cnps).
+ */
+static const struct scn_dcqcn dcqcn_presets[] = {
+    [DCQCN_PAPER] = {.preset = DCQCN_PAPER, .g = 1.0 / 256, .alpha_init = 1.0, .alpha_timer_ps = 55 * PS_PER_US,
+                     .rate_increase_timer_ps = 55 * PS_PER_US, .byte_counter = 10000000, .fast_recovery_steps = 5,
+                     .ai_rate_bps = 40000000, .hai_rate_bps = 200000000, .min_rate_bps = 100000000,
+                     .rate_on_first_cnp = 1.0, .min_dec_factor = 0.5, .clamp_target_rate = false,
+                     .cnp_interval_ps = 50 * PS_PER_US},
+    [DCQCN_CONNECTX] = {.preset = DCQCN_CONNECTX, .g = 5.0 / 1024, .alpha_init = 1.0, .alpha_timer_ps = 1 * PS_PER_US,
+                        .rate_increase_timer_ps = 300 * PS_PER_US, .byte_counter = 32767, .fast_recovery_steps = 1,
+                        .ai_rate_bps = 5000000, .hai_rate_bps = 50000000, .min_rate_bps = 1000000,
+                        .rate_on_first_cnp = 1.0, .min_dec_factor = 0.5, .clamp_target_rate = false,
+                        .cnp_interval_ps = 4 * PS_PER_US},
+};
+
 /* Sets every DCQCN parameter to the values of preset p; cannot fail. */
 static void dcqcn_preset(struct scn_dcqcn *d, enum scn_dcqcn_preset p)
 {
-    d->preset = p;
-    if (p == DCQCN_PAPER) {
-        d->g = 1.0 / 256;
-        d->alpha_init = 1.0;
-        d->alpha_timer_ps = 55 * PS_PER_US;
-        d->rate_increase_timer_ps = 55 * PS_PER_US;
-        d->byte_counter = 10000000;
-        d->fast_recovery_steps = 5;
-        d->ai_rate_bps = 40000000;
-        d->hai_rate_bps = 200000000;
-        d->min_rate_bps = 100000000;
-        d->rate_on_first_cnp = 1.0;
-        d->min_dec_factor = 0.5;
-        d->clamp_target_rate = false;
-        d->cnp_interval_ps = 50 * PS_PER_US;
-    } else {
-        d->g = 5.0 / 1024;
-        d->alpha_init = 1.0;
-        d->alpha_timer_ps = 1 * PS_PER_US;
-        d->rate_increase_timer_ps = 300 * PS_PER_US;
-        d->byte_counter = 32767;
-        d->fast_recovery_steps = 1;
-        d->ai_rate_bps = 5000000;
-        d->hai_rate_bps = 50000000;
-        d->min_rate_bps = 1000000;
-        d->rate_on_first_cnp = 1.0;
-        d->min_dec_factor = 0.5;
-        d->clamp_target_rate = false;
-        d->cnp_interval_ps = 4 * PS_PER_US;
-    }
+    *d = dcqcn_presets[p];
 }
 
 /* Fills every field that has a default; returns -1 only when memory runs out. */
