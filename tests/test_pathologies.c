@@ -92,22 +92,6 @@ static void teardown(struct scenario *scn, struct run *r, struct log *l)
     log_free(l);
 }
 
-static uint32_t nid(const struct run *r, const char *name)
-{
-    int32_t id = graph_find(&r->g, name);
-    CU_ASSERT_FATAL(id >= 0);
-    return (uint32_t)id;
-}
-
-/* The runtime port of node a towards node b. */
-static struct port *port_to(struct run *r, const char *a, const char *b)
-{
-    uint32_t na = nid(r, a);
-    int local = graph_port_to(&r->g, na, nid(r, b));
-    CU_ASSERT_FATAL(local >= 0);
-    return &r->net.ports[r->g.nodes[na].first_port + (uint32_t)local];
-}
-
 static const struct flow *flow_named(const struct run *r, const char *name)
 {
     for (uint32_t i = 0; i < r->net.n_flows; i++)
@@ -137,7 +121,7 @@ static void test_storm_spreads(void)
     CU_ASSERT_FATAL(setup(STORM_FILE, NULL, NULL, 0, &scn, &r, &l));
     CU_ASSERT_EQUAL_FATAL(scn.faults[0].start_ps, STORM_START);
     CU_ASSERT_EQUAL_FATAL(scn.faults[0].end_ps, STORM_END);
-    struct port *down = port_to(&r, "tor0", "h0"), *h0 = port_to(&r, "h0", "tor0");
+    struct port *down = test_port_to(&r, "tor0", "h0"), *h0 = test_port_to(&r, "h0", "tor0");
 
     /* Once h0's first PAUSE has landed, tor0's port to h0 sends nothing until the storm ends. */
     sim_run(&r.sim, STORM_START + 2 * PS_PER_US);
@@ -206,7 +190,7 @@ static void test_storm_watchdog_drop(void)
     struct scn_override ov = {"switch.watchdog", WD("drop")};
     CU_ASSERT_FATAL(setup(STORM_FILE, NULL, &ov, 1, &scn, &r, &l));
     CU_ASSERT_PTR_NOT_NULL_FATAL(r.net.wd);
-    struct port *down = port_to(&r, "tor0", "h0");
+    struct port *down = test_port_to(&r, "tor0", "h0");
 
     /* In the middle of the storm the stormed queue ignores h0's PAUSEs and drops what comes for h0. */
     sim_run(&r.sim, (STORM_START + STORM_END) / 2);
@@ -295,8 +279,8 @@ static void test_ring_deadlock(void)
     CU_ASSERT_EQUAL(r.sim.now, dl->at); /* the run stopped there */
     CU_ASSERT_EQUAL(dl->prio, 3);
     /* Exactly the four ring ports, clockwise, each paused by the next switch, from the lowest port id. */
-    const struct port *ring[4] = {port_to(&r, "s0", "s1"), port_to(&r, "s1", "s2"), port_to(&r, "s2", "s3"),
-                                  port_to(&r, "s3", "s0")};
+    const struct port *ring[4] = {test_port_to(&r, "s0", "s1"), test_port_to(&r, "s1", "s2"), test_port_to(&r, "s2", "s3"),
+                                  test_port_to(&r, "s3", "s0")};
     CU_ASSERT_EQUAL_FATAL(dl->cycle_len, 4);
     for (int i = 0; i < 4; i++)
         CU_ASSERT_EQUAL(dl->cycle[i], ring[i]->id);
@@ -393,7 +377,7 @@ static void test_slow_receiver(void)
            (long long)nf->lossless_cap);
     /* The host paused its ToR, and the pause reached the senders' ToR: leaf1's uplinks were paused by the
      * spines and leaf1 paused the senders. */
-    uint32_t h0 = nid(&r, "h0"), leaf1 = nid(&r, "leaf1");
+    uint32_t h0 = test_node(&r, "h0"), leaf1 = test_node(&r, "leaf1");
     size_t from_h0 = 0, from_leaf1 = 0, from_spine = 0;
     for (size_t i = 0; i < l.n_pfc; i++) {
         if (!l.pfc[i].on)
@@ -405,7 +389,7 @@ static void test_slow_receiver(void)
     CU_ASSERT(from_h0 > 0);
     CU_ASSERT(from_spine > 0);
     CU_ASSERT(from_leaf1 > 0);
-    CU_ASSERT_TRUE(port_to(&r, "leaf1", "spine0")->ever_paused || port_to(&r, "leaf1", "spine1")->ever_paused);
+    CU_ASSERT_TRUE(test_port_to(&r, "leaf1", "spine0")->ever_paused || test_port_to(&r, "leaf1", "spine1")->ever_paused);
     /* The receiver's rate sets the pace: every data frame is processed at 10 Gbps, one after the other. */
     int64_t frames = 2 * ((500000 + 1023) / 1024);
     int64_t bytes = 2 * 500000 + frames * HDR_DATA;
@@ -433,7 +417,7 @@ static void test_slow_receiver(void)
     CU_ASSERT_FALSE(r.net.hosts[0].port->pause_sent[3]);
     bool resumed_at_end = false;
     for (size_t i = 0; i < l.n_pfc; i++)
-        resumed_at_end |= l.pfc[i].node == nid(&r, "h0") && !l.pfc[i].on && l.pfc[i].t == 100 * PS_PER_US;
+        resumed_at_end |= l.pfc[i].node == test_node(&r, "h0") && !l.pfc[i].on && l.pfc[i].t == 100 * PS_PER_US;
     CU_ASSERT_TRUE(resumed_at_end);
     teardown(&scn, &r, &l);
 
@@ -478,7 +462,7 @@ static void test_victim_flow(void)
     CU_ASSERT_TRUE(r.finished);
     const struct flow *v = flow_named(&r, "victim");
     /* The congested port is s1's port to the incast's receiver; walk the victim's route and check it never uses it. */
-    const struct port *congested = port_to(&r, "s1", "h4");
+    const struct port *congested = test_port_to(&r, "s1", "h4");
     uint32_t node = r.g.host_node[v->src];
     int hops = 0;
     while (node != r.g.host_node[v->dst] && hops < 8) {
@@ -498,7 +482,7 @@ static void test_victim_flow(void)
     printf("\n    victim: paused_ns %.0f ns (summed over its packets), slowdown %.2f ", (double)v->paused_ns / 1000.0,
            slowdown);
     /* What held it: s1 paused the s0-s1 link, which the victim shares with the incast. */
-    CU_ASSERT_TRUE(port_to(&r, "s0", "s1")->ever_paused);
+    CU_ASSERT_TRUE(test_port_to(&r, "s0", "s1")->ever_paused);
     teardown(&scn, &r, &l);
 
     /* The control: alone, the victim is never paused and runs at its ideal time. */

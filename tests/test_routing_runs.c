@@ -37,23 +37,6 @@ static void cat(char **buf, size_t *len, const char *fmt, ...)
     free(piece);
 }
 
-/* Node id by name (the test fails when it is missing). */
-static uint32_t nid(const struct run *r, const char *name)
-{
-    int32_t id = graph_find(&r->g, name);
-    CU_ASSERT_FATAL(id >= 0);
-    return (uint32_t)id;
-}
-
-/* The runtime port of node a towards node b. */
-static struct port *port_to(struct run *r, const char *a, const char *b)
-{
-    uint32_t na = nid(r, a);
-    int local = graph_port_to(&r->g, na, nid(r, b));
-    CU_ASSERT_FATAL(local >= 0);
-    return &r->net.ports[r->g.nodes[na].first_port + (uint32_t)local];
-}
-
 /* Whether the path nodes[0..len] crosses the link between nodes a and b, in either direction. */
 static bool path_crosses(const uint32_t *nodes, int len, uint32_t a, uint32_t b)
 {
@@ -149,7 +132,7 @@ static void test_link_failure_mid_run(void)
     CU_ASSERT_FATAL(test_setup(LEAF_SPINE("\"faults\": [{\"type\": \"link_down\", \"between\": [\"leaf0\", \"spine0\"],"
                                      " \"at\": \"100us\", \"until\": \"600us\"}]"),
                           NULL, NULL, &scn, &r));
-    uint32_t leaf0 = nid(&r, "leaf0"), spine0 = nid(&r, "spine0");
+    uint32_t leaf0 = test_node(&r, "leaf0"), spine0 = test_node(&r, "spine0");
     uint32_t nodes[16];
     int crossing = 0;
     for (uint32_t i = 0; i < r.net.n_flows; i++) {
@@ -158,7 +141,7 @@ static void test_link_failure_mid_run(void)
         crossing += path_crosses(nodes, l, leaf0, spine0);
     }
     CU_ASSERT(crossing > 0); /* with this seed ECMP puts some flows on the link that fails */
-    struct port *up = port_to(&r, "leaf0", "spine0"), *down = port_to(&r, "spine0", "leaf0");
+    struct port *up = test_port_to(&r, "leaf0", "spine0"), *down = test_port_to(&r, "spine0", "leaf0");
 
     sim_run(&r.sim, 150 * PS_PER_US);
     CU_ASSERT(up->down && down->down);
@@ -231,7 +214,7 @@ static void test_link_failure_pinned_and_host(void)
     sim_run(&r.sim, 100 * PS_PER_US);
     CU_ASSERT_EQUAL(r.net.links_down_now, 2);
     const uint16_t *ports;
-    CU_ASSERT_EQUAL(graph_nexthops(&r.g, nid(&r, "leaf1"), 5, &ports), 0);
+    CU_ASSERT_EQUAL(graph_nexthops(&r.g, test_node(&r, "leaf1"), 5, &ports), 0);
     uint32_t rcv0 = net_flow(&r.net, 0)->rcv_nxt, rcv1 = net_flow(&r.net, 1)->rcv_nxt;
     sim_run(&r.sim, 250 * PS_PER_US);
     CU_ASSERT_EQUAL(net_flow(&r.net, 0)->rcv_nxt, rcv0); /* nothing got through meanwhile */
@@ -266,7 +249,7 @@ static void test_link_failure_lossless_pause_cleared(void)
     struct run r;
     CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
     test_run_checked(&r);
-    struct port *a = port_to(&r, "spine0", "leaf2"), *b = port_to(&r, "leaf2", "spine0");
+    struct port *a = test_port_to(&r, "spine0", "leaf2"), *b = test_port_to(&r, "leaf2", "spine0");
     printf("\n    %llu PAUSE, %llu link_down drops, done at %.3f ms ", (unsigned long long)r.net.c.pause_frames,
            (unsigned long long)r.net.c.drop_link_down, r.sim.now / 1e9);
     CU_ASSERT(r.net.c.pause_frames > 0);
@@ -529,7 +512,7 @@ static void test_dragonfly_link_failure(void)
     int l = route_flow_path(&r.net, net_flow(&r.net, 0), nodes, 32);
     count_hops(&r, nodes, l, &hops, &globals);
     CU_ASSERT_EQUAL(globals, 1);
-    CU_ASSERT(path_crosses(nodes, l, nid(&r, "g0r0"), nid(&r, "g1r3")));
+    CU_ASSERT(path_crosses(nodes, l, test_node(&r, "g0r0"), test_node(&r, "g1r3")));
     test_run_checked(&r);
     l = route_flow_path(&r.net, net_flow(&r.net, 0), nodes, 32);
     count_hops(&r, nodes, l, &hops, &globals);

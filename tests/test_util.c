@@ -38,3 +38,18 @@ void test_run_checked(struct run *r)
     if (r->finished)
         CU_ASSERT_EQUAL(c->data_in_flight, 0);
 }
+
+uint32_t test_node(const struct run *r, const char *name)
+{
+    int32_t id = graph_find(&r->g, name);
+    CU_ASSERT_FATAL(id >= 0);
+    return (uint32_t)id;
+}
+
+struct port *test_port_to(struct run *r, const char *a, const char *b)
+{
+    uint32_t na = test_node(r, a);
+    int local = graph_port_to(&r->g, na, test_node(r, b));
+    CU_ASSERT_FATAL(local >= 0);
+    return &r->net.ports[r->g.nodes[na].first_port + (uint32_t)local];
+}

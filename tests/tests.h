@@ -7,6 +7,7 @@
 
 #include <CUnit/CUnit.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 void test_units_register(void);
 void test_event_register(void);
@@ -30,6 +31,7 @@ void test_pathologies_register(void);
 
 struct scenario;
 struct run;
+struct port;
 
 /*
  * Whole-run helpers: loads scenario text (named "test.json" in messages) with
@@ -40,6 +42,11 @@ bool test_setup(const char *json, const char *set_path, const char *set_value, s
 void test_teardown(struct scenario *scn, struct run *r);
 /* Runs to the end (or the stop time) and asserts the invariants that hold after every run. */
 void test_run_checked(struct run *r);
+
+/* Node id by name in a built run (the test fails when it is missing). */
+uint32_t test_node(const struct run *r, const char *name);
+/* The runtime port of node a towards node b (the test fails when they are not linked). */
+struct port *test_port_to(struct run *r, const char *a, const char *b);
 
 /* Path of the rocesim binary under test ($ROCESIM, default ./rocesim). */
 const char *test_rocesim_bin(void);
