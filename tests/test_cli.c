@@ -53,6 +53,30 @@ static void test_check_derived(void)
     free(out);
 }
 
+static void test_check_sweep_files(void)
+{
+    /* check validates a sweep file and every grid point's scenario */
+    char *out = NULL;
+    CU_ASSERT_EQUAL(run_cmd(&out, "check scenarios/sweeps/dcqcn-g-kmin.json", NULL, NULL), 0);
+    cJSON *j = out ? cJSON_Parse(out) : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT_EQUAL(cJSON_GetObjectItemCaseSensitive(j, "runs")->valuedouble, 48);
+    cJSON_Delete(j);
+    free(out);
+    char cwd[2048];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof cwd));
+    FILE *f = fopen("/tmp/rocesim-badsweep.json", "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "{\"scenario\": \"%s/scenarios/incast-16to1.json\", \"grid\": {\"switch.ecn.kmin\": [\"5KB\", \"twenty\"]},"
+               " \"seeds\": [1], \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}}", cwd);
+    fclose(f);
+    CU_ASSERT_EQUAL(run_cmd(&out, "check /tmp/rocesim-badsweep.json", NULL, NULL), 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "grid point 1"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "switch.ecn.kmin"));
+    free(out);
+    remove("/tmp/rocesim-badsweep.json");
+}
+
 static void test_set_bad_value(void)
 {
     char *out = NULL;
@@ -148,6 +172,7 @@ void test_cli_register(void)
     CU_pSuite s = CU_add_suite("command line", NULL, NULL);
     CU_add_test(s, "check prints resolved JSON for every scenario", test_check_every_scenario);
     CU_add_test(s, "check reports derived headroom", test_check_derived);
+    CU_add_test(s, "check validates sweep files point by point", test_check_sweep_files);
     CU_add_test(s, "--set with a bad value or path exits 2 naming the path", test_set_bad_value);
     CU_add_test(s, "usage errors exit 2, unreadable files 3", test_usage_errors);
     CU_add_test(s, "run writes summary.json and flows.csv", test_run_writes_outputs);

@@ -232,8 +232,73 @@ static cJSON *derived_json(const struct run *r)
     return d;
 }
 
+/* Whether file is a sweep file (a JSON object with a top-level "grid"); false when unreadable. */
+static bool is_sweep_file(const char *file)
+{
+    FILE *f = fopen(file, "rb");
+    if (!f)
+        return false;
+    char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    size_t unclosed;
+    char *clean = scn_strip_comments(buf, &unclosed);
+    cJSON *j = clean ? cJSON_Parse(clean) : NULL;
+    bool sweep = cJSON_IsObject(j) && cJSON_GetObjectItemCaseSensitive(j, "grid") != NULL;
+    cJSON_Delete(j);
+    free(clean);
+    return sweep;
+}
+
+/*
+ * `check` on a sweep file: the sweep is valid and every grid point gives a
+ * valid scenario.  Prints a short JSON description; returns 0, or 2 naming the
+ * first point that does not load.
+ */
+static int check_sweep(const char *file)
+{
+    struct sweep_spec sp;
+    char err[SCN_ERR_MAX];
+    int rc = sweep_load(file, &sp, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "rocesim: %s\n", err);
+        return rc;
+    }
+    for (int p = 0; p < sp.n_points && !rc; p++) {
+        struct scn_override ov[64];
+        int n = sweep_point_overrides(&sp, p, ov, 64);
+        struct scenario scn;
+        if (n < 0 || scn_load(sp.scenario, ov, n, &scn, err, sizeof err)) {
+            fprintf(stderr, "rocesim: %s: grid point %d: %s\n", file, p, n < 0 ? "too many values" : err);
+            rc = SCN_EUSAGE;
+            break;
+        }
+        scn_free(&scn);
+    }
+    if (!rc) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "sweep", file);
+        cJSON_AddStringToObject(o, "scenario", sp.scenario);
+        cJSON_AddNumberToObject(o, "points", sp.n_points);
+        cJSON_AddNumberToObject(o, "seeds", sp.n_seeds);
+        cJSON_AddNumberToObject(o, "runs", (double)sp.n_points * sp.n_seeds);
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "objective"), sp.maximize ? "maximize" : "minimize",
+                                sp.objective);
+        char *txt = cJSON_Print(o);
+        if (txt)
+            printf("%s\n", txt);
+        free(txt);
+        cJSON_Delete(o);
+    }
+    sweep_spec_free(&sp);
+    return rc;
+}
+
 static int cmd_check(const struct cli *c)
 {
+    if (c->scenario && c->n_sets == 0 && is_sweep_file(c->scenario))
+        return check_sweep(c->scenario);
     struct scenario scn;
     int rc = load(c, &scn);
     if (rc)
