@@ -82,47 +82,56 @@ struct prio_timer {
     uint8_t prio;
 };
 
+/*
+ * Field order matters here: a packet hop touches a few ports at random, so the
+ * fields every hop reads or writes are packed into the first two cache lines
+ * and the per-priority arrays a hop touches one entry of come next; timers and
+ * rarely used state are last.
+ */
 struct port {
+    /* line 0: what every hop reads */
     struct net *net;
-    uint32_t id;          /* global port id (graph) */
+    struct port *peer;
+    int64_t ps_per_byte;  /* exact serialization per byte, or 0 when the rate does not divide 8e12 */
+    int64_t delay_ps;
+    sim_time_t busy_until; /* the frame being transmitted ends then ... */
     uint32_t node;
     uint16_t local;       /* index at its node */
-    bool is_host;
-    bool wake_pending;    /* a tx_wake event is queued for busy_until */
     uint16_t down;        /* link_down faults holding this port's link down (0: up); a down port never transmits */
     uint16_t link_gen;    /* bumped when the link fails, so frames on the wire then are recognized as lost */
-    struct port *peer;
-    int64_t rate_bps;
-    int64_t delay_ps;
-    int64_t ps_per_byte;  /* exact serialization per byte, or 0 when the rate does not divide 8e12 */
-    int64_t tx_rem;       /* remainder carried between frames when ps_per_byte is 0 */
-    sim_time_t busy_until; /* the frame being transmitted ends then ... */
-    uint64_t busy_seq;     /* ... at this point of the event order (sim_reserve_seq) */
-
-    /* egress */
-    struct pktq q[NPRIO];
-    struct pktq ctrl;     /* PAUSE frames: sent next, never queued behind data */
+    bool is_host;
+    bool wake_pending;    /* a tx_wake event is queued for busy_until */
     uint8_t paused;       /* bit p: the peer paused priority p of this egress */
-    struct sched_state sched;
-    bool ever_paused;
-    struct prio_timer pause_expire[NPRIO];
-    sim_time_t paused_since[NPRIO];
-    sim_time_t paused_acc[NPRIO]; /* closed pause intervals of each priority, summed (victim accounting) */
     /* PFC watchdog (pfcwd.c), bit p per priority: declared stormed; PAUSE ignored (drop, forward); frames
      * for the queue discarded (drop); the peer's latest PAUSE was overridden by the watchdog (so a faulty
      * NIC's buffer may overflow, fault.c).  Zero unless the watchdog is enabled and found a storm. */
     uint8_t wd_storm, wd_ignore, wd_drop, wd_overrode;
+    /* line 1 */
+    uint64_t busy_seq;     /* ... at this point of the event order (sim_reserve_seq) */
+    int64_t tx_rem;       /* remainder carried between frames when ps_per_byte is 0 */
+    int64_t rate_bps;
+    int64_t headroom;     /* per lossless priority (switch ingress) */
+    uint64_t tx_frames, tx_bytes;
+    bool pause_sent[NPRIO]; /* we paused the peer on p (switch ingress) */
+
+    /* egress queues and their per-priority state */
+    struct pktq q[NPRIO];
+    struct pktq ctrl;     /* PAUSE frames: sent next, never queued behind data */
+    sim_time_t paused_acc[NPRIO]; /* closed pause intervals of each priority, summed (victim accounting) */
 
     /* ingress accounting (switch ports): frames that entered through this port */
     int64_t ing_shared[NPRIO];
     int64_t ing_hdrm[NPRIO];
-    int64_t hdrm_peak[NPRIO];     /* most headroom ever in use (validation of the headroom formula) */
-    int64_t headroom;             /* per lossless priority */
-    bool pause_sent[NPRIO];       /* we paused the peer on p */
-    struct prio_timer pause_refresh[NPRIO];
 
-    /* statistics */
-    uint64_t tx_frames, tx_bytes;
+    struct sched_state sched;
+
+    /* rarely touched */
+    uint32_t id;          /* global port id (graph) */
+    bool ever_paused;
+    int64_t hdrm_peak[NPRIO];     /* most headroom ever in use (validation of the headroom formula) */
+    sim_time_t paused_since[NPRIO];
+    struct prio_timer pause_expire[NPRIO];
+    struct prio_timer pause_refresh[NPRIO];
 };
 
 struct flow {
