@@ -156,6 +156,21 @@ char *units_fmt_size(int64_t b, char *buf, size_t len)
 char *units_fmt_rate(int64_t bps, char *buf, size_t len) { return fmt_quantity(bps, rate_units, buf, len); }
 char *units_fmt_length(int64_t mm, char *buf, size_t len) { return fmt_quantity(mm, length_units, buf, len); }
 
+char *units_fmt_ns(int64_t ps, char *buf, size_t len)
+{
+    if (ps % 1000 == 0) {
+        snprintf(buf, len, "%lld", (long long)(ps / 1000));
+    } else {
+        /* the remainder takes the sign of ps: print the magnitude after the sign once */
+        long long whole = (long long)(ps / 1000), frac = (long long)(ps % 1000);
+        snprintf(buf, len, "%s%lld.%03lld", ps < 0 && whole == 0 ? "-" : "", whole, frac < 0 ? -frac : frac);
+        size_t l = strlen(buf);
+        while (buf[l - 1] == '0')
+            buf[--l] = '\0';
+    }
+    return buf;
+}
+
 int64_t units_tx_ps(int64_t bytes, int64_t bps)
 {
     __int128 num = (__int128)bytes * 8 * PS_PER_S;

@@ -41,6 +41,12 @@ char *units_fmt_size(int64_t bytes, char *buf, size_t len);
 char *units_fmt_rate(int64_t bps, char *buf, size_t len);
 char *units_fmt_length(int64_t mm, char *buf, size_t len);
 
+/*
+ * ps as a number of ns with at most three decimals and no trailing zeros
+ * ("1500", "12.34"): exact, so CSV outputs are stable byte for byte.  Returns buf.
+ */
+char *units_fmt_ns(int64_t ps, char *buf, size_t len);
+
 /* Exact serialization time of `bytes` at `bps`, rounded up to whole ps. */
 int64_t units_tx_ps(int64_t bytes, int64_t bps);
 

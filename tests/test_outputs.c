@@ -5,6 +5,7 @@
  * by the binary when the suite starts.
  */
 #include "tests/tests.h"
+#include "sim/units.h"
 #include "tools/monitor.h"
 #include "tools/progress.h"
 #include "tools/run.h"
@@ -542,11 +543,13 @@ static void test_flow_selection(void)
 static void test_time_format(void)
 {
     char b[32];
-    CU_ASSERT_STRING_EQUAL(monitor_ns_str(0, b, sizeof b), "0");
-    CU_ASSERT_STRING_EQUAL(monitor_ns_str(10000000, b, sizeof b), "10000");
-    CU_ASSERT_STRING_EQUAL(monitor_ns_str(1500, b, sizeof b), "1.5");
-    CU_ASSERT_STRING_EQUAL(monitor_ns_str(110007360, b, sizeof b), "110007.36");
-    CU_ASSERT_STRING_EQUAL(monitor_ns_str(1, b, sizeof b), "0.001");
+    CU_ASSERT_STRING_EQUAL(units_fmt_ns(0, b, sizeof b), "0");
+    CU_ASSERT_STRING_EQUAL(units_fmt_ns(10000000, b, sizeof b), "10000");
+    CU_ASSERT_STRING_EQUAL(units_fmt_ns(1500, b, sizeof b), "1.5");
+    CU_ASSERT_STRING_EQUAL(units_fmt_ns(110007360, b, sizeof b), "110007.36");
+    CU_ASSERT_STRING_EQUAL(units_fmt_ns(1, b, sizeof b), "0.001");
+    CU_ASSERT_STRING_EQUAL(units_fmt_ns(-1500, b, sizeof b), "-1.5");
+    CU_ASSERT_STRING_EQUAL(units_fmt_ns(-1, b, sizeof b), "-0.001");
 }
 
 static void test_progress_line(void)

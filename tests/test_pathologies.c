@@ -528,7 +528,7 @@ static void test_paused_ns_exact(void)
     char *csv = run_flows_csv(&r);
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, ",cnps,paused_ns\n"));
     char tail[64], ns[32];
-    snprintf(tail, sizeof tail, ",0,0,%s\n", monitor_ns_str(want, ns, sizeof ns));
+    snprintf(tail, sizeof tail, ",0,0,%s\n", units_fmt_ns(want, ns, sizeof ns));
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, tail));
     free(csv);
     teardown(&scn, &r, &l);

@@ -3,23 +3,12 @@
 #include "tools/limits.h"
 #include "tools/progress.h"
 
+#include "sim/units.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-const char *monitor_ns_str(sim_time_t ps, char *buf, size_t len)
-{
-    if (ps % 1000 == 0) {
-        snprintf(buf, len, "%lld", (long long)(ps / 1000));
-    } else {
-        snprintf(buf, len, "%lld.%03lld", (long long)(ps / 1000), (long long)(ps % 1000));
-        size_t l = strlen(buf);
-        while (buf[l - 1] == '0')
-            buf[--l] = '\0';
-    }
-    return buf;
-}
 
 /* Glob match where only '*' is special (node names may hold any other character). */
 static bool glob_match(const char *pat, const char *s)
@@ -144,7 +133,7 @@ static void on_pfc(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int pr
 {
     struct monitor *m = ctx;
     char ts[32];
-    fprintf(m->pfc.f, "%s,%s,%u,%d,%s\n", monitor_ns_str(t, ts, sizeof ts), m->r->g.nodes[node].name, port, prio,
+    fprintf(m->pfc.f, "%s,%s,%u,%d,%s\n", units_fmt_ns(t, ts, sizeof ts), m->r->g.nodes[node].name, port, prio,
             pause ? "pause" : "resume");
     if (pause)
         m->pause_rows++;
@@ -157,7 +146,7 @@ static void on_watchdog(void *ctx, sim_time_t t, uint32_t node, uint32_t port, i
 {
     struct monitor *m = ctx;
     char ts[32];
-    fprintf(m->wd.f, "%s,%s,%u,%d,%s\n", monitor_ns_str(t, ts, sizeof ts), m->r->g.nodes[node].name, port, prio,
+    fprintf(m->wd.f, "%s,%s,%u,%d,%s\n", units_fmt_ns(t, ts, sizeof ts), m->r->g.nodes[node].name, port, prio,
             storm ? "storm" : "restore");
     m->wd_rows++;
 }
@@ -293,7 +282,7 @@ static void sample(struct monitor *m)
     const struct net *n = &r->net;
     sim_time_t t = m->next_sample;
     char ts[32];
-    monitor_ns_str(t, ts, sizeof ts);
+    units_fmt_ns(t, ts, sizeof ts);
     for (uint32_t i = 0; i < m->n_queues; i++) {
         const struct port *p = m->queues[i];
         const char *node = r->g.nodes[p->node].name;

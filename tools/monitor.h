@@ -96,7 +96,4 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen);
  */
 void monitor_simulate(struct run *r);
 
-/* Formats ps as ns with at most three decimals, no trailing zeros (as flows.csv).  Returns buf. */
-const char *monitor_ns_str(sim_time_t ps, char *buf, size_t len);
-
 #endif

@@ -351,20 +351,6 @@ static void buf_printf(struct buf *b, const char *fmt, ...)
     }
 }
 
-/* ps as ns with at most three decimals and no trailing zeros: exact and stable. */
-static const char *ns_str(sim_time_t ps, char *buf, size_t len)
-{
-    if (ps % 1000 == 0) {
-        snprintf(buf, len, "%lld", (long long)(ps / 1000));
-    } else {
-        snprintf(buf, len, "%lld.%03lld", (long long)(ps / 1000), (long long)(ps % 1000));
-        size_t l = strlen(buf);
-        while (buf[l - 1] == '0')
-            buf[--l] = '\0';
-    }
-    return buf;
-}
-
 char *run_flows_csv(const struct run *r)
 {
     const struct net *n = &r->net;
@@ -375,15 +361,15 @@ char *run_flows_csv(const struct run *r)
         const struct flow *f = net_flow(n, i);
         char s1[32], s2[32], s3[32], s4[32], s5[32];
         buf_printf(&b, "%s,%s,%s,%d,%lld,%s,", f->name, scn_host_name(r->scn, (int)f->src),
-                   scn_host_name(r->scn, (int)f->dst), f->prio, (long long)f->size, ns_str(f->start, s1, sizeof s1));
+                   scn_host_name(r->scn, (int)f->dst), f->prio, (long long)f->size, units_fmt_ns(f->start, s1, sizeof s1));
         if (f->finish < 0)
             buf_printf(&b, ",,,,,,\n");
         else
-            buf_printf(&b, "%s,%s,%s,%.4f,%llu,%llu,%s\n", ns_str(f->finish, s2, sizeof s2),
-                       ns_str(f->finish - f->start, s3, sizeof s3), ns_str(f->ideal_fct, s4, sizeof s4),
+            buf_printf(&b, "%s,%s,%s,%.4f,%llu,%llu,%s\n", units_fmt_ns(f->finish, s2, sizeof s2),
+                       units_fmt_ns(f->finish - f->start, s3, sizeof s3), units_fmt_ns(f->ideal_fct, s4, sizeof s4),
                        f->ideal_fct > 0 ? (double)(f->finish - f->start) / (double)f->ideal_fct : 0.0,
                        (unsigned long long)f->retx_bytes, (unsigned long long)f->cnps_rx,
-                       ns_str(f->paused_ns, s5, sizeof s5));
+                       units_fmt_ns(f->paused_ns, s5, sizeof s5));
     }
     if (!b.p)
         abort();
