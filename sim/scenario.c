@@ -355,6 +355,34 @@ static int val_qty(struct ctx *c, const cJSON *v, const char *path, enum qty q, 
     return 0;
 }
 
+/*
+ * Reads obj.key, which is either the keyword `kw` (*is_kw = true, *bytes = 0)
+ * or a size (*is_kw = false; > 0 when positive).  An absent key leaves both
+ * alone.  Returns 0, or -1 with the error written.
+ */
+static int keyword_or_size(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, const char *kw,
+                           const char *example, bool positive, bool *is_kw, int64_t *bytes)
+{
+    const cJSON *v = member(obj, key);
+    if (!v)
+        return 0;
+    char p[PATH_LEN];
+    join(p, ppath, key);
+    if (cJSON_IsString(v) && strcmp(v->valuestring, kw) == 0) {
+        *is_kw = true;
+        *bytes = 0;
+        return 0;
+    }
+    if (!cJSON_IsString(v) && !cJSON_IsNumber(v)) {
+        char d[96];
+        return bad(c, p, "expected \"%s\" or a size like \"%s\", got %s", kw, example, describe(v, d, sizeof d));
+    }
+    if (val_qty(c, v, p, Q_SIZE, positive, bytes) < 0)
+        return -1;
+    *is_kw = false;
+    return 0;
+}
+
 /* obj.key as a quantity with a unit, if present. */
 static int get_qty(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, enum qty q, bool positive,
                    int64_t *out)
@@ -1200,39 +1228,12 @@ static int parse_switch(struct ctx *c, const cJSON *root)
                 w->pfc.lossless_mask |= (uint8_t)(1u << x);
             }
         }
-        const cJSON *xo = member(v, "xoff");
-        if (xo) {
-            join(p, path, "xoff");
-            if (cJSON_IsString(xo) && strcmp(xo->valuestring, "dynamic") == 0) {
-                w->pfc.xoff_mode = XOFF_DYNAMIC;
-                w->pfc.xoff_bytes = 0;
-            } else {
-                if (!cJSON_IsString(xo) && !cJSON_IsNumber(xo)) {
-                    char d[96];
-                    return bad(c, p, "expected \"dynamic\" or a size like \"100KB\", got %s",
-                               describe(xo, d, sizeof d));
-                }
-                if (val_qty(c, xo, p, Q_SIZE, true, &w->pfc.xoff_bytes) < 0)
-                    return -1;
-                w->pfc.xoff_mode = XOFF_STATIC;
-            }
-        }
-        const cJSON *hr = member(v, "headroom");
-        if (hr) {
-            join(p, path, "headroom");
-            if (cJSON_IsString(hr) && strcmp(hr->valuestring, "auto") == 0) {
-                w->pfc.headroom_auto = true;
-                w->pfc.headroom_bytes = 0;
-            } else {
-                if (!cJSON_IsString(hr) && !cJSON_IsNumber(hr)) {
-                    char d[96];
-                    return bad(c, p, "expected \"auto\" or a size like \"50KB\", got %s", describe(hr, d, sizeof d));
-                }
-                if (val_qty(c, hr, p, Q_SIZE, false, &w->pfc.headroom_bytes) < 0)
-                    return -1;
-                w->pfc.headroom_auto = false;
-            }
-        }
+        bool dyn = w->pfc.xoff_mode == XOFF_DYNAMIC, hauto = w->pfc.headroom_auto;
+        if (keyword_or_size(c, v, path, "xoff", "dynamic", "100KB", true, &dyn, &w->pfc.xoff_bytes) < 0 ||
+            keyword_or_size(c, v, path, "headroom", "auto", "50KB", false, &hauto, &w->pfc.headroom_bytes) < 0)
+            return -1;
+        w->pfc.xoff_mode = dyn ? XOFF_DYNAMIC : XOFF_STATIC;
+        w->pfc.headroom_auto = hauto;
         if (w->pfc.xoff_mode == XOFF_STATIC && w->pfc.xon_delta > w->pfc.xoff_bytes) {
             char a[32], b[32];
             return bad(c, join(p, path, "xon_delta"), "expected a size no larger than xoff (%s), got \"%s\"",
