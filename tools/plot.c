@@ -269,6 +269,23 @@ static FILE *open_dat(const char *pdir, const char *name)
     return f;
 }
 
+/*
+ * Rewinds the CSV f (DIR/CSV.csv) for a second pass and opens PDIR/DAT.dat.
+ * Returns the data file, or NULL with the reason in note.
+ */
+static FILE *reread_and_open(FILE *f, const char *dir, const char *csv, const char *pdir, const char *dat,
+                             char *note, size_t nlen)
+{
+    if (second_pass(f)) {
+        snprintf(note, nlen, "cannot read %s/%s.csv: %s", dir, csv, strerror(errno));
+        return NULL;
+    }
+    FILE *out = open_dat(pdir, dat);
+    if (!out)
+        snprintf(note, nlen, "cannot write %s/%s.dat: %s", pdir, dat, strerror(errno));
+    return out;
+}
+
 /* Closes a data file.  Returns 0 or -1 (errno set) when anything failed to be written. */
 static int close_dat(FILE *f)
 {
@@ -356,15 +373,8 @@ static enum prep prep_queues(const char *dir, const char *pdir, const struct met
     }
 
     enum prep rc = PREP_DRAW;
-    FILE *out = NULL;
-    if (second_pass(f)) {
-        snprintf(note, nlen, "cannot read %s/queues.csv: %s", dir, strerror(errno));
-        rc = PREP_ERROR;
-        goto done;
-    }
-    out = open_dat(pdir, "queues");
+    FILE *out = reread_and_open(f, dir, "queues", pdir, "queues", note, nlen);
     if (!out) {
-        snprintf(note, nlen, "cannot write %s/queues.dat: %s", pdir, strerror(errno));
         rc = PREP_ERROR;
         goto done;
     }
@@ -506,15 +516,8 @@ static enum prep prep_rates(const char *dir, const char *pdir, const struct meta
         names[i] = flows.keys[k];
     }
     enum prep rc = PREP_DRAW;
-    FILE *out = NULL;
-    if (second_pass(f)) {
-        snprintf(note, nlen, "cannot read %s/rates.csv: %s", dir, strerror(errno));
-        rc = PREP_ERROR;
-        goto done;
-    }
-    out = open_dat(pdir, "rates");
+    FILE *out = reread_and_open(f, dir, "rates", pdir, "rates", note, nlen);
     if (!out) {
-        snprintf(note, nlen, "cannot write %s/rates.dat: %s", pdir, strerror(errno));
         rc = PREP_ERROR;
         goto done;
     }
@@ -815,15 +818,8 @@ static enum prep prep_pfc(const char *dir, const char *pdir, const struct meta *
     for (uint32_t i = 0; i < nsel; i++)
         kv[order[i]].row = (int)(nsel - 1 - i);
     enum prep rc = PREP_DRAW;
-    FILE *out = NULL;
-    if (second_pass(f)) {
-        snprintf(note, nlen, "cannot read %s/pfc.csv: %s", dir, strerror(errno));
-        rc = PREP_ERROR;
-        goto done;
-    }
-    out = open_dat(pdir, "pfc");
+    FILE *out = reread_and_open(f, dir, "pfc", pdir, "pfc", note, nlen);
     if (!out) {
-        snprintf(note, nlen, "cannot write %s/pfc.dat: %s", pdir, strerror(errno));
         rc = PREP_ERROR;
         goto done;
     }
