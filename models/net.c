@@ -8,13 +8,15 @@
 #include "sim/units.h"
 #include "topologies/routing.h"
 
+#include "sim/mem.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static void *xcalloc(size_t n, size_t size)
 {
-    void *p = calloc(n ? n : 1, size);
+    void *p = mem_calloc_big(n ? n : 1, size); /* huge pages for the port array of a large fabric */
     if (!p) {
         fprintf(stderr, "rocesim: out of memory building the network\n");
         abort();

@@ -1,5 +1,6 @@
 /* pool — chunk allocation for the object pool (see pool.h). */
 #include "pool.h"
+#include "mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,12 +25,17 @@ void pool_grow(struct pool *p)
         p->chunks = n;
         p->chunks_cap = nc;
     }
-    char *chunk = malloc(p->obj_size * POOL_CHUNK);
+    /* Chunks double up to POOL_CHUNK_MAX_BYTES: a small run stays small, and a large one gets chunks big
+     * enough for huge pages (mem.h), which matter when packets are scattered over many MB. */
+    size_t objs = POOL_CHUNK;
+    for (size_t i = 0; i < p->n_chunks && objs * 2 * p->obj_size <= POOL_CHUNK_MAX_BYTES; i++)
+        objs *= 2;
+    char *chunk = mem_alloc_big(p->obj_size * objs);
     if (!chunk)
         goto oom;
     p->chunks[p->n_chunks++] = chunk;
     /* Link in reverse so that objects are handed out in address order. */
-    for (size_t i = POOL_CHUNK; i-- > 0;) {
+    for (size_t i = objs; i-- > 0;) {
         void *o = chunk + i * p->obj_size;
         *(void **)o = p->free_list;
         p->free_list = o;

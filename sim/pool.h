@@ -1,7 +1,7 @@
 /*
  * pool — fixed-size object pool with an intrusive free list.
  *
- * Objects are carved from chunks of POOL_CHUNK objects; a freed object goes on
+ * Objects are carved from chunks (POOL_CHUNK objects at first, growing); a freed object goes on
  * the free list and is handed out again before any new chunk is made, so a run
  * allocates only while its number of live objects (packets in flight, say)
  * reaches a new high-water mark.  `live` is kept so that tests can assert that
@@ -13,7 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define POOL_CHUNK 4096
+#define POOL_CHUNK 4096                 /* objects in the first chunk */
+#define POOL_CHUNK_MAX_BYTES (8u << 20) /* later chunks double up to this size */
 
 struct pool {
     size_t obj_size;

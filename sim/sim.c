@@ -2,6 +2,7 @@
  * sim — event queue and run loop (see sim.h for the design).
  */
 #include "sim.h"
+#include "mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@ static void oom(void)
  */
 static struct sim_key *heap_alloc(uint32_t cap)
 {
-    return aligned_alloc(64, sizeof(struct sim_key) * (cap + 4));
+    return mem_alloc_big(sizeof(struct sim_key) * (cap + 4)); /* at least 64-byte aligned */
 }
 
 int sim_init(struct sim *s)
@@ -32,7 +33,7 @@ int sim_init(struct sim *s)
     s->heap_mem = heap_alloc(s->cap);
     s->heap = s->heap_mem ? s->heap_mem + 3 : NULL;
     s->slab_cap = 1024;
-    s->slab = malloc(sizeof *s->slab * s->slab_cap);
+    s->slab = mem_alloc_big(sizeof *s->slab * s->slab_cap);
     s->free_slots = malloc(sizeof *s->free_slots * s->slab_cap);
     if (!s->heap || !s->slab || !s->free_slots) {
         sim_free(s);
@@ -59,7 +60,7 @@ static uint32_t slot_alloc(struct sim *s)
         uint32_t old = s->slab_cap, ncap = old * 2;
         if (ncap > (1U << SIM_SLOT_BITS))
             oom();
-        struct sim_payload *ns = realloc(s->slab, sizeof *ns * ncap);
+        struct sim_payload *ns = mem_realloc_big(s->slab, sizeof *ns * old, sizeof *ns * ncap);
         if (!ns)
             oom();
         s->slab = ns;

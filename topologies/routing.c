@@ -14,11 +14,11 @@
  * get a BFS of their own.
  */
 #include "topologies/routing.h"
+#include "sim/mem.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define INF UINT32_MAX
 #define DINF UINT64_MAX /* distance of an unreachable node */
@@ -118,26 +118,6 @@ static int intern(struct g_routes *r, struct interner *t, const uint16_t *ports,
     return 0;
 }
 
-/*
- * Allocates the routing table (freeable with free()).  A large one is backed
- * by transparent huge pages where the kernel offers them: a k=32 fat-tree's
- * 310 MB table costs more in first-touch page faults with 4 KB pages than all
- * the BFS work.  Returns NULL when out of memory.
- */
-static uint32_t *alloc_table(size_t entries)
-{
-    size_t bytes = entries * sizeof(uint32_t);
-    const size_t huge = 2u << 20;
-    if (bytes < 8 * huge)
-        return malloc(bytes);
-    bytes = (bytes + huge - 1) & ~(huge - 1);
-    uint32_t *p = aligned_alloc(huge, bytes);
-#ifdef MADV_HUGEPAGE
-    if (p)
-        (void)madvise(p, bytes, MADV_HUGEPAGE); /* only a hint: without it the table works the same */
-#endif
-    return p;
-}
 
 /* Returns whether port p (global id) can carry traffic. */
 static inline bool port_up(const struct graph *g, uint32_t p)
@@ -372,7 +352,7 @@ int routing_compute(struct graph *g)
     uint64_t entries = (uint64_t)N * C;
     if (entries > SIZE_MAX / sizeof *table)
         goto out;
-    r->table = table = alloc_table((size_t)entries);
+    r->table = table = mem_alloc_big(sizeof(uint32_t) * (size_t)entries);
     uint32_t batch_max = BATCH_BYTES / sizeof(uint32_t) / N;
     batch_max = batch_max < 1 ? 1 : batch_max > BATCH ? BATCH : batch_max;
     cols = malloc((size_t)batch_max * N * sizeof *cols); /* cols[b * N + x]: batch root b, node x */
