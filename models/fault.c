@@ -133,7 +133,7 @@ static void host_pause_refresh(struct sim *s, void *obj, uint64_t arg)
     struct prio_timer *pt = obj;
     struct port *p = pt->port;
     struct net *n = p->net;
-    if (!p->pause_sent[pt->prio])
+    if (!((p->pause_sent >> pt->prio) & 1))
         return;
     port_send_pfc(p, pt->prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
     sim_timer_arm(s, &pt->tm, s->now + host_refresh_period(n, p), host_pause_refresh, pt);
@@ -149,9 +149,9 @@ static void host_pfc_update(struct net *n, struct host *h, int prio)
     const struct nic_fault *nf = h->fault;
     struct port *p = h->port;
     bool want = nf->storm[prio] > 0 || nf->rx_xoff[prio];
-    if (want == p->pause_sent[prio] || p->down)
+    if (want == ((p->pause_sent >> prio) & 1) || p->down)
         return;
-    p->pause_sent[prio] = want;
+    p->pause_sent = (uint8_t)(want ? p->pause_sent | (1u << prio) : p->pause_sent & ~(1u << prio));
     struct prio_timer *pt = &p->pause_refresh[prio];
     if (want) {
         port_send_pfc(p, prio, (uint16_t)n->scn->sw.pfc.pause_quanta);

@@ -312,14 +312,14 @@ int net_check_invariants(const struct net *n, char *err, size_t errlen)
         for (uint32_t p = 0; p < w->n_ports; p++)
             for (int prio = 0; prio < NPRIO; prio++) {
                 const struct port *pt = &w->ports[p];
-                if (pt->ing_shared[prio] < 0 || pt->ing_hdrm[prio] < 0 || pt->q[prio].bytes < 0 ||
-                    pt->ing_hdrm[prio] > pt->headroom) {
+                if (pt->pp[prio].ing_shared < 0 || pt->pp[prio].ing_hdrm < 0 || pt->pp[prio].q.bytes < 0 ||
+                    pt->pp[prio].ing_hdrm > pt->headroom) {
                     snprintf(err, errlen, "buffer counter out of range at %s port %u priority %d",
                              n->g->nodes[w->node].name, p, prio);
                     return -1;
                 }
-                ingress += pt->ing_shared[prio] + pt->ing_hdrm[prio];
-                egress += pt->q[prio].bytes;
+                ingress += pt->pp[prio].ing_shared + pt->pp[prio].ing_hdrm;
+                egress += pt->pp[prio].q.bytes;
             }
         /* Every byte in the buffer is counted once at its ingress and sits in one egress queue. */
         if (ingress != w->buffered || egress != w->buffered || w->shared_used < 0 ||

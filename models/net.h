@@ -59,6 +59,8 @@ struct pkt {
     uint8_t hop;          /* pinned paths: index of the current node on the path */
     uint8_t reverse;      /* pinned paths: travelling dst -> src */
     uint8_t via_reached;  /* Valiant detour: the flow's intermediate group has been reached */
+    uint8_t route_flow;   /* switches need the flow to route it (pinned path, Valiant detour); else they route
+                           * from the frame alone and never touch the flow's cache lines */
     uint16_t link_gen;    /* the sending port's link_gen at transmission: a mismatch on arrival means the
                            * link failed while the frame was on the wire */
     sim_time_t pmark;     /* switch egress: the queue's paused-time total when the frame was queued (paused_ns) */
@@ -83,10 +85,25 @@ struct prio_timer {
 };
 
 /*
+ * One cache line per (port, priority): what a hop touches at one priority.  A
+ * switch egress uses q and the pause totals; the ingress it came through uses
+ * the buffer counters of the same priority.
+ */
+struct port_prio {
+    struct pktq q;            /* egress queue */
+    int64_t ing_shared;       /* ingress accounting (switch ports): bytes that entered through this port */
+    int64_t ing_hdrm;         /* ... of which admitted into headroom */
+    sim_time_t paused_acc;    /* closed pause intervals of this egress priority, summed (victim accounting) */
+    sim_time_t paused_since;  /* start of the open one, while paused */
+};
+
+#define QMASK_CTRL (1u << NPRIO) /* port.qmask bit: PAUSE frames wait in ctrl */
+
+/*
  * Field order matters here: a packet hop touches a few ports at random, so the
- * fields every hop reads or writes are packed into the first two cache lines
- * and the per-priority arrays a hop touches one entry of come next; timers and
- * rarely used state are last.
+ * fields every hop reads or writes are packed into the first two cache lines,
+ * then one line per priority (port_prio); timers and rarely used state are
+ * last.
  */
 struct port {
     /* line 0: what every hop reads */
@@ -106,22 +123,17 @@ struct port {
      * for the queue discarded (drop); the peer's latest PAUSE was overridden by the watchdog (so a faulty
      * NIC's buffer may overflow, fault.c).  Zero unless the watchdog is enabled and found a storm. */
     uint8_t wd_storm, wd_ignore, wd_drop, wd_overrode;
+    uint8_t pause_sent;   /* bit p: we paused the peer on p (switch ingress; a faulty NIC, fault.c) */
+    uint16_t qmask;       /* bit p: pp[p].q is not empty; QMASK_CTRL: ctrl is not empty */
     /* line 1 */
     uint64_t busy_seq;     /* ... at this point of the event order (sim_reserve_seq) */
     int64_t tx_rem;       /* remainder carried between frames when ps_per_byte is 0 */
     int64_t rate_bps;
     int64_t headroom;     /* per lossless priority (switch ingress) */
     uint64_t tx_frames, tx_bytes;
-    bool pause_sent[NPRIO]; /* we paused the peer on p (switch ingress) */
 
-    /* egress queues and their per-priority state */
-    struct pktq q[NPRIO];
+    _Alignas(64) struct port_prio pp[NPRIO];
     struct pktq ctrl;     /* PAUSE frames: sent next, never queued behind data */
-    sim_time_t paused_acc[NPRIO]; /* closed pause intervals of each priority, summed (victim accounting) */
-
-    /* ingress accounting (switch ports): frames that entered through this port */
-    int64_t ing_shared[NPRIO];
-    int64_t ing_hdrm[NPRIO];
 
     struct sched_state sched;
 
@@ -129,7 +141,6 @@ struct port {
     uint32_t id;          /* global port id (graph) */
     bool ever_paused;
     int64_t hdrm_peak[NPRIO];     /* most headroom ever in use (validation of the headroom formula) */
-    sim_time_t paused_since[NPRIO];
     struct prio_timer pause_expire[NPRIO];
     struct prio_timer pause_refresh[NPRIO];
 };
@@ -306,7 +317,7 @@ void net_close_pauses(struct net *n, sim_time_t now);
  */
 static inline sim_time_t port_paused_total(const struct port *p, int prio, sim_time_t now)
 {
-    return p->paused_acc[prio] + ((p->paused >> prio) & 1 ? now - p->paused_since[prio] : 0);
+    return p->pp[prio].paused_acc + ((p->paused >> prio) & 1 ? now - p->pp[prio].paused_since : 0);
 }
 
 /*
@@ -381,6 +392,24 @@ static inline struct pkt *pktq_pop(struct pktq *q)
     return k;
 }
 
+/* Queue k at priority prio of egress p (or, prio NPRIO, its ctrl queue), keeping qmask. */
+static inline void portq_push(struct port *p, int prio, struct pkt *k)
+{
+    pktq_push(prio < NPRIO ? &p->pp[prio].q : &p->ctrl, k);
+    p->qmask |= (uint16_t)(1u << prio);
+}
+
+static inline struct pkt *portq_pop(struct port *p, int prio)
+{
+    if (!(p->qmask & (1u << prio)))
+        return NULL;
+    struct pktq *q = prio < NPRIO ? &p->pp[prio].q : &p->ctrl;
+    struct pkt *k = pktq_pop(q);
+    if (!q->head)
+        p->qmask &= (uint16_t)~(1u << prio);
+    return k;
+}
+
 #define FLOW_CHUNK_BITS 10
 
 static inline struct flow *net_flow(const struct net *n, uint32_t idx)
@@ -396,6 +425,7 @@ static inline struct pkt *pkt_alloc(struct net *n)
     k->hop = 0;
     k->reverse = 0;
     k->via_reached = 0;
+    k->route_flow = 0;
     k->quanta = 0;
     k->in_port = 0;
     return k;

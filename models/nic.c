@@ -115,6 +115,7 @@ static struct pkt *make_data(struct net *n, struct flow *f)
     k->ecn = ECN_ECT;
     k->dst_host = f->dst;
     k->hash = f->hash_fwd;
+    k->route_flow = f->path_len || f->via_host != NET_NO_VIA;
     if (psn < f->snd_max) {
         f->retx_bytes += payload;
         n->c.data_retx++;
@@ -152,9 +153,9 @@ struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
     uint8_t eligible = 0;
     uint32_t head[NPRIO];
     for (int q = 0; q < NPRIO; q++) {
-        if (p->q[q].head) {
+        if (p->qmask & (1u << q)) {
             eligible |= (uint8_t)(1u << q);
-            head[q] = p->q[q].head->size;
+            head[q] = p->pp[q].q.head->size;
         } else if (h->ready_head[q]) {
             eligible |= (uint8_t)(1u << q);
             head[q] = next_data_size(h->ready_head[q]);
@@ -164,15 +165,15 @@ struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
     int prio = sched_pick(&n->scn->sw.scheduler, &p->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
     if (prio < 0)
         return NULL;
-    if (p->q[prio].head)
-        return pktq_pop(&p->q[prio]);
+    if (p->qmask & (1u << prio))
+        return portq_pop(p, prio);
     struct flow *f = h->ready_head[prio];
     h->ready_head[prio] = f->ready_next;
     if (!f->ready_next)
         h->ready_tail[prio] = NULL;
     f->in_ready = false;
     /* The priority is not paused now, so paused_acc covers the whole wait. */
-    f->paused_ns += p->paused_acc[prio] - f->ready_mark;
+    f->paused_ns += p->pp[prio].paused_acc - f->ready_mark;
     return make_data(n, f);
 }
 
@@ -193,10 +194,11 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
         k->prio = f->prio;
     }
     if (f->path_len) {
+        k->route_flow = 1;
         k->reverse = 1;
         k->hop = (uint8_t)(f->path_len - 1);
     }
-    pktq_push(&h->port->q[k->prio], k);
+    portq_push(h->port, k->prio, k);
     port_kick(h->port);
 }
 

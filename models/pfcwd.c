@@ -87,7 +87,7 @@ static void poll_event(struct sim *s, void *obj, uint64_t arg)
                         restore(n, p, prio, now);
                     continue;
                 }
-                bool stalled = (p->paused & bit) && p->q[prio].n > 0 && p->paused_since[prio] <= prev;
+                bool stalled = (p->paused & bit) && p->pp[prio].q.n > 0 && p->pp[prio].paused_since <= prev;
                 if (!stalled) {
                     q->stall_start = -1;
                     continue;

@@ -41,11 +41,8 @@ static void tx_wake(struct sim *s, void *obj, uint64_t arg)
 /* Whether anything may be waiting for this port's transmitter (a cheap, conservative test). */
 static bool has_work(const struct net *n, const struct port *p)
 {
-    if (p->ctrl.head)
+    if (p->qmask)
         return true;
-    for (int q = 0; q < NPRIO; q++)
-        if (p->q[q].head)
-            return true;
     if (p->is_host) {
         const struct host *h = n->node_host[p->node];
         for (int q = 0; q < NPRIO; q++)
@@ -88,7 +85,7 @@ void port_kick(struct port *p)
         }
         return;
     }
-    struct pkt *k = pktq_pop(&p->ctrl);
+    struct pkt *k = portq_pop(p, NPRIO);
     if (!k)
         k = p->is_host ? nic_dequeue(n, n->node_host[p->node], p) : switch_dequeue(n, n->node_sw[p->node], p);
     if (!k)
@@ -113,7 +110,7 @@ void port_send_ctrl(struct port *p, struct pkt *k)
         net_drop(p->net, k, DROP_LINK_DOWN);
         return;
     }
-    pktq_push(&p->ctrl, k);
+    portq_push(p, NPRIO, k);
     port_kick(p);
 }
 
@@ -141,11 +138,11 @@ void port_send_pfc(struct port *p, int prio, uint16_t quanta)
 static void close_interval(struct port *p, int prio, sim_time_t now)
 {
     struct net *n = p->net;
-    sim_time_t d = now - p->paused_since[prio];
+    sim_time_t d = now - p->pp[prio].paused_since;
     n->paused_total += d;
     n->paused_prio[prio] += d;
-    p->paused_acc[prio] += d;
-    p->paused_since[prio] = now;
+    p->pp[prio].paused_acc += d;
+    p->pp[prio].paused_since = now;
 }
 
 void port_unpause(struct port *p, int prio)
@@ -188,7 +185,7 @@ static void receive_pause(struct port *p, struct pkt *k)
     p->wd_overrode &= (uint8_t)~bit;
     if (!(p->paused & bit)) {
         p->paused |= bit;
-        p->paused_since[prio] = n->sim->now;
+        p->pp[prio].paused_since = n->sim->now;
         if (!p->is_host)
             n->sw_paused++;
         if (!p->ever_paused) {
@@ -249,16 +246,16 @@ void port_link_fail(struct port *p)
                 n->sw_paused--;
         }
         sim_timer_cancel(&p->pause_expire[prio].tm);
-        p->pause_sent[prio] = false;
+        p->pause_sent &= (uint8_t)~(1u << (prio));
         sim_timer_cancel(&p->pause_refresh[prio].tm);
     }
     p->paused = 0;
     struct pkt *k;
-    while ((k = pktq_pop(&p->ctrl)))
+    while ((k = portq_pop(p, NPRIO)))
         net_drop(n, k, DROP_LINK_DOWN);
     if (p->is_host) {
         for (int prio = 0; prio < NPRIO; prio++)
-            while ((k = pktq_pop(&p->q[prio])))
+            while ((k = portq_pop(p, prio)))
                 net_drop(n, k, DROP_LINK_DOWN);
     } else {
         switch_flush_port(n, n->node_sw[p->node], p);

@@ -67,7 +67,7 @@ static void pause_refresh(struct sim *s, void *obj, uint64_t arg)
     struct prio_timer *pt = obj;
     struct port *in = pt->port;
     struct net *n = in->net;
-    if (!in->pause_sent[pt->prio])
+    if (!((in->pause_sent >> pt->prio) & 1))
         return;
     port_send_pfc(in, pt->prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
     sim_timer_arm(s, &pt->tm, s->now + refresh_period(n, in), pause_refresh, pt);
@@ -77,10 +77,10 @@ static void pause_refresh(struct sim *s, void *obj, uint64_t arg)
 
 static void check_pause(struct net *n, struct sw *w, struct port *in, int prio)
 {
-    if (in->pause_sent[prio])
+    if (((in->pause_sent >> prio) & 1))
         return;
-    if (in->ing_hdrm[prio] > 0 || in->ing_shared[prio] >= xoff_threshold(n, w)) {
-        in->pause_sent[prio] = true;
+    if (in->pp[prio].ing_hdrm > 0 || in->pp[prio].ing_shared >= xoff_threshold(n, w)) {
+        in->pause_sent |= (uint8_t)(1u << (prio));
         port_send_pfc(in, prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
         struct prio_timer *pt = &in->pause_refresh[prio];
         sim_timer_arm(n->sim, &pt->tm, n->sim->now + refresh_period(n, in), pause_refresh, pt);
@@ -89,11 +89,11 @@ static void check_pause(struct net *n, struct sw *w, struct port *in, int prio)
 
 void switch_pfc_check_resume(struct net *n, struct sw *w, struct port *in, int prio)
 {
-    if (!in->pause_sent[prio] || in->ing_hdrm[prio] > 0)
+    if (!((in->pause_sent >> prio) & 1) || in->pp[prio].ing_hdrm > 0)
         return;
-    int64_t sh = in->ing_shared[prio];
+    int64_t sh = in->pp[prio].ing_shared;
     if (sh == 0 || sh + n->scn->sw.pfc.xon_delta <= xoff_threshold(n, w)) {
-        in->pause_sent[prio] = false;
+        in->pause_sent &= (uint8_t)~(1u << (prio));
         sim_timer_cancel(&in->pause_refresh[prio].tm);
         port_send_pfc(in, prio, 0);
     }
@@ -135,7 +135,7 @@ static void maybe_mark(struct net *n, struct sw *w, struct pkt *k, int64_t q)
  */
 static uint32_t egress_port(struct net *n, struct sw *w, struct pkt *k)
 {
-    const struct flow *f = k->type == PKT_PAUSE ? NULL : net_flow(n, k->flow);
+    const struct flow *f = k->route_flow ? net_flow(n, k->flow) : NULL;
     if (f && f->path_len) {
         /* pinned: hop is the index of this node on the path */
         if (k->reverse) {
@@ -175,39 +175,39 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
     k->pmark = port_paused_total(out, prio, n->sim->now);
 
     if (n->lossless & (1u << prio)) {
-        if (in->ing_shared[prio] + B > xoff_threshold(n, w) || in->ing_hdrm[prio] > 0) {
-            if (in->ing_hdrm[prio] + B > in->headroom) {
+        if (in->pp[prio].ing_shared + B > xoff_threshold(n, w) || in->pp[prio].ing_hdrm > 0) {
+            if (in->pp[prio].ing_hdrm + B > in->headroom) {
                 net_drop(n, k, DROP_HEADROOM);
                 return;
             }
-            in->ing_hdrm[prio] += B;
-            if (in->ing_hdrm[prio] > in->hdrm_peak[prio])
-                in->hdrm_peak[prio] = in->ing_hdrm[prio];
+            in->pp[prio].ing_hdrm += B;
+            if (in->pp[prio].ing_hdrm > in->hdrm_peak[prio])
+                in->hdrm_peak[prio] = in->pp[prio].ing_hdrm;
         } else {
             if (w->shared_used + B > shared_cap) {
                 net_drop(n, k, DROP_BUFFER);
                 return;
             }
-            in->ing_shared[prio] += B;
+            in->pp[prio].ing_shared += B;
             w->shared_used += B;
         }
         w->buffered += B;
         k->in_port = in->local;
-        pktq_push(&out->q[prio], k);
+        portq_push(out, prio, k);
         check_pause(n, w, in, prio);
     } else {
-        if (out->q[prio].bytes + B > cfg->lossy_queue_limit || w->shared_used + B > shared_cap) {
+        if (out->pp[prio].q.bytes + B > cfg->lossy_queue_limit || w->shared_used + B > shared_cap) {
             net_drop(n, k, DROP_BUFFER);
             return;
         }
-        in->ing_shared[prio] += B;
+        in->pp[prio].ing_shared += B;
         w->shared_used += B;
         w->buffered += B;
         k->in_port = in->local;
-        pktq_push(&out->q[prio], k);
+        portq_push(out, prio, k);
     }
     if (cfg->ecn.enabled && cfg->ecn.mark_on == MARK_ENQUEUE)
-        maybe_mark(n, w, k, out->q[prio].bytes - B);
+        maybe_mark(n, w, k, out->pp[prio].q.bytes - B);
     port_kick(out);
 }
 
@@ -220,12 +220,12 @@ static struct port *release(struct net *n, struct sw *w, const struct pkt *k, in
 {
     struct port *in = &w->ports[k->in_port];
     int64_t B = k->size;
-    int64_t from_hdrm = in->ing_hdrm[prio] < B ? in->ing_hdrm[prio] : B;
-    in->ing_hdrm[prio] -= from_hdrm;
-    in->ing_shared[prio] -= B - from_hdrm;
+    int64_t from_hdrm = in->pp[prio].ing_hdrm < B ? in->pp[prio].ing_hdrm : B;
+    in->pp[prio].ing_hdrm -= from_hdrm;
+    in->pp[prio].ing_shared -= B - from_hdrm;
     w->shared_used -= B - from_hdrm;
     w->buffered -= B;
-    if (in->ing_shared[prio] < 0 || w->shared_used < 0 || w->buffered < 0) {
+    if (in->pp[prio].ing_shared < 0 || w->shared_used < 0 || w->buffered < 0) {
         fprintf(stderr, "rocesim: bug: negative buffer accounting at %s\n", n->g->nodes[w->node].name);
         abort();
     }
@@ -242,7 +242,7 @@ static struct port *release(struct net *n, struct sw *w, const struct pkt *k, in
 void switch_flush_queue(struct net *n, struct sw *w, struct port *p, int prio, int reason)
 {
     struct pkt *k;
-    while ((k = pktq_pop(&p->q[prio]))) {
+    while ((k = portq_pop(p, prio))) {
         struct port *in = release(n, w, k, prio);
         net_drop(n, k, reason);
         if (n->lossless & (1u << prio))
@@ -259,25 +259,24 @@ void switch_flush_port(struct net *n, struct sw *w, struct port *p)
 
 struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)
 {
-    uint8_t eligible = 0;
+    /* Only the queues that may send are looked at: each is a cache line of its own. */
+    uint8_t eligible = (uint8_t)p->qmask & (uint8_t)~p->paused;
     uint32_t head[NPRIO];
-    for (int q = 0; q < NPRIO; q++)
-        if (p->q[q].head) {
-            eligible |= (uint8_t)(1u << q);
-            head[q] = p->q[q].head->size;
-        }
-    eligible &= (uint8_t)~p->paused;
+    for (uint8_t m = eligible; m; m &= (uint8_t)(m - 1)) {
+        int q = __builtin_ctz(m);
+        head[q] = p->pp[q].q.head->size;
+    }
     int prio = sched_pick(&n->scn->sw.scheduler, &p->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
     if (prio < 0)
         return NULL;
-    struct pkt *k = pktq_pop(&p->q[prio]);
+    struct pkt *k = portq_pop(p, prio);
     struct port *in = release(n, w, k, prio);
     if (n->scn->sw.ecn.enabled && n->scn->sw.ecn.mark_on == MARK_DEQUEUE)
-        maybe_mark(n, w, k, p->q[prio].bytes);
+        maybe_mark(n, w, k, p->pp[prio].q.bytes);
     if (n->lossless & (1u << prio))
         switch_pfc_check_resume(n, w, in, prio);
     /* The queue is not paused now, so paused_acc is its whole paused time since the frame was queued. */
-    sim_time_t held = p->paused_acc[prio] - k->pmark;
+    sim_time_t held = p->pp[prio].paused_acc - k->pmark;
     if (held && k->type == PKT_DATA)
         net_flow(n, k->flow)->paused_ns += held;
     return k;

@@ -150,7 +150,7 @@ static void test_link_failure_mid_run(void)
     uint64_t drops = r.net.c.drop_link_down;
     CU_ASSERT(drops > 0); /* the frames queued at leaf0 and those on the wire */
     for (int prio = 0; prio < NPRIO; prio++)
-        CU_ASSERT_EQUAL(up->q[prio].n + down->q[prio].n, 0);
+        CU_ASSERT_EQUAL(up->pp[prio].q.n + down->pp[prio].q.n, 0);
     /* Rerouted: no flow's path crosses the failed link, and nothing is sent on it. */
     for (uint32_t i = 0; i < r.net.n_flows; i++) {
         int l = route_flow_path(&r.net, net_flow(&r.net, i), nodes, 16);
@@ -257,7 +257,7 @@ static void test_link_failure_lossless_pause_cleared(void)
     CU_ASSERT_EQUAL(r.net.flows_completed, 8);
     CU_ASSERT_EQUAL(a->paused | b->paused, 0);
     for (int prio = 0; prio < NPRIO; prio++)
-        CU_ASSERT_FALSE(a->pause_sent[prio] || b->pause_sent[prio]);
+        CU_ASSERT_FALSE(((a->pause_sent >> prio) & 1) || ((b->pause_sent >> prio) & 1));
     CU_ASSERT_EQUAL(r.net.c.drop_buffer + r.net.c.drop_headroom, 0);
     test_teardown(&scn, &r);
 }

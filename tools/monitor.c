@@ -288,7 +288,7 @@ static void sample(struct monitor *m)
         const char *node = r->g.nodes[p->node].name;
         for (int prio = 0; prio < NPRIO; prio++)
             if (m->prios & (1u << prio)) {
-                fprintf(m->q.f, "%s,%s,%u,%d,%lld\n", ts, node, p->local, prio, (long long)p->q[prio].bytes);
+                fprintf(m->q.f, "%s,%s,%u,%d,%lld\n", ts, node, p->local, prio, (long long)p->pp[prio].q.bytes);
                 m->queue_rows++;
             }
     }

@@ -126,7 +126,7 @@ static bool fair_case(struct vresult *out, int *n, int cap, int N, const char *r
     long samples = 0;
     for (sim_time_t t = half + step; t <= scn.stop_ps; t += step) {
         sim_run(&r->sim, t);
-        qsum += (double)bott->q[3].bytes;
+        qsum += (double)bott->pp[3].q.bytes;
         for (int i = 0; i < N; i++)
             asum += dcqcn_alpha(&net_flow(&r->net, (uint32_t)i)->rp, t) / N;
         samples++;
