@@ -45,7 +45,7 @@ enum pkt_type { PKT_DATA, PKT_ACK, PKT_NACK, PKT_CNP, PKT_PAUSE };
 #define ECN_CE 2
 
 struct pkt {
-    struct pkt *next;     /* queue link (and pool link while free) */
+    struct pkt *next;     /* queue or wire link (and pool link while free) */
     uint32_t flow;        /* flow index */
     uint32_t psn;         /* DATA: sequence; ACK/NACK: next expected */
     uint32_t size;        /* frame bytes, without preamble/IFG */
@@ -63,7 +63,11 @@ struct pkt {
                            * from the frame alone and never touch the flow's cache lines */
     uint16_t link_gen;    /* the sending port's link_gen at transmission: a mismatch on arrival means the
                            * link failed while the frame was on the wire */
-    sim_time_t pmark;     /* switch egress: the queue's paused-time total when the frame was queued (paused_ns) */
+    union {
+        sim_time_t pmark;     /* switch egress: the queue's paused-time total when the frame was queued (paused_ns) */
+        sim_time_t arrive_at; /* on the wire: when it arrives at the peer */
+    };
+    uint64_t wire_seq;    /* on the wire: the event sequence of its arrival, reserved when it was sent */
 };
 
 struct pktq {
@@ -131,6 +135,8 @@ struct port {
     int64_t rate_bps;
     int64_t headroom;     /* per lossless priority (switch ingress) */
     uint64_t tx_frames, tx_bytes;
+    /* Frames on the wire towards this port, in arrival order (port.c): only the first has an event queued. */
+    struct pkt *wire_head, *wire_tail;
 
     _Alignas(64) struct port_prio pp[NPRIO];
     struct pktq ctrl;     /* PAUSE frames: sent next, never queued behind data */
