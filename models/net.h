@@ -65,9 +65,9 @@ struct pkt {
                            * link failed while the frame was on the wire */
     union {
         sim_time_t pmark;     /* switch egress: the queue's paused-time total when the frame was queued (paused_ns) */
-        sim_time_t arrive_at; /* on the wire: when it arrives at the peer */
+        sim_time_t next_at;   /* on the wire: when the frame behind it (next) arrives ... */
     };
-    uint64_t wire_seq;    /* on the wire: the event sequence of its arrival, reserved when it was sent */
+    uint64_t next_seq;    /* ... and that arrival's event sequence, reserved when it was sent */
 };
 
 struct pktq {

@@ -75,14 +75,17 @@ static sim_time_t tx_time(struct port *p, uint32_t wire_bytes)
  */
 static void wire_send(struct sim *s, struct port *to, struct pkt *k, sim_time_t at)
 {
-    k->arrive_at = at;
-    k->wire_seq = sim_reserve_seq(s);
+    uint64_t seq = sim_reserve_seq(s);
     k->next = NULL;
     if (to->wire_tail) {
-        to->wire_tail->next = k;
+        /* The frame ahead keeps this one's arrival: the line written anyway, and the one read when it arrives. */
+        struct pkt *ahead = to->wire_tail;
+        ahead->next = k;
+        ahead->next_at = at;
+        ahead->next_seq = seq;
     } else {
         to->wire_head = k;
-        sim_at_seq(s, at, k->wire_seq, port_arrive, to, 0);
+        sim_at_seq(s, at, seq, port_arrive, to, 0);
     }
     to->wire_tail = k;
 }
@@ -229,7 +232,7 @@ void port_arrive(struct sim *s, void *obj, uint64_t arg)
     struct pkt *k = p->wire_head;
     p->wire_head = k->next;
     if (k->next)
-        sim_at_seq(s, k->next->arrive_at, k->next->wire_seq, port_arrive, p, 0);
+        sim_at_seq(s, k->next_at, k->next_seq, port_arrive, p, 0);
     else
         p->wire_tail = NULL;
     struct net *n = p->net;
