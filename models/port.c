@@ -85,7 +85,7 @@ static void wire_send(struct sim *s, struct port *to, struct pkt *k, sim_time_t 
         ahead->next_seq = seq;
     } else {
         to->wire_head = k;
-        sim_at_seq(s, at, seq, port_arrive, to, 0);
+        sim_at_seq(s, at, seq, port_arrive, to, (uint64_t)(uintptr_t)k); /* arg: for sim's prefetch only */
     }
     to->wire_tail = k;
 }
@@ -232,7 +232,7 @@ void port_arrive(struct sim *s, void *obj, uint64_t arg)
     struct pkt *k = p->wire_head;
     p->wire_head = k->next;
     if (k->next)
-        sim_at_seq(s, k->next_at, k->next_seq, port_arrive, p, 0);
+        sim_at_seq(s, k->next_at, k->next_seq, port_arrive, p, (uint64_t)(uintptr_t)k->next);
     else
         p->wire_tail = NULL;
     struct net *n = p->net;
