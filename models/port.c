@@ -226,6 +226,25 @@ static void receive_pause(struct port *p, struct pkt *k)
     sim_timer_arm(n->sim, &p->pause_expire[prio].tm, n->sim->now + dur, pause_expired, &p->pause_expire[prio]);
 }
 
+/*
+ * sim's prefetch hook for port_arrive (sim_set_prefetch), called one event
+ * ahead with the port and frame already on their way into the cache: the
+ * switch, the ingress counters of the frame's priority and the routing table
+ * entry switch_receive will read.
+ */
+void port_arrive_prefetch(const void *obj, uint64_t arg)
+{
+    const struct port *p = obj;
+    const struct pkt *k = (const struct pkt *)(uintptr_t)arg;
+    if (p->is_host || !k)
+        return;
+    const struct net *n = p->net;
+    __builtin_prefetch(n->node_sw[p->node]);
+    __builtin_prefetch(&p->pp[k->prio & (NPRIO - 1)]);
+    if (k->type != PKT_PAUSE && k->dst_host < n->g->n_hosts)
+        graph_prefetch_route(n->g, p->node, k->dst_host);
+}
+
 void port_arrive(struct sim *s, void *obj, uint64_t arg)
 {
     struct port *p = obj;

@@ -199,30 +199,54 @@ void sim_timer_arm(struct sim *s, struct sim_timer *tm, sim_time_t t, sim_fn fn,
 }
 
 /*
- * While an event runs, start loading what the next one will touch.  Its key is
- * the smallest child of the root (unless the running handler schedules an
- * earlier event, and then the prefetch is merely wasted): its payload, its
- * object's first two cache lines and, for a plain event whose argument is a
- * pointer, that object's first line.  In a large fabric these are cache
- * misses that would otherwise each stall the next handler for a DRAM latency.
- * Prefetching never faults, so an argument that is not a pointer is harmless.
+ * While an event runs, start loading what the next ones will touch.  The next
+ * event's key is the smallest child of the root, and the one after it the
+ * smallest of that child's siblings and children (unless the running handler
+ * schedules an earlier event; then a prefetch is merely wasted).  For each:
+ * its payload, its object's first two cache lines and, for a plain event
+ * whose argument is a pointer, that object's first line.  With a prefetch
+ * hook registered (sim_set_prefetch) the second event is prefetched too and
+ * the hook runs for the next one, whose object is by then in cache.  In a
+ * large fabric these are DRAM misses that would otherwise each stall the
+ * next handler.  Prefetching never faults, so an argument that is not a
+ * pointer is harmless, and it changes no state, so no result.
  */
+static inline void prefetch_event(const struct sim_payload *q)
+{
+    const char *o = q->obj;
+    __builtin_prefetch(o);
+    __builtin_prefetch(o + 64);
+    if (!q->timer)
+        __builtin_prefetch((const void *)(uintptr_t)q->arg);
+}
+
 static inline void prefetch_next(const struct sim *s)
 {
     const struct sim_key *h = s->heap;
     uint32_t n = s->n;
     if (n < 2)
         return;
+    /* next: the smallest child of the root; the one after: the smallest of its siblings and children */
     uint32_t best = 1, end = n < 5 ? n : 5;
     for (uint32_t j = 2; j < end; j++)
         if (key_val(&h[j]) < key_val(&h[best]))
             best = j;
     const struct sim_payload *q = &s->slab[h[best].seqslot & SLOT_MASK];
-    const char *o = q->obj;
-    __builtin_prefetch(o);
-    __builtin_prefetch(o + 64);
-    if (!q->timer)
-        __builtin_prefetch((const void *)(uintptr_t)q->arg);
+    prefetch_event(q);
+    if (!s->pf_hook)
+        return;
+    uint32_t second = UINT32_MAX;
+    for (uint32_t j = 1; j < end; j++)
+        if (j != best && (second == UINT32_MAX || key_val(&h[j]) < key_val(&h[second])))
+            second = j;
+    uint32_t c = 4 * best + 1, cend = c + 4 < n ? c + 4 : n;
+    for (uint32_t j = c; j < cend; j++)
+        if (second == UINT32_MAX || key_val(&h[j]) < key_val(&h[second]))
+            second = j;
+    if (second != UINT32_MAX)
+        prefetch_event(&s->slab[h[second].seqslot & SLOT_MASK]);
+    if (q->fn == s->pf_fn)
+        s->pf_hook(q->obj, q->arg);
 }
 
 bool sim_step(struct sim *s)

@@ -68,7 +68,22 @@ struct sim {
     uint64_t moved;      /* timer events re-queued to a later expiry */
     bool stop_requested;
     bool root_popped; /* the running event's key is still at heap[0] */
+    /* Optional deeper prefetch for one kind of event (sim_set_prefetch). */
+    sim_fn pf_fn;
+    void (*pf_hook)(const void *obj, uint64_t arg);
 };
+
+/*
+ * Registers hook to be called, with the event's object and argument, one event
+ * before each fn event runs, to prefetch what its handler will touch beyond
+ * the object and argument themselves (which the engine prefetches two events
+ * ahead).  Only a hint: it must not change any state.
+ */
+static inline void sim_set_prefetch(struct sim *s, sim_fn fn, void (*hook)(const void *obj, uint64_t arg))
+{
+    s->pf_fn = fn;
+    s->pf_hook = hook;
+}
 
 /* Initializes an empty engine at time 0.  Returns 0, or -1 when out of memory. */
 int sim_init(struct sim *s);
