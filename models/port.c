@@ -28,6 +28,7 @@
 #include "models/net.h"
 #include "models/pfcwd.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The port's transmitter is free again and frames were waiting: send the next one. */
@@ -228,17 +229,36 @@ static void receive_pause(struct port *p, struct pkt *k)
 
 /*
  * sim's prefetch hook for port_arrive (sim_set_prefetch), called one event
- * ahead with the port and frame already on their way into the cache: the
- * switch, the ingress counters of the frame's priority and the routing table
- * entry switch_receive will read.
+ * ahead with the port and frame already on their way into the cache: at a
+ * switch, the switch, the ingress counters of the frame's priority and the
+ * routing table entry switch_receive will read; at a host, the host and the
+ * lines of the flow that the receiver (data) or the sender (ACK, NACK, CNP)
+ * updates (struct flow's layout, net.h).
  */
 void port_arrive_prefetch(const void *obj, uint64_t arg)
 {
     const struct port *p = obj;
     const struct pkt *k = (const struct pkt *)(uintptr_t)arg;
-    if (p->is_host || !k)
+    if (!k)
         return;
     const struct net *n = p->net;
+    if (p->is_host) {
+        __builtin_prefetch(n->node_host[p->node]);
+        if (k->flow >= n->n_flows)
+            return;
+        const char *f = (const char *)net_flow(n, k->flow);
+        __builtin_prefetch(f);
+        if (k->type == PKT_DATA) {
+            __builtin_prefetch(f + 64);
+            __builtin_prefetch(f + offsetof(struct flow, rcv_nxt));
+        } else {
+            __builtin_prefetch(f + offsetof(struct flow, snd_una));
+            __builtin_prefetch(f + offsetof(struct flow, rto_timer));
+            __builtin_prefetch(f + offsetof(struct flow, rp));
+            __builtin_prefetch(f + offsetof(struct flow, rp) + 64);
+        }
+        return;
+    }
     __builtin_prefetch(n->node_sw[p->node]);
     __builtin_prefetch(&p->pp[k->prio & (NPRIO - 1)]);
     if (k->type != PKT_PAUSE && k->dst_host < n->g->n_hosts)
