@@ -9,7 +9,13 @@
  * dumbbell bottleneck; packet-hops (frames put on a link) and events per
  * second of simulation (set-up excluded), peak RSS.
  *
- * Scale: building a k=32 fat-tree (8,192 hosts, 1,280 switches) with its
+ * Scale: fat-trees of k = 8, 16, 24 and 32 under the same per-host load
+ * (WebSearch, 50%), each simulated for 100 us untimed (warm-up: the traffic
+ * starts from nothing) and then timed over the next 100 us, so that every size
+ * is measured at the same age of the same traffic.  The cost per packet-hop
+ * over that window, and its ratio to k=8's, is the scaling figure.
+ *
+ * Building a k=32 fat-tree (8,192 hosts, 1,280 switches) with its
  * routing tables (target: under 5 s and 1 GB), and the time to recompute them
  * (what each link_down event costs); a dragonfly (a=8, p=4, h=4: 33 groups,
  * 1,056 hosts) under uniform random traffic with UGAL routing.
@@ -75,11 +81,12 @@ struct result {
     double sim_ms, wall_s, setup_s, events, hops, hosts;
     double flows, completed, data_sent, fct_p99_ns;
     double extrapolate_s; /* > 0: wall time extrapolated to this much simulated time */
+    double warm_ms;       /* > 0: the first warm_ms of simulated time were not timed (nor their hops counted) */
 };
 
 static struct result last;
 
-static void bench_run_ex(const char *label, const char *json, double extrapolate_s)
+static void bench_run_ex(const char *label, const char *json, double extrapolate_s, double warm_ms)
 {
     struct scenario scn;
     struct run r;
@@ -90,17 +97,24 @@ static void bench_run_ex(const char *label, const char *json, double extrapolate
         exit(1);
     }
     double setup = now_s() - t0;
+    uint64_t hops0 = 0, events0 = 0;
+    if (warm_ms > 0) {
+        sim_run(&r.sim, (sim_time_t)(warm_ms * 1e9));
+        hops0 = r.net.c.packet_hops;
+        events0 = r.sim.events;
+    }
     if (run_execute(&r)) {
         fprintf(stderr, "bench: %s: invariant violated: %s\n", label, r.invariant_error);
         exit(1);
     }
     memset(&last, 0, sizeof last);
     snprintf(last.label, sizeof last.label, "%s", label);
-    last.sim_ms = r.sim.now / 1e9;
+    last.sim_ms = r.sim.now / 1e9 - warm_ms;
+    last.warm_ms = warm_ms;
     last.wall_s = r.wall_s;
     last.setup_s = setup;
-    last.events = (double)r.sim.events;
-    last.hops = (double)r.net.c.packet_hops;
+    last.events = (double)(r.sim.events - events0);
+    last.hops = (double)(r.net.c.packet_hops - hops0);
     last.hosts = r.g.n_hosts;
     last.flows = r.net.n_flows;
     last.completed = r.net.flows_completed;
@@ -114,7 +128,7 @@ static void bench_run_ex(const char *label, const char *json, double extrapolate
     scn_free(&scn);
 }
 
-static void bench_run(const char *label, const char *json) { bench_run_ex(label, json, 0); }
+static void bench_run(const char *label, const char *json) { bench_run_ex(label, json, 0, 0); }
 
 /* Builds a fat-tree of arity k with its routing tables; prints build and recompute seconds and peak RSS. */
 static void bench_fat_tree_build(int k)
@@ -205,15 +219,15 @@ static void case_dumbbell(void)
     bench_run("dumbbell, 32 flows over 40G", db);
 }
 
-/* WebSearch Poisson at 50% load on a fat-tree, DCQCN + PFC, for `ms` of simulated time. */
-static void websearch(const char *label, const char *topo, double ms, double extrapolate_s)
+/* WebSearch Poisson at 50% load on a fat-tree, DCQCN + PFC, for `ms` of simulated time (the first warm_ms untimed). */
+static void websearch(const char *label, const char *topo, double ms, double extrapolate_s, double warm_ms)
 {
     char json[1024];
     snprintf(json, sizeof json,
              "{\"topology\": %s, \"switch\": {\"buffer\": \"32MB\"}, \"stop\": \"%gms\","
              " \"traffic\": [{\"type\": \"poisson\", \"hosts\": \"all\", \"load\": 0.5, \"size_cdf\": \"websearch\"}]}",
              topo, ms);
-    bench_run_ex(label, json, extrapolate_s);
+    bench_run_ex(label, json, extrapolate_s, warm_ms);
 }
 
 #define L100 "{\"rate\": \"100Gbps\", \"delay\": \"1us\"}"
@@ -221,7 +235,7 @@ static void websearch(const char *label, const char *topo, double ms, double ext
 
 static void case_k8(void)
 {
-    websearch("fat-tree k=8 WebSearch 50%", "{\"type\": \"fat-tree\", \"k\": 8, \"link\": " L100 "}", 2, 0);
+    websearch("fat-tree k=8 WebSearch 50%", "{\"type\": \"fat-tree\", \"k\": 8, \"link\": " L100 "}", 2, 0, 0);
 }
 
 static void case_hpcc(void)
@@ -230,21 +244,21 @@ static void case_hpcc(void)
     websearch("HPCC 320-host WebSearch 50%",
               "{\"type\": \"fat-tree\", \"pods\": 5, \"tors_per_pod\": 4, \"aggs_per_pod\": 4, \"hosts_per_tor\": 16,"
               " \"cores\": 16, \"host_link\": " L100 ", \"fabric_link\": " L400 "}",
-              5, 0.2);
+              5, 0.2, 0);
 }
 
-static void case_k16(void)
+/* The scale series: 100 us untimed, then 100 us timed (see the top of this file). */
+static void scale(int k)
 {
-    websearch("scale: fat-tree k=16 (1,024 hosts)", "{\"type\": \"fat-tree\", \"k\": 16, \"link\": " L100 "}", 0.5, 0);
+    char label[64], topo[160];
+    snprintf(label, sizeof label, "scale: fat-tree k=%d (%d hosts)", k, k * k * k / 4);
+    snprintf(topo, sizeof topo, "{\"type\": \"fat-tree\", \"k\": %d, \"link\": " L100 "}", k);
+    websearch(label, topo, 0.2, 0, 0.1);
 }
-static void case_k24(void)
-{
-    websearch("scale: fat-tree k=24 (3,456 hosts)", "{\"type\": \"fat-tree\", \"k\": 24, \"link\": " L100 "}", 0.2, 0);
-}
-static void case_k32(void)
-{
-    websearch("scale: fat-tree k=32 (8,192 hosts)", "{\"type\": \"fat-tree\", \"k\": 32, \"link\": " L100 "}", 0.1, 0);
-}
+static void case_s8(void) { scale(8); }
+static void case_k16(void) { scale(16); }
+static void case_k24(void) { scale(24); }
+static void case_k32(void) { scale(32); }
 
 static void case_hold100k(void) { bench_hold(100000, 20000000); }
 static void case_hold1k(void) { bench_hold(1000, 20000000); }
@@ -259,8 +273,8 @@ struct bcase {
 static const struct bcase cases[] = {
     {"hold100k", case_hold100k, false},     {"hold1k", case_hold1k, false},   {"incast64", case_incast, true},
     {"dumbbell32", case_dumbbell, true},    {"fattree_k8", case_k8, true},    {"hpcc320", case_hpcc, true},
-    {"dragonfly", bench_dragonfly, true},   {"fattree_k16", case_k16, true}, {"fattree_k24", case_k24, true},
-    {"fattree_k32", case_k32, true},        {"build_k32", case_build32, false},
+    {"dragonfly", bench_dragonfly, true},   {"scale_k8", case_s8, true},      {"scale_k16", case_k16, true},
+    {"scale_k24", case_k24, true},          {"scale_k32", case_k32, true},    {"build_k32", case_build32, false},
 };
 
 /*
@@ -276,6 +290,7 @@ int main(int argc, char **argv)
     if (js)
         fprintf(js, "{\"cases\": [\n");
     int first = 1;
+    double scale_k8_ns = 0;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         if (only && !strstr(cases[i].name, only))
             continue;
@@ -309,6 +324,8 @@ int main(int argc, char **argv)
             printf("%-36s sim %8.3f ms  wall %7.3f s (+%.2f s setup)  %6.2f M ev/s  %6.2f M hops/s  %5.0f ns/hop  RSS %6.0f MB",
                    r.label, r.sim_ms, r.wall_s, r.setup_s, r.events / r.wall_s / 1e6, r.hops / r.wall_s / 1e6,
                    r.wall_s / r.hops * 1e9, rss);
+            if (r.warm_ms > 0)
+                printf("  (after %.1f ms untimed)", r.warm_ms);
             if (r.extrapolate_s > 0)
                 printf("  -> %.1f min for %.1f s simulated", r.wall_s / (r.sim_ms / 1e3) * r.extrapolate_s / 60,
                        r.extrapolate_s);
@@ -320,11 +337,17 @@ int main(int argc, char **argv)
                         " \"events\": %.0f, \"packet_hops\": %.0f, \"events_per_s\": %.0f, \"packet_hops_per_s\": %.0f,"
                         " \"ns_per_hop\": %.1f, \"peak_rss_mb\": %.1f, \"hosts\": %.0f, \"flows\": %.0f,"
                         " \"flows_completed\": %.0f, \"data_packets\": %.0f, \"fct_p99_ns\": %.3f,"
-                        " \"extrapolated_wall_s\": %.1f, \"extrapolated_to_sim_s\": %.3f}",
+                        " \"extrapolated_wall_s\": %.1f, \"extrapolated_to_sim_s\": %.3f, \"warm_up_ms\": %.3f}",
                         first ? "" : ",\n", cases[i].name, r.label, r.sim_ms, r.wall_s, r.setup_s, r.events, r.hops,
                         r.events / r.wall_s, r.hops / r.wall_s, r.wall_s / r.hops * 1e9, rss, r.hosts, r.flows,
                         r.completed, r.data_sent, r.fct_p99_ns,
-                        r.extrapolate_s > 0 ? r.wall_s / (r.sim_ms / 1e3) * r.extrapolate_s : 0, r.extrapolate_s);
+                        r.extrapolate_s > 0 ? r.wall_s / (r.sim_ms / 1e3) * r.extrapolate_s : 0, r.extrapolate_s,
+                        r.warm_ms);
+            if (!strcmp(cases[i].name, "scale_k8"))
+                scale_k8_ns = r.wall_s / r.hops * 1e9;
+            if (!strcmp(cases[i].name, "scale_k32") && scale_k8_ns > 0)
+                printf("%-36s cost per packet-hop k=32 / k=8: %.2f (target <= 2)\n", "",
+                       r.wall_s / r.hops * 1e9 / scale_k8_ns);
         } else if (js) {
             fprintf(js, "%s  {\"case\": \"%s\", \"peak_rss_mb\": %.1f}", first ? "" : ",\n", cases[i].name, rss);
         }
