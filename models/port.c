@@ -27,6 +27,7 @@
  */
 #include "models/net.h"
 #include "models/pfcwd.h"
+#include "topologies/routing.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -259,10 +260,19 @@ void port_arrive_prefetch(const void *obj, uint64_t arg)
         }
         return;
     }
-    __builtin_prefetch(n->node_sw[p->node]);
+    const struct sw *w = n->node_sw[p->node];
+    __builtin_prefetch(w);
     __builtin_prefetch(&p->pp[k->prio & (NPRIO - 1)]);
-    if (k->type != PKT_PAUSE && k->dst_host < n->g->n_hosts)
-        graph_prefetch_route(n->g, p->node, k->dst_host);
+    if (k->type == PKT_PAUSE || k->route_flow || k->dst_host >= n->g->n_hosts)
+        return;
+    /* The egress port as switch_receive will choose it (ECMP on the frame's hash), and its two hot lines. */
+    const uint16_t *ports;
+    uint32_t cnt = graph_nexthops(n->g, p->node, k->dst_host, &ports);
+    if (cnt == 0)
+        return;
+    const struct port *out = &w->ports[cnt == 1 ? ports[0] : ports[routing_ecmp_pick(k->hash, w->salt, cnt)]];
+    __builtin_prefetch(out);
+    __builtin_prefetch(&out->pp[k->prio & (NPRIO - 1)]);
 }
 
 void port_arrive(struct sim *s, void *obj, uint64_t arg)
