@@ -107,11 +107,13 @@ struct port_prio {
  * Field order matters here: a packet hop touches a few ports at random, so the
  * fields every hop reads or writes are packed into the first two cache lines,
  * then one line per priority (port_prio); timers and rarely used state are
- * last.
+ * last.  Ports are 128-byte aligned so that the first two lines are one
+ * aligned pair, which the hardware's adjacent-line prefetch fetches together
+ * (k=32 fat-tree: about -20% per packet-hop against 64-byte alignment).
  */
 struct port {
     /* line 0: what every hop reads */
-    struct net *net;
+    _Alignas(128) struct net *net;
     struct port *peer;
     int64_t ps_per_byte;  /* exact serialization per byte, or 0 when the rate does not divide 8e12 */
     int64_t delay_ps;

@@ -9,7 +9,7 @@
 void *mem_alloc_big(size_t bytes)
 {
     if (bytes < MEM_BIG_MIN)
-        return aligned_alloc(64, (bytes + 63) & ~(size_t)63 ? (bytes + 63) & ~(size_t)63 : 64);
+        return aligned_alloc(128, bytes ? (bytes + 127) & ~(size_t)127 : 128);
     /* Whole aligned 2 MB units, so that every page of the block can be a huge page. */
     const size_t huge = MEM_BIG_MIN;
     if (bytes > SIZE_MAX - huge)

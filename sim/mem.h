@@ -19,8 +19,8 @@
 /* Below this size an array is an ordinary malloc: a huge page would only add RSS. */
 #define MEM_BIG_MIN ((size_t)2 << 20)
 
-/* Uninitialized memory of `bytes`, aligned to a cache line (64 bytes), huge-page backed when at least
- * MEM_BIG_MIN; NULL when out of memory. */
+/* Uninitialized memory of `bytes`, aligned to a pair of cache lines (128 bytes; struct port needs it),
+ * huge-page backed when at least MEM_BIG_MIN; NULL when out of memory. */
 void *mem_alloc_big(size_t bytes);
 
 /* The same, zeroed. */
