@@ -137,8 +137,9 @@ struct port {
     int64_t rate_bps;
     int64_t headroom;     /* per lossless priority (switch ingress) */
     uint64_t tx_frames, tx_bytes;
-    /* Frames on the wire towards this port, in arrival order (port.c): only the first has an event queued. */
-    struct pkt *wire_head, *wire_tail;
+    /* The last frame this port put on the wire, while it is still there (port.c): the frames on a wire form a
+     * list, of which only the first has an arrival event queued. */
+    struct pkt *wire_tail;
 
     _Alignas(64) struct port_prio pp[NPRIO];
     struct pktq ctrl;     /* PAUSE frames: sent next, never queued behind data */

@@ -67,29 +67,29 @@ static sim_time_t tx_time(struct port *p, uint32_t wire_bytes)
 /*
  * Frames on a link arrive in the order they were sent (one transmitter, one
  * delay), so only the first frame on the wire needs an arrival event; the
- * others wait in the receiving port's wire list with their arrival time and
- * the event sequence reserved when they were sent, and each arrival queues
- * the next.  The events fire at exactly the points of the event order they
- * would have had if all were queued at transmission, so results are the same,
- * but the event queue holds one entry per busy link instead of one per frame
- * in flight: a quarter of the entries in a loaded fat-tree, small enough to
- * stay in cache.
+ * others follow it in a list, each frame carrying the arrival time of the one
+ * behind it and the event sequence reserved when that one was sent, and each
+ * arrival queues the next.  The events fire at exactly the points of the event
+ * order they would have had if all were queued at transmission, so results
+ * are the same, but the event queue holds one entry per busy link instead of
+ * one per frame in flight: a quarter of the entries in a loaded fat-tree,
+ * small enough to stay in cache.  The list's tail is kept by the sending port
+ * (in cache when it sends) and the arrival event carries its frame, so
+ * neither end reads the other end's port for the list.
  */
-static void wire_send(struct sim *s, struct port *to, struct pkt *k, sim_time_t at)
+static void wire_send(struct sim *s, struct port *p, struct pkt *k, sim_time_t at)
 {
     uint64_t seq = sim_reserve_seq(s);
     k->next = NULL;
-    if (to->wire_tail) {
-        /* The frame ahead keeps this one's arrival: the line written anyway, and the one read when it arrives. */
-        struct pkt *ahead = to->wire_tail;
+    if (p->wire_tail) {
+        struct pkt *ahead = p->wire_tail;
         ahead->next = k;
         ahead->next_at = at;
         ahead->next_seq = seq;
     } else {
-        to->wire_head = k;
-        sim_at_seq(s, at, seq, port_arrive, to, (uint64_t)(uintptr_t)k); /* arg: for sim's prefetch only */
+        sim_at_seq(s, at, seq, port_arrive, p->peer, (uint64_t)(uintptr_t)k);
     }
-    to->wire_tail = k;
+    p->wire_tail = k;
 }
 
 /*
@@ -127,7 +127,7 @@ void port_kick(struct port *p)
     p->tx_frames++;
     p->tx_bytes += k->size;
     n->c.packet_hops++;
-    wire_send(s, p->peer, k, s->now + t + p->delay_ps);
+    wire_send(s, p, k, s->now + t + p->delay_ps);
     if (!p->wake_pending && has_work(n, p)) {
         p->wake_pending = true;
         sim_at_seq(s, p->busy_until, p->busy_seq, tx_wake, p, 0);
@@ -278,12 +278,11 @@ void port_arrive_prefetch(const void *obj, uint64_t arg)
 void port_arrive(struct sim *s, void *obj, uint64_t arg)
 {
     struct port *p = obj;
-    struct pkt *k = p->wire_head;
-    p->wire_head = k->next;
+    struct pkt *k = (struct pkt *)(uintptr_t)arg;
     if (k->next)
         sim_at_seq(s, k->next_at, k->next_seq, port_arrive, p, (uint64_t)(uintptr_t)k->next);
     else
-        p->wire_tail = NULL;
+        p->peer->wire_tail = NULL; /* k was the sender's last frame on the wire */
     struct net *n = p->net;
     if (k->link_gen != p->link_gen) {
         net_drop(n, k, DROP_LINK_DOWN);
