@@ -183,8 +183,11 @@ static void test_pause_refresh(void)
     test_teardown(&scn, &r);
 }
 
-/* Runs scenario text with a seed; returns flows.csv and summary (no wall clock) concatenated. */
-static char *outputs(const char *json, const char *seed)
+/*
+ * Runs scenario text with a seed; returns flows.csv and summary (no wall clock) concatenated.  prefetch
+ * false unregisters the frame-arrival prefetch hook; *hooked (when not NULL) tells whether one was registered.
+ */
+static char *outputs_ex(const char *json, const char *seed, bool prefetch, bool *hooked)
 {
     struct scenario scn;
     struct run r;
@@ -194,6 +197,10 @@ static char *outputs(const char *json, const char *seed)
         fprintf(stderr, "\n  %s\n", err);
         return NULL;
     }
+    if (hooked)
+        *hooked = r.sim.pf_hook != NULL;
+    if (!prefetch)
+        sim_set_prefetch(&r.sim, NULL, NULL);
     run_execute(&r);
     char *a = run_flows_csv(&r), *b = run_summary_json(&r, false);
     size_t la = strlen(a), lb = strlen(b);
@@ -205,6 +212,39 @@ static char *outputs(const char *json, const char *seed)
     run_free(&r);
     scn_free(&scn);
     return out;
+}
+
+static char *outputs(const char *json, const char *seed) { return outputs_ex(json, seed, true, NULL); }
+
+static void test_prefetch_changes_nothing(void)
+{
+    /* A fabric large enough for the arrival prefetch hook (6,144 ports), with PFC frames among the
+     * arrivals: the same bytes with the hook and without it. */
+    const char *json =
+        "{\"topology\": {\"type\": \"fat-tree\", \"k\": 16, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}},"
+        " \"switch\": {\"buffer\": \"2MB\"}, \"stop\": \"60us\","
+        " \"traffic\": [{\"type\": \"poisson\", \"hosts\": \"all\", \"load\": 0.5, \"size_cdf\": \"websearch\"},"
+        "              {\"type\": \"incast\", \"senders\": \"h0-h47\", \"receiver\": \"h1000\", \"size\": \"64KB\"}]}";
+    bool hooked = false, unhooked = true;
+    char *a = outputs_ex(json, "1", true, &hooked), *b = outputs_ex(json, "1", false, &unhooked);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_TRUE(hooked);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    /* the run did exercise PAUSE arrivals */
+    const char *pf = strstr(a, "\"pause_frames\":");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pf);
+    double pauses = strtod(pf + strlen("\"pause_frames\":"), NULL);
+    printf("\n    %.0f PAUSE frames; %zu bytes of outputs identical ", pauses, strlen(a));
+    CU_ASSERT(pauses > 0);
+    free(a);
+    free(b);
+    /* A small fabric does without the hook (it would only add instructions). */
+    bool small = true;
+    char *c = outputs_ex(INCAST(""), "1", true, &small);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_FALSE(small);
+    free(c);
 }
 
 static void test_determinism(void)
@@ -234,4 +274,5 @@ void test_net_register(void)
     CU_add_test(s, "static XOFF is lossless; ECN marks at enqueue", test_static_xoff_and_enqueue_marking);
     CU_add_test(s, "PAUSE is refreshed while congestion lasts", test_pause_refresh);
     CU_add_test(s, "same seed, same bytes; other seed, other result", test_determinism);
+    CU_add_test(s, "prefetching changes no byte of the results", test_prefetch_changes_nothing);
 }
