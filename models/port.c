@@ -231,10 +231,12 @@ static void receive_pause(struct port *p, struct pkt *k)
 /*
  * sim's prefetch hook for port_arrive (sim_set_prefetch), called one event
  * ahead with the port and frame already on their way into the cache: at a
- * switch, the switch, the ingress counters of the frame's priority and the
- * routing table entry switch_receive will read; at a host, the host and the
- * lines of the flow that the receiver (data) or the sender (ACK, NACK, CNP)
- * updates (struct flow's layout, net.h).
+ * switch, the switch, the ingress counters of the frame's priority, and the
+ * egress port switch_receive will choose (resolved here from the routing
+ * entry and the frame's ECMP hash, exactly as route_egress does) with its two
+ * hot lines; at a host, the host and the lines of the flow that the receiver
+ * (data) or the sender (ACK, NACK, CNP) updates (struct flow's layout, net.h).
+ * It reads and never writes.
  */
 void port_arrive_prefetch(const void *obj, uint64_t arg)
 {
