@@ -84,8 +84,9 @@ validation: $(BUILD)/validate
 $(BUILD)/validate: $(BUILD)/tests/validation/validate_main.o $(BUILD)/tests/validation/validation.o $(BUILD)/librocesim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+# BENCH_REPEAT=N: each whole run N times, the fastest kept (a shared machine's timings vary).
 bench: $(BUILD)/bench rocesim
-	$(BUILD)/bench
+	$(BUILD)/bench $(if $(BENCH_REPEAT),--repeat $(BENCH_REPEAT))
 
 # OpenMPI (optional): `make mpi` installs it when missing and builds ./rocesim-mpi, the same
 # program compiled with mpicc, whose `sweep` spreads its runs over the ranks of mpirun
