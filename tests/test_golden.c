@@ -16,38 +16,10 @@
 
 #define GOLDEN_DIR "tests/golden"
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0, k;
-    char *b = malloc(cap);
-    while (b && (k = fread(b + n, 1, cap - n - 1, f)) > 0) {
-        n += k;
-        if (cap - n < 4096) {
-            char *nb = realloc(b, cap * 2);
-            if (!nb) {
-                free(b);
-                b = NULL;
-                break;
-            }
-            b = nb;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (b)
-        b[n] = '\0';
-    if (len)
-        *len = n;
-    return b;
-}
-
 /* summary.json without the fields that measure the machine rather than the simulation. */
 static char *normalized_summary(const char *path)
 {
-    char *txt = slurp(path, NULL);
+    char *txt = test_read_file(path, NULL);
     if (!txt)
         return NULL;
     cJSON *j = cJSON_Parse(txt);
@@ -106,7 +78,7 @@ static void key_of(const char *path, char *key, size_t len)
 static bool is_scenario(const char *path)
 {
     /* sweep files live in scenarios/sweeps/ next to the scenarios they use: skip them */
-    char *t = slurp(path, NULL);
+    char *t = test_read_file(path, NULL);
     bool sweep = t && strstr(t, "\"grid\"") != NULL;
     free(t);
     return !sweep;
@@ -155,7 +127,7 @@ int golden_check(bool update)
         snprintf(gf, sizeof gf, GOLDEN_DIR "/%s.flows.csv", key);
         char *s = normalized_summary(sp);
         size_t flen = 0;
-        char *f = slurp(fp, &flen);
+        char *f = test_read_file(fp, &flen);
         if (!s || !f) {
             fprintf(stderr, "\n  golden: %s: no outputs\n", path);
             bad++;
@@ -165,7 +137,7 @@ int golden_check(bool update)
                 bad++;
             }
         } else {
-            char *es = slurp(gs, NULL), *ef = slurp(gf, NULL);
+            char *es = test_read_file(gs, NULL), *ef = test_read_file(gf, NULL);
             if (!es || !ef) {
                 fprintf(stderr, "\n  golden: %s: no reference in " GOLDEN_DIR " (make regress-update)\n", path);
                 bad++;

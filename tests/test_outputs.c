@@ -29,29 +29,6 @@ static char rundir[128];     /* the shared run */
 static int run_rc = -1;
 static char *run_stdout, *run_stderr;
 
-/* Reads a whole file; NULL when it cannot be read.  Caller frees. */
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0, k;
-    char *b = malloc(cap);
-    while (b && (k = fread(b + n, 1, cap - n - 1, f)) > 0) {
-        n += k;
-        if (cap - n < 2) {
-            cap *= 2;
-            b = realloc(b, cap);
-        }
-    }
-    fclose(f);
-    if (b)
-        b[n] = '\0';
-    if (len)
-        *len = n;
-    return b;
-}
-
 static char *path_in(char *buf, size_t len, const char *dir, const char *name)
 {
     snprintf(buf, len, "%s/%s", dir, name);
@@ -61,7 +38,7 @@ static char *path_in(char *buf, size_t len, const char *dir, const char *name)
 static char *read_in(const char *dir, const char *name)
 {
     char p[512];
-    return read_all(path_in(p, sizeof p, dir, name), NULL);
+    return test_read_file(path_in(p, sizeof p, dir, name), NULL);
 }
 
 /* A number from dir/summary.json by a two-level path (b may be NULL); NAN when missing. */
@@ -138,7 +115,7 @@ static bool png_ok(const char *dir, const char *name, long min_bytes)
 {
     char p[512];
     size_t len = 0;
-    char *b = read_all(path_in(p, sizeof p, dir, name), &len);
+    char *b = test_read_file(path_in(p, sizeof p, dir, name), &len);
     bool ok = b && len > (size_t)min_bytes && memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0;
     free(b);
     return ok;

@@ -33,35 +33,6 @@
 
 #define REGRESSIONS "tests/fuzz/regressions"
 
-/* Reads a whole file.  Returns the bytes (caller frees) and their count in *len, or NULL. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap + 1);
-    size_t k;
-    while (b && (k = fread(b + n, 1, cap - n, f)) > 0) {
-        n += k;
-        if (n == cap) {
-            cap *= 2;
-            char *nb = realloc(b, cap + 1);
-            if (!nb) {
-                free(b);
-                b = NULL;
-            }
-            b = nb;
-        }
-    }
-    fclose(f);
-    if (b) {
-        b[n] = '\0';
-        *len = n;
-    }
-    return b;
-}
-
 /* Every file in tests/fuzz/regressions/: scenario-* through the loader harness, run-* through the run harness. */
 static void test_fuzz_regressions(void)
 {
@@ -76,7 +47,7 @@ static void test_fuzz_regressions(void)
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", REGRESSIONS, e->d_name);
         size_t len = 0;
-        char *data = slurp(path, &len);
+        char *data = test_read_file(path, &len);
         CU_ASSERT_PTR_NOT_NULL_FATAL(data);
         int rc = scn ? fuzz_scenario_one((const uint8_t *)data, len) : fuzz_run_one((const uint8_t *)data, len);
         CU_ASSERT_EQUAL(rc, 0);
@@ -95,7 +66,7 @@ static void test_seed_runs_invariants(void)
                                         "tests/fuzz/seeds/fattree.json", "tests/fuzz/seeds/bytes-2.bin"};
     for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
         size_t len = 0;
-        char *data = slurp(seeds[i], &len);
+        char *data = test_read_file(seeds[i], &len);
         CU_ASSERT_PTR_NOT_NULL_FATAL(data);
         CU_ASSERT_EQUAL(fuzz_run_one((const uint8_t *)data, len), 0);
         free(data);
@@ -175,7 +146,7 @@ static cJSON *read_summary(const char *dir)
     char path[1024];
     snprintf(path, sizeof path, "%s/summary.json", dir);
     size_t len;
-    char *t = slurp(path, &len);
+    char *t = test_read_file(path, &len);
     if (!t)
         return NULL;
     cJSON *j = cJSON_Parse(t);
@@ -196,7 +167,7 @@ static void check_incomplete_outputs(const char *dir, const char *reason)
     char path[1024];
     snprintf(path, sizeof path, "%s/flows.csv", dir);
     size_t len;
-    char *csv = slurp(path, &len);
+    char *csv = test_read_file(path, &len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
     CU_ASSERT(strncmp(csv, "id,src,dst,priority,size_bytes,", 31) == 0);
     free(csv);

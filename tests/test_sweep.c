@@ -45,26 +45,6 @@ static void write_text(const char *path, const char *text)
     fclose(f);
 }
 
-/* Reads a whole file (caller frees), or NULL. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    if (b)
-        b[n] = '\0';
-    fclose(f);
-    return b;
-}
-
 /* Splits a CSV line without quoted cells into at most max fields (in place); returns the count. */
 static int split(char *line, char **f, int max)
 {
@@ -112,7 +92,7 @@ static void test_grid(void)
 
     char path[256];
     snprintf(path, sizeof path, "%s/results.csv", grid_out);
-    char *csv = slurp(path);
+    char *csv = test_read_file(path, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
     char *save = NULL, *line = strtok_r(csv, "\n", &save);
     char *hdr[400];
@@ -152,7 +132,7 @@ static void test_grid(void)
         }
 
     snprintf(path, sizeof path, "%s/best.json", grid_out);
-    char *bj = slurp(path);
+    char *bj = test_read_file(path, NULL);
     cJSON *j = bj ? cJSON_Parse(bj) : NULL;
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
     double mean = cJSON_GetObjectItemCaseSensitive(j, "mean")->valuedouble;
@@ -185,7 +165,7 @@ static void test_rerun_skips(void)
 {
     char path[256], cmd[1024], *out = NULL;
     snprintf(path, sizeof path, "%s/results.csv", grid_out);
-    char *before = slurp(path);
+    char *before = test_read_file(path, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(before);
     char glob_cmd[512];
     snprintf(glob_cmd, sizeof glob_cmd, "stat -c '%%n %%Y.%%y' %s/runs/*/summary.json", grid_out);
@@ -196,7 +176,7 @@ static void test_rerun_skips(void)
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "8 already done, 0 started"));
     CU_ASSERT_EQUAL(test_run(glob_cmd, &mt2), 0);
     CU_ASSERT(mt1 && mt2 && strcmp(mt1, mt2) == 0);
-    char *after = slurp(path);
+    char *after = test_read_file(path, NULL);
     CU_ASSERT(after && strcmp(before, after) == 0);
     /* `rocesim plot DIR` redraws a sweep's plots from its sweep.json and summaries, running nothing. */
     free(out);
@@ -226,18 +206,18 @@ static void test_bad_point(void)
     free(out);
     char path[256];
     snprintf(path, sizeof path, "%s/results.csv", dir);
-    char *csv = slurp(path);
+    char *csv = test_read_file(path, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n5KB,1,ok,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\ntwenty,1,exit 2,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n20KB,1,ok,"));
     free(csv);
     snprintf(path, sizeof path, "%s/failures.txt", dir);
-    char *fail = slurp(path);
+    char *fail = test_read_file(path, NULL);
     CU_ASSERT_PTR_NOT_NULL(fail && strstr(fail, "expected a size like \"20KB\", got \"twenty\""));
     free(fail);
     snprintf(path, sizeof path, "%s/best.json", dir);
-    char *bj = slurp(path);
+    char *bj = test_read_file(path, NULL);
     CU_ASSERT_PTR_NOT_NULL(bj && strstr(bj, "\"switch.ecn.kmin\":\t\"5KB\"")); /* a tie goes to the first point */
     free(bj);
 }
@@ -302,7 +282,7 @@ static void test_mpi_same_rows(void)
     char a[256], b[256];
     snprintf(a, sizeof a, "%s/results.csv", grid_out);
     snprintf(b, sizeof b, "%s/results.csv", dir);
-    char *x = slurp(a), *y = slurp(b);
+    char *x = test_read_file(a, NULL), *y = test_read_file(b, NULL);
     CU_ASSERT(x && y && strcmp(x, y) == 0);
     free(x);
     free(y);
@@ -397,7 +377,7 @@ static void test_nic_command(void)
     snprintf(best, sizeof best, "%s/best.json", grid_out);
     snprintf(cmd, sizeof cmd, "%s nic-config --from %s", test_rocesim_bin(), best);
     CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
-    char *bj = slurp(best);
+    char *bj = test_read_file(best, NULL);
     cJSON *j = bj ? cJSON_Parse(bj) : NULL;
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "parameters"),
                                                       "host.dcqcn.g");

@@ -1,6 +1,7 @@
 /* Helpers shared by the whole-run tests (declared in tests/tests.h). */
 #include "tests/tests.h"
 #include "tools/run.h"
+#include "tools/sweep_util.h"
 
 #include <stdio.h>
 
@@ -52,4 +53,10 @@ struct port *test_port_to(struct run *r, const char *a, const char *b)
     int local = graph_port_to(&r->g, na, test_node(r, b));
     CU_ASSERT_FATAL(local >= 0);
     return &r->net.ports[r->g.nodes[na].first_port + (uint32_t)local];
+}
+
+char *test_read_file(const char *path, size_t *len)
+{
+    char *data;
+    return read_file(path, &data, len, NULL, 0) ? NULL : data;
 }

@@ -48,6 +48,9 @@ uint32_t test_node(const struct run *r, const char *name);
 /* The runtime port of node a towards node b (the test fails when they are not linked). */
 struct port *test_port_to(struct run *r, const char *a, const char *b);
 
+/* A whole file (NUL after its bytes; caller frees) and its length in *len (when not NULL), or NULL. */
+char *test_read_file(const char *path, size_t *len);
+
 /* Path of the rocesim binary under test ($ROCESIM, default ./rocesim). */
 const char *test_rocesim_bin(void);
 

@@ -1,5 +1,6 @@
 /* compare — runs side by side (see compare.h). */
 #include "tools/compare.h"
+#include "tools/sweep_util.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -14,28 +15,11 @@ static cJSON *load_summary(const char *dir)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/summary.json", dir);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "rocesim: %s: cannot read: %s (is %s a finished run?)\n", path, strerror(errno), dir);
+    char *b, err[4400];
+    if (read_text_file(path, &b, err, sizeof err)) {
+        fprintf(stderr, "rocesim: %s (is %s a finished run?)\n", err, dir);
         return NULL;
     }
-    size_t cap = 1 << 16, n = 0, k;
-    char *b = malloc(cap);
-    while (b && (k = fread(b + n, 1, cap - n - 1, f)) > 0) {
-        n += k;
-        if (cap - n < 1024) {
-            char *nb = realloc(b, cap *= 2);
-            if (!nb) {
-                free(b);
-                b = NULL;
-            }
-            b = nb;
-        }
-    }
-    fclose(f);
-    if (!b)
-        return NULL;
-    b[n] = '\0';
     cJSON *j = cJSON_Parse(b);
     free(b);
     if (!j)

@@ -2,6 +2,7 @@
 #include "tools/plot.h"
 #include "sim/units.h"
 #include "tools/run.h"
+#include "tools/sweep_util.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -42,39 +43,6 @@ struct meta {
 };
 
 /* ---- small helpers ---- */
-
-/* Reads a whole file (NUL-terminated, caller frees).  Returns NULL with errno set on failure. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 8192, len = 0;
-    char *buf = malloc(cap);
-    size_t n;
-    while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (cap - len < 2) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf || bad) {
-        free(buf);
-        errno = bad ? EIO : ENOMEM;
-        return NULL;
-    }
-    buf[len] = '\0';
-    return buf;
-}
 
 /* Splits a CSV line in place (no quoting: ids never hold commas).  Returns the number of fields. */
 static int split_csv(char *line, char **fld, int max)
@@ -892,11 +860,13 @@ static int read_meta(const char *dir, struct meta *mt, char *err, size_t errlen)
     memset(mt, 0, sizeof *mt);
     char path[PATH_MAX_LEN];
     snprintf(path, sizeof path, "%s/summary.json", dir);
-    char *txt = slurp(path);
-    cJSON *j = txt ? cJSON_Parse(txt) : NULL;
+    char *txt;
+    if (read_text_file(path, &txt, err, errlen))
+        return -1;
+    cJSON *j = cJSON_Parse(txt);
     free(txt);
     if (!j) {
-        snprintf(err, errlen, "%s: cannot read a summary: %s", path, errno ? strerror(errno) : "invalid JSON");
+        snprintf(err, errlen, "%s: cannot read a summary: invalid JSON", path);
         return -1;
     }
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(j, "scenario");
@@ -905,9 +875,11 @@ static int read_meta(const char *dir, struct meta *mt, char *err, size_t errlen)
     cJSON_Delete(j);
 
     snprintf(path, sizeof path, "%s/scenario.json", dir);
-    txt = slurp(path);
-    j = txt ? cJSON_Parse(txt) : NULL;
-    free(txt);
+    j = NULL;
+    if (read_text_file(path, &txt, NULL, 0) == 0) {
+        j = cJSON_Parse(txt);
+        free(txt);
+    }
     const cJSON *ecn = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "switch"), "ecn");
     const cJSON *en = cJSON_GetObjectItemCaseSensitive(ecn, "enabled");
     const cJSON *kmin = cJSON_GetObjectItemCaseSensitive(ecn, "kmin");
@@ -1054,11 +1026,9 @@ static int write_script(const char *pdir, const char *tdir, const char *name, co
 {
     char path[PATH_MAX_LEN];
     snprintf(path, sizeof path, "%s/%s.gp", tdir, name);
-    char *tpl = slurp(path);
-    if (!tpl) {
-        snprintf(err, errlen, "%s: cannot read the plot template: %s", path, strerror(errno));
+    char *tpl;
+    if (read_text_file(path, &tpl, err, errlen))
         return -1;
-    }
     char *text = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);

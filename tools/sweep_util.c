@@ -45,12 +45,13 @@ char *xstrdup(const char *s)
 }
 
 /* See sweep_util.h. */
-int read_text_file(const char *path, char **text, char *err, size_t errlen)
+int read_file(const char *path, char **data, size_t *len_out, char *err, size_t errlen)
 {
-    *text = NULL;
+    *data = NULL;
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        if (err)
+            snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
         return -1;
     }
     size_t len = 0, cap = 65536;
@@ -67,12 +68,21 @@ int read_text_file(const char *path, char **text, char *err, size_t errlen)
     fclose(f);
     if (e) {
         free(buf);
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(e));
+        if (err)
+            snprintf(err, errlen, "%s: cannot read: %s", path, strerror(e));
         return -1;
     }
     buf[len] = '\0';
-    *text = buf;
+    *data = buf;
+    if (len_out)
+        *len_out = len;
     return 0;
+}
+
+/* See sweep_util.h. */
+int read_text_file(const char *path, char **text, char *err, size_t errlen)
+{
+    return read_file(path, text, NULL, err, errlen);
 }
 
 /* See sweep_util.h.  An unclosed comment blanks the rest: the JSON parser then reports the end of input. */

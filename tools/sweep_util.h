@@ -17,9 +17,13 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 
 /*
- * Reads a whole text file into *text (NUL-terminated, caller frees).
- * Returns 0, or -1 with "PATH: cannot read: REASON" in err (*text NULL).
+ * Reads a whole file into *data (with a NUL after its bytes, caller frees) and
+ * its length into *len (when not NULL).  Returns 0, or -1 with "PATH: cannot
+ * read: REASON" in err (err may be NULL) and *data NULL.
  */
+int read_file(const char *path, char **data, size_t *len, char *err, size_t errlen);
+
+/* read_file for a text file (a NUL inside it ends the text). */
 int read_text_file(const char *path, char **text, char *err, size_t errlen);
 
 /* A copy of JSON text with // and block comments blanked out (newlines kept).  Caller frees. */
