@@ -191,26 +191,15 @@ static char *outputs_ex(const char *json, const char *seed, bool prefetch, bool 
 {
     struct scenario scn;
     struct run r;
-    char err[SCN_ERR_MAX];
-    struct scn_override ov = {"seed", seed};
-    if (scn_load_text("test.json", json, &ov, 1, &scn, err, sizeof err) || run_setup(&r, &scn, err, sizeof err)) {
-        fprintf(stderr, "\n  %s\n", err);
+    if (!test_setup(json, "seed", seed, &scn, &r))
         return NULL;
-    }
     if (hooked)
         *hooked = r.sim.pf_hook != NULL;
     if (!prefetch)
         sim_set_prefetch(&r.sim, NULL, NULL);
-    run_execute(&r);
-    char *a = run_flows_csv(&r), *b = run_summary_json(&r, false);
-    size_t la = strlen(a), lb = strlen(b);
-    char *out = malloc(la + lb + 1);
-    memcpy(out, a, la);
-    memcpy(out + la, b, lb + 1);
-    free(a);
-    free(b);
-    run_free(&r);
-    scn_free(&scn);
+    CU_ASSERT_EQUAL(run_execute(&r), 0);
+    char *out = test_run_text(&r);
+    test_teardown(&scn, &r);
     return out;
 }
 

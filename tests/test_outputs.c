@@ -427,12 +427,11 @@ static char *run_variant(const char *set_path, const char *set_val, const char *
     struct run r;
     char err[SCN_ERR_MAX];
     struct scn_override ov = {set_path, set_val};
-    if (scn_load(SCENARIO, &ov, set_path ? 1 : 0, &scn, err, sizeof err) || run_setup(&r, &scn, err, sizeof err)) {
-        fprintf(stderr, "\n  %s\n", err);
+    if (!test_setup_from(SCENARIO, NULL, &ov, set_path ? 1 : 0, &scn, &r))
         return NULL;
-    }
     if (dir && monitor_open(m, &r, dir, err, sizeof err)) {
         fprintf(stderr, "\n  %s\n", err);
+        test_teardown(&scn, &r);
         return NULL;
     }
     struct progress pg;
@@ -445,16 +444,8 @@ static char *run_variant(const char *set_path, const char *set_val, const char *
         CU_ASSERT_EQUAL(monitor_close(m, true, err, sizeof err), 0);
     if (pause_frames)
         *pause_frames = r.net.c.pause_frames;
-    char *a = run_flows_csv(&r), *b = run_summary_json(&r, false);
-    size_t la = strlen(a), lb = strlen(b);
-    char *out = malloc(la + lb + 64);
-    memcpy(out, a, la);
-    memcpy(out + la, b, lb);
-    snprintf(out + la + lb, 64, "end %lld\n", (long long)r.sim.now);
-    free(a);
-    free(b);
-    run_free(&r);
-    scn_free(&scn);
+    char *out = test_run_text(&r);
+    test_teardown(&scn, &r);
     return out;
 }
 

@@ -66,18 +66,8 @@ static void log_free(struct log *l)
 static bool setup(const char *file, const char *text, const struct scn_override *ov, int n_ov, struct scenario *scn,
                   struct run *r, struct log *l)
 {
-    char err[SCN_ERR_MAX];
-    int rc = text ? scn_load_text(file, text, ov, n_ov, scn, err, sizeof err)
-                  : scn_load(file, ov, n_ov, scn, err, sizeof err);
-    if (rc) {
-        fprintf(stderr, "\n  scenario error: %s\n", err);
+    if (!test_setup_from(file, text, ov, n_ov, scn, r))
         return false;
-    }
-    if (run_setup(r, scn, err, sizeof err)) {
-        fprintf(stderr, "\n  setup error: %s\n", err);
-        scn_free(scn);
-        return false;
-    }
     memset(l, 0, sizeof *l);
     r->net.pfc_hook = on_pfc;
     r->net.wd_hook = on_wd;

@@ -4,12 +4,15 @@
 #include "tools/sweep_util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
-bool test_setup(const char *json, const char *set_path, const char *set_value, struct scenario *scn, struct run *r)
+bool test_setup_from(const char *file, const char *text, const struct scn_override *ov, int n_ov,
+                     struct scenario *scn, struct run *r)
 {
     char err[SCN_ERR_MAX];
-    struct scn_override ov = {set_path, set_value};
-    if (scn_load_text("test.json", json, &ov, set_path ? 1 : 0, scn, err, sizeof err)) {
+    int rc = text ? scn_load_text(file, text, ov, n_ov, scn, err, sizeof err)
+                  : scn_load(file, ov, n_ov, scn, err, sizeof err);
+    if (rc) {
         fprintf(stderr, "\n  scenario error: %s\n", err);
         return false;
     }
@@ -19,6 +22,22 @@ bool test_setup(const char *json, const char *set_path, const char *set_value, s
         return false;
     }
     return true;
+}
+
+bool test_setup(const char *json, const char *set_path, const char *set_value, struct scenario *scn, struct run *r)
+{
+    struct scn_override ov = {set_path, set_value};
+    return test_setup_from("test.json", json, &ov, set_path ? 1 : 0, scn, r);
+}
+
+char *test_run_text(const struct run *r)
+{
+    char *a = run_flows_csv(r), *b = run_summary_json(r, false);
+    struct sbuf out = {0};
+    sb_printf(&out, "%s%send %lld\n", a, b, (long long)r->sim.now);
+    free(a);
+    free(b);
+    return out.p;
 }
 
 void test_teardown(struct scenario *scn, struct run *r)

@@ -39,6 +39,13 @@ struct port;
  * message on stderr, when either fails.
  */
 bool test_setup(const char *json, const char *set_path, const char *set_value, struct scenario *scn, struct run *r);
+/* The same from a scenario file (text NULL) or from text named `file`, with n_ov overrides. */
+struct scn_override;
+bool test_setup_from(const char *file, const char *text, const struct scn_override *ov, int n_ov,
+                     struct scenario *scn, struct run *r);
+/* What a finished run produced, as one text to compare byte for byte: flows.csv, summary.json without the
+ * wall-clock fields, and the end time (caller frees). */
+char *test_run_text(const struct run *r);
 void test_teardown(struct scenario *scn, struct run *r);
 /* Runs to the end (or the stop time) and asserts the invariants that hold after every run. */
 void test_run_checked(struct run *r);
