@@ -81,17 +81,24 @@ void graph_init(struct graph *g)
     memset(g, 0, sizeof *g);
 }
 
+void graph_routes_free(struct graph *g)
+{
+    struct g_routes *r = &g->routes;
+    free(r->table);
+    free(r->col);
+    free(r->attach);
+    free(r->last);
+    free(r->nh);
+    memset(r, 0, sizeof *r);
+}
+
 void graph_free(struct graph *g)
 {
     free(g->nodes);
     free(g->links);
     free(g->ports);
     free(g->host_node);
-    free(g->routes.table);
-    free(g->routes.col);
-    free(g->routes.attach);
-    free(g->routes.last);
-    free(g->routes.nh);
+    graph_routes_free(g);
     free(g->name_ix);
     memset(g, 0, sizeof *g);
 }

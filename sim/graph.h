@@ -87,6 +87,8 @@ struct graph {
 
 void graph_init(struct graph *g);
 void graph_free(struct graph *g);
+/* Frees the routing tables and zeroes g->routes (routing_compute fills them again). */
+void graph_routes_free(struct graph *g);
 
 /*
  * Adds a node; hosts get consecutive host indices in the order they are added.

@@ -298,12 +298,7 @@ uint32_t routing_columns(const struct graph *g)
 int routing_compute(struct graph *g)
 {
     struct g_routes *r = &g->routes;
-    free(r->table);
-    free(r->col);
-    free(r->attach);
-    free(r->last);
-    free(r->nh);
-    memset(r, 0, sizeof *r);
+    graph_routes_free(g);
 
     const uint32_t N = g->n_nodes, H = g->n_hosts;
     uint32_t max_ports = 1;
@@ -399,12 +394,7 @@ int routing_compute(struct graph *g)
     rc = 0;
 out:
     if (rc < 0) {
-        free(r->table);
-        free(r->col);
-        free(r->attach);
-        free(r->last);
-        free(r->nh);
-        memset(r, 0, sizeof *r);
+        graph_routes_free(g);
     } else {
         /* The interned sets are final: give back the growth slack. */
         uint16_t *nh = realloc(r->nh, (r->nh_len ? r->nh_len : 1) * sizeof *nh);
