@@ -310,6 +310,18 @@ int net_check_invariants(const struct net *n, char *err, size_t errlen)
                  (unsigned long long)c->bytes_dropped, (unsigned long long)c->data_bytes_in_flight);
         return -1;
     }
+    /* qmask is a cache of which queues hold frames (the scheduler trusts it). */
+    for (uint32_t i = 0; i < n->g->n_ports; i++) {
+        const struct port *pt = &n->ports[i];
+        unsigned want = pt->ctrl.head ? QMASK_CTRL : 0;
+        for (int prio = 0; prio < NPRIO; prio++)
+            want |= pt->pp[prio].q.head ? 1u << prio : 0;
+        if (pt->qmask != want) {
+            snprintf(err, errlen, "queue mask of %s port %u is %#x, its queues say %#x", n->g->nodes[pt->node].name,
+                     pt->local, pt->qmask, want);
+            return -1;
+        }
+    }
     for (uint32_t i = 0; i < n->g->n_switches; i++) {
         const struct sw *w = &n->sws[i];
         int64_t ingress = 0, egress = 0;
