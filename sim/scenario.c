@@ -88,13 +88,17 @@ static int bad(struct ctx *c, const char *path, const char *fmt, ...)
     if (c->err && c->errlen) {
         strf(c->err, c->errlen, "%s: %s%s: %s", c->file, *path ? path : "(top level)",
                  c->in_override || from_override(c, path) ? " (from --set)" : "", msg);
-        /* The message quotes the user's keys and values, which may hold newlines or escapes: keep it one
-         * printable line (found by fuzzing, tests/fuzz/regressions/). */
-        for (char *q = c->err; *q; q++)
-            if ((unsigned char)*q < 0x20 || *q == 0x7f)
-                *q = '?';
+        scn_one_line(c->err);
     }
     return -1;
+}
+
+/* See scenario.h. */
+void scn_one_line(char *msg)
+{
+    for (char *q = msg; *q; q++)
+        if ((unsigned char)*q < 0x20 || *q == 0x7f)
+            *q = '?';
 }
 
 /* Reports an allocation failure (an I/O-class error); always returns -1. */

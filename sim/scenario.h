@@ -282,4 +282,10 @@ int scn_host_index(const struct scenario *s, const char *name);
 const char *scn_topo_type_name(enum scn_topo_type t);
 const char *scn_traffic_type_name(enum scn_traffic_type t);
 
+/*
+ * Makes an error message one printable line in place: control characters become '?'.  Messages quote the
+ * user's keys and values, which may hold newlines or escapes (found by fuzzing, tests/fuzz/regressions/).
+ */
+void scn_one_line(char *msg);
+
 #endif

@@ -241,6 +241,9 @@ static void test_bad_sweep_files(void)
         {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"a,b\": [[1]]}, "
          "\"objective\": {\"minimize\": \"x\"}}", "grid[\"a,b\"][0]: expected an array of 2 values"},
         {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grids\": {}}", "grids: expected one of scenario"},
+        /* a key with a newline: the message stays one line (as the scenario loader's do) */
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"bad\\nkey\": [1, 2]}}",
+         "grid[\"bad?key\"]: expected a dotted scenario path"},
     };
     char file[160], cmd[1024];
     snprintf(file, sizeof file, "%s/broken.json", root);

@@ -55,6 +55,7 @@ static int lbad(struct lctx *c, const char *path, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     sfmt(c->err, c->errlen, "%s: %s: %s", c->file, *path ? path : "(top level)", msg);
+    scn_one_line(c->err);
     return SCN_EUSAGE;
 }
 
