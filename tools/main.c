@@ -190,45 +190,22 @@ static cJSON *derived_json(const struct run *r)
     if (!r->scn->sw.pfc.enabled)
         return d;
     cJSON *classes = cJSON_AddArrayToObject(d, "pfc_headroom");
-    struct cls {
-        int64_t rate, delay, headroom;
-        uint32_t ports;
-    } cl[64];
-    int ncl = 0;
-    int64_t max_reserved = 0;
-    const char *max_sw = "";
-    for (uint32_t i = 0; i < g->n_switches; i++) {
-        const struct sw *w = &n->sws[i];
-        if (w->hdrm_reserved > max_reserved) {
-            max_reserved = w->hdrm_reserved;
-            max_sw = g->nodes[w->node].name;
-        }
-        for (uint32_t p = 0; p < w->n_ports; p++) {
-            const struct port *pt = &w->ports[p];
-            int k = 0;
-            while (k < ncl && !(cl[k].rate == pt->rate_bps && cl[k].delay == pt->delay_ps))
-                k++;
-            if (k == ncl) {
-                if (ncl == 64)
-                    continue;
-                cl[ncl++] = (struct cls){pt->rate_bps, pt->delay_ps, pt->headroom, 0};
-            }
-            cl[k].ports++;
-        }
-    }
-    for (int k = 0; k < ncl; k++) {
+    struct hdrm_report rep;
+    run_headroom_classes(r, &rep);
+    for (int k = 0; k < rep.n; k++) {
         char a[32], b[32], h[32];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "rate", units_fmt_rate(cl[k].rate, a, sizeof a));
-        cJSON_AddStringToObject(o, "delay", units_fmt_time(cl[k].delay, b, sizeof b));
-        cJSON_AddNumberToObject(o, "ports", cl[k].ports);
-        cJSON_AddStringToObject(o, "headroom_per_priority", units_fmt_size(cl[k].headroom, h, sizeof h));
+        cJSON_AddStringToObject(o, "rate", units_fmt_rate(rep.cls[k].rate_bps, a, sizeof a));
+        cJSON_AddStringToObject(o, "delay", units_fmt_time(rep.cls[k].delay_ps, b, sizeof b));
+        cJSON_AddNumberToObject(o, "ports", rep.cls[k].ports);
+        cJSON_AddStringToObject(o, "headroom_per_priority", units_fmt_size(rep.cls[k].headroom, h, sizeof h));
         cJSON_AddItemToArray(classes, o);
     }
     char m[32];
     cJSON *mr = cJSON_AddObjectToObject(d, "largest_headroom_reservation");
-    cJSON_AddStringToObject(mr, "switch", max_sw);
-    cJSON_AddStringToObject(mr, "bytes", units_fmt_size(max_reserved, m, sizeof m));
+    cJSON_AddStringToObject(mr, "switch", rep.max_switch);
+    cJSON_AddStringToObject(mr, "bytes", units_fmt_size(rep.max_reserved, m, sizeof m));
+    free(rep.cls);
     return d;
 }
 

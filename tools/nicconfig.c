@@ -190,47 +190,23 @@ static void print_lossless(FILE *f, const struct run *r, int p)
             bytes_kb(w->pfc.xon_delta, a, sizeof a));
 
     /* Headroom per class of port (same rate and delay), as `rocesim check` reports it. */
-    const struct graph *g = &r->g;
-    const struct net *n = &r->net;
-    struct cls {
-        int64_t rate, delay, headroom;
-        uint32_t ports;
-    } cl[64];
-    int ncl = 0;
-    int64_t max_res = 0;
-    const char *max_sw = "";
-    for (uint32_t i = 0; i < g->n_switches; i++) {
-        const struct sw *sw = &n->sws[i];
-        if (sw->hdrm_reserved > max_res) {
-            max_res = sw->hdrm_reserved;
-            max_sw = g->nodes[sw->node].name;
-        }
-        for (uint32_t k = 0; k < sw->n_ports; k++) {
-            const struct port *pt = &sw->ports[k];
-            int c = 0;
-            while (c < ncl && !(cl[c].rate == pt->rate_bps && cl[c].delay == pt->delay_ps))
-                c++;
-            if (c == ncl) {
-                if (ncl == 64)
-                    continue;
-                cl[ncl++] = (struct cls){pt->rate_bps, pt->delay_ps, pt->headroom, 0};
-            }
-            cl[c].ports++;
-        }
-    }
+    struct hdrm_report rep;
+    run_headroom_classes(r, &rep);
     fprintf(f, "#   Headroom (%s), reserved per port for priority %d beyond XOFF:\n",
             w->pfc.headroom_auto ? "auto: link rate x round trip + response time + frames in flight, MODEL.md"
                                  : "as configured",
             p);
-    for (int c = 0; c < ncl; c++) {
+    for (int c = 0; c < rep.n; c++) {
+        const struct hdrm_class *hc = &rep.cls[c];
         char rt[32], dl[32];
-        fprintf(f, "#     %s links, %s delay (%u switch port%s): %s\n", units_fmt_rate(cl[c].rate, rt, sizeof rt),
-                units_fmt_time(cl[c].delay, dl, sizeof dl), cl[c].ports, cl[c].ports == 1 ? "" : "s",
-                bytes_kb(cl[c].headroom, a, sizeof a));
+        fprintf(f, "#     %s links, %s delay (%u switch port%s): %s\n", units_fmt_rate(hc->rate_bps, rt, sizeof rt),
+                units_fmt_time(hc->delay_ps, dl, sizeof dl), hc->ports, hc->ports == 1 ? "" : "s",
+                bytes_kb(hc->headroom, a, sizeof a));
     }
-    if (max_res > 0)
+    if (rep.max_reserved > 0)
         fprintf(f, "#     largest reservation on one switch, all lossless priorities: %s on %s\n",
-                bytes_kb(max_res, a, sizeof a), max_sw);
+                bytes_kb(rep.max_reserved, a, sizeof a), rep.max_switch);
+    free(rep.cls);
     const struct scn_ecn *e = &w->ecn;
     if (e->enabled)
         fprintf(f, "#   ECN (RED/WRED on the egress queue of priority %d): kmin %s, kmax %s, pmax %s %% (marking "

@@ -82,6 +82,37 @@ int run_execute(struct run *r)
     return 0;
 }
 
+void run_headroom_classes(const struct run *r, struct hdrm_report *rep)
+{
+    const struct graph *g = &r->g;
+    const struct net *n = &r->net;
+    int cap = 0;
+    *rep = (struct hdrm_report){NULL, 0, 0, ""};
+    for (uint32_t i = 0; i < g->n_switches; i++) {
+        const struct sw *w = &n->sws[i];
+        if (w->hdrm_reserved > rep->max_reserved) {
+            rep->max_reserved = w->hdrm_reserved;
+            rep->max_switch = g->nodes[w->node].name;
+        }
+        for (uint32_t p = 0; p < w->n_ports; p++) {
+            const struct port *pt = &w->ports[p];
+            int k = 0;
+            while (k < rep->n && !(rep->cls[k].rate_bps == pt->rate_bps && rep->cls[k].delay_ps == pt->delay_ps))
+                k++;
+            if (k == rep->n) {
+                if (rep->n == cap) {
+                    cap = cap ? 2 * cap : 8;
+                    rep->cls = realloc(rep->cls, (size_t)cap * sizeof *rep->cls);
+                    if (!rep->cls)
+                        abort();
+                }
+                rep->cls[rep->n++] = (struct hdrm_class){pt->rate_bps, pt->delay_ps, pt->headroom, 0};
+            }
+            rep->cls[k].ports++;
+        }
+    }
+}
+
 void run_free(struct run *r)
 {
     traffic_free(&r->traffic);

@@ -61,6 +61,20 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
 
 void run_free(struct run *r);
 
+/* Switch ports grouped by (rate, delay): the PFC headroom each class reserves per lossless priority. */
+struct hdrm_class {
+    int64_t rate_bps, delay_ps, headroom;
+    uint32_t ports;
+};
+struct hdrm_report {
+    struct hdrm_class *cls; /* in order of first appearance (caller frees) */
+    int n;
+    int64_t max_reserved;   /* the largest headroom reservation of one switch (all lossless priorities) */
+    const char *max_switch; /* ... and that switch ("" when none) */
+};
+/* Fills rep for the built network of r (`rocesim check`, `rocesim nic-config`); aborts when out of memory. */
+void run_headroom_classes(const struct run *r, struct hdrm_report *rep);
+
 /* Writes `len` bytes to path atomically (temporary file + rename).  Returns 0 or -1 (errno set). */
 int write_file_atomic(const char *path, const char *data, size_t len);
 
