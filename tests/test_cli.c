@@ -119,13 +119,10 @@ static void test_run_writes_outputs(void)
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "16 of 16 flows finished"));
     char path[600];
     snprintf(path, sizeof path, "%s/summary.json", sub);
-    FILE *f = fopen(path, "r");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    char buf[8192];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
+    char *buf = test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
     cJSON *j = cJSON_Parse(buf);
+    free(buf);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
     cJSON *flows = cJSON_GetObjectItemCaseSensitive(j, "flows");
     CU_ASSERT_EQUAL(cJSON_GetObjectItemCaseSensitive(flows, "completed")->valuedouble, 16);
@@ -137,16 +134,16 @@ static void test_run_writes_outputs(void)
     CU_ASSERT(sent >= 16 * 977);
     cJSON_Delete(j);
     snprintf(path, sizeof path, "%s/flows.csv", sub);
-    f = fopen(path, "r");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char *csv = test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    const char *header = "id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps,"
+                         "paused_ns\n";
+    CU_ASSERT_EQUAL(strncmp(csv, header, strlen(header)), 0);
     int lines = 0;
-    CU_ASSERT_PTR_NOT_NULL(fgets(buf, sizeof buf, f));
-    CU_ASSERT_STRING_EQUAL(buf, "id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps,"
-                                "paused_ns\n");
-    while (fgets(buf, sizeof buf, f))
-        lines++;
-    fclose(f);
-    CU_ASSERT_EQUAL(lines, 16);
+    for (const char *c = csv; *c; c++)
+        lines += *c == '\n';
+    CU_ASSERT_EQUAL(lines, 1 + 16);
+    free(csv);
     free(out);
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -32,14 +32,10 @@ static cJSON *lab_run(const char *scenario, const char *opts, const char *tag)
     free(log);
     char path[512];
     snprintf(path, sizeof path, "%s/%s/summary.json", lab_tmp, tag);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    static char buf[1 << 18];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return cJSON_Parse(buf);
+    char *buf = test_read_file(path, NULL);
+    cJSON *j = buf ? cJSON_Parse(buf) : NULL;
+    free(buf);
+    return j;
 }
 
 static double num(const cJSON *j, const char *path)

@@ -264,6 +264,26 @@ static void test_bad_sweep_files(void)
     CU_ASSERT_EQUAL(test_run(cmd, NULL), 2);
 }
 
+/* `rocesim check` tells a sweep file from a scenario however long the file is (a 70 KB comment first). */
+static void test_check_long_sweep_file(void)
+{
+    static char text[72000];
+    int len = snprintf(text, sizeof text, "// ");
+    memset(text + len, 'x', 70000);
+    len += 70000;
+    snprintf(text + len, sizeof text - (size_t)len,
+             "\n{\"scenario\": \"scenarios/dumbbell.json\", \"grid\": {\"switch.ecn.kmin\": [\"10KB\", \"20KB\"]},"
+             " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}}\n");
+    char file[160], cmd[400];
+    snprintf(file, sizeof file, "%s/long-sweep.json", root);
+    write_text(file, text);
+    snprintf(cmd, sizeof cmd, "%s check %s", test_rocesim_bin(), file);
+    char *out = NULL;
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "\"sweep\""));
+    free(out);
+}
+
 /* mpirun -np 3 over rocesim-mpi writes the same results.csv as the local sweep (skipped without OpenMPI). */
 static void test_mpi_same_rows(void)
 {
@@ -411,6 +431,7 @@ void test_sweep_register(void)
     CU_add_test(s, "a rerun into the same directory starts nothing", test_rerun_skips);
     CU_add_test(s, "a bad value fails its point only", test_bad_point);
     CU_add_test(s, "bad sweep files exit 2 naming file and path", test_bad_sweep_files);
+    CU_add_test(s, "check recognizes a sweep file longer than 64 KB", test_check_long_sweep_file);
     CU_add_test(s, "mpirun -np 3 gives the same results.csv", test_mpi_same_rows);
     CU_add_test(s, "nic-config unit conversions", test_nic_units);
     CU_add_test(s, "nic-config command and --from best.json", test_nic_command);

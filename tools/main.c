@@ -13,6 +13,7 @@
 #include "tools/run.h"
 #include "tools/signals.h"
 #include "tools/sweep.h"
+#include "tools/sweep_util.h"
 #include "topologies/topo.h"
 
 #include <cjson/cJSON.h>
@@ -212,15 +213,12 @@ static cJSON *derived_json(const struct run *r)
 /* Whether file is a sweep file (a JSON object with a top-level "grid"); false when unreadable. */
 static bool is_sweep_file(const char *file)
 {
-    FILE *f = fopen(file, "rb");
-    if (!f)
+    char *buf;
+    if (read_text_file(file, &buf, NULL, 0))
         return false;
-    char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
     size_t unclosed;
     char *clean = scn_strip_comments(buf, &unclosed);
+    free(buf);
     cJSON *j = clean ? cJSON_Parse(clean) : NULL;
     bool sweep = cJSON_IsObject(j) && cJSON_GetObjectItemCaseSensitive(j, "grid") != NULL;
     cJSON_Delete(j);
