@@ -118,8 +118,9 @@ int cdf_load(struct cdf *c, const char *name, const char *scenario_file, const c
         return SCN_EUSAGE;
     }
     int cap = 0, line = 0;
-    char buf[512];
-    while (fgets(buf, sizeof buf, f)) {
+    char *buf = NULL; /* whole lines, however long (a long comment must not split into a bogus data line) */
+    size_t bufcap = 0;
+    while (getline(&buf, &bufcap, f) > 0) {
         line++;
         char *s = buf;
         while (*s == ' ' || *s == '\t')
@@ -156,6 +157,8 @@ int cdf_load(struct cdf *c, const char *name, const char *scenario_file, const c
     }
     fclose(f);
     f = NULL;
+    free(buf);
+    buf = NULL;
     if (c->n < 1 || c->prob[c->n - 1] != 1.0) {
         snprintf(err, errlen, "%s: %s: %s: expected a CDF whose last probability is 1, got %s", scenario_file,
                  jpath, path, c->n ? "a smaller one" : "no points");
@@ -171,6 +174,7 @@ int cdf_load(struct cdf *c, const char *name, const char *scenario_file, const c
     }
     return 0;
 fail:
+    free(buf);
     if (f)
         fclose(f);
     cdf_free(c);

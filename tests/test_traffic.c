@@ -61,6 +61,15 @@ static void test_cdf_errors(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "last probability is 1"));
     CU_ASSERT_EQUAL(cdf_load(&c, "/nonexistent.cdf", "s.json", "traffic.0.size_cdf", err, sizeof err), SCN_EUSAGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent.cdf"));
+    /* A comment longer than any line buffer is one line: the error after it names line 3. */
+    f = fopen("/tmp/rocesim-bad.cdf", "w");
+    fputs("# ", f);
+    for (int i = 0; i < 2000; i++)
+        fputc('x', f);
+    fputs("\n100 0.5\n50 0.7\n", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(cdf_load(&c, "/tmp/rocesim-bad.cdf", "s.json", "traffic.2.size_cdf", err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "/tmp/rocesim-bad.cdf:3: expected sizes and probabilities that never decrease"));
     remove("/tmp/rocesim-bad.cdf");
 }
 
