@@ -9,6 +9,16 @@
 #include <string.h>
 
 #define SLOT_MASK ((1ULL << SIM_SLOT_BITS) - 1)
+#define RING ((uint32_t)1 << SIM_RING_BITS)
+#define RING_MASK (RING - 1)
+#define BMAP_WORDS (RING / 64)
+
+/* Bucket width adaptation: aim for between ADAPT_LOW and ADAPT_HIGH events per window. */
+#define ADAPT_WINDOWS 1024
+#define ADAPT_LOW 8
+#define ADAPT_HIGH 64
+#define SHIFT_INIT 10 /* 1.024 ns */
+#define SHIFT_MAX 40  /* 1.1 s */
 
 static void oom(void)
 {
@@ -16,83 +26,39 @@ static void oom(void)
     abort();
 }
 
+/* ---- 4-ary heap of keys (the current window, and the far future) ---- */
+
 /*
- * The heap lives 3 keys into a 64-byte aligned block: the four children of
+ * A heap lives 3 keys into a 64-byte aligned block: the four children of
  * node i (4i+1 .. 4i+4) then fill exactly one cache line, so each level of a
  * sift touches one line instead of two.
  */
-static struct sim_key *heap_alloc(uint32_t cap)
+static int heap_init(struct sim_heap *hp, uint32_t cap)
 {
-    return mem_alloc_big(sizeof(struct sim_key) * (cap + 4)); /* at least 64-byte aligned */
+    hp->mem = mem_alloc_big(sizeof(struct sim_key) * (cap + 4)); /* at least 64-byte aligned */
+    hp->h = hp->mem ? hp->mem + 3 : NULL;
+    hp->n = 0;
+    hp->cap = cap;
+    return hp->mem ? 0 : -1;
 }
 
-int sim_init(struct sim *s)
+static void heap_grow(struct sim_heap *hp)
 {
-    memset(s, 0, sizeof *s);
-    s->cap = 1024;
-    s->heap_mem = heap_alloc(s->cap);
-    s->heap = s->heap_mem ? s->heap_mem + 3 : NULL;
-    s->slab_cap = 1024;
-    s->slab = mem_alloc_big(sizeof *s->slab * s->slab_cap);
-    s->free_slots = malloc(sizeof *s->free_slots * s->slab_cap);
-    if (!s->heap || !s->slab || !s->free_slots) {
-        sim_free(s);
-        return -1;
-    }
-    /* Hand out low slots first: they stay warm in cache. */
-    for (uint32_t i = 0; i < s->slab_cap; i++)
-        s->free_slots[i] = s->slab_cap - 1 - i;
-    s->n_free = s->slab_cap;
-    return 0;
-}
-
-void sim_free(struct sim *s)
-{
-    free(s->heap_mem);
-    free(s->slab);
-    free(s->free_slots);
-    memset(s, 0, sizeof *s);
-}
-
-static uint32_t slot_alloc(struct sim *s)
-{
-    if (s->n_free == 0) {
-        uint32_t old = s->slab_cap, ncap = old * 2;
-        if (ncap > (1U << SIM_SLOT_BITS))
-            oom();
-        struct sim_payload *ns = mem_realloc_big(s->slab, sizeof *ns * old, sizeof *ns * ncap);
-        if (!ns)
-            oom();
-        s->slab = ns;
-        uint32_t *nf = realloc(s->free_slots, sizeof *nf * ncap);
-        if (!nf)
-            oom();
-        s->free_slots = nf;
-        for (uint32_t i = 0; i < ncap - old; i++)
-            s->free_slots[i] = ncap - 1 - i;
-        s->n_free = ncap - old;
-        s->slab_cap = ncap;
-    }
-    return s->free_slots[--s->n_free];
+    uint32_t ncap = hp->cap * 2;
+    struct sim_key *nm = mem_alloc_big(sizeof(struct sim_key) * (ncap + 4));
+    if (!nm)
+        oom();
+    memcpy(nm + 3, hp->h, sizeof *nm * hp->n);
+    free(hp->mem);
+    hp->mem = nm;
+    hp->h = nm + 3;
+    hp->cap = ncap;
 }
 
 /* (t, seqslot) as one 128-bit number: t >= 0, so unsigned order is (t, seq) order. */
 static inline unsigned __int128 key_val(const struct sim_key *k)
 {
     return ((unsigned __int128)(uint64_t)k->t << 64) | k->seqslot;
-}
-
-static void grow_heap(struct sim *s)
-{
-    uint32_t ncap = s->cap * 2;
-    struct sim_key *nm = heap_alloc(ncap);
-    if (!nm)
-        oom();
-    memcpy(nm + 3, s->heap, sizeof *nm * s->n);
-    free(s->heap_mem);
-    s->heap_mem = nm;
-    s->heap = nm + 3;
-    s->cap = ncap;
 }
 
 static void sift_up(struct sim_key *h, uint32_t i, struct sim_key k)
@@ -108,16 +74,26 @@ static void sift_up(struct sim_key *h, uint32_t i, struct sim_key k)
     h[i] = k;
 }
 
-/*
- * Places k in the hole at the root.  Bottom-up (Floyd): walk the hole down to a
- * leaf along the smallest children, then sift k up from there.  New events are
- * usually later than most pending ones, so k tends to belong near the bottom
- * and this saves about half the comparisons of the textbook sift-down.
- */
-static void fill_root(struct sim *s, struct sim_key k)
+static inline void heap_push(struct sim_heap *hp, struct sim_key k)
 {
-    struct sim_key *h = s->heap;
-    uint32_t n = s->n, i = 0;
+    if (hp->n == hp->cap)
+        heap_grow(hp);
+    sift_up(hp->h, hp->n++, k);
+}
+
+/*
+ * Removes the root.  Bottom-up (Floyd): walk the hole down to a leaf along the
+ * smallest children, then sift the last key up from there.  The last key is
+ * usually later than most, so it tends to belong near the bottom and this saves
+ * about half the comparisons of the textbook sift-down.
+ */
+static void heap_pop(struct sim_heap *hp)
+{
+    struct sim_key *h = hp->h;
+    uint32_t n = --hp->n, i = 0;
+    if (n == 0)
+        return;
+    struct sim_key k = h[n];
     for (;;) {
         uint32_t c = (i << 2) + 1;
         if (c >= n)
@@ -138,14 +114,358 @@ static void fill_root(struct sim *s, struct sim_key k)
     sift_up(h, i, k);
 }
 
-/* Removes the root that sim_step left in place (no replacement was scheduled). */
-static void finish_pop(struct sim *s)
+/* Restores heap order over h[0..n) in O(n) (Floyd's construction). */
+static void heap_make(struct sim_heap *hp)
 {
-    s->root_popped = false;
-    struct sim_key last = s->heap[--s->n];
-    if (s->n)
-        fill_root(s, last);
+    struct sim_key *h = hp->h;
+    uint32_t n = hp->n;
+    if (n < 2)
+        return;
+    for (uint32_t i = (n - 2) / 4 + 1; i-- > 0;) {
+        struct sim_key k = h[i];
+        unsigned __int128 kv = key_val(&k);
+        uint32_t j = i;
+        for (;;) {
+            uint32_t c = (j << 2) + 1;
+            if (c >= n)
+                break;
+            uint32_t best = c;
+            unsigned __int128 bv = key_val(&h[c]);
+            uint32_t end = c + 4 < n ? c + 4 : n;
+            for (uint32_t m = c + 1; m < end; m++) {
+                unsigned __int128 v = key_val(&h[m]);
+                if (v < bv) {
+                    bv = v;
+                    best = m;
+                }
+            }
+            if (bv >= kv)
+                break;
+            h[j] = h[best];
+            j = best;
+        }
+        h[j] = k;
+    }
 }
+
+/* ---- setup ---- */
+
+int sim_init(struct sim *s)
+{
+    memset(s, 0, sizeof *s);
+    s->shift = SHIFT_INIT;
+    s->cur_b = -1; /* nothing is in the window yet: every event goes to the calendar */
+    s->cur_cap = 256;
+    s->cur = malloc(sizeof *s->cur * s->cur_cap);
+    s->cur_free = malloc(sizeof *s->cur_free * s->cur_cap);
+    s->bucket = malloc(sizeof *s->bucket * RING);
+    s->bmap = calloc(BMAP_WORDS, sizeof *s->bmap);
+    s->bsum = calloc(BMAP_WORDS / 64, sizeof *s->bsum);
+    s->chunks_cap = 1024;
+    s->chunks = mem_alloc_big(sizeof *s->chunks * s->chunks_cap);
+    s->free_chunks = malloc(sizeof *s->free_chunks * s->chunks_cap);
+    s->slab_cap = 64;
+    s->slab = malloc(sizeof *s->slab * s->slab_cap);
+    s->free_slots = malloc(sizeof *s->free_slots * s->slab_cap);
+    if (heap_init(&s->near, 256) || heap_init(&s->far, 64) || !s->cur || !s->cur_free || !s->bucket || !s->bmap ||
+        !s->bsum || !s->chunks || !s->free_chunks || !s->slab || !s->free_slots) {
+        sim_free(s);
+        return -1;
+    }
+    memset(s->bucket, 0xff, sizeof *s->bucket * RING);
+    /* Hand out low chunks and slots first: they stay warm in cache. */
+    for (uint32_t i = 0; i < s->chunks_cap; i++)
+        s->free_chunks[i] = s->chunks_cap - 1 - i;
+    s->n_free_chunks = s->chunks_cap;
+    for (uint32_t i = 0; i < s->slab_cap; i++)
+        s->free_slots[i] = s->slab_cap - 1 - i;
+    s->n_free = s->slab_cap;
+    return 0;
+}
+
+void sim_free(struct sim *s)
+{
+    free(s->near.mem);
+    free(s->far.mem);
+    free(s->cur);
+    free(s->cur_free);
+    free(s->bucket);
+    free(s->bmap);
+    free(s->bsum);
+    free(s->chunks);
+    free(s->free_chunks);
+    free(s->slab);
+    free(s->free_slots);
+    free(s->scratch);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- the three tiers ---- */
+
+static void near_insert(struct sim *s, const struct sim_event *e)
+{
+    uint32_t idx;
+    if (s->n_cur_free) {
+        idx = s->cur_free[--s->n_cur_free];
+    } else {
+        if (s->n_cur == s->cur_cap) {
+            uint32_t ncap = s->cur_cap * 2;
+            if (ncap > (1U << SIM_SLOT_BITS))
+                oom();
+            struct sim_event *nc = realloc(s->cur, sizeof *nc * ncap);
+            if (!nc)
+                oom();
+            s->cur = nc;
+            uint32_t *nf = realloc(s->cur_free, sizeof *nf * ncap);
+            if (!nf)
+                oom();
+            s->cur_free = nf;
+            s->cur_cap = ncap;
+        }
+        idx = s->n_cur++;
+    }
+    s->cur[idx] = *e;
+    heap_push(&s->near, (struct sim_key){e->t, (e->seq << SIM_SLOT_BITS) | idx});
+}
+
+static uint32_t chunk_alloc(struct sim *s)
+{
+    if (s->n_free_chunks == 0) {
+        uint32_t old = s->chunks_cap, ncap = old * 2;
+        struct sim_chunk *nc = mem_realloc_big(s->chunks, sizeof *nc * old, sizeof *nc * ncap);
+        if (!nc)
+            oom();
+        s->chunks = nc;
+        uint32_t *nf = realloc(s->free_chunks, sizeof *nf * ncap);
+        if (!nf)
+            oom();
+        s->free_chunks = nf;
+        for (uint32_t i = 0; i < ncap - old; i++)
+            s->free_chunks[i] = ncap - 1 - i;
+        s->n_free_chunks = ncap - old;
+        s->chunks_cap = ncap;
+    }
+    return s->free_chunks[--s->n_free_chunks];
+}
+
+static void ring_insert(struct sim *s, uint32_t slot, const struct sim_event *e)
+{
+    uint32_t c = s->bucket[slot];
+    if (c == SIM_NONE || s->chunks[c].n == SIM_CHUNK_EVENTS) {
+        /* a new chunk goes in front: the order within a bucket does not matter (the window heap sorts it) */
+        uint32_t nc = chunk_alloc(s);
+        s->chunks[nc].next = c;
+        s->chunks[nc].n = 0;
+        s->bucket[slot] = c = nc;
+        if (s->chunks[nc].next == SIM_NONE) {
+            s->bmap[slot >> 6] |= 1ULL << (slot & 63);
+            s->bsum[slot >> 12] |= 1ULL << ((slot >> 6) & 63);
+        }
+    }
+    struct sim_chunk *ch = &s->chunks[c];
+    ch->ev[ch->n++] = *e;
+    s->n_ring++;
+}
+
+static uint32_t slot_alloc(struct sim *s)
+{
+    if (s->n_free == 0) {
+        uint32_t old = s->slab_cap, ncap = old * 2;
+        if (ncap > (1U << SIM_SLOT_BITS))
+            oom();
+        struct sim_payload *ns = realloc(s->slab, sizeof *ns * ncap);
+        if (!ns)
+            oom();
+        s->slab = ns;
+        uint32_t *nf = realloc(s->free_slots, sizeof *nf * ncap);
+        if (!nf)
+            oom();
+        s->free_slots = nf;
+        for (uint32_t i = 0; i < ncap - old; i++)
+            s->free_slots[i] = ncap - 1 - i;
+        s->n_free = ncap - old;
+        s->slab_cap = ncap;
+    }
+    return s->free_slots[--s->n_free];
+}
+
+static void far_insert(struct sim *s, const struct sim_event *e)
+{
+    uint32_t slot = slot_alloc(s);
+    s->slab[slot] = (struct sim_payload){e->fn, e->obj, e->timer, e->arg};
+    heap_push(&s->far, (struct sim_key){e->t, (e->seq << SIM_SLOT_BITS) | slot});
+}
+
+/* Files an event in the window, the calendar or the far heap by its bucket. */
+static inline void insert_event(struct sim *s, const struct sim_event *e)
+{
+    int64_t b = e->t >> s->shift;
+    if (b <= s->cur_b)
+        near_insert(s, e);
+    else if (b - s->cur_b < (int64_t)RING)
+        ring_insert(s, (uint32_t)b & RING_MASK, e);
+    else
+        far_insert(s, e);
+}
+
+/* The first non-empty bitmap word at or after word p (p < BMAP_WORDS), not wrapping; or SIM_NONE. */
+static uint32_t word_from(const struct sim *s, uint32_t p)
+{
+    uint32_t sw = p >> 6;
+    uint64_t sb = s->bsum[sw] & (~0ULL << (p & 63));
+    for (;;) {
+        if (sb)
+            return (sw << 6) | (uint32_t)__builtin_ctzll(sb);
+        if (++sw == BMAP_WORDS / 64)
+            return SIM_NONE;
+        sb = s->bsum[sw];
+    }
+}
+
+/* The first non-empty ring slot at or after `from`, in ring order (the ring is not empty). */
+static uint32_t ring_next(const struct sim *s, uint32_t from)
+{
+    uint32_t w = from >> 6;
+    uint64_t bits = s->bmap[w] & (~0ULL << (from & 63));
+    if (bits)
+        return (w << 6) | (uint32_t)__builtin_ctzll(bits);
+    uint32_t word = w + 1 < BMAP_WORDS ? word_from(s, w + 1) : SIM_NONE;
+    if (word == SIM_NONE)
+        word = word_from(s, 0); /* wrapped: may be w itself, below `from` */
+    return (word << 6) | (uint32_t)__builtin_ctzll(s->bmap[word]);
+}
+
+/* Moves a ring slot's events into the (empty) window. */
+static void take_bucket(struct sim *s, uint32_t slot)
+{
+    uint32_t c = s->bucket[slot];
+    s->bucket[slot] = SIM_NONE;
+    s->bmap[slot >> 6] &= ~(1ULL << (slot & 63));
+    if (!s->bmap[slot >> 6])
+        s->bsum[slot >> 12] &= ~(1ULL << ((slot >> 6) & 63));
+    while (c != SIM_NONE) {
+        struct sim_chunk *ch = &s->chunks[c];
+        uint32_t m = ch->n;
+        if (s->n_cur + m > s->cur_cap || s->near.n + m > s->near.cap) {
+            for (uint32_t i = 0; i < m; i++)
+                near_insert(s, &ch->ev[i]);
+        } else {
+            /* fast path: append, and heapify once at the end */
+            for (uint32_t i = 0; i < m; i++) {
+                uint32_t idx = s->n_cur++;
+                s->cur[idx] = ch->ev[i];
+                s->near.h[s->near.n++] = (struct sim_key){ch->ev[i].t, (ch->ev[i].seq << SIM_SLOT_BITS) | idx};
+            }
+        }
+        s->n_ring -= m;
+        s->free_chunks[s->n_free_chunks++] = c;
+        c = ch->next;
+    }
+}
+
+static void far_take(struct sim *s)
+{
+    struct sim_key k = s->far.h[0];
+    uint32_t slot = (uint32_t)(k.seqslot & SLOT_MASK);
+    struct sim_payload p = s->slab[slot];
+    s->free_slots[s->n_free++] = slot;
+    heap_pop(&s->far);
+    near_insert(s, &(struct sim_event){k.t, k.seqslot >> SIM_SLOT_BITS, p.fn, p.obj, p.timer, p.arg});
+}
+
+/*
+ * The calendar is only fast while its buckets hold a few dozen events: too
+ * narrow and most are empty, too wide and the window heap is deep.  The right
+ * width depends on the fabric's event rate, which changes over a run, so it
+ * is measured: every ADAPT_WINDOWS windows the average is checked and the
+ * width halved or doubled.  The calendar is then rebuilt (O(pending), rare).
+ * Only speed depends on the width: the order of events does not.
+ */
+static void rebucket(struct sim *s, unsigned shift)
+{
+    /* the window is empty; every pending event is at or after the end of it */
+    int64_t end = (s->cur_b + 1) * ((int64_t)1 << s->shift);
+    if (s->scratch_cap < s->n_ring) {
+        free(s->scratch);
+        s->scratch = malloc(sizeof *s->scratch * s->n_ring);
+        if (!s->scratch)
+            oom();
+        s->scratch_cap = s->n_ring;
+    }
+    uint32_t m = 0;
+    for (uint32_t w = 0; w < BMAP_WORDS; w++) {
+        while (s->bmap[w]) {
+            uint32_t slot = (w << 6) | (uint32_t)__builtin_ctzll(s->bmap[w]);
+            s->bmap[w] &= s->bmap[w] - 1;
+            for (uint32_t c = s->bucket[slot]; c != SIM_NONE; c = s->chunks[c].next) {
+                memcpy(&s->scratch[m], s->chunks[c].ev, sizeof *s->scratch * s->chunks[c].n);
+                m += s->chunks[c].n;
+                s->free_chunks[s->n_free_chunks++] = c;
+            }
+            s->bucket[slot] = SIM_NONE;
+        }
+    }
+    memset(s->bsum, 0, sizeof *s->bsum * (BMAP_WORDS / 64));
+    s->n_ring = 0;
+    s->shift = shift;
+    s->cur_b = (end >> shift) - 1;
+    for (uint32_t i = 0; i < m; i++)
+        insert_event(s, &s->scratch[i]);
+    s->rebuckets++;
+}
+
+static void adapt(struct sim *s)
+{
+    uint64_t avg = s->window_events / s->windows;
+    s->windows = 0;
+    s->window_events = 0;
+    if (avg > ADAPT_HIGH && s->shift > 0) {
+        /* too wide: narrow by the measured factor at once (a window's events are roughly proportional to its width) */
+        unsigned by = 1;
+        while (by < s->shift && (avg >> (by + 1)) > ADAPT_HIGH / 2)
+            by++;
+        rebucket(s, s->shift - by);
+    } else if (avg < ADAPT_LOW && s->shift < SHIFT_MAX) {
+        /* too narrow: the windows skipped as empty are not counted, so widen one step at a time */
+        rebucket(s, s->shift + 1);
+    }
+}
+
+/* Opens the next window: the earliest bucket of the calendar or of the far heap (the window is empty, s->n > 0). */
+static void next_window(struct sim *s)
+{
+    /* checked every ADAPT_WINDOWS windows, or sooner when they are crowded */
+    if (++s->windows == ADAPT_WINDOWS || s->window_events >= (uint64_t)ADAPT_WINDOWS * ADAPT_HIGH)
+        adapt(s);
+    if (s->near.n)
+        return; /* a rebucketing may have filed events in the window */
+    s->n_cur = 0;
+    s->n_cur_free = 0;
+    int64_t b = INT64_MAX, b_ring = INT64_MAX;
+    uint32_t slot = 0;
+    if (s->n_ring) {
+        uint32_t from = (uint32_t)(s->cur_b + 1) & RING_MASK;
+        slot = ring_next(s, from);
+        b = b_ring = s->cur_b + 1 + ((slot - from) & RING_MASK);
+    }
+    if (s->far.n && (s->far.h[0].t >> s->shift) < b)
+        b = s->far.h[0].t >> s->shift;
+    s->cur_b = b;
+    if (b == b_ring) {
+        take_bucket(s, slot);
+        heap_make(&s->near);
+    }
+    while (s->far.n && (s->far.h[0].t >> s->shift) <= b)
+        far_take(s);
+    /* The next bucket's events were filed a while ago and are likely out of cache: start loading its newest chunk. */
+    if (s->n_ring) {
+        const char *c = (const char *)&s->chunks[s->bucket[ring_next(s, (uint32_t)(b + 1) & RING_MASK)]];
+        for (size_t off = 0; off < sizeof(struct sim_chunk); off += 64)
+            __builtin_prefetch(c + off);
+    }
+}
+
+/* ---- scheduling ---- */
 
 static void schedule_seq(struct sim *s, sim_time_t t, uint64_t seq, sim_fn fn, void *obj, struct sim_timer *tm,
                          uint64_t arg)
@@ -155,18 +475,8 @@ static void schedule_seq(struct sim *s, sim_time_t t, uint64_t seq, sim_fn fn, v
                 (long long)t, (long long)s->now);
         abort();
     }
-    uint32_t slot = slot_alloc(s);
-    s->slab[slot] = (struct sim_payload){fn, obj, tm, arg};
-    struct sim_key k = {t, (seq << SIM_SLOT_BITS) | slot};
-    if (s->root_popped) {
-        /* The running event's key is still at the root: replace it, one sift instead of two. */
-        s->root_popped = false;
-        fill_root(s, k);
-        return;
-    }
-    if (s->n == s->cap)
-        grow_heap(s);
-    sift_up(s->heap, s->n++, k);
+    s->n++;
+    insert_event(s, &(struct sim_event){t, seq, fn, obj, tm, arg});
 }
 
 static void schedule(struct sim *s, sim_time_t t, sim_fn fn, void *obj, struct sim_timer *tm, uint64_t arg)
@@ -199,19 +509,19 @@ void sim_timer_arm(struct sim *s, struct sim_timer *tm, sim_time_t t, sim_fn fn,
 }
 
 /*
- * While an event runs, start loading what the next ones will touch.  The next
- * event's key is the smallest child of the root, and the one after it the
- * smallest of that child's siblings and children (unless the running handler
- * schedules an earlier event; then a prefetch is merely wasted).  For each:
- * its payload, its object's first two cache lines and, for a plain event
- * whose argument is a pointer, that object's first line.  With a prefetch
- * hook registered (sim_set_prefetch) the second event is prefetched too and
- * the hook runs for the next one, whose object is by then in cache.  In a
- * large fabric these are DRAM misses that would otherwise each stall the
- * next handler.  Prefetching never faults, so an argument that is not a
- * pointer is harmless, and it changes no state, so no result.
+ * While an event runs, start loading what the next ones will touch.  The
+ * next event is the window heap's root and the one after it the smallest of
+ * the root's children (unless the running handler schedules an earlier event;
+ * then a prefetch is merely wasted).  Their payloads sit in the window's
+ * array, filled from the calendar a few dozen events ago and still in cache.
+ * For each: its object's first two cache lines and, for a plain event whose
+ * argument is a pointer, that object's first line.  With a prefetch hook
+ * registered (sim_set_prefetch) the hook runs for the next one.  In a large
+ * fabric these are DRAM misses that would otherwise each stall the next
+ * handler.  Prefetching never faults, so an argument that is not a pointer is
+ * harmless, and it changes no state, so no result.
  */
-static inline void prefetch_event(const struct sim_payload *q)
+static inline void prefetch_event(const struct sim_event *q)
 {
     const char *o = q->obj;
     __builtin_prefetch(o);
@@ -222,71 +532,64 @@ static inline void prefetch_event(const struct sim_payload *q)
 
 static inline void prefetch_next(const struct sim *s)
 {
-    const struct sim_key *h = s->heap;
-    uint32_t n = s->n;
-    if (n < 2)
+    const struct sim_key *h = s->near.h;
+    uint32_t n = s->near.n;
+    if (n == 0)
         return;
-    /* next: the smallest child of the root; the one after: the smallest of its siblings and children */
-    uint32_t best = 1, end = n < 5 ? n : 5;
-    for (uint32_t j = 2; j < end; j++)
-        if (key_val(&h[j]) < key_val(&h[best]))
-            best = j;
-    const struct sim_payload *q = &s->slab[h[best].seqslot & SLOT_MASK];
+    const struct sim_event *q = &s->cur[h[0].seqslot & SLOT_MASK];
+    if (n > 1 && s->pf_hook) {
+        uint32_t second = 1, end = n < 5 ? n : 5;
+        for (uint32_t j = 2; j < end; j++)
+            if (key_val(&h[j]) < key_val(&h[second]))
+                second = j;
+        prefetch_event(&s->cur[h[second].seqslot & SLOT_MASK]);
+    }
     prefetch_event(q);
-    if (!s->pf_hook)
-        return;
-    uint32_t second = UINT32_MAX;
-    for (uint32_t j = 1; j < end; j++)
-        if (j != best && (second == UINT32_MAX || key_val(&h[j]) < key_val(&h[second])))
-            second = j;
-    uint32_t c = 4 * best + 1, cend = c + 4 < n ? c + 4 : n;
-    for (uint32_t j = c; j < cend; j++)
-        if (second == UINT32_MAX || key_val(&h[j]) < key_val(&h[second]))
-            second = j;
-    if (second != UINT32_MAX)
-        prefetch_event(&s->slab[h[second].seqslot & SLOT_MASK]);
-    if (q->fn == s->pf_fn)
+    if (q->fn == s->pf_fn && s->pf_hook)
         s->pf_hook(q->obj, q->arg);
+}
+
+sim_time_t sim_next_time(struct sim *s)
+{
+    if (s->n == 0)
+        return SIM_TIME_MAX;
+    if (s->near.n == 0)
+        next_window(s);
+    return s->near.h[0].t;
 }
 
 bool sim_step(struct sim *s)
 {
     if (s->n == 0)
         return false;
-    struct sim_key k = s->heap[0];
-    uint32_t slot = (uint32_t)(k.seqslot & SLOT_MASK);
-    struct sim_payload p = s->slab[slot];
-    s->free_slots[s->n_free++] = slot;
+    if (s->near.n == 0)
+        next_window(s);
+    struct sim_key k = s->near.h[0];
+    uint32_t idx = (uint32_t)(k.seqslot & SLOT_MASK);
+    struct sim_event e = s->cur[idx];
+    s->cur_free[s->n_cur_free++] = idx;
+    heap_pop(&s->near);
+    s->n--;
+    s->window_events++;
     s->now = k.t;
-    if (p.timer) {
-        if (p.timer->gen != p.arg) {
+    if (e.timer) {
+        if (e.timer->gen != e.arg) {
             s->stale++;
-            s->root_popped = true;
-            finish_pop(s);
             return true;
         }
-        if (p.timer->at > k.t) {
+        if (e.timer->at > k.t) {
             /* re-armed to a later time since this event was queued: move it there */
             s->moved++;
-            s->root_popped = true;
-            p.timer->queued = p.timer->at;
-            schedule(s, p.timer->at, p.fn, p.obj, p.timer, p.arg);
-            if (s->root_popped)
-                finish_pop(s);
+            e.timer->queued = e.timer->at;
+            schedule(s, e.timer->at, e.fn, e.obj, e.timer, e.arg);
             return true;
         }
-        p.timer->armed = false;
+        e.timer->armed = false;
     }
     s->events++;
-    s->root_popped = true;
     s->cur_seq = k.seqslot >> SIM_SLOT_BITS;
     prefetch_next(s);
-    p.fn(s, p.obj, p.arg);
-    if (s->root_popped)
-        finish_pop(s);
-    /* The next event's payload is a random slab slot: start loading it now. */
-    if (s->n)
-        __builtin_prefetch(&s->slab[s->heap[0].seqslot & SLOT_MASK]);
+    e.fn(s, e.obj, e.arg);
     return true;
 }
 
@@ -295,7 +598,7 @@ uint64_t sim_run(struct sim *s, sim_time_t until)
     uint64_t before = s->events;
     s->stop_requested = false;
     while (s->n && !s->stop_requested) {
-        if (s->heap[0].t > until) {
+        if (sim_next_time(s) > until) {
             s->now = until;
             break;
         }

@@ -4,13 +4,25 @@
  *
  * Events are ordered by (time, insertion sequence): two events at the same
  * time always fire in the order they were scheduled, so a run is a pure
- * function of its inputs.  The queue is a 4-ary min-heap of 16-byte keys
- * (time, sequence<<SIM_SLOT_BITS | slot); the handler, object and argument of
- * each pending event sit in a slab indexed by slot, so sifting moves only the
- * small keys.  Nothing here allocates once the heap and slab have grown to the
- * run's high-water mark.  While an event runs, what the next one (and, with a
- * hook, the one after) will touch is prefetched (sim.c): in a large fabric
- * those are DRAM misses; prefetching changes no state.
+ * function of its inputs.  The queue has three tiers (sim.c):
+ *   - the window: the events of the current bucket of time, in a small
+ *     4-ary heap of 16-byte keys (time, sequence<<SIM_SLOT_BITS | index) over
+ *     an array of their payloads;
+ *   - the calendar: a ring of 2^SIM_RING_BITS buckets of width 2^shift ps
+ *     after the window, each a list of chunks of whole events, unsorted;
+ *     when the window empties, the next non-empty bucket is moved into it
+ *     and heapified;
+ *   - the far heap: events beyond the ring's reach (long timers, the next
+ *     flow of a sparse Poisson source), keys in a heap, payloads in a slab.
+ * An event is filed by its bucket number t >> shift, so scheduling is O(1)
+ * into the calendar, and popping works on a heap of a few dozen keys that is
+ * in cache.  The bucket width follows the event rate (it is adapted every
+ * thousand windows to keep a few dozen events per window).  Neither the
+ * tiers nor the width can change the order, only its cost.  Nothing here
+ * allocates once the arrays have grown to the run's high-water mark.  While
+ * an event runs, what the next one (and, with a hook, the one after) will
+ * touch is prefetched (sim.c): in a large fabric those are DRAM misses;
+ * prefetching changes no state.
  *
  * Timers are cancelled lazily with a generation counter: cancelling bumps the
  * counter, and a popped event whose generation is stale is discarded without
@@ -48,6 +60,16 @@ struct sim_key {
     uint64_t seqslot; /* sequence << SIM_SLOT_BITS | slot */
 };
 
+/* A pending event in the calendar (and in the current window, see sim.c). */
+struct sim_event {
+    sim_time_t t;
+    uint64_t seq;
+    sim_fn fn;
+    void *obj;
+    struct sim_timer *timer; /* NULL for plain events */
+    uint64_t arg;            /* for timers: the generation at arming */
+};
+
 struct sim_payload {
     sim_fn fn;
     void *obj;
@@ -55,21 +77,63 @@ struct sim_payload {
     uint64_t arg;            /* for timers: the generation at arming */
 };
 
+/* A 4-ary min-heap of keys (sim.c). */
+struct sim_heap {
+    struct sim_key *h;
+    struct sim_key *mem; /* allocation behind h */
+    uint32_t n, cap;
+};
+
+#define SIM_RING_BITS 16 /* calendar buckets: 65,536 */
+#define SIM_CHUNK_EVENTS 10
+#define SIM_NONE UINT32_MAX
+
+struct sim_chunk {
+    uint32_t next; /* chunk index, or SIM_NONE */
+    uint32_t n;
+    struct sim_event ev[SIM_CHUNK_EVENTS];
+} __attribute__((aligned(64)));
+
 struct sim {
     sim_time_t now;
     uint64_t seq;
-    uint64_t cur_seq;    /* insertion sequence of the event being run */
-    struct sim_key *heap;
-    struct sim_key *heap_mem; /* allocation behind heap (see sim.c) */
-    uint32_t n, cap;
+    uint64_t cur_seq; /* insertion sequence of the event being run */
+    uint32_t n;       /* pending events, all tiers */
+
+    /* The current window: bucket cur_b, whose events are in a small heap. */
+    struct sim_heap near; /* keys: (t, seq << SIM_SLOT_BITS | index into cur) */
+    struct sim_event *cur;
+    uint32_t *cur_free;
+    uint32_t n_cur, n_cur_free, cur_cap;
+    int64_t cur_b;  /* absolute bucket number (t >> shift) of the window */
+    unsigned shift; /* bucket width 2^shift ps */
+
+    /* The calendar: buckets cur_b+1 .. cur_b+2^SIM_RING_BITS-1, each a list of chunks. */
+    uint32_t *bucket; /* head chunk of each ring slot, or SIM_NONE */
+    uint64_t *bmap;   /* non-empty ring slots */
+    uint64_t *bsum;   /* non-zero words of bmap */
+    struct sim_chunk *chunks;
+    uint32_t *free_chunks;
+    uint32_t n_free_chunks, chunks_cap;
+    uint32_t n_ring;
+
+    /* Beyond the calendar's reach: a heap of keys, payloads in a slab. */
+    struct sim_heap far;
     struct sim_payload *slab;
     uint32_t *free_slots;
     uint32_t n_free, slab_cap;
-    uint64_t events;     /* handlers called */
-    uint64_t stale;      /* cancelled timer events discarded */
-    uint64_t moved;      /* timer events re-queued to a later expiry */
+
+    /* Bucket width adaptation (sim.c) */
+    uint32_t windows;
+    uint64_t window_events;
+    struct sim_event *scratch;
+    uint32_t scratch_cap;
+
+    uint64_t events; /* handlers called */
+    uint64_t stale;  /* cancelled timer events discarded */
+    uint64_t moved;  /* timer events re-queued to a later expiry */
+    uint64_t rebuckets; /* bucket width changes */
     bool stop_requested;
-    bool root_popped; /* the running event's key is still at heap[0] */
     /* Optional deeper prefetch for one kind of event (sim_set_prefetch). */
     sim_fn pf_fn;
     void (*pf_hook)(const void *obj, uint64_t arg);
@@ -143,7 +207,7 @@ static inline void sim_stop(struct sim *s) { s->stop_requested = true; }
 static inline uint32_t sim_pending(const struct sim *s) { return s->n; }
 
 /* Time of the earliest pending event, or SIM_TIME_MAX. */
-static inline sim_time_t sim_next_time(const struct sim *s) { return s->n ? s->heap[0].t : SIM_TIME_MAX; }
+sim_time_t sim_next_time(struct sim *s);
 
 /* Pops and runs exactly one event (stale ones are skipped silently).  Returns false when empty. */
 bool sim_step(struct sim *s);
