@@ -238,7 +238,7 @@ static void receive_pause(struct port *p, struct pkt *k)
  * (data) or the sender (ACK, NACK, CNP) updates (struct flow's layout, net.h).
  * It reads and never writes.
  */
-void port_arrive_prefetch(const void *obj, uint64_t arg)
+void port_arrive_prefetch(const void *obj, uint64_t arg, int ahead)
 {
     const struct port *p = obj;
     const struct pkt *k = (const struct pkt *)(uintptr_t)arg;
@@ -246,6 +246,8 @@ void port_arrive_prefetch(const void *obj, uint64_t arg)
         return;
     const struct net *n = p->net;
     if (p->is_host) {
+        if (ahead != 2)
+            return;
         __builtin_prefetch(n->node_host[p->node]);
         if (k->flow >= n->n_flows)
             return;
@@ -262,12 +264,20 @@ void port_arrive_prefetch(const void *obj, uint64_t arg)
         }
         return;
     }
-    const struct sw *w = n->node_sw[p->node];
-    __builtin_prefetch(w);
-    __builtin_prefetch(&p->pp[k->prio & (NPRIO - 1)]);
-    if (k->type == PKT_PAUSE || k->route_flow || k->dst_host >= n->g->n_hosts)
+    bool routed = k->type != PKT_PAUSE && !k->route_flow && k->dst_host < n->g->n_hosts &&
+                  p->node != n->g->host_node[k->dst_host];
+    if (ahead == 2) {
+        /* the switch, the ingress counters and the routing entry */
+        __builtin_prefetch(n->node_sw[p->node]);
+        __builtin_prefetch(&p->pp[k->prio & (NPRIO - 1)]);
+        if (routed)
+            __builtin_prefetch(graph_nexthops_entry(n->g, p->node, k->dst_host));
+        return;
+    }
+    if (!routed)
         return;
     /* The egress port as switch_receive will choose it (ECMP on the frame's hash), and its two hot lines. */
+    const struct sw *w = n->node_sw[p->node];
     const uint16_t *ports;
     uint32_t cnt = graph_nexthops(n->g, p->node, k->dst_host, &ports);
     if (cnt == 0)

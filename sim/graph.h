@@ -112,6 +112,13 @@ int32_t graph_find(const struct graph *g, const char *name);
 /* Local port index on node a of a link to node b, or -1 when they are not linked. */
 int graph_port_to(const struct graph *g, uint32_t a, uint32_t b);
 
+/* Where graph_nexthops(g, n, h) will read its entry (n is not h's own node): for a prefetch. */
+static inline const uint32_t *graph_nexthops_entry(const struct graph *g, uint32_t n, uint32_t h)
+{
+    const struct g_routes *r = &g->routes;
+    return n == r->attach[h] ? &r->last[h] : &r->table[(uint64_t)n * r->n_cols + r->col[h]];
+}
+
 /* The egress port set of node n towards host h: *ports points at count entries. */
 static inline uint32_t graph_nexthops(const struct graph *g, uint32_t n, uint32_t h, const uint16_t **ports)
 {

@@ -114,38 +114,49 @@ static void heap_pop(struct sim_heap *hp)
     sift_up(h, i, k);
 }
 
-/* Restores heap order over h[0..n) in O(n) (Floyd's construction). */
-static void heap_make(struct sim_heap *hp)
+/*
+ * Sorts the window's keys: insertion sort of runs of 8, then bottom-up merges
+ * between win and win_tmp (the sorted keys end in s->win).  A sorted window,
+ * unlike a heap, shows the next few events for free, which is what the
+ * prefetch pipeline needs (prefetch_next).
+ */
+static void sort_window(struct sim *s)
 {
-    struct sim_key *h = hp->h;
-    uint32_t n = hp->n;
-    if (n < 2)
-        return;
-    for (uint32_t i = (n - 2) / 4 + 1; i-- > 0;) {
-        struct sim_key k = h[i];
-        unsigned __int128 kv = key_val(&k);
-        uint32_t j = i;
-        for (;;) {
-            uint32_t c = (j << 2) + 1;
-            if (c >= n)
-                break;
-            uint32_t best = c;
-            unsigned __int128 bv = key_val(&h[c]);
-            uint32_t end = c + 4 < n ? c + 4 : n;
-            for (uint32_t m = c + 1; m < end; m++) {
-                unsigned __int128 v = key_val(&h[m]);
-                if (v < bv) {
-                    bv = v;
-                    best = m;
-                }
-            }
-            if (bv >= kv)
-                break;
-            h[j] = h[best];
-            j = best;
+    struct sim_key *a = s->win, *b = s->win_tmp;
+    uint32_t n = s->win_n;
+    for (uint32_t lo = 0; lo < n; lo += 8) {
+        uint32_t hi = lo + 8 < n ? lo + 8 : n;
+        for (uint32_t i = lo + 1; i < hi; i++) {
+            struct sim_key k = a[i];
+            unsigned __int128 kv = key_val(&k);
+            uint32_t j = i;
+            for (; j > lo && key_val(&a[j - 1]) > kv; j--)
+                a[j] = a[j - 1];
+            a[j] = k;
         }
-        h[j] = k;
     }
+    for (uint32_t w = 8; w < n; w *= 2) {
+        for (uint32_t lo = 0; lo < n; lo += 2 * w) {
+            uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            uint32_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi) {
+                /* branch-free: the comparison is a coin toss the predictor cannot learn */
+                uint32_t tj = key_val(&a[j]) < key_val(&a[i]);
+                b[o++] = a[tj ? j : i];
+                j += tj;
+                i += 1 - tj;
+            }
+            while (i < mid)
+                b[o++] = a[i++];
+            while (j < hi)
+                b[o++] = a[j++];
+        }
+        struct sim_key *t = a;
+        a = b;
+        b = t;
+    }
+    s->win = a;
+    s->win_tmp = b;
 }
 
 /* ---- setup ---- */
@@ -158,6 +169,8 @@ int sim_init(struct sim *s)
     s->cur_cap = 256;
     s->cur = malloc(sizeof *s->cur * s->cur_cap);
     s->cur_free = malloc(sizeof *s->cur_free * s->cur_cap);
+    s->win = malloc(sizeof *s->win * s->cur_cap);
+    s->win_tmp = malloc(sizeof *s->win_tmp * s->cur_cap);
     s->bucket = malloc(sizeof *s->bucket * RING);
     s->bmap = calloc(BMAP_WORDS, sizeof *s->bmap);
     s->bsum = calloc(BMAP_WORDS / 64, sizeof *s->bsum);
@@ -167,7 +180,7 @@ int sim_init(struct sim *s)
     s->slab_cap = 64;
     s->slab = malloc(sizeof *s->slab * s->slab_cap);
     s->free_slots = malloc(sizeof *s->free_slots * s->slab_cap);
-    if (heap_init(&s->near, 256) || heap_init(&s->far, 64) || !s->cur || !s->cur_free || !s->bucket || !s->bmap ||
+    if (heap_init(&s->near, 256) || heap_init(&s->far, 64) || !s->cur || !s->cur_free || !s->win || !s->win_tmp || !s->bucket || !s->bmap ||
         !s->bsum || !s->chunks || !s->free_chunks || !s->slab || !s->free_slots) {
         sim_free(s);
         return -1;
@@ -189,6 +202,8 @@ void sim_free(struct sim *s)
     free(s->far.mem);
     free(s->cur);
     free(s->cur_free);
+    free(s->win);
+    free(s->win_tmp);
     free(s->bucket);
     free(s->bmap);
     free(s->bsum);
@@ -202,30 +217,49 @@ void sim_free(struct sim *s)
 
 /* ---- the three tiers ---- */
 
+/* Makes room for `need` events in the window's arrays. */
+static void ensure_cur(struct sim *s, uint32_t need)
+{
+    if (need <= s->cur_cap)
+        return;
+    uint32_t ncap = s->cur_cap;
+    while (ncap < need)
+        ncap *= 2;
+    if (ncap > (1U << SIM_SLOT_BITS))
+        oom();
+    struct sim_event *nc = realloc(s->cur, sizeof *nc * ncap);
+    uint32_t *nf = nc ? realloc(s->cur_free, sizeof *nf * ncap) : NULL;
+    struct sim_key *nw = nf ? realloc(s->win, sizeof *nw * ncap) : NULL;
+    struct sim_key *nt = nw ? realloc(s->win_tmp, sizeof *nt * ncap) : NULL;
+    if (!nt)
+        oom();
+    s->cur = nc;
+    s->cur_free = nf;
+    s->win = nw;
+    s->win_tmp = nt;
+    s->cur_cap = ncap;
+}
+
+/* An event for the current window that arrived after it was sorted: it waits in the side heap. */
 static void near_insert(struct sim *s, const struct sim_event *e)
 {
     uint32_t idx;
     if (s->n_cur_free) {
         idx = s->cur_free[--s->n_cur_free];
     } else {
-        if (s->n_cur == s->cur_cap) {
-            uint32_t ncap = s->cur_cap * 2;
-            if (ncap > (1U << SIM_SLOT_BITS))
-                oom();
-            struct sim_event *nc = realloc(s->cur, sizeof *nc * ncap);
-            if (!nc)
-                oom();
-            s->cur = nc;
-            uint32_t *nf = realloc(s->cur_free, sizeof *nf * ncap);
-            if (!nf)
-                oom();
-            s->cur_free = nf;
-            s->cur_cap = ncap;
-        }
+        ensure_cur(s, s->n_cur + 1);
         idx = s->n_cur++;
     }
     s->cur[idx] = *e;
     heap_push(&s->near, (struct sim_key){e->t, (e->seq << SIM_SLOT_BITS) | idx});
+}
+
+/* An event for the window being opened (not yet sorted). */
+static inline void win_append(struct sim *s, const struct sim_event *e)
+{
+    uint32_t idx = s->n_cur++;
+    s->cur[idx] = *e;
+    s->win[s->win_n++] = (struct sim_key){e->t, (e->seq << SIM_SLOT_BITS) | idx};
 }
 
 static uint32_t chunk_alloc(struct sim *s)
@@ -346,17 +380,9 @@ static void take_bucket(struct sim *s, uint32_t slot)
     while (c != SIM_NONE) {
         struct sim_chunk *ch = &s->chunks[c];
         uint32_t m = ch->n;
-        if (s->n_cur + m > s->cur_cap || s->near.n + m > s->near.cap) {
-            for (uint32_t i = 0; i < m; i++)
-                near_insert(s, &ch->ev[i]);
-        } else {
-            /* fast path: append, and heapify once at the end */
-            for (uint32_t i = 0; i < m; i++) {
-                uint32_t idx = s->n_cur++;
-                s->cur[idx] = ch->ev[i];
-                s->near.h[s->near.n++] = (struct sim_key){ch->ev[i].t, (ch->ev[i].seq << SIM_SLOT_BITS) | idx};
-            }
-        }
+        ensure_cur(s, s->n_cur + m);
+        for (uint32_t i = 0; i < m; i++)
+            win_append(s, &ch->ev[i]);
         s->n_ring -= m;
         s->free_chunks[s->n_free_chunks++] = c;
         c = ch->next;
@@ -370,7 +396,8 @@ static void far_take(struct sim *s)
     struct sim_payload p = s->slab[slot];
     s->free_slots[s->n_free++] = slot;
     heap_pop(&s->far);
-    near_insert(s, &(struct sim_event){k.t, k.seqslot >> SIM_SLOT_BITS, p.fn, p.obj, p.timer, p.arg});
+    ensure_cur(s, s->n_cur + 1);
+    win_append(s, &(struct sim_event){k.t, k.seqslot >> SIM_SLOT_BITS, p.fn, p.obj, p.timer, p.arg});
 }
 
 /*
@@ -437,10 +464,9 @@ static void next_window(struct sim *s)
     /* checked every ADAPT_WINDOWS windows, or sooner when they are crowded */
     if (++s->windows == ADAPT_WINDOWS || s->window_events >= (uint64_t)ADAPT_WINDOWS * ADAPT_HIGH)
         adapt(s);
-    if (s->near.n)
-        return; /* a rebucketing may have filed events in the window */
     s->n_cur = 0;
     s->n_cur_free = 0;
+    s->win_n = s->win_pos = 0;
     int64_t b = INT64_MAX, b_ring = INT64_MAX;
     uint32_t slot = 0;
     if (s->n_ring) {
@@ -451,12 +477,11 @@ static void next_window(struct sim *s)
     if (s->far.n && (s->far.h[0].t >> s->shift) < b)
         b = s->far.h[0].t >> s->shift;
     s->cur_b = b;
-    if (b == b_ring) {
+    if (b == b_ring)
         take_bucket(s, slot);
-        heap_make(&s->near);
-    }
     while (s->far.n && (s->far.h[0].t >> s->shift) <= b)
         far_take(s);
+    sort_window(s);
     /* The next bucket's events were filed a while ago and are likely out of cache: start loading its newest chunk. */
     if (s->n_ring) {
         const char *c = (const char *)&s->chunks[s->bucket[ring_next(s, (uint32_t)(b + 1) & RING_MASK)]];
@@ -532,43 +557,70 @@ static inline void prefetch_event(const struct sim_event *q)
 
 static inline void prefetch_next(const struct sim *s)
 {
-    const struct sim_key *h = s->near.h;
-    uint32_t n = s->near.n;
-    if (n == 0)
+    uint32_t left = s->win_n - s->win_pos;
+    const struct sim_key *w = s->win + s->win_pos;
+    if (s->near.n || !s->pf_hook) {
+        /* only the next event: the window's head, or the side heap's root when it is earlier */
+        const struct sim_key *k = left ? w : NULL;
+        if (s->near.n && (!k || key_val(&s->near.h[0]) < key_val(k)))
+            k = &s->near.h[0];
+        if (k)
+            prefetch_event(&s->cur[k->seqslot & SLOT_MASK]);
         return;
-    const struct sim_event *q = &s->cur[h[0].seqslot & SLOT_MASK];
-    if (n > 1 && s->pf_hook) {
-        uint32_t second = 1, end = n < 5 ? n : 5;
-        for (uint32_t j = 2; j < end; j++)
-            if (key_val(&h[j]) < key_val(&h[second]))
-                second = j;
-        prefetch_event(&s->cur[h[second].seqslot & SLOT_MASK]);
     }
-    prefetch_event(q);
-    if (q->fn == s->pf_fn && s->pf_hook)
-        s->pf_hook(q->obj, q->arg);
+    if (left >= 3)
+        prefetch_event(&s->cur[w[2].seqslot & SLOT_MASK]);
+    if (left >= 2) {
+        const struct sim_event *q = &s->cur[w[1].seqslot & SLOT_MASK];
+        if (s->win_pos <= 1)
+            prefetch_event(q); /* the window just opened: nothing prefetched it yet */
+        if (q->fn == s->pf_fn)
+            s->pf_hook(q->obj, q->arg, 2);
+    }
+    if (left >= 1) {
+        const struct sim_event *q = &s->cur[w[0].seqslot & SLOT_MASK];
+        if (s->win_pos <= 1)
+            prefetch_event(q);
+        if (q->fn == s->pf_fn)
+            s->pf_hook(q->obj, q->arg, 1);
+    }
+}
+
+/* Whether the window is used up (the next event, if any, is in a later bucket). */
+static inline bool window_empty(const struct sim *s) { return s->win_pos == s->win_n && s->near.n == 0; }
+
+/* The earliest event of the window (not empty): its sorted head or the side heap's root. */
+static inline const struct sim_key *window_min(const struct sim *s)
+{
+    if (s->near.n && (s->win_pos == s->win_n || key_val(&s->near.h[0]) < key_val(&s->win[s->win_pos])))
+        return &s->near.h[0];
+    return &s->win[s->win_pos];
 }
 
 sim_time_t sim_next_time(struct sim *s)
 {
     if (s->n == 0)
         return SIM_TIME_MAX;
-    if (s->near.n == 0)
+    if (window_empty(s))
         next_window(s);
-    return s->near.h[0].t;
+    return window_min(s)->t;
 }
 
 bool sim_step(struct sim *s)
 {
     if (s->n == 0)
         return false;
-    if (s->near.n == 0)
+    if (window_empty(s))
         next_window(s);
-    struct sim_key k = s->near.h[0];
+    const struct sim_key *m = window_min(s);
+    struct sim_key k = *m;
+    if (m == &s->near.h[0])
+        heap_pop(&s->near);
+    else
+        s->win_pos++;
     uint32_t idx = (uint32_t)(k.seqslot & SLOT_MASK);
     struct sim_event e = s->cur[idx];
     s->cur_free[s->n_cur_free++] = idx;
-    heap_pop(&s->near);
     s->n--;
     s->window_events++;
     s->now = k.t;

@@ -101,7 +101,9 @@ struct sim {
     uint32_t n;       /* pending events, all tiers */
 
     /* The current window: bucket cur_b, whose events are in a small heap. */
-    struct sim_heap near; /* keys: (t, seq << SIM_SLOT_BITS | index into cur) */
+    struct sim_key *win, *win_tmp; /* sorted keys (t, seq << SIM_SLOT_BITS | index into cur); merge buffer */
+    uint32_t win_pos, win_n;
+    struct sim_heap near; /* events filed into the window after it was sorted (same keys) */
     struct sim_event *cur;
     uint32_t *cur_free;
     uint32_t n_cur, n_cur_free, cur_cap;
@@ -136,16 +138,21 @@ struct sim {
     bool stop_requested;
     /* Optional deeper prefetch for one kind of event (sim_set_prefetch). */
     sim_fn pf_fn;
-    void (*pf_hook)(const void *obj, uint64_t arg);
+    void (*pf_hook)(const void *obj, uint64_t arg, int ahead);
 };
 
 /*
- * Registers hook to be called, with the event's object and argument, one event
- * before each fn event runs, to prefetch what its handler will touch beyond
- * the object and argument themselves (which the engine prefetches two events
- * ahead).  Only a hint: it must not change any state.
+ * Registers hook to be called, with the event's object and argument, two
+ * events before each fn event runs (ahead = 2) and again one event before
+ * (ahead = 1), to prefetch what its handler will touch beyond the object and
+ * argument themselves, which the engine prefetches three events ahead.  So a
+ * chain of dependent misses can be started one link per event: at ahead = 2
+ * the object is in cache and says which line to load next; at ahead = 1 that
+ * line is in cache and says the next.  Only a hint: it must not change any
+ * state, and the events it is called for are predicted from the window (an
+ * event scheduled meanwhile may come first).
  */
-static inline void sim_set_prefetch(struct sim *s, sim_fn fn, void (*hook)(const void *obj, uint64_t arg))
+static inline void sim_set_prefetch(struct sim *s, sim_fn fn, void (*hook)(const void *obj, uint64_t arg, int ahead))
 {
     s->pf_fn = fn;
     s->pf_hook = hook;
