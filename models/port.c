@@ -284,6 +284,7 @@ void port_arrive_prefetch(const void *obj, uint64_t arg, int ahead)
         return;
     const struct port *out = &w->ports[cnt == 1 ? ports[0] : ports[routing_ecmp_pick(k->hash, w->salt, cnt)]];
     __builtin_prefetch(out);
+    __builtin_prefetch((const char *)out + 64);
     __builtin_prefetch(&out->pp[k->prio & (NPRIO - 1)]);
 }
 
