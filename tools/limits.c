@@ -54,7 +54,8 @@ struct mem_estimate limits_estimate_memory(const struct scenario *s)
     double pkts = e.ports * 4 + e.flows * 64;
     e.total_bytes = e.routing_bytes + e.nodes * 256 + e.ports * (sizeof(struct port) + 64) +
                     e.flows * (sizeof(struct flow) + 64) + pkts * sizeof(struct pkt) +
-                    (e.ports + e.flows) * 3 * 32; /* event heap: a few timers per port and flow */
+                    (e.ports + e.flows) * 3 * 64 + /* events: a few per port and flow, 48 B each in calendar chunks */
+                    (double)(1u << SIM_RING_BITS) * 4 + 512 * 1024; /* the calendar's ring and first chunks */
     return e;
 }
 
