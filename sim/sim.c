@@ -262,23 +262,37 @@ static inline void win_append(struct sim *s, const struct sim_event *e)
     s->win[s->win_n++] = (struct sim_key){e->t, (e->seq << SIM_SLOT_BITS) | idx};
 }
 
+/*
+ * Doubles an array of objects handed out by index and the stack of its free
+ * indices; the new indices are stacked so that the lowest comes out first
+ * (low indices stay warm in cache).  Returns the array's new address; aborts
+ * beyond `limit` objects.
+ */
+static void *grow_indexed(void *arr, size_t size, bool big, uint32_t **free_idx, uint32_t *cap, uint32_t *n_free,
+                          uint32_t limit)
+{
+    uint32_t old = *cap, ncap = old * 2;
+    if (ncap > limit)
+        oom();
+    void *na = big ? mem_realloc_big(arr, size * old, size * ncap) : realloc(arr, size * ncap);
+    if (!na)
+        oom();
+    uint32_t *nf = realloc(*free_idx, sizeof *nf * ncap);
+    if (!nf)
+        oom();
+    *free_idx = nf;
+    for (uint32_t i = 0; i < ncap - old; i++)
+        nf[i] = ncap - 1 - i;
+    *n_free = ncap - old;
+    *cap = ncap;
+    return na;
+}
+
 static uint32_t chunk_alloc(struct sim *s)
 {
-    if (s->n_free_chunks == 0) {
-        uint32_t old = s->chunks_cap, ncap = old * 2;
-        struct sim_chunk *nc = mem_realloc_big(s->chunks, sizeof *nc * old, sizeof *nc * ncap);
-        if (!nc)
-            oom();
-        s->chunks = nc;
-        uint32_t *nf = realloc(s->free_chunks, sizeof *nf * ncap);
-        if (!nf)
-            oom();
-        s->free_chunks = nf;
-        for (uint32_t i = 0; i < ncap - old; i++)
-            s->free_chunks[i] = ncap - 1 - i;
-        s->n_free_chunks = ncap - old;
-        s->chunks_cap = ncap;
-    }
+    if (s->n_free_chunks == 0)
+        s->chunks = grow_indexed(s->chunks, sizeof *s->chunks, true, &s->free_chunks, &s->chunks_cap,
+                                 &s->n_free_chunks, UINT32_MAX / 2);
     return s->free_chunks[--s->n_free_chunks];
 }
 
@@ -286,7 +300,7 @@ static void ring_insert(struct sim *s, uint32_t slot, const struct sim_event *e)
 {
     uint32_t c = s->bucket[slot];
     if (c == SIM_NONE || s->chunks[c].n == SIM_CHUNK_EVENTS) {
-        /* a new chunk goes in front: the order within a bucket does not matter (the window heap sorts it) */
+        /* a new chunk goes in front: the order within a bucket does not matter (the window is sorted) */
         uint32_t nc = chunk_alloc(s);
         s->chunks[nc].next = c;
         s->chunks[nc].n = 0;
@@ -303,23 +317,9 @@ static void ring_insert(struct sim *s, uint32_t slot, const struct sim_event *e)
 
 static uint32_t slot_alloc(struct sim *s)
 {
-    if (s->n_free == 0) {
-        uint32_t old = s->slab_cap, ncap = old * 2;
-        if (ncap > (1U << SIM_SLOT_BITS))
-            oom();
-        struct sim_payload *ns = realloc(s->slab, sizeof *ns * ncap);
-        if (!ns)
-            oom();
-        s->slab = ns;
-        uint32_t *nf = realloc(s->free_slots, sizeof *nf * ncap);
-        if (!nf)
-            oom();
-        s->free_slots = nf;
-        for (uint32_t i = 0; i < ncap - old; i++)
-            s->free_slots[i] = ncap - 1 - i;
-        s->n_free = ncap - old;
-        s->slab_cap = ncap;
-    }
+    if (s->n_free == 0)
+        s->slab = grow_indexed(s->slab, sizeof *s->slab, false, &s->free_slots, &s->slab_cap, &s->n_free,
+                               1U << SIM_SLOT_BITS);
     return s->free_slots[--s->n_free];
 }
 
