@@ -26,7 +26,7 @@ static void oom(void)
     abort();
 }
 
-/* ---- 4-ary heap of keys (the current window, and the far future) ---- */
+/* ---- 4-ary heap of keys (the window's side heap, and the far future) ---- */
 
 /*
  * A heap lives 3 keys into a 64-byte aligned block: the four children of
@@ -174,25 +174,13 @@ int sim_init(struct sim *s)
     s->bucket = malloc(sizeof *s->bucket * RING);
     s->bmap = calloc(BMAP_WORDS, sizeof *s->bmap);
     s->bsum = calloc(BMAP_WORDS / 64, sizeof *s->bsum);
-    s->chunks_cap = 1024;
-    s->chunks = mem_alloc_big(sizeof *s->chunks * s->chunks_cap);
-    s->free_chunks = malloc(sizeof *s->free_chunks * s->chunks_cap);
-    s->slab_cap = 64;
-    s->slab = malloc(sizeof *s->slab * s->slab_cap);
-    s->free_slots = malloc(sizeof *s->free_slots * s->slab_cap);
-    if (heap_init(&s->near, 256) || heap_init(&s->far, 64) || !s->cur || !s->cur_free || !s->win || !s->win_tmp || !s->bucket || !s->bmap ||
-        !s->bsum || !s->chunks || !s->free_chunks || !s->slab || !s->free_slots) {
+    if (heap_init(&s->near, 256) || heap_init(&s->far, 64) || !s->cur || !s->cur_free || !s->win ||
+        !s->win_tmp || !s->bucket || !s->bmap || !s->bsum) {
         sim_free(s);
         return -1;
     }
     memset(s->bucket, 0xff, sizeof *s->bucket * RING);
-    /* Hand out low chunks and slots first: they stay warm in cache. */
-    for (uint32_t i = 0; i < s->chunks_cap; i++)
-        s->free_chunks[i] = s->chunks_cap - 1 - i;
-    s->n_free_chunks = s->chunks_cap;
-    for (uint32_t i = 0; i < s->slab_cap; i++)
-        s->free_slots[i] = s->slab_cap - 1 - i;
-    s->n_free = s->slab_cap;
+    /* the calendar's chunks and the far heap's slab start empty (grow_indexed) */
     return 0;
 }
 
@@ -271,7 +259,7 @@ static inline void win_append(struct sim *s, const struct sim_event *e)
 static void *grow_indexed(void *arr, size_t size, bool big, uint32_t **free_idx, uint32_t *cap, uint32_t *n_free,
                           uint32_t limit)
 {
-    uint32_t old = *cap, ncap = old * 2;
+    uint32_t old = *cap, ncap = old ? old * 2 : 64;
     if (ncap > limit)
         oom();
     void *na = big ? mem_realloc_big(arr, size * old, size * ncap) : realloc(arr, size * ncap);

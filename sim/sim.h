@@ -5,24 +5,25 @@
  * Events are ordered by (time, insertion sequence): two events at the same
  * time always fire in the order they were scheduled, so a run is a pure
  * function of its inputs.  The queue has three tiers (sim.c):
- *   - the window: the events of the current bucket of time, in a small
- *     4-ary heap of 16-byte keys (time, sequence<<SIM_SLOT_BITS | index) over
- *     an array of their payloads;
+ *   - the window: the events of the current bucket of time, as 16-byte keys
+ *     (time, sequence<<SIM_SLOT_BITS | index) over an array of their
+ *     payloads, sorted once when the window opens; an event scheduled into
+ *     the open window waits in a small side heap;
  *   - the calendar: a ring of 2^SIM_RING_BITS buckets of width 2^shift ps
  *     after the window, each a list of chunks of whole events, unsorted;
  *     when the window empties, the next non-empty bucket is moved into it
- *     and heapified;
+ *     and sorted;
  *   - the far heap: events beyond the ring's reach (long timers, the next
  *     flow of a sparse Poisson source), keys in a heap, payloads in a slab.
  * An event is filed by its bucket number t >> shift, so scheduling is O(1)
- * into the calendar, and popping works on a heap of a few dozen keys that is
- * in cache.  The bucket width follows the event rate (it is adapted every
- * thousand windows to keep a few dozen events per window).  Neither the
- * tiers nor the width can change the order, only its cost.  Nothing here
- * allocates once the arrays have grown to the run's high-water mark.  While
- * an event runs, what the next one (and, with a hook, the one after) will
- * touch is prefetched (sim.c): in a large fabric those are DRAM misses;
- * prefetching changes no state.
+ * into the calendar, and popping takes the head of a sorted window of a few
+ * dozen events that is in cache.  The bucket width follows the event rate
+ * (it is adapted every thousand windows to keep a few dozen events per
+ * window).  Neither the tiers nor the width can change the order, only its
+ * cost.  Nothing here allocates once the arrays have grown to the run's
+ * high-water mark.  While an event runs, what the next three will touch is
+ * prefetched (sim.c, sim_set_prefetch): in a large fabric those are DRAM
+ * misses; prefetching changes no state.
  *
  * Timers are cancelled lazily with a generation counter: cancelling bumps the
  * counter, and a popped event whose generation is stale is discarded without
