@@ -390,10 +390,10 @@ static void far_take(struct sim *s)
 
 /*
  * The calendar is only fast while its buckets hold a few dozen events: too
- * narrow and most are empty, too wide and the window heap is deep.  The right
- * width depends on the fabric's event rate, which changes over a run, so it
- * is measured: every ADAPT_WINDOWS windows the average is checked and the
- * width halved or doubled.  The calendar is then rebuilt (O(pending), rare).
+ * narrow and most are empty, too wide and sorting a window costs more per
+ * event.  The right width depends on the fabric's event rate, which changes
+ * over a run, so it is measured: every ADAPT_WINDOWS windows the average is
+ * checked and the width narrowed by the measured factor or doubled.  The calendar is then rebuilt (O(pending), rare).
  * Only speed depends on the width: the order of events does not.
  */
 static void rebucket(struct sim *s, unsigned shift)
@@ -446,7 +446,8 @@ static void adapt(struct sim *s)
     }
 }
 
-/* Opens the next window: the earliest bucket of the calendar or of the far heap (the window is empty, s->n > 0). */
+/* Opens the next window: the earliest bucket of the calendar or of the far heap (the window is used up, and the
+ * calendar or the far heap is not empty). */
 static void next_window(struct sim *s)
 {
     /* checked every ADAPT_WINDOWS windows, or sooner when they are crowded */
@@ -488,7 +489,6 @@ static void schedule_seq(struct sim *s, sim_time_t t, uint64_t seq, sim_fn fn, v
                 (long long)t, (long long)s->now);
         abort();
     }
-    s->n++;
     insert_event(s, &(struct sim_event){t, seq, fn, obj, tm, arg});
 }
 
@@ -523,14 +523,16 @@ void sim_timer_arm(struct sim *s, struct sim_timer *tm, sim_time_t t, sim_fn fn,
 
 /*
  * While an event runs, start loading what the next ones will touch.  The
- * next event is the window heap's root and the one after it the smallest of
- * the root's children (unless the running handler schedules an earlier event;
- * then a prefetch is merely wasted).  Their payloads sit in the window's
- * array, filled from the calendar a few dozen events ago and still in cache.
- * For each: its object's first two cache lines and, for a plain event whose
- * argument is a pointer, that object's first line.  With a prefetch hook
- * registered (sim_set_prefetch) the hook runs for the next one.  In a large
- * fabric these are DRAM misses that would otherwise each stall the next
+ * window is sorted, so the next three events are known (unless the running
+ * handler schedules an earlier one; then a prefetch is merely wasted), and
+ * their payloads are in the window's array, in cache.  For an event: its
+ * object's first two cache lines and, for a plain event whose argument is a
+ * pointer, that object's first line.  With a prefetch hook (sim_set_prefetch)
+ * this is a pipeline: the engine loads the object and argument of the event
+ * three ahead, and the hook runs for the events two and one ahead, each stage
+ * starting the misses the previous one made possible.  Without a hook, or
+ * while the side heap holds events, only the next event is prefetched.  In a
+ * large fabric these are DRAM misses that would otherwise each stall a
  * handler.  Prefetching never faults, so an argument that is not a pointer is
  * harmless, and it changes no state, so no result.
  */
@@ -558,19 +560,12 @@ static inline void prefetch_next(const struct sim *s)
     }
     if (left >= 3)
         prefetch_event(&s->cur[w[2].seqslot & SLOT_MASK]);
-    if (left >= 2) {
-        const struct sim_event *q = &s->cur[w[1].seqslot & SLOT_MASK];
+    for (uint32_t ahead = left < 2 ? left : 2; ahead >= 1; ahead--) {
+        const struct sim_event *q = &s->cur[w[ahead - 1].seqslot & SLOT_MASK];
         if (s->win_pos <= 1)
             prefetch_event(q); /* the window just opened: nothing prefetched it yet */
         if (q->fn == s->pf_fn)
-            s->pf_hook(q->obj, q->arg, 2);
-    }
-    if (left >= 1) {
-        const struct sim_event *q = &s->cur[w[0].seqslot & SLOT_MASK];
-        if (s->win_pos <= 1)
-            prefetch_event(q);
-        if (q->fn == s->pf_fn)
-            s->pf_hook(q->obj, q->arg, 1);
+            s->pf_hook(q->obj, q->arg, (int)ahead);
     }
 }
 
@@ -585,21 +580,23 @@ static inline const struct sim_key *window_min(const struct sim *s)
     return &s->win[s->win_pos];
 }
 
-sim_time_t sim_next_time(struct sim *s)
+/* Makes the window hold the next event; false when nothing is pending. */
+static inline bool window_fill(struct sim *s)
 {
-    if (s->n == 0)
-        return SIM_TIME_MAX;
-    if (window_empty(s))
-        next_window(s);
-    return window_min(s)->t;
+    if (!window_empty(s))
+        return true;
+    if (s->n_ring == 0 && s->far.n == 0)
+        return false;
+    next_window(s);
+    return true;
 }
+
+sim_time_t sim_next_time(struct sim *s) { return window_fill(s) ? window_min(s)->t : SIM_TIME_MAX; }
 
 bool sim_step(struct sim *s)
 {
-    if (s->n == 0)
+    if (!window_fill(s))
         return false;
-    if (window_empty(s))
-        next_window(s);
     const struct sim_key *m = window_min(s);
     struct sim_key k = *m;
     if (m == &s->near.h[0])
@@ -609,7 +606,6 @@ bool sim_step(struct sim *s)
     uint32_t idx = (uint32_t)(k.seqslot & SLOT_MASK);
     struct sim_event e = s->cur[idx];
     s->cur_free[s->n_cur_free++] = idx;
-    s->n--;
     s->window_events++;
     s->now = k.t;
     if (e.timer) {
@@ -637,8 +633,8 @@ uint64_t sim_run(struct sim *s, sim_time_t until)
 {
     uint64_t before = s->events;
     s->stop_requested = false;
-    while (s->n && !s->stop_requested) {
-        if (sim_next_time(s) > until) {
+    while (!s->stop_requested && window_fill(s)) {
+        if (window_min(s)->t > until) {
             s->now = until;
             break;
         }

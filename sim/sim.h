@@ -99,7 +99,6 @@ struct sim {
     sim_time_t now;
     uint64_t seq;
     uint64_t cur_seq; /* insertion sequence of the event being run */
-    uint32_t n;       /* pending events, all tiers */
 
     /* The current window: bucket cur_b, whose events are in a small heap. */
     struct sim_key *win, *win_tmp; /* sorted keys (t, seq << SIM_SLOT_BITS | index into cur); merge buffer */
@@ -212,7 +211,10 @@ uint64_t sim_run(struct sim *s, sim_time_t until);
 static inline void sim_stop(struct sim *s) { s->stop_requested = true; }
 
 /* Number of pending events, stale timer events included. */
-static inline uint32_t sim_pending(const struct sim *s) { return s->n; }
+static inline uint32_t sim_pending(const struct sim *s)
+{
+    return s->win_n - s->win_pos + s->near.n + s->n_ring + s->far.n;
+}
 
 /* Time of the earliest pending event, or SIM_TIME_MAX. */
 sim_time_t sim_next_time(struct sim *s);
