@@ -27,7 +27,7 @@
  */
 #include "models/net.h"
 #include "models/pfcwd.h"
-#include "topologies/routing.h"
+#include "models/route.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -264,8 +264,8 @@ void port_arrive_prefetch(const void *obj, uint64_t arg, int ahead)
         }
         return;
     }
-    bool routed = k->type != PKT_PAUSE && !k->route_flow && k->dst_host < n->g->n_hosts &&
-                  p->node != n->g->host_node[k->dst_host];
+    /* frames routed from the frame alone (pinned and Valiant ones read their flow: not prefetched) */
+    bool routed = k->type != PKT_PAUSE && !k->route_flow && k->dst_host < n->g->n_hosts;
     if (ahead == 2) {
         /* the switch, the ingress counters and the routing entry */
         __builtin_prefetch(n->node_sw[p->node]);
@@ -276,13 +276,13 @@ void port_arrive_prefetch(const void *obj, uint64_t arg, int ahead)
     }
     if (!routed)
         return;
-    /* The egress port as switch_receive will choose it (ECMP on the frame's hash), and its two hot lines. */
+    /* The egress port as switch_receive will choose it, and its two hot lines and queue. */
     const struct sw *w = n->node_sw[p->node];
-    const uint16_t *ports;
-    uint32_t cnt = graph_nexthops(n->g, p->node, k->dst_host, &ports);
-    if (cnt == 0)
+    uint8_t reached = 0;
+    uint32_t e = route_egress(n->g, p->node, w->group, w->salt, k->hash, k->dst_host, NET_NO_VIA, -1, &reached);
+    if (e == ROUTE_NO_PORT)
         return;
-    const struct port *out = &w->ports[cnt == 1 ? ports[0] : ports[routing_ecmp_pick(k->hash, w->salt, cnt)]];
+    const struct port *out = &w->ports[e];
     __builtin_prefetch(out);
     __builtin_prefetch((const char *)out + 64);
     __builtin_prefetch(&out->pp[k->prio & (NPRIO - 1)]);
