@@ -122,14 +122,7 @@ static inline const uint32_t *graph_nexthops_entry(const struct graph *g, uint32
 /* The egress port set of node n towards host h: *ports points at count entries. */
 static inline uint32_t graph_nexthops(const struct graph *g, uint32_t n, uint32_t h, const uint16_t **ports)
 {
-    const struct g_routes *r = &g->routes;
-    uint32_t off;
-    if (n == r->attach[h])
-        off = r->last[h];
-    else if (n == g->host_node[h])
-        off = UINT32_MAX;
-    else
-        off = r->table[(uint64_t)n * r->n_cols + r->col[h]];
+    uint32_t off = n == g->host_node[h] ? UINT32_MAX : *graph_nexthops_entry(g, n, h);
     if (off == UINT32_MAX) {
         *ports = 0;
         return 0;
