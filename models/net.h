@@ -341,6 +341,10 @@ double switch_red_probability(const struct scn_ecn *e, int64_t q);
 
 /* --- internal, shared by port.c, switch.c and nic.c --- */
 void port_kick(struct port *p);
+/* Whether p's link is up and its transmitter idle, so that port_transmit may start a frame now. */
+bool port_free(const struct port *p);
+/* Puts k on the wire now (p must be free): the part of port_kick after it has chosen the frame. */
+void port_transmit(struct port *p, struct pkt *k);
 void port_send_ctrl(struct port *p, struct pkt *k);
 /* Sends a PFC frame for prio out of p (quanta 0: RESUME), counting it and reporting it to pfc_hook. */
 void port_send_pfc(struct port *p, int prio, uint16_t quanta);

@@ -92,6 +92,29 @@ static void wire_send(struct sim *s, struct port *p, struct pkt *k, sim_time_t a
     p->wire_tail = k;
 }
 
+bool port_free(const struct port *p)
+{
+    return !p->down && !sim_before(p->net->sim, p->busy_until, p->busy_seq);
+}
+
+void port_transmit(struct port *p, struct pkt *k)
+{
+    struct net *n = p->net;
+    struct sim *s = n->sim;
+    sim_time_t t = tx_time(p, k->size + WIRE_OVERHEAD);
+    p->busy_until = s->now + t;
+    p->busy_seq = sim_reserve_seq(s);
+    k->link_gen = p->link_gen;
+    p->tx_frames++;
+    p->tx_bytes += k->size;
+    n->c.packet_hops++;
+    wire_send(s, p, k, s->now + t + p->delay_ps);
+    if (!p->wake_pending && has_work(n, p)) {
+        p->wake_pending = true;
+        sim_at_seq(s, p->busy_until, p->busy_seq, tx_wake, p, 0);
+    }
+}
+
 /*
  * Starts the next frame if the transmitter is free.  A port keeps the point its
  * current frame ends (time and a reserved event sequence) instead of queuing
@@ -118,20 +141,8 @@ void port_kick(struct port *p)
     struct pkt *k = portq_pop(p, NPRIO);
     if (!k)
         k = p->is_host ? nic_dequeue(n, n->node_host[p->node], p) : switch_dequeue(n, n->node_sw[p->node], p);
-    if (!k)
-        return;
-    sim_time_t t = tx_time(p, k->size + WIRE_OVERHEAD);
-    p->busy_until = s->now + t;
-    p->busy_seq = sim_reserve_seq(s);
-    k->link_gen = p->link_gen;
-    p->tx_frames++;
-    p->tx_bytes += k->size;
-    n->c.packet_hops++;
-    wire_send(s, p, k, s->now + t + p->delay_ps);
-    if (!p->wake_pending && has_work(n, p)) {
-        p->wake_pending = true;
-        sim_at_seq(s, p->busy_until, p->busy_seq, tx_wake, p, 0);
-    }
+    if (k)
+        port_transmit(p, k);
 }
 
 void port_send_ctrl(struct port *p, struct pkt *k)

@@ -156,6 +156,15 @@ static uint32_t egress_port(struct net *n, struct sw *w, struct pkt *k)
     return e;
 }
 
+/* Bytes queued at priority prio of egress p, read without touching the queue's line when qmask says it is empty. */
+static int64_t queued_bytes(const struct port *p, int prio)
+{
+    return (p->qmask >> prio) & 1 ? p->pp[prio].q.bytes : 0;
+}
+
+static struct port *release(struct net *n, struct sw *w, const struct pkt *k, int prio);
+static void dequeued(struct net *n, struct sw *w, struct pkt *k, int prio, int64_t q_after);
+
 void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
 {
     const struct scn_switch *cfg = &n->scn->sw;
@@ -172,7 +181,7 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
     }
     int64_t B = k->size;
     int64_t shared_cap = cfg->buffer - w->hdrm_reserved;
-    k->pmark = port_paused_total(out, prio, n->sim->now);
+    int64_t q_before = queued_bytes(out, prio);
 
     if (n->lossless & (1u << prio)) {
         if (in->pp[prio].ing_shared + B > xoff_threshold(n, w) || in->pp[prio].ing_hdrm > 0) {
@@ -193,10 +202,9 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
         }
         w->buffered += B;
         k->in_port = in->local;
-        portq_push(out, prio, k);
         check_pause(n, w, in, prio);
     } else {
-        if (out->pp[prio].q.bytes + B > cfg->lossy_queue_limit || w->shared_used + B > shared_cap) {
+        if (q_before + B > cfg->lossy_queue_limit || w->shared_used + B > shared_cap) {
             net_drop(n, k, DROP_BUFFER);
             return;
         }
@@ -204,10 +212,27 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
         w->shared_used += B;
         w->buffered += B;
         k->in_port = in->local;
-        portq_push(out, prio, k);
     }
     if (cfg->ecn.enabled && cfg->ecn.mark_on == MARK_ENQUEUE)
-        maybe_mark(n, w, k, out->pp[prio].q.bytes - B);
+        maybe_mark(n, w, k, q_before);
+    /*
+     * An egress with nothing queued (not even a PAUSE) whose transmitter is
+     * free and whose priority is not paused would dequeue this very frame at
+     * once: do what switch_dequeue does with it, but without linking it into
+     * the queue, whose cache line a loaded fabric would otherwise fetch for
+     * nothing (a free egress is the common case below saturation).  The
+     * scheduler still picks it, so that DWRR keeps its deficits.
+     */
+    if (!out->qmask && !((out->paused >> prio) & 1) && port_free(out)) {
+        uint32_t head[NPRIO];
+        head[prio] = (uint32_t)B;
+        sched_pick(&cfg->scheduler, &out->sched, (uint8_t)(1u << prio), head, n->scn->host.mtu + HDR_DATA);
+        dequeued(n, w, k, prio, 0);
+        port_transmit(out, k);
+        return;
+    }
+    k->pmark = port_paused_total(out, prio, n->sim->now);
+    portq_push(out, prio, k);
     port_kick(out);
 }
 
@@ -230,6 +255,20 @@ static struct port *release(struct net *n, struct sw *w, const struct pkt *k, in
         abort();
     }
     return in;
+}
+
+/*
+ * What leaving its egress queue does to frame k of priority prio, with q_after
+ * bytes still queued behind it: it leaves the buffer accounting, may be
+ * marked (marking at dequeue), and its ingress may RESUME its upstream.
+ */
+static void dequeued(struct net *n, struct sw *w, struct pkt *k, int prio, int64_t q_after)
+{
+    struct port *in = release(n, w, k, prio);
+    if (n->scn->sw.ecn.enabled && n->scn->sw.ecn.mark_on == MARK_DEQUEUE)
+        maybe_mark(n, w, k, q_after);
+    if (n->lossless & (1u << prio))
+        switch_pfc_check_resume(n, w, in, prio);
 }
 
 /*
@@ -270,11 +309,7 @@ struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)
     if (prio < 0)
         return NULL;
     struct pkt *k = portq_pop(p, prio);
-    struct port *in = release(n, w, k, prio);
-    if (n->scn->sw.ecn.enabled && n->scn->sw.ecn.mark_on == MARK_DEQUEUE)
-        maybe_mark(n, w, k, p->pp[prio].q.bytes);
-    if (n->lossless & (1u << prio))
-        switch_pfc_check_resume(n, w, in, prio);
+    dequeued(n, w, k, prio, p->pp[prio].q.bytes);
     /* The queue is not paused now, so paused_acc is its whole paused time since the frame was queued. */
     sim_time_t held = p->pp[prio].paused_acc - k->pmark;
     if (held && k->type == PKT_DATA)
