@@ -97,6 +97,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
             h->node = id;
             h->index = (uint32_t)gn->host;
             h->port = &n->ports[gn->first_port];
+            h->rate_bps = h->port->rate_bps;
             n->node_host[id] = h;
             continue;
         }
@@ -329,13 +330,19 @@ int net_check_invariants(const struct net *n, char *err, size_t errlen)
         for (uint32_t p = 0; p < w->n_ports; p++)
             for (int prio = 0; prio < NPRIO; prio++) {
                 const struct port *pt = &w->ports[p];
-                if (pt->pp[prio].ing_shared < 0 || pt->pp[prio].ing_hdrm < 0 || pt->pp[prio].q.bytes < 0 ||
+                if (pt->ing_shared[prio] < 0 || pt->pp[prio].ing_hdrm < 0 || pt->pp[prio].q.bytes < 0 ||
                     pt->pp[prio].ing_hdrm > pt->headroom) {
                     snprintf(err, errlen, "buffer counter out of range at %s port %u priority %d",
                              n->g->nodes[w->node].name, p, prio);
                     return -1;
                 }
-                ingress += pt->pp[prio].ing_shared + pt->pp[prio].ing_hdrm;
+                /* in_hdrm is a cache of which headroom counters are in use (admission trusts it). */
+                if (((pt->in_hdrm >> prio) & 1) != (pt->pp[prio].ing_hdrm > 0)) {
+                    snprintf(err, errlen, "headroom mask of %s port %u is %#x, its counters disagree at priority %d",
+                             n->g->nodes[w->node].name, p, pt->in_hdrm, prio);
+                    return -1;
+                }
+                ingress += pt->ing_shared[prio] + pt->pp[prio].ing_hdrm;
                 egress += pt->pp[prio].q.bytes;
             }
         /* Every byte in the buffer is counted once at its ingress and sits in one egress queue. */

@@ -89,57 +89,61 @@ struct prio_timer {
 };
 
 /*
- * One cache line per (port, priority): what a hop touches at one priority.  A
- * switch egress uses q and the pause totals; the ingress it came through uses
- * the buffer counters of the same priority.
+ * One cache line per (port, priority): what an egress touches at one priority
+ * when frames queue there (the queue and its pause totals), and the headroom
+ * side of the ingress accounting, which only a paused upstream's frames use.
  */
 struct port_prio {
-    struct pktq q;            /* egress queue */
-    int64_t ing_shared;       /* ingress accounting (switch ports): bytes that entered through this port */
-    int64_t ing_hdrm;         /* ... of which admitted into headroom */
+    _Alignas(64) struct pktq q;            /* egress queue */
     sim_time_t paused_acc;    /* closed pause intervals of this egress priority, summed (victim accounting) */
     sim_time_t paused_since;  /* start of the open one, while paused */
+    int64_t ing_hdrm;         /* ingress accounting (switch ports): bytes admitted into headroom (port.in_hdrm) */
+    int64_t hdrm_peak;        /* most headroom ever in use (validation of the headroom formula) */
 };
 
 #define QMASK_CTRL (1u << NPRIO) /* port.qmask bit: PAUSE frames wait in ctrl */
 
 /*
- * Field order matters here: a packet hop touches a few ports at random, so the
- * fields every hop reads or writes are packed into the first two cache lines,
- * then one line per priority (port_prio); timers and rarely used state are
- * last.  Ports are 128-byte aligned so that the first two lines are one
- * aligned pair, which the hardware's adjacent-line prefetch fetches together
- * (k=32 fat-tree: about -20% per packet-hop against 64-byte alignment).
+ * Field order matters here: a packet hop touches a few ports at random, so a
+ * hop's fields are packed into two cache lines, aligned as a 128-byte pair,
+ * which the hardware's adjacent-line prefetch fetches together (k=32
+ * fat-tree: about -20% per packet-hop against 64-byte alignment).  Line 0
+ * holds what the arrival reads, including the ingress counters of every
+ * priority, so that the port a frame enters through costs one pair; line 1
+ * the transmitter.  The egress queues follow, a line per priority
+ * (port_prio), fetched only when frames queue; then what is rarely touched.
  */
 struct port {
-    /* line 0: what every hop reads */
+    /* line 0: what a hop reads at either end, and the ingress accounting */
     _Alignas(128) struct net *net;
-    struct port *peer;
-    int64_t ps_per_byte;  /* exact serialization per byte, or 0 when the rate does not divide 8e12 */
-    int64_t delay_ps;
-    sim_time_t busy_until; /* the frame being transmitted ends then ... */
     uint32_t node;
     uint16_t local;       /* index at its node */
     uint16_t down;        /* link_down faults holding this port's link down (0: up); a down port never transmits */
     uint16_t link_gen;    /* bumped when the link fails, so frames on the wire then are recognized as lost */
+    uint16_t qmask;       /* bit p: pp[p].q is not empty; QMASK_CTRL: ctrl is not empty */
     bool is_host;
     bool wake_pending;    /* a tx_wake event is queued for busy_until */
     uint8_t paused;       /* bit p: the peer paused priority p of this egress */
+    uint8_t pause_sent;   /* bit p: we paused the peer on p (switch ingress; a faulty NIC, fault.c) */
+    uint8_t in_hdrm;      /* bit p: pp[p].ing_hdrm > 0 (switch ingress) */
     /* PFC watchdog (pfcwd.c), bit p per priority: declared stormed; PAUSE ignored (drop, forward); frames
      * for the queue discarded (drop); the peer's latest PAUSE was overridden by the watchdog (so a faulty
      * NIC's buffer may overflow, fault.c).  Zero unless the watchdog is enabled and found a storm. */
     uint8_t wd_storm, wd_ignore, wd_drop, wd_overrode;
-    uint8_t pause_sent;   /* bit p: we paused the peer on p (switch ingress; a faulty NIC, fault.c) */
-    uint16_t qmask;       /* bit p: pp[p].q is not empty; QMASK_CTRL: ctrl is not empty */
-    /* line 1 */
+    /* Ingress accounting (switch ports): bytes that entered through this port at priority p and hold shared
+     * buffer (those in headroom are in pp[p].ing_hdrm).  A switch buffer is below 2 GiB (scenario.c), so
+     * 32 bits hold any count, and all eight priorities fit this line. */
+    int32_t ing_shared[NPRIO];
+    /* line 1: the transmitter */
+    struct port *peer;
+    int64_t ps_per_byte;  /* exact serialization per byte, or 0 when the rate does not divide 8e12 */
+    int64_t delay_ps;
+    sim_time_t busy_until; /* the frame being transmitted ends then ... */
     uint64_t busy_seq;     /* ... at this point of the event order (sim_reserve_seq) */
-    int64_t tx_rem;       /* remainder carried between frames when ps_per_byte is 0 */
-    int64_t rate_bps;
-    int64_t headroom;     /* per lossless priority (switch ingress) */
-    uint64_t tx_frames, tx_bytes;
     /* The last frame this port put on the wire, while it is still there (port.c): the frames on a wire form a
      * list, of which only the first has an arrival event queued. */
     struct pkt *wire_tail;
+    uint64_t tx_frames, tx_bytes;
 
     _Alignas(64) struct port_prio pp[NPRIO];
     struct pktq ctrl;     /* PAUSE frames: sent next, never queued behind data */
@@ -147,9 +151,11 @@ struct port {
     struct sched_state sched;
 
     /* rarely touched */
+    int64_t rate_bps;
+    int64_t tx_rem;       /* remainder carried between frames when ps_per_byte is 0 */
+    int64_t headroom;     /* per lossless priority (switch ingress) */
     uint32_t id;          /* global port id (graph) */
     bool ever_paused;
-    int64_t hdrm_peak[NPRIO];     /* most headroom ever in use (validation of the headroom formula) */
     struct prio_timer pause_expire[NPRIO];
     struct prio_timer pause_refresh[NPRIO];
 };
@@ -201,6 +207,7 @@ struct flow {
 struct host {
     uint32_t node, index;
     struct port *port;
+    int64_t rate_bps;         /* its link's rate, kept here because the port keeps it off its hot lines */
     struct flow *ready_head[NPRIO], *ready_tail[NPRIO];
     struct nic_fault *fault;  /* pause_storm / slow_receiver state (fault.c), NULL for a host without such faults */
 };

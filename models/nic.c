@@ -35,7 +35,7 @@ static void check_done(struct net *n) { net_check_finish(n); }
 
 static double flow_rate(const struct net *n, const struct flow *f)
 {
-    double r = f->use_dcqcn ? f->rp.rc : (double)n->hosts[f->src].port->rate_bps;
+    double r = f->use_dcqcn ? f->rp.rc : (double)n->hosts[f->src].rate_bps;
     if (f->rate_cap_bps && (double)f->rate_cap_bps < r)
         r = (double)f->rate_cap_bps;
     return r;

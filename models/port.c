@@ -240,14 +240,15 @@ static void receive_pause(struct port *p, struct pkt *k)
 }
 
 /*
- * sim's prefetch hook for port_arrive (sim_set_prefetch), called one event
- * ahead with the port and frame already on their way into the cache: at a
- * switch, the switch, the ingress counters of the frame's priority, and the
- * egress port switch_receive will choose (resolved here from the routing
- * entry and the frame's ECMP hash, exactly as route_egress does) with its two
- * hot lines; at a host, the host and the lines of the flow that the receiver
- * (data) or the sender (ACK, NACK, CNP) updates (struct flow's layout, net.h).
- * It reads and never writes.
+ * sim's prefetch hook for port_arrive (sim_set_prefetch), called two events
+ * ahead and again one event ahead, with the port (whose line 0 holds the
+ * ingress counters) and the frame already on their way into the cache.  At a
+ * switch: two ahead, the switch and the routing entry; one ahead, the egress
+ * port switch_receive will choose (resolved through route_egress from the
+ * routing entry and the frame's ECMP hash), its two hot lines and the queue
+ * of the frame's priority.  At a host, two ahead: the host and the lines of
+ * the flow that the receiver (data) or the sender (ACK, NACK, CNP) updates
+ * (struct flow's layout, net.h).  It reads and never writes.
  */
 void port_arrive_prefetch(const void *obj, uint64_t arg, int ahead)
 {
@@ -278,9 +279,8 @@ void port_arrive_prefetch(const void *obj, uint64_t arg, int ahead)
     /* frames routed from the frame alone (pinned and Valiant ones read their flow: not prefetched) */
     bool routed = k->type != PKT_PAUSE && !k->route_flow && k->dst_host < n->g->n_hosts;
     if (ahead == 2) {
-        /* the switch, the ingress counters and the routing entry */
+        /* the switch and the routing entry (the ingress counters are in the port's line 0) */
         __builtin_prefetch(n->node_sw[p->node]);
-        __builtin_prefetch(&p->pp[k->prio & (NPRIO - 1)]);
         if (routed)
             __builtin_prefetch(graph_nexthops_entry(n->g, p->node, k->dst_host));
         return;

@@ -79,7 +79,7 @@ static void check_pause(struct net *n, struct sw *w, struct port *in, int prio)
 {
     if (((in->pause_sent >> prio) & 1))
         return;
-    if (in->pp[prio].ing_hdrm > 0 || in->pp[prio].ing_shared >= xoff_threshold(n, w)) {
+    if (((in->in_hdrm >> prio) & 1) || in->ing_shared[prio] >= xoff_threshold(n, w)) {
         in->pause_sent |= (uint8_t)(1u << (prio));
         port_send_pfc(in, prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
         struct prio_timer *pt = &in->pause_refresh[prio];
@@ -89,9 +89,9 @@ static void check_pause(struct net *n, struct sw *w, struct port *in, int prio)
 
 void switch_pfc_check_resume(struct net *n, struct sw *w, struct port *in, int prio)
 {
-    if (!((in->pause_sent >> prio) & 1) || in->pp[prio].ing_hdrm > 0)
+    if (!((in->pause_sent >> prio) & 1) || ((in->in_hdrm >> prio) & 1))
         return;
-    int64_t sh = in->pp[prio].ing_shared;
+    int64_t sh = in->ing_shared[prio];
     if (sh == 0 || sh + n->scn->sw.pfc.xon_delta <= xoff_threshold(n, w)) {
         in->pause_sent &= (uint8_t)~(1u << (prio));
         sim_timer_cancel(&in->pause_refresh[prio].tm);
@@ -184,20 +184,22 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
     int64_t q_before = queued_bytes(out, prio);
 
     if (n->lossless & (1u << prio)) {
-        if (in->pp[prio].ing_shared + B > xoff_threshold(n, w) || in->pp[prio].ing_hdrm > 0) {
-            if (in->pp[prio].ing_hdrm + B > in->headroom) {
+        if (in->ing_shared[prio] + B > xoff_threshold(n, w) || ((in->in_hdrm >> prio) & 1)) {
+            struct port_prio *pp = &in->pp[prio];
+            if (pp->ing_hdrm + B > in->headroom) {
                 net_drop(n, k, DROP_HEADROOM);
                 return;
             }
-            in->pp[prio].ing_hdrm += B;
-            if (in->pp[prio].ing_hdrm > in->hdrm_peak[prio])
-                in->hdrm_peak[prio] = in->pp[prio].ing_hdrm;
+            pp->ing_hdrm += B;
+            in->in_hdrm |= (uint8_t)(1u << prio);
+            if (pp->ing_hdrm > pp->hdrm_peak)
+                pp->hdrm_peak = pp->ing_hdrm;
         } else {
             if (w->shared_used + B > shared_cap) {
                 net_drop(n, k, DROP_BUFFER);
                 return;
             }
-            in->pp[prio].ing_shared += B;
+            in->ing_shared[prio] += (int32_t)B;
             w->shared_used += B;
         }
         w->buffered += B;
@@ -208,7 +210,7 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
             net_drop(n, k, DROP_BUFFER);
             return;
         }
-        in->pp[prio].ing_shared += B;
+        in->ing_shared[prio] += (int32_t)B;
         w->shared_used += B;
         w->buffered += B;
         k->in_port = in->local;
@@ -245,12 +247,18 @@ static struct port *release(struct net *n, struct sw *w, const struct pkt *k, in
 {
     struct port *in = &w->ports[k->in_port];
     int64_t B = k->size;
-    int64_t from_hdrm = in->pp[prio].ing_hdrm < B ? in->pp[prio].ing_hdrm : B;
-    in->pp[prio].ing_hdrm -= from_hdrm;
-    in->pp[prio].ing_shared -= B - from_hdrm;
+    int64_t from_hdrm = 0;
+    if ((in->in_hdrm >> prio) & 1) {
+        struct port_prio *pp = &in->pp[prio];
+        from_hdrm = pp->ing_hdrm < B ? pp->ing_hdrm : B;
+        pp->ing_hdrm -= from_hdrm;
+        if (pp->ing_hdrm == 0)
+            in->in_hdrm &= (uint8_t)~(1u << prio);
+    }
+    in->ing_shared[prio] -= (int32_t)(B - from_hdrm);
     w->shared_used -= B - from_hdrm;
     w->buffered -= B;
-    if (in->pp[prio].ing_shared < 0 || w->shared_used < 0 || w->buffered < 0) {
+    if (in->ing_shared[prio] < 0 || w->shared_used < 0 || w->buffered < 0) {
         fprintf(stderr, "rocesim: bug: negative buffer accounting at %s\n", n->g->nodes[w->node].name);
         abort();
     }

@@ -1206,6 +1206,11 @@ static int parse_switch(struct ctx *c, const cJSON *root)
         get_qty(c, sw, "switch", "buffer", Q_SIZE, true, &w->buffer) < 0 ||
         get_qty(c, sw, "switch", "lossy_queue_limit", Q_SIZE, true, &w->lossy_queue_limit) < 0)
         return -1;
+    /* The per-port ingress counters are 32 bits wide (models/net.h); no switch has a buffer near 2 GiB. */
+    if (w->buffer > INT32_MAX) {
+        char a[32];
+        return bad(c, "switch.buffer", "expected a size below 2GiB, got \"%s\"", units_fmt_size(w->buffer, a, sizeof a));
+    }
 
     if ((v = member(sw, "pfc"))) {
         const char *path = "switch.pfc";

@@ -228,6 +228,8 @@ static const struct bad_case bad_cases[] = {
      NULL, NULL, {"traffic.0.size:", "greater than zero"}},
     {"negative size", "{" TOPO ", " FLOW ", \"switch\": {\"buffer\": \"-1MB\"}}", NULL, NULL,
      {"switch.buffer:", "negative"}},
+    {"buffer beyond the 32-bit ingress counters", "{" TOPO ", " FLOW ", \"switch\": {\"buffer\": \"2148MB\"}}", NULL,
+     NULL, {"switch.buffer:", "below 2GiB", "2.148GB"}},
     {"zero link rate", "{\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": \"0Gbps\"}}, " FLOW "}",
      NULL, NULL, {"topology.link.rate:", "greater than zero"}},
     {"missing topology", "{" FLOW "}", NULL, NULL, {"t.json: topology:", "required"}},

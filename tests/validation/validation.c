@@ -218,8 +218,8 @@ static bool headroom_case(struct vresult *out, int *n, int cap, const char *leng
     int64_t peak = 0;
     for (uint32_t p = 0; p < r->net.sws[0].n_ports; p++)
         for (int q = 0; q < NPRIO; q++)
-            if (r->net.sws[0].ports[p].hdrm_peak[q] > peak)
-                peak = r->net.sws[0].ports[p].hdrm_peak[q];
+            if (r->net.sws[0].ports[p].pp[q].hdrm_peak > peak)
+                peak = r->net.sws[0].ports[p].pp[q].hdrm_peak;
     struct vresult *v = add(out, n, cap);
     char a[32], b[32];
     if (!too_small) {
