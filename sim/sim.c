@@ -228,8 +228,10 @@ static void ensure_cur(struct sim *s, uint32_t need)
     s->cur_cap = ncap;
 }
 
+#define EV_PARAMS sim_time_t t, uint64_t seq, sim_fn fn, void *obj, struct sim_timer *tm, uint64_t arg
+
 /* An event for the current window that arrived after it was sorted: it waits in the side heap. */
-static void near_insert(struct sim *s, const struct sim_event *e)
+static void near_insert(struct sim *s, EV_PARAMS)
 {
     uint32_t idx;
     if (s->n_cur_free) {
@@ -238,8 +240,8 @@ static void near_insert(struct sim *s, const struct sim_event *e)
         ensure_cur(s, s->n_cur + 1);
         idx = s->n_cur++;
     }
-    s->cur[idx] = *e;
-    heap_push(&s->near, (struct sim_key){e->t, (e->seq << SIM_SLOT_BITS) | idx});
+    s->cur[idx] = (struct sim_event){t, seq, fn, obj, tm, arg};
+    heap_push(&s->near, (struct sim_key){t, (seq << SIM_SLOT_BITS) | idx});
 }
 
 /* An event for the window being opened (not yet sorted). */
@@ -284,7 +286,7 @@ static uint32_t chunk_alloc(struct sim *s)
     return s->free_chunks[--s->n_free_chunks];
 }
 
-static void ring_insert(struct sim *s, uint32_t slot, const struct sim_event *e)
+static void ring_insert(struct sim *s, uint32_t slot, EV_PARAMS)
 {
     uint32_t c = s->bucket[slot];
     if (c == SIM_NONE || s->chunks[c].n == SIM_CHUNK_EVENTS) {
@@ -299,7 +301,7 @@ static void ring_insert(struct sim *s, uint32_t slot, const struct sim_event *e)
         }
     }
     struct sim_chunk *ch = &s->chunks[c];
-    ch->ev[ch->n++] = *e;
+    ch->ev[ch->n++] = (struct sim_event){t, seq, fn, obj, tm, arg};
     s->n_ring++;
 }
 
@@ -311,23 +313,29 @@ static uint32_t slot_alloc(struct sim *s)
     return s->free_slots[--s->n_free];
 }
 
-static void far_insert(struct sim *s, const struct sim_event *e)
+static void far_insert(struct sim *s, EV_PARAMS)
 {
     uint32_t slot = slot_alloc(s);
-    s->slab[slot] = (struct sim_payload){e->fn, e->obj, e->timer, e->arg};
-    heap_push(&s->far, (struct sim_key){e->t, (e->seq << SIM_SLOT_BITS) | slot});
+    s->slab[slot] = (struct sim_payload){fn, obj, tm, arg};
+    heap_push(&s->far, (struct sim_key){t, (seq << SIM_SLOT_BITS) | slot});
 }
 
-/* Files an event in the window, the calendar or the far heap by its bucket. */
-static inline void insert_event(struct sim *s, const struct sim_event *e)
+/*
+ * Files an event in the window, the calendar or the far heap by its bucket.
+ * The event comes as fields, not as a struct built by the caller: copying a
+ * just-written struct with wider loads than the stores that wrote it defeats
+ * store-to-load forwarding, and the load then waits until the store buffer
+ * drains, behind whatever store misses the handler left in it.
+ */
+static inline void insert_event(struct sim *s, EV_PARAMS)
 {
-    int64_t b = e->t >> s->shift;
+    int64_t b = t >> s->shift;
     if (b <= s->cur_b)
-        near_insert(s, e);
+        near_insert(s, t, seq, fn, obj, tm, arg);
     else if (b - s->cur_b < (int64_t)RING)
-        ring_insert(s, (uint32_t)b & RING_MASK, e);
+        ring_insert(s, (uint32_t)b & RING_MASK, t, seq, fn, obj, tm, arg);
     else
-        far_insert(s, e);
+        far_insert(s, t, seq, fn, obj, tm, arg);
 }
 
 /* The first non-empty bitmap word at or after word p (p < BMAP_WORDS), not wrapping; or SIM_NONE. */
@@ -424,8 +432,10 @@ static void rebucket(struct sim *s, unsigned shift)
     s->n_ring = 0;
     s->shift = shift;
     s->cur_b = (end >> shift) - 1;
-    for (uint32_t i = 0; i < m; i++)
-        insert_event(s, &s->scratch[i]);
+    for (uint32_t i = 0; i < m; i++) {
+        const struct sim_event *e = &s->scratch[i];
+        insert_event(s, e->t, e->seq, e->fn, e->obj, e->timer, e->arg);
+    }
     s->rebuckets++;
 }
 
@@ -489,7 +499,7 @@ static void schedule_seq(struct sim *s, sim_time_t t, uint64_t seq, sim_fn fn, v
                 (long long)t, (long long)s->now);
         abort();
     }
-    insert_event(s, &(struct sim_event){t, seq, fn, obj, tm, arg});
+    insert_event(s, t, seq, fn, obj, tm, arg);
 }
 
 static void schedule(struct sim *s, sim_time_t t, sim_fn fn, void *obj, struct sim_timer *tm, uint64_t arg)
