@@ -124,6 +124,7 @@ struct port {
     bool is_host;
     bool wake_pending;    /* a tx_wake event is queued for busy_until */
     uint8_t paused;       /* bit p: the peer paused priority p of this egress */
+    uint8_t paused_seen;  /* bit p: p has been paused at least once, so pp[p]'s pause totals may be non-zero */
     uint8_t pause_sent;   /* bit p: we paused the peer on p (switch ingress; a faulty NIC, fault.c) */
     uint8_t in_hdrm;      /* bit p: pp[p].ing_hdrm > 0 (switch ingress) */
     /* PFC watchdog (pfcwd.c), bit p per priority: declared stormed; PAUSE ignored (drop, forward); frames
@@ -155,7 +156,6 @@ struct port {
     int64_t tx_rem;       /* remainder carried between frames when ps_per_byte is 0 */
     int64_t headroom;     /* per lossless priority (switch ingress) */
     uint32_t id;          /* global port id (graph) */
-    bool ever_paused;
     struct prio_timer pause_expire[NPRIO];
     struct prio_timer pause_refresh[NPRIO];
 };
@@ -333,7 +333,16 @@ void net_close_pauses(struct net *n, sim_time_t now);
  */
 static inline sim_time_t port_paused_total(const struct port *p, int prio, sim_time_t now)
 {
+    /* A priority never paused has nothing to add, and its line need not be fetched (hosts mark every flow). */
+    if (!((p->paused_seen >> prio) & 1))
+        return 0;
     return p->pp[prio].paused_acc + ((p->paused >> prio) & 1 ? now - p->pp[prio].paused_since : 0);
+}
+
+/* The closed pause intervals of priority prio at egress p: its total while it is not paused. */
+static inline sim_time_t port_paused_closed(const struct port *p, int prio)
+{
+    return (p->paused_seen >> prio) & 1 ? p->pp[prio].paused_acc : 0;
 }
 
 /*

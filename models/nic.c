@@ -172,8 +172,8 @@ struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
     if (!f->ready_next)
         h->ready_tail[prio] = NULL;
     f->in_ready = false;
-    /* The priority is not paused now, so paused_acc covers the whole wait. */
-    f->paused_ns += p->pp[prio].paused_acc - f->ready_mark;
+    /* The priority is not paused now, so its closed intervals cover the whole wait. */
+    f->paused_ns += port_paused_closed(p, prio) - f->ready_mark;
     return make_data(n, f);
 }
 

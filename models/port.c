@@ -229,10 +229,9 @@ static void receive_pause(struct port *p, struct pkt *k)
         p->pp[prio].paused_since = n->sim->now;
         if (!p->is_host)
             n->sw_paused++;
-        if (!p->ever_paused) {
-            p->ever_paused = true;
+        if (!p->paused_seen)
             n->ports_ever_paused++;
-        }
+        p->paused_seen |= bit;
     }
     /* Each PAUSE restarts the pause time (a refresh extends it). */
     sim_time_t dur = (sim_time_t)(((__int128)k->quanta * PAUSE_QUANTUM_BITS * 1000000000000LL) / p->rate_bps);

@@ -318,8 +318,8 @@ struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)
         return NULL;
     struct pkt *k = portq_pop(p, prio);
     dequeued(n, w, k, prio, p->pp[prio].q.bytes);
-    /* The queue is not paused now, so paused_acc is its whole paused time since the frame was queued. */
-    sim_time_t held = p->pp[prio].paused_acc - k->pmark;
+    /* The queue is not paused now, so its closed intervals are its whole paused time since the frame was queued. */
+    sim_time_t held = port_paused_closed(p, prio) - k->pmark;
     if (held && k->type == PKT_DATA)
         net_flow(n, k->flow)->paused_ns += held;
     return k;
