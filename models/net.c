@@ -78,7 +78,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
      * smaller fabrics it only adds instructions (k=8: +11% per hop with it; k=32: -22%, medians of alternating
      * runs). */
     if (g->n_ports > NET_PREFETCH_MIN_PORTS)
-        sim_set_prefetch(s, port_arrive, port_arrive_prefetch);
+        port_register_prefetch(s);
     pool_init(&n->pkts, sizeof(struct pkt));
     n->ports = xcalloc(g->n_ports, sizeof *n->ports);
     n->hosts = xcalloc(g->n_hosts, sizeof *n->hosts);

@@ -367,8 +367,9 @@ void port_send_pfc(struct port *p, int prio, uint16_t quanta);
 /* Lifts the pause on priority prio of egress p (no-op when it is not paused) and restarts transmission. */
 void port_unpause(struct port *p, int prio);
 void port_arrive(struct sim *s, void *obj, uint64_t arg);
-void port_arrive_prefetch(const void *obj, uint64_t arg, int ahead);
-#define NET_PREFETCH_MIN_PORTS 4096 /* fabrics with more ports register port_arrive_prefetch (net.c) */
+/* Registers the prefetch hooks of frame arrivals and transmitter wake-ups with the engine (net_init). */
+void port_register_prefetch(struct sim *s);
+#define NET_PREFETCH_MIN_PORTS 4096 /* fabrics with more ports register the prefetch hooks (net.c) */
 void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k);
 struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p);
 void switch_pfc_check_resume(struct net *n, struct sw *w, struct port *in, int prio);

@@ -239,7 +239,7 @@ static void receive_pause(struct port *p, struct pkt *k)
 }
 
 /*
- * sim's prefetch hook for port_arrive (sim_set_prefetch), called two events
+ * sim's prefetch hook for port_arrive (sim_add_prefetch), called two events
  * ahead and again one event ahead, with the port (whose line 0 holds the
  * ingress counters) and the frame already on their way into the cache.  At a
  * switch: two ahead, the switch and the routing entry; one ahead, the egress
@@ -249,7 +249,7 @@ static void receive_pause(struct port *p, struct pkt *k)
  * the flow that the receiver (data) or the sender (ACK, NACK, CNP) updates
  * (struct flow's layout, net.h).  It reads and never writes.
  */
-void port_arrive_prefetch(const void *obj, uint64_t arg, int ahead)
+static void port_arrive_prefetch(const void *obj, uint64_t arg, int ahead)
 {
     const struct port *p = obj;
     const struct pkt *k = (const struct pkt *)(uintptr_t)arg;
@@ -296,6 +296,31 @@ void port_arrive_prefetch(const void *obj, uint64_t arg, int ahead)
     __builtin_prefetch(out);
     __builtin_prefetch((const char *)out + 64);
     __builtin_prefetch(&out->pp[k->prio & (NPRIO - 1)]);
+}
+
+/*
+ * sim's prefetch hook for tx_wake at a switch port, whose frame has waited in
+ * a queue long enough to leave the cache: two ahead, the line of the queue
+ * that strict priority will serve (the port itself is in cache by then); one
+ * ahead, that queue's head frame.
+ */
+static void tx_wake_prefetch(const void *obj, uint64_t arg, int ahead)
+{
+    const struct port *p = obj;
+    uint8_t eligible = (uint8_t)p->qmask & (uint8_t)~p->paused;
+    if (p->is_host || !eligible)
+        return;
+    int prio = 31 - __builtin_clz(eligible);
+    if (ahead == 2)
+        __builtin_prefetch(&p->pp[prio]);
+    else if (p->pp[prio].q.head)
+        __builtin_prefetch(p->pp[prio].q.head);
+}
+
+void port_register_prefetch(struct sim *s)
+{
+    sim_add_prefetch(s, port_arrive, port_arrive_prefetch);
+    sim_add_prefetch(s, tx_wake, tx_wake_prefetch);
 }
 
 void port_arrive(struct sim *s, void *obj, uint64_t arg)

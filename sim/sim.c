@@ -537,7 +537,7 @@ void sim_timer_arm(struct sim *s, struct sim_timer *tm, sim_time_t t, sim_fn fn,
  * handler schedules an earlier one; then a prefetch is merely wasted), and
  * their payloads are in the window's array, in cache.  For an event: its
  * object's first two cache lines and, for a plain event whose argument is a
- * pointer, that object's first line.  With a prefetch hook (sim_set_prefetch)
+ * pointer, that object's first line.  With prefetch hooks (sim_add_prefetch)
  * this is a pipeline: the engine loads the object and argument of the event
  * three ahead, and the hook runs for the events two and one ahead, each stage
  * starting the misses the previous one made possible.  Without a hook, or
@@ -559,7 +559,7 @@ static inline void prefetch_next(const struct sim *s)
 {
     uint32_t left = s->win_n - s->win_pos;
     const struct sim_key *w = s->win + s->win_pos;
-    if (s->near.n || !s->pf_hook) {
+    if (s->near.n || !s->n_pf) {
         /* only the next event: the window's head, or the side heap's root when it is earlier */
         const struct sim_key *k = left ? w : NULL;
         if (s->near.n && (!k || key_val(&s->near.h[0]) < key_val(k)))
@@ -574,8 +574,11 @@ static inline void prefetch_next(const struct sim *s)
         const struct sim_event *q = &s->cur[w[ahead - 1].seqslot & SLOT_MASK];
         if (s->win_pos <= 1)
             prefetch_event(q); /* the window just opened: nothing prefetched it yet */
-        if (q->fn == s->pf_fn)
-            s->pf_hook(q->obj, q->arg, (int)ahead);
+        for (uint32_t i = 0; i < s->n_pf; i++)
+            if (q->fn == s->pf_fn[i]) {
+                s->pf_hook[i](q->obj, q->arg, (int)ahead);
+                break;
+            }
     }
 }
 

@@ -22,7 +22,7 @@
  * window).  Neither the tiers nor the width can change the order, only its
  * cost.  Nothing here allocates once the arrays have grown to the run's
  * high-water mark.  While an event runs, what the next three will touch is
- * prefetched (sim.c, sim_set_prefetch): in a large fabric those are DRAM
+ * prefetched (sim.c, sim_add_prefetch): in a large fabric those are DRAM
  * misses; prefetching changes no state.
  *
  * Timers are cancelled lazily with a generation counter: cancelling bumps the
@@ -46,6 +46,9 @@ typedef int64_t sim_time_t; /* picoseconds */
 
 struct sim;
 typedef void (*sim_fn)(struct sim *s, void *obj, uint64_t arg);
+/* A prefetch hook (sim_add_prefetch): ahead is 2 or 1, how many events before its own it is called. */
+typedef void (*sim_prefetch_fn)(const void *obj, uint64_t arg, int ahead);
+#define SIM_PF_MAX 2
 
 struct sim_timer {
     uint64_t gen;      /* bumped by every cancel and every arm that queues a new event */
@@ -136,9 +139,10 @@ struct sim {
     uint64_t moved;  /* timer events re-queued to a later expiry */
     uint64_t rebuckets; /* bucket width changes */
     bool stop_requested;
-    /* Optional deeper prefetch for one kind of event (sim_set_prefetch). */
-    sim_fn pf_fn;
-    void (*pf_hook)(const void *obj, uint64_t arg, int ahead);
+    /* Optional deeper prefetch for a few kinds of event (sim_add_prefetch). */
+    uint32_t n_pf;
+    sim_fn pf_fn[SIM_PF_MAX];
+    sim_prefetch_fn pf_hook[SIM_PF_MAX];
 };
 
 /*
@@ -150,13 +154,20 @@ struct sim {
  * the object is in cache and says which line to load next; at ahead = 1 that
  * line is in cache and says the next.  Only a hint: it must not change any
  * state, and the events it is called for are predicted from the window (an
- * event scheduled meanwhile may come first).
+ * event scheduled meanwhile may come first).  At most SIM_PF_MAX kinds of
+ * event have hooks; returns -1 beyond that, else 0.
  */
-static inline void sim_set_prefetch(struct sim *s, sim_fn fn, void (*hook)(const void *obj, uint64_t arg, int ahead))
+static inline int sim_add_prefetch(struct sim *s, sim_fn fn, sim_prefetch_fn hook)
 {
-    s->pf_fn = fn;
-    s->pf_hook = hook;
+    if (s->n_pf == SIM_PF_MAX)
+        return -1;
+    s->pf_fn[s->n_pf] = fn;
+    s->pf_hook[s->n_pf++] = hook;
+    return 0;
 }
+
+/* Removes every prefetch hook (the engine then prefetches only the next event's object and argument). */
+static inline void sim_clear_prefetch(struct sim *s) { s->n_pf = 0; }
 
 /* Initializes an empty engine at time 0.  Returns 0, or -1 when out of memory. */
 int sim_init(struct sim *s);

@@ -198,7 +198,7 @@ static void test_pause_refresh(void)
 
 /*
  * Runs scenario text with a seed; returns flows.csv and summary (no wall clock) concatenated.  prefetch
- * false unregisters the frame-arrival prefetch hook; *hooked (when not NULL) tells whether one was registered.
+ * false unregisters the prefetch hooks; *hooked (when not NULL) tells whether both net's hooks were registered.
  */
 static char *outputs_ex(const char *json, const char *seed, bool prefetch, bool *hooked)
 {
@@ -207,9 +207,9 @@ static char *outputs_ex(const char *json, const char *seed, bool prefetch, bool 
     if (!test_setup(json, "seed", seed, &scn, &r))
         return NULL;
     if (hooked)
-        *hooked = r.sim.pf_hook != NULL;
+        *hooked = r.sim.n_pf == 2; /* frame arrivals and transmitter wake-ups */
     if (!prefetch)
-        sim_set_prefetch(&r.sim, NULL, NULL);
+        sim_clear_prefetch(&r.sim);
     CU_ASSERT_EQUAL(run_execute(&r), 0);
     char *out = test_run_text(&r);
     test_teardown(&scn, &r);
@@ -220,8 +220,8 @@ static char *outputs(const char *json, const char *seed) { return outputs_ex(jso
 
 static void test_prefetch_changes_nothing(void)
 {
-    /* A fabric large enough for the arrival prefetch hook (6,144 ports), with PFC frames among the
-     * arrivals: the same bytes with the hook and without it. */
+    /* A fabric large enough for the prefetch hooks (6,144 ports), with PFC frames among the arrivals and
+     * queues behind an incast: the same bytes with the hooks and without them. */
     const char *json =
         "{\"topology\": {\"type\": \"fat-tree\", \"k\": 16, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}},"
         " \"switch\": {\"buffer\": \"2MB\"}, \"stop\": \"60us\","
