@@ -85,6 +85,7 @@ void graph_routes_free(struct graph *g)
 {
     struct g_routes *r = &g->routes;
     free(r->table);
+    free(r->row_of);
     free(r->col);
     free(r->attach);
     free(r->last);

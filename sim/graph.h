@@ -56,13 +56,17 @@ struct g_link {
  * towards T: the table has one column per such attachment switch (a "root";
  * a host with another attachment is a root of its own), and T's last hop to
  * the host is kept per host.  A k=32 fat-tree's table is then 9,472 nodes x 512
- * ToRs (19 MB) instead of x 8,192 hosts (310 MB), which also keeps the
- * per-frame lookup in cache.  Sets are interned: nh[off] is the number of ports
- * and nh[off+1..] the local port indices in increasing order.
+ * ToRs (19 MB) instead of x 8,192 hosts (310 MB).  Rows are interned too:
+ * in a fat-tree every edge switch has the same row, so do the aggregation
+ * switches of a pod, the core switches and the hosts, and the k=32 table
+ * keeps 35 rows (72 KB), small enough for the per-frame lookup to stay in
+ * cache.  Sets are interned: nh[off] is the number of ports and nh[off+1..]
+ * the local port indices in increasing order.
  */
 struct g_routes {
-    uint32_t n_hosts, n_cols;
-    uint32_t *table;     /* [node * n_cols + col] -> offset in nh, or UINT32_MAX if unreachable */
+    uint32_t n_hosts, n_cols, n_rows;
+    uint32_t *table;     /* [row * n_cols + col] -> offset in nh, or UINT32_MAX if unreachable */
+    uint32_t *row_of;    /* node -> its row in table: identical rows are stored once */
     uint32_t *col;       /* host -> its column */
     uint32_t *attach;    /* host -> node id of its attachment switch, or UINT32_MAX (a root of its own) */
     uint32_t *last;      /* host -> offset in nh of the attachment switch's port to it */
@@ -116,7 +120,7 @@ int graph_port_to(const struct graph *g, uint32_t a, uint32_t b);
 static inline const uint32_t *graph_nexthops_entry(const struct graph *g, uint32_t n, uint32_t h)
 {
     const struct g_routes *r = &g->routes;
-    return n == r->attach[h] ? &r->last[h] : &r->table[(uint64_t)n * r->n_cols + r->col[h]];
+    return n == r->attach[h] ? &r->last[h] : &r->table[(uint64_t)r->row_of[n] * r->n_cols + r->col[h]];
 }
 
 /* The egress port set of node n towards host h: *ports points at count entries. */

@@ -371,6 +371,11 @@ static void test_fat_tree_paths(void)
     CU_ASSERT_EQUAL(p[1], 3);
     /* Interning keeps the set store small: ToRs share their uplink sets. */
     CU_ASSERT(g.routes.nh_len < 64);
+    /* Rows are stored once: one for all ToRs (each one's own column is never read), one per pod for its
+     * aggregation switches, one for the cores and one for the hosts. */
+    CU_ASSERT_EQUAL(g.routes.n_rows, 1 + 4 + 1 + 1);
+    CU_ASSERT_EQUAL(g.routes.row_of[nid(&g, "tor0")], g.routes.row_of[nid(&g, "tor7")]);
+    CU_ASSERT_NOT_EQUAL(g.routes.row_of[nid(&g, "agg0")], g.routes.row_of[nid(&g, "agg7")]);
     graph_free(&g);
 }
 

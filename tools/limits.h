@@ -29,7 +29,7 @@
 /* The estimate behind limits_check_memory. */
 struct mem_estimate {
     double nodes, hosts, ports, flows;
-    double routing_bytes; /* routing tables */
+    double routing_bytes; /* routing tables while they are computed (only their distinct rows are kept) */
     double total_bytes;   /* everything, routing tables included */
 };
 

@@ -295,6 +295,65 @@ uint32_t routing_columns(const struct graph *g)
     return c;
 }
 
+/* Hash of a table row (any decent mix will do). */
+static uint64_t row_hash(const uint32_t *row, uint32_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    for (uint32_t i = 0; i < n; i++) {
+        h ^= row[i];
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+/*
+ * Stores each distinct row of the N x C table once, in place, in the order of
+ * their first node, and fills r->row_of and r->n_rows.  A root's entry in its
+ * own column is never read (its hosts are reached through r->last, and a host
+ * is never routed at its own node), so it is first set to its neighbour's
+ * value: then every edge switch of a fat-tree has the same row.  Returns 0,
+ * or -1 when out of memory (the table is then unchanged).
+ */
+static int dedup_rows(struct g_routes *r, uint32_t N, const uint32_t *root_col)
+{
+    const uint32_t C = r->n_cols;
+    uint32_t cap = 16;
+    while (cap < 2 * (uint64_t)N)
+        cap *= 2;
+    uint32_t *slots = calloc(cap, sizeof *slots); /* row index + 1, 0 = empty */
+    r->row_of = malloc((size_t)N * sizeof *r->row_of);
+    if (!slots || !r->row_of) {
+        free(slots);
+        free(r->row_of);
+        r->row_of = NULL;
+        return -1;
+    }
+    uint32_t n_rows = 0;
+    for (uint32_t x = 0; x < N; x++) {
+        uint32_t *row = &r->table[(uint64_t)x * C];
+        if (root_col[x] != INF && C > 1)
+            row[root_col[x]] = row[root_col[x] ? root_col[x] - 1 : 1];
+        uint32_t j = (uint32_t)row_hash(row, C) & (cap - 1);
+        for (; slots[j]; j = (j + 1) & (cap - 1))
+            if (memcmp(&r->table[(uint64_t)(slots[j] - 1) * C], row, C * sizeof *row) == 0)
+                break;
+        if (!slots[j]) {
+            /* a new row moves down to the end of the distinct ones (n_rows <= x: nothing unread is overwritten) */
+            if (n_rows != x)
+                memcpy(&r->table[(uint64_t)n_rows * C], row, C * sizeof *row);
+            slots[j] = ++n_rows;
+        }
+        r->row_of[x] = slots[j] - 1;
+    }
+    free(slots);
+    r->n_rows = n_rows;
+    uint32_t *table = mem_realloc_big(r->table, (size_t)n_rows * C * sizeof *table, (size_t)n_rows * C * sizeof *table);
+    if (table)
+        r->table = table;
+    return 0;
+}
+
 int routing_compute(struct graph *g)
 {
     struct g_routes *r = &g->routes;
@@ -391,6 +450,8 @@ int routing_compute(struct graph *g)
         }
         n_batch = 0;
     }
+    if (dedup_rows(r, N, root_col) < 0)
+        goto out;
     rc = 0;
 out:
     if (rc < 0) {

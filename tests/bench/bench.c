@@ -159,9 +159,11 @@ static void bench_fat_tree_build(int k)
     getrusage(RUSAGE_SELF, &ru);
     char label[64];
     snprintf(label, sizeof label, "fat-tree k=%d build+routes", k);
-    printf("%-28s hosts %u  switches %u  build %.2f s  recompute %.2f s  tables %.0f MB  peak RSS %.0f MB\n", label,
-           g.n_hosts, g.n_switches, built, again,
-           ((double)g.n_nodes * g.routes.n_cols * 4 + g.n_hosts * 12.0 + g.routes.nh_len * 2.0) / 1e6, ru.ru_maxrss / 1024.0);
+    const struct g_routes *r = &g.routes;
+    printf("%-28s hosts %u  switches %u  build %.2f s  recompute %.2f s  tables %.1f MB (%u distinct rows of %u)  "
+           "peak RSS %.0f MB\n", label, g.n_hosts, g.n_switches, built, again,
+           ((double)r->n_rows * r->n_cols * 4 + g.n_nodes * 4.0 + g.n_hosts * 12.0 + r->nh_len * 2.0) / 1e6, r->n_rows,
+           g.n_nodes, ru.ru_maxrss / 1024.0);
     graph_free(&g);
     scn_free(&scn);
 }
