@@ -162,8 +162,46 @@ static int64_t queued_bytes(const struct port *p, int prio)
     return (p->qmask >> prio) & 1 ? p->pp[prio].q.bytes : 0;
 }
 
-static struct port *release(struct net *n, struct sw *w, const struct pkt *k, int prio);
-static void dequeued(struct net *n, struct sw *w, struct pkt *k, int prio, int64_t q_after);
+/*
+ * Takes frame k (just unlinked from an egress queue of priority prio) out of
+ * the buffer accounting, headroom first.  Returns its ingress port.  Aborts on
+ * negative accounting: that is a bug, not a scenario error.
+ */
+static struct port *release(struct net *n, struct sw *w, const struct pkt *k, int prio)
+{
+    struct port *in = &w->ports[k->in_port];
+    int64_t B = k->size;
+    int64_t from_hdrm = 0;
+    if ((in->in_hdrm >> prio) & 1) {
+        struct port_prio *pp = &in->pp[prio];
+        from_hdrm = pp->ing_hdrm < B ? pp->ing_hdrm : B;
+        pp->ing_hdrm -= from_hdrm;
+        if (pp->ing_hdrm == 0)
+            in->in_hdrm &= (uint8_t)~(1u << prio);
+    }
+    in->ing_shared[prio] -= (int32_t)(B - from_hdrm);
+    w->shared_used -= B - from_hdrm;
+    w->buffered -= B;
+    if (in->ing_shared[prio] < 0 || w->shared_used < 0 || w->buffered < 0) {
+        fprintf(stderr, "rocesim: bug: negative buffer accounting at %s\n", n->g->nodes[w->node].name);
+        abort();
+    }
+    return in;
+}
+
+/*
+ * What leaving its egress queue does to frame k of priority prio, with q_after
+ * bytes still queued behind it: it leaves the buffer accounting, may be
+ * marked (marking at dequeue), and its ingress may RESUME its upstream.
+ */
+static void dequeued(struct net *n, struct sw *w, struct pkt *k, int prio, int64_t q_after)
+{
+    struct port *in = release(n, w, k, prio);
+    if (n->scn->sw.ecn.enabled && n->scn->sw.ecn.mark_on == MARK_DEQUEUE)
+        maybe_mark(n, w, k, q_after);
+    if (n->lossless & (1u << prio))
+        switch_pfc_check_resume(n, w, in, prio);
+}
 
 void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
 {
@@ -236,47 +274,6 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
     k->pmark = port_paused_total(out, prio, n->sim->now);
     portq_push(out, prio, k);
     port_kick(out);
-}
-
-/*
- * Takes frame k (just unlinked from an egress queue of priority prio) out of
- * the buffer accounting, headroom first.  Returns its ingress port.  Aborts on
- * negative accounting: that is a bug, not a scenario error.
- */
-static struct port *release(struct net *n, struct sw *w, const struct pkt *k, int prio)
-{
-    struct port *in = &w->ports[k->in_port];
-    int64_t B = k->size;
-    int64_t from_hdrm = 0;
-    if ((in->in_hdrm >> prio) & 1) {
-        struct port_prio *pp = &in->pp[prio];
-        from_hdrm = pp->ing_hdrm < B ? pp->ing_hdrm : B;
-        pp->ing_hdrm -= from_hdrm;
-        if (pp->ing_hdrm == 0)
-            in->in_hdrm &= (uint8_t)~(1u << prio);
-    }
-    in->ing_shared[prio] -= (int32_t)(B - from_hdrm);
-    w->shared_used -= B - from_hdrm;
-    w->buffered -= B;
-    if (in->ing_shared[prio] < 0 || w->shared_used < 0 || w->buffered < 0) {
-        fprintf(stderr, "rocesim: bug: negative buffer accounting at %s\n", n->g->nodes[w->node].name);
-        abort();
-    }
-    return in;
-}
-
-/*
- * What leaving its egress queue does to frame k of priority prio, with q_after
- * bytes still queued behind it: it leaves the buffer accounting, may be
- * marked (marking at dequeue), and its ingress may RESUME its upstream.
- */
-static void dequeued(struct net *n, struct sw *w, struct pkt *k, int prio, int64_t q_after)
-{
-    struct port *in = release(n, w, k, prio);
-    if (n->scn->sw.ecn.enabled && n->scn->sw.ecn.mark_on == MARK_DEQUEUE)
-        maybe_mark(n, w, k, q_after);
-    if (n->lossless & (1u << prio))
-        switch_pfc_check_resume(n, w, in, prio);
 }
 
 /*
