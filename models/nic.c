@@ -151,17 +151,16 @@ struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
 {
     /* Within a priority, control frames (ACK, NACK, CNP) go before data. */
     uint8_t eligible = 0;
-    uint32_t head[NPRIO];
-    for (int q = 0; q < NPRIO; q++) {
-        if (p->qmask & (1u << q)) {
+    for (int q = 0; q < NPRIO; q++)
+        if ((p->qmask & (1u << q)) || h->ready_head[q])
             eligible |= (uint8_t)(1u << q);
-            head[q] = p->pp[q].q.head->size;
-        } else if (h->ready_head[q]) {
-            eligible |= (uint8_t)(1u << q);
-            head[q] = next_data_size(h->ready_head[q]);
-        }
-    }
     eligible &= (uint8_t)~p->paused;
+    uint32_t head[NPRIO];
+    if (sched_weighs_sizes(&n->scn->sw.scheduler))
+        for (uint8_t m = eligible; m; m &= (uint8_t)(m - 1)) {
+            int q = __builtin_ctz(m);
+            head[q] = p->qmask & (1u << q) ? p->pp[q].q.head->size : next_data_size(h->ready_head[q]);
+        }
     int prio = sched_pick(&n->scn->sw.scheduler, &p->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
     if (prio < 0)
         return NULL;

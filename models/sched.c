@@ -3,13 +3,9 @@
 
 static int highest(uint8_t mask) { return mask ? 31 - __builtin_clz(mask) : -1; }
 
-int sched_pick(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
-               const uint32_t head[SCN_NPRIO], int64_t quantum_unit)
+int sched_pick_weighted(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
+                        const uint32_t head[SCN_NPRIO], int64_t quantum_unit)
 {
-    if (!eligible)
-        return -1;
-    if (cfg->type == SCHED_STRICT)
-        return highest(eligible);
     uint8_t weighted = 0;
     for (int p = 0; p < SCN_NPRIO; p++)
         if (cfg->weights[p])

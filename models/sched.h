@@ -26,13 +26,28 @@ struct sched_state {
     bool fresh;        /* cur has not yet received its quantum on this visit */
 };
 
+/* sched_pick's DWRR part (sched.c). */
+int sched_pick_weighted(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
+                        const uint32_t head[SCN_NPRIO], int64_t quantum_unit);
+
+/* Whether sched_pick reads head[] at all: strict priority does not, so callers need not fetch the frames. */
+static inline bool sched_weighs_sizes(const struct scn_scheduler *cfg) { return cfg->type != SCHED_STRICT; }
+
 /*
  * Chooses the priority to serve among `eligible` (bit p: queue p has a frame
- * and is not paused); head[p] is the size of queue p's next frame.  Charges
- * the frame to the DRR deficit.  Returns the priority, or -1 when nothing is
- * eligible.
+ * and is not paused); head[p] is the size of queue p's next frame (read only
+ * when sched_weighs_sizes).  Charges the frame to the DRR deficit.  Returns
+ * the priority, or -1 when nothing is eligible.  Strict priority, the
+ * default, is decided here without a call.
  */
-int sched_pick(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
-               const uint32_t head[SCN_NPRIO], int64_t quantum_unit);
+static inline int sched_pick(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
+                             const uint32_t head[SCN_NPRIO], int64_t quantum_unit)
+{
+    if (!eligible)
+        return -1;
+    if (cfg->type == SCHED_STRICT)
+        return 31 - __builtin_clz(eligible);
+    return sched_pick_weighted(cfg, st, eligible, head, quantum_unit);
+}
 
 #endif

@@ -303,13 +303,15 @@ void switch_flush_port(struct net *n, struct sw *w, struct port *p)
 
 struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)
 {
-    /* Only the queues that may send are looked at: each is a cache line of its own. */
+    /* Only the queues that may send are looked at (each is a cache line of its own), and their head frames
+     * only by a scheduler that weighs sizes. */
     uint8_t eligible = (uint8_t)p->qmask & (uint8_t)~p->paused;
     uint32_t head[NPRIO];
-    for (uint8_t m = eligible; m; m &= (uint8_t)(m - 1)) {
-        int q = __builtin_ctz(m);
-        head[q] = p->pp[q].q.head->size;
-    }
+    if (sched_weighs_sizes(&n->scn->sw.scheduler))
+        for (uint8_t m = eligible; m; m &= (uint8_t)(m - 1)) {
+            int q = __builtin_ctz(m);
+            head[q] = p->pp[q].q.head->size;
+        }
     int prio = sched_pick(&n->scn->sw.scheduler, &p->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
     if (prio < 0)
         return NULL;
