@@ -19,7 +19,11 @@
  * routing tables (target: under 5 s and 1 GB), and the time to recompute them
  * (what each link_down event costs); a dragonfly (a=8, p=4, h=4: 33 groups,
  * 1,056 hosts) under uniform random traffic with UGAL routing.
+ *
+ * Before and after the cases, the memory latency (dram_latency_ns): what the
+ * large fabrics' numbers depend on, on a machine shared with others.
  */
+#include "sim/mem.h"
 #include "sim/rng.h"
 #include "sim/sim.h"
 #include "tools/run.h"
@@ -280,6 +284,46 @@ static const struct bcase cases[] = {
 };
 
 /*
+ * The machine's memory latency right now: nanoseconds per dependent load
+ * over a random cycle through 128 MB on huge pages (as the simulator's large
+ * arrays are).  On a shared machine it moves with the other tenants' load,
+ * and the large fabrics' cost per hop moves with it (the small ones stay in
+ * cache); printed so that numbers taken at different times can be compared.
+ */
+static double dram_latency_ns(void)
+{
+    const size_t lines = (128u << 20) / 64;
+    char *m = mem_alloc_big(lines * 64);
+    uint32_t *order = malloc(lines * sizeof *order);
+    if (!m || !order) {
+        free(m);
+        free(order);
+        return 0;
+    }
+    struct rng g;
+    rng_init(&g, 7, rng_stream_id(RNG_KIND_TEST, 98));
+    for (size_t i = 0; i < lines; i++)
+        order[i] = (uint32_t)i;
+    for (size_t i = lines - 1; i > 0; i--) { /* Sattolo: one cycle through every line */
+        size_t j = rng_below(&g, i);
+        uint32_t t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    for (size_t i = 0; i < lines; i++)
+        *(char **)(m + (size_t)order[i] * 64) = m + (size_t)order[(i + 1) % lines] * 64;
+    free(order);
+    const size_t steps = 4000000;
+    char *p = m;
+    double t0 = now_s();
+    for (size_t i = 0; i < steps; i++)
+        p = *(char *volatile *)p;
+    double ns = (now_s() - t0) / steps * 1e9;
+    free(m);
+    return ns;
+}
+
+/*
  * Runs case c in a child process, so that its peak RSS is its own (wait4's
  * rusage); a whole run's result comes back through a pipe.  Returns 0, or -1
  * when the child failed.
@@ -341,11 +385,14 @@ int main(int argc, char **argv)
     if (repeat > 1)
         printf("; whole runs: the fastest of %d", repeat);
     printf(")\n");
+    double lat_before = dram_latency_ns();
+    printf("memory latency now: %.0f ns per random read over 128 MB (the large fabrics' cost per hop follows it)\n",
+           lat_before);
     char jsname[256];
     snprintf(jsname, sizeof jsname, only ? "build/bench-%s.json" : "build/bench.json", only);
     FILE *js = fopen(jsname, "w");
     if (js)
-        fprintf(js, "{\"cases\": [\n");
+        fprintf(js, "{\"dram_latency_ns_before\": %.1f,\n \"cases\": [\n", lat_before);
     int first = 1;
     double scale_k8_ns = 0;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -399,8 +446,10 @@ int main(int argc, char **argv)
         }
         first = 0;
     }
+    double lat_after = dram_latency_ns();
+    printf("memory latency now: %.0f ns per random read over 128 MB\n", lat_after);
     if (js) {
-        fprintf(js, "\n]}\n");
+        fprintf(js, "\n],\n \"dram_latency_ns_after\": %.1f}\n", lat_after);
         fclose(js);
         printf("written: %s\n", jsname);
     }
