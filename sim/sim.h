@@ -103,7 +103,7 @@ struct sim {
     uint64_t seq;
     uint64_t cur_seq; /* insertion sequence of the event being run */
 
-    /* The current window: bucket cur_b, whose events are in a small heap. */
+    /* The current window: bucket cur_b, its events sorted once (win) plus those filed later (near). */
     struct sim_key *win, *win_tmp; /* sorted keys (t, seq << SIM_SLOT_BITS | index into cur); merge buffer */
     uint32_t win_pos, win_n;
     struct sim_heap near; /* events filed into the window after it was sorted (same keys) */

@@ -237,7 +237,7 @@ static void mix_event(struct sim *s, void *obj, uint64_t arg)
 
 static void test_calendar_against_order(void)
 {
-    /* The engine's tiers (window heap, calendar, far heap) and its bucket width,
+    /* The engine's tiers (sorted window and its side heap, calendar, far heap) and its bucket width,
      * which it adapts to the event rate, must not change the order: every event
      * pops exactly once, in strictly increasing (time, sequence). */
     struct sim s;
