@@ -307,10 +307,9 @@ static void port_arrive_prefetch(const void *obj, uint64_t arg, int ahead)
 static void tx_wake_prefetch(const void *obj, uint64_t arg, int ahead)
 {
     const struct port *p = obj;
-    uint8_t eligible = (uint8_t)p->qmask & (uint8_t)~p->paused;
-    if (p->is_host || !eligible)
+    int prio = sched_strict_pick((uint8_t)p->qmask & (uint8_t)~p->paused);
+    if (p->is_host || prio < 0)
         return;
-    int prio = 31 - __builtin_clz(eligible);
     if (ahead == 2)
         __builtin_prefetch(&p->pp[prio]);
     else if (p->pp[prio].q.head)

@@ -1,8 +1,6 @@
 /* sched — strict priority and DWRR (see sched.h for the algorithm and its reference). */
 #include "models/sched.h"
 
-static int highest(uint8_t mask) { return mask ? 31 - __builtin_clz(mask) : -1; }
-
 int sched_pick_weighted(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
                         const uint32_t head[SCN_NPRIO], int64_t quantum_unit)
 {
@@ -10,7 +8,7 @@ int sched_pick_weighted(const struct scn_scheduler *cfg, struct sched_state *st,
     for (int p = 0; p < SCN_NPRIO; p++)
         if (cfg->weights[p])
             weighted |= (uint8_t)(1u << p);
-    int strict = highest(eligible & (uint8_t)~weighted);
+    int strict = sched_strict_pick(eligible & (uint8_t)~weighted);
     if (strict >= 0)
         return strict;
     /*
@@ -35,5 +33,5 @@ int sched_pick_weighted(const struct scn_scheduler *cfg, struct sched_state *st,
         st->cur = (uint8_t)((q + 1) % SCN_NPRIO);
         st->fresh = true;
     }
-    return highest(eligible); /* unreachable with quanta >= one frame */
+    return sched_strict_pick(eligible); /* unreachable with quanta >= one frame */
 }

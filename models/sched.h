@@ -26,6 +26,9 @@ struct sched_state {
     bool fresh;        /* cur has not yet received its quantum on this visit */
 };
 
+/* What strict priority serves among `eligible`: its highest priority, or -1 when it is empty. */
+static inline int sched_strict_pick(uint8_t eligible) { return eligible ? 31 - __builtin_clz(eligible) : -1; }
+
 /* sched_pick's DWRR part (sched.c). */
 int sched_pick_weighted(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
                         const uint32_t head[SCN_NPRIO], int64_t quantum_unit);
@@ -43,10 +46,8 @@ static inline bool sched_weighs_sizes(const struct scn_scheduler *cfg) { return 
 static inline int sched_pick(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
                              const uint32_t head[SCN_NPRIO], int64_t quantum_unit)
 {
-    if (!eligible)
-        return -1;
-    if (cfg->type == SCHED_STRICT)
-        return 31 - __builtin_clz(eligible);
+    if (!eligible || cfg->type == SCHED_STRICT)
+        return sched_strict_pick(eligible);
     return sched_pick_weighted(cfg, st, eligible, head, quantum_unit);
 }
 
