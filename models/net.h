@@ -324,6 +324,13 @@ int64_t net_auto_headroom(int64_t rate_bps, int64_t delay_ps, int mtu, int respo
 /* Ends open pause intervals at time `now` (for paused_ns totals at the end of a run). */
 void net_close_pauses(struct net *n, sim_time_t now);
 
+/* The closed pause intervals of priority prio at egress p: its total while it is not paused.  A priority never
+ * paused has none, and its line need not be fetched (hosts record the total for every flow that gets ready). */
+static inline sim_time_t port_paused_closed(const struct port *p, int prio)
+{
+    return (p->paused_seen >> prio) & 1 ? p->pp[prio].paused_acc : 0;
+}
+
 /*
  * Paused-time total of priority prio at egress p as of `now`: the closed
  * intervals plus the open one.  A frame records it when it is queued and adds
@@ -333,16 +340,7 @@ void net_close_pauses(struct net *n, sim_time_t now);
  */
 static inline sim_time_t port_paused_total(const struct port *p, int prio, sim_time_t now)
 {
-    /* A priority never paused has nothing to add, and its line need not be fetched (hosts mark every flow). */
-    if (!((p->paused_seen >> prio) & 1))
-        return 0;
-    return p->pp[prio].paused_acc + ((p->paused >> prio) & 1 ? now - p->pp[prio].paused_since : 0);
-}
-
-/* The closed pause intervals of priority prio at egress p: its total while it is not paused. */
-static inline sim_time_t port_paused_closed(const struct port *p, int prio)
-{
-    return (p->paused_seen >> prio) & 1 ? p->pp[prio].paused_acc : 0;
+    return port_paused_closed(p, prio) + ((p->paused >> prio) & 1 ? now - p->pp[prio].paused_since : 0);
 }
 
 /*
