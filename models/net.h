@@ -18,6 +18,7 @@
 #define MODELS_NET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "models/dcqcn.h"
@@ -159,6 +160,15 @@ struct port {
     struct prio_timer pause_expire[NPRIO];
     struct prio_timer pause_refresh[NPRIO];
 };
+
+/* The layout the comments above rely on: a hop's fields in one 128-byte pair, then a line per priority. */
+_Static_assert(sizeof(struct pkt) == 64, "a packet is one cache line");
+_Static_assert(sizeof(struct port_prio) == 64, "one cache line per (port, priority)");
+_Static_assert(offsetof(struct port, ing_shared) + sizeof(((struct port *)0)->ing_shared) <= 64,
+               "the ingress counters are in line 0");
+_Static_assert(offsetof(struct port, peer) == 64 && offsetof(struct port, tx_bytes) + 8 <= 128,
+               "the transmitter fills line 1");
+_Static_assert(offsetof(struct port, pp) == 128, "the queues follow the hot pair");
 
 struct flow {
     struct net *net;

@@ -30,6 +30,8 @@
 #include "models/route.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 
 /* The port's transmitter is free again and frames were waiting: send the next one. */
@@ -318,8 +320,10 @@ static void tx_wake_prefetch(const void *obj, uint64_t arg, int ahead)
 
 void port_register_prefetch(struct sim *s)
 {
-    sim_add_prefetch(s, port_arrive, port_arrive_prefetch);
-    sim_add_prefetch(s, tx_wake, tx_wake_prefetch);
+    if (sim_add_prefetch(s, port_arrive, port_arrive_prefetch) || sim_add_prefetch(s, tx_wake, tx_wake_prefetch)) {
+        fprintf(stderr, "rocesim: bug: the engine has no room for the network's prefetch hooks (SIM_PF_MAX)\n");
+        abort();
+    }
 }
 
 void port_arrive(struct sim *s, void *obj, uint64_t arg)
