@@ -32,19 +32,25 @@ struct interner {
     uint32_t used;
 };
 
-/* Hash of a port set (count and ports); any decent mix will do, sets are short. */
+/*
+ * One step of the hash of port sets and of table rows (interning both): any
+ * decent mix will do.  Only speed depends on it: interned sets and rows are
+ * numbered in order of first appearance, not by hash.
+ */
+static inline uint64_t hash_step(uint64_t h, uint32_t x)
+{
+    h ^= x;
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 29);
+}
+
+/* Hash of a port set (count and ports). */
 static uint32_t set_hash(const uint16_t *ports, uint32_t n)
 {
-    uint32_t h = 0x811c9dc5u ^ n;
-    for (uint32_t i = 0; i < n; i++) {
-        h ^= ports[i];
-        h *= 0x01000193u;
-        h ^= h >> 15;
-    }
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    return h;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    for (uint32_t i = 0; i < n; i++)
+        h = hash_step(h, ports[i]);
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 /* Returns whether the set at nh[off] equals (ports, n). */
@@ -295,15 +301,12 @@ uint32_t routing_columns(const struct graph *g)
     return c;
 }
 
-/* Hash of a table row (any decent mix will do). */
+/* Hash of a table row. */
 static uint64_t row_hash(const uint32_t *row, uint32_t n)
 {
     uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-    for (uint32_t i = 0; i < n; i++) {
-        h ^= row[i];
-        h *= 0xff51afd7ed558ccdull;
-        h ^= h >> 29;
-    }
+    for (uint32_t i = 0; i < n; i++)
+        h = hash_step(h, row[i]);
     return h;
 }
 
