@@ -149,7 +149,7 @@ struct sim {
  * Registers hook to be called, with the event's object and argument, two
  * events before each fn event runs (ahead = 2) and again one event before
  * (ahead = 1), to prefetch what its handler will touch beyond the object and
- * argument themselves, which the engine prefetches three events ahead.  So a
+ * argument themselves, which the engine prefetches four events ahead.  So a
  * chain of dependent misses can be started one link per event: at ahead = 2
  * the object is in cache and says which line to load next; at ahead = 1 that
  * line is in cache and says the next.  Only a hint: it must not change any
