@@ -608,6 +608,21 @@ static inline bool window_fill(struct sim *s)
     return true;
 }
 
+bool sim_take_due(struct sim *s, sim_time_t t, uint64_t seq)
+{
+    if (t != s->now || seq <= s->cur_seq || s->stop_requested)
+        return false;
+    /* Events of the current instant are all in the window or the side heap (the calendar holds later buckets). */
+    if (s->win_pos < s->win_n && s->win[s->win_pos].t == t && (s->win[s->win_pos].seqslot >> SIM_SLOT_BITS) < seq)
+        return false;
+    if (s->near.n && s->near.h[0].t == t && (s->near.h[0].seqslot >> SIM_SLOT_BITS) < seq)
+        return false;
+    s->cur_seq = seq;
+    s->events++;
+    s->window_events++;
+    return true;
+}
+
 sim_time_t sim_next_time(struct sim *s) { return window_fill(s) ? window_min(s)->t : SIM_TIME_MAX; }
 
 bool sim_step(struct sim *s)

@@ -201,6 +201,17 @@ static inline bool sim_before(const struct sim *s, sim_time_t t, uint64_t seq)
     return s->now < t || (s->now == t && s->cur_seq < seq);
 }
 
+/*
+ * For an event the caller would schedule at (now, seq), seq reserved earlier
+ * and later than the running event's: whether it would be the very next event
+ * to run (no pending event comes before it, and no stop is requested).  If
+ * so, the engine counts it as run and moves its current point to it, and the
+ * caller must do at once, as the last thing of its handler, exactly what that
+ * event's handler would do; the order of everything, and so every result, is
+ * the same as with the event queued.  Otherwise nothing changes.
+ */
+bool sim_take_due(struct sim *s, sim_time_t t, uint64_t seq);
+
 /* Arms (or re-arms) a timer to fire fn(s, obj, gen) at t: any earlier arming of it will not fire. */
 void sim_timer_arm(struct sim *s, struct sim_timer *tm, sim_time_t t, sim_fn fn, void *obj);
 

@@ -72,6 +72,65 @@ static void test_same_time_from_handler(void)
     sim_free(&s);
 }
 
+/* What a handler learns from sim_take_due, and what the engine's state is after each answer. */
+struct due_probe {
+    int mode;       /* 0: nothing else pending; 1: an event later in this instant; 2: one scheduled from here */
+    bool taken, before_after;
+    uint64_t events_before, events_after;
+};
+
+static struct log due_log;
+
+static void due_handler(struct sim *s, void *obj, uint64_t arg)
+{
+    (void)arg;
+    struct due_probe *p = obj;
+    if (p->mode == 2)
+        sim_after(s, 0, record, &due_log, 0);
+    uint64_t seq = sim_reserve_seq(s); /* later than everything queued so far */
+    p->events_before = s->events;
+    CU_ASSERT_FALSE(sim_take_due(s, s->now + 1, seq)); /* another instant: never */
+    p->taken = sim_take_due(s, s->now, seq);
+    p->events_after = s->events;
+    p->before_after = sim_before(s, s->now, seq);
+    CU_ASSERT_FALSE(sim_take_due(s, s->now, seq)); /* not twice: it is the current point now, or still refused */
+}
+
+static void test_take_due(void)
+{
+    for (int mode = 0; mode < 3; mode++) {
+        struct sim s;
+        static struct log l;
+        memset(&l, 0, sizeof l);
+        struct due_probe p = {.mode = mode};
+        sim_init(&s);
+        sim_at(&s, 100, due_handler, &p, 0);
+        if (mode == 1)
+            sim_at(&s, 100, record, &l, 7);
+        sim_at(&s, 200, record, &l, 8);
+        sim_run(&s, SIM_TIME_MAX);
+        if (mode == 0) {
+            /* the reserved event would have run next: it counts as run, and the engine stands at it */
+            CU_ASSERT_TRUE(p.taken);
+            CU_ASSERT_EQUAL(p.events_after, p.events_before + 1);
+            CU_ASSERT_FALSE(p.before_after);
+        } else {
+            /* an event of the same instant comes before it: refused, nothing changed */
+            CU_ASSERT_FALSE(p.taken);
+            CU_ASSERT_EQUAL(p.events_after, p.events_before);
+            CU_ASSERT_TRUE(p.before_after);
+        }
+        sim_free(&s);
+    }
+    /* a stop request wins: the event stays for a later run */
+    struct sim s;
+    sim_init(&s);
+    sim_stop(&s);
+    uint64_t seq = sim_reserve_seq(&s);
+    CU_ASSERT_FALSE(sim_take_due(&s, s.now, seq));
+    sim_free(&s);
+}
+
 static void test_timer_cancel(void)
 {
     struct sim s;
@@ -325,6 +384,7 @@ void test_event_register(void)
     CU_pSuite s = CU_add_suite("event core", NULL, NULL);
     CU_add_test(s, "events fire in (time, insertion) order", test_order_and_ties);
     CU_add_test(s, "same-time events scheduled from a handler run after earlier ones", test_same_time_from_handler);
+    CU_add_test(s, "an event due next may be taken at once, and only then", test_take_due);
     CU_add_test(s, "timer re-arm and cancel", test_timer_cancel);
     CU_add_test(s, "a timer pushed back re-queues itself lazily", test_timer_lazy_rearm);
     CU_add_test(s, "run stops at the time limit and on request", test_run_limits);
