@@ -356,17 +356,53 @@ static int run_case(const struct bcase *c, struct result *r, double *rss_mb)
     return 0;
 }
 
+/* Prints a whole run's row (and its JSON object when js is open). */
+static void print_whole(const struct bcase *c, const struct result *r, double rss, FILE *js, bool first,
+                        double scale_k8_ns)
+{
+    printf("%-36s sim %8.3f ms  wall %7.3f s (+%.2f s setup)  %6.2f M ev/s  %6.2f M hops/s  %5.0f ns/hop  RSS %6.0f MB",
+           r->label, r->sim_ms, r->wall_s, r->setup_s, r->events / r->wall_s / 1e6, r->hops / r->wall_s / 1e6,
+           r->wall_s / r->hops * 1e9, rss);
+    if (r->warm_ms > 0)
+        printf("  (after %.1f ms untimed)", r->warm_ms);
+    if (r->extrapolate_s > 0)
+        printf("  -> %.1f min for %.1f s simulated", r->wall_s / (r->sim_ms / 1e3) * r->extrapolate_s / 60,
+               r->extrapolate_s);
+    printf("\n%-36s flows %.0f/%.0f  data packets %.0f  FCT p99 %.0f ns  RSS/host %.1f KB\n", "", r->completed,
+           r->flows, r->data_sent, r->fct_p99_ns, rss * 1024 / (r->hosts > 0 ? r->hosts : 1));
+    if (!strcmp(c->name, "scale_k32") && scale_k8_ns > 0)
+        printf("%-36s cost per packet-hop k=32 / k=8: %.2f (target <= 2)\n", "",
+               r->wall_s / r->hops * 1e9 / scale_k8_ns);
+    if (js)
+        fprintf(js,
+                "%s  {\"case\": \"%s\", \"label\": \"%s\", \"sim_ms\": %.6f, \"wall_s\": %.4f, \"setup_s\": %.4f,"
+                " \"events\": %.0f, \"packet_hops\": %.0f, \"events_per_s\": %.0f, \"packet_hops_per_s\": %.0f,"
+                " \"ns_per_hop\": %.1f, \"peak_rss_mb\": %.1f, \"hosts\": %.0f, \"flows\": %.0f,"
+                " \"flows_completed\": %.0f, \"data_packets\": %.0f, \"fct_p99_ns\": %.3f,"
+                " \"extrapolated_wall_s\": %.1f, \"extrapolated_to_sim_s\": %.3f, \"warm_up_ms\": %.3f}",
+                first ? "" : ",\n", c->name, r->label, r->sim_ms, r->wall_s, r->setup_s, r->events, r->hops,
+                r->events / r->wall_s, r->hops / r->wall_s, r->wall_s / r->hops * 1e9, rss, r->hosts, r->flows,
+                r->completed, r->data_sent, r->fct_p99_ns,
+                r->extrapolate_s > 0 ? r->wall_s / (r->sim_ms / 1e3) * r->extrapolate_s : 0, r->extrapolate_s,
+                r->warm_ms);
+}
+
+#define N_CASES (sizeof cases / sizeof *cases)
+
 /*
  * bench [--repeat N] [FILTER]: runs the cases whose name contains FILTER (all
- * by default); with --repeat, each whole run N times, keeping the fastest (on
- * a shared machine the fastest run is the one least disturbed by others).
- * Writes the table to stdout and build/bench.json (build/bench-FILTER.json
- * for a filtered run, so that it does not replace the whole suite's file).
+ * by default).  Whole runs are run N times (3 by default) in interleaved
+ * rounds, keeping each one's fastest: on a shared machine the fastest run is
+ * the one least disturbed by others, and interleaving spreads every case's
+ * runs over the same stretch of time, so that a busy minute cannot fall on
+ * the runs of one case only (which skewed the k=32 / k=8 ratio).  Writes
+ * the table to stdout and build/bench.json (build/bench-FILTER.json for a
+ * filtered run, so that it does not replace the whole suite's file).
  */
 int main(int argc, char **argv)
 {
     const char *only = NULL;
-    int repeat = 1;
+    int repeat = 3;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--repeat") && a + 1 < argc) {
             repeat = atoi(argv[++a]);
@@ -381,10 +417,8 @@ int main(int argc, char **argv)
             only = argv[a];
         }
     }
-    printf("rocesim bench (one core; each case in its own process");
-    if (repeat > 1)
-        printf("; whole runs: the fastest of %d", repeat);
-    printf(")\n");
+    printf("rocesim bench (one core; each case in its own process; whole runs: the fastest of %d, in interleaved "
+           "rounds)\n", repeat);
     double lat_before = dram_latency_ns();
     printf("memory latency now: %.0f ns per random read over 128 MB (the large fabrics' cost per hop follows it)\n",
            lat_before);
@@ -392,58 +426,49 @@ int main(int argc, char **argv)
     snprintf(jsname, sizeof jsname, only ? "build/bench-%s.json" : "build/bench.json", only);
     FILE *js = fopen(jsname, "w");
     if (js)
-        fprintf(js, "{\"dram_latency_ns_before\": %.1f,\n \"cases\": [\n", lat_before);
+        fprintf(js, "{\"dram_latency_ns_before\": %.1f, \"repeat\": %d,\n \"cases\": [\n", lat_before, repeat);
     int first = 1;
-    double scale_k8_ns = 0;
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        if (only && !strstr(cases[i].name, only))
+    /* The cases that print their own numbers (hold model, build) run once, first. */
+    for (size_t i = 0; i < N_CASES; i++) {
+        if ((only && !strstr(cases[i].name, only)) || cases[i].whole_run)
             continue;
         struct result r;
         double rss = 0;
-        int runs = cases[i].whole_run ? repeat : 1;
-        for (int k = 0; k < runs; k++) {
-            struct result rk;
+        if (run_case(&cases[i], &r, &rss)) {
+            fprintf(stderr, "bench: case %s failed\n", cases[i].name);
+            return 1;
+        }
+        if (js)
+            fprintf(js, "%s  {\"case\": \"%s\", \"peak_rss_mb\": %.1f}", first ? "" : ",\n", cases[i].name, rss);
+        first = 0;
+    }
+    struct result best[N_CASES];
+    double rss[N_CASES] = {0};
+    for (int round = 0; round < repeat; round++) {
+        for (size_t i = 0; i < N_CASES; i++) {
+            if ((only && !strstr(cases[i].name, only)) || !cases[i].whole_run)
+                continue;
+            struct result r;
             double rssk;
-            if (run_case(&cases[i], &rk, &rssk)) {
+            if (run_case(&cases[i], &r, &rssk)) {
                 fprintf(stderr, "bench: case %s failed\n", cases[i].name);
                 return 1;
             }
-            if (k == 0 || rk.wall_s < r.wall_s)
-                r = rk;
-            if (rssk > rss)
-                rss = rssk;
+            if (round == 0 || r.wall_s < best[i].wall_s)
+                best[i] = r;
+            if (rssk > rss[i])
+                rss[i] = rssk;
         }
-        if (cases[i].whole_run) {
-            printf("%-36s sim %8.3f ms  wall %7.3f s (+%.2f s setup)  %6.2f M ev/s  %6.2f M hops/s  %5.0f ns/hop  RSS %6.0f MB",
-                   r.label, r.sim_ms, r.wall_s, r.setup_s, r.events / r.wall_s / 1e6, r.hops / r.wall_s / 1e6,
-                   r.wall_s / r.hops * 1e9, rss);
-            if (r.warm_ms > 0)
-                printf("  (after %.1f ms untimed)", r.warm_ms);
-            if (r.extrapolate_s > 0)
-                printf("  -> %.1f min for %.1f s simulated", r.wall_s / (r.sim_ms / 1e3) * r.extrapolate_s / 60,
-                       r.extrapolate_s);
-            printf("\n%-36s flows %.0f/%.0f  data packets %.0f  FCT p99 %.0f ns  RSS/host %.1f KB\n", "", r.completed,
-                   r.flows, r.data_sent, r.fct_p99_ns, rss * 1024 / (r.hosts > 0 ? r.hosts : 1));
-            if (js)
-                fprintf(js,
-                        "%s  {\"case\": \"%s\", \"label\": \"%s\", \"sim_ms\": %.6f, \"wall_s\": %.4f, \"setup_s\": %.4f,"
-                        " \"events\": %.0f, \"packet_hops\": %.0f, \"events_per_s\": %.0f, \"packet_hops_per_s\": %.0f,"
-                        " \"ns_per_hop\": %.1f, \"peak_rss_mb\": %.1f, \"hosts\": %.0f, \"flows\": %.0f,"
-                        " \"flows_completed\": %.0f, \"data_packets\": %.0f, \"fct_p99_ns\": %.3f,"
-                        " \"extrapolated_wall_s\": %.1f, \"extrapolated_to_sim_s\": %.3f, \"warm_up_ms\": %.3f}",
-                        first ? "" : ",\n", cases[i].name, r.label, r.sim_ms, r.wall_s, r.setup_s, r.events, r.hops,
-                        r.events / r.wall_s, r.hops / r.wall_s, r.wall_s / r.hops * 1e9, rss, r.hosts, r.flows,
-                        r.completed, r.data_sent, r.fct_p99_ns,
-                        r.extrapolate_s > 0 ? r.wall_s / (r.sim_ms / 1e3) * r.extrapolate_s : 0, r.extrapolate_s,
-                        r.warm_ms);
-            if (!strcmp(cases[i].name, "scale_k8"))
-                scale_k8_ns = r.wall_s / r.hops * 1e9;
-            if (!strcmp(cases[i].name, "scale_k32") && scale_k8_ns > 0)
-                printf("%-36s cost per packet-hop k=32 / k=8: %.2f (target <= 2)\n", "",
-                       r.wall_s / r.hops * 1e9 / scale_k8_ns);
-        } else if (js) {
-            fprintf(js, "%s  {\"case\": \"%s\", \"peak_rss_mb\": %.1f}", first ? "" : ",\n", cases[i].name, rss);
-        }
+        if (repeat > 1)
+            fprintf(stderr, "bench: round %d of %d done\n", round + 1, repeat);
+    }
+    double scale_k8_ns = 0;
+    for (size_t i = 0; i < N_CASES; i++) {
+        if ((only && !strstr(cases[i].name, only)) || !cases[i].whole_run)
+            continue;
+        if (!strcmp(cases[i].name, "scale_k8"))
+            scale_k8_ns = best[i].wall_s / best[i].hops * 1e9;
+        print_whole(&cases[i], &best[i], rss[i], js, first, scale_k8_ns);
         first = 0;
     }
     double lat_after = dram_latency_ns();
