@@ -84,7 +84,7 @@ validation: $(BUILD)/validate
 $(BUILD)/validate: $(BUILD)/tests/validation/validate_main.o $(BUILD)/tests/validation/validation.o $(BUILD)/librocesim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-# BENCH_REPEAT=N: each whole run N times, the fastest kept (a shared machine's timings vary).
+# BENCH_REPEAT=N: each whole run N times (3 by default), the fastest kept (a shared machine's timings vary).
 bench: $(BUILD)/bench rocesim
 	$(BUILD)/bench $(if $(BENCH_REPEAT),--repeat $(BENCH_REPEAT))
 
