@@ -34,7 +34,7 @@ struct wnode {
 /* Whether egress r (priority prio) holds a frame that entered its switch through local port in_local. */
 static bool holds_from(const struct port *r, int prio, uint16_t in_local)
 {
-    for (const struct pkt *k = r->pp[prio].q.head; k; k = k->next)
+    for (const struct pkt *k = port_aux(r)->pp[prio].q.head; k; k = k->next)
         if (k->in_port == in_local)
             return true;
     return false;
@@ -109,7 +109,8 @@ void deadlock_check(struct net *n)
         for (uint32_t j = 0; j < w->n_ports; j++) {
             struct port *p = &w->ports[j];
             for (int prio = 0; p->paused && prio < NPRIO; prio++) {
-                if (!((p->paused >> prio) & 1) || p->pp[prio].q.n == 0 || p->pp[prio].paused_since > since)
+                const struct port_prio *pp = &port_aux(p)->pp[prio];
+                if (!((p->paused >> prio) & 1) || pp->q.n == 0 || pp->paused_since > since)
                     continue;
                 if (nv == cap) {
                     cap = cap ? 2 * cap : 64;
@@ -134,7 +135,7 @@ void deadlock_check(struct net *n)
         memset(dl->index, 0xff, sizeof *dl->index * (size_t)g->n_ports * NPRIO); /* all -1 */
     }
     for (uint32_t i = 0; i < nv; i++)
-        dl->index[(size_t)v[i].p->id * NPRIO + (size_t)v[i].prio] = (int32_t)i;
+        dl->index[(size_t)port_id(v[i].p) * NPRIO + (size_t)v[i].prio] = (int32_t)i;
 
     /* Edges: E = (p, q) waits on the stalled egresses of its peer that hold q-frames from the peer port. */
     uint32_t ne = 0, ecap = 64;
@@ -147,7 +148,7 @@ void deadlock_check(struct net *n)
         const struct sw *b = n->node_sw[in->node];
         for (uint32_t j = 0; j < b->n_ports; j++) {
             const struct port *r = &b->ports[j];
-            int32_t t = dl->index[(size_t)r->id * NPRIO + (size_t)v[i].prio];
+            int32_t t = dl->index[(size_t)port_id(r) * NPRIO + (size_t)v[i].prio];
             if (t < 0 || !holds_from(r, v[i].prio, in->local))
                 continue;
             if (ne == ecap) {
@@ -167,16 +168,16 @@ void deadlock_check(struct net *n)
     uint32_t *cyc = xmalloc(sizeof *cyc * nv);
     uint32_t len = find_cycle(v, nv, succ, cyc);
     for (uint32_t i = 0; i < nv; i++)
-        dl->index[(size_t)v[i].p->id * NPRIO + (size_t)v[i].prio] = -1;
+        dl->index[(size_t)port_id(v[i].p) * NPRIO + (size_t)v[i].prio] = -1;
     if (len) {
         /* Start from the lowest port id, so that the same cycle always reads the same. */
         uint32_t lo = 0;
         for (uint32_t i = 1; i < len; i++)
-            if (v[cyc[i]].p->id < v[cyc[lo]].p->id)
+            if (port_id(v[cyc[i]].p) < port_id(v[cyc[lo]].p))
                 lo = i;
         dl->cycle = xmalloc(sizeof *dl->cycle * len);
         for (uint32_t i = 0; i < len; i++)
-            dl->cycle[i] = v[cyc[(lo + i) % len]].p->id;
+            dl->cycle[i] = port_id(v[cyc[(lo + i) % len]].p);
         dl->cycle_len = len;
         dl->prio = v[cyc[0]].prio;
         dl->detected = true;

@@ -103,7 +103,7 @@ static struct nic_fault *host_fault(struct net *n, struct host *h)
     }
     const struct scenario *scn = n->scn;
     const struct port *p = h->port;
-    int64_t H = net_auto_headroom(p->rate_bps, p->delay_ps, scn->host.mtu, scn->sw.pfc.response_quanta);
+    int64_t H = net_auto_headroom(port_aux(p)->rate_bps, p->delay_ps, scn->host.mtu, scn->sw.pfc.response_quanta);
     nf->h = h;
     nf->xoff = 2 * H;
     nf->xon = nf->xoff > scn->sw.pfc.xon_delta ? nf->xoff - scn->sw.pfc.xon_delta : 0;
@@ -124,7 +124,7 @@ void faults_free(struct net *n)
 static sim_time_t host_refresh_period(const struct net *n, const struct port *p)
 {
     int64_t q = n->scn->sw.pfc.pause_quanta;
-    return (sim_time_t)(((__int128)q * PAUSE_QUANTUM_BITS * 1000000000000LL) / p->rate_bps / 2);
+    return (sim_time_t)(((__int128)q * PAUSE_QUANTUM_BITS * 1000000000000LL) / port_aux(p)->rate_bps / 2);
 }
 
 /* Timer: the host still wants its ToR paused on pt->prio, so it sends PAUSE again and re-arms. */
@@ -152,7 +152,7 @@ static void host_pfc_update(struct net *n, struct host *h, int prio)
     if (want == ((p->pause_sent >> prio) & 1) || p->down)
         return;
     p->pause_sent = (uint8_t)(want ? p->pause_sent | (1u << prio) : p->pause_sent & ~(1u << prio));
-    struct prio_timer *pt = &p->pause_refresh[prio];
+    struct prio_timer *pt = &port_aux(p)->pause_refresh[prio];
     if (want) {
         port_send_pfc(p, prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
         sim_timer_arm(n->sim, &pt->tm, n->sim->now + host_refresh_period(n, p), host_pause_refresh, pt);

@@ -50,20 +50,20 @@ static void init_port(struct net *n, struct port *p, uint32_t id)
 {
     const struct g_port *gp = &n->g->ports[id];
     const struct g_node *gn = &n->g->nodes[gp->node];
+    struct port_aux *x = &n->aux[id];
     p->net = n;
-    p->id = id;
     p->node = gp->node;
     p->local = (uint16_t)(id - gn->first_port);
     p->is_host = gn->kind == NODE_HOST;
     p->peer = &n->ports[gp->peer];
-    p->rate_bps = gp->rate_bps;
+    x->rate_bps = gp->rate_bps;
     p->delay_ps = gp->delay_ps;
     p->ps_per_byte = (8 * 1000000000000LL) % gp->rate_bps == 0 ? 8 * 1000000000000LL / gp->rate_bps : 0;
     for (int prio = 0; prio < NPRIO; prio++) {
-        p->pause_expire[prio].port = p;
-        p->pause_expire[prio].prio = (uint8_t)prio;
-        p->pause_refresh[prio].port = p;
-        p->pause_refresh[prio].prio = (uint8_t)prio;
+        x->pause_expire[prio].port = p;
+        x->pause_expire[prio].prio = (uint8_t)prio;
+        x->pause_refresh[prio].port = p;
+        x->pause_refresh[prio].prio = (uint8_t)prio;
     }
 }
 
@@ -81,6 +81,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
         port_register_prefetch(s);
     pool_init(&n->pkts, sizeof(struct pkt));
     n->ports = xcalloc(g->n_ports, sizeof *n->ports);
+    n->aux = xcalloc(g->n_ports, sizeof *n->aux);
     n->hosts = xcalloc(g->n_hosts, sizeof *n->hosts);
     n->sws = xcalloc(g->n_switches, sizeof *n->sws);
     n->node_sw = xcalloc(g->n_nodes, sizeof *n->node_sw);
@@ -97,7 +98,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
             h->node = id;
             h->index = (uint32_t)gn->host;
             h->port = &n->ports[gn->first_port];
-            h->rate_bps = h->port->rate_bps;
+            h->rate_bps = port_aux(h->port)->rate_bps;
             n->node_host[id] = h;
             continue;
         }
@@ -113,10 +114,11 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
         w->salt = (uint32_t)rng_next(&salt);
         for (uint32_t i = 0; i < gn->n_ports; i++) {
             struct port *p = &w->ports[i];
-            p->headroom = scn->sw.pfc.headroom_auto
-                              ? net_auto_headroom(p->rate_bps, p->delay_ps, scn->host.mtu, scn->sw.pfc.response_quanta)
+            struct port_aux *x = port_aux(p);
+            x->headroom = scn->sw.pfc.headroom_auto
+                              ? net_auto_headroom(x->rate_bps, p->delay_ps, scn->host.mtu, scn->sw.pfc.response_quanta)
                               : scn->sw.pfc.headroom_bytes;
-            w->hdrm_reserved += p->headroom * n_lossless;
+            w->hdrm_reserved += x->headroom * n_lossless;
         }
         n->node_sw[id] = w;
         if (w->hdrm_reserved >= scn->sw.buffer) {
@@ -152,6 +154,7 @@ void net_free(struct net *n)
     deadlock_free(n);
     pool_free_all(&n->pkts);
     free(n->ports);
+    free(n->aux);
     free(n->hosts);
     free(n->sws);
     free(n->node_sw);
@@ -315,9 +318,10 @@ int net_check_invariants(const struct net *n, char *err, size_t errlen)
     /* qmask is a cache of which queues hold frames (the scheduler trusts it). */
     for (uint32_t i = 0; i < n->g->n_ports; i++) {
         const struct port *pt = &n->ports[i];
-        unsigned want = pt->ctrl.head ? QMASK_CTRL : 0;
+        const struct port_aux *x = &n->aux[i];
+        unsigned want = x->ctrl.head ? QMASK_CTRL : 0;
         for (int prio = 0; prio < NPRIO; prio++)
-            want |= pt->pp[prio].q.head ? 1u << prio : 0;
+            want |= x->pp[prio].q.head ? 1u << prio : 0;
         if (pt->qmask != want) {
             snprintf(err, errlen, "queue mask of %s port %u is %#x, its queues say %#x", n->g->nodes[pt->node].name,
                      pt->local, pt->qmask, want);
@@ -330,20 +334,21 @@ int net_check_invariants(const struct net *n, char *err, size_t errlen)
         for (uint32_t p = 0; p < w->n_ports; p++)
             for (int prio = 0; prio < NPRIO; prio++) {
                 const struct port *pt = &w->ports[p];
-                if (pt->ing_shared[prio] < 0 || pt->pp[prio].ing_hdrm < 0 || pt->pp[prio].q.bytes < 0 ||
-                    pt->pp[prio].ing_hdrm > pt->headroom) {
+                const struct port_aux *x = port_aux(pt);
+                const struct port_prio *pp = &x->pp[prio];
+                if (pt->ing_shared[prio] < 0 || pp->ing_hdrm < 0 || pp->q.bytes < 0 || pp->ing_hdrm > x->headroom) {
                     snprintf(err, errlen, "buffer counter out of range at %s port %u priority %d",
                              n->g->nodes[w->node].name, p, prio);
                     return -1;
                 }
                 /* in_hdrm is a cache of which headroom counters are in use (admission trusts it). */
-                if (((pt->in_hdrm >> prio) & 1) != (pt->pp[prio].ing_hdrm > 0)) {
+                if (((pt->in_hdrm >> prio) & 1) != (pp->ing_hdrm > 0)) {
                     snprintf(err, errlen, "headroom mask of %s port %u is %#x, its counters disagree at priority %d",
                              n->g->nodes[w->node].name, p, pt->in_hdrm, prio);
                     return -1;
                 }
-                ingress += pt->ing_shared[prio] + pt->pp[prio].ing_hdrm;
-                egress += pt->pp[prio].q.bytes;
+                ingress += pt->ing_shared[prio] + pp->ing_hdrm;
+                egress += pp->q.bytes;
             }
         /* Every byte in the buffer is counted once at its ingress and sits in one egress queue. */
         if (ingress != w->buffered || egress != w->buffered || w->shared_used < 0 ||

@@ -97,7 +97,7 @@ void nic_flow_start(struct sim *s, void *obj, uint64_t arg)
     struct net *n = f->net;
     f->started = true;
     if (f->use_dcqcn)
-        dcqcn_init(&f->rp, &n->scn->host.dcqcn, n->hosts[f->src].port->rate_bps, s->now);
+        dcqcn_init(&f->rp, &n->scn->host.dcqcn, n->hosts[f->src].rate_bps, s->now);
     make_ready(n, f);
 }
 
@@ -159,9 +159,9 @@ struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
     if (sched_weighs_sizes(&n->scn->sw.scheduler))
         for (uint8_t m = eligible; m; m &= (uint8_t)(m - 1)) {
             int q = __builtin_ctz(m);
-            head[q] = p->qmask & (1u << q) ? p->pp[q].q.head->size : next_data_size(h->ready_head[q]);
+            head[q] = p->qmask & (1u << q) ? port_aux(p)->pp[q].q.head->size : next_data_size(h->ready_head[q]);
         }
-    int prio = sched_pick(&n->scn->sw.scheduler, &p->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
+    int prio = sched_pick(&n->scn->sw.scheduler, &port_aux(p)->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
     if (prio < 0)
         return NULL;
     if (p->qmask & (1u << prio))

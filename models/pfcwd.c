@@ -60,7 +60,7 @@ static void restore(struct net *n, struct port *p, int prio, sim_time_t now)
     p->wd_storm &= (uint8_t)~bit;
     p->wd_ignore &= (uint8_t)~bit;
     p->wd_drop &= (uint8_t)~bit;
-    n->wd->q[(size_t)p->id * NPRIO + (size_t)prio].stall_start = -1;
+    n->wd->q[(size_t)port_id(p) * NPRIO + (size_t)prio].stall_start = -1;
     if (n->wd_hook)
         n->wd_hook(n->hook_ctx, now, p->node, p->local, prio, false);
 }
@@ -81,13 +81,14 @@ static void poll_event(struct sim *s, void *obj, uint64_t arg)
                 uint8_t bit = (uint8_t)(1u << prio);
                 if (!(n->lossless & bit))
                     continue;
-                struct pfcwd_queue *q = &wd->q[(size_t)p->id * NPRIO + (size_t)prio];
+                struct pfcwd_queue *q = &wd->q[(size_t)port_id(p) * NPRIO + (size_t)prio];
                 if (p->wd_storm & bit) {
                     if (q->last_pfc < 0 || now - q->last_pfc >= cfg->restoration_ps)
                         restore(n, p, prio, now);
                     continue;
                 }
-                bool stalled = (p->paused & bit) && p->pp[prio].q.n > 0 && p->pp[prio].paused_since <= prev;
+                const struct port_prio *pp = &port_aux(p)->pp[prio];
+                bool stalled = (p->paused & bit) && pp->q.n > 0 && pp->paused_since <= prev;
                 if (!stalled) {
                     q->stall_start = -1;
                     continue;

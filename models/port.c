@@ -60,9 +60,10 @@ static sim_time_t tx_time(struct port *p, uint32_t wire_bytes)
 {
     if (p->ps_per_byte)
         return (sim_time_t)wire_bytes * p->ps_per_byte;
-    __int128 num = (__int128)wire_bytes * 8 * 1000000000000LL + p->tx_rem;
-    sim_time_t t = (sim_time_t)(num / p->rate_bps);
-    p->tx_rem = (int64_t)(num % p->rate_bps);
+    struct port_aux *x = port_aux(p);
+    __int128 num = (__int128)wire_bytes * 8 * 1000000000000LL + x->tx_rem;
+    sim_time_t t = (sim_time_t)(num / x->rate_bps);
+    x->tx_rem = (int64_t)(num % x->rate_bps);
     return t;
 }
 
@@ -181,11 +182,12 @@ void port_send_pfc(struct port *p, int prio, uint16_t quanta)
 static void close_interval(struct port *p, int prio, sim_time_t now)
 {
     struct net *n = p->net;
-    sim_time_t d = now - p->pp[prio].paused_since;
+    struct port_prio *pp = &port_aux(p)->pp[prio];
+    sim_time_t d = now - pp->paused_since;
     n->paused_total += d;
     n->paused_prio[prio] += d;
-    p->pp[prio].paused_acc += d;
-    p->pp[prio].paused_since = now;
+    pp->paused_acc += d;
+    pp->paused_since = now;
 }
 
 void port_unpause(struct port *p, int prio)
@@ -198,7 +200,7 @@ void port_unpause(struct port *p, int prio)
     p->paused &= (uint8_t)~bit;
     if (!p->is_host)
         n->sw_paused--;
-    sim_timer_cancel(&p->pause_expire[prio].tm);
+    sim_timer_cancel(&port_aux(p)->pause_expire[prio].tm);
     port_kick(p);
 }
 
@@ -228,7 +230,7 @@ static void receive_pause(struct port *p, struct pkt *k)
     p->wd_overrode &= (uint8_t)~bit;
     if (!(p->paused & bit)) {
         p->paused |= bit;
-        p->pp[prio].paused_since = n->sim->now;
+        port_aux(p)->pp[prio].paused_since = n->sim->now;
         if (!p->is_host)
             n->sw_paused++;
         if (!p->paused_seen)
@@ -236,8 +238,9 @@ static void receive_pause(struct port *p, struct pkt *k)
         p->paused_seen |= bit;
     }
     /* Each PAUSE restarts the pause time (a refresh extends it). */
-    sim_time_t dur = (sim_time_t)(((__int128)k->quanta * PAUSE_QUANTUM_BITS * 1000000000000LL) / p->rate_bps);
-    sim_timer_arm(n->sim, &p->pause_expire[prio].tm, n->sim->now + dur, pause_expired, &p->pause_expire[prio]);
+    struct port_aux *x = port_aux(p);
+    sim_time_t dur = (sim_time_t)(((__int128)k->quanta * PAUSE_QUANTUM_BITS * 1000000000000LL) / x->rate_bps);
+    sim_timer_arm(n->sim, &x->pause_expire[prio].tm, n->sim->now + dur, pause_expired, &x->pause_expire[prio]);
 }
 
 /*
@@ -297,7 +300,7 @@ static void port_arrive_prefetch(const void *obj, uint64_t arg, int ahead)
     const struct port *out = &w->ports[e];
     __builtin_prefetch(out);
     __builtin_prefetch((const char *)out + 64);
-    __builtin_prefetch(&out->pp[k->prio & (NPRIO - 1)]);
+    __builtin_prefetch(&net_port_aux(n, out)->pp[k->prio & (NPRIO - 1)]);
 }
 
 /*
@@ -312,10 +315,11 @@ static void tx_wake_prefetch(const void *obj, uint64_t arg, int ahead)
     int prio = sched_strict_pick((uint8_t)p->qmask & (uint8_t)~p->paused);
     if (p->is_host || prio < 0)
         return;
+    const struct port_prio *pp = &port_aux(p)->pp[prio];
     if (ahead == 2)
-        __builtin_prefetch(&p->pp[prio]);
-    else if (p->pp[prio].q.head)
-        __builtin_prefetch(p->pp[prio].q.head);
+        __builtin_prefetch(pp);
+    else if (pp->q.head)
+        __builtin_prefetch(pp->q.head);
 }
 
 void port_register_prefetch(struct sim *s)
@@ -377,9 +381,9 @@ void port_link_fail(struct port *p)
             if (!p->is_host)
                 n->sw_paused--;
         }
-        sim_timer_cancel(&p->pause_expire[prio].tm);
+        sim_timer_cancel(&port_aux(p)->pause_expire[prio].tm);
         p->pause_sent &= (uint8_t)~(1u << (prio));
-        sim_timer_cancel(&p->pause_refresh[prio].tm);
+        sim_timer_cancel(&port_aux(p)->pause_refresh[prio].tm);
     }
     p->paused = 0;
     struct pkt *k;

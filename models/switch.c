@@ -59,7 +59,7 @@ static int64_t xoff_threshold(const struct net *n, const struct sw *w)
 static sim_time_t refresh_period(const struct net *n, const struct port *in)
 {
     int64_t q = n->scn->sw.pfc.pause_quanta;
-    return (sim_time_t)(((__int128)q * PAUSE_QUANTUM_BITS * 1000000000000LL) / in->rate_bps / 2);
+    return (sim_time_t)(((__int128)q * PAUSE_QUANTUM_BITS * 1000000000000LL) / port_aux(in)->rate_bps / 2);
 }
 
 static void pause_refresh(struct sim *s, void *obj, uint64_t arg)
@@ -82,7 +82,7 @@ static void check_pause(struct net *n, struct sw *w, struct port *in, int prio)
     if (((in->in_hdrm >> prio) & 1) || in->ing_shared[prio] >= xoff_threshold(n, w)) {
         in->pause_sent |= (uint8_t)(1u << (prio));
         port_send_pfc(in, prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
-        struct prio_timer *pt = &in->pause_refresh[prio];
+        struct prio_timer *pt = &port_aux(in)->pause_refresh[prio];
         sim_timer_arm(n->sim, &pt->tm, n->sim->now + refresh_period(n, in), pause_refresh, pt);
     }
 }
@@ -94,7 +94,7 @@ void switch_pfc_check_resume(struct net *n, struct sw *w, struct port *in, int p
     int64_t sh = in->ing_shared[prio];
     if (sh == 0 || sh + n->scn->sw.pfc.xon_delta <= xoff_threshold(n, w)) {
         in->pause_sent &= (uint8_t)~(1u << (prio));
-        sim_timer_cancel(&in->pause_refresh[prio].tm);
+        sim_timer_cancel(&port_aux(in)->pause_refresh[prio].tm);
         port_send_pfc(in, prio, 0);
     }
 }
@@ -159,7 +159,7 @@ static uint32_t egress_port(struct net *n, struct sw *w, struct pkt *k)
 /* Bytes queued at priority prio of egress p, read without touching the queue's line when qmask says it is empty. */
 static int64_t queued_bytes(const struct port *p, int prio)
 {
-    return (p->qmask >> prio) & 1 ? p->pp[prio].q.bytes : 0;
+    return (p->qmask >> prio) & 1 ? port_aux(p)->pp[prio].q.bytes : 0;
 }
 
 /*
@@ -173,7 +173,7 @@ static struct port *release(struct net *n, struct sw *w, const struct pkt *k, in
     int64_t B = k->size;
     int64_t from_hdrm = 0;
     if ((in->in_hdrm >> prio) & 1) {
-        struct port_prio *pp = &in->pp[prio];
+        struct port_prio *pp = &port_aux(in)->pp[prio];
         from_hdrm = pp->ing_hdrm < B ? pp->ing_hdrm : B;
         pp->ing_hdrm -= from_hdrm;
         if (pp->ing_hdrm == 0)
@@ -223,8 +223,8 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
 
     if (n->lossless & (1u << prio)) {
         if (in->ing_shared[prio] + B > xoff_threshold(n, w) || ((in->in_hdrm >> prio) & 1)) {
-            struct port_prio *pp = &in->pp[prio];
-            if (pp->ing_hdrm + B > in->headroom) {
+            struct port_prio *pp = &port_aux(in)->pp[prio];
+            if (pp->ing_hdrm + B > port_aux(in)->headroom) { /* a paused upstream's frame: the cold part is fine */
                 net_drop(n, k, DROP_HEADROOM);
                 return;
             }
@@ -272,7 +272,7 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
                             sim_take_due(n->sim, out->busy_until, out->busy_seq)))) {
         uint32_t head[NPRIO];
         head[prio] = (uint32_t)B;
-        sched_pick(&cfg->scheduler, &out->sched, (uint8_t)(1u << prio), head, n->scn->host.mtu + HDR_DATA);
+        sched_pick(&cfg->scheduler, &port_aux(out)->sched, (uint8_t)(1u << prio), head, n->scn->host.mtu + HDR_DATA);
         dequeued(n, w, k, prio, 0);
         port_transmit(out, k);
         return;
@@ -316,13 +316,13 @@ struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)
     if (sched_weighs_sizes(&n->scn->sw.scheduler))
         for (uint8_t m = eligible; m; m &= (uint8_t)(m - 1)) {
             int q = __builtin_ctz(m);
-            head[q] = p->pp[q].q.head->size;
+            head[q] = port_aux(p)->pp[q].q.head->size;
         }
-    int prio = sched_pick(&n->scn->sw.scheduler, &p->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
+    int prio = sched_pick(&n->scn->sw.scheduler, &port_aux(p)->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
     if (prio < 0)
         return NULL;
     struct pkt *k = portq_pop(p, prio);
-    dequeued(n, w, k, prio, p->pp[prio].q.bytes);
+    dequeued(n, w, k, prio, port_aux(p)->pp[prio].q.bytes);
     /* The queue is not paused now, so its closed intervals are its whole paused time since the frame was queued. */
     sim_time_t held = port_paused_closed(p, prio) - k->pmark;
     if (held && k->type == PKT_DATA)

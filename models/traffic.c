@@ -452,7 +452,7 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
                 g->host = (uint32_t)e->hosts.idx[i];
                 g->perm = i == 0 ? perm : t->gens[t->n_gens - 1 - i].perm;
                 rng_init(&g->rng, scn->seed, rng_stream_id(RNG_KIND_TRAFFIC, ((uint64_t)ti << 32) | i));
-                double rate = (double)n->hosts[g->host].port->rate_bps;
+                double rate = (double)n->hosts[g->host].rate_bps;
                 g->mean_gap_ps = t->cdfs[ti].mean * 8.0 / (e->load * rate) * 1e12;
                 n->pending_sources++;
                 sim_at(n->sim, e->start_ps + (sim_time_t)rng_exponential(&g->rng, g->mean_gap_ps), poisson_arrival,

@@ -120,7 +120,7 @@ static void test_storm_spreads(void)
     sim_run(&r.sim, STORM_END - 1);
     CU_ASSERT_TRUE(down->paused & (1u << 3));
     CU_ASSERT_EQUAL(down->tx_frames, tx);
-    CU_ASSERT(down->pp[3].q.n > 0); /* it is not idle: frames wait */
+    CU_ASSERT(port_aux(down)->pp[3].q.n > 0); /* it is not idle: frames wait */
     /* ... so nothing that goes through it finishes while the storm lasts: neither the flows to h0 nor the
      * flow to h1, which never goes to h0 but comes down the paused agg -> tor0 links. */
     static const char *const stalled[] = {"to-h0-a", "to-h0-b", "to-h0-c", "cross"};
@@ -128,7 +128,7 @@ static void test_storm_spreads(void)
         CU_ASSERT_EQUAL(flow_named(&r, stalled[i])->finish, -1);
 
     /* The storm itself: PAUSE from h0 at the start, refreshed every half pause time, RESUME at the end. */
-    sim_time_t period = refresh_ps(&scn, h0->rate_bps);
+    sim_time_t period = refresh_ps(&scn, port_aux(h0)->rate_bps);
     size_t from_h0 = 0;
     for (size_t i = 0; i < l.n_pfc; i++)
         if (l.pfc[i].node == h0->node) {
@@ -186,7 +186,7 @@ static void test_storm_watchdog_drop(void)
     sim_run(&r.sim, (STORM_START + STORM_END) / 2);
     CU_ASSERT_TRUE(down->wd_drop & (1u << 3));
     CU_ASSERT_FALSE(down->paused & (1u << 3));
-    CU_ASSERT_EQUAL(down->pp[3].q.n, 0);
+    CU_ASSERT_EQUAL(port_aux(down)->pp[3].q.n, 0);
     test_run_checked(&r);
 
     /* Detected within detection_time + one poll of the storm's start (and not before detection_time). */
@@ -273,7 +273,7 @@ static void test_ring_deadlock(void)
                                   test_port_to(&r, "s3", "s0")};
     CU_ASSERT_EQUAL_FATAL(dl->cycle_len, 4);
     for (int i = 0; i < 4; i++)
-        CU_ASSERT_EQUAL(dl->cycle[i], ring[i]->id);
+        CU_ASSERT_EQUAL(dl->cycle[i], port_id(ring[i]));
     /*
      * Every port of the cycle is stalled: paused without a break for a whole check period, frames queued.
      * When its pause began: the peer's last PAUSE that followed a RESUME (pfc.csv rows are by sender),
@@ -282,7 +282,7 @@ static void test_ring_deadlock(void)
     sim_time_t formed = 0;
     for (int i = 0; i < 4; i++) {
         CU_ASSERT_TRUE(ring[i]->paused & (1u << 3));
-        CU_ASSERT(ring[i]->pp[3].q.n > 0);
+        CU_ASSERT(port_aux(ring[i])->pp[3].q.n > 0);
         const struct port *peer = ring[i]->peer;
         sim_time_t began = -1;
         bool on = false;
@@ -299,7 +299,7 @@ static void test_ring_deadlock(void)
             formed = began;
     }
     /* Found within two check periods and a PAUSE refresh of forming (deadlock.h). */
-    CU_ASSERT(dl->at - formed <= 2 * dl->period + refresh_ps(&scn, ring[0]->rate_bps));
+    CU_ASSERT(dl->at - formed <= 2 * dl->period + refresh_ps(&scn, port_aux(ring[0])->rate_bps));
     printf("\n    deadlock formed at %.1f us, detected at %.1f us ", (double)formed / PS_PER_US,
            (double)dl->at / PS_PER_US);
     /* summary.json names the cycle. */
@@ -460,7 +460,7 @@ static void test_victim_flow(void)
         uint32_t cnt = graph_nexthops(&r.g, node, v->dst, &ports);
         CU_ASSERT_EQUAL_FATAL(cnt, 1); /* a dumbbell has one path */
         uint32_t pid = r.g.nodes[node].first_port + ports[0];
-        CU_ASSERT_NOT_EQUAL(pid, congested->id);
+        CU_ASSERT_NOT_EQUAL(pid, port_id(congested));
         node = r.g.ports[r.g.ports[pid].peer].node;
         hops++;
     }

@@ -145,12 +145,12 @@ static void test_link_failure_mid_run(void)
 
     sim_run(&r.sim, 150 * PS_PER_US);
     CU_ASSERT(up->down && down->down);
-    CU_ASSERT_TRUE(r.g.links[r.g.ports[up->id].link].down);
+    CU_ASSERT_TRUE(r.g.links[r.g.ports[port_id(up)].link].down);
     CU_ASSERT_EQUAL(r.net.links_down_now, 1);
     uint64_t drops = r.net.c.drop_link_down;
     CU_ASSERT(drops > 0); /* the frames queued at leaf0 and those on the wire */
     for (int prio = 0; prio < NPRIO; prio++)
-        CU_ASSERT_EQUAL(up->pp[prio].q.n + down->pp[prio].q.n, 0);
+        CU_ASSERT_EQUAL(port_aux(up)->pp[prio].q.n + port_aux(down)->pp[prio].q.n, 0);
     /* Rerouted: no flow's path crosses the failed link, and nothing is sent on it. */
     for (uint32_t i = 0; i < r.net.n_flows; i++) {
         int l = route_flow_path(&r.net, net_flow(&r.net, i), nodes, 16);
@@ -178,7 +178,7 @@ static void test_link_failure_mid_run(void)
     CU_ASSERT_EQUAL(r.net.link_failures, 1);
     CU_ASSERT_EQUAL(r.net.reroutes, 2); /* at the failure and at the recovery */
     CU_ASSERT_EQUAL(r.net.links_down_now, 0);
-    CU_ASSERT_FALSE(r.g.links[r.g.ports[up->id].link].down);
+    CU_ASSERT_FALSE(r.g.links[r.g.ports[port_id(up)].link].down);
     CU_ASSERT(up->tx_frames > tx_up || down->tx_frames > tx_down); /* in use again after the recovery */
     char *js = run_summary_json(&r, false);
     cJSON *j = cJSON_Parse(js);

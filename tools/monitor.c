@@ -64,7 +64,7 @@ int monitor_resolve_queues(const struct run *r, struct port ***out, uint32_t *n,
             node_found = true;
             for (uint32_t p = 0; p < w->n_ports; p++)
                 if (any_port || (long)p == want) {
-                    take[w->ports[p].id] = 1;
+                    take[port_id(&w->ports[p])] = 1;
                     matched++;
                 }
         }
@@ -288,7 +288,8 @@ static void sample(struct monitor *m)
         const char *node = r->g.nodes[p->node].name;
         for (int prio = 0; prio < NPRIO; prio++)
             if (m->prios & (1u << prio)) {
-                fprintf(m->q.f, "%s,%s,%u,%d,%lld\n", ts, node, p->local, prio, (long long)p->pp[prio].q.bytes);
+                fprintf(m->q.f, "%s,%s,%u,%d,%lld\n", ts, node, p->local, prio,
+                        (long long)port_aux(p)->pp[prio].q.bytes);
                 m->queue_rows++;
             }
     }
@@ -301,7 +302,7 @@ static void sample(struct monitor *m)
         m->cand[keep++] = m->cand[i];
         if (!f->started)
             continue;
-        double line = (double)n->hosts[f->src].port->rate_bps;
+        double line = (double)n->hosts[f->src].rate_bps;
         double rate = f->use_dcqcn ? f->rp.rc : line;
         if (f->rate_cap_bps && (double)f->rate_cap_bps < rate)
             rate = (double)f->rate_cap_bps;

@@ -225,7 +225,7 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
     int64_t line = 0;
     bool mixed = false;
     for (uint32_t i = 0; i < r->g.n_hosts; i++) {
-        int64_t rt = r->net.hosts[i].port->rate_bps;
+        int64_t rt = r->net.hosts[i].rate_bps;
         mixed = mixed || (line && rt != line);
         if (rt > line)
             line = rt;

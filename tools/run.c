@@ -96,8 +96,9 @@ void run_headroom_classes(const struct run *r, struct hdrm_report *rep)
         }
         for (uint32_t p = 0; p < w->n_ports; p++) {
             const struct port *pt = &w->ports[p];
+            const struct port_aux *x = port_aux(pt);
             int k = 0;
-            while (k < rep->n && !(rep->cls[k].rate_bps == pt->rate_bps && rep->cls[k].delay_ps == pt->delay_ps))
+            while (k < rep->n && !(rep->cls[k].rate_bps == x->rate_bps && rep->cls[k].delay_ps == pt->delay_ps))
                 k++;
             if (k == rep->n) {
                 if (rep->n == cap) {
@@ -106,7 +107,7 @@ void run_headroom_classes(const struct run *r, struct hdrm_report *rep)
                     if (!rep->cls)
                         abort();
                 }
-                rep->cls[rep->n++] = (struct hdrm_class){pt->rate_bps, pt->delay_ps, pt->headroom, 0};
+                rep->cls[rep->n++] = (struct hdrm_class){x->rate_bps, pt->delay_ps, x->headroom, 0};
             }
             rep->cls[k].ports++;
         }
