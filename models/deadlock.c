@@ -34,7 +34,7 @@ struct wnode {
 /* Whether egress r (priority prio) holds a frame that entered its switch through local port in_local. */
 static bool holds_from(const struct port *r, int prio, uint16_t in_local)
 {
-    for (const struct pkt *k = port_aux(r)->pp[prio].q.head; k; k = k->next)
+    for (const struct pkt *k = port_pp(r, prio)->q.head; k; k = k->next)
         if (k->in_port == in_local)
             return true;
     return false;
@@ -109,7 +109,7 @@ void deadlock_check(struct net *n)
         for (uint32_t j = 0; j < w->n_ports; j++) {
             struct port *p = &w->ports[j];
             for (int prio = 0; p->paused && prio < NPRIO; prio++) {
-                const struct port_prio *pp = &port_aux(p)->pp[prio];
+                const struct port_prio *pp = port_pp(p, prio);
                 if (!((p->paused >> prio) & 1) || pp->q.n == 0 || pp->paused_since > since)
                     continue;
                 if (nv == cap) {

@@ -82,6 +82,8 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     pool_init(&n->pkts, sizeof(struct pkt));
     n->ports = xcalloc(g->n_ports, sizeof *n->ports);
     n->aux = xcalloc(g->n_ports, sizeof *n->aux);
+    for (int prio = 0; prio < NPRIO; prio++)
+        n->pq[prio] = xcalloc(g->n_ports, sizeof *n->pq[prio]);
     n->hosts = xcalloc(g->n_hosts, sizeof *n->hosts);
     n->sws = xcalloc(g->n_switches, sizeof *n->sws);
     n->node_sw = xcalloc(g->n_nodes, sizeof *n->node_sw);
@@ -155,6 +157,8 @@ void net_free(struct net *n)
     pool_free_all(&n->pkts);
     free(n->ports);
     free(n->aux);
+    for (int prio = 0; prio < NPRIO; prio++)
+        free(n->pq[prio]);
     free(n->hosts);
     free(n->sws);
     free(n->node_sw);
@@ -321,7 +325,7 @@ int net_check_invariants(const struct net *n, char *err, size_t errlen)
         const struct port_aux *x = &n->aux[i];
         unsigned want = x->ctrl.head ? QMASK_CTRL : 0;
         for (int prio = 0; prio < NPRIO; prio++)
-            want |= x->pp[prio].q.head ? 1u << prio : 0;
+            want |= n->pq[prio][i].q.head ? 1u << prio : 0;
         if (pt->qmask != want) {
             snprintf(err, errlen, "queue mask of %s port %u is %#x, its queues say %#x", n->g->nodes[pt->node].name,
                      pt->local, pt->qmask, want);
@@ -335,7 +339,7 @@ int net_check_invariants(const struct net *n, char *err, size_t errlen)
             for (int prio = 0; prio < NPRIO; prio++) {
                 const struct port *pt = &w->ports[p];
                 const struct port_aux *x = port_aux(pt);
-                const struct port_prio *pp = &x->pp[prio];
+                const struct port_prio *pp = port_pp(pt, prio);
                 if (pt->ing_shared[prio] < 0 || pp->ing_hdrm < 0 || pp->q.bytes < 0 || pp->ing_hdrm > x->headroom) {
                     snprintf(err, errlen, "buffer counter out of range at %s port %u priority %d",
                              n->g->nodes[w->node].name, p, prio);

@@ -154,9 +154,9 @@ struct port {
     uint64_t tx_frames, tx_bytes;
 };
 
-/* The rest of a port (see struct port), at the same index of net.aux. */
+/* The rest of a port (see struct port), at the same index of net.aux; its per-priority lines are at that
+ * index of net.pq[prio] (port_pp()). */
 struct port_aux {
-    struct port_prio pp[NPRIO];
     struct pktq ctrl;     /* PAUSE frames: sent next, never queued behind data */
     struct sched_state sched;
     int64_t rate_bps;
@@ -286,7 +286,8 @@ struct net {
     struct graph *g;          /* not const: link_down faults mark links down and recompute its routes */
     struct pool pkts;
     struct port *ports;       /* g->n_ports: what a hop touches (struct port) ... */
-    struct port_aux *aux;     /* ... and the rest, at the same index */
+    struct port_aux *aux;     /* ... and the rest, at the same index, ... */
+    struct port_prio *pq[NPRIO]; /* ... but for one line per priority, in an array per priority */
     struct host *hosts;       /* g->n_hosts */
     struct sw *sws;           /* g->n_switches */
     struct sw **node_sw;      /* node id -> switch, NULL for hosts */
@@ -344,14 +345,23 @@ static inline uint32_t port_id(const struct port *p) { return (uint32_t)(p - p->
 /* The rest of port p (struct port_aux). */
 static inline struct port_aux *port_aux(const struct port *p) { return &p->net->aux[p - p->net->ports]; }
 
+/* Priority prio's line of port p: its queue, its pause totals and its headroom counter. */
+static inline struct port_prio *port_pp(const struct port *p, int prio)
+{
+    return &p->net->pq[prio][p - p->net->ports];
+}
+
 /* The same, for a port of net n whose own lines may not be in cache yet (the address needs no load from p). */
-static inline struct port_aux *net_port_aux(const struct net *n, const struct port *p) { return &n->aux[p - n->ports]; }
+static inline struct port_prio *net_port_pp(const struct net *n, const struct port *p, int prio)
+{
+    return &n->pq[prio][p - n->ports];
+}
 
 /* The closed pause intervals of priority prio at egress p: its total while it is not paused.  A priority never
  * paused has none, and its line need not be fetched (hosts record the total for every flow that gets ready). */
 static inline sim_time_t port_paused_closed(const struct port *p, int prio)
 {
-    return (p->paused_seen >> prio) & 1 ? port_aux(p)->pp[prio].paused_acc : 0;
+    return (p->paused_seen >> prio) & 1 ? port_pp(p, prio)->paused_acc : 0;
 }
 
 /*
@@ -363,7 +373,7 @@ static inline sim_time_t port_paused_closed(const struct port *p, int prio)
  */
 static inline sim_time_t port_paused_total(const struct port *p, int prio, sim_time_t now)
 {
-    return port_paused_closed(p, prio) + ((p->paused >> prio) & 1 ? now - port_aux(p)->pp[prio].paused_since : 0);
+    return port_paused_closed(p, prio) + ((p->paused >> prio) & 1 ? now - port_pp(p, prio)->paused_since : 0);
 }
 
 /*
@@ -448,8 +458,7 @@ static inline struct pkt *pktq_pop(struct pktq *q)
 /* Queue k at priority prio of egress p (or, prio NPRIO, its ctrl queue), keeping qmask. */
 static inline void portq_push(struct port *p, int prio, struct pkt *k)
 {
-    struct port_aux *x = port_aux(p);
-    pktq_push(prio < NPRIO ? &x->pp[prio].q : &x->ctrl, k);
+    pktq_push(prio < NPRIO ? &port_pp(p, prio)->q : &port_aux(p)->ctrl, k);
     p->qmask |= (uint16_t)(1u << prio);
 }
 
@@ -457,8 +466,7 @@ static inline struct pkt *portq_pop(struct port *p, int prio)
 {
     if (!(p->qmask & (1u << prio)))
         return NULL;
-    struct port_aux *x = port_aux(p);
-    struct pktq *q = prio < NPRIO ? &x->pp[prio].q : &x->ctrl;
+    struct pktq *q = prio < NPRIO ? &port_pp(p, prio)->q : &port_aux(p)->ctrl;
     struct pkt *k = pktq_pop(q);
     if (!q->head)
         p->qmask &= (uint16_t)~(1u << prio);

@@ -159,7 +159,7 @@ struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
     if (sched_weighs_sizes(&n->scn->sw.scheduler))
         for (uint8_t m = eligible; m; m &= (uint8_t)(m - 1)) {
             int q = __builtin_ctz(m);
-            head[q] = p->qmask & (1u << q) ? port_aux(p)->pp[q].q.head->size : next_data_size(h->ready_head[q]);
+            head[q] = p->qmask & (1u << q) ? port_pp(p, q)->q.head->size : next_data_size(h->ready_head[q]);
         }
     int prio = sched_pick(&n->scn->sw.scheduler, &port_aux(p)->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
     if (prio < 0)

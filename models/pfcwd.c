@@ -87,7 +87,7 @@ static void poll_event(struct sim *s, void *obj, uint64_t arg)
                         restore(n, p, prio, now);
                     continue;
                 }
-                const struct port_prio *pp = &port_aux(p)->pp[prio];
+                const struct port_prio *pp = port_pp(p, prio);
                 bool stalled = (p->paused & bit) && pp->q.n > 0 && pp->paused_since <= prev;
                 if (!stalled) {
                     q->stall_start = -1;

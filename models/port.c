@@ -182,7 +182,7 @@ void port_send_pfc(struct port *p, int prio, uint16_t quanta)
 static void close_interval(struct port *p, int prio, sim_time_t now)
 {
     struct net *n = p->net;
-    struct port_prio *pp = &port_aux(p)->pp[prio];
+    struct port_prio *pp = port_pp(p, prio);
     sim_time_t d = now - pp->paused_since;
     n->paused_total += d;
     n->paused_prio[prio] += d;
@@ -230,7 +230,7 @@ static void receive_pause(struct port *p, struct pkt *k)
     p->wd_overrode &= (uint8_t)~bit;
     if (!(p->paused & bit)) {
         p->paused |= bit;
-        port_aux(p)->pp[prio].paused_since = n->sim->now;
+        port_pp(p, prio)->paused_since = n->sim->now;
         if (!p->is_host)
             n->sw_paused++;
         if (!p->paused_seen)
@@ -300,7 +300,7 @@ static void port_arrive_prefetch(const void *obj, uint64_t arg, int ahead)
     const struct port *out = &w->ports[e];
     __builtin_prefetch(out);
     __builtin_prefetch((const char *)out + 64);
-    __builtin_prefetch(&net_port_aux(n, out)->pp[k->prio & (NPRIO - 1)]);
+    __builtin_prefetch(net_port_pp(n, out, k->prio & (NPRIO - 1)));
 }
 
 /*
@@ -315,7 +315,7 @@ static void tx_wake_prefetch(const void *obj, uint64_t arg, int ahead)
     int prio = sched_strict_pick((uint8_t)p->qmask & (uint8_t)~p->paused);
     if (p->is_host || prio < 0)
         return;
-    const struct port_prio *pp = &port_aux(p)->pp[prio];
+    const struct port_prio *pp = port_pp(p, prio);
     if (ahead == 2)
         __builtin_prefetch(pp);
     else if (pp->q.head)

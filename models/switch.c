@@ -159,7 +159,7 @@ static uint32_t egress_port(struct net *n, struct sw *w, struct pkt *k)
 /* Bytes queued at priority prio of egress p, read without touching the queue's line when qmask says it is empty. */
 static int64_t queued_bytes(const struct port *p, int prio)
 {
-    return (p->qmask >> prio) & 1 ? port_aux(p)->pp[prio].q.bytes : 0;
+    return (p->qmask >> prio) & 1 ? port_pp(p, prio)->q.bytes : 0;
 }
 
 /*
@@ -173,7 +173,7 @@ static struct port *release(struct net *n, struct sw *w, const struct pkt *k, in
     int64_t B = k->size;
     int64_t from_hdrm = 0;
     if ((in->in_hdrm >> prio) & 1) {
-        struct port_prio *pp = &port_aux(in)->pp[prio];
+        struct port_prio *pp = port_pp(in, prio);
         from_hdrm = pp->ing_hdrm < B ? pp->ing_hdrm : B;
         pp->ing_hdrm -= from_hdrm;
         if (pp->ing_hdrm == 0)
@@ -223,7 +223,7 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
 
     if (n->lossless & (1u << prio)) {
         if (in->ing_shared[prio] + B > xoff_threshold(n, w) || ((in->in_hdrm >> prio) & 1)) {
-            struct port_prio *pp = &port_aux(in)->pp[prio];
+            struct port_prio *pp = port_pp(in, prio);
             if (pp->ing_hdrm + B > port_aux(in)->headroom) { /* a paused upstream's frame: the cold part is fine */
                 net_drop(n, k, DROP_HEADROOM);
                 return;
@@ -316,13 +316,13 @@ struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)
     if (sched_weighs_sizes(&n->scn->sw.scheduler))
         for (uint8_t m = eligible; m; m &= (uint8_t)(m - 1)) {
             int q = __builtin_ctz(m);
-            head[q] = port_aux(p)->pp[q].q.head->size;
+            head[q] = port_pp(p, q)->q.head->size;
         }
     int prio = sched_pick(&n->scn->sw.scheduler, &port_aux(p)->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
     if (prio < 0)
         return NULL;
     struct pkt *k = portq_pop(p, prio);
-    dequeued(n, w, k, prio, port_aux(p)->pp[prio].q.bytes);
+    dequeued(n, w, k, prio, port_pp(p, prio)->q.bytes);
     /* The queue is not paused now, so its closed intervals are its whole paused time since the frame was queued. */
     sim_time_t held = port_paused_closed(p, prio) - k->pmark;
     if (held && k->type == PKT_DATA)

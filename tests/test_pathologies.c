@@ -120,7 +120,7 @@ static void test_storm_spreads(void)
     sim_run(&r.sim, STORM_END - 1);
     CU_ASSERT_TRUE(down->paused & (1u << 3));
     CU_ASSERT_EQUAL(down->tx_frames, tx);
-    CU_ASSERT(port_aux(down)->pp[3].q.n > 0); /* it is not idle: frames wait */
+    CU_ASSERT(port_pp(down, 3)->q.n > 0); /* it is not idle: frames wait */
     /* ... so nothing that goes through it finishes while the storm lasts: neither the flows to h0 nor the
      * flow to h1, which never goes to h0 but comes down the paused agg -> tor0 links. */
     static const char *const stalled[] = {"to-h0-a", "to-h0-b", "to-h0-c", "cross"};
@@ -186,7 +186,7 @@ static void test_storm_watchdog_drop(void)
     sim_run(&r.sim, (STORM_START + STORM_END) / 2);
     CU_ASSERT_TRUE(down->wd_drop & (1u << 3));
     CU_ASSERT_FALSE(down->paused & (1u << 3));
-    CU_ASSERT_EQUAL(port_aux(down)->pp[3].q.n, 0);
+    CU_ASSERT_EQUAL(port_pp(down, 3)->q.n, 0);
     test_run_checked(&r);
 
     /* Detected within detection_time + one poll of the storm's start (and not before detection_time). */
@@ -282,7 +282,7 @@ static void test_ring_deadlock(void)
     sim_time_t formed = 0;
     for (int i = 0; i < 4; i++) {
         CU_ASSERT_TRUE(ring[i]->paused & (1u << 3));
-        CU_ASSERT(port_aux(ring[i])->pp[3].q.n > 0);
+        CU_ASSERT(port_pp(ring[i], 3)->q.n > 0);
         const struct port *peer = ring[i]->peer;
         sim_time_t began = -1;
         bool on = false;

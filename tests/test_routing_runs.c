@@ -150,7 +150,7 @@ static void test_link_failure_mid_run(void)
     uint64_t drops = r.net.c.drop_link_down;
     CU_ASSERT(drops > 0); /* the frames queued at leaf0 and those on the wire */
     for (int prio = 0; prio < NPRIO; prio++)
-        CU_ASSERT_EQUAL(port_aux(up)->pp[prio].q.n + port_aux(down)->pp[prio].q.n, 0);
+        CU_ASSERT_EQUAL(port_pp(up, prio)->q.n + port_pp(down, prio)->q.n, 0);
     /* Rerouted: no flow's path crosses the failed link, and nothing is sent on it. */
     for (uint32_t i = 0; i < r.net.n_flows; i++) {
         int l = route_flow_path(&r.net, net_flow(&r.net, i), nodes, 16);

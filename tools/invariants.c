@@ -10,7 +10,7 @@ struct inv_leftover inv_leftover(const struct run *r)
     for (uint32_t i = 0; i < n->g->n_ports; i++) {
         const struct port *p = &n->ports[i];
         for (int prio = 0; prio < NPRIO; prio++) {
-            for (const struct pkt *k = port_aux(p)->pp[prio].q.head; k; k = k->next) {
+            for (const struct pkt *k = port_pp(p, prio)->q.head; k; k = k->next) {
                 if (k->type == PKT_DATA) {
                     lo.data_frames++;
                 } else {

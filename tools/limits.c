@@ -52,7 +52,7 @@ struct mem_estimate limits_estimate_memory(const struct scenario *s)
     /* Packets come from a pool that grows with the traffic, not with the buffers' size (full buffers
      * everywhere at once do not happen): a few per port and a window's worth per flow. */
     double pkts = e.ports * 4 + e.flows * 64;
-    double run = e.ports * (sizeof(struct port) + sizeof(struct port_aux) + 64) +
+    double run = e.ports * (sizeof(struct port) + sizeof(struct port_aux) + NPRIO * sizeof(struct port_prio) + 64) +
                  e.flows * (sizeof(struct flow) + 64) +
                  pkts * sizeof(struct pkt) +
                  (e.ports + e.flows) * 3 * 64 + /* events: a few per port and flow, 48 B each in calendar chunks */

@@ -289,7 +289,7 @@ static void sample(struct monitor *m)
         for (int prio = 0; prio < NPRIO; prio++)
             if (m->prios & (1u << prio)) {
                 fprintf(m->q.f, "%s,%s,%u,%d,%lld\n", ts, node, p->local, prio,
-                        (long long)port_aux(p)->pp[prio].q.bytes);
+                        (long long)port_pp(p, prio)->q.bytes);
                 m->queue_rows++;
             }
     }

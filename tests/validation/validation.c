@@ -126,7 +126,7 @@ static bool fair_case(struct vresult *out, int *n, int cap, int N, const char *r
     long samples = 0;
     for (sim_time_t t = half + step; t <= scn.stop_ps; t += step) {
         sim_run(&r->sim, t);
-        qsum += (double)port_aux(bott)->pp[3].q.bytes;
+        qsum += (double)port_pp(bott, 3)->q.bytes;
         for (int i = 0; i < N; i++)
             asum += dcqcn_alpha(&net_flow(&r->net, (uint32_t)i)->rp, t) / N;
         samples++;
@@ -218,8 +218,8 @@ static bool headroom_case(struct vresult *out, int *n, int cap, const char *leng
     int64_t peak = 0;
     for (uint32_t p = 0; p < r->net.sws[0].n_ports; p++)
         for (int q = 0; q < NPRIO; q++)
-            if (port_aux(&r->net.sws[0].ports[p])->pp[q].hdrm_peak > peak)
-                peak = port_aux(&r->net.sws[0].ports[p])->pp[q].hdrm_peak;
+            if (port_pp(&r->net.sws[0].ports[p], q)->hdrm_peak > peak)
+                peak = port_pp(&r->net.sws[0].ports[p], q)->hdrm_peak;
     struct vresult *v = add(out, n, cap);
     char a[32], b[32];
     if (!too_small) {
