@@ -129,19 +129,19 @@ struct port {
     uint16_t local;       /* index at its node */
     uint16_t down;        /* link_down faults holding this port's link down (0: up); a down port never transmits */
     uint16_t link_gen;    /* bumped when the link fails, so frames on the wire then are recognized as lost */
-    uint16_t qmask;       /* bit p: aux pp[p].q is not empty; QMASK_CTRL: ctrl is not empty */
+    uint16_t qmask;       /* bit p: port_pp(p)->q is not empty; QMASK_CTRL: aux ctrl is not empty */
     bool is_host;
     bool wake_pending;    /* a tx_wake event is queued for busy_until */
     uint8_t paused;       /* bit p: the peer paused priority p of this egress */
-    uint8_t paused_seen;  /* bit p: p has been paused at least once, so pp[p]'s pause totals may be non-zero */
+    uint8_t paused_seen;  /* bit p: p has been paused at least once, so port_pp(p)'s pause totals may be non-zero */
     uint8_t pause_sent;   /* bit p: we paused the peer on p (switch ingress; a faulty NIC, fault.c) */
-    uint8_t in_hdrm;      /* bit p: aux pp[p].ing_hdrm > 0 (switch ingress) */
+    uint8_t in_hdrm;      /* bit p: port_pp(p)->ing_hdrm > 0 (switch ingress) */
     /* PFC watchdog (pfcwd.c), bit p per priority: declared stormed; PAUSE ignored (drop, forward); frames
      * for the queue discarded (drop); the peer's latest PAUSE was overridden by the watchdog (so a faulty
      * NIC's buffer may overflow, fault.c).  Zero unless the watchdog is enabled and found a storm. */
     uint8_t wd_storm, wd_ignore, wd_drop, wd_overrode;
     /* Ingress accounting (switch ports): bytes that entered through this port at priority p and hold shared
-     * buffer (those in headroom are in aux pp[p].ing_hdrm).  A switch buffer is below 2 GiB (scenario.c), so
+     * buffer (those in headroom are in port_pp(p)->ing_hdrm).  A switch buffer is below 2 GiB (scenario.c), so
      * 32 bits hold any count, and all eight priorities fit this line. */
     int32_t ing_shared[NPRIO];
     /* line 1: the transmitter */
