@@ -74,7 +74,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     n->sim = s;
     n->scn = scn;
     n->g = g;
-    /* Deeper prefetching pays only when the ports' hot lines (about 3 x 64 bytes each) outgrow a core's L2: on
+    /* Deeper prefetching pays only when the ports' hot lines (two 64-byte lines each) outgrow a core's L2: on
      * smaller fabrics it only adds instructions (k=8: +11% per hop with it; k=32: -22%, medians of alternating
      * runs). */
     if (g->n_ports > NET_PREFETCH_MIN_PORTS)

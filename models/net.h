@@ -390,8 +390,14 @@ double switch_red_probability(const struct scn_ecn *e, int64_t q);
 
 /* --- internal, shared by port.c, switch.c and nic.c --- */
 void port_kick(struct port *p);
-/* Whether p's link is up and its transmitter idle, so that port_transmit may start a frame now. */
-bool port_free(const struct port *p);
+/*
+ * Whether port_transmit may start a frame on p now: its link is up and its
+ * transmitter idle, or freeing later in this same instant with its wake-up
+ * (none queued yet) due as the very next event, which it then takes
+ * (sim_take_due): the caller then does at once, as the last thing of its
+ * handler, what the wake-up would have done.
+ */
+bool port_take_free(struct port *p);
 /* Puts k on the wire now (p must be free): the part of port_kick after it has chosen the frame. */
 void port_transmit(struct port *p, struct pkt *k);
 void port_send_ctrl(struct port *p, struct pkt *k);

@@ -261,15 +261,12 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
      * once: do what switch_dequeue does with it, but without linking it into
      * the queue, whose cache line a loaded fabric would otherwise fetch for
      * nothing (a free egress is the common case below saturation).  The
-     * scheduler still picks it, so that DWRR keeps its deficits.  The same
-     * holds when the transmitter frees later in this same instant and its
-     * wake-up would be the very next event (sim_take_due): frames of one flow
-     * through an idle switch arrive exactly as the one ahead of them leaves,
-     * and this saved a queued wake-up for a fifth of all events at k=32.
+     * scheduler still picks it, so that DWRR keeps its deficits.  A
+     * transmitter that frees later in this instant counts as free when its
+     * wake-up would run next (port_take_free): this is the last thing the
+     * arrival does.
      */
-    if (!out->qmask && !((out->paused >> prio) & 1) &&
-        (port_free(out) || (!out->down && !out->wake_pending && out->busy_until == n->sim->now &&
-                            sim_take_due(n->sim, out->busy_until, out->busy_seq)))) {
+    if (!out->qmask && !((out->paused >> prio) & 1) && port_take_free(out)) {
         uint32_t head[NPRIO];
         head[prio] = (uint32_t)B;
         sched_pick(&cfg->scheduler, &port_aux(out)->sched, (uint8_t)(1u << prio), head, n->scn->host.mtu + HDR_DATA);
