@@ -1209,7 +1209,8 @@ static int parse_switch(struct ctx *c, const cJSON *root)
     /* The per-port ingress counters are 32 bits wide (models/net.h); no switch has a buffer near 2 GiB. */
     if (w->buffer > INT32_MAX) {
         char a[32];
-        return bad(c, "switch.buffer", "expected a size below 2GiB, got \"%s\"", units_fmt_size(w->buffer, a, sizeof a));
+        return bad(c, "switch.buffer", "expected a size below 2GiB, got \"%s\"",
+                   units_fmt_size(w->buffer, a, sizeof a));
     }
 
     if ((v = member(sw, "pfc"))) {

@@ -379,7 +379,8 @@ static void test_slow_receiver(void)
     CU_ASSERT(from_h0 > 0);
     CU_ASSERT(from_spine > 0);
     CU_ASSERT(from_leaf1 > 0);
-    CU_ASSERT_TRUE(test_port_to(&r, "leaf1", "spine0")->paused_seen != 0 || test_port_to(&r, "leaf1", "spine1")->paused_seen != 0);
+    CU_ASSERT_TRUE(test_port_to(&r, "leaf1", "spine0")->paused_seen != 0 ||
+                   test_port_to(&r, "leaf1", "spine1")->paused_seen != 0);
     /* The receiver's rate sets the pace: every data frame is processed at 10 Gbps, one after the other. */
     int64_t frames = 2 * ((500000 + 1023) / 1024);
     int64_t bytes = 2 * 500000 + frames * HDR_DATA;
