@@ -80,6 +80,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     if (g->n_ports > NET_PREFETCH_MIN_PORTS)
         port_register_prefetch(s);
     pool_init(&n->pkts, sizeof(struct pkt));
+    n->stream_min_frames = NET_STREAM_MIN_FRAMES;
     n->ports = xcalloc(g->n_ports, sizeof *n->ports);
     n->aux = xcalloc(g->n_ports, sizeof *n->aux);
     for (int prio = 0; prio < NPRIO; prio++)

@@ -287,6 +287,7 @@ struct net {
     const struct scenario *scn;
     struct graph *g;          /* not const: link_down faults mark links down and recompute its routes */
     struct pool pkts;
+    uint64_t stream_min_frames; /* NET_STREAM_MIN_FRAMES (tests lower it to exercise the streaming stores) */
     struct port *ports;       /* g->n_ports: what a hop touches (struct port) ... */
     struct port_aux *aux;     /* ... and the rest, at the same index, ... */
     struct port_prio *pq[NPRIO]; /* ... but for one line per priority, in an array per priority */
@@ -409,6 +410,7 @@ void port_arrive(struct sim *s, void *obj, uint64_t arg);
 /* Registers the prefetch hooks of frame arrivals and transmitter wake-ups with the engine (net_init). */
 void port_register_prefetch(struct sim *s);
 #define NET_PREFETCH_MIN_PORTS 4096 /* fabrics with more ports register the prefetch hooks (net.c) */
+#define NET_STREAM_MIN_FRAMES 200000 /* with more frames in flight, wire links are streaming stores (port.c) */
 void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k);
 struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p);
 void switch_pfc_check_resume(struct net *n, struct sw *w, struct port *in, int prio);
