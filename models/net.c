@@ -77,8 +77,10 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     /* Deeper prefetching pays only when the ports' hot lines (two 64-byte lines each) outgrow a core's L2: on
      * smaller fabrics it only adds instructions (k=8: +11% per hop with it; k=32: -22%, medians of alternating
      * runs). */
-    if (g->n_ports > NET_PREFETCH_MIN_PORTS)
+    if (g->n_ports > NET_PREFETCH_MIN_PORTS) {
         port_register_prefetch(s);
+        nic_register_prefetch(s);
+    }
     pool_init(&n->pkts, sizeof(struct pkt));
     n->stream_min_frames = NET_STREAM_MIN_FRAMES;
     n->ports = xcalloc(g->n_ports, sizeof *n->ports);

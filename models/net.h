@@ -409,6 +409,10 @@ void port_unpause(struct port *p, int prio);
 void port_arrive(struct sim *s, void *obj, uint64_t arg);
 /* Registers the prefetch hooks of frame arrivals and transmitter wake-ups with the engine (net_init). */
 void port_register_prefetch(struct sim *s);
+/* Registers the prefetch hook of flows' pacing timers (net_init, with port_register_prefetch). */
+void nic_register_prefetch(struct sim *s);
+/* Prefetches for a host port's transmitter wake-up, the event `ahead` events away (port.c's hook). */
+void nic_wake_prefetch(const struct port *p, int ahead);
 #define NET_PREFETCH_MIN_PORTS 4096 /* fabrics with more ports register the prefetch hooks (net.c) */
 #define NET_STREAM_MIN_FRAMES 200000 /* with more frames in flight, wire links are streaming stores (port.c) */
 void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k);

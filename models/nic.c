@@ -28,6 +28,7 @@
 #include "models/fault.h"
 #include "models/net.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -312,4 +313,62 @@ void nic_process(struct net *n, struct host *h, struct pkt *k)
         abort();
     }
     pkt_free(n, k);
+}
+
+/*
+ * The engine's prefetch hooks for a host's sending side (registered with the
+ * network's own on large fabrics, net_init).  Sending a data frame touches a
+ * flow's sender lines and the host's ready lists, each cold in a large fabric:
+ * - a flow's pacing timer (pace_done -> make_ready): two ahead, the host and
+ *   the flow's ready-list and pause-mark lines; one ahead, the host's port and
+ *   the flow at the tail of the ready list it joins;
+ * - a host port's transmitter wake-up (nic_dequeue -> make_data): two ahead,
+ *   the host; one ahead, the lines of the ready flow that strict priority
+ *   would serve (with DWRR a guess, which only wastes the prefetch).
+ * Together, k=32: -5 to -8 % per hop in four runs of alternating windows
+ * (k=24 -7 %, k=16 -1 %).  They read and never write.
+ */
+static void pace_done_prefetch(const void *obj, uint64_t arg, int ahead)
+{
+    const struct flow *f = obj;
+    const struct host *h = &f->net->hosts[f->src];
+    if (ahead == 2) {
+        __builtin_prefetch(h);
+        __builtin_prefetch((const char *)f + offsetof(struct flow, in_ready));
+        __builtin_prefetch((const char *)f + offsetof(struct flow, ready_mark));
+        return;
+    }
+    __builtin_prefetch(h->port);
+    const struct flow *t = h->ready_tail[f->prio & (NPRIO - 1)];
+    if (t)
+        __builtin_prefetch(&t->ready_next);
+}
+
+void nic_wake_prefetch(const struct port *p, int ahead)
+{
+    const struct host *h = p->net->node_host[p->node];
+    if (ahead == 2) {
+        __builtin_prefetch(h);
+        return;
+    }
+    uint8_t ready = 0;
+    for (int q = 0; q < NPRIO; q++)
+        if (h->ready_head[q])
+            ready |= (uint8_t)(1u << q);
+    int prio = sched_strict_pick(((uint8_t)p->qmask | ready) & (uint8_t)~p->paused);
+    if (prio < 0 || ((p->qmask >> prio) & 1))
+        return; /* nothing to send, or a control frame, which was queued in cache */
+    const char *f = (const char *)h->ready_head[prio];
+    for (size_t off = 0; off < offsetof(struct flow, rto_timer) + sizeof(struct sim_timer); off += 64)
+        __builtin_prefetch(f + off);
+    __builtin_prefetch(f + offsetof(struct flow, rp));
+    __builtin_prefetch(f + offsetof(struct flow, paused_ns));
+}
+
+void nic_register_prefetch(struct sim *s)
+{
+    if (sim_add_prefetch(s, pace_done, pace_done_prefetch)) {
+        fprintf(stderr, "rocesim: bug: the engine has no room for the NIC's prefetch hook (SIM_PF_MAX)\n");
+        abort();
+    }
 }

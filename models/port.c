@@ -345,13 +345,17 @@ static void port_arrive_prefetch(const void *obj, uint64_t arg, int ahead)
  * sim's prefetch hook for tx_wake at a switch port, whose frame has waited in
  * a queue long enough to leave the cache: two ahead, the line of the queue
  * that strict priority will serve (the port itself is in cache by then); one
- * ahead, that queue's head frame.
+ * ahead, that queue's head frame.  A host's port: nic_wake_prefetch.
  */
 static void tx_wake_prefetch(const void *obj, uint64_t arg, int ahead)
 {
     const struct port *p = obj;
+    if (p->is_host) {
+        nic_wake_prefetch(p, ahead);
+        return;
+    }
     int prio = sched_strict_pick((uint8_t)p->qmask & (uint8_t)~p->paused);
-    if (p->is_host || prio < 0)
+    if (prio < 0)
         return;
     const struct port_prio *pp = port_pp(p, prio);
     if (ahead == 2)

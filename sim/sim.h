@@ -48,7 +48,7 @@ struct sim;
 typedef void (*sim_fn)(struct sim *s, void *obj, uint64_t arg);
 /* A prefetch hook (sim_add_prefetch): ahead is 2 or 1, how many events before its own it is called. */
 typedef void (*sim_prefetch_fn)(const void *obj, uint64_t arg, int ahead);
-#define SIM_PF_MAX 2
+#define SIM_PF_MAX 3
 
 struct sim_timer {
     uint64_t gen;      /* bumped by every cancel and every arm that queues a new event */

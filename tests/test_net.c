@@ -198,7 +198,7 @@ static void test_pause_refresh(void)
 
 /*
  * Runs scenario text with a seed; returns flows.csv and summary (no wall clock) concatenated.  prefetch
- * false unregisters the prefetch hooks; *hooked (when not NULL) tells whether both net's hooks were registered.
+ * false unregisters the prefetch hooks; *hooked (when not NULL) tells whether all of net's hooks were registered.
  * stream true links every frame on a wire with streaming stores (port.c), as in fabrics past
  * NET_STREAM_MIN_FRAMES frames in flight.
  */
@@ -209,7 +209,7 @@ static char *outputs_ex(const char *json, const char *seed, bool prefetch, bool 
     if (!test_setup(json, "seed", seed, &scn, &r))
         return NULL;
     if (hooked)
-        *hooked = r.sim.n_pf == 2; /* frame arrivals and transmitter wake-ups */
+        *hooked = r.sim.n_pf == 3; /* frame arrivals, transmitter wake-ups and pacing timers */
     if (!prefetch)
         sim_clear_prefetch(&r.sim);
     if (stream)
