@@ -148,14 +148,20 @@ static uint32_t next_data_size(const struct flow *f)
     return payload + HDR_DATA;
 }
 
-struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
+/* The priorities host h's port p may send now: a control frame queued or a flow ready, and not paused. */
+static uint8_t host_eligible(const struct host *h, const struct port *p)
 {
-    /* Within a priority, control frames (ACK, NACK, CNP) go before data. */
     uint8_t eligible = 0;
     for (int q = 0; q < NPRIO; q++)
         if ((p->qmask & (1u << q)) || h->ready_head[q])
             eligible |= (uint8_t)(1u << q);
-    eligible &= (uint8_t)~p->paused;
+    return eligible & (uint8_t)~p->paused;
+}
+
+struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
+{
+    /* Within a priority, control frames (ACK, NACK, CNP) go before data. */
+    uint8_t eligible = host_eligible(h, p);
     uint32_t head[NPRIO];
     if (sched_weighs_sizes(&n->scn->sw.scheduler))
         for (uint8_t m = eligible; m; m &= (uint8_t)(m - 1)) {
@@ -351,11 +357,7 @@ void nic_wake_prefetch(const struct port *p, int ahead)
         __builtin_prefetch(h);
         return;
     }
-    uint8_t ready = 0;
-    for (int q = 0; q < NPRIO; q++)
-        if (h->ready_head[q])
-            ready |= (uint8_t)(1u << q);
-    int prio = sched_strict_pick(((uint8_t)p->qmask | ready) & (uint8_t)~p->paused);
+    int prio = sched_strict_pick(host_eligible(h, p));
     if (prio < 0 || ((p->qmask >> prio) & 1))
         return; /* nothing to send, or a control frame, which was queued in cache */
     const char *f = (const char *)h->ready_head[prio];
