@@ -21,7 +21,7 @@
  * (it is adapted every thousand windows to keep a few dozen events per
  * window).  Neither the tiers nor the width can change the order, only its
  * cost.  Nothing here allocates once the arrays have grown to the run's
- * high-water mark.  While an event runs, what the next three will touch is
+ * high-water mark.  While an event runs, what the next four will touch is
  * prefetched (sim.c, sim_add_prefetch): in a large fabric those are DRAM
  * misses; prefetching changes no state.
  *
