@@ -360,6 +360,12 @@ static inline struct port_prio *net_port_pp(const struct net *n, const struct po
     return &n->pq[prio][p - n->ports];
 }
 
+/* Bytes queued at priority prio of egress p, read without touching the queue's line when qmask says it is empty. */
+static inline int64_t port_queued_bytes(const struct port *p, int prio)
+{
+    return (p->qmask >> prio) & 1 ? port_pp(p, prio)->q.bytes : 0;
+}
+
 /* The closed pause intervals of priority prio at egress p: its total while it is not paused.  A priority never
  * paused has none, and its line need not be fetched (hosts record the total for every flow that gets ready). */
 static inline sim_time_t port_paused_closed(const struct port *p, int prio)

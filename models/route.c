@@ -60,7 +60,7 @@ static int64_t queued(const struct net *n, uint32_t node, uint32_t local)
     const struct port *p = &n->ports[n->g->nodes[node].first_port + local];
     int64_t b = 0;
     for (int prio = 0; prio < NPRIO; prio++)
-        b += port_pp(p, prio)->q.bytes;
+        b += port_queued_bytes(p, prio);
     return b;
 }
 

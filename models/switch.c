@@ -156,12 +156,6 @@ static uint32_t egress_port(struct net *n, struct sw *w, struct pkt *k)
     return e;
 }
 
-/* Bytes queued at priority prio of egress p, read without touching the queue's line when qmask says it is empty. */
-static int64_t queued_bytes(const struct port *p, int prio)
-{
-    return (p->qmask >> prio) & 1 ? port_pp(p, prio)->q.bytes : 0;
-}
-
 /*
  * Takes frame k (just unlinked from an egress queue of priority prio) out of
  * the buffer accounting, headroom first.  Returns its ingress port.  Aborts on
@@ -219,7 +213,7 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
     }
     int64_t B = k->size;
     int64_t shared_cap = cfg->buffer - w->hdrm_reserved;
-    int64_t q_before = queued_bytes(out, prio);
+    int64_t q_before = port_queued_bytes(out, prio);
 
     if (n->lossless & (1u << prio)) {
         if (in->ing_shared[prio] + B > xoff_threshold(n, w) || ((in->in_hdrm >> prio) & 1)) {
