@@ -389,6 +389,12 @@ static void print_whole(const struct bcase *c, const struct result *r, double rs
 
 #define N_CASES (sizeof cases / sizeof *cases)
 
+/* Whether case c is run: its name contains the filter (when there is one), and it is of the kind asked for. */
+static bool wanted(const struct bcase *c, const char *only, bool whole_run)
+{
+    return (!only || strstr(c->name, only)) && c->whole_run == whole_run;
+}
+
 /*
  * bench [--repeat N] [FILTER]: runs the cases whose name contains FILTER (all
  * by default).  Whole runs are run N times (3 by default) in interleaved
@@ -430,7 +436,7 @@ int main(int argc, char **argv)
     int first = 1;
     /* The cases that print their own numbers (hold model, build) run once, first. */
     for (size_t i = 0; i < N_CASES; i++) {
-        if ((only && !strstr(cases[i].name, only)) || cases[i].whole_run)
+        if (!wanted(&cases[i], only, false))
             continue;
         struct result r;
         double rss = 0;
@@ -446,7 +452,7 @@ int main(int argc, char **argv)
     double rss[N_CASES] = {0};
     for (int round = 0; round < repeat; round++) {
         for (size_t i = 0; i < N_CASES; i++) {
-            if ((only && !strstr(cases[i].name, only)) || !cases[i].whole_run)
+            if (!wanted(&cases[i], only, true))
                 continue;
             struct result r;
             double rssk;
@@ -464,7 +470,7 @@ int main(int argc, char **argv)
     }
     double scale_k8_ns = 0;
     for (size_t i = 0; i < N_CASES; i++) {
-        if ((only && !strstr(cases[i].name, only)) || !cases[i].whole_run)
+        if (!wanted(&cases[i], only, true))
             continue;
         if (!strcmp(cases[i].name, "scale_k8"))
             scale_k8_ns = best[i].wall_s / best[i].hops * 1e9;
