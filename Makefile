@@ -1,6 +1,6 @@
 # rocesim — a packet-level RoCE v2 network simulator.
 # `make` builds ./rocesim, `make run` runs the default scenario, `make test`
-# runs every test, `make asan` runs them under AddressSanitizer + UBSan,
+# runs every test (`make test SUITE=text`: the suites whose name holds it), `make asan` runs them under AddressSanitizer + UBSan,
 # `make bench` prints performance numbers.  Missing Debian packages are
 # installed by `make deps` (called automatically when a header is missing).
 
@@ -57,14 +57,14 @@ run: rocesim
 
 # The tests run from the repository root: some of them run ./rocesim itself.
 test: rocesim $(BUILD)/run_tests mpi-optional
-	$(BUILD)/run_tests
+	$(BUILD)/run_tests $(SUITE)
 
 asan: mpi-optional
 	$(MAKE) BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" CFLAGS_EXTRA= ROCESIM_BIN=build/asan/rocesim asan-inner
 
 asan-inner: $(BUILD)/rocesim $(BUILD)/run_tests
-	ROCESIM=$(BUILD)/rocesim ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/run_tests
+	ROCESIM=$(BUILD)/rocesim ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/run_tests $(SUITE)
 
 $(BUILD)/rocesim: $(BUILD)/tools/main.o $(BUILD)/librocesim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

@@ -2,6 +2,7 @@
 #include "tests/tests.h"
 
 #include <CUnit/Basic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +74,28 @@ int main(int argc, char **argv)
     test_sweep_register();
     test_robustness_register();
     test_pathologies_register();
-    CU_basic_set_mode(argc > 1 && strcmp(argv[1], "-v") == 0 ? CU_BRM_VERBOSE : CU_BRM_NORMAL);
+    /* Arguments: -v (verbose), then optionally SUITE: only the suites whose name contains it. */
+    int a = 1;
+    bool verbose = argc > a && strcmp(argv[a], "-v") == 0;
+    if (verbose)
+        a++;
+    const char *only = argc > a ? argv[a] : getenv("SUITE");
+    CU_basic_set_mode(verbose ? CU_BRM_VERBOSE : CU_BRM_NORMAL);
+    if (only && *only) {
+        unsigned matched = 0;
+        for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext) {
+            bool on = strstr(s->pName, only) != NULL;
+            matched += on;
+            CU_set_suite_active(s, on ? CU_TRUE : CU_FALSE);
+        }
+        if (!matched) {
+            fprintf(stderr, "no suite name contains \"%s\"; the suites are:\n", only);
+            for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
+                fprintf(stderr, "  %s\n", s->pName);
+            CU_cleanup_registry();
+            return 2;
+        }
+    }
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
     unsigned ran = CU_get_number_of_tests_run();
