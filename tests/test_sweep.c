@@ -8,12 +8,20 @@
 #include "sim/scenario.h"
 #include "tools/nicconfig.h"
 
+#include "tools/run.h"
+#include "tools/sweep_out.h"
+
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The local sweep's output directory, kept for the rerun and MPI tests (one temporary root per test run). */
@@ -144,6 +152,13 @@ static void test_grid(void)
     CU_ASSERT(cJSON_IsString(kmin) && strcmp(kmin->valuestring, k_of[best_p]) == 0);
     const cJSON *vals = cJSON_GetObjectItemCaseSensitive(j, "values");
     CU_ASSERT_EQUAL(cJSON_GetArraySize(vals), 2);
+    /* every run is in: the best point is the sweep's */
+    CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "complete")));
+    const cJSON *done = cJSON_GetObjectItemCaseSensitive(j, "runs_done");
+    const cJSON *total = cJSON_GetObjectItemCaseSensitive(j, "runs_total");
+    CU_ASSERT(cJSON_IsNumber(done) && done->valueint == 8);
+    CU_ASSERT(cJSON_IsNumber(total) && total->valueint == 8);
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(j, "incomplete_reason"));
     double mn = cJSON_GetObjectItemCaseSensitive(j, "min")->valuedouble;
     double mx = cJSON_GetObjectItemCaseSensitive(j, "max")->valuedouble;
     CU_ASSERT(mn <= mean && mean <= mx);
@@ -378,6 +393,275 @@ static void test_nic_units(void)
     scn_free(&scn);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Interruptions and the objective's name                                   */
+
+/* Starts `rocesim sweep FILE -j JOBS -o DIR -q` in the background (stdout and stderr to DIR.log); returns its pid. */
+static pid_t start_sweep(const char *file, const char *dir, int jobs)
+{
+    char log[256], j[16];
+    snprintf(log, sizeof log, "%s.log", dir);
+    snprintf(j, sizeof j, "%d", jobs);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execl(test_rocesim_bin(), "rocesim", "sweep", file, "-j", j, "-o", dir, "-q", (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/*
+ * The pids (at most max) of the processes whose command line holds every one
+ * of the texts a and b (b may be NULL); returns how many there are.
+ */
+static int procs_with(const char *a, const char *b, pid_t *pids, int max)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        char path[64], buf[8192];
+        snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+        int fd = open(path, O_RDONLY);
+        if (fd < 0)
+            continue;
+        ssize_t len = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (len <= 0)
+            continue;
+        for (ssize_t i = 0; i < len; i++)
+            buf[i] = buf[i] ? buf[i] : ' ';
+        buf[len] = '\0';
+        if (strstr(buf, a) && (!b || strstr(buf, b))) {
+            if (n < max)
+                pids[n] = (pid_t)pid;
+            n++;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+/* Sleeps ms milliseconds. */
+static void nap(int ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Waits (up to secs) until `want` processes have a and b in their command lines; returns whether they did. */
+static bool wait_procs(const char *a, const char *b, int want, double secs)
+{
+    pid_t p[16];
+    for (int i = 0; i < secs * 100; i++) {
+        if (procs_with(a, b, p, 16) >= want)
+            return true;
+        nap(10);
+    }
+    return false;
+}
+
+/* Waits (up to secs) for pid to exit; returns its wait status, or -1 after killing it when it did not. */
+static int wait_exit(pid_t pid, double secs)
+{
+    int st;
+    for (int i = 0; i < secs * 100; i++) {
+        if (waitpid(pid, &st, WNOHANG) == pid)
+            return st;
+        nap(10);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    return -1;
+}
+
+/*
+ * Three fast points and a slow last one, run one at a time: once the slow
+ * run is in flight the three others are done, so SIGINT then leaves exactly
+ * 3 of 4 runs, and best.json must say so; nic-config refuses that file
+ * unless told to take it.
+ */
+static void test_interrupted_sweep(void)
+{
+    char file[160], dir[160], cmd[1024], runs[200];
+    snprintf(file, sizeof file, "%s/int.json", root);
+    snprintf(dir, sizeof dir, "%s/int", root);
+    snprintf(runs, sizeof runs, "%s/runs/", dir);
+    write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+                     " \"grid\": {\"traffic.3.end,stop\":\n"
+                     "   [[\"1ms\", \"5ms\"], [\"2ms\", \"5ms\"], [\"3ms\", \"5ms\"],\n"
+                     "    [\"400ms\", \"400ms\"]]},\n"
+                     " \"objective\": {\"minimize\": \"flows.fct_ns.mean\"}}\n");
+    pid_t pid = start_sweep(file, dir, 1);
+    CU_ASSERT_FATAL(pid > 0);
+    bool slow_started = wait_procs(runs, "400ms", 1, 60);
+    CU_ASSERT(slow_started);
+    kill(pid, SIGINT);
+    int st = wait_exit(pid, 60);
+    CU_ASSERT(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 130);
+    pid_t left[4];
+    CU_ASSERT_EQUAL(procs_with(runs, NULL, left, 4), 0);
+
+    char path[256];
+    snprintf(path, sizeof path, "%s/best.json", dir);
+    char *bj = test_read_file(path, NULL);
+    cJSON *j = bj ? cJSON_Parse(bj) : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "complete")));
+    const cJSON *done = cJSON_GetObjectItemCaseSensitive(j, "runs_done");
+    const cJSON *total = cJSON_GetObjectItemCaseSensitive(j, "runs_total");
+    CU_ASSERT(cJSON_IsNumber(done) && done->valueint == 3);
+    CU_ASSERT(cJSON_IsNumber(total) && total->valueint == 4);
+    const cJSON *why = cJSON_GetObjectItemCaseSensitive(j, "incomplete_reason");
+    CU_ASSERT(cJSON_IsString(why) && strcmp(why->valuestring, "interrupted by SIGINT with 1 of 4 runs not done; the "
+                                                               "same command finishes them") == 0);
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(j, "n");
+    CU_ASSERT(cJSON_IsNumber(n) && n->valueint == 1);
+    cJSON_Delete(j);
+    free(bj);
+
+    char *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s nic-config --from %s", test_rocesim_bin(), path);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "complete: expected the best.json of a finished sweep, got one from 3 "
+                                              "of 4 runs (interrupted by SIGINT"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "--allow-incomplete"));
+    CU_ASSERT_PTR_NULL(out && strstr(out, "echo "));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s nic-config --from %s --allow-incomplete", test_rocesim_bin(), path);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "warning: "));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "with the best point of"));
+    free(out);
+}
+
+/* SIGKILL of a sweep takes its runs with it: nothing is left running unattended. */
+static void test_killed_sweep(void)
+{
+    char file[160], dir[160], runs[200];
+    snprintf(file, sizeof file, "%s/kill.json", root);
+    snprintf(dir, sizeof dir, "%s/kill", root);
+    snprintf(runs, sizeof runs, "%s/runs/", dir);
+    write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+                     " \"grid\": {\"traffic.3.end,stop\": [[\"400ms\", \"400ms\"], [\"401ms\", \"401ms\"]]},\n"
+                     " \"objective\": {\"minimize\": \"flows.fct_ns.mean\"}}\n");
+    pid_t pid = start_sweep(file, dir, 2);
+    CU_ASSERT_FATAL(pid > 0);
+    CU_ASSERT(wait_procs(runs, NULL, 2, 60));
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    pid_t left[16];
+    int n = 0;
+    for (int i = 0; i < 200 && (n = procs_with(runs, NULL, left, 16)) > 0; i++)
+        nap(10);
+    CU_ASSERT_EQUAL(n, 0);
+    for (int i = 0; i < n && i < 16; i++) /* orphans of a sweep that does not stop them: not ours to leave */
+        kill(left[i], SIGKILL);
+}
+
+/* A misspelt objective is refused before anything runs: exit 2, no output directory, the names near it. */
+static void test_bad_objective(void)
+{
+    char file[160], dir[160], cmd[1024], *out = NULL;
+    snprintf(file, sizeof file, "%s/obj.json", root);
+    snprintf(dir, sizeof dir, "%s/obj", root);
+    write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"host.dcqcn.g\": [0.1, 0.2]},\n"
+                     " \"objective\": {\"minimize\": \"flows.fct.p99\"}}\n");
+    snprintf(cmd, sizeof cmd, "%s sweep %s -o %s -q", test_rocesim_bin(), file, dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    char want[400];
+    snprintf(want, sizeof want, "rocesim sweep: %s: objective.minimize: expected a numeric field of summary.json, "
+                                "got \"flows.fct.p99\", which no summary has; for example flows.total, "
+                                "flows.completed, flows.fct_ns.{mean,p50,p95,p99,max}, ", file);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, want));
+    if (!(out && strstr(out, want)))
+        fprintf(stderr, "\n%s\n", out ? out : "");
+    CU_ASSERT_EQUAL(out ? (int)(strchr(out, '\n') - out + 1) : 0, out ? (int)strlen(out) : 1); /* one line */
+    free(out);
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(stat(dir, &st), 0);
+    /* `check` reports it too; a name the summary has is accepted with any collective index or priority */
+    snprintf(cmd, sizeof cmd, "%s check %s", test_rocesim_bin(), file);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 2);
+    CU_ASSERT(sweep_metric_known("priorities.3.fct_ns.p99"));
+    CU_ASSERT(sweep_metric_known("collectives.12.completion_ns"));
+    CU_ASSERT(!sweep_metric_known("priorities.8.fct_ns.p99"));
+    CU_ASSERT(!sweep_metric_known("flows.fct_ns"));
+    CU_ASSERT(!sweep_metric_known("flows.fct_ns.p99.x"));
+    CU_ASSERT(!sweep_metric_known("scenario"));
+}
+
+/* Appends to *bad (a list for the message) every number, boolean or null leaf of v the metric list lacks. */
+static void unknown_leaves(const cJSON *v, const char *prefix, char *bad, size_t len)
+{
+    int i = 0;
+    for (const cJSON *it = v->child; it; it = it->next, i++) {
+        char key[256];
+        if (cJSON_IsArray(v))
+            snprintf(key, sizeof key, "%s.%d", prefix, i);
+        else
+            snprintf(key, sizeof key, "%s%s%s", prefix, *prefix ? "." : "", it->string);
+        if (cJSON_IsObject(it) || cJSON_IsArray(it))
+            unknown_leaves(it, key, bad, len);
+        else if ((cJSON_IsNumber(it) || cJSON_IsBool(it) || cJSON_IsNull(it)) && !sweep_metric_known(key))
+            snprintf(bad + strlen(bad), len - strlen(bad), " %s", key);
+    }
+}
+
+/*
+ * The objective's static check knows exactly the fields summary.json has: every
+ * numeric leaf of real summaries (a deadlock, a collective, several priorities)
+ * is a known name.
+ */
+static void test_metric_names(void)
+{
+    static const char *const texts[] = {
+        NULL, /* scenarios/deadlock-ring.json: deadlock.at_ns and .priority are numbers */
+        "{\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}},"
+        " \"switch\": {\"pfc\": {\"enabled\": true, \"priorities\": [1, 3]}},"
+        " \"traffic\": [{\"type\": \"allreduce\", \"id\": \"ar\", \"hosts\": \"all\", \"size\": \"64KB\","
+        "               \"priority\": 1},"
+        "              {\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"64KB\", \"priority\": 3}]}",
+    };
+    for (size_t k = 0; k < sizeof texts / sizeof *texts; k++) {
+        struct scenario scn;
+        struct run r;
+        CU_ASSERT_FATAL(test_setup_from(texts[k] ? "test.json" : "scenarios/deadlock-ring.json", texts[k], NULL, 0,
+                                        &scn, &r));
+        test_run_checked(&r);
+        char *js = run_summary_json(&r, true);
+        cJSON *j = cJSON_Parse(js);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        const cJSON *dl = cJSON_GetObjectItemCaseSensitive(j, "deadlock");
+        if (k == 0) {
+            CU_ASSERT(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(dl, "priority")));
+        } else {
+            CU_ASSERT_PTR_NOT_NULL(strstr(js, "\"rings\":"));
+        }
+        char bad[2048] = "";
+        unknown_leaves(j, "", bad, sizeof bad);
+        if (*bad)
+            fprintf(stderr, "\n  summary fields missing from the metric list in tools/sweep_out.c:%s\n", bad);
+        CU_ASSERT_STRING_EQUAL(bad, "");
+        cJSON_Delete(j);
+        free(js);
+        test_teardown(&scn, &r);
+    }
+}
+
 /* The command: sysfs lines with the interface, switch thresholds in words, --from a sweep's best.json. */
 static void test_nic_command(void)
 {
@@ -433,6 +717,10 @@ void test_sweep_register(void)
     CU_add_test(s, "bad sweep files exit 2 naming file and path", test_bad_sweep_files);
     CU_add_test(s, "check recognizes a sweep file longer than 64 KB", test_check_long_sweep_file);
     CU_add_test(s, "mpirun -np 3 gives the same results.csv", test_mpi_same_rows);
+    CU_add_test(s, "SIGINT: best.json says complete false, nic-config --from refuses it", test_interrupted_sweep);
+    CU_add_test(s, "SIGKILL of a sweep leaves no run running", test_killed_sweep);
+    CU_add_test(s, "a misspelt objective is refused before any run", test_bad_objective);
+    CU_add_test(s, "every numeric summary field is a known objective", test_metric_names);
     CU_add_test(s, "nic-config unit conversions", test_nic_units);
     CU_add_test(s, "nic-config command and --from best.json", test_nic_command);
 }

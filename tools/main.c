@@ -35,7 +35,8 @@ static const char usage[] =
     "  rocesim topo SCENARIO.json [--format dot|json] [--set PATH=VALUE]...\n"
     "  rocesim plot DIR\n"
     "  rocesim sweep SWEEP.json [-j N] [-o DIR] [--timeout TIME] [-q]\n"
-    "  rocesim nic-config [SCENARIO.json] [--set PATH=VALUE]... [--from best.json] [--iface IF]\n"
+    "  rocesim nic-config [SCENARIO.json] [--set PATH=VALUE]... [--from best.json [--allow-incomplete]]\n"
+    "                     [--iface IF]\n"
     "  rocesim compare DIR [DIR]...\n"
     "  rocesim --help | --version\n"
     "\n"
@@ -47,7 +48,8 @@ static const char usage[] =
     "  plot   redraw the plots of a finished run from the files in its DIR\n"
     "  sweep  run every grid point x seed of a sweep file, N at a time; results.csv, best.json, plots\n"
     "  nic-config  DCQCN/CNP settings as ConnectX sysfs writes, ECN/PFC thresholds as switch settings\n"
-    "  compare  the key numbers of finished runs side by side, with ratios to the first\n"
+    "  compare  the key numbers of finished runs side by side (columns named by their DIRs), with\n"
+    "           each run's ratio to the first; runs that did not complete are flagged\n"
     "See README.md and docs/scenario.md.\n";
 
 struct cli {

@@ -319,10 +319,12 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
 }
 
 static const char nic_usage[] =
-    "usage: rocesim nic-config [SCENARIO.json] [--set PATH=VALUE]... [--from best.json] [--iface IF]\n"
+    "usage: rocesim nic-config [SCENARIO.json] [--set PATH=VALUE]... [--from best.json [--allow-incomplete]]\n"
+    "                          [--iface IF]\n"
     "  prints the scenario's DCQCN/CNP settings as ConnectX sysfs writes and its ECN/PFC\n"
     "  thresholds as switch settings; --from applies a sweep's best parameters (and names\n"
-    "  the scenario when SCENARIO is left out); --set overrides come after them.\n";
+    "  the scenario when SCENARIO is left out); --set overrides come after them.\n"
+    "  --allow-incomplete  take the best.json of an interrupted sweep (refused without it)\n";
 
 /* Prints a usage error; returns SCN_EUSAGE. */
 static int nic_bad(const char *fmt, const char *arg)
@@ -337,6 +339,7 @@ static int nic_bad(const char *fmt, const char *arg)
 int nicconfig_main(int argc, char **argv)
 {
     const char *scenario = NULL, *from = NULL, *iface = NULL;
+    bool allow_incomplete = false;
     struct scn_override cli_sets[MAX_SETS];
     char (*paths)[512] = xcalloc(MAX_SETS, sizeof *paths);
     int n_cli = 0, rc = 0;
@@ -360,6 +363,8 @@ int nicconfig_main(int argc, char **argv)
                 rc = nic_bad("%s needs a best.json file", a);
             from = next;
             i++;
+        } else if (strcmp(a, "--allow-incomplete") == 0) {
+            allow_incomplete = true;
         } else if (strcmp(a, "--iface") == 0) {
             if (!next || !*next || strchr(next, '/') || strpbrk(next, " \t\"'$`\\;&|<>"))
                 rc = nic_bad("--iface expects an interface name like ens1f0, got \"%s\"", next ? next : "");
@@ -382,10 +387,17 @@ int nicconfig_main(int argc, char **argv)
     cJSON *keep = NULL;
     char best_scn[4096] = "", err[SCN_ERR_MAX + 4096];
     if (!rc && from) {
-        n = sweep_best_overrides(from, ov, 0, MAX_SETS, &keep, best_scn, sizeof best_scn, err, sizeof err);
+        n = sweep_best_overrides(from, allow_incomplete, ov, 0, MAX_SETS, &keep, best_scn, sizeof best_scn, err,
+                                 sizeof err);
         if (n < 0) {
             fprintf(stderr, "rocesim nic-config: %s\n", err);
             rc = strstr(err, "cannot read") ? SCN_EIO : SCN_EUSAGE;
+        } else if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(keep, "complete"))) {
+            const cJSON *d = cJSON_GetObjectItemCaseSensitive(keep, "runs_done");
+            const cJSON *t = cJSON_GetObjectItemCaseSensitive(keep, "runs_total");
+            fprintf(stderr, "rocesim nic-config: warning: %s is from an unfinished sweep (%d of %d runs); its best "
+                            "point may not be the sweep's\n", from, cJSON_IsNumber(d) ? d->valueint : -1,
+                    cJSON_IsNumber(t) ? t->valueint : -1);
         }
     }
     if (!rc && !scenario) {

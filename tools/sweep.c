@@ -25,6 +25,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -292,6 +293,25 @@ static int check_some_point_loads(struct lctx *c, const struct sweep_spec *s)
                            "fails with: %s", first);
 }
 
+/*
+ * Checks that the objective names a field summary.json has: a misspelt name
+ * would otherwise show only after every run (it is also no column of
+ * results.csv to pick from).  Whether a collective or priority of that index
+ * exists depends on the runs and is still found out after them.
+ */
+static int check_objective_metric(struct lctx *c, const struct sweep_spec *s)
+{
+    if (sweep_metric_known(s->objective))
+        return 0;
+    char hint[320], p[64];
+    sweep_metric_hint(s->objective, hint, sizeof hint);
+    sfmt(p, sizeof p, "objective.%s", s->maximize ? "maximize" : "minimize");
+    bool n = strchr(hint, 'N') != NULL, pr = strchr(hint, 'P') != NULL;
+    return lbad(c, p, "expected a numeric field of summary.json, got \"%.80s\", which no summary has; for example "
+                      "%s%s%s%s%s", s->objective, hint, n || pr ? " (" : "", n ? "N: a collective's index" : "",
+                n && pr ? ", " : "", pr ? "P: a priority 0-7)" : n ? ")" : "");
+}
+
 /* See sweep.h.  Checks in file order, so the first problem in the file is the one reported. */
 int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
 {
@@ -413,7 +433,8 @@ int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
                                    "nothing");
         goto fail;
     }
-    if ((rc = parse_objective(&c, obj, s)) || (rc = check_some_point_loads(&c, s)))
+    if ((rc = parse_objective(&c, obj, s)) || (rc = check_some_point_loads(&c, s)) ||
+        (rc = check_objective_metric(&c, s)))
         goto fail;
     return 0;
 fail:
@@ -547,7 +568,7 @@ struct runner {
     double timeout_s;      /* 0 = none */
     const struct sweep_spec *spec;
     bool progress;
-    bool interrupted;      /* SIGINT or SIGTERM: start nothing more, stop what runs */
+    int interrupted;       /* SIGINT or SIGTERM (its number): start nothing more, stop what runs */
     double t0;
     int shown;             /* characters of the progress line on screen */
     ev_timer redraw;
@@ -774,10 +795,14 @@ static void start_one(struct runner *R, struct job *j)
     argv[a] = NULL;
 
     int pfd[2] = {-1, -1};
-    pid_t pid = -1;
+    pid_t pid = -1, parent = getpid();
     if (pipe2(pfd, O_CLOEXEC) == 0)
         pid = fork();
     if (pid == 0) {
+        /* A sweep killed outright (SIGKILL, OOM killer) cannot stop its runs: the kernel does it.  The
+         * parent may have died before prctl, so its pid is checked after it. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(127);
         /* Child: stdin and stdout to /dev/null, stderr to the pipe, default signals. */
         int null = open("/dev/null", O_RDWR);
         if (null >= 0) {
@@ -852,7 +877,7 @@ static void signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
     (void)revents;
     struct runner *R = w->data;
-    R->interrupted = true;
+    R->interrupted = w->signum;
     for (int k = 0; k < R->jobs; k++)
         if (R->slots[k].run >= 0 && !R->slots[k].exited)
             kill(R->slots[k].pid, SIGTERM);
@@ -861,9 +886,9 @@ static void signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 }
 
 /*
- * Runs every run listed in todo, at most jobs at a time.  Returns 0, 1 when
- * interrupted by SIGINT/SIGTERM (the runs not finished are left to do), or -1
- * when the event loop cannot be created (message on stderr).
+ * Runs every run listed in todo, at most jobs at a time.  Returns 0, the
+ * signal's number when interrupted by SIGINT/SIGTERM (the runs not finished
+ * are left to do), or -1 when the event loop cannot be created (message on stderr).
  */
 static int run_local(struct srun *runs, int *todo, int n_todo, int jobs, double timeout_s, bool progress,
                      const struct sweep_spec *spec)
@@ -900,7 +925,7 @@ static int run_local(struct srun *runs, int *todo, int n_todo, int jobs, double 
     ev_timer_stop(loop, &R.redraw);
     draw_progress(&R, true);
     free(R.slots);
-    return R.interrupted ? 1 : 0;
+    return R.interrupted;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1137,11 +1162,12 @@ static int write_failures(const struct sweep_spec *s, const struct srun *runs, i
 
 /*
  * Builds the results table from the runs and writes results.csv, best.json,
- * failures.txt and the plots.  Returns 0, SCN_EUSAGE when the objective is no
- * numeric field of any summary (message on stderr), or SCN_EIO.
+ * failures.txt and the plots (runs_done and incomplete: see sweep_best_write).
+ * Returns 0, SCN_EUSAGE when the objective is no numeric field of any summary
+ * (message on stderr), or SCN_EIO.
  */
-static int write_outputs(const struct sweep_spec *s, struct srun *runs, int n, const char *dir,
-                         struct sweep_best *best, char *plots_line, size_t plots_len)
+static int write_outputs(const struct sweep_spec *s, struct srun *runs, int n, const char *dir, int runs_done,
+                         const char *incomplete, struct sweep_best *best, char *plots_line, size_t plots_len)
 {
     struct sweep_table t;
     const char **summaries = xcalloc((size_t)n, sizeof *summaries);
@@ -1173,7 +1199,7 @@ static int write_outputs(const struct sweep_spec *s, struct srun *runs, int n, c
         rc = SCN_EIO;
     }
     if (!rc)
-        rc = sweep_best_write(&t, s, dir, best);
+        rc = sweep_best_write(&t, s, dir, runs_done, incomplete, best);
     if (!rc || rc == SCN_EUSAGE) {
         int prc = sweep_plots(&t, s, best->found ? best->point : -1, dir, plots_line, plots_len);
         if (!rc)
@@ -1197,6 +1223,11 @@ static void print_summary(const struct sweep_spec *s, const struct srun *runs, i
     printf("sweep %s: %d runs (%d grid points x %d seeds): %d ok, %d failed; %d already done, %d started; %.2f s\n",
            s->file, n, s->n_points, s->n_seeds, ok, failed, before, started, wall);
     if (best->found) {
+        int left = 0;
+        for (int i = 0; i < n; i++)
+            left += runs[i].state == RS_TODO;
+        if (left)
+            printf("  best so far, from %d of %d runs (best.json says \"complete\": false):\n", n - left, n);
         printf("  best: point %d (%s), %s %s mean %.6g (min %.6g, max %.6g, stddev %.3g over %d seeds) at", best->point,
                best->id,
                s->maximize ? "maximize" : "minimize", s->objective, best->mean, best->min, best->max,
@@ -1335,7 +1366,7 @@ int sweep_main(int argc, char **argv)
         jobs = 1;
     bool progress = root && !cli.quiet && isatty(2);
     int lrc = run_local(runs, mine, n_mine, jobs, cli.timeout_s, progress, &spec);
-    bool interrupted = lrc == 1;
+    int interrupted = lrc > 0 ? lrc : 0;
     if (lrc < 0)
         rc = SCN_EIO;
     free(mine);
@@ -1361,18 +1392,24 @@ int sweep_main(int argc, char **argv)
 
     if (root) {
         struct sweep_best best = {0};
-        char plots_line[1024] = "";
-        int orc = save_sweep_copy(&spec, dir) ? SCN_EIO : 0;
-        if (orc)
-            fprintf(stderr, "rocesim sweep: %s/sweep.json: cannot write: %s\n", dir, strerror(errno));
-        else
-            orc = write_outputs(&spec, runs, n, dir, &best, plots_line, sizeof plots_line);
-        print_summary(&spec, runs, n, now_s() - t0, dir, &best, plots_line);
+        char plots_line[1024] = "", why[160] = "";
         int failed = 0, left = 0;
         for (int i = 0; i < n; i++) {
             failed += runs[i].state == RS_FAILED;
             left += runs[i].state == RS_TODO;
         }
+        if (left && interrupted)
+            sfmt(why, sizeof why, "interrupted by SIG%s with %d of %d runs not done; the same command finishes them",
+                 sigabbrev_np(interrupted) ? sigabbrev_np(interrupted) : "?", left, n);
+        else if (left)
+            sfmt(why, sizeof why, "%d of %d runs not done; the same command finishes them", left, n);
+        int orc = save_sweep_copy(&spec, dir) ? SCN_EIO : 0;
+        if (orc)
+            fprintf(stderr, "rocesim sweep: %s/sweep.json: cannot write: %s\n", dir, strerror(errno));
+        else
+            orc = write_outputs(&spec, runs, n, dir, n - left, left ? why : NULL, &best, plots_line,
+                                sizeof plots_line);
+        print_summary(&spec, runs, n, now_s() - t0, dir, &best, plots_line);
         if (failed && !orc)
             fprintf(stderr, "rocesim sweep: %d of %d runs failed; see %s/failures.txt\n", failed, n, dir);
         if (left)
@@ -1429,7 +1466,7 @@ int sweep_replot(const char *dir, char *line, size_t linelen, char *err, size_t 
     struct sweep_table t;
     sweep_table_build(&t, &spec, n, point, seed_i, status, (const char *const *)summaries);
     struct sweep_best best;
-    sweep_best_write(&t, &spec, NULL, &best);
+    sweep_best_write(&t, &spec, NULL, n, NULL, &best);
     rc = sweep_plots(&t, &spec, best.found ? best.point : -1, dir, line, linelen);
     if (rc)
         sfmt(err, errlen, "%s/plots: cannot write the plot files", dir);
@@ -1467,8 +1504,8 @@ int sweep_plot_main(const char *dir)
 /* ------------------------------------------------------------------------ */
 /* best.json as input (nic-config --from)                                    */
 
-int sweep_best_overrides(const char *best_file, struct scn_override *ov, int n, int max, cJSON **keep,
-                         char *scenario, size_t scenario_len, char *err, size_t errlen)
+int sweep_best_overrides(const char *best_file, bool allow_incomplete, struct scn_override *ov, int n, int max,
+                         cJSON **keep, char *scenario, size_t scenario_len, char *err, size_t errlen)
 {
     char *text = NULL;
     *keep = NULL;
@@ -1480,6 +1517,21 @@ int sweep_best_overrides(const char *best_file, struct scn_override *ov, int n, 
     if (!cJSON_IsObject(params)) {
         sfmt(err, errlen, "%s: parameters: expected the best.json of a sweep (an object of parameter values), "
                               "got %s", best_file, j ? "no such field" : "a file that is not JSON");
+        cJSON_Delete(j);
+        return -1;
+    }
+    /* A best.json older than the "complete" mark is taken as it is: there is no telling. */
+    const cJSON *complete = cJSON_GetObjectItemCaseSensitive(j, "complete");
+    if (cJSON_IsFalse(complete) && !allow_incomplete) {
+        const cJSON *done = cJSON_GetObjectItemCaseSensitive(j, "runs_done");
+        const cJSON *total = cJSON_GetObjectItemCaseSensitive(j, "runs_total");
+        const cJSON *why = cJSON_GetObjectItemCaseSensitive(j, "incomplete_reason");
+        char based[64] = "some";
+        if (cJSON_IsNumber(done) && cJSON_IsNumber(total))
+            sfmt(based, sizeof based, "%d of %d", done->valueint, total->valueint);
+        sfmt(err, errlen, "%s: complete: expected the best.json of a finished sweep, got one from %s runs (%s); "
+                          "rerun the sweep to finish it, or pass --allow-incomplete to use this point anyway",
+             best_file, based, cJSON_IsString(why) ? why->valuestring : "incomplete");
         cJSON_Delete(j);
         return -1;
     }

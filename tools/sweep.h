@@ -13,7 +13,8 @@
  *                           <point> = a hash of the scenario and the values
  *                           (sweep_point_id)
  *   results.csv             one row per run, sorted by point then seed
- *   best.json               the best grid point (objective averaged over seeds)
+ *   best.json               the best grid point (objective averaged over seeds), marked
+ *                           "complete": false when runs are left to do (an interruption)
  *   failures.txt            the failed runs with their stderr tails (only if any)
  *   plots/                  objective against each parameter; heatmap for 2-D grids
  *   sweep.json              the sweep file as resolved (scenario path made usable
@@ -116,10 +117,11 @@ int sweep_plot_main(const char *dir);
  * ov as --set pairs (strings owned by *keep, a cJSON tree the caller frees
  * with cJSON_Delete).  scenario (or NULL) receives the sweep's scenario path.
  * Returns the new count, or -1 with a message in err (the file is unreadable,
- * not a best.json, or has more values than fit).
+ * not a best.json, says "complete": false while allow_incomplete is false,
+ * or has more values than fit).
  */
-int sweep_best_overrides(const char *best_file, struct scn_override *ov, int n, int max, cJSON **keep,
-                         char *scenario, size_t scenario_len, char *err, size_t errlen);
+int sweep_best_overrides(const char *best_file, bool allow_incomplete, struct scn_override *ov, int n, int max,
+                         cJSON **keep, char *scenario, size_t scenario_len, char *err, size_t errlen);
 
 /*
  * The distribution of runs over processes.  The local sweep is one process of

@@ -252,6 +252,131 @@ char *sweep_table_csv(const struct sweep_table *t, const struct sweep_spec *s)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The metrics a summary.json can hold                                       */
+
+/*
+ * Every path at which run_summary_json (tools/run.c) writes a number or a
+ * boolean, so that a misspelt objective is refused before a sweep runs
+ * anything.  A component "#" stands for an array index (collectives), "P"
+ * for a priority 0..7 and "$" for one of the statistics of stats_json.  The
+ * test "sweep metric names" compares this list with the leaves of real
+ * summaries, so a field added there without a line here fails `make test`.
+ */
+static const char *const metrics[] = {
+    "seed", "complete", "traffic_finished", "sim_end_ns", "wall_s", "events", "packet_hops", "events_per_s",
+    "flows.total", "flows.completed", "flows.fct_ns.$", "flows.slowdown.$",
+    "collectives.#.hosts", "collectives.#.rings", "collectives.#.size", "collectives.#.bytes",
+    "collectives.#.completion_ns",
+    "packets.sent", "packets.delivered", "packets.dropped", "packets.in_flight", "packets.retransmitted",
+    "packets.ecn_marked", "packets.timeouts", "packets.nacks", "packets.drops_by_reason.buffer",
+    "packets.drops_by_reason.headroom", "packets.drops_by_reason.watchdog", "packets.drops_by_reason.link_down",
+    "bytes.sent", "bytes.delivered", "bytes.dropped", "bytes.in_flight",
+    "cnp.sent", "cnp.received",
+    "pfc.pause_frames", "pfc.resume_frames", "pfc.paused_ns_total", "pfc.ports_ever_paused",
+    "priorities.P.lossless", "priorities.P.flows", "priorities.P.completed", "priorities.P.packets_sent",
+    "priorities.P.packets_delivered", "priorities.P.packets_dropped", "priorities.P.bytes_delivered",
+    "priorities.P.ecn_marked", "priorities.P.pause_frames", "priorities.P.paused_ns", "priorities.P.flows_paused_ns",
+    "priorities.P.fct_ns.$", "priorities.P.slowdown.$",
+    "routing.valiant_flows", "routing.link_failures", "routing.reroutes",
+    "deadlock.detected", "deadlock.at_ns", "deadlock.priority",
+    "watchdog.storms_detected", "watchdog.restored",
+    NULL,
+};
+
+/* Whether one component of a path (len bytes at c) matches one component of a pattern (at p, len plen). */
+static bool component_matches(const char *c, size_t len, const char *p, size_t plen)
+{
+    static const char *const stats[] = {"mean", "p50", "p95", "p99", "max", NULL};
+    if (plen == 1 && *p == '#') {
+        for (size_t i = 0; i < len; i++)
+            if (c[i] < '0' || c[i] > '9')
+                return false;
+        return len > 0 && len < 10;
+    }
+    if (plen == 1 && *p == 'P')
+        return len == 1 && c[0] >= '0' && c[0] < '0' + SCN_NPRIO;
+    if (plen == 1 && *p == '$') {
+        for (int i = 0; stats[i]; i++)
+            if (strlen(stats[i]) == len && memcmp(stats[i], c, len) == 0)
+                return true;
+        return false;
+    }
+    return len == plen && memcmp(c, p, len) == 0;
+}
+
+/* How many leading components of path match pattern; *all tells whether the whole path matched. */
+static int matching_components(const char *path, const char *pattern, bool *all)
+{
+    int n = 0;
+    const char *a = path, *b = pattern;
+    for (;;) {
+        size_t la = strcspn(a, "."), lb = strcspn(b, ".");
+        if (!component_matches(a, la, b, lb))
+            break;
+        n++;
+        a += la;
+        b += lb;
+        if (!*a || !*b) {
+            *all = !*a && !*b;
+            return n;
+        }
+        a++;
+        b++;
+    }
+    *all = false;
+    return n;
+}
+
+/* See sweep_out.h. */
+bool sweep_metric_known(const char *path)
+{
+    for (int i = 0; metrics[i]; i++) {
+        bool all;
+        matching_components(path, metrics[i], &all);
+        if (all)
+            return true;
+    }
+    return false;
+}
+
+/* See sweep_out.h. */
+void sweep_metric_hint(const char *path, char *buf, size_t len)
+{
+    static const char *const common[] = {"flows.fct_ns.$", "flows.slowdown.$", "flows.completed", "packets.dropped",
+                                         "pfc.pause_frames", "collectives.#.completion_ns", "priorities.P.fct_ns.$",
+                                         "sim_end_ns", NULL};
+    int best = 0;
+    for (int i = 0; metrics[i]; i++) {
+        bool all;
+        int m = matching_components(path, metrics[i], &all);
+        best = m > best ? m : best;
+    }
+    /* The names that share the most leading components with the path, or else the usual objectives. */
+    const char *const *list = best ? metrics : common;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; list[i]; i++) {
+        bool all;
+        if (best && matching_components(path, list[i], &all) < best)
+            continue;
+        char name[160] = "";
+        size_t nl = 0;
+        for (const char *c = list[i]; *c; c++) {
+            bool wild = (c == list[i] || c[-1] == '.') && (c[1] == '.' || !c[1]);
+            const char *w = !wild ? NULL : *c == '#' ? "N" : *c == '$' ? "{mean,p50,p95,p99,max}" : NULL;
+            if (nl < sizeof name)
+                nl += (size_t)(w ? sfmt(name + nl, sizeof name - nl, "%s", w)
+                                 : sfmt(name + nl, sizeof name - nl, "%c", *c));
+        }
+        if (used + strlen(name) + 8 >= len) {
+            sfmt(buf + used, len - used, "%s...", used ? ", " : "");
+            return;
+        }
+        used += (size_t)sfmt(buf + used, len - used, "%s%s", used ? ", " : "", name);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
 /* best.json                                                                 */
 
 /* Returns true when point a is better than point b (b < 0: no best yet). */
@@ -325,8 +450,8 @@ static void add_stats(cJSON *o, const struct sweep_pstat *ps)
 }
 
 /* See sweep_out.h. */
-int sweep_best_write(const struct sweep_table *t, const struct sweep_spec *s, const char *dir,
-                     struct sweep_best *best)
+int sweep_best_write(const struct sweep_table *t, const struct sweep_spec *s, const char *dir, int runs_done,
+                     const char *incomplete, struct sweep_best *best)
 {
     char path[4400];
     sfmt(path, sizeof path, "%s/best.json", dir ? dir : ".");
@@ -367,6 +492,11 @@ int sweep_best_write(const struct sweep_table *t, const struct sweep_spec *s, co
     cJSON_AddStringToObject(root, "scenario", s->scenario);
     cJSON *obj = cJSON_AddObjectToObject(root, "objective");
     cJSON_AddStringToObject(obj, s->maximize ? "maximize" : "minimize", s->objective);
+    cJSON_AddBoolToObject(root, "complete", incomplete == NULL);
+    if (incomplete)
+        cJSON_AddStringToObject(root, "incomplete_reason", incomplete);
+    cJSON_AddNumberToObject(root, "runs_done", runs_done);
+    cJSON_AddNumberToObject(root, "runs_total", t->n_runs);
     cJSON_AddStringToObject(root, "point", best->id);
     cJSON_AddNumberToObject(root, "index", b);
     cJSON *params = cJSON_AddObjectToObject(root, "parameters");

@@ -57,12 +57,26 @@ char *sweep_table_csv(const struct sweep_table *t, const struct sweep_spec *s);
 /*
  * Picks the best grid point and writes dir/best.json (or removes a stale one
  * when no run succeeded; dir NULL: only picks).  Points whose every seed succeeded are preferred;
- * ties go to the lower point index.  Returns 0; SCN_EUSAGE when runs succeeded
+ * ties go to the lower point index.  runs_done of the table's runs have ended
+ * (succeeded or failed); incomplete is NULL when that is all of them, else
+ * why it is not, and best.json says so ("complete": false) so that nothing
+ * takes a partial sweep's best point for the real one.  Returns 0; SCN_EUSAGE when runs succeeded
  * but none has the objective as a number (message on stderr); SCN_EIO when
  * the file cannot be written.
  */
-int sweep_best_write(const struct sweep_table *t, const struct sweep_spec *s, const char *dir,
-                     struct sweep_best *best);
+int sweep_best_write(const struct sweep_table *t, const struct sweep_spec *s, const char *dir, int runs_done,
+                     const char *incomplete, struct sweep_best *best);
+
+/*
+ * Whether path names a field where summary.json holds a number or a boolean
+ * (an index into collectives, a priority 0..7 and the statistics mean, p50,
+ * p95, p99, max stand for any of them).  Exact and static: a sweep's objective
+ * is checked with it before anything runs.
+ */
+bool sweep_metric_known(const char *path);
+
+/* Fills buf with the metric names closest to path (sharing its leading components), or the usual ones. */
+void sweep_metric_hint(const char *path, char *buf, size_t len);
 
 /*
  * Writes the plot data and gnuplot scripts into dir/plots and draws them when
