@@ -708,6 +708,102 @@ static void test_nic_command(void)
     CU_ASSERT_EQUAL(test_run(cmd, NULL), 2);
 }
 
+/* ------------------------------------------------------------------------ */
+/* compare                                                                   */
+
+/* Writes DIR/summary.json (making DIR) with the given numbers; reason NULL: a complete run. */
+static void write_summary(const char *dir, double end_ns, double sent, double dropped, double pauses,
+                          const char *coll, const char *reason)
+{
+    char cmd[512], path[512], text[2048];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    snprintf(text, sizeof text,
+             "{\"scenario\": \"lab05-fairness\", \"seed\": 1, \"complete\": %s%s%s%s, \"sim_end_ns\": %g,\n"
+             " \"flows\": {\"total\": 4, \"completed\": 4, \"fct_ns\": {\"p50\": 1000, \"p99\": 4000},\n"
+             "           \"slowdown\": {\"p99\": 2}},\n"
+             " \"collectives\": [{\"id\": \"ar\", \"completion_ns\": %s}],\n"
+             " \"packets\": {\"sent\": %g, \"dropped\": %g, \"retransmitted\": 0, \"timeouts\": 0,\n"
+             "             \"ecn_marked\": 10},\n"
+             " \"cnp\": {\"sent\": 4}, \"pfc\": {\"pause_frames\": %g, \"paused_ns_total\": 0},\n"
+             " \"watchdog\": {\"storms_detected\": 0}, \"deadlock\": {\"detected\": false}}\n",
+             reason ? "false" : "true", reason ? ", \"incomplete_reason\": \"" : "", reason ? reason : "",
+             reason ? "\"" : "", end_ns, coll, sent, dropped, pauses);
+    write_text(path, text);
+}
+
+/* The line of out that starts with label (a copy in buf), or NULL. */
+static const char *line_of(const char *out, const char *label, char *buf, size_t len)
+{
+    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (strncmp(p, label, strlen(label)) == 0) {
+            snprintf(buf, len, "%.*s", (int)strcspn(p, "\n"), p);
+            return buf;
+        }
+    return NULL;
+}
+
+/*
+ * Two runs of one scenario get distinct titles (their directories), every
+ * number its exact ratio to the first run, and an incomplete run is flagged
+ * in the table and in a note.
+ */
+static void test_compare(void)
+{
+    char a[200], b[200], c[200], cmd[1024], *out = NULL, line[512];
+    snprintf(a, sizeof a, "%s/cmp/a/lab05", root);
+    snprintf(b, sizeof b, "%s/cmp/b/lab05", root);
+    snprintf(c, sizeof c, "%s/cmp/stopped", root);
+    write_summary(a, 2e6, 1000, 0, 10, "4000000", NULL);
+    write_summary(b, 3e6, 2500, 3, 5, "6000000", NULL);
+    write_summary(c, 1e6, 400, 0, 0, "null", "interrupted by SIGINT at 1 ms");
+    snprintf(cmd, sizeof cmd, "%s compare %s %s/ %s", test_rocesim_bin(), a, b, c);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    char t1[16], t2[16], t3[16], extra[16];
+    CU_ASSERT_EQUAL(sscanf(out, "%15s %15s %15s %15s", t1, t2, t3, extra), 4);
+    CU_ASSERT_STRING_EQUAL(t1, "a/lab05");
+    CU_ASSERT_STRING_EQUAL(t2, "b/lab05");
+    CU_ASSERT_STRING_EQUAL(t3, "stopped");
+    CU_ASSERT_STRING_EQUAL(extra, "scenario"); /* the next line: the titles are the whole first line */
+    static const struct {
+        const char *label, *b, *c;
+    } want[] = {
+        {"simulated time (ms)", "3.000 (x1.50)", "1.000 (x0.50)"},
+        {"data packets sent", "2500 (x2.50)", "400 (x0.40)"},
+        {"PAUSE frames", "5 (x0.50)", "0 (x0.00)"},
+        {"dropped", "3 (x -)", "0 (x -)"},
+        {"ar time (ms)", "6.000 (x1.50)", "unfinished"},
+        {"FCT p99 (us)", "4.0 (x1.00)", "4.0 (x1.00)"},
+        {"complete", "yes", "NO (see note)"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const char *l = line_of(out, want[i].label, line, sizeof line);
+        char w[200];
+        snprintf(w, sizeof w, "  %s  ", want[i].b);
+        bool ok = l && strstr(l, w) && strlen(l) > strlen(want[i].c) &&
+                  strcmp(l + strlen(l) - strlen(want[i].c), want[i].c) == 0;
+        if (!ok)
+            fprintf(stderr, "\n  row \"%s\": %s\n", want[i].label, l ? l : "(missing)");
+        CU_ASSERT(ok);
+    }
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nnote: stopped did not complete (interrupted by SIGINT at 1 ms): its numbers "
+                                       "cover only the 1.000 ms it simulated\n"));
+    CU_ASSERT_PTR_NULL(strstr(out, "note: a/lab05"));
+    free(out);
+    /* the same directory twice still gives two titles; a missing run is an error naming it */
+    snprintf(cmd, sizeof cmd, "%s compare %s %s", test_rocesim_bin(), a, a);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT(out && sscanf(out, "%15s %15s %15s %15s", t1, t2, t3, extra) == 4);
+    CU_ASSERT(strcmp(t1, "lab05") == 0 && strcmp(t2, "lab05") == 0 && strcmp(t3, "(#2)") == 0);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s compare %s %s/cmp/none", test_rocesim_bin(), a, root);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rocesim: ") && strstr(out, "cmp/none/summary.json"));
+    free(out);
+}
+
 void test_sweep_register(void)
 {
     CU_pSuite s = CU_add_suite("sweep and nic-config", suite_init, suite_clean);
@@ -723,4 +819,6 @@ void test_sweep_register(void)
     CU_add_test(s, "every numeric summary field is a known objective", test_metric_names);
     CU_add_test(s, "nic-config unit conversions", test_nic_units);
     CU_add_test(s, "nic-config command and --from best.json", test_nic_command);
+    CU_pSuite c = CU_add_suite("compare", suite_init, suite_clean);
+    CU_add_test(c, "titles from the directories, ratios to the first run, incomplete runs flagged", test_compare);
 }

@@ -4,11 +4,21 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_RUNS 8
+#define MAX_ROWS 64
+#define CELL 64
+
+static const char compare_usage[] =
+    "usage: rocesim compare DIR [DIR]...\n"
+    "  the key numbers of 1 to 8 finished runs side by side, one column per run directory, with each\n"
+    "  run's ratio to the first run (x1.50: half as much again as the first); runs that did not\n"
+    "  complete are flagged\n";
 
 /* Reads DIR/summary.json; returns the parsed object, or NULL with a message. */
 static cJSON *load_summary(const char *dir)
@@ -22,8 +32,12 @@ static cJSON *load_summary(const char *dir)
     }
     cJSON *j = cJSON_Parse(b);
     free(b);
-    if (!j)
-        fprintf(stderr, "rocesim: %s: not valid JSON\n", path);
+    if (!cJSON_IsObject(j)) {
+        fprintf(stderr, "rocesim: %s: expected the summary.json of a run, got %s\n", path,
+                j ? "JSON that is not an object" : "text that is not JSON");
+        cJSON_Delete(j);
+        return NULL;
+    }
     return j;
 }
 
@@ -33,9 +47,62 @@ static double get(const cJSON *j, const char *path)
     char buf[128];
     snprintf(buf, sizeof buf, "%s", path);
     const cJSON *cur = j;
-    for (char *tok = strtok(buf, "."); tok && cur; tok = strtok(NULL, "."))
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ".", &save); tok && cur; tok = strtok_r(NULL, ".", &save))
         cur = cJSON_GetObjectItemCaseSensitive(cur, tok);
-    return cJSON_IsNumber(cur) ? cur->valuedouble : __builtin_nan("");
+    return cJSON_IsNumber(cur) ? cur->valuedouble : NAN;
+}
+
+/* The last k components of path (the part after the k-th slash from the end), or the whole path. */
+static const char *last_components(const char *path, int k)
+{
+    for (const char *q = path + strlen(path); q > path; q--)
+        if (q[-1] == '/' && --k == 0)
+            return *q ? q : path;
+    return path;
+}
+
+/*
+ * Column titles from the directories as given: the last component when that
+ * tells every run apart, else as many trailing components as it takes (the
+ * whole path at most), so that two runs of one scenario never share a title.
+ */
+static void make_titles(char **dirs, int n, char titles[][4200])
+{
+    int k[MAX_RUNS];
+    char path[MAX_RUNS][4200];
+    for (int i = 0; i < n; i++) {
+        sfmt(path[i], sizeof path[i], "%s", dirs[i]);
+        size_t l = strlen(path[i]);
+        while (l > 1 && path[i][l - 1] == '/') /* "out/a/" is "out/a" */
+            path[i][--l] = '\0';
+        k[i] = 1;
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 0; i < n; i++)
+            sfmt(titles[i], sizeof titles[i], "%s", last_components(path[i], k[i]));
+        for (int i = 0; i < n; i++)
+            for (int m = i + 1; m < n; m++)
+                if (strcmp(titles[i], titles[m]) == 0 && strcmp(path[i], path[m]) != 0)
+                    for (int x = 0; x < 2; x++) {
+                        int y = x ? m : i;
+                        if (strcmp(titles[y], path[y]) != 0) {
+                            k[y]++;
+                            changed = true;
+                        }
+                    }
+    }
+    /* The same directory twice: still two columns, told apart by their place. */
+    bool dup[MAX_RUNS] = {false};
+    for (int i = 0; i < n; i++)
+        for (int m = 0; m < i; m++)
+            dup[i] = dup[i] || strcmp(titles[m], titles[i]) == 0;
+    for (int i = 0; i < n; i++)
+        if (dup[i]) {
+            size_t l = strlen(titles[i]);
+            sfmt(titles[i] + l, sizeof titles[i] - l, " (#%d)", i + 1);
+        }
 }
 
 struct row {
@@ -45,11 +112,76 @@ struct row {
     int decimals;
 };
 
+struct table {
+    int n_rows, n;
+    char label[MAX_ROWS][64];
+    char cell[MAX_ROWS][MAX_RUNS][CELL];
+};
+
+/* Appends a row and returns it (the rows beyond MAX_ROWS go into the last one, never out of bounds). */
+static int add_row(struct table *t, const char *label)
+{
+    int r = t->n_rows < MAX_ROWS ? t->n_rows++ : MAX_ROWS - 1;
+    sfmt(t->label[r], sizeof t->label[r], "%s", label);
+    return r;
+}
+
+/* A value with its ratio to the first run's ("-" when the first run's is 0 or missing). */
+static void value_cell(char *out, double v, double base, int i, int decimals, double scale)
+{
+    if (isnan(v)) {
+        sfmt(out, CELL, "-");
+        return;
+    }
+    int l = sfmt(out, CELL, "%.*f", decimals, v / scale);
+    if (i == 0 || l < 0 || l >= CELL)
+        return;
+    if (isnan(base) || base == 0)
+        sfmt(out + l, CELL - (size_t)l, " (x -)");
+    else
+        sfmt(out + l, CELL - (size_t)l, " (x%.2f)", v / base);
+}
+
+/* Prints the table: labels left, each run's cells right-aligned under its title. */
+static void print_table(const struct table *t, char titles[][4200])
+{
+    int lw = 0, w[MAX_RUNS];
+    for (int r = 0; r < t->n_rows; r++)
+        lw = (int)strlen(t->label[r]) > lw ? (int)strlen(t->label[r]) : lw;
+    for (int i = 0; i < t->n; i++) {
+        w[i] = (int)strlen(titles[i]);
+        for (int r = 0; r < t->n_rows; r++)
+            w[i] = (int)strlen(t->cell[r][i]) > w[i] ? (int)strlen(t->cell[r][i]) : w[i];
+    }
+    printf("%-*s", lw, "");
+    for (int i = 0; i < t->n; i++)
+        printf("  %*s", w[i], titles[i]);
+    printf("\n");
+    for (int r = 0; r < t->n_rows; r++) {
+        printf("%-*s", lw, t->label[r]);
+        for (int i = 0; i < t->n; i++)
+            printf("  %*s", w[i], t->cell[r][i]);
+        printf("\n");
+    }
+}
+
+/* See compare.h. */
 int compare_main(int argc, char **argv)
 {
+    for (int a = 2; a < argc; a++) {
+        if (strcmp(argv[a], "-h") == 0 || strcmp(argv[a], "--help") == 0) {
+            fputs(compare_usage, stdout);
+            return 0;
+        }
+        if (argv[a][0] == '-' && argv[a][1]) {
+            fprintf(stderr, "rocesim: compare: unknown option \"%s\"\n%s", argv[a], compare_usage);
+            return 2;
+        }
+    }
     int n = argc - 2;
     if (n < 1 || n > MAX_RUNS) {
-        fprintf(stderr, "rocesim: usage: rocesim compare DIR [DIR]... (1 to %d finished runs)\n", MAX_RUNS);
+        fprintf(stderr, "rocesim: compare: expected 1 to %d run directories, got %d\n%s", MAX_RUNS, n < 0 ? 0 : n,
+                compare_usage);
         return 2;
     }
     cJSON *s[MAX_RUNS];
@@ -75,56 +207,74 @@ int compare_main(int argc, char **argv)
         {"time paused", "pfc.paused_ns_total", 1e3, "us", 1},
         {"watchdog storms", "watchdog.storms_detected", 1, "", 0},
     };
-    printf("%-22s", "");
+    char titles[MAX_RUNS][4200];
+    make_titles(argv + 2, n, titles);
+    struct table *t = xcalloc(1, sizeof *t);
+    t->n = n;
+    bool incomplete[MAX_RUNS], any_incomplete = false;
+    int r = add_row(t, "scenario");
     for (int i = 0; i < n; i++) {
         const cJSON *nm = cJSON_GetObjectItemCaseSensitive(s[i], "scenario");
-        printf(" %20.20s", cJSON_IsString(nm) ? nm->valuestring : argv[2 + i]);
+        sfmt(t->cell[r][i], CELL, "%s", cJSON_IsString(nm) ? nm->valuestring : "?");
     }
-    printf("\n");
+    r = add_row(t, "complete");
+    for (int i = 0; i < n; i++) {
+        /* a summary without the field is from a run that could not be interrupted: complete */
+        incomplete[i] = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(s[i], "complete"));
+        any_incomplete = any_incomplete || incomplete[i];
+        sfmt(t->cell[r][i], CELL, "%s", incomplete[i] ? "NO (see note)" : "yes");
+    }
     /* collectives first: they are what a training job waits for */
     const cJSON *c0 = cJSON_GetObjectItemCaseSensitive(s[0], "collectives");
     int nc = cJSON_GetArraySize(c0);
     for (int k = 0; k < nc; k++) {
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(c0, k), "id");
         char label[64];
-        snprintf(label, sizeof label, "%s time (ms)", cJSON_IsString(id) ? id->valuestring : "collective");
-        printf("%-22.22s", label);
-        double base = 0;
+        sfmt(label, sizeof label, "%.40s time (ms)", cJSON_IsString(id) ? id->valuestring : "collective");
+        r = add_row(t, label);
+        double base = NAN;
         for (int i = 0; i < n; i++) {
             const cJSON *ci = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s[i], "collectives"), k);
             const cJSON *v = cJSON_GetObjectItemCaseSensitive(ci, "completion_ns");
             if (!cJSON_IsNumber(v)) {
-                printf(" %20s", "unfinished");
+                sfmt(t->cell[r][i], CELL, "unfinished");
                 continue;
             }
             if (i == 0)
                 base = v->valuedouble;
-            if (i > 0 && base > 0)
-                printf(" %11.3f (x%5.2f)", v->valuedouble / 1e6, v->valuedouble / base);
-            else
-                printf(" %20.3f", v->valuedouble / 1e6);
+            value_cell(t->cell[r][i], v->valuedouble, base, i, 3, 1e6);
         }
-        printf("\n");
     }
-    for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
         char label[64];
-        snprintf(label, sizeof label, rows[r].unit[0] ? "%s (%s)" : "%s", rows[r].label, rows[r].unit);
-        printf("%-22.22s", label);
-        for (int i = 0; i < n; i++) {
-            double v = get(s[i], rows[r].path);
-            if (v != v)
-                printf(" %20s", "-");
-            else
-                printf(" %20.*f", rows[r].decimals, v / rows[r].scale);
-        }
-        printf("\n");
+        sfmt(label, sizeof label, rows[k].unit[0] ? "%s (%s)" : "%s", rows[k].label, rows[k].unit);
+        r = add_row(t, label);
+        double base = get(s[0], rows[k].path);
+        for (int i = 0; i < n; i++)
+            value_cell(t->cell[r][i], get(s[i], rows[k].path), base, i, rows[k].decimals, rows[k].scale);
     }
-    printf("%-22s", "deadlock");
+    r = add_row(t, "deadlock");
     for (int i = 0; i < n; i++) {
-        const cJSON *d = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s[i], "deadlock"), "detected");
-        printf(" %20s", cJSON_IsTrue(d) ? "DETECTED" : "no");
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s[i], "deadlock"),
+                                                          "detected");
+        sfmt(t->cell[r][i], CELL, "%s", cJSON_IsTrue(d) ? "DETECTED" : "no");
     }
-    printf("\n");
+    print_table(t, titles);
+    if (n > 1)
+        printf("(xR): the run's value divided by the first run's (%s); x - where the first run's is 0\n", titles[0]);
+    for (int i = 0; i < n && any_incomplete; i++) {
+        if (!incomplete[i])
+            continue;
+        const cJSON *why = cJSON_GetObjectItemCaseSensitive(s[i], "incomplete_reason");
+        double end = get(s[i], "sim_end_ns");
+        printf("note: %s did not complete (%s): its numbers cover only the ", titles[i],
+               cJSON_IsString(why) ? why->valuestring : "summary.json says \"complete\": false");
+        if (isnan(end))
+            printf("part it ran\n");
+        else
+            printf("%.3f ms it simulated\n", end / 1e6);
+    }
+    free(t);
     for (int i = 0; i < n; i++)
         cJSON_Delete(s[i]);
     return 0;
