@@ -503,10 +503,21 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
     if (n->flows_completed)
         fprintf(f, "  FCT p50 %s, p99 %s; slowdown p50 %.2f, p99 %.2f\n", human_time(fct.p50, a, sizeof a),
                 human_time(fct.p99, b, sizeof b), sd.p50, sd.p99);
-    fprintf(f, "  data packets: %llu sent, %llu dropped (%llu buffer, %llu headroom), %llu retransmitted, %llu ECN-marked\n",
-            (unsigned long long)c->data_sent, (unsigned long long)c->data_dropped,
-            (unsigned long long)c->drop_buffer, (unsigned long long)c->drop_headroom,
-            (unsigned long long)c->data_retx, (unsigned long long)c->ecn_marked);
+    /* Every reason that dropped something, named as in summary.json's drops_by_reason: a count that hides
+     * which mechanism dropped (a watchdog, a failed link) would send the reader to the wrong knob. */
+    fprintf(f, "  data packets: %llu sent, %llu dropped", (unsigned long long)c->data_sent,
+            (unsigned long long)c->data_dropped);
+    const struct {
+        const char *name;
+        uint64_t n;
+    } why[] = {{"buffer", c->drop_buffer}, {"headroom", c->drop_headroom}, {"watchdog", c->drop_watchdog},
+               {"link_down", c->drop_link_down}};
+    int shown = 0;
+    for (size_t i = 0; i < sizeof why / sizeof *why; i++)
+        if (why[i].n)
+            fprintf(f, "%s%llu %s", shown++ ? ", " : " (", (unsigned long long)why[i].n, why[i].name);
+    fprintf(f, "%s, %llu retransmitted, %llu ECN-marked\n", shown ? ")" : "", (unsigned long long)c->data_retx,
+            (unsigned long long)c->ecn_marked);
     fprintf(f, "  CNPs: %llu; PFC: %llu PAUSE, %llu RESUME, %u ports paused, %s paused in total\n",
             (unsigned long long)c->cnp_sent, (unsigned long long)c->pause_frames,
             (unsigned long long)c->resume_frames, n->ports_ever_paused,
