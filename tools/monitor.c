@@ -198,10 +198,10 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
         return rc;
     m->interval = r->scn->monitor.interval_ps;
     m->prios = traffic_prios(r->scn);
-    if (make_dirs(dir)) {
-        snprintf(err, errlen, "%s: cannot create directory: %s", dir, strerror(errno));
+    /* The selection is valid: from here the directory is this run's (nothing of an earlier run stays). */
+    if ((rc = run_claim_dir(dir, err, errlen))) {
         free(m->queues);
-        return SCN_EIO;
+        return rc;
     }
     struct {
         struct mon_file *mf;

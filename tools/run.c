@@ -6,10 +6,14 @@
 #include "tools/invariants.h"
 #include "tools/limits.h"
 #include "tools/monitor.h"
+#include "tools/plot.h"
 #include "topologies/topo.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdlib.h>
@@ -454,6 +458,71 @@ int write_file_atomic(const char *path, const char *data, size_t len)
     return 0;
 }
 
+const char *const run_output_names[] = {"summary.json", "flows.csv", "queues.csv", "rates.csv",
+                                        "pfc.csv",      "watchdog.csv", "scenario.json"};
+const size_t run_n_output_names = sizeof run_output_names / sizeof *run_output_names;
+
+/* Whether the temporary file of process pid is left over: pid gone, or now some other program's. */
+static bool tmp_owner_gone(long pid)
+{
+    /* Our own id: nothing is written before the directory is claimed, so it was an earlier process's. */
+    if (pid <= 0 || pid > INT_MAX || pid == (long)getpid())
+        return true;
+    if (kill((pid_t)pid, 0) && errno == ESRCH)
+        return true;
+    /* Alive: a rocesim (same executable, a sweep's runs included) may be writing it now; any other program
+     * only reuses the id of a dead run. */
+    char link[64], a[4096], b[4096];
+    snprintf(link, sizeof link, "/proc/%ld/exe", pid);
+    ssize_t la = readlink(link, a, sizeof a);
+    ssize_t lb = readlink("/proc/self/exe", b, sizeof b);
+    if (la < 0 || lb < 0)
+        return false; /* cannot tell: leave it */
+    return la != lb || memcmp(a, b, (size_t)la) != 0;
+}
+
+void run_remove_stale_tmp(const char *dir, const char *const *names, size_t n)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        for (size_t i = 0; i < n; i++) {
+            size_t l = strlen(names[i]);
+            const char *rest = e->d_name + l;
+            if (strncmp(e->d_name, names[i], l) != 0 || strncmp(rest, ".tmp.", 5) != 0)
+                continue;
+            rest += 5;
+            if (!*rest || strspn(rest, "0123456789") != strlen(rest) || strlen(rest) > 10)
+                break;
+            if (tmp_owner_gone(atol(rest))) {
+                char path[4400];
+                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+                unlink(path);
+            }
+            break;
+        }
+    }
+    closedir(d);
+}
+
+int run_claim_dir(const char *dir, char *err, size_t errlen)
+{
+    if (make_dirs(dir)) {
+        snprintf(err, errlen, "%s: cannot create directory: %s", dir, strerror(errno));
+        return SCN_EIO;
+    }
+    for (size_t i = 0; i < run_n_output_names; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, run_output_names[i]);
+        unlink(path);
+    }
+    run_remove_stale_tmp(dir, run_output_names, run_n_output_names);
+    plot_clean(dir);
+    return 0;
+}
+
 int run_write_outputs(struct run *r, const char *dir, char *err, size_t errlen)
 {
     if (make_dirs(dir)) {
@@ -473,6 +542,12 @@ int run_write_outputs(struct run *r, const char *dir, char *err, size_t errlen)
             rc = SCN_EIO;
         }
         free(files[i].text);
+    }
+    /* Both or neither: a flows.csv without its summary.json is not a run. */
+    for (size_t i = 0; rc && i < sizeof files / sizeof *files; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
+        unlink(path);
     }
     return rc;
 }
@@ -557,17 +632,15 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
     else if (!r->finished && !n->dl.detected)
         fprintf(f, "  stopped at the stop time with traffic unfinished\n");
     if (dir) {
-        /* Only the files that are there: a run without monitoring has no time series. */
-        static const char *const names[] = {"summary.json", "flows.csv", "queues.csv", "rates.csv", "pfc.csv",
-                                            "watchdog.csv", "scenario.json"};
+        /* Only the files that are there: the directory was claimed (run_claim_dir), so they are this run's. */
         fprintf(f, "  outputs: %s/ (", dir);
         int k = 0;
-        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        for (size_t i = 0; i < run_n_output_names; i++) {
             char path[4200];
             struct stat st;
-            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            snprintf(path, sizeof path, "%s/%s", dir, run_output_names[i]);
             if (stat(path, &st) == 0)
-                fprintf(f, "%s%s", k++ ? ", " : "", names[i]);
+                fprintf(f, "%s%s", k++ ? ", " : "", run_output_names[i]);
         }
         fprintf(f, ")\n");
     }
