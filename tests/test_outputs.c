@@ -529,6 +529,161 @@ static void test_reused_directory(void)
     CU_ASSERT_TRUE(exists_in(dir, "plots/my.png"));
 }
 
+/* How many distinct values field i takes over the data lines of dir/name (-1: no file). */
+static long distinct_values(const char *dir, const char *name, int i1, int i2)
+{
+    char *t = read_in(dir, name);
+    if (!t)
+        return -1;
+    char **ln;
+    size_t n = lines_of(t, &ln);
+    char (*seen)[80] = calloc(n + 1, sizeof *seen);
+    long k = 0;
+    for (size_t j = 1; j < n; j++) {
+        char a[40], b[40], key[80];
+        snprintf(key, sizeof key, "%s/%s", field(ln[j], i1, a, sizeof a), i2 >= 0 ? field(ln[j], i2, b, sizeof b) : "");
+        long q = 0;
+        while (q < k && strcmp(seen[q], key) != 0)
+            q++;
+        if (q == k)
+            snprintf(seen[k++], sizeof seen[0], "%s", key);
+    }
+    free(seen);
+    free(ln);
+    free(t);
+    return k;
+}
+
+/* 200 senders of 100KB into one receiver behind one switch, 100us: every flow is active at every sample,
+ * and the switch pauses all 200 senders. */
+#define WIDE_INCAST "scenarios/incast-16to1.json -q --no-plot --stop 100us --set topology.hosts=201 --set " \
+                    "traffic.0.senders=h0-h199 --set traffic.0.receiver=h200 --set traffic.0.size=100KB"
+
+static void test_bounded_flow_default(void)
+{
+    char dir[256], cmd[2048], *out = NULL;
+    snprintf(dir, sizeof dir, "%s/wide", tmpdir);
+    /* The default: 32 flows spread evenly over the 200, said so */
+    snprintf(cmd, sizeof cmd, "%s run " WIDE_INCAST " -o %s --set 'monitor={\"interval\": \"10us\"}'",
+             test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "note: rates.csv follows 32 of about 200 flows, spread evenly "
+                                              "(monitor.flows \"auto\"; \"all\" follows every flow)"));
+    free(out);
+    CU_ASSERT_EQUAL(distinct_values(dir, "rates.csv", 1, -1), 32);
+    char *t = read_in(dir, "rates.csv");
+    /* flow i is taken when i * 32 / 200 steps: 0, 7, 13, ..., 194 */
+    CU_ASSERT_PTR_NOT_NULL(t && strstr(t, ",incast.0,") && strstr(t, ",incast.7,") && strstr(t, ",incast.194,"));
+    CU_ASSERT_PTR_NULL(t && strstr(t, ",incast.1,"));
+    free(t);
+    /* "all" still means all */
+    snprintf(cmd, sizeof cmd, "%s run " WIDE_INCAST " -o %s --set 'monitor={\"interval\": \"10us\", \"flows\": "
+                              "\"all\"}'", test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NULL(out && strstr(out, "rates.csv follows"));
+    free(out);
+    CU_ASSERT_EQUAL(distinct_values(dir, "rates.csv", 1, -1), 200);
+    /* A Poisson load creates its flows as it goes: sampled by the count expected from its rate and duration */
+    snprintf(cmd, sizeof cmd, "%s run scenarios/websearch-fattree.json -q --no-plot --stop 1ms -o %s --set "
+                              "'monitor={\"interval\": \"10us\"}'", test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "note: rates.csv follows 32 of about "));
+    free(out);
+    CU_ASSERT_EQUAL(distinct_values(dir, "rates.csv", 1, -1), 32);
+    /* Small runs are not sampled: every one of 16 flows */
+    snprintf(cmd, sizeof cmd, "%s run %s -q --no-plot --stop 100us -o %s --set 'monitor={\"interval\": \"10us\"}'",
+             test_rocesim_bin(), SCENARIO, dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NULL(out && strstr(out, "note: rates.csv"));
+    free(out);
+    CU_ASSERT_EQUAL(distinct_values(dir, "rates.csv", 1, -1), 16);
+    /* monitor.flows "none": the rates plot says monitoring was off, not that no flow was active */
+    char bindir[256];
+    snprintf(bindir, sizeof bindir, "%s/fakegp", tmpdir);
+    write_fake_gnuplot(bindir);
+    snprintf(cmd, sizeof cmd, "PATH=%s:$PATH %s run %s -q -o %s --set monitor.flows='\"none\"'", bindir,
+             test_rocesim_bin(), SCENARIO, dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rates (monitor.flows is \"none\": no flow was monitored)"));
+    CU_ASSERT_PTR_NULL(out && strstr(out, "no monitored flow was active"));
+    free(out);
+}
+
+/* summary.json's "pfc" object as text. */
+static char *summary_pfc(const char *dir)
+{
+    char *t = read_in(dir, "summary.json");
+    cJSON *j = t ? cJSON_Parse(t) : NULL;
+    free(t);
+    char *p = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(j, "pfc"));
+    cJSON_Delete(j);
+    return p;
+}
+
+static void test_bounded_pfc_default(void)
+{
+    char dir[256], cmd[2048], *out = NULL;
+    snprintf(dir, sizeof dir, "%s/widepfc", tmpdir);
+    /* 200 ports send PAUSE: by default only the first 32 to do so are in pfc.csv, said so */
+    snprintf(cmd, sizeof cmd, "%s run " WIDE_INCAST " -o %s", test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "note: pfc.csv holds the frames of the first 32 of the 200 ports that "
+                                              "sent PFC frames"));
+    free(out);
+    CU_ASSERT_EQUAL(distinct_values(dir, "pfc.csv", 1, 2), 32);
+    char *pfc_auto = summary_pfc(dir);
+    /* "all": every frame, as summary.json counts them */
+    snprintf(cmd, sizeof cmd, "%s run " WIDE_INCAST " -o %s --set monitor.pfc=all", test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    CU_ASSERT_EQUAL(distinct_values(dir, "pfc.csv", 1, 2), 200);
+    char *t = read_in(dir, "pfc.csv");
+    char **ln;
+    size_t rows = t ? lines_of(t, &ln) - 1 : 0;
+    if (t)
+        free(ln);
+    free(t);
+    CU_ASSERT_EQUAL(rows, summary_num(dir, "pfc", "pause_frames") + summary_num(dir, "pfc", "resume_frames"));
+    char *pfc_all = summary_pfc(dir);
+    /* "none": no pfc.csv (nor one of an earlier run), not listed */
+    snprintf(cmd, sizeof cmd, "%s run " WIDE_INCAST " -o %s --set monitor.pfc=none", test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NULL(out && strstr(out, "pfc.csv"));
+    free(out);
+    CU_ASSERT_FALSE(exists_in(dir, "pfc.csv"));
+    char *pfc_none = summary_pfc(dir);
+    /* summary.json counts every frame whatever pfc.csv holds */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pfc_auto);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pfc_auto, "\"pause_frames\":200,"));
+    CU_ASSERT_STRING_EQUAL(pfc_auto, pfc_all);
+    CU_ASSERT_STRING_EQUAL(pfc_auto, pfc_none);
+    free(pfc_auto);
+    free(pfc_all);
+    free(pfc_none);
+    /* The same on the PFC storm scenario, whose few ports stay within the bound: every frame */
+    snprintf(dir, sizeof dir, "%s/stormpfc", tmpdir);
+    snprintf(cmd, sizeof cmd, "%s run scenarios/pfc-storm.json -q --no-plot -o %s", test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NULL(out && strstr(out, "note: pfc.csv"));
+    free(out);
+    t = read_in(dir, "pfc.csv");
+    rows = t ? lines_of(t, &ln) - 1 : 0;
+    if (t)
+        free(ln);
+    free(t);
+    CU_ASSERT(rows > 100);
+    CU_ASSERT_EQUAL(rows, summary_num(dir, "pfc", "pause_frames") + summary_num(dir, "pfc", "resume_frames"));
+    char *on = summary_pfc(dir);
+    snprintf(cmd, sizeof cmd, "%s run scenarios/pfc-storm.json -q --no-plot -o %s --set monitor.pfc=none",
+             test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    char *off = summary_pfc(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(on);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(off);
+    CU_ASSERT_STRING_EQUAL(on, off);
+    free(on);
+    free(off);
+}
+
 /* ---- in-process: the monitor and the progress slicing leave the simulation untouched ---- */
 
 /* Runs the scenario with an override; optional monitor into dir and progress onto prog_out.  Returns flows.csv +
@@ -715,6 +870,8 @@ void test_outputs_register(void)
     CU_add_test(s, "a queue pattern that matches nothing exits 2", test_bad_queue_pattern);
     CU_add_test(s, "a plot gnuplot cut short or failed: reported, no PNG, not listed", test_failed_plots);
     CU_add_test(s, "a reused directory: earlier outputs and dead runs' temporaries removed", test_reused_directory);
+    CU_add_test(s, "monitor.flows default: at most 32 flows, spread evenly; \"all\" is all", test_bounded_flow_default);
+    CU_add_test(s, "monitor.pfc default: at most 32 ports; \"none\"; summary.json unchanged", test_bounded_pfc_default);
     CU_add_test(s, "monitor and progress change no result, end time or event count", test_monitor_changes_nothing);
     CU_add_test(s, "monitor.flows selects by flow or entry id", test_flow_selection);
     CU_add_test(s, "time format of the CSV files", test_time_format);

@@ -40,6 +40,7 @@ struct meta {
     double kmin_kb, kmax_kb;
     double xdiv;              /* ns per unit of the time axis */
     const char *xunit;
+    bool flows_none, pfc_none; /* monitor.flows / monitor.pfc "none": the series was off, not empty */
 };
 
 /* ---- small helpers ---- */
@@ -310,7 +311,7 @@ static enum prep prep_queues(const char *dir, const char *pdir, const struct met
         free(line);
         free(peak);
         smap_free(&keys);
-        snprintf(note, nlen, "monitor.queues is empty");
+        snprintf(note, nlen, "monitor.queues is empty: no queue was sampled");
         return PREP_SKIP;
     }
     /* The deepest queues, shown in port order; empty ones only when every queue stayed empty. */
@@ -466,7 +467,10 @@ static enum prep prep_rates(const char *dir, const char *pdir, const struct meta
         fclose(f);
         free(line);
         smap_free(&flows);
-        snprintf(note, nlen, "no monitored flow was active at a sample");
+        if (mt->flows_none)
+            snprintf(note, nlen, "monitor.flows is \"none\": no flow was monitored");
+        else
+            snprintf(note, nlen, "no monitored flow was active at a sample");
         return PREP_SKIP;
     }
     /* Too many lines to tell apart: a sample spread evenly over the flows, in their order. */
@@ -761,6 +765,10 @@ static enum prep prep_pfc(const char *dir, const char *pdir, const struct meta *
     FILE *f = open_csv(dir, "pfc.csv", "time_ns,node,port,priority,event", &line, &cap);
     if (!f) {
         free(line);
+        if (errno == ENOENT && mt->pfc_none) {
+            snprintf(note, nlen, "monitor.pfc is \"none\": no pfc.csv");
+            return PREP_SKIP;
+        }
         return csv_problem("pfc.csv", note, nlen);
     }
     struct smap keys = {0};
@@ -880,6 +888,10 @@ static int read_meta(const char *dir, struct meta *mt, char *err, size_t errlen)
         j = cJSON_Parse(txt);
         free(txt);
     }
+    const cJSON *mon = cJSON_GetObjectItemCaseSensitive(j, "monitor");
+    const cJSON *mf = cJSON_GetObjectItemCaseSensitive(mon, "flows"), *mp = cJSON_GetObjectItemCaseSensitive(mon, "pfc");
+    mt->flows_none = cJSON_IsString(mf) && strcmp(mf->valuestring, "none") == 0;
+    mt->pfc_none = cJSON_IsString(mp) && strcmp(mp->valuestring, "none") == 0;
     const cJSON *ecn = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "switch"), "ecn");
     const cJSON *en = cJSON_GetObjectItemCaseSensitive(ecn, "enabled");
     const cJSON *kmin = cJSON_GetObjectItemCaseSensitive(ecn, "kmin");

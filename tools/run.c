@@ -626,6 +626,15 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
     struct inv_leftover lo = inv_leftover(r);
     if (lo.paused_queues)
         fprintf(f, "  note: %u egress queues were still paused by PFC when the run ended\n", lo.paused_queues);
+    /* The bounded defaults of the time series say when they left something out, and how to get it all. */
+    if (r->mon_notes.flows_sampled)
+        fprintf(f, "  note: rates.csv follows %u of about %llu flows, spread evenly (monitor.flows \"auto\"; "
+                   "\"all\" follows every flow)\n",
+                r->mon_notes.flows_kept, (unsigned long long)r->mon_notes.flows_expected);
+    if (r->mon_notes.pfc_sampled)
+        fprintf(f, "  note: pfc.csv holds the frames of the first %u of the %u ports that sent PFC frames "
+                   "(monitor.pfc \"auto\"; \"all\" records every frame; summary.json counts them all)\n",
+                r->mon_notes.pfc_ports_kept, r->mon_notes.pfc_ports_seen);
     if (r->incomplete_reason[0])
         fprintf(f, "  INCOMPLETE: %s; stopped at simulated time %s, outputs marked \"complete\": false\n",
                 r->incomplete_reason, human_time(ps_to_ns(r->sim.now), a, sizeof a));
