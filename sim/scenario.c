@@ -773,7 +773,8 @@ static int set_defaults(struct ctx *c, struct scenario *s, const char *file)
     h->ack_every = 1;
 
     s->monitor.interval_ps = 10 * PS_PER_US;
-    s->monitor.flows = MON_FLOWS_ALL;
+    s->monitor.flows = MON_FLOWS_AUTO;
+    s->monitor.pfc = MON_PFC_AUTO;
     return 0;
 }
 
@@ -1882,7 +1883,7 @@ static bool flow_id_exists(const struct scenario *s, const char *id)
 /* Reads the optional monitor object. */
 static int parse_monitor(struct ctx *c, const cJSON *root)
 {
-    static const char *const k_mon[] = {"interval", "queues", "flows", NULL};
+    static const char *const k_mon[] = {"interval", "queues", "flows", "pfc", NULL};
     struct scn_monitor *m = &c->s->monitor;
     char p[PATH_LEN], q[PATH_LEN], d[96];
     const cJSON *mj = member(root, "monitor"), *v;
@@ -1919,7 +1920,9 @@ static int parse_monitor(struct ctx *c, const cJSON *root)
     }
     if ((v = member(mj, "flows"))) {
         join(p, path, "flows");
-        if (cJSON_IsString(v) && strcmp(v->valuestring, "all") == 0) {
+        if (cJSON_IsString(v) && strcmp(v->valuestring, "auto") == 0) {
+            m->flows = MON_FLOWS_AUTO;
+        } else if (cJSON_IsString(v) && strcmp(v->valuestring, "all") == 0) {
             m->flows = MON_FLOWS_ALL;
         } else if (cJSON_IsString(v) && strcmp(v->valuestring, "none") == 0) {
             m->flows = MON_FLOWS_NONE;
@@ -1942,9 +1945,25 @@ static int parse_monitor(struct ctx *c, const cJSON *root)
             }
         } else {
             if (cJSON_IsString(v))
-                return bad(c, p, "expected \"all\", \"none\" or an array of flow ids, got \"%.60s\"", v->valuestring);
-            return bad(c, p, "expected \"all\", \"none\" or an array of flow ids, got %s", describe(v, d, sizeof d));
+                return bad(c, p, "expected \"auto\", \"all\", \"none\" or an array of flow ids, got \"%.60s\"",
+                           v->valuestring);
+            return bad(c, p, "expected \"auto\", \"all\", \"none\" or an array of flow ids, got %s",
+                       describe(v, d, sizeof d));
         }
+    }
+    if ((v = member(mj, "pfc"))) {
+        join(p, path, "pfc");
+        static const char *const k_pfc[] = {"auto", "all", "none"};
+        static const enum scn_pfc_sel e_pfc[] = {MON_PFC_AUTO, MON_PFC_ALL, MON_PFC_NONE};
+        int k = 0;
+        while (k < 3 && !(cJSON_IsString(v) && strcmp(v->valuestring, k_pfc[k]) == 0))
+            k++;
+        if (k == 3) {
+            if (cJSON_IsString(v))
+                return bad(c, p, "expected \"auto\", \"all\" or \"none\", got \"%.60s\"", v->valuestring);
+            return bad(c, p, "expected \"auto\", \"all\" or \"none\", got %s", describe(v, d, sizeof d));
+        }
+        m->pfc = e_pfc[k];
     }
     return 0;
 }
@@ -2515,8 +2534,10 @@ static void add_monitor(const struct scenario *s, cJSON *root)
         for (int i = 0; f && i < m->n_flows; i++)
             cJSON_AddItemToArray(f, cJSON_CreateString(m->flow_ids[i]));
     } else {
-        cJSON_AddStringToObject(o, "flows", m->flows == MON_FLOWS_NONE ? "none" : "all");
+        cJSON_AddStringToObject(o, "flows", m->flows == MON_FLOWS_NONE ? "none" : m->flows == MON_FLOWS_ALL ? "all"
+                                                                                                      : "auto");
     }
+    cJSON_AddStringToObject(o, "pfc", m->pfc == MON_PFC_NONE ? "none" : m->pfc == MON_PFC_ALL ? "all" : "auto");
 }
 
 /* See scenario.h.  Returns a malloc'd string, or NULL when memory runs out. */

@@ -214,7 +214,10 @@ struct scn_fault {
     int64_t rate_bps;                 /* slow_receiver */
 };
 
-enum scn_flow_sel { MON_FLOWS_ALL, MON_FLOWS_NONE, MON_FLOWS_LIST };
+/* AUTO: every flow up to a few dozen, else an evenly spread sample of that many (tools/monitor.h). */
+enum scn_flow_sel { MON_FLOWS_ALL, MON_FLOWS_NONE, MON_FLOWS_LIST, MON_FLOWS_AUTO };
+/* AUTO: the frames of the first few dozen ports that send PFC frames (tools/monitor.h). */
+enum scn_pfc_sel { MON_PFC_AUTO, MON_PFC_ALL, MON_PFC_NONE };
 
 struct scn_monitor {
     int64_t interval_ps;
@@ -223,6 +226,7 @@ struct scn_monitor {
     enum scn_flow_sel flows;
     int n_flows;
     char (*flow_ids)[SCN_NAME_MAX];
+    enum scn_pfc_sel pfc;
 };
 
 struct scenario {

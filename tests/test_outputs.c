@@ -416,6 +416,274 @@ static void test_bad_queue_pattern(void)
     free(out);
 }
 
+/* Whether dir/name exists. */
+static bool exists_in(const char *dir, const char *name)
+{
+    char p[512];
+    struct stat st;
+    return stat(path_in(p, sizeof p, dir, name), &st) == 0;
+}
+
+/*
+ * A gnuplot that fails the ways a full disk and a broken install make it fail: for queues it writes the
+ * first bytes of a PNG and exits 0, for rates nothing at all and exits 0, for fct_cdf it complains and
+ * exits 1; pfc gets a whole (tiny) PNG.
+ */
+static void write_fake_gnuplot(const char *bindir)
+{
+    char p[512];
+    mkdir(bindir, 0777);
+    FILE *f = fopen(path_in(p, sizeof p, bindir, "gnuplot"), "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("#!/bin/sh\n"
+          "# called as: gnuplot -e outname='NAME.png.tmp' NAME.gp\n"
+          "name=${3%.gp}\n"
+          "case $name in\n"
+          "queues) printf '\\211PNG\\r\\n\\032\\n\\000\\000\\000\\015IHDR\\000\\000' >$name.png.tmp ;;\n"
+          "rates) ;;\n"
+          "fct_cdf) echo 'line 7: undefined variable: nosuch' >&2; exit 1 ;;\n"
+          "*) printf '\\211PNG\\r\\n\\032\\n\\000\\000\\000\\000IEND\\256B`\\202' >$name.png.tmp ;;\n"
+          "esac\n"
+          "exit 0\n",
+          f);
+    fclose(f);
+    chmod(p, 0755);
+}
+
+static void test_failed_plots(void)
+{
+    char bindir[256], dir[256], pd[300], cmd[2048], *out = NULL;
+    snprintf(bindir, sizeof bindir, "%s/fakegp", tmpdir);
+    snprintf(dir, sizeof dir, "%s/failplot", tmpdir);
+    snprintf(pd, sizeof pd, "%s/plots", dir);
+    write_fake_gnuplot(bindir);
+    snprintf(cmd, sizeof cmd, "PATH=%s:$PATH %s run %s -q -o %s", bindir, test_rocesim_bin(), SCENARIO, dir);
+    /* The data is whole: the run succeeds, and says which plots failed and why. */
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rocesim: queues plot failed, no queues.png drawn: gnuplot exited with "
+                                              "status 0 but queues.png.tmp is a truncated PNG (18 bytes, no IEND"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rocesim: rates plot failed, no rates.png drawn: gnuplot exited with "
+                                              "status 0 but rates.png.tmp is missing"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rocesim: fct_cdf plot failed, no fct_cdf.png drawn: gnuplot exited with "
+                                              "status 1: line 7: undefined variable: nosuch; gnuplot's output is in "));
+    /* No pointer to a log gnuplot wrote nothing into. */
+    CU_ASSERT_PTR_NULL(out && strstr(out, "rates.log"));
+    CU_ASSERT_PTR_NULL(out && strstr(out, "queues.log"));
+    /* The plots line lists what was drawn, and the failures as failures. */
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "/plots/ (pfc.png); FAILED: queues.png, rates.png, fct_cdf.png\n"));
+    free(out);
+    CU_ASSERT_FALSE(exists_in(pd, "queues.png"));
+    CU_ASSERT_FALSE(exists_in(pd, "queues.png.tmp"));
+    CU_ASSERT_FALSE(exists_in(pd, "rates.png"));
+    CU_ASSERT_FALSE(exists_in(pd, "fct_cdf.png"));
+    CU_ASSERT_TRUE(exists_in(pd, "fct_cdf.log"));
+    CU_ASSERT_TRUE(exists_in(pd, "pfc.png"));
+    CU_ASSERT_TRUE(exists_in(dir, "summary.json"));
+    /* `rocesim plot` exists to draw: there a failed plot is an I/O error. */
+    snprintf(cmd, sizeof cmd, "PATH=%s:$PATH %s plot %s", bindir, test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 3);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "plots: "));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "FAILED: queues.png, rates.png, fct_cdf.png"));
+    free(out);
+    CU_ASSERT_FALSE(exists_in(pd, "queues.png"));
+}
+
+/* A run owns its directory: what an earlier run wrote and this one does not is gone, and so are the
+ * temporary files of a killed run; other files stay. */
+static void test_reused_directory(void)
+{
+    char dir[256], pd[300], cmd[2048], *out = NULL;
+    snprintf(dir, sizeof dir, "%s/reused", tmpdir);
+    snprintf(pd, sizeof pd, "%s/plots", dir);
+    /* A run with the watchdog writes watchdog.csv ... */
+    snprintf(cmd, sizeof cmd, "%s run scenarios/pfc-storm.json -q --no-plot -o %s --stop 200us --set "
+                              "'switch.watchdog={\"enabled\": true, \"detection_time\": \"100us\", "
+                              "\"restoration_time\": \"100us\", \"poll_interval\": \"10us\"}'",
+             test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    CU_ASSERT_TRUE_FATAL(exists_in(dir, "watchdog.csv"));
+    /* ... and a killed run (gone: an id above pid_max) and a foreign process (this test) left temporaries. */
+    char tmp_dead[64], tmp_foreign[64], gp_dead[64], other[64];
+    snprintf(tmp_dead, sizeof tmp_dead, "summary.json.tmp.%d", 2000000000);
+    snprintf(tmp_foreign, sizeof tmp_foreign, "queues.csv.tmp.%ld", (long)getpid());
+    snprintf(gp_dead, sizeof gp_dead, "plots/pfc.gp.tmp.%d", 2000000000);
+    snprintf(other, sizeof other, "mine.csv.tmp.%d", 2000000000);
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir -p plots && touch %s %s %s %s notes.txt summary.json.tmp.x "
+                              "plots/my.png", dir, tmp_dead, tmp_foreign, gp_dead, other);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    /* A run without the watchdog into the same directory. */
+    snprintf(cmd, sizeof cmd, "%s run %s -q --no-plot -o %s", test_rocesim_bin(), SCENARIO, dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "(summary.json, flows.csv, queues.csv, rates.csv, pfc.csv, "
+                                              "scenario.json)"));
+    CU_ASSERT_PTR_NULL(out && strstr(out, "watchdog"));
+    free(out);
+    CU_ASSERT_FALSE(exists_in(dir, "watchdog.csv"));
+    CU_ASSERT_FALSE(exists_in(dir, tmp_dead));
+    CU_ASSERT_FALSE(exists_in(dir, tmp_foreign));
+    CU_ASSERT_FALSE(exists_in(dir, gp_dead));
+    /* Names rocesim does not write are the user's. */
+    CU_ASSERT_TRUE(exists_in(dir, other));
+    CU_ASSERT_TRUE(exists_in(dir, "notes.txt"));
+    CU_ASSERT_TRUE(exists_in(dir, "summary.json.tmp.x"));
+    CU_ASSERT_TRUE(exists_in(dir, "plots/my.png"));
+}
+
+/* How many distinct values field i takes over the data lines of dir/name (-1: no file). */
+static long distinct_values(const char *dir, const char *name, int i1, int i2)
+{
+    char *t = read_in(dir, name);
+    if (!t)
+        return -1;
+    char **ln;
+    size_t n = lines_of(t, &ln);
+    char (*seen)[80] = calloc(n + 1, sizeof *seen);
+    long k = 0;
+    for (size_t j = 1; j < n; j++) {
+        char a[40], b[40], key[80];
+        snprintf(key, sizeof key, "%s/%s", field(ln[j], i1, a, sizeof a), i2 >= 0 ? field(ln[j], i2, b, sizeof b) : "");
+        long q = 0;
+        while (q < k && strcmp(seen[q], key) != 0)
+            q++;
+        if (q == k)
+            snprintf(seen[k++], sizeof seen[0], "%s", key);
+    }
+    free(seen);
+    free(ln);
+    free(t);
+    return k;
+}
+
+/* 200 senders of 100KB into one receiver behind one switch, 100us: every flow is active at every sample,
+ * and the switch pauses all 200 senders. */
+#define WIDE_INCAST "scenarios/incast-16to1.json -q --no-plot --stop 100us --set topology.hosts=201 --set " \
+                    "traffic.0.senders=h0-h199 --set traffic.0.receiver=h200 --set traffic.0.size=100KB"
+
+static void test_bounded_flow_default(void)
+{
+    char dir[256], cmd[2048], *out = NULL;
+    snprintf(dir, sizeof dir, "%s/wide", tmpdir);
+    /* The default: 32 flows spread evenly over the 200, said so */
+    snprintf(cmd, sizeof cmd, "%s run " WIDE_INCAST " -o %s --set 'monitor={\"interval\": \"10us\"}'",
+             test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "note: rates.csv follows 32 of about 200 flows, spread evenly "
+                                              "(monitor.flows \"auto\"; \"all\" follows every flow)"));
+    free(out);
+    CU_ASSERT_EQUAL(distinct_values(dir, "rates.csv", 1, -1), 32);
+    char *t = read_in(dir, "rates.csv");
+    /* flow i is taken when i * 32 / 200 steps: 0, 7, 13, ..., 194 */
+    CU_ASSERT_PTR_NOT_NULL(t && strstr(t, ",incast.0,") && strstr(t, ",incast.7,") && strstr(t, ",incast.194,"));
+    CU_ASSERT_PTR_NULL(t && strstr(t, ",incast.1,"));
+    free(t);
+    /* "all" still means all */
+    snprintf(cmd, sizeof cmd, "%s run " WIDE_INCAST " -o %s --set 'monitor={\"interval\": \"10us\", \"flows\": "
+                              "\"all\"}'", test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NULL(out && strstr(out, "rates.csv follows"));
+    free(out);
+    CU_ASSERT_EQUAL(distinct_values(dir, "rates.csv", 1, -1), 200);
+    /* A Poisson load creates its flows as it goes: sampled by the count expected from its rate and duration */
+    snprintf(cmd, sizeof cmd, "%s run scenarios/websearch-fattree.json -q --no-plot --stop 1ms -o %s --set "
+                              "'monitor={\"interval\": \"10us\"}'", test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "note: rates.csv follows 32 of about "));
+    free(out);
+    CU_ASSERT_EQUAL(distinct_values(dir, "rates.csv", 1, -1), 32);
+    /* Small runs are not sampled: every one of 16 flows */
+    snprintf(cmd, sizeof cmd, "%s run %s -q --no-plot --stop 100us -o %s --set 'monitor={\"interval\": \"10us\"}'",
+             test_rocesim_bin(), SCENARIO, dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NULL(out && strstr(out, "note: rates.csv"));
+    free(out);
+    CU_ASSERT_EQUAL(distinct_values(dir, "rates.csv", 1, -1), 16);
+    /* monitor.flows "none": the rates plot says monitoring was off, not that no flow was active */
+    char bindir[256];
+    snprintf(bindir, sizeof bindir, "%s/fakegp", tmpdir);
+    write_fake_gnuplot(bindir);
+    snprintf(cmd, sizeof cmd, "PATH=%s:$PATH %s run %s -q -o %s --set monitor.flows='\"none\"'", bindir,
+             test_rocesim_bin(), SCENARIO, dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rates (monitor.flows is \"none\": no flow was monitored)"));
+    CU_ASSERT_PTR_NULL(out && strstr(out, "no monitored flow was active"));
+    free(out);
+}
+
+/* summary.json's "pfc" object as text. */
+static char *summary_pfc(const char *dir)
+{
+    char *t = read_in(dir, "summary.json");
+    cJSON *j = t ? cJSON_Parse(t) : NULL;
+    free(t);
+    char *p = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(j, "pfc"));
+    cJSON_Delete(j);
+    return p;
+}
+
+static void test_bounded_pfc_default(void)
+{
+    char dir[256], cmd[2048], *out = NULL;
+    snprintf(dir, sizeof dir, "%s/widepfc", tmpdir);
+    /* 200 ports send PAUSE: by default only the first 32 to do so are in pfc.csv, said so */
+    snprintf(cmd, sizeof cmd, "%s run " WIDE_INCAST " -o %s", test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "note: pfc.csv holds the frames of the first 32 of the 200 ports that "
+                                              "sent PFC frames"));
+    free(out);
+    CU_ASSERT_EQUAL(distinct_values(dir, "pfc.csv", 1, 2), 32);
+    char *pfc_auto = summary_pfc(dir);
+    /* "all": every frame, as summary.json counts them */
+    snprintf(cmd, sizeof cmd, "%s run " WIDE_INCAST " -o %s --set monitor.pfc=all", test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    CU_ASSERT_EQUAL(distinct_values(dir, "pfc.csv", 1, 2), 200);
+    char *t = read_in(dir, "pfc.csv");
+    char **ln;
+    size_t rows = t ? lines_of(t, &ln) - 1 : 0;
+    if (t)
+        free(ln);
+    free(t);
+    CU_ASSERT_EQUAL(rows, summary_num(dir, "pfc", "pause_frames") + summary_num(dir, "pfc", "resume_frames"));
+    char *pfc_all = summary_pfc(dir);
+    /* "none": no pfc.csv (nor one of an earlier run), not listed */
+    snprintf(cmd, sizeof cmd, "%s run " WIDE_INCAST " -o %s --set monitor.pfc=none", test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NULL(out && strstr(out, "pfc.csv"));
+    free(out);
+    CU_ASSERT_FALSE(exists_in(dir, "pfc.csv"));
+    char *pfc_none = summary_pfc(dir);
+    /* summary.json counts every frame whatever pfc.csv holds */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pfc_auto);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pfc_auto, "\"pause_frames\":200,"));
+    CU_ASSERT_STRING_EQUAL(pfc_auto, pfc_all);
+    CU_ASSERT_STRING_EQUAL(pfc_auto, pfc_none);
+    free(pfc_auto);
+    free(pfc_all);
+    free(pfc_none);
+    /* The same on the PFC storm scenario, whose few ports stay within the bound: every frame */
+    snprintf(dir, sizeof dir, "%s/stormpfc", tmpdir);
+    snprintf(cmd, sizeof cmd, "%s run scenarios/pfc-storm.json -q --no-plot -o %s", test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NULL(out && strstr(out, "note: pfc.csv"));
+    free(out);
+    t = read_in(dir, "pfc.csv");
+    rows = t ? lines_of(t, &ln) - 1 : 0;
+    if (t)
+        free(ln);
+    free(t);
+    CU_ASSERT(rows > 100);
+    CU_ASSERT_EQUAL(rows, summary_num(dir, "pfc", "pause_frames") + summary_num(dir, "pfc", "resume_frames"));
+    char *on = summary_pfc(dir);
+    snprintf(cmd, sizeof cmd, "%s run scenarios/pfc-storm.json -q --no-plot -o %s --set monitor.pfc=none",
+             test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    char *off = summary_pfc(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(on);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(off);
+    CU_ASSERT_STRING_EQUAL(on, off);
+    free(on);
+    free(off);
+}
+
 /* ---- in-process: the monitor and the progress slicing leave the simulation untouched ---- */
 
 /* Runs the scenario with an override; optional monitor into dir and progress onto prog_out.  Returns flows.csv +
@@ -600,6 +868,10 @@ void test_outputs_register(void)
     CU_add_test(s, "without gnuplot: a note, data intact, exit 0", test_without_gnuplot);
     CU_add_test(s, "--no-plot; monitoring leaves flows.csv unchanged", test_no_plot_flag);
     CU_add_test(s, "a queue pattern that matches nothing exits 2", test_bad_queue_pattern);
+    CU_add_test(s, "a plot gnuplot cut short or failed: reported, no PNG, not listed", test_failed_plots);
+    CU_add_test(s, "a reused directory: earlier outputs and dead runs' temporaries removed", test_reused_directory);
+    CU_add_test(s, "monitor.flows default: at most 32 flows, spread evenly; \"all\" is all", test_bounded_flow_default);
+    CU_add_test(s, "monitor.pfc default: at most 32 ports; \"none\"; summary.json unchanged", test_bounded_pfc_default);
     CU_add_test(s, "monitor and progress change no result, end time or event count", test_monitor_changes_nothing);
     CU_add_test(s, "monitor.flows selects by flow or entry id", test_flow_selection);
     CU_add_test(s, "time format of the CSV files", test_time_format);

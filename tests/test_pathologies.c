@@ -212,6 +212,19 @@ static void test_storm_watchdog_drop(void)
     CU_ASSERT_EQUAL(r.net.wd->restored, 1);
     CU_ASSERT(r.net.c.drop_watchdog > 0);
     CU_ASSERT_EQUAL(r.net.c.drop_watchdog, r.net.c.data_dropped);
+    /* The human summary names the watchdog as the reason of every drop, and no reason that dropped nothing. */
+    char *txt = NULL;
+    size_t tlen = 0;
+    FILE *mf = open_memstream(&txt, &tlen);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mf);
+    run_print_summary(&r, mf, NULL, NULL);
+    fclose(mf);
+    char want[128];
+    snprintf(want, sizeof want, " %llu dropped (%llu watchdog), ", (unsigned long long)r.net.c.data_dropped,
+             (unsigned long long)r.net.c.drop_watchdog);
+    CU_ASSERT_PTR_NOT_NULL(strstr(txt, want));
+    CU_ASSERT_PTR_NULL(strstr(txt, "headroom"));
+    free(txt);
 
     /* The rest of the traffic completes during the storm; the flows to h0 recover after the restoration. */
     CU_ASSERT_TRUE(r.finished);

@@ -148,7 +148,8 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(s.n_faults, 0);
     CU_ASSERT_EQUAL(s.monitor.interval_ps, 10 * PS_PER_US);
     CU_ASSERT_EQUAL(s.monitor.n_queues, 0);
-    CU_ASSERT_EQUAL(s.monitor.flows, MON_FLOWS_ALL);
+    CU_ASSERT_EQUAL(s.monitor.flows, MON_FLOWS_AUTO); /* bounded defaults (tools/monitor.h) */
+    CU_ASSERT_EQUAL(s.monitor.pfc, MON_PFC_AUTO);
     scn_free(&s);
 }
 
@@ -327,6 +328,8 @@ static const struct bad_case bad_cases[] = {
      NULL, NULL, {"traffic.0.path.0:", "source host \"a\""}},
     {"monitor flow id that does not exist", "{" TOPO ", " FLOW ", \"monitor\": {\"flows\": [\"t0\", \"t1\"]}}", NULL,
      NULL, {"monitor.flows.1:", "\"t1\""}},
+    {"monitor.pfc neither auto, all nor none", "{" TOPO ", " FLOW ", \"monitor\": {\"pfc\": \"some\"}}", NULL, NULL,
+     {"monitor.pfc:", "expected \"auto\", \"all\" or \"none\", got \"some\""}},
     {"monitor queue pattern without a port", "{" TOPO ", " FLOW ", \"monitor\": {\"queues\": [\"s0\"]}}", NULL, NULL,
      {"monitor.queues.0:", "node:port"}},
     {"dragonfly with too many groups",

@@ -363,9 +363,12 @@ static int cmd_run(const struct cli *c)
         scn_free(&scn);
         return rc;
     }
-    /* The time series stream into dir while the run goes, so it exists from here on. */
+    /* The time series stream into dir while the run goes, so it exists from here on, emptied of whatever an
+     * earlier run left (run_claim_dir); the resolved scenario goes first, saying what this directory is. */
     struct monitor mon;
     rc = monitor_open(&mon, &r, dir, err, sizeof err);
+    if (!rc && (rc = plot_save_inputs(&scn, dir, err, sizeof err)))
+        monitor_close(&mon, false, NULL, 0);
     if (rc) {
         fprintf(stderr, "rocesim: %s\n", err);
         run_free(&r);
@@ -388,8 +391,6 @@ static int cmd_run(const struct cli *c)
         rc = mrc;
         snprintf(err, sizeof err, "%s", err2);
     }
-    if (!rc)
-        rc = plot_save_inputs(&scn, dir, err, sizeof err);
     if (rc) {
         fprintf(stderr, "rocesim: %s\n", err);
     } else {

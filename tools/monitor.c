@@ -108,7 +108,44 @@ static uint8_t traffic_prios(const struct scenario *scn)
     return m;
 }
 
-/* Whether the flow named `name` is one monitor.flows selects. */
+/*
+ * The flows run r is expected to create: those created up front, every collective's, and rate x duration
+ * for each host of a Poisson load (its mean gap is mean size x 8 / (load x link rate), models/traffic.h).
+ */
+static uint64_t expected_flows(const struct run *r)
+{
+    const struct scenario *scn = r->scn;
+    const struct net *n = &r->net;
+    double e = n->n_flows;
+    for (uint32_t i = 0; i < r->traffic.n_colls; i++) {
+        const struct coll *c = &r->traffic.colls[i];
+        e += c->type == TR_ALLTOALL ? (double)c->n_ranks * (c->n_ranks - 1) : (double)c->total_ranks * c->steps;
+    }
+    for (int ti = 0; ti < scn->n_traffic; ti++) {
+        const struct scn_traffic *t = &scn->traffic[ti];
+        double mean = r->traffic.cdfs ? r->traffic.cdfs[ti].mean : 0;
+        if (t->type != TR_POISSON || mean <= 0)
+            continue;
+        int64_t end = t->end_ps >= 0 && t->end_ps < scn->stop_ps ? t->end_ps : scn->stop_ps;
+        double secs = end > t->start_ps ? (double)(end - t->start_ps) * 1e-12 : 0;
+        for (int h = 0; h < t->hosts.n; h++)
+            e += secs * t->load * (double)n->hosts[t->hosts.idx[h]].rate_bps / (mean * 8.0);
+    }
+    return e < 1 ? 1 : e > 1e18 ? (uint64_t)1e18 : (uint64_t)e;
+}
+
+/* Whether flow i (in creation order) is one of the evenly spread sample of monitor.flows "auto". */
+static bool flow_in_sample(struct monitor *m, uint32_t i)
+{
+    if (m->flows_kept >= MON_AUTO_FLOWS)
+        return false;
+    uint64_t e = m->flows_expected;
+    if (e <= MON_AUTO_FLOWS || i == 0)
+        return true;
+    return (uint64_t)i * MON_AUTO_FLOWS / e != ((uint64_t)i - 1) * MON_AUTO_FLOWS / e;
+}
+
+/* Whether the flow named `name` is one monitor.flows selects (monitor.flows "auto" aside). */
 static bool flow_selected(const struct scenario *scn, const char *name)
 {
     const struct scn_monitor *mo = &scn->monitor;
@@ -132,6 +169,17 @@ static bool flow_selected(const struct scenario *scn, const char *name)
 static void on_pfc(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int prio, bool pause)
 {
     struct monitor *m = ctx;
+    if (m->pfc_port) {
+        /* monitor.pfc "auto": a table lookup by port id, nothing more, per frame */
+        uint8_t *st = &m->pfc_port[m->r->g.nodes[node].first_port + port];
+        if (!*st) {
+            *st = m->pfc_kept < MON_AUTO_PFC_PORTS ? 1 : 2;
+            m->pfc_kept += *st == 1;
+            m->pfc_seen++;
+        }
+        if (*st != 1)
+            return;
+    }
     char ts[32];
     fprintf(m->pfc.f, "%s,%s,%u,%d,%s\n", units_fmt_ns(t, ts, sizeof ts), m->r->g.nodes[node].name, port, prio,
             pause ? "pause" : "resume");
@@ -198,10 +246,10 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
         return rc;
     m->interval = r->scn->monitor.interval_ps;
     m->prios = traffic_prios(r->scn);
-    if (make_dirs(dir)) {
-        snprintf(err, errlen, "%s: cannot create directory: %s", dir, strerror(errno));
+    /* The selection is valid: from here the directory is this run's (nothing of an earlier run stays). */
+    if ((rc = run_claim_dir(dir, err, errlen))) {
         free(m->queues);
-        return SCN_EIO;
+        return rc;
     }
     struct {
         struct mon_file *mf;
@@ -210,15 +258,25 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
                   {&m->rt, "rates.csv", "time_ns,flow,rate_gbps,target_gbps,alpha\n"},
                   {&m->pfc, "pfc.csv", "time_ns,node,port,priority,event\n"},
                   {&m->wd, "watchdog.csv", "time_ns,node,port,priority,event\n"}};
-    /* watchdog.csv only exists for runs with a watchdog: its absence says there was none. */
-    size_t n_series = sizeof series / sizeof *series - (r->net.wd ? 0 : 1);
-    for (size_t i = 0; i < n_series; i++)
+    /* watchdog.csv only exists for runs with a watchdog: its absence says there was none; pfc.csv likewise
+     * only when monitor.pfc asks for it. */
+    const struct scn_monitor *mo = &r->scn->monitor;
+    size_t n_series = sizeof series / sizeof *series;
+    for (size_t i = 0; i < n_series; i++) {
+        if ((series[i].mf == &m->wd && !r->net.wd) || (series[i].mf == &m->pfc && mo->pfc == MON_PFC_NONE))
+            continue;
         if (open_series(series[i].mf, dir, series[i].name, series[i].header)) {
             snprintf(err, errlen, "%s: cannot create: %s", series[i].mf->tmp, strerror(errno));
             monitor_close(m, false, NULL, 0);
             return SCN_EIO;
         }
-    r->net.pfc_hook = on_pfc;
+    }
+    if (mo->flows == MON_FLOWS_AUTO)
+        m->flows_expected = expected_flows(r);
+    if (mo->pfc == MON_PFC_AUTO && !(m->pfc_port = calloc(r->g.n_ports ? r->g.n_ports : 1, 1)))
+        abort();
+    if (mo->pfc != MON_PFC_NONE)
+        r->net.pfc_hook = on_pfc;
     if (r->net.wd)
         r->net.wd_hook = on_watchdog;
     r->net.hook_ctx = m;
@@ -242,6 +300,15 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
             if (all[i]->path[0])
                 unlink(all[i]->path);
     if (m->r) {
+        struct run *r = m->r;
+        uint32_t n_flows = r->net.n_flows;
+        r->mon_notes.flows_kept = m->flows_kept;
+        r->mon_notes.flows_expected = m->flows_expected > n_flows ? m->flows_expected : n_flows;
+        /* flows created after the last sample have no row anyway: only those looked at count */
+        r->mon_notes.flows_sampled = r->scn->monitor.flows == MON_FLOWS_AUTO && m->flows_seen > m->flows_kept;
+        r->mon_notes.pfc_ports_kept = m->pfc_kept;
+        r->mon_notes.pfc_ports_seen = m->pfc_seen;
+        r->mon_notes.pfc_sampled = m->pfc_port && m->pfc_seen > m->pfc_kept;
         if (m->r->net.pfc_hook == on_pfc)
             m->r->net.pfc_hook = NULL;
         if (m->r->net.wd_hook == on_watchdog)
@@ -251,8 +318,10 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
     }
     free(m->queues);
     free(m->cand);
+    free(m->pfc_port);
     m->queues = NULL;
     m->cand = NULL;
+    m->pfc_port = NULL;
     return rc;
 }
 
@@ -262,8 +331,10 @@ static void pick_new_flows(struct monitor *m)
     const struct net *n = &m->r->net;
     for (; m->flows_seen < n->n_flows; m->flows_seen++) {
         const struct flow *f = net_flow(n, m->flows_seen);
-        if (!flow_selected(m->r->scn, f->name))
+        if (m->r->scn->monitor.flows == MON_FLOWS_AUTO ? !flow_in_sample(m, m->flows_seen)
+                                                       : !flow_selected(m->r->scn, f->name))
             continue;
+        m->flows_kept++;
         if (m->n_cand == m->cap_cand) {
             m->cap_cand = m->cap_cand ? m->cap_cand * 2 : 64;
             uint32_t *c = realloc(m->cand, sizeof *c * m->cap_cand);

@@ -21,13 +21,23 @@
  *    priority, and host.cnp_priority when cc is dcqcn.  Rows = samples x
  *    ports x priorities.
  *  - rates.csv: at the same times, one row per monitored flow that has started
- *    and whose sender is not done yet.  rate_gbps is the rate the sender paces
+ *    and whose sender is not done yet.  monitor.flows "auto" (the default)
+ *    monitors every flow when the run is expected to create at most
+ *    MON_AUTO_FLOWS, else MON_AUTO_FLOWS flows spread evenly over the flow ids
+ *    in creation order: flow i is taken when i * MON_AUTO_FLOWS / E steps to a
+ *    new integer, E being the flows expected (those created up front, the
+ *    collectives' flows and rate x duration for Poisson loads), and never more
+ *    than MON_AUTO_FLOWS (a Poisson load that creates more than expected).  rate_gbps is the rate the sender paces
  *    at (DCQCN Rc, never above the flow's own rate cap; line rate or the cap
  *    with cc "none"), target_gbps the DCQCN target rate Rt (= rate_gbps with
  *    cc "none"), alpha the DCQCN alpha (empty with cc "none").
  *  - pfc.csv: one row per PAUSE or RESUME frame, at the time it is sent, by its
- *    sender (a PAUSE that refreshes a pause still in force is a row too, so the
- *    row counts equal summary.json's pfc.pause_frames and pfc.resume_frames).
+ *    sender (a PAUSE that refreshes a pause still in force is a row too).  With
+ *    monitor.pfc "all" every frame is a row, so the row counts equal
+ *    summary.json's pfc.pause_frames and pfc.resume_frames; with "auto" (the
+ *    default) only the frames of the first MON_AUTO_PFC_PORTS ports to send
+ *    one (every frame of each); with "none" there is no pfc.csv.  summary.json
+ *    counts every frame whatever monitor.pfc says.
  *  - watchdog.csv (only when switch.watchdog is enabled): one row per storm the
  *    PFC watchdog declares on a switch egress (port, priority) and per
  *    restoration, at the poll that decided it: time_ns,node,port,priority,event
@@ -42,6 +52,9 @@
 #include <stdio.h>
 
 #include "tools/run.h"
+
+#define MON_AUTO_FLOWS 32     /* rates.csv lines of monitor.flows "auto" */
+#define MON_AUTO_PFC_PORTS 32 /* pfc.csv ports of monitor.pfc "auto" */
 
 struct mon_file {
     FILE *f;
@@ -59,6 +72,10 @@ struct monitor {
     uint32_t *cand;
     uint32_t n_cand, cap_cand;
     uint32_t flows_seen;  /* flows [0, flows_seen) were checked against the selection */
+    uint64_t flows_expected; /* monitor.flows "auto": the flows the run is expected to create */
+    uint32_t flows_kept;     /* flows selected so far */
+    uint8_t *pfc_port;       /* monitor.pfc "auto", by port id: 0 no frame yet, 1 in pfc.csv, 2 left out */
+    uint32_t pfc_kept, pfc_seen;
     struct mon_file q, rt, pfc, wd; /* wd: watchdog.csv, open only when the watchdog is enabled */
     uint64_t queue_rows, rate_rows, pause_rows, resume_rows, wd_rows;
 };
@@ -72,8 +89,10 @@ struct monitor {
 int monitor_resolve_queues(const struct run *r, struct port ***out, uint32_t *n, char *err, size_t errlen);
 
 /*
- * Prepares the time series of run r into directory dir (created): resolves
- * the selection, opens the three files (four with the watchdog) under
+ * Prepares the time series of run r into directory dir: resolves the
+ * selection, claims dir for the run (run_claim_dir: created, emptied of an
+ * earlier run's files), opens the three files (two with monitor.pfc "none",
+ * one more with the watchdog) under
  * temporary names, writes their headers and installs the PFC (and watchdog)
  * hooks on r->net.  Sets r->monitor = m.
  * Returns 0; SCN_EUSAGE with a message when the selection is wrong (nothing
@@ -83,8 +102,8 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
 
 /*
  * Ends the time series: flushes and closes the files and, when keep is true,
- * renames them to their final names (else removes them).  Detaches from the
- * run.  Returns 0, or SCN_EIO with a message when a write, close or rename
+ * renames them to their final names (else removes them).  Says in
+ * r->mon_notes what the defaults left out.  Detaches from the run.  Returns 0, or SCN_EIO with a message when a write, close or rename
  * failed (the temporary files are removed then).
  */
 int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen);

@@ -40,6 +40,7 @@ struct meta {
     double kmin_kb, kmax_kb;
     double xdiv;              /* ns per unit of the time axis */
     const char *xunit;
+    bool flows_none, pfc_none; /* monitor.flows / monitor.pfc "none": the series was off, not empty */
 };
 
 /* ---- small helpers ---- */
@@ -310,7 +311,7 @@ static enum prep prep_queues(const char *dir, const char *pdir, const struct met
         free(line);
         free(peak);
         smap_free(&keys);
-        snprintf(note, nlen, "monitor.queues is empty");
+        snprintf(note, nlen, "monitor.queues is empty: no queue was sampled");
         return PREP_SKIP;
     }
     /* The deepest queues, shown in port order; empty ones only when every queue stayed empty. */
@@ -466,7 +467,10 @@ static enum prep prep_rates(const char *dir, const char *pdir, const struct meta
         fclose(f);
         free(line);
         smap_free(&flows);
-        snprintf(note, nlen, "no monitored flow was active at a sample");
+        if (mt->flows_none)
+            snprintf(note, nlen, "monitor.flows is \"none\": no flow was monitored");
+        else
+            snprintf(note, nlen, "no monitored flow was active at a sample");
         return PREP_SKIP;
     }
     /* Too many lines to tell apart: a sample spread evenly over the flows, in their order. */
@@ -761,6 +765,10 @@ static enum prep prep_pfc(const char *dir, const char *pdir, const struct meta *
     FILE *f = open_csv(dir, "pfc.csv", "time_ns,node,port,priority,event", &line, &cap);
     if (!f) {
         free(line);
+        if (errno == ENOENT && mt->pfc_none) {
+            snprintf(note, nlen, "monitor.pfc is \"none\": no pfc.csv");
+            return PREP_SKIP;
+        }
         return csv_problem("pfc.csv", note, nlen);
     }
     struct smap keys = {0};
@@ -880,6 +888,10 @@ static int read_meta(const char *dir, struct meta *mt, char *err, size_t errlen)
         j = cJSON_Parse(txt);
         free(txt);
     }
+    const cJSON *mon = cJSON_GetObjectItemCaseSensitive(j, "monitor");
+    const cJSON *mf = cJSON_GetObjectItemCaseSensitive(mon, "flows"), *mp = cJSON_GetObjectItemCaseSensitive(mon, "pfc");
+    mt->flows_none = cJSON_IsString(mf) && strcmp(mf->valuestring, "none") == 0;
+    mt->pfc_none = cJSON_IsString(mp) && strcmp(mp->valuestring, "none") == 0;
     const cJSON *ecn = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "switch"), "ecn");
     const cJSON *en = cJSON_GetObjectItemCaseSensitive(ecn, "enabled");
     const cJSON *kmin = cJSON_GetObjectItemCaseSensitive(ecn, "kmin");
@@ -960,12 +972,21 @@ int plot_check_dir(const char *dir, char *err, size_t errlen)
 void plot_clean(const char *dir)
 {
     static const char *const ext[] = {"png", "gp", "dat", "log", "png.tmp"};
-    for (int i = 0; i < PL_COUNT; i++)
+    const char *gp[PL_COUNT];
+    char gpn[PL_COUNT][32];
+    for (int i = 0; i < PL_COUNT; i++) {
         for (size_t e = 0; e < sizeof ext / sizeof *ext; e++) {
             char path[PATH_MAX_LEN];
             snprintf(path, sizeof path, "%s/plots/%s.%s", dir, plot_names[i], ext[e]);
             unlink(path);
         }
+        snprintf(gpn[i], sizeof gpn[i], "%s.gp", plot_names[i]);
+        gp[i] = gpn[i];
+    }
+    /* The scripts are written through NAME.gp.tmp.PID (write_file_atomic): a killed plot leaves those. */
+    char pdir[PATH_MAX_LEN];
+    snprintf(pdir, sizeof pdir, "%s/plots", dir);
+    run_remove_stale_tmp(pdir, gp, PL_COUNT);
 }
 
 /* Finds an executable on PATH (the lookup execvp would do).  Returns true with its path in out. */
@@ -1100,6 +1121,38 @@ static void log_head(const char *pdir, const char *name, char *buf, size_t len)
     fclose(f);
 }
 
+/*
+ * Whether path holds a whole PNG: the signature first and the IEND chunk last (what a writer cut short by a
+ * full disk or a kill lacks).  The chunks in between are gnuplot's business.  Else says what is wrong in bad.
+ */
+static bool png_whole(const char *path, char *bad, size_t blen)
+{
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(bad, blen, "is missing (%s)", strerror(errno));
+        return false;
+    }
+    unsigned char head[8], tail[12];
+    bool ok = false;
+    long size = -1;
+    if (fread(head, 1, sizeof head, f) == sizeof head && memcmp(head, sig, sizeof sig) == 0) {
+        if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= (long)(sizeof sig + sizeof iend) &&
+            fseek(f, -(long)sizeof tail, SEEK_END) == 0 && fread(tail, 1, sizeof tail, f) == sizeof tail)
+            ok = memcmp(tail, iend, sizeof iend) == 0;
+        if (!ok)
+            snprintf(bad, blen, "is a truncated PNG (%ld bytes, no IEND chunk at its end; is the disk full?)",
+                     size < 0 ? 0L : size);
+    } else {
+        if (fseek(f, 0, SEEK_END) == 0)
+            size = ftell(f);
+        snprintf(bad, blen, "is not a PNG (%ld bytes, no PNG signature)", size < 0 ? 0L : size);
+    }
+    fclose(f);
+    return ok;
+}
+
 int plot_draw(const char *dir, struct plot_result *res, FILE *errf)
 {
     memset(res, 0, sizeof *res);
@@ -1158,7 +1211,13 @@ int plot_draw(const char *dir, struct plot_result *res, FILE *errf)
             p = PREP_ERROR;
         free(pre);
         if (p == PREP_ERROR) {
-            fprintf(errf, "rocesim: %s plot: %s\n", plot_names[i], notes[i]);
+            /* What was half written for it goes too: a plot's files are whole or absent. */
+            char path[PATH_MAX_LEN];
+            snprintf(path, sizeof path, "%s/%s.dat", pdir, plot_names[i]);
+            unlink(path);
+            snprintf(path, sizeof path, "%s/%s.gp", pdir, plot_names[i]);
+            unlink(path);
+            fprintf(errf, "rocesim: %s plot failed, no %s.png drawn: %s\n", plot_names[i], plot_names[i], notes[i]);
             res->failed++;
             rc = SCN_EIO;
             notes[i][0] = '\0';
@@ -1172,7 +1231,7 @@ int plot_draw(const char *dir, struct plot_result *res, FILE *errf)
             }
         }
     }
-    char drawn[512] = "", skipped[768] = "";
+    char drawn[512] = "", skipped[768] = "", failed[128] = "";
     for (int i = 0; i < PL_COUNT; i++) {
         if (pid[i] < 0) {
             if (notes[i][0]) {
@@ -1189,30 +1248,49 @@ int plot_draw(const char *dir, struct plot_result *res, FILE *errf)
         snprintf(png, sizeof png, "%s/%s.png", pdir, plot_names[i]);
         snprintf(log, sizeof log, "%s/%s.log", pdir, plot_names[i]);
         struct stat sb;
-        bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && stat(tmp, &sb) == 0 && sb.st_size > 0;
-        if (ok && rename(tmp, png) == 0) {
+        bool log_empty = stat(log, &sb) == 0 && sb.st_size == 0;
+        /* gnuplot's exit status is not enough: on a full disk it exits 0 with half a PNG written. */
+        char why[600] = "";
+        if (!WIFEXITED(st)) {
+            snprintf(why, sizeof why, "gnuplot was killed by signal %d", WTERMSIG(st));
+        } else if (WEXITSTATUS(st) == 127) {
+            snprintf(why, sizeof why, "could not execute %s", gnuplot);
+        } else if (WEXITSTATUS(st) != 0) {
+            char head[512];
+            log_head(pdir, plot_names[i], head, sizeof head);
+            snprintf(why, sizeof why, "gnuplot exited with status %d%s%s", WEXITSTATUS(st), head[0] ? ": " : "",
+                     head);
+        } else {
+            char bad[256];
+            if (!png_whole(tmp, bad, sizeof bad))
+                snprintf(why, sizeof why, "gnuplot exited with status 0 but %s.png.tmp %s", plot_names[i], bad);
+            else if (rename(tmp, png))
+                snprintf(why, sizeof why, "cannot rename %s to %s.png: %s", tmp, plot_names[i], strerror(errno));
+        }
+        if (!why[0]) {
             res->drawn++;
             size_t l = strlen(drawn);
             snprintf(drawn + l, sizeof drawn - l, "%s%s.png", l ? ", " : "", plot_names[i]);
-            if (stat(log, &sb) == 0 && sb.st_size == 0)
+            if (log_empty)
                 unlink(log);
             continue;
         }
         unlink(tmp);
-        char why[512];
-        log_head(pdir, plot_names[i], why, sizeof why);
-        if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
-            snprintf(why, sizeof why, "could not execute %s", gnuplot);
-        fprintf(errf, "rocesim: gnuplot failed on %s/%s.gp (%s %d)%s%s; its output is in %s\n", pdir, plot_names[i],
-                WIFEXITED(st) ? "exit status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
-                why[0] ? ": " : "", why, log);
+        /* Point at the log only when gnuplot said something there. */
+        if (log_empty)
+            unlink(log);
+        fprintf(errf, "rocesim: %s plot failed, no %s.png drawn: %s%s%s\n", plot_names[i], plot_names[i], why,
+                log_empty ? "" : "; gnuplot's output is in ", log_empty ? "" : log);
+        size_t l = strlen(failed);
+        snprintf(failed + l, sizeof failed - l, "%s%s.png", l ? ", " : "", plot_names[i]);
         res->failed++;
         rc = SCN_EIO;
     }
     if (res->drawn)
-        snprintf(res->summary, sizeof res->summary, "%s/ (%s)%s%s", pdir, drawn, skipped[0] ? "; skipped: " : "",
-                 skipped);
+        snprintf(res->summary, sizeof res->summary, "%s/ (%s)%s%s%s%s", pdir, drawn, failed[0] ? "; FAILED: " : "",
+                 failed, skipped[0] ? "; skipped: " : "", skipped);
     else
-        snprintf(res->summary, sizeof res->summary, "none%s%s", skipped[0] ? "; skipped: " : "", skipped);
+        snprintf(res->summary, sizeof res->summary, "none%s%s%s%s", failed[0] ? "; FAILED: " : "", failed,
+                 skipped[0] ? "; skipped: " : "", skipped);
     return rc;
 }

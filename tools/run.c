@@ -6,10 +6,14 @@
 #include "tools/invariants.h"
 #include "tools/limits.h"
 #include "tools/monitor.h"
+#include "tools/plot.h"
 #include "topologies/topo.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdlib.h>
@@ -454,6 +458,71 @@ int write_file_atomic(const char *path, const char *data, size_t len)
     return 0;
 }
 
+const char *const run_output_names[] = {"summary.json", "flows.csv", "queues.csv", "rates.csv",
+                                        "pfc.csv",      "watchdog.csv", "scenario.json"};
+const size_t run_n_output_names = sizeof run_output_names / sizeof *run_output_names;
+
+/* Whether the temporary file of process pid is left over: pid gone, or now some other program's. */
+static bool tmp_owner_gone(long pid)
+{
+    /* Our own id: nothing is written before the directory is claimed, so it was an earlier process's. */
+    if (pid <= 0 || pid > INT_MAX || pid == (long)getpid())
+        return true;
+    if (kill((pid_t)pid, 0) && errno == ESRCH)
+        return true;
+    /* Alive: a rocesim (same executable, a sweep's runs included) may be writing it now; any other program
+     * only reuses the id of a dead run. */
+    char link[64], a[4096], b[4096];
+    snprintf(link, sizeof link, "/proc/%ld/exe", pid);
+    ssize_t la = readlink(link, a, sizeof a);
+    ssize_t lb = readlink("/proc/self/exe", b, sizeof b);
+    if (la < 0 || lb < 0)
+        return false; /* cannot tell: leave it */
+    return la != lb || memcmp(a, b, (size_t)la) != 0;
+}
+
+void run_remove_stale_tmp(const char *dir, const char *const *names, size_t n)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        for (size_t i = 0; i < n; i++) {
+            size_t l = strlen(names[i]);
+            const char *rest = e->d_name + l;
+            if (strncmp(e->d_name, names[i], l) != 0 || strncmp(rest, ".tmp.", 5) != 0)
+                continue;
+            rest += 5;
+            if (!*rest || strspn(rest, "0123456789") != strlen(rest) || strlen(rest) > 10)
+                break;
+            if (tmp_owner_gone(atol(rest))) {
+                char path[4400];
+                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+                unlink(path);
+            }
+            break;
+        }
+    }
+    closedir(d);
+}
+
+int run_claim_dir(const char *dir, char *err, size_t errlen)
+{
+    if (make_dirs(dir)) {
+        snprintf(err, errlen, "%s: cannot create directory: %s", dir, strerror(errno));
+        return SCN_EIO;
+    }
+    for (size_t i = 0; i < run_n_output_names; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, run_output_names[i]);
+        unlink(path);
+    }
+    run_remove_stale_tmp(dir, run_output_names, run_n_output_names);
+    plot_clean(dir);
+    return 0;
+}
+
 int run_write_outputs(struct run *r, const char *dir, char *err, size_t errlen)
 {
     if (make_dirs(dir)) {
@@ -473,6 +542,12 @@ int run_write_outputs(struct run *r, const char *dir, char *err, size_t errlen)
             rc = SCN_EIO;
         }
         free(files[i].text);
+    }
+    /* Both or neither: a flows.csv without its summary.json is not a run. */
+    for (size_t i = 0; rc && i < sizeof files / sizeof *files; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
+        unlink(path);
     }
     return rc;
 }
@@ -503,10 +578,21 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
     if (n->flows_completed)
         fprintf(f, "  FCT p50 %s, p99 %s; slowdown p50 %.2f, p99 %.2f\n", human_time(fct.p50, a, sizeof a),
                 human_time(fct.p99, b, sizeof b), sd.p50, sd.p99);
-    fprintf(f, "  data packets: %llu sent, %llu dropped (%llu buffer, %llu headroom), %llu retransmitted, %llu ECN-marked\n",
-            (unsigned long long)c->data_sent, (unsigned long long)c->data_dropped,
-            (unsigned long long)c->drop_buffer, (unsigned long long)c->drop_headroom,
-            (unsigned long long)c->data_retx, (unsigned long long)c->ecn_marked);
+    /* Every reason that dropped something, named as in summary.json's drops_by_reason: a count that hides
+     * which mechanism dropped (a watchdog, a failed link) would send the reader to the wrong knob. */
+    fprintf(f, "  data packets: %llu sent, %llu dropped", (unsigned long long)c->data_sent,
+            (unsigned long long)c->data_dropped);
+    const struct {
+        const char *name;
+        uint64_t n;
+    } why[] = {{"buffer", c->drop_buffer}, {"headroom", c->drop_headroom}, {"watchdog", c->drop_watchdog},
+               {"link_down", c->drop_link_down}};
+    int shown = 0;
+    for (size_t i = 0; i < sizeof why / sizeof *why; i++)
+        if (why[i].n)
+            fprintf(f, "%s%llu %s", shown++ ? ", " : " (", (unsigned long long)why[i].n, why[i].name);
+    fprintf(f, "%s, %llu retransmitted, %llu ECN-marked\n", shown ? ")" : "", (unsigned long long)c->data_retx,
+            (unsigned long long)c->ecn_marked);
     fprintf(f, "  CNPs: %llu; PFC: %llu PAUSE, %llu RESUME, %u ports paused, %s paused in total\n",
             (unsigned long long)c->cnp_sent, (unsigned long long)c->pause_frames,
             (unsigned long long)c->resume_frames, n->ports_ever_paused,
@@ -540,23 +626,30 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
     struct inv_leftover lo = inv_leftover(r);
     if (lo.paused_queues)
         fprintf(f, "  note: %u egress queues were still paused by PFC when the run ended\n", lo.paused_queues);
+    /* The bounded defaults of the time series say when they left something out, and how to get it all. */
+    if (r->mon_notes.flows_sampled)
+        fprintf(f, "  note: rates.csv follows %u of about %llu flows, spread evenly (monitor.flows \"auto\"; "
+                   "\"all\" follows every flow)\n",
+                r->mon_notes.flows_kept, (unsigned long long)r->mon_notes.flows_expected);
+    if (r->mon_notes.pfc_sampled)
+        fprintf(f, "  note: pfc.csv holds the frames of the first %u of the %u ports that sent PFC frames "
+                   "(monitor.pfc \"auto\"; \"all\" records every frame; summary.json counts them all)\n",
+                r->mon_notes.pfc_ports_kept, r->mon_notes.pfc_ports_seen);
     if (r->incomplete_reason[0])
         fprintf(f, "  INCOMPLETE: %s; stopped at simulated time %s, outputs marked \"complete\": false\n",
                 r->incomplete_reason, human_time(ps_to_ns(r->sim.now), a, sizeof a));
     else if (!r->finished && !n->dl.detected)
         fprintf(f, "  stopped at the stop time with traffic unfinished\n");
     if (dir) {
-        /* Only the files that are there: a run without monitoring has no time series. */
-        static const char *const names[] = {"summary.json", "flows.csv", "queues.csv", "rates.csv", "pfc.csv",
-                                            "watchdog.csv", "scenario.json"};
+        /* Only the files that are there: the directory was claimed (run_claim_dir), so they are this run's. */
         fprintf(f, "  outputs: %s/ (", dir);
         int k = 0;
-        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        for (size_t i = 0; i < run_n_output_names; i++) {
             char path[4200];
             struct stat st;
-            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            snprintf(path, sizeof path, "%s/%s", dir, run_output_names[i]);
             if (stat(path, &st) == 0)
-                fprintf(f, "%s%s", k++ ? ", " : "", names[i]);
+                fprintf(f, "%s%s", k++ ? ", " : "", run_output_names[i]);
         }
         fprintf(f, ")\n");
     }

@@ -36,6 +36,15 @@ struct run {
     /* Why the run stopped before its end (a signal, --max-wall; tools/limits.h), or "": summary.json then says
      * "complete": false with this as "incomplete_reason". */
     char incomplete_reason[96];
+    /* What the time series left out by default, for the human summary (set by monitor_close, tools/monitor.h). */
+    struct {
+        uint32_t flows_kept;        /* rates.csv followed these flows ... */
+        uint64_t flows_expected;    /* ... of about this many (a sample when flows_sampled) */
+        bool flows_sampled;
+        uint32_t pfc_ports_kept;    /* pfc.csv holds the frames of these ports ... */
+        uint32_t pfc_ports_seen;    /* ... of this many that sent PFC frames (a sample when pfc_sampled) */
+        bool pfc_sampled;
+    } mon_notes;
 };
 
 /* Returns 0, or SCN_EUSAGE with a message (the scenario cannot be built). */
@@ -44,7 +53,29 @@ int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errle
 /* Simulates.  Returns 0, or -1 when an internal invariant failed (message in r->invariant_error). */
 int run_execute(struct run *r);
 
-/* Writes the output files into dir (created).  Returns 0, or SCN_EIO with a message. */
+/*
+ * Takes dir (created) for a new run: a run owns its output directory, so every file a run may write there
+ * (run_output_names, and plots/: plot_clean) is removed, and so are the temporary files (`NAME.tmp.PID`)
+ * that a killed rocesim left, when that process is gone or is not a rocesim.  Nothing an earlier run wrote
+ * survives under a final name to be mistaken for this run's; files with other names are never touched.
+ * Returns 0, or SCN_EIO with a message when dir cannot be created.
+ */
+int run_claim_dir(const char *dir, char *err, size_t errlen);
+
+/* The files a run may write into its directory (plots/ aside), in the order the summary lists them. */
+extern const char *const run_output_names[];
+extern const size_t run_n_output_names;
+
+/*
+ * Removes dir/NAME.tmp.PID for each of names[0..n) when process PID is gone or is not a rocesim (a rocesim
+ * that is alive may be writing it).
+ */
+void run_remove_stale_tmp(const char *dir, const char *const *names, size_t n);
+
+/*
+ * Writes summary.json and flows.csv into dir (created): both, or neither when a write fails.  Returns 0, or
+ * SCN_EIO with a message.
+ */
 int run_write_outputs(struct run *r, const char *dir, char *err, size_t errlen);
 
 /* summary.json as text (caller frees); with_wall = false leaves out the wall-clock fields. */
