@@ -8,12 +8,12 @@
  * so that every error points at exactly one place the user can fix.
  */
 #include "sim/scenario.h"
+#include "sim/file.h"
 #include "sim/memest.h"
 #include "sim/units.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -23,7 +23,6 @@
 #define PATH_LEN 256
 #define MAX_HOSTS 1000000
 #define MAX_COUNT 1000000           /* any single count in a topology */
-#define MAX_FILE_BYTES (256L << 20) /* a scenario this large is a mistake */
 #define MAX_SEED 9007199254740992.0 /* 2^53: larger integers are not exact in JSON */
 
 /* Loader state shared by every validation function. */
@@ -2055,53 +2054,16 @@ done:
     return c.status;
 }
 
-/* See scenario.h.  Reads the whole file, then defers to scn_load_text. */
+/* See scenario.h.  Reads the whole file (bounded, see file.h), then defers to scn_load_text. */
 int scn_load(const char *file, const struct scn_override *ov, int n_ov, struct scenario *out, char *err,
              size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(file, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int e = 0;
-    if (!f) {
-        e = errno;
-    } else {
-        for (;;) {
-            if (cap - len < 4096) {
-                cap = cap ? cap * 2 : 65536;
-                char *nb = cap <= (size_t)MAX_FILE_BYTES + 65536 ? realloc(buf, cap + 1) : NULL;
-                if (!nb) {
-                    e = cap > (size_t)MAX_FILE_BYTES ? EFBIG : ENOMEM;
-                    break;
-                }
-                buf = nb;
-            }
-            size_t n = fread(buf + len, 1, cap - len, f);
-            len += n;
-            if (n == 0) {
-                if (ferror(f))
-                    e = errno ? errno : EIO;
-                break;
-            }
-        }
-        fclose(f);
-    }
-    if (e) {
-        free(buf);
-        if (err && errlen)
-            strf(err, errlen, "%s: cannot read: %s", file, strerror(e));
-        return SCN_EIO;
-    }
-    buf[len] = '\0';
-    size_t nul = strlen(buf);
-    if (nul != len) {
-        free(buf);
-        if (err && errlen)
-            strf(err, errlen, "%s: expected a JSON text file, got a NUL byte at offset %zu", file, nul);
-        return SCN_EUSAGE;
-    }
-    int rc = scn_load_text(file, buf, ov, n_ov, out, err, errlen);
+    char *buf;
+    int rc = file_read(file, FILE_TEXT, &buf, NULL, err, errlen);
+    if (rc)
+        return rc;
+    rc = scn_load_text(file, buf, ov, n_ov, out, err, errlen);
     free(buf);
     return rc;
 }

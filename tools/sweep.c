@@ -301,8 +301,9 @@ int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
     memset(s, 0, sizeof *s);
     sfmt(s->file, sizeof s->file, "%s", file);
     char *text = NULL;
-    if (read_text_file(file, &text, err, errlen))
-        return SCN_EIO;
+    int rrc = read_text_file(file, &text, err, errlen);
+    if (rrc)
+        return rrc;
     char *clean = strip_json_comments(text);
     free(text);
     const char *end = NULL;
@@ -348,10 +349,8 @@ int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
     }
     if ((rc = resolve_scenario(&c, scn->valuestring, s->scenario, sizeof s->scenario)))
         goto fail;
-    if (read_text_file(s->scenario, &s->scenario_text, err, errlen)) {
-        rc = SCN_EIO;
+    if ((rc = read_text_file(s->scenario, &s->scenario_text, err, errlen)))
         goto fail;
-    }
 
     const cJSON *grid = cJSON_GetObjectItemCaseSensitive(root, "grid");
     if (!cJSON_IsObject(grid) || cJSON_GetArraySize(grid) == 0) {
