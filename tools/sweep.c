@@ -306,18 +306,10 @@ int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
         return rrc;
     char *clean = strip_json_comments(text);
     free(text);
-    const char *end = NULL;
-    s->root = cJSON_ParseWithOpts(clean, &end, 1);
-    if (!s->root) {
-        int line = 1;
-        for (const char *q = clean; end && q < end; q++)
-            line += *q == '\n';
-        sfmt(err, errlen, "%s:%d: expected valid JSON, got a syntax error near \"%.30s\"", file, line,
-                 end ? end : "");
-        free(clean);
-        return SCN_EUSAGE;
-    }
+    s->root = scn_parse_json(file, clean, err, errlen); /* the scenario loader's rules for JSON text */
     free(clean);
+    if (!s->root)
+        return SCN_EUSAGE;
     int rc = 0;
     const cJSON *root = s->root;
     if (!cJSON_IsObject(root)) {
