@@ -1,5 +1,6 @@
 /* traffic — flows from the scenario's traffic entries (see traffic.h for the models). */
 #include "models/traffic.h"
+#include "sim/file.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -67,11 +68,32 @@ void cdf_free(struct cdf *c)
     memset(c, 0, sizeof *c);
 }
 
-/* Finds a readable file for a CDF name; returns 0 and fills path, or -1. */
-static int cdf_find(const char *name, const char *scenario_file, char *path, size_t len)
+/* The distributions shipped in scenarios/workloads/NAME.cdf, which a scenario names without a path. */
+static const char *const builtin_cdfs[] = {"websearch", "hadoop", NULL};
+
+/* Appends ", item" (or "item" first) to a list for an error message; an item that does not fit is left out. */
+static void tried_add(char *list, size_t len, const char *item)
+{
+    size_t k = strlen(list), m = strlen(item), sep = k ? 2 : 0;
+    if (k + sep + m >= len)
+        return;
+    memcpy(list + k, ", ", sep);
+    memcpy(list + k + sep, item, m + 1);
+}
+
+/*
+ * Finds the file for a CDF name: a built-in name in the shipped directory,
+ * else the path next to the scenario, then as given.  Returns 0 with path set
+ * to the file that exists, or -1 with every path looked at listed in tried.
+ */
+static int cdf_find(const char *name, const char *scenario_file, char *path, size_t len, char *tried,
+                    size_t tried_len)
 {
     char dir[PATH_MAX];
-    bool builtin = strcmp(name, "websearch") == 0 || strcmp(name, "hadoop") == 0;
+    bool builtin = false;
+    for (int i = 0; builtin_cdfs[i]; i++)
+        builtin |= strcmp(name, builtin_cdfs[i]) == 0;
+    tried[0] = '\0';
     if (builtin) {
         /* Shipped with rocesim: next to the binary, else under the working directory. */
         char exe[PATH_MAX];
@@ -82,57 +104,69 @@ static int cdf_find(const char *name, const char *scenario_file, char *path, siz
             char *d = dirname(dir);
             for (int up = 0; up < 3; up++) {
                 snprintf(path, len, "%s/scenarios/workloads/%s.cdf", d, name);
-                if (access(path, R_OK) == 0)
+                if (access(path, F_OK) == 0)
                     return 0;
+                tried_add(tried, tried_len, path);
                 d = dirname(d);
             }
         }
         snprintf(path, len, "scenarios/workloads/%s.cdf", name);
-        return access(path, R_OK) == 0 ? 0 : -1;
-    }
-    if (name[0] == '/') {
+    } else if (name[0] != '/') {
+        snprintf(dir, sizeof dir, "%s", scenario_file);
+        const char *d = dirname(dir);
+        if (strcmp(d, ".") != 0) {
+            snprintf(path, len, "%s/%s", d, name);
+            if (access(path, F_OK) == 0)
+                return 0;
+            tried_add(tried, tried_len, path);
+        }
         snprintf(path, len, "%s", name);
-        return 0;
+    } else {
+        snprintf(path, len, "%s", name);
     }
-    snprintf(dir, sizeof dir, "%s", scenario_file);
-    snprintf(path, len, "%s/%s", dirname(dir), name);
-    if (access(path, R_OK) == 0)
+    if (access(path, F_OK) == 0)
         return 0;
-    snprintf(path, len, "%s", name);
-    return 0;
+    tried_add(tried, tried_len, path);
+    return -1;
 }
 
 int cdf_load(struct cdf *c, const char *name, const char *scenario_file, const char *jpath, char *err,
              size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    char path[PATH_MAX + 64];
-    if (cdf_find(name, scenario_file, path, sizeof path)) {
-        snprintf(err, errlen, "%s: %s: cannot find the shipped CDF \"%s\" (scenarios/workloads/%s.cdf)",
-                 scenario_file, jpath, name, name);
+    char path[PATH_MAX + 64], tried[1024], names[256] = "";
+    if (cdf_find(name, scenario_file, path, sizeof path, tried, sizeof tried)) {
+        for (int i = 0; builtin_cdfs[i]; i++)
+            tried_add(names, sizeof names, builtin_cdfs[i]);
+        snprintf(err, errlen, "%s: %s: expected a built-in CDF name (%s) or the path of a CDF file, got \"%s\" "
+                              "(no such file: tried %s)", scenario_file, jpath, names, name, tried);
         return SCN_EUSAGE;
     }
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s: cannot read CDF file %s: %s", scenario_file, jpath, path, strerror(errno));
-        return SCN_EUSAGE;
+    /* Read whole through the bounded reader: a CDF of /dev/zero or a FIFO is refused, not read forever. */
+    char *buf = NULL, ferr[PATH_MAX + 128];
+    int rc = file_read(path, FILE_TEXT, &buf, NULL, ferr, sizeof ferr);
+    if (rc) {
+        snprintf(err, errlen, "%s: %s: %s", scenario_file, jpath, ferr);
+        return rc;
     }
     int cap = 0, line = 0;
-    char *buf = NULL; /* whole lines, however long (a long comment must not split into a bogus data line) */
-    size_t bufcap = 0;
-    while (getline(&buf, &bufcap, f) > 0) {
+    char *next = buf;
+    while (*next) {
+        char *l = next, *nl = strchr(l, '\n');
+        if (nl)
+            *nl = '\0';
+        next = nl ? nl + 1 : l + strlen(l);
         line++;
-        char *s = buf;
+        char *s = l;
         while (*s == ' ' || *s == '\t')
             s++;
-        if (*s == '#' || *s == '\n' || *s == '\0')
+        if (*s == '#' || *s == '\0')
             continue;
         double sz, pr;
         char extra;
         if (sscanf(s, "%lf %lf %c", &sz, &pr, &extra) != 2 || !(sz >= 0) || !(pr >= 0) || !(pr <= 1)) {
-            buf[strcspn(buf, "\n")] = '\0';
             snprintf(err, errlen, "%s: %s: %s:%d: expected \"size_bytes cumulative_probability\" with a "
-                                  "probability in [0,1], got \"%.60s\"", scenario_file, jpath, path, line, buf);
+                                  "probability in [0,1], got \"%.60s\"", scenario_file, jpath, path, line, l);
             goto fail;
         }
         if (c->n && (sz < c->size[c->n - 1] || pr < c->prob[c->n - 1])) {
@@ -155,8 +189,6 @@ int cdf_load(struct cdf *c, const char *name, const char *scenario_file, const c
         c->prob[c->n] = pr;
         c->n++;
     }
-    fclose(f);
-    f = NULL;
     free(buf);
     buf = NULL;
     if (c->n < 1 || c->prob[c->n - 1] != 1.0) {
@@ -175,8 +207,6 @@ int cdf_load(struct cdf *c, const char *name, const char *scenario_file, const c
     return 0;
 fail:
     free(buf);
-    if (f)
-        fclose(f);
     cdf_free(c);
     return SCN_EUSAGE;
 }

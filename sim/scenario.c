@@ -8,12 +8,12 @@
  * so that every error points at exactly one place the user can fix.
  */
 #include "sim/scenario.h"
+#include "sim/file.h"
 #include "sim/memest.h"
 #include "sim/units.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -23,7 +23,6 @@
 #define PATH_LEN 256
 #define MAX_HOSTS 1000000
 #define MAX_COUNT 1000000           /* any single count in a topology */
-#define MAX_FILE_BYTES (256L << 20) /* a scenario this large is a mistake */
 #define MAX_SEED 9007199254740992.0 /* 2^53: larger integers are not exact in JSON */
 
 /* Loader state shared by every validation function. */
@@ -558,13 +557,147 @@ static char *strip_comments(struct ctx *c, const char *text)
     return out;
 }
 
-/* Parses text into a tree; returns NULL with a "FILE:LINE:COL: ..." error on a syntax error. */
+/* The number of arrays and objects open just before end (brackets inside strings do not count). */
+static int depth_at(const char *text, const char *end)
+{
+    int d = 0;
+    bool str = false;
+    for (const char *p = text; p < end; p++) {
+        if (str) {
+            if (*p == '\\' && p + 1 < end)
+                p++;
+            else if (*p == '"')
+                str = false;
+        } else if (*p == '"') {
+            str = true;
+        } else if (*p == '[' || *p == '{') {
+            d++;
+        } else if (*p == ']' || *p == '}') {
+            d--;
+        }
+    }
+    return d;
+}
+
+/*
+ * The offset of the first byte of s that does not begin a well-formed UTF-8
+ * sequence (RFC 3629: no overlong forms, no surrogates, nothing above
+ * U+10FFFF), or -1 when s is all UTF-8.
+ */
+static long utf8_bad_at(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (long i = 0; p[i];) {
+        unsigned char b = p[i], lo = 0x80, hi = 0xbf;
+        int more;
+        if (b < 0x80) {
+            i++;
+            continue;
+        }
+        if (b >= 0xc2 && b <= 0xdf)
+            more = 1;
+        else if (b >= 0xe0 && b <= 0xef)
+            more = 2, lo = b == 0xe0 ? 0xa0 : 0x80, hi = b == 0xed ? 0x9f : 0xbf;
+        else if (b >= 0xf0 && b <= 0xf4)
+            more = 3, lo = b == 0xf0 ? 0x90 : 0x80, hi = b == 0xf4 ? 0x8f : 0xbf;
+        else
+            return i;
+        /* The checks stop at the string's NUL, which is no continuation byte. */
+        if (p[i + 1] < lo || p[i + 1] > hi)
+            return i;
+        for (int k = 2; k <= more; k++)
+            if (p[i + k] < 0x80 || p[i + k] > 0xbf)
+                return i;
+        i += more + 1;
+    }
+    return -1;
+}
+
+/*
+ * Which string of JSON text (counting keys and values from 0, in the order
+ * they appear) first holds the escape \u0000, or -1.  cJSON decodes it into a
+ * NUL that silently ends the C string ("a\u0000b" becomes "a"), so it can only
+ * be seen in the text.  The text is known to parse.
+ */
+static long nul_escape_string(const char *text)
+{
+    long k = -1;
+    bool str = false;
+    for (const char *p = text; *p; p++) {
+        if (!str) {
+            if (*p == '"')
+                str = true, k++;
+        } else if (*p == '"') {
+            str = false;
+        } else if (*p == '\\') {
+            if (strncmp(p + 1, "u0000", 5) == 0)
+                return k;
+            if (p[1])
+                p++;
+        }
+    }
+    return -1;
+}
+
+/*
+ * Checks every key and string value under v, in text order (the order cJSON
+ * keeps, and the order nul_escape_string counts in): UTF-8 (outputs such as
+ * summary.json must stay valid JSON), and no \u0000 (string number nul_at).
+ */
+static int check_strings(struct ctx *c, const cJSON *v, const char *path, long nul_at, long *k)
+{
+    long bad_at;
+    if (cJSON_IsString(v)) {
+        if (++*k == nul_at)
+            return bad(c, path, "expected text without NUL characters, got \\u0000 at offset %zu",
+                       strlen(v->valuestring));
+        if ((bad_at = utf8_bad_at(v->valuestring)) >= 0)
+            return bad(c, path, "expected UTF-8 text, got an invalid byte 0x%02x at offset %ld",
+                       (unsigned char)v->valuestring[bad_at], bad_at);
+        return 0;
+    }
+    int i = 0;
+    for (const cJSON *it = v->child; it; it = it->next, i++) {
+        char p[PATH_LEN];
+        if (cJSON_IsObject(v)) {
+            if (++*k == nul_at)
+                return bad(c, path, "expected a field name without NUL characters, got \\u0000 at offset %zu",
+                           strlen(it->string));
+            if ((bad_at = utf8_bad_at(it->string)) >= 0)
+                return bad(c, path, "expected a field name in UTF-8, got an invalid byte 0x%02x at offset %ld",
+                           (unsigned char)it->string[bad_at], bad_at);
+            join(p, path, it->string);
+        } else {
+            join_idx(p, path, i);
+        }
+        if (check_strings(c, it, p, nul_at, k) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* check_strings over a tree parsed from text, which sits at path. */
+static int check_text(struct ctx *c, const char *text, const cJSON *root, const char *path)
+{
+    long k = -1;
+    return check_strings(c, root, path, nul_escape_string(text), &k);
+}
+
+/*
+ * Parses text into a tree; returns NULL with a "FILE:LINE:COL: ..." error on a
+ * syntax error or nesting deeper than cJSON takes, or "FILE: PATH: ..." for a
+ * string that is not UTF-8 or holds \u0000.
+ */
 static cJSON *parse_json(struct ctx *c, const char *text)
 {
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
-    if (root)
-        return root;
+    if (root) {
+        if (check_text(c, text, root, "") == 0)
+            return root;
+        cJSON_Delete(root);
+        return NULL;
+    }
     if (!end)
         end = text;
     int line = 1, col = 1;
@@ -581,6 +714,12 @@ static cJSON *parse_json(struct ctx *c, const char *text)
              "quote left open?)", c->file, line, col);
         return NULL;
     }
+    /* cJSON stops at the bracket that would open one level too many, and says no more than at a typo. */
+    if ((*end == '[' || *end == '{') && depth_at(text, end) >= CJSON_NESTING_LIMIT) {
+        strf(c->err, c->errlen, "%s:%d:%d: expected valid JSON, got arrays and objects nested deeper than %d levels",
+             c->file, line, col, CJSON_NESTING_LIMIT);
+        return NULL;
+    }
     /* Show the line up to and including the offending character, which is usually enough to spot it. */
     const char *from = end - ls > 40 ? end - 40 : ls;
     while (from < end && (*from == ' ' || *from == '\t'))
@@ -589,6 +728,15 @@ static cJSON *parse_json(struct ctx *c, const char *text)
     strf(c->err, c->errlen, "%s:%d:%d: expected valid JSON, got a syntax error here: %.*s <--", c->file, line, col,
          len, from);
     return NULL;
+}
+
+/* See scenario.h. */
+struct cJSON *scn_parse_json(const char *file, const char *text, char *err, size_t errlen)
+{
+    char dummy[SCN_ERR_MAX];
+    struct ctx c = {.file = file, .err = err && errlen ? err : dummy, .errlen = err && errlen ? errlen : sizeof dummy,
+                    .status = SCN_EUSAGE};
+    return parse_json(&c, text);
 }
 
 /* Returns true when s is a non-empty run of decimal digits. */
@@ -600,6 +748,27 @@ static bool all_digits(const char *s)
         if (!isdigit((unsigned char)*s))
             return false;
     return true;
+}
+
+/*
+ * The value of an override: its text as JSON when it parses, else as a
+ * string.  Returns NULL with the error written when memory runs out or a
+ * string in it is not UTF-8 or holds \u0000 (the same rules as the file).
+ */
+static cJSON *override_value(struct ctx *c, const struct scn_override *o, const char *path)
+{
+    const char *text = o->value ? o->value : "";
+    cJSON *val = cJSON_ParseWithOpts(text, NULL, 1);
+    long k = -1, nul_at = val ? nul_escape_string(text) : -1;
+    if (!val && !(val = cJSON_CreateString(text))) {
+        oom(c);
+        return NULL;
+    }
+    if (check_strings(c, val, path, nul_at, &k) < 0) {
+        cJSON_Delete(val);
+        return NULL;
+    }
+    return val;
 }
 
 /*
@@ -642,11 +811,9 @@ static int apply_override(struct ctx *c, cJSON *root, const struct scn_override 
                            norm, len, len == 1 ? "y" : "ies", idx);
             join_idx(norm, shown, idx);
             if (last) {
-                cJSON *val = cJSON_ParseWithOpts(o->value ? o->value : "", NULL, 1);
+                cJSON *val = override_value(c, o, norm);
                 if (!val)
-                    val = cJSON_CreateString(o->value ? o->value : "");
-                if (!val)
-                    return oom(c);
+                    return -1;
                 cJSON_ReplaceItemInArray(cur, idx, val);
                 return 0;
             }
@@ -655,11 +822,9 @@ static int apply_override(struct ctx *c, cJSON *root, const struct scn_override 
             join(norm, shown, comp);
             cJSON *next = cJSON_GetObjectItemCaseSensitive(cur, comp);
             if (last) {
-                cJSON *val = cJSON_ParseWithOpts(o->value ? o->value : "", NULL, 1);
+                cJSON *val = override_value(c, o, norm);
                 if (!val)
-                    val = cJSON_CreateString(o->value ? o->value : "");
-                if (!val)
-                    return oom(c);
+                    return -1;
                 if (next)
                     cJSON_ReplaceItemInObjectCaseSensitive(cur, comp, val);
                 else
@@ -2074,53 +2239,16 @@ done:
     return c.status;
 }
 
-/* See scenario.h.  Reads the whole file, then defers to scn_load_text. */
+/* See scenario.h.  Reads the whole file (bounded, see file.h), then defers to scn_load_text. */
 int scn_load(const char *file, const struct scn_override *ov, int n_ov, struct scenario *out, char *err,
              size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(file, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int e = 0;
-    if (!f) {
-        e = errno;
-    } else {
-        for (;;) {
-            if (cap - len < 4096) {
-                cap = cap ? cap * 2 : 65536;
-                char *nb = cap <= (size_t)MAX_FILE_BYTES + 65536 ? realloc(buf, cap + 1) : NULL;
-                if (!nb) {
-                    e = cap > (size_t)MAX_FILE_BYTES ? EFBIG : ENOMEM;
-                    break;
-                }
-                buf = nb;
-            }
-            size_t n = fread(buf + len, 1, cap - len, f);
-            len += n;
-            if (n == 0) {
-                if (ferror(f))
-                    e = errno ? errno : EIO;
-                break;
-            }
-        }
-        fclose(f);
-    }
-    if (e) {
-        free(buf);
-        if (err && errlen)
-            strf(err, errlen, "%s: cannot read: %s", file, strerror(e));
-        return SCN_EIO;
-    }
-    buf[len] = '\0';
-    size_t nul = strlen(buf);
-    if (nul != len) {
-        free(buf);
-        if (err && errlen)
-            strf(err, errlen, "%s: expected a JSON text file, got a NUL byte at offset %zu", file, nul);
-        return SCN_EUSAGE;
-    }
-    int rc = scn_load_text(file, buf, ov, n_ov, out, err, errlen);
+    char *buf;
+    int rc = file_read(file, FILE_TEXT, &buf, NULL, err, errlen);
+    if (rc)
+        return rc;
+    rc = scn_load_text(file, buf, ov, n_ov, out, err, errlen);
     free(buf);
     return rc;
 }

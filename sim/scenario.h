@@ -274,6 +274,16 @@ void scn_free(struct scenario *s);
  */
 char *scn_strip_comments(const char *text, size_t *unclosed_at);
 
+/*
+ * Parses JSON text whose comments are blanked (scn_strip_comments), as the
+ * loader does, for every JSON file rocesim reads as input (scenario, sweep).
+ * Returns the tree (cJSON_Delete it), or NULL with one line in err:
+ * "FILE:LINE:COL: expected valid JSON, got ..." for a syntax error or nesting
+ * deeper than cJSON's limit, "FILE: PATH: expected UTF-8 text, got ..." for a
+ * key or string that is not UTF-8, or one holding the escape \u0000.
+ */
+struct cJSON *scn_parse_json(const char *file, const char *text, char *err, size_t errlen);
+
 /* The resolved scenario (defaults filled in) as pretty-printed JSON; caller frees. */
 char *scn_to_json(const struct scenario *s);
 

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 struct unit {
     const char *name;
@@ -30,6 +31,34 @@ static const struct unit rate_units[] = {
 static const struct unit length_units[] = {
     {"km", 1000000LL}, {"m", 1000LL}, {"cm", 10LL}, {"mm", 1LL}, {NULL, 0}};
 
+/* Common spellings of each kind's base unit, which a unit's own prefix may carry ("G" + "b/s"). */
+static const char *const time_spellings[] = {"s", "sec", "secs", NULL};
+static const char *const size_spellings[] = {"B", "", "byte", "bytes", NULL};
+static const char *const rate_spellings[] = {"bps", "", "b", "bit", "bits", "b/s", "bit/s", "bits/s", NULL};
+static const char *const length_spellings[] = {"m", "meter", "meters", "metre", "metres", NULL};
+
+/*
+ * The unit that an unknown one most likely means: the same letters in another
+ * case ("gbps", "KM"), or a unit's prefix followed by another spelling of the
+ * base unit ("100G", "10Gb/s", "5usec").  The
+ * prefix of a unit is its name without the base (the first spelling).
+ * Returns NULL when nothing is close.
+ */
+static const char *near_unit(const char *p, const struct unit *units, const char *const *spellings)
+{
+    if (units == time_units && (strcmp(p, "\xc2\xb5s") == 0 || strcmp(p, "\xce\xbcs") == 0))
+        return "us"; /* micro sign, Greek mu */
+    size_t base = strlen(spellings[0]), len = strlen(p);
+    for (const struct unit *u = units; u->name; u++) {
+        size_t stem = strlen(u->name) - base;
+        for (const char *const *sp = spellings; *sp; sp++)
+            if (len > 0 && len == stem + strlen(*sp) && strncasecmp(p, u->name, stem) == 0 &&
+                strcasecmp(p + stem, *sp) == 0)
+                return u->name;
+    }
+    return NULL;
+}
+
 static int fail(char *err, size_t errlen, const char *kind, const char *example,
                 const char *s, const char *why)
 {
@@ -38,9 +67,8 @@ static int fail(char *err, size_t errlen, const char *kind, const char *example,
     return -1;
 }
 
-static int parse_quantity(const char *s, const struct unit *units, int64_t *out,
-                          char *err, size_t errlen, const char *kind,
-                          const char *example, const char *base)
+static int parse_quantity(const char *s, const struct unit *units, const char *const *spellings, int64_t *out,
+                          char *err, size_t errlen, const char *kind, const char *example, const char *base)
 {
     const char *p = s;
     int64_t ip = 0, frac = 0, fscale = 1;
@@ -85,7 +113,11 @@ static int parse_quantity(const char *s, const struct unit *units, int64_t *out,
             break;
         }
     if (!u) {
-        snprintf(why, sizeof why, "unknown unit \"%.20s\"", p);
+        const char *near = near_unit(p, units, spellings);
+        if (near)
+            snprintf(why, sizeof why, "unknown unit \"%.20s\"; did you mean \"%s\"?", p, near);
+        else
+            snprintf(why, sizeof why, "unknown unit \"%.20s\"", p);
         return fail(err, errlen, kind, example, s, why);
     }
     int64_t whole, part = 0;
@@ -107,22 +139,22 @@ static int parse_quantity(const char *s, const struct unit *units, int64_t *out,
 
 int units_parse_time(const char *s, int64_t *ps, char *err, size_t errlen)
 {
-    return parse_quantity(s, time_units, ps, err, errlen, "a time", "1.5us", "picoseconds");
+    return parse_quantity(s, time_units, time_spellings, ps, err, errlen, "a time", "1.5us", "picoseconds");
 }
 
 int units_parse_size(const char *s, int64_t *bytes, char *err, size_t errlen)
 {
-    return parse_quantity(s, size_units, bytes, err, errlen, "a size", "20KB", "bytes");
+    return parse_quantity(s, size_units, size_spellings, bytes, err, errlen, "a size", "20KB", "bytes");
 }
 
 int units_parse_rate(const char *s, int64_t *bps, char *err, size_t errlen)
 {
-    return parse_quantity(s, rate_units, bps, err, errlen, "a rate", "100Gbps", "bits per second");
+    return parse_quantity(s, rate_units, rate_spellings, bps, err, errlen, "a rate", "100Gbps", "bits per second");
 }
 
 int units_parse_length(const char *s, int64_t *mm, char *err, size_t errlen)
 {
-    return parse_quantity(s, length_units, mm, err, errlen, "a length", "100m", "millimetres");
+    return parse_quantity(s, length_units, length_spellings, mm, err, errlen, "a length", "100m", "millimetres");
 }
 
 static char *fmt_quantity(int64_t v, const struct unit *units, char *buf, size_t len)

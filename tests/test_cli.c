@@ -164,6 +164,25 @@ static void test_bad_scenario_writes_nothing(void)
     test_run(cmd, NULL);
 }
 
+/* A queue pattern that matches no switch names the switches there are, as ranges, bounded on a large fabric. */
+static void test_queue_pattern_lists_switches(void)
+{
+    char *out = NULL;
+    int rc = run_cmd(&out, "check %s --set 'monitor.queues=[\"tor9:*\"]' >/dev/null", "scenarios/allreduce-leafspine.json",
+                     NULL);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_STRING_EQUAL(out ? out : "", "rocesim: scenarios/allreduce-leafspine.json: monitor.queues.0: expected a "
+                           "pattern matching a switch, got \"tor9:*\" (the switches are leaf0..leaf3, spine0..spine1; "
+                           "queues are sampled at switch egress ports, \"*:*\" takes them all)\n");
+    free(out);
+    out = NULL;
+    rc = run_cmd(&out, "check %s --set 'monitor.queues=[\"tor9:*\"]' >/dev/null", "scenarios/dragonfly.json", NULL);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "(the switches are g0r0..g0r3, g1r0..g1r3, g2r0..g2r3, g3r0..g3r3, "
+                                                  "g4r0..g4r3, g5r0..g5r3, ... (36 switches); "));
+    free(out);
+}
+
 void test_cli_register(void)
 {
     CU_pSuite s = CU_add_suite("command line", NULL, NULL);
@@ -174,4 +193,5 @@ void test_cli_register(void)
     CU_add_test(s, "usage errors exit 2, unreadable files 3", test_usage_errors);
     CU_add_test(s, "run writes summary.json and flows.csv", test_run_writes_outputs);
     CU_add_test(s, "a bad scenario writes nothing", test_bad_scenario_writes_nothing);
+    CU_add_test(s, "a queue pattern matching no switch lists the switches", test_queue_pattern_lists_switches);
 }

@@ -8,6 +8,7 @@
 
 #include "sim/scenario.h"
 #include "sim/units.h"
+#include "tools/sweep.h"
 
 #include <glob.h>
 #include <stdio.h>
@@ -630,6 +631,106 @@ static void test_unreadable_file(void)
     scn_free(&s);
 }
 
+/* Loads json (with an optional override) and asserts exit status 2 and exactly the message want. */
+static void refused(const char *json, const char *set_path, const char *set_value, const char *want)
+{
+    struct scn_override ov = {set_path, set_value};
+    struct scenario s;
+    char err[SCN_ERR_MAX] = "";
+    int rc = load(json, &ov, set_path ? 1 : 0, &s, err);
+    if (rc != SCN_EUSAGE || strcmp(err, want) != 0)
+        fprintf(stderr, "\n  rc %d, message: %s\n  wanted: %s\n", rc, err, want);
+    CU_ASSERT_EQUAL(rc, SCN_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    scn_free(&s);
+}
+
+#define WITH(field) "{" TOPO ", " field ", " FLOW "}"
+
+/*
+ * Strings that are not UTF-8 (which made summary.json invalid JSON) and the
+ * escape \u0000 (which cJSON silently cut the string at) are refused, naming
+ * the path; so is nesting beyond cJSON's limit, which read as a syntax error.
+ */
+static void test_text_not_utf8(void)
+{
+    refused(WITH("\"name\": \"ab\xff" "c\""), NULL, NULL,
+            "t.json: name: expected UTF-8 text, got an invalid byte 0xff at offset 2");
+    refused(WITH("\"name\": \"a\\u0000b\""), NULL, NULL,
+            "t.json: name: expected text without NUL characters, got \\u0000 at offset 1");
+    /* Overlong form, surrogate, above U+10FFFF, cut short, a Latin-1 byte before ASCII. */
+    refused(WITH("\"description\": \"\xc0\x80\""), NULL, NULL,
+            "t.json: description: expected UTF-8 text, got an invalid byte 0xc0 at offset 0");
+    refused(WITH("\"description\": \"x\xed\xa0\x80\""), NULL, NULL,
+            "t.json: description: expected UTF-8 text, got an invalid byte 0xed at offset 1");
+    refused(WITH("\"description\": \"\xf4\x90\x80\x80\""), NULL, NULL,
+            "t.json: description: expected UTF-8 text, got an invalid byte 0xf4 at offset 0");
+    refused(WITH("\"description\": \"ab\xe2\x82\""), NULL, NULL,
+            "t.json: description: expected UTF-8 text, got an invalid byte 0xe2 at offset 2");
+    refused(WITH("\"description\": \"caf\xe9 au lait\""), NULL, NULL,
+            "t.json: description: expected UTF-8 text, got an invalid byte 0xe9 at offset 3");
+    /* In a key, deep in the tree, after escaped quotes and an escaped backslash that only look like \u0000. */
+    refused("{" TOPO ", \"na\xffme\": \"x\", " FLOW "}", NULL, NULL,
+            "t.json: (top level): expected a field name in UTF-8, got an invalid byte 0xff at offset 2");
+    refused("{" TOPO ", \"host\": {\"x\\u0000\": 1}, " FLOW "}", NULL, NULL,
+            "t.json: host: expected a field name without NUL characters, got \\u0000 at offset 1");
+    refused("{" TOPO ", \"description\": \"q\\\"\\\\u0000\\\"\", \"traffic\": [{\"type\": \"flow\", \"id\": "
+            "\"f\\u0000\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}]}", NULL, NULL,
+            "t.json: traffic.0.id: expected text without NUL characters, got \\u0000 at offset 1");
+    /* From --set, as JSON and as a plain string. */
+    refused(MINIMAL, "name", "\"x\\u0000\"", "t.json: name (from --set): expected text without NUL characters, "
+            "got \\u0000 at offset 1");
+    refused(MINIMAL, "description", "\xff", "t.json: description (from --set): expected UTF-8 text, got an invalid "
+            "byte 0xff at offset 0");
+
+    /* What is fine stays fine: UTF-8 of every length, and a backslash followed by u0000. */
+    struct scenario s;
+    CU_ASSERT_FATAL(load_ok(WITH("\"description\": \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 \\\\u0000 \\u00e9\""), NULL, 0,
+                            &s));
+    CU_ASSERT_STRING_EQUAL(s.description, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 \\u0000 \xc3\xa9");
+    scn_free(&s);
+
+    /* 1000 levels is cJSON's limit: the scenario is wrong for another reason; 1001 is named for what it is. */
+    char deep[2200], *p = deep;
+    p += sprintf(p, "{\"a\": ");
+    for (int i = 0; i < 999; i++)
+        *p++ = '[';
+    for (int i = 0; i < 999; i++)
+        *p++ = ']';
+    strcpy(p, "}");
+    char err[SCN_ERR_MAX];
+    CU_ASSERT_EQUAL(load(deep, NULL, 0, &s, err), SCN_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "t.json: a: expected one of the fields"));
+    memmove(deep + 7, deep + 6, strlen(deep + 6) + 1);
+    deep[6] = '[';
+    p = deep + strlen(deep) - 1;
+    strcpy(p, "]}");
+    refused(deep, NULL, NULL, "t.json:1:1006: expected valid JSON, got arrays and objects nested deeper than 1000 "
+            "levels");
+}
+
+/* A sweep file is JSON read by the same rules. */
+static void test_sweep_text_not_utf8(void)
+{
+    static const char *const cases[][2] = {
+        {"{\"scenario\": \"scenarios/incast-16to1.json\", \"grid\": {\"name\": [\"a\\u0000\"]}}",
+         "/tmp/rocesim-sweep-text.json: grid.name.0: expected text without NUL characters, got \\u0000 at offset 1"},
+        {"{\"scenario\": \"scenarios/incast-16to1.json\", \"description\": \"\xfe\", \"grid\": {\"seed\": [1]}}",
+         "/tmp/rocesim-sweep-text.json: description: expected UTF-8 text, got an invalid byte 0xfe at offset 0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        FILE *f = fopen("/tmp/rocesim-sweep-text.json", "w");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        fputs(cases[i][0], f);
+        fclose(f);
+        struct sweep_spec sp;
+        char err[SCN_ERR_MAX] = "";
+        CU_ASSERT_EQUAL(sweep_load("/tmp/rocesim-sweep-text.json", &sp, err, sizeof err), SCN_EUSAGE);
+        CU_ASSERT_STRING_EQUAL(err, cases[i][1]);
+    }
+    remove("/tmp/rocesim-sweep-text.json");
+}
+
 static void test_type_names(void)
 {
     CU_ASSERT_STRING_EQUAL(scn_topo_type_name(TOPO_LEAF_SPINE), "leaf-spine");
@@ -655,4 +756,6 @@ void test_scenario_register(void)
     CU_add_test(s, "scn_to_json round trip", test_round_trip);
     CU_add_test(s, "unreadable file", test_unreadable_file);
     CU_add_test(s, "type names", test_type_names);
+    CU_add_test(s, "text that is not UTF-8, \\u0000 and deep nesting are refused", test_text_not_utf8);
+    CU_add_test(s, "a sweep file's text follows the same rules", test_sweep_text_not_utf8);
 }

@@ -8,6 +8,7 @@
 #include "sim/units.h"
 #include "tools/run.h"
 
+#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,35 @@ static void test_cdf_errors(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "last probability is 1"));
     CU_ASSERT_EQUAL(cdf_load(&c, "/nonexistent.cdf", "s.json", "traffic.0.size_cdf", err, sizeof err), SCN_EUSAGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent.cdf"));
+    /* A name that is neither built in nor a file: the built-in names (every shipped CDF) and the paths tried. */
+    CU_ASSERT_EQUAL(cdf_load(&c, "web-search", "scenarios/x.json", "traffic.1.size_cdf", err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(err, "scenarios/x.json: traffic.1.size_cdf: expected a built-in CDF name (websearch, "
+                                "hadoop) or the path of a CDF file, got \"web-search\" (no such file: tried "
+                                "scenarios/web-search, web-search)");
+    /* The list names every shipped CDF, and each of them loads by that name. */
+    char listed[512];
+    const char *from = strstr(err, "built-in CDF name (");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(from);
+    snprintf(listed, sizeof listed, ", %s", from + strlen("built-in CDF name ("));
+    char *close = strchr(listed, ')');
+    CU_ASSERT_PTR_NOT_NULL_FATAL(close);
+    strcpy(close, ","); /* ", websearch, hadoop," */
+    glob_t g;
+    CU_ASSERT_EQUAL_FATAL(glob("scenarios/workloads/*.cdf", 0, NULL, &g), 0);
+    int n_listed = 0;
+    for (const char *q = listed; (q = strchr(q, ',')); q++)
+        n_listed++;
+    CU_ASSERT_EQUAL(n_listed - 1, (int)g.gl_pathc);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        char name[256], item[264];
+        snprintf(name, sizeof name, "%s", g.gl_pathv[i] + strlen("scenarios/workloads/"));
+        name[strlen(name) - 4] = '\0';
+        snprintf(item, sizeof item, ", %s,", name);
+        CU_ASSERT_PTR_NOT_NULL(strstr(listed, item));
+        CU_ASSERT_EQUAL(cdf_load(&c, name, "scenarios/x.json", "traffic.0.size_cdf", err, sizeof err), 0);
+        cdf_free(&c);
+    }
+    globfree(&g);
     /* A comment longer than any line buffer is one line: the error after it names line 3. */
     f = fopen("/tmp/rocesim-bad.cdf", "w");
     fputs("# ", f);

@@ -67,6 +67,40 @@ static void test_rejects(void)
     CU_ASSERT_EQUAL(v, 42); /* untouched on error */
 }
 
+/* A near miss is answered with the spelling meant; a unit that is nothing like one gets no guess. */
+static void test_near_units(void)
+{
+    int64_t v;
+    char err[256];
+    CU_ASSERT_EQUAL(units_parse_rate("100gbps", &v, err, sizeof err), -1);
+    CU_ASSERT_STRING_EQUAL(err, "expected a rate like \"100Gbps\", got \"100gbps\" (unknown unit \"gbps\"; did you "
+                                "mean \"Gbps\"?)");
+    CU_ASSERT_EQUAL(units_parse_rate("100G", &v, err, sizeof err), -1);
+    CU_ASSERT_STRING_EQUAL(err, "expected a rate like \"100Gbps\", got \"100G\" (unknown unit \"G\"; did you mean "
+                                "\"Gbps\"?)");
+    CU_ASSERT_EQUAL(units_parse_rate("25Gb/s", &v, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean \"Gbps\"?"));
+    CU_ASSERT_EQUAL(units_parse_rate("1kbit", &v, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean \"Kbps\"?"));
+    CU_ASSERT_EQUAL(units_parse_size("32M", &v, err, sizeof err), -1);
+    CU_ASSERT_STRING_EQUAL(err, "expected a size like \"20KB\", got \"32M\" (unknown unit \"M\"; did you mean "
+                                "\"MB\"?)");
+    CU_ASSERT_EQUAL(units_parse_size("1gib", &v, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean \"GiB\"?"));
+    CU_ASSERT_EQUAL(units_parse_time("10usec", &v, err, sizeof err), -1);
+    CU_ASSERT_STRING_EQUAL(err, "expected a time like \"1.5us\", got \"10usec\" (unknown unit \"usec\"; did you "
+                                "mean \"us\"?)");
+    CU_ASSERT_EQUAL(units_parse_time("2\xc2\xb5s", &v, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean \"us\"?"));
+    CU_ASSERT_EQUAL(units_parse_length("2KM", &v, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean \"km\"?"));
+    /* "m" is no time unit: minutes or milliseconds, it is not for the parser to guess. */
+    CU_ASSERT_EQUAL(units_parse_time("3m", &v, err, sizeof err), -1);
+    CU_ASSERT_STRING_EQUAL(err, "expected a time like \"1.5us\", got \"3m\" (unknown unit \"m\")");
+    CU_ASSERT_EQUAL(units_parse_rate("100xyz", &v, err, sizeof err), -1);
+    CU_ASSERT_STRING_EQUAL(err, "expected a rate like \"100Gbps\", got \"100xyz\" (unknown unit \"xyz\")");
+}
+
 static void test_overflow(void)
 {
     int64_t v;
@@ -122,6 +156,7 @@ void test_units_register(void)
     CU_add_test(s, "time strings parse exactly", test_time_exact);
     CU_add_test(s, "size, rate and length strings", test_size_rate_length);
     CU_add_test(s, "bare numbers, bad units and fractions are rejected", test_rejects);
+    CU_add_test(s, "a near-miss unit suggests the right spelling", test_near_units);
     CU_add_test(s, "overflow is detected", test_overflow);
     CU_add_test(s, "format then parse is the identity", test_round_trip);
     CU_add_test(s, "serialization time", test_tx_time);

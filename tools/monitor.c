@@ -33,6 +33,52 @@ static bool glob_match(const char *pat, const char *s)
     return *pat == '\0';
 }
 
+/* Splits a name into its stem and a trailing number that prints back the same ("s01" has none); -1: none. */
+static long name_number(const char *name, size_t *stem)
+{
+    size_t n = strlen(name), k = n;
+    while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
+        k--;
+    *stem = k;
+    if (k == n || n - k > 9 || (name[k] == '0' && n - k > 1))
+        return -1;
+    return atol(name + k);
+}
+
+/*
+ * The switch names, for an error message: runs of consecutive numbers as
+ * ranges ("leaf0..leaf3, spine0..spine1"), cut to the first few runs and the
+ * count on a large fabric.
+ */
+static void switch_names(const struct run *r, char *buf, size_t len)
+{
+    const struct graph *g = &r->g;
+    size_t used = 0;
+    int runs = 0;
+    buf[0] = '\0';
+    for (uint32_t s = 0; s < g->n_switches;) {
+        const char *first = g->nodes[r->net.sws[s].node].name, *last = first;
+        size_t stem;
+        long num = name_number(first, &stem);
+        uint32_t e = s + 1;
+        for (; num >= 0 && e < g->n_switches; e++) {
+            const char *nx = g->nodes[r->net.sws[e].node].name;
+            size_t st;
+            if (name_number(nx, &st) != num + (long)(e - s) || st != stem || strncmp(nx, first, stem) != 0)
+                break;
+            last = nx;
+        }
+        if (runs == 6 || used + strlen(first) + strlen(last) + 8 > len || used > 160) {
+            snprintf(buf + used, len - used, ", ... (%u switches)", g->n_switches);
+            return;
+        }
+        used += (size_t)snprintf(buf + used, len - used, "%s%s%s%s", runs ? ", " : "", first, last != first ? ".." : "",
+                                 last != first ? last : "");
+        runs++;
+        s = e;
+    }
+}
+
 int monitor_resolve_queues(const struct run *r, struct port ***out, uint32_t *n, char *err, size_t errlen)
 {
     const struct scn_monitor *mo = &r->scn->monitor;
@@ -74,10 +120,13 @@ int monitor_resolve_queues(const struct run *r, struct port ***out, uint32_t *n,
                 snprintf(err, errlen, "%s: monitor.queues.%d: expected a port that exists, got \"%s\" (no switch "
                                       "matching \"%s\" has port %ld; ports are numbered from 0)",
                          r->scn->file, i, mo->queues[i], node_pat, want);
-            else
+            else {
+                char names[256];
+                switch_names(r, names, sizeof names);
                 snprintf(err, errlen, "%s: monitor.queues.%d: expected a pattern matching a switch, got \"%s\" "
-                                      "(queues are sampled at switch egress ports; \"*:*\" takes them all)",
-                         r->scn->file, i, mo->queues[i]);
+                                      "(the switches are %s; queues are sampled at switch egress ports, \"*:*\" "
+                                      "takes them all)", r->scn->file, i, mo->queues[i], names);
+            }
             return SCN_EUSAGE;
         }
     }

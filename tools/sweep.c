@@ -321,22 +321,15 @@ int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
     memset(s, 0, sizeof *s);
     sfmt(s->file, sizeof s->file, "%s", file);
     char *text = NULL;
-    if (read_text_file(file, &text, err, errlen))
-        return SCN_EIO;
+    int rrc = read_text_file(file, &text, err, errlen);
+    if (rrc)
+        return rrc;
     char *clean = strip_json_comments(text);
     free(text);
-    const char *end = NULL;
-    s->root = cJSON_ParseWithOpts(clean, &end, 1);
-    if (!s->root) {
-        int line = 1;
-        for (const char *q = clean; end && q < end; q++)
-            line += *q == '\n';
-        sfmt(err, errlen, "%s:%d: expected valid JSON, got a syntax error near \"%.30s\"", file, line,
-                 end ? end : "");
-        free(clean);
-        return SCN_EUSAGE;
-    }
+    s->root = scn_parse_json(file, clean, err, errlen); /* the scenario loader's rules for JSON text */
     free(clean);
+    if (!s->root)
+        return SCN_EUSAGE;
     int rc = 0;
     const cJSON *root = s->root;
     if (!cJSON_IsObject(root)) {
@@ -368,10 +361,8 @@ int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
     }
     if ((rc = resolve_scenario(&c, scn->valuestring, s->scenario, sizeof s->scenario)))
         goto fail;
-    if (read_text_file(s->scenario, &s->scenario_text, err, errlen)) {
-        rc = SCN_EIO;
+    if ((rc = read_text_file(s->scenario, &s->scenario_text, err, errlen)))
         goto fail;
-    }
 
     const cJSON *grid = cJSON_GetObjectItemCaseSensitive(root, "grid");
     if (!cJSON_IsObject(grid) || cJSON_GetArraySize(grid) == 0) {

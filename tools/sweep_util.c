@@ -1,9 +1,9 @@
 /* sweep_util — see sweep_util.h. */
 #include "tools/sweep_util.h"
 
+#include "sim/file.h"
 #include "sim/scenario.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -47,42 +47,13 @@ char *xstrdup(const char *s)
 /* See sweep_util.h. */
 int read_file(const char *path, char **data, size_t *len_out, char *err, size_t errlen)
 {
-    *data = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (err)
-            snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t len = 0, cap = 65536;
-    char *buf = xmalloc(cap + 1);
-    for (;;) {
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (len < cap)
-            break;
-        cap *= 2;
-        buf = xrealloc(buf, cap + 1);
-    }
-    int e = ferror(f) ? (errno ? errno : EIO) : 0;
-    fclose(f);
-    if (e) {
-        free(buf);
-        if (err)
-            snprintf(err, errlen, "%s: cannot read: %s", path, strerror(e));
-        return -1;
-    }
-    buf[len] = '\0';
-    *data = buf;
-    if (len_out)
-        *len_out = len;
-    return 0;
+    return file_read(path, FILE_BYTES, data, len_out, err, errlen);
 }
 
 /* See sweep_util.h. */
 int read_text_file(const char *path, char **text, char *err, size_t errlen)
 {
-    return read_file(path, text, NULL, err, errlen);
+    return file_read(path, FILE_TEXT, text, NULL, err, errlen);
 }
 
 /* See sweep_util.h.  An unclosed comment blanks the rest: the JSON parser then reports the end of input. */

@@ -18,12 +18,14 @@ char *xstrdup(const char *s);
 
 /*
  * Reads a whole file into *data (with a NUL after its bytes, caller frees) and
- * its length into *len (when not NULL).  Returns 0, or -1 with "PATH: cannot
- * read: REASON" in err (err may be NULL) and *data NULL.
+ * its length into *len (when not NULL), through file_read (sim/file.h: regular
+ * files only, at most FILE_MAX_BYTES).  Returns 0, or SCN_EIO ("PATH: cannot
+ * read: REASON") / SCN_EUSAGE (not a regular file) with the message in err
+ * (err may be NULL) and *data NULL.
  */
 int read_file(const char *path, char **data, size_t *len, char *err, size_t errlen);
 
-/* read_file for a text file (a NUL inside it ends the text). */
+/* read_file for a text file: a NUL byte in it is an error (SCN_EUSAGE). */
 int read_text_file(const char *path, char **text, char *err, size_t errlen);
 
 /* A copy of JSON text with // and block comments blanked out (newlines kept).  Caller frees. */

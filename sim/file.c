@@ -1,0 +1,126 @@
+/* file — see file.h. */
+#include "sim/file.h"
+#include "sim/scenario.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define READ_CHUNK ((size_t)1 << 20)
+
+static int fail(int status, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(int status, char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+        scn_one_line(err);
+    }
+    return status;
+}
+
+/* What a file that is not regular is, for the message. */
+static const char *kind_of(mode_t m)
+{
+    if (S_ISFIFO(m))
+        return "a pipe (FIFO)";
+    if (S_ISCHR(m))
+        return "a character device";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISSOCK(m))
+        return "a socket";
+    return "a special file";
+}
+
+int file_read(const char *path, enum file_mode mode, char **data, size_t *len, char *err, size_t errlen)
+{
+    *data = NULL;
+    if (len)
+        *len = 0;
+    /* O_NONBLOCK: opening a FIFO without a writer would otherwise wait forever, before fstat can refuse it. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return fail(SCN_EIO, err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st)) {
+        int e = errno;
+        close(fd);
+        return fail(SCN_EIO, err, errlen, "%s: cannot read: %s", path, strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return fail(SCN_EIO, err, errlen, "%s: cannot read: %s", path, strerror(EISDIR));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return fail(SCN_EUSAGE, err, errlen, "%s: expected a regular file, got %s (pipes and devices are not read)",
+                    path, kind_of(st.st_mode));
+    }
+    if (st.st_size > FILE_MAX_BYTES) {
+        close(fd);
+        return fail(SCN_EIO, err, errlen, "%s: cannot read: %s", path, strerror(EFBIG));
+    }
+    /*
+     * Room for the size fstat gave, one byte more (to see the end without growing) and the NUL; but the first
+     * allocation is at most READ_CHUNK, so that a file of zeros costs no more than that before it is refused.
+     * The size is only a hint: files under /proc say 0, and a file may grow while it is read.
+     */
+    size_t want = (size_t)st.st_size + 2, n = 0;
+    size_t cap = want < 4096 ? 4096 : want > READ_CHUNK ? READ_CHUNK : want;
+    char *buf = malloc(cap);
+    int e = buf ? 0 : ENOMEM;
+    while (!e) {
+        if (n == cap - 1) {
+            if (n > (size_t)FILE_MAX_BYTES) {
+                e = EFBIG;
+                break;
+            }
+            size_t nc = cap < want ? want : cap * 2;
+            if (nc > (size_t)FILE_MAX_BYTES + 2)
+                nc = (size_t)FILE_MAX_BYTES + 2;
+            char *nb = realloc(buf, nc);
+            if (!nb) {
+                e = ENOMEM;
+                break;
+            }
+            buf = nb;
+            cap = nc;
+        }
+        /* In pieces, so that a NUL byte ends the read where it is, not after the whole file. */
+        size_t room = cap - 1 - n < READ_CHUNK ? cap - 1 - n : READ_CHUNK;
+        ssize_t k = read(fd, buf + n, room);
+        if (k < 0) {
+            if (errno != EINTR)
+                e = errno;
+            continue;
+        }
+        if (k == 0)
+            break;
+        const char *nul = mode == FILE_TEXT ? memchr(buf + n, '\0', (size_t)k) : NULL;
+        if (nul) {
+            size_t at = (size_t)(nul - buf);
+            free(buf);
+            close(fd);
+            return fail(SCN_EUSAGE, err, errlen, "%s: expected a text file, got a NUL byte at offset %zu", path, at);
+        }
+        n += (size_t)k;
+    }
+    close(fd);
+    if (e) {
+        free(buf);
+        return fail(SCN_EIO, err, errlen, "%s: cannot read: %s", path, strerror(e));
+    }
+    buf[n] = '\0';
+    *data = buf;
+    if (len)
+        *len = n;
+    return 0;
+}

@@ -1,0 +1,35 @@
+/*
+ * file — the one way rocesim reads an input file whole: scenarios, sweep files
+ * and their scenario, size CDFs, a sweep's best.json (nic-config --from), and
+ * the summaries and templates the tools read back.
+ *
+ * Every such read is bounded: a file larger than FILE_MAX_BYTES is refused
+ * before it is read ("cannot read: File too large"), and only regular files are
+ * read, so a device (/dev/zero), a pipe or a FIFO can neither exhaust memory
+ * nor block the program.  Text is checked for NUL bytes as it arrives.
+ */
+#ifndef SIM_FILE_H
+#define SIM_FILE_H
+
+#include <stddef.h>
+
+/* No input is this large: the biggest scenario a machine could simulate is a few MB of JSON. */
+#define FILE_MAX_BYTES (64L << 20)
+
+enum file_mode {
+    FILE_TEXT,  /* a NUL byte is an error, reported at its offset */
+    FILE_BYTES, /* any bytes */
+};
+
+/*
+ * Reads the regular file at path into *data (a NUL after its bytes; caller
+ * frees) and its length into *len when len is not NULL.  Returns 0, or, with
+ * *data NULL and one line in err (err may be NULL):
+ *   SCN_EIO (3): "PATH: cannot read: REASON" (missing, unreadable, a directory,
+ *                larger than FILE_MAX_BYTES: "File too large");
+ *   SCN_EUSAGE (2): "PATH: expected a regular file, got a pipe (FIFO)" and the
+ *                like, or "PATH: expected a text file, got a NUL byte at offset N".
+ */
+int file_read(const char *path, enum file_mode mode, char **data, size_t *len, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,233 @@
+/*
+ * Reading input files (sim/file.h): every file rocesim reads whole (scenario,
+ * sweep file, a sweep's scenario, size CDF, nic-config --from) goes through one
+ * bounded reader.  Devices and FIFOs are refused at once, a file of zeros at its
+ * first NUL, a file over the cap before it is read; each in one line, under a
+ * memory limit and a timeout, through the real binary.
+ */
+#include "tests/tests.h"
+#include "sim/file.h"
+#include "sim/scenario.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char tmp[64];
+
+static int suite_init(void)
+{
+    snprintf(tmp, sizeof tmp, "/tmp/rocesim-reads-XXXXXX");
+    return mkdtemp(tmp) ? 0 : -1;
+}
+
+static int suite_clean(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+    return test_run(cmd, NULL) == 0 ? 0 : -1;
+}
+
+/* tmp/name, in a static buffer per call site's needs (two at a time). */
+static const char *in_tmp(const char *name)
+{
+    static char buf[2][256];
+    static int k;
+    k ^= 1;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tmp, name);
+    return buf[k];
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/*
+ * Runs `rocesim ARGS` with at most kb KB of address space (none under the
+ * sanitizers, which reserve terabytes of it) and 20 s; returns the exit status
+ * (124: timed out) and its output in *out.
+ */
+static int rocesim(int kb, char **out, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int rocesim(int kb, char **out, const char *fmt, ...)
+{
+    char args[2048], cmd[4096], lim[64] = "";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    if (!strstr(test_rocesim_bin(), "asan"))
+        snprintf(lim, sizeof lim, "ulimit -v %d; ", kb);
+    snprintf(cmd, sizeof cmd, "%stimeout 20 %s %s", lim, test_rocesim_bin(), args);
+    return test_run(cmd, out);
+}
+
+/* Asserts that `rocesim ARGS` ends with status rc and prints exactly the line want. */
+static void expect(int rc, const char *want, const char *args)
+{
+    char *out = NULL;
+    int got = rocesim(200000, &out, "%s", args);
+    if (got != rc || !out || strcmp(out, want) != 0)
+        fprintf(stderr, "\n  rocesim %s: exit %d, printed: %s", args, got, out ? out : "(nothing)\n");
+    CU_ASSERT_EQUAL(got, rc);
+    CU_ASSERT_STRING_EQUAL(out ? out : "", want);
+    free(out);
+}
+
+/* A small valid scenario whose poisson entry draws sizes from cdf. */
+static const char *scenario_with_cdf(const char *name, const char *cdf)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}},"
+             " \"stop\": \"1ms\", \"traffic\": [{\"type\": \"poisson\", \"load\": 0.5, \"size_cdf\": \"%s\"}]}\n",
+             cdf);
+    const char *p = in_tmp(name);
+    write_text(p, text);
+    return p;
+}
+
+/* A sweep file over the given scenario path. */
+static const char *sweep_over(const char *name, const char *scenario)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"scenario\": \"%s\", \"grid\": {\"seed\": [1, 2]}, \"objective\": {\"minimize\": "
+             "\"flows.slowdown.p99\"}}\n", scenario);
+    const char *p = in_tmp(name);
+    write_text(p, text);
+    return p;
+}
+
+#define DEV "/dev/zero: expected a regular file, got a character device (pipes and devices are not read)\n"
+
+/* /dev/zero wherever a file is read: refused before a byte is read (it was read until memory ran out). */
+static void test_device_refused(void)
+{
+    char args[512], want[1024];
+    expect(2, "rocesim: " DEV, "check /dev/zero");
+    snprintf(args, sizeof args, "run /dev/zero -o %s", in_tmp("out"));
+    expect(2, "rocesim: " DEV, args);
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(stat(in_tmp("out"), &st), 0);
+    expect(2, "rocesim sweep: " DEV, "sweep /dev/zero");
+    expect(2, "rocesim nic-config: " DEV, "nic-config --from /dev/zero");
+
+    const char *sw = sweep_over("zero-sweep.json", "/dev/zero");
+    snprintf(args, sizeof args, "sweep %s -o %s", sw, in_tmp("sweep-out"));
+    expect(2, "rocesim sweep: " DEV, args);
+    snprintf(args, sizeof args, "check %s", sw);
+    expect(2, "rocesim: " DEV, args);
+
+    const char *scn = scenario_with_cdf("zero-cdf.json", "/dev/zero");
+    snprintf(args, sizeof args, "check %s", scn);
+    snprintf(want, sizeof want, "rocesim: %s: traffic.0.size_cdf: " DEV, scn);
+    expect(2, want, args);
+}
+
+/* A FIFO as scenario, sweep or CDF: refused at once (opening it used to wait forever for a writer). */
+static void test_fifo_refused(void)
+{
+    const char *fifo = in_tmp("fifo");
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    char args[512], what[512], want[1024];
+    snprintf(what, sizeof what, "%s: expected a regular file, got a pipe (FIFO) (pipes and devices are not read)\n",
+             fifo);
+    snprintf(args, sizeof args, "check %s", fifo);
+    snprintf(want, sizeof want, "rocesim: %s", what);
+    expect(2, want, args);
+    snprintf(args, sizeof args, "sweep %s", fifo);
+    snprintf(want, sizeof want, "rocesim sweep: %s", what);
+    expect(2, want, args);
+    const char *scn = scenario_with_cdf("fifo-cdf.json", "fifo");
+    snprintf(args, sizeof args, "check %s", scn);
+    snprintf(want, sizeof want, "rocesim: %s: traffic.0.size_cdf: %s", scn, what);
+    expect(2, want, args);
+}
+
+/*
+ * A regular file of zeros below the cap is refused at its first NUL, in a
+ * little memory (it used to be read whole, and check aborted under the limit).
+ */
+static void test_zeros_refused_at_first_nul(void)
+{
+    const char *z = in_tmp("zeros.json");
+    FILE *f = fopen(z, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fclose(f);
+    CU_ASSERT_EQUAL_FATAL(truncate(z, 60L << 20), 0);
+    char args[512], want[1024];
+    snprintf(args, sizeof args, "check %s", z);
+    snprintf(want, sizeof want, "rocesim: %s: expected a text file, got a NUL byte at offset 0\n", z);
+    char *out = NULL;
+    int rc = rocesim(40000, &out, "%s", args);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_STRING_EQUAL(out ? out : "", want);
+    free(out);
+    const char *scn = scenario_with_cdf("zeros-cdf.json", "zeros.json");
+    snprintf(args, sizeof args, "check %s", scn);
+    snprintf(want, sizeof want, "rocesim: %s: traffic.0.size_cdf: %s: expected a text file, got a NUL byte at "
+             "offset 0\n", scn, z);
+    out = NULL;
+    rc = rocesim(40000, &out, "%s", args);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT_STRING_EQUAL(out ? out : "", want);
+    free(out);
+}
+
+/* A file over the cap is refused before it is read: "File too large", exit 3, for every kind of input. */
+static void test_cap(void)
+{
+    const char *big = in_tmp("big.json");
+    FILE *f = fopen(big, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fclose(f);
+    CU_ASSERT_EQUAL_FATAL(truncate(big, FILE_MAX_BYTES + 1), 0); /* sparse: costs no disk */
+    char args[512], want[1024];
+    snprintf(args, sizeof args, "check %s", big);
+    snprintf(want, sizeof want, "rocesim: %s: cannot read: File too large\n", big);
+    expect(3, want, args);
+    snprintf(args, sizeof args, "sweep %s", big);
+    snprintf(want, sizeof want, "rocesim sweep: %s: cannot read: File too large\n", big);
+    expect(3, want, args);
+    const char *scn = scenario_with_cdf("big-cdf.json", "big.json");
+    snprintf(args, sizeof args, "check %s", scn);
+    snprintf(want, sizeof want, "rocesim: %s: traffic.0.size_cdf: %s: cannot read: File too large\n", scn, big);
+    expect(3, want, args);
+
+    /* The reader itself: the cap, a NUL where it is, and the bytes of a good file. */
+    char *data = (char *)1, err[512];
+    CU_ASSERT_EQUAL(file_read(big, FILE_BYTES, &data, NULL, err, sizeof err), SCN_EIO);
+    CU_ASSERT_PTR_NULL(data);
+    const char *t = in_tmp("nul.txt");
+    f = fopen(t, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fwrite("abc\0def", 1, 7, f);
+    fclose(f);
+    CU_ASSERT_EQUAL(file_read(t, FILE_TEXT, &data, NULL, err, sizeof err), SCN_EUSAGE);
+    snprintf(want, sizeof want, "%s: expected a text file, got a NUL byte at offset 3", t);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    size_t len = 0;
+    CU_ASSERT_EQUAL_FATAL(file_read(t, FILE_BYTES, &data, &len, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(len, 7);
+    CU_ASSERT_EQUAL(memcmp(data, "abc\0def", 8), 0);
+    free(data);
+    CU_ASSERT_EQUAL(file_read(tmp, FILE_TEXT, &data, NULL, err, sizeof err), SCN_EIO);
+    snprintf(want, sizeof want, "%s: cannot read: Is a directory", tmp);
+    CU_ASSERT_STRING_EQUAL(err, want);
+}
+
+void test_reads_register(void)
+{
+    CU_pSuite s = CU_add_suite("reads", suite_init, suite_clean);
+    CU_add_test(s, "/dev/zero as scenario, sweep, its scenario, CDF or --from: one line, exit 2", test_device_refused);
+    CU_add_test(s, "a FIFO as scenario, sweep or CDF is refused, not waited on", test_fifo_refused);
+    CU_add_test(s, "a file of zeros is refused at its first NUL, in little memory", test_zeros_refused_at_first_nul);
+    CU_add_test(s, "a file over FILE_MAX_BYTES is refused before it is read", test_cap);
+}
