@@ -1,5 +1,6 @@
 /* pfcwd — the switches' PFC watchdog (SONiC pfcwd semantics; the rules are in pfcwd.h). */
 #include "models/pfcwd.h"
+#include "sim/mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,10 +11,8 @@ void pfcwd_init(struct net *n)
 {
     struct pfcwd *wd = calloc(1, sizeof *wd);
     struct pfcwd_queue *q = calloc((size_t)n->g->n_ports * NPRIO, sizeof *q);
-    if (!wd || !q) {
-        fprintf(stderr, "rocesim: out of memory setting up the PFC watchdog\n");
-        abort();
-    }
+    if (!wd || !q)
+        mem_oom("setting up the PFC watchdog");
     for (size_t i = 0; i < (size_t)n->g->n_ports * NPRIO; i++)
         q[i] = (struct pfcwd_queue){-1, -1};
     wd->q = q;

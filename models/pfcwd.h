@@ -49,7 +49,8 @@ struct pfcwd {
     uint32_t storms, restored;
 };
 
-/* Creates the watchdog of n and schedules its first poll; aborts when out of memory.  Call only when enabled. */
+/* Creates the watchdog of n and schedules its first poll; mem_oom (sim/mem.h) when out of memory.  Call only when
+ * enabled. */
 void pfcwd_init(struct net *n);
 
 /* Frees it (n->wd may be NULL). */
