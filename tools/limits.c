@@ -109,7 +109,7 @@ struct mem_estimate limits_estimate_memory(const struct scenario *s)
     e.flow_bytes = all_flows * (sizeof(struct flow) + 64 + 160) + e.flows * (64 * sizeof(struct pkt) + 3 * 64);
     double run = e.ports * (sizeof(struct port) + sizeof(struct port_aux) + NPRIO * sizeof(struct port_prio) + 64) +
                  e.flow_bytes + e.ports * 4 * sizeof(struct pkt) +
-                 e.ports * 3 * 64 + /* events: a few per port and flow, 48 B each in calendar chunks */
+                 e.ports * 3 * 64 + /* events: a few per port (the flows' are in flow_bytes), 48 B each */
                  (double)(1u << SIM_RING_BITS) * 4 + 512 * 1024; /* the calendar's ring and first chunks */
     e.flows = all_flows;
     /* The whole routing table exists only while it is computed, before the network is set up; then only its
