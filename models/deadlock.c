@@ -1,19 +1,15 @@
 /* deadlock — PFC deadlock detection on the wait-for graph of paused queues (Hu et al., HotNets 2016; see deadlock.h). */
 #include "models/deadlock.h"
+#include "sim/mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* malloc that aborts with a message when memory runs out (the detector cannot continue without it). */
+/* malloc that ends the process through mem_oom when memory runs out (the detector cannot go on without it). */
 static void *xmalloc(size_t n)
 {
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "rocesim: out of memory in deadlock detection\n");
-        abort();
-    }
-    return p;
+    return mem_xmalloc(n, "in deadlock detection");
 }
 
 void deadlock_free(struct net *n)
@@ -46,13 +42,9 @@ static bool holds_from(const struct port *r, int prio, uint16_t in_local)
  */
 static uint32_t find_cycle(const struct wnode *v, uint32_t nv, const uint32_t *succ, uint32_t *out)
 {
-    uint8_t *color = calloc(nv ? nv : 1, 1);
+    uint8_t *color = mem_xcalloc(nv, 1, "in deadlock detection");
     uint32_t *stack = xmalloc(sizeof *stack * nv), *cursor = xmalloc(sizeof *cursor * nv),
              *pos = xmalloc(sizeof *pos * nv);
-    if (!color) {
-        fprintf(stderr, "rocesim: out of memory in deadlock detection\n");
-        abort();
-    }
     uint32_t found = 0;
     for (uint32_t root = 0; root < nv && !found; root++) {
         if (color[root])
@@ -115,10 +107,8 @@ void deadlock_check(struct net *n)
                 if (nv == cap) {
                     cap = cap ? 2 * cap : 64;
                     struct wnode *nvv = realloc(v, sizeof *v * cap);
-                    if (!nvv) {
-                        fprintf(stderr, "rocesim: out of memory in deadlock detection\n");
-                        abort();
-                    }
+                    if (!nvv)
+                        mem_oom("in deadlock detection");
                     v = nvv;
                 }
                 v[nv++] = (struct wnode){p, prio, 0, 0};
@@ -154,10 +144,8 @@ void deadlock_check(struct net *n)
             if (ne == ecap) {
                 ecap *= 2;
                 uint32_t *ns = realloc(succ, sizeof *succ * ecap);
-                if (!ns) {
-                    fprintf(stderr, "rocesim: out of memory in deadlock detection\n");
-                    abort();
-                }
+                if (!ns)
+                    mem_oom("in deadlock detection");
                 succ = ns;
             }
             succ[ne++] = (uint32_t)t;

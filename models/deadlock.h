@@ -34,7 +34,8 @@
 
 #include "models/net.h"
 
-/* Runs a check now (the caller saw that one is due); stops the run when it finds a deadlock.  Aborts when out of memory. */
+/* Runs a check now (the caller saw that one is due); stops the run when it finds a deadlock.  mem_oom when out of
+ * memory. */
 void deadlock_check(struct net *n);
 
 /* Frees the detector's memory (the reported cycle included). */

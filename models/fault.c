@@ -6,6 +6,7 @@
  * receive buffer like a switch ingress, MODEL.md "Switch").
  */
 #include "models/fault.h"
+#include "sim/mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +22,7 @@ static uint64_t pack(uint32_t a, uint32_t b) { return (uint64_t)a << 32 | b; }
 static void reroute(struct net *n)
 {
     if (routing_compute(n->g) < 0) {
-        fprintf(stderr, "rocesim: out of memory recomputing the routing tables after a link_down fault\n");
-        abort();
+        mem_oom("recomputing the routing tables after a link_down fault");
     }
     n->reroutes++;
 }
@@ -91,16 +91,15 @@ static void link_restore_event(struct sim *s, void *obj, uint64_t arg) { link_ch
 
 /* ---- NIC faults: pause_storm and slow_receiver ---- */
 
-/* Host h's fault state, created on first use with its receive-buffer thresholds (fault.h); aborts when out of memory. */
+/* Host h's fault state, created on first use with its receive-buffer thresholds (fault.h); mem_oom when out of
+ * memory. */
 static struct nic_fault *host_fault(struct net *n, struct host *h)
 {
     if (h->fault)
         return h->fault;
     struct nic_fault *nf = calloc(1, sizeof *nf);
-    if (!nf) {
-        fprintf(stderr, "rocesim: out of memory setting up faults\n");
-        abort();
-    }
+    if (!nf)
+        mem_oom("setting up faults");
     const struct scenario *scn = n->scn;
     const struct port *p = h->port;
     int64_t H = net_auto_headroom(port_aux(p)->rate_bps, p->delay_ps, scn->host.mtu, scn->sw.pfc.response_quanta);

@@ -1,19 +1,37 @@
 /* pfcwd — the switches' PFC watchdog (SONiC pfcwd semantics; the rules are in pfcwd.h). */
 #include "models/pfcwd.h"
+#include "sim/mem.h"
+
+#include "sim/units.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 static void poll_event(struct sim *s, void *obj, uint64_t arg);
 
+bool pfcwd_out_of_reach(const struct scenario *s, char *msg, size_t len)
+{
+    const struct scn_watchdog *wd = &s->sw.watchdog;
+    if (!wd->enabled || wd->detection_ps + wd->poll_ps <= s->stop_ps)
+        return false;
+    char det[32], poll[32], stop[32];
+    units_fmt_time(wd->detection_ps, det, sizeof det);
+    units_fmt_time(wd->poll_ps, poll, sizeof poll);
+    units_fmt_time(s->stop_ps, stop, sizeof stop);
+    snprintf(msg, len, "warning: %s: switch.watchdog: detection_time (%s) plus one poll_interval (%s) is longer "
+             "than the run (stop %s): the watchdog cannot declare a storm in this run", s->file, det, poll, stop);
+    return true;
+}
+
 void pfcwd_init(struct net *n)
 {
+    char msg[SCN_ERR_MAX];
+    if (pfcwd_out_of_reach(n->scn, msg, sizeof msg))
+        fprintf(stderr, "rocesim: %s\n", msg);
     struct pfcwd *wd = calloc(1, sizeof *wd);
     struct pfcwd_queue *q = calloc((size_t)n->g->n_ports * NPRIO, sizeof *q);
-    if (!wd || !q) {
-        fprintf(stderr, "rocesim: out of memory setting up the PFC watchdog\n");
-        abort();
-    }
+    if (!wd || !q)
+        mem_oom("setting up the PFC watchdog");
     for (size_t i = 0; i < (size_t)n->g->n_ports * NPRIO; i++)
         q[i] = (struct pfcwd_queue){-1, -1};
     wd->q = q;

@@ -49,8 +49,18 @@ struct pfcwd {
     uint32_t storms, restored;
 };
 
-/* Creates the watchdog of n and schedules its first poll; aborts when out of memory.  Call only when enabled. */
+/* Creates the watchdog of n and schedules its first poll; mem_oom (sim/mem.h) when out of memory.  Call only when
+ * enabled.  Prints pfcwd_out_of_reach's warning on stderr, if any. */
 void pfcwd_init(struct net *n);
+
+/*
+ * Whether the enabled watchdog of s cannot declare a storm within the run: a queue is first seen stalled at
+ * the poll after it stopped, and declared detection_time later (rounded up to a poll), so nothing can be
+ * declared before detection_time + poll_interval.  When that exceeds `stop`, writes "warning: FILE:
+ * switch.watchdog: ..." into msg and returns true: a watchdog that cannot act must not look like one that
+ * found nothing.
+ */
+bool pfcwd_out_of_reach(const struct scenario *s, char *msg, size_t len);
 
 /* Frees it (n->wd may be NULL). */
 void pfcwd_free(struct net *n);

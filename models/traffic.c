@@ -1,6 +1,7 @@
 /* traffic — flows from the scenario's traffic entries (see traffic.h for the models). */
 #include "models/traffic.h"
 #include "sim/file.h"
+#include "sim/mem.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -21,8 +22,7 @@ struct poisson_gen {
 
 static void oom(void)
 {
-    fprintf(stderr, "rocesim: out of memory generating traffic\n");
-    abort();
+    mem_oom("generating traffic");
 }
 
 static void *xcalloc(size_t n, size_t size)
@@ -35,7 +35,7 @@ static void *xcalloc(size_t n, size_t size)
 
 /*
  * Stores a flow name: the entry's id, or "{id}.{j}" for the j-th flow of a
- * generator entry (j < 0: the id alone).  Returns the stored copy; aborts when
+ * generator entry (j < 0: the id alone).  Returns the stored copy; mem_oom when
  * out of memory.
  */
 static const char *keep_name(struct traffic *t, const char *id, int64_t j)

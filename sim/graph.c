@@ -4,6 +4,7 @@
  * names of a large scenario's paths and faults stays O(1) per name.
  */
 #include "sim/graph.h"
+#include "sim/mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,11 +13,12 @@
 /* Out of memory while building the graph is not recoverable: say so and stop. */
 static void oom(const char *what)
 {
-    fprintf(stderr, "rocesim: out of memory growing the network graph (%s)\n", what);
-    abort();
+    char msg[96];
+    snprintf(msg, sizeof msg, "growing the network graph (%s)", what);
+    mem_oom(msg);
 }
 
-/* Returns a grown array (capacity doubled, at least `first`); aborts when out of memory. */
+/* Returns a grown array (capacity doubled, at least `first`); ends through mem_oom when out of memory. */
 static void *grow(void *p, uint32_t *cap, size_t elem, uint32_t first, const char *what)
 {
     uint64_t nc = *cap ? (uint64_t)*cap * 2 : first;
@@ -56,7 +58,7 @@ static void name_ix_put(struct graph *g, uint32_t id)
 /*
  * Makes room in the name index for n_nodes names, keeping it at most half
  * full; a grown index is rebuilt from the g->n_nodes nodes already added.
- * Aborts when out of memory.
+ * Ends through mem_oom when out of memory.
  */
 static void name_ix_reserve(struct graph *g, uint32_t n_nodes)
 {

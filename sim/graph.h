@@ -96,12 +96,12 @@ void graph_routes_free(struct graph *g);
 
 /*
  * Adds a node; hosts get consecutive host indices in the order they are added.
- * Returns the node id.  Aborts with a message when out of memory.  Names must
+ * Returns the node id.  Ends through mem_oom (sim/mem.h) when out of memory.  Names must
  * be unique (graph_find returns the first node of a name).
  */
 uint32_t graph_add_node(struct graph *g, const char *name, enum scn_node_kind kind);
 
-/* Adds a full-duplex link between two nodes.  Returns the link index.  Aborts with a message when out of memory. */
+/* Adds a full-duplex link between two nodes.  Returns the link index; mem_oom when out of memory. */
 uint32_t graph_add_link(struct graph *g, uint32_t a, uint32_t b, const struct scn_link *spec);
 
 /*

@@ -1,7 +1,8 @@
-/* mem — huge-page backed large arrays (see mem.h). */
+/* mem — huge-page backed large arrays, and the end of the process when memory runs out (see mem.h). */
 #include "mem.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -42,5 +43,43 @@ void *mem_realloc_big(void *old, size_t keep, size_t bytes)
         memcpy(p, old, keep < bytes ? keep : bytes);
         free(old);
     }
+    return p;
+}
+
+void mem_oom(const char *what)
+{
+    fprintf(stderr, "rocesim: out of memory %s\n", what);
+    exit(MEM_EXIT_OOM);
+}
+
+void *mem_xmalloc(size_t bytes, const char *what)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p)
+        mem_oom(what);
+    return p;
+}
+
+void *mem_xcalloc(size_t n, size_t size, const char *what)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        mem_oom(what);
+    return p;
+}
+
+void *mem_xrealloc(void *p, size_t bytes, const char *what)
+{
+    void *q = realloc(p, bytes ? bytes : 1);
+    if (!q)
+        mem_oom(what);
+    return q;
+}
+
+char *mem_xstrdup(const char *s, const char *what)
+{
+    char *p = strdup(s);
+    if (!p)
+        mem_oom(what);
     return p;
 }

@@ -1,5 +1,6 @@
 /*
- * mem — large arrays backed by transparent huge pages.
+ * mem — large arrays backed by transparent huge pages, and what happens when
+ * an allocation fails.
  *
  * A packet hop in a big fabric touches a few cache lines scattered over tens
  * or hundreds of MB (ports, routing table, event heap, packets).  With 4 KB
@@ -12,11 +13,32 @@
  *
  * The kernel may ignore the hint (THP "never"); the memory then works the
  * same with small pages.  Everything allocated here is freed with free().
+ *
+ * mem_oom is the one way the program ends when an allocation fails where it
+ * cannot be refused as a bad scenario (building the network, mid-run, writing
+ * outputs): a run cannot go on without the memory, and an abort() would look
+ * like a crash (SIGABRT, exit 134) and blame nothing in particular.
  */
 #ifndef SIM_MEM_H
 #define SIM_MEM_H
 
 #include <stddef.h>
+
+/* Exit status after an allocation failed (README.md, docs/RELIABILITY.md). */
+#define MEM_EXIT_OOM 4
+
+/*
+ * Ends the process: "rocesim: out of memory WHAT" on stderr, exit status MEM_EXIT_OOM.  `what` names what
+ * was being allocated ("adding flows"), so the message never blames the wrong part.  Outputs the run was
+ * streaming stay under their temporary names, never under a final one.
+ */
+_Noreturn void mem_oom(const char *what);
+
+/* malloc / calloc / realloc / strdup that end the process through mem_oom(what) instead of returning NULL. */
+void *mem_xmalloc(size_t bytes, const char *what);
+void *mem_xcalloc(size_t n, size_t size, const char *what);
+void *mem_xrealloc(void *p, size_t bytes, const char *what);
+char *mem_xstrdup(const char *s, const char *what);
 
 /* Below this size an array is an ordinary malloc: a huge page would only add RSS. */
 #define MEM_BIG_MIN ((size_t)2 << 20)

@@ -1,5 +1,8 @@
 /* memest — topology sizes from the scenario alone (see memest.h). */
 #include "sim/memest.h"
+#include "sim/mem.h"
+
+#include <stdlib.h>
 
 struct memest_counts memest_topology(const struct scn_topology *t, double hosts)
 {
@@ -46,4 +49,30 @@ struct memest_counts memest_topology(const struct scn_topology *t, double hosts)
     }
     c.routing_bytes = (hosts + c.switches) * c.columns * 4 + hosts * 12;
     return c;
+}
+
+void memest_host_rates(const struct scn_topology *t, double *rate)
+{
+    const struct scn_link *l = t->type == TOPO_STAR || t->type == TOPO_DUMBBELL || t->host_link.rate_bps <= 0
+                                   ? &t->link : &t->host_link;
+    if (t->type != TOPO_CUSTOM) {
+        for (int h = 0; h < t->n_hosts; h++)
+            rate[h] = (double)l->rate_bps;
+        return;
+    }
+    int *host_of = mem_xcalloc((size_t)t->n_nodes, sizeof *host_of, "estimating the memory a run needs");
+    for (int i = 0; i < t->n_nodes; i++)
+        host_of[i] = -1;
+    for (int h = 0; h < t->n_hosts; h++) {
+        rate[h] = 0;
+        host_of[t->host_node[h]] = h;
+    }
+    for (int i = 0; i < t->n_links; i++) {
+        const struct scn_custom_link *c = &t->links[i];
+        int ends[2] = {c->a, c->b};
+        for (int j = 0; j < 2; j++)
+            if (ends[j] >= 0 && ends[j] < t->n_nodes && host_of[ends[j]] >= 0 && rate[host_of[ends[j]]] == 0)
+                rate[host_of[ends[j]]] = (double)c->link.rate_bps;
+    }
+    free(host_of);
 }

@@ -17,4 +17,10 @@ struct memest_counts {
 /* Counts for topology t with `hosts` hosts (t->n_hosts may not be set yet).  Never fails. */
 struct memest_counts memest_topology(const struct scn_topology *t, double hosts);
 
+/*
+ * The link rate (bit/s) of every host of a loaded topology into rate[0 .. t->n_hosts): the rate a poisson
+ * load is a fraction of (a host has one link).  mem_oom (sim/mem.h) when out of memory.
+ */
+void memest_host_rates(const struct scn_topology *t, double *rate);
+
 #endif

@@ -42,8 +42,7 @@ void pool_grow(struct pool *p)
     }
     return;
 oom:
-    fprintf(stderr, "rocesim: out of memory growing an object pool\n");
-    abort();
+    mem_oom("growing the packet pool");
 }
 
 void pool_free_all(struct pool *p)

@@ -27,7 +27,7 @@ struct pool {
 void pool_init(struct pool *p, size_t obj_size);
 void pool_free_all(struct pool *p);
 
-/* Grows the pool; aborts when out of memory (a run cannot continue without packets). */
+/* Grows the pool; ends the process through mem_oom (mem.h) when out of memory: a run cannot go on without packets. */
 void pool_grow(struct pool *p);
 
 static inline void *pool_get(struct pool *p)

@@ -1474,6 +1474,22 @@ static int parse_switch(struct ctx *c, const cJSON *root)
             get_enum(c, v, path, "action", wd_names, &act) < 0)
             return -1;
         w->watchdog.action = (enum scn_wd_action)act;
+        /*
+         * As SONiC requires: a queue is only looked at once a poll, so a detection or restoration time shorter
+         * than the poll cannot be honoured (detection_time 300us with the default 10ms poll detected nothing
+         * in a 5ms run, silently).  Refused rather than the poll derived: the setting stays what the user wrote.
+         */
+        const struct scn_watchdog *wd = &w->watchdog;
+        const char *which = wd->poll_ps > wd->detection_ps ? "detection_time" : "restoration_time";
+        int64_t bound = wd->poll_ps > wd->detection_ps ? wd->detection_ps : wd->restoration_ps;
+        if (wd->enabled && wd->poll_ps > bound) {
+            char got[32], lim[32];
+            units_fmt_time(wd->poll_ps, got, sizeof got);
+            units_fmt_time(bound, lim, sizeof lim);
+            return bad(c, "switch.watchdog.poll_interval", "expected at most %s (%s), got %s%s; the watchdog "
+                       "looks once a poll_interval, so set one of at most %s", which, lim, got,
+                       member(v, "poll_interval") ? "" : " (the default)", lim);
+        }
     }
     /* 0 is allowed: it turns detection off, for runs that should show a deadlock until `stop`. */
     if (get_qty(c, sw, "switch", "deadlock_check", Q_TIME, false, &w->deadlock_check_ps) < 0)

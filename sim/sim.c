@@ -22,8 +22,7 @@
 
 static void oom(void)
 {
-    fprintf(stderr, "rocesim: out of memory in the event queue\n");
-    abort();
+    mem_oom("growing the event queue");
 }
 
 /* ---- 4-ary heap of keys (the window's side heap, and the far future) ---- */

@@ -175,8 +175,8 @@ void sim_free(struct sim *s);
 
 /*
  * Schedules fn(s, obj, arg) at absolute time t (t >= now; scheduling in the
- * past is a bug and aborts).  Aborts when memory runs out: the engine cannot
- * continue without its events.
+ * past is a bug and aborts).  Ends the process through mem_oom (mem.h) when
+ * memory runs out: the engine cannot continue without its events.
  */
 void sim_at(struct sim *s, sim_time_t t, sim_fn fn, void *obj, uint64_t arg);
 

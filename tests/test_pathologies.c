@@ -606,6 +606,41 @@ static void test_cli(void)
     CU_ASSERT_EQUAL(test_run(args, NULL), 0);
 }
 
+/*
+ * A watchdog that cannot declare a storm before the run stops says so on stderr (it used to run silently and
+ * report no storm); one that can says nothing, and the run is the same either way.
+ */
+static void test_watchdog_out_of_reach(void)
+{
+    char dir[] = "/tmp/rocesim-patho-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    char args[1024], *out = NULL;
+    /* pfc-storm stops at 10ms: 9ms + 2ms cannot fit. */
+    snprintf(args, sizeof args, "run " STORM_FILE " -q --no-plot -o %s/far --set 'switch.watchdog={\"enabled\": true, "
+             "\"detection_time\": \"9ms\", \"restoration_time\": \"9ms\", \"poll_interval\": \"2ms\"}' 2>&1 >/dev/null",
+             dir);
+    CU_ASSERT_EQUAL(rocesim(args, &out), 0);
+    CU_ASSERT_STRING_EQUAL(out, "rocesim: warning: " STORM_FILE ": switch.watchdog: detection_time (9ms) plus one "
+                                "poll_interval (2ms) is longer than the run (stop 10ms): the watchdog cannot declare a "
+                                "storm in this run\n");
+    free(out);
+    /* check builds the network too, so it warns the same way; with --stop the default 200ms times are too long. */
+    snprintf(args, sizeof args, "check " STORM_FILE " --set switch.watchdog.enabled=true --stop 5ms 2>&1 >/dev/null");
+    CU_ASSERT_EQUAL(rocesim(args, &out), 0);
+    CU_ASSERT_STRING_EQUAL(out, "rocesim: warning: " STORM_FILE ": switch.watchdog: detection_time (200ms) plus one "
+                                "poll_interval (10ms) is longer than the run (stop 5ms): the watchdog cannot declare a "
+                                "storm in this run\n");
+    free(out);
+    /* 8ms + 2ms fits in 10ms: no warning. */
+    snprintf(args, sizeof args, "check " STORM_FILE " --set 'switch.watchdog={\"enabled\": true, \"detection_time\": "
+             "\"8ms\", \"restoration_time\": \"9ms\", \"poll_interval\": \"2ms\"}' 2>&1 >/dev/null");
+    CU_ASSERT_EQUAL(rocesim(args, &out), 0);
+    CU_ASSERT_STRING_EQUAL(out, "");
+    free(out);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    CU_ASSERT_EQUAL(test_run(args, NULL), 0);
+}
+
 void test_pathologies_register(void)
 {
     CU_pSuite s = CU_add_suite("pathologies", NULL, NULL);
@@ -620,4 +655,5 @@ void test_pathologies_register(void)
     CU_add_test(s, "paused_ns is exactly the time held by PAUSE", test_paused_ns_exact);
     CU_add_test(s, "deadlock detection changes no result, event count included", test_detection_changes_nothing);
     CU_add_test(s, "--fail-on-deadlock, watchdog.csv", test_cli);
+    CU_add_test(s, "a watchdog that cannot act within the run warns", test_watchdog_out_of_reach);
 }

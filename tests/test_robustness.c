@@ -10,10 +10,13 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -288,6 +291,149 @@ static void test_oversized_refused(void)
     CU_ASSERT(stat("build/test-robust/big", &sb) != 0); /* nothing created */
 }
 
+/*
+ * ASan reserves terabytes of address space for its shadow memory and aborts on an allocation it cannot make
+ * (allocator_may_return_null=0), so `make asan` skips the tests that rely on `ulimit -v` or RLIMIT_AS: they
+ * test the plain build's behaviour, and would only test ASan's under it.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
+/* Under `ulimit -v` the estimate compares with what the limit leaves: exit 2 and the estimate, not SIGABRT. */
+static void test_ulimit_refused(void)
+{
+    if (UNDER_ASAN)
+        return; /* see UNDER_ASAN */
+    make_dirs("build/test-robust");
+    write_fat_tree("build/test-robust/k40.json", 40); /* about 227 MB estimated, 186 MB peak RSS */
+    char cmd[768], *out = NULL;
+    snprintf(cmd, sizeof cmd, "rm -rf build/test-robust/k40; bash -c 'ulimit -v 150000; exec %s run "
+             "build/test-robust/k40.json -q --no-plot -o build/test-robust/k40'", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    const char *head = "rocesim: build/test-robust/k40.json: topology: fat-tree k=40 needs about ";
+    CU_ASSERT(strncmp(out, head, strlen(head)) == 0);
+    CU_ASSERT(strstr(out, " MB of memory (routing tables ") != NULL);
+    /* 150000 KB less what the process maps before the check (its VmSize, a few MB). */
+    const char *left = strstr(out, "; the address-space limit (ulimit -v) leaves ");
+    int mb = 0;
+    CU_ASSERT(left && sscanf(left, "; the address-space limit (ulimit -v) leaves %d MB", &mb) == 1);
+    CU_ASSERT(mb > 120 && mb < 154);
+    CU_ASSERT(strchr(out, '\n') == out + strlen(out) - 1);
+    free(out);
+    struct stat sb;
+    CU_ASSERT(stat("build/test-robust/k40", &sb) != 0); /* nothing created */
+}
+
+/* A CDF of 1 and 2 byte flows (mean 1.25 B) and a poisson load of them on 4 hosts at 100 Gbps. */
+static void write_tiny_poisson(const char *stop)
+{
+    make_dirs("build/test-robust");
+    FILE *f = fopen("build/test-robust/tiny.cdf", "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "1 0.5\n2 1\n");
+    fclose(f);
+    f = fopen("build/test-robust/tiny-poisson.json", "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "{\"name\": \"tiny\", \"stop\": \"%s\", \"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": "
+               "{\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, \"traffic\": [{\"type\": \"poisson\", \"hosts\": \"all\", "
+               "\"load\": 0.5, \"size_cdf\": \"tiny.cdf\"}], \"monitor\": {\"flows\": \"none\"}}\n", stop);
+    fclose(f);
+}
+
+/*
+ * A poisson load of 1-2 byte flows starts 2 million flows in 100 us (4 hosts x 0.5 x 100 Gbps x 100 us / 10 bits):
+ * refused up front, naming the entry, rather than growing until the kernel or malloc says no.
+ */
+static void test_poisson_flows_refused(void)
+{
+    write_tiny_poisson("100us");
+    char cmd[768], *out = NULL;
+    snprintf(cmd, sizeof cmd, "rm -rf build/test-robust/tiny; ROCESIM_MEM_AVAILABLE=200MB %s run "
+             "build/test-robust/tiny-poisson.json -q --no-plot -o build/test-robust/tiny", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    /* 2,000,000 flows expected, plus 4 standard deviations (4 x 1414.2). */
+    CU_ASSERT_STRING_EQUAL(out, "rocesim: build/test-robust/tiny-poisson.json: traffic.0: a poisson load of mean flow "
+                                "size 1.25 B over 100us on star with 4 hosts starts about 2005657 flows, which need "
+                                "about 1.4 GB of memory (1.4 GB in all); this machine has 200 MB available "
+                                "($ROCESIM_MEM_AVAILABLE)\n");
+    free(out);
+    struct stat sb;
+    CU_ASSERT(stat("build/test-robust/tiny", &sb) != 0);
+}
+
+/* A value of $ROCESIM_MEM_AVAILABLE that is not a size is an error, not "no limit". */
+static void test_mem_available_garbage(void)
+{
+    char cmd[512], *out = NULL;
+    snprintf(cmd, sizeof cmd, "ROCESIM_MEM_AVAILABLE=garbage %s check scenarios/dumbbell.json", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    CU_ASSERT_STRING_EQUAL(out, "rocesim: $ROCESIM_MEM_AVAILABLE: expected a size like \"20KB\", got \"garbage\" "
+                                "(no number)\n");
+    free(out);
+    snprintf(cmd, sizeof cmd, "ROCESIM_MEM_AVAILABLE=2Gb %s check scenarios/dumbbell.json", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    CU_ASSERT(out && strstr(out, "$ROCESIM_MEM_AVAILABLE: expected a size like \"20KB\", got \"2Gb\""));
+    free(out);
+}
+
+/*
+ * Memory running out in the middle of a run (here the estimate is told there is plenty and RLIMIT_AS is then
+ * lowered under the running process, as any misjudged estimate would end): one line "rocesim: out of memory
+ * ..." and exit status 4 (sim/mem.h MEM_EXIT_OOM), not SIGABRT.
+ */
+static void test_oom_mid_run(void)
+{
+    if (UNDER_ASAN)
+        return; /* see UNDER_ASAN */
+    write_tiny_poisson("1ms");
+    const char *log = "build/test-robust/oom.log";
+    fflush(NULL); /* the child must not write the parent's buffered output again when it exits */
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, 2) < 0)
+            _exit(100);
+        setenv("ROCESIM_MEM_AVAILABLE", "1000GB", 1);
+        struct scenario s;
+        struct run r;
+        char err[SCN_ERR_MAX];
+        if (scn_load("build/test-robust/tiny-poisson.json", NULL, 0, &s, err, sizeof err) ||
+            run_setup(&r, &s, err, sizeof err))
+            _exit(101);
+        long long pages = 0;
+        FILE *f = fopen("/proc/self/statm", "r");
+        if (!f || fscanf(f, "%lld", &pages) != 1)
+            _exit(102);
+        fclose(f);
+        struct rlimit rl = {0, 0};
+        rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (32u << 20);
+        if (setrlimit(RLIMIT_AS, &rl))
+            _exit(103);
+        run_execute(&r); /* 20 million flows: does not fit in 32 MB more */
+        _exit(0);
+    }
+    int st = wait_for(pid, 60);
+    CU_ASSERT_FATAL(st != -1);
+    CU_ASSERT(WIFEXITED(st));
+    CU_ASSERT_EQUAL(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), 4);
+    char *text = test_read_file(log, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT(strncmp(text, "rocesim: out of memory ", 23) == 0);
+    CU_ASSERT(strchr(text, '\n') == text + strlen(text) - 1); /* one line */
+    CU_ASSERT(strstr(text, "network") == NULL);                /* nothing was being built */
+    free(text);
+}
+
 /* The memory estimate of a scenario that does fit is small and in proportion. */
 static void test_memory_estimate(void)
 {
@@ -299,6 +445,18 @@ static void test_memory_estimate(void)
     CU_ASSERT_EQUAL(e.nodes, 36);
     CU_ASSERT_EQUAL(e.routing_bytes, 36 * 8 * 4 + 16 * 12); /* 8 ToRs: one routing column each */
     CU_ASSERT(e.total_bytes > e.routing_bytes && e.total_bytes < 100e6);
+    CU_ASSERT_EQUAL(e.poisson_flows, 0);
+    CU_ASSERT_EQUAL(e.poisson_entry, -1);
+    scn_free(&s);
+    /* A poisson load: rate x duration / mean size per host, plus 4 standard deviations, at ~700 B a flow. */
+    write_tiny_poisson("100us");
+    CU_ASSERT_EQUAL_FATAL(scn_load("build/test-robust/tiny-poisson.json", NULL, 0, &s, err, sizeof err), SCN_OK);
+    e = limits_estimate_memory(&s);
+    CU_ASSERT_DOUBLE_EQUAL(e.poisson_flows, 2e6 + 4 * sqrt(2e6), 1e-3);
+    CU_ASSERT_DOUBLE_EQUAL(e.flows, e.poisson_flows, 1e-9);
+    CU_ASSERT_EQUAL(e.poisson_entry, 0);
+    CU_ASSERT_DOUBLE_EQUAL(e.poisson_entry_mean, 1.25, 1e-12);
+    CU_ASSERT(e.total_bytes > e.poisson_flows * 600 && e.total_bytes < e.poisson_flows * 800);
     scn_free(&s);
 }
 
@@ -314,4 +472,8 @@ void test_robustness_register(void)
     CU_add_test(s, "--max-wall rejects a bad value", test_max_wall_bad_value);
     CU_add_test(s, "oversized scenario refused with an estimate", test_oversized_refused);
     CU_add_test(s, "memory estimate", test_memory_estimate);
+    CU_add_test(s, "ulimit -v: refused up front with the estimate", test_ulimit_refused);
+    CU_add_test(s, "poisson load of tiny flows refused up front", test_poisson_flows_refused);
+    CU_add_test(s, "ROCESIM_MEM_AVAILABLE that is not a size refused", test_mem_available_garbage);
+    CU_add_test(s, "out of memory mid-run: one line, exit 4", test_oom_mid_run);
 }

@@ -359,6 +359,49 @@ static void test_bad_inputs(void)
     }
 }
 
+/*
+ * A watchdog whose poll is longer than its detection or restoration time cannot honour them (SONiC refuses
+ * it too): detection_time 300us with the default 10ms poll detected nothing in a 5ms run, silently.
+ */
+static void test_watchdog_poll_refused(void)
+{
+    static const struct {
+        const char *wd, *set_path, *set_value, *msg;
+    } cases[] = {
+        {"{\"enabled\": true, \"detection_time\": \"300us\"}", NULL, NULL,
+         "t.json: switch.watchdog.poll_interval: expected at most detection_time (300us), got 10ms (the default); "
+         "the watchdog looks once a poll_interval, so set one of at most 300us"},
+        {"{\"enabled\": true, \"detection_time\": \"1ms\", \"restoration_time\": \"500us\", \"poll_interval\": "
+         "\"600us\"}", NULL, NULL,
+         "t.json: switch.watchdog.poll_interval: expected at most restoration_time (500us), got 600us; the watchdog "
+         "looks once a poll_interval, so set one of at most 500us"},
+        {"{\"enabled\": true, \"detection_time\": \"1ms\", \"restoration_time\": \"1ms\", \"poll_interval\": "
+         "\"100us\"}", "switch.watchdog.poll_interval", "2ms",
+         "t.json: switch.watchdog.poll_interval (from --set): expected at most detection_time (1ms), got 2ms; the "
+         "watchdog looks once a poll_interval, so set one of at most 1ms"},
+        {"{\"enabled\": false, \"detection_time\": \"300us\"}", "switch.watchdog.enabled", "true",
+         "t.json: switch.watchdog.poll_interval: expected at most detection_time (300us), got 10ms (the default); "
+         "the watchdog looks once a poll_interval, so set one of at most 300us"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char json[1024], err[SCN_ERR_MAX] = "";
+        snprintf(json, sizeof json, "{" TOPO ", " FLOW ", \"switch\": {\"watchdog\": %s}}", cases[i].wd);
+        struct scn_override ov = {cases[i].set_path, cases[i].set_value};
+        struct scenario s;
+        CU_ASSERT_EQUAL(load(json, &ov, cases[i].set_path ? 1 : 0, &s, err), SCN_EUSAGE);
+        CU_ASSERT_STRING_EQUAL(err, cases[i].msg);
+    }
+    /* Equal times are allowed (SONiC: at least the poll), and a disabled watchdog's settings are not checked. */
+    struct scenario s;
+    CU_ASSERT_FATAL(load_ok("{" TOPO ", " FLOW ", \"switch\": {\"watchdog\": {\"enabled\": true, \"detection_time\": "
+                            "\"100us\", \"restoration_time\": \"100us\", \"poll_interval\": \"100us\"}}}", NULL, 0, &s));
+    CU_ASSERT_EQUAL(s.sw.watchdog.poll_ps, 100 * PS_PER_US);
+    scn_free(&s);
+    CU_ASSERT_FATAL(load_ok("{" TOPO ", " FLOW ", \"switch\": {\"watchdog\": {\"detection_time\": \"300us\"}}}", NULL, 0,
+                            &s));
+    scn_free(&s);
+}
+
 static void test_overrides(void)
 {
     struct scenario s;
@@ -751,6 +794,7 @@ void test_scenario_register(void)
     CU_add_test(s, "connectx preset and explicit fields", test_connectx_preset);
     CU_add_test(s, "bad inputs are refused with file and path", test_bad_inputs);
     CU_add_test(s, "--set overrides", test_overrides);
+    CU_add_test(s, "watchdog poll_interval longer than detection or restoration refused", test_watchdog_poll_refused);
     CU_add_test(s, "topologies and host names", test_topologies);
     CU_add_test(s, "traffic, faults, monitor", test_traffic_and_faults);
     CU_add_test(s, "scn_to_json round trip", test_round_trip);

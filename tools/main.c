@@ -3,6 +3,7 @@
  * condition the user asked to fail on; 2 bad usage or bad scenario; 3 I/O error.
  */
 #include "sim/scenario.h"
+#include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/monitor.h"
 #include "tools/compare.h"
@@ -303,12 +304,12 @@ static int cmd_check(const struct cli *c)
     cJSON *root = cJSON_Parse(json);
     free(json);
     if (!root)
-        abort();
+        mem_oom("printing the resolved scenario");
     cJSON_AddItemToObject(root, "derived", derived_json(&r));
     char *out = cJSON_Print(root);
     cJSON_Delete(root);
     if (!out)
-        abort();
+        mem_oom("printing the resolved scenario");
     printf("%s\n", out);
     free(out);
     run_free(&r);

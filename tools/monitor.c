@@ -3,6 +3,7 @@
 #include "tools/limits.h"
 #include "tools/progress.h"
 
+#include "sim/mem.h"
 #include "sim/units.h"
 
 #include <errno.h>
@@ -90,7 +91,7 @@ int monitor_resolve_queues(const struct run *r, struct port ***out, uint32_t *n,
         return 0;
     uint8_t *take = calloc(g->n_ports ? g->n_ports : 1, 1);
     if (!take)
-        abort();
+        mem_oom("selecting the monitored queues");
     for (int i = 0; i < mo->n_queues; i++) {
         char node_pat[2 * SCN_NAME_MAX];
         snprintf(node_pat, sizeof node_pat, "%s", mo->queues[i]);
@@ -135,7 +136,7 @@ int monitor_resolve_queues(const struct run *r, struct port ***out, uint32_t *n,
         cnt += take[i];
     struct port **q = malloc(sizeof *q * cnt);
     if (!q)
-        abort();
+        mem_oom("selecting the monitored queues");
     cnt = 0;
     for (uint32_t i = 0; i < g->n_ports; i++)
         if (take[i])
@@ -388,7 +389,7 @@ static void pick_new_flows(struct monitor *m)
             m->cap_cand = m->cap_cand ? m->cap_cand * 2 : 64;
             uint32_t *c = realloc(m->cand, sizeof *c * m->cap_cand);
             if (!c)
-                abort();
+                mem_oom("selecting the monitored flows");
             m->cand = c;
         }
         m->cand[m->n_cand++] = m->flows_seen;

@@ -1,5 +1,6 @@
 /* plot — reshape a run's files for gnuplot, fill the templates, run gnuplot (see plot.h). */
 #include "tools/plot.h"
+#include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/run.h"
 #include "tools/sweep_util.h"
@@ -107,7 +108,7 @@ static uint32_t str_hash(const char *s)
     return h;
 }
 
-/* Index of key, added when new.  Aborts when memory runs out (the maps are small). */
+/* Index of key, added when new.  Ends through mem_oom when memory runs out (the maps are small). */
 static uint32_t smap_index(struct smap *m, const char *key)
 {
     if (2 * (m->n + 1) > m->cap) {
@@ -115,7 +116,7 @@ static uint32_t smap_index(struct smap *m, const char *key)
         uint32_t *ns = calloc(nc, sizeof *ns);
         char **nk = realloc(m->keys, sizeof *nk * nc / 2);
         if (!ns || !nk)
-            abort();
+            mem_oom("reading the monitor series for plots");
         m->keys = nk;
         for (uint32_t i = 0; i < m->n; i++) {
             uint32_t h = str_hash(m->keys[i]) & (nc - 1);
@@ -135,7 +136,7 @@ static uint32_t smap_index(struct smap *m, const char *key)
     }
     char *k = strdup(key);
     if (!k)
-        abort();
+        mem_oom("reading the monitor series for plots");
     m->keys[m->n] = k;
     m->slots[h] = ++m->n;
     return m->n - 1;
@@ -300,7 +301,7 @@ static enum prep prep_queues(const char *dir, const char *pdir, const struct met
             peak_cap = peak_cap ? peak_cap * 2 : 64;
             peak = realloc(peak, sizeof *peak * peak_cap);
             if (!peak)
-                abort();
+                mem_oom("preparing the queue plot");
         }
         if (keys.n != before)
             peak[k] = 0;
@@ -317,7 +318,7 @@ static enum prep prep_queues(const char *dir, const char *pdir, const struct met
     /* The deepest queues, shown in port order; empty ones only when every queue stayed empty. */
     uint32_t *order = malloc(sizeof *order * keys.n), nonempty = 0;
     if (!order)
-        abort();
+        mem_oom("preparing the queue plot");
     for (uint32_t i = 0; i < keys.n; i++) {
         order[i] = i;
         nonempty += peak[i] > 0;
@@ -330,12 +331,12 @@ static enum prep prep_queues(const char *dir, const char *pdir, const struct met
     qsort(order, nsel, sizeof *order, cmp_u32);
     int *col = malloc(sizeof *col * keys.n);
     if (!col)
-        abort();
+        mem_oom("preparing the queue plot");
     for (uint32_t i = 0; i < keys.n; i++)
         col[i] = -1;
     char **names = malloc(sizeof *names * nsel);
     if (!names)
-        abort();
+        mem_oom("preparing the queue plot");
     for (uint32_t i = 0; i < nsel; i++) {
         col[order[i]] = (int)i;
         names[i] = keys.keys[order[i]];
@@ -479,7 +480,7 @@ static enum prep prep_rates(const char *dir, const char *pdir, const struct meta
     char **names = malloc(sizeof *names * nsel);
     double *v = malloc(sizeof *v * 3 * nsel);
     if (!col || !names || !v)
-        abort();
+        mem_oom("preparing the rate plot");
     for (uint32_t i = 0; i < flows.n; i++)
         col[i] = -1;
     for (uint32_t i = 0; i < nsel; i++) {
@@ -621,7 +622,7 @@ static enum prep prep_fct(const char *dir, const char *pdir, const struct meta *
             ptcap = ptcap ? ptcap * 2 : 256;
             pt = realloc(pt, sizeof *pt * ptcap);
             if (!pt)
-                abort();
+                mem_oom("preparing a plot");
         }
         pt[n].size = strtod(fld[c_size], NULL);
         pt[n].slowdown = strtod(fld[c_sd], NULL);
@@ -652,7 +653,7 @@ static enum prep prep_fct(const char *dir, const char *pdir, const struct meta *
     }
     double *s = malloc(sizeof *s * n);
     if (!s)
-        abort();
+        mem_oom("preparing the FCT plot");
     char *titles[8];
     char tbuf[8][96];
     int nb = 0;
@@ -729,7 +730,7 @@ static void pfc_walk(FILE *f, char **line, size_t *cap, struct smap *keys, struc
             uint32_t nc = *kcap ? *kcap * 2 : 64;
             struct pfc_key *nk = realloc(*kv, sizeof *nk * nc);
             if (!nk)
-                abort();
+                mem_oom("preparing the PFC plot");
             for (uint32_t i = *kcap; i < nc; i++)
                 nk[i] = (struct pfc_key){-1, 0, -1};
             *kv = nk;
@@ -780,7 +781,7 @@ static enum prep prep_pfc(const char *dir, const char *pdir, const struct meta *
     uint32_t *order = malloc(sizeof *order * (keys.n + 1));
     double *tot = malloc(sizeof *tot * (keys.n + 1));
     if (!order || !tot)
-        abort();
+        mem_oom("preparing the PFC plot");
     for (uint32_t i = 0; i < keys.n; i++) {
         order[i] = i;
         tot[i] = kv[i].total;
@@ -790,7 +791,7 @@ static enum prep prep_pfc(const char *dir, const char *pdir, const struct meta *
     qsort(order, nsel, sizeof *order, cmp_u32);
     char **names = malloc(sizeof *names * (nsel + 1));
     if (!names)
-        abort();
+        mem_oom("preparing the PFC plot");
     for (uint32_t i = 0; i < nsel; i++)
         kv[order[i]].row = (int)(nsel - 1 - i);
     enum prep rc = PREP_DRAW;
@@ -930,7 +931,7 @@ int plot_save_inputs(const struct scenario *scn, const char *dir, char *err, siz
     size_t len = strlen(txt);
     char *t2 = realloc(txt, len + 2);
     if (!t2)
-        abort();
+        mem_oom("writing scenario.json");
     t2[len] = '\n';
     t2[len + 1] = '\0';
     int rc = write_file_atomic(path, t2, len + 1);
@@ -1054,7 +1055,7 @@ static int write_script(const char *pdir, const char *tdir, const char *name, co
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
     if (!m)
-        abort();
+        mem_oom("writing a gnuplot script");
     fprintf(m, "# Written by rocesim from the template plots/%s.gp; `gnuplot %s.gp` in this directory redraws "
                "%s.png.\n# --- this run ---\n%s# --- template ---\n%s",
             name, name, name, prelude, tpl);
@@ -1201,7 +1202,7 @@ int plot_draw(const char *dir, struct plot_result *res, FILE *errf)
         size_t plen = 0;
         FILE *pf = open_memstream(&pre, &plen);
         if (!pf)
-            abort();
+            mem_oom("writing a gnuplot script");
         fputs("name = ", pf);
         gp_str(pf, mt.name);
         fprintf(pf, "\nxunit = '%s'\nxend = %.6g\n", mt.xunit, mt.end_ns / mt.xdiv);

@@ -2,6 +2,7 @@
 #include "tools/run.h"
 #include "models/fault.h"
 #include "models/pfcwd.h"
+#include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/invariants.h"
 #include "tools/limits.h"
@@ -33,11 +34,8 @@ int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errle
     rc = topo_build(scn, &r->g, err, errlen);
     if (rc)
         return rc;
-    if (sim_init(&r->sim)) {
-        snprintf(err, errlen, "%s: out of memory", scn->file);
-        graph_free(&r->g);
-        return SCN_EIO;
-    }
+    if (sim_init(&r->sim))
+        mem_oom("setting up the event queue");
     rc = net_init(&r->net, &r->sim, scn, &r->g, err, errlen);
     if (rc) {
         sim_free(&r->sim);
@@ -109,7 +107,7 @@ void run_headroom_classes(const struct run *r, struct hdrm_report *rep)
                     cap = cap ? 2 * cap : 8;
                     rep->cls = realloc(rep->cls, (size_t)cap * sizeof *rep->cls);
                     if (!rep->cls)
-                        abort();
+                        mem_oom("listing the headroom classes");
                 }
                 rep->cls[rep->n++] = (struct hdrm_class){x->rate_bps, pt->delay_ps, x->headroom, 0};
             }
@@ -178,7 +176,7 @@ static void prio_flow_stats(const struct run *r, int prio, struct stats *fct, st
     double *a = malloc(sizeof(double) * (n->n_flows + 1));
     double *b = malloc(sizeof(double) * (n->n_flows + 1));
     if (!a || !b)
-        abort();
+        mem_oom("summarizing flow completion times");
     size_t m = 0;
     for (uint32_t i = 0; i < n->n_flows; i++) {
         const struct flow *f = net_flow(n, i);
@@ -344,11 +342,11 @@ char *run_summary_json(const struct run *r, bool with_wall)
     char *txt = cJSON_Print(root);
     cJSON_Delete(root);
     if (!txt)
-        abort();
+        mem_oom("writing summary.json");
     size_t len = strlen(txt);
     char *out = realloc(txt, len + 2);
     if (!out)
-        abort();
+        mem_oom("writing summary.json");
     out[len] = '\n';
     out[len + 1] = '\0';
     return out;
@@ -381,7 +379,7 @@ static void buf_printf(struct buf *b, const char *fmt, ...)
             nc *= 2;
         char *np = realloc(b->p, nc);
         if (!np)
-            abort();
+            mem_oom("writing flows.csv");
         b->p = np;
         b->cap = nc;
     }
@@ -408,7 +406,7 @@ char *run_flows_csv(const struct run *r)
                        units_fmt_ns(f->paused_ns, s5, sizeof s5));
     }
     if (!b.p)
-        abort();
+        mem_oom("writing flows.csv");
     return b.p;
 }
 

@@ -103,7 +103,8 @@ struct hdrm_report {
     int64_t max_reserved;   /* the largest headroom reservation of one switch (all lossless priorities) */
     const char *max_switch; /* ... and that switch ("" when none) */
 };
-/* Fills rep for the built network of r (`rocesim check`, `rocesim nic-config`); aborts when out of memory. */
+/* Fills rep for the built network of r (`rocesim check`, `rocesim nic-config`); mem_oom (sim/mem.h) when out of
+ * memory. */
 void run_headroom_classes(const struct run *r, struct hdrm_report *rep);
 
 /* Writes `len` bytes to path atomically (temporary file + rename).  Returns 0 or -1 (errno set). */

@@ -10,6 +10,7 @@
  */
 #include "tools/sweep.h"
 #include "sim/scenario.h"
+#include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/run.h"
 #include "tools/sweep_out.h"
@@ -206,7 +207,7 @@ static int parse_grid_values(struct lctx *c, const cJSON *arr, struct sweep_dim 
             d->value[v][k] = item;
             d->text[v][k] = cJSON_PrintUnformatted(item);
             if (!d->text[v][k])
-                abort();
+                mem_oom("reading the sweep's parameters");
         }
         for (int u = 0; u < v; u++) {
             int same = 1;
@@ -1024,7 +1025,7 @@ static char *pack_results(const struct srun *runs, int n)
     char *t = cJSON_PrintUnformatted(arr);
     cJSON_Delete(arr);
     if (!t)
-        abort();
+        mem_oom("writing the sweep's state");
     return t;
 }
 
@@ -1098,7 +1099,7 @@ static int save_sweep_copy(const struct sweep_spec *s, const char *dir)
     char *t = cJSON_Print(c);
     cJSON_Delete(c);
     if (!t)
-        abort();
+        mem_oom("writing the sweep's state");
     char path[4400];
     sfmt(path, sizeof path, "%s/sweep.json", dir);
     size_t l = strlen(t);
@@ -1535,7 +1536,7 @@ int sweep_best_overrides(const char *best_file, bool allow_incomplete, struct sc
         }
         char *v = cJSON_PrintUnformatted(it);
         if (!v)
-            abort();
+            mem_oom("reading best.json");
         /* The value text lives in the tree the caller keeps, so ov can point at it. */
         cJSON *holder = cJSON_CreateString(v);
         free(v);

@@ -1,6 +1,7 @@
 /* sweep_out — see sweep_out.h. */
 #include "tools/sweep_out.h"
 #include "sim/scenario.h"
+#include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/run.h"
 #include "tools/sweep_util.h"
@@ -546,7 +547,7 @@ int sweep_best_write(const struct sweep_table *t, const struct sweep_spec *s, co
     char *txt = cJSON_Print(root);
     cJSON_Delete(root);
     if (!txt)
-        abort();
+        mem_oom("writing the sweep's results");
     size_t len = strlen(txt);
     txt = xrealloc(txt, len + 2);
     txt[len] = '\n';

@@ -2,6 +2,7 @@
 #include "tools/sweep_util.h"
 
 #include "sim/file.h"
+#include "sim/mem.h"
 #include "sim/scenario.h"
 
 #include <math.h>
@@ -11,38 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* See sweep_util.h: these four abort() when memory runs out. */
-void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        abort();
-    return p;
-}
+/* See sweep_util.h: these four end the process through mem_oom when memory runs out. */
+#define SWEEP_OOM "in sweep or nic-config"
 
-void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p)
-        abort();
-    return p;
-}
+void *xmalloc(size_t n) { return mem_xmalloc(n, SWEEP_OOM); }
 
-void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q)
-        abort();
-    return q;
-}
+void *xcalloc(size_t n, size_t size) { return mem_xcalloc(n, size, SWEEP_OOM); }
 
-char *xstrdup(const char *s)
-{
-    char *p = strdup(s);
-    if (!p)
-        abort();
-    return p;
-}
+void *xrealloc(void *p, size_t n) { return mem_xrealloc(p, n, SWEEP_OOM); }
+
+char *xstrdup(const char *s) { return mem_xstrdup(s, SWEEP_OOM); }
 
 /* See sweep_util.h. */
 int read_file(const char *path, char **data, size_t *len_out, char *err, size_t errlen)
@@ -61,10 +40,8 @@ char *strip_json_comments(const char *text)
 {
     size_t unclosed;
     char *out = scn_strip_comments(text, &unclosed);
-    if (!out) {
-        fprintf(stderr, "rocesim: out of memory\n");
-        exit(3);
-    }
+    if (!out)
+        mem_oom("reading JSON");
     return out;
 }
 

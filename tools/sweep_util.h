@@ -1,7 +1,7 @@
 /*
  * sweep_util — small helpers shared by the sweep runner, its outputs and
- * nic-config: allocation that aborts on exhaustion (as the rest of tools/
- * does: a sweep cannot do anything useful without memory), whole-file
+ * nic-config: allocation that ends the process on exhaustion (sim/mem.h, as
+ * the rest of tools/ does: a sweep cannot do anything useful without memory), whole-file
  * reading, a growing string buffer, JSON comment stripping and number
  * formatting that reads back exactly.
  */
@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-/* malloc/calloc/realloc/strdup that abort() instead of returning NULL. */
+/* malloc/calloc/realloc/strdup that end the process through mem_oom (sim/mem.h) instead of returning NULL. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);

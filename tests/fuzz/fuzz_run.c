@@ -155,11 +155,16 @@ static int generate(struct rd *r, struct txt *t)
         put(t, ", \"scheduler\": {\"type\": \"dwrr\", \"weights\": {\"1\": %u, \"3\": %u}}", 1 + pick(r, 20),
             1 + pick(r, 20));
     put(t, ", \"lossy_queue_limit\": \"%s\"", (const char *[]){"1MB", "10KB", "2KB"}[pick(r, 3)]);
-    if (pick(r, 4) == 0)
+    if (pick(r, 4) == 0) {
+        /* The poll is the shorter of the two times (index 1 is the shorter): the longest the loader accepts
+         * (SONiC's rule), and short enough for the watchdog to act within the run. */
+        static const char *const wd_times[] = {"100us", "20us"};
+        unsigned det = pick(r, 2), rest = pick(r, 2);
         put(t, ", \"watchdog\": {\"enabled\": true, \"detection_time\": \"%s\", \"restoration_time\": \"%s\", "
-               "\"action\": \"%s\"}",
-            (const char *[]){"100us", "20us"}[pick(r, 2)], (const char *[]){"100us", "20us"}[pick(r, 2)],
+               "\"poll_interval\": \"%s\", \"action\": \"%s\"}",
+            wd_times[det], wd_times[rest], wd_times[det > rest ? det : rest],
             (const char *[]){"drop", "forward", "alert"}[pick(r, 3)]);
+    }
     put(t, "}, \"host\": {\"mtu\": %d, \"cc\": \"%s\", \"dcqcn\": {\"preset\": \"%s\"}, \"rto\": \"%s\", "
            "\"ack_every\": %u}",
         (int[]){1024, 256, 4096, 1500}[pick(r, 4)], pick(r, 4) ? "dcqcn" : "none", pick(r, 2) ? "paper" : "connectx",
