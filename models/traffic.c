@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -521,4 +522,15 @@ void traffic_free(struct traffic *t)
     free(t->cdfs);
     free(t->next_name);
     memset(t, 0, sizeof *t);
+}
+
+/* See traffic.h. */
+double traffic_poisson_host_flows(const struct scn_traffic *t, int64_t stop_ps, double mean_bytes, double rate_bps)
+{
+    int64_t end = t->end_ps >= 0 && t->end_ps < stop_ps ? t->end_ps : stop_ps;
+    double dur_ps = end > t->start_ps ? (double)(end - t->start_ps) : 0;
+    if (dur_ps <= 0 || !(mean_bytes > 0) || !(rate_bps > 0))
+        return 0;
+    double gap_ps = mean_bytes * 8.0 / (t->load * rate_bps) * 1e12;
+    return fmin(dur_ps / gap_ps, dur_ps);
 }

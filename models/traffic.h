@@ -82,6 +82,13 @@ int cdf_load(struct cdf *c, const char *name, const char *scenario_file, const c
              size_t errlen);
 void cdf_free(struct cdf *c);
 
+/*
+ * The mean number of flows poisson entry t starts at one host whose link runs at rate_bps, over the
+ * entry's span (start to end or the stop time): one per mean gap of mean_bytes x 8 / (load x rate_bps),
+ * and at most one per picosecond.  The memory estimate and the monitor's flow sample both count with it.
+ */
+double traffic_poisson_host_flows(const struct scn_traffic *t, int64_t stop_ps, double mean_bytes, double rate_bps);
+
 /* A size drawn from the CDF for a uniform u in [0, 1): at least 1 byte. */
 int64_t cdf_sample(const struct cdf *c, double u);
 

@@ -50,21 +50,17 @@ static double entry_flows(const struct scn_traffic *t)
 static double poisson_flows(const struct scenario *s, int entry, const double *host_rate, double *mean)
 {
     const struct scn_traffic *t = &s->traffic[entry];
-    int64_t end = t->end_ps >= 0 && t->end_ps < s->stop_ps ? t->end_ps : s->stop_ps;
-    double dur_ps = end > t->start_ps ? (double)(end - t->start_ps) : 0;
     struct cdf c;
     char err[SCN_ERR_MAX], jpath[64];
     snprintf(jpath, sizeof jpath, "traffic.%d.size_cdf", entry);
     *mean = -1;
-    if (dur_ps <= 0 || cdf_load(&c, t->size_cdf, s->file, jpath, err, sizeof err))
+    if (cdf_load(&c, t->size_cdf, s->file, jpath, err, sizeof err))
         return 0;
     *mean = c.mean;
     cdf_free(&c);
     double n = 0;
-    for (int i = 0; i < t->hosts.n; i++) {
-        double gap_ps = *mean * 8.0 / (t->load * host_rate[t->hosts.idx[i]]) * 1e12;
-        n += fmin(dur_ps / gap_ps, dur_ps);
-    }
+    for (int i = 0; i < t->hosts.n; i++)
+        n += traffic_poisson_host_flows(t, s->stop_ps, *mean, host_rate[t->hosts.idx[i]]);
     return n + 4 * sqrt(n);
 }
 

@@ -3,6 +3,7 @@
 #include "tools/limits.h"
 #include "tools/progress.h"
 
+#include "models/traffic.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 
@@ -176,10 +177,8 @@ static uint64_t expected_flows(const struct run *r)
         double mean = r->traffic.cdfs ? r->traffic.cdfs[ti].mean : 0;
         if (t->type != TR_POISSON || mean <= 0)
             continue;
-        int64_t end = t->end_ps >= 0 && t->end_ps < scn->stop_ps ? t->end_ps : scn->stop_ps;
-        double secs = end > t->start_ps ? (double)(end - t->start_ps) * 1e-12 : 0;
         for (int h = 0; h < t->hosts.n; h++)
-            e += secs * t->load * (double)n->hosts[t->hosts.idx[h]].rate_bps / (mean * 8.0);
+            e += traffic_poisson_host_flows(t, scn->stop_ps, mean, (double)n->hosts[t->hosts.idx[h]].rate_bps);
     }
     return e < 1 ? 1 : e > 1e18 ? (uint64_t)1e18 : (uint64_t)e;
 }
