@@ -124,3 +124,28 @@ int file_read(const char *path, enum file_mode mode, char **data, size_t *len, c
         *len = n;
     return 0;
 }
+
+/* See file.h. */
+FILE *file_open_stream(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    int e = 0;
+    if (fstat(fd, &st))
+        e = errno;
+    else if (S_ISDIR(st.st_mode))
+        e = EISDIR;
+    else if (!S_ISREG(st.st_mode))
+        e = ENODEV;
+    else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+        e = errno;
+    FILE *f = e ? NULL : fdopen(fd, "r");
+    if (!f) {
+        e = e ? e : errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}

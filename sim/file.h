@@ -12,6 +12,7 @@
 #define SIM_FILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* No input is this large: the biggest scenario a machine could simulate is a few MB of JSON. */
 #define FILE_MAX_BYTES (64L << 20)
@@ -31,5 +32,12 @@ enum file_mode {
  *                like, or "PATH: expected a text file, got a NUL byte at offset N".
  */
 int file_read(const char *path, enum file_mode mode, char **data, size_t *len, char *err, size_t errlen);
+
+/*
+ * Opens the regular file at path to be read as a stream (a run's own series, which may be larger than
+ * FILE_MAX_BYTES and are read a line at a time).  Returns NULL with errno set when it cannot: ENODEV when
+ * the path is a pipe, a device or another file that is not regular (never blocks on a FIFO).
+ */
+FILE *file_open_stream(const char *path);
 
 #endif

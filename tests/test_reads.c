@@ -152,6 +152,26 @@ static void test_fifo_refused(void)
 }
 
 /*
+ * `rocesim plot DIR` whose rates.csv is a FIFO: the rates plot is reported failed at once and the other plots
+ * are drawn (opening the FIFO used to wait forever for a writer).
+ */
+static void test_plot_fifo_series(void)
+{
+    const char *dir = in_tmp("plot-fifo");
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s run scenarios/incast-16to1.json --no-plot -q -o %s && rm %s/rates.csv && "
+             "mkfifo %s/rates.csv", test_rocesim_bin(), dir, dir, dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    snprintf(cmd, sizeof cmd, "timeout 20 %s plot %s", test_rocesim_bin(), dir);
+    int rc = test_run(cmd, &out);
+    CU_ASSERT_EQUAL(rc, 3);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rocesim: rates plot failed, no rates.png drawn: cannot read rates.csv: "
+                                              "not a regular file (a pipe or a device)\n"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "queues.png"));
+    free(out);
+}
+
+/*
  * A regular file of zeros below the cap is refused at its first NUL, in a
  * little memory (it used to be read whole, and check aborted under the limit).
  */
@@ -228,6 +248,7 @@ void test_reads_register(void)
     CU_pSuite s = CU_add_suite("reads", suite_init, suite_clean);
     CU_add_test(s, "/dev/zero as scenario, sweep, its scenario, CDF or --from: one line, exit 2", test_device_refused);
     CU_add_test(s, "a FIFO as scenario, sweep or CDF is refused, not waited on", test_fifo_refused);
+    CU_add_test(s, "a run's series that is a FIFO: plot reports it, never waits on it", test_plot_fifo_series);
     CU_add_test(s, "a file of zeros is refused at its first NUL, in little memory", test_zeros_refused_at_first_nul);
     CU_add_test(s, "a file over FILE_MAX_BYTES is refused before it is read", test_cap);
 }

@@ -1,5 +1,6 @@
 /* plot — reshape a run's files for gnuplot, fill the templates, run gnuplot (see plot.h). */
 #include "tools/plot.h"
+#include "sim/file.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/run.h"
@@ -178,7 +179,7 @@ static FILE *open_csv(const char *dir, const char *name, const char *header, cha
 {
     char path[PATH_MAX_LEN];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "r");
+    FILE *f = file_open_stream(path);
     if (!f)
         return NULL;
     if (getline(line, cap, f) < 0 || strncmp(*line, header, strlen(header)) != 0) {
@@ -224,6 +225,8 @@ static enum prep csv_problem(const char *name, char *note, size_t nlen)
         snprintf(note, nlen, "no %s", name);
     else if (errno == EINVAL)
         snprintf(note, nlen, "%s has an unexpected header", name);
+    else if (errno == ENODEV)
+        snprintf(note, nlen, "cannot read %s: not a regular file (a pipe or a device)", name);
     else
         snprintf(note, nlen, "cannot read %s: %s", name, strerror(errno));
     return errno == ENOENT || errno == EINVAL ? PREP_SKIP : PREP_ERROR;
