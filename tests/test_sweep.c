@@ -604,6 +604,21 @@ static void test_bad_objective(void)
     CU_ASSERT(!sweep_metric_known("scenario"));
 }
 
+/* A $ROCESIM_MEM_AVAILABLE that is not a size stops the sweep once, before any run (each run refused it). */
+static void test_bad_mem_env(void)
+{
+    char dir[160], cmd[1024], *out = NULL;
+    snprintf(dir, sizeof dir, "%s/memenv", root);
+    snprintf(cmd, sizeof cmd, "ROCESIM_MEM_AVAILABLE=garbage %s sweep scenarios/sweeps/dcqcn-g-kmin.json -o %s -q",
+             test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    CU_ASSERT_STRING_EQUAL(out ? out : "", "rocesim sweep: $ROCESIM_MEM_AVAILABLE: expected a size like \"20KB\", "
+                                           "got \"garbage\" (no number)\n");
+    free(out);
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(stat(dir, &st), 0);
+}
+
 /* Appends to *bad (a list for the message) every number, boolean or null leaf of v the metric list lacks. */
 static void unknown_leaves(const cJSON *v, const char *prefix, char *bad, size_t len)
 {
@@ -816,6 +831,7 @@ void test_sweep_register(void)
     CU_add_test(s, "SIGINT: best.json says complete false, nic-config --from refuses it", test_interrupted_sweep);
     CU_add_test(s, "SIGKILL of a sweep leaves no run running", test_killed_sweep);
     CU_add_test(s, "a misspelt objective is refused before any run", test_bad_objective);
+    CU_add_test(s, "a bad $ROCESIM_MEM_AVAILABLE is refused once, before any run", test_bad_mem_env);
     CU_add_test(s, "every numeric summary field is a known objective", test_metric_names);
     CU_add_test(s, "nic-config unit conversions", test_nic_units);
     CU_add_test(s, "nic-config command and --from best.json", test_nic_command);

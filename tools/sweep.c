@@ -9,6 +9,7 @@
  * machine or over MPI ranks, in one go or over several reruns.
  */
 #include "tools/sweep.h"
+#include "tools/limits.h"
 #include "sim/scenario.h"
 #include "sim/mem.h"
 #include "sim/units.h"
@@ -1268,6 +1269,13 @@ int sweep_main(int argc, char **argv)
     char err[SCN_ERR_MAX + 256] = "";
     if (!rc) {
         rc = sweep_load(cli.file, &spec, err, sizeof err);
+        if (rc && root)
+            fprintf(stderr, "rocesim sweep: %s\n", err);
+    }
+    if (!rc) {
+        /* Every run would refuse a bad $ROCESIM_MEM_AVAILABLE: say it once, before any run starts. */
+        struct mem_avail avail;
+        rc = limits_mem_available(&avail, err, sizeof err);
         if (rc && root)
             fprintf(stderr, "rocesim sweep: %s\n", err);
     }
