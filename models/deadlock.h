@@ -1,5 +1,5 @@
 /*
- * deadlock — PFC deadlock detection (MODEL.md, "Pathologies"): a cyclic
+ * deadlock — PFC deadlock detection (docs/scenario.md, "Pathologies"): a cyclic
  * buffer dependency in which every egress of the cycle is paused by the next
  * switch, whose ingress can only drain through the next paused egress (Hu et
  * al., "Deadlocks in Datacenter Networks: Why Do They Form, and How to Avoid

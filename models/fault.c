@@ -3,7 +3,7 @@
  * (failure and recovery of links, rerouting), pause_storm (a NIC that keeps
  * its ToR paused, IEEE 802.1Qbb PAUSE refreshed at half its time) and
  * slow_receiver (a NIC receive pipeline slower than the link, with PFC on its
- * receive buffer like a switch ingress, MODEL.md "Switch").
+ * receive buffer like a switch ingress, as switch.c counts it).
  */
 #include "models/fault.h"
 #include "sim/mem.h"

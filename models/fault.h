@@ -6,7 +6,7 @@
  * cannot tell them apart); at `until`, if given, they come back.  What a
  * failure does to the frames and the PFC state on the link is in port.c; the
  * routing tables are recomputed around the failed links at the failure and
- * again at the recovery (MODEL.md, "Topologies and routing"), so flows recover
+ * again at the recovery (docs/architecture.md, "Routing and link failures"), so flows recover
  * through their own loss recovery (NACK / RTO, go-back-N) on other paths.
  * Flows pinned through a failed link keep losing their frames until it comes
  * back.  Overlapping faults on one link keep it down until the last one ends.
@@ -14,8 +14,8 @@
  * pause_storm {host, priority, start, end?}: a NIC whose receive pipeline
  * has stalled keeps its ToR paused.  From `start` the host sends PAUSE on
  * `priority` with quanta = switch.pfc.pause_quanta and refreshes it at half
- * the pause time, as a switch does (IEEE 802.1Qbb; the refresh rule of
- * MODEL.md), so the ToR never resumes on expiry; at `end` it sends RESUME
+ * the pause time, as a switch does (IEEE 802.1Qbb; the switches' refresh
+ * rule), so the ToR never resumes on expiry; at `end` it sends RESUME
  * (quanta 0).  Overlapping storms on one (host, priority) keep it paused
  * until the last one ends.
  *
@@ -28,7 +28,7 @@
  *   XOFF = 2 H: more bytes of a lossless priority buffered -> PAUSE that priority;
  *   XON  = XOFF - switch.pfc.xon_delta (at least 0): at or below -> RESUME;
  *   XOFF + H: the most a lossless priority can ever hold, because H covers
- *     every byte still on its way when the PAUSE goes out (MODEL.md).  The
+ *     every byte still on its way when the PAUSE goes out (net.c).  The
  *     NIC never drops a lossless frame; exceeding it is a bug and aborts,
  *     unless the ToR did not obey the NIC's latest PAUSE on the watchdog's
  *     order (action forward: ignored or lifted, and not obeyed again since,

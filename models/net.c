@@ -27,7 +27,7 @@ int64_t net_auto_headroom(int64_t rate_bps, int64_t delay_ps, int mtu, int respo
 {
     /*
      * Bytes that can still arrive after the switch decides to pause
-     * (MODEL.md; after the headroom derivation in the appendix of Hu et al.,
+     * (docs/scenario.md, switch.pfc; after the headroom derivation in the appendix of Hu et al.,
      * "Tagger: Practical PFC Deadlock Prevention in Data Center Networks",
      * CoNEXT 2017):
      *   the MTU frame the switch may be sending when it decides, then the PAUSE

@@ -1,7 +1,7 @@
 /*
  * pfcwd — the PFC watchdog of the switches, with the semantics of SONiC's
  * pfcwd (sonic-swss orchagent/pfcwdorch; "PFC Watchdog" in the SONiC
- * configuration guide) as MODEL.md states them.
+ * configuration guide), as docs/scenario.md (switch.watchdog) states them.
  *
  * Every switch.watchdog.poll_interval (polls at poll, 2 poll, ...) the
  * watchdog looks at each switch egress (port, lossless priority):

@@ -1,7 +1,7 @@
 /*
  * switch — output-queued shared-buffer switch with PFC and ECN.
  *
- * Buffer accounting (MODEL.md): every frame is counted against its ingress
+ * Buffer accounting (README.md, "Switch"): every frame is counted against its ingress
  * (port, priority) until it leaves the switch.  For a lossless priority the
  * ingress counter is compared with the XOFF threshold:
  *   static:  xoff = switch.pfc.xoff

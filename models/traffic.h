@@ -10,12 +10,12 @@
  *   entry's other hosts, or a fixed random permutation.
  * - allreduce (ring): N ranks, 2(N-1) steps; in each step every rank sends
  *   size/N to its successor, and starts step s+1 once its step-s send is
- *   acknowledged and it has received step s from its predecessor (MODEL.md).
+ *   acknowledged and it has received step s from its predecessor (NCCL's ring).
  *   With nics_per_server = k the hosts are k-NIC servers and k rings run in
  *   parallel, ring r over the r-th NIC of every server, each reducing size/k.
  * - alltoall: every rank sends size/N to every other rank at once.
  *
- * Flow ids follow INTERFACE.md: the entry's id, else "t{i}"; generators name
+ * Flow ids (docs/scenario.md, traffic): the entry's id, else "t{i}"; generators name
  * their flows "{entry id}.{j}" in creation order.  Every entry draws from its
  * own random streams (one per host for poisson), so adding an entry does not
  * change another entry's draws.

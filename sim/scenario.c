@@ -851,7 +851,7 @@ static int apply_override(struct ctx *c, cJSON *root, const struct scn_override 
 /* Defaults                                                                  */
 
 /*
- * The DCQCN presets (MODEL.md): the SIGCOMM 2015 paper's parameters, and the
+ * The DCQCN presets (docs/scenario.md, host.dcqcn): the SIGCOMM 2015 paper's parameters, and the
  * ConnectX firmware defaults as exposed under /sys/class/net/IF/ecn/roce_rp
  * and roce_np (g = (1024 - dce_tcp_g 1019) / 1024, alpha timer = dce_tcp_rtt,
  * rpg_time_reset, rpg_byte_reset, rpg_threshold, rpg_*_rate,

@@ -142,7 +142,7 @@ static void test_lab4(void)
 
 static void test_lab5(void)
 {
-    /* Low thresholds hold a shorter standing queue, and the short queries wait less behind it. */
+    /* Low thresholds cut the queries' bursts back sooner, so the short queries wait less behind them. */
     cJSON *lo = lab_run("05-tuning-dcqcn/fairness.json", NULL, "l5lo");
     cJSON *hi = lab_run("05-tuning-dcqcn/fairness.json", "--set switch.ecn.kmin=50KB --set switch.ecn.kmax=800KB", "l5hi");
     CU_ASSERT_PTR_NOT_NULL_FATAL(lo);

@@ -21,6 +21,7 @@ void test_traffic_register(void);
 void test_validation_register(void);
 void test_golden_register(void);
 void test_labs_register(void);
+void test_docs_register(void);
 
 /* Runs every scenario against tests/golden/ (update: rewrite the references).  Returns the mismatches. */
 int golden_check(bool update);

@@ -193,7 +193,7 @@ static void print_lossless(FILE *f, const struct run *r, int p)
     struct hdrm_report rep;
     run_headroom_classes(r, &rep);
     fprintf(f, "#   Headroom (%s), reserved per port for priority %d beyond XOFF:\n",
-            w->pfc.headroom_auto ? "auto: link rate x round trip + response time + frames in flight, MODEL.md"
+            w->pfc.headroom_auto ? "auto: link rate x round trip + response time + frames in flight, docs/scenario.md"
                                  : "as configured",
             p);
     for (int c = 0; c < rep.n; c++) {

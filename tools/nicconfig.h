@@ -5,7 +5,7 @@
  * The DCQCN reaction point (sender) and notification point (receiver) become
  * the ConnectX (mlx5) sysfs writes under /sys/class/net/IF/ecn/roce_rp and
  * roce_np, converted to the units the firmware takes (microseconds, Mbps,
- * bytes, percent, g and alpha in 1/1024 and 1/1023 steps; MODEL.md).  A value
+ * bytes, percent, g and alpha in 1/1024 and 1/1023 steps; docs/sweep.md).  A value
  * the firmware cannot express exactly is rounded and a comment line says so.
  * The switch side (ECN marking thresholds, PFC XOFF/XON and headroom) has no
  * standard interface, so it is printed in plain words with values and units,

@@ -224,7 +224,7 @@ static bool headroom_case(struct vresult *out, int *n, int cap, const char *leng
     char a[32], b[32];
     if (!too_small) {
         SET(check, "PFC lossless with auto headroom, %s cables", length);
-        SET(reference, "headroom formula (MODEL.md, after Tagger)");
+        SET(reference, "headroom formula (docs/scenario.md, switch.pfc; after Tagger)");
         SET(expected, "0 drops; peak <= %s", units_fmt_size(auto_h, a, sizeof a));
         SET(measured, "%llu drops; peak %s", (unsigned long long)drops, units_fmt_size(peak, b, sizeof b));
         SET(tolerance, "exact");
