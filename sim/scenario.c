@@ -639,6 +639,19 @@ static long nul_escape_string(const char *text)
     return -1;
 }
 
+/* One key (key true) or string value at path; has_nul: the text held \u0000 where cJSON cut it. */
+static int check_one_string(struct ctx *c, const char *path, const char *text, bool has_nul, bool key)
+{
+    long bad_at;
+    if (has_nul)
+        return bad(c, path, "expected %s without NUL characters, got \\u0000 at offset %zu",
+                   key ? "a field name" : "text", strlen(text));
+    if ((bad_at = utf8_bad_at(text)) >= 0)
+        return bad(c, path, "expected %s, got an invalid byte 0x%02x at offset %ld",
+                   key ? "a field name in UTF-8" : "UTF-8 text", (unsigned char)text[bad_at], bad_at);
+    return 0;
+}
+
 /*
  * Checks every key and string value under v, in text order (the order cJSON
  * keeps, and the order nul_escape_string counts in): UTF-8 (outputs such as
@@ -646,26 +659,14 @@ static long nul_escape_string(const char *text)
  */
 static int check_strings(struct ctx *c, const cJSON *v, const char *path, long nul_at, long *k)
 {
-    long bad_at;
-    if (cJSON_IsString(v)) {
-        if (++*k == nul_at)
-            return bad(c, path, "expected text without NUL characters, got \\u0000 at offset %zu",
-                       strlen(v->valuestring));
-        if ((bad_at = utf8_bad_at(v->valuestring)) >= 0)
-            return bad(c, path, "expected UTF-8 text, got an invalid byte 0x%02x at offset %ld",
-                       (unsigned char)v->valuestring[bad_at], bad_at);
-        return 0;
-    }
+    if (cJSON_IsString(v))
+        return check_one_string(c, path, v->valuestring, ++*k == nul_at, false);
     int i = 0;
     for (const cJSON *it = v->child; it; it = it->next, i++) {
         char p[PATH_LEN];
         if (cJSON_IsObject(v)) {
-            if (++*k == nul_at)
-                return bad(c, path, "expected a field name without NUL characters, got \\u0000 at offset %zu",
-                           strlen(it->string));
-            if ((bad_at = utf8_bad_at(it->string)) >= 0)
-                return bad(c, path, "expected a field name in UTF-8, got an invalid byte 0x%02x at offset %ld",
-                           (unsigned char)it->string[bad_at], bad_at);
+            if (check_one_string(c, path, it->string, ++*k == nul_at, true) < 0)
+                return -1;
             join(p, path, it->string);
         } else {
             join_idx(p, path, i);

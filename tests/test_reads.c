@@ -68,16 +68,32 @@ static int rocesim(int kb, char **out, const char *fmt, ...)
     return test_run(cmd, out);
 }
 
-/* Asserts that `rocesim ARGS` ends with status rc and prints exactly the line want. */
-static void expect(int rc, const char *want, const char *args)
+/* Asserts that `rocesim ARGS`, with at most kb KB of address space, ends with status rc and prints exactly want. */
+static void expect_in(int kb, int rc, const char *want, const char *args)
 {
     char *out = NULL;
-    int got = rocesim(200000, &out, "%s", args);
+    int got = rocesim(kb, &out, "%s", args);
     if (got != rc || !out || strcmp(out, want) != 0)
         fprintf(stderr, "\n  rocesim %s: exit %d, printed: %s", args, got, out ? out : "(nothing)\n");
     CU_ASSERT_EQUAL(got, rc);
     CU_ASSERT_STRING_EQUAL(out ? out : "", want);
     free(out);
+}
+
+static void expect(int rc, const char *want, const char *args)
+{
+    expect_in(200000, rc, want, args);
+}
+
+/* An empty file of `size` bytes named tmp/name (sparse: it costs no disk); returns its path. */
+static const char *sparse_file(const char *name, long size)
+{
+    const char *p = in_tmp(name);
+    FILE *f = fopen(p, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fclose(f);
+    CU_ASSERT_EQUAL_FATAL(truncate(p, size), 0);
+    return p;
 }
 
 /* A small valid scenario whose poisson entry draws sizes from cdf. */
@@ -177,38 +193,22 @@ static void test_plot_fifo_series(void)
  */
 static void test_zeros_refused_at_first_nul(void)
 {
-    const char *z = in_tmp("zeros.json");
-    FILE *f = fopen(z, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fclose(f);
-    CU_ASSERT_EQUAL_FATAL(truncate(z, 60L << 20), 0);
+    const char *z = sparse_file("zeros.json", 60L << 20);
     char args[512], want[1024];
     snprintf(args, sizeof args, "check %s", z);
     snprintf(want, sizeof want, "rocesim: %s: expected a text file, got a NUL byte at offset 0\n", z);
-    char *out = NULL;
-    int rc = rocesim(40000, &out, "%s", args);
-    CU_ASSERT_EQUAL(rc, 2);
-    CU_ASSERT_STRING_EQUAL(out ? out : "", want);
-    free(out);
+    expect_in(40000, 2, want, args);
     const char *scn = scenario_with_cdf("zeros-cdf.json", "zeros.json");
     snprintf(args, sizeof args, "check %s", scn);
     snprintf(want, sizeof want, "rocesim: %s: traffic.0.size_cdf: %s: expected a text file, got a NUL byte at "
              "offset 0\n", scn, z);
-    out = NULL;
-    rc = rocesim(40000, &out, "%s", args);
-    CU_ASSERT_EQUAL(rc, 2);
-    CU_ASSERT_STRING_EQUAL(out ? out : "", want);
-    free(out);
+    expect_in(40000, 2, want, args);
 }
 
 /* A file over the cap is refused before it is read: "File too large", exit 3, for every kind of input. */
 static void test_cap(void)
 {
-    const char *big = in_tmp("big.json");
-    FILE *f = fopen(big, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fclose(f);
-    CU_ASSERT_EQUAL_FATAL(truncate(big, FILE_MAX_BYTES + 1), 0); /* sparse: costs no disk */
+    const char *big = sparse_file("big.json", FILE_MAX_BYTES + 1);
     char args[512], want[1024];
     snprintf(args, sizeof args, "check %s", big);
     snprintf(want, sizeof want, "rocesim: %s: cannot read: File too large\n", big);
@@ -226,7 +226,7 @@ static void test_cap(void)
     CU_ASSERT_EQUAL(file_read(big, FILE_BYTES, &data, NULL, err, sizeof err), SCN_EIO);
     CU_ASSERT_PTR_NULL(data);
     const char *t = in_tmp("nul.txt");
-    f = fopen(t, "w");
+    FILE *f = fopen(t, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fwrite("abc\0def", 1, 7, f);
     fclose(f);
