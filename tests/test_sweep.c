@@ -604,6 +604,56 @@ static void test_bad_objective(void)
     CU_ASSERT(!sweep_metric_known("scenario"));
 }
 
+/*
+ * A sweep's PNGs are drawn like a run's: to a temporary name, checked, renamed.  A gnuplot that writes half a
+ * PNG and exits 0 (a full disk) for one plot, and fails for another, leaves neither under its final name, and
+ * the sweep says which failed and why (it used to write the PNG under its final name and trust the status).
+ * Reruns the grid of test_grid, whose runs are all done, so only the plots are drawn again.
+ */
+static void test_sweep_plots_whole(void)
+{
+    char bindir[256], gp[300], cmd[2048], *out = NULL;
+    snprintf(bindir, sizeof bindir, "%s/fakegp", root);
+    mkdir(bindir, 0777);
+    snprintf(gp, sizeof gp, "%s/gnuplot", bindir);
+    write_text(gp, "#!/bin/sh\n"
+                   "# called as: gnuplot -e outname='NAME.png.tmp' NAME.gp\n"
+                   "name=${3%.gp}\n"
+                   "case $name in\n"
+                   "objective_vs_0) printf '\\211PNG\\r\\n\\032\\n\\000\\000\\000\\015IHDR' >$name.png.tmp ;;\n"
+                   "heatmap) echo 'line 3: no such file' >&2; exit 1 ;;\n"
+                   "*) printf '\\211PNG\\r\\n\\032\\n\\000\\000\\000\\000IEND\\256B`\\202' >$name.png.tmp ;;\n"
+                   "esac\n");
+    chmod(gp, 0755);
+    snprintf(cmd, sizeof cmd, "PATH=%s:$PATH %s sweep %s -j 2 -o %s -q", bindir, test_rocesim_bin(), grid_file,
+             grid_out);
+    int rc = test_run(cmd, &out);
+    CU_ASSERT_EQUAL(rc, 0);
+    char want[1024];
+    snprintf(want, sizeof want, "rocesim sweep: objective_vs_0 plot failed, no objective_vs_0.png drawn: gnuplot "
+             "exited with status 0 but objective_vs_0.png.tmp is a truncated PNG (");
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, want));
+    snprintf(want, sizeof want, "rocesim sweep: heatmap plot failed, no heatmap.png drawn: gnuplot exited with "
+             "status 1: line 3: no such file; gnuplot's output is in %s/plots/heatmap.log\n", grid_out);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, want));
+    snprintf(want, sizeof want, "%s/plots/: 1 PNG drawn; FAILED: objective_vs_0.png heatmap.png", grid_out);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, want));
+    if (!(out && strstr(out, want)))
+        fprintf(stderr, "\n%s\n", out ? out : "");
+    free(out);
+    static const char *const gone[] = {"objective_vs_0.png", "objective_vs_0.png.tmp", "heatmap.png",
+                                       "heatmap.png.tmp"};
+    struct stat st;
+    for (size_t i = 0; i < sizeof gone / sizeof *gone; i++) {
+        char path[400];
+        snprintf(path, sizeof path, "%s/plots/%s", grid_out, gone[i]);
+        CU_ASSERT_NOT_EQUAL(stat(path, &st), 0);
+    }
+    char path[400];
+    snprintf(path, sizeof path, "%s/plots/objective_vs_1.png", grid_out);
+    CU_ASSERT_EQUAL(stat(path, &st), 0);
+}
+
 /* A $ROCESIM_MEM_AVAILABLE that is not a size stops the sweep once, before any run (each run refused it). */
 static void test_bad_mem_env(void)
 {
@@ -823,6 +873,7 @@ void test_sweep_register(void)
 {
     CU_pSuite s = CU_add_suite("sweep and nic-config", suite_init, suite_clean);
     CU_add_test(s, "2x2 grid x 2 seeds with -j 2: 8 rows, best.json agrees", test_grid);
+    CU_add_test(s, "a sweep's PNG is renamed into place only when whole", test_sweep_plots_whole);
     CU_add_test(s, "a rerun into the same directory starts nothing", test_rerun_skips);
     CU_add_test(s, "a bad value fails its point only", test_bad_point);
     CU_add_test(s, "bad sweep files exit 2 naming file and path", test_bad_sweep_files);

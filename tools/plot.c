@@ -1074,8 +1074,8 @@ static int write_script(const char *pdir, const char *tdir, const char *name, co
     return 0;
 }
 
-/* Starts `gnuplot -e "outname='NAME.png.tmp'" NAME.gp` in pdir, output into NAME.log.  Returns the pid or -1. */
-static pid_t spawn_gnuplot(const char *gnuplot, const char *pdir, const char *name)
+/* See plot.h. */
+pid_t plot_gnuplot_start(const char *gnuplot, const char *pdir, const char *name)
 {
     char script[64], log[64], outarg[96];
     snprintf(script, sizeof script, "%s.gp", name);
@@ -1157,6 +1157,54 @@ static bool png_whole(const char *path, char *bad, size_t blen)
     return ok;
 }
 
+/* See plot.h.  gnuplot's exit status is not enough: on a full disk it exits 0 with half a PNG written. */
+int plot_gnuplot_finish(const char *gnuplot, const char *pdir, const char *name, pid_t pid, char *why, size_t len)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR) {
+            snprintf(why, len, "cannot wait for gnuplot: %s", strerror(errno));
+            return -1;
+        }
+    }
+    char tmp[PATH_MAX_LEN], png[PATH_MAX_LEN], log[PATH_MAX_LEN];
+    snprintf(tmp, sizeof tmp, "%s/%s.png.tmp", pdir, name);
+    snprintf(png, sizeof png, "%s/%s.png", pdir, name);
+    snprintf(log, sizeof log, "%s/%s.log", pdir, name);
+    struct stat sb;
+    bool log_empty = stat(log, &sb) == 0 && sb.st_size == 0;
+    char what[600] = "";
+    if (!WIFEXITED(st)) {
+        snprintf(what, sizeof what, "gnuplot was killed by signal %d", WTERMSIG(st));
+    } else if (WEXITSTATUS(st) == 127) {
+        snprintf(what, sizeof what, "could not execute %s", gnuplot);
+    } else if (WEXITSTATUS(st) != 0) {
+        char head[512];
+        log_head(pdir, name, head, sizeof head);
+        snprintf(what, sizeof what, "gnuplot exited with status %d%s%s", WEXITSTATUS(st), head[0] ? ": " : "", head);
+    } else {
+        char bad[256];
+        if (!png_whole(tmp, bad, sizeof bad))
+            snprintf(what, sizeof what, "gnuplot exited with status 0 but %s.png.tmp %s", name, bad);
+        else if (rename(tmp, png))
+            snprintf(what, sizeof what, "cannot rename %s to %s.png: %s", tmp, name, strerror(errno));
+    }
+    /* Point at the log only when gnuplot said something there. */
+    if (log_empty)
+        unlink(log);
+    if (!what[0])
+        return 0;
+    unlink(tmp);
+    snprintf(why, len, "%s%s%s", what, log_empty ? "" : "; gnuplot's output is in ", log_empty ? "" : log);
+    return -1;
+}
+
+/* See plot.h. */
+bool plot_find_gnuplot(char *out, size_t len)
+{
+    return find_in_path("gnuplot", out, len);
+}
+
 int plot_draw(const char *dir, struct plot_result *res, FILE *errf)
 {
     memset(res, 0, sizeof *res);
@@ -1227,7 +1275,7 @@ int plot_draw(const char *dir, struct plot_result *res, FILE *errf)
             notes[i][0] = '\0';
         } else if (p == PREP_DRAW) {
             /* All gnuplots run at once: each takes a moment to start. */
-            pid[i] = spawn_gnuplot(gnuplot, pdir, plot_names[i]);
+            pid[i] = plot_gnuplot_start(gnuplot, pdir, plot_names[i]);
             if (pid[i] < 0) {
                 fprintf(errf, "rocesim: cannot start gnuplot: %s\n", strerror(errno));
                 res->failed++;
@@ -1244,47 +1292,14 @@ int plot_draw(const char *dir, struct plot_result *res, FILE *errf)
             }
             continue;
         }
-        int st;
-        while (waitpid(pid[i], &st, 0) < 0 && errno == EINTR)
-            ;
-        char tmp[PATH_MAX_LEN], png[PATH_MAX_LEN], log[PATH_MAX_LEN];
-        snprintf(tmp, sizeof tmp, "%s/%s.png.tmp", pdir, plot_names[i]);
-        snprintf(png, sizeof png, "%s/%s.png", pdir, plot_names[i]);
-        snprintf(log, sizeof log, "%s/%s.log", pdir, plot_names[i]);
-        struct stat sb;
-        bool log_empty = stat(log, &sb) == 0 && sb.st_size == 0;
-        /* gnuplot's exit status is not enough: on a full disk it exits 0 with half a PNG written. */
-        char why[600] = "";
-        if (!WIFEXITED(st)) {
-            snprintf(why, sizeof why, "gnuplot was killed by signal %d", WTERMSIG(st));
-        } else if (WEXITSTATUS(st) == 127) {
-            snprintf(why, sizeof why, "could not execute %s", gnuplot);
-        } else if (WEXITSTATUS(st) != 0) {
-            char head[512];
-            log_head(pdir, plot_names[i], head, sizeof head);
-            snprintf(why, sizeof why, "gnuplot exited with status %d%s%s", WEXITSTATUS(st), head[0] ? ": " : "",
-                     head);
-        } else {
-            char bad[256];
-            if (!png_whole(tmp, bad, sizeof bad))
-                snprintf(why, sizeof why, "gnuplot exited with status 0 but %s.png.tmp %s", plot_names[i], bad);
-            else if (rename(tmp, png))
-                snprintf(why, sizeof why, "cannot rename %s to %s.png: %s", tmp, plot_names[i], strerror(errno));
-        }
-        if (!why[0]) {
+        char why[1200];
+        if (plot_gnuplot_finish(gnuplot, pdir, plot_names[i], pid[i], why, sizeof why) == 0) {
             res->drawn++;
             size_t l = strlen(drawn);
             snprintf(drawn + l, sizeof drawn - l, "%s%s.png", l ? ", " : "", plot_names[i]);
-            if (log_empty)
-                unlink(log);
             continue;
         }
-        unlink(tmp);
-        /* Point at the log only when gnuplot said something there. */
-        if (log_empty)
-            unlink(log);
-        fprintf(errf, "rocesim: %s plot failed, no %s.png drawn: %s%s%s\n", plot_names[i], plot_names[i], why,
-                log_empty ? "" : "; gnuplot's output is in ", log_empty ? "" : log);
+        fprintf(errf, "rocesim: %s plot failed, no %s.png drawn: %s\n", plot_names[i], plot_names[i], why);
         size_t l = strlen(failed);
         snprintf(failed + l, sizeof failed - l, "%s%s.png", l ? ", " : "", plot_names[i]);
         res->failed++;

@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "sim/scenario.h"
 
@@ -61,5 +62,21 @@ void plot_clean(const char *dir);
  * not be read or written or gnuplot failed.
  */
 int plot_draw(const char *dir, struct plot_result *res, FILE *errf);
+
+/*
+ * The way every PNG of rocesim is drawn (a run's plots and a sweep's): gnuplot
+ * writes it under a temporary name, and it is renamed only when whole.
+ * plot_find_gnuplot: gnuplot's path on PATH (true) or false.
+ * plot_gnuplot_start: starts `gnuplot -e "outname='NAME.png.tmp'" NAME.gp` in
+ * pdir (the script must `set output outname`), its output into NAME.log;
+ * returns the pid or -1 (errno).
+ * plot_gnuplot_finish: waits for it; returns 0 when NAME.png.tmp is a whole
+ * PNG (signature first, IEND chunk last) and was renamed to NAME.png, else -1
+ * with the reason in why (the temporary removed; NAME.log kept, and named in
+ * why, only when gnuplot wrote something there).
+ */
+bool plot_find_gnuplot(char *out, size_t len);
+pid_t plot_gnuplot_start(const char *gnuplot, const char *pdir, const char *name);
+int plot_gnuplot_finish(const char *gnuplot, const char *pdir, const char *name, pid_t pid, char *why, size_t len);
 
 #endif

@@ -1,5 +1,6 @@
 /* sweep_out — see sweep_out.h. */
 #include "tools/sweep_out.h"
+#include "tools/plot.h"
 #include "sim/scenario.h"
 #include "sim/mem.h"
 #include "sim/units.h"
@@ -746,63 +747,6 @@ static char *gp_str(const char *s, char *out, size_t len)
     return out;
 }
 
-/* Finds gnuplot on PATH; returns true with its path in out. */
-static bool find_gnuplot(char *out, size_t len)
-{
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    while (*path) {
-        const char *colon = strchr(path, ':');
-        size_t l = colon ? (size_t)(colon - path) : strlen(path);
-        sfmt(out, len, "%.*s/gnuplot", (int)l, l ? path : ".");
-        if (access(out, X_OK) == 0)
-            return true;
-        path += l + (colon != NULL);
-    }
-    return false;
-}
-
-/*
- * Runs `gnuplot NAME.gp` in pdir with its output in NAME.log (removed when
- * it succeeds).  Returns true when gnuplot exited 0.
- */
-static bool run_gnuplot(const char *gnuplot, const char *pdir, const char *name)
-{
-    char script[300], log[300];
-    sfmt(script, sizeof script, "%s.gp", name);
-    sfmt(log, sizeof log, "%s.log", name);
-    char *argv[] = {"gnuplot", script, NULL};
-    pid_t pid = fork();
-    if (pid < 0)
-        return false;
-    if (pid == 0) {
-        if (chdir(pdir) == 0) {
-            int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-            int null = open("/dev/null", O_RDONLY);
-            if (fd >= 0) {
-                dup2(fd, 1);
-                dup2(fd, 2);
-            }
-            if (null >= 0)
-                dup2(null, 0);
-            execv(gnuplot, argv);
-        }
-        _exit(127);
-    }
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return false;
-    bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-    if (ok) {
-        char path[4400];
-        sfmt(path, sizeof path, "%s/%s", pdir, log);
-        unlink(path);
-    }
-    return ok;
-}
-
 /* Writes text to pdir/name atomically; returns 0 or -1 (message on stderr). */
 static int put(const char *pdir, const char *name, const struct sbuf *b)
 {
@@ -820,7 +764,8 @@ static void gp_prelude(struct sbuf *g, const char *png, int w, int h)
 {
     sb_printf(g, "# Drawn by rocesim sweep; run `gnuplot %.*s.gp` here to redraw.\n", (int)(strlen(png) - 4), png);
     sb_printf(g, "set terminal pngcairo size %d,%d noenhanced font 'DejaVu Sans,10'\n", w, h);
-    sb_printf(g, "set output '%s'\n", png);
+    /* rocesim passes outname (a temporary name, renamed when the PNG is whole); `gnuplot NAME.gp` by hand draws PNG */
+    sb_printf(g, "if (!exists(\"outname\")) outname = '%s'\nset output outname\n", png);
 }
 
 /* The index of point p's combination of values in the dimensions other than d (row-major). */
@@ -1078,7 +1023,7 @@ static int plot_heatmap(const struct sweep_table *t, const struct sweep_spec *s,
 static void clean_plots(const char *pdir)
 {
     char path[4400];
-    static const char *const exts[] = {".png", ".dat", ".gp", ".log"};
+    static const char *const exts[] = {".png", ".png.tmp", ".dat", ".gp", ".log"};
     for (int d = 0; d < 64; d++)
         for (size_t e = 0; e < sizeof exts / sizeof *exts; e++) {
             sfmt(path, sizeof path, "%s/objective_vs_%d%s", pdir, d, exts[e]);
@@ -1121,22 +1066,29 @@ int sweep_plots(const struct sweep_table *t, const struct sweep_spec *s, int bes
             return SCN_EIO;
         sfmt(names[n++], sizeof names[0], "heatmap");
     }
-    if (!find_gnuplot(gnuplot, sizeof gnuplot)) {
+    if (!plot_find_gnuplot(gnuplot, sizeof gnuplot)) {
         sfmt(line, linelen, "gnuplot is not installed: scripts written to %s/ (run gnuplot NAME.gp there)", pdir);
         return 0;
     }
+    pid_t pid[65];
+    for (int i = 0; i < n; i++)
+        pid[i] = plot_gnuplot_start(gnuplot, pdir, names[i]);
     int drawn = 0;
     char failed[512] = "";
     for (int i = 0; i < n; i++) {
-        if (run_gnuplot(gnuplot, pdir, names[i])) {
+        char why[1200];
+        if (pid[i] < 0)
+            sfmt(why, sizeof why, "cannot start gnuplot: %s", strerror(errno));
+        else if (plot_gnuplot_finish(gnuplot, pdir, names[i], pid[i], why, sizeof why) == 0) {
             drawn++;
-        } else {
-            size_t l = strlen(failed);
-            sfmt(failed + l, sizeof failed - l, " %s.log", names[i]);
+            continue;
         }
+        fprintf(stderr, "rocesim sweep: %s plot failed, no %s.png drawn: %s\n", names[i], names[i], why);
+        size_t l = strlen(failed);
+        sfmt(failed + l, sizeof failed - l, " %s.png", names[i]);
     }
     if (*failed)
-        sfmt(line, linelen, "%s/: %d PNG drawn; gnuplot failed, see%s", pdir, drawn, failed);
+        sfmt(line, linelen, "%s/: %d PNG drawn; FAILED:%s", pdir, drawn, failed);
     else
         sfmt(line, linelen, "%s/ (%d PNG: objective_vs_<N>.png per parameter%s)", pdir, drawn,
                  s->n_dims == 2 ? ", heatmap.png" : "");
