@@ -6,11 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* malloc that ends the process through mem_oom when memory runs out (the detector cannot go on without it). */
-static void *xmalloc(size_t n)
-{
-    return mem_xmalloc(n, "in deadlock detection");
-}
+/* What the detector names when an allocation fails (sim/mem.h): it cannot go on without the memory. */
+#define DEADLOCK_OOM "in deadlock detection"
 
 void deadlock_free(struct net *n)
 {
@@ -43,8 +40,8 @@ static bool holds_from(const struct port *r, int prio, uint16_t in_local)
 static uint32_t find_cycle(const struct wnode *v, uint32_t nv, const uint32_t *succ, uint32_t *out)
 {
     uint8_t *color = mem_xcalloc(nv, 1, "in deadlock detection");
-    uint32_t *stack = xmalloc(sizeof *stack * nv), *cursor = xmalloc(sizeof *cursor * nv),
-             *pos = xmalloc(sizeof *pos * nv);
+    uint32_t *stack = mem_xmalloc(sizeof *stack * nv, DEADLOCK_OOM), *cursor = mem_xmalloc(sizeof *cursor * nv, DEADLOCK_OOM),
+             *pos = mem_xmalloc(sizeof *pos * nv, DEADLOCK_OOM);
     uint32_t found = 0;
     for (uint32_t root = 0; root < nv && !found; root++) {
         if (color[root])
@@ -121,7 +118,7 @@ void deadlock_check(struct net *n)
     }
     dl->checks++;
     if (!dl->index) {
-        dl->index = xmalloc(sizeof *dl->index * (size_t)g->n_ports * NPRIO);
+        dl->index = mem_xmalloc(sizeof *dl->index * (size_t)g->n_ports * NPRIO, DEADLOCK_OOM);
         memset(dl->index, 0xff, sizeof *dl->index * (size_t)g->n_ports * NPRIO); /* all -1 */
     }
     for (uint32_t i = 0; i < nv; i++)
@@ -129,7 +126,7 @@ void deadlock_check(struct net *n)
 
     /* Edges: E = (p, q) waits on the stalled egresses of its peer that hold q-frames from the peer port. */
     uint32_t ne = 0, ecap = 64;
-    uint32_t *succ = xmalloc(sizeof *succ * ecap);
+    uint32_t *succ = mem_xmalloc(sizeof *succ * ecap, DEADLOCK_OOM);
     for (uint32_t i = 0; i < nv; i++) {
         v[i].first = ne;
         const struct port *in = v[i].p->peer;
@@ -153,7 +150,7 @@ void deadlock_check(struct net *n)
         v[i].deg = ne - v[i].first;
     }
 
-    uint32_t *cyc = xmalloc(sizeof *cyc * nv);
+    uint32_t *cyc = mem_xmalloc(sizeof *cyc * nv, DEADLOCK_OOM);
     uint32_t len = find_cycle(v, nv, succ, cyc);
     for (uint32_t i = 0; i < nv; i++)
         dl->index[(size_t)port_id(v[i].p) * NPRIO + (size_t)v[i].prio] = -1;
@@ -163,7 +160,7 @@ void deadlock_check(struct net *n)
         for (uint32_t i = 1; i < len; i++)
             if (port_id(v[cyc[i]].p) < port_id(v[cyc[lo]].p))
                 lo = i;
-        dl->cycle = xmalloc(sizeof *dl->cycle * len);
+        dl->cycle = mem_xmalloc(sizeof *dl->cycle * len, DEADLOCK_OOM);
         for (uint32_t i = 0; i < len; i++)
             dl->cycle[i] = port_id(v[cyc[(lo + i) % len]].p);
         dl->cycle_len = len;

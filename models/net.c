@@ -14,15 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Zeroed memory, huge-page backed when large (the port array of a large fabric); `what` is for mem_oom. */
-static void *xcalloc(size_t n, size_t size, const char *what)
-{
-    void *p = mem_calloc_big(n ? n : 1, size);
-    if (!p)
-        mem_oom(what);
-    return p;
-}
-
 int64_t net_auto_headroom(int64_t rate_bps, int64_t delay_ps, int mtu, int response_quanta)
 {
     /*
@@ -82,14 +73,14 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     }
     pool_init(&n->pkts, sizeof(struct pkt));
     n->stream_min_frames = NET_STREAM_MIN_FRAMES;
-    n->ports = xcalloc(g->n_ports, sizeof *n->ports, "building the network");
-    n->aux = xcalloc(g->n_ports, sizeof *n->aux, "building the network");
+    n->ports = mem_xcalloc_big(g->n_ports, sizeof *n->ports, "building the network");
+    n->aux = mem_xcalloc_big(g->n_ports, sizeof *n->aux, "building the network");
     for (int prio = 0; prio < NPRIO; prio++)
-        n->pq[prio] = xcalloc(g->n_ports, sizeof *n->pq[prio], "building the network");
-    n->hosts = xcalloc(g->n_hosts, sizeof *n->hosts, "building the network");
-    n->sws = xcalloc(g->n_switches, sizeof *n->sws, "building the network");
-    n->node_sw = xcalloc(g->n_nodes, sizeof *n->node_sw, "building the network");
-    n->node_host = xcalloc(g->n_nodes, sizeof *n->node_host, "building the network");
+        n->pq[prio] = mem_xcalloc_big(g->n_ports, sizeof *n->pq[prio], "building the network");
+    n->hosts = mem_xcalloc_big(g->n_hosts, sizeof *n->hosts, "building the network");
+    n->sws = mem_xcalloc_big(g->n_switches, sizeof *n->sws, "building the network");
+    n->node_sw = mem_xcalloc_big(g->n_nodes, sizeof *n->node_sw, "building the network");
+    n->node_host = mem_xcalloc_big(g->n_nodes, sizeof *n->node_host, "building the network");
     n->lossless = scn->sw.pfc.enabled ? scn->sw.pfc.lossless_mask : 0;
     int n_lossless = __builtin_popcount(n->lossless);
 
@@ -235,7 +226,7 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
             n->flow_chunks = c;
             n->chunks_cap = nc;
         }
-        n->flow_chunks[chunk] = xcalloc(1u << FLOW_CHUNK_BITS, sizeof(struct flow), "adding flows");
+        n->flow_chunks[chunk] = mem_xcalloc_big(1u << FLOW_CHUNK_BITS, sizeof(struct flow), "adding flows");
     }
     n->n_flows++;
     struct flow *f = net_flow(n, idx);
@@ -261,8 +252,8 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
     if (path_nodes && path_len >= 2) {
         /* path_ports[0..L-1]: egress toward path[i+1]; path_ports[L..2L-1]: egress toward path[i-1] */
         f->path_len = (uint8_t)path_len;
-        f->path_nodes = xcalloc((size_t)path_len, sizeof *f->path_nodes, "adding a flow's pinned path");
-        f->path_ports = xcalloc((size_t)path_len * 2, sizeof *f->path_ports, "adding a flow's pinned path");
+        f->path_nodes = mem_xcalloc_big((size_t)path_len, sizeof *f->path_nodes, "adding a flow's pinned path");
+        f->path_ports = mem_xcalloc_big((size_t)path_len * 2, sizeof *f->path_ports, "adding a flow's pinned path");
         memcpy(f->path_nodes, path_nodes, sizeof *path_nodes * (size_t)path_len);
         for (int i = 0; i < path_len; i++) {
             if (i + 1 < path_len)

@@ -21,18 +21,8 @@ struct poisson_gen {
     uint32_t *perm;            /* permutation pattern: destination of each position, shared */
 };
 
-static void oom(void)
-{
-    mem_oom("generating traffic");
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p)
-        oom();
-    return p;
-}
+/* What this file names when an allocation fails (sim/mem.h). */
+#define TRAFFIC_OOM "generating traffic"
 
 /*
  * Stores a flow name: the entry's id, or "{id}.{j}" for the j-th flow of a
@@ -45,7 +35,7 @@ static const char *keep_name(struct traffic *t, const char *id, int64_t j)
         t->cap = t->cap ? t->cap * 2 : 64;
         char **nn = realloc(t->names, t->cap * sizeof *nn);
         if (!nn)
-            oom();
+            mem_oom(TRAFFIC_OOM);
         t->names = nn;
     }
     char buf[2 * SCN_NAME_MAX];
@@ -55,7 +45,7 @@ static const char *keep_name(struct traffic *t, const char *id, int64_t j)
         snprintf(buf, sizeof buf, "%s.%lld", id, (long long)j);
     char *s = strdup(buf);
     if (!s)
-        oom();
+        mem_oom(TRAFFIC_OOM);
     t->names[t->n_names++] = s;
     return s;
 }
@@ -179,11 +169,11 @@ int cdf_load(struct cdf *c, const char *name, const char *scenario_file, const c
             cap = cap ? cap * 2 : 32;
             double *a = realloc(c->size, sizeof *a * (size_t)cap), *b;
             if (!a)
-                oom();
+                mem_oom(TRAFFIC_OOM);
             c->size = a;
             b = realloc(c->prob, sizeof *b * (size_t)cap);
             if (!b)
-                oom();
+                mem_oom(TRAFFIC_OOM);
             c->prob = b;
         }
         c->size[c->n] = sz;
@@ -399,10 +389,10 @@ static void coll_init(struct traffic *t, struct coll *c, int entry, const struct
         c->steps = 2 * (c->n_ranks - 1);
     }
     c->total_ranks = c->rings * c->n_ranks;
-    c->host = xcalloc(c->total_ranks, sizeof *c->host);
-    c->sent = xcalloc(c->total_ranks, sizeof *c->sent);
-    c->recvd = xcalloc(c->total_ranks, sizeof *c->recvd);
-    c->started = xcalloc(c->total_ranks, sizeof *c->started);
+    c->host = mem_xcalloc(c->total_ranks, sizeof *c->host, TRAFFIC_OOM);
+    c->sent = mem_xcalloc(c->total_ranks, sizeof *c->sent, TRAFFIC_OOM);
+    c->recvd = mem_xcalloc(c->total_ranks, sizeof *c->recvd, TRAFFIC_OOM);
+    c->started = mem_xcalloc(c->total_ranks, sizeof *c->started, TRAFFIC_OOM);
     /* ring r, position s: the r-th NIC of server s (consecutive hosts form a server) */
     for (uint32_t r = 0; r < c->rings; r++)
         for (uint32_t s = 0; s < c->n_ranks; s++)
@@ -418,8 +408,8 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
     const struct scenario *scn = n->scn;
     memset(t, 0, sizeof *t);
     t->net = n;
-    t->next_name = xcalloc((size_t)scn->n_traffic, sizeof *t->next_name);
-    t->cdfs = xcalloc((size_t)scn->n_traffic, sizeof *t->cdfs);
+    t->next_name = mem_xcalloc((size_t)scn->n_traffic, sizeof *t->next_name, TRAFFIC_OOM);
+    t->cdfs = mem_xcalloc((size_t)scn->n_traffic, sizeof *t->cdfs, TRAFFIC_OOM);
     uint32_t n_gens = 0, n_colls = 0;
     for (int ti = 0; ti < scn->n_traffic; ti++) {
         const struct scn_traffic *e = &scn->traffic[ti];
@@ -428,15 +418,15 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
         else if (e->type == TR_ALLREDUCE || e->type == TR_ALLTOALL)
             n_colls++;
     }
-    t->gens = xcalloc(n_gens, sizeof *t->gens);
-    t->colls = xcalloc(n_colls, sizeof *t->colls);
+    t->gens = mem_xcalloc(n_gens, sizeof *t->gens, TRAFFIC_OOM);
+    t->colls = mem_xcalloc(n_colls, sizeof *t->colls, TRAFFIC_OOM);
     for (int ti = 0; ti < scn->n_traffic; ti++) {
         const struct scn_traffic *e = &scn->traffic[ti];
         switch (e->type) {
         case TR_FLOW: {
             uint32_t *nodes = NULL;
             if (e->path_len) {
-                nodes = xcalloc((size_t)e->path_len, sizeof *nodes);
+                nodes = mem_xcalloc((size_t)e->path_len, sizeof *nodes, TRAFFIC_OOM);
                 int rc = resolve_path(n, ti, e, nodes, err, errlen);
                 if (rc) {
                     free(nodes);
@@ -464,7 +454,7 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
             uint32_t *perm = NULL;
             if (e->pattern == PAT_PERMUTATION) {
                 /* A random derangement (Sattolo's algorithm gives a single cycle: nobody sends to itself). */
-                perm = xcalloc(N, sizeof *perm);
+                perm = mem_xcalloc(N, sizeof *perm, TRAFFIC_OOM);
                 for (uint32_t i = 0; i < N; i++)
                     perm[i] = i;
                 rng_init(&prng, scn->seed, rng_stream_id(RNG_KIND_TRAFFIC, ((uint64_t)ti << 32) | 0xffffffffu));

@@ -10,23 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Out of memory while building the graph is not recoverable: say so and stop. */
-static void oom(const char *what)
-{
-    char msg[96];
-    snprintf(msg, sizeof msg, "growing the network graph (%s)", what);
-    mem_oom(msg);
-}
 
 /* Returns a grown array (capacity doubled, at least `first`); ends through mem_oom when out of memory. */
 static void *grow(void *p, uint32_t *cap, size_t elem, uint32_t first, const char *what)
 {
     uint64_t nc = *cap ? (uint64_t)*cap * 2 : first;
-    if (nc > UINT32_MAX)
-        oom(what);
-    void *n = realloc(p, (size_t)nc * elem);
+    void *n = nc > UINT32_MAX ? NULL : realloc(p, (size_t)nc * elem);
     if (!n)
-        oom(what);
+        mem_oom(what);
     *cap = (uint32_t)nc;
     return n;
 }
@@ -68,11 +59,11 @@ static void name_ix_reserve(struct graph *g, uint32_t n_nodes)
     while ((uint64_t)n_nodes * 2 > cap)
         cap *= 2;
     if (cap > UINT32_MAX)
-        oom("name index");
+        mem_oom("growing the network graph (name index)");
     free(g->name_ix);
     g->name_ix = calloc((size_t)cap, sizeof *g->name_ix);
     if (!g->name_ix)
-        oom("name index");
+        mem_oom("growing the network graph (name index)");
     g->name_ix_cap = (uint32_t)cap;
     for (uint32_t id = 0; id < g->n_nodes; id++)
         name_ix_put(g, id);
@@ -109,7 +100,7 @@ void graph_free(struct graph *g)
 uint32_t graph_add_node(struct graph *g, const char *name, enum scn_node_kind kind)
 {
     if (g->n_nodes == g->nodes_cap)
-        g->nodes = grow(g->nodes, &g->nodes_cap, sizeof *g->nodes, 64, "nodes");
+        g->nodes = grow(g->nodes, &g->nodes_cap, sizeof *g->nodes, 64, "growing the network graph (nodes)");
     uint32_t id = g->n_nodes;
     struct g_node *n = &g->nodes[id];
     memset(n, 0, sizeof *n);
@@ -123,7 +114,7 @@ uint32_t graph_add_node(struct graph *g, const char *name, enum scn_node_kind ki
             uint64_t cap = h ? (uint64_t)h * 2 : 1;
             uint32_t *hn = realloc(g->host_node, (size_t)cap * sizeof *hn);
             if (!hn)
-                oom("host index");
+                mem_oom("growing the network graph (host index)");
             g->host_node = hn;
         }
         g->host_node[h] = id;
@@ -143,7 +134,7 @@ uint32_t graph_add_node(struct graph *g, const char *name, enum scn_node_kind ki
 uint32_t graph_add_link(struct graph *g, uint32_t a, uint32_t b, const struct scn_link *spec)
 {
     if (g->n_links == g->links_cap)
-        g->links = grow(g->links, &g->links_cap, sizeof *g->links, 64, "links");
+        g->links = grow(g->links, &g->links_cap, sizeof *g->links, 64, "growing the network graph (links)");
     struct g_link *l = &g->links[g->n_links];
     memset(l, 0, sizeof *l);
     l->a = a;

@@ -60,6 +60,14 @@ void *mem_xmalloc(size_t bytes, const char *what)
     return p;
 }
 
+void *mem_xcalloc_big(size_t n, size_t size, const char *what)
+{
+    void *p = mem_calloc_big(n ? n : 1, size);
+    if (!p)
+        mem_oom(what);
+    return p;
+}
+
 void *mem_xcalloc(size_t n, size_t size, const char *what)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);

@@ -49,6 +49,8 @@ void *mem_alloc_big(size_t bytes);
 
 /* The same, zeroed. */
 void *mem_calloc_big(size_t n, size_t size);
+/* mem_calloc_big (n of 0 taken as 1) that ends the process through mem_oom(what) instead of returning NULL. */
+void *mem_xcalloc_big(size_t n, size_t size, const char *what);
 
 /* Grows (or shrinks) a block from mem_alloc_big to `bytes`, keeping the first `keep` bytes; NULL when out of
  * memory (the old block is then untouched). */

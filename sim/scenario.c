@@ -101,7 +101,7 @@ void scn_one_line(char *msg)
 }
 
 /* Reports an allocation failure (an I/O-class error); always returns -1. */
-static int oom(struct ctx *c)
+static int ctx_oom(struct ctx *c)
 {
     c->status = SCN_EIO;
     if (c->err && c->errlen)
@@ -110,11 +110,11 @@ static int oom(struct ctx *c)
 }
 
 /* calloc that reports failure through the context; returns NULL on failure. */
-static void *xcalloc(struct ctx *c, size_t n, size_t size)
+static void *ctx_calloc(struct ctx *c, size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size);
     if (!p)
-        oom(c);
+        ctx_oom(c);
     return p;
 }
 
@@ -538,7 +538,7 @@ static char *strip_comments(struct ctx *c, const char *text)
     size_t start;
     char *out = scn_strip_comments(text, &start);
     if (!out) {
-        oom(c);
+        ctx_oom(c);
         return NULL;
     }
     if (start != SIZE_MAX) {
@@ -762,7 +762,7 @@ static cJSON *override_value(struct ctx *c, const struct scn_override *o, const 
     cJSON *val = cJSON_ParseWithOpts(text, NULL, 1);
     long k = -1, nul_at = val ? nul_escape_string(text) : -1;
     if (!val && !(val = cJSON_CreateString(text))) {
-        oom(c);
+        ctx_oom(c);
         return NULL;
     }
     if (check_strings(c, val, path, nul_at, &k) < 0) {
@@ -835,7 +835,7 @@ static int apply_override(struct ctx *c, cJSON *root, const struct scn_override 
             if (!next) {
                 next = cJSON_CreateObject();
                 if (!next)
-                    return oom(c);
+                    return ctx_oom(c);
                 cJSON_AddItemToObject(cur, comp, next);
             }
             cur = next;
@@ -900,7 +900,7 @@ static int set_defaults(struct ctx *c, struct scenario *s, const char *file)
         strf(s->name, sizeof s->name, "scenario");
     s->description = strdup("");
     if (!s->description)
-        return oom(c);
+        return ctx_oom(c);
     s->seed = 1;
     s->stop_ps = 100 * PS_PER_MS;
 
@@ -1087,7 +1087,7 @@ static int parse_custom(struct ctx *c, const cJSON *t, const char *path)
         return bad(c, p, "expected a non-empty array of nodes, got an empty array");
     if (n > 2 * MAX_HOSTS)
         return bad(c, p, "expected at most %d nodes, got %d", 2 * MAX_HOSTS, n);
-    if (!(tp->nodes = xcalloc(c, (size_t)n, sizeof *tp->nodes)))
+    if (!(tp->nodes = ctx_calloc(c, (size_t)n, sizeof *tp->nodes)))
         return -1;
     tp->n_nodes = n;
     int i = 0, nh = 0;
@@ -1104,13 +1104,13 @@ static int parse_custom(struct ctx *c, const cJSON *t, const char *path)
         nh += kind == NODE_HOST;
     }
     /* Sorting by name finds duplicates in n log n and serves later look-ups. */
-    struct named_idx *sorted = xcalloc(c, (size_t)n, sizeof *sorted);
+    struct named_idx *sorted = ctx_calloc(c, (size_t)n, sizeof *sorted);
     if (!sorted)
         return -1;
     for (i = 0; i < n; i++)
         sorted[i] = (struct named_idx){tp->nodes[i].name, i};
     qsort(sorted, (size_t)n, sizeof *sorted, cmp_named);
-    if (!(c->node_sorted = xcalloc(c, (size_t)n, sizeof *c->node_sorted))) {
+    if (!(c->node_sorted = ctx_calloc(c, (size_t)n, sizeof *c->node_sorted))) {
         free(sorted);
         return -1;
     }
@@ -1127,7 +1127,7 @@ static int parse_custom(struct ctx *c, const cJSON *t, const char *path)
     free(sorted);
 
     tp->n_hosts = nh;
-    if (!(tp->host_node = xcalloc(c, (size_t)nh, sizeof *tp->host_node)))
+    if (!(tp->host_node = ctx_calloc(c, (size_t)nh, sizeof *tp->host_node)))
         return -1;
     for (i = 0, nh = 0; i < n; i++)
         if (tp->nodes[i].kind == NODE_HOST)
@@ -1141,7 +1141,7 @@ static int parse_custom(struct ctx *c, const cJSON *t, const char *path)
     if (val_arr(c, links, p, "an array of links like {\"a\": \"h0\", \"b\": \"s0\", \"rate\": \"100Gbps\"}") < 0)
         return -1;
     int nl = cJSON_GetArraySize(links);
-    if (!(tp->links = xcalloc(c, (size_t)nl, sizeof *tp->links)))
+    if (!(tp->links = ctx_calloc(c, (size_t)nl, sizeof *tp->links)))
         return -1;
     tp->n_links = nl;
     i = 0;
@@ -1173,11 +1173,11 @@ static int name_hosts(struct ctx *c)
 {
     struct scn_topology *t = &c->s->topo;
     int n = t->n_hosts;
-    if (!(t->host_names = xcalloc(c, (size_t)n, sizeof *t->host_names)))
+    if (!(t->host_names = ctx_calloc(c, (size_t)n, sizeof *t->host_names)))
         return -1;
     if (t->type == TOPO_CUSTOM) {
-        struct named_idx *sorted = xcalloc(c, (size_t)n, sizeof *sorted);
-        if (!sorted || !(t->host_by_name = xcalloc(c, (size_t)n, sizeof *t->host_by_name))) {
+        struct named_idx *sorted = ctx_calloc(c, (size_t)n, sizeof *sorted);
+        if (!sorted || !(t->host_by_name = ctx_calloc(c, (size_t)n, sizeof *t->host_by_name))) {
             free(sorted);
             return -1;
         }
@@ -1192,7 +1192,7 @@ static int name_hosts(struct ctx *c)
         return 0;
     }
     /* "h" + up to 7 digits + NUL: 9 bytes per host at most (n <= 1e6). */
-    if (!(t->host_names_buf = xcalloc(c, (size_t)n, 9)))
+    if (!(t->host_names_buf = ctx_calloc(c, (size_t)n, 9)))
         return -1;
     char *p = t->host_names_buf;
     for (int i = 0; i < n; i++) {
@@ -1621,7 +1621,7 @@ static int val_hostset(struct ctx *c, const cJSON *v, const char *path, int min_
     static const char what[] = "\"all\", a host name, a range like \"h0-h15\" or an array of host names";
     int nh = c->s->topo.n_hosts;
     char d[96], hint[96], q[PATH_LEN];
-    bool *seen = xcalloc(c, (size_t)nh, sizeof *seen);
+    bool *seen = ctx_calloc(c, (size_t)nh, sizeof *seen);
     if (!seen)
         return -1;
     int rc = -1;
@@ -1630,12 +1630,12 @@ static int val_hostset(struct ctx *c, const cJSON *v, const char *path, int min_
         const char *s = v->valuestring;
         int one;
         if (strcmp(s, "all") == 0) {
-            if (!(out->idx = xcalloc(c, (size_t)nh, sizeof *out->idx)))
+            if (!(out->idx = ctx_calloc(c, (size_t)nh, sizeof *out->idx)))
                 goto done;
             for (int i = 0; i < nh; i++)
                 out->idx[out->n++] = i;
         } else if ((one = scn_host_index(c->s, s)) >= 0) {
-            if (!(out->idx = xcalloc(c, 1, sizeof *out->idx)))
+            if (!(out->idx = ctx_calloc(c, 1, sizeof *out->idx)))
                 goto done;
             out->idx[out->n++] = one;
         } else {
@@ -1668,7 +1668,7 @@ static int val_hostset(struct ctx *c, const cJSON *v, const char *path, int min_
                     s, b - a + 1, nh);
                 goto done;
             }
-            if (!(out->idx = xcalloc(c, (size_t)(b - a + 1), sizeof *out->idx)))
+            if (!(out->idx = ctx_calloc(c, (size_t)(b - a + 1), sizeof *out->idx)))
                 goto done;
             for (long long k = a; k <= b; k++) {
                 char name[SCN_NAME_MAX + 16];
@@ -1689,7 +1689,7 @@ static int val_hostset(struct ctx *c, const cJSON *v, const char *path, int min_
         }
     } else if (cJSON_IsArray(v)) {
         int n = cJSON_GetArraySize(v), i = 0;
-        if (!(out->idx = xcalloc(c, (size_t)n, sizeof *out->idx)))
+        if (!(out->idx = ctx_calloc(c, (size_t)n, sizeof *out->idx)))
             goto done;
         for (const cJSON *it = v->child; it; it = it->next, i++) {
             int hi;
@@ -1730,7 +1730,7 @@ static int parse_path(struct ctx *c, const cJSON *v, const char *path, struct sc
     int n = cJSON_GetArraySize(v), i = 0;
     if (n < 2)
         return bad(c, path, "expected at least 2 node names (source host .. destination host), got %d", n);
-    if (!(tr->path = xcalloc(c, (size_t)n, sizeof *tr->path)))
+    if (!(tr->path = ctx_calloc(c, (size_t)n, sizeof *tr->path)))
         return -1;
     tr->path_len = n;
     const struct scn_topology *t = &c->s->topo;
@@ -1843,7 +1843,7 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
         } else {
             cJSON *all = cJSON_CreateString("all");
             if (!all)
-                return oom(c);
+                return ctx_oom(c);
             int rc = val_hostset(c, all, join(p, path, "hosts"), 2, &tr->hosts);
             cJSON_Delete(all);
             if (rc < 0)
@@ -1879,7 +1879,7 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
         } else {
             cJSON *all = cJSON_CreateString("all");
             if (!all)
-                return oom(c);
+                return ctx_oom(c);
             int rc = val_hostset(c, all, p, 2, &tr->hosts);
             cJSON_Delete(all);
             if (rc < 0)
@@ -1922,14 +1922,14 @@ static int parse_traffic(struct ctx *c, const cJSON *root)
     int n = cJSON_GetArraySize(tj), i = 0;
     if (n == 0)
         return bad(c, "traffic", "expected a non-empty array of traffic entries, got an empty array");
-    if (!(s->traffic = xcalloc(c, (size_t)n, sizeof *s->traffic)))
+    if (!(s->traffic = ctx_calloc(c, (size_t)n, sizeof *s->traffic)))
         return -1;
     s->n_traffic = n;
     for (const cJSON *it = tj->child; it; it = it->next, i++)
         if (parse_traffic_entry(c, it, join_idx(p, "traffic", i), i, &s->traffic[i]) < 0)
             return -1;
 
-    struct named_idx *sorted = xcalloc(c, (size_t)n, sizeof *sorted);
+    struct named_idx *sorted = ctx_calloc(c, (size_t)n, sizeof *sorted);
     if (!sorted)
         return -1;
     for (i = 0; i < n; i++)
@@ -1970,7 +1970,7 @@ static int parse_faults(struct ctx *c, const cJSON *root)
     if (val_arr(c, fj, "faults", "an array of faults") < 0)
         return -1;
     int n = cJSON_GetArraySize(fj), i = 0;
-    if (!(s->faults = xcalloc(c, (size_t)n, sizeof *s->faults)))
+    if (!(s->faults = ctx_calloc(c, (size_t)n, sizeof *s->faults)))
         return -1;
     s->n_faults = n;
     for (const cJSON *e = fj->child; e; e = e->next, i++) {
@@ -2080,7 +2080,7 @@ static int parse_monitor(struct ctx *c, const cJSON *root)
         if (val_arr(c, v, p, "an array of \"node:port\" patterns like [\"s0:*\"]") < 0)
             return -1;
         int n = cJSON_GetArraySize(v), i = 0;
-        if (!(m->queues = xcalloc(c, (size_t)n, sizeof *m->queues)))
+        if (!(m->queues = ctx_calloc(c, (size_t)n, sizeof *m->queues)))
             return -1;
         m->n_queues = n;
         for (const cJSON *it = v->child; it; it = it->next, i++) {
@@ -2110,7 +2110,7 @@ static int parse_monitor(struct ctx *c, const cJSON *root)
             m->flows = MON_FLOWS_NONE;
         } else if (cJSON_IsArray(v)) {
             int n = cJSON_GetArraySize(v), i = 0;
-            if (!(m->flow_ids = xcalloc(c, (size_t)n, sizeof *m->flow_ids)))
+            if (!(m->flow_ids = ctx_calloc(c, (size_t)n, sizeof *m->flow_ids)))
                 return -1;
             m->n_flows = n;
             m->flows = MON_FLOWS_LIST;
@@ -2182,7 +2182,7 @@ static int load_tree(struct ctx *c, const cJSON *root)
             return -1;
         free(s->description);
         if (!(s->description = strdup(d)))
-            return oom(c);
+            return ctx_oom(c);
     }
     if ((v = member(root, "seed"))) {
         char d[96];
@@ -2221,7 +2221,7 @@ int scn_load_text(const char *file, const char *text, const struct scn_override 
     int rc = -1;
 
     if (n_ov > 0 && !(c.ovpath = calloc((size_t)n_ov, sizeof *c.ovpath))) {
-        oom(&c);
+        ctx_oom(&c);
         goto done;
     }
     if (!(clean = strip_comments(&c, text)) || !(root = parse_json(&c, clean)) || check_dups(&c, root, "") < 0)

@@ -20,10 +20,8 @@
 #define SHIFT_INIT 10 /* 1.024 ns */
 #define SHIFT_MAX 40  /* 1.1 s */
 
-static void oom(void)
-{
-    mem_oom("growing the event queue");
-}
+/* What the engine names when an allocation fails (sim/mem.h). */
+#define SIM_OOM "growing the event queue"
 
 /* ---- 4-ary heap of keys (the window's side heap, and the far future) ---- */
 
@@ -46,7 +44,7 @@ static void heap_grow(struct sim_heap *hp)
     uint32_t ncap = hp->cap * 2;
     struct sim_key *nm = mem_alloc_big(sizeof(struct sim_key) * (ncap + 4));
     if (!nm)
-        oom();
+        mem_oom(SIM_OOM);
     memcpy(nm + 3, hp->h, sizeof *nm * hp->n);
     free(hp->mem);
     hp->mem = nm;
@@ -213,13 +211,13 @@ static void ensure_cur(struct sim *s, uint32_t need)
     while (ncap < need)
         ncap *= 2;
     if (ncap > (1U << SIM_SLOT_BITS))
-        oom();
+        mem_oom(SIM_OOM);
     struct sim_event *nc = realloc(s->cur, sizeof *nc * ncap);
     uint32_t *nf = nc ? realloc(s->cur_free, sizeof *nf * ncap) : NULL;
     struct sim_key *nw = nf ? realloc(s->win, sizeof *nw * ncap) : NULL;
     struct sim_key *nt = nw ? realloc(s->win_tmp, sizeof *nt * ncap) : NULL;
     if (!nt)
-        oom();
+        mem_oom(SIM_OOM);
     s->cur = nc;
     s->cur_free = nf;
     s->win = nw;
@@ -262,13 +260,13 @@ static void *grow_indexed(void *arr, size_t size, bool big, uint32_t **free_idx,
 {
     uint32_t old = *cap, ncap = old ? old * 2 : 64;
     if (ncap > limit)
-        oom();
+        mem_oom(SIM_OOM);
     void *na = big ? mem_realloc_big(arr, size * old, size * ncap) : realloc(arr, size * ncap);
     if (!na)
-        oom();
+        mem_oom(SIM_OOM);
     uint32_t *nf = realloc(*free_idx, sizeof *nf * ncap);
     if (!nf)
-        oom();
+        mem_oom(SIM_OOM);
     *free_idx = nf;
     for (uint32_t i = 0; i < ncap - old; i++)
         nf[i] = ncap - 1 - i;
@@ -411,7 +409,7 @@ static void rebucket(struct sim *s, unsigned shift)
         free(s->scratch);
         s->scratch = malloc(sizeof *s->scratch * s->n_ring);
         if (!s->scratch)
-            oom();
+            mem_oom(SIM_OOM);
         s->scratch_cap = s->n_ring;
     }
     uint32_t m = 0;

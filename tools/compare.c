@@ -1,6 +1,7 @@
 /* compare — runs side by side (see compare.h). */
 #include "tools/compare.h"
 #include "tools/sweep_util.h"
+#include "sim/mem.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -209,7 +210,7 @@ int compare_main(int argc, char **argv)
     };
     char titles[MAX_RUNS][4200];
     make_titles(argv + 2, n, titles);
-    struct table *t = xcalloc(1, sizeof *t);
+    struct table *t = mem_xcalloc(1, sizeof *t, SWEEP_OOM);
     t->n = n;
     bool incomplete[MAX_RUNS], any_incomplete = false;
     int r = add_row(t, "scenario");

@@ -1,5 +1,6 @@
 /* nicconfig — see nicconfig.h. */
 #include "tools/nicconfig.h"
+#include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/run.h"
 #include "tools/sweep.h"
@@ -341,7 +342,7 @@ int nicconfig_main(int argc, char **argv)
     const char *scenario = NULL, *from = NULL, *iface = NULL;
     bool allow_incomplete = false;
     struct scn_override cli_sets[MAX_SETS];
-    char (*paths)[512] = xcalloc(MAX_SETS, sizeof *paths);
+    char (*paths)[512] = mem_xcalloc(MAX_SETS, sizeof *paths, SWEEP_OOM);
     int n_cli = 0, rc = 0;
     for (int i = 2; i < argc && !rc; i++) {
         const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;

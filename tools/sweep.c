@@ -150,11 +150,11 @@ static int resolve_scenario(struct lctx *c, const char *given, char *out, size_t
 /* Splits a grid key "a,b" into trimmed paths; returns 0 or SCN_EUSAGE (bad path) with a message. */
 static int parse_grid_key(struct lctx *c, const char *key, struct sweep_dim *d, const char *where)
 {
-    char *copy = xstrdup(key);
+    char *copy = mem_xstrdup(key, SWEEP_OOM);
     int n = 1;
     for (const char *p = key; *p; p++)
         n += *p == ',';
-    d->paths = xcalloc((size_t)n, sizeof *d->paths);
+    d->paths = mem_xcalloc((size_t)n, sizeof *d->paths, SWEEP_OOM);
     char *tok = copy;
     int k = 0;
     for (;;) {
@@ -176,7 +176,7 @@ static int parse_grid_key(struct lctx *c, const char *key, struct sweep_dim *d, 
             return lbad(c, where, "expected a scenario path other than \"seed\", got \"seed\" (list the seeds in "
                                   "\"seeds\")");
         }
-        d->paths[k++] = xstrdup(tok);
+        d->paths[k++] = mem_xstrdup(tok, SWEEP_OOM);
         d->n_paths = k;
         if (!comma)
             break;
@@ -193,13 +193,13 @@ static int parse_grid_values(struct lctx *c, const cJSON *arr, struct sweep_dim 
     if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) == 0)
         return lbad(c, where, "expected a non-empty array of values, got %s", describe(arr, got, sizeof got));
     d->n_values = cJSON_GetArraySize(arr);
-    d->text = xcalloc((size_t)d->n_values, sizeof *d->text);
-    d->value = xcalloc((size_t)d->n_values, sizeof *d->value);
+    d->text = mem_xcalloc((size_t)d->n_values, sizeof *d->text, SWEEP_OOM);
+    d->value = mem_xcalloc((size_t)d->n_values, sizeof *d->value, SWEEP_OOM);
     int v = 0;
     for (const cJSON *it = arr->child; it; it = it->next, v++) {
         sfmt(p, sizeof p, "%s[%d]", where, v);
-        d->text[v] = xcalloc((size_t)d->n_paths, sizeof **d->text);
-        d->value[v] = xcalloc((size_t)d->n_paths, sizeof **d->value);
+        d->text[v] = mem_xcalloc((size_t)d->n_paths, sizeof **d->text, SWEEP_OOM);
+        d->value[v] = mem_xcalloc((size_t)d->n_paths, sizeof **d->value, SWEEP_OOM);
         if (d->n_paths > 1 && (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != d->n_paths))
             return lbad(c, p, "expected an array of %d values (one for each of %s), got %s", d->n_paths, d->key,
                         describe(it, got, sizeof got));
@@ -230,7 +230,7 @@ static int parse_seeds(struct lctx *c, const cJSON *seeds, struct sweep_spec *s)
         return lbad(c, "seeds", "expected a non-empty array of integers like [1, 2, 3], got %s",
                     describe(seeds, got, sizeof got));
     s->n_seeds = cJSON_GetArraySize(seeds);
-    s->seeds = xcalloc((size_t)s->n_seeds, sizeof *s->seeds);
+    s->seeds = mem_xcalloc((size_t)s->n_seeds, sizeof *s->seeds, SWEEP_OOM);
     int i = 0;
     for (const cJSON *it = seeds->child; it; it = it->next, i++) {
         sfmt(p, sizeof p, "seeds[%d]", i);
@@ -373,14 +373,14 @@ int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
         goto fail;
     }
     s->n_dims = cJSON_GetArraySize(grid);
-    s->dims = xcalloc((size_t)s->n_dims, sizeof *s->dims);
+    s->dims = mem_xcalloc((size_t)s->n_dims, sizeof *s->dims, SWEEP_OOM);
     long long points = 1;
     int d = 0;
     for (const cJSON *it = grid->child; it; it = it->next, d++) {
         struct sweep_dim *dim = &s->dims[d];
         char where[400];
         sfmt(where, sizeof where, "grid[\"%.300s\"]", it->string);
-        dim->key = xstrdup(it->string);
+        dim->key = mem_xstrdup(it->string, SWEEP_OOM);
         if ((rc = parse_grid_key(&c, it->string, dim, where)) || (rc = parse_grid_values(&c, it, dim, where)))
             goto fail;
         for (int e = 0; e <= d; e++)
@@ -412,7 +412,7 @@ int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
             goto fail;
     } else {
         s->n_seeds = 1;
-        s->seeds = xcalloc(1, sizeof *s->seeds);
+        s->seeds = mem_xcalloc(1, sizeof *s->seeds, SWEEP_OOM);
         s->seeds[0] = base_seed;
     }
     if ((long long)s->n_points * s->n_seeds > MAX_RUNS) {
@@ -638,7 +638,7 @@ static void redraw_cb(struct ev_loop *loop, ev_timer *w, int revents)
 /* The last TAIL_LINES lines of the ring buffer as a string (caller frees). */
 static char *tail_text(const struct job *j)
 {
-    char *s = xmalloc(j->tail_len + 1);
+    char *s = mem_xmalloc(j->tail_len + 1, SWEEP_OOM);
     size_t start = (j->tail_pos + TAIL_BYTES - j->tail_len) % TAIL_BYTES;
     for (size_t i = 0; i < j->tail_len; i++)
         s[i] = j->tail[(start + i) % TAIL_BYTES];
@@ -764,8 +764,8 @@ static void start_one(struct runner *R, struct job *j)
     /* argv is built before the fork: the child only calls async-signal-safe functions. */
     struct scn_override ov[MAX_SETS];
     int n = sweep_point_overrides(s, r->point, ov, MAX_SETS);
-    char **argv = xcalloc((size_t)(2 * n + 16), sizeof *argv);
-    char **sets = xcalloc((size_t)n + 1, sizeof *sets); /* the PATH=VALUE strings, freed after the fork */
+    char **argv = mem_xcalloc((size_t)(2 * n + 16), sizeof *argv, SWEEP_OOM);
+    char **sets = mem_xcalloc((size_t)n + 1, sizeof *sets, SWEEP_OOM); /* the PATH=VALUE strings, freed after the fork */
     char seed[32];
     sfmt(seed, sizeof seed, "%llu", (unsigned long long)s->seeds[r->seed_i]);
     int a = 0;
@@ -775,7 +775,7 @@ static void start_one(struct runner *R, struct job *j)
     for (int i = 0; i < n; i++) {
         argv[a++] = "--set";
         size_t l = strlen(ov[i].path) + strlen(ov[i].value) + 2;
-        sets[i] = xmalloc(l);
+        sets[i] = mem_xmalloc(l, SWEEP_OOM);
         sfmt(sets[i], l, "%s=%s", ov[i].path, ov[i].value);
         argv[a++] = sets[i];
     }
@@ -830,7 +830,7 @@ static void start_one(struct runner *R, struct job *j)
         r->state = RS_FAILED;
         sfmt(r->status, sizeof r->status, "not started");
         size_t l = 128;
-        r->tail = xmalloc(l);
+        r->tail = mem_xmalloc(l, SWEEP_OOM);
         sfmt(r->tail, l, "rocesim sweep: cannot start the run: %s", strerror(e));
         R->failed++;
         R->done++;
@@ -895,7 +895,7 @@ static int run_local(struct srun *runs, int *todo, int n_todo, int jobs, double 
     }
     struct runner R = {.loop = loop, .runs = runs, .todo = todo, .n_todo = n_todo, .jobs = jobs,
                        .timeout_s = timeout_s, .spec = spec, .progress = progress, .t0 = now_s()};
-    R.slots = xcalloc((size_t)jobs, sizeof *R.slots);
+    R.slots = mem_xcalloc((size_t)jobs, sizeof *R.slots, SWEEP_OOM);
     for (int k = 0; k < jobs; k++)
         R.slots[k].run = -1;
     ev_timer_init(&R.redraw, redraw_cb, 0.25, 0.25);
@@ -1055,8 +1055,8 @@ static int unpack_results(struct srun *runs, int n, const char *buf, size_t len)
         sfmt(r->status, sizeof r->status, "%s", st->valuestring);
         free(r->summary);
         free(r->tail);
-        r->summary = cJSON_IsString(sm) ? xstrdup(sm->valuestring) : NULL;
-        r->tail = cJSON_IsString(tl) ? xstrdup(tl->valuestring) : NULL;
+        r->summary = cJSON_IsString(sm) ? mem_xstrdup(sm->valuestring, SWEEP_OOM) : NULL;
+        r->tail = cJSON_IsString(tl) ? mem_xstrdup(tl->valuestring, SWEEP_OOM) : NULL;
         r->state = r->summary ? RS_OK : RS_FAILED;
         if (r->summary) {
             char path[4400];
@@ -1104,7 +1104,7 @@ static int save_sweep_copy(const struct sweep_spec *s, const char *dir)
     char path[4400];
     sfmt(path, sizeof path, "%s/sweep.json", dir);
     size_t l = strlen(t);
-    t = xrealloc(t, l + 2);
+    t = mem_xrealloc(t, l + 2, SWEEP_OOM);
     t[l] = '\n';
     t[l + 1] = '\0';
     int rc = write_file_atomic(path, t, l + 1);
@@ -1163,9 +1163,9 @@ static int write_outputs(const struct sweep_spec *s, struct srun *runs, int n, c
                          const char *incomplete, struct sweep_best *best, char *plots_line, size_t plots_len)
 {
     struct sweep_table t;
-    const char **summaries = xcalloc((size_t)n, sizeof *summaries);
-    const char **status = xcalloc((size_t)n, sizeof *status);
-    int *point = xcalloc((size_t)n, sizeof *point), *seed_i = xcalloc((size_t)n, sizeof *seed_i);
+    const char **summaries = mem_xcalloc((size_t)n, sizeof *summaries, SWEEP_OOM);
+    const char **status = mem_xcalloc((size_t)n, sizeof *status, SWEEP_OOM);
+    int *point = mem_xcalloc((size_t)n, sizeof *point, SWEEP_OOM), *seed_i = mem_xcalloc((size_t)n, sizeof *seed_i, SWEEP_OOM);
     for (int i = 0; i < n; i++) {
         summaries[i] = runs[i].summary;
         status[i] = runs[i].status;
@@ -1300,7 +1300,7 @@ int sweep_main(int argc, char **argv)
     }
 
     int n = spec.n_points * spec.n_seeds;
-    struct srun *runs = xcalloc((size_t)n, sizeof *runs);
+    struct srun *runs = mem_xcalloc((size_t)n, sizeof *runs, SWEEP_OOM);
     for (int p = 0; p < spec.n_points; p++) {
         char id[64];
         sweep_point_id(&spec, p, id, sizeof id);
@@ -1314,7 +1314,7 @@ int sweep_main(int argc, char **argv)
     }
 
     /* Rank 0 decides what is left to do (its directory is the one that counts) and deals it out. */
-    int *todo = xcalloc((size_t)n + 1, sizeof *todo);
+    int *todo = mem_xcalloc((size_t)n + 1, sizeof *todo, SWEEP_OOM);
     int n_todo = 0;
     if (root) {
         for (int i = 0; i < n; i++) {
@@ -1354,7 +1354,7 @@ int sweep_main(int argc, char **argv)
         }
         free(buf);
     }
-    int *mine = xcalloc((size_t)n_todo + 1, sizeof *mine);
+    int *mine = mem_xcalloc((size_t)n_todo + 1, sizeof *mine, SWEEP_OOM);
     int n_mine = 0;
     for (int k = 0; k < n_todo; k++)
         if (k % comm->size == comm->rank) {
@@ -1448,9 +1448,9 @@ int sweep_replot(const char *dir, char *line, size_t linelen, char *err, size_t 
     if (rc)
         return rc;
     int n = spec.n_points * spec.n_seeds;
-    char **summaries = xcalloc((size_t)n, sizeof *summaries);
-    const char **status = xcalloc((size_t)n, sizeof *status);
-    int *point = xcalloc((size_t)n, sizeof *point), *seed_i = xcalloc((size_t)n, sizeof *seed_i);
+    char **summaries = mem_xcalloc((size_t)n, sizeof *summaries, SWEEP_OOM);
+    const char **status = mem_xcalloc((size_t)n, sizeof *status, SWEEP_OOM);
+    int *point = mem_xcalloc((size_t)n, sizeof *point, SWEEP_OOM), *seed_i = mem_xcalloc((size_t)n, sizeof *seed_i, SWEEP_OOM);
     for (int p = 0; p < spec.n_points; p++) {
         char id[64], rdir[4400];
         sweep_point_id(&spec, p, id, sizeof id);

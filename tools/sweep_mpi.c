@@ -13,6 +13,7 @@
 
 #include "tools/sweep.h"
 #include "tools/sweep_util.h"
+#include "sim/mem.h"
 
 #include <limits.h>
 #include <mpi.h>
@@ -39,7 +40,7 @@ static int mpi_bcast(char **buf, size_t *len)
     if (MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS || n < 0 || n > INT_MAX)
         return -1;
     if (comm.rank != 0) {
-        *buf = xmalloc((size_t)n + 1);
+        *buf = mem_xmalloc((size_t)n + 1, SWEEP_OOM);
         (*buf)[n] = '\0';
         *len = (size_t)n;
     }
@@ -50,7 +51,7 @@ static int mpi_bcast(char **buf, size_t *len)
 static int mpi_gather(const char *mine, size_t len, char ***all, size_t **lens)
 {
     int n = len > INT_MAX ? -1 : (int)len;
-    int *counts = comm.rank == 0 ? xcalloc((size_t)comm.size, sizeof *counts) : NULL;
+    int *counts = comm.rank == 0 ? mem_xcalloc((size_t)comm.size, sizeof *counts, SWEEP_OOM) : NULL;
     if (MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
         free(counts);
         return -1;
@@ -59,7 +60,7 @@ static int mpi_gather(const char *mine, size_t len, char ***all, size_t **lens)
     char *joined = NULL;
     int bad = 0;
     if (comm.rank == 0) {
-        displs = xcalloc((size_t)comm.size, sizeof *displs);
+        displs = mem_xcalloc((size_t)comm.size, sizeof *displs, SWEEP_OOM);
         long long total = 0;
         for (int r = 0; r < comm.size; r++) {
             bad |= counts[r] < 0;
@@ -67,15 +68,15 @@ static int mpi_gather(const char *mine, size_t len, char ***all, size_t **lens)
             total += counts[r] < 0 ? 0 : counts[r];
         }
         bad |= total > INT_MAX;
-        joined = xmalloc(bad ? 1 : (size_t)total + 1);
+        joined = mem_xmalloc(bad ? 1 : (size_t)total + 1, SWEEP_OOM);
     }
     /* Every rank must take part in the collective even when rank 0 will discard the result. */
     int rc = MPI_Gatherv(mine, n < 0 ? 0 : n, MPI_CHAR, joined, counts, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (comm.rank == 0 && rc == MPI_SUCCESS && !bad) {
-        *all = xcalloc((size_t)comm.size, sizeof **all);
-        *lens = xcalloc((size_t)comm.size, sizeof **lens);
+        *all = mem_xcalloc((size_t)comm.size, sizeof **all, SWEEP_OOM);
+        *lens = mem_xcalloc((size_t)comm.size, sizeof **lens, SWEEP_OOM);
         for (int r = 0; r < comm.size; r++) {
-            (*all)[r] = xmalloc((size_t)counts[r] + 1);
+            (*all)[r] = mem_xmalloc((size_t)counts[r] + 1, SWEEP_OOM);
             memcpy((*all)[r], joined + displs[r], (size_t)counts[r]);
             (*all)[r][counts[r]] = '\0';
             (*lens)[r] = (size_t)counts[r];

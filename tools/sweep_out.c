@@ -56,11 +56,11 @@ static void flatten(const cJSON *v, const char *prefix, int *n, int *cap, char *
             continue;
         if (*n == *cap) {
             *cap = *cap ? *cap * 2 : 64;
-            *keys = xrealloc(*keys, (size_t)*cap * sizeof **keys);
-            *vals = xrealloc(*vals, (size_t)*cap * sizeof **vals);
+            *keys = mem_xrealloc(*keys, (size_t)*cap * sizeof **keys, SWEEP_OOM);
+            *vals = mem_xrealloc(*vals, (size_t)*cap * sizeof **vals, SWEEP_OOM);
         }
-        (*keys)[*n] = xstrdup(key);
-        (*vals)[*n] = xstrdup(text);
+        (*keys)[*n] = mem_xstrdup(key, SWEEP_OOM);
+        (*vals)[*n] = mem_xstrdup(text, SWEEP_OOM);
         (*n)++;
     }
 }
@@ -112,18 +112,18 @@ void sweep_table_build(struct sweep_table *t, const struct sweep_spec *s, int n,
 {
     memset(t, 0, sizeof *t);
     t->n_runs = n;
-    t->point = xcalloc((size_t)n, sizeof *t->point);
-    t->seed_i = xcalloc((size_t)n, sizeof *t->seed_i);
-    t->status = xcalloc((size_t)n, sizeof *t->status);
-    t->n_kv = xcalloc((size_t)n, sizeof *t->n_kv);
-    t->keys = xcalloc((size_t)n, sizeof *t->keys);
-    t->vals = xcalloc((size_t)n, sizeof *t->vals);
-    t->obj = xcalloc((size_t)n, sizeof *t->obj);
+    t->point = mem_xcalloc((size_t)n, sizeof *t->point, SWEEP_OOM);
+    t->seed_i = mem_xcalloc((size_t)n, sizeof *t->seed_i, SWEEP_OOM);
+    t->status = mem_xcalloc((size_t)n, sizeof *t->status, SWEEP_OOM);
+    t->n_kv = mem_xcalloc((size_t)n, sizeof *t->n_kv, SWEEP_OOM);
+    t->keys = mem_xcalloc((size_t)n, sizeof *t->keys, SWEEP_OOM);
+    t->vals = mem_xcalloc((size_t)n, sizeof *t->vals, SWEEP_OOM);
+    t->obj = mem_xcalloc((size_t)n, sizeof *t->obj, SWEEP_OOM);
     int cap_cols = 0;
     for (int r = 0; r < n; r++) {
         t->point[r] = point[r];
         t->seed_i[r] = seed_i[r];
-        t->status[r] = xstrdup(status[r] && *status[r] ? status[r] : "not run");
+        t->status[r] = mem_xstrdup(status[r] && *status[r] ? status[r] : "not run", SWEEP_OOM);
         t->obj[r] = NAN;
         cJSON *j = summaries[r] ? cJSON_Parse(summaries[r]) : NULL;
         if (!j)
@@ -144,19 +144,19 @@ void sweep_table_build(struct sweep_table *t, const struct sweep_spec *s, int n,
             if (c < 0) {
                 if (t->n_cols == cap_cols) {
                     cap_cols = cap_cols ? cap_cols * 2 : 64;
-                    t->cols = xrealloc(t->cols, (size_t)cap_cols * sizeof *t->cols);
+                    t->cols = mem_xrealloc(t->cols, (size_t)cap_cols * sizeof *t->cols, SWEEP_OOM);
                 }
                 c = last + 1;
                 memmove(&t->cols[c + 1], &t->cols[c], (size_t)(t->n_cols - c) * sizeof *t->cols);
-                t->cols[c] = xstrdup(t->keys[r][k]);
+                t->cols[c] = mem_xstrdup(t->keys[r][k], SWEEP_OOM);
                 t->n_cols++;
             }
             last = c;
         }
     }
     t->n_points = s->n_points;
-    t->ps = xcalloc((size_t)s->n_points, sizeof *t->ps);
-    double *v = xcalloc((size_t)s->n_seeds + 1, sizeof *v);
+    t->ps = mem_xcalloc((size_t)s->n_points, sizeof *t->ps, SWEEP_OOM);
+    double *v = mem_xcalloc((size_t)s->n_seeds + 1, sizeof *v, SWEEP_OOM);
     for (int p = 0; p < s->n_points; p++) {
         struct sweep_pstat *ps = &t->ps[p];
         int m = 0;
@@ -227,7 +227,7 @@ char *sweep_table_csv(const struct sweep_table *t, const struct sweep_spec *s)
         sb_csv_cell(&b, t->cols[c]);
     }
     sb_printf(&b, "\n");
-    const char **row = xcalloc((size_t)t->n_cols + 1, sizeof *row);
+    const char **row = mem_xcalloc((size_t)t->n_cols + 1, sizeof *row, SWEEP_OOM);
     for (int r = 0; r < t->n_runs; r++) {
         for (int d = 0; d < s->n_dims; d++) {
             int v = sweep_point_value(s, t->point[r], d);
@@ -520,7 +520,7 @@ int sweep_best_write(const struct sweep_table *t, const struct sweep_spec *s, co
     cJSON_AddBoolToObject(root, "all_seeds_ok", t->ps[b].n == s->n_seeds);
 
     /* The ten best points, for a feel of how flat the optimum is. */
-    int *order = xcalloc((size_t)t->n_points, sizeof *order);
+    int *order = mem_xcalloc((size_t)t->n_points, sizeof *order, SWEEP_OOM);
     int m = 0;
     for (int p = 0; p < t->n_points; p++)
         if (t->ps[p].n > 0)
@@ -550,7 +550,7 @@ int sweep_best_write(const struct sweep_table *t, const struct sweep_spec *s, co
     if (!txt)
         mem_oom("writing the sweep's results");
     size_t len = strlen(txt);
-    txt = xrealloc(txt, len + 2);
+    txt = mem_xrealloc(txt, len + 2, SWEEP_OOM);
     txt[len] = '\n';
     txt[len + 1] = '\0';
     int rc = 0;

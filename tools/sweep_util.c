@@ -12,16 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* See sweep_util.h: these four end the process through mem_oom when memory runs out. */
-#define SWEEP_OOM "in sweep or nic-config"
-
-void *xmalloc(size_t n) { return mem_xmalloc(n, SWEEP_OOM); }
-
-void *xcalloc(size_t n, size_t size) { return mem_xcalloc(n, size, SWEEP_OOM); }
-
-void *xrealloc(void *p, size_t n) { return mem_xrealloc(p, n, SWEEP_OOM); }
-
-char *xstrdup(const char *s) { return mem_xstrdup(s, SWEEP_OOM); }
 
 /* See sweep_util.h. */
 int read_file(const char *path, char **data, size_t *len_out, char *err, size_t errlen)
@@ -73,7 +63,7 @@ void sb_printf(struct sbuf *b, const char *fmt, ...)
         size_t nc = b->cap ? b->cap * 2 : 4096;
         while (nc < b->len + (size_t)k + 1)
             nc *= 2;
-        b->p = xrealloc(b->p, nc);
+        b->p = mem_xrealloc(b->p, nc, SWEEP_OOM);
         b->cap = nc;
     }
 }

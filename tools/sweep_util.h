@@ -10,11 +10,8 @@
 
 #include <stddef.h>
 
-/* malloc/calloc/realloc/strdup that end the process through mem_oom (sim/mem.h) instead of returning NULL. */
-void *xmalloc(size_t n);
-void *xcalloc(size_t n, size_t size);
-void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);
+/* What the sweep and nic-config tools name when an allocation fails (sim/mem.h, mem_xmalloc and the like). */
+#define SWEEP_OOM "in sweep or nic-config"
 
 /*
  * Reads a whole file into *data (with a NUL after its bytes, caller frees) and
