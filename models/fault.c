@@ -123,7 +123,7 @@ void faults_free(struct net *n)
 static sim_time_t host_refresh_period(const struct net *n, const struct port *p)
 {
     int64_t q = n->scn->sw.pfc.pause_quanta;
-    return (sim_time_t)(((__int128)q * PAUSE_QUANTUM_BITS * 1000000000000LL) / port_aux(p)->rate_bps / 2);
+    return pause_quanta_ps(q, port_aux(p)->rate_bps) / 2;
 }
 
 /* Timer: the host still wants its ToR paused on pt->prio, so it sends PAUSE again and re-arms. */
@@ -186,7 +186,7 @@ static void rx_done(struct sim *s, void *obj, uint64_t arg);
 /* Starts processing the head of nf's receive buffer: it reaches the transport B x 8 / rate later. */
 static void rx_start(struct net *n, struct nic_fault *nf)
 {
-    __int128 num = (__int128)nf->rxq.head->size * 8 * 1000000000000LL + nf->rx_rem;
+    __int128 num = (__int128)nf->rxq.head->size * 8 * PS_PER_S + nf->rx_rem;
     sim_time_t t = (sim_time_t)(num / nf->rx_rate_bps);
     nf->rx_rem = (int64_t)(num % nf->rx_rate_bps);
     sim_timer_arm(n->sim, &nf->rx_timer, n->sim->now + t, rx_done, nf);

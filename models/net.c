@@ -31,8 +31,8 @@ int64_t net_auto_headroom(int64_t rate_bps, int64_t delay_ps, int mtu, int respo
     __int128 bits = (__int128)(frame + WIRE_OVERHEAD) * 8 * 2 + (FRAME_PAUSE + WIRE_OVERHEAD) * 8 +
                     (__int128)response_quanta * PAUSE_QUANTUM_BITS;
     __int128 flight_bits = (__int128)2 * delay_ps * rate_bps; /* in bit*ps/s units */
-    int64_t bytes = (int64_t)((bits * 1000000000000LL + flight_bits + 8 * 1000000000000LL - 1) /
-                              (8 * 1000000000000LL));
+    int64_t bytes = (int64_t)((bits * PS_PER_S + flight_bits + 8 * PS_PER_S - 1) /
+                              (8 * PS_PER_S));
     return (bytes + frame - 1) / frame * frame;
 }
 
@@ -48,7 +48,7 @@ static void init_port(struct net *n, struct port *p, uint32_t id)
     p->peer = &n->ports[gp->peer];
     x->rate_bps = gp->rate_bps;
     p->delay_ps = gp->delay_ps;
-    p->ps_per_byte = (8 * 1000000000000LL) % gp->rate_bps == 0 ? 8 * 1000000000000LL / gp->rate_bps : 0;
+    p->ps_per_byte = (8 * PS_PER_S) % gp->rate_bps == 0 ? 8 * PS_PER_S / gp->rate_bps : 0;
     for (int prio = 0; prio < NPRIO; prio++) {
         x->pause_expire[prio].port = p;
         x->pause_expire[prio].prio = (uint8_t)prio;

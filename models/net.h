@@ -28,6 +28,7 @@
 #include "sim/rng.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
+#include "sim/units.h"
 
 #define NPRIO 8
 
@@ -39,6 +40,12 @@
 #define FRAME_PAUSE 64
 #define WIRE_OVERHEAD 20 /* preamble 8 + inter-frame gap 12 */
 #define PAUSE_QUANTUM_BITS 512
+
+/* The pause time of `quanta` PAUSE quanta (512 bit times each, IEEE 802.1Qbb) on a link of rate_bps, in ps. */
+static inline sim_time_t pause_quanta_ps(int64_t quanta, int64_t rate_bps)
+{
+    return (sim_time_t)(((__int128)quanta * PAUSE_QUANTUM_BITS * PS_PER_S) / rate_bps);
+}
 
 enum pkt_type { PKT_DATA, PKT_ACK, PKT_NACK, PKT_CNP, PKT_PAUSE };
 

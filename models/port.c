@@ -65,7 +65,7 @@ static sim_time_t tx_time(struct port *p, uint32_t wire_bytes)
     if (p->ps_per_byte)
         return (sim_time_t)wire_bytes * p->ps_per_byte;
     struct port_aux *x = port_aux(p);
-    __int128 num = (__int128)wire_bytes * 8 * 1000000000000LL + x->tx_rem;
+    __int128 num = (__int128)wire_bytes * 8 * PS_PER_S + x->tx_rem;
     sim_time_t t = (sim_time_t)(num / x->rate_bps);
     x->tx_rem = (int64_t)(num % x->rate_bps);
     return t;
@@ -274,7 +274,7 @@ static void receive_pause(struct port *p, struct pkt *k)
     }
     /* Each PAUSE restarts the pause time (a refresh extends it). */
     struct port_aux *x = port_aux(p);
-    sim_time_t dur = (sim_time_t)(((__int128)k->quanta * PAUSE_QUANTUM_BITS * 1000000000000LL) / x->rate_bps);
+    sim_time_t dur = pause_quanta_ps(k->quanta, x->rate_bps);
     sim_timer_arm(n->sim, &x->pause_expire[prio].tm, n->sim->now + dur, pause_expired, &x->pause_expire[prio]);
 }
 

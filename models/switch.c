@@ -59,7 +59,7 @@ static int64_t xoff_threshold(const struct net *n, const struct sw *w)
 static sim_time_t refresh_period(const struct net *n, const struct port *in)
 {
     int64_t q = n->scn->sw.pfc.pause_quanta;
-    return (sim_time_t)(((__int128)q * PAUSE_QUANTUM_BITS * 1000000000000LL) / port_aux(in)->rate_bps / 2);
+    return pause_quanta_ps(q, port_aux(in)->rate_bps) / 2;
 }
 
 static void pause_refresh(struct sim *s, void *obj, uint64_t arg)

@@ -474,7 +474,7 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
                 g->perm = i == 0 ? perm : t->gens[t->n_gens - 1 - i].perm;
                 rng_init(&g->rng, scn->seed, rng_stream_id(RNG_KIND_TRAFFIC, ((uint64_t)ti << 32) | i));
                 double rate = (double)n->hosts[g->host].rate_bps;
-                g->mean_gap_ps = t->cdfs[ti].mean * 8.0 / (e->load * rate) * 1e12;
+                g->mean_gap_ps = t->cdfs[ti].mean * 8.0 / (e->load * rate) * (double)PS_PER_S;
                 n->pending_sources++;
                 sim_at(n->sim, e->start_ps + (sim_time_t)rng_exponential(&g->rng, g->mean_gap_ps), poisson_arrival,
                        g, 0);
@@ -521,6 +521,6 @@ double traffic_poisson_host_flows(const struct scn_traffic *t, int64_t stop_ps, 
     double dur_ps = end > t->start_ps ? (double)(end - t->start_ps) : 0;
     if (dur_ps <= 0 || !(mean_bytes > 0) || !(rate_bps > 0))
         return 0;
-    double gap_ps = mean_bytes * 8.0 / (t->load * rate_bps) * 1e12;
+    double gap_ps = mean_bytes * 8.0 / (t->load * rate_bps) * (double)PS_PER_S;
     return fmin(dur_ps / gap_ps, dur_ps);
 }

@@ -107,7 +107,7 @@ static void show(struct progress *p, double now)
 void progress_after_slice(struct progress *p, uint64_t events, bool full)
 {
     if (full) {
-        if (events < TARGET_EVENTS / 2 && p->slice_ps < (sim_time_t)1000000000000LL)
+        if (events < TARGET_EVENTS / 2 && p->slice_ps < (sim_time_t)PS_PER_S)
             p->slice_ps *= 2;
         else if (events > TARGET_EVENTS * 2 && p->slice_ps > 1000)
             p->slice_ps /= 2;

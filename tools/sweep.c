@@ -976,7 +976,7 @@ static int sweep_parse(int argc, char **argv, struct sweep_cli *c, bool loud)
                             sweep_usage);
                 return SCN_EUSAGE;
             }
-            c->timeout_s = (double)ps / 1e12;
+            c->timeout_s = (double)ps / (double)PS_PER_S;
             i++;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             c->quiet = true;
