@@ -294,9 +294,9 @@ int faults_setup(struct net *n, char *err, size_t errlen)
     /* Resolve everything first, so that a bad fault schedules nothing. */
     for (int i = 0; i < scn->n_faults; i++) {
         const struct scn_fault *f = &scn->faults[i];
-        if (f->type == FAULT_SLOW_RECEIVER) {
+        if (f->type == SCN_FAULT_SLOW_RECEIVER) {
             for (int j = 0; j < i; j++)
-                if (scn->faults[j].type == FAULT_SLOW_RECEIVER && scn->faults[j].host == f->host &&
+                if (scn->faults[j].type == SCN_FAULT_SLOW_RECEIVER && scn->faults[j].host == f->host &&
                     overlap(&scn->faults[j], f)) {
                     snprintf(err, errlen,
                              "%s: faults.%d: expected slow_receiver faults of one host not to overlap in time, got "
@@ -306,7 +306,7 @@ int faults_setup(struct net *n, char *err, size_t errlen)
                     return SCN_EUSAGE;
                 }
         }
-        if (f->type != FAULT_LINK_DOWN)
+        if (f->type != SCN_FAULT_LINK_DOWN)
             continue;
         for (int k = 0; k < 2; k++) {
             int32_t id = graph_find(n->g, f->between[k]);
@@ -331,12 +331,12 @@ int faults_setup(struct net *n, char *err, size_t errlen)
         sim_fn begin, end;
         uint64_t arg = (uint64_t)i;
         switch (f->type) {
-        case FAULT_LINK_DOWN:
+        case SCN_FAULT_LINK_DOWN:
             arg = pack(ends[2 * i], ends[2 * i + 1]);
             begin = link_fail_event;
             end = link_restore_event;
             break;
-        case FAULT_PAUSE_STORM:
+        case SCN_FAULT_PAUSE_STORM:
             host_fault(n, &n->hosts[f->host]);
             begin = storm_begin;
             end = storm_end;

@@ -44,7 +44,7 @@ static void init_port(struct net *n, struct port *p, uint32_t id)
     p->net = n;
     p->node = gp->node;
     p->local = (uint16_t)(id - gn->first_port);
-    p->is_host = gn->kind == NODE_HOST;
+    p->is_host = gn->kind == SCN_NODE_HOST;
     p->peer = &n->ports[gp->peer];
     x->rate_bps = gp->rate_bps;
     p->delay_ps = gp->delay_ps;
@@ -88,7 +88,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
         init_port(n, &n->ports[i], i);
     for (uint32_t id = 0; id < g->n_nodes; id++) {
         const struct g_node *gn = &g->nodes[id];
-        if (gn->kind == NODE_HOST) {
+        if (gn->kind == SCN_NODE_HOST) {
             struct host *h = &n->hosts[gn->host];
             h->node = id;
             h->index = (uint32_t)gn->host;
@@ -193,7 +193,7 @@ static sim_time_t ideal_fct(const struct net *n, const struct flow *f)
             if (cnt == 0)
                 return 0;
             const struct g_node *gn = &g->nodes[node];
-            local = cnt == 1 || gn->kind == NODE_HOST
+            local = cnt == 1 || gn->kind == SCN_NODE_HOST
                         ? ports[0]
                         : ports[routing_ecmp_pick(f->hash_fwd, n->sws[gn->sw].salt, cnt)];
         }
@@ -244,7 +244,7 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
     f->finish = -1;
     f->last_cnp = -1;
     f->rate_cap_bps = rate_cap_bps;
-    f->use_dcqcn = n->scn->host.cc == CC_DCQCN;
+    f->use_dcqcn = n->scn->host.cc == SCN_CC_DCQCN;
     f->hash_fwd = flow_hash(src, dst, idx);
     f->hash_rev = flow_hash(dst, src, idx);
     f->via_host = NET_NO_VIA;
@@ -268,7 +268,7 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
     return f;
 }
 
-void net_drop(struct net *n, struct pkt *k, int reason)
+void net_drop(struct net *n, struct pkt *k, enum drop_reason reason)
 {
     if (k->type == PKT_DATA) {
         n->c.data_dropped++;

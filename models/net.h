@@ -436,11 +436,13 @@ void nic_receive(struct net *n, struct host *h, struct pkt *k);
 void nic_process(struct net *n, struct host *h, struct pkt *k);
 struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p);
 void nic_flow_start(struct sim *s, void *obj, uint64_t arg);
-void net_drop(struct net *n, struct pkt *k, int reason);
+/* Why a frame was dropped (the drops_by_reason of summary.json). */
+enum drop_reason { DROP_BUFFER, DROP_HEADROOM, DROP_WATCHDOG, DROP_LINK_DOWN };
+void net_drop(struct net *n, struct pkt *k, enum drop_reason reason);
 /* Drops every frame queued at switch egress p (its link failed), releasing their buffer accounting. */
 void switch_flush_port(struct net *n, struct sw *w, struct port *p);
 /* Drops every frame queued at priority prio of switch egress p for `reason`, releasing their buffer accounting. */
-void switch_flush_queue(struct net *n, struct sw *w, struct port *p, int prio, int reason);
+void switch_flush_queue(struct net *n, struct sw *w, struct port *p, int prio, enum drop_reason reason);
 /* The link of p failed: loses p's queued frames, clears PFC state on it, bumps link_gen (port.c). */
 void port_link_fail(struct port *p);
 /* Flow start event for flows that choose a route when they start (dragonfly Valiant/UGAL; route.c). */
@@ -455,7 +457,6 @@ void net_check_finish(struct net *n);
 void traffic_flow_received(struct net *n, struct flow *f);
 void traffic_flow_acked(struct net *n, struct flow *f);
 
-enum drop_reason { DROP_BUFFER, DROP_HEADROOM, DROP_WATCHDOG, DROP_LINK_DOWN };
 
 static inline void pktq_push(struct pktq *q, struct pkt *k)
 {

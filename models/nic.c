@@ -218,7 +218,7 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
     n->c.bytes_delivered += k->size;
     n->c.data_in_flight--;
     n->c.data_bytes_in_flight -= k->size;
-    if ((k->ecn & ECN_CE) && n->scn->host.cc == CC_DCQCN &&
+    if ((k->ecn & ECN_CE) && n->scn->host.cc == SCN_CC_DCQCN &&
         (f->last_cnp < 0 || now - f->last_cnp >= n->scn->host.dcqcn.cnp_interval_ps)) {
         f->last_cnp = now;
         n->c.cnp_sent++;

@@ -57,10 +57,10 @@ static void storm(struct net *n, struct sw *w, struct port *p, int prio, sim_tim
     p->wd_storm |= bit;
     if (n->wd_hook)
         n->wd_hook(n->hook_ctx, now, p->node, p->local, prio, true);
-    if (act == WD_ALERT)
+    if (act == SCN_WD_ALERT)
         return;
     p->wd_ignore |= bit;
-    if (act == WD_DROP) {
+    if (act == SCN_WD_DROP) {
         p->wd_drop |= bit;
         switch_flush_queue(n, w, p, prio, DROP_WATCHDOG);
     }

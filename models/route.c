@@ -8,7 +8,7 @@
 bool route_flow_needs_choice(const struct net *n, const struct flow *f)
 {
     const struct scn_topology *t = &n->scn->topo;
-    return t->type == TOPO_DRAGONFLY && t->routing != ROUTE_MINIMAL && f->path_len == 0;
+    return t->type == SCN_TOPO_DRAGONFLY && t->routing != SCN_ROUTE_MINIMAL && f->path_len == 0;
 }
 
 int route_path(const struct net *n, uint32_t src, uint32_t dst, uint32_t hash, uint32_t via, int32_t via_group,
@@ -105,7 +105,7 @@ void route_flow_start(struct sim *s, void *obj, uint64_t arg)
     int32_t vg = -1;
     uint32_t via = draw_via(n, f, &vg);
     if (via != NET_NO_VIA) {
-        bool detour = n->scn->topo.routing == ROUTE_VALIANT;
+        bool detour = n->scn->topo.routing == SCN_ROUTE_VALIANT;
         if (!detour) {
             /* UGAL-L: compare queue x hops at the source router's two candidate egress ports. */
             uint32_t p_min = 0, p_val = 0;

@@ -34,7 +34,7 @@ int sched_pick_weighted(const struct scn_scheduler *cfg, struct sched_state *st,
                         const uint32_t head[SCN_NPRIO], int64_t quantum_unit);
 
 /* Whether sched_pick reads head[] at all: strict priority does not, so callers need not fetch the frames. */
-static inline bool sched_weighs_sizes(const struct scn_scheduler *cfg) { return cfg->type != SCHED_STRICT; }
+static inline bool sched_weighs_sizes(const struct scn_scheduler *cfg) { return cfg->type != SCN_SCHED_STRICT; }
 
 /*
  * Chooses the priority to serve among `eligible` (bit p: queue p has a frame
@@ -46,7 +46,7 @@ static inline bool sched_weighs_sizes(const struct scn_scheduler *cfg) { return 
 static inline int sched_pick(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
                              const uint32_t head[SCN_NPRIO], int64_t quantum_unit)
 {
-    if (!eligible || cfg->type == SCHED_STRICT)
+    if (!eligible || cfg->type == SCN_SCHED_STRICT)
         return sched_strict_pick(eligible);
     return sched_pick_weighted(cfg, st, eligible, head, quantum_unit);
 }

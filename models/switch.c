@@ -47,7 +47,7 @@
 static int64_t xoff_threshold(const struct net *n, const struct sw *w)
 {
     const struct scn_pfc *pfc = &n->scn->sw.pfc;
-    if (pfc->xoff_mode == XOFF_STATIC)
+    if (pfc->xoff_mode == SCN_XOFF_STATIC)
         return pfc->xoff_bytes;
     int64_t free_shared = n->scn->sw.buffer - w->hdrm_reserved - w->shared_used;
     if (free_shared < 0)
@@ -191,7 +191,7 @@ static struct port *release(struct net *n, struct sw *w, const struct pkt *k, in
 static void dequeued(struct net *n, struct sw *w, struct pkt *k, int prio, int64_t q_after)
 {
     struct port *in = release(n, w, k, prio);
-    if (n->scn->sw.ecn.enabled && n->scn->sw.ecn.mark_on == MARK_DEQUEUE)
+    if (n->scn->sw.ecn.enabled && n->scn->sw.ecn.mark_on == SCN_MARK_DEQUEUE)
         maybe_mark(n, w, k, q_after);
     if (n->lossless & (1u << prio))
         switch_pfc_check_resume(n, w, in, prio);
@@ -247,7 +247,7 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
         w->buffered += B;
         k->in_port = in->local;
     }
-    if (cfg->ecn.enabled && cfg->ecn.mark_on == MARK_ENQUEUE)
+    if (cfg->ecn.enabled && cfg->ecn.mark_on == SCN_MARK_ENQUEUE)
         maybe_mark(n, w, k, q_before);
     /*
      * An egress with nothing queued (not even a PAUSE) whose transmitter is
@@ -280,7 +280,7 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
  * is re-checked for RESUME, so that a flush cannot leave an upstream paused
  * on bytes that no longer exist.  Negative accounting is a bug and aborts.
  */
-void switch_flush_queue(struct net *n, struct sw *w, struct port *p, int prio, int reason)
+void switch_flush_queue(struct net *n, struct sw *w, struct port *p, int prio, enum drop_reason reason)
 {
     struct pkt *k;
     while ((k = portq_pop(p, prio))) {

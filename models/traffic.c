@@ -241,7 +241,7 @@ static int resolve_path(struct net *n, int ti, const struct scn_traffic *e, uint
                      e->path[i - 1], e->path[i]);
             return SCN_EUSAGE;
         }
-        if (i > 0 && i + 1 < e->path_len && n->g->nodes[id].kind == NODE_HOST) {
+        if (i > 0 && i + 1 < e->path_len && n->g->nodes[id].kind == SCN_NODE_HOST) {
             snprintf(err, errlen, "%s: traffic.%d.path.%d: host \"%s\" cannot forward traffic", scn->file, ti, i,
                      e->path[i]);
             return SCN_EUSAGE;
@@ -272,7 +272,7 @@ static void poisson_arrival(struct sim *s, void *obj, uint64_t arg)
         return;
     }
     uint32_t dst;
-    if (e->pattern == PAT_PERMUTATION) {
+    if (e->pattern == SCN_PAT_PERMUTATION) {
         dst = (uint32_t)e->hosts.idx[g->perm[g->local]];
     } else {
         uint32_t k = rng_below(&g->rng, (uint32_t)e->hosts.n - 1);
@@ -336,7 +336,7 @@ static void coll_start(struct sim *s, void *obj, uint64_t arg)
 {
     struct coll *c = obj;
     c->start = s->now;
-    if (c->type == TR_ALLTOALL) {
+    if (c->type == SCN_TR_ALLTOALL) {
         c->flows_left = c->n_ranks * (c->n_ranks - 1);
         for (uint32_t a = 0; a < c->n_ranks; a++)
             for (uint32_t b = 0; b < c->n_ranks; b++)
@@ -351,7 +351,7 @@ static void coll_start(struct sim *s, void *obj, uint64_t arg)
 void traffic_flow_received(struct net *n, struct flow *f)
 {
     struct coll *c = f->coll;
-    if (c->type == TR_ALLTOALL) {
+    if (c->type == SCN_TR_ALLTOALL) {
         if (--c->flows_left == 0)
             coll_finish(c);
         return;
@@ -364,7 +364,7 @@ void traffic_flow_received(struct net *n, struct flow *f)
 void traffic_flow_acked(struct net *n, struct flow *f)
 {
     struct coll *c = f->coll;
-    if (c->type == TR_ALLTOALL)
+    if (c->type == SCN_TR_ALLTOALL)
         return;
     c->sent[f->coll_rank]++;
     ring_advance(c, f->coll_rank);
@@ -378,7 +378,7 @@ static void coll_init(struct traffic *t, struct coll *c, int entry, const struct
     c->type = e->type;
     c->finish = -1;
     c->chunk = e->size / N;
-    if (e->type == TR_ALLTOALL) {
+    if (e->type == SCN_TR_ALLTOALL) {
         c->rings = 1;
         c->n_ranks = N;
         c->steps = 1;
@@ -413,9 +413,9 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
     uint32_t n_gens = 0, n_colls = 0;
     for (int ti = 0; ti < scn->n_traffic; ti++) {
         const struct scn_traffic *e = &scn->traffic[ti];
-        if (e->type == TR_POISSON)
+        if (e->type == SCN_TR_POISSON)
             n_gens += (uint32_t)e->hosts.n;
-        else if (e->type == TR_ALLREDUCE || e->type == TR_ALLTOALL)
+        else if (e->type == SCN_TR_ALLREDUCE || e->type == SCN_TR_ALLTOALL)
             n_colls++;
     }
     t->gens = mem_xcalloc(n_gens, sizeof *t->gens, TRAFFIC_OOM);
@@ -423,7 +423,7 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
     for (int ti = 0; ti < scn->n_traffic; ti++) {
         const struct scn_traffic *e = &scn->traffic[ti];
         switch (e->type) {
-        case TR_FLOW: {
+        case SCN_TR_FLOW: {
             uint32_t *nodes = NULL;
             if (e->path_len) {
                 nodes = mem_xcalloc((size_t)e->path_len, sizeof *nodes, TRAFFIC_OOM);
@@ -438,12 +438,12 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
             free(nodes);
             break;
         }
-        case TR_INCAST:
+        case SCN_TR_INCAST:
             for (int j = 0; j < e->senders.n; j++)
                 net_add_flow(n, keep_name(t, e->id, j), (uint32_t)e->senders.idx[j],
                              (uint32_t)e->receiver, e->size, e->start_ps, e->priority, 0, NULL, 0);
             break;
-        case TR_POISSON: {
+        case SCN_TR_POISSON: {
             char jpath[64];
             snprintf(jpath, sizeof jpath, "traffic.%d.size_cdf", ti);
             int rc = cdf_load(&t->cdfs[ti], e->size_cdf, scn->file, jpath, err, errlen);
@@ -452,7 +452,7 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
             uint32_t N = (uint32_t)e->hosts.n;
             struct rng prng;
             uint32_t *perm = NULL;
-            if (e->pattern == PAT_PERMUTATION) {
+            if (e->pattern == SCN_PAT_PERMUTATION) {
                 /* A random derangement (Sattolo's algorithm gives a single cycle: nobody sends to itself). */
                 perm = mem_xcalloc(N, sizeof *perm, TRAFFIC_OOM);
                 for (uint32_t i = 0; i < N; i++)
@@ -481,8 +481,8 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
             }
             break;
         }
-        case TR_ALLREDUCE:
-        case TR_ALLTOALL:
+        case SCN_TR_ALLREDUCE:
+        case SCN_TR_ALLTOALL:
             coll_init(t, &t->colls[t->n_colls++], ti, e);
             break;
         }

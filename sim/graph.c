@@ -107,7 +107,7 @@ uint32_t graph_add_node(struct graph *g, const char *name, enum scn_node_kind ki
     snprintf(n->name, sizeof n->name, "%s", name);
     n->kind = kind;
     n->group = -1;
-    if (kind == NODE_HOST) {
+    if (kind == SCN_NODE_HOST) {
         /* host_node grows with the hosts; its capacity is tracked as the next power of two. */
         uint32_t h = g->n_hosts;
         if ((h & (h - 1)) == 0) {

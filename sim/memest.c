@@ -8,22 +8,22 @@ struct memest_counts memest_topology(const struct scn_topology *t, double hosts)
 {
     struct memest_counts c = {hosts, 0, 0, hosts, 0};
     switch (t->type) {
-    case TOPO_STAR:
+    case SCN_TOPO_STAR:
         c.switches = 1;
         c.links = hosts;
         c.columns = 1;
         break;
-    case TOPO_DUMBBELL:
+    case SCN_TOPO_DUMBBELL:
         c.switches = 2;
         c.links = hosts + 1;
         c.columns = 2;
         break;
-    case TOPO_LEAF_SPINE:
+    case SCN_TOPO_LEAF_SPINE:
         c.switches = (double)t->leaves + t->spines;
         c.links = hosts + (double)t->leaves * t->spines;
         c.columns = t->leaves;
         break;
-    case TOPO_FAT_TREE: {
+    case SCN_TOPO_FAT_TREE: {
         /* Given by k, the generalized shape may not be filled in yet (the loader refuses before it is). */
         double half = t->k / 2.0;
         double pods = t->k ? t->k : t->pods, tors = t->k ? half : t->tors_per_pod;
@@ -33,14 +33,14 @@ struct memest_counts memest_topology(const struct scn_topology *t, double hosts)
         c.columns = pods * tors;
         break;
     }
-    case TOPO_DRAGONFLY: {
+    case SCN_TOPO_DRAGONFLY: {
         double a = t->df_a, g = t->df_g, h = t->df_h;
         c.switches = a * g;
         c.links = hosts + g * a * (a - 1) / 2 + g * a * h / 2;
         c.columns = a * g;
         break;
     }
-    case TOPO_CUSTOM:
+    case SCN_TOPO_CUSTOM:
         /* Hosts with one link are grouped by their switch, others are columns of their own: at most hosts. */
         c.switches = (double)t->n_nodes - hosts;
         c.links = t->n_links;
@@ -53,9 +53,9 @@ struct memest_counts memest_topology(const struct scn_topology *t, double hosts)
 
 void memest_host_rates(const struct scn_topology *t, double *rate)
 {
-    const struct scn_link *l = t->type == TOPO_STAR || t->type == TOPO_DUMBBELL || t->host_link.rate_bps <= 0
+    const struct scn_link *l = t->type == SCN_TOPO_STAR || t->type == SCN_TOPO_DUMBBELL || t->host_link.rate_bps <= 0
                                    ? &t->link : &t->host_link;
-    if (t->type != TOPO_CUSTOM) {
+    if (t->type != SCN_TOPO_CUSTOM) {
         for (int h = 0; h < t->n_hosts; h++)
             rate[h] = (double)l->rate_bps;
         return;

@@ -859,12 +859,12 @@ static int apply_override(struct ctx *c, cJSON *root, const struct scn_override 
  * rpg_min_dec_fac, min_time_between_cnps).
  */
 static const struct scn_dcqcn dcqcn_presets[] = {
-    [DCQCN_PAPER] = {.preset = DCQCN_PAPER, .g = 1.0 / 256, .alpha_init = 1.0, .alpha_timer_ps = 55 * PS_PER_US,
+    [SCN_DCQCN_PAPER] = {.preset = SCN_DCQCN_PAPER, .g = 1.0 / 256, .alpha_init = 1.0, .alpha_timer_ps = 55 * PS_PER_US,
                      .rate_increase_timer_ps = 55 * PS_PER_US, .byte_counter = 10000000, .fast_recovery_steps = 5,
                      .ai_rate_bps = 40000000, .hai_rate_bps = 200000000, .min_rate_bps = 100000000,
                      .rate_on_first_cnp = 1.0, .min_dec_factor = 0.5, .clamp_target_rate = false,
                      .cnp_interval_ps = 50 * PS_PER_US},
-    [DCQCN_CONNECTX] = {.preset = DCQCN_CONNECTX, .g = 5.0 / 1024, .alpha_init = 1.0, .alpha_timer_ps = 1 * PS_PER_US,
+    [SCN_DCQCN_CONNECTX] = {.preset = SCN_DCQCN_CONNECTX, .g = 5.0 / 1024, .alpha_init = 1.0, .alpha_timer_ps = 1 * PS_PER_US,
                         .rate_increase_timer_ps = 300 * PS_PER_US, .byte_counter = 32767, .fast_recovery_steps = 1,
                         .ai_rate_bps = 5000000, .hai_rate_bps = 50000000, .min_rate_bps = 1000000,
                         .rate_on_first_cnp = 1.0, .min_dec_factor = 0.5, .clamp_target_rate = false,
@@ -908,7 +908,7 @@ static int set_defaults(struct ctx *c, struct scenario *s, const char *file)
     w->buffer = 32000000;
     w->pfc.enabled = true;
     w->pfc.lossless_mask = 1u << 3;
-    w->pfc.xoff_mode = XOFF_DYNAMIC;
+    w->pfc.xoff_mode = SCN_XOFF_DYNAMIC;
     w->pfc.dynamic_alpha = 0.125;
     w->pfc.xon_delta = 3000;
     w->pfc.headroom_auto = true;
@@ -918,29 +918,29 @@ static int set_defaults(struct ctx *c, struct scenario *s, const char *file)
     w->ecn.kmin = 5000;
     w->ecn.kmax = 200000;
     w->ecn.pmax = 0.01;
-    w->ecn.mark_on = MARK_DEQUEUE;
-    w->scheduler.type = SCHED_STRICT;
+    w->ecn.mark_on = SCN_MARK_DEQUEUE;
+    w->scheduler.type = SCN_SCHED_STRICT;
     w->lossy_queue_limit = 1000000;
     w->watchdog.enabled = false;
     w->watchdog.detection_ps = 200 * PS_PER_MS;
     w->watchdog.restoration_ps = 200 * PS_PER_MS;
     w->watchdog.poll_ps = 10 * PS_PER_MS;
-    w->watchdog.action = WD_DROP;
+    w->watchdog.action = SCN_WD_DROP;
     w->deadlock_check_ps = 1 * PS_PER_MS;
 
     struct scn_host *h = &s->host;
     h->mtu = 1024;
     h->priority = 3;
     h->cnp_priority = 6;
-    h->cc = CC_DCQCN;
-    dcqcn_preset(&h->dcqcn, DCQCN_PAPER);
-    h->loss_recovery = LR_GO_BACK_N;
+    h->cc = SCN_CC_DCQCN;
+    dcqcn_preset(&h->dcqcn, SCN_DCQCN_PAPER);
+    h->loss_recovery = SCN_LR_GO_BACK_N;
     h->rto_ps = 1 * PS_PER_MS;
     h->ack_every = 1;
 
     s->monitor.interval_ps = 10 * PS_PER_US;
-    s->monitor.flows = MON_FLOWS_AUTO;
-    s->monitor.pfc = MON_PFC_AUTO;
+    s->monitor.flows = SCN_MON_FLOWS_AUTO;
+    s->monitor.pfc = SCN_MON_PFC_AUTO;
     return 0;
 }
 
@@ -1101,7 +1101,7 @@ static int parse_custom(struct ctx *c, const cJSON *t, const char *path)
             get_enum(c, it, ep, "kind", kind_names, &kind) < 0)
             return -1;
         tp->nodes[i].kind = (enum scn_node_kind)kind;
-        nh += kind == NODE_HOST;
+        nh += kind == SCN_NODE_HOST;
     }
     /* Sorting by name finds duplicates in n log n and serves later look-ups. */
     struct named_idx *sorted = ctx_calloc(c, (size_t)n, sizeof *sorted);
@@ -1130,7 +1130,7 @@ static int parse_custom(struct ctx *c, const cJSON *t, const char *path)
     if (!(tp->host_node = ctx_calloc(c, (size_t)nh, sizeof *tp->host_node)))
         return -1;
     for (i = 0, nh = 0; i < n; i++)
-        if (tp->nodes[i].kind == NODE_HOST)
+        if (tp->nodes[i].kind == SCN_NODE_HOST)
             tp->host_node[nh++] = i;
 
     const cJSON *links = member(t, "links");
@@ -1175,7 +1175,7 @@ static int name_hosts(struct ctx *c)
     int n = t->n_hosts;
     if (!(t->host_names = ctx_calloc(c, (size_t)n, sizeof *t->host_names)))
         return -1;
-    if (t->type == TOPO_CUSTOM) {
+    if (t->type == SCN_TOPO_CUSTOM) {
         struct named_idx *sorted = ctx_calloc(c, (size_t)n, sizeof *sorted);
         if (!sorted || !(t->host_by_name = ctx_calloc(c, (size_t)n, sizeof *t->host_by_name))) {
             free(sorted);
@@ -1240,13 +1240,13 @@ static int parse_topology(struct ctx *c, const cJSON *root)
     int64_t n = 0;
     const char *formula = "";
     switch (t->type) {
-    case TOPO_STAR:
+    case SCN_TOPO_STAR:
         if (need_count(c, tj, path, "hosts", 2, &t->hosts) < 0 ||
             need_link(c, tj, path, "link", false, NULL, &t->link) < 0)
             return -1;
         n = t->hosts;
         break;
-    case TOPO_DUMBBELL:
+    case SCN_TOPO_DUMBBELL:
         if (need_count(c, tj, path, "left", 1, &t->left) < 0 || need_count(c, tj, path, "right", 1, &t->right) < 0 ||
             need_link(c, tj, path, "link", false, NULL, &t->link) < 0 ||
             need_link(c, tj, path, "bottleneck", false, NULL, &t->bottleneck) < 0)
@@ -1254,7 +1254,7 @@ static int parse_topology(struct ctx *c, const cJSON *root)
         n = (int64_t)t->left + t->right;
         formula = " (left + right)";
         break;
-    case TOPO_LEAF_SPINE:
+    case SCN_TOPO_LEAF_SPINE:
         if (need_count(c, tj, path, "leaves", 1, &t->leaves) < 0 ||
             need_count(c, tj, path, "spines", 1, &t->spines) < 0 ||
             need_count(c, tj, path, "hosts_per_leaf", 1, &t->hosts_per_leaf) < 0 ||
@@ -1265,7 +1265,7 @@ static int parse_topology(struct ctx *c, const cJSON *root)
         n = mul_sat(t->leaves, t->hosts_per_leaf);
         formula = " (leaves x hosts_per_leaf)";
         break;
-    case TOPO_FAT_TREE: {
+    case SCN_TOPO_FAT_TREE: {
         const cJSON *k = member(tj, "k");
         for (int i = 0; shape[i]; i++)
             if (k && member(tj, shape[i]))
@@ -1307,7 +1307,7 @@ static int parse_topology(struct ctx *c, const cJSON *root)
             return -1;
         break;
     }
-    case TOPO_DRAGONFLY: {
+    case SCN_TOPO_DRAGONFLY: {
         int routing = 0;
         if (need_count(c, tj, path, "a", 1, &t->df_a) < 0 || need_count(c, tj, path, "p", 1, &t->df_p) < 0 ||
             need_count(c, tj, path, "h", 1, &t->df_h) < 0)
@@ -1329,7 +1329,7 @@ static int parse_topology(struct ctx *c, const cJSON *root)
         formula = " (a x p x g)";
         break;
     }
-    case TOPO_CUSTOM:
+    case SCN_TOPO_CUSTOM:
         if (parse_custom(c, tj, path) < 0)
             return -1;
         n = t->n_hosts;
@@ -1405,13 +1405,13 @@ static int parse_switch(struct ctx *c, const cJSON *root)
                 w->pfc.lossless_mask |= (uint8_t)(1u << x);
             }
         }
-        bool dyn = w->pfc.xoff_mode == XOFF_DYNAMIC, hauto = w->pfc.headroom_auto;
+        bool dyn = w->pfc.xoff_mode == SCN_XOFF_DYNAMIC, hauto = w->pfc.headroom_auto;
         if (keyword_or_size(c, v, path, "xoff", "dynamic", "100KB", true, &dyn, &w->pfc.xoff_bytes) < 0 ||
             keyword_or_size(c, v, path, "headroom", "auto", "50KB", false, &hauto, &w->pfc.headroom_bytes) < 0)
             return -1;
-        w->pfc.xoff_mode = dyn ? XOFF_DYNAMIC : XOFF_STATIC;
+        w->pfc.xoff_mode = dyn ? SCN_XOFF_DYNAMIC : SCN_XOFF_STATIC;
         w->pfc.headroom_auto = hauto;
-        if (w->pfc.xoff_mode == XOFF_STATIC && w->pfc.xon_delta > w->pfc.xoff_bytes) {
+        if (w->pfc.xoff_mode == SCN_XOFF_STATIC && w->pfc.xon_delta > w->pfc.xoff_bytes) {
             char a[32], b[32];
             return bad(c, join(p, path, "xon_delta"), "expected a size no larger than xoff (%s), got \"%s\"",
                        units_fmt_size(w->pfc.xoff_bytes, a, sizeof a),
@@ -1447,7 +1447,7 @@ static int parse_switch(struct ctx *c, const cJSON *root)
         const cJSON *wt = member(v, "weights");
         if (wt) {
             join(p, path, "weights");
-            if (type != SCHED_DWRR)
+            if (type != SCN_SCHED_DWRR)
                 return bad(c, p, "expected no weights with the strict scheduler (weights need \"type\": \"dwrr\"), "
                                  "got weights");
             if (val_obj(c, wt, p) < 0)
@@ -1532,12 +1532,12 @@ static int parse_host(struct ctx *c, const cJSON *root)
         int lr = 0;
         if (val_enum(c, v, p, lr_names, &lr) < 0)
             return -1;
-        h->loss_recovery = LR_GO_BACK_N;
+        h->loss_recovery = SCN_LR_GO_BACK_N;
     }
     if ((v = member(hj, "dcqcn"))) {
         const char *dp = "host.dcqcn";
         struct scn_dcqcn *d = &h->dcqcn;
-        int preset = DCQCN_PAPER;
+        int preset = SCN_DCQCN_PAPER;
         if (val_obj(c, v, dp) < 0 || check_fields(c, v, dp, k_dcqcn) < 0 ||
             get_enum(c, v, dp, "preset", preset_names, &preset) < 0)
             return -1;
@@ -1568,7 +1568,7 @@ static int parse_host(struct ctx *c, const cJSON *root)
 static const char *hosts_hint(const struct ctx *c, char *buf, size_t len)
 {
     const struct scn_topology *t = &c->s->topo;
-    if (t->type == TOPO_CUSTOM)
+    if (t->type == SCN_TOPO_CUSTOM)
         strf(buf, len, "no such host node in topology.nodes");
     else
         strf(buf, len, "no such host; the hosts are h0..h%d", t->n_hosts - 1);
@@ -1739,7 +1739,7 @@ static int parse_path(struct ctx *c, const cJSON *v, const char *path, struct sc
         join_idx(q, path, i);
         if (val_name(c, it, q, "a node name", "", tr->path[i]) < 0)
             return -1;
-        if (t->type == TOPO_CUSTOM) {
+        if (t->type == SCN_TOPO_CUSTOM) {
             /* Only a custom topology's node names are known here; other topologies check at build time. */
             int ni = node_index(c, tr->path[i]);
             if (ni < 0)
@@ -1806,12 +1806,12 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
     if (get_int(c, e, path, "priority", 0, 7, &tr->priority) < 0 ||
         get_qty(c, e, path, "start", Q_TIME, false, &tr->start_ps) < 0)
         return -1;
-    if (tr->type != TR_POISSON &&
+    if (tr->type != SCN_TR_POISSON &&
         (required(c, e, path, "size", qty_what[Q_SIZE]) < 0 || get_qty(c, e, path, "size", Q_SIZE, true, &tr->size) < 0))
         return -1;
 
     switch (tr->type) {
-    case TR_FLOW: {
+    case SCN_TR_FLOW: {
         if (get_host(c, e, path, "src", &tr->src) < 0 || get_host(c, e, path, "dst", &tr->dst) < 0 ||
             get_qty(c, e, path, "rate", Q_RATE, true, &tr->rate_bps) < 0)
             return -1;
@@ -1823,7 +1823,7 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
             return -1;
         break;
     }
-    case TR_INCAST: {
+    case SCN_TR_INCAST: {
         if (required(c, e, path, "senders", "a host selector like \"h0-h15\"") < 0 ||
             val_hostset(c, member(e, "senders"), join(p, path, "senders"), 1, &tr->senders) < 0 ||
             get_host(c, e, path, "receiver", &tr->receiver) < 0)
@@ -1834,8 +1834,8 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
                            scn_host_name(c->s, tr->receiver));
         break;
     }
-    case TR_POISSON: {
-        int pat = PAT_UNIFORM;
+    case SCN_TR_POISSON: {
+        int pat = SCN_PAT_UNIFORM;
         const cJSON *hv = member(e, "hosts"), *cdf;
         if (hv) {
             if (val_hostset(c, hv, join(p, path, "hosts"), 2, &tr->hosts) < 0)
@@ -1868,8 +1868,8 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
         strf(tr->size_cdf, sizeof tr->size_cdf, "%s", cs);
         break;
     }
-    case TR_ALLREDUCE:
-    case TR_ALLTOALL: {
+    case SCN_TR_ALLREDUCE:
+    case SCN_TR_ALLTOALL: {
         int algo = 0;
         const cJSON *hv = member(e, "hosts");
         join(p, path, "hosts");
@@ -1885,10 +1885,10 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
             if (rc < 0)
                 return -1;
         }
-        if (tr->type == TR_ALLREDUCE && get_enum(c, e, path, "algorithm", algo_names, &algo) < 0)
+        if (tr->type == SCN_TR_ALLREDUCE && get_enum(c, e, path, "algorithm", algo_names, &algo) < 0)
             return -1;
         tr->nics_per_server = 1;
-        if (tr->type == TR_ALLREDUCE && get_int(c, e, path, "nics_per_server", 1, 1024, &tr->nics_per_server) < 0)
+        if (tr->type == SCN_TR_ALLREDUCE && get_int(c, e, path, "nics_per_server", 1, 1024, &tr->nics_per_server) < 0)
             return -1;
         /* One ring per NIC rank of a server (NCCL's rings over rails): ranks must fill whole servers,
          * and each ring needs two servers at least. */
@@ -1985,7 +1985,7 @@ static int parse_faults(struct ctx *c, const cJSON *root)
         f->end_ps = -1;
         f->host = -1;
         switch (f->type) {
-        case FAULT_PAUSE_STORM:
+        case SCN_FAULT_PAUSE_STORM:
             f->priority = s->host.priority;
             if (get_host(c, e, path, "host", &f->host) < 0 || get_int(c, e, path, "priority", 0, 7, &f->priority) < 0 ||
                 required(c, e, path, "start", qty_what[Q_TIME]) < 0 ||
@@ -1994,7 +1994,7 @@ static int parse_faults(struct ctx *c, const cJSON *root)
                 check_after(c, path, "end", f->start_ps, "start", f->end_ps) < 0)
                 return -1;
             break;
-        case FAULT_LINK_DOWN: {
+        case SCN_FAULT_LINK_DOWN: {
             const cJSON *bv = member(e, "between");
             join(p, path, "between");
             if (!bv)
@@ -2010,12 +2010,12 @@ static int parse_faults(struct ctx *c, const cJSON *root)
                 join_idx(q, p, k);
                 if (val_name(c, cJSON_GetArrayItem(bv, k), q, "a node name", "", f->between[k]) < 0)
                     return -1;
-                if (s->topo.type == TOPO_CUSTOM && (ni[k] = node_index(c, f->between[k])) < 0)
+                if (s->topo.type == SCN_TOPO_CUSTOM && (ni[k] = node_index(c, f->between[k])) < 0)
                     return bad(c, q, "expected the name of a node in topology.nodes, got \"%s\"", f->between[k]);
             }
             if (strcmp(f->between[0], f->between[1]) == 0)
                 return bad(c, q, "expected two different nodes, got \"%s\" twice", f->between[1]);
-            if (s->topo.type == TOPO_CUSTOM && !nodes_linked(&s->topo, ni[0], ni[1]))
+            if (s->topo.type == SCN_TOPO_CUSTOM && !nodes_linked(&s->topo, ni[0], ni[1]))
                 return bad(c, p, "expected two linked nodes, got \"%s\" and \"%s\" (no link between them)",
                            f->between[0], f->between[1]);
             if (required(c, e, path, "at", qty_what[Q_TIME]) < 0 ||
@@ -2025,7 +2025,7 @@ static int parse_faults(struct ctx *c, const cJSON *root)
                 return -1;
             break;
         }
-        case FAULT_SLOW_RECEIVER:
+        case SCN_FAULT_SLOW_RECEIVER:
             f->start_ps = 0;
             if (get_host(c, e, path, "host", &f->host) < 0 || required(c, e, path, "rate", qty_what[Q_RATE]) < 0 ||
                 get_qty(c, e, path, "rate", Q_RATE, true, &f->rate_bps) < 0 ||
@@ -2052,10 +2052,10 @@ static bool flow_id_exists(const struct scenario *s, const char *id)
             continue;
         if (id[n] == '\0')
             return true;
-        if (id[n] == '.' && t->type != TR_FLOW && all_digits(id + n + 1) && strlen(id + n + 1) <= 9 &&
+        if (id[n] == '.' && t->type != SCN_TR_FLOW && all_digits(id + n + 1) && strlen(id + n + 1) <= 9 &&
             (id[n + 1] != '0' || id[n + 2] == '\0')) {
             long j = atol(id + n + 1);
-            if (t->type != TR_INCAST || j < t->senders.n)
+            if (t->type != SCN_TR_INCAST || j < t->senders.n)
                 return true;
         }
     }
@@ -2103,17 +2103,17 @@ static int parse_monitor(struct ctx *c, const cJSON *root)
     if ((v = member(mj, "flows"))) {
         join(p, path, "flows");
         if (cJSON_IsString(v) && strcmp(v->valuestring, "auto") == 0) {
-            m->flows = MON_FLOWS_AUTO;
+            m->flows = SCN_MON_FLOWS_AUTO;
         } else if (cJSON_IsString(v) && strcmp(v->valuestring, "all") == 0) {
-            m->flows = MON_FLOWS_ALL;
+            m->flows = SCN_MON_FLOWS_ALL;
         } else if (cJSON_IsString(v) && strcmp(v->valuestring, "none") == 0) {
-            m->flows = MON_FLOWS_NONE;
+            m->flows = SCN_MON_FLOWS_NONE;
         } else if (cJSON_IsArray(v)) {
             int n = cJSON_GetArraySize(v), i = 0;
             if (!(m->flow_ids = ctx_calloc(c, (size_t)n, sizeof *m->flow_ids)))
                 return -1;
             m->n_flows = n;
-            m->flows = MON_FLOWS_LIST;
+            m->flows = SCN_MON_FLOWS_LIST;
             for (const cJSON *it = v->child; it; it = it->next, i++) {
                 join_idx(q, p, i);
                 if (val_name(c, it, q, "a flow id", "", m->flow_ids[i]) < 0)
@@ -2136,7 +2136,7 @@ static int parse_monitor(struct ctx *c, const cJSON *root)
     if ((v = member(mj, "pfc"))) {
         join(p, path, "pfc");
         static const char *const k_pfc[] = {"auto", "all", "none"};
-        static const enum scn_pfc_sel e_pfc[] = {MON_PFC_AUTO, MON_PFC_ALL, MON_PFC_NONE};
+        static const enum scn_pfc_sel e_pfc[] = {SCN_MON_PFC_AUTO, SCN_MON_PFC_ALL, SCN_MON_PFC_NONE};
         int k = 0;
         while (k < 3 && !(cJSON_IsString(v) && strcmp(v->valuestring, k_pfc[k]) == 0))
             k++;
@@ -2308,7 +2308,7 @@ int scn_host_index(const struct scenario *s, const char *name)
     const struct scn_topology *t = &s->topo;
     if (!name)
         return -1;
-    if (t->type != TOPO_CUSTOM) {
+    if (t->type != SCN_TOPO_CUSTOM) {
         /* Generated names are exactly "h" + a decimal number without leading zeros. */
         if (name[0] != 'h' || !all_digits(name + 1) || strlen(name + 1) > 9 || (name[1] == '0' && name[2]))
             return -1;
@@ -2386,7 +2386,7 @@ static cJSON *add_link(cJSON *o, const char *key, const struct scn_link *l)
  */
 static void add_hostset(const struct scenario *s, cJSON *o, const char *key, const struct scn_hostset *hs)
 {
-    bool all = hs->n == s->topo.n_hosts, run = hs->n >= 2 && s->topo.type != TOPO_CUSTOM;
+    bool all = hs->n == s->topo.n_hosts, run = hs->n >= 2 && s->topo.type != SCN_TOPO_CUSTOM;
     for (int i = 0; i < hs->n; i++) {
         all = all && hs->idx[i] == i;
         run = run && hs->idx[i] == hs->idx[0] + i;
@@ -2413,24 +2413,24 @@ static void add_topology(const struct scenario *s, cJSON *root)
         return;
     cJSON_AddStringToObject(o, "type", scn_topo_type_name(t->type));
     switch (t->type) {
-    case TOPO_STAR:
+    case SCN_TOPO_STAR:
         cJSON_AddNumberToObject(o, "hosts", t->hosts);
         add_link(o, "link", &t->link);
         break;
-    case TOPO_DUMBBELL:
+    case SCN_TOPO_DUMBBELL:
         cJSON_AddNumberToObject(o, "left", t->left);
         cJSON_AddNumberToObject(o, "right", t->right);
         add_link(o, "link", &t->link);
         add_link(o, "bottleneck", &t->bottleneck);
         break;
-    case TOPO_LEAF_SPINE:
+    case SCN_TOPO_LEAF_SPINE:
         cJSON_AddNumberToObject(o, "leaves", t->leaves);
         cJSON_AddNumberToObject(o, "spines", t->spines);
         cJSON_AddNumberToObject(o, "hosts_per_leaf", t->hosts_per_leaf);
         add_link(o, "host_link", &t->host_link);
         add_link(o, "fabric_link", &t->fabric_link);
         break;
-    case TOPO_FAT_TREE:
+    case SCN_TOPO_FAT_TREE:
         if (t->k) {
             cJSON_AddNumberToObject(o, "k", t->k);
         } else {
@@ -2444,7 +2444,7 @@ static void add_topology(const struct scenario *s, cJSON *root)
         add_link(o, "fabric_link", &t->fabric_link);
         cJSON_AddNumberToObject(o, "oversubscription", t->oversubscription);
         break;
-    case TOPO_DRAGONFLY:
+    case SCN_TOPO_DRAGONFLY:
         cJSON_AddNumberToObject(o, "a", t->df_a);
         cJSON_AddNumberToObject(o, "p", t->df_p);
         cJSON_AddNumberToObject(o, "h", t->df_h);
@@ -2454,7 +2454,7 @@ static void add_topology(const struct scenario *s, cJSON *root)
         add_link(o, "global_link", &t->global_link);
         cJSON_AddStringToObject(o, "routing", routing_names[t->routing]);
         break;
-    case TOPO_CUSTOM: {
+    case SCN_TOPO_CUSTOM: {
         cJSON *nodes = cJSON_AddArrayToObject(o, "nodes");
         for (int i = 0; nodes && i < t->n_nodes; i++) {
             cJSON *n = cJSON_CreateObject();
@@ -2491,7 +2491,7 @@ static void add_switch(const struct scenario *s, cJSON *root)
         for (int p = 0; pr && p < SCN_NPRIO; p++)
             if (w->pfc.lossless_mask & (1u << p))
                 cJSON_AddItemToArray(pr, cJSON_CreateNumber(p));
-        if (w->pfc.xoff_mode == XOFF_DYNAMIC)
+        if (w->pfc.xoff_mode == SCN_XOFF_DYNAMIC)
             cJSON_AddStringToObject(pfc, "xoff", "dynamic");
         else
             add_size(pfc, "xoff", w->pfc.xoff_bytes);
@@ -2514,8 +2514,8 @@ static void add_switch(const struct scenario *s, cJSON *root)
     }
     cJSON *sc = cJSON_AddObjectToObject(o, "scheduler");
     if (sc) {
-        cJSON_AddStringToObject(sc, "type", w->scheduler.type == SCHED_DWRR ? "dwrr" : "strict");
-        if (w->scheduler.type == SCHED_DWRR) {
+        cJSON_AddStringToObject(sc, "type", w->scheduler.type == SCN_SCHED_DWRR ? "dwrr" : "strict");
+        if (w->scheduler.type == SCN_SCHED_DWRR) {
             cJSON *wt = cJSON_AddObjectToObject(sc, "weights");
             for (int p = 0; wt && p < SCN_NPRIO; p++)
                 if (w->scheduler.weights[p]) {
@@ -2547,10 +2547,10 @@ static void add_host(const struct scenario *s, cJSON *root)
     cJSON_AddNumberToObject(o, "mtu", h->mtu);
     cJSON_AddNumberToObject(o, "priority", h->priority);
     cJSON_AddNumberToObject(o, "cnp_priority", h->cnp_priority);
-    cJSON_AddStringToObject(o, "cc", h->cc == CC_NONE ? "none" : "dcqcn");
+    cJSON_AddStringToObject(o, "cc", h->cc == SCN_CC_NONE ? "none" : "dcqcn");
     cJSON *dj = cJSON_AddObjectToObject(o, "dcqcn");
     if (dj) {
-        cJSON_AddStringToObject(dj, "preset", d->preset == DCQCN_CONNECTX ? "connectx" : "paper");
+        cJSON_AddStringToObject(dj, "preset", d->preset == SCN_DCQCN_CONNECTX ? "connectx" : "paper");
         cJSON_AddNumberToObject(dj, "g", d->g);
         cJSON_AddNumberToObject(dj, "alpha_init", d->alpha_init);
         add_time(dj, "alpha_timer", d->alpha_timer_ps);
@@ -2565,7 +2565,7 @@ static void add_host(const struct scenario *s, cJSON *root)
         cJSON_AddBoolToObject(dj, "clamp_target_rate", d->clamp_target_rate);
         add_time(dj, "cnp_interval", d->cnp_interval_ps);
     }
-    cJSON_AddStringToObject(o, "loss_recovery", h->loss_recovery == LR_SELECTIVE ? "selective" : "go-back-n");
+    cJSON_AddStringToObject(o, "loss_recovery", h->loss_recovery == SCN_LR_SELECTIVE ? "selective" : "go-back-n");
     add_time(o, "rto", h->rto_ps);
     cJSON_AddNumberToObject(o, "ack_every", h->ack_every);
 }
@@ -2584,7 +2584,7 @@ static void add_traffic(const struct scenario *s, cJSON *root)
         if (t->id_given)
             cJSON_AddStringToObject(o, "id", t->id);
         switch (t->type) {
-        case TR_FLOW:
+        case SCN_TR_FLOW:
             cJSON_AddStringToObject(o, "src", scn_host_name(s, t->src));
             cJSON_AddStringToObject(o, "dst", scn_host_name(s, t->dst));
             add_size(o, "size", t->size);
@@ -2596,28 +2596,28 @@ static void add_traffic(const struct scenario *s, cJSON *root)
                     cJSON_AddItemToArray(p, cJSON_CreateString(t->path[k]));
             }
             break;
-        case TR_INCAST:
+        case SCN_TR_INCAST:
             add_hostset(s, o, "senders", &t->senders);
             cJSON_AddStringToObject(o, "receiver", scn_host_name(s, t->receiver));
             add_size(o, "size", t->size);
             break;
-        case TR_POISSON:
+        case SCN_TR_POISSON:
             add_hostset(s, o, "hosts", &t->hosts);
             cJSON_AddNumberToObject(o, "load", t->load);
             cJSON_AddStringToObject(o, "size_cdf", t->size_cdf);
             cJSON_AddStringToObject(o, "pattern", pattern_names[t->pattern]);
             break;
-        case TR_ALLREDUCE:
+        case SCN_TR_ALLREDUCE:
             cJSON_AddStringToObject(o, "algorithm", "ring");
             cJSON_AddNumberToObject(o, "nics_per_server", t->nics_per_server);
             /* fall through */
-        case TR_ALLTOALL:
+        case SCN_TR_ALLTOALL:
             add_hostset(s, o, "hosts", &t->hosts);
             add_size(o, "size", t->size);
             break;
         }
         add_time(o, "start", t->start_ps);
-        if (t->type == TR_POISSON && t->end_ps >= 0)
+        if (t->type == SCN_TR_POISSON && t->end_ps >= 0)
             add_time(o, "end", t->end_ps);
         cJSON_AddNumberToObject(o, "priority", t->priority);
     }
@@ -2635,14 +2635,14 @@ static void add_faults(const struct scenario *s, cJSON *root)
         cJSON_AddItemToArray(arr, o);
         cJSON_AddStringToObject(o, "type", fault_names[f->type]);
         switch (f->type) {
-        case FAULT_PAUSE_STORM:
+        case SCN_FAULT_PAUSE_STORM:
             cJSON_AddStringToObject(o, "host", scn_host_name(s, f->host));
             cJSON_AddNumberToObject(o, "priority", f->priority);
             add_time(o, "start", f->start_ps);
             if (f->end_ps >= 0)
                 add_time(o, "end", f->end_ps);
             break;
-        case FAULT_LINK_DOWN: {
+        case SCN_FAULT_LINK_DOWN: {
             cJSON *b = cJSON_AddArrayToObject(o, "between");
             if (b) {
                 cJSON_AddItemToArray(b, cJSON_CreateString(f->between[0]));
@@ -2653,7 +2653,7 @@ static void add_faults(const struct scenario *s, cJSON *root)
                 add_time(o, "until", f->end_ps);
             break;
         }
-        case FAULT_SLOW_RECEIVER:
+        case SCN_FAULT_SLOW_RECEIVER:
             cJSON_AddStringToObject(o, "host", scn_host_name(s, f->host));
             add_rate(o, "rate", f->rate_bps);
             add_time(o, "start", f->start_ps);
@@ -2674,15 +2674,15 @@ static void add_monitor(const struct scenario *s, cJSON *root)
     cJSON *q = cJSON_AddArrayToObject(o, "queues");
     for (int i = 0; q && i < m->n_queues; i++)
         cJSON_AddItemToArray(q, cJSON_CreateString(m->queues[i]));
-    if (m->flows == MON_FLOWS_LIST) {
+    if (m->flows == SCN_MON_FLOWS_LIST) {
         cJSON *f = cJSON_AddArrayToObject(o, "flows");
         for (int i = 0; f && i < m->n_flows; i++)
             cJSON_AddItemToArray(f, cJSON_CreateString(m->flow_ids[i]));
     } else {
-        cJSON_AddStringToObject(o, "flows", m->flows == MON_FLOWS_NONE ? "none" : m->flows == MON_FLOWS_ALL ? "all"
+        cJSON_AddStringToObject(o, "flows", m->flows == SCN_MON_FLOWS_NONE ? "none" : m->flows == SCN_MON_FLOWS_ALL ? "all"
                                                                                                       : "auto");
     }
-    cJSON_AddStringToObject(o, "pfc", m->pfc == MON_PFC_NONE ? "none" : m->pfc == MON_PFC_ALL ? "all" : "auto");
+    cJSON_AddStringToObject(o, "pfc", m->pfc == SCN_MON_PFC_NONE ? "none" : m->pfc == SCN_MON_PFC_ALL ? "all" : "auto");
 }
 
 /* See scenario.h.  Returns a malloc'd string, or NULL when memory runs out. */

@@ -35,9 +35,9 @@ struct scn_link {
     int64_t length_mm; /* 0 when the delay was given directly */
 };
 
-enum scn_topo_type { TOPO_STAR, TOPO_DUMBBELL, TOPO_LEAF_SPINE, TOPO_FAT_TREE, TOPO_DRAGONFLY, TOPO_CUSTOM };
-enum scn_routing { ROUTE_MINIMAL, ROUTE_VALIANT, ROUTE_UGAL };
-enum scn_node_kind { NODE_HOST, NODE_SWITCH };
+enum scn_topo_type { SCN_TOPO_STAR, SCN_TOPO_DUMBBELL, SCN_TOPO_LEAF_SPINE, SCN_TOPO_FAT_TREE, SCN_TOPO_DRAGONFLY, SCN_TOPO_CUSTOM };
+enum scn_routing { SCN_ROUTE_MINIMAL, SCN_ROUTE_VALIANT, SCN_ROUTE_UGAL };
+enum scn_node_kind { SCN_NODE_HOST, SCN_NODE_SWITCH };
 
 struct scn_custom_node {
     char name[SCN_NAME_MAX];
@@ -92,17 +92,17 @@ struct scn_topology {
     int *host_by_name;
 };
 
-enum scn_xoff_mode { XOFF_DYNAMIC, XOFF_STATIC };
-enum scn_mark_on { MARK_DEQUEUE, MARK_ENQUEUE };
-enum scn_sched_type { SCHED_STRICT, SCHED_DWRR };
-enum scn_wd_action { WD_DROP, WD_FORWARD, WD_ALERT };
+enum scn_xoff_mode { SCN_XOFF_DYNAMIC, SCN_XOFF_STATIC };
+enum scn_mark_on { SCN_MARK_DEQUEUE, SCN_MARK_ENQUEUE };
+enum scn_sched_type { SCN_SCHED_STRICT, SCN_SCHED_DWRR };
+enum scn_wd_action { SCN_WD_DROP, SCN_WD_FORWARD, SCN_WD_ALERT };
 
 struct scn_pfc {
     bool enabled;
     uint8_t lossless_mask; /* bit p set: priority p is lossless */
     enum scn_xoff_mode xoff_mode;
-    int64_t xoff_bytes;    /* XOFF_STATIC */
-    double dynamic_alpha;  /* XOFF_DYNAMIC */
+    int64_t xoff_bytes;    /* SCN_XOFF_STATIC */
+    double dynamic_alpha;  /* SCN_XOFF_DYNAMIC */
     int64_t xon_delta;
     bool headroom_auto;
     int64_t headroom_bytes;     /* when !headroom_auto */
@@ -138,9 +138,9 @@ struct scn_switch {
     int64_t deadlock_check_ps; /* PFC deadlock detection period; 0 = off */
 };
 
-enum scn_dcqcn_preset { DCQCN_PAPER, DCQCN_CONNECTX };
-enum scn_cc { CC_DCQCN, CC_NONE };
-enum scn_loss_recovery { LR_GO_BACK_N, LR_SELECTIVE };
+enum scn_dcqcn_preset { SCN_DCQCN_PAPER, SCN_DCQCN_CONNECTX };
+enum scn_cc { SCN_CC_DCQCN, SCN_CC_NONE };
+enum scn_loss_recovery { SCN_LR_GO_BACK_N, SCN_LR_SELECTIVE };
 
 struct scn_dcqcn {
     enum scn_dcqcn_preset preset;
@@ -168,8 +168,8 @@ struct scn_host {
     int ack_every;
 };
 
-enum scn_traffic_type { TR_FLOW, TR_INCAST, TR_POISSON, TR_ALLREDUCE, TR_ALLTOALL };
-enum scn_pattern { PAT_UNIFORM, PAT_PERMUTATION };
+enum scn_traffic_type { SCN_TR_FLOW, SCN_TR_INCAST, SCN_TR_POISSON, SCN_TR_ALLREDUCE, SCN_TR_ALLTOALL };
+enum scn_pattern { SCN_PAT_UNIFORM, SCN_PAT_PERMUTATION };
 
 /* A resolved host selector: host indices, in the order the user gave them. */
 struct scn_hostset {
@@ -203,7 +203,7 @@ struct scn_traffic {
     int nics_per_server;
 };
 
-enum scn_fault_type { FAULT_PAUSE_STORM, FAULT_LINK_DOWN, FAULT_SLOW_RECEIVER };
+enum scn_fault_type { SCN_FAULT_PAUSE_STORM, SCN_FAULT_LINK_DOWN, SCN_FAULT_SLOW_RECEIVER };
 
 struct scn_fault {
     enum scn_fault_type type;
@@ -215,9 +215,9 @@ struct scn_fault {
 };
 
 /* AUTO: every flow up to a few dozen, else an evenly spread sample of that many (tools/monitor.h). */
-enum scn_flow_sel { MON_FLOWS_ALL, MON_FLOWS_NONE, MON_FLOWS_LIST, MON_FLOWS_AUTO };
+enum scn_flow_sel { SCN_MON_FLOWS_ALL, SCN_MON_FLOWS_NONE, SCN_MON_FLOWS_LIST, SCN_MON_FLOWS_AUTO };
 /* AUTO: the frames of the first few dozen ports that send PFC frames (tools/monitor.h). */
-enum scn_pfc_sel { MON_PFC_AUTO, MON_PFC_ALL, MON_PFC_NONE };
+enum scn_pfc_sel { SCN_MON_PFC_AUTO, SCN_MON_PFC_ALL, SCN_MON_PFC_NONE };
 
 struct scn_monitor {
     int64_t interval_ps;

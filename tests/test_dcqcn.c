@@ -9,7 +9,7 @@
 static struct scn_dcqcn paper(void)
 {
     struct scn_dcqcn p = {
-        .preset = DCQCN_PAPER, .g = 1.0 / 256, .alpha_init = 1.0, .alpha_timer_ps = 55 * PS_PER_US,
+        .preset = SCN_DCQCN_PAPER, .g = 1.0 / 256, .alpha_init = 1.0, .alpha_timer_ps = 55 * PS_PER_US,
         .rate_increase_timer_ps = 55 * PS_PER_US, .byte_counter = 10000000, .fast_recovery_steps = 5,
         .ai_rate_bps = 40000000, .hai_rate_bps = 200000000, .min_rate_bps = 100000000,
         .rate_on_first_cnp = 1.0, .min_dec_factor = 0.5, .clamp_target_rate = false,

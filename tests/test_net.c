@@ -158,7 +158,7 @@ static void test_static_xoff_and_enqueue_marking(void)
                                "{\"buffer\": \"4MB\", \"ecn\": {\"mark_on\": \"enqueue\"}, \"pfc\": {\"xoff\": \"100KB\"}}",
                                &scn, &r));
     test_run_checked(&r);
-    CU_ASSERT_EQUAL(scn.sw.pfc.xoff_mode, XOFF_STATIC);
+    CU_ASSERT_EQUAL(scn.sw.pfc.xoff_mode, SCN_XOFF_STATIC);
     CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
     CU_ASSERT(r.net.c.pause_frames > 16);
     CU_ASSERT(r.net.c.ecn_marked > 0);

@@ -64,15 +64,15 @@ static void test_incast_scenario(void)
     char err[SCN_ERR_MAX];
     CU_ASSERT_EQUAL_FATAL(scn_load("scenarios/incast-16to1.json", NULL, 0, &s, err, sizeof err), SCN_OK);
     CU_ASSERT_STRING_EQUAL(s.name, "incast-16to1");
-    CU_ASSERT_EQUAL(s.topo.type, TOPO_STAR);
+    CU_ASSERT_EQUAL(s.topo.type, SCN_TOPO_STAR);
     CU_ASSERT_EQUAL(s.topo.n_hosts, 17);
     CU_ASSERT_EQUAL(s.topo.link.rate_bps, 100000000000LL);
     CU_ASSERT_EQUAL(s.topo.link.delay_ps, PS_PER_US);
     CU_ASSERT_EQUAL(s.stop_ps, 20 * PS_PER_MS);
     CU_ASSERT_EQUAL(s.sw.pfc.lossless_mask, 1u << 3);
-    CU_ASSERT_EQUAL(s.host.dcqcn.preset, DCQCN_PAPER);
+    CU_ASSERT_EQUAL(s.host.dcqcn.preset, SCN_DCQCN_PAPER);
     CU_ASSERT_EQUAL_FATAL(s.n_traffic, 1);
-    CU_ASSERT_EQUAL(s.traffic[0].type, TR_INCAST);
+    CU_ASSERT_EQUAL(s.traffic[0].type, SCN_TR_INCAST);
     CU_ASSERT_EQUAL(s.traffic[0].senders.n, 16);
     CU_ASSERT_EQUAL(s.traffic[0].senders.idx[15], 15);
     CU_ASSERT_EQUAL(s.traffic[0].receiver, 16);
@@ -95,7 +95,7 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(s.sw.buffer, 32000000);
     CU_ASSERT_TRUE(s.sw.pfc.enabled);
     CU_ASSERT_EQUAL(s.sw.pfc.lossless_mask, 0x08);
-    CU_ASSERT_EQUAL(s.sw.pfc.xoff_mode, XOFF_DYNAMIC);
+    CU_ASSERT_EQUAL(s.sw.pfc.xoff_mode, SCN_XOFF_DYNAMIC);
     CU_ASSERT_EQUAL(s.sw.pfc.dynamic_alpha, 0.125);
     CU_ASSERT_EQUAL(s.sw.pfc.xon_delta, 3000);
     CU_ASSERT_TRUE(s.sw.pfc.headroom_auto);
@@ -105,24 +105,24 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(s.sw.ecn.kmin, 5000);
     CU_ASSERT_EQUAL(s.sw.ecn.kmax, 200000);
     CU_ASSERT_EQUAL(s.sw.ecn.pmax, 0.01);
-    CU_ASSERT_EQUAL(s.sw.ecn.mark_on, MARK_DEQUEUE);
-    CU_ASSERT_EQUAL(s.sw.scheduler.type, SCHED_STRICT);
+    CU_ASSERT_EQUAL(s.sw.ecn.mark_on, SCN_MARK_DEQUEUE);
+    CU_ASSERT_EQUAL(s.sw.scheduler.type, SCN_SCHED_STRICT);
     CU_ASSERT_EQUAL(s.sw.lossy_queue_limit, 1000000);
     CU_ASSERT_FALSE(s.sw.watchdog.enabled);
     CU_ASSERT_EQUAL(s.sw.watchdog.detection_ps, 200 * PS_PER_MS);
     CU_ASSERT_EQUAL(s.sw.watchdog.restoration_ps, 200 * PS_PER_MS);
     CU_ASSERT_EQUAL(s.sw.watchdog.poll_ps, 10 * PS_PER_MS);
-    CU_ASSERT_EQUAL(s.sw.watchdog.action, WD_DROP);
+    CU_ASSERT_EQUAL(s.sw.watchdog.action, SCN_WD_DROP);
     /* host and the paper preset */
     CU_ASSERT_EQUAL(s.host.mtu, 1024);
     CU_ASSERT_EQUAL(s.host.priority, 3);
     CU_ASSERT_EQUAL(s.host.cnp_priority, 6);
-    CU_ASSERT_EQUAL(s.host.cc, CC_DCQCN);
-    CU_ASSERT_EQUAL(s.host.loss_recovery, LR_GO_BACK_N);
+    CU_ASSERT_EQUAL(s.host.cc, SCN_CC_DCQCN);
+    CU_ASSERT_EQUAL(s.host.loss_recovery, SCN_LR_GO_BACK_N);
     CU_ASSERT_EQUAL(s.host.rto_ps, PS_PER_MS);
     CU_ASSERT_EQUAL(s.host.ack_every, 1);
     const struct scn_dcqcn *d = &s.host.dcqcn;
-    CU_ASSERT_EQUAL(d->preset, DCQCN_PAPER);
+    CU_ASSERT_EQUAL(d->preset, SCN_DCQCN_PAPER);
     CU_ASSERT_EQUAL(d->g, 1.0 / 256);
     CU_ASSERT_EQUAL(d->alpha_init, 1.0);
     CU_ASSERT_EQUAL(d->alpha_timer_ps, 55 * PS_PER_US);
@@ -149,8 +149,8 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(s.n_faults, 0);
     CU_ASSERT_EQUAL(s.monitor.interval_ps, 10 * PS_PER_US);
     CU_ASSERT_EQUAL(s.monitor.n_queues, 0);
-    CU_ASSERT_EQUAL(s.monitor.flows, MON_FLOWS_AUTO); /* bounded defaults (tools/monitor.h) */
-    CU_ASSERT_EQUAL(s.monitor.pfc, MON_PFC_AUTO);
+    CU_ASSERT_EQUAL(s.monitor.flows, SCN_MON_FLOWS_AUTO); /* bounded defaults (tools/monitor.h) */
+    CU_ASSERT_EQUAL(s.monitor.pfc, SCN_MON_PFC_AUTO);
     scn_free(&s);
 }
 
@@ -180,7 +180,7 @@ static void test_connectx_preset(void)
     CU_ASSERT_FATAL(load_ok("{" TOPO ", " FLOW ", \"host\": {\"dcqcn\": {\"ai_rate\": \"10Mbps\", "
                             "\"preset\": \"connectx\"}}}", NULL, 0, &s));
     const struct scn_dcqcn *d = &s.host.dcqcn;
-    CU_ASSERT_EQUAL(d->preset, DCQCN_CONNECTX);
+    CU_ASSERT_EQUAL(d->preset, SCN_DCQCN_CONNECTX);
     CU_ASSERT_EQUAL(d->g, 5.0 / 1024);
     CU_ASSERT_EQUAL(d->alpha_init, 1.0);
     CU_ASSERT_EQUAL(d->alpha_timer_ps, 1 * PS_PER_US);
@@ -420,7 +420,7 @@ static void test_overrides(void)
     CU_ASSERT_EQUAL(s.host.dcqcn.g, 0.0625);
     CU_ASSERT_EQUAL(s.sw.ecn.kmin, 20000);
     CU_ASSERT_EQUAL(s.sw.ecn.kmax, 400000);
-    CU_ASSERT_EQUAL(s.sw.scheduler.type, SCHED_DWRR);
+    CU_ASSERT_EQUAL(s.sw.scheduler.type, SCN_SCHED_DWRR);
     CU_ASSERT_EQUAL(s.sw.scheduler.weights[3], 4);
     CU_ASSERT_EQUAL(s.sw.scheduler.weights[6], 1);
     CU_ASSERT_EQUAL(s.sw.scheduler.weights[0], 0);
@@ -497,13 +497,13 @@ static void test_topologies(void)
                             "{\"rate\": \"100Gbps\"}, \"routing\": \"ugal\"}, " FLOW "}", NULL, 0, &s));
     CU_ASSERT_EQUAL(s.topo.df_g, 9); /* a*h + 1 */
     CU_ASSERT_EQUAL(s.topo.n_hosts, 72);
-    CU_ASSERT_EQUAL(s.topo.routing, ROUTE_UGAL);
+    CU_ASSERT_EQUAL(s.topo.routing, SCN_ROUTE_UGAL);
     scn_free(&s);
 
     struct scenario r;
     char err[SCN_ERR_MAX];
     CU_ASSERT_EQUAL_FATAL(scn_load("scenarios/custom-ring.json", NULL, 0, &r, err, sizeof err), SCN_OK);
-    CU_ASSERT_EQUAL(r.topo.type, TOPO_CUSTOM);
+    CU_ASSERT_EQUAL(r.topo.type, SCN_TOPO_CUSTOM);
     CU_ASSERT_EQUAL(r.topo.n_nodes, 8);
     CU_ASSERT_EQUAL(r.topo.n_hosts, 4);
     CU_ASSERT_EQUAL(r.topo.host_node[0], 4);
@@ -554,7 +554,7 @@ static void test_traffic_and_faults(void)
     CU_ASSERT_EQUAL(t[1].load, 0.5);
     CU_ASSERT_STRING_EQUAL(t[1].size_cdf, "websearch");
     CU_ASSERT_EQUAL(t[1].end_ps, 5 * PS_PER_MS);
-    CU_ASSERT_EQUAL(t[1].pattern, PAT_PERMUTATION);
+    CU_ASSERT_EQUAL(t[1].pattern, SCN_PAT_PERMUTATION);
     CU_ASSERT_EQUAL(t[2].hosts.n, 4);
     CU_ASSERT_EQUAL(t[2].hosts.idx[0], 4);
     CU_ASSERT_EQUAL(t[2].hosts.idx[3], 7);
@@ -573,7 +573,7 @@ static void test_traffic_and_faults(void)
     CU_ASSERT_EQUAL(s.faults[1].end_ps, 4 * PS_PER_MS);
     CU_ASSERT_EQUAL(s.faults[2].start_ps, 0);
     CU_ASSERT_EQUAL(s.faults[2].rate_bps, 10000000000LL);
-    CU_ASSERT_EQUAL(s.monitor.flows, MON_FLOWS_LIST);
+    CU_ASSERT_EQUAL(s.monitor.flows, SCN_MON_FLOWS_LIST);
     CU_ASSERT_EQUAL(s.monitor.n_flows, 3);
     CU_ASSERT_EQUAL(s.monitor.n_queues, 2);
     scn_free(&s);
@@ -776,10 +776,10 @@ static void test_sweep_text_not_utf8(void)
 
 static void test_type_names(void)
 {
-    CU_ASSERT_STRING_EQUAL(scn_topo_type_name(TOPO_LEAF_SPINE), "leaf-spine");
-    CU_ASSERT_STRING_EQUAL(scn_topo_type_name(TOPO_CUSTOM), "custom");
-    CU_ASSERT_STRING_EQUAL(scn_traffic_type_name(TR_ALLREDUCE), "allreduce");
-    CU_ASSERT_STRING_EQUAL(scn_traffic_type_name(TR_FLOW), "flow");
+    CU_ASSERT_STRING_EQUAL(scn_topo_type_name(SCN_TOPO_LEAF_SPINE), "leaf-spine");
+    CU_ASSERT_STRING_EQUAL(scn_topo_type_name(SCN_TOPO_CUSTOM), "custom");
+    CU_ASSERT_STRING_EQUAL(scn_traffic_type_name(SCN_TR_ALLREDUCE), "allreduce");
+    CU_ASSERT_STRING_EQUAL(scn_traffic_type_name(SCN_TR_FLOW), "flow");
 }
 
 void test_scenario_register(void)

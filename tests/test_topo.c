@@ -82,7 +82,7 @@ static void test_star(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, TOPO_STAR);
+    mk(&s, SCN_TOPO_STAR);
     s.topo.hosts = 5;
     if (build(&s, &g))
         return;
@@ -92,7 +92,7 @@ static void test_star(void)
     CU_ASSERT_EQUAL(g.n_links, 5);
     CU_ASSERT_EQUAL(g.n_ports, 10);
     uint32_t s0 = nid(&g, "s0");
-    CU_ASSERT_EQUAL(g.nodes[s0].kind, NODE_SWITCH);
+    CU_ASSERT_EQUAL(g.nodes[s0].kind, SCN_NODE_SWITCH);
     CU_ASSERT_EQUAL(g.nodes[s0].sw, 0);
     CU_ASSERT_EQUAL(g.nodes[s0].n_ports, 5);
     CU_ASSERT_EQUAL(g.host_node[4], nid(&g, "h4"));
@@ -106,7 +106,7 @@ static void test_dumbbell(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, TOPO_DUMBBELL);
+    mk(&s, SCN_TOPO_DUMBBELL);
     s.topo.left = 3;
     s.topo.right = 2;
     s.topo.bottleneck = (struct scn_link){.rate_bps = 10 * GBPS, .delay_ps = 2000000};
@@ -132,7 +132,7 @@ static void test_leaf_spine(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, TOPO_LEAF_SPINE);
+    mk(&s, SCN_TOPO_LEAF_SPINE);
     s.topo.leaves = 4;
     s.topo.spines = 2;
     s.topo.hosts_per_leaf = 8;
@@ -163,7 +163,7 @@ static void check_fat_tree_k(int k)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, TOPO_FAT_TREE);
+    mk(&s, SCN_TOPO_FAT_TREE);
     s.topo.k = k;
     if (build(&s, &g))
         return;
@@ -176,7 +176,7 @@ static void check_fat_tree_k(int k)
     /* host links k^3/4, ToR-agg k*(k/2)^2, agg-core k*(k/2)^2 */
     CU_ASSERT_EQUAL(g.n_links, k3 / 4 + 2 * (uint32_t)(k * (k / 2) * (k / 2)));
     for (uint32_t i = 0; i < g.n_nodes; i++)
-        CU_ASSERT_EQUAL(g.nodes[i].n_ports, g.nodes[i].kind == NODE_HOST ? 1u : (uint32_t)k);
+        CU_ASSERT_EQUAL(g.nodes[i].n_ports, g.nodes[i].kind == SCN_NODE_HOST ? 1u : (uint32_t)k);
     /* h{n} under tor{n/(k/2)} */
     char name[32];
     uint32_t n = k3 / 4 - 1;
@@ -199,7 +199,7 @@ static void test_leaf_spine_counts(void)
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         struct scenario s;
         struct graph g;
-        mk(&s, TOPO_LEAF_SPINE);
+        mk(&s, SCN_TOPO_LEAF_SPINE);
         s.topo.leaves = shapes[i][0];
         s.topo.spines = shapes[i][1];
         s.topo.hosts_per_leaf = shapes[i][2];
@@ -219,7 +219,7 @@ static void test_fat_tree_wiring(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, TOPO_FAT_TREE);
+    mk(&s, SCN_TOPO_FAT_TREE);
     s.topo.k = 4;
     if (build(&s, &g))
         return;
@@ -246,7 +246,7 @@ static void test_fat_tree_generalized(void)
     struct scenario s;
     struct graph g;
     /* The HPCC evaluation's 320-host fat-tree. */
-    mk(&s, TOPO_FAT_TREE);
+    mk(&s, SCN_TOPO_FAT_TREE);
     s.topo.pods = 5;
     s.topo.tors_per_pod = 4;
     s.topo.aggs_per_pod = 4;
@@ -269,7 +269,7 @@ static void test_fat_tree_generalized(void)
     graph_free(&g);
 
     /* Cores that do not divide among the aggs go round-robin: core c to agg (c mod 4) of every pod. */
-    mk(&s, TOPO_FAT_TREE);
+    mk(&s, SCN_TOPO_FAT_TREE);
     s.topo.pods = 2;
     s.topo.tors_per_pod = 2;
     s.topo.aggs_per_pod = 4;
@@ -293,7 +293,7 @@ static void test_fat_tree_oversubscription(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, TOPO_FAT_TREE);
+    mk(&s, SCN_TOPO_FAT_TREE);
     s.topo.k = 4;
     s.topo.oversubscription = 3.0;
     if (build(&s, &g))
@@ -327,13 +327,13 @@ static void test_routing_reach(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, TOPO_FAT_TREE);
+    mk(&s, SCN_TOPO_FAT_TREE);
     s.topo.k = 4;
     if (build(&s, &g) == SCN_OK) {
         check_all_reach(&g);
         graph_free(&g);
     }
-    mk(&s, TOPO_LEAF_SPINE);
+    mk(&s, SCN_TOPO_LEAF_SPINE);
     s.topo.leaves = 3;
     s.topo.spines = 2;
     s.topo.hosts_per_leaf = 3;
@@ -347,7 +347,7 @@ static void test_fat_tree_paths(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, TOPO_FAT_TREE);
+    mk(&s, SCN_TOPO_FAT_TREE);
     s.topo.k = 4;
     if (build(&s, &g))
         return;
@@ -384,7 +384,7 @@ static const struct scn_link L100 = {.rate_bps = 100 * GBPS, .delay_ps = 1000000
 /* A dragonfly scenario: a, p, h, g groups; host, local and global links of 100, 200 and 50 Gbps. */
 static void mk_df(struct scenario *s, int a, int p, int h, int groups)
 {
-    mk(s, TOPO_DRAGONFLY);
+    mk(s, SCN_TOPO_DRAGONFLY);
     s->topo.df_a = a;
     s->topo.df_p = p;
     s->topo.df_h = h;
@@ -398,7 +398,7 @@ static void mk_df(struct scenario *s, int a, int p, int h, int groups)
 static bool is_global(const struct graph *g, uint32_t i)
 {
     const struct g_link *l = &g->links[i];
-    return g->nodes[l->a].kind == NODE_SWITCH && g->nodes[l->b].kind == NODE_SWITCH &&
+    return g->nodes[l->a].kind == SCN_NODE_SWITCH && g->nodes[l->b].kind == SCN_NODE_SWITCH &&
            g->nodes[l->a].group != g->nodes[l->b].group;
 }
 
@@ -422,7 +422,7 @@ static void check_dragonfly(int a, int p, int h, int groups)
             pair[g.nodes[l->a].group * G + g.nodes[l->b].group]++;
             pair[g.nodes[l->b].group * G + g.nodes[l->a].group]++;
             CU_ASSERT_EQUAL(l->spec.rate_bps, 50 * GBPS);
-        } else if (g.nodes[l->a].kind == NODE_SWITCH && g.nodes[l->b].kind == NODE_SWITCH) {
+        } else if (g.nodes[l->a].kind == SCN_NODE_SWITCH && g.nodes[l->b].kind == SCN_NODE_SWITCH) {
             n_local++;
             CU_ASSERT_EQUAL(l->spec.rate_bps, 200 * GBPS);
         }
@@ -561,14 +561,14 @@ static void test_dragonfly_minimal_paths(void)
 static void test_custom_ring(void)
 {
     /* Four switches in a ring, one host on each. */
-    struct scn_custom_node nodes[] = {{"s0", NODE_SWITCH}, {"s1", NODE_SWITCH}, {"s2", NODE_SWITCH},
-                                      {"s3", NODE_SWITCH}, {"a", NODE_HOST},    {"b", NODE_HOST},
-                                      {"c", NODE_HOST},    {"d", NODE_HOST}};
+    struct scn_custom_node nodes[] = {{"s0", SCN_NODE_SWITCH}, {"s1", SCN_NODE_SWITCH}, {"s2", SCN_NODE_SWITCH},
+                                      {"s3", SCN_NODE_SWITCH}, {"a", SCN_NODE_HOST},    {"b", SCN_NODE_HOST},
+                                      {"c", SCN_NODE_HOST},    {"d", SCN_NODE_HOST}};
     struct scn_custom_link links[] = {{0, 1, L100}, {1, 2, L100}, {2, 3, L100}, {3, 0, L100},
                                       {4, 0, L100}, {5, 1, L100}, {6, 2, L100}, {7, 3, L100}, {0, 1, L100}};
     struct scenario s;
     struct graph g;
-    mk(&s, TOPO_CUSTOM);
+    mk(&s, SCN_TOPO_CUSTOM);
     s.topo.nodes = nodes;
     s.topo.n_nodes = 8;
     s.topo.links = links;
@@ -602,7 +602,7 @@ static void test_graph_find_many(void)
     char name[32];
     for (int i = 0; i < 20000; i++) {
         snprintf(name, sizeof name, "n%d", i);
-        graph_add_node(&g, name, i % 3 ? NODE_SWITCH : NODE_HOST);
+        graph_add_node(&g, name, i % 3 ? SCN_NODE_SWITCH : SCN_NODE_HOST);
     }
     int bad = 0;
     for (int i = 0; i < 20000; i++) {
@@ -636,9 +636,9 @@ static void expect_error(const struct scenario *s, const char *want)
 static void test_errors(void)
 {
     struct scenario s;
-    struct scn_custom_node nodes[] = {{"s0", NODE_SWITCH}, {"hb", NODE_HOST}, {"s1", NODE_SWITCH}, {"hc", NODE_HOST}};
+    struct scn_custom_node nodes[] = {{"s0", SCN_NODE_SWITCH}, {"hb", SCN_NODE_HOST}, {"s1", SCN_NODE_SWITCH}, {"hc", SCN_NODE_HOST}};
     struct scn_custom_link two[] = {{0, 1, L100}, {1, 2, L100}, {2, 3, L100}};
-    mk(&s, TOPO_CUSTOM);
+    mk(&s, SCN_TOPO_CUSTOM);
     s.topo.nodes = nodes;
     s.topo.n_nodes = 4;
     s.topo.links = two;
@@ -659,7 +659,7 @@ static void test_errors(void)
     mk_df(&s, 4, 0, 2, 9);
     expect_error(&s, "t.json: topology.p: expected an integer >= 1, got 0");
 
-    mk(&s, TOPO_FAT_TREE);
+    mk(&s, SCN_TOPO_FAT_TREE);
     s.topo.k = 5;
     expect_error(&s, "t.json: topology.k: expected an even integer >= 2, got 5");
 }
@@ -693,7 +693,7 @@ static void test_printers(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, TOPO_FAT_TREE);
+    mk(&s, SCN_TOPO_FAT_TREE);
     s.topo.k = 4;
     if (build(&s, &g))
         return;

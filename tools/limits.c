@@ -27,15 +27,15 @@ static double entry_flows(const struct scn_traffic *t)
 {
     double n = t->hosts.n;
     switch (t->type) {
-    case TR_FLOW:
+    case SCN_TR_FLOW:
         return 1;
-    case TR_INCAST:
+    case SCN_TR_INCAST:
         return t->senders.n;
-    case TR_ALLTOALL:
+    case SCN_TR_ALLTOALL:
         return n * (n - 1);
-    case TR_ALLREDUCE:
+    case SCN_TR_ALLREDUCE:
         return 2 * n * (n - 1); /* reduce-scatter and all-gather steps, one flow per rank and step */
-    case TR_POISSON:
+    case SCN_TR_POISSON:
     default:
         return 0;
     }
@@ -78,7 +78,7 @@ struct mem_estimate limits_estimate_memory(const struct scenario *s)
     double *host_rate = NULL;
     for (int i = 0; i < s->n_traffic; i++) {
         e.flows += entry_flows(&s->traffic[i]);
-        if (s->traffic[i].type != TR_POISSON)
+        if (s->traffic[i].type != SCN_TR_POISSON)
             continue;
         if (!host_rate) {
             host_rate = mem_xcalloc((size_t)t->n_hosts, sizeof *host_rate, "estimating the memory a run needs");
@@ -179,7 +179,7 @@ int limits_mem_available(struct mem_avail *out, char *err, size_t errlen)
 /* "fat-tree k=200", "star with 17 hosts", ...: how the message names the topology. */
 static void topo_label(const struct scn_topology *t, char *buf, size_t len)
 {
-    if (t->type == TOPO_FAT_TREE && t->k)
+    if (t->type == SCN_TOPO_FAT_TREE && t->k)
         snprintf(buf, len, "fat-tree k=%d", t->k);
     else
         snprintf(buf, len, "%s with %d hosts", scn_topo_type_name(t->type), t->n_hosts);

@@ -154,7 +154,7 @@ static uint8_t traffic_prios(const struct scenario *scn)
     uint8_t m = 0;
     for (int i = 0; i < scn->n_traffic; i++)
         m |= (uint8_t)(1u << scn->traffic[i].priority);
-    if (scn->host.cc == CC_DCQCN)
+    if (scn->host.cc == SCN_CC_DCQCN)
         m |= (uint8_t)(1u << scn->host.cnp_priority);
     return m;
 }
@@ -170,12 +170,12 @@ static uint64_t expected_flows(const struct run *r)
     double e = n->n_flows;
     for (uint32_t i = 0; i < r->traffic.n_colls; i++) {
         const struct coll *c = &r->traffic.colls[i];
-        e += c->type == TR_ALLTOALL ? (double)c->n_ranks * (c->n_ranks - 1) : (double)c->total_ranks * c->steps;
+        e += c->type == SCN_TR_ALLTOALL ? (double)c->n_ranks * (c->n_ranks - 1) : (double)c->total_ranks * c->steps;
     }
     for (int ti = 0; ti < scn->n_traffic; ti++) {
         const struct scn_traffic *t = &scn->traffic[ti];
         double mean = r->traffic.cdfs ? r->traffic.cdfs[ti].mean : 0;
-        if (t->type != TR_POISSON || mean <= 0)
+        if (t->type != SCN_TR_POISSON || mean <= 0)
             continue;
         for (int h = 0; h < t->hosts.n; h++)
             e += traffic_poisson_host_flows(t, scn->stop_ps, mean, (double)n->hosts[t->hosts.idx[h]].rate_bps);
@@ -198,8 +198,8 @@ static bool flow_in_sample(struct monitor *m, uint32_t i)
 static bool flow_selected(const struct scenario *scn, const char *name)
 {
     const struct scn_monitor *mo = &scn->monitor;
-    if (mo->flows != MON_FLOWS_LIST)
-        return mo->flows == MON_FLOWS_ALL;
+    if (mo->flows != SCN_MON_FLOWS_LIST)
+        return mo->flows == SCN_MON_FLOWS_ALL;
     for (int i = 0; i < mo->n_flows; i++) {
         const char *id = mo->flow_ids[i];
         if (strcmp(name, id) == 0)
@@ -209,7 +209,7 @@ static bool flow_selected(const struct scenario *scn, const char *name)
         if (strncmp(name, id, l) != 0 || name[l] != '.')
             continue;
         for (int t = 0; t < scn->n_traffic; t++)
-            if (scn->traffic[t].type != TR_FLOW && strcmp(scn->traffic[t].id, id) == 0)
+            if (scn->traffic[t].type != SCN_TR_FLOW && strcmp(scn->traffic[t].id, id) == 0)
                 return true;
     }
     return false;
@@ -312,7 +312,7 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
     const struct scn_monitor *mo = &r->scn->monitor;
     size_t n_series = sizeof series / sizeof *series;
     for (size_t i = 0; i < n_series; i++) {
-        if ((series[i].mf == &m->wd && !r->net.wd) || (series[i].mf == &m->pfc && mo->pfc == MON_PFC_NONE))
+        if ((series[i].mf == &m->wd && !r->net.wd) || (series[i].mf == &m->pfc && mo->pfc == SCN_MON_PFC_NONE))
             continue;
         if (open_series(series[i].mf, dir, series[i].name, series[i].header)) {
             snprintf(err, errlen, "%s: cannot create: %s", series[i].mf->tmp, strerror(errno));
@@ -320,11 +320,11 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
             return SCN_EIO;
         }
     }
-    if (mo->flows == MON_FLOWS_AUTO)
+    if (mo->flows == SCN_MON_FLOWS_AUTO)
         m->flows_expected = expected_flows(r);
-    if (mo->pfc == MON_PFC_AUTO && !(m->pfc_port = calloc(r->g.n_ports ? r->g.n_ports : 1, 1)))
+    if (mo->pfc == SCN_MON_PFC_AUTO && !(m->pfc_port = calloc(r->g.n_ports ? r->g.n_ports : 1, 1)))
         abort();
-    if (mo->pfc != MON_PFC_NONE)
+    if (mo->pfc != SCN_MON_PFC_NONE)
         r->net.pfc_hook = on_pfc;
     if (r->net.wd)
         r->net.wd_hook = on_watchdog;
@@ -354,7 +354,7 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
         r->mon_notes.flows_kept = m->flows_kept;
         r->mon_notes.flows_expected = m->flows_expected > n_flows ? m->flows_expected : n_flows;
         /* flows created after the last sample have no row anyway: only those looked at count */
-        r->mon_notes.flows_sampled = r->scn->monitor.flows == MON_FLOWS_AUTO && m->flows_seen > m->flows_kept;
+        r->mon_notes.flows_sampled = r->scn->monitor.flows == SCN_MON_FLOWS_AUTO && m->flows_seen > m->flows_kept;
         r->mon_notes.pfc_ports_kept = m->pfc_kept;
         r->mon_notes.pfc_ports_seen = m->pfc_seen;
         r->mon_notes.pfc_sampled = m->pfc_port && m->pfc_seen > m->pfc_kept;
@@ -380,7 +380,7 @@ static void pick_new_flows(struct monitor *m)
     const struct net *n = &m->r->net;
     for (; m->flows_seen < n->n_flows; m->flows_seen++) {
         const struct flow *f = net_flow(n, m->flows_seen);
-        if (m->r->scn->monitor.flows == MON_FLOWS_AUTO ? !flow_in_sample(m, m->flows_seen)
+        if (m->r->scn->monitor.flows == SCN_MON_FLOWS_AUTO ? !flow_in_sample(m, m->flows_seen)
                                                        : !flow_selected(m->r->scn, f->name))
             continue;
         m->flows_kept++;

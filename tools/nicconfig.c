@@ -176,7 +176,7 @@ static void print_lossless(FILE *f, const struct run *r, int p)
     char a[80], b[80];
     fprintf(f, "#\n# Lossless priority %d:\n", p);
     fprintf(f, "#   PFC: enabled for priority %d on every port.\n", p);
-    if (w->pfc.xoff_mode == XOFF_DYNAMIC) {
+    if (w->pfc.xoff_mode == SCN_XOFF_DYNAMIC) {
         double l2 = log2(w->pfc.dynamic_alpha);
         fprintf(f, "#   XOFF: dynamic threshold, alpha = %s: send PAUSE when the bytes an ingress port holds on "
                    "priority %d exceed %s x the free shared buffer", fmt_double(w->pfc.dynamic_alpha, a, sizeof a), p,
@@ -213,7 +213,7 @@ static void print_lossless(FILE *f, const struct run *r, int p)
         fprintf(f, "#   ECN (RED/WRED on the egress queue of priority %d): kmin %s, kmax %s, pmax %s %% (marking "
                    "probability at kmax, 100 %% above), marking at %s.\n",
                 p, bytes_kb(e->kmin, a, sizeof a), bytes_kb(e->kmax, b, sizeof b),
-                fmt_double(e->pmax * 100, (char[40]){0}, 40), e->mark_on == MARK_DEQUEUE ? "dequeue" : "enqueue");
+                fmt_double(e->pmax * 100, (char[40]){0}, 40), e->mark_on == SCN_MARK_DEQUEUE ? "dequeue" : "enqueue");
     else
         fprintf(f, "#   ECN: off (no marking: DCQCN never sees congestion).\n");
 }
@@ -238,7 +238,7 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
 
     fprintf(f, "#!/bin/sh\n");
     fprintf(f, "# rocesim nic-config: scenario %s (%s), DCQCN preset \"%s\"\n", scn->name, scn->file,
-            scn->host.dcqcn.preset == DCQCN_CONNECTX ? "connectx" : "paper");
+            scn->host.dcqcn.preset == SCN_DCQCN_CONNECTX ? "connectx" : "paper");
     if (header)
         fprintf(f, "# %s\n", header);
     fprintf(f, "# ConnectX (mlx5) DCQCN settings; run as root on every host.  Firmware units: microseconds, Mbps,\n"
@@ -247,7 +247,7 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
     if (!iface)
         fprintf(f, "IF=\"${IF:?set IF to the RoCE network interface, e.g. IF=ens1f0 sh %s}\"\n", "nic.sh");
     unsigned prios = data_priorities(scn);
-    bool on = scn->host.cc == CC_DCQCN;
+    bool on = scn->host.cc == SCN_CC_DCQCN;
     fprintf(f, "\n# %s DCQCN on the priorities that carry RoCE data (reaction point: sender; notification point: "
                "receiver)\n", on ? "Enable" : "Disable (host.cc is \"none\")");
     for (int p = 0; p < SCN_NPRIO; p++)
@@ -299,7 +299,7 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
         fprintf(f, " none.\n");
     fprintf(f, "# CNPs travel at priority %d (cnp_802p_prio above): give it a queue that is never starved.\n",
             scn->host.cnp_priority);
-    if (w->scheduler.type == SCHED_DWRR) {
+    if (w->scheduler.type == SCN_SCHED_DWRR) {
         fprintf(f, "# Scheduler: deficit weighted round robin, weights");
         for (int p = 0; p < SCN_NPRIO; p++)
             if (w->scheduler.weights[p])
@@ -313,7 +313,7 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
         fprintf(f, "# PFC watchdog: on, detection %s, restoration %s, action %s.\n",
                 units_fmt_time(w->watchdog.detection_ps, d1, sizeof d1),
                 units_fmt_time(w->watchdog.restoration_ps, d2, sizeof d2),
-                w->watchdog.action == WD_DROP ? "drop" : w->watchdog.action == WD_FORWARD ? "forward" : "alert");
+                w->watchdog.action == SCN_WD_DROP ? "drop" : w->watchdog.action == SCN_WD_FORWARD ? "forward" : "alert");
     } else {
         fprintf(f, "# PFC watchdog: off.\n");
     }

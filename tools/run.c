@@ -232,7 +232,7 @@ char *run_summary_json(const struct run *r, bool with_wall)
         cJSON_AddStringToObject(o, "id", r->scn->traffic[cl->entry].id);
         cJSON_AddStringToObject(o, "type", scn_traffic_type_name(cl->type));
         cJSON_AddNumberToObject(o, "hosts", cl->total_ranks);
-        if (cl->type == TR_ALLREDUCE)
+        if (cl->type == SCN_TR_ALLREDUCE)
             cJSON_AddNumberToObject(o, "rings", cl->rings);
         cJSON_AddNumberToObject(o, "size", (double)r->scn->traffic[cl->entry].size);
         cJSON_AddNumberToObject(o, "bytes", (double)cl->bytes);
@@ -612,7 +612,7 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
     if (n->wd && n->wd->storms)
         fprintf(f, "  PFC storm: the watchdog declared %u storms (%u restored), %llu frames dropped by it\n",
                 n->wd->storms, n->wd->restored, (unsigned long long)c->drop_watchdog);
-    if (c->drop_headroom && n->wd && n->wd->storms && r->scn->sw.watchdog.action == WD_FORWARD)
+    if (c->drop_headroom && n->wd && n->wd->storms && r->scn->sw.watchdog.action == SCN_WD_FORWARD)
         fprintf(f, "  WARNING: %llu lossless packets were dropped for lack of PFC headroom: the PFC watchdog's "
                    "forward action ignored PAUSE frames\n",
                 (unsigned long long)c->drop_headroom);

@@ -151,7 +151,7 @@ static void bfs(const struct graph *g, uint32_t root, uint64_t *dist, uint32_t *
     while (head < tail) {
         uint32_t u = queue[head++];
         const struct g_node *n = &g->nodes[u];
-        if (u != root && n->kind == NODE_HOST)
+        if (u != root && n->kind == SCN_NODE_HOST)
             continue; /* hosts never forward */
         for (uint32_t p = n->first_port; p < n->first_port + n->n_ports; p++) {
             if (!port_up(g, p))
@@ -219,7 +219,7 @@ static void dijkstra(const struct graph *g, uint32_t root, uint64_t *dist, struc
         if (e.d != dist[e.v])
             continue; /* a stale entry: the node was reached more cheaply since */
         const struct g_node *nd = &g->nodes[e.v];
-        if (e.v != root && nd->kind == NODE_HOST)
+        if (e.v != root && nd->kind == SCN_NODE_HOST)
             continue;
         for (uint32_t p = nd->first_port; p < nd->first_port + nd->n_ports; p++) {
             if (!port_up(g, p))
@@ -254,7 +254,7 @@ static int next_hops(struct graph *g, struct interner *t, uint32_t root, const u
                 continue;
             uint32_t y = peer_node(g, p);
             if (dist[y] != DINF && dist[y] + g->links[g->ports[p].link].cost == dist[x] &&
-                (y == root || g->nodes[y].kind == NODE_SWITCH))
+                (y == root || g->nodes[y].kind == SCN_NODE_SWITCH))
                 buf[cnt++] = (uint16_t)i;
         }
         if (cnt && intern(&g->routes, t, buf, cnt, &col[x]) < 0)
@@ -278,7 +278,7 @@ static uint32_t single_uplink(const struct graph *g, uint32_t hn)
             return INF;
         up = p;
     }
-    if (up == INF || g->nodes[peer_node(g, up)].kind != NODE_SWITCH)
+    if (up == INF || g->nodes[peer_node(g, up)].kind != SCN_NODE_SWITCH)
         return INF;
     return up;
 }

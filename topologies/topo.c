@@ -59,7 +59,7 @@ static uint32_t add_hosts(struct graph *g, int n)
 {
     uint32_t first = g->n_nodes;
     for (int i = 0; i < n; i++)
-        add_named(g, "h", i, NODE_HOST);
+        add_named(g, "h", i, SCN_NODE_HOST);
     return first;
 }
 
@@ -89,7 +89,7 @@ static int build_star(const struct scenario *s, struct graph *g, char *err, size
     if (rc || (rc = check_size(s, err, errlen, (long long)t->hosts + 1)))
         return rc;
     uint32_t h0 = add_hosts(g, t->hosts);
-    uint32_t sw = graph_add_node(g, "s0", NODE_SWITCH);
+    uint32_t sw = graph_add_node(g, "s0", SCN_NODE_SWITCH);
     for (int i = 0; i < t->hosts; i++)
         graph_add_link(g, h0 + (uint32_t)i, sw, &t->link);
     return SCN_OK;
@@ -105,8 +105,8 @@ static int build_dumbbell(const struct scenario *s, struct graph *g, char *err, 
         return rc;
     int n = t->left + t->right;
     uint32_t h0 = add_hosts(g, n);
-    uint32_t s0 = graph_add_node(g, "s0", NODE_SWITCH);
-    uint32_t s1 = graph_add_node(g, "s1", NODE_SWITCH);
+    uint32_t s0 = graph_add_node(g, "s0", SCN_NODE_SWITCH);
+    uint32_t s1 = graph_add_node(g, "s1", SCN_NODE_SWITCH);
     for (int i = 0; i < n; i++)
         graph_add_link(g, h0 + (uint32_t)i, i < t->left ? s0 : s1, &t->link);
     graph_add_link(g, s0, s1, &t->bottleneck);
@@ -128,10 +128,10 @@ static int build_leaf_spine(const struct scenario *s, struct graph *g, char *err
     uint32_t h0 = add_hosts(g, (int)n_hosts);
     uint32_t leaf0 = g->n_nodes;
     for (int i = 0; i < t->leaves; i++)
-        add_named(g, "leaf", i, NODE_SWITCH);
+        add_named(g, "leaf", i, SCN_NODE_SWITCH);
     uint32_t spine0 = g->n_nodes;
     for (int j = 0; j < t->spines; j++)
-        add_named(g, "spine", j, NODE_SWITCH);
+        add_named(g, "spine", j, SCN_NODE_SWITCH);
     for (long long n = 0; n < n_hosts; n++)
         graph_add_link(g, h0 + (uint32_t)n, leaf0 + (uint32_t)(n / t->hosts_per_leaf), hl);
     for (int i = 0; i < t->leaves; i++)
@@ -182,13 +182,13 @@ static int build_fat_tree(const struct scenario *s, struct graph *g, char *err, 
     uint32_t h0 = add_hosts(g, (int)n_hosts);
     uint32_t tor0 = g->n_nodes;
     for (long long i = 0; i < n_tors; i++)
-        add_named(g, "tor", i, NODE_SWITCH);
+        add_named(g, "tor", i, SCN_NODE_SWITCH);
     uint32_t agg0 = g->n_nodes;
     for (long long i = 0; i < n_aggs; i++)
-        add_named(g, "agg", i, NODE_SWITCH);
+        add_named(g, "agg", i, SCN_NODE_SWITCH);
     uint32_t core0 = g->n_nodes;
     for (int c = 0; c < C; c++)
-        add_named(g, "core", c, NODE_SWITCH);
+        add_named(g, "core", c, SCN_NODE_SWITCH);
 
     for (long long n = 0; n < n_hosts; n++)
         graph_add_link(g, h0 + (uint32_t)n, tor0 + (uint32_t)(n / HPT), hl);
@@ -286,7 +286,7 @@ static int build_dragonfly(const struct scenario *s, struct graph *g, char *err,
     for (long long grp = 0; grp < G; grp++) {
         for (long long r = 0; r < A; r++) {
             snprintf(name, sizeof name, "g%lldr%lld", grp, r);
-            uint32_t id = graph_add_node(g, name, NODE_SWITCH); /* may move g->nodes */
+            uint32_t id = graph_add_node(g, name, SCN_NODE_SWITCH); /* may move g->nodes */
             g->nodes[id].group = (int32_t)grp;
         }
     }
@@ -365,7 +365,7 @@ static int build_custom(const struct scenario *s, struct graph *g, char *err, si
     }
     /* A NIC has one port: a host with two links would need multipath the host models do not have. */
     for (int i = 0; i < t->n_nodes && rc == SCN_OK; i++) {
-        if (t->nodes[i].kind == NODE_HOST && degree[i] != 1) {
+        if (t->nodes[i].kind == SCN_NODE_HOST && degree[i] != 1) {
             snprintf(path, sizeof path, "topology.nodes.%d", i);
             rc = fail(s, err, errlen, path, "host \"%s\" must have exactly one link, has %d", t->nodes[i].name,
                       degree[i]);
@@ -399,22 +399,22 @@ int topo_build(const struct scenario *s, struct graph *g, char *err, size_t errl
     graph_init(g);
     int rc;
     switch (s->topo.type) {
-    case TOPO_STAR:
+    case SCN_TOPO_STAR:
         rc = build_star(s, g, err, errlen);
         break;
-    case TOPO_DUMBBELL:
+    case SCN_TOPO_DUMBBELL:
         rc = build_dumbbell(s, g, err, errlen);
         break;
-    case TOPO_LEAF_SPINE:
+    case SCN_TOPO_LEAF_SPINE:
         rc = build_leaf_spine(s, g, err, errlen);
         break;
-    case TOPO_FAT_TREE:
+    case SCN_TOPO_FAT_TREE:
         rc = build_fat_tree(s, g, err, errlen);
         break;
-    case TOPO_CUSTOM:
+    case SCN_TOPO_CUSTOM:
         rc = build_custom(s, g, err, errlen);
         break;
-    case TOPO_DRAGONFLY:
+    case SCN_TOPO_DRAGONFLY:
         rc = build_dragonfly(s, g, err, errlen);
         break;
     default:
@@ -480,7 +480,7 @@ void topo_write_dot(FILE *f, const struct graph *g)
     for (uint32_t i = 0; i < g->n_nodes; i++) {
         fputs("    ", f);
         put_quoted(f, g->nodes[i].name);
-        fprintf(f, " [shape=%s];\n", g->nodes[i].kind == NODE_HOST ? "ellipse" : "box");
+        fprintf(f, " [shape=%s];\n", g->nodes[i].kind == SCN_NODE_HOST ? "ellipse" : "box");
     }
     for (uint32_t i = 0; i < g->n_links; i++) {
         const struct g_link *l = &g->links[i];
@@ -502,7 +502,7 @@ void topo_write_json(FILE *f, const struct graph *g)
         const struct g_node *n = &g->nodes[i];
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
         put_quoted(f, n->name);
-        if (n->kind == NODE_HOST)
+        if (n->kind == SCN_NODE_HOST)
             fprintf(f, ", \"kind\": \"host\", \"host\": %d", n->host);
         else
             fprintf(f, ", \"kind\": \"switch\", \"switch\": %d", n->sw);

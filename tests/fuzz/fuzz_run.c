@@ -244,7 +244,7 @@ static bool shrink(struct scenario *s)
         s->stop_ps = FUZZ_MAX_STOP_PS;
     for (int i = 0; i < s->n_traffic; i++) {
         struct scn_traffic *tr = &s->traffic[i];
-        if (tr->type == TR_POISSON)
+        if (tr->type == SCN_TR_POISSON)
             return false;
         if (tr->size > FUZZ_MAX_SIZE)
             tr->size = FUZZ_MAX_SIZE;
