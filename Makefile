@@ -25,7 +25,7 @@ BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 
 DEFAULT_SCENARIO ?= scenarios/incast-16to1.json
 
-.PHONY: all deps ensure-deps run test asan bench clean validation regress-update labs mpi deps-mpi mpi-optional
+.PHONY: all deps ensure-deps run test asan bench clean validation regress-update labs mpi deps-mpi mpi-optional layers
 
 all: rocesim
 
@@ -56,8 +56,12 @@ run: rocesim
 	./rocesim run $(DEFAULT_SCENARIO)
 
 # The tests run from the repository root: some of them run ./rocesim itself.
-test: rocesim $(BUILD)/run_tests mpi-optional
+test: layers rocesim $(BUILD)/run_tests mpi-optional
 	$(BUILD)/run_tests $(SUITE)
+
+# No file includes a header of a floor above its own (sim < topologies < models < tools).
+layers:
+	@tools/layers.sh
 
 asan: mpi-optional
 	$(MAKE) BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
