@@ -284,6 +284,13 @@ char *scn_strip_comments(const char *text, size_t *unclosed_at);
  */
 struct cJSON *scn_parse_json(const char *file, const char *text, char *err, size_t errlen);
 
+/*
+ * Registers the settings tables of the scenario's own objects (sim/settings.h) where no module registered a
+ * group of the same path first.  The loader and scn_to_json call it; callers of settings_* (the sweep's path
+ * check, the docs test) call it before them.  Idempotent.
+ */
+void scn_register_settings(void);
+
 /* The resolved scenario (defaults filled in) as pretty-printed JSON; caller frees. */
 char *scn_to_json(const struct scenario *s);
 

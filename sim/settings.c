@@ -1,0 +1,646 @@
+/*
+ * settings — see settings.h.
+ *
+ * The single-value checks (setting_val_*) are the ones the scenario loader always had; they moved here so
+ * that the table walker, the loader's hand-written parts and the sweep file share one wording.  Defaults and
+ * presets are text, applied through the same parsers as the user's values, so a default is exactly what the
+ * same text in a file would give.
+ */
+#include "sim/settings.h"
+#include "sim/scenario.h"
+#include "sim/units.h"
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_GROUPS 64
+#define MAX_FIELDS 64 /* members of one object, own fields and registered groups together */
+
+/* snprintf where truncation is acceptable; returns the length it wanted to write. */
+static int strf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int strf(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Registry                                                                  */
+
+static const struct setting_group *groups[MAX_GROUPS];
+static int n_groups;
+
+/* See settings.h. */
+int settings_register(const struct setting_group *g)
+{
+    for (int i = 0; i < n_groups; i++)
+        if (strcmp(groups[i]->path, g->path) == 0) {
+            groups[i] = g;
+            return 0;
+        }
+    if (n_groups == MAX_GROUPS)
+        return -1;
+    groups[n_groups++] = g;
+    return 0;
+}
+
+/* See settings.h. */
+const struct setting_group *settings_find(const char *path)
+{
+    for (int i = 0; i < n_groups; i++)
+        if (strcmp(groups[i]->path, path) == 0)
+            return groups[i];
+    return NULL;
+}
+
+/* See settings.h. */
+const struct setting_group *settings_group_at(int i)
+{
+    return i >= 0 && i < n_groups ? groups[i] : NULL;
+}
+
+/* The group of the member called name of the object at ppath, or NULL. */
+static const struct setting_group *child_group(const char *ppath, const char *name)
+{
+    char p[SETTING_PATH_MAX];
+    return settings_find(setting_join(p, ppath, name));
+}
+
+/* Returns whether child is a registered group directly under g that g's table does not name. */
+static bool appended(const struct setting_group *g, const struct setting_group *child)
+{
+    size_t n = strlen(g->path);
+    const char *rest = child->path + n + (n > 0);
+    if (child == g || strncmp(child->path, g->path, n) != 0 || (n > 0 && child->path[n] != '.') || strchr(rest, '.'))
+        return false;
+    for (const struct setting *f = g->fields; f->name; f++)
+        if (f->kind == SETTING_GROUP && strcmp(f->name, rest) == 0)
+            return false;
+    return true;
+}
+
+/*
+ * The members of g's object, in order: its table's fields (a group field only when its group is registered),
+ * then the groups registered under it that the table does not name.  mem[i] is the field, or NULL with
+ * grp[i] the appended group.  Returns the count.
+ */
+static int members(const struct setting_group *g, const struct setting **mem, const struct setting_group **grp,
+                   const char **names)
+{
+    int n = 0;
+    for (const struct setting *f = g->fields; f->name && n < MAX_FIELDS; f++) {
+        if (f->kind == SETTING_CHECK)
+            continue;
+        const struct setting_group *cg = f->kind == SETTING_GROUP ? child_group(g->path, f->name) : NULL;
+        if (f->kind == SETTING_GROUP && !cg)
+            continue;
+        mem[n] = f;
+        grp[n] = cg;
+        names[n++] = f->name;
+    }
+    for (int i = 0; i < n_groups && n < MAX_FIELDS; i++)
+        if (appended(g, groups[i])) {
+            mem[n] = NULL;
+            grp[n] = groups[i];
+            names[n++] = groups[i]->path + strlen(g->path) + (*g->path != '\0');
+        }
+    names[n] = NULL;
+    return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Messages and single values                                                */
+
+/* Returns true when path lies at, under or above a path set by an override (see setting_bad). */
+static bool from_override(const struct setting_ctx *c, const char *path)
+{
+    size_t pn = strlen(path);
+    for (int i = 0; i < c->n_ov; i++) {
+        const char *o = c->ovpath[i];
+        size_t n = strlen(o);
+        if (strncmp(path, o, n) == 0 && (path[n] == '\0' || path[n] == '.'))
+            return true;
+        if (pn > 0 && strncmp(o, path, pn) == 0 && o[pn] == '.')
+            return true;
+    }
+    return false;
+}
+
+/* See settings.h. */
+int setting_bad(struct setting_ctx *c, const char *path, const char *fmt, ...)
+{
+    char msg[SCN_ERR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    c->status = SCN_EUSAGE;
+    if (c->err && c->errlen) {
+        strf(c->err, c->errlen, "%s: %s%s: %s", c->file, *path ? path : "(top level)",
+             c->in_override || from_override(c, path) ? " (from --set)" : "", msg);
+        scn_one_line(c->err);
+    }
+    return -1;
+}
+
+/* See settings.h. */
+int setting_oom(struct setting_ctx *c)
+{
+    c->status = SCN_EIO;
+    if (c->err && c->errlen)
+        strf(c->err, c->errlen, "%s: out of memory", c->file);
+    return -1;
+}
+
+/* See settings.h. */
+char *setting_fmt_num(double d, char *buf, size_t len)
+{
+    if (!isfinite(d)) {
+        strf(buf, len, "%s", isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
+        return buf;
+    }
+    strf(buf, len, "%.15g", d);
+    if (strtod(buf, NULL) != d)
+        strf(buf, len, "%.17g", d);
+    return buf;
+}
+
+/* See settings.h. */
+const char *setting_describe(const cJSON *v, char *buf, size_t len)
+{
+    char num[40];
+    if (!v)
+        strf(buf, len, "nothing");
+    else if (cJSON_IsString(v))
+        strf(buf, len, "a string \"%.60s%s\"", v->valuestring, strlen(v->valuestring) > 60 ? "..." : "");
+    else if (cJSON_IsNumber(v))
+        strf(buf, len, "a number %s", setting_fmt_num(v->valuedouble, num, sizeof num));
+    else if (cJSON_IsBool(v))
+        strf(buf, len, "%s", cJSON_IsTrue(v) ? "true" : "false");
+    else if (cJSON_IsNull(v))
+        strf(buf, len, "null");
+    else if (cJSON_IsArray(v))
+        strf(buf, len, "an array");
+    else
+        strf(buf, len, "an object");
+    return buf;
+}
+
+/* See settings.h. */
+char *setting_join(char *out, const char *parent, const char *key)
+{
+    if (*parent)
+        strf(out, SETTING_PATH_MAX, "%s.%s", parent, key);
+    else
+        strf(out, SETTING_PATH_MAX, "%s", key);
+    return out;
+}
+
+/* See settings.h. */
+char *setting_join_idx(char *out, const char *parent, int i)
+{
+    char k[16];
+    strf(k, sizeof k, "%d", i);
+    return setting_join(out, parent, k);
+}
+
+/* See settings.h. */
+int setting_check_dups(struct setting_ctx *c, const cJSON *v, const char *path)
+{
+    char p[SETTING_PATH_MAX];
+    int i = 0;
+    for (const cJSON *it = v->child; it; it = it->next, i++) {
+        if (cJSON_IsObject(v)) {
+            for (const cJSON *prev = v->child; prev != it; prev = prev->next)
+                if (strcmp(prev->string, it->string) == 0)
+                    return setting_bad(c, setting_join(p, path, it->string),
+                                       "expected each key once in an object, got \"%.60s\" twice", it->string);
+            setting_join(p, path, it->string);
+        } else {
+            setting_join_idx(p, path, i);
+        }
+        if ((cJSON_IsObject(it) || cJSON_IsArray(it)) && setting_check_dups(c, it, p) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The unknown-field message for key, listing the known names. */
+static void unknown_msg(const char *const *known, const char *key, char *msg, size_t msglen)
+{
+    char list[SCN_ERR_MAX / 2] = "";
+    size_t used = 0;
+    for (const char *const *k = known; *k; k++) {
+        int n = strf(list + used, sizeof list - used, "%s%s", k == known ? "" : ", ", *k);
+        if (n < 0 || (size_t)n >= sizeof list - used)
+            break;
+        used += (size_t)n;
+    }
+    strf(msg, msglen, "expected one of the fields %s, got unknown field \"%.60s\"", list, key);
+}
+
+/* Returns whether name is in the NULL-terminated list. */
+static bool listed(const char *const *known, const char *name)
+{
+    for (const char *const *k = known; *k; k++)
+        if (strcmp(name, *k) == 0)
+            return true;
+    return false;
+}
+
+/* See settings.h. */
+int setting_check_fields(struct setting_ctx *c, const cJSON *obj, const char *path, const char *const *known)
+{
+    for (const cJSON *it = obj->child; it; it = it->next) {
+        if (listed(known, it->string))
+            continue;
+        char msg[SCN_ERR_MAX], p[SETTING_PATH_MAX];
+        unknown_msg(known, it->string, msg, sizeof msg);
+        return setting_bad(c, setting_join(p, path, it->string), "%s", msg);
+    }
+    return 0;
+}
+
+/* See settings.h. */
+int setting_val_obj(struct setting_ctx *c, const cJSON *v, const char *path)
+{
+    char d[96];
+    if (!cJSON_IsObject(v))
+        return setting_bad(c, path, "expected an object, got %s", setting_describe(v, d, sizeof d));
+    return 0;
+}
+
+/* See settings.h. */
+int setting_val_arr(struct setting_ctx *c, const cJSON *v, const char *path, const char *what)
+{
+    char d[96];
+    if (!cJSON_IsArray(v))
+        return setting_bad(c, path, "expected %s, got %s", what, setting_describe(v, d, sizeof d));
+    return 0;
+}
+
+/* See settings.h. */
+int setting_val_bool(struct setting_ctx *c, const cJSON *v, const char *path, bool *out)
+{
+    char d[96];
+    if (!cJSON_IsBool(v))
+        return setting_bad(c, path, "expected true or false, got %s", setting_describe(v, d, sizeof d));
+    *out = cJSON_IsTrue(v);
+    return 0;
+}
+
+/* See settings.h. */
+int setting_val_int(struct setting_ctx *c, const cJSON *v, const char *path, long long lo, long long hi,
+                    long long *out)
+{
+    char d[96], range[64];
+    if (hi >= INT_MAX)
+        strf(range, sizeof range, "an integer of at least %lld", lo);
+    else
+        strf(range, sizeof range, "an integer from %lld to %lld", lo, hi);
+    if (!cJSON_IsNumber(v))
+        return setting_bad(c, path, "expected %s, got %s", range, setting_describe(v, d, sizeof d));
+    double x = v->valuedouble;
+    if (!isfinite(x) || x != floor(x))
+        return setting_bad(c, path, "expected %s, got %s (not a whole number)", range,
+                           setting_fmt_num(x, d, sizeof d));
+    if (x < (double)lo || x > (double)hi)
+        return setting_bad(c, path, "expected %s, got %s", range, setting_fmt_num(x, d, sizeof d));
+    *out = (long long)x;
+    return 0;
+}
+
+/* See settings.h. */
+int setting_val_num(struct setting_ctx *c, const cJSON *v, const char *path, double lo, bool lo_open, double hi,
+                    bool hi_open, double *out)
+{
+    char d[96], range[96], a[40], b[40];
+    setting_fmt_num(lo, a, sizeof a);
+    setting_fmt_num(hi, b, sizeof b);
+    if (isinf(hi))
+        strf(range, sizeof range, "a number %s %s", lo_open ? "greater than" : "of at least", a);
+    else if (!lo_open && !hi_open)
+        strf(range, sizeof range, "a number from %s to %s", a, b);
+    else
+        strf(range, sizeof range, "a number %s %s and %s %s", lo_open ? "greater than" : "at least", a,
+             hi_open ? "below" : "at most", b);
+    if (!cJSON_IsNumber(v))
+        return setting_bad(c, path, "expected %s, got %s", range, setting_describe(v, d, sizeof d));
+    double x = v->valuedouble;
+    if (!isfinite(x) || (lo_open ? x <= lo : x < lo) || (hi_open ? x >= hi : x > hi))
+        return setting_bad(c, path, "expected %s, got %s", range, setting_fmt_num(x, d, sizeof d));
+    *out = x;
+    return 0;
+}
+
+/* See settings.h. */
+const char *setting_qty_what(enum setting_kind q)
+{
+    static const char *const what[] = {"a time like \"1.5us\"", "a size like \"20KB\"", "a rate like \"100Gbps\"",
+                                       "a length like \"100m\""};
+    return what[q <= SETTING_LENGTH ? q : SETTING_TIME];
+}
+
+/*
+ * See settings.h.  A JSON number is handed to the units parser as text so that the user sees the parser's
+ * "no unit" explanation.
+ */
+int setting_val_qty(struct setting_ctx *c, const cJSON *v, const char *path, enum setting_kind q, bool positive,
+                    int64_t *out)
+{
+    static const char *const noun[] = {"a time", "a size", "a rate", "a length"};
+    char d[96], num[40], uerr[SCN_ERR_MAX / 2];
+    const char *str;
+    if (cJSON_IsString(v))
+        str = v->valuestring;
+    else if (cJSON_IsNumber(v))
+        str = setting_fmt_num(v->valuedouble, num, sizeof num);
+    else
+        return setting_bad(c, path, "expected %s, got %s", setting_qty_what(q), setting_describe(v, d, sizeof d));
+    int rc;
+    switch (q) {
+    case SETTING_TIME: rc = units_parse_time(str, out, uerr, sizeof uerr); break;
+    case SETTING_SIZE: rc = units_parse_size(str, out, uerr, sizeof uerr); break;
+    case SETTING_RATE: rc = units_parse_rate(str, out, uerr, sizeof uerr); break;
+    default: rc = units_parse_length(str, out, uerr, sizeof uerr); break;
+    }
+    if (rc < 0)
+        return setting_bad(c, path, "%s", uerr);
+    if (positive && *out <= 0)
+        return setting_bad(c, path, "expected %s greater than zero, got \"%.60s\"", noun[q], str);
+    return 0;
+}
+
+/* See settings.h. */
+int setting_val_str(struct setting_ctx *c, const cJSON *v, const char *path, const char *what, const char **out)
+{
+    char d[96];
+    if (!cJSON_IsString(v))
+        return setting_bad(c, path, "expected %s, got %s", what, setting_describe(v, d, sizeof d));
+    *out = v->valuestring;
+    return 0;
+}
+
+/* See settings.h. */
+int setting_val_enum(struct setting_ctx *c, const cJSON *v, const char *path, const char *const *names, int *out)
+{
+    char what[SCN_ERR_MAX / 2] = "one of", d[96];
+    size_t used = strlen(what);
+    for (const char *const *n = names; *n; n++) {
+        int k = strf(what + used, sizeof what - used, "%s \"%s\"", n == names ? "" : ",", *n);
+        if (k < 0 || (size_t)k >= sizeof what - used)
+            break;
+        used += (size_t)k;
+    }
+    if (!cJSON_IsString(v))
+        return setting_bad(c, path, "expected %s, got %s", what, setting_describe(v, d, sizeof d));
+    for (int i = 0; names[i]; i++)
+        if (strcmp(v->valuestring, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    return setting_bad(c, path, "expected %s, got \"%.60s\"", what, v->valuestring);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The table walker                                                          */
+
+/* Parses one field's value v (present) at path into base. */
+static int parse_field(struct setting_ctx *c, const struct setting_group *g, const struct setting *f, const cJSON *v,
+                       const char *path, void *base)
+{
+    void *at = (char *)base + f->offset;
+    if (f->parse)
+        return f->parse(c, f, v, path, base);
+    switch (f->kind) {
+    case SETTING_TIME:
+    case SETTING_SIZE:
+    case SETTING_RATE:
+    case SETTING_LENGTH:
+        return setting_val_qty(c, v, path, f->kind, f->flags & SETTING_POSITIVE, at);
+    case SETTING_NUMBER:
+        return setting_val_num(c, v, path, f->lo, f->flags & SETTING_LO_OPEN, f->hi, f->flags & SETTING_HI_OPEN, at);
+    case SETTING_INT: {
+        long long x;
+        if (setting_val_int(c, v, path, (long long)f->lo, (long long)f->hi, &x) < 0)
+            return -1;
+        *(int *)at = (int)x;
+        return 0;
+    }
+    case SETTING_BOOL:
+        return setting_val_bool(c, v, path, at);
+    case SETTING_ENUM:
+        return setting_val_enum(c, v, path, f->names, at);
+    case SETTING_GROUP: {
+        const struct setting_group *cg = child_group(g->path, f->name);
+        if (setting_val_obj(c, v, path) < 0)
+            return -1;
+        return settings_parse(c, cg, v, path, (char *)base + cg->offset);
+    }
+    case SETTING_CUSTOM:
+    case SETTING_CHECK:
+        break;
+    }
+    return 0;
+}
+
+/*
+ * Parses a default or preset value given as text, as --set reads a value: JSON when it parses, else a string.
+ * A table whose default does not pass its own checks is a bug: it aborts, naming the field.
+ */
+static int parse_text(struct setting_ctx *c, const struct setting_group *g, const struct setting *f, const char *text,
+                      void *base)
+{
+    cJSON *v = cJSON_ParseWithOpts(text, NULL, 1);
+    if (!v && !(v = cJSON_CreateString(text)))
+        return setting_oom(c);
+    char p[SETTING_PATH_MAX];
+    int rc = parse_field(c, g, f, v, setting_join(p, g->path, f->name), base);
+    cJSON_Delete(v);
+    if (rc < 0 && c->status != SCN_EIO) {
+        fprintf(stderr, "rocesim: internal error: the default \"%s\" of %s does not pass its own check: %s\n", text, p,
+                c->err ? c->err : "");
+        abort();
+    }
+    return rc;
+}
+
+/* Sets g's fields to preset p's values (the defaults where it lists none); p < 0: the defaults. */
+static int apply_preset(struct setting_ctx *c, const struct setting_group *g, int p, void *base)
+{
+    for (const struct setting *f = g->fields; f->name; f++) {
+        if (f->kind == SETTING_CHECK)
+            continue;
+        if (g->preset_key && strcmp(f->name, g->preset_key) == 0) {
+            *(int *)((char *)base + f->offset) = p < 0 ? 0 : p;
+            continue;
+        }
+        const char *text = f->dflt;
+        for (const struct setting_value *pv = p >= 0 ? g->presets[p].values : NULL; pv && pv->name; pv++)
+            if (strcmp(pv->name, f->name) == 0)
+                text = pv->value;
+        if (f->kind == SETTING_GROUP) {
+            const struct setting_group *cg = child_group(g->path, f->name);
+            if (cg && settings_defaults(c, cg, (char *)base + cg->offset) < 0)
+                return -1;
+        } else if (text && parse_text(c, g, f, text, base) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* See settings.h. */
+int settings_defaults(struct setting_ctx *c, const struct setting_group *g, void *base)
+{
+    if (apply_preset(c, g, g->preset_key ? 0 : -1, base) < 0)
+        return -1;
+    for (int i = 0; i < n_groups; i++)
+        if (appended(g, groups[i]) && settings_defaults(c, groups[i], (char *)base + groups[i]->offset) < 0)
+            return -1;
+    return 0;
+}
+
+/* See settings.h. */
+int settings_parse(struct setting_ctx *c, const struct setting_group *g, const cJSON *obj, const char *path,
+                   void *base)
+{
+    const struct setting *mem[MAX_FIELDS + 1];
+    const struct setting_group *grp[MAX_FIELDS + 1];
+    const char *names[MAX_FIELDS + 1];
+    int n = members(g, mem, grp, names);
+    char p[SETTING_PATH_MAX];
+    if (setting_check_fields(c, obj, path, names) < 0)
+        return -1;
+    const struct setting *preset = NULL;
+    if (g->preset_key) {
+        int which = 0;
+        for (const struct setting *f = g->fields; f->name; f++)
+            if (strcmp(f->name, g->preset_key) == 0)
+                preset = f;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, g->preset_key);
+        if (v && setting_val_enum(c, v, setting_join(p, path, g->preset_key), preset->names, &which) < 0)
+            return -1;
+        /* The preset goes first so that explicit fields win wherever they appear in the object. */
+        if (apply_preset(c, g, which, base) < 0)
+            return -1;
+    }
+    int last = 0;
+    for (const struct setting *f = g->fields; f->name; f++)
+        last = f->stage > last ? f->stage : last;
+    for (int stage = 0; stage <= last; stage++)
+        for (const struct setting *f = g->fields; f->name; f++) {
+            if (f->stage != stage || f == preset)
+                continue;
+            if (f->kind == SETTING_CHECK) {
+                if (f->check(c, obj, path, base) < 0)
+                    return -1;
+                continue;
+            }
+            if (f->kind == SETTING_GROUP && !child_group(g->path, f->name))
+                continue;
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, f->name);
+            setting_join(p, path, f->name);
+            if (!v && (f->flags & SETTING_REQUIRED))
+                return setting_bad(c, p, "expected %s, got nothing (this field is required)", f->what);
+            if ((v || (f->flags & SETTING_ALWAYS)) && parse_field(c, g, f, v, p, base) < 0)
+                return -1;
+        }
+    for (int i = 0; i < n; i++) {
+        const cJSON *v = mem[i] ? NULL : cJSON_GetObjectItemCaseSensitive(obj, names[i]);
+        if (v && (setting_val_obj(c, v, setting_join(p, path, names[i])) < 0 ||
+                  settings_parse(c, grp[i], v, p, (char *)base + grp[i]->offset) < 0))
+            return -1;
+    }
+    return 0;
+}
+
+/* See settings.h. */
+void settings_dump(const struct setting_group *g, const void *base, cJSON *obj)
+{
+    const struct setting *mem[MAX_FIELDS + 1];
+    const struct setting_group *grp[MAX_FIELDS + 1];
+    const char *names[MAX_FIELDS + 1];
+    int n = members(g, mem, grp, names);
+    for (int i = 0; i < n; i++) {
+        const struct setting *f = mem[i];
+        const void *at = f ? (const char *)base + f->offset : NULL;
+        char b[40];
+        if (!f || f->kind == SETTING_GROUP) {
+            cJSON *o = cJSON_AddObjectToObject(obj, names[i]);
+            if (o)
+                settings_dump(grp[i], (const char *)base + grp[i]->offset, o);
+            continue;
+        }
+        if (f->dump) {
+            f->dump(obj, f, base);
+            continue;
+        }
+        switch (f->kind) {
+        case SETTING_TIME:
+            cJSON_AddStringToObject(obj, f->name, units_fmt_time(*(const int64_t *)at, b, sizeof b));
+            break;
+        case SETTING_SIZE:
+            cJSON_AddStringToObject(obj, f->name, units_fmt_size(*(const int64_t *)at, b, sizeof b));
+            break;
+        case SETTING_RATE:
+            cJSON_AddStringToObject(obj, f->name, units_fmt_rate(*(const int64_t *)at, b, sizeof b));
+            break;
+        case SETTING_LENGTH:
+            cJSON_AddStringToObject(obj, f->name, units_fmt_length(*(const int64_t *)at, b, sizeof b));
+            break;
+        case SETTING_NUMBER:
+            cJSON_AddNumberToObject(obj, f->name, *(const double *)at);
+            break;
+        case SETTING_INT:
+            cJSON_AddNumberToObject(obj, f->name, *(const int *)at);
+            break;
+        case SETTING_BOOL:
+            cJSON_AddBoolToObject(obj, f->name, *(const bool *)at);
+            break;
+        case SETTING_ENUM:
+            cJSON_AddStringToObject(obj, f->name, f->names[*(const int *)at]);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* See settings.h. */
+int settings_check_path(const char *path, char *msg, size_t msglen, char *at, size_t atlen)
+{
+    const struct setting_group *g = settings_find("");
+    char tmp[SETTING_PATH_MAX];
+    strf(tmp, sizeof tmp, "%s", path);
+    size_t off = 0;
+    for (char *comp = tmp; g && comp;) {
+        char *dot = strchr(comp, '.');
+        if (dot)
+            *dot = '\0';
+        const struct setting *mem[MAX_FIELDS + 1];
+        const struct setting_group *grp[MAX_FIELDS + 1];
+        const char *names[MAX_FIELDS + 1];
+        int n = members(g, mem, grp, names), i = 0;
+        while (i < n && strcmp(names[i], comp) != 0)
+            i++;
+        off += strlen(comp);
+        if (i == n) {
+            unknown_msg(names, comp, msg, msglen);
+            strf(at, atlen, "%.*s", (int)off, path);
+            return -1;
+        }
+        g = grp[i];
+        comp = dot ? dot + 1 : NULL;
+        off++;
+    }
+    return 0;
+}

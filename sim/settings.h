@@ -1,0 +1,182 @@
+/*
+ * settings — each scenario setting declared once.
+ *
+ * A setting is one entry of a table: its name within its JSON object, the kind of value it takes (a time,
+ * size, rate or length with a unit, a number, an integer, a boolean, one of a list of strings), its bounds,
+ * its default, a line of help and where its value lives in the resolved struct.  One table per JSON object
+ * (a "group": `switch.ecn`, `host.dcqcn`, ...) drives every place that used to spell the setting out again:
+ * the loader (type and range checks, the unknown-field check and its list of fields), the defaults, the
+ * presets, `rocesim check`'s dump (scn_to_json), the sweep's check of grid paths, and the test that compares
+ * the tables with docs/scenario.md.
+ *
+ * Parts that are no flat object of scalars (topology shapes, traffic entries, faults, custom links) keep
+ * hand-written parsing; a table entry of kind SETTING_CUSTOM stands for them, so that the object that holds
+ * them still knows their name, their place in the dump and their docs.
+ *
+ * Registering a group.  Groups live in a registry keyed by their dotted path; the loader looks a group up
+ * when it meets its object.  sim/scenario.c registers the scenario's own objects (the top level, `switch`
+ * and its parts, `host`, `host.dcqcn`, `monitor`) on first use.  A module of a higher floor (a congestion
+ * control in models/, say) declares its own table and group, with its presets, and calls
+ * settings_register(&its_group) before any scenario is loaded: a group registered under a path that is
+ * already taken replaces the one there (so the DCQCN group can move into its module as a unit), and a group
+ * whose path its parent's table does not name becomes a member of the parent object after the parent's own
+ * fields.  Its values live in a struct inside the parent's (`offset`), as `host.dcqcn` does in struct scn_host.
+ * sim/ includes nothing of models/: the registry is how the higher floor hands its fields down.
+ */
+#ifndef SIM_SETTINGS_H
+#define SIM_SETTINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cJSON;
+
+#define SETTING_PATH_MAX 256
+
+/* Loader state every check reports through; the scenario loader extends it (first member). */
+struct setting_ctx {
+    const char *file;
+    char *err;
+    size_t errlen;
+    int status;                         /* SCN_EUSAGE, or SCN_EIO for out-of-memory */
+    bool in_override;                   /* errors now are about the override being applied */
+    char (*ovpath)[SETTING_PATH_MAX];   /* normalized paths of the overrides, for "(from --set)" */
+    int n_ov;
+};
+
+enum setting_kind {
+    SETTING_TIME,   /* int64_t ps, from a string like "1.5us" */
+    SETTING_SIZE,   /* int64_t bytes */
+    SETTING_RATE,   /* int64_t bit/s */
+    SETTING_LENGTH, /* int64_t mm */
+    SETTING_NUMBER, /* double in [lo, hi] (bounds open with SETTING_LO_OPEN / SETTING_HI_OPEN) */
+    SETTING_INT,    /* int in [lo, hi]; hi >= INT_MAX means unbounded */
+    SETTING_BOOL,   /* bool */
+    SETTING_ENUM,   /* int (an enum): the index of the string in `names` */
+    SETTING_GROUP,  /* an object with a table of its own, registered under PARENT.NAME */
+    SETTING_CUSTOM, /* hand-written: `parse` and `dump` do the work */
+    SETTING_CHECK,  /* no field: `check` runs at this point of the parse (a rule across fields) */
+};
+
+enum {
+    SETTING_POSITIVE = 1 << 0, /* quantities: > 0 */
+    SETTING_LO_OPEN = 1 << 1,  /* numbers: lo itself is out of range */
+    SETTING_HI_OPEN = 1 << 2,
+    SETTING_REQUIRED = 1 << 3, /* the object must have it; `what` says what is expected */
+    SETTING_ALWAYS = 1 << 4,   /* `parse` runs also when the field is absent (v NULL), to say what is missing */
+};
+
+struct setting;
+
+/* Parses v (present) at path into the group's struct base; 0, or -1 with the error written. */
+typedef int setting_parse_fn(struct setting_ctx *c, const struct setting *f, const struct cJSON *v,
+                             const char *path, void *base);
+/* Adds the field to obj (or nothing: a field may be left out of the dump when it is off). */
+typedef void setting_dump_fn(struct cJSON *obj, const struct setting *f, const void *base);
+/* A SETTING_CHECK rule over the object obj at path (obj may be NULL for the top level's absent objects). */
+typedef int setting_check_fn(struct setting_ctx *c, const struct cJSON *obj, const char *path, void *base);
+
+struct setting {
+    const char *name;          /* the key within its object; NULL ends a table */
+    enum setting_kind kind;
+    size_t offset;             /* of the value in the group's struct */
+    unsigned flags;
+    double lo, hi;             /* SETTING_NUMBER and SETTING_INT bounds */
+    const char *const *names;  /* SETTING_ENUM: the JSON strings, NULL-terminated, in enum order */
+    const char *dflt;          /* the default as --set would take it ("32MB", "0.125", "true", "[3]"); NULL: zero */
+    const char *help;          /* one line for people (docs/scenario.md says more) */
+    const char *what;          /* SETTING_REQUIRED: what the message says is expected */
+    int stage;                 /* parse order: every field of stage 0 (in table order), then of stage 1, ... */
+    setting_parse_fn *parse;   /* SETTING_CUSTOM (or to override a kind's parser) */
+    setting_dump_fn *dump;     /* SETTING_CUSTOM (or to override a kind's dump) */
+    setting_check_fn *check;   /* SETTING_CHECK */
+};
+
+/* A named set of values for a group's fields; fields it does not list take their default. */
+struct setting_value {
+    const char *name;
+    const char *value; /* as in struct setting's dflt */
+};
+struct setting_preset {
+    const char *name;                   /* NULL ends the list */
+    const struct setting_value *values; /* ends with {NULL} */
+};
+
+struct setting_group {
+    const char *path;                     /* dotted path of its object: "" for the top level, "host.dcqcn" */
+    size_t offset;                        /* of its struct inside its parent's struct (0 for the top level) */
+    const struct setting *fields;         /* ends with an entry whose name is NULL */
+    /*
+     * Presets: `preset_key` names an enum field of the table whose `names` are the presets' names; the
+     * preset the object chooses (else the first) is applied before its other fields, so explicit fields win
+     * wherever they stand in the object.  NULL: no presets.
+     */
+    const char *preset_key;
+    const struct setting_preset *presets; /* ends with {NULL} */
+};
+
+/* Adds g to the registry (replacing a group of the same path); returns -1 when the registry is full. */
+int settings_register(const struct setting_group *g);
+/* The group registered under path, or NULL. */
+const struct setting_group *settings_find(const char *path);
+/* The i-th registered group (registration order), or NULL past the end: for listing every setting. */
+const struct setting_group *settings_group_at(int i);
+
+/*
+ * Reads the members of obj (an object, already checked) at path into base, the group's struct: the
+ * unknown-field check, the preset, then every field in stage and table order.  0, or -1 with the error.
+ */
+int settings_parse(struct setting_ctx *c, const struct setting_group *g, const struct cJSON *obj, const char *path,
+                   void *base);
+/* Sets every field of g (and of its member groups) to its default; 0, or -1 when memory runs out. */
+int settings_defaults(struct setting_ctx *c, const struct setting_group *g, void *base);
+/* Adds every field of g (member groups as objects) to obj, in table order. */
+void settings_dump(const struct setting_group *g, const void *base, struct cJSON *obj);
+
+/*
+ * Checks a dotted --set or grid path against the tables: each component inside a group must name one of
+ * its fields (what is below a field that is not a group is left to the loader).  Returns 0, or -1 with
+ * "expected one of the fields ..., got unknown field \"K\"" in msg (the loader's wording) and the path of
+ * the offending component in at.
+ */
+int settings_check_path(const char *path, char *msg, size_t msglen, char *at, size_t atlen);
+
+/* ---- The checks every JSON input shares (the scenario loader, its custom parts, the sweep file) ---- */
+
+/* Writes "FILE: PATH: message" into the error buffer (PATH "(top level)" when empty); returns -1. */
+int setting_bad(struct setting_ctx *c, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Reports an allocation failure (an I/O-class error); returns -1. */
+int setting_oom(struct setting_ctx *c);
+/* Describes a JSON value for a "got ..." clause; returns buf. */
+const char *setting_describe(const struct cJSON *v, char *buf, size_t len);
+/* Formats a double so that it reads back exactly; returns buf. */
+char *setting_fmt_num(double d, char *buf, size_t len);
+/* "parent.key" (or "key" at the top level) into out (SETTING_PATH_MAX bytes); returns out. */
+char *setting_join(char *out, const char *parent, const char *key);
+/* "parent.i" into out; returns out. */
+char *setting_join_idx(char *out, const char *parent, int i);
+/* Fails on the first object (at any depth) that has a key twice. */
+int setting_check_dups(struct setting_ctx *c, const struct cJSON *v, const char *path);
+/* Fails when obj has a member whose name is not in the NULL-terminated list. */
+int setting_check_fields(struct setting_ctx *c, const struct cJSON *obj, const char *path, const char *const *known);
+
+/* The single-value checks: each checks v at path and stores the value; 0, or -1 with the error written. */
+int setting_val_obj(struct setting_ctx *c, const struct cJSON *v, const char *path);
+int setting_val_arr(struct setting_ctx *c, const struct cJSON *v, const char *path, const char *what);
+int setting_val_bool(struct setting_ctx *c, const struct cJSON *v, const char *path, bool *out);
+int setting_val_int(struct setting_ctx *c, const struct cJSON *v, const char *path, long long lo, long long hi,
+                    long long *out);
+int setting_val_num(struct setting_ctx *c, const struct cJSON *v, const char *path, double lo, bool lo_open, double hi,
+                    bool hi_open, double *out);
+/* A quantity of kind SETTING_TIME..SETTING_LENGTH; > 0 when positive. */
+int setting_val_qty(struct setting_ctx *c, const struct cJSON *v, const char *path, enum setting_kind q, bool positive,
+                    int64_t *out);
+int setting_val_str(struct setting_ctx *c, const struct cJSON *v, const char *path, const char *what,
+                    const char **out);
+int setting_val_enum(struct setting_ctx *c, const struct cJSON *v, const char *path, const char *const *names,
+                     int *out);
+/* "a time like \"1.5us\"" and so on, for a quantity kind. */
+const char *setting_qty_what(enum setting_kind q);
+
+#endif
