@@ -251,11 +251,26 @@ static void test_bad_sweep_files(void)
          "\"objective\": {\"best\": \"x\"}}", "objective: expected the key \"minimize\" or \"maximize\""},
         {"{\"scenario\": \"no/such.json\", \"grid\": {\"host.dcqcn.g\": [0.1]}, "
          "\"objective\": {\"minimize\": \"x\"}}", "scenario: expected a readable scenario file"},
+        /* a misspelt path is found in the settings tables, at its key, in the scenario loader's words */
         {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"host.dcqcn.gg\": [0.1]}, "
+         "\"objective\": {\"minimize\": \"x\"}}",
+         "grid[\"host.dcqcn.gg\"]: expected one of the fields preset, g, alpha_init, alpha_timer, rate_increase_timer, "
+         "byte_counter, fast_recovery_steps, ai_rate, hai_rate, min_rate, rate_on_first_cnp, min_dec_factor, "
+         "clamp_target_rate, cnp_interval, got unknown field \"gg\""},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"switch.ecn.kmin, swich.ecn.kmax\": "
+         "[[\"5KB\", \"10KB\"]]}, \"objective\": {\"minimize\": \"x\"}}",
+         "grid[\"switch.ecn.kmin, swich.ecn.kmax\"]: expected one of the fields name, description, seed, stop, "
+         "topology, switch, host, traffic, faults, monitor, derived, got unknown field \"swich\""},
+        /* below a field that is no group (a traffic entry) the loader judges, and no point loads */
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"traffic.0.sise\": [\"1MB\"]}, "
          "\"objective\": {\"minimize\": \"x\"}}", "grid: expected at least one grid point that gives a valid"},
-        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"a,b\": [[1]]}, "
-         "\"objective\": {\"minimize\": \"x\"}}", "grid[\"a,b\"][0]: expected an array of 2 values"},
-        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grids\": {}}", "grids: expected one of scenario"},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"switch.ecn.kmin,switch.ecn.kmax\": "
+         "[[\"5KB\"]]}, \"objective\": {\"minimize\": \"x\"}}",
+         "grid[\"switch.ecn.kmin,switch.ecn.kmax\"][0]: expected an array of 2 values"},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grids\": {}}",
+         "grids: expected one of the fields scenario, grid, seeds, objective, description, got unknown field"},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"seeds\": [1], \"seeds\": [2]}",
+         "seeds: expected each key once in an object, got \"seeds\" twice"},
         /* a key with a newline: the message stays one line (as the scenario loader's do) */
         {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"bad\\nkey\": [1, 2]}}",
          "grid[\"bad?key\"]: expected a dotted scenario path"},

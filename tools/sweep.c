@@ -11,6 +11,7 @@
 #include "tools/sweep.h"
 #include "tools/limits.h"
 #include "sim/scenario.h"
+#include "sim/settings.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/run.h"
@@ -62,27 +63,6 @@ static int lbad(struct lctx *c, const char *path, const char *fmt, ...)
     return SCN_EUSAGE;
 }
 
-/* Fails on the first object (at any depth) that has a key twice: cJSON would silently keep both. */
-static int check_dup_keys(struct lctx *c, const cJSON *v, const char *path)
-{
-    int i = 0;
-    for (const cJSON *it = v->child; it; it = it->next, i++) {
-        char p[512];
-        if (cJSON_IsObject(v)) {
-            for (const cJSON *prev = v->child; prev != it; prev = prev->next)
-                if (strcmp(prev->string, it->string) == 0)
-                    return lbad(c, *path ? path : "(top level)", "expected each key once, got \"%.80s\" twice",
-                                it->string);
-            sfmt(p, sizeof p, "%s%s%s", path, *path ? "." : "", it->string);
-        } else {
-            sfmt(p, sizeof p, "%s[%d]", path, i);
-        }
-        if ((cJSON_IsObject(it) || cJSON_IsArray(it)) && check_dup_keys(c, it, p))
-            return SCN_EUSAGE;
-    }
-    return 0;
-}
-
 /* Returns true when s is a dotted path of [A-Za-z0-9_-] components, none empty. */
 static bool valid_dotted(const char *s)
 {
@@ -97,25 +77,8 @@ static bool valid_dotted(const char *s)
     return true;
 }
 
-/* Describes a JSON value for a "got ..." clause; returns buf. */
-static const char *describe(const cJSON *v, char *buf, size_t len)
-{
-    if (!v)
-        sfmt(buf, len, "nothing");
-    else if (cJSON_IsString(v))
-        sfmt(buf, len, "\"%.60s\"", v->valuestring);
-    else if (cJSON_IsNumber(v))
-        sfmt(buf, len, "the number %.17g", v->valuedouble);
-    else if (cJSON_IsBool(v))
-        sfmt(buf, len, "%s", cJSON_IsTrue(v) ? "true" : "false");
-    else if (cJSON_IsNull(v))
-        sfmt(buf, len, "null");
-    else if (cJSON_IsArray(v))
-        sfmt(buf, len, "an array of %d", cJSON_GetArraySize(v));
-    else
-        sfmt(buf, len, "an object");
-    return buf;
-}
+/* The scenario loader's wording for a JSON value in a "got ..." clause: one validator for both files. */
+#define describe setting_describe
 
 /*
  * Finds the scenario: as written when absolute, else next to the sweep file,
@@ -175,6 +138,13 @@ static int parse_grid_key(struct lctx *c, const char *key, struct sweep_dim *d, 
             free(copy);
             return lbad(c, where, "expected a scenario path other than \"seed\", got \"seed\" (list the seeds in "
                                   "\"seeds\")");
+        }
+        /* The settings tables know every field a path can name: a misspelt one is reported here, at its key. */
+        char msg[SCN_ERR_MAX], at[SETTING_PATH_MAX];
+        scn_register_settings();
+        if (settings_check_path(tok, msg, sizeof msg, at, sizeof at) < 0) {
+            free(copy);
+            return lbad(c, where, "%s", msg);
         }
         d->paths[k++] = mem_xstrdup(tok, SWEEP_OOM);
         d->n_paths = k;
@@ -339,17 +309,11 @@ int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
                   describe(root, got, sizeof got));
         goto fail;
     }
-    if ((rc = check_dup_keys(&c, root, "")))
+    /* Duplicate keys and unknown fields: the scenario loader's checks and wording (sim/settings.h). */
+    struct setting_ctx sc = {.file = file, .err = err, .errlen = errlen};
+    if (setting_check_dups(&sc, root, "") < 0 || setting_check_fields(&sc, root, "", known) < 0) {
+        rc = SCN_EUSAGE;
         goto fail;
-    for (const cJSON *it = root->child; it; it = it->next) {
-        int k = 0;
-        while (known[k] && strcmp(known[k], it->string))
-            k++;
-        if (!known[k]) {
-            rc = lbad(&c, it->string, "expected one of scenario, grid, seeds, objective, description, got the "
-                                      "unknown field \"%.60s\"", it->string);
-            goto fail;
-        }
     }
     const cJSON *desc = cJSON_GetObjectItemCaseSensitive(root, "description");
     if (desc && !cJSON_IsString(desc)) {
