@@ -6,6 +6,10 @@
  * validate the tree into struct scenario.  Validation stops at the first
  * problem and reports it as one line naming the file and the dotted JSON path,
  * so that every error points at exactly one place the user can fix.
+ *
+ * The flat objects (the top level, switch.*, host, host.dcqcn, monitor) are tables of settings
+ * (sim/settings.h) declared here; the topology, traffic and faults are parsed by hand below, as custom
+ * entries of the top level's table.
  */
 #include "sim/scenario.h"
 #include "sim/file.h"

@@ -53,6 +53,17 @@ int settings_register(const struct setting_group *g)
 }
 
 /* See settings.h. */
+void settings_unregister(const char *path)
+{
+    for (int i = 0; i < n_groups; i++)
+        if (strcmp(groups[i]->path, path) == 0) {
+            memmove(&groups[i], &groups[i + 1], (size_t)(n_groups - i - 1) * sizeof *groups);
+            n_groups--;
+            return;
+        }
+}
+
+/* See settings.h. */
 const struct setting_group *settings_find(const char *path)
 {
     for (int i = 0; i < n_groups; i++)

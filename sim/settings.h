@@ -118,6 +118,8 @@ struct setting_group {
 
 /* Adds g to the registry (replacing a group of the same path); returns -1 when the registry is full. */
 int settings_register(const struct setting_group *g);
+/* Removes the group registered under path, if any (tests that register a group of their own). */
+void settings_unregister(const char *path);
 /* The group registered under path, or NULL. */
 const struct setting_group *settings_find(const char *path);
 /* The i-th registered group (registration order), or NULL past the end: for listing every setting. */

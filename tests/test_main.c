@@ -61,6 +61,7 @@ int main(int argc, char **argv)
     test_units_register();
     test_event_register();
     test_scenario_register();
+    test_settings_register();
     test_cli_register();
     test_topo_register();
     test_dcqcn_register();

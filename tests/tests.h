@@ -12,6 +12,7 @@
 void test_units_register(void);
 void test_event_register(void);
 void test_scenario_register(void);
+void test_settings_register(void);
 void test_cli_register(void);
 void test_topo_register(void);
 void test_dcqcn_register(void);

@@ -1,0 +1,251 @@
+/*
+ * Tests of the settings tables (sim/settings.h): the tables and docs/scenario.md list the same fields, a
+ * grid or --set path is checked against them, and a module can register its own group in place of the
+ * scenario's, presets included.
+ */
+#include "tests/tests.h"
+
+#include "sim/scenario.h"
+#include "sim/settings.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DOC_FIELDS 64
+
+/* The heading of the docs section that documents group path: "## Top level" for the top, else "## PATH". */
+static const char *section_of(const char *doc, const char *path)
+{
+    char h[128];
+    if (!*path)
+        return strstr(doc, "\n## Top level\n");
+    for (const char *hashes = "##"; hashes; hashes = strcmp(hashes, "##") == 0 ? "###" : NULL) {
+        snprintf(h, sizeof h, "\n%s %s\n", hashes, path);
+        const char *at = strstr(doc, h);
+        if (at)
+            return at;
+    }
+    return NULL;
+}
+
+/*
+ * The field names in the first column of the tables of the section at sec (up to the next heading):
+ * rows like "| `name` | ...".  Returns the count.
+ */
+static int doc_fields(const char *sec, char names[][64])
+{
+    int n = 0;
+    const char *p = strchr(sec + 1, '\n');
+    for (; p && p[1] && p[1] != '#' && n < MAX_DOC_FIELDS; p = strchr(p + 1, '\n')) {
+        if (strncmp(p + 1, "| `", 3) != 0)
+            continue;
+        const char *b = p + 4, *e = strchr(b, '`');
+        if (e && e - b < 64) {
+            memcpy(names[n], b, (size_t)(e - b));
+            names[n++][e - b] = '\0';
+        }
+    }
+    return n;
+}
+
+/*
+ * Compares every registered group with its section of doc: each table field documented, each documented
+ * field in the table, and no section "## A.B" (A a group) without a group.  Each mismatch goes to stderr
+ * and into the count.
+ */
+static int compare_with_docs(const char *doc)
+{
+    int bad = 0;
+    const struct setting_group *g;
+    for (int i = 0; (g = settings_group_at(i)); i++) {
+        const char *sec = section_of(doc, g->path);
+        if (!sec) {
+            fprintf(stderr, "\n  settings group \"%s\" has no section in docs/scenario.md", g->path);
+            bad++;
+            continue;
+        }
+        char doc_names[MAX_DOC_FIELDS][64];
+        int nd = doc_fields(sec, doc_names);
+        char msg[SCN_ERR_MAX], at[SETTING_PATH_MAX], path[8192];
+        /* Table -> docs: every member of the group's object (settings_check_path knows them all). */
+        for (const struct setting *f = g->fields; f->name; f++) {
+            if (f->kind == SETTING_CHECK)
+                continue;
+            bool found = false;
+            for (int k = 0; k < nd && !found; k++)
+                found = strcmp(doc_names[k], f->name) == 0;
+            if (!found) {
+                fprintf(stderr, "\n  %s%s%s is in the settings table but not documented", g->path, *g->path ? "." : "",
+                        f->name);
+                bad++;
+            }
+            if (!f->help || !*f->help) {
+                fprintf(stderr, "\n  %s%s%s has no help text", g->path, *g->path ? "." : "", f->name);
+                bad++;
+            }
+        }
+        /* A group registered under this one that its table does not name (a module's) is a member too. */
+        const struct setting_group *h;
+        for (int j = 0; (h = settings_group_at(j)); j++) {
+            const char *last = strrchr(h->path, '.');
+            size_t plen = last ? (size_t)(last - h->path) : 0;
+            last = last ? last + 1 : h->path;
+            if (h == g || !*h->path || plen != strlen(g->path) || strncmp(h->path, g->path, plen) != 0)
+                continue;
+            bool named = false, found = false;
+            for (const struct setting *f = g->fields; f->name && !named; f++)
+                named = f->kind == SETTING_GROUP && strcmp(f->name, last) == 0;
+            for (int k = 0; k < nd && !found; k++)
+                found = strcmp(doc_names[k], last) == 0;
+            if (!named && !found) {
+                fprintf(stderr, "\n  %s is a registered group but not documented in %s's table", h->path,
+                        *g->path ? g->path : "the top level");
+                bad++;
+            }
+        }
+        /* Docs -> table. */
+        for (int k = 0; k < nd; k++) {
+            snprintf(path, sizeof path, "%s%s%s", g->path, *g->path ? "." : "", doc_names[k]);
+            if (settings_check_path(path, msg, sizeof msg, at, sizeof at) < 0) {
+                fprintf(stderr, "\n  %s is documented but not in the settings table", path);
+                bad++;
+            }
+        }
+    }
+    /* A documented group section with no group ("### switch.foo"). */
+    for (const char *p = strstr(doc, "\n##"); p; p = strstr(p + 1, "\n##")) {
+        const char *name = strchr(p + 1, ' ');
+        const char *eol = strchr(p + 1, '\n');
+        const char *dot = name ? strchr(name, '.') : NULL;
+        if (!name || !eol || !dot || dot > eol || eol - name > 64)
+            continue;
+        char h[64], top[64];
+        snprintf(h, sizeof h, "%.*s", (int)(eol - name - 1), name + 1);
+        snprintf(top, sizeof top, "%.*s", (int)(dot - name - 1), name + 1);
+        if (settings_find(top) && !settings_find(h)) {
+            fprintf(stderr, "\n  docs/scenario.md documents %s, which is no settings group", h);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+/* Every field of the tables is documented in docs/scenario.md, and every documented field is in the tables. */
+static void test_tables_match_docs(void)
+{
+    scn_register_settings();
+    char *doc = test_read_file("docs/scenario.md", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    CU_ASSERT_EQUAL(compare_with_docs(doc), 0);
+    /* The comparison notices a documented field the table lacks... */
+    const char *row = "| `kmin`    |";
+    char *at = strstr(doc, row);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    size_t len = strlen(doc), off = (size_t)(at - doc);
+    const char *extra = "| `kmid`    | size | `\"9KB\"` | A field no table has. |\n";
+    char *more = malloc(len + strlen(extra) + 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(more);
+    memcpy(more, doc, off);
+    strcpy(more + off, extra);
+    strcat(more, doc + off);
+    fprintf(stderr, "\n  (an extra documented field, on purpose:)");
+    CU_ASSERT_EQUAL(compare_with_docs(more), 1);
+    free(more);
+    /* ... a field of a table the docs lack (a module's group registered under monitor) ... */
+    static const struct setting extra_fields[] = {
+        {.name = "depth", .kind = SETTING_INT, .lo = 0, .hi = 9, .dflt = "0", .help = "A field no doc has"},
+        {0},
+    };
+    static const struct setting_group extra_group = {.path = "monitor.extra", .fields = extra_fields};
+    CU_ASSERT_EQUAL_FATAL(settings_register(&extra_group), 0);
+    fprintf(stderr, "\n  (an undocumented group and field, on purpose:)");
+    CU_ASSERT_EQUAL(compare_with_docs(doc), 2); /* monitor.extra has no section; monitor's table lacks "extra" */
+    settings_unregister("monitor.extra");
+    /* ... and a documented group that is none. */
+    char *sec = malloc(len + 64);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sec);
+    snprintf(sec, len + 64, "%s\n### host.hpcc\n", doc);
+    fprintf(stderr, "\n  (a documented group that does not exist, on purpose:)");
+    CU_ASSERT_EQUAL(compare_with_docs(sec), 1);
+    CU_ASSERT_EQUAL(compare_with_docs(doc), 0);
+    free(sec);
+    free(doc);
+}
+
+/* Grid and --set paths: a misspelt field inside a group is named with the fields allowed there. */
+static void test_check_path(void)
+{
+    char msg[SCN_ERR_MAX], at[SETTING_PATH_MAX];
+    scn_register_settings();
+    CU_ASSERT_EQUAL(settings_check_path("host.dcqcn.g", msg, sizeof msg, at, sizeof at), 0);
+    CU_ASSERT_EQUAL(settings_check_path("switch.scheduler", msg, sizeof msg, at, sizeof at), 0);
+    /* Below a field that is no group, the loader judges. */
+    CU_ASSERT_EQUAL(settings_check_path("traffic.0.sise", msg, sizeof msg, at, sizeof at), 0);
+    CU_ASSERT_EQUAL(settings_check_path("switch.scheduler.weights.3", msg, sizeof msg, at, sizeof at), 0);
+    CU_ASSERT_EQUAL(settings_check_path("switch.ecn.kmn", msg, sizeof msg, at, sizeof at), -1);
+    CU_ASSERT_STRING_EQUAL(msg, "expected one of the fields enabled, kmin, kmax, pmax, mark_on, got unknown field "
+                                "\"kmn\"");
+    CU_ASSERT_STRING_EQUAL(at, "switch.ecn.kmn");
+    CU_ASSERT_EQUAL(settings_check_path("swich.ecn.kmin", msg, sizeof msg, at, sizeof at), -1);
+    CU_ASSERT_STRING_EQUAL(at, "swich");
+}
+
+/*
+ * A module registers its own group under a path the scenario already has (as the congestion-control module
+ * will for host.dcqcn): its defaults, presets and fields replace the built-in ones, and the loader, the
+ * dump and the unknown-field check follow.
+ */
+static void test_module_group_replaces(void)
+{
+    scn_register_settings();
+    const struct setting_group *builtin = settings_find("host.dcqcn");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(builtin);
+    static struct setting fields[32];
+    int n = 0;
+    for (const struct setting *f = builtin->fields; f->name && n < 30; f++)
+        if (strcmp(f->name, "clamp_target_rate") != 0) /* the module's table has no such field */
+            fields[n++] = *f;
+    fields[n] = (struct setting){0};
+    for (int i = 0; i < n; i++)
+        if (strcmp(fields[i].name, "g") == 0)
+            fields[i].dflt = "0.5";
+    struct setting_group module = *builtin;
+    module.fields = fields;
+    CU_ASSERT_EQUAL_FATAL(settings_register(&module), 0);
+
+    static const char minimal[] = "{\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": "
+                                  "\"100Gbps\"}}, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", "
+                                  "\"size\": \"1MB\"}]}";
+    struct scenario s;
+    char err[SCN_ERR_MAX];
+    CU_ASSERT_EQUAL(scn_load_text("t.json", minimal, NULL, 0, &s, err, sizeof err), SCN_OK);
+    CU_ASSERT_EQUAL(s.host.dcqcn.g, 0.5);
+    char *json = scn_to_json(&s);
+    CU_ASSERT(json && strstr(json, "\"g\": 0.5,") && !strstr(json, "clamp_target_rate"));
+    free(json);
+    scn_free(&s);
+    struct scn_override ov = {"host.dcqcn.preset", "connectx"};
+    CU_ASSERT_EQUAL(scn_load_text("t.json", minimal, &ov, 1, &s, err, sizeof err), SCN_OK);
+    CU_ASSERT_EQUAL(s.host.dcqcn.g, 5.0 / 1024);
+    scn_free(&s);
+    struct scn_override gone = {"host.dcqcn.clamp_target_rate", "true"};
+    CU_ASSERT_EQUAL(scn_load_text("t.json", minimal, &gone, 1, &s, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "host.dcqcn.clamp_target_rate (from --set): expected one of the fields preset, "
+                                       "g,"));
+
+    CU_ASSERT_EQUAL(settings_register(builtin), 0);
+    CU_ASSERT_EQUAL(scn_load_text("t.json", minimal, NULL, 0, &s, err, sizeof err), SCN_OK);
+    CU_ASSERT_EQUAL(s.host.dcqcn.g, 1.0 / 256);
+    scn_free(&s);
+}
+
+void test_settings_register(void)
+{
+    CU_pSuite s = CU_add_suite("settings", NULL, NULL);
+    if (!s)
+        return;
+    CU_add_test(s, "the tables and docs/scenario.md list the same fields", test_tables_match_docs);
+    CU_add_test(s, "grid and --set paths checked against the tables", test_check_path);
+    CU_add_test(s, "a module's group replaces the built-in one", test_module_group_replaces);
+}
