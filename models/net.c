@@ -65,8 +65,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     n->scn = scn;
     n->g = g;
     /* Deeper prefetching pays only when the ports' hot lines (two 64-byte lines each) outgrow a core's L2: on
-     * smaller fabrics it only adds instructions (k=8: +11% per hop with it; k=32: -22%, medians of alternating
-     * runs). */
+     * smaller fabrics it only adds instructions (the threshold's measurements: docs/performance.md). */
     if (g->n_ports > NET_PREFETCH_MIN_PORTS) {
         port_register_prefetch(s);
         nic_register_prefetch(s);

@@ -5,11 +5,9 @@
  * A packet hop in a big fabric touches a few cache lines scattered over tens
  * or hundreds of MB (ports, routing table, event heap, packets).  With 4 KB
  * pages nearly every such touch is also a TLB miss and a page walk; with
- * 2 MB pages the whole working set is covered by the TLB.  On the k=32
- * fat-tree (8,192 hosts), 100 us after the start, the median of five runs was
- * 366 ns per packet-hop with huge pages and 782 without (the fastest runs of
- * both were near 350: on a shared machine, the page walks are what suffers
- * most from other tenants' memory traffic).
+ * 2 MB pages the whole working set is covered by the TLB, and the page walks
+ * are what suffers most from other tenants' memory traffic on a shared
+ * machine (docs/performance.md has the measurements).
  *
  * The kernel may ignore the hint (THP "never"); the memory then works the
  * same with small pages.  Everything allocated here is freed with free().

@@ -566,7 +566,7 @@ static inline void prefetch_next(const struct sim *s)
         return;
     }
     /* Four ahead, not three: the hook's first stage reads this event's frame two events later rather than one,
-     * when the miss is more likely complete (k=32: 3-4 % per hop in alternating windows; five ahead, no better). */
+     * when the miss is more likely complete (measured in docs/performance.md; five ahead is no better). */
     if (left >= 4)
         prefetch_event(&s->cur[w[3].seqslot & SLOT_MASK]);
     if (s->win_pos <= 1 && left >= 3)

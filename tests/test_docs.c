@@ -2,11 +2,14 @@
  * The documentation's promises that a machine can check: every file a doc links
  * or names exists in the repository (the docs must stand alone), the README's
  * usage block is the program's own, error examples carry the `rocesim: ` prefix
- * of the real messages, and the fat-tree limit the scenario reference states is
- * the one the code enforces.
+ * of the real messages, the fat-tree limit the scenario reference states is
+ * the one the code enforces, and the output reference names every column and
+ * summary field a run writes.
  */
 #include "tests/tests.h"
 #include "topologies/topo.h"
+
+#include <cjson/cJSON.h>
 
 #include <dirent.h>
 #include <stdio.h>
@@ -291,6 +294,80 @@ static void test_fat_tree_limit_documented(void)
     free(log);
 }
 
+/* Whether doc names `name` as a field: in backticks, alone or as a part of a dotted path (`a.b`, `a[]`). */
+static bool doc_names_field(const char *doc, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = strstr(doc, name); p; p = strstr(p + 1, name))
+        if (p > doc && (p[-1] == '`' || p[-1] == '.') && (p[len] == '`' || p[len] == '.' || p[len] == '['))
+            return true;
+    return false;
+}
+
+/* Every key of summary.json (digit keys, the priorities, excepted) that docs/outputs.md does not name. */
+static int summary_keys_missing(const cJSON *o, const char *doc, char *out, size_t outlen)
+{
+    int bad = 0;
+    for (const cJSON *it = o ? o->child : NULL; it; it = it->next) {
+        if (it->string && !(it->string[0] >= '0' && it->string[0] <= '9') && !doc_names_field(doc, it->string)) {
+            size_t used = strlen(out);
+            snprintf(out + used, outlen - used, " %s", it->string);
+            bad++;
+        }
+        if (cJSON_IsObject(it))
+            bad += summary_keys_missing(it, doc, out, outlen);
+        else if (cJSON_IsArray(it) && it->child && cJSON_IsObject(it->child))
+            bad += summary_keys_missing(it->child, doc, out, outlen);
+    }
+    return bad;
+}
+
+/* docs/outputs.md gives every CSV's header line as the program writes it and names every summary.json field
+ * (of a run with the watchdog on, so that every file is written, and of one with a collective). */
+static void test_outputs_documented(void)
+{
+    char *doc = test_read_file("docs/outputs.md", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    char tmp[] = "/tmp/rocesim-docs-XXXXXX";
+    CU_ASSERT_FATAL(mkdtemp(tmp) != NULL);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "%s run scenarios/incast-16to1.json --set switch.watchdog.enabled=true --stop 100us -q --no-plot "
+             "-o %s/a && %s run scenarios/allreduce-leafspine.json --stop 100us -q --no-plot -o %s/b",
+             test_rocesim_bin(), tmp, test_rocesim_bin(), tmp);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    static const char *const csv[] = {"flows.csv", "queues.csv", "rates.csv", "pfc.csv", "watchdog.csv", NULL};
+    for (int i = 0; csv[i]; i++) {
+        char p[600], head[512];
+        snprintf(p, sizeof p, "%s/a/%s", tmp, csv[i]);
+        char *t = test_read_file(p, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        snprintf(head, sizeof head, "`%.*s`", (int)strcspn(t, "\n"), t);
+        if (!strstr(doc, head))
+            printf("\n  docs/outputs.md does not give %s's header %s", csv[i], head);
+        CU_ASSERT_PTR_NOT_NULL(strstr(doc, head));
+        free(t);
+    }
+    char out[2048] = "";
+    int bad = 0;
+    for (int i = 0; i < 2; i++) {
+        char p[600];
+        snprintf(p, sizeof p, "%s/%c/summary.json", tmp, "ab"[i]);
+        char *t = test_read_file(p, NULL);
+        cJSON *j = t ? cJSON_Parse(t) : NULL;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        bad += summary_keys_missing(j, doc, out, sizeof out);
+        cJSON_Delete(j);
+        free(t);
+    }
+    if (bad)
+        printf("\n  summary.json fields docs/outputs.md does not name:%s", out);
+    CU_ASSERT_EQUAL(bad, 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+    test_run(cmd, NULL);
+    free(doc);
+}
+
 void test_docs_register(void)
 {
     CU_pSuite s = CU_add_suite("docs", NULL, NULL);
@@ -298,4 +375,5 @@ void test_docs_register(void)
     CU_add_test(s, "README's usage block is rocesim --help's", test_readme_usage);
     CU_add_test(s, "error examples carry the rocesim: prefix", test_error_examples_prefixed);
     CU_add_test(s, "the documented fat-tree k limit is the routing cap's", test_fat_tree_limit_documented);
+    CU_add_test(s, "docs/outputs.md gives every CSV header and summary.json field", test_outputs_documented);
 }

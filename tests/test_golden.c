@@ -1,9 +1,23 @@
 /*
  * Golden-run regression: every scenario in scenarios/ (shortened where
- * tests/golden/short.conf says so) is run by the real binary, and its
- * summary.json (without the wall-clock fields) and flows.csv must equal the
- * reference outputs in tests/golden/ byte for byte.  `make regress-update`
- * rewrites the references on purpose; review their diff in the commit.
+ * tests/golden/short.conf says so) is run by the real binary, and what it
+ * answers must equal the reference outputs in tests/golden/:
+ *   - flows.csv, byte for byte;
+ *   - summary.json's results: the reference is summary.json without the
+ *     fields that measure the machine (wall_s, events_per_s); it keeps the
+ *     cost counters (events, packet_hops), which are compared apart and only
+ *     reported, so that a new timer or a frame that costs an extra event does
+ *     not fail every golden run while the answer is unchanged
+ *     (ROCESIM_GOLDEN_COSTS=1 makes a changed cost counter fail too, for a
+ *     refactor that must not add or remove events);
+ *   - the time series (queues.csv, rates.csv, pfc.csv, watchdog.csv): a series
+ *     up to GOLDEN_SERIES_INLINE bytes is kept as it is, a larger one as a
+ *     one-line digest (KEY.NAME.digest: bytes, lines, FNV-1a 64), so that the
+ *     references stay small and a change in any byte is still caught.
+ * The runs go GOLDEN_JOBS at a time (one per core), each in a process of its
+ * own; the comparison is done here, in the parent, in a fixed order.
+ * `make regress-update` rewrites the references on purpose; review their diff
+ * in the commit.
  */
 #include "tests/tests.h"
 #include "tools/run.h"
@@ -13,11 +27,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define GOLDEN_DIR "tests/golden"
+#define GOLDEN_SERIES_INLINE 32768
 
-/* summary.json without the fields that measure the machine rather than the simulation. */
-static char *normalized_summary(const char *path)
+static const char *const series_files[] = {"queues.csv", "rates.csv", "pfc.csv", "watchdog.csv", NULL};
+/* What a run costs rather than what it answers: kept in the references, compared apart. */
+static const char *const cost_fields[] = {"events", "packet_hops", NULL};
+
+/* summary.json as its reference keeps it: without the fields that measure the machine, '\n' at the end. */
+static char *reference_summary(const char *path)
 {
     char *txt = test_read_file(path, NULL);
     if (!txt)
@@ -41,6 +62,150 @@ static char *normalized_summary(const char *path)
     o2[l] = '\n';
     o2[l + 1] = '\0';
     return o2;
+}
+
+/* A reference summary's results (cost counters removed; caller frees) and its cost counters, as text, in costs. */
+static char *summary_results(const char *text, char *costs, size_t costlen)
+{
+    costs[0] = '\0';
+    cJSON *j = text ? cJSON_Parse(text) : NULL;
+    if (!j)
+        return NULL;
+    for (int i = 0; cost_fields[i]; i++) {
+        cJSON *c = cJSON_DetachItemFromObjectCaseSensitive(j, cost_fields[i]);
+        size_t used = strlen(costs);
+        snprintf(costs + used, costlen - used, "%s%s %.0f", i ? ", " : "", cost_fields[i],
+                 c && cJSON_IsNumber(c) ? c->valuedouble : -1.0);
+        cJSON_Delete(c);
+    }
+    char *out = cJSON_Print(j);
+    cJSON_Delete(j);
+    return out;
+}
+
+/* The digest a large series is kept as: its length, its line count and its FNV-1a 64 hash, one line. */
+static void series_digest(const char *data, size_t len, char *out, size_t outlen)
+{
+    uint64_t h = 14695981039346656037ull;
+    size_t lines = 0;
+    for (size_t i = 0; i < len; i++) {
+        h = (h ^ (unsigned char)data[i]) * 1099511628211ull;
+        lines += data[i] == '\n';
+    }
+    snprintf(out, outlen, "bytes %zu lines %zu fnv1a64 %016llx\n", len, lines, (unsigned long long)h);
+}
+
+static void append(char *buf, size_t len, const char *s)
+{
+    size_t used = strlen(buf);
+    snprintf(buf + used, len - used, "%s", s);
+}
+
+/*
+ * Compares one run's outputs in dir `out` with the references of `key` in `ref`: returns how many files
+ * differ (or are missing), named in `diff`; a changed cost counter is described in `note` and does not count
+ * unless count_costs.
+ */
+static int golden_compare(const char *key, const char *out, const char *ref, bool count_costs, char *diff,
+                          size_t difflen, char *note, size_t notelen)
+{
+    char p[1024], q[1024];
+    int bad = 0;
+    diff[0] = note[0] = '\0';
+
+    snprintf(p, sizeof p, "%s/summary.json", out);
+    snprintf(q, sizeof q, "%s/%s.summary.json", ref, key);
+    char *got = reference_summary(p), *want = test_read_file(q, NULL);
+    char gc[128], wc[128];
+    char *gr = summary_results(got, gc, sizeof gc), *wr = summary_results(want, wc, sizeof wc);
+    if (!gr || !wr || strcmp(gr, wr) != 0) {
+        append(diff, difflen, !want ? "summary.json (no reference) " : "summary.json ");
+        bad++;
+    } else if (strcmp(gc, wc) != 0) {
+        snprintf(note, notelen, "cost counters %s, reference %s", gc, wc);
+        bad += count_costs;
+    }
+    free(got);
+    free(want);
+    free(gr);
+    free(wr);
+
+    snprintf(p, sizeof p, "%s/flows.csv", out);
+    snprintf(q, sizeof q, "%s/%s.flows.csv", ref, key);
+    size_t gl = 0, wl = 0;
+    got = test_read_file(p, &gl);
+    want = test_read_file(q, &wl);
+    if (!got || !want || gl != wl || memcmp(got, want, gl) != 0) {
+        append(diff, difflen, !want ? "flows.csv (no reference) " : "flows.csv ");
+        bad++;
+    }
+    free(got);
+    free(want);
+
+    for (int i = 0; series_files[i]; i++) {
+        snprintf(p, sizeof p, "%s/%s", out, series_files[i]);
+        got = test_read_file(p, &gl);
+        snprintf(q, sizeof q, "%s/%s.%s", ref, key, series_files[i]);
+        want = test_read_file(q, &wl);
+        bool same;
+        if (want) {
+            same = got && gl == wl && memcmp(got, want, gl) == 0;
+        } else {
+            snprintf(q, sizeof q, "%s/%s.%s.digest", ref, key, series_files[i]);
+            want = test_read_file(q, NULL);
+            char d[128] = "";
+            if (got)
+                series_digest(got, gl, d, sizeof d);
+            /* neither reference: the run must not write the file either */
+            same = want ? got && strcmp(d, want) == 0 : !got;
+        }
+        if (!same) {
+            append(diff, difflen, series_files[i]);
+            append(diff, difflen, " ");
+            bad++;
+        }
+        free(got);
+        free(want);
+    }
+    return bad;
+}
+
+/* Rewrites the references of `key` in `ref` from the outputs in dir `out`; returns 0, or -1 (said on stderr). */
+static int golden_write(const char *key, const char *out, const char *ref)
+{
+    char p[1024], q[1024];
+    int rc = 0;
+    snprintf(p, sizeof p, "%s/summary.json", out);
+    snprintf(q, sizeof q, "%s/%s.summary.json", ref, key);
+    char *s = reference_summary(p);
+    rc |= !s || write_file_atomic(q, s, strlen(s));
+    free(s);
+    for (int i = -1; series_files[i < 0 ? 0 : i]; i++) {
+        const char *name = i < 0 ? "flows.csv" : series_files[i];
+        size_t len = 0;
+        snprintf(p, sizeof p, "%s/%s", out, name);
+        char *data = test_read_file(p, &len);
+        char whole[1024], digest[1040];
+        snprintf(whole, sizeof whole, "%s/%s.%s", ref, key, name);
+        snprintf(digest, sizeof digest, "%s.digest", whole);
+        unlink(whole);
+        unlink(digest);
+        if (!data) {
+            rc |= i < 0; /* flows.csv is always written; a series may be absent */
+            continue;
+        }
+        if (i < 0 || len <= GOLDEN_SERIES_INLINE) {
+            rc |= write_file_atomic(whole, data, len) != 0;
+        } else {
+            char d[128];
+            series_digest(data, len, d, sizeof d);
+            rc |= write_file_atomic(digest, d, strlen(d)) != 0;
+        }
+        free(data);
+    }
+    if (rc)
+        fprintf(stderr, "\n  golden: cannot write the references of %s in %s\n", key, ref);
+    return rc ? -1 : 0;
 }
 
 /* The extra run options for a scenario (its line in short.conf), or "". */
@@ -84,6 +249,52 @@ static bool is_scenario(const char *path)
     return !sweep;
 }
 
+/* Runs the shell command lines cmd[0..n), `jobs` at a time; rc[i] gets each one's exit status (-1: not run). */
+static void run_parallel(char *const *cmd, int *rc, size_t n, int jobs)
+{
+    pid_t pid[16];
+    size_t item[16];
+    int running = 0;
+    if (jobs > 16)
+        jobs = 16;
+    fflush(NULL);
+    for (size_t next = 0; next < n || running > 0;) {
+        if (next < n && running < jobs) {
+            rc[next] = -1;
+            pid_t c = fork();
+            if (c == 0) {
+                execl("/bin/sh", "sh", "-c", cmd[next], (char *)NULL);
+                _exit(127);
+            }
+            if (c > 0) {
+                pid[running] = c;
+                item[running++] = next;
+            }
+            next++;
+            continue;
+        }
+        int st;
+        pid_t c = waitpid(-1, &st, 0);
+        if (c < 0)
+            break;
+        for (int i = 0; i < running; i++) {
+            if (pid[i] != c)
+                continue;
+            rc[item[i]] = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+            pid[i] = pid[--running];
+            item[i] = item[running];
+            break;
+        }
+    }
+}
+
+/* Runs one scenario per core at once. */
+static int golden_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 16 ? 16 : (int)n;
+}
+
 /*
  * Runs every scenario; compares with (or, when update, rewrites) the golden
  * files.  Returns the number of mismatches (or of failures to run).
@@ -102,56 +313,60 @@ int golden_check(bool update)
         globfree(&g);
         return 1;
     }
+    size_t n = 0;
+    char **cmd = calloc(g.gl_pathc, sizeof *cmd), **keys = calloc(g.gl_pathc, sizeof *keys);
+    const char **paths = calloc(g.gl_pathc, sizeof *paths);
+    int *rc = calloc(g.gl_pathc, sizeof *rc);
+    if (!cmd || !keys || !paths || !rc) {
+        fprintf(stderr, "\n  golden: out of memory\n");
+        exit(1);
+    }
     for (size_t i = 0; i < g.gl_pathc; i++) {
         const char *path = g.gl_pathv[i];
         if (!is_scenario(path))
             continue;
-        char key[256], args[1024], cmd[4096], out[512];
+        char key[256], args[1024], line[4096];
         key_of(path, key, sizeof key);
         short_args(key, args, sizeof args);
-        snprintf(out, sizeof out, "%s/%s", tmp, key);
-        snprintf(cmd, sizeof cmd, "%s run %s -q --no-plot -o %s %s", test_rocesim_bin(), path, out, args);
-        char *log = NULL;
-        int rc = test_run(cmd, &log);
-        if (rc != 0 && rc != 1) {
-            fprintf(stderr, "\n  golden: %s: exit %d\n%s\n", path, rc, log ? log : "");
+        snprintf(line, sizeof line, "%s run %s -q --no-plot -o %s/%s %s >%s/%s.log 2>&1", test_rocesim_bin(), path,
+                 tmp, key, args, tmp, key);
+        paths[n] = path;
+        keys[n] = strdup(key);
+        cmd[n++] = strdup(line);
+    }
+    run_parallel(cmd, rc, n, golden_jobs());
+
+    bool count_costs = getenv("ROCESIM_GOLDEN_COSTS") && strcmp(getenv("ROCESIM_GOLDEN_COSTS"), "1") == 0;
+    for (size_t i = 0; i < n; i++) {
+        char out[512];
+        snprintf(out, sizeof out, "%s/%s", tmp, keys[i]);
+        if (rc[i] != 0 && rc[i] != 1) {
+            char lp[600];
+            snprintf(lp, sizeof lp, "%s.log", out);
+            char *log = test_read_file(lp, NULL);
+            fprintf(stderr, "\n  golden: %s: exit %d\n%s\n", paths[i], rc[i], log ? log : "");
             free(log);
             bad++;
-            continue;
-        }
-        free(log);
-        char sp[600], fp[600], gs[600], gf[600];
-        snprintf(sp, sizeof sp, "%s/summary.json", out);
-        snprintf(fp, sizeof fp, "%s/flows.csv", out);
-        snprintf(gs, sizeof gs, GOLDEN_DIR "/%s.summary.json", key);
-        snprintf(gf, sizeof gf, GOLDEN_DIR "/%s.flows.csv", key);
-        char *s = normalized_summary(sp);
-        size_t flen = 0;
-        char *f = test_read_file(fp, &flen);
-        if (!s || !f) {
-            fprintf(stderr, "\n  golden: %s: no outputs\n", path);
-            bad++;
         } else if (update) {
-            if (write_file_atomic(gs, s, strlen(s)) || write_file_atomic(gf, f, flen)) {
-                fprintf(stderr, "\n  golden: cannot write %s\n", gs);
-                bad++;
-            }
+            bad += golden_write(keys[i], out, GOLDEN_DIR) != 0;
         } else {
-            char *es = test_read_file(gs, NULL), *ef = test_read_file(gf, NULL);
-            if (!es || !ef) {
-                fprintf(stderr, "\n  golden: %s: no reference in " GOLDEN_DIR " (make regress-update)\n", path);
-                bad++;
-            } else if (strcmp(es, s) != 0 || strcmp(ef, f) != 0) {
-                fprintf(stderr, "\n  golden: %s differs from " GOLDEN_DIR "/%s.*: %s%s(outputs kept in %s)\n", path,
-                        key, strcmp(es, s) ? "summary.json " : "", strcmp(ef, f) ? "flows.csv " : "", out);
-                bad++;
-            }
-            free(es);
-            free(ef);
+            char diff[256], note[512];
+            int d = golden_compare(keys[i], out, GOLDEN_DIR, count_costs, diff, sizeof diff, note, sizeof note);
+            if (d)
+                fprintf(stderr, "\n  golden: %s differs from " GOLDEN_DIR "/%s.*: %s%s%s(outputs kept in %s)\n",
+                        paths[i], keys[i], diff, *note ? note : "", *note ? " " : "", out);
+            else if (*note)
+                fprintf(stderr, "\n  golden: %s: results unchanged; %s (not counted; ROCESIM_GOLDEN_COSTS=1 counts "
+                        "them)\n", paths[i], note);
+            bad += d;
         }
-        free(s);
-        free(f);
+        free(cmd[i]);
+        free(keys[i]);
     }
+    free(cmd);
+    free(keys);
+    free(paths);
+    free(rc);
     globfree(&g);
     if (!bad) {
         char rm[600];
@@ -166,8 +381,97 @@ static void test_golden_runs(void)
     CU_ASSERT_EQUAL(golden_check(false), 0);
 }
 
+/* Replaces the first occurrence of `from` in file path by `to` (same length); false when it is not there. */
+static bool patch_file(const char *path, const char *from, const char *to)
+{
+    size_t len = 0;
+    char *t = test_read_file(path, &len);
+    char *at = t ? strstr(t, from) : NULL;
+    bool ok = at && strlen(from) == strlen(to);
+    if (ok) {
+        memcpy(at, to, strlen(to));
+        ok = write_file_atomic(path, t, len) == 0;
+    }
+    free(t);
+    return ok;
+}
+
+/*
+ * The compare itself: one run of a small scenario against copies of its references, each changed in one
+ * place.  A changed digit of flows.csv, of a result in summary.json or of a series is reported, naming the
+ * file; a changed cost counter only when costs count; a large series kept as a digest still catches one byte.
+ */
+static void test_golden_compare_catches(void)
+{
+    static const char key[] = "deadlock-ring";
+    char tmp[] = "/tmp/rocesim-golden-self-XXXXXX";
+    CU_ASSERT_FATAL(mkdtemp(tmp) != NULL);
+    char cmd[2048], out[600], ref[600], p[700], diff[256], note[512];
+    snprintf(out, sizeof out, "%s/out", tmp);
+    snprintf(ref, sizeof ref, "%s/ref", tmp);
+    snprintf(cmd, sizeof cmd, "%s run scenarios/%s.json -q --no-plot -o %s >/dev/null 2>&1; mkdir %s && cp "
+             GOLDEN_DIR "/%s.* %s/", test_rocesim_bin(), key, out, ref, key, ref);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+
+    CU_ASSERT_EQUAL(golden_compare(key, out, ref, true, diff, sizeof diff, note, sizeof note), 0);
+    CU_ASSERT_STRING_EQUAL(diff, "");
+    CU_ASSERT_STRING_EQUAL(note, "");
+
+    /* one digit of the first flow's size */
+    snprintf(p, sizeof p, "%s/%s.flows.csv", ref, key);
+    CU_ASSERT_FATAL(patch_file(p, "f0,h0,h2,3,4000000", "f0,h0,h2,3,4000001"));
+    CU_ASSERT_EQUAL(golden_compare(key, out, ref, false, diff, sizeof diff, note, sizeof note), 1);
+    CU_ASSERT_STRING_EQUAL(diff, "flows.csv ");
+    CU_ASSERT_FATAL(patch_file(p, "f0,h0,h2,3,4000001", "f0,h0,h2,3,4000000"));
+
+    /* a result: the PAUSE frames sent */
+    snprintf(p, sizeof p, "%s/%s.summary.json", ref, key);
+    CU_ASSERT_FATAL(patch_file(p, "\"pause_frames\":\t13", "\"pause_frames\":\t14"));
+    CU_ASSERT_EQUAL(golden_compare(key, out, ref, false, diff, sizeof diff, note, sizeof note), 1);
+    CU_ASSERT_STRING_EQUAL(diff, "summary.json ");
+    CU_ASSERT_FATAL(patch_file(p, "\"pause_frames\":\t14", "\"pause_frames\":\t13"));
+
+    /* a cost counter: reported, counted only on request */
+    CU_ASSERT_FATAL(patch_file(p, "\"events\":\t5409", "\"events\":\t5408"));
+    CU_ASSERT_EQUAL(golden_compare(key, out, ref, false, diff, sizeof diff, note, sizeof note), 0);
+    CU_ASSERT_STRING_EQUAL(diff, "");
+    CU_ASSERT_PTR_NOT_NULL(strstr(note, "cost counters events "));
+    CU_ASSERT_EQUAL(golden_compare(key, out, ref, true, diff, sizeof diff, note, sizeof note), 1);
+
+    /* a series kept whole: one digit of pfc.csv */
+    snprintf(p, sizeof p, "%s/%s.pfc.csv", ref, key);
+    CU_ASSERT_FATAL(patch_file(p, ",3,pause", ",2,pause"));
+    CU_ASSERT_EQUAL(golden_compare(key, out, ref, false, diff, sizeof diff, note, sizeof note), 1);
+    CU_ASSERT_STRING_EQUAL(diff, "pfc.csv ");
+    CU_ASSERT_FATAL(patch_file(p, ",2,pause", ",3,pause"));
+
+    /* a series kept as a digest: equal, then one byte of the output changed */
+    size_t len = 0;
+    snprintf(p, sizeof p, "%s/queues.csv", out);
+    char *q = test_read_file(p, &len), d[128];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+    series_digest(q, len, d, sizeof d);
+    free(q);
+    snprintf(cmd, sizeof cmd, "rm %s/%s.queues.csv && printf '%%s' '%s' >%s/%s.queues.csv.digest", ref, key, d,
+             ref, key);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    CU_ASSERT_EQUAL(golden_compare(key, out, ref, false, diff, sizeof diff, note, sizeof note), 0);
+    CU_ASSERT_FATAL(patch_file(p, ",3,", ",2,"));
+    CU_ASSERT_EQUAL(golden_compare(key, out, ref, false, diff, sizeof diff, note, sizeof note), 1);
+    CU_ASSERT_STRING_EQUAL(diff, "queues.csv ");
+
+    /* a series the run writes without a reference */
+    snprintf(cmd, sizeof cmd, "rm %s/%s.queues.csv.digest", ref, key);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    CU_ASSERT_EQUAL(golden_compare(key, out, ref, false, diff, sizeof diff, note, sizeof note), 1);
+
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+    test_run(cmd, NULL);
+}
+
 void test_golden_register(void)
 {
     CU_pSuite s = CU_add_suite("golden runs", NULL, NULL);
-    CU_add_test(s, "every scenario reproduces its reference outputs byte for byte", test_golden_runs);
+    CU_add_test(s, "the compare reports a changed result and names the file", test_golden_compare_catches);
+    CU_add_test(s, "every scenario reproduces its reference outputs", test_golden_runs);
 }

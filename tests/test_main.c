@@ -70,6 +70,7 @@ int main(int argc, char **argv)
     test_traffic_register();
     test_validation_register();
     test_golden_register();
+    test_sched_register();
     test_labs_register();
     test_docs_register();
     test_outputs_register();

@@ -21,6 +21,7 @@ void test_routing_runs_register(void);
 void test_traffic_register(void);
 void test_validation_register(void);
 void test_golden_register(void);
+void test_sched_register(void);
 void test_labs_register(void);
 void test_docs_register(void);
 
