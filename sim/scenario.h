@@ -119,7 +119,7 @@ struct scn_ecn {
 
 struct scn_scheduler {
     enum scn_sched_type type;
-    uint32_t weights[SCN_NPRIO]; /* dwrr; 0 = priority not configured (weight 1) */
+    uint32_t weights[SCN_NPRIO]; /* dwrr; 0 = no weight: served first, by strict priority */
 };
 
 struct scn_watchdog {
