@@ -287,12 +287,33 @@ struct net_listeners {
     struct { net_flow_hook fn; void *ctx; } flow[NET_LISTENERS_MAX];
     struct { net_wd_hook fn; void *ctx; } wd[NET_LISTENERS_MAX];
 };
+/*
+ * The calls, out of line and cold: a loop inlined into a hot caller (nic_process, per frame received) would
+ * cost it a saved register on every call, for an event that comes once per flow.
+ */
+#define NET_FAN_OUT __attribute__((noinline, cold, unused))
+static NET_FAN_OUT void net_fan_pfc(const struct net_listeners *l, sim_time_t t, uint32_t node,
+                                    uint32_t port, int prio, bool pause)
+{
+    for (unsigned i = 0; i < l->n_pfc; i++)
+        l->pfc[i].fn(l->pfc[i].ctx, t, node, port, prio, pause);
+}
+static NET_FAN_OUT void net_fan_flow(const struct net_listeners *l, const struct flow *f)
+{
+    for (unsigned i = 0; i < l->n_flow; i++)
+        l->flow[i].fn(l->flow[i].ctx, f);
+}
+static NET_FAN_OUT void net_fan_wd(const struct net_listeners *l, sim_time_t t, uint32_t node,
+                                   uint32_t port, int prio, bool storm)
+{
+    for (unsigned i = 0; i < l->n_wd; i++)
+        l->wd[i].fn(l->wd[i].ctx, t, node, port, prio, storm);
+}
 /* Calls every listener of kind (pfc, flow, wd) of net n with the event's arguments. */
 #define NET_NOTIFY(n, kind, ...)                                                                                   \
     do {                                                                                                           \
-        const struct net_listeners *nl_ = &(n)->listen;                                                            \
-        for (unsigned li_ = 0; li_ < nl_->n_##kind; li_++)                                                         \
-            nl_->kind[li_].fn(nl_->kind[li_].ctx, __VA_ARGS__);                                                    \
+        if (__builtin_expect((n)->listen.n_##kind != 0, 0))                                                        \
+            net_fan_##kind(&(n)->listen, __VA_ARGS__);                                                             \
     } while (0)
 
 struct pfcwd;
