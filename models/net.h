@@ -266,13 +266,54 @@ struct net_counters {
     struct prio_counters prio[NPRIO];
 };
 
-/* Called for every PAUSE/RESUME a node sends (pfc.csv); may be NULL. */
+/* Called for every PAUSE/RESUME a node sends (pfc.csv). */
 typedef void (*net_pfc_hook)(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int prio, bool pause);
-/* Called when a flow completes at its receiver; may be NULL. */
-typedef void (*net_flow_hook)(void *ctx, struct flow *f);
-/* Called when the PFC watchdog declares a storm on a switch egress (port, prio) or restores it (watchdog.csv);
- * may be NULL. */
+/* Called when a flow completes at its receiver. */
+typedef void (*net_flow_hook)(void *ctx, const struct flow *f);
+/* Called when the PFC watchdog declares a storm on a switch egress (port, prio) or restores it (watchdog.csv). */
 typedef void (*net_wd_hook)(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int prio, bool storm);
+
+/*
+ * Who hears those events: up to NET_LISTENERS_MAX listeners of each kind, each with its own context, called in
+ * the order they were added (tools/observer.h adds and removes them; a listener must not do so from inside a
+ * call).  A fixed array rather than a list: nothing is allocated per event, and an event nobody listens to
+ * costs one compare.  Listeners only watch: they get the event's facts and const pointers.
+ */
+#define NET_LISTENERS_MAX 8
+struct net_listeners {
+    uint8_t n_pfc, n_flow, n_wd;
+    struct { net_pfc_hook fn; void *ctx; } pfc[NET_LISTENERS_MAX];
+    struct { net_flow_hook fn; void *ctx; } flow[NET_LISTENERS_MAX];
+    struct { net_wd_hook fn; void *ctx; } wd[NET_LISTENERS_MAX];
+};
+/*
+ * The calls, out of line and cold: a loop inlined into a hot caller (nic_process, per frame received) would
+ * cost it a saved register on every call, for an event that comes once per flow.
+ */
+#define NET_FAN_OUT __attribute__((noinline, cold, unused))
+static NET_FAN_OUT void net_fan_pfc(const struct net_listeners *l, sim_time_t t, uint32_t node,
+                                    uint32_t port, int prio, bool pause)
+{
+    for (unsigned i = 0; i < l->n_pfc; i++)
+        l->pfc[i].fn(l->pfc[i].ctx, t, node, port, prio, pause);
+}
+static NET_FAN_OUT void net_fan_flow(const struct net_listeners *l, const struct flow *f)
+{
+    for (unsigned i = 0; i < l->n_flow; i++)
+        l->flow[i].fn(l->flow[i].ctx, f);
+}
+static NET_FAN_OUT void net_fan_wd(const struct net_listeners *l, sim_time_t t, uint32_t node,
+                                   uint32_t port, int prio, bool storm)
+{
+    for (unsigned i = 0; i < l->n_wd; i++)
+        l->wd[i].fn(l->wd[i].ctx, t, node, port, prio, storm);
+}
+/* Calls every listener of kind (pfc, flow, wd) of net n with the event's arguments. */
+#define NET_NOTIFY(n, kind, ...)                                                                                   \
+    do {                                                                                                           \
+        if (__builtin_expect((n)->listen.n_##kind != 0, 0))                                                        \
+            net_fan_##kind(&(n)->listen, __VA_ARGS__);                                                             \
+    } while (0)
 
 struct pfcwd;
 
@@ -313,10 +354,6 @@ struct net {
     sim_time_t paused_prio[NPRIO]; /* the same, per priority */
     uint32_t ports_ever_paused;
     uint32_t sw_paused;       /* switch egress (port, prio) pairs paused right now */
-    net_pfc_hook pfc_hook;
-    net_flow_hook flow_hook;
-    net_wd_hook wd_hook;
-    void *hook_ctx;
     struct pfcwd *wd;         /* PFC watchdog state (pfcwd.c), NULL when switch.watchdog is disabled */
     struct deadlock dl;
     /* routing and faults (route.c, fault.c) */
@@ -324,6 +361,8 @@ struct net {
     uint32_t links_down_now;  /* links currently failed */
     uint32_t link_failures;   /* links that went down during the run */
     uint32_t reroutes;        /* routing tables recomputed after a failure or a recovery */
+    /* Last: the listener table is large and cold, and must not push the fields above apart. */
+    struct net_listeners listen; /* the PFC, flow-completion and watchdog listeners (NET_NOTIFY) */
 };
 
 /*
@@ -415,7 +454,7 @@ bool port_take_free(struct port *p);
 /* Puts k on the wire now (p must be free): the part of port_kick after it has chosen the frame. */
 void port_transmit(struct port *p, struct pkt *k);
 void port_send_ctrl(struct port *p, struct pkt *k);
-/* Sends a PFC frame for prio out of p (quanta 0: RESUME), counting it and reporting it to pfc_hook. */
+/* Sends a PFC frame for prio out of p (quanta 0: RESUME), counting it and reporting it to the PFC listeners. */
 void port_send_pfc(struct port *p, int prio, uint16_t quanta);
 /* Lifts the pause on priority prio of egress p (no-op when it is not paused) and restarts transmission. */
 void port_unpause(struct port *p, int prio);

@@ -232,8 +232,7 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
         if (last && f->finish < 0) {
             f->finish = now;
             n->flows_completed++;
-            if (n->flow_hook)
-                n->flow_hook(n->hook_ctx, f);
+            NET_NOTIFY(n, flow, f);
             if (f->coll)
                 traffic_flow_received(n, f);
         }

@@ -55,8 +55,7 @@ static void storm(struct net *n, struct sw *w, struct port *p, int prio, sim_tim
     enum scn_wd_action act = n->scn->sw.watchdog.action;
     n->wd->storms++;
     p->wd_storm |= bit;
-    if (n->wd_hook)
-        n->wd_hook(n->hook_ctx, now, p->node, p->local, prio, true);
+    NET_NOTIFY(n, wd, now, p->node, p->local, prio, true);
     if (act == SCN_WD_ALERT)
         return;
     p->wd_ignore |= bit;
@@ -79,8 +78,7 @@ static void restore(struct net *n, struct port *p, int prio, sim_time_t now)
     p->wd_ignore &= (uint8_t)~bit;
     p->wd_drop &= (uint8_t)~bit;
     n->wd->q[(size_t)port_id(p) * NPRIO + (size_t)prio].stall_start = -1;
-    if (n->wd_hook)
-        n->wd_hook(n->hook_ctx, now, p->node, p->local, prio, false);
+    NET_NOTIFY(n, wd, now, p->node, p->local, prio, false);
 }
 
 /* Timer: one poll, the stall / storm / restore rules of pfcwd.h for every switch egress (port, lossless

@@ -208,8 +208,7 @@ void port_send_pfc(struct port *p, int prio, uint16_t quanta)
     } else {
         n->c.resume_frames++;
     }
-    if (n->pfc_hook)
-        n->pfc_hook(n->hook_ctx, n->sim->now, p->node, p->local, prio, quanta != 0);
+    NET_NOTIFY(n, pfc, n->sim->now, p->node, p->local, prio, quanta != 0);
     port_send_ctrl(p, k);
 }
 

@@ -705,7 +705,6 @@ static char *run_variant(const char *set_path, const char *set_val, const char *
     struct progress pg;
     if (prog_out) {
         progress_init(&pg, &r, prog_out);
-        r.progress = &pg;
     }
     CU_ASSERT_EQUAL(run_execute(&r), 0);
     if (dir)

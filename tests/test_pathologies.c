@@ -69,9 +69,8 @@ static bool setup(const char *file, const char *text, const struct scn_override 
     if (!test_setup_from(file, text, ov, n_ov, scn, r))
         return false;
     memset(l, 0, sizeof *l);
-    r->net.pfc_hook = on_pfc;
-    r->net.wd_hook = on_wd;
-    r->net.hook_ctx = l;
+    static const struct run_observer_ops log_ops = {.name = "log", .on_pfc = on_pfc, .on_watchdog = on_wd};
+    run_observe(r, &log_ops, l);
     return true;
 }
 

@@ -32,6 +32,7 @@ void test_sweep_register(void);
 void test_robustness_register(void);
 void test_pathologies_register(void);
 void test_reads_register(void);
+void test_observers_register(void);
 
 struct scenario;
 struct run;

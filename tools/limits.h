@@ -16,7 +16,7 @@
  * wall-clock terms (about 20 ms) to notice a SIGINT/SIGTERM (tools/signals.h)
  * or the --max-wall deadline quickly, and stops the run at the current
  * simulated time, with the reason in r->incomplete_reason.  Slicing does not
- * change the order of events (see tools/monitor.h), so results are the same.
+ * change the order of events (see tools/observer.h), so results are the same.
  */
 #ifndef TOOLS_LIMITS_H
 #define TOOLS_LIMITS_H

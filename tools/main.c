@@ -380,7 +380,6 @@ static int cmd_run(const struct cli *c)
     struct progress prog;
     if (!c->quiet && isatty(STDERR_FILENO)) {
         progress_init(&prog, &r, stderr);
-        r.progress = &prog;
     }
     if (run_execute(&r)) {
         fprintf(stderr, "rocesim: internal error (a bug): invariant violated: %s\n", r.invariant_error);

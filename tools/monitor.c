@@ -1,7 +1,6 @@
-/* monitor — queues.csv, rates.csv, pfc.csv and the sliced run loop (see monitor.h). */
+/* monitor — queues.csv, rates.csv, pfc.csv and watchdog.csv, a run observer (see monitor.h). */
 #include "tools/monitor.h"
-#include "tools/limits.h"
-#include "tools/progress.h"
+#include "tools/observer.h"
 
 #include "models/traffic.h"
 #include "sim/mem.h"
@@ -215,12 +214,14 @@ static bool flow_selected(const struct scenario *scn, const char *name)
     return false;
 }
 
+/* One pfc.csv row per PAUSE or RESUME frame sent (of the ports monitor.pfc keeps). */
 static void on_pfc(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int prio, bool pause)
 {
     struct monitor *m = ctx;
+    const struct run *r = m->r;
     if (m->pfc_port) {
         /* monitor.pfc "auto": a table lookup by port id, nothing more, per frame */
-        uint8_t *st = &m->pfc_port[m->r->g.nodes[node].first_port + port];
+        uint8_t *st = &m->pfc_port[r->g.nodes[node].first_port + port];
         if (!*st) {
             *st = m->pfc_kept < MON_AUTO_PFC_PORTS ? 1 : 2;
             m->pfc_kept += *st == 1;
@@ -230,7 +231,7 @@ static void on_pfc(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int pr
             return;
     }
     char ts[32];
-    fprintf(m->pfc.f, "%s,%s,%u,%d,%s\n", units_fmt_ns(t, ts, sizeof ts), m->r->g.nodes[node].name, port, prio,
+    fprintf(m->pfc.f, "%s,%s,%u,%d,%s\n", units_fmt_ns(t, ts, sizeof ts), r->g.nodes[node].name, port, prio,
             pause ? "pause" : "resume");
     if (pause)
         m->pause_rows++;
@@ -238,7 +239,7 @@ static void on_pfc(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int pr
         m->resume_rows++;
 }
 
-/* The watchdog hook: one watchdog.csv row per storm or restoration. */
+/* One watchdog.csv row per storm or restoration. */
 static void on_watchdog(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int prio, bool storm)
 {
     struct monitor *m = ctx;
@@ -286,6 +287,9 @@ static int close_series(struct mon_file *mf, bool keep)
     return 0;
 }
 
+static sim_time_t mon_until(void *ctx, const struct run *r);
+static void mon_slice(void *ctx, const struct run *r, uint64_t events, bool mine);
+
 int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -324,12 +328,14 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
         m->flows_expected = expected_flows(r);
     if (mo->pfc == SCN_MON_PFC_AUTO && !(m->pfc_port = calloc(r->g.n_ports ? r->g.n_ports : 1, 1)))
         abort();
+    /* Only the events it writes: a frame nobody records costs the PFC path nothing. */
+    m->ops = (struct run_observer_ops){.name = "monitor", .until = mon_until, .on_slice = mon_slice};
     if (mo->pfc != SCN_MON_PFC_NONE)
-        r->net.pfc_hook = on_pfc;
+        m->ops.on_pfc = on_pfc;
     if (r->net.wd)
-        r->net.wd_hook = on_watchdog;
-    r->net.hook_ctx = m;
-    r->monitor = m;
+        m->ops.on_watchdog = on_watchdog;
+    run_observe(r, &m->ops, m);
+    m->attached = true;
     return 0;
 }
 
@@ -358,12 +364,9 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
         r->mon_notes.pfc_ports_kept = m->pfc_kept;
         r->mon_notes.pfc_ports_seen = m->pfc_seen;
         r->mon_notes.pfc_sampled = m->pfc_port && m->pfc_seen > m->pfc_kept;
-        if (m->r->net.pfc_hook == on_pfc)
-            m->r->net.pfc_hook = NULL;
-        if (m->r->net.wd_hook == on_watchdog)
-            m->r->net.wd_hook = NULL;
-        if (m->r->monitor == m)
-            m->r->monitor = NULL;
+        if (m->attached)
+            run_unobserve(r, m);
+        m->attached = false;
     }
     free(m->queues);
     free(m->cand);
@@ -375,13 +378,13 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
 }
 
 /* Takes the flows created since the last sample into the candidate list when selected. */
-static void pick_new_flows(struct monitor *m)
+static void pick_new_flows(struct monitor *m, const struct run *r)
 {
-    const struct net *n = &m->r->net;
+    const struct net *n = &r->net;
     for (; m->flows_seen < n->n_flows; m->flows_seen++) {
         const struct flow *f = net_flow(n, m->flows_seen);
-        if (m->r->scn->monitor.flows == SCN_MON_FLOWS_AUTO ? !flow_in_sample(m, m->flows_seen)
-                                                       : !flow_selected(m->r->scn, f->name))
+        if (r->scn->monitor.flows == SCN_MON_FLOWS_AUTO ? !flow_in_sample(m, m->flows_seen)
+                                                    : !flow_selected(r->scn, f->name))
             continue;
         m->flows_kept++;
         if (m->n_cand == m->cap_cand) {
@@ -396,9 +399,8 @@ static void pick_new_flows(struct monitor *m)
 }
 
 /* Writes the rows of the sample at m->next_sample (the engine's clock is there or just past its events). */
-static void sample(struct monitor *m)
+static void sample(struct monitor *m, const struct run *r)
 {
-    const struct run *r = m->r;
     const struct net *n = &r->net;
     sim_time_t t = m->next_sample;
     char ts[32];
@@ -413,7 +415,7 @@ static void sample(struct monitor *m)
                 m->queue_rows++;
             }
     }
-    pick_new_flows(m);
+    pick_new_flows(m, r);
     uint32_t keep = 0;
     for (uint32_t i = 0; i < m->n_cand; i++) {
         const struct flow *f = net_flow(n, m->cand[i]);
@@ -438,36 +440,17 @@ static void sample(struct monitor *m)
     m->next_sample += m->interval;
 }
 
-void monitor_simulate(struct run *r)
+/* The next sample time: the run loop ends a slice there. */
+static sim_time_t mon_until(void *ctx, const struct run *r)
 {
-    struct sim *s = &r->sim;
-    sim_time_t stop = r->scn->stop_ps;
-    struct monitor *m = r->monitor;
-    struct progress *pg = r->progress;
-    if (!m && !pg) {
-        limits_sim_run(r, stop); /* sim_run(stop), stopping early on a signal or --max-wall */
-        return;
-    }
-    for (;;) {
-        sim_time_t until = stop;
-        if (m && m->next_sample < until)
-            until = m->next_sample;
-        bool pslice = false;
-        if (pg) {
-            sim_time_t pu = progress_until(pg, until);
-            pslice = pu < until;
-            until = pu;
-        }
-        uint64_t ev = limits_sim_run(r, until);
-        /* Ended exactly when one sim_run(stop) would have returned (see monitor.h), or stopped early. */
-        bool ended = s->stop_requested || sim_pending(s) == 0 || s->now >= stop || r->incomplete_reason[0];
-        if (m && m->next_sample <= s->now)
-            sample(m);
-        if (pg)
-            progress_after_slice(pg, ev, pslice && !ended);
-        if (ended)
-            break;
-    }
-    if (pg)
-        progress_end(pg);
+    const struct monitor *m = ctx;
+    return m->next_sample;
+}
+
+/* After a slice: the sample that is due, if one is. */
+static void mon_slice(void *ctx, const struct run *r, uint64_t events, bool mine)
+{
+    struct monitor *m = ctx;
+    if (m->next_sample <= r->sim.now)
+        sample(m, r);
 }

@@ -1,18 +1,16 @@
 /*
- * monitor — the time series of a run (queues.csv, rates.csv, pfc.csv) and the
- * loop that drives the simulation between samples.
+ * monitor — the time series of a run (queues.csv, rates.csv, pfc.csv,
+ * watchdog.csv), a run observer (tools/observer.h).
  *
  * The files are streamed while the run goes, so memory stays bounded however
  * long it is: each is written through a stdio buffer to a temporary name in the
  * output directory and renamed when the run is over.
  *
- * Sampling is not an event in the engine's queue.  monitor_simulate() runs the
- * engine in slices, sim_run(until) up to the next sample time, and samples
- * between slices.  Slicing does not change the order in which events fire (the
- * queue orders them by time and sequence whatever the slice boundaries), so a
- * monitored run is event for event the same as an unmonitored one: same
- * results, same event count, same end time.  And because no sampler event sits
- * in the queue, nothing keeps the simulation alive after the traffic is done.
+ * Sampling is not an event in the engine's queue: the monitor asks the run loop
+ * (run_simulate) for a slice ending at each sample time and samples between
+ * slices, so a monitored run is event for event the same as an unmonitored one
+ * (tools/observer.h says why).  PFC frames and watchdog decisions come to it as
+ * network events, when they happen.
  *
  * Rows:
  *  - queues.csv: every `interval` (t = 0, interval, 2 interval, ... up to the
@@ -51,6 +49,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tools/observer.h"
 #include "tools/run.h"
 
 #define MON_AUTO_FLOWS 32     /* rates.csv lines of monitor.flows "auto" */
@@ -78,6 +77,8 @@ struct monitor {
     uint32_t pfc_kept, pfc_seen;
     struct mon_file q, rt, pfc, wd; /* wd: watchdog.csv, open only when the watchdog is enabled */
     uint64_t queue_rows, rate_rows, pause_rows, resume_rows, wd_rows;
+    struct run_observer_ops ops; /* its callbacks: on_pfc / on_watchdog only for the files that exist */
+    bool attached;               /* in r's observers (monitor_open .. monitor_close) */
 };
 
 /*
@@ -93,8 +94,8 @@ int monitor_resolve_queues(const struct run *r, struct port ***out, uint32_t *n,
  * selection, claims dir for the run (run_claim_dir: created, emptied of an
  * earlier run's files), opens the three files (two with monitor.pfc "none",
  * one more with the watchdog) under
- * temporary names, writes their headers and installs the PFC (and watchdog)
- * hooks on r->net.  Sets r->monitor = m.
+ * temporary names, writes their headers and attaches m to r as an observer
+ * (run_observe): m must live until monitor_close.
  * Returns 0; SCN_EUSAGE with a message when the selection is wrong (nothing
  * created then); SCN_EIO with a message when a file cannot be created.
  */
@@ -107,12 +108,5 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
  * failed (the temporary files are removed then).
  */
 int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen);
-
-/*
- * Runs r's simulation until the stop time or until sim_stop() (all traffic
- * done), sampling r->monitor (may be NULL) and updating r->progress (may be
- * NULL) between slices.  With neither it is exactly sim_run(stop).
- */
-void monitor_simulate(struct run *r);
 
 #endif

@@ -1,5 +1,6 @@
 /* progress — the in-place progress line on stderr (see progress.h). */
 #include "tools/progress.h"
+#include "tools/observer.h"
 #include "tools/run.h"
 
 #include <stdlib.h>
@@ -16,28 +17,11 @@ static double wall(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-void progress_init(struct progress *p, const struct run *r, FILE *out)
+/* The end of the slice it asks for: one that holds about 2^16 events. */
+static sim_time_t progress_until(void *ctx, const struct run *r)
 {
-    memset(p, 0, sizeof *p);
-    p->r = r;
-    p->out = out;
-    p->t0 = p->last_show = wall();
-    p->events_at_check = p->events_at_show = r->sim.events;
-    p->slice_ps = 1000000; /* 1 us: adapts within a few slices */
-    p->first_after = 0.5;
-    const char *d = getenv("ROCESIM_PROGRESS_DELAY");
-    if (d && *d) {
-        char *end;
-        double v = strtod(d, &end);
-        if (!*end && v >= 0)
-            p->first_after = v;
-    }
-}
-
-sim_time_t progress_until(const struct progress *p, sim_time_t until)
-{
-    sim_time_t now = p->r->sim.now;
-    return until - now > p->slice_ps ? now + p->slice_ps : until;
+    const struct progress *p = ctx;
+    return r->sim.now + p->slice_ps;
 }
 
 /* "12.3 ms" style time for the line. */
@@ -104,8 +88,14 @@ static void show(struct progress *p, double now)
     p->events_at_show = r->sim.events;
 }
 
-void progress_after_slice(struct progress *p, uint64_t events, bool full)
+/*
+ * After each slice, with the events it ran; full when the slice ran to the end
+ * progress_until asked for (its length then adapts).  Reads the clock only
+ * every ~2^16 events and redraws the line when due.
+ */
+static void progress_after_slice(void *ctx, const struct run *r, uint64_t events, bool full)
 {
+    struct progress *p = ctx;
     if (full) {
         if (events < TARGET_EVENTS / 2 && p->slice_ps < (sim_time_t)PS_PER_S)
             p->slice_ps *= 2;
@@ -114,9 +104,9 @@ void progress_after_slice(struct progress *p, uint64_t events, bool full)
     }
     p->slices_since_check++;
     /* Slices cut short by sampling can be tiny: count them too, not only events. */
-    if (p->r->sim.events - p->events_at_check < TARGET_EVENTS && p->slices_since_check < 1024)
+    if (r->sim.events - p->events_at_check < TARGET_EVENTS && p->slices_since_check < 1024)
         return;
-    p->events_at_check = p->r->sim.events;
+    p->events_at_check = r->sim.events;
     p->slices_since_check = 0;
     double now = wall();
     if (now - p->t0 < p->first_after || (p->shown && now - p->last_show < SHOW_EVERY_S))
@@ -124,8 +114,10 @@ void progress_after_slice(struct progress *p, uint64_t events, bool full)
     show(p, now);
 }
 
-void progress_end(struct progress *p)
+/* Erases the line (if one was drawn). */
+static void progress_end(void *ctx, const struct run *r)
 {
+    struct progress *p = ctx;
     if (!p->shown)
         return;
     char out[600];
@@ -133,4 +125,30 @@ void progress_end(struct progress *p)
     fwrite(out, 1, (size_t)k, p->out);
     fflush(p->out);
     p->shown = 0;
+}
+
+static const struct run_observer_ops progress_ops = {
+    .name = "progress",
+    .until = progress_until,
+    .on_slice = progress_after_slice,
+    .on_end = progress_end,
+};
+
+void progress_init(struct progress *p, struct run *r, FILE *out)
+{
+    memset(p, 0, sizeof *p);
+    p->r = r;
+    p->out = out;
+    p->t0 = p->last_show = wall();
+    p->events_at_check = p->events_at_show = r->sim.events;
+    p->slice_ps = 1000000; /* 1 us: adapts within a few slices */
+    p->first_after = 0.5;
+    const char *d = getenv("ROCESIM_PROGRESS_DELAY");
+    if (d && *d) {
+        char *end;
+        double v = strtod(d, &end);
+        if (!*end && v >= 0)
+            p->first_after = v;
+    }
+    run_observe(r, &progress_ops, p);
 }

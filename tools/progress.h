@@ -3,9 +3,10 @@
  * simulated time, percent done, events per second, ETA.
  *
  * The caller decides whether there is a line at all (stderr a terminal and no
- * -q); this module only paces it.  It never looks at the wall clock per event:
- * monitor_simulate() runs the engine in slices of simulated time sized so that
- * a slice holds about 2^16 events, and the clock is read between slices.  The
+ * -q); this module only paces it.  It is a run observer (tools/observer.h)
+ * and never looks at the wall clock per event: it asks run_simulate() for
+ * slices of simulated time sized so that a slice holds about 2^16 events, and
+ * reads the clock between slices.  The
  * first line appears after half a second (short runs stay silent; the
  * environment variable ROCESIM_PROGRESS_DELAY, in seconds, changes that, e.g.
  * for tests), later ones at most four times a second; the line is erased when
@@ -33,21 +34,12 @@ struct progress {
     int shown;            /* characters on the line now (0: nothing shown) */
 };
 
-/* Starts pacing progress of run r onto out (normally stderr).  Cannot fail. */
-void progress_init(struct progress *p, const struct run *r, FILE *out);
-
-/* The end of the next slice: until, or earlier to keep slices near 2^16 events. */
-sim_time_t progress_until(const struct progress *p, sim_time_t until);
-
 /*
- * Called after each slice with the number of events it ran; full is true when
- * the slice ran to the end that progress_until() chose (its length then adapts).
- * Reads the clock only every ~2^16 events and redraws the line when due.
+ * Attaches the progress line of run r, drawn onto out (normally stderr), as an
+ * observer of r (run_observe); it is erased when the simulation ends.  p must
+ * live as long as r.  Cannot fail.
  */
-void progress_after_slice(struct progress *p, uint64_t events, bool full);
-
-/* Erases the line (if one was drawn). */
-void progress_end(struct progress *p);
+void progress_init(struct progress *p, struct run *r, FILE *out);
 
 /*
  * The progress line for the given state, into buf.  flows = 0 when the total

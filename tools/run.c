@@ -6,7 +6,7 @@
 #include "sim/units.h"
 #include "tools/invariants.h"
 #include "tools/limits.h"
-#include "tools/monitor.h"
+#include "tools/observer.h"
 #include "tools/plot.h"
 #include "topologies/topo.h"
 
@@ -66,7 +66,7 @@ int run_execute(struct run *r)
     if (n->flows_active == 0 && n->pending_sources == 0) {
         r->finished = true;
     } else {
-        monitor_simulate(r); /* sim_run(stop), sampling r->monitor and showing r->progress if set */
+        run_simulate(r); /* sim_run(stop), in slices for the observers (tools/observer.h) */
         r->finished = n->flows_active == 0 && n->c.data_in_flight == 0 && n->pending_sources == 0;
     }
     net_close_pauses(n, r->sim.now);

@@ -17,9 +17,7 @@
 #include "sim/graph.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
-
-struct monitor;
-struct progress;
+#include "tools/observer.h"
 
 struct run {
     const struct scenario *scn;
@@ -30,9 +28,10 @@ struct run {
     double wall_s;
     bool finished;           /* all finite traffic done before the stop time */
     char invariant_error[256];
-    /* Optional, set by the caller before run_execute (tools/monitor.h, tools/progress.h): */
-    struct monitor *monitor;   /* time series sampled while the run goes, or NULL */
-    struct progress *progress; /* progress line on stderr, or NULL */
+    /* What watches the run while it goes (the monitor, the progress line, ...), in the order they attached:
+     * run_observe before run_execute (tools/observer.h). */
+    struct run_observer obs[RUN_OBSERVERS_MAX];
+    uint8_t n_obs;
     /* Why the run stopped before its end (a signal, --max-wall; tools/limits.h), or "": summary.json then says
      * "complete": false with this as "incomplete_reason". */
     char incomplete_reason[96];
@@ -50,7 +49,8 @@ struct run {
 /* Returns 0, or SCN_EUSAGE with a message (the scenario cannot be built). */
 int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errlen);
 
-/* Simulates.  Returns 0, or -1 when an internal invariant failed (message in r->invariant_error). */
+/* Simulates, serving the attached observers (run_simulate, tools/observer.h).  Returns 0, or -1 when an internal
+ * invariant failed (message in r->invariant_error). */
 int run_execute(struct run *r);
 
 /*
