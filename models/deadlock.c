@@ -1,5 +1,6 @@
 /* deadlock — PFC deadlock detection on the wait-for graph of paused queues (Hu et al., HotNets 2016; see deadlock.h). */
 #include "models/deadlock.h"
+#include "models/lfc.h"
 #include "sim/mem.h"
 
 #include <stdio.h>
@@ -8,6 +9,39 @@
 
 /* What the detector names when an allocation fails (sim/mem.h): it cannot go on without the memory. */
 #define DEADLOCK_OOM "in deadlock detection"
+
+static void timer_fired(struct sim *s, void *obj, uint64_t arg);
+
+void deadlock_init(struct net *n)
+{
+    n->dl.period = n->scn->sw.deadlock_check_ps;
+    n->dl.own_timer = n->dl.period && !n->lfc->heartbeat;
+}
+
+/* Arms the timer for the next check, no earlier than next_check. */
+static void arm(struct net *n, sim_time_t at)
+{
+    struct deadlock *dl = &n->dl;
+    if (at < dl->next_check)
+        at = dl->next_check;
+    sim_timer_arm(n->sim, &dl->timer, at, timer_fired, n);
+}
+
+void deadlock_blocked(struct net *n)
+{
+    if (n->dl.own_timer && !n->dl.detected && !n->dl.timer.armed)
+        arm(n, n->sim->now + n->dl.period);
+}
+
+/* Timer (a flow control without heartbeat): check, and go on while a switch egress is blocked and traffic
+ * remains (a finished run must not be kept going). */
+static void timer_fired(struct sim *s, void *obj, uint64_t arg)
+{
+    struct net *n = obj;
+    deadlock_check(n);
+    if (!n->dl.detected && n->sw_paused && (n->flows_active || n->pending_sources))
+        arm(n, s->now + n->dl.period);
+}
 
 void deadlock_free(struct net *n)
 {
@@ -130,7 +164,7 @@ void deadlock_check(struct net *n)
     for (uint32_t i = 0; i < nv; i++) {
         v[i].first = ne;
         const struct port *in = v[i].p->peer;
-        if (in->is_host)
+        if (in->kind == NODE_HOST)
             continue;
         const struct sw *b = n->node_sw[in->node];
         for (uint32_t j = 0; j < b->n_ports; j++) {

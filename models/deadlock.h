@@ -18,25 +18,45 @@
  * order, so the result is deterministic), records it in order around the
  * cycle starting from its lowest port id, and stops the run.
  *
- * When.  Checks are not events of their own: a switch that keeps an
- * upstream paused refreshes its PAUSE every half pause time (switch.c), and
- * the first refresh at least switch.deadlock_check after the previous check
- * runs the next one.  Every ingress of a deadlock is held paused, so its
- * refreshes keep coming and the deadlock is found within about two
- * deadlock_check periods plus one refresh period of forming.  A run without
- * long pauses never refreshes, so detection adds no event and changes no
- * result; a check that finds no paused switch egress returns at once, and the
- * graph (a scan of the stalled queues' frames) is built only when some egress
- * is stalled.  switch.deadlock_check = 0 turns detection off.
+ * When.  The detector follows the wait-for state: a switch egress becomes
+ * a node candidate when the link-level flow control blocks it (port_block,
+ * lfc.h).  With a flow control that has a heartbeat (PFC: a switch that keeps
+ * an upstream paused refreshes its PAUSE every half pause time, pfc.c),
+ * checks are not events of their own: the first heartbeat at least
+ * switch.deadlock_check after the previous check runs the next one.  Every
+ * ingress of a deadlock is held paused, so its refreshes keep coming and the
+ * deadlock is found within about two deadlock_check periods plus one refresh
+ * period of forming; a run without long pauses never refreshes, so detection
+ * adds no event and changes no result.  With a flow control without a
+ * heartbeat (one that blocks without sending anything while it lasts), the
+ * detector runs its own timer instead: armed deadlock_check after a switch
+ * egress becomes blocked while none was, it checks and re-arms every
+ * deadlock_check while one is blocked and traffic remains.  A check that
+ * finds no blocked switch egress returns at once, and the graph (a scan of
+ * the stalled queues' frames) is built only when some egress is stalled.
+ * switch.deadlock_check = 0 turns detection off.
  */
 #ifndef MODELS_DEADLOCK_H
 #define MODELS_DEADLOCK_H
 
 #include "models/net.h"
 
+/* Sets the detector up for n's scenario and flow control (net_init). */
+void deadlock_init(struct net *n);
+
 /* Runs a check now (the caller saw that one is due); stops the run when it finds a deadlock.  mem_oom when out of
  * memory. */
 void deadlock_check(struct net *n);
+
+/* The flow control's heartbeat (lfc.h): runs a check when one is due; may stop the run. */
+static inline void deadlock_heartbeat(struct net *n)
+{
+    if (n->dl.period && !n->dl.own_timer && n->sim->now >= n->dl.next_check)
+        deadlock_check(n);
+}
+
+/* A switch egress became blocked while none was (port.c): starts the detector's own timer, if it runs one. */
+void deadlock_blocked(struct net *n);
 
 /* Frees the detector's memory (the reported cycle included). */
 void deadlock_free(struct net *n);

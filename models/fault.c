@@ -6,6 +6,9 @@
  * receive buffer like a switch ingress, as switch.c counts it).
  */
 #include "models/fault.h"
+#include "models/nic.h"
+#include "models/pfc.h"
+#include "models/port.h"
 #include "sim/mem.h"
 
 #include <stdio.h>
@@ -76,7 +79,7 @@ static void link_change(struct net *n, uint64_t arg, bool fail)
                 /* The failure cleared a faulty NIC's pause; it pauses again if its fault still says so. */
                 struct port *ends[2] = {&n->ports[pid], n->ports[pid].peer};
                 for (int e = 0; e < 2; e++) {
-                    struct host *h = ends[e]->is_host ? n->node_host[ends[e]->node] : NULL;
+                    struct host *h = ends[e]->kind == NODE_HOST ? n->node_host[ends[e]->node] : NULL;
                     for (int prio = 0; h && h->fault && prio < NPRIO; prio++)
                         host_pfc_update(n, h, prio);
                 }
@@ -119,25 +122,6 @@ void faults_free(struct net *n)
     }
 }
 
-/* Half the pause time of a PAUSE on port p: refreshing then means the ToR never resumes on expiry. */
-static sim_time_t host_refresh_period(const struct net *n, const struct port *p)
-{
-    int64_t q = n->scn->sw.pfc.pause_quanta;
-    return pause_quanta_ps(q, port_aux(p)->rate_bps) / 2;
-}
-
-/* Timer: the host still wants its ToR paused on pt->prio, so it sends PAUSE again and re-arms. */
-static void host_pause_refresh(struct sim *s, void *obj, uint64_t arg)
-{
-    struct prio_timer *pt = obj;
-    struct port *p = pt->port;
-    struct net *n = p->net;
-    if (!((p->pause_sent >> pt->prio) & 1))
-        return;
-    port_send_pfc(p, pt->prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
-    sim_timer_arm(s, &pt->tm, s->now + host_refresh_period(n, p), host_pause_refresh, pt);
-}
-
 /*
  * Brings host h's PFC on prio in line with its faults: PAUSE (then refreshed)
  * while a storm is in force or its receive buffer is above XOFF, RESUME once
@@ -146,19 +130,7 @@ static void host_pause_refresh(struct sim *s, void *obj, uint64_t arg)
 static void host_pfc_update(struct net *n, struct host *h, int prio)
 {
     const struct nic_fault *nf = h->fault;
-    struct port *p = h->port;
-    bool want = nf->storm[prio] > 0 || nf->rx_xoff[prio];
-    if (want == ((p->pause_sent >> prio) & 1) || p->down)
-        return;
-    p->pause_sent = (uint8_t)(want ? p->pause_sent | (1u << prio) : p->pause_sent & ~(1u << prio));
-    struct prio_timer *pt = &port_aux(p)->pause_refresh[prio];
-    if (want) {
-        port_send_pfc(p, prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
-        sim_timer_arm(n->sim, &pt->tm, n->sim->now + host_refresh_period(n, p), host_pause_refresh, pt);
-    } else {
-        sim_timer_cancel(&pt->tm);
-        port_send_pfc(p, prio, 0);
-    }
+    pfc_host_hold(h->port, prio, nf->storm[prio] > 0 || nf->rx_xoff[prio]);
 }
 
 /* Event: pause_storm fault number arg begins (the host starts pausing unless it already does). */

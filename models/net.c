@@ -3,8 +3,13 @@
  */
 #include "models/deadlock.h"
 #include "models/fault.h"
+#include "models/lfc.h"
 #include "models/net.h"
+#include "models/nic.h"
+#include "models/pfc.h"
 #include "models/pfcwd.h"
+#include "models/port.h"
+#include "models/route.h"
 #include "sim/units.h"
 #include "topologies/routing.h"
 
@@ -44,7 +49,7 @@ static void init_port(struct net *n, struct port *p, uint32_t id)
     p->net = n;
     p->node = gp->node;
     p->local = (uint16_t)(id - gn->first_port);
-    p->is_host = gn->kind == SCN_NODE_HOST;
+    p->kind = gn->kind == SCN_NODE_HOST ? NODE_HOST : NODE_SWITCH;
     p->peer = &n->ports[gp->peer];
     x->rate_bps = gp->rate_bps;
     p->delay_ps = gp->delay_ps;
@@ -80,6 +85,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     n->sws = mem_xcalloc_big(g->n_switches, sizeof *n->sws, "building the network");
     n->node_sw = mem_xcalloc_big(g->n_nodes, sizeof *n->node_sw, "building the network");
     n->node_host = mem_xcalloc_big(g->n_nodes, sizeof *n->node_host, "building the network");
+    n->lfc = lfc_find("pfc");
     n->lossless = scn->sw.pfc.enabled ? scn->sw.pfc.lossless_mask : 0;
     int n_lossless = __builtin_popcount(n->lossless);
 
@@ -126,7 +132,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
             return SCN_EUSAGE;
         }
     }
-    n->dl.period = scn->sw.deadlock_check_ps;
+    deadlock_init(n);
     if (scn->sw.watchdog.enabled && n->lossless)
         pfcwd_init(n);
     return 0;

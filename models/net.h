@@ -5,11 +5,17 @@
  * Packet path (README.md, "What is simulated"): a host NIC or a switch puts a frame on an egress
  * port; the port transmits one frame at a time and the frame arrives at the
  * peer port `serialization + propagation delay` after its first bit left
- * (store-and-forward).  A switch looks up the egress port (ECMP or pinned
- * path), admits the frame into its shared buffer (PFC and tail-drop rules in
- * switch.c), queues it, and marks ECN at dequeue or enqueue.  Hosts run the
- * RoCE transport (nic.c): round-robin among flows, per-flow pacing at the
- * DCQCN rate, ACK/NACK, go-back-N, RTO, and CNPs.
+ * (store-and-forward; port.h).  A switch looks up the egress port (ECMP or
+ * pinned path), admits the frame into its shared buffer (tail drop, or the
+ * link-level flow control's rules for the priorities under it: lfc.h, pfc.h),
+ * queues it, and marks ECN at dequeue or enqueue (ecn.h; switch.h).  Hosts run
+ * the RoCE transport (nic.h): round-robin among flows, per-flow pacing at the
+ * DCQCN rate, ACK/NACK, go-back-N, RTO, and CNPs.  A port reaches its node
+ * through the node's table of operations (node.h).
+ *
+ * This header holds what every model shares: the packet, its queues, the
+ * port's layout (inlined everywhere), the switch, host and flow records, and
+ * struct net.
  *
  * Ownership: whoever receives a packet owns it and returns it to the pool when
  * it is consumed or dropped.
@@ -39,13 +45,6 @@
 #define FRAME_CNP 78
 #define FRAME_PAUSE 64
 #define WIRE_OVERHEAD 20 /* preamble 8 + inter-frame gap 12 */
-#define PAUSE_QUANTUM_BITS 512
-
-/* The pause time of `quanta` PAUSE quanta (512 bit times each, IEEE 802.1Qbb) on a link of rate_bps, in ps. */
-static inline sim_time_t pause_quanta_ps(int64_t quanta, int64_t rate_bps)
-{
-    return (sim_time_t)(((__int128)quanta * PAUSE_QUANTUM_BITS * PS_PER_S) / rate_bps);
-}
 
 enum pkt_type { PKT_DATA, PKT_ACK, PKT_NACK, PKT_CNP, PKT_PAUSE };
 
@@ -88,6 +87,10 @@ struct net;
 struct port;
 struct coll;
 struct nic_fault;
+struct lfc_ops;
+
+/* The kind of node a port belongs to, which selects its node's table of operations (node.h). */
+enum node_kind { NODE_SWITCH, NODE_HOST, NODE_KINDS };
 
 /* A timer tied to one (port, priority): PAUSE expiry or PAUSE refresh. */
 struct prio_timer {
@@ -137,9 +140,9 @@ struct port {
     uint16_t down;        /* link_down faults holding this port's link down (0: up); a down port never transmits */
     uint16_t link_gen;    /* bumped when the link fails, so frames on the wire then are recognized as lost */
     uint16_t qmask;       /* bit p: port_pp(p)->q is not empty; QMASK_CTRL: aux ctrl is not empty */
-    bool is_host;
+    uint8_t kind;         /* enum node_kind: its node's table of operations (node.h) */
     bool wake_pending;    /* a tx_wake event is queued for busy_until */
-    uint8_t paused;       /* bit p: the peer paused priority p of this egress */
+    uint8_t paused;       /* bit p: priority p of this egress is blocked by the link-level flow control (port_block) */
     uint8_t paused_seen;  /* bit p: p has been paused at least once, so port_pp(p)'s pause totals may be non-zero */
     uint8_t pause_sent;   /* bit p: we paused the peer on p (switch ingress; a faulty NIC, fault.c) */
     uint8_t in_hdrm;      /* bit p: port_pp(p)->ing_hdrm > 0 (switch ingress) */
@@ -328,6 +331,8 @@ struct deadlock {
     uint32_t cycle_len;
     int32_t *index;           /* scratch, n_ports x NPRIO: wait-for graph node of a (port, prio), else -1 */
     uint64_t checks;          /* checks that found a stalled switch egress and built the graph */
+    bool own_timer;           /* the flow control has no heartbeat: checks run from timer (deadlock.h) */
+    struct sim_timer timer;
 };
 
 struct net {
@@ -349,11 +354,12 @@ struct net {
     uint32_t flows_completed;
     uint32_t pending_sources; /* traffic still to be generated */
     struct net_counters c;
-    uint8_t lossless;         /* priorities under PFC (0 when PFC is off) */
+    const struct lfc_ops *lfc; /* the link-level flow control (lfc.h) ... */
+    uint8_t lossless;         /* ... and the priorities under it (0 when it is off) */
     sim_time_t paused_total;  /* sum over (port, prio) of time paused */
     sim_time_t paused_prio[NPRIO]; /* the same, per priority */
     uint32_t ports_ever_paused;
-    uint32_t sw_paused;       /* switch egress (port, prio) pairs paused right now */
+    uint32_t sw_paused;       /* switch egress (port, prio) pairs blocked right now (the wait-for state, deadlock.h) */
     struct pfcwd *wd;         /* PFC watchdog state (pfcwd.c), NULL when switch.watchdog is disabled */
     struct deadlock dl;
     /* routing and faults (route.c, fault.c) */
@@ -438,64 +444,13 @@ static inline sim_time_t port_paused_total(const struct port *p, int prio, sim_t
  */
 int net_check_invariants(const struct net *n, char *err, size_t errlen);
 
-/* RED marking probability for an egress queue of q bytes (0 below kmin, 1 above kmax). */
-double switch_red_probability(const struct scn_ecn *e, int64_t q);
-
-/* --- internal, shared by port.c, switch.c and nic.c --- */
-void port_kick(struct port *p);
-/*
- * Whether port_transmit may start a frame on p now: its link is up and its
- * transmitter idle, or freeing later in this same instant with its wake-up
- * (none queued yet) due as the very next event, which it then takes
- * (sim_take_due): the caller then does at once, as the last thing of its
- * handler, what the wake-up would have done.
- */
-bool port_take_free(struct port *p);
-/* Puts k on the wire now (p must be free): the part of port_kick after it has chosen the frame. */
-void port_transmit(struct port *p, struct pkt *k);
-void port_send_ctrl(struct port *p, struct pkt *k);
-/* Sends a PFC frame for prio out of p (quanta 0: RESUME), counting it and reporting it to the PFC listeners. */
-void port_send_pfc(struct port *p, int prio, uint16_t quanta);
-/* Lifts the pause on priority prio of egress p (no-op when it is not paused) and restarts transmission. */
-void port_unpause(struct port *p, int prio);
-void port_arrive(struct sim *s, void *obj, uint64_t arg);
-/* Registers the prefetch hooks of frame arrivals and transmitter wake-ups with the engine (net_init). */
-void port_register_prefetch(struct sim *s);
-/* Registers the prefetch hook of flows' pacing timers (net_init, with port_register_prefetch). */
-void nic_register_prefetch(struct sim *s);
-/* Prefetches for a host port's transmitter wake-up, the event `ahead` events away (port.c's hook). */
-void nic_wake_prefetch(const struct port *p, int ahead);
-#define NET_PREFETCH_MIN_PORTS 4096 /* fabrics with more ports register the prefetch hooks (net.c) */
-#define NET_STREAM_MIN_FRAMES 200000 /* with more frames in flight, wire links are streaming stores (port.c) */
-void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k);
-struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p);
-void switch_pfc_check_resume(struct net *n, struct sw *w, struct port *in, int prio);
-void nic_receive(struct net *n, struct host *h, struct pkt *k);
-/* The transport's handling of a frame the NIC's receive pipeline delivers (nic_receive without slow_receiver). */
-void nic_process(struct net *n, struct host *h, struct pkt *k);
-struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p);
-void nic_flow_start(struct sim *s, void *obj, uint64_t arg);
 /* Why a frame was dropped (the drops_by_reason of summary.json). */
 enum drop_reason { DROP_BUFFER, DROP_HEADROOM, DROP_WATCHDOG, DROP_LINK_DOWN };
 void net_drop(struct net *n, struct pkt *k, enum drop_reason reason);
-/* Drops every frame queued at switch egress p (its link failed), releasing their buffer accounting. */
-void switch_flush_port(struct net *n, struct sw *w, struct port *p);
-/* Drops every frame queued at priority prio of switch egress p for `reason`, releasing their buffer accounting. */
-void switch_flush_queue(struct net *n, struct sw *w, struct port *p, int prio, enum drop_reason reason);
-/* The link of p failed: loses p's queued frames, clears PFC state on it, bumps link_gen (port.c). */
-void port_link_fail(struct port *p);
-/* Flow start event for flows that choose a route when they start (dragonfly Valiant/UGAL; route.c). */
-void route_flow_start(struct sim *s, void *obj, uint64_t arg);
-/* Whether flow f chooses its route at its start (then start it with route_flow_start). */
-bool route_flow_needs_choice(const struct net *n, const struct flow *f);
 
 #define NET_NO_VIA UINT32_MAX
 /* Stops the run when no flow is active, no data packet is in flight and no source will add traffic. */
 void net_check_finish(struct net *n);
-/* Collective bookkeeping (traffic.c): f's receiver holds all its bytes / its sender got the last ACK. */
-void traffic_flow_received(struct net *n, struct flow *f);
-void traffic_flow_acked(struct net *n, struct flow *f);
-
 
 static inline void pktq_push(struct pktq *q, struct pkt *k)
 {

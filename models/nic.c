@@ -25,8 +25,10 @@
  * sends.  A host under a slow_receiver fault passes arriving frames through
  * its receive pipeline first (fault.c).
  */
+#include "models/nic.h"
 #include "models/fault.h"
-#include "models/net.h"
+#include "models/port.h"
+#include "models/traffic.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -1,5 +1,7 @@
 /* pfcwd — the switches' PFC watchdog (SONiC pfcwd semantics; the rules are in pfcwd.h). */
 #include "models/pfcwd.h"
+#include "models/pfc.h"
+#include "models/switch.h"
 #include "sim/mem.h"
 
 #include "sim/units.h"
@@ -66,7 +68,7 @@ static void storm(struct net *n, struct sw *w, struct port *p, int prio, sim_tim
     /* Ignoring PAUSE from now on means the pause in force no longer holds the queue. */
     if (p->paused & bit)
         p->wd_overrode |= bit;
-    port_unpause(p, prio);
+    pfc_unpause(p, prio);
 }
 
 /* Ends the storm on (p, prio): PAUSE is obeyed and arriving frames are queued again.  No return value. */

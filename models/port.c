@@ -1,33 +1,34 @@
 /*
- * port — transmission on a full-duplex link and reception of PFC frames.
- *
- * IEEE 802.1Qbb priority flow control: a PAUSE frame carries, per priority,
- * a pause time in quanta of 512 bit times at the link rate; the receiver stops
- * sending that priority until the time runs out or a PAUSE with time 0
- * (RESUME) arrives.  A frame already being transmitted is finished.  PAUSE
- * frames themselves bypass the priority queues and go out next.
+ * port — transmission on a full-duplex link and reception.
  *
  * Serialization of B wire bytes at R bit/s takes B * 8e12 / R ps.  Common
  * rates (10/25/40/50/100/200/400 Gbps) divide 8e12, so the time per byte is an
  * exact integer; for other rates the remainder is carried from frame to frame
- * so that a long run does not drift.
+ * so that a long run does not drift.  Control frames (flow control) bypass
+ * the priority queues and go out next; a blocked priority (port_block) is not
+ * sent, but a frame already being transmitted is finished.
+ *
+ * An arriving frame goes to the link-level flow control (lfc.h) when it is one
+ * of its frames, else to the node (node.h).
  *
  * Link failure (fault link_down): a port on a failed link never transmits;
  * every frame queued at either end is dropped, and so is every frame that
  * was on the wire: each frame carries the sending port's link_gen, which the
  * failure bumps at both ends, and a frame that arrives with an older one is
- * lost.  PFC state on the link is cleared, because neither end can deliver
- * the RESUME that would lift a pause.
+ * lost.  Flow-control state on the link is cleared, because neither end can
+ * deliver the frame that would lift a block.
  *
- * Pause time is accounted per (port, priority) as closed intervals plus the
+ * Blocked time is accounted per (port, priority) as closed intervals plus the
  * open one (port_paused_total), for the summary and for each flow's
- * paused_ns (switch.c, nic.c).  The PFC watchdog (pfcwd.c) may tell a port to
- * ignore PAUSE on a stormed priority; every PFC frame still counts as seen
- * for its restoration timer.
+ * paused_ns (switch.c, nic.c).
  */
-#include "models/net.h"
-#include "models/pfcwd.h"
+#include "models/port.h"
+#include "models/deadlock.h"
+#include "models/lfc.h"
+#include "models/nic.h"
+#include "models/node.h"
 #include "models/route.h"
+#include "models/switch.h"
 
 #ifdef __x86_64__
 #include <immintrin.h>
@@ -46,18 +47,39 @@ static void tx_wake(struct sim *s, void *obj, uint64_t arg)
     port_kick(p);
 }
 
+/*
+ * The node's operations (node.h) on the hot path: a two-entry switch on the kind byte, in the port's line 0, with
+ * direct calls for the two kinds of today, because through the tables (with the flow control's) a k=4 fat-tree run
+ * took 4.7 % more instructions (node.h).
+ */
+static inline void node_receive(struct net *n, struct port *p, struct pkt *k)
+{
+    switch (p->kind) {
+    case NODE_SWITCH: switch_receive(n, n->node_sw[p->node], p, k); return;
+    case NODE_HOST: nic_receive(n, n->node_host[p->node], k); return;
+    default: port_node_ops(p)->receive(n, p, k); return;
+    }
+}
+
+static inline struct pkt *node_dequeue(struct net *n, struct port *p)
+{
+    switch (p->kind) {
+    case NODE_SWITCH: return switch_dequeue(n, n->node_sw[p->node], p);
+    case NODE_HOST: return nic_dequeue(n, n->node_host[p->node], p);
+    default: return port_node_ops(p)->dequeue(n, p);
+    }
+}
+
 /* Whether anything may be waiting for this port's transmitter (a cheap, conservative test). */
 static bool has_work(const struct net *n, const struct port *p)
 {
     if (p->qmask)
         return true;
-    if (p->is_host) {
-        const struct host *h = n->node_host[p->node];
-        for (int q = 0; q < NPRIO; q++)
-            if (h->ready_head[q])
-                return true;
+    switch (p->kind) {
+    case NODE_SWITCH: return false;
+    case NODE_HOST: return nic_has_ready(n->node_host[p->node]);
+    default: return port_node_ops(p)->has_work(n, p);
     }
-    return false;
 }
 
 static sim_time_t tx_time(struct port *p, uint32_t wire_bytes)
@@ -178,7 +200,7 @@ void port_kick(struct port *p)
     }
     struct pkt *k = portq_pop(p, NPRIO);
     if (!k)
-        k = p->is_host ? nic_dequeue(n, n->node_host[p->node], p) : switch_dequeue(n, n->node_sw[p->node], p);
+        k = node_dequeue(n, p);
     if (k)
         port_transmit(p, k);
 }
@@ -193,26 +215,7 @@ void port_send_ctrl(struct port *p, struct pkt *k)
     port_kick(p);
 }
 
-void port_send_pfc(struct port *p, int prio, uint16_t quanta)
-{
-    struct net *n = p->net;
-    struct pkt *k = pkt_alloc(n);
-    k->type = PKT_PAUSE;
-    k->prio = (uint8_t)prio;
-    k->size = FRAME_PAUSE;
-    k->quanta = quanta;
-    k->flow = UINT32_MAX;
-    if (quanta) {
-        n->c.pause_frames++;
-        n->c.prio[prio].pause_frames++;
-    } else {
-        n->c.resume_frames++;
-    }
-    NET_NOTIFY(n, pfc, n->sim->now, p->node, p->local, prio, quanta != 0);
-    port_send_ctrl(p, k);
-}
-
-/* Adds the open pause interval of (p, prio), up to `now`, to the totals and restarts it at `now`. */
+/* Adds the open blocked interval of (p, prio), up to `now`, to the totals and restarts it at `now`. */
 static void close_interval(struct port *p, int prio, sim_time_t now)
 {
     struct net *n = p->net;
@@ -224,7 +227,22 @@ static void close_interval(struct port *p, int prio, sim_time_t now)
     pp->paused_since = now;
 }
 
-void port_unpause(struct port *p, int prio)
+void port_block(struct port *p, int prio)
+{
+    uint8_t bit = (uint8_t)(1u << prio);
+    if (p->paused & bit)
+        return;
+    struct net *n = p->net;
+    p->paused |= bit;
+    port_pp(p, prio)->paused_since = n->sim->now;
+    if (p->kind != NODE_HOST && n->sw_paused++ == 0)
+        deadlock_blocked(n);
+    if (!p->paused_seen)
+        n->ports_ever_paused++;
+    p->paused_seen |= bit;
+}
+
+void port_unblock(struct port *p, int prio)
 {
     uint8_t bit = (uint8_t)(1u << prio);
     if (!(p->paused & bit))
@@ -232,135 +250,29 @@ void port_unpause(struct port *p, int prio)
     struct net *n = p->net;
     close_interval(p, prio, n->sim->now);
     p->paused &= (uint8_t)~bit;
-    if (!p->is_host)
+    if (p->kind != NODE_HOST)
         n->sw_paused--;
-    sim_timer_cancel(&port_aux(p)->pause_expire[prio].tm);
     port_kick(p);
 }
 
-static void pause_expired(struct sim *s, void *obj, uint64_t arg)
-{
-    struct prio_timer *pt = obj;
-    port_unpause(pt->port, pt->prio);
-}
-
-static void receive_pause(struct port *p, struct pkt *k)
-{
-    struct net *n = p->net;
-    int prio = k->prio;
-    uint8_t bit = (uint8_t)(1u << prio);
-    if (n->wd)
-        pfcwd_saw_pfc(n, p, prio);
-    if (p->wd_ignore & bit) {
-        /* The watchdog declared this queue stormed: its PAUSEs are ignored until restoration. */
-        if (k->quanta)
-            p->wd_overrode |= bit;
-        return;
-    }
-    if (k->quanta == 0) {
-        port_unpause(p, prio);
-        return;
-    }
-    p->wd_overrode &= (uint8_t)~bit;
-    if (!(p->paused & bit)) {
-        p->paused |= bit;
-        port_pp(p, prio)->paused_since = n->sim->now;
-        if (!p->is_host)
-            n->sw_paused++;
-        if (!p->paused_seen)
-            n->ports_ever_paused++;
-        p->paused_seen |= bit;
-    }
-    /* Each PAUSE restarts the pause time (a refresh extends it). */
-    struct port_aux *x = port_aux(p);
-    sim_time_t dur = pause_quanta_ps(k->quanta, x->rate_bps);
-    sim_timer_arm(n->sim, &x->pause_expire[prio].tm, n->sim->now + dur, pause_expired, &x->pause_expire[prio]);
-}
-
 /*
- * sim's prefetch hook for port_arrive (sim_add_prefetch), called two events
- * ahead and again one event ahead, with the port (whose line 0 holds the
- * ingress counters) and the frame already on their way into the cache.  At a
- * switch: two ahead, the switch and the routing entry; one ahead, the egress
- * port switch_receive will choose (resolved through route_egress from the
- * routing entry and the frame's ECMP hash), its two hot lines and the queue
- * of the frame's priority.  At a host, two ahead: the host and the lines of
- * the flow that the receiver (data) or the sender (ACK, NACK, CNP) updates
- * (struct flow's layout, net.h), and for data the queue line of the host's
- * port that the ACK will join.  It reads and never writes.
+ * sim's prefetch hooks for port_arrive and tx_wake (sim_add_prefetch), called
+ * two events ahead and again one event ahead, with the port (whose line 0
+ * holds the ingress counters) and the frame already on their way into the
+ * cache: what the node will touch (node.h; switch.c and node.c say what).
  */
 static void port_arrive_prefetch(const void *obj, uint64_t arg, int ahead)
 {
     const struct port *p = obj;
     const struct pkt *k = (const struct pkt *)(uintptr_t)arg;
-    if (!k)
-        return;
-    const struct net *n = p->net;
-    if (p->is_host) {
-        if (ahead != 2)
-            return;
-        __builtin_prefetch(n->node_host[p->node]);
-        if (k->flow >= n->n_flows)
-            return;
-        const char *f = (const char *)net_flow(n, k->flow);
-        __builtin_prefetch(f);
-        if (k->type == PKT_DATA) {
-            __builtin_prefetch(f + 64);
-            __builtin_prefetch(f + offsetof(struct flow, rcv_nxt));
-            /* k=32: -2.6 % per hop (mean of six alternating-window runs; k=16 even) */
-            __builtin_prefetch(net_port_pp(n, p, k->prio & (NPRIO - 1)));
-        } else {
-            __builtin_prefetch(f + offsetof(struct flow, snd_una));
-            __builtin_prefetch(f + offsetof(struct flow, rto_timer));
-            __builtin_prefetch(f + offsetof(struct flow, rp));
-            __builtin_prefetch(f + offsetof(struct flow, rp) + 64);
-        }
-        return;
-    }
-    /* frames routed from the frame alone (pinned and Valiant ones read their flow: not prefetched) */
-    bool routed = k->type != PKT_PAUSE && !k->route_flow && k->dst_host < n->g->n_hosts;
-    if (ahead == 2) {
-        /* the switch and the routing entry (the ingress counters are in the port's line 0) */
-        __builtin_prefetch(n->node_sw[p->node]);
-        if (routed)
-            __builtin_prefetch(graph_nexthops_entry(n->g, p->node, k->dst_host));
-        return;
-    }
-    if (!routed)
-        return;
-    /* The egress port as switch_receive will choose it, and its two hot lines and queue. */
-    const struct sw *w = n->node_sw[p->node];
-    uint8_t reached = 0;
-    uint32_t e = route_egress(n->g, p->node, w->group, w->salt, k->hash, k->dst_host, NET_NO_VIA, -1, &reached);
-    if (e == ROUTE_NO_PORT)
-        return;
-    const struct port *out = &w->ports[e];
-    __builtin_prefetch(out);
-    __builtin_prefetch((const char *)out + 64);
-    __builtin_prefetch(net_port_pp(n, out, k->prio & (NPRIO - 1)));
+    if (k)
+        port_node_ops(p)->arrive_prefetch(p, k, ahead);
 }
 
-/*
- * sim's prefetch hook for tx_wake at a switch port, whose frame has waited in
- * a queue long enough to leave the cache: two ahead, the line of the queue
- * that strict priority will serve (the port itself is in cache by then); one
- * ahead, that queue's head frame.  A host's port: nic_wake_prefetch.
- */
 static void tx_wake_prefetch(const void *obj, uint64_t arg, int ahead)
 {
     const struct port *p = obj;
-    if (p->is_host) {
-        nic_wake_prefetch(p, ahead);
-        return;
-    }
-    int prio = sched_strict_pick((uint8_t)p->qmask & (uint8_t)~p->paused);
-    if (prio < 0)
-        return;
-    const struct port_prio *pp = port_pp(p, prio);
-    if (ahead == 2)
-        __builtin_prefetch(pp);
-    else if (pp->q.head)
-        __builtin_prefetch(pp->q.head);
+    port_node_ops(p)->wake_prefetch(p, ahead);
 }
 
 void port_register_prefetch(struct sim *s)
@@ -385,14 +297,11 @@ void port_arrive(struct sim *s, void *obj, uint64_t arg)
         return;
     }
     if (k->type == PKT_PAUSE) {
-        receive_pause(p, k);
+        n->lfc->control(p, k);
         pkt_free(n, k);
         return;
     }
-    if (p->is_host)
-        nic_receive(n, n->node_host[p->node], k);
-    else
-        switch_receive(n, n->node_sw[p->node], p, k);
+    node_receive(n, p, k);
 }
 
 void net_close_pauses(struct net *n, sim_time_t now)
@@ -407,9 +316,9 @@ void net_close_pauses(struct net *n, sim_time_t now)
 
 /*
  * Port p's link has failed (the caller has set p->down).  Bumps link_gen so
- * that the frames on the wire are lost on arrival; ends the pauses imposed on
- * p by its peer (their time counts until now) and the pauses p imposes on its
- * peer (the refresh stops); drops p's queued frames as `link_down` (switch
+ * that the frames on the wire are lost on arrival; ends the blocks imposed on
+ * p by its peer (their time counts until now) and, through the flow control,
+ * those p imposes on its peer; drops p's queued frames as `link_down` (switch
  * ports release their buffer accounting).  No return value.
  */
 void port_link_fail(struct port *p)
@@ -419,22 +328,14 @@ void port_link_fail(struct port *p)
     for (int prio = 0; prio < NPRIO; prio++) {
         if (p->paused & (1u << prio)) {
             close_interval(p, prio, n->sim->now);
-            if (!p->is_host)
+            if (p->kind != NODE_HOST)
                 n->sw_paused--;
         }
-        sim_timer_cancel(&port_aux(p)->pause_expire[prio].tm);
-        p->pause_sent &= (uint8_t)~(1u << (prio));
-        sim_timer_cancel(&port_aux(p)->pause_refresh[prio].tm);
     }
+    n->lfc->link_fail(p);
     p->paused = 0;
     struct pkt *k;
     while ((k = portq_pop(p, NPRIO)))
         net_drop(n, k, DROP_LINK_DOWN);
-    if (p->is_host) {
-        for (int prio = 0; prio < NPRIO; prio++)
-            while ((k = portq_pop(p, prio)))
-                net_drop(n, k, DROP_LINK_DOWN);
-    } else {
-        switch_flush_port(n, n->node_sw[p->node], p);
-    }
+    port_node_ops(p)->flush(n, p);
 }

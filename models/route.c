@@ -3,6 +3,7 @@
  * path through the tables (see route.h for the algorithms and references).
  */
 #include "models/route.h"
+#include "models/nic.h"
 
 /* Returns true for an unpinned flow of a dragonfly routed `valiant` or `ugal`; false otherwise. */
 bool route_flow_needs_choice(const struct net *n, const struct flow *f)

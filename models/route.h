@@ -79,4 +79,9 @@ int route_path(const struct net *n, uint32_t src, uint32_t dst, uint32_t hash, u
  */
 int route_flow_path(const struct net *n, const struct flow *f, uint32_t *nodes, int max);
 
+/* Flow start event for flows that choose a route when they start (dragonfly Valiant/UGAL). */
+void route_flow_start(struct sim *s, void *obj, uint64_t arg);
+/* Whether flow f chooses its route at its start (then start it with route_flow_start). */
+bool route_flow_needs_choice(const struct net *n, const struct flow *f);
+
 #endif

@@ -1,28 +1,18 @@
 /*
- * switch — output-queued shared-buffer switch with PFC and ECN.
+ * switch — output-queued shared-buffer switch.
  *
- * Buffer accounting (README.md, "Switch"): every frame is counted against its ingress
- * (port, priority) until it leaves the switch.  For a lossless priority the
- * ingress counter is compared with the XOFF threshold:
- *   static:  xoff = switch.pfc.xoff
- *   dynamic: xoff = alpha * (buffer - reserved headroom - shared bytes in use)
- *            (Broadcom-style dynamic threshold, Choudhury and Hahne, "Dynamic
- *            queue length thresholds for shared-memory packet switches",
- *            IEEE/ACM ToN 1998; the HPCC simulator's switch MMU uses it too)
- * Above xoff the switch pauses the upstream on that priority and admits the
- * frames still arriving into the headroom reserved for that ingress (port,
- * priority); a frame that finds the headroom full is dropped as `headroom`.
- * RESUME is sent when the headroom is empty and the shared counter is at or
- * below xoff - xon_delta.  Frames leave the accounting at dequeue (the start of
- * their transmission), headroom first.
+ * Buffer accounting (README.md, "Switch"): every frame is counted against its
+ * ingress (port, priority) until it leaves the switch, in the shared pool or,
+ * for a priority under link-level flow control, in the headroom that flow
+ * control reserves (lfc.h; PFC's thresholds are in pfc.h).  Frames leave the
+ * accounting at dequeue (the start of their transmission), headroom first,
+ * and the flow control hears of it.
  *
  * Lossy priorities are tail-dropped when the egress queue would exceed
  * lossy_queue_limit or the shared buffer is full.
  *
- * ECN (DCQCN congestion point, RED on the instantaneous queue of the egress
- * (port, priority)): p = 0 for q <= kmin, pmax (q - kmin)/(kmax - kmin) for
- * kmin < q <= kmax, 1 above kmax; only ECT data frames are marked CE.  At
- * dequeue, q excludes the frame being sent.
+ * ECN marking (ecn.h) at dequeue or enqueue; at dequeue, q excludes the frame
+ * being sent.
  *
  * Routing (route.h): pinned path, else the routing tables with per-flow ECMP,
  * with dragonfly data detouring through its flow's Valiant group.  A frame
@@ -30,102 +20,32 @@
  * port is on a failed link is dropped as `link_down`.
  *
  * Pathologies: a frame bound for a queue the PFC watchdog declared stormed
- * with action drop is discarded on arrival (pfcwd.c), and the PAUSE refresh
- * of a congested ingress is where the deadlock detector looks for stalled
- * queues (deadlock.c): a deadlock keeps its PAUSEs refreshed, and a run
- * without long pauses pays nothing.  A data frame remembers its egress
- * queue's paused-time total when queued; the difference at dequeue goes to
- * its flow's paused_ns.
+ * with action drop is discarded on arrival (pfcwd.c).  A data frame remembers
+ * its egress queue's paused-time total when queued; the difference at dequeue
+ * goes to its flow's paused_ns.
  */
-#include "models/deadlock.h"
-#include "models/net.h"
+#include "models/switch.h"
+#include "models/ecn.h"
+#include "models/lfc.h"
+#include "models/pfc.h"
+#include "models/port.h"
 #include "models/route.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-static int64_t xoff_threshold(const struct net *n, const struct sw *w)
+/* The flow control's per-frame operations: PFC's inline, any other through its table (lfc.h). */
+static inline int lfc_admit(struct net *n, struct sw *w, struct port *in, struct pkt *k)
 {
-    const struct scn_pfc *pfc = &n->scn->sw.pfc;
-    if (pfc->xoff_mode == SCN_XOFF_STATIC)
-        return pfc->xoff_bytes;
-    int64_t free_shared = n->scn->sw.buffer - w->hdrm_reserved - w->shared_used;
-    if (free_shared < 0)
-        free_shared = 0;
-    return (int64_t)(pfc->dynamic_alpha * (double)free_shared);
+    return n->lfc == &pfc_lfc_ops ? pfc_admit(n, w, in, k) : n->lfc->admit(n, w, in, k);
 }
 
-/* Refresh at half the pause time so that the upstream never resumes on expiry. */
-static sim_time_t refresh_period(const struct net *n, const struct port *in)
+static inline void lfc_released(struct net *n, struct sw *w, struct port *in, int prio)
 {
-    int64_t q = n->scn->sw.pfc.pause_quanta;
-    return pause_quanta_ps(q, port_aux(in)->rate_bps) / 2;
-}
-
-static void pause_refresh(struct sim *s, void *obj, uint64_t arg)
-{
-    struct prio_timer *pt = obj;
-    struct port *in = pt->port;
-    struct net *n = in->net;
-    if (!((in->pause_sent >> pt->prio) & 1))
-        return;
-    port_send_pfc(in, pt->prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
-    sim_timer_arm(s, &pt->tm, s->now + refresh_period(n, in), pause_refresh, pt);
-    if (s->now >= n->dl.next_check && n->dl.period)
-        deadlock_check(n); /* may stop the run */
-}
-
-static void check_pause(struct net *n, struct sw *w, struct port *in, int prio)
-{
-    if (((in->pause_sent >> prio) & 1))
-        return;
-    if (((in->in_hdrm >> prio) & 1) || in->ing_shared[prio] >= xoff_threshold(n, w)) {
-        in->pause_sent |= (uint8_t)(1u << (prio));
-        port_send_pfc(in, prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
-        struct prio_timer *pt = &port_aux(in)->pause_refresh[prio];
-        sim_timer_arm(n->sim, &pt->tm, n->sim->now + refresh_period(n, in), pause_refresh, pt);
-    }
-}
-
-void switch_pfc_check_resume(struct net *n, struct sw *w, struct port *in, int prio)
-{
-    if (!((in->pause_sent >> prio) & 1) || ((in->in_hdrm >> prio) & 1))
-        return;
-    int64_t sh = in->ing_shared[prio];
-    if (sh == 0 || sh + n->scn->sw.pfc.xon_delta <= xoff_threshold(n, w)) {
-        in->pause_sent &= (uint8_t)~(1u << (prio));
-        sim_timer_cancel(&port_aux(in)->pause_refresh[prio].tm);
-        port_send_pfc(in, prio, 0);
-    }
-}
-
-double switch_red_probability(const struct scn_ecn *e, int64_t q)
-{
-    if (q <= e->kmin)
-        return 0.0;
-    if (q > e->kmax)
-        return 1.0;
-    return e->pmax * (double)(q - e->kmin) / (double)(e->kmax - e->kmin);
-}
-
-static bool ecn_should_mark(struct net *n, struct sw *w, int64_t q)
-{
-    double p = switch_red_probability(&n->scn->sw.ecn, q);
-    /* Draw only where the outcome is uncertain, so that the stream advances only there. */
-    if (p <= 0.0)
-        return false;
-    if (p >= 1.0)
-        return true;
-    return rng_uniform(&w->ecn_rng) < p;
-}
-
-static void maybe_mark(struct net *n, struct sw *w, struct pkt *k, int64_t q)
-{
-    if (k->type == PKT_DATA && (k->ecn & ECN_ECT) && !(k->ecn & ECN_CE) && ecn_should_mark(n, w, q)) {
-        k->ecn |= ECN_CE;
-        n->c.ecn_marked++;
-        n->c.prio[k->prio].ecn_marked++;
-    }
+    if (n->lfc == &pfc_lfc_ops)
+        pfc_released(n, w, in, prio);
+    else
+        n->lfc->released(n, w, in, prio);
 }
 
 /*
@@ -192,9 +112,9 @@ static void dequeued(struct net *n, struct sw *w, struct pkt *k, int prio, int64
 {
     struct port *in = release(n, w, k, prio);
     if (n->scn->sw.ecn.enabled && n->scn->sw.ecn.mark_on == SCN_MARK_DEQUEUE)
-        maybe_mark(n, w, k, q_after);
+        ecn_maybe_mark(n, w, k, q_after);
     if (n->lossless & (1u << prio))
-        switch_pfc_check_resume(n, w, in, prio);
+        lfc_released(n, w, in, prio);
 }
 
 void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
@@ -212,33 +132,16 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
         return;
     }
     int64_t B = k->size;
-    int64_t shared_cap = cfg->buffer - w->hdrm_reserved;
     int64_t q_before = port_queued_bytes(out, prio);
 
     if (n->lossless & (1u << prio)) {
-        if (in->ing_shared[prio] + B > xoff_threshold(n, w) || ((in->in_hdrm >> prio) & 1)) {
-            struct port_prio *pp = port_pp(in, prio);
-            if (pp->ing_hdrm + B > port_aux(in)->headroom) { /* a paused upstream's frame: the cold part is fine */
-                net_drop(n, k, DROP_HEADROOM);
-                return;
-            }
-            pp->ing_hdrm += B;
-            in->in_hdrm |= (uint8_t)(1u << prio);
-            if (pp->ing_hdrm > pp->hdrm_peak)
-                pp->hdrm_peak = pp->ing_hdrm;
-        } else {
-            if (w->shared_used + B > shared_cap) {
-                net_drop(n, k, DROP_BUFFER);
-                return;
-            }
-            in->ing_shared[prio] += (int32_t)B;
-            w->shared_used += B;
+        int why = lfc_admit(n, w, in, k);
+        if (why != LFC_ADMIT) {
+            net_drop(n, k, (enum drop_reason)why);
+            return;
         }
-        w->buffered += B;
-        k->in_port = in->local;
-        check_pause(n, w, in, prio);
     } else {
-        if (q_before + B > cfg->lossy_queue_limit || w->shared_used + B > shared_cap) {
+        if (q_before + B > cfg->lossy_queue_limit || w->shared_used + B > cfg->buffer - w->hdrm_reserved) {
             net_drop(n, k, DROP_BUFFER);
             return;
         }
@@ -248,7 +151,7 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
         k->in_port = in->local;
     }
     if (cfg->ecn.enabled && cfg->ecn.mark_on == SCN_MARK_ENQUEUE)
-        maybe_mark(n, w, k, q_before);
+        ecn_maybe_mark(n, w, k, q_before);
     /*
      * An egress with nothing queued (not even a PAUSE) whose transmitter is
      * free and whose priority is not paused would dequeue this very frame at
@@ -287,7 +190,7 @@ void switch_flush_queue(struct net *n, struct sw *w, struct port *p, int prio, e
         struct port *in = release(n, w, k, prio);
         net_drop(n, k, reason);
         if (n->lossless & (1u << prio))
-            switch_pfc_check_resume(n, w, in, prio);
+            lfc_released(n, w, in, prio);
     }
 }
 

@@ -92,4 +92,8 @@ double traffic_poisson_host_flows(const struct scn_traffic *t, int64_t stop_ps, 
 /* A size drawn from the CDF for a uniform u in [0, 1): at least 1 byte. */
 int64_t cdf_sample(const struct cdf *c, double u);
 
+/* Collective bookkeeping: f's receiver holds all its bytes / its sender got the last ACK (nic.c). */
+void traffic_flow_received(struct net *n, struct flow *f);
+void traffic_flow_acked(struct net *n, struct flow *f);
+
 #endif

@@ -1,7 +1,9 @@
 /* DCQCN reaction point alone, RED marking probability, PFC headroom arithmetic. */
 #include "tests/tests.h"
 #include "models/dcqcn.h"
+#include "models/ecn.h"
 #include "models/net.h"
+#include "models/pfc.h"
 #include "sim/units.h"
 
 #include <math.h>
@@ -143,12 +145,12 @@ static void test_bounds(void)
 static void test_red(void)
 {
     struct scn_ecn e = {.enabled = true, .kmin = 5000, .kmax = 200000, .pmax = 0.01};
-    CU_ASSERT_DOUBLE_EQUAL(switch_red_probability(&e, 0), 0.0, 0);
-    CU_ASSERT_DOUBLE_EQUAL(switch_red_probability(&e, 5000), 0.0, 0);
-    CU_ASSERT_DOUBLE_EQUAL(switch_red_probability(&e, 5001), 0.01 * 1 / 195000.0, 1e-15);
-    CU_ASSERT_DOUBLE_EQUAL(switch_red_probability(&e, 102500), 0.005, 1e-15);
-    CU_ASSERT_DOUBLE_EQUAL(switch_red_probability(&e, 200000), 0.01, 1e-15);
-    CU_ASSERT_DOUBLE_EQUAL(switch_red_probability(&e, 200001), 1.0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(ecn_red_probability(&e, 0), 0.0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(ecn_red_probability(&e, 5000), 0.0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(ecn_red_probability(&e, 5001), 0.01 * 1 / 195000.0, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(ecn_red_probability(&e, 102500), 0.005, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(ecn_red_probability(&e, 200000), 0.01, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(ecn_red_probability(&e, 200001), 1.0, 0);
 }
 
 static void test_headroom(void)

@@ -8,6 +8,8 @@
  */
 #include "models/deadlock.h"
 #include "models/fault.h"
+#include "models/lfc.h"
+#include "models/pfc.h"
 #include "models/pfcwd.h"
 #include "sim/units.h"
 #include "tests/tests.h"
@@ -330,6 +332,41 @@ static void test_ring_deadlock(void)
     teardown(&scn, &r, &l);
 }
 
+/*
+ * A link-level flow control without a heartbeat (one that sends nothing while it keeps a port blocked) still
+ * gets deadlock checks: PFC with its table's heartbeat flag cleared makes the detector run its own timer, which
+ * finds the same cycle, within two check periods of its forming.
+ */
+static void test_ring_deadlock_without_heartbeat(void)
+{
+    struct scenario scn;
+    struct run r;
+    struct log l;
+    CU_ASSERT_FATAL(setup(RING_FILE, NULL, NULL, 0, &scn, &r, &l));
+    static struct lfc_ops quiet;
+    quiet = pfc_lfc_ops;
+    quiet.heartbeat = false;
+    r.net.lfc = &quiet;
+    deadlock_init(&r.net);
+    CU_ASSERT_TRUE(r.net.dl.own_timer);
+    test_run_checked(&r);
+    const struct deadlock *dl = &r.net.dl;
+    CU_ASSERT_TRUE_FATAL(dl->detected);
+    CU_ASSERT_EQUAL(r.sim.now, dl->at);
+    CU_ASSERT_EQUAL(dl->prio, 3);
+    const struct port *ring[4] = {test_port_to(&r, "s0", "s1"), test_port_to(&r, "s1", "s2"), test_port_to(&r, "s2", "s3"),
+                                  test_port_to(&r, "s3", "s0")};
+    CU_ASSERT_EQUAL_FATAL(dl->cycle_len, 4);
+    sim_time_t formed = 0;
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_EQUAL(dl->cycle[i], port_id(ring[i]));
+        if (port_pp(ring[i], 3)->paused_since > formed)
+            formed = port_pp(ring[i], 3)->paused_since;
+    }
+    CU_ASSERT(dl->at - formed <= 2 * dl->period);
+    teardown(&scn, &r, &l);
+}
+
 static void test_ring_without_cycle(void)
 {
     /* The same ring without the cycle-closing flow f3: a chain of dependencies, no cycle. */
@@ -647,6 +684,8 @@ void test_pathologies_register(void)
     CU_add_test(s, "watchdog drop: detected, the rest completes, restored after the storm", test_storm_watchdog_drop);
     CU_add_test(s, "watchdog forward and alert", test_storm_watchdog_forward_alert);
     CU_add_test(s, "ring deadlock: the cycle is the four ring ports, in order", test_ring_deadlock);
+    CU_add_test(s, "ring deadlock found by the detector's timer when the flow control has no heartbeat",
+                test_ring_deadlock_without_heartbeat);
     CU_add_test(s, "ring without the cycle-closing flow: no deadlock, all complete", test_ring_without_cycle);
     CU_add_test(s, "a slow receiver pauses its ToR and the senders' ToR", test_slow_receiver);
     CU_add_test(s, "overlapping slow_receiver faults are rejected", test_fault_errors);

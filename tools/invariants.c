@@ -15,7 +15,7 @@ struct inv_leftover inv_leftover(const struct run *r)
                     lo.data_frames++;
                 } else {
                     lo.ctrl_frames++;
-                    if (!p->is_host)
+                    if (p->kind != NODE_HOST)
                         lo.ctrl_bytes_sw += k->size;
                 }
             }

@@ -1,0 +1,43 @@
+/*
+ * ecn — ECN marking at a switch egress: RED on the instantaneous queue, as
+ * DCQCN's congestion point uses it (Zhu et al., "Congestion Control for
+ * Large-Scale RDMA Deployments", SIGCOMM 2015, section 3.1; after Floyd and
+ * Jacobson, "Random Early Detection Gateways for Congestion Avoidance",
+ * IEEE/ACM ToN 1993, without RED's averaging):
+ *   p(q) = 0                                   q <= kmin
+ *        = pmax (q - kmin) / (kmax - kmin)     kmin < q <= kmax
+ *        = 1                                   q > kmax
+ * for q the bytes queued at the egress (port, priority): at dequeue those
+ * behind the departing frame, at enqueue those ahead of the arriving one
+ * (switch.ecn.mark_on).  Only ECT data frames not yet marked are marked CE;
+ * each switch draws from its own random stream, and only where 0 < p < 1, so
+ * the stream advances only there.
+ */
+#ifndef MODELS_ECN_H
+#define MODELS_ECN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/net.h"
+
+/* RED marking probability for an egress queue of q bytes (0 below kmin, 1 above kmax). */
+double ecn_red_probability(const struct scn_ecn *e, int64_t q);
+
+/* Whether a frame that sees q bytes queued is marked, drawing from r only where the outcome is uncertain. */
+bool ecn_red_draw(const struct scn_ecn *e, struct rng *r, int64_t q);
+
+/* Marks frame k CE at switch w with q bytes queued, when it is an ECT data frame not yet marked and RED says so. */
+static inline void ecn_maybe_mark(struct net *n, struct sw *w, struct pkt *k, int64_t q)
+{
+    const struct scn_ecn *e = &n->scn->sw.ecn;
+    /* q <= kmin, the common case, decides without a call */
+    if (k->type == PKT_DATA && (k->ecn & ECN_ECT) && !(k->ecn & ECN_CE) && q > e->kmin &&
+        ecn_red_draw(e, &w->ecn_rng, q)) {
+        k->ecn |= ECN_CE;
+        n->c.ecn_marked++;
+        n->c.prio[k->prio].ecn_marked++;
+    }
+}
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * lfc — link-level flow control, as a table of operations: what a switch asks
+ * of it when a frame of a priority under flow control enters its buffer and
+ * when it leaves, what a port does with a flow-control frame from its peer,
+ * and what a failed link clears.  PFC (IEEE 802.1Qbb, models/pfc.c) is the
+ * first implementation; a credit-based one (InfiniBand) would be another.
+ *
+ * The contract every implementation keeps:
+ * - the priorities under flow control are net.lossless; the others are
+ *   tail-dropped by the switch and never ask the table;
+ * - a (port, priority) whose peer may not be sent to is blocked: the
+ *   implementation blocks and unblocks it with port_block / port_unblock
+ *   (port.h), which keep port.paused (the mask every scheduler reads), the
+ *   blocked-time accounting (paused_ns, summary) and the wait-for state of the
+ *   deadlock detector (deadlock.h);
+ * - `heartbeat`: its own events keep recurring, at most half a deadlock check
+ *   period apart, at the switch that holds a switch egress blocked, for as
+ *   long as it does (PFC's PAUSE refresh), and each calls deadlock_heartbeat();
+ *   the detector then needs no timer and adds no event.  Without it the
+ *   detector runs its own timer while a switch egress is blocked.
+ *
+ * The per-frame operations (admit, released) of PFC are inline in pfc.h and
+ * called directly by the switch when PFC is the flow control (switch.c),
+ * other implementations through the table.
+ */
+#ifndef MODELS_LFC_H
+#define MODELS_LFC_H
+
+#include <stdbool.h>
+
+#include "models/net.h"
+
+#define LFC_ADMIT (-1) /* admit's "accounted" (any other value is the enum drop_reason of its refusal) */
+
+struct lfc_ops {
+    const char *name;
+    /* Frame k of a priority under flow control enters switch w through ingress `in`: counts it into the buffer
+     * (w->buffered, the ingress counters; k->in_port) and returns LFC_ADMIT, or returns why it is dropped. */
+    int (*admit)(struct net *n, struct sw *w, struct port *in, struct pkt *k);
+    /* A frame of priority prio that entered switch w through `in` has left the buffer accounting: the ingress
+     * may let its upstream send again. */
+    void (*released)(struct net *n, struct sw *w, struct port *in, int prio);
+    /* A flow-control frame (PKT_PAUSE) arrived at port p; the caller frees it. */
+    void (*control)(struct port *p, const struct pkt *k);
+    /* p's link failed: forget the blocks p's peer imposed on p (port.c has closed their time) and those p imposed
+     * on its peer. */
+    void (*link_fail)(struct port *p);
+    bool heartbeat;
+};
+
+/* The implementation named `name`, or NULL. */
+const struct lfc_ops *lfc_find(const char *name);
+
+#endif

@@ -1,0 +1,115 @@
+/*
+ * pfc — priority flow control, IEEE 802.1Qbb, the first link-level flow
+ * control (lfc.h).
+ *
+ * A PAUSE frame carries, per priority, a pause time in quanta of 512 bit
+ * times at the link rate: pause = quanta x 512 / rate.  The receiver stops
+ * sending that priority until the time runs out or a PAUSE with time 0
+ * (RESUME) arrives; a frame already being transmitted is finished, and PAUSE
+ * frames themselves bypass the priority queues and go out next (port.c).
+ *
+ * Switch ingress (README.md, "Switch"): every frame is counted against its
+ * ingress (port, priority) until it leaves the switch.  For a lossless
+ * priority the ingress counter is compared with the XOFF threshold:
+ *   static:  xoff = switch.pfc.xoff
+ *   dynamic: xoff = alpha * (buffer - reserved headroom - shared bytes in use)
+ *            (Broadcom-style dynamic threshold, Choudhury and Hahne, "Dynamic
+ *            queue length thresholds for shared-memory packet switches",
+ *            IEEE/ACM ToN 1998; the HPCC simulator's switch MMU uses it too)
+ * Above xoff the switch pauses the upstream on that priority and admits the
+ * frames still arriving into the headroom reserved for that ingress (port,
+ * priority); a frame that finds the headroom full is dropped as `headroom`.
+ * RESUME is sent when the headroom is empty and the shared counter is at or
+ * below xoff - xon_delta.  Frames leave the accounting at dequeue (the start
+ * of their transmission), headroom first (switch.c).
+ *
+ * A pause is refreshed at half its time while the reason for it lasts, so the
+ * upstream never resumes on expiry; a switch's refresh is the deadlock
+ * detector's heartbeat (lfc.h, deadlock.h).  A host NIC pauses its ToR only
+ * under a fault (pause_storm, slow_receiver: fault.c), by the same rule.
+ *
+ * The PFC watchdog (pfcwd.c) may tell a port to ignore PAUSE on a stormed
+ * priority; every PFC frame still counts as seen for its restoration timer.
+ */
+#ifndef MODELS_PFC_H
+#define MODELS_PFC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/lfc.h"
+#include "models/net.h"
+
+#define PAUSE_QUANTUM_BITS 512
+
+/* The pause time of `quanta` PAUSE quanta (512 bit times each, IEEE 802.1Qbb) on a link of rate_bps, in ps. */
+static inline sim_time_t pause_quanta_ps(int64_t quanta, int64_t rate_bps)
+{
+    return (sim_time_t)(((__int128)quanta * PAUSE_QUANTUM_BITS * PS_PER_S) / rate_bps);
+}
+
+extern const struct lfc_ops pfc_lfc_ops;
+
+/* Ingress p starts holding its peer paused on prio (PAUSE, then refreshed) / lets it go (RESUME). */
+void pfc_hold(struct net *n, struct port *p, int prio);
+void pfc_let_go(struct port *p, int prio);
+
+static inline int64_t pfc_xoff_threshold(const struct net *n, const struct sw *w)
+{
+    const struct scn_pfc *pfc = &n->scn->sw.pfc;
+    if (pfc->xoff_mode == SCN_XOFF_STATIC)
+        return pfc->xoff_bytes;
+    int64_t free_shared = n->scn->sw.buffer - w->hdrm_reserved - w->shared_used;
+    if (free_shared < 0)
+        free_shared = 0;
+    return (int64_t)(pfc->dynamic_alpha * (double)free_shared);
+}
+
+/*
+ * The table's per-frame operations (lfc.h), inline because the switch calls them for every frame of a lossless
+ * priority: out of line, admission alone cost about 75 instructions a call (callgrind, k=4 WebSearch fat-tree).
+ */
+static inline int pfc_admit(struct net *n, struct sw *w, struct port *in, struct pkt *k)
+{
+    int prio = k->prio;
+    int64_t B = k->size;
+    if (in->ing_shared[prio] + B > pfc_xoff_threshold(n, w) || ((in->in_hdrm >> prio) & 1)) {
+        struct port_prio *pp = port_pp(in, prio);
+        if (pp->ing_hdrm + B > port_aux(in)->headroom) /* a paused upstream's frame: the cold part is fine */
+            return DROP_HEADROOM;
+        pp->ing_hdrm += B;
+        in->in_hdrm |= (uint8_t)(1u << prio);
+        if (pp->ing_hdrm > pp->hdrm_peak)
+            pp->hdrm_peak = pp->ing_hdrm;
+    } else {
+        if (w->shared_used + B > n->scn->sw.buffer - w->hdrm_reserved)
+            return DROP_BUFFER;
+        in->ing_shared[prio] += (int32_t)B;
+        w->shared_used += B;
+    }
+    w->buffered += B;
+    k->in_port = in->local;
+    if (!((in->pause_sent >> prio) & 1) &&
+        (((in->in_hdrm >> prio) & 1) || in->ing_shared[prio] >= pfc_xoff_threshold(n, w)))
+        pfc_hold(n, in, prio);
+    return LFC_ADMIT;
+}
+
+static inline void pfc_released(struct net *n, struct sw *w, struct port *in, int prio)
+{
+    if (!((in->pause_sent >> prio) & 1) || ((in->in_hdrm >> prio) & 1))
+        return;
+    int64_t sh = in->ing_shared[prio];
+    if (sh == 0 || sh + n->scn->sw.pfc.xon_delta <= pfc_xoff_threshold(n, w))
+        pfc_let_go(in, prio);
+}
+
+/* Sends a PFC frame for prio out of p (quanta 0: RESUME), counting it and reporting it to the PFC listeners. */
+void pfc_send(struct port *p, int prio, uint16_t quanta);
+/* Lifts the pause on priority prio of egress p (no-op when it is not paused) and restarts transmission. */
+void pfc_unpause(struct port *p, int prio);
+/* Host NIC p wants its peer paused on prio (want) or not: PAUSE, then refreshed, or RESUME, when that changes and
+ * the link is up (fault.c). */
+void pfc_host_hold(struct port *p, int prio, bool want);
+
+#endif
