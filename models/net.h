@@ -2,7 +2,7 @@
  * net — the runtime network: ports and links, switches, host NICs and flows,
  * moving packets through the event engine.
  *
- * Packet path (README.md, "What is simulated"): a host NIC or a switch puts a frame on an egress
+ * Packet path (docs/model.md, "What is simulated"): a host NIC or a switch puts a frame on an egress
  * port; the port transmits one frame at a time and the frame arrives at the
  * peer port `serialization + propagation delay` after its first bit left
  * (store-and-forward; port.h).  A switch looks up the egress port (ECMP or
@@ -38,7 +38,7 @@
 
 #define NPRIO 8
 
-/* Frame sizes in bytes (README.md, "Frames"): headers of a RoCE v2 data frame
+/* Frame sizes in bytes (docs/model.md, "Frames"): headers of a RoCE v2 data frame
  * are Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4. */
 #define HDR_DATA 62
 #define FRAME_ACK 66

@@ -8,7 +8,7 @@
  * (RESUME) arrives; a frame already being transmitted is finished, and PAUSE
  * frames themselves bypass the priority queues and go out next (port.c).
  *
- * Switch ingress (README.md, "Switch"): every frame is counted against its
+ * Switch ingress (docs/model.md, "Switch"): every frame is counted against its
  * ingress (port, priority) until it leaves the switch.  For a lossless
  * priority the ingress counter is compared with the XOFF threshold:
  *   static:  xoff = switch.pfc.xoff

@@ -1,7 +1,7 @@
 /*
  * switch — output-queued shared-buffer switch.
  *
- * Buffer accounting (README.md, "Switch"): every frame is counted against its
+ * Buffer accounting (docs/model.md, "Switch"): every frame is counted against its
  * ingress (port, priority) until it leaves the switch, in the shared pool or,
  * for a priority under link-level flow control, in the headroom that flow
  * control reserves (lfc.h; PFC's thresholds are in pfc.h).  Frames leave the

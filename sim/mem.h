@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 
-/* Exit status after an allocation failed (README.md, docs/RELIABILITY.md). */
+/* Exit status after an allocation failed (docs/RELIABILITY.md). */
 #define MEM_EXIT_OOM 4
 
 /*
