@@ -118,19 +118,13 @@ struct port_prio {
  * A port is split over parallel arrays (same index), because a packet hop
  * touches a few ports at random.  struct port holds what a hop touches, in two
  * cache lines aligned as a 128-byte pair, which the hardware's adjacent-line
- * prefetch fetches together (k=32 fat-tree: about -20% per packet-hop against
- * 64-byte alignment): line 0 what the arrival reads, including the ingress
+ * prefetch fetches together: line 0 what the arrival reads, including the ingress
  * counters of every priority, so that the port a frame enters through costs
  * one pair; line 1 the transmitter.  Each priority's line (struct port_prio:
  * its queue, fetched only when frames queue there) is in an array per priority
  * (port_pp()), and what is rarely touched in struct port_aux (port_aux()).
- * Apart, the lines a hop uses are dense: a k=32 fabric's hot pairs take 6 MB of
- * pages and its data priority's queues 3 MB, where whole ports took 94 MB.  That
- * matters where address translation is dear (under virtualization, on this
- * project's machine, a line on each of 16,384 pages costs 60 ns a load against
- * 7 ns on 2,048): k=32 -4 % per hop for the hot pairs apart (over 40
- * alternating runs, faster in 27), then -13 % for the queues apart (197 against
- * 228 ns, faster in 19 of 20).
+ * Apart, the lines a hop uses are dense and span few pages, which matters where
+ * address translation is dear (the layout's measurements: docs/performance.md).
  */
 struct port {
     /* line 0: what a hop reads at either end, and the ingress accounting */

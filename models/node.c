@@ -44,7 +44,7 @@ static void host_arrive_prefetch(const struct port *p, const struct pkt *k, int 
     if (k->type == PKT_DATA) {
         __builtin_prefetch(f + 64);
         __builtin_prefetch(f + offsetof(struct flow, rcv_nxt));
-        /* k=32: -2.6 % per hop (mean of six alternating-window runs; k=16 even) */
+        /* the queue line the data frame's ACK will join (docs/performance.md) */
         __builtin_prefetch(net_port_pp(n, p, k->prio & (NPRIO - 1)));
     } else {
         __builtin_prefetch(f + offsetof(struct flow, snd_una));

@@ -49,8 +49,8 @@ static void tx_wake(struct sim *s, void *obj, uint64_t arg)
 
 /*
  * The node's operations (node.h) on the hot path: a two-entry switch on the kind byte, in the port's line 0, with
- * direct calls for the two kinds of today, because through the tables (with the flow control's) a k=4 fat-tree run
- * took 4.7 % more instructions (node.h).
+ * direct calls for the two kinds of today, because calls through the tables cost measurably more instructions
+ * per frame (docs/performance.md); any other kind goes through its table.
  */
 static inline void node_receive(struct net *n, struct port *p, struct pkt *k)
 {
@@ -99,11 +99,9 @@ static sim_time_t tx_time(struct port *p, uint32_t wire_bytes)
  * so many events ago that its line is in memory: a plain store would first
  * read the line and hold a miss slot meanwhile, a streaming store writes
  * without reading, and the line's next reader (the arrival) is prefetched by
- * the engine anyway.  Measured in alternating windows of one run, k=32: -4 to
- * -6 % per hop (three runs; an A/A check of the method gave +-5 %).  Where the
- * line is still cached, streaming it out costs: k=8 +40 %, k=16 +3.5 %; k=24
- * (130,000-190,000 frames) was even, hence the threshold.  Five interleaved
- * `bench scale` runs: k=32 182 against 190 ns per hop (medians).
+ * the engine anyway.  Where the line is still cached, streaming it out costs
+ * more than it saves, hence the threshold NET_STREAM_MIN_FRAMES (the
+ * measurements are in docs/performance.md).
  */
 static inline void wire_link(struct net *n, struct pkt *ahead, struct pkt *k, sim_time_t at, uint64_t seq)
 {
@@ -153,7 +151,7 @@ bool port_take_free(struct port *p)
     if (!sim_before(s, p->busy_until, p->busy_seq))
         return true;
     /* Frames of one flow through an idle switch arrive exactly as the one ahead of them leaves: their
-     * wake-ups were a fifth of all events at k=32. */
+     * wake-ups would otherwise be a large share of all events (docs/performance.md). */
     return !p->wake_pending && p->busy_until == s->now && sim_take_due(s, p->busy_until, p->busy_seq);
 }
 
