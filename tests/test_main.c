@@ -71,6 +71,8 @@ int main(int argc, char **argv)
     test_validation_register();
     test_golden_register();
     test_sched_register();
+    test_port_register();
+    test_switch_register();
     test_labs_register();
     test_docs_register();
     test_outputs_register();

@@ -22,6 +22,8 @@ void test_traffic_register(void);
 void test_validation_register(void);
 void test_golden_register(void);
 void test_sched_register(void);
+void test_port_register(void);
+void test_switch_register(void);
 void test_labs_register(void);
 void test_docs_register(void);
 
