@@ -313,8 +313,8 @@ static void port_arrive_prefetch(const void *obj, uint64_t arg, int ahead)
         } else {
             __builtin_prefetch(f + offsetof(struct flow, snd_una));
             __builtin_prefetch(f + offsetof(struct flow, rto_timer));
-            __builtin_prefetch(f + offsetof(struct flow, rp));
-            __builtin_prefetch(f + offsetof(struct flow, rp) + 64);
+            __builtin_prefetch(f + offsetof(struct flow, cc_state));
+            __builtin_prefetch(f + offsetof(struct flow, cc_state) + 64);
         }
         return;
     }
