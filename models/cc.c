@@ -16,6 +16,8 @@ const struct cc_ops *cc_registry[CC_MAX] = {
 };
 int cc_count = 2;
 
+_Static_assert((CC_F_TELEMETRY | CC_F_CNP) < CC_FLOW_ON_ACK, "the algorithms' flags fit below it");
+
 const char *const cc_sample_columns[CC_SAMPLE_N] = {"rate_gbps", "target_gbps", "alpha"};
 
 int cc_find(const char *name)
@@ -46,7 +48,7 @@ const char *cc_scenario_name(enum scn_cc cc)
 void cc_flow_setup(struct net *n, struct flow *f, int id)
 {
     f->cc = (uint8_t)id;
-    f->cc_flags = (uint8_t)cc_registry[id]->flags;
+    f->cc_flags = (uint8_t)(cc_registry[id]->flags | (cc_registry[id]->on_ack ? CC_FLOW_ON_ACK : 0));
     if ((f->cc_flags & CC_F_TELEMETRY) && !n->tel) {
         n->tel = mem_xmalloc(sizeof *n->tel, "making the INT record pool");
         int_pool_init(n->tel);

@@ -4,13 +4,14 @@
  * is one file that fills a struct cc_ops and one line in cc_registry (cc.c).
  *
  * Both ends of a flow are simulated in one struct flow, so an algorithm has both sides: the reaction point
- * (the sender: init, on_sent, on_ack, on_cnp, on_timer, rate, window) and the notification point (the
- * receiver: on_data, which decides when to send a CNP).  Its per-flow state lives in the flow (cc_state,
+ * (the sender: init, on_sent, on_ack, on_cnp, on_timer, rate, and the window flow.cc_wnd, which the algorithm
+ * writes, as Linux's write snd_cwnd) and the notification point (the receiver: on_data, which decides when to
+ * send a CNP).  Its per-flow state lives in the flow (cc_state,
  * CC_STATE_BYTES, no allocation per flow) together with one timer (cc_timer, armed through cc_timer_arm()).
  *
  * Costs: the transport calls the hooks through the table (one indirect call, always to the same target, so well
- * predicted); hooks an algorithm leaves NULL cost a load and a branch.  Measured with callgrind and make bench
- * (docs/performance.md): no inline special case for DCQCN is needed.
+ * predicted); hooks an algorithm leaves NULL cost a load and a branch, and on_ack not even the load (flow.cc_flags).
+ * No algorithm has an inline special case (measurements: docs/architecture.md, "Congestion control").
  */
 #ifndef MODELS_CC_H
 #define MODELS_CC_H
@@ -25,8 +26,10 @@
 enum cc_flags {
     CC_F_TELEMETRY = 1u << 0, /* its data frames carry INT records (telemetry.h), echoed in ACKs (cc_ack.tel) */
     CC_F_CNP = 1u << 1,       /* its notification point sends CNPs (they travel at host.cnp_priority) */
-    CC_F_WINDOW = 1u << 2,    /* it limits the bytes in flight too (window); the transport asks only then */
 };
+/* flow.cc_flags holds the algorithm's flags and this one, set when it has an on_ack hook, so that an ACK tests
+ * one byte of the flow before it reaches for the table. */
+#define CC_FLOW_ON_ACK 0x80u
 
 /* What an ACK or a NACK tells the sender (on_ack). */
 struct cc_ack {
@@ -72,8 +75,6 @@ struct cc_ops {
     void (*on_timer)(struct flow *f, sim_time_t now);
     /* The pacing rate in bit/s, before the flow's cap; required. */
     double (*rate)(const struct flow *f);
-    /* Bytes the sender may have unacknowledged, 0: no limit.  Asked only with CC_F_WINDOW. */
-    uint32_t (*window)(const struct flow *f);
     /* Notification point: data frame k arrived at the receiver; true to send a CNP now.  NULL: never. */
     bool (*on_data)(struct flow *f, const struct pkt *k, sim_time_t now);
     /* Observation: fills s (rate and target before the flow's cap) at time now; required. */
@@ -136,7 +137,6 @@ static inline void cc_on_cnp(struct flow *f, sim_time_t now)
 
 static inline double cc_rate(const struct flow *f) { return flow_cc(f)->rate(f); }
 
-static inline uint32_t cc_window(const struct flow *f) { return flow_cc(f)->window(f); }
 
 static inline bool cc_on_data(struct flow *f, const struct pkt *k, sim_time_t now)
 {

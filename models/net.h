@@ -209,6 +209,7 @@ struct flow {
     /* sender */
     uint32_t snd_nxt, snd_una, snd_max;
     bool started, sender_done, in_ready;
+    uint32_t cc_wnd;          /* bytes it may have unacknowledged, set by its congestion control; 0: no window */
     struct flow *ready_next;
     sim_time_t next_send;
     struct sim_timer pace_timer, rto_timer, cc_timer; /* cc_timer: its congestion control's (cc.h) */

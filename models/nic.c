@@ -4,9 +4,10 @@
  * Sender: flows of the same priority share the port round robin, each paced at
  * its congestion control's rate (cc.h: DCQCN's Rc, or line rate with cc "none"; never above
  * the flow's own cap): after a frame of W wire bytes the flow may send again
- * W * 8 / rate later, and an algorithm with a window (CC_F_WINDOW) holds it
- * while the unacknowledged bytes fill the window.  Go-back-N loss recovery: on NACK(e) resume from PSN e;
- * after `rto` without progress resume from the oldest unacknowledged PSN.
+ * W * 8 / rate later, and a window (flow.cc_wnd, when its algorithm sets one)
+ * holds it while the unacknowledged bytes fill the window.  Go-back-N loss
+ * recovery: on NACK(e) resume from PSN e; after `rto` without progress resume
+ * from the oldest unacknowledged PSN.
  *
  * Receiver: ACK (cumulative: next expected PSN) every `ack_every` in-order
  * packets and at the last one; on a PSN gap one NACK per gap, discarding the
@@ -46,18 +47,11 @@ static double flow_rate(const struct net *n, const struct flow *f)
     return r;
 }
 
-/* Whether f's unacknowledged bytes fill its congestion control's window (asked only with CC_F_WINDOW). */
-static bool window_full(const struct flow *f)
-{
-    uint32_t w = cc_window(f);
-    return w && (uint64_t)(f->snd_nxt - f->snd_una) * f->mtu >= w;
-}
-
 static void make_ready(struct net *n, struct flow *f)
 {
     if (f->in_ready || f->pace_timer.armed || !f->started || f->sender_done || f->snd_nxt >= f->n_pkts)
         return;
-    if (__builtin_expect(f->cc_flags & CC_F_WINDOW, 0) && window_full(f))
+    if (__builtin_expect(f->cc_wnd != 0, 0) && (uint64_t)(f->snd_nxt - f->snd_una) * f->mtu >= f->cc_wnd)
         return; /* an ACK that opens the window makes it ready */
     struct host *h = &n->hosts[f->src];
     f->in_ready = true;
@@ -265,24 +259,22 @@ static void receive_ack(struct net *n, struct pkt *k)
     struct flow *f = net_flow(n, k->flow);
     if (f->sender_done)
         return;
-    uint32_t acked = 0;
+    uint32_t una = f->snd_una;
     if (k->psn > f->snd_una) {
-        acked = k->psn - f->snd_una;
         f->snd_una = k->psn;
         if (f->snd_nxt < f->snd_una)
             f->snd_nxt = f->snd_una;
         arm_rto(n, f);
     }
-    const struct cc_ops *cc = flow_cc(f);
-    if (cc->on_ack) {
-        const struct cc_ack a = {.psn = k->psn, .newly_acked = acked, .nack = k->type == PKT_NACK,
+    if (__builtin_expect(f->cc_flags & CC_FLOW_ON_ACK, 0)) {
+        const struct cc_ack a = {.psn = k->psn, .newly_acked = f->snd_una - una, .nack = k->type == PKT_NACK,
                                  .tel = k->tel ? int_rec(n->tel, k->tel) : NULL};
-        cc->on_ack(f, &a, n->sim->now);
+        flow_cc(f)->on_ack(f, &a, n->sim->now);
     }
     if (k->type == PKT_NACK && k->psn >= f->snd_una && f->snd_nxt > k->psn) {
         f->snd_nxt = k->psn; /* go back N */
         make_ready(n, f);
-    } else if (__builtin_expect(f->cc_flags & CC_F_WINDOW, 0) && acked) {
+    } else if (__builtin_expect(f->cc_wnd != 0, 0) && f->snd_una != una) {
         make_ready(n, f); /* the window may have opened */
     }
     if (f->snd_una >= f->n_pkts) {

@@ -29,7 +29,7 @@ static void test_registry(void)
     CU_ASSERT_STRING_EQUAL(cc_scenario_name(SCN_CC_NONE), "none");
     CU_ASSERT_EQUAL(cc_register(cc_registry[d]), -1); /* a name is registered once */
     CU_ASSERT(cc_registry[d]->flags & CC_F_CNP);
-    CU_ASSERT_FALSE(cc_registry[n]->flags & (CC_F_CNP | CC_F_TELEMETRY | CC_F_WINDOW));
+    CU_ASSERT_FALSE(cc_registry[n]->flags & (CC_F_CNP | CC_F_TELEMETRY));
     CU_ASSERT_STRING_EQUAL(cc_sample_columns[CC_SAMPLE_TARGET], "target_gbps");
 }
 
@@ -131,9 +131,8 @@ struct wnd_state {
 };
 #define WND_FRAMES 2
 
-static void wnd_init(struct flow *f, sim_time_t now) {}
+static void wnd_init(struct flow *f, sim_time_t now) { f->cc_wnd = WND_FRAMES * f->mtu; }
 static double wnd_rate(const struct flow *f) { return (double)f->net->hosts[f->src].rate_bps; }
-static uint32_t wnd_window(const struct flow *f) { return WND_FRAMES * f->mtu; }
 static void wnd_on_sent(struct flow *f, uint32_t bytes)
 {
     struct wnd_state *w = CC_STATE(f, struct wnd_state);
@@ -155,12 +154,11 @@ static void wnd_sample(const struct flow *f, sim_time_t now, struct cc_sample *s
 
 static const struct cc_ops wnd_ops = {
     .name = "test_window_int",
-    .flags = CC_F_TELEMETRY | CC_F_WINDOW,
+    .flags = CC_F_TELEMETRY,
     .init = wnd_init,
     .on_sent = wnd_on_sent,
     .on_ack = wnd_on_ack,
     .rate = wnd_rate,
-    .window = wnd_window,
     .sample = wnd_sample,
 };
 
