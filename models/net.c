@@ -1,6 +1,7 @@
 /*
  * net — building the runtime network from the graph, flows, drops, invariants.
  */
+#include "models/cc.h"
 #include "models/deadlock.h"
 #include "models/fault.h"
 #include "models/lfc.h"
@@ -76,6 +77,12 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
         nic_register_prefetch(s);
     }
     pool_init(&n->pkts, sizeof(struct pkt));
+    int cc = cc_find(cc_scenario_name(scn->host.cc));
+    if (cc < 0) {
+        fprintf(stderr, "rocesim: bug: no congestion control \"%s\" is registered\n", cc_scenario_name(scn->host.cc));
+        abort();
+    }
+    n->cc = (uint8_t)cc;
     n->stream_min_frames = NET_STREAM_MIN_FRAMES;
     n->ports = mem_xcalloc_big(g->n_ports, sizeof *n->ports, "building the network");
     n->aux = mem_xcalloc_big(g->n_ports, sizeof *n->aux, "building the network");
@@ -153,6 +160,10 @@ void net_free(struct net *n)
     pfcwd_free(n);
     deadlock_free(n);
     pool_free_all(&n->pkts);
+    if (n->tel) {
+        int_pool_free(n->tel);
+        free(n->tel);
+    }
     free(n->ports);
     free(n->aux);
     for (int prio = 0; prio < NPRIO; prio++)
@@ -249,7 +260,7 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
     f->finish = -1;
     f->last_cnp = -1;
     f->rate_cap_bps = rate_cap_bps;
-    f->use_dcqcn = n->scn->host.cc == SCN_CC_DCQCN;
+    cc_flow_setup(n, f, n->cc);
     f->hash_fwd = flow_hash(src, dst, idx);
     f->hash_rev = flow_hash(dst, src, idx);
     f->via_host = NET_NO_VIA;

@@ -9,8 +9,8 @@
  * pinned path), admits the frame into its shared buffer (tail drop, or the
  * link-level flow control's rules for the priorities under it: lfc.h, pfc.h),
  * queues it, and marks ECN at dequeue or enqueue (ecn.h; switch.h).  Hosts run
- * the RoCE transport (nic.h): round-robin among flows, per-flow pacing at the
- * DCQCN rate, ACK/NACK, go-back-N, RTO, and CNPs.  A port reaches its node
+ * the RoCE transport (nic.h): round-robin among flows, per-flow pacing at its
+ * congestion control's rate (cc.h), ACK/NACK, go-back-N, RTO, and CNPs.  A port reaches its node
  * through the node's table of operations (node.h).
  *
  * This header holds what every model shares: the packet, its queues, the
@@ -27,8 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "models/dcqcn.h"
 #include "models/sched.h"
+#include "models/telemetry.h"
 #include "sim/graph.h"
 #include "sim/pool.h"
 #include "sim/rng.h"
@@ -70,6 +70,7 @@ struct pkt {
                            * from the frame alone and never touch the flow's cache lines */
     uint16_t link_gen;    /* the sending port's link_gen at transmission: a mismatch on arrival means the
                            * link failed while the frame was on the wire */
+    uint32_t tel;         /* its INT record in net.tel (telemetry.h), 0: none; only flows whose cc asks carry one */
     union {
         sim_time_t pmark;     /* switch egress: the queue's paused-time total when the frame was queued (paused_ns) */
         sim_time_t next_at;   /* on the wire: when the frame behind it (next) arrives ... */
@@ -179,6 +180,10 @@ _Static_assert(offsetof(struct port, ing_shared) + sizeof(((struct port *)0)->in
                "the ingress counters are in line 0");
 _Static_assert(offsetof(struct port, peer) == 64 && sizeof(struct port) == 128, "the transmitter fills line 1");
 
+/* Bytes of per-flow congestion-control state held in the flow itself (the largest algorithm's; each asserts that
+ * its own fits), so that no flow allocates on the hot path. */
+#define CC_STATE_BYTES 80
+
 struct flow {
     struct net *net;
     uint32_t idx;
@@ -201,17 +206,19 @@ struct flow {
     /* sender */
     uint32_t snd_nxt, snd_una, snd_max;
     bool started, sender_done, in_ready;
+    uint32_t cc_wnd;          /* bytes it may have unacknowledged, set by its congestion control; 0: no window */
     struct flow *ready_next;
     sim_time_t next_send;
-    struct sim_timer pace_timer, rto_timer, inc_timer;
-    struct dcqcn rp;
-    bool use_dcqcn;
+    struct sim_timer pace_timer, rto_timer, cc_timer; /* cc_timer: its congestion control's (cc.h) */
+    _Alignas(8) unsigned char cc_state[CC_STATE_BYTES]; /* its congestion control's per-flow state (cc.h) */
+    uint8_t cc;               /* its congestion control: index in cc_registry (cc.h) */
+    uint8_t cc_flags;         /* that algorithm's flags (enum cc_flags), kept here to test them without a load */
 
     /* receiver */
     uint32_t rcv_nxt;
     uint32_t since_ack;
     bool nack_outstanding;
-    sim_time_t last_cnp;
+    sim_time_t last_cnp;      /* the notification point's last CNP for this flow (-1: none yet) */
 
     /* the collective this flow is a step of, or NULL */
     struct coll *coll;
@@ -355,6 +362,8 @@ struct net {
     uint32_t ports_ever_paused;
     uint32_t sw_paused;       /* switch egress (port, prio) pairs blocked right now (the wait-for state, deadlock.h) */
     struct pfcwd *wd;         /* PFC watchdog state (pfcwd.c), NULL when switch.watchdog is disabled */
+    uint8_t cc;               /* the scenario's congestion control, an index in cc_registry (cc.h) */
+    struct int_pool *tel;     /* INT records (telemetry.h), NULL until a flow whose cc asks for telemetry exists */
     struct deadlock dl;
     /* routing and faults (route.c, fault.c) */
     uint32_t flows_valiant;   /* flows whose data detoured through a Valiant intermediate group */
@@ -507,9 +516,15 @@ static inline struct pkt *pkt_alloc(struct net *n)
     k->route_flow = 0;
     k->quanta = 0;
     k->in_port = 0;
+    k->tel = 0;
     return k;
 }
 
-static inline void pkt_free(struct net *n, struct pkt *k) { pool_put(&n->pkts, k); }
+static inline void pkt_free(struct net *n, struct pkt *k)
+{
+    if (__builtin_expect(k->tel != 0, 0))
+        int_put(n->tel, k->tel);
+    pool_put(&n->pkts, k);
+}
 
 #endif

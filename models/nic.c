@@ -2,10 +2,12 @@
  * nic — the host NIC: RoCE v2 reliable connections (one flow = one queue pair).
  *
  * Sender: flows of the same priority share the port round robin, each paced at
- * its own rate (the DCQCN rate Rc, or line rate with cc "none", never above
+ * its congestion control's rate (cc.h: DCQCN's Rc, or line rate with cc "none"; never above
  * the flow's own cap): after a frame of W wire bytes the flow may send again
- * W * 8 / rate later.  Go-back-N loss recovery: on NACK(e) resume from PSN e;
- * after `rto` without progress resume from the oldest unacknowledged PSN.
+ * W * 8 / rate later, and a window (flow.cc_wnd, when its algorithm sets one)
+ * holds it while the unacknowledged bytes fill the window.  Go-back-N loss
+ * recovery: on NACK(e) resume from PSN e; after `rto` without progress resume
+ * from the oldest unacknowledged PSN.
  *
  * Receiver: ACK (cumulative: next expected PSN) every `ack_every` in-order
  * packets and at the last one; on a PSN gap one NACK per gap, discarding the
@@ -14,10 +16,12 @@
  * The port's scheduler (sched.c: strict or DWRR, as configured for switches)
  * chooses among priorities, as a NIC with ETS does.
  *
- * Notification point (DCQCN, Zhu et al. SIGCOMM 2015): a CE-marked data packet
- * makes the receiver send a CNP to the flow's sender, at most one per flow per
- * `cnp_interval`.  CNPs travel at `cnp_priority`; ACKs and NACKs at the flow's
- * priority, ahead of data of that priority.
+ * Notification point: the flow's congestion control sees every data frame
+ * the receiver gets and decides whether a CNP goes back (cc_dcqcn.c: one per
+ * CE-marked frame, at most one per flow per `cnp_interval`).  CNPs travel at
+ * `cnp_priority`; ACKs and NACKs at the flow's priority, ahead of data of that
+ * priority.  An INT record a data frame carries (telemetry.h) goes back in the
+ * ACK or NACK it causes.
  *
  * A flow that is ready to send while its priority is paused at the NIC port
  * is a packet held by PAUSE: the port's paused-time total is noted when the
@@ -25,6 +29,7 @@
  * sends.  A host under a slow_receiver fault passes arriving frames through
  * its receive pipeline first (fault.c).
  */
+#include "models/cc.h"
 #include "models/nic.h"
 #include "models/fault.h"
 #include "models/port.h"
@@ -38,7 +43,7 @@ static void check_done(struct net *n) { net_check_finish(n); }
 
 static double flow_rate(const struct net *n, const struct flow *f)
 {
-    double r = f->use_dcqcn ? f->rp.rc : (double)n->hosts[f->src].rate_bps;
+    double r = cc_rate(f);
     if (f->rate_cap_bps && (double)f->rate_cap_bps < r)
         r = (double)f->rate_cap_bps;
     return r;
@@ -48,6 +53,8 @@ static void make_ready(struct net *n, struct flow *f)
 {
     if (f->in_ready || f->pace_timer.armed || !f->started || f->sender_done || f->snd_nxt >= f->n_pkts)
         return;
+    if (__builtin_expect(f->cc_wnd != 0, 0) && (uint64_t)(f->snd_nxt - f->snd_una) * f->mtu >= f->cc_wnd)
+        return; /* an ACK that opens the window makes it ready */
     struct host *h = &n->hosts[f->src];
     f->in_ready = true;
     f->ready_mark = port_paused_total(h->port, f->prio, n->sim->now);
@@ -86,21 +93,12 @@ static void rto_fired(struct sim *s, void *obj, uint64_t arg)
     make_ready(n, f);
 }
 
-static void inc_fired(struct sim *s, void *obj, uint64_t arg)
-{
-    struct flow *f = obj;
-    dcqcn_on_timer(&f->rp);
-    if (f->rp.increasing && !f->sender_done)
-        sim_timer_arm(s, &f->inc_timer, s->now + f->rp.p->rate_increase_timer_ps, inc_fired, f);
-}
-
 void nic_flow_start(struct sim *s, void *obj, uint64_t arg)
 {
     struct flow *f = obj;
     struct net *n = f->net;
     f->started = true;
-    if (f->use_dcqcn)
-        dcqcn_init(&f->rp, &n->scn->host.dcqcn, n->hosts[f->src].rate_bps, s->now);
+    cc_init(f, s->now);
     make_ready(n, f);
 }
 
@@ -130,8 +128,9 @@ static struct pkt *make_data(struct net *n, struct flow *f)
     n->c.bytes_sent += k->size;
     n->c.data_in_flight++;
     n->c.data_bytes_in_flight += k->size;
-    if (f->use_dcqcn)
-        dcqcn_on_sent(&f->rp, k->size);
+    if (__builtin_expect(f->cc_flags & CC_F_TELEMETRY, 0))
+        k->tel = int_get(n->tel);
+    cc_on_sent(f, k->size);
     if (!f->rto_timer.armed)
         arm_rto(n, f);
     if (f->snd_nxt < f->n_pkts) {
@@ -185,8 +184,9 @@ struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
     return make_data(n, f);
 }
 
-/* Queues a control frame (ACK, NACK, CNP) of flow f at host h, towards the flow's sender. */
-static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, uint32_t psn)
+/* Queues a control frame (ACK, NACK, CNP) of flow f at host h, towards the flow's sender; an ACK or NACK echoes
+ * the INT record of the data frame that caused it. */
+static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, uint32_t psn, struct pkt *data)
 {
     struct pkt *k = pkt_alloc(n);
     k->type = (uint8_t)type;
@@ -200,6 +200,8 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
     } else {
         k->size = FRAME_ACK;
         k->prio = f->prio;
+        if (__builtin_expect(data->tel != 0, 0))
+            int_echo(k, data);
     }
     if (f->path_len) {
         k->route_flow = 1;
@@ -220,11 +222,9 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
     n->c.bytes_delivered += k->size;
     n->c.data_in_flight--;
     n->c.data_bytes_in_flight -= k->size;
-    if ((k->ecn & ECN_CE) && n->scn->host.cc == SCN_CC_DCQCN &&
-        (f->last_cnp < 0 || now - f->last_cnp >= n->scn->host.dcqcn.cnp_interval_ps)) {
-        f->last_cnp = now;
+    if (cc_on_data(f, k, now)) {
         n->c.cnp_sent++;
-        send_ctrl(n, h, f, PKT_CNP, 0);
+        send_ctrl(n, h, f, PKT_CNP, 0, NULL);
     }
     if (k->psn == f->rcv_nxt) {
         f->rcv_nxt++;
@@ -240,16 +240,16 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
         }
         if (last || f->since_ack >= (uint32_t)n->scn->host.ack_every) {
             f->since_ack = 0;
-            send_ctrl(n, h, f, PKT_ACK, f->rcv_nxt);
+            send_ctrl(n, h, f, PKT_ACK, f->rcv_nxt, k);
         }
     } else if (k->psn > f->rcv_nxt) {
         if (!f->nack_outstanding) {
             f->nack_outstanding = true;
             n->c.nacks_sent++;
-            send_ctrl(n, h, f, PKT_NACK, f->rcv_nxt);
+            send_ctrl(n, h, f, PKT_NACK, f->rcv_nxt, k);
         }
     } else {
-        send_ctrl(n, h, f, PKT_ACK, f->rcv_nxt);
+        send_ctrl(n, h, f, PKT_ACK, f->rcv_nxt, k);
     }
     pkt_free(n, k);
     check_done(n);
@@ -260,21 +260,29 @@ static void receive_ack(struct net *n, struct pkt *k)
     struct flow *f = net_flow(n, k->flow);
     if (f->sender_done)
         return;
+    uint32_t una = f->snd_una;
     if (k->psn > f->snd_una) {
         f->snd_una = k->psn;
         if (f->snd_nxt < f->snd_una)
             f->snd_nxt = f->snd_una;
         arm_rto(n, f);
     }
+    if (__builtin_expect(f->cc_flags & CC_FLOW_ON_ACK, 0)) {
+        const struct cc_ack a = {.psn = k->psn, .newly_acked = f->snd_una - una, .nack = k->type == PKT_NACK,
+                                 .tel = k->tel ? int_rec(n->tel, k->tel) : NULL};
+        flow_cc(f)->on_ack(f, &a, n->sim->now);
+    }
     if (k->type == PKT_NACK && k->psn >= f->snd_una && f->snd_nxt > k->psn) {
         f->snd_nxt = k->psn; /* go back N */
         make_ready(n, f);
+    } else if (__builtin_expect(f->cc_wnd != 0, 0) && f->snd_una != una) {
+        make_ready(n, f); /* the window may have opened */
     }
     if (f->snd_una >= f->n_pkts) {
         f->sender_done = true;
         sim_timer_cancel(&f->rto_timer);
         sim_timer_cancel(&f->pace_timer);
-        sim_timer_cancel(&f->inc_timer);
+        cc_release(f);
         n->flows_active--;
         if (f->coll)
             traffic_flow_acked(n, f);
@@ -287,10 +295,9 @@ static void receive_cnp(struct net *n, struct pkt *k)
     struct flow *f = net_flow(n, k->flow);
     n->c.cnp_received++;
     f->cnps_rx++;
-    if (!f->use_dcqcn || f->sender_done)
+    if (f->sender_done)
         return;
-    dcqcn_on_cnp(&f->rp, n->sim->now);
-    sim_timer_arm(n->sim, &f->inc_timer, n->sim->now + f->rp.p->rate_increase_timer_ps, inc_fired, f);
+    cc_on_cnp(f, n->sim->now);
 }
 
 void nic_receive(struct net *n, struct host *h, struct pkt *k)
@@ -364,7 +371,7 @@ void nic_wake_prefetch(const struct port *p, int ahead)
     const char *f = (const char *)h->ready_head[prio];
     for (size_t off = 0; off < offsetof(struct flow, rto_timer) + sizeof(struct sim_timer); off += 64)
         __builtin_prefetch(f + off);
-    __builtin_prefetch(f + offsetof(struct flow, rp));
+    __builtin_prefetch(f + offsetof(struct flow, cc_state));
     __builtin_prefetch(f + offsetof(struct flow, paused_ns));
 }
 

@@ -49,8 +49,8 @@ static void host_arrive_prefetch(const struct port *p, const struct pkt *k, int 
     } else {
         __builtin_prefetch(f + offsetof(struct flow, snd_una));
         __builtin_prefetch(f + offsetof(struct flow, rto_timer));
-        __builtin_prefetch(f + offsetof(struct flow, rp));
-        __builtin_prefetch(f + offsetof(struct flow, rp) + 64);
+        __builtin_prefetch(f + offsetof(struct flow, cc_state));
+        __builtin_prefetch(f + offsetof(struct flow, cc_state) + 64);
     }
 }
 

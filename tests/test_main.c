@@ -65,6 +65,7 @@ int main(int argc, char **argv)
     test_cli_register();
     test_topo_register();
     test_dcqcn_register();
+    test_cc_register();
     test_net_register();
     test_routing_runs_register();
     test_traffic_register();

@@ -2,6 +2,7 @@
 #include "tools/monitor.h"
 #include "tools/observer.h"
 
+#include "models/cc.h"
 #include "models/traffic.h"
 #include "sim/mem.h"
 #include "sim/units.h"
@@ -424,15 +425,12 @@ static void sample(struct monitor *m, const struct run *r)
         m->cand[keep++] = m->cand[i];
         if (!f->started)
             continue;
-        double line = (double)n->hosts[f->src].rate_bps;
-        double rate = f->use_dcqcn ? f->rp.rc : line;
-        if (f->rate_cap_bps && (double)f->rate_cap_bps < rate)
-            rate = (double)f->rate_cap_bps;
-        if (f->use_dcqcn)
-            fprintf(m->rt.f, "%s,%s,%.6g,%.6g,%.6g\n", ts, f->name, rate / 1e9, f->rp.rt / 1e9,
-                    dcqcn_alpha(&f->rp, t));
+        struct cc_sample cs;
+        cc_sample(f, t, &cs);
+        if (cs.valid & (1u << CC_SAMPLE_ALPHA))
+            fprintf(m->rt.f, "%s,%s,%.6g,%.6g,%.6g\n", ts, f->name, cs.rate_bps / 1e9, cs.target_bps / 1e9, cs.alpha);
         else
-            fprintf(m->rt.f, "%s,%s,%.6g,%.6g,\n", ts, f->name, rate / 1e9, rate / 1e9);
+            fprintf(m->rt.f, "%s,%s,%.6g,%.6g,\n", ts, f->name, cs.rate_bps / 1e9, cs.target_bps / 1e9);
         m->rate_rows++;
     }
     m->n_cand = keep;

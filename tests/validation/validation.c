@@ -4,6 +4,7 @@
  */
 #include "tests/validation/validation.h"
 
+#include "models/cc.h"
 #include "models/dcqcn_fluid.h"
 #include "sim/units.h"
 #include "tools/run.h"
@@ -127,8 +128,11 @@ static bool fair_case(struct vresult *out, int *n, int cap, int N, const char *r
     for (sim_time_t t = half + step; t <= scn.stop_ps; t += step) {
         sim_run(&r->sim, t);
         qsum += (double)port_pp(bott, 3)->q.bytes;
-        for (int i = 0; i < N; i++)
-            asum += dcqcn_alpha(&net_flow(&r->net, (uint32_t)i)->rp, t) / N;
+        for (int i = 0; i < N; i++) {
+            struct cc_sample cs;
+            cc_sample(net_flow(&r->net, (uint32_t)i), t, &cs);
+            asum += cs.alpha / N;
+        }
         samples++;
     }
     double secs = (double)(scn.stop_ps - half) / 1e12, x[64], sx = 0, sxx = 0;

@@ -1,0 +1,150 @@
+/*
+ * cc — congestion control as a table of hooks, in the manner of Linux's struct tcp_congestion_ops
+ * (include/net/tcp.h): the RoCE transport (nic.c) calls its flow's algorithm at fixed points, and an algorithm
+ * is one file that fills a struct cc_ops and one line in cc_registry (cc.c).
+ *
+ * Both ends of a flow are simulated in one struct flow, so an algorithm has both sides: the reaction point
+ * (the sender: init, on_sent, on_ack, on_cnp, on_timer, rate, and the window flow.cc_wnd, which the algorithm
+ * writes, as Linux's write snd_cwnd) and the notification point (the receiver: on_data, which decides when to
+ * send a CNP).  Its per-flow state lives in the flow (cc_state,
+ * CC_STATE_BYTES, no allocation per flow) together with one timer (cc_timer, armed through cc_timer_arm()).
+ *
+ * Costs: the transport calls the hooks through the table (one indirect call, always to the same target, so well
+ * predicted); hooks an algorithm leaves NULL cost a load and a branch, and on_ack not even the load (flow.cc_flags).
+ * No algorithm has an inline special case (measurements: docs/architecture.md, "Congestion control").
+ */
+#ifndef MODELS_CC_H
+#define MODELS_CC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/net.h"
+#include "sim/scenario.h"
+#include "sim/sim.h"
+
+enum cc_flags {
+    CC_F_TELEMETRY = 1u << 0, /* its data frames carry INT records (telemetry.h), echoed in ACKs (cc_ack.tel) */
+    CC_F_CNP = 1u << 1,       /* its notification point sends CNPs (they travel at host.cnp_priority) */
+};
+/* flow.cc_flags holds the algorithm's flags and this one, set when it has an on_ack hook, so that an ACK tests
+ * one byte of the flow before it reaches for the table. */
+#define CC_FLOW_ON_ACK 0x80u
+
+/* What an ACK or a NACK tells the sender (on_ack). */
+struct cc_ack {
+    uint32_t psn;              /* the receiver's next expected PSN (cumulative) */
+    uint32_t newly_acked;      /* packets acknowledged for the first time by this frame */
+    bool nack;                 /* a NACK: the receiver saw a gap at psn */
+    const struct int_rec *tel; /* the hops of the acknowledged frame (CC_F_TELEMETRY), else NULL */
+};
+
+/* The rates.csv columns a sample fills (cc_sample_columns names them). */
+enum cc_sample_field { CC_SAMPLE_RATE, CC_SAMPLE_TARGET, CC_SAMPLE_ALPHA, CC_SAMPLE_N };
+
+/* One observation of a sender, read-only (rates.csv; cc_sample()). */
+struct cc_sample {
+    double rate_bps;   /* the rate it paces at now, its flow's rate cap applied */
+    double target_bps; /* the rate it recovers towards (without one: rate_bps) */
+    double alpha;      /* DCQCN's congestion estimate */
+    uint8_t valid;     /* bit (1 << enum cc_sample_field) per field the algorithm has */
+};
+
+extern const char *const cc_sample_columns[CC_SAMPLE_N];
+
+/* A named per-flow statistic (stats). */
+struct cc_stat {
+    const char *name;
+    uint64_t value;
+};
+
+struct cc_ops {
+    const char *name;  /* as the scenario spells it (host.cc) */
+    unsigned flags;    /* enum cc_flags */
+    /* Reaction point.  init: the flow starts (its cc_state is zero before); required. */
+    void (*init)(struct flow *f, sim_time_t now);
+    /* The sender is done (all acknowledged); cc_timer is already cancelled.  May be NULL. */
+    void (*release)(struct flow *f);
+    /* A data frame of `bytes` is put on the wire, before the pacing gap after it is computed.  May be NULL. */
+    void (*on_sent)(struct flow *f, uint32_t bytes);
+    /* An ACK or NACK arrived (after the transport has moved snd_una).  May be NULL. */
+    void (*on_ack)(struct flow *f, const struct cc_ack *a, sim_time_t now);
+    /* A CNP arrived at a sender that is not done.  May be NULL. */
+    void (*on_cnp)(struct flow *f, sim_time_t now);
+    /* cc_timer expired.  Required when the algorithm arms it. */
+    void (*on_timer)(struct flow *f, sim_time_t now);
+    /* The pacing rate in bit/s, before the flow's cap; required. */
+    double (*rate)(const struct flow *f);
+    /* Notification point: data frame k arrived at the receiver; true to send a CNP now.  NULL: never. */
+    bool (*on_data)(struct flow *f, const struct pkt *k, sim_time_t now);
+    /* Observation: fills s (rate and target before the flow's cap) at time now; required. */
+    void (*sample)(const struct flow *f, sim_time_t now, struct cc_sample *s);
+    /* Up to max named per-flow statistics into out; returns how many.  May be NULL. */
+    int (*stats)(const struct flow *f, struct cc_stat *out, int max);
+    /* Its settings in the scenario (NULL: none).  The DCQCN settings and presets still live in sim/scenario.c. */
+    const void *(*settings)(const struct scenario *scn);
+};
+
+#define CC_MAX 16
+
+/* The algorithms, in registration order; a flow holds its algorithm's index (flow.cc). */
+extern const struct cc_ops *cc_registry[CC_MAX];
+extern int cc_count;
+
+/* The index of the algorithm called name, or -1. */
+int cc_find(const char *name);
+/* Adds an algorithm at run time (tests, experiments); its index, or -1 when its name is taken or the table full. */
+int cc_register(const struct cc_ops *o);
+/* The name of the scenario's host.cc: the one place the scenario's enum meets the registry. */
+const char *cc_scenario_name(enum scn_cc cc);
+/* Gives flow f algorithm `id` (net_add_flow), making the network's INT pool when the algorithm asks for one. */
+void cc_flow_setup(struct net *n, struct flow *f, int id);
+
+/* Arms f's cc_timer for time t; the algorithm's on_timer runs then. */
+void cc_timer_arm(struct flow *f, sim_time_t t);
+
+/* The read-only view of a sender for observers (rates.csv): its rate and target with the flow's cap applied. */
+void cc_sample(const struct flow *f, sim_time_t now, struct cc_sample *s);
+/* Its algorithm's per-flow statistics (up to max); returns how many. */
+int cc_stats(const struct flow *f, struct cc_stat *out, int max);
+
+static inline const struct cc_ops *flow_cc(const struct flow *f) { return cc_registry[f->cc]; }
+
+/* The transport's calls (nic.c). */
+static inline void cc_init(struct flow *f, sim_time_t now) { flow_cc(f)->init(f, now); }
+
+static inline void cc_release(struct flow *f)
+{
+    sim_timer_cancel(&f->cc_timer);
+    const struct cc_ops *o = flow_cc(f);
+    if (o->release)
+        o->release(f);
+}
+
+static inline void cc_on_sent(struct flow *f, uint32_t bytes)
+{
+    const struct cc_ops *o = flow_cc(f);
+    if (o->on_sent)
+        o->on_sent(f, bytes);
+}
+
+static inline void cc_on_cnp(struct flow *f, sim_time_t now)
+{
+    const struct cc_ops *o = flow_cc(f);
+    if (o->on_cnp)
+        o->on_cnp(f, now);
+}
+
+static inline double cc_rate(const struct flow *f) { return flow_cc(f)->rate(f); }
+
+
+static inline bool cc_on_data(struct flow *f, const struct pkt *k, sim_time_t now)
+{
+    const struct cc_ops *o = flow_cc(f);
+    return o->on_data && o->on_data(f, k, now);
+}
+
+/* An algorithm's view of its per-flow state (each asserts sizeof <= CC_STATE_BYTES). */
+#define CC_STATE(f, type) ((type *)(void *)(f)->cc_state)
+
+#endif

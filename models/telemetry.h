@@ -1,0 +1,84 @@
+/*
+ * telemetry — in-band network telemetry (INT) records, kept beside the frames that carry them.
+ *
+ * HPCC (Li, Miao, Liu, Zhuang, Feng, Tang, Cheng, Yu, Alizadeh, Zhang, "HPCC: High Precision Congestion
+ * Control", SIGCOMM 2019, section 3.2) has every switch egress a data frame leaves append (qLen, txBytes, ts, B):
+ * the egress queue's length, the bytes the port has sent, the time, and the link's rate; the receiver copies
+ * the hops into its ACK, and the sender computes each link's utilization
+ *
+ *   U_j = qLen_j / (B_j T) + txRate_j / B_j,   txRate_j = (txBytes_j - txBytes'_j) / (ts_j - ts'_j)
+ *
+ * from two successive records of the same hop.  A packet is one cache line (struct pkt, net.h) that every frame
+ * of every run touches, so the hops do not live in it: a frame refers to a record of a side pool by a 32-bit
+ * index (pkt.tel, 0 for none).  Only flows whose congestion control asks for it (CC_F_TELEMETRY, cc.h) take
+ * records; every other frame carries 0, and freeing it costs one predictable branch (pkt_free, net.h).
+ *
+ * Records live in one array that grows at a new high-water mark of records in use, as the packet pool does, so
+ * a record's pointer (int_rec()) is valid only until the next int_get(); its index stays valid until int_put().
+ */
+#ifndef MODELS_TELEMETRY_H
+#define MODELS_TELEMETRY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/sim.h"
+
+#define INT_MAX_HOPS 5 /* HPCC's bound: the longest path of a three-tier Clos fabric */
+
+/* What one switch egress writes into a passing frame. */
+struct int_hop {
+    sim_time_t ts;        /* when the frame started leaving the egress */
+    uint64_t tx_bytes;    /* bytes the egress port had put on the wire by then (port.tx_bytes) */
+    int64_t rate_bps;     /* the link's rate */
+    uint32_t qlen;        /* bytes queued at the egress at the frame's priority, the frame excluded */
+    uint32_t port;        /* the egress port's id (net.ports index), to pair records of the same hop */
+};
+
+struct int_rec {
+    uint32_t next_free;   /* free list link (index) while the record is free */
+    uint8_t n_hops;       /* hops recorded, at most INT_MAX_HOPS: further hops are not recorded */
+    struct int_hop hop[INT_MAX_HOPS];
+};
+
+struct int_pool {
+    struct int_rec *recs; /* recs[0] is never handed out: index 0 means "no record" */
+    uint32_t cap;         /* records in recs, the unused recs[0] included */
+    uint32_t free_head;   /* first free record, 0: none */
+    uint32_t live, high_water;
+};
+
+/* An empty pool (allocates on the first int_get). */
+void int_pool_init(struct int_pool *p);
+void int_pool_free(struct int_pool *p);
+
+/* A record with no hops; its index (never 0).  Ends the process through mem_oom (mem.h) when out of memory. */
+uint32_t int_get(struct int_pool *p);
+
+/* Returns record id (not 0) to the pool. */
+static inline void int_put(struct int_pool *p, uint32_t id)
+{
+    p->recs[id].next_free = p->free_head;
+    p->free_head = id;
+    p->live--;
+}
+
+static inline struct int_rec *int_rec(const struct int_pool *p, uint32_t id) { return &p->recs[id]; }
+
+/* Appends a hop to record r; false (and nothing recorded) when it already holds INT_MAX_HOPS. */
+bool int_push(struct int_rec *r, const struct int_hop *h);
+
+struct net;
+struct pkt;
+struct port;
+
+/*
+ * Push at egress: frame k (which carries a record: k->tel != 0; callers test that, so that other frames pay one
+ * branch) starts leaving switch port p now.  Records what HPCC's INT header would.
+ */
+void int_push_egress(struct net *n, struct pkt *k, const struct port *p);
+
+/* Echo in ACK: ack takes data's record (data keeps none), so that the sender sees the hops its frame crossed. */
+void int_echo(struct pkt *ack, struct pkt *data);
+
+#endif
