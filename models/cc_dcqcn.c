@@ -11,6 +11,10 @@
  */
 #include "models/cc.h"
 #include "models/dcqcn.h"
+#include "sim/settings.h"
+
+#include <limits.h>
+#include <stddef.h>
 
 _Static_assert(sizeof(struct dcqcn) <= CC_STATE_BYTES, "DCQCN's state fits the flow's cc_state");
 
@@ -84,3 +88,70 @@ const struct cc_ops cc_dcqcn_ops = {
     .stats = dcqcn_cc_stats,
     .settings = dcqcn_cc_settings,
 };
+
+/* ------------------------------------------------------------------------ */
+/* Settings: host.dcqcn                                                      */
+
+static const char *const preset_names[] = {"paper", "connectx", NULL};
+
+/*
+ * DCQCN (docs/scenario.md, host.dcqcn).  The defaults are the "paper" preset, the parameters of the SIGCOMM 2015
+ * paper; "connectx" holds the ConnectX firmware defaults as exposed under /sys/class/net/IF/ecn/roce_rp and
+ * roce_np (g = (1024 - dce_tcp_g 1019) / 1024, alpha timer = dce_tcp_rtt, rpg_time_reset, rpg_byte_reset,
+ * rpg_threshold, rpg_*_rate, rpg_min_dec_fac, min_time_between_cnps).  The module registers
+ * this table, its presets and its group with the scenario loader before main runs (sim/settings.h).
+ */
+static const struct setting dcqcn_fields[] = {
+    {SET_ENUM("preset", struct scn_dcqcn, preset, preset_names, "paper",
+          "The preset applied before the other fields: \"paper\" or \"connectx\"")},
+    {SET_NUM("g", struct scn_dcqcn, g, SETTING_LO_OPEN, 0.0, 1.0, "0.00390625", "Gain of the alpha average")},
+    {SET_NUM("alpha_init", struct scn_dcqcn, alpha_init, 0, 0.0, 1.0, "1", "Alpha of a new flow")},
+    {SET_FIELD("alpha_timer", SETTING_TIME, struct scn_dcqcn, alpha_timer_ps, SETTING_POSITIVE, "55us",
+           "Alpha decays once per this period without a CNP")},
+    {SET_FIELD("rate_increase_timer", SETTING_TIME, struct scn_dcqcn, rate_increase_timer_ps, SETTING_POSITIVE, "55us",
+           "Period of the timer-driven rate increase")},
+    {SET_FIELD("byte_counter", SETTING_SIZE, struct scn_dcqcn, byte_counter, SETTING_POSITIVE, "10MB",
+           "A rate increase also happens every this many bytes sent")},
+    {SET_INT("fast_recovery_steps", struct scn_dcqcn, fast_recovery_steps, 0, INT_MAX, "5",
+         "Increase events spent in fast recovery")},
+    {SET_FIELD("ai_rate", SETTING_RATE, struct scn_dcqcn, ai_rate_bps, SETTING_POSITIVE, "40Mbps",
+           "Additive increase step")},
+    {SET_FIELD("hai_rate", SETTING_RATE, struct scn_dcqcn, hai_rate_bps, SETTING_POSITIVE, "200Mbps",
+           "Hyper increase step")},
+    {SET_FIELD("min_rate", SETTING_RATE, struct scn_dcqcn, min_rate_bps, SETTING_POSITIVE, "100Mbps",
+           "The rate never drops below this")},
+    {SET_NUM("rate_on_first_cnp", struct scn_dcqcn, rate_on_first_cnp, SETTING_LO_OPEN, 0.0, 1.0, "1",
+         "Multiplier applied to the rate at a flow's first CNP")},
+    {SET_NUM("min_dec_factor", struct scn_dcqcn, min_dec_factor, 0, 0.0, 1.0, "0.5",
+         "One CNP never cuts the rate below this fraction")},
+    {SET_FIELD("clamp_target_rate", SETTING_BOOL, struct scn_dcqcn, clamp_target_rate, 0, "false",
+           "Every CNP resets the target rate to the current rate")},
+    {SET_FIELD("cnp_interval", SETTING_TIME, struct scn_dcqcn, cnp_interval_ps, 0, "50us",
+           "The receiver sends at most one CNP per flow per this interval")},
+    {0},
+};
+
+static const struct setting_value dcqcn_connectx[] = {
+    {"g", "0.0048828125"}, {"alpha_timer", "1us"}, {"rate_increase_timer", "300us"}, {"byte_counter", "32767B"},
+    {"fast_recovery_steps", "1"}, {"ai_rate", "5Mbps"}, {"hai_rate", "50Mbps"}, {"min_rate", "1Mbps"},
+    {"cnp_interval", "4us"}, {NULL, NULL},
+};
+
+/* In the order of preset_names: the enum scn_dcqcn_preset values. */
+static const struct setting_preset dcqcn_presets[] = {
+    {"paper", (const struct setting_value[]){{NULL, NULL}}},
+    {"connectx", dcqcn_connectx},
+    {NULL, NULL},
+};
+
+static const struct setting_group dcqcn_group = {
+    .path = "host.dcqcn", .offset = offsetof(struct scn_host, dcqcn), .fields = dcqcn_fields,
+    .preset_key = "preset", .presets = dcqcn_presets,
+};
+
+/* The module's registration with the scenario loader: before main, so that every program that can run DCQCN
+ * (rocesim, the tests, the fuzzers, the bench) knows host.dcqcn before it loads a scenario. */
+__attribute__((constructor)) static void dcqcn_register_settings(void)
+{
+    settings_register(&dcqcn_group);
+}

@@ -555,20 +555,6 @@ static int apply_override(struct ctx *c, cJSON *root, const struct scn_override 
 /* ------------------------------------------------------------------------ */
 /* Switch and host: the settings tables (sim/settings.h)                     */
 
-/* The parts of an entry most fields need; `stage` and the hooks are added where a field needs them. */
-#define FIELD(name_, kind_, type_, member_, flags_, dflt_, help_)                                                    \
-    .name = name_, .kind = kind_, .offset = offsetof(type_, member_), .flags = flags_, .dflt = dflt_, .help = help_
-#define NUM(name_, type_, member_, flags_, lo_, hi_, dflt_, help_)                                                   \
-    .name = name_, .kind = SETTING_NUMBER, .offset = offsetof(type_, member_), .flags = flags_, .lo = lo_,          \
-    .hi = hi_, .dflt = dflt_, .help = help_
-#define INT(name_, type_, member_, lo_, hi_, dflt_, help_)                                                           \
-    .name = name_, .kind = SETTING_INT, .offset = offsetof(type_, member_), .lo = lo_, .hi = hi_, .dflt = dflt_,   \
-    .help = help_
-#define ENUM(name_, type_, member_, names_, dflt_, help_)                                                            \
-    .name = name_, .kind = SETTING_ENUM, .offset = offsetof(type_, member_), .names = names_, .dflt = dflt_,        \
-    .help = help_
-#define GROUP(name_, help_) .name = name_, .kind = SETTING_GROUP, .help = help_
-#define CHECK(fn_) .name = "", .kind = SETTING_CHECK, .check = fn_
 
 /* Enum fields are stored through an int (settings.c); these enums must have its size. */
 _Static_assert(sizeof(enum scn_cc) == sizeof(int) && sizeof(enum scn_mark_on) == sizeof(int),
@@ -579,7 +565,6 @@ static const char *const sched_names[] = {"strict", "dwrr", NULL};
 static const char *const wd_names[] = {"drop", "forward", "alert", NULL};
 static const char *const cc_names[] = {"dcqcn", "none", NULL};
 static const char *const lr_names[] = {"go-back-n", "selective", NULL};
-static const char *const preset_names[] = {"paper", "connectx", NULL};
 
 /* The per-port ingress counters are 32 bits wide (models/net.h); no switch has a buffer near 2 GiB. */
 static int check_buffer(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
@@ -777,142 +762,88 @@ static int parse_loss_recovery(struct setting_ctx *sc, const struct setting *f, 
 
 /* Stages keep the order in which the loader always checked (the first problem in that order is reported). */
 static const struct setting switch_fields[] = {
-    {FIELD("buffer", SETTING_SIZE, struct scn_switch, buffer, SETTING_POSITIVE, "32MB",
+    {SET_FIELD("buffer", SETTING_SIZE, struct scn_switch, buffer, SETTING_POSITIVE, "32MB",
            "Shared packet buffer per switch, below 2 GiB")},
-    {GROUP("pfc", "Priority flow control (lossless priorities)"), .stage = 2},
-    {GROUP("ecn", "ECN marking (DCQCN's congestion signal)"), .stage = 2},
-    {GROUP("scheduler", "How an egress port picks the next queue"), .stage = 3},
-    {FIELD("lossy_queue_limit", SETTING_SIZE, struct scn_switch, lossy_queue_limit, SETTING_POSITIVE, "1MB",
+    {SET_GROUP("pfc", "Priority flow control (lossless priorities)"), .stage = 2},
+    {SET_GROUP("ecn", "ECN marking (DCQCN's congestion signal)"), .stage = 2},
+    {SET_GROUP("scheduler", "How an egress port picks the next queue"), .stage = 3},
+    {SET_FIELD("lossy_queue_limit", SETTING_SIZE, struct scn_switch, lossy_queue_limit, SETTING_POSITIVE, "1MB",
            "Tail-drop limit of one egress queue of a lossy priority")},
-    {GROUP("watchdog", "PFC storm watchdog"), .stage = 3},
+    {SET_GROUP("watchdog", "PFC storm watchdog"), .stage = 3},
     /* 0 is allowed: it turns detection off, for runs that should show a deadlock until `stop`. */
-    {FIELD("deadlock_check", SETTING_TIME, struct scn_switch, deadlock_check_ps, 0, "1ms",
+    {SET_FIELD("deadlock_check", SETTING_TIME, struct scn_switch, deadlock_check_ps, 0, "1ms",
            "How long a cycle of paused queues lasts before it counts as a deadlock, and how often to look; 0 = off"),
      .stage = 3},
-    {CHECK(check_buffer), .stage = 1},
+    {SET_CHECK(check_buffer), .stage = 1},
     {0},
 };
 
 static const struct setting pfc_fields[] = {
-    {FIELD("enabled", SETTING_BOOL, struct scn_pfc, enabled, 0, "true", "false: every priority is lossy")},
-    {FIELD("priorities", SETTING_CUSTOM, struct scn_pfc, lossless_mask, 0, "[3]",
+    {SET_FIELD("enabled", SETTING_BOOL, struct scn_pfc, enabled, 0, "true", "false: every priority is lossy")},
+    {SET_FIELD("priorities", SETTING_CUSTOM, struct scn_pfc, lossless_mask, 0, "[3]",
            "The lossless priorities, each 0..7 once"), .stage = 1, .parse = parse_priorities, .dump = dump_priorities},
-    {FIELD("xoff", SETTING_SIZE, struct scn_pfc, xoff_bytes, SETTING_POSITIVE, "dynamic",
+    {SET_FIELD("xoff", SETTING_SIZE, struct scn_pfc, xoff_bytes, SETTING_POSITIVE, "dynamic",
            "\"dynamic\" (dynamic_alpha x free buffer) or a fixed pause threshold per ingress (port, priority)"),
      .stage = 1, .parse = parse_xoff, .dump = dump_xoff},
-    {NUM("dynamic_alpha", struct scn_pfc, dynamic_alpha, 0, 0.0, 1.0, "0.125", "The fraction used by \"dynamic\"")},
-    {FIELD("xon_delta", SETTING_SIZE, struct scn_pfc, xon_delta, 0, "3KB",
+    {SET_NUM("dynamic_alpha", struct scn_pfc, dynamic_alpha, 0, 0.0, 1.0, "0.125", "The fraction used by \"dynamic\"")},
+    {SET_FIELD("xon_delta", SETTING_SIZE, struct scn_pfc, xon_delta, 0, "3KB",
            "RESUME is sent this far below the pause threshold")},
-    {FIELD("headroom", SETTING_SIZE, struct scn_pfc, headroom_bytes, 0, "auto",
+    {SET_FIELD("headroom", SETTING_SIZE, struct scn_pfc, headroom_bytes, 0, "auto",
            "\"auto\" (from rate, delay and MTU) or the buffer reserved per ingress (port, lossless priority)"),
      .stage = 1, .parse = parse_headroom, .dump = dump_headroom},
-    {INT("pause_quanta", struct scn_pfc, pause_quanta, 1, 65535, "65535",
+    {SET_INT("pause_quanta", struct scn_pfc, pause_quanta, 1, 65535, "65535",
          "Pause time a PAUSE frame carries, in quanta of 512 bit times")},
-    {INT("response_quanta", struct scn_pfc, response_quanta, 0, 65535, "394",
+    {SET_INT("response_quanta", struct scn_pfc, response_quanta, 0, 65535, "394",
          "The upstream's reaction time to a PAUSE, in quanta; used by headroom \"auto\"")},
-    {CHECK(check_xon), .stage = 1},
+    {SET_CHECK(check_xon), .stage = 1},
     {0},
 };
 
 static const struct setting ecn_fields[] = {
-    {FIELD("enabled", SETTING_BOOL, struct scn_ecn, enabled, 0, "true", "false: no packet is ever marked")},
-    {FIELD("kmin", SETTING_SIZE, struct scn_ecn, kmin, 0, "5KB", "Marking starts above this queue length")},
-    {FIELD("kmax", SETTING_SIZE, struct scn_ecn, kmax, 0, "200KB", "Every packet is marked above this length")},
-    {NUM("pmax", struct scn_ecn, pmax, 0, 0.0, 1.0, "0.01", "Marking probability just below kmax")},
-    {ENUM("mark_on", struct scn_ecn, mark_on, mark_names, "dequeue", "Decide when a packet leaves or arrives")},
-    {CHECK(check_kmax)},
+    {SET_FIELD("enabled", SETTING_BOOL, struct scn_ecn, enabled, 0, "true", "false: no packet is ever marked")},
+    {SET_FIELD("kmin", SETTING_SIZE, struct scn_ecn, kmin, 0, "5KB", "Marking starts above this queue length")},
+    {SET_FIELD("kmax", SETTING_SIZE, struct scn_ecn, kmax, 0, "200KB", "Every packet is marked above this length")},
+    {SET_NUM("pmax", struct scn_ecn, pmax, 0, 0.0, 1.0, "0.01", "Marking probability just below kmax")},
+    {SET_ENUM("mark_on", struct scn_ecn, mark_on, mark_names, "dequeue", "Decide when a packet leaves or arrives")},
+    {SET_CHECK(check_kmax)},
     {0},
 };
 
 static const struct setting scheduler_fields[] = {
-    {ENUM("type", struct scn_scheduler, type, sched_names, "strict",
+    {SET_ENUM("type", struct scn_scheduler, type, sched_names, "strict",
           "\"strict\" priority or \"dwrr\" (deficit weighted round robin)"),
      .flags = SETTING_REQUIRED, .what = "\"strict\" or \"dwrr\""},
-    {FIELD("weights", SETTING_CUSTOM, struct scn_scheduler, weights, 0, NULL,
+    {SET_FIELD("weights", SETTING_CUSTOM, struct scn_scheduler, weights, 0, NULL,
            "dwrr only: keys \"0\"..\"7\", positive integer weights"), .parse = parse_weights, .dump = dump_weights},
     {0},
 };
 
 static const struct setting watchdog_fields[] = {
-    {FIELD("enabled", SETTING_BOOL, struct scn_watchdog, enabled, 0, "false", "Turns the PFC storm watchdog on")},
-    {FIELD("detection_time", SETTING_TIME, struct scn_watchdog, detection_ps, SETTING_POSITIVE, "200ms",
+    {SET_FIELD("enabled", SETTING_BOOL, struct scn_watchdog, enabled, 0, "false", "Turns the PFC storm watchdog on")},
+    {SET_FIELD("detection_time", SETTING_TIME, struct scn_watchdog, detection_ps, SETTING_POSITIVE, "200ms",
            "How long a queue must be stuck before it is declared stormed")},
-    {FIELD("restoration_time", SETTING_TIME, struct scn_watchdog, restoration_ps, SETTING_POSITIVE, "200ms",
+    {SET_FIELD("restoration_time", SETTING_TIME, struct scn_watchdog, restoration_ps, SETTING_POSITIVE, "200ms",
            "How long without PFC frames before a stormed queue returns to normal")},
-    {FIELD("poll_interval", SETTING_TIME, struct scn_watchdog, poll_ps, SETTING_POSITIVE, "10ms",
+    {SET_FIELD("poll_interval", SETTING_TIME, struct scn_watchdog, poll_ps, SETTING_POSITIVE, "10ms",
            "How often the watchdog looks")},
-    {ENUM("action", struct scn_watchdog, action, wd_names, "drop", "What happens to a stormed queue")},
-    {CHECK(check_watchdog)},
+    {SET_ENUM("action", struct scn_watchdog, action, wd_names, "drop", "What happens to a stormed queue")},
+    {SET_CHECK(check_watchdog)},
     {0},
 };
 
 static const struct setting host_fields[] = {
-    {INT("mtu", struct scn_host, mtu, 256, 9000, "1024", "RoCE payload bytes per data packet")},
-    {INT("priority", struct scn_host, priority, 0, 7, "3", "Priority of data packets")},
-    {INT("cnp_priority", struct scn_host, cnp_priority, 0, 7, "6", "Priority of congestion notification packets")},
-    {ENUM("cc", struct scn_host, cc, cc_names, "dcqcn", "Congestion control: \"dcqcn\" or \"none\" (line rate)")},
-    {GROUP("dcqcn", "DCQCN parameters"), .stage = 2},
-    {ENUM("loss_recovery", struct scn_host, loss_recovery, lr_names, "go-back-n",
+    {SET_INT("mtu", struct scn_host, mtu, 256, 9000, "1024", "RoCE payload bytes per data packet")},
+    {SET_INT("priority", struct scn_host, priority, 0, 7, "3", "Priority of data packets")},
+    {SET_INT("cnp_priority", struct scn_host, cnp_priority, 0, 7, "6", "Priority of congestion notification packets")},
+    {SET_ENUM("cc", struct scn_host, cc, cc_names, "dcqcn", "Congestion control: \"dcqcn\" or \"none\" (line rate)")},
+    {SET_GROUP("dcqcn", "DCQCN parameters"), .stage = 2},
+    {SET_ENUM("loss_recovery", struct scn_host, loss_recovery, lr_names, "go-back-n",
           "\"go-back-n\" (selective repeat is not implemented yet)"), .stage = 1, .parse = parse_loss_recovery},
-    {FIELD("rto", SETTING_TIME, struct scn_host, rto_ps, SETTING_POSITIVE, "1ms", "Retransmission timeout")},
-    {INT("ack_every", struct scn_host, ack_every, 1, INT_MAX, "1", "Acknowledge every this many in-order packets")},
+    {SET_FIELD("rto", SETTING_TIME, struct scn_host, rto_ps, SETTING_POSITIVE, "1ms", "Retransmission timeout")},
+    {SET_INT("ack_every", struct scn_host, ack_every, 1, INT_MAX, "1", "Acknowledge every this many in-order packets")},
     {0},
 };
 
-/*
- * DCQCN (docs/scenario.md, host.dcqcn).  The defaults are the "paper" preset, the parameters of the SIGCOMM 2015
- * paper; "connectx" holds the ConnectX firmware defaults as exposed under /sys/class/net/IF/ecn/roce_rp and
- * roce_np (g = (1024 - dce_tcp_g 1019) / 1024, alpha timer = dce_tcp_rtt, rpg_time_reset, rpg_byte_reset,
- * rpg_threshold, rpg_*_rate, rpg_min_dec_fac, min_time_between_cnps).  This table, its presets and its group
- * are one unit, to move into the congestion-control module and be registered from there (sim/settings.h).
- */
-static const struct setting dcqcn_fields[] = {
-    {ENUM("preset", struct scn_dcqcn, preset, preset_names, "paper",
-          "The preset applied before the other fields: \"paper\" or \"connectx\"")},
-    {NUM("g", struct scn_dcqcn, g, SETTING_LO_OPEN, 0.0, 1.0, "0.00390625", "Gain of the alpha average")},
-    {NUM("alpha_init", struct scn_dcqcn, alpha_init, 0, 0.0, 1.0, "1", "Alpha of a new flow")},
-    {FIELD("alpha_timer", SETTING_TIME, struct scn_dcqcn, alpha_timer_ps, SETTING_POSITIVE, "55us",
-           "Alpha decays once per this period without a CNP")},
-    {FIELD("rate_increase_timer", SETTING_TIME, struct scn_dcqcn, rate_increase_timer_ps, SETTING_POSITIVE, "55us",
-           "Period of the timer-driven rate increase")},
-    {FIELD("byte_counter", SETTING_SIZE, struct scn_dcqcn, byte_counter, SETTING_POSITIVE, "10MB",
-           "A rate increase also happens every this many bytes sent")},
-    {INT("fast_recovery_steps", struct scn_dcqcn, fast_recovery_steps, 0, INT_MAX, "5",
-         "Increase events spent in fast recovery")},
-    {FIELD("ai_rate", SETTING_RATE, struct scn_dcqcn, ai_rate_bps, SETTING_POSITIVE, "40Mbps",
-           "Additive increase step")},
-    {FIELD("hai_rate", SETTING_RATE, struct scn_dcqcn, hai_rate_bps, SETTING_POSITIVE, "200Mbps",
-           "Hyper increase step")},
-    {FIELD("min_rate", SETTING_RATE, struct scn_dcqcn, min_rate_bps, SETTING_POSITIVE, "100Mbps",
-           "The rate never drops below this")},
-    {NUM("rate_on_first_cnp", struct scn_dcqcn, rate_on_first_cnp, SETTING_LO_OPEN, 0.0, 1.0, "1",
-         "Multiplier applied to the rate at a flow's first CNP")},
-    {NUM("min_dec_factor", struct scn_dcqcn, min_dec_factor, 0, 0.0, 1.0, "0.5",
-         "One CNP never cuts the rate below this fraction")},
-    {FIELD("clamp_target_rate", SETTING_BOOL, struct scn_dcqcn, clamp_target_rate, 0, "false",
-           "Every CNP resets the target rate to the current rate")},
-    {FIELD("cnp_interval", SETTING_TIME, struct scn_dcqcn, cnp_interval_ps, 0, "50us",
-           "The receiver sends at most one CNP per flow per this interval")},
-    {0},
-};
-
-static const struct setting_value dcqcn_connectx[] = {
-    {"g", "0.0048828125"}, {"alpha_timer", "1us"}, {"rate_increase_timer", "300us"}, {"byte_counter", "32767B"},
-    {"fast_recovery_steps", "1"}, {"ai_rate", "5Mbps"}, {"hai_rate", "50Mbps"}, {"min_rate", "1Mbps"},
-    {"cnp_interval", "4us"}, {NULL, NULL},
-};
-
-/* In the order of preset_names: the enum scn_dcqcn_preset values. */
-static const struct setting_preset dcqcn_presets[] = {
-    {"paper", (const struct setting_value[]){{NULL, NULL}}},
-    {"connectx", dcqcn_connectx},
-    {NULL, NULL},
-};
-
-static const struct setting_group dcqcn_group = {
-    .path = "host.dcqcn", .offset = offsetof(struct scn_host, dcqcn), .fields = dcqcn_fields,
-    .preset_key = "preset", .presets = dcqcn_presets,
-};
 
 /* Fills every field that has a default; returns -1 only when memory runs out. */
 static int set_defaults(struct ctx *c, struct scenario *s, const char *file)
@@ -1957,15 +1888,15 @@ static int parse_mon_pfc(struct setting_ctx *sc, const struct setting *f, const 
 }
 
 static const struct setting monitor_fields[] = {
-    {FIELD("interval", SETTING_TIME, struct scn_monitor, interval_ps, SETTING_POSITIVE, "10us",
+    {SET_FIELD("interval", SETTING_TIME, struct scn_monitor, interval_ps, SETTING_POSITIVE, "10us",
            "Sampling period of queues.csv and rates.csv")},
-    {FIELD("queues", SETTING_CUSTOM, struct scn_monitor, queues, 0, "[]",
+    {SET_FIELD("queues", SETTING_CUSTOM, struct scn_monitor, queues, 0, "[]",
            "Switch egress ports to sample, as \"node:port\" patterns (* allowed)"), .parse = parse_queues,
      .dump = dump_queues},
-    {FIELD("flows", SETTING_CUSTOM, struct scn_monitor, flows, 0, "auto",
+    {SET_FIELD("flows", SETTING_CUSTOM, struct scn_monitor, flows, 0, "auto",
            "Flows whose rates go into rates.csv: \"auto\", \"all\", \"none\" or a list of traffic ids"),
      .parse = parse_flows, .dump = dump_flows},
-    {ENUM("pfc", struct scn_monitor, pfc, mon_pfc_names, "auto", "Which PFC frames go into pfc.csv"),
+    {SET_ENUM("pfc", struct scn_monitor, pfc, mon_pfc_names, "auto", "Which PFC frames go into pfc.csv"),
      .parse = parse_mon_pfc},
     {0},
 };
@@ -2092,14 +2023,14 @@ static const struct setting top_fields[] = {
     {TOP("name", name, NULL, "Names the run; the default output directory is out/NAME", 1, parse_name, dump_name)},
     {TOP("description", description, "", "Free text for people", 1, parse_description, dump_description)},
     {TOP("seed", seed, "1", "Every random choice in the run derives from it", 1, parse_seed, dump_seed)},
-    {FIELD("stop", SETTING_TIME, struct scenario, stop_ps, SETTING_POSITIVE, "100ms",
+    {SET_FIELD("stop", SETTING_TIME, struct scenario, stop_ps, SETTING_POSITIVE, "100ms",
            "Simulated time at which the run stops at the latest"), .stage = 1},
     {TOP("topology", topo, NULL, "The network", 2, hook_topology, dump_topology), .flags = SETTING_ALWAYS},
-    {GROUP("switch", "Configuration shared by every switch"), .stage = 4},
-    {GROUP("host", "Configuration shared by every host NIC"), .stage = 3},
+    {SET_GROUP("switch", "Configuration shared by every switch"), .stage = 4},
+    {SET_GROUP("host", "Configuration shared by every host NIC"), .stage = 3},
     {TOP("traffic", traffic, NULL, "What is sent", 5, hook_traffic, dump_traffic), .flags = SETTING_ALWAYS},
     {TOP("faults", faults, NULL, "Injected failures", 6, hook_faults, dump_faults)},
-    {GROUP("monitor", "What is sampled into the CSV files"), .stage = 7},
+    {SET_GROUP("monitor", "What is sampled into the CSV files"), .stage = 7},
     {TOP("derived", file, NULL, "What check reports about the built network; ignored on input", 0, parse_derived,
          NULL)},
     {0},
@@ -2122,8 +2053,6 @@ void scn_register_settings(void)
     for (size_t i = 0; i < sizeof builtin_groups / sizeof *builtin_groups; i++)
         if (!settings_find(builtin_groups[i].path))
             settings_register(&builtin_groups[i]);
-    if (!settings_find(dcqcn_group.path))
-        settings_register(&dcqcn_group);
 }
 
 /* Reads the whole tree into c->s (defaults already set). */

@@ -15,10 +15,10 @@
  *
  * Registering a group.  Groups live in a registry keyed by their dotted path; the loader looks a group up
  * when it meets its object.  sim/scenario.c registers the scenario's own objects (the top level, `switch`
- * and its parts, `host`, `host.dcqcn`, `monitor`) on first use.  A module of a higher floor (a congestion
+ * and its parts, `host`, `monitor`) on first use; models/cc_dcqcn.c registers `host.dcqcn`.  A module of a higher floor (a congestion
  * control in models/, say) declares its own table and group, with its presets, and calls
  * settings_register(&its_group) before any scenario is loaded: a group registered under a path that is
- * already taken replaces the one there (so the DCQCN group can move into its module as a unit), and a group
+ * already taken replaces the one there, and a group
  * whose path its parent's table does not name becomes a member of the parent object after the parent's own
  * fields.  Its values live in a struct inside the parent's (`offset`), as `host.dcqcn` does in struct scn_host.
  * sim/ includes nothing of models/: the registry is how the higher floor hands its fields down.
@@ -180,5 +180,23 @@ int setting_val_enum(struct setting_ctx *c, const struct cJSON *v, const char *p
                      int *out);
 /* "a time like \"1.5us\"" and so on, for a quantity kind. */
 const char *setting_qty_what(enum setting_kind q);
+
+/*
+ * Table entries: the parts most fields need (`stage` and the hooks are added where a field needs them), for the
+ * scenario's own tables and the ones modules register.
+ */
+#define SET_FIELD(name_, kind_, type_, member_, flags_, dflt_, help_) \
+    .name = name_, .kind = kind_, .offset = offsetof(type_, member_), .flags = flags_, .dflt = dflt_, .help = help_
+#define SET_NUM(name_, type_, member_, flags_, lo_, hi_, dflt_, help_) \
+    .name = name_, .kind = SETTING_NUMBER, .offset = offsetof(type_, member_), .flags = flags_, .lo = lo_,          \
+    .hi = hi_, .dflt = dflt_, .help = help_
+#define SET_INT(name_, type_, member_, lo_, hi_, dflt_, help_) \
+    .name = name_, .kind = SETTING_INT, .offset = offsetof(type_, member_), .lo = lo_, .hi = hi_, .dflt = dflt_,   \
+    .help = help_
+#define SET_ENUM(name_, type_, member_, names_, dflt_, help_) \
+    .name = name_, .kind = SETTING_ENUM, .offset = offsetof(type_, member_), .names = names_, .dflt = dflt_,        \
+    .help = help_
+#define SET_GROUP(name_, help_) .name = name_, .kind = SETTING_GROUP, .help = help_
+#define SET_CHECK(fn_) .name = "", .kind = SETTING_CHECK, .check = fn_
 
 #endif
