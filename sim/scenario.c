@@ -7,7 +7,7 @@
  * problem and reports it as one line naming the file and the dotted JSON path,
  * so that every error points at exactly one place the user can fix.
  *
- * The flat objects (the top level, switch.*, host, host.dcqcn, monitor) are tables of settings
+ * The flat objects (the top level, switch.*, host, monitor; host.dcqcn is registered by models/cc_dcqcn.c) are tables of settings
  * (sim/settings.h) declared here; the topology, traffic and faults are parsed by hand below, as custom
  * entries of the top level's table.
  */
