@@ -7,9 +7,9 @@
  * problem and reports it as one line naming the file and the dotted JSON path,
  * so that every error points at exactly one place the user can fix.
  *
- * The flat objects (the top level, switch.*, host, monitor; host.dcqcn is registered by models/cc_dcqcn.c) are tables of settings
- * (sim/settings.h) declared here; the topology, traffic and faults are parsed by hand below, as custom
- * entries of the top level's table.
+ * The flat objects (the top level, switch.*, host, monitor) are tables of settings (sim/settings.h) declared
+ * here (host.dcqcn's is declared and registered by models/cc_dcqcn.c); the topology, traffic and faults are
+ * parsed by hand below, as custom entries of the top level's table.
  */
 #include "sim/scenario.h"
 #include "sim/file.h"
