@@ -339,8 +339,7 @@ void nic_process(struct net *n, struct host *h, struct pkt *k)
  * - a host port's transmitter wake-up (nic_dequeue -> make_data): two ahead,
  *   the host; one ahead, the lines of the ready flow that strict priority
  *   would serve (with DWRR a guess, which only wastes the prefetch).
- * Together, k=32: -5 to -8 % per hop in four runs of alternating windows
- * (k=24 -7 %, k=16 -1 %).  They read and never write.
+ * They read and never write (what they gain: docs/performance.md).
  */
 static void pace_done_prefetch(const void *obj, uint64_t arg, int ahead)
 {
