@@ -64,19 +64,6 @@ static struct ctx *loader(struct setting_ctx *sc)
 {
     return (struct ctx *)sc;
 }
-/*
- * snprintf for messages and names, where truncation is acceptable (buffers
- * are sized for the normal case); returns the length it wanted to write.
- */
-static int strf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int strf(char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
-    return n;
-}
 
 
 /* See scenario.h. */
@@ -183,7 +170,7 @@ static int val_name(struct ctx *c, const cJSON *v, const char *path, const char 
             char extra[32] = "";
             size_t used = 0;
             for (const char *f = also_forbidden; *f; f++)
-                used += (size_t)strf(extra + used, sizeof extra - used, "%s\"%c\"", f[1] ? ", " : " or ", *f);
+                used += (size_t)setting_strf(extra + used, sizeof extra - used, "%s\"%c\"", f[1] ? ", " : " or ", *f);
             return bad(c, path, "expected %s without whitespace, quotes%s commas%s, got \"%s\"", what,
                        *also_forbidden ? "," : " or", extra, s);
         }
@@ -252,7 +239,7 @@ static char *strip_comments(struct ctx *c, const char *text)
                 line++;
                 col = 0;
             }
-        strf(c->sc.err, c->sc.errlen, "%s:%d:%d: expected \"*/\" to close this comment, got end of file", c->sc.file, line,
+        setting_strf(c->sc.err, c->sc.errlen, "%s:%d:%d: expected \"*/\" to close this comment, got end of file", c->sc.file, line,
              col);
         c->sc.status = SCN_EUSAGE;
         free(out);
@@ -415,13 +402,13 @@ static cJSON *parse_json(struct ctx *c, const char *text)
         }
     c->sc.status = SCN_EUSAGE;
     if (!*end) {
-        strf(c->sc.err, c->sc.errlen, "%s:%d:%d: expected valid JSON, got the end of the file (is a bracket, brace or "
+        setting_strf(c->sc.err, c->sc.errlen, "%s:%d:%d: expected valid JSON, got the end of the file (is a bracket, brace or "
              "quote left open?)", c->sc.file, line, col);
         return NULL;
     }
     /* cJSON stops at the bracket that would open one level too many, and says no more than at a typo. */
     if ((*end == '[' || *end == '{') && depth_at(text, end) >= CJSON_NESTING_LIMIT) {
-        strf(c->sc.err, c->sc.errlen, "%s:%d:%d: expected valid JSON, got arrays and objects nested deeper than %d levels",
+        setting_strf(c->sc.err, c->sc.errlen, "%s:%d:%d: expected valid JSON, got arrays and objects nested deeper than %d levels",
              c->sc.file, line, col, CJSON_NESTING_LIMIT);
         return NULL;
     }
@@ -430,7 +417,7 @@ static cJSON *parse_json(struct ctx *c, const char *text)
     while (from < end && (*from == ' ' || *from == '\t'))
         from++;
     int len = (int)(end - from) + (*end != '\n' && *end != '\r');
-    strf(c->sc.err, c->sc.errlen, "%s:%d:%d: expected valid JSON, got a syntax error here: %.*s <--", c->sc.file, line, col,
+    setting_strf(c->sc.err, c->sc.errlen, "%s:%d:%d: expected valid JSON, got a syntax error here: %.*s <--", c->sc.file, line, col,
          len, from);
     return NULL;
 }
@@ -488,7 +475,7 @@ static int apply_override(struct ctx *c, cJSON *root, const struct scn_override 
     if (!o->path || !*o->path || strlen(o->path) >= PATH_LEN)
         return bad(c, "--set", "expected a dotted path like \"switch.ecn.kmin\", got \"%.60s\"",
                    o->path ? o->path : "");
-    strf(tmp, sizeof tmp, "%s", o->path);
+    setting_strf(tmp, sizeof tmp, "%s", o->path);
     /* Count components first: the last one receives the value. */
     int ncomp = 1;
     for (const char *p = tmp; *p; p++)
@@ -503,7 +490,7 @@ static int apply_override(struct ctx *c, cJSON *root, const struct scn_override 
             return bad(c, o->path, "expected a dotted path like \"switch.ecn.kmin\", got \"%s\"",
                        o->path);
         bool last = i == ncomp - 1;
-        strf(shown, sizeof shown, "%s", norm);
+        setting_strf(shown, sizeof shown, "%s", norm);
         if (cJSON_IsArray(cur)) {
             int len = cJSON_GetArraySize(cur);
             if (!all_digits(comp) || strlen(comp) > 9)
@@ -716,7 +703,7 @@ static void dump_weights(cJSON *o, const struct setting *f, const void *base)
     for (int p = 0; wt && p < SCN_NPRIO; p++)
         if (s->weights[p]) {
             char k[4];
-            strf(k, sizeof k, "%d", p);
+            setting_strf(k, sizeof k, "%d", p);
             cJSON_AddNumberToObject(wt, k, s->weights[p]);
         }
 }
@@ -865,7 +852,7 @@ static int set_defaults(struct ctx *c, struct scenario *s, const char *file)
         if (*p == '\\' || iscntrl((unsigned char)*p))
             *p = '_';
     if (strcmp(s->name, ".") == 0 || strcmp(s->name, "..") == 0)
-        strf(s->name, sizeof s->name, "scenario");
+        setting_strf(s->name, sizeof s->name, "scenario");
     return settings_defaults(&c->sc, settings_find(""), s);
 }
 
@@ -931,7 +918,7 @@ static int need_link(struct ctx *c, const cJSON *obj, const char *ppath, const c
         return 0;
     }
     char p[PATH_LEN], what[96];
-    strf(what, sizeof what, "a link like {\"rate\": \"100Gbps\", \"delay\": \"1us\"}%s",
+    setting_strf(what, sizeof what, "a link like {\"rate\": \"100Gbps\", \"delay\": \"1us\"}%s",
              strcmp(key, "link") ? " (or a \"link\" for every tier)" : "");
     return bad(c, join(p, ppath, key), "expected %s, got nothing (this field is required)", what);
 }
@@ -940,7 +927,7 @@ static int need_link(struct ctx *c, const cJSON *obj, const char *ppath, const c
 static int need_count(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, int lo, int *out)
 {
     char what[64];
-    strf(what, sizeof what, "an integer of at least %d", lo);
+    setting_strf(what, sizeof what, "an integer of at least %d", lo);
     if (required(c, obj, ppath, key, what) < 0)
         return -1;
     return get_int(c, obj, ppath, key, lo, MAX_COUNT, out);
@@ -1122,7 +1109,7 @@ static int name_hosts(struct ctx *c)
     char *p = t->host_names_buf;
     for (int i = 0; i < n; i++) {
         t->host_names[i] = p;
-        p += strf(p, 9, "h%d", i) + 1;
+        p += setting_strf(p, 9, "h%d", i) + 1;
     }
     return 0;
 }
@@ -1279,9 +1266,9 @@ static const char *hosts_hint(const struct ctx *c, char *buf, size_t len)
 {
     const struct scn_topology *t = &c->s->topo;
     if (t->type == SCN_TOPO_CUSTOM)
-        strf(buf, len, "no such host node in topology.nodes");
+        setting_strf(buf, len, "no such host node in topology.nodes");
     else
-        strf(buf, len, "no such host; the hosts are h0..h%d", t->n_hosts - 1);
+        setting_strf(buf, len, "no such host; the hosts are h0..h%d", t->n_hosts - 1);
     return buf;
 }
 
@@ -1382,7 +1369,7 @@ static int val_hostset(struct ctx *c, const cJSON *v, const char *path, int min_
                 goto done;
             for (long long k = a; k <= b; k++) {
                 char name[SCN_NAME_MAX + 16];
-                strf(name, sizeof name, "%.*s%lld", (int)lp, s, k);
+                setting_strf(name, sizeof name, "%.*s%lld", (int)lp, s, k);
                 int hi = scn_host_index(c->s, name);
                 if (hi < 0) {
                     bad(c, path, "expected a range of existing hosts, got \"%.60s\" which includes \"%s\" (%s)", s,
@@ -1508,7 +1495,7 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
             return -1;
         tr->id_given = true;
     } else {
-        strf(tr->id, sizeof tr->id, "t%d", i);
+        setting_strf(tr->id, sizeof tr->id, "t%d", i);
     }
     tr->priority = c->s->host.priority;
     tr->start_ps = 0;
@@ -1575,7 +1562,7 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
         if (!*cs || strlen(cs) >= sizeof tr->size_cdf)
             return bad(c, p, "expected \"websearch\", \"hadoop\" or a file path of at most %zu characters, got \"%.60s\"",
                        sizeof tr->size_cdf - 1, cs);
-        strf(tr->size_cdf, sizeof tr->size_cdf, "%s", cs);
+        setting_strf(tr->size_cdf, sizeof tr->size_cdf, "%s", cs);
         break;
     }
     case SCN_TR_ALLREDUCE:
@@ -1655,7 +1642,7 @@ static int parse_traffic(struct ctx *c, const cJSON *tj)
             }
             free(sorted);
             char q[PATH_LEN];
-            strf(q, sizeof q, "traffic.%d.id", b);
+            setting_strf(q, sizeof q, "traffic.%d.id", b);
             return bad(c, q, "expected a unique id, got \"%s\" (also the %sid of traffic.%d)", s->traffic[b].id,
                        s->traffic[a].id_given ? "" : "automatic ", a);
         }
@@ -1802,7 +1789,7 @@ static int parse_queues(struct setting_ctx *sc, const struct setting *f, const c
         if (!ok)
             return bad(c, q, "expected a \"node:port\" pattern like \"s0:3\" or \"leaf*:*\" (the port a number "
                              "or *), got \"%.60s\"", s);
-        strf(m->queues[i], sizeof m->queues[i], "%s", s);
+        setting_strf(m->queues[i], sizeof m->queues[i], "%s", s);
     }
     return 0;
 }
@@ -1918,7 +1905,7 @@ static int parse_name(struct setting_ctx *sc, const struct setting *f, const cJS
     if (!ok)
         return setting_bad(sc, p, "expected a name usable as a directory name (1 to %d characters, no '/'), got "
                                   "\"%.60s\"", SCN_NAME_MAX - 1, nm);
-    strf(s->name, sizeof s->name, "%s", nm);
+    setting_strf(s->name, sizeof s->name, "%s", nm);
     return 0;
 }
 
@@ -2079,7 +2066,7 @@ int scn_load_text(const char *file, const char *text, const struct scn_override 
     c.sc.err[0] = '\0';
     scn_register_settings();
     memset(out, 0, sizeof *out);
-    strf(out->file, sizeof out->file, "%s", file);
+    setting_strf(out->file, sizeof out->file, "%s", file);
     cJSON *root = NULL;
     char *clean = NULL;
     int rc = -1;
@@ -2099,7 +2086,7 @@ int scn_load_text(const char *file, const char *text, const struct scn_override 
         const cJSON *set = root;
         /* A value given as JSON may itself repeat a key. */
         char tmp[PATH_LEN];
-        strf(tmp, sizeof tmp, "%s", c.sc.ovpath[i]);
+        setting_strf(tmp, sizeof tmp, "%s", c.sc.ovpath[i]);
         for (char *comp = strtok(tmp, "."); comp && set; comp = strtok(NULL, "."))
             set = cJSON_IsArray(set) ? cJSON_GetArrayItem(set, atoi(comp))
                                      : cJSON_GetObjectItemCaseSensitive(set, comp);
@@ -2259,7 +2246,7 @@ static void add_hostset(const struct scenario *s, cJSON *o, const char *key, con
         cJSON_AddStringToObject(o, key, "all");
     } else if (run) {
         char b[48];
-        strf(b, sizeof b, "h%d-h%d", hs->idx[0], hs->idx[hs->n - 1]);
+        setting_strf(b, sizeof b, "h%d-h%d", hs->idx[0], hs->idx[hs->n - 1]);
         cJSON_AddStringToObject(o, key, b);
     } else {
         cJSON *a = cJSON_AddArrayToObject(o, key);

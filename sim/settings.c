@@ -21,9 +21,8 @@
 #define MAX_GROUPS 64
 #define MAX_FIELDS 64 /* members of one object, own fields and registered groups together */
 
-/* snprintf where truncation is acceptable; returns the length it wanted to write. */
-static int strf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int strf(char *buf, size_t len, const char *fmt, ...)
+/* See settings.h. */
+int setting_strf(char *buf, size_t len, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -155,7 +154,7 @@ int setting_bad(struct setting_ctx *c, const char *path, const char *fmt, ...)
     va_end(ap);
     c->status = SCN_EUSAGE;
     if (c->err && c->errlen) {
-        strf(c->err, c->errlen, "%s: %s%s: %s", c->file, *path ? path : "(top level)",
+        setting_strf(c->err, c->errlen, "%s: %s%s: %s", c->file, *path ? path : "(top level)",
              c->in_override || from_override(c, path) ? " (from --set)" : "", msg);
         scn_one_line(c->err);
     }
@@ -167,7 +166,7 @@ int setting_oom(struct setting_ctx *c)
 {
     c->status = SCN_EIO;
     if (c->err && c->errlen)
-        strf(c->err, c->errlen, "%s: out of memory", c->file);
+        setting_strf(c->err, c->errlen, "%s: out of memory", c->file);
     return -1;
 }
 
@@ -175,12 +174,12 @@ int setting_oom(struct setting_ctx *c)
 char *setting_fmt_num(double d, char *buf, size_t len)
 {
     if (!isfinite(d)) {
-        strf(buf, len, "%s", isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
+        setting_strf(buf, len, "%s", isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
         return buf;
     }
-    strf(buf, len, "%.15g", d);
+    setting_strf(buf, len, "%.15g", d);
     if (strtod(buf, NULL) != d)
-        strf(buf, len, "%.17g", d);
+        setting_strf(buf, len, "%.17g", d);
     return buf;
 }
 
@@ -189,19 +188,19 @@ const char *setting_describe(const cJSON *v, char *buf, size_t len)
 {
     char num[40];
     if (!v)
-        strf(buf, len, "nothing");
+        setting_strf(buf, len, "nothing");
     else if (cJSON_IsString(v))
-        strf(buf, len, "a string \"%.60s%s\"", v->valuestring, strlen(v->valuestring) > 60 ? "..." : "");
+        setting_strf(buf, len, "a string \"%.60s%s\"", v->valuestring, strlen(v->valuestring) > 60 ? "..." : "");
     else if (cJSON_IsNumber(v))
-        strf(buf, len, "a number %s", setting_fmt_num(v->valuedouble, num, sizeof num));
+        setting_strf(buf, len, "a number %s", setting_fmt_num(v->valuedouble, num, sizeof num));
     else if (cJSON_IsBool(v))
-        strf(buf, len, "%s", cJSON_IsTrue(v) ? "true" : "false");
+        setting_strf(buf, len, "%s", cJSON_IsTrue(v) ? "true" : "false");
     else if (cJSON_IsNull(v))
-        strf(buf, len, "null");
+        setting_strf(buf, len, "null");
     else if (cJSON_IsArray(v))
-        strf(buf, len, "an array");
+        setting_strf(buf, len, "an array");
     else
-        strf(buf, len, "an object");
+        setting_strf(buf, len, "an object");
     return buf;
 }
 
@@ -209,9 +208,9 @@ const char *setting_describe(const cJSON *v, char *buf, size_t len)
 char *setting_join(char *out, const char *parent, const char *key)
 {
     if (*parent)
-        strf(out, SETTING_PATH_MAX, "%s.%s", parent, key);
+        setting_strf(out, SETTING_PATH_MAX, "%s.%s", parent, key);
     else
-        strf(out, SETTING_PATH_MAX, "%s", key);
+        setting_strf(out, SETTING_PATH_MAX, "%s", key);
     return out;
 }
 
@@ -219,7 +218,7 @@ char *setting_join(char *out, const char *parent, const char *key)
 char *setting_join_idx(char *out, const char *parent, int i)
 {
     char k[16];
-    strf(k, sizeof k, "%d", i);
+    setting_strf(k, sizeof k, "%d", i);
     return setting_join(out, parent, k);
 }
 
@@ -250,12 +249,12 @@ static void unknown_msg(const char *const *known, const char *key, char *msg, si
     char list[SCN_ERR_MAX / 2] = "";
     size_t used = 0;
     for (const char *const *k = known; *k; k++) {
-        int n = strf(list + used, sizeof list - used, "%s%s", k == known ? "" : ", ", *k);
+        int n = setting_strf(list + used, sizeof list - used, "%s%s", k == known ? "" : ", ", *k);
         if (n < 0 || (size_t)n >= sizeof list - used)
             break;
         used += (size_t)n;
     }
-    strf(msg, msglen, "expected one of the fields %s, got unknown field \"%.60s\"", list, key);
+    setting_strf(msg, msglen, "expected one of the fields %s, got unknown field \"%.60s\"", list, key);
 }
 
 /* Returns whether name is in the NULL-terminated list. */
@@ -314,9 +313,9 @@ int setting_val_int(struct setting_ctx *c, const cJSON *v, const char *path, lon
 {
     char d[96], range[64];
     if (hi >= INT_MAX)
-        strf(range, sizeof range, "an integer of at least %lld", lo);
+        setting_strf(range, sizeof range, "an integer of at least %lld", lo);
     else
-        strf(range, sizeof range, "an integer from %lld to %lld", lo, hi);
+        setting_strf(range, sizeof range, "an integer from %lld to %lld", lo, hi);
     if (!cJSON_IsNumber(v))
         return setting_bad(c, path, "expected %s, got %s", range, setting_describe(v, d, sizeof d));
     double x = v->valuedouble;
@@ -337,11 +336,11 @@ int setting_val_num(struct setting_ctx *c, const cJSON *v, const char *path, dou
     setting_fmt_num(lo, a, sizeof a);
     setting_fmt_num(hi, b, sizeof b);
     if (isinf(hi))
-        strf(range, sizeof range, "a number %s %s", lo_open ? "greater than" : "of at least", a);
+        setting_strf(range, sizeof range, "a number %s %s", lo_open ? "greater than" : "of at least", a);
     else if (!lo_open && !hi_open)
-        strf(range, sizeof range, "a number from %s to %s", a, b);
+        setting_strf(range, sizeof range, "a number from %s to %s", a, b);
     else
-        strf(range, sizeof range, "a number %s %s and %s %s", lo_open ? "greater than" : "at least", a,
+        setting_strf(range, sizeof range, "a number %s %s and %s %s", lo_open ? "greater than" : "at least", a,
              hi_open ? "below" : "at most", b);
     if (!cJSON_IsNumber(v))
         return setting_bad(c, path, "expected %s, got %s", range, setting_describe(v, d, sizeof d));
@@ -406,7 +405,7 @@ int setting_val_enum(struct setting_ctx *c, const cJSON *v, const char *path, co
     char what[SCN_ERR_MAX / 2] = "one of", d[96];
     size_t used = strlen(what);
     for (const char *const *n = names; *n; n++) {
-        int k = strf(what + used, sizeof what - used, "%s \"%s\"", n == names ? "" : ",", *n);
+        int k = setting_strf(what + used, sizeof what - used, "%s \"%s\"", n == names ? "" : ",", *n);
         if (k < 0 || (size_t)k >= sizeof what - used)
             break;
         used += (size_t)k;
@@ -631,7 +630,7 @@ int settings_check_path(const char *path, char *msg, size_t msglen, char *at, si
 {
     const struct setting_group *g = settings_find("");
     char tmp[SETTING_PATH_MAX];
-    strf(tmp, sizeof tmp, "%s", path);
+    setting_strf(tmp, sizeof tmp, "%s", path);
     size_t off = 0;
     for (char *comp = tmp; g && comp;) {
         char *dot = strchr(comp, '.');
@@ -646,7 +645,7 @@ int settings_check_path(const char *path, char *msg, size_t msglen, char *at, si
         off += strlen(comp);
         if (i == n) {
             unknown_msg(names, comp, msg, msglen);
-            strf(at, atlen, "%.*s", (int)off, path);
+            setting_strf(at, atlen, "%.*s", (int)off, path);
             return -1;
         }
         g = grp[i];

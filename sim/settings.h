@@ -178,6 +178,9 @@ int setting_val_str(struct setting_ctx *c, const struct cJSON *v, const char *pa
                     const char **out);
 int setting_val_enum(struct setting_ctx *c, const struct cJSON *v, const char *path, const char *const *names,
                      int *out);
+/* snprintf for messages and names, where truncation is acceptable (buffers are sized for the normal case);
+ * returns the length it wanted to write. */
+int setting_strf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "a time like \"1.5us\"" and so on, for a quantity kind. */
 const char *setting_qty_what(enum setting_kind q);
 

@@ -121,6 +121,27 @@ static const char *sweep_over(const char *name, const char *scenario)
     return p;
 }
 
+/*
+ * Asserts that `path` is refused with status rc and "PATH: what" wherever a file is read: as a scenario
+ * (check), as a sweep file, and as the size CDF (named cdf_name, relative to the scenario) of a scenario.
+ */
+static void expect_refused_as_each_input(int rc, const char *path, const char *cdf_name, const char *what)
+{
+    char args[512], want[1024];
+    snprintf(args, sizeof args, "check %s", path);
+    snprintf(want, sizeof want, "rocesim: %s: %s", path, what);
+    expect(rc, want, args);
+    snprintf(args, sizeof args, "sweep %s", path);
+    snprintf(want, sizeof want, "rocesim sweep: %s: %s", path, what);
+    expect(rc, want, args);
+    char name[64];
+    snprintf(name, sizeof name, "%.40s-cdf.json", cdf_name);
+    const char *scn = scenario_with_cdf(name, cdf_name);
+    snprintf(args, sizeof args, "check %s", scn);
+    snprintf(want, sizeof want, "rocesim: %s: traffic.0.size_cdf: %s: %s", scn, path, what);
+    expect(rc, want, args);
+}
+
 #define DEV "/dev/zero: expected a regular file, got a character device (pipes and devices are not read)\n"
 
 /* /dev/zero wherever a file is read: refused before a byte is read (it was read until memory ran out). */
@@ -152,19 +173,10 @@ static void test_fifo_refused(void)
 {
     const char *fifo = in_tmp("fifo");
     CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
-    char args[512], what[512], want[1024];
-    snprintf(what, sizeof what, "%s: expected a regular file, got a pipe (FIFO) (pipes and devices are not read)\n",
-             fifo);
-    snprintf(args, sizeof args, "check %s", fifo);
-    snprintf(want, sizeof want, "rocesim: %s", what);
-    expect(2, want, args);
-    snprintf(args, sizeof args, "sweep %s", fifo);
-    snprintf(want, sizeof want, "rocesim sweep: %s", what);
-    expect(2, want, args);
-    const char *scn = scenario_with_cdf("fifo-cdf.json", "fifo");
-    snprintf(args, sizeof args, "check %s", scn);
-    snprintf(want, sizeof want, "rocesim: %s: traffic.0.size_cdf: %s", scn, what);
-    expect(2, want, args);
+    char path[300];
+    snprintf(path, sizeof path, "%s", fifo);
+    expect_refused_as_each_input(2, path, "fifo",
+                                 "expected a regular file, got a pipe (FIFO) (pipes and devices are not read)\n");
 }
 
 /*
@@ -209,21 +221,13 @@ static void test_zeros_refused_at_first_nul(void)
 static void test_cap(void)
 {
     const char *big = sparse_file("big.json", FILE_MAX_BYTES + 1);
-    char args[512], want[1024];
-    snprintf(args, sizeof args, "check %s", big);
-    snprintf(want, sizeof want, "rocesim: %s: cannot read: File too large\n", big);
-    expect(3, want, args);
-    snprintf(args, sizeof args, "sweep %s", big);
-    snprintf(want, sizeof want, "rocesim sweep: %s: cannot read: File too large\n", big);
-    expect(3, want, args);
-    const char *scn = scenario_with_cdf("big-cdf.json", "big.json");
-    snprintf(args, sizeof args, "check %s", scn);
-    snprintf(want, sizeof want, "rocesim: %s: traffic.0.size_cdf: %s: cannot read: File too large\n", scn, big);
-    expect(3, want, args);
+    char path[300], want[1024];
+    snprintf(path, sizeof path, "%s", big);
+    expect_refused_as_each_input(3, path, "big.json", "cannot read: File too large\n");
 
     /* The reader itself: the cap, a NUL where it is, and the bytes of a good file. */
     char *data = (char *)1, err[512];
-    CU_ASSERT_EQUAL(file_read(big, FILE_BYTES, &data, NULL, err, sizeof err), SCN_EIO);
+    CU_ASSERT_EQUAL(file_read(path, FILE_BYTES, &data, NULL, err, sizeof err), SCN_EIO);
     CU_ASSERT_PTR_NULL(data);
     const char *t = in_tmp("nul.txt");
     FILE *f = fopen(t, "w");
