@@ -154,7 +154,8 @@ static uint8_t traffic_prios(const struct scenario *scn)
     uint8_t m = 0;
     for (int i = 0; i < scn->n_traffic; i++)
         m |= (uint8_t)(1u << scn->traffic[i].priority);
-    if (scn->host.cc == SCN_CC_DCQCN)
+    int cc = cc_find(cc_scenario_name(scn->host.cc));
+    if (cc >= 0 && (cc_registry[cc]->flags & CC_F_CNP))
         m |= (uint8_t)(1u << scn->host.cnp_priority);
     return m;
 }
