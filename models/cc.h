@@ -81,7 +81,7 @@ struct cc_ops {
     void (*sample)(const struct flow *f, sim_time_t now, struct cc_sample *s);
     /* Up to max named per-flow statistics into out; returns how many.  May be NULL. */
     int (*stats)(const struct flow *f, struct cc_stat *out, int max);
-    /* Its settings in the scenario (NULL: none).  The DCQCN settings and presets still live in sim/scenario.c. */
+    /* Its settings in the scenario (NULL: none); an algorithm declares and registers them in its own file. */
     const void *(*settings)(const struct scenario *scn);
 };
 
