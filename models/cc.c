@@ -9,12 +9,12 @@
 
 extern const struct cc_ops cc_dcqcn_ops, cc_none_ops;
 
-/* One line per algorithm.  The order is the flows' cc index, which nothing outside a run keeps. */
-const struct cc_ops *cc_registry[CC_MAX] = {
-    &cc_dcqcn_ops,
-    &cc_none_ops,
-};
-int cc_count = 2;
+/* The registration line: one entry per algorithm.  The order is the flows' cc index, which nothing outside a run
+ * keeps. */
+#define CC_BUILTIN &cc_dcqcn_ops, &cc_none_ops
+
+const struct cc_ops *cc_registry[CC_MAX] = {CC_BUILTIN};
+int cc_count = (int)(sizeof((const struct cc_ops *[]){CC_BUILTIN}) / sizeof(const struct cc_ops *));
 
 _Static_assert((CC_F_TELEMETRY | CC_F_CNP) < CC_FLOW_ON_ACK, "the algorithms' flags fit below it");
 
@@ -38,11 +38,7 @@ int cc_register(const struct cc_ops *o)
 
 const char *cc_scenario_name(enum scn_cc cc)
 {
-    switch (cc) {
-    case SCN_CC_NONE: return "none";
-    case SCN_CC_DCQCN: break;
-    }
-    return "dcqcn";
+    return scn_cc_name(cc);
 }
 
 void cc_flow_setup(struct net *n, struct flow *f, int id)

@@ -550,7 +550,13 @@ _Static_assert(sizeof(enum scn_cc) == sizeof(int) && sizeof(enum scn_mark_on) ==
 static const char *const mark_names[] = {"dequeue", "enqueue", NULL};
 static const char *const sched_names[] = {"strict", "dwrr", NULL};
 static const char *const wd_names[] = {"drop", "forward", "alert", NULL};
-static const char *const cc_names[] = {"dcqcn", "none", NULL};
+static const char *const cc_names[] = {"dcqcn", "none", NULL}; /* in the order of enum scn_cc */
+
+/* See scenario.h. */
+const char *scn_cc_name(enum scn_cc cc)
+{
+    return cc_names[cc];
+}
 static const char *const lr_names[] = {"go-back-n", "selective", NULL};
 
 /* The per-port ingress counters are 32 bits wide (models/net.h); no switch has a buffer near 2 GiB. */

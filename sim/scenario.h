@@ -140,6 +140,8 @@ struct scn_switch {
 
 enum scn_dcqcn_preset { SCN_DCQCN_PAPER, SCN_DCQCN_CONNECTX };
 enum scn_cc { SCN_CC_DCQCN, SCN_CC_NONE };
+/* host.cc's name for cc, as the scenario spells it ("dcqcn", "none"): the registry's name (models/cc.h). */
+const char *scn_cc_name(enum scn_cc cc);
 enum scn_loss_recovery { SCN_LR_GO_BACK_N, SCN_LR_SELECTIVE };
 
 struct scn_dcqcn {
