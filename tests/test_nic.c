@@ -112,7 +112,7 @@ static void test_pacing_after_cnp(void)
     k->flow = f->idx;
     k->psn = 0;
     k->size = FRAME_CNP;
-    k->prio = 6;
+    k->prio = (uint8_t)scn.host.cnp_priority;
     nic_process(&r.net, host_of(&r, "h0"), k);
     CU_ASSERT_EQUAL(f->cnps_rx, 1);
     CU_ASSERT_DOUBLE_EQUAL(cc_rate(f), 50e9, 0);
@@ -259,7 +259,7 @@ static void test_rto(void)
     CU_ASSERT_EQUAL(f->snd_una, 1);
     CU_ASSERT_EQUAL(f->timeouts, 0);
     CU_ASSERT_EQUAL(h0->tx_frames, 2);
-    CU_ASSERT_EQUAL(f->rto_timer.armed, true);
+    CU_ASSERT_TRUE(f->rto_timer.armed);
     sim_run(&r.sim, fire);
     CU_ASSERT_EQUAL(f->timeouts, 1);
     CU_ASSERT_EQUAL(r.net.c.timeouts, 1);
