@@ -1,0 +1,339 @@
+/*
+ * The host NIC on its own (models/nic.h): round robin among the ready flows of a host, pacing at the flow's
+ * rate (its cap, or its congestion control's after a CNP), an ACK every host.ack_every packets, one NACK per
+ * gap and go-back-N from the lost PSN, the retransmission timeout, and the notification point's one CNP per
+ * flow per cnp_interval.  Each test builds h0 -- s0 -- h1, steps the engine to instants worked out by hand and
+ * reads the flows' sequence numbers and the ports' counters; a frame is lost on purpose by flushing the one
+ * queue at s0 that holds it (switch_flush_queue), and a CNP is handed to the sender's NIC directly.
+ */
+#include "tests/tests.h"
+#include "models/cc.h"
+#include "models/nic.h"
+#include "models/port.h"
+#include "models/switch.h"
+#include "sim/units.h"
+#include "tools/run.h"
+
+#include <stdio.h>
+
+/*
+ * h0 -- 100 Gbps, 1 us -- s0 -- `rate`, 1 us -- h1, with host and switch settings added and the given traffic.
+ * Data frames of 1024 B payload are 1086 B, 1106 B on the wire: 88,480 ps at 100 Gbps.  An ACK or NACK is
+ * 66 B, 86 B on the wire: 6,880 ps at 100 Gbps.
+ */
+#define NIC_NET(rate, host, sw, traffic)                                                                           \
+    "{\"topology\": {\"type\": \"custom\", \"nodes\": [{\"name\": \"h0\", \"kind\": \"host\"},"                    \
+    " {\"name\": \"s0\", \"kind\": \"switch\"}, {\"name\": \"h1\", \"kind\": \"host\"}],"                          \
+    " \"links\": [{\"a\": \"h0\", \"b\": \"s0\", \"rate\": \"100Gbps\", \"delay\": \"1us\"},"                      \
+    "           {\"a\": \"s0\", \"b\": \"h1\", \"rate\": \"" rate "\", \"delay\": \"1us\"}]},"                     \
+    " \"host\": {" host "}, \"switch\": {" sw "}, \"stop\": \"10ms\", \"traffic\": [" traffic "]}"
+
+#define FLOW(size) "{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"" size "\"}"
+#define DATA_TX 88480 /* 1106 B at 100 Gbps */
+#define LOSSY "\"ecn\": {\"enabled\": false}, \"pfc\": {\"enabled\": false}"
+
+static struct host *host_of(struct run *r, const char *name) { return r->net.node_host[test_node(r, name)]; }
+
+/*
+ * Two flows of h0, A (3 frames) and B (6 frames), same priority, at line rate (cc none): h0's port sends one
+ * data frame per 88,480 ps, the k-th (from 0) from k x 88,480, and the ready list takes them in turn, A B A B
+ * A B, then B alone, back to back (B's pacing gap after a frame is that frame's own time on the wire).
+ */
+static void test_round_robin(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(NIC_NET("100Gbps", "\"cc\": \"none\"", "\"ecn\": {\"enabled\": false}",
+                                       FLOW("3KiB") ", " FLOW("6KiB")),
+                               NULL, NULL, &scn, &r));
+    const struct flow *a = net_flow(&r.net, 0), *b = net_flow(&r.net, 1);
+    const struct port *h0 = test_port_to(&r, "h0", "s0");
+    const char order[] = "ABABABBBB";
+    uint32_t na = 0, nb = 0;
+    for (int k = 0; order[k]; k++) {
+        sim_run(&r.sim, (sim_time_t)k * DATA_TX); /* the k-th frame has just gone on the wire */
+        na += order[k] == 'A';
+        nb += order[k] == 'B';
+        CU_ASSERT_EQUAL(a->snd_nxt, na);
+        CU_ASSERT_EQUAL(b->snd_nxt, nb);
+        CU_ASSERT_EQUAL(h0->tx_frames, (uint64_t)k + 1);
+        CU_ASSERT_EQUAL(h0->busy_until, (sim_time_t)(k + 1) * DATA_TX);
+    }
+    test_run_checked(&r);
+    CU_ASSERT_EQUAL(r.net.flows_completed, 2);
+    CU_ASSERT_EQUAL(r.net.c.data_sent, 9);
+    test_teardown(&scn, &r);
+}
+
+/*
+ * Pacing at the flow's rate.  A flow capped at 10 Gbps on a 100 Gbps link sends a frame every 1106 x 8 / 10e9 s
+ * = 884,800 ps: the k-th (from 0) at k x 884,800, the port idle in between.
+ */
+static void test_pacing_rate_cap(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(NIC_NET("100Gbps", "\"cc\": \"none\"", "\"ecn\": {\"enabled\": false}",
+                                       "{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"8KiB\","
+                                       " \"rate\": \"10Gbps\"}"),
+                               NULL, NULL, &scn, &r));
+    const struct port *h0 = test_port_to(&r, "h0", "s0");
+    for (int k = 1; k < 8; k++) {
+        sim_run(&r.sim, (sim_time_t)k * 884800 - 1);
+        CU_ASSERT_EQUAL(h0->tx_frames, (uint64_t)k);
+        CU_ASSERT_EQUAL(h0->busy_until, (sim_time_t)(k - 1) * 884800 + DATA_TX);
+        sim_run(&r.sim, (sim_time_t)k * 884800);
+        CU_ASSERT_EQUAL(h0->tx_frames, (uint64_t)k + 1);
+    }
+    test_teardown(&scn, &r);
+}
+
+/*
+ * Pacing at the congestion control's rate: a DCQCN flow starts at line rate (a frame every 88,480 ps).  A CNP
+ * handed to h0 at 266,440, while frame 3 (from 0) is on the wire, cuts Rc by (1 - alpha / 2) with alpha_init
+ * 1: to 50 Gbps.  The gap before frame 4 was set when frame 3 left (88,480, frame 4 at 353,920); from frame 4
+ * on the gap is 1106 x 8 / 50e9 s = 176,960 ps: frame 5 at 530,880, frame 6 at 707,840.  No increase comes
+ * before the 55 us rate-increase timer; ECN is off, so no other CNP.
+ */
+static void test_pacing_after_cnp(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(NIC_NET("100Gbps", "\"cc\": \"dcqcn\"", "\"ecn\": {\"enabled\": false}",
+                                       FLOW("20KiB")),
+                               NULL, NULL, &scn, &r));
+    const struct port *h0 = test_port_to(&r, "h0", "s0");
+    struct flow *f = net_flow(&r.net, 0);
+    const sim_time_t cnp_at = 3 * DATA_TX + 1000;
+    sim_run(&r.sim, cnp_at);
+    CU_ASSERT_EQUAL(h0->tx_frames, 4);
+    struct pkt *k = pkt_alloc(&r.net);
+    k->type = PKT_CNP;
+    k->flow = f->idx;
+    k->psn = 0;
+    k->size = FRAME_CNP;
+    k->prio = (uint8_t)scn.host.cnp_priority;
+    nic_process(&r.net, host_of(&r, "h0"), k);
+    CU_ASSERT_EQUAL(f->cnps_rx, 1);
+    CU_ASSERT_DOUBLE_EQUAL(cc_rate(f), 50e9, 0);
+    sim_run(&r.sim, 4 * DATA_TX - 1);
+    CU_ASSERT_EQUAL(h0->tx_frames, 4);
+    sim_run(&r.sim, 4 * DATA_TX);
+    CU_ASSERT_EQUAL(h0->tx_frames, 5);
+    for (int j = 1; j <= 2; j++) {
+        const sim_time_t t = 4 * DATA_TX + j * 176960;
+        sim_run(&r.sim, t - 1);
+        CU_ASSERT_EQUAL(h0->tx_frames, (uint64_t)(5 + j - 1));
+        sim_run(&r.sim, t);
+        CU_ASSERT_EQUAL(h0->tx_frames, (uint64_t)(5 + j));
+    }
+    test_teardown(&scn, &r);
+}
+
+/*
+ * ack_every 4, 10 packets, all links 100 Gbps: the receiver acknowledges at packets 4 and 8 and at the last
+ * one, ceil(10 / 4) = 3 ACKs, which are all h1 sends (cc none: no CNP).  Frame j (from 1) leaves h0 at j x
+ * 88,480, reaches s0 1 us later and goes on at once (the egress frees as it arrives), so it reaches h1 at
+ * (j + 1) x 88,480 + 2 us: the ACKs leave at 2,442,400 (j = 4), 2,796,320 (j = 8) and 2,973,280 (j = 10).
+ */
+static void test_ack_every(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(NIC_NET("100Gbps", "\"cc\": \"none\", \"ack_every\": 4", "\"ecn\": {\"enabled\": false}",
+                                       FLOW("10KiB")),
+                               NULL, NULL, &scn, &r));
+    const struct port *h1 = test_port_to(&r, "h1", "s0");
+    const struct flow *f = net_flow(&r.net, 0);
+    const int at[] = {4, 8, 10};
+    for (int i = 0; i < 3; i++) {
+        const sim_time_t t = (sim_time_t)(at[i] + 1) * DATA_TX + 2 * PS_PER_US;
+        sim_run(&r.sim, t - 1);
+        CU_ASSERT_EQUAL(h1->tx_frames, (uint64_t)i);
+        CU_ASSERT_EQUAL(f->rcv_nxt, (uint32_t)at[i] - 1);
+        sim_run(&r.sim, t);
+        CU_ASSERT_EQUAL(h1->tx_frames, (uint64_t)i + 1);
+        CU_ASSERT_EQUAL(f->since_ack, 0);
+    }
+    test_run_checked(&r);
+    CU_ASSERT_TRUE(f->sender_done);
+    CU_ASSERT_EQUAL(h1->tx_frames, 3);
+    CU_ASSERT_EQUAL(h1->tx_bytes, 3 * FRAME_ACK);
+    CU_ASSERT_EQUAL(r.net.c.data_retx, 0);
+    test_teardown(&scn, &r);
+}
+
+/*
+ * Loss on h0 -- 100 Gbps -- s0 -- 40 Gbps -- h1, lossy, 1 us links, cc none, 10 frames (PSN 0..9).  At 40 Gbps a
+ * data frame takes 1106 x 200 = 221,200 ps; an ACK or NACK 86 x 200 = 17,200 ps (6,880 at 100 Gbps).  PSN p
+ * leaves h0 in [p x 88,480, (p + 1) x 88,480] and reaches s0 at (p + 1) x 88,480 + 1 us.  PSN 0 goes on at
+ * once (until 1,309,680); PSN 1 (at 1,176,960) waits alone until PSN 2 comes at 1,265,440: flushing s0's
+ * queue at 1,200,000 loses exactly PSN 1.
+ */
+#define LOSS_AT 1200000
+
+/* Drops what waits at priority 3 of s0's egress to h1 after checking that it is exactly PSN psn of flow 0. */
+static void drop_queued(struct run *r, uint32_t psn)
+{
+    struct port *out = test_port_to(r, "s0", "h1");
+    CU_ASSERT_EQUAL_FATAL(port_pp(out, 3)->q.n, 1);
+    CU_ASSERT_EQUAL(port_pp(out, 3)->q.head->psn, psn);
+    switch_flush_queue(&r->net, r->net.node_sw[test_node(r, "s0")], out, 3, DROP_BUFFER);
+}
+
+/*
+ * One NACK per gap, go-back-N.  PSN 0 reaches h1 at 1,309,680 + 1 us = 2,309,680 (ACK 1, back at h0 at
+ * 2,309,680 + 17,200 + 1 us + 6,880 + 1 us = 4,333,760).  PSN 2, the first after the gap, leaves s0 at
+ * 1,309,680 and reaches h1 at 2,530,880: NACK 1, at h0 at 4,554,960; PSN 3..9 come next and are discarded
+ * without another NACK.  h0 sent all 10 by 884,800, so the NACK sends it back to PSN 1: 9 retransmissions,
+ * leaving h0 from 4,554,960 every 88,480 ps.
+ * A second gap: retransmitted PSN 1 reaches s0 at 5,643,440 and goes on at once (until 5,864,640); PSN 2
+ * waits alone from 5,731,920 until PSN 3 comes at 5,820,400: flushed at 5,800,000.  PSN 1 reaches h1 at
+ * 6,864,640 (ACK 2, at h0 at 8,888,720) and PSN 3, leaving s0 at 5,864,640, at 7,085,840: NACK 2, the second,
+ * at h0 at 9,109,920, which goes back from PSN 10 to PSN 2: 8 more retransmissions, 17 in all.  They leave
+ * s0 back to back from 10,198,400 (221,200 ps each), so PSN 9 reaches h1 at 10,198,400 + 8 x 221,200 + 1 us
+ * = 12,968,000.  h1 sent 1 + 1 + 8 ACKs and 2 NACKs.
+ */
+static void test_nack_go_back_n(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(NIC_NET("40Gbps", "\"cc\": \"none\"", LOSSY, FLOW("10KiB")), NULL, NULL, &scn, &r));
+    const struct flow *f = net_flow(&r.net, 0);
+    const struct port *h0 = test_port_to(&r, "h0", "s0"), *h1 = test_port_to(&r, "h1", "s0");
+    sim_run(&r.sim, LOSS_AT);
+    drop_queued(&r, 1);
+    CU_ASSERT_EQUAL(r.net.c.data_dropped, 1);
+    sim_run(&r.sim, 4554960 - 1);
+    CU_ASSERT_EQUAL(r.net.c.nacks_sent, 1);
+    CU_ASSERT_EQUAL(f->snd_una, 1);
+    CU_ASSERT_EQUAL(f->snd_nxt, 10);
+    CU_ASSERT_EQUAL(f->rcv_nxt, 1);
+    CU_ASSERT_EQUAL(h0->tx_frames, 10);
+    sim_run(&r.sim, 4554960);
+    CU_ASSERT_EQUAL(f->snd_nxt, 2); /* PSN 1 is on the wire again */
+    CU_ASSERT_EQUAL(h0->tx_frames, 11);
+    CU_ASSERT_EQUAL(r.net.c.data_retx, 1);
+    sim_run(&r.sim, 5800000);
+    CU_ASSERT_EQUAL(r.net.c.data_retx, 9);
+    drop_queued(&r, 2);
+    sim_run(&r.sim, 9109920 - 1);
+    CU_ASSERT_EQUAL(r.net.c.nacks_sent, 2);
+    CU_ASSERT_EQUAL(f->snd_una, 2);
+    CU_ASSERT_EQUAL(f->snd_nxt, 10);
+    sim_run(&r.sim, 9109920);
+    CU_ASSERT_EQUAL(f->snd_nxt, 3);
+    CU_ASSERT_EQUAL(r.net.c.data_retx, 10);
+    test_run_checked(&r);
+    CU_ASSERT_TRUE(f->sender_done);
+    CU_ASSERT_EQUAL(f->finish, 12968000);
+    CU_ASSERT_EQUAL(r.net.c.nacks_sent, 2);
+    CU_ASSERT_EQUAL(r.net.c.data_retx, 17);
+    CU_ASSERT_EQUAL(f->retx_bytes, 17 * 1024);
+    CU_ASSERT_EQUAL(r.net.c.data_sent, 27);
+    CU_ASSERT_EQUAL(r.net.c.data_dropped, 2);
+    CU_ASSERT_EQUAL(r.net.c.timeouts, 0);
+    CU_ASSERT_EQUAL(h1->tx_frames, 12);
+    test_teardown(&scn, &r);
+}
+
+/*
+ * The timeout: the same network, a flow of 2 frames, rto 100 us, and the last frame (PSN 1) lost at 1,200,000
+ * as above, so no later frame makes a NACK.  ACK 1 reaches h0 at 4,333,760 and re-arms the timer: it fires
+ * 100 us later, at 104,333,760, and resends PSN 1 (snd_nxt back to snd_una).  That reaches s0 at + 88,480 +
+ * 1 us and h1 at + 221,200 + 1 us: the flow completes at 106,643,440, and its ACK reaches h0 at + 17,200 +
+ * 1 us + 6,880 + 1 us = 108,667,520, when the run ends.
+ */
+static void test_rto(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(NIC_NET("40Gbps", "\"cc\": \"none\", \"rto\": \"100us\"", LOSSY, FLOW("2KiB")), NULL,
+                               NULL, &scn, &r));
+    const struct flow *f = net_flow(&r.net, 0);
+    const struct port *h0 = test_port_to(&r, "h0", "s0");
+    const sim_time_t fire = 4333760 + 100 * PS_PER_US;
+    sim_run(&r.sim, LOSS_AT);
+    drop_queued(&r, 1);
+    sim_run(&r.sim, fire - 1);
+    CU_ASSERT_EQUAL(f->snd_una, 1);
+    CU_ASSERT_EQUAL(f->timeouts, 0);
+    CU_ASSERT_EQUAL(h0->tx_frames, 2);
+    CU_ASSERT_TRUE(f->rto_timer.armed);
+    sim_run(&r.sim, fire);
+    CU_ASSERT_EQUAL(f->timeouts, 1);
+    CU_ASSERT_EQUAL(r.net.c.timeouts, 1);
+    CU_ASSERT_EQUAL(h0->tx_frames, 3);
+    CU_ASSERT_EQUAL(f->snd_nxt, 2);
+    test_run_checked(&r);
+    CU_ASSERT_TRUE(r.finished);
+    CU_ASSERT_TRUE(f->sender_done);
+    CU_ASSERT_EQUAL(f->finish, 106643440);
+    CU_ASSERT_EQUAL(r.sim.now, 108667520);
+    CU_ASSERT_EQUAL(r.net.c.timeouts, 1);
+    CU_ASSERT_EQUAL(r.net.c.data_retx, 1);
+    CU_ASSERT_EQUAL(r.net.c.nacks_sent, 0);
+    test_teardown(&scn, &r);
+}
+
+/*
+ * The notification point (DCQCN): h0 -- 100 Gbps -- s0 -- 2.5 Gbps -- h1, 40 frames, lossy.  They reach s0
+ * every 88,480 ps from 1,088,480 (all by 4,539,200) and leave it every 1106 x 3,200 = 3,539,200 ps: frame m
+ * (from 1) reaches h1 at R(m) = 1,088,480 + m x 3,539,200 + 1 us.  Marking at enqueue above 1,001 B (kmin
+ * 1,000 B, pmax 1) marks frames 3..40: frames 1 and 2 find no frame queued.  h0 has sent all 40 before any
+ * CNP comes back, so its rate cuts change no arrival.  cnp_interval is three arrivals, 10,617,600 ps: a CNP at
+ * R(3), none at R(4) and R(5), one at R(6) (exactly the interval later), ... R(39): 13 CNPs.  h1 sends 40 ACKs
+ * and the 13 CNPs.
+ */
+#define R(m) (1088480 + (sim_time_t)(m) * 3539200 + PS_PER_US)
+
+static void test_cnp_interval(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(
+        NIC_NET("2.5Gbps", "\"cc\": \"dcqcn\", \"dcqcn\": {\"cnp_interval\": \"10617600ps\"}",
+                "\"pfc\": {\"enabled\": false}, \"ecn\": {\"kmin\": \"1000B\", \"kmax\": \"1001B\", \"pmax\": 1,"
+                " \"mark_on\": \"enqueue\"}",
+                FLOW("40KiB")),
+        NULL, NULL, &scn, &r));
+    const struct flow *f = net_flow(&r.net, 0);
+    const struct port *h1 = test_port_to(&r, "h1", "s0");
+    sim_run(&r.sim, R(3) - 1);
+    CU_ASSERT_EQUAL(f->rcv_nxt, 2); /* frames 1 and 2, not marked */
+    CU_ASSERT_EQUAL(r.net.c.cnp_sent, 0);
+    CU_ASSERT_EQUAL(r.net.c.ecn_marked, 38);
+    sim_run(&r.sim, R(3));
+    CU_ASSERT_EQUAL(r.net.c.cnp_sent, 1);
+    CU_ASSERT_EQUAL(f->last_cnp, R(3));
+    /* ACKs 1 and 2, then the CNP, at priority 6 ahead of the ACK of frame 3 (priority 3) queued with it */
+    CU_ASSERT_EQUAL(h1->tx_frames, 3);
+    CU_ASSERT_EQUAL(h1->tx_bytes, 2 * FRAME_ACK + FRAME_CNP);
+    sim_run(&r.sim, R(6) - 1);
+    CU_ASSERT_EQUAL(r.net.c.cnp_sent, 1);
+    sim_run(&r.sim, R(6));
+    CU_ASSERT_EQUAL(r.net.c.cnp_sent, 2);
+    CU_ASSERT_EQUAL(f->last_cnp, R(6));
+    test_run_checked(&r);
+    CU_ASSERT_TRUE(f->sender_done);
+    CU_ASSERT_EQUAL(f->finish, R(40));
+    CU_ASSERT_EQUAL(r.net.c.cnp_sent, 13);
+    CU_ASSERT_EQUAL(f->last_cnp, R(39));
+    CU_ASSERT_EQUAL(r.net.c.cnp_received, 13);
+    CU_ASSERT_EQUAL(f->cnps_rx, 13);
+    CU_ASSERT_EQUAL(h1->tx_frames, 40 + 13);
+    CU_ASSERT_EQUAL(r.net.c.data_retx, 0);
+    test_teardown(&scn, &r);
+}
+
+void test_nic_register(void)
+{
+    CU_pSuite s = CU_add_suite("nic", NULL, NULL);
+    CU_add_test(s, "the ready flows of a host take turns", test_round_robin);
+    CU_add_test(s, "a capped flow sends a frame every (size + 20) x 8 / cap", test_pacing_rate_cap);
+    CU_add_test(s, "after a CNP the flow paces at DCQCN's cut rate", test_pacing_after_cnp);
+    CU_add_test(s, "the receiver acknowledges every ack_every packets and the last", test_ack_every);
+    CU_add_test(s, "one NACK per gap; the sender goes back to the lost PSN", test_nack_go_back_n);
+    CU_add_test(s, "the last frame lost: the timeout fires rto after the last ACK and resends it", test_rto);
+    CU_add_test(s, "the receiver sends at most one CNP per flow per cnp_interval", test_cnp_interval);
+}
