@@ -11,7 +11,7 @@
  *
  * Costs: the transport calls the hooks through the table (one indirect call, always to the same target, so well
  * predicted); hooks an algorithm leaves NULL cost a load and a branch, and on_ack not even the load (flow.cc_flags).
- * No algorithm has an inline special case (measurements: docs/architecture.md, "Congestion control").
+ * No algorithm has an inline special case (measurements: docs/performance.md).
  */
 #ifndef MODELS_CC_H
 #define MODELS_CC_H

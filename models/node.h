@@ -8,9 +8,8 @@
  * the network is built (net.c); node_ops[kind] is its table.  On the per-frame
  * path (receive, dequeue, has work) port.c dispatches the two kinds of today
  * with a two-entry switch on that byte and direct calls, and any other kind
- * through the table: with every per-frame operation of the node and of the
- * flow control through its table, a k=4 WebSearch fat-tree run took 4.7 %
- * more instructions (callgrind).  A new kind of node is a file with its
+ * through the table, because calls through the tables cost measurably more
+ * instructions per frame (docs/performance.md).  A new kind of node is a file with its
  * table, a value of enum node_kind and an entry in node_ops[] (node.c).
  */
 #ifndef MODELS_NODE_H
