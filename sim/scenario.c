@@ -550,12 +550,38 @@ _Static_assert(sizeof(enum scn_cc) == sizeof(int) && sizeof(enum scn_mark_on) ==
 static const char *const mark_names[] = {"dequeue", "enqueue", NULL};
 static const char *const sched_names[] = {"strict", "dwrr", NULL};
 static const char *const wd_names[] = {"drop", "forward", "alert", NULL};
-static const char *const cc_names[] = {"dcqcn", "none", NULL}; /* in the order of enum scn_cc */
+/* In the order of enum scn_cc, then the names modules registered (scn_register_cc); NULL after the last. */
+static const char *cc_names[SCN_CC_MAX + 1] = {"dcqcn", "none"};
 
 /* See scenario.h. */
 const char *scn_cc_name(enum scn_cc cc)
 {
     return cc_names[cc];
+}
+
+/* See scenario.h. */
+int scn_register_cc(const char *name)
+{
+    int i = 0;
+    for (; cc_names[i]; i++)
+        if (strcmp(cc_names[i], name) == 0)
+            return i;
+    if (i == SCN_CC_MAX)
+        return -1;
+    cc_names[i] = name;
+    return i;
+}
+
+/* See scenario.h. */
+size_t scn_host_ext_reserve(size_t bytes)
+{
+    static size_t used;
+    size_t need = (bytes + 7) & ~(size_t)7;
+    if (need > SCN_HOST_EXT_BYTES - used)
+        return 0;
+    size_t off = offsetof(struct scn_host, ext) + used;
+    used += need;
+    return off;
 }
 static const char *const lr_names[] = {"go-back-n", "selective", NULL};
 
@@ -828,7 +854,8 @@ static const struct setting host_fields[] = {
     {SET_INT("mtu", struct scn_host, mtu, 256, 9000, "1024", "RoCE payload bytes per data packet")},
     {SET_INT("priority", struct scn_host, priority, 0, 7, "3", "Priority of data packets")},
     {SET_INT("cnp_priority", struct scn_host, cnp_priority, 0, 7, "6", "Priority of congestion notification packets")},
-    {SET_ENUM("cc", struct scn_host, cc, cc_names, "dcqcn", "Congestion control: \"dcqcn\" or \"none\" (line rate)")},
+    {SET_ENUM("cc", struct scn_host, cc, cc_names, "dcqcn",
+              "Congestion control: \"dcqcn\", \"none\" (line rate), or one a module registered")},
     {SET_GROUP("dcqcn", "DCQCN parameters"), .stage = 2},
     {SET_ENUM("loss_recovery", struct scn_host, loss_recovery, lr_names, "go-back-n",
           "\"go-back-n\" (selective repeat is not implemented yet)"), .stage = 1, .parse = parse_loss_recovery},

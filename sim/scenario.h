@@ -139,9 +139,17 @@ struct scn_switch {
 };
 
 enum scn_dcqcn_preset { SCN_DCQCN_PAPER, SCN_DCQCN_CONNECTX };
+/* host.cc: the built-in congestion controls; a module adds its own with scn_register_cc. */
 enum scn_cc { SCN_CC_DCQCN, SCN_CC_NONE };
+#define SCN_CC_MAX 16
 /* host.cc's name for cc, as the scenario spells it ("dcqcn", "none"): the registry's name (models/cc.h). */
 const char *scn_cc_name(enum scn_cc cc);
+/*
+ * Adds name to the values host.cc accepts, for a congestion control declared outside sim/ (its module's
+ * constructor calls it, before any scenario is loaded); returns its host.cc value, the name's value when it
+ * is already there, or -1 when the list is full.
+ */
+int scn_register_cc(const char *name);
 enum scn_loss_recovery { SCN_LR_GO_BACK_N, SCN_LR_SELECTIVE };
 
 struct scn_dcqcn {
@@ -159,6 +167,8 @@ struct scn_dcqcn {
     int64_t cnp_interval_ps;
 };
 
+#define SCN_HOST_EXT_BYTES 1024
+
 struct scn_host {
     int mtu;
     int priority;
@@ -168,7 +178,16 @@ struct scn_host {
     enum scn_loss_recovery loss_recovery;
     int64_t rto_ps;
     int ack_every;
+    /* The settings of congestion controls declared outside sim/ (their groups' structs, scn_host_ext_reserve). */
+    _Alignas(8) unsigned char ext[SCN_HOST_EXT_BYTES];
 };
+
+/*
+ * Reserves `bytes` of struct scn_host's ext for a module's settings struct (its group's `offset`, sim/settings.h:
+ * the module reads its settings at that offset of scn->host); returns the offset within struct scn_host, or 0
+ * when ext has no room left.  Called from the module's constructor, with scn_register_cc.
+ */
+size_t scn_host_ext_reserve(size_t bytes);
 
 enum scn_traffic_type { SCN_TR_FLOW, SCN_TR_INCAST, SCN_TR_POISSON, SCN_TR_ALLREDUCE, SCN_TR_ALLTOALL };
 enum scn_pattern { SCN_PAT_UNIFORM, SCN_PAT_PERMUTATION };

@@ -7,6 +7,7 @@
 #include "models/cc.h"
 #include "models/dcqcn.h"
 #include "models/telemetry.h"
+#include "sim/settings.h"
 #include "sim/units.h"
 #include "tools/run.h"
 
@@ -193,6 +194,78 @@ static void test_window_and_telemetry(void)
     test_teardown(&scn, &r);
 }
 
+/*
+ * A congestion control as a module outside sim/ declares it, the way the recipe in CONTRIBUTING.md says: its
+ * own host.cc name (scn_register_cc), its own settings group `host.test_ext` whose struct lives in the host
+ * object's ext (scn_host_ext_reserve), its own hooks.  A scenario then names it and sets its field like any
+ * other; defaults, the check dump and the run follow.
+ */
+struct ext_params {
+    int window_frames;
+};
+static const struct setting ext_fields[] = {
+    {SET_INT("window_frames", struct ext_params, window_frames, 1, 64, "2", "Frames the window holds")},
+    {0},
+};
+static struct setting_group ext_group = {.path = "host.test_ext", .fields = ext_fields};
+
+static const struct ext_params *ext_params(const struct flow *f)
+{
+    return (const struct ext_params *)((const char *)&f->net->scn->host + ext_group.offset);
+}
+static void ext_init(struct flow *f, sim_time_t now) { f->cc_wnd = (uint32_t)ext_params(f)->window_frames * f->mtu; }
+
+static const struct cc_ops ext_ops = {
+    .name = "test_ext",
+    .init = ext_init,
+    .on_sent = wnd_on_sent,
+    .rate = wnd_rate,
+    .sample = wnd_sample,
+};
+
+static void test_module_settings(void)
+{
+    static int value = -1;
+    if (value < 0) {
+        CU_ASSERT_FATAL(cc_register(&ext_ops) >= 0);
+        value = scn_register_cc(ext_ops.name);
+        ext_group.offset = scn_host_ext_reserve(sizeof(struct ext_params));
+    }
+    CU_ASSERT_EQUAL_FATAL(value, 2); /* after dcqcn and none */
+    CU_ASSERT_EQUAL(scn_register_cc(ext_ops.name), value); /* a name is registered once */
+    CU_ASSERT_FATAL(ext_group.offset >= offsetof(struct scn_host, ext));
+    CU_ASSERT_EQUAL_FATAL(settings_register(&ext_group), 0);
+    const char *topo =
+        "{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}},"
+        "\"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}], \"host\": {\"cc\": "
+        "\"test_ext\"";
+    for (int k = 0; k < 2; k++) {
+        char json[1024];
+        snprintf(json, sizeof json, "%s%s}}", topo, k ? ", \"test_ext\": {\"window_frames\": 3}" : "");
+        struct scenario scn;
+        struct run r;
+        CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+        CU_ASSERT_EQUAL(scn.host.cc, value);
+        char *dump = scn_to_json(&scn);
+        CU_ASSERT_PTR_NOT_NULL(dump && strstr(dump, k ? "\"window_frames\": 3" : "\"window_frames\": 2"));
+        free(dump);
+        struct flow *f = net_flow(&r.net, 0);
+        CU_ASSERT_EQUAL(f->cc, (uint8_t)cc_find(ext_ops.name));
+        test_run_checked(&r);
+        CU_ASSERT_TRUE(f->sender_done);
+        CU_ASSERT_EQUAL(CC_STATE(f, const struct wnd_state)->max_out, k ? 3 : 2); /* the default, then the set 3 */
+        test_teardown(&scn, &r);
+    }
+    /* Out of range like any table field, naming the module's path. */
+    char bad[1024];
+    snprintf(bad, sizeof bad, "%s, \"test_ext\": {\"window_frames\": 0}}}", topo);
+    struct scenario scn;
+    char err[SCN_ERR_MAX];
+    CU_ASSERT_EQUAL(scn_load_text("t.json", bad, NULL, 0, &scn, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "host.test_ext.window_frames"));
+    settings_unregister(ext_group.path); /* the docs test knows only the project's own groups */
+}
+
 /* Push at egress records what HPCC's INT header holds, from the port the frame leaves. */
 static void test_push_egress(void)
 {
@@ -237,4 +310,5 @@ void test_cc_register(void)
     CU_add_test(s, "rates.csv sample through the table", test_sample);
     CU_add_test(s, "window and telemetry seams through a registered algorithm", test_window_and_telemetry);
     CU_add_test(s, "push at egress and echo in ACK", test_push_egress);
+    CU_add_test(s, "a module's own host.cc name and settings group, stored in the host's ext", test_module_settings);
 }
