@@ -137,10 +137,7 @@ void deadlock_check(struct net *n)
                     continue;
                 if (nv == cap) {
                     cap = cap ? 2 * cap : 64;
-                    struct wnode *nvv = realloc(v, sizeof *v * cap);
-                    if (!nvv)
-                        mem_oom("in deadlock detection");
-                    v = nvv;
+                    v = mem_xrealloc(v, sizeof *v * cap, "in deadlock detection");
                 }
                 v[nv++] = (struct wnode){p, prio, 0, 0};
             }
@@ -174,10 +171,7 @@ void deadlock_check(struct net *n)
                 continue;
             if (ne == ecap) {
                 ecap *= 2;
-                uint32_t *ns = realloc(succ, sizeof *succ * ecap);
-                if (!ns)
-                    mem_oom("in deadlock detection");
-                succ = ns;
+                succ = mem_xrealloc(succ, sizeof *succ * ecap, "in deadlock detection");
             }
             succ[ne++] = (uint32_t)t;
         }

@@ -100,9 +100,7 @@ static struct nic_fault *host_fault(struct net *n, struct host *h)
 {
     if (h->fault)
         return h->fault;
-    struct nic_fault *nf = calloc(1, sizeof *nf);
-    if (!nf)
-        mem_oom("setting up faults");
+    struct nic_fault *nf = mem_xcalloc(1, sizeof *nf, "setting up faults");
     const struct scenario *scn = n->scn;
     const struct port *p = h->port;
     int64_t H = net_auto_headroom(port_aux(p)->rate_bps, p->delay_ps, scn->host.mtu, scn->sw.pfc.response_quanta);

@@ -236,10 +236,7 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
     if ((idx & ((1u << FLOW_CHUNK_BITS) - 1)) == 0) {
         if (chunk == n->chunks_cap) {
             uint32_t nc = n->chunks_cap ? n->chunks_cap * 2 : 16;
-            struct flow **c = realloc(n->flow_chunks, nc * sizeof *c);
-            if (!c)
-                mem_oom("adding flows");
-            n->flow_chunks = c;
+            n->flow_chunks = mem_xrealloc(n->flow_chunks, nc * sizeof *n->flow_chunks, "adding flows");
             n->chunks_cap = nc;
         }
         n->flow_chunks[chunk] = mem_xcalloc_big(1u << FLOW_CHUNK_BITS, sizeof(struct flow), "adding flows");

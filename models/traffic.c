@@ -33,10 +33,7 @@ static const char *keep_name(struct traffic *t, const char *id, int64_t j)
 {
     if (t->n_names == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 64;
-        char **nn = realloc(t->names, t->cap * sizeof *nn);
-        if (!nn)
-            mem_oom(TRAFFIC_OOM);
-        t->names = nn;
+        t->names = mem_xrealloc(t->names, t->cap * sizeof *t->names, TRAFFIC_OOM);
     }
     char buf[2 * SCN_NAME_MAX];
     if (j < 0)
@@ -171,9 +168,7 @@ int cdf_load(struct cdf *c, const char *name, const char *scenario_file, const c
             if (!a)
                 mem_oom(TRAFFIC_OOM);
             c->size = a;
-            b = realloc(c->prob, sizeof *b * (size_t)cap);
-            if (!b)
-                mem_oom(TRAFFIC_OOM);
+            b = mem_xrealloc(c->prob, sizeof *b * (size_t)cap, TRAFFIC_OOM);
             c->prob = b;
         }
         c->size[c->n] = sz;

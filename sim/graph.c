@@ -61,9 +61,7 @@ static void name_ix_reserve(struct graph *g, uint32_t n_nodes)
     if (cap > UINT32_MAX)
         mem_oom("growing the network graph (name index)");
     free(g->name_ix);
-    g->name_ix = calloc((size_t)cap, sizeof *g->name_ix);
-    if (!g->name_ix)
-        mem_oom("growing the network graph (name index)");
+    g->name_ix = mem_xcalloc((size_t)cap, sizeof *g->name_ix, "growing the network graph (name index)");
     g->name_ix_cap = (uint32_t)cap;
     for (uint32_t id = 0; id < g->n_nodes; id++)
         name_ix_put(g, id);
@@ -112,10 +110,8 @@ uint32_t graph_add_node(struct graph *g, const char *name, enum scn_node_kind ki
         uint32_t h = g->n_hosts;
         if ((h & (h - 1)) == 0) {
             uint64_t cap = h ? (uint64_t)h * 2 : 1;
-            uint32_t *hn = realloc(g->host_node, (size_t)cap * sizeof *hn);
-            if (!hn)
-                mem_oom("growing the network graph (host index)");
-            g->host_node = hn;
+            g->host_node = mem_xrealloc(g->host_node, (size_t)cap * sizeof *g->host_node,
+                                        "growing the network graph (host index)");
         }
         g->host_node[h] = id;
         n->host = (int32_t)h;

@@ -90,9 +90,7 @@ int monitor_resolve_queues(const struct run *r, struct port ***out, uint32_t *n,
     *n = 0;
     if (mo->n_queues == 0)
         return 0;
-    uint8_t *take = calloc(g->n_ports ? g->n_ports : 1, 1);
-    if (!take)
-        mem_oom("selecting the monitored queues");
+    uint8_t *take = mem_xcalloc(g->n_ports ? g->n_ports : 1, 1, "selecting the monitored queues");
     for (int i = 0; i < mo->n_queues; i++) {
         char node_pat[2 * SCN_NAME_MAX];
         snprintf(node_pat, sizeof node_pat, "%s", mo->queues[i]);
@@ -135,9 +133,7 @@ int monitor_resolve_queues(const struct run *r, struct port ***out, uint32_t *n,
     uint32_t cnt = 0;
     for (uint32_t i = 0; i < g->n_ports; i++)
         cnt += take[i];
-    struct port **q = malloc(sizeof *q * cnt);
-    if (!q)
-        mem_oom("selecting the monitored queues");
+    struct port **q = mem_xmalloc(sizeof *q * cnt, "selecting the monitored queues");
     cnt = 0;
     for (uint32_t i = 0; i < g->n_ports; i++)
         if (take[i])
@@ -391,10 +387,7 @@ static void pick_new_flows(struct monitor *m, const struct run *r)
         m->flows_kept++;
         if (m->n_cand == m->cap_cand) {
             m->cap_cand = m->cap_cand ? m->cap_cand * 2 : 64;
-            uint32_t *c = realloc(m->cand, sizeof *c * m->cap_cand);
-            if (!c)
-                mem_oom("selecting the monitored flows");
-            m->cand = c;
+            m->cand = mem_xrealloc(m->cand, sizeof *m->cand * m->cap_cand, "selecting the monitored flows");
         }
         m->cand[m->n_cand++] = m->flows_seen;
     }

@@ -302,9 +302,7 @@ static enum prep prep_queues(const char *dir, const char *pdir, const struct met
         uint32_t k = smap_index(&keys, key);
         if (k >= peak_cap) {
             peak_cap = peak_cap ? peak_cap * 2 : 64;
-            peak = realloc(peak, sizeof *peak * peak_cap);
-            if (!peak)
-                mem_oom("preparing the queue plot");
+            peak = mem_xrealloc(peak, sizeof *peak * peak_cap, "preparing the queue plot");
         }
         if (keys.n != before)
             peak[k] = 0;
@@ -332,14 +330,10 @@ static enum prep prep_queues(const char *dir, const char *pdir, const struct met
     if (nsel > MAX_QUEUE_LINES)
         nsel = MAX_QUEUE_LINES;
     qsort(order, nsel, sizeof *order, cmp_u32);
-    int *col = malloc(sizeof *col * keys.n);
-    if (!col)
-        mem_oom("preparing the queue plot");
+    int *col = mem_xmalloc(sizeof *col * keys.n, "preparing the queue plot");
     for (uint32_t i = 0; i < keys.n; i++)
         col[i] = -1;
-    char **names = malloc(sizeof *names * nsel);
-    if (!names)
-        mem_oom("preparing the queue plot");
+    char **names = mem_xmalloc(sizeof *names * nsel, "preparing the queue plot");
     for (uint32_t i = 0; i < nsel; i++) {
         col[order[i]] = (int)i;
         names[i] = keys.keys[order[i]];
@@ -623,9 +617,7 @@ static enum prep prep_fct(const char *dir, const char *pdir, const struct meta *
             continue; /* did not finish */
         if (n == ptcap) {
             ptcap = ptcap ? ptcap * 2 : 256;
-            pt = realloc(pt, sizeof *pt * ptcap);
-            if (!pt)
-                mem_oom("preparing a plot");
+            pt = mem_xrealloc(pt, sizeof *pt * ptcap, "preparing a plot");
         }
         pt[n].size = strtod(fld[c_size], NULL);
         pt[n].slowdown = strtod(fld[c_sd], NULL);
@@ -654,9 +646,7 @@ static enum prep prep_fct(const char *dir, const char *pdir, const struct meta *
         snprintf(note, nlen, "cannot write %s/fct_cdf.dat: %s", pdir, strerror(errno));
         return PREP_ERROR;
     }
-    double *s = malloc(sizeof *s * n);
-    if (!s)
-        mem_oom("preparing the FCT plot");
+    double *s = mem_xmalloc(sizeof *s * n, "preparing the FCT plot");
     char *titles[8];
     char tbuf[8][96];
     int nb = 0;
@@ -731,9 +721,7 @@ static void pfc_walk(FILE *f, char **line, size_t *cap, struct smap *keys, struc
         uint32_t k = smap_index(keys, key);
         if (k >= *kcap) {
             uint32_t nc = *kcap ? *kcap * 2 : 64;
-            struct pfc_key *nk = realloc(*kv, sizeof *nk * nc);
-            if (!nk)
-                mem_oom("preparing the PFC plot");
+            struct pfc_key *nk = mem_xrealloc(*kv, sizeof *nk * nc, "preparing the PFC plot");
             for (uint32_t i = *kcap; i < nc; i++)
                 nk[i] = (struct pfc_key){-1, 0, -1};
             *kv = nk;
@@ -792,9 +780,7 @@ static enum prep prep_pfc(const char *dir, const char *pdir, const struct meta *
     sort_vals = tot;
     qsort(order, keys.n, sizeof *order, cmp_idx_desc);
     qsort(order, nsel, sizeof *order, cmp_u32);
-    char **names = malloc(sizeof *names * (nsel + 1));
-    if (!names)
-        mem_oom("preparing the PFC plot");
+    char **names = mem_xmalloc(sizeof *names * (nsel + 1), "preparing the PFC plot");
     for (uint32_t i = 0; i < nsel; i++)
         kv[order[i]].row = (int)(nsel - 1 - i);
     enum prep rc = PREP_DRAW;
@@ -932,9 +918,7 @@ int plot_save_inputs(const struct scenario *scn, const char *dir, char *err, siz
         return SCN_EIO;
     }
     size_t len = strlen(txt);
-    char *t2 = realloc(txt, len + 2);
-    if (!t2)
-        mem_oom("writing scenario.json");
+    char *t2 = mem_xrealloc(txt, len + 2, "writing scenario.json");
     t2[len] = '\n';
     t2[len + 1] = '\0';
     int rc = write_file_atomic(path, t2, len + 1);

@@ -105,9 +105,7 @@ void run_headroom_classes(const struct run *r, struct hdrm_report *rep)
             if (k == rep->n) {
                 if (rep->n == cap) {
                     cap = cap ? 2 * cap : 8;
-                    rep->cls = realloc(rep->cls, (size_t)cap * sizeof *rep->cls);
-                    if (!rep->cls)
-                        mem_oom("listing the headroom classes");
+                    rep->cls = mem_xrealloc(rep->cls, (size_t)cap * sizeof *rep->cls, "listing the headroom classes");
                 }
                 rep->cls[rep->n++] = (struct hdrm_class){x->rate_bps, pt->delay_ps, x->headroom, 0};
             }
@@ -344,9 +342,7 @@ char *run_summary_json(const struct run *r, bool with_wall)
     if (!txt)
         mem_oom("writing summary.json");
     size_t len = strlen(txt);
-    char *out = realloc(txt, len + 2);
-    if (!out)
-        mem_oom("writing summary.json");
+    char *out = mem_xrealloc(txt, len + 2, "writing summary.json");
     out[len] = '\n';
     out[len + 1] = '\0';
     return out;
@@ -377,10 +373,7 @@ static void buf_printf(struct buf *b, const char *fmt, ...)
         size_t nc = b->cap ? b->cap * 2 : 65536;
         while (nc < b->len + (size_t)k + 1)
             nc *= 2;
-        char *np = realloc(b->p, nc);
-        if (!np)
-            mem_oom("writing flows.csv");
-        b->p = np;
+        b->p = mem_xrealloc(b->p, nc, "writing flows.csv");
         b->cap = nc;
     }
 }
