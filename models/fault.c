@@ -189,8 +189,10 @@ void fault_rx_arrive(struct net *n, struct host *h, struct pkt *k)
     bool lossless = n->lossless & bit;
     if (lossless && nf->rx_bytes[prio] + B > nf->lossless_cap) {
         /* Only a ToR that did not obey our latest PAUSE can overrun the headroom: the watchdog's forward
-         * action lifted or ignored it (and a restoration does not bring it back before our next refresh). */
-        if (h->port->peer->wd_overrode & bit) {
+         * action lifted or ignored it (and a restoration does not bring it back before our next refresh), or
+         * it obeys again but what it sent meanwhile is still arriving (wd_overrode_until). */
+        const struct port *peer = h->port->peer;
+        if ((peer->wd_overrode & bit) || n->sim->now <= port_aux(peer)->wd_overrode_until[prio]) {
             net_drop(n, k, DROP_WATCHDOG);
             return;
         }

@@ -171,6 +171,10 @@ struct port_aux {
     int64_t headroom;     /* per lossless priority (switch ingress) */
     struct prio_timer pause_expire[NPRIO];
     struct prio_timer pause_refresh[NPRIO];
+    /* PFC watchdog: until when frames sent while the watchdog overrode the peer's PAUSE may still arrive there
+     * (wd_overrode was cleared by an obeyed PAUSE; what was already on the wire lands up to a frame and the
+     * link's delay later).  Read by a faulty NIC's buffer check (fault.c). */
+    sim_time_t wd_overrode_until[NPRIO];
 };
 
 /* The layout the comments above rely on: a hop's fields in one 128-byte pair, a line per priority. */
