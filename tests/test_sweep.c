@@ -884,6 +884,44 @@ static void test_compare(void)
     free(out);
 }
 
+/*
+ * A run with more collectives than the table used to hold (64 rows in all) still gets every row, each under
+ * its own label: the rows past the 64th used to overwrite the last one, so the table ended in the deadlock
+ * row and lost the PAUSE frames and the last collectives without a word.
+ */
+static void test_compare_many_collectives(void)
+{
+    char dir[200], path[256], cmd[1024], line[512], *out = NULL;
+    snprintf(dir, sizeof dir, "%s/cmp/colls", root);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    static char text[16384];
+    int l = snprintf(text, sizeof text, "{\"scenario\": \"many\", \"complete\": true, \"collectives\": [");
+    for (int k = 0; k < 60; k++)
+        l += snprintf(text + l, sizeof text - (size_t)l, "%s{\"id\": \"c%d\", \"completion_ns\": %d}", k ? ", " : "",
+                      k, (k + 1) * 1000000);
+    snprintf(text + l, sizeof text - (size_t)l,
+             "], \"pfc\": {\"pause_frames\": 7}, \"deadlock\": {\"detected\": false}}\n");
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    write_text(path, text);
+    snprintf(cmd, sizeof cmd, "%s compare %s", test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    int lines = 0;
+    for (const char *p = out; (p = strchr(p, '\n')); p++)
+        lines++;
+    CU_ASSERT_EQUAL(lines, 1 + 2 + 60 + 14 + 1); /* titles, scenario, complete, collectives, fixed rows, deadlock */
+    const char *c0 = line_of(out, "c0 time (ms)", line, sizeof line);
+    CU_ASSERT(c0 && strcmp(c0 + strlen(c0) - 6, " 1.000") == 0);
+    const char *c59 = line_of(out, "c59 time (ms)", line, sizeof line);
+    CU_ASSERT(c59 && strcmp(c59 + strlen(c59) - 7, " 60.000") == 0);
+    const char *pf = line_of(out, "PAUSE frames", line, sizeof line);
+    CU_ASSERT(pf && strcmp(pf + strlen(pf) - 2, " 7") == 0);
+    const char *dl = line_of(out, "deadlock", line, sizeof line);
+    CU_ASSERT(dl && strcmp(dl + strlen(dl) - 3, " no") == 0);
+    free(out);
+}
+
 void test_sweep_register(void)
 {
     CU_pSuite s = CU_add_suite("sweep and nic-config", suite_init, suite_clean);
@@ -903,4 +941,5 @@ void test_sweep_register(void)
     CU_add_test(s, "nic-config command and --from best.json", test_nic_command);
     CU_pSuite c = CU_add_suite("compare", suite_init, suite_clean);
     CU_add_test(c, "titles from the directories, ratios to the first run, incomplete runs flagged", test_compare);
+    CU_add_test(c, "a run with 60 collectives gets every row", test_compare_many_collectives);
 }

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #define MAX_RUNS 8
-#define MAX_ROWS 64
 #define CELL 64
 
 static const char compare_usage[] =
@@ -113,16 +112,28 @@ struct row {
     int decimals;
 };
 
+/* The rows are counted before they are filled: one per collective of the first run, whatever their number. */
 struct table {
-    int n_rows, n;
-    char label[MAX_ROWS][64];
-    char cell[MAX_ROWS][MAX_RUNS][CELL];
+    int n_rows, cap, n;
+    char (*label)[64];
+    char (*cell)[MAX_RUNS][CELL];
 };
 
-/* Appends a row and returns it (the rows beyond MAX_ROWS go into the last one, never out of bounds). */
+static void table_init(struct table *t, int cap, int n)
+{
+    t->n_rows = 0;
+    t->cap = cap;
+    t->n = n;
+    t->label = mem_xcalloc((size_t)cap, sizeof *t->label, SWEEP_OOM);
+    t->cell = mem_xcalloc((size_t)cap, sizeof *t->cell, SWEEP_OOM);
+}
+
+/* Appends a row and returns it. */
 static int add_row(struct table *t, const char *label)
 {
-    int r = t->n_rows < MAX_ROWS ? t->n_rows++ : MAX_ROWS - 1;
+    if (t->n_rows == t->cap)
+        abort(); /* compare_main counts its rows */
+    int r = t->n_rows++;
     sfmt(t->label[r], sizeof t->label[r], "%s", label);
     return r;
 }
@@ -210,8 +221,11 @@ int compare_main(int argc, char **argv)
     };
     char titles[MAX_RUNS][4200];
     make_titles(argv + 2, n, titles);
-    struct table *t = mem_xcalloc(1, sizeof *t, SWEEP_OOM);
-    t->n = n;
+    const cJSON *c0 = cJSON_GetObjectItemCaseSensitive(s[0], "collectives");
+    int nc = cJSON_GetArraySize(c0);
+    struct table tab, *t = &tab;
+    /* scenario, complete, the collectives, the fixed rows, deadlock */
+    table_init(t, 2 + nc + (int)(sizeof rows / sizeof *rows) + 1, n);
     bool incomplete[MAX_RUNS], any_incomplete = false;
     int r = add_row(t, "scenario");
     for (int i = 0; i < n; i++) {
@@ -226,8 +240,6 @@ int compare_main(int argc, char **argv)
         sfmt(t->cell[r][i], CELL, "%s", incomplete[i] ? "NO (see note)" : "yes");
     }
     /* collectives first: they are what a training job waits for */
-    const cJSON *c0 = cJSON_GetObjectItemCaseSensitive(s[0], "collectives");
-    int nc = cJSON_GetArraySize(c0);
     for (int k = 0; k < nc; k++) {
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(c0, k), "id");
         char label[64];
@@ -275,7 +287,8 @@ int compare_main(int argc, char **argv)
         else
             printf("%.3f ms it simulated\n", end / 1e6);
     }
-    free(t);
+    free(t->label);
+    free(t->cell);
     for (int i = 0; i < n; i++)
         cJSON_Delete(s[i]);
     return 0;
