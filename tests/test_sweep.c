@@ -734,7 +734,7 @@ static void test_metric_names(void)
         char bad[2048] = "";
         unknown_leaves(j, "", bad, sizeof bad);
         if (*bad)
-            fprintf(stderr, "\n  summary fields missing from the metric list in tools/sweep_out.c:%s\n", bad);
+            fprintf(stderr, "\n  summary fields the made-up run of metrics_get (tools/sweep_out.c) lacks:%s\n", bad);
         CU_ASSERT_STRING_EQUAL(bad, "");
         cJSON_Delete(j);
         free(js);

@@ -257,38 +257,105 @@ char *sweep_table_csv(const struct sweep_table *t, const struct sweep_spec *s)
 /* The metrics a summary.json can hold                                       */
 
 /*
- * Every path at which run_summary_json (tools/run.c) writes a number or a
+ * The paths at which run_summary_json (tools/run.c) writes a number or a
  * boolean, so that a misspelt objective is refused before a sweep runs
- * anything.  A component "#" stands for an array index (collectives), "P"
- * for a priority 0..7 and "$" for one of the statistics of stats_json.  The
- * test "sweep metric names" compares this list with the leaves of real
- * summaries, so a field added there without a line here fails `make test`.
+ * anything.  They are read off the summary of a made-up run that has every
+ * field: run_summary_json writes some only for an all-reduce (rings), for a
+ * priority with flows or PAUSE frames, or for a finished collective and a
+ * detected deadlock (numbers, not null), so the run has each of those.  A
+ * component "#" stands for an array index (collectives), "P" for a priority
+ * 0..7 and "$" for one of the statistics of stats_json.  The test "sweep
+ * metric names" checks the leaves of real summaries against these, so a
+ * field written under a new condition fails `make test` until the run here
+ * meets it.
  */
-static const char *const metrics[] = {
-    "seed", "complete", "traffic_finished", "sim_end_ns", "wall_s", "events", "packet_hops", "events_per_s",
-    "flows.total", "flows.completed", "flows.fct_ns.$", "flows.slowdown.$",
-    "collectives.#.hosts", "collectives.#.rings", "collectives.#.size", "collectives.#.bytes",
-    "collectives.#.completion_ns",
-    "packets.sent", "packets.delivered", "packets.dropped", "packets.in_flight", "packets.retransmitted",
-    "packets.ecn_marked", "packets.timeouts", "packets.nacks", "packets.drops_by_reason.buffer",
-    "packets.drops_by_reason.headroom", "packets.drops_by_reason.watchdog", "packets.drops_by_reason.link_down",
-    "bytes.sent", "bytes.delivered", "bytes.dropped", "bytes.in_flight",
-    "cnp.sent", "cnp.received",
-    "pfc.pause_frames", "pfc.resume_frames", "pfc.paused_ns_total", "pfc.ports_ever_paused",
-    "priorities.P.lossless", "priorities.P.flows", "priorities.P.completed", "priorities.P.packets_sent",
-    "priorities.P.packets_delivered", "priorities.P.packets_dropped", "priorities.P.bytes_delivered",
-    "priorities.P.ecn_marked", "priorities.P.pause_frames", "priorities.P.paused_ns", "priorities.P.flows_paused_ns",
-    "priorities.P.fct_ns.$", "priorities.P.slowdown.$",
-    "routing.valiant_flows", "routing.link_failures", "routing.reroutes",
-    "deadlock.detected", "deadlock.at_ns", "deadlock.priority",
-    "watchdog.storms_detected", "watchdog.restored",
-    NULL,
+struct metrics {
+    char **name;
+    int n, cap;
 };
+
+static const char *const stat_names[] = {"mean", "p50", "p95", "p99", "max", NULL};
+
+/* Whether o is an object of exactly the statistics of stats_json. */
+static bool is_stats(const cJSON *o)
+{
+    if (!cJSON_IsObject(o))
+        return false;
+    int i = 0;
+    for (const cJSON *it = o->child; it; it = it->next, i++)
+        if (!stat_names[i] || strcmp(it->string, stat_names[i]) != 0)
+            return false;
+    return !stat_names[i];
+}
+
+static void metrics_add(struct metrics *m, const char *name)
+{
+    for (int i = 0; i < m->n; i++)
+        if (strcmp(m->name[i], name) == 0)
+            return; /* the same field of another priority */
+    if (m->n == m->cap) {
+        m->cap = m->cap ? 2 * m->cap : 64;
+        m->name = mem_xrealloc(m->name, (size_t)m->cap * sizeof *m->name, SWEEP_OOM);
+    }
+    m->name[m->n++] = mem_xstrdup(name, SWEEP_OOM);
+}
+
+/* Adds the numeric and boolean leaves under v (at prefix), as patterns, in the summary's order. */
+static void metrics_walk(struct metrics *m, const cJSON *v, const char *prefix)
+{
+    for (const cJSON *it = v->child; it; it = it->next) {
+        char key[256];
+        const char *comp = cJSON_IsArray(v) ? "#" : strspn(it->string, "0123456789") == strlen(it->string) ? "P"
+                                                                                                           : it->string;
+        sfmt(key, sizeof key, "%s%s%s", prefix, *prefix ? "." : "", comp);
+        if (is_stats(it)) {
+            sfmt(key + strlen(key), sizeof key - strlen(key), ".$");
+            metrics_add(m, key);
+        } else if (cJSON_IsObject(it) || cJSON_IsArray(it)) {
+            metrics_walk(m, it, key);
+        } else if (cJSON_IsNumber(it) || cJSON_IsBool(it)) {
+            metrics_add(m, key);
+        }
+    }
+}
+
+static struct metrics metrics_get(void)
+{
+    struct scenario *scn = mem_xcalloc(1, sizeof *scn, SWEEP_OOM);
+    struct scn_traffic tr = {.type = SCN_TR_ALLREDUCE};
+    scn->traffic = &tr;
+    scn->n_traffic = 1;
+    struct run *r = mem_xcalloc(1, sizeof *r, SWEEP_OOM);
+    r->scn = scn;
+    struct coll cl = {.type = SCN_TR_ALLREDUCE};
+    r->traffic.colls = &cl;
+    r->traffic.n_colls = 1;
+    for (int p = 0; p < NPRIO; p++)
+        r->net.c.prio[p].pause_frames = 1;
+    r->net.dl.detected = true;
+    char *text = run_summary_json(r, true);
+    free(r);
+    free(scn);
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    if (!j)
+        mem_oom(SWEEP_OOM);
+    struct metrics m = {0};
+    metrics_walk(&m, j, "");
+    cJSON_Delete(j);
+    return m;
+}
+
+static void metrics_free(struct metrics *m)
+{
+    for (int i = 0; i < m->n; i++)
+        free(m->name[i]);
+    free(m->name);
+}
 
 /* Whether one component of a path (len bytes at c) matches one component of a pattern (at p, len plen). */
 static bool component_matches(const char *c, size_t len, const char *p, size_t plen)
 {
-    static const char *const stats[] = {"mean", "p50", "p95", "p99", "max", NULL};
     if (plen == 1 && *p == '#') {
         for (size_t i = 0; i < len; i++)
             if (c[i] < '0' || c[i] > '9')
@@ -298,8 +365,8 @@ static bool component_matches(const char *c, size_t len, const char *p, size_t p
     if (plen == 1 && *p == 'P')
         return len == 1 && c[0] >= '0' && c[0] < '0' + SCN_NPRIO;
     if (plen == 1 && *p == '$') {
-        for (int i = 0; stats[i]; i++)
-            if (strlen(stats[i]) == len && memcmp(stats[i], c, len) == 0)
+        for (int i = 0; stat_names[i]; i++)
+            if (strlen(stat_names[i]) == len && memcmp(stat_names[i], c, len) == 0)
                 return true;
         return false;
     }
@@ -332,13 +399,12 @@ static int matching_components(const char *path, const char *pattern, bool *all)
 /* See sweep_out.h. */
 bool sweep_metric_known(const char *path)
 {
-    for (int i = 0; metrics[i]; i++) {
-        bool all;
-        matching_components(path, metrics[i], &all);
-        if (all)
-            return true;
-    }
-    return false;
+    struct metrics m = metrics_get();
+    bool all = false;
+    for (int i = 0; i < m.n && !all; i++)
+        matching_components(path, m.name[i], &all);
+    metrics_free(&m);
+    return all;
 }
 
 /* See sweep_out.h. */
@@ -347,17 +413,19 @@ void sweep_metric_hint(const char *path, char *buf, size_t len)
     static const char *const common[] = {"flows.fct_ns.$", "flows.slowdown.$", "flows.completed", "packets.dropped",
                                          "pfc.pause_frames", "collectives.#.completion_ns", "priorities.P.fct_ns.$",
                                          "sim_end_ns", NULL};
+    struct metrics m = metrics_get();
     int best = 0;
-    for (int i = 0; metrics[i]; i++) {
+    for (int i = 0; i < m.n; i++) {
         bool all;
-        int m = matching_components(path, metrics[i], &all);
-        best = m > best ? m : best;
+        int k = matching_components(path, m.name[i], &all);
+        best = k > best ? k : best;
     }
     /* The names that share the most leading components with the path, or else the usual objectives. */
-    const char *const *list = best ? metrics : common;
+    const char *const *list = best ? (const char *const *)m.name : common;
+    int n = best ? m.n : (int)(sizeof common / sizeof *common) - 1;
     size_t used = 0;
     buf[0] = '\0';
-    for (int i = 0; list[i]; i++) {
+    for (int i = 0; i < n; i++) {
         bool all;
         if (best && matching_components(path, list[i], &all) < best)
             continue;
@@ -372,10 +440,11 @@ void sweep_metric_hint(const char *path, char *buf, size_t len)
         }
         if (used + strlen(name) + 8 >= len) {
             sfmt(buf + used, len - used, "%s...", used ? ", " : "");
-            return;
+            break;
         }
         used += (size_t)sfmt(buf + used, len - used, "%s%s", used ? ", " : "", name);
     }
+    metrics_free(&m);
 }
 
 /* ------------------------------------------------------------------------ */
