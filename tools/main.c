@@ -398,13 +398,11 @@ static int cmd_run(const struct cli *c)
         /* Plots are a view of the data: a gnuplot failure is reported, and the run still succeeds. */
         struct plot_result pr;
         const char *plots = "not drawn (--no-plot)";
+        /* No plot of an earlier run is left to mislead: claiming the directory removed them (run_claim_dir). */
         if (sig_received()) {
-            /* Interrupted: the user wants out now, not after gnuplot; old plots would not match the data. */
-            plot_clean(dir);
+            /* Interrupted: the user wants out now, not after gnuplot. */
             plots = "not drawn (interrupted)";
-        } else if (c->no_plot) {
-            plot_clean(dir);
-        } else {
+        } else if (!c->no_plot) {
             plot_draw(dir, &pr, stderr);
             plots = pr.summary;
         }
