@@ -324,8 +324,8 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
     }
     if (mo->flows == SCN_MON_FLOWS_AUTO)
         m->flows_expected = expected_flows(r);
-    if (mo->pfc == SCN_MON_PFC_AUTO && !(m->pfc_port = calloc(r->g.n_ports ? r->g.n_ports : 1, 1)))
-        abort();
+    if (mo->pfc == SCN_MON_PFC_AUTO)
+        m->pfc_port = mem_xcalloc(r->g.n_ports ? r->g.n_ports : 1, 1, "selecting the PFC ports to record");
     /* Only the events it writes: a frame nobody records costs the PFC path nothing. */
     m->ops = (struct run_observer_ops){.name = "monitor", .until = mon_until, .on_slice = mon_slice};
     if (mo->pfc != SCN_MON_PFC_NONE)
