@@ -3,8 +3,8 @@
  * or names exists in the repository (the docs must stand alone), the README's
  * usage block is the program's own, error examples carry the `rocesim: ` prefix
  * of the real messages, the fat-tree limit the scenario reference states is
- * the one the code enforces, and the output reference names every column and
- * summary field a run writes.
+ * the one the code enforces, the output reference names every column and
+ * summary field a run writes, and `make layers` checks every include.
  */
 #include "tests/tests.h"
 #include "topologies/topo.h"
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct doclist {
     char *path[256];
@@ -72,6 +73,7 @@ static void doc_list(struct doclist *d)
     if (dp)
         closedir(dp);
     doc_add_readmes(d, "scenarios");
+    CU_ASSERT_FATAL(d->n >= 3); /* a check over no docs would pass */
 }
 
 static void doc_free(struct doclist *d)
@@ -150,7 +152,6 @@ static void test_doc_files_exist(void)
 {
     struct doclist d;
     doc_list(&d);
-    CU_ASSERT_FATAL(d.n >= 3);
     static char out[16384];
     out[0] = '\0';
     int bad = 0;
@@ -368,6 +369,34 @@ static void test_outputs_documented(void)
     free(doc);
 }
 
+/*
+ * `make layers` checks every include (CONTRIBUTING.md): run on a tree of its own, it names each header of a higher
+ * floor however the include spells it ("dir/x.h", <dir/x.h>, "../dir/x.h"), and nothing else; the project passes.
+ */
+static void test_layers_every_include(void)
+{
+    char tmp[] = "/tmp/rocesim-layers-XXXXXX";
+    CU_ASSERT_FATAL(mkdtemp(tmp) != NULL);
+    char cmd[2048], root[1024], *out = NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(root, sizeof root));
+    snprintf(cmd, sizeof cmd,
+             "cd %s && mkdir sim models tools && cp %s/tools/layers.sh tools/ && "
+             "printf '#include \"../models/x.h\"\\n#include <tools/run.h>\\n#include <stdio.h>\\n"
+             "#include <cjson/cJSON.h>\\n#include \"sim.h\"\\n#include \"../sim/ok.h\"\\n' >sim/a.c && "
+             "printf '#  include \"tools/y.h\"\\n#include <sim/ok.h>\\n#include \"tests/tests.h\"\\n' >models/b.h && "
+             "tools/layers.sh 2>&1 >/dev/null",
+             tmp, root);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 1);
+    CU_ASSERT_STRING_EQUAL(out ? out : "", "sim/a.c: includes a header of models/, a floor above sim/\n"
+                                           "sim/a.c: includes a header of tools/, a floor above sim/\n"
+                                           "models/b.h: includes a header of tools/, a floor above models/\n"
+                                           "models/b.h: includes a header of tests/, a floor above models/\n");
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+    test_run(cmd, NULL);
+    CU_ASSERT_EQUAL(test_run("tools/layers.sh", NULL), 0);
+}
+
 void test_docs_register(void)
 {
     CU_pSuite s = CU_add_suite("docs", NULL, NULL);
@@ -376,4 +405,5 @@ void test_docs_register(void)
     CU_add_test(s, "error examples carry the rocesim: prefix", test_error_examples_prefixed);
     CU_add_test(s, "the documented fat-tree k limit is the routing cap's", test_fat_tree_limit_documented);
     CU_add_test(s, "docs/outputs.md gives every CSV header and summary.json field", test_outputs_documented);
+    CU_add_test(s, "make layers names a higher floor's header however it is included", test_layers_every_include);
 }
