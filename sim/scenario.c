@@ -41,7 +41,6 @@ struct ctx {
 #define bad(c, ...) setting_bad(&(c)->sc, __VA_ARGS__)
 #define ctx_oom(c) setting_oom(&(c)->sc)
 #define describe setting_describe
-#define fmt_num setting_fmt_num
 #define join setting_join
 #define join_idx setting_join_idx
 #define val_obj(c, ...) setting_val_obj(&(c)->sc, __VA_ARGS__)
