@@ -40,30 +40,39 @@ static const char *kind_of(mode_t m)
     return "a special file";
 }
 
+/*
+ * Opens path to read, and fstat's it into *st: returns the descriptor, or -1 with errno set, EISDIR for a
+ * directory and ENODEV for any other file that is not regular (st_mode then says what it is; 0 when the
+ * open itself failed).
+ */
+static int open_regular(const char *path, struct stat *st)
+{
+    st->st_mode = 0;
+    /* O_NONBLOCK: opening a FIFO without a writer would otherwise wait forever, before fstat can refuse it. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int e = fstat(fd, st) ? errno : S_ISDIR(st->st_mode) ? EISDIR : !S_ISREG(st->st_mode) ? ENODEV : 0;
+    if (e) {
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
 int file_read(const char *path, enum file_mode mode, char **data, size_t *len, char *err, size_t errlen)
 {
     *data = NULL;
     if (len)
         *len = 0;
-    /* O_NONBLOCK: opening a FIFO without a writer would otherwise wait forever, before fstat can refuse it. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return fail(SCN_EIO, err, errlen, "%s: cannot read: %s", path, strerror(errno));
     struct stat st;
-    if (fstat(fd, &st)) {
-        int e = errno;
-        close(fd);
-        return fail(SCN_EIO, err, errlen, "%s: cannot read: %s", path, strerror(e));
-    }
-    if (S_ISDIR(st.st_mode)) {
-        close(fd);
-        return fail(SCN_EIO, err, errlen, "%s: cannot read: %s", path, strerror(EISDIR));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
+    int fd = open_regular(path, &st);
+    if (fd < 0 && errno == ENODEV && st.st_mode)
         return fail(SCN_EUSAGE, err, errlen, "%s: expected a regular file, got %s (pipes and devices are not read)",
                     path, kind_of(st.st_mode));
-    }
+    if (fd < 0)
+        return fail(SCN_EIO, err, errlen, "%s: cannot read: %s", path, strerror(errno));
     if (st.st_size > FILE_MAX_BYTES) {
         close(fd);
         return fail(SCN_EIO, err, errlen, "%s: cannot read: %s", path, strerror(EFBIG));
@@ -128,22 +137,13 @@ int file_read(const char *path, enum file_mode mode, char **data, size_t *len, c
 /* See file.h. */
 FILE *file_open_stream(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    int fd = open_regular(path, &st);
     if (fd < 0)
         return NULL;
-    struct stat st;
-    int e = 0;
-    if (fstat(fd, &st))
-        e = errno;
-    else if (S_ISDIR(st.st_mode))
-        e = EISDIR;
-    else if (!S_ISREG(st.st_mode))
-        e = ENODEV;
-    else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
-        e = errno;
-    FILE *f = e ? NULL : fdopen(fd, "r");
+    FILE *f = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) ? NULL : fdopen(fd, "r");
     if (!f) {
-        e = e ? e : errno;
+        int e = errno;
         close(fd);
         errno = e;
     }

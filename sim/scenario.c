@@ -41,7 +41,6 @@ struct ctx {
 #define bad(c, ...) setting_bad(&(c)->sc, __VA_ARGS__)
 #define ctx_oom(c) setting_oom(&(c)->sc)
 #define describe setting_describe
-#define fmt_num setting_fmt_num
 #define join setting_join
 #define join_idx setting_join_idx
 #define val_obj(c, ...) setting_val_obj(&(c)->sc, __VA_ARGS__)
@@ -779,42 +778,44 @@ static int parse_loss_recovery(struct setting_ctx *sc, const struct setting *f, 
     return 0;
 }
 
-/* Stages keep the order in which the loader always checked (the first problem in that order is reported). */
+/*
+ * Fields are checked in table order, which is also the dump's and docs/scenario.md's: of several problems, the one
+ * listed first is reported.  A check across fields (SETTING_CHECK, never dumped) stands after the fields it reads.
+ */
 static const struct setting switch_fields[] = {
     {SET_FIELD("buffer", SETTING_SIZE, struct scn_switch, buffer, SETTING_POSITIVE, "32MB",
            "Shared packet buffer per switch, below 2 GiB")},
-    {SET_GROUP("pfc", "Priority flow control (lossless priorities)"), .stage = 2},
-    {SET_GROUP("ecn", "ECN marking (DCQCN's congestion signal)"), .stage = 2},
-    {SET_GROUP("scheduler", "How an egress port picks the next queue"), .stage = 3},
+    {SET_CHECK(check_buffer)},
+    {SET_GROUP("pfc", "Priority flow control (lossless priorities)")},
+    {SET_GROUP("ecn", "ECN marking (DCQCN's congestion signal)")},
+    {SET_GROUP("scheduler", "How an egress port picks the next queue")},
     {SET_FIELD("lossy_queue_limit", SETTING_SIZE, struct scn_switch, lossy_queue_limit, SETTING_POSITIVE, "1MB",
            "Tail-drop limit of one egress queue of a lossy priority")},
-    {SET_GROUP("watchdog", "PFC storm watchdog"), .stage = 3},
+    {SET_GROUP("watchdog", "PFC storm watchdog")},
     /* 0 is allowed: it turns detection off, for runs that should show a deadlock until `stop`. */
     {SET_FIELD("deadlock_check", SETTING_TIME, struct scn_switch, deadlock_check_ps, 0, "1ms",
-           "How long a cycle of paused queues lasts before it counts as a deadlock, and how often to look; 0 = off"),
-     .stage = 3},
-    {SET_CHECK(check_buffer), .stage = 1},
+           "How long a cycle of paused queues lasts before it counts as a deadlock, and how often to look; 0 = off")},
     {0},
 };
 
 static const struct setting pfc_fields[] = {
     {SET_FIELD("enabled", SETTING_BOOL, struct scn_pfc, enabled, 0, "true", "false: every priority is lossy")},
     {SET_FIELD("priorities", SETTING_CUSTOM, struct scn_pfc, lossless_mask, 0, "[3]",
-           "The lossless priorities, each 0..7 once"), .stage = 1, .parse = parse_priorities, .dump = dump_priorities},
+           "The lossless priorities, each 0..7 once"), .parse = parse_priorities, .dump = dump_priorities},
     {SET_FIELD("xoff", SETTING_SIZE, struct scn_pfc, xoff_bytes, SETTING_POSITIVE, "dynamic",
            "\"dynamic\" (dynamic_alpha x free buffer) or a fixed pause threshold per ingress (port, priority)"),
-     .stage = 1, .parse = parse_xoff, .dump = dump_xoff},
+     .parse = parse_xoff, .dump = dump_xoff},
     {SET_NUM("dynamic_alpha", struct scn_pfc, dynamic_alpha, 0, 0.0, 1.0, "0.125", "The fraction used by \"dynamic\"")},
     {SET_FIELD("xon_delta", SETTING_SIZE, struct scn_pfc, xon_delta, 0, "3KB",
            "RESUME is sent this far below the pause threshold")},
     {SET_FIELD("headroom", SETTING_SIZE, struct scn_pfc, headroom_bytes, 0, "auto",
            "\"auto\" (from rate, delay and MTU) or the buffer reserved per ingress (port, lossless priority)"),
-     .stage = 1, .parse = parse_headroom, .dump = dump_headroom},
+     .parse = parse_headroom, .dump = dump_headroom},
     {SET_INT("pause_quanta", struct scn_pfc, pause_quanta, 1, 65535, "65535",
          "Pause time a PAUSE frame carries, in quanta of 512 bit times")},
     {SET_INT("response_quanta", struct scn_pfc, response_quanta, 0, 65535, "394",
          "The upstream's reaction time to a PAUSE, in quanta; used by headroom \"auto\"")},
-    {SET_CHECK(check_xon), .stage = 1},
+    {SET_CHECK(check_xon)},
     {0},
 };
 
@@ -856,9 +857,9 @@ static const struct setting host_fields[] = {
     {SET_INT("cnp_priority", struct scn_host, cnp_priority, 0, 7, "6", "Priority of congestion notification packets")},
     {SET_ENUM("cc", struct scn_host, cc, cc_names, "dcqcn",
               "Congestion control: \"dcqcn\", \"none\" (line rate), or one a module registered")},
-    {SET_GROUP("dcqcn", "DCQCN parameters"), .stage = 2},
+    {SET_GROUP("dcqcn", "DCQCN parameters")},
     {SET_ENUM("loss_recovery", struct scn_host, loss_recovery, lr_names, "go-back-n",
-          "\"go-back-n\" (selective repeat is not implemented yet)"), .stage = 1, .parse = parse_loss_recovery},
+          "\"go-back-n\" (selective repeat is not implemented yet)"), .parse = parse_loss_recovery},
     {SET_FIELD("rto", SETTING_TIME, struct scn_host, rto_ps, SETTING_POSITIVE, "1ms", "Retransmission timeout")},
     {SET_INT("ack_every", struct scn_host, ack_every, 1, INT_MAX, "1", "Acknowledge every this many in-order packets")},
     {0},
@@ -2034,24 +2035,25 @@ static void dump_faults(cJSON *o, const struct setting *f, const void *base)
     add_faults(base, o);
 }
 
-#define TOP(name_, member_, dflt_, help_, stage_, parse_, dump_)                                                     \
+#define TOP(name_, member_, dflt_, help_, parse_, dump_)                                                             \
     .name = name_, .kind = SETTING_CUSTOM, .offset = offsetof(struct scenario, member_), .dflt = dflt_,            \
-    .help = help_, .stage = stage_, .parse = parse_, .dump = dump_
+    .help = help_, .parse = parse_, .dump = dump_
 
-/* Host defaults (priority) feed traffic and faults, so host goes before switch and traffic. */
+/* In table order: the topology's hosts and the host's defaults (priority) feed traffic and faults, and traffic
+ * ids feed monitor.flows. */
 static const struct setting top_fields[] = {
-    {TOP("name", name, NULL, "Names the run; the default output directory is out/NAME", 1, parse_name, dump_name)},
-    {TOP("description", description, "", "Free text for people", 1, parse_description, dump_description)},
-    {TOP("seed", seed, "1", "Every random choice in the run derives from it", 1, parse_seed, dump_seed)},
+    {TOP("name", name, NULL, "Names the run; the default output directory is out/NAME", parse_name, dump_name)},
+    {TOP("description", description, "", "Free text for people", parse_description, dump_description)},
+    {TOP("seed", seed, "1", "Every random choice in the run derives from it", parse_seed, dump_seed)},
     {SET_FIELD("stop", SETTING_TIME, struct scenario, stop_ps, SETTING_POSITIVE, "100ms",
-           "Simulated time at which the run stops at the latest"), .stage = 1},
-    {TOP("topology", topo, NULL, "The network", 2, hook_topology, dump_topology), .flags = SETTING_ALWAYS},
-    {SET_GROUP("switch", "Configuration shared by every switch"), .stage = 4},
-    {SET_GROUP("host", "Configuration shared by every host NIC"), .stage = 3},
-    {TOP("traffic", traffic, NULL, "What is sent", 5, hook_traffic, dump_traffic), .flags = SETTING_ALWAYS},
-    {TOP("faults", faults, NULL, "Injected failures", 6, hook_faults, dump_faults)},
-    {SET_GROUP("monitor", "What is sampled into the CSV files"), .stage = 7},
-    {TOP("derived", file, NULL, "What check reports about the built network; ignored on input", 0, parse_derived,
+           "Simulated time at which the run stops at the latest")},
+    {TOP("topology", topo, NULL, "The network", hook_topology, dump_topology), .flags = SETTING_ALWAYS},
+    {SET_GROUP("switch", "Configuration shared by every switch")},
+    {SET_GROUP("host", "Configuration shared by every host NIC")},
+    {TOP("traffic", traffic, NULL, "What is sent", hook_traffic, dump_traffic), .flags = SETTING_ALWAYS},
+    {TOP("faults", faults, NULL, "Injected failures", hook_faults, dump_faults)},
+    {SET_GROUP("monitor", "What is sampled into the CSV files")},
+    {TOP("derived", file, NULL, "What check reports about the built network; ignored on input", parse_derived,
          NULL)},
     {0},
 };

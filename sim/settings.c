@@ -543,27 +543,23 @@ int settings_parse(struct setting_ctx *c, const struct setting_group *g, const c
         if (apply_preset(c, g, which, base) < 0)
             return -1;
     }
-    int last = 0;
-    for (const struct setting *f = g->fields; f->name; f++)
-        last = f->stage > last ? f->stage : last;
-    for (int stage = 0; stage <= last; stage++)
-        for (const struct setting *f = g->fields; f->name; f++) {
-            if (f->stage != stage || f == preset)
-                continue;
-            if (f->kind == SETTING_CHECK) {
-                if (f->check(c, obj, path, base) < 0)
-                    return -1;
-                continue;
-            }
-            if (f->kind == SETTING_GROUP && !child_group(g->path, f->name))
-                continue;
-            const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, f->name);
-            setting_join(p, path, f->name);
-            if (!v && (f->flags & SETTING_REQUIRED))
-                return setting_bad(c, p, "expected %s, got nothing (this field is required)", f->what);
-            if ((v || (f->flags & SETTING_ALWAYS)) && parse_field(c, g, f, v, p, base) < 0)
+    for (const struct setting *f = g->fields; f->name; f++) {
+        if (f == preset)
+            continue;
+        if (f->kind == SETTING_CHECK) {
+            if (f->check(c, obj, path, base) < 0)
                 return -1;
+            continue;
         }
+        if (f->kind == SETTING_GROUP && !child_group(g->path, f->name))
+            continue;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, f->name);
+        setting_join(p, path, f->name);
+        if (!v && (f->flags & SETTING_REQUIRED))
+            return setting_bad(c, p, "expected %s, got nothing (this field is required)", f->what);
+        if ((v || (f->flags & SETTING_ALWAYS)) && parse_field(c, g, f, v, p, base) < 0)
+            return -1;
+    }
     for (int i = 0; i < n; i++) {
         const cJSON *v = mem[i] ? NULL : cJSON_GetObjectItemCaseSensitive(obj, names[i]);
         if (v && (setting_val_obj(c, v, setting_join(p, path, names[i])) < 0 ||

@@ -87,7 +87,6 @@ struct setting {
     const char *dflt;          /* the default as --set would take it ("32MB", "0.125", "true", "[3]"); NULL: zero */
     const char *help;          /* one line for people (docs/scenario.md says more) */
     const char *what;          /* SETTING_REQUIRED: what the message says is expected */
-    int stage;                 /* parse order: every field of stage 0 (in table order), then of stage 1, ... */
     setting_parse_fn *parse;   /* SETTING_CUSTOM (or to override a kind's parser) */
     setting_dump_fn *dump;     /* SETTING_CUSTOM (or to override a kind's dump) */
     setting_check_fn *check;   /* SETTING_CHECK */
@@ -127,7 +126,9 @@ const struct setting_group *settings_group_at(int i);
 
 /*
  * Reads the members of obj (an object, already checked) at path into base, the group's struct: the
- * unknown-field check, the preset, then every field in stage and table order.  0, or -1 with the error.
+ * unknown-field check, the preset, then every field in table order (the order the dump and docs/scenario.md
+ * show, so that of several problems the one listed first is reported; a rule across fields is a
+ * SETTING_CHECK placed after them).  0, or -1 with the error.
  */
 int settings_parse(struct setting_ctx *c, const struct setting_group *g, const struct cJSON *obj, const char *path,
                    void *base);
@@ -185,7 +186,7 @@ int setting_strf(char *buf, size_t len, const char *fmt, ...) __attribute__((for
 const char *setting_qty_what(enum setting_kind q);
 
 /*
- * Table entries: the parts most fields need (`stage` and the hooks are added where a field needs them), for the
+ * Table entries: the parts most fields need (the hooks are added where a field needs them), for the
  * scenario's own tables and the ones modules register.
  */
 #define SET_FIELD(name_, kind_, type_, member_, flags_, dflt_, help_) \

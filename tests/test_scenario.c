@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A star of 4 hosts and one flow: the smallest valid scenario. */
 #define TOPO "\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": \"100Gbps\"}}"
@@ -752,26 +753,31 @@ static void test_text_not_utf8(void)
             "levels");
 }
 
-/* A sweep file is JSON read by the same rules. */
+/* A sweep file is JSON read by the same rules.  The file's name is unique: suites may run side by side. */
 static void test_sweep_text_not_utf8(void)
 {
     static const char *const cases[][2] = {
         {"{\"scenario\": \"scenarios/incast-16to1.json\", \"grid\": {\"name\": [\"a\\u0000\"]}}",
-         "/tmp/rocesim-sweep-text.json: grid.name.0: expected text without NUL characters, got \\u0000 at offset 1"},
+         "grid.name.0: expected text without NUL characters, got \\u0000 at offset 1"},
         {"{\"scenario\": \"scenarios/incast-16to1.json\", \"description\": \"\xfe\", \"grid\": {\"seed\": [1]}}",
-         "/tmp/rocesim-sweep-text.json: description: expected UTF-8 text, got an invalid byte 0xfe at offset 0"},
+         "description: expected UTF-8 text, got an invalid byte 0xfe at offset 0"},
     };
+    char path[] = "/tmp/rocesim-sweep-text-XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        FILE *f = fopen("/tmp/rocesim-sweep-text.json", "w");
+        FILE *f = fopen(path, "w");
         CU_ASSERT_PTR_NOT_NULL_FATAL(f);
         fputs(cases[i][0], f);
         fclose(f);
         struct sweep_spec sp;
-        char err[SCN_ERR_MAX] = "";
-        CU_ASSERT_EQUAL(sweep_load("/tmp/rocesim-sweep-text.json", &sp, err, sizeof err), SCN_EUSAGE);
-        CU_ASSERT_STRING_EQUAL(err, cases[i][1]);
+        char err[SCN_ERR_MAX] = "", want[SCN_ERR_MAX];
+        snprintf(want, sizeof want, "%s: %s", path, cases[i][1]);
+        CU_ASSERT_EQUAL(sweep_load(path, &sp, err, sizeof err), SCN_EUSAGE);
+        CU_ASSERT_STRING_EQUAL(err, want);
     }
-    remove("/tmp/rocesim-sweep-text.json");
+    remove(path);
 }
 
 static void test_type_names(void)

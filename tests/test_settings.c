@@ -192,6 +192,24 @@ static void test_check_path(void)
 }
 
 /*
+ * Of several problems in one file, the one whose field the table (and the dump, and docs/scenario.md) lists
+ * first is reported: switch before host at the top, priorities before dynamic_alpha in switch.pfc.
+ */
+static void test_first_problem_in_table_order(void)
+{
+    static const char head[] = "{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, "
+                               "\"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}]";
+    char json[512], err[SCN_ERR_MAX];
+    struct scenario s;
+    snprintf(json, sizeof json, "%s, \"host\": {\"mtu\": 1}, \"switch\": {\"lossy_queue_limit\": \"0KB\"}}", head);
+    CU_ASSERT_EQUAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(err, "t.json: switch.lossy_queue_limit: expected a size greater than zero, got \"0KB\"");
+    snprintf(json, sizeof json, "%s, \"switch\": {\"pfc\": {\"dynamic_alpha\": 2, \"priorities\": [8]}}}", head);
+    CU_ASSERT_EQUAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(err, "t.json: switch.pfc.priorities.0: expected an integer from 0 to 7, got 8");
+}
+
+/*
  * A module registers its own group under a path the scenario already has (as the congestion-control module
  * will for host.dcqcn): its defaults, presets and fields replace the built-in ones, and the loader, the
  * dump and the unknown-field check follow.
@@ -248,4 +266,5 @@ void test_settings_register(void)
     CU_add_test(s, "the tables and docs/scenario.md list the same fields", test_tables_match_docs);
     CU_add_test(s, "grid and --set paths checked against the tables", test_check_path);
     CU_add_test(s, "a module's group replaces the built-in one", test_module_group_replaces);
+    CU_add_test(s, "of several problems, the first in table order is reported", test_first_problem_in_table_order);
 }

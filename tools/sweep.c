@@ -25,7 +25,6 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -43,25 +42,8 @@
 /* ------------------------------------------------------------------------ */
 /* Loading the sweep file                                                    */
 
-struct lctx {
-    const char *file;
-    char *err;
-    size_t errlen;
-};
-
-/* Writes "FILE: PATH: message" into the error buffer; always returns SCN_EUSAGE. */
-static int lbad(struct lctx *c, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int lbad(struct lctx *c, const char *path, const char *fmt, ...)
-{
-    char msg[SCN_ERR_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    sfmt(c->err, c->errlen, "%s: %s: %s", c->file, *path ? path : "(top level)", msg);
-    scn_one_line(c->err);
-    return SCN_EUSAGE;
-}
+/* Writes "FILE: PATH: message" into the error buffer, in the scenario loader's wording; is SCN_EUSAGE. */
+#define lbad(c, ...) (setting_bad((c), __VA_ARGS__), SCN_EUSAGE)
 
 /* Returns true when s is a dotted path of [A-Za-z0-9_-] components, none empty. */
 static bool valid_dotted(const char *s)
@@ -85,7 +67,7 @@ static bool valid_dotted(const char *s)
  * else from the current directory.  Returns 0 with the usable path in out, or
  * SCN_EUSAGE with a message.
  */
-static int resolve_scenario(struct lctx *c, const char *given, char *out, size_t outlen)
+static int resolve_scenario(struct setting_ctx *c, const char *given, char *out, size_t outlen)
 {
     if (given[0] == '/') {
         sfmt(out, outlen, "%s", given);
@@ -111,7 +93,7 @@ static int resolve_scenario(struct lctx *c, const char *given, char *out, size_t
 }
 
 /* Splits a grid key "a,b" into trimmed paths; returns 0 or SCN_EUSAGE (bad path) with a message. */
-static int parse_grid_key(struct lctx *c, const char *key, struct sweep_dim *d, const char *where)
+static int parse_grid_key(struct setting_ctx *c, const char *key, struct sweep_dim *d, const char *where)
 {
     char *copy = mem_xstrdup(key, SWEEP_OOM);
     int n = 1;
@@ -157,7 +139,7 @@ static int parse_grid_key(struct lctx *c, const char *key, struct sweep_dim *d, 
 }
 
 /* Reads the values of one grid dimension; returns 0 or SCN_EUSAGE with a message. */
-static int parse_grid_values(struct lctx *c, const cJSON *arr, struct sweep_dim *d, const char *where)
+static int parse_grid_values(struct setting_ctx *c, const cJSON *arr, struct sweep_dim *d, const char *where)
 {
     char got[128], p[600];
     if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) == 0)
@@ -193,7 +175,7 @@ static int parse_grid_values(struct lctx *c, const cJSON *arr, struct sweep_dim 
 }
 
 /* Reads "seeds"; returns 0 or SCN_EUSAGE with a message (not integers, out of range, repeated). */
-static int parse_seeds(struct lctx *c, const cJSON *seeds, struct sweep_spec *s)
+static int parse_seeds(struct setting_ctx *c, const cJSON *seeds, struct sweep_spec *s)
 {
     char got[128], p[64];
     if (!cJSON_IsArray(seeds) || cJSON_GetArraySize(seeds) == 0)
@@ -217,7 +199,7 @@ static int parse_seeds(struct lctx *c, const cJSON *seeds, struct sweep_spec *s)
 }
 
 /* Reads "objective"; returns 0 or SCN_EUSAGE with a message (not exactly one of minimize/maximize, bad path). */
-static int parse_objective(struct lctx *c, const cJSON *o, struct sweep_spec *s)
+static int parse_objective(struct setting_ctx *c, const cJSON *o, struct sweep_spec *s)
 {
     char got[128];
     if (!cJSON_IsObject(o) || cJSON_GetArraySize(o) != 1)
@@ -241,7 +223,7 @@ static int parse_objective(struct lctx *c, const cJSON *o, struct sweep_spec *s)
  * grid itself is wrong (a misspelt path, say) and nothing should run.  Stops
  * at the first point that loads, so it usually costs one load.
  */
-static int check_some_point_loads(struct lctx *c, const struct sweep_spec *s)
+static int check_some_point_loads(struct setting_ctx *c, const struct sweep_spec *s)
 {
     char first[SCN_ERR_MAX] = "";
     struct scn_override ov[MAX_SETS];
@@ -271,7 +253,7 @@ static int check_some_point_loads(struct lctx *c, const struct sweep_spec *s)
  * results.csv to pick from).  Whether a collective or priority of that index
  * exists depends on the runs and is still found out after them.
  */
-static int check_objective_metric(struct lctx *c, const struct sweep_spec *s)
+static int check_objective_metric(struct setting_ctx *c, const struct sweep_spec *s)
 {
     if (sweep_metric_known(s->objective))
         return 0;
@@ -288,7 +270,7 @@ static int check_objective_metric(struct lctx *c, const struct sweep_spec *s)
 int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
 {
     static const char *const known[] = {"scenario", "grid", "seeds", "objective", "description", NULL};
-    struct lctx c = {file, err, errlen};
+    struct setting_ctx c = {.file = file, .err = err, .errlen = errlen};
     char got[128];
     memset(s, 0, sizeof *s);
     sfmt(s->file, sizeof s->file, "%s", file);
@@ -310,8 +292,7 @@ int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
         goto fail;
     }
     /* Duplicate keys and unknown fields: the scenario loader's checks and wording (sim/settings.h). */
-    struct setting_ctx sc = {.file = file, .err = err, .errlen = errlen};
-    if (setting_check_dups(&sc, root, "") < 0 || setting_check_fields(&sc, root, "", known) < 0) {
+    if (setting_check_dups(&c, root, "") < 0 || setting_check_fields(&c, root, "", known) < 0) {
         rc = SCN_EUSAGE;
         goto fail;
     }

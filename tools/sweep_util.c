@@ -5,7 +5,6 @@
 #include "sim/mem.h"
 #include "sim/scenario.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -33,16 +32,6 @@ char *strip_json_comments(const char *text)
     if (!out)
         mem_oom("reading JSON");
     return out;
-}
-
-/* See sweep_util.h. */
-int sfmt(char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
-    return n;
 }
 
 /* See sweep_util.h: grows the buffer until the text fits; aborts when memory runs out. */
@@ -85,21 +74,8 @@ void sb_csv_cell(struct sbuf *b, const char *s)
     sb_printf(b, "\"");
 }
 
-/* See sweep_util.h. */
+/* See sweep_util.h.  A negative zero is shown as 0. */
 char *fmt_double(double d, char *buf, size_t len)
 {
-    if (!isfinite(d)) {
-        snprintf(buf, len, "%s", isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
-        return buf;
-    }
-    if (d == floor(d) && fabs(d) < 1e15) {
-        snprintf(buf, len, "%.0f", d);
-        if (strcmp(buf, "-0") == 0)
-            snprintf(buf, len, "0");
-        return buf;
-    }
-    snprintf(buf, len, "%.15g", d);
-    if (strtod(buf, NULL) != d)
-        snprintf(buf, len, "%.17g", d);
-    return buf;
+    return setting_fmt_num(d == 0 ? 0.0 : d, buf, len);
 }

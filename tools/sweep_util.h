@@ -8,6 +8,8 @@
 #ifndef TOOLS_SWEEP_UTIL_H
 #define TOOLS_SWEEP_UTIL_H
 
+#include "sim/settings.h"
+
 #include <stddef.h>
 
 /* What the sweep and nic-config tools name when an allocation fails (sim/mem.h, mem_xmalloc and the like). */
@@ -38,13 +40,11 @@ void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(print
 /* Appends s as one CSV cell: quoted (with doubled quotes) only when it holds a comma, quote or newline. */
 void sb_csv_cell(struct sbuf *b, const char *s);
 
-/*
- * snprintf for names and messages where truncation is acceptable (buffers are
- * sized for every sane case); returns the length it wanted to write.
- */
-int sfmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* snprintf for names and messages where truncation is acceptable: the scenario loader's setting_strf. */
+#define sfmt setting_strf
 
-/* Formats d as the shortest of %.15g / %.17g that reads back exactly (as cJSON prints); returns buf. */
+/* Formats d as the shortest of %.15g / %.17g that reads back exactly (as cJSON prints, setting_fmt_num), a
+ * negative zero as 0; returns buf. */
 char *fmt_double(double d, char *buf, size_t len);
 
 #endif
