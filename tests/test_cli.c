@@ -65,16 +65,19 @@ static void test_check_sweep_files(void)
     free(out);
     char cwd[2048];
     CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof cwd));
-    FILE *f = fopen("/tmp/rocesim-badsweep.json", "w");
+    char path[64], cmd[128];
+    snprintf(path, sizeof path, "/tmp/rocesim-badsweep-%d.json", (int)getpid()); /* concurrent runs of the suite */
+    FILE *f = fopen(path, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fprintf(f, "{\"scenario\": \"%s/scenarios/incast-16to1.json\", \"grid\": {\"switch.ecn.kmin\": [\"5KB\", \"twenty\"]},"
                " \"seeds\": [1], \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}}", cwd);
     fclose(f);
-    CU_ASSERT_EQUAL(run_cmd(&out, "check /tmp/rocesim-badsweep.json", NULL, NULL), 2);
+    snprintf(cmd, sizeof cmd, "check %s", path);
+    CU_ASSERT_EQUAL(run_cmd(&out, cmd, NULL, NULL), 2);
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "grid point 1"));
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "switch.ecn.kmin"));
     free(out);
-    remove("/tmp/rocesim-badsweep.json");
+    remove(path);
 }
 
 static void test_set_bad_value(void)

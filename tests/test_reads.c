@@ -41,14 +41,6 @@ static const char *in_tmp(const char *name)
     return buf[k];
 }
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 /*
  * Runs `rocesim ARGS` with at most kb KB of address space (none under the
  * sanitizers, which reserve terabytes of it) and 20 s; returns the exit status
@@ -62,7 +54,7 @@ static int rocesim(int kb, char **out, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
-    if (!strstr(test_rocesim_bin(), "asan"))
+    if (!test_under_asan())
         snprintf(lim, sizeof lim, "ulimit -v %d; ", kb);
     snprintf(cmd, sizeof cmd, "%stimeout 20 %s %s", lim, test_rocesim_bin(), args);
     return test_run(cmd, out);
@@ -105,7 +97,7 @@ static const char *scenario_with_cdf(const char *name, const char *cdf)
              " \"stop\": \"1ms\", \"traffic\": [{\"type\": \"poisson\", \"load\": 0.5, \"size_cdf\": \"%s\"}]}\n",
              cdf);
     const char *p = in_tmp(name);
-    write_text(p, text);
+    test_write_text(p, text);
     return p;
 }
 
@@ -117,7 +109,7 @@ static const char *sweep_over(const char *name, const char *scenario)
              "{\"scenario\": \"%s\", \"grid\": {\"seed\": [1, 2]}, \"objective\": {\"minimize\": "
              "\"flows.slowdown.p99\"}}\n", scenario);
     const char *p = in_tmp(name);
-    write_text(p, text);
+    test_write_text(p, text);
     return p;
 }
 

@@ -291,27 +291,12 @@ static void test_oversized_refused(void)
     CU_ASSERT(stat("build/test-robust/big", &sb) != 0); /* nothing created */
 }
 
-/*
- * ASan reserves terabytes of address space for its shadow memory and aborts on an allocation it cannot make
- * (allocator_may_return_null=0), so `make asan` skips the tests that rely on `ulimit -v` or RLIMIT_AS: they
- * test the plain build's behaviour, and would only test ASan's under it.
- */
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
-#endif
 
 /* Under `ulimit -v` the estimate compares with what the limit leaves: exit 2 and the estimate, not SIGABRT. */
 static void test_ulimit_refused(void)
 {
-    if (UNDER_ASAN)
-        return; /* see UNDER_ASAN */
+    if (test_skip_under_asan("the ulimit -v refusal test"))
+        return;
     make_dirs("build/test-robust");
     write_fat_tree("build/test-robust/k40.json", 40); /* about 227 MB estimated, 186 MB peak RSS */
     char cmd[768], *out = NULL;
@@ -392,8 +377,8 @@ static void test_mem_available_garbage(void)
  */
 static void test_oom_mid_run(void)
 {
-    if (UNDER_ASAN)
-        return; /* see UNDER_ASAN */
+    if (test_skip_under_asan("the out-of-memory-mid-run test"))
+        return;
     write_tiny_poisson("1ms");
     const char *log = "build/test-robust/oom.log";
     fflush(NULL); /* the child must not write the parent's buffered output again when it exits */

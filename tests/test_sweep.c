@@ -45,14 +45,6 @@ static int suite_clean(void)
     return test_run(cmd, NULL) == 0 ? 0 : -1;
 }
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* Splits a CSV line without quoted cells into at most max fields (in place); returns the count. */
 static int split(char *line, char **f, int max)
 {
@@ -88,7 +80,7 @@ static const char grid_json[] =
 /* 2 parameters x 2 values x 2 seeds with -j 2: 8 rows, and best.json is the point with the lowest mean. */
 static void test_grid(void)
 {
-    write_text(grid_file, grid_json);
+    test_write_text(grid_file, grid_json);
     char cmd[1024], *out = NULL;
     snprintf(cmd, sizeof cmd, "%s sweep %s -j 2 -o %s -q", test_rocesim_bin(), grid_file, grid_out);
     int rc = test_run(cmd, &out);
@@ -212,7 +204,7 @@ static void test_bad_point(void)
     char file[160], dir[160], cmd[1024], *out = NULL;
     snprintf(file, sizeof file, "%s/bad.json", root);
     snprintf(dir, sizeof dir, "%s/bad", root);
-    write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+    test_write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
                      " \"grid\": {\"switch.ecn.kmin\": [\"5KB\", \"twenty\", \"20KB\"]},\n"
                      " \"seeds\": [1], \"objective\": {\"maximize\": \"flows.completed\"}}\n");
     snprintf(cmd, sizeof cmd, "%s sweep %s -j 2 -o %s -q", test_rocesim_bin(), file, dir);
@@ -278,7 +270,7 @@ static void test_bad_sweep_files(void)
     char file[160], cmd[1024];
     snprintf(file, sizeof file, "%s/broken.json", root);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        write_text(file, cases[i].json);
+        test_write_text(file, cases[i].json);
         snprintf(cmd, sizeof cmd, "%s sweep %s -o %s/broken -q", test_rocesim_bin(), file, root);
         char *out = NULL;
         CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
@@ -306,7 +298,7 @@ static void test_check_long_sweep_file(void)
              " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}}\n");
     char file[160], cmd[400];
     snprintf(file, sizeof file, "%s/long-sweep.json", root);
-    write_text(file, text);
+    test_write_text(file, text);
     snprintf(cmd, sizeof cmd, "%s check %s", test_rocesim_bin(), file);
     char *out = NULL;
     CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
@@ -514,7 +506,7 @@ static void test_interrupted_sweep(void)
     snprintf(file, sizeof file, "%s/int.json", root);
     snprintf(dir, sizeof dir, "%s/int", root);
     snprintf(runs, sizeof runs, "%s/runs/", dir);
-    write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+    test_write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
                      " \"grid\": {\"traffic.3.end,stop\":\n"
                      "   [[\"1ms\", \"5ms\"], [\"2ms\", \"5ms\"], [\"3ms\", \"5ms\"],\n"
                      "    [\"400ms\", \"400ms\"]]},\n"
@@ -569,7 +561,7 @@ static void test_killed_sweep(void)
     snprintf(file, sizeof file, "%s/kill.json", root);
     snprintf(dir, sizeof dir, "%s/kill", root);
     snprintf(runs, sizeof runs, "%s/runs/", dir);
-    write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+    test_write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
                      " \"grid\": {\"traffic.3.end,stop\": [[\"400ms\", \"400ms\"], [\"401ms\", \"401ms\"]]},\n"
                      " \"objective\": {\"minimize\": \"flows.fct_ns.mean\"}}\n");
     pid_t pid = start_sweep(file, dir, 2);
@@ -593,7 +585,7 @@ static void test_bad_objective(void)
     char file[160], dir[160], cmd[1024], *out = NULL;
     snprintf(file, sizeof file, "%s/obj.json", root);
     snprintf(dir, sizeof dir, "%s/obj", root);
-    write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"host.dcqcn.g\": [0.1, 0.2]},\n"
+    test_write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"host.dcqcn.g\": [0.1, 0.2]},\n"
                      " \"objective\": {\"minimize\": \"flows.fct.p99\"}}\n");
     snprintf(cmd, sizeof cmd, "%s sweep %s -o %s -q", test_rocesim_bin(), file, dir);
     CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
@@ -631,7 +623,7 @@ static void test_sweep_plots_whole(void)
     snprintf(bindir, sizeof bindir, "%s/fakegp", root);
     mkdir(bindir, 0777);
     snprintf(gp, sizeof gp, "%s/gnuplot", bindir);
-    write_text(gp, "#!/bin/sh\n"
+    test_write_text(gp, "#!/bin/sh\n"
                    "# called as: gnuplot -e outname='NAME.png.tmp' NAME.gp\n"
                    "name=${3%.gp}\n"
                    "case $name in\n"
@@ -810,7 +802,7 @@ static void write_summary(const char *dir, double end_ns, double sent, double dr
              " \"watchdog\": {\"storms_detected\": 0}, \"deadlock\": {\"detected\": false}}\n",
              reason ? "false" : "true", reason ? ", \"incomplete_reason\": \"" : "", reason ? reason : "",
              reason ? "\"" : "", end_ns, coll, sent, dropped, pauses);
-    write_text(path, text);
+    test_write_text(path, text);
 }
 
 /* The line of out that starts with label (a copy in buf), or NULL. */
@@ -903,7 +895,7 @@ static void test_compare_many_collectives(void)
     snprintf(text + l, sizeof text - (size_t)l,
              "], \"pfc\": {\"pause_frames\": 7}, \"deadlock\": {\"detected\": false}}\n");
     snprintf(path, sizeof path, "%s/summary.json", dir);
-    write_text(path, text);
+    test_write_text(path, text);
     snprintf(cmd, sizeof cmd, "%s compare %s", test_rocesim_bin(), dir);
     CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(out);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void check_mean(const char *name, double expect_mean)
 {
@@ -47,18 +48,20 @@ static void test_cdf_means(void)
 static void test_cdf_errors(void)
 {
     struct cdf c;
-    char err[512];
-    FILE *f = fopen("/tmp/rocesim-bad.cdf", "w");
+    char err[512], bad[64], want[128];
+    snprintf(bad, sizeof bad, "/tmp/rocesim-bad-%d.cdf", (int)getpid()); /* concurrent runs of the suite */
+    FILE *f = fopen(bad, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fputs("# comment\n100 0.5\n50 0.7\n", f);
     fclose(f);
-    CU_ASSERT_EQUAL(cdf_load(&c, "/tmp/rocesim-bad.cdf", "s.json", "traffic.2.size_cdf", err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_EQUAL(cdf_load(&c, bad, "s.json", "traffic.2.size_cdf", err, sizeof err), SCN_EUSAGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "traffic.2.size_cdf"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "/tmp/rocesim-bad.cdf:3"));
-    f = fopen("/tmp/rocesim-bad.cdf", "w");
+    snprintf(want, sizeof want, "%s:3", bad);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+    f = fopen(bad, "w");
     fputs("100 0.5\n200 0.9\n", f);
     fclose(f);
-    CU_ASSERT_EQUAL(cdf_load(&c, "/tmp/rocesim-bad.cdf", "s.json", "traffic.0.size_cdf", err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_EQUAL(cdf_load(&c, bad, "s.json", "traffic.0.size_cdf", err, sizeof err), SCN_EUSAGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "last probability is 1"));
     CU_ASSERT_EQUAL(cdf_load(&c, "/nonexistent.cdf", "s.json", "traffic.0.size_cdf", err, sizeof err), SCN_EUSAGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent.cdf"));
@@ -92,15 +95,16 @@ static void test_cdf_errors(void)
     }
     globfree(&g);
     /* A comment longer than any line buffer is one line: the error after it names line 3. */
-    f = fopen("/tmp/rocesim-bad.cdf", "w");
+    f = fopen(bad, "w");
     fputs("# ", f);
     for (int i = 0; i < 2000; i++)
         fputc('x', f);
     fputs("\n100 0.5\n50 0.7\n", f);
     fclose(f);
-    CU_ASSERT_EQUAL(cdf_load(&c, "/tmp/rocesim-bad.cdf", "s.json", "traffic.2.size_cdf", err, sizeof err), SCN_EUSAGE);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "/tmp/rocesim-bad.cdf:3: expected sizes and probabilities that never decrease"));
-    remove("/tmp/rocesim-bad.cdf");
+    CU_ASSERT_EQUAL(cdf_load(&c, bad, "s.json", "traffic.2.size_cdf", err, sizeof err), SCN_EUSAGE);
+    snprintf(want, sizeof want, "%s:3: expected sizes and probabilities that never decrease", bad);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+    remove(bad);
 }
 
 static void test_poisson_load(void)

@@ -79,3 +79,35 @@ char *test_read_file(const char *path, size_t *len)
     char *data;
     return read_file(path, &data, len, NULL, 0) ? NULL : data;
 }
+
+void test_write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
+bool test_under_asan(void)
+{
+    return UNDER_ASAN;
+}
+
+bool test_skip_under_asan(const char *what)
+{
+    if (UNDER_ASAN)
+        fprintf(stderr, "\n  note: under AddressSanitizer: %s skipped (it tests behaviour under an address-space limit)\n",
+                what);
+    return UNDER_ASAN;
+}

@@ -67,6 +67,18 @@ struct port *test_port_to(struct run *r, const char *a, const char *b);
 /* A whole file (NUL after its bytes; caller frees) and its length in *len (when not NULL), or NULL. */
 char *test_read_file(const char *path, size_t *len);
 
+/* Writes text to path (the test fails when it cannot). */
+void test_write_text(const char *path, const char *text);
+
+/*
+ * Whether the tests run under AddressSanitizer (`make asan`), which reserves terabytes of address space and
+ * aborts on an allocation it cannot make, so a test of behaviour under `ulimit -v` or RLIMIT_AS would test
+ * ASan's, not rocesim's.  When true it prints a note naming `what`, the test that is skipped.
+ */
+bool test_skip_under_asan(const char *what);
+/* The same, silent: for a test that only drops its address-space limit under ASan. */
+bool test_under_asan(void);
+
 /* Path of the rocesim binary under test ($ROCESIM, default ./rocesim). */
 const char *test_rocesim_bin(void);
 
