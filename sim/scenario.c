@@ -576,12 +576,17 @@ size_t scn_host_ext_reserve(size_t bytes)
 {
     static size_t used;
     size_t need = (bytes + 7) & ~(size_t)7;
-    if (need > SCN_HOST_EXT_BYTES - used)
-        return 0;
+    if (need > SCN_HOST_EXT_BYTES - used) {
+        /* A module's settings struct that does not fit is a build-time mistake, seen at the first start. */
+        fprintf(stderr, "rocesim: bug: %zu bytes of congestion-control settings do not fit the %d left in "
+                        "struct scn_host's ext (SCN_HOST_EXT_BYTES)\n", bytes, (int)(SCN_HOST_EXT_BYTES - used));
+        abort();
+    }
     size_t off = offsetof(struct scn_host, ext) + used;
     used += need;
     return off;
 }
+
 static const char *const lr_names[] = {"go-back-n", "selective", NULL};
 
 /* The per-port ingress counters are 32 bits wide (models/net.h); no switch has a buffer near 2 GiB. */

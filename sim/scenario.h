@@ -184,8 +184,9 @@ struct scn_host {
 
 /*
  * Reserves `bytes` of struct scn_host's ext for a module's settings struct (its group's `offset`, sim/settings.h:
- * the module reads its settings at that offset of scn->host); returns the offset within struct scn_host, or 0
- * when ext has no room left.  Called from the module's constructor, with scn_register_cc.
+ * the module reads its settings at that offset of scn->host); returns the offset within struct scn_host.  A
+ * struct that does not fit is a bug of the build: it stops the program at start, naming the sizes.  Called
+ * once per module, from its constructor, with scn_register_cc.
  */
 size_t scn_host_ext_reserve(size_t bytes);
 
