@@ -81,8 +81,8 @@ struct cc_ops {
     void (*sample)(const struct flow *f, sim_time_t now, struct cc_sample *s);
     /* Up to max named per-flow statistics into out; returns how many.  May be NULL. */
     int (*stats)(const struct flow *f, struct cc_stat *out, int max);
-    /* Its settings in the scenario (NULL: none); an algorithm declares and registers them in its own file. */
-    const void *(*settings)(const struct scenario *scn);
+    /* No settings hook: an algorithm's settings are a group it registers from its own file (sim/settings.h), which
+     * the scenario loader parses, checks and dumps; the algorithm reads them from f->net->scn. */
 };
 
 #define CC_MAX 16

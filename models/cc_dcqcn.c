@@ -73,8 +73,6 @@ static int dcqcn_cc_stats(const struct flow *f, struct cc_stat *out, int max)
     return 1;
 }
 
-static const void *dcqcn_cc_settings(const struct scenario *scn) { return &scn->host.dcqcn; }
-
 const struct cc_ops cc_dcqcn_ops = {
     .name = "dcqcn",
     .flags = CC_F_CNP,
@@ -86,7 +84,6 @@ const struct cc_ops cc_dcqcn_ops = {
     .on_data = dcqcn_cc_on_data,
     .sample = dcqcn_cc_sample,
     .stats = dcqcn_cc_stats,
-    .settings = dcqcn_cc_settings,
 };
 
 /* ------------------------------------------------------------------------ */

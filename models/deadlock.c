@@ -73,7 +73,7 @@ static bool holds_from(const struct port *r, int prio, uint16_t in_local)
  */
 static uint32_t find_cycle(const struct wnode *v, uint32_t nv, const uint32_t *succ, uint32_t *out)
 {
-    uint8_t *color = mem_xcalloc(nv, 1, "in deadlock detection");
+    uint8_t *color = mem_xcalloc(nv, 1, DEADLOCK_OOM);
     uint32_t *stack = mem_xmalloc(sizeof *stack * nv, DEADLOCK_OOM), *cursor = mem_xmalloc(sizeof *cursor * nv, DEADLOCK_OOM),
              *pos = mem_xmalloc(sizeof *pos * nv, DEADLOCK_OOM);
     uint32_t found = 0;
@@ -137,7 +137,7 @@ void deadlock_check(struct net *n)
                     continue;
                 if (nv == cap) {
                     cap = cap ? 2 * cap : 64;
-                    v = mem_xrealloc(v, sizeof *v * cap, "in deadlock detection");
+                    v = mem_xrealloc(v, sizeof *v * cap, DEADLOCK_OOM);
                 }
                 v[nv++] = (struct wnode){p, prio, 0, 0};
             }
@@ -171,7 +171,7 @@ void deadlock_check(struct net *n)
                 continue;
             if (ne == ecap) {
                 ecap *= 2;
-                succ = mem_xrealloc(succ, sizeof *succ * ecap, "in deadlock detection");
+                succ = mem_xrealloc(succ, sizeof *succ * ecap, DEADLOCK_OOM);
             }
             succ[ne++] = (uint32_t)t;
         }

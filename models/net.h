@@ -172,8 +172,8 @@ struct port_aux {
     struct prio_timer pause_expire[NPRIO];
     struct prio_timer pause_refresh[NPRIO];
     /* PFC watchdog: until when frames sent while the watchdog overrode the peer's PAUSE may still arrive there
-     * (wd_overrode was cleared by an obeyed PAUSE; what was already on the wire lands up to a frame and the
-     * link's delay later).  Read by a faulty NIC's buffer check (fault.c). */
+     * (wd_overrode was cleared by an obeyed PAUSE; the last frame sent before it lands at busy_until plus the
+     * link's delay).  Read by a faulty NIC's buffer check (fault.c). */
     sim_time_t wd_overrode_until[NPRIO];
 };
 

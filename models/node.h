@@ -6,10 +6,11 @@
  *
  * The kind is a byte in the port's first cache line (port.kind), set once when
  * the network is built (net.c); node_ops[kind] is its table.  On the per-frame
- * path (receive, dequeue, has work) port.c dispatches the two kinds of today
- * with a two-entry switch on that byte and direct calls, and any other kind
- * through the table, because calls through the tables cost measurably more
- * instructions per frame (docs/performance.md).  A new kind of node is a file with its
+ * path (receive, dequeue, has work) port.c calls the two kinds of today
+ * directly, chosen by that byte, and any other kind through the table (a test
+ * that compiles away while enum node_kind has no other), because calls through
+ * the tables cost measurably more instructions per frame
+ * (docs/performance.md).  A new kind of node is a file with its
  * table, a value of enum node_kind and an entry in node_ops[] (node.c).
  */
 #ifndef MODELS_NODE_H

@@ -101,18 +101,16 @@ static void receive(struct port *p, const struct pkt *k)
         pfc_unpause(p, prio);
         return;
     }
+    struct port_aux *x = port_aux(p);
     if (p->wd_overrode & bit) {
-        /* The frame on the wire now (at most one of the largest) and the link's delay: what was sent under
-         * the override can still reach the peer until then. */
-        struct port_aux *xa = port_aux(p);
-        int64_t frame = (int64_t)n->scn->host.mtu + HDR_DATA + WIRE_OVERHEAD;
-        xa->wd_overrode_until[prio] = n->sim->now + (sim_time_t)((frame * 8 * PS_PER_S) / xa->rate_bps) + 1 +
-                                      p->delay_ps;
+        /* What was sent under the override ends with the frame the transmitter is on (or last sent): it lands
+         * at the peer one link delay after busy_until, and nothing of prio is sent after it until the block
+         * is lifted. */
+        x->wd_overrode_until[prio] = p->busy_until + p->delay_ps;
         p->wd_overrode &= (uint8_t)~bit;
     }
     port_block(p, prio);
     /* Each PAUSE restarts the pause time (a refresh extends it). */
-    struct port_aux *x = port_aux(p);
     sim_time_t dur = pause_quanta_ps(k->quanta, x->rate_bps);
     sim_timer_arm(n->sim, &x->pause_expire[prio].tm, n->sim->now + dur, pause_expired, &x->pause_expire[prio]);
 }

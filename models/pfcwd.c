@@ -30,10 +30,8 @@ void pfcwd_init(struct net *n)
     char msg[SCN_ERR_MAX];
     if (pfcwd_out_of_reach(n->scn, msg, sizeof msg))
         fprintf(stderr, "rocesim: %s\n", msg);
-    struct pfcwd *wd = calloc(1, sizeof *wd);
-    struct pfcwd_queue *q = calloc((size_t)n->g->n_ports * NPRIO, sizeof *q);
-    if (!wd || !q)
-        mem_oom("setting up the PFC watchdog");
+    struct pfcwd *wd = mem_xcalloc(1, sizeof *wd, "setting up the PFC watchdog");
+    struct pfcwd_queue *q = mem_xcalloc((size_t)n->g->n_ports * NPRIO, sizeof *q, "setting up the PFC watchdog");
     for (size_t i = 0; i < (size_t)n->g->n_ports * NPRIO; i++)
         q[i] = (struct pfcwd_queue){-1, -1};
     wd->q = q;

@@ -48,26 +48,29 @@ static void tx_wake(struct sim *s, void *obj, uint64_t arg)
 }
 
 /*
- * The node's operations (node.h) on the hot path: a two-entry switch on the kind byte, in the port's line 0, with
- * direct calls for the two kinds of today, because calls through the tables cost measurably more instructions
- * per frame (docs/performance.md); any other kind goes through its table.
+ * The node's operations (node.h) on the hot path: direct calls for the two kinds of today, chosen by the kind
+ * byte in the port's line 0, because calls through the tables cost measurably more instructions per frame
+ * (docs/performance.md).  Any other kind goes through its table; while enum node_kind has only the two,
+ * NODE_OTHER is false at compile time and the choice costs one test of the byte, as the is_host flag before it.
  */
+_Static_assert(NODE_SWITCH == 0 && NODE_HOST == 1, "the kinds with direct calls come first");
+#define NODE_OTHER(p) (NODE_KINDS > 2 && (p)->kind > NODE_HOST)
+
 static inline void node_receive(struct net *n, struct port *p, struct pkt *k)
 {
-    switch (p->kind) {
-    case NODE_SWITCH: switch_receive(n, n->node_sw[p->node], p, k); return;
-    case NODE_HOST: nic_receive(n, n->node_host[p->node], k); return;
-    default: port_node_ops(p)->receive(n, p, k); return;
-    }
+    if (NODE_OTHER(p))
+        port_node_ops(p)->receive(n, p, k);
+    else if (p->kind == NODE_HOST)
+        nic_receive(n, n->node_host[p->node], k);
+    else
+        switch_receive(n, n->node_sw[p->node], p, k);
 }
 
 static inline struct pkt *node_dequeue(struct net *n, struct port *p)
 {
-    switch (p->kind) {
-    case NODE_SWITCH: return switch_dequeue(n, n->node_sw[p->node], p);
-    case NODE_HOST: return nic_dequeue(n, n->node_host[p->node], p);
-    default: return port_node_ops(p)->dequeue(n, p);
-    }
+    if (NODE_OTHER(p))
+        return port_node_ops(p)->dequeue(n, p);
+    return p->kind == NODE_HOST ? nic_dequeue(n, n->node_host[p->node], p) : switch_dequeue(n, n->node_sw[p->node], p);
 }
 
 /* Whether anything may be waiting for this port's transmitter (a cheap, conservative test). */
@@ -75,11 +78,9 @@ static bool has_work(const struct net *n, const struct port *p)
 {
     if (p->qmask)
         return true;
-    switch (p->kind) {
-    case NODE_SWITCH: return false;
-    case NODE_HOST: return nic_has_ready(n->node_host[p->node]);
-    default: return port_node_ops(p)->has_work(n, p);
-    }
+    if (NODE_OTHER(p))
+        return port_node_ops(p)->has_work(n, p);
+    return p->kind == NODE_HOST && nic_has_ready(n->node_host[p->node]);
 }
 
 static sim_time_t tx_time(struct port *p, uint32_t wire_bytes)

@@ -40,9 +40,7 @@ static const char *keep_name(struct traffic *t, const char *id, int64_t j)
         snprintf(buf, sizeof buf, "%s", id);
     else
         snprintf(buf, sizeof buf, "%s.%lld", id, (long long)j);
-    char *s = strdup(buf);
-    if (!s)
-        mem_oom(TRAFFIC_OOM);
+    char *s = mem_xstrdup(buf, TRAFFIC_OOM);
     t->names[t->n_names++] = s;
     return s;
 }
@@ -164,12 +162,8 @@ int cdf_load(struct cdf *c, const char *name, const char *scenario_file, const c
         }
         if (c->n == cap) {
             cap = cap ? cap * 2 : 32;
-            double *a = realloc(c->size, sizeof *a * (size_t)cap), *b;
-            if (!a)
-                mem_oom(TRAFFIC_OOM);
-            c->size = a;
-            b = mem_xrealloc(c->prob, sizeof *b * (size_t)cap, TRAFFIC_OOM);
-            c->prob = b;
+            c->size = mem_xrealloc(c->size, sizeof *c->size * (size_t)cap, TRAFFIC_OOM);
+            c->prob = mem_xrealloc(c->prob, sizeof *c->prob * (size_t)cap, TRAFFIC_OOM);
         }
         c->size[c->n] = sz;
         c->prob[c->n] = pr;
