@@ -258,11 +258,7 @@ static bool overlap(const struct scn_fault *a, const struct scn_fault *b)
 int faults_setup(struct net *n, char *err, size_t errlen)
 {
     const struct scenario *scn = n->scn;
-    uint32_t *ends = calloc((size_t)scn->n_faults * 2 + 1, sizeof *ends);
-    if (!ends) {
-        snprintf(err, errlen, "%s: faults: out of memory", scn->file);
-        return SCN_EUSAGE;
-    }
+    uint32_t *ends = mem_xcalloc((size_t)scn->n_faults * 2 + 1, sizeof *ends, "setting up faults");
     /* Resolve everything first, so that a bad fault schedules nothing. */
     for (int i = 0; i < scn->n_faults; i++) {
         const struct scn_fault *f = &scn->faults[i];
