@@ -632,10 +632,23 @@ static void test_sweep_plots_whole(void)
                    "*) printf '\\211PNG\\r\\n\\032\\n\\000\\000\\000\\000IEND\\256B`\\202' >$name.png.tmp ;;\n"
                    "esac\n");
     chmod(gp, 0755);
+    /* What a killed sweep's plotting left (no process has these PIDs: above pid_max), and a user's file. */
+    static const char *const left[] = {"heatmap.gp.tmp.4294967", "objective_vs_1.dat.tmp.4294967", "mine.txt"};
+    for (size_t i = 0; i < 3; i++) {
+        char path[400];
+        snprintf(path, sizeof path, "%s/plots/%s", grid_out, left[i]);
+        test_write_text(path, "x");
+    }
     snprintf(cmd, sizeof cmd, "PATH=%s:$PATH %s sweep %s -j 2 -o %s -q", bindir, test_rocesim_bin(), grid_file,
              grid_out);
     int rc = test_run(cmd, &out);
     CU_ASSERT_EQUAL(rc, 0);
+    for (size_t i = 0; i < 3; i++) {
+        char path[400];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/plots/%s", grid_out, left[i]);
+        CU_ASSERT_EQUAL(stat(path, &sb) == 0, i == 2); /* the temporaries go, the user's file stays */
+    }
     char want[1024];
     snprintf(want, sizeof want, "rocesim sweep: objective_vs_0 plot failed, no objective_vs_0.png drawn: gnuplot "
              "exited with status 0 but objective_vs_0.png.tmp is a truncated PNG (");

@@ -957,24 +957,35 @@ int plot_check_dir(const char *dir, char *err, size_t errlen)
     return 0;
 }
 
-void plot_clean(const char *dir)
+/* See plot.h. */
+void plot_remove_files(const char *pdir, const char *const *names, size_t n)
 {
     static const char *const ext[] = {"png", "gp", "dat", "log", "png.tmp"};
-    const char *gp[PL_COUNT];
-    char gpn[PL_COUNT][32];
-    for (int i = 0; i < PL_COUNT; i++) {
+    char (*file)[64] = mem_xmalloc(2 * n * sizeof *file, "cleaning the plots");
+    const char **stale = mem_xmalloc(2 * n * sizeof *stale, "cleaning the plots");
+    for (size_t i = 0; i < n; i++) {
         for (size_t e = 0; e < sizeof ext / sizeof *ext; e++) {
             char path[PATH_MAX_LEN];
-            snprintf(path, sizeof path, "%s/plots/%s.%s", dir, plot_names[i], ext[e]);
+            snprintf(path, sizeof path, "%s/%s.%s", pdir, names[i], ext[e]);
             unlink(path);
         }
-        snprintf(gpn[i], sizeof gpn[i], "%s.gp", plot_names[i]);
-        gp[i] = gpn[i];
+        snprintf(file[2 * i], sizeof file[0], "%s.gp", names[i]);
+        snprintf(file[2 * i + 1], sizeof file[0], "%s.dat", names[i]);
+        stale[2 * i] = file[2 * i];
+        stale[2 * i + 1] = file[2 * i + 1];
     }
-    /* The scripts are written through NAME.gp.tmp.PID (write_file_atomic): a killed plot leaves those. */
+    /* Scripts and data are written through NAME.gp.tmp.PID and NAME.dat.tmp.PID (write_file_atomic): a killed
+     * plot leaves those. */
+    run_remove_stale_tmp(pdir, stale, 2 * n);
+    free(stale);
+    free(file);
+}
+
+void plot_clean(const char *dir)
+{
     char pdir[PATH_MAX_LEN];
     snprintf(pdir, sizeof pdir, "%s/plots", dir);
-    run_remove_stale_tmp(pdir, gp, PL_COUNT);
+    plot_remove_files(pdir, plot_names, PL_COUNT);
 }
 
 /* Finds an executable on PATH (the lookup execvp would do).  Returns true with its path in out. */

@@ -52,6 +52,9 @@ int plot_check_dir(const char *dir, char *err, size_t errlen);
 
 /* Removes the plot files a previous run left in dir/plots (so a --no-plot run leaves no stale picture). */
 void plot_clean(const char *dir);
+/* Removes pdir/NAME.png, .gp, .dat, .log, .png.tmp and the stale NAME.gp/.dat temporaries of each name (the
+ * run's plots and the sweep's). */
+void plot_remove_files(const char *pdir, const char *const *names, size_t n);
 
 /*
  * Draws every plot of run directory dir into dir/plots.  Problems are

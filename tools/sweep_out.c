@@ -1091,17 +1091,14 @@ static int plot_heatmap(const struct sweep_table *t, const struct sweep_spec *s,
 /* Removes the PNG/data/script files a previous sweep left in pdir (the grid may have changed). */
 static void clean_plots(const char *pdir)
 {
-    char path[4400];
-    static const char *const exts[] = {".png", ".png.tmp", ".dat", ".gp", ".log"};
-    for (int d = 0; d < 64; d++)
-        for (size_t e = 0; e < sizeof exts / sizeof *exts; e++) {
-            sfmt(path, sizeof path, "%s/objective_vs_%d%s", pdir, d, exts[e]);
-            unlink(path);
-        }
-    for (size_t e = 0; e < sizeof exts / sizeof *exts; e++) {
-        sfmt(path, sizeof path, "%s/heatmap%s", pdir, exts[e]);
-        unlink(path);
+    char names[65][32];
+    const char *list[65];
+    for (int d = 0; d < 64; d++) {
+        sfmt(names[d], sizeof names[d], "objective_vs_%d", d);
+        list[d] = names[d];
     }
+    list[64] = "heatmap";
+    plot_remove_files(pdir, list, 65);
 }
 
 /* See sweep_out.h. */
