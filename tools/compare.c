@@ -44,13 +44,8 @@ static cJSON *load_summary(const char *dir)
 /* The number at a dotted path ("flows.fct_ns.p99"), or NaN when absent. */
 static double get(const cJSON *j, const char *path)
 {
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", path);
-    const cJSON *cur = j;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ".", &save); tok && cur; tok = strtok_r(NULL, ".", &save))
-        cur = cJSON_GetObjectItemCaseSensitive(cur, tok);
-    return cJSON_IsNumber(cur) ? cur->valuedouble : NAN;
+    const cJSON *v = json_at_path(j, path);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
 /* The last k components of path (the part after the k-th slash from the end), or the whole path. */

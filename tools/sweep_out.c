@@ -65,24 +65,6 @@ static void flatten(const cJSON *v, const char *prefix, int *n, int *cap, char *
     }
 }
 
-/* The item at a dotted path (numeric components index arrays), or NULL. */
-static const cJSON *at_path(const cJSON *root, const char *path)
-{
-    char tmp[512];
-    sfmt(tmp, sizeof tmp, "%s", path);
-    const cJSON *cur = root;
-    char *save = NULL;
-    for (char *c = strtok_r(tmp, ".", &save); c && cur; c = strtok_r(NULL, ".", &save)) {
-        if (cJSON_IsArray(cur)) {
-            char *end;
-            long i = strtol(c, &end, 10);
-            cur = *end || i < 0 ? NULL : cJSON_GetArrayItem(cur, (int)i);
-        } else {
-            cur = cJSON_GetObjectItemCaseSensitive(cur, c);
-        }
-    }
-    return cur;
-}
 
 /* Index of key in cols, trying hint first (runs list their fields in nearly the same order); -1 if absent. */
 static int find_col(char **cols, int n, const char *key, int hint)
@@ -130,7 +112,7 @@ void sweep_table_build(struct sweep_table *t, const struct sweep_spec *s, int n,
             continue;
         int cap = 0;
         flatten(j, "", &t->n_kv[r], &cap, &t->keys[r], &t->vals[r]);
-        const cJSON *o = at_path(j, s->objective);
+        const cJSON *o = json_at_path(j, s->objective);
         if (cJSON_IsNumber(o) || cJSON_IsBool(o)) {
             t->obj[r] = cJSON_IsNumber(o) ? o->valuedouble : cJSON_IsTrue(o);
             t->obj_seen = true;
@@ -488,7 +470,7 @@ static cJSON *resolved_params(const struct sweep_spec *s, int p)
     free(json);
     scn_free(&scn);
     for (int i = 0; i < n; i++) {
-        const cJSON *it = at_path(full, ov[i].path);
+        const cJSON *it = json_at_path(full, ov[i].path);
         cJSON *val = it ? cJSON_Duplicate(it, 1) : cJSON_Parse(ov[i].value);
         cJSON_AddItemToObject(o, ov[i].path, val ? val : cJSON_CreateNull());
     }

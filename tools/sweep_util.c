@@ -5,6 +5,7 @@
 #include "sim/mem.h"
 #include "sim/scenario.h"
 
+#include <cjson/cJSON.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -78,4 +79,23 @@ void sb_csv_cell(struct sbuf *b, const char *s)
 char *fmt_double(double d, char *buf, size_t len)
 {
     return setting_fmt_num(d == 0 ? 0.0 : d, buf, len);
+}
+
+/* See sweep_util.h. */
+const cJSON *json_at_path(const cJSON *root, const char *path)
+{
+    char tmp[512];
+    sfmt(tmp, sizeof tmp, "%s", path);
+    const cJSON *cur = root;
+    char *save = NULL;
+    for (char *c = strtok_r(tmp, ".", &save); c && cur; c = strtok_r(NULL, ".", &save)) {
+        if (cJSON_IsArray(cur)) {
+            char *end;
+            long i = strtol(c, &end, 10);
+            cur = *end || i < 0 ? NULL : cJSON_GetArrayItem(cur, (int)i);
+        } else {
+            cur = cJSON_GetObjectItemCaseSensitive(cur, c);
+        }
+    }
+    return cur;
 }

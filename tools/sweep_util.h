@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+struct cJSON;
+
 /* What the sweep and nic-config tools name when an allocation fails (sim/mem.h, mem_xmalloc and the like). */
 #define SWEEP_OOM "in sweep or nic-config"
 
@@ -46,5 +48,11 @@ void sb_csv_cell(struct sbuf *b, const char *s);
 /* Formats d as the shortest of %.15g / %.17g that reads back exactly (as cJSON prints, setting_fmt_num), a
  * negative zero as 0; returns buf. */
 char *fmt_double(double d, char *buf, size_t len);
+
+/*
+ * The value at a dotted path ("flows.fct_ns.p99", "collectives.0.completion_ns": a number indexes an
+ * array) under root, or NULL.
+ */
+const struct cJSON *json_at_path(const struct cJSON *root, const char *path);
 
 #endif
