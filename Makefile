@@ -12,7 +12,7 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 OPT     ?= -O2 -g
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -I.
 CFLAGS  += $(MPI_DEFS)
-LDLIBS  := -lcjson -lm -lev
+LDLIBS  := -lcjson -lnlopt -lgsl -lgslcblas -lm -lev
 BUILD   ?= build
 
 LIB_SRC  := $(sort $(wildcard sim/*.c models/*.c topologies/*.c tools/*.c))
