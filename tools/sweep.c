@@ -37,7 +37,6 @@
 #define MAX_SETS 256
 #define TAIL_BYTES 4096 /* stderr kept per run: enough for the last lines of any message */
 #define TAIL_LINES 10
-#define MAX_SEED 9007199254740992.0 /* 2^53, the largest integer JSON carries exactly */
 
 /* ------------------------------------------------------------------------ */
 /* Loading the sweep file                                                    */
@@ -45,52 +44,8 @@
 /* Writes "FILE: PATH: message" into the error buffer, in the scenario loader's wording; is SCN_EUSAGE. */
 #define lbad(c, ...) (setting_bad((c), __VA_ARGS__), SCN_EUSAGE)
 
-/* Returns true when s is a dotted path of [A-Za-z0-9_-] components, none empty. */
-static bool valid_dotted(const char *s)
-{
-    if (!*s || *s == '.')
-        return false;
-    for (const char *p = s; *p; p++) {
-        if (*p == '.' && (p[1] == '.' || p[1] == '\0'))
-            return false;
-        if (*p != '.' && *p != '_' && *p != '-' && !isalnum((unsigned char)*p))
-            return false;
-    }
-    return true;
-}
-
 /* The scenario loader's wording for a JSON value in a "got ..." clause: one validator for both files. */
 #define describe setting_describe
-
-/*
- * Finds the scenario: as written when absolute, else next to the sweep file,
- * else from the current directory.  Returns 0 with the usable path in out, or
- * SCN_EUSAGE with a message.
- */
-static int resolve_scenario(struct setting_ctx *c, const char *given, char *out, size_t outlen)
-{
-    if (given[0] == '/') {
-        sfmt(out, outlen, "%s", given);
-        if (access(out, R_OK) == 0)
-            return 0;
-        return lbad(c, "scenario", "expected a readable scenario file, got \"%s\" (%s)", given, strerror(errno));
-    }
-    char dir[4096];
-    sfmt(dir, sizeof dir, "%s", c->file);
-    char *slash = strrchr(dir, '/');
-    if (slash) {
-        slash[1] = '\0';
-        if ((size_t)sfmt(out, outlen, "%s%s", dir, given) < outlen && access(out, R_OK) == 0)
-            return 0;
-    } else {
-        dir[0] = '\0';
-    }
-    sfmt(out, outlen, "%s", given);
-    if (access(out, R_OK) == 0)
-        return 0;
-    return lbad(c, "scenario", "expected a readable scenario file, got \"%s\" (looked in %s and in the current "
-                               "directory)", given, *dir ? dir : "./");
-}
 
 /* Splits a grid key "a,b" into trimmed paths; returns 0 or SCN_EUSAGE (bad path) with a message. */
 static int parse_grid_key(struct setting_ctx *c, const char *key, struct sweep_dim *d, const char *where)
@@ -111,7 +66,7 @@ static int parse_grid_key(struct setting_ctx *c, const char *key, struct sweep_d
         size_t l = strlen(tok);
         while (l && isspace((unsigned char)tok[l - 1]))
             tok[--l] = '\0';
-        if (!valid_dotted(tok)) {
+        if (!dotted_path_ok(tok)) {
             free(copy);
             return lbad(c, where, "expected a dotted scenario path like \"switch.ecn.kmin\" (or several joined by "
                                   "commas), got \"%.80s\"", key);
@@ -174,30 +129,6 @@ static int parse_grid_values(struct setting_ctx *c, const cJSON *arr, struct swe
     return 0;
 }
 
-/* Reads "seeds"; returns 0 or SCN_EUSAGE with a message (not integers, out of range, repeated). */
-static int parse_seeds(struct setting_ctx *c, const cJSON *seeds, struct sweep_spec *s)
-{
-    char got[128], p[64];
-    if (!cJSON_IsArray(seeds) || cJSON_GetArraySize(seeds) == 0)
-        return lbad(c, "seeds", "expected a non-empty array of integers like [1, 2, 3], got %s",
-                    describe(seeds, got, sizeof got));
-    s->n_seeds = cJSON_GetArraySize(seeds);
-    s->seeds = mem_xcalloc((size_t)s->n_seeds, sizeof *s->seeds, SWEEP_OOM);
-    int i = 0;
-    for (const cJSON *it = seeds->child; it; it = it->next, i++) {
-        sfmt(p, sizeof p, "seeds[%d]", i);
-        double x = cJSON_IsNumber(it) ? it->valuedouble : -1;
-        if (!cJSON_IsNumber(it) || x < 0 || x > MAX_SEED || x != floor(x))
-            return lbad(c, p, "expected an integer from 0 to 2^53, got %s", describe(it, got, sizeof got));
-        s->seeds[i] = (uint64_t)x;
-        for (int j = 0; j < i; j++)
-            if (s->seeds[j] == s->seeds[i])
-                return lbad(c, p, "expected each seed once, got %llu again (it is also seeds[%d])",
-                            (unsigned long long)s->seeds[i], j);
-    }
-    return 0;
-}
-
 /* Reads "objective"; returns 0 or SCN_EUSAGE with a message (not exactly one of minimize/maximize, bad path). */
 static int parse_objective(struct setting_ctx *c, const cJSON *o, struct sweep_spec *s)
 {
@@ -211,7 +142,7 @@ static int parse_objective(struct setting_ctx *c, const cJSON *o, struct sweep_s
     s->maximize = it->string[1] == 'a';
     char p[64];
     sfmt(p, sizeof p, "objective.%s", it->string);
-    if (!cJSON_IsString(it) || !valid_dotted(it->valuestring) || strlen(it->valuestring) >= sizeof s->objective)
+    if (!cJSON_IsString(it) || !dotted_path_ok(it->valuestring) || strlen(it->valuestring) >= sizeof s->objective)
         return lbad(c, p, "expected a dotted path into summary.json like \"flows.slowdown.p99\", got %s",
                     describe(it, got, sizeof got));
     sfmt(s->objective, sizeof s->objective, "%s", it->valuestring);
@@ -306,7 +237,7 @@ int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
         rc = lbad(&c, "scenario", "expected the path of a scenario file, got %s", describe(scn, got, sizeof got));
         goto fail;
     }
-    if ((rc = resolve_scenario(&c, scn->valuestring, s->scenario, sizeof s->scenario)))
+    if ((rc = resolve_input_file(&c, "scenario", scn->valuestring, s->scenario, sizeof s->scenario)))
         goto fail;
     if ((rc = read_text_file(s->scenario, &s->scenario_text, err, errlen)))
         goto fail;
@@ -353,7 +284,7 @@ int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
 
     const cJSON *seeds = cJSON_GetObjectItemCaseSensitive(root, "seeds");
     if (seeds) {
-        if ((rc = parse_seeds(&c, seeds, s)))
+        if ((rc = parse_seed_list(&c, seeds, "seeds", &s->seeds, &s->n_seeds)))
             goto fail;
     } else {
         s->n_seeds = 1;

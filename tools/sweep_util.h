@@ -10,7 +10,9 @@
 
 #include "sim/settings.h"
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct cJSON;
 
@@ -54,5 +56,22 @@ char *fmt_double(double d, char *buf, size_t len);
  * array) under root, or NULL.
  */
 const struct cJSON *json_at_path(const struct cJSON *root, const char *path);
+
+/* The largest seed: 2^53, the largest integer JSON carries exactly. */
+#define MAX_SEED 9007199254740992.0
+
+/* True when s is a dotted path of [A-Za-z0-9_-] components, none empty ("switch.ecn.kmin"). */
+bool dotted_path_ok(const char *s);
+
+/*
+ * Finds a file named in an input file (a sweep's or a tune file's scenario): as written when absolute, else
+ * next to c->file, else from the current directory.  Returns 0 with the usable path in out, or SCN_EUSAGE
+ * with the message (at JSON path field) in c.
+ */
+int resolve_input_file(struct setting_ctx *c, const char *field, const char *given, char *out, size_t outlen);
+
+/* Reads an array of distinct seeds (integers 0..2^53) at where into *out (malloc'd, *n of them); returns 0 or
+ * SCN_EUSAGE with the message in c (*out may then be allocated: the caller frees it). */
+int parse_seed_list(struct setting_ctx *c, const struct cJSON *seeds, const char *where, uint64_t **out, int *n);
 
 #endif
