@@ -72,6 +72,26 @@ const struct setting_group *settings_find(const char *path)
 }
 
 /* See settings.h. */
+const struct setting *settings_field(const char *path)
+{
+    char group[SETTING_PATH_MAX];
+    const char *dot = strrchr(path, '.');
+    size_t gl = dot ? (size_t)(dot - path) : 0;
+    if (gl >= sizeof group)
+        return NULL;
+    memcpy(group, path, gl);
+    group[gl] = '\0';
+    const struct setting_group *g = settings_find(group);
+    if (!g)
+        return NULL;
+    const char *leaf = dot ? dot + 1 : path;
+    for (const struct setting *f = g->fields; f->name; f++)
+        if (f->kind != SETTING_CHECK && strcmp(f->name, leaf) == 0)
+            return f;
+    return NULL;
+}
+
+/* See settings.h. */
 const struct setting_group *settings_group_at(int i)
 {
     return i >= 0 && i < n_groups ? groups[i] : NULL;

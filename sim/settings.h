@@ -121,6 +121,9 @@ int settings_register(const struct setting_group *g);
 void settings_unregister(const char *path);
 /* The group registered under path, or NULL. */
 const struct setting_group *settings_find(const char *path);
+/* The field a dotted path names ("switch.ecn.kmin"), or NULL when no registered table has it (a path into
+ * an array or a topology): the tuner learns a parameter's kind and bounds from it. */
+const struct setting *settings_field(const char *path);
 /* The i-th registered group (registration order), or NULL past the end: for listing every setting. */
 const struct setting_group *settings_group_at(int i);
 

@@ -33,8 +33,8 @@ static bool skipped_field(const char *key)
     return false;
 }
 
-/* Appends the numeric (and boolean, as 0/1) leaves of v under prefix to keys/vals. */
-static void flatten(const cJSON *v, const char *prefix, int *n, int *cap, char ***keys, char ***vals)
+/* See sweep_out.h. */
+void sweep_flatten(const cJSON *v, const char *prefix, int *n, int *cap, char ***keys, char ***vals)
 {
     int i = 0;
     for (const cJSON *it = v->child; it; it = it->next, i++) {
@@ -51,7 +51,7 @@ static void flatten(const cJSON *v, const char *prefix, int *n, int *cap, char *
         else if (cJSON_IsBool(it))
             text = cJSON_IsTrue(it) ? "1" : "0";
         else if (cJSON_IsObject(it) || cJSON_IsArray(it))
-            flatten(it, key, n, cap, keys, vals);
+            sweep_flatten(it, key, n, cap, keys, vals);
         if (!text)
             continue;
         if (*n == *cap) {
@@ -111,7 +111,7 @@ void sweep_table_build(struct sweep_table *t, const struct sweep_spec *s, int n,
         if (!j)
             continue;
         int cap = 0;
-        flatten(j, "", &t->n_kv[r], &cap, &t->keys[r], &t->vals[r]);
+        sweep_flatten(j, "", &t->n_kv[r], &cap, &t->keys[r], &t->vals[r]);
         const cJSON *o = json_at_path(j, s->objective);
         if (cJSON_IsNumber(o) || cJSON_IsBool(o)) {
             t->obj[r] = cJSON_IsNumber(o) ? o->valuedouble : cJSON_IsTrue(o);

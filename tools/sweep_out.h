@@ -51,6 +51,11 @@ void sweep_table_build(struct sweep_table *t, const struct sweep_spec *s, int n,
 
 void sweep_table_free(struct sweep_table *t);
 
+/* Appends the numeric (and boolean, as 0/1) leaves of the summary v under prefix to keys/vals (malloc'd,
+ * *n of *cap used), dotted; at the top level the wall-clock fields, seed and complete are left out. */
+struct cJSON;
+void sweep_flatten(const struct cJSON *v, const char *prefix, int *n, int *cap, char ***keys, char ***vals);
+
 /* results.csv as text (caller frees): parameters, seed, status, then the numeric fields. */
 char *sweep_table_csv(const struct sweep_table *t, const struct sweep_spec *s);
 
