@@ -14,6 +14,7 @@
 #include "tools/run.h"
 #include "tools/signals.h"
 #include "tools/sweep.h"
+#include "tools/tune.h"
 #include "tools/sweep_util.h"
 #include "topologies/topo.h"
 
@@ -36,6 +37,7 @@ static const char usage[] =
     "  rocesim topo SCENARIO.json [--format dot|json] [--set PATH=VALUE]...\n"
     "  rocesim plot DIR\n"
     "  rocesim sweep SWEEP.json [-j N] [-o DIR] [--timeout TIME] [-q]\n"
+    "  rocesim tune TUNE.json [-j N] [-o DIR] [--budget RUNS] [--timeout TIME] [-q]\n"
     "  rocesim nic-config [SCENARIO.json] [--set PATH=VALUE]... [--from best.json [--allow-incomplete]]\n"
     "                     [--iface IF]\n"
     "  rocesim compare DIR [DIR]...\n"
@@ -49,6 +51,8 @@ static const char usage[] =
     "  topo   print the built topology (nodes, links, rates, delays)\n"
     "  plot   redraw the plots of a finished run from the files in its DIR\n"
     "  sweep  run every grid point x seed of a sweep file, N at a time; results.csv, best.json, plots\n"
+    "  tune   search the parameters of a tune file for the best setting (design, racing on seeds, local\n"
+    "         search), compared with a baseline; tune.csv, best.json with 95 % intervals, plots\n"
     "  nic-config  DCQCN/CNP settings as ConnectX sysfs writes, ECN/PFC thresholds as switch settings\n"
     "  compare  the key numbers of finished runs side by side (columns named by their DIRs), with\n"
     "           each run's ratio to the first; runs that did not complete are flagged\n"
@@ -444,11 +448,13 @@ int main(int argc, char **argv)
         puts("rocesim 0.1");
         return 0;
     }
-    /* sweep and nic-config have options of their own (tools/sweep.c, tools/nicconfig.c). */
+    /* sweep, tune and nic-config have options of their own (tools/sweep.c, tools/nicconfig.c). */
     if (argc >= 2 && strcmp(argv[1], "compare") == 0)
         return compare_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "sweep") == 0)
         return sweep_main(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "tune") == 0)
+        return tune_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "nic-config") == 0)
         return nicconfig_main(argc, argv);
     if (argc == 3 && strcmp(argv[1], "plot") == 0 && sweep_is_dir(argv[2]))

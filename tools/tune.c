@@ -1,0 +1,1536 @@
+/*
+ * tune — the search (see tune.h; the algorithm and its sources are in docs/tune.md).
+ *
+ *  1. The baseline and the first WARMUP points of a scrambled Sobol sequence
+ *     (Sobol 1967, GSL's gsl_qrng_sobol; shifted modulo 1 by the search seed, a
+ *     Cranley-Patterson rotation) run on every seed.
+ *  2. Design: further Sobol points, `batch` at a time, race against the best
+ *     candidate so far on common seeds, one seed per round, the seed that has
+ *     separated the candidates most first; a candidate whose mean over the seeds
+ *     it has run is worse than the best's mean over the same seeds drops out
+ *     (the intensification of SMAC, Hutter, Hoos and Leyton-Brown, LION 2011:
+ *     successive halving where the cut is by comparison with the incumbent).
+ *  3. Local: from the best design point, a derivative-free optimizer of NLopt
+ *     (Subplex, Rowan 1990, by default) over the unit cube of the ranged
+ *     parameters; every point it asks for races the same way.  Steps 2 and 3
+ *     alternate until the budget of runs is spent.
+ * Every candidate that survives runs on every seed (common random numbers),
+ * so candidates compare pairwise; best.json reports the winner against the
+ * baseline with Student's paired t test (tools/stats.h).
+ */
+#include "tools/tune.h"
+#include "tools/runpool.h"
+#include "tools/stats.h"
+#include "tools/sweep_out.h"
+#include "tools/sweep_util.h"
+#include "tools/tune_plot.h"
+#include "tools/limits.h"
+#include "sim/file.h"
+#include "sim/mem.h"
+#include "sim/scenario.h"
+#include "sim/units.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <gsl/gsl_qrng.h>
+#include <math.h>
+#include <nlopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WARMUP 2          /* design points run on every seed before racing: the seed order is learnt from them */
+#define MAX_REJECT 10000  /* Sobol points in a row that "require" may refuse before the design is over */
+#define N_METRICS (2 + TUNE_MAX_CONS)
+
+enum phase { PH_BASELINE, PH_DESIGN, PH_LOCAL, PH_CONFIRM };
+static const char *const phase_name[] = {"baseline", "design", "local", "confirm"};
+
+struct cand {
+    double u[TUNE_MAX_PARAMS];   /* unit-cube coordinates (a choice: its index) */
+    double x[TUNE_MAX_PARAMS];   /* the values run, in base units (a choice: its index) */
+    char *text[TUNE_MAX_PARAMS]; /* the --set values */
+    char id[24];
+    enum phase phase;
+    int run[TUNE_MAX_SEEDS];     /* index of its run per seed, -1 */
+    int crun[TUNE_MAX_SEEDS];    /* confirmation runs */
+    double v[N_METRICS][TUNE_MAX_SEEDS];  /* objectives then constraints, per seed */
+    double cvv[2][TUNE_MAX_SEEDS];        /* objectives on the confirmation seeds */
+    bool done[TUNE_MAX_SEEDS];
+    int n_done;
+    bool failed, dropped, full, feasible, cut; /* cut: the budget ended before its race did */
+    double mean[N_METRICS];
+    double finished_at;          /* runs used when it was decided (plots) */
+};
+
+struct tuner {
+    struct tune_spec *s;
+    const struct pool_comm *comm;
+    const char *dir;
+    int jobs;
+    double timeout_s;
+    bool progress;
+    struct cand *c;
+    int n_c, cap_c;
+    struct pool_run *runs;
+    int *run_cand, *run_seed;    /* run_seed: seed index, or -1 - confirmation seed index */
+    int n_runs, cap_runs;
+    int budget, used, failed_runs;
+    int incumbent;               /* single objective: best full feasible candidate, -1 */
+    int order[TUNE_MAX_SEEDS];
+    int interrupted;             /* a signal number */
+    bool comm_error;
+    gsl_qrng *q;
+    double shift[TUNE_MAX_PARAMS];
+    bool design_over;
+    int last_local;
+    double *conv_runs, *conv_best;
+    int n_conv, cap_conv;
+    double t0;
+    enum phase phase;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Candidates                                                                */
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* Names a candidate by its settings (and the scenario's text): a rerun finds its runs, an edit never reuses them. */
+static void cand_name(const struct tuner *T, struct cand *c, bool baseline)
+{
+    const struct tune_spec *s = T->s;
+    uint64_t h = fnv1a(1469598103934665603ULL, s->scenario_text, strlen(s->scenario_text));
+    int n = baseline ? s->n_base : s->n_params;
+    for (int i = 0; i < n; i++) {
+        const char *p = baseline ? s->base_path[i] : s->params[i].path;
+        const char *v = baseline ? s->base_text[i] : c->text[i];
+        h = fnv1a(h, p, strlen(p) + 1);
+        h = fnv1a(h, v, strlen(v) + 1);
+    }
+    sfmt(c->id, sizeof c->id, "%016llx", (unsigned long long)h);
+}
+
+static struct cand *cand_new(struct tuner *T, enum phase ph)
+{
+    if (T->n_c == T->cap_c) {
+        T->cap_c = T->cap_c ? 2 * T->cap_c : 64;
+        T->c = mem_xrealloc(T->c, (size_t)T->cap_c * sizeof *T->c, SWEEP_OOM);
+    }
+    struct cand *c = &T->c[T->n_c];
+    memset(c, 0, sizeof *c);
+    c->phase = ph;
+    for (int k = 0; k < TUNE_MAX_SEEDS; k++)
+        c->run[k] = c->crun[k] = -1;
+    for (int m = 0; m < N_METRICS; m++)
+        for (int k = 0; k < TUNE_MAX_SEEDS; k++)
+            c->v[m][k] = NAN;
+    for (int m = 0; m < N_METRICS; m++)
+        c->mean[m] = NAN;
+    return c;
+}
+
+/* The candidate at unit-cube point u: rounded values, their texts, its name.  Returns its index: an existing
+ * candidate with the same settings is returned instead of a new one (-1 - index), -2 - ... never; a point the
+ * "require" rules refuse gives INT_MIN. */
+static int cand_at(struct tuner *T, const double *u, enum phase ph, bool *existing)
+{
+    const struct tune_spec *s = T->s;
+    struct cand *c = cand_new(T, ph);
+    *existing = false;
+    for (int i = 0; i < s->n_params; i++) {
+        const struct tune_param *p = &s->params[i];
+        double w = u[i] < 0 ? 0 : u[i] > 1 ? 1 : u[i], x;
+        c->u[i] = w;
+        switch (p->scale) {
+        case TUNE_LOG:
+            x = p->lo * pow(p->hi / p->lo, w);
+            break;
+        case TUNE_INT:
+            x = floor(p->lo + w * (p->hi - p->lo + 1));
+            break;
+        case TUNE_CHOICE:
+            x = floor(w * p->n_choices);
+            break;
+        default:
+            x = p->lo + w * (p->hi - p->lo);
+        }
+        if (x > p->hi)
+            x = p->hi;
+        char t[256];
+        tune_value_text(p, x, t, sizeof t, &c->x[i]);
+        c->text[i] = mem_xstrdup(t, SWEEP_OOM);
+    }
+    bool ok = tune_required_ok(s, c->x);
+    if (ok)
+        cand_name(T, c, false);
+    for (int j = 0; ok && j < T->n_c; j++)
+        if (T->c[j].phase != PH_BASELINE && strcmp(T->c[j].id, c->id) == 0) {
+            *existing = true;
+            for (int i = 0; i < s->n_params; i++)
+                free(c->text[i]);
+            return j;
+        }
+    if (!ok) {
+        for (int i = 0; i < s->n_params; i++)
+            free(c->text[i]);
+        return -1;
+    }
+    return T->n_c++;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Running                                                                   */
+
+/* The metrics of one finished run, added to its summary as "tune_metrics" (see runpool.h, pool_ops.after):
+ * runs on the rank whose disk holds the run's flows.csv. */
+static char *after_run(void *ctx, int i, const char *dir, const char *summary, char *err, size_t errlen)
+{
+    (void)i;
+    struct tuner *T = ctx;
+    const struct tune_spec *s = T->s;
+    cJSON *j = cJSON_Parse(summary);
+    if (!j) {
+        sfmt(err, errlen, "%s/summary.json: not JSON", dir);
+        return NULL;
+    }
+    char *csv = NULL;
+    struct flowset_result fr[N_METRICS];
+    cJSON *arr = cJSON_CreateArray();
+    int n = s->n_obj + s->n_cons;
+    for (int m = 0; m < n; m++) {
+        const struct tune_metric *mt = m < s->n_obj ? &s->obj[m] : &s->cons[m - s->n_obj];
+        double val = NAN;
+        if (mt->subset) {
+            char path[4400], e[SCN_ERR_MAX];
+            if (!csv) {
+                sfmt(path, sizeof path, "%s/flows.csv", dir);
+                if (read_text_file(path, &csv, e, sizeof e)) {
+                    sfmt(err, errlen, "%s", e);
+                    cJSON_Delete(arr);
+                    cJSON_Delete(j);
+                    return NULL;
+                }
+            }
+            if (flowset_compute(mt->flows.n_traffic || mt->flows.size_min >= 0 || mt->flows.size_max >= 0
+                                    ? &mt->flows : NULL, csv, &fr[m], e, sizeof e)) {
+                sfmt(err, errlen, "%s/flows.csv: %s", dir, e);
+                free(csv);
+                cJSON_Delete(arr);
+                cJSON_Delete(j);
+                return NULL;
+            }
+            if (!flowset_value(&fr[m], mt->name, &val))
+                val = NAN;
+        } else {
+            const cJSON *v = json_at_path(j, mt->name);
+            val = cJSON_IsNumber(v) ? v->valuedouble : cJSON_IsBool(v) ? (cJSON_IsTrue(v) ? 1 : 0) : NAN;
+        }
+        cJSON_AddItemToArray(arr, isnan(val) ? cJSON_CreateNull() : cJSON_CreateNumber(val));
+    }
+    free(csv);
+    cJSON_DeleteItemFromObjectCaseSensitive(j, "tune_metrics");
+    cJSON_AddItemToObject(j, "tune_metrics", arr);
+    char *out = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    if (!out)
+        mem_oom("reading a run's results");
+    return out;
+}
+
+static char **run_argv(void *ctx, int i)
+{
+    struct tuner *T = ctx;
+    const struct tune_spec *s = T->s;
+    const struct cand *c = &T->c[T->run_cand[i]];
+    bool base = c->phase == PH_BASELINE;
+    int n = base ? s->n_base : s->n_params;
+    char **argv = mem_xcalloc((size_t)(2 * n + 16), sizeof *argv, SWEEP_OOM);
+    int a = 0;
+    argv[a++] = mem_xstrdup("rocesim", SWEEP_OOM);
+    argv[a++] = mem_xstrdup("run", SWEEP_OOM);
+    argv[a++] = mem_xstrdup(s->scenario, SWEEP_OOM);
+    for (int k = 0; k < n; k++) {
+        const char *p = base ? s->base_path[k] : s->params[k].path;
+        const char *v = base ? s->base_text[k] : c->text[k];
+        size_t l = strlen(p) + strlen(v) + 2;
+        argv[a++] = mem_xstrdup("--set", SWEEP_OOM);
+        argv[a] = mem_xmalloc(l, SWEEP_OOM);
+        sfmt(argv[a++], l, "%s=%s", p, v);
+    }
+    int si = T->run_seed[i];
+    uint64_t seed = si >= 0 ? s->seeds[si] : s->confirm[-1 - si];
+    char b[32];
+    sfmt(b, sizeof b, "%llu", (unsigned long long)seed);
+    argv[a++] = mem_xstrdup("--seed", SWEEP_OOM);
+    argv[a++] = mem_xstrdup(b, SWEEP_OOM);
+    argv[a++] = mem_xstrdup("-o", SWEEP_OOM);
+    argv[a++] = mem_xstrdup(T->runs[i].dir, SWEEP_OOM);
+    argv[a++] = mem_xstrdup("-q", SWEEP_OOM);
+    argv[a++] = mem_xstrdup("--no-plot", SWEEP_OOM);
+    argv[a] = NULL;
+    return argv;
+}
+
+static void run_argv_free(void *ctx, char **argv)
+{
+    (void)ctx;
+    for (char **p = argv; *p; p++)
+        free(*p);
+    free(argv);
+}
+
+static double best_value(const struct tuner *T)
+{
+    return T->incumbent >= 0 ? T->c[T->incumbent].mean[0] : NAN;
+}
+
+/* Formats an objective value in its unit ("185.8 us"). */
+static char *fmt_obj(const struct tune_spec *s, int m, double v, char *buf, size_t len)
+{
+    double scale;
+    const char *unit = sweep_objective_unit(s->obj[m].name, &scale);
+    if (strstr(s->obj[m].name, "gbps"))
+        unit = "Gbps";
+    if (isnan(v))
+        sfmt(buf, len, "-");
+    else if (strcmp(unit, "us") == 0 || strcmp(unit, "Gbps") == 0)
+        sfmt(buf, len, "%.4g %s", v * scale, unit);
+    else
+        sfmt(buf, len, "%.4g", v * scale);
+    return buf;
+}
+
+static void progress_line(void *ctx, const struct pool_status *st, char *line, size_t len)
+{
+    struct tuner *T = ctx;
+    char a[32], b[32], bv[48], base[48];
+    int used = T->used - (st->n_todo - st->done);
+    double el = pool_now_s() - T->t0;
+    fmt_obj(T->s, 0, best_value(T), bv, sizeof bv);
+    fmt_obj(T->s, 0, T->n_c ? T->c[0].mean[0] : NAN, base, sizeof base);
+    sfmt(line, len, "tune: %d/%d runs, %s, best %s (baseline %s), %d failed, %s elapsed, ETA %s", used, T->budget,
+         phase_name[T->phase], bv, base, T->failed_runs + st->failed, pool_hms(el, a, sizeof a),
+         used > 0 ? pool_hms(el / used * (T->budget - used), b, sizeof b) : "-");
+}
+
+/* Runs the (candidate, seed index) pairs; confirm: seed indexes into confirm_seeds.  Returns 0, or a signal. */
+static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, bool confirm)
+{
+    if (n == 0)
+        return 0;
+    if (T->n_runs + n > T->cap_runs) {
+        T->cap_runs = (T->n_runs + n) * 2;
+        T->runs = mem_xrealloc(T->runs, (size_t)T->cap_runs * sizeof *T->runs, SWEEP_OOM);
+        T->run_cand = mem_xrealloc(T->run_cand, (size_t)T->cap_runs * sizeof *T->run_cand, SWEEP_OOM);
+        T->run_seed = mem_xrealloc(T->run_seed, (size_t)T->cap_runs * sizeof *T->run_seed, SWEEP_OOM);
+    }
+    int *idx = mem_xcalloc((size_t)n, sizeof *idx, SWEEP_OOM);
+    for (int k = 0; k < n; k++) {
+        int r = T->n_runs++;
+        struct pool_run *pr = &T->runs[r];
+        memset(pr, 0, sizeof *pr);
+        struct cand *c = &T->c[cand[k]];
+        uint64_t sd = confirm ? T->s->confirm[seed[k]] : T->s->seeds[seed[k]];
+        sfmt(pr->dir, sizeof pr->dir, "%s/runs/%s-s%llu", T->dir, c->id, (unsigned long long)sd);
+        T->run_cand[r] = cand[k];
+        T->run_seed[r] = confirm ? -1 - seed[k] : seed[k];
+        if (confirm)
+            c->crun[seed[k]] = r;
+        else
+            c->run[seed[k]] = r;
+        idx[k] = r;
+    }
+    if (!confirm)
+        T->used += n;
+    struct pool_ops ops = {.who = "tune", .argv = run_argv, .free_argv = run_argv_free, .after = after_run,
+                           .progress = progress_line, .ctx = T};
+    int rc = pool_execute(T->comm, T->runs, idx, n, T->jobs, T->timeout_s, T->progress, true, &ops);
+    if (rc < 0) {
+        T->comm_error = true;
+        rc = SIGTERM;
+    }
+    const struct tune_spec *s = T->s;
+    for (int k = 0; k < n; k++) {
+        struct pool_run *pr = &T->runs[idx[k]];
+        struct cand *c = &T->c[cand[k]];
+        if (pr->state == POOL_TODO)
+            continue; /* interrupted: left to do */
+        bool ok = pr->state == POOL_OK || pr->state == POOL_DONE_BEFORE;
+        cJSON *j = ok ? cJSON_Parse(pr->summary) : NULL;
+        const cJSON *tm = cJSON_GetObjectItemCaseSensitive(j, "tune_metrics");
+        for (int m = 0; ok && m < s->n_obj + s->n_cons; m++) {
+            const cJSON *v = cJSON_GetArrayItem(tm, m);
+            double val = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+            if (confirm) {
+                if (m < s->n_obj)
+                    c->cvv[m][seed[k]] = val;
+            } else {
+                c->v[m][seed[k]] = val;
+            }
+            if (isnan(val) && m < s->n_obj) {
+                ok = false;
+                sfmt(pr->status, sizeof pr->status, "no objective");
+            }
+        }
+        cJSON_Delete(j);
+        if (!ok) {
+            T->failed_runs++;
+            if (!confirm)
+                c->failed = true;
+        }
+        if (!confirm) {
+            c->done[seed[k]] = true;
+            c->n_done++;
+        }
+    }
+    free(idx);
+    if (rc > 0)
+        T->interrupted = rc;
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Deciding                                                                  */
+
+/* Objective m oriented so that lower is better. */
+static double lower_better(const struct tune_spec *s, int m, double v)
+{
+    return s->obj[m].maximize ? -v : v;
+}
+
+static double mean_over(const double *v, const bool *on, int n)
+{
+    double sum = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (on[i]) {
+            sum += v[i];
+            k++;
+        }
+    return k ? sum / k : NAN;
+}
+
+/* Orders the seeds by how much they have separated the fully evaluated candidates (coefficient of variation of
+ * the objectives, summed), most first: the seed most likely to eliminate a poor candidate runs first. */
+static void learn_order(struct tuner *T)
+{
+    const struct tune_spec *s = T->s;
+    double spread[TUNE_MAX_SEEDS];
+    int full = 0;
+    for (int j = 0; j < T->n_c; j++)
+        full += T->c[j].full;
+    for (int k = 0; k < s->n_seeds; k++) {
+        T->order[k] = k;
+        spread[k] = 0;
+        for (int m = 0; full >= WARMUP + 1 && m < s->n_obj; m++) {
+            double sum = 0, sq = 0;
+            int n = 0;
+            for (int j = 0; j < T->n_c; j++)
+                if (T->c[j].full) {
+                    sum += T->c[j].v[m][k];
+                    n++;
+                }
+            double mean = sum / n;
+            for (int j = 0; j < T->n_c; j++)
+                if (T->c[j].full)
+                    sq += (T->c[j].v[m][k] - mean) * (T->c[j].v[m][k] - mean);
+            spread[k] += mean != 0 ? sqrt(sq / (n - 1)) / fabs(mean) : 0;
+        }
+    }
+    /* Stable: equal spreads keep the file's order. */
+    for (int a = 1; a < s->n_seeds; a++)
+        for (int b = a; b > 0 && spread[T->order[b]] > spread[T->order[b - 1]]; b--) {
+            int t = T->order[b];
+            T->order[b] = T->order[b - 1];
+            T->order[b - 1] = t;
+        }
+}
+
+static int next_seed(const struct tuner *T, const struct cand *c)
+{
+    for (int k = 0; k < T->s->n_seeds; k++)
+        if (!c->done[T->order[k]])
+            return T->order[k];
+    return -1;
+}
+
+/* Whether a is at least as good as b in every objective and better in one, over the seeds b has run (pairs). */
+static bool dominates_on(const struct tune_spec *s, const struct cand *a, const struct cand *b)
+{
+    bool better = false;
+    for (int m = 0; m < s->n_obj; m++) {
+        double va = lower_better(s, m, mean_over(a->v[m], b->done, s->n_seeds));
+        double vb = lower_better(s, m, mean_over(b->v[m], b->done, s->n_seeds));
+        if (va > vb)
+            return false;
+        better |= va < vb;
+    }
+    return better;
+}
+
+/* The race: c, part-way through its seeds, drops out when a fully evaluated feasible candidate beats it on the
+ * seeds it has run (with two objectives: dominates it there). */
+static bool loses_race(const struct tuner *T, const struct cand *c)
+{
+    const struct tune_spec *s = T->s;
+    if (s->n_obj == 1)
+        return T->incumbent >= 0 && dominates_on(s, &T->c[T->incumbent], c);
+    for (int j = 0; j < T->n_c; j++)
+        if (T->c[j].feasible && dominates_on(s, &T->c[j], c))
+            return true;
+    return false;
+}
+
+static void note_convergence(struct tuner *T)
+{
+    if (T->n_conv == T->cap_conv) {
+        T->cap_conv = T->cap_conv ? 2 * T->cap_conv : 64;
+        T->conv_runs = mem_xrealloc(T->conv_runs, (size_t)T->cap_conv * sizeof *T->conv_runs, SWEEP_OOM);
+        T->conv_best = mem_xrealloc(T->conv_best, (size_t)T->cap_conv * sizeof *T->conv_best, SWEEP_OOM);
+    }
+    T->conv_runs[T->n_conv] = T->used;
+    T->conv_best[T->n_conv++] = best_value(T);
+}
+
+/* A candidate with every seed run: its means, whether it meets the constraints, whether it is the new best. */
+static void finish_full(struct tuner *T, int ci)
+{
+    const struct tune_spec *s = T->s;
+    struct cand *c = &T->c[ci];
+    bool all[TUNE_MAX_SEEDS];
+    for (int k = 0; k < s->n_seeds; k++)
+        all[k] = true;
+    c->full = true;
+    c->feasible = true;
+    for (int m = 0; m < s->n_obj + s->n_cons; m++) {
+        c->mean[m] = mean_over(c->v[m], all, s->n_seeds);
+        if (m >= s->n_obj) {
+            const struct tune_metric *mt = &s->cons[m - s->n_obj];
+            if (isnan(c->mean[m]) || (!isnan(mt->min) && c->mean[m] < mt->min) ||
+                (!isnan(mt->max) && c->mean[m] > mt->max))
+                c->feasible = false;
+        }
+    }
+    if (s->n_obj == 1 && c->feasible &&
+        (T->incumbent < 0 || lower_better(s, 0, c->mean[0]) < lower_better(s, 0, T->c[T->incumbent].mean[0])))
+        T->incumbent = ci;
+}
+
+/*
+ * Races the candidates list[0..n) to the end: each round runs the next seed of every candidate still in (all
+ * seeds at once for a candidate that cannot race yet, or for the rest of a single candidate's seeds once it has
+ * survived its first), then drops the losers.  Stops at the budget (the candidates left part-way are "cut").
+ * Returns 0 or a signal number.
+ */
+static int race(struct tuner *T, const int *list, int n, bool racing)
+{
+    const struct tune_spec *s = T->s;
+    int cap = n * s->n_seeds;
+    int *pc = mem_xcalloc((size_t)cap + 1, sizeof *pc, SWEEP_OOM), *ps = mem_xcalloc((size_t)cap + 1, sizeof *ps, SWEEP_OOM);
+    int rc = 0;
+    for (;;) {
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            struct cand *c = &T->c[list[i]];
+            if (c->failed || c->dropped || c->full || c->cut)
+                continue;
+            bool whole = !racing || (n == 1 && c->n_done > 0);
+            for (int k = next_seed(T, c); k >= 0; k = whole ? next_seed(T, c) : -1) {
+                pc[m] = list[i];
+                ps[m++] = k;
+                c->done[k] = true; /* provisional, so that next_seed moves on; eval_pairs sets it for real */
+                if (!whole)
+                    break;
+            }
+        }
+        for (int i = 0; i < m; i++)
+            T->c[pc[i]].done[ps[i]] = false;
+        if (m == 0)
+            break;
+        int left = T->budget - T->used;
+        if (m > left) {
+            for (int i = left; i < m; i++)
+                T->c[pc[i]].cut = true;
+            m = left < 0 ? 0 : left;
+        }
+        if (m == 0)
+            break;
+        if ((rc = eval_pairs(T, pc, ps, m, false)))
+            break;
+        for (int i = 0; i < n; i++) {
+            struct cand *c = &T->c[list[i]];
+            if (c->full || c->dropped || c->cut || (c->failed && c->finished_at > 0))
+                continue;
+            if (c->failed) {
+                c->finished_at = T->used;
+                note_convergence(T);
+            } else if (c->n_done == s->n_seeds) {
+                finish_full(T, list[i]);
+                c->finished_at = T->used;
+                note_convergence(T);
+            } else if (racing && loses_race(T, c)) {
+                c->dropped = true;
+                c->finished_at = T->used;
+                note_convergence(T);
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            struct cand *c = &T->c[list[i]];
+            if (c->cut && !c->full && !c->dropped)
+                c->finished_at = T->used;
+        }
+    }
+    free(pc);
+    free(ps);
+    return rc;
+}
+
+static int n_full(const struct tuner *T)
+{
+    int k = 0;
+    for (int j = 0; j < T->n_c; j++)
+        k += T->c[j].full;
+    return k;
+}
+
+/* The next `want` design points (fewer when "require" refuses too much in a row). */
+static int design_points(struct tuner *T, int want, int *list)
+{
+    const struct tune_spec *s = T->s;
+    int n = 0, rejected = 0;
+    double p[TUNE_MAX_PARAMS], u[TUNE_MAX_PARAMS];
+    while (n < want && !T->design_over) {
+        gsl_qrng_get(T->q, p);
+        for (int i = 0; i < s->n_params; i++)
+            u[i] = fmod(p[i] + T->shift[i], 1.0);
+        bool existing;
+        int j = cand_at(T, u, PH_DESIGN, &existing);
+        if (j < 0 || existing) {
+            if (++rejected >= MAX_REJECT)
+                T->design_over = true;
+            continue;
+        }
+        rejected = 0;
+        list[n++] = j;
+    }
+    return n;
+}
+
+/* The estimate of c's mean over every seed when it dropped out part-way: the best's mean, moved by their
+ * paired difference over the seeds c ran. */
+static double estimate(const struct tuner *T, const struct cand *c)
+{
+    const struct tune_spec *s = T->s;
+    if (c->full)
+        return lower_better(s, 0, c->mean[0]);
+    if (c->failed || T->incumbent < 0 || c->n_done == 0)
+        return NAN;
+    const struct cand *b = &T->c[T->incumbent];
+    return lower_better(s, 0, b->mean[0] + mean_over(c->v[0], c->done, s->n_seeds) -
+                                  mean_over(b->v[0], c->done, s->n_seeds));
+}
+
+/* Worse than anything seen, finite: what the optimizer is told of a point that cannot run. */
+static double penalty(const struct tuner *T)
+{
+    double worst = 0;
+    bool any = false;
+    for (int j = 0; j < T->n_c; j++)
+        if (T->c[j].full) {
+            double v = lower_better(T->s, 0, T->c[j].mean[0]);
+            if (!any || v > worst)
+                worst = v;
+            any = true;
+        }
+    return any ? worst + fabs(worst) + 1 : 1e300;
+}
+
+struct local_ctx {
+    struct tuner *T;
+    nlopt_opt opt;
+    int dims[TUNE_MAX_PARAMS]; /* parameter index of each optimizer dimension */
+    int n;
+    double base_u[TUNE_MAX_PARAMS];
+};
+
+static double local_f(unsigned n, const double *x, double *grad, void *data)
+{
+    (void)grad;
+    struct local_ctx *L = data;
+    struct tuner *T = L->T;
+    double u[TUNE_MAX_PARAMS];
+    memcpy(u, L->base_u, sizeof u);
+    for (unsigned i = 0; i < n; i++)
+        u[L->dims[i]] = x[i];
+    if (T->interrupted || T->used >= T->budget) {
+        nlopt_force_stop(L->opt);
+        return penalty(T);
+    }
+    bool existing;
+    int j = cand_at(T, u, PH_LOCAL, &existing);
+    if (j < 0)
+        return penalty(T);
+    if (!existing)
+        race(T, &j, 1, T->incumbent >= 0);
+    if (T->interrupted)
+        nlopt_force_stop(L->opt);
+    double e = estimate(T, &T->c[j]);
+    return isnan(e) ? penalty(T) : e;
+}
+
+/* The local search from candidate start over the ranged parameters (choices stay as start has them). */
+static void local_search(struct tuner *T, int start)
+{
+    const struct tune_spec *s = T->s;
+    static const struct {
+        const char *name;
+        nlopt_algorithm alg;
+    } algs[] = {{"sbplx", NLOPT_LN_SBPLX}, {"bobyqa", NLOPT_LN_BOBYQA}, {"cobyla", NLOPT_LN_COBYLA},
+                {"neldermead", NLOPT_LN_NELDERMEAD}};
+    struct local_ctx L = {.T = T};
+    memcpy(L.base_u, T->c[start].u, sizeof L.base_u);
+    double x[TUNE_MAX_PARAMS], lo[TUNE_MAX_PARAMS], hi[TUNE_MAX_PARAMS];
+    for (int i = 0; i < s->n_params; i++)
+        if (s->params[i].scale != TUNE_CHOICE) {
+            lo[L.n] = 0;
+            hi[L.n] = 1;
+            x[L.n] = T->c[start].u[i];
+            L.dims[L.n++] = i;
+        }
+    nlopt_algorithm alg = NLOPT_LN_SBPLX;
+    for (size_t k = 0; k < sizeof algs / sizeof algs[0]; k++)
+        if (strcmp(algs[k].name, s->optimizer) == 0)
+            alg = algs[k].alg;
+    if (L.n == 0 || (alg == NLOPT_LN_BOBYQA && L.n < 2))
+        alg = L.n == 0 ? alg : NLOPT_LN_SBPLX; /* BOBYQA needs two dimensions at least */
+    if (L.n == 0)
+        return;
+    nlopt_srand((unsigned long)s->search_seed);
+    L.opt = nlopt_create(alg, (unsigned)L.n);
+    if (!L.opt)
+        mem_oom("starting the local search");
+    nlopt_set_lower_bounds(L.opt, lo);
+    nlopt_set_upper_bounds(L.opt, hi);
+    nlopt_set_min_objective(L.opt, local_f, &L);
+    /* A tenth of each range first; 3 significant digits (see tune_value_text) end any finer step. */
+    nlopt_set_initial_step1(L.opt, 0.1);
+    nlopt_set_xtol_abs1(L.opt, 1e-3);
+    nlopt_set_maxeval(L.opt, 10 * T->budget + 100);
+    double f;
+    nlopt_optimize(L.opt, x, &f);
+    nlopt_destroy(L.opt);
+}
+
+/* The best fully evaluated candidate other than the baseline (the optimizer cannot start from the baseline,
+ * which is no point of the search box). */
+static int best_design(const struct tuner *T)
+{
+    int b = -1;
+    for (int j = 1; j < T->n_c; j++)
+        if (T->c[j].feasible &&
+            (b < 0 || lower_better(T->s, 0, T->c[j].mean[0]) < lower_better(T->s, 0, T->c[b].mean[0])))
+            b = j;
+    return b;
+}
+
+static void search(struct tuner *T)
+{
+    const struct tune_spec *s = T->s;
+    /* Baseline and warm-up, at once on every seed. */
+    T->phase = PH_BASELINE;
+    struct cand *b = cand_new(T, PH_BASELINE);
+    cand_name(T, b, true);
+    T->n_c++;
+    int list[256 + WARMUP + 1];
+    list[0] = 0;
+    int n = 1 + design_points(T, s->budget >= (2 + WARMUP) * s->n_seeds ? WARMUP : s->budget / s->n_seeds - 1,
+                              list + 1);
+    if (race(T, list, n, false))
+        return;
+    learn_order(T);
+    T->last_local = -1;
+    while (!T->interrupted && T->used < T->budget) {
+        int start = best_design(T);
+        if (s->n_obj == 1 && strcmp(s->optimizer, "none") && start >= 0 && start != T->last_local &&
+            (T->used >= s->design_share * T->budget || T->design_over)) {
+            T->phase = PH_LOCAL;
+            T->last_local = start;
+            int before = T->used;
+            local_search(T, start);
+            learn_order(T);
+            if (T->used == before && T->design_over)
+                break;
+            continue;
+        }
+        if (T->design_over)
+            break;
+        T->phase = PH_DESIGN;
+        n = design_points(T, s->batch, list);
+        if (n == 0)
+            break;
+        if (race(T, list, n, s->n_obj == 2 || T->incumbent >= 0))
+            return;
+        learn_order(T);
+    }
+}
+
+/* The winner and the baseline on the confirmation seeds. */
+static void confirm(struct tuner *T, int win)
+{
+    const struct tune_spec *s = T->s;
+    if (!s->n_confirm || win < 0)
+        return;
+    T->phase = PH_CONFIRM;
+    int pc[2 * TUNE_MAX_SEEDS], ps[2 * TUNE_MAX_SEEDS], m = 0;
+    int who[2] = {win, 0};
+    for (int w = 0; w < (win == 0 ? 1 : 2); w++)
+        for (int k = 0; k < s->n_confirm; k++) {
+            pc[m] = who[w];
+            ps[m++] = k;
+        }
+    for (int k = 0; k < s->n_confirm; k++)
+        T->c[win].cvv[0][k] = T->c[win].cvv[1][k] = T->c[0].cvv[0][k] = T->c[0].cvv[1][k] = NAN;
+    eval_pairs(T, pc, ps, m, true);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Outputs                                                                   */
+
+/* The recommendation: the best feasible candidate; with two objectives the front's point nearest the ideal
+ * point once each objective is scaled to the front's range. */
+static int pick_winner(const struct tuner *T, bool *front)
+{
+    const struct tune_spec *s = T->s;
+    if (s->n_obj == 1)
+        return T->incumbent;
+    int n = T->n_c;
+    double (*o)[2] = mem_xcalloc((size_t)n + 1, sizeof *o, SWEEP_OOM);
+    for (int j = 0; j < n; j++)
+        for (int m = 0; m < 2; m++)
+            o[j][m] = T->c[j].feasible ? T->c[j].mean[m] : NAN;
+    bool mx[2] = {s->obj[0].maximize, s->obj[1].maximize};
+    stats_pareto((const double(*)[2])o, mx, n, front);
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    for (int j = 0; j < n; j++)
+        for (int m = 0; front[j] && m < 2; m++) {
+            double v = lower_better(s, m, o[j][m]);
+            lo[m] = fmin(lo[m], v);
+            hi[m] = fmax(hi[m], v);
+        }
+    int best = -1;
+    double bd = INFINITY;
+    for (int j = 0; j < n; j++) {
+        if (!front[j])
+            continue;
+        double d = 0;
+        for (int m = 0; m < 2; m++) {
+            double r = hi[m] > lo[m] ? (lower_better(s, m, o[j][m]) - lo[m]) / (hi[m] - lo[m]) : 0;
+            d += r * r;
+        }
+        if (d < bd) {
+            bd = d;
+            best = j;
+        }
+    }
+    free(o);
+    return best;
+}
+
+static cJSON *params_json(const struct tuner *T, const struct cand *c)
+{
+    const struct tune_spec *s = T->s;
+    cJSON *o = cJSON_CreateObject();
+    bool base = c->phase == PH_BASELINE;
+    for (int i = 0; i < (base ? s->n_base : s->n_params); i++) {
+        cJSON *v = cJSON_Parse(base ? s->base_text[i] : c->text[i]);
+        cJSON_AddItemToObject(o, base ? s->base_path[i] : s->params[i].path, v ? v : cJSON_CreateNull());
+    }
+    return o;
+}
+
+static cJSON *num_or_null(double v)
+{
+    return isnan(v) || isinf(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v);
+}
+
+static cJSON *values_json(const double *v, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int k = 0; k < n; k++)
+        cJSON_AddItemToArray(a, num_or_null(v[k]));
+    return a;
+}
+
+/* {"n", "mean", "stddev", "ci95": [lo, hi]} of v[0..n). */
+static cJSON *ci_json(const double *v, int n)
+{
+    struct stats_ci ci = stats_mean_ci(v, n, 0.95);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "n", ci.n);
+    cJSON_AddItemToObject(o, "mean", num_or_null(ci.mean));
+    cJSON_AddItemToObject(o, "stddev", num_or_null(ci.sd));
+    cJSON *a = cJSON_AddArrayToObject(o, "ci95");
+    cJSON_AddItemToArray(a, num_or_null(ci.lo));
+    cJSON_AddItemToArray(a, num_or_null(ci.hi));
+    return o;
+}
+
+/* The paired comparison of the winner with the baseline on objective m, with its verdict in words. */
+static cJSON *compare_json(const struct tune_spec *s, int m, const double *win, const double *base, int n,
+                           const char *seeds, char *verdict, size_t vlen)
+{
+    struct stats_paired t = stats_paired_t(win, base, n, 0.95);
+    struct stats_ci bc = stats_mean_ci(base, n, 0.95);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "objective", s->obj[m].label);
+    cJSON_AddStringToObject(o, "seeds", seeds);
+    cJSON_AddNumberToObject(o, "n", n);
+    cJSON_AddItemToObject(o, "difference", num_or_null(t.mean_diff));
+    cJSON *a = cJSON_AddArrayToObject(o, "difference_ci95");
+    cJSON_AddItemToArray(a, num_or_null(t.mean_diff - t.half));
+    cJSON_AddItemToArray(a, num_or_null(t.mean_diff + t.half));
+    double sign = s->obj[m].maximize ? 1 : -1;
+    double rel = bc.mean != 0 ? sign * t.mean_diff / fabs(bc.mean) * 100 : NAN;
+    double relh = bc.mean != 0 ? t.half / fabs(bc.mean) * 100 : NAN;
+    cJSON_AddItemToObject(o, "improvement_pct", num_or_null(rel));
+    cJSON_AddItemToObject(o, "improvement_ci95_pct", num_or_null(relh));
+    cJSON_AddItemToObject(o, "t", num_or_null(t.t));
+    cJSON_AddItemToObject(o, "p", num_or_null(t.p));
+    cJSON_AddBoolToObject(o, "significant", t.significant);
+    char pv[32];
+    if (t.testable && t.p < 1e-4)
+        sfmt(pv, sizeof pv, "p < 0.0001");
+    else
+        sfmt(pv, sizeof pv, "p = %.2g", t.p);
+    if (!t.testable)
+        sfmt(verdict, vlen, "no test possible with %d seed%s (a paired test needs two at least)", n, n == 1 ? "" : "s");
+    else if (t.identical)
+        sfmt(verdict, vlen, "not significantly different from the baseline (identical results on every seed)");
+    else if (!t.significant)
+        sfmt(verdict, vlen, "not significantly different from the baseline (%s)", pv);
+    else
+        sfmt(verdict, vlen, "%s by %.1f %% +- %.1f %% (%s)", rel > 0 ? "better" : "worse", fabs(rel), relh, pv);
+    cJSON_AddStringToObject(o, "verdict", verdict);
+    return o;
+}
+
+static cJSON *cand_json(const struct tuner *T, int j)
+{
+    const struct tune_spec *s = T->s;
+    const struct cand *c = &T->c[j];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "candidate", j);
+    cJSON_AddStringToObject(o, "id", c->id);
+    cJSON_AddItemToObject(o, "parameters", params_json(T, c));
+    for (int m = 0; m < s->n_obj; m++) {
+        cJSON *st = ci_json(c->v[m], s->n_seeds);
+        cJSON_AddItemToObject(st, "values", values_json(c->v[m], s->n_seeds));
+        cJSON_AddItemToObject(o, s->obj[m].label, st);
+    }
+    return o;
+}
+
+static int write_best(struct tuner *T, int win, const bool *front, char *verdict, size_t vlen, const char *why)
+{
+    const struct tune_spec *s = T->s;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "tune", s->file);
+    cJSON_AddStringToObject(o, "scenario", s->scenario);
+    cJSON_AddBoolToObject(o, "complete", why == NULL);
+    if (why)
+        cJSON_AddStringToObject(o, "incomplete_reason", why);
+    cJSON_AddNumberToObject(o, "runs_done", T->used);
+    cJSON_AddNumberToObject(o, "runs_total", T->budget);
+    cJSON *objs = cJSON_AddArrayToObject(o, "objectives");
+    for (int m = 0; m < s->n_obj; m++) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, s->obj[m].maximize ? "maximize" : "minimize", s->obj[m].name);
+        cJSON_AddStringToObject(x, "label", s->obj[m].label);
+        cJSON_AddItemToArray(objs, x);
+    }
+    cJSON_AddItemToObject(o, "seeds", cJSON_CreateArray());
+    for (int k = 0; k < s->n_seeds; k++)
+        cJSON_AddItemToArray(cJSON_GetObjectItem(o, "seeds"), cJSON_CreateNumber((double)s->seeds[k]));
+    verdict[0] = '\0';
+    if (win >= 0) {
+        const struct cand *w = &T->c[win], *b = &T->c[0];
+        cJSON_AddNumberToObject(o, "candidate", win);
+        cJSON_AddStringToObject(o, "id", w->id);
+        cJSON_AddItemToObject(o, "parameters", params_json(T, w));
+        cJSON *set = cJSON_AddArrayToObject(o, "set");
+        for (int i = 0; win > 0 && i < s->n_params; i++) {
+            char t[600];
+            sfmt(t, sizeof t, "%s=%s", s->params[i].path, w->text[i]);
+            cJSON_AddItemToArray(set, cJSON_CreateString(t));
+        }
+        cJSON *res = cJSON_AddObjectToObject(o, "result");
+        cJSON *bres = cJSON_CreateObject();
+        for (int m = 0; m < s->n_obj; m++) {
+            cJSON *st = ci_json(w->v[m], s->n_seeds);
+            cJSON_AddItemToObject(st, "values", values_json(w->v[m], s->n_seeds));
+            cJSON_AddItemToObject(res, s->obj[m].label, st);
+            st = ci_json(b->v[m], s->n_seeds);
+            cJSON_AddItemToObject(st, "values", values_json(b->v[m], s->n_seeds));
+            cJSON_AddItemToObject(bres, s->obj[m].label, st);
+        }
+        for (int m = 0; m < s->n_cons; m++) {
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddItemToObject(x, "mean", num_or_null(w->mean[s->n_obj + m]));
+            if (!isnan(s->cons[m].min))
+                cJSON_AddNumberToObject(x, "min", s->cons[m].min);
+            if (!isnan(s->cons[m].max))
+                cJSON_AddNumberToObject(x, "max", s->cons[m].max);
+            cJSON_AddItemToObject(res, s->cons[m].label, x);
+        }
+        cJSON *bo = cJSON_AddObjectToObject(o, "baseline");
+        cJSON_AddItemToObject(bo, "parameters", params_json(T, b));
+        cJSON_AddItemToObject(bo, "result", bres);
+        cJSON *cmp = cJSON_AddArrayToObject(o, "comparison");
+        for (int m = 0; m < s->n_obj; m++) {
+            char v[300];
+            bool conf = s->n_confirm > 0 && !isnan(w->cvv[m][0]) && !isnan(b->cvv[m][0]);
+            if (conf)
+                cJSON_AddItemToArray(cmp, compare_json(s, m, w->cvv[m], b->cvv[m], s->n_confirm, "confirm_seeds",
+                                                       v, sizeof v));
+            else
+                cJSON_AddItemToArray(cmp, compare_json(s, m, w->v[m], b->v[m], s->n_seeds, "seeds", v, sizeof v));
+            if (m == 0)
+                sfmt(verdict, vlen, "%s", v);
+        }
+        cJSON_AddStringToObject(o, "verdict", verdict);
+    } else {
+        cJSON_AddNullToObject(o, "parameters");
+        sfmt(verdict, vlen, "no candidate ran on every seed and met the constraints");
+        cJSON_AddStringToObject(o, "verdict", verdict);
+    }
+    int full = 0, dropped = 0, failed = 0, infeasible = 0, cut = 0;
+    for (int j = 1; j < T->n_c; j++) {
+        const struct cand *c = &T->c[j];
+        full += c->full;
+        dropped += c->dropped;
+        failed += c->failed;
+        infeasible += c->full && !c->feasible;
+        cut += c->cut && !c->full && !c->dropped && !c->failed;
+    }
+    cJSON *sr = cJSON_AddObjectToObject(o, "search");
+    cJSON_AddNumberToObject(sr, "candidates", T->n_c - 1);
+    cJSON_AddNumberToObject(sr, "evaluated_on_every_seed", full);
+    cJSON_AddNumberToObject(sr, "dropped_by_racing", dropped);
+    cJSON_AddNumberToObject(sr, "infeasible", infeasible);
+    cJSON_AddNumberToObject(sr, "failed", failed);
+    cJSON_AddNumberToObject(sr, "cut_by_budget", cut);
+    cJSON_AddNumberToObject(sr, "failed_runs", T->failed_runs);
+    cJSON *so = cJSON_AddArrayToObject(sr, "seed_order");
+    for (int k = 0; k < s->n_seeds; k++)
+        cJSON_AddItemToArray(so, cJSON_CreateNumber((double)s->seeds[T->order[k]]));
+    cJSON_AddStringToObject(sr, "optimizer", s->optimizer);
+    cJSON_AddNumberToObject(sr, "seed", (double)s->search_seed);
+    /* The ten best fully evaluated candidates, or the front. */
+    cJSON *rk = cJSON_AddArrayToObject(o, s->n_obj == 2 ? "pareto" : "ranking");
+    int *ord = mem_xcalloc((size_t)T->n_c + 1, sizeof *ord, SWEEP_OOM), n = 0;
+    for (int j = 0; j < T->n_c; j++)
+        if (T->c[j].feasible && (s->n_obj == 1 || front[j]))
+            ord[n++] = j;
+    for (int a = 1; a < n; a++)
+        for (int b2 = a; b2 > 0 && lower_better(s, 0, T->c[ord[b2]].mean[0]) < lower_better(s, 0, T->c[ord[b2 - 1]].mean[0]); b2--) {
+            int t = ord[b2];
+            ord[b2] = ord[b2 - 1];
+            ord[b2 - 1] = t;
+        }
+    for (int k = 0; k < n && (s->n_obj == 2 || k < 10); k++)
+        cJSON_AddItemToArray(rk, cand_json(T, ord[k]));
+    free(ord);
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!text)
+        mem_oom("writing best.json");
+    char path[4200];
+    sfmt(path, sizeof path, "%s/best.json", T->dir);
+    size_t l = strlen(text);
+    text = mem_xrealloc(text, l + 2, SWEEP_OOM);
+    text[l] = '\n';
+    int rc = write_file_atomic(path, text, l + 1);
+    free(text);
+    if (rc)
+        fprintf(stderr, "rocesim tune: %s: cannot write: %s\n", path, strerror(errno));
+    return rc ? SCN_EIO : 0;
+}
+
+/* tune.csv: one row per run in the order the search made them, with every numeric summary field. */
+static int write_csv(struct tuner *T)
+{
+    const struct tune_spec *s = T->s;
+    int n = T->n_runs, ncols = 0, capc = 0;
+    char **cols = NULL;
+    int *nkv = mem_xcalloc((size_t)n + 1, sizeof *nkv, SWEEP_OOM);
+    char ***keys = mem_xcalloc((size_t)n + 1, sizeof *keys, SWEEP_OOM), ***vals = mem_xcalloc((size_t)n + 1, sizeof *vals, SWEEP_OOM);
+    for (int r = 0; r < n; r++) {
+        cJSON *j = T->runs[r].summary ? cJSON_Parse(T->runs[r].summary) : NULL;
+        if (!j)
+            continue;
+        cJSON_DeleteItemFromObjectCaseSensitive(j, "tune_metrics");
+        int cap = 0;
+        sweep_flatten(j, "", &nkv[r], &cap, &keys[r], &vals[r]);
+        cJSON_Delete(j);
+        for (int k = 0; k < nkv[r]; k++) {
+            int f = -1;
+            for (int c = 0; c < ncols && f < 0; c++)
+                if (strcmp(cols[c], keys[r][k]) == 0)
+                    f = c;
+            if (f < 0) {
+                if (ncols == capc) {
+                    capc = capc ? 2 * capc : 128;
+                    cols = mem_xrealloc(cols, (size_t)capc * sizeof *cols, SWEEP_OOM);
+                }
+                cols[ncols++] = keys[r][k];
+            }
+        }
+    }
+    struct sbuf b = {0};
+    sb_printf(&b, "run,candidate,id,phase");
+    for (int i = 0; i < s->n_params; i++) {
+        sb_printf(&b, ",");
+        sb_csv_cell(&b, s->params[i].path);
+    }
+    sb_printf(&b, ",seed,status");
+    for (int m = 0; m < s->n_obj + s->n_cons; m++) {
+        sb_printf(&b, ",");
+        sb_csv_cell(&b, m < s->n_obj ? s->obj[m].label : s->cons[m - s->n_obj].label);
+    }
+    for (int c = 0; c < ncols; c++) {
+        sb_printf(&b, ",");
+        sb_csv_cell(&b, cols[c]);
+    }
+    sb_printf(&b, "\n");
+    for (int r = 0; r < n; r++) {
+        const struct cand *c = &T->c[T->run_cand[r]];
+        int si = T->run_seed[r];
+        sb_printf(&b, "%d,%d,%s,%s", r, T->run_cand[r], c->id, phase_name[si < 0 ? PH_CONFIRM : c->phase]);
+        for (int i = 0; i < s->n_params; i++) {
+            sb_printf(&b, ",");
+            if (c->phase != PH_BASELINE) {
+                char t[300];
+                sfmt(t, sizeof t, "%s", c->text[i]);
+                size_t l = strlen(t);
+                if (l >= 2 && t[0] == '"' && t[l - 1] == '"') {
+                    t[l - 1] = '\0';
+                    sb_csv_cell(&b, t + 1);
+                } else {
+                    sb_csv_cell(&b, t);
+                }
+            }
+        }
+        uint64_t seed = si >= 0 ? s->seeds[si] : s->confirm[-1 - si];
+        sb_printf(&b, ",%llu,", (unsigned long long)seed);
+        sb_csv_cell(&b, T->runs[r].status[0] ? T->runs[r].status : "not run");
+        for (int m = 0; m < s->n_obj + s->n_cons; m++) {
+            double v = si >= 0 ? c->v[m][si] : m < s->n_obj ? c->cvv[m][-1 - si] : NAN;
+            char num[40];
+            sb_printf(&b, ",%s", isnan(v) ? "" : fmt_double(v, num, sizeof num));
+        }
+        int hint = 0;
+        for (int col = 0; col < ncols; col++) {
+            const char *v = "";
+            for (int t = 0; t < nkv[r]; t++) {
+                int k = (hint + t) % nkv[r];
+                if (strcmp(keys[r][k], cols[col]) == 0) {
+                    v = vals[r][k];
+                    hint = k + 1;
+                    break;
+                }
+            }
+            sb_printf(&b, ",%s", v);
+        }
+        sb_printf(&b, "\n");
+    }
+    char path[4200];
+    sfmt(path, sizeof path, "%s/tune.csv", T->dir);
+    int rc = write_file_atomic(path, b.p ? b.p : "", b.len);
+    if (rc)
+        fprintf(stderr, "rocesim tune: %s: cannot write: %s\n", path, strerror(errno));
+    free(b.p);
+    for (int r = 0; r < n; r++) {
+        for (int k = 0; k < nkv[r]; k++) {
+            free(keys[r][k]);
+            free(vals[r][k]);
+        }
+        free(keys[r]);
+        free(vals[r]);
+    }
+    free(keys);
+    free(vals);
+    free(nkv);
+    free(cols);
+    return rc ? SCN_EIO : 0;
+}
+
+/* The axis unit of a parameter and the factor from its base unit. */
+static const char *param_unit(const struct tune_param *p, double *scale)
+{
+    *scale = 1;
+    switch (p->qty) {
+    case SETTING_SIZE:
+        *scale = 1e-3;
+        return "KB";
+    case SETTING_TIME:
+        *scale = 1e-6;
+        return "us";
+    case SETTING_RATE:
+        *scale = 1e-9;
+        return "Gbps";
+    default:
+        return "";
+    }
+}
+
+static void draw(struct tuner *T, int win, const bool *front, char *line, size_t len)
+{
+    const struct tune_spec *s = T->s;
+    struct tune_plot_param pp[TUNE_MAX_PARAMS];
+    double pscale[TUNE_MAX_PARAMS];
+    for (int i = 0; i < s->n_params; i++) {
+        const struct tune_param *p = &s->params[i];
+        pp[i] = (struct tune_plot_param){.path = p->path, .unit = param_unit(p, &pscale[i]), .log = p->scale == TUNE_LOG,
+                                         .n_choices = p->scale == TUNE_CHOICE ? p->n_choices : 0,
+                                         .choices = (const char *const *)p->choice};
+    }
+    struct tune_plot_eval *ev = mem_xcalloc((size_t)T->n_c + 1, sizeof *ev, SWEEP_OOM);
+    double *xs = mem_xcalloc((size_t)(T->n_c + 1) * TUNE_MAX_PARAMS, sizeof *xs, SWEEP_OOM);
+    double oscale[2] = {1, 1};
+    const char *ounit[2] = {"", ""};
+    char olabel[2][300];
+    for (int m = 0; m < s->n_obj; m++) {
+        ounit[m] = sweep_objective_unit(s->obj[m].name, &oscale[m]);
+        if (strstr(s->obj[m].name, "gbps"))
+            ounit[m] = "Gbps";
+        else if (strcmp(ounit[m], "us"))
+            ounit[m] = "";
+        sfmt(olabel[m], sizeof olabel[m], "%s (mean over seeds)", s->obj[m].label);
+    }
+    int n = 0, best = -1;
+    bool *on = s->n_obj == 2 ? mem_xcalloc((size_t)T->n_c + 1, sizeof *on, SWEEP_OOM) : NULL;
+    for (int j = 0; j < T->n_c; j++) {
+        const struct cand *c = &T->c[j];
+        if (c->n_done == 0)
+            continue;
+        double *x = xs + (size_t)n * TUNE_MAX_PARAMS;
+        for (int i = 0; i < s->n_params; i++)
+            x[i] = c->phase == PH_BASELINE ? NAN : pp[i].n_choices ? c->x[i] : c->x[i] * pscale[i];
+        ev[n].x = x;
+        for (int m = 0; m < s->n_obj; m++)
+            ev[n].obj[m] = mean_over(c->v[m], c->done, s->n_seeds) * oscale[m];
+        ev[n].seeds = c->n_done;
+        ev[n].full = c->full;
+        ev[n].feasible = !c->full || c->feasible;
+        ev[n].baseline = c->phase == PH_BASELINE;
+        ev[n].runs_at = c->finished_at > 0 ? c->finished_at : T->used;
+        if (on)
+            on[n] = front[j];
+        if (j == win)
+            best = n;
+        n++;
+    }
+    double *cb = mem_xcalloc((size_t)T->n_conv + 1, sizeof *cb, SWEEP_OOM);
+    for (int k = 0; k < T->n_conv; k++)
+        cb[k] = T->conv_best[k] * oscale[0];
+    char title[600];
+    const char *base = strrchr(s->file, '/');
+    sfmt(title, sizeof title, "tune %s", base ? base + 1 : s->file);
+    struct tune_plot_input in = {.title = title, .n_params = s->n_params, .params = pp, .n_obj = s->n_obj,
+                                 .obj_label = {olabel[0], olabel[1]}, .obj_unit = {ounit[0], ounit[1]},
+                                 .maximize = {s->obj[0].maximize, s->obj[1].maximize}, .n_evals = n, .evals = ev,
+                                 .n_conv = T->n_conv, .conv_runs = T->conv_runs, .conv_best = cb,
+                                 .baseline_obj = T->c[0].full ? T->c[0].mean[0] * oscale[0] : NAN, .best = best,
+                                 .on_front = on};
+    tune_plots(&in, T->dir, line, len);
+    free(cb);
+    free(on);
+    free(ev);
+    free(xs);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Command line                                                              */
+
+static const char tune_usage[] =
+    "usage: rocesim tune TUNE.json [-j N] [-o DIR] [--budget RUNS] [--timeout TIME] [-q]\n"
+    "  -j N            runs at the same time (default: the number of online cores)\n"
+    "  -o DIR          output directory (default out/<tune file name>); a rerun into the\n"
+    "                  same DIR replays the search from the runs already there\n"
+    "  --budget RUNS   runs the search may spend (default: the tune file's budget.runs)\n"
+    "  --timeout TIME  stop a run that takes longer than TIME of wall time (e.g. 30s)\n"
+    "  -q              no progress line\n"
+    "See docs/tune.md.\n";
+
+struct tune_cli {
+    const char *file, *out;
+    int jobs, budget;
+    double timeout_s;
+    bool quiet;
+};
+
+static int tune_parse(int argc, char **argv, struct tune_cli *c, bool loud)
+{
+    memset(c, 0, sizeof *c);
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0 || strcmp(a, "--budget") == 0) {
+            bool j = a[1] == 'j' || a[2] == 'j';
+            long lim = j ? 4096 : TUNE_MAX_BUDGET;
+            char *end;
+            long n = next ? strtol(next, &end, 10) : 0;
+            if (!next || *end || !*next || n < 1 || n > lim) {
+                if (loud)
+                    fprintf(stderr, "rocesim tune: %s expects a number of runs from 1 to %ld, got \"%s\"\n%s", a, lim,
+                            next ? next : "", tune_usage);
+                return SCN_EUSAGE;
+            }
+            *(j ? &c->jobs : &c->budget) = (int)n;
+            i++;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0) {
+            if (!next) {
+                if (loud)
+                    fprintf(stderr, "rocesim tune: %s needs a directory\n%s", a, tune_usage);
+                return SCN_EUSAGE;
+            }
+            c->out = next;
+            i++;
+        } else if (strcmp(a, "--timeout") == 0) {
+            int64_t ps = 0;
+            char e[256] = "";
+            if (!next || units_parse_time(next, &ps, e, sizeof e) || ps <= 0) {
+                if (loud)
+                    fprintf(stderr, "rocesim tune: --timeout: %s\n%s",
+                            next ? (ps <= 0 && !e[0] ? "expected a time above 0" : e) : "needs a time like \"30s\"",
+                            tune_usage);
+                return SCN_EUSAGE;
+            }
+            c->timeout_s = (double)ps / (double)PS_PER_S;
+            i++;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            c->quiet = true;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            if (loud)
+                fputs(tune_usage, stdout);
+            return -1;
+        } else if (a[0] == '-' && a[1]) {
+            if (loud)
+                fprintf(stderr, "rocesim tune: unknown option \"%s\"\n%s", a, tune_usage);
+            return SCN_EUSAGE;
+        } else if (!c->file) {
+            c->file = a;
+        } else {
+            if (loud)
+                fprintf(stderr, "rocesim tune: unexpected argument \"%s\"\n%s", a, tune_usage);
+            return SCN_EUSAGE;
+        }
+    }
+    if (!c->file) {
+        if (loud)
+            fprintf(stderr, "rocesim tune: needs a tune file\n%s", tune_usage);
+        return SCN_EUSAGE;
+    }
+    return 0;
+}
+
+/* A copy of the tune file next to the outputs, with its scenario path usable from the current directory. */
+static int save_copy(const struct tuner *T)
+{
+    cJSON *copy = cJSON_Duplicate(T->s->root, 1);
+    if (!copy)
+        mem_oom("writing tune.json");
+    cJSON_ReplaceItemInObjectCaseSensitive(copy, "scenario", cJSON_CreateString(T->s->scenario));
+    char *text = cJSON_Print(copy);
+    cJSON_Delete(copy);
+    if (!text)
+        mem_oom("writing tune.json");
+    char path[4200];
+    sfmt(path, sizeof path, "%s/tune.json", T->dir);
+    int rc = write_file_atomic(path, text, strlen(text));
+    if (rc)
+        fprintf(stderr, "rocesim tune: %s: cannot write: %s\n", path, strerror(errno));
+    free(text);
+    return rc ? SCN_EIO : 0;
+}
+
+static void default_out(const char *file, char *out, size_t len)
+{
+    const char *b = strrchr(file, '/');
+    b = b ? b + 1 : file;
+    char name[1024];
+    sfmt(name, sizeof name, "%s", b);
+    char *dot = strrchr(name, '.');
+    if (dot && dot != name)
+        *dot = '\0';
+    sfmt(out, len, "out/%s", name);
+}
+
+static void print_summary(const struct tuner *T, int win, const char *verdict, const char *plots, double wall)
+{
+    const struct tune_spec *s = T->s;
+    int full = 0, dropped = 0, infeasible = 0;
+    for (int j = 1; j < T->n_c; j++) {
+        full += T->c[j].full;
+        dropped += T->c[j].dropped;
+        infeasible += T->c[j].full && !T->c[j].feasible;
+    }
+    printf("tune %s: %d runs of a budget of %d (%d failed): %d candidates, %d run on every seed, %d dropped by "
+           "racing, %d infeasible; %.2f s\n", s->file, T->used, T->budget, T->failed_runs, T->n_c - 1, full, dropped,
+           infeasible, wall);
+    char a[48], b[48];
+    for (int m = 0; m < s->n_obj && win >= 0; m++) {
+        struct stats_ci w = stats_mean_ci(T->c[win].v[m], s->n_seeds, 0.95);
+        struct stats_ci bl = stats_mean_ci(T->c[0].v[m], s->n_seeds, 0.95);
+        printf("  %s %s: best %s +- %s, baseline %s (95 %% CI over %d seeds)\n", s->obj[m].maximize ? "maximize" :
+               "minimize", s->obj[m].label, fmt_obj(s, m, w.mean, a, sizeof a), fmt_obj(s, m, w.half, b, sizeof b),
+               fmt_obj(s, m, bl.mean, a + 24, 24), s->n_seeds);
+    }
+    if (win >= 0) {
+        printf("  best: candidate %d (%s)%s", win, T->c[win].id, win == 0 ? " = the baseline" : " at");
+        for (int i = 0; win > 0 && i < s->n_params; i++)
+            printf(" %s=%s", s->params[i].path, T->c[win].text[i]);
+        printf("\n");
+    }
+    printf("  verdict: %s\n", verdict);
+    printf("  outputs: %s/ (best.json, tune.csv, runs/)\n", T->dir);
+    if (*plots)
+        printf("  %s\n", plots);
+}
+
+static int local_agree(int *rc)
+{
+    (void)rc;
+    return 0;
+}
+
+int tune_main(int argc, char **argv)
+{
+    const struct pool_comm *comm = pool_local_comm();
+#ifdef ROCESIM_MPI
+    const struct pool_comm *mc = pool_mpi_init(&argc, &argv);
+    if (mc)
+        comm = mc;
+#endif
+    (void)local_agree;
+    bool root = comm->rank == 0;
+    double t0 = pool_now_s();
+    struct tune_cli cli;
+    int rc = tune_parse(argc, argv, &cli, root);
+    if (rc == -1) {
+        if (comm->finish)
+            comm->finish();
+        return 0;
+    }
+    struct tune_spec spec;
+    memset(&spec, 0, sizeof spec);
+    char err[SCN_ERR_MAX + 256] = "";
+    if (!rc && (rc = tune_load(cli.file, &spec, err, sizeof err)) && root)
+        fprintf(stderr, "rocesim tune: %s\n", err);
+    if (!rc) {
+        struct mem_avail avail;
+        if ((rc = limits_mem_available(&avail, err, sizeof err)) && root)
+            fprintf(stderr, "rocesim tune: %s\n", err);
+    }
+    if (!rc && cli.budget)
+        spec.budget = cli.budget;
+    if (!rc && spec.budget < 2 * spec.n_seeds) {
+        if (root)
+            fprintf(stderr, "rocesim tune: %s: budget.runs: expected at least %d runs (the baseline and one candidate "
+                            "on each of the %d seeds), got %d\n", cli.file, 2 * spec.n_seeds, spec.n_seeds, spec.budget);
+        rc = SCN_EUSAGE;
+    }
+    char dir[4096];
+    if (!rc) {
+        if (cli.out)
+            sfmt(dir, sizeof dir, "%s", cli.out);
+        else
+            default_out(cli.file, dir, sizeof dir);
+        char runs_dir[4200];
+        sfmt(runs_dir, sizeof runs_dir, "%s/runs", dir);
+        if (make_dirs(runs_dir)) {
+            if (root)
+                fprintf(stderr, "rocesim tune: %s: cannot create directory: %s\n", runs_dir, strerror(errno));
+            rc = SCN_EIO;
+        }
+    }
+    if (comm->agree(&rc) || rc) {
+        tune_spec_free(&spec);
+        if (comm->size > 1)
+            comm->agree(&rc);
+        if (comm->finish)
+            comm->finish();
+        return rc ? rc : SCN_EIO;
+    }
+    int jobs = cli.jobs ? cli.jobs : pool_online_cores() / (comm->local_size > 0 ? comm->local_size : 1);
+    struct tuner T = {.s = &spec, .comm = comm, .dir = dir, .jobs = jobs < 1 ? 1 : jobs, .timeout_s = cli.timeout_s,
+                      .progress = root && !cli.quiet && isatty(2), .budget = spec.budget, .incumbent = -1,
+                      .t0 = t0};
+    T.q = gsl_qrng_alloc(gsl_qrng_sobol, (unsigned)spec.n_params);
+    if (!T.q)
+        mem_oom("starting the Sobol sequence");
+    /* splitmix64 of the search seed: the Cranley-Patterson shift of the design. */
+    uint64_t z = spec.search_seed;
+    for (int i = 0; i < spec.n_params; i++) {
+        z += 0x9E3779B97F4A7C15ULL;
+        uint64_t w = z;
+        w = (w ^ (w >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        w = (w ^ (w >> 27)) * 0x94D049BB133111EBULL;
+        w ^= w >> 31;
+        T.shift[i] = (double)(w >> 11) * 0x1.0p-53;
+    }
+    search(&T);
+    bool *front = mem_xcalloc((size_t)T.n_c + 1, sizeof *front, SWEEP_OOM);
+    int win = pick_winner(&T, front);
+    if (!T.interrupted)
+        confirm(&T, win);
+    if (root) {
+        char why[200] = "", verdict[300], plots[1200] = "";
+        if (T.interrupted)
+            sfmt(why, sizeof why, "interrupted by SIG%s after %d of %d runs; the same command continues the search",
+                 sigabbrev_np(T.interrupted) ? sigabbrev_np(T.interrupted) : "?", T.used, T.budget);
+        int orc = save_copy(&T);
+        if (!orc)
+            orc = write_csv(&T);
+        if (!orc)
+            orc = write_best(&T, win, front, verdict, sizeof verdict, *why ? why : NULL);
+        if (!orc)
+            draw(&T, win, front, plots, sizeof plots);
+        print_summary(&T, win, verdict, plots, pool_now_s() - t0);
+        if (T.failed_runs)
+            fprintf(stderr, "rocesim tune: %d runs failed; their status is in %s/tune.csv and their output in %s/runs/\n",
+                    T.failed_runs, dir, dir);
+        if (T.interrupted)
+            fprintf(stderr, "rocesim tune: interrupted: the same command continues the search\n");
+        rc = T.comm_error ? SCN_EIO : T.interrupted ? 130 : orc ? orc : win < 0 ? 1 : 0;
+    }
+    for (int j = 0; j < T.n_c; j++)
+        for (int i = 0; T.c[j].phase != PH_BASELINE && i < spec.n_params; i++)
+            free(T.c[j].text[i]);
+    for (int r = 0; r < T.n_runs; r++)
+        pool_run_free(&T.runs[r]);
+    free(T.runs);
+    free(T.run_cand);
+    free(T.run_seed);
+    free(T.c);
+    free(T.conv_runs);
+    free(T.conv_best);
+    free(front);
+    gsl_qrng_free(T.q);
+    tune_spec_free(&spec);
+    if (comm->size > 1)
+        comm->agree(&rc);
+    if (comm->finish)
+        comm->finish();
+    return rc;
+}
