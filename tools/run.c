@@ -8,6 +8,7 @@
 #include "tools/limits.h"
 #include "tools/observer.h"
 #include "tools/plot.h"
+#include "tools/stats.h"
 #include "topologies/topo.h"
 
 #include <cjson/cJSON.h>
@@ -124,37 +125,7 @@ void run_free(struct run *r)
 
 /* ---- statistics ---- */
 
-struct stats {
-    double mean, p50, p95, p99, max;
-};
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentiles of v[0..n) (sorted in place). */
-static struct stats compute_stats(double *v, size_t n)
-{
-    struct stats s = {0, 0, 0, 0, 0};
-    if (n == 0)
-        return s;
-    qsort(v, n, sizeof *v, cmp_double);
-    double sum = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += v[i];
-    s.mean = sum / (double)n;
-#define PCT(p) v[(size_t)ceil((p) / 100.0 * (double)n) - 1]
-    s.p50 = PCT(50);
-    s.p95 = PCT(95);
-    s.p99 = PCT(99);
-#undef PCT
-    s.max = v[n - 1];
-    return s;
-}
-
-static cJSON *stats_json(struct stats s)
+static cJSON *stats_json(struct stats_pct s)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "mean", s.mean);
@@ -168,7 +139,7 @@ static cJSON *stats_json(struct stats s)
 static double ps_to_ns(sim_time_t ps) { return (double)ps / 1000.0; }
 
 /* FCT and slowdown statistics of the finished flows of priority prio (-1: all). */
-static void prio_flow_stats(const struct run *r, int prio, struct stats *fct, struct stats *sd)
+static void prio_flow_stats(const struct run *r, int prio, struct stats_pct *fct, struct stats_pct *sd)
 {
     const struct net *n = &r->net;
     double *a = malloc(sizeof(double) * (n->n_flows + 1));
@@ -184,13 +155,13 @@ static void prio_flow_stats(const struct run *r, int prio, struct stats *fct, st
         b[m] = f->ideal_fct > 0 ? (double)(f->finish - f->start) / (double)f->ideal_fct : 0;
         m++;
     }
-    *fct = compute_stats(a, m);
-    *sd = compute_stats(b, m);
+    *fct = stats_nearest_rank(a, m);
+    *sd = stats_nearest_rank(b, m);
     free(a);
     free(b);
 }
 
-static void flow_stats(const struct run *r, struct stats *fct, struct stats *sd)
+static void flow_stats(const struct run *r, struct stats_pct *fct, struct stats_pct *sd)
 {
     prio_flow_stats(r, -1, fct, sd);
 }
@@ -215,7 +186,7 @@ char *run_summary_json(const struct run *r, bool with_wall)
     if (with_wall)
         cJSON_AddNumberToObject(root, "events_per_s", r->wall_s > 0 ? (double)r->sim.events / r->wall_s : 0);
 
-    struct stats fct, sd;
+    struct stats_pct fct, sd;
     flow_stats(r, &fct, &sd);
     cJSON *flows = cJSON_AddObjectToObject(root, "flows");
     cJSON_AddNumberToObject(flows, "total", n->n_flows);
@@ -284,7 +255,7 @@ char *run_summary_json(const struct run *r, bool with_wall)
         }
         if (!nf && !pc->pause_frames)
             continue;
-        struct stats pf, ps;
+        struct stats_pct pf, ps;
         prio_flow_stats(r, p, &pf, &ps);
         char key[12];
         snprintf(key, sizeof key, "%d", p);
@@ -560,7 +531,7 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
 {
     const struct net *n = &r->net;
     const struct net_counters *c = &n->c;
-    struct stats fct, sd;
+    struct stats_pct fct, sd;
     flow_stats(r, &fct, &sd);
     char a[32], b[32];
     fprintf(f, "%s: %u of %u flows finished, simulated %s in %.2f s (%.2f M events/s)\n", r->scn->name,
