@@ -221,8 +221,7 @@ static char *after_run(void *ctx, int i, const char *dir, const char *summary, c
                     return NULL;
                 }
             }
-            if (flowset_compute(mt->flows.n_traffic || mt->flows.size_min >= 0 || mt->flows.size_max >= 0
-                                    ? &mt->flows : NULL, csv, &fr[m], e, sizeof e)) {
+            if (flowset_compute(mt->filtered ? &mt->flows : NULL, csv, &fr[m], e, sizeof e)) {
                 sfmt(err, errlen, "%s/flows.csv: %s", dir, e);
                 free(csv);
                 cJSON_Delete(arr);

@@ -40,7 +40,8 @@ struct tune_param {
 /* An objective or a constraint: a summary metric, optionally over a subset of the flows. */
 struct tune_metric {
     char name[256];            /* dotted path into summary.json, or a flow metric with a subset */
-    bool subset;               /* computed from flows.csv over `flows` */
+    bool subset;               /* computed from flows.csv (over `flows` when filtered, else every flow) */
+    bool filtered;
     struct flowset flows;
     bool maximize;             /* objectives */
     double min, max;           /* constraints: bounds (NAN when absent) */

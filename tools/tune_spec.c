@@ -203,9 +203,37 @@ static int parse_require(struct setting_ctx *c, struct tune_spec *s, const cJSON
     return 0;
 }
 
+/* The traffic ids of a subset must name traffic entries of the scenario: a typo would select no flow at all. */
+static int check_traffic_ids(struct setting_ctx *c, const struct tune_spec *s, const struct tune_metric *m,
+                             const char *where)
+{
+    char *clean = strip_json_comments(s->scenario_text);
+    cJSON *scn = cJSON_Parse(clean);
+    free(clean);
+    const cJSON *traffic = cJSON_GetObjectItemCaseSensitive(scn, "traffic");
+    int rc = 0;
+    for (int i = 0; i < m->flows.n_traffic && !rc; i++) {
+        const char *t = m->flows.traffic[i];
+        bool found = false;
+        for (const cJSON *e = traffic ? traffic->child : NULL; e && !found; e = e->next) {
+            const cJSON *id = cJSON_GetObjectItemCaseSensitive(e, "id");
+            size_t l = cJSON_IsString(id) ? strlen(id->valuestring) : 0;
+            found = l && strncmp(t, id->valuestring, l) == 0 && (t[l] == '\0' || t[l] == '.');
+        }
+        if (!found) {
+            char w[700];
+            sfmt(w, sizeof w, "%s.traffic[%d]", where, i);
+            rc = lbad(c, w, "expected the id of a traffic entry of %s (or one of its flows, \"ID.N\"), got \"%.80s\"",
+                      s->scenario, t);
+        }
+    }
+    cJSON_Delete(scn);
+    return rc;
+}
+
 /* An objective {"minimize"|"maximize": METRIC, "flows": {...}} or a constraint {"metric", "min", "max", "flows"}. */
-static int parse_metric(struct setting_ctx *c, const cJSON *o, struct tune_metric *m, const char *where,
-                        bool constraint)
+static int parse_metric(struct setting_ctx *c, const struct tune_spec *s, const cJSON *o, struct tune_metric *m,
+                        const char *where, bool constraint)
 {
     static const char *const known_obj[] = {"minimize", "maximize", "flows", NULL};
     static const char *const known_con[] = {"metric", "min", "max", "flows", NULL};
@@ -261,7 +289,9 @@ static int parse_metric(struct setting_ctx *c, const cJSON *o, struct tune_metri
             sfmt(c->err, c->errlen, "%s", e);
             return SCN_EUSAGE;
         }
-        m->subset = true;
+        m->subset = m->filtered = true;
+        if (check_traffic_ids(c, s, m, wf))
+            return SCN_EUSAGE;
         if (!flowset_metric_known(m->name))
             return lbad(c, w, "expected a flow metric (flows.total, flows.completed, flows.fct_ns.*, "
                               "flows.slowdown.*, flows.goodput_gbps.*; * = mean, p50, p95, p99, max) with \"flows\", "
@@ -557,7 +587,7 @@ int tune_load(const char *file, struct tune_spec *s, char *err, size_t errlen)
     }
     if (o1) {
         s->n_obj = 1;
-        if ((rc = parse_metric(&c, o1, &s->obj[0], "objective", false)))
+        if ((rc = parse_metric(&c, s, o1, &s->obj[0], "objective", false)))
             goto fail;
     } else {
         if (!cJSON_IsArray(o2) || cJSON_GetArraySize(o2) != 2) {
@@ -566,7 +596,7 @@ int tune_load(const char *file, struct tune_spec *s, char *err, size_t errlen)
         }
         for (const cJSON *it = o2->child; it; it = it->next) {
             sfmt(w, sizeof w, "objectives[%d]", s->n_obj);
-            if ((rc = parse_metric(&c, it, &s->obj[s->n_obj++], w, false)))
+            if ((rc = parse_metric(&c, s, it, &s->obj[s->n_obj++], w, false)))
                 goto fail;
         }
     }
@@ -579,7 +609,7 @@ int tune_load(const char *file, struct tune_spec *s, char *err, size_t errlen)
         }
         for (const cJSON *it = v->child; it; it = it->next) {
             sfmt(w, sizeof w, "constraints[%d]", s->n_cons);
-            if ((rc = parse_metric(&c, it, &s->cons[s->n_cons++], w, true)))
+            if ((rc = parse_metric(&c, s, it, &s->cons[s->n_cons++], w, true)))
                 goto fail;
         }
     }
