@@ -1,0 +1,380 @@
+/*
+ * rocesim tune, through the real binary: the search on the grid's own problem
+ * finds the grid's best within 2 % with a third of its runs, twice the same;
+ * a rerun replays the search from disk; an interrupted tune resumes to the
+ * same answer; identical settings come out "not significantly different";
+ * two objectives give a Pareto front; bad tune files exit 2 naming the place;
+ * MPI ranks give the same best.json.
+ */
+#include "tests/tests.h"
+
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char root[64];
+
+static int suite_init(void)
+{
+    snprintf(root, sizeof root, "/tmp/rocesim-tune-XXXXXX");
+    return mkdtemp(root) ? 0 : -1;
+}
+
+static int suite_clean(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    return test_run(cmd, NULL) == 0 ? 0 : -1;
+}
+
+static cJSON *read_json(const char *path)
+{
+    char *t = test_read_file(path, NULL);
+    cJSON *j = t ? cJSON_Parse(t) : NULL;
+    free(t);
+    return j;
+}
+
+/* The number at a dotted path of j (NAN when absent); a component may be a key holding dots in quotes: no. */
+static double num_at(const cJSON *j, const char *const *keys)
+{
+    for (; *keys && j; keys++)
+        j = cJSON_GetObjectItemCaseSensitive(j, *keys);
+    return cJSON_IsNumber(j) ? j->valuedouble : NAN;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    size_t la = 0, lb = 0;
+    char *x = test_read_file(a, &la), *y = test_read_file(b, &lb);
+    bool same = x && y && la == lb && memcmp(x, y, la) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+static const char *const mean_fct[] = {"result", "flows.fct_ns.mean", "mean", NULL};
+
+/*
+ * The acceptance case of the tuner: the grid of scenarios/sweeps/dcqcn-g-kmin.json (16 points x 3 seeds = 48
+ * runs) against scenarios/tune/incast-mix-g-kmin.json (the same three parameters continuous over the grid's
+ * ranges, the same seeds, a budget of 16 runs).  The tune's best mean FCT must be within 2 % of the grid's
+ * best, and a second tune into another directory must write the same best.json and tune.csv.
+ */
+static void test_tune_vs_grid(void)
+{
+    char cmd[1024], grid[160], t1[160], t2[160], a[256], b[256];
+    char *out = NULL;
+    snprintf(grid, sizeof grid, "%s/grid", root);
+    snprintf(t1, sizeof t1, "%s/t1", root);
+    snprintf(t2, sizeof t2, "%s/t2", root);
+    snprintf(cmd, sizeof cmd, "%s sweep scenarios/sweeps/dcqcn-g-kmin.json -o %s -q", test_rocesim_bin(), grid);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    snprintf(cmd, sizeof cmd, "%s tune scenarios/tune/incast-mix-g-kmin.json -o %s -q", test_rocesim_bin(), t1);
+    int rc = test_run(cmd, &out);
+    if (rc)
+        fprintf(stderr, "\n%s\n", out ? out : "");
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "16 runs of a budget of 16"));
+    free(out);
+    snprintf(a, sizeof a, "%s/best.json", grid);
+    cJSON *g = read_json(a);
+    snprintf(a, sizeof a, "%s/best.json", t1);
+    cJSON *t = read_json(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    double grid_best = cJSON_GetObjectItemCaseSensitive(g, "mean")->valuedouble;
+    double tune_best = num_at(t, mean_fct);
+    fprintf(stderr, "\n  grid best %.0f ns (48 runs), tune best %.0f ns (16 runs)\n", grid_best, tune_best);
+    CU_ASSERT(tune_best <= grid_best * 1.02);
+    CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "complete")));
+    CU_ASSERT_EQUAL(num_at(t, (const char *const[]){"runs_done", NULL}), 16);
+    cJSON_Delete(g);
+    cJSON_Delete(t);
+
+    snprintf(cmd, sizeof cmd, "%s tune scenarios/tune/incast-mix-g-kmin.json -o %s -q -j 1", test_rocesim_bin(), t2);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    snprintf(a, sizeof a, "%s/best.json", t1);
+    snprintf(b, sizeof b, "%s/best.json", t2);
+    CU_ASSERT(same_file(a, b));
+    snprintf(a, sizeof a, "%s/tune.csv", t1);
+    snprintf(b, sizeof b, "%s/tune.csv", t2);
+    CU_ASSERT(same_file(a, b));
+    snprintf(a, sizeof a, "%s/plots/convergence.png", t1);
+    snprintf(b, sizeof b, "%s/plots/marginal_host.dcqcn.g.png", t1);
+    if (test_run("command -v gnuplot >/dev/null", NULL) == 0)
+        CU_ASSERT(access(a, F_OK) == 0 && access(b, F_OK) == 0);
+
+    /* The NIC side of the recommendation. */
+    snprintf(cmd, sizeof cmd, "%s nic-config --from %s/best.json", test_rocesim_bin(), t1);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "dce_tcp_g"));
+    free(out);
+}
+
+/* A rerun into the same directory replays the search from the runs on disk: nothing runs, same best.json; with
+ * three run directories removed, exactly those three run again. */
+static void test_tune_rerun(void)
+{
+    char cmd[1024], t1[160], a[256], b[256], *out = NULL;
+    snprintf(t1, sizeof t1, "%s/t1", root);
+    snprintf(a, sizeof a, "%s/best.json", t1);
+    snprintf(b, sizeof b, "%s/best.before.json", root);
+    snprintf(cmd, sizeof cmd, "cp %s %s", a, b);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    snprintf(cmd, sizeof cmd, "%s tune scenarios/tune/incast-mix-g-kmin.json -o %s -q", test_rocesim_bin(), t1);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "0 run now, 16 found done"));
+    free(out);
+    CU_ASSERT(same_file(a, b));
+    snprintf(cmd, sizeof cmd, "ls -d %s/runs/*/ | sort | tail -3 | xargs rm -rf", t1);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    snprintf(cmd, sizeof cmd, "%s tune scenarios/tune/incast-mix-g-kmin.json -o %s -q", test_rocesim_bin(), t1);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "3 run now, 13 found done"));
+    free(out);
+    CU_ASSERT(same_file(a, b));
+}
+
+static const char slow_tune[] =
+    "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+    " \"params\": {\"host.dcqcn.g\": {\"min\": 0.004, \"max\": 0.25, \"scale\": \"log\"},\n"
+    "            \"switch.ecn.kmin\": {\"min\": \"2KB\", \"max\": \"50KB\", \"scale\": \"log\"}},\n"
+    " \"objective\": {\"minimize\": \"flows.slowdown.p99\", \"flows\": {\"size_max\": \"100KB\"}},\n"
+    " \"seeds\": [1, 2, 3], \"budget\": {\"runs\": 45}}\n";
+
+/* Waits until dir holds at least n entries (or secs pass). */
+static bool wait_entries(const char *dir, int n, double secs)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "test $(ls %s 2>/dev/null | wc -l) -ge %d", dir, n);
+    for (int i = 0; i < secs * 50; i++) {
+        if (test_run(cmd, NULL) == 0)
+            return true;
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+    }
+    return false;
+}
+
+/*
+ * SIGINT in the middle of a search: exit 130, best.json "complete": false; the same command then finishes the
+ * search, and its best.json is the one an uninterrupted tune writes.
+ */
+static void test_tune_interrupted(void)
+{
+    char file[160], ref[160], dir[160], runs[200], cmd[1024], a[256], b[256], log[200];
+    snprintf(file, sizeof file, "%s/slow.json", root);
+    snprintf(ref, sizeof ref, "%s/slow-ref", root);
+    snprintf(dir, sizeof dir, "%s/slow", root);
+    snprintf(runs, sizeof runs, "%s/runs", dir);
+    snprintf(log, sizeof log, "%s/slow.log", root);
+    test_write_text(file, slow_tune);
+    snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, ref);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execl(test_rocesim_bin(), "rocesim", "tune", file, "-j", "1", "-o", dir, "-q", (char *)NULL);
+        _exit(127);
+    }
+    CU_ASSERT_FATAL(pid > 0);
+    CU_ASSERT(wait_entries(runs, 10, 60));
+    kill(pid, SIGINT);
+    int st = 0;
+    CU_ASSERT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 130);
+    snprintf(a, sizeof a, "%s/best.json", dir);
+    cJSON *j = read_json(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "complete")));
+    double done = num_at(j, (const char *const[]){"runs_done", NULL});
+    CU_ASSERT(done >= 10 && done < 45);
+    cJSON_Delete(j);
+
+    snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, dir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    snprintf(b, sizeof b, "%s/best.json", ref);
+    CU_ASSERT(same_file(a, b));
+    snprintf(a, sizeof a, "%s/tune.csv", dir);
+    snprintf(b, sizeof b, "%s/tune.csv", ref);
+    CU_ASSERT(same_file(a, b));
+}
+
+/*
+ * Settings with identical results: with cc "none" DCQCN's g changes nothing, so every candidate's runs equal
+ * the baseline's seed by seed, and the verdict must be "not significantly different".
+ */
+static void test_tune_identical(void)
+{
+    char file[160], dir[160], cmd[1024], a[256], *out = NULL;
+    snprintf(file, sizeof file, "%s/same.json", root);
+    snprintf(dir, sizeof dir, "%s/same", root);
+    test_write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+                          " \"params\": {\"host.dcqcn.g\": {\"min\": 0.01, \"max\": 0.5, \"scale\": \"log\"}},\n"
+                          " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"},\n"
+                          " \"seeds\": [1, 2, 3], \"baseline\": {\"values\": {\"host.cc\": \"none\"}},\n"
+                          " \"budget\": {\"runs\": 12}, \"search\": {\"optimizer\": \"none\"}}\n");
+    /* The candidates need cc none too: the scenario's own cc is dcqcn, so set it through a copy. */
+    snprintf(cmd, sizeof cmd, "sed 's/\"cc\": \"dcqcn\"/\"cc\": \"none\"/' scenarios/sweeps/incast-mix.json > %s/nocc.json"
+             " && sed -i 's#scenarios/sweeps/incast-mix.json#%s/nocc.json#' %s", root, root, file);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, dir);
+    int rc = test_run(cmd, &out);
+    if (rc)
+        fprintf(stderr, "\n%s\n", out ? out : "");
+    CU_ASSERT_EQUAL(rc, 0);
+    free(out);
+    snprintf(a, sizeof a, "%s/best.json", dir);
+    cJSON *j = read_json(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    const cJSON *cmp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "comparison"), 0);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cmp, "verdict");
+    CU_ASSERT(cJSON_IsString(v) && strncmp(v->valuestring, "not significantly different", 27) == 0);
+    CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(cmp, "significant")));
+    CU_ASSERT_EQUAL(num_at(cmp, (const char *const[]){"p", NULL}), 1);
+    CU_ASSERT_EQUAL(num_at(cmp, (const char *const[]){"difference", NULL}), 0);
+    /* The winner is a search candidate (ties go to the candidate that is not the baseline), not the baseline
+     * compared with itself. */
+    CU_ASSERT(num_at(j, (const char *const[]){"candidate", NULL}) > 0);
+    cJSON_Delete(j);
+}
+
+/* Two objectives: a Pareto front in best.json in which no point dominates another, and its plot. */
+static void test_tune_pareto(void)
+{
+    char dir[160], cmd[1024], a[256], *out = NULL;
+    snprintf(dir, sizeof dir, "%s/pareto", root);
+    snprintf(cmd, sizeof cmd, "%s tune scenarios/tune/incast-mix-pareto.json --budget 24 -o %s -q",
+             test_rocesim_bin(), dir);
+    int rc = test_run(cmd, &out);
+    if (rc)
+        fprintf(stderr, "\n%s\n", out ? out : "");
+    CU_ASSERT_EQUAL(rc, 0);
+    free(out);
+    snprintf(a, sizeof a, "%s/best.json", dir);
+    cJSON *j = read_json(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    const cJSON *front = cJSON_GetObjectItemCaseSensitive(j, "pareto");
+    int n = cJSON_GetArraySize(front);
+    CU_ASSERT(n >= 1);
+    const char *k0 = "flows.slowdown.p99{'size_max':'100KB'}", *k1 = "flows.goodput_gbps.mean{'traffic':['bg0' 'bg1']}";
+    for (int x = 0; x < n; x++)
+        for (int y = 0; y < n; y++) {
+            if (x == y)
+                continue;
+            const cJSON *p = cJSON_GetArrayItem(front, x), *q = cJSON_GetArrayItem(front, y);
+            double p0 = num_at(p, (const char *const[]){k0, "mean", NULL});
+            double p1 = num_at(p, (const char *const[]){k1, "mean", NULL});
+            double q0 = num_at(q, (const char *const[]){k0, "mean", NULL});
+            double q1 = num_at(q, (const char *const[]){k1, "mean", NULL});
+            CU_ASSERT(!isnan(p0) && !isnan(p1));
+            CU_ASSERT(!(p0 <= q0 && p1 >= q1 && (p0 < q0 || p1 > q1)));
+        }
+    cJSON_Delete(j);
+    snprintf(a, sizeof a, "%s/plots/pareto.png", dir);
+    if (test_run("command -v gnuplot >/dev/null", NULL) == 0)
+        CU_ASSERT(access(a, F_OK) == 0);
+}
+
+/* Bad tune files: exit 2, one line naming the file and the place, no output directory. */
+static void test_tune_bad_files(void)
+{
+    static const struct {
+        const char *text, *msg;
+    } cases[] = {
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"params\": {\"host.dcqcn.g\": {\"min\": 0.1, \"max\": 2}},"
+         " \"objective\": {\"minimize\": \"flows.fct_ns.mean\"}, \"seeds\": [1]}",
+         "params[\"host.dcqcn.g\"].max: expected a value the scenario accepts for host.dcqcn.g, in (0, 1], got a number 2"},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"params\": {\"host.dcqcn.gg\": {\"min\": 0.1, \"max\": 0.2}},"
+         " \"objective\": {\"minimize\": \"flows.fct_ns.mean\"}, \"seeds\": [1]}",
+         "params[\"host.dcqcn.gg\"]: expected one of the fields"},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"params\": {\"switch.ecn.kmin\": {\"min\": \"2KB\", \"max\": \"1KB\"}},"
+         " \"objective\": {\"minimize\": \"flows.fct_ns.mean\"}, \"seeds\": [1]}",
+         "params[\"switch.ecn.kmin\"].max: expected a value above min"},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"params\": {\"switch.ecn.kmin\": {\"min\": 2, \"max\": \"1KB\"}},"
+         " \"objective\": {\"minimize\": \"flows.fct_ns.mean\"}, \"seeds\": [1], \"require\": [\"switch.ecn.kmin < switch.ecn.kmx\"]}",
+         "require[0]: expected two parameters listed in \"params\", got \"switch.ecn.kmx\""},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"params\": {\"host.dcqcn.g\": {\"min\": 0.1, \"max\": 0.2}},"
+         " \"objective\": {\"minimize\": \"flows.fct.p99\"}, \"seeds\": [1]}",
+         "objective.minimize: expected a numeric field of summary.json or a flow metric, got \"flows.fct.p99\""},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"params\": {\"host.dcqcn.g\": {\"min\": 0.1, \"max\": 0.2}},"
+         " \"objective\": {\"minimize\": \"flows.fct_ns.p99\", \"flows\": {\"traffic\": [\"qeury\"]}}, \"seeds\": [1]}",
+         "objective.flows.traffic[0]: expected the id of a traffic entry of"},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"params\": {\"host.dcqcn.g\": {\"min\": 0.1, \"max\": 0.2}},"
+         " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}, \"seeds\": [1, 2], \"budget\": {\"runs\": 3}}",
+         "budget.runs: expected at least 4 runs (the baseline and one candidate on each of the 2 seeds), got 3"},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"params\": {\"host.dcqcn.g\": {\"min\": 0.1, \"max\": 0.2}},"
+         " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}, \"seeds\": [1, 2], \"confirm_seeds\": [2]}",
+         "confirm_seeds[0]: expected seeds the search does not use, got 2 (it is also seeds[1])"},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"params\": {\"host.dcqcn.g\": {\"min\": 0.1, \"max\": 0.2}},"
+         " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}, \"seeds\": [1], \"baseline\": {\"values\": {\"switch.ecn.kmin\": \"x\"}}}",
+         "baseline: expected settings that give a valid scenario, got:"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char file[160], dir[160], cmd[1024], *out = NULL;
+        snprintf(file, sizeof file, "%s/bad%zu.json", root, i);
+        snprintf(dir, sizeof dir, "%s/bad%zu", root, i);
+        test_write_text(file, cases[i].text);
+        snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, dir);
+        int rc = test_run(cmd, &out);
+        CU_ASSERT_EQUAL(rc, 2);
+        bool ok = out && strstr(out, file) && strstr(out, cases[i].msg) && strncmp(out, "rocesim tune: ", 14) == 0;
+        if (!ok)
+            fprintf(stderr, "\n  case %zu: got: %s\n", i, out ? out : "(nothing)");
+        CU_ASSERT(ok);
+        CU_ASSERT(access(dir, F_OK) != 0);
+        free(out);
+    }
+}
+
+/* mpirun -np 2 over rocesim-mpi writes the same best.json and tune.csv as the local tune (skipped without MPI). */
+static void test_tune_mpi(void)
+{
+    const char *bin = getenv("ROCESIM_MPI_BIN") ? getenv("ROCESIM_MPI_BIN") : "./rocesim-mpi";
+    if (access(bin, X_OK) != 0 || test_run("command -v mpirun >/dev/null", NULL) != 0) {
+        fprintf(stderr, "\n  note: %s or mpirun missing (make mpi): MPI tune test skipped\n", bin);
+        return;
+    }
+    char dir[160], cmd[1024], a[256], b[256], *out = NULL;
+    snprintf(dir, sizeof dir, "%s/mpi", root);
+    snprintf(cmd, sizeof cmd, "mpirun --allow-run-as-root --oversubscribe -np 2 %s tune "
+             "scenarios/tune/incast-mix-g-kmin.json -j 1 -o %s -q", bin, dir);
+    int rc = test_run(cmd, &out);
+    if (rc)
+        fprintf(stderr, "\n%s\n", out ? out : "");
+    CU_ASSERT_EQUAL(rc, 0);
+    free(out);
+    snprintf(a, sizeof a, "%s/t2/best.json", root);
+    snprintf(b, sizeof b, "%s/best.json", dir);
+    CU_ASSERT(same_file(a, b));
+    snprintf(a, sizeof a, "%s/t2/tune.csv", root);
+    snprintf(b, sizeof b, "%s/tune.csv", dir);
+    CU_ASSERT(same_file(a, b));
+}
+
+void test_tune_register(void)
+{
+    CU_pSuite s = CU_add_suite("tune", suite_init, suite_clean);
+    CU_add_test(s, "a third of the grid's runs finds the grid's best within 2 %, twice the same", test_tune_vs_grid);
+    CU_add_test(s, "a rerun replays the search from the runs on disk", test_tune_rerun);
+    CU_add_test(s, "SIGINT mid-search: complete false, the same command resumes to the same answer",
+                test_tune_interrupted);
+    CU_add_test(s, "identical results: not significantly different", test_tune_identical);
+    CU_add_test(s, "two objectives: a Pareto front without dominated points", test_tune_pareto);
+    CU_add_test(s, "bad tune files exit 2 naming file and place", test_tune_bad_files);
+    CU_add_test(s, "mpirun -np 2 gives the same best.json and tune.csv", test_tune_mpi);
+}
