@@ -18,6 +18,10 @@
  * signal arriving between two calls (while the tuner decides its next batch)
  * is not lost: it is recorded, and that pool_execute and every later one
  * return it at once without starting a run, until pool_end.
+ *
+ * libev's default loop reaps every child process that has exited whenever it
+ * runs (inside pool_execute): a caller's own children must be waited for
+ * before the next call (plot.c's gnuplot is).
  */
 #ifndef TOOLS_RUNPOOL_H
 #define TOOLS_RUNPOOL_H
