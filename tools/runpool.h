@@ -38,7 +38,8 @@ struct pool_run {
     char dir[4300];          /* in: the run's output directory (its -o) */
     bool mine;               /* set by pool_execute: this rank runs it */
     enum pool_state state;   /* out */
-    char status[64];         /* "ok", "exit 2", "signal SIGSEGV", "timeout", "no summary", "interrupted", "not started" */
+    char status[64];         /* "ok", "exit 2", "signal SIGSEGV", "timeout", "no summary", "interrupted",
+                              * "not started" */
     char *summary;           /* summary.json text of a successful (or earlier complete) run, malloc'd */
     char *tail;              /* last lines of stderr of a failed run, malloc'd */
     bool started;            /* out: a child was started (or tried) for it in this call, on whichever rank */
