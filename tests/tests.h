@@ -39,6 +39,8 @@ void test_reads_register(void);
 void test_observers_register(void);
 void test_stats_register(void);
 void test_flowset_register(void);
+void test_runpool_register(void);
+void test_tune_register(void);
 
 struct scenario;
 struct run;

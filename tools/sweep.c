@@ -15,28 +15,21 @@
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/run.h"
+#include "tools/runpool.h"
 #include "tools/sweep_out.h"
 #include "tools/sweep_util.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <ev.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MAX_RUNS 1000000
 #define MAX_SETS 256
-#define TAIL_BYTES 4096 /* stderr kept per run: enough for the last lines of any message */
-#define TAIL_LINES 10
 
 /* ------------------------------------------------------------------------ */
 /* Loading the sweep file                                                    */
@@ -365,17 +358,10 @@ int sweep_point_overrides(const struct sweep_spec *s, int p, struct scn_override
 /* ------------------------------------------------------------------------ */
 /* The list of runs                                                          */
 
-enum run_state { RS_TODO, RS_DONE_BEFORE, RS_OK, RS_FAILED };
-
+/* What the sweep knows of run i beyond the pool's record of it (struct pool_run, the same index). */
 struct srun {
     int point, seed_i;
     char id[96];      /* runs/<id> */
-    char dir[4300];
-    enum run_state state;
-    char status[64];  /* "ok", "exit 2", "signal SIGSEGV", "timeout", ... */
-    char *summary;    /* summary.json text of a successful run */
-    char *tail;       /* last lines of stderr of a failed run */
-    bool mine;        /* this rank runs it */
 };
 
 /* 64-bit FNV-1a over len bytes, continuing from h. */
@@ -401,400 +387,6 @@ void sweep_point_id(const struct sweep_spec *s, int p, char *out, size_t len)
         }
     }
     sfmt(out, len, "%016llx", (unsigned long long)h);
-}
-
-/*
- * Returns the text of dir/summary.json when it exists and says the run
- * completed, else NULL (a missing, half-written or foreign file).
- */
-static char *complete_summary(const char *dir)
-{
-    char path[4400], e[64];
-    sfmt(path, sizeof path, "%s/summary.json", dir);
-    char *text = NULL;
-    if (access(path, F_OK) || read_text_file(path, &text, e, sizeof e))
-        return NULL;
-    cJSON *j = cJSON_Parse(text);
-    bool ok = j && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "complete"));
-    cJSON_Delete(j);
-    if (!ok) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Running: children driven by libev                                         */
-
-struct job;
-
-struct runner {
-    struct ev_loop *loop;
-    struct srun *runs;
-    int *todo;             /* indices into runs, in order */
-    int n_todo, next, running, done, failed, jobs;
-    double timeout_s;      /* 0 = none */
-    const struct sweep_spec *spec;
-    bool progress;
-    int interrupted;       /* SIGINT or SIGTERM (its number): start nothing more, stop what runs */
-    double t0;
-    int shown;             /* characters of the progress line on screen */
-    ev_timer redraw;
-    ev_signal sigint_w, sigterm_w;
-    struct job *slots;     /* jobs slots */
-};
-
-struct job {
-    struct runner *R;
-    int run;               /* index into R->runs, -1 = free slot */
-    pid_t pid;
-    int fd;
-    bool exited, eof, timed_out;
-    int wstatus;
-    ev_child cw;
-    ev_io iow;
-    ev_timer tw;
-    char tail[TAIL_BYTES]; /* ring buffer of the last TAIL_BYTES bytes of stderr */
-    size_t tail_pos, tail_len;
-};
-
-/* Monotonic wall time in seconds (progress and ETA only: never in results). */
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* Formats seconds as m:ss or h:mm:ss; returns buf. */
-static const char *hms(double s, char *buf, size_t len)
-{
-    long t = s < 0 ? 0 : (long)(s + 0.5);
-    if (t >= 3600)
-        sfmt(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    else
-        sfmt(buf, len, "%ld:%02ld", t / 60, t % 60);
-    return buf;
-}
-
-/* Redraws the progress line (stderr is a terminal): done/total, failed, running, ETA. */
-static void draw_progress(struct runner *R, bool final)
-{
-    if (!R->progress)
-        return;
-    char line[200], a[32], b[32];
-    double el = now_s() - R->t0;
-    if (final) {
-        fprintf(stderr, "\r%*s\r", R->shown, "");
-        R->shown = 0;
-        return;
-    }
-    int n;
-    if (R->done > 0)
-        n = sfmt(line, sizeof line, "sweep: %d/%d runs done, %d failed, %d running, %s elapsed, ETA %s",
-                     R->done, R->n_todo, R->failed, R->running, hms(el, a, sizeof a),
-                     hms(el / R->done * (R->n_todo - R->done), b, sizeof b));
-    else
-        n = sfmt(line, sizeof line, "sweep: 0/%d runs done, %d running, %s elapsed", R->n_todo, R->running,
-                     hms(el, a, sizeof a));
-    fprintf(stderr, "\r%s%*s", line, R->shown > n ? R->shown - n : 0, "");
-    fflush(stderr);
-    R->shown = n;
-}
-
-/* Timer: redraws the progress line.  Cannot fail. */
-static void redraw_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    (void)loop;
-    (void)revents;
-    draw_progress(w->data, false);
-}
-
-/* The last TAIL_LINES lines of the ring buffer as a string (caller frees). */
-static char *tail_text(const struct job *j)
-{
-    char *s = mem_xmalloc(j->tail_len + 1, SWEEP_OOM);
-    size_t start = (j->tail_pos + TAIL_BYTES - j->tail_len) % TAIL_BYTES;
-    for (size_t i = 0; i < j->tail_len; i++)
-        s[i] = j->tail[(start + i) % TAIL_BYTES];
-    s[j->tail_len] = '\0';
-    size_t len = j->tail_len;
-    while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
-        s[--len] = '\0';
-    int lines = 0;
-    char *from = s;
-    for (char *p = s + len; p > s; p--)
-        if (p[-1] == '\n' && ++lines == TAIL_LINES) {
-            from = p;
-            break;
-        }
-    memmove(s, from, strlen(from) + 1);
-    return s;
-}
-
-static void start_more(struct runner *R);
-
-/* Both the exit and the end of stderr are in: record the run and free the slot. */
-static void job_finish(struct job *j)
-{
-    struct runner *R = j->R;
-    struct srun *r = &R->runs[j->run];
-    ev_timer_stop(R->loop, &j->tw);
-    if (j->timed_out) {
-        sfmt(r->status, sizeof r->status, "timeout");
-    } else if (WIFSIGNALED(j->wstatus)) {
-        const char *name = sigabbrev_np(WTERMSIG(j->wstatus));
-        if (name)
-            sfmt(r->status, sizeof r->status, "signal SIG%s", name);
-        else
-            sfmt(r->status, sizeof r->status, "signal %d", WTERMSIG(j->wstatus));
-    } else if (WEXITSTATUS(j->wstatus) != 0) {
-        sfmt(r->status, sizeof r->status, "exit %d", WEXITSTATUS(j->wstatus));
-    } else if (!(r->summary = complete_summary(r->dir))) {
-        sfmt(r->status, sizeof r->status, "no summary");
-    } else {
-        sfmt(r->status, sizeof r->status, "ok");
-    }
-    if (r->summary) {
-        r->state = RS_OK;
-    } else if (R->interrupted) {
-        /* Not the run's fault: left to do, so that a rerun does it. */
-        r->state = RS_TODO;
-        sfmt(r->status, sizeof r->status, "interrupted");
-    } else {
-        r->state = RS_FAILED;
-        r->tail = tail_text(j);
-        R->failed++;
-    }
-    R->running--;
-    R->done++;
-    j->run = -1;
-    start_more(R);
-    if (R->running == 0 && (R->next == R->n_todo || R->interrupted))
-        ev_break(R->loop, EVBREAK_ALL);
-}
-
-/* A run exited: keeps its status; the run is recorded once its stderr is drained too. */
-static void child_cb(struct ev_loop *loop, ev_child *w, int revents)
-{
-    (void)revents;
-    struct job *j = w->data;
-    ev_child_stop(loop, w);
-    j->exited = true;
-    j->wstatus = w->rstatus;
-    if (j->eof)
-        job_finish(j);
-}
-
-/* Stderr of a run: keeps the last TAIL_BYTES bytes; at end of file the run may be complete. */
-static void pipe_cb(struct ev_loop *loop, ev_io *w, int revents)
-{
-    (void)revents;
-    struct job *j = w->data;
-    char buf[4096];
-    ssize_t n = read(j->fd, buf, sizeof buf);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN))
-        return;
-    if (n > 0) {
-        for (ssize_t i = 0; i < n; i++) {
-            j->tail[j->tail_pos] = buf[i];
-            j->tail_pos = (j->tail_pos + 1) % TAIL_BYTES;
-        }
-        j->tail_len = j->tail_len + (size_t)n > TAIL_BYTES ? TAIL_BYTES : j->tail_len + (size_t)n;
-        return;
-    }
-    ev_io_stop(loop, w);
-    close(j->fd);
-    j->fd = -1;
-    j->eof = true;
-    if (j->exited)
-        job_finish(j);
-}
-
-/* The run took longer than --timeout: kill it (its exit is then recorded as "timeout"). */
-static void timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-    (void)loop;
-    (void)revents;
-    struct job *j = w->data;
-    j->timed_out = true;
-    kill(j->pid, SIGKILL);
-}
-
-/*
- * Starts run R->todo[R->next] in a free slot: fork, then exec of this binary
- * as `rocesim run`.  A run that cannot be started at all is recorded as failed.
- */
-static void start_one(struct runner *R, struct job *j)
-{
-    int idx = R->todo[R->next++];
-    struct srun *r = &R->runs[idx];
-    const struct sweep_spec *s = R->spec;
-    memset(j, 0, offsetof(struct job, tail));
-    j->R = R;
-    j->run = idx;
-    j->fd = -1;
-    j->tail_pos = j->tail_len = 0;
-
-    /* argv is built before the fork: the child only calls async-signal-safe functions. */
-    struct scn_override ov[MAX_SETS];
-    int n = sweep_point_overrides(s, r->point, ov, MAX_SETS);
-    char **argv = mem_xcalloc((size_t)(2 * n + 16), sizeof *argv, SWEEP_OOM);
-    char **sets = mem_xcalloc((size_t)n + 1, sizeof *sets, SWEEP_OOM); /* the PATH=VALUE strings, freed after the fork */
-    char seed[32];
-    sfmt(seed, sizeof seed, "%llu", (unsigned long long)s->seeds[r->seed_i]);
-    int a = 0;
-    argv[a++] = "rocesim";
-    argv[a++] = "run";
-    argv[a++] = (char *)s->scenario;
-    for (int i = 0; i < n; i++) {
-        argv[a++] = "--set";
-        size_t l = strlen(ov[i].path) + strlen(ov[i].value) + 2;
-        sets[i] = mem_xmalloc(l, SWEEP_OOM);
-        sfmt(sets[i], l, "%s=%s", ov[i].path, ov[i].value);
-        argv[a++] = sets[i];
-    }
-    argv[a++] = "--seed";
-    argv[a++] = seed;
-    argv[a++] = "-o";
-    argv[a++] = r->dir;
-    argv[a++] = "-q";
-    argv[a++] = "--no-plot";
-    argv[a] = NULL;
-
-    int pfd[2] = {-1, -1};
-    pid_t pid = -1, parent = getpid();
-    if (pipe2(pfd, O_CLOEXEC) == 0)
-        pid = fork();
-    if (pid == 0) {
-        /* A sweep killed outright (SIGKILL, OOM killer) cannot stop its runs: the kernel does it.  The
-         * parent may have died before prctl, so its pid is checked after it. */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
-            _exit(127);
-        /* Child: stdin and stdout to /dev/null, stderr to the pipe, default signals. */
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) {
-            dup2(null, 0);
-            dup2(null, 1);
-        }
-        dup2(pfd[1], 2);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        struct sigaction dfl;
-        memset(&dfl, 0, sizeof dfl);
-        dfl.sa_handler = SIG_DFL;
-        sigaction(SIGCHLD, &dfl, NULL);
-        sigaction(SIGPIPE, &dfl, NULL);
-        execv("/proc/self/exe", argv);
-        static const char msg[] = "rocesim sweep: cannot execute /proc/self/exe\n";
-        ssize_t w = write(2, msg, sizeof msg - 1);
-        (void)w;
-        _exit(127);
-    }
-    for (int i = 0; i < n; i++)
-        free(sets[i]);
-    free(sets);
-    free(argv);
-    if (pid < 0) {
-        int e = errno;
-        if (pfd[0] >= 0) {
-            close(pfd[0]);
-            close(pfd[1]);
-        }
-        r->state = RS_FAILED;
-        sfmt(r->status, sizeof r->status, "not started");
-        size_t l = 128;
-        r->tail = mem_xmalloc(l, SWEEP_OOM);
-        sfmt(r->tail, l, "rocesim sweep: cannot start the run: %s", strerror(e));
-        R->failed++;
-        R->done++;
-        j->run = -1;
-        return;
-    }
-    close(pfd[1]);
-    j->pid = pid;
-    j->fd = pfd[0];
-    R->running++;
-    ev_child_init(&j->cw, child_cb, pid, 0);
-    j->cw.data = j;
-    ev_child_start(R->loop, &j->cw);
-    ev_io_init(&j->iow, pipe_cb, j->fd, EV_READ);
-    j->iow.data = j;
-    ev_io_start(R->loop, &j->iow);
-    ev_timer_init(&j->tw, timeout_cb, R->timeout_s, 0);
-    j->tw.data = j;
-    if (R->timeout_s > 0)
-        ev_timer_start(R->loop, &j->tw);
-}
-
-/* Fills free slots while runs remain (none after an interruption). */
-static void start_more(struct runner *R)
-{
-    for (int k = 0; k < R->jobs && R->next < R->n_todo && !R->interrupted; k++)
-        if (R->slots[k].run < 0)
-            start_one(R, &R->slots[k]);
-}
-
-/*
- * SIGINT or SIGTERM: the children are stopped too (a run would otherwise go on
- * to the end unattended), and the loop ends once they are reaped, so that the
- * sweep can still write what is done.
- */
-static void signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
-{
-    (void)revents;
-    struct runner *R = w->data;
-    R->interrupted = w->signum;
-    for (int k = 0; k < R->jobs; k++)
-        if (R->slots[k].run >= 0 && !R->slots[k].exited)
-            kill(R->slots[k].pid, SIGTERM);
-    if (R->running == 0)
-        ev_break(loop, EVBREAK_ALL);
-}
-
-/*
- * Runs every run listed in todo, at most jobs at a time.  Returns 0, the
- * signal's number when interrupted by SIGINT/SIGTERM (the runs not finished
- * are left to do), or -1 when the event loop cannot be created (message on stderr).
- */
-static int run_local(struct srun *runs, int *todo, int n_todo, int jobs, double timeout_s, bool progress,
-                     const struct sweep_spec *spec)
-{
-    if (n_todo == 0)
-        return 0;
-    struct ev_loop *loop = ev_default_loop(EVFLAG_AUTO);
-    if (!loop) {
-        fprintf(stderr, "rocesim sweep: cannot create the event loop (libev)\n");
-        return -1;
-    }
-    struct runner R = {.loop = loop, .runs = runs, .todo = todo, .n_todo = n_todo, .jobs = jobs,
-                       .timeout_s = timeout_s, .spec = spec, .progress = progress, .t0 = now_s()};
-    R.slots = mem_xcalloc((size_t)jobs, sizeof *R.slots, SWEEP_OOM);
-    for (int k = 0; k < jobs; k++)
-        R.slots[k].run = -1;
-    ev_timer_init(&R.redraw, redraw_cb, 0.25, 0.25);
-    R.redraw.data = &R;
-    if (progress)
-        ev_timer_start(loop, &R.redraw);
-    ev_signal_init(&R.sigint_w, signal_cb, SIGINT);
-    ev_signal_init(&R.sigterm_w, signal_cb, SIGTERM);
-    R.sigint_w.data = R.sigterm_w.data = &R;
-    ev_signal_start(loop, &R.sigint_w);
-    ev_signal_start(loop, &R.sigterm_w);
-    /* A run that cannot even start leaves its slot free at once: loop until everything has run. */
-    while ((R.next < R.n_todo && !R.interrupted) || R.running > 0) {
-        start_more(&R);
-        if (R.running > 0)
-            ev_run(loop, 0);
-    }
-    ev_signal_stop(loop, &R.sigint_w);
-    ev_signal_stop(loop, &R.sigterm_w);
-    ev_timer_stop(loop, &R.redraw);
-    draw_progress(&R, true);
-    free(R.slots);
-    return R.interrupted;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -881,79 +473,7 @@ static int sweep_parse(int argc, char **argv, struct sweep_cli *c, bool loud)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Exchanging results between ranks                                          */
-
-/* This rank's finished runs as JSON text (caller frees). */
-static char *pack_results(const struct srun *runs, int n)
-{
-    cJSON *arr = cJSON_CreateArray();
-    for (int i = 0; i < n; i++) {
-        if (!runs[i].mine || (runs[i].state != RS_OK && runs[i].state != RS_FAILED))
-            continue;
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "i", i);
-        cJSON_AddStringToObject(o, "status", runs[i].status);
-        if (runs[i].summary)
-            cJSON_AddStringToObject(o, "summary", runs[i].summary);
-        if (runs[i].tail)
-            cJSON_AddStringToObject(o, "tail", runs[i].tail);
-        cJSON_AddItemToArray(arr, o);
-    }
-    char *t = cJSON_PrintUnformatted(arr);
-    cJSON_Delete(arr);
-    if (!t)
-        mem_oom("writing the sweep's state");
-    return t;
-}
-
-/*
- * Takes another rank's finished runs into runs[].  A summary that is not in
- * this machine's run directory yet (no shared file system) is written there,
- * so that a rerun on this machine skips it.  Returns 0, or -1 on a malformed buffer.
- */
-static int unpack_results(struct srun *runs, int n, const char *buf, size_t len)
-{
-    cJSON *arr = cJSON_ParseWithLength(buf, len);
-    if (!cJSON_IsArray(arr)) {
-        cJSON_Delete(arr);
-        return -1;
-    }
-    for (const cJSON *o = arr->child; o; o = o->next) {
-        const cJSON *i = cJSON_GetObjectItemCaseSensitive(o, "i");
-        const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "status");
-        const cJSON *sm = cJSON_GetObjectItemCaseSensitive(o, "summary");
-        const cJSON *tl = cJSON_GetObjectItemCaseSensitive(o, "tail");
-        if (!cJSON_IsNumber(i) || i->valueint < 0 || i->valueint >= n || !cJSON_IsString(st))
-            continue;
-        struct srun *r = &runs[i->valueint];
-        if (r->mine)
-            continue;
-        sfmt(r->status, sizeof r->status, "%s", st->valuestring);
-        free(r->summary);
-        free(r->tail);
-        r->summary = cJSON_IsString(sm) ? mem_xstrdup(sm->valuestring, SWEEP_OOM) : NULL;
-        r->tail = cJSON_IsString(tl) ? mem_xstrdup(tl->valuestring, SWEEP_OOM) : NULL;
-        r->state = r->summary ? RS_OK : RS_FAILED;
-        if (r->summary) {
-            char path[4400];
-            sfmt(path, sizeof path, "%s/summary.json", r->dir);
-            if (access(path, F_OK) != 0 && make_dirs(r->dir) == 0)
-                write_file_atomic(path, r->summary, strlen(r->summary));
-        }
-    }
-    cJSON_Delete(arr);
-    return 0;
-}
-
-/* ------------------------------------------------------------------------ */
 /* Outputs                                                                   */
-
-/* Online cores, at least 1. */
-static int online_cores(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
-}
 
 /* Default output directory: out/<sweep file name without .json>. */
 static void default_out(const char *file, char *out, size_t len)
@@ -989,14 +509,15 @@ static int save_sweep_copy(const struct sweep_spec *s, const char *dir)
 }
 
 /* Writes DIR/failures.txt listing the failed runs, or removes a stale one.  Returns 0 or -1 (errno). */
-static int write_failures(const struct sweep_spec *s, const struct srun *runs, int n, const char *dir)
+static int write_failures(const struct sweep_spec *s, const struct srun *meta, const struct pool_run *runs, int n,
+                          const char *dir)
 {
     char path[4400];
     sfmt(path, sizeof path, "%s/failures.txt", dir);
     struct sbuf b = {0};
     int failed = 0;
     for (int i = 0; i < n; i++)
-        failed += runs[i].state == RS_FAILED;
+        failed += runs[i].state == POOL_FAILED;
     if (!failed) {
         if (unlink(path) && errno != ENOENT)
             return -1;
@@ -1005,15 +526,15 @@ static int write_failures(const struct sweep_spec *s, const struct srun *runs, i
     sb_printf(&b, "%d of %d runs failed.  Repeat one with the command shown to see all of its messages.\n", failed,
               n);
     for (int i = 0; i < n; i++) {
-        const struct srun *r = &runs[i];
-        if (r->state != RS_FAILED)
+        const struct pool_run *r = &runs[i];
+        if (r->state != POOL_FAILED)
             continue;
-        sb_printf(&b, "\n%s: %s\n  rocesim run %s", r->id, r->status, s->scenario);
+        sb_printf(&b, "\n%s: %s\n  rocesim run %s", meta[i].id, r->status, s->scenario);
         struct scn_override ov[MAX_SETS];
-        int k = sweep_point_overrides(s, r->point, ov, MAX_SETS);
+        int k = sweep_point_overrides(s, meta[i].point, ov, MAX_SETS);
         for (int m = 0; m < k; m++)
             sb_printf(&b, " --set '%s=%s'", ov[m].path, ov[m].value);
-        sb_printf(&b, " --seed %llu\n", (unsigned long long)s->seeds[r->seed_i]);
+        sb_printf(&b, " --seed %llu\n", (unsigned long long)s->seeds[meta[i].seed_i]);
         if (r->tail && *r->tail) {
             const char *p = r->tail;
             while (*p) {
@@ -1035,8 +556,9 @@ static int write_failures(const struct sweep_spec *s, const struct srun *runs, i
  * Returns 0, SCN_EUSAGE when the objective is no numeric field of any summary
  * (message on stderr), or SCN_EIO.
  */
-static int write_outputs(const struct sweep_spec *s, struct srun *runs, int n, const char *dir, int runs_done,
-                         const char *incomplete, struct sweep_best *best, char *plots_line, size_t plots_len)
+static int write_outputs(const struct sweep_spec *s, const struct srun *meta, const struct pool_run *runs, int n,
+                         const char *dir, int runs_done, const char *incomplete, struct sweep_best *best,
+                         char *plots_line, size_t plots_len)
 {
     struct sweep_table t;
     const char **summaries = mem_xcalloc((size_t)n, sizeof *summaries, SWEEP_OOM);
@@ -1045,8 +567,8 @@ static int write_outputs(const struct sweep_spec *s, struct srun *runs, int n, c
     for (int i = 0; i < n; i++) {
         summaries[i] = runs[i].summary;
         status[i] = runs[i].status;
-        point[i] = runs[i].point;
-        seed_i[i] = runs[i].seed_i;
+        point[i] = meta[i].point;
+        seed_i[i] = meta[i].seed_i;
     }
     sweep_table_build(&t, s, n, point, seed_i, status, summaries);
     free(summaries);
@@ -1063,7 +585,7 @@ static int write_outputs(const struct sweep_spec *s, struct srun *runs, int n, c
         rc = SCN_EIO;
     }
     free(csv);
-    if (!rc && write_failures(s, runs, n, dir)) {
+    if (!rc && write_failures(s, meta, runs, n, dir)) {
         fprintf(stderr, "rocesim sweep: %s/failures.txt: cannot write: %s\n", dir, strerror(errno));
         rc = SCN_EIO;
     }
@@ -1079,22 +601,22 @@ static int write_outputs(const struct sweep_spec *s, struct srun *runs, int n, c
 }
 
 /* The short human summary on stdout. */
-static void print_summary(const struct sweep_spec *s, const struct srun *runs, int n, double wall, const char *dir,
-                          const struct sweep_best *best, const char *plots_line)
+static void print_summary(const struct sweep_spec *s, const struct pool_run *runs, int n, double wall,
+                          const char *dir, const struct sweep_best *best, const char *plots_line)
 {
     int ok = 0, failed = 0, before = 0, started = 0;
     for (int i = 0; i < n; i++) {
-        ok += runs[i].state == RS_OK || runs[i].state == RS_DONE_BEFORE;
-        failed += runs[i].state == RS_FAILED;
-        before += runs[i].state == RS_DONE_BEFORE;
-        started += runs[i].state != RS_DONE_BEFORE && runs[i].status[0];
+        ok += runs[i].state == POOL_OK || runs[i].state == POOL_DONE_BEFORE;
+        failed += runs[i].state == POOL_FAILED;
+        before += runs[i].state == POOL_DONE_BEFORE;
+        started += runs[i].started;
     }
     printf("sweep %s: %d runs (%d grid points x %d seeds): %d ok, %d failed; %d already done, %d started; %.2f s\n",
            s->file, n, s->n_points, s->n_seeds, ok, failed, before, started, wall);
     if (best->found) {
         int left = 0;
         for (int i = 0; i < n; i++)
-            left += runs[i].state == RS_TODO;
+            left += runs[i].state == POOL_TODO;
         if (left)
             printf("  best so far, from %d of %d runs (best.json says \"complete\": false):\n", n - left, n);
         printf("  best: point %d (%s), %s %s mean %.6g (min %.6g, max %.6g, stddev %.3g over %d seeds) at", best->point,
@@ -1113,26 +635,63 @@ static void print_summary(const struct sweep_spec *s, const struct srun *runs, i
         printf("  plots: %s\n", plots_line);
 }
 
-/* One process agrees with itself: nothing to exchange.  Returns 0. */
-static int local_agree(int *rc)
+/* What the pool needs to build a run's command line. */
+struct sweep_pool_ctx {
+    const struct sweep_spec *spec;
+    const struct srun *meta;
+    const struct pool_run *runs;
+};
+
+/* pool_ops.argv: `rocesim run SCENARIO --set PATH=VALUE... --seed S -o DIR -q --no-plot` for run i, every string
+ * its own copy (free_run_argv frees them all). */
+static char **run_argv(void *ctx, int i)
 {
-    (void)rc;
-    return 0;
+    const struct sweep_pool_ctx *c = ctx;
+    const struct sweep_spec *s = c->spec;
+    struct scn_override ov[MAX_SETS];
+    int n = sweep_point_overrides(s, c->meta[i].point, ov, MAX_SETS);
+    if (n < 0)
+        n = 0;
+    char **argv = mem_xcalloc((size_t)(2 * n + 16), sizeof *argv, SWEEP_OOM);
+    char seed[32];
+    sfmt(seed, sizeof seed, "%llu", (unsigned long long)s->seeds[c->meta[i].seed_i]);
+    int a = 0;
+    argv[a++] = mem_xstrdup("rocesim", SWEEP_OOM);
+    argv[a++] = mem_xstrdup("run", SWEEP_OOM);
+    argv[a++] = mem_xstrdup(s->scenario, SWEEP_OOM);
+    for (int k = 0; k < n; k++) {
+        argv[a++] = mem_xstrdup("--set", SWEEP_OOM);
+        size_t l = strlen(ov[k].path) + strlen(ov[k].value) + 2;
+        argv[a] = mem_xmalloc(l, SWEEP_OOM);
+        sfmt(argv[a++], l, "%s=%s", ov[k].path, ov[k].value);
+    }
+    const char *tail[] = {"--seed", seed, "-o", c->runs[i].dir, "-q", "--no-plot"};
+    for (size_t k = 0; k < sizeof tail / sizeof *tail; k++)
+        argv[a++] = mem_xstrdup(tail[k], SWEEP_OOM);
+    argv[a] = NULL;
+    return argv;
 }
 
-static const struct sweep_comm local_comm = {.rank = 0, .size = 1, .local_size = 1, .agree = local_agree};
+/* pool_ops.free_argv: frees what run_argv allocated. */
+static void free_run_argv(void *ctx, char **argv)
+{
+    (void)ctx;
+    for (char **a = argv; *a; a++)
+        free(*a);
+    free(argv);
+}
 
 /* See sweep.h. */
 int sweep_main(int argc, char **argv)
 {
-    const struct sweep_comm *comm = &local_comm;
+    const struct pool_comm *comm = pool_local_comm();
 #ifdef ROCESIM_MPI
-    const struct sweep_comm *m = sweep_mpi_init(&argc, &argv);
+    const struct pool_comm *m = pool_mpi_init(&argc, &argv);
     if (m)
         comm = m;
 #endif
     bool root = comm->rank == 0;
-    double t0 = now_s();
+    double t0 = pool_now_s();
     struct sweep_cli cli;
     int rc = sweep_parse(argc, argv, &cli, root);
     if (rc == -1) {
@@ -1176,103 +735,42 @@ int sweep_main(int argc, char **argv)
     }
 
     int n = spec.n_points * spec.n_seeds;
-    struct srun *runs = mem_xcalloc((size_t)n, sizeof *runs, SWEEP_OOM);
+    struct srun *meta = mem_xcalloc((size_t)n, sizeof *meta, SWEEP_OOM);
+    struct pool_run *runs = mem_xcalloc((size_t)n, sizeof *runs, SWEEP_OOM);
+    int *all = mem_xcalloc((size_t)n + 1, sizeof *all, SWEEP_OOM);
     for (int p = 0; p < spec.n_points; p++) {
         char id[64];
         sweep_point_id(&spec, p, id, sizeof id);
         for (int k = 0; k < spec.n_seeds; k++) {
-            struct srun *r = &runs[p * spec.n_seeds + k];
-            r->point = p;
-            r->seed_i = k;
-            sfmt(r->id, sizeof r->id, "%s-s%llu", id, (unsigned long long)spec.seeds[k]);
-            sfmt(r->dir, sizeof r->dir, "%s/runs/%s", dir, r->id);
+            int i = p * spec.n_seeds + k;
+            meta[i].point = p;
+            meta[i].seed_i = k;
+            sfmt(meta[i].id, sizeof meta[i].id, "%s-s%llu", id, (unsigned long long)spec.seeds[k]);
+            sfmt(runs[i].dir, sizeof runs[i].dir, "%s/runs/%s", dir, meta[i].id);
+            all[i] = i;
         }
     }
 
-    /* Rank 0 decides what is left to do (its directory is the one that counts) and deals it out. */
-    int *todo = mem_xcalloc((size_t)n + 1, sizeof *todo, SWEEP_OOM);
-    int n_todo = 0;
-    if (root) {
-        for (int i = 0; i < n; i++) {
-            if ((runs[i].summary = complete_summary(runs[i].dir))) {
-                runs[i].state = RS_DONE_BEFORE;
-                sfmt(runs[i].status, sizeof runs[i].status, "ok");
-            } else {
-                todo[n_todo++] = i;
-            }
-        }
-    }
-    if (comm->size > 1) {
-        char *buf = NULL;
-        size_t len = 0;
-        if (root) {
-            struct sbuf b = {0};
-            for (int i = 0; i < n_todo; i++)
-                sb_printf(&b, "%d\n", todo[i]);
-            sb_printf(&b, "end\n");
-            buf = b.p;
-            len = b.len;
-        }
-        if (comm->bcast(&buf, &len)) {
-            rc = SCN_EIO;
-            free(buf);
-            goto out;
-        }
-        if (!root) {
-            n_todo = 0;
-            for (char *p = buf; p < buf + len && strncmp(p, "end", 3);) {
-                long v = strtol(p, &p, 10);
-                if (v >= 0 && v < n)
-                    todo[n_todo++] = (int)v;
-                while (p < buf + len && *p == '\n')
-                    p++;
-            }
-        }
-        free(buf);
-    }
-    int *mine = mem_xcalloc((size_t)n_todo + 1, sizeof *mine, SWEEP_OOM);
-    int n_mine = 0;
-    for (int k = 0; k < n_todo; k++)
-        if (k % comm->size == comm->rank) {
-            mine[n_mine++] = todo[k];
-            runs[todo[k]].mine = true;
-        }
-    int jobs = cli.jobs ? cli.jobs : online_cores() / (comm->local_size > 0 ? comm->local_size : 1);
+    int jobs = cli.jobs ? cli.jobs : pool_online_cores() / (comm->local_size > 0 ? comm->local_size : 1);
     if (jobs < 1)
         jobs = 1;
     bool progress = root && !cli.quiet && isatty(2);
-    int lrc = run_local(runs, mine, n_mine, jobs, cli.timeout_s, progress, &spec);
-    int interrupted = lrc > 0 ? lrc : 0;
-    if (lrc < 0)
+    struct sweep_pool_ctx ctx = {.spec = &spec, .meta = meta, .runs = runs};
+    const struct pool_ops ops = {.who = "sweep", .argv = run_argv, .free_argv = free_run_argv, .ctx = &ctx};
+    int prc = pool_execute(comm, runs, all, n, jobs, cli.timeout_s, progress, false, &ops);
+    /* The outputs are written with SIGINT and SIGTERM back to their default action, as before any run. */
+    pool_end();
+    int interrupted = prc > 0 ? prc : 0;
+    if (prc < 0)
         rc = SCN_EIO;
-    free(mine);
-
-    if (comm->size > 1) {
-        char *packed = pack_results(runs, n);
-        char **all = NULL;
-        size_t *lens = NULL;
-        if (comm->gather(packed, strlen(packed), &all, &lens))
-            rc = SCN_EIO;
-        free(packed);
-        if (root && all) {
-            for (int r = 1; r < comm->size; r++) {
-                if (unpack_results(runs, n, all[r], lens[r]))
-                    fprintf(stderr, "rocesim sweep: rank %d sent malformed results\n", r);
-                free(all[r]);
-            }
-            free(all[0]);
-        }
-        free(all);
-        free(lens);
-    }
 
     if (root) {
         struct sweep_best best = {0};
         char plots_line[1024] = "", why[160] = "";
         int failed = 0, left = 0;
         for (int i = 0; i < n; i++) {
-            failed += runs[i].state == RS_FAILED;
-            left += runs[i].state == RS_TODO;
+            failed += runs[i].state == POOL_FAILED;
+            left += runs[i].state == POOL_TODO;
         }
         if (left && interrupted)
             sfmt(why, sizeof why, "interrupted by SIG%s with %d of %d runs not done; the same command finishes them",
@@ -1283,9 +781,9 @@ int sweep_main(int argc, char **argv)
         if (orc)
             fprintf(stderr, "rocesim sweep: %s/sweep.json: cannot write: %s\n", dir, strerror(errno));
         else
-            orc = write_outputs(&spec, runs, n, dir, n - left, left ? why : NULL, &best, plots_line,
+            orc = write_outputs(&spec, meta, runs, n, dir, n - left, left ? why : NULL, &best, plots_line,
                                 sizeof plots_line);
-        print_summary(&spec, runs, n, now_s() - t0, dir, &best, plots_line);
+        print_summary(&spec, runs, n, pool_now_s() - t0, dir, &best, plots_line);
         if (failed && !orc)
             fprintf(stderr, "rocesim sweep: %d of %d runs failed; see %s/failures.txt\n", failed, n, dir);
         if (left)
@@ -1294,13 +792,11 @@ int sweep_main(int argc, char **argv)
         if (!rc)
             rc = interrupted ? 130 : orc ? orc : failed || left ? 1 : 0;
     }
-out:
-    for (int i = 0; i < n; i++) {
-        free(runs[i].summary);
-        free(runs[i].tail);
-    }
+    for (int i = 0; i < n; i++)
+        pool_run_free(&runs[i]);
     free(runs);
-    free(todo);
+    free(meta);
+    free(all);
     sweep_spec_free(&spec);
 out_nospec:
     if (comm->size > 1)
@@ -1333,7 +829,7 @@ int sweep_replot(const char *dir, char *line, size_t linelen, char *err, size_t 
         for (int k = 0; k < spec.n_seeds; k++) {
             int i = p * spec.n_seeds + k;
             sfmt(rdir, sizeof rdir, "%s/runs/%s-s%llu", dir, id, (unsigned long long)spec.seeds[k]);
-            summaries[i] = complete_summary(rdir);
+            summaries[i] = pool_complete_summary(rdir);
             status[i] = summaries[i] ? "ok" : "not run";
             point[i] = p;
             seed_i[i] = k;

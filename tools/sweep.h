@@ -2,11 +2,10 @@
  * sweep — a parameter sweep: every grid point x seed of a sweep file is one
  * independent `rocesim run` in a child process, at most N at a time.
  *
- * The children are fork+exec'd copies of this very binary (/proc/self/exe), so
- * a crash, a bad value or a runaway run only costs that run: its exit status
- * and the tail of its stderr are recorded and the sweep goes on.  libev drives
- * the children (a child watcher, a pipe reader for stderr and an optional
- * timeout per run, a redraw timer for the progress line).
+ * The children are fork+exec'd copies of this very binary (/proc/self/exe), run
+ * by the pool of runs it shares with `rocesim tune` (tools/runpool.h), so a
+ * crash, a bad value or a runaway run only costs that run: its exit status
+ * and the tail of its stderr are recorded and the sweep goes on.
  *
  * Layout of the output directory DIR:
  *   runs/<point>-s<seed>/   one run's outputs (summary.json, flows.csv, ...);
@@ -122,32 +121,5 @@ int sweep_plot_main(const char *dir);
  */
 int sweep_best_overrides(const char *best_file, bool allow_incomplete, struct scn_override *ov, int n, int max,
                          cJSON **keep, char *scenario, size_t scenario_len, char *err, size_t errlen);
-
-/*
- * The distribution of runs over processes.  The local sweep is one process of
- * one; tools/sweep_mpi.c provides the MPI version.  Every function returns 0
- * or -1 on a communication failure.
- */
-struct sweep_comm {
-    int rank, size;
-    int local_size;   /* ranks on this machine, to share its cores among them */
-    /* *rc becomes the largest rc of all ranks (so that every rank stops when one cannot go on). */
-    int (*agree)(int *rc);
-    /* Rank 0's buffer (malloc'd, *len bytes) is copied to every other rank (their *buf is malloc'd). */
-    int (*bcast)(char **buf, size_t *len);
-    /* Rank 0 receives every rank's buffer: all[r] (malloc'd, caller frees each and the arrays). */
-    int (*gather)(const char *mine, size_t len, char ***all, size_t **lens);
-    void (*finish)(void);
-};
-
-#ifdef ROCESIM_MPI
-/*
- * Starts MPI when the process was launched by mpirun (OMPI_COMM_WORLD_SIZE or
- * PMI_SIZE in the environment) and returns the communicator, or NULL when it
- * runs stand-alone (then the sweep is local).  Exits with status 3 when MPI
- * cannot be initialized.
- */
-const struct sweep_comm *sweep_mpi_init(int *argc, char ***argv);
-#endif
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * sweep_mpi — the sweep's runs spread over MPI ranks (see sweep.h).
+ * sweep_mpi — the runs of the pool (sweep, tune) spread over MPI ranks: struct pool_comm (see runpool.h).
  *
  * Compiled to nothing unless ROCESIM_MPI is defined (`make mpi` builds
  * ./rocesim-mpi with mpicc and -DROCESIM_MPI), so the plain build needs no MPI.
@@ -11,8 +11,7 @@
  */
 #ifdef ROCESIM_MPI
 
-#include "tools/sweep.h"
-#include "tools/sweep_util.h"
+#include "tools/runpool.h"
 #include "sim/mem.h"
 
 #include <limits.h>
@@ -21,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct sweep_comm comm;
+static struct pool_comm comm;
+static bool started;
 
 /* Every rank's rc becomes the largest of them.  Returns 0 or -1. */
 static int mpi_agree(int *rc)
@@ -40,7 +40,7 @@ static int mpi_bcast(char **buf, size_t *len)
     if (MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS || n < 0 || n > INT_MAX)
         return -1;
     if (comm.rank != 0) {
-        *buf = mem_xmalloc((size_t)n + 1, SWEEP_OOM);
+        *buf = mem_xmalloc((size_t)n + 1, POOL_OOM);
         (*buf)[n] = '\0';
         *len = (size_t)n;
     }
@@ -51,7 +51,7 @@ static int mpi_bcast(char **buf, size_t *len)
 static int mpi_gather(const char *mine, size_t len, char ***all, size_t **lens)
 {
     int n = len > INT_MAX ? -1 : (int)len;
-    int *counts = comm.rank == 0 ? mem_xcalloc((size_t)comm.size, sizeof *counts, SWEEP_OOM) : NULL;
+    int *counts = comm.rank == 0 ? mem_xcalloc((size_t)comm.size, sizeof *counts, POOL_OOM) : NULL;
     if (MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
         free(counts);
         return -1;
@@ -60,7 +60,7 @@ static int mpi_gather(const char *mine, size_t len, char ***all, size_t **lens)
     char *joined = NULL;
     int bad = 0;
     if (comm.rank == 0) {
-        displs = mem_xcalloc((size_t)comm.size, sizeof *displs, SWEEP_OOM);
+        displs = mem_xcalloc((size_t)comm.size, sizeof *displs, POOL_OOM);
         long long total = 0;
         for (int r = 0; r < comm.size; r++) {
             bad |= counts[r] < 0;
@@ -68,15 +68,15 @@ static int mpi_gather(const char *mine, size_t len, char ***all, size_t **lens)
             total += counts[r] < 0 ? 0 : counts[r];
         }
         bad |= total > INT_MAX;
-        joined = mem_xmalloc(bad ? 1 : (size_t)total + 1, SWEEP_OOM);
+        joined = mem_xmalloc(bad ? 1 : (size_t)total + 1, POOL_OOM);
     }
     /* Every rank must take part in the collective even when rank 0 will discard the result. */
     int rc = MPI_Gatherv(mine, n < 0 ? 0 : n, MPI_CHAR, joined, counts, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (comm.rank == 0 && rc == MPI_SUCCESS && !bad) {
-        *all = mem_xcalloc((size_t)comm.size, sizeof **all, SWEEP_OOM);
-        *lens = mem_xcalloc((size_t)comm.size, sizeof **lens, SWEEP_OOM);
+        *all = mem_xcalloc((size_t)comm.size, sizeof **all, POOL_OOM);
+        *lens = mem_xcalloc((size_t)comm.size, sizeof **lens, POOL_OOM);
         for (int r = 0; r < comm.size; r++) {
-            (*all)[r] = mem_xmalloc((size_t)counts[r] + 1, SWEEP_OOM);
+            (*all)[r] = mem_xmalloc((size_t)counts[r] + 1, POOL_OOM);
             memcpy((*all)[r], joined + displs[r], (size_t)counts[r]);
             (*all)[r][counts[r]] = '\0';
             (*lens)[r] = (size_t)counts[r];
@@ -88,20 +88,23 @@ static int mpi_gather(const char *mine, size_t len, char ***all, size_t **lens)
     return rc == MPI_SUCCESS && !bad ? 0 : -1;
 }
 
-/* Ends MPI; called once by every rank at the end of the sweep. */
+/* Ends MPI; called once by every rank at the end of the sweep or tune. */
 static void mpi_finish(void)
 {
     MPI_Finalize();
 }
 
-/* See sweep.h. */
-const struct sweep_comm *sweep_mpi_init(int *argc, char ***argv)
+/* See runpool.h. */
+const struct pool_comm *pool_mpi_init(int *argc, char ***argv)
 {
+    if (started)
+        return &comm;
     /* Stand-alone (no mpirun): a plain local sweep, without MPI's start-up cost or its daemons. */
     if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK"))
         return NULL;
     if (MPI_Init(argc, argv) != MPI_SUCCESS) {
-        fprintf(stderr, "rocesim sweep: MPI_Init failed\n");
+        /* argv[1] is the command ("sweep", "tune"), the program name in messages. */
+        fprintf(stderr, "rocesim %s: MPI_Init failed\n", *argc > 1 ? (*argv)[1] : "sweep");
         exit(3);
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &comm.rank);
@@ -117,6 +120,7 @@ const struct sweep_comm *sweep_mpi_init(int *argc, char ***argv)
     comm.bcast = mpi_bcast;
     comm.gather = mpi_gather;
     comm.finish = mpi_finish;
+    started = true;
     return &comm;
 }
 
