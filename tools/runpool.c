@@ -205,11 +205,24 @@ static char *tail_text(const struct job *j)
 
 static void start_more(struct runner *R);
 
+/* The caller's after hook over run i's summary (see runpool.h): replaces it, or returns false with the message. */
+static bool apply_after(const struct pool_ops *ops, int i, struct pool_run *r, char *err, size_t errlen)
+{
+    if (!ops->after || !r->summary)
+        return r->summary != NULL;
+    err[0] = '\0';
+    char *t = ops->after(ops->ctx, i, r->dir, r->summary, err, errlen);
+    free(r->summary);
+    r->summary = t;
+    return t != NULL;
+}
+
 /* Both the exit and the end of stderr are in: record the run and free the slot. */
 static void job_finish(struct job *j)
 {
     struct runner *R = j->R;
     struct pool_run *r = &R->runs[j->run];
+    char hook_err[1024] = "";
     ev_timer_stop(R->loop, &j->tw);
     if (j->timed_out) {
         sfmt(r->status, sizeof r->status, "timeout");
@@ -223,6 +236,8 @@ static void job_finish(struct job *j)
         sfmt(r->status, sizeof r->status, "exit %d", WEXITSTATUS(j->wstatus));
     } else if (!(r->summary = pool_complete_summary(r->dir))) {
         sfmt(r->status, sizeof r->status, "no summary");
+    } else if (!apply_after(R->ops, j->run, r, hook_err, sizeof hook_err)) {
+        sfmt(r->status, sizeof r->status, "no summary");
     } else {
         sfmt(r->status, sizeof r->status, "ok");
     }
@@ -234,7 +249,7 @@ static void job_finish(struct job *j)
         sfmt(r->status, sizeof r->status, "interrupted");
     } else {
         r->state = POOL_FAILED;
-        r->tail = tail_text(j);
+        r->tail = hook_err[0] ? mem_xstrdup(hook_err, POOL_OOM) : tail_text(j);
         R->failed++;
     }
     R->running--;
@@ -660,7 +675,8 @@ int pool_execute(const struct pool_comm *comm, struct pool_run *runs, const int 
     if (comm->rank == 0) {
         for (int k = 0; k < n; k++) {
             struct pool_run *r = &runs[idx[k]];
-            if ((r->summary = pool_complete_summary(r->dir))) {
+            char e[1024];
+            if ((r->summary = pool_complete_summary(r->dir)) && apply_after(ops, idx[k], r, e, sizeof e)) {
                 r->state = POOL_DONE_BEFORE;
                 sfmt(r->status, sizeof r->status, "ok");
             } else {

@@ -56,6 +56,14 @@ struct pool_ops {
     /* Formats the progress line (NULL: the sweep's own line, "sweep: 3/48 runs done, ..."). */
     void (*progress)(void *ctx, const struct pool_status *st, char *line, size_t len);
     void *ctx;
+    /* Optional.  Called on the rank that holds the run's directory for every run that ends "ok" (right after it
+     * ran, or when rank 0 finds it complete from before) with its summary text.  Returns a malloc'd replacement
+     * (the pool frees the old text), or NULL with a message in err when the run cannot be used: a run found
+     * complete from before then runs again, and a run that just ran is recorded as failed ("no summary") with
+     * the message as its tail.  The replacement is what rank 0 gathers and shares; the run's summary.json on
+     * disk is left as the run wrote it (rank 0 writes the replacement for a remote run it lacks).  The tuner
+     * adds metrics computed from the run's flows.csv, which only that rank's disk holds. */
+    char *(*after)(void *ctx, int i, const char *dir, const char *summary, char *err, size_t errlen);
     /* The program the children execute (NULL: /proc/self/exe, this binary; the tests give ./rocesim). */
     const char *exe;
 };

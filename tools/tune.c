@@ -1384,9 +1384,12 @@ static void print_summary(const struct tuner *T, int win, const char *verdict, c
         dropped += T->c[j].dropped;
         infeasible += T->c[j].full && !T->c[j].feasible;
     }
-    printf("tune %s: %d runs of a budget of %d (%d failed): %d candidates, %d run on every seed, %d dropped by "
-           "racing, %d infeasible; %.2f s\n", s->file, T->used, T->budget, T->failed_runs, T->n_c - 1, full, dropped,
-           infeasible, wall);
+    int before = 0;
+    for (int r = 0; r < T->n_runs; r++)
+        before += T->runs[r].state == POOL_DONE_BEFORE;
+    printf("tune %s: %d runs of a budget of %d (%d run now, %d found done, %d failed): %d candidates, %d run on "
+           "every seed, %d dropped by racing, %d infeasible; %.2f s\n", s->file, T->used, T->budget,
+           T->n_runs - before, before, T->failed_runs, T->n_c - 1, full, dropped, infeasible, wall);
     char a[48], b[48];
     for (int m = 0; m < s->n_obj && win >= 0; m++) {
         struct stats_ci w = stats_mean_ci(T->c[win].v[m], s->n_seeds, 0.95);
@@ -1489,10 +1492,16 @@ int tune_main(int argc, char **argv)
         T.shift[i] = (double)(w >> 11) * 0x1.0p-53;
     }
     search(&T);
+    int sig = pool_end();
+    if (sig && !T.interrupted)
+        T.interrupted = sig;
     bool *front = mem_xcalloc((size_t)T.n_c + 1, sizeof *front, SWEEP_OOM);
     int win = pick_winner(&T, front);
-    if (!T.interrupted)
+    if (!T.interrupted) {
         confirm(&T, win);
+        if ((sig = pool_end()) && !T.interrupted)
+            T.interrupted = sig;
+    }
     if (root) {
         char why[200] = "", verdict[300], plots[1200] = "";
         if (T.interrupted)
