@@ -37,6 +37,7 @@ void test_robustness_register(void);
 void test_pathologies_register(void);
 void test_reads_register(void);
 void test_observers_register(void);
+void test_tune_plot_register(void);
 
 struct scenario;
 struct run;
