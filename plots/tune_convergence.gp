@@ -23,8 +23,10 @@ if (logy) {
     }
 }
 set yrange [ylo:yhi]
+# a kind of point with no block (-1) is left out by its empty loop; gnuplot parses its index all the same
+ix(i) = i >= 0 ? i : 0
 plot for [k=1:(have_base)] base with lines dt 2 lw 2 lc rgb '#ff7f0e' title base_label, \
-     for [k=1:(i_screen >= 0)] dat index i_screen using 1:2 with points pt 6 ps 0.9 lc rgb '#6baed6' title screen_label, \
-     for [k=1:(i_full >= 0)] dat index i_full using 1:2 with points pt 7 ps 1.1 lc rgb '#1f77b4' title full_label, \
-     for [k=1:(i_infeas >= 0)] dat index i_infeas using 1:2 with points pt 2 ps 1.2 lw 1.5 lc rgb '#7f7f7f' title 'violates a constraint', \
-     for [k=1:(i_best >= 0)] dat index i_best using 1:2 with steps lw 2.5 lc rgb '#d62728' title 'best so far'
+     for [k=1:(i_screen >= 0)] dat index ix(i_screen) using 1:2 with points pt 6 ps 0.9 lc rgb '#6baed6' title screen_label, \
+     for [k=1:(i_full >= 0)] dat index ix(i_full) using 1:2 with points pt 7 ps 1.1 lc rgb '#1f77b4' title full_label, \
+     for [k=1:(i_infeas >= 0)] dat index ix(i_infeas) using 1:2 with points pt 2 ps 1.2 lw 1.5 lc rgb '#7f7f7f' title 'violates a constraint', \
+     for [k=1:(i_best >= 0)] dat index ix(i_best) using 1:2 with steps lw 2.5 lc rgb '#d62728' title 'best so far'

@@ -39,8 +39,10 @@ if (logy) {
 set yrange [ylo:yhi]
 # the golden ratio spreads evaluation indices evenly over [-0.15, 0.15)
 jx(x, id) = nchoices > 0 ? x + 0.3 * (id * 0.618034 - floor(id * 0.618034) - 0.5) : x
-plot for [k=1:(i_screen >= 0)] dat index i_screen using (jx($1, $3)):2 with points pt 6 ps 1 lc rgb '#6baed6' title screen_label, \
-     for [k=1:(i_full >= 0)] dat index i_full using (jx($1, $3)):2 with points pt 7 ps 1.2 lc rgb '#1f77b4' title full_label, \
-     for [k=1:(i_infeas >= 0)] dat index i_infeas using (jx($1, $3)):2 with points pt 2 ps 1.3 lw 1.5 lc rgb '#7f7f7f' title 'violates a constraint', \
-     for [k=1:(i_base >= 0)] dat index i_base using (jx($1, $3)):2 with points pt 4 ps 2.8 lw 2.5 lc rgb '#ff7f0e' title base_label, \
-     for [k=1:(i_best >= 0)] dat index i_best using (jx($1, $3)):2 with points pt 6 ps 3.5 lw 2.5 lc rgb '#d62728' title 'recommendation'
+# a kind of point with no block (-1) is left out by its empty loop; gnuplot parses its index all the same
+ix(i) = i >= 0 ? i : 0
+plot for [k=1:(i_screen >= 0)] dat index ix(i_screen) using (jx($1, $3)):2 with points pt 6 ps 1 lc rgb '#6baed6' title screen_label, \
+     for [k=1:(i_full >= 0)] dat index ix(i_full) using (jx($1, $3)):2 with points pt 7 ps 1.2 lc rgb '#1f77b4' title full_label, \
+     for [k=1:(i_infeas >= 0)] dat index ix(i_infeas) using (jx($1, $3)):2 with points pt 2 ps 1.3 lw 1.5 lc rgb '#7f7f7f' title 'violates a constraint', \
+     for [k=1:(i_base >= 0)] dat index ix(i_base) using (jx($1, $3)):2 with points pt 4 ps 2.8 lw 2.5 lc rgb '#ff7f0e' title base_label, \
+     for [k=1:(i_best >= 0)] dat index ix(i_best) using (jx($1, $3)):2 with points pt 6 ps 3.5 lw 2.5 lc rgb '#d62728' title 'recommendation'

@@ -36,7 +36,9 @@ ax = better_x > 0 ? 0.97 : 0.03
 ay = better_y > 0 ? 0.96 : 0.04
 set arrow 1 from graph ax - 0.05 * better_x, graph ay - 0.06 * better_y to graph ax, graph ay head filled lw 2 lc rgb '#2ca02c' front
 set label 1 'better' at graph ax - 0.065 * better_x, graph ay - 0.085 * better_y center tc rgb '#2ca02c' front
-plot for [k=1:(i_all >= 0)] dat index i_all using 1:2 with points pt 7 ps 1.1 lc rgb '#1f77b4' title 'full feasible evaluation', \
-     for [k=1:(i_front >= 0)] dat index i_front using 1:2 with linespoints lw 2 pt 7 ps 1.3 lc rgb '#2ca02c' title 'Pareto front', \
-     for [k=1:(i_base >= 0)] dat index i_base using 1:2 with points pt 4 ps 2.8 lw 2.5 lc rgb '#ff7f0e' title base_label, \
-     for [k=1:(i_best >= 0)] dat index i_best using 1:2 with points pt 6 ps 3.5 lw 2.5 lc rgb '#d62728' title 'recommendation'
+# a kind of point with no block (-1) is left out by its empty loop; gnuplot parses its index all the same
+ix(i) = i >= 0 ? i : 0
+plot for [k=1:(i_all >= 0)] dat index ix(i_all) using 1:2 with points pt 7 ps 1.1 lc rgb '#1f77b4' title 'full feasible evaluation', \
+     for [k=1:(i_front >= 0)] dat index ix(i_front) using 1:2 with linespoints lw 2 pt 7 ps 1.3 lc rgb '#2ca02c' title 'Pareto front', \
+     for [k=1:(i_base >= 0)] dat index ix(i_base) using 1:2 with points pt 4 ps 2.8 lw 2.5 lc rgb '#ff7f0e' title base_label, \
+     for [k=1:(i_best >= 0)] dat index ix(i_best) using 1:2 with points pt 6 ps 3.5 lw 2.5 lc rgb '#d62728' title 'recommendation'

@@ -390,6 +390,53 @@ static void test_failed_plots(void)
                              "marking_threshold_min.png"));
 }
 
+/*
+ * Nothing to draw when every evaluation failed: one reason, no file.  One evaluation (the baseline alone) is
+ * drawn, with ranges around its single point that gnuplot does not warn about.
+ */
+static void test_little_data(void)
+{
+    char dir[256], line[2048];
+    fresh(dir, sizeof dir, "little");
+    struct tune_plot_input in = input(2, 1);
+    for (int i = 0; i < NE; i++)
+        ev[i].obj[0] = ev[i].obj[1] = NAN;
+    in.n_conv = 0;
+    in.baseline_obj = NAN;
+    CU_ASSERT_EQUAL(tune_plots(&in, dir, line, sizeof line), 0);
+    CU_ASSERT_STRING_EQUAL(line, "none: no evaluation has a value of the objective");
+    CU_ASSERT(!exists_in(dir, "convergence.dat"));
+    CU_ASSERT(!exists_in(dir, "convergence.gp"));
+    CU_ASSERT(!exists_in(dir, "pareto.dat"));
+
+    in = input(2, 1);
+    in.n_evals = 1;
+    in.evals = &ev[12];
+    in.n_conv = 1;
+    in.conv_runs = &conv_runs[1];
+    in.conv_best = &conv_best[1];
+    in.best = 0;
+    in.on_front = NULL;
+    CU_ASSERT_EQUAL(tune_plots(&in, dir, line, sizeof line), 0);
+    CU_ASSERT(holds(dir, "convergence.dat", "runs, best full-fidelity feasible objective so far\n17 9.25 0\n\n\n"));
+    CU_ASSERT(holds(dir, "marginal_switch.ecn.kmin.gp", "logx = 0\nxlo = 4.75\nxhi = 5.25\n"));
+    if (gnuplot_present()) {
+        char want[1024];
+        snprintf(want, sizeof want, "%s/plots/ (5 PNG: convergence.png, marginal_<param>.png per parameter, "
+                 "pareto.png)", dir);
+        CU_ASSERT_STRING_EQUAL(line, want);
+        static const char *const names[] = {"convergence", "marginal_host.dcqcn.g", "marginal_switch.ecn.kmin",
+                                            "marginal_host.dcqcn.byte_counter", "pareto"};
+        for (int i = 0; i < 5; i++) {
+            char f[128];
+            snprintf(f, sizeof f, "%s.png", names[i]);
+            CU_ASSERT(png_whole(dir, f));
+            snprintf(f, sizeof f, "%s.log", names[i]);
+            CU_ASSERT(!exists_in(dir, f));
+        }
+    }
+}
+
 /* A plot directory that cannot be written is an I/O error, said on stderr and in the line. */
 static void test_unwritable(void)
 {
@@ -423,5 +470,6 @@ void test_tune_plot_register(void)
     CU_add_test(s, "a rerun with fewer parameters leaves no stale plot", test_rerun_removes_stale);
     CU_add_test(s, "without gnuplot: data and scripts written, the line says so", test_without_gnuplot);
     CU_add_test(s, "a plot gnuplot fails or cuts short: reported, no PNG; long plot names", test_failed_plots);
+    CU_add_test(s, "every evaluation failed: nothing drawn; a single evaluation: drawn", test_little_data);
     CU_add_test(s, "an unwritable plot directory: SCN_EIO", test_unwritable);
 }

@@ -126,7 +126,7 @@ static int baseline_eval(const struct tune_plot_input *in, bool both)
     int b = -1;
     for (int i = 0; i < in->n_evals; i++) {
         const struct tune_plot_eval *e = &in->evals[i];
-        if (!e->baseline || isnan(e->obj[0]) || (both && isnan(e->obj[1])))
+        if (!e->baseline || !isfinite(e->obj[0]) || (both && !isfinite(e->obj[1])))
             continue;
         if (b < 0 || (e->full && !in->evals[b].full))
             b = i;
@@ -187,7 +187,7 @@ static void prep_convergence(const struct tune_plot_input *in, struct plot *p)
     struct extent ex = {0}, ey = {0};
     double last_x = -INFINITY, last_best = NAN;
     for (int i = 0; i < in->n_conv; i++) {
-        if (isnan(in->conv_best[i]) || isnan(in->conv_runs[i]))
+        if (!isfinite(in->conv_best[i]) || !isfinite(in->conv_runs[i]))
             continue;
         add_row(&ser[0], in->conv_runs[i], in->conv_best[i], i);
         extent_add(&ex, in->conv_runs[i]);
@@ -199,10 +199,11 @@ static void prep_convergence(const struct tune_plot_input *in, struct plot *p)
     double end = last_x;
     for (int i = 0; i < in->n_evals; i++) {
         const struct tune_plot_eval *e = &in->evals[i];
-        end = fmax(end, e->runs_at);
+        if (isfinite(e->runs_at))
+            end = fmax(end, e->runs_at);
         screen += !e->full;
         full += e->full;
-        if (isnan(e->obj[0])) {
+        if (!isfinite(e->obj[0]) || !isfinite(e->runs_at)) {
             failed++;
             continue;
         }
@@ -213,9 +214,9 @@ static void prep_convergence(const struct tune_plot_input *in, struct plot *p)
         extent_add(&ey, e->obj[0]);
     }
     /* The best so far holds until the last run: a step line would otherwise stop at its last improvement. */
-    if (!isnan(last_best) && end > last_x)
+    if (isfinite(last_best) && end > last_x)
         add_row(&ser[0], end, last_best, -1);
-    bool base = !isnan(in->baseline_obj);
+    bool base = isfinite(in->baseline_obj);
     extent_add(&ey, in->baseline_obj);
     extent_add(&ex, 0);
     char t[1200], a[40], b[40], title[1400];
@@ -247,8 +248,8 @@ static void prep_convergence(const struct tune_plot_input *in, struct plot *p)
     emit_blocks(&p->dat, p->pf, ser, 4);
     for (size_t i = 0; i < sizeof ser / sizeof *ser; i++)
         free(ser[i].rows.p);
-    if (!ser[0].n && !ser[1].n && !ser[2].n && !ser[3].n)
-        sfmt(p->skip, sizeof p->skip, "no evaluation has objective 1");
+    if (!ser[1].n && !ser[2].n && !ser[3].n)
+        sfmt(p->skip, sizeof p->skip, "no evaluation has a value of the objective");
 }
 
 /* ---- marginal: objective 0 against one parameter, every evaluation ---- */
@@ -265,7 +266,7 @@ static void prep_marginal(const struct tune_plot_input *in, int k, struct plot *
     struct extent ex = {0}, ey = {0};
     for (int i = 0; i < in->n_evals; i++) {
         const struct tune_plot_eval *e = &in->evals[i];
-        if (isnan(e->obj[0]) || !isfinite(e->x[k]))
+        if (!isfinite(e->obj[0]) || !isfinite(e->x[k]))
             continue;
         add_row(&ser[!e->feasible ? 2 : e->full ? 1 : 0], e->x[k], e->obj[0], i);
         extent_add(&ex, e->x[k]);
@@ -274,7 +275,7 @@ static void prep_marginal(const struct tune_plot_input *in, int k, struct plot *
     int b = baseline_eval(in, false);
     if (b >= 0 && isfinite(in->evals[b].x[k]))
         add_row(&ser[3], in->evals[b].x[k], in->evals[b].obj[0], b);
-    if (in->best >= 0 && !isnan(in->evals[in->best].obj[0]) && isfinite(in->evals[in->best].x[k]))
+    if (in->best >= 0 && isfinite(in->evals[in->best].obj[0]) && isfinite(in->evals[in->best].x[k]))
         add_row(&ser[4], in->evals[in->best].x[k], in->evals[in->best].obj[0], in->best);
 
     char t[1200], a[40], title[1400];
@@ -312,7 +313,7 @@ static void prep_marginal(const struct tune_plot_input *in, int k, struct plot *
     emit_range(p->pf, "y", &ey, wide(&ey));
     emit_blocks(&p->dat, p->pf, ser, 5);
     if (!ser[0].n && !ser[1].n && !ser[2].n)
-        sfmt(p->skip, sizeof p->skip, "no evaluation has objective 1");
+        sfmt(p->skip, sizeof p->skip, "no evaluation has a value of the objective");
     for (size_t i = 0; i < sizeof ser / sizeof *ser; i++)
         free(ser[i].rows.p);
 }
@@ -342,7 +343,7 @@ static void prep_pareto(const struct tune_plot_input *in, struct plot *p)
     int nf = 0, infeas = 0;
     for (int i = 0; i < in->n_evals; i++) {
         const struct tune_plot_eval *e = &in->evals[i];
-        if (!e->full || isnan(e->obj[0]) || isnan(e->obj[1]))
+        if (!e->full || !isfinite(e->obj[0]) || !isfinite(e->obj[1]))
             continue;
         if (!e->feasible) {
             infeas++;
@@ -366,7 +367,7 @@ static void prep_pareto(const struct tune_plot_input *in, struct plot *p)
         extent_add(&ey, in->evals[b].obj[0]);
     }
     const struct tune_plot_eval *r = in->best >= 0 ? &in->evals[in->best] : NULL;
-    if (r && !isnan(r->obj[0]) && !isnan(r->obj[1]))
+    if (r && isfinite(r->obj[0]) && isfinite(r->obj[1]))
         add_row(&ser[3], r->obj[1], r->obj[0], in->best);
 
     char t[1400];
@@ -539,6 +540,9 @@ int tune_plots(const struct tune_plot_input *in, const char *dir, char *line, si
                               "to their directory",
                 pdir);
         sfmt(line, len, "none: plot templates not found (data in %s/)", pdir);
+    } else if (pl[0].skip[0]) {
+        /* then no plot has a point: one reason, not one per plot */
+        sfmt(line, len, "none: %s", pl[0].skip);
     } else if (!todo && !failed.len) {
         sfmt(line, len, "none: %s", skipped.len ? skipped.p : "nothing to draw");
     } else if (!plot_find_gnuplot(gnuplot, sizeof gnuplot)) {
