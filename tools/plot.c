@@ -66,26 +66,27 @@ static int split_csv(char *line, char **fld, int max)
     return n;
 }
 
-/* Writes s as a single-quoted gnuplot string. */
-static void gp_str(FILE *f, const char *s)
+/* See plot.h. */
+void plot_gp_str(FILE *f, const char *s)
 {
     fputc('\'', f);
     for (; *s; s++) {
         if (*s == '\'')
             fputc('\'', f);
-        fputc(*s, f);
+        /* A line break would end the string, and the script's line, in the middle. */
+        fputc((unsigned char)*s < ' ' ? ' ' : *s, f);
     }
     fputc('\'', f);
 }
 
-/* Writes "array NAME[n] = ['a', 'b', ...]" (gnuplot 5.2+). */
-static void gp_array(FILE *f, const char *name, char **items, int n)
+/* See plot.h. */
+void plot_gp_array(FILE *f, const char *name, const char *const *items, int n)
 {
     fprintf(f, "array %s[%d] = [", name, n > 0 ? n : 1);
     for (int i = 0; i < n; i++) {
         if (i)
             fputs(", ", f);
-        gp_str(f, items[i]);
+        plot_gp_str(f, items[i]);
     }
     if (n == 0)
         fputs("''", f);
@@ -396,7 +397,7 @@ static enum prep prep_queues(const char *dir, const char *pdir, const struct met
         goto done;
     }
     fprintf(pre, "nq = %u\n", nsel);
-    gp_array(pre, "qname", names, (int)nsel);
+    plot_gp_array(pre, "qname", (const char *const *)names, (int)nsel);
     char sub[256];
     if (!nonempty)
         snprintf(sub, sizeof sub, "all %u monitored queues stayed empty", keys.n);
@@ -409,7 +410,7 @@ static enum prep prep_queues(const char *dir, const char *pdir, const struct met
     else
         snprintf(sub, sizeof sub, "%u monitored queues", keys.n);
     fputs("subtitle = ", pre);
-    gp_str(pre, sub);
+    plot_gp_str(pre, sub);
     fprintf(pre, "\necn = %d\nkmin_kb = %.6g\nkmax_kb = %.6g\n", mt->ecn, mt->kmin_kb, mt->kmax_kb);
 done:
     fclose(f);
@@ -532,14 +533,14 @@ static enum prep prep_rates(const char *dir, const char *pdir, const struct meta
         goto done;
     }
     fprintf(pre, "nf = %u\nhas_alpha = %d\n", nsel, alpha);
-    gp_array(pre, "fname", names, (int)nsel);
+    plot_gp_array(pre, "fname", (const char *const *)names, (int)nsel);
     char sub[256];
     if (nsel < flows.n)
         snprintf(sub, sizeof sub, "%u of %u monitored flows, spread evenly over them", nsel, flows.n);
     else
         snprintf(sub, sizeof sub, "%u monitored flow%s, while active", flows.n, flows.n == 1 ? "" : "s");
     fputs("subtitle = ", pre);
-    gp_str(pre, sub);
+    plot_gp_str(pre, sub);
     fputc('\n', pre);
 done:
     fclose(f);
@@ -684,13 +685,13 @@ static enum prep prep_fct(const char *dir, const char *pdir, const struct meta *
         return PREP_ERROR;
     }
     fprintf(pre, "nb = %d\n", nb);
-    gp_array(pre, "bname", titles, nb);
+    plot_gp_array(pre, "bname", (const char *const *)titles, nb);
     fprintf(pre, "logx = %d\nxmin = %.6g\nxmax = %.6g\n", dmax > 10 * dmin, dmin, dmax);
     char sub[256];
     snprintf(sub, sizeof sub, "%zu of %zu flows finished%s; slowdown = FCT / ideal FCT on an idle network", n,
              total, nb > 1 ? ", by flow size" : "");
     fputs("subtitle = ", pre);
-    gp_str(pre, sub);
+    plot_gp_str(pre, sub);
     fputc('\n', pre);
     (void)mt;
     return PREP_DRAW;
@@ -811,11 +812,11 @@ static enum prep prep_pfc(const char *dir, const char *pdir, const struct meta *
     for (uint32_t i = 0; i < nsel; i++)
         names[i] = keys.keys[order[i]];
     fprintf(pre, "nrows = %u\n", nsel);
-    gp_array(pre, "pname", names, (int)nsel);
+    plot_gp_array(pre, "pname", (const char *const *)names, (int)nsel);
     fputs("set ytics (", pre);
     for (uint32_t i = 0; i < nsel; i++) {
         fputs(i ? ", " : "", pre);
-        gp_str(pre, names[i]);
+        plot_gp_str(pre, names[i]);
         fprintf(pre, " %u", nsel - 1 - i);
     }
     fputs(")\n", pre);
@@ -829,7 +830,7 @@ static enum prep prep_pfc(const char *dir, const char *pdir, const struct meta *
         snprintf(sub, sizeof sub, "%u (port, priority) pair%s, in the order they first paused", keys.n,
                  keys.n == 1 ? "" : "s");
     fputs("subtitle = ", pre);
-    gp_str(pre, sub);
+    plot_gp_str(pre, sub);
     fputc('\n', pre);
 done:
     fclose(f);
@@ -961,7 +962,7 @@ int plot_check_dir(const char *dir, char *err, size_t errlen)
 void plot_remove_files(const char *pdir, const char *const *names, size_t n)
 {
     static const char *const ext[] = {"png", "gp", "dat", "log", "png.tmp"};
-    char (*file)[64] = mem_xmalloc(2 * n * sizeof *file, "cleaning the plots");
+    char (*file)[PLOT_NAME_MAX + 8] = mem_xmalloc(2 * n * sizeof *file, "cleaning the plots");
     const char **stale = mem_xmalloc(2 * n * sizeof *stale, "cleaning the plots");
     for (size_t i = 0; i < n; i++) {
         for (size_t e = 0; e < sizeof ext / sizeof *ext; e++) {
@@ -1014,8 +1015,8 @@ static bool has_templates(const char *d)
     return access(p, R_OK) == 0;
 }
 
-/* Finds the template directory (see plot.h).  Returns true with it in out. */
-static bool find_templates(char *out, size_t len)
+/* See plot.h. */
+bool plot_find_templates(char *out, size_t len)
 {
     const char *env = getenv("ROCESIM_PLOTS");
     if (env && *env) {
@@ -1040,15 +1041,15 @@ static bool find_templates(char *out, size_t len)
     return has_templates(out);
 }
 
-/* Writes pdir/NAME.gp: a header, the prelude, the template.  Returns 0 or -1 with a message. */
-static int write_script(const char *pdir, const char *tdir, const char *name, const char *prelude, char *err,
-                        size_t errlen)
+/* See plot.h. */
+int plot_write_script(const char *pdir, const char *tdir, const char *tpl_name, const char *name,
+                      const char *prelude, char *err, size_t errlen)
 {
     char path[PATH_MAX_LEN];
-    snprintf(path, sizeof path, "%s/%s.gp", tdir, name);
+    snprintf(path, sizeof path, "%s/%s.gp", tdir, tpl_name);
     char *tpl;
     if (read_text_file(path, &tpl, err, errlen))
-        return -1;
+        return 1;
     char *text = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
@@ -1056,7 +1057,7 @@ static int write_script(const char *pdir, const char *tdir, const char *name, co
         mem_oom("writing a gnuplot script");
     fprintf(m, "# Written by rocesim from the template plots/%s.gp; `gnuplot %s.gp` in this directory redraws "
                "%s.png.\n# --- this run ---\n%s# --- template ---\n%s",
-            name, name, name, prelude, tpl);
+            tpl_name, name, name, prelude, tpl);
     fclose(m);
     free(tpl);
     snprintf(path, sizeof path, "%s/%s.gp", pdir, name);
@@ -1072,7 +1073,7 @@ static int write_script(const char *pdir, const char *tdir, const char *name, co
 /* See plot.h. */
 pid_t plot_gnuplot_start(const char *gnuplot, const char *pdir, const char *name)
 {
-    char script[64], log[64], outarg[96];
+    char script[PLOT_NAME_MAX + 8], log[PLOT_NAME_MAX + 8], outarg[PLOT_NAME_MAX + 32];
     snprintf(script, sizeof script, "%s.gp", name);
     snprintf(log, sizeof log, "%s.log", name);
     snprintf(outarg, sizeof outarg, "outname='%s.png.tmp'", name);
@@ -1213,7 +1214,7 @@ int plot_draw(const char *dir, struct plot_result *res, FILE *errf)
         snprintf(res->summary, sizeof res->summary, "none (gnuplot not found)");
         return 0;
     }
-    if (!find_templates(tdir, sizeof tdir)) {
+    if (!plot_find_templates(tdir, sizeof tdir)) {
         const char *env = getenv("ROCESIM_PLOTS");
         if (env && *env)
             fprintf(errf, "rocesim: ROCESIM_PLOTS=%s: expected the directory of the plot templates (plots/*.gp): "
@@ -1250,11 +1251,12 @@ int plot_draw(const char *dir, struct plot_result *res, FILE *errf)
         if (!pf)
             mem_oom("writing a gnuplot script");
         fputs("name = ", pf);
-        gp_str(pf, mt.name);
+        plot_gp_str(pf, mt.name);
         fprintf(pf, "\nxunit = '%s'\nxend = %.6g\n", mt.xunit, mt.end_ns / mt.xdiv);
         enum prep p = prep[i](dir, pdir, &mt, pf, notes[i], sizeof notes[i]);
         fclose(pf);
-        if (p == PREP_DRAW && write_script(pdir, tdir, plot_names[i], pre, notes[i], sizeof notes[i]))
+        if (p == PREP_DRAW && plot_write_script(pdir, tdir, plot_names[i], plot_names[i], pre, notes[i],
+                                                sizeof notes[i]))
             p = PREP_ERROR;
         free(pre);
         if (p == PREP_ERROR) {

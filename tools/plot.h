@@ -79,7 +79,24 @@ int plot_draw(const char *dir, struct plot_result *res, FILE *errf);
  * why, only when gnuplot wrote something there).
  */
 bool plot_find_gnuplot(char *out, size_t len);
+/* The longest plot NAME those take (NAME.png.tmp, NAME.log, NAME.gp.tmp.PID must fit their buffers). */
+#define PLOT_NAME_MAX 240
 pid_t plot_gnuplot_start(const char *gnuplot, const char *pdir, const char *name);
 int plot_gnuplot_finish(const char *gnuplot, const char *pdir, const char *name, pid_t pid, char *why, size_t len);
+
+/*
+ * Drawing from a template of plots/ (the run's plots and the tuner's).
+ * plot_find_templates: the template directory (see above); true with it in out.
+ * plot_write_script: writes pdir/NAME.gp, a header, the prelude (the variables the template reads) and the
+ * template tdir/TPL.gp (TPL differs from NAME when one template draws several plots).  Returns 0; 1 when the
+ * template cannot be read, -1 when the script cannot be written, with a message in err.
+ * plot_gp_str: s as a single-quoted gnuplot string (control characters as spaces: one line).
+ * plot_gp_array: "array NAME[n] = ['a', 'b', ...]" (gnuplot 5.2+; one empty item when n is 0).
+ */
+bool plot_find_templates(char *out, size_t len);
+int plot_write_script(const char *pdir, const char *tdir, const char *tpl_name, const char *name,
+                      const char *prelude, char *err, size_t errlen);
+void plot_gp_str(FILE *f, const char *s);
+void plot_gp_array(FILE *f, const char *name, const char *const *items, int n);
 
 #endif

@@ -594,14 +594,6 @@ static int race(struct tuner *T, const int *list, int n, bool racing)
     return rc;
 }
 
-static int n_full(const struct tuner *T)
-{
-    int k = 0;
-    for (int j = 0; j < T->n_c; j++)
-        k += T->c[j].full;
-    return k;
-}
-
 /* The next `want` design points (fewer when "require" refuses too much in a row). */
 static int design_points(struct tuner *T, int want, int *list)
 {
