@@ -240,7 +240,8 @@ static void prep_convergence(const struct tune_plot_input *in, struct plot *p)
     seeds_text(in, true, b, sizeof b);
     sfmt(t, sizeof t, "full%s%s%s", *b ? " (" : "", b, *b ? ")" : "");
     pre_str(p->pf, "full_label", t);
-    sfmt(t, sizeof t, "baseline, %.4g%s%s", in->baseline_obj, *in->obj_unit[0] ? " " : "", in->obj_unit[0]);
+    const char *unit = in->obj_unit[0] ? in->obj_unit[0] : "";
+    sfmt(t, sizeof t, "baseline, %.4g%s%s", in->baseline_obj, *unit ? " " : "", unit);
     pre_str(p->pf, "base_label", t);
     fprintf(p->pf, "have_base = %d\nbase = %.10g\n", base, base ? in->baseline_obj : 0);
     emit_range(p->pf, "x", &ex, false);
