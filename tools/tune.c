@@ -744,16 +744,23 @@ static void search(struct tuner *T)
     T->n_c++;
     int list[256 + WARMUP + 1];
     list[0] = 0;
+    learn_order(T);
     int n = 1 + design_points(T, s->budget >= (2 + WARMUP) * s->n_seeds ? WARMUP : s->budget / s->n_seeds - 1,
                               list + 1);
     if (race(T, list, n, false))
         return;
     learn_order(T);
     T->last_local = -1;
+    /* The design's share is of what the warm-up left; a local search needs room for its first simplex (one
+     * point per ranged parameter and one more), each point costing a run at least. */
+    double design_until = T->used + s->design_share * (T->budget - T->used);
+    int n_ranged = 0;
+    for (int i = 0; i < s->n_params; i++)
+        n_ranged += s->params[i].scale != TUNE_CHOICE;
     while (!T->interrupted && T->used < T->budget) {
         int start = best_design(T);
-        if (s->n_obj == 1 && strcmp(s->optimizer, "none") && start >= 0 && start != T->last_local &&
-            (T->used >= s->design_share * T->budget || T->design_over)) {
+        if (s->n_obj == 1 && strcmp(s->optimizer, "none") && n_ranged > 0 && start >= 0 && start != T->last_local &&
+            T->budget - T->used >= n_ranged + 1 && (T->used >= design_until || T->design_over)) {
             T->phase = PH_LOCAL;
             T->last_local = start;
             int before = T->used;
@@ -784,7 +791,7 @@ static void confirm(struct tuner *T, int win)
     T->phase = PH_CONFIRM;
     int pc[2 * TUNE_MAX_SEEDS], ps[2 * TUNE_MAX_SEEDS], m = 0;
     int who[2] = {win, 0};
-    for (int w = 0; w < (win == 0 ? 1 : 2); w++)
+    for (int w = 0; w < 2; w++)
         for (int k = 0; k < s->n_confirm; k++) {
             pc[m] = who[w];
             ps[m++] = k;
@@ -797,18 +804,19 @@ static void confirm(struct tuner *T, int win)
 /* ------------------------------------------------------------------------ */
 /* Outputs                                                                   */
 
-/* The recommendation: the best feasible candidate; with two objectives the front's point nearest the ideal
- * point once each objective is scaled to the front's range. */
+/* The recommendation: the best feasible candidate of the search (the baseline is what it is compared with, never
+ * the recommendation); with two objectives the front's point nearest the ideal point once each objective is
+ * scaled to the front's range.  The front is that of the search's candidates. */
 static int pick_winner(const struct tuner *T, bool *front)
 {
     const struct tune_spec *s = T->s;
     if (s->n_obj == 1)
-        return T->incumbent;
+        return best_design(T);
     int n = T->n_c;
     double (*o)[2] = mem_xcalloc((size_t)n + 1, sizeof *o, SWEEP_OOM);
     for (int j = 0; j < n; j++)
         for (int m = 0; m < 2; m++)
-            o[j][m] = T->c[j].feasible ? T->c[j].mean[m] : NAN;
+            o[j][m] = T->c[j].feasible && j > 0 ? T->c[j].mean[m] : NAN;
     bool mx[2] = {s->obj[0].maximize, s->obj[1].maximize};
     stats_pareto((const double(*)[2])o, mx, n, front);
     double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
@@ -959,7 +967,7 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
         cJSON_AddStringToObject(o, "id", w->id);
         cJSON_AddItemToObject(o, "parameters", params_json(T, w));
         cJSON *set = cJSON_AddArrayToObject(o, "set");
-        for (int i = 0; win > 0 && i < s->n_params; i++) {
+        for (int i = 0; i < s->n_params; i++) {
             char t[600];
             sfmt(t, sizeof t, "%s=%s", s->params[i].path, w->text[i]);
             cJSON_AddItemToArray(set, cJSON_CreateString(t));
@@ -970,7 +978,7 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
             cJSON *st = ci_json(w->v[m], s->n_seeds);
             cJSON_AddItemToObject(st, "values", values_json(w->v[m], s->n_seeds));
             cJSON_AddItemToObject(res, s->obj[m].label, st);
-            st = ci_json(b->v[m], s->n_seeds);
+            st = b->full ? ci_json(b->v[m], s->n_seeds) : cJSON_CreateObject();
             cJSON_AddItemToObject(st, "values", values_json(b->v[m], s->n_seeds));
             cJSON_AddItemToObject(bres, s->obj[m].label, st);
         }
@@ -987,7 +995,10 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
         cJSON_AddItemToObject(bo, "parameters", params_json(T, b));
         cJSON_AddItemToObject(bo, "result", bres);
         cJSON *cmp = cJSON_AddArrayToObject(o, "comparison");
-        for (int m = 0; m < s->n_obj; m++) {
+        if (!b->full)
+            sfmt(verdict, vlen, "no comparison: the baseline's runs %s", b->failed ? "failed (see tune.csv)" :
+                 "did not all run");
+        for (int m = 0; b->full && m < s->n_obj; m++) {
             char v[300];
             bool conf = s->n_confirm > 0 && !isnan(w->cvv[m][0]) && !isnan(b->cvv[m][0]);
             if (conf)
@@ -1385,14 +1396,14 @@ static void print_summary(const struct tuner *T, int win, const char *verdict, c
     char a[48], b[48];
     for (int m = 0; m < s->n_obj && win >= 0; m++) {
         struct stats_ci w = stats_mean_ci(T->c[win].v[m], s->n_seeds, 0.95);
-        struct stats_ci bl = stats_mean_ci(T->c[0].v[m], s->n_seeds, 0.95);
+        struct stats_ci bl = T->c[0].full ? stats_mean_ci(T->c[0].v[m], s->n_seeds, 0.95) : (struct stats_ci){.mean = NAN};
         printf("  %s %s: best %s +- %s, baseline %s (95 %% CI over %d seeds)\n", s->obj[m].maximize ? "maximize" :
                "minimize", s->obj[m].label, fmt_obj(s, m, w.mean, a, sizeof a), fmt_obj(s, m, w.half, b, sizeof b),
                fmt_obj(s, m, bl.mean, a + 24, 24), s->n_seeds);
     }
     if (win >= 0) {
-        printf("  best: candidate %d (%s)%s", win, T->c[win].id, win == 0 ? " = the baseline" : " at");
-        for (int i = 0; win > 0 && i < s->n_params; i++)
+        printf("  best: candidate %d (%s) at", win, T->c[win].id);
+        for (int i = 0; i < s->n_params; i++)
             printf(" %s=%s", s->params[i].path, T->c[win].text[i]);
         printf("\n");
     }
