@@ -1195,6 +1195,46 @@ static const char *param_unit(const struct tune_param *p, double *scale)
     }
 }
 
+/* The baseline's value of each parameter (base units; a choice's index; NAN when unknown), from the resolved
+ * scenario its first run saved: the baseline is a preset or values over the scenario, not a point of the box. */
+static void baseline_values(const struct tuner *T, double *x)
+{
+    const struct tune_spec *s = T->s;
+    for (int i = 0; i < s->n_params; i++)
+        x[i] = NAN;
+    int r = T->c[0].run[0];
+    if (r < 0)
+        return;
+    char path[4400], *text = NULL, e[256];
+    sfmt(path, sizeof path, "%s/scenario.json", T->runs[r].dir);
+    if (read_text_file(path, &text, e, sizeof e))
+        return;
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    for (int i = 0; j && i < s->n_params; i++) {
+        const struct tune_param *p = &s->params[i];
+        const cJSON *v = json_at_path(j, p->path);
+        int64_t q;
+        if (!v)
+            continue;
+        if (p->scale == TUNE_CHOICE) {
+            char *t = cJSON_PrintUnformatted(v);
+            for (int k = 0; t && k < p->n_choices; k++)
+                if (strcmp(t, p->choice[k]) == 0)
+                    x[i] = k;
+            free(t);
+        } else if (cJSON_IsNumber(v)) {
+            x[i] = v->valuedouble;
+        } else if (cJSON_IsString(v) &&
+                   !(p->qty == SETTING_SIZE   ? units_parse_size(v->valuestring, &q, NULL, 0)
+                     : p->qty == SETTING_TIME ? units_parse_time(v->valuestring, &q, NULL, 0)
+                                              : units_parse_rate(v->valuestring, &q, NULL, 0))) {
+            x[i] = (double)q;
+        }
+    }
+    cJSON_Delete(j);
+}
+
 static void draw(struct tuner *T, int win, const bool *front, char *line, size_t len)
 {
     const struct tune_spec *s = T->s;
@@ -1217,7 +1257,7 @@ static void draw(struct tuner *T, int win, const bool *front, char *line, size_t
             ounit[m] = "Gbps";
         else if (strcmp(ounit[m], "us"))
             ounit[m] = "";
-        sfmt(olabel[m], sizeof olabel[m], "%s (mean over seeds)", s->obj[m].label);
+        sfmt(olabel[m], sizeof olabel[m], "%s, mean over seeds", s->obj[m].label);
     }
     int n = 0, best = -1;
     bool *on = s->n_obj == 2 ? mem_xcalloc((size_t)T->n_c + 1, sizeof *on, SWEEP_OOM) : NULL;
@@ -1226,11 +1266,21 @@ static void draw(struct tuner *T, int win, const bool *front, char *line, size_t
         if (c->n_done == 0)
             continue;
         double *x = xs + (size_t)n * TUNE_MAX_PARAMS;
+        if (c->phase == PH_BASELINE)
+            baseline_values(T, x);
         for (int i = 0; i < s->n_params; i++)
-            x[i] = c->phase == PH_BASELINE ? NAN : pp[i].n_choices ? c->x[i] : c->x[i] * pscale[i];
+            if (c->phase != PH_BASELINE)
+                x[i] = c->x[i];
+        for (int i = 0; i < s->n_params; i++)
+            x[i] = pp[i].n_choices || isnan(x[i]) ? x[i] : x[i] * pscale[i];
         ev[n].x = x;
+        /* A candidate that dropped out is drawn at its estimate over every seed (the baseline's mean moved by
+         * their paired difference on its seeds), comparable with the full means; its raw mean is not. */
+        const struct cand *b = &T->c[0];
         for (int m = 0; m < s->n_obj; m++)
-            ev[n].obj[m] = mean_over(c->v[m], c->done, s->n_seeds) * oscale[m];
+            ev[n].obj[m] = (c->full || !b->full ? mean_over(c->v[m], c->done, s->n_seeds)
+                                                 : b->mean[m] + mean_over(c->v[m], c->done, s->n_seeds) -
+                                                       mean_over(b->v[m], c->done, s->n_seeds)) * oscale[m];
         ev[n].seeds = c->n_done;
         ev[n].full = c->full;
         ev[n].feasible = !c->full || c->feasible;
@@ -1410,7 +1460,7 @@ static void print_summary(const struct tuner *T, int win, const char *verdict, c
     printf("  verdict: %s\n", verdict);
     printf("  outputs: %s/ (best.json, tune.csv, runs/)\n", T->dir);
     if (*plots)
-        printf("  %s\n", plots);
+        printf("  plots: %s\n", plots);
 }
 
 static int local_agree(int *rc)
