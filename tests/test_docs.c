@@ -222,7 +222,7 @@ static bool bad_example(const char *s, size_t len)
     if (!strstr(buf, ": expected ") && !strstr(buf, ": cannot read") && !strstr(buf, "internal error"))
         return false;
     /* the sweep and nic-config commands name themselves in their prefix */
-    return strncmp(buf, "rocesim: ", 9) != 0 && strncmp(buf, "rocesim sweep: ", 15) != 0 &&
+    return strncmp(buf, "rocesim: ", 9) != 0 && strncmp(buf, "rocesim sweep: ", 15) != 0 && strncmp(buf, "rocesim tune: ", 14) != 0 &&
            strncmp(buf, "rocesim nic-config: ", 20) != 0;
 }
 

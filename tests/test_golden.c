@@ -242,9 +242,9 @@ static void key_of(const char *path, char *key, size_t len)
 
 static bool is_scenario(const char *path)
 {
-    /* sweep files live in scenarios/sweeps/ next to the scenarios they use: skip them */
+    /* sweep and tune files (scenarios/sweeps/, scenarios/tune/) name a scenario rather than being one: skip them */
     char *t = test_read_file(path, NULL);
-    bool sweep = t && strstr(t, "\"grid\"") != NULL;
+    bool sweep = t && (strstr(t, "\"grid\"") != NULL || strstr(t, "\"params\"") != NULL);
     free(t);
     return !sweep;
 }
