@@ -113,6 +113,12 @@ static void test_tune_vs_grid(void)
     if (test_run("command -v gnuplot >/dev/null", NULL) == 0)
         CU_ASSERT(access(a, F_OK) == 0 && access(b, F_OK) == 0);
 
+    /* check knows a tune file. */
+    snprintf(cmd, sizeof cmd, "%s check scenarios/tune/incast-mix-g-kmin.json", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "\"budget\":\t16"));
+    free(out);
+
     /* The NIC side of the recommendation. */
     snprintf(cmd, sizeof cmd, "%s nic-config --from %s/best.json", test_rocesim_bin(), t1);
     CU_ASSERT_EQUAL(test_run(cmd, &out), 0);

@@ -218,8 +218,9 @@ static cJSON *derived_json(const struct run *r)
     return d;
 }
 
-/* Whether file is a sweep file (a JSON object with a top-level "grid"); false when unreadable. */
-static bool is_sweep_file(const char *file)
+/* Whether file is a sweep file (a JSON object with a top-level `key`: "grid" for a sweep, "params" for a tune
+ * file); false when unreadable. */
+static bool is_sweep_file(const char *file, const char *key)
 {
     char *buf;
     if (read_text_file(file, &buf, NULL, 0))
@@ -228,7 +229,7 @@ static bool is_sweep_file(const char *file)
     char *clean = scn_strip_comments(buf, &unclosed);
     free(buf);
     cJSON *j = clean ? cJSON_Parse(clean) : NULL;
-    bool sweep = cJSON_IsObject(j) && cJSON_GetObjectItemCaseSensitive(j, "grid") != NULL;
+    bool sweep = cJSON_IsObject(j) && cJSON_GetObjectItemCaseSensitive(j, key) != NULL;
     cJSON_Delete(j);
     free(clean);
     return sweep;
@@ -278,10 +279,40 @@ static int check_sweep(const char *file)
     return rc;
 }
 
+/* `check` on a tune file: tune_load's checks (the baseline and the middle of the box load); a short JSON
+ * description.  Returns 0 or the load's status. */
+static int check_tune(const char *file)
+{
+    struct tune_spec ts;
+    char err[SCN_ERR_MAX + 256];
+    int rc = tune_load(file, &ts, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "rocesim: %s\n", err);
+        return rc;
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "tune", file);
+    cJSON_AddStringToObject(o, "scenario", ts.scenario);
+    cJSON *p = cJSON_AddArrayToObject(o, "params");
+    for (int i = 0; i < ts.n_params; i++)
+        cJSON_AddItemToArray(p, cJSON_CreateString(ts.params[i].path));
+    cJSON_AddNumberToObject(o, "seeds", ts.n_seeds);
+    cJSON_AddNumberToObject(o, "budget", ts.budget);
+    char *txt = cJSON_Print(o);
+    if (txt)
+        printf("%s\n", txt);
+    free(txt);
+    cJSON_Delete(o);
+    tune_spec_free(&ts);
+    return 0;
+}
+
 static int cmd_check(const struct cli *c)
 {
-    if (c->scenario && c->n_sets == 0 && is_sweep_file(c->scenario))
+    if (c->scenario && c->n_sets == 0 && is_sweep_file(c->scenario, "grid"))
         return check_sweep(c->scenario);
+    if (c->scenario && c->n_sets == 0 && is_sweep_file(c->scenario, "params"))
+        return check_tune(c->scenario);
     struct scenario scn;
     int rc = load(c, &scn);
     if (rc)

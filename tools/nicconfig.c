@@ -396,7 +396,7 @@ int nicconfig_main(int argc, char **argv)
         } else if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(keep, "complete"))) {
             const cJSON *d = cJSON_GetObjectItemCaseSensitive(keep, "runs_done");
             const cJSON *t = cJSON_GetObjectItemCaseSensitive(keep, "runs_total");
-            fprintf(stderr, "rocesim nic-config: warning: %s is from an unfinished sweep (%d of %d runs); its best "
+            fprintf(stderr, "rocesim nic-config: warning: %s is from an unfinished sweep or tune (%d of %d runs); its best "
                             "point may not be the sweep's\n", from, cJSON_IsNumber(d) ? d->valueint : -1,
                     cJSON_IsNumber(t) ? t->valueint : -1);
         }

@@ -887,7 +887,7 @@ int sweep_best_overrides(const char *best_file, bool allow_incomplete, struct sc
     free(text);
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "parameters");
     if (!cJSON_IsObject(params)) {
-        sfmt(err, errlen, "%s: parameters: expected the best.json of a sweep (an object of parameter values), "
+        sfmt(err, errlen, "%s: parameters: expected the best.json of a sweep or tune (an object of parameter values), "
                               "got %s", best_file, j ? "no such field" : "a file that is not JSON");
         cJSON_Delete(j);
         return -1;
@@ -901,8 +901,8 @@ int sweep_best_overrides(const char *best_file, bool allow_incomplete, struct sc
         char based[64] = "some";
         if (cJSON_IsNumber(done) && cJSON_IsNumber(total))
             sfmt(based, sizeof based, "%d of %d", done->valueint, total->valueint);
-        sfmt(err, errlen, "%s: complete: expected the best.json of a finished sweep, got one from %s runs (%s); "
-                          "rerun the sweep to finish it, or pass --allow-incomplete to use this point anyway",
+        sfmt(err, errlen, "%s: complete: expected the best.json of a finished sweep or tune, got one from %s runs (%s); "
+                          "rerun the same command to finish it, or pass --allow-incomplete to use this point anyway",
              best_file, based, cJSON_IsString(why) ? why->valuestring : "incomplete");
         cJSON_Delete(j);
         return -1;

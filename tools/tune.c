@@ -1257,7 +1257,7 @@ static void draw(struct tuner *T, int win, const bool *front, char *line, size_t
             ounit[m] = "Gbps";
         else if (strcmp(ounit[m], "us"))
             ounit[m] = "";
-        sfmt(olabel[m], sizeof olabel[m], "%s, mean over seeds", s->obj[m].label);
+        sfmt(olabel[m], sizeof olabel[m], "%s", s->obj[m].words);
     }
     int n = 0, best = -1;
     bool *on = s->n_obj == 2 ? mem_xcalloc((size_t)T->n_c + 1, sizeof *on, SWEEP_OOM) : NULL;
@@ -1437,11 +1437,16 @@ static void print_summary(const struct tuner *T, int win, const char *verdict, c
         dropped += T->c[j].dropped;
         infeasible += T->c[j].full && !T->c[j].feasible;
     }
-    int before = 0;
-    for (int r = 0; r < T->n_runs; r++)
+    int before = 0, conf = 0;
+    for (int r = 0; r < T->n_runs; r++) {
         before += T->runs[r].state == POOL_DONE_BEFORE;
-    printf("tune %s: %d runs of a budget of %d (%d run now, %d found done, %d failed): %d candidates, %d run on "
-           "every seed, %d dropped by racing, %d infeasible; %.2f s\n", s->file, T->used, T->budget,
+        conf += T->run_seed[r] < 0;
+    }
+    char cf[64] = "";
+    if (conf)
+        sfmt(cf, sizeof cf, ", %d on the confirmation seeds", conf);
+    printf("tune %s: %d runs of a budget of %d%s (%d run now, %d found done, %d failed): %d candidates, %d run on "
+           "every seed, %d dropped by racing, %d infeasible; %.2f s\n", s->file, T->used, T->budget, cf,
            T->n_runs - before, before, T->failed_runs, T->n_c - 1, full, dropped, infeasible, wall);
     char a[48], b[48];
     for (int m = 0; m < s->n_obj && win >= 0; m++) {

@@ -46,6 +46,7 @@ struct tune_metric {
     bool maximize;             /* objectives */
     double min, max;           /* constraints: bounds (NAN when absent) */
     char label[400];           /* the metric and its subset, for columns and messages */
+    char words[400];           /* the same for people (plot axes): "flows.slowdown.p99 (flows up to 100KB)" */
 };
 
 /* "A < B" over two tuned parameters of the same kind. */

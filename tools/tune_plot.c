@@ -284,11 +284,10 @@ static void prep_marginal(const struct tune_plot_input *in, int k, struct plot *
     sfmt(title, sizeof title, "%s: %s%s against %s", in->title, t, in->n_obj == 2 ? " (objective 1 of 2 only)" : "",
          pa->path);
     pre_str(p->pf, "title", title);
-    sfmt(t, sizeof t, "%sfull: the mean over every seed; screening: estimated from its seeds (paired with the baseline)", in->n_obj == 2 ? "both objectives: pareto.png; " : "");
+    sfmt(t, sizeof t, "%sfull: mean over every seed; screening: paired estimate from fewer seeds", in->n_obj == 2 ? "both objectives: pareto.png; " : "");
     size_t l = strlen(t);
     if (in->n_params > 1)
-        sfmt(t + l, sizeof t - l, "; the other %d parameter%s vary too, so points at one value spread",
-             in->n_params - 1, in->n_params == 2 ? "" : "s");
+        sfmt(t + l, sizeof t - l, "; %d other parameter%s vary too", in->n_params - 1, in->n_params == 2 ? "" : "s");
     pre_str(p->pf, "subtitle", t);
     if (pa->n_choices > 0)
         sfmt(t, sizeof t, "%s (choice)", pa->path);

@@ -321,6 +321,25 @@ static int parse_metric(struct setting_ctx *c, const struct tune_spec *s, const 
                 *q = '\'';
     }
     sfmt(m->label, sizeof m->label, "%s%s", m->name, fl);
+    sfmt(m->words, sizeof m->words, "%s", m->name);
+    if (flows) {
+        const cJSON *mn = cJSON_GetObjectItemCaseSensitive(flows, "size_min");
+        const cJSON *mx = cJSON_GetObjectItemCaseSensitive(flows, "size_max");
+        char a[64] = "", b[64] = "", t[200] = "";
+        if (mn)
+            sfmt(a, sizeof a, " from %s%s", cJSON_IsString(mn) ? mn->valuestring : setting_fmt_num(mn->valuedouble, t, 40),
+                 cJSON_IsString(mn) ? "" : "B");
+        if (mx)
+            sfmt(b, sizeof b, " up to %s%s", cJSON_IsString(mx) ? mx->valuestring : setting_fmt_num(mx->valuedouble, t, 40),
+                 cJSON_IsString(mx) ? "" : "B");
+        t[0] = '\0';
+        for (int i = 0; i < m->flows.n_traffic; i++) {
+            size_t l = strlen(t);
+            sfmt(t + l, sizeof t - l, "%s%s", i ? ", " : " of ", m->flows.traffic[i]);
+        }
+        size_t l = strlen(m->words);
+        sfmt(m->words + l, sizeof m->words - l, " (flows%s%s%s)", a, b, t);
+    }
     return 0;
 }
 
