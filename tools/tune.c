@@ -683,11 +683,6 @@ static double local_f(unsigned n, const double *x, double *grad, void *data)
 static void local_search(struct tuner *T, int start)
 {
     const struct tune_spec *s = T->s;
-    static const struct {
-        const char *name;
-        nlopt_algorithm alg;
-    } algs[] = {{"sbplx", NLOPT_LN_SBPLX}, {"bobyqa", NLOPT_LN_BOBYQA}, {"cobyla", NLOPT_LN_COBYLA},
-                {"neldermead", NLOPT_LN_NELDERMEAD}};
     struct local_ctx L = {.T = T};
     memcpy(L.base_u, T->c[start].u, sizeof L.base_u);
     double x[TUNE_MAX_PARAMS], lo[TUNE_MAX_PARAMS], hi[TUNE_MAX_PARAMS];
@@ -698,14 +693,12 @@ static void local_search(struct tuner *T, int start)
             x[L.n] = T->c[start].u[i];
             L.dims[L.n++] = i;
         }
-    nlopt_algorithm alg = NLOPT_LN_SBPLX;
-    for (size_t k = 0; k < sizeof algs / sizeof algs[0]; k++)
-        if (strcmp(algs[k].name, s->optimizer) == 0)
-            alg = algs[k].alg;
-    if (L.n == 0 || (alg == NLOPT_LN_BOBYQA && L.n < 2))
-        alg = L.n == 0 ? alg : NLOPT_LN_SBPLX; /* BOBYQA needs two dimensions at least */
+    /* BOBYQA needs two dimensions at least: one ranged parameter is searched with Subplex. */
+    nlopt_algorithm alg = (nlopt_algorithm)tune_optimizers[s->optimizer].alg;
     if (L.n == 0)
         return;
+    if (alg == NLOPT_LN_BOBYQA && L.n < 2)
+        alg = NLOPT_LN_SBPLX;
     nlopt_srand((unsigned long)s->search_seed);
     L.opt = nlopt_create(alg, (unsigned)L.n);
     if (!L.opt)
@@ -759,7 +752,8 @@ static void search(struct tuner *T)
         n_ranged += s->params[i].scale != TUNE_CHOICE;
     while (!T->interrupted && T->used < T->budget) {
         int start = best_design(T);
-        if (s->n_obj == 1 && strcmp(s->optimizer, "none") && n_ranged > 0 && start >= 0 && start != T->last_local &&
+        if (s->n_obj == 1 && tune_optimizers[s->optimizer].alg >= 0 && n_ranged > 0 && start >= 0 &&
+            start != T->last_local &&
             T->budget - T->used >= n_ranged + 1 && (T->used >= design_until || T->design_over)) {
             T->phase = PH_LOCAL;
             T->last_local = start;
@@ -1035,7 +1029,7 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
     cJSON *so = cJSON_AddArrayToObject(sr, "seed_order");
     for (int k = 0; k < s->n_seeds; k++)
         cJSON_AddItemToArray(so, cJSON_CreateNumber((double)s->seeds[T->order[k]]));
-    cJSON_AddStringToObject(sr, "optimizer", s->optimizer);
+    cJSON_AddStringToObject(sr, "optimizer", tune_optimizers[s->optimizer].name);
     cJSON_AddNumberToObject(sr, "seed", (double)s->search_seed);
     /* The ten best fully evaluated candidates, or the front. */
     cJSON *rk = cJSON_AddArrayToObject(o, s->n_obj == 2 ? "pareto" : "ranking");

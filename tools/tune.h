@@ -78,9 +78,17 @@ struct tune_spec {
     uint64_t search_seed;      /* shifts the Sobol design: another seed, another (equally good) path */
     int batch;                 /* candidates started together in the design phase */
     double design_share;       /* share of the budget for the design before the local search starts */
-    char optimizer[16];        /* "sbplx", "bobyqa", "cobyla", "neldermead", "none" */
+    int optimizer;             /* index into tune_optimizers */
     struct cJSON *root;
 };
+
+/* The local optimizers "search.optimizer" names: NLopt's derivative-free local algorithms (an nlopt_algorithm),
+ * and "none" (alg -1: the design alone).  Ends with a NULL name.  Adding one: a line here (tune_spec.c). */
+struct tune_optimizer {
+    const char *name;
+    int alg;
+};
+extern const struct tune_optimizer tune_optimizers[];
 
 /*
  * Reads and checks a tune file (docs/tune.md).  Returns 0, or SCN_EUSAGE with

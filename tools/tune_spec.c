@@ -16,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <nlopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -386,16 +387,20 @@ static int parse_baseline(struct setting_ctx *c, struct tune_spec *s, const cJSO
     return 0;
 }
 
+/* See tune.h: Subplex first, the default (Rowan 1990: Nelder-Mead on subspaces, robust to a noisy objective). */
+const struct tune_optimizer tune_optimizers[] = {
+    {"sbplx", NLOPT_LN_SBPLX}, {"bobyqa", NLOPT_LN_BOBYQA}, {"cobyla", NLOPT_LN_COBYLA},
+    {"neldermead", NLOPT_LN_NELDERMEAD}, {"none", -1}, {NULL, 0}};
+
 /* "search": {"seed", "batch", "design_share", "optimizer"}: how the search goes; all optional. */
 static int parse_search(struct setting_ctx *c, struct tune_spec *s, const cJSON *o)
 {
     static const char *const known[] = {"seed", "batch", "design_share", "optimizer", NULL};
-    static const char *const opts[] = {"sbplx", "bobyqa", "cobyla", "neldermead", "none", NULL};
     char got[128];
     s->search_seed = 1;
     s->batch = 4;
     s->design_share = 0.5;
-    sfmt(s->optimizer, sizeof s->optimizer, "sbplx");
+    s->optimizer = 0;
     if (!o)
         return 0;
     if (!cJSON_IsObject(o))
@@ -421,13 +426,16 @@ static int parse_search(struct setting_ctx *c, struct tune_spec *s, const cJSON 
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "optimizer"))) {
         int k = -1;
-        for (int i = 0; cJSON_IsString(v) && opts[i]; i++)
-            if (strcmp(v->valuestring, opts[i]) == 0)
+        char names[200] = "";
+        for (int i = 0; tune_optimizers[i].name; i++) {
+            if (cJSON_IsString(v) && strcmp(v->valuestring, tune_optimizers[i].name) == 0)
                 k = i;
+            size_t l = strlen(names);
+            sfmt(names + l, sizeof names - l, "%s\"%s\"", i ? ", " : "", tune_optimizers[i].name);
+        }
         if (k < 0)
-            return lbad(c, "search.optimizer", "expected one of \"sbplx\", \"bobyqa\", \"cobyla\", \"neldermead\", "
-                                               "\"none\", got %s", describe(v, got, sizeof got));
-        sfmt(s->optimizer, sizeof s->optimizer, "%s", opts[k]);
+            return lbad(c, "search.optimizer", "expected one of %s, got %s", names, describe(v, got, sizeof got));
+        s->optimizer = k;
     }
     return 0;
 }
