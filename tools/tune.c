@@ -988,14 +988,29 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
         cJSON *bo = cJSON_AddObjectToObject(o, "baseline");
         cJSON_AddItemToObject(bo, "parameters", params_json(T, b));
         cJSON_AddItemToObject(bo, "result", bres);
+        bool confirmed = s->n_confirm > 0 && b->full && !isnan(w->cvv[0][0]) && !isnan(b->cvv[0][0]);
+        if (confirmed) {
+            cJSON *cf = cJSON_AddObjectToObject(o, "confirmation");
+            cJSON *cs = cJSON_AddArrayToObject(cf, "seeds");
+            for (int k = 0; k < s->n_confirm; k++)
+                cJSON_AddItemToArray(cs, cJSON_CreateNumber((double)s->confirm[k]));
+            for (int m = 0; m < s->n_obj; m++) {
+                cJSON *x = cJSON_AddObjectToObject(cf, s->obj[m].label);
+                cJSON *st = ci_json(w->cvv[m], s->n_confirm);
+                cJSON_AddItemToObject(st, "values", values_json(w->cvv[m], s->n_confirm));
+                cJSON_AddItemToObject(x, "recommendation", st);
+                st = ci_json(b->cvv[m], s->n_confirm);
+                cJSON_AddItemToObject(st, "values", values_json(b->cvv[m], s->n_confirm));
+                cJSON_AddItemToObject(x, "baseline", st);
+            }
+        }
         cJSON *cmp = cJSON_AddArrayToObject(o, "comparison");
         if (!b->full)
             sfmt(verdict, vlen, "no comparison: the baseline's runs %s", b->failed ? "failed (see tune.csv)" :
                  "did not all run");
         for (int m = 0; b->full && m < s->n_obj; m++) {
             char v[300];
-            bool conf = s->n_confirm > 0 && !isnan(w->cvv[m][0]) && !isnan(b->cvv[m][0]);
-            if (conf)
+            if (confirmed)
                 cJSON_AddItemToArray(cmp, compare_json(s, m, w->cvv[m], b->cvv[m], s->n_confirm, "confirm_seeds",
                                                        v, sizeof v));
             else
@@ -1446,9 +1461,18 @@ static void print_summary(const struct tuner *T, int win, const char *verdict, c
     for (int m = 0; m < s->n_obj && win >= 0; m++) {
         struct stats_ci w = stats_mean_ci(T->c[win].v[m], s->n_seeds, 0.95);
         struct stats_ci bl = T->c[0].full ? stats_mean_ci(T->c[0].v[m], s->n_seeds, 0.95) : (struct stats_ci){.mean = NAN};
-        printf("  %s %s: best %s +- %s, baseline %s (95 %% CI over %d seeds)\n", s->obj[m].maximize ? "maximize" :
-               "minimize", s->obj[m].label, fmt_obj(s, m, w.mean, a, sizeof a), fmt_obj(s, m, w.half, b, sizeof b),
-               fmt_obj(s, m, bl.mean, a + 24, 24), s->n_seeds);
+        char c[48], d[48];
+        printf("  %s %s: best %s +- %s, baseline %s +- %s (mean and 95 %% CI over %d seeds)\n",
+               s->obj[m].maximize ? "maximize" : "minimize", s->obj[m].words, fmt_obj(s, m, w.mean, a, sizeof a),
+               fmt_obj(s, m, w.half, b, sizeof b), fmt_obj(s, m, bl.mean, c, sizeof c),
+               fmt_obj(s, m, bl.half, d, sizeof d), s->n_seeds);
+        if (s->n_confirm && !isnan(T->c[win].cvv[m][0]) && !isnan(T->c[0].cvv[m][0])) {
+            w = stats_mean_ci(T->c[win].cvv[m], s->n_confirm, 0.95);
+            bl = stats_mean_ci(T->c[0].cvv[m], s->n_confirm, 0.95);
+            printf("    on the %d confirmation seeds: best %s +- %s, baseline %s +- %s\n", s->n_confirm,
+                   fmt_obj(s, m, w.mean, a, sizeof a), fmt_obj(s, m, w.half, b, sizeof b),
+                   fmt_obj(s, m, bl.mean, c, sizeof c), fmt_obj(s, m, bl.half, d, sizeof d));
+        }
     }
     if (win >= 0) {
         printf("  best: candidate %d (%s) at", win, T->c[win].id);
