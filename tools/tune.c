@@ -1015,8 +1015,11 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
                                                        v, sizeof v));
             else
                 cJSON_AddItemToArray(cmp, compare_json(s, m, w->v[m], b->v[m], s->n_seeds, "seeds", v, sizeof v));
-            if (m == 0)
+            size_t l = strlen(verdict);
+            if (s->n_obj == 1)
                 sfmt(verdict, vlen, "%s", v);
+            else
+                sfmt(verdict + l, vlen - l, "%s%s: %s", m ? "; " : "", s->obj[m].words, v);
         }
         cJSON_AddStringToObject(o, "verdict", verdict);
     } else {
