@@ -7,6 +7,7 @@
  * MPI ranks give the same best.json.
  */
 #include "tests/tests.h"
+#include "tools/tune.h"
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>
@@ -296,6 +297,41 @@ static void test_tune_pareto(void)
         CU_ASSERT(access(a, F_OK) == 0);
 }
 
+/*
+ * Every local optimizer of the table runs a search to the end of its budget (a design that leaves room for a
+ * local search: design_share 0.3) and names itself in best.json; the default's determinism is checked above.
+ */
+static void test_tune_optimizers(void)
+{
+    for (int i = 0; tune_optimizers[i].name; i++) {
+        char file[160], dir[160], cmd[1024], a[256], *out = NULL;
+        snprintf(file, sizeof file, "%s/opt-%s.json", root, tune_optimizers[i].name);
+        snprintf(dir, sizeof dir, "%s/opt-%s", root, tune_optimizers[i].name);
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+                 " \"params\": {\"host.dcqcn.g\": {\"min\": 0.004, \"max\": 0.25, \"scale\": \"log\"},\n"
+                 "            \"switch.ecn.kmin\": {\"min\": \"2KB\", \"max\": \"50KB\", \"scale\": \"log\"}},\n"
+                 " \"objective\": {\"minimize\": \"flows.slowdown.p99\", \"flows\": {\"size_max\": \"100KB\"}},\n"
+                 " \"seeds\": [1, 2], \"budget\": {\"runs\": 24},\n"
+                 " \"search\": {\"optimizer\": \"%s\", \"design_share\": 0.3}}\n", tune_optimizers[i].name);
+        test_write_text(file, text);
+        snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, dir);
+        int rc = test_run(cmd, &out);
+        if (rc)
+            fprintf(stderr, "\n%s: %s\n", tune_optimizers[i].name, out ? out : "");
+        CU_ASSERT_EQUAL(rc, 0);
+        CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "24 runs of a budget of 24"));
+        free(out);
+        snprintf(a, sizeof a, "%s/best.json", dir);
+        cJSON *j = read_json(a);
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "search"), "optimizer");
+        CU_ASSERT(cJSON_IsString(o) && strcmp(o->valuestring, tune_optimizers[i].name) == 0);
+        CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "complete")));
+        cJSON_Delete(j);
+    }
+}
+
 /* Bad tune files: exit 2, one line naming the file and the place, no output directory. */
 static void test_tune_bad_files(void)
 {
@@ -381,6 +417,7 @@ void test_tune_register(void)
                 test_tune_interrupted);
     CU_add_test(s, "identical results: not significantly different", test_tune_identical);
     CU_add_test(s, "two objectives: a Pareto front without dominated points", test_tune_pareto);
+    CU_add_test(s, "every local optimizer of the table runs a search to its budget", test_tune_optimizers);
     CU_add_test(s, "bad tune files exit 2 naming file and place", test_tune_bad_files);
     CU_add_test(s, "mpirun -np 2 gives the same best.json and tune.csv", test_tune_mpi);
 }
