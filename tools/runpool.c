@@ -727,3 +727,81 @@ out:
     free(listed);
     return rc;
 }
+
+/* See runpool.h. */
+int pool_parse_cli(int argc, char **argv, const char *who, const char *usage, bool with_budget, struct pool_cli *c,
+                   bool loud)
+{
+    memset(c, 0, sizeof *c);
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        bool jobs = strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0;
+        if (jobs || (with_budget && strcmp(a, "--budget") == 0)) {
+            long lim = jobs ? 4096 : 100000;
+            char *end;
+            long n = next ? strtol(next, &end, 10) : 0;
+            if (!next || *end || !*next || n < 1 || n > lim) {
+                if (loud)
+                    fprintf(stderr, "rocesim %s: %s expects a number of runs from 1 to %ld, got \"%s\"\n%s", who,
+                            jobs ? "-j" : a, lim, next ? next : "", usage);
+                return SCN_EUSAGE;
+            }
+            *(jobs ? &c->jobs : &c->budget) = (int)n;
+            i++;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0) {
+            if (!next) {
+                if (loud)
+                    fprintf(stderr, "rocesim %s: %s needs a directory\n%s", who, a, usage);
+                return SCN_EUSAGE;
+            }
+            c->out = next;
+            i++;
+        } else if (strcmp(a, "--timeout") == 0) {
+            int64_t ps = 0;
+            char e[256] = "";
+            if (!next || units_parse_time(next, &ps, e, sizeof e) || ps <= 0) {
+                if (loud)
+                    fprintf(stderr, "rocesim %s: --timeout: %s\n%s", who,
+                            next ? (ps <= 0 && !e[0] ? "expected a time above 0" : e) : "needs a time like \"30s\"",
+                            usage);
+                return SCN_EUSAGE;
+            }
+            c->timeout_s = (double)ps / (double)PS_PER_S;
+            i++;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            c->quiet = true;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            if (loud)
+                fputs(usage, stdout);
+            return -1;
+        } else if (a[0] == '-' && a[1]) {
+            if (loud)
+                fprintf(stderr, "rocesim %s: unknown option \"%s\"\n%s", who, a, usage);
+            return SCN_EUSAGE;
+        } else if (!c->file) {
+            c->file = a;
+        } else {
+            if (loud)
+                fprintf(stderr, "rocesim %s: unexpected argument \"%s\"\n%s", who, a, usage);
+            return SCN_EUSAGE;
+        }
+    }
+    if (!c->file) {
+        if (loud)
+            fprintf(stderr, "rocesim %s: needs a %s file\n%s", who, who, usage);
+        return SCN_EUSAGE;
+    }
+    return 0;
+}
+
+/* See runpool.h. */
+void pool_default_out(const char *file, char *out, size_t len)
+{
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+        n -= 5;
+    sfmt(out, len, "out/%.*s", (int)n, base);
+}

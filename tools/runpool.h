@@ -128,6 +128,20 @@ int pool_execute(const struct pool_comm *comm, struct pool_run *runs, const int 
  */
 int pool_end(void);
 
+/* The options sweep and tune share: FILE [-j N] [-o DIR] [--timeout TIME] [-q], and --budget RUNS for tune. */
+struct pool_cli {
+    const char *file, *out;
+    int jobs, budget;   /* 0: not given */
+    double timeout_s;   /* 0: none */
+    bool quiet;
+};
+/* Parses argv[2..] (argv[1] is the command, `who`); with_budget accepts --budget.  Returns 0, -1 after printing
+ * usage for --help, or SCN_EUSAGE with one message and the usage on stderr (printed only when loud). */
+int pool_parse_cli(int argc, char **argv, const char *who, const char *usage, bool with_budget, struct pool_cli *c,
+                   bool loud);
+/* The default output directory of a sweep or tune file: out/<its name without .json>. */
+void pool_default_out(const char *file, char *out, size_t len);
+
 void pool_run_free(struct pool_run *r);   /* frees summary and tail, keeps dir */
 int pool_online_cores(void);             /* online cores, at least 1 (at most 4096) */
 double pool_now_s(void);                 /* monotonic seconds (progress and ETA only) */

@@ -401,90 +401,8 @@ static const char sweep_usage[] =
     "  -q              no progress line\n"
     "See docs/sweep.md.\n";
 
-struct sweep_cli {
-    const char *file, *out;
-    int jobs;
-    double timeout_s;
-    bool quiet;
-};
-
-/* Parses sweep's options; returns 0, or 2 with a message on stderr (printed when loud). */
-static int sweep_parse(int argc, char **argv, struct sweep_cli *c, bool loud)
-{
-    memset(c, 0, sizeof *c);
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
-            char *end;
-            long n = next ? strtol(next, &end, 10) : 0;
-            if (!next || *end || !*next || n < 1 || n > 4096) {
-                if (loud)
-                    fprintf(stderr, "rocesim sweep: -j expects a number of runs from 1 to 4096, got \"%s\"\n%s",
-                            next ? next : "", sweep_usage);
-                return SCN_EUSAGE;
-            }
-            c->jobs = (int)n;
-            i++;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0) {
-            if (!next) {
-                if (loud)
-                    fprintf(stderr, "rocesim sweep: %s needs a directory\n%s", a, sweep_usage);
-                return SCN_EUSAGE;
-            }
-            c->out = next;
-            i++;
-        } else if (strcmp(a, "--timeout") == 0) {
-            int64_t ps;
-            char e[256];
-            if (!next || units_parse_time(next, &ps, e, sizeof e) || ps <= 0) {
-                if (loud)
-                    fprintf(stderr, "rocesim sweep: --timeout: %s\n%s",
-                            next ? (ps <= 0 && !e[0] ? "expected a time above 0" : e) : "needs a time like \"30s\"",
-                            sweep_usage);
-                return SCN_EUSAGE;
-            }
-            c->timeout_s = (double)ps / (double)PS_PER_S;
-            i++;
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            c->quiet = true;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            if (loud)
-                fputs(sweep_usage, stdout);
-            return -1;
-        } else if (a[0] == '-' && a[1]) {
-            if (loud)
-                fprintf(stderr, "rocesim sweep: unknown option \"%s\"\n%s", a, sweep_usage);
-            return SCN_EUSAGE;
-        } else if (!c->file) {
-            c->file = a;
-        } else {
-            if (loud)
-                fprintf(stderr, "rocesim sweep: unexpected argument \"%s\"\n%s", a, sweep_usage);
-            return SCN_EUSAGE;
-        }
-    }
-    if (!c->file) {
-        if (loud)
-            fprintf(stderr, "rocesim sweep: needs a sweep file\n%s", sweep_usage);
-        return SCN_EUSAGE;
-    }
-    return 0;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Outputs                                                                   */
-
-/* Default output directory: out/<sweep file name without .json>. */
-static void default_out(const char *file, char *out, size_t len)
-{
-    const char *base = strrchr(file, '/');
-    base = base ? base + 1 : file;
-    size_t n = strlen(base);
-    if (n > 5 && strcmp(base + n - 5, ".json") == 0)
-        n -= 5;
-    sfmt(out, len, "out/%.*s", (int)n, base);
-}
 
 /* Saves DIR/sweep.json: the sweep file with its scenario path usable from the current directory. */
 static int save_sweep_copy(const struct sweep_spec *s, const char *dir)
@@ -692,8 +610,8 @@ int sweep_main(int argc, char **argv)
 #endif
     bool root = comm->rank == 0;
     double t0 = pool_now_s();
-    struct sweep_cli cli;
-    int rc = sweep_parse(argc, argv, &cli, root);
+    struct pool_cli cli;
+    int rc = pool_parse_cli(argc, argv, "sweep", sweep_usage, false, &cli, root);
     if (rc == -1) {
         if (comm->finish)
             comm->finish();
@@ -719,7 +637,7 @@ int sweep_main(int argc, char **argv)
         if (cli.out)
             sfmt(dir, sizeof dir, "%s", cli.out);
         else
-            default_out(cli.file, dir, sizeof dir);
+            pool_default_out(cli.file, dir, sizeof dir);
         char runs_dir[4200];
         sfmt(runs_dir, sizeof runs_dir, "%s/runs", dir);
         if (make_dirs(runs_dir)) {

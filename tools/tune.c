@@ -933,6 +933,25 @@ static cJSON *cand_json(const struct tuner *T, int j)
     return o;
 }
 
+/* Writes o (freed here) as dir/name, indented, ending with a newline, atomically; 0 or SCN_EIO (said on stderr). */
+static int write_json(const char *dir, const char *name, cJSON *o)
+{
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!text)
+        mem_oom("writing the tune's outputs");
+    char path[4200];
+    sfmt(path, sizeof path, "%s/%s", dir, name);
+    size_t l = strlen(text);
+    text = mem_xrealloc(text, l + 2, SWEEP_OOM);
+    text[l] = '\n';
+    int rc = write_file_atomic(path, text, l + 1);
+    free(text);
+    if (rc)
+        fprintf(stderr, "rocesim tune: %s: cannot write: %s\n", path, strerror(errno));
+    return rc ? SCN_EIO : 0;
+}
+
 static int write_best(struct tuner *T, int win, const bool *front, char *verdict, size_t vlen, const char *why)
 {
     const struct tune_spec *s = T->s;
@@ -1064,20 +1083,7 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
     for (int k = 0; k < n && (s->n_obj == 2 || k < 10); k++)
         cJSON_AddItemToArray(rk, cand_json(T, ord[k]));
     free(ord);
-    char *text = cJSON_Print(o);
-    cJSON_Delete(o);
-    if (!text)
-        mem_oom("writing best.json");
-    char path[4200];
-    sfmt(path, sizeof path, "%s/best.json", T->dir);
-    size_t l = strlen(text);
-    text = mem_xrealloc(text, l + 2, SWEEP_OOM);
-    text[l] = '\n';
-    int rc = write_file_atomic(path, text, l + 1);
-    free(text);
-    if (rc)
-        fprintf(stderr, "rocesim tune: %s: cannot write: %s\n", path, strerror(errno));
-    return rc ? SCN_EIO : 0;
+    return write_json(T->dir, "best.json", o);
 }
 
 /* tune.csv: one row per run in the order the search made them, with every numeric summary field. */
@@ -1336,78 +1342,6 @@ static const char tune_usage[] =
     "  -q              no progress line\n"
     "See docs/tune.md.\n";
 
-struct tune_cli {
-    const char *file, *out;
-    int jobs, budget;
-    double timeout_s;
-    bool quiet;
-};
-
-static int tune_parse(int argc, char **argv, struct tune_cli *c, bool loud)
-{
-    memset(c, 0, sizeof *c);
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0 || strcmp(a, "--budget") == 0) {
-            bool j = a[1] == 'j' || a[2] == 'j';
-            long lim = j ? 4096 : TUNE_MAX_BUDGET;
-            char *end;
-            long n = next ? strtol(next, &end, 10) : 0;
-            if (!next || *end || !*next || n < 1 || n > lim) {
-                if (loud)
-                    fprintf(stderr, "rocesim tune: %s expects a number of runs from 1 to %ld, got \"%s\"\n%s", a, lim,
-                            next ? next : "", tune_usage);
-                return SCN_EUSAGE;
-            }
-            *(j ? &c->jobs : &c->budget) = (int)n;
-            i++;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0) {
-            if (!next) {
-                if (loud)
-                    fprintf(stderr, "rocesim tune: %s needs a directory\n%s", a, tune_usage);
-                return SCN_EUSAGE;
-            }
-            c->out = next;
-            i++;
-        } else if (strcmp(a, "--timeout") == 0) {
-            int64_t ps = 0;
-            char e[256] = "";
-            if (!next || units_parse_time(next, &ps, e, sizeof e) || ps <= 0) {
-                if (loud)
-                    fprintf(stderr, "rocesim tune: --timeout: %s\n%s",
-                            next ? (ps <= 0 && !e[0] ? "expected a time above 0" : e) : "needs a time like \"30s\"",
-                            tune_usage);
-                return SCN_EUSAGE;
-            }
-            c->timeout_s = (double)ps / (double)PS_PER_S;
-            i++;
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            c->quiet = true;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            if (loud)
-                fputs(tune_usage, stdout);
-            return -1;
-        } else if (a[0] == '-' && a[1]) {
-            if (loud)
-                fprintf(stderr, "rocesim tune: unknown option \"%s\"\n%s", a, tune_usage);
-            return SCN_EUSAGE;
-        } else if (!c->file) {
-            c->file = a;
-        } else {
-            if (loud)
-                fprintf(stderr, "rocesim tune: unexpected argument \"%s\"\n%s", a, tune_usage);
-            return SCN_EUSAGE;
-        }
-    }
-    if (!c->file) {
-        if (loud)
-            fprintf(stderr, "rocesim tune: needs a tune file\n%s", tune_usage);
-        return SCN_EUSAGE;
-    }
-    return 0;
-}
-
 /* A copy of the tune file next to the outputs, with its scenario path usable from the current directory. */
 static int save_copy(const struct tuner *T)
 {
@@ -1415,29 +1349,7 @@ static int save_copy(const struct tuner *T)
     if (!copy)
         mem_oom("writing tune.json");
     cJSON_ReplaceItemInObjectCaseSensitive(copy, "scenario", cJSON_CreateString(T->s->scenario));
-    char *text = cJSON_Print(copy);
-    cJSON_Delete(copy);
-    if (!text)
-        mem_oom("writing tune.json");
-    char path[4200];
-    sfmt(path, sizeof path, "%s/tune.json", T->dir);
-    int rc = write_file_atomic(path, text, strlen(text));
-    if (rc)
-        fprintf(stderr, "rocesim tune: %s: cannot write: %s\n", path, strerror(errno));
-    free(text);
-    return rc ? SCN_EIO : 0;
-}
-
-static void default_out(const char *file, char *out, size_t len)
-{
-    const char *b = strrchr(file, '/');
-    b = b ? b + 1 : file;
-    char name[1024];
-    sfmt(name, sizeof name, "%s", b);
-    char *dot = strrchr(name, '.');
-    if (dot && dot != name)
-        *dot = '\0';
-    sfmt(out, len, "out/%s", name);
+    return write_json(T->dir, "tune.json", copy);
 }
 
 static void print_summary(const struct tuner *T, int win, const char *verdict, const char *plots, double wall)
@@ -1489,12 +1401,6 @@ static void print_summary(const struct tuner *T, int win, const char *verdict, c
         printf("  plots: %s\n", plots);
 }
 
-static int local_agree(int *rc)
-{
-    (void)rc;
-    return 0;
-}
-
 int tune_main(int argc, char **argv)
 {
     const struct pool_comm *comm = pool_local_comm();
@@ -1503,11 +1409,10 @@ int tune_main(int argc, char **argv)
     if (mc)
         comm = mc;
 #endif
-    (void)local_agree;
     bool root = comm->rank == 0;
     double t0 = pool_now_s();
-    struct tune_cli cli;
-    int rc = tune_parse(argc, argv, &cli, root);
+    struct pool_cli cli;
+    int rc = pool_parse_cli(argc, argv, "tune", tune_usage, true, &cli, root);
     if (rc == -1) {
         if (comm->finish)
             comm->finish();
@@ -1536,7 +1441,7 @@ int tune_main(int argc, char **argv)
         if (cli.out)
             sfmt(dir, sizeof dir, "%s", cli.out);
         else
-            default_out(cli.file, dir, sizeof dir);
+            pool_default_out(cli.file, dir, sizeof dir);
         char runs_dir[4200];
         sfmt(runs_dir, sizeof runs_dir, "%s/runs", dir);
         if (make_dirs(runs_dir)) {
