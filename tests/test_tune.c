@@ -260,6 +260,35 @@ static void test_tune_identical(void)
     cJSON_Delete(j);
 }
 
+/* Part of the box gives scenarios the loader refuses (kmin above the scenario's kmax of 200KB): those runs fail,
+ * are recorded with their status, and the search goes on to a recommendation inside the valid part. */
+static void test_tune_failed_runs(void)
+{
+    char file[160], dir[160], cmd[1024], a[256], *out = NULL;
+    snprintf(file, sizeof file, "%s/fail.json", root);
+    snprintf(dir, sizeof dir, "%s/fail", root);
+    test_write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+                          " \"params\": {\"switch.ecn.kmin\": {\"min\": \"2KB\", \"max\": \"1MB\", \"scale\": \"log\"}},\n"
+                          " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}, \"seeds\": [1, 2],\n"
+                          " \"budget\": {\"runs\": 20}}\n");
+    snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "runs failed; their status is in"));
+    free(out);
+    snprintf(a, sizeof a, "%s/best.json", dir);
+    cJSON *j = read_json(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    double failed = num_at(j, (const char *const[]){"search", "failed_runs", NULL});
+    CU_ASSERT(failed >= 1);
+    CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "complete")));
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "parameters"), "switch.ecn.kmin");
+    CU_ASSERT(cJSON_IsString(k));
+    cJSON_Delete(j);
+    /* Every failed run is a row of tune.csv with the loader's exit status. */
+    snprintf(cmd, sizeof cmd, "test $(grep -c ',exit 2,' %s/tune.csv) -eq %d", dir, (int)failed);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+}
+
 /* Two objectives: a Pareto front in best.json in which no point dominates another, and its plot. */
 static void test_tune_pareto(void)
 {
@@ -417,6 +446,7 @@ void test_tune_register(void)
                 test_tune_interrupted);
     CU_add_test(s, "identical results: not significantly different", test_tune_identical);
     CU_add_test(s, "two objectives: a Pareto front without dominated points", test_tune_pareto);
+    CU_add_test(s, "runs the scenario refuses fail alone; the search goes on", test_tune_failed_runs);
     CU_add_test(s, "every local optimizer of the table runs a search to its budget", test_tune_optimizers);
     CU_add_test(s, "bad tune files exit 2 naming file and place", test_tune_bad_files);
     CU_add_test(s, "mpirun -np 2 gives the same best.json and tune.csv", test_tune_mpi);
