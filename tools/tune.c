@@ -313,13 +313,17 @@ static void progress_line(void *ctx, const struct pool_status *st, char *line, s
 {
     struct tuner *T = ctx;
     char a[32], b[32], bv[48], base[48];
-    int used = T->used - (st->n_todo - st->done);
+    int used = T->phase == PH_CONFIRM ? T->used : T->used - (st->n_todo - st->done);
     double el = pool_now_s() - T->t0;
     fmt_obj(T->s, 0, best_value(T), bv, sizeof bv);
     fmt_obj(T->s, 0, T->n_c ? T->c[0].mean[0] : NAN, base, sizeof base);
-    sfmt(line, len, "tune: %d/%d runs, %s, best %s (baseline %s), %d failed, %s elapsed, ETA %s", used, T->budget,
-         phase_name[T->phase], bv, base, T->failed_runs + st->failed, pool_hms(el, a, sizeof a),
-         used > 0 ? pool_hms(el / used * (T->budget - used), b, sizeof b) : "-");
+    if (T->phase == PH_CONFIRM)
+        sfmt(line, len, "tune: %d/%d runs, confirmation %d/%d runs, best %s (baseline %s), %s elapsed", used,
+             T->budget, st->done, st->n_todo, bv, base, pool_hms(el, a, sizeof a));
+    else
+        sfmt(line, len, "tune: %d/%d runs, %s, best %s (baseline %s), %d failed, %s elapsed, ETA %s", used,
+             T->budget, phase_name[T->phase], bv, base, T->failed_runs + st->failed, pool_hms(el, a, sizeof a),
+             used > 0 ? pool_hms(el / used * (T->budget - used), b, sizeof b) : "-");
 }
 
 /* Runs the (candidate, seed index) pairs; confirm: seed indexes into confirm_seeds.  Returns 0, or a signal. */
