@@ -113,7 +113,6 @@ struct runner {
     char exec_msg[4400];   /* the child's message when exec fails, formatted before any fork */
     bool progress;
     double t0;
-    int shown;             /* characters of the progress line on screen */
     ev_timer redraw;
     struct job *slots;     /* jobs slots */
 };
@@ -141,6 +140,9 @@ static ev_signal sigint_w, sigterm_w;
 static bool catching;
 static int pending_signal;
 static struct runner *active;   /* the batch running now, NULL between batches */
+/* Characters of the progress line on screen.  A caller that formats its own line (pool_ops.progress) keeps it
+ * on screen from batch to batch, redrawn as each run ends, until pool_progress_clear(). */
+static int shown;
 
 /* Redraws the progress line (stderr is a terminal): done/total, failed, running, ETA. */
 static void draw_progress(struct runner *R, bool final)
@@ -148,8 +150,8 @@ static void draw_progress(struct runner *R, bool final)
     if (!R->progress)
         return;
     if (final) {
-        fprintf(stderr, "\r%*s\r", R->shown, "");
-        R->shown = 0;
+        if (!R->ops->progress)
+            pool_progress_clear();
         return;
     }
     char line[256], a[32], b[32];
@@ -168,9 +170,17 @@ static void draw_progress(struct runner *R, bool final)
              pool_hms(el, a, sizeof a));
     }
     int n = (int)strlen(line);
-    fprintf(stderr, "\r%s%*s", line, R->shown > n ? R->shown - n : 0, "");
+    fprintf(stderr, "\r%s%*s", line, shown > n ? shown - n : 0, "");
     fflush(stderr);
-    R->shown = n;
+    shown = n;
+}
+
+/* See runpool.h. */
+void pool_progress_clear(void)
+{
+    if (shown)
+        fprintf(stderr, "\r%*s\r", shown, "");
+    shown = 0;
 }
 
 /* Timer: redraws the progress line.  Cannot fail. */
@@ -254,6 +264,8 @@ static void job_finish(struct job *j)
     }
     R->running--;
     R->done++;
+    if (R->ops->progress)
+        draw_progress(R, false);
     j->run = -1;
     start_more(R);
     if (R->running == 0 && (R->next == R->n_todo || pending_signal))
@@ -473,6 +485,8 @@ static int run_local(struct ev_loop *loop, struct pool_run *runs, const int *tod
         R.redraw.data = &R;
         if (progress)
             ev_timer_start(loop, &R.redraw);
+        if (ops->progress)
+            draw_progress(&R, false);
         active = &R;
         /* A run that cannot even start leaves its slot free at once: loop until everything has run. */
         while ((R.next < R.n_todo && !pending_signal) || R.running > 0) {

@@ -142,6 +142,9 @@ int pool_parse_cli(int argc, char **argv, const char *who, const char *usage, bo
 /* The default output directory of a sweep or tune file: out/<its name without .json>. */
 void pool_default_out(const char *file, char *out, size_t len);
 
+/* Erases the progress line a pool_ops.progress caller left on screen (the tuner, when its search ends). */
+void pool_progress_clear(void);
+
 void pool_run_free(struct pool_run *r);   /* frees summary and tail, keeps dir */
 int pool_online_cores(void);             /* online cores, at least 1 (at most 4096) */
 double pool_now_s(void);                 /* monotonic seconds (progress and ETA only) */

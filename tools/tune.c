@@ -1490,6 +1490,7 @@ int tune_main(int argc, char **argv)
         if ((sig = pool_end()) && !T.interrupted)
             T.interrupted = sig;
     }
+    pool_progress_clear();
     if (root) {
         char why[200] = "", verdict[300], plots[1200] = "";
         if (T.interrupted)
