@@ -20,6 +20,11 @@
  * (what each link_down event costs); a dragonfly (a=8, p=4, h=4: 33 groups,
  * 1,056 hosts) under uniform random traffic with UGAL routing.
  *
+ * Case "tune": a whole `rocesim tune` of the incast + background mix (five
+ * parameters, 120 runs) with -j 2, so on both cores, each run a child
+ * process as in a sweep: runs per second and wall time per run, the tuner's
+ * own work included.  The only case that is not one core's number.
+ *
  * Before and after the cases, the memory latency (dram_latency_ns): what the
  * large fabrics' numbers depend on, on a machine shared with others.
  */
@@ -30,6 +35,9 @@
 #include "topologies/routing.h"
 #include "topologies/topo.h"
 
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -86,6 +94,8 @@ struct result {
     double flows, completed, data_sent, fct_p99_ns;
     double extrapolate_s; /* > 0: wall time extrapolated to this much simulated time */
     double warm_ms;       /* > 0: the first warm_ms of simulated time were not timed (nor their hops counted) */
+    double runs;          /* > 0: a tune case, that many runs (confirm_runs of them on the confirmation seeds) */
+    double confirm_runs, cpu_s;
 };
 
 static struct result last;
@@ -266,6 +276,107 @@ static void case_k16(void) { scale(16); }
 static void case_k24(void) { scale(24); }
 static void case_k32(void) { scale(32); }
 
+/* The tune case (see the top of this file): the tune file, and -j 2 for the project's two cores. */
+#define TUNE_NAME "incast-mix-short-flows"
+#define TUNE_FILE "scenarios/tune/" TUNE_NAME ".json"
+#define TUNE_JOBS 2
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+/* The whole text of a file (NUL-terminated), or NULL. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, len = 0, got;
+    char *t = malloc(cap);
+    while (t && (got = fread(t + len, 1, cap - len - 1, f)) > 0) {
+        len += got;
+        if (len + 1 == cap) {
+            char *n = realloc(t, cap *= 2);
+            if (!n)
+                free(t);
+            t = n;
+        }
+    }
+    fclose(f);
+    if (t)
+        t[len] = 0;
+    return t;
+}
+
+/* The rows of tune.csv whose phase (its fourth column) is "confirm": runs the budget and runs_done do not count. */
+static int confirm_rows(const char *csv)
+{
+    int n = 0;
+    for (const char *l = strchr(csv, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+        const char *f = l + 1;
+        for (int c = 0; c < 3 && f; c++)
+            if ((f = strpbrk(f, ",\n")) && *f++ == '\n')
+                f = NULL;
+        n += f && !strncmp(f, "confirm,", 8);
+    }
+    return n;
+}
+
+static void case_tune(void)
+{
+    if (access("./rocesim", X_OK) || access(TUNE_FILE, R_OK)) {
+        fprintf(stderr, "bench: tune: needs ./rocesim and %s (run from the repository root after make)\n", TUNE_FILE);
+        exit(1);
+    }
+    /* A fresh directory each time: a tune resumes from the runs it finds, and then would not run them. */
+    char dir[] = "/tmp/rocesim-bench-tune-XXXXXX", out[64], jobs[16];
+    if (!mkdtemp(dir)) {
+        perror("bench: tune: mkdtemp");
+        exit(1);
+    }
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(jobs, sizeof jobs, "%d", TUNE_JOBS);
+    fflush(stdout);
+    double t0 = now_s();
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY); /* its summary would break up the bench's table */
+        if (null >= 0)
+            dup2(null, STDOUT_FILENO);
+        execl("./rocesim", "rocesim", "tune", TUNE_FILE, "-o", out, "-q", "-j", jobs, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    struct rusage ru;
+    bool ok = pid > 0 && wait4(pid, &st, 0, &ru) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    double wall = now_s() - t0;
+    char path[96];
+    snprintf(path, sizeof path, "%s/best.json", out);
+    char *best = ok ? slurp(path) : NULL;
+    snprintf(path, sizeof path, "%s/tune.csv", out);
+    char *csv = best ? slurp(path) : NULL;
+    cJSON *bj = best ? cJSON_Parse(best) : NULL;
+    const cJSON *rd = cJSON_GetObjectItemCaseSensitive(bj, "runs_done");
+    memset(&last, 0, sizeof last);
+    snprintf(last.label, sizeof last.label, "tune %s, -j %d", TUNE_NAME, TUNE_JOBS);
+    last.wall_s = wall;
+    last.confirm_runs = csv ? confirm_rows(csv) : 0;
+    last.runs = (cJSON_IsNumber(rd) ? rd->valuedouble : 0) + last.confirm_runs;
+    last.cpu_s = ok ? ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6
+                    : 0;
+    cJSON_Delete(bj);
+    free(best);
+    free(csv);
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (!ok || last.runs <= 0) {
+        fprintf(stderr, "bench: tune: ./rocesim tune %s failed (%s)\n", TUNE_FILE,
+                !ok ? "exit status not 0" : "no runs_done in best.json");
+        exit(1);
+    }
+}
+
 static void case_hold100k(void) { bench_hold(100000, 20000000); }
 static void case_hold1k(void) { bench_hold(1000, 20000000); }
 static void case_build32(void) { bench_fat_tree_build(32); }
@@ -281,6 +392,7 @@ static const struct bcase cases[] = {
     {"dumbbell32", case_dumbbell, true},    {"fattree_k8", case_k8, true},    {"hpcc320", case_hpcc, true},
     {"dragonfly", bench_dragonfly, true},   {"scale_k8", case_s8, true},      {"scale_k16", case_k16, true},
     {"scale_k24", case_k24, true},          {"scale_k32", case_k32, true},    {"build_k32", case_build32, false},
+    {"tune", case_tune, true},
 };
 
 /*
@@ -356,10 +468,29 @@ static int run_case(const struct bcase *c, struct result *r, double *rss_mb)
     return 0;
 }
 
+/* Prints the tune case's row (and its JSON object when js is open): runs per second of the whole command. */
+static void print_tune(const struct bcase *c, const struct result *r, double rss, FILE *js, bool first)
+{
+    printf("%-36s runs %4.0f  wall %7.3f s  %6.1f runs/s  %6.1f ms/run  CPU %.2f s (%.2f cores)  RSS %6.0f MB\n",
+           r->label, r->runs, r->wall_s, r->runs / r->wall_s, r->wall_s / r->runs * 1e3, r->cpu_s,
+           r->cpu_s / r->wall_s, rss);
+    if (js)
+        fprintf(js,
+                "%s  {\"case\": \"%s\", \"label\": \"%s\", \"tune_file\": \"%s\", \"jobs\": %d, \"runs\": %.0f,"
+                " \"confirm_runs\": %.0f, \"wall_s\": %.4f, \"runs_per_s\": %.3f, \"ms_per_run\": %.3f,"
+                " \"cpu_s\": %.4f, \"peak_rss_mb\": %.1f}",
+                first ? "" : ",\n", c->name, r->label, TUNE_FILE, TUNE_JOBS, r->runs, r->confirm_runs, r->wall_s,
+                r->runs / r->wall_s, r->wall_s / r->runs * 1e3, r->cpu_s, rss);
+}
+
 /* Prints a whole run's row (and its JSON object when js is open). */
 static void print_whole(const struct bcase *c, const struct result *r, double rss, FILE *js, bool first,
                         double scale_k8_ns)
 {
+    if (r->runs > 0) {
+        print_tune(c, r, rss, js, first);
+        return;
+    }
     printf("%-36s sim %8.3f ms  wall %7.3f s (+%.2f s setup)  %6.2f M ev/s  %6.2f M hops/s  %5.0f ns/hop  RSS %6.0f MB",
            r->label, r->sim_ms, r->wall_s, r->setup_s, r->events / r->wall_s / 1e6, r->hops / r->wall_s / 1e6,
            r->wall_s / r->hops * 1e9, rss);
@@ -423,8 +554,8 @@ int main(int argc, char **argv)
             only = argv[a];
         }
     }
-    printf("rocesim bench (one core; each case in its own process; whole runs: the fastest of %d, in interleaved "
-           "rounds)\n", repeat);
+    printf("rocesim bench (one core, the tune case two; each case in its own process; whole runs: the fastest of %d, "
+           "in interleaved rounds)\n", repeat);
     double lat_before = dram_latency_ns();
     printf("memory latency now: %.0f ns per random read over 128 MB (the large fabrics' cost per hop follows it)\n",
            lat_before);
