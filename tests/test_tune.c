@@ -313,10 +313,10 @@ static void test_tune_pareto(void)
             if (x == y)
                 continue;
             const cJSON *p = cJSON_GetArrayItem(front, x), *q = cJSON_GetArrayItem(front, y);
-            double p0 = num_at(p, (const char *const[]){k0, "mean", NULL});
-            double p1 = num_at(p, (const char *const[]){k1, "mean", NULL});
-            double q0 = num_at(q, (const char *const[]){k0, "mean", NULL});
-            double q1 = num_at(q, (const char *const[]){k1, "mean", NULL});
+            double p0 = num_at(p, (const char *const[]){"result", k0, "mean", NULL});
+            double p1 = num_at(p, (const char *const[]){"result", k1, "mean", NULL});
+            double q0 = num_at(q, (const char *const[]){"result", k0, "mean", NULL});
+            double q1 = num_at(q, (const char *const[]){"result", k1, "mean", NULL});
             CU_ASSERT(!isnan(p0) && !isnan(p1));
             CU_ASSERT(!(p0 <= q0 && p1 >= q1 && (p0 < q0 || p1 > q1)));
         }

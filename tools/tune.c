@@ -57,7 +57,7 @@ struct cand {
     int run[TUNE_MAX_SEEDS];     /* index of its run per seed, -1 */
     int crun[TUNE_MAX_SEEDS];    /* confirmation runs */
     double v[N_METRICS][TUNE_MAX_SEEDS];  /* objectives then constraints, per seed */
-    double cvv[2][TUNE_MAX_SEEDS];        /* objectives on the confirmation seeds */
+    double cvv[N_METRICS][TUNE_MAX_SEEDS]; /* objectives then constraints on the confirmation seeds */
     bool done[TUNE_MAX_SEEDS];
     int n_done;
     bool failed, dropped, full, feasible, cut; /* cut: the budget ended before its race did */
@@ -375,8 +375,7 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
             const cJSON *v = cJSON_GetArrayItem(tm, m);
             double val = cJSON_IsNumber(v) ? v->valuedouble : NAN;
             if (confirm) {
-                if (m < s->n_obj)
-                    c->cvv[m][seed[k]] = val;
+                c->cvv[m][seed[k]] = val;
             } else {
                 c->v[m][seed[k]] = val;
             }
@@ -794,8 +793,9 @@ static void confirm(struct tuner *T, int win)
             pc[m] = who[w];
             ps[m++] = k;
         }
-    for (int k = 0; k < s->n_confirm; k++)
-        T->c[win].cvv[0][k] = T->c[win].cvv[1][k] = T->c[0].cvv[0][k] = T->c[0].cvv[1][k] = NAN;
+    for (int q = 0; q < N_METRICS; q++)
+        for (int k = 0; k < s->n_confirm; k++)
+            T->c[win].cvv[q][k] = T->c[0].cvv[q][k] = NAN;
     eval_pairs(T, pc, ps, m, true);
 }
 
@@ -921,22 +921,6 @@ static cJSON *compare_json(const struct tune_spec *s, int m, const double *win, 
     return o;
 }
 
-static cJSON *cand_json(const struct tuner *T, int j)
-{
-    const struct tune_spec *s = T->s;
-    const struct cand *c = &T->c[j];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "candidate", j);
-    cJSON_AddStringToObject(o, "id", c->id);
-    cJSON_AddItemToObject(o, "parameters", params_json(T, c));
-    for (int m = 0; m < s->n_obj; m++) {
-        cJSON *st = ci_json(c->v[m], s->n_seeds);
-        cJSON_AddItemToObject(st, "values", values_json(c->v[m], s->n_seeds));
-        cJSON_AddItemToObject(o, s->obj[m].label, st);
-    }
-    return o;
-}
-
 /* Writes o (freed here) as dir/name, indented, ending with a newline, atomically; 0 or SCN_EIO (said on stderr). */
 static int write_json(const char *dir, const char *name, cJSON *o)
 {
@@ -954,6 +938,59 @@ static int write_json(const char *dir, const char *name, cJSON *o)
     if (rc)
         fprintf(stderr, "rocesim tune: %s: cannot write: %s\n", path, strerror(errno));
     return rc ? SCN_EIO : 0;
+}
+
+/* Whether the baseline beats the search's best on the search seeds (one objective): then it is what best.json
+ * recommends, and nic-config --from prints the settings already in place. */
+static bool keep_baseline(const struct tuner *T, int win)
+{
+    const struct cand *b = &T->c[0];
+    return T->s->n_obj == 1 && b->full && b->feasible &&
+           lower_better(T->s, 0, b->mean[0]) < lower_better(T->s, 0, T->c[win].mean[0]);
+}
+
+/* Candidate j as best.json gives a setting: candidate, id, parameters, set, and result (each objective's
+ * statistics and values, each constraint's mean and bounds, feasible), over the search seeds (n of them) or
+ * the confirmation seeds. */
+static void setting_json(const struct tuner *T, int j, cJSON *o, int n, bool confirmation)
+{
+    const struct tune_spec *s = T->s;
+    const struct cand *c = &T->c[j];
+    if (!confirmation) {
+        cJSON_AddNumberToObject(o, "candidate", j);
+        cJSON_AddStringToObject(o, "id", c->id);
+        cJSON_AddItemToObject(o, "parameters", params_json(T, c));
+        cJSON *set = cJSON_AddArrayToObject(o, "set");
+        bool base = c->phase == PH_BASELINE;
+        for (int i = 0; i < (base ? s->n_base : s->n_params); i++) {
+            char t[600];
+            sfmt(t, sizeof t, "%s=%s", base ? s->base_path[i] : s->params[i].path, base ? s->base_text[i] : c->text[i]);
+            cJSON_AddItemToArray(set, cJSON_CreateString(t));
+        }
+    }
+    cJSON *res = cJSON_AddObjectToObject(o, "result");
+    bool feasible = true;
+    for (int m = 0; m < s->n_obj + s->n_cons; m++) {
+        const double *v = confirmation ? c->cvv[m] : c->v[m];
+        bool any_nan = false;
+        for (int k = 0; k < n; k++)
+            any_nan |= isnan(v[k]);
+        cJSON *st = any_nan ? cJSON_CreateObject() : ci_json(v, n);
+        cJSON_AddItemToObject(st, "values", values_json(v, n));
+        if (m >= s->n_obj) {
+            const struct tune_metric *mt = &s->cons[m - s->n_obj];
+            double mean = any_nan ? NAN : stats_mean_ci(v, n, 0.95).mean;
+            bool ok = !isnan(mean) && !(mean < mt->min) && !(mean > mt->max);
+            if (!isnan(mt->min))
+                cJSON_AddNumberToObject(st, "min", mt->min);
+            if (!isnan(mt->max))
+                cJSON_AddNumberToObject(st, "max", mt->max);
+            cJSON_AddBoolToObject(st, "met", ok);
+            feasible &= ok;
+        }
+        cJSON_AddItemToObject(res, m < s->n_obj ? s->obj[m].label : s->cons[m - s->n_obj].label, st);
+    }
+    cJSON_AddBoolToObject(o, "feasible", feasible);
 }
 
 static int write_best(struct tuner *T, int win, const bool *front, char *verdict, size_t vlen, const char *why)
@@ -980,52 +1017,21 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
     verdict[0] = '\0';
     if (win >= 0) {
         const struct cand *w = &T->c[win], *b = &T->c[0];
-        cJSON_AddNumberToObject(o, "candidate", win);
-        cJSON_AddStringToObject(o, "id", w->id);
-        cJSON_AddItemToObject(o, "parameters", params_json(T, w));
-        cJSON *set = cJSON_AddArrayToObject(o, "set");
-        for (int i = 0; i < s->n_params; i++) {
-            char t[600];
-            sfmt(t, sizeof t, "%s=%s", s->params[i].path, w->text[i]);
-            cJSON_AddItemToArray(set, cJSON_CreateString(t));
-        }
-        cJSON *res = cJSON_AddObjectToObject(o, "result");
-        cJSON *bres = cJSON_CreateObject();
-        for (int m = 0; m < s->n_obj; m++) {
-            cJSON *st = ci_json(w->v[m], s->n_seeds);
-            cJSON_AddItemToObject(st, "values", values_json(w->v[m], s->n_seeds));
-            cJSON_AddItemToObject(res, s->obj[m].label, st);
-            st = b->full ? ci_json(b->v[m], s->n_seeds) : cJSON_CreateObject();
-            cJSON_AddItemToObject(st, "values", values_json(b->v[m], s->n_seeds));
-            cJSON_AddItemToObject(bres, s->obj[m].label, st);
-        }
-        for (int m = 0; m < s->n_cons; m++) {
-            cJSON *x = cJSON_CreateObject();
-            cJSON_AddItemToObject(x, "mean", num_or_null(w->mean[s->n_obj + m]));
-            if (!isnan(s->cons[m].min))
-                cJSON_AddNumberToObject(x, "min", s->cons[m].min);
-            if (!isnan(s->cons[m].max))
-                cJSON_AddNumberToObject(x, "max", s->cons[m].max);
-            cJSON_AddItemToObject(res, s->cons[m].label, x);
-        }
-        cJSON *bo = cJSON_AddObjectToObject(o, "baseline");
-        cJSON_AddItemToObject(bo, "parameters", params_json(T, b));
-        cJSON_AddItemToObject(bo, "result", bres);
+        bool keep = keep_baseline(T, win);
+        cJSON_AddStringToObject(o, "recommendation", keep ? "baseline" : "search");
+        setting_json(T, keep ? 0 : win, o, s->n_seeds, false);
+        if (keep)
+            setting_json(T, win, cJSON_AddObjectToObject(o, "best_found"), s->n_seeds, false);
+        setting_json(T, 0, cJSON_AddObjectToObject(o, "baseline"), s->n_seeds, false);
         bool confirmed = s->n_confirm > 0 && b->full && !isnan(w->cvv[0][0]) && !isnan(b->cvv[0][0]);
         if (confirmed) {
             cJSON *cf = cJSON_AddObjectToObject(o, "confirmation");
             cJSON *cs = cJSON_AddArrayToObject(cf, "seeds");
             for (int k = 0; k < s->n_confirm; k++)
                 cJSON_AddItemToArray(cs, cJSON_CreateNumber((double)s->confirm[k]));
-            for (int m = 0; m < s->n_obj; m++) {
-                cJSON *x = cJSON_AddObjectToObject(cf, s->obj[m].label);
-                cJSON *st = ci_json(w->cvv[m], s->n_confirm);
-                cJSON_AddItemToObject(st, "values", values_json(w->cvv[m], s->n_confirm));
-                cJSON_AddItemToObject(x, "recommendation", st);
-                st = ci_json(b->cvv[m], s->n_confirm);
-                cJSON_AddItemToObject(st, "values", values_json(b->cvv[m], s->n_confirm));
-                cJSON_AddItemToObject(x, "baseline", st);
-            }
+            setting_json(T, win, cJSON_AddObjectToObject(cf, keep ? "best_found" : "recommendation"), s->n_confirm,
+                         true);
+            setting_json(T, 0, cJSON_AddObjectToObject(cf, "baseline"), s->n_confirm, true);
         }
         cJSON *cmp = cJSON_AddArrayToObject(o, "comparison");
         if (!b->full)
@@ -1040,12 +1046,17 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
                 cJSON_AddItemToArray(cmp, compare_json(s, m, w->v[m], b->v[m], s->n_seeds, "seeds", v, sizeof v));
             size_t l = strlen(verdict);
             if (s->n_obj == 1)
-                sfmt(verdict, vlen, "%s", v);
+                sfmt(verdict, vlen, "%s%s", keep ? "keep the baseline: the best setting found is " : "", v);
             else
                 sfmt(verdict + l, vlen - l, "%s%s: %s", m ? "; " : "", s->obj[m].words, v);
         }
+        if (b->full && !b->feasible) {
+            size_t l = strlen(verdict);
+            sfmt(verdict + l, vlen - l, " (the baseline itself breaks a constraint)");
+        }
         cJSON_AddStringToObject(o, "verdict", verdict);
     } else {
+        cJSON_AddStringToObject(o, "recommendation", "none");
         cJSON_AddNullToObject(o, "parameters");
         sfmt(verdict, vlen, "no candidate ran on every seed and met the constraints");
         cJSON_AddStringToObject(o, "verdict", verdict);
@@ -1084,8 +1095,11 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
             ord[b2] = ord[b2 - 1];
             ord[b2 - 1] = t;
         }
-    for (int k = 0; k < n && (s->n_obj == 2 || k < 10); k++)
-        cJSON_AddItemToArray(rk, cand_json(T, ord[k]));
+    for (int k = 0; k < n && (s->n_obj == 2 || k < 10); k++) {
+        cJSON *e = cJSON_CreateObject();
+        setting_json(T, ord[k], e, s->n_seeds, false);
+        cJSON_AddItemToArray(rk, e);
+    }
     free(ord);
     return write_json(T->dir, "best.json", o);
 }
@@ -1158,7 +1172,7 @@ static int write_csv(struct tuner *T)
         sb_printf(&b, ",%llu,", (unsigned long long)seed);
         sb_csv_cell(&b, T->runs[r].status[0] ? T->runs[r].status : "not run");
         for (int m = 0; m < s->n_obj + s->n_cons; m++) {
-            double v = si >= 0 ? c->v[m][si] : m < s->n_obj ? c->cvv[m][-1 - si] : NAN;
+            double v = si >= 0 ? c->v[m][si] : c->cvv[m][-1 - si];
             char num[40];
             sb_printf(&b, ",%s", isnan(v) ? "" : fmt_double(v, num, sizeof num));
         }
@@ -1394,7 +1408,7 @@ static void print_summary(const struct tuner *T, int win, const char *verdict, c
         }
     }
     if (win >= 0) {
-        printf("  best: candidate %d (%s) at", win, T->c[win].id);
+        printf("  best found: candidate %d (%s) at", win, T->c[win].id);
         for (int i = 0; i < s->n_params; i++)
             printf(" %s=%s", s->params[i].path, T->c[win].text[i]);
         printf("\n");
