@@ -289,6 +289,48 @@ static void test_tune_failed_runs(void)
     CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
 }
 
+/*
+ * A box where every setting is worse than the baseline (a CNP every 30-100 us against the baseline's 4 us): best.json
+ * recommends the baseline, keeps the search's best under best_found, and nic-config --from prints the baseline's
+ * 4 us.  The step keeps every value run a whole number of microseconds; --no-plot draws nothing.
+ */
+static void test_tune_keep_baseline(void)
+{
+    char file[160], dir[160], cmd[1024], a[256], *out = NULL;
+    snprintf(file, sizeof file, "%s/keep.json", root);
+    snprintf(dir, sizeof dir, "%s/keep", root);
+    test_write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+                          " \"params\": {\"host.dcqcn.cnp_interval\": {\"min\": \"30us\", \"max\": \"100us\", \"step\": \"1us\"}},\n"
+                          " \"objective\": {\"minimize\": \"flows.slowdown.p99\", \"flows\": {\"size_max\": \"100KB\"}},\n"
+                          " \"seeds\": [1, 2], \"baseline\": {\"values\": {\"host.dcqcn.cnp_interval\": \"4us\"}},\n"
+                          " \"budget\": {\"runs\": 10}}\n");
+    snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q --no-plot", test_rocesim_bin(), file, dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "verdict: keep the baseline: "));
+    free(out);
+    snprintf(a, sizeof a, "%s/best.json", dir);
+    cJSON *j = read_json(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(j, "recommendation");
+    CU_ASSERT(cJSON_IsString(r) && strcmp(r->valuestring, "baseline") == 0);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "parameters"),
+                                                      "host.dcqcn.cnp_interval");
+    CU_ASSERT(cJSON_IsString(v) && strcmp(v->valuestring, "4us") == 0);
+    CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItemCaseSensitive(j, "best_found"));
+    cJSON_Delete(j);
+    snprintf(cmd, sizeof cmd, "%s nic-config --from %s", test_rocesim_bin(), a);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "echo 4 > /sys/class/net/$IF/ecn/roce_np/min_time_between_cnps"));
+    free(out);
+    /* Every value run: a whole number of us (the column holds the value as run, e.g. 35us). */
+    snprintf(cmd, sizeof cmd, "cut -d, -f5 %s/tune.csv | grep -v '^host' | grep -v '^$' | grep -cv '^[0-9]*us$'", dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 1); /* grep -c finds no other value: count 0, exit 1 */
+    CU_ASSERT_PTR_NOT_NULL(out && strncmp(out, "0", 1) == 0);
+    free(out);
+    snprintf(a, sizeof a, "%s/plots/convergence.png", dir);
+    CU_ASSERT(access(a, F_OK) != 0);
+}
+
 /* Two objectives: a Pareto front in best.json in which no point dominates another, and its plot. */
 static void test_tune_pareto(void)
 {
@@ -391,6 +433,9 @@ static void test_tune_bad_files(void)
         {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"params\": {\"host.dcqcn.g\": {\"min\": 0.1, \"max\": 0.2}},"
          " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}, \"seeds\": [1, 2], \"confirm_seeds\": [2]}",
          "confirm_seeds[0]: expected seeds the search does not use, got 2 (it is also seeds[1])"},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"params\": {\"host.dcqcn.alpha_timer\": {\"min\": \"1us\", \"max\": \"5us\", \"step\": \"10us\"}},"
+         " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}, \"seeds\": [1]}",
+         "params[\"host.dcqcn.alpha_timer\"].step: expected a step no larger than the range (max - min), got a string \"10us\""},
         {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"params\": {\"host.dcqcn.g\": {\"min\": 0.1, \"max\": 0.2}},"
          " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}, \"seeds\": [1], \"baseline\": {\"values\": {\"switch.ecn.kmin\": \"x\"}}}",
          "baseline: expected settings that give a valid scenario, got:"},
@@ -447,6 +492,7 @@ void test_tune_register(void)
     CU_add_test(s, "identical results: not significantly different", test_tune_identical);
     CU_add_test(s, "two objectives: a Pareto front without dominated points", test_tune_pareto);
     CU_add_test(s, "runs the scenario refuses fail alone; the search goes on", test_tune_failed_runs);
+    CU_add_test(s, "nothing beats the baseline: best.json recommends keeping it; step; --no-plot", test_tune_keep_baseline);
     CU_add_test(s, "every local optimizer of the table runs a search to its budget", test_tune_optimizers);
     CU_add_test(s, "bad tune files exit 2 naming file and place", test_tune_bad_files);
     CU_add_test(s, "mpirun -np 2 gives the same best.json and tune.csv", test_tune_mpi);

@@ -37,7 +37,7 @@ static const char usage[] =
     "  rocesim topo SCENARIO.json [--format dot|json] [--set PATH=VALUE]...\n"
     "  rocesim plot DIR\n"
     "  rocesim sweep SWEEP.json [-j N] [-o DIR] [--timeout TIME] [-q]\n"
-    "  rocesim tune TUNE.json [-j N] [-o DIR] [--budget RUNS] [--timeout TIME] [-q]\n"
+    "  rocesim tune TUNE.json [-j N] [-o DIR] [--budget RUNS] [--timeout TIME] [-q] [--no-plot]\n"
     "  rocesim nic-config [SCENARIO.json] [--set PATH=VALUE]... [--from best.json [--allow-incomplete]]\n"
     "                     [--iface IF]\n"
     "  rocesim compare DIR [DIR]...\n"

@@ -743,7 +743,7 @@ out:
 }
 
 /* See runpool.h. */
-int pool_parse_cli(int argc, char **argv, const char *who, const char *usage, bool with_budget, struct pool_cli *c,
+int pool_parse_cli(int argc, char **argv, const char *who, const char *usage, bool tune_opts, struct pool_cli *c,
                    bool loud)
 {
     memset(c, 0, sizeof *c);
@@ -751,7 +751,7 @@ int pool_parse_cli(int argc, char **argv, const char *who, const char *usage, bo
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         bool jobs = strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0;
-        if (jobs || (with_budget && strcmp(a, "--budget") == 0)) {
+        if (jobs || (tune_opts && strcmp(a, "--budget") == 0)) {
             long lim = jobs ? 4096 : 100000;
             char *end;
             long n = next ? strtol(next, &end, 10) : 0;
@@ -785,6 +785,8 @@ int pool_parse_cli(int argc, char **argv, const char *who, const char *usage, bo
             i++;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             c->quiet = true;
+        } else if (tune_opts && strcmp(a, "--no-plot") == 0) {
+            c->no_plot = true;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             if (loud)
                 fputs(usage, stdout);

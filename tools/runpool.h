@@ -134,10 +134,11 @@ struct pool_cli {
     int jobs, budget;   /* 0: not given */
     double timeout_s;   /* 0: none */
     bool quiet;
+    bool no_plot;       /* tune: --no-plot */
 };
-/* Parses argv[2..] (argv[1] is the command, `who`); with_budget accepts --budget.  Returns 0, -1 after printing
+/* Parses argv[2..] (argv[1] is the command, `who`); tune_opts accepts tune's --budget and --no-plot.  Returns 0, -1 after printing
  * usage for --help, or SCN_EUSAGE with one message and the usage on stderr (printed only when loud). */
-int pool_parse_cli(int argc, char **argv, const char *who, const char *usage, bool with_budget, struct pool_cli *c,
+int pool_parse_cli(int argc, char **argv, const char *who, const char *usage, bool tune_opts, struct pool_cli *c,
                    bool loud);
 /* The default output directory of a sweep or tune file: out/<its name without .json>. */
 void pool_default_out(const char *file, char *out, size_t len);

@@ -1351,13 +1351,14 @@ static void draw(struct tuner *T, int win, const bool *front, char *line, size_t
 /* Command line                                                              */
 
 static const char tune_usage[] =
-    "usage: rocesim tune TUNE.json [-j N] [-o DIR] [--budget RUNS] [--timeout TIME] [-q]\n"
+    "usage: rocesim tune TUNE.json [-j N] [-o DIR] [--budget RUNS] [--timeout TIME] [-q] [--no-plot]\n"
     "  -j N            runs at the same time (default: the number of online cores)\n"
     "  -o DIR          output directory (default out/<tune file name>); a rerun into the\n"
     "                  same DIR replays the search from the runs already there\n"
     "  --budget RUNS   runs the search may spend (default: the tune file's budget.runs)\n"
     "  --timeout TIME  stop a run that takes longer than TIME of wall time (e.g. 30s)\n"
     "  -q              no progress line\n"
+    "  --no-plot       no plots (and none left from an earlier tune into DIR)\n"
     "See docs/tune.md.\n";
 
 /* A copy of the tune file next to the outputs, with its scenario path usable from the current directory. */
@@ -1515,8 +1516,12 @@ int tune_main(int argc, char **argv)
             orc = write_csv(&T);
         if (!orc)
             orc = write_best(&T, win, front, verdict, sizeof verdict, *why ? why : NULL);
-        if (!orc)
+        if (!orc && cli.no_plot) {
+            tune_plots_clean(dir);
+            sfmt(plots, sizeof plots, "not drawn (--no-plot)");
+        } else if (!orc) {
             draw(&T, win, front, plots, sizeof plots);
+        }
         print_summary(&T, win, verdict, plots, pool_now_s() - t0);
         if (T.failed_runs)
             fprintf(stderr, "rocesim tune: %d runs failed; their status is in %s/tune.csv and their output in %s/runs/\n",

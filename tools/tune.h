@@ -33,6 +33,7 @@ struct tune_param {
     enum tune_scale scale;
     enum setting_kind qty;     /* SETTING_SIZE/TIME/RATE for quantities (values in bytes, ps, bit/s), else NUMBER */
     double lo, hi;             /* the range, in base units */
+    double step;               /* > 0: values are multiples of it (base units), else 3 significant digits */
     int n_choices;
     char **choice;             /* TUNE_CHOICE: the JSON text of each choice, as --set takes it */
 };

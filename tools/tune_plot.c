@@ -467,6 +467,14 @@ static void clean(const char *pdir)
     free(names);
 }
 
+/* See tune_plot.h. */
+void tune_plots_clean(const char *dir)
+{
+    char pdir[4200];
+    sfmt(pdir, sizeof pdir, "%s/plots", dir);
+    clean(pdir);
+}
+
 int tune_plots(const struct tune_plot_input *in, const char *dir, char *line, size_t len)
 {
     char pdir[PDIR_MAX], gnuplot[4096], tdir[4200];

@@ -73,4 +73,7 @@ struct tune_plot_input {
  */
 int tune_plots(const struct tune_plot_input *in, const char *dir, char *line, size_t len);
 
+/* Removes the plot files tune_plots writes from dir/plots (a tune run with --no-plot leaves no stale picture). */
+void tune_plots_clean(const char *dir);
+
 #endif

@@ -70,7 +70,7 @@ static enum setting_kind guess_kind(const cJSON *v)
 /* Reads one parameter: {"min", "max", "scale"} or {"choice": [...]}. */
 static int parse_param(struct setting_ctx *c, const cJSON *it, struct tune_param *p, const char *where)
 {
-    static const char *const known[] = {"min", "max", "scale", "choice", NULL};
+    static const char *const known[] = {"min", "max", "scale", "step", "choice", NULL};
     char got[128], w[600], msg[SCN_ERR_MAX], at[SETTING_PATH_MAX];
     if (!dotted_path_ok(it->string))
         return lbad(c, where, "expected a dotted scenario path like \"switch.ecn.kmin\", got \"%.80s\"", it->string);
@@ -90,8 +90,8 @@ static int parse_param(struct setting_ctx *c, const cJSON *it, struct tune_param
     if (choice) {
         sfmt(w, sizeof w, "%s.choice", where);
         if (cJSON_GetObjectItemCaseSensitive(it, "min") || cJSON_GetObjectItemCaseSensitive(it, "max") ||
-            cJSON_GetObjectItemCaseSensitive(it, "scale"))
-            return lbad(c, where, "expected either \"choice\" or \"min\"/\"max\"/\"scale\", got both");
+            cJSON_GetObjectItemCaseSensitive(it, "scale") || cJSON_GetObjectItemCaseSensitive(it, "step"))
+            return lbad(c, where, "expected either \"choice\" or \"min\"/\"max\"/\"scale\"/\"step\", got both");
         if (!cJSON_IsArray(choice) || cJSON_GetArraySize(choice) < 1)
             return lbad(c, w, "expected a non-empty array of values, got %s", describe(choice, got, sizeof got));
         p->scale = TUNE_CHOICE;
@@ -161,6 +161,22 @@ static int parse_param(struct setting_ctx *c, const cJSON *it, struct tune_param
         } else if (read_qty(c, ends[e], w, p->qty, dst[e])) {
             return SCN_EUSAGE;
         }
+    }
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "step");
+    if (st) {
+        sfmt(w, sizeof w, "%s.step", where);
+        if (p->qty == SETTING_NUMBER) {
+            if (!cJSON_IsNumber(st) || !(st->valuedouble > 0))
+                return lbad(c, w, "expected a number above 0, got %s", describe(st, got, sizeof got));
+            p->step = st->valuedouble;
+        } else if (read_qty(c, st, w, p->qty, &p->step)) {
+            return SCN_EUSAGE;
+        } else if (p->step <= 0) {
+            return lbad(c, w, "expected a step above 0, got %s", describe(st, got, sizeof got));
+        }
+        if (p->step > p->hi - p->lo)
+            return lbad(c, w, "expected a step no larger than the range (max - min), got %s",
+                        describe(st, got, sizeof got));
     }
     sfmt(w, sizeof w, "%s.max", where);
     if (!(p->hi > p->lo))
@@ -451,7 +467,16 @@ void tune_value_text(const struct tune_param *p, double x, char *out, size_t len
         return;
     }
     double r = x;
-    if (x != 0) {
+    if (p->step > 0) {
+        /* The multiples of step within the range: the values a device can hold (g in 1/1024ths, timers in us). */
+        r = round(x / p->step) * p->step;
+        if (r < p->lo)
+            r += p->step * ceil((p->lo - r) / p->step);
+        if (r > p->hi)
+            r -= p->step * ceil((r - p->hi) / p->step);
+        if (r < p->lo) /* no multiple inside the range: the nearest end */
+            r = p->lo;
+    } else if (x != 0) {
         double mag = pow(10, floor(log10(fabs(x))) - 2);
         r = round(x / mag) * mag;
         /* %.3g gives the decimal digits exactly; the double that reads back from them is the value. */
@@ -461,7 +486,8 @@ void tune_value_text(const struct tune_param *p, double x, char *out, size_t len
     }
     if (p->qty != SETTING_NUMBER || p->scale == TUNE_INT)
         r = round(r);
-    r = r < p->lo ? p->lo : r > p->hi ? p->hi : r;
+    if (p->step <= 0)
+        r = r < p->lo ? p->lo : r > p->hi ? p->hi : r;
     *rounded = r;
     char b[64];
     switch (p->qty) {
