@@ -62,6 +62,31 @@ static bool same_file(const char *a, const char *b)
     return same;
 }
 
+/*
+ * Writes text as ROOT/NAME.json (text NULL: the file is FILE, a path), runs `rocesim tune` on it into ROOT/NAME with
+ * the extra options, asserts the exit status, and returns best.json parsed (NULL when absent); *out (when not NULL)
+ * receives the command's output (caller frees).
+ */
+static cJSON *tune_into(const char *name, const char *text, const char *file, const char *opts, int want, char **out)
+{
+    char path[260], dir[200], cmd[1024], *o = NULL;
+    snprintf(path, sizeof path, "%s/%s.json", root, name);
+    snprintf(dir, sizeof dir, "%s/%s", root, name);
+    if (text)
+        test_write_text(path, text);
+    snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q %s", test_rocesim_bin(), text ? path : file, dir, opts);
+    int rc = test_run(cmd, &o);
+    if (rc != want)
+        fprintf(stderr, "\n%s: exit %d: %s\n", name, rc, o ? o : "");
+    CU_ASSERT_EQUAL(rc, want);
+    if (out)
+        *out = o;
+    else
+        free(o);
+    snprintf(path, sizeof path, "%s/best.json", dir);
+    return read_json(path);
+}
+
 static const char *const mean_fct[] = {"result", "flows.fct_ns.mean", "mean", NULL};
 
 /*
@@ -227,9 +252,8 @@ static void test_tune_interrupted(void)
  */
 static void test_tune_identical(void)
 {
-    char file[160], dir[160], cmd[1024], a[256], *out = NULL;
+    char cmd[1024], file[200];
     snprintf(file, sizeof file, "%s/same.json", root);
-    snprintf(dir, sizeof dir, "%s/same", root);
     test_write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
                           " \"params\": {\"host.dcqcn.g\": {\"min\": 0.01, \"max\": 0.5, \"scale\": \"log\"}},\n"
                           " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"},\n"
@@ -239,14 +263,7 @@ static void test_tune_identical(void)
     snprintf(cmd, sizeof cmd, "sed 's/\"cc\": \"dcqcn\"/\"cc\": \"none\"/' scenarios/sweeps/incast-mix.json > %s/nocc.json"
              " && sed -i 's#scenarios/sweeps/incast-mix.json#%s/nocc.json#' %s", root, root, file);
     CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
-    snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, dir);
-    int rc = test_run(cmd, &out);
-    if (rc)
-        fprintf(stderr, "\n%s\n", out ? out : "");
-    CU_ASSERT_EQUAL(rc, 0);
-    free(out);
-    snprintf(a, sizeof a, "%s/best.json", dir);
-    cJSON *j = read_json(a);
+    cJSON *j = tune_into("same", NULL, file, "", 0, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
     const cJSON *cmp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "comparison"), 0);
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(cmp, "verdict");
@@ -254,8 +271,7 @@ static void test_tune_identical(void)
     CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(cmp, "significant")));
     CU_ASSERT_EQUAL(num_at(cmp, (const char *const[]){"p", NULL}), 1);
     CU_ASSERT_EQUAL(num_at(cmp, (const char *const[]){"difference", NULL}), 0);
-    /* The winner is a search candidate (ties go to the candidate that is not the baseline), not the baseline
-     * compared with itself. */
+    /* The winner is a search candidate, not the baseline compared with itself: a tie keeps the search's. */
     CU_ASSERT(num_at(j, (const char *const[]){"candidate", NULL}) > 0);
     cJSON_Delete(j);
 }
@@ -264,19 +280,13 @@ static void test_tune_identical(void)
  * are recorded with their status, and the search goes on to a recommendation inside the valid part. */
 static void test_tune_failed_runs(void)
 {
-    char file[160], dir[160], cmd[1024], a[256], *out = NULL;
-    snprintf(file, sizeof file, "%s/fail.json", root);
-    snprintf(dir, sizeof dir, "%s/fail", root);
-    test_write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
-                          " \"params\": {\"switch.ecn.kmin\": {\"min\": \"2KB\", \"max\": \"1MB\", \"scale\": \"log\"}},\n"
-                          " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}, \"seeds\": [1, 2],\n"
-                          " \"budget\": {\"runs\": 20}}\n");
-    snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, dir);
-    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    char cmd[1024], *out = NULL;
+    cJSON *j = tune_into("fail", "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+                                 " \"params\": {\"switch.ecn.kmin\": {\"min\": \"2KB\", \"max\": \"1MB\", \"scale\": \"log\"}},\n"
+                                 " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}, \"seeds\": [1, 2],\n"
+                                 " \"budget\": {\"runs\": 20}}\n", NULL, "", 0, &out);
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "runs failed; their status is in"));
     free(out);
-    snprintf(a, sizeof a, "%s/best.json", dir);
-    cJSON *j = read_json(a);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
     double failed = num_at(j, (const char *const[]){"search", "failed_runs", NULL});
     CU_ASSERT(failed >= 1);
@@ -285,7 +295,7 @@ static void test_tune_failed_runs(void)
     CU_ASSERT(cJSON_IsString(k));
     cJSON_Delete(j);
     /* Every failed run is a row of tune.csv with the loader's exit status. */
-    snprintf(cmd, sizeof cmd, "test $(grep -c ',exit 2,' %s/tune.csv) -eq %d", dir, (int)failed);
+    snprintf(cmd, sizeof cmd, "test $(grep -c ',exit 2,' %s/fail/tune.csv) -eq %d", root, (int)failed);
     CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
 }
 
@@ -296,20 +306,14 @@ static void test_tune_failed_runs(void)
  */
 static void test_tune_keep_baseline(void)
 {
-    char file[160], dir[160], cmd[1024], a[256], *out = NULL;
-    snprintf(file, sizeof file, "%s/keep.json", root);
-    snprintf(dir, sizeof dir, "%s/keep", root);
-    test_write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
-                          " \"params\": {\"host.dcqcn.cnp_interval\": {\"min\": \"30us\", \"max\": \"100us\", \"step\": \"1us\"}},\n"
-                          " \"objective\": {\"minimize\": \"flows.slowdown.p99\", \"flows\": {\"size_max\": \"100KB\"}},\n"
-                          " \"seeds\": [1, 2], \"baseline\": {\"values\": {\"host.dcqcn.cnp_interval\": \"4us\"}},\n"
-                          " \"budget\": {\"runs\": 10}}\n");
-    snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q --no-plot", test_rocesim_bin(), file, dir);
-    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    char cmd[1024], a[256], *out = NULL;
+    cJSON *j = tune_into("keep", "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+                                 " \"params\": {\"host.dcqcn.cnp_interval\": {\"min\": \"30us\", \"max\": \"100us\", \"step\": \"1us\"}},\n"
+                                 " \"objective\": {\"minimize\": \"flows.slowdown.p99\", \"flows\": {\"size_max\": \"100KB\"}},\n"
+                                 " \"seeds\": [1, 2], \"baseline\": {\"values\": {\"host.dcqcn.cnp_interval\": \"4us\"}},\n"
+                                 " \"budget\": {\"runs\": 10}}\n", NULL, "--no-plot", 0, &out);
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "verdict: keep the baseline: "));
     free(out);
-    snprintf(a, sizeof a, "%s/best.json", dir);
-    cJSON *j = read_json(a);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(j, "recommendation");
     CU_ASSERT(cJSON_IsString(r) && strcmp(r->valuestring, "baseline") == 0);
@@ -318,16 +322,17 @@ static void test_tune_keep_baseline(void)
     CU_ASSERT(cJSON_IsString(v) && strcmp(v->valuestring, "4us") == 0);
     CU_ASSERT_PTR_NOT_NULL(cJSON_GetObjectItemCaseSensitive(j, "best_found"));
     cJSON_Delete(j);
-    snprintf(cmd, sizeof cmd, "%s nic-config --from %s", test_rocesim_bin(), a);
+    snprintf(cmd, sizeof cmd, "%s nic-config --from %s/keep/best.json", test_rocesim_bin(), root);
     CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "echo 4 > /sys/class/net/$IF/ecn/roce_np/min_time_between_cnps"));
     free(out);
     /* Every value run: a whole number of us (the column holds the value as run, e.g. 35us). */
-    snprintf(cmd, sizeof cmd, "cut -d, -f5 %s/tune.csv | grep -v '^host' | grep -v '^$' | grep -cv '^[0-9]*us$'", dir);
+    snprintf(cmd, sizeof cmd, "cut -d, -f5 %s/keep/tune.csv | grep -v '^host' | grep -v '^$' | grep -cv '^[0-9]*us$'",
+             root);
     CU_ASSERT_EQUAL(test_run(cmd, &out), 1); /* grep -c finds no other value: count 0, exit 1 */
     CU_ASSERT_PTR_NOT_NULL(out && strncmp(out, "0", 1) == 0);
     free(out);
-    snprintf(a, sizeof a, "%s/plots/convergence.png", dir);
+    snprintf(a, sizeof a, "%s/keep/plots/convergence.png", root);
     CU_ASSERT(access(a, F_OK) != 0);
 }
 
@@ -375,10 +380,8 @@ static void test_tune_pareto(void)
 static void test_tune_optimizers(void)
 {
     for (int i = 0; tune_optimizers[i].name; i++) {
-        char file[160], dir[160], cmd[1024], a[256], *out = NULL;
-        snprintf(file, sizeof file, "%s/opt-%s.json", root, tune_optimizers[i].name);
-        snprintf(dir, sizeof dir, "%s/opt-%s", root, tune_optimizers[i].name);
-        char text[1024];
+        char name[64], text[1024], *out = NULL;
+        snprintf(name, sizeof name, "opt-%s", tune_optimizers[i].name);
         snprintf(text, sizeof text,
                  "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
                  " \"params\": {\"host.dcqcn.g\": {\"min\": 0.004, \"max\": 0.25, \"scale\": \"log\"},\n"
@@ -386,16 +389,9 @@ static void test_tune_optimizers(void)
                  " \"objective\": {\"minimize\": \"flows.slowdown.p99\", \"flows\": {\"size_max\": \"100KB\"}},\n"
                  " \"seeds\": [1, 2], \"budget\": {\"runs\": 24},\n"
                  " \"search\": {\"optimizer\": \"%s\", \"design_share\": 0.3}}\n", tune_optimizers[i].name);
-        test_write_text(file, text);
-        snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, dir);
-        int rc = test_run(cmd, &out);
-        if (rc)
-            fprintf(stderr, "\n%s: %s\n", tune_optimizers[i].name, out ? out : "");
-        CU_ASSERT_EQUAL(rc, 0);
+        cJSON *j = tune_into(name, text, NULL, "--no-plot", 0, &out);
         CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "24 runs of a budget of 24"));
         free(out);
-        snprintf(a, sizeof a, "%s/best.json", dir);
-        cJSON *j = read_json(a);
         const cJSON *o = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "search"), "optimizer");
         CU_ASSERT(cJSON_IsString(o) && strcmp(o->valuestring, tune_optimizers[i].name) == 0);
         CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "complete")));
