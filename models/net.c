@@ -293,6 +293,8 @@ void net_drop(struct net *n, struct pkt *k, enum drop_reason reason)
         case DROP_BUFFER: n->c.drop_buffer++; break;
         case DROP_HEADROOM: n->c.drop_headroom++; break;
         case DROP_WATCHDOG: n->c.drop_watchdog++; break;
+        case DROP_CORRUPT: n->c.drop_corrupt++; break;
+        case DROP_MTU: n->c.drop_mtu++; break;
         default: n->c.drop_link_down++; break;
         }
     } else {

@@ -262,13 +262,14 @@ struct prio_counters {
 
 struct net_counters {
     uint64_t data_sent, data_delivered, data_dropped, data_retx, ecn_marked;
-    uint64_t drop_buffer, drop_headroom, drop_watchdog, drop_link_down;
+    uint64_t drop_buffer, drop_headroom, drop_watchdog, drop_link_down, drop_corrupt, drop_mtu;
     uint64_t ctrl_dropped;
     uint64_t bytes_sent, bytes_delivered, bytes_dropped; /* data frame bytes */
     uint64_t cnp_sent, cnp_received;
     uint64_t pause_frames, resume_frames;
     uint64_t packet_hops;      /* frames transmitted on any link */
     uint64_t timeouts, nacks_sent;
+    uint64_t spurious_timeouts; /* timeouts that fired while nothing of the flow had been lost */
     uint64_t data_in_flight;   /* data packets alive */
     uint64_t data_bytes_in_flight;
     struct prio_counters prio[NPRIO];
@@ -452,7 +453,9 @@ static inline sim_time_t port_paused_total(const struct port *p, int prio, sim_t
 int net_check_invariants(const struct net *n, char *err, size_t errlen);
 
 /* Why a frame was dropped (the drops_by_reason of summary.json). */
-enum drop_reason { DROP_BUFFER, DROP_HEADROOM, DROP_WATCHDOG, DROP_LINK_DOWN };
+/* Why a frame was dropped: buffer and headroom full, the PFC watchdog, a failed link, a frame corrupted on a
+ * lossy link (loss_rate, link_errors), a frame larger than the MTU of the switch it reached. */
+enum drop_reason { DROP_BUFFER, DROP_HEADROOM, DROP_WATCHDOG, DROP_LINK_DOWN, DROP_CORRUPT, DROP_MTU };
 void net_drop(struct net *n, struct pkt *k, enum drop_reason reason);
 
 #define NET_NO_VIA UINT32_MAX

@@ -220,12 +220,15 @@ char *run_summary_json(const struct run *r, bool with_wall)
     cJSON_AddNumberToObject(pk, "retransmitted", (double)c->data_retx);
     cJSON_AddNumberToObject(pk, "ecn_marked", (double)c->ecn_marked);
     cJSON_AddNumberToObject(pk, "timeouts", (double)c->timeouts);
+    cJSON_AddNumberToObject(pk, "spurious_timeouts", (double)c->spurious_timeouts);
     cJSON_AddNumberToObject(pk, "nacks", (double)c->nacks_sent);
     cJSON *dr = cJSON_AddObjectToObject(pk, "drops_by_reason");
     cJSON_AddNumberToObject(dr, "buffer", (double)c->drop_buffer);
     cJSON_AddNumberToObject(dr, "headroom", (double)c->drop_headroom);
     cJSON_AddNumberToObject(dr, "watchdog", (double)c->drop_watchdog);
     cJSON_AddNumberToObject(dr, "link_down", (double)c->drop_link_down);
+    cJSON_AddNumberToObject(dr, "corrupt", (double)c->drop_corrupt);
+    cJSON_AddNumberToObject(dr, "mtu", (double)c->drop_mtu);
     cJSON *by = cJSON_AddObjectToObject(root, "bytes");
     cJSON_AddNumberToObject(by, "sent", (double)c->bytes_sent);
     cJSON_AddNumberToObject(by, "delivered", (double)c->bytes_delivered);
@@ -548,7 +551,7 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
         const char *name;
         uint64_t n;
     } why[] = {{"buffer", c->drop_buffer}, {"headroom", c->drop_headroom}, {"watchdog", c->drop_watchdog},
-               {"link_down", c->drop_link_down}};
+               {"link_down", c->drop_link_down}, {"corrupt", c->drop_corrupt}, {"mtu", c->drop_mtu}};
     int shown = 0;
     for (size_t i = 0; i < sizeof why / sizeof *why; i++)
         if (why[i].n)
