@@ -308,6 +308,57 @@ static void test_lab9(void)
     CU_ASSERT_EQUAL(slow, slow_bad);
 }
 
+static void test_lab10(void)
+{
+    const char *d = "10-bandwidth-far-below/";
+    char s[256];
+    cJSON *run[4];
+    const char *name[4] = {"healthy", "mystery-a", "mystery-b", "mystery-c"}, *tag[4] = {"l10h", "l10a", "l10b", "l10c"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(s, sizeof s, "%s%s.json", d, name[i]);
+        run[i] = lab_run(s, NULL, tag[i]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(run[i]);
+    }
+    cJSON *h = run[0], *a = run[1], *b = run[2], *c = run[3];
+    /* the healthy fabric: lossless, no PAUSE, DCQCN at work; the training transfers at 92.4 Gbps */
+    CU_ASSERT_EQUAL(num(h, "packets.dropped"), 0);
+    CU_ASSERT_EQUAL(num(h, "pfc.pause_frames"), 0);
+    CU_ASSERT(num(h, "cnp.sent") > 0);
+    double bulk_h = flow_col("l10h", "bulk0", 7), store_h = num(h, "sim_end_ns");
+    printf("\n    healthy: bulk0 %.1f Gbps, end %.3f ms; ", 25e6 * 8 / bulk_h, store_h / 1e6);
+    /* ECN thresholds too high: no mark, no CNP, PFC throttles, and flows sharing a spine with the writers lose */
+    CU_ASSERT_EQUAL(num(a, "packets.ecn_marked"), 0);
+    CU_ASSERT_EQUAL(num(a, "cnp.sent"), 0);
+    CU_ASSERT(num(a, "pfc.pause_frames") > 100);
+    CU_ASSERT_EQUAL(num(a, "packets.dropped"), 0);
+    double bulk_a = flow_col("l10a", "bulk0", 7);
+    printf("ECN: bulk0 %.1f Gbps; ", 25e6 * 8 / bulk_a);
+    CU_ASSERT(bulk_a > 1.4 * bulk_h);
+    /* DCQCN that never increases: fewer CNPs than healthy, no loss, no PAUSE, storage many times slower */
+    CU_ASSERT_EQUAL(num(b, "packets.dropped"), 0);
+    CU_ASSERT_EQUAL(num(b, "pfc.pause_frames"), 0);
+    CU_ASSERT(num(b, "cnp.sent") > 0 && num(b, "cnp.sent") < num(h, "cnp.sent"));
+    printf("DCQCN: end %.3f ms; ", num(b, "sim_end_ns") / 1e6);
+    CU_ASSERT(num(b, "sim_end_ns") > 5 * store_h);
+    /* PFC off: buffer drops, go-back-N resends, no PAUSE, priority 3 lossy */
+    CU_ASSERT(num(c, "packets.drops_by_reason.buffer") > 0);
+    CU_ASSERT(num(c, "packets.retransmitted") > num(c, "packets.dropped"));
+    CU_ASSERT_EQUAL(num(c, "pfc.pause_frames"), 0);
+    CU_ASSERT_TRUE(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "priorities"), "3"), "lossless")));
+    printf("PFC: %.0f drops, end %.3f ms ", num(c, "packets.dropped"), num(c, "sim_end_ns") / 1e6);
+    CU_ASSERT(num(c, "sim_end_ns") > 1.2 * store_h);
+    /* exercise 3 and ANSWERS.md: RoCE on an unprotected priority is, for the switches, PFC off */
+    cJSON *u = lab_run("../misconfig/nic-unprotected-priority.json", NULL, "l10u");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    CU_ASSERT(num(u, "packets.dropped") > 0);
+    CU_ASSERT_EQUAL(num(u, "packets.dropped"), num(c, "packets.dropped"));
+    CU_ASSERT_EQUAL(num(u, "sim_end_ns"), num(c, "sim_end_ns"));
+    cJSON_Delete(u);
+    for (int i = 0; i < 4; i++)
+        cJSON_Delete(run[i]);
+}
+
 static int cleanup(void)
 {
     if (lab_tmp[0]) {
@@ -330,4 +381,5 @@ void test_labs_register(void)
     CU_add_test(s, "lab 7: DWRR keeps training's share, checkpoint pays", test_lab7);
     CU_add_test(s, "lab 8: auto headroom is lossless; 3 m headroom on 1 km cables is not", test_lab8);
     CU_add_test(s, "lab 9: the tuned winner's edge over ConnectX does not survive fresh seeds", test_lab9);
+    CU_add_test(s, "lab 10: PFC off, ECN too high and DCQCN stuck each leave their own fingerprint", test_lab10);
 }
