@@ -229,6 +229,15 @@ char *run_summary_json(const struct run *r, bool with_wall)
     cJSON_AddNumberToObject(dr, "link_down", (double)c->drop_link_down);
     cJSON_AddNumberToObject(dr, "corrupt", (double)c->drop_corrupt);
     cJSON_AddNumberToObject(dr, "mtu", (double)c->drop_mtu);
+    if (n->loss) {
+        /* Only runs with a lossy link have it, so that the summaries of every other run are as they were. */
+        cJSON *cc = cJSON_AddObjectToObject(pk, "control_corrupt");
+        cJSON_AddNumberToObject(cc, "ack", (double)c->corrupt_ack);
+        cJSON_AddNumberToObject(cc, "nack", (double)c->corrupt_nack);
+        cJSON_AddNumberToObject(cc, "cnp", (double)c->corrupt_cnp);
+        cJSON_AddNumberToObject(cc, "pause", (double)c->corrupt_pause);
+        cJSON_AddNumberToObject(cc, "resume", (double)c->corrupt_resume);
+    }
     cJSON *by = cJSON_AddObjectToObject(root, "bytes");
     cJSON_AddNumberToObject(by, "sent", (double)c->bytes_sent);
     cJSON_AddNumberToObject(by, "delivered", (double)c->bytes_delivered);
