@@ -248,11 +248,26 @@ static void test_summary(void)
         CU_ASSERT_EQUAL(cJSON_GetObjectItem(cc, keys[i])->valuedouble, (double)want[i]);
     cJSON_Delete(root);
     free(s);
+    uint64_t data = r.net.c.drop_corrupt, ack = r.net.c.corrupt_ack;
+    char line[160];
     /* The resolved scenario keeps the link's loss_rate. */
     char *j = scn_to_json(&scn);
     CU_ASSERT_PTR_NOT_NULL(strstr(j, "\"loss_rate\": 0.001"));
     free(j);
     test_teardown(&scn, &r);
+
+    /* The console summary has a line for it, with the same counts as summary.json. */
+    test_write_text("/tmp/rocesim-test-lossy-run.json", ONE_FLOW_JSON(", \"loss_rate\": 1e-3", ""));
+    char cmd[320], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s run /tmp/rocesim-test-lossy-run.json --set traffic.0.size='\"5MB\"' --no-plot "
+             "-o /tmp/rocesim-test-lossy-out", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    snprintf(line, sizeof line, "  lossy links: %llu data frames corrupted; control frames corrupted: %llu ACK, ",
+             (unsigned long long)data, (unsigned long long)ack);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, line));
+    free(out);
+    remove("/tmp/rocesim-test-lossy-run.json");
+    CU_ASSERT_EQUAL(test_run("rm -rf /tmp/rocesim-test-lossy-out", NULL), 0);
 }
 
 /* Bad input: one clear message naming the JSON path. */

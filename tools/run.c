@@ -575,6 +575,12 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
         fprintf(f, "  routing: %u link failures, %llu link_down drops, %u route recomputations; %u flows through a "
                    "Valiant intermediate group\n",
                 n->link_failures, (unsigned long long)c->drop_link_down, n->reroutes, n->flows_valiant);
+    if (n->loss)
+        fprintf(f, "  lossy links: %llu data frames corrupted; control frames corrupted: %llu ACK, %llu NACK, %llu CNP, "
+                   "%llu PAUSE, %llu RESUME\n",
+                (unsigned long long)c->drop_corrupt, (unsigned long long)c->corrupt_ack,
+                (unsigned long long)c->corrupt_nack, (unsigned long long)c->corrupt_cnp,
+                (unsigned long long)c->corrupt_pause, (unsigned long long)c->corrupt_resume);
     /* Alarms, one line each, between the numbers and the file list: deadlock and PFC storm lines go here. */
     if (n->dl.detected) {
         fprintf(f, "  DEADLOCK: PFC deadlock on priority %d detected at %s, run stopped; cycle (each port paused "
