@@ -141,6 +141,28 @@ static void test_zero_loss_unchanged(void)
     free(a);
     free(b);
     test_teardown(&scn, &r);
+
+    /* Loss state that never acts draws nothing from the other streams: an incast whose ECN marking is random
+     * gives the same flows, event for event, with a link_errors fault that would start after the run. */
+    CU_ASSERT_FATAL(test_setup_from("scenarios/incast-16to1.json", NULL, NULL, 0, &scn, &r));
+    test_run_checked(&r);
+    a = run_flows_csv(&r);
+    events = r.sim.events;
+    uint64_t marked = r.net.c.ecn_marked;
+    test_teardown(&scn, &r);
+    struct scn_override ov = {"faults", "[{\"type\": \"link_errors\", \"between\": [\"s0\", \"h16\"], \"rate\": 0.5, "
+                                        "\"start\": \"1s\"}]"};
+    CU_ASSERT_FATAL(test_setup_from("scenarios/incast-16to1.json", NULL, &ov, 1, &scn, &r));
+    CU_ASSERT_PTR_NOT_NULL(r.net.loss);
+    test_run_checked(&r);
+    b = run_flows_csv(&r);
+    CU_ASSERT(marked > 0);
+    CU_ASSERT_EQUAL(r.net.c.ecn_marked, marked);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    CU_ASSERT_EQUAL(r.sim.events, events);
+    free(a);
+    free(b);
+    test_teardown(&scn, &r);
 }
 
 /*
@@ -336,7 +358,7 @@ void test_lossy_register(void)
     CU_pSuite s = CU_add_suite("lossy links", NULL, NULL);
     CU_add_test(s, "loss_rate 1e-4 on one 100MB flow: binomial losses, completes, goodput as modelled",
                 test_loss_rate_goodput);
-    CU_add_test(s, "loss_rate 0 changes nothing, event count included", test_zero_loss_unchanged);
+    CU_add_test(s, "loss_rate 0, or loss not yet in force, changes nothing, event count included", test_zero_loss_unchanged);
     CU_add_test(s, "link_errors acts only between start and end, both ways or one", test_link_errors_window);
     CU_add_test(s, "a lost RESUME: the sender resumes on the PAUSE's expiry", test_lost_resume_expires);
     CU_add_test(s, "summary.json names the control frames lost", test_summary);
