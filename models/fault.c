@@ -92,6 +92,54 @@ static void link_fail_event(struct sim *s, void *obj, uint64_t arg) { link_chang
 
 static void link_restore_event(struct sim *s, void *obj, uint64_t arg) { link_change(obj, arg, false); }
 
+/* ---- link_errors ---- */
+
+/* Whether link_errors fault f, resolved to nodes a, b, corrupts the frames port p receives from its peer. */
+static bool errors_reach(const struct graph *g, const struct scn_fault *f, uint32_t a, uint32_t b, uint32_t pid)
+{
+    uint32_t from = g->ports[g->ports[pid].peer].node, to = g->ports[pid].node;
+    return (from == a && to == b) || (!f->one_way && from == b && to == a);
+}
+
+/*
+ * Sets the loss in force at every port of the links between the nodes of link_errors fault i: the link's own
+ * loss_rate and each link_errors fault in force there, as independent causes: p = 1 - (1 - base) x prod(1 - r).
+ * Recomputed from the faults rather than multiplied and divided, so that no rounding accumulates.
+ */
+static void errors_update(struct net *n, int i)
+{
+    const struct scenario *scn = n->scn;
+    const struct graph *g = n->g;
+    uint32_t a = n->lerr_ends[2 * i], b = n->lerr_ends[2 * i + 1];
+    for (int e = 0; e < 2; e++) {
+        const struct g_node *gn = &g->nodes[e ? b : a];
+        for (uint32_t pid = gn->first_port; pid < gn->first_port + gn->n_ports; pid++) {
+            if (g->ports[g->ports[pid].peer].node != (e ? a : b))
+                continue;
+            struct port_loss *pl = &n->loss[pid];
+            double keep = 1 - pl->base;
+            for (int j = 0; j < scn->n_faults; j++)
+                if (n->lerr_on[j] && errors_reach(g, &scn->faults[j], n->lerr_ends[2 * j], n->lerr_ends[2 * j + 1], pid))
+                    keep *= 1 - scn->faults[j].error_rate;
+            pl->p = 1 - keep;
+        }
+    }
+}
+
+static void errors_begin(struct sim *s, void *obj, uint64_t arg)
+{
+    struct net *n = obj;
+    n->lerr_on[arg] = 1;
+    errors_update(n, (int)arg);
+}
+
+static void errors_end(struct sim *s, void *obj, uint64_t arg)
+{
+    struct net *n = obj;
+    n->lerr_on[arg] = 0;
+    errors_update(n, (int)arg);
+}
+
 /* ---- NIC faults: pause_storm and slow_receiver ---- */
 
 /* Host h's fault state, created on first use with its receive-buffer thresholds (fault.h); mem_oom when out of
@@ -118,6 +166,10 @@ void faults_free(struct net *n)
         free(n->hosts[i].fault);
         n->hosts[i].fault = NULL;
     }
+    free(n->lerr_ends);
+    free(n->lerr_on);
+    n->lerr_ends = NULL;
+    n->lerr_on = NULL;
 }
 
 /*
@@ -274,7 +326,7 @@ int faults_setup(struct net *n, char *err, size_t errlen)
                     return SCN_EUSAGE;
                 }
         }
-        if (f->type != SCN_FAULT_LINK_DOWN)
+        if (f->type != SCN_FAULT_LINK_DOWN && f->type != SCN_FAULT_LINK_ERRORS)
             continue;
         for (int k = 0; k < 2; k++) {
             int32_t id = graph_find(n->g, f->between[k]);
@@ -303,6 +355,16 @@ int faults_setup(struct net *n, char *err, size_t errlen)
             arg = pack(ends[2 * i], ends[2 * i + 1]);
             begin = link_fail_event;
             end = link_restore_event;
+            break;
+        case SCN_FAULT_LINK_ERRORS:
+            if (!n->lerr_ends) {
+                n->lerr_ends = mem_xcalloc((size_t)scn->n_faults * 2, sizeof *n->lerr_ends, "setting up faults");
+                n->lerr_on = mem_xcalloc((size_t)scn->n_faults, sizeof *n->lerr_on, "setting up faults");
+            }
+            n->lerr_ends[2 * i] = ends[2 * i];
+            n->lerr_ends[2 * i + 1] = ends[2 * i + 1];
+            begin = errors_begin;
+            end = errors_end;
             break;
         case SCN_FAULT_PAUSE_STORM:
             host_fault(n, &n->hosts[f->host]);

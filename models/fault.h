@@ -11,6 +11,12 @@
  * Flows pinned through a failed link keep losing their frames until it comes
  * back.  Overlapping faults on one link keep it down until the last one ends.
  *
+ * link_errors {between: [a, b], rate, start?, end?, direction?}: from `start` (default 0) to `end` (default the
+ * end of the run) every frame on the links between a and b is corrupted with probability `rate` and lost at its
+ * receiver, as with a link's loss_rate (port.c), in both directions, or only from a to b with direction
+ * "forward".  With a loss_rate, or several faults in force on one link, the causes are independent: a frame
+ * survives with probability (1 - loss_rate) x the product of (1 - rate).
+ *
  * pause_storm {host, priority, start, end?}: a NIC whose receive pipeline
  * has stalled keeps its ToR paused.  From `start` the host sends PAUSE on
  * `priority` with quanta = switch.pfc.pause_quanta and refreshes it at half

@@ -63,6 +63,29 @@ static void init_port(struct net *n, struct port *p, uint32_t id)
     }
 }
 
+/*
+ * Lossy links (struct port_loss): the per-port state exists only when some link has a loss_rate or the scenario
+ * has a link_errors fault, so that every other run allocates, draws and tests nothing more than before.
+ */
+static void init_loss(struct net *n)
+{
+    const struct scenario *scn = n->scn;
+    const struct graph *g = n->g;
+    bool lossy = false;
+    for (uint32_t l = 0; l < g->n_links && !lossy; l++)
+        lossy = g->links[l].spec.loss_rate > 0;
+    for (int i = 0; i < scn->n_faults && !lossy; i++)
+        lossy = scn->faults[i].type == SCN_FAULT_LINK_ERRORS;
+    if (!lossy)
+        return;
+    n->loss = mem_xcalloc_big(g->n_ports, sizeof *n->loss, "building the network");
+    for (uint32_t i = 0; i < g->n_ports; i++) {
+        struct port_loss *pl = &n->loss[i];
+        rng_init(&pl->rng, scn->seed, rng_stream_id(RNG_KIND_CORRUPT, i));
+        pl->base = pl->p = g->links[g->ports[i].link].spec.loss_rate;
+    }
+}
+
 int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct graph *g, char *err,
              size_t errlen)
 {
@@ -98,6 +121,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
 
     for (uint32_t i = 0; i < g->n_ports; i++)
         init_port(n, &n->ports[i], i);
+    init_loss(n);
     for (uint32_t id = 0; id < g->n_nodes; id++) {
         const struct g_node *gn = &g->nodes[id];
         if (gn->kind == SCN_NODE_HOST) {
@@ -172,6 +196,7 @@ void net_free(struct net *n)
     free(n->sws);
     free(n->node_sw);
     free(n->node_host);
+    free(n->loss);
     memset(n, 0, sizeof *n);
 }
 

@@ -270,6 +270,8 @@ struct net_counters {
     uint64_t packet_hops;      /* frames transmitted on any link */
     uint64_t timeouts, nacks_sent;
     uint64_t spurious_timeouts; /* timeouts that fired while nothing of the flow had been lost */
+    /* control frames corrupted on lossy links, by kind (data frames are in drop_corrupt) */
+    uint64_t corrupt_ack, corrupt_nack, corrupt_cnp, corrupt_pause, corrupt_resume;
     uint64_t data_in_flight;   /* data packets alive */
     uint64_t data_bytes_in_flight;
     struct prio_counters prio[NPRIO];
@@ -326,6 +328,18 @@ static NET_FAN_OUT void net_fan_wd(const struct net_listeners *l, sim_time_t t, 
 
 struct pfcwd;
 
+/*
+ * Corruption of the frames a port receives (port.c; docs/model.md, "Lossy links"): each frame is lost with
+ * probability p, the link's loss_rate and the link_errors faults in force on it combined as independent causes.
+ * Each receiving port draws from its own stream (RNG_KIND_CORRUPT, by port id), so that a lossy link changes no
+ * other draw of the run.
+ */
+struct port_loss {
+    struct rng rng;
+    double base;              /* the link's loss_rate */
+    double p;                 /* in force now */
+};
+
 /* Deadlock detection state (deadlock.c). */
 struct deadlock {
     sim_time_t period;        /* switch.deadlock_check; 0: detection off */
@@ -354,6 +368,8 @@ struct net {
     struct sw *sws;           /* g->n_switches */
     struct sw **node_sw;      /* node id -> switch, NULL for hosts */
     struct host **node_host;  /* node id -> host, NULL for switches */
+    struct port_loss *loss;   /* per port id, NULL unless a link has a loss_rate or a link_errors fault: the only
+                               * test a frame arrival pays for lossy links */
     struct flow **flow_chunks; /* flows live in fixed chunks: pointers to them stay valid */
     uint32_t n_flows, chunks_cap;
     uint32_t flows_active;    /* created and not yet fully acknowledged */
@@ -375,6 +391,8 @@ struct net {
     uint32_t links_down_now;  /* links currently failed */
     uint32_t link_failures;   /* links that went down during the run */
     uint32_t reroutes;        /* routing tables recomputed after a failure or a recovery */
+    uint32_t *lerr_ends;      /* link_errors faults: the two node ids of fault i at 2i, 2i+1 (fault.c), else NULL */
+    uint8_t *lerr_on;         /* link_errors faults: fault i is in force */
     /* Last: the listener table is large and cold, and must not push the fields above apart. */
     struct net_listeners listen; /* the PFC, flow-completion and watchdog listeners (NET_NOTIFY) */
 };

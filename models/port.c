@@ -18,6 +18,10 @@
  * lost.  Flow-control state on the link is cleared, because neither end can
  * deliver the frame that would lift a block.
  *
+ * Lossy links (loss_rate, link_errors; struct port_loss): a frame of any kind that reaches a port of a lossy
+ * link is lost there with the probability in force, as the receiver's FCS check would discard it.  A frame lost
+ * to a link failure counts as that, not as corrupted.
+ *
  * Blocked time is accounted per (port, priority) as closed intervals plus the
  * open one (port_paused_total), for the summary and for each flow's
  * paused_ns (switch.c, nic.c).
@@ -282,6 +286,28 @@ void port_register_prefetch(struct sim *s)
     }
 }
 
+/* Whether the frame arriving at p is corrupted (draws only on a port with a loss in force).  Out of line and cold:
+ * a fabric without lossy links never calls it. */
+static __attribute__((noinline, cold)) bool corrupted(struct net *n, struct port *p, const struct pkt *k)
+{
+    struct port_loss *pl = &n->loss[port_id(p)];
+    if (pl->p <= 0 || rng_uniform(&pl->rng) >= pl->p)
+        return false;
+    switch (k->type) {
+    case PKT_ACK: n->c.corrupt_ack++; break;
+    case PKT_NACK: n->c.corrupt_nack++; break;
+    case PKT_CNP: n->c.corrupt_cnp++; break;
+    case PKT_PAUSE:
+        if (k->quanta)
+            n->c.corrupt_pause++;
+        else
+            n->c.corrupt_resume++;
+        break;
+    default: break;
+    }
+    return true;
+}
+
 void port_arrive(struct sim *s, void *obj, uint64_t arg)
 {
     struct port *p = obj;
@@ -293,6 +319,10 @@ void port_arrive(struct sim *s, void *obj, uint64_t arg)
     struct net *n = p->net;
     if (k->link_gen != p->link_gen) {
         net_drop(n, k, DROP_LINK_DOWN);
+        return;
+    }
+    if (__builtin_expect(n->loss != NULL, 0) && corrupted(n, p, k)) {
+        net_drop(n, k, DROP_CORRUPT);
         return;
     }
     if (k->type == PKT_PAUSE) {

@@ -23,6 +23,7 @@ enum rng_kind {
     RNG_KIND_ECMP = 2,    /* per switch: ECMP salt */
     RNG_KIND_TRAFFIC = 3, /* per traffic entry: arrivals, sizes, destinations */
     RNG_KIND_ROUTING = 4, /* per flow: Valiant intermediate choice */
+    RNG_KIND_CORRUPT = 5, /* per receiving port: frames corrupted on a lossy link (net.h, struct port_loss) */
     RNG_KIND_TEST = 15,
 };
 

@@ -924,14 +924,15 @@ static int link_fields(struct ctx *c, const cJSON *o, const char *path, struct s
             return bad(c, p, "expected a length below 1000000km, got \"%s\"", length->valuestring);
         l->delay_ps = l->length_mm * PS_PER_MM;
     }
-    return 0;
+    l->loss_rate = 0;
+    return get_num(c, o, path, "loss_rate", 0, false, 1, true, &l->loss_rate);
 }
 
 /* Reads the link spec obj.key; *given tells whether it was present. */
 static int get_link(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, struct scn_link *l,
                     bool *given)
 {
-    static const char *const known[] = {"rate", "delay", "length", NULL};
+    static const char *const known[] = {"rate", "delay", "length", "loss_rate", NULL};
     char p[PATH_LEN];
     const cJSON *v = member(obj, key);
     *given = v != NULL;
@@ -1023,7 +1024,7 @@ static bool nodes_linked(const struct scn_topology *t, int a, int b)
 static int parse_custom(struct ctx *c, const cJSON *t, const char *path)
 {
     static const char *const node_known[] = {"name", "kind", NULL};
-    static const char *const link_known[] = {"a", "b", "rate", "delay", "length", NULL};
+    static const char *const link_known[] = {"a", "b", "rate", "delay", "length", "loss_rate", NULL};
     struct scn_topology *tp = &c->s->topo;
     char p[PATH_LEN], ep[PATH_LEN], q[PATH_LEN];
 
@@ -1695,8 +1696,10 @@ static int parse_faults(struct ctx *c, const cJSON *fj)
     static const char *const k_storm[] = {"type", "host", "priority", "start", "end", NULL};
     static const char *const k_down[] = {"type", "between", "at", "until", NULL};
     static const char *const k_slow[] = {"type", "host", "rate", "start", "end", NULL};
-    static const char *const *const known[] = {k_storm, k_down, k_slow};
-    static const char *const fault_names[] = {"pause_storm", "link_down", "slow_receiver", NULL};
+    static const char *const k_errors[] = {"type", "between", "rate", "start", "end", "direction", NULL};
+    static const char *const *const known[] = {k_storm, k_down, k_slow, k_errors};
+    static const char *const fault_names[] = {"pause_storm", "link_down", "slow_receiver", "link_errors", NULL};
+    static const char *const direction_names[] = {"both", "forward", NULL};
     struct scenario *s = c->s;
     char path[PATH_LEN], p[PATH_LEN], q[PATH_LEN];
     if (!fj)
@@ -1712,7 +1715,7 @@ static int parse_faults(struct ctx *c, const cJSON *fj)
         int type = 0;
         join_idx(path, "faults", i);
         if (val_obj(c, e, path) < 0 ||
-            required(c, e, path, "type", "one of \"pause_storm\", \"link_down\", \"slow_receiver\"") < 0 ||
+            required(c, e, path, "type", "one of \"pause_storm\", \"link_down\", \"slow_receiver\", \"link_errors\"") < 0 ||
             get_enum(c, e, path, "type", fault_names, &type) < 0 || check_fields(c, e, path, known[type]) < 0)
             return -1;
         f->type = (enum scn_fault_type)type;
@@ -1728,6 +1731,7 @@ static int parse_faults(struct ctx *c, const cJSON *fj)
                 check_after(c, path, "end", f->start_ps, "start", f->end_ps) < 0)
                 return -1;
             break;
+        case SCN_FAULT_LINK_ERRORS:
         case SCN_FAULT_LINK_DOWN: {
             const cJSON *bv = member(e, "between");
             join(p, path, "between");
@@ -1752,6 +1756,19 @@ static int parse_faults(struct ctx *c, const cJSON *fj)
             if (s->topo.type == SCN_TOPO_CUSTOM && !nodes_linked(&s->topo, ni[0], ni[1]))
                 return bad(c, p, "expected two linked nodes, got \"%s\" and \"%s\" (no link between them)",
                            f->between[0], f->between[1]);
+            if (f->type == SCN_FAULT_LINK_ERRORS) {
+                int dir = 0;
+                f->start_ps = 0;
+                if (required(c, e, path, "rate", "a probability greater than 0 and below 1") < 0 ||
+                    get_num(c, e, path, "rate", 0, true, 1, true, &f->error_rate) < 0 ||
+                    get_qty(c, e, path, "start", Q_TIME, false, &f->start_ps) < 0 ||
+                    get_qty(c, e, path, "end", Q_TIME, false, &f->end_ps) < 0 ||
+                    check_after(c, path, "end", f->start_ps, "start", f->end_ps) < 0 ||
+                    get_enum(c, e, path, "direction", direction_names, &dir) < 0)
+                    return -1;
+                f->one_way = dir == 1;
+                break;
+            }
             if (required(c, e, path, "at", qty_what(Q_TIME)) < 0 ||
                 get_qty(c, e, path, "at", Q_TIME, false, &f->start_ps) < 0 ||
                 get_qty(c, e, path, "until", Q_TIME, false, &f->end_ps) < 0 ||
@@ -2268,6 +2285,8 @@ static cJSON *add_link(cJSON *o, const char *key, const struct scn_link *l)
         cJSON_AddStringToObject(j, "length", units_fmt_length(l->length_mm, b, sizeof b));
     else
         add_time(j, "delay", l->delay_ps);
+    if (l->loss_rate > 0)
+        cJSON_AddNumberToObject(j, "loss_rate", l->loss_rate);
     return j;
 }
 
@@ -2421,7 +2440,7 @@ static void add_traffic(const struct scenario *s, cJSON *root)
 
 static void add_faults(const struct scenario *s, cJSON *root)
 {
-    static const char *const fault_names[] = {"pause_storm", "link_down", "slow_receiver"};
+    static const char *const fault_names[] = {"pause_storm", "link_down", "slow_receiver", "link_errors"};
     cJSON *arr = cJSON_AddArrayToObject(root, "faults");
     for (int i = 0; arr && i < s->n_faults; i++) {
         const struct scn_fault *f = &s->faults[i];
@@ -2438,11 +2457,21 @@ static void add_faults(const struct scenario *s, cJSON *root)
             if (f->end_ps >= 0)
                 add_time(o, "end", f->end_ps);
             break;
+        case SCN_FAULT_LINK_ERRORS:
         case SCN_FAULT_LINK_DOWN: {
             cJSON *b = cJSON_AddArrayToObject(o, "between");
             if (b) {
                 cJSON_AddItemToArray(b, cJSON_CreateString(f->between[0]));
                 cJSON_AddItemToArray(b, cJSON_CreateString(f->between[1]));
+            }
+            if (f->type == SCN_FAULT_LINK_ERRORS) {
+                cJSON_AddNumberToObject(o, "rate", f->error_rate);
+                add_time(o, "start", f->start_ps);
+                if (f->end_ps >= 0)
+                    add_time(o, "end", f->end_ps);
+                if (f->one_way)
+                    cJSON_AddStringToObject(o, "direction", "forward");
+                break;
             }
             add_time(o, "at", f->start_ps);
             if (f->end_ps >= 0)

@@ -33,6 +33,7 @@ struct scn_link {
     int64_t rate_bps;
     int64_t delay_ps;  /* propagation delay; derived from length when given */
     int64_t length_mm; /* 0 when the delay was given directly */
+    double loss_rate;  /* probability that a frame is corrupted on the wire (each direction), in [0, 1) */
 };
 
 enum scn_topo_type { SCN_TOPO_STAR, SCN_TOPO_DUMBBELL, SCN_TOPO_LEAF_SPINE, SCN_TOPO_FAT_TREE, SCN_TOPO_DRAGONFLY, SCN_TOPO_CUSTOM };
@@ -225,15 +226,17 @@ struct scn_traffic {
     int nics_per_server;
 };
 
-enum scn_fault_type { SCN_FAULT_PAUSE_STORM, SCN_FAULT_LINK_DOWN, SCN_FAULT_SLOW_RECEIVER };
+enum scn_fault_type { SCN_FAULT_PAUSE_STORM, SCN_FAULT_LINK_DOWN, SCN_FAULT_SLOW_RECEIVER, SCN_FAULT_LINK_ERRORS };
 
 struct scn_fault {
     enum scn_fault_type type;
     int host;                         /* pause_storm, slow_receiver */
     int priority;                     /* pause_storm */
     int64_t start_ps, end_ps;         /* end -1 = until stop */
-    char between[2][SCN_NAME_MAX];    /* link_down */
+    char between[2][SCN_NAME_MAX];    /* link_down, link_errors */
     int64_t rate_bps;                 /* slow_receiver */
+    double error_rate;                /* link_errors: probability that a frame is corrupted, in (0, 1) */
+    bool one_way;                     /* link_errors: only frames from between[0] to between[1] */
 };
 
 /* AUTO: every flow up to a few dozen, else an evenly spread sample of that many (tools/monitor.h). */

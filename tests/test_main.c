@@ -81,6 +81,7 @@ int main(int argc, char **argv)
     test_sweep_register();
     test_robustness_register();
     test_pathologies_register();
+    test_lossy_register();
     test_reads_register();
     test_observers_register();
     test_stats_register();

@@ -35,6 +35,7 @@ void test_outputs_register(void);
 void test_sweep_register(void);
 void test_robustness_register(void);
 void test_pathologies_register(void);
+void test_lossy_register(void);
 void test_reads_register(void);
 void test_observers_register(void);
 void test_stats_register(void);

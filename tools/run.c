@@ -229,6 +229,15 @@ char *run_summary_json(const struct run *r, bool with_wall)
     cJSON_AddNumberToObject(dr, "link_down", (double)c->drop_link_down);
     cJSON_AddNumberToObject(dr, "corrupt", (double)c->drop_corrupt);
     cJSON_AddNumberToObject(dr, "mtu", (double)c->drop_mtu);
+    if (n->loss) {
+        /* Only runs with a lossy link have it, so that the summaries of every other run are as they were. */
+        cJSON *cc = cJSON_AddObjectToObject(pk, "control_corrupt");
+        cJSON_AddNumberToObject(cc, "ack", (double)c->corrupt_ack);
+        cJSON_AddNumberToObject(cc, "nack", (double)c->corrupt_nack);
+        cJSON_AddNumberToObject(cc, "cnp", (double)c->corrupt_cnp);
+        cJSON_AddNumberToObject(cc, "pause", (double)c->corrupt_pause);
+        cJSON_AddNumberToObject(cc, "resume", (double)c->corrupt_resume);
+    }
     cJSON *by = cJSON_AddObjectToObject(root, "bytes");
     cJSON_AddNumberToObject(by, "sent", (double)c->bytes_sent);
     cJSON_AddNumberToObject(by, "delivered", (double)c->bytes_delivered);
@@ -566,6 +575,12 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
         fprintf(f, "  routing: %u link failures, %llu link_down drops, %u route recomputations; %u flows through a "
                    "Valiant intermediate group\n",
                 n->link_failures, (unsigned long long)c->drop_link_down, n->reroutes, n->flows_valiant);
+    if (n->loss)
+        fprintf(f, "  lossy links: %llu data frames corrupted; control frames corrupted: %llu ACK, %llu NACK, %llu CNP, "
+                   "%llu PAUSE, %llu RESUME\n",
+                (unsigned long long)c->drop_corrupt, (unsigned long long)c->corrupt_ack,
+                (unsigned long long)c->corrupt_nack, (unsigned long long)c->corrupt_cnp,
+                (unsigned long long)c->corrupt_pause, (unsigned long long)c->corrupt_resume);
     /* Alarms, one line each, between the numbers and the file list: deadlock and PFC storm lines go here. */
     if (n->dl.detected) {
         fprintf(f, "  DEADLOCK: PFC deadlock on priority %d detected at %s, run stopped; cycle (each port paused "

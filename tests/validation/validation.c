@@ -253,8 +253,55 @@ static bool run_headroom(struct vresult *out, int *n, int cap)
            headroom_case(out, n, cap, "100m", 100000, true) && headroom_case(out, n, cap, "1km", 1000000, true);
 }
 
+/* ---- goodput of one flow over a lossy link (go-back-N) ---- */
+
+/*
+ * One 100 MB flow h0 -> s0 -> h1 at 100 Gbps, the first link 100 us long with `loss` loss_rate.  Each loss that
+ * starts a recovery (one NACK) costs one round trip, RTT = 2 x (100 us + 1 us) + 3 data frames' + 2 NACKs'
+ * serialization: the flow takes its ideal FCT T0 plus L x RTT, goodput = S / (T0 + L x RTT) = line' x S /
+ * (S + L x BDP) (docs/model.md, "Lossy links"; the same model as tests/test_lossy.c).
+ */
+static bool loss_case(struct vresult *out, int *n, int cap, const char *loss)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"topology\": {\"type\": \"custom\", \"nodes\": [{\"name\": \"h0\", \"kind\": \"host\"}, {\"name\": \"s0\","
+             " \"kind\": \"switch\"}, {\"name\": \"h1\", \"kind\": \"host\"}], \"links\": [{\"a\": \"h0\", \"b\": \"s0\", \"rate\":"
+             " \"100Gbps\", \"delay\": \"100us\", \"loss_rate\": %s}, {\"a\": \"s0\", \"b\": \"h1\", \"rate\": \"100Gbps\","
+             " \"delay\": \"1us\"}]}, \"switch\": {\"pfc\": {\"enabled\": false}}, \"host\": {\"mtu\": 1024}, \"stop\": \"1s\","
+             " \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"100MB\"}]}",
+             loss);
+    struct scenario scn;
+    struct run *r = start(json, &scn);
+    if (!r)
+        return false;
+    sim_run(&r->sim, scn.stop_ps);
+    const struct flow *f = net_flow(&r->net, 0);
+    const struct net_counters *c = &r->net.c;
+    double ser_data = (1024.0 + HDR_DATA + WIRE_OVERHEAD) * 8 / 100e9, ser_nack = (FRAME_ACK + WIRE_OVERHEAD) * 8 / 100e9;
+    double rtt = 2 * 101e-6 + 3 * ser_data + 2 * ser_nack;
+    double t0 = (double)f->ideal_fct / 1e12, secs = (double)(f->finish - f->start) / 1e12;
+    double got = f->finish >= 0 ? 100e6 * 8 / secs : 0, expect = 100e6 * 8 / (t0 + (double)c->nacks_sent * rtt);
+    struct vresult *v = add(out, n, cap);
+    SET(check, "goodput of one flow, loss_rate %s on a 100us link", loss);
+    SET(reference, "S / (T0 + L x RTT): go-back-N, one RTT per loss");
+    SET(expected, "%.2f Gbps", expect / 1e9);
+    SET(measured, "%.2f Gbps", got / 1e9);
+    SET(tolerance, "10%%");
+    v->pass = fabs(got - expect) <= 0.10 * expect;
+    SET(note, "100 MB, 100Gbps; corrupted frames %llu, recoveries L = %llu, RTT %.1f us; loss-free %.2f Gbps",
+        (unsigned long long)c->drop_corrupt, (unsigned long long)c->nacks_sent, rtt * 1e6, 100e6 * 8 / t0 / 1e9);
+    return finish(r, &scn);
+}
+
+static bool run_loss(struct vresult *out, int *n, int cap)
+{
+    return loss_case(out, n, cap, "1e-5") && loss_case(out, n, cap, "1e-4") && loss_case(out, n, cap, "3e-4");
+}
+
 const struct vgroup validation_groups[] = {
     {"goodput", run_goodput},
+    {"goodput under random loss", run_loss},
     {"fair share and fluid model", run_fair},
     {"headroom", run_headroom},
 };
