@@ -59,8 +59,10 @@ static void test_order_and_dedup(void)
                        "{\"match\": [\"leaf0-leaf1\"], \"switch\": {\"ecn\": {\"kmin\": \"20KB\"}}},"
                        "{\"match\": \"h0\", \"host\": {\"dcqcn\": {\"preset\": \"connectx\"}}},"
                        "{\"match\": \"h0-h1\", \"host\": {\"dcqcn\": {\"g\": 0.5}}}]"),
-                    NULL, NULL, &scn, &r))
+                    NULL, NULL, &scn, &r)) {
+        CU_FAIL("the scenario does not load or build");
         return;
+    }
     /* later profiles win; a node no profile matches keeps the global settings */
     CU_ASSERT_EQUAL(sw_named(&r, "leaf0")->cfg->ecn.kmin, 20000);
     CU_ASSERT_EQUAL(sw_named(&r, "leaf0")->cfg->ecn.kmax, 100000);
@@ -89,8 +91,10 @@ static void test_port_profiles_and_rates(void)
                        " \"kmax\": {\"100Gbps\": \"1600KB\", \"400Gbps\": \"6400KB\"}}},"
                        " \"profiles\": [{\"match\": \"leaf0:0\", \"switch\": {\"pfc\": {\"priorities\": [3, 4]},"
                        " \"ecn\": {\"enabled\": false}}}]"),
-                    NULL, NULL, &scn, &r))
+                    NULL, NULL, &scn, &r)) {
+        CU_FAIL("the scenario does not load or build");
         return;
+    }
     const struct sw *l0 = sw_named(&r, "leaf0"), *l1 = sw_named(&r, "leaf1");
     /* leaf ports 0-1 face hosts (100G), 2-3 the spines (400G) */
     CU_ASSERT_EQUAL(port_cfg(&l0->ports[0])->lossless, 0x18);
@@ -156,8 +160,10 @@ static void test_set_into_profile(void)
     struct scenario scn;
     struct run r;
     if (!test_setup(LS(", \"profiles\": [{\"match\": \"spine*\", \"switch\": {\"ecn\": {\"kmin\": \"10KB\"}}}]"),
-                    "profiles.0.switch.ecn.kmin", "20KB", &scn, &r))
+                    "profiles.0.switch.ecn.kmin", "20KB", &scn, &r)) {
+        CU_FAIL("the scenario does not load or build");
         return;
+    }
     CU_ASSERT_EQUAL(sw_named(&r, "spine1")->cfg->ecn.kmin, 20000);
     CU_ASSERT_EQUAL(sw_named(&r, "leaf1")->cfg->ecn.kmin, 5000);
     test_teardown(&scn, &r);
@@ -213,8 +219,10 @@ static void test_unprotected_priority(void)
                     " \"host\": {\"cc\": \"none\"}, \"switch\": {\"lossy_queue_limit\": \"50KB\"}, \"stop\": \"100ms\","
                     " \"profiles\": [{\"match\": \"h3\", \"host\": {\"priority\": 1}}],"
                     " \"traffic\": [{\"type\": \"incast\", \"senders\": \"h0-h7\", \"receiver\": \"h8\", \"size\": \"1MB\"}]}",
-                    NULL, NULL, &scn, &r))
+                    NULL, NULL, &scn, &r)) {
+        CU_FAIL("the scenario does not load or build");
         return;
+    }
     test_run_checked(&r);
     const struct net *n = &r.net;
     CU_ASSERT_EQUAL(n->n_flows, 8);
