@@ -24,7 +24,7 @@ static const struct dcqcn *crp(const struct flow *f) { return CC_STATE(f, const 
 static void dcqcn_cc_init(struct flow *f, sim_time_t now)
 {
     const struct net *n = f->net;
-    dcqcn_init(rp(f), &n->scn->host.dcqcn, n->hosts[f->src].rate_bps, now);
+    dcqcn_init(rp(f), &n->hosts[f->src].cfg->dcqcn, n->hosts[f->src].rate_bps, now);
 }
 
 static void dcqcn_cc_on_sent(struct flow *f, uint32_t bytes) { dcqcn_on_sent(rp(f), bytes); }
@@ -50,7 +50,7 @@ static bool dcqcn_cc_on_data(struct flow *f, const struct pkt *k, sim_time_t now
 {
     if (!(k->ecn & ECN_CE))
         return false;
-    if (f->last_cnp >= 0 && now - f->last_cnp < f->net->scn->host.dcqcn.cnp_interval_ps)
+    if (f->last_cnp >= 0 && now - f->last_cnp < f->net->hosts[f->dst].cfg->dcqcn.cnp_interval_ps)
         return false;
     f->last_cnp = now;
     return true;

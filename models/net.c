@@ -86,6 +86,250 @@ static void init_loss(struct net *n)
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* Settings per node and per port (profiles, settings by port speed)          */
+
+/* The index of an entry equal to *v in the n entries of tab (each `size` bytes), appending it when there is none. */
+static uint32_t dedup(void *tab, uint32_t *n, const void *v, size_t size)
+{
+    for (uint32_t i = 0; i < *n; i++)
+        if (memcmp((char *)tab + (size_t)i * size, v, size) == 0)
+            return i;
+    memcpy((char *)tab + (size_t)(*n) * size, v, size);
+    return (*n)++;
+}
+
+/* Whether profile pr's selectors match switch port `local` of node `name` ("node:port" selectors). */
+static bool port_matches(const struct scn_profile *pr, const char *name, uint32_t local)
+{
+    for (int i = 0; i < pr->n_match; i++) {
+        char node[2 * SCN_NAME_MAX];
+        snprintf(node, sizeof node, "%s", pr->match[i]);
+        char *colon = strchr(node, ':');
+        *colon = '\0';
+        if (scn_name_match(node, name) && (strcmp(colon + 1, "*") == 0 || (uint32_t)atol(colon + 1) == local))
+            return true;
+    }
+    return false;
+}
+
+static bool node_matches(const struct scn_profile *pr, const char *name)
+{
+    for (int i = 0; i < pr->n_match; i++)
+        if (scn_name_match(pr->match[i], name))
+            return true;
+    return false;
+}
+
+/* A selector that matches no node of its profile's kind is an error, worded like monitor.queues'. */
+static int check_selectors(const struct net *n, char *err, size_t errlen)
+{
+    const struct scenario *scn = n->scn;
+    const struct graph *g = n->g;
+    for (int i = 0; i < scn->n_profiles; i++) {
+        const struct scn_profile *pr = &scn->profiles[i];
+        bool sw = pr->kind == SCN_PROFILE_SWITCH;
+        for (int k = 0; k < pr->n_match; k++) {
+            char node[2 * SCN_NAME_MAX];
+            snprintf(node, sizeof node, "%s", pr->match[k]);
+            char *colon = pr->ports ? strchr(node, ':') : NULL;
+            if (colon)
+                *colon = '\0';
+            bool node_found = false, port_found = false;
+            for (uint32_t id = 0; id < g->n_nodes && !port_found; id++) {
+                const struct g_node *gn = &g->nodes[id];
+                if ((gn->kind == SCN_NODE_SWITCH) != sw || !scn_name_match(node, gn->name))
+                    continue;
+                node_found = true;
+                port_found = !colon || strcmp(colon + 1, "*") == 0 || (uint32_t)atol(colon + 1) < gn->n_ports;
+            }
+            const char *kind = sw ? "switch" : "host";
+            char path[64];
+            if (pr->match_array)
+                snprintf(path, sizeof path, "profiles.%d.match.%d", i, k);
+            else
+                snprintf(path, sizeof path, "profiles.%d.match", i);
+            if (!node_found) {
+                snprintf(err, errlen, "%s: %s: expected a selector matching a %s, got \"%s\" (no %s is named so; "
+                         "\"all\", a name, a range like \"%s0-%s3\" or a pattern like \"%s*\")", scn->file, path, kind,
+                         pr->match[k], kind, sw ? "tor" : "h", sw ? "tor" : "h", sw ? "tor" : "h");
+                return SCN_EUSAGE;
+            }
+            if (!port_found) {
+                snprintf(err, errlen, "%s: %s: expected a port that exists, got \"%s\" (no switch matching \"%s\" has "
+                         "port %s; ports are numbered from 0)", scn->file, path, pr->match[k], node, colon + 1);
+                return SCN_EUSAGE;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The path of a switch setting as the user gave it: in the switch object or in profile `profile`. */
+static const char *setting_path(char *buf, size_t len, int profile, const char *rest)
+{
+    if (profile < 0)
+        snprintf(buf, len, "switch.%s", rest);
+    else
+        snprintf(buf, len, "profiles.%d.switch.%s", profile, rest);
+    return buf;
+}
+
+/* A value of w's map m (field `rest`) at port p's rate, or an error naming the path, the rate and the port. */
+static int port_value(const struct net *n, const struct scn_rate_map *m, double scalar, bool is_size,
+                      const struct port *p, const char *rest, double *out, char *err, size_t errlen)
+{
+    int64_t rate = port_aux(p)->rate_bps;
+    if (scn_rate_value(m, scalar, rate, is_size, out))
+        return 0;
+    char path[160], r[32];
+    snprintf(err, errlen, "%s: %s: expected an entry for every port rate, got none for %s (port %s:%u); add one, "
+             "or \"scale\": \"linear\" to scale the nearest entry", n->scn->file,
+             setting_path(path, sizeof path, m->profile, rest), units_fmt_rate(rate, r, sizeof r),
+             n->g->nodes[p->node].name, p->local);
+    return SCN_EUSAGE;
+}
+
+/* Resolves port p's settings (struct port_cfg) from the switch settings c at its rate. */
+static int resolve_port(const struct net *n, const struct scn_switch *c, const struct port *p, struct port_cfg *pc,
+                        char *err, size_t errlen)
+{
+    const struct scn_pfc *pfc = &c->pfc;
+    double kmin, kmax, pmax, alpha, xoff, xon, hdrm;
+    memset(pc, 0, sizeof *pc);
+    if (port_value(n, &c->ecn.kmin_map, (double)c->ecn.kmin, true, p, "ecn.kmin", &kmin, err, errlen) ||
+        port_value(n, &c->ecn.kmax_map, (double)c->ecn.kmax, true, p, "ecn.kmax", &kmax, err, errlen) ||
+        port_value(n, &c->ecn.pmax_map, c->ecn.pmax, false, p, "ecn.pmax", &pmax, err, errlen) ||
+        port_value(n, &pfc->alpha_map, pfc->dynamic_alpha, false, p, "pfc.dynamic_alpha", &alpha, err, errlen) ||
+        port_value(n, &pfc->xoff_map, (double)pfc->xoff_bytes, true, p, "pfc.xoff", &xoff, err, errlen) ||
+        port_value(n, &pfc->xon_map, (double)pfc->xon_delta, true, p, "pfc.xon_delta", &xon, err, errlen) ||
+        port_value(n, &pfc->headroom_map, (double)pfc->headroom_bytes, true, p, "pfc.headroom", &hdrm, err, errlen))
+        return SCN_EUSAGE;
+    char path[160], a[32], b[32];
+    if (kmax < kmin) {
+        snprintf(err, errlen, "%s: %s: expected a size at least kmin (%s) at every port, got \"%s\" at port %s:%u",
+                 n->scn->file, setting_path(path, sizeof path, c->ecn.kmax_map.n ? c->ecn.kmax_map.profile :
+                                            c->ecn.kmin_map.profile, "ecn.kmax"),
+                 units_fmt_size((int64_t)kmin, a, sizeof a), units_fmt_size((int64_t)kmax, b, sizeof b),
+                 n->g->nodes[p->node].name, p->local);
+        return SCN_EUSAGE;
+    }
+    if (pfc->xoff_mode == SCN_XOFF_STATIC && xon > xoff) {
+        snprintf(err, errlen, "%s: %s: expected a size no larger than xoff (%s) at every port, got \"%s\" at port %s:%u",
+                 n->scn->file, setting_path(path, sizeof path, pfc->xon_map.n ? pfc->xon_map.profile :
+                                            pfc->xoff_map.profile, "pfc.xon_delta"),
+                 units_fmt_size((int64_t)xoff, a, sizeof a), units_fmt_size((int64_t)xon, b, sizeof b),
+                 n->g->nodes[p->node].name, p->local);
+        return SCN_EUSAGE;
+    }
+    pc->lossless = pfc->enabled ? pfc->lossless_mask : 0;
+    pc->ecn_dequeue = c->ecn.enabled && c->ecn.mark_on == SCN_MARK_DEQUEUE;
+    pc->ecn_enqueue = c->ecn.enabled && c->ecn.mark_on == SCN_MARK_ENQUEUE;
+    pc->xoff_static = pfc->xoff_mode == SCN_XOFF_STATIC;
+    pc->alpha = alpha;
+    pc->xoff = (int64_t)xoff;
+    pc->xon_delta = (int64_t)xon;
+    pc->rate_bps = port_aux(p)->rate_bps;
+    pc->headroom = pfc->headroom_auto && !pfc->headroom_map.n
+                       ? net_auto_headroom(pc->rate_bps, p->delay_ps, n->scn->host.mtu, pfc->response_quanta)
+                       : (int64_t)hdrm;
+    pc->ecn.enabled = c->ecn.enabled;
+    pc->ecn.mark_on = c->ecn.mark_on;
+    pc->ecn.kmin = (int64_t)kmin;
+    pc->ecn.kmax = (int64_t)kmax;
+    pc->ecn.pmax = pmax;
+    return 0;
+}
+
+/*
+ * Gives every switch, switch port and host its settings: the global object, then the profiles that match it, in
+ * order (a port's: its switch's node profiles and the port profiles that match it, in order), each distinct set
+ * once.  Runs before the switches' buffers are laid out.
+ */
+static int resolve_settings(struct net *n, char *err, size_t errlen)
+{
+    const struct scenario *scn = n->scn;
+    const struct graph *g = n->g;
+    int rc = check_selectors(n, err, errlen);
+    if (rc)
+        return rc;
+    bool port_profiles = false;
+    for (int i = 0; i < scn->n_profiles; i++)
+        port_profiles |= scn->profiles[i].ports;
+    n->sw_cfgs = mem_xcalloc_big(g->n_switches ? g->n_switches : 1, sizeof *n->sw_cfgs, "building the network");
+    n->host_cfgs = mem_xcalloc_big(g->n_hosts ? g->n_hosts : 1, sizeof *n->host_cfgs, "building the network");
+    /* At most one entry per port, but in practice a handful: grown as needed. */
+    uint32_t pcap = 16;
+    n->pcfg = mem_xcalloc(pcap, sizeof *n->pcfg, "building the network");
+    struct scn_switch *tmp = mem_xcalloc(1, sizeof *tmp, "building the network");
+    struct scn_host *htmp = mem_xcalloc(1, sizeof *htmp, "building the network");
+    uint32_t *sw_idx = mem_xcalloc(g->n_switches ? g->n_switches : 1, sizeof *sw_idx, "building the network");
+    uint32_t *host_idx = mem_xcalloc(g->n_hosts ? g->n_hosts : 1, sizeof *host_idx, "building the network");
+    for (uint32_t id = 0; id < g->n_nodes && !rc; id++) {
+        const struct g_node *gn = &g->nodes[id];
+        bool is_sw = gn->kind == SCN_NODE_SWITCH;
+        if (is_sw)
+            memcpy(tmp, &scn->sw, sizeof *tmp);
+        else
+            memcpy(htmp, &scn->host, sizeof *htmp);
+        for (int i = 0; i < scn->n_profiles && !rc; i++) {
+            const struct scn_profile *pr = &scn->profiles[i];
+            if ((pr->kind == SCN_PROFILE_SWITCH) == is_sw && !pr->ports && node_matches(pr, gn->name))
+                rc = scn_profile_apply(scn, i, is_sw ? (void *)tmp : (void *)htmp, err, errlen);
+        }
+        if (is_sw)
+            sw_idx[gn->sw] = dedup(n->sw_cfgs, &n->n_sw_cfgs, tmp, sizeof *tmp);
+        else
+            host_idx[gn->host] = dedup(n->host_cfgs, &n->n_host_cfgs, htmp, sizeof *htmp);
+    }
+    for (uint32_t i = 0; i < g->n_hosts && !rc; i++)
+        n->hosts[i].cfg = &n->host_cfgs[host_idx[i]];
+    for (uint32_t id = 0; id < g->n_nodes && !rc; id++) {
+        const struct g_node *gn = &g->nodes[id];
+        if (gn->kind != SCN_NODE_SWITCH)
+            continue;
+        const struct scn_switch *swc = &n->sw_cfgs[sw_idx[gn->sw]];
+        n->sws[gn->sw].cfg = swc;
+        for (uint32_t j = 0; j < gn->n_ports && !rc; j++) {
+            struct port *p = &n->ports[gn->first_port + j];
+            const struct scn_switch *c = swc;
+            bool own = false;
+            for (int i = 0; port_profiles && i < scn->n_profiles && !own; i++)
+                own = scn->profiles[i].ports && port_matches(&scn->profiles[i], gn->name, j);
+            if (own) {
+                memcpy(tmp, &scn->sw, sizeof *tmp);
+                for (int i = 0; i < scn->n_profiles && !rc; i++) {
+                    const struct scn_profile *pr = &scn->profiles[i];
+                    if (pr->kind == SCN_PROFILE_SWITCH &&
+                        (pr->ports ? port_matches(pr, gn->name, j) : node_matches(pr, gn->name)))
+                        rc = scn_profile_apply(scn, i, tmp, err, errlen);
+                }
+                c = tmp;
+            }
+            struct port_cfg pc;
+            if (rc || (rc = resolve_port(n, c, p, &pc, err, errlen)))
+                break;
+            if (n->n_pcfg == pcap) {
+                if (pcap >= UINT16_MAX + 1u) {
+                    snprintf(err, errlen, "%s: profiles: expected at most %u distinct sets of port settings, got more",
+                             scn->file, UINT16_MAX + 1u);
+                    rc = SCN_EUSAGE;
+                    break;
+                }
+                pcap *= 2;
+                n->pcfg = mem_xrealloc(n->pcfg, pcap * sizeof *n->pcfg, "building the network");
+            }
+            p->cfg = (uint16_t)dedup(n->pcfg, &n->n_pcfg, &pc, sizeof pc);
+            n->lossless |= pc.lossless;
+        }
+    }
+    free(tmp);
+    free(htmp);
+    free(sw_idx);
+    free(host_idx);
+    return rc;
+}
+
 int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct graph *g, char *err,
              size_t errlen)
 {
@@ -116,12 +360,15 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     n->node_sw = mem_xcalloc_big(g->n_nodes, sizeof *n->node_sw, "building the network");
     n->node_host = mem_xcalloc_big(g->n_nodes, sizeof *n->node_host, "building the network");
     n->lfc = lfc_find("pfc");
-    n->lossless = scn->sw.pfc.enabled ? scn->sw.pfc.lossless_mask : 0;
-    int n_lossless = __builtin_popcount(n->lossless);
 
     for (uint32_t i = 0; i < g->n_ports; i++)
         init_port(n, &n->ports[i], i);
     init_loss(n);
+    int rc = resolve_settings(n, err, errlen);
+    if (rc) {
+        net_free(n);
+        return rc;
+    }
     for (uint32_t id = 0; id < g->n_nodes; id++) {
         const struct g_node *gn = &g->nodes[id];
         if (gn->kind == SCN_NODE_HOST) {
@@ -146,18 +393,17 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
         for (uint32_t i = 0; i < gn->n_ports; i++) {
             struct port *p = &w->ports[i];
             struct port_aux *x = port_aux(p);
-            x->headroom = scn->sw.pfc.headroom_auto
-                              ? net_auto_headroom(x->rate_bps, p->delay_ps, scn->host.mtu, scn->sw.pfc.response_quanta)
-                              : scn->sw.pfc.headroom_bytes;
-            w->hdrm_reserved += x->headroom * n_lossless;
+            const struct port_cfg *pc = &n->pcfg[p->cfg];
+            x->headroom = pc->headroom;
+            w->hdrm_reserved += x->headroom * __builtin_popcount(pc->lossless);
         }
         n->node_sw[id] = w;
-        if (w->hdrm_reserved >= scn->sw.buffer) {
+        if (w->hdrm_reserved >= w->cfg->buffer) {
             char a[32], b[32];
             snprintf(err, errlen,
                      "%s: switch.buffer: %s is not enough for the PFC headroom of switch %s (%s reserved); "
                      "raise switch.buffer or lower switch.pfc.headroom",
-                     scn->file, units_fmt_size(scn->sw.buffer, a, sizeof a), gn->name,
+                     scn->file, units_fmt_size(w->cfg->buffer, a, sizeof a), gn->name,
                      units_fmt_size(w->hdrm_reserved, b, sizeof b));
             net_free(n);
             return SCN_EUSAGE;
@@ -197,6 +443,9 @@ void net_free(struct net *n)
     free(n->node_sw);
     free(n->node_host);
     free(n->loss);
+    free(n->pcfg);
+    free(n->sw_cfgs);
+    free(n->host_cfgs);
     memset(n, 0, sizeof *n);
 }
 
@@ -274,15 +523,17 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
     f->name = name;
     f->src = src;
     f->dst = dst;
-    f->prio = (uint8_t)prio;
+    f->prio = (uint8_t)(prio >= 0 ? prio : n->hosts[src].cfg->priority); /* -1: the sender's host.priority */
     f->size = size;
-    f->mtu = (uint32_t)n->scn->host.mtu;
+    f->mtu = (uint32_t)n->hosts[src].cfg->mtu;
     f->n_pkts = (uint32_t)((size + f->mtu - 1) / f->mtu);
     f->start = start;
     f->finish = -1;
     f->last_cnp = -1;
     f->rate_cap_bps = rate_cap_bps;
-    cc_flow_setup(n, f, n->cc);
+    /* Each flow keeps its own congestion control (flow.cc): its sender's, which a host profile may set. */
+    cc_flow_setup(n, f, n->hosts[src].cfg->cc == n->scn->host.cc ? n->cc
+                                                               : cc_find(cc_scenario_name(n->hosts[src].cfg->cc)));
     f->hash_fwd = flow_hash(src, dst, idx);
     f->hash_rev = flow_hash(dst, src, idx);
     f->via_host = NET_NO_VIA;

@@ -145,6 +145,7 @@ struct port {
      * for the queue discarded (drop); the peer's latest PAUSE was overridden by the watchdog (so a faulty
      * NIC's buffer may overflow, fault.c).  Zero unless the watchdog is enabled and found a storm. */
     uint8_t wd_storm, wd_ignore, wd_drop, wd_overrode;
+    uint16_t cfg;         /* switch ports: its settings, net.pcfg[cfg] (port_cfg()), resolved when the network is built */
     /* Ingress accounting (switch ports): bytes that entered through this port at priority p and hold shared
      * buffer (those in headroom are in port_pp(p)->ing_hdrm).  A switch buffer is below 2 GiB (scenario.c), so
      * 32 bits hold any count, and all eight priorities fit this line. */
@@ -183,6 +184,24 @@ _Static_assert(sizeof(struct port_prio) == 64, "one cache line per (port, priori
 _Static_assert(offsetof(struct port, ing_shared) + sizeof(((struct port *)0)->ing_shared) <= 64,
                "the ingress counters are in line 0");
 _Static_assert(offsetof(struct port, peer) == 64 && sizeof(struct port) == 128, "the transmitter fills line 1");
+
+/*
+ * A switch port's settings, resolved for its rate from its switch's settings and the profiles that match the
+ * port (docs/scenario.md, "Profiles" and "Settings by port speed"): PFC at its ingress, ECN at its egress.  Ports
+ * with equal settings share one entry of net.pcfg, a small table read per frame through port.cfg, so that a
+ * frame needs no lookup and the table stays in cache.  Thresholds are in bytes.
+ */
+struct port_cfg {
+    uint8_t lossless;              /* the priorities under PFC at this ingress (0: PFC off here) */
+    bool ecn_dequeue, ecn_enqueue; /* ECN marking on, and when */
+    bool xoff_static;
+    double alpha;                  /* dynamic xoff */
+    int64_t xoff;                  /* static xoff */
+    int64_t xon_delta;
+    int64_t headroom;              /* per lossless priority */
+    int64_t rate_bps;              /* the rate it was resolved for (check's report) */
+    struct scn_ecn ecn;            /* kmin, kmax, pmax in bytes for this rate; its maps are empty */
+};
 
 /* Bytes of per-flow congestion-control state held in the flow itself (the largest algorithm's; each asserts that
  * its own fits), so that no flow allocates on the hot path. */
@@ -235,6 +254,7 @@ struct flow {
 };
 
 struct host {
+    const struct scn_host *cfg; /* its settings: host and the host profiles that match it (shared when equal) */
     uint32_t node, index;
     struct port *port;
     int64_t rate_bps;         /* its link's rate, kept here because the port keeps it off its hot lines */
@@ -243,6 +263,7 @@ struct host {
 };
 
 struct sw {
+    const struct scn_switch *cfg; /* its settings: switch and the switch profiles that match it (shared when equal) */
     uint32_t node, ordinal;
     struct port *ports;       /* n_ports consecutive */
     uint32_t n_ports;
@@ -377,7 +398,13 @@ struct net {
     uint32_t pending_sources; /* traffic still to be generated */
     struct net_counters c;
     const struct lfc_ops *lfc; /* the link-level flow control (lfc.h) ... */
-    uint8_t lossless;         /* ... and the priorities under it (0 when it is off) */
+    uint8_t lossless;         /* ... and the priorities under it at any port (each port's: port_cfg()->lossless) */
+    struct port_cfg *pcfg;    /* the distinct switch port settings (port.cfg indexes it) */
+    uint32_t n_pcfg;
+    struct scn_switch *sw_cfgs; /* the distinct switch settings (sw.cfg points into it) ... */
+    uint32_t n_sw_cfgs;
+    struct scn_host *host_cfgs; /* ... and host settings (host.cfg) */
+    uint32_t n_host_cfgs;
     sim_time_t paused_total;  /* sum over (port, prio) of time paused */
     sim_time_t paused_prio[NPRIO]; /* the same, per priority */
     uint32_t ports_ever_paused;
@@ -422,6 +449,9 @@ void net_close_pauses(struct net *n, sim_time_t now);
 
 /* The graph's id of port p, which is its index in net.ports. */
 static inline uint32_t port_id(const struct port *p) { return (uint32_t)(p - p->net->ports); }
+
+/* The settings of switch port p (struct port_cfg). */
+static inline const struct port_cfg *port_cfg(const struct port *p) { return &p->net->pcfg[p->cfg]; }
 
 /* The rest of port p (struct port_aux). */
 static inline struct port_aux *port_aux(const struct port *p) { return &p->net->aux[p - p->net->ports]; }

@@ -77,7 +77,7 @@ static void rto_fired(struct sim *s, void *obj, uint64_t arg);
 
 static void arm_rto(struct net *n, struct flow *f)
 {
-    sim_timer_arm(n->sim, &f->rto_timer, n->sim->now + n->scn->host.rto_ps, rto_fired, f);
+    sim_timer_arm(n->sim, &f->rto_timer, n->sim->now + n->hosts[f->src].cfg->rto_ps, rto_fired, f);
 }
 
 static void rto_fired(struct sim *s, void *obj, uint64_t arg)
@@ -196,7 +196,7 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
     k->hash = f->hash_rev;
     if (type == PKT_CNP) {
         k->size = FRAME_CNP;
-        k->prio = (uint8_t)n->scn->host.cnp_priority;
+        k->prio = (uint8_t)h->cfg->cnp_priority;
     } else {
         k->size = FRAME_ACK;
         k->prio = f->prio;
@@ -238,7 +238,7 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
             if (f->coll)
                 traffic_flow_received(n, f);
         }
-        if (last || f->since_ack >= (uint32_t)n->scn->host.ack_every) {
+        if (last || f->since_ack >= (uint32_t)h->cfg->ack_every) {
             f->since_ack = 0;
             send_ctrl(n, h, f, PKT_ACK, f->rcv_nxt, k);
         }

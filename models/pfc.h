@@ -54,15 +54,15 @@ extern const struct lfc_ops pfc_lfc_ops;
 void pfc_hold(struct net *n, struct port *p, int prio);
 void pfc_let_go(struct port *p, int prio);
 
-static inline int64_t pfc_xoff_threshold(const struct net *n, const struct sw *w)
+/* The XOFF threshold of an ingress whose settings are pc (its rate's static xoff, or its alpha of the free buffer). */
+static inline int64_t pfc_xoff_threshold(const struct sw *w, const struct port_cfg *pc)
 {
-    const struct scn_pfc *pfc = &n->scn->sw.pfc;
-    if (pfc->xoff_mode == SCN_XOFF_STATIC)
-        return pfc->xoff_bytes;
-    int64_t free_shared = n->scn->sw.buffer - w->hdrm_reserved - w->shared_used;
+    if (pc->xoff_static)
+        return pc->xoff;
+    int64_t free_shared = w->cfg->buffer - w->hdrm_reserved - w->shared_used;
     if (free_shared < 0)
         free_shared = 0;
-    return (int64_t)(pfc->dynamic_alpha * (double)free_shared);
+    return (int64_t)(pc->alpha * (double)free_shared);
 }
 
 /*
@@ -73,7 +73,8 @@ static inline int pfc_admit(struct net *n, struct sw *w, struct port *in, struct
 {
     int prio = k->prio;
     int64_t B = k->size;
-    if (in->ing_shared[prio] + B > pfc_xoff_threshold(n, w) || ((in->in_hdrm >> prio) & 1)) {
+    const struct port_cfg *pc = &n->pcfg[in->cfg];
+    if (in->ing_shared[prio] + B > pfc_xoff_threshold(w, pc) || ((in->in_hdrm >> prio) & 1)) {
         struct port_prio *pp = port_pp(in, prio);
         if (pp->ing_hdrm + B > port_aux(in)->headroom) /* a paused upstream's frame: the cold part is fine */
             return DROP_HEADROOM;
@@ -82,7 +83,7 @@ static inline int pfc_admit(struct net *n, struct sw *w, struct port *in, struct
         if (pp->ing_hdrm > pp->hdrm_peak)
             pp->hdrm_peak = pp->ing_hdrm;
     } else {
-        if (w->shared_used + B > n->scn->sw.buffer - w->hdrm_reserved)
+        if (w->shared_used + B > w->cfg->buffer - w->hdrm_reserved)
             return DROP_BUFFER;
         in->ing_shared[prio] += (int32_t)B;
         w->shared_used += B;
@@ -90,7 +91,7 @@ static inline int pfc_admit(struct net *n, struct sw *w, struct port *in, struct
     w->buffered += B;
     k->in_port = in->local;
     if (!((in->pause_sent >> prio) & 1) &&
-        (((in->in_hdrm >> prio) & 1) || in->ing_shared[prio] >= pfc_xoff_threshold(n, w)))
+        (((in->in_hdrm >> prio) & 1) || in->ing_shared[prio] >= pfc_xoff_threshold(w, pc)))
         pfc_hold(n, in, prio);
     return LFC_ADMIT;
 }
@@ -100,7 +101,8 @@ static inline void pfc_released(struct net *n, struct sw *w, struct port *in, in
     if (!((in->pause_sent >> prio) & 1) || ((in->in_hdrm >> prio) & 1))
         return;
     int64_t sh = in->ing_shared[prio];
-    if (sh == 0 || sh + n->scn->sw.pfc.xon_delta <= pfc_xoff_threshold(n, w))
+    const struct port_cfg *pc = &n->pcfg[in->cfg];
+    if (sh == 0 || sh + pc->xon_delta <= pfc_xoff_threshold(w, pc))
         pfc_let_go(in, prio);
 }
 

@@ -108,18 +108,19 @@ static struct port *release(struct net *n, struct sw *w, const struct pkt *k, in
  * bytes still queued behind it: it leaves the buffer accounting, may be
  * marked (marking at dequeue), and its ingress may RESUME its upstream.
  */
-static void dequeued(struct net *n, struct sw *w, struct pkt *k, int prio, int64_t q_after)
+static void dequeued(struct net *n, struct sw *w, const struct port *out, struct pkt *k, int prio, int64_t q_after)
 {
     struct port *in = release(n, w, k, prio);
-    if (n->scn->sw.ecn.enabled && n->scn->sw.ecn.mark_on == SCN_MARK_DEQUEUE)
-        ecn_maybe_mark(n, w, k, q_after);
-    if (n->lossless & (1u << prio))
+    const struct port_cfg *oc = &n->pcfg[out->cfg];
+    if (oc->ecn_dequeue)
+        ecn_maybe_mark(n, w, oc, k, q_after);
+    if (n->pcfg[in->cfg].lossless & (1u << prio))
         lfc_released(n, w, in, prio);
 }
 
 void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
 {
-    const struct scn_switch *cfg = &n->scn->sw;
+    const struct scn_switch *cfg = w->cfg;
     uint32_t e = egress_port(n, w, k);
     if (e == ROUTE_NO_PORT || w->ports[e].down) {
         net_drop(n, k, DROP_LINK_DOWN);
@@ -134,7 +135,7 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
     int64_t B = k->size;
     int64_t q_before = port_queued_bytes(out, prio);
 
-    if (n->lossless & (1u << prio)) {
+    if (n->pcfg[in->cfg].lossless & (1u << prio)) {
         int why = lfc_admit(n, w, in, k);
         if (why != LFC_ADMIT) {
             net_drop(n, k, (enum drop_reason)why);
@@ -150,8 +151,9 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
         w->buffered += B;
         k->in_port = in->local;
     }
-    if (cfg->ecn.enabled && cfg->ecn.mark_on == SCN_MARK_ENQUEUE)
-        ecn_maybe_mark(n, w, k, q_before);
+    const struct port_cfg *oc = &n->pcfg[out->cfg];
+    if (oc->ecn_enqueue)
+        ecn_maybe_mark(n, w, oc, k, q_before);
     /*
      * An egress with nothing queued (not even a PAUSE) whose transmitter is
      * free and whose priority is not paused would dequeue this very frame at
@@ -167,7 +169,7 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
         uint32_t head[NPRIO];
         head[prio] = (uint32_t)B;
         sched_pick(&cfg->scheduler, &port_aux(out)->sched, (uint8_t)(1u << prio), head, n->scn->host.mtu + HDR_DATA);
-        dequeued(n, w, k, prio, 0);
+        dequeued(n, w, out, k, prio, 0);
         port_transmit(out, k);
         return;
     }
@@ -189,7 +191,7 @@ void switch_flush_queue(struct net *n, struct sw *w, struct port *p, int prio, e
     while ((k = portq_pop(p, prio))) {
         struct port *in = release(n, w, k, prio);
         net_drop(n, k, reason);
-        if (n->lossless & (1u << prio))
+        if (n->pcfg[in->cfg].lossless & (1u << prio))
             lfc_released(n, w, in, prio);
     }
 }
@@ -207,16 +209,16 @@ struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)
      * only by a scheduler that weighs sizes. */
     uint8_t eligible = (uint8_t)p->qmask & (uint8_t)~p->paused;
     uint32_t head[NPRIO];
-    if (sched_weighs_sizes(&n->scn->sw.scheduler))
+    if (sched_weighs_sizes(&w->cfg->scheduler))
         for (uint8_t m = eligible; m; m &= (uint8_t)(m - 1)) {
             int q = __builtin_ctz(m);
             head[q] = port_pp(p, q)->q.head->size;
         }
-    int prio = sched_pick(&n->scn->sw.scheduler, &port_aux(p)->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
+    int prio = sched_pick(&w->cfg->scheduler, &port_aux(p)->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
     if (prio < 0)
         return NULL;
     struct pkt *k = portq_pop(p, prio);
-    dequeued(n, w, k, prio, port_pp(p, prio)->q.bytes);
+    dequeued(n, w, p, k, prio, port_pp(p, prio)->q.bytes);
     /* The queue is not paused now, so its closed intervals are its whole paused time since the frame was queued. */
     sim_time_t held = port_paused_closed(p, prio) - k->pmark;
     if (held && k->type == PKT_DATA)

@@ -12,6 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* An entry's priority, or -1 for its sender's host.priority (net_add_flow), which a host profile may set. */
+#define TR_PRIO(e) ((e)->priority_given ? (e)->priority : -1)
+
 struct poisson_gen {
     struct traffic *t;
     int entry;
@@ -268,7 +271,7 @@ static void poisson_arrival(struct sim *s, void *obj, uint64_t arg)
         dst = (uint32_t)e->hosts.idx[k >= g->local ? k + 1 : k];
     }
     int64_t size = cdf_sample(&t->cdfs[g->entry], rng_uniform(&g->rng));
-    net_add_flow(n, keep_name(t, e->id, t->next_name[g->entry]++), g->host, dst, size, s->now, e->priority,
+    net_add_flow(n, keep_name(t, e->id, t->next_name[g->entry]++), g->host, dst, size, s->now, TR_PRIO(e),
                  0, NULL, 0);
     sim_after(s, 1 + (sim_time_t)rng_exponential(&g->rng, g->mean_gap_ps), poisson_arrival, g, 0);
 }
@@ -281,7 +284,7 @@ static void coll_send(struct coll *c, uint32_t q, uint32_t to)
     struct net *n = t->net;
     const struct scn_traffic *e = &n->scn->traffic[c->entry];
     struct flow *f = net_add_flow(n, keep_name(t, e->id, t->next_name[c->entry]++), c->host[q], c->host[to],
-                                  c->chunk, n->sim->now, e->priority, 0, NULL, 0);
+                                  c->chunk, n->sim->now, TR_PRIO(e), 0, NULL, 0);
     f->coll = c;
     f->coll_rank = q;
     c->bytes += (uint64_t)c->chunk;
@@ -423,14 +426,14 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
                 }
             }
             net_add_flow(n, keep_name(t, e->id, -1), (uint32_t)e->src, (uint32_t)e->dst, e->size, e->start_ps,
-                         e->priority, e->rate_bps, nodes, e->path_len);
+                         TR_PRIO(e), e->rate_bps, nodes, e->path_len);
             free(nodes);
             break;
         }
         case SCN_TR_INCAST:
             for (int j = 0; j < e->senders.n; j++)
                 net_add_flow(n, keep_name(t, e->id, j), (uint32_t)e->senders.idx[j],
-                             (uint32_t)e->receiver, e->size, e->start_ps, e->priority, 0, NULL, 0);
+                             (uint32_t)e->receiver, e->size, e->start_ps, TR_PRIO(e), 0, NULL, 0);
             break;
         case SCN_TR_POISSON: {
             char jpath[64];

@@ -589,15 +589,159 @@ size_t scn_host_ext_reserve(size_t bytes)
 
 static const char *const lr_names[] = {"go-back-n", "selective", NULL};
 
+
+/* ---- Settings by port speed (struct scn_rate_map) ---- */
+
+/* See scenario.h.  "Nearest" is by rate ratio, so 200G is as near to 100G as to 400G (the lower wins a tie). */
+bool scn_rate_value(const struct scn_rate_map *m, double scalar, int64_t rate_bps, bool is_size, double *out)
+{
+    if (m->n == 0) {
+        *out = scalar;
+        return true;
+    }
+    int best = 0;
+    double best_d = INFINITY;
+    for (int i = 0; i < m->n; i++) {
+        if (m->rate[i] == rate_bps) {
+            *out = m->val[i];
+            return true;
+        }
+        double d = fabs(log((double)rate_bps / (double)m->rate[i]));
+        if (d < best_d - 1e-12 || (fabs(d - best_d) <= 1e-12 && m->rate[i] < m->rate[best])) {
+            best = i;
+            best_d = d;
+        }
+    }
+    if (!m->linear)
+        return false;
+    *out = is_size ? floor(m->val[best] * ((double)rate_bps / (double)m->rate[best]) + 0.5) : m->val[best];
+    return true;
+}
+
+/* The profile a path lies in ("profiles.2.switch.ecn.kmin" -> 2), or -1 for the global objects. */
+static int16_t path_profile(const char *p)
+{
+    return strncmp(p, "profiles.", 9) == 0 ? (int16_t)atoi(p + 9) : -1;
+}
+
+/*
+ * v (an object) as a map by rate into m: keys are rates, values what the field takes (sizes, or numbers in the
+ * field's bounds), and "scale": "linear" or "none".
+ */
+static int parse_rate_map(struct ctx *c, const struct setting *f, const cJSON *v, const char *p, bool is_size,
+                          struct scn_rate_map *m)
+{
+    char q[PATH_LEN], d[96];
+    memset(m, 0, sizeof *m);
+    m->profile = path_profile(p);
+    for (const cJSON *it = v->child; it; it = it->next) {
+        join(q, p, it->string);
+        if (strcmp(it->string, "scale") == 0) {
+            if (!cJSON_IsString(it) || (strcmp(it->valuestring, "linear") && strcmp(it->valuestring, "none")))
+                return bad(c, q, "expected \"linear\" or \"none\", got %s", describe(it, d, sizeof d));
+            m->linear = strcmp(it->valuestring, "linear") == 0;
+            continue;
+        }
+        int64_t rate;
+        char uerr[SCN_ERR_MAX / 2];
+        if (units_parse_rate(it->string, &rate, uerr, sizeof uerr) < 0 || rate <= 0)
+            return bad(c, q, "expected a rate like \"100Gbps\" as the key (or \"scale\"), got \"%.60s\"", it->string);
+        if (m->n == SCN_RATE_MAP_MAX)
+            return bad(c, q, "expected at most %d rates in a map by rate, got more", SCN_RATE_MAP_MAX);
+        for (int i = 0; i < m->n; i++)
+            if (m->rate[i] == rate)
+                return bad(c, q, "expected each rate once, got \"%.60s\" again", it->string);
+        if (is_size) {
+            int64_t b;
+            if (val_qty(c, it, q, Q_SIZE, f->flags & SETTING_POSITIVE, &b) < 0)
+                return -1;
+            m->val[m->n] = (double)b;
+        } else if (val_num(c, it, q, f->lo, f->flags & SETTING_LO_OPEN, f->hi, f->flags & SETTING_HI_OPEN,
+                           &m->val[m->n]) < 0) {
+            return -1;
+        }
+        m->rate[m->n++] = rate;
+    }
+    if (m->n == 0)
+        return bad(c, p, "expected at least one rate in a map by rate like {\"100Gbps\": ...}, got none");
+    return 0;
+}
+
+static void dump_rate_map(cJSON *o, const char *name, const struct scn_rate_map *m, bool is_size)
+{
+    cJSON *mo = cJSON_AddObjectToObject(o, name);
+    for (int i = 0; mo && i < m->n; i++) {
+        char r[40], b[40];
+        units_fmt_rate(m->rate[i], r, sizeof r);
+        if (is_size)
+            cJSON_AddStringToObject(mo, r, units_fmt_size((int64_t)m->val[i], b, sizeof b));
+        else
+            cJSON_AddNumberToObject(mo, r, m->val[i]);
+    }
+    if (mo && m->linear)
+        cJSON_AddStringToObject(mo, "scale", "linear");
+}
+
+/* A field that takes one value or a map by rate: its map is `map_off` bytes into the group's struct. */
+static int parse_value_or_map(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p,
+                              void *base, size_t map_off)
+{
+    struct ctx *c = loader(sc);
+    struct scn_rate_map *m = (struct scn_rate_map *)((char *)base + map_off);
+    bool is_size = f->kind == SETTING_SIZE;
+    if (cJSON_IsObject(v)) {
+        if (parse_rate_map(c, f, v, p, is_size, m) < 0)
+            return -1;
+        if (is_size)
+            *(int64_t *)((char *)base + f->offset) = 0;
+        else
+            *(double *)((char *)base + f->offset) = 0;
+        return 0;
+    }
+    memset(m, 0, sizeof *m);
+    if (is_size)
+        return val_qty(c, v, p, Q_SIZE, f->flags & SETTING_POSITIVE, (int64_t *)((char *)base + f->offset));
+    return val_num(c, v, p, f->lo, f->flags & SETTING_LO_OPEN, f->hi, f->flags & SETTING_HI_OPEN,
+                   (double *)((char *)base + f->offset));
+}
+
+static void dump_value_or_map(cJSON *o, const struct setting *f, const void *base, size_t map_off)
+{
+    const struct scn_rate_map *m = (const struct scn_rate_map *)((const char *)base + map_off);
+    char b[40];
+    if (m->n)
+        dump_rate_map(o, f->name, m, f->kind == SETTING_SIZE);
+    else if (f->kind == SETTING_SIZE)
+        cJSON_AddStringToObject(o, f->name, units_fmt_size(*(const int64_t *)((const char *)base + f->offset), b,
+                                                          sizeof b));
+    else
+        cJSON_AddNumberToObject(o, f->name, *(const double *)((const char *)base + f->offset));
+}
+
+#define VALUE_OR_MAP(fn_, type_, map_)                                                                             \
+    static int parse_##fn_(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p,        \
+                           void *base)                                                                             \
+    {                                                                                                              \
+        return parse_value_or_map(sc, f, v, p, base, offsetof(type_, map_));                                       \
+    }                                                                                                              \
+    static void dump_##fn_(cJSON *o, const struct setting *f, const void *base)                                   \
+    {                                                                                                              \
+        dump_value_or_map(o, f, base, offsetof(type_, map_));                                                      \
+    }
+VALUE_OR_MAP(kmin, struct scn_ecn, kmin_map)
+VALUE_OR_MAP(kmax, struct scn_ecn, kmax_map)
+VALUE_OR_MAP(pmax, struct scn_ecn, pmax_map)
+VALUE_OR_MAP(alpha, struct scn_pfc, alpha_map)
+VALUE_OR_MAP(xon, struct scn_pfc, xon_map)
+
 /* The per-port ingress counters are 32 bits wide (models/net.h); no switch has a buffer near 2 GiB. */
 static int check_buffer(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
 {
     const struct scn_switch *w = base;
-    char a[32];
+    char a[32], p[PATH_LEN];
     (void)obj;
-    (void)path;
     if (w->buffer > INT32_MAX)
-        return setting_bad(sc, "switch.buffer", "expected a size below 2GiB, got \"%s\"",
+        return setting_bad(sc, join(p, path, "buffer"), "expected a size below 2GiB, got \"%s\"",
                            units_fmt_size(w->buffer, a, sizeof a));
     return 0;
 }
@@ -655,7 +799,12 @@ static int parse_xoff(struct setting_ctx *sc, const struct setting *f, const cJS
 {
     struct scn_pfc *pfc = base;
     bool dyn;
-    (void)f;
+    memset(&pfc->xoff_map, 0, sizeof pfc->xoff_map);
+    if (cJSON_IsObject(v)) {
+        pfc->xoff_mode = SCN_XOFF_STATIC;
+        pfc->xoff_bytes = 0;
+        return parse_rate_map(loader(sc), f, v, p, true, &pfc->xoff_map);
+    }
     if (keyword_or_size(loader(sc), v, p, "dynamic", "100KB", true, &dyn, &pfc->xoff_bytes) < 0)
         return -1;
     pfc->xoff_mode = dyn ? SCN_XOFF_DYNAMIC : SCN_XOFF_STATIC;
@@ -666,6 +815,10 @@ static void dump_xoff(cJSON *o, const struct setting *f, const void *base)
 {
     const struct scn_pfc *pfc = base;
     char b[40];
+    if (pfc->xoff_map.n) {
+        dump_rate_map(o, f->name, &pfc->xoff_map, true);
+        return;
+    }
     cJSON_AddStringToObject(o, f->name, pfc->xoff_mode == SCN_XOFF_DYNAMIC ? "dynamic"
                                         : units_fmt_size(pfc->xoff_bytes, b, sizeof b));
 }
@@ -673,7 +826,12 @@ static void dump_xoff(cJSON *o, const struct setting *f, const void *base)
 static int parse_headroom(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
 {
     struct scn_pfc *pfc = base;
-    (void)f;
+    memset(&pfc->headroom_map, 0, sizeof pfc->headroom_map);
+    if (cJSON_IsObject(v)) {
+        pfc->headroom_auto = false;
+        pfc->headroom_bytes = 0;
+        return parse_rate_map(loader(sc), f, v, p, true, &pfc->headroom_map);
+    }
     return keyword_or_size(loader(sc), v, p, "auto", "50KB", false, &pfc->headroom_auto, &pfc->headroom_bytes);
 }
 
@@ -681,6 +839,10 @@ static void dump_headroom(cJSON *o, const struct setting *f, const void *base)
 {
     const struct scn_pfc *pfc = base;
     char b[40];
+    if (pfc->headroom_map.n) {
+        dump_rate_map(o, f->name, &pfc->headroom_map, true);
+        return;
+    }
     cJSON_AddStringToObject(o, f->name, pfc->headroom_auto ? "auto" : units_fmt_size(pfc->headroom_bytes, b, sizeof b));
 }
 
@@ -689,7 +851,8 @@ static int check_xon(struct setting_ctx *sc, const cJSON *obj, const char *path,
     const struct scn_pfc *pfc = base;
     char a[32], b[32], p[PATH_LEN];
     (void)obj;
-    if (pfc->xoff_mode == SCN_XOFF_STATIC && pfc->xon_delta > pfc->xoff_bytes)
+    /* With maps the rule is checked per port, when the network is built. */
+    if (pfc->xoff_mode == SCN_XOFF_STATIC && !pfc->xoff_map.n && !pfc->xon_map.n && pfc->xon_delta > pfc->xoff_bytes)
         return setting_bad(sc, join(p, path, "xon_delta"), "expected a size no larger than xoff (%s), got \"%s\"",
                            units_fmt_size(pfc->xoff_bytes, a, sizeof a), units_fmt_size(pfc->xon_delta, b, sizeof b));
     return 0;
@@ -698,11 +861,11 @@ static int check_xon(struct setting_ctx *sc, const cJSON *obj, const char *path,
 static int check_kmax(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
 {
     const struct scn_ecn *e = base;
-    char a[32], b[32];
+    char a[32], b[32], p[PATH_LEN];
     (void)obj;
-    (void)path;
-    if (e->kmax < e->kmin)
-        return setting_bad(sc, "switch.ecn.kmax", "expected a size at least kmin (%s), got \"%s\"",
+    /* With maps the rule is checked per port, when the network is built. */
+    if (e->kmax < e->kmin && !e->kmin_map.n && !e->kmax_map.n)
+        return setting_bad(sc, join(p, path, "kmax"), "expected a size at least kmin (%s), got \"%s\"",
                            units_fmt_size(e->kmin, a, sizeof a), units_fmt_size(e->kmax, b, sizeof b));
     return 0;
 }
@@ -754,12 +917,11 @@ static int check_watchdog(struct setting_ctx *sc, const cJSON *obj, const char *
     const struct scn_watchdog *wd = base;
     const char *which = wd->poll_ps > wd->detection_ps ? "detection_time" : "restoration_time";
     int64_t bound = wd->poll_ps > wd->detection_ps ? wd->detection_ps : wd->restoration_ps;
-    (void)path;
     if (wd->enabled && wd->poll_ps > bound) {
-        char got[32], lim[32];
+        char got[32], lim[32], p[PATH_LEN];
         units_fmt_time(wd->poll_ps, got, sizeof got);
         units_fmt_time(bound, lim, sizeof lim);
-        return setting_bad(sc, "switch.watchdog.poll_interval", "expected at most %s (%s), got %s%s; the watchdog "
+        return setting_bad(sc, join(p, path, "poll_interval"), "expected at most %s (%s), got %s%s; the watchdog "
                            "looks once a poll_interval, so set one of at most %s", which, lim, got,
                            member(obj, "poll_interval") ? "" : " (the default)", lim);
     }
@@ -810,9 +972,10 @@ static const struct setting pfc_fields[] = {
     {SET_FIELD("xoff", SETTING_SIZE, struct scn_pfc, xoff_bytes, SETTING_POSITIVE, "dynamic",
            "\"dynamic\" (dynamic_alpha x free buffer) or a fixed pause threshold per ingress (port, priority)"),
      .parse = parse_xoff, .dump = dump_xoff},
-    {SET_NUM("dynamic_alpha", struct scn_pfc, dynamic_alpha, 0, 0.0, 1.0, "0.125", "The fraction used by \"dynamic\"")},
+    {SET_NUM("dynamic_alpha", struct scn_pfc, dynamic_alpha, 0, 0.0, 1.0, "0.125", "The fraction used by \"dynamic\""),
+     .parse = parse_alpha, .dump = dump_alpha},
     {SET_FIELD("xon_delta", SETTING_SIZE, struct scn_pfc, xon_delta, 0, "3KB",
-           "RESUME is sent this far below the pause threshold")},
+           "RESUME is sent this far below the pause threshold"), .parse = parse_xon, .dump = dump_xon},
     {SET_FIELD("headroom", SETTING_SIZE, struct scn_pfc, headroom_bytes, 0, "auto",
            "\"auto\" (from rate, delay and MTU) or the buffer reserved per ingress (port, lossless priority)"),
      .parse = parse_headroom, .dump = dump_headroom},
@@ -826,9 +989,12 @@ static const struct setting pfc_fields[] = {
 
 static const struct setting ecn_fields[] = {
     {SET_FIELD("enabled", SETTING_BOOL, struct scn_ecn, enabled, 0, "true", "false: no packet is ever marked")},
-    {SET_FIELD("kmin", SETTING_SIZE, struct scn_ecn, kmin, 0, "5KB", "Marking starts above this queue length")},
-    {SET_FIELD("kmax", SETTING_SIZE, struct scn_ecn, kmax, 0, "200KB", "Every packet is marked above this length")},
-    {SET_NUM("pmax", struct scn_ecn, pmax, 0, 0.0, 1.0, "0.01", "Marking probability just below kmax")},
+    {SET_FIELD("kmin", SETTING_SIZE, struct scn_ecn, kmin, 0, "5KB", "Marking starts above this queue length"),
+     .parse = parse_kmin, .dump = dump_kmin},
+    {SET_FIELD("kmax", SETTING_SIZE, struct scn_ecn, kmax, 0, "200KB", "Every packet is marked above this length"),
+     .parse = parse_kmax, .dump = dump_kmax},
+    {SET_NUM("pmax", struct scn_ecn, pmax, 0, 0.0, 1.0, "0.01", "Marking probability just below kmax"),
+     .parse = parse_pmax, .dump = dump_pmax},
     {SET_ENUM("mark_on", struct scn_ecn, mark_on, mark_names, "dequeue", "Decide when a packet leaves or arrives")},
     {SET_CHECK(check_kmax)},
     {0},
@@ -1538,6 +1704,7 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
         setting_strf(tr->id, sizeof tr->id, "t%d", i);
     }
     tr->priority = c->s->host.priority;
+    tr->priority_given = member(e, "priority") != NULL;
     tr->start_ps = 0;
     tr->end_ps = -1;
     if (get_int(c, e, path, "priority", 0, 7, &tr->priority) < 0 ||
@@ -1688,6 +1855,248 @@ static int parse_traffic(struct ctx *c, const cJSON *tj)
         }
     free(sorted);
     return 0;
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Profiles                                                                  */
+
+/* See scenario.h. */
+bool scn_glob_match(const char *pat, const char *s)
+{
+    const char *star = NULL, *resume = NULL;
+    while (*s) {
+        if (*pat == '*') {
+            star = pat++;
+            resume = s;
+        } else if (*pat == *s) {
+            pat++;
+            s++;
+        } else if (star) {
+            pat = star + 1;
+            s = ++resume;
+        } else {
+            return false;
+        }
+    }
+    while (*pat == '*')
+        pat++;
+    return *pat == '\0';
+}
+
+/* See scenario.h.  A range follows the host selectors' rule (val_hostset): every '-' is tried as the split. */
+bool scn_name_match(const char *sel, const char *name)
+{
+    if (strcmp(sel, "all") == 0 || strcmp(sel, name) == 0)
+        return true;
+    if (strchr(sel, '*'))
+        return scn_glob_match(sel, name);
+    size_t len = strlen(sel), nl = strlen(name), lp, rp, np;
+    long long a, b, x;
+    if (!split_num(name, nl, &np, &x))
+        return false;
+    for (const char *dp = strchr(sel, '-'); dp; dp = strchr(dp + 1, '-')) {
+        size_t ll = (size_t)(dp - sel);
+        if (split_num(sel, ll, &lp, &a) && split_num(dp + 1, len - ll - 1, &rp, &b) && lp == rp &&
+            memcmp(sel, dp + 1, lp) == 0)
+            return np == lp && memcmp(sel, name, lp) == 0 && x >= a && x <= b;
+    }
+    return false;
+}
+
+/* What a profile that matches ports may set: the settings a switch keeps per port (docs/scenario.md). */
+static const char *const port_pfc_fields[] = {"enabled", "priorities", NULL};
+static const char *const port_ecn_fields[] = {"enabled", "kmin", "kmax", "pmax", NULL};
+
+static int check_port_fields(struct ctx *c, const cJSON *obj, const char *path)
+{
+    static const char what[] = "only per-port fields in a profile that matches ports (pfc.enabled, pfc.priorities, "
+                               "ecn.enabled, ecn.kmin, ecn.kmax, ecn.pmax)";
+    char q[PATH_LEN], r[PATH_LEN];
+    for (const cJSON *it = obj->child; it; it = it->next) {
+        join(q, path, it->string);
+        bool pfc = strcmp(it->string, "pfc") == 0;
+        if (!pfc && strcmp(it->string, "ecn") != 0)
+            return bad(c, q, "expected %s, got \"%.60s\"", what, it->string);
+        if (!cJSON_IsObject(it))
+            continue; /* the table's parse reports it */
+        for (const cJSON *f = it->child; f; f = f->next) {
+            const char *const *ok = pfc ? port_pfc_fields : port_ecn_fields;
+            bool found = false;
+            for (; *ok; ok++)
+                found |= strcmp(*ok, f->string) == 0;
+            if (!found)
+                return bad(c, join(r, q, f->string), "expected %s, got \"%.60s\"", what, f->string);
+        }
+    }
+    return 0;
+}
+
+/* One selector string at path: "node:port" (port a number or "*") when ports, else a node selector. */
+static int profile_selector(struct ctx *c, const cJSON *v, const char *path, struct scn_profile *pr, int i)
+{
+    static const char what[] = "\"all\", a node name, a range like \"leaf0-leaf3\", a pattern like \"tor*\", or "
+                               "\"node:port\" like \"tor0:3\" or \"spine*:*\"";
+    char d[96];
+    if (!cJSON_IsString(v) || !*v->valuestring)
+        return bad(c, path, "expected %s, got %s", what, describe(v, d, sizeof d));
+    const char *sv = v->valuestring;
+    if (strlen(sv) >= sizeof pr->match[0])
+        return bad(c, path, "expected a selector of at most %d characters, got \"%.60s...\"",
+                   (int)sizeof pr->match[0] - 1, sv);
+    const char *colon = strchr(sv, ':');
+    bool port = colon != NULL;
+    if (i > 0 && port != pr->ports)
+        return bad(c, path, "expected every selector of a profile to name nodes, or every one ports, got \"%.60s\"",
+                   sv);
+    pr->ports = port;
+    if (port) {
+        const char *pp = colon + 1;
+        bool num = *pp && strspn(pp, "0123456789") == strlen(pp) && strlen(pp) <= 5;
+        if (colon == sv || (!num && strcmp(pp, "*") != 0) || strchr(pp, ':'))
+            return bad(c, path, "expected \"node:port\" with a port number or \"*\", like \"tor0:3\", got \"%.60s\"",
+                       sv);
+    }
+    setting_strf(pr->match[i], sizeof pr->match[i], "%s", sv);
+    return 0;
+}
+
+static int parse_profile(struct ctx *c, const cJSON *e, const char *path, int idx, struct scn_profile *pr)
+{
+    static const char *const fields[] = {"match", "switch", "host", NULL};
+    char q[PATH_LEN];
+    if (val_obj(c, e, path) < 0 || check_fields(c, e, path, fields) < 0)
+        return -1;
+    const cJSON *m = member(e, "match"), *sw = member(e, "switch"), *h = member(e, "host");
+    if (!m)
+        return bad(c, join(q, path, "match"), "expected the nodes the profile applies to, like \"tor*\" or "
+                                              "[\"leaf0-leaf3\"], got nothing (this field is required)");
+    if ((sw != NULL) == (h != NULL))
+        return bad(c, path, "expected exactly one of \"switch\" and \"host\" in a profile, got %s",
+                   sw ? "both" : "neither");
+    pr->kind = sw ? SCN_PROFILE_SWITCH : SCN_PROFILE_HOST;
+    join(q, path, "match");
+    pr->match_array = cJSON_IsArray(m);
+    int n = pr->match_array ? cJSON_GetArraySize(m) : 1;
+    if (pr->match_array && n == 0)
+        return bad(c, q, "expected at least one selector, got an empty array");
+    if (!(pr->match = ctx_calloc(c, (size_t)n, sizeof *pr->match)))
+        return -1;
+    pr->n_match = n;
+    if (!pr->match_array) {
+        if (profile_selector(c, m, q, pr, 0) < 0)
+            return -1;
+    } else {
+        int i = 0;
+        char qi[PATH_LEN];
+        for (const cJSON *it = m->child; it; it = it->next, i++)
+            if (profile_selector(c, it, join_idx(qi, q, i), pr, i) < 0)
+                return -1;
+    }
+    const cJSON *obj = sw ? sw : h;
+    join(q, path, sw ? "switch" : "host");
+    if (val_obj(c, obj, q) < 0)
+        return -1;
+    if (pr->ports && !sw)
+        return bad(c, join(q, path, "match"), "expected node selectors in a host profile, got \"%.60s\" (only a "
+                                              "switch profile may match ports)", pr->match[0]);
+    if (pr->ports && check_port_fields(c, obj, q) < 0)
+        return -1;
+    /* The watchdog, the deadlock detector and the PAUSE time act on the whole fabric (models/pfcwd.c, deadlock.c,
+     * and a NIC's PAUSE under a fault): a switch of its own would be ignored, so it is refused. */
+    if (sw) {
+        const cJSON *pfc = member(obj, "pfc");
+        const char *fabric = member(obj, "watchdog") ? "watchdog" : member(obj, "deadlock_check") ? "deadlock_check"
+                             : cJSON_IsObject(pfc) && member(pfc, "pause_quanta") ? "pfc.pause_quanta" : NULL;
+        char qf[PATH_LEN];
+        if (fabric)
+            return bad(c, join(qf, q, fabric), "expected a setting a switch can have of its own, got switch.%s, which "
+                                              "applies to the whole fabric (set it in the switch object)", fabric);
+    }
+    /* The object is checked over a copy of the global settings, with the loader's usual errors. */
+    if (sw) {
+        struct scn_switch tmp = c->s->sw;
+        if (settings_parse(&c->sc, settings_find("switch"), obj, q, &tmp) < 0)
+            return -1;
+    } else {
+        struct scn_host *tmp = ctx_calloc(c, 1, sizeof *tmp);
+        if (!tmp)
+            return -1;
+        *tmp = c->s->host;
+        int rc = settings_parse(&c->sc, settings_find("host"), obj, q, tmp);
+        free(tmp);
+        if (rc < 0)
+            return -1;
+    }
+    (void)idx;
+    if (!(pr->json = cJSON_PrintUnformatted(obj)))
+        return ctx_oom(c);
+    return 0;
+}
+
+static int hook_profiles(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    struct ctx *c = loader(sc);
+    struct scenario *s = base;
+    char q[PATH_LEN];
+    (void)f;
+    if (val_arr(c, v, p, "an array of profiles like [{\"match\": \"tor*\", \"switch\": {...}}]") < 0)
+        return -1;
+    int n = cJSON_GetArraySize(v), i = 0;
+    if (n == 0)
+        return 0;
+    if (!(s->profiles = ctx_calloc(c, (size_t)n, sizeof *s->profiles)))
+        return -1;
+    for (const cJSON *it = v->child; it; it = it->next, i++) {
+        s->n_profiles = i + 1;
+        if (parse_profile(c, it, join_idx(q, p, i), i, &s->profiles[i]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void dump_profiles(cJSON *o, const struct setting *f, const void *base)
+{
+    const struct scenario *s = base;
+    if (s->n_profiles == 0)
+        return;
+    cJSON *arr = cJSON_AddArrayToObject(o, f->name);
+    for (int i = 0; arr && i < s->n_profiles; i++) {
+        const struct scn_profile *pr = &s->profiles[i];
+        cJSON *e = cJSON_CreateObject();
+        if (!e)
+            return;
+        cJSON_AddItemToArray(arr, e);
+        if (pr->match_array) {
+            cJSON *m = cJSON_AddArrayToObject(e, "match");
+            for (int k = 0; m && k < pr->n_match; k++)
+                cJSON_AddItemToArray(m, cJSON_CreateString(pr->match[k]));
+        } else {
+            cJSON_AddStringToObject(e, "match", pr->match[0]);
+        }
+        cJSON *obj = cJSON_Parse(pr->json);
+        if (obj)
+            cJSON_AddItemToObject(e, pr->kind == SCN_PROFILE_SWITCH ? "switch" : "host", obj);
+    }
+}
+
+/* See scenario.h. */
+int scn_profile_apply(const struct scenario *s, int i, void *base, char *err, size_t errlen)
+{
+    const struct scn_profile *pr = &s->profiles[i];
+    struct ctx c = {.sc = {.file = s->file, .err = err, .errlen = errlen, .status = SCN_EUSAGE}};
+    char path[PATH_LEN];
+    scn_register_settings();
+    cJSON *obj = cJSON_Parse(pr->json);
+    if (!obj) {
+        setting_oom(&c.sc);
+        return SCN_EIO;
+    }
+    setting_strf(path, sizeof path, "profiles.%d.%s", i, pr->kind == SCN_PROFILE_SWITCH ? "switch" : "host");
+    int rc = settings_parse(&c.sc, settings_find(pr->kind == SCN_PROFILE_SWITCH ? "switch" : "host"), obj, path,
+                            base);
+    cJSON_Delete(obj);
+    return rc < 0 ? c.sc.status : 0;
 }
 
 /* Reads the optional faults array fj. */
@@ -2072,6 +2481,8 @@ static const struct setting top_fields[] = {
     {TOP("topology", topo, NULL, "The network", hook_topology, dump_topology), .flags = SETTING_ALWAYS},
     {SET_GROUP("switch", "Configuration shared by every switch")},
     {SET_GROUP("host", "Configuration shared by every host NIC")},
+    {TOP("profiles", profiles, NULL, "Partial switch or host objects applied over the global ones to the nodes they "
+         "match", hook_profiles, dump_profiles)},
     {TOP("traffic", traffic, NULL, "What is sent", hook_traffic, dump_traffic), .flags = SETTING_ALWAYS},
     {TOP("faults", faults, NULL, "Injected failures", hook_faults, dump_faults)},
     {SET_GROUP("monitor", "What is sampled into the CSV files")},
@@ -2197,6 +2608,11 @@ void scn_free(struct scenario *s)
     }
     free(s->traffic);
     free(s->faults);
+    for (int i = 0; s->profiles && i < s->n_profiles; i++) {
+        free(s->profiles[i].match);
+        cJSON_free(s->profiles[i].json);
+    }
+    free(s->profiles);
     free(s->monitor.queues);
     free(s->monitor.flow_ids);
     memset(s, 0, sizeof *s);
@@ -2434,7 +2850,9 @@ static void add_traffic(const struct scenario *s, cJSON *root)
         add_time(o, "start", t->start_ps);
         if (t->type == SCN_TR_POISSON && t->end_ps >= 0)
             add_time(o, "end", t->end_ps);
-        cJSON_AddNumberToObject(o, "priority", t->priority);
+        /* With profiles, a priority the entry did not give is its sender's host.priority, known per host. */
+        if (t->priority_given || s->n_profiles == 0)
+            cJSON_AddNumberToObject(o, "priority", t->priority);
     }
 }
 

@@ -94,6 +94,28 @@ struct scn_topology {
 };
 
 enum scn_xoff_mode { SCN_XOFF_DYNAMIC, SCN_XOFF_STATIC };
+
+/*
+ * A setting given by port speed: {"25Gbps": "100KB", "100Gbps": "400KB"} (docs/scenario.md, "Settings by port
+ * speed").  n == 0: the field's single value applies at every rate.  Resolved per port when the network is built
+ * (scn_rate_value); kept small and bounded so that a struct scn_switch stays a flat value that can be copied
+ * and compared.
+ */
+#define SCN_RATE_MAP_MAX 8
+struct scn_rate_map {
+    uint8_t n;
+    bool linear;            /* "scale": "linear": a rate with no entry scales the nearest entry by the rate ratio */
+    int16_t profile;        /* where the map was given: -1 the global switch object, else the profile's index */
+    int64_t rate[SCN_RATE_MAP_MAX];
+    double val[SCN_RATE_MAP_MAX]; /* bytes for sizes */
+};
+
+/*
+ * The value of a setting at a port of rate_bps: the scalar when the map is empty, the map's entry for that rate,
+ * or (linear) the nearest entry's scaled by the rate ratio (sizes only: a fraction or probability keeps the
+ * nearest entry's value).  Returns false when the map has no entry for the rate and does not scale.
+ */
+bool scn_rate_value(const struct scn_rate_map *m, double scalar, int64_t rate_bps, bool is_size, double *out);
 enum scn_mark_on { SCN_MARK_DEQUEUE, SCN_MARK_ENQUEUE };
 enum scn_sched_type { SCN_SCHED_STRICT, SCN_SCHED_DWRR };
 enum scn_wd_action { SCN_WD_DROP, SCN_WD_FORWARD, SCN_WD_ALERT };
@@ -109,6 +131,8 @@ struct scn_pfc {
     int64_t headroom_bytes;     /* when !headroom_auto */
     int pause_quanta;           /* quanta carried by a PAUSE (0xFFFF) */
     int response_quanta;        /* upstream response time used by auto headroom (394) */
+    /* Per port speed, when given as maps (then xoff_bytes, dynamic_alpha, xon_delta, headroom_bytes are 0) */
+    struct scn_rate_map xoff_map, alpha_map, xon_map, headroom_map;
 };
 
 struct scn_ecn {
@@ -116,6 +140,7 @@ struct scn_ecn {
     int64_t kmin, kmax; /* bytes */
     double pmax;
     enum scn_mark_on mark_on;
+    struct scn_rate_map kmin_map, kmax_map, pmax_map; /* per port speed (then the scalar is 0) */
 };
 
 struct scn_scheduler {
@@ -205,6 +230,7 @@ struct scn_traffic {
     char id[SCN_NAME_MAX]; /* the entry's id, or "t{i}" */
     bool id_given;
     int priority;          /* resolved: the entry's, else host.priority */
+    bool priority_given;   /* else the sender's host.priority, which a host profile may set, applies */
     int64_t start_ps;
     int64_t size;          /* flow, incast, allreduce, alltoall: bytes */
     /* flow */
@@ -239,6 +265,23 @@ struct scn_fault {
     bool one_way;                     /* link_errors: only frames from between[0] to between[1] */
 };
 
+/*
+ * A profile: a partial `switch` or `host` object applied, in the order of the profiles, over the global one to
+ * the nodes (or, for a switch profile, the ports "node:port") its selectors match.  The selectors name nodes
+ * that exist only once the topology is built: models/net.c resolves them.  The loader checks the partial object
+ * by parsing it over a copy of the global one; the object is kept as JSON text and parsed again, over each
+ * node's settings, by scn_profile_apply.
+ */
+enum scn_profile_kind { SCN_PROFILE_SWITCH, SCN_PROFILE_HOST };
+struct scn_profile {
+    enum scn_profile_kind kind;
+    bool ports;                        /* its selectors are "node:port": only per-port fields are allowed */
+    bool match_array;                  /* "match" was given as an array (for the dump) */
+    int n_match;
+    char (*match)[2 * SCN_NAME_MAX];
+    char *json;                        /* the partial object, unformatted */
+};
+
 /* AUTO: every flow up to a few dozen, else an evenly spread sample of that many (tools/monitor.h). */
 enum scn_flow_sel { SCN_MON_FLOWS_ALL, SCN_MON_FLOWS_NONE, SCN_MON_FLOWS_LIST, SCN_MON_FLOWS_AUTO };
 /* AUTO: the frames of the first few dozen ports that send PFC frames (tools/monitor.h). */
@@ -263,6 +306,8 @@ struct scenario {
     struct scn_topology topo;
     struct scn_switch sw;
     struct scn_host host;
+    int n_profiles;
+    struct scn_profile *profiles;
     int n_traffic;
     struct scn_traffic *traffic;
     int n_faults;
@@ -290,6 +335,23 @@ int scn_load_text(const char *file, const char *text, const struct scn_override 
                   struct scenario *out, char *err, size_t errlen);
 
 void scn_free(struct scenario *s);
+
+/*
+ * Parses profile i's partial object over *base, a struct scn_switch or struct scn_host as its kind says (the
+ * node's settings so far).  0, or SCN_EUSAGE with "FILE: profiles.I.PATH: expected ..." in err (a value that
+ * passed the loader's check over the global settings may still fail over another node's, e.g. a kmax below
+ * that node's kmin).
+ */
+int scn_profile_apply(const struct scenario *s, int i, void *base, char *err, size_t errlen);
+
+/*
+ * Whether the node name matches selector sel: "all", the name itself, a range "leaf0-leaf3" (a common prefix
+ * and numbers, both ends included), or a glob where only '*' is special.
+ */
+bool scn_name_match(const char *sel, const char *name);
+
+/* Glob match where only '*' is special (node names may hold any other character). */
+bool scn_glob_match(const char *pat, const char *s);
 
 /*
  * A copy of JSON text with // and block comments replaced by spaces (newlines

@@ -71,10 +71,29 @@ const struct setting_group *settings_find(const char *path)
     return NULL;
 }
 
+/*
+ * "profiles.N.switch.REST" and "profiles.N.host.REST" name the fields of the switch and host tables (a profile
+ * is a partial switch or host object): returns where "switch" or "host" starts, else path itself.
+ */
+static const char *profile_target(const char *path)
+{
+    if (strncmp(path, "profiles.", 9) != 0)
+        return path;
+    const char *q = path + 9;
+    size_t nd = strspn(q, "0123456789");
+    if (nd == 0 || q[nd] != '.')
+        return path;
+    q += nd + 1;
+    if ((strncmp(q, "switch", 6) == 0 && (q[6] == '.' || !q[6])) || (strncmp(q, "host", 4) == 0 && (q[4] == '.' || !q[4])))
+        return q;
+    return path;
+}
+
 /* See settings.h. */
 const struct setting *settings_field(const char *path)
 {
     char group[SETTING_PATH_MAX];
+    path = profile_target(path);
     const char *dot = strrchr(path, '.');
     size_t gl = dot ? (size_t)(dot - path) : 0;
     if (gl >= sizeof group)
@@ -559,8 +578,10 @@ int settings_parse(struct setting_ctx *c, const struct setting_group *g, const c
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, g->preset_key);
         if (v && setting_val_enum(c, v, setting_join(p, path, g->preset_key), preset->names, &which) < 0)
             return -1;
-        /* The preset goes first so that explicit fields win wherever they appear in the object. */
-        if (apply_preset(c, g, which, base) < 0)
+        /* The preset goes first so that explicit fields win wherever they appear in the object.  Only a preset the
+         * object names resets the group: base starts at the defaults (the first preset), or, for a profile, at
+         * the node's settings so far, which an object without a preset only amends. */
+        if (v && apply_preset(c, g, which, base) < 0)
             return -1;
     }
     for (const struct setting *f = g->fields; f->name; f++) {
@@ -646,8 +667,9 @@ int settings_check_path(const char *path, char *msg, size_t msglen, char *at, si
 {
     const struct setting_group *g = settings_find("");
     char tmp[SETTING_PATH_MAX];
-    setting_strf(tmp, sizeof tmp, "%s", path);
-    size_t off = 0;
+    const char *target = profile_target(path);
+    setting_strf(tmp, sizeof tmp, "%s", target);
+    size_t off = (size_t)(target - path);
     for (char *comp = tmp; g && comp;) {
         char *dot = strchr(comp, '.');
         if (dot)

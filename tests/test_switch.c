@@ -96,7 +96,7 @@ static void test_static_xoff_xon(void)
     run_observe(&r, &log_ops, &l);
     struct port *in = test_port_to(&r, "s0", "h0");
     const struct sw *w = r.net.node_sw[test_node(&r, "s0")];
-    CU_ASSERT_EQUAL(pfc_xoff_threshold(&r.net, w), 10860);
+    CU_ASSERT_EQUAL(pfc_xoff_threshold(w, port_cfg(in)), 10860);
     sim_run(&r.sim, A(11) - 1);
     CU_ASSERT_EQUAL(l.n, 0);
     CU_ASSERT_EQUAL(in->ing_shared[3], 9 * FRAME);
@@ -157,10 +157,10 @@ static void test_dynamic_xoff(void)
     struct port *in = test_port_to(&r, "s0", "h0");
     const struct sw *w = r.net.node_sw[test_node(&r, "s0")];
     CU_ASSERT_EQUAL(w->hdrm_reserved, 100000);
-    CU_ASSERT_EQUAL(pfc_xoff_threshold(&r.net, w), 10860);
+    CU_ASSERT_EQUAL(pfc_xoff_threshold(w, port_cfg(in)), 10860);
     sim_run(&r.sim, A(9) - 1);
     CU_ASSERT_EQUAL(l.n, 0);
-    CU_ASSERT_EQUAL(pfc_xoff_threshold(&r.net, w), 8959); /* 0.25 x (43,440 - 7 x 1,086) = 8,959.5 */
+    CU_ASSERT_EQUAL(pfc_xoff_threshold(w, port_cfg(in)), 8959); /* 0.25 x (43,440 - 7 x 1,086) = 8,959.5 */
     sim_run(&r.sim, 4500000);
     CU_ASSERT_EQUAL_FATAL(l.n, 1);
     CU_ASSERT_TRUE(l.ev[0].pause);
@@ -309,17 +309,17 @@ static void test_ecn_marking(void)
     k->type = PKT_DATA;
     k->prio = 3;
     k->ecn = 0; /* not ECN-capable: never marked */
-    ecn_maybe_mark(&r.net, w, k, 1000000);
+    ecn_maybe_mark(&r.net, w, port_cfg(w->ports), k, 1000000);
     CU_ASSERT_EQUAL(k->ecn, 0);
     k->ecn = ECN_ECT;
-    ecn_maybe_mark(&r.net, w, k, 20000); /* at kmin */
+    ecn_maybe_mark(&r.net, w, port_cfg(w->ports), k, 20000); /* at kmin */
     CU_ASSERT_EQUAL(k->ecn, ECN_ECT);
-    ecn_maybe_mark(&r.net, w, k, 120001);
+    ecn_maybe_mark(&r.net, w, port_cfg(w->ports), k, 120001);
     CU_ASSERT_EQUAL(k->ecn, ECN_ECT | ECN_CE);
-    ecn_maybe_mark(&r.net, w, k, 120001); /* marked already: counted once */
+    ecn_maybe_mark(&r.net, w, port_cfg(w->ports), k, 120001); /* marked already: counted once */
     k->type = PKT_ACK;
     k->ecn = ECN_ECT;
-    ecn_maybe_mark(&r.net, w, k, 120001);
+    ecn_maybe_mark(&r.net, w, port_cfg(w->ports), k, 120001);
     CU_ASSERT_EQUAL(k->ecn, ECN_ECT);
     CU_ASSERT_EQUAL(r.net.c.ecn_marked, 1);
     CU_ASSERT_EQUAL(r.net.c.prio[3].ecn_marked, 1);

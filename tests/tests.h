@@ -43,6 +43,7 @@ void test_flowset_register(void);
 void test_runpool_register(void);
 void test_tune_register(void);
 void test_tune_plot_register(void);
+void test_profiles_register(void);
 
 struct scenario;
 struct run;

@@ -5,6 +5,7 @@
 #include "sim/scenario.h"
 #include "sim/mem.h"
 #include "sim/units.h"
+#include "sim/settings.h"
 #include "tools/monitor.h"
 #include "tools/compare.h"
 #include "tools/nicconfig.h"
@@ -182,6 +183,111 @@ static int load(const struct cli *c, struct scenario *scn)
     return rc;
 }
 
+
+/* Names of the nodes ids[0..n) as runs of consecutive numbers ("tor0-tor3, spine0"), the range selector's form. */
+static void node_runs(const struct graph *g, const uint32_t *ids, uint32_t n, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < n;) {
+        const char *first = g->nodes[ids[i]].name;
+        size_t fl = strlen(first), st = fl;
+        while (st > 0 && first[st - 1] >= '0' && first[st - 1] <= '9')
+            st--;
+        long num = st < fl ? atol(first + st) : -1;
+        uint32_t e = i + 1;
+        for (; num >= 0 && e < n; e++) {
+            const char *nx = g->nodes[ids[e]].name;
+            if (strncmp(nx, first, st) != 0 || strlen(nx) <= st || atol(nx + st) != num + (long)(e - i) ||
+                strspn(nx + st, "0123456789") != strlen(nx + st))
+                break;
+        }
+        const char *last = g->nodes[ids[e - 1]].name;
+        int k = snprintf(buf + used, len - used, "%s%s%s%s", used ? ", " : "", first, e - 1 > i ? "-" : "",
+                         e - 1 > i ? last : "");
+        if (k < 0 || (size_t)k >= len - used)
+            return;
+        used += (size_t)k;
+        i = e;
+    }
+}
+
+/* A switch port setting set (struct port_cfg) as check shows it, with how many of the group's ports have it. */
+static cJSON *port_cfg_json(const struct port_cfg *pc, uint32_t ports)
+{
+    char a[32], b[32];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "rate", units_fmt_rate(pc->rate_bps, a, sizeof a));
+    cJSON_AddNumberToObject(o, "ports", ports);
+    cJSON *pr = cJSON_AddArrayToObject(o, "pfc_priorities");
+    for (int p = 0; p < NPRIO; p++)
+        if (pc->lossless & (1u << p))
+            cJSON_AddItemToArray(pr, cJSON_CreateNumber(p));
+    if (pc->lossless) {
+        if (pc->xoff_static)
+            cJSON_AddStringToObject(o, "xoff", units_fmt_size(pc->xoff, a, sizeof a));
+        else
+            cJSON_AddNumberToObject(o, "dynamic_alpha", pc->alpha);
+        cJSON_AddStringToObject(o, "xon_delta", units_fmt_size(pc->xon_delta, a, sizeof a));
+        cJSON_AddStringToObject(o, "headroom", units_fmt_size(pc->headroom, b, sizeof b));
+    }
+    cJSON_AddBoolToObject(o, "ecn", pc->ecn.enabled);
+    if (pc->ecn.enabled) {
+        cJSON_AddStringToObject(o, "kmin", units_fmt_size(pc->ecn.kmin, a, sizeof a));
+        cJSON_AddStringToObject(o, "kmax", units_fmt_size(pc->ecn.kmax, b, sizeof b));
+        cJSON_AddNumberToObject(o, "pmax", pc->ecn.pmax);
+    }
+    return o;
+}
+
+/*
+ * The resolved settings per group of nodes that share them (profiles, docs/scenario.md): each switch group with
+ * its ports' values per distinct set (rates, thresholds), each host group with its host object.
+ */
+static cJSON *groups_json(const struct run *r)
+{
+    const struct graph *g = &r->g;
+    const struct net *n = &r->net;
+    cJSON *arr = cJSON_CreateArray();
+    uint32_t *ids = mem_xcalloc(g->n_nodes ? g->n_nodes : 1, sizeof *ids, "reporting the settings per node");
+    uint32_t *cnt = mem_xcalloc(n->n_pcfg ? n->n_pcfg : 1, sizeof *cnt, "reporting the settings per node");
+    char *names = mem_xmalloc(4096, "reporting the settings per node");
+    for (uint32_t c = 0; c < n->n_sw_cfgs; c++) {
+        uint32_t k = 0;
+        memset(cnt, 0, sizeof *cnt * n->n_pcfg);
+        for (uint32_t i = 0; i < g->n_switches; i++)
+            if (n->sws[i].cfg == &n->sw_cfgs[c]) {
+                ids[k++] = n->sws[i].node;
+                for (uint32_t j = 0; j < n->sws[i].n_ports; j++)
+                    cnt[n->sws[i].ports[j].cfg]++;
+            }
+        node_runs(g, ids, k, names, 4096);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "nodes", names);
+        settings_dump(settings_find("switch"), &n->sw_cfgs[c], cJSON_AddObjectToObject(o, "switch"));
+        cJSON *ports = cJSON_AddArrayToObject(o, "ports");
+        for (uint32_t q = 0; q < n->n_pcfg; q++)
+            if (cnt[q])
+                cJSON_AddItemToArray(ports, port_cfg_json(&n->pcfg[q], cnt[q]));
+        cJSON_AddItemToArray(arr, o);
+    }
+    for (uint32_t c = 0; c < n->n_host_cfgs; c++) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < g->n_hosts; i++)
+            if (n->hosts[i].cfg == &n->host_cfgs[c])
+                ids[k++] = n->hosts[i].node;
+        node_runs(g, ids, k, names, 4096);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "nodes", names);
+        settings_dump(settings_find("host"), &n->host_cfgs[c], cJSON_AddObjectToObject(o, "host"));
+        cJSON_AddItemToArray(arr, o);
+    }
+    free(ids);
+    free(cnt);
+    free(names);
+    return arr;
+}
+
 /*
  * What check reports beyond the scenario itself: the size of the built
  * network, and the PFC headroom per class of port (same rate and delay), with
@@ -196,6 +302,7 @@ static cJSON *derived_json(const struct run *r)
     cJSON_AddNumberToObject(d, "switches", g->n_switches);
     cJSON_AddNumberToObject(d, "links", g->n_links);
     cJSON_AddNumberToObject(d, "flows", n->n_flows);
+    cJSON_AddItemToObject(d, "groups", groups_json(r));
     if (!r->scn->sw.pfc.enabled)
         return d;
     cJSON *classes = cJSON_AddArrayToObject(d, "pfc_headroom");

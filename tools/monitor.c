@@ -12,29 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Glob match where only '*' is special (node names may hold any other character). */
-static bool glob_match(const char *pat, const char *s)
-{
-    const char *star = NULL, *resume = NULL;
-    while (*s) {
-        if (*pat == '*') {
-            star = pat++;
-            resume = s;
-        } else if (*pat == *s) {
-            pat++;
-            s++;
-        } else if (star) {
-            pat = star + 1;
-            s = ++resume;
-        } else {
-            return false;
-        }
-    }
-    while (*pat == '*')
-        pat++;
-    return *pat == '\0';
-}
-
 /* Splits a name into its stem and a trailing number that prints back the same ("s01" has none); -1: none. */
 static long name_number(const char *name, size_t *stem)
 {
@@ -105,7 +82,7 @@ int monitor_resolve_queues(const struct run *r, struct port ***out, uint32_t *n,
         bool node_found = false;
         for (uint32_t s = 0; s < g->n_switches; s++) {
             const struct sw *w = &net->sws[s];
-            if (!glob_match(node_pat, g->nodes[w->node].name))
+            if (!scn_glob_match(node_pat, g->nodes[w->node].name))
                 continue;
             node_found = true;
             for (uint32_t p = 0; p < w->n_ports; p++)
