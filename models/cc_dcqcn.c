@@ -7,14 +7,21 @@
  * rate; the byte counter advances with every data frame sent.
  *
  * Notification point: a CE-marked data frame makes the receiver send a CNP to the flow's sender, at most one
- * per flow per cnp_interval (section 3.2 of the paper; ConnectX's min_time_between_cnps).
+ * per flow per cnp_interval (section 3.2 of the paper; ConnectX's min_time_between_cnps).  NVIDIA's DCQCN
+ * parameter pages list no CNP generation delay at the notification point (its parameters are
+ * min_time_between_cnps, cnp_dscp and cnp_802p_prio), so the CNP leaves with the frame that caused it, and
+ * they document no granularity of the rate limiter's updates: the rate changes at each event, as in the paper.
  */
 #include "models/cc.h"
 #include "models/dcqcn.h"
 #include "sim/settings.h"
+#include "sim/units.h"
 
+#include <cjson/cJSON.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 _Static_assert(sizeof(struct dcqcn) <= CC_STATE_BYTES, "DCQCN's state fits the flow's cc_state");
 
@@ -29,19 +36,39 @@ static void dcqcn_cc_init(struct flow *f, sim_time_t now)
 
 static void dcqcn_cc_on_sent(struct flow *f, uint32_t bytes) { dcqcn_on_sent(rp(f), bytes); }
 
+/*
+ * One timer serves the increase and a cut held back by rate_reduce_monitor_period: it is armed for whichever
+ * comes first, and a cut restarts the increase timer anyway, so the increase it may have displaced is not lost.
+ */
 static void dcqcn_cc_on_cnp(struct flow *f, sim_time_t now)
 {
     struct dcqcn *d = rp(f);
-    dcqcn_on_cnp(d, now);
+    if (!dcqcn_on_cnp_monitored(d, now)) {
+        sim_time_t due = dcqcn_cut_due(d);
+        if (!f->cc_timer.armed || f->cc_timer.at > due)
+            cc_timer_arm(f, due);
+        return;
+    }
     cc_timer_arm(f, now + d->p->rate_increase_timer_ps);
 }
 
 static void dcqcn_cc_on_timer(struct flow *f, sim_time_t now)
 {
     struct dcqcn *d = rp(f);
-    dcqcn_on_timer(d);
-    if (d->increasing && !f->sender_done)
+    if (__builtin_expect(d->cut_pending, 0) && now >= dcqcn_cut_due(d)) {
+        dcqcn_on_cnp(d, now);
         cc_timer_arm(f, now + d->p->rate_increase_timer_ps);
+        return;
+    }
+    dcqcn_on_timer(d);
+    if (f->sender_done)
+        return;
+    if (__builtin_expect(d->cut_pending, 0)) {
+        sim_time_t t = now + d->p->rate_increase_timer_ps, due = dcqcn_cut_due(d);
+        cc_timer_arm(f, d->increasing && t < due ? t : due);
+    } else if (d->increasing) {
+        cc_timer_arm(f, now + d->p->rate_increase_timer_ps);
+    }
 }
 
 static double dcqcn_cc_rate(const struct flow *f) { return crp(f)->rc; }
@@ -91,11 +118,44 @@ const struct cc_ops cc_dcqcn_ops = {
 
 static const char *const preset_names[] = {"paper", "connectx", NULL};
 
+/* "off" or a positive size: off keeps byte_counter at INT64_MAX, which bytes sent between two cuts never reach,
+ * so that the per-frame path needs no test of its own. */
+static int parse_byte_counter(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *path,
+                              void *base)
+{
+    struct scn_dcqcn *d = base;
+    (void)f;
+    if (cJSON_IsString(v) && strcmp(v->valuestring, "off") == 0) {
+        d->byte_counter = INT64_MAX;
+        d->byte_counter_off = true;
+        return 0;
+    }
+    int64_t b;
+    char uerr[128];
+    if ((!cJSON_IsString(v) && !cJSON_IsNumber(v)) ||
+        (cJSON_IsString(v) && units_parse_size(v->valuestring, &b, uerr, sizeof uerr) < 0)) {
+        char got[96];
+        return setting_bad(c, path, "expected \"off\" or a size like \"10MB\", got %s",
+                           setting_describe(v, got, sizeof got));
+    }
+    d->byte_counter_off = false;
+    return setting_val_qty(c, v, path, SETTING_SIZE, true, &d->byte_counter);
+}
+
+static void dump_byte_counter(cJSON *o, const struct setting *f, const void *base)
+{
+    const struct scn_dcqcn *d = base;
+    char b[40];
+    cJSON_AddStringToObject(o, f->name, d->byte_counter_off ? "off" : units_fmt_size(d->byte_counter, b, sizeof b));
+}
+
 /*
  * DCQCN (docs/scenario.md, host.dcqcn).  The defaults are the "paper" preset, the parameters of the SIGCOMM 2015
  * paper; "connectx" holds the ConnectX firmware defaults as exposed under /sys/class/net/IF/ecn/roce_rp and
  * roce_np (g = (1024 - dce_tcp_g 1019) / 1024, alpha timer = dce_tcp_rtt, rpg_time_reset, rpg_byte_reset,
- * rpg_threshold, rpg_*_rate, rpg_min_dec_fac, min_time_between_cnps).  The module registers
+ * rpg_threshold, rpg_*_rate, rpg_min_dec_fac, min_time_between_cnps, rate_reduce_monitor_period,
+ * clamp_tgt_rate_after_time_inc), from NVIDIA's "DCQCN Parameters" page (community DOC-2790; DOCA "DCQCN CC
+ * Parameters").  The module registers
  * this table, its presets and its group with the scenario loader before main runs (sim/settings.h).
  */
 static const struct setting dcqcn_fields[] = {
@@ -108,7 +168,8 @@ static const struct setting dcqcn_fields[] = {
     {SET_FIELD("rate_increase_timer", SETTING_TIME, struct scn_dcqcn, rate_increase_timer_ps, SETTING_POSITIVE, "55us",
            "Period of the timer-driven rate increase")},
     {SET_FIELD("byte_counter", SETTING_SIZE, struct scn_dcqcn, byte_counter, SETTING_POSITIVE, "10MB",
-           "A rate increase also happens every this many bytes sent")},
+           "A rate increase also happens every this many bytes sent; \"off\": the timer alone"),
+     .parse = parse_byte_counter, .dump = dump_byte_counter},
     {SET_INT("fast_recovery_steps", struct scn_dcqcn, fast_recovery_steps, 0, INT_MAX, "5",
          "Increase events spent in fast recovery")},
     {SET_FIELD("ai_rate", SETTING_RATE, struct scn_dcqcn, ai_rate_bps, SETTING_POSITIVE, "40Mbps",
@@ -125,13 +186,18 @@ static const struct setting dcqcn_fields[] = {
            "Every CNP resets the target rate to the current rate")},
     {SET_FIELD("cnp_interval", SETTING_TIME, struct scn_dcqcn, cnp_interval_ps, 0, "50us",
            "The receiver sends at most one CNP per flow per this interval")},
+    {SET_FIELD("rate_reduce_monitor_period", SETTING_TIME, struct scn_dcqcn, rate_reduce_period_ps, 0, "0us",
+           "At most one rate cut per this period; CNPs within it cut once at its end; 0 = every CNP cuts")},
+    {SET_FIELD("clamp_target_rate_after_timer", SETTING_BOOL, struct scn_dcqcn, clamp_after_timer, 0, "false",
+           "A cut resets the target rate only when a timer increase happened since the previous cut")},
     {0},
 };
 
 static const struct setting_value dcqcn_connectx[] = {
     {"g", "0.0048828125"}, {"alpha_timer", "1us"}, {"rate_increase_timer", "300us"}, {"byte_counter", "32767B"},
     {"fast_recovery_steps", "1"}, {"ai_rate", "5Mbps"}, {"hai_rate", "50Mbps"}, {"min_rate", "1Mbps"},
-    {"cnp_interval", "4us"}, {NULL, NULL},
+    {"cnp_interval", "4us"}, {"rate_reduce_monitor_period", "4us"}, {"clamp_target_rate_after_timer", "true"},
+    {NULL, NULL},
 };
 
 /* In the order of preset_names: the enum scn_dcqcn_preset values. */

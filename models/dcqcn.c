@@ -1,5 +1,5 @@
 /*
- * dcqcn — reaction point state machine (formulas in dcqcn.h).
+ * dcqcn — reaction point state machine (formulas and sources in dcqcn.h).
  */
 #include "dcqcn.h"
 
@@ -16,6 +16,7 @@ void dcqcn_init(struct dcqcn *d, const struct scn_dcqcn *p, int64_t line_bps, si
     d->bytes = 0;
     d->seen_cnp = false;
     d->increasing = false;
+    d->cut_pending = false;
     d->cnps = 0;
 }
 
@@ -50,7 +51,7 @@ void dcqcn_on_cnp(struct dcqcn *d, sim_time_t now)
      * = 0) two cuts with no increase event between them keep the older, higher
      * target, so that a burst of CNPs does not ratchet the target down.
      */
-    if (p->clamp_target_rate || d->t_count > 0 || d->bc_count > 0)
+    if (p->clamp_target_rate || d->t_count > 0 || (d->bc_count > 0 && !p->clamp_after_timer))
         d->rt = d->rc;
     double factor = 1.0 - alpha / 2.0;
     if (factor < p->min_dec_factor)
@@ -61,7 +62,18 @@ void dcqcn_on_cnp(struct dcqcn *d, sim_time_t now)
     d->t_count = d->bc_count = 0;
     d->bytes = 0;
     d->increasing = true;
+    d->cut_pending = false;
     d->cnps++;
+}
+
+bool dcqcn_on_cnp_monitored(struct dcqcn *d, sim_time_t now)
+{
+    if (d->seen_cnp && now < dcqcn_cut_due(d)) {
+        d->cut_pending = true;
+        return false;
+    }
+    dcqcn_on_cnp(d, now);
+    return true;
 }
 
 static void increase(struct dcqcn *d)
@@ -70,6 +82,8 @@ static void increase(struct dcqcn *d)
     uint32_t F = (uint32_t)p->fast_recovery_steps;
     uint32_t mx = d->t_count > d->bc_count ? d->t_count : d->bc_count;
     uint32_t mn = d->t_count < d->bc_count ? d->t_count : d->bc_count;
+    if (p->byte_counter_off)
+        mx = mn = d->t_count;
     if (mx <= F) {
         /* fast recovery: Rt unchanged */
     } else if (mn > F) {

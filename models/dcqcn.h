@@ -19,6 +19,19 @@
  * so a timer-only recovery makes exactly F fast-recovery steps, as the paper
  * describes ("F iterations of fast recovery"); a strict < would give F-1.
  *
+ * Beyond the paper, what NVIDIA documents for the ConnectX (mlx5) reaction
+ * point ("DCQCN Parameters", NVIDIA/Mellanox community page DOC-2790, and the
+ * "DCQCN CC Parameters" page of the NVIDIA DOCA documentation; the sysfs files
+ * of /sys/class/net/IF/ecn/roce_rp):
+ *   rate_reduce_monitor_period  at most one cut per period: a CNP within the period after a cut is
+ *                      remembered and cuts once when the period ends (the docs: the rate is reduced at
+ *                      the beginning of the next period); its alpha update happens with that cut.
+ *   clamp_tgt_rate_after_time_inc  Rt <- Rc at a cut only when a timer increase (not only byte-counter
+ *                      increases) happened since the previous cut.
+ *   rpg_byte_reset     the byte counter; "off" leaves the increase to the timer alone (T decides the
+ *                      stage: fast recovery while T <= F, hyper increase once T > F).
+ * Each is off in the paper preset, so that the paper's machine is unchanged.
+ *
  * alpha decay is evaluated lazily: alpha at time t is alpha_ref multiplied by
  * (1 - g) once for every whole alpha_timer period since the last CNP, which is
  * exactly what a periodic timer restarted at each CNP computes, without one
@@ -41,9 +54,10 @@ struct dcqcn {
     sim_time_t alpha_t0;     /* last CNP (or start) */
     uint32_t t_count, bc_count;
     int64_t bytes;           /* bytes sent since the last byte-counter event */
+    uint32_t cnps;           /* rate cuts */
     bool seen_cnp;
     bool increasing;         /* increase timer/byte counter active (rate below line) */
-    uint64_t cnps;
+    bool cut_pending;        /* a CNP arrived within rate_reduce_period of the last cut (alpha_t0) */
 };
 
 void dcqcn_init(struct dcqcn *d, const struct scn_dcqcn *p, int64_t line_bps, sim_time_t now);
@@ -53,6 +67,16 @@ double dcqcn_alpha(const struct dcqcn *d, sim_time_t now);
 
 /* A CNP arrived: cut the rate.  Afterwards the caller (re)starts the increase timer. */
 void dcqcn_on_cnp(struct dcqcn *d, sim_time_t now);
+
+/*
+ * A CNP arrived: cuts the rate as dcqcn_on_cnp and returns true, or, within rate_reduce_period of the last
+ * cut, only notes the pending cut and returns false; the caller then runs dcqcn_on_cnp at
+ * dcqcn_cut_due(d) (the end of the period).
+ */
+bool dcqcn_on_cnp_monitored(struct dcqcn *d, sim_time_t now);
+
+/* When the pending cut is due (the end of the period that began with the last cut). */
+static inline sim_time_t dcqcn_cut_due(const struct dcqcn *d) { return d->alpha_t0 + d->p->rate_reduce_period_ps; }
 
 /* The rate-increase timer expired. */
 void dcqcn_on_timer(struct dcqcn *d);

@@ -559,6 +559,13 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
 
 void net_drop(struct net *n, struct pkt *k, enum drop_reason reason)
 {
+    /* What the loss leaves unknown to the sender: the data frame's PSN, or what the ACK or NACK would have said. */
+    if (k->type <= PKT_NACK) {
+        struct flow *f = net_flow(n, k->flow);
+        uint32_t hi = k->type == PKT_ACK ? k->psn : k->psn + 1;
+        if (hi > f->lost_hi)
+            f->lost_hi = hi;
+    }
     if (k->type == PKT_DATA) {
         n->c.data_dropped++;
         n->c.prio[k->prio].dropped++;

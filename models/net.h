@@ -249,6 +249,11 @@ struct flow {
 
     /* statistics */
     uint64_t retx_bytes, cnps_rx, timeouts;
+    /* Loss as the sender's timeout sees it: above this PSN nothing of the flow (data, ACK, NACK) was dropped
+     * since its last timeout (net_drop), so a timeout with lost_hi <= snd_una is spurious. */
+    uint32_t lost_hi;
+    uint8_t retries;          /* timeouts in a row without progress (host.retry_count, with qp_timeout) */
+    bool failed;              /* its retries ran out: the sender gave up, as a QP in the error state */
     sim_time_t paused_ns;     /* time its data packets waited in queues of a paused priority (see paused_acc) */
     sim_time_t ready_mark;    /* its NIC port's paused-time total when it last became ready to send */
 };
@@ -293,6 +298,7 @@ struct net_counters {
     uint64_t spurious_timeouts; /* timeouts that fired while nothing of the flow had been lost */
     /* control frames corrupted on lossy links, by kind (data frames are in drop_corrupt) */
     uint64_t corrupt_ack, corrupt_nack, corrupt_cnp, corrupt_pause, corrupt_resume;
+    uint64_t flows_failed;      /* flows whose sender gave up after retry_count timeouts (qp_timeout) */
     uint64_t data_in_flight;   /* data packets alive */
     uint64_t data_bytes_in_flight;
     struct prio_counters prio[NPRIO];

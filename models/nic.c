@@ -7,7 +7,12 @@
  * W * 8 / rate later, and a window (flow.cc_wnd, when its algorithm sets one)
  * holds it while the unacknowledged bytes fill the window.  Go-back-N loss
  * recovery: on NACK(e) resume from PSN e; after `rto` without progress resume
- * from the oldest unacknowledged PSN.
+ * from the oldest unacknowledged PSN.  The timeout may be the QP's
+ * (InfiniBand Architecture Specification, Local ACK Timeout): `qp_timeout` t
+ * gives rto = 4.096 us x 2^t, and after `retry_count` timeouts in a row
+ * without progress the flow fails (the QP's retry-exceeded error).  A timeout
+ * is spurious when nothing of the flow above its oldest unacknowledged PSN
+ * was dropped since its last timeout (flow.lost_hi, kept by net_drop).
  *
  * Receiver: ACK (cumulative: next expected PSN) every `ack_every` in-order
  * packets and at the last one; on a PSN gap one NACK per gap, discarding the
@@ -19,8 +24,8 @@
  * Notification point: the flow's congestion control sees every data frame
  * the receiver gets and decides whether a CNP goes back (cc_dcqcn.c: one per
  * CE-marked frame, at most one per flow per `cnp_interval`).  CNPs travel at
- * `cnp_priority`; ACKs and NACKs at the flow's priority, ahead of data of that
- * priority.  An INT record a data frame carries (telemetry.h) goes back in the
+ * `cnp_priority`; ACKs and NACKs at `ack_priority` (by default the flow's
+ * priority), ahead of data of that priority.  An INT record a data frame carries (telemetry.h) goes back in the
  * ACK or NACK it causes.
  *
  * A flow that is ready to send while its priority is paused at the NIC port
@@ -80,6 +85,32 @@ static void arm_rto(struct net *n, struct flow *f)
     sim_timer_arm(n->sim, &f->rto_timer, n->sim->now + n->hosts[f->src].cfg->rto_ps, rto_fired, f);
 }
 
+/* The sender gives up on f, as a QP whose retries ran out goes to the error state: nothing more is sent. */
+static void flow_fail(struct net *n, struct flow *f)
+{
+    struct host *h = &n->hosts[f->src];
+    f->failed = true;
+    f->sender_done = true;
+    n->c.flows_failed++;
+    sim_timer_cancel(&f->rto_timer);
+    sim_timer_cancel(&f->pace_timer);
+    if (f->in_ready) {
+        /* Unlinked by a walk: this happens once per failed flow, never per frame. */
+        struct flow **pp = &h->ready_head[f->prio], *prev = NULL;
+        while (*pp != f) {
+            prev = *pp;
+            pp = &(*pp)->ready_next;
+        }
+        *pp = f->ready_next;
+        if (h->ready_tail[f->prio] == f)
+            h->ready_tail[f->prio] = prev;
+        f->in_ready = false;
+    }
+    cc_release(f);
+    n->flows_active--;
+    check_done(n);
+}
+
 static void rto_fired(struct sim *s, void *obj, uint64_t arg)
 {
     struct flow *f = obj;
@@ -88,6 +119,14 @@ static void rto_fired(struct sim *s, void *obj, uint64_t arg)
         return;
     f->timeouts++;
     n->c.timeouts++;
+    if (f->lost_hi <= f->snd_una)
+        n->c.spurious_timeouts++;
+    f->lost_hi = 0; /* go-back-N resends everything from snd_una: what was lost before is handled */
+    const struct scn_host *hc = n->hosts[f->src].cfg;
+    if (hc->qp_timeout >= 0 && ++f->retries > hc->retry_count) {
+        flow_fail(n, f);
+        return;
+    }
     f->snd_nxt = f->snd_una;
     arm_rto(n, f);
     make_ready(n, f);
@@ -198,8 +237,9 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
         k->size = FRAME_CNP;
         k->prio = (uint8_t)h->cfg->cnp_priority;
     } else {
+        int ap = h->cfg->ack_priority;
         k->size = FRAME_ACK;
-        k->prio = f->prio;
+        k->prio = ap < 0 ? f->prio : (uint8_t)ap;
         if (__builtin_expect(data->tel != 0, 0))
             int_echo(k, data);
     }
@@ -263,6 +303,7 @@ static void receive_ack(struct net *n, struct pkt *k)
     uint32_t una = f->snd_una;
     if (k->psn > f->snd_una) {
         f->snd_una = k->psn;
+        f->retries = 0;
         if (f->snd_nxt < f->snd_una)
             f->snd_nxt = f->snd_una;
         arm_rto(n, f);

@@ -191,6 +191,10 @@ struct scn_dcqcn {
     double min_dec_factor;
     bool clamp_target_rate;
     int64_t cnp_interval_ps;
+    /* ConnectX's reaction point beyond the paper (models/dcqcn.h); in the paper preset all off. */
+    int64_t rate_reduce_period_ps;  /* at most one cut per this period; 0 = every CNP cuts */
+    bool clamp_after_timer;         /* a cut resets the target only after a timer increase */
+    bool byte_counter_off;          /* byte_counter is then INT64_MAX: the increase follows the timer alone */
 };
 
 #define SCN_HOST_EXT_BYTES 1024
@@ -203,6 +207,9 @@ struct scn_host {
     struct scn_dcqcn dcqcn;
     enum scn_loss_recovery loss_recovery;
     int64_t rto_ps;
+    int qp_timeout;   /* the QP's timeout exponent: rto = 4.096 us x 2^qp_timeout; -1: rto_ps as given */
+    int retry_count;  /* with qp_timeout: timeouts in a row without progress after which the flow fails */
+    int ack_priority; /* priority of ACKs and NACKs; -1: the flow's data priority */
     int ack_every;
     /* The settings of congestion controls declared outside sim/ (their groups' structs, scn_host_ext_reserve). */
     _Alignas(8) unsigned char ext[SCN_HOST_EXT_BYTES];

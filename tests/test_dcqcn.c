@@ -7,6 +7,9 @@
 #include "sim/units.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 static struct scn_dcqcn paper(void)
 {
@@ -142,6 +145,145 @@ static void test_bounds(void)
     CU_ASSERT_DOUBLE_EQUAL(d.rc, 25e9, 1e-3);
 }
 
+/*
+ * rate_reduce_monitor_period (ConnectX): at most one cut per period.  Period 4 us: the CNP at 1 us cuts; the
+ * two at 2 us and 3 us only leave a cut pending, due at 1 us + 4 us; the caller (cc_dcqcn.c, at that time)
+ * makes the one cut for both.  Without a period (the paper) each of the three CNPs cuts.
+ */
+static void test_monitor_period(void)
+{
+    struct scn_dcqcn p = paper();
+    p.rate_reduce_period_ps = 4 * PS_PER_US;
+    struct dcqcn d;
+    dcqcn_init(&d, &p, (int64_t)LINE, 0);
+    CU_ASSERT_TRUE(dcqcn_on_cnp_monitored(&d, 1 * PS_PER_US));
+    CU_ASSERT_EQUAL(d.cnps, 1);
+    CU_ASSERT_DOUBLE_EQUAL(d.rc, 50e9, 1e-3);
+    CU_ASSERT_FALSE(dcqcn_on_cnp_monitored(&d, 2 * PS_PER_US));
+    CU_ASSERT_FALSE(dcqcn_on_cnp_monitored(&d, 3 * PS_PER_US));
+    CU_ASSERT_EQUAL(d.cnps, 1);
+    CU_ASSERT_TRUE(d.cut_pending);
+    CU_ASSERT_DOUBLE_EQUAL(d.rc, 50e9, 1e-3);
+    CU_ASSERT_EQUAL(dcqcn_cut_due(&d), 5 * PS_PER_US);
+    double a = dcqcn_alpha(&d, 5 * PS_PER_US);
+    dcqcn_on_cnp(&d, 5 * PS_PER_US);
+    CU_ASSERT_EQUAL(d.cnps, 2);
+    CU_ASSERT_FALSE(d.cut_pending);
+    CU_ASSERT_DOUBLE_EQUAL(d.rc, 50e9 * (1 - a / 2), 1e-3);
+    /* a CNP a whole period after that cut cuts at once */
+    CU_ASSERT_TRUE(dcqcn_on_cnp_monitored(&d, 9 * PS_PER_US));
+    CU_ASSERT_EQUAL(d.cnps, 3);
+
+    p = paper();
+    dcqcn_init(&d, &p, (int64_t)LINE, 0);
+    for (int i = 1; i <= 3; i++)
+        CU_ASSERT_TRUE(dcqcn_on_cnp_monitored(&d, i * PS_PER_US));
+    CU_ASSERT_EQUAL(d.cnps, 3);
+    CU_ASSERT_FALSE(d.cut_pending);
+}
+
+/*
+ * clamp_tgt_rate_after_time_inc: between two cuts only byte-counter increases happened, so the second cut keeps
+ * the target; after a timer increase it resets it to the current rate.  Without the setting a byte-counter
+ * increase is enough.
+ */
+static void test_clamp_after_timer(void)
+{
+    struct scn_dcqcn p = paper();
+    p.clamp_after_timer = true;
+    struct dcqcn d;
+    dcqcn_init(&d, &p, (int64_t)LINE, 0);
+    dcqcn_on_cnp(&d, 0);
+    CU_ASSERT_EQUAL(dcqcn_on_sent(&d, 10000000), 1);
+    double rc = d.rc;
+    dcqcn_on_cnp(&d, 1000);
+    CU_ASSERT_DOUBLE_EQUAL(d.rt, LINE, 1e-3);
+    dcqcn_on_timer(&d);
+    rc = d.rc;
+    dcqcn_on_cnp(&d, 2000);
+    CU_ASSERT_DOUBLE_EQUAL(d.rt, rc, 1e-3);
+
+    p.clamp_after_timer = false;
+    dcqcn_init(&d, &p, (int64_t)LINE, 0);
+    dcqcn_on_cnp(&d, 0);
+    CU_ASSERT_EQUAL(dcqcn_on_sent(&d, 10000000), 1);
+    rc = d.rc;
+    dcqcn_on_cnp(&d, 1000);
+    CU_ASSERT_DOUBLE_EQUAL(d.rt, rc, 1e-3);
+}
+
+/*
+ * byte_counter "off" (INT64_MAX, byte_counter_off): no byte-counter event however much is sent, and the timer
+ * alone decides the stage: after F = 5 fast-recovery steps the 6th timer event is hyper increase (T - F = 1
+ * step of hai), where with a byte counter that never fired it would be additive.
+ */
+static void test_byte_counter_off(void)
+{
+    struct scn_dcqcn p = paper();
+    p.byte_counter = INT64_MAX;
+    p.byte_counter_off = true;
+    struct dcqcn d;
+    dcqcn_init(&d, &p, (int64_t)LINE, 0);
+    dcqcn_on_cnp(&d, 0);
+    dcqcn_on_cnp(&d, 0);
+    d.rt = 30e9;
+    CU_ASSERT_EQUAL(dcqcn_on_sent(&d, 1000000000000LL), 0);
+    CU_ASSERT_EQUAL(d.bc_count, 0);
+    for (int i = 0; i < 5; i++)
+        dcqcn_on_timer(&d);
+    CU_ASSERT_DOUBLE_EQUAL(d.rt, 30e9, 1e-3);
+    dcqcn_on_timer(&d); /* T = 6: hyper, 6 - 5 = 1 step */
+    CU_ASSERT_DOUBLE_EQUAL(d.rt, 30e9 + 200e6, 1e-3);
+    dcqcn_on_timer(&d); /* T = 7: 2 steps */
+    CU_ASSERT_DOUBLE_EQUAL(d.rt, 30e9 + 200e6 + 2 * 200e6, 1e-3);
+}
+
+/* The presets: the paper's leaves every ConnectX addition off; connectx takes NVIDIA's documented defaults. */
+static void test_presets(void)
+{
+    static const char base[] = "{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, "
+                               "\"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}]}";
+    struct scenario s;
+    char err[SCN_ERR_MAX];
+    CU_ASSERT_EQUAL_FATAL(scn_load_text("t.json", base, NULL, 0, &s, err, sizeof err), SCN_OK);
+    CU_ASSERT_EQUAL(s.host.dcqcn.rate_reduce_period_ps, 0);
+    CU_ASSERT_FALSE(s.host.dcqcn.clamp_after_timer);
+    CU_ASSERT_FALSE(s.host.dcqcn.byte_counter_off);
+    CU_ASSERT_EQUAL(s.host.dcqcn.byte_counter, 10000000);
+    scn_free(&s);
+    struct scn_override cx = {"host.dcqcn.preset", "connectx"};
+    CU_ASSERT_EQUAL_FATAL(scn_load_text("t.json", base, &cx, 1, &s, err, sizeof err), SCN_OK);
+    const struct scn_dcqcn *d = &s.host.dcqcn;
+    CU_ASSERT_EQUAL(d->rate_reduce_period_ps, 4 * PS_PER_US);
+    CU_ASSERT_TRUE(d->clamp_after_timer);
+    CU_ASSERT_FALSE(d->clamp_target_rate);
+    CU_ASSERT_EQUAL(d->g, 5.0 / 1024);
+    CU_ASSERT_EQUAL(d->alpha_timer_ps, 1 * PS_PER_US);
+    CU_ASSERT_EQUAL(d->rate_increase_timer_ps, 300 * PS_PER_US);
+    CU_ASSERT_EQUAL(d->byte_counter, 32767);
+    CU_ASSERT_EQUAL(d->fast_recovery_steps, 1);
+    CU_ASSERT_EQUAL(d->ai_rate_bps, 5000000);
+    CU_ASSERT_EQUAL(d->hai_rate_bps, 50000000);
+    CU_ASSERT_EQUAL(d->min_rate_bps, 1000000);
+    CU_ASSERT_EQUAL(d->cnp_interval_ps, 4 * PS_PER_US);
+    scn_free(&s);
+    /* "off" turns the byte counter off, and the dump says so */
+    struct scn_override off = {"host.dcqcn.byte_counter", "off"};
+    CU_ASSERT_EQUAL_FATAL(scn_load_text("t.json", base, &off, 1, &s, err, sizeof err), SCN_OK);
+    CU_ASSERT_TRUE(s.host.dcqcn.byte_counter_off);
+    CU_ASSERT_EQUAL(s.host.dcqcn.byte_counter, INT64_MAX);
+    char *j = scn_to_json(&s);
+    CU_ASSERT_PTR_NOT_NULL(j && strstr(j, "\"byte_counter\": \"off\""));
+    free(j);
+    scn_free(&s);
+    struct scn_override zero = {"host.dcqcn.byte_counter", "0"};
+    CU_ASSERT_EQUAL(scn_load_text("t.json", base, &zero, 1, &s, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "host.dcqcn.byte_counter (from --set): expected a size"));
+    struct scn_override word = {"host.dcqcn.byte_counter", "\"none\""};
+    CU_ASSERT_EQUAL(scn_load_text("t.json", base, &word, 1, &s, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "host.dcqcn.byte_counter (from --set): expected \"off\" or a size like \"10MB\", got a string \"none\""));
+}
+
 static void test_red(void)
 {
     struct scn_ecn e = {.enabled = true, .kmin = 5000, .kmax = 200000, .pmax = 0.01};
@@ -178,6 +320,10 @@ void test_dcqcn_register(void)
     CU_add_test(s, "fast recovery, additive and hyper increase", test_recovery_phases);
     CU_add_test(s, "byte counter events", test_byte_counter);
     CU_add_test(s, "rates stay within min rate and line rate", test_bounds);
+    CU_add_test(s, "rate_reduce_monitor_period: two CNPs inside one period cut once", test_monitor_period);
+    CU_add_test(s, "clamp_target_rate_after_timer: only a timer increase resets the target", test_clamp_after_timer);
+    CU_add_test(s, "byte_counter off: the timer alone drives the increase", test_byte_counter_off);
+    CU_add_test(s, "paper and connectx presets of the ConnectX additions", test_presets);
     CU_add_test(s, "RED marking probability", test_red);
     CU_add_test(s, "auto headroom arithmetic", test_headroom);
 }

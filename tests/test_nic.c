@@ -8,6 +8,7 @@
  */
 #include "tests/tests.h"
 #include "models/cc.h"
+#include "models/dcqcn.h"
 #include "models/nic.h"
 #include "models/port.h"
 #include "models/switch.h"
@@ -15,6 +16,8 @@
 #include "tools/run.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /*
  * h0 -- 100 Gbps, 1 us -- s0 -- `rate`, 1 us -- h1, with host and switch settings added and the given traffic.
@@ -271,6 +274,7 @@ static void test_rto(void)
     CU_ASSERT_EQUAL(f->finish, 106643440);
     CU_ASSERT_EQUAL(r.sim.now, 108667520);
     CU_ASSERT_EQUAL(r.net.c.timeouts, 1);
+    CU_ASSERT_EQUAL(r.net.c.spurious_timeouts, 0); /* PSN 1 was lost */
     CU_ASSERT_EQUAL(r.net.c.data_retx, 1);
     CU_ASSERT_EQUAL(r.net.c.nacks_sent, 0);
     test_teardown(&scn, &r);
@@ -326,6 +330,222 @@ static void test_cnp_interval(void)
     test_teardown(&scn, &r);
 }
 
+/* Hands a CNP of flow f to its sender's NIC, as if it had just arrived. */
+static void give_cnp(struct run *r, const struct scenario *scn, struct flow *f)
+{
+    struct pkt *k = pkt_alloc(&r->net);
+    k->type = PKT_CNP;
+    k->flow = f->idx;
+    k->psn = 0;
+    k->size = FRAME_CNP;
+    k->prio = (uint8_t)scn->host.cnp_priority;
+    nic_process(&r->net, host_of(r, "h0"), k);
+}
+
+/*
+ * rate_reduce_monitor_period 4 us through the NIC and the flow's timer: CNPs at 10, 11 and 12 us.  The first
+ * cuts (alpha 1: 100 -> 50 Gbps); the other two wait for the period's end, 14 us, and cut once then (alpha
+ * still 1: 25 Gbps), which restarts the 55 us increase timer.
+ */
+static void test_monitor_period_cuts_once(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(NIC_NET("100Gbps", "\"cc\": \"dcqcn\", \"dcqcn\": {\"rate_reduce_monitor_period\": \"4us\"}",
+                                       "\"ecn\": {\"enabled\": false}", FLOW("1MiB")),
+                               NULL, NULL, &scn, &r));
+    struct flow *f = net_flow(&r.net, 0);
+    const struct dcqcn *d = CC_STATE(f, const struct dcqcn);
+    for (int us = 10; us <= 12; us++) {
+        sim_run(&r.sim, us * PS_PER_US);
+        give_cnp(&r, &scn, f);
+    }
+    CU_ASSERT_EQUAL(f->cnps_rx, 3);
+    CU_ASSERT_EQUAL(d->cnps, 1);
+    CU_ASSERT_DOUBLE_EQUAL(cc_rate(f), 50e9, 0);
+    CU_ASSERT_EQUAL(f->cc_timer.at, 14 * PS_PER_US);
+    sim_run(&r.sim, 14 * PS_PER_US - 1);
+    CU_ASSERT_EQUAL(d->cnps, 1);
+    sim_run(&r.sim, 14 * PS_PER_US);
+    CU_ASSERT_EQUAL(d->cnps, 2);
+    CU_ASSERT_FALSE(d->cut_pending);
+    CU_ASSERT_DOUBLE_EQUAL(cc_rate(f), 25e9, 1e-3);
+    CU_ASSERT_EQUAL(f->cc_timer.at, 69 * PS_PER_US);
+    test_teardown(&scn, &r);
+}
+
+/* qp_timeout 14 is 4.096 us x 2^14 = 67.108864 ms; rto and qp_timeout together, or retry_count without
+ * qp_timeout, are refused with the path. */
+static void test_qp_timeout(void)
+{
+    struct scenario scn;
+    char err[SCN_ERR_MAX];
+    CU_ASSERT_EQUAL_FATAL(scn_load_text("t.json", NIC_NET("100Gbps", "\"qp_timeout\": 14", "", FLOW("1KiB")), NULL, 0,
+                                        &scn, err, sizeof err), SCN_OK);
+    CU_ASSERT_EQUAL(scn.host.rto_ps, 67108864LL * PS_PER_NS);
+    CU_ASSERT_EQUAL(scn.host.retry_count, 7);
+    char *j = scn_to_json(&scn);
+    CU_ASSERT_PTR_NOT_NULL(j && strstr(j, "\"qp_timeout\": 14") && !strstr(j, "\"rto\""));
+    free(j);
+    scn_free(&scn);
+    CU_ASSERT_EQUAL_FATAL(scn_load_text("t.json", NIC_NET("100Gbps", "", "", FLOW("1KiB")), NULL, 0, &scn, err,
+                                        sizeof err), SCN_OK);
+    CU_ASSERT_EQUAL(scn.host.rto_ps, PS_PER_MS);
+    CU_ASSERT_EQUAL(scn.host.qp_timeout, -1);
+    scn_free(&scn);
+    CU_ASSERT_EQUAL(scn_load_text("t.json", NIC_NET("100Gbps", "\"rto\": \"1ms\", \"qp_timeout\": 14", "", FLOW("1KiB")),
+                                  NULL, 0, &scn, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(err, "t.json: host.qp_timeout: expected either rto or qp_timeout, got both (qp_timeout sets "
+                                "the retransmission timeout to 4.096 us x 2^qp_timeout)");
+    CU_ASSERT_EQUAL(scn_load_text("t.json", NIC_NET("100Gbps", "\"retry_count\": 3", "", FLOW("1KiB")), NULL, 0, &scn,
+                                  err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "t.json: host.retry_count: expected qp_timeout with retry_count"));
+    CU_ASSERT_EQUAL(scn_load_text("t.json", NIC_NET("100Gbps", "\"qp_timeout\": 0", "", FLOW("1KiB")), NULL, 0, &scn,
+                                  err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(err, "t.json: host.qp_timeout: expected an integer from 1 to 31, got 0");
+}
+
+/*
+ * A spurious timeout: rto 3 us, shorter than the round trip, one frame, nothing lost.  The frame leaves h0 at
+ * 0 and the timer fires at 3 us, before its ACK comes back at 4,333,760: the frame is resent although it was
+ * delivered.  In test_rto, where the frame was lost, the timeout is not spurious.
+ */
+static void test_spurious_timeout(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(NIC_NET("40Gbps", "\"cc\": \"none\", \"rto\": \"3us\"", LOSSY, FLOW("1KiB")), NULL,
+                               NULL, &scn, &r));
+    const struct flow *f = net_flow(&r.net, 0);
+    sim_run(&r.sim, 3 * PS_PER_US - 1);
+    CU_ASSERT_EQUAL(r.net.c.timeouts, 0);
+    sim_run(&r.sim, 3 * PS_PER_US);
+    CU_ASSERT_EQUAL(r.net.c.timeouts, 1);
+    CU_ASSERT_EQUAL(r.net.c.spurious_timeouts, 1);
+    test_run_checked(&r);
+    CU_ASSERT_TRUE(f->sender_done);
+    CU_ASSERT_EQUAL(r.net.c.timeouts, 1);
+    CU_ASSERT_EQUAL(r.net.c.spurious_timeouts, 1);
+    CU_ASSERT_EQUAL(r.net.c.data_retx, 1);
+    CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
+    test_teardown(&scn, &r);
+}
+
+/*
+ * Retries run out: the link to h1 is down for good, qp_timeout 1 (8.192 us), retry_count 2.  Every frame is
+ * lost; the timeouts at 8.192 and 16.384 us resend, the third, at 24.576 us, makes the flow fail, and with
+ * nothing left the run ends there.  None was spurious.  summary.json counts the failure.
+ */
+static void test_retry_count_fails_flow(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup("{\"topology\": {\"type\": \"custom\", \"nodes\": [{\"name\": \"h0\", \"kind\": \"host\"},"
+                               " {\"name\": \"s0\", \"kind\": \"switch\"}, {\"name\": \"h1\", \"kind\": \"host\"}],"
+                               " \"links\": [{\"a\": \"h0\", \"b\": \"s0\", \"rate\": \"100Gbps\", \"delay\": \"1us\"},"
+                               " {\"a\": \"s0\", \"b\": \"h1\", \"rate\": \"100Gbps\", \"delay\": \"1us\"}]},"
+                               " \"host\": {\"cc\": \"none\", \"qp_timeout\": 1, \"retry_count\": 2}, \"stop\": \"10ms\","
+                               " \"traffic\": [" FLOW("1KiB") "],"
+                               " \"faults\": [{\"type\": \"link_down\", \"between\": [\"s0\", \"h1\"], \"at\": \"0us\"}]}",
+                               NULL, NULL, &scn, &r));
+    const struct flow *f = net_flow(&r.net, 0);
+    test_run_checked(&r);
+    CU_ASSERT_TRUE(f->failed);
+    CU_ASSERT_TRUE(f->sender_done);
+    CU_ASSERT_EQUAL(f->finish, -1);
+    CU_ASSERT_EQUAL(r.net.c.flows_failed, 1);
+    CU_ASSERT_EQUAL(r.net.c.timeouts, 3);
+    CU_ASSERT_EQUAL(r.net.c.spurious_timeouts, 0);
+    CU_ASSERT_EQUAL(r.net.c.data_sent, 3);
+    CU_ASSERT_EQUAL(r.net.c.data_dropped, 3);
+    CU_ASSERT_EQUAL(r.sim.now, 3 * 8192 * PS_PER_NS);
+    char *js = run_summary_json(&r, false);
+    CU_ASSERT_PTR_NOT_NULL(js && strstr(js, "\"failed\":\t1"));
+    free(js);
+    test_teardown(&scn, &r);
+}
+
+/* Whether a queue of port p at priority q holds an ACK. */
+static bool acks_queued(const struct port *p, int q)
+{
+    for (const struct pkt *k = port_pp((struct port *)p, q)->q.head; k; k = k->next)
+        if (k->type == PKT_ACK)
+            return true;
+    return false;
+}
+
+/*
+ * ack_priority: flows both ways at line rate (cc none), so that ACKs meet data at h1's port and at s0's port
+ * to h0.  Sampled every 10 ns: with ack_priority 5 ACKs wait in priority 5 queues and never in priority 3;
+ * with the default they wait in priority 3, the data's.
+ */
+static void test_ack_priority(void)
+{
+    const char *hosts[] = {"\"cc\": \"none\", \"ack_priority\": 5", "\"cc\": \"none\""};
+    for (int c = 0; c < 2; c++) {
+        struct scenario scn;
+        struct run r;
+        char json[2048];
+        snprintf(json, sizeof json, NIC_NET("100Gbps", "%s", "\"ecn\": {\"enabled\": false}",
+                                            FLOW("64KiB") ", {\"type\": \"flow\", \"src\": \"h1\", \"dst\": \"h0\", "
+                                            "\"size\": \"64KiB\"}"), hosts[c]);
+        CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+        const struct port *ports[] = {test_port_to(&r, "h1", "s0"), test_port_to(&r, "s0", "h0"),
+                                      test_port_to(&r, "h0", "s0"), test_port_to(&r, "s0", "h1")};
+        int seen[NPRIO] = {0};
+        for (sim_time_t t = 0; t < 20 * PS_PER_US; t += 10000) {
+            sim_run(&r.sim, t);
+            for (int i = 0; i < 4; i++)
+                for (int q = 0; q < NPRIO; q++)
+                    seen[q] += acks_queued(ports[i], q);
+        }
+        if (c == 0) {
+            CU_ASSERT(seen[5] > 0);
+            CU_ASSERT_EQUAL(seen[3], 0);
+        } else {
+            CU_ASSERT(seen[3] > 0);
+            CU_ASSERT_EQUAL(seen[5], 0);
+        }
+        test_run_checked(&r);
+        CU_ASSERT_EQUAL(r.net.flows_completed, 2);
+        test_teardown(&scn, &r);
+    }
+}
+
+/*
+ * The transport timeout in a 4:1 oversubscribed leaf-spine (4 hosts of 100 Gbps per leaf, one 100 Gbps spine
+ * link), two incasts across the spine, DCQCN as ConnectX runs it: nothing is dropped, yet the 1 ms default
+ * timeout fires and resends (spurious timeouts); the QP timeout perftest uses, 14 (67 ms), fires none.
+ */
+#define OVERSUB                                                                                                    \
+    "{\"stop\": \"100ms\", \"topology\": {\"type\": \"leaf-spine\", \"leaves\": 2, \"spines\": 1, \"hosts_per_leaf\": 4,"  \
+    " \"host_link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}, \"fabric_link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}},"  \
+    " \"host\": {\"dcqcn\": {\"preset\": \"connectx\"}}, \"traffic\": ["                                             \
+    " {\"type\": \"incast\", \"senders\": \"h4-h7\", \"receiver\": \"h0\", \"size\": \"2MB\"},"                      \
+    " {\"type\": \"incast\", \"senders\": \"h4-h7\", \"receiver\": \"h1\", \"size\": \"2MB\"}]}"
+
+static void test_oversubscribed_timeouts(void)
+{
+    const char *qp[] = {NULL, "14"};
+    for (int c = 0; c < 2; c++) {
+        struct scenario scn;
+        struct run r;
+        CU_ASSERT_FATAL(test_setup(OVERSUB, c ? "host.qp_timeout" : NULL, qp[c], &scn, &r));
+        test_run_checked(&r);
+        CU_ASSERT_EQUAL(r.net.flows_completed, 8);
+        CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
+        if (c == 0) {
+            CU_ASSERT(r.net.c.spurious_timeouts > 0);
+            CU_ASSERT_EQUAL(r.net.c.spurious_timeouts, r.net.c.timeouts);
+            CU_ASSERT(r.net.c.data_retx > 0);
+        } else {
+            CU_ASSERT_EQUAL(r.net.c.timeouts, 0);
+            CU_ASSERT_EQUAL(r.net.c.data_retx, 0);
+        }
+        test_teardown(&scn, &r);
+    }
+}
+
 void test_nic_register(void)
 {
     CU_pSuite s = CU_add_suite("nic", NULL, NULL);
@@ -336,4 +556,12 @@ void test_nic_register(void)
     CU_add_test(s, "one NACK per gap; the sender goes back to the lost PSN", test_nack_go_back_n);
     CU_add_test(s, "the last frame lost: the timeout fires rto after the last ACK and resends it", test_rto);
     CU_add_test(s, "the receiver sends at most one CNP per flow per cnp_interval", test_cnp_interval);
+    CU_add_test(s, "rate_reduce_monitor_period: CNPs within the period cut once, at its end",
+                test_monitor_period_cuts_once);
+    CU_add_test(s, "qp_timeout: 4.096 us x 2^t; with rto it is an error", test_qp_timeout);
+    CU_add_test(s, "a timeout with nothing lost counts as spurious", test_spurious_timeout);
+    CU_add_test(s, "retry_count timeouts in a row: the flow fails", test_retry_count_fails_flow);
+    CU_add_test(s, "ack_priority: ACKs queue at that priority", test_ack_priority);
+    CU_add_test(s, "4:1 oversubscribed: 1 ms rto fires spuriously, qp_timeout 14 does not",
+                test_oversubscribed_timeouts);
 }

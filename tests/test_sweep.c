@@ -248,7 +248,8 @@ static void test_bad_sweep_files(void)
          "\"objective\": {\"minimize\": \"x\"}}",
          "grid[\"host.dcqcn.gg\"]: expected one of the fields preset, g, alpha_init, alpha_timer, rate_increase_timer, "
          "byte_counter, fast_recovery_steps, ai_rate, hai_rate, min_rate, rate_on_first_cnp, min_dec_factor, "
-         "clamp_target_rate, cnp_interval, got unknown field \"gg\""},
+         "clamp_target_rate, cnp_interval, rate_reduce_monitor_period, clamp_target_rate_after_timer, got unknown "
+         "field \"gg\""},
         {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"switch.ecn.kmin, swich.ecn.kmax\": "
          "[[\"5KB\", \"10KB\"]]}, \"objective\": {\"minimize\": \"x\"}}",
          "grid[\"switch.ecn.kmin, swich.ecn.kmax\"]: expected one of the fields name, description, seed, stop, "
@@ -369,6 +370,8 @@ static void test_nic_units(void)
     check_value(s, n, "rpg_byte_reset", 10000000, false);
     check_value(s, n, "min_time_between_cnps", 50, false);
     check_value(s, n, "cnp_802p_prio", 6, false);
+    check_value(s, n, "clamp_tgt_rate_after_time_inc", 0, false);
+    check_value(s, n, "rate_reduce_monitor_period", 1, true); /* 0 (every CNP cuts) below the firmware's 1 us */
     scn_free(&scn);
 
     struct scn_override cx[] = {{"host.dcqcn.preset", "\"connectx\""}};
@@ -380,7 +383,8 @@ static void test_nic_units(void)
     } fw[] = {{"rpg_time_reset", 300}, {"rpg_byte_reset", 32767}, {"rpg_threshold", 1}, {"rpg_ai_rate", 5},
               {"rpg_hai_rate", 50}, {"rpg_min_rate", 1}, {"rpg_min_dec_fac", 50}, {"rate_to_set_on_first_cnp", 0},
               {"dce_tcp_g", 1019}, {"dce_tcp_rtt", 1}, {"initial_alpha_value", 1023},
-              {"min_time_between_cnps", 4}, {"clamp_tgt_rate", 0}};
+              {"min_time_between_cnps", 4}, {"clamp_tgt_rate", 0}, {"clamp_tgt_rate_after_time_inc", 1},
+              {"rate_reduce_monitor_period", 4}};
     for (size_t i = 0; i < sizeof fw / sizeof *fw; i++)
         check_value(s, n, fw[i].name, fw[i].v, false);
     scn_free(&scn);
@@ -397,6 +401,13 @@ static void test_nic_units(void)
     check_value(s, n, "rpg_ai_rate", 41, true);           /* 40.5 Mbps */
     check_value(s, n, "rate_to_set_on_first_cnp", 50000, true); /* half of 100 Gbps */
     check_value(s, n, "initial_alpha_value", 512, true);  /* 511.5 */
+    scn_free(&scn);
+
+    struct scn_override off[] = {{"host.dcqcn.byte_counter", "off"}, {"host.dcqcn.rate_reduce_monitor_period", "2.5us"}};
+    CU_ASSERT_EQUAL_FATAL(scn_load("scenarios/incast-16to1.json", off, 2, &scn, err, sizeof err), 0);
+    n = nicconfig_settings(&scn, 100000000000LL, s);
+    check_value(s, n, "rpg_byte_reset", 0, true);            /* off, with a note on what 0 means */
+    check_value(s, n, "rate_reduce_monitor_period", 3, true); /* 2.5 us */
     scn_free(&scn);
 }
 
@@ -760,6 +771,21 @@ static void test_nic_command(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "kmin 5000 bytes (5 KB), kmax 200000 bytes (200 KB), pmax 1 %"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "53214 bytes (53.214 KB)")); /* headroom, as `check` derives it */
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "dynamic_th = -3"));
+    free(out);
+    /* The QP's transport settings have no sysfs knob: comment lines. */
+    snprintf(cmd, sizeof cmd, "%s nic-config scenarios/incast-16to1.json --set host.qp_timeout=14 "
+             "--set host.retry_count=5 --set host.ack_priority=5", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "#   timeout = 14 (4.096 us x 2^14 = 67108.864us)   # host.qp_timeout = 14\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "#   retry_cnt = 5   # host.retry_count = 5\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "#   ACKs and NACKs on priority 5 (host.ack_priority): no NIC knob"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "echo 0 > /sys/class/net/$IF/ecn/roce_rp/clamp_tgt_rate_after_time_inc"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s nic-config scenarios/incast-16to1.json", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "#   timeout: host.rto = 1ms is no QP setting; the nearest at or above it "
+                                              "is timeout = 8 (4.096 us x 2^8)"));
     free(out);
     /* The output is a valid sh script. */
     snprintf(cmd, sizeof cmd, "%s nic-config scenarios/incast-16to1.json | sh -n", test_rocesim_bin());

@@ -67,9 +67,16 @@ int nicconfig_settings(const struct scenario *scn, int64_t line_rate_bps, struct
     sfmt(s->source, sizeof s->source, "rate_increase_timer = %s", units_fmt_time(d->rate_increase_timer_ps, a, sizeof a));
 
     s = &out[n];
-    n = add(out, n, "roce_rp", "rpg_byte_reset", d->byte_counter);
-    sfmt(s->source, sizeof s->source, "byte_counter = %s (%lld bytes)", units_fmt_size(d->byte_counter, a, sizeof a),
-         (long long)d->byte_counter);
+    if (d->byte_counter_off) {
+        n = add(out, n, "roce_rp", "rpg_byte_reset", 0);
+        sfmt(s->source, sizeof s->source, "byte_counter = off");
+        sfmt(s->note, sizeof s->note, "converted: byte_counter off as rpg_byte_reset 0; NVIDIA's parameter table "
+             "does not say what 0 does, so check that your firmware takes it as \"no byte counter\"");
+    } else {
+        n = add(out, n, "roce_rp", "rpg_byte_reset", d->byte_counter);
+        sfmt(s->source, sizeof s->source, "byte_counter = %s (%lld bytes)",
+             units_fmt_size(d->byte_counter, a, sizeof a), (long long)d->byte_counter);
+    }
 
     s = &out[n];
     n = add(out, n, "roce_rp", "rpg_threshold", d->fast_recovery_steps);
@@ -140,6 +147,21 @@ int nicconfig_settings(const struct scenario *scn, int64_t line_rate_bps, struct
     s = &out[n];
     n = add(out, n, "roce_rp", "clamp_tgt_rate", d->clamp_target_rate ? 1 : 0);
     sfmt(s->source, sizeof s->source, "clamp_target_rate = %s", d->clamp_target_rate ? "true" : "false");
+
+    s = &out[n];
+    n = add(out, n, "roce_rp", "clamp_tgt_rate_after_time_inc", d->clamp_after_timer ? 1 : 0);
+    sfmt(s->source, sizeof s->source, "clamp_target_rate_after_timer = %s", d->clamp_after_timer ? "true" : "false");
+
+    /* The firmware's period is at least 1 us; the paper's "every CNP cuts" is nearest to it. */
+    s = &out[n];
+    n = add(out, n, "roce_rp", "rate_reduce_monitor_period", 1);
+    sfmt(s->source, sizeof s->source, "rate_reduce_monitor_period = %s",
+         units_fmt_time(d->rate_reduce_period_ps, a, sizeof a));
+    if (d->rate_reduce_period_ps > 0)
+        s->value = to_us(s, "rate_reduce_monitor_period", d->rate_reduce_period_ps);
+    else
+        sfmt(s->note, sizeof s->note, "clamped: rate_reduce_monitor_period 0 (every CNP cuts) is below the "
+             "firmware's 1 us; 1 us is the nearest");
 
     s = &out[n];
     n = add(out, n, "roce_np", "min_time_between_cnps", 0);
@@ -218,6 +240,34 @@ static void print_lossless(FILE *f, const struct run *r, int p)
         fprintf(f, "#   ECN: off (no marking: DCQCN never sees congestion).\n");
 }
 
+/*
+ * The transport settings a QP takes from the application (ibv_modify_qp), not from sysfs: comment lines.  The
+ * local ACK timeout is 4.096 us x 2^timeout; perftest uses 14 (67 ms), NCCL 18 (1.07 s, NCCL_IB_TIMEOUT).
+ */
+static void print_transport(FILE *f, const struct scenario *scn)
+{
+    const struct scn_host *h = &scn->host;
+    char a[32];
+    fprintf(f, "\n# Transport, per QP (no sysfs knob: the application sets them with ibv_modify_qp)\n");
+    if (h->qp_timeout >= 0) {
+        fprintf(f, "#   timeout = %d (4.096 us x 2^%d = %s)   # host.qp_timeout = %d\n", h->qp_timeout, h->qp_timeout,
+                units_fmt_time(h->rto_ps, a, sizeof a), h->qp_timeout);
+        fprintf(f, "#   retry_cnt = %d   # host.retry_count = %d\n", h->retry_count, h->retry_count);
+    } else {
+        int t = 1;
+        while (t < 31 && (4096 * PS_PER_NS) << t < h->rto_ps)
+            t++;
+        fprintf(f, "#   timeout: host.rto = %s is no QP setting; the nearest at or above it is timeout = %d "
+                   "(4.096 us x 2^%d); retries: unlimited in the simulation, retry_cnt 7 on a QP\n",
+                units_fmt_time(h->rto_ps, a, sizeof a), t, t);
+    }
+    if (h->ack_priority >= 0)
+        fprintf(f, "#   ACKs and NACKs on priority %d (host.ack_priority): no NIC knob; the NIC sends a QP's ACKs on "
+                   "the QP's own priority\n", h->ack_priority);
+    else
+        fprintf(f, "#   ACKs and NACKs on the data priority (host.ack_priority \"data\"), as the NIC sends them\n");
+}
+
 /* See nicconfig.h. */
 void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char *header)
 {
@@ -270,6 +320,8 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
         fprintf(f, "echo %lld > /sys/class/net/%s/ecn/%s/%s   # %s\n", set[i].value, ifs, set[i].dir, set[i].name,
                 set[i].source);
     }
+
+    print_transport(f, scn);
 
     fprintf(f, "\n# ---------------------------------------------------------------------------------------------\n");
     fprintf(f, "# Switch settings (every switch; enter them with the switch's own configuration tool)\n#\n");

@@ -31,7 +31,7 @@ struct nic_setting {
     char note[256];     /* why the value was rounded or clamped, or "" when exact */
 };
 
-#define NIC_SETTINGS_MAX 16
+#define NIC_SETTINGS_MAX 20
 
 /*
  * Converts the scenario's DCQCN and CNP settings into ConnectX parameters.

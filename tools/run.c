@@ -191,6 +191,9 @@ char *run_summary_json(const struct run *r, bool with_wall)
     cJSON *flows = cJSON_AddObjectToObject(root, "flows");
     cJSON_AddNumberToObject(flows, "total", n->n_flows);
     cJSON_AddNumberToObject(flows, "completed", n->flows_completed);
+    /* Only a QP timeout (host.qp_timeout) can make a flow fail, so the field appears only when one did. */
+    if (c->flows_failed)
+        cJSON_AddNumberToObject(flows, "failed", (double)c->flows_failed);
     cJSON_AddItemToObject(flows, "fct_ns", stats_json(fct));
     cJSON_AddItemToObject(flows, "slowdown", stats_json(sd));
 
