@@ -42,6 +42,41 @@ int64_t net_auto_headroom(int64_t rate_bps, int64_t delay_ps, int mtu, int respo
     return (bytes + frame - 1) / frame * frame;
 }
 
+/* bytes rounded up to whole cells of `cell` bytes (cell 0: bytes unchanged). */
+static int64_t whole_cells(int64_t bytes, int64_t cell)
+{
+    return cell ? (bytes + cell - 1) / cell * cell : bytes;
+}
+
+/*
+ * Switch w's thresholds in its unit of account (struct sw_limits).  Rounded up, as the settings are sizes the
+ * switch must hold: a threshold of 300 bytes in 256-byte cells is 2 cells.
+ */
+static void init_limits(struct sw *w, const struct scn_switch *cfg)
+{
+    int64_t c = cfg->cell_size;
+    w->lim.cell = (uint32_t)c;
+    w->lim.cells_or_mtu = c != 0 || cfg->mtu != 0;
+    w->lim.buffer = whole_cells(cfg->buffer, c);
+    w->lim.xoff = whole_cells(cfg->pfc.xoff_bytes, c);
+    w->lim.xon_delta = whole_cells(cfg->pfc.xon_delta, c);
+    w->lim.lossy_queue_limit = whole_cells(cfg->lossy_queue_limit, c);
+    w->lim.ecn = cfg->ecn;
+    w->lim.ecn.kmin = whole_cells(cfg->ecn.kmin, c);
+    w->lim.ecn.kmax = whole_cells(cfg->ecn.kmax, c);
+}
+
+int64_t net_headroom_cells(int64_t headroom, bool is_auto, int mtu, int cell)
+{
+    if (!cell)
+        return headroom;
+    if (!is_auto)
+        return whole_cells(headroom, cell);
+    /* auto counts whole frames of mtu + HDR_DATA bytes: each takes its own cells */
+    int64_t frame = mtu + HDR_DATA;
+    return headroom / frame * whole_cells(frame, cell);
+}
+
 static void init_port(struct net *n, struct port *p, uint32_t id)
 {
     const struct g_port *gp = &n->g->ports[id];
@@ -119,16 +154,18 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
         struct rng salt;
         rng_init(&salt, scn->seed, rng_stream_id(RNG_KIND_ECMP, w->ordinal));
         w->salt = (uint32_t)rng_next(&salt);
+        init_limits(w, &scn->sw);
         for (uint32_t i = 0; i < gn->n_ports; i++) {
             struct port *p = &w->ports[i];
             struct port_aux *x = port_aux(p);
             x->headroom = scn->sw.pfc.headroom_auto
                               ? net_auto_headroom(x->rate_bps, p->delay_ps, scn->host.mtu, scn->sw.pfc.response_quanta)
                               : scn->sw.pfc.headroom_bytes;
+            x->headroom = net_headroom_cells(x->headroom, scn->sw.pfc.headroom_auto, scn->host.mtu, scn->sw.cell_size);
             w->hdrm_reserved += x->headroom * n_lossless;
         }
         n->node_sw[id] = w;
-        if (w->hdrm_reserved >= scn->sw.buffer) {
+        if (w->hdrm_reserved >= w->lim.buffer) {
             char a[32], b[32];
             snprintf(err, errlen,
                      "%s: switch.buffer: %s is not enough for the PFC headroom of switch %s (%s reserved); "

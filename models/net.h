@@ -242,6 +242,17 @@ struct host {
     struct nic_fault *fault;  /* pause_storm / slow_receiver state (fault.c), NULL for a host without such faults */
 };
 
+/*
+ * A switch's thresholds as its admission and marking compare them: the settings (switch.*), each rounded up to
+ * whole cells when the switch accounts in cells (lim.cell), so that every comparison is one of whole cells.
+ */
+struct sw_limits {
+    int64_t buffer, xoff, xon_delta, lossy_queue_limit;
+    struct scn_ecn ecn;       /* kmin and kmax rounded */
+    uint32_t cell;            /* switch.cell_size; 0: bytes */
+    bool cells_or_mtu;        /* cell or switch.mtu: the frame's arrival takes the slower path */
+};
+
 struct sw {
     uint32_t node, ordinal;
     struct port *ports;       /* n_ports consecutive */
@@ -252,7 +263,20 @@ struct sw {
     uint32_t salt;
     struct rng ecn_rng;
     int32_t group;            /* dragonfly group, else -1 */
+    struct sw_limits lim;     /* its thresholds in the unit its buffer counts in (net_init) */
 };
+
+/*
+ * A frame takes ceil(size / cell) cells of a switch that accounts in cells (switch.cell_size): the bytes it
+ * is charged, everywhere the buffer accounting counts it (shared pool, ingress counters, headroom, egress queue
+ * depth).  Without cells, its size.
+ */
+static inline int64_t sw_frame_bytes(const struct sw *w, uint32_t size)
+{
+    if (__builtin_expect(w->lim.cell != 0, 0))
+        return ((int64_t)size + w->lim.cell - 1) / w->lim.cell * w->lim.cell;
+    return size;
+}
 
 /* Per-priority data statistics (summary.json "priorities"). */
 struct prio_counters {
@@ -398,6 +422,12 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
 
 /* Headroom `auto` for a port of this rate and delay (bytes per lossless priority). */
 int64_t net_auto_headroom(int64_t rate_bps, int64_t delay_ps, int mtu, int response_quanta);
+/*
+ * A headroom of `headroom` bytes (per lossless priority; is_auto: net_auto_headroom's whole frames of mtu + 62
+ * bytes) as a switch with cells of `cell` bytes reserves it: each auto frame takes its whole cells, a fixed size is
+ * rounded up to whole cells; cell 0: unchanged.
+ */
+int64_t net_headroom_cells(int64_t headroom, bool is_auto, int mtu, int cell);
 
 /* Ends open pause intervals at time `now` (for paused_ns totals at the end of a run). */
 void net_close_pauses(struct net *n, sim_time_t now);
