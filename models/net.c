@@ -66,7 +66,12 @@ static void init_limits(struct sw *w, const struct scn_switch *cfg)
     w->lim.ecn.kmax = whole_cells(cfg->ecn.kmax, c);
 }
 
-int64_t net_headroom_cells(int64_t headroom, bool is_auto, int mtu, int cell)
+/*
+ * A headroom of `headroom` bytes (per lossless priority; is_auto: net_auto_headroom's whole frames of mtu + 62
+ * bytes) as a switch with cells of `cell` bytes reserves it: each auto frame takes its whole cells, a fixed size is
+ * rounded up to whole cells; cell 0: unchanged.
+ */
+static int64_t headroom_cells(int64_t headroom, bool is_auto, int mtu, int cell)
 {
     if (!cell)
         return headroom;
@@ -161,7 +166,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
             x->headroom = scn->sw.pfc.headroom_auto
                               ? net_auto_headroom(x->rate_bps, p->delay_ps, scn->host.mtu, scn->sw.pfc.response_quanta)
                               : scn->sw.pfc.headroom_bytes;
-            x->headroom = net_headroom_cells(x->headroom, scn->sw.pfc.headroom_auto, scn->host.mtu, scn->sw.cell_size);
+            x->headroom = headroom_cells(x->headroom, scn->sw.pfc.headroom_auto, scn->host.mtu, scn->sw.cell_size);
             w->hdrm_reserved += x->headroom * n_lossless;
         }
         n->node_sw[id] = w;

@@ -422,12 +422,6 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
 
 /* Headroom `auto` for a port of this rate and delay (bytes per lossless priority). */
 int64_t net_auto_headroom(int64_t rate_bps, int64_t delay_ps, int mtu, int response_quanta);
-/*
- * A headroom of `headroom` bytes (per lossless priority; is_auto: net_auto_headroom's whole frames of mtu + 62
- * bytes) as a switch with cells of `cell` bytes reserves it: each auto frame takes its whole cells, a fixed size is
- * rounded up to whole cells; cell 0: unchanged.
- */
-int64_t net_headroom_cells(int64_t headroom, bool is_auto, int mtu, int cell);
 
 /* Ends open pause intervals at time `now` (for paused_ns totals at the end of a run). */
 void net_close_pauses(struct net *n, sim_time_t now);
