@@ -11,7 +11,9 @@
  * behind the departing frame, at enqueue those ahead of the arriving one
  * (switch.ecn.mark_on).  Only ECT data frames not yet marked are marked CE;
  * each switch draws from its own random stream, and only where 0 < p < 1, so
- * the stream advances only there.
+ * the stream advances only there.  A switch that accounts in cells
+ * (switch.cell_size) compares whole cells: q counts each frame's cells, and
+ * kmin and kmax are rounded up to whole cells (struct sw_limits).
  */
 #ifndef MODELS_ECN_H
 #define MODELS_ECN_H
@@ -31,7 +33,7 @@ bool ecn_red_draw(const struct scn_ecn *e, struct rng *r, int64_t q);
  * not yet marked and RED says so (pc's thresholds are its rate's). */
 static inline void ecn_maybe_mark(struct net *n, struct sw *w, const struct port_cfg *pc, struct pkt *k, int64_t q)
 {
-    const struct scn_ecn *e = &pc->ecn;
+    const struct scn_ecn *e = &pc->ecn; /* in whole cells when the switch counts cells (net.c) */
     /* q <= kmin, the common case, decides without a call */
     if (k->type == PKT_DATA && (k->ecn & ECN_ECT) && !(k->ecn & ECN_CE) && q > e->kmin &&
         ecn_red_draw(e, &w->ecn_rng, q)) {

@@ -35,7 +35,8 @@
 struct lfc_ops {
     const char *name;
     /* Frame k of a priority under flow control enters switch w through ingress `in`: counts it into the buffer
-     * (w->buffered, the ingress counters; k->in_port) and returns LFC_ADMIT, or returns why it is dropped. */
+     * (w->buffered, the ingress counters; k->in_port), charging sw_frame_bytes(w, k->size) (whole cells when the
+     * switch counts cells), and returns LFC_ADMIT, or returns why it is dropped. */
     int (*admit)(struct net *n, struct sw *w, struct port *in, struct pkt *k);
     /* A frame of priority prio that entered switch w through `in` has left the buffer accounting: the ingress
      * may let its upstream send again. */

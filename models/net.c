@@ -42,6 +42,41 @@ int64_t net_auto_headroom(int64_t rate_bps, int64_t delay_ps, int mtu, int respo
     return (bytes + frame - 1) / frame * frame;
 }
 
+/* bytes rounded up to whole cells of `cell` bytes (cell 0: bytes unchanged). */
+static int64_t whole_cells(int64_t bytes, int64_t cell)
+{
+    return cell ? (bytes + cell - 1) / cell * cell : bytes;
+}
+
+/*
+ * Switch w's thresholds in its unit of account (struct sw_limits).  Rounded up, as the settings are sizes the
+ * switch must hold: a threshold of 300 bytes in 256-byte cells is 2 cells.
+ */
+static void init_limits(struct sw *w, const struct scn_switch *cfg)
+{
+    int64_t c = cfg->cell_size;
+    w->lim.cell = (uint32_t)c;
+    w->lim.cells_or_mtu = c != 0 || cfg->mtu != 0;
+    w->lim.buffer = whole_cells(cfg->buffer, c);
+    w->lim.lossy_queue_limit = whole_cells(cfg->lossy_queue_limit, c);
+}
+
+/*
+ * A headroom of `headroom` bytes (per lossless priority; is_auto: net_auto_headroom's whole frames of mtu + 62
+ * bytes) as a switch with cells of `cell` bytes reserves it: each auto frame takes its whole cells, a fixed size is
+ * rounded up to whole cells; cell 0: unchanged.
+ */
+static int64_t headroom_cells(int64_t headroom, bool is_auto, int mtu, int cell)
+{
+    if (!cell)
+        return headroom;
+    if (!is_auto)
+        return whole_cells(headroom, cell);
+    /* auto counts whole frames of mtu + HDR_DATA bytes: each takes its own cells */
+    int64_t frame = mtu + HDR_DATA;
+    return headroom / frame * whole_cells(frame, cell);
+}
+
 static void init_port(struct net *n, struct port *p, uint32_t id)
 {
     const struct g_port *gp = &n->g->ports[id];
@@ -238,6 +273,15 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
     pc->ecn.kmin = (int64_t)kmin;
     pc->ecn.kmax = (int64_t)kmax;
     pc->ecn.pmax = pmax;
+    /* A switch that counts cells compares whole cells: its thresholds round up to them (switch.cell_size). */
+    int cell = c->cell_size;
+    if (cell) {
+        pc->xoff = whole_cells(pc->xoff, cell);
+        pc->xon_delta = whole_cells(pc->xon_delta, cell);
+        pc->headroom = headroom_cells(pc->headroom, pfc->headroom_auto && !pfc->headroom_map.n, n->scn->host.mtu, cell);
+        pc->ecn.kmin = whole_cells(pc->ecn.kmin, cell);
+        pc->ecn.kmax = whole_cells(pc->ecn.kmax, cell);
+    }
     return 0;
 }
 
@@ -390,6 +434,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
         struct rng salt;
         rng_init(&salt, scn->seed, rng_stream_id(RNG_KIND_ECMP, w->ordinal));
         w->salt = (uint32_t)rng_next(&salt);
+        init_limits(w, w->cfg);
         for (uint32_t i = 0; i < gn->n_ports; i++) {
             struct port *p = &w->ports[i];
             struct port_aux *x = port_aux(p);
@@ -398,7 +443,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
             w->hdrm_reserved += x->headroom * __builtin_popcount(pc->lossless);
         }
         n->node_sw[id] = w;
-        if (w->hdrm_reserved >= w->cfg->buffer) {
+        if (w->hdrm_reserved >= w->lim.buffer) {
             char a[32], b[32];
             snprintf(err, errlen,
                      "%s: switch.buffer: %s is not enough for the PFC headroom of switch %s (%s reserved); "
@@ -560,7 +605,7 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
 void net_drop(struct net *n, struct pkt *k, enum drop_reason reason)
 {
     /* What the loss leaves unknown to the sender: the data frame's PSN, or what the ACK or NACK would have said. */
-    if (k->type <= PKT_NACK) {
+    if (k->type <= PKT_NACK && k->flow < n->n_flows) {
         struct flow *f = net_flow(n, k->flow);
         uint32_t hi = k->type == PKT_ACK ? k->psn : k->psn + 1;
         if (hi > f->lost_hi)

@@ -267,6 +267,16 @@ struct host {
     struct nic_fault *fault;  /* pause_storm / slow_receiver state (fault.c), NULL for a host without such faults */
 };
 
+/*
+ * A switch's thresholds as its admission and marking compare them: the settings (switch.*), each rounded up to
+ * whole cells when the switch accounts in cells (lim.cell), so that every comparison is one of whole cells.
+ */
+struct sw_limits {
+    int64_t buffer, lossy_queue_limit; /* in whole cells (the thresholds per port: struct port_cfg, also rounded) */
+    uint32_t cell;            /* switch.cell_size; 0: bytes */
+    bool cells_or_mtu;        /* cell or switch.mtu: the frame's arrival takes the slower path */
+};
+
 struct sw {
     const struct scn_switch *cfg; /* its settings: switch and the switch profiles that match it (shared when equal) */
     uint32_t node, ordinal;
@@ -278,7 +288,20 @@ struct sw {
     uint32_t salt;
     struct rng ecn_rng;
     int32_t group;            /* dragonfly group, else -1 */
+    struct sw_limits lim;     /* its thresholds in the unit its buffer counts in (net_init) */
 };
+
+/*
+ * A frame takes ceil(size / cell) cells of a switch that accounts in cells (switch.cell_size): the bytes it
+ * is charged, everywhere the buffer accounting counts it (shared pool, ingress counters, headroom, egress queue
+ * depth).  Without cells, its size.
+ */
+static inline int64_t sw_frame_bytes(const struct sw *w, uint32_t size)
+{
+    if (__builtin_expect(w->lim.cell != 0, 0))
+        return ((int64_t)size + w->lim.cell - 1) / w->lim.cell * w->lim.cell;
+    return size;
+}
 
 /* Per-priority data statistics (summary.json "priorities"). */
 struct prio_counters {

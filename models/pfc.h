@@ -21,7 +21,10 @@
  * priority); a frame that finds the headroom full is dropped as `headroom`.
  * RESUME is sent when the headroom is empty and the shared counter is at or
  * below xoff - xon_delta.  Frames leave the accounting at dequeue (the start
- * of their transmission), headroom first (switch.c).
+ * of their transmission), headroom first (switch.c).  A switch that accounts
+ * in cells (switch.cell_size) counts each frame's whole cells and compares
+ * with xoff, xon_delta, headroom and the buffer rounded up to whole cells;
+ * the dynamic threshold is alpha x the free cells (switch.c, struct sw_limits).
  *
  * A pause is refreshed at half its time while the reason for it lasts, so the
  * upstream never resumes on expiry; a switch's refresh is the deadlock
@@ -59,7 +62,7 @@ static inline int64_t pfc_xoff_threshold(const struct sw *w, const struct port_c
 {
     if (pc->xoff_static)
         return pc->xoff;
-    int64_t free_shared = w->cfg->buffer - w->hdrm_reserved - w->shared_used;
+    int64_t free_shared = w->lim.buffer - w->hdrm_reserved - w->shared_used;
     if (free_shared < 0)
         free_shared = 0;
     return (int64_t)(pc->alpha * (double)free_shared);
@@ -69,10 +72,10 @@ static inline int64_t pfc_xoff_threshold(const struct sw *w, const struct port_c
  * The table's per-frame operations (lfc.h), inline because the switch calls them for every frame of a lossless
  * priority: out of line, admission alone cost about 75 instructions a call (callgrind, k=4 WebSearch fat-tree).
  */
-static inline int pfc_admit(struct net *n, struct sw *w, struct port *in, struct pkt *k)
+/* B: the bytes frame k is charged (its size, or its whole cells: sw_frame_bytes), which the switch knows already. */
+static inline int pfc_admit_charged(struct net *n, struct sw *w, struct port *in, struct pkt *k, int64_t B)
 {
     int prio = k->prio;
-    int64_t B = k->size;
     const struct port_cfg *pc = &n->pcfg[in->cfg];
     if (in->ing_shared[prio] + B > pfc_xoff_threshold(w, pc) || ((in->in_hdrm >> prio) & 1)) {
         struct port_prio *pp = port_pp(in, prio);
@@ -83,7 +86,7 @@ static inline int pfc_admit(struct net *n, struct sw *w, struct port *in, struct
         if (pp->ing_hdrm > pp->hdrm_peak)
             pp->hdrm_peak = pp->ing_hdrm;
     } else {
-        if (w->shared_used + B > w->cfg->buffer - w->hdrm_reserved)
+        if (w->shared_used + B > w->lim.buffer - w->hdrm_reserved)
             return DROP_BUFFER;
         in->ing_shared[prio] += (int32_t)B;
         w->shared_used += B;
@@ -94,6 +97,11 @@ static inline int pfc_admit(struct net *n, struct sw *w, struct port *in, struct
         (((in->in_hdrm >> prio) & 1) || in->ing_shared[prio] >= pfc_xoff_threshold(w, pc)))
         pfc_hold(n, in, prio);
     return LFC_ADMIT;
+}
+
+static inline int pfc_admit(struct net *n, struct sw *w, struct port *in, struct pkt *k)
+{
+    return pfc_admit_charged(n, w, in, k, sw_frame_bytes(w, k->size));
 }
 
 static inline void pfc_released(struct net *n, struct sw *w, struct port *in, int prio)

@@ -11,6 +11,19 @@
  * Lossy priorities are tail-dropped when the egress queue would exceed
  * lossy_queue_limit or the shared buffer is full.
  *
+ * Cells (switch.cell_size): ASICs allocate their buffer in cells, so a frame
+ * takes ceil(bytes / cell) of them whatever its size (sw_frame_bytes, net.h)
+ * and a 64-byte ACK costs as much as a 256-byte frame with 256-byte cells.
+ * Typical cells: 208 bytes (Broadcom Tomahawk 2), 144 (NVIDIA Spectrum), 256
+ * (other Broadcom), 384 (Cisco 8000), as the SONiC QoS tests take them
+ * (sonic-mgmt, tests/qos/test_tunnel_qos_remap.py).  Every counter (shared
+ * pool, ingress, headroom, egress queue depth) is charged the frame's whole
+ * cells in bytes, ceil(B / cell) x cell, and every threshold is rounded up to
+ * whole cells (struct sw_limits, net_init): all comparisons are of cells.
+ *
+ * A frame larger than switch.mtu (headers included) is dropped on arrival as
+ * `mtu`, as a switch port with a smaller MTU than its hosts' discards it.
+ *
  * ECN marking (ecn.h) at dequeue or enqueue; at dequeue, q excludes the frame
  * being sent.
  *
@@ -35,9 +48,9 @@
 #include <stdlib.h>
 
 /* The flow control's per-frame operations: PFC's inline, any other through its table (lfc.h). */
-static inline int lfc_admit(struct net *n, struct sw *w, struct port *in, struct pkt *k)
+static inline int lfc_admit(struct net *n, struct sw *w, struct port *in, struct pkt *k, int64_t B)
 {
-    return n->lfc == &pfc_lfc_ops ? pfc_admit(n, w, in, k) : n->lfc->admit(n, w, in, k);
+    return n->lfc == &pfc_lfc_ops ? pfc_admit_charged(n, w, in, k, B) : n->lfc->admit(n, w, in, k);
 }
 
 static inline void lfc_released(struct net *n, struct sw *w, struct port *in, int prio)
@@ -77,14 +90,13 @@ static uint32_t egress_port(struct net *n, struct sw *w, struct pkt *k)
 }
 
 /*
- * Takes frame k (just unlinked from an egress queue of priority prio) out of
- * the buffer accounting, headroom first.  Returns its ingress port.  Aborts on
- * negative accounting: that is a bug, not a scenario error.
+ * Takes frame k (just unlinked from an egress queue of priority prio), charged
+ * B bytes, out of the buffer accounting, headroom first.  Returns its ingress
+ * port.  Aborts on negative accounting: that is a bug, not a scenario error.
  */
-static struct port *release(struct net *n, struct sw *w, const struct pkt *k, int prio)
+static struct port *release(struct net *n, struct sw *w, const struct pkt *k, int prio, int64_t B)
 {
     struct port *in = &w->ports[k->in_port];
-    int64_t B = k->size;
     int64_t from_hdrm = 0;
     if ((in->in_hdrm >> prio) & 1) {
         struct port_prio *pp = port_pp(in, prio);
@@ -104,13 +116,28 @@ static struct port *release(struct net *n, struct sw *w, const struct pkt *k, in
 }
 
 /*
+ * The bytes frame k, just unlinked from queue prio of egress p, was charged; the queue's depth, which counted its
+ * whole cells (switch_receive), drops to what is left.
+ */
+static inline int64_t uncharge_queue(const struct sw *w, struct port *p, int prio, const struct pkt *k)
+{
+    if (__builtin_expect(w->lim.cell != 0, 0)) {
+        int64_t B = sw_frame_bytes(w, k->size);
+        port_pp(p, prio)->q.bytes -= B - k->size;
+        return B;
+    }
+    return k->size;
+}
+
+/*
  * What leaving its egress queue does to frame k of priority prio, with q_after
  * bytes still queued behind it: it leaves the buffer accounting, may be
  * marked (marking at dequeue), and its ingress may RESUME its upstream.
  */
-static void dequeued(struct net *n, struct sw *w, const struct port *out, struct pkt *k, int prio, int64_t q_after)
+static void dequeued(struct net *n, struct sw *w, const struct port *out, struct pkt *k, int prio, int64_t q_after,
+                     int64_t B)
 {
-    struct port *in = release(n, w, k, prio);
+    struct port *in = release(n, w, k, prio, B);
     const struct port_cfg *oc = &n->pcfg[out->cfg];
     if (oc->ecn_dequeue)
         ecn_maybe_mark(n, w, oc, k, q_after);
@@ -121,6 +148,15 @@ static void dequeued(struct net *n, struct sw *w, const struct port *out, struct
 void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
 {
     const struct scn_switch *cfg = w->cfg;
+    int64_t B = k->size;
+    /* One test for both, so that a switch with neither pays one predictable branch per frame. */
+    if (__builtin_expect(w->lim.cells_or_mtu, 0)) {
+        if (cfg->mtu && k->size > (uint32_t)cfg->mtu) {
+            net_drop(n, k, DROP_MTU);
+            return;
+        }
+        B = sw_frame_bytes(w, k->size);
+    }
     uint32_t e = egress_port(n, w, k);
     if (e == ROUTE_NO_PORT || w->ports[e].down) {
         net_drop(n, k, DROP_LINK_DOWN);
@@ -132,17 +168,16 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
         net_drop(n, k, DROP_WATCHDOG);
         return;
     }
-    int64_t B = k->size;
     int64_t q_before = port_queued_bytes(out, prio);
 
     if (n->pcfg[in->cfg].lossless & (1u << prio)) {
-        int why = lfc_admit(n, w, in, k);
+        int why = lfc_admit(n, w, in, k, B);
         if (why != LFC_ADMIT) {
             net_drop(n, k, (enum drop_reason)why);
             return;
         }
     } else {
-        if (q_before + B > cfg->lossy_queue_limit || w->shared_used + B > cfg->buffer - w->hdrm_reserved) {
+        if (q_before + B > w->lim.lossy_queue_limit || w->shared_used + B > w->lim.buffer - w->hdrm_reserved) {
             net_drop(n, k, DROP_BUFFER);
             return;
         }
@@ -169,12 +204,14 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
         uint32_t head[NPRIO];
         head[prio] = (uint32_t)B;
         sched_pick(&cfg->scheduler, &port_aux(out)->sched, (uint8_t)(1u << prio), head, n->scn->host.mtu + HDR_DATA);
-        dequeued(n, w, out, k, prio, 0);
+        dequeued(n, w, out, k, prio, 0, B);
         port_transmit(out, k);
         return;
     }
     k->pmark = port_paused_total(out, prio, n->sim->now);
     portq_push(out, prio, k);
+    if (__builtin_expect(w->lim.cell != 0, 0))
+        port_pp(out, prio)->q.bytes += B - k->size; /* the queue's depth in whole cells, as its frames are charged */
     port_kick(out);
 }
 
@@ -189,7 +226,7 @@ void switch_flush_queue(struct net *n, struct sw *w, struct port *p, int prio, e
 {
     struct pkt *k;
     while ((k = portq_pop(p, prio))) {
-        struct port *in = release(n, w, k, prio);
+        struct port *in = release(n, w, k, prio, uncharge_queue(w, p, prio, k));
         net_drop(n, k, reason);
         if (n->pcfg[in->cfg].lossless & (1u << prio))
             lfc_released(n, w, in, prio);
@@ -218,7 +255,8 @@ struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)
     if (prio < 0)
         return NULL;
     struct pkt *k = portq_pop(p, prio);
-    dequeued(n, w, p, k, prio, port_pp(p, prio)->q.bytes);
+    int64_t B = uncharge_queue(w, p, prio, k);
+    dequeued(n, w, p, k, prio, port_pp(p, prio)->q.bytes, B);
     /* The queue is not paused now, so its closed intervals are its whole paused time since the frame was queued. */
     sim_time_t held = port_paused_closed(p, prio) - k->pmark;
     if (held && k->type == PKT_DATA)

@@ -746,6 +746,21 @@ static int check_buffer(struct setting_ctx *sc, const cJSON *obj, const char *pa
     return 0;
 }
 
+/* 0 turns each off; below 64 bytes (the smallest Ethernet frame) neither means anything. */
+static int check_cells_mtu(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
+{
+    const struct scn_switch *w = base;
+    char p[PATH_LEN];
+    (void)obj;
+    if (w->cell_size > 0 && w->cell_size < 64)
+        return setting_bad(sc, join(p, path, "cell_size"), "expected 0 (bytes) or a cell of 64 to 4096 bytes, got %d",
+                           w->cell_size);
+    if (w->mtu > 0 && w->mtu < 64)
+        return setting_bad(sc, join(p, path, "mtu"), "expected 0 (no limit) or a frame size of 64 to 65535 bytes, "
+                           "got %d", w->mtu);
+    return 0;
+}
+
 static int parse_priorities(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
 {
     struct ctx *c = loader(sc);
@@ -962,6 +977,11 @@ static const struct setting switch_fields[] = {
     /* 0 is allowed: it turns detection off, for runs that should show a deadlock until `stop`. */
     {SET_FIELD("deadlock_check", SETTING_TIME, struct scn_switch, deadlock_check_ps, 0, "1ms",
            "How long a cycle of paused queues lasts before it counts as a deadlock, and how often to look; 0 = off")},
+    {SET_INT("cell_size", struct scn_switch, cell_size, 0, 4096, "0",
+         "Bytes per buffer cell, 64..4096: frames and thresholds count in whole cells; 0 = in bytes")},
+    {SET_INT("mtu", struct scn_switch, mtu, 0, 65535, "0",
+         "Largest frame, headers included, a switch forwards (>= 64); larger ones are dropped; 0 = no limit")},
+    {SET_CHECK(check_cells_mtu)},
     {0},
 };
 

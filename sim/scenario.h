@@ -162,6 +162,8 @@ struct scn_switch {
     int64_t lossy_queue_limit;
     struct scn_watchdog watchdog;
     int64_t deadlock_check_ps; /* PFC deadlock detection period; 0 = off */
+    int cell_size;             /* bytes per buffer cell; 0 = the buffer counts bytes */
+    int mtu;                   /* largest frame (headers included) a switch forwards; 0 = no limit */
 };
 
 enum scn_dcqcn_preset { SCN_DCQCN_PAPER, SCN_DCQCN_CONNECTX };

@@ -74,6 +74,7 @@ int main(int argc, char **argv)
     test_sched_register();
     test_port_register();
     test_switch_register();
+    test_cells_register();
     test_nic_register();
     test_labs_register();
     test_docs_register();

@@ -25,6 +25,7 @@ void test_golden_register(void);
 void test_sched_register(void);
 void test_port_register(void);
 void test_switch_register(void);
+void test_cells_register(void);
 void test_nic_register(void);
 void test_labs_register(void);
 void test_docs_register(void);

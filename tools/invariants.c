@@ -16,7 +16,7 @@ struct inv_leftover inv_leftover(const struct run *r)
                 } else {
                     lo.ctrl_frames++;
                     if (p->kind != NODE_HOST)
-                        lo.ctrl_bytes_sw += k->size;
+                        lo.ctrl_bytes_sw += sw_frame_bytes(n->node_sw[p->node], k->size);
                 }
             }
             lo.paused_queues += (p->paused >> prio) & 1;

@@ -293,6 +293,38 @@ static cJSON *groups_json(const struct run *r)
  * network, and the PFC headroom per class of port (same rate and delay), with
  * the largest reservation on any one switch.
  */
+/* One threshold of a switch that counts cells: as set, in cells, and in the bytes of whole cells it compares as. */
+static void add_cells_threshold(cJSON *o, const char *name, int64_t set, int64_t cell)
+{
+    char a[32], b[32];
+    int64_t cells = (set + cell - 1) / cell;
+    cJSON *t = cJSON_AddObjectToObject(o, name);
+    cJSON_AddStringToObject(t, "set", units_fmt_size(set, a, sizeof a));
+    cJSON_AddNumberToObject(t, "cells", (double)cells);
+    cJSON_AddStringToObject(t, "compared_as", units_fmt_size(cells * cell, b, sizeof b));
+}
+
+/* The switch thresholds in both units, when the switch counts its buffer in cells (switch.cell_size). */
+static void add_cells(cJSON *d, const struct scn_switch *sw)
+{
+    int64_t c = sw->cell_size;
+    cJSON *o = cJSON_AddObjectToObject(d, "cells");
+    cJSON_AddNumberToObject(o, "cell_size", (double)c);
+    add_cells_threshold(o, "buffer", sw->buffer, c);
+    add_cells_threshold(o, "lossy_queue_limit", sw->lossy_queue_limit, c);
+    if (sw->pfc.enabled) {
+        if (sw->pfc.xoff_mode == SCN_XOFF_STATIC)
+            add_cells_threshold(o, "xoff", sw->pfc.xoff_bytes, c);
+        add_cells_threshold(o, "xon_delta", sw->pfc.xon_delta, c);
+        if (!sw->pfc.headroom_auto)
+            add_cells_threshold(o, "headroom", sw->pfc.headroom_bytes, c);
+    }
+    if (sw->ecn.enabled) {
+        add_cells_threshold(o, "kmin", sw->ecn.kmin, c);
+        add_cells_threshold(o, "kmax", sw->ecn.kmax, c);
+    }
+}
+
 static cJSON *derived_json(const struct run *r)
 {
     const struct graph *g = &r->g;
@@ -303,6 +335,9 @@ static cJSON *derived_json(const struct run *r)
     cJSON_AddNumberToObject(d, "links", g->n_links);
     cJSON_AddNumberToObject(d, "flows", n->n_flows);
     cJSON_AddItemToObject(d, "groups", groups_json(r));
+    int cell = r->scn->sw.cell_size;
+    if (cell)
+        add_cells(d, &r->scn->sw);
     if (!r->scn->sw.pfc.enabled)
         return d;
     cJSON *classes = cJSON_AddArrayToObject(d, "pfc_headroom");
@@ -315,6 +350,8 @@ static cJSON *derived_json(const struct run *r)
         cJSON_AddStringToObject(o, "delay", units_fmt_time(rep.cls[k].delay_ps, b, sizeof b));
         cJSON_AddNumberToObject(o, "ports", rep.cls[k].ports);
         cJSON_AddStringToObject(o, "headroom_per_priority", units_fmt_size(rep.cls[k].headroom, h, sizeof h));
+        if (cell)
+            cJSON_AddNumberToObject(o, "headroom_cells_per_priority", (double)(rep.cls[k].headroom / cell));
         cJSON_AddItemToArray(classes, o);
     }
     char m[32];

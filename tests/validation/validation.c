@@ -62,6 +62,82 @@ static bool finish(struct run *r, struct scenario *scn)
     return ok;
 }
 
+/* ---- buffers in cells ---- */
+
+/* What one run of cells_case saw at s0: the peak of the buffer as the switch counts it, the frames' own bytes
+ * then, and the PAUSE frames it sent. */
+struct cells_seen {
+    int64_t peak_counted, peak_frames;
+    uint64_t pauses;
+    bool completed;
+};
+
+/*
+ * An 8-to-1 incast of small frames (MTU 256: 318-byte frames) into h0 at line rate, cc none, a static XOFF of
+ * 20 KB; with `acks`, h0 also sends to each sender, so their ACKs (66 bytes, one per frame) share the congested
+ * port with the incast's data.  The buffer is sampled every 0.5 us.
+ */
+static bool cells_run(int cell, bool acks, struct cells_seen *seen)
+{
+    char json[2048];
+    int len = snprintf(json, sizeof json,
+                       "{\"topology\": {\"type\": \"star\", \"hosts\": 9, \"link\": {\"rate\": \"100Gbps\", \"delay\": "
+                       "\"1us\"}}, \"host\": {\"cc\": \"none\", \"mtu\": 256}, \"stop\": \"10ms\", \"switch\": "
+                       "{\"cell_size\": %d, \"ecn\": {\"enabled\": false}, \"pfc\": {\"xoff\": \"20KB\"}}, \"traffic\": "
+                       "[{\"type\": \"incast\", \"senders\": \"h1-h8\", \"receiver\": \"h0\", \"size\": \"1MB\"}",
+                       cell);
+    for (int i = 1; acks && i <= 8; i++)
+        len += snprintf(json + len, sizeof json - (size_t)len,
+                        ", {\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h%d\", \"size\": \"1MB\"}", i);
+    snprintf(json + len, sizeof json - (size_t)len, "]}");
+    uint32_t flows = acks ? 16 : 8;
+    struct scenario scn;
+    struct run *r = start(json, &scn);
+    if (!r)
+        return false;
+    const struct sw *w = &r->net.sws[0];
+    *seen = (struct cells_seen){0};
+    for (sim_time_t t = PS_PER_US / 2; t <= scn.stop_ps && r->net.flows_completed < flows; t += PS_PER_US / 2) {
+        sim_run(&r->sim, t);
+        if (w->buffered <= seen->peak_counted)
+            continue;
+        seen->peak_counted = w->buffered;
+        seen->peak_frames = 0;
+        for (uint32_t p = 0; p < w->n_ports; p++)
+            for (int q = 0; q < NPRIO; q++)
+                for (const struct pkt *k = port_pp(&w->ports[p], q)->q.head; k; k = k->next)
+                    seen->peak_frames += k->size;
+    }
+    seen->pauses = r->net.c.pause_frames;
+    seen->completed = r->net.flows_completed == flows && r->net.c.data_dropped == 0;
+    return finish(r, &scn);
+}
+
+static bool cells_case(struct vresult *out, int *n, int cap, bool acks)
+{
+    struct cells_seen b, c;
+    if (!cells_run(0, acks, &b) || !cells_run(256, acks, &c))
+        return false;
+    struct vresult *v = add(out, n, cap);
+    char x[32], y[32], z[32];
+    SET(check, "buffer in 256-byte cells vs bytes, 8-to-1 incast of 318-byte frames%s", acks ? " + ACKs" : "");
+    SET(reference, "%s", acks ? "ACKs: 1 cell (3.9x) each" : "2 cells (1.61x) per 318-byte frame");
+    SET(expected, "more PAUSEs in cells");
+    SET(measured, "PAUSE %llu in cells, %llu in bytes", (unsigned long long)c.pauses, (unsigned long long)b.pauses);
+    SET(tolerance, "exact");
+    v->pass = b.completed && c.completed && b.peak_counted == b.peak_frames && c.peak_counted > c.peak_frames &&
+              c.pauses > b.pauses;
+    SET(note, "peak buffer: %s counted in cells, holding %s of frames (%.2fx); %s in bytes. XOFF 20 KB = 79 cells",
+        units_fmt_size(c.peak_counted, x, sizeof x), units_fmt_size(c.peak_frames, y, sizeof y),
+        (double)c.peak_counted / (double)c.peak_frames, units_fmt_size(b.peak_counted, z, sizeof z));
+    return true;
+}
+
+static bool run_cells(struct vresult *out, int *n, int cap)
+{
+    return cells_case(out, n, cap, false) && cells_case(out, n, cap, true);
+}
+
 /* ---- goodput of one flow ---- */
 
 static bool goodput_case(struct vresult *out, int *n, int cap, const char *rate, double bps, int mtu)
@@ -302,6 +378,7 @@ static bool run_loss(struct vresult *out, int *n, int cap)
 const struct vgroup validation_groups[] = {
     {"goodput", run_goodput},
     {"goodput under random loss", run_loss},
+    {"buffers in cells", run_cells},
     {"fair share and fluid model", run_fair},
     {"headroom", run_headroom},
 };
