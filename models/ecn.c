@@ -1,7 +1,7 @@
 /* ecn — RED marking at a switch egress (the formula and its sources are in ecn.h). */
 #include "models/ecn.h"
 
-double ecn_red_probability(const struct scn_ecn *e, int64_t q)
+double ecn_red_probability(const struct ecn_thresh *e, int64_t q)
 {
     if (q <= e->kmin)
         return 0.0;
@@ -10,7 +10,7 @@ double ecn_red_probability(const struct scn_ecn *e, int64_t q)
     return e->pmax * (double)(q - e->kmin) / (double)(e->kmax - e->kmin);
 }
 
-bool ecn_red_draw(const struct scn_ecn *e, struct rng *r, int64_t q)
+bool ecn_red_draw(const struct ecn_thresh *e, struct rng *r, int64_t q)
 {
     double p = ecn_red_probability(e, q);
     if (p <= 0.0)

@@ -24,16 +24,16 @@
 #include "models/net.h"
 
 /* RED marking probability for an egress queue of q bytes (0 below kmin, 1 above kmax). */
-double ecn_red_probability(const struct scn_ecn *e, int64_t q);
+double ecn_red_probability(const struct ecn_thresh *e, int64_t q);
 
 /* Whether a frame that sees q bytes queued is marked, drawing from r only where the outcome is uncertain. */
-bool ecn_red_draw(const struct scn_ecn *e, struct rng *r, int64_t q);
+bool ecn_red_draw(const struct ecn_thresh *e, struct rng *r, int64_t q);
 
 /* Marks frame k CE at an egress of switch w whose settings are pc, with q bytes queued, when it is an ECT data frame
  * not yet marked and RED says so (pc's thresholds are its rate's). */
 static inline void ecn_maybe_mark(struct net *n, struct sw *w, const struct port_cfg *pc, struct pkt *k, int64_t q)
 {
-    const struct scn_ecn *e = &pc->ecn; /* in whole cells when the switch counts cells (net.c) */
+    const struct ecn_thresh *e = &pc->ecn; /* in whole cells when the switch counts cells (net.c) */
     /* q <= kmin, the common case, decides without a call */
     if (k->type == PKT_DATA && (k->ecn & ECN_ECT) && !(k->ecn & ECN_CE) && q > e->kmin &&
         ecn_red_draw(e, &w->ecn_rng, q)) {

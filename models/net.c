@@ -269,7 +269,6 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
                        ? net_auto_headroom(pc->rate_bps, p->delay_ps, n->scn->host.mtu, pfc->response_quanta)
                        : (int64_t)hdrm;
     pc->ecn.enabled = c->ecn.enabled;
-    pc->ecn.mark_on = c->ecn.mark_on;
     pc->ecn.kmin = (int64_t)kmin;
     pc->ecn.kmax = (int64_t)kmax;
     pc->ecn.pmax = pmax;

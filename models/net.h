@@ -191,17 +191,28 @@ _Static_assert(offsetof(struct port, peer) == 64 && sizeof(struct port) == 128, 
  * with equal settings share one entry of net.pcfg, a small table read per frame through port.cfg, so that a
  * frame needs no lookup and the table stays in cache.  Thresholds are in bytes.
  */
+/* ECN's marking thresholds at one egress, in bytes (or whole cells): RED between kmin and kmax (ecn.h). */
+struct ecn_thresh {
+    int64_t kmin, kmax;
+    double pmax;
+    bool enabled;
+};
+
 struct port_cfg {
-    uint8_t lossless;              /* the priorities under PFC at this ingress (0: PFC off here) */
+    /* read per frame: one cache line, and a power-of-two size so that the table is indexed by a shift */
+    _Alignas(64) uint8_t lossless; /* the priorities under PFC at this ingress (0: PFC off here) */
     bool ecn_dequeue, ecn_enqueue; /* ECN marking on, and when */
     bool xoff_static;
     double alpha;                  /* dynamic xoff */
     int64_t xoff;                  /* static xoff */
     int64_t xon_delta;
+    struct ecn_thresh ecn;         /* for this rate */
+    /* read when the network is built, and by check */
     int64_t headroom;              /* per lossless priority */
-    int64_t rate_bps;              /* the rate it was resolved for (check's report) */
-    struct scn_ecn ecn;            /* kmin, kmax, pmax in bytes for this rate; its maps are empty */
+    int64_t rate_bps;              /* the rate it was resolved for */
 };
+_Static_assert(offsetof(struct port_cfg, headroom) == 64 && sizeof(struct port_cfg) == 128,
+               "a port's per-frame settings fill one line; the table's entries are a power of two apart");
 
 /* Bytes of per-flow congestion-control state held in the flow itself (the largest algorithm's; each asserts that
  * its own fits), so that no flow allocates on the hot path. */

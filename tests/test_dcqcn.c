@@ -286,7 +286,7 @@ static void test_presets(void)
 
 static void test_red(void)
 {
-    struct scn_ecn e = {.enabled = true, .kmin = 5000, .kmax = 200000, .pmax = 0.01};
+    struct ecn_thresh e = {.enabled = true, .kmin = 5000, .kmax = 200000, .pmax = 0.01};
     CU_ASSERT_DOUBLE_EQUAL(ecn_red_probability(&e, 0), 0.0, 0);
     CU_ASSERT_DOUBLE_EQUAL(ecn_red_probability(&e, 5000), 0.0, 0);
     CU_ASSERT_DOUBLE_EQUAL(ecn_red_probability(&e, 5001), 0.01 * 1 / 195000.0, 1e-15);

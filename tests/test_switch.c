@@ -289,7 +289,7 @@ static void test_ecn_marking(void)
     struct run r;
     CU_ASSERT_FATAL(test_setup(SLOW_EGRESS("", 1), "switch.ecn",
                                "{\"kmin\": \"20KB\", \"kmax\": \"120KB\", \"pmax\": 0.2}", &scn, &r));
-    const struct scn_ecn *e = &scn.sw.ecn;
+    const struct ecn_thresh *e = &r.net.pcfg[0].ecn;
     CU_ASSERT_DOUBLE_EQUAL(ecn_red_probability(e, 0), 0.0, 0);
     CU_ASSERT_DOUBLE_EQUAL(ecn_red_probability(e, 20000), 0.0, 0);
     CU_ASSERT_DOUBLE_EQUAL(ecn_red_probability(e, 45000), 0.05, 1e-15);
