@@ -13,6 +13,7 @@
 #include "tools/limits.h"
 #include "tools/progress.h"
 #include "tools/run.h"
+#include "tools/sonic.h"
 #include "tools/signals.h"
 #include "tools/sweep.h"
 #include "tools/tune.h"
@@ -41,6 +42,9 @@ static const char usage[] =
     "  rocesim tune TUNE.json [-j N] [-o DIR] [--budget RUNS] [--timeout TIME] [-q] [--no-plot]\n"
     "  rocesim nic-config [SCENARIO.json] [--set PATH=VALUE]... [--from best.json [--allow-incomplete]]\n"
     "                     [--iface IF]\n"
+    "  rocesim switch-config [SCENARIO.json] [--set PATH=VALUE]... [--from best.json [--allow-incomplete]]\n"
+    "                        --format sonic [--node NAME]\n"
+    "  rocesim import sonic CONFIG_DB.json [--ports PORT=NODE:N,...]\n"
     "  rocesim compare DIR [DIR]...\n"
     "  rocesim --help | --version\n"
     "\n"
@@ -55,6 +59,8 @@ static const char usage[] =
     "  tune   search the parameters of a tune file for the best setting (design, racing on seeds, local\n"
     "         search), compared with a baseline; tune.csv, best.json with 95 % intervals, plots\n"
     "  nic-config  DCQCN/CNP settings as ConnectX sysfs writes, ECN/PFC thresholds as switch settings\n"
+    "  switch-config  one switch's buffer, PFC, ECN, scheduler and watchdog as SONiC config_db.json tables\n"
+    "  import sonic   a SONiC config_db.json's QoS tables as a scenario's switch object and profiles\n"
     "  compare  the key numbers of finished runs side by side (columns named by their DIRs), with\n"
     "           each run's ratio to the first; runs that did not complete are flagged\n"
     "See README.md and docs/scenario.md.\n";
@@ -623,7 +629,7 @@ int main(int argc, char **argv)
         puts("rocesim 0.1");
         return 0;
     }
-    /* sweep, tune and nic-config have options of their own (tools/sweep.c, tools/nicconfig.c). */
+    /* These commands have options of their own (tools/sweep.c, tune.c, nicconfig.c, sonic.c). */
     if (argc >= 2 && strcmp(argv[1], "compare") == 0)
         return compare_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "sweep") == 0)
@@ -632,6 +638,10 @@ int main(int argc, char **argv)
         return tune_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "nic-config") == 0)
         return nicconfig_main(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "switch-config") == 0)
+        return sonic_export_main(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "import") == 0)
+        return sonic_import_main(argc, argv);
     if (argc == 3 && strcmp(argv[1], "plot") == 0 && sweep_is_dir(argv[2]))
         return sweep_plot_main(argv[2]);
     static char set_paths[MAX_SETS][512];
