@@ -196,7 +196,8 @@ static void round_trip(const struct scn_override *ov, int n)
     for (size_t i = 0; i < sizeof keep / sizeof *keep; i++)
         cJSON_AddItemToObject(sw, keep[i], cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(old, keep[i]), 1));
     cJSON_ReplaceItemInObjectCaseSensitive(sc, "switch", sw);
-    cJSON_ReplaceItemInObjectCaseSensitive(sc, "profiles", cJSON_DetachItemFromObjectCaseSensitive(imp, "profiles"));
+    cJSON_DeleteItemFromObjectCaseSensitive(sc, "profiles"); /* absent when the original has none */
+    cJSON_AddItemToObject(sc, "profiles", cJSON_DetachItemFromObjectCaseSensitive(imp, "profiles"));
     char *bt = cJSON_Print(sc);
     CU_ASSERT_TRUE_FATAL(test_setup_from("back.json", bt, NULL, 0, &b, &rb));
     char *bj = scn_to_json(&b);
