@@ -245,7 +245,8 @@ static void test_round_trip(void)
                                       {"switch.watchdog", "{\"enabled\": true, \"detection_time\": \"300ms\", "
                                                           "\"restoration_time\": \"400ms\", \"poll_interval\": "
                                                           "\"100ms\", \"action\": \"forward\"}"},
-                                      {"switch.scheduler", "{\"type\": \"dwrr\", \"weights\": {\"0\": 10, \"3\": 40}}"}};
+                                      {"switch.scheduler",
+                                       "{\"type\": \"dwrr\", \"weights\": {\"0\": 10, \"3\": 40}}"}};
     round_trip(v1, 4);
     const struct scn_override v2[] = {{"switch.pfc", "{\"priorities\": [3, 4], \"xoff\": \"100KB\", \"xon_delta\": "
                                                      "\"10KB\", \"headroom\": \"60KB\"}"},
@@ -254,7 +255,8 @@ static void test_round_trip(void)
     round_trip(v2, 3);
     const struct scn_override v3[] = {{"switch.pfc.headroom", "40KB"},
                                       {"switch.pfc.dynamic_alpha", "0.5"},
-                                      {"profiles", "[{\"match\": \"s0:0\", \"switch\": {\"pfc\": {\"priorities\": [3, 5]},"
+                                      {"profiles", "[{\"match\": \"s0:0\", \"switch\": {\"pfc\": "
+                                                   "{\"priorities\": [3, 5]},"
                                                    " \"ecn\": {\"kmin\": \"50KB\"}}}, {\"match\": \"s0:16\", "
                                                    "\"switch\": {\"ecn\": {\"enabled\": false}}}]"}};
     round_trip(v3, 3);

@@ -215,7 +215,8 @@ static int imp_qos_map(struct imp *m, const cJSON *t)
                     p->pfc |= 1u << (s[i] - '0');
             }
             if (!ok)
-                return fail(m, strcat(path, ".pfc_enable"), "expected priorities 0..7 separated by commas like \"3,4\"");
+                return fail(m, strcat(path, ".pfc_enable"),
+                            "expected priorities 0..7 separated by commas like \"3,4\"");
         }
         char star[64];
         sfmt(star, sizeof star, "PORT_QOS_MAP.*");
@@ -317,8 +318,8 @@ static int imp_profile(struct imp *m, const cJSON *pools, const cJSON *profiles,
         return fail(m, strcat(pp, ".mode"), "expected \"static\" or \"dynamic\", got %s",
                     cJSON_IsString(mode) ? mode->valuestring : "none");
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(pl, "type");
-    if (type && (!cJSON_IsString(type) || (strcmp(type->valuestring, "ingress") && strcmp(type->valuestring, "egress") &&
-                                           strcmp(type->valuestring, "both"))))
+    if (type && (!cJSON_IsString(type) || (strcmp(type->valuestring, "ingress") &&
+                                           strcmp(type->valuestring, "egress") && strcmp(type->valuestring, "both"))))
         return fail(m, strcat(pp, ".type"), "expected \"ingress\", \"egress\" or \"both\", got %s",
                     cJSON_IsString(type) ? type->valuestring : "a value");
     long long size = -1, pxoff = 0;
@@ -421,7 +422,8 @@ static int imp_wred(struct imp *m, const cJSON *wreds, const char *name, const c
     char b[16];
     const char *gs = ge ? val_text(ge, b, sizeof b) : "false";
     if (!gs || (strcmp(gs, "true") && strcmp(gs, "false")))
-        return fail(m, strcat(path, ".wred_green_enable"), "expected \"true\" or \"false\", got %s", gs ? gs : "a value");
+        return fail(m, strcat(path, ".wred_green_enable"), "expected \"true\" or \"false\", got %s",
+                    gs ? gs : "a value");
     long long kmin = 0, kmax = 0, prob = 100;
     const long long big = (1LL << 31) - 1;
     if (get_int(m, w, path, "green_min_threshold", 0, big, "bytes", &kmin) < 0 ||
