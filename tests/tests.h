@@ -45,6 +45,7 @@ void test_runpool_register(void);
 void test_tune_register(void);
 void test_tune_plot_register(void);
 void test_profiles_register(void);
+void test_doctor_register(void);
 
 struct scenario;
 struct run;

@@ -8,6 +8,7 @@
 #include "sim/settings.h"
 #include "tools/monitor.h"
 #include "tools/compare.h"
+#include "tools/doctor.h"
 #include "tools/nicconfig.h"
 #include "tools/plot.h"
 #include "tools/limits.h"
@@ -42,6 +43,7 @@ static const char usage[] =
     "  rocesim nic-config [SCENARIO.json] [--set PATH=VALUE]... [--from best.json [--allow-incomplete]]\n"
     "                     [--iface IF]\n"
     "  rocesim compare DIR [DIR]...\n"
+    "  rocesim doctor SCENARIO.json [--set PATH=VALUE]... [-o DIR] | rocesim doctor DIR\n"
     "  rocesim --help | --version\n"
     "\n"
     "  run    simulate; writes summary.json, flows.csv, queues.csv (the ports of monitor.queues, none by\n"
@@ -57,6 +59,9 @@ static const char usage[] =
     "  nic-config  DCQCN/CNP settings as ConnectX sysfs writes, ECN/PFC thresholds as switch settings\n"
     "  compare  the key numbers of finished runs side by side (columns named by their DIRs), with\n"
     "           each run's ratio to the first; runs that did not complete are flagged\n"
+    "  doctor  the misconfigurations of a scenario (before a run) or what went wrong in a finished run's\n"
+    "          DIR, each with why it matters and what to change; doctor.json to DIR (-o DIR for a scenario);\n"
+    "          exit status 1 when it found something\n"
     "See README.md and docs/scenario.md.\n";
 
 struct cli {
@@ -632,6 +637,8 @@ int main(int argc, char **argv)
         return tune_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "nic-config") == 0)
         return nicconfig_main(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "doctor") == 0)
+        return doctor_main(argc, argv);
     if (argc == 3 && strcmp(argv[1], "plot") == 0 && sweep_is_dir(argv[2]))
         return sweep_plot_main(argv[2]);
     static char set_paths[MAX_SETS][512];
