@@ -8,6 +8,7 @@
 #include "sim/settings.h"
 #include "tools/monitor.h"
 #include "tools/compare.h"
+#include "tools/doctor.h"
 #include "tools/nicconfig.h"
 #include "tools/plot.h"
 #include "tools/limits.h"
@@ -46,6 +47,7 @@ static const char usage[] =
     "                        --format sonic [--node NAME]\n"
     "  rocesim import sonic CONFIG_DB.json [--ports PORT=NODE:N,...]\n"
     "  rocesim compare DIR [DIR]...\n"
+    "  rocesim doctor SCENARIO.json [--set PATH=VALUE]... [-o DIR] | rocesim doctor DIR\n"
     "  rocesim --help | --version\n"
     "\n"
     "  run    simulate; writes summary.json, flows.csv, queues.csv (the ports of monitor.queues, none by\n"
@@ -63,6 +65,9 @@ static const char usage[] =
     "  import sonic   a SONiC config_db.json's QoS tables as a scenario's switch object and profiles\n"
     "  compare  the key numbers of finished runs side by side (columns named by their DIRs), with\n"
     "           each run's ratio to the first; runs that did not complete are flagged\n"
+    "  doctor  the misconfigurations of a scenario (before a run) or what went wrong in a finished run's\n"
+    "          DIR, each with why it matters and what to change; doctor.json to DIR (-o DIR for a scenario);\n"
+    "          exit status 1 when it found something\n"
     "See README.md and docs/scenario.md.\n";
 
 struct cli {
@@ -642,6 +647,8 @@ int main(int argc, char **argv)
         return sonic_export_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "import") == 0)
         return sonic_import_main(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "doctor") == 0)
+        return doctor_main(argc, argv);
     if (argc == 3 && strcmp(argv[1], "plot") == 0 && sweep_is_dir(argv[2]))
         return sweep_plot_main(argv[2]);
     static char set_paths[MAX_SETS][512];

@@ -1,0 +1,221 @@
+/*
+ * doctor: every misconfiguration of scenarios/misconfig/ and lab 10's mysteries gets the finding that names its
+ * mistake, before a run and after it; the shipped scenarios meant to be healthy get none, and those where a
+ * finding is right (docs/doctor.md) get exactly that one; the CLI's exit statuses and doctor.json.
+ */
+#include "tests/tests.h"
+
+#include "models/net.h"
+#include "sim/scenario.h"
+#include "tools/doctor.h"
+#include "tools/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The checks of rep, sorted, comma-separated. */
+static void ids_of(const struct doc_report *rep, char *buf, size_t len)
+{
+    const char *ids[64];
+    int n = 0;
+    for (int i = 0; i < rep->n && n < 64; i++)
+        ids[n++] = rep->f[i].id;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && strcmp(ids[j - 1], ids[j]) > 0; j--) {
+            const char *t = ids[j];
+            ids[j] = ids[j - 1];
+            ids[j - 1] = t;
+        }
+    size_t u = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++)
+        u += (size_t)snprintf(buf + u, len - u, "%s%s", i ? "," : "", ids[i]);
+}
+
+static void expect_ids(const char *what, const struct doc_report *rep, const char *want)
+{
+    char got[1024];
+    ids_of(rep, got, sizeof got);
+    if (strcmp(got, want)) {
+        printf("\n  %s: doctor found [%s], expected [%s]\n", what, got, want);
+        doctor_print(stdout, rep, what);
+    }
+    CU_ASSERT_STRING_EQUAL(got, want);
+}
+
+/* Before a run: the scenario's resolved settings. */
+static void before(const char *file, const char *want)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup_from(file, NULL, NULL, 0, &scn, &r));
+    struct doc_report rep = {0};
+    doctor_scenario(&r, &rep);
+    expect_ids(file, &rep, want);
+    doctor_report_free(&rep);
+    test_teardown(&scn, &r);
+}
+
+struct expect {
+    const char *file, *before, *after;
+    const char *stop; /* a shorter run where the whole one is slow, else NULL */
+};
+
+static const struct expect cases[] = {
+    /* lab 10's healthy fabric, the misconfigurations built from it, and its mysteries */
+    {"scenarios/labs/10-bandwidth-far-below/healthy.json", "", "", NULL},
+    {"scenarios/misconfig/pfc-off.json", "lossy-go-back-n,roce-priority-lossy",
+     "lossy-go-back-n,roce-drops,roce-priority-lossy,throughput-low", NULL},
+    {"scenarios/misconfig/pfc-off-one-switch.json", "lossy-go-back-n,roce-priority-lossy",
+     "lossy-go-back-n,roce-drops,roce-priority-lossy,throughput-low", NULL},
+    {"scenarios/misconfig/nic-unprotected-priority.json", "lossy-go-back-n,roce-priority-lossy",
+     "lossy-go-back-n,roce-drops,roce-priority-lossy,throughput-low", NULL},
+    {"scenarios/misconfig/one-nic-unprotected.json", "lossy-go-back-n,roce-priority-lossy",
+     "lossy-go-back-n,pause-storm,pause-tree,roce-priority-lossy", NULL},
+    {"scenarios/misconfig/ecn-off.json", "ecn-off", "ecn-off,pause-tree,throughput-low", NULL},
+    /* the spines never queue in this workload: only the settings show it */
+    {"scenarios/misconfig/ecn-off-spines.json", "ecn-off", "ecn-off", NULL},
+    {"scenarios/misconfig/mtu-mismatch.json", "mtu-mismatch", "mtu-drops,mtu-mismatch", NULL},
+    {"scenarios/labs/10-bandwidth-far-below/mystery-a.json", "ecn-above-xoff,ecn-above-xoff",
+     "ecn-above-xoff,ecn-above-xoff,pause-tree,throughput-low", NULL},
+    {"scenarios/labs/10-bandwidth-far-below/mystery-b.json", "dcqcn-timers", "dcqcn-timers,throughput-low", NULL},
+    {"scenarios/labs/10-bandwidth-far-below/mystery-c.json", "lossy-go-back-n,roce-priority-lossy",
+     "lossy-go-back-n,roce-drops,roce-priority-lossy,throughput-low", NULL},
+    /* the shipped scenarios: healthy, or pathologies on purpose (docs/doctor.md says why each finding is right) */
+    {"scenarios/allreduce-leafspine.json", "", "", "300us"},
+    {"scenarios/custom-ring.json", "", "", NULL},
+    {"scenarios/deadlock-ring.json", "", "pfc-deadlock", NULL},
+    {"scenarios/dragonfly.json", "", "", NULL},
+    {"scenarios/dumbbell.json", "", "", NULL},
+    {"scenarios/fat-tree-k4.json", "", "", NULL},
+    {"scenarios/hpcc-fabric.json", "ecn-above-xoff,ecn-above-xoff,ecn-above-xoff", NULL, NULL},
+    {"scenarios/incast-16to1.json", "", "", NULL},
+    {"scenarios/link-failure.json", "", "", NULL},
+    {"scenarios/pfc-storm.json", "", "pause-storm,pause-tree,spurious-timeouts", NULL},
+    {"scenarios/qos-training-checkpoint.json", "", "", NULL},
+    {"scenarios/victim-flow.json", "", "", NULL},
+    {"scenarios/websearch-fattree.json", "", "", NULL},
+};
+
+static void test_before(void)
+{
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        before(cases[i].file, cases[i].before);
+}
+
+/* After a run: ./rocesim run, then the doctor on its directory (the settings' findings come again, from the
+ * directory's scenario.json, with the run's). */
+static void test_after(void)
+{
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct expect *e = &cases[i];
+        if (!e->after)
+            continue; /* hpcc-fabric: 320 hosts, too slow for make test; its settings are checked above */
+        char cmd[1024], dir[256];
+        snprintf(dir, sizeof dir, "build/test-doctor/%zu", i);
+        snprintf(cmd, sizeof cmd, "%s run %s -o %s --no-plot -q%s%s > /dev/null", test_rocesim_bin(), e->file, dir,
+                 e->stop ? " --stop " : "", e->stop ? e->stop : "");
+        CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+        char out[1024];
+        snprintf(cmd, sizeof cmd, "%s doctor %s", test_rocesim_bin(), dir);
+        int rc = test_run(cmd, NULL);
+        CU_ASSERT_EQUAL(rc, e->after[0] ? 1 : 0);
+        /* doctor.json holds the same findings as the report */
+        snprintf(out, sizeof out, "%s/doctor.json", dir);
+        char *js = test_read_file(out, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(js);
+        struct scenario scn;
+        struct run r;
+        snprintf(out, sizeof out, "%s/scenario.json", dir);
+        CU_ASSERT_FATAL(test_setup_from(out, NULL, NULL, 0, &scn, &r));
+        struct doc_report rep = {0};
+        char err[512];
+        doctor_scenario(&r, &rep);
+        CU_ASSERT_EQUAL(doctor_outputs(dir, &r, &rep, err, sizeof err), 0);
+        expect_ids(e->file, &rep, e->after);
+        for (int k = 0; k < rep.n; k++) {
+            char needle[64];
+            snprintf(needle, sizeof needle, "\"check\":\t\"%s\"", rep.f[k].id);
+            CU_ASSERT_PTR_NOT_NULL(strstr(js, needle));
+        }
+        free(js);
+        doctor_report_free(&rep);
+        test_teardown(&scn, &r);
+    }
+}
+
+/* What the findings say: where, and the values that make them. */
+static void test_wording(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup_from("scenarios/misconfig/pfc-off-one-switch.json", NULL, NULL, 0, &scn, &r));
+    struct doc_report rep = {0};
+    doctor_scenario(&r, &rep);
+    const struct doc_finding *f = doctor_find(&rep, "roce-priority-lossy");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_STRING_EQUAL(f->where, "leaf1 (10 of 10 ports)");
+    CU_ASSERT_PTR_NOT_NULL(strstr(f->seen, "priority 3"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(f->seen, "switch.pfc.enabled false"));
+    CU_ASSERT_EQUAL(f->sev, DOC_ERROR);
+    doctor_report_free(&rep);
+    test_teardown(&scn, &r);
+
+    /* a 4 KB static xoff under a 200 KB kmax; a headroom of 2 KB on 100 Gbps links with 1 us of cable */
+    struct scn_override ov[] = {{"switch.pfc.xoff", "\"4KB\""}, {"switch.pfc.headroom", "\"2KB\""}};
+    CU_ASSERT_FATAL(test_setup_from("scenarios/labs/10-bandwidth-far-below/healthy.json", NULL, ov, 2, &scn, &r));
+    doctor_scenario(&r, &rep);
+    f = doctor_find(&rep, "ecn-above-xoff");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_STRING_EQUAL(f->seen, "ECN kmin 5KB is at or above the PFC point 4KB (the static xoff)");
+    f = doctor_find(&rep, "headroom-short");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_PTR_NOT_NULL(strstr(f->seen, "PFC headroom 2KB per lossless priority at 400Gbps ports; the cable and rate need 128.148KB"));
+    doctor_report_free(&rep);
+    /* the loader refuses a poll above the detection time; a resolved setting that has one is still found */
+    struct scn_switch *sc = (struct scn_switch *)r.net.sws[0].cfg;
+    sc->watchdog.enabled = true;
+    sc->watchdog.detection_ps = 100000000;
+    sc->watchdog.poll_ps = 200000000;
+    doctor_scenario(&r, &rep);
+    CU_ASSERT_PTR_NOT_NULL(doctor_find(&rep, "watchdog-poll"));
+    doctor_report_free(&rep);
+    test_teardown(&scn, &r);
+}
+
+/* Exit statuses: 0 without a finding, 1 with, 2 on bad input; -o writes doctor.json for a scenario. */
+static void test_cli(void)
+{
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "rm -rf build/test-doctor/cli && %s doctor scenarios/labs/10-bandwidth-far-below/"
+             "healthy.json -o build/test-doctor/cli", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "no finding"));
+    free(out);
+    char *js = test_read_file("build/test-doctor/cli/doctor.json", NULL);
+    CU_ASSERT_PTR_NOT_NULL(js && strstr(js, "\"findings\":\t[]"));
+    free(js);
+    snprintf(cmd, sizeof cmd, "%s doctor scenarios/labs/10-bandwidth-far-below/healthy.json "
+             "--set switch.ecn.enabled=false", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 1);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "error [ecn-off] at leaf0 (10 of 10 ports)"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s doctor scenarios", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rocesim: scenarios: expected the directory of a finished run"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s doctor scenarios/dumbbell.json --set switch.ecn.kmin=x", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rocesim: scenarios/dumbbell.json: switch.ecn.kmin"));
+    free(out);
+}
+
+void test_doctor_register(void)
+{
+    CU_pSuite s = CU_add_suite("doctor", NULL, NULL);
+    CU_add_test(s, "scenarios' settings: each mistake found, healthy ones clean", test_before);
+    CU_add_test(s, "finished runs: each mistake found where the run shows it", test_after);
+    CU_add_test(s, "findings name the place and the values", test_wording);
+    CU_add_test(s, "exit statuses and doctor.json", test_cli);
+}
