@@ -236,6 +236,12 @@ static double csv_num(const char *line, int col, bool *empty)
     return *empty ? 0 : atof(p);
 }
 
+static const char *str(const cJSON *j, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
 static void test_lab9(void)
 {
     /*
@@ -261,51 +267,93 @@ static void test_lab9(void)
     free(buf);
     CU_ASSERT_PTR_NOT_NULL_FATAL(best);
     const char *obj = "flows.slowdown.p99{'size_max':'100KB'}";
+    const char *gobj = "flows.goodput_gbps.mean{'traffic':['bg0' 'bg1']}";
+    const cJSON *found = cJSON_GetObjectItemCaseSensitive(best, "best_found");
     const cJSON *res = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(best, "result"), obj);
     const cJSON *bres = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(best, "baseline"), "result"), obj);
-    const cJSON *gput = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(best, "result"),
-                                                         "flows.goodput_gbps.mean{'traffic':['bg0' 'bg1']}");
+    const cJSON *fres = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(found, "result"), obj);
+    const cJSON *bgput = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(best, "baseline"), "result"), gobj);
     const cJSON *cmp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(best, "comparison"), 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(res);
     CU_ASSERT_PTR_NOT_NULL_FATAL(bres);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(gput);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fres);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(bgput);
     CU_ASSERT_PTR_NOT_NULL_FATAL(cmp);
-    double win = num(res, "mean"), base = num(bres, "mean"), p = num(cmp, "p");
-    const cJSON *seeds = cJSON_GetObjectItemCaseSensitive(cmp, "seeds");
-    printf("\n    short-flow p99 slowdown on the search seeds %.3f against ConnectX's %.3f; on the confirmation seeds "
-           "p = %.2f ", win, base, p);
-    /* the winner looks better on the seeds it was chosen on (the winner's curse) ... */
-    CU_ASSERT(win > 0 && win < 0.97 * base);
-    CU_ASSERT(num(gput, "mean") >= 37);
-    /* ... and is not significantly better on seeds the search never saw */
-    CU_ASSERT(cJSON_IsString(seeds) && strcmp(seeds->valuestring, "confirm_seeds") == 0);
+    double base = num(bres, "mean"), won = num(fres, "mean"), p = num(cmp, "p");
+    printf("\n    recommendation %s; short-flow p99 slowdown: ConnectX %.3f, the search's best %.3f on the search seeds; "
+           "on the confirmation seeds p = %.2f ", str(best, "recommendation"), base, won, p);
+    /* the search finds nothing better than the ConnectX defaults, and the tuner says to keep them ... */
+    CU_ASSERT_STRING_EQUAL(str(best, "recommendation"), "baseline");
+    CU_ASSERT_EQUAL(strncmp(str(best, "verdict"), "keep the baseline:", 18), 0);
+    CU_ASSERT_DOUBLE_EQUAL(num(res, "mean"), base, 1e-12);
+    CU_ASSERT(base > 0 && num(bgput, "mean") >= 37);
+    /* ... the search's best feasible candidate is worse on the seeds it was found on ... */
+    CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(found, "feasible")));
+    CU_ASSERT(won > 1.5 * base);
+    /* ... and the comparison on the seeds the search never saw finds no significant difference */
+    CU_ASSERT_STRING_EQUAL(str(cmp, "seeds"), "confirm_seeds");
     CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(cmp, "significant")) && p >= 0.05);
+    /* racing: nearly every candidate is dropped after its first seed */
+    double ncand = num(best, "search.candidates"), dropped = num(best, "search.dropped_by_racing");
+    CU_ASSERT(ncand >= 100 && dropped >= 0.9 * ncand);
     cJSON_Delete(best);
 
-    /* the marginal of cnp_interval: one CNP per 10 us or rarer leaves the incast unchecked, whatever the rest */
+    /*
+     * tune.csv: the marginal of cnp_interval (one CNP per 10 us or rarer leaves a standing queue that PFC
+     * caps, whatever the rest) and the constraint's price (a candidate that beats the defaults' tail on
+     * every search seed by taking goodput from the long flows).
+     */
     snprintf(path, sizeof path, "%s/l9/tune.csv", lab_tmp);
     FILE *f = fopen(path, "r");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     static char line[16384];
     CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(line, sizeof line, f));
     int cphase = csv_col(line, "phase"), ccnp = csv_col(line, "host.dcqcn.cnp_interval"), cobj = csv_col(line, obj),
-        cpause = csv_col(line, "pfc.paused_ns_total");
-    CU_ASSERT_FATAL(cphase >= 0 && ccnp >= 0 && cobj >= 0 && cpause >= 0);
+        cpause = csv_col(line, "pfc.paused_ns_total"), ccand = csv_col(line, "candidate"), cseed = csv_col(line, "seed"),
+        cgput = csv_col(line, gobj);
+    CU_ASSERT_FATAL(cphase >= 0 && ccnp >= 0 && cobj >= 0 && cpause >= 0 && ccand >= 0 && cseed >= 0 && cgput >= 0);
+    enum { MAXC = 512, NSEED = 5 };
+    static double o_of[MAXC][NSEED + 1], g_of[MAXC][NSEED + 1];
+    static bool ran[MAXC][NSEED + 1];
+    memset(ran, 0, sizeof ran);
     int slow = 0, slow_bad = 0;
     while (fgets(line, sizeof line, f)) {
-        bool empty, e2;
-        double cnp_us = csv_num(line, ccnp, &empty), o = csv_num(line, cobj, &e2);
+        bool empty, e2, e3, e4, e5;
+        double o = csv_num(line, cobj, &e2), g = csv_num(line, cgput, &e3);
+        int cand = (int)csv_num(line, ccand, &e4), seed = (int)csv_num(line, cseed, &e5);
+        if (!strstr(line, ",confirm,") && !e2 && !e3 && !e4 && !e5 && cand >= 0 && cand < MAXC && seed >= 1 && seed <= NSEED) {
+            ran[cand][seed] = true;
+            o_of[cand][seed] = o;
+            g_of[cand][seed] = g;
+        }
+        double cnp_us = csv_num(line, ccnp, &empty);
         if (empty || e2 || cnp_us < 10 || !strstr(line, ",design,"))
             continue;
         slow++;
-        slow_bad += o > 1.8 * base && csv_num(line, cpause, &empty) > 0;
+        slow_bad += o > 3 * base && csv_num(line, cpause, &empty) > 0;
     }
     fclose(f);
-    printf("\n    %d design runs with cnp_interval >= 10 us, %d of them above 1.8x ConnectX and with PFC pauses ", slow,
-           slow_bad);
+    int every = 0, cheap = 0;
+    for (int c = 1; c < MAXC; c++) {
+        int better = 0;
+        double gsum = 0;
+        for (int s = 1; s <= NSEED; s++) {
+            better += ran[0][s] && ran[c][s] && o_of[c][s] < o_of[0][s];
+            gsum += g_of[c][s];
+        }
+        every += better == NSEED;
+        cheap += better == NSEED && gsum / NSEED < 37;
+    }
+    printf("\n    %d design runs with cnp_interval >= 10 us, %d of them above 3x ConnectX and with PFC pauses; %d "
+           "candidate(s) better than ConnectX on every search seed, %d of them with the long flows under 37 Gbps ",
+           slow, slow_bad, every, cheap);
     CU_ASSERT(slow >= 10);
     CU_ASSERT_EQUAL(slow, slow_bad);
+    /* a shorter tail on every seed exists, but only at the long flows' expense */
+    CU_ASSERT(every >= 1);
+    CU_ASSERT_EQUAL(cheap, every);
 }
 
 static void test_lab10(void)
@@ -380,6 +428,6 @@ void test_labs_register(void)
     CU_add_test(s, "lab 6: adversarial traffic on a dragonfly needs non-minimal routing", test_lab6);
     CU_add_test(s, "lab 7: DWRR keeps training's share, checkpoint pays", test_lab7);
     CU_add_test(s, "lab 8: auto headroom is lossless; 3 m headroom on 1 km cables is not", test_lab8);
-    CU_add_test(s, "lab 9: the tuned winner's edge over ConnectX does not survive fresh seeds", test_lab9);
+    CU_add_test(s, "lab 9: nothing the search finds beats the ConnectX defaults; the tuner says keep them", test_lab9);
     CU_add_test(s, "lab 10: PFC off, ECN too high and DCQCN stuck each leave their own fingerprint", test_lab10);
 }
