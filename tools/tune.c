@@ -1324,7 +1324,7 @@ static void draw(struct tuner *T, int win, const bool *front, char *line, size_t
         ev[n].runs_at = c->finished_at > 0 ? c->finished_at : T->used;
         if (on)
             on[n] = front[j];
-        if (j == win)
+        if (j == (win >= 0 && keep_baseline(T, win) ? 0 : win))
             best = n;
         n++;
     }
