@@ -13,6 +13,7 @@
 #include "tools/limits.h"
 #include "tools/progress.h"
 #include "tools/run.h"
+#include "tools/show.h"
 #include "tools/signals.h"
 #include "tools/sweep.h"
 #include "tools/tune.h"
@@ -42,11 +43,13 @@ static const char usage[] =
     "  rocesim nic-config [SCENARIO.json] [--set PATH=VALUE]... [--from best.json [--allow-incomplete]]\n"
     "                     [--iface IF]\n"
     "  rocesim compare DIR [DIR]...\n"
+    "  rocesim show DIR interfaces counters | pfc counters | queue counters [--node NAME]\n"
     "  rocesim --help | --version\n"
     "\n"
     "  run    simulate; writes summary.json, flows.csv, queues.csv (the ports of monitor.queues, none by\n"
-    "         default), rates.csv and pfc.csv (a bounded sample by default: monitor.flows, monitor.pfc)\n"
-    "         and plots/*.png to DIR (default out/<scenario name>); -q: no progress line; --no-plot: no plots;\n"
+    "         default), rates.csv and pfc.csv (a bounded sample by default: monitor.flows, monitor.pfc),\n"
+    "         counters.csv (with monitor.counters) and plots/*.png to DIR (default out/<scenario name>);\n"
+    "         -q: no progress line; --no-plot: no plots;\n"
     "         --fail-on-deadlock: exit status 1 when the run found a PFC deadlock\n"
     "  check  validate and print the resolved scenario (defaults filled in) as JSON\n"
     "  topo   print the built topology (nodes, links, rates, delays)\n"
@@ -57,6 +60,7 @@ static const char usage[] =
     "  nic-config  DCQCN/CNP settings as ConnectX sysfs writes, ECN/PFC thresholds as switch settings\n"
     "  compare  the key numbers of finished runs side by side (columns named by their DIRs), with\n"
     "           each run's ratio to the first; runs that did not complete are flagged\n"
+    "  show   a run's counters.csv as SONiC's show interfaces / pfc / queue counters print theirs\n"
     "See README.md and docs/scenario.md.\n";
 
 struct cli {
@@ -626,6 +630,8 @@ int main(int argc, char **argv)
     /* sweep, tune and nic-config have options of their own (tools/sweep.c, tools/nicconfig.c). */
     if (argc >= 2 && strcmp(argv[1], "compare") == 0)
         return compare_main(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "show") == 0)
+        return show_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "sweep") == 0)
         return sweep_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "tune") == 0)
