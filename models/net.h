@@ -328,7 +328,9 @@ struct port_ctr {
     uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
     uint64_t pause_rx, pause_tx, ecn_marked, cnp_tx, cnp_rx;
     uint64_t drops[6];
+    uint64_t spare;       /* to 128 bytes: the array is indexed by shifts, and an entry spans two whole lines */
 };
+_Static_assert(sizeof(struct port_ctr) == 128, "a (port, priority)'s counters are a 128-byte pair of lines");
 
 /* Per-priority data statistics (summary.json "priorities"). */
 struct prio_counters {
