@@ -245,6 +245,7 @@ void fault_rx_arrive(struct net *n, struct host *h, struct pkt *k)
          * it obeys again but what it sent meanwhile is still arriving (wd_overrode_until). */
         const struct port *peer = h->port->peer;
         if ((peer->wd_overrode & bit) || n->sim->now <= port_aux(peer)->wd_overrode_until[prio]) {
+            net_ctr_drop(n, h->port, k, DROP_WATCHDOG);
             net_drop(n, k, DROP_WATCHDOG);
             return;
         }
@@ -254,6 +255,7 @@ void fault_rx_arrive(struct net *n, struct host *h, struct pkt *k)
         abort();
     }
     if (!lossless && nf->rx_bytes[prio] + B > n->scn->sw.lossy_queue_limit) {
+        net_ctr_drop(n, h->port, k, DROP_BUFFER);
         net_drop(n, k, DROP_BUFFER);
         return;
     }

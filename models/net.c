@@ -406,6 +406,8 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
 
     for (uint32_t i = 0; i < g->n_ports; i++)
         init_port(n, &n->ports[i], i);
+    if (n->scn->monitor.counters)
+        n->ctr = mem_xcalloc_big((size_t)g->n_ports * NPRIO, sizeof *n->ctr, "building the network's counters");
     init_loss(n);
     int rc = resolve_settings(n, err, errlen);
     if (rc) {
@@ -487,6 +489,7 @@ void net_free(struct net *n)
     free(n->node_sw);
     free(n->node_host);
     free(n->loss);
+    free(n->ctr);
     free(n->pcfg);
     free(n->sw_cfgs);
     free(n->host_cfgs);

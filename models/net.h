@@ -50,6 +50,9 @@ enum pkt_type { PKT_DATA, PKT_ACK, PKT_NACK, PKT_CNP, PKT_PAUSE };
 
 #define ECN_ECT 1
 #define ECN_CE 2
+/* Marked CE at the switch the frame is in: port_transmit counts the mark at that egress (monitor.counters, struct
+ * port_ctr) and clears the bit, so that counting costs marking nothing. */
+#define ECN_HERE 4
 
 struct pkt {
     struct pkt *next;     /* queue or wire link (and pool link while free) */
@@ -314,6 +317,21 @@ static inline int64_t sw_frame_bytes(const struct sw *w, uint32_t size)
     return size;
 }
 
+/*
+ * Switch-style counters of one (port, priority), kept only with monitor.counters (counters.csv,
+ * docs/outputs.md): net.ctr, NPRIO per port id, allocated when the network is built.  Frames and bytes are those
+ * of the priority's queue (data, ACK, NACK, CNP); a PAUSE or RESUME, which rocesim sends per priority, is counted
+ * in pause_tx / pause_rx of the priority it names and not as a frame.  drops[reason] counts the data frames
+ * dropped at this port (enum drop_reason), as summary.json's drops_by_reason does.
+ */
+struct port_ctr {
+    uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
+    uint64_t pause_rx, pause_tx, ecn_marked, cnp_tx, cnp_rx;
+    uint64_t drops[6];
+    uint64_t spare;       /* to 128 bytes: the array is indexed by shifts, and an entry spans two whole lines */
+};
+_Static_assert(sizeof(struct port_ctr) == 128, "a (port, priority)'s counters are a 128-byte pair of lines");
+
 /* Per-priority data statistics (summary.json "priorities"). */
 struct prio_counters {
     uint64_t sent, delivered, dropped, ecn_marked, pause_frames;
@@ -431,6 +449,7 @@ struct net {
     struct host **node_host;  /* node id -> host, NULL for switches */
     struct port_loss *loss;   /* per port id, NULL unless a link has a loss_rate or a link_errors fault: the only
                                * test a frame arrival pays for lossy links */
+    struct port_ctr *ctr;     /* per port id x NPRIO, NULL unless monitor.counters: the only test a hop pays for them */
     struct flow **flow_chunks; /* flows live in fixed chunks: pointers to them stay valid */
     uint32_t n_flows, chunks_cap;
     uint32_t flows_active;    /* created and not yet fully acknowledged */
@@ -545,6 +564,22 @@ int net_check_invariants(const struct net *n, char *err, size_t errlen);
  * lossy link (loss_rate, link_errors), a frame larger than the MTU of the switch it reached. */
 enum drop_reason { DROP_BUFFER, DROP_HEADROOM, DROP_WATCHDOG, DROP_LINK_DOWN, DROP_CORRUPT, DROP_MTU };
 void net_drop(struct net *n, struct pkt *k, enum drop_reason reason);
+
+_Static_assert(DROP_MTU + 1 == sizeof ((struct port_ctr *)0)->drops / sizeof(uint64_t), "a drop counter per reason");
+
+/* The counters of priority prio at port p, when monitor.counters is on (net.ctr), else NULL. */
+static inline struct port_ctr *net_ctr(const struct net *n, const struct port *p, int prio)
+{
+    return __builtin_expect(n->ctr != NULL, 0) ? &n->ctr[(size_t)(p - n->ports) * NPRIO + (size_t)prio] : NULL;
+}
+
+/* Counts data frame k, about to be dropped for `reason`, at port p (monitor.counters).  Call it before net_drop. */
+static inline void net_ctr_drop(const struct net *n, const struct port *p, const struct pkt *k, enum drop_reason reason)
+{
+    struct port_ctr *c = net_ctr(n, p, k->prio);
+    if (c && k->type == PKT_DATA)
+        c->drops[reason]++;
+}
 
 #define NET_NO_VIA UINT32_MAX
 /* Stops the run when no flow is active, no data packet is in flight and no source will add traffic. */

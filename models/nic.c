@@ -264,6 +264,9 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
     n->c.data_bytes_in_flight -= k->size;
     if (cc_on_data(f, k, now)) {
         n->c.cnp_sent++;
+        struct port_ctr *c = net_ctr(n, h->port, h->cfg->cnp_priority);
+        if (c)
+            c->cnp_tx++;
         send_ctrl(n, h, f, PKT_CNP, 0, NULL);
     }
     if (k->psn == f->rcv_nxt) {
@@ -360,9 +363,13 @@ void nic_process(struct net *n, struct host *h, struct pkt *k)
     case PKT_NACK:
         receive_ack(n, k);
         break;
-    case PKT_CNP:
+    case PKT_CNP: {
+        struct port_ctr *c = net_ctr(n, h->port, k->prio);
+        if (c)
+            c->cnp_rx++;
         receive_cnp(n, k);
         break;
+    }
     default:
         fprintf(stderr, "rocesim: bug: host received frame type %d\n", k->type);
         abort();

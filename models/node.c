@@ -21,8 +21,10 @@ static void host_flush(struct net *n, struct port *p)
 {
     struct pkt *k;
     for (int prio = 0; prio < NPRIO; prio++)
-        while ((k = portq_pop(p, prio)))
+        while ((k = portq_pop(p, prio))) {
+            net_ctr_drop(n, p, k, DROP_LINK_DOWN);
             net_drop(n, k, DROP_LINK_DOWN);
+        }
 }
 
 /*

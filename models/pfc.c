@@ -25,6 +25,9 @@ void pfc_send(struct port *p, int prio, uint16_t quanta)
     } else {
         n->c.resume_frames++;
     }
+    struct port_ctr *c = net_ctr(n, p, prio);
+    if (c)
+        c->pause_tx++;
     NET_NOTIFY(n, pfc, n->sim->now, p->node, p->local, prio, quanta != 0);
     port_send_ctrl(p, k);
 }

@@ -152,6 +152,7 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
     /* One test for both, so that a switch with neither pays one predictable branch per frame. */
     if (__builtin_expect(w->lim.cells_or_mtu, 0)) {
         if (cfg->mtu && k->size > (uint32_t)cfg->mtu) {
+            net_ctr_drop(n, in, k, DROP_MTU);
             net_drop(n, k, DROP_MTU);
             return;
         }
@@ -159,12 +160,14 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
     }
     uint32_t e = egress_port(n, w, k);
     if (e == ROUTE_NO_PORT || w->ports[e].down) {
+        net_ctr_drop(n, e == ROUTE_NO_PORT ? in : &w->ports[e], k, DROP_LINK_DOWN);
         net_drop(n, k, DROP_LINK_DOWN);
         return;
     }
     struct port *out = &w->ports[e];
     int prio = k->prio;
     if (out->wd_drop & (1u << prio)) {
+        net_ctr_drop(n, out, k, DROP_WATCHDOG);
         net_drop(n, k, DROP_WATCHDOG);
         return;
     }
@@ -173,11 +176,13 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
     if (n->pcfg[in->cfg].lossless & (1u << prio)) {
         int why = lfc_admit(n, w, in, k, B);
         if (why != LFC_ADMIT) {
+            net_ctr_drop(n, in, k, (enum drop_reason)why);
             net_drop(n, k, (enum drop_reason)why);
             return;
         }
     } else {
         if (q_before + B > w->lim.lossy_queue_limit || w->shared_used + B > w->lim.buffer - w->hdrm_reserved) {
+            net_ctr_drop(n, out, k, DROP_BUFFER);
             net_drop(n, k, DROP_BUFFER);
             return;
         }
@@ -227,6 +232,10 @@ void switch_flush_queue(struct net *n, struct sw *w, struct port *p, int prio, e
     struct pkt *k;
     while ((k = portq_pop(p, prio))) {
         struct port *in = release(n, w, k, prio, uncharge_queue(w, p, prio, k));
+        net_ctr_drop(n, p, k, reason);
+        struct port_ctr *c = net_ctr(n, p, prio);
+        if (c && (k->ecn & ECN_HERE))
+            c->ecn_marked++; /* marked at enqueue, never sent (port_transmit counts the others) */
         net_drop(n, k, reason);
         if (n->pcfg[in->cfg].lossless & (1u << prio))
             lfc_released(n, w, in, prio);

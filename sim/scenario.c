@@ -2478,6 +2478,8 @@ static const struct setting monitor_fields[] = {
      .parse = parse_flows, .dump = dump_flows},
     {SET_ENUM("pfc", struct scn_monitor, pfc, mon_pfc_names, "auto", "Which PFC frames go into pfc.csv"),
      .parse = parse_mon_pfc},
+    {SET_FIELD("counters", SETTING_BOOL, struct scn_monitor, counters, 0, "false",
+           "Counts frames, PAUSE, marks and drops per (port, priority) into counters.csv")},
     {0},
 };
 

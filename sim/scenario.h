@@ -304,6 +304,7 @@ struct scn_monitor {
     int n_flows;
     char (*flow_ids)[SCN_NAME_MAX];
     enum scn_pfc_sel pfc;
+    bool counters;                    /* counters.csv: per (port, priority) counters, counted per frame */
 };
 
 struct scenario {

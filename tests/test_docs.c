@@ -324,7 +324,7 @@ static int summary_keys_missing(const cJSON *o, const char *doc, char *out, size
 }
 
 /* docs/outputs.md gives every CSV's header line as the program writes it and names every summary.json field
- * (of a run with the watchdog on, so that every file is written, and of one with a collective). */
+ * (of a run with the watchdog and the counters on, so that every file is written, and of one with a collective). */
 static void test_outputs_documented(void)
 {
     char *doc = test_read_file("docs/outputs.md", NULL);
@@ -333,11 +333,13 @@ static void test_outputs_documented(void)
     CU_ASSERT_FATAL(mkdtemp(tmp) != NULL);
     char cmd[2048];
     snprintf(cmd, sizeof cmd,
-             "%s run scenarios/incast-16to1.json --set switch.watchdog.enabled=true --stop 100us -q --no-plot "
+             "%s run scenarios/incast-16to1.json --set switch.watchdog.enabled=true --set monitor.counters=true "
+             "--stop 100us -q --no-plot "
              "-o %s/a && %s run scenarios/allreduce-leafspine.json --stop 100us -q --no-plot -o %s/b",
              test_rocesim_bin(), tmp, test_rocesim_bin(), tmp);
     CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
-    static const char *const csv[] = {"flows.csv", "queues.csv", "rates.csv", "pfc.csv", "watchdog.csv", NULL};
+    static const char *const csv[] = {"flows.csv", "queues.csv",   "rates.csv",    "pfc.csv",
+                                      "watchdog.csv", "counters.csv", NULL};
     for (int i = 0; csv[i]; i++) {
         char p[600], head[512];
         snprintf(p, sizeof p, "%s/a/%s", tmp, csv[i]);

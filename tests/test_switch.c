@@ -315,7 +315,7 @@ static void test_ecn_marking(void)
     ecn_maybe_mark(&r.net, w, port_cfg(w->ports), k, 20000); /* at kmin */
     CU_ASSERT_EQUAL(k->ecn, ECN_ECT);
     ecn_maybe_mark(&r.net, w, port_cfg(w->ports), k, 120001);
-    CU_ASSERT_EQUAL(k->ecn, ECN_ECT | ECN_CE);
+    CU_ASSERT_EQUAL(k->ecn, ECN_ECT | ECN_CE | ECN_HERE); /* ECN_HERE: marked at this switch, until it leaves */
     ecn_maybe_mark(&r.net, w, port_cfg(w->ports), k, 120001); /* marked already: counted once */
     k->type = PKT_ACK;
     k->ecn = ECN_ECT;

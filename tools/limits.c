@@ -107,6 +107,8 @@ struct mem_estimate limits_estimate_memory(const struct scenario *s)
                  e.flow_bytes + e.ports * 4 * sizeof(struct pkt) +
                  e.ports * 3 * 64 + /* events: a few per port (the flows' are in flow_bytes), 48 B each */
                  (double)(1u << SIM_RING_BITS) * 4 + 512 * 1024; /* the calendar's ring and first chunks */
+    if (s->monitor.counters)
+        run += e.ports * NPRIO * sizeof(struct port_ctr); /* net.ctr */
     e.flows = all_flows;
     /* The whole routing table exists only while it is computed, before the network is set up; then only its
      * distinct rows are kept (routing.c), which in the regular fabrics is next to nothing. */

@@ -15,6 +15,7 @@
 #include "tools/progress.h"
 #include "tools/run.h"
 #include "tools/sonic.h"
+#include "tools/show.h"
 #include "tools/signals.h"
 #include "tools/sweep.h"
 #include "tools/tune.h"
@@ -48,11 +49,13 @@ static const char usage[] =
     "  rocesim import sonic CONFIG_DB.json [--ports PORT=NODE:N,...]\n"
     "  rocesim compare DIR [DIR]...\n"
     "  rocesim doctor SCENARIO.json [--set PATH=VALUE]... [-o DIR] | rocesim doctor DIR\n"
+    "  rocesim show DIR interfaces counters | pfc counters | queue counters [--node NAME]\n"
     "  rocesim --help | --version\n"
     "\n"
     "  run    simulate; writes summary.json, flows.csv, queues.csv (the ports of monitor.queues, none by\n"
-    "         default), rates.csv and pfc.csv (a bounded sample by default: monitor.flows, monitor.pfc)\n"
-    "         and plots/*.png to DIR (default out/<scenario name>); -q: no progress line; --no-plot: no plots;\n"
+    "         default), rates.csv and pfc.csv (a bounded sample by default: monitor.flows, monitor.pfc),\n"
+    "         counters.csv (with monitor.counters) and plots/*.png to DIR (default out/<scenario name>);\n"
+    "         -q: no progress line; --no-plot: no plots;\n"
     "         --fail-on-deadlock: exit status 1 when the run found a PFC deadlock\n"
     "  check  validate and print the resolved scenario (defaults filled in) as JSON\n"
     "  topo   print the built topology (nodes, links, rates, delays)\n"
@@ -68,6 +71,7 @@ static const char usage[] =
     "  doctor  the misconfigurations of a scenario (before a run) or what went wrong in a finished run's\n"
     "          DIR, each with why it matters and what to change; doctor.json to DIR (-o DIR for a scenario);\n"
     "          exit status 1 when it found something\n"
+    "  show   a run's counters.csv as SONiC's show interfaces / pfc / queue counters print theirs\n"
     "See README.md and docs/scenario.md.\n";
 
 struct cli {
@@ -637,6 +641,8 @@ int main(int argc, char **argv)
     /* These commands have options of their own (tools/sweep.c, tune.c, nicconfig.c, sonic.c). */
     if (argc >= 2 && strcmp(argv[1], "compare") == 0)
         return compare_main(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "show") == 0)
+        return show_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "sweep") == 0)
         return sweep_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "tune") == 0)

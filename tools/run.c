@@ -389,6 +389,42 @@ char *run_flows_csv(const struct run *r)
     return b.p;
 }
 
+/* ---- counters.csv ---- */
+
+char *run_counters_csv(const struct run *r)
+{
+    const struct net *n = &r->net;
+    const struct graph *g = n->g;
+    struct buf b = {0};
+    buf_printf(&b, "%s\n", RUN_COUNTERS_HEADER);
+    for (uint32_t node = 0; node < g->n_nodes; node++)
+        for (uint32_t l = 0; l < g->nodes[node].n_ports; l++) {
+            uint32_t id = g->nodes[node].first_port + l;
+            const struct port *p = &n->ports[id];
+            for (int prio = 0; prio < NPRIO; prio++) {
+                const struct port_ctr *c = &n->ctr[(size_t)id * NPRIO + (size_t)prio];
+                sim_time_t paused = port_paused_closed(p, prio); /* the run closed every interval at its end */
+                uint64_t any = c->rx_frames | c->tx_frames | c->pause_rx | c->pause_tx | c->ecn_marked |
+                               c->cnp_tx | c->cnp_rx | (uint64_t)paused;
+                for (int d = 0; d <= DROP_MTU; d++)
+                    any |= c->drops[d];
+                if (!any)
+                    continue;
+                char ps[32];
+                buf_printf(&b, "%s,%u,%s,%d,%llu,%llu,%llu,%llu,%llu,%llu,%s,%llu", g->nodes[node].name, l,
+                           g->nodes[p->peer->node].name, prio, (unsigned long long)c->rx_frames,
+                           (unsigned long long)c->rx_bytes, (unsigned long long)c->tx_frames,
+                           (unsigned long long)c->tx_bytes, (unsigned long long)c->pause_rx,
+                           (unsigned long long)c->pause_tx, units_fmt_ns(paused, ps, sizeof ps),
+                           (unsigned long long)c->ecn_marked);
+                for (int d = 0; d <= DROP_MTU; d++)
+                    buf_printf(&b, ",%llu", (unsigned long long)c->drops[d]);
+                buf_printf(&b, ",%llu,%llu\n", (unsigned long long)c->cnp_tx, (unsigned long long)c->cnp_rx);
+            }
+        }
+    return b.p;
+}
+
 /* ---- files ---- */
 
 int make_dirs(const char *path)
@@ -435,8 +471,8 @@ int write_file_atomic(const char *path, const char *data, size_t len)
     return 0;
 }
 
-const char *const run_output_names[] = {"summary.json", "flows.csv", "queues.csv", "rates.csv",
-                                        "pfc.csv",      "watchdog.csv", "scenario.json"};
+const char *const run_output_names[] = {"summary.json", "flows.csv",     "queues.csv",   "rates.csv",
+                                        "pfc.csv",      "watchdog.csv", "scenario.json", "counters.csv"};
 const size_t run_n_output_names = sizeof run_output_names / sizeof *run_output_names;
 
 /* Whether the temporary file of process pid is left over: pid gone, or now some other program's. */
@@ -509,9 +545,13 @@ int run_write_outputs(struct run *r, const char *dir, char *err, size_t errlen)
     struct {
         const char *name;
         char *text;
-    } files[] = {{"flows.csv", run_flows_csv(r)}, {"summary.json", run_summary_json(r, true)}};
+    } files[] = {{"flows.csv", run_flows_csv(r)},
+                 {"summary.json", run_summary_json(r, true)},
+                 {"counters.csv", r->net.ctr ? run_counters_csv(r) : NULL}};
     int rc = 0;
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        if (!files[i].text)
+            continue; /* counters.csv without monitor.counters */
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
         if (!rc && write_file_atomic(path, files[i].text, strlen(files[i].text))) {
@@ -520,7 +560,7 @@ int run_write_outputs(struct run *r, const char *dir, char *err, size_t errlen)
         }
         free(files[i].text);
     }
-    /* Both or neither: a flows.csv without its summary.json is not a run. */
+    /* All or none: a flows.csv without its summary.json is not a run. */
     for (size_t i = 0; rc && i < sizeof files / sizeof *files; i++) {
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", dir, files[i].name);

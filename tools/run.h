@@ -73,7 +73,8 @@ extern const size_t run_n_output_names;
 void run_remove_stale_tmp(const char *dir, const char *const *names, size_t n);
 
 /*
- * Writes summary.json and flows.csv into dir (created): both, or neither when a write fails.  Returns 0, or
+ * Writes summary.json, flows.csv and, with monitor.counters, counters.csv into dir (created): all, or none when a
+ * write fails.  Returns 0, or
  * SCN_EIO with a message.
  */
 int run_write_outputs(struct run *r, const char *dir, char *err, size_t errlen);
@@ -83,6 +84,15 @@ char *run_summary_json(const struct run *r, bool with_wall);
 
 /* flows.csv as text (caller frees). */
 char *run_flows_csv(const struct run *r);
+
+/* counters.csv's columns (docs/outputs.md), which `rocesim show` and the doctor read by name. */
+#define RUN_COUNTERS_HEADER                                                                                        \
+    "node,port,peer,priority,rx_frames,rx_bytes,tx_frames,tx_bytes,pause_rx,pause_tx,paused_ns,ecn_marked,"        \
+    "drops_buffer,drops_headroom,drops_watchdog,drops_link_down,drops_corrupt,drops_mtu,cnp_tx,cnp_rx"
+
+/* counters.csv of a finished run with monitor.counters (net.ctr): one row per (node, port, priority) with a
+ * non-zero counter, by node index, port and priority.  The caller frees it. */
+char *run_counters_csv(const struct run *r);
 
 /*
  * The short human summary printed at the end of `rocesim run`; dir (or NULL)

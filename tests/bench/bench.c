@@ -25,6 +25,8 @@
  * process as in a sweep: runs per second and wall time per run, the tuner's
  * own work included.  The only case that is not one core's number.
  *
+ * BENCH_COUNTERS=1 runs the whole-run cases with monitor.counters on.
+ *
  * Before and after the cases, the memory latency (dram_latency_ns): what the
  * large fabrics' numbers depend on, on a machine shared with others.
  */
@@ -106,7 +108,12 @@ static void bench_run_ex(const char *label, const char *json, double extrapolate
     struct run r;
     char err[SCN_ERR_MAX];
     double t0 = now_s();
-    if (scn_load_text(label, json, NULL, 0, &scn, err, sizeof err) || run_setup(&r, &scn, err, sizeof err)) {
+    /* BENCH_COUNTERS=1: the same runs with monitor.counters on, for what counting costs (docs/performance.md). */
+    const char *ctr = getenv("BENCH_COUNTERS");
+    struct scn_override on = {"monitor.counters", "true"};
+    bool with_ctr = ctr && !strcmp(ctr, "1");
+    if (scn_load_text(label, json, with_ctr ? &on : NULL, with_ctr, &scn, err, sizeof err) ||
+        run_setup(&r, &scn, err, sizeof err)) {
         fprintf(stderr, "bench: %s\n", err);
         exit(1);
     }
