@@ -114,6 +114,7 @@ static void init_loss(struct net *n)
     if (!lossy)
         return;
     n->loss = mem_xcalloc_big(g->n_ports, sizeof *n->loss, "building the network");
+    n->arrive_extras = true;
     for (uint32_t i = 0; i < g->n_ports; i++) {
         struct port_loss *pl = &n->loss[i];
         rng_init(&pl->rng, scn->seed, rng_stream_id(RNG_KIND_CORRUPT, i));
@@ -406,8 +407,10 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
 
     for (uint32_t i = 0; i < g->n_ports; i++)
         init_port(n, &n->ports[i], i);
-    if (n->scn->monitor.counters)
+    if (n->scn->monitor.counters) {
         n->ctr = mem_xcalloc_big((size_t)g->n_ports * NPRIO, sizeof *n->ctr, "building the network's counters");
+        n->arrive_extras = true;
+    }
     init_loss(n);
     int rc = resolve_settings(n, err, errlen);
     if (rc) {

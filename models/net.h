@@ -449,7 +449,8 @@ struct net {
     struct host **node_host;  /* node id -> host, NULL for switches */
     struct port_loss *loss;   /* per port id, NULL unless a link has a loss_rate or a link_errors fault: the only
                                * test a frame arrival pays for lossy links */
-    struct port_ctr *ctr;     /* per port id x NPRIO, NULL unless monitor.counters: the only test a hop pays for them */
+    struct port_ctr *ctr;     /* per port id x NPRIO, NULL unless monitor.counters */
+    bool arrive_extras;       /* loss or ctr: the only test a frame arrival pays for both when neither is on */
     struct flow **flow_chunks; /* flows live in fixed chunks: pointers to them stay valid */
     uint32_t n_flows, chunks_cap;
     uint32_t flows_active;    /* created and not yet fully acknowledged */

@@ -351,14 +351,16 @@ void port_arrive(struct sim *s, void *obj, uint64_t arg)
         net_drop(n, k, DROP_LINK_DOWN);
         return;
     }
-    if (__builtin_expect(n->loss != NULL, 0) && corrupted(n, p, k)) {
-        net_ctr_drop(n, p, k, DROP_CORRUPT);
-        net_drop(n, k, DROP_CORRUPT);
-        return;
+    if (__builtin_expect(n->arrive_extras, 0)) {
+        if (n->loss && corrupted(n, p, k)) {
+            net_ctr_drop(n, p, k, DROP_CORRUPT);
+            net_drop(n, k, DROP_CORRUPT);
+            return;
+        }
+        struct port_ctr *c = net_ctr(n, p, k->prio);
+        if (c)
+            count_rx(c, k);
     }
-    struct port_ctr *c = net_ctr(n, p, k->prio);
-    if (c)
-        count_rx(c, k);
     if (k->type == PKT_PAUSE) {
         n->lfc->control(p, k);
         pkt_free(n, k);
