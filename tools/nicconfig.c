@@ -1,5 +1,6 @@
 /* nicconfig — see nicconfig.h. */
 #include "tools/nicconfig.h"
+#include "tools/cfgcmd.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/run.h"
@@ -11,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SETS 256
 
 /* Appends one setting; returns the new count. */
 static int add(struct nic_setting *out, int n, const char *dir, const char *name, long long value)
@@ -380,119 +380,56 @@ static const char nic_usage[] =
     "  --allow-incomplete  take the best.json of an interrupted sweep (refused without it)\n";
 
 /* Prints a usage error; returns SCN_EUSAGE. */
-static int nic_bad(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "rocesim nic-config: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n%s", nic_usage);
-    return SCN_EUSAGE;
-}
-
 /* See nicconfig.h. */
 int nicconfig_main(int argc, char **argv)
 {
-    const char *scenario = NULL, *from = NULL, *iface = NULL;
-    bool allow_incomplete = false;
-    struct scn_override cli_sets[MAX_SETS];
-    char (*paths)[512] = mem_xcalloc(MAX_SETS, sizeof *paths, SWEEP_OOM);
-    int n_cli = 0, rc = 0;
+    const char *iface = NULL;
+    struct cfg_cmd *c = mem_xcalloc(1, sizeof *c, SWEEP_OOM);
+    c->who = "nic-config";
+    c->usage = nic_usage;
+    int rc = 0;
     for (int i = 2; i < argc && !rc; i++) {
         const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--set") == 0) {
-            const char *eq = next ? strchr(next, '=') : NULL;
-            if (!eq || eq == next || (size_t)(eq - next) >= 512)
-                rc = nic_bad("--set expects PATH=VALUE, got \"%s\"", next ? next : "");
-            else if (n_cli == MAX_SETS)
-                rc = nic_bad("too many --set options, at \"%s\"", next);
-            else {
-                sfmt(paths[n_cli], 512, "%.*s", (int)(eq - next), next);
-                cli_sets[n_cli].path = paths[n_cli];
-                cli_sets[n_cli].value = eq + 1;
-                n_cli++;
-                i++;
-            }
-        } else if (strcmp(a, "--from") == 0) {
-            if (!next)
-                rc = nic_bad("%s needs a best.json file", a);
-            from = next;
-            i++;
-        } else if (strcmp(a, "--allow-incomplete") == 0) {
-            allow_incomplete = true;
+        int took = cfg_cmd_arg(c, argc, argv, &i);
+        if (took) {
+            rc = took < 0 ? SCN_EUSAGE : 0;
         } else if (strcmp(a, "--iface") == 0) {
             if (!next || !*next || strchr(next, '/') || strpbrk(next, " \t\"'$`\\;&|<>"))
-                rc = nic_bad("--iface expects an interface name like ens1f0, got \"%s\"", next ? next : "");
+                rc = cfg_cmd_bad(c, "--iface expects an interface name like ens1f0, got \"%s\"", next ? next : "");
             iface = next;
             i++;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(nic_usage, stdout);
-            free(paths);
+            free(c);
             return 0;
-        } else if (a[0] == '-' && a[1]) {
-            rc = nic_bad("unknown option \"%s\"", a);
-        } else if (!scenario) {
-            scenario = a;
         } else {
-            rc = nic_bad("unexpected argument \"%s\"", a);
+            rc = cfg_cmd_bad(c, "unknown option \"%s\"", a);
         }
     }
-    struct scn_override ov[MAX_SETS * 2];
-    int n = 0;
-    cJSON *keep = NULL;
-    char best_scn[4096] = "", err[SCN_ERR_MAX + 4096];
-    if (!rc && from) {
-        n = sweep_best_overrides(from, allow_incomplete, ov, 0, MAX_SETS, &keep, best_scn, sizeof best_scn, err,
-                                 sizeof err);
-        if (n < 0) {
-            fprintf(stderr, "rocesim nic-config: %s\n", err);
-            rc = strstr(err, "cannot read") ? SCN_EIO : SCN_EUSAGE;
-        } else if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(keep, "complete"))) {
-            const cJSON *d = cJSON_GetObjectItemCaseSensitive(keep, "runs_done");
-            const cJSON *t = cJSON_GetObjectItemCaseSensitive(keep, "runs_total");
-            fprintf(stderr, "rocesim nic-config: warning: %s is from an unfinished sweep or tune (%d of %d runs); its best "
-                            "point may not be the sweep's\n", from, cJSON_IsNumber(d) ? d->valueint : -1,
-                    cJSON_IsNumber(t) ? t->valueint : -1);
-        }
-    }
-    if (!rc && !scenario) {
-        if (*best_scn)
-            scenario = best_scn;
-        else
-            rc = nic_bad("%s", "needs a scenario file (or --from best.json)");
-    }
-    if (rc) {
-        cJSON_Delete(keep);
-        free(paths);
-        return rc;
-    }
-    int n_best = n;
-    for (int i = 0; i < n_cli; i++)
-        ov[n++] = cli_sets[i];
     struct scenario scn;
-    rc = scn_load(scenario, ov, n, &scn, err, sizeof err);
-    if (rc) {
-        fprintf(stderr, "rocesim nic-config: %s\n", err);
-    } else {
+    if (!rc && !(rc = cfg_cmd_load(c, &scn))) {
         struct run r;
+        char err[SCN_ERR_MAX];
         rc = run_setup(&r, &scn, err, sizeof err);
         if (rc) {
             fprintf(stderr, "rocesim nic-config: %s\n", err);
         } else {
             struct sbuf h = {0};
-            if (n_best)
-                sb_printf(&h, "with the best point of %s:", from);
-            for (int i = 0; i < n_best; i++)
-                sb_printf(&h, " %s=%s", ov[i].path, ov[i].value);
-            if (n_cli)
-                sb_printf(&h, "%s--set", n_best ? "; " : "with ");
-            for (int i = n_best; i < n; i++)
-                sb_printf(&h, " %s=%s", ov[i].path, ov[i].value);
+            if (c->n_best)
+                sb_printf(&h, "with the best point of %s:", c->from);
+            for (int i = 0; i < c->n_best; i++)
+                sb_printf(&h, " %s=%s", c->ov[i].path, c->ov[i].value);
+            if (c->n_cli)
+                sb_printf(&h, "%s--set", c->n_best ? "; " : "with ");
+            for (int i = c->n_best; i < c->n; i++)
+                sb_printf(&h, " %s=%s", c->ov[i].path, c->ov[i].value);
             nicconfig_print(stdout, &r, iface, h.p);
             free(h.p);
             run_free(&r);
         }
         scn_free(&scn);
     }
-    cJSON_Delete(keep);
-    free(paths);
+    cfg_cmd_free(c);
+    free(c);
     return rc;
 }

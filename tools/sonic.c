@@ -1,5 +1,6 @@
 /* sonic — see sonic.h; the mapping of each SONiC field is tabled in docs/sonic.md. */
 #include "tools/sonic.h"
+#include "tools/cfgcmd.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"
 #include "sim/units.h"
@@ -1112,96 +1113,41 @@ static const char export_usage[] =
     "  WRED_PROFILE, QUEUE, SCHEDULER, PFC_WD) of one switch (default: the first) of the scenario or of a\n"
     "  sweep's best point; port N is EthernetN*4.  What SONiC cannot express is listed on stderr.\n";
 
-static int exp_bad(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "rocesim switch-config: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n%s", export_usage);
-    return SCN_EUSAGE;
-}
-
-#define MAX_SETS 256
-
 /* See sonic.h. */
 int sonic_export_main(int argc, char **argv)
 {
-    const char *scenario = NULL, *from = NULL, *format = NULL, *node = NULL;
-    bool allow_incomplete = false;
-    struct scn_override ov[MAX_SETS * 2];
-    char (*paths)[512] = mem_xcalloc(MAX_SETS, sizeof *paths, SONIC_OOM);
-    struct scn_override cli[MAX_SETS];
-    int n_cli = 0, rc = 0;
+    const char *format = NULL, *node = NULL;
+    struct cfg_cmd *c = mem_xcalloc(1, sizeof *c, SONIC_OOM);
+    c->who = "switch-config";
+    c->usage = export_usage;
+    int rc = 0;
     for (int i = 2; i < argc && !rc; i++) {
         const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--set") == 0) {
-            const char *eq = next ? strchr(next, '=') : NULL;
-            if (!eq || eq == next || (size_t)(eq - next) >= 512)
-                rc = exp_bad("--set expects PATH=VALUE, got \"%s\"", next ? next : "");
-            else if (n_cli == MAX_SETS)
-                rc = exp_bad("too many --set options, at \"%s\"", next);
-            else {
-                sfmt(paths[n_cli], 512, "%.*s", (int)(eq - next), next);
-                cli[n_cli].path = paths[n_cli];
-                cli[n_cli].value = eq + 1;
-                n_cli++;
-                i++;
-            }
-        } else if (strcmp(a, "--from") == 0 || strcmp(a, "--format") == 0 || strcmp(a, "--node") == 0) {
+        int took = cfg_cmd_arg(c, argc, argv, &i);
+        if (took) {
+            rc = took < 0 ? SCN_EUSAGE : 0;
+        } else if (strcmp(a, "--format") == 0 || strcmp(a, "--node") == 0) {
             if (!next)
-                rc = exp_bad("%s needs a value", a);
-            else if (a[2] == 'f' && a[3] == 'r')
-                from = next;
+                rc = cfg_cmd_bad(c, "%s needs a value", a);
             else if (a[2] == 'f')
                 format = next;
             else
                 node = next;
             i++;
-        } else if (strcmp(a, "--allow-incomplete") == 0) {
-            allow_incomplete = true;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(export_usage, stdout);
-            free(paths);
+            free(c);
             return 0;
-        } else if (a[0] == '-' && a[1]) {
-            rc = exp_bad("unknown option \"%s\"", a);
-        } else if (!scenario) {
-            scenario = a;
         } else {
-            rc = exp_bad("unexpected argument \"%s\"", a);
+            rc = cfg_cmd_bad(c, "unknown option \"%s\"", a);
         }
     }
     if (!rc && (!format || strcmp(format, "sonic")))
-        rc = exp_bad("--format expects sonic, got \"%s\"", format ? format : "");
-    int n = 0;
-    cJSON *keep = NULL;
-    char best_scn[4096] = "", err[SCN_ERR_MAX + 4096];
-    if (!rc && from) {
-        n = sweep_best_overrides(from, allow_incomplete, ov, 0, MAX_SETS, &keep, best_scn, sizeof best_scn, err,
-                                 sizeof err);
-        if (n < 0) {
-            fprintf(stderr, "rocesim switch-config: %s\n", err);
-            rc = strstr(err, "cannot read") ? SCN_EIO : SCN_EUSAGE;
-        }
-    }
-    if (!rc && !scenario) {
-        if (*best_scn)
-            scenario = best_scn;
-        else
-            rc = exp_bad("%s", "needs a scenario file (or --from best.json)");
-    }
-    if (rc) {
-        cJSON_Delete(keep);
-        free(paths);
-        return rc;
-    }
-    for (int i = 0; i < n_cli; i++)
-        ov[n++] = cli[i];
+        rc = cfg_cmd_bad(c, "--format expects sonic, got \"%s\"", format ? format : "");
     struct scenario scn;
-    rc = scn_load(scenario, ov, n, &scn, err, sizeof err);
-    if (rc) {
-        fprintf(stderr, "rocesim: %s\n", err);
-    } else {
+    if (!rc && !(rc = cfg_cmd_load(c, &scn))) {
         struct run r;
+        char err[SCN_ERR_MAX];
         rc = run_setup(&r, &scn, err, sizeof err);
         if (rc) {
             fprintf(stderr, "rocesim: %s\n", err);
@@ -1211,7 +1157,7 @@ int sonic_export_main(int argc, char **argv)
                 if (!node || strcmp(r.g.nodes[r.net.sws[i].node].name, node) == 0)
                     k = i;
             if (k == r.g.n_switches) {
-                fprintf(stderr, "rocesim: %s: --node: expected the name of a switch, got \"%s\"\n", scenario,
+                fprintf(stderr, "rocesim: %s: --node: expected the name of a switch, got \"%s\"\n", c->scenario,
                         node ? node : "(no switch in the scenario)");
                 rc = SCN_EUSAGE;
             } else {
@@ -1234,7 +1180,7 @@ int sonic_export_main(int argc, char **argv)
         }
         scn_free(&scn);
     }
-    cJSON_Delete(keep);
-    free(paths);
+    cfg_cmd_free(c);
+    free(c);
     return rc;
 }
