@@ -26,6 +26,8 @@
 enum cc_flags {
     CC_F_TELEMETRY = 1u << 0, /* its data frames carry INT records (telemetry.h), echoed in ACKs (cc_ack.tel) */
     CC_F_CNP = 1u << 1,       /* its notification point sends CNPs (they travel at host.cnp_priority) */
+    CC_F_RTT = 1u << 2,       /* its sender measures round-trip times (cc_ack.rtt): one sample in flight at a time,
+                               * from a new data frame's transmission to the first ACK that covers it */
 };
 /* flow.cc_flags holds the algorithm's flags and this one, set when it has an on_ack hook, so that an ACK tests
  * one byte of the flow before it reaches for the table. */
@@ -37,6 +39,7 @@ struct cc_ack {
     uint32_t newly_acked;      /* packets acknowledged for the first time by this frame */
     bool nack;                 /* a NACK: the receiver saw a gap at psn */
     const struct int_rec *tel; /* the hops of the acknowledged frame (CC_F_TELEMETRY), else NULL */
+    sim_time_t rtt;            /* a round-trip time sample this ACK completes (CC_F_RTT), else 0 */
 };
 
 /* The rates.csv columns a sample fills (cc_sample_columns names them). */

@@ -250,6 +250,8 @@ struct flow {
     _Alignas(8) unsigned char cc_state[CC_STATE_BYTES]; /* its congestion control's per-flow state (cc.h) */
     uint8_t cc;               /* its congestion control: index in cc_registry (cc.h) */
     uint8_t cc_flags;         /* that algorithm's flags (enum cc_flags), kept here to test them without a load */
+    uint32_t rtt_psn;         /* CC_F_RTT: the ACK that covers PSN rtt_psn - 1 completes the sample; 0: none out */
+    sim_time_t rtt_sent;      /* ... which left the sender then */
 
     /* receiver */
     uint32_t rcv_nxt;

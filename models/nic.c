@@ -161,6 +161,11 @@ static struct pkt *make_data(struct net *n, struct flow *f)
         n->c.data_retx++;
     } else {
         f->snd_max = psn + 1;
+        /* One RTT sample in flight at a time, on new data only (Karn's rule: a resent PSN's ACK is ambiguous). */
+        if (__builtin_expect(f->cc_flags & CC_F_RTT, 0) && !f->rtt_psn) {
+            f->rtt_psn = psn + 1;
+            f->rtt_sent = n->sim->now;
+        }
     }
     n->c.data_sent++;
     n->c.prio[k->prio].sent++;
@@ -312,8 +317,12 @@ static void receive_ack(struct net *n, struct pkt *k)
         arm_rto(n, f);
     }
     if (__builtin_expect(f->cc_flags & CC_FLOW_ON_ACK, 0)) {
-        const struct cc_ack a = {.psn = k->psn, .newly_acked = f->snd_una - una, .nack = k->type == PKT_NACK,
-                                 .tel = k->tel ? int_rec(n->tel, k->tel) : NULL};
+        struct cc_ack a = {.psn = k->psn, .newly_acked = f->snd_una - una, .nack = k->type == PKT_NACK,
+                           .tel = k->tel ? int_rec(n->tel, k->tel) : NULL};
+        if ((f->cc_flags & CC_F_RTT) && f->rtt_psn && k->psn >= f->rtt_psn && k->type != PKT_NACK) {
+            a.rtt = n->sim->now - f->rtt_sent;
+            f->rtt_psn = 0;
+        }
         flow_cc(f)->on_ack(f, &a, n->sim->now);
     }
     if (k->type == PKT_NACK && k->psn >= f->snd_una && f->snd_nxt > k->psn) {
