@@ -380,6 +380,25 @@ static const char nic_usage[] =
     "  --allow-incomplete  take the best.json of an interrupted sweep (refused without it)\n";
 
 /* Prints a usage error; returns SCN_EUSAGE. */
+/*
+ * ConnectX's sysfs settings are DCQCN's (roce_rp, roce_np): a host whose host.cc is another algorithm has no
+ * setting to print, and printing DCQCN's would configure something else than what was simulated.  Returns 0, or
+ * SCN_EUSAGE after naming the host and its algorithm.
+ */
+static int nic_algorithm_known(const struct run *r, const char *file)
+{
+    for (uint32_t h = 0; h < r->g.n_hosts; h++) {
+        enum scn_cc cc = r->net.hosts[h].cfg->cc;
+        if (cc != SCN_CC_DCQCN && cc != SCN_CC_NONE) {
+            fprintf(stderr, "rocesim nic-config: %s: host.cc: expected \"dcqcn\" or \"none\" (ConnectX's sysfs "
+                            "settings are DCQCN's), got \"%s\" (host %s); this command has no NIC setting for it\n",
+                    file, scn_cc_name(cc), r->g.nodes[r->net.hosts[h].node].name);
+            return SCN_EUSAGE;
+        }
+    }
+    return 0;
+}
+
 /* See nicconfig.h. */
 int nicconfig_main(int argc, char **argv)
 {
@@ -413,6 +432,8 @@ int nicconfig_main(int argc, char **argv)
         rc = run_setup(&r, &scn, err, sizeof err);
         if (rc) {
             fprintf(stderr, "rocesim nic-config: %s\n", err);
+        } else if ((rc = nic_algorithm_known(&r, c->scenario))) {
+            run_free(&r);
         } else {
             struct sbuf h = {0};
             if (c->n_best)
