@@ -159,6 +159,10 @@ static struct pkt *make_data(struct net *n, struct flow *f)
     if (psn < f->snd_max) {
         f->retx_bytes += payload;
         n->c.data_retx++;
+        /* Karn's rule: the ACK that would complete the sample may now answer this copy; rtt_psn is 0 without
+         * CC_F_RTT, so no flag test is needed. */
+        if (__builtin_expect(f->rtt_psn > psn, 0))
+            f->rtt_psn = 0;
     } else {
         f->snd_max = psn + 1;
         /* One RTT sample in flight at a time, on new data only (Karn's rule: a resent PSN's ACK is ambiguous). */
