@@ -38,6 +38,7 @@ struct cc_ack {
     uint32_t psn;              /* the receiver's next expected PSN (cumulative) */
     uint32_t newly_acked;      /* packets acknowledged for the first time by this frame */
     bool nack;                 /* a NACK: the receiver saw a gap at psn */
+    bool ece;                  /* ECN-Echo: the data frame that caused it arrived CE-marked */
     const struct int_rec *tel; /* the hops of the acknowledged frame (CC_F_TELEMETRY), else NULL */
     sim_time_t rtt;            /* a round-trip time sample this ACK completes (CC_F_RTT), else 0 */
 };

@@ -53,6 +53,9 @@ enum pkt_type { PKT_DATA, PKT_ACK, PKT_NACK, PKT_CNP, PKT_PAUSE };
 /* Marked CE at the switch the frame is in: port_transmit counts the mark at that egress (monitor.counters, struct
  * port_ctr) and clears the bit, so that counting costs marking nothing. */
 #define ECN_HERE 4
+/* On an ACK or NACK: the data frame that caused it arrived marked CE (DCTCP's ECN-Echo).  Control frames are not
+ * ECT, so no switch marks them and the bit means only this. */
+#define ECN_ECE ECN_CE
 
 struct pkt {
     struct pkt *next;     /* queue or wire link (and pool link while free) */

@@ -25,7 +25,8 @@
  * the receiver gets and decides whether a CNP goes back (cc_dcqcn.c: one per
  * CE-marked frame, at most one per flow per `cnp_interval`).  CNPs travel at
  * `cnp_priority`; ACKs and NACKs at `ack_priority` (by default the flow's
- * priority), ahead of data of that priority.  An INT record a data frame carries (telemetry.h) goes back in the
+ * priority), ahead of data of that priority.  An ACK or NACK echoes the CE mark of the data frame that caused
+ * it (ECN_ECE, DCTCP's ECN-Echo: a flag in the frame, no extra traffic).  An INT record a data frame carries (telemetry.h) goes back in the
  * ACK or NACK it causes.
  *
  * A flow that is ready to send while its priority is paused at the NIC port
@@ -249,6 +250,7 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
         int ap = h->cfg->ack_priority;
         k->size = FRAME_ACK;
         k->prio = ap < 0 ? f->prio : (uint8_t)ap;
+        k->ecn = (uint8_t)(data->ecn & ECN_CE); /* ECN_ECE: DCTCP's echo, one store for every algorithm */
         if (__builtin_expect(data->tel != 0, 0))
             int_echo(k, data);
     }
@@ -322,7 +324,7 @@ static void receive_ack(struct net *n, struct pkt *k)
     }
     if (__builtin_expect(f->cc_flags & CC_FLOW_ON_ACK, 0)) {
         struct cc_ack a = {.psn = k->psn, .newly_acked = f->snd_una - una, .nack = k->type == PKT_NACK,
-                           .tel = k->tel ? int_rec(n->tel, k->tel) : NULL};
+                           .ece = (k->ecn & ECN_ECE) != 0, .tel = k->tel ? int_rec(n->tel, k->tel) : NULL};
         if ((f->cc_flags & CC_F_RTT) && f->rtt_psn && k->psn >= f->rtt_psn && k->type != PKT_NACK) {
             a.rtt = n->sim->now - f->rtt_sent;
             f->rtt_psn = 0;

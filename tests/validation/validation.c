@@ -375,11 +375,120 @@ static bool run_loss(struct vresult *out, int *n, int cap)
     return loss_case(out, n, cap, "1e-5") && loss_case(out, n, cap, "1e-4") && loss_case(out, n, cap, "3e-4");
 }
 
+/* ---- DCTCP ---- */
+
+/*
+ * N long DCTCP flows into one 100 Gbps port of a star (1 us links) with step marking at K = 100 KB, about twice
+ * the round trip's bytes (as the HPCC simulator's 30 KB per 10 Gbps is for its 13 us), sampled every 0.5 us over
+ * the second half.  Alizadeh et al.'s analysis of the window-based sawtooth (SIGCOMM 2010 section 3.3,
+ * refined in "Analysis of DCTCP", SIGMETRICS 2011) gives the queue's oscillation amplitude
+ * A = 1/2 sqrt(2 N (C RTT + K)) packets, from K + N - A to K + N.
+ */
+static bool dctcp_case(struct vresult *out, int *n, int cap, int N)
+{
+    const int64_t K = 100 * 1024;
+    char json[4096];
+    int len = snprintf(json, sizeof json,
+                       "{\"topology\": {\"type\": \"star\", \"hosts\": %d, \"link\": {\"rate\": \"100Gbps\", \"delay\": "
+                       "\"1us\"}}, \"stop\": \"20ms\", \"host\": {\"cc\": \"dctcp\"}, \"switch\": {\"ecn\": "
+                       "{\"kmin\": \"100KB\", \"kmax\": \"100KB\"}}, \"traffic\": [", N + 1);
+    for (int i = 0; i < N; i++)
+        len += snprintf(json + len, sizeof json - (size_t)len,
+                        "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": \"h%d\", \"size\": \"10GB\"}", i ? ", " : "",
+                        i, N);
+    snprintf(json + len, sizeof json - (size_t)len, "]}");
+    struct scenario scn;
+    struct run *r = start(json, &scn);
+    if (!r)
+        return false;
+    char dst[16];
+    snprintf(dst, sizeof dst, "h%d", N);
+    uint32_t s0 = (uint32_t)graph_find(&r->g, "s0");
+    const struct port *p = &r->net.ports[r->g.nodes[s0].first_port +
+                                         (uint32_t)graph_port_to(&r->g, s0, (uint32_t)graph_find(&r->g, dst))];
+    sim_time_t half = scn.stop_ps / 2, step = PS_PER_US / 2;
+    sim_run(&r->sim, half);
+    uint32_t before[64];
+    for (int i = 0; i < N; i++)
+        before[i] = net_flow(&r->net, (uint32_t)i)->rcv_nxt;
+    uint64_t bytes0 = r->net.c.bytes_delivered, pkts0 = r->net.c.data_delivered;
+    static int hist[4096]; /* samples per KB of queue */
+    memset(hist, 0, sizeof hist);
+    int ns = 0;
+    double qsum = 0;
+    for (sim_time_t t = half + step; t <= scn.stop_ps; t += step, ns++) {
+        sim_run(&r->sim, t);
+        int64_t q = port_queued_bytes(p, 3);
+        qsum += (double)q;
+        hist[q / 1024 < 4095 ? q / 1024 : 4095]++;
+    }
+    int lo = -1, hi = -1;
+    for (int k = 0, acc = 0; k < 4096; k++) {
+        acc += hist[k];
+        if (lo < 0 && acc >= ns / 20)
+            lo = k;
+        if (hi < 0 && acc >= ns - ns / 20)
+            hi = k + 1;
+    }
+    double secs = (double)(scn.stop_ps - half) / 1e12;
+    double util = (double)(r->net.c.bytes_delivered - bytes0 + (r->net.c.data_delivered - pkts0) * WIRE_OVERHEAD) *
+                  8 / secs / 100e9;
+    double sx = 0, sxx = 0;
+    for (int i = 0; i < N; i++) {
+        double x = (double)(net_flow(&r->net, (uint32_t)i)->rcv_nxt - before[i]);
+        sx += x;
+        sxx += x * x;
+    }
+    double jain = sx * sx / (N * sxx);
+    struct vresult *v = add(out, n, cap);
+    if (N == 1) {
+        SET(check, "DCTCP: one flow, 100 Gbps");
+        SET(reference, "line rate (no mark below K)");
+        SET(expected, "utilization >= 99%%");
+        SET(measured, "%.2f%%, %llu marks", util * 100, (unsigned long long)r->net.c.ecn_marked);
+        SET(tolerance, "1%%");
+        v->pass = util >= 0.99 && r->net.c.ecn_marked == 0;
+        SET(note, "utilization of the link: frames with preamble and gap");
+        return finish(r, &scn);
+    }
+    SET(check, "DCTCP: %d flows into one 100 Gbps port", N);
+    SET(reference, "C/N each (Jain's index over the last half)");
+    SET(expected, "Jain >= 0.99, no loss (PFC)");
+    SET(measured, "Jain %.4f, %llu drops", jain, (unsigned long long)r->net.c.data_dropped);
+    SET(tolerance, "Jain >= 0.99");
+    v->pass = jain >= 0.99 && r->net.c.data_dropped == 0;
+    SET(note, "%llu PAUSE frames", (unsigned long long)r->net.c.pause_frames);
+    /* C x RTT in frames: four 1 us hops, a data frame and an ACK serialized twice each. */
+    double frame = (double)(scn.host.mtu + HDR_DATA + WIRE_OVERHEAD);
+    double rtt = 4e-6 + 2 * (frame + FRAME_ACK + WIRE_OVERHEAD) * 8 / 100e9;
+    double bdp = 100e9 * rtt / 8 / frame, kp = (double)K / frame, amp = 0.5 * sqrt(2 * N * (bdp + kp));
+    v = add(out, n, cap);
+    SET(check, "DCTCP: %d flows, queue around K = 100 KB", N);
+    SET(reference, "Alizadeh et al.: the queue swings by A = %.0f KB below K + N", amp * frame / 1024);
+    SET(expected, "5th pct < K < 95th pct; utilization > 95%%");
+    SET(measured, "%d..%d KB (mean %.0f KB); %.2f%%", lo, hi, qsum / ns / 1024, util * 100);
+    SET(tolerance, "as expected");
+    v->pass = lo < K / 1024 && hi > K / 1024 && util > 0.95;
+    SET(note, "swing %d KB = %.1f x A: a rate-based sender is not ACK-clocked, so its queue overshoots K for an RTT",
+        hi - lo, (hi - lo) / (amp * frame / 1024));
+    return finish(r, &scn);
+}
+
+static bool run_dctcp(struct vresult *out, int *n, int cap)
+{
+    static const int Ns[] = {1, 2, 4, 8, 16};
+    for (int i = 0; i < 5; i++)
+        if (!dctcp_case(out, n, cap, Ns[i]))
+            return false;
+    return true;
+}
+
 const struct vgroup validation_groups[] = {
     {"goodput", run_goodput},
     {"goodput under random loss", run_loss},
     {"buffers in cells", run_cells},
     {"fair share and fluid model", run_fair},
     {"headroom", run_headroom},
+    {"DCTCP", run_dctcp},
 };
 const int validation_n_groups = sizeof validation_groups / sizeof *validation_groups;
