@@ -183,6 +183,8 @@ struct senders {
     int *prio;          /* per host, -1: sends nothing */
     uint8_t data_mask;
     bool dcqcn;         /* some sender runs DCQCN (it needs ECN marks) */
+    bool ecn_cc;        /* some sender's algorithm acts on ECN marks (DCQCN's CNPs, DCTCP's echo) */
+    bool step_only;     /* every sender that acts on marks runs DCTCP, which wants step marking (kmin = kmax) */
     int mtu_max;        /* the largest host.mtu of a sender */
 };
 
@@ -192,14 +194,19 @@ static void senders_init(const struct run *r, struct senders *sd)
     memset(sd, 0, sizeof *sd);
     sd->prio = mem_xcalloc(r->g.n_hosts ? r->g.n_hosts : 1, sizeof *sd->prio, DOC_OOM);
     sender_prios(r, sd->prio);
+    bool any_dctcp = false;
     for (uint32_t h = 0; h < r->g.n_hosts; h++) {
         if (sd->prio[h] < 0)
             continue;
         sd->data_mask |= (uint8_t)(1u << sd->prio[h]);
         sd->dcqcn |= n->hosts[h].cfg->cc == SCN_CC_DCQCN;
+        bool dctcp = strcmp(scn_cc_name(n->hosts[h].cfg->cc), "dctcp") == 0;
+        sd->ecn_cc |= n->hosts[h].cfg->cc == SCN_CC_DCQCN || dctcp;
+        any_dctcp |= dctcp;
         if (n->hosts[h].cfg->mtu > sd->mtu_max)
             sd->mtu_max = n->hosts[h].cfg->mtu;
     }
+    sd->step_only = any_dctcp && !sd->dcqcn;
 }
 
 /* PFC, ECN, headroom and buffer per switch, port by port. */
@@ -229,9 +236,10 @@ static void check_switch_ports(const struct run *r, const struct senders *sd, st
                     lossy[q]++;
                     lossless_seen[q] = pc->lossless;
                 }
-            if (sd->dcqcn && !pc->ecn.enabled)
+            if (sd->ecn_cc && !pc->ecn.enabled)
                 ecn_off++;
-            if (pc->ecn.enabled && pc->ecn.kmin >= pc->ecn.kmax) {
+            /* DCTCP marks as a step at K (kmin = kmax): only an inverted pair is wrong for it. */
+            if (pc->ecn.enabled && (sd->step_only ? pc->ecn.kmin > pc->ecn.kmax : pc->ecn.kmin >= pc->ecn.kmax)) {
                 k_order++;
                 kmin = pc->ecn.kmin;
                 kmax = pc->ecn.kmax;
@@ -277,9 +285,10 @@ static void check_switch_ports(const struct run *r, const struct senders *sd, st
         }
         if (ecn_off) {
             sfmt(where, sizeof where, "%s (%u of %u ports)", nm, ecn_off, w->n_ports);
-            add(rep, DOC_ERROR, "ecn-off", where, "switch.ecn.enabled is false where DCQCN flows may queue",
-                "DCQCN slows a sender only on CNPs, and a receiver sends CNPs only for ECN-marked frames: a queue "
-                "that never marks is left to PFC, whose pauses spread upstream to flows that did not cause them",
+            add(rep, DOC_ERROR, "ecn-off", where, "switch.ecn.enabled is false where DCQCN or DCTCP flows may queue",
+                "DCQCN slows a sender only on CNPs and DCTCP only on echoed marks, and both come only from "
+                "ECN-marked frames: a queue that never marks is left to PFC, whose pauses spread upstream to flows "
+                "that did not cause them",
                 "set switch.ecn.enabled true on these switches (with kmin/kmax below the PFC point)");
         }
         if (k_order) {
