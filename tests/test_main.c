@@ -66,6 +66,7 @@ int main(int argc, char **argv)
     test_topo_register();
     test_dcqcn_register();
     test_cc_register();
+    test_cc_swift_register();
     test_net_register();
     test_routing_runs_register();
     test_traffic_register();
