@@ -153,6 +153,25 @@ static void test_incast_run(void)
     test_teardown(&scn, &r);
 }
 
+/* The same incast with a static XOFF of 50 KB: the first windows (line rate each) make the switch pause the
+ * senders, and PFC keeps the run lossless while Swift brings the queue down. */
+static void test_incast_pfc(void)
+{
+    const char *json =
+        "{\"topology\": {\"type\": \"star\", \"hosts\": 5, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}},"
+        "\"host\": {\"cc\": \"swift\"}, \"stop\": \"50ms\", \"switch\": {\"pfc\": {\"xoff\": \"50KB\"}},"
+        "\"traffic\": [{\"type\": \"incast\", \"senders\": \"h1-h4\", \"receiver\": \"h0\", \"size\": \"4MB\"}]}";
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+    test_run_checked(&r);
+    CU_ASSERT_EQUAL(r.net.flows_completed, 4);
+    CU_ASSERT(r.net.c.pause_frames > 0);
+    CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
+    CU_ASSERT_EQUAL(r.net.c.timeouts, 0);
+    test_teardown(&scn, &r);
+}
+
 static void test_settings(void)
 {
     struct scenario scn;
@@ -178,5 +197,6 @@ void test_cc_swift_register(void)
     CU_add_test(s, "window on a known sequence of ACKs, bounded decrease once per RTT", test_window);
     CU_add_test(s, "below one packet: paced at cwnd x MTU per RTT", test_pacing);
     CU_add_test(s, "4-to-1 incast: lossless, conserved, delay near its target", test_incast_run);
+    CU_add_test(s, "4-to-1 incast under PFC pauses: lossless", test_incast_pfc);
     CU_add_test(s, "host.swift: defaults and the window rule", test_settings);
 }
