@@ -483,9 +483,103 @@ static bool run_dctcp(struct vresult *out, int *n, int cap)
     return true;
 }
 
+/* ---- Swift ---- */
+
+/*
+ * N long Swift flows into one 100G port of a star (1 us links), 100 ms; over the last half: each flow's goodput
+ * (Jain's index), the bottleneck's time-averaged queue and the flows' mean target delay, sampled every 10 us.
+ * The fabric delay is measured from the network, not from Swift's own samples: the path's unloaded round trip
+ * (4 x 1 us propagation, a data frame serialized on two links, an ACK on two) plus the queue's drain time.
+ */
+static bool swift_case(struct vresult *out, int *n, int cap, int N)
+{
+    char json[4096];
+    int len = snprintf(json, sizeof json,
+                       "{\"topology\": {\"type\": \"star\", \"hosts\": %d, \"link\": {\"rate\": \"100Gbps\", \"delay\": "
+                       "\"1us\"}}, \"host\": {\"cc\": \"swift\"}, \"stop\": \"100ms\", \"traffic\": [", N + 1);
+    for (int i = 0; i < N; i++)
+        len += snprintf(json + len, sizeof json - (size_t)len,
+                        "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": \"h%d\", \"size\": \"10GB\"}", i ? ", " : "",
+                        i, N);
+    snprintf(json + len, sizeof json - (size_t)len, "]}");
+    struct scenario scn;
+    struct run *r = start(json, &scn);
+    if (!r)
+        return false;
+    sim_time_t half = scn.stop_ps / 2, step = 10 * PS_PER_US;
+    sim_run(&r->sim, half);
+    uint32_t before[64];
+    for (int i = 0; i < N; i++)
+        before[i] = net_flow(&r->net, (uint32_t)i)->rcv_nxt;
+    const struct port *bott = &r->net.sws[0].ports[N];
+    double qsum = 0, tsum = 0;
+    long samples = 0;
+    for (sim_time_t t = half + step; t <= scn.stop_ps; t += step) {
+        sim_run(&r->sim, t);
+        qsum += (double)port_pp(bott, 3)->q.bytes;
+        for (int i = 0; i < N; i++) {
+            struct cc_sample cs;
+            cc_sample(net_flow(&r->net, (uint32_t)i), t, &cs);
+            tsum += cs.alpha / N;
+        }
+        samples++;
+    }
+    double secs = (double)(scn.stop_ps - half) / 1e12, sx = 0, sxx = 0;
+    for (int i = 0; i < N; i++) {
+        double x = (double)(net_flow(&r->net, (uint32_t)i)->rcv_nxt - before[i]) * 1024 * 8 / secs;
+        sx += x;
+        sxx += x * x;
+    }
+    double jain = sx * sx / (N * sxx), line = 100e9 * 1024 / (1024 + HDR_DATA + WIRE_OVERHEAD);
+    double base_us = 4.0 + 2 * (1024 + HDR_DATA + WIRE_OVERHEAD) * 8 / 100e3 + 2 * (FRAME_ACK + WIRE_OVERHEAD) * 8 / 100e3;
+    double delay_us = base_us + qsum / samples * 8 / 100e3, target_us = tsum / samples;
+    bool lossless = r->net.c.data_dropped == 0;
+
+    struct vresult *v = add(out, n, cap);
+    if (N == 1) {
+        SET(check, "Swift: goodput of one flow, 100Gbps");
+        SET(reference, "line rate x payload / (payload + 62 + 20)");
+        SET(expected, "%.3f Gbps", line / 1e9);
+        SET(measured, "%.3f Gbps", sx / 1e9);
+        SET(tolerance, "1%%");
+        v->pass = fabs(sx - line) <= 0.01 * line && lossless;
+        SET(note, "last 50 ms of 100; %s", lossless ? "no drops" : "DROPS");
+    } else {
+        SET(check, "Swift fair share, %d flows into 100Gbps", N);
+        SET(reference, "C/N each (Jain's index over the last half)");
+        SET(expected, "Jain >= 0.99, no loss");
+        SET(measured, "Jain %.4f", jain);
+        SET(tolerance, "index >= 0.99");
+        v->pass = jain >= 0.99 && lossless && fabs(sx - line) <= 0.01 * line;
+        SET(note, "goodput %.2f Gbps in all (line %.2f); %s; PFC %llu PAUSE", sx / 1e9, line / 1e9,
+            lossless ? "no drops" : "DROPS", (unsigned long long)r->net.c.pause_frames);
+    }
+    if (N == 1) /* alone, the flow's own link is the bottleneck: no switch queue, the delay stays unloaded */
+        return finish(r, &scn);
+    v = add(out, n, cap);
+    SET(check, "Swift: fabric delay at its target, %d flows", N);
+    SET(reference, "Kumar et al. 2020, sec. 3.5 target delay");
+    SET(expected, "%.2f us", target_us);
+    SET(measured, "%.2f us", delay_us);
+    SET(tolerance, "5%%");
+    v->pass = fabs(delay_us - target_us) <= 0.05 * target_us;
+    SET(note, "unloaded RTT %.2f us + mean queue %.1f KB at 100 Gbps, last 50 ms", base_us, qsum / samples / 1e3);
+    return finish(r, &scn);
+}
+
+static bool run_swift(struct vresult *out, int *n, int cap)
+{
+    static const int Ns[] = {1, 2, 4, 8, 16};
+    for (int i = 0; i < 5; i++)
+        if (!swift_case(out, n, cap, Ns[i]))
+            return false;
+    return true;
+}
+
 const struct vgroup validation_groups[] = {
     {"goodput", run_goodput},
     {"goodput under random loss", run_loss},
+    {"Swift", run_swift},
     {"buffers in cells", run_cells},
     {"fair share and fluid model", run_fair},
     {"headroom", run_headroom},
