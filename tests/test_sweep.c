@@ -953,6 +953,55 @@ static void test_compare_many_collectives(void)
     free(out);
 }
 
+/*
+ * Runs of different congestion controls: compare names each run's algorithm (from its scenario.json) and gives
+ * the slowdown p50/p95 per flow-size range (from its flows.csv), each equal to the same statistic computed over
+ * that range of the run's flows (the flowset suite checks that computation against summary.json).
+ */
+static void test_compare_algorithms(void)
+{
+    char a[160], b[160], cmd[1024], *out = NULL, line[512];
+    snprintf(a, sizeof a, "%s/cmp/dcqcn", root);
+    snprintf(b, sizeof b, "%s/cmp/dctcp", root);
+    snprintf(cmd, sizeof cmd, "%s run scenarios/sweeps/incast-mix.json -o %s -q --no-plot && %s run "
+             "scenarios/sweeps/incast-mix.json --set host.cc=dctcp --set switch.ecn.kmin=100KB --set "
+             "switch.ecn.kmax=100KB -o %s -q --no-plot", test_rocesim_bin(), a, test_rocesim_bin(), b);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    snprintf(cmd, sizeof cmd, "%s compare %s %s", test_rocesim_bin(), a, b);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    const char *cc = line_of(out, "congestion control", line, sizeof line);
+    CU_ASSERT(cc && strstr(cc, "dcqcn") && strstr(cc, "dctcp"));
+    /* the flows of 10KB-100KB in run a (the six 64 KB answers and a few web flows): their slowdowns' p50 */
+    char path[256];
+    snprintf(path, sizeof path, "%s/flows.csv", a);
+    char *csv = test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    double sd[32];
+    int k = 0;
+    for (char *l = strchr(csv, '\n'); l && *++l && k < 32; l = strchr(l, '\n')) {
+        char id[64];
+        double size, fct, ideal;
+        if (sscanf(l, "%63[^,],%*[^,],%*[^,],%*[^,],%lf,%*[^,],%*[^,],%lf,%lf", id, &size, &fct, &ideal) == 4 &&
+            size > 10000 && size <= 100000)
+            sd[k++] = fct / ideal;
+    }
+    free(csv);
+    CU_ASSERT_FATAL(k >= 6);
+    for (int i = 1; i < k; i++) /* sort: the nearest-rank p50 of k is the ceil(k / 2)-th */
+        for (int j = i; j > 0 && sd[j] < sd[j - 1]; j--) {
+            double t = sd[j];
+            sd[j] = sd[j - 1];
+            sd[j - 1] = t;
+        }
+    const char *row = line_of(out, "slowdown p50 10KB-100KB", line, sizeof line);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+    double got = 0;
+    CU_ASSERT(sscanf(row + strlen("slowdown p50 10KB-100KB"), "%lf", &got) == 1);
+    CU_ASSERT_DOUBLE_EQUAL(got, sd[(k + 1) / 2 - 1], 0.005); /* printed with 2 decimals */
+    free(out);
+}
+
 void test_sweep_register(void)
 {
     CU_pSuite s = CU_add_suite("sweep and nic-config", suite_init, suite_clean);
@@ -973,4 +1022,6 @@ void test_sweep_register(void)
     CU_pSuite c = CU_add_suite("compare", suite_init, suite_clean);
     CU_add_test(c, "titles from the directories, ratios to the first run, incomplete runs flagged", test_compare);
     CU_add_test(c, "a run with 60 collectives gets every row", test_compare_many_collectives);
+    CU_add_test(c, "runs of different congestion controls: their names and slowdowns by flow size",
+                test_compare_algorithms);
 }

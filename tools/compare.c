@@ -1,5 +1,6 @@
 /* compare — runs side by side (see compare.h). */
 #include "tools/compare.h"
+#include "tools/flowset.h"
 #include "tools/sweep_util.h"
 #include "sim/mem.h"
 
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_RUNS 8
 #define CELL 64
@@ -18,7 +20,9 @@ static const char compare_usage[] =
     "usage: rocesim compare DIR [DIR]...\n"
     "  the key numbers of 1 to 8 finished runs side by side, one column per run directory, with each\n"
     "  run's ratio to the first run (x1.50: half as much again as the first); runs that did not\n"
-    "  complete are flagged\n";
+    "  complete are flagged; with the runs' scenario.json and flows.csv also their congestion control\n"
+    "  and the FCT slowdown (p50, p95) of the flows in each size range, as congestion-control papers\n"
+    "  compare them\n";
 
 /* Reads DIR/summary.json; returns the parsed object, or NULL with a message. */
 static cJSON *load_summary(const char *dir)
@@ -173,6 +177,50 @@ static void print_table(const struct table *t, char titles[][4200])
 }
 
 /* See compare.h. */
+/* The congestion control of run dir (host.cc of its resolved scenario.json), or NULL without one. */
+static char *run_cc(const char *dir)
+{
+    char path[4200], *b = NULL;
+    snprintf(path, sizeof path, "%s/scenario.json", dir);
+    if (access(path, F_OK) != 0 || read_text_file(path, &b, NULL, 0))
+        return NULL;
+    cJSON *j = cJSON_Parse(b);
+    free(b);
+    const cJSON *cc = json_at_path(j, "host.cc");
+    char *out = cJSON_IsString(cc) ? mem_xstrdup(cc->valuestring, "comparing runs") : NULL;
+    cJSON_Delete(j);
+    return out;
+}
+
+/* Flow size ranges of the by-size rows: decades, as the FCT-slowdown-by-size plots of congestion-control
+ * papers (HPCC, SIGCOMM 2019, figures 9 and 10) bucket a web-search workload. */
+static const struct {
+    const char *label;
+    double lo, hi; /* bytes, inclusive; -1: none */
+} size_ranges[] = {{"<=10KB", -1, 10000},      {"10KB-100KB", 10001, 100000}, {"100KB-1MB", 100001, 1000000},
+                   {"1MB-10MB", 1000001, 1e7}, {">10MB", 1e7 + 1, -1}};
+#define N_RANGES (sizeof size_ranges / sizeof size_ranges[0])
+
+/* The slowdown p50 and p95 of run dir's finished flows per size range (NAN where none finished); false without
+ * a readable flows.csv. */
+static bool size_slowdowns(const char *dir, double p50[N_RANGES], double p95[N_RANGES])
+{
+    char path[4200], *csv = NULL, err[256];
+    snprintf(path, sizeof path, "%s/flows.csv", dir);
+    if (access(path, F_OK) != 0 || read_text_file(path, &csv, NULL, 0))
+        return false;
+    bool ok = true;
+    for (size_t k = 0; k < N_RANGES && ok; k++) {
+        struct flowset f = {.size_min = size_ranges[k].lo, .size_max = size_ranges[k].hi};
+        struct flowset_result r;
+        ok = flowset_compute(&f, csv, &r, err, sizeof err) == 0;
+        p50[k] = ok && flowset_value(&r, "flows.slowdown.p50", &p50[k]) ? p50[k] : NAN;
+        p95[k] = ok && flowset_value(&r, "flows.slowdown.p95", &p95[k]) ? p95[k] : NAN;
+    }
+    free(csv);
+    return ok;
+}
+
 int compare_main(int argc, char **argv)
 {
     for (int a = 2; a < argc; a++) {
@@ -220,12 +268,24 @@ int compare_main(int argc, char **argv)
     int nc = cJSON_GetArraySize(c0);
     struct table tab, *t = &tab;
     /* scenario, complete, the collectives, the fixed rows, deadlock */
-    table_init(t, 2 + nc + (int)(sizeof rows / sizeof *rows) + 1, n);
+    char *cc[MAX_RUNS];
+    bool any_cc = false, any_size = false, have_size[MAX_RUNS];
+    double p50[MAX_RUNS][N_RANGES], p95[MAX_RUNS][N_RANGES];
+    for (int i = 0; i < n; i++) {
+        any_cc |= (cc[i] = run_cc(argv[2 + i])) != NULL;
+        any_size |= have_size[i] = size_slowdowns(argv[2 + i], p50[i], p95[i]);
+    }
+    table_init(t, 3 + nc + (int)(sizeof rows / sizeof *rows) + 2 * (int)N_RANGES + 1, n);
     bool incomplete[MAX_RUNS], any_incomplete = false;
     int r = add_row(t, "scenario");
     for (int i = 0; i < n; i++) {
         const cJSON *nm = cJSON_GetObjectItemCaseSensitive(s[i], "scenario");
         sfmt(t->cell[r][i], CELL, "%s", cJSON_IsString(nm) ? nm->valuestring : "?");
+    }
+    if (any_cc) {
+        r = add_row(t, "congestion control");
+        for (int i = 0; i < n; i++)
+            sfmt(t->cell[r][i], CELL, "%s", cc[i] ? cc[i] : "?");
     }
     r = add_row(t, "complete");
     for (int i = 0; i < n; i++) {
@@ -261,6 +321,22 @@ int compare_main(int argc, char **argv)
         for (int i = 0; i < n; i++)
             value_cell(t->cell[r][i], get(s[i], rows[k].path), base, i, rows[k].decimals, rows[k].scale);
     }
+    /* By flow size: a range where no run finished a flow is left out. */
+    for (size_t k = 0; k < N_RANGES && any_size; k++) {
+        bool any = false;
+        for (int i = 0; i < n; i++)
+            any |= have_size[i] && !isnan(p50[i][k]);
+        for (int q = 0; q < 2 && any; q++) {
+            char label[64];
+            sfmt(label, sizeof label, "slowdown p%s %s", q ? "95" : "50", size_ranges[k].label);
+            r = add_row(t, label);
+            double base = have_size[0] ? (q ? p95[0][k] : p50[0][k]) : NAN;
+            for (int i = 0; i < n; i++) {
+                double v = have_size[i] ? (q ? p95[i][k] : p50[i][k]) : NAN;
+                value_cell(t->cell[r][i], v, base, i, 2, 1);
+            }
+        }
+    }
     r = add_row(t, "deadlock");
     for (int i = 0; i < n; i++) {
         const cJSON *d = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s[i], "deadlock"),
@@ -284,7 +360,9 @@ int compare_main(int argc, char **argv)
     }
     free(t->label);
     free(t->cell);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         cJSON_Delete(s[i]);
+        free(cc[i]);
+    }
     return 0;
 }
