@@ -505,8 +505,8 @@ static bool run_hpcc(struct vresult *out, int *n, int cap)
     char share[48] = "not within 4 ms";
     if (j.share_us >= 0)
         snprintf(share, sizeof share, "after %.0f us", j.share_us);
-    SET(note, "link within 2%% of eta (10 us windows) from %.0f us on; every W/T within 10%% of the fair share %s "
-              "(additive increase, W_AI 80 B)", j.settle_us, share);
+    SET(note, "link within 2%% of eta from %.0f us on (10 us windows); every W/T within 10%% of fair %s (additive "
+              "increase)", j.settle_us, share);
     return true;
 }
 
