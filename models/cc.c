@@ -8,11 +8,11 @@
 #include <string.h>
 
 extern const struct cc_ops cc_dcqcn_ops, cc_none_ops;
-extern const struct cc_ops cc_timely_ops, cc_dctcp_ops, cc_swift_ops;
+extern const struct cc_ops cc_timely_ops, cc_dctcp_ops, cc_swift_ops, cc_hpcc_ops;
 
 /* The registration line: one entry per algorithm.  The order is the flows' cc index, which nothing outside a run
  * keeps. */
-#define CC_BUILTIN &cc_dcqcn_ops, &cc_none_ops, &cc_timely_ops, &cc_dctcp_ops, &cc_swift_ops
+#define CC_BUILTIN &cc_dcqcn_ops, &cc_none_ops, &cc_timely_ops, &cc_dctcp_ops, &cc_swift_ops, &cc_hpcc_ops
 
 const struct cc_ops *cc_registry[CC_MAX] = {CC_BUILTIN};
 int cc_count = (int)(sizeof((const struct cc_ops *[]){CC_BUILTIN}) / sizeof(const struct cc_ops *));

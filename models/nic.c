@@ -172,13 +172,15 @@ static struct pkt *make_data(struct net *n, struct flow *f)
             f->rtt_sent = n->sim->now;
         }
     }
+    if (__builtin_expect(f->cc_flags & CC_F_TELEMETRY, 0)) {
+        k->tel = int_get(n->tel);
+        k->size += INT_HDR_BYTES;
+    }
     n->c.data_sent++;
     n->c.prio[k->prio].sent++;
     n->c.bytes_sent += k->size;
     n->c.data_in_flight++;
     n->c.data_bytes_in_flight += k->size;
-    if (__builtin_expect(f->cc_flags & CC_F_TELEMETRY, 0))
-        k->tel = int_get(n->tel);
     cc_on_sent(f, k->size);
     if (!f->rto_timer.armed)
         arm_rto(n, f);
@@ -195,7 +197,7 @@ static uint32_t next_data_size(const struct flow *f)
 {
     uint32_t psn = f->snd_nxt;
     uint32_t payload = psn + 1 == f->n_pkts ? (uint32_t)(f->size - (int64_t)psn * f->mtu) : f->mtu;
-    return payload + HDR_DATA;
+    return payload + HDR_DATA + (f->cc_flags & CC_F_TELEMETRY ? INT_HDR_BYTES : 0);
 }
 
 /* The priorities host h's port p may send now: a control frame queued or a flow ready, and not paused. */
@@ -251,8 +253,10 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
         k->size = FRAME_ACK;
         k->prio = ap < 0 ? f->prio : (uint8_t)ap;
         k->ecn = (uint8_t)(data->ecn & ECN_CE); /* ECN_ECE: DCTCP's echo, one store for every algorithm */
-        if (__builtin_expect(data->tel != 0, 0))
+        if (__builtin_expect(data->tel != 0, 0)) {
+            k->size += int_wire_bytes(int_rec(n->tel, data->tel));
             int_echo(k, data);
+        }
     }
     if (f->path_len) {
         k->route_flow = 1;

@@ -27,6 +27,7 @@
  * paused_ns (switch.c, nic.c).
  */
 #include "models/port.h"
+#include "models/telemetry.h"
 #include "models/deadlock.h"
 #include "models/lfc.h"
 #include "models/nic.h"
@@ -177,6 +178,10 @@ void port_transmit(struct port *p, struct pkt *k)
 {
     struct net *n = p->net;
     struct sim *s = n->sim;
+    /* A switch stamps its hop before the frame's length sets its serialization; ACKs that echo a record and the
+     * sender's own NIC do not. */
+    if (__builtin_expect(k->tel != 0, 0) && k->type == PKT_DATA && p->kind != NODE_HOST)
+        int_push_egress(n, k, p);
     sim_time_t t = tx_time(p, k->size + WIRE_OVERHEAD);
     p->busy_until = s->now + t;
     p->busy_seq = sim_reserve_seq(s);

@@ -26,6 +26,12 @@
 
 #define INT_MAX_HOPS 5 /* HPCC's bound: the longest path of a three-tier Clos fabric */
 
+/* The bytes the INT header takes on the wire (HPCC, section 5.1): a 2-byte header (the hop count) that the sender
+ * adds, and 8 bytes per hop that each switch egress adds as it records one.  Frames grow as they cross the fabric:
+ * a switch buffers and serializes a frame at the size it arrived with, plus its own hop at its egress. */
+#define INT_HDR_BYTES 2
+#define INT_HOP_BYTES 8
+
 /* What one switch egress writes into a passing frame. */
 struct int_hop {
     sim_time_t ts;        /* when the frame started leaving the egress */
@@ -74,11 +80,15 @@ struct port;
 
 /*
  * Push at egress: frame k (which carries a record: k->tel != 0; callers test that, so that other frames pay one
- * branch) starts leaving switch port p now.  Records what HPCC's INT header would.
+ * branch) starts leaving switch port p now.  Records what HPCC's INT header would, and grows the frame by
+ * INT_HOP_BYTES when the hop was recorded (the network's byte counters with it: net_check_invariants).
  */
 void int_push_egress(struct net *n, struct pkt *k, const struct port *p);
 
 /* Echo in ACK: ack takes data's record (data keeps none), so that the sender sees the hops its frame crossed. */
 void int_echo(struct pkt *ack, struct pkt *data);
+
+/* The INT bytes a frame carrying record r has on the wire. */
+static inline uint32_t int_wire_bytes(const struct int_rec *r) { return INT_HDR_BYTES + INT_HOP_BYTES * r->n_hops; }
 
 #endif

@@ -186,7 +186,9 @@ static void test_window_and_telemetry(void)
     CU_ASSERT_EQUAL(w->newly, f->n_pkts);              /* every frame acknowledged once */
     CU_ASSERT_EQUAL(w->acks, f->n_pkts);               /* ack_every 1, no loss */
     CU_ASSERT_EQUAL(w->acks_with_rec, w->acks);        /* each ACK echoed its frame's record */
-    CU_ASSERT_EQUAL(w->hops_seen, 0);                  /* no switch pushes hops yet */
+    CU_ASSERT_EQUAL(w->hops_seen, f->n_pkts);          /* s0 stamped each frame at its egress, once */
+    /* INT on the wire: each frame delivered 2 header bytes from its sender and 8 of s0's hop. */
+    CU_ASSERT_EQUAL(r.net.c.bytes_delivered, (uint64_t)f->size + f->n_pkts * (HDR_DATA + INT_HDR_BYTES + INT_HOP_BYTES));
     CU_ASSERT_EQUAL(r.net.tel->live, 0);               /* every record came back */
     CU_ASSERT(r.net.tel->high_water >= 1 && r.net.tel->high_water <= 2 * WND_FRAMES);
     /* A window of two 1 KB frames over a 4 us round trip is far below line rate: the window paced it. */

@@ -165,7 +165,7 @@ static void test_tables_match_docs(void)
     /* ... and a documented group that is none. */
     char *sec = malloc(len + 64);
     CU_ASSERT_PTR_NOT_NULL_FATAL(sec);
-    snprintf(sec, len + 64, "%s\n### host.hpcc\n", doc);
+    snprintf(sec, len + 64, "%s\n### host.nosuch\n", doc);
     fprintf(stderr, "\n  (a documented group that does not exist, on purpose:)");
     CU_ASSERT_EQUAL(compare_with_docs(sec), 1);
     CU_ASSERT_EQUAL(compare_with_docs(doc), 0);

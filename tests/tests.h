@@ -51,6 +51,7 @@ void test_tune_plot_register(void);
 void test_profiles_register(void);
 void test_sonic_register(void);
 void test_doctor_register(void);
+void test_hpcc_register(void);
 
 struct scenario;
 struct run;

@@ -576,9 +576,145 @@ static bool run_swift(struct vresult *out, int *n, int cap)
     return true;
 }
 
+/* ---- HPCC ---- */
+
+/* N long HPCC flows h0..h(N-1) -> hN (when join > 0, h(N-1) starts then), 100 Gbps links of 1 us, T = 5 us (the
+ * star's base RTT, 4.2 us, rounded up: section 3.2 of the paper takes T as the fabric's base RTT); the bottleneck's
+ * state over the 4 ms from `join` (or from 2 ms). */
+struct hpcc_seen {
+    double gbps[16], jain, util, q_avg;
+    double drain_us;   /* join: from the join until the queue stays below 5 KB (1 us samples) */
+    double settle_us;  /* join: from the join until the link's utilization over 10 us stays within 2 % of eta */
+    double share_us;   /* join: until every flow's rate (W/T) is within 10 % of the fair share */
+    uint64_t drops;
+};
+
+static bool hpcc_run(int N, sim_time_t join, struct hpcc_seen *seen)
+{
+    char json[4096];
+    int len = snprintf(json, sizeof json,
+                       "{\"topology\": {\"type\": \"star\", \"hosts\": %d, \"link\": {\"rate\": \"100Gbps\", "
+                       "\"delay\": \"1us\"}}, \"host\": {\"cc\": \"hpcc\", \"hpcc\": {\"base_rtt\": \"5us\"}}, "
+                       "\"stop\": \"6ms\", \"traffic\": [", N + 1);
+    for (int i = 0; i < N; i++)
+        len += snprintf(json + len, sizeof json - (size_t)len,
+                        "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": \"h%d\", \"size\": \"10GB\", \"start\": "
+                        "\"%lldps\"}", i ? ", " : "", i, N, (long long)(join && i == N - 1 ? join : 0));
+    snprintf(json + len, sizeof json - (size_t)len, "]}");
+    struct scenario scn;
+    struct run *r = start(json, &scn);
+    if (!r)
+        return false;
+    *seen = (struct hpcc_seen){0};
+    const struct port *bott = &r->net.sws[0].ports[N];
+    sim_time_t from = join ? join : 2 * PS_PER_MS, span = 4 * PS_PER_MS, step = PS_PER_US, window = 10 * PS_PER_US;
+    sim_run(&r->sim, from);
+    uint32_t before[16];
+    for (int i = 0; i < N; i++)
+        before[i] = net_flow(&r->net, (uint32_t)i)->rcv_nxt;
+    uint64_t tx0 = bott->tx_bytes, tx = tx0;
+    double qsum = 0;
+    long samples = 0;
+    seen->settle_us = seen->share_us = -1;
+    for (sim_time_t t = from + step; t <= from + span; t += step) {
+        sim_run(&r->sim, t);
+        int64_t q = port_queued_bytes(bott, 3);
+        qsum += (double)q;
+        samples++;
+        if (q >= 5000)
+            seen->drain_us = (double)(t - from) / PS_PER_US;
+        if ((t - from) % window)
+            continue;
+        double u = (double)(bott->tx_bytes - tx) * 8 / ((double)window / 1e12) / 100e9;
+        tx = bott->tx_bytes;
+        if (fabs(u - 0.95) >= 0.02 * 0.95)
+            seen->settle_us = -1;
+        else if (seen->settle_us < 0)
+            seen->settle_us = (double)(t - from) / PS_PER_US;
+        bool fair = true;
+        for (int i = 0; i < N; i++) {
+            struct cc_sample cs;
+            cc_sample(net_flow(&r->net, (uint32_t)i), t, &cs);
+            fair = fair && fabs(cs.rate_bps - 0.95 * 100e9 / N) < 0.1 * 0.95 * 100e9 / N;
+        }
+        if (!fair)
+            seen->share_us = -1;
+        else if (seen->share_us < 0)
+            seen->share_us = (double)(t - from) / PS_PER_US;
+    }
+    double secs = (double)span / 1e12, sx = 0, sxx = 0;
+    for (int i = 0; i < N; i++) {
+        seen->gbps[i] = (double)(net_flow(&r->net, (uint32_t)i)->rcv_nxt - before[i]) * 1024 * 8 / secs / 1e9;
+        sx += seen->gbps[i];
+        sxx += seen->gbps[i] * seen->gbps[i];
+    }
+    seen->jain = sx * sx / (N * sxx);
+    seen->util = (double)(bott->tx_bytes - tx0) * 8 / secs / 100e9;
+    seen->q_avg = qsum / (double)samples;
+    seen->drops = r->net.c.data_dropped;
+    return finish(r, &scn);
+}
+
+static bool run_hpcc(struct vresult *out, int *n, int cap)
+{
+    static const int Ns[] = {1, 2, 4, 8, 16};
+    for (int k = 0; k < 5; k++) {
+        struct hpcc_seen h;
+        if (!hpcc_run(Ns[k], 0, &h))
+            return false;
+        struct vresult *v = add(out, n, cap);
+        char q[32];
+        if (Ns[k] == 1) {
+            /* U counts frame bytes: 1096-byte frames (1024 payload, 62 headers, 10 of INT at one hop). */
+            double want = 0.95 * 100 * 1024 / 1096;
+            SET(check, "HPCC goodput, one flow, 100Gbps");
+            SET(reference, "eta of the line (Li et al. 2019, section 3.3)");
+            SET(expected, "%.2f Gbps", want);
+            SET(measured, "%.2f Gbps", h.gbps[0]);
+            SET(tolerance, "2%%");
+            v->pass = fabs(h.gbps[0] - want) < 0.02 * want && h.drops == 0;
+            SET(note, "link at %.3f of its rate; queue %s on average; 1096-byte frames", h.util,
+                units_fmt_size((int64_t)h.q_avg, q, sizeof q));
+            continue;
+        }
+        SET(check, "HPCC fair share, %d flows into 100Gbps", Ns[k]);
+        SET(reference, "C/N each (Jain's index over 4 ms)");
+        SET(expected, "Jain >= 0.99");
+        SET(measured, "Jain %.4f", h.jain);
+        SET(tolerance, "index >= 0.99");
+        v->pass = h.jain >= 0.99 && h.drops == 0;
+        SET(note, "goodput per flow %.2f Gbps; no loss (PFC)", h.gbps[0]);
+        v = add(out, n, cap);
+        SET(check, "HPCC queue and utilization, %d flows into 100Gbps", Ns[k]);
+        SET(reference, "near-empty queue at eta (Li et al. 2019, section 3)");
+        SET(expected, "queue < 5 KB, U 0.95");
+        SET(measured, "queue %s, U %.3f", units_fmt_size((int64_t)h.q_avg, q, sizeof q), h.util);
+        SET(tolerance, "U within 2%%");
+        v->pass = h.q_avg < 5000 && fabs(h.util - 0.95) < 0.02 * 0.95;
+        SET(note, "time averages over 4 ms after 2 ms; U: frame bytes sent over the link's rate");
+    }
+    struct hpcc_seen j;
+    if (!hpcc_run(4, 2 * PS_PER_MS, &j))
+        return false;
+    struct vresult *v = add(out, n, cap);
+    SET(check, "HPCC a 4th flow joins 3 at line rate: its queue drains");
+    SET(reference, "converges within a few RTTs (Li et al. 2019, section 3)");
+    SET(expected, "queue < 5 KB after <= 50 us (10 T)");
+    SET(measured, "after %.0f us", j.drain_us);
+    SET(tolerance, "1 us samples");
+    v->pass = j.drain_us <= 50 && j.drops == 0;
+    char share[48] = "not within 4 ms";
+    if (j.share_us >= 0)
+        snprintf(share, sizeof share, "after %.0f us", j.share_us);
+    SET(note, "link within 2%% of eta from %.0f us on (10 us windows); every W/T within 10%% of fair %s (additive "
+              "increase)", j.settle_us, share);
+    return true;
+}
+
 const struct vgroup validation_groups[] = {
     {"goodput", run_goodput},
     {"goodput under random loss", run_loss},
+    {"HPCC", run_hpcc},
     {"Swift", run_swift},
     {"buffers in cells", run_cells},
     {"fair share and fluid model", run_fair},
