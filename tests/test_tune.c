@@ -399,6 +399,42 @@ static void test_tune_optimizers(void)
     }
 }
 
+/*
+ * The tuner tunes any algorithm's parameters: HPCC's eta on the incast + background mix, where a lower eta keeps
+ * the queue emptier at the cost of throughput.  The parameter's kind and range come from host.hpcc's table
+ * (eta in (0, 1]); every value the search ran is inside the box, and nic-config refuses the recommendation,
+ * which is no ConnectX setting.
+ */
+static void test_tune_other_algorithm(void)
+{
+    char *out = NULL, cmd[1024], scn[200], text[1024];
+    snprintf(scn, sizeof scn, "%s/hpcc-mix.json", root);
+    snprintf(cmd, sizeof cmd, "sed 's/\"cc\": \"dcqcn\"/\"cc\": \"hpcc\"/' scenarios/sweeps/incast-mix.json > %s", scn);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    snprintf(text, sizeof text,
+             "{\"scenario\": \"%s\",\n"
+             " \"params\": {\"host.hpcc.eta\": {\"min\": 0.8, \"max\": 0.99}},\n"
+             " \"objective\": {\"minimize\": \"flows.slowdown.p99\", \"flows\": {\"size_max\": \"100KB\"}},\n"
+             " \"seeds\": [1, 2], \"budget\": {\"runs\": 12}, \"search\": {\"optimizer\": \"none\"}}\n", scn);
+    cJSON *j = tune_into("hpcc-eta", text, NULL, "--no-plot", 0, &out);
+    free(out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    /* eta changes HPCC's runs: the candidates are not all equal to the baseline (the scenario's eta 0.95) */
+    const cJSON *cmp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "comparison"), 0);
+    CU_ASSERT(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(cmp, "difference")));
+    cJSON_Delete(j);
+    /* every value the search ran is inside the box (tune.csv's parameter column) and the runs ran HPCC */
+    snprintf(cmd, sizeof cmd, "cut -d, -f5 %s/hpcc-eta/tune.csv | grep -v '^host' | grep -v '^$' | "
+             "awk '$1 < 0.8 || $1 > 0.99 {bad++} END {exit bad ? 1 : 0}' && grep -q '\"cc\": \"hpcc\"\\|\"cc\":\t\"hpcc\"' "
+             "$(ls -d %s/hpcc-eta/runs/*/ | head -1)scenario.json", root, root);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    snprintf(cmd, sizeof cmd, "%s nic-config %s", test_rocesim_bin(), scn);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "host.cc: expected \"dcqcn\" or \"none\" (ConnectX's sysfs settings are "
+                                              "DCQCN's), got \"hpcc\""));
+    free(out);
+}
+
 /* Bad tune files: exit 2, one line naming the file and the place, no output directory. */
 static void test_tune_bad_files(void)
 {
@@ -490,6 +526,7 @@ void test_tune_register(void)
     CU_add_test(s, "runs the scenario refuses fail alone; the search goes on", test_tune_failed_runs);
     CU_add_test(s, "nothing beats the baseline: best.json recommends keeping it; step; --no-plot", test_tune_keep_baseline);
     CU_add_test(s, "every local optimizer of the table runs a search to its budget", test_tune_optimizers);
+    CU_add_test(s, "any algorithm's parameters: HPCC's eta; nic-config refuses HPCC", test_tune_other_algorithm);
     CU_add_test(s, "bad tune files exit 2 naming file and place", test_tune_bad_files);
     CU_add_test(s, "mpirun -np 2 gives the same best.json and tune.csv", test_tune_mpi);
 }
