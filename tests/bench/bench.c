@@ -243,14 +243,25 @@ static void case_dumbbell(void)
 }
 
 /* WebSearch Poisson at 50% load on a fat-tree, DCQCN + PFC, for `ms` of simulated time (the first warm_ms untimed). */
+/* The web-search load at 50 % on topo; cc: host.cc (NULL: the default, DCQCN), with DCTCP's step marking. */
+static void websearch_cc(const char *label, const char *topo, double ms, double extrapolate_s, double warm_ms,
+                         const char *cc)
+{
+    char json[1024], host[128] = "", ecn[128] = "";
+    if (cc)
+        snprintf(host, sizeof host, ", \"host\": {\"cc\": \"%s\"}", cc);
+    if (cc && strcmp(cc, "dctcp") == 0)
+        snprintf(ecn, sizeof ecn, ", \"ecn\": {\"kmin\": \"400KB\", \"kmax\": \"400KB\"}");
+    snprintf(json, sizeof json,
+             "{\"topology\": %s, \"switch\": {\"buffer\": \"32MB\"%s}%s, \"stop\": \"%gms\","
+             " \"traffic\": [{\"type\": \"poisson\", \"hosts\": \"all\", \"load\": 0.5, \"size_cdf\": \"websearch\"}]}",
+             topo, ecn, host, ms);
+    bench_run_ex(label, json, extrapolate_s, warm_ms);
+}
+
 static void websearch(const char *label, const char *topo, double ms, double extrapolate_s, double warm_ms)
 {
-    char json[1024];
-    snprintf(json, sizeof json,
-             "{\"topology\": %s, \"switch\": {\"buffer\": \"32MB\"}, \"stop\": \"%gms\","
-             " \"traffic\": [{\"type\": \"poisson\", \"hosts\": \"all\", \"load\": 0.5, \"size_cdf\": \"websearch\"}]}",
-             topo, ms);
-    bench_run_ex(label, json, extrapolate_s, warm_ms);
+    websearch_cc(label, topo, ms, extrapolate_s, warm_ms, NULL);
 }
 
 #define L100 "{\"rate\": \"100Gbps\", \"delay\": \"1us\"}"
@@ -261,14 +272,27 @@ static void case_k8(void)
     websearch("fat-tree k=8 WebSearch 50%", "{\"type\": \"fat-tree\", \"k\": 8, \"link\": " L100 "}", 2, 0, 0);
 }
 
+/* The HPCC paper's fabric: 5 pods x (4 ToR + 4 agg), 16 hosts per ToR at 100G, 16 cores, 400G fabric. */
+#define HPCC_FABRIC                                                                                                   \
+    "{\"type\": \"fat-tree\", \"pods\": 5, \"tors_per_pod\": 4, \"aggs_per_pod\": 4, \"hosts_per_tor\": 16,"        \
+    " \"cores\": 16, \"host_link\": " L100 ", \"fabric_link\": " L400 "}"
+
 static void case_hpcc(void)
 {
-    /* The HPCC paper's fabric: 5 pods x (4 ToR + 4 agg), 16 hosts per ToR at 100G, 16 cores, 400G fabric. */
-    websearch("HPCC 320-host WebSearch 50%",
-              "{\"type\": \"fat-tree\", \"pods\": 5, \"tors_per_pod\": 4, \"aggs_per_pod\": 4, \"hosts_per_tor\": 16,"
-              " \"cores\": 16, \"host_link\": " L100 ", \"fabric_link\": " L400 "}",
-              5, 0.2, 0);
+    websearch("HPCC 320-host WebSearch 50%", HPCC_FABRIC, 5, 0.2, 0);
 }
+
+/* The same fabric and load under each other congestion control: what each costs the simulator per hop. */
+static void case_hpcc_cc(const char *cc)
+{
+    char label[64];
+    snprintf(label, sizeof label, "HPCC 320-host WebSearch 50%%, %s", cc);
+    websearch_cc(label, HPCC_FABRIC, 5, 0.2, 0, cc);
+}
+static void case_hpcc_hpcc(void) { case_hpcc_cc("hpcc"); }
+static void case_hpcc_timely(void) { case_hpcc_cc("timely"); }
+static void case_hpcc_dctcp(void) { case_hpcc_cc("dctcp"); }
+static void case_hpcc_swift(void) { case_hpcc_cc("swift"); }
 
 /* The scale series: 100 us untimed, then 100 us timed (see the top of this file). */
 static void scale(int k)
@@ -400,6 +424,8 @@ static const struct bcase cases[] = {
     {"dragonfly", bench_dragonfly, true},   {"scale_k8", case_s8, true},      {"scale_k16", case_k16, true},
     {"scale_k24", case_k24, true},          {"scale_k32", case_k32, true},    {"build_k32", case_build32, false},
     {"tune", case_tune, true},
+    {"hpcc320_hpcc", case_hpcc_hpcc, true}, {"hpcc320_timely", case_hpcc_timely, true},
+    {"hpcc320_dctcp", case_hpcc_dctcp, true}, {"hpcc320_swift", case_hpcc_swift, true},
 };
 
 /*
