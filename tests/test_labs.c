@@ -407,6 +407,67 @@ static void test_lab10(void)
         cJSON_Delete(run[i]);
 }
 
+/* The largest FCT among the flows of a run whose id starts with `prefix` (flows.csv column 7), or -1. */
+static double flow_max_fct(const char *tag, const char *prefix)
+{
+    char path[512], line[1024];
+    snprintf(path, sizeof path, "%s/%s/flows.csv", lab_tmp, tag);
+    FILE *f = fopen(path, "r");
+    double v = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, prefix, strlen(prefix)) != 0)
+            continue;
+        char *p = line;
+        for (int c = 0; c < 7 && p; c++) {
+            p = strchr(p, ',');
+            if (p)
+                p++;
+        }
+        if (p && atof(p) > v)
+            v = atof(p);
+    }
+    if (f)
+        fclose(f);
+    return v;
+}
+
+static void test_lab11(void)
+{
+    /* The lab's own all-reduce (each run a fraction of a second): HPCC, reacting to the queue the switches
+     * report, never lets the uplinks fill to XOFF; DCQCN does a little; TIMELY with the hpcc-ns3 preset, whose
+     * flows restart every ring step at line rate and climb back 100 Mbps per RTT, pauses most and ends last. */
+    const char *ar = "11-which-cc/allreduce.json";
+    cJSON *d = lab_run(ar, NULL, "l11d");
+    cJSON *h = lab_run(ar, "--set host.cc=hpcc", "l11h");
+    cJSON *t = lab_run(ar, "--set host.cc=timely", "l11t");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    double cd = num(d, "collectives.0.completion_ns"), ch = num(h, "collectives.0.completion_ns"),
+           ct = num(t, "collectives.0.completion_ns");
+    printf("\n    all-reduce: DCQCN %.2f ms %.0f PAUSE, HPCC %.2f ms %.0f PAUSE, TIMELY %.2f ms %.0f PAUSE; ", cd / 1e6,
+           num(d, "pfc.pause_frames"), ch / 1e6, num(h, "pfc.pause_frames"), ct / 1e6, num(t, "pfc.pause_frames"));
+    CU_ASSERT_EQUAL(num(h, "pfc.pause_frames"), 0);
+    CU_ASSERT(num(d, "pfc.pause_frames") > 0);
+    CU_ASSERT(num(t, "pfc.paused_ns_total") > 10 * num(d, "pfc.paused_ns_total"));
+    CU_ASSERT(cd > 0 && ch > 0 && ct > 2 * cd && ct > 2 * ch);
+    CU_ASSERT(num(d, "packets.dropped") == 0 && num(h, "packets.dropped") == 0 && num(t, "packets.dropped") == 0);
+    /* The mix: the incast's queries wait less behind HPCC's shallow queue than behind DCQCN's. */
+    const char *mix = "11-which-cc/mix.json";
+    cJSON *md = lab_run(mix, NULL, "l11md");
+    cJSON *mh = lab_run(mix, "--set host.cc=hpcc", "l11mh");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(md);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mh);
+    double qd = flow_max_fct("l11md", "query."), qh = flow_max_fct("l11mh", "query.");
+    printf("mix: slowest query %.1f us with DCQCN, %.1f us with HPCC ", qd / 1e3, qh / 1e3);
+    CU_ASSERT(qh > 0 && qd > 1.25 * qh);
+    cJSON_Delete(d);
+    cJSON_Delete(h);
+    cJSON_Delete(t);
+    cJSON_Delete(md);
+    cJSON_Delete(mh);
+}
+
 static int cleanup(void)
 {
     if (lab_tmp[0]) {
@@ -430,4 +491,5 @@ void test_labs_register(void)
     CU_add_test(s, "lab 8: auto headroom is lossless; 3 m headroom on 1 km cables is not", test_lab8);
     CU_add_test(s, "lab 9: nothing the search finds beats the ConnectX defaults; the tuner says keep them", test_lab9);
     CU_add_test(s, "lab 10: PFC off, ECN too high and DCQCN stuck each leave their own fingerprint", test_lab10);
+    CU_add_test(s, "lab 11: HPCC never pauses the all-reduce; TIMELY pauses most and ends last", test_lab11);
 }
