@@ -1,7 +1,8 @@
 # DCQCN sending rate (solid) and target rate (dashed) of each flow over time,
 # and alpha below (same colour per flow).  Gaps: the flow was not active.
 # Set by rocesim before this template: name, xunit, xend, nf, fname[1..nf],
-# has_alpha, subtitle.  Data: rates.dat (time, nf rates in Gbps, nf target
+# has_alpha, alpha_label (what the alpha column holds for the run's host.cc), alpha_bounded (it is a fraction),
+# subtitle.  Data: rates.dat (time, nf rates in Gbps, nf target
 # rates in Gbps, nf alphas; NaN where a flow was not active).
 if (!exists("outname")) outname = 'rates.png'
 set terminal pngcairo size 1100,(has_alpha ? 820 : 560) noenhanced font 'DejaVu Sans,10'
@@ -24,7 +25,7 @@ set xrange [0:xend > 0 ? xend : 1]
 set lmargin at screen 0.08
 set rmargin at screen 0.76
 if (has_alpha) {
-    set multiplot layout 2,1 title sprintf("Flow rates and DCQCN alpha: %s\n%s", name, subtitle)
+    set multiplot layout 2,1 title sprintf("Flow rates and %s: %s\n%s", alpha_label, name, subtitle)
 } else {
     set title sprintf("Flow rates: %s\n%s (cc none: line rate, or the flow's own rate cap)", name, subtitle)
 }
@@ -42,8 +43,8 @@ if (has_alpha) {
 }
 if (has_alpha) {
     set offsets 0, 0, 0, 0
-    set ylabel 'DCQCN alpha'
-    set yrange [0:1.05]
+    set ylabel alpha_label
+    if (alpha_bounded) { set yrange [0:1.05] } else { set yrange [*:*] }
     plot for [i=1:nf] 'rates.dat' using 1:(column(2*nf+i+1)) with lines lw 1.5 lc i title fname[i]
     unset multiplot
 }

@@ -43,6 +43,7 @@ struct meta {
     double xdiv;              /* ns per unit of the time axis */
     const char *xunit;
     bool flows_none, pfc_none; /* monitor.flows / monitor.pfc "none": the series was off, not empty */
+    char cc[32];              /* host.cc: what rates.csv's alpha column holds (docs/outputs.md) */
 };
 
 /* ---- small helpers ---- */
@@ -533,6 +534,23 @@ static enum prep prep_rates(const char *dir, const char *pdir, const struct meta
         goto done;
     }
     fprintf(pre, "nf = %u\nhas_alpha = %d\n", nsel, alpha);
+    /* The alpha column is each algorithm's own state (docs/outputs.md, rates.csv): its name and its range. */
+    static const struct {
+        const char *cc, *label;
+        int bounded; /* a fraction in [0, 1] */
+    } states[] = {{"dcqcn", "DCQCN alpha", 1},          {"dctcp", "DCTCP alpha", 1},
+                  {"hpcc", "HPCC U (normalized inflight)", 0}, {"timely", "TIMELY RTT gradient", 0},
+                  {"swift", "Swift target delay (us)", 0}};
+    const char *alabel = "alpha";
+    int bounded = 0;
+    for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
+        if (strcmp(mt->cc, states[i].cc) == 0) {
+            alabel = states[i].label;
+            bounded = states[i].bounded;
+        }
+    fputs("alpha_label = ", pre);
+    plot_gp_str(pre, alabel);
+    fprintf(pre, "\nalpha_bounded = %d\n", bounded);
     plot_gp_array(pre, "fname", (const char *const *)names, (int)nsel);
     char sub[256];
     if (nsel < flows.n)
@@ -883,6 +901,8 @@ static int read_meta(const char *dir, struct meta *mt, char *err, size_t errlen)
     const cJSON *mf = cJSON_GetObjectItemCaseSensitive(mon, "flows"), *mp = cJSON_GetObjectItemCaseSensitive(mon, "pfc");
     mt->flows_none = cJSON_IsString(mf) && strcmp(mf->valuestring, "none") == 0;
     mt->pfc_none = cJSON_IsString(mp) && strcmp(mp->valuestring, "none") == 0;
+    const cJSON *cc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "host"), "cc");
+    snprintf(mt->cc, sizeof mt->cc, "%s", cJSON_IsString(cc) ? cc->valuestring : "dcqcn");
     const cJSON *ecn = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "switch"), "ecn");
     const cJSON *en = cJSON_GetObjectItemCaseSensitive(ecn, "enabled");
     const cJSON *kmin = cJSON_GetObjectItemCaseSensitive(ecn, "kmin");
