@@ -28,5 +28,6 @@ set ylabel 'FCT slowdown (FCT / ideal FCT), log scale'
 set title 'median (p50)'
 plot for [i=1:nruns] dat using 1:(column(2 + 2 * i)):xtic(2) with linespoints lw 1.5 ps 0.8 lt i title legend[i]
 set title '95th percentile (p95)'
+unset key  # the same runs as on the left
 plot for [i=1:nruns] dat using 1:(column(3 + 2 * i)):xtic(2) with linespoints lw 1.5 ps 0.8 lt i title legend[i]
 unset multiplot
