@@ -1002,6 +1002,102 @@ static void test_compare_algorithms(void)
     free(out);
 }
 
+static int cmp_dbl(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/*
+ * compare --plot draws the HPCC paper's figure: the first run's flows sorted by size in 20 buckets of equal
+ * count (equal sizes merged), and per run the slowdown p50 and p95 of each bucket's finished flows, into
+ * OUT.dat beside a whole OUT.png; a name that is not a .png and a run without flows.csv are refused.
+ */
+static void test_compare_plot(void)
+{
+    char a[160], b[160], out[200], cmd[1200], path[256], *text = NULL;
+    snprintf(a, sizeof a, "%s/cmp/plot-dcqcn", root);
+    snprintf(b, sizeof b, "%s/cmp/plot-dctcp", root);
+    snprintf(out, sizeof out, "%s/cmp/fig.png", root);
+    snprintf(cmd, sizeof cmd, "%s run scenarios/sweeps/incast-mix.json -o %s -q --no-plot && %s run "
+             "scenarios/sweeps/incast-mix.json --set host.cc=dctcp --set switch.ecn.kmin=100KB --set "
+             "switch.ecn.kmax=100KB -o %s -q --no-plot", test_rocesim_bin(), a, test_rocesim_bin(), b);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    /* the buckets and the first bucket's median slowdown of run a, computed here from its flows.csv */
+    snprintf(path, sizeof path, "%s/flows.csv", a);
+    char *csv = test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    double size[64], sd[64];
+    int m = 0;
+    for (char *l = strchr(csv, '\n'); l && *++l && m < 64; l = strchr(l, '\n')) {
+        double fct, ideal;
+        if (sscanf(l, "%*[^,],%*[^,],%*[^,],%*[^,],%lf,%*[^,],%*[^,],%lf,%lf", &size[m], &fct, &ideal) == 3)
+            sd[m++] = fct / ideal;
+    }
+    free(csv);
+    CU_ASSERT_FATAL(m >= 20);
+    double sorted[64], edge[20];
+    memcpy(sorted, size, sizeof sorted);
+    qsort(sorted, (size_t)m, sizeof *sorted, cmp_dbl);
+    int nb = 0;
+    for (int k = 0; k < 20; k++) {
+        double e = sorted[(k + 1) * m / 20 - 1];
+        if (nb == 0 || e > edge[nb - 1])
+            edge[nb++] = e;
+    }
+    double first[64];
+    int nf = 0;
+    for (int i = 0; i < m; i++)
+        if (size[i] <= edge[0])
+            first[nf++] = sd[i];
+    qsort(first, (size_t)nf, sizeof *first, cmp_dbl);
+    CU_ASSERT_FATAL(nb >= 5 && nb < 20 && nf >= 1); /* incast-mix's equal answer sizes merge buckets */
+
+    snprintf(cmd, sizeof cmd, "%s compare %s %s --plot %s --title 'incast-mix, two algorithms'",
+             test_rocesim_bin(), a, b, out);
+    CU_ASSERT_EQUAL(test_run(cmd, &text), 0);
+    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "plot: "));
+    free(text);
+    snprintf(path, sizeof path, "%s/cmp/fig.dat", root);
+    char *dat = test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dat);
+    int rows = 0;
+    for (char *l = dat; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        if (*l == '#')
+            continue;
+        int k;
+        char lab[32];
+        double bytes, v[4];
+        int got = sscanf(l, "%d \"%31[^\"]\" %lf %lf %lf %lf %lf", &k, lab, &bytes, &v[0], &v[1], &v[2], &v[3]);
+        CU_ASSERT_EQUAL(got, 7);
+        CU_ASSERT(k == rows && rows < nb && bytes == edge[rows < nb ? rows : 0]);
+        if (rows == 0)
+            CU_ASSERT_DOUBLE_EQUAL(v[0], first[(nf + 1) / 2 - 1], 0.00006);
+        rows++;
+    }
+    CU_ASSERT_EQUAL(rows, nb);
+    free(dat);
+    size_t len = 0;
+    char *png = test_read_file(out, &len);
+    CU_ASSERT(png && len > 10000 && memcmp(png, "\x89PNG\r\n\x1a\n", 8) == 0);
+    free(png);
+    snprintf(path, sizeof path, "%s/cmp/fig.gp", root);
+    char *gp = test_read_file(path, NULL);
+    CU_ASSERT(gp && strstr(gp, "title = 'incast-mix, two algorithms'") &&
+              strstr(gp, "'plot-dcqcn (dcqcn)'") && strstr(gp, "'plot-dctcp (dctcp)'"));
+    free(gp);
+
+    snprintf(cmd, sizeof cmd, "%s compare %s --plot %s/cmp/fig.svg", test_rocesim_bin(), a, root);
+    CU_ASSERT_EQUAL(test_run(cmd, &text), 2);
+    CU_ASSERT(text && strstr(text, "rocesim: compare: --plot expects a file name ending in .png"));
+    free(text);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/cmp/nocsv && cp %s/summary.json %s/cmp/nocsv/ && %s compare %s "
+             "%s/cmp/nocsv --plot %s", root, a, root, test_rocesim_bin(), a, root, out);
+    CU_ASSERT_EQUAL(test_run(cmd, &text), 2);
+    CU_ASSERT(text && strstr(text, "rocesim: compare --plot: ") && strstr(text, "cmp/nocsv/flows.csv"));
+    free(text);
+}
+
 void test_sweep_register(void)
 {
     CU_pSuite s = CU_add_suite("sweep and nic-config", suite_init, suite_clean);
@@ -1024,4 +1120,5 @@ void test_sweep_register(void)
     CU_add_test(c, "a run with 60 collectives gets every row", test_compare_many_collectives);
     CU_add_test(c, "runs of different congestion controls: their names and slowdowns by flow size",
                 test_compare_algorithms);
+    CU_add_test(c, "--plot draws slowdown p50/p95 by flow size in the paper's 5 % buckets", test_compare_plot);
 }

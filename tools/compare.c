@@ -1,6 +1,8 @@
 /* compare — runs side by side (see compare.h). */
 #include "tools/compare.h"
 #include "tools/flowset.h"
+#include "tools/plot.h"
+#include "tools/run.h"
 #include "tools/sweep_util.h"
 #include "sim/mem.h"
 
@@ -17,12 +19,13 @@
 #define CELL 64
 
 static const char compare_usage[] =
-    "usage: rocesim compare DIR [DIR]...\n"
+    "usage: rocesim compare DIR [DIR]... [--plot OUT.png [--title TEXT]]\n"
     "  the key numbers of 1 to 8 finished runs side by side, one column per run directory, with each\n"
     "  run's ratio to the first run (x1.50: half as much again as the first); runs that did not\n"
     "  complete are flagged; with the runs' scenario.json and flows.csv also their congestion control\n"
     "  and the FCT slowdown (p50, p95) of the flows in each size range, as congestion-control papers\n"
-    "  compare them\n";
+    "  compare them; --plot OUT.png: draws the HPCC paper's figure of them (FCT slowdown p50 and p95\n"
+    "  against flow size, the flows in 20 buckets of 5 % each), with OUT.gp and OUT.dat beside it\n";
 
 /* Reads DIR/summary.json; returns the parsed object, or NULL with a message. */
 static cJSON *load_summary(const char *dir)
@@ -221,19 +224,239 @@ static bool size_slowdowns(const char *dir, double p50[N_RANGES], double p95[N_R
     return ok;
 }
 
+/*
+ * --plot: the figure of the HPCC paper (Li et al., SIGCOMM 2019, figures 11 and 12; its analysis script
+ * fct_analysis.py): the flows sorted by size and cut into 20 buckets of equal count (5 % of the flows each),
+ * each bucket labelled by its largest size, and per run the slowdown p50 and p95 of the bucket's finished
+ * flows.  The buckets come from every flow of the first run, finished or not, so that runs of one workload
+ * share them even when an algorithm leaves other flows unfinished.
+ */
+#define N_BUCKETS 20
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The size_bytes column of every flow of a flows.csv text, sorted; NULL with a message when there is none. */
+static double *csv_sizes(const char *csv, const char *path, int *count)
+{
+    size_t cap = 1024, m = 0;
+    double *v = mem_xmalloc(cap * sizeof *v, "comparing runs");
+    const char *l = strchr(csv, '\n');
+    for (int line = 2; l && l[1]; line++) {
+        l++;
+        const char *f = l;
+        for (int c = 0; c < 4 && f; c++) {
+            f = strpbrk(f, ",\n");
+            f = f && *f == ',' ? f + 1 : NULL;
+        }
+        char *end;
+        double size = f ? strtod(f, &end) : 0;
+        if (!f || end == f || *end != ',' || !(size > 0)) {
+            fprintf(stderr, "rocesim: %s line %d: expected a flow size in the fifth column\n", path, line);
+            free(v);
+            return NULL;
+        }
+        if (m == cap)
+            v = mem_xrealloc(v, (cap *= 2) * sizeof *v, "comparing runs");
+        v[m++] = size;
+        l = strchr(l, '\n');
+    }
+    if (m == 0) {
+        fprintf(stderr, "rocesim: %s: no flows to draw\n", path);
+        free(v);
+        return NULL;
+    }
+    qsort(v, m, sizeof *v, cmp_double);
+    *count = (int)m;
+    return v;
+}
+
+/* "1.8KB", "30MB" (KB = 1000 bytes, as the scenario's sizes). */
+static void size_label(char *out, size_t len, double b)
+{
+    if (b >= 1e6)
+        sfmt(out, len, "%.3gMB", b / 1e6);
+    else if (b >= 1e3)
+        sfmt(out, len, "%.3gKB", b / 1e3);
+    else
+        sfmt(out, len, "%.0fB", b);
+}
+
+/* Draws out (a .png path) from the runs' flows.csv; returns 0, 2 on bad input, 3 when a file cannot be written. */
+static int compare_plot(const char *out, const char *title, char **dirs, int n, char titles[][4200], char **cc,
+                        const char *scenario)
+{
+    char path[4200], pdir[4200], name[PLOT_NAME_MAX + 1], err[1200], *csv = NULL;
+    const char *slash = strrchr(out, '/');
+    sfmt(pdir, sizeof pdir, "%.*s", slash ? (int)(slash - out) : 1, slash ? out : ".");
+    if (!pdir[0])
+        sfmt(pdir, sizeof pdir, "/");
+    sfmt(name, sizeof name, "%.*s", (int)strlen(slash ? slash + 1 : out) - 4, slash ? slash + 1 : out);
+    snprintf(path, sizeof path, "%s/flows.csv", dirs[0]);
+    if (read_text_file(path, &csv, err, sizeof err)) {
+        fprintf(stderr, "rocesim: compare --plot: %s\n", err);
+        return 2;
+    }
+    int m = 0;
+    double *sizes = csv_sizes(csv, path, &m);
+    free(csv);
+    if (!sizes)
+        return 2;
+    double edge[N_BUCKETS];
+    int nb = 0;
+    for (int k = 0; k < N_BUCKETS; k++) {
+        int idx = (int)((long)(k + 1) * m / N_BUCKETS) - 1;
+        if (idx >= 0 && (nb == 0 || sizes[idx] > edge[nb - 1]))
+            edge[nb++] = sizes[idx];
+    }
+    free(sizes);
+    char *dat = NULL;
+    size_t dlen = 0;
+    FILE *d = open_memstream(&dat, &dlen);
+    if (!d)
+        mem_oom("comparing runs");
+    fprintf(d, "# bucket, its largest flow size (label, bytes), then per run: slowdown p50, p95 (- : none finished)\n");
+    double p50[MAX_RUNS][N_BUCKETS], p95[MAX_RUNS][N_BUCKETS];
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/flows.csv", dirs[i]);
+        if (read_text_file(path, &csv, err, sizeof err)) {
+            fprintf(stderr, "rocesim: compare --plot: %s\n", err);
+            fclose(d);
+            free(dat);
+            return 2;
+        }
+        for (int k = 0; k < nb; k++) {
+            struct flowset f = {.size_min = k ? floor(edge[k - 1]) + 1 : -1, .size_max = edge[k]};
+            struct flowset_result r;
+            if (flowset_compute(&f, csv, &r, err, sizeof err) != 0) {
+                fprintf(stderr, "rocesim: compare --plot: %s: %s\n", path, err);
+                free(csv);
+                fclose(d);
+                free(dat);
+                return 2;
+            }
+            if (!flowset_value(&r, "flows.slowdown.p50", &p50[i][k]))
+                p50[i][k] = NAN;
+            if (!flowset_value(&r, "flows.slowdown.p95", &p95[i][k]))
+                p95[i][k] = NAN;
+        }
+        free(csv);
+    }
+    for (int k = 0; k < nb; k++) {
+        char lab[32];
+        size_label(lab, sizeof lab, edge[k]);
+        fprintf(d, "%d \"%s\" %.0f", k, lab, edge[k]);
+        for (int i = 0; i < n; i++)
+            for (int q = 0; q < 2; q++) {
+                double v = q ? p95[i][k] : p50[i][k];
+                if (isnan(v))
+                    fprintf(d, " -");
+                else
+                    fprintf(d, " %.4f", v);
+            }
+        fprintf(d, "\n");
+    }
+    fclose(d);
+    char tdir[4200], gnuplot[4200];
+    sfmt(path, sizeof path, "%s/%s.dat", pdir, name);
+    int rc = 0;
+    if (write_file_atomic(path, dat, dlen) != 0) {
+        fprintf(stderr, "rocesim: compare --plot: cannot write %s: %s\n", path, strerror(errno));
+        rc = 3;
+    }
+    free(dat);
+    if (rc)
+        return rc;
+    if (!plot_find_templates(tdir, sizeof tdir)) {
+        fprintf(stderr, "rocesim: compare --plot: plot templates (plots/*.gp) not found next to the rocesim binary; "
+                        "set ROCESIM_PLOTS to their directory\n");
+        return 3;
+    }
+    char *pre = NULL;
+    size_t plen = 0;
+    FILE *pf = open_memstream(&pre, &plen);
+    if (!pf)
+        mem_oom("comparing runs");
+    char deftitle[4300];
+    sfmt(deftitle, sizeof deftitle, "FCT slowdown by flow size: %s", scenario);
+    fprintf(pf, "dat = ");
+    plot_gp_str(pf, strrchr(path, '/') + 1);
+    fprintf(pf, "\ntitle = ");
+    plot_gp_str(pf, title ? title : deftitle);
+    fprintf(pf, "\nnruns = %d\n", n);
+    const char *legend[MAX_RUNS];
+    char leg[MAX_RUNS][4300];
+    for (int i = 0; i < n; i++) {
+        if (cc[i])
+            sfmt(leg[i], sizeof leg[i], "%s (%s)", titles[i], cc[i]);
+        else
+            sfmt(leg[i], sizeof leg[i], "%s", titles[i]);
+        legend[i] = leg[i];
+    }
+    plot_gp_array(pf, "legend", legend, n);
+    fprintf(pf, "\n");
+    fclose(pf);
+    int w = plot_write_script(pdir, tdir, "fct_slowdown", name, pre, err, sizeof err);
+    free(pre);
+    if (w) {
+        fprintf(stderr, "rocesim: compare --plot: %s\n", err);
+        return 3;
+    }
+    if (!plot_find_gnuplot(gnuplot, sizeof gnuplot)) {
+        fprintf(stderr, "rocesim: compare --plot: gnuplot not found: %s/%s.gp written (run gnuplot there)\n", pdir,
+                name);
+        return 3;
+    }
+    pid_t pid = plot_gnuplot_start(gnuplot, pdir, name);
+    char why[1200];
+    if (pid < 0 || plot_gnuplot_finish(gnuplot, pdir, name, pid, why, sizeof why) != 0) {
+        fprintf(stderr, "rocesim: compare --plot: %s.png not drawn: %s\n", name,
+                pid < 0 ? strerror(errno) : why);
+        return 3;
+    }
+    printf("plot: %s (data %s/%s.dat, script %s/%s.gp)\n", out, pdir, name, pdir, name);
+    return 0;
+}
+
 int compare_main(int argc, char **argv)
 {
+    char *dirs[MAX_RUNS];
+    const char *plot_out = NULL, *plot_title = NULL;
+    int n = 0;
     for (int a = 2; a < argc; a++) {
         if (strcmp(argv[a], "-h") == 0 || strcmp(argv[a], "--help") == 0) {
             fputs(compare_usage, stdout);
             return 0;
         }
+        if (strcmp(argv[a], "--plot") == 0 || strcmp(argv[a], "--title") == 0) {
+            if (a + 1 == argc) {
+                fprintf(stderr, "rocesim: compare: %s needs a value\n%s", argv[a], compare_usage);
+                return 2;
+            }
+            *(argv[a][2] == 'p' ? &plot_out : &plot_title) = argv[a + 1];
+            a++;
+            continue;
+        }
         if (argv[a][0] == '-' && argv[a][1]) {
             fprintf(stderr, "rocesim: compare: unknown option \"%s\"\n%s", argv[a], compare_usage);
             return 2;
         }
+        if (n < MAX_RUNS)
+            dirs[n] = argv[a];
+        n++;
     }
-    int n = argc - 2;
+    size_t ol = plot_out ? strlen(plot_out) : 0;
+    if (plot_out && (ol <= 4 || strcmp(plot_out + ol - 4, ".png") != 0 || plot_out[ol - 5] == '/')) {
+        fprintf(stderr, "rocesim: compare: --plot expects a file name ending in .png, got \"%s\"\n", plot_out);
+        return 2;
+    }
+    if (plot_title && !plot_out) {
+        fprintf(stderr, "rocesim: compare: --title goes with --plot\n%s", compare_usage);
+        return 2;
+    }
     if (n < 1 || n > MAX_RUNS) {
         fprintf(stderr, "rocesim: compare: expected 1 to %d run directories, got %d\n%s", MAX_RUNS, n < 0 ? 0 : n,
                 compare_usage);
@@ -241,7 +464,7 @@ int compare_main(int argc, char **argv)
     }
     cJSON *s[MAX_RUNS];
     for (int i = 0; i < n; i++)
-        if (!(s[i] = load_summary(argv[2 + i]))) {
+        if (!(s[i] = load_summary(dirs[i]))) {
             for (int k = 0; k < i; k++)
                 cJSON_Delete(s[k]);
             return 2;
@@ -263,7 +486,7 @@ int compare_main(int argc, char **argv)
         {"watchdog storms", "watchdog.storms_detected", 1, "", 0},
     };
     char titles[MAX_RUNS][4200];
-    make_titles(argv + 2, n, titles);
+    make_titles(dirs, n, titles);
     const cJSON *c0 = cJSON_GetObjectItemCaseSensitive(s[0], "collectives");
     int nc = cJSON_GetArraySize(c0);
     struct table tab, *t = &tab;
@@ -272,8 +495,8 @@ int compare_main(int argc, char **argv)
     bool any_cc = false, any_size = false, have_size[MAX_RUNS];
     double p50[MAX_RUNS][N_RANGES], p95[MAX_RUNS][N_RANGES];
     for (int i = 0; i < n; i++) {
-        any_cc |= (cc[i] = run_cc(argv[2 + i])) != NULL;
-        any_size |= have_size[i] = size_slowdowns(argv[2 + i], p50[i], p95[i]);
+        any_cc |= (cc[i] = run_cc(dirs[i])) != NULL;
+        any_size |= have_size[i] = size_slowdowns(dirs[i], p50[i], p95[i]);
     }
     table_init(t, 3 + nc + (int)(sizeof rows / sizeof *rows) + 2 * (int)N_RANGES + 1, n);
     bool incomplete[MAX_RUNS], any_incomplete = false;
@@ -358,11 +581,17 @@ int compare_main(int argc, char **argv)
         else
             printf("%.3f ms it simulated\n", end / 1e6);
     }
+    int rc = 0;
+    if (plot_out) {
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(s[0], "scenario");
+        fflush(stdout);
+        rc = compare_plot(plot_out, plot_title, dirs, n, titles, cc, cJSON_IsString(nm) ? nm->valuestring : "?");
+    }
     free(t->label);
     free(t->cell);
     for (int i = 0; i < n; i++) {
         cJSON_Delete(s[i]);
         free(cc[i]);
     }
-    return 0;
+    return rc;
 }
