@@ -48,6 +48,25 @@ static struct run *start(const char *json, struct scenario *scn)
     return &r;
 }
 
+/*
+ * The bottleneck case most rows use: N long flows h0..h(N-1) -> hN (10 GB each, so they never end) on a star of
+ * N + 1 hosts whose links run at `rate` with 1 us of delay, with `extra` top-level fields (the stop time, the host
+ * and switch settings); the last flow starts at join_ps.  Starts the run (start()), NULL when it does not load.
+ */
+static struct run *star_flows(int N, const char *rate, const char *extra, sim_time_t join_ps, struct scenario *scn)
+{
+    char json[4096];
+    int len = snprintf(json, sizeof json,
+                       "{\"topology\": {\"type\": \"star\", \"hosts\": %d, \"link\": {\"rate\": \"%s\", \"delay\": "
+                       "\"1us\"}}, %s, \"traffic\": [", N + 1, rate, extra);
+    for (int i = 0; i < N; i++)
+        len += snprintf(json + len, sizeof json - (size_t)len,
+                        "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": \"h%d\", \"size\": \"10GB\", \"start\": "
+                        "\"%lldps\"}", i ? ", " : "", i, N, (long long)(i == N - 1 ? join_ps : 0));
+    snprintf(json + len, sizeof json - (size_t)len, "]}");
+    return start(json, scn);
+}
+
 /* Finishes a run: invariants checked; returns whether they held. */
 static bool finish(struct run *r, struct scenario *scn)
 {
@@ -179,17 +198,8 @@ static bool run_goodput(struct vresult *out, int *n, int cap)
 
 static bool fair_case(struct vresult *out, int *n, int cap, int N, const char *rate, double bps)
 {
-    char json[4096];
-    int len = snprintf(json, sizeof json,
-                       "{\"topology\": {\"type\": \"star\", \"hosts\": %d, \"link\": {\"rate\": \"%s\", \"delay\": \"1us\"}},"
-                       " \"stop\": \"300ms\", \"traffic\": [", N + 1, rate);
-    for (int i = 0; i < N; i++)
-        len += snprintf(json + len, sizeof json - (size_t)len,
-                        "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": \"h%d\", \"size\": \"10GB\"}", i ? ", " : "",
-                        i, N);
-    snprintf(json + len, sizeof json - (size_t)len, "]}");
     struct scenario scn;
-    struct run *r = start(json, &scn);
+    struct run *r = star_flows(N, rate, "\"stop\": \"300ms\"", 0, &scn);
     if (!r)
         return false;
     /* Second half: per-flow bytes, time-averaged bottleneck queue and alpha, sampled every 10 us. */
@@ -387,18 +397,9 @@ static bool run_loss(struct vresult *out, int *n, int cap)
 static bool dctcp_case(struct vresult *out, int *n, int cap, int N)
 {
     const int64_t K = 100 * 1024;
-    char json[4096];
-    int len = snprintf(json, sizeof json,
-                       "{\"topology\": {\"type\": \"star\", \"hosts\": %d, \"link\": {\"rate\": \"100Gbps\", \"delay\": "
-                       "\"1us\"}}, \"stop\": \"20ms\", \"host\": {\"cc\": \"dctcp\"}, \"switch\": {\"ecn\": "
-                       "{\"kmin\": \"100KB\", \"kmax\": \"100KB\"}}, \"traffic\": [", N + 1);
-    for (int i = 0; i < N; i++)
-        len += snprintf(json + len, sizeof json - (size_t)len,
-                        "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": \"h%d\", \"size\": \"10GB\"}", i ? ", " : "",
-                        i, N);
-    snprintf(json + len, sizeof json - (size_t)len, "]}");
     struct scenario scn;
-    struct run *r = start(json, &scn);
+    struct run *r = star_flows(N, "100Gbps", "\"stop\": \"20ms\", \"host\": {\"cc\": \"dctcp\"}, \"switch\": "
+                               "{\"ecn\": {\"kmin\": \"100KB\", \"kmax\": \"100KB\"}}", 0, &scn);
     if (!r)
         return false;
     char dst[16];
@@ -493,17 +494,8 @@ static bool run_dctcp(struct vresult *out, int *n, int cap)
  */
 static bool swift_case(struct vresult *out, int *n, int cap, int N)
 {
-    char json[4096];
-    int len = snprintf(json, sizeof json,
-                       "{\"topology\": {\"type\": \"star\", \"hosts\": %d, \"link\": {\"rate\": \"100Gbps\", \"delay\": "
-                       "\"1us\"}}, \"host\": {\"cc\": \"swift\"}, \"stop\": \"100ms\", \"traffic\": [", N + 1);
-    for (int i = 0; i < N; i++)
-        len += snprintf(json + len, sizeof json - (size_t)len,
-                        "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": \"h%d\", \"size\": \"10GB\"}", i ? ", " : "",
-                        i, N);
-    snprintf(json + len, sizeof json - (size_t)len, "]}");
     struct scenario scn;
-    struct run *r = start(json, &scn);
+    struct run *r = star_flows(N, "100Gbps", "\"host\": {\"cc\": \"swift\"}, \"stop\": \"100ms\"", 0, &scn);
     if (!r)
         return false;
     sim_time_t half = scn.stop_ps / 2, step = 10 * PS_PER_US;
@@ -592,18 +584,11 @@ struct hpcc_seen {
 
 static bool hpcc_run(int N, sim_time_t join, const char *w_ai, struct hpcc_seen *seen)
 {
-    char json[4096];
-    int len = snprintf(json, sizeof json,
-                       "{\"topology\": {\"type\": \"star\", \"hosts\": %d, \"link\": {\"rate\": \"100Gbps\", "
-                       "\"delay\": \"1us\"}}, \"host\": {\"cc\": \"hpcc\", \"hpcc\": {\"base_rtt\": \"5us\", \"w_ai\": "
-                       "\"%s\"}}, \"stop\": \"6ms\", \"traffic\": [", N + 1, w_ai);
-    for (int i = 0; i < N; i++)
-        len += snprintf(json + len, sizeof json - (size_t)len,
-                        "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": \"h%d\", \"size\": \"10GB\", \"start\": "
-                        "\"%lldps\"}", i ? ", " : "", i, N, (long long)(join && i == N - 1 ? join : 0));
-    snprintf(json + len, sizeof json - (size_t)len, "]}");
+    char extra[256];
+    snprintf(extra, sizeof extra, "\"host\": {\"cc\": \"hpcc\", \"hpcc\": {\"base_rtt\": \"5us\", \"w_ai\": \"%s\"}}, "
+             "\"stop\": \"6ms\"", w_ai);
     struct scenario scn;
-    struct run *r = start(json, &scn);
+    struct run *r = star_flows(N, "100Gbps", extra, join, &scn);
     if (!r)
         return false;
     *seen = (struct hpcc_seen){0};
@@ -753,18 +738,10 @@ struct timely_seen {
  */
 static bool timely_run(int N, const char *params, struct timely_seen *seen)
 {
-    char json[4096];
-    int len = snprintf(json, sizeof json,
-                       "{\"topology\": {\"type\": \"star\", \"hosts\": %d, \"link\": {\"rate\": \"100Gbps\", \"delay\": "
-                       "\"1us\"}}, \"host\": {\"cc\": \"timely\", \"timely\": {%s}}, \"stop\": \"40ms\", \"traffic\": [",
-                       N + 1, params);
-    for (int i = 0; i < N; i++)
-        len += snprintf(json + len, sizeof json - (size_t)len,
-                        "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": \"h%d\", \"size\": \"10GB\"}", i ? ", " : "",
-                        i, N);
-    snprintf(json + len, sizeof json - (size_t)len, "]}");
+    char extra[512];
+    snprintf(extra, sizeof extra, "\"host\": {\"cc\": \"timely\", \"timely\": {%s}}, \"stop\": \"40ms\"", params);
     struct scenario scn;
-    struct run *r = start(json, &scn);
+    struct run *r = star_flows(N, "100Gbps", extra, 0, &scn);
     if (!r)
         return false;
     *seen = (struct timely_seen){0};
