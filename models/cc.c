@@ -17,7 +17,7 @@ extern const struct cc_ops cc_timely_ops, cc_dctcp_ops, cc_swift_ops, cc_hpcc_op
 const struct cc_ops *cc_registry[CC_MAX] = {CC_BUILTIN};
 int cc_count = (int)(sizeof((const struct cc_ops *[]){CC_BUILTIN}) / sizeof(const struct cc_ops *));
 
-_Static_assert((CC_F_TELEMETRY | CC_F_CNP) < CC_FLOW_ON_ACK, "the algorithms' flags fit below it");
+_Static_assert((CC_F_TELEMETRY | CC_F_CNP | CC_F_RTT | CC_F_ECN | CC_F_ECN_STEP) < CC_FLOW_ON_ACK, "the algorithms' flags fit below it");
 
 const char *const cc_sample_columns[CC_SAMPLE_N] = {"rate_gbps", "target_gbps", "alpha"};
 

@@ -28,6 +28,9 @@ enum cc_flags {
     CC_F_CNP = 1u << 1,       /* its notification point sends CNPs (they travel at host.cnp_priority) */
     CC_F_RTT = 1u << 2,       /* its sender measures round-trip times (cc_ack.rtt): one sample in flight at a time,
                                * from a new data frame's transmission to the first ACK that covers it */
+    CC_F_ECN = 1u << 3,       /* its sender slows down only on ECN marks (through CNPs or an echo on ACKs): the
+                               * switches must mark where it flows (what rocesim doctor checks) */
+    CC_F_ECN_STEP = 1u << 4,  /* it expects step marking at K (switch.ecn.kmin = kmax), as DCTCP does */
 };
 /* flow.cc_flags holds the algorithm's flags and this one, set when it has an on_ack hook, so that an ACK tests
  * one byte of the flow before it reaches for the table. */
@@ -65,6 +68,10 @@ struct cc_stat {
 struct cc_ops {
     const char *name;  /* as the scenario spells it (host.cc) */
     unsigned flags;    /* enum cc_flags */
+    /* What its sample's alpha is (rates.csv's alpha column, rates.png's lower panel), and whether it is a fraction
+     * in [0, 1]; NULL: it fills no alpha. */
+    const char *alpha_name;
+    bool alpha_fraction;
     /* Reaction point.  init: the flow starts (its cc_state is zero before); required. */
     void (*init)(struct flow *f, sim_time_t now);
     /* The sender is done (all acknowledged); cc_timer is already cancelled.  May be NULL. */

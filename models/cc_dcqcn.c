@@ -102,7 +102,9 @@ static int dcqcn_cc_stats(const struct flow *f, struct cc_stat *out, int max)
 
 const struct cc_ops cc_dcqcn_ops = {
     .name = "dcqcn",
-    .flags = CC_F_CNP,
+    .flags = CC_F_CNP | CC_F_ECN,
+    .alpha_name = "DCQCN alpha",
+    .alpha_fraction = true,
     .init = dcqcn_cc_init,
     .on_sent = dcqcn_cc_on_sent,
     .on_cnp = dcqcn_cc_on_cnp,

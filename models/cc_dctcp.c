@@ -112,6 +112,9 @@ static int dctcp_stats(const struct flow *f, struct cc_stat *out, int max)
 
 const struct cc_ops cc_dctcp_ops = {
     .name = "dctcp",
+    .flags = CC_F_ECN | CC_F_ECN_STEP,
+    .alpha_name = "DCTCP alpha",
+    .alpha_fraction = true,
     .init = dctcp_init,
     .on_ack = dctcp_on_ack,
     .rate = dctcp_rate,

@@ -205,6 +205,8 @@ static void hpcc_sample(const struct flow *f, sim_time_t now, struct cc_sample *
 const struct cc_ops cc_hpcc_ops = {
     .name = "hpcc",
     .flags = CC_F_TELEMETRY,
+    .alpha_name = "HPCC U (normalized inflight)",
+    .alpha_fraction = false,
     .init = hpcc_init,
     .on_ack = hpcc_on_ack,
     .rate = hpcc_rate,

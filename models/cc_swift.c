@@ -154,6 +154,8 @@ static int swift_stats(const struct flow *f, struct cc_stat *out, int max)
 const struct cc_ops cc_swift_ops = {
     .name = "swift",
     .flags = CC_F_RTT,
+    .alpha_name = "Swift target delay (us)",
+    .alpha_fraction = false,
     .init = swift_init,
     .on_ack = swift_on_ack,
     .rate = swift_rate,

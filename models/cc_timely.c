@@ -140,6 +140,8 @@ static int timely_stats(const struct flow *f, struct cc_stat *out, int max)
 const struct cc_ops cc_timely_ops = {
     .name = "timely",
     .flags = CC_F_RTT,
+    .alpha_name = "TIMELY RTT gradient",
+    .alpha_fraction = false,
     .init = timely_init,
     .on_ack = timely_on_ack,
     .rate = timely_rate,

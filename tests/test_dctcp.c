@@ -114,7 +114,7 @@ static void test_state_machine(void)
     int id = cc_find("dctcp");
     CU_ASSERT_FATAL(id >= 0);
     const struct cc_ops *o = cc_registry[id];
-    CU_ASSERT_EQUAL(o->flags, 0); /* no CNP: the echo rides on ACKs */
+    CU_ASSERT_EQUAL(o->flags, CC_F_ECN | CC_F_ECN_STEP); /* no CC_F_CNP: the echo rides on ACKs */
     struct flow *f = net_flow(&r.net, 0);
     CU_ASSERT_EQUAL(f->cc, id);
     const struct dctcp_view *d = CC_STATE(f, const struct dctcp_view);

@@ -2,6 +2,7 @@
  * doctor — see doctor.h; the rules and their sources: docs/doctor.md.
  */
 #include "tools/doctor.h"
+#include "models/cc.h"
 
 #include "models/net.h"
 #include "sim/mem.h"
@@ -183,8 +184,8 @@ struct senders {
     int *prio;          /* per host, -1: sends nothing */
     uint8_t data_mask;
     bool dcqcn;         /* some sender runs DCQCN (it needs ECN marks) */
-    bool ecn_cc;        /* some sender's algorithm acts on ECN marks (DCQCN's CNPs, DCTCP's echo) */
-    bool step_only;     /* every sender that acts on marks runs DCTCP, which wants step marking (kmin = kmax) */
+    bool ecn_cc;        /* some sender's algorithm acts on ECN marks (CC_F_ECN: DCQCN's CNPs, DCTCP's echo) */
+    bool step_only;     /* and every such sender wants step marking at K (CC_F_ECN_STEP: kmin = kmax) */
     int mtu_max;        /* the largest host.mtu of a sender */
 };
 
@@ -194,19 +195,21 @@ static void senders_init(const struct run *r, struct senders *sd)
     memset(sd, 0, sizeof *sd);
     sd->prio = mem_xcalloc(r->g.n_hosts ? r->g.n_hosts : 1, sizeof *sd->prio, DOC_OOM);
     sender_prios(r, sd->prio);
-    bool any_dctcp = false;
+    bool all_step = true; /* every sender that acts on marks wants step marking */
     for (uint32_t h = 0; h < r->g.n_hosts; h++) {
         if (sd->prio[h] < 0)
             continue;
         sd->data_mask |= (uint8_t)(1u << sd->prio[h]);
         sd->dcqcn |= n->hosts[h].cfg->cc == SCN_CC_DCQCN;
-        bool dctcp = strcmp(scn_cc_name(n->hosts[h].cfg->cc), "dctcp") == 0;
-        sd->ecn_cc |= n->hosts[h].cfg->cc == SCN_CC_DCQCN || dctcp;
-        any_dctcp |= dctcp;
+        int ci = cc_find(scn_cc_name(n->hosts[h].cfg->cc));
+        unsigned fl = ci >= 0 ? cc_registry[ci]->flags : 0;
+        sd->ecn_cc |= (fl & CC_F_ECN) != 0;
+        if (fl & CC_F_ECN)
+            all_step &= (fl & CC_F_ECN_STEP) != 0;
         if (n->hosts[h].cfg->mtu > sd->mtu_max)
             sd->mtu_max = n->hosts[h].cfg->mtu;
     }
-    sd->step_only = any_dctcp && !sd->dcqcn;
+    sd->step_only = sd->ecn_cc && all_step;
 }
 
 /* PFC, ECN, headroom and buffer per switch, port by port. */

@@ -1,5 +1,6 @@
 /* plot — reshape a run's files for gnuplot, fill the templates, run gnuplot (see plot.h). */
 #include "tools/plot.h"
+#include "models/cc.h"
 #include "sim/file.h"
 #include "sim/mem.h"
 #include "sim/units.h"
@@ -534,20 +535,11 @@ static enum prep prep_rates(const char *dir, const char *pdir, const struct meta
         goto done;
     }
     fprintf(pre, "nf = %u\nhas_alpha = %d\n", nsel, alpha);
-    /* The alpha column is each algorithm's own state (docs/outputs.md, rates.csv): its name and its range. */
-    static const struct {
-        const char *cc, *label;
-        int bounded; /* a fraction in [0, 1] */
-    } states[] = {{"dcqcn", "DCQCN alpha", 1},          {"dctcp", "DCTCP alpha", 1},
-                  {"hpcc", "HPCC U (normalized inflight)", 0}, {"timely", "TIMELY RTT gradient", 0},
-                  {"swift", "Swift target delay (us)", 0}};
-    const char *alabel = "alpha";
-    int bounded = 0;
-    for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
-        if (strcmp(mt->cc, states[i].cc) == 0) {
-            alabel = states[i].label;
-            bounded = states[i].bounded;
-        }
+    /* The alpha column is each algorithm's own state (docs/outputs.md, rates.csv): its name and range are the
+     * algorithm's (cc.h, alpha_name). */
+    int ci = cc_find(mt->cc);
+    const char *alabel = ci >= 0 && cc_registry[ci]->alpha_name ? cc_registry[ci]->alpha_name : "alpha";
+    int bounded = ci >= 0 && cc_registry[ci]->alpha_fraction;
     fputs("alpha_label = ", pre);
     plot_gp_str(pre, alabel);
     fprintf(pre, "\nalpha_bounded = %d\n", bounded);
