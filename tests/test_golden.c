@@ -20,6 +20,7 @@
  * in the commit.
  */
 #include "tests/tests.h"
+#include "sim/scenario.h"
 #include "tools/run.h"
 
 #include <cjson/cJSON.h>
@@ -242,11 +243,17 @@ static void key_of(const char *path, char *key, size_t len)
 
 static bool is_scenario(const char *path)
 {
-    /* sweep and tune files (scenarios/sweeps/, scenarios/tune/) name a scenario rather than being one: skip them */
+    /* sweep and tune files (scenarios/sweeps/, scenarios/tune/) name a scenario rather than being one: their
+     * top-level "scenario" field says so (a scenario has none) */
     char *t = test_read_file(path, NULL);
-    bool sweep = t && (strstr(t, "\"grid\"") != NULL || strstr(t, "\"params\"") != NULL);
+    size_t unclosed;
+    char *clean = t ? scn_strip_comments(t, &unclosed) : NULL;
+    cJSON *j = clean ? cJSON_Parse(clean) : NULL;
+    bool names_one = cJSON_GetObjectItemCaseSensitive(j, "scenario") != NULL;
+    cJSON_Delete(j);
+    free(clean);
     free(t);
-    return !sweep;
+    return !names_one;
 }
 
 /* Runs the shell command lines cmd[0..n), `jobs` at a time; rc[i] gets each one's exit status (-1: not run). */
