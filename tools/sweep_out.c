@@ -769,6 +769,8 @@ const char *sweep_objective_unit(const char *path, double *scale)
         *scale = 1e-3;
         return "us";
     }
+    if (strstr(path, "gbps")) /* the flow metrics' goodput (flowset.h) */
+        return "Gbps";
     if (strstr(path, "slowdown"))
         return "dimensionless, FCT / ideal FCT";
     if (strstr(path, "bytes"))

@@ -298,8 +298,6 @@ static char *fmt_obj(const struct tune_spec *s, int m, double v, char *buf, size
 {
     double scale;
     const char *unit = sweep_objective_unit(s->obj[m].name, &scale);
-    if (strstr(s->obj[m].name, "gbps"))
-        unit = "Gbps";
     if (isnan(v))
         sfmt(buf, len, "-");
     else if (strcmp(unit, "us") == 0 || strcmp(unit, "Gbps") == 0)
@@ -1289,9 +1287,7 @@ static void draw(struct tuner *T, int win, const bool *front, char *line, size_t
     char olabel[2][300];
     for (int m = 0; m < s->n_obj; m++) {
         ounit[m] = sweep_objective_unit(s->obj[m].name, &oscale[m]);
-        if (strstr(s->obj[m].name, "gbps"))
-            ounit[m] = "Gbps";
-        else if (strcmp(ounit[m], "us"))
+        if (strcmp(ounit[m], "us") && strcmp(ounit[m], "Gbps"))
             ounit[m] = "";
         sfmt(olabel[m], sizeof olabel[m], "%s", s->obj[m].words);
     }
