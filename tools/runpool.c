@@ -9,6 +9,7 @@
  * the others never wait for it forever.
  */
 #include "tools/runpool.h"
+#include "tools/limits.h"
 #include "sim/mem.h"
 #include "tools/run.h"
 #include "tools/sweep_util.h"
@@ -821,3 +822,42 @@ void pool_default_out(const char *file, char *out, size_t len)
         n -= 5;
     sfmt(out, len, "out/%.*s", (int)n, base);
 }
+
+/* See runpool.h. */
+const struct pool_comm *pool_comm_start(int *argc, char ***argv)
+{
+#ifdef ROCESIM_MPI
+    const struct pool_comm *m = pool_mpi_init(argc, argv);
+    if (m)
+        return m;
+#else
+    (void)argc;
+    (void)argv;
+#endif
+    return pool_local_comm();
+}
+
+/* See runpool.h. */
+int pool_prepare(const struct pool_cli *cli, const char *who, char *dir, size_t len, bool loud)
+{
+    char err[512];
+    struct mem_avail avail;
+    if (limits_mem_available(&avail, err, sizeof err)) {
+        if (loud)
+            fprintf(stderr, "rocesim %s: %s\n", who, err);
+        return SCN_EUSAGE;
+    }
+    if (cli->out)
+        sfmt(dir, len, "%s", cli->out);
+    else
+        pool_default_out(cli->file, dir, len);
+    char runs_dir[4200];
+    sfmt(runs_dir, sizeof runs_dir, "%s/runs", dir);
+    if (make_dirs(runs_dir)) {
+        if (loud)
+            fprintf(stderr, "rocesim %s: %s: cannot create directory: %s\n", who, runs_dir, strerror(errno));
+        return SCN_EIO;
+    }
+    return 0;
+}
+

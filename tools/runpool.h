@@ -143,6 +143,16 @@ int pool_parse_cli(int argc, char **argv, const char *who, const char *usage, bo
 /* The default output directory of a sweep or tune file: out/<its name without .json>. */
 void pool_default_out(const char *file, char *out, size_t len);
 
+/* The distribution this process runs in: MPI's when mpirun started it (a -DROCESIM_MPI build), else one process. */
+const struct pool_comm *pool_comm_start(int *argc, char ***argv);
+
+/*
+ * What sweep and tune check before any run: $ROCESIM_MEM_AVAILABLE (every run would refuse a bad one: said once,
+ * here), and the output directory (cli's -o, else pool_default_out) with its runs/, whose path goes to dir.
+ * Returns 0, or SCN_EUSAGE / SCN_EIO after a message "rocesim WHO: ..." (printed when loud).
+ */
+int pool_prepare(const struct pool_cli *cli, const char *who, char *dir, size_t len, bool loud);
+
 /* Erases the progress line a pool_ops.progress caller left on screen (the tuner, when its search ends). */
 void pool_progress_clear(void);
 

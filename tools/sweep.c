@@ -602,12 +602,7 @@ static void free_run_argv(void *ctx, char **argv)
 /* See sweep.h. */
 int sweep_main(int argc, char **argv)
 {
-    const struct pool_comm *comm = pool_local_comm();
-#ifdef ROCESIM_MPI
-    const struct pool_comm *m = pool_mpi_init(&argc, &argv);
-    if (m)
-        comm = m;
-#endif
+    const struct pool_comm *comm = pool_comm_start(&argc, &argv);
     bool root = comm->rank == 0;
     double t0 = pool_now_s();
     struct pool_cli cli;
@@ -625,26 +620,9 @@ int sweep_main(int argc, char **argv)
         if (rc && root)
             fprintf(stderr, "rocesim sweep: %s\n", err);
     }
-    if (!rc) {
-        /* Every run would refuse a bad $ROCESIM_MEM_AVAILABLE: say it once, before any run starts. */
-        struct mem_avail avail;
-        rc = limits_mem_available(&avail, err, sizeof err);
-        if (rc && root)
-            fprintf(stderr, "rocesim sweep: %s\n", err);
-    }
     char dir[4096];
-    if (!rc) {
-        if (cli.out)
-            sfmt(dir, sizeof dir, "%s", cli.out);
-        else
-            pool_default_out(cli.file, dir, sizeof dir);
-        char runs_dir[4200];
-        sfmt(runs_dir, sizeof runs_dir, "%s/runs", dir);
-        if (make_dirs(runs_dir)) {
-            fprintf(stderr, "rocesim sweep: %s: cannot create directory: %s\n", runs_dir, strerror(errno));
-            rc = SCN_EIO;
-        }
-    }
+    if (!rc)
+        rc = pool_prepare(&cli, "sweep", dir, sizeof dir, root);
     if (comm->agree(&rc) || rc) {
         if (!rc)
             rc = SCN_EIO;

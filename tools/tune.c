@@ -1418,12 +1418,7 @@ static void print_summary(const struct tuner *T, int win, const char *verdict, c
 
 int tune_main(int argc, char **argv)
 {
-    const struct pool_comm *comm = pool_local_comm();
-#ifdef ROCESIM_MPI
-    const struct pool_comm *mc = pool_mpi_init(&argc, &argv);
-    if (mc)
-        comm = mc;
-#endif
+    const struct pool_comm *comm = pool_comm_start(&argc, &argv);
     bool root = comm->rank == 0;
     double t0 = pool_now_s();
     struct pool_cli cli;
@@ -1438,11 +1433,6 @@ int tune_main(int argc, char **argv)
     char err[SCN_ERR_MAX + 256] = "";
     if (!rc && (rc = tune_load(cli.file, &spec, err, sizeof err)) && root)
         fprintf(stderr, "rocesim tune: %s\n", err);
-    if (!rc) {
-        struct mem_avail avail;
-        if ((rc = limits_mem_available(&avail, err, sizeof err)) && root)
-            fprintf(stderr, "rocesim tune: %s\n", err);
-    }
     if (!rc && cli.budget)
         spec.budget = cli.budget;
     if (!rc && spec.budget < 2 * spec.n_seeds) {
@@ -1452,19 +1442,8 @@ int tune_main(int argc, char **argv)
         rc = SCN_EUSAGE;
     }
     char dir[4096];
-    if (!rc) {
-        if (cli.out)
-            sfmt(dir, sizeof dir, "%s", cli.out);
-        else
-            pool_default_out(cli.file, dir, sizeof dir);
-        char runs_dir[4200];
-        sfmt(runs_dir, sizeof runs_dir, "%s/runs", dir);
-        if (make_dirs(runs_dir)) {
-            if (root)
-                fprintf(stderr, "rocesim tune: %s: cannot create directory: %s\n", runs_dir, strerror(errno));
-            rc = SCN_EIO;
-        }
-    }
+    if (!rc)
+        rc = pool_prepare(&cli, "tune", dir, sizeof dir, root);
     if (comm->agree(&rc) || rc) {
         tune_spec_free(&spec);
         if (comm->size > 1)
