@@ -67,6 +67,45 @@ static struct run *star_flows(int N, const char *rate, const char *extra, sim_ti
     return start(json, scn);
 }
 
+/* What the second half of a star_flows run shows: each flow's goodput (bit/s of payload), Jain's index over them,
+ * the time-averaged queue of the bottleneck (s0's port towards hN, priority 3) and of the flows' mean cc alpha. */
+struct half_seen {
+    double gbps[64], sum, jain, q_avg, alpha_avg;
+};
+
+/* Runs r from half its stop time to the stop, sampling every step; fills h. */
+static void second_half(struct run *r, const struct scenario *scn, int N, sim_time_t step, struct half_seen *h)
+{
+    sim_time_t half = scn->stop_ps / 2;
+    sim_run(&r->sim, half);
+    uint32_t before[64];
+    for (int i = 0; i < N; i++)
+        before[i] = net_flow(&r->net, (uint32_t)i)->rcv_nxt;
+    const struct port *bott = &r->net.sws[0].ports[N];
+    double qsum = 0, asum = 0;
+    long samples = 0;
+    for (sim_time_t t = half + step; t <= scn->stop_ps; t += step) {
+        sim_run(&r->sim, t);
+        qsum += (double)port_pp(bott, 3)->q.bytes;
+        for (int i = 0; i < N; i++) {
+            struct cc_sample cs;
+            cc_sample(net_flow(&r->net, (uint32_t)i), t, &cs);
+            asum += cs.alpha / N;
+        }
+        samples++;
+    }
+    double secs = (double)(scn->stop_ps - half) / 1e12, sx = 0, sxx = 0;
+    for (int i = 0; i < N; i++) {
+        h->gbps[i] = (double)(net_flow(&r->net, (uint32_t)i)->rcv_nxt - before[i]) * 1024 * 8 / secs;
+        sx += h->gbps[i];
+        sxx += h->gbps[i] * h->gbps[i];
+    }
+    h->sum = sx;
+    h->jain = sx * sx / (N * sxx);
+    h->q_avg = qsum / samples;
+    h->alpha_avg = asum / samples;
+}
+
 /* Finishes a run: invariants checked; returns whether they held. */
 static bool finish(struct run *r, struct scenario *scn)
 {
@@ -203,31 +242,10 @@ static bool fair_case(struct vresult *out, int *n, int cap, int N, const char *r
     if (!r)
         return false;
     /* Second half: per-flow bytes, time-averaged bottleneck queue and alpha, sampled every 10 us. */
-    sim_time_t half = scn.stop_ps / 2, step = 10 * PS_PER_US;
-    sim_run(&r->sim, half);
-    uint32_t before[64];
-    for (int i = 0; i < N; i++)
-        before[i] = net_flow(&r->net, (uint32_t)i)->rcv_nxt;
-    const struct port *bott = &r->net.sws[0].ports[N]; /* s0's port towards the receiver */
-    double qsum = 0, asum = 0;
-    long samples = 0;
-    for (sim_time_t t = half + step; t <= scn.stop_ps; t += step) {
-        sim_run(&r->sim, t);
-        qsum += (double)port_pp(bott, 3)->q.bytes;
-        for (int i = 0; i < N; i++) {
-            struct cc_sample cs;
-            cc_sample(net_flow(&r->net, (uint32_t)i), t, &cs);
-            asum += cs.alpha / N;
-        }
-        samples++;
-    }
-    double secs = (double)(scn.stop_ps - half) / 1e12, x[64], sx = 0, sxx = 0;
-    for (int i = 0; i < N; i++) {
-        x[i] = (double)(net_flow(&r->net, (uint32_t)i)->rcv_nxt - before[i]) * 1024 * 8 / secs;
-        sx += x[i];
-        sxx += x[i] * x[i];
-    }
-    double jain = sx * sx / (N * sxx);
+    struct half_seen h;
+    second_half(r, &scn, N, 10 * PS_PER_US, &h);
+    const double *x = h.gbps;
+    double jain = h.jain;
     double fair = bps * 1024 / 1106 / N;
     double worst = 0;
     for (int i = 0; i < N; i++)
@@ -240,12 +258,12 @@ static bool fair_case(struct vresult *out, int *n, int cap, int N, const char *r
     SET(measured, "Jain %.4f", jain);
     SET(tolerance, "index >= 0.99");
     v->pass = jain >= 0.99;
-    SET(note, "goodput per flow %.2f Gbps (fair %.2f), worst flow off by %.1f%%", sx / N / 1e9, fair / 1e9,
+    SET(note, "goodput per flow %.2f Gbps (fair %.2f), worst flow off by %.1f%%", h.sum / N / 1e9, fair / 1e9,
         worst * 100);
 
     struct dcqcn_fixed_point fp;
     bool have = dcqcn_fluid_fixed_point(&scn.host.dcqcn, &scn.sw.ecn, bps, N, 1106, &fp) == 0;
-    double q = qsum / samples, a = asum / samples;
+    double q = h.q_avg, a = h.alpha_avg;
     v = add(out, n, cap);
     SET(check, "DCQCN fluid fixed point: queue, %d flows, %s", N, rate);
     SET(reference, "Zhu et al., CoNEXT 2016 fluid model");
@@ -498,33 +516,11 @@ static bool swift_case(struct vresult *out, int *n, int cap, int N)
     struct run *r = star_flows(N, "100Gbps", "\"host\": {\"cc\": \"swift\"}, \"stop\": \"100ms\"", 0, &scn);
     if (!r)
         return false;
-    sim_time_t half = scn.stop_ps / 2, step = 10 * PS_PER_US;
-    sim_run(&r->sim, half);
-    uint32_t before[64];
-    for (int i = 0; i < N; i++)
-        before[i] = net_flow(&r->net, (uint32_t)i)->rcv_nxt;
-    const struct port *bott = &r->net.sws[0].ports[N];
-    double qsum = 0, tsum = 0;
-    long samples = 0;
-    for (sim_time_t t = half + step; t <= scn.stop_ps; t += step) {
-        sim_run(&r->sim, t);
-        qsum += (double)port_pp(bott, 3)->q.bytes;
-        for (int i = 0; i < N; i++) {
-            struct cc_sample cs;
-            cc_sample(net_flow(&r->net, (uint32_t)i), t, &cs);
-            tsum += cs.alpha / N;
-        }
-        samples++;
-    }
-    double secs = (double)(scn.stop_ps - half) / 1e12, sx = 0, sxx = 0;
-    for (int i = 0; i < N; i++) {
-        double x = (double)(net_flow(&r->net, (uint32_t)i)->rcv_nxt - before[i]) * 1024 * 8 / secs;
-        sx += x;
-        sxx += x * x;
-    }
-    double jain = sx * sx / (N * sxx), line = 100e9 * 1024 / (1024 + HDR_DATA + WIRE_OVERHEAD);
+    struct half_seen h;
+    second_half(r, &scn, N, 10 * PS_PER_US, &h);
+    double jain = h.jain, line = 100e9 * 1024 / (1024 + HDR_DATA + WIRE_OVERHEAD);
     double base_us = 4.0 + 2 * (1024 + HDR_DATA + WIRE_OVERHEAD) * 8 / 100e3 + 2 * (FRAME_ACK + WIRE_OVERHEAD) * 8 / 100e3;
-    double delay_us = base_us + qsum / samples * 8 / 100e3, target_us = tsum / samples;
+    double delay_us = base_us + h.q_avg * 8 / 100e3, target_us = h.alpha_avg;
     bool lossless = r->net.c.data_dropped == 0;
 
     struct vresult *v = add(out, n, cap);
@@ -532,9 +528,9 @@ static bool swift_case(struct vresult *out, int *n, int cap, int N)
         SET(check, "Swift: goodput of one flow, 100Gbps");
         SET(reference, "line rate x payload / (payload + 62 + 20)");
         SET(expected, "%.3f Gbps", line / 1e9);
-        SET(measured, "%.3f Gbps", sx / 1e9);
+        SET(measured, "%.3f Gbps", h.sum / 1e9);
         SET(tolerance, "1%%");
-        v->pass = fabs(sx - line) <= 0.01 * line && lossless;
+        v->pass = fabs(h.sum - line) <= 0.01 * line && lossless;
         SET(note, "last 50 ms of 100; %s", lossless ? "no drops" : "DROPS");
     } else {
         SET(check, "Swift fair share, %d flows into 100Gbps", N);
@@ -542,8 +538,8 @@ static bool swift_case(struct vresult *out, int *n, int cap, int N)
         SET(expected, "Jain >= 0.99, no loss");
         SET(measured, "Jain %.4f", jain);
         SET(tolerance, "index >= 0.99");
-        v->pass = jain >= 0.99 && lossless && fabs(sx - line) <= 0.01 * line;
-        SET(note, "goodput %.2f Gbps in all (line %.2f); %s; PFC %llu PAUSE", sx / 1e9, line / 1e9,
+        v->pass = jain >= 0.99 && lossless && fabs(h.sum - line) <= 0.01 * line;
+        SET(note, "goodput %.2f Gbps in all (line %.2f); %s; PFC %llu PAUSE", h.sum / 1e9, line / 1e9,
             lossless ? "no drops" : "DROPS", (unsigned long long)r->net.c.pause_frames);
     }
     if (N == 1) /* alone, the flow's own link is the bottleneck: no switch queue, the delay stays unloaded */
@@ -555,7 +551,7 @@ static bool swift_case(struct vresult *out, int *n, int cap, int N)
     SET(measured, "%.2f us", delay_us);
     SET(tolerance, "5%%");
     v->pass = fabs(delay_us - target_us) <= 0.05 * target_us;
-    SET(note, "unloaded RTT %.2f us + mean queue %.1f KB at 100 Gbps, last 50 ms", base_us, qsum / samples / 1e3);
+    SET(note, "unloaded RTT %.2f us + mean queue %.1f KB at 100 Gbps, last 50 ms", base_us, h.q_avg / 1e3);
     return finish(r, &scn);
 }
 
