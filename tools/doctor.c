@@ -183,7 +183,6 @@ static const char *node_name(const struct run *r, uint32_t node) { return r->g.n
 struct senders {
     int *prio;          /* per host, -1: sends nothing */
     uint8_t data_mask;
-    bool dcqcn;         /* some sender runs DCQCN (it needs ECN marks) */
     bool ecn_cc;        /* some sender's algorithm acts on ECN marks (CC_F_ECN: DCQCN's CNPs, DCTCP's echo) */
     bool step_only;     /* and every such sender wants step marking at K (CC_F_ECN_STEP: kmin = kmax) */
     int mtu_max;        /* the largest host.mtu of a sender */
@@ -200,7 +199,6 @@ static void senders_init(const struct run *r, struct senders *sd)
         if (sd->prio[h] < 0)
             continue;
         sd->data_mask |= (uint8_t)(1u << sd->prio[h]);
-        sd->dcqcn |= n->hosts[h].cfg->cc == SCN_CC_DCQCN;
         int ci = cc_find(scn_cc_name(n->hosts[h].cfg->cc));
         unsigned fl = ci >= 0 ? cc_registry[ci]->flags : 0;
         sd->ecn_cc |= (fl & CC_F_ECN) != 0;

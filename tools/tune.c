@@ -139,9 +139,9 @@ static struct cand *cand_new(struct tuner *T, enum phase ph)
     return c;
 }
 
-/* The candidate at unit-cube point u: rounded values, their texts, its name.  Returns its index: an existing
- * candidate with the same settings is returned instead of a new one (-1 - index), -2 - ... never; a point the
- * "require" rules refuse gives INT_MIN. */
+/* The candidate at unit-cube point u: rounded values, their texts, its name.  Returns its index; when a candidate
+ * with the same settings exists, that one's index with *existing true (nothing is added); -1 when the "require"
+ * rules refuse the point. */
 static int cand_at(struct tuner *T, const double *u, enum phase ph, bool *existing)
 {
     const struct tune_spec *s = T->s;
