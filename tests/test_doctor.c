@@ -98,6 +98,23 @@ static const struct expect cases[] = {
     {"scenarios/websearch-fattree.json", "", "", NULL},
 };
 
+/* This test run's own directory for the runs it doctors: a suite running beside another (make test and make asan
+ * in one checkout) must not read the other's files. */
+static char droot[64];
+
+static int suite_init(void)
+{
+    snprintf(droot, sizeof droot, "/tmp/rocesim-doctor-XXXXXX");
+    return mkdtemp(droot) ? 0 : -1;
+}
+
+static int suite_clean(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", droot);
+    return test_run(cmd, NULL) == 0 ? 0 : -1;
+}
+
 static void test_before(void)
 {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -113,7 +130,7 @@ static void test_after(void)
         if (!e->after)
             continue; /* hpcc-fabric: 320 hosts, too slow for make test; its settings are checked above */
         char cmd[1024], dir[256];
-        snprintf(dir, sizeof dir, "build/test-doctor/%zu", i);
+        snprintf(dir, sizeof dir, "%s/%zu", droot, i);
         snprintf(cmd, sizeof cmd, "%s run %s -o %s --no-plot -q%s%s > /dev/null", test_rocesim_bin(), e->file, dir,
                  e->stop ? " --stop " : "", e->stop ? e->stop : "");
         CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
@@ -188,12 +205,15 @@ static void test_wording(void)
 static void test_cli(void)
 {
     char cmd[1024], *out = NULL;
-    snprintf(cmd, sizeof cmd, "rm -rf build/test-doctor/cli && %s doctor scenarios/labs/10-bandwidth-far-below/"
-             "healthy.json -o build/test-doctor/cli", test_rocesim_bin());
+    char cli[128], path[192];
+    snprintf(cli, sizeof cli, "%s/cli", droot);
+    snprintf(cmd, sizeof cmd, "%s doctor scenarios/labs/10-bandwidth-far-below/healthy.json -o %s", test_rocesim_bin(),
+             cli);
     CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "no finding"));
     free(out);
-    char *js = test_read_file("build/test-doctor/cli/doctor.json", NULL);
+    snprintf(path, sizeof path, "%s/doctor.json", cli);
+    char *js = test_read_file(path, NULL);
     CU_ASSERT_PTR_NOT_NULL(js && strstr(js, "\"findings\":\t[]"));
     free(js);
     snprintf(cmd, sizeof cmd, "%s doctor scenarios/labs/10-bandwidth-far-below/healthy.json "
@@ -213,7 +233,7 @@ static void test_cli(void)
 
 void test_doctor_register(void)
 {
-    CU_pSuite s = CU_add_suite("doctor", NULL, NULL);
+    CU_pSuite s = CU_add_suite("doctor", suite_init, suite_clean);
     CU_add_test(s, "scenarios' settings: each mistake found, healthy ones clean", test_before);
     CU_add_test(s, "finished runs: each mistake found where the run shows it", test_after);
     CU_add_test(s, "findings name the place and the values", test_wording);
