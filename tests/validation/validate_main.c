@@ -17,6 +17,10 @@
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "docs/VALIDATION.md";
+    if (argc > 2 || path[0] == '-') {
+        fprintf(stderr, "usage: validate [OUT.md]   (default docs/VALIDATION.md)\n");
+        return 2;
+    }
     static struct vresult res[CAP];
     int n = 0, failed = 0;
     for (int g = 0; g < validation_n_groups; g++) {
