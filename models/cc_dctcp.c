@@ -19,7 +19,10 @@
  * Where the HPCC simulator (alibaba-edu/High-Precision-Congestion-Control, rdma-hw.cc HandleAckDctcp, run.py)
  * differs: it counts marked ACKs against an estimate of the packets in the window (ours counts acknowledged
  * packets, as Linux's tcp_dctcp.c counts bytes), skips the alpha update of the first window (so do we), uses
- * a 1 Gbps rate floor (preset "hpcc") and also keeps a window of one BDP (not modelled here).
+ * a 1 Gbps rate floor, and it also bounds what a flow has unacknowledged by a window that follows the rate
+ * (HAS_WIN 1, VAR_WIN 1: W = R T_w, T_w its fabric's largest base RTT; rdma-queue-pair.cc GetWin), here
+ * host.dctcp.window_rtt (0: no window).  Preset "hpcc" takes both, with T_w = 13 us, the round trip run.py
+ * derives dctcp_ai from.
  */
 #include "models/cc.h"
 #include "sim/settings.h"
@@ -32,6 +35,7 @@ struct dctcp_params {
     double alpha_init;
     int64_t ai_rate_bps;
     int64_t min_rate_bps;
+    int64_t window_rtt_ps; /* T_w: the window is R T_w; 0: none */
 };
 
 struct dctcp_state {
@@ -57,11 +61,19 @@ static const struct dctcp_params *params(const struct flow *f)
 static struct dctcp_state *st(struct flow *f) { return CC_STATE(f, struct dctcp_state); }
 static const struct dctcp_state *cst(const struct flow *f) { return CC_STATE(f, const struct dctcp_state); }
 
+/* The window R T_w (bytes), when the flow keeps one. */
+static void set_window(struct flow *f, const struct dctcp_params *p, double rate)
+{
+    if (p->window_rtt_ps)
+        f->cc_wnd = (uint32_t)(rate * (double)p->window_rtt_ps * 1e-12 / 8);
+}
+
 static void dctcp_init(struct flow *f, sim_time_t now)
 {
     struct dctcp_state *s = st(f);
     s->rate = (double)f->net->hosts[f->src].rate_bps;
     s->alpha = params(f)->alpha_init;
+    set_window(f, params(f), s->rate);
 }
 
 static void dctcp_on_ack(struct flow *f, const struct cc_ack *a, sim_time_t now)
@@ -90,6 +102,7 @@ static void dctcp_on_ack(struct flow *f, const struct cc_ack *a, sim_time_t now)
         double line = (double)f->net->hosts[f->src].rate_bps, r = s->rate + (double)p->ai_rate_bps;
         s->rate = r < line ? r : line;
     }
+    set_window(f, p, s->rate);
 }
 
 static double dctcp_rate(const struct flow *f) { return cst(f)->rate; }
@@ -131,8 +144,9 @@ static const char *const preset_names[] = {"paper", "hpcc", NULL};
  * The defaults are the "paper" preset: g = 1/16 (DCTCP paper, section 3.4), alpha starting at 1 (as Linux's
  * tcp_dctcp.c, dctcp_alpha_on_init, and the HPCC simulator: a new flow's first mark halves it), and the additive
  * step of one 1 KB MSS per 13 us round trip, 615 Mbps, the HPCC simulator's translation of the paper's one MSS
- * per RTT (run.py, dctcp_ai).  "hpcc" is the HPCC simulator's run.py for DCTCP: the same, with its 1 Gbps floor
- * (MIN_RATE).
+ * per RTT (run.py, dctcp_ai), and no window (the DCTCP paper's window is TCP's congestion window, which a
+ * rate-based NIC does not have).  "hpcc" is the HPCC simulator's run.py for DCTCP: the same, with its 1 Gbps floor
+ * (MIN_RATE) and its window of one round trip at the current rate (HAS_WIN, VAR_WIN).
  */
 static const struct setting dctcp_fields[] = {
     {SET_ENUM("preset", struct dctcp_params, preset, preset_names, "paper",
@@ -143,10 +157,12 @@ static const struct setting dctcp_fields[] = {
            "Additive increase per window without a mark")},
     {SET_FIELD("min_rate", SETTING_RATE, struct dctcp_params, min_rate_bps, SETTING_POSITIVE, "100Mbps",
            "A cut never takes the rate below this")},
+    {SET_FIELD("window_rtt", SETTING_TIME, struct dctcp_params, window_rtt_ps, 0, "0us",
+               "T_w: at most rate x T_w unacknowledged bytes; 0us: no window")},
     {0},
 };
 
-static const struct setting_value dctcp_hpcc[] = {{"min_rate", "1Gbps"}, {NULL, NULL}};
+static const struct setting_value dctcp_hpcc[] = {{"min_rate", "1Gbps"}, {"window_rtt", "13us"}, {NULL, NULL}};
 
 static const struct setting_preset dctcp_presets[] = {
     {"paper", (const struct setting_value[]){{NULL, NULL}}},

@@ -163,6 +163,34 @@ static void test_state_machine(void)
     test_teardown(&scn, &r);
 }
 
+/* Preset "hpcc" keeps the HPCC simulator's window, rate x 13 us, which follows every cut; "paper" has none. */
+static void test_window(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup("{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}},"
+                               " \"host\": {\"cc\": \"dctcp\", \"dctcp\": {\"preset\": \"hpcc\"}}, \"traffic\":"
+                               " [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}]}",
+                               NULL, NULL, &scn, &r));
+    const struct cc_ops *o = cc_registry[cc_find("dctcp")];
+    struct flow *f = net_flow(&r.net, 0);
+    o->init(f, 0);
+    CU_ASSERT_EQUAL(f->cc_wnd, 162500); /* 100 Gbps x 13 us / 8 */
+    f->snd_una = 1;
+    f->snd_nxt = 10;
+    o->on_ack(f, &(struct cc_ack){.psn = 1, .newly_acked = 1, .ece = true}, 0); /* alpha 1: the rate halves */
+    CU_ASSERT_DOUBLE_EQUAL(CC_STATE(f, const struct dctcp_view)->rate, 50e9, 0);
+    CU_ASSERT_EQUAL(f->cc_wnd, 81250);
+    test_teardown(&scn, &r);
+    CU_ASSERT_FATAL(test_setup("{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}},"
+                               " \"host\": {\"cc\": \"dctcp\"}, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\","
+                               " \"dst\": \"h1\", \"size\": \"1MB\"}]}", NULL, NULL, &scn, &r));
+    f = net_flow(&r.net, 0);
+    o->init(f, 0);
+    CU_ASSERT_EQUAL(f->cc_wnd, 0);
+    test_teardown(&scn, &r);
+}
+
 /* kmin = kmax = K is DCTCP's step: never at K, always above it, pmax unused. */
 static void test_step_marking(void)
 {
@@ -202,6 +230,7 @@ void test_dctcp_register(void)
 {
     CU_pSuite s = CU_add_suite("dctcp", NULL, NULL);
     CU_add_test(s, "sender: alpha per window, one cut per window, additive increase, exact", test_state_machine);
+    CU_add_test(s, "preset hpcc: a window of rate x 13 us that follows the rate; paper: none", test_window);
     CU_add_test(s, "step marking with kmin = kmax", test_step_marking);
     CU_add_test(s, "one flow: line goodput, no cut", test_line_goodput);
     CU_add_test(s, "N flows into one port: ECN-Echo cuts, fair share, no loss, queue around K, busy link",
