@@ -683,10 +683,26 @@ static bool run_hpcc(struct vresult *out, int *n, int cap)
         v->pass = h.q_avg < 5000 && fabs(h.util - 0.95) < 0.02 * 0.95;
         SET(note, "time averages over 4 ms after 2 ms; U: frame bytes sent over the link's rate");
     }
+    /*
+     * A flow that joins starts at line rate (W_init = B T), so with one flow already at eta B the first cuts
+     * leave the two windows almost equal: two flows share within a few round trips.
+     */
+    struct hpcc_seen two;
+    if (!hpcc_run(2, 2 * PS_PER_MS, "80B", &two))
+        return false;
+    struct vresult *v = add(out, n, cap);
+    SET(check, "HPCC a 2nd flow joins 1 at line rate: its share");
+    SET(reference, "converges within a few RTTs (Li et al. 2019, section 3)");
+    SET(expected, "W/T within 10%% of fair by 50 us (10 T), held");
+    SET(measured, two.share_us >= 0 ? "after %.0f us" : "not within 4 ms", two.share_us);
+    SET(tolerance, "10 us samples");
+    v->pass = two.share_us >= 0 && two.share_us <= 50 && two.drops == 0;
+    SET(note, "joining flow %.1f Gbps above the other at the end: an equilibrium that W_AI holds only weakly "
+              "(docs/model.md)", two.gap1);
     struct hpcc_seen j;
     if (!hpcc_run(4, 2 * PS_PER_MS, "80B", &j))
         return false;
-    struct vresult *v = add(out, n, cap);
+    v = add(out, n, cap);
     SET(check, "HPCC a 4th flow joins 3 at line rate: its queue drains");
     SET(reference, "converges within a few RTTs (Li et al. 2019, section 3)");
     SET(expected, "queue < 5 KB after <= 50 us (10 T)");
@@ -699,16 +715,18 @@ static bool run_hpcc(struct vresult *out, int *n, int cap)
      * the additive step evens them out.  Over one update the sum of the windows, S = eta W_init, stays put: the
      * cuts take back the N W_AI the steps add, i.e. a fraction N W_AI / S, and the gap between two windows shrinks
      * by that same fraction.  The gap's time constant is thus T S / (N W_AI): 928 us at N = 4, W_AI 80 B, T 5 us.
+     * The runs converge slower than that model, because the flows do not see the same U (docs/model.md); the row
+     * checks that the gap does close, and reports the pace.
      */
     double tc_model = 5.0 * 0.95 * 62500 / (4 * 80), tc = 3900 / log(j.gap0 / j.gap1);
     v = add(out, n, cap);
-    SET(check, "HPCC the joining flow's share (additive increase only)");
+    SET(check, "HPCC a 4th flow joins 3: its share (additive increase only)");
     SET(reference, "MD keeps ratios: gap time constant T S / (N W_AI)");
-    SET(expected, "%.0f us (that model)", tc_model);
+    SET(expected, "%.0f us (that model); the gap at least halves in 3.9 ms", tc_model);
     SET(measured, "%.0f us (gap %.1f -> %.1f Gbps)", tc, j.gap0, j.gap1);
     SET(tolerance, "reported");
     v->informative = true;
-    v->pass = tc >= tc_model;
+    v->pass = j.gap1 < j.gap0 / 2;
     char share[32] = "not within 4 ms";
     if (j.share_us >= 0)
         snprintf(share, sizeof share, "after %.0f us", j.share_us);
