@@ -10,7 +10,7 @@ endif
 CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 OPT     ?= -O2 -g
-CFLAGS  += $(CSTD) $(WARN) $(OPT) -I.
+CFLAGS  += $(CSTD) $(WARN) $(OPT) -I. -pthread
 CFLAGS  += $(MPI_DEFS)
 LDLIBS  := -lcjson -lnlopt -lgsl -lgslcblas -lm -lev
 BUILD   ?= build
@@ -25,7 +25,8 @@ BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 
 DEFAULT_SCENARIO ?= scenarios/incast-16to1.json
 
-.PHONY: all deps ensure-deps run test asan bench clean validation regress-update labs mpi deps-mpi mpi-optional layers
+.PHONY: all deps ensure-deps run test asan bench clean validation regress-update labs mpi deps-mpi mpi-optional layers \
+	deps-browser browser-optional
 
 all: rocesim
 
@@ -38,6 +39,9 @@ deps:
 $(BUILD)/%.o: %.c | ensure-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# The live view's page is assembled into the binary (.incbin): the object depends on it.
+$(BUILD)/tools/live_page.o: tools/live/page.html
 
 $(BUILD)/librocesim.a: $(LIB_OBJ)
 	@rm -f $@
@@ -56,14 +60,14 @@ run: rocesim
 	./rocesim run $(DEFAULT_SCENARIO)
 
 # The tests run from the repository root: some of them run ./rocesim itself.
-test: layers rocesim $(BUILD)/run_tests mpi-optional
+test: layers rocesim $(BUILD)/run_tests mpi-optional browser-optional
 	$(BUILD)/run_tests $(SUITE)
 
 # No file includes a header of a floor above its own (sim < topologies < models < tools).
 layers:
 	@tools/layers.sh
 
-asan: mpi-optional
+asan: mpi-optional browser-optional
 	$(MAKE) BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" CFLAGS_EXTRA= ROCESIM_BIN=build/asan/rocesim asan-inner
 
@@ -109,6 +113,14 @@ mpi:
 mpi-optional:
 	@if tools/deps.sh --if-missing --mpi; then $(MAKE) --no-print-directory mpi; \
 	else echo "note: OpenMPI could not be installed: the MPI sweep test will be skipped"; fi
+
+# The live view's browser test drives Debian's Chromium through ChromeDriver.
+deps-browser:
+	@tools/deps.sh --browser
+
+browser-optional:
+	@tools/deps.sh --if-missing --browser || \
+	echo "note: Chromium could not be installed: the live view's browser test will be skipped"
 
 # OpenMPI's libraries call libevent's event_add, and libev.so exports a libevent-compatible
 # event_add that would win the dynamic lookup and crash MPI_Init: link libev statically, hidden.

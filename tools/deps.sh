@@ -4,9 +4,12 @@
 # present, so that `make` can call it on every build at no cost.  With --mpi it
 # also installs OpenMPI (optional: only sweeps across machines need it; `make
 # mpi`, `make deps-mpi` and `make test` ask for it, the plain `make` does not).
+# With --browser, Chromium and ChromeDriver, for the live view's browser test
+# (`make test` asks for them; without them that one test is skipped).
 set -e
 mpi=""
-for a in "$@"; do [ "$a" = "--mpi" ] && mpi=1; done
+browser=""
+for a in "$@"; do [ "$a" = "--mpi" ] && mpi=1; [ "$a" = "--browser" ] && browser=1; done
 need=""
 check() { # package, test
     if ! sh -c "$2" >/dev/null 2>&1; then need="$need $1"; fi
@@ -20,6 +23,10 @@ check libgsl-dev    "test -f /usr/include/gsl/gsl_qrng.h"
 if [ -n "$mpi" ]; then
     check openmpi-bin    "command -v mpirun && command -v mpicc"
     check libopenmpi-dev "test -f /usr/lib/\$(gcc -print-multiarch)/openmpi/include/mpi.h"
+fi
+if [ -n "$browser" ]; then
+    check chromium        "test -x /usr/bin/chromium"
+    check chromium-driver "test -x /usr/bin/chromedriver"
 fi
 if [ "$1" = "--if-missing" ] && [ -z "$need" ]; then exit 0; fi
 if [ -z "$need" ]; then echo "deps: all present (libcjson-dev libcunit1-dev libev-dev gnuplot-nox libnlopt-dev libgsl-dev)"; exit 0; fi

@@ -9,6 +9,8 @@
 #include "tools/monitor.h"
 #include "tools/compare.h"
 #include "tools/doctor.h"
+#include "tools/httpd.h"
+#include "tools/live.h"
 #include "tools/nicconfig.h"
 #include "tools/plot.h"
 #include "tools/limits.h"
@@ -36,7 +38,7 @@ static const char usage[] =
     "usage:\n"
     "  rocesim run SCENARIO.json [-o DIR] [--set PATH=VALUE]... [--seed N] [--stop TIME] [--no-plot] [-q]\n"
     "              [--max-wall TIME]\n"
-    "              [--fail-on-deadlock]\n"
+    "              [--fail-on-deadlock] [--live [ADDR:]PORT [--live-hold start|end|both]]\n"
     "  rocesim check SCENARIO.json [--set PATH=VALUE]...\n"
     "  rocesim topo SCENARIO.json [--format dot|json] [--set PATH=VALUE]...\n"
     "  rocesim plot DIR\n"
@@ -50,13 +52,17 @@ static const char usage[] =
     "  rocesim compare DIR [DIR]... [--plot OUT.png [--title TEXT]]\n"
     "  rocesim doctor SCENARIO.json [--set PATH=VALUE]... [-o DIR] | rocesim doctor DIR\n"
     "  rocesim show DIR interfaces counters | pfc counters | queue counters [--node NAME]\n"
+    "  rocesim view DIR [--live [ADDR:]PORT]\n"
     "  rocesim --help | --version\n"
     "\n"
     "  run    simulate; writes summary.json, flows.csv, queues.csv (the ports of monitor.queues, none by\n"
     "         default), rates.csv and pfc.csv (a bounded sample by default: monitor.flows, monitor.pfc),\n"
     "         counters.csv (with monitor.counters) and plots/*.png to DIR (default out/<scenario name>);\n"
     "         -q: no progress line; --no-plot: no plots;\n"
-    "         --fail-on-deadlock: exit status 1 when the run found a PFC deadlock\n"
+    "         --fail-on-deadlock: exit status 1 when the run found a PFC deadlock;\n"
+    "         --live: serve a live view of the run in the browser (127.0.0.1 unless ADDR is given; PORT 0: any\n"
+    "         free port), the URL on stderr; --live-hold: wait for the viewer at the start, keep serving the\n"
+    "         final state after the end (until Ctrl-C), or both\n"
     "  check  validate and print the resolved scenario (defaults filled in) as JSON\n"
     "  topo   print the built topology (nodes, links, rates, delays)\n"
     "  plot   redraw the plots of a finished run from the files in its DIR\n"
@@ -73,6 +79,8 @@ static const char usage[] =
     "          DIR, each with why it matters and what to change; doctor.json to DIR (-o DIR for a scenario);\n"
     "          exit status 1 when it found something\n"
     "  show   a run's counters.csv as SONiC's show interfaces / pfc / queue counters print theirs\n"
+    "  view   replay a finished run's DIR in the live view's page, with a time slider, until Ctrl-C\n"
+    "         (default 127.0.0.1:8600)\n"
     "See README.md and docs/scenario.md.\n";
 
 struct cli {
@@ -83,6 +91,8 @@ struct cli {
     bool quiet, no_plot, fail_on_deadlock;
     const char *max_wall; /* --max-wall TIME as given, or NULL */
     double max_wall_s;
+    const char *live;     /* --live [ADDR:]PORT, or NULL */
+    int live_hold;        /* --live-hold: enum live_hold bits */
 };
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -166,6 +176,18 @@ static int parse_args(int argc, char **argv, struct cli *c, char (*set_paths)[51
                 return bad_usage("--max-wall expects a positive time like \"10s\", got \"%s\"", v);
             c->max_wall = v;
             c->max_wall_s = (double)ps * 1e-12;
+        } else if (strcmp(a, "--live") == 0) {
+            if (!has_next)
+                return bad_usage("%s needs [ADDR:]PORT, like 8600 or 127.0.0.1:8600", a);
+            c->live = argv[++i];
+            char addr[64], err[200];
+            int port;
+            if (!httpd_parse_addr(c->live, addr, sizeof addr, &port, err, sizeof err))
+                return bad_usage("--live: %s", err);
+        } else if (strcmp(a, "--live-hold") == 0) {
+            if (!has_next || !live_parse_hold(argv[i + 1], &c->live_hold))
+                return bad_usage("--live-hold expects start, end or both, got \"%s\"", has_next ? argv[i + 1] : "");
+            i++;
         } else if (strcmp(a, "--no-plot") == 0) {
             c->no_plot = true;
         } else if (strcmp(a, "--fail-on-deadlock") == 0) {
@@ -572,6 +594,14 @@ static int cmd_run(const struct cli *c)
         scn_free(&scn);
         return rc;
     }
+    struct live *lv = NULL;
+    if (c->live && !(lv = live_start(&r, &mon, c->live, c->live_hold, err, sizeof err))) {
+        fprintf(stderr, "rocesim: %s\n", err);
+        monitor_close(&mon, false, NULL, 0);
+        run_free(&r);
+        scn_free(&scn);
+        return SCN_EUSAGE;
+    }
     struct progress prog;
     if (!c->quiet && isatty(STDERR_FILENO)) {
         progress_init(&prog, &r, stderr);
@@ -607,9 +637,25 @@ static int cmd_run(const struct cli *c)
             rc = 1;
         if (sig_received())
             rc = sig_exit_status(sig_received()); /* 130 SIGINT, 143 SIGTERM, as a shell reports them */
+        else
+            live_hold_end(lv); /* the run is whole: a signal now only ends the viewing */
     }
+    live_stop(lv);
     run_free(&r);
     scn_free(&scn);
+    return rc;
+}
+
+static int cmd_view(const struct cli *c)
+{
+    if (!c->scenario)
+        return bad_usage("%s needs the directory of a finished run", c->cmd);
+    if (c->n_sets || c->out_dir)
+        return bad_usage("%s takes a directory and --live only", c->cmd);
+    char err[SCN_ERR_MAX + 256];
+    int rc = live_view(c->scenario, c->live ? c->live : "8600", err, sizeof err);
+    if (rc)
+        fprintf(stderr, "rocesim: %s\n", err);
     return rc;
 }
 
@@ -663,6 +709,10 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &c, set_paths);
     if (rc)
         return rc;
+    if ((c.live && strcmp(c.cmd, "run") && strcmp(c.cmd, "view")) || (c.live_hold && strcmp(c.cmd, "run")))
+        return bad_usage("%s: --live is for run and view, --live-hold for run", c.cmd);
+    if (c.live_hold && !c.live)
+        return bad_usage("%s", "--live-hold needs --live [ADDR:]PORT");
     if (strcmp(c.cmd, "run") == 0)
         return cmd_run(&c);
     if (strcmp(c.cmd, "check") == 0)
@@ -671,5 +721,7 @@ int main(int argc, char **argv)
         return cmd_topo(&c);
     if (strcmp(c.cmd, "plot") == 0)
         return cmd_plot(&c);
+    if (strcmp(c.cmd, "view") == 0)
+        return cmd_view(&c);
     return bad_usage("unknown command \"%s\"", c.cmd);
 }
