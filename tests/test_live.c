@@ -172,7 +172,8 @@ struct child {
 /* Starts `rocesim ARGS` with stderr to a file and waits for the URL it prints; false when none comes. */
 static bool spawn(struct child *c, const char *args)
 {
-    snprintf(c->err, sizeof c->err, "%s/stderr-%d.txt", test_dir(), (int)getpid());
+    static int spawned;
+    snprintf(c->err, sizeof c->err, "%s/stderr-%d-%d.txt", test_dir(), (int)getpid(), ++spawned);
     unlink(c->err);
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "exec %s %s 2>%s >/dev/null", test_rocesim_bin(), args, c->err);
@@ -189,6 +190,19 @@ static bool spawn(struct child *c, const char *args)
             return true;
         }
         free(text);
+    }
+    return false;
+}
+
+/* Waits until the child's stderr holds text (the outputs are written before it says the run is over). */
+static bool wait_text(const struct child *c, const char *text, double wait)
+{
+    for (double t0 = now_s(); now_s() - t0 < wait; nap(0.05)) {
+        char *all = test_read_file(c->err, NULL);
+        bool found = all && strstr(all, text);
+        free(all);
+        if (found)
+            return true;
     }
     return false;
 }
@@ -309,17 +323,7 @@ static void paused_per_csv(const char *csv_path, const cJSON *topo, long long t_
     }
     free(csv);
     /* sorted, to compare as text */
-    for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++)
-            if (strcmp(st[i].key, st[j].key) > 0) {
-                char tmp[96];
-                snprintf(tmp, sizeof tmp, "%s", st[i].key);
-                bool p = st[i].paused;
-                snprintf(st[i].key, sizeof st[i].key, "%s", st[j].key);
-                st[i].paused = st[j].paused;
-                snprintf(st[j].key, sizeof st[j].key, "%s", tmp);
-                st[j].paused = p;
-            }
+    qsort(st, (size_t)n, sizeof st[0], (int (*)(const void *, const void *))strcmp);
     out[0] = 0;
     for (int i = 0; i < n; i++)
         if (st[i].paused)
@@ -441,6 +445,7 @@ static void test_server(void)
     CU_ASSERT(f != NULL);
     cJSON_Delete(f);
     close(s.fd);
+    CU_ASSERT(wait_text(&c, "the run is over", 60));
     CU_ASSERT_EQUAL(http(c.port, "GET", "/topology.json", "", NULL, NULL), 200); /* held at the end */
     CU_ASSERT_EQUAL(reap(&c, SIGINT), 0);
     char path[400], csv_paused[4096];
@@ -682,6 +687,7 @@ static void test_browser(void)
     CU_ASSERT_EQUAL(http(c.port, "POST", "/control", "", "resume", NULL), 204);
     CU_ASSERT(wd_wait(&w, "document.body.dataset.state === 'ended'", 60));
     wd_no_errors(&w);
+    CU_ASSERT(wait_text(&c, "the run is over", 60));
     CU_ASSERT_EQUAL(reap(&c, SIGINT), 0);
     char path[400], csv[4096];
     snprintf(path, sizeof path, "%s/pfc.csv", dir);
