@@ -26,7 +26,8 @@
 #include <unistd.h>
 
 #define SCN "scenarios/pfc-storm.json"
-#define STEP_NS 200000 /* the storm (from 100 us) has paused ports by then */
+#define STEP_NS 200000
+#define HUGE_REQ 9000 /* past httpd.h's HTTPD_REQ_MAX */ /* the storm (from 100 us) has paused ports by then */
 
 static char out_dir[256];
 
@@ -404,6 +405,27 @@ static void test_server(void)
     CU_ASSERT(strncmp(resp, "HTTP/1.1 403", 12) == 0);
     CU_ASSERT_EQUAL(http(c.port, "POST", "/control", "", "jump", &body), 400);
     free(body);
+    /* Malformed requests get an answer and a closed connection, never a crash: no Host, a bad request line,
+     * headers past the limit. */
+    static const char *const bad[] = {"GET / HTTP/1.1\r\n\r\n", "HELLO\r\nHost: 127.0.0.1\r\n\r\n", NULL};
+    static const char *const want[] = {"HTTP/1.1 403", "HTTP/1.1 400"};
+    for (int k = 0; bad[k]; k++) {
+        fd = connect_to("127.0.0.1", c.port);
+        send_all(fd, bad[k], strlen(bad[k]));
+        memset(resp, 0, sizeof resp);
+        recv(fd, resp, sizeof resp - 1, 0);
+        close(fd);
+        CU_ASSERT(strncmp(resp, want[k], 12) == 0);
+    }
+    static char huge[HUGE_REQ];
+    memset(huge, 'a', sizeof huge - 1);
+    memcpy(huge, "GET / HTTP/1.1\r\nX: ", 19);
+    fd = connect_to("127.0.0.1", c.port);
+    send_all(fd, huge, sizeof huge - 1);
+    memset(resp, 0, sizeof resp);
+    recv(fd, resp, sizeof resp - 1, 0);
+    close(fd);
+    CU_ASSERT(strncmp(resp, "HTTP/1.1 413", 12) == 0);
     /* On loopback only: another address of this machine does not answer. */
     struct ifaddrs *ifs, *i;
     if (getifaddrs(&ifs) == 0) {
