@@ -71,6 +71,26 @@ static double wall_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* The CLOCK_REALTIME instant `s` seconds from now, for pthread_cond_timedwait. */
+static struct timespec deadline_in(double s)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    long ns = ts.tv_nsec + (long)(s * 1e9);
+    ts.tv_sec += ns / 1000000000;
+    ts.tv_nsec = ns % 1000000000;
+    return ts;
+}
+
+/* Serves until SIGINT or SIGTERM (the server answers on its own thread meanwhile). */
+static void until_signal(void)
+{
+    while (!sig_received()) {
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 bool live_parse_hold(const char *s, int *hold)
 {
     if (strcmp(s, "start") == 0)
@@ -397,13 +417,7 @@ static void wait_paused(struct live *lv, const struct run *r)
         pthread_mutex_lock(&lv->mu);
         bool paused = lv->paused && !lv->step_ns;
         if (paused && !lv->changed) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 100000000;
-            if (ts.tv_nsec >= 1000000000) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000;
-            }
+            struct timespec ts = deadline_in(0.1);
             pthread_cond_timedwait(&lv->cv, &lv->mu, &ts);
         }
         pthread_mutex_unlock(&lv->mu);
@@ -480,13 +494,8 @@ static void obs_slice(void *ctx, const struct run *r, uint64_t events, bool mine
         double due = lv->pace_wall0 + (double)(r->sim.now - lv->pace_sim0) / 1000.0 / (double)lv->pace_now;
         pthread_mutex_lock(&lv->mu);
         while (!lv->changed && wall_now() < due && !sig_received()) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
             double left = due - wall_now();
-            left = left > 0.1 ? 0.1 : left;
-            long ns = ts.tv_nsec + (long)(left * 1e9);
-            ts.tv_sec += ns / 1000000000;
-            ts.tv_nsec = ns % 1000000000;
+            struct timespec ts = deadline_in(left > 0.1 ? 0.1 : left);
             pthread_cond_timedwait(&lv->cv, &lv->mu, &ts);
         }
         pthread_mutex_unlock(&lv->mu);
@@ -574,10 +583,7 @@ void live_hold_end(struct live *lv)
     char url[128];
     httpd_url(lv->srv, url, sizeof url);
     fprintf(stderr, "live view: the run is over; its final state stays at %s until Ctrl-C\n", url);
-    while (!sig_received()) {
-        struct timespec ts = {0, 100000000};
-        nanosleep(&ts, NULL);
-    }
+    until_signal();
 }
 
 void live_stop(struct live *lv)
@@ -702,10 +708,7 @@ int live_view(const char *dir, const char *listen, char *err, size_t errlen)
     char url[128];
     httpd_url(lv->srv, url, sizeof url);
     fprintf(stderr, "replay of %s: %s (Ctrl-C to stop)\n", dir, url);
-    while (!sig_received()) {
-        struct timespec ts = {0, 100000000};
-        nanosleep(&ts, NULL);
-    }
+    until_signal();
     httpd_stop(lv->srv);
     live_free(lv);
     return 0;
