@@ -25,6 +25,12 @@
  * process as in a sweep: runs per second and wall time per run, the tuner's
  * own work included.  The only case that is not one core's number.
  *
+ * PFC-heavy: a k=16 fat-tree (1,024 hosts) where every host sends one long flow at line rate to a random
+ * other host (a permutation), with PFC and no congestion control: ECMP collisions keep hundreds of
+ * thousands of frames waiting in paused buffers, so the cost per hop is the buffers' memory traffic.  The first
+ * PAUSE comes at about 0.23 ms, so 0.4 ms run untimed and the next 0.1 ms are timed; the PAUSE frames sent per
+ * simulated ms in that window are printed.
+ *
  * BENCH_COUNTERS=1 runs the whole-run cases with monitor.counters on.
  *
  * Before and after the cases, the memory latency (dram_latency_ns): what the
@@ -98,6 +104,7 @@ struct result {
     double warm_ms;       /* > 0: the first warm_ms of simulated time were not timed (nor their hops counted) */
     double runs;          /* > 0: a tune case, that many runs (confirm_runs of them on the confirmation seeds) */
     double confirm_runs, cpu_s;
+    double pauses;        /* PAUSE frames sent in the timed part */
 };
 
 static struct result last;
@@ -118,11 +125,12 @@ static void bench_run_ex(const char *label, const char *json, double extrapolate
         exit(1);
     }
     double setup = now_s() - t0;
-    uint64_t hops0 = 0, events0 = 0;
+    uint64_t hops0 = 0, events0 = 0, pauses0 = 0;
     if (warm_ms > 0) {
         sim_run(&r.sim, (sim_time_t)(warm_ms * 1e9));
         hops0 = r.net.c.packet_hops;
         events0 = r.sim.events;
+        pauses0 = r.net.c.pause_frames;
     }
     if (run_execute(&r)) {
         fprintf(stderr, "bench: %s: invariant violated: %s\n", label, r.invariant_error);
@@ -140,6 +148,7 @@ static void bench_run_ex(const char *label, const char *json, double extrapolate
     last.flows = r.net.n_flows;
     last.completed = r.net.flows_completed;
     last.data_sent = (double)r.net.c.data_sent;
+    last.pauses = (double)(r.net.c.pause_frames - pauses0);
     last.extrapolate_s = extrapolate_s;
     char *js = run_summary_json(&r, false);
     const char *p99 = strstr(js, "\"p99\":");
@@ -307,6 +316,33 @@ static void case_k16(void) { scale(16); }
 static void case_k24(void) { scale(24); }
 static void case_k32(void) { scale(32); }
 
+/* The PFC-heavy case (see the top of this file): a random derangement of the 1,024 hosts, one flow each. */
+static void case_pfc16(void)
+{
+    enum { K = 16, HOSTS = K * K * K / 4 };
+    static uint32_t to[HOSTS];
+    struct rng g;
+    rng_init(&g, 16, rng_stream_id(RNG_KIND_TEST, 97));
+    for (uint32_t i = 0; i < HOSTS; i++)
+        to[i] = i;
+    for (uint32_t i = HOSTS - 1; i > 0; i--) { /* Sattolo: one cycle, so no host sends to itself */
+        uint32_t j = (uint32_t)rng_below(&g, i), t = to[i];
+        to[i] = to[j];
+        to[j] = t;
+    }
+    size_t cap = 128 * HOSTS + 512, len = 0;
+    char *json = malloc(cap);
+    len += (size_t)snprintf(json + len, cap - len,
+                            "{\"topology\": {\"type\": \"fat-tree\", \"k\": %d, \"link\": " L100 "}, \"host\": "
+                            "{\"cc\": \"none\"}, \"stop\": \"0.5ms\", \"traffic\": [", K);
+    for (uint32_t i = 0; i < HOSTS; i++)
+        len += (size_t)snprintf(json + len, cap - len, "%s{\"type\": \"flow\", \"src\": \"h%u\", \"dst\": \"h%u\", "
+                                "\"size\": \"100MB\"}", i ? ", " : "", i, to[i]);
+    snprintf(json + len, cap - len, "]}");
+    bench_run_ex("PFC-heavy: k=16 permutation, no CC", json, 0, 0.4);
+    free(json);
+}
+
 /* The tune case (see the top of this file): the tune file, and -j 2 for the project's two cores. */
 #define TUNE_NAME "incast-mix-short-flows"
 #define TUNE_FILE "scenarios/tune/" TUNE_NAME ".json"
@@ -426,6 +462,7 @@ static const struct bcase cases[] = {
     {"tune", case_tune, true},
     {"hpcc320_hpcc", case_hpcc_hpcc, true}, {"hpcc320_timely", case_hpcc_timely, true},
     {"hpcc320_dctcp", case_hpcc_dctcp, true}, {"hpcc320_swift", case_hpcc_swift, true},
+    {"pfc_k16", case_pfc16, true},
 };
 
 /*
@@ -532,8 +569,11 @@ static void print_whole(const struct bcase *c, const struct result *r, double rs
     if (r->extrapolate_s > 0)
         printf("  -> %.1f min for %.1f s simulated", r->wall_s / (r->sim_ms / 1e3) * r->extrapolate_s / 60,
                r->extrapolate_s);
-    printf("\n%-36s flows %.0f/%.0f  data packets %.0f  FCT p99 %.0f ns  RSS/host %.1f KB\n", "", r->completed,
+    printf("\n%-36s flows %.0f/%.0f  data packets %.0f  FCT p99 %.0f ns  RSS/host %.1f KB", "", r->completed,
            r->flows, r->data_sent, r->fct_p99_ns, rss * 1024 / (r->hosts > 0 ? r->hosts : 1));
+    if (r->pauses > 0)
+        printf("  PAUSE %.0f per simulated ms", r->pauses / r->sim_ms);
+    printf("\n");
     if (!strcmp(c->name, "scale_k32") && scale_k8_ns > 0)
         printf("%-36s cost per packet-hop k=32 / k=8: %.2f (target <= 2)\n", "",
                r->wall_s / r->hops * 1e9 / scale_k8_ns);
