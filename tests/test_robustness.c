@@ -3,6 +3,14 @@
  * --max-wall, and the refusal of scenarios too big for the machine.
  */
 #include "tests/tests.h"
+
+/* The suite's own directory, apart for the ASan build, so that `make test` and `make asan` side by side in one
+ * checkout do not read each other's runs. */
+#ifdef __SANITIZE_ADDRESS__
+#define RB "build/asan/test-robust"
+#else
+#define RB "build/test-robust"
+#endif
 #include "tools/invariants.h"
 #include "tools/limits.h"
 #include "tools/run.h"
@@ -179,9 +187,9 @@ static void check_incomplete_outputs(const char *dir, const char *reason)
 
 static void test_sigint_writes_incomplete_outputs(void)
 {
-    const char *dir = "build/test-robust/sigint";
-    if (make_dirs("build/test-robust"))
-        CU_FAIL_FATAL("cannot create build/test-robust");
+    const char *dir = RB "/sigint";
+    if (make_dirs(RB))
+        CU_FAIL_FATAL("cannot create " RB);
     pid_t pid = start_long_run(dir, "");
     CU_ASSERT_FATAL(pid > 0);
     usleep(500000);
@@ -194,8 +202,8 @@ static void test_sigint_writes_incomplete_outputs(void)
 
 static void test_sigterm_exit_status(void)
 {
-    const char *dir = "build/test-robust/sigterm";
-    make_dirs("build/test-robust");
+    const char *dir = RB "/sigterm";
+    make_dirs(RB);
     pid_t pid = start_long_run(dir, "");
     CU_ASSERT_FATAL(pid > 0);
     usleep(300000);
@@ -208,8 +216,8 @@ static void test_sigterm_exit_status(void)
 /* Two SIGINTs back to back: the process dies of the second, or, if it was quicker, exits 130 with whole files. */
 static void test_second_sigint_exits_at_once(void)
 {
-    const char *dir = "build/test-robust/sigint2";
-    make_dirs("build/test-robust");
+    const char *dir = RB "/sigint2";
+    make_dirs(RB);
     pid_t pid = start_long_run(dir, "");
     CU_ASSERT_FATAL(pid > 0);
     usleep(300000);
@@ -235,8 +243,8 @@ static void test_second_sigint_exits_at_once(void)
 
 static void test_max_wall(void)
 {
-    const char *dir = "build/test-robust/maxwall";
-    make_dirs("build/test-robust");
+    const char *dir = RB "/maxwall";
+    make_dirs(RB);
     double t0 = now_s();
     pid_t pid = start_long_run(dir, "--max-wall 300ms");
     CU_ASSERT_FATAL(pid > 0);
@@ -249,7 +257,7 @@ static void test_max_wall(void)
 static void test_max_wall_bad_value(void)
 {
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s run scenarios/dumbbell.json --max-wall ten -o build/test-robust/x", test_rocesim_bin());
+    snprintf(cmd, sizeof cmd, "%s run scenarios/dumbbell.json --max-wall ten -o " RB "/x", test_rocesim_bin());
     CU_ASSERT_EQUAL(test_run(cmd, NULL), 2);
 }
 
@@ -266,29 +274,29 @@ static void write_fat_tree(const char *path, int k)
 
 static void test_oversized_refused(void)
 {
-    make_dirs("build/test-robust");
-    write_fat_tree("build/test-robust/k200.json", 200);
-    write_fat_tree("build/test-robust/k100.json", 100);
+    make_dirs(RB);
+    write_fat_tree(RB "/k200.json", 200);
+    write_fat_tree(RB "/k100.json", 100);
     char cmd[512], *out = NULL;
     double t0 = now_s();
     /* k=200 is beyond the loader's host limit; the refusal still says what it would cost. */
-    snprintf(cmd, sizeof cmd, "%s run build/test-robust/k200.json -q -o build/test-robust/big", test_rocesim_bin());
+    snprintf(cmd, sizeof cmd, "%s run " RB "/k200.json -q -o " RB "/big", test_rocesim_bin());
     CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
     CU_ASSERT(out && strstr(out, "k200.json: topology") && strstr(out, "GB of memory"));
     free(out);
     /* k=100 (250000 hosts) passes the loader: the memory estimate refuses it, before anything is built. */
-    snprintf(cmd, sizeof cmd, "ROCESIM_MEM_AVAILABLE=2GB %s run build/test-robust/k100.json -q -o build/test-robust/big",
+    snprintf(cmd, sizeof cmd, "ROCESIM_MEM_AVAILABLE=2GB %s run " RB "/k100.json -q -o " RB "/big",
              test_rocesim_bin());
     CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
     CU_ASSERT(out && strstr(out, "fat-tree k=100 needs about ") && strstr(out, "GB of memory (routing tables ") &&
               strstr(out, "this machine has 2.0 GB available"));
     free(out);
     /* check refuses it the same way. */
-    snprintf(cmd, sizeof cmd, "ROCESIM_MEM_AVAILABLE=1GB %s check build/test-robust/k100.json", test_rocesim_bin());
+    snprintf(cmd, sizeof cmd, "ROCESIM_MEM_AVAILABLE=1GB %s check " RB "/k100.json", test_rocesim_bin());
     CU_ASSERT_EQUAL(test_run(cmd, NULL), 2);
     CU_ASSERT(now_s() - t0 < 3);
     struct stat sb;
-    CU_ASSERT(stat("build/test-robust/big", &sb) != 0); /* nothing created */
+    CU_ASSERT(stat(RB "/big", &sb) != 0); /* nothing created */
 }
 
 
@@ -297,14 +305,14 @@ static void test_ulimit_refused(void)
 {
     if (test_skip_under_asan("the ulimit -v refusal test"))
         return;
-    make_dirs("build/test-robust");
-    write_fat_tree("build/test-robust/k40.json", 40); /* about 227 MB estimated, 186 MB peak RSS */
+    make_dirs(RB);
+    write_fat_tree(RB "/k40.json", 40); /* about 227 MB estimated, 186 MB peak RSS */
     char cmd[768], *out = NULL;
-    snprintf(cmd, sizeof cmd, "rm -rf build/test-robust/k40; bash -c 'ulimit -v 150000; exec %s run "
-             "build/test-robust/k40.json -q --no-plot -o build/test-robust/k40'", test_rocesim_bin());
+    snprintf(cmd, sizeof cmd, "rm -rf " RB "/k40; bash -c 'ulimit -v 150000; exec %s run "
+             RB "/k40.json -q --no-plot -o " RB "/k40'", test_rocesim_bin());
     CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
     CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-    const char *head = "rocesim: build/test-robust/k40.json: topology: fat-tree k=40 needs about ";
+    const char *head = "rocesim: " RB "/k40.json: topology: fat-tree k=40 needs about ";
     CU_ASSERT(strncmp(out, head, strlen(head)) == 0);
     CU_ASSERT(strstr(out, " MB of memory (routing tables ") != NULL);
     /* 150000 KB less what the process maps before the check (its VmSize, a few MB). */
@@ -315,18 +323,18 @@ static void test_ulimit_refused(void)
     CU_ASSERT(strchr(out, '\n') == out + strlen(out) - 1);
     free(out);
     struct stat sb;
-    CU_ASSERT(stat("build/test-robust/k40", &sb) != 0); /* nothing created */
+    CU_ASSERT(stat(RB "/k40", &sb) != 0); /* nothing created */
 }
 
 /* A CDF of 1 and 2 byte flows (mean 1.25 B) and a poisson load of them on 4 hosts at 100 Gbps. */
 static void write_tiny_poisson(const char *stop)
 {
-    make_dirs("build/test-robust");
-    FILE *f = fopen("build/test-robust/tiny.cdf", "w");
+    make_dirs(RB);
+    FILE *f = fopen(RB "/tiny.cdf", "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fprintf(f, "1 0.5\n2 1\n");
     fclose(f);
-    f = fopen("build/test-robust/tiny-poisson.json", "w");
+    f = fopen(RB "/tiny-poisson.json", "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fprintf(f, "{\"name\": \"tiny\", \"stop\": \"%s\", \"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": "
                "{\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, \"traffic\": [{\"type\": \"poisson\", \"hosts\": \"all\", "
@@ -342,17 +350,17 @@ static void test_poisson_flows_refused(void)
 {
     write_tiny_poisson("100us");
     char cmd[768], *out = NULL;
-    snprintf(cmd, sizeof cmd, "rm -rf build/test-robust/tiny; ROCESIM_MEM_AVAILABLE=200MB %s run "
-             "build/test-robust/tiny-poisson.json -q --no-plot -o build/test-robust/tiny", test_rocesim_bin());
+    snprintf(cmd, sizeof cmd, "rm -rf " RB "/tiny; ROCESIM_MEM_AVAILABLE=200MB %s run "
+             RB "/tiny-poisson.json -q --no-plot -o " RB "/tiny", test_rocesim_bin());
     CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
     /* 2,000,000 flows expected, plus 4 standard deviations (4 x 1414.2). */
-    CU_ASSERT_STRING_EQUAL(out, "rocesim: build/test-robust/tiny-poisson.json: traffic.0: a poisson load of mean flow "
+    CU_ASSERT_STRING_EQUAL(out, "rocesim: " RB "/tiny-poisson.json: traffic.0: a poisson load of mean flow "
                                 "size 1.25 B over 100us on star with 4 hosts starts about 2005657 flows, which need "
                                 "about 1.4 GB of memory (1.4 GB in all); this machine has 200 MB available "
                                 "($ROCESIM_MEM_AVAILABLE)\n");
     free(out);
     struct stat sb;
-    CU_ASSERT(stat("build/test-robust/tiny", &sb) != 0);
+    CU_ASSERT(stat(RB "/tiny", &sb) != 0);
 }
 
 /* A value of $ROCESIM_MEM_AVAILABLE that is not a size is an error, not "no limit". */
@@ -380,7 +388,7 @@ static void test_oom_mid_run(void)
     if (test_skip_under_asan("the out-of-memory-mid-run test"))
         return;
     write_tiny_poisson("1ms");
-    const char *log = "build/test-robust/oom.log";
+    const char *log = RB "/oom.log";
     fflush(NULL); /* the child must not write the parent's buffered output again when it exits */
     pid_t pid = fork();
     CU_ASSERT_FATAL(pid >= 0);
@@ -392,7 +400,7 @@ static void test_oom_mid_run(void)
         struct scenario s;
         struct run r;
         char err[SCN_ERR_MAX];
-        if (scn_load("build/test-robust/tiny-poisson.json", NULL, 0, &s, err, sizeof err) ||
+        if (scn_load(RB "/tiny-poisson.json", NULL, 0, &s, err, sizeof err) ||
             run_setup(&r, &s, err, sizeof err))
             _exit(101);
         long long pages = 0;
@@ -435,7 +443,7 @@ static void test_memory_estimate(void)
     scn_free(&s);
     /* A poisson load: rate x duration / mean size per host, plus 4 standard deviations, at ~700 B a flow. */
     write_tiny_poisson("100us");
-    CU_ASSERT_EQUAL_FATAL(scn_load("build/test-robust/tiny-poisson.json", NULL, 0, &s, err, sizeof err), SCN_OK);
+    CU_ASSERT_EQUAL_FATAL(scn_load(RB "/tiny-poisson.json", NULL, 0, &s, err, sizeof err), SCN_OK);
     e = limits_estimate_memory(&s);
     CU_ASSERT_DOUBLE_EQUAL(e.poisson_flows, 2e6 + 4 * sqrt(2e6), 1e-3);
     CU_ASSERT_DOUBLE_EQUAL(e.flows, e.poisson_flows, 1e-9);
