@@ -4,6 +4,7 @@
  * share for N long flows, no loss with PFC, the queue oscillating around K with the bottleneck busy.
  */
 #include "tests/tests.h"
+#include "tests/validation/validation.h"
 #include "models/cc.h"
 #include "models/ecn.h"
 #include "models/port.h"
@@ -29,17 +30,10 @@ struct bottleneck {
 /* N long flows h0..h(N-1) -> hN through one 100 Gbps port with step marking at K; measures the second half. */
 static void bottleneck(int N, const char *K, const char *stop, bool print, struct bottleneck *b)
 {
-    char json[4096];
-    int len = snprintf(json, sizeof json,
-                       "{\"topology\": {\"type\": \"star\", \"hosts\": %d, \"link\": {\"rate\": \"100Gbps\", \"delay\": "
-                       "\"1us\"}}, \"stop\": \"%s\", \"host\": {\"cc\": \"dctcp\"},"
-                       " \"switch\": {\"ecn\": {\"kmin\": \"%s\", \"kmax\": \"%s\", \"pmax\": 1}}, \"traffic\": [",
-                       N + 1, stop, K, K);
-    for (int i = 0; i < N; i++)
-        len += snprintf(json + len, sizeof json - (size_t)len,
-                        "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": \"h%d\", \"size\": \"10GB\"}", i ? ", " : "",
-                        i, N);
-    snprintf(json + len, sizeof json - (size_t)len, "]}");
+    char json[4096], extra[256];
+    snprintf(extra, sizeof extra, "\"stop\": \"%s\", \"host\": {\"cc\": \"dctcp\"}, \"switch\": {\"ecn\": {\"kmin\": "
+             "\"%s\", \"kmax\": \"%s\", \"pmax\": 1}}", stop, K, K);
+    validation_star_json(json, sizeof json, N, "100Gbps", extra, 0);
     struct scenario scn;
     struct run r;
     CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));

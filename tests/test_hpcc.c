@@ -90,15 +90,7 @@ struct share {
 static void share_run(int N, sim_time_t until, sim_time_t span, struct share *out)
 {
     char json[4096];
-    int len = snprintf(json, sizeof json,
-                       "{\"topology\": {\"type\": \"star\", \"hosts\": %d, \"link\": {\"rate\": \"100Gbps\", "
-                       "\"delay\": \"1us\"}}, \"host\": {\"cc\": \"hpcc\"}, \"stop\": \"1s\", \"traffic\": [",
-                       N + 1);
-    for (int i = 0; i < N; i++)
-        len += snprintf(json + len, sizeof json - (size_t)len,
-                        "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": \"h%d\", \"size\": \"10GB\"}", i ? ", " : "",
-                        i, N);
-    snprintf(json + len, sizeof json - (size_t)len, "]}");
+    validation_star_json(json, sizeof json, N, "100Gbps", "\"host\": {\"cc\": \"hpcc\"}, \"stop\": \"1s\"", 0);
     struct scenario scn;
     struct run r;
     CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));

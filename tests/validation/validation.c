@@ -48,22 +48,24 @@ static struct run *start(const char *json, struct scenario *scn)
     return &r;
 }
 
-/*
- * The bottleneck case most rows use: N long flows h0..h(N-1) -> hN (10 GB each, so they never end) on a star of
- * N + 1 hosts whose links run at `rate` with 1 us of delay, with `extra` top-level fields (the stop time, the host
- * and switch settings); the last flow starts at join_ps.  Starts the run (start()), NULL when it does not load.
- */
-static struct run *star_flows(int N, const char *rate, const char *extra, sim_time_t join_ps, struct scenario *scn)
+/* See validation.h. */
+void validation_star_json(char *json, size_t size, int N, const char *rate, const char *extra, sim_time_t join_ps)
 {
-    char json[4096];
-    int len = snprintf(json, sizeof json,
+    int len = snprintf(json, size,
                        "{\"topology\": {\"type\": \"star\", \"hosts\": %d, \"link\": {\"rate\": \"%s\", \"delay\": "
                        "\"1us\"}}, %s, \"traffic\": [", N + 1, rate, extra);
     for (int i = 0; i < N; i++)
-        len += snprintf(json + len, sizeof json - (size_t)len,
+        len += snprintf(json + len, size - (size_t)len,
                         "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": \"h%d\", \"size\": \"10GB\", \"start\": "
                         "\"%lldps\"}", i ? ", " : "", i, N, (long long)(i == N - 1 ? join_ps : 0));
-    snprintf(json + len, sizeof json - (size_t)len, "]}");
+    snprintf(json + len, size - (size_t)len, "]}");
+}
+
+/* The bottleneck case most rows use (validation_star_json), started (start()); NULL when it does not load. */
+static struct run *star_flows(int N, const char *rate, const char *extra, sim_time_t join_ps, struct scenario *scn)
+{
+    char json[4096];
+    validation_star_json(json, sizeof json, N, rate, extra, join_ps);
     return start(json, scn);
 }
 

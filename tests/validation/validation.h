@@ -8,6 +8,9 @@
 #define TESTS_VALIDATION_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "sim/sim.h"
 
 struct vresult {
     char check[96];
@@ -25,6 +28,13 @@ struct vgroup {
     /* Appends results to out[*n..cap); returns false when a run could not be set up. */
     bool (*run)(struct vresult *out, int *n, int cap);
 };
+
+/*
+ * The bottleneck scenario most rows (and the algorithms' own tests) use: N long flows h0..h(N-1) -> hN (10 GB
+ * each, so they never end) on a star of N + 1 hosts whose links run at `rate` with 1 us of delay, with `extra`
+ * top-level members (the stop time, host and switch settings); the last flow starts at join_ps.  JSON into json.
+ */
+void validation_star_json(char *json, size_t size, int N, const char *rate, const char *extra, sim_time_t join_ps);
 
 extern const struct vgroup validation_groups[];
 extern const int validation_n_groups;
