@@ -120,17 +120,6 @@ static void json_str(struct sbuf *b, const char *s)
     sb_printf(b, "\"");
 }
 
-/* The priorities traffic uses: each entry's, and DCQCN's CNPs'. */
-static unsigned traffic_prios(const struct scenario *scn)
-{
-    unsigned m = 0;
-    for (int i = 0; i < scn->n_traffic; i++)
-        m |= 1u << scn->traffic[i].priority;
-    if (strcmp(scn_cc_name(scn->host.cc), "dcqcn") == 0)
-        m |= 1u << scn->host.cnp_priority;
-    return m;
-}
-
 static char *topology_json(const struct scenario *scn, const struct graph *g, bool replay, int64_t stop_ns,
                            const char *flows, size_t *len)
 {
@@ -146,7 +135,7 @@ static char *topology_json(const struct scenario *scn, const struct graph *g, bo
     json_str(&b, ops && ops->alpha_name ? ops->alpha_name : "");
     sb_printf(&b, ",\"cc_state_fraction\":%s,\"frame_hz\":%d,\"priorities\":[",
               ops && ops->alpha_fraction ? "true" : "false", LIVE_FRAME_HZ);
-    unsigned pm = traffic_prios(scn);
+    unsigned pm = monitor_traffic_prios(scn);
     for (int p = 0, k = 0; p < NPRIO; p++)
         if (pm & (1u << p))
             sb_printf(&b, "%s%d", k++ ? "," : "", p);

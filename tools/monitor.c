@@ -121,8 +121,8 @@ int monitor_resolve_queues(const struct run *r, struct port ***out, uint32_t *n,
     return 0;
 }
 
-/* The priorities that carry frames in this scenario: data (and ACKs) of every entry, and CNPs. */
-static uint8_t traffic_prios(const struct scenario *scn)
+/* See monitor.h. */
+uint8_t monitor_traffic_prios(const struct scenario *scn)
 {
     uint8_t m = 0;
     for (int i = 0; i < scn->n_traffic; i++)
@@ -273,7 +273,7 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
     if (rc)
         return rc;
     m->interval = r->scn->monitor.interval_ps;
-    m->prios = traffic_prios(r->scn);
+    m->prios = monitor_traffic_prios(r->scn);
     /* The selection is valid: from here the directory is this run's (nothing of an earlier run stays). */
     if ((rc = run_claim_dir(dir, err, errlen))) {
         free(m->queues);

@@ -109,4 +109,8 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
  */
 int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen);
 
+/* The priorities that carry frames in a scenario, bit p for priority p: data (and ACKs) of every traffic entry,
+ * and CNPs when the congestion control sends them (queues.csv's rows, the live view's list). */
+uint8_t monitor_traffic_prios(const struct scenario *scn);
+
 #endif
