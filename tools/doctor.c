@@ -222,6 +222,7 @@ static void check_switch_ports(const struct run *r, const struct senders *sd, st
         uint32_t lossy[NPRIO] = {0}, ecn_off = 0, k_order = 0, k_min_over = 0, k_max_over = 0, hdrm_short = 0;
         uint8_t lossless_seen[NPRIO] = {0};
         int64_t xoff_pt = 0, kmin = 0, kmax = 0, hdrm = 0, need = 0, bdp = 0;
+        const char *xoff_how = ""; /* how the port that set xoff_pt computes it */
         /* The largest data frame that reaches this switch: a sender's whose frames its MTU lets through. */
         int mtu = 0;
         for (uint32_t h = 0; h < r->g.n_hosts; h++)
@@ -250,13 +251,16 @@ static void check_switch_ports(const struct run *r, const struct senders *sd, st
                  * (alpha x the buffer left after the headroom reservations): the most a queue gets before PFC. */
                 int64_t x = pc->xoff_static ? pc->xoff
                                             : (int64_t)(pc->alpha * (double)(cfg->buffer - w->hdrm_reserved));
+                if (pc->ecn.kmin >= x || pc->ecn.kmax > x) {
+                    xoff_pt = x;
+                    xoff_how = pc->xoff_static ? "the static xoff"
+                                               : "dynamic_alpha x the free buffer, at an empty buffer";
+                }
                 if (pc->ecn.kmin >= x) {
                     k_min_over++;
-                    xoff_pt = x;
                     kmin = pc->ecn.kmin;
                 } else if (pc->ecn.kmax > x) {
                     k_max_over++;
-                    xoff_pt = x;
                     kmax = pc->ecn.kmax;
                 }
             }
@@ -304,9 +308,7 @@ static void check_switch_ports(const struct run *r, const struct senders *sd, st
         if (k_min_over) {
             sfmt(where, sizeof where, "%s (%u ports)", nm, k_min_over);
             sfmt(seen, sizeof seen, "ECN kmin %s is at or above the PFC point %s (%s)", units_fmt_size(kmin, a, sizeof a),
-                 units_fmt_size(xoff_pt, b, sizeof b),
-                 cfg->pfc.xoff_mode == SCN_XOFF_STATIC ? "the static xoff"
-                                                       : "dynamic_alpha x the free buffer, at an empty buffer");
+                 units_fmt_size(xoff_pt, b, sizeof b), xoff_how);
             add(rep, DOC_ERROR, "ecn-above-xoff", where, seen,
                 "PFC pauses the upstream before the queue reaches kmin, so nothing is ever marked: no CNPs, DCQCN "
                 "never slows the senders, and PFC alone holds the queue",
@@ -315,9 +317,7 @@ static void check_switch_ports(const struct run *r, const struct senders *sd, st
         if (k_max_over) {
             sfmt(where, sizeof where, "%s (%u ports)", nm, k_max_over);
             sfmt(seen, sizeof seen, "ECN kmax %s is above the PFC point %s (%s)", units_fmt_size(kmax, a, sizeof a),
-                 units_fmt_size(xoff_pt, b, sizeof b),
-                 cfg->pfc.xoff_mode == SCN_XOFF_STATIC ? "the static xoff"
-                                                       : "dynamic_alpha x the free buffer, at an empty buffer");
+                 units_fmt_size(xoff_pt, b, sizeof b), xoff_how);
             add(rep, DOC_WARNING, "ecn-above-xoff", where, seen,
                 "PFC fires before the marking reaches pmax: ECN has not done its work when the upstream is paused",
                 "lower kmax below the PFC point");
