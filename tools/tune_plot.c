@@ -120,6 +120,18 @@ static void seeds_text(const struct tune_plot_input *in, bool full, char *out, s
         sfmt(out, len, "%d-%d seeds", lo, hi);
 }
 
+/* The legend entries "screening (1-2 seeds)" and "full (3 seeds)" as the prelude's screen_label / full_label. */
+static void seed_labels(const struct tune_plot_input *in, FILE *pf)
+{
+    char seeds[40], t[80];
+    seeds_text(in, false, seeds, sizeof seeds);
+    sfmt(t, sizeof t, "screening%s%s%s", *seeds ? " (" : "", seeds, *seeds ? ")" : "");
+    pre_str(pf, "screen_label", t);
+    seeds_text(in, true, seeds, sizeof seeds);
+    sfmt(t, sizeof t, "full%s%s%s", *seeds ? " (" : "", seeds, *seeds ? ")" : "");
+    pre_str(pf, "full_label", t);
+}
+
 /* The evaluation that stands for the baseline: its full one when there is one, with a value; -1 when none. */
 static int baseline_eval(const struct tune_plot_input *in, bool both)
 {
@@ -219,7 +231,7 @@ static void prep_convergence(const struct tune_plot_input *in, struct plot *p)
     bool base = isfinite(in->baseline_obj);
     extent_add(&ey, in->baseline_obj);
     extent_add(&ex, 0);
-    char t[1200], a[40], b[40], title[1400];
+    char t[1200], title[1400];
     direction(in, 0, t, sizeof t);
     sfmt(title, sizeof title, "%s: convergence, %s%s", in->title, t, in->n_obj == 2 ? " (objective 1 of 2)" : "");
     pre_str(p->pf, "title", title);
@@ -234,12 +246,7 @@ static void prep_convergence(const struct tune_plot_input *in, struct plot *p)
     pre_str(p->pf, "subtitle", t);
     axis_label(in->obj_label[0], in->obj_unit[0], t, sizeof t);
     pre_str(p->pf, "ylabel", t);
-    seeds_text(in, false, a, sizeof a);
-    sfmt(t, sizeof t, "screening%s%s%s", *a ? " (" : "", a, *a ? ")" : "");
-    pre_str(p->pf, "screen_label", t);
-    seeds_text(in, true, b, sizeof b);
-    sfmt(t, sizeof t, "full%s%s%s", *b ? " (" : "", b, *b ? ")" : "");
-    pre_str(p->pf, "full_label", t);
+    seed_labels(in, p->pf);
     const char *unit = in->obj_unit[0] ? in->obj_unit[0] : "";
     sfmt(t, sizeof t, "baseline, %.4g%s%s", in->baseline_obj, *unit ? " " : "", unit);
     pre_str(p->pf, "base_label", t);
@@ -279,7 +286,7 @@ static void prep_marginal(const struct tune_plot_input *in, int k, struct plot *
     if (in->best >= 0 && isfinite(in->evals[in->best].obj[0]) && isfinite(in->evals[in->best].x[k]))
         add_row(&ser[4], in->evals[in->best].x[k], in->evals[in->best].obj[0], in->best);
 
-    char t[1200], a[40], title[1400];
+    char t[1200], title[1400];
     direction(in, 0, t, sizeof t);
     sfmt(title, sizeof title, "%s: %s%s against %s", in->title, t, in->n_obj == 2 ? " (objective 1 of 2 only)" : "",
          pa->path);
@@ -296,12 +303,7 @@ static void prep_marginal(const struct tune_plot_input *in, int k, struct plot *
     pre_str(p->pf, "xlabel", t);
     axis_label(in->obj_label[0], in->obj_unit[0], t, sizeof t);
     pre_str(p->pf, "ylabel", t);
-    seeds_text(in, false, a, sizeof a);
-    sfmt(t, sizeof t, "screening%s%s%s", *a ? " (" : "", a, *a ? ")" : "");
-    pre_str(p->pf, "screen_label", t);
-    seeds_text(in, true, a, sizeof a);
-    sfmt(t, sizeof t, "full%s%s%s", *a ? " (" : "", a, *a ? ")" : "");
-    pre_str(p->pf, "full_label", t);
+    seed_labels(in, p->pf);
     pre_str(p->pf, "base_label", b >= 0 && !in->evals[b].full ? "baseline (screening only)" : "baseline");
     fprintf(p->pf, "nchoices = %d\n", pa->n_choices > 0 ? pa->n_choices : 0);
     if (pa->n_choices > 0) {
