@@ -9,10 +9,7 @@
 
 int cfg_cmd_bad(const struct cfg_cmd *c, const char *fmt, const char *arg)
 {
-    fprintf(stderr, "rocesim %s: ", c->who);
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n%s", c->usage);
-    return SCN_EUSAGE;
+    return usage_error(c->who, c->usage, fmt, arg);
 }
 
 int cfg_cmd_arg(struct cfg_cmd *c, int argc, char **argv, int *i)

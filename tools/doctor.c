@@ -957,10 +957,7 @@ static const char doc_usage[] =
 
 static int doc_bad(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "rocesim doctor: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n%s", doc_usage);
-    return SCN_EUSAGE;
+    return usage_error("doctor", doc_usage, fmt, arg);
 }
 
 #define DOC_MAX_SETS 256

@@ -97,10 +97,7 @@ struct cli {
 
 static int bad_usage(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "rocesim: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n%s", usage);
-    return SCN_EUSAGE;
+    return usage_error(NULL, usage, fmt, arg);
 }
 
 static int add_set(struct cli *c, const char *arg, char *storage)

@@ -824,10 +824,7 @@ static const char import_usage[] =
 
 static int imp_bad(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "rocesim import: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n%s", import_usage);
-    return SCN_EUSAGE;
+    return usage_error("import", import_usage, fmt, arg);
 }
 
 /* --ports: NAME=SELECTOR pairs with a node:port selector each. */

@@ -175,3 +175,12 @@ int parse_seed_list(struct setting_ctx *c, const cJSON *seeds, const char *where
     }
     return 0;
 }
+
+/* See sweep_util.h. */
+int usage_error(const char *who, const char *usage, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "rocesim%s%s: ", who ? " " : "", who ? who : "");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n%s", usage);
+    return SCN_EUSAGE;
+}

@@ -34,6 +34,12 @@ int read_text_file(const char *path, char **text, char *err, size_t errlen);
 /* A copy of JSON text with // and block comments blanked out (newlines kept).  Caller frees. */
 char *strip_json_comments(const char *text);
 
+/*
+ * A command's usage error: "rocesim WHO: " (or "rocesim: " when who is NULL), fmt with arg, a newline, the
+ * command's usage text; returns SCN_EUSAGE (exit status 2).
+ */
+int usage_error(const char *who, const char *usage, const char *fmt, const char *arg);
+
 /* A growing NUL-terminated string; zero-initialize, append with sb_printf, free(b.p). */
 struct sbuf {
     char *p;
