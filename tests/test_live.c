@@ -739,11 +739,34 @@ static void test_browser(void)
     cJSON_Delete(topo);
 }
 
+/* A replay of a run that followed no flow (monitor.flows "none": rates.csv has its header only) serves its
+ * topology with no flows. */
+static void test_replay_without_flows(void)
+{
+    char dir[300], cmd[800], args[400];
+    snprintf(dir, sizeof dir, "%s/noflows", test_dir());
+    snprintf(cmd, sizeof cmd, "%s run scenarios/dumbbell.json -q --no-plot --stop 50us --set monitor.flows=none -o %s"
+             " > /dev/null 2>&1", test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    snprintf(args, sizeof args, "view %s --live 0", dir);
+    struct child c;
+    CU_ASSERT_FATAL(spawn(&c, args));
+    char *body;
+    CU_ASSERT_EQUAL(http(c.port, "GET", "/topology.json", "", NULL, &body), 200);
+    cJSON *topo = cJSON_Parse(body);
+    free(body);
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItem(topo, "flows")), 0);
+    CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(topo, "mode")->valuestring, "replay");
+    cJSON_Delete(topo);
+    CU_ASSERT_EQUAL(reap(&c, SIGINT), 0);
+}
+
 void test_live_register(void)
 {
     CU_pSuite s = CU_add_suite("live", NULL, NULL);
     CU_add_test(s, "server: page, topology, refusals, a client leaving, a step, pauses = pfc.csv's, same bytes",
                 test_server);
+    CU_add_test(s, "replay of a run that followed no flow", test_replay_without_flows);
     CU_add_test(s, "chromium: live run and replay, no console error, DOM pauses = pfc.csv's, screenshots",
                 test_browser);
 }

@@ -38,7 +38,7 @@ struct httpd {
     ev_async wake_w, stop_w;
     ev_timer grace_w;
     pthread_t thr;
-    bool thread_started, stopping;
+    bool stopping;
     char addr[64];
     int port;
     bool any_host; /* bound to 0.0.0.0: whatever Host names it, as long as the Origin matches the Host */
@@ -450,7 +450,6 @@ struct httpd *httpd_start(const char *addr, int port, httpd_handler fn, void *ct
         free(h);
         return NULL;
     }
-    h->thread_started = true;
     return h;
 }
 

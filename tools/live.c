@@ -287,7 +287,7 @@ static void send_frame(struct live *lv)
     for (uint32_t l = 0; l < g->n_links; l++) {
         uint32_t pa = g->links[l].port_a, pb = g->links[l].port_b;
         double u[2] = {0, 0};
-        uint32_t ends[2] = {pa, pb};
+        const uint32_t ends[2] = {pa, pb};
         for (int e = 0; e < 2; e++) {
             uint64_t tx = n->ports[ends[e]].tx_bytes;
             if (dt > 0 && g->ports[ends[e]].rate_bps > 0) {
@@ -613,7 +613,8 @@ static char *replay_flows(const char *dir, const struct graph *g)
             names = mem_xrealloc(names, sizeof *names * (cap = cap ? cap * 2 : 64), "the replay's flows");
         names[n++] = c1 + 1;
     }
-    qsort(names, n, sizeof *names, cmp_str);
+    if (n) /* qsort wants a valid array even for none: a run that followed no flow has no names */
+        qsort(names, n, sizeof *names, cmp_str);
     snprintf(path, sizeof path, "%s/flows.csv", dir);
     if (n && read_file(path, &flows, &len, e, sizeof e) == 0) {
         int k = 0;
