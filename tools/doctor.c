@@ -188,6 +188,13 @@ struct senders {
     int mtu_max;        /* the largest host.mtu of a sender */
 };
 
+/* The flags (enum cc_flags) of the congestion control a host's settings choose. */
+static unsigned host_cc_flags(const struct scn_host *hc)
+{
+    int ci = cc_find(scn_cc_name(hc->cc));
+    return ci >= 0 ? cc_registry[ci]->flags : 0;
+}
+
 static void senders_init(const struct run *r, struct senders *sd)
 {
     const struct net *n = &r->net;
@@ -199,8 +206,7 @@ static void senders_init(const struct run *r, struct senders *sd)
         if (sd->prio[h] < 0)
             continue;
         sd->data_mask |= (uint8_t)(1u << sd->prio[h]);
-        int ci = cc_find(scn_cc_name(n->hosts[h].cfg->cc));
-        unsigned fl = ci >= 0 ? cc_registry[ci]->flags : 0;
+        unsigned fl = host_cc_flags(n->hosts[h].cfg);
         sd->ecn_cc |= (fl & CC_F_ECN) != 0;
         if (fl & CC_F_ECN)
             all_step &= (fl & CC_F_ECN_STEP) != 0;
@@ -368,7 +374,7 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
         const struct scn_host *hc = n->hosts[h].cfg;
         const char *nm = node_name(r, n->hosts[h].node);
         int64_t rate = n->hosts[h].rate_bps;
-        if (hc->cc == SCN_CC_DCQCN) {
+        if (host_cc_flags(hc) & CC_F_CNP) {
             /* A CNP on a lower priority than the data waits behind it under strict priority. */
             for (uint32_t i = 0; i < r->g.n_switches; i++) {
                 const struct scn_switch *c = n->sws[i].cfg;
