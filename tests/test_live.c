@@ -126,22 +126,23 @@ static int http(int port, const char *method, const char *path, const char *head
     size_t len = 0, cap = 65536;
     char *buf = malloc(cap);
     ssize_t k;
+    bool chunked = false;
     /* Until the message is whole (Content-Length, or the last chunk): a server may keep the connection. */
     while ((k = recv(fd, buf + len, cap - len - 1, 0)) > 0) {
         len += (size_t)k;
         buf[len] = 0;
         if (cap - len < 4096)
             buf = realloc(buf, cap *= 2);
-        char *hend = strstr(buf, "\r\n\r\n"), *cl;
+        char *hend = strstr(buf, "\r\n\r\n");
         if (!hend)
             continue;
         *hend = 0;
-        cl = strcasestr(buf, "content-length:");
-        bool chunked = strcasestr(buf, "transfer-encoding: chunked") != NULL;
+        const char *cl = strcasestr(buf, "content-length:");
+        chunked = strcasestr(buf, "transfer-encoding: chunked") != NULL;
         *hend = '\r';
         if (cl && len >= (size_t)(hend + 4 - buf) + strtoul(cl + 15, NULL, 10))
             break;
-        if (chunked && strstr(hend + 4, "\r\n0\r\n\r\n"))
+        if (chunked && strstr(hend + 2, "\r\n0\r\n\r\n")) /* from the header's last CRLF: an empty body too */
             break;
     }
     close(fd);
@@ -151,7 +152,6 @@ static int http(int port, const char *method, const char *path, const char *head
     char *b = strstr(buf, "\r\n\r\n");
     if (out && b) {
         b += 4;
-        bool chunked = strcasestr(buf, "transfer-encoding: chunked") && strcasestr(buf, "transfer-encoding: chunked") < b;
         memmove(buf, b, strlen(b) + 1);
         if (chunked)
             unchunk(buf);
