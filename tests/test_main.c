@@ -7,11 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 const char *test_rocesim_bin(void)
 {
     const char *b = getenv("ROCESIM");
     return b && *b ? b : "./rocesim";
+}
+
+const char *test_mpi_bin(const char *what)
+{
+    const char *b = getenv("ROCESIM_MPI_BIN");
+    b = b && *b ? b : "./rocesim-mpi";
+    if (access(b, X_OK) == 0 && test_run("command -v mpirun >/dev/null", NULL) == 0)
+        return b;
+    fprintf(stderr, "\n  note: %s or mpirun missing (make mpi): %s skipped\n", b, what);
+    return NULL;
 }
 
 int test_run(const char *cmdline, char **out)

@@ -310,11 +310,9 @@ static void test_check_long_sweep_file(void)
 /* mpirun -np 3 over rocesim-mpi writes the same results.csv as the local sweep (skipped without OpenMPI). */
 static void test_mpi_same_rows(void)
 {
-    const char *bin = getenv("ROCESIM_MPI_BIN") ? getenv("ROCESIM_MPI_BIN") : "./rocesim-mpi";
-    if (access(bin, X_OK) != 0 || test_run("command -v mpirun >/dev/null", NULL) != 0) {
-        fprintf(stderr, "\n  note: %s or mpirun missing (make mpi): MPI sweep test skipped\n", bin);
+    const char *bin = test_mpi_bin("the MPI sweep test");
+    if (!bin)
         return;
-    }
     char dir[160], cmd[1024], *out = NULL;
     snprintf(dir, sizeof dir, "%s/mpi", root);
     snprintf(cmd, sizeof cmd, "mpirun --allow-run-as-root --oversubscribe -np 3 %s sweep %s -j 1 -o %s -q", bin,

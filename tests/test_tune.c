@@ -493,11 +493,9 @@ static void test_tune_bad_files(void)
 /* mpirun -np 2 over rocesim-mpi writes the same best.json and tune.csv as the local tune (skipped without MPI). */
 static void test_tune_mpi(void)
 {
-    const char *bin = getenv("ROCESIM_MPI_BIN") ? getenv("ROCESIM_MPI_BIN") : "./rocesim-mpi";
-    if (access(bin, X_OK) != 0 || test_run("command -v mpirun >/dev/null", NULL) != 0) {
-        fprintf(stderr, "\n  note: %s or mpirun missing (make mpi): MPI tune test skipped\n", bin);
+    const char *bin = test_mpi_bin("the MPI tune test");
+    if (!bin)
         return;
-    }
     char dir[160], cmd[1024], a[256], b[256], *out = NULL;
     snprintf(dir, sizeof dir, "%s/mpi", root);
     snprintf(cmd, sizeof cmd, "mpirun --allow-run-as-root --oversubscribe -np 2 %s tune "

@@ -98,6 +98,10 @@ bool test_under_asan(void);
 /* Path of the rocesim binary under test ($ROCESIM, default ./rocesim). */
 const char *test_rocesim_bin(void);
 
+/* Path of rocesim-mpi ($ROCESIM_MPI_BIN, default ./rocesim-mpi) when it and mpirun are there; else NULL, after a
+ * note on stderr that `what` is skipped. */
+const char *test_mpi_bin(const char *what);
+
 /*
  * Runs a shell command line; returns its exit status (or -1) and, when out
  * is not NULL, its stdout+stderr (caller frees).
