@@ -144,7 +144,7 @@ static void test_incast_run(void)
         CU_ASSERT(s->samples > 50);
         CU_ASSERT(s->decreases > 0);
         /* The last sample is within a microsecond of the flow's target (about 23.8 us). */
-            CU_ASSERT(fabs((double)s->delay - (double)s->target) < 1e6);
+        CU_ASSERT(fabs((double)s->delay - (double)s->target) < 1e6);
     }
     test_run_checked(&r);
     CU_ASSERT_EQUAL(r.net.flows_completed, 4);
