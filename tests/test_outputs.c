@@ -6,6 +6,7 @@
  */
 #include "tests/tests.h"
 #include "sim/units.h"
+#include "tools/jsonout.h"
 #include "tools/monitor.h"
 #include "tools/progress.h"
 #include "tools/run.h"
@@ -852,9 +853,34 @@ static void test_progress_on_terminal(void)
     free(s);
 }
 
+/*
+ * Numbers in the JSON outputs read back as the same double: 7.7801452682844907 (a p95 slowdown summary.json
+ * once wrote as 7.78014526828449, which reads back 1 ulp lower) and values that need 15, 16 and 17 digits.
+ */
+static void test_json_numbers_exact(void)
+{
+    static const double v[] = {7.7801452682844907, 0.1, 1.0 / 3.0, 2e-300, 123456789012345678.0, -0.0, 42, 1e15 + 1};
+    cJSON *o = cJSON_CreateArray();
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        cJSON_AddItemToArray(o, cJSON_CreateNumber(v[i]));
+    char *txt = jsonout_print(o);
+    cJSON_Delete(o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(txt);
+    CU_ASSERT_PTR_NOT_NULL(strstr(txt, "0.1,")); /* the shortest exact form, not 0.10000000000000001 */
+    CU_ASSERT_PTR_NOT_NULL(strstr(txt, "42,"));
+    cJSON *back = cJSON_Parse(txt);
+    free(txt);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(back);
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(back), (int)(sizeof v / sizeof v[0]));
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        CU_ASSERT(cJSON_GetArrayItem(back, (int)i)->valuedouble == v[i]);
+    cJSON_Delete(back);
+}
+
 void test_outputs_register(void)
 {
     CU_pSuite s = CU_add_suite("outputs: time series, plots, progress", suite_init, suite_clean);
+    CU_add_test(s, "JSON outputs write every number so that it reads back exactly", test_json_numbers_exact);
     CU_add_test(s, "run prints the summary and the output paths", test_run_summary);
     CU_add_test(s, "no progress when stderr is not a terminal", test_no_progress_off_terminal);
     CU_add_test(s, "CSV headers; no temporary files left", test_headers_and_no_temporaries);

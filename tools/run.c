@@ -1,5 +1,6 @@
 /* run — one simulation: build, simulate, report (see run.h). */
 #include "tools/run.h"
+#include "tools/jsonout.h"
 #include "models/fault.h"
 #include "models/pfcwd.h"
 #include "sim/mem.h"
@@ -323,7 +324,7 @@ char *run_summary_json(const struct run *r, bool with_wall)
     cJSON_AddNumberToObject(wd, "storms_detected", n->wd ? n->wd->storms : 0);
     cJSON_AddNumberToObject(wd, "restored", n->wd ? n->wd->restored : 0);
 
-    char *txt = cJSON_Print(root);
+    char *txt = jsonout_print(root);
     cJSON_Delete(root);
     if (!txt)
         mem_oom("writing summary.json");

@@ -1,5 +1,6 @@
 /* sweep_out — see sweep_out.h. */
 #include "tools/sweep_out.h"
+#include "tools/jsonout.h"
 #include "tools/plot.h"
 #include "sim/scenario.h"
 #include "sim/mem.h"
@@ -596,7 +597,7 @@ int sweep_best_write(const struct sweep_table *t, const struct sweep_spec *s, co
         cJSON_AddItemToArray(rank, o);
     }
     free(order);
-    char *txt = cJSON_Print(root);
+    char *txt = jsonout_print(root);
     cJSON_Delete(root);
     if (!txt)
         mem_oom("writing the sweep's results");

@@ -19,6 +19,7 @@
  * baseline with Student's paired t test (tools/stats.h).
  */
 #include "tools/tune.h"
+#include "tools/jsonout.h"
 #include "tools/runpool.h"
 #include "tools/stats.h"
 #include "tools/sweep_out.h"
@@ -922,7 +923,7 @@ static cJSON *compare_json(const struct tune_spec *s, int m, const double *win, 
 /* Writes o (freed here) as dir/name, indented, ending with a newline, atomically; 0 or SCN_EIO (said on stderr). */
 static int write_json(const char *dir, const char *name, cJSON *o)
 {
-    char *text = cJSON_Print(o);
+    char *text = jsonout_print(o);
     cJSON_Delete(o);
     if (!text)
         mem_oom("writing the tune's outputs");
