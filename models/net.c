@@ -381,6 +381,10 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     n->sim = s;
     n->scn = scn;
     n->g = g;
+    if (sim_set_entities(s, net_ent(g->n_nodes))) {
+        snprintf(err, errlen, "%u nodes: the engine numbers at most %u", g->n_nodes, SIM_ENT_LIMIT - 1);
+        return -1;
+    }
     /* Deeper prefetching pays only when the ports' hot lines (two 64-byte lines each) outgrow a core's L2: on
      * smaller fabrics it only adds instructions (the threshold's measurements: docs/performance.md). */
     if (g->n_ports > NET_PREFETCH_MIN_PORTS) {
@@ -603,7 +607,8 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
     }
     f->ideal_fct = ideal_fct(n, f);
     n->flows_active++;
-    sim_at(n->sim, start, route_flow_needs_choice(n, f) ? route_flow_start : nic_flow_start, f, 0);
+    sim_at_to(n->sim, start, net_ent(n->hosts[f->src].node),
+              route_flow_needs_choice(n, f) ? route_flow_start : nic_flow_start, f, 0);
     return f;
 }
 

@@ -515,6 +515,9 @@ void net_close_pauses(struct net *n, sim_time_t now);
 /* The graph's id of port p, which is its index in net.ports. */
 static inline uint32_t port_id(const struct port *p) { return (uint32_t)(p - p->net->ports); }
 
+/* The engine's entity (sim.h) of a node: its state is worked on only by its own events.  Entity 0 is the run. */
+static inline uint32_t net_ent(uint32_t node) { return node + 1; }
+
 /* The settings of switch port p (struct port_cfg). */
 static inline const struct port_cfg *port_cfg(const struct port *p) { return &p->net->pcfg[p->cfg]; }
 

@@ -144,7 +144,7 @@ static void wire_send(struct sim *s, struct port *p, struct pkt *k, sim_time_t a
     if (p->wire_tail) {
         wire_link(p->net, p->wire_tail, k, at, seq);
     } else {
-        sim_at_seq(s, at, seq, port_arrive, p->peer, (uint64_t)(uintptr_t)k);
+        sim_at_seq_to(s, at, seq, net_ent(p->peer->node), port_arrive, p->peer, (uint64_t)(uintptr_t)k);
     }
     p->wire_tail = k;
 }
@@ -192,7 +192,7 @@ void port_transmit(struct port *p, struct pkt *k)
     wire_send(s, p, k, s->now + t + p->delay_ps);
     if (!p->wake_pending && has_work(n, p)) {
         p->wake_pending = true;
-        sim_at_seq(s, p->busy_until, p->busy_seq, tx_wake, p, 0);
+        sim_at_seq_to(s, p->busy_until, p->busy_seq, net_ent(p->node), tx_wake, p, 0);
     }
     /* Last, where nothing else is live: the test then costs no register.  The frame only arrives later. */
     struct port_ctr *c = net_ctr(n, p, k->prio);
@@ -219,7 +219,7 @@ void port_kick(struct port *p)
     if (sim_before(s, p->busy_until, p->busy_seq)) {
         if (!p->wake_pending) {
             p->wake_pending = true;
-            sim_at_seq(s, p->busy_until, p->busy_seq, tx_wake, p, 0);
+            sim_at_seq_to(s, p->busy_until, p->busy_seq, net_ent(p->node), tx_wake, p, 0);
         }
         return;
     }

@@ -468,8 +468,8 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
                 double rate = (double)n->hosts[g->host].rate_bps;
                 g->mean_gap_ps = t->cdfs[ti].mean * 8.0 / (e->load * rate) * (double)PS_PER_S;
                 n->pending_sources++;
-                sim_at(n->sim, e->start_ps + (sim_time_t)rng_exponential(&g->rng, g->mean_gap_ps), poisson_arrival,
-                       g, 0);
+                sim_at_to(n->sim, e->start_ps + (sim_time_t)rng_exponential(&g->rng, g->mean_gap_ps),
+                          net_ent(n->hosts[g->host].node), poisson_arrival, g, 0);
             }
             break;
         }

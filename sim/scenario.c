@@ -15,6 +15,7 @@
 #include "sim/file.h"
 #include "sim/memest.h"
 #include "sim/settings.h"
+#include "sim/sim.h"
 #include "sim/units.h"
 
 #include <cjson/cJSON.h>
@@ -2607,7 +2608,7 @@ static const struct setting top_fields[] = {
     {TOP("description", description, "", "Free text for people", parse_description, dump_description)},
     {TOP("seed", seed, "1", "Every random choice in the run derives from it", parse_seed, dump_seed)},
     {SET_FIELD("stop", SETTING_TIME, struct scenario, stop_ps, SETTING_POSITIVE, "100ms",
-           "Simulated time at which the run stops at the latest")},
+           "Simulated time at which the run stops at the latest (at most 17.59 s)"), .hi = (double)SIM_TIME_LIMIT},
     {TOP("topology", topo, NULL, "The network", hook_topology, dump_topology), .flags = SETTING_ALWAYS},
     {SET_GROUP("switch", "Configuration shared by every switch")},
     {SET_GROUP("host", "Configuration shared by every host NIC")},

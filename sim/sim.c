@@ -9,6 +9,20 @@
 #include <string.h>
 
 #define SLOT_MASK ((1ULL << SIM_SLOT_BITS) - 1)
+#define ENT_MASK ((1ULL << SIM_ENT_BITS) - 1)
+#define ESEQ_MASK ((1ULL << SIM_ESEQ_BITS) - 1)
+
+/* A key's or an event's time, and a key's sequence (masked entity << SIM_ESEQ_BITS | number). */
+static inline sim_time_t hi_time(uint64_t hi) { return (sim_time_t)(hi >> SIM_ENT_BITS); }
+static inline uint64_t key_seq(const struct sim_key *k)
+{
+    return (k->hi & ENT_MASK) << SIM_ESEQ_BITS | k->lo >> SIM_SLOT_BITS;
+}
+static inline uint64_t seq_hi(sim_time_t t, uint64_t seq)
+{
+    return (uint64_t)t << SIM_ENT_BITS | ((seq >> SIM_ESEQ_BITS) ^ sim_tie_mask(t));
+}
+static inline uint64_t seq_lo(uint64_t seq) { return (seq & ESEQ_MASK) << SIM_SLOT_BITS; }
 #define RING ((uint32_t)1 << SIM_RING_BITS)
 #define RING_MASK (RING - 1)
 #define BMAP_WORDS (RING / 64)
@@ -52,10 +66,10 @@ static void heap_grow(struct sim_heap *hp)
     hp->cap = ncap;
 }
 
-/* (t, seqslot) as one 128-bit number: t >= 0, so unsigned order is (t, seq) order. */
+/* A key as one 128-bit number, whose unsigned order is the (time, entity, sequence) order. */
 static inline unsigned __int128 key_val(const struct sim_key *k)
 {
-    return ((unsigned __int128)(uint64_t)k->t << 64) | k->seqslot;
+    return ((unsigned __int128)k->hi << 64) | k->lo;
 }
 
 static void sift_up(struct sim_key *h, uint32_t i, struct sim_key k)
@@ -162,6 +176,8 @@ int sim_init(struct sim *s)
 {
     memset(s, 0, sizeof *s);
     s->shift = SHIFT_INIT;
+    s->n_ent = 1;
+    s->ent_seq = calloc(1, sizeof *s->ent_seq);
     s->cur_b = -1; /* nothing is in the window yet: every event goes to the calendar */
     s->cur_cap = 256;
     s->cur = malloc(sizeof *s->cur * s->cur_cap);
@@ -172,7 +188,7 @@ int sim_init(struct sim *s)
     s->bmap = calloc(BMAP_WORDS, sizeof *s->bmap);
     s->bsum = calloc(BMAP_WORDS / 64, sizeof *s->bsum);
     if (heap_init(&s->near, 256) || heap_init(&s->far, 64) || !s->cur || !s->cur_free || !s->win ||
-        !s->win_tmp || !s->bucket || !s->bmap || !s->bsum) {
+        !s->win_tmp || !s->bucket || !s->bmap || !s->bsum || !s->ent_seq) {
         sim_free(s);
         return -1;
     }
@@ -197,7 +213,30 @@ void sim_free(struct sim *s)
     free(s->slab);
     free(s->free_slots);
     free(s->scratch);
+    free(s->ent_seq);
     memset(s, 0, sizeof *s);
+}
+
+int sim_set_entities(struct sim *s, uint32_t n)
+{
+    if (n == 0 || n > SIM_ENT_LIMIT)
+        return -1;
+    if (n <= s->n_ent)
+        return 0;
+    uint64_t *e = realloc(s->ent_seq, sizeof *e * n);
+    if (!e)
+        return -1;
+    memset(e + s->n_ent, 0, sizeof *e * (n - s->n_ent));
+    s->ent_seq = e;
+    s->n_ent = n;
+    return 0;
+}
+
+void sim_seq_exhausted(uint32_t ent)
+{
+    fprintf(stderr, "rocesim: entity %u (0: the run, else node + 1) scheduled 2^%d events, more than the event keys "
+            "can number\n", ent, SIM_ESEQ_BITS - 1);
+    exit(1);
 }
 
 /* ---- the three tiers ---- */
@@ -225,7 +264,8 @@ static void ensure_cur(struct sim *s, uint32_t need)
     s->cur_cap = ncap;
 }
 
-#define EV_PARAMS sim_time_t t, uint64_t seq, sim_fn fn, void *obj, struct sim_timer *tm, uint64_t arg
+/* hi and lo as in struct sim_event: lo's low bits are the event's entity until the event has a slot. */
+#define EV_PARAMS uint64_t hi, uint64_t lo, sim_fn fn, void *obj, struct sim_timer *tm, uint64_t arg
 
 /* An event for the current window that arrived after it was sorted: it waits in the side heap. */
 static void near_insert(struct sim *s, EV_PARAMS)
@@ -237,8 +277,8 @@ static void near_insert(struct sim *s, EV_PARAMS)
         ensure_cur(s, s->n_cur + 1);
         idx = s->n_cur++;
     }
-    s->cur[idx] = (struct sim_event){t, seq, fn, obj, tm, arg};
-    heap_push(&s->near, (struct sim_key){t, (seq << SIM_SLOT_BITS) | idx});
+    s->cur[idx] = (struct sim_event){hi, lo, fn, obj, tm, arg};
+    heap_push(&s->near, (struct sim_key){hi, (lo & ~SLOT_MASK) | idx});
 }
 
 /* An event for the window being opened (not yet sorted). */
@@ -246,7 +286,7 @@ static inline void win_append(struct sim *s, const struct sim_event *e)
 {
     uint32_t idx = s->n_cur++;
     s->cur[idx] = *e;
-    s->win[s->win_n++] = (struct sim_key){e->t, (e->seq << SIM_SLOT_BITS) | idx};
+    s->win[s->win_n++] = (struct sim_key){e->hi, (e->lo & ~SLOT_MASK) | idx};
 }
 
 /*
@@ -298,7 +338,7 @@ static void ring_insert(struct sim *s, uint32_t slot, EV_PARAMS)
         }
     }
     struct sim_chunk *ch = &s->chunks[c];
-    ch->ev[ch->n++] = (struct sim_event){t, seq, fn, obj, tm, arg};
+    ch->ev[ch->n++] = (struct sim_event){hi, lo, fn, obj, tm, arg};
     s->n_ring++;
 }
 
@@ -313,8 +353,8 @@ static uint32_t slot_alloc(struct sim *s)
 static void far_insert(struct sim *s, EV_PARAMS)
 {
     uint32_t slot = slot_alloc(s);
-    s->slab[slot] = (struct sim_payload){fn, obj, tm, arg};
-    heap_push(&s->far, (struct sim_key){t, (seq << SIM_SLOT_BITS) | slot});
+    s->slab[slot] = (struct sim_payload){fn, obj, tm, arg, (uint32_t)(lo & SLOT_MASK)};
+    heap_push(&s->far, (struct sim_key){hi, (lo & ~SLOT_MASK) | slot});
 }
 
 /*
@@ -326,13 +366,13 @@ static void far_insert(struct sim *s, EV_PARAMS)
  */
 static inline void insert_event(struct sim *s, EV_PARAMS)
 {
-    int64_t b = t >> s->shift;
+    int64_t b = hi_time(hi) >> s->shift;
     if (b <= s->cur_b)
-        near_insert(s, t, seq, fn, obj, tm, arg);
+        near_insert(s, hi, lo, fn, obj, tm, arg);
     else if (b - s->cur_b < (int64_t)RING)
-        ring_insert(s, (uint32_t)b & RING_MASK, t, seq, fn, obj, tm, arg);
+        ring_insert(s, (uint32_t)b & RING_MASK, hi, lo, fn, obj, tm, arg);
     else
-        far_insert(s, t, seq, fn, obj, tm, arg);
+        far_insert(s, hi, lo, fn, obj, tm, arg);
 }
 
 /* The first non-empty bitmap word at or after word p (p < BMAP_WORDS), not wrapping; or SIM_NONE. */
@@ -385,12 +425,12 @@ static void take_bucket(struct sim *s, uint32_t slot)
 static void far_take(struct sim *s)
 {
     struct sim_key k = s->far.h[0];
-    uint32_t slot = (uint32_t)(k.seqslot & SLOT_MASK);
+    uint32_t slot = (uint32_t)(k.lo & SLOT_MASK);
     struct sim_payload p = s->slab[slot];
     s->free_slots[s->n_free++] = slot;
     heap_pop(&s->far);
     ensure_cur(s, s->n_cur + 1);
-    win_append(s, &(struct sim_event){k.t, k.seqslot >> SIM_SLOT_BITS, p.fn, p.obj, p.timer, p.arg});
+    win_append(s, &(struct sim_event){k.hi, (k.lo & ~SLOT_MASK) | p.ent, p.fn, p.obj, p.timer, p.arg});
 }
 
 /*
@@ -431,7 +471,7 @@ static void rebucket(struct sim *s, unsigned shift)
     s->cur_b = (end >> shift) - 1;
     for (uint32_t i = 0; i < m; i++) {
         const struct sim_event *e = &s->scratch[i];
-        insert_event(s, e->t, e->seq, e->fn, e->obj, e->timer, e->arg);
+        insert_event(s, e->hi, e->lo, e->fn, e->obj, e->timer, e->arg);
     }
     s->rebuckets++;
 }
@@ -470,12 +510,12 @@ static void next_window(struct sim *s)
         slot = ring_next(s, from);
         b = b_ring = s->cur_b + 1 + ((slot - from) & RING_MASK);
     }
-    if (s->far.n && (s->far.h[0].t >> s->shift) < b)
-        b = s->far.h[0].t >> s->shift;
+    if (s->far.n && (hi_time(s->far.h[0].hi) >> s->shift) < b)
+        b = hi_time(s->far.h[0].hi) >> s->shift;
     s->cur_b = b;
     if (b == b_ring)
         take_bucket(s, slot);
-    while (s->far.n && (s->far.h[0].t >> s->shift) <= b)
+    while (s->far.n && (hi_time(s->far.h[0].hi) >> s->shift) <= b)
         far_take(s);
     sort_window(s);
     /* The next bucket's events were filed a while ago and are likely out of cache: start loading its newest chunk. */
@@ -488,33 +528,34 @@ static void next_window(struct sim *s)
 
 /* ---- scheduling ---- */
 
-static void schedule_seq(struct sim *s, sim_time_t t, uint64_t seq, sim_fn fn, void *obj, struct sim_timer *tm,
-                         uint64_t arg)
+/* Inlined into each entry point: with eight arguments, a call would pass two of them on the stack. */
+static inline __attribute__((always_inline)) void schedule_seq(struct sim *s, sim_time_t t, uint64_t seq,
+                                                              uint32_t ent, sim_fn fn, void *obj,
+                                                              struct sim_timer *tm, uint64_t arg)
 {
     if (t < s->now) {
         fprintf(stderr, "rocesim: bug: event scheduled in the past (%lld < %lld ps)\n",
                 (long long)t, (long long)s->now);
         abort();
     }
-    insert_event(s, t, seq, fn, obj, tm, arg);
+    if (__builtin_expect(t > SIM_TIME_LIMIT, 0)) {
+        s->beyond++; /* no run reaches it (sim.h) */
+        return;
+    }
+    insert_event(s, seq_hi(t, seq), seq_lo(seq) | ent, fn, obj, tm, arg);
 }
 
-static void schedule(struct sim *s, sim_time_t t, sim_fn fn, void *obj, struct sim_timer *tm, uint64_t arg)
+void sim_at_seq_to(struct sim *s, sim_time_t t, uint64_t seq, uint32_t ent, sim_fn fn, void *obj, uint64_t arg)
 {
-    schedule_seq(s, t, s->seq++, fn, obj, tm, arg);
+    schedule_seq(s, t, seq, ent, fn, obj, NULL, arg);
 }
 
-void sim_at_seq(struct sim *s, sim_time_t t, uint64_t seq, sim_fn fn, void *obj, uint64_t arg)
+void sim_at_to(struct sim *s, sim_time_t t, uint32_t ent, sim_fn fn, void *obj, uint64_t arg)
 {
-    schedule_seq(s, t, seq, fn, obj, NULL, arg);
+    schedule_seq(s, t, sim_reserve_seq(s), ent, fn, obj, NULL, arg);
 }
 
-void sim_at(struct sim *s, sim_time_t t, sim_fn fn, void *obj, uint64_t arg)
-{
-    schedule(s, t, fn, obj, NULL, arg);
-}
-
-void sim_timer_arm(struct sim *s, struct sim_timer *tm, sim_time_t t, sim_fn fn, void *obj)
+void sim_timer_arm_to(struct sim *s, struct sim_timer *tm, sim_time_t t, uint32_t ent, sim_fn fn, void *obj)
 {
     if (tm->armed && tm->queued <= t && tm->fn == fn && tm->obj == obj) {
         tm->at = t; /* the queued event will move itself (see sim_step) */
@@ -525,7 +566,7 @@ void sim_timer_arm(struct sim *s, struct sim_timer *tm, sim_time_t t, sim_fn fn,
     tm->at = tm->queued = t;
     tm->fn = fn;
     tm->obj = obj;
-    schedule(s, t, fn, obj, tm, tm->gen);
+    schedule_seq(s, t, sim_reserve_seq(s), ent, fn, obj, tm, tm->gen);
 }
 
 /*
@@ -562,17 +603,17 @@ static inline void prefetch_next(const struct sim *s)
         if (s->near.n && (!k || key_val(&s->near.h[0]) < key_val(k)))
             k = &s->near.h[0];
         if (k)
-            prefetch_event(&s->cur[k->seqslot & SLOT_MASK]);
+            prefetch_event(&s->cur[k->lo & SLOT_MASK]);
         return;
     }
     /* Four ahead, not three: the hook's first stage reads this event's frame two events later rather than one,
      * when the miss is more likely complete (measured in docs/performance.md; five ahead is no better). */
     if (left >= 4)
-        prefetch_event(&s->cur[w[3].seqslot & SLOT_MASK]);
+        prefetch_event(&s->cur[w[3].lo & SLOT_MASK]);
     if (s->win_pos <= 1 && left >= 3)
-        prefetch_event(&s->cur[w[2].seqslot & SLOT_MASK]); /* the window just opened: nothing prefetched it yet */
+        prefetch_event(&s->cur[w[2].lo & SLOT_MASK]); /* the window just opened: nothing prefetched it yet */
     for (uint32_t ahead = left < 2 ? left : 2; ahead >= 1; ahead--) {
-        const struct sim_event *q = &s->cur[w[ahead - 1].seqslot & SLOT_MASK];
+        const struct sim_event *q = &s->cur[w[ahead - 1].lo & SLOT_MASK];
         if (s->win_pos <= 1)
             prefetch_event(q); /* the window just opened: nothing prefetched it yet */
         for (uint32_t i = 0; i < s->n_pf; i++)
@@ -607,12 +648,14 @@ static inline bool window_fill(struct sim *s)
 
 bool sim_take_due(struct sim *s, sim_time_t t, uint64_t seq)
 {
+    seq ^= sim_tie_mask(t) << SIM_ESEQ_BITS;
     if (t != s->now || seq <= s->cur_seq || s->stop_requested)
         return false;
     /* Events of the current instant are all in the window or the side heap (the calendar holds later buckets). */
-    if (s->win_pos < s->win_n && s->win[s->win_pos].t == t && (s->win[s->win_pos].seqslot >> SIM_SLOT_BITS) < seq)
+    struct sim_key k = {(uint64_t)t << SIM_ENT_BITS | seq >> SIM_ESEQ_BITS, seq_lo(seq)};
+    if (s->win_pos < s->win_n && key_val(&s->win[s->win_pos]) < key_val(&k))
         return false;
-    if (s->near.n && s->near.h[0].t == t && (s->near.h[0].seqslot >> SIM_SLOT_BITS) < seq)
+    if (s->near.n && key_val(&s->near.h[0]) < key_val(&k))
         return false;
     s->cur_seq = seq;
     s->events++;
@@ -620,7 +663,7 @@ bool sim_take_due(struct sim *s, sim_time_t t, uint64_t seq)
     return true;
 }
 
-sim_time_t sim_next_time(struct sim *s) { return window_fill(s) ? window_min(s)->t : SIM_TIME_MAX; }
+sim_time_t sim_next_time(struct sim *s) { return window_fill(s) ? hi_time(window_min(s)->hi) : SIM_TIME_MAX; }
 
 bool sim_step(struct sim *s)
 {
@@ -632,27 +675,35 @@ bool sim_step(struct sim *s)
         heap_pop(&s->near);
     else
         s->win_pos++;
-    uint32_t idx = (uint32_t)(k.seqslot & SLOT_MASK);
+    uint32_t idx = (uint32_t)(k.lo & SLOT_MASK);
     struct sim_event e = s->cur[idx];
     s->cur_free[s->n_cur_free++] = idx;
     s->window_events++;
-    s->now = k.t;
+    if (__builtin_expect(k.lo >> 63, 0))
+        sim_seq_exhausted((uint32_t)(k.hi & ENT_MASK));
+    sim_time_t t = hi_time(k.hi);
+    uint64_t seq = key_seq(&k);
+    /* The point in the order only moves forward: an event keyed below it (scheduled for this instant by an entity
+     * numbered below the one that scheduled the running event) runs at once and leaves it (sim.h). */
+    if (t != s->now || seq > s->cur_seq)
+        s->cur_seq = seq;
+    s->now = t;
+    s->cur_ent = (uint32_t)(e.lo & SLOT_MASK);
     if (e.timer) {
         if (e.timer->gen != e.arg) {
             s->stale++;
             return true;
         }
-        if (e.timer->at > k.t) {
+        if (e.timer->at > t) {
             /* re-armed to a later time since this event was queued: move it there */
             s->moved++;
             e.timer->queued = e.timer->at;
-            schedule(s, e.timer->at, e.fn, e.obj, e.timer, e.arg);
+            schedule_seq(s, e.timer->at, sim_reserve_seq(s), s->cur_ent, e.fn, e.obj, e.timer, e.arg);
             return true;
         }
         e.timer->armed = false;
     }
     s->events++;
-    s->cur_seq = k.seqslot >> SIM_SLOT_BITS;
     prefetch_next(s);
     e.fn(s, e.obj, e.arg);
     return true;
@@ -663,11 +714,15 @@ uint64_t sim_run(struct sim *s, sim_time_t until)
     uint64_t before = s->events;
     s->stop_requested = false;
     while (!s->stop_requested && window_fill(s)) {
-        if (window_min(s)->t > until) {
-            s->now = until;
+        if (hi_time(window_min(s)->hi) > until) {
+            if (until != s->now) {
+                s->now = until;
+                s->cur_seq = 0; /* nothing of this instant has run */
+            }
             break;
         }
         sim_step(s);
     }
+    s->cur_ent = SIM_ENT_GLOBAL;
     return s->events - before;
 }

@@ -2,13 +2,36 @@
  * sim — the discrete-event engine: integer-picosecond clock, event queue,
  * cancellable timers and the run loop.
  *
- * Events are ordered by (time, insertion sequence): two events at the same
- * time always fire in the order they were scheduled, so a run is a pure
- * function of its inputs.  The queue has three tiers (sim.c):
- *   - the window: the events of the current bucket of time, as 16-byte keys
- *     (time, sequence<<SIM_SLOT_BITS | index) over an array of their
- *     payloads, sorted once when the window opens; an event scheduled into
- *     the open window waits in a small side heap;
+ * Order.  Every event belongs to an entity (a node of the network, or entity
+ * 0, the run itself: collectives, faults, detectors) whose state its handler
+ * works on, and it is scheduled by the entity whose handler was running (the
+ * scheduling entity; entity 0 outside any handler).  Events are ordered by the
+ * key (time, scheduling entity, that entity's own sequence): each entity
+ * numbers the events it schedules 0, 1, 2, ...  Unlike a sequence shared by
+ * the whole run, the key of an event depends only on the history of the
+ * entity that scheduled it, never on how the events of other entities
+ * interleaved with it, so a network cut into partitions that each run their
+ * own queue gives every event the same key and the same order (the design is
+ * in docs/architecture.md).  Two events of one entity at the same time fire in
+ * the order they were scheduled; a run is a pure function of its inputs.
+ * Entities are compared as entity XOR sim_tie_mask(time), an order that
+ * changes from instant to instant, so that no node wins every tie (two flows
+ * whose frames reach a switch at the same instant would otherwise always
+ * queue in the same order, and share the link unfairly).
+ *
+ * An event scheduled for the current instant may get a key below that of the
+ * running event (its entity's number is lower than the one that scheduled the
+ * running event).  It then runs next, before any event with a higher key,
+ * which is where it would be in any partition.  The engine's point in the
+ * order (sim_before, sim_take_due) is the highest key run so far.
+ *
+ * Keys are 16 bytes: (time << SIM_ENT_BITS | entity ^ mask, entity sequence <<
+ * SIM_SLOT_BITS | slot), so time is limited to SIM_TIME_LIMIT (17.59 s) and
+ * entities to 2^SIM_ENT_BITS.  The queue has three tiers (sim.c):
+ *   - the window: the events of the current bucket of time, as keys over an
+ *     array of their payloads (the slot indexes it), sorted once when the
+ *     window opens; an event scheduled into the open window waits in a small
+ *     side heap;
  *   - the calendar: a ring of 2^SIM_RING_BITS buckets of width 2^shift ps
  *     after the window, each a list of chunks of whole events, unsorted;
  *     when the window empties, the next non-empty bucket is moved into it
@@ -39,10 +62,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef int64_t sim_time_t; /* picoseconds */
 
 #define SIM_TIME_MAX INT64_MAX
-#define SIM_SLOT_BITS 26 /* up to 64 M pending events */
+#define SIM_SLOT_BITS 26                         /* up to 64 M pending events */
+#define SIM_ENT_BITS 20                          /* up to 1 M entities */
+#define SIM_ESEQ_BITS (64 - SIM_SLOT_BITS)       /* an entity numbers up to 2^37 events (sim_step) */
+#define SIM_TIME_BITS (64 - SIM_ENT_BITS)
+#define SIM_TIME_LIMIT (((sim_time_t)1 << SIM_TIME_BITS) - 1) /* 17.59 s: events later never fire */
+#define SIM_ENT_GLOBAL 0u                        /* the run itself */
+#define SIM_ENT_LIMIT (1u << SIM_ENT_BITS)
+
+typedef int64_t sim_time_t; /* picoseconds */
+
+/* The order of entities at time t (sim.h, "Order"): a 20-bit hash of t (Fibonacci hashing, Knuth 6.4). */
+static inline uint64_t sim_tie_mask(sim_time_t t) { return ((uint64_t)t * 0x9E3779B97F4A7C15ULL) >> (64 - SIM_ENT_BITS); }
 
 struct sim;
 typedef void (*sim_fn)(struct sim *s, void *obj, uint64_t arg);
@@ -59,15 +92,19 @@ struct sim_timer {
     bool armed;
 };
 
+/*
+ * An event's sequence, as sim_reserve_seq hands it out: scheduling entity << SIM_ESEQ_BITS | that entity's
+ * number.  In keys and in cur_seq the entity is XORed with sim_tie_mask(time).
+ */
 struct sim_key {
-    sim_time_t t;
-    uint64_t seqslot; /* sequence << SIM_SLOT_BITS | slot */
+    uint64_t hi; /* time << SIM_ENT_BITS | scheduling entity ^ sim_tie_mask(time) */
+    uint64_t lo; /* entity sequence << SIM_SLOT_BITS | slot */
 };
 
 /* A pending event in the calendar (and in the current window, see sim.c). */
 struct sim_event {
-    sim_time_t t;
-    uint64_t seq;
+    uint64_t hi; /* as in its key */
+    uint64_t lo; /* entity sequence << SIM_SLOT_BITS | the entity the event belongs to */
     sim_fn fn;
     void *obj;
     struct sim_timer *timer; /* NULL for plain events */
@@ -79,6 +116,7 @@ struct sim_payload {
     void *obj;
     struct sim_timer *timer; /* NULL for plain events */
     uint64_t arg;            /* for timers: the generation at arming */
+    uint32_t ent;            /* the entity the event belongs to */
 };
 
 /* A 4-ary min-heap of keys (sim.c). */
@@ -100,8 +138,10 @@ struct sim_chunk {
 
 struct sim {
     sim_time_t now;
-    uint64_t seq;
-    uint64_t cur_seq; /* insertion sequence of the event being run */
+    uint64_t cur_seq; /* the engine's point in the order: the highest sequence run at time now, its entity masked */
+    uint32_t cur_ent; /* the entity whose event is running (SIM_ENT_GLOBAL outside handlers) */
+    uint32_t n_ent;
+    uint64_t *ent_seq; /* each entity's next number */
 
     /* The current window: bucket cur_b, its events sorted once (win) plus those filed later (near). */
     struct sim_key *win, *win_tmp; /* sorted keys (t, seq << SIM_SLOT_BITS | index into cur); merge buffer */
@@ -138,6 +178,7 @@ struct sim {
     uint64_t stale;  /* cancelled timer events discarded */
     uint64_t moved;  /* timer events re-queued to a later expiry */
     uint64_t rebuckets; /* bucket width changes */
+    uint64_t beyond;    /* events scheduled after SIM_TIME_LIMIT, dropped */
     bool stop_requested;
     /* Optional deeper prefetch for a few kinds of event (sim_add_prefetch). */
     uint32_t n_pf;
@@ -169,16 +210,31 @@ static inline int sim_add_prefetch(struct sim *s, sim_fn fn, sim_prefetch_fn hoo
 /* Removes every prefetch hook (the engine then prefetches only the next event's object and argument). */
 static inline void sim_clear_prefetch(struct sim *s) { s->n_pf = 0; }
 
-/* Initializes an empty engine at time 0.  Returns 0, or -1 when out of memory. */
+/* Initializes an empty engine at time 0 with one entity (SIM_ENT_GLOBAL).  Returns 0, or -1 when out of memory. */
 int sim_init(struct sim *s);
 void sim_free(struct sim *s);
 
+/* Makes entities 0 .. n-1 known (n <= SIM_ENT_LIMIT), keeping the numbers of those already known.  Returns 0, or -1
+ * when n is out of range or memory runs out. */
+int sim_set_entities(struct sim *s, uint32_t n);
+
+/* Ends the process with a message: an entity has numbered 2^(SIM_ESEQ_BITS - 1) events (sim_step checks each
+ * event it runs, which leaves the other half of the numbers as margin for those not yet run). */
+_Noreturn void sim_seq_exhausted(uint32_t ent);
+
 /*
  * Schedules fn(s, obj, arg) at absolute time t (t >= now; scheduling in the
- * past is a bug and aborts).  Ends the process through mem_oom (mem.h) when
- * memory runs out: the engine cannot continue without its events.
+ * past is a bug and aborts) for entity ent (sim_at: the running event's own).
+ * An event after SIM_TIME_LIMIT is counted in `beyond` and dropped.  Ends the
+ * process through mem_oom (mem.h) when memory runs out: the engine cannot
+ * continue without its events.
  */
-void sim_at(struct sim *s, sim_time_t t, sim_fn fn, void *obj, uint64_t arg);
+void sim_at_to(struct sim *s, sim_time_t t, uint32_t ent, sim_fn fn, void *obj, uint64_t arg);
+
+static inline void sim_at(struct sim *s, sim_time_t t, sim_fn fn, void *obj, uint64_t arg)
+{
+    sim_at_to(s, t, s->cur_ent, fn, obj, arg);
+}
 
 static inline void sim_after(struct sim *s, sim_time_t dt, sim_fn fn, void *obj, uint64_t arg)
 {
@@ -186,19 +242,29 @@ static inline void sim_after(struct sim *s, sim_time_t dt, sim_fn fn, void *obj,
 }
 
 /*
- * Reserves the insertion sequence an event scheduled now would get, for an
- * event that may or may not be scheduled later (sim_at_seq): it then fires in
- * exactly the order it would have had if scheduled now.
+ * Reserves the sequence an event scheduled now would get, for an event that
+ * may or may not be scheduled later (sim_at_seq): it then fires in exactly
+ * the order it would have had if scheduled now.
  */
-static inline uint64_t sim_reserve_seq(struct sim *s) { return s->seq++; }
+static inline uint64_t sim_reserve_seq(struct sim *s)
+{
+    return (uint64_t)s->cur_ent << SIM_ESEQ_BITS | s->ent_seq[s->cur_ent]++; /* bounded in sim_step */
+}
 
-/* Schedules fn at time t with a sequence from sim_reserve_seq (t >= now). */
-void sim_at_seq(struct sim *s, sim_time_t t, uint64_t seq, sim_fn fn, void *obj, uint64_t arg);
+/* Schedules fn at time t with a sequence from sim_reserve_seq (t >= now) for entity ent (sim_at_seq: the running
+ * event's own). */
+void sim_at_seq_to(struct sim *s, sim_time_t t, uint64_t seq, uint32_t ent, sim_fn fn, void *obj, uint64_t arg);
 
-/* Whether the event being run comes before (t, seq) in the engine's order. */
+static inline void sim_at_seq(struct sim *s, sim_time_t t, uint64_t seq, sim_fn fn, void *obj, uint64_t arg)
+{
+    sim_at_seq_to(s, t, seq, s->cur_ent, fn, obj, arg);
+}
+
+/* Whether the engine's point in the order (the highest key run so far) comes before (t, seq). */
 static inline bool sim_before(const struct sim *s, sim_time_t t, uint64_t seq)
 {
-    return s->now < t || (s->now == t && s->cur_seq < seq);
+    /* the mask is computed only for a tie in time, not for every event run */
+    return s->now < t || (s->now == t && s->cur_seq < (seq ^ sim_tie_mask(t) << SIM_ESEQ_BITS));
 }
 
 /*
@@ -212,8 +278,14 @@ static inline bool sim_before(const struct sim *s, sim_time_t t, uint64_t seq)
  */
 bool sim_take_due(struct sim *s, sim_time_t t, uint64_t seq);
 
-/* Arms (or re-arms) a timer to fire fn(s, obj, gen) at t: any earlier arming of it will not fire. */
-void sim_timer_arm(struct sim *s, struct sim_timer *tm, sim_time_t t, sim_fn fn, void *obj);
+/* Arms (or re-arms) a timer to fire fn(s, obj, gen) at t for entity ent (sim_timer_arm: the running event's
+ * own): any earlier arming of it will not fire. */
+void sim_timer_arm_to(struct sim *s, struct sim_timer *tm, sim_time_t t, uint32_t ent, sim_fn fn, void *obj);
+
+static inline void sim_timer_arm(struct sim *s, struct sim_timer *tm, sim_time_t t, sim_fn fn, void *obj)
+{
+    sim_timer_arm_to(s, tm, t, s->cur_ent, fn, obj);
+}
 
 /* Cancels a timer if armed; O(1). */
 static inline void sim_timer_cancel(struct sim_timer *tm)
@@ -225,7 +297,8 @@ static inline void sim_timer_cancel(struct sim_timer *tm)
 /*
  * Runs events in order until the queue is empty, the next event is later than
  * `until`, or sim_stop() was called.  The clock ends at the last event run, or
- * at `until` when events remain beyond it.  Returns the number of handlers run.
+ * at `until` when events remain beyond it.  What is scheduled between runs is
+ * scheduled by SIM_ENT_GLOBAL.  Returns the number of handlers run.
  */
 uint64_t sim_run(struct sim *s, sim_time_t until);
 

@@ -1,4 +1,4 @@
-/* Event core: ordering with ties, timer cancellation, run limits, pool, rng. */
+/* Event core: ordering with ties and entities, timer cancellation, run limits, pool, rng. */
 #include "tests/tests.h"
 #include "sim/pool.h"
 #include "sim/rng.h"
@@ -69,6 +69,153 @@ static void test_same_time_from_handler(void)
     CU_ASSERT_EQUAL(l.arg[2], 10);
     CU_ASSERT_EQUAL(l.arg[3], 1);
     CU_ASSERT_EQUAL(l.t[3], 10);
+    sim_free(&s);
+}
+
+/*
+ * Keys that do not depend on how entities interleave: each entity schedules three events for itself at t=100
+ * from a starter event.  The starters run in opposite orders, at different times, in the two engines, so a
+ * sequence shared by the run would number the events differently; (time, entity, entity sequence) does not.
+ */
+static void starter(struct sim *s, void *obj, uint64_t arg)
+{
+    for (uint64_t i = 0; i < 3; i++)
+        sim_at(s, 100, record, obj, s->cur_ent * 10 + i);
+}
+
+static void test_entity_keys(void)
+{
+    static struct log l[2];
+    memset(l, 0, sizeof l);
+    for (int e = 0; e < 2; e++) {
+        struct sim s;
+        CU_ASSERT_EQUAL_FATAL(sim_init(&s), 0);
+        CU_ASSERT_EQUAL_FATAL(sim_set_entities(&s, 3), 0);
+        if (e == 0) {
+            sim_at_to(&s, 0, 1, starter, &l[e], 0);
+            sim_at_to(&s, 50, 2, starter, &l[e], 0);
+        } else {
+            sim_at_to(&s, 0, 2, starter, &l[e], 0);
+            sim_at_to(&s, 50, 1, starter, &l[e], 0);
+        }
+        sim_run(&s, SIM_TIME_MAX);
+        sim_free(&s);
+    }
+    /* one entity's three, then the other's: which first is the tie order of t=100 */
+    uint64_t first = (1 ^ sim_tie_mask(100)) < (2 ^ sim_tie_mask(100)) ? 1 : 2, second = 3 - first;
+    const uint64_t want[6] = {first * 10, first * 10 + 1, first * 10 + 2, second * 10, second * 10 + 1,
+                              second * 10 + 2};
+    for (int e = 0; e < 2; e++) {
+        CU_ASSERT_EQUAL_FATAL(l[e].n, 6);
+        for (int i = 0; i < 6; i++)
+            CU_ASSERT_EQUAL(l[e].arg[i], want[i]);
+    }
+    struct sim s;
+    sim_init(&s);
+    CU_ASSERT_EQUAL(sim_set_entities(&s, SIM_ENT_LIMIT + 1), -1);
+    CU_ASSERT_EQUAL(sim_set_entities(&s, 0), -1);
+    CU_ASSERT_EQUAL(s.n_ent, 1);
+    sim_free(&s);
+}
+
+/*
+ * An event of entity 3 scheduled for entity 2 (a frame arriving from a neighbour) schedules one for the same
+ * instant, at a time where entity 2 orders below entity 3: entity 2's key is below the running event's, so it
+ * runs next, before entity 3's own event of that instant, and the engine's point in the order stays where it
+ * was.
+ */
+static struct log below_log;
+static sim_time_t below_t;
+
+static void below_child(struct sim *s, void *obj, uint64_t arg)
+{
+    record(s, obj, arg);
+    CU_ASSERT_EQUAL(s->cur_ent, 2);
+    CU_ASSERT_EQUAL((s->cur_seq ^ sim_tie_mask(s->now) << SIM_ESEQ_BITS) >> SIM_ESEQ_BITS, 3); /* entity 3's point */
+}
+
+static void below_parent(struct sim *s, void *obj, uint64_t arg)
+{
+    record(s, obj, arg);
+    uint64_t seq = sim_reserve_seq(s); /* entity 2's, below the point */
+    CU_ASSERT_FALSE(sim_before(s, s->now, seq));
+    CU_ASSERT_FALSE(sim_take_due(s, s->now, seq));
+    sim_at(s, s->now, below_child, obj, 2);
+}
+
+static void below_sched(struct sim *s, void *obj, uint64_t arg)
+{
+    sim_at_to(s, below_t, 2, below_parent, obj, 1);
+    sim_at(s, below_t, record, obj, 3);
+}
+
+static void test_key_below_point(void)
+{
+    memset(&below_log, 0, sizeof below_log);
+    for (below_t = 100; (2 ^ sim_tie_mask(below_t)) > (3 ^ sim_tie_mask(below_t)); below_t++)
+        ;
+    struct sim s;
+    sim_init(&s);
+    CU_ASSERT_EQUAL_FATAL(sim_set_entities(&s, 4), 0);
+    sim_at_to(&s, 0, 3, below_sched, &below_log, 0);
+    sim_run(&s, SIM_TIME_MAX);
+    CU_ASSERT_EQUAL_FATAL(below_log.n, 3);
+    for (int i = 0; i < 3; i++)
+        CU_ASSERT_EQUAL(below_log.arg[i], (uint64_t)i + 1);
+    sim_free(&s);
+}
+
+/*
+ * No entity wins every tie: at each of 10,000 instants two entities schedule one event each, and the lower
+ * entity comes first at about half of them (binomial: 5,000, sd 50; the hash is fixed, so the count is exact
+ * and the bound only says it is fair).
+ */
+static void tie_starter(struct sim *s, void *obj, uint64_t arg)
+{
+    for (sim_time_t t = 1000; t < 11000; t++)
+        sim_at(s, t, record, obj, s->cur_ent);
+}
+
+static void test_ties_rotate(void)
+{
+    static struct log l;
+    memset(&l, 0, sizeof l);
+    struct sim s;
+    sim_init(&s);
+    CU_ASSERT_EQUAL_FATAL(sim_set_entities(&s, 3), 0);
+    sim_at_to(&s, 0, 1, tie_starter, &l, 0);
+    sim_at_to(&s, 0, 2, tie_starter, &l, 0);
+    int first1 = 0, pairs = 0;
+    while (sim_pending(&s)) {
+        l.n = 0;
+        sim_run(&s, s.now + 1); /* one instant (the starters run at 0) */
+        if (l.n == 2) {
+            pairs++;
+            first1 += l.arg[0] == 1;
+        }
+    }
+    CU_ASSERT_EQUAL(pairs, 10000);
+    CU_ASSERT(first1 > 4750 && first1 < 5250);
+    sim_free(&s);
+}
+
+/* Events after SIM_TIME_LIMIT never fire: they are counted, not queued, and the clock stops at the last event. */
+static void test_time_limit(void)
+{
+    static struct log l;
+    memset(&l, 0, sizeof l);
+    struct sim s;
+    sim_init(&s);
+    sim_at(&s, SIM_TIME_LIMIT, record, &l, 1);
+    sim_at(&s, SIM_TIME_LIMIT + 1, record, &l, 2);
+    struct sim_timer tm = {0};
+    sim_timer_arm(&s, &tm, SIM_TIME_MAX, record, &l);
+    CU_ASSERT_EQUAL(s.beyond, 2);
+    CU_ASSERT_EQUAL(sim_pending(&s), 1);
+    sim_run(&s, SIM_TIME_MAX);
+    CU_ASSERT_EQUAL_FATAL(l.n, 1);
+    CU_ASSERT_EQUAL(l.t[0], SIM_TIME_LIMIT);
+    CU_ASSERT_EQUAL(s.now, SIM_TIME_LIMIT);
     sim_free(&s);
 }
 
@@ -382,9 +529,14 @@ static void test_rng_streams(void)
 void test_event_register(void)
 {
     CU_pSuite s = CU_add_suite("event core", NULL, NULL);
-    CU_add_test(s, "events fire in (time, insertion) order", test_order_and_ties);
+    CU_add_test(s, "events of one entity fire in (time, insertion) order", test_order_and_ties);
     CU_add_test(s, "same-time events scheduled from a handler run after earlier ones", test_same_time_from_handler);
     CU_add_test(s, "an event due next may be taken at once, and only then", test_take_due);
+    CU_add_test(s, "same-time events order by (entity, its sequence), not by how entities interleave",
+                test_entity_keys);
+    CU_add_test(s, "a same-instant event keyed below the point runs next", test_key_below_point);
+    CU_add_test(s, "ties between entities go either way, about half each", test_ties_rotate);
+    CU_add_test(s, "events after the time limit never fire", test_time_limit);
     CU_add_test(s, "timer re-arm and cancel", test_timer_cancel);
     CU_add_test(s, "a timer pushed back re-queues itself lazily", test_timer_lazy_rearm);
     CU_add_test(s, "run stops at the time limit and on request", test_run_limits);

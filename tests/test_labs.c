@@ -268,42 +268,52 @@ static void test_lab9(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(best);
     const char *obj = "flows.slowdown.p99{'size_max':'100KB'}";
     const char *gobj = "flows.goodput_gbps.mean{'traffic':['bg0' 'bg1']}";
-    const cJSON *found = cJSON_GetObjectItemCaseSensitive(best, "best_found");
     const cJSON *res = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(best, "result"), obj);
+    const cJSON *gres = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(best, "result"), gobj);
     const cJSON *bres = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(best, "baseline"), "result"), obj);
-    const cJSON *fres = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(found, "result"), obj);
-    const cJSON *bgput = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(best, "baseline"), "result"), gobj);
+    const cJSON *conf = cJSON_GetObjectItemCaseSensitive(best, "confirmation");
+    const cJSON *cres = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(conf, "recommendation"), "result"), obj);
+    const cJSON *cbres = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(conf, "baseline"), "result"), obj);
     const cJSON *cmp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(best, "comparison"), 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(gres);
     CU_ASSERT_PTR_NOT_NULL_FATAL(bres);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(fres);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(bgput);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cres);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cbres);
     CU_ASSERT_PTR_NOT_NULL_FATAL(cmp);
-    double base = num(bres, "mean"), won = num(fres, "mean"), p = num(cmp, "p");
-    printf("\n    recommendation %s; short-flow p99 slowdown: ConnectX %.3f, the search's best %.3f on the search seeds; "
-           "on the confirmation seeds p = %.2f ", str(best, "recommendation"), base, won, p);
-    /* the search finds nothing better than the ConnectX defaults, and the tuner says to keep them ... */
-    CU_ASSERT_STRING_EQUAL(str(best, "recommendation"), "baseline");
-    CU_ASSERT_EQUAL(strncmp(str(best, "verdict"), "keep the baseline:", 18), 0);
-    CU_ASSERT_DOUBLE_EQUAL(num(res, "mean"), base, 1e-12);
-    CU_ASSERT(base > 0 && num(bgput, "mean") >= 37);
-    /* ... the search's best feasible candidate is worse on the seeds it was found on ... */
-    CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(found, "feasible")));
-    CU_ASSERT(won > 1.5 * base);
-    /* ... and the comparison on the seeds the search never saw finds no significant difference */
+    double base = num(bres, "mean"), won = num(res, "mean"), p = num(cmp, "p");
+    printf("\n    recommendation %s; short-flow p99 slowdown: ConnectX %.3f, the recommendation %.3f on the search "
+           "seeds; on the confirmation seeds %.3f against %.3f, p = %.2f ", str(best, "recommendation"), base, won,
+           num(cbres, "mean"), num(cres, "mean"), p);
+    /* the search finds a setting better than the ConnectX defaults on every seed, search and confirmation ... */
+    CU_ASSERT_STRING_EQUAL(str(best, "recommendation"), "search");
+    CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(best, "feasible")) && num(gres, "mean") >= 37);
+    const cJSON *pairs[2][2] = {{res, bres}, {cres, cbres}};
+    for (int k = 0; k < 2; k++) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(pairs[k][0], "values");
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(pairs[k][1], "values");
+        CU_ASSERT_FATAL(cJSON_GetArraySize(a) == 5 && cJSON_GetArraySize(b) == 5);
+        for (int i = 0; i < 5; i++)
+            CU_ASSERT(cJSON_GetArrayItem(a, i)->valuedouble < cJSON_GetArrayItem(b, i)->valuedouble);
+    }
+    /* ... yet a paired test on the five seeds the search never saw cannot call the gain significant: one seed
+     * carries most of the difference */
     CU_ASSERT_STRING_EQUAL(str(cmp, "seeds"), "confirm_seeds");
     CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(cmp, "significant")) && p >= 0.05);
-    /* racing: nearly every candidate is dropped after its first seed */
+    CU_ASSERT_EQUAL(strncmp(str(best, "verdict"), "not significantly different", 27), 0);
+    /* racing: most candidates are dropped after their first seed, so the search sees three times the candidates
+     * that 150 runs of 5 seeds would evaluate in full */
     double ncand = num(best, "search.candidates"), dropped = num(best, "search.dropped_by_racing");
-    CU_ASSERT(ncand >= 100 && dropped >= 0.9 * ncand);
+    CU_ASSERT(ncand >= 3 * 150 / 5 && dropped >= 0.8 * ncand);
     cJSON_Delete(best);
 
     /*
-     * tune.csv: the marginal of cnp_interval (one CNP per 10 us or rarer leaves a standing queue that PFC
-     * caps, whatever the rest) and the constraint's price (a candidate that beats the defaults' tail on
-     * every search seed by taking goodput from the long flows).
+     * tune.csv: the marginal of cnp_interval (one CNP per 6 us or rarer leaves a standing queue that PFC
+     * caps, whatever the rest) and the constraint's price (candidates that beat the defaults' tail on every
+     * search seed by taking goodput from the long flows).
      */
     snprintf(path, sizeof path, "%s/l9/tune.csv", lab_tmp);
     FILE *f = fopen(path, "r");
@@ -329,10 +339,10 @@ static void test_lab9(void)
             g_of[cand][seed] = g;
         }
         double cnp_us = csv_num(line, ccnp, &empty);
-        if (empty || e2 || cnp_us < 10 || !strstr(line, ",design,"))
+        if (empty || e2 || cnp_us < 6 || !strstr(line, ",design,"))
             continue;
         slow++;
-        slow_bad += o > 3 * base && csv_num(line, cpause, &empty) > 0;
+        slow_bad += o > 2.5 * won && csv_num(line, cpause, &empty) > 0;
     }
     fclose(f);
     int every = 0, cheap = 0;
@@ -346,14 +356,13 @@ static void test_lab9(void)
         every += better == NSEED;
         cheap += better == NSEED && gsum / NSEED < 37;
     }
-    printf("\n    %d design runs with cnp_interval >= 10 us, %d of them above 3x ConnectX and with PFC pauses; %d "
-           "candidate(s) better than ConnectX on every search seed, %d of them with the long flows under 37 Gbps ",
-           slow, slow_bad, every, cheap);
+    printf("\n    %d design runs with cnp_interval >= 6 us, %d of them above 2.5x the recommendation and with PFC "
+           "pauses; %d candidate(s) better than ConnectX on every search seed, %d of them with the long flows under "
+           "37 Gbps ", slow, slow_bad, every, cheap);
     CU_ASSERT(slow >= 10);
     CU_ASSERT_EQUAL(slow, slow_bad);
-    /* a shorter tail on every seed exists, but only at the long flows' expense */
-    CU_ASSERT(every >= 1);
-    CU_ASSERT_EQUAL(cheap, every);
+    /* shorter tails on every seed, some of them bought with the long flows' goodput: the constraint matters */
+    CU_ASSERT(cheap >= 1 && cheap < every);
 }
 
 static void test_lab10(void)
@@ -489,7 +498,7 @@ void test_labs_register(void)
     CU_add_test(s, "lab 6: adversarial traffic on a dragonfly needs non-minimal routing", test_lab6);
     CU_add_test(s, "lab 7: DWRR keeps training's share, checkpoint pays", test_lab7);
     CU_add_test(s, "lab 8: auto headroom is lossless; 3 m headroom on 1 km cables is not", test_lab8);
-    CU_add_test(s, "lab 9: nothing the search finds beats the ConnectX defaults; the tuner says keep them", test_lab9);
+    CU_add_test(s, "lab 9: the tuner's setting beats the ConnectX defaults on every seed, not significantly on five", test_lab9);
     CU_add_test(s, "lab 10: PFC off, ECN too high and DCQCN stuck each leave their own fingerprint", test_lab10);
     CU_add_test(s, "lab 11: HPCC never pauses the all-reduce; TIMELY pauses most and ends last", test_lab11);
 }

@@ -515,7 +515,9 @@ static void test_ack_priority(void)
 /*
  * The transport timeout in a 4:1 oversubscribed leaf-spine (4 hosts of 100 Gbps per leaf, one 100 Gbps spine
  * link), two incasts across the spine, DCQCN as ConnectX runs it: nothing is dropped, yet the 1 ms default
- * timeout fires and resends (spurious timeouts); the QP timeout perftest uses, 14 (67 ms), fires none.
+ * timeout fires (spurious timeouts); the QP timeout perftest uses, 14 (67 ms), fires none.  Here the
+ * timeouts resend nothing: they fire on the flow that DCQCN cut to its 1 Mbps minimum, whose next frame is
+ * paced 8.8 ms out, by when everything it had sent is acknowledged; so the two runs end alike.
  */
 #define OVERSUB                                                                                                    \
     "{\"stop\": \"100ms\", \"topology\": {\"type\": \"leaf-spine\", \"leaves\": 2, \"spines\": 1, \"hosts_per_leaf\": 4,"  \
@@ -537,7 +539,7 @@ static void test_oversubscribed_timeouts(void)
         if (c == 0) {
             CU_ASSERT(r.net.c.spurious_timeouts > 0);
             CU_ASSERT_EQUAL(r.net.c.spurious_timeouts, r.net.c.timeouts);
-            CU_ASSERT(r.net.c.data_retx > 0);
+            CU_ASSERT_EQUAL(r.net.c.data_retx, 0);
         } else {
             CU_ASSERT_EQUAL(r.net.c.timeouts, 0);
             CU_ASSERT_EQUAL(r.net.c.data_retx, 0);

@@ -227,6 +227,8 @@ static const struct bad_case bad_cases[] = {
      {"switch.ecn.kmin:", "expected a size like \"20KB\"", "got \"20KG\""}},
     {"bare number where a unit is needed", "{" TOPO ", " FLOW ", \"stop\": 20}", NULL, NULL,
      {"t.json: stop:", "expected a time", "no unit"}},
+    {"stop beyond the engine's clock", "{" TOPO ", " FLOW ", \"stop\": \"18s\"}", NULL, NULL,
+     {"t.json: stop:", "expected a time of at most 17.59 s", "got \"18s\""}},
     {"zero size", "{" TOPO ", \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"0B\"}]}",
      NULL, NULL, {"traffic.0.size:", "greater than zero"}},
     {"negative size", "{" TOPO ", " FLOW ", \"switch\": {\"buffer\": \"-1MB\"}}", NULL, NULL,
