@@ -185,6 +185,18 @@ static void test_rerun_skips(void)
     CU_ASSERT(mt1 && mt2 && strcmp(mt1, mt2) == 0);
     char *after = test_read_file(path, NULL);
     CU_ASSERT(after && strcmp(before, after) == 0);
+    /* A run left by a rocesim whose results differ (here: one from before results_version) runs again. */
+    free(out);
+    out = NULL;
+    snprintf(cmd, sizeof cmd, "f=$(ls -d %s/runs/*/ | head -1)summary.json && sed -i '/\"results_version\"/d' $f",
+             grid_out);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    snprintf(cmd, sizeof cmd, "%s sweep %s -j 2 -o %s -q", test_rocesim_bin(), grid_file, grid_out);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "7 already done, 1 started"));
+    char *again = test_read_file(path, NULL);
+    CU_ASSERT(again && strcmp(before, again) == 0);
+    free(again);
     /* `rocesim plot DIR` redraws a sweep's plots from its sweep.json and summaries, running nothing. */
     free(out);
     out = NULL;

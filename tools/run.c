@@ -174,6 +174,7 @@ char *run_summary_json(const struct run *r, bool with_wall)
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "scenario", r->scn->name);
     cJSON_AddNumberToObject(root, "seed", (double)r->scn->seed);
+    cJSON_AddNumberToObject(root, "results_version", RUN_RESULTS_VERSION);
     cJSON_AddBoolToObject(root, "complete", r->incomplete_reason[0] == '\0');
     if (r->incomplete_reason[0])
         cJSON_AddStringToObject(root, "incomplete_reason", r->incomplete_reason);

@@ -19,6 +19,14 @@
 #include "sim/sim.h"
 #include "tools/observer.h"
 
+/*
+ * The version of the results: raised by every change that changes what a run computes (the commit that
+ * regenerates the golden references says so).  summary.json records it, and a sweep or a tune runs again a
+ * run whose summary.json has another, instead of taking a result of an older rocesim as done.
+ * 2: event keys (time, entity, entity sequence).
+ */
+#define RUN_RESULTS_VERSION 2
+
 struct run {
     const struct scenario *scn;
     struct graph g;

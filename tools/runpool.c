@@ -75,7 +75,10 @@ char *pool_complete_summary(const char *dir)
     if (access(path, F_OK) || read_text_file(path, &text, e, sizeof e))
         return NULL;
     cJSON *j = cJSON_Parse(text);
-    bool ok = j && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "complete"));
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "results_version");
+    /* a run of another rocesim whose results differ is not done: it is run again */
+    bool ok = j && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "complete")) && cJSON_IsNumber(v) &&
+              v->valuedouble == RUN_RESULTS_VERSION;
     cJSON_Delete(j);
     if (!ok) {
         free(text);
