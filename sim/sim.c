@@ -226,7 +226,8 @@ int sim_set_entities(struct sim *s, uint32_t n)
     uint64_t *e = realloc(s->ent_seq, sizeof *e * n);
     if (!e)
         return -1;
-    memset(e + s->n_ent, 0, sizeof *e * (n - s->n_ent));
+    for (uint32_t i = s->n_ent; i < n; i++)
+        e[i] = (uint64_t)i << SIM_ESEQ_BITS;
     s->ent_seq = e;
     s->n_ent = n;
     return 0;
@@ -713,8 +714,10 @@ uint64_t sim_run(struct sim *s, sim_time_t until)
 {
     uint64_t before = s->events;
     s->stop_requested = false;
+    /* the last key word at `until`, compared whole: no shift per event */
+    uint64_t last = until >= SIM_TIME_LIMIT ? UINT64_MAX : (((uint64_t)until + 1) << SIM_ENT_BITS) - 1;
     while (!s->stop_requested && window_fill(s)) {
-        if (hi_time(window_min(s)->hi) > until) {
+        if (window_min(s)->hi > last) {
             if (until != s->now) {
                 s->now = until;
                 s->cur_seq = 0; /* nothing of this instant has run */

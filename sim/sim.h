@@ -141,7 +141,7 @@ struct sim {
     uint64_t cur_seq; /* the engine's point in the order: the highest sequence run at time now, its entity masked */
     uint32_t cur_ent; /* the entity whose event is running (SIM_ENT_GLOBAL outside handlers) */
     uint32_t n_ent;
-    uint64_t *ent_seq; /* each entity's next number */
+    uint64_t *ent_seq; /* each entity's next sequence, entity << SIM_ESEQ_BITS | number: handed out as it is */
 
     /* The current window: bucket cur_b, its events sorted once (win) plus those filed later (near). */
     struct sim_key *win, *win_tmp; /* sorted keys (t, seq << SIM_SLOT_BITS | index into cur); merge buffer */
@@ -248,7 +248,7 @@ static inline void sim_after(struct sim *s, sim_time_t dt, sim_fn fn, void *obj,
  */
 static inline uint64_t sim_reserve_seq(struct sim *s)
 {
-    return (uint64_t)s->cur_ent << SIM_ESEQ_BITS | s->ent_seq[s->cur_ent]++; /* bounded in sim_step */
+    return s->ent_seq[s->cur_ent]++; /* the number is bounded in sim_step, far below a carry into the entity */
 }
 
 /* Schedules fn at time t with a sequence from sim_reserve_seq (t >= now) for entity ent (sim_at_seq: the running
