@@ -68,7 +68,7 @@ layers:
 	@tools/layers.sh
 
 asan: mpi-optional browser-optional
-	$(MAKE) BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
+	$(MAKE) BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -DSIM_CHECK_ENTITY" \
 		LDFLAGS="-fsanitize=address,undefined" CFLAGS_EXTRA= ROCESIM_BIN=build/asan/rocesim asan-inner
 
 asan-inner: $(BUILD)/rocesim $(BUILD)/run_tests

@@ -38,6 +38,7 @@ void deadlock_blocked(struct net *n)
 static void timer_fired(struct sim *s, void *obj, uint64_t arg)
 {
     struct net *n = obj;
+    SIM_ASSERT_ENT(s, SIM_ENT_GLOBAL);
     deadlock_check(n);
     if (!n->dl.detected && n->sw_paused && (n->flows_active || n->pending_sources))
         arm(n, s->now + n->dl.period);

@@ -211,7 +211,8 @@ static void rx_start(struct net *n, struct nic_fault *nf)
     __int128 num = (__int128)nf->rxq.head->size * 8 * PS_PER_S + nf->rx_rem;
     sim_time_t t = (sim_time_t)(num / nf->rx_rate_bps);
     nf->rx_rem = (int64_t)(num % nf->rx_rate_bps);
-    sim_timer_arm(n->sim, &nf->rx_timer, n->sim->now + t, rx_done, nf);
+    /* the host's own, also when the fault's end (an event of the run) starts it */
+    sim_timer_arm_to(n->sim, &nf->rx_timer, n->sim->now + t, net_ent(nf->h->node), rx_done, nf);
 }
 
 /* Timer: the head frame is processed: hand it to the transport, maybe RESUME, start the next. */
@@ -220,6 +221,7 @@ static void rx_done(struct sim *s, void *obj, uint64_t arg)
     struct nic_fault *nf = obj;
     struct host *h = nf->h;
     struct net *n = h->port->net;
+    SIM_ASSERT_ENT(s, net_ent(h->node));
     struct pkt *k = pktq_pop(&nf->rxq);
     int prio = k->prio;
     nf->rx_bytes[prio] -= k->size;

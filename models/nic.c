@@ -73,9 +73,14 @@ static void make_ready(struct net *n, struct flow *f)
     port_kick(h->port);
 }
 
+/* A flow's timers are its sender's, also when a frame leaves in an event of another entity (the watchdog's poll
+ * lifting a block, a fault's end). */
+static inline uint32_t sender_ent(const struct net *n, const struct flow *f) { return net_ent(n->hosts[f->src].node); }
+
 static void pace_done(struct sim *s, void *obj, uint64_t arg)
 {
     struct flow *f = obj;
+    SIM_ASSERT_ENT(s, sender_ent(f->net, f));
     make_ready(f->net, f);
 }
 
@@ -83,7 +88,8 @@ static void rto_fired(struct sim *s, void *obj, uint64_t arg);
 
 static void arm_rto(struct net *n, struct flow *f)
 {
-    sim_timer_arm(n->sim, &f->rto_timer, n->sim->now + n->hosts[f->src].cfg->rto_ps, rto_fired, f);
+    sim_timer_arm_to(n->sim, &f->rto_timer, n->sim->now + n->hosts[f->src].cfg->rto_ps, sender_ent(n, f), rto_fired,
+                     f);
 }
 
 /* The sender gives up on f, as a QP whose retries ran out goes to the error state: nothing more is sent. */
@@ -116,6 +122,7 @@ static void rto_fired(struct sim *s, void *obj, uint64_t arg)
 {
     struct flow *f = obj;
     struct net *n = f->net;
+    SIM_ASSERT_ENT(s, sender_ent(n, f));
     if (f->sender_done)
         return;
     f->timeouts++;
@@ -137,6 +144,7 @@ void nic_flow_start(struct sim *s, void *obj, uint64_t arg)
 {
     struct flow *f = obj;
     struct net *n = f->net;
+    SIM_ASSERT_ENT(s, sender_ent(n, f));
     f->started = true;
     cc_init(f, s->now);
     make_ready(n, f);
@@ -187,7 +195,7 @@ static struct pkt *make_data(struct net *n, struct flow *f)
     if (f->snd_nxt < f->n_pkts) {
         double rate = flow_rate(n, f);
         sim_time_t gap = (sim_time_t)((double)(k->size + WIRE_OVERHEAD) * 8e12 / rate + 0.5);
-        sim_timer_arm(n->sim, &f->pace_timer, n->sim->now + gap, pace_done, f);
+        sim_timer_arm_to(n->sim, &f->pace_timer, n->sim->now + gap, sender_ent(n, f), pace_done, f);
     }
     return k;
 }

@@ -48,6 +48,7 @@
 static void tx_wake(struct sim *s, void *obj, uint64_t arg)
 {
     struct port *p = obj;
+    SIM_ASSERT_ENT(s, net_ent(p->node));
     p->wake_pending = false;
     port_kick(p);
 }
@@ -158,7 +159,10 @@ bool port_take_free(struct port *p)
         return true;
     /* Frames of one flow through an idle switch arrive exactly as the one ahead of them leaves: their
      * wake-ups would otherwise be a large share of all events (docs/performance.md). */
-    return !p->wake_pending && p->busy_until == s->now && sim_take_due(s, p->busy_until, p->busy_seq);
+    if (p->wake_pending || p->busy_until != s->now || !sim_take_due(s, p->busy_until, p->busy_seq))
+        return false;
+    SIM_ASSERT_ENT(s, net_ent(p->node)); /* the wake-up taken is the port's node's */
+    return true;
 }
 
 /* A frame leaving a port with monitor.counters: out of line, so that a transmission without them pays one test. */
@@ -346,6 +350,7 @@ void port_arrive(struct sim *s, void *obj, uint64_t arg)
 {
     struct port *p = obj;
     struct pkt *k = (struct pkt *)(uintptr_t)arg;
+    SIM_ASSERT_ENT(s, net_ent(p->node));
     if (k->next)
         sim_at_seq(s, k->next_at, k->next_seq, port_arrive, p, (uint64_t)(uintptr_t)k->next);
     else

@@ -257,6 +257,7 @@ static void poisson_arrival(struct sim *s, void *obj, uint64_t arg)
     struct poisson_gen *g = obj;
     struct traffic *t = g->t;
     struct net *n = t->net;
+    SIM_ASSERT_ENT(s, net_ent(n->hosts[g->host].node));
     const struct scn_traffic *e = &n->scn->traffic[g->entry];
     if (e->end_ps >= 0 && s->now >= e->end_ps) {
         n->pending_sources--;
@@ -327,6 +328,7 @@ static void ring_advance(struct coll *c, uint32_t q)
 static void coll_start(struct sim *s, void *obj, uint64_t arg)
 {
     struct coll *c = obj;
+    SIM_ASSERT_ENT(s, SIM_ENT_GLOBAL);
     c->start = s->now;
     if (c->type == SCN_TR_ALLTOALL) {
         c->flows_left = c->n_ranks * (c->n_ranks - 1);

@@ -233,6 +233,17 @@ int sim_set_entities(struct sim *s, uint32_t n)
     return 0;
 }
 
+#ifdef SIM_CHECK_ENTITY
+void sim_assert_ent(const struct sim *s, uint32_t ent, const char *where)
+{
+    if (s->cur_ent == ent)
+        return;
+    fprintf(stderr, "rocesim: bug: %s runs for entity %u, in an event of entity %u (at %lld ps)\n", where, ent,
+            s->cur_ent, (long long)s->now);
+    abort();
+}
+#endif
+
 void sim_seq_exhausted(uint32_t ent)
 {
     fprintf(stderr, "rocesim: entity %u (0: the run, else node + 1) scheduled 2^%d events, more than the event keys "

@@ -260,6 +260,19 @@ static inline void sim_at_seq(struct sim *s, sim_time_t t, uint64_t seq, sim_fn 
     sim_at_seq_to(s, t, seq, s->cur_ent, fn, obj, arg);
 }
 
+/*
+ * SIM_ASSERT_ENT(s, ent): in a build with -DSIM_CHECK_ENTITY (`make asan` has it), ends the process when the
+ * running event does not belong to entity ent.  A handler names the entity whose state it works on, so a model
+ * that schedules an event for the wrong entity fails every test that runs it, rather than only giving a
+ * different answer in a network cut into partitions.  Costs nothing otherwise.
+ */
+#ifdef SIM_CHECK_ENTITY
+#define SIM_ASSERT_ENT(s, ent) sim_assert_ent((s), (ent), __func__)
+void sim_assert_ent(const struct sim *s, uint32_t ent, const char *where);
+#else
+#define SIM_ASSERT_ENT(s, ent) ((void)(s), (void)(ent))
+#endif
+
 /* Whether the engine's point in the order (the highest key run so far) comes before (t, seq). */
 static inline bool sim_before(const struct sim *s, sim_time_t t, uint64_t seq)
 {

@@ -4,8 +4,12 @@
 #include "sim/rng.h"
 #include "sim/sim.h"
 
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 struct log {
     int n;
@@ -198,6 +202,31 @@ static void test_ties_rotate(void)
     CU_ASSERT(first1 > 4750 && first1 < 5250);
     sim_free(&s);
 }
+
+#ifdef SIM_CHECK_ENTITY
+/* The sanitizer build checks each handler's entity: an event of entity 1 whose handler works on entity 2's
+ * state ends the process (in a child here). */
+static void wrong_entity(struct sim *s, void *obj, uint64_t arg) { SIM_ASSERT_ENT(s, 2); }
+
+static void test_entity_check(void)
+{
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stderr))
+            _exit(3);
+        struct sim s;
+        sim_init(&s);
+        sim_set_entities(&s, 3);
+        sim_at_to(&s, 5, 1, wrong_entity, NULL, 0);
+        sim_run(&s, SIM_TIME_MAX);
+        _exit(0);
+    }
+    int st = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+}
+#endif
 
 /* Events after SIM_TIME_LIMIT never fire: they are counted, not queued, and the clock stops at the last event. */
 static void test_time_limit(void)
@@ -537,6 +566,9 @@ void test_event_register(void)
     CU_add_test(s, "a same-instant event keyed below the point runs next", test_key_below_point);
     CU_add_test(s, "ties between entities go either way, about half each", test_ties_rotate);
     CU_add_test(s, "events after the time limit never fire", test_time_limit);
+#ifdef SIM_CHECK_ENTITY
+    CU_add_test(s, "a handler run for another entity's event ends the process", test_entity_check);
+#endif
     CU_add_test(s, "timer re-arm and cancel", test_timer_cancel);
     CU_add_test(s, "a timer pushed back re-queues itself lazily", test_timer_lazy_rearm);
     CU_add_test(s, "run stops at the time limit and on request", test_run_limits);
