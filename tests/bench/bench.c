@@ -447,6 +447,7 @@ static void case_tune(void)
 static void case_hold100k(void) { bench_hold(100000, 20000000); }
 static void case_hold1k(void) { bench_hold(1000, 20000000); }
 static void case_build32(void) { bench_fat_tree_build(32); }
+void bench_xfer(void); /* xfer.c */
 
 struct bcase {
     const char *name;
@@ -462,7 +463,7 @@ static const struct bcase cases[] = {
     {"tune", case_tune, true},
     {"hpcc320_hpcc", case_hpcc_hpcc, true}, {"hpcc320_timely", case_hpcc_timely, true},
     {"hpcc320_dctcp", case_hpcc_dctcp, true}, {"hpcc320_swift", case_hpcc_swift, true},
-    {"pfc_k16", case_pfc16, true},
+    {"pfc_k16", case_pfc16, true},          {"xfer", bench_xfer, false},
 };
 
 /*
