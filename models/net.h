@@ -162,8 +162,9 @@ struct port {
     int64_t delay_ps;
     sim_time_t busy_until; /* the frame being transmitted ends then ... */
     uint64_t busy_seq;     /* ... at this point of the event order (sim_reserve_seq) */
-    /* The last frame this port put on the wire, while it is still there (port.c): the frames on a wire form a
-     * list, of which only the first has an arrival event queued. */
+    /* The last frame this port put on the wire (port.c): the frames on a wire form a list, of which only the
+     * first has an arrival event queued.  Left behind once it has arrived (and perhaps been freed): port.c
+     * follows it only while its arrival is still ahead. */
     struct pkt *wire_tail;
     uint64_t tx_frames, tx_bytes;
 };

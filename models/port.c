@@ -135,18 +135,19 @@ static inline void wire_link(struct net *n, struct pkt *ahead, struct pkt *k, si
  * are the same, but the event queue holds one entry per busy link instead of
  * one per frame in flight: a quarter of the entries in a loaded fat-tree,
  * small enough to stay in cache.  The list's tail is kept by the sending port
- * (in cache when it sends) and the arrival event carries its frame, so
- * neither end reads the other end's port for the list.
+ * (in cache when it sends) and the arrival event carries its frame.  Whether
+ * the tail is still on the wire the sender tells from the tail's arrival
+ * point (see port_transmit), so the receiver never writes the sender's port:
+ * each node's handlers touch their own ports only, as a network cut into
+ * partitions needs.
  */
-static void wire_send(struct sim *s, struct port *p, struct pkt *k, sim_time_t at)
+static void wire_send(struct sim *s, struct port *p, struct pkt *ahead, struct pkt *k, sim_time_t at, uint64_t seq)
 {
-    uint64_t seq = sim_reserve_seq(s);
     k->next = NULL;
-    if (p->wire_tail) {
-        wire_link(p->net, p->wire_tail, k, at, seq);
-    } else {
+    if (ahead)
+        wire_link(p->net, ahead, k, at, seq);
+    else
         sim_at_seq_to(s, at, seq, net_ent(p->peer->node), port_arrive, p->peer, (uint64_t)(uintptr_t)k);
-    }
     p->wire_tail = k;
 }
 
@@ -187,13 +188,18 @@ void port_transmit(struct port *p, struct pkt *k)
     if (__builtin_expect(k->tel != 0, 0) && k->type == PKT_DATA && p->kind != NODE_HOST)
         int_push_egress(n, k, p);
     sim_time_t t = tx_time(p, k->size + WIRE_OVERHEAD);
+    /* The last frame sent ended at busy_until and arrives a delay later, at the sequence reserved right after
+     * busy_seq (below): while that point is ahead, it is still on the wire and the new frame follows it. */
+    struct pkt *ahead = p->wire_tail && sim_before(s, p->busy_until + p->delay_ps, p->busy_seq + 1) ? p->wire_tail
+                                                                                                   : NULL;
     p->busy_until = s->now + t;
     p->busy_seq = sim_reserve_seq(s);
+    uint64_t arrive_seq = sim_reserve_seq(s); /* busy_seq + 1: the same entity's next number */
     k->link_gen = p->link_gen;
     p->tx_frames++;
     p->tx_bytes += k->size;
     n->c.packet_hops++;
-    wire_send(s, p, k, s->now + t + p->delay_ps);
+    wire_send(s, p, ahead, k, s->now + t + p->delay_ps, arrive_seq);
     if (!p->wake_pending && has_work(n, p)) {
         p->wake_pending = true;
         sim_at_seq_to(s, p->busy_until, p->busy_seq, net_ent(p->node), tx_wake, p, 0);
@@ -353,8 +359,6 @@ void port_arrive(struct sim *s, void *obj, uint64_t arg)
     SIM_ASSERT_ENT(s, net_ent(p->node));
     if (k->next)
         sim_at_seq(s, k->next_at, k->next_seq, port_arrive, p, (uint64_t)(uintptr_t)k->next);
-    else
-        p->peer->wire_tail = NULL; /* k was the sender's last frame on the wire */
     struct net *n = p->net;
     if (k->link_gen != p->link_gen) {
         net_ctr_drop(n, p, k, DROP_LINK_DOWN);
