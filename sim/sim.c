@@ -570,7 +570,7 @@ void sim_at_to(struct sim *s, sim_time_t t, uint32_t ent, sim_fn fn, void *obj, 
 void sim_timer_arm_to(struct sim *s, struct sim_timer *tm, sim_time_t t, uint32_t ent, sim_fn fn, void *obj)
 {
     if (tm->armed && tm->queued <= t && tm->fn == fn && tm->obj == obj) {
-        tm->at = t; /* the queued event will move itself (see sim_step) */
+        tm->at = t; /* the queued event will move itself (see sim_step), keeping its entity: a timer has one */
         return;
     }
     tm->gen++;

@@ -144,7 +144,7 @@ struct sim {
     uint64_t *ent_seq; /* each entity's next sequence, entity << SIM_ESEQ_BITS | number: handed out as it is */
 
     /* The current window: bucket cur_b, its events sorted once (win) plus those filed later (near). */
-    struct sim_key *win, *win_tmp; /* sorted keys (t, seq << SIM_SLOT_BITS | index into cur); merge buffer */
+    struct sim_key *win, *win_tmp; /* sorted keys (their slot: an index into cur); merge buffer */
     uint32_t win_pos, win_n;
     struct sim_heap near; /* events filed into the window after it was sorted (same keys) */
     struct sim_event *cur;
