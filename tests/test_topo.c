@@ -1,5 +1,6 @@
 /* Topology: generator shapes and wiring, routing tables, ECMP choice, errors, printers. */
 #include "tests/tests.h"
+#include "topologies/partition.h"
 #include "topologies/routing.h"
 #include "topologies/topo.h"
 
@@ -765,6 +766,121 @@ static void test_printers(void)
     graph_free(&g);
 }
 
+/* Whether every link of g whose ends are not top-tier switches (names starting with skip) stays inside a
+ * partition: the cut takes only the links to the top tier. */
+static bool cut_only_at(const struct graph *g, const struct partition_plan *p, const char *skip)
+{
+    for (uint32_t l = 0; l < g->n_links; l++) {
+        const struct g_link *k = &g->links[l];
+        bool top = !strncmp(g->nodes[k->a].name, skip, strlen(skip)) || !strncmp(g->nodes[k->b].name, skip, strlen(skip));
+        if (!top && p->part[k->a] != p->part[k->b])
+            return false;
+    }
+    return true;
+}
+
+/*
+ * A k=8 fat-tree is cut by pods (16 hosts, 4 ToRs, 4 aggregation switches: 24 nodes each), its 16 core switches
+ * dealt as units of their own: 208 nodes of load 1 split exactly in 2, 4 and 8; with 16 partitions the largest
+ * holds a pod, 24/208.  Each core switch reaches every pod once, so at 2 partitions 64 links are cut, all at
+ * the links' 1 us.
+ */
+static void test_partition_fat_tree(void)
+{
+    struct scenario s;
+    struct graph g;
+    mk(&s, SCN_TOPO_FAT_TREE);
+    s.topo.k = 8;
+    if (build(&s, &g))
+        return;
+    CU_ASSERT_EQUAL_FATAL(g.n_nodes, 208);
+    static const int parts[] = {1, 2, 4, 8, 16};
+    static const double share[] = {1, 0.5, 0.25, 0.125, 24.0 / 208};
+    for (int i = 0; i < 5; i++) {
+        struct partition_plan p;
+        CU_ASSERT_EQUAL_FATAL(partition_plan(&g, NULL, parts[i], &p), 0);
+        CU_ASSERT_EQUAL(p.n_units, 8 + 16);
+        CU_ASSERT_DOUBLE_EQUAL(p.max_share, share[i], 1e-12);
+        CU_ASSERT(cut_only_at(&g, &p, "core"));
+        if (parts[i] == 2) {
+            CU_ASSERT_EQUAL(p.cut_links, 64);
+            CU_ASSERT_EQUAL(p.lookahead_ps, 1000000);
+        }
+        if (parts[i] == 1) {
+            CU_ASSERT_EQUAL(p.cut_links, 0);
+            CU_ASSERT_EQUAL(p.lookahead_ps, INT64_MAX);
+        }
+        partition_free(&p);
+    }
+    /* loads from a run's frames (here every port sent one): the same cut, and the frames on cut links are the
+     * two directions of the 64 cut links */
+    uint64_t *tx = calloc(g.n_ports, sizeof *tx);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tx);
+    for (uint32_t i = 0; i < g.n_ports; i++)
+        tx[i] = 1;
+    struct partition_plan p;
+    CU_ASSERT_EQUAL_FATAL(partition_plan(&g, tx, 2, &p), 0);
+    CU_ASSERT_DOUBLE_EQUAL(p.max_share, 0.5, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(p.cut_share, 128.0 / g.n_ports, 1e-12);
+    partition_free(&p);
+    free(tx);
+    CU_ASSERT_EQUAL(partition_plan(&g, NULL, 0, &p), -1);
+    CU_ASSERT_EQUAL(partition_plan(&g, NULL, PARTITION_MAX + 1, &p), -1);
+    graph_free(&g);
+}
+
+/* A dragonfly (a=4, p=2, h=2: 9 groups of 12 nodes) is cut by groups: 4 partitions hold 3, 2, 2 and 2 groups,
+ * and only global links are cut, so the lookahead is theirs (500 ns), not the local links' 100 ns. */
+static void test_partition_dragonfly(void)
+{
+    struct scenario s;
+    struct graph g;
+    mk_df(&s, 4, 2, 2, 9);
+    if (build(&s, &g))
+        return;
+    struct partition_plan p;
+    CU_ASSERT_EQUAL_FATAL(partition_plan(&g, NULL, 4, &p), 0);
+    CU_ASSERT_EQUAL(p.n_units, 9);
+    CU_ASSERT_DOUBLE_EQUAL(p.max_share, 3.0 / 9, 1e-12);
+    CU_ASSERT_EQUAL(p.lookahead_ps, 500000);
+    for (uint32_t n = 0; n < g.n_nodes; n++)
+        for (uint32_t m = 0; m < g.n_nodes; m++)
+            if (g.nodes[n].group == g.nodes[m].group && p.part[n] != p.part[m])
+                CU_FAIL("a group is split");
+    partition_free(&p);
+    graph_free(&g);
+}
+
+/* A leaf-spine is cut by leaves (with their hosts) and spines; a star has one unit, which no cut divides. */
+static void test_partition_leaf_spine_star(void)
+{
+    struct scenario s;
+    struct graph g;
+    mk(&s, SCN_TOPO_LEAF_SPINE);
+    s.topo.leaves = 4;
+    s.topo.spines = 2;
+    s.topo.hosts_per_leaf = 8;
+    if (build(&s, &g))
+        return;
+    struct partition_plan p;
+    CU_ASSERT_EQUAL_FATAL(partition_plan(&g, NULL, 2, &p), 0);
+    CU_ASSERT_EQUAL(p.n_units, 4 + 2);
+    CU_ASSERT_DOUBLE_EQUAL(p.max_share, 0.5, 1e-12);
+    CU_ASSERT(cut_only_at(&g, &p, "spine"));
+    partition_free(&p);
+    graph_free(&g);
+    mk(&s, SCN_TOPO_STAR);
+    s.topo.hosts = 8;
+    if (build(&s, &g))
+        return;
+    CU_ASSERT_EQUAL_FATAL(partition_plan(&g, NULL, 2, &p), 0);
+    CU_ASSERT_EQUAL(p.n_units, 1);
+    CU_ASSERT_DOUBLE_EQUAL(p.max_share, 1, 1e-12);
+    CU_ASSERT_EQUAL(p.cut_links, 0);
+    partition_free(&p);
+    graph_free(&g);
+}
+
 void test_topo_register(void)
 {
     CU_pSuite s = CU_add_suite("topology", NULL, NULL);
@@ -786,4 +902,7 @@ void test_topo_register(void)
     CU_add_test(s, "errors name the JSON path", test_errors);
     CU_add_test(s, "ECMP pick range and spread", test_ecmp_pick);
     CU_add_test(s, "dot and JSON printers", test_printers);
+    CU_add_test(s, "partitions: a fat-tree by pods, cores apart", test_partition_fat_tree);
+    CU_add_test(s, "partitions: a dragonfly by groups, cut at global links", test_partition_dragonfly);
+    CU_add_test(s, "partitions: a leaf-spine by leaves; a star is one unit", test_partition_leaf_spine_star);
 }

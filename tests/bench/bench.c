@@ -31,6 +31,9 @@
  * PAUSE comes at about 0.23 ms, so 0.4 ms run untimed and the next 0.1 ms are timed; the PAUSE frames sent per
  * simulated ms in that window are printed.
  *
+ * Case "partition": how the HPCC fabric, k=8 and k=32 fat-trees and the dragonfly divide into 2, 4 and 8
+ * partitions by load (topologies/partition.h), from the frames of a run of each (see report_partitions).
+ *
  * BENCH_COUNTERS=1 runs the whole-run cases with monitor.counters on.
  *
  * Before and after the cases, the memory latency (dram_latency_ns): what the
@@ -40,6 +43,7 @@
 #include "sim/rng.h"
 #include "sim/sim.h"
 #include "tools/run.h"
+#include "topologies/partition.h"
 #include "topologies/routing.h"
 #include "topologies/topo.h"
 
@@ -109,6 +113,9 @@ struct result {
 
 static struct result last;
 
+/* Called, when set, with a whole run before it is freed (case partition). */
+static void (*after_run)(const struct run *r);
+
 static void bench_run_ex(const char *label, const char *json, double extrapolate_s, double warm_ms)
 {
     struct scenario scn;
@@ -150,6 +157,8 @@ static void bench_run_ex(const char *label, const char *json, double extrapolate
     last.data_sent = (double)r.net.c.data_sent;
     last.pauses = (double)(r.net.c.pause_frames - pauses0);
     last.extrapolate_s = extrapolate_s;
+    if (after_run)
+        after_run(&r);
     char *js = run_summary_json(&r, false);
     const char *p99 = strstr(js, "\"p99\":");
     last.fct_p99_ns = p99 ? atof(p99 + 6) : 0;
@@ -444,6 +453,46 @@ static void case_tune(void)
     }
 }
 
+/*
+ * Case "partition": how well a fabric's load divides (topologies/partition.h), from the frames each port sent
+ * in a run: for 2, 4 and 8 partitions, the largest partition's share of the load (1 / share bounds the
+ * speed-up), the frames that cross a cut, the lookahead, and the speed-up the model of docs/performance.md
+ * gives with 20 ns per crossing frame and this run's own cost per hop.
+ */
+static void report_partitions(const struct run *r)
+{
+    uint64_t *tx = malloc(sizeof *tx * (r->g.n_ports ? r->g.n_ports : 1));
+    if (!tx)
+        exit(1);
+    for (uint32_t i = 0; i < r->g.n_ports; i++)
+        tx[i] = r->net.ports[i].tx_frames;
+    double hops = (double)r->net.c.packet_hops, t_hop = hops > 0 ? r->wall_s / hops * 1e9 : 0;
+    printf("%-28s %.0f ns/hop in this run\n", r->scn->name, t_hop);
+    for (int n = 2; n <= 8; n *= 2) {
+        struct partition_plan p;
+        if (partition_plan(&r->g, tx, n, &p)) {
+            fprintf(stderr, "bench: partition: out of memory\n");
+            exit(1);
+        }
+        double model = 1 / (p.max_share + p.cut_share * 20 / (t_hop > 0 ? t_hop : 1));
+        printf("  %d partitions of %u units: largest %.1f %% of the load (at most %.2fx), %.1f %% of frames across, "
+               "lookahead %.0f ns; model (20 ns a crossing) %.2fx\n",
+               n, p.n_units, p.max_share * 100, 1 / p.max_share, p.cut_share * 100, p.lookahead_ps / 1e3, model);
+        partition_free(&p);
+    }
+    free(tx);
+}
+
+static void case_partition(void)
+{
+    after_run = report_partitions;
+    websearch("hpcc-fabric", HPCC_FABRIC, 1, 0, 0);
+    websearch("fat-tree-k8", "{\"type\": \"fat-tree\", \"k\": 8, \"link\": " L100 "}", 2, 0, 0);
+    bench_dragonfly();
+    websearch("fat-tree-k32", "{\"type\": \"fat-tree\", \"k\": 32, \"link\": " L100 "}", 0.2, 0, 0);
+    after_run = NULL;
+}
+
 static void case_hold100k(void) { bench_hold(100000, 20000000); }
 static void case_hold1k(void) { bench_hold(1000, 20000000); }
 static void case_build32(void) { bench_fat_tree_build(32); }
@@ -463,7 +512,7 @@ static const struct bcase cases[] = {
     {"tune", case_tune, true},
     {"hpcc320_hpcc", case_hpcc_hpcc, true}, {"hpcc320_timely", case_hpcc_timely, true},
     {"hpcc320_dctcp", case_hpcc_dctcp, true}, {"hpcc320_swift", case_hpcc_swift, true},
-    {"pfc_k16", case_pfc16, true},          {"xfer", bench_xfer, false},
+    {"pfc_k16", case_pfc16, true},          {"xfer", bench_xfer, false},    {"partition", case_partition, false},
 };
 
 /*

@@ -1,0 +1,44 @@
+/*
+ * partition — cuts a network into partitions of nodes, for an engine that would run each on a core of its
+ * own (docs/performance.md, "Sizing a partitioned engine"), and says what the cut costs.
+ *
+ * The cut follows the network's own locality, so that the frames that cross it are few:
+ *   - a dragonfly is cut by groups (every router and host of a group together);
+ *   - a tiered network (fat-tree, leaf-spine, the HPCC paper's 3-tier fabric) by the components that remain
+ *     when its top tier (the switches farthest from any host) is taken away: a fat-tree's pods, a
+ *     leaf-spine's leaves with their hosts; each top-tier switch is a unit of its own;
+ *   - anything else by its connected components (one unit for a connected network).
+ * The units are then dealt to the partitions by load, largest first to the least loaded (LPT; ties to the
+ * lower unit and partition), so the plan is a pure function of the graph and the loads.  A unit is never
+ * split: a network of U units of equal load balances only up to U partitions.
+ */
+#ifndef TOPOLOGIES_PARTITION_H
+#define TOPOLOGIES_PARTITION_H
+
+#include <stdint.h>
+
+#include "sim/graph.h"
+
+#define PARTITION_MAX 64
+
+struct partition_plan {
+    int n_parts;
+    uint32_t *part;           /* node -> its partition */
+    uint32_t n_units;         /* the indivisible groups of nodes the cut was made from */
+    double load[PARTITION_MAX];
+    double total;
+    double max_share;         /* the largest partition's share of the load: 1 / max_share bounds the speed-up */
+    double cut_share;         /* of the frames sent (port_tx), those on links between partitions */
+    uint32_t cut_links;       /* links between partitions */
+    int64_t lookahead_ps;     /* the smallest delay of a link between partitions (INT64_MAX without one) */
+};
+
+/*
+ * Plans n_parts partitions (1..PARTITION_MAX) of g.  port_tx, per global port, is the frames it sent (a run's
+ * counters), from which a node's load is the frames it sent and received; NULL counts every node as 1 and
+ * leaves cut_share 0.  Returns 0, or -1 when n_parts is out of range or memory runs out.
+ */
+int partition_plan(const struct graph *g, const uint64_t *port_tx, int n_parts, struct partition_plan *p);
+void partition_free(struct partition_plan *p);
+
+#endif
