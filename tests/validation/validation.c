@@ -61,6 +61,29 @@ void validation_star_json(char *json, size_t size, int N, const char *rate, cons
     snprintf(json + len, size - (size_t)len, "]}");
 }
 
+/* The flow counts of the per-algorithm rows: one flow alone, then 2 to 16 sharing a port. */
+static const int flow_counts[] = {1, 2, 4, 8, 16};
+#define N_FLOW_COUNTS ((int)(sizeof flow_counts / sizeof flow_counts[0]))
+
+/* Runs one(out, n, cap, N) for each of flow_counts; false at the first failure. */
+static bool for_flow_counts(struct vresult *out, int *n, int cap, bool (*one)(struct vresult *, int *, int, int))
+{
+    for (int i = 0; i < N_FLOW_COUNTS; i++)
+        if (!one(out, n, cap, flow_counts[i]))
+            return false;
+    return true;
+}
+
+/* A line's goodput for mtu-byte payloads: the payload's share of each frame (headers 62, Ethernet 20). */
+static double line_goodput(double bps, int mtu) { return bps * mtu / (mtu + HDR_DATA + WIRE_OVERHEAD); }
+
+/* The star's unloaded round trip at 100 Gbps, in us: four 1 us hops, a data frame of mtu bytes of payload and
+ * an ACK, each serialized twice. */
+static double star_rtt_us(int mtu)
+{
+    return 4.0 + 2 * (mtu + HDR_DATA + WIRE_OVERHEAD) * 8 / 100e3 + 2 * (FRAME_ACK + WIRE_OVERHEAD) * 8 / 100e3;
+}
+
 /* The bottleneck case most rows use (validation_star_json), started (start()); NULL when it does not load. */
 static struct run *star_flows(int N, const char *rate, const char *extra, sim_time_t join_ps, struct scenario *scn)
 {
@@ -217,7 +240,7 @@ static bool goodput_case(struct vresult *out, int *n, int cap, const char *rate,
     /* Goodput over the transfer: payload bytes over the time from the first to the last byte. */
     double secs = (double)(f->finish - f->start) / 1e12;
     double got = 100e6 * 8 / secs;
-    double expect = bps * mtu / (mtu + HDR_DATA + WIRE_OVERHEAD);
+    double expect = line_goodput(bps, mtu);
     struct vresult *v = add(out, n, cap);
     SET(check, "goodput of one flow, %s, MTU %d", rate, mtu);
     SET(reference, "line rate x payload / (payload + 62 + 20)");
@@ -481,7 +504,7 @@ static bool dctcp_case(struct vresult *out, int *n, int cap, int N)
     SET(note, "%llu PAUSE frames", (unsigned long long)r->net.c.pause_frames);
     /* C x RTT in frames: four 1 us hops, a data frame and an ACK serialized twice each. */
     double frame = (double)(scn.host.mtu + HDR_DATA + WIRE_OVERHEAD);
-    double rtt = 4e-6 + 2 * (frame + FRAME_ACK + WIRE_OVERHEAD) * 8 / 100e9;
+    double rtt = star_rtt_us(scn.host.mtu) * 1e-6;
     double bdp = 100e9 * rtt / 8 / frame, kp = (double)K / frame, amp = 0.5 * sqrt(2 * N * (bdp + kp));
     v = add(out, n, cap);
     SET(check, "DCTCP: %d flows, queue around K = 100 KB", N);
@@ -495,14 +518,7 @@ static bool dctcp_case(struct vresult *out, int *n, int cap, int N)
     return finish(r, &scn);
 }
 
-static bool run_dctcp(struct vresult *out, int *n, int cap)
-{
-    static const int Ns[] = {1, 2, 4, 8, 16};
-    for (int i = 0; i < 5; i++)
-        if (!dctcp_case(out, n, cap, Ns[i]))
-            return false;
-    return true;
-}
+static bool run_dctcp(struct vresult *out, int *n, int cap) { return for_flow_counts(out, n, cap, dctcp_case); }
 
 /* ---- Swift ---- */
 
@@ -520,8 +536,8 @@ static bool swift_case(struct vresult *out, int *n, int cap, int N)
         return false;
     struct half_seen h;
     second_half(r, &scn, N, 10 * PS_PER_US, &h);
-    double jain = h.jain, line = 100e9 * 1024 / (1024 + HDR_DATA + WIRE_OVERHEAD);
-    double base_us = 4.0 + 2 * (1024 + HDR_DATA + WIRE_OVERHEAD) * 8 / 100e3 + 2 * (FRAME_ACK + WIRE_OVERHEAD) * 8 / 100e3;
+    double jain = h.jain, line = line_goodput(100e9, 1024);
+    double base_us = star_rtt_us(1024);
     double delay_us = base_us + h.q_avg * 8 / 100e3, target_us = h.alpha_avg;
     bool lossless = r->net.c.data_dropped == 0;
 
@@ -557,14 +573,7 @@ static bool swift_case(struct vresult *out, int *n, int cap, int N)
     return finish(r, &scn);
 }
 
-static bool run_swift(struct vresult *out, int *n, int cap)
-{
-    static const int Ns[] = {1, 2, 4, 8, 16};
-    for (int i = 0; i < 5; i++)
-        if (!swift_case(out, n, cap, Ns[i]))
-            return false;
-    return true;
-}
+static bool run_swift(struct vresult *out, int *n, int cap) { return for_flow_counts(out, n, cap, swift_case); }
 
 /* ---- HPCC ---- */
 
@@ -649,14 +658,14 @@ static bool hpcc_run(int N, sim_time_t join, const char *w_ai, struct hpcc_seen 
 
 static bool run_hpcc(struct vresult *out, int *n, int cap)
 {
-    static const int Ns[] = {1, 2, 4, 8, 16};
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < N_FLOW_COUNTS; k++) {
+        const int N = flow_counts[k];
         struct hpcc_seen h;
-        if (!hpcc_run(Ns[k], 0, "80B", &h))
+        if (!hpcc_run(N, 0, "80B", &h))
             return false;
         struct vresult *v = add(out, n, cap);
         char q[32];
-        if (Ns[k] == 1) {
+        if (N == 1) {
             /* U counts frame bytes: 1096-byte frames (1024 payload, 62 headers, 10 of INT at one hop). */
             double want = 0.95 * 100 * 1024 / 1096;
             SET(check, "HPCC goodput, one flow, 100Gbps");
@@ -669,7 +678,7 @@ static bool run_hpcc(struct vresult *out, int *n, int cap)
                 units_fmt_size((int64_t)h.q_avg, q, sizeof q));
             continue;
         }
-        SET(check, "HPCC fair share, %d flows into 100Gbps", Ns[k]);
+        SET(check, "HPCC fair share, %d flows into 100Gbps", N);
         SET(reference, "C/N each (Jain's index over 4 ms)");
         SET(expected, "Jain >= 0.99");
         SET(measured, "Jain %.4f", h.jain);
@@ -677,7 +686,7 @@ static bool run_hpcc(struct vresult *out, int *n, int cap)
         v->pass = h.jain >= 0.99 && h.drops == 0;
         SET(note, "goodput per flow %.2f Gbps; no loss (PFC)", h.gbps[0]);
         v = add(out, n, cap);
-        SET(check, "HPCC queue and utilization, %d flows into 100Gbps", Ns[k]);
+        SET(check, "HPCC queue and utilization, %d flows into 100Gbps", N);
         SET(reference, "near-empty queue at eta (Li et al. 2019, section 3)");
         SET(expected, "queue < 5 KB, U 0.95");
         SET(measured, "queue %s, U %.3f", units_fmt_size((int64_t)h.q_avg, q, sizeof q), h.util);
@@ -768,7 +777,7 @@ static bool timely_run(int N, const char *params, struct timely_seen *seen)
     for (int i = 0; i < N; i++)
         before[i] = net_flow(&r->net, (uint32_t)i)->rcv_nxt;
     uint64_t tx0 = bott->tx_bytes;
-    double base_us = 4.0 + 2 * (1024 + HDR_DATA + WIRE_OVERHEAD) * 8 / 100e3 + 2 * (FRAME_ACK + WIRE_OVERHEAD) * 8 / 100e3;
+    double base_us = star_rtt_us(1024);
     static int hist[2048]; /* samples per 1 us of RTT */
     memset(hist, 0, sizeof hist);
     int ns = 0;
@@ -811,14 +820,14 @@ static bool timely_run(int N, const char *params, struct timely_seen *seen)
 
 static bool run_timely(struct vresult *out, int *n, int cap)
 {
-    static const int Ns[] = {1, 2, 4, 8, 16};
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < N_FLOW_COUNTS; k++) {
+        const int N = flow_counts[k];
         struct timely_seen h;
-        if (!timely_run(Ns[k], TIMELY_FIT, &h))
+        if (!timely_run(N, TIMELY_FIT, &h))
             return false;
         struct vresult *v = add(out, n, cap);
-        if (Ns[k] == 1) {
-            double line = 100.0 * 1024 / (1024 + HDR_DATA + WIRE_OVERHEAD);
+        if (N == 1) {
+            double line = line_goodput(100, 1024);
             SET(check, "TIMELY: goodput of one flow, 100Gbps");
             SET(reference, "line rate x payload / (payload + 62 + 20)");
             SET(expected, "%.3f Gbps", line);
@@ -829,11 +838,11 @@ static bool run_timely(struct vresult *out, int *n, int cap)
             continue;
         }
         double lo = h.gbps[0], hi = h.gbps[0];
-        for (int i = 1; i < Ns[k]; i++) {
+        for (int i = 1; i < N; i++) {
             lo = h.gbps[i] < lo ? h.gbps[i] : lo;
             hi = h.gbps[i] > hi ? h.gbps[i] : hi;
         }
-        SET(check, "TIMELY fair share, %d flows into 100Gbps", Ns[k]);
+        SET(check, "TIMELY fair share, %d flows into 100Gbps", N);
         SET(reference, "C/N each (Jain's index over the last half)");
         SET(expected, "Jain >= 0.99, no loss (PFC)");
         SET(measured, "Jain %.4f, %llu drops", h.jain, (unsigned long long)h.drops);
@@ -842,7 +851,7 @@ static bool run_timely(struct vresult *out, int *n, int cap)
         SET(note, "flows %.2f..%.2f Gbps, link at %.3f; %llu PAUSE frames", lo, hi, h.util,
             (unsigned long long)h.pauses);
         v = add(out, n, cap);
-        SET(check, "TIMELY: the RTT settles between T_low and T_high, %d flows", Ns[k]);
+        SET(check, "TIMELY: the RTT settles between T_low and T_high, %d flows", N);
         SET(reference, "Mittal et al. 2015, Algorithm 1");
         SET(expected, "5 us <= RTT <= 50 us");
         SET(measured, "%.0f..%.0f us (mean %.1f)", h.rtt_lo, h.rtt_hi, h.rtt_avg);
