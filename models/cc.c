@@ -55,14 +55,13 @@ void cc_flow_setup(struct net *n, struct flow *f, int id)
 static void cc_timer_fired(struct sim *s, void *obj, uint64_t arg)
 {
     struct flow *f = obj;
-    SIM_ASSERT_ENT(s, net_ent(f->net->hosts[f->src].node));
+    SIM_ASSERT_ENT(s, flow_sender_ent(f));
     flow_cc(f)->on_timer(f, s->now);
 }
 
-/* The sender's timer, also when armed outside its events (a CNP handed to the NIC from outside a handler). */
 void cc_timer_arm(struct flow *f, sim_time_t t)
 {
-    sim_timer_arm_to(f->net->sim, &f->cc_timer, t, net_ent(f->net->hosts[f->src].node), cc_timer_fired, f);
+    sim_timer_arm_to(f->net->sim, &f->cc_timer, t, flow_sender_ent(f), cc_timer_fired, f);
 }
 
 void cc_sample(const struct flow *f, sim_time_t now, struct cc_sample *s)

@@ -607,8 +607,8 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
     }
     f->ideal_fct = ideal_fct(n, f);
     n->flows_active++;
-    sim_at_to(n->sim, start, net_ent(n->hosts[f->src].node),
-              route_flow_needs_choice(n, f) ? route_flow_start : nic_flow_start, f, 0);
+    sim_at_to(n->sim, start, flow_sender_ent(f), route_flow_needs_choice(n, f) ? route_flow_start : nic_flow_start, f,
+              0);
     return f;
 }
 

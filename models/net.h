@@ -519,6 +519,14 @@ static inline uint32_t port_id(const struct port *p) { return (uint32_t)(p - p->
 /* The engine's entity (sim.h) of a node: its state is worked on only by its own events.  Entity 0 is the run. */
 static inline uint32_t net_ent(uint32_t node) { return node + 1; }
 
+/* A host's entity (host index, not node id). */
+static inline uint32_t net_host_ent(const struct net *n, uint32_t host) { return net_ent(n->hosts[host].node); }
+
+/* A flow's sender's: its start, pacing, retransmission and congestion-control timers are the sender's, also when
+ * armed in an event of another entity (the watchdog's poll lifting a block, a fault's end, a CNP handed in from
+ * outside a handler). */
+static inline uint32_t flow_sender_ent(const struct flow *f) { return net_host_ent(f->net, f->src); }
+
 /* The settings of switch port p (struct port_cfg). */
 static inline const struct port_cfg *port_cfg(const struct port *p) { return &p->net->pcfg[p->cfg]; }
 

@@ -73,14 +73,10 @@ static void make_ready(struct net *n, struct flow *f)
     port_kick(h->port);
 }
 
-/* A flow's timers are its sender's, also when a frame leaves in an event of another entity (the watchdog's poll
- * lifting a block, a fault's end). */
-static inline uint32_t sender_ent(const struct net *n, const struct flow *f) { return net_ent(n->hosts[f->src].node); }
-
 static void pace_done(struct sim *s, void *obj, uint64_t arg)
 {
     struct flow *f = obj;
-    SIM_ASSERT_ENT(s, sender_ent(f->net, f));
+    SIM_ASSERT_ENT(s, flow_sender_ent(f));
     make_ready(f->net, f);
 }
 
@@ -88,7 +84,7 @@ static void rto_fired(struct sim *s, void *obj, uint64_t arg);
 
 static void arm_rto(struct net *n, struct flow *f)
 {
-    sim_timer_arm_to(n->sim, &f->rto_timer, n->sim->now + n->hosts[f->src].cfg->rto_ps, sender_ent(n, f), rto_fired,
+    sim_timer_arm_to(n->sim, &f->rto_timer, n->sim->now + n->hosts[f->src].cfg->rto_ps, flow_sender_ent(f), rto_fired,
                      f);
 }
 
@@ -122,7 +118,7 @@ static void rto_fired(struct sim *s, void *obj, uint64_t arg)
 {
     struct flow *f = obj;
     struct net *n = f->net;
-    SIM_ASSERT_ENT(s, sender_ent(n, f));
+    SIM_ASSERT_ENT(s, flow_sender_ent(f));
     if (f->sender_done)
         return;
     f->timeouts++;
@@ -144,7 +140,7 @@ void nic_flow_start(struct sim *s, void *obj, uint64_t arg)
 {
     struct flow *f = obj;
     struct net *n = f->net;
-    SIM_ASSERT_ENT(s, sender_ent(n, f));
+    SIM_ASSERT_ENT(s, flow_sender_ent(f));
     f->started = true;
     cc_init(f, s->now);
     make_ready(n, f);
@@ -195,7 +191,7 @@ static struct pkt *make_data(struct net *n, struct flow *f)
     if (f->snd_nxt < f->n_pkts) {
         double rate = flow_rate(n, f);
         sim_time_t gap = (sim_time_t)((double)(k->size + WIRE_OVERHEAD) * 8e12 / rate + 0.5);
-        sim_timer_arm_to(n->sim, &f->pace_timer, n->sim->now + gap, sender_ent(n, f), pace_done, f);
+        sim_timer_arm_to(n->sim, &f->pace_timer, n->sim->now + gap, flow_sender_ent(f), pace_done, f);
     }
     return k;
 }

@@ -103,7 +103,7 @@ void route_flow_start(struct sim *s, void *obj, uint64_t arg)
 {
     struct flow *f = obj;
     struct net *n = f->net;
-    SIM_ASSERT_ENT(s, net_ent(n->hosts[f->src].node));
+    SIM_ASSERT_ENT(s, flow_sender_ent(f));
     int32_t vg = -1;
     uint32_t via = draw_via(n, f, &vg);
     if (via != NET_NO_VIA) {

@@ -257,7 +257,7 @@ static void poisson_arrival(struct sim *s, void *obj, uint64_t arg)
     struct poisson_gen *g = obj;
     struct traffic *t = g->t;
     struct net *n = t->net;
-    SIM_ASSERT_ENT(s, net_ent(n->hosts[g->host].node));
+    SIM_ASSERT_ENT(s, net_host_ent(n, g->host));
     const struct scn_traffic *e = &n->scn->traffic[g->entry];
     if (e->end_ps >= 0 && s->now >= e->end_ps) {
         n->pending_sources--;
@@ -471,7 +471,7 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
                 g->mean_gap_ps = t->cdfs[ti].mean * 8.0 / (e->load * rate) * (double)PS_PER_S;
                 n->pending_sources++;
                 sim_at_to(n->sim, e->start_ps + (sim_time_t)rng_exponential(&g->rng, g->mean_gap_ps),
-                          net_ent(n->hosts[g->host].node), poisson_arrival, g, 0);
+                          net_host_ent(n, g->host), poisson_arrival, g, 0);
             }
             break;
         }
