@@ -198,3 +198,33 @@ int graph_port_to(const struct graph *g, uint32_t a, uint32_t b)
             return (int)i;
     return -1;
 }
+
+uint32_t *graph_host_distance(const struct graph *g)
+{
+    size_t n = g->n_nodes ? g->n_nodes : 1;
+    uint32_t *d = malloc(sizeof *d * n), *q = malloc(sizeof *q * n);
+    if (!d || !q) {
+        free(d);
+        free(q);
+        return NULL;
+    }
+    uint32_t head = 0, tail = 0;
+    for (uint32_t v = 0; v < g->n_nodes; v++) {
+        d[v] = g->nodes[v].kind == SCN_NODE_HOST ? 0 : UINT32_MAX;
+        if (d[v] == 0)
+            q[tail++] = v;
+    }
+    while (head < tail) {
+        uint32_t v = q[head++];
+        const struct g_node *x = &g->nodes[v];
+        for (uint32_t i = 0; i < x->n_ports; i++) {
+            uint32_t u = g->ports[g->ports[x->first_port + i].peer].node;
+            if (d[u] == UINT32_MAX) {
+                d[u] = d[v] + 1;
+                q[tail++] = u;
+            }
+        }
+    }
+    free(q);
+    return d;
+}

@@ -116,6 +116,10 @@ int32_t graph_find(const struct graph *g, const char *name);
 /* Local port index on node a of a link to node b, or -1 when they are not linked. */
 int graph_port_to(const struct graph *g, uint32_t a, uint32_t b);
 
+/* Each node's hop distance from the nearest host (0 for a host; a switch's tier), UINT32_MAX where no host is
+ * reachable, by one breadth-first search from all hosts at once.  The caller frees it; NULL when out of memory. */
+uint32_t *graph_host_distance(const struct graph *g);
+
 /* Where graph_nexthops(g, n, h) will read its entry (n is not h's own node): for a prefetch. */
 static inline const uint32_t *graph_nexthops_entry(const struct graph *g, uint32_t n, uint32_t h)
 {

@@ -139,34 +139,17 @@ static char *topology_json(const struct scenario *scn, const struct graph *g, bo
     for (int p = 0, k = 0; p < NPRIO; p++)
         if (pm & (1u << p))
             sb_printf(&b, "%s%d", k++ ? "," : "", p);
-    /* tier: hops to the nearest host, by breadth-first search from all hosts at once */
-    int32_t *tier = mem_xmalloc(sizeof *tier * (g->n_nodes ? g->n_nodes : 1), "laying out the live view");
-    uint32_t *fifo = mem_xmalloc(sizeof *fifo * (g->n_nodes ? g->n_nodes : 1), "laying out the live view");
-    uint32_t head = 0, tail = 0;
-    for (uint32_t v = 0; v < g->n_nodes; v++) {
-        tier[v] = g->nodes[v].host >= 0 ? 0 : -1;
-        if (tier[v] == 0)
-            fifo[tail++] = v;
-    }
-    while (head < tail) {
-        uint32_t v = fifo[head++];
-        for (uint32_t k = 0; k < g->nodes[v].n_ports; k++) {
-            uint32_t u = g->ports[g->ports[g->nodes[v].first_port + k].peer].node;
-            if (tier[u] < 0) {
-                tier[u] = tier[v] + 1;
-                fifo[tail++] = u;
-            }
-        }
-    }
+    uint32_t *tier = graph_host_distance(g); /* a node cut off from every host is drawn at tier 0 */
+    if (!tier)
+        mem_oom("laying out the live view");
     sb_printf(&b, "],\"nodes\":[");
     for (uint32_t v = 0; v < g->n_nodes; v++) {
         sb_printf(&b, "%s{\"name\":", v ? "," : "");
         json_str(&b, g->nodes[v].name);
         sb_printf(&b, ",\"type\":\"%s\",\"tier\":%d,\"group\":%d}", g->nodes[v].host >= 0 ? "host" : "switch",
-                  tier[v] < 0 ? 0 : tier[v], g->nodes[v].group);
+                  tier[v] == UINT32_MAX ? 0 : (int)tier[v], g->nodes[v].group);
     }
     free(tier);
-    free(fifo);
     sb_printf(&b, "],\"links\":[");
     for (uint32_t l = 0; l < g->n_links; l++) {
         const struct g_link *k = &g->links[l];

@@ -9,37 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Hop distance of every node from the nearest host (hosts 0); UINT32_MAX where no host is reachable. */
-static uint32_t *host_distance(const struct graph *g)
-{
-    uint32_t *d = malloc(sizeof *d * (g->n_nodes ? g->n_nodes : 1));
-    uint32_t *q = malloc(sizeof *q * (g->n_nodes ? g->n_nodes : 1));
-    if (!d || !q) {
-        free(d);
-        free(q);
-        return NULL;
-    }
-    uint32_t head = 0, tail = 0;
-    for (uint32_t n = 0; n < g->n_nodes; n++) {
-        d[n] = g->nodes[n].kind == SCN_NODE_HOST ? 0 : UINT32_MAX;
-        if (d[n] == 0)
-            q[tail++] = n;
-    }
-    while (head < tail) {
-        uint32_t n = q[head++];
-        const struct g_node *x = &g->nodes[n];
-        for (uint32_t i = 0; i < x->n_ports; i++) {
-            uint32_t m = g->ports[g->ports[x->first_port + i].peer].node;
-            if (d[m] == UINT32_MAX) {
-                d[m] = d[n] + 1;
-                q[tail++] = m;
-            }
-        }
-    }
-    free(q);
-    return d;
-}
-
 /* unit[node]: groups for a dragonfly, else components without the top tier (partition.h); returns the count,
  * or 0 when out of memory. */
 static uint32_t find_units(const struct graph *g, uint32_t *unit)
@@ -58,7 +27,7 @@ static uint32_t find_units(const struct graph *g, uint32_t *unit)
             unit[n] = g->nodes[n].group >= 0 ? (uint32_t)g->nodes[n].group : n_units++;
         return n_units;
     }
-    uint32_t *d = host_distance(g);
+    uint32_t *d = graph_host_distance(g);
     uint32_t *q = malloc(sizeof *q * (g->n_nodes ? g->n_nodes : 1));
     if (!d || !q) {
         free(d);
