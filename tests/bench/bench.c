@@ -39,6 +39,7 @@
  * Before and after the cases, the memory latency (dram_latency_ns): what the
  * large fabrics' numbers depend on, on a machine shared with others.
  */
+#include "tests/bench/bench.h"
 #include "sim/mem.h"
 #include "sim/rng.h"
 #include "sim/sim.h"
@@ -58,7 +59,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_s(void)
+double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -496,7 +497,6 @@ static void case_partition(void)
 static void case_hold100k(void) { bench_hold(100000, 20000000); }
 static void case_hold1k(void) { bench_hold(1000, 20000000); }
 static void case_build32(void) { bench_fat_tree_build(32); }
-void bench_xfer(void); /* xfer.c */
 
 struct bcase {
     const char *name;

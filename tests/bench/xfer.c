@@ -12,13 +12,14 @@
  * the writer fills one while the reader empties the other, as partitions would in consecutive windows.
  * Also the cost of one barrier of the two threads, spinning.
  */
+#include "tests/bench/bench.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define XF_FRAME 128
 #define XF_POOL (1u << 15) /* 4 MB of frames: beyond L2, as the frames of a loaded fabric are */
@@ -40,13 +41,6 @@ static struct xf_box xf_box[2];
 static _Alignas(64) atomic_uint_fast64_t xf_taken; /* windows the reader has finished with */
 static uint64_t xf_sum;
 static double xf_read_s; /* the reader's time reading frames, waits excluded */
-
-static double xf_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static unsigned char *xf_frame(uint64_t i) { return xf_frames + (size_t)((i * 40503u) % XF_POOL) * XF_FRAME; }
 
@@ -72,10 +66,10 @@ static void *xf_reader(void *arg)
         struct xf_box *b = &xf_box[w & 1];
         while (atomic_load_explicit(&b->seq, memory_order_acquire) != w)
             ;
-        double t0 = xf_now();
+        double t0 = now_s();
         for (int i = 0; i < XF_WIN; i++)
             s += xf_read(b->rec[i].frame) + b->rec[i].hi;
-        xf_read_s += xf_now() - t0;
+        xf_read_s += now_s() - t0;
         atomic_store_explicit(&xf_taken, w, memory_order_release);
     }
     xf_sum += s;
@@ -123,10 +117,10 @@ void bench_xfer(void)
     for (uint64_t w = 0; w < XF_WINDOWS; w++) {
         for (int i = 0; i < XF_WIN; i++)
             xf_write(xf_frame(w * XF_WIN + (uint64_t)i), w);
-        double t0 = xf_now();
+        double t0 = now_s();
         for (int i = 0; i < XF_WIN; i++)
             s += xf_read(xf_frame(w * XF_WIN + (uint64_t)i));
-        local_read_s += xf_now() - t0;
+        local_read_s += now_s() - t0;
     }
     double local_ns = local_read_s / (double)n * 1e9;
     xf_sum += s;
@@ -137,7 +131,7 @@ void bench_xfer(void)
     atomic_store(&xf_taken, 0);
     atomic_store(&xf_box[0].seq, 0);
     atomic_store(&xf_box[1].seq, 0);
-    t0 = xf_now();
+    t0 = now_s();
     if (pthread_create(&th, NULL, xf_reader, NULL)) {
         fprintf(stderr, "bench: xfer: no second thread\n");
         exit(1);
@@ -160,10 +154,10 @@ void bench_xfer(void)
     pthread_t bt;
     double bar_ns = 0;
     if (!pthread_create(&bt, NULL, xf_barrier_thread, NULL)) {
-        t0 = xf_now();
+        t0 = now_s();
         for (int i = 0; i < XF_BARRIERS; i++)
             xf_barrier();
-        bar_ns = (xf_now() - t0) / XF_BARRIERS * 1e9;
+        bar_ns = (now_s() - t0) / XF_BARRIERS * 1e9;
         pthread_join(bt, NULL);
     }
     printf("%-28s frames=%-10llu read written here %5.1f ns/frame, written on the other core %5.1f: +%.1f ns per "
