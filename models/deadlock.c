@@ -24,7 +24,7 @@ static void arm(struct net *n, sim_time_t at)
     struct deadlock *dl = &n->dl;
     if (at < dl->next_check)
         at = dl->next_check;
-    sim_timer_arm_to(n->sim, &dl->timer, at, SIM_ENT_GLOBAL, timer_fired, n); /* the whole wait-for graph */
+    sim_timer_arm(n->sim, &dl->timer, at, timer_fired, n); /* the run's (zeroed: SIM_ENT_GLOBAL): the whole graph */
 }
 
 void deadlock_blocked(struct net *n)

@@ -153,6 +153,7 @@ static struct nic_fault *host_fault(struct net *n, struct host *h)
     const struct port *p = h->port;
     int64_t H = net_auto_headroom(port_aux(p)->rate_bps, p->delay_ps, scn->host.mtu, scn->sw.pfc.response_quanta);
     nf->h = h;
+    nf->rx_timer.ent = net_ent(h->node);
     nf->xoff = 2 * H;
     nf->xon = nf->xoff > scn->sw.pfc.xon_delta ? nf->xoff - scn->sw.pfc.xon_delta : 0;
     nf->lossless_cap = nf->xoff + H;
@@ -211,8 +212,7 @@ static void rx_start(struct net *n, struct nic_fault *nf)
     __int128 num = (__int128)nf->rxq.head->size * 8 * PS_PER_S + nf->rx_rem;
     sim_time_t t = (sim_time_t)(num / nf->rx_rate_bps);
     nf->rx_rem = (int64_t)(num % nf->rx_rate_bps);
-    /* the host's own, also when the fault's end (an event of the run) starts it */
-    sim_timer_arm_to(n->sim, &nf->rx_timer, n->sim->now + t, net_ent(nf->h->node), rx_done, nf);
+    sim_timer_arm(n->sim, &nf->rx_timer, n->sim->now + t, rx_done, nf);
 }
 
 /* Timer: the head frame is processed: hand it to the transport, maybe RESUME, start the next. */

@@ -93,8 +93,10 @@ static void init_port(struct net *n, struct port *p, uint32_t id)
     for (int prio = 0; prio < NPRIO; prio++) {
         x->pause_expire[prio].port = p;
         x->pause_expire[prio].prio = (uint8_t)prio;
+        x->pause_expire[prio].tm.ent = net_ent(p->node);
         x->pause_refresh[prio].port = p;
         x->pause_refresh[prio].prio = (uint8_t)prio;
+        x->pause_refresh[prio].tm.ent = net_ent(p->node);
     }
 }
 
@@ -577,6 +579,7 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
     f->name = name;
     f->src = src;
     f->dst = dst;
+    f->pace_timer.ent = f->rto_timer.ent = f->cc_timer.ent = flow_sender_ent(f); /* its sender's timers */
     f->prio = (uint8_t)(prio >= 0 ? prio : n->hosts[src].cfg->priority); /* -1: the sender's host.priority */
     f->size = size;
     f->mtu = (uint32_t)n->hosts[src].cfg->mtu;

@@ -84,8 +84,7 @@ static void rto_fired(struct sim *s, void *obj, uint64_t arg);
 
 static void arm_rto(struct net *n, struct flow *f)
 {
-    sim_timer_arm_to(n->sim, &f->rto_timer, n->sim->now + n->hosts[f->src].cfg->rto_ps, flow_sender_ent(f), rto_fired,
-                     f);
+    sim_timer_arm(n->sim, &f->rto_timer, n->sim->now + n->hosts[f->src].cfg->rto_ps, rto_fired, f);
 }
 
 /* The sender gives up on f, as a QP whose retries ran out goes to the error state: nothing more is sent. */
@@ -191,7 +190,7 @@ static struct pkt *make_data(struct net *n, struct flow *f)
     if (f->snd_nxt < f->n_pkts) {
         double rate = flow_rate(n, f);
         sim_time_t gap = (sim_time_t)((double)(k->size + WIRE_OVERHEAD) * 8e12 / rate + 0.5);
-        sim_timer_arm_to(n->sim, &f->pace_timer, n->sim->now + gap, flow_sender_ent(f), pace_done, f);
+        sim_timer_arm(n->sim, &f->pace_timer, n->sim->now + gap, pace_done, f);
     }
     return k;
 }

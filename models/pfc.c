@@ -43,7 +43,7 @@ static void pause_refresh(struct sim *s, void *obj, uint64_t arg)
     if (!((p->pause_sent >> pt->prio) & 1))
         return;
     pfc_send(p, pt->prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
-    sim_timer_arm_to(s, &pt->tm, s->now + refresh_period(n, p), net_ent(p->node), pause_refresh, pt);
+    sim_timer_arm(s, &pt->tm, s->now + refresh_period(n, p), pause_refresh, pt);
     if (p->kind != NODE_HOST)
         deadlock_heartbeat(n); /* may stop the run */
 }
@@ -53,8 +53,7 @@ void pfc_hold(struct net *n, struct port *p, int prio)
     p->pause_sent |= (uint8_t)(1u << prio);
     pfc_send(p, prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
     struct prio_timer *pt = &port_aux(p)->pause_refresh[prio];
-    /* the port's node's, also when a fault (an event of the run) starts the pause */
-    sim_timer_arm_to(n->sim, &pt->tm, n->sim->now + refresh_period(n, p), net_ent(p->node), pause_refresh, pt);
+    sim_timer_arm(n->sim, &pt->tm, n->sim->now + refresh_period(n, p), pause_refresh, pt);
 }
 
 void pfc_let_go(struct port *p, int prio)
@@ -118,8 +117,7 @@ static void receive(struct port *p, const struct pkt *k)
     port_block(p, prio);
     /* Each PAUSE restarts the pause time (a refresh extends it). */
     sim_time_t dur = pause_quanta_ps(k->quanta, x->rate_bps);
-    sim_timer_arm_to(n->sim, &x->pause_expire[prio].tm, n->sim->now + dur, net_ent(p->node), pause_expired,
-                     &x->pause_expire[prio]);
+    sim_timer_arm(n->sim, &x->pause_expire[prio].tm, n->sim->now + dur, pause_expired, &x->pause_expire[prio]);
 }
 
 static void link_fail(struct port *p)

@@ -36,7 +36,7 @@ void pfcwd_init(struct net *n)
         q[i] = (struct pfcwd_queue){-1, -1};
     wd->q = q;
     n->wd = wd;
-    sim_timer_arm_to(n->sim, &wd->poll, n->scn->sw.watchdog.poll_ps, SIM_ENT_GLOBAL, poll_event, n);
+    sim_timer_arm(n->sim, &wd->poll, n->scn->sw.watchdog.poll_ps, poll_event, n); /* the run's: zeroed */
 }
 
 void pfcwd_free(struct net *n)
@@ -120,5 +120,5 @@ static void poll_event(struct sim *s, void *obj, uint64_t arg)
     wd->last_poll = now;
     /* Only while traffic remains: a run whose flows are done must not be kept going by the watchdog. */
     if (n->flows_active || n->pending_sources)
-        sim_timer_arm_to(s, &wd->poll, now + cfg->poll_ps, SIM_ENT_GLOBAL, poll_event, n);
+        sim_timer_arm(s, &wd->poll, now + cfg->poll_ps, poll_event, n);
 }

@@ -567,10 +567,10 @@ void sim_at_to(struct sim *s, sim_time_t t, uint32_t ent, sim_fn fn, void *obj, 
     schedule_seq(s, t, sim_reserve_seq(s), ent, fn, obj, NULL, arg);
 }
 
-void sim_timer_arm_to(struct sim *s, struct sim_timer *tm, sim_time_t t, uint32_t ent, sim_fn fn, void *obj)
+void sim_timer_arm(struct sim *s, struct sim_timer *tm, sim_time_t t, sim_fn fn, void *obj)
 {
     if (tm->armed && tm->queued <= t && tm->fn == fn && tm->obj == obj) {
-        tm->at = t; /* the queued event will move itself (see sim_step), keeping its entity: a timer has one */
+        tm->at = t; /* the queued event will move itself (see sim_step) */
         return;
     }
     tm->gen++;
@@ -578,7 +578,7 @@ void sim_timer_arm_to(struct sim *s, struct sim_timer *tm, sim_time_t t, uint32_
     tm->at = tm->queued = t;
     tm->fn = fn;
     tm->obj = obj;
-    schedule_seq(s, t, sim_reserve_seq(s), ent, fn, obj, tm, tm->gen);
+    schedule_seq(s, t, sim_reserve_seq(s), tm->ent, fn, obj, tm, tm->gen);
 }
 
 /*

@@ -89,6 +89,7 @@ struct sim_timer {
     sim_time_t queued; /* when armed, the time of the event in the queue (<= at) */
     sim_fn fn;
     void *obj;
+    uint32_t ent; /* the entity its events belong to, set once when the timer is made (zeroed: SIM_ENT_GLOBAL) */
     bool armed;
 };
 
@@ -291,14 +292,12 @@ static inline bool sim_before(const struct sim *s, sim_time_t t, uint64_t seq)
  */
 bool sim_take_due(struct sim *s, sim_time_t t, uint64_t seq);
 
-/* Arms (or re-arms) a timer to fire fn(s, obj, gen) at t for entity ent (sim_timer_arm: the running event's
- * own): any earlier arming of it will not fire. */
-void sim_timer_arm_to(struct sim *s, struct sim_timer *tm, sim_time_t t, uint32_t ent, sim_fn fn, void *obj);
-
-static inline void sim_timer_arm(struct sim *s, struct sim_timer *tm, sim_time_t t, sim_fn fn, void *obj)
-{
-    sim_timer_arm_to(s, tm, t, s->cur_ent, fn, obj);
-}
+/*
+ * Arms (or re-arms) a timer to fire fn(s, obj, gen) at t, for the timer's own entity (tm->ent): a timer belongs
+ * to one node, whichever entity's event arms it (a fault, the watchdog's poll).  Any earlier arming of it will
+ * not fire.
+ */
+void sim_timer_arm(struct sim *s, struct sim_timer *tm, sim_time_t t, sim_fn fn, void *obj);
 
 /* Cancels a timer if armed; O(1). */
 static inline void sim_timer_cancel(struct sim_timer *tm)
