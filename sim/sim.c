@@ -550,10 +550,8 @@ static inline __attribute__((always_inline)) void schedule_seq(struct sim *s, si
                 (long long)t, (long long)s->now);
         abort();
     }
-    if (__builtin_expect(t > SIM_TIME_LIMIT, 0)) {
-        s->beyond++; /* no run reaches it (sim.h) */
-        return;
-    }
+    if (__builtin_expect(t > SIM_TIME_LIMIT, 0))
+        return; /* no run reaches it (sim.h) */
     insert_event(s, seq_hi(t, seq), seq_lo(seq) | ent, fn, obj, tm, arg);
 }
 

@@ -179,7 +179,6 @@ struct sim {
     uint64_t stale;  /* cancelled timer events discarded */
     uint64_t moved;  /* timer events re-queued to a later expiry */
     uint64_t rebuckets; /* bucket width changes */
-    uint64_t beyond;    /* events scheduled after SIM_TIME_LIMIT, dropped */
     bool stop_requested;
     /* Optional deeper prefetch for a few kinds of event (sim_add_prefetch). */
     uint32_t n_pf;
@@ -226,7 +225,7 @@ _Noreturn void sim_seq_exhausted(uint32_t ent);
 /*
  * Schedules fn(s, obj, arg) at absolute time t (t >= now; scheduling in the
  * past is a bug and aborts) for entity ent (sim_at: the running event's own).
- * An event after SIM_TIME_LIMIT is counted in `beyond` and dropped.  Ends the
+ * An event after SIM_TIME_LIMIT is dropped: no run reaches it.  Ends the
  * process through mem_oom (mem.h) when memory runs out: the engine cannot
  * continue without its events.
  */

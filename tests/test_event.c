@@ -228,7 +228,7 @@ static void test_entity_check(void)
 }
 #endif
 
-/* Events after SIM_TIME_LIMIT never fire: they are counted, not queued, and the clock stops at the last event. */
+/* Events after SIM_TIME_LIMIT never fire: they are not queued, and the clock stops at the last event. */
 static void test_time_limit(void)
 {
     static struct log l;
@@ -239,7 +239,6 @@ static void test_time_limit(void)
     sim_at(&s, SIM_TIME_LIMIT + 1, record, &l, 2);
     struct sim_timer tm = {0};
     sim_timer_arm(&s, &tm, SIM_TIME_MAX, record, &l);
-    CU_ASSERT_EQUAL(s.beyond, 2);
     CU_ASSERT_EQUAL(sim_pending(&s), 1);
     sim_run(&s, SIM_TIME_MAX);
     CU_ASSERT_EQUAL_FATAL(l.n, 1);
