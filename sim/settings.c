@@ -476,10 +476,12 @@ static int parse_field(struct setting_ctx *c, const struct setting_group *g, con
     case SETTING_LENGTH:
         if (setting_val_qty(c, v, path, f->kind, f->flags & SETTING_POSITIVE, at) < 0)
             return -1;
-        /* .hi on a time: its upper bound in ps (the engine's clock ends at SIM_TIME_LIMIT) */
-        if (f->kind == SETTING_TIME && f->hi > 0 && (double)*(int64_t *)at > f->hi)
-            return setting_bad(c, path, "expected a time of at most %.4g s, got \"%.60s\"", f->hi / 1e12,
-                               cJSON_IsString(v) ? v->valuestring : setting_fmt_num(v->valuedouble, (char[40]){0}, 40));
+        /* .hi on a time: its upper bound in ps (the engine's clock ends at SIM_TIME_LIMIT), shown in seconds */
+        if (f->kind == SETTING_TIME && f->hi > 0 && (double)*(int64_t *)at > f->hi) {
+            char got[48];
+            return setting_bad(c, path, "expected a time of at most %.4g s, got \"%s\"", f->hi / 1e12,
+                               units_fmt_time(*(int64_t *)at, got, sizeof got));
+        }
         return 0;
     case SETTING_NUMBER:
         return setting_val_num(c, v, path, f->lo, f->flags & SETTING_LO_OPEN, f->hi, f->flags & SETTING_HI_OPEN, at);
