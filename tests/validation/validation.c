@@ -92,6 +92,26 @@ static struct run *star_flows(int N, const char *rate, const char *extra, sim_ti
     return start(json, scn);
 }
 
+/*
+ * The N flows' goodput over secs, from the 1024-byte packets each received since before[], in bit/s / unit into
+ * out[] (NULL: not kept) and their sum into *sum (NULL: not kept); returns Jain's fairness index over them.
+ */
+static double flows_goodput(const struct run *r, int N, const uint32_t *before, double secs, double unit, double *out,
+                            double *sum)
+{
+    double sx = 0, sxx = 0;
+    for (int i = 0; i < N; i++) {
+        double x = (double)(net_flow(&r->net, (uint32_t)i)->rcv_nxt - before[i]) * 1024 * 8 / secs / unit;
+        if (out)
+            out[i] = x;
+        sx += x;
+        sxx += x * x;
+    }
+    if (sum)
+        *sum = sx;
+    return sx * sx / (N * sxx);
+}
+
 /* What the second half of a star_flows run shows: each flow's goodput (bit/s of payload), Jain's index over them,
  * the time-averaged queue of the bottleneck (s0's port towards hN, priority 3) and of the flows' mean cc alpha. */
 struct half_seen {
@@ -119,14 +139,7 @@ static void second_half(struct run *r, const struct scenario *scn, int N, sim_ti
         }
         samples++;
     }
-    double secs = (double)(scn->stop_ps - half) / 1e12, sx = 0, sxx = 0;
-    for (int i = 0; i < N; i++) {
-        h->gbps[i] = (double)(net_flow(&r->net, (uint32_t)i)->rcv_nxt - before[i]) * 1024 * 8 / secs;
-        sx += h->gbps[i];
-        sxx += h->gbps[i] * h->gbps[i];
-    }
-    h->sum = sx;
-    h->jain = sx * sx / (N * sxx);
+    h->jain = flows_goodput(r, N, before, (double)(scn->stop_ps - half) / 1e12, 1, h->gbps, &h->sum);
     h->q_avg = qsum / samples;
     h->alpha_avg = asum / samples;
 }
@@ -477,13 +490,7 @@ static bool dctcp_case(struct vresult *out, int *n, int cap, int N)
     double secs = (double)(scn.stop_ps - half) / 1e12;
     double util = (double)(r->net.c.bytes_delivered - bytes0 + (r->net.c.data_delivered - pkts0) * WIRE_OVERHEAD) *
                   8 / secs / 100e9;
-    double sx = 0, sxx = 0;
-    for (int i = 0; i < N; i++) {
-        double x = (double)(net_flow(&r->net, (uint32_t)i)->rcv_nxt - before[i]);
-        sx += x;
-        sxx += x * x;
-    }
-    double jain = sx * sx / (N * sxx);
+    double jain = flows_goodput(r, N, before, secs, 1, NULL, NULL);
     struct vresult *v = add(out, n, cap);
     if (N == 1) {
         SET(check, "DCTCP: one flow, 100 Gbps");
@@ -643,13 +650,8 @@ static bool hpcc_run(int N, sim_time_t join, const char *w_ai, struct hpcc_seen 
         else if (seen->share_us < 0)
             seen->share_us = (double)(t - from) / PS_PER_US;
     }
-    double secs = (double)span / 1e12, sx = 0, sxx = 0;
-    for (int i = 0; i < N; i++) {
-        seen->gbps[i] = (double)(net_flow(&r->net, (uint32_t)i)->rcv_nxt - before[i]) * 1024 * 8 / secs / 1e9;
-        sx += seen->gbps[i];
-        sxx += seen->gbps[i] * seen->gbps[i];
-    }
-    seen->jain = sx * sx / (N * sxx);
+    double secs = (double)span / 1e12;
+    seen->jain = flows_goodput(r, N, before, secs, 1e9, seen->gbps, NULL);
     seen->util = (double)(bott->tx_bytes - tx0) * 8 / secs / 100e9;
     seen->q_avg = qsum / (double)samples;
     seen->drops = r->net.c.data_dropped;
@@ -797,13 +799,8 @@ static bool timely_run(int N, const char *params, struct timely_seen *seen)
             seen->rtt_hi = k + 1;
     }
     seen->rtt_avg = sum / ns;
-    double secs = (double)(scn.stop_ps - half) / 1e12, sx = 0, sxx = 0;
-    for (int i = 0; i < N; i++) {
-        seen->gbps[i] = (double)(net_flow(&r->net, (uint32_t)i)->rcv_nxt - before[i]) * 1024 * 8 / secs / 1e9;
-        sx += seen->gbps[i];
-        sxx += seen->gbps[i] * seen->gbps[i];
-    }
-    seen->jain = sx * sx / (N * sxx);
+    double secs = (double)(scn.stop_ps - half) / 1e12;
+    seen->jain = flows_goodput(r, N, before, secs, 1e9, seen->gbps, NULL);
     seen->util = (double)(bott->tx_bytes - tx0) * 8 / secs / 100e9;
     seen->drops = r->net.c.data_dropped;
     seen->pauses = r->net.c.pause_frames;
