@@ -61,7 +61,7 @@ static void cc_timer_fired(struct sim *s, void *obj, uint64_t arg)
 
 void cc_timer_arm(struct flow *f, sim_time_t t)
 {
-    sim_timer_arm(f->net->sim, &f->cc_timer, t, cc_timer_fired, f);
+    sim_timer_arm(net_sim(f->net), &f->cc_timer, t, cc_timer_fired, f);
 }
 
 void cc_sample(const struct flow *f, sim_time_t now, struct cc_sample *s)

@@ -24,13 +24,23 @@ static void arm(struct net *n, sim_time_t at)
     struct deadlock *dl = &n->dl;
     if (at < dl->next_check)
         at = dl->next_check;
-    sim_timer_arm(n->sim, &dl->timer, at, timer_fired, n); /* the run's (zeroed: SIM_ENT_GLOBAL): the whole graph */
+    sim_timer_arm(net_sim(n), &dl->timer, at, timer_fired, n); /* the run's (zeroed: SIM_ENT_GLOBAL): the whole graph */
 }
 
 void deadlock_blocked(struct net *n)
 {
-    if (n->dl.own_timer && !n->dl.detected && !n->dl.timer.armed)
-        arm(n, n->sim->now + n->dl.period);
+    if (net_partitioned(n))
+        net_np(n)->blocked = true; /* the run's timer is armed between windows (deadlock_between_windows) */
+    else if (n->dl.own_timer && !n->dl.detected && !n->dl.timer.armed)
+        arm(n, net_sim(n)->now + n->dl.period);
+}
+
+void deadlock_between_windows(struct net *n, sim_time_t t, bool beat, bool blocked)
+{
+    if (beat && t >= n->dl.next_check)
+        deadlock_check(n, t);
+    if (blocked && n->dl.own_timer && !n->dl.detected && !n->dl.timer.armed && n->sw_paused)
+        arm(n, t + n->dl.period);
 }
 
 /* Timer (a flow control without heartbeat): check, and go on while a switch egress is blocked and traffic
@@ -39,7 +49,7 @@ static void timer_fired(struct sim *s, void *obj, uint64_t arg)
 {
     struct net *n = obj;
     SIM_ASSERT_ENT(s, SIM_ENT_GLOBAL);
-    deadlock_check(n);
+    deadlock_check(n, s->now);
     if (!n->dl.detected && n->sw_paused && (n->flows_active || n->pending_sources))
         arm(n, s->now + n->dl.period);
 }
@@ -115,10 +125,9 @@ static uint32_t find_cycle(const struct wnode *v, uint32_t nv, const uint32_t *s
     return found;
 }
 
-void deadlock_check(struct net *n)
+void deadlock_check(struct net *n, sim_time_t now)
 {
     struct deadlock *dl = &n->dl;
-    sim_time_t now = n->sim->now;
     dl->next_check = now + dl->period;
     if (dl->detected || n->sw_paused == 0)
         return;
@@ -196,7 +205,7 @@ void deadlock_check(struct net *n)
         dl->prio = v[cyc[0]].prio;
         dl->detected = true;
         dl->at = now;
-        sim_stop(n->sim);
+        sim_stop(net_sim(n));
     }
     free(cyc);
     free(succ);

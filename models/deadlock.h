@@ -35,6 +35,11 @@
  * finds no blocked switch egress returns at once, and the graph (a scan of
  * the stalled queues' frames) is built only when some egress is stalled.
  * switch.deadlock_check = 0 turns detection off.
+ *
+ * In a run cut into partitions (sim/parallel.h), the graph spans them all, so a check runs between windows:
+ * a heartbeat that comes due in a window asks for one at the window's end, and the timer of a detector without
+ * heartbeat is armed from the end of the window in which an egress became blocked.  Windows end at the same
+ * points whatever the number of partitions, so detection does too.
  */
 #ifndef MODELS_DEADLOCK_H
 #define MODELS_DEADLOCK_H
@@ -44,16 +49,26 @@
 /* Sets the detector up for n's scenario and flow control (net_init). */
 void deadlock_init(struct net *n);
 
-/* Runs a check now (the caller saw that one is due); stops the run when it finds a deadlock.  mem_oom when out of
- * memory. */
-void deadlock_check(struct net *n);
+/* Runs a check at time now (the caller saw that one is due); stops the run when it finds a deadlock.  mem_oom
+ * when out of memory. */
+void deadlock_check(struct net *n, sim_time_t now);
 
-/* The flow control's heartbeat (lfc.h): runs a check when one is due; may stop the run. */
+/* The flow control's heartbeat (lfc.h): runs a check when one is due; may stop the run.  In a partitioned run
+ * the check needs the whole network at rest, so it runs at the end of the window (deadlock_between_windows). */
 static inline void deadlock_heartbeat(struct net *n)
 {
-    if (n->dl.period && !n->dl.own_timer && n->sim->now >= n->dl.next_check)
-        deadlock_check(n);
+    sim_time_t now = net_sim(n)->now;
+    if (n->dl.period && !n->dl.own_timer && now >= n->dl.next_check) {
+        if (net_partitioned(n))
+            net_np(n)->beat = true;
+        else
+            deadlock_check(n, now);
+    }
 }
+
+/* Between windows of a partitioned run, at time t (no partition runs): the checks that came due in the window,
+ * and the timer of a detector that runs its own, as deadlock_heartbeat and deadlock_blocked would have. */
+void deadlock_between_windows(struct net *n, sim_time_t t, bool beat, bool blocked);
 
 /* A switch egress became blocked while none was (port.c): starts the detector's own timer, if it runs one. */
 void deadlock_blocked(struct net *n);

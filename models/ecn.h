@@ -38,8 +38,8 @@ static inline void ecn_maybe_mark(struct net *n, struct sw *w, const struct port
     if (k->type == PKT_DATA && (k->ecn & ECN_ECT) && !(k->ecn & ECN_CE) && q > e->kmin &&
         ecn_red_draw(e, &w->ecn_rng, q)) {
         k->ecn |= ECN_CE | ECN_HERE;
-        n->c.ecn_marked++;
-        n->c.prio[k->prio].ecn_marked++;
+        net_np(n)->c.ecn_marked++;
+        net_np(n)->c.prio[k->prio].ecn_marked++;
     }
 }
 

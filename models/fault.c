@@ -212,7 +212,7 @@ static void rx_start(struct net *n, struct nic_fault *nf)
     __int128 num = (__int128)nf->rxq.head->size * 8 * PS_PER_S + nf->rx_rem;
     sim_time_t t = (sim_time_t)(num / nf->rx_rate_bps);
     nf->rx_rem = (int64_t)(num % nf->rx_rate_bps);
-    sim_timer_arm(n->sim, &nf->rx_timer, n->sim->now + t, rx_done, nf);
+    sim_timer_arm(net_sim(n), &nf->rx_timer, net_sim(n)->now + t, rx_done, nf);
 }
 
 /* Timer: the head frame is processed: hand it to the transport, maybe RESUME, start the next. */
@@ -246,7 +246,7 @@ void fault_rx_arrive(struct net *n, struct host *h, struct pkt *k)
          * action lifted or ignored it (and a restoration does not bring it back before our next refresh), or
          * it obeys again but what it sent meanwhile is still arriving (wd_overrode_until). */
         const struct port *peer = h->port->peer;
-        if ((peer->wd_overrode & bit) || n->sim->now <= port_aux(peer)->wd_overrode_until[prio]) {
+        if ((peer->wd_overrode & bit) || net_sim(n)->now <= port_aux(peer)->wd_overrode_until[prio]) {
             net_ctr_drop(n, h->port, k, DROP_WATCHDOG);
             net_drop(n, k, DROP_WATCHDOG);
             return;
@@ -381,9 +381,9 @@ int faults_setup(struct net *n, char *err, size_t errlen)
             end = slow_end;
             break;
         }
-        sim_at(n->sim, f->start_ps, begin, n, arg);
+        sim_at(net_sim(n), f->start_ps, begin, n, arg);
         if (f->end_ps >= 0)
-            sim_at(n->sim, f->end_ps, end, n, arg);
+            sim_at(net_sim(n), f->end_ps, end, n, arg);
     }
     free(ends);
     return 0;

@@ -11,6 +11,7 @@
 #include "models/pfcwd.h"
 #include "models/port.h"
 #include "models/route.h"
+#include "sim/parallel.h"
 #include "sim/units.h"
 #include "topologies/routing.h"
 
@@ -381,6 +382,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
 {
     memset(n, 0, sizeof *n);
     n->sim = s;
+    s->user = &n->own;
     n->scn = scn;
     n->g = g;
     if (sim_set_entities(s, net_ent(g->n_nodes))) {
@@ -485,6 +487,11 @@ void net_free(struct net *n)
     pfcwd_free(n);
     deadlock_free(n);
     pool_free_all(&n->pkts);
+    for (uint32_t i = 0; i < n->n_parts; i++) {
+        pool_free_all(&n->parts[i].pkts);
+        free(n->parts[i].notes);
+    }
+    free(n->parts);
     if (n->tel) {
         int_pool_free(n->tel);
         free(n->tel);
@@ -609,8 +616,8 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
         }
     }
     f->ideal_fct = ideal_fct(n, f);
-    n->flows_active++;
-    sim_at_to(n->sim, start, flow_sender_ent(f), route_flow_needs_choice(n, f) ? route_flow_start : nic_flow_start, f,
+    net_np(n)->flows_active++;
+    sim_at_to(net_sim(n), start, flow_sender_ent(f), route_flow_needs_choice(n, f) ? route_flow_start : nic_flow_start, f,
               0);
     return f;
 }
@@ -625,30 +632,188 @@ void net_drop(struct net *n, struct pkt *k, enum drop_reason reason)
             f->lost_hi = hi;
     }
     if (k->type == PKT_DATA) {
-        n->c.data_dropped++;
-        n->c.prio[k->prio].dropped++;
-        n->c.bytes_dropped += k->size;
-        n->c.data_in_flight--;
-        n->c.data_bytes_in_flight -= k->size;
+        net_np(n)->c.data_dropped++;
+        net_np(n)->c.prio[k->prio].dropped++;
+        net_np(n)->c.bytes_dropped += k->size;
+        net_np(n)->c.data_in_flight--;
+        net_np(n)->c.data_bytes_in_flight -= k->size;
         switch (reason) {
-        case DROP_BUFFER: n->c.drop_buffer++; break;
-        case DROP_HEADROOM: n->c.drop_headroom++; break;
-        case DROP_WATCHDOG: n->c.drop_watchdog++; break;
-        case DROP_CORRUPT: n->c.drop_corrupt++; break;
-        case DROP_MTU: n->c.drop_mtu++; break;
-        default: n->c.drop_link_down++; break;
+        case DROP_BUFFER: net_np(n)->c.drop_buffer++; break;
+        case DROP_HEADROOM: net_np(n)->c.drop_headroom++; break;
+        case DROP_WATCHDOG: net_np(n)->c.drop_watchdog++; break;
+        case DROP_CORRUPT: net_np(n)->c.drop_corrupt++; break;
+        case DROP_MTU: net_np(n)->c.drop_mtu++; break;
+        default: net_np(n)->c.drop_link_down++; break;
         }
     } else {
-        n->c.ctrl_dropped++;
+        net_np(n)->c.ctrl_dropped++;
     }
     pkt_free(n, k);
     net_check_finish(n);
 }
 
+/* Whether no flow is active, no data packet is in flight and no source will add traffic (totals). */
+static bool traffic_done(const struct net *n)
+{
+    return n->flows_active == 0 && n->c.data_in_flight == 0 && n->pending_sources == 0;
+}
+
 void net_check_finish(struct net *n)
 {
-    if (n->flows_active == 0 && n->c.data_in_flight == 0 && n->pending_sources == 0)
-        sim_stop(n->sim);
+    /* A partition sees only its own counts: a partitioned run asks at the grid's lines (net_partition). */
+    if (!net_partitioned(n) && traffic_done(n))
+        sim_stop(net_sim(n));
+}
+
+/* ---- network events and partitions ---- */
+
+/* Notes an event of a partition of a run in several (NET_NOTIFY); returns false when it is to be told now. */
+static bool note(struct net *n, struct net_note nt)
+{
+    struct net_part *np = net_np(n);
+    if (np == &n->own || n->n_parts < 2)
+        return false; /* the run's own event, between windows, or one partition: told in order as it happens */
+    if (np->n_notes == np->cap_notes) {
+        np->cap_notes = np->cap_notes ? np->cap_notes * 2 : 64;
+        np->notes = mem_xrealloc(np->notes, sizeof *np->notes * np->cap_notes, "noting network events");
+    }
+    const struct sim *s = sim_cur;
+    nt.t = s->now;
+    nt.seq = s->cur_seq;
+    np->notes[np->n_notes++] = nt;
+    return true;
+}
+
+static void tell_pfc(const struct net_listeners *l, sim_time_t t, uint32_t node, uint32_t port, int prio, bool on)
+{
+    for (unsigned i = 0; i < l->n_pfc; i++)
+        l->pfc[i].fn(l->pfc[i].ctx, t, node, port, prio, on);
+}
+
+static void tell_wd(const struct net_listeners *l, sim_time_t t, uint32_t node, uint32_t port, int prio, bool on)
+{
+    for (unsigned i = 0; i < l->n_wd; i++)
+        l->wd[i].fn(l->wd[i].ctx, t, node, port, prio, on);
+}
+
+static void tell_flow(const struct net_listeners *l, const struct flow *f)
+{
+    for (unsigned i = 0; i < l->n_flow; i++)
+        l->flow[i].fn(l->flow[i].ctx, f);
+}
+
+void net_fan_pfc(struct net *n, sim_time_t t, uint32_t node, uint32_t port, int prio, bool pause)
+{
+    if (!note(n, (struct net_note){.kind = NOTE_PFC, .at = t, .node = node, .port = port, .prio = (int8_t)prio,
+                                   .on = pause}))
+        tell_pfc(&n->listen, t, node, port, prio, pause);
+}
+
+void net_fan_wd(struct net *n, sim_time_t t, uint32_t node, uint32_t port, int prio, bool storm)
+{
+    if (!note(n, (struct net_note){.kind = NOTE_WD, .at = t, .node = node, .port = port, .prio = (int8_t)prio,
+                                   .on = storm}))
+        tell_wd(&n->listen, t, node, port, prio, storm);
+}
+
+void net_fan_flow(struct net *n, const struct flow *f)
+{
+    if (!note(n, (struct net_note){.kind = NOTE_FLOW, .f = f}))
+        tell_flow(&n->listen, f);
+}
+
+/* Tells the listeners the partitions' notes, merged into the order of the events that made them. */
+static void tell_notes(struct net *n)
+{
+    uint32_t pos[SIM_PAR_MAX] = {0};
+    for (;;) {
+        const struct net_note *best = NULL;
+        uint32_t bi = 0;
+        for (uint32_t i = 0; i < n->n_parts; i++) {
+            const struct net_part *np = &n->parts[i];
+            if (pos[i] == np->n_notes)
+                continue;
+            const struct net_note *c = &np->notes[pos[i]];
+            if (!best || c->t < best->t || (c->t == best->t && c->seq < best->seq)) {
+                best = c;
+                bi = i;
+            }
+        }
+        if (!best)
+            break;
+        pos[bi]++;
+        switch (best->kind) {
+        case NOTE_PFC: tell_pfc(&n->listen, best->at, best->node, best->port, best->prio, best->on); break;
+        case NOTE_WD: tell_wd(&n->listen, best->at, best->node, best->port, best->prio, best->on); break;
+        default: tell_flow(&n->listen, best->f); break;
+        }
+    }
+    for (uint32_t i = 0; i < n->n_parts; i++)
+        n->parts[i].n_notes = 0;
+}
+
+void net_fold(struct net *n)
+{
+    for (uint32_t i = 0; i < n->n_parts; i++) {
+        struct net_part *np = &n->parts[i];
+        uint64_t *to = (uint64_t *)&n->c, *from = (uint64_t *)&np->c;
+        for (size_t j = 0; j < sizeof n->c / sizeof(uint64_t); j++) {
+            to[j] += from[j];
+            from[j] = 0;
+        }
+#define FOLD(field)                                                                                                \
+    do {                                                                                                           \
+        n->field += np->field;                                                                                     \
+        np->field = 0;                                                                                             \
+    } while (0)
+        FOLD(flows_active);
+        FOLD(flows_completed);
+        FOLD(pending_sources);
+        FOLD(ports_ever_paused);
+        FOLD(sw_paused);
+        FOLD(flows_valiant);
+        FOLD(paused_total);
+        for (int p = 0; p < NPRIO; p++)
+            FOLD(paused_prio[p]);
+        FOLD(pkts.live);
+#undef FOLD
+    }
+}
+
+_Static_assert(sizeof(struct net_counters) % sizeof(uint64_t) == 0, "net_fold adds the counters as 64-bit words");
+
+/* Between windows (sim_par's at_barrier): the counts, the events in order, the deadlock detector. */
+static void net_barrier(void *ctx)
+{
+    struct net *n = ctx;
+    net_fold(n);
+    tell_notes(n);
+    bool beat = false, blocked = false;
+    for (uint32_t i = 0; i < n->n_parts; i++) {
+        beat |= n->parts[i].beat;
+        blocked |= n->parts[i].blocked;
+        n->parts[i].beat = n->parts[i].blocked = false;
+    }
+    if (beat || blocked)
+        deadlock_between_windows(n, sim_par_window_end(n->sim->par), beat, blocked);
+}
+
+static bool net_done(void *ctx) { return traffic_done(ctx); }
+
+int net_partition(struct net *n, struct sim_par *P)
+{
+    n->parts = calloc(P->n, sizeof *n->parts);
+    if (!n->parts)
+        return -1;
+    n->n_parts = P->n;
+    for (uint32_t i = 0; i < P->n; i++) {
+        pool_init(&n->parts[i].pkts, sizeof(struct pkt));
+        P->parts[i].user = &n->parts[i];
+    }
+    P->at_barrier = net_barrier;
+    P->done = net_done;
+    P->ctx = n;
+    return 0;
 }
 
 int net_check_invariants(const struct net *n, char *err, size_t errlen)

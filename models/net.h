@@ -384,32 +384,34 @@ struct net_listeners {
 };
 /*
  * The calls, out of line and cold: a loop inlined into a hot caller (nic_process, per frame received) would
- * cost it a saved register on every call, for an event that comes once per flow.
+ * cost it a saved register on every call, for an event that comes once per flow.  In a run cut into several
+ * partitions (sim/parallel.h) the partitions' events are noted instead, with the point of the event order
+ * where they happened, and told between windows in that order (net_barrier): listeners hear them one at a
+ * time, in the order of a single engine.
  */
-#define NET_FAN_OUT __attribute__((noinline, cold, unused))
-static NET_FAN_OUT void net_fan_pfc(const struct net_listeners *l, sim_time_t t, uint32_t node,
-                                    uint32_t port, int prio, bool pause)
-{
-    for (unsigned i = 0; i < l->n_pfc; i++)
-        l->pfc[i].fn(l->pfc[i].ctx, t, node, port, prio, pause);
-}
-static NET_FAN_OUT void net_fan_flow(const struct net_listeners *l, const struct flow *f)
-{
-    for (unsigned i = 0; i < l->n_flow; i++)
-        l->flow[i].fn(l->flow[i].ctx, f);
-}
-static NET_FAN_OUT void net_fan_wd(const struct net_listeners *l, sim_time_t t, uint32_t node,
-                                   uint32_t port, int prio, bool storm)
-{
-    for (unsigned i = 0; i < l->n_wd; i++)
-        l->wd[i].fn(l->wd[i].ctx, t, node, port, prio, storm);
-}
+struct net;
+void net_fan_pfc(struct net *n, sim_time_t t, uint32_t node, uint32_t port, int prio, bool pause);
+void net_fan_flow(struct net *n, const struct flow *f);
+void net_fan_wd(struct net *n, sim_time_t t, uint32_t node, uint32_t port, int prio, bool storm);
 /* Calls every listener of kind (pfc, flow, wd) of net n with the event's arguments. */
 #define NET_NOTIFY(n, kind, ...)                                                                                   \
     do {                                                                                                           \
         if (__builtin_expect((n)->listen.n_##kind != 0, 0))                                                        \
-            net_fan_##kind(&(n)->listen, __VA_ARGS__);                                                             \
+            net_fan_##kind((n), __VA_ARGS__);                                                                      \
     } while (0)
+
+/* A network event noted by a partition (see above). */
+enum net_note_kind { NOTE_PFC, NOTE_FLOW, NOTE_WD };
+struct net_note {
+    sim_time_t t;             /* the point of the order: time ... */
+    uint64_t seq;             /* ... and sequence (sim.cur_seq) */
+    sim_time_t at;            /* the event's own time argument */
+    const struct flow *f;
+    uint32_t node, port;
+    uint8_t kind;
+    int8_t prio;
+    bool on;
+};
 
 struct pfcwd;
 
@@ -440,11 +442,36 @@ struct deadlock {
     struct sim_timer timer;
 };
 
+/*
+ * What a network counts while it runs, which every partition of a partitioned run (sim/parallel.h) counts for
+ * itself: its packet pool, its counters, and gauges (flows active, switch egresses paused), which within a
+ * partition may go below zero and are right only as sums (unsigned, so a sum wraps back to the true value).
+ */
+#define NET_PART_FIELDS                                                                                          \
+    struct pool pkts;                                                                                           \
+    struct net_counters c;                                                                                      \
+    uint32_t flows_active;    /* created and not yet fully acknowledged */                                      \
+    uint32_t flows_completed;                                                                                   \
+    uint32_t pending_sources; /* traffic still to be generated */                                               \
+    uint32_t ports_ever_paused;                                                                                 \
+    uint32_t sw_paused;       /* switch egress (port, prio) pairs blocked right now (the wait-for state) */     \
+    uint32_t flows_valiant;   /* flows whose data detoured through a Valiant intermediate group */              \
+    sim_time_t paused_total;  /* sum over (port, prio) of time paused */                                        \
+    sim_time_t paused_prio[NPRIO]; /* the same, per priority */
+
+struct net_part {
+    NET_PART_FIELDS
+    /* a partition's alone: */
+    struct net_note *notes;   /* the network events of its current window (NET_NOTIFY) */
+    uint32_t n_notes, cap_notes;
+    bool beat;                /* a heartbeat of the deadlock detector came due (deadlock.h) */
+    bool blocked;             /* a switch egress became blocked (deadlock_blocked) */
+};
+
 struct net {
-    struct sim *sim;
+    struct sim *sim;          /* the run's engine (in a partitioned run, its run-wide queue: net_sim()) */
     const struct scenario *scn;
     struct graph *g;          /* not const: link_down faults mark links down and recompute its routes */
-    struct pool pkts;
     uint64_t stream_min_frames; /* NET_STREAM_MIN_FRAMES (tests lower it to exercise the streaming stores) */
     struct port *ports;       /* g->n_ports: what a hop touches (struct port) ... */
     struct port_aux *aux;     /* ... and the rest, at the same index, ... */
@@ -459,10 +486,14 @@ struct net {
     bool arrive_extras;       /* loss or ctr: the only test a frame arrival pays for both when neither is on */
     struct flow **flow_chunks; /* flows live in fixed chunks: pointers to them stay valid */
     uint32_t n_flows, chunks_cap;
-    uint32_t flows_active;    /* created and not yet fully acknowledged */
-    uint32_t flows_completed;
-    uint32_t pending_sources; /* traffic still to be generated */
-    struct net_counters c;
+    /* What the network counts, as totals (own); in a partitioned run each partition counts for itself (parts),
+     * and its counts are added to these between windows (net_fold). */
+    union {
+        struct { NET_PART_FIELDS };
+        struct net_part own;
+    };
+    struct net_part *parts;   /* one per partition of a partitioned run, else NULL */
+    uint32_t n_parts;
     const struct lfc_ops *lfc; /* the link-level flow control (lfc.h) ... */
     uint8_t lossless;         /* ... and the priorities under it at any port (each port's: port_cfg()->lossless) */
     struct port_cfg *pcfg;    /* the distinct switch port settings (port.cfg indexes it) */
@@ -471,16 +502,11 @@ struct net {
     uint32_t n_sw_cfgs;
     struct scn_host *host_cfgs; /* ... and host settings (host.cfg) */
     uint32_t n_host_cfgs;
-    sim_time_t paused_total;  /* sum over (port, prio) of time paused */
-    sim_time_t paused_prio[NPRIO]; /* the same, per priority */
-    uint32_t ports_ever_paused;
-    uint32_t sw_paused;       /* switch egress (port, prio) pairs blocked right now (the wait-for state, deadlock.h) */
     struct pfcwd *wd;         /* PFC watchdog state (pfcwd.c), NULL when switch.watchdog is disabled */
     uint8_t cc;               /* the scenario's congestion control, an index in cc_registry (cc.h) */
     struct int_pool *tel;     /* INT records (telemetry.h), NULL until a flow whose cc asks for telemetry exists */
     struct deadlock dl;
     /* routing and faults (route.c, fault.c) */
-    uint32_t flows_valiant;   /* flows whose data detoured through a Valiant intermediate group */
     uint32_t links_down_now;  /* links currently failed */
     uint32_t link_failures;   /* links that went down during the run */
     uint32_t reroutes;        /* routing tables recomputed after a failure or a recovery */
@@ -515,6 +541,30 @@ void net_close_pauses(struct net *n, sim_time_t now);
 
 /* The graph's id of port p, which is its index in net.ports. */
 static inline uint32_t port_id(const struct port *p) { return (uint32_t)(p - p->net->ports); }
+
+/* The engine running the current event: a partition's own in a partitioned run, else the run's. */
+static inline struct sim *net_sim(const struct net *n) { return sim_cur ? sim_cur : n->sim; }
+
+/* What the current event counts into: its partition's counts in a partitioned run, else the totals. */
+static inline struct net_part *net_np(struct net *n)
+{
+    void *u = sim_user; /* a partition's counts, or the totals (net_init makes them its engine's user state) */
+    return u ? (struct net_part *)u : &n->own;
+}
+
+/* Adds every partition's counts to the totals and zeroes them (between windows: no partition runs). */
+void net_fold(struct net *n);
+
+/*
+ * Runs n in the partitions of P (sim/parallel.h, made over n's engine after net_init and the traffic's set-up):
+ * each gets its own counts, and between windows n folds them, tells its listeners what happened, runs the
+ * deadlock detector's due checks, and says when the traffic is done.  Returns 0, or -1 when memory runs out.
+ */
+struct sim_par;
+int net_partition(struct net *n, struct sim_par *P);
+
+/* Whether n runs in partitions (net_partition). */
+static inline bool net_partitioned(const struct net *n) { return n->parts != NULL; }
 
 /* The engine's entity (sim.h) of a node: its state is worked on only by its own events.  Entity 0 is the run. */
 static inline uint32_t net_ent(uint32_t node) { return node + 1; }
@@ -655,7 +705,7 @@ static inline struct flow *net_flow(const struct net *n, uint32_t idx)
 
 static inline struct pkt *pkt_alloc(struct net *n)
 {
-    struct pkt *k = pool_get(&n->pkts);
+    struct pkt *k = pool_get(&net_np(n)->pkts);
     k->next = NULL;
     k->ecn = 0;
     k->hop = 0;
@@ -672,7 +722,7 @@ static inline void pkt_free(struct net *n, struct pkt *k)
 {
     if (__builtin_expect(k->tel != 0, 0))
         int_put(n->tel, k->tel);
-    pool_put(&n->pkts, k);
+    pool_put(&net_np(n)->pkts, k);
 }
 
 #endif

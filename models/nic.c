@@ -63,7 +63,7 @@ static void make_ready(struct net *n, struct flow *f)
         return; /* an ACK that opens the window makes it ready */
     struct host *h = &n->hosts[f->src];
     f->in_ready = true;
-    f->ready_mark = port_paused_total(h->port, f->prio, n->sim->now);
+    f->ready_mark = port_paused_total(h->port, f->prio, net_sim(n)->now);
     f->ready_next = NULL;
     if (h->ready_tail[f->prio])
         h->ready_tail[f->prio]->ready_next = f;
@@ -84,7 +84,7 @@ static void rto_fired(struct sim *s, void *obj, uint64_t arg);
 
 static void arm_rto(struct net *n, struct flow *f)
 {
-    sim_timer_arm(n->sim, &f->rto_timer, n->sim->now + n->hosts[f->src].cfg->rto_ps, rto_fired, f);
+    sim_timer_arm(net_sim(n), &f->rto_timer, net_sim(n)->now + n->hosts[f->src].cfg->rto_ps, rto_fired, f);
 }
 
 /* The sender gives up on f, as a QP whose retries ran out goes to the error state: nothing more is sent. */
@@ -93,7 +93,7 @@ static void flow_fail(struct net *n, struct flow *f)
     struct host *h = &n->hosts[f->src];
     f->failed = true;
     f->sender_done = true;
-    n->c.flows_failed++;
+    net_np(n)->c.flows_failed++;
     sim_timer_cancel(&f->rto_timer);
     sim_timer_cancel(&f->pace_timer);
     if (f->in_ready) {
@@ -109,7 +109,7 @@ static void flow_fail(struct net *n, struct flow *f)
         f->in_ready = false;
     }
     cc_release(f);
-    n->flows_active--;
+    net_np(n)->flows_active--;
     check_done(n);
 }
 
@@ -121,9 +121,9 @@ static void rto_fired(struct sim *s, void *obj, uint64_t arg)
     if (f->sender_done)
         return;
     f->timeouts++;
-    n->c.timeouts++;
+    net_np(n)->c.timeouts++;
     if (f->lost_hi <= f->snd_una)
-        n->c.spurious_timeouts++;
+        net_np(n)->c.spurious_timeouts++;
     f->lost_hi = 0; /* go-back-N resends everything from snd_una: what was lost before is handled */
     const struct scn_host *hc = n->hosts[f->src].cfg;
     if (hc->qp_timeout >= 0 && ++f->retries > hc->retry_count) {
@@ -162,7 +162,7 @@ static struct pkt *make_data(struct net *n, struct flow *f)
     k->route_flow = f->path_len || f->via_host != NET_NO_VIA;
     if (psn < f->snd_max) {
         f->retx_bytes += payload;
-        n->c.data_retx++;
+        net_np(n)->c.data_retx++;
         /* Karn's rule: the ACK that would complete the sample may now answer this copy; rtt_psn is 0 without
          * CC_F_RTT, so no flag test is needed. */
         if (__builtin_expect(f->rtt_psn > psn, 0))
@@ -172,25 +172,25 @@ static struct pkt *make_data(struct net *n, struct flow *f)
         /* One RTT sample in flight at a time, on new data only (Karn's rule: a resent PSN's ACK is ambiguous). */
         if (__builtin_expect(f->cc_flags & CC_F_RTT, 0) && !f->rtt_psn) {
             f->rtt_psn = psn + 1;
-            f->rtt_sent = n->sim->now;
+            f->rtt_sent = net_sim(n)->now;
         }
     }
     if (__builtin_expect(f->cc_flags & CC_F_TELEMETRY, 0)) {
         k->tel = int_get(n->tel);
         k->size += INT_HDR_BYTES;
     }
-    n->c.data_sent++;
-    n->c.prio[k->prio].sent++;
-    n->c.bytes_sent += k->size;
-    n->c.data_in_flight++;
-    n->c.data_bytes_in_flight += k->size;
+    net_np(n)->c.data_sent++;
+    net_np(n)->c.prio[k->prio].sent++;
+    net_np(n)->c.bytes_sent += k->size;
+    net_np(n)->c.data_in_flight++;
+    net_np(n)->c.data_bytes_in_flight += k->size;
     cc_on_sent(f, k->size);
     if (!f->rto_timer.armed)
         arm_rto(n, f);
     if (f->snd_nxt < f->n_pkts) {
         double rate = flow_rate(n, f);
         sim_time_t gap = (sim_time_t)((double)(k->size + WIRE_OVERHEAD) * 8e12 / rate + 0.5);
-        sim_timer_arm(n->sim, &f->pace_timer, n->sim->now + gap, pace_done, f);
+        sim_timer_arm(net_sim(n), &f->pace_timer, net_sim(n)->now + gap, pace_done, f);
     }
     return k;
 }
@@ -234,7 +234,9 @@ struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
         h->ready_tail[prio] = NULL;
     f->in_ready = false;
     /* The priority is not paused now, so its closed intervals cover the whole wait. */
-    f->paused_ns += port_paused_closed(p, prio) - f->ready_mark;
+    sim_time_t held = port_paused_closed(p, prio) - f->ready_mark;
+    if (held) /* atomic, as the switches' additions (switch.c) */
+        __atomic_fetch_add(&f->paused_ns, held, __ATOMIC_RELAXED);
     return make_data(n, f);
 }
 
@@ -273,15 +275,15 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
 static void receive_data(struct net *n, struct host *h, struct pkt *k)
 {
     struct flow *f = net_flow(n, k->flow);
-    sim_time_t now = n->sim->now;
-    n->c.data_delivered++;
-    n->c.prio[k->prio].delivered++;
-    n->c.prio[k->prio].bytes_delivered += k->size;
-    n->c.bytes_delivered += k->size;
-    n->c.data_in_flight--;
-    n->c.data_bytes_in_flight -= k->size;
+    sim_time_t now = net_sim(n)->now;
+    net_np(n)->c.data_delivered++;
+    net_np(n)->c.prio[k->prio].delivered++;
+    net_np(n)->c.prio[k->prio].bytes_delivered += k->size;
+    net_np(n)->c.bytes_delivered += k->size;
+    net_np(n)->c.data_in_flight--;
+    net_np(n)->c.data_bytes_in_flight -= k->size;
     if (cc_on_data(f, k, now)) {
-        n->c.cnp_sent++;
+        net_np(n)->c.cnp_sent++;
         struct port_ctr *c = net_ctr(n, h->port, h->cfg->cnp_priority);
         if (c)
             c->cnp_tx++;
@@ -294,7 +296,7 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
         bool last = f->rcv_nxt == f->n_pkts;
         if (last && f->finish < 0) {
             f->finish = now;
-            n->flows_completed++;
+            net_np(n)->flows_completed++;
             NET_NOTIFY(n, flow, f);
             if (f->coll)
                 traffic_flow_received(n, f);
@@ -306,7 +308,7 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
     } else if (k->psn > f->rcv_nxt) {
         if (!f->nack_outstanding) {
             f->nack_outstanding = true;
-            n->c.nacks_sent++;
+            net_np(n)->c.nacks_sent++;
             send_ctrl(n, h, f, PKT_NACK, f->rcv_nxt, k);
         }
     } else {
@@ -333,10 +335,10 @@ static void receive_ack(struct net *n, struct pkt *k)
         struct cc_ack a = {.psn = k->psn, .newly_acked = f->snd_una - una, .nack = k->type == PKT_NACK,
                            .ece = (k->ecn & ECN_ECE) != 0, .tel = k->tel ? int_rec(n->tel, k->tel) : NULL};
         if ((f->cc_flags & CC_F_RTT) && f->rtt_psn && k->psn >= f->rtt_psn && k->type != PKT_NACK) {
-            a.rtt = n->sim->now - f->rtt_sent;
+            a.rtt = net_sim(n)->now - f->rtt_sent;
             f->rtt_psn = 0;
         }
-        flow_cc(f)->on_ack(f, &a, n->sim->now);
+        flow_cc(f)->on_ack(f, &a, net_sim(n)->now);
     }
     if (k->type == PKT_NACK && k->psn >= f->snd_una && f->snd_nxt > k->psn) {
         f->snd_nxt = k->psn; /* go back N */
@@ -349,7 +351,7 @@ static void receive_ack(struct net *n, struct pkt *k)
         sim_timer_cancel(&f->rto_timer);
         sim_timer_cancel(&f->pace_timer);
         cc_release(f);
-        n->flows_active--;
+        net_np(n)->flows_active--;
         if (f->coll)
             traffic_flow_acked(n, f);
         check_done(n);
@@ -359,11 +361,11 @@ static void receive_ack(struct net *n, struct pkt *k)
 static void receive_cnp(struct net *n, struct pkt *k)
 {
     struct flow *f = net_flow(n, k->flow);
-    n->c.cnp_received++;
+    net_np(n)->c.cnp_received++;
     f->cnps_rx++;
     if (f->sender_done)
         return;
-    cc_on_cnp(f, n->sim->now);
+    cc_on_cnp(f, net_sim(n)->now);
 }
 
 void nic_receive(struct net *n, struct host *h, struct pkt *k)

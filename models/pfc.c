@@ -20,15 +20,15 @@ void pfc_send(struct port *p, int prio, uint16_t quanta)
     k->quanta = quanta;
     k->flow = UINT32_MAX;
     if (quanta) {
-        n->c.pause_frames++;
-        n->c.prio[prio].pause_frames++;
+        net_np(n)->c.pause_frames++;
+        net_np(n)->c.prio[prio].pause_frames++;
     } else {
-        n->c.resume_frames++;
+        net_np(n)->c.resume_frames++;
     }
     struct port_ctr *c = net_ctr(n, p, prio);
     if (c)
         c->pause_tx++;
-    NET_NOTIFY(n, pfc, n->sim->now, p->node, p->local, prio, quanta != 0);
+    NET_NOTIFY(n, pfc, net_sim(n)->now, p->node, p->local, prio, quanta != 0);
     port_send_ctrl(p, k);
 }
 
@@ -53,7 +53,7 @@ void pfc_hold(struct net *n, struct port *p, int prio)
     p->pause_sent |= (uint8_t)(1u << prio);
     pfc_send(p, prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
     struct prio_timer *pt = &port_aux(p)->pause_refresh[prio];
-    sim_timer_arm(n->sim, &pt->tm, n->sim->now + refresh_period(n, p), pause_refresh, pt);
+    sim_timer_arm(net_sim(n), &pt->tm, net_sim(n)->now + refresh_period(n, p), pause_refresh, pt);
 }
 
 void pfc_let_go(struct port *p, int prio)
@@ -117,7 +117,7 @@ static void receive(struct port *p, const struct pkt *k)
     port_block(p, prio);
     /* Each PAUSE restarts the pause time (a refresh extends it). */
     sim_time_t dur = pause_quanta_ps(k->quanta, x->rate_bps);
-    sim_timer_arm(n->sim, &x->pause_expire[prio].tm, n->sim->now + dur, pause_expired, &x->pause_expire[prio]);
+    sim_timer_arm(net_sim(n), &x->pause_expire[prio].tm, net_sim(n)->now + dur, pause_expired, &x->pause_expire[prio]);
 }
 
 static void link_fail(struct port *p)

@@ -36,7 +36,7 @@ void pfcwd_init(struct net *n)
         q[i] = (struct pfcwd_queue){-1, -1};
     wd->q = q;
     n->wd = wd;
-    sim_timer_arm(n->sim, &wd->poll, n->scn->sw.watchdog.poll_ps, poll_event, n); /* the run's: zeroed */
+    sim_timer_arm(net_sim(n), &wd->poll, n->scn->sw.watchdog.poll_ps, poll_event, n); /* the run's: zeroed */
 }
 
 void pfcwd_free(struct net *n)

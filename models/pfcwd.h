@@ -68,7 +68,7 @@ void pfcwd_free(struct net *n);
 /* A PFC frame for prio arrived at egress p (port.c): restarts its restoration clock. */
 static inline void pfcwd_saw_pfc(struct net *n, const struct port *p, int prio)
 {
-    n->wd->q[(size_t)port_id(p) * NPRIO + (size_t)prio].last_pfc = n->sim->now;
+    n->wd->q[(size_t)port_id(p) * NPRIO + (size_t)prio].last_pfc = net_sim(n)->now;
 }
 
 #endif

@@ -113,7 +113,7 @@ static sim_time_t tx_time(struct port *p, uint32_t wire_bytes)
 static inline void wire_link(struct net *n, struct pkt *ahead, struct pkt *k, sim_time_t at, uint64_t seq)
 {
 #ifdef __x86_64__
-    if (n->pkts.live > n->stream_min_frames) {
+    if (n->pkts.live > n->stream_min_frames) { /* partitioned: the total at the last window's end */
         _mm_stream_si64((long long *)&ahead->next, (long long)(uintptr_t)k);
         _mm_stream_si64((long long *)&ahead->next_at, (long long)at);
         _mm_stream_si64((long long *)&ahead->next_seq, (long long)seq);
@@ -153,7 +153,7 @@ static void wire_send(struct sim *s, struct port *p, struct pkt *ahead, struct p
 
 bool port_take_free(struct port *p)
 {
-    struct sim *s = p->net->sim;
+    struct sim *s = net_sim(p->net);
     if (p->down)
         return false;
     if (!sim_before(s, p->busy_until, p->busy_seq))
@@ -182,7 +182,7 @@ static __attribute__((noinline)) void count_tx(struct port_ctr *c, struct pkt *k
 void port_transmit(struct port *p, struct pkt *k)
 {
     struct net *n = p->net;
-    struct sim *s = n->sim;
+    struct sim *s = net_sim(n);
     /* A switch stamps its hop before the frame's length sets its serialization; ACKs that echo a record and the
      * sender's own NIC do not. */
     if (__builtin_expect(k->tel != 0, 0) && k->type == PKT_DATA && p->kind != NODE_HOST)
@@ -190,15 +190,19 @@ void port_transmit(struct port *p, struct pkt *k)
     sim_time_t t = tx_time(p, k->size + WIRE_OVERHEAD);
     /* The last frame sent ended at busy_until and arrives a delay later, at the sequence reserved right after
      * busy_seq (below): while that point is ahead, it is still on the wire and the new frame follows it. */
-    struct pkt *ahead = p->wire_tail && sim_before(s, p->busy_until + p->delay_ps, p->busy_seq + 1) ? p->wire_tail
-                                                                                                   : NULL;
+    /* In a partitioned run the peer may run ahead within the window: a frame that arrives before the window's
+     * end (s->horizon) may already have arrived there, so nothing is linked behind it (sim/parallel.h). */
+    sim_time_t ahead_at = p->busy_until + p->delay_ps;
+    struct pkt *ahead = p->wire_tail && sim_before(s, ahead_at, p->busy_seq + 1) && ahead_at >= s->horizon
+                            ? p->wire_tail
+                            : NULL;
     p->busy_until = s->now + t;
     p->busy_seq = sim_reserve_seq(s);
     uint64_t arrive_seq = sim_reserve_seq(s); /* busy_seq + 1: the same entity's next number */
     k->link_gen = p->link_gen;
     p->tx_frames++;
     p->tx_bytes += k->size;
-    n->c.packet_hops++;
+    net_np(n)->c.packet_hops++;
     wire_send(s, p, ahead, k, s->now + t + p->delay_ps, arrive_seq);
     if (!p->wake_pending && has_work(n, p)) {
         p->wake_pending = true;
@@ -225,7 +229,7 @@ void port_kick(struct port *p)
     if (p->down)
         return;
     struct net *n = p->net;
-    struct sim *s = n->sim;
+    struct sim *s = net_sim(n);
     if (sim_before(s, p->busy_until, p->busy_seq)) {
         if (!p->wake_pending) {
             p->wake_pending = true;
@@ -256,8 +260,8 @@ static void close_interval(struct port *p, int prio, sim_time_t now)
     struct net *n = p->net;
     struct port_prio *pp = port_pp(p, prio);
     sim_time_t d = now - pp->paused_since;
-    n->paused_total += d;
-    n->paused_prio[prio] += d;
+    net_np(n)->paused_total += d;
+    net_np(n)->paused_prio[prio] += d;
     pp->paused_acc += d;
     pp->paused_since = now;
 }
@@ -269,11 +273,12 @@ void port_block(struct port *p, int prio)
         return;
     struct net *n = p->net;
     p->paused |= bit;
-    port_pp(p, prio)->paused_since = n->sim->now;
-    if (p->kind != NODE_HOST && n->sw_paused++ == 0)
+    port_pp(p, prio)->paused_since = net_sim(n)->now;
+    /* a partition's count alone cannot say whether none was blocked: it tells the detector of every block */
+    if (p->kind != NODE_HOST && (net_np(n)->sw_paused++ == 0 || net_partitioned(n)))
         deadlock_blocked(n);
     if (!p->paused_seen)
-        n->ports_ever_paused++;
+        net_np(n)->ports_ever_paused++;
     p->paused_seen |= bit;
 }
 
@@ -283,10 +288,10 @@ void port_unblock(struct port *p, int prio)
     if (!(p->paused & bit))
         return;
     struct net *n = p->net;
-    close_interval(p, prio, n->sim->now);
+    close_interval(p, prio, net_sim(n)->now);
     p->paused &= (uint8_t)~bit;
     if (p->kind != NODE_HOST)
-        n->sw_paused--;
+        net_np(n)->sw_paused--;
     port_kick(p);
 }
 
@@ -326,14 +331,14 @@ static __attribute__((noinline, cold)) bool corrupted(struct net *n, struct port
     if (pl->p <= 0 || rng_uniform(&pl->rng) >= pl->p)
         return false;
     switch (k->type) {
-    case PKT_ACK: n->c.corrupt_ack++; break;
-    case PKT_NACK: n->c.corrupt_nack++; break;
-    case PKT_CNP: n->c.corrupt_cnp++; break;
+    case PKT_ACK: net_np(n)->c.corrupt_ack++; break;
+    case PKT_NACK: net_np(n)->c.corrupt_nack++; break;
+    case PKT_CNP: net_np(n)->c.corrupt_cnp++; break;
     case PKT_PAUSE:
         if (k->quanta)
-            n->c.corrupt_pause++;
+            net_np(n)->c.corrupt_pause++;
         else
-            n->c.corrupt_resume++;
+            net_np(n)->c.corrupt_resume++;
         break;
     default: break;
     }
@@ -406,9 +411,9 @@ void port_link_fail(struct port *p)
     p->link_gen++;
     for (int prio = 0; prio < NPRIO; prio++) {
         if (p->paused & (1u << prio)) {
-            close_interval(p, prio, n->sim->now);
+            close_interval(p, prio, net_sim(n)->now);
             if (p->kind != NODE_HOST)
-                n->sw_paused--;
+                net_np(n)->sw_paused--;
         }
     }
     n->lfc->link_fail(p);

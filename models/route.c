@@ -121,7 +121,7 @@ void route_flow_start(struct sim *s, void *obj, uint64_t arg)
         if (detour) {
             f->via_host = via;
             f->via_group = vg;
-            n->flows_valiant++;
+            net_np(n)->flows_valiant++;
         }
     }
     nic_flow_start(s, obj, arg);

@@ -213,7 +213,7 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
         port_transmit(out, k);
         return;
     }
-    k->pmark = port_paused_total(out, prio, n->sim->now);
+    k->pmark = port_paused_total(out, prio, net_sim(n)->now);
     portq_push(out, prio, k);
     if (__builtin_expect(w->lim.cell != 0, 0))
         port_pp(out, prio)->q.bytes += B - k->size; /* the queue's depth in whole cells, as its frames are charged */
@@ -268,7 +268,9 @@ struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)
     dequeued(n, w, p, k, prio, port_pp(p, prio)->q.bytes, B);
     /* The queue is not paused now, so its closed intervals are its whole paused time since the frame was queued. */
     sim_time_t held = port_paused_closed(p, prio) - k->pmark;
+    /* Atomic: the switches of a flow's path may run in different partitions (sim/parallel.h); a sum, in any order,
+     * is the same. */
     if (held && k->type == PKT_DATA)
-        net_flow(n, k->flow)->paused_ns += held;
+        __atomic_fetch_add(&net_flow(n, k->flow)->paused_ns, held, __ATOMIC_RELAXED);
     return k;
 }

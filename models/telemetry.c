@@ -49,13 +49,13 @@ bool int_push(struct int_rec *r, const struct int_hop *h)
 
 void int_push_egress(struct net *n, struct pkt *k, const struct port *p)
 {
-    struct int_hop h = {.ts = n->sim->now, .tx_bytes = p->tx_bytes, .rate_bps = port_aux(p)->rate_bps,
+    struct int_hop h = {.ts = net_sim(n)->now, .tx_bytes = p->tx_bytes, .rate_bps = port_aux(p)->rate_bps,
                         .qlen = (uint32_t)port_queued_bytes(p, k->prio), .port = port_id(p)};
     if (int_push(int_rec(n->tel, k->tel), &h)) {
         /* Counted as sent when added, so that what is sent is what is delivered, dropped or in flight. */
         k->size += INT_HOP_BYTES;
-        n->c.bytes_sent += INT_HOP_BYTES;
-        n->c.data_bytes_in_flight += INT_HOP_BYTES;
+        net_np(n)->c.bytes_sent += INT_HOP_BYTES;
+        net_np(n)->c.data_bytes_in_flight += INT_HOP_BYTES;
     }
 }
 

@@ -257,10 +257,10 @@ static void poisson_arrival(struct sim *s, void *obj, uint64_t arg)
     struct poisson_gen *g = obj;
     struct traffic *t = g->t;
     struct net *n = t->net;
-    SIM_ASSERT_ENT(s, net_host_ent(n, g->host));
+    SIM_ASSERT_ENT(s, SIM_ENT_GLOBAL); /* the run's: it adds to the table of flows (traffic.h) */
     const struct scn_traffic *e = &n->scn->traffic[g->entry];
     if (e->end_ps >= 0 && s->now >= e->end_ps) {
-        n->pending_sources--;
+        net_np(n)->pending_sources--;
         net_check_finish(n);
         return;
     }
@@ -285,7 +285,7 @@ static void coll_send(struct coll *c, uint32_t q, uint32_t to)
     struct net *n = t->net;
     const struct scn_traffic *e = &n->scn->traffic[c->entry];
     struct flow *f = net_add_flow(n, keep_name(t, e->id, t->next_name[c->entry]++), c->host[q], c->host[to],
-                                  c->chunk, n->sim->now, TR_PRIO(e), 0, NULL, 0);
+                                  c->chunk, net_sim(n)->now, TR_PRIO(e), 0, NULL, 0);
     f->coll = c;
     f->coll_rank = q;
     c->bytes += (uint64_t)c->chunk;
@@ -294,8 +294,8 @@ static void coll_send(struct coll *c, uint32_t q, uint32_t to)
 static void coll_finish(struct coll *c)
 {
     struct net *n = c->t->net;
-    c->finish = n->sim->now;
-    n->pending_sources--;
+    c->finish = net_sim(n)->now;
+    net_np(n)->pending_sources--;
     net_check_finish(n);
 }
 
@@ -391,8 +391,8 @@ static void coll_init(struct traffic *t, struct coll *c, int entry, const struct
     for (uint32_t r = 0; r < c->rings; r++)
         for (uint32_t s = 0; s < c->n_ranks; s++)
             c->host[r * c->n_ranks + s] = (uint32_t)e->hosts.idx[s * c->rings + r];
-    t->net->pending_sources++;
-    sim_at(t->net->sim, e->start_ps, coll_start, c, 0);
+    net_np(t->net)->pending_sources++;
+    sim_at(net_sim(t->net), e->start_ps, coll_start, c, 0);
 }
 
 /* ---- setup ---- */
@@ -469,9 +469,9 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
                 rng_init(&g->rng, scn->seed, rng_stream_id(RNG_KIND_TRAFFIC, ((uint64_t)ti << 32) | i));
                 double rate = (double)n->hosts[g->host].rate_bps;
                 g->mean_gap_ps = t->cdfs[ti].mean * 8.0 / (e->load * rate) * (double)PS_PER_S;
-                n->pending_sources++;
-                sim_at_to(n->sim, e->start_ps + (sim_time_t)rng_exponential(&g->rng, g->mean_gap_ps),
-                          net_host_ent(n, g->host), poisson_arrival, g, 0);
+                net_np(n)->pending_sources++;
+                sim_at(net_sim(n), e->start_ps + (sim_time_t)rng_exponential(&g->rng, g->mean_gap_ps),
+                       poisson_arrival, g, 0);
             }
             break;
         }

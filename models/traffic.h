@@ -7,7 +7,11 @@
  *   the offered load on the host link equal `load` (payload bytes: mean gap
  *   = mean flow size x 8 / (load x link rate)); sizes drawn from a CDF with
  *   linear interpolation between its points; destination uniform among the
- *   entry's other hosts, or a fixed random permutation.
+ *   entry's other hosts, or a fixed random permutation.  An arrival is an event
+ *   of the run (SIM_ENT_GLOBAL), not of its host: it adds a flow to the run's
+ *   table, which only the run's events do, so that a flow's index (its name,
+ *   its ECMP hash) is the same however the network is cut into partitions
+ *   (sim/parallel.h); the arrival's draws are still the host's own stream.
  * - allreduce (ring): N ranks, 2(N-1) steps; in each step every rank sends
  *   size/N to its successor, and starts step s+1 once its step-s send is
  *   acknowledged and it has received step s from its predecessor (NCCL's ring).

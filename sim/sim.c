@@ -3,6 +3,7 @@
  */
 #include "sim.h"
 #include "mem.h"
+#include "parallel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,11 +171,15 @@ static void sort_window(struct sim *s)
     s->win_tmp = b;
 }
 
+_Thread_local struct sim *sim_cur;
+_Thread_local void *sim_user;
+
 /* ---- setup ---- */
 
 int sim_init(struct sim *s)
 {
     memset(s, 0, sizeof *s);
+    s->bound_hi = s->bound_lo = UINT64_MAX;
     s->shift = SHIFT_INIT;
     s->n_ent = 1;
     s->ent_seq = calloc(1, sizeof *s->ent_seq);
@@ -552,7 +557,23 @@ static inline __attribute__((always_inline)) void schedule_seq(struct sim *s, si
     }
     if (__builtin_expect(t > SIM_TIME_LIMIT, 0))
         return; /* no run reaches it (sim.h) */
+    /* In a partitioned run, an event of another partition (or of the run) goes there (sim/parallel.h).  A run of
+     * one partition needs no table: only the run's own events are elsewhere. */
+    if (__builtin_expect(ent == SIM_ENT_GLOBAL, 0)) {
+        if (s->par && s->part != s->par->n) {
+            sim_par_route(s, s->par->n, seq_hi(t, seq), seq_lo(seq) | ent, fn, obj, tm, arg);
+            return;
+        }
+    } else if (s->ent_part && s->ent_part[ent] != s->part) {
+        sim_par_route(s, s->ent_part[ent], seq_hi(t, seq), seq_lo(seq) | ent, fn, obj, tm, arg);
+        return;
+    }
     insert_event(s, seq_hi(t, seq), seq_lo(seq) | ent, fn, obj, tm, arg);
+}
+
+void sim_insert(struct sim *s, uint64_t hi, uint64_t lo, sim_fn fn, void *obj, struct sim_timer *tm, uint64_t arg)
+{
+    insert_event(s, hi, lo, fn, obj, tm, arg);
 }
 
 void sim_at_seq_to(struct sim *s, sim_time_t t, uint64_t seq, uint32_t ent, sim_fn fn, void *obj, uint64_t arg)
@@ -663,6 +684,9 @@ bool sim_take_due(struct sim *s, sim_time_t t, uint64_t seq)
         return false;
     /* Events of the current instant are all in the window or the side heap (the calendar holds later buckets). */
     struct sim_key k = {(uint64_t)t << SIM_ENT_BITS | seq >> SIM_ESEQ_BITS, seq_lo(seq)};
+    /* A partition must not run past its window's end, where another partition's or the run's event may come. */
+    if (key_val(&k) >= key_val(&(struct sim_key){s->bound_hi, s->bound_lo}))
+        return false;
     if (s->win_pos < s->win_n && key_val(&s->win[s->win_pos]) < key_val(&k))
         return false;
     if (s->near.n && key_val(&s->near.h[0]) < key_val(&k))
@@ -672,6 +696,8 @@ bool sim_take_due(struct sim *s, sim_time_t t, uint64_t seq)
     s->window_events++;
     return true;
 }
+
+uint64_t sim_pending_all(const struct sim *s) { return s->par ? sim_par_pending(s->par) : sim_pending(s); }
 
 sim_time_t sim_next_time(struct sim *s) { return window_fill(s) ? hi_time(window_min(s)->hi) : SIM_TIME_MAX; }
 
@@ -719,8 +745,51 @@ bool sim_step(struct sim *s)
     return true;
 }
 
+bool sim_pop(struct sim *s, struct sim_event *e)
+{
+    if (!window_fill(s))
+        return false;
+    const struct sim_key *m = window_min(s);
+    uint32_t idx = (uint32_t)(m->lo & SLOT_MASK);
+    if (m == &s->near.h[0])
+        heap_pop(&s->near);
+    else
+        s->win_pos++;
+    *e = s->cur[idx];
+    s->cur_free[s->n_cur_free++] = idx;
+    return true;
+}
+
+bool sim_next_key(struct sim *s, struct sim_key *k)
+{
+    if (!window_fill(s))
+        return false;
+    *k = *window_min(s);
+    return true;
+}
+
+uint64_t sim_run_below(struct sim *s, uint64_t hi, uint64_t lo)
+{
+    uint64_t before = s->events;
+    s->bound_hi = hi;
+    s->bound_lo = lo;
+    /* the first word decides all but the events of the bound's own instant and entity */
+    while (window_fill(s)) {
+        const struct sim_key *m = window_min(s);
+        if (m->hi >= hi && (m->hi > hi || m->lo >= lo))
+            break;
+        sim_step(s);
+    }
+    s->cur_ent = SIM_ENT_GLOBAL;
+    return s->events - before;
+}
+
 uint64_t sim_run(struct sim *s, sim_time_t until)
 {
+    if (s->par)
+        return sim_par_run(s->par, until);
+    struct sim *outer = sim_cur;
+    sim_enter(s);
     uint64_t before = s->events;
     s->stop_requested = false;
     /* the last key word at `until`, compared whole: no shift per event */
@@ -736,5 +805,6 @@ uint64_t sim_run(struct sim *s, sim_time_t until)
         sim_step(s);
     }
     s->cur_ent = SIM_ENT_GLOBAL;
+    sim_enter(outer);
     return s->events - before;
 }

@@ -60,6 +60,7 @@
 #define SIM_SIM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 
@@ -78,6 +79,7 @@ typedef int64_t sim_time_t; /* picoseconds */
 static inline uint64_t sim_tie_mask(sim_time_t t) { return ((uint64_t)t * 0x9E3779B97F4A7C15ULL) >> (64 - SIM_ENT_BITS); }
 
 struct sim;
+struct sim_par; /* a network cut into partitions, each its own engine (sim/parallel.h) */
 typedef void (*sim_fn)(struct sim *s, void *obj, uint64_t arg);
 /* A prefetch hook (sim_add_prefetch): ahead is 2 or 1, how many events before its own it is called. */
 typedef void (*sim_prefetch_fn)(const void *obj, uint64_t arg, int ahead);
@@ -180,6 +182,15 @@ struct sim {
     uint64_t moved;  /* timer events re-queued to a later expiry */
     uint64_t rebuckets; /* bucket width changes */
     bool stop_requested;
+    /* A partitioned run (sim/parallel.h): NULL for a plain engine.  Else this engine is partition `part` of par,
+     * or (part == par->n) its run-wide queue, which events of SIM_ENT_GLOBAL go to. */
+    struct sim_par *par;
+    uint32_t part;
+    const uint16_t *ent_part;    /* entity -> partition where this engine must look it up (NULL: all its own) */
+    uint64_t bound_hi, bound_lo; /* a partition runs only events keyed below this (the window's end) */
+    void *user;                  /* the models' state of this partition (NULL: none of its own) */
+    sim_time_t horizon;          /* while a window of several partitions runs, its end: what another partition
+                                  * may touch of this one's events comes at or after it; else 0 */
     /* Optional deeper prefetch for a few kinds of event (sim_add_prefetch). */
     uint32_t n_pf;
     sim_fn pf_fn[SIM_PF_MAX];
@@ -221,6 +232,19 @@ int sim_set_entities(struct sim *s, uint32_t n);
 /* Ends the process with a message: an entity has numbered 2^(SIM_ESEQ_BITS - 1) events (sim_step checks each
  * event it runs, which leaves the other half of the numbers as margin for those not yet run). */
 _Noreturn void sim_seq_exhausted(uint32_t ent);
+
+/* The engine whose event runs on this thread (sim_run sets it; NULL outside a run).  In a partitioned run each
+ * thread runs its own partition's engine, so a model reaches its partition's state through it. */
+extern _Thread_local struct sim *sim_cur;
+/* Its user state (sim.user), kept apart so that a model reaches it with one load. */
+extern _Thread_local void *sim_user;
+
+/* Makes s the engine running on this thread (NULL: none). */
+static inline void sim_enter(struct sim *s)
+{
+    sim_cur = s;
+    sim_user = s ? s->user : NULL;
+}
 
 /*
  * Schedules fn(s, obj, arg) at absolute time t (t >= now; scheduling in the
@@ -321,6 +345,9 @@ static inline uint32_t sim_pending(const struct sim *s)
 {
     return s->win_n - s->win_pos + s->near.n + s->n_ring + s->far.n;
 }
+
+/* Number of pending events of the whole run: in a partitioned run (sim/parallel.h), of every partition. */
+uint64_t sim_pending_all(const struct sim *s);
 
 /* Time of the earliest pending event, or SIM_TIME_MAX. */
 sim_time_t sim_next_time(struct sim *s);

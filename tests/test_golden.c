@@ -16,6 +16,9 @@
  *     references stay small and a change in any byte is still caught.
  * The runs go GOLDEN_JOBS at a time (one per core), each in a process of its
  * own; the comparison is done here, in the parent, in a fixed order.
+ * Each scenario is run again with --threads 2, 4 and 8 (sim/parallel.h), and
+ * every file it writes must equal that of the run on one thread, byte for
+ * byte (summary.json without wall_s and events_per_s).
  * `make regress-update` rewrites the references on purpose; review their diff
  * in the commit.
  */
@@ -24,6 +27,7 @@
 #include "tools/run.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,6 +260,91 @@ static bool is_scenario(const char *path)
     return !names_one;
 }
 
+/* The thread counts every scenario is run with besides one, for outputs identical to one thread's. */
+static const int golden_threads[] = {2, 4, 8};
+#define GOLDEN_THREADS (sizeof golden_threads / sizeof golden_threads[0])
+
+/* A file's text without its lines holding any of the machine's measures (wall_s, events_per_s). */
+static char *without_machine(const char *path)
+{
+    char *t = test_read_file(path, NULL);
+    if (!t || !strstr(path, "summary.json"))
+        return t;
+    char *o = t;
+    for (const char *l = t; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) + 1 : strlen(l);
+        bool machine = false;
+        for (const char *m = l; m < l + len && !machine; m++)
+            machine = strncmp(m, "\"wall_s\"", 8) == 0 || strncmp(m, "\"events_per_s\"", 14) == 0;
+        if (!machine) {
+            memmove(o, l, len);
+            o += len;
+        }
+        l += len;
+    }
+    *o = '\0';
+    return t;
+}
+
+/*
+ * Whether the run into dir was refused because the scenario cannot run on several threads yet (its log says
+ * so, as run_partition words it); the first refusal of a scenario is reported.
+ */
+static bool threads_refused(const char *dir)
+{
+    char lp[700];
+    snprintf(lp, sizeof lp, "%s.log", dir);
+    char *log = test_read_file(lp, NULL);
+    bool refused = log && strstr(log, "; run it with --threads 1");
+    if (refused && strstr(dir, ".t2"))
+        fprintf(stderr, "\n  golden: not on threads: %s", strstr(log, "--threads"));
+    free(log);
+    return refused;
+}
+
+/*
+ * Whether run directory b holds exactly the files of a, each equal byte for byte (summary.json but for the
+ * machine's measures); the first difference goes to diff.
+ */
+static bool same_outputs(const char *a, const char *b, char *diff, size_t len)
+{
+    DIR *d = opendir(a);
+    if (!d) {
+        snprintf(diff, len, "cannot list the run on one thread");
+        return false;
+    }
+    bool same = true;
+    int files = 0;
+    for (struct dirent *e; same && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char pa[1024], pb[1024];
+        snprintf(pa, sizeof pa, "%s/%s", a, e->d_name);
+        snprintf(pb, sizeof pb, "%s/%s", b, e->d_name);
+        char *ta = without_machine(pa), *tb = without_machine(pb);
+        same = ta && tb && strcmp(ta, tb) == 0;
+        if (!same)
+            snprintf(diff, len, "%s", e->d_name);
+        free(ta);
+        free(tb);
+        files++;
+    }
+    closedir(d);
+    if (same) {
+        int fb = 0;
+        d = opendir(b);
+        for (struct dirent *e; d && (e = readdir(d));)
+            fb += e->d_name[0] != '.';
+        if (d)
+            closedir(d);
+        same = fb == files;
+        if (!same)
+            snprintf(diff, len, "%d files, one thread wrote %d", fb, files);
+    }
+    return same;
+}
+
 /* Runs the shell command lines cmd[0..n), `jobs` at a time; rc[i] gets each one's exit status (-1: not run). */
 static void run_parallel(char *const *cmd, int *rc, size_t n, int jobs)
 {
@@ -320,10 +409,10 @@ int golden_check(bool update)
         globfree(&g);
         return 1;
     }
-    size_t n = 0;
-    char **cmd = calloc(g.gl_pathc, sizeof *cmd), **keys = calloc(g.gl_pathc, sizeof *keys);
+    size_t n = 0, per = 1 + (update ? 0 : GOLDEN_THREADS);
+    char **cmd = calloc(g.gl_pathc * per, sizeof *cmd), **keys = calloc(g.gl_pathc, sizeof *keys);
     const char **paths = calloc(g.gl_pathc, sizeof *paths);
-    int *rc = calloc(g.gl_pathc, sizeof *rc);
+    int *rc = calloc(g.gl_pathc * per, sizeof *rc);
     if (!cmd || !keys || !paths || !rc) {
         fprintf(stderr, "\n  golden: out of memory\n");
         exit(1);
@@ -339,19 +428,39 @@ int golden_check(bool update)
                  tmp, key, args, tmp, key);
         paths[n] = path;
         keys[n] = strdup(key);
-        cmd[n++] = strdup(line);
+        cmd[n * per] = strdup(line);
+        for (size_t t = 1; t < per; t++) {
+            snprintf(line, sizeof line, "%s run %s -q --no-plot -o %s/%s.t%d %s --threads %d >%s/%s.t%d.log 2>&1",
+                     test_rocesim_bin(), path, tmp, key, golden_threads[t - 1], args, golden_threads[t - 1], tmp,
+                     key, golden_threads[t - 1]);
+            cmd[n * per + t] = strdup(line);
+        }
+        n++;
     }
-    run_parallel(cmd, rc, n, golden_jobs());
+    run_parallel(cmd, rc, n * per, golden_jobs());
 
     bool count_costs = getenv("ROCESIM_GOLDEN_COSTS") && strcmp(getenv("ROCESIM_GOLDEN_COSTS"), "1") == 0;
     for (size_t i = 0; i < n; i++) {
         char out[512];
         snprintf(out, sizeof out, "%s/%s", tmp, keys[i]);
-        if (rc[i] != 0 && rc[i] != 1) {
+        /* the same run on 2, 4 and 8 threads: the same files, byte for byte */
+        for (size_t t = 1; t < per && rc[i * per] <= 1; t++) {
+            char tout[600], diff[256] = "";
+            snprintf(tout, sizeof tout, "%s.t%d", out, golden_threads[t - 1]);
+            if (rc[i * per + t] == 2 && threads_refused(tout))
+                continue; /* not yet on threads: said on its own line (threads_refused) */
+            if (rc[i * per + t] != rc[i * per] || !same_outputs(out, tout, diff, sizeof diff)) {
+                fprintf(stderr, "\n  golden: %s on %d threads (exit %d) differs from one thread (exit %d): %s "
+                        "(outputs kept in %s)\n", paths[i], golden_threads[t - 1], rc[i * per + t], rc[i * per],
+                        diff, tout);
+                bad++;
+            }
+        }
+        if (rc[i * per] != 0 && rc[i * per] != 1) {
             char lp[600];
             snprintf(lp, sizeof lp, "%s.log", out);
             char *log = test_read_file(lp, NULL);
-            fprintf(stderr, "\n  golden: %s: exit %d\n%s\n", paths[i], rc[i], log ? log : "");
+            fprintf(stderr, "\n  golden: %s: exit %d\n%s\n", paths[i], rc[i * per], log ? log : "");
             free(log);
             bad++;
         } else if (update) {
@@ -367,7 +476,8 @@ int golden_check(bool update)
                         "them)\n", paths[i], note);
             bad += d;
         }
-        free(cmd[i]);
+        for (size_t t = 0; t < per; t++)
+            free(cmd[i * per + t]);
         free(keys[i]);
     }
     free(cmd);
@@ -431,12 +541,19 @@ static void test_golden_compare_catches(void)
     CU_ASSERT_STRING_EQUAL(diff, "flows.csv ");
     CU_ASSERT_FATAL(patch_file(p, "f0,h0,h2,3,4000001", "f0,h0,h2,3,4000000"));
 
-    /* a result: the PAUSE frames sent */
+    /* a result: the PAUSE frames sent, one more (read, as the cost counter below) */
     snprintf(p, sizeof p, "%s/%s.summary.json", ref, key);
-    CU_ASSERT_FATAL(patch_file(p, "\"pause_frames\":\t13", "\"pause_frames\":\t14"));
+    char *pj = test_read_file(p, NULL), pf_was[48], pf_now[48];
+    const char *pf = pj ? strstr(pj, "\"pause_frames\":\t") : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pf);
+    long long pauses = atoll(pf + strlen("\"pause_frames\":\t"));
+    free(pj);
+    snprintf(pf_was, sizeof pf_was, "\"pause_frames\":\t%lld,", pauses);
+    snprintf(pf_now, sizeof pf_now, "\"pause_frames\":\t%lld,", pauses + 1);
+    CU_ASSERT_FATAL(pauses > 0 && patch_file(p, pf_was, pf_now));
     CU_ASSERT_EQUAL(golden_compare(key, out, ref, false, diff, sizeof diff, note, sizeof note), 1);
     CU_ASSERT_STRING_EQUAL(diff, "summary.json ");
-    CU_ASSERT_FATAL(patch_file(p, "\"pause_frames\":\t14", "\"pause_frames\":\t13"));
+    CU_ASSERT_FATAL(patch_file(p, pf_now, pf_was));
 
     /* a cost counter: reported, counted only on request (its value is read, so that a change of cost alone does not
      * need this test edited) */
@@ -484,9 +601,49 @@ static void test_golden_compare_catches(void)
     test_run(cmd, NULL);
 }
 
+/*
+ * A k=8 fat-tree (128 hosts, 80 switches) under WebSearch for 2 ms, on 1, 2, 4 and 8 threads: the partitions
+ * then cut pods apart and every frame between pods crosses threads, and every output is the same.
+ */
+static void test_threads_k8_websearch(void)
+{
+    char tmp[] = "/tmp/rocesim-threads-XXXXXX";
+    CU_ASSERT_FATAL(mkdtemp(tmp) != NULL);
+    char *cmd[4], line[1024];
+    int rc[4], threads[4] = {1, 2, 4, 8};
+    for (int i = 0; i < 4; i++) {
+        snprintf(line, sizeof line, "%s run scenarios/websearch-fattree.json --set topology.k=8 --stop 2ms -q "
+                 "--no-plot -o %s/t%d --threads %d >/dev/null 2>&1", test_rocesim_bin(), tmp, threads[i], threads[i]);
+        cmd[i] = strdup(line);
+    }
+    run_parallel(cmd, rc, 4, golden_jobs());
+    char a[600], b[600], diff[256];
+    snprintf(a, sizeof a, "%s/t1", tmp);
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_EQUAL(rc[i], 0);
+        snprintf(b, sizeof b, "%s/t%d", tmp, threads[i]);
+        bool same = same_outputs(a, b, diff, sizeof diff);
+        CU_ASSERT(same);
+        if (!same)
+            fprintf(stderr, "\n  k=8 WebSearch on %d threads differs from one thread: %s (in %s)\n", threads[i], diff,
+                    b);
+        free(cmd[i]);
+    }
+    snprintf(b, sizeof b, "%s/t1/flows.csv", tmp);
+    char *flows = test_read_file(b, NULL);
+    size_t lines = 0;
+    for (const char *c = flows; c && *c; c++)
+        lines += *c == '\n';
+    free(flows);
+    CU_ASSERT(lines > 500); /* a run of hundreds of flows, not a trivial one */
+    snprintf(line, sizeof line, "rm -rf %s", tmp);
+    test_run(line, NULL);
+}
+
 void test_golden_register(void)
 {
     CU_pSuite s = CU_add_suite("golden runs", NULL, NULL);
     CU_add_test(s, "the compare reports a changed result and names the file", test_golden_compare_catches);
     CU_add_test(s, "every scenario reproduces its reference outputs", test_golden_runs);
+    CU_add_test(s, "a k=8 WebSearch run is the same on 1, 2, 4 and 8 threads", test_threads_k8_websearch);
 }

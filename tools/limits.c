@@ -285,7 +285,7 @@ uint64_t limits_sim_run(struct run *r, sim_time_t until)
         double t0 = mono_now();
         ev += sim_run(s, end);
         double dt = mono_now() - t0;
-        if (s->stop_requested || sim_pending(s) == 0 || s->now >= until)
+        if (s->stop_requested || sim_pending_all(s) == 0 || s->now >= until)
             return ev;
         if (dt < SLICE_TARGET_S / 2 && step < INT64_MAX / 4)
             step *= 2;

@@ -37,7 +37,7 @@
 static const char usage[] =
     "usage:\n"
     "  rocesim run SCENARIO.json [-o DIR] [--set PATH=VALUE]... [--seed N] [--stop TIME] [--no-plot] [-q]\n"
-    "              [--max-wall TIME]\n"
+    "              [--max-wall TIME] [--threads N]\n"
     "              [--fail-on-deadlock] [--live [ADDR:]PORT [--live-hold start|end|both]]\n"
     "  rocesim check SCENARIO.json [--set PATH=VALUE]...\n"
     "  rocesim topo SCENARIO.json [--format dot|json] [--set PATH=VALUE]...\n"
@@ -60,6 +60,8 @@ static const char usage[] =
     "         counters.csv (with monitor.counters) and plots/*.png to DIR (default out/<scenario name>);\n"
     "         -q: no progress line; --no-plot: no plots;\n"
     "         --fail-on-deadlock: exit status 1 when the run found a PFC deadlock;\n"
+    "         --threads N: cut the network into N partitions, each on a thread of its own (1 to 64; the\n"
+    "         results are the same for every N);\n"
     "         --live: serve a live view of the run in the browser (127.0.0.1 unless ADDR is given; PORT 0: any\n"
     "         free port), the URL on stderr; --live-hold: wait for the viewer at the start, keep serving the\n"
     "         final state after the end (until Ctrl-C), or both\n"
@@ -93,6 +95,7 @@ struct cli {
     double max_wall_s;
     const char *live;     /* --live [ADDR:]PORT, or NULL */
     int live_hold;        /* --live-hold: enum live_hold bits */
+    unsigned threads;     /* --threads N, or 0 */
 };
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -173,6 +176,16 @@ static int parse_args(int argc, char **argv, struct cli *c, char (*set_paths)[51
                 return bad_usage("--max-wall expects a positive time like \"10s\", got \"%s\"", v);
             c->max_wall = v;
             c->max_wall_s = (double)ps * 1e-12;
+        } else if (strcmp(a, "--threads") == 0) {
+            if (!has_next)
+                return bad_usage("%s needs a number of threads", a);
+            const char *v = argv[++i];
+            char *end;
+            errno = 0;
+            unsigned long t = strtoul(v, &end, 10);
+            if (errno || *end || !*v || v[0] == '-' || t < 1 || t > SIM_PAR_MAX)
+                return bad_usage("--threads expects a number from 1 to 64, got \"%s\"", v);
+            c->threads = (unsigned)t;
         } else if (strcmp(a, "--live") == 0) {
             if (!has_next)
                 return bad_usage("%s needs [ADDR:]PORT, like 8600 or 127.0.0.1:8600", a);
@@ -710,6 +723,10 @@ int main(int argc, char **argv)
         return bad_usage("%s: --live is for run and view, --live-hold for run", c.cmd);
     if (c.live_hold && !c.live)
         return bad_usage("%s", "--live-hold needs --live [ADDR:]PORT");
+    if (c.threads && strcmp(c.cmd, "run"))
+        return bad_usage("%s: --threads is for run", c.cmd);
+    if (c.threads)
+        run_set_threads(c.threads);
     if (strcmp(c.cmd, "run") == 0)
         return cmd_run(&c);
     if (strcmp(c.cmd, "check") == 0)

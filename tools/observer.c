@@ -79,7 +79,7 @@ void run_simulate(struct run *r)
             }
             uint64_t ev = limits_sim_run(r, until);
             /* Ended exactly when one sim_run(stop) would have returned (see observer.h), or stopped early. */
-            bool ended = s->stop_requested || sim_pending(s) == 0 || s->now >= stop || r->incomplete_reason[0];
+            bool ended = s->stop_requested || sim_pending_all(s) == 0 || s->now >= stop || r->incomplete_reason[0];
             for (unsigned i = 0; i < n; i++) {
                 if (!o[i].ops->on_slice)
                     continue;

@@ -1,6 +1,7 @@
 /* run — one simulation: build, simulate, report (see run.h). */
 #include "tools/run.h"
 #include "tools/jsonout.h"
+#include "models/cc.h"
 #include "models/fault.h"
 #include "models/pfcwd.h"
 #include "sim/mem.h"
@@ -10,6 +11,7 @@
 #include "tools/observer.h"
 #include "tools/plot.h"
 #include "tools/stats.h"
+#include "topologies/partition.h"
 #include "topologies/topo.h"
 
 #include <cjson/cJSON.h>
@@ -24,6 +26,67 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+static unsigned run_threads = 1;
+
+void run_set_threads(unsigned n) { run_threads = n; }
+
+/* The smallest delay of any link: no frame reaches another node sooner, the lookahead of partitions. */
+static sim_time_t min_link_delay(const struct graph *g)
+{
+    sim_time_t w = INT64_MAX;
+    for (uint32_t i = 0; i < g->n_ports; i++)
+        if (g->ports[i].delay_ps < w)
+            w = g->ports[i].delay_ps;
+    return w;
+}
+
+/* What a run on several threads cannot do yet: its message, or NULL. */
+static const char *threads_unsupported(const struct run *r)
+{
+    if (r->traffic.n_colls)
+        return "collectives (allreduce, alltoall) start their steps at their hosts and add to the run's table of "
+               "flows, which only one thread may do";
+    for (uint32_t i = 0; i < r->net.n_host_cfgs; i++) {
+        int cc = cc_find(cc_scenario_name(r->net.host_cfgs[i].cc));
+        if (cc >= 0 && (cc_registry[cc]->flags & CC_F_TELEMETRY))
+            return "INT telemetry (hpcc) keeps its records in one pool for the whole network";
+    }
+    return NULL;
+}
+
+/*
+ * Cuts r's network into run_threads partitions (topologies/partition.h), each with its engine and counts
+ * (sim/parallel.h, net_partition).  One partition runs the same windows as several, so every number of
+ * threads gives the same results; only a network with a link of no delay, which has no lookahead, runs on the
+ * plain engine (and on one thread).  Returns 0, or SCN_EUSAGE with a message.
+ */
+static int run_partition(struct run *r, char *err, size_t errlen)
+{
+    unsigned n = run_threads;
+    sim_time_t w = min_link_delay(&r->g);
+    const char *why = n > 1 ? threads_unsupported(r) : NULL;
+    if (n > 1 && w <= 0)
+        why = "a link without delay leaves no lookahead between partitions";
+    if (why) {
+        snprintf(err, errlen, "%s: --threads %u: %s; run it with --threads 1", r->scn->file, n, why);
+        return SCN_EUSAGE;
+    }
+    if (w <= 0 || w == INT64_MAX)
+        return 0;
+    struct partition_plan plan;
+    if (partition_plan(&r->g, NULL, (int)n, &plan))
+        mem_oom("planning the partitions");
+    uint16_t *ent_part = mem_xcalloc(r->sim.n_ent, sizeof *ent_part, "planning the partitions");
+    for (uint32_t node = 0; node < r->g.n_nodes; node++)
+        ent_part[net_ent(node)] = (uint16_t)plan.part[node];
+    partition_free(&plan);
+    int rc = sim_par_init(&r->par, &r->sim, n, ent_part, r->sim.n_ent, w, n > 1);
+    free(ent_part);
+    if (rc || net_partition(&r->net, &r->par))
+        mem_oom("starting the partitions");
+    return 0;
+}
 
 int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errlen)
 {
@@ -47,6 +110,8 @@ int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errle
     rc = traffic_setup(&r->traffic, &r->net, err, errlen);
     if (!rc)
         rc = faults_setup(&r->net, err, errlen);
+    if (!rc)
+        rc = run_partition(r, err, errlen);
     if (rc) {
         run_free(r);
         return rc;
@@ -118,6 +183,7 @@ void run_headroom_classes(const struct run *r, struct hdrm_report *rep)
 
 void run_free(struct run *r)
 {
+    sim_par_free(&r->par);
     traffic_free(&r->traffic);
     net_free(&r->net);
     sim_free(&r->sim);

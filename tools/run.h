@@ -15,6 +15,7 @@
 #include "models/net.h"
 #include "models/traffic.h"
 #include "sim/graph.h"
+#include "sim/parallel.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
 #include "tools/observer.h"
@@ -24,13 +25,16 @@
  * regenerates the golden references says so).  summary.json records it, and a sweep or a tune runs again a
  * run whose summary.json has another, instead of taking a result of an older rocesim as done.
  * 2: event keys (time, entity, entity sequence).
+ * 3: the engine in windows (sim/parallel.h): a run ends at the end of the window in which its traffic was done,
+ *    deadlock checks run between windows, Poisson arrivals are events of the run.
  */
-#define RUN_RESULTS_VERSION 2
+#define RUN_RESULTS_VERSION 3
 
 struct run {
     const struct scenario *scn;
     struct graph g;
-    struct sim sim;
+    struct sim sim;          /* the run's engine; with par, its run-wide queue */
+    struct sim_par par;      /* its partitions (sim/parallel.h), one or --threads of them */
     struct net net;
     struct traffic traffic;
     double wall_s;
@@ -53,6 +57,12 @@ struct run {
         bool pfc_sampled;
     } mon_notes;
 };
+
+/*
+ * The partitions (and threads) every later run_setup of this process cuts its network into: 1 to
+ * SIM_PAR_MAX (`rocesim run --threads N`).  Every number gives byte-identical results (sim/parallel.h).
+ */
+void run_set_threads(unsigned n);
 
 /* Returns 0, or SCN_EUSAGE with a message (the scenario cannot be built). */
 int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errlen);

@@ -1,0 +1,357 @@
+/* parallel — a run's events on one engine per partition, in windows of the lookahead (see parallel.h). */
+#include "sim/parallel.h"
+#include "sim/mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define T_NONE INT64_MAX
+
+static inline sim_time_t hi_time(uint64_t hi) { return (sim_time_t)(hi >> SIM_ENT_BITS); }
+static inline unsigned __int128 kv(uint64_t hi, uint64_t lo) { return (unsigned __int128)hi << 64 | lo; }
+static inline struct sim *engine(struct sim_par *P, uint32_t i) { return i == P->n ? P->global : &P->parts[i]; }
+/* The mailbox (from, to) of set `set`: a window's mail goes into the set of its parity, and is filed by its
+ * receiver at the start of the next window, while the senders fill the other set. */
+static inline struct sim_box *box(struct sim_par *P, uint32_t set, uint32_t from, uint32_t to)
+{
+    return &P->box[(set * (P->n + 1) + from) * (P->n + 1) + to];
+}
+
+void sim_par_route(struct sim *s, uint32_t to, uint64_t hi, uint64_t lo, sim_fn fn, void *obj, struct sim_timer *tm,
+                   uint64_t arg)
+{
+    struct sim_par *P = s->par;
+    sim_time_t t = hi_time(hi);
+    if (!P->in_window) {
+        /* between windows (the run's own events, set-up): nothing else runs, file it where it belongs */
+        sim_insert(engine(P, to), hi, lo, fn, obj, tm, arg);
+        if (to < P->n && t < P->next_t[to])
+            P->next_t[to] = t;
+        return;
+    }
+    if (t < P->win_end || tm) {
+        /* A model broke the lookahead: only a frame on a link (delay >= W) may reach another partition, and a
+         * timer belongs to its own node (sim.h). */
+        fprintf(stderr, "rocesim: bug: entity %u schedules an event %s for entity %u of another partition at "
+                        "%lld ps, within the window ending at %lld ps\n", s->cur_ent, tm ? "(a timer)" : "",
+                (unsigned)(lo & ((1u << SIM_SLOT_BITS) - 1)), (long long)t, (long long)P->win_end);
+        abort();
+    }
+    struct sim_box *b = box(P, P->parity, s->part, to);
+    if (b->n == b->cap) {
+        uint32_t cap = b->cap ? b->cap * 2 : 256;
+        struct sim_event *ev = realloc(b->ev, sizeof *ev * cap);
+        if (!ev)
+            mem_oom("growing a partition's mailbox");
+        b->ev = ev;
+        b->cap = cap;
+    }
+    b->ev[b->n++] = (struct sim_event){hi, lo, fn, obj, tm, arg};
+    if (t < P->mailed_min[s->part])
+        P->mailed_min[s->part] = t;
+}
+
+/* Files the mail of set `set` for partition `to` (P->n: the run) into its engine. */
+static void drain(struct sim_par *P, uint32_t set, uint32_t to)
+{
+    struct sim *d = engine(P, to);
+    for (uint32_t from = 0; from <= P->n; from++) {
+        struct sim_box *b = box(P, set, from, to);
+        for (uint32_t i = 0; i < b->n; i++) {
+            const struct sim_event *e = &b->ev[i];
+            sim_insert(d, e->hi, e->lo, e->fn, e->obj, e->timer, e->arg);
+        }
+        b->n = 0;
+    }
+}
+
+/* Partition i's part of a window: its mail, then its events keyed below the bound. */
+static void part_window(struct sim_par *P, uint32_t i)
+{
+    struct sim *s = &P->parts[i];
+    sim_enter(s);
+    drain(P, P->parity ^ 1, i); /* the last window's mail */
+    P->mailed_min[i] = T_NONE;
+    s->horizon = P->n > 1 ? P->win_end : 0;
+    sim_run_below(s, P->b_hi, P->b_lo);
+    s->horizon = 0;
+#ifdef __x86_64__
+    /* a frame's links may have been written with streaming stores (models/port.c), which only a store fence
+     * orders before the barrier that hands them to the partition receiving the frame */
+    __builtin_ia32_sfence();
+#endif
+    struct sim_key k;
+    P->next_t[i] = sim_next_key(s, &k) ? hi_time(k.hi) : T_NONE;
+}
+
+static void *worker(void *arg)
+{
+    struct sim *s = arg;
+    struct sim_par *P = s->par;
+    for (;;) {
+        pthread_barrier_wait(&P->go);
+        if (P->quit)
+            return NULL;
+        part_window(P, s->part);
+        pthread_barrier_wait(&P->end);
+    }
+}
+
+static void run_window(struct sim_par *P, uint64_t hi, uint64_t lo)
+{
+    P->b_hi = hi;
+    P->b_lo = lo;
+    P->win_end = P->cell_end;
+    P->parity ^= 1;
+    P->in_window = true;
+    if (P->threaded) {
+        pthread_barrier_wait(&P->go);
+        part_window(P, 0);
+        pthread_barrier_wait(&P->end);
+    } else {
+        for (uint32_t i = 0; i < P->n; i++)
+            part_window(P, i);
+    }
+    P->in_window = false;
+    sim_enter(P->global);
+    drain(P, P->parity, P->n);
+    P->windows++;
+    if (P->at_barrier)
+        P->at_barrier(P->ctx);
+    /* stopped between windows (a deadlock found): the run ends at the window's end, where it was decided */
+    if (P->global->stop_requested && P->global->now < sim_par_window_end(P)) {
+        P->global->now = sim_par_window_end(P);
+        P->global->cur_seq = 0;
+    }
+}
+
+/* The run-wide engine's counters as the sums over all engines, and its clock and point in the order as the
+ * furthest any has run (what a caller of sim_run reads, and what it schedules from between runs). */
+static void totals(struct sim_par *P)
+{
+    struct sim *G = P->global;
+    uint64_t ev = P->g_events, st = P->g_stale, mv = P->g_moved;
+    for (uint32_t i = 0; i < P->n; i++) {
+        const struct sim *p = &P->parts[i];
+        ev += p->events;
+        st += p->stale;
+        mv += p->moved;
+        if (p->now > G->now || (p->now == G->now && p->cur_seq > G->cur_seq)) {
+            G->now = p->now;
+            G->cur_seq = p->cur_seq;
+        }
+    }
+    G->events = ev;
+    G->stale = st;
+    G->moved = mv;
+}
+
+uint64_t sim_par_run(struct sim_par *P, sim_time_t until)
+{
+    struct sim *G = P->global;
+    struct sim *outer = sim_cur;
+    sim_enter(G);
+    totals(P);
+    uint64_t before = G->events;
+    G->stop_requested = false;
+    const sim_time_t W = P->window;
+    for (;;) {
+        if (G->stop_requested)
+            break;
+        sim_time_t tn = T_NONE;
+        for (uint32_t i = 0; i < P->n; i++) {
+            if (P->next_t[i] < tn)
+                tn = P->next_t[i];
+            if (P->mailed_min[i] < tn)
+                tn = P->mailed_min[i];
+        }
+        struct sim_key kg;
+        bool has_g = sim_next_key(G, &kg);
+        sim_time_t tg = has_g ? hi_time(kg.hi) : T_NONE, tmin = tn < tg ? tn : tg;
+        if (P->cell_open && tmin >= P->cell_end) {
+            /* every event before the cell's end has run: a line of the grid, where the run may end */
+            P->cell_open = false;
+            if (P->done && P->done(P->ctx)) {
+                G->stop_requested = true;
+                break;
+            }
+        }
+        if (tmin == T_NONE)
+            break;
+        if (tmin > until) {
+            totals(P);
+            if (G->now < until) {
+                G->now = until;
+                G->cur_seq = 0;
+            }
+            break;
+        }
+        if (!P->cell_open) {
+            P->cell_end = (tmin / W + 1) * W;
+            P->cell_open = true;
+        }
+        uint64_t hi = (uint64_t)P->cell_end << SIM_ENT_BITS, lo = 0;
+        if (until < P->cell_end - 1)
+            hi = (uint64_t)(until + 1) << SIM_ENT_BITS;
+        bool run_g = has_g && kv(kg.hi, kg.lo) < kv(hi, lo);
+        if (run_g) {
+            hi = kg.hi;
+            lo = kg.lo;
+        }
+        if (tn <= hi_time(hi))
+            run_window(P, hi, lo);
+        if (run_g) {
+            /* the run's own event, with every partition stopped just before its key */
+            uint64_t e0 = G->events, s0 = G->stale, m0 = G->moved;
+            sim_step(G);
+            G->cur_ent = SIM_ENT_GLOBAL;
+            P->g_events += G->events - e0;
+            P->g_stale += G->stale - s0;
+            P->g_moved += G->moved - m0;
+        }
+    }
+    totals(P);
+    G->cur_ent = SIM_ENT_GLOBAL;
+    sim_enter(outer);
+    return G->events - before;
+}
+
+uint64_t sim_par_pending(const struct sim_par *P)
+{
+    uint64_t n = sim_pending(P->global);
+    for (uint32_t i = 0; i < P->n; i++)
+        n += sim_pending(&P->parts[i]);
+    for (uint32_t i = 0; i < 2 * (P->n + 1) * (P->n + 1); i++)
+        n += P->box[i].n;
+    return n;
+}
+
+int sim_par_init(struct sim_par *P, struct sim *global, uint32_t n, const uint16_t *ent_part, uint32_t n_ent,
+                 sim_time_t window, bool threaded)
+{
+    memset(P, 0, sizeof *P);
+    uint32_t made = 0;
+    if (n == 0 || n > SIM_PAR_MAX || window <= 0 || n_ent != global->n_ent || global->par)
+        return -1;
+    P->n = n;
+    P->global = global;
+    P->window = window;
+    P->n_ent = n_ent;
+    P->parts = calloc(n, sizeof *P->parts);
+    P->ent_part = malloc(sizeof *P->ent_part * n_ent);
+    P->box = calloc((size_t)2 * (n + 1) * (n + 1), sizeof *P->box);
+    P->next_t = malloc(sizeof *P->next_t * n);
+    P->mailed_min = malloc(sizeof *P->mailed_min * n);
+    if (!P->parts || !P->ent_part || !P->box || !P->next_t || !P->mailed_min)
+        goto fail;
+    for (; made < n; made++) {
+        struct sim *s = &P->parts[made];
+        if (sim_init(s))
+            goto fail; /* sim_init freed what it had made */
+        /* one table of entity sequences for all: each entity's own is written only by its partition */
+        free(s->ent_seq);
+        s->ent_seq = global->ent_seq;
+        s->n_ent = n_ent;
+        s->par = P;
+        s->part = made;
+        s->now = global->now;
+    }
+    for (uint32_t e = 0; e < n_ent; e++) {
+        if (e != SIM_ENT_GLOBAL && ent_part[e] >= n)
+            goto fail;
+        P->ent_part[e] = e == SIM_ENT_GLOBAL ? (uint16_t)n : ent_part[e];
+    }
+    if (threaded && n > 1) {
+        P->th = calloc(n, sizeof *P->th);
+        if (!P->th || pthread_barrier_init(&P->go, NULL, n))
+            goto fail;
+        if (pthread_barrier_init(&P->end, NULL, n)) {
+            pthread_barrier_destroy(&P->go);
+            goto fail;
+        }
+        P->threaded = true;
+        for (uint32_t i = 1; i < n; i++)
+            if (pthread_create(&P->th[i], NULL, worker, &P->parts[i])) {
+                /* the workers started wait at a barrier that can no longer fill: nothing to do but end */
+                fprintf(stderr, "rocesim: cannot start the thread of partition %u of %u\n", i, n);
+                exit(1);
+            }
+    }
+    /* Move what is queued already to the partitions of the entities it belongs to. */
+    struct sim_event *q = NULL;
+    size_t nq = 0, cap = 0;
+    struct sim_event e;
+    while (sim_pop(global, &e)) {
+        if (nq == cap) {
+            cap = cap ? cap * 2 : 1024;
+            struct sim_event *nqv = realloc(q, sizeof *q * cap);
+            if (!nqv)
+                mem_oom("partitioning the event queue");
+            q = nqv;
+        }
+        q[nq++] = e;
+    }
+    global->par = P;
+    global->part = n;
+    global->ent_part = P->ent_part;
+    for (uint32_t i = 0; i < n; i++)
+        P->parts[i].ent_part = n > 1 ? P->ent_part : NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        P->next_t[i] = T_NONE;
+        P->mailed_min[i] = T_NONE;
+    }
+    for (size_t i = 0; i < nq; i++) {
+        uint32_t ent = (uint32_t)(q[i].lo & ((1u << SIM_SLOT_BITS) - 1));
+        uint32_t to = P->ent_part[ent];
+        sim_insert(engine(P, to), q[i].hi, q[i].lo, q[i].fn, q[i].obj, q[i].timer, q[i].arg);
+        if (to < n && hi_time(q[i].hi) < P->next_t[to])
+            P->next_t[to] = hi_time(q[i].hi);
+    }
+    free(q);
+    return 0;
+fail:
+    for (uint32_t i = 0; P->parts && i < made; i++) {
+        P->parts[i].ent_seq = NULL;
+        sim_free(&P->parts[i]);
+    }
+    free(P->parts);
+    free(P->ent_part);
+    free(P->box);
+    free(P->next_t);
+    free(P->mailed_min);
+    free(P->th);
+    memset(P, 0, sizeof *P);
+    return -1;
+}
+
+void sim_par_free(struct sim_par *P)
+{
+    if (!P->parts)
+        return;
+    if (P->threaded) {
+        P->quit = true;
+        pthread_barrier_wait(&P->go);
+        for (uint32_t i = 1; i < P->n; i++)
+            pthread_join(P->th[i], NULL);
+        pthread_barrier_destroy(&P->go);
+        pthread_barrier_destroy(&P->end);
+    }
+    for (uint32_t i = 0; i < P->n; i++) {
+        P->parts[i].ent_seq = NULL;
+        sim_free(&P->parts[i]);
+    }
+    for (uint32_t i = 0; i < 2 * (P->n + 1) * (P->n + 1); i++)
+        free(P->box[i].ev);
+    if (P->global->par == P) {
+        P->global->par = NULL;
+        P->global->ent_part = NULL;
+    }
+    free(P->parts);
+    free(P->ent_part);
+    free(P->box);
+    free(P->next_t);
+    free(P->mailed_min);
+    free(P->th);
+    memset(P, 0, sizeof *P);
+}

@@ -1,0 +1,106 @@
+/*
+ * parallel — one run's events on several engines, one per partition of the network, each on a thread of its
+ * own, with exactly the order of a single engine (docs/architecture.md, "The partitioned engine").
+ *
+ * Conservative synchronization in windows (Lubachevsky's bounded lag; Fujimoto, "Parallel and Distributed
+ * Simulation Systems", 2000, ch. 3): no event of one partition can cause an event of another sooner than the
+ * lookahead W (the smallest propagation delay of any link), so every partition may run all of its events
+ * keyed below the end of the current window of W without hearing from the others.  An event for another
+ * partition's entity (a frame arriving over a link between them) goes into a mailbox (from, to), and the
+ * receiving partition files it at the start of the next window; one for the run itself (SIM_ENT_GLOBAL)
+ * goes to the run-wide queue.  Events of the run (the watchdog's poll, faults, a collective's start, the
+ * deadlock detector) act on many partitions' state, so they run on the calling thread between windows: a
+ * window also ends at the key of the next such event.
+ *
+ * The order is the single engine's: keys depend only on the entity that scheduled an event (sim.h, "Order"),
+ * a partition's queue runs its events in key order, and no two partitions share state within a window, so
+ * each entity sees the same events in the same order in any cut.  Windows are cut on a grid of multiples of
+ * W that depends on the network and not on the number of partitions, and what a run decides between windows
+ * (whether it is done) it decides at the grid's lines, so one partition gives the same answer as eight.
+ *
+ * Windows, not null messages: a fat-tree has many links between any two pods' partitions, and a window
+ * barrier costs one synchronization per W for all of them (measured: docs/performance.md, "Sizing a
+ * partitioned engine").
+ */
+#ifndef SIM_PARALLEL_H
+#define SIM_PARALLEL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/sim.h"
+
+#define SIM_PAR_MAX 64 /* partitions (topologies/partition.h plans up to as many) */
+
+/* Events mailed by one partition to another within a window. */
+struct sim_box {
+    struct sim_event *ev;
+    uint32_t n, cap;
+};
+
+struct sim_par {
+    uint32_t n;               /* partitions */
+    struct sim *parts;        /* their engines */
+    struct sim *global;       /* the run-wide queue: the engine the caller made and runs (sim_run) */
+    uint16_t *ent_part;       /* entity -> its partition; n for SIM_ENT_GLOBAL */
+    uint32_t n_ent;
+    sim_time_t window;        /* W, the lookahead */
+    /* the current window */
+    bool in_window;
+    sim_time_t win_end;       /* no mailed event may be earlier */
+    uint64_t b_hi, b_lo;      /* partitions run the events keyed below this */
+    struct sim_box *box;      /* 2 sets of (n + 1) x (n + 1), from x to; to == n: the run-wide queue */
+    uint32_t parity;          /* the set the current window's mail goes into */
+    sim_time_t *next_t;       /* per partition: its earliest pending event, mail to it not counted */
+    sim_time_t *mailed_min;   /* per partition: the earliest event it mailed in the window */
+    /* the grid: the window being run lies in the cell that ends at cell_end */
+    sim_time_t cell_end;
+    bool cell_open;
+    /* Called on the calling thread: at_barrier after every window (no partition runs), done when a cell of the
+     * grid is complete (every event before its end has run); done returning true ends the run there. */
+    void (*at_barrier)(void *ctx);
+    bool (*done)(void *ctx);
+    void *ctx;
+    uint64_t g_events, g_stale, g_moved; /* of the run-wide queue alone */
+    uint64_t windows;         /* windows run (barriers) */
+    /* threads: partition 0 runs on the calling thread, each other on a worker */
+    bool threaded, quit;
+    pthread_t *th;
+    pthread_barrier_t go, end;
+};
+
+/*
+ * Cuts the run whose engine is `global` into n partitions (1..SIM_PAR_MAX): entity e (of n_ent) belongs to
+ * partition ent_part[e] (entity SIM_ENT_GLOBAL's entry is ignored).  window is the lookahead W (> 0).  The
+ * events already queued in global move to their partitions.  With threaded, partitions 1..n-1 run on threads
+ * of their own.  From now on sim_run(global, ...) runs them all.  Returns 0, or -1 when memory or threads
+ * run out (nothing is changed then).
+ */
+int sim_par_init(struct sim_par *P, struct sim *global, uint32_t n, const uint16_t *ent_part, uint32_t n_ent,
+                 sim_time_t window, bool threaded);
+void sim_par_free(struct sim_par *P);
+
+/* sim_run for a partitioned run (sim_run calls it): runs windows until `until`, the end of the traffic (done),
+ * a stop requested by an event of the run, or no event is left; the clock ends as sim_run's. */
+uint64_t sim_par_run(struct sim_par *P, sim_time_t until);
+
+/* Between windows: the time the last window ended (the events before it have run). */
+static inline sim_time_t sim_par_window_end(const struct sim_par *P) { return (sim_time_t)(P->b_hi >> SIM_ENT_BITS); }
+
+/* Events pending in every partition, mailbox and the run-wide queue. */
+uint64_t sim_par_pending(const struct sim_par *P);
+
+/* Files an event (key words hi, lo as in struct sim_event) scheduled by s for partition `to` (P->n: the run). */
+void sim_par_route(struct sim *s, uint32_t to, uint64_t hi, uint64_t lo, sim_fn fn, void *obj, struct sim_timer *tm,
+                   uint64_t arg);
+
+/* Internal to the engine (sim.c): files an event in s itself; runs s's events keyed below (hi, lo); s's
+ * earliest pending key (false: none). */
+void sim_insert(struct sim *s, uint64_t hi, uint64_t lo, sim_fn fn, void *obj, struct sim_timer *tm, uint64_t arg);
+uint64_t sim_run_below(struct sim *s, uint64_t hi, uint64_t lo);
+bool sim_next_key(struct sim *s, struct sim_key *k);
+/* Removes s's earliest pending event without running it (its lo's low bits: the entity it belongs to). */
+bool sim_pop(struct sim *s, struct sim_event *e);
+
+#endif
