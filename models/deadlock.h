@@ -36,10 +36,10 @@
  * the stalled queues' frames) is built only when some egress is stalled.
  * switch.deadlock_check = 0 turns detection off.
  *
- * In a run cut into partitions (sim/parallel.h), the graph spans them all, so a check runs between windows:
- * a heartbeat that comes due in a window asks for one at the window's end, and the timer of a detector without
- * heartbeat is armed from the end of the window in which an egress became blocked.  Windows end at the same
- * points whatever the number of partitions, so detection does too.
+ * In a run cut into partitions (sim/parallel.h), the graph spans them all, so a check runs between windows,
+ * at a line of the engine's grid: a heartbeat that comes due asks for one at the next line, and the timer of a
+ * detector without heartbeat is armed from the line after an egress became blocked.  The lines are the same
+ * whatever the number of partitions, so detection is too.
  */
 #ifndef MODELS_DEADLOCK_H
 #define MODELS_DEADLOCK_H
@@ -54,7 +54,7 @@ void deadlock_init(struct net *n);
 void deadlock_check(struct net *n, sim_time_t now);
 
 /* The flow control's heartbeat (lfc.h): runs a check when one is due; may stop the run.  In a partitioned run
- * the check needs the whole network at rest, so it runs at the end of the window (deadlock_between_windows). */
+ * the check needs the whole network at rest, so it runs at the next line of the grid (deadlock_between_windows). */
 static inline void deadlock_heartbeat(struct net *n)
 {
     sim_time_t now = net_sim(n)->now;
@@ -66,8 +66,8 @@ static inline void deadlock_heartbeat(struct net *n)
     }
 }
 
-/* Between windows of a partitioned run, at time t (no partition runs): the checks that came due in the window,
- * and the timer of a detector that runs its own, as deadlock_heartbeat and deadlock_blocked would have. */
+/* At a line of a partitioned run's grid, time t (no partition runs): the checks that came due since the last
+ * line, and the timer of a detector that runs its own, as deadlock_heartbeat and deadlock_blocked would have. */
 void deadlock_between_windows(struct net *n, sim_time_t t, bool beat, bool blocked);
 
 /* A switch egress became blocked while none was (port.c): starts the detector's own timer, if it runs one. */

@@ -782,12 +782,18 @@ void net_fold(struct net *n)
 
 _Static_assert(sizeof(struct net_counters) % sizeof(uint64_t) == 0, "net_fold adds the counters as 64-bit words");
 
-/* Between windows (sim_par's at_barrier): the counts, the events in order, the deadlock detector. */
+/* Between windows (sim_par's at_barrier): the counts, and the events in order. */
 static void net_barrier(void *ctx)
 {
     struct net *n = ctx;
     net_fold(n);
     tell_notes(n);
+}
+
+/* At a line of the grid (sim_par's at_line): the deadlock detector's checks that came due since the last. */
+static void net_line(void *ctx, sim_time_t t)
+{
+    struct net *n = ctx;
     bool beat = false, blocked = false;
     for (uint32_t i = 0; i < n->n_parts; i++) {
         beat |= n->parts[i].beat;
@@ -795,7 +801,7 @@ static void net_barrier(void *ctx)
         n->parts[i].beat = n->parts[i].blocked = false;
     }
     if (beat || blocked)
-        deadlock_between_windows(n, sim_par_window_end(n->sim->par), beat, blocked);
+        deadlock_between_windows(n, t, beat, blocked);
 }
 
 static bool net_done(void *ctx) { return traffic_done(ctx); }
@@ -811,6 +817,7 @@ int net_partition(struct net *n, struct sim_par *P)
         P->parts[i].user = &n->parts[i];
     }
     P->at_barrier = net_barrier;
+    P->at_line = net_line;
     P->done = net_done;
     P->ctx = n;
     return 0;

@@ -98,11 +98,11 @@ static void *worker(void *arg)
     }
 }
 
-static void run_window(struct sim_par *P, uint64_t hi, uint64_t lo)
+static void run_window(struct sim_par *P, uint64_t hi, uint64_t lo, sim_time_t win_end)
 {
     P->b_hi = hi;
     P->b_lo = lo;
-    P->win_end = P->cell_end;
+    P->win_end = win_end;
     P->parity ^= 1;
     P->in_window = true;
     if (P->threaded) {
@@ -119,11 +119,6 @@ static void run_window(struct sim_par *P, uint64_t hi, uint64_t lo)
     P->windows++;
     if (P->at_barrier)
         P->at_barrier(P->ctx);
-    /* stopped between windows (a deadlock found): the run ends at the window's end, where it was decided */
-    if (P->global->stop_requested && P->global->now < sim_par_window_end(P)) {
-        P->global->now = sim_par_window_end(P);
-        P->global->cur_seq = 0;
-    }
 }
 
 /* The run-wide engine's counters as the sums over all engines, and its clock and point in the order as the
@@ -155,7 +150,7 @@ uint64_t sim_par_run(struct sim_par *P, sim_time_t until)
     totals(P);
     uint64_t before = G->events;
     G->stop_requested = false;
-    const sim_time_t W = P->window;
+    const sim_time_t W = P->window, L = P->grid;
     for (;;) {
         if (G->stop_requested)
             break;
@@ -170,8 +165,19 @@ uint64_t sim_par_run(struct sim_par *P, sim_time_t until)
         bool has_g = sim_next_key(G, &kg);
         sim_time_t tg = has_g ? hi_time(kg.hi) : T_NONE, tmin = tn < tg ? tn : tg;
         if (P->cell_open && tmin >= P->cell_end) {
-            /* every event before the cell's end has run: a line of the grid, where the run may end */
+            /* every event before the cell's end has run: a line of the grid, where the run decides */
             P->cell_open = false;
+            if (P->at_line)
+                P->at_line(P->ctx, P->cell_end);
+            if (G->stop_requested) {
+                /* stopped there (a deadlock found): the run ends at the line, where it was decided */
+                totals(P);
+                if (G->now < P->cell_end) {
+                    G->now = P->cell_end;
+                    G->cur_seq = 0;
+                }
+                break;
+            }
             if (P->done && P->done(P->ctx)) {
                 G->stop_requested = true;
                 break;
@@ -188,11 +194,15 @@ uint64_t sim_par_run(struct sim_par *P, sim_time_t until)
             break;
         }
         if (!P->cell_open) {
-            P->cell_end = (tmin / W + 1) * W;
+            P->cell_end = (tmin / L + 1) * L;
             P->cell_open = true;
         }
-        uint64_t hi = (uint64_t)P->cell_end << SIM_ENT_BITS, lo = 0;
-        if (until < P->cell_end - 1)
+        /* one partition needs no window shorter than the cell: nothing crosses */
+        sim_time_t wend = P->n == 1 ? P->cell_end : (tmin / W + 1) * W;
+        if (wend > P->cell_end)
+            wend = P->cell_end;
+        uint64_t hi = (uint64_t)wend << SIM_ENT_BITS, lo = 0;
+        if (until < wend - 1)
             hi = (uint64_t)(until + 1) << SIM_ENT_BITS;
         bool run_g = has_g && kv(kg.hi, kg.lo) < kv(hi, lo);
         if (run_g) {
@@ -200,7 +210,7 @@ uint64_t sim_par_run(struct sim_par *P, sim_time_t until)
             lo = kg.lo;
         }
         if (tn <= hi_time(hi))
-            run_window(P, hi, lo);
+            run_window(P, hi, lo, wend);
         if (run_g) {
             /* the run's own event, with every partition stopped just before its key */
             uint64_t e0 = G->events, s0 = G->stale, m0 = G->moved;
@@ -237,6 +247,8 @@ int sim_par_init(struct sim_par *P, struct sim *global, uint32_t n, const uint16
     P->n = n;
     P->global = global;
     P->window = window;
+    /* the grid: the multiple of the window nearest above SIM_PAR_LINE_MIN, so that its lines are window ends */
+    P->grid = window * ((SIM_PAR_LINE_MIN + window - 1) / window);
     P->n_ent = n_ent;
     P->parts = calloc(n, sizeof *P->parts);
     P->ent_part = malloc(sizeof *P->ent_part * n_ent);

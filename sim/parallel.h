@@ -14,9 +14,10 @@
  *
  * The order is the single engine's: keys depend only on the entity that scheduled an event (sim.h, "Order"),
  * a partition's queue runs its events in key order, and no two partitions share state within a window, so
- * each entity sees the same events in the same order in any cut.  Windows are cut on a grid of multiples of
- * W that depends on the network and not on the number of partitions, and what a run decides between windows
- * (whether it is done) it decides at the grid's lines, so one partition gives the same answer as eight.
+ * each entity sees the same events in the same order in any cut.  What a run decides between windows
+ * (whether its traffic is done, whether a deadlock formed) it decides at the lines of a grid of multiples of W
+ * at least SIM_PAR_LINE_MIN apart, which depends on the network and not on the number of partitions, so one
+ * partition gives the same answer as eight.
  *
  * Windows, not null messages: a fat-tree has many links between any two pods' partitions, and a window
  * barrier costs one synchronization per W for all of them (measured: docs/performance.md, "Sizing a
@@ -32,6 +33,10 @@
 #include "sim/sim.h"
 
 #define SIM_PAR_MAX 64 /* partitions (topologies/partition.h plans up to as many) */
+/* The grid's lines are at least this far apart (1 us): a run on one partition, which has no lookahead to keep,
+ * runs a whole cell at a time, so that a network of short cables (a lookahead of 15 ns) does not pay a
+ * window's overhead every few events. */
+#define SIM_PAR_LINE_MIN 1000000
 
 /* Events mailed by one partition to another within a window. */
 struct sim_box {
@@ -54,12 +59,16 @@ struct sim_par {
     uint32_t parity;          /* the set the current window's mail goes into */
     sim_time_t *next_t;       /* per partition: its earliest pending event, mail to it not counted */
     sim_time_t *mailed_min;   /* per partition: the earliest event it mailed in the window */
-    /* the grid: the window being run lies in the cell that ends at cell_end */
+    /* the grid of lines where the run decides (a multiple of the window): the window being run lies in the
+     * cell that ends at cell_end */
+    sim_time_t grid;
     sim_time_t cell_end;
     bool cell_open;
-    /* Called on the calling thread: at_barrier after every window (no partition runs), done when a cell of the
-     * grid is complete (every event before its end has run); done returning true ends the run there. */
+    /* Called on the calling thread: at_barrier after every window (no partition runs); at_line then done when a
+     * cell of the grid is complete (every event before its end, t, has run): at_line may stop the run (sim_stop
+     * on the run-wide engine), done returning true ends it there. */
     void (*at_barrier)(void *ctx);
+    void (*at_line)(void *ctx, sim_time_t t);
     bool (*done)(void *ctx);
     void *ctx;
     uint64_t g_events, g_stale, g_moved; /* of the run-wide queue alone */
@@ -84,9 +93,6 @@ void sim_par_free(struct sim_par *P);
 /* sim_run for a partitioned run (sim_run calls it): runs windows until `until`, the end of the traffic (done),
  * a stop requested by an event of the run, or no event is left; the clock ends as sim_run's. */
 uint64_t sim_par_run(struct sim_par *P, sim_time_t until);
-
-/* Between windows: the time the last window ended (the events before it have run). */
-static inline sim_time_t sim_par_window_end(const struct sim_par *P) { return (sim_time_t)(P->b_hi >> SIM_ENT_BITS); }
 
 /* Events pending in every partition, mailbox and the run-wide queue. */
 uint64_t sim_par_pending(const struct sim_par *P);
