@@ -46,10 +46,8 @@ void cc_flow_setup(struct net *n, struct flow *f, int id)
 {
     f->cc = (uint8_t)id;
     f->cc_flags = (uint8_t)(cc_registry[id]->flags | (cc_registry[id]->on_ack ? CC_FLOW_ON_ACK : 0));
-    if ((f->cc_flags & CC_F_TELEMETRY) && !n->tel) {
-        n->tel = mem_xmalloc(sizeof *n->tel, "making the INT record pool");
-        int_pool_init(n->tel);
-    }
+    if ((f->cc_flags & CC_F_TELEMETRY) && !n->tel)
+        net_tel_ensure(n);
 }
 
 static void cc_timer_fired(struct sim *s, void *obj, uint64_t arg)

@@ -490,12 +490,15 @@ void net_free(struct net *n)
     for (uint32_t i = 0; i < n->n_parts; i++) {
         pool_free_all(&n->parts[i].pkts);
         free(n->parts[i].notes);
+        free(n->parts[i].tel_back);
     }
     free(n->parts);
-    if (n->tel) {
-        int_pool_free(n->tel);
-        free(n->tel);
+    for (uint32_t i = 0; n->tel_pools && i <= n->n_parts; i++) {
+        int_pool_free(n->tel_pools[i]);
+        free(n->tel_pools[i]);
     }
+    free(n->tel_pools);
+    free(n->own.tel_back);
     free(n->ports);
     free(n->aux);
     for (int prio = 0; prio < NPRIO; prio++)
@@ -752,6 +755,44 @@ static void tell_notes(struct net *n)
         n->parts[i].n_notes = 0;
 }
 
+void net_tel_ensure(struct net *n)
+{
+    uint32_t np = n->n_parts;
+    n->tel_pools = mem_xcalloc(np + 1, sizeof *n->tel_pools, "making the INT record pools");
+    for (uint32_t i = 0; i <= np; i++) {
+        n->tel_pools[i] = mem_xmalloc(sizeof **n->tel_pools, "making the INT record pools");
+        int_pool_init(n->tel_pools[i], i);
+        if (i < np)
+            n->parts[i].tel = n->tel_pools[i];
+    }
+    n->tel = n->tel_pools[np];
+}
+
+void net_tel_put(struct net *n, uint32_t id)
+{
+    struct net_part *np = net_np(n);
+    if (np->tel && np->tel->owner == id >> INT_OWNER_SHIFT) {
+        int_put(np->tel, id);
+        return;
+    }
+    if (np->n_tel_back == np->cap_tel_back) {
+        np->cap_tel_back = np->cap_tel_back ? np->cap_tel_back * 2 : 256;
+        np->tel_back = mem_xrealloc(np->tel_back, sizeof *np->tel_back * np->cap_tel_back, "freeing INT records");
+    }
+    np->tel_back[np->n_tel_back++] = id;
+}
+
+/* Returns the INT records every partition freed for another's pool (between windows). */
+static void tel_return(struct net *n)
+{
+    for (uint32_t i = 0; i <= n->n_parts; i++) {
+        struct net_part *np = i < n->n_parts ? &n->parts[i] : &n->own;
+        for (uint32_t j = 0; j < np->n_tel_back; j++)
+            int_put(n->tel_pools[np->tel_back[j] >> INT_OWNER_SHIFT], np->tel_back[j]);
+        np->n_tel_back = 0;
+    }
+}
+
 void net_fold(struct net *n)
 {
     for (uint32_t i = 0; i < n->n_parts; i++) {
@@ -788,6 +829,7 @@ static void net_barrier(void *ctx)
     struct net *n = ctx;
     net_fold(n);
     tell_notes(n);
+    tel_return(n);
 }
 
 /* At a line of the grid (sim_par's at_line): the deadlock detector's checks that came due since the last. */
@@ -815,6 +857,13 @@ int net_partition(struct net *n, struct sim_par *P)
     for (uint32_t i = 0; i < P->n; i++) {
         pool_init(&n->parts[i].pkts, sizeof(struct pkt));
         P->parts[i].user = &n->parts[i];
+    }
+    if (n->tel) {
+        /* made for flows set up before the cut, with no record taken yet: again, one pool per partition */
+        int_pool_free(n->tel);
+        free(n->tel);
+        free(n->tel_pools);
+        net_tel_ensure(n);
     }
     P->at_barrier = net_barrier;
     P->at_line = net_line;

@@ -457,13 +457,16 @@ struct deadlock {
     uint32_t sw_paused;       /* switch egress (port, prio) pairs blocked right now (the wait-for state) */     \
     uint32_t flows_valiant;   /* flows whose data detoured through a Valiant intermediate group */              \
     sim_time_t paused_total;  /* sum over (port, prio) of time paused */                                        \
-    sim_time_t paused_prio[NPRIO]; /* the same, per priority */
+    sim_time_t paused_prio[NPRIO]; /* the same, per priority */                                                 \
+    struct int_pool *tel;     /* INT records (telemetry.h), NULL until a flow whose cc asks for them exists */
 
 struct net_part {
     NET_PART_FIELDS
     /* a partition's alone: */
     struct net_note *notes;   /* the network events of its current window (NET_NOTIFY) */
     uint32_t n_notes, cap_notes;
+    uint32_t *tel_back;       /* INT records of other partitions' pools it freed, returned between windows */
+    uint32_t n_tel_back, cap_tel_back;
     bool beat;                /* a heartbeat of the deadlock detector came due (deadlock.h) */
     bool blocked;             /* a switch egress became blocked (deadlock_blocked) */
 };
@@ -504,7 +507,7 @@ struct net {
     uint32_t n_host_cfgs;
     struct pfcwd *wd;         /* PFC watchdog state (pfcwd.c), NULL when switch.watchdog is disabled */
     uint8_t cc;               /* the scenario's congestion control, an index in cc_registry (cc.h) */
-    struct int_pool *tel;     /* INT records (telemetry.h), NULL until a flow whose cc asks for telemetry exists */
+    struct int_pool **tel_pools; /* every INT pool by owner: the partitions', then own.tel (net_tel_ensure) */
     struct deadlock dl;
     /* routing and faults (route.c, fault.c) */
     uint32_t links_down_now;  /* links currently failed */
@@ -718,10 +721,22 @@ static inline struct pkt *pkt_alloc(struct net *n)
     return k;
 }
 
+/* Makes the INT pools (own and every partition's) when a flow that asks for records appears (cc.c). */
+void net_tel_ensure(struct net *n);
+
+/* Record id of any pool. */
+static inline struct int_rec *net_int_rec(const struct net *n, uint32_t id)
+{
+    return int_rec(n->tel_pools[id >> INT_OWNER_SHIFT], id);
+}
+
+/* Frees record id: into the current partition's pool when it is one of its own, else later (net_tel_put). */
+void net_tel_put(struct net *n, uint32_t id);
+
 static inline void pkt_free(struct net *n, struct pkt *k)
 {
     if (__builtin_expect(k->tel != 0, 0))
-        int_put(n->tel, k->tel);
+        net_tel_put(n, k->tel);
     pool_put(&net_np(n)->pkts, k);
 }
 

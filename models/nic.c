@@ -176,7 +176,7 @@ static struct pkt *make_data(struct net *n, struct flow *f)
         }
     }
     if (__builtin_expect(f->cc_flags & CC_F_TELEMETRY, 0)) {
-        k->tel = int_get(n->tel);
+        k->tel = int_get(net_np(n)->tel);
         k->size += INT_HDR_BYTES;
     }
     net_np(n)->c.data_sent++;
@@ -259,7 +259,7 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
         k->prio = ap < 0 ? f->prio : (uint8_t)ap;
         k->ecn = (uint8_t)(data->ecn & ECN_CE); /* ECN_ECE: DCTCP's echo, one store for every algorithm */
         if (__builtin_expect(data->tel != 0, 0)) {
-            k->size += int_wire_bytes(int_rec(n->tel, data->tel));
+            k->size += int_wire_bytes(net_int_rec(n, data->tel));
             int_echo(k, data);
         }
     }
@@ -333,7 +333,7 @@ static void receive_ack(struct net *n, struct pkt *k)
     }
     if (__builtin_expect(f->cc_flags & CC_FLOW_ON_ACK, 0)) {
         struct cc_ack a = {.psn = k->psn, .newly_acked = f->snd_una - una, .nack = k->type == PKT_NACK,
-                           .ece = (k->ecn & ECN_ECE) != 0, .tel = k->tel ? int_rec(n->tel, k->tel) : NULL};
+                           .ece = (k->ecn & ECN_ECE) != 0, .tel = k->tel ? net_int_rec(n, k->tel) : NULL};
         if ((f->cc_flags & CC_F_RTT) && f->rtt_psn && k->psn >= f->rtt_psn && k->type != PKT_NACK) {
             a.rtt = net_sim(n)->now - f->rtt_sent;
             f->rtt_psn = 0;

@@ -13,8 +13,11 @@
  * index (pkt.tel, 0 for none).  Only flows whose congestion control asks for it (CC_F_TELEMETRY, cc.h) take
  * records; every other frame carries 0, and freeing it costs one predictable branch (pkt_free, net.h).
  *
- * Records live in one array that grows at a new high-water mark of records in use, as the packet pool does, so
- * a record's pointer (int_rec()) is valid only until the next int_get(); its index stays valid until int_put().
+ * Records live in chunks of a pool that grows at a new high-water mark of records in use, as the packet pool does;
+ * a chunk never moves, so a record's pointer stays valid until int_put().  In a run cut into partitions
+ * (sim/parallel.h) each partition takes records from a pool of its own, while switches and receivers of other
+ * partitions read and write them: an id names its pool in its high bits (owner), and a record freed by another
+ * partition goes back to its pool between windows (net.c).
  */
 #ifndef MODELS_TELEMETRY_H
 #define MODELS_TELEMETRY_H
@@ -47,29 +50,37 @@ struct int_rec {
     struct int_hop hop[INT_MAX_HOPS];
 };
 
+#define INT_CHUNK_BITS 10
+#define INT_OWNER_SHIFT 22                                      /* an id: owner << INT_OWNER_SHIFT | index */
+#define INT_CHUNKS ((1u << INT_OWNER_SHIFT) >> INT_CHUNK_BITS) /* 4 M records in flight per pool */
+
 struct int_pool {
-    struct int_rec *recs; /* recs[0] is never handed out: index 0 means "no record" */
-    uint32_t cap;         /* records in recs, the unused recs[0] included */
-    uint32_t free_head;   /* first free record, 0: none */
+    struct int_rec **chunk; /* INT_CHUNKS pointers, those up to cap made; index 0 is never handed out */
+    uint32_t owner;         /* the high bits of its ids: its partition (net.c) */
+    uint32_t cap;           /* records in the chunks made, the unused index 0 included */
+    uint32_t free_head;     /* first free record's index, 0: none */
     uint32_t live, high_water;
 };
 
-/* An empty pool (allocates on the first int_get). */
-void int_pool_init(struct int_pool *p);
+void int_pool_init(struct int_pool *p, uint32_t owner);
 void int_pool_free(struct int_pool *p);
+
+static inline struct int_rec *int_rec(const struct int_pool *p, uint32_t id)
+{
+    uint32_t i = id & ((1u << INT_OWNER_SHIFT) - 1);
+    return &p->chunk[i >> INT_CHUNK_BITS][i & ((1u << INT_CHUNK_BITS) - 1)];
+}
 
 /* A record with no hops; its index (never 0).  Ends the process through mem_oom (mem.h) when out of memory. */
 uint32_t int_get(struct int_pool *p);
 
-/* Returns record id (not 0) to the pool. */
+/* Returns record id (not 0), one of p's, to p. */
 static inline void int_put(struct int_pool *p, uint32_t id)
 {
-    p->recs[id].next_free = p->free_head;
-    p->free_head = id;
+    int_rec(p, id)->next_free = p->free_head;
+    p->free_head = id & ((1u << INT_OWNER_SHIFT) - 1);
     p->live--;
 }
-
-static inline struct int_rec *int_rec(const struct int_pool *p, uint32_t id) { return &p->recs[id]; }
 
 /* Appends a hop to record r; false (and nothing recorded) when it already holds INT_MAX_HOPS. */
 bool int_push(struct int_rec *r, const struct int_hop *h);

@@ -37,9 +37,10 @@ static void test_registry(void)
 static void test_pool(void)
 {
     struct int_pool p;
-    int_pool_init(&p);
+    int_pool_init(&p, 3);
     uint32_t a = int_get(&p), b = int_get(&p);
     CU_ASSERT(a != 0 && b != 0 && a != b);
+    CU_ASSERT_EQUAL(a >> INT_OWNER_SHIFT, 3); /* an id names its pool */
     CU_ASSERT_EQUAL(p.live, 2);
     struct int_rec *r = int_rec(&p, a);
     CU_ASSERT_EQUAL(r->n_hops, 0);
@@ -189,8 +190,13 @@ static void test_window_and_telemetry(void)
     CU_ASSERT_EQUAL(w->hops_seen, f->n_pkts);          /* s0 stamped each frame at its egress, once */
     /* INT on the wire: each frame delivered 2 header bytes from its sender and 8 of s0's hop. */
     CU_ASSERT_EQUAL(r.net.c.bytes_delivered, (uint64_t)f->size + f->n_pkts * (HDR_DATA + INT_HDR_BYTES + INT_HOP_BYTES));
-    CU_ASSERT_EQUAL(r.net.tel->live, 0);               /* every record came back */
-    CU_ASSERT(r.net.tel->high_water >= 1 && r.net.tel->high_water <= 2 * WND_FRAMES);
+    uint32_t live = 0, high_water = 0;                 /* over the pools of every partition (one here) */
+    for (uint32_t i = 0; i <= r.net.n_parts; i++) {
+        live += r.net.tel_pools[i]->live;
+        high_water += r.net.tel_pools[i]->high_water;
+    }
+    CU_ASSERT_EQUAL(live, 0);                          /* every record came back */
+    CU_ASSERT(high_water >= 1 && high_water <= 2 * WND_FRAMES);
     /* A window of two 1 KB frames over a 4 us round trip is far below line rate: the window paced it. */
     CU_ASSERT((double)(f->finish - f->start) / (double)f->ideal_fct > 5.0);
     test_teardown(&scn, &r);
@@ -277,8 +283,7 @@ static void test_push_egress(void)
     CU_ASSERT_FATAL(test_setup(STAR("dcqcn", ""), NULL, NULL, &scn, &r));
     sim_run(&r.sim, 20 * PS_PER_US);
     struct net *n = &r.net;
-    n->tel = calloc(1, sizeof *n->tel);
-    int_pool_init(n->tel);
+    net_tel_ensure(n);
     struct port *p = test_port_to(&r, "s0", "h2");
     struct pkt *k = pkt_alloc(n);
     CU_ASSERT_EQUAL(k->tel, 0);
@@ -302,6 +307,15 @@ static void test_push_egress(void)
     CU_ASSERT_EQUAL(n->tel->live, 1);
     pkt_free(n, ack); /* freeing a frame gives its record back */
     CU_ASSERT_EQUAL(n->tel->live, 0);
+    /* A record of partition 0's pool, freed by the run's own code: held, and given back at the window's end. */
+    struct pkt *k2 = pkt_alloc(n);
+    k2->tel = int_get(n->tel_pools[0]);
+    pkt_free(n, k2);
+    CU_ASSERT_EQUAL(n->tel_pools[0]->live, 1);
+    CU_ASSERT_EQUAL(n->own.n_tel_back, 1);
+    sim_run(&r.sim, r.sim.now + 2 * PS_PER_US);
+    CU_ASSERT_EQUAL(n->tel_pools[0]->live, 0);
+    CU_ASSERT_EQUAL(n->own.n_tel_back, 0);
     test_teardown(&scn, &r);
 }
 

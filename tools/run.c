@@ -47,11 +47,6 @@ static const char *threads_unsupported(const struct run *r)
     if (r->traffic.n_colls)
         return "collectives (allreduce, alltoall) start their steps at their hosts and add to the run's table of "
                "flows, which only one thread may do";
-    for (uint32_t i = 0; i < r->net.n_host_cfgs; i++) {
-        int cc = cc_find(cc_scenario_name(r->net.host_cfgs[i].cc));
-        if (cc >= 0 && (cc_registry[cc]->flags & CC_F_TELEMETRY))
-            return "INT telemetry (hpcc) keeps its records in one pool for the whole network";
-    }
     return NULL;
 }
 

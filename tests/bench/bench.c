@@ -494,6 +494,33 @@ static void case_partition(void)
     after_run = NULL;
 }
 
+/*
+ * The partitioned engine (sim/parallel.h): the HPCC fabric, the k=8 WebSearch fat-tree, the k=32 scale case,
+ * the dragonfly and the PFC-heavy case on 2 threads (this machine's cores) and, oversubscribed, 4 and 8; their
+ * speed-up over the same case on one thread is printed after the table.
+ */
+#define ON_THREADS(name, fn, t)                                                                                    \
+    static void name(void)                                                                                         \
+    {                                                                                                              \
+        run_set_threads(t);                                                                                        \
+        fn();                                                                                                      \
+    }
+ON_THREADS(case_hpcc_t2, case_hpcc, 2)
+ON_THREADS(case_hpcc_t4, case_hpcc, 4)
+ON_THREADS(case_hpcc_t8, case_hpcc, 8)
+ON_THREADS(case_k8_t2, case_k8, 2)
+ON_THREADS(case_k8_t4, case_k8, 4)
+ON_THREADS(case_k8_t8, case_k8, 8)
+ON_THREADS(case_k32_t2, case_k32, 2)
+ON_THREADS(case_k32_t4, case_k32, 4)
+ON_THREADS(case_k32_t8, case_k32, 8)
+ON_THREADS(case_dragonfly_t2, bench_dragonfly, 2)
+ON_THREADS(case_dragonfly_t4, bench_dragonfly, 4)
+ON_THREADS(case_dragonfly_t8, bench_dragonfly, 8)
+ON_THREADS(case_pfc16_t2, case_pfc16, 2)
+ON_THREADS(case_pfc16_t4, case_pfc16, 4)
+ON_THREADS(case_pfc16_t8, case_pfc16, 8)
+
 static void case_hold100k(void) { bench_hold(100000, 20000000); }
 static void case_hold1k(void) { bench_hold(1000, 20000000); }
 static void case_build32(void) { bench_fat_tree_build(32); }
@@ -513,6 +540,12 @@ static const struct bcase cases[] = {
     {"hpcc320_hpcc", case_hpcc_hpcc, true}, {"hpcc320_timely", case_hpcc_timely, true},
     {"hpcc320_dctcp", case_hpcc_dctcp, true}, {"hpcc320_swift", case_hpcc_swift, true},
     {"pfc_k16", case_pfc16, true},          {"xfer", bench_xfer, false},    {"partition", case_partition, false},
+    {"hpcc320_t2", case_hpcc_t2, true},     {"hpcc320_t4", case_hpcc_t4, true}, {"hpcc320_t8", case_hpcc_t8, true},
+    {"fattree_k8_t2", case_k8_t2, true},    {"fattree_k8_t4", case_k8_t4, true}, {"fattree_k8_t8", case_k8_t8, true},
+    {"scale_k32_t2", case_k32_t2, true},    {"scale_k32_t4", case_k32_t4, true}, {"scale_k32_t8", case_k32_t8, true},
+    {"dragonfly_t2", case_dragonfly_t2, true}, {"dragonfly_t4", case_dragonfly_t4, true},
+    {"dragonfly_t8", case_dragonfly_t8, true}, {"pfc_k16_t2", case_pfc16_t2, true},
+    {"pfc_k16_t4", case_pfc16_t4, true},    {"pfc_k16_t8", case_pfc16_t8, true},
 };
 
 /*
@@ -643,15 +676,27 @@ static void print_whole(const struct bcase *c, const struct result *r, double rs
 
 #define N_CASES (sizeof cases / sizeof *cases)
 
-/* Whether case c is run: its name contains the filter (when there is one), and it is of the kind asked for. */
+/* Whether case c is run: its name contains the filter or one of its comma-separated parts (when there is one),
+ * and it is of the kind asked for. */
 static bool wanted(const struct bcase *c, const char *only, bool whole_run)
 {
-    return (!only || strstr(c->name, only)) && c->whole_run == whole_run;
+    if (c->whole_run != whole_run)
+        return false;
+    if (!only)
+        return true;
+    for (const char *p = only; *p;) {
+        size_t len = strcspn(p, ",");
+        for (const char *h = c->name; *h; h++)
+            if (len && !strncmp(h, p, len))
+                return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
 }
 
 /*
- * bench [--repeat N] [FILTER]: runs the cases whose name contains FILTER (all
- * by default).  Whole runs are run N times (3 by default) in interleaved
+ * bench [--repeat N] [FILTER]: runs the cases whose name contains FILTER, or
+ * one of its comma-separated parts (all by default).  Whole runs are run N times (3 by default) in interleaved
  * rounds, keeping each one's fastest: on a shared machine the fastest run is
  * the one least disturbed by others, and interleaving spreads every case's
  * runs over the same stretch of time, so that a busy minute cannot fall on
@@ -730,6 +775,17 @@ int main(int argc, char **argv)
             scale_k8_ns = best[i].wall_s / best[i].hops * 1e9;
         print_whole(&cases[i], &best[i], rss[i], js, first, scale_k8_ns);
         first = 0;
+    }
+    /* speed-ups: each case NAME_tN against NAME, when both ran */
+    for (size_t i = 0; i < N_CASES; i++) {
+        const char *t = strstr(cases[i].name, "_t");
+        if (!t || !wanted(&cases[i], only, true))
+            continue;
+        for (size_t j = 0; j < N_CASES; j++)
+            if (strlen(cases[j].name) == (size_t)(t - cases[i].name) &&
+                !strncmp(cases[j].name, cases[i].name, (size_t)(t - cases[i].name)) && wanted(&cases[j], only, true))
+                printf("%-36s on %s threads: speed-up %.2f (%.3f s against %.3f s on one)\n", cases[j].name,
+                       t + 2, best[j].wall_s / best[i].wall_s, best[i].wall_s, best[j].wall_s);
     }
     double lat_after = dram_latency_ns();
     printf("memory latency now: %.0f ns per random read over 128 MB\n", lat_after);
