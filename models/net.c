@@ -567,21 +567,47 @@ static sim_time_t ideal_fct(const struct net *n, const struct flow *f)
     return first + units_tx_ps(rest_wire, bottleneck);
 }
 
+uint32_t net_reserve_flows(struct net *n, uint32_t count)
+{
+    uint32_t base = n->n_flows;
+    if (count > UINT32_MAX - base)
+        mem_oom("adding flows");
+    for (uint32_t idx = base; idx < base + count; idx++) {
+        uint32_t chunk = idx >> FLOW_CHUNK_BITS;
+        if ((idx & ((1u << FLOW_CHUNK_BITS) - 1)) == 0) {
+            if (chunk == n->chunks_cap) {
+                uint32_t nc = n->chunks_cap ? n->chunks_cap * 2 : 16;
+                n->flow_chunks = mem_xrealloc(n->flow_chunks, nc * sizeof *n->flow_chunks, "adding flows");
+                n->chunks_cap = nc;
+            }
+            /* zeroed: a reserved flow not made yet has no net (net_flow_made) */
+            n->flow_chunks[chunk] = mem_xcalloc_big(1u << FLOW_CHUNK_BITS, sizeof(struct flow), "adding flows");
+        }
+    }
+    n->n_flows += count;
+    return base;
+}
+
+uint32_t net_flows_made(const struct net *n)
+{
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n->n_flows; i++)
+        m += net_flow_made(net_flow(n, i));
+    return m;
+}
+
 struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_t dst, int64_t size,
                           sim_time_t start, int prio, int64_t rate_cap_bps, const uint32_t *path_nodes,
                           int path_len)
 {
-    uint32_t idx = n->n_flows;
-    uint32_t chunk = idx >> FLOW_CHUNK_BITS;
-    if ((idx & ((1u << FLOW_CHUNK_BITS) - 1)) == 0) {
-        if (chunk == n->chunks_cap) {
-            uint32_t nc = n->chunks_cap ? n->chunks_cap * 2 : 16;
-            n->flow_chunks = mem_xrealloc(n->flow_chunks, nc * sizeof *n->flow_chunks, "adding flows");
-            n->chunks_cap = nc;
-        }
-        n->flow_chunks[chunk] = mem_xcalloc_big(1u << FLOW_CHUNK_BITS, sizeof(struct flow), "adding flows");
-    }
-    n->n_flows++;
+    return net_make_flow(n, net_reserve_flows(n, 1), name, src, dst, size, start, prio, rate_cap_bps, path_nodes,
+                         path_len);
+}
+
+struct flow *net_make_flow(struct net *n, uint32_t idx, const char *name, uint32_t src, uint32_t dst, int64_t size,
+                           sim_time_t start, int prio, int64_t rate_cap_bps, const uint32_t *path_nodes,
+                           int path_len)
+{
     struct flow *f = net_flow(n, idx);
     memset(f, 0, sizeof *f);
     f->net = n;

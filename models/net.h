@@ -530,11 +530,31 @@ void net_free(struct net *n);
 /*
  * Adds a flow of `size` bytes from host src to host dst starting at `start`.
  * path_nodes (path_len node ids, or NULL) pins its route.  Returns the flow.
- * The name pointer must outlive the net.
+ * The name pointer must outlive the net.  Only set-up and the run's events
+ * (SIM_ENT_GLOBAL) add flows: the table is the run's (sim/parallel.h).
  */
 struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_t dst, int64_t size,
                           sim_time_t start, int prio, int64_t rate_cap_bps,
                           const uint32_t *path_nodes, int path_len);
+
+/*
+ * Reserves count consecutive places in the table of flows (set-up, or an event of the run); returns the first.
+ * A source whose hosts start flows themselves (a collective's ranks) reserves them up front and makes each
+ * with net_make_flow, in the event of the host that sends it, so that a flow's index does not depend on the
+ * order in which partitions made them.  A reserved flow not made yet is not net_flow_made.
+ */
+uint32_t net_reserve_flows(struct net *n, uint32_t count);
+
+/* Makes the flow at reserved place idx, as net_add_flow would (its sender's event, or the run's). */
+struct flow *net_make_flow(struct net *n, uint32_t idx, const char *name, uint32_t src, uint32_t dst, int64_t size,
+                           sim_time_t start, int prio, int64_t rate_cap_bps, const uint32_t *path_nodes,
+                           int path_len);
+
+/* Whether flow f has been made (a reserved place may not be yet). */
+static inline bool net_flow_made(const struct flow *f) { return f->net != NULL; }
+
+/* The flows made so far (O(flows): for reports). */
+uint32_t net_flows_made(const struct net *n);
 
 /* Headroom `auto` for a port of this rate and delay (bytes per lossless priority). */
 int64_t net_auto_headroom(int64_t rate_bps, int64_t delay_ps, int mtu, int response_quanta);

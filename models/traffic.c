@@ -279,22 +279,34 @@ static void poisson_arrival(struct sim *s, void *obj, uint64_t arg)
 
 /* ---- collectives ---- */
 
-static void coll_send(struct coll *c, uint32_t q, uint32_t to)
+/* Rank q starts its flow to rank `to`, flow j of the collective's block (struct coll). */
+static void coll_send(struct coll *c, uint32_t q, uint32_t to, uint32_t j)
 {
     struct traffic *t = c->t;
     struct net *n = t->net;
     const struct scn_traffic *e = &n->scn->traffic[c->entry];
-    struct flow *f = net_add_flow(n, keep_name(t, e->id, t->next_name[c->entry]++), c->host[q], c->host[to],
-                                  c->chunk, net_sim(n)->now, TR_PRIO(e), 0, NULL, 0);
+    struct flow *f = net_make_flow(n, c->base + j, c->names[j], c->host[q], c->host[to], c->chunk, net_sim(n)->now,
+                                   TR_PRIO(e), 0, NULL, 0);
     f->coll = c;
     f->coll_rank = q;
-    c->bytes += (uint64_t)c->chunk;
+    __atomic_fetch_add(&c->bytes, (uint64_t)c->chunk, __ATOMIC_RELAXED);
 }
 
+/* A part of c (a rank, alltoall: a flow) completed now.  Recorded before the count of parts is raised (with
+ * release order, coll_finish's count acquires it), so that the part that completes c sees every time. */
+static void coll_completed_at(struct coll *c, sim_time_t now)
+{
+    sim_time_t was = __atomic_load_n(&c->last_done, __ATOMIC_RELAXED);
+    while (was < now && !__atomic_compare_exchange_n(&c->last_done, &was, now, false, __ATOMIC_RELAXED,
+                                                     __ATOMIC_RELAXED))
+        ;
+}
+
+/* The last part completed: c finished at the latest completion, whichever partition counted it last. */
 static void coll_finish(struct coll *c)
 {
     struct net *n = c->t->net;
-    c->finish = net_sim(n)->now;
+    c->finish = __atomic_load_n(&c->last_done, __ATOMIC_RELAXED);
     net_np(n)->pending_sources--;
     net_check_finish(n);
 }
@@ -314,14 +326,15 @@ static void ring_advance(struct coll *c, uint32_t q)
         /* started = steps + 1 marks a rank already counted as done */
         if (c->recvd[q] == c->steps && c->started[q] == c->steps) {
             c->started[q]++;
-            if (++c->ranks_done == c->total_ranks)
+            coll_completed_at(c, net_sim(c->t->net)->now);
+            if (__atomic_add_fetch(&c->ranks_done, 1, __ATOMIC_ACQ_REL) == c->total_ranks)
                 coll_finish(c);
         }
         return;
     }
     if (c->started[q] == s && c->recvd[q] >= s) {
         c->started[q]++;
-        coll_send(c, q, ring_next(c, q));
+        coll_send(c, q, ring_next(c, q), s * c->total_ranks + q);
     }
 }
 
@@ -335,7 +348,7 @@ static void coll_start(struct sim *s, void *obj, uint64_t arg)
         for (uint32_t a = 0; a < c->n_ranks; a++)
             for (uint32_t b = 0; b < c->n_ranks; b++)
                 if (a != b)
-                    coll_send(c, a, b);
+                    coll_send(c, a, b, a * (c->n_ranks - 1) + b - (b > a));
         return;
     }
     for (uint32_t q = 0; q < c->total_ranks; q++)
@@ -346,7 +359,8 @@ void traffic_flow_received(struct net *n, struct flow *f)
 {
     struct coll *c = f->coll;
     if (c->type == SCN_TR_ALLTOALL) {
-        if (--c->flows_left == 0)
+        coll_completed_at(c, net_sim(n)->now);
+        if (__atomic_sub_fetch(&c->flows_left, 1, __ATOMIC_ACQ_REL) == 0)
             coll_finish(c);
         return;
     }
@@ -370,7 +384,7 @@ static void coll_init(struct traffic *t, struct coll *c, int entry, const struct
     c->t = t;
     c->entry = entry;
     c->type = e->type;
-    c->finish = -1;
+    c->finish = c->last_done = -1;
     c->chunk = e->size / N;
     if (e->type == SCN_TR_ALLTOALL) {
         c->rings = 1;
@@ -391,6 +405,11 @@ static void coll_init(struct traffic *t, struct coll *c, int entry, const struct
     for (uint32_t r = 0; r < c->rings; r++)
         for (uint32_t s = 0; s < c->n_ranks; s++)
             c->host[r * c->n_ranks + s] = (uint32_t)e->hosts.idx[s * c->rings + r];
+    c->n_flows = e->type == SCN_TR_ALLTOALL ? c->n_ranks * (c->n_ranks - 1) : c->total_ranks * c->steps;
+    c->base = net_reserve_flows(t->net, c->n_flows);
+    c->names = mem_xcalloc(c->n_flows, sizeof *c->names, TRAFFIC_OOM);
+    for (uint32_t j = 0; j < c->n_flows; j++)
+        c->names[j] = keep_name(t, e->id, j);
     net_np(t->net)->pending_sources++;
     sim_at(net_sim(t->net), e->start_ps, coll_start, c, 0);
 }
@@ -498,6 +517,7 @@ void traffic_free(struct traffic *t)
         free(t->colls[i].sent);
         free(t->colls[i].recvd);
         free(t->colls[i].started);
+        free(t->colls[i].names);
     }
     free(t->colls);
     if (t->cdfs && t->net)

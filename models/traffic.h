@@ -19,8 +19,10 @@
  *   parallel, ring r over the r-th NIC of every server, each reducing size/k.
  * - alltoall: every rank sends size/N to every other rank at once.
  *
- * Flow ids (docs/scenario.md, traffic): the entry's id, else "t{i}"; generators name
- * their flows "{entry id}.{j}" in creation order.  Every entry draws from its
+ * Flow ids (docs/scenario.md, traffic): the entry's id, else "t{i}"; incast and
+ * poisson name their flows "{entry id}.{j}" in creation order, a collective its
+ * flows "{entry id}.{j}" with j = step x ranks + rank (the ring) or j = a x (N - 1)
+ * + b', b' = b less one when b > a (alltoall), whatever the order they start in.  Every entry draws from its
  * own random streams (one per host for poisson), so adding an entry does not
  * change another entry's draws.
  */
@@ -50,10 +52,19 @@ struct coll {
     uint32_t *sent, *recvd;    /* steps completed per (ring, rank): sends acknowledged, steps received */
     uint32_t *started;         /* steps started per (ring, rank) */
     uint32_t steps;            /* 2(N-1) for the ring; 1 for alltoall */
-    uint32_t ranks_done, total_ranks;
-    uint32_t flows_left;       /* alltoall */
+    uint32_t total_ranks;
+    /* Its flows' places in the table, reserved up front (net_reserve_flows): the ring's step s of rank q is
+     * base + s * total_ranks + q, alltoall's a -> b is base + a * (n_ranks - 1) + (b - (b > a)); names[j] is the
+     * name of base + j ("{id}.{j}"). */
+    uint32_t base, n_flows;
+    const char **names;
     int64_t chunk;
+    /* Shared by its ranks, whose hosts may run in different partitions (sim/parallel.h): changed atomically,
+     * and finish as the latest completion, so that neither depends on which partition got there first. */
+    uint32_t ranks_done;
+    uint32_t flows_left;       /* alltoall */
     uint64_t bytes;
+    sim_time_t last_done;      /* the latest completion of a rank (alltoall: of a flow) so far */
     sim_time_t start, finish;  /* finish -1 until complete */
 };
 

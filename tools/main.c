@@ -381,7 +381,7 @@ static cJSON *derived_json(const struct run *r)
     cJSON_AddNumberToObject(d, "hosts", g->n_hosts);
     cJSON_AddNumberToObject(d, "switches", g->n_switches);
     cJSON_AddNumberToObject(d, "links", g->n_links);
-    cJSON_AddNumberToObject(d, "flows", n->n_flows);
+    cJSON_AddNumberToObject(d, "flows", net_flows_made(n));
     cJSON_AddItemToObject(d, "groups", groups_json(r));
     int cell = r->scn->sw.cell_size;
     if (cell)

@@ -134,18 +134,14 @@ uint8_t monitor_traffic_prios(const struct scenario *scn)
 }
 
 /*
- * The flows run r is expected to create: those created up front, every collective's, and rate x duration
+ * The flows run r is expected to create: those created or reserved up front (every collective's), and rate x duration
  * for each host of a Poisson load (its mean gap is mean size x 8 / (load x link rate), models/traffic.h).
  */
 static uint64_t expected_flows(const struct run *r)
 {
     const struct scenario *scn = r->scn;
     const struct net *n = &r->net;
-    double e = n->n_flows;
-    for (uint32_t i = 0; i < r->traffic.n_colls; i++) {
-        const struct coll *c = &r->traffic.colls[i];
-        e += c->type == SCN_TR_ALLTOALL ? (double)c->n_ranks * (c->n_ranks - 1) : (double)c->total_ranks * c->steps;
-    }
+    double e = n->n_flows; /* a collective's flows included: reserved up front (net_reserve_flows) */
     for (int ti = 0; ti < scn->n_traffic; ti++) {
         const struct scn_traffic *t = &scn->traffic[ti];
         double mean = r->traffic.cdfs ? r->traffic.cdfs[ti].mean : 0;
@@ -335,7 +331,7 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
         r->mon_notes.flows_kept = m->flows_kept;
         r->mon_notes.flows_expected = m->flows_expected > n_flows ? m->flows_expected : n_flows;
         /* flows created after the last sample have no row anyway: only those looked at count */
-        r->mon_notes.flows_sampled = r->scn->monitor.flows == SCN_MON_FLOWS_AUTO && m->flows_seen > m->flows_kept;
+        r->mon_notes.flows_sampled = r->scn->monitor.flows == SCN_MON_FLOWS_AUTO && m->flows_checked > m->flows_kept;
         r->mon_notes.pfc_ports_kept = m->pfc_kept;
         r->mon_notes.pfc_ports_seen = m->pfc_seen;
         r->mon_notes.pfc_sampled = m->pfc_port && m->pfc_seen > m->pfc_kept;
@@ -345,6 +341,8 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
     }
     free(m->queues);
     free(m->cand);
+    free(m->checked);
+    m->checked = NULL;
     free(m->pfc_port);
     m->queues = NULL;
     m->cand = NULL;
@@ -352,22 +350,40 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
     return rc;
 }
 
-/* Takes the flows created since the last sample into the candidate list when selected. */
+/*
+ * Takes the flows made since the last sample into the candidate list (kept in flow order) when selected.  The
+ * places a collective reserved are made as its steps start (net_reserve_flows), out of order: each flow is
+ * checked once, when it has been made.
+ */
 static void pick_new_flows(struct monitor *m, const struct run *r)
 {
     const struct net *n = &r->net;
-    for (; m->flows_seen < n->n_flows; m->flows_seen++) {
-        const struct flow *f = net_flow(n, m->flows_seen);
-        if (r->scn->monitor.flows == SCN_MON_FLOWS_AUTO ? !flow_in_sample(m, m->flows_seen)
-                                                    : !flow_selected(r->scn, f->name))
+    if (m->cap_checked < n->n_flows) {
+        uint32_t cap = n->n_flows + n->n_flows / 2 + 64;
+        m->checked = mem_xrealloc(m->checked, cap, "selecting the monitored flows");
+        memset(m->checked + m->cap_checked, 0, cap - m->cap_checked);
+        m->cap_checked = cap;
+    }
+    for (uint32_t i = m->flows_seen; i < n->n_flows; i++) {
+        const struct flow *f = net_flow(n, i);
+        if (m->checked[i] || !net_flow_made(f))
+            continue;
+        m->checked[i] = 1;
+        m->flows_checked++;
+        if (r->scn->monitor.flows == SCN_MON_FLOWS_AUTO ? !flow_in_sample(m, i) : !flow_selected(r->scn, f->name))
             continue;
         m->flows_kept++;
         if (m->n_cand == m->cap_cand) {
             m->cap_cand = m->cap_cand ? m->cap_cand * 2 : 64;
             m->cand = mem_xrealloc(m->cand, sizeof *m->cand * m->cap_cand, "selecting the monitored flows");
         }
-        m->cand[m->n_cand++] = m->flows_seen;
+        uint32_t at = m->n_cand++;
+        for (; at > 0 && m->cand[at - 1] > i; at--)
+            m->cand[at] = m->cand[at - 1];
+        m->cand[at] = i;
     }
+    while (m->flows_seen < n->n_flows && m->checked[m->flows_seen])
+        m->flows_seen++;
 }
 
 /* Writes the rows of the sample at m->next_sample (the engine's clock is there or just past its events). */

@@ -1,7 +1,6 @@
 /* run — one simulation: build, simulate, report (see run.h). */
 #include "tools/run.h"
 #include "tools/jsonout.h"
-#include "models/cc.h"
 #include "models/fault.h"
 #include "models/pfcwd.h"
 #include "sim/mem.h"
@@ -41,15 +40,6 @@ static sim_time_t min_link_delay(const struct graph *g)
     return w;
 }
 
-/* What a run on several threads cannot do yet: its message, or NULL. */
-static const char *threads_unsupported(const struct run *r)
-{
-    if (r->traffic.n_colls)
-        return "collectives (allreduce, alltoall) start their steps at their hosts and add to the run's table of "
-               "flows, which only one thread may do";
-    return NULL;
-}
-
 /*
  * Cuts r's network into run_threads partitions (topologies/partition.h), each with its engine and counts
  * (sim/parallel.h, net_partition).  One partition runs the same windows as several, so every number of
@@ -60,11 +50,9 @@ static int run_partition(struct run *r, char *err, size_t errlen)
 {
     unsigned n = run_threads;
     sim_time_t w = min_link_delay(&r->g);
-    const char *why = n > 1 ? threads_unsupported(r) : NULL;
-    if (n > 1 && w <= 0)
-        why = "a link without delay leaves no lookahead between partitions";
-    if (why) {
-        snprintf(err, errlen, "%s: --threads %u: %s; run it with --threads 1", r->scn->file, n, why);
+    if (n > 1 && w <= 0) {
+        snprintf(err, errlen, "%s: --threads %u: a link without delay leaves no lookahead between partitions; run "
+                 "it with --threads 1", r->scn->file, n);
         return SCN_EUSAGE;
     }
     if (w <= 0 || w == INT64_MAX)
@@ -211,7 +199,7 @@ static void prio_flow_stats(const struct run *r, int prio, struct stats_pct *fct
     size_t m = 0;
     for (uint32_t i = 0; i < n->n_flows; i++) {
         const struct flow *f = net_flow(n, i);
-        if (f->finish < 0 || (prio >= 0 && f->prio != prio))
+        if (!net_flow_made(f) || f->finish < 0 || (prio >= 0 && f->prio != prio))
             continue;
         a[m] = ps_to_ns(f->finish - f->start);
         b[m] = f->ideal_fct > 0 ? (double)(f->finish - f->start) / (double)f->ideal_fct : 0;
@@ -252,7 +240,7 @@ char *run_summary_json(const struct run *r, bool with_wall)
     struct stats_pct fct, sd;
     flow_stats(r, &fct, &sd);
     cJSON *flows = cJSON_AddObjectToObject(root, "flows");
-    cJSON_AddNumberToObject(flows, "total", n->n_flows);
+    cJSON_AddNumberToObject(flows, "total", net_flows_made(n));
     cJSON_AddNumberToObject(flows, "completed", n->flows_completed);
     /* Only a QP timeout (host.qp_timeout) can make a flow fail, so the field appears only when one did. */
     if (c->flows_failed)
@@ -326,7 +314,7 @@ char *run_summary_json(const struct run *r, bool with_wall)
         uint32_t nf = 0, done = 0;
         for (uint32_t i = 0; i < n->n_flows; i++) {
             const struct flow *f = net_flow(n, i);
-            if (f->prio == p) {
+            if (net_flow_made(f) && f->prio == p) {
                 nf++;
                 done += f->finish >= 0;
             }
@@ -351,7 +339,7 @@ char *run_summary_json(const struct run *r, bool with_wall)
         sim_time_t flow_paused = 0;
         for (uint32_t i = 0; i < n->n_flows; i++) {
             const struct flow *f = net_flow(n, i);
-            if (f->prio == p)
+            if (net_flow_made(f) && f->prio == p)
                 flow_paused += f->paused_ns;
         }
         cJSON_AddNumberToObject(o, "flows_paused_ns", ps_to_ns(flow_paused));
@@ -435,6 +423,8 @@ char *run_flows_csv(const struct run *r)
                    "paused_ns\n");
     for (uint32_t i = 0; i < n->n_flows; i++) {
         const struct flow *f = net_flow(n, i);
+        if (!net_flow_made(f))
+            continue; /* a collective's step not started */
         char s1[32], s2[32], s3[32], s4[32], s5[32];
         buf_printf(&b, "%s,%s,%s,%d,%lld,%s,", f->name, scn_host_name(r->scn, (int)f->src),
                    scn_host_name(r->scn, (int)f->dst), f->prio, (long long)f->size, units_fmt_ns(f->start, s1, sizeof s1));
@@ -653,7 +643,7 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
     flow_stats(r, &fct, &sd);
     char a[32], b[32];
     fprintf(f, "%s: %u of %u flows finished, simulated %s in %.2f s (%.2f M events/s)\n", r->scn->name,
-            n->flows_completed, n->n_flows, human_time(ps_to_ns(r->sim.now), a, sizeof a), r->wall_s,
+            n->flows_completed, net_flows_made(n), human_time(ps_to_ns(r->sim.now), a, sizeof a), r->wall_s,
             r->wall_s > 0 ? (double)r->sim.events / r->wall_s / 1e6 : 0.0);
     if (n->flows_completed)
         fprintf(f, "  FCT p50 %s, p99 %s; slowdown p50 %.2f, p99 %.2f\n", human_time(fct.p50, a, sizeof a),

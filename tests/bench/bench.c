@@ -778,8 +778,8 @@ int main(int argc, char **argv)
     }
     /* speed-ups: each case NAME_tN against NAME, when both ran */
     for (size_t i = 0; i < N_CASES; i++) {
-        const char *t = strstr(cases[i].name, "_t");
-        if (!t || !wanted(&cases[i], only, true))
+        const char *t = strrchr(cases[i].name, '_');
+        if (!t || t[1] != 't' || t[2] < '1' || t[2] > '9' || !wanted(&cases[i], only, true))
             continue;
         for (size_t j = 0; j < N_CASES; j++)
             if (strlen(cases[j].name) == (size_t)(t - cases[i].name) &&
