@@ -190,7 +190,7 @@ static void test_sigint_writes_incomplete_outputs(void)
     const char *dir = RB "/sigint";
     if (make_dirs(RB))
         CU_FAIL_FATAL("cannot create " RB);
-    pid_t pid = start_long_run(dir, "");
+    pid_t pid = start_long_run(dir, "--threads 2"); /* partitions stop between windows, their counts added up */
     CU_ASSERT_FATAL(pid > 0);
     usleep(500000);
     kill(pid, SIGINT);
@@ -246,7 +246,7 @@ static void test_max_wall(void)
     const char *dir = RB "/maxwall";
     make_dirs(RB);
     double t0 = now_s();
-    pid_t pid = start_long_run(dir, "--max-wall 300ms");
+    pid_t pid = start_long_run(dir, "--max-wall 300ms --threads 4");
     CU_ASSERT_FATAL(pid > 0);
     int st = wait_for(pid, 10);
     CU_ASSERT(now_s() - t0 < 3);
@@ -458,10 +458,10 @@ void test_robustness_register(void)
     CU_pSuite s = CU_add_suite("robustness", NULL, NULL);
     CU_add_test(s, "fuzzing regressions replay clean", test_fuzz_regressions);
     CU_add_test(s, "seed scenarios end with the invariants intact", test_seed_runs_invariants);
-    CU_add_test(s, "SIGINT: outputs written, complete false, exit 130", test_sigint_writes_incomplete_outputs);
+    CU_add_test(s, "SIGINT on 2 threads: outputs written, complete false, exit 130", test_sigint_writes_incomplete_outputs);
     CU_add_test(s, "SIGTERM: exit 143", test_sigterm_exit_status);
     CU_add_test(s, "second SIGINT exits at once", test_second_sigint_exits_at_once);
-    CU_add_test(s, "--max-wall stops a long run, marked incomplete", test_max_wall);
+    CU_add_test(s, "--max-wall stops a long run on 4 threads, marked incomplete", test_max_wall);
     CU_add_test(s, "--max-wall rejects a bad value", test_max_wall_bad_value);
     CU_add_test(s, "oversized scenario refused with an estimate", test_oversized_refused);
     CU_add_test(s, "memory estimate", test_memory_estimate);

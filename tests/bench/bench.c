@@ -676,8 +676,8 @@ static void print_whole(const struct bcase *c, const struct result *r, double rs
 
 #define N_CASES (sizeof cases / sizeof *cases)
 
-/* Whether case c is run: its name contains the filter or one of its comma-separated parts (when there is one),
- * and it is of the kind asked for. */
+/* Whether case c is run: its name contains the filter or one of its comma-separated parts (a part NAME$: is
+ * NAME), when there is one, and it is of the kind asked for. */
 static bool wanted(const struct bcase *c, const char *only, bool whole_run)
 {
     if (c->whole_run != whole_run)
@@ -686,9 +686,14 @@ static bool wanted(const struct bcase *c, const char *only, bool whole_run)
         return true;
     for (const char *p = only; *p;) {
         size_t len = strcspn(p, ",");
-        for (const char *h = c->name; *h; h++)
-            if (len && !strncmp(h, p, len))
+        if (len > 1 && p[len - 1] == '$') { /* NAME$: that case alone */
+            if (strlen(c->name) == len - 1 && !strncmp(c->name, p, len - 1))
                 return true;
+        } else {
+            for (const char *h = c->name; *h; h++)
+                if (len && !strncmp(h, p, len))
+                    return true;
+        }
         p += len + (p[len] == ',');
     }
     return false;
@@ -696,7 +701,7 @@ static bool wanted(const struct bcase *c, const char *only, bool whole_run)
 
 /*
  * bench [--repeat N] [FILTER]: runs the cases whose name contains FILTER, or
- * one of its comma-separated parts (all by default).  Whole runs are run N times (3 by default) in interleaved
+ * one of its comma-separated parts, or is a part written NAME$ (all by default).  Whole runs are run N times (3 by default) in interleaved
  * rounds, keeping each one's fastest: on a shared machine the fastest run is
  * the one least disturbed by others, and interleaving spreads every case's
  * runs over the same stretch of time, so that a busy minute cannot fall on
