@@ -237,6 +237,22 @@ uint64_t sim_par_pending(const struct sim_par *P)
     return n;
 }
 
+/* Frees the engines of partitions 0..made-1 (their entity table is the run's) and the arrays. */
+static void release(struct sim_par *P, uint32_t made)
+{
+    for (uint32_t i = 0; P->parts && i < made; i++) {
+        P->parts[i].ent_seq = NULL;
+        sim_free(&P->parts[i]);
+    }
+    free(P->parts);
+    free(P->ent_part);
+    free(P->box);
+    free(P->next_t);
+    free(P->mailed_min);
+    free(P->th);
+    memset(P, 0, sizeof *P);
+}
+
 int sim_par_init(struct sim_par *P, struct sim *global, uint32_t n, const uint16_t *ent_part, uint32_t n_ent,
                  sim_time_t window, bool threaded)
 {
@@ -323,17 +339,7 @@ int sim_par_init(struct sim_par *P, struct sim *global, uint32_t n, const uint16
     free(q);
     return 0;
 fail:
-    for (uint32_t i = 0; P->parts && i < made; i++) {
-        P->parts[i].ent_seq = NULL;
-        sim_free(&P->parts[i]);
-    }
-    free(P->parts);
-    free(P->ent_part);
-    free(P->box);
-    free(P->next_t);
-    free(P->mailed_min);
-    free(P->th);
-    memset(P, 0, sizeof *P);
+    release(P, made);
     return -1;
 }
 
@@ -349,21 +355,11 @@ void sim_par_free(struct sim_par *P)
         pthread_barrier_destroy(&P->go);
         pthread_barrier_destroy(&P->end);
     }
-    for (uint32_t i = 0; i < P->n; i++) {
-        P->parts[i].ent_seq = NULL;
-        sim_free(&P->parts[i]);
-    }
-    for (uint32_t i = 0; i < 2 * (P->n + 1) * (P->n + 1); i++)
+    for (uint32_t i = 0; P->box && i < 2 * (P->n + 1) * (P->n + 1); i++)
         free(P->box[i].ev);
     if (P->global->par == P) {
         P->global->par = NULL;
         P->global->ent_part = NULL;
     }
-    free(P->parts);
-    free(P->ent_part);
-    free(P->box);
-    free(P->next_t);
-    free(P->mailed_min);
-    free(P->th);
-    memset(P, 0, sizeof *P);
+    release(P, P->n);
 }
