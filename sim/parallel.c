@@ -284,6 +284,10 @@ int sim_par_init(struct sim_par *P, struct sim *global, uint32_t n, const uint16
         s->par = P;
         s->part = made;
         s->now = global->now;
+        /* the models' prefetch hooks (sim_add_prefetch), registered on the run's engine, serve every partition */
+        s->n_pf = global->n_pf;
+        memcpy(s->pf_fn, global->pf_fn, sizeof s->pf_fn);
+        memcpy(s->pf_hook, global->pf_hook, sizeof s->pf_hook);
     }
     for (uint32_t e = 0; e < n_ent; e++) {
         if (e != SIM_ENT_GLOBAL && ent_part[e] >= n)
