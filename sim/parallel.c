@@ -254,17 +254,17 @@ static void release(struct sim_par *P, uint32_t made)
 }
 
 int sim_par_init(struct sim_par *P, struct sim *global, uint32_t n, const uint16_t *ent_part, uint32_t n_ent,
-                 sim_time_t window, bool threaded)
+                 sim_time_t line, sim_time_t window, bool threaded)
 {
     memset(P, 0, sizeof *P);
     uint32_t made = 0;
-    if (n == 0 || n > SIM_PAR_MAX || window <= 0 || n_ent != global->n_ent || global->par)
+    if (n == 0 || n > SIM_PAR_MAX || line <= 0 || window < line || n_ent != global->n_ent || global->par)
         return -1;
     P->n = n;
     P->global = global;
-    P->window = window;
-    /* the grid: the multiple of the window nearest above SIM_PAR_LINE_MIN, so that its lines are window ends */
-    P->grid = window * ((SIM_PAR_LINE_MIN + window - 1) / window);
+    /* the grid: the multiple of the smallest delay nearest above SIM_PAR_LINE_MIN, the same for every cut */
+    P->grid = line * ((SIM_PAR_LINE_MIN + line - 1) / line);
+    P->window = window < P->grid ? window : P->grid;
     P->n_ent = n_ent;
     P->parts = calloc(n, sizeof *P->parts);
     P->ent_part = malloc(sizeof *P->ent_part * n_ent);

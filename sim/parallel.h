@@ -50,7 +50,7 @@ struct sim_par {
     struct sim *global;       /* the run-wide queue: the engine the caller made and runs (sim_run) */
     uint16_t *ent_part;       /* entity -> its partition; n for SIM_ENT_GLOBAL */
     uint32_t n_ent;
-    sim_time_t window;        /* W, the lookahead */
+    sim_time_t window;        /* W, the lookahead of this cut (window ends never cross a line of the grid) */
     /* the current window */
     bool in_window;
     sim_time_t win_end;       /* no mailed event may be earlier */
@@ -81,13 +81,15 @@ struct sim_par {
 
 /*
  * Cuts the run whose engine is `global` into n partitions (1..SIM_PAR_MAX): entity e (of n_ent) belongs to
- * partition ent_part[e] (entity SIM_ENT_GLOBAL's entry is ignored).  window is the lookahead W (> 0).  The
- * events already queued in global move to their partitions.  With threaded, partitions 1..n-1 run on threads
- * of their own.  From now on sim_run(global, ...) runs them all.  Returns 0, or -1 when memory or threads
- * run out (nothing is changed then).
+ * partition ent_part[e] (entity SIM_ENT_GLOBAL's entry is ignored).  line (> 0) is the smallest delay of any
+ * link, from which the grid is made (the same for every cut); window (>= line) the lookahead of this cut, the
+ * smallest delay of a link between two partitions.  The events already queued in global move to their
+ * partitions.  With threaded, partitions 1..n-1 run on threads of their own.  From now on sim_run(global,
+ * ...) runs them all.  Returns 0, or -1 when an argument is out of range or memory runs out (nothing is
+ * changed then).
  */
 int sim_par_init(struct sim_par *P, struct sim *global, uint32_t n, const uint16_t *ent_part, uint32_t n_ent,
-                 sim_time_t window, bool threaded);
+                 sim_time_t line, sim_time_t window, bool threaded);
 void sim_par_free(struct sim_par *P);
 
 /* sim_run for a partitioned run (sim_run calls it): runs windows until `until`, the end of the traffic (done),

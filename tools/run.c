@@ -63,8 +63,10 @@ static int run_partition(struct run *r, char *err, size_t errlen)
     uint16_t *ent_part = mem_xcalloc(r->sim.n_ent, sizeof *ent_part, "planning the partitions");
     for (uint32_t node = 0; node < r->g.n_nodes; node++)
         ent_part[net_ent(node)] = (uint16_t)plan.part[node];
+    /* windows as long as the cut allows (a dragonfly's are its global links'), lines from the shortest link */
+    sim_time_t cut = plan.lookahead_ps;
     partition_free(&plan);
-    int rc = sim_par_init(&r->par, &r->sim, n, ent_part, r->sim.n_ent, w, n > 1);
+    int rc = sim_par_init(&r->par, &r->sim, n, ent_part, r->sim.n_ent, w, cut > w ? cut : w, n > 1);
     free(ent_part);
     if (rc || net_partition(&r->net, &r->par))
         mem_oom("starting the partitions");

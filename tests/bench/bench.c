@@ -110,6 +110,8 @@ struct result {
     double runs;          /* > 0: a tune case, that many runs (confirm_runs of them on the confirmation seeds) */
     double confirm_runs, cpu_s;
     double pauses;        /* PAUSE frames sent in the timed part */
+    double windows;       /* the partitioned engine's windows (barriers) in the timed part, and its partitions */
+    double parts;
 };
 
 static struct result last;
@@ -133,12 +135,13 @@ static void bench_run_ex(const char *label, const char *json, double extrapolate
         exit(1);
     }
     double setup = now_s() - t0;
-    uint64_t hops0 = 0, events0 = 0, pauses0 = 0;
+    uint64_t hops0 = 0, events0 = 0, pauses0 = 0, windows0 = 0;
     if (warm_ms > 0) {
         sim_run(&r.sim, (sim_time_t)(warm_ms * 1e9));
         hops0 = r.net.c.packet_hops;
         events0 = r.sim.events;
         pauses0 = r.net.c.pause_frames;
+        windows0 = r.par.windows;
     }
     if (run_execute(&r)) {
         fprintf(stderr, "bench: %s: invariant violated: %s\n", label, r.invariant_error);
@@ -157,6 +160,8 @@ static void bench_run_ex(const char *label, const char *json, double extrapolate
     last.completed = r.net.flows_completed;
     last.data_sent = (double)r.net.c.data_sent;
     last.pauses = (double)(r.net.c.pause_frames - pauses0);
+    last.windows = (double)(r.par.windows - windows0);
+    last.parts = r.par.n;
     last.extrapolate_s = extrapolate_s;
     if (after_run)
         after_run(&r);
@@ -656,6 +661,9 @@ static void print_whole(const struct bcase *c, const struct result *r, double rs
            r->flows, r->data_sent, r->fct_p99_ns, rss * 1024 / (r->hosts > 0 ? r->hosts : 1));
     if (r->pauses > 0)
         printf("  PAUSE %.0f per simulated ms", r->pauses / r->sim_ms);
+    if (r->parts > 1 && r->windows > 0)
+        printf("\n%-36s %.0f partitions: %.1f windows per simulated us, %.0f events per window", "", r->parts,
+               r->windows / (r->sim_ms * 1e3), r->events / r->windows);
     printf("\n");
     if (!strcmp(c->name, "scale_k32") && scale_k8_ns > 0)
         printf("%-36s cost per packet-hop k=32 / k=8: %.2f (target <= 2)\n", "",
