@@ -71,6 +71,7 @@ int main(int argc, char **argv)
         return 2;
     test_units_register();
     test_event_register();
+    test_parallel_register();
     test_scenario_register();
     test_settings_register();
     test_cli_register();

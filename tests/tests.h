@@ -11,6 +11,7 @@
 
 void test_units_register(void);
 void test_event_register(void);
+void test_parallel_register(void);
 void test_scenario_register(void);
 void test_settings_register(void);
 void test_cli_register(void);

@@ -1,0 +1,195 @@
+/*
+ * The partitioned engine (sim/parallel.h) on a model of its own, apart from the network: a ring of entities
+ * that send each other events over "links" of the lookahead, handle some of them at once and some later,
+ * and a run-wide event that reads every entity's state.  Every entity's log and the run's log must be the
+ * same on one engine, on one partition and on 2, 3 and 5 partitions (threads), and the engine must refuse
+ * an event that would cross partitions within the lookahead.
+ */
+#include "tests/tests.h"
+#include "sim/parallel.h"
+#include "sim/rng.h"
+#include "sim/sim.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define RING 12             /* entities 1..RING; entity e's neighbour is e % RING + 1 */
+#define LOOK 1000           /* the lookahead: every event for another entity comes at least this late */
+#define LOG_MAX 4096
+#define STOP 200000
+
+struct node {
+    uint32_t ent;
+    uint64_t count;         /* its own state: events handled */
+    struct rng rng;
+    int n;
+    int64_t t[LOG_MAX];     /* what it saw: time and argument of each event, in order */
+    uint64_t arg[LOG_MAX];
+};
+
+struct model {
+    struct node nodes[RING + 1];
+    int n_global;
+    uint64_t sums[LOG_MAX]; /* the run's samples of every node's count */
+    int64_t at[LOG_MAX];
+};
+
+static struct model *the_model;
+
+static void node_event(struct sim *s, void *obj, uint64_t arg);
+
+/* An event of entity `ent`: it logs, then sends on: to itself soon (within the lookahead), at once now and
+ * then, and to its neighbour no sooner than the lookahead. */
+static void node_event(struct sim *s, void *obj, uint64_t arg)
+{
+    struct node *nd = obj;
+    SIM_ASSERT_ENT(s, nd->ent);
+    if (nd->n < LOG_MAX) {
+        nd->t[nd->n] = s->now;
+        nd->arg[nd->n++] = arg;
+    }
+    nd->count++;
+    uint32_t r = rng_below(&nd->rng, 100);
+    if (arg > 7)
+        return; /* the cascade dies out after a few generations */
+    if (r < 40)
+        sim_after(s, 1 + rng_below(&nd->rng, LOOK - 1), node_event, nd, arg + 1);
+    if (r < 10)
+        sim_at(s, s->now, node_event, nd, arg + 1); /* the same instant */
+    struct node *next = &the_model->nodes[nd->ent % RING + 1];
+    sim_at_to(s, s->now + LOOK + rng_below(&nd->rng, 3 * LOOK), next->ent, node_event, next, arg + 1);
+}
+
+/* The run's event every 7,777 ps: samples the sum of every node's count, then starts new work at a node. */
+static void global_event(struct sim *s, void *obj, uint64_t arg)
+{
+    struct model *m = obj;
+    SIM_ASSERT_ENT(s, SIM_ENT_GLOBAL);
+    uint64_t sum = 0;
+    for (int e = 1; e <= RING; e++)
+        sum += m->nodes[e].count;
+    if (m->n_global < LOG_MAX) {
+        m->at[m->n_global] = s->now;
+        m->sums[m->n_global++] = sum;
+    }
+    struct node *nd = &m->nodes[arg % RING + 1];
+    sim_at_to(s, s->now, nd->ent, node_event, nd, 0);
+    if (s->now + 7777 < STOP)
+        sim_after(s, 7777, global_event, m, arg + 5);
+}
+
+/* Runs the model on one plain engine (parts 0) or cut into `parts` partitions of consecutive entities. */
+static struct model *run_model(uint32_t parts, bool threaded)
+{
+    struct model *m = calloc(1, sizeof *m);
+    the_model = m;
+    struct sim s;
+    sim_init(&s);
+    sim_set_entities(&s, RING + 1);
+    for (int e = 1; e <= RING; e++) {
+        m->nodes[e].ent = (uint32_t)e;
+        rng_init(&m->nodes[e].rng, 7, rng_stream_id(RNG_KIND_TEST, (uint64_t)e));
+        sim_at_to(&s, 10 * e, (uint32_t)e, node_event, &m->nodes[e], 0);
+    }
+    sim_at(&s, 5000, global_event, m, 0);
+    struct sim_par P;
+    memset(&P, 0, sizeof P);
+    if (parts) {
+        uint16_t ent_part[RING + 1] = {0};
+        for (int e = 1; e <= RING; e++)
+            ent_part[e] = (uint16_t)((e - 1) * parts / RING);
+        CU_ASSERT_EQUAL_FATAL(sim_par_init(&P, &s, parts, ent_part, RING + 1, LOOK, LOOK, threaded), 0);
+    }
+    sim_run(&s, STOP);
+    sim_par_free(&P);
+    sim_free(&s);
+    return m;
+}
+
+static bool same_model(const struct model *a, const struct model *b)
+{
+    bool same = a->n_global == b->n_global && !memcmp(a->sums, b->sums, sizeof a->sums) &&
+                !memcmp(a->at, b->at, sizeof a->at);
+    for (int e = 1; e <= RING; e++)
+        same &= a->nodes[e].n == b->nodes[e].n && !memcmp(a->nodes[e].t, b->nodes[e].t, sizeof a->nodes[e].t) &&
+                !memcmp(a->nodes[e].arg, b->nodes[e].arg, sizeof a->nodes[e].arg);
+    return same;
+}
+
+static void test_same_order_any_cut(void)
+{
+    struct model *plain = run_model(0, false);
+    int events = 0;
+    for (int e = 1; e <= RING; e++)
+        events += plain->nodes[e].n;
+    printf("\n    %d node events, %d samples of the run ", events, plain->n_global);
+    CU_ASSERT(events > 1000 && plain->n_global > 20); /* a model that exercised the engine */
+    const struct {
+        uint32_t parts;
+        bool threaded;
+    } cuts[] = {{1, false}, {2, false}, {2, true}, {3, true}, {5, true}};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        struct model *m = run_model(cuts[i].parts, cuts[i].threaded);
+        CU_ASSERT(same_model(plain, m));
+        if (!same_model(plain, m))
+            fprintf(stderr, "\n  %u partitions%s: a different order\n", cuts[i].parts,
+                    cuts[i].threaded ? " on threads" : "");
+        free(m);
+    }
+    free(plain);
+}
+
+/* An event for another partition sooner than the lookahead breaks the guarantee: the engine aborts. */
+static void too_soon(struct sim *s, void *obj, uint64_t arg) { sim_at_to(s, s->now + LOOK / 2, 2, too_soon, obj, 0); }
+
+static void test_lookahead_enforced(void)
+{
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stderr))
+            _exit(3);
+        struct sim s;
+        sim_init(&s);
+        sim_set_entities(&s, 3);
+        sim_at_to(&s, 5, 1, too_soon, NULL, 0);
+        struct sim_par P;
+        uint16_t ent_part[3] = {0, 0, 1};
+        if (sim_par_init(&P, &s, 2, ent_part, 3, LOOK, LOOK, false))
+            _exit(4);
+        sim_run(&s, 100000);
+        _exit(0);
+    }
+    int st = 0;
+    CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+}
+
+static void test_bad_arguments(void)
+{
+    struct sim s;
+    sim_init(&s);
+    sim_set_entities(&s, 3);
+    struct sim_par P;
+    uint16_t ent_part[3] = {0, 0, 1};
+    CU_ASSERT_EQUAL(sim_par_init(&P, &s, 0, ent_part, 3, LOOK, LOOK, false), -1);            /* no partition */
+    CU_ASSERT_EQUAL(sim_par_init(&P, &s, SIM_PAR_MAX + 1, ent_part, 3, LOOK, LOOK, false), -1);
+    CU_ASSERT_EQUAL(sim_par_init(&P, &s, 2, ent_part, 3, 0, LOOK, false), -1);               /* no lookahead */
+    CU_ASSERT_EQUAL(sim_par_init(&P, &s, 2, ent_part, 3, LOOK, LOOK / 2, false), -1);       /* window < line */
+    CU_ASSERT_EQUAL(sim_par_init(&P, &s, 1, ent_part, 3, LOOK, LOOK, false), -1);           /* entity in 1 */
+    CU_ASSERT_EQUAL(sim_par_init(&P, &s, 2, ent_part, 2, LOOK, LOOK, false), -1);           /* entity count */
+    CU_ASSERT_PTR_NULL(s.par);
+    sim_free(&s);
+}
+
+void test_parallel_register(void)
+{
+    CU_pSuite s = CU_add_suite("partitioned engine", NULL, NULL);
+    CU_add_test(s, "every entity's events in the same order on 1, 2, 3 and 5 partitions", test_same_order_any_cut);
+    CU_add_test(s, "an event across partitions within the lookahead ends the process", test_lookahead_enforced);
+    CU_add_test(s, "a cut with bad arguments is refused and changes nothing", test_bad_arguments);
+}
