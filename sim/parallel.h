@@ -38,6 +38,19 @@
  * window's overhead every few events. */
 #define SIM_PAR_LINE_MIN 1000000
 
+/*
+ * Where the threads meet: a sense-reversing counter that a thread spins on, yielding its core after a while
+ * (more threads than cores would otherwise spin away the time of the thread they wait for).  A window holds
+ * milliseconds of work, and a futex-based barrier (pthread_barrier_wait) let a waiting thread sleep and wake
+ * tens of microseconds late, several times per simulated microsecond (docs/performance.md).
+ */
+struct sim_barrier {
+    _Alignas(64) uint32_t count;
+    uint32_t sense;
+    uint32_t n;
+    uint32_t spins;           /* before yielding the core (0: threads outnumber cores) */
+};
+
 /* Events mailed by one partition to another within a window. */
 struct sim_box {
     struct sim_event *ev;
@@ -76,7 +89,8 @@ struct sim_par {
     /* threads: partition 0 runs on the calling thread, each other on a worker */
     bool threaded, quit;
     pthread_t *th;
-    pthread_barrier_t go, end;
+    struct sim_barrier go, end;
+    uint32_t go_sense, end_sense; /* the calling thread's flags for them */
 };
 
 /*
