@@ -25,7 +25,7 @@ BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 
 DEFAULT_SCENARIO ?= scenarios/incast-16to1.json
 
-.PHONY: all deps ensure-deps run test asan bench clean validation regress-update labs mpi deps-mpi mpi-optional layers \
+.PHONY: all deps ensure-deps run test asan tsan bench clean validation regress-update labs mpi deps-mpi mpi-optional layers \
 	deps-browser browser-optional
 
 all: rocesim
@@ -66,6 +66,16 @@ test: layers rocesim $(BUILD)/run_tests mpi-optional browser-optional
 # No file includes a header of a floor above its own (sim < topologies < models < tools).
 layers:
 	@tools/layers.sh
+
+# Runs scenarios with faults, storms, a deadlock, collectives and HPCC's telemetry on 3 threads under
+# ThreadSanitizer: any data race between partitions fails it (sim/parallel.h).
+TSAN_SCENARIOS := allreduce-leafspine link-failure pfc-storm deadlock-ring hpcc-incast-16to1 \
+	labs/10-bandwidth-far-below/mystery-a qos-training-checkpoint websearch-fattree
+tsan:
+	$(MAKE) BUILD=build/tsan OPT="-O1 -g -fsanitize=thread" build/tsan/rocesim
+	@for s in $(TSAN_SCENARIOS); do echo "== $$s"; \
+		TSAN_OPTIONS="halt_on_error=1 exitcode=66" build/tsan/rocesim run scenarios/$$s.json --stop 2ms -q --no-plot \
+		-o build/tsan/out/$$s --threads 3 >/dev/null || exit 1; done
 
 asan: mpi-optional browser-optional
 	$(MAKE) BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -DSIM_CHECK_ENTITY" \
