@@ -3,7 +3,10 @@
 #include "tools/run.h"
 #include "tools/sweep_util.h"
 
+#include <signal.h>
 #include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdlib.h>
 
 bool test_setup_from(const char *file, const char *text, const struct scn_override *ov, int n_ov,
@@ -98,6 +101,22 @@ void test_write_text(const char *path, const char *text)
 #ifndef UNDER_ASAN
 #define UNDER_ASAN 0
 #endif
+
+bool test_child_aborts(void (*body)(void))
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return false;
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stderr))
+            _exit(3);
+        body();
+        _exit(0);
+    }
+    int st = 0;
+    return waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT;
+}
 
 bool test_under_asan(void)
 {

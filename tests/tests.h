@@ -96,6 +96,9 @@ bool test_skip_under_asan(const char *what);
 /* The same, silent: for a test that only drops its address-space limit under ASan. */
 bool test_under_asan(void);
 
+/* Whether body(), run in a child process with stderr silenced, ends it with SIGABRT (a bug the engine catches). */
+bool test_child_aborts(void (*body)(void));
+
 /* Path of the rocesim binary under test ($ROCESIM, default ./rocesim). */
 const char *test_rocesim_bin(void);
 
