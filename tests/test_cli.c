@@ -108,6 +108,32 @@ static void test_usage_errors(void)
     CU_ASSERT_EQUAL(run_cmd(&out, "check /nonexistent/x.json", NULL, NULL), 3);
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "/nonexistent/x.json"));
     free(out);
+    /* --threads: 1 to 64, and only for run */
+    CU_ASSERT_EQUAL(run_cmd(&out, "run scenarios/incast-16to1.json --threads 65", NULL, NULL), 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "--threads expects a number from 1 to 64, got \"65\""));
+    free(out);
+    CU_ASSERT_EQUAL(run_cmd(NULL, "run scenarios/incast-16to1.json --threads 0", NULL, NULL), 2);
+    CU_ASSERT_EQUAL(run_cmd(NULL, "check scenarios/incast-16to1.json --threads 2", NULL, NULL), 2);
+}
+
+/* A network with a link of no delay has no lookahead: more than one thread is refused, naming the file, and
+ * nothing is written; one thread runs it. */
+static void test_threads_need_lookahead(void)
+{
+    char dir[] = "/tmp/rocesim-cli-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    char sub[512], *out = NULL;
+    snprintf(sub, sizeof sub, "%s/out", dir);
+    const char *zero = "run scenarios/dumbbell.json -q --no-plot --set topology.link.delay=0ns -o %s %s";
+    CU_ASSERT_EQUAL(run_cmd(&out, zero, sub, "--threads 2"), 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "scenarios/dumbbell.json: --threads 2: a link without delay"));
+    free(out);
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(stat(sub, &st), 0);
+    CU_ASSERT_EQUAL(run_cmd(NULL, zero, sub, "--threads 1"), 0);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    test_run(cmd, NULL);
 }
 
 static void test_run_writes_outputs(void)
@@ -194,6 +220,7 @@ void test_cli_register(void)
     CU_add_test(s, "check validates sweep files point by point", test_check_sweep_files);
     CU_add_test(s, "--set with a bad value or path exits 2 naming the path", test_set_bad_value);
     CU_add_test(s, "usage errors exit 2, unreadable files 3", test_usage_errors);
+    CU_add_test(s, "--threads above 1 needs a lookahead: refused for a link of no delay", test_threads_need_lookahead);
     CU_add_test(s, "run writes summary.json and flows.csv", test_run_writes_outputs);
     CU_add_test(s, "a bad scenario writes nothing", test_bad_scenario_writes_nothing);
     CU_add_test(s, "a queue pattern matching no switch lists the switches", test_queue_pattern_lists_switches);
