@@ -10,7 +10,10 @@
  *   - anything else by its connected components (one unit for a connected network).
  * The units are then dealt to the partitions by load, largest first to the least loaded (LPT; ties to the
  * lower unit and partition), so the plan is a pure function of the graph and the loads.  A unit is never
- * split: a network of U units of equal load balances only up to U partitions.
+ * split: a network of U units of equal load balances only up to U partitions.  A host is always in its
+ * switch's unit: the partitioned engine (sim/parallel.h) relies on it, because a host's events read its
+ * switch's ports (UGAL's choice of path, a faulty NIC's check of the watchdog), so a plan that cut a host
+ * link would be a bug (it aborts).
  */
 #ifndef TOPOLOGIES_PARTITION_H
 #define TOPOLOGIES_PARTITION_H
