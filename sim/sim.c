@@ -32,6 +32,7 @@ static inline uint64_t seq_lo(uint64_t seq) { return (seq & ESEQ_MASK) << SIM_SL
 #define ADAPT_WINDOWS 1024
 #define ADAPT_LOW 8
 #define ADAPT_HIGH 64
+#define ADAPT_FAR_SHARE 8 /* widen when more than one event in this many was filed beyond the ring's reach */
 #define SHIFT_INIT 10 /* 1.024 ns */
 #define SHIFT_MAX 40  /* 1.1 s */
 
@@ -369,6 +370,7 @@ static uint32_t slot_alloc(struct sim *s)
 
 static void far_insert(struct sim *s, EV_PARAMS)
 {
+    s->far_filed++;
     uint32_t slot = slot_alloc(s);
     s->slab[slot] = (struct sim_payload){fn, obj, tm, arg, (uint32_t)(lo & SLOT_MASK)};
     heap_push(&s->far, (struct sim_key){hi, (lo & ~SLOT_MASK) | slot});
@@ -495,10 +497,17 @@ static void rebucket(struct sim *s, unsigned shift)
 
 static void adapt(struct sim *s)
 {
-    uint64_t avg = s->window_events / s->windows;
+    uint64_t avg = s->window_events / s->windows, far = s->far_filed;
+    bool far_heavy = far * ADAPT_FAR_SHARE > s->window_events;
     s->windows = 0;
     s->window_events = 0;
-    if (avg > ADAPT_HIGH && s->shift > 0) {
+    s->far_filed = 0;
+    if (far_heavy && s->shift < SHIFT_MAX) {
+        /* too narrow for the ring to reach where events are scheduled: a burst of events at one instant (no
+         * width can split it) had narrowed the buckets down to a few ps, and most events then went through
+         * the far heap (docs/performance.md, "The partitioned engine") */
+        rebucket(s, s->shift + 1);
+    } else if (avg > ADAPT_HIGH && s->shift > 0) {
         /* too wide: narrow by the measured factor at once (a window's events are roughly proportional to its width) */
         unsigned by = 1;
         while (by < s->shift && (avg >> (by + 1)) > ADAPT_HIGH / 2)
