@@ -10,7 +10,6 @@
 
 #define T_NONE INT64_MAX
 
-static inline sim_time_t hi_time(uint64_t hi) { return (sim_time_t)(hi >> SIM_ENT_BITS); }
 static inline unsigned __int128 kv(uint64_t hi, uint64_t lo) { return (unsigned __int128)hi << 64 | lo; }
 static inline struct sim *engine(struct sim_par *P, uint32_t i) { return i == P->n ? P->global : &P->parts[i]; }
 /* The mailbox (from, to) of set `set`: a window's mail goes into the set of its parity, and is filed by its
@@ -24,7 +23,7 @@ void sim_par_route(struct sim *s, uint32_t to, uint64_t hi, uint64_t lo, sim_fn 
                    uint64_t arg)
 {
     struct sim_par *P = s->par;
-    sim_time_t t = hi_time(hi);
+    sim_time_t t = sim_key_time(hi);
     if (!P->in_window) {
         /* between windows (the run's own events, set-up): nothing else runs, file it where it belongs */
         sim_insert(engine(P, to), hi, lo, fn, obj, tm, arg);
@@ -84,12 +83,20 @@ static void part_window(struct sim_par *P, uint32_t i)
     __builtin_ia32_sfence();
 #endif
     struct sim_key k;
-    P->next_t[i] = sim_next_key(s, &k) ? hi_time(k.hi) : T_NONE;
+    P->next_t[i] = sim_next_key(s, &k) ? sim_key_time(k.hi) : T_NONE;
 }
 
 /* Spins before yielding the core: about 30 us here (a pause takes about 28 ns on this machine's cores), longer
  * than a running thread takes to see the last arrival, short enough for threads that share a core. */
 #define SPINS_BEFORE_YIELD 1000
+
+/* Tells the core that this is a spin-wait loop (x86's pause: it frees resources for the other hardware thread). */
+static inline void cpu_relax(void)
+{
+#ifdef __x86_64__
+    __builtin_ia32_pause();
+#endif
+}
 
 /* Waits until all b->n threads have called it for this round; sense is the caller's own flag. */
 static void barrier_wait(struct sim_barrier *b, uint32_t *sense)
@@ -102,7 +109,7 @@ static void barrier_wait(struct sim_barrier *b, uint32_t *sense)
     }
     for (uint32_t spins = 0; __atomic_load_n(&b->sense, __ATOMIC_ACQUIRE) != mine;)
         if (++spins < b->spins)
-            __builtin_ia32_pause();
+            cpu_relax();
         else
             sched_yield();
 }
@@ -186,7 +193,7 @@ uint64_t sim_par_run(struct sim_par *P, sim_time_t until)
         }
         struct sim_key kg;
         bool has_g = sim_next_key(G, &kg);
-        sim_time_t tg = has_g ? hi_time(kg.hi) : T_NONE, tmin = tn < tg ? tn : tg;
+        sim_time_t tg = has_g ? sim_key_time(kg.hi) : T_NONE, tmin = tn < tg ? tn : tg;
         if (P->cell_open && tmin >= P->cell_end) {
             /* every event before the cell's end has run: a line of the grid, where the run decides */
             P->cell_open = false;
@@ -232,7 +239,7 @@ uint64_t sim_par_run(struct sim_par *P, sim_time_t until)
             hi = kg.hi;
             lo = kg.lo;
         }
-        if (tn <= hi_time(hi))
+        if (tn <= sim_key_time(hi))
             run_window(P, hi, lo, wend);
         if (run_g) {
             /* the run's own event, with every partition stopped just before its key */
@@ -288,7 +295,6 @@ int sim_par_init(struct sim_par *P, struct sim *global, uint32_t n, const uint16
     /* the grid: the multiple of the smallest delay nearest above SIM_PAR_LINE_MIN, the same for every cut */
     P->grid = line * ((SIM_PAR_LINE_MIN + line - 1) / line);
     P->window = window < P->grid ? window : P->grid;
-    P->n_ent = n_ent;
     P->parts = calloc(n, sizeof *P->parts);
     P->ent_part = malloc(sizeof *P->ent_part * n_ent);
     P->box = calloc((size_t)2 * (n + 1) * (n + 1), sizeof *P->box);
@@ -359,8 +365,8 @@ int sim_par_init(struct sim_par *P, struct sim *global, uint32_t n, const uint16
         uint32_t ent = (uint32_t)(q[i].lo & ((1u << SIM_SLOT_BITS) - 1));
         uint32_t to = P->ent_part[ent];
         sim_insert(engine(P, to), q[i].hi, q[i].lo, q[i].fn, q[i].obj, q[i].timer, q[i].arg);
-        if (to < n && hi_time(q[i].hi) < P->next_t[to])
-            P->next_t[to] = hi_time(q[i].hi);
+        if (to < n && sim_key_time(q[i].hi) < P->next_t[to])
+            P->next_t[to] = sim_key_time(q[i].hi);
     }
     free(q);
     return 0;

@@ -62,7 +62,6 @@ struct sim_par {
     struct sim *parts;        /* their engines */
     struct sim *global;       /* the run-wide queue: the engine the caller made and runs (sim_run) */
     uint16_t *ent_part;       /* entity -> its partition; n for SIM_ENT_GLOBAL */
-    uint32_t n_ent;
     sim_time_t window;        /* W, the lookahead of this cut (window ends never cross a line of the grid) */
     /* the current window */
     bool in_window;

@@ -13,8 +13,7 @@
 #define ENT_MASK ((1ULL << SIM_ENT_BITS) - 1)
 #define ESEQ_MASK ((1ULL << SIM_ESEQ_BITS) - 1)
 
-/* A key's or an event's time, and a key's sequence (masked entity << SIM_ESEQ_BITS | number). */
-static inline sim_time_t hi_time(uint64_t hi) { return (sim_time_t)(hi >> SIM_ENT_BITS); }
+/* A key's sequence (masked entity << SIM_ESEQ_BITS | number); its time is sim_key_time(). */
 static inline uint64_t key_seq(const struct sim_key *k)
 {
     return (k->hi & ENT_MASK) << SIM_ESEQ_BITS | k->lo >> SIM_SLOT_BITS;
@@ -385,7 +384,7 @@ static void far_insert(struct sim *s, EV_PARAMS)
  */
 static inline void insert_event(struct sim *s, EV_PARAMS)
 {
-    int64_t b = hi_time(hi) >> s->shift;
+    int64_t b = sim_key_time(hi) >> s->shift;
     if (b <= s->cur_b)
         near_insert(s, hi, lo, fn, obj, tm, arg);
     else if (b - s->cur_b < (int64_t)RING)
@@ -536,12 +535,12 @@ static void next_window(struct sim *s)
         slot = ring_next(s, from);
         b = b_ring = s->cur_b + 1 + ((slot - from) & RING_MASK);
     }
-    if (s->far.n && (hi_time(s->far.h[0].hi) >> s->shift) < b)
-        b = hi_time(s->far.h[0].hi) >> s->shift;
+    if (s->far.n && (sim_key_time(s->far.h[0].hi) >> s->shift) < b)
+        b = sim_key_time(s->far.h[0].hi) >> s->shift;
     s->cur_b = b;
     if (b == b_ring)
         take_bucket(s, slot);
-    while (s->far.n && (hi_time(s->far.h[0].hi) >> s->shift) <= b)
+    while (s->far.n && (sim_key_time(s->far.h[0].hi) >> s->shift) <= b)
         far_take(s);
     sort_window(s);
     /* The next bucket's events were filed a while ago and are likely out of cache: start loading its newest chunk. */
@@ -708,7 +707,7 @@ bool sim_take_due(struct sim *s, sim_time_t t, uint64_t seq)
 
 uint64_t sim_pending_all(const struct sim *s) { return s->par ? sim_par_pending(s->par) : sim_pending(s); }
 
-sim_time_t sim_next_time(struct sim *s) { return window_fill(s) ? hi_time(window_min(s)->hi) : SIM_TIME_MAX; }
+sim_time_t sim_next_time(struct sim *s) { return window_fill(s) ? sim_key_time(window_min(s)->hi) : SIM_TIME_MAX; }
 
 bool sim_step(struct sim *s)
 {
@@ -726,7 +725,7 @@ bool sim_step(struct sim *s)
     s->window_events++;
     if (__builtin_expect(k.lo >> 63, 0))
         sim_seq_exhausted((uint32_t)(k.hi & ENT_MASK));
-    sim_time_t t = hi_time(k.hi);
+    sim_time_t t = sim_key_time(k.hi);
     uint64_t seq = key_seq(&k);
     /* The point in the order only moves forward: an event keyed below it (scheduled for this instant by an entity
      * numbered below the one that scheduled the running event) runs at once and leaves it (sim.h). */

@@ -75,6 +75,9 @@
 
 typedef int64_t sim_time_t; /* picoseconds */
 
+/* The time of a key's (or an event's) first word (struct sim_key.hi). */
+static inline sim_time_t sim_key_time(uint64_t hi) { return (sim_time_t)(hi >> SIM_ENT_BITS); }
+
 /* The order of entities at time t (sim.h, "Order"): a 20-bit hash of t (Fibonacci hashing, Knuth 6.4). */
 static inline uint64_t sim_tie_mask(sim_time_t t) { return ((uint64_t)t * 0x9E3779B97F4A7C15ULL) >> (64 - SIM_ENT_BITS); }
 
