@@ -288,22 +288,6 @@ static char *without_machine(const char *path)
 }
 
 /*
- * Whether the run into dir was refused because the scenario cannot run on several threads yet (its log says
- * so, as run_partition words it); the first refusal of a scenario is reported.
- */
-static bool threads_refused(const char *dir)
-{
-    char lp[700];
-    snprintf(lp, sizeof lp, "%s.log", dir);
-    char *log = test_read_file(lp, NULL);
-    bool refused = log && strstr(log, "; run it with --threads 1");
-    if (refused && strstr(dir, ".t2"))
-        fprintf(stderr, "\n  golden: not on threads: %s", strstr(log, "--threads"));
-    free(log);
-    return refused;
-}
-
-/*
  * Whether run directory b holds exactly the files of a, each equal byte for byte (summary.json but for the
  * machine's measures); the first difference goes to diff.
  */
@@ -447,8 +431,6 @@ int golden_check(bool update)
         for (size_t t = 1; t < per && rc[i * per] <= 1; t++) {
             char tout[600], diff[256] = "";
             snprintf(tout, sizeof tout, "%s.t%d", out, golden_threads[t - 1]);
-            if (rc[i * per + t] == 2 && threads_refused(tout))
-                continue; /* not yet on threads: said on its own line (threads_refused) */
             if (rc[i * per + t] != rc[i * per] || !same_outputs(out, tout, diff, sizeof diff)) {
                 fprintf(stderr, "\n  golden: %s on %d threads (exit %d) differs from one thread (exit %d): %s "
                         "(outputs kept in %s)\n", paths[i], golden_threads[t - 1], rc[i * per + t], rc[i * per],
