@@ -27,11 +27,13 @@ static void arm(struct net *n, sim_time_t at)
     sim_timer_arm(net_sim(n), &dl->timer, at, timer_fired, n); /* the run's (zeroed: SIM_ENT_GLOBAL): the whole graph */
 }
 
-void deadlock_blocked(struct net *n)
+void deadlock_blocked(struct net *n, bool first)
 {
+    /* A partition's count alone cannot say whether it is the first: the run's timer is armed at the next line
+     * after any block (deadlock_between_windows). */
     if (net_partitioned(n))
-        net_np(n)->blocked = true; /* the run's timer is armed between windows (deadlock_between_windows) */
-    else if (n->dl.own_timer && !n->dl.detected && !n->dl.timer.armed)
+        net_np(n)->blocked = true;
+    else if (first && n->dl.own_timer && !n->dl.detected && !n->dl.timer.armed)
         arm(n, net_sim(n)->now + n->dl.period);
 }
 

@@ -70,8 +70,9 @@ static inline void deadlock_heartbeat(struct net *n)
  * line, and the timer of a detector that runs its own, as deadlock_heartbeat and deadlock_blocked would have. */
 void deadlock_between_windows(struct net *n, sim_time_t t, bool beat, bool blocked);
 
-/* A switch egress became blocked while none was (port.c): starts the detector's own timer, if it runs one. */
-void deadlock_blocked(struct net *n);
+/* A switch egress became blocked (port.c); first: while none was.  Starts the detector's own timer, if it runs
+ * one. */
+void deadlock_blocked(struct net *n, bool first);
 
 /* Frees the detector's memory (the reported cycle included). */
 void deadlock_free(struct net *n);

@@ -274,9 +274,8 @@ void port_block(struct port *p, int prio)
     struct net *n = p->net;
     p->paused |= bit;
     port_pp(p, prio)->paused_since = net_sim(n)->now;
-    /* a partition's count alone cannot say whether none was blocked: it tells the detector of every block */
-    if (p->kind != NODE_HOST && (net_np(n)->sw_paused++ == 0 || net_partitioned(n)))
-        deadlock_blocked(n);
+    if (p->kind != NODE_HOST)
+        deadlock_blocked(n, net_np(n)->sw_paused++ == 0);
     if (!p->paused_seen)
         net_np(n)->ports_ever_paused++;
     p->paused_seen |= bit;
