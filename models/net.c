@@ -646,8 +646,8 @@ struct flow *net_make_flow(struct net *n, uint32_t idx, const char *name, uint32
     }
     f->ideal_fct = ideal_fct(n, f);
     net_np(n)->flows_active++;
-    sim_at_to(net_sim(n), start, flow_sender_ent(f), route_flow_needs_choice(n, f) ? route_flow_start : nic_flow_start, f,
-              0);
+    sim_fn begin = route_flow_needs_choice(n, f) ? route_flow_start : nic_flow_start;
+    sim_at_to(net_sim(n), start, flow_sender_ent(f), begin, f, 0);
     return f;
 }
 
@@ -876,6 +876,10 @@ static bool net_done(void *ctx) { return traffic_done(ctx); }
 
 int net_partition(struct net *n, struct sim_par *P)
 {
+    if (n->n_flows || n->tel) {
+        fprintf(stderr, "rocesim: bug: a network is cut into partitions after its flows were added\n");
+        abort();
+    }
     n->parts = calloc(P->n, sizeof *n->parts);
     if (!n->parts)
         return -1;
@@ -883,13 +887,6 @@ int net_partition(struct net *n, struct sim_par *P)
     for (uint32_t i = 0; i < P->n; i++) {
         pool_init(&n->parts[i].pkts, sizeof(struct pkt));
         P->parts[i].user = &n->parts[i];
-    }
-    if (n->tel) {
-        /* made for flows set up before the cut, with no record taken yet: again, one pool per partition */
-        int_pool_free(n->tel);
-        free(n->tel);
-        free(n->tel_pools);
-        net_tel_ensure(n);
     }
     P->at_barrier = net_barrier;
     P->at_line = net_line;

@@ -579,7 +579,7 @@ static inline struct net_part *net_np(struct net *n)
 void net_fold(struct net *n);
 
 /*
- * Runs n in the partitions of P (sim/parallel.h, made over n's engine after net_init and the traffic's set-up):
+ * Runs n in the partitions of P (sim/parallel.h, made over n's engine after net_init and before any flow is added):
  * each gets its own counts, and between windows n folds them, tells its listeners what happened, runs the
  * deadlock detector's due checks, and says when the traffic is done.  Returns 0, or -1 when memory runs out.
  */

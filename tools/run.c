@@ -92,11 +92,12 @@ int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errle
         graph_free(&r->g);
         return rc;
     }
-    rc = traffic_setup(&r->traffic, &r->net, err, errlen);
+    /* cut before the traffic, so that every flow and pool is made for the partitions it runs in */
+    rc = run_partition(r, err, errlen);
+    if (!rc)
+        rc = traffic_setup(&r->traffic, &r->net, err, errlen);
     if (!rc)
         rc = faults_setup(&r->net, err, errlen);
-    if (!rc)
-        rc = run_partition(r, err, errlen);
     if (rc) {
         run_free(r);
         return rc;

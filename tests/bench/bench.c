@@ -709,8 +709,8 @@ static bool wanted(const struct bcase *c, const char *only, bool whole_run)
 
 /*
  * bench [--repeat N] [FILTER]: runs the cases whose name contains FILTER, or
- * one of its comma-separated parts, or is a part written NAME$ (all by default).  Whole runs are run N times (3 by default) in interleaved
- * rounds, keeping each one's fastest: on a shared machine the fastest run is
+ * one of its comma-separated parts, or is a part written NAME$ (all by default).
+ * Whole runs are run N times (3 by default) in interleaved rounds, keeping each one's fastest: on a shared machine the fastest run is
  * the one least disturbed by others, and interleaving spreads every case's
  * runs over the same stretch of time, so that a busy minute cannot fall on
  * the runs of one case only (which skewed the k=32 / k=8 ratio).  Writes
