@@ -660,22 +660,23 @@ void net_drop(struct net *n, struct pkt *k, enum drop_reason reason)
         if (hi > f->lost_hi)
             f->lost_hi = hi;
     }
+    struct net_counters *c = &net_np(n)->c;
     if (k->type == PKT_DATA) {
-        net_np(n)->c.data_dropped++;
-        net_np(n)->c.prio[k->prio].dropped++;
-        net_np(n)->c.bytes_dropped += k->size;
-        net_np(n)->c.data_in_flight--;
-        net_np(n)->c.data_bytes_in_flight -= k->size;
+        c->data_dropped++;
+        c->prio[k->prio].dropped++;
+        c->bytes_dropped += k->size;
+        c->data_in_flight--;
+        c->data_bytes_in_flight -= k->size;
         switch (reason) {
-        case DROP_BUFFER: net_np(n)->c.drop_buffer++; break;
-        case DROP_HEADROOM: net_np(n)->c.drop_headroom++; break;
-        case DROP_WATCHDOG: net_np(n)->c.drop_watchdog++; break;
-        case DROP_CORRUPT: net_np(n)->c.drop_corrupt++; break;
-        case DROP_MTU: net_np(n)->c.drop_mtu++; break;
-        default: net_np(n)->c.drop_link_down++; break;
+        case DROP_BUFFER: c->drop_buffer++; break;
+        case DROP_HEADROOM: c->drop_headroom++; break;
+        case DROP_WATCHDOG: c->drop_watchdog++; break;
+        case DROP_CORRUPT: c->drop_corrupt++; break;
+        case DROP_MTU: c->drop_mtu++; break;
+        default: c->drop_link_down++; break;
         }
     } else {
-        net_np(n)->c.ctrl_dropped++;
+        c->ctrl_dropped++;
     }
     pkt_free(n, k);
     net_check_finish(n);
@@ -819,7 +820,8 @@ static void tel_return(struct net *n)
     }
 }
 
-void net_fold(struct net *n)
+/* Adds every partition's counts to the totals and zeroes them (between windows: no partition runs). */
+static void net_fold(struct net *n)
 {
     for (uint32_t i = 0; i < n->n_parts; i++) {
         struct net_part *np = &n->parts[i];

@@ -575,9 +575,6 @@ static inline struct net_part *net_np(struct net *n)
     return u ? (struct net_part *)u : &n->own;
 }
 
-/* Adds every partition's counts to the totals and zeroes them (between windows: no partition runs). */
-void net_fold(struct net *n);
-
 /*
  * Runs n in the partitions of P (sim/parallel.h, made over n's engine after net_init and before any flow is added):
  * each gets its own counts, and between windows n folds them, tells its listeners what happened, runs the

@@ -179,11 +179,12 @@ static struct pkt *make_data(struct net *n, struct flow *f)
         k->tel = int_get(net_np(n)->tel);
         k->size += INT_HDR_BYTES;
     }
-    net_np(n)->c.data_sent++;
-    net_np(n)->c.prio[k->prio].sent++;
-    net_np(n)->c.bytes_sent += k->size;
-    net_np(n)->c.data_in_flight++;
-    net_np(n)->c.data_bytes_in_flight += k->size;
+    struct net_counters *c = &net_np(n)->c;
+    c->data_sent++;
+    c->prio[k->prio].sent++;
+    c->bytes_sent += k->size;
+    c->data_in_flight++;
+    c->data_bytes_in_flight += k->size;
     cc_on_sent(f, k->size);
     if (!f->rto_timer.armed)
         arm_rto(n, f);
@@ -276,14 +277,15 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
 {
     struct flow *f = net_flow(n, k->flow);
     sim_time_t now = net_sim(n)->now;
-    net_np(n)->c.data_delivered++;
-    net_np(n)->c.prio[k->prio].delivered++;
-    net_np(n)->c.prio[k->prio].bytes_delivered += k->size;
-    net_np(n)->c.bytes_delivered += k->size;
-    net_np(n)->c.data_in_flight--;
-    net_np(n)->c.data_bytes_in_flight -= k->size;
+    struct net_counters *nc = &net_np(n)->c;
+    nc->data_delivered++;
+    nc->prio[k->prio].delivered++;
+    nc->prio[k->prio].bytes_delivered += k->size;
+    nc->bytes_delivered += k->size;
+    nc->data_in_flight--;
+    nc->data_bytes_in_flight -= k->size;
     if (cc_on_data(f, k, now)) {
-        net_np(n)->c.cnp_sent++;
+        nc->cnp_sent++;
         struct port_ctr *c = net_ctr(n, h->port, h->cfg->cnp_priority);
         if (c)
             c->cnp_tx++;

@@ -329,15 +329,16 @@ static __attribute__((noinline, cold)) bool corrupted(struct net *n, struct port
     struct port_loss *pl = &n->loss[port_id(p)];
     if (pl->p <= 0 || rng_uniform(&pl->rng) >= pl->p)
         return false;
+    struct net_counters *c = &net_np(n)->c;
     switch (k->type) {
-    case PKT_ACK: net_np(n)->c.corrupt_ack++; break;
-    case PKT_NACK: net_np(n)->c.corrupt_nack++; break;
-    case PKT_CNP: net_np(n)->c.corrupt_cnp++; break;
+    case PKT_ACK: c->corrupt_ack++; break;
+    case PKT_NACK: c->corrupt_nack++; break;
+    case PKT_CNP: c->corrupt_cnp++; break;
     case PKT_PAUSE:
         if (k->quanta)
-            net_np(n)->c.corrupt_pause++;
+            c->corrupt_pause++;
         else
-            net_np(n)->c.corrupt_resume++;
+            c->corrupt_resume++;
         break;
     default: break;
     }
