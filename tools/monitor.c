@@ -341,8 +341,8 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
     }
     free(m->queues);
     free(m->cand);
-    free(m->checked);
-    m->checked = NULL;
+    free(m->waiting);
+    m->waiting = NULL;
     free(m->pfc_port);
     m->queues = NULL;
     m->cand = NULL;
@@ -350,40 +350,54 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
     return rc;
 }
 
+/* Checks flow i (made) against the selection, and takes it into the candidate list (kept in flow order). */
+static void consider_flow(struct monitor *m, const struct run *r, uint32_t i)
+{
+    m->flows_checked++;
+    if (r->scn->monitor.flows == SCN_MON_FLOWS_AUTO ? !flow_in_sample(m, i)
+                                                : !flow_selected(r->scn, net_flow(&r->net, i)->name))
+        return;
+    m->flows_kept++;
+    if (m->n_cand == m->cap_cand) {
+        m->cap_cand = m->cap_cand ? m->cap_cand * 2 : 64;
+        m->cand = mem_xrealloc(m->cand, sizeof *m->cand * m->cap_cand, "selecting the monitored flows");
+    }
+    uint32_t at = m->n_cand++;
+    for (; at > 0 && m->cand[at - 1] > i; at--)
+        m->cand[at] = m->cand[at - 1];
+    m->cand[at] = i;
+}
+
 /*
- * Takes the flows made since the last sample into the candidate list (kept in flow order) when selected.  The
- * places a collective reserved are made as its steps start (net_reserve_flows), out of order: each flow is
- * checked once, when it has been made.
+ * Takes the flows made since the last sample into the candidate list when selected, in flow order.  The places a
+ * collective reserved up front are made as its steps start (net_reserve_flows): one not made yet waits in a list
+ * and is looked at again at the next sample, so that a sample costs the new flows and the waiting places, not a
+ * pass over the table behind them.
  */
 static void pick_new_flows(struct monitor *m, const struct run *r)
 {
     const struct net *n = &r->net;
-    if (m->cap_checked < n->n_flows) {
-        uint32_t cap = n->n_flows + n->n_flows / 2 + 64;
-        m->checked = mem_xrealloc(m->checked, cap, "selecting the monitored flows");
-        memset(m->checked + m->cap_checked, 0, cap - m->cap_checked);
-        m->cap_checked = cap;
+    uint32_t still = 0;
+    for (uint32_t j = 0; j < m->n_waiting; j++) {
+        uint32_t i = m->waiting[j];
+        if (net_flow_made(net_flow(n, i)))
+            consider_flow(m, r, i);
+        else
+            m->waiting[still++] = i;
     }
-    for (uint32_t i = m->flows_seen; i < n->n_flows; i++) {
-        const struct flow *f = net_flow(n, i);
-        if (m->checked[i] || !net_flow_made(f))
+    m->n_waiting = still;
+    for (; m->flows_seen < n->n_flows; m->flows_seen++) {
+        uint32_t i = m->flows_seen;
+        if (net_flow_made(net_flow(n, i))) {
+            consider_flow(m, r, i);
             continue;
-        m->checked[i] = 1;
-        m->flows_checked++;
-        if (r->scn->monitor.flows == SCN_MON_FLOWS_AUTO ? !flow_in_sample(m, i) : !flow_selected(r->scn, f->name))
-            continue;
-        m->flows_kept++;
-        if (m->n_cand == m->cap_cand) {
-            m->cap_cand = m->cap_cand ? m->cap_cand * 2 : 64;
-            m->cand = mem_xrealloc(m->cand, sizeof *m->cand * m->cap_cand, "selecting the monitored flows");
         }
-        uint32_t at = m->n_cand++;
-        for (; at > 0 && m->cand[at - 1] > i; at--)
-            m->cand[at] = m->cand[at - 1];
-        m->cand[at] = i;
+        if (m->n_waiting == m->cap_waiting) {
+            m->cap_waiting = m->cap_waiting ? m->cap_waiting * 2 : 64;
+            m->waiting = mem_xrealloc(m->waiting, sizeof *m->waiting * m->cap_waiting, "selecting the monitored flows");
+        }
+        m->waiting[m->n_waiting++] = i;
     }
-    while (m->flows_seen < n->n_flows && m->checked[m->flows_seen])
-        m->flows_seen++;
 }
 
 /* Writes the rows of the sample at m->next_sample (the engine's clock is there or just past its events). */

@@ -70,9 +70,9 @@ struct monitor {
     /* rates.csv: flows selected and not yet done, in flow order */
     uint32_t *cand;
     uint32_t n_cand, cap_cand;
-    uint32_t flows_seen;  /* flows [0, flows_seen) were checked against the selection ... */
-    uint8_t *checked;     /* ... and, beyond, those marked here (a collective's flows are made out of order) */
-    uint32_t cap_checked, flows_checked;
+    uint32_t flows_seen;  /* flows [0, flows_seen) were looked at ... */
+    uint32_t *waiting;    /* ... those of them not made then (a collective's places), in order, looked at again */
+    uint32_t n_waiting, cap_waiting, flows_checked;
     uint64_t flows_expected; /* monitor.flows "auto": the flows the run is expected to create */
     uint32_t flows_kept;     /* flows selected so far */
     uint8_t *pfc_port;       /* monitor.pfc "auto", by port id: 0 no frame yet, 1 in pfc.csv, 2 left out */
