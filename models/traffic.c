@@ -285,8 +285,9 @@ static void coll_send(struct coll *c, uint32_t q, uint32_t to, uint32_t j)
     struct traffic *t = c->t;
     struct net *n = t->net;
     const struct scn_traffic *e = &n->scn->traffic[c->entry];
-    struct flow *f = net_make_flow(n, c->base + j, c->names[j], c->host[q], c->host[to], c->chunk, net_sim(n)->now,
-                                   TR_PRIO(e), 0, NULL, 0);
+    /* the table of names only grows between windows (the run's Poisson arrivals), never while a host runs */
+    struct flow *f = net_make_flow(n, c->base + j, t->names[c->name0 + j], c->host[q], c->host[to], c->chunk,
+                                   net_sim(n)->now, TR_PRIO(e), 0, NULL, 0);
     f->coll = c;
     f->coll_rank = q;
     __atomic_fetch_add(&c->bytes, (uint64_t)c->chunk, __ATOMIC_RELAXED);
@@ -407,9 +408,9 @@ static void coll_init(struct traffic *t, struct coll *c, int entry, const struct
             c->host[r * c->n_ranks + s] = (uint32_t)e->hosts.idx[s * c->rings + r];
     c->n_flows = e->type == SCN_TR_ALLTOALL ? c->n_ranks * (c->n_ranks - 1) : c->total_ranks * c->steps;
     c->base = net_reserve_flows(t->net, c->n_flows);
-    c->names = mem_xcalloc(c->n_flows, sizeof *c->names, TRAFFIC_OOM);
+    c->name0 = t->n_names;
     for (uint32_t j = 0; j < c->n_flows; j++)
-        c->names[j] = keep_name(t, e->id, j);
+        keep_name(t, e->id, j);
     net_np(t->net)->pending_sources++;
     sim_at(net_sim(t->net), e->start_ps, coll_start, c, 0);
 }
@@ -517,7 +518,6 @@ void traffic_free(struct traffic *t)
         free(t->colls[i].sent);
         free(t->colls[i].recvd);
         free(t->colls[i].started);
-        free(t->colls[i].names);
     }
     free(t->colls);
     if (t->cdfs && t->net)

@@ -54,10 +54,9 @@ struct coll {
     uint32_t steps;            /* 2(N-1) for the ring; 1 for alltoall */
     uint32_t total_ranks;
     /* Its flows' places in the table, reserved up front (net_reserve_flows): the ring's step s of rank q is
-     * base + s * total_ranks + q, alltoall's a -> b is base + a * (n_ranks - 1) + (b - (b > a)); names[j] is the
-     * name of base + j ("{id}.{j}"). */
-    uint32_t base, n_flows;
-    const char **names;
+     * base + s * total_ranks + q, alltoall's a -> b is base + a * (n_ranks - 1) + (b - (b > a)); the name of
+     * base + j ("{id}.{j}") is the traffic's names[name0 + j], made with the places. */
+    uint32_t base, n_flows, name0;
     int64_t chunk;
     /* Shared by its ranks, whose hosts may run in different partitions (sim/parallel.h): changed atomically,
      * and finish as the latest completion, so that neither depends on which partition got there first. */
