@@ -25,7 +25,10 @@ void sim_par_route(struct sim *s, uint32_t to, uint64_t hi, uint64_t lo, sim_fn 
     struct sim_par *P = s->par;
     sim_time_t t = sim_key_time(hi);
     if (!P->in_window) {
-        /* between windows (the run's own events, set-up): nothing else runs, file it where it belongs */
+        /* between windows (the run's own events, set-up): nothing else runs, file it where it belongs; every
+         * process runs the run's events, and the one that runs partition `to` files it */
+        if (to < P->n && !sim_par_mine(P, to))
+            return;
         sim_insert(engine(P, to), hi, lo, fn, obj, tm, arg);
         if (to < P->n && t < P->next_t[to])
             P->next_t[to] = t;
@@ -53,6 +56,19 @@ void sim_par_route(struct sim *s, uint32_t to, uint64_t hi, uint64_t lo, sim_fn 
         P->mailed_min[s->part] = t;
 }
 
+void sim_buf_put(struct sim_buf *b, const void *data, size_t len)
+{
+    if (b->len + len > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + len)
+            cap *= 2;
+        b->p = mem_xrealloc(b->p, cap, "packing events for other processes");
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, data, len);
+    b->len += len;
+}
+
 /* Files the mail of set `set` for partition `to` (P->n: the run) into its engine. */
 static void drain(struct sim_par *P, uint32_t set, uint32_t to)
 {
@@ -74,7 +90,8 @@ static void part_window(struct sim_par *P, uint32_t i)
     sim_enter(s);
     drain(P, P->parity ^ 1, i); /* the last window's mail */
     P->mailed_min[i] = T_NONE;
-    s->horizon = P->n > 1 ? P->win_end : 0;
+    /* no frame is linked behind one mailed to another process, which takes it by value (sim/sim.h) */
+    s->horizon = P->comm ? T_NONE : P->n > 1 ? P->win_end : 0;
     sim_run_below(s, P->b_hi, P->b_lo);
     s->horizon = 0;
 #ifdef __x86_64__
@@ -128,6 +145,97 @@ static void *worker(void *arg)
     }
 }
 
+/* The rank of the process that runs partition i (the inverse of sim_par_init_comm's split). */
+static uint32_t rank_of(const struct sim_par *P, uint32_t i)
+{
+    uint32_t R = P->comm->ranks, r = (uint32_t)(((uint64_t)i * R + R - 1) / P->n);
+    while (r > 0 && (uint64_t)r * P->n / R > i)
+        r--;
+    while ((uint64_t)(r + 1) * P->n / R <= i)
+        r++;
+    return r;
+}
+
+/* After a window: the mail of this process's partitions to the others' goes out, by value (P->codec), and
+ * theirs comes in, filed into the partitions it is for, as the mailboxes of one process are at the start of the
+ * next window.  A record: partition (4 bytes), the key (16), the codec's bytes. */
+static void exchange(struct sim_par *P)
+{
+    const struct sim_par_comm *C = P->comm;
+    for (uint32_t r = 0; r < C->ranks; r++)
+        P->out[r].len = 0;
+    for (uint32_t from = P->lo; from < P->hi; from++) {
+        sim_enter(&P->parts[from]);
+        for (uint32_t to = 0; to <= P->n; to++) {
+            if (to < P->n && sim_par_mine(P, to))
+                continue;
+            struct sim_box *b = box(P, P->parity, from, to);
+            if (to == P->n && b->n) {
+                /* every process runs the run's events, so one mailed by a partition would reach only this one */
+                fprintf(stderr, "rocesim: an event of the run scheduled by a partition cannot be run over "
+                                "several processes (a model that is not yet supported by rocesim-mpi run)\n");
+                abort();
+            }
+            struct sim_buf *o = to < P->n ? &P->out[rank_of(P, to)] : NULL;
+            for (uint32_t i = 0; i < b->n; i++) {
+                const struct sim_event *e = &b->ev[i];
+                sim_buf_put(o, &to, sizeof to);
+                sim_buf_put(o, &e->hi, sizeof e->hi);
+                sim_buf_put(o, &e->lo, sizeof e->lo);
+                if (!P->codec.encode || !P->codec.encode(P->codec.ctx, e, o)) {
+                    fprintf(stderr, "rocesim: bug: an event for partition %u cannot travel to another process\n", to);
+                    abort();
+                }
+            }
+            b->n = 0;
+        }
+    }
+    C->exchange(C->ctx, P->out, P->in);
+    for (uint32_t r = 0; r < C->ranks; r++) {
+        const unsigned char *p = P->in[r].p, *end = p + P->in[r].len;
+        while (p < end) {
+            uint32_t to;
+            struct sim_event e = {0};
+            if ((size_t)(end - p) < sizeof to + 16)
+                goto bad;
+            memcpy(&to, p, sizeof to);
+            memcpy(&e.hi, p + 4, 8);
+            memcpy(&e.lo, p + 12, 8);
+            p += 20;
+            if (to >= P->n || !sim_par_mine(P, to))
+                goto bad;
+            sim_enter(&P->parts[to]);
+            size_t used = P->codec.decode(P->codec.ctx, p, (size_t)(end - p), &e);
+            if (!used)
+                goto bad;
+            p += used;
+            sim_insert(&P->parts[to], e.hi, e.lo, e.fn, e.obj, NULL, e.arg);
+            if (sim_key_time(e.hi) < P->next_t[to])
+                P->next_t[to] = sim_key_time(e.hi);
+        }
+    }
+    return;
+bad:
+    fprintf(stderr, "rocesim: bug: malformed events from another process\n");
+    abort();
+}
+
+/* Before the next window is chosen: every process learns every partition's earliest event and mail. */
+static void sync_plan(struct sim_par *P)
+{
+    int64_t *v = (int64_t *)P->plan;
+    for (uint32_t i = 0; i < P->n; i++) {
+        bool mine = sim_par_mine(P, i);
+        v[i] = mine ? P->next_t[i] : T_NONE;
+        v[P->n + i] = mine ? P->mailed_min[i] : T_NONE;
+    }
+    P->comm->min(P->comm->ctx, v, 2 * (size_t)P->n);
+    for (uint32_t i = 0; i < P->n; i++) {
+        P->next_t[i] = v[i];
+        P->mailed_min[i] = v[P->n + i];
+    }
+}
+
 static void run_window(struct sim_par *P, uint64_t hi, uint64_t lo, sim_time_t win_end)
 {
     P->b_hi = hi;
@@ -137,13 +245,15 @@ static void run_window(struct sim_par *P, uint64_t hi, uint64_t lo, sim_time_t w
     P->in_window = true;
     if (P->threaded) {
         barrier_wait(&P->go, &P->go_sense);
-        part_window(P, 0);
+        part_window(P, P->lo);
         barrier_wait(&P->end, &P->end_sense);
     } else {
-        for (uint32_t i = 0; i < P->n; i++)
+        for (uint32_t i = P->lo; i < P->hi; i++)
             part_window(P, i);
     }
     P->in_window = false;
+    if (P->comm)
+        exchange(P);
     sim_enter(P->global);
     drain(P, P->parity, P->n);
     P->windows++;
@@ -156,20 +266,31 @@ static void run_window(struct sim_par *P, uint64_t hi, uint64_t lo, sim_time_t w
 static void totals(struct sim_par *P)
 {
     struct sim *G = P->global;
-    uint64_t ev = P->g_events, st = P->g_stale, mv = P->g_moved;
-    for (uint32_t i = 0; i < P->n; i++) {
+    uint64_t c[3] = {0, 0, 0};
+    for (uint32_t i = P->lo; i < P->hi; i++) {
         const struct sim *p = &P->parts[i];
-        ev += p->events;
-        st += p->stale;
-        mv += p->moved;
+        c[0] += p->events;
+        c[1] += p->stale;
+        c[2] += p->moved;
         if (p->now > G->now || (p->now == G->now && p->cur_seq > G->cur_seq)) {
             G->now = p->now;
             G->cur_seq = p->cur_seq;
         }
     }
-    G->events = ev;
-    G->stale = st;
-    G->moved = mv;
+    if (P->comm) {
+        /* the partitions' counts over every process (the run's own are the same in each), and the furthest point */
+        const struct sim_par_comm *C = P->comm;
+        C->sum(C->ctx, c, 3);
+        uint64_t at[2] = {(uint64_t)G->now, 0};
+        C->max(C->ctx, at, 1);
+        at[1] = (uint64_t)G->now == at[0] ? G->cur_seq : 0;
+        C->max(C->ctx, at + 1, 1);
+        G->now = (sim_time_t)at[0];
+        G->cur_seq = at[1];
+    }
+    G->events = P->g_events + c[0];
+    G->stale = P->g_stale + c[1];
+    G->moved = P->g_moved + c[2];
 }
 
 uint64_t sim_par_run(struct sim_par *P, sim_time_t until)
@@ -184,6 +305,8 @@ uint64_t sim_par_run(struct sim_par *P, sim_time_t until)
     for (;;) {
         if (G->stop_requested)
             break;
+        if (P->comm)
+            sync_plan(P);
         sim_time_t tn = T_NONE;
         for (uint32_t i = 0; i < P->n; i++) {
             if (P->next_t[i] < tn)
@@ -259,12 +382,14 @@ uint64_t sim_par_run(struct sim_par *P, sim_time_t until)
 
 uint64_t sim_par_pending(const struct sim_par *P)
 {
-    uint64_t n = sim_pending(P->global);
-    for (uint32_t i = 0; i < P->n; i++)
+    uint64_t n = 0;
+    for (uint32_t i = P->lo; i < P->hi; i++)
         n += sim_pending(&P->parts[i]);
     for (uint32_t i = 0; i < 2 * (P->n + 1) * (P->n + 1); i++)
         n += P->box[i].n;
-    return n;
+    if (P->comm)
+        P->comm->sum(P->comm->ctx, &n, 1);
+    return n + sim_pending(P->global);
 }
 
 /* Frees the engines of partitions 0..made-1 (their entity table is the run's) and the arrays. */
@@ -280,17 +405,42 @@ static void release(struct sim_par *P, uint32_t made)
     free(P->next_t);
     free(P->mailed_min);
     free(P->th);
+    free(P->plan);
+    for (uint32_t r = 0; P->comm && P->out && r < P->comm->ranks; r++)
+        free(P->out[r].p);
+    free(P->out);
+    free(P->in);
     memset(P, 0, sizeof *P);
 }
 
 int sim_par_init(struct sim_par *P, struct sim *global, uint32_t n, const uint16_t *ent_part, uint32_t n_ent,
                  sim_time_t line, sim_time_t window, bool threaded)
 {
+    return sim_par_init_comm(P, global, n, ent_part, n_ent, line, window, threaded, NULL);
+}
+
+int sim_par_init_comm(struct sim_par *P, struct sim *global, uint32_t n, const uint16_t *ent_part, uint32_t n_ent,
+                      sim_time_t line, sim_time_t window, bool threaded, const struct sim_par_comm *comm)
+{
     memset(P, 0, sizeof *P);
     uint32_t made = 0;
     if (n == 0 || n > SIM_PAR_MAX || line <= 0 || window < line || n_ent != global->n_ent || global->par)
         return -1;
+    if (comm && (comm->ranks < 2 || comm->rank >= comm->ranks || n < comm->ranks))
+        return -1;
     P->n = n;
+    P->lo = 0;
+    P->hi = n;
+    if (comm) {
+        P->comm = comm;
+        P->lo = (uint32_t)((uint64_t)comm->rank * n / comm->ranks);
+        P->hi = (uint32_t)((uint64_t)(comm->rank + 1) * n / comm->ranks);
+        P->out = calloc(comm->ranks, sizeof *P->out);
+        P->in = calloc(comm->ranks, sizeof *P->in);
+        P->plan = malloc(sizeof *P->plan * 2 * n);
+        if (!P->out || !P->in || !P->plan)
+            goto fail;
+    }
     P->global = global;
     /* the grid: the multiple of the smallest delay nearest above SIM_PAR_LINE_MIN, the same for every cut */
     P->grid = line * ((SIM_PAR_LINE_MIN + line - 1) / line);
@@ -323,15 +473,16 @@ int sim_par_init(struct sim_par *P, struct sim *global, uint32_t n, const uint16
             goto fail;
         P->ent_part[e] = e == SIM_ENT_GLOBAL ? (uint16_t)n : ent_part[e];
     }
-    if (threaded && n > 1) {
+    uint32_t local = P->hi - P->lo;
+    if (threaded && local > 1) {
         P->th = calloc(n, sizeof *P->th);
         if (!P->th)
             goto fail;
         /* more threads than cores: a waiting thread yields at once, to the one it waits for */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        P->go = P->end = (struct sim_barrier){.n = n, .spins = cores >= (long)n ? SPINS_BEFORE_YIELD : 0};
+        P->go = P->end = (struct sim_barrier){.n = local, .spins = cores >= (long)local ? SPINS_BEFORE_YIELD : 0};
         P->threaded = true;
-        for (uint32_t i = 1; i < n; i++)
+        for (uint32_t i = P->lo + 1; i < P->hi; i++)
             if (pthread_create(&P->th[i], NULL, worker, &P->parts[i])) {
                 /* the workers started wait at a barrier that can no longer fill: nothing to do but end */
                 fprintf(stderr, "rocesim: cannot start the thread of partition %u of %u\n", i, n);
@@ -364,6 +515,8 @@ int sim_par_init(struct sim_par *P, struct sim *global, uint32_t n, const uint16
     for (size_t i = 0; i < nq; i++) {
         uint32_t ent = (uint32_t)(q[i].lo & ((1u << SIM_SLOT_BITS) - 1));
         uint32_t to = P->ent_part[ent];
+        if (to < n && !sim_par_mine(P, to))
+            continue; /* the process that runs it has it */
         sim_insert(engine(P, to), q[i].hi, q[i].lo, q[i].fn, q[i].obj, q[i].timer, q[i].arg);
         if (to < n && sim_key_time(q[i].hi) < P->next_t[to])
             P->next_t[to] = sim_key_time(q[i].hi);
@@ -382,7 +535,7 @@ void sim_par_free(struct sim_par *P)
     if (P->threaded) {
         P->quit = true;
         barrier_wait(&P->go, &P->go_sense);
-        for (uint32_t i = 1; i < P->n; i++)
+        for (uint32_t i = P->lo + 1; i < P->hi; i++)
             pthread_join(P->th[i], NULL);
     }
     for (uint32_t i = 0; P->box && i < 2 * (P->n + 1) * (P->n + 1); i++)

@@ -51,6 +51,45 @@ struct sim_barrier {
     uint32_t spins;           /* before yielding the core (0: threads outnumber cores) */
 };
 
+/* Bytes that travel between processes (a sim_par_comm's and a sim_par_codec's). */
+struct sim_buf {
+    unsigned char *p;
+    size_t len, cap;
+};
+
+/* Appends len bytes to b (growing it; out of memory ends the process, sim/mem.h). */
+void sim_buf_put(struct sim_buf *b, const void *data, size_t len);
+
+/*
+ * How a run reaches the partitions it runs in other processes (`rocesim-mpi run`, tools/run_mpi.c): a table of
+ * collective operations, each called by every process at the same point of the run.  A process runs the
+ * partitions [rank * n / ranks, (rank + 1) * n / ranks) of the n; the others are built in its memory but never
+ * run there.
+ */
+struct sim_par_comm {
+    uint32_t rank, ranks;
+    /* out[r] to process r (out[rank] is empty), in[r] from it: in's buffers are the hook's until the next call */
+    void (*exchange)(void *ctx, const struct sim_buf *out, struct sim_buf *in);
+    void (*sum)(void *ctx, uint64_t *v, size_t n);     /* each v[i] becomes its sum over the processes */
+    void (*max)(void *ctx, uint64_t *v, size_t n);     /* ... its largest */
+    void (*min)(void *ctx, int64_t *v, size_t n);      /* ... its smallest */
+    void (*gather)(void *ctx, const struct sim_buf *mine, struct sim_buf *all); /* every process's bytes, in rank
+                                                                                  * order, to every process */
+    void *ctx;
+};
+
+/*
+ * How an event travels to a partition in another process (the models': only a frame on a link crosses
+ * partitions): encode appends what it needs besides its key, in the sending partition's context (sim_cur), and
+ * may release what the event held there; decode rebuilds it in the receiving partition's context and returns
+ * the bytes it read (0: not an event it wrote).
+ */
+struct sim_par_codec {
+    bool (*encode)(void *ctx, const struct sim_event *e, struct sim_buf *b);
+    size_t (*decode)(void *ctx, const unsigned char *p, size_t len, struct sim_event *e);
+    void *ctx;
+};
+
 /* Events mailed by one partition to another within a window. */
 struct sim_box {
     struct sim_event *ev;
@@ -85,6 +124,12 @@ struct sim_par {
     void *ctx;
     uint64_t g_events, g_stale, g_moved; /* of the run-wide queue alone */
     uint64_t windows;         /* windows run (barriers) */
+    /* partitions in other processes (comm, NULL in one process): this one runs [lo, hi) */
+    const struct sim_par_comm *comm;
+    struct sim_par_codec codec;
+    uint32_t lo, hi;
+    struct sim_buf *out, *in; /* comm->ranks each: a window's mail to and from the other processes */
+    int64_t *plan;            /* 2 n: what sync_plan reduces */
     /* threads: partition 0 runs on the calling thread, each other on a worker */
     bool threaded, quit;
     pthread_t *th;
@@ -104,6 +149,14 @@ struct sim_par {
 int sim_par_init(struct sim_par *P, struct sim *global, uint32_t n, const uint16_t *ent_part, uint32_t n_ent,
                  sim_time_t line, sim_time_t window, bool threaded);
 void sim_par_free(struct sim_par *P);
+
+/* sim_par_init for a run whose n partitions are spread over comm's processes (n >= comm->ranks); the caller
+ * sets P->codec before running it.  comm NULL: sim_par_init. */
+int sim_par_init_comm(struct sim_par *P, struct sim *global, uint32_t n, const uint16_t *ent_part, uint32_t n_ent,
+                      sim_time_t line, sim_time_t window, bool threaded, const struct sim_par_comm *comm);
+
+/* Whether partition i runs in this process. */
+static inline bool sim_par_mine(const struct sim_par *P, uint32_t i) { return i >= P->lo && i < P->hi; }
 
 /* sim_run for a partitioned run (sim_run calls it): runs windows until `until`, the end of the traffic (done),
  * a stop requested by an event of the run, or no event is left; the clock ends as sim_run's. */
