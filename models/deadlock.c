@@ -1,6 +1,7 @@
 /* deadlock — PFC deadlock detection on the wait-for graph of paused queues (Hu et al., HotNets 2016; see deadlock.h). */
 #include "models/deadlock.h"
 #include "models/lfc.h"
+#include "models/ranks.h"
 #include "sim/mem.h"
 
 #include <stdio.h>
@@ -69,6 +70,8 @@ struct wnode {
     struct port *p;
     int prio;
     uint32_t first, deg; /* its successors: succ[first .. first + deg) */
+    const uint8_t *holds; /* over MPI ranks: bit l set when it holds a frame that came in through local port l */
+    uint32_t sw;          /* ... and its switch's index, to order the nodes as one process does */
 };
 
 /* Whether egress r (priority prio) holds a frame that entered its switch through local port in_local. */
@@ -78,6 +81,66 @@ static bool holds_from(const struct port *r, int prio, uint16_t in_local)
         if (k->in_port == in_local)
             return true;
     return false;
+}
+
+/* The order one process finds the nodes in: by switch, port, priority. */
+static int wnode_cmp(const void *a, const void *b)
+{
+    const struct wnode *x = a, *y = b;
+    if (x->sw != y->sw)
+        return x->sw < y->sw ? -1 : 1;
+    if (x->p->local != y->p->local)
+        return x->p->local < y->p->local ? -1 : 1;
+    return (x->prio > y->prio) - (x->prio < y->prio);
+}
+
+/*
+ * Over MPI ranks (ranks.h): each rank found the stalled egresses of its own switches, and only it can read their
+ * queues.  It sends each with the ingress ports its frames came through (a bit per port of the switch); every
+ * rank gets all of them, in the order of one process, in *v (its nodes' holds point into *mem).  Returns their
+ * number.
+ */
+static uint32_t share_nodes(struct net *n, const struct sim_par_comm *C, struct wnode **v, uint32_t nv,
+                            struct sim_buf *mem)
+{
+    struct sim_buf mine = {0};
+    for (uint32_t i = 0; i < nv; i++) {
+        const struct port *p = (*v)[i].p;
+        const struct sw *w = n->node_sw[p->node];
+        uint32_t rec[2] = {(uint32_t)(w - n->sws), (uint32_t)p->local << 8 | (uint32_t)(*v)[i].prio};
+        sim_buf_put(&mine, rec, sizeof rec);
+        uint8_t bits[(UINT16_MAX + 1) / 8] = {0};
+        for (uint32_t j = 0; j < w->n_ports; j++)
+            if (holds_from(p, (*v)[i].prio, (uint16_t)j))
+                bits[j / 8] |= (uint8_t)(1u << (j % 8));
+        sim_buf_put(&mine, bits, (w->n_ports + 7) / 8);
+    }
+    C->gather(C->ctx, &mine, mem);
+    free(mine.p);
+    uint32_t cap = nv, k = 0;
+    for (size_t o = 0; o < mem->len; k++) {
+        uint32_t rec[2];
+        if (mem->len - o < sizeof rec)
+            goto bad;
+        memcpy(rec, mem->p + o, sizeof rec);
+        o += sizeof rec;
+        if (rec[0] >= n->g->n_switches || (rec[1] >> 8) >= n->sws[rec[0]].n_ports || (rec[1] & 0xff) >= NPRIO)
+            goto bad;
+        const struct sw *w = &n->sws[rec[0]];
+        if (mem->len - o < (w->n_ports + 7) / 8)
+            goto bad;
+        if (k == cap) {
+            cap = cap ? 2 * cap : 64;
+            *v = mem_xrealloc(*v, sizeof **v * cap, DEADLOCK_OOM);
+        }
+        (*v)[k] = (struct wnode){&w->ports[rec[1] >> 8], (int)(rec[1] & 0xff), 0, 0, mem->p + o, rec[0]};
+        o += (w->n_ports + 7) / 8;
+    }
+    qsort(*v, k, sizeof **v, wnode_cmp);
+    return k;
+bad:
+    fprintf(stderr, "rocesim: bug: malformed wait-for graph from another process\n");
+    abort();
 }
 
 /*
@@ -151,12 +214,17 @@ void deadlock_check(struct net *n, sim_time_t now)
                     cap = cap ? 2 * cap : 64;
                     v = mem_xrealloc(v, sizeof *v * cap, DEADLOCK_OOM);
                 }
-                v[nv++] = (struct wnode){p, prio, 0, 0};
+                v[nv++] = (struct wnode){p, prio, 0, 0, NULL, i};
             }
         }
     }
+    const struct sim_par_comm *C = net_comm(n);
+    struct sim_buf shared = {0};
+    if (C)
+        nv = share_nodes(n, C, &v, nv, &shared);
     if (nv == 0) {
         free(v);
+        free(shared.p);
         return;
     }
     dl->checks++;
@@ -179,7 +247,8 @@ void deadlock_check(struct net *n, sim_time_t now)
         for (uint32_t j = 0; j < b->n_ports; j++) {
             const struct port *r = &b->ports[j];
             int32_t t = dl->index[(size_t)port_id(r) * NPRIO + (size_t)v[i].prio];
-            if (t < 0 || !holds_from(r, v[i].prio, in->local))
+            if (t < 0 || !(v[t].holds ? (v[t].holds[in->local / 8] >> (in->local % 8)) & 1
+                                      : holds_from(r, v[i].prio, in->local)))
                 continue;
             if (ne == ecap) {
                 ecap *= 2;
@@ -212,4 +281,5 @@ void deadlock_check(struct net *n, sim_time_t now)
     free(cyc);
     free(succ);
     free(v);
+    free(shared.p);
 }

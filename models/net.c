@@ -10,6 +10,7 @@
 #include "models/pfc.h"
 #include "models/pfcwd.h"
 #include "models/port.h"
+#include "models/ranks.h"
 #include "models/route.h"
 #include "sim/parallel.h"
 #include "sim/units.h"
@@ -823,30 +824,52 @@ static void tel_return(struct net *n)
 /* Adds every partition's counts to the totals and zeroes them (between windows: no partition runs). */
 static void net_fold(struct net *n)
 {
+    enum { NC = sizeof(struct net_counters) / sizeof(uint64_t), NF = NC + 8 + NPRIO };
+    uint64_t d[NF] = {0};
     for (uint32_t i = 0; i < n->n_parts; i++) {
         struct net_part *np = &n->parts[i];
-        uint64_t *to = (uint64_t *)&n->c, *from = (uint64_t *)&np->c;
-        for (size_t j = 0; j < sizeof n->c / sizeof(uint64_t); j++) {
-            to[j] += from[j];
+        uint64_t *from = (uint64_t *)&np->c;
+        for (size_t j = 0; j < NC; j++) {
+            d[j] += from[j];
             from[j] = 0;
         }
-#define FOLD(field)                                                                                                \
+        size_t k = NC;
+#define TAKE(field)                                                                                                \
     do {                                                                                                           \
-        n->field += np->field;                                                                                     \
+        d[k++] += (uint64_t)np->field;                                                                             \
         np->field = 0;                                                                                             \
     } while (0)
-        FOLD(flows_active);
-        FOLD(flows_completed);
-        FOLD(pending_sources);
-        FOLD(ports_ever_paused);
-        FOLD(sw_paused);
-        FOLD(flows_valiant);
-        FOLD(paused_total);
+        TAKE(flows_active);
+        TAKE(flows_completed);
+        TAKE(pending_sources);
+        TAKE(ports_ever_paused);
+        TAKE(sw_paused);
+        TAKE(flows_valiant);
+        TAKE(paused_total);
         for (int p = 0; p < NPRIO; p++)
-            FOLD(paused_prio[p]);
-        FOLD(pkts.live);
-#undef FOLD
+            TAKE(paused_prio[p]);
+        TAKE(pkts.live);
+#undef TAKE
     }
+    /* partitions in other processes counted there: every process adds the same sums (models/ranks.h) */
+    const struct sim_par_comm *C = net_comm(n);
+    if (C)
+        C->sum(C->ctx, d, NF);
+    uint64_t *to = (uint64_t *)&n->c;
+    for (size_t j = 0; j < NC; j++)
+        to[j] += d[j];
+    size_t k = NC;
+    /* the gauges are sums of partitions' wrapping counts: the casts take them back to their width */
+    n->flows_active += (uint32_t)d[k++];
+    n->flows_completed += (uint32_t)d[k++];
+    n->pending_sources += (uint32_t)d[k++];
+    n->ports_ever_paused += (uint32_t)d[k++];
+    n->sw_paused += (uint32_t)d[k++];
+    n->flows_valiant += (uint32_t)d[k++];
+    n->paused_total += (sim_time_t)d[k++];
+    for (int p = 0; p < NPRIO; p++)
+        n->paused_prio[p] += (sim_time_t)d[k++];
+    n->pkts.live += d[k++];
 }
 
 _Static_assert(sizeof(struct net_counters) % sizeof(uint64_t) == 0, "net_fold adds the counters as 64-bit words");
@@ -856,6 +879,8 @@ static void net_barrier(void *ctx)
 {
     struct net *n = ctx;
     net_fold(n);
+    if (net_comm(n))
+        ranks_share_notes(n);
     tell_notes(n);
     tel_return(n);
 }
@@ -864,12 +889,16 @@ static void net_barrier(void *ctx)
 static void net_line(void *ctx, sim_time_t t)
 {
     struct net *n = ctx;
-    bool beat = false, blocked = false;
+    uint64_t flag[2] = {0, 0}; /* beat, blocked */
     for (uint32_t i = 0; i < n->n_parts; i++) {
-        beat |= n->parts[i].beat;
-        blocked |= n->parts[i].blocked;
+        flag[0] |= n->parts[i].beat;
+        flag[1] |= n->parts[i].blocked;
         n->parts[i].beat = n->parts[i].blocked = false;
     }
+    const struct sim_par_comm *C = net_comm(n);
+    if (C)
+        C->max(C->ctx, flag, 2);
+    bool beat = flag[0], blocked = flag[1];
     if (beat || blocked)
         deadlock_between_windows(n, t, beat, blocked);
 }
@@ -890,6 +919,8 @@ int net_partition(struct net *n, struct sim_par *P)
         pool_init(&n->parts[i].pkts, sizeof(struct pkt));
         P->parts[i].user = &n->parts[i];
     }
+    if (P->comm)
+        ranks_attach(n, P);
     P->at_barrier = net_barrier;
     P->at_line = net_line;
     P->done = net_done;

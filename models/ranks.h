@@ -1,0 +1,47 @@
+/*
+ * ranks — a network whose partitions run in several processes (`rocesim-mpi run`, with the collective
+ * operations of sim/parallel.h's struct sim_par_comm).
+ *
+ * Every process builds the whole network, its flows and the run's events, and runs only the partitions the
+ * engine gives it (sim_par_mine); the state of the others stays as built, untouched, in its memory.  What
+ * crosses processes:
+ *   - a frame on a link between partitions of different processes, by value (its bytes and its INT record),
+ *     freed by the sender and rebuilt from the receiver's pools (ranks_attach sets the engine's codec);
+ *   - the counts, summed after every window (net_fold), so that every process holds the same totals and
+ *     decides the same at the grid's lines (traffic done, deadlock checks);
+ *   - the network events noted by the partitions (PFC frames, flow completions), gathered after every
+ *     window and told in the order of one process (ranks_share_notes);
+ *   - at the end, what the outputs read of flows and ports (ranks_finish).
+ * A value written by one partition only, and zero as built, is shared by summing: the other processes add
+ * their zeros.
+ */
+#ifndef MODELS_RANKS_H
+#define MODELS_RANKS_H
+
+#include "models/net.h"
+#include "sim/parallel.h"
+
+/* The processes a run is spread over, or NULL for a run in one process. */
+static inline const struct sim_par_comm *net_comm(const struct net *n)
+{
+    return n->sim->par ? n->sim->par->comm : NULL;
+}
+
+/* Whether node's partition runs in this process (always in one process). */
+static inline bool net_node_mine(const struct net *n, uint32_t node)
+{
+    const struct sim_par *P = n->sim->par;
+    return !P || !P->comm || sim_par_mine(P, P->ent_part[net_ent(node)]);
+}
+
+/* Lets frames travel between the processes of P (net_partition calls it when P has a comm). */
+void ranks_attach(struct net *n, struct sim_par *P);
+
+/* Between windows: every process's notes of the window, into the partitions they came from. */
+void ranks_share_notes(struct net *n);
+
+/* At the end of a run (instead of net_close_pauses): the pause intervals closed at now, and every flow's and
+ * port's results made the same in every process. */
+void ranks_finish(struct net *n, sim_time_t now);
+
+#endif
