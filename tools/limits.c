@@ -1,5 +1,6 @@
 /* limits — memory estimate, wall-clock limit and signals during a run (see limits.h). */
 #include "tools/limits.h"
+#include "models/ranks.h"
 #include "models/traffic.h"
 #include "sim/mem.h"
 #include "sim/memest.h"
@@ -273,11 +274,23 @@ uint64_t limits_sim_run(struct run *r, sim_time_t until)
      * simulation's speed does.
      */
     static sim_time_t step = 1000000; /* 1 us */
-    if (!sig_installed() && wall_deadline <= 0)
+    const struct sim_par_comm *C = net_comm(&r->net);
+    if (!sig_installed() && wall_deadline <= 0 && !C)
         return sim_run(s, until); /* nothing can ask this run to stop early (library use, in-process tests) */
     uint64_t ev = 0;
     for (;;) {
-        if (must_halt(r))
+        bool halt = must_halt(r);
+        if (C) {
+            /* over MPI ranks every rank must cut the same slices and stop at the same one: the longest step and
+             * any rank's reason to stop */
+            uint64_t v[2] = {halt, (uint64_t)step};
+            C->max(C->ctx, v, 2);
+            step = (sim_time_t)v[1];
+            if (v[0] && !halt)
+                snprintf(r->incomplete_reason, sizeof r->incomplete_reason, "stopped by another MPI rank");
+            halt = v[0];
+        }
+        if (halt)
             return ev;
         sim_time_t end = until;
         if (s->now < until && until - s->now > step)

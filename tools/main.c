@@ -26,6 +26,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -568,10 +569,48 @@ static int cmd_topo(const struct cli *c)
     return 0;
 }
 
+/* The ranks a run is spread over (`rocesim-mpi run` under mpirun), NULL in one process. */
+static const struct sim_par_comm *run_comm;
+
+static int saved_stderr = -1; /* a peer rank's own stderr while it sets up silently */
+static int cmd_run_body(const struct cli *c, bool peer);
+
+/* Over MPI ranks, the largest of the ranks' rc: a rank that cannot start makes them all stop before the run. */
+static int agree(int rc)
+{
+    if (!run_comm)
+        return rc;
+    uint64_t v = (uint64_t)rc;
+    run_comm->max(run_comm->ctx, &v, 1);
+    return (int)v;
+}
+
 static int cmd_run(const struct cli *c)
 {
+    /* Over MPI ranks rank 0 reports and writes; the others take part in the run, silent while they set it up
+     * (every rank meets the same error in a bad scenario). */
+    bool peer = run_comm && run_comm->rank != 0;
+    if (peer) {
+        int null = open("/dev/null", O_WRONLY);
+        saved_stderr = dup(STDERR_FILENO);
+        if (null >= 0) {
+            dup2(null, STDERR_FILENO);
+            close(null);
+        }
+    }
+    int rc = cmd_run_body(c, peer);
+    if (saved_stderr >= 0) {
+        dup2(saved_stderr, STDERR_FILENO);
+        close(saved_stderr);
+        saved_stderr = -1;
+    }
+    return rc;
+}
+
+static int cmd_run_body(const struct cli *c, bool peer)
+{
     struct scenario scn;
-    int rc = load(c, &scn);
+    int rc = agree(load(c, &scn));
     if (rc)
         return rc;
     char dir[4096];
@@ -595,8 +634,9 @@ static int cmd_run(const struct cli *c)
     /* The time series stream into dir while the run goes, so it exists from here on, emptied of whatever an
      * earlier run left (run_claim_dir); the resolved scenario goes first, saying what this directory is. */
     struct monitor mon;
-    rc = monitor_open(&mon, &r, dir, err, sizeof err);
-    if (!rc && (rc = plot_save_inputs(&scn, dir, err, sizeof err)))
+    if (peer)
+        rc = monitor_open(&mon, &r, NULL, err, sizeof err);
+    else if (!(rc = monitor_open(&mon, &r, dir, err, sizeof err)) && (rc = plot_save_inputs(&scn, dir, err, sizeof err)))
         monitor_close(&mon, false, NULL, 0);
     if (rc) {
         fprintf(stderr, "rocesim: %s\n", err);
@@ -613,12 +653,19 @@ static int cmd_run(const struct cli *c)
         return SCN_EUSAGE;
     }
     struct progress prog;
-    if (!c->quiet && isatty(STDERR_FILENO)) {
+    /* not over MPI ranks: the progress line's slices follow the wall clock, and every rank must cut the same */
+    if (!c->quiet && !run_comm && isatty(STDERR_FILENO)) {
         progress_init(&prog, &r, stderr);
     }
     if (run_execute(&r)) {
         fprintf(stderr, "rocesim: internal error (a bug): invariant violated: %s\n", r.invariant_error);
         abort();
+    }
+    if (peer) {
+        monitor_close(&mon, false, NULL, 0);
+        run_free(&r);
+        scn_free(&scn);
+        return 0;
     }
     rc = run_write_outputs(&r, dir, err, sizeof err);
     char err2[SCN_ERR_MAX];
@@ -727,8 +774,14 @@ int main(int argc, char **argv)
         return bad_usage("%s: --threads is for run", c.cmd);
     if (c.threads)
         run_set_threads(c.threads);
-    if (strcmp(c.cmd, "run") == 0)
-        return cmd_run(&c);
+    if (strcmp(c.cmd, "run") == 0) {
+        /* rocesim-mpi under mpirun: one run, its partitions spread over the ranks (tools/run_mpi.c) */
+        run_comm = run_mpi_start(&argc, &argv);
+        run_set_comm(run_comm);
+        if (run_comm && c.live)
+            return run_mpi_end(bad_usage("%s", "--live: a run over MPI ranks has no live view"));
+        return run_mpi_end(cmd_run(&c));
+    }
     if (strcmp(c.cmd, "check") == 0)
         return cmd_check(&c);
     if (strcmp(c.cmd, "topo") == 0)

@@ -3,6 +3,7 @@
 #include "tools/observer.h"
 
 #include "models/cc.h"
+#include "models/ranks.h"
 #include "models/traffic.h"
 #include "sim/mem.h"
 #include "sim/units.h"
@@ -190,6 +191,8 @@ static void on_pfc(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int pr
 {
     struct monitor *m = ctx;
     const struct run *r = m->r;
+    if (!m->pfc.f)
+        return; /* another rank writes pfc.csv */
     if (m->pfc_port) {
         /* monitor.pfc "auto": a table lookup by port id, nothing more, per frame */
         uint8_t *st = &m->pfc_port[r->g.nodes[node].first_port + port];
@@ -215,6 +218,8 @@ static void on_watchdog(void *ctx, sim_time_t t, uint32_t node, uint32_t port, i
 {
     struct monitor *m = ctx;
     char ts[32];
+    if (!m->wd.f)
+        return;
     fprintf(m->wd.f, "%s,%s,%u,%d,%s\n", units_fmt_ns(t, ts, sizeof ts), m->r->g.nodes[node].name, port, prio,
             storm ? "storm" : "restore");
     m->wd_rows++;
@@ -270,6 +275,18 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
         return rc;
     m->interval = r->scn->monitor.interval_ps;
     m->prios = monitor_traffic_prios(r->scn);
+    if (!dir) {
+        /* a rank of a run over MPI other than rank 0: it samples what its partitions hold and writes nothing, but
+         * listens as rank 0 does, so that its partitions note the network events that rank 0 writes */
+        m->ops = (struct run_observer_ops){.name = "monitor", .until = mon_until, .on_slice = mon_slice};
+        if (r->scn->monitor.pfc != SCN_MON_PFC_NONE)
+            m->ops.on_pfc = on_pfc;
+        if (r->net.wd)
+            m->ops.on_watchdog = on_watchdog;
+        run_observe(r, &m->ops, m);
+        m->attached = true;
+        return 0;
+    }
     /* The selection is valid: from here the directory is this run's (nothing of an earlier run stays). */
     if ((rc = run_claim_dir(dir, err, errlen))) {
         free(m->queues);
@@ -344,6 +361,8 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
     free(m->waiting);
     m->waiting = NULL;
     free(m->pfc_port);
+    free(m->share);
+    m->share = NULL;
     m->queues = NULL;
     m->cand = NULL;
     m->pfc_port = NULL;
@@ -400,34 +419,87 @@ static void pick_new_flows(struct monitor *m, const struct run *r)
     }
 }
 
+/*
+ * Over MPI ranks (models/ranks.h) a queue is sampled by the rank that runs its switch, and a flow's rate by the
+ * rank that runs its sender: each rank fills what it holds, the others add zeros, and every rank gets the sums.
+ */
+enum { FS_DONE, FS_STARTED, FS_VALID, FS_RATE, FS_TARGET, FS_ALPHA, FS_N };
+
+static void share_sample(struct monitor *m, const struct run *r, sim_time_t t, const struct sim_par_comm *C)
+{
+    const struct net *n = &r->net;
+    size_t nq = (size_t)m->n_queues * NPRIO, nv = nq + (size_t)m->n_cand * FS_N;
+    if (nv > m->cap_share) {
+        m->cap_share = nv * 2;
+        m->share = mem_xrealloc(m->share, sizeof *m->share * m->cap_share, "sampling over MPI ranks");
+    }
+    uint64_t *v = m->share;
+    memset(v, 0, sizeof *v * nv);
+    for (uint32_t i = 0; i < m->n_queues; i++)
+        if (net_node_mine(n, m->queues[i]->node))
+            for (int prio = 0; prio < NPRIO; prio++)
+                v[(size_t)i * NPRIO + (size_t)prio] = (uint64_t)port_pp(m->queues[i], prio)->q.bytes;
+    for (uint32_t i = 0; i < m->n_cand; i++) {
+        const struct flow *f = net_flow(n, m->cand[i]);
+        uint64_t *x = v + nq + (size_t)i * FS_N;
+        if (!net_node_mine(n, n->hosts[f->src].node))
+            continue;
+        x[FS_DONE] = f->sender_done;
+        x[FS_STARTED] = f->started;
+        if (f->sender_done || !f->started)
+            continue;
+        struct cc_sample cs;
+        cc_sample(f, t, &cs);
+        x[FS_VALID] = cs.valid;
+        memcpy(&x[FS_RATE], &cs.rate_bps, sizeof(double));
+        memcpy(&x[FS_TARGET], &cs.target_bps, sizeof(double));
+        memcpy(&x[FS_ALPHA], &cs.alpha, sizeof(double));
+    }
+    C->sum(C->ctx, v, nv);
+}
+
 /* Writes the rows of the sample at m->next_sample (the engine's clock is there or just past its events). */
 static void sample(struct monitor *m, const struct run *r)
 {
     const struct net *n = &r->net;
+    const struct sim_par_comm *C = net_comm(n);
     sim_time_t t = m->next_sample;
     char ts[32];
     units_fmt_ns(t, ts, sizeof ts);
-    for (uint32_t i = 0; i < m->n_queues; i++) {
+    pick_new_flows(m, r);
+    if (C)
+        share_sample(m, r, t, C);
+    for (uint32_t i = 0; m->q.f && i < m->n_queues; i++) {
         const struct port *p = m->queues[i];
         const char *node = r->g.nodes[p->node].name;
         for (int prio = 0; prio < NPRIO; prio++)
             if (m->prios & (1u << prio)) {
-                fprintf(m->q.f, "%s,%s,%u,%d,%lld\n", ts, node, p->local, prio,
-                        (long long)port_pp(p, prio)->q.bytes);
+                int64_t bytes = C ? (int64_t)m->share[(size_t)i * NPRIO + (size_t)prio] : port_pp(p, prio)->q.bytes;
+                fprintf(m->q.f, "%s,%s,%u,%d,%lld\n", ts, node, p->local, prio, (long long)bytes);
                 m->queue_rows++;
             }
     }
-    pick_new_flows(m, r);
     uint32_t keep = 0;
+    const uint64_t *fs = C ? m->share + (size_t)m->n_queues * NPRIO : NULL;
     for (uint32_t i = 0; i < m->n_cand; i++) {
         const struct flow *f = net_flow(n, m->cand[i]);
-        if (f->sender_done)
+        const uint64_t *x = fs ? fs + (size_t)i * FS_N : NULL;
+        if (x ? x[FS_DONE] : f->sender_done)
             continue; /* done for good: drop it from the list */
         m->cand[keep++] = m->cand[i];
-        if (!f->started)
+        if (!(x ? x[FS_STARTED] : f->started))
             continue;
         struct cc_sample cs;
-        cc_sample(f, t, &cs);
+        if (x) {
+            cs.valid = (uint8_t)x[FS_VALID];
+            memcpy(&cs.rate_bps, &x[FS_RATE], sizeof(double));
+            memcpy(&cs.target_bps, &x[FS_TARGET], sizeof(double));
+            memcpy(&cs.alpha, &x[FS_ALPHA], sizeof(double));
+        } else {
+            cc_sample(f, t, &cs);
+        }
+        if (!m->rt.f)
+            continue;
         if (cs.valid & (1u << CC_SAMPLE_ALPHA))
             fprintf(m->rt.f, "%s,%s,%.6g,%.6g,%.6g\n", ts, f->name, cs.rate_bps / 1e9, cs.target_bps / 1e9, cs.alpha);
         else

@@ -3,6 +3,7 @@
 #include "tools/jsonout.h"
 #include "models/fault.h"
 #include "models/pfcwd.h"
+#include "models/ranks.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/invariants.h"
@@ -27,8 +28,10 @@
 #include <unistd.h>
 
 static unsigned run_threads = 1;
+static const struct sim_par_comm *run_comm;
 
 void run_set_threads(unsigned n) { run_threads = n; }
+void run_set_comm(const struct sim_par_comm *comm) { run_comm = comm; }
 
 /* The smallest delay of any link: no frame reaches another node sooner, the lookahead of partitions. */
 static sim_time_t min_link_delay(const struct graph *g)
@@ -48,11 +51,16 @@ static sim_time_t min_link_delay(const struct graph *g)
  */
 static int run_partition(struct run *r, char *err, size_t errlen)
 {
-    unsigned n = run_threads;
+    unsigned n = run_threads * (run_comm ? run_comm->ranks : 1);
     sim_time_t w = min_link_delay(&r->g);
     if (n > 1 && w <= 0) {
-        snprintf(err, errlen, "%s: --threads %u: a link without delay leaves no lookahead between partitions; run "
-                 "it with --threads 1", r->scn->file, n);
+        snprintf(err, errlen, "%s: %s: a link without delay leaves no lookahead between partitions; run it with "
+                 "--threads 1 in one process", r->scn->file, run_comm ? "MPI ranks" : "--threads");
+        return SCN_EUSAGE;
+    }
+    if (n > SIM_PAR_MAX) {
+        snprintf(err, errlen, "%s: %u ranks x %u threads: at most %d partitions", r->scn->file,
+                 run_comm ? run_comm->ranks : 1, run_threads, SIM_PAR_MAX);
         return SCN_EUSAGE;
     }
     if (w <= 0 || w == INT64_MAX)
@@ -66,11 +74,34 @@ static int run_partition(struct run *r, char *err, size_t errlen)
     /* windows as long as the cut allows (a dragonfly's are its global links'), lines from the shortest link */
     sim_time_t cut = plan.lookahead_ps;
     partition_free(&plan);
-    int rc = sim_par_init(&r->par, &r->sim, n, ent_part, r->sim.n_ent, w, cut > w ? cut : w, n > 1);
+    int rc = sim_par_init_comm(&r->par, &r->sim, n, ent_part, r->sim.n_ent, w, cut > w ? cut : w, n > 1, run_comm);
     free(ent_part);
     if (rc || net_partition(&r->net, &r->par))
         mem_oom("starting the partitions");
     return 0;
+}
+
+/*
+ * What a run over several processes cannot do yet (models/ranks.h): a collective's flows are made by their
+ * senders' events, which the receivers' processes do not see; faults, the PFC watchdog and deadlock detection
+ * read and change ports of every partition from the run's events.  Returns 0, or SCN_EUSAGE with a message.
+ */
+static int comm_refuses(const struct run *r, char *err, size_t errlen)
+{
+    const struct scenario *scn = r->scn;
+    const char *what = NULL;
+    for (int i = 0; i < scn->n_traffic && !what; i++)
+        if (scn->traffic[i].type == SCN_TR_ALLREDUCE || scn->traffic[i].type == SCN_TR_ALLTOALL)
+            what = "collectives (traffic of type allreduce or alltoall)";
+    if (!what && scn->n_faults)
+        what = "faults";
+    if (!what && r->net.wd)
+        what = "the PFC watchdog (switch.watchdog)";
+    if (!what)
+        return 0;
+    snprintf(err, errlen, "%s: rocesim-mpi run cannot spread %s over MPI ranks yet; run it with rocesim run "
+             "--threads N", scn->file, what);
+    return SCN_EUSAGE;
 }
 
 int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errlen)
@@ -93,7 +124,9 @@ int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errle
         return rc;
     }
     /* cut before the traffic, so that every flow and pool is made for the partitions it runs in */
-    rc = run_partition(r, err, errlen);
+    rc = run_comm ? comm_refuses(r, err, errlen) : 0;
+    if (!rc)
+        rc = run_partition(r, err, errlen);
     if (!rc)
         rc = traffic_setup(&r->traffic, &r->net, err, errlen);
     if (!rc)
@@ -122,7 +155,10 @@ int run_execute(struct run *r)
         run_simulate(r); /* sim_run(stop), in slices for the observers (tools/observer.h) */
         r->finished = n->flows_active == 0 && n->c.data_in_flight == 0 && n->pending_sources == 0;
     }
-    net_close_pauses(n, r->sim.now);
+    if (net_comm(n))
+        ranks_finish(n, r->sim.now); /* the results of every process's partitions, in each */
+    else
+        net_close_pauses(n, r->sim.now);
     r->wall_s = wall_now() - t0;
     if (net_check_invariants(n, r->invariant_error, sizeof r->invariant_error))
         return -1;

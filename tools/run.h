@@ -64,6 +64,20 @@ struct run {
  */
 void run_set_threads(unsigned n);
 
+/*
+ * The processes every later run_setup spreads its partitions over (`rocesim-mpi run`), each running --threads
+ * of them, or NULL (the default): one process.
+ */
+void run_set_comm(const struct sim_par_comm *comm);
+
+/*
+ * `rocesim-mpi run` (tools/run_mpi.c): starts MPI when mpirun launched the process with more than one rank and
+ * returns its operations (NULL otherwise, and always in a build without MPI); run_mpi_end(rc) ends it and
+ * returns the largest rc of the ranks.
+ */
+const struct sim_par_comm *run_mpi_start(int *argc, char ***argv);
+int run_mpi_end(int rc);
+
 /* Returns 0, or SCN_EUSAGE with a message (the scenario cannot be built). */
 int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errlen);
 
