@@ -626,10 +626,96 @@ static void test_threads_k8_websearch(void)
     test_run(line, NULL);
 }
 
+/*
+ * rocesim-mpi run spreads the partitions over MPI ranks (models/ranks.h).  Each case crosses processes in one of
+ * the ways a run does, and every file must be the one a single process writes (skipped without OpenMPI).
+ */
+static const struct {
+    const char *scn, *args;
+    int ranks, threads;
+} mpi_cases[] = {
+    /* PAUSE frames noted on both ranks and written by rank 0 in one order; counters.csv summed */
+    {"scenarios/incast-16to1.json", "--set monitor.counters=true", 2, 1},
+    /* INT records travel with their frames (HPCC) */
+    {"scenarios/hpcc-fabric.json", "--stop 100us", 2, 1},
+    /* the wait-for graph gathered from three ranks finds the cycle, at the same line */
+    {"scenarios/deadlock-ring.json", "", 3, 1},
+    /* a flow's Valiant intermediate, chosen by its sender, travels with its frames (UGAL) */
+    {"scenarios/labs/06-fattree-vs-dragonfly/dragonfly-ugal-uniform.json", "--stop 600us", 2, 1},
+    /* Poisson arrivals made by every rank alike; two ranks of two threads */
+    {"scenarios/websearch-fattree.json", "", 2, 2},
+};
+#define MPI_CASES (sizeof mpi_cases / sizeof mpi_cases[0])
+
+static void test_mpi_ranks(void)
+{
+    const char *bin = test_mpi_bin("the rocesim-mpi run test");
+    if (!bin)
+        return;
+    char tmp[] = "/tmp/rocesim-mpi-run-XXXXXX";
+    CU_ASSERT_FATAL(mkdtemp(tmp) != NULL);
+    char *cmd[MPI_CASES], line[2048];
+    int rc[MPI_CASES];
+    for (size_t i = 0; i < MPI_CASES; i++) {
+        snprintf(line, sizeof line, "%s run %s %s -q --no-plot -o %s/one%zu >/dev/null 2>&1", test_rocesim_bin(),
+                 mpi_cases[i].scn, mpi_cases[i].args, tmp, i);
+        cmd[i] = strdup(line);
+    }
+    run_parallel(cmd, rc, MPI_CASES, golden_jobs());
+    for (size_t i = 0; i < MPI_CASES; i++) {
+        free(cmd[i]);
+        CU_ASSERT_EQUAL(rc[i], 0);
+        snprintf(line, sizeof line, "mpirun --allow-run-as-root --oversubscribe -np %d %s run %s %s --threads %d -q "
+                 "--no-plot -o %s/mpi%zu >%s/mpi%zu.log 2>&1", mpi_cases[i].ranks, bin, mpi_cases[i].scn,
+                 mpi_cases[i].args, mpi_cases[i].threads, tmp, i, tmp, i);
+        int r = test_run(line, NULL);
+        CU_ASSERT_EQUAL(r, 0);
+        char a[600], b[600], diff[256] = "";
+        snprintf(a, sizeof a, "%s/one%zu", tmp, i);
+        snprintf(b, sizeof b, "%s/mpi%zu", tmp, i);
+        bool same = r == 0 && same_outputs(a, b, diff, sizeof diff);
+        CU_ASSERT(same);
+        if (!same)
+            fprintf(stderr, "\n  %s over %d MPI ranks (exit %d) differs from one process: %s (in %s)\n",
+                    mpi_cases[i].scn, mpi_cases[i].ranks, r, diff, b);
+    }
+    /* the cases do cross: PAUSE frames, a detected deadlock, INT-driven rates, a counters file */
+    char p[600];
+    snprintf(p, sizeof p, "%s/mpi2/summary.json", tmp);
+    char *sum = test_read_file(p, NULL);
+    CU_ASSERT(sum && strstr(sum, "\"detected\":\ttrue"));
+    free(sum);
+    snprintf(p, sizeof p, "%s/mpi0/counters.csv", tmp);
+    CU_ASSERT(access(p, R_OK) == 0);
+    snprintf(line, sizeof line, "rm -rf %s", tmp);
+    test_run(line, NULL);
+}
+
+/* What cannot yet cross processes is refused with exit 2 and the file's name, and nothing is written. */
+static void test_mpi_refuses(void)
+{
+    const char *bin = test_mpi_bin("the rocesim-mpi run refusal test");
+    if (!bin)
+        return;
+    char *out = NULL, line[1024];
+    snprintf(line, sizeof line, "rm -rf /tmp/rocesim-mpi-refused && mpirun --allow-run-as-root --oversubscribe -np 2 "
+             "%s run scenarios/link-failure.json -q -o /tmp/rocesim-mpi-refused", bin);
+    int rc = test_run(line, &out);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT(out && strstr(out, "scenarios/link-failure.json: rocesim-mpi run cannot spread faults over MPI ranks"));
+    /* said once, by rank 0 */
+    const char *first = out ? strstr(out, "cannot spread") : NULL;
+    CU_ASSERT(first && !strstr(first + 1, "cannot spread"));
+    free(out);
+    CU_ASSERT(access("/tmp/rocesim-mpi-refused", F_OK) != 0);
+}
+
 void test_golden_register(void)
 {
     CU_pSuite s = CU_add_suite("golden runs", NULL, NULL);
     CU_add_test(s, "the compare reports a changed result and names the file", test_golden_compare_catches);
     CU_add_test(s, "every scenario reproduces its reference outputs", test_golden_runs);
     CU_add_test(s, "a k=8 WebSearch run is the same on 1, 2, 4 and 8 threads", test_threads_k8_websearch);
+    CU_add_test(s, "rocesim-mpi run over 2 or 3 ranks writes what one process writes", test_mpi_ranks);
+    CU_add_test(s, "rocesim-mpi run refuses what cannot cross ranks yet, with exit 2", test_mpi_refuses);
 }
