@@ -492,6 +492,7 @@ void net_free(struct net *n)
         pool_free_all(&n->parts[i].pkts);
         free(n->parts[i].notes);
         free(n->parts[i].tel_back);
+        free(n->parts[i].lost);
     }
     free(n->parts);
     for (uint32_t i = 0; n->tel_pools && i <= n->n_parts; i++) {
@@ -605,9 +606,10 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
                          path_len);
 }
 
-struct flow *net_make_flow(struct net *n, uint32_t idx, const char *name, uint32_t src, uint32_t dst, int64_t size,
-                           sim_time_t start, int prio, int64_t rate_cap_bps, const uint32_t *path_nodes,
-                           int path_len)
+/* The flow at place idx as made, not yet counted nor started. */
+static struct flow *flow_init(struct net *n, uint32_t idx, const char *name, uint32_t src, uint32_t dst, int64_t size,
+                              sim_time_t start, int prio, int64_t rate_cap_bps, const uint32_t *path_nodes,
+                              int path_len)
 {
     struct flow *f = net_flow(n, idx);
     memset(f, 0, sizeof *f);
@@ -646,6 +648,20 @@ struct flow *net_make_flow(struct net *n, uint32_t idx, const char *name, uint32
         }
     }
     f->ideal_fct = ideal_fct(n, f);
+    return f;
+}
+
+struct flow *net_mirror_flow(struct net *n, uint32_t idx, const char *name, uint32_t src, uint32_t dst, int64_t size,
+                             sim_time_t start, int prio)
+{
+    return flow_init(n, idx, name, src, dst, size, start, prio, 0, NULL, 0);
+}
+
+struct flow *net_make_flow(struct net *n, uint32_t idx, const char *name, uint32_t src, uint32_t dst, int64_t size,
+                           sim_time_t start, int prio, int64_t rate_cap_bps, const uint32_t *path_nodes,
+                           int path_len)
+{
+    struct flow *f = flow_init(n, idx, name, src, dst, size, start, prio, rate_cap_bps, path_nodes, path_len);
     net_np(n)->flows_active++;
     sim_fn begin = route_flow_needs_choice(n, f) ? route_flow_start : nic_flow_start;
     sim_at_to(net_sim(n), start, flow_sender_ent(f), begin, f, 0);
@@ -658,8 +674,11 @@ void net_drop(struct net *n, struct pkt *k, enum drop_reason reason)
     if (k->type <= PKT_NACK && k->flow < n->n_flows) {
         struct flow *f = net_flow(n, k->flow);
         uint32_t hi = k->type == PKT_ACK ? k->psn : k->psn + 1;
-        if (hi > f->lost_hi)
+        if (hi > f->lost_hi) {
             f->lost_hi = hi;
+            if (net_comm(n))
+                ranks_lost(n, f, hi); /* the sender may run in another process */
+        }
     }
     struct net_counters *c = &net_np(n)->c;
     if (k->type == PKT_DATA) {
@@ -883,6 +902,8 @@ static void net_barrier(void *ctx)
         ranks_share_notes(n);
     tell_notes(n);
     tel_return(n);
+    if (n->between_windows)
+        n->between_windows(n->between_ctx);
 }
 
 /* At a line of the grid (sim_par's at_line): the deadlock detector's checks that came due since the last. */

@@ -467,6 +467,8 @@ struct net_part {
     uint32_t n_notes, cap_notes;
     uint32_t *tel_back;       /* INT records of other partitions' pools it freed, returned between windows */
     uint32_t n_tel_back, cap_tel_back;
+    uint32_t *lost;           /* over MPI ranks: (flow, lost_hi) raised by its drops in the window (ranks.h) */
+    uint32_t n_lost, cap_lost;
     bool beat;                /* a heartbeat of the deadlock detector came due (deadlock.h) */
     bool blocked;             /* a switch egress became blocked (deadlock_blocked) */
 };
@@ -515,6 +517,9 @@ struct net {
     uint32_t reroutes;        /* routing tables recomputed after a failure or a recovery */
     uint32_t *lerr_ends;      /* link_errors faults: the two node ids of fault i at 2i, 2i+1 (fault.c), else NULL */
     uint8_t *lerr_on;         /* link_errors faults: fault i is in force */
+    /* In a run over several processes (ranks.h), what the traffic shares between windows (traffic.c), or NULL */
+    void (*between_windows)(void *ctx);
+    void *between_ctx;
     /* Last: the listener table is large and cold, and must not push the fields above apart. */
     struct net_listeners listen; /* the PFC, flow-completion and watchdog listeners (NET_NOTIFY) */
 };
@@ -549,6 +554,13 @@ uint32_t net_reserve_flows(struct net *n, uint32_t count);
 struct flow *net_make_flow(struct net *n, uint32_t idx, const char *name, uint32_t src, uint32_t dst, int64_t size,
                            sim_time_t start, int prio, int64_t rate_cap_bps, const uint32_t *path_nodes,
                            int path_len);
+
+/*
+ * The flow at place idx as another process made it (ranks.h): the same flow, neither counted as active nor
+ * started here, for the partitions of this process that its frames reach.  Returns it.
+ */
+struct flow *net_mirror_flow(struct net *n, uint32_t idx, const char *name, uint32_t src, uint32_t dst, int64_t size,
+                             sim_time_t start, int prio);
 
 /* Whether flow f has been made (a reserved place may not be yet). */
 static inline bool net_flow_made(const struct flow *f) { return f->net != NULL; }

@@ -91,6 +91,44 @@ void ranks_attach(struct net *n, struct sim_par *P)
     P->codec = (struct sim_par_codec){frame_encode, frame_decode, n};
 }
 
+void ranks_lost(struct net *n, const struct flow *f, uint32_t hi)
+{
+    if (net_node_mine(n, n->hosts[f->src].node))
+        return; /* its sender reads this process's flow */
+    struct net_part *np = net_np(n);
+    if (np->n_lost + 2 > np->cap_lost) {
+        np->cap_lost = np->cap_lost ? 2 * np->cap_lost : 64;
+        np->lost = mem_xrealloc(np->lost, sizeof *np->lost * np->cap_lost, "noting drops for other processes");
+    }
+    np->lost[np->n_lost++] = f->idx;
+    np->lost[np->n_lost++] = hi;
+}
+
+/* The drops' lost_hi of every process's partitions, raised in this one's flows (a sender resets its own at a
+ * timeout, so only a raise travels). */
+static void share_lost(struct net *n, const struct sim_par_comm *C, const struct sim_par *P)
+{
+    struct sim_buf mine = {0}, all = {0};
+    for (uint32_t i = P->lo; i < P->hi; i++) {
+        sim_buf_put(&mine, n->parts[i].lost, sizeof *n->parts[i].lost * n->parts[i].n_lost);
+        n->parts[i].n_lost = 0;
+    }
+    C->gather(C->ctx, &mine, &all);
+    for (size_t o = 0; o + 8 <= all.len; o += 8) {
+        uint32_t rec[2];
+        memcpy(rec, all.p + o, sizeof rec);
+        if (rec[0] >= n->n_flows) {
+            fprintf(stderr, "rocesim: bug: malformed drops from another process\n");
+            abort();
+        }
+        struct flow *f = net_flow(n, rec[0]);
+        if (rec[1] > f->lost_hi && net_node_mine(n, n->hosts[f->src].node))
+            f->lost_hi = rec[1];
+    }
+    free(mine.p);
+    free(all.p);
+}
+
 /* A note as it travels: its partition, and its flow as an index. */
 struct note_rec {
     uint32_t part, flow;
@@ -131,6 +169,7 @@ void ranks_share_notes(struct net *n)
     }
     free(mine.p);
     free(all.p);
+    share_lost(n, C, P);
 }
 
 /* Flow results, each written by one process and zero (finish: -1, kept here as finish + 1) in the others. */
@@ -155,6 +194,8 @@ void ranks_finish(struct net *n, sim_time_t now)
     for (uint32_t i = 0; i < n->n_flows; i++) {
         const struct flow *f = net_flow(n, i);
         uint64_t *x = v + (size_t)i * FR_N;
+        if (!net_flow_made(f))
+            continue; /* a collective's place not reached, in every process alike */
         x[FR_FINISH] = (uint64_t)(f->finish + 1);
         x[FR_FAILED] = f->failed;
         x[FR_SENDER_DONE] = f->sender_done;
@@ -168,6 +209,8 @@ void ranks_finish(struct net *n, sim_time_t now)
     for (uint32_t i = 0; i < n->n_flows; i++) {
         struct flow *f = net_flow(n, i);
         const uint64_t *x = v + (size_t)i * FR_N;
+        if (!net_flow_made(f))
+            continue;
         f->finish = (sim_time_t)x[FR_FINISH] - 1;
         f->failed = x[FR_FAILED];
         f->sender_done = x[FR_SENDER_DONE];

@@ -1,5 +1,6 @@
 /* traffic — flows from the scenario's traffic entries (see traffic.h for the models). */
 #include "models/traffic.h"
+#include "models/ranks.h"
 #include "sim/file.h"
 #include "sim/mem.h"
 
@@ -291,6 +292,26 @@ static void coll_send(struct coll *c, uint32_t q, uint32_t to, uint32_t j)
     f->coll = c;
     f->coll_rank = q;
     __atomic_fetch_add(&c->bytes, (uint64_t)c->chunk, __ATOMIC_RELAXED);
+    if (t->made && net_np(n) != &n->own) {
+        /* over MPI ranks: made by a host, which only this process runs; the others learn of it between windows */
+        struct made_list *l = &t->made[net_sim(n)->part];
+        if (l->n == l->cap) {
+            l->cap = l->cap ? 2 * l->cap : 64;
+            l->idx = mem_xrealloc(l->idx, sizeof *l->idx * l->cap, TRAFFIC_OOM);
+        }
+        l->idx[l->n++] = c->base + j;
+    }
+}
+
+/* A part of c (a rank; alltoall: a flow) is done: c is complete when all are.  Over MPI ranks no process sees
+ * every part, and the parts are counted between windows (colls_between_windows). */
+static bool coll_part_done(struct coll *c, uint32_t *count, uint32_t last)
+{
+    if (c->t->made) {
+        __atomic_fetch_add(&c->parts_here, 1, __ATOMIC_RELAXED);
+        return false;
+    }
+    return __atomic_add_fetch(count, 1, __ATOMIC_ACQ_REL) == last;
 }
 
 /* A part of c (a rank, alltoall: a flow) completed now.  Recorded before the count of parts is raised (with
@@ -328,7 +349,7 @@ static void ring_advance(struct coll *c, uint32_t q)
         if (c->recvd[q] == c->steps && c->started[q] == c->steps) {
             c->started[q]++;
             coll_completed_at(c, net_sim(c->t->net)->now);
-            if (__atomic_add_fetch(&c->ranks_done, 1, __ATOMIC_ACQ_REL) == c->total_ranks)
+            if (coll_part_done(c, &c->ranks_done, c->total_ranks))
                 coll_finish(c);
         }
         return;
@@ -345,7 +366,6 @@ static void coll_start(struct sim *s, void *obj, uint64_t arg)
     SIM_ASSERT_ENT(s, SIM_ENT_GLOBAL);
     c->start = s->now;
     if (c->type == SCN_TR_ALLTOALL) {
-        c->flows_left = c->n_ranks * (c->n_ranks - 1);
         for (uint32_t a = 0; a < c->n_ranks; a++)
             for (uint32_t b = 0; b < c->n_ranks; b++)
                 if (a != b)
@@ -361,7 +381,7 @@ void traffic_flow_received(struct net *n, struct flow *f)
     struct coll *c = f->coll;
     if (c->type == SCN_TR_ALLTOALL) {
         coll_completed_at(c, net_sim(n)->now);
-        if (__atomic_sub_fetch(&c->flows_left, 1, __ATOMIC_ACQ_REL) == 0)
+        if (coll_part_done(c, &c->flows_done, c->n_flows))
             coll_finish(c);
         return;
     }
@@ -413,6 +433,95 @@ static void coll_init(struct traffic *t, struct coll *c, int entry, const struct
         keep_name(t, e->id, j);
     net_np(t->net)->pending_sources++;
     sim_at(net_sim(t->net), e->start_ps, coll_start, c, 0);
+}
+
+/* ---- collectives over MPI ranks (ranks.h) ---- */
+
+/* The ranks (q sends to `to`) of flow j of c (struct coll, its places). */
+static void coll_place(const struct coll *c, uint32_t j, uint32_t *q, uint32_t *to)
+{
+    if (c->type == SCN_TR_ALLTOALL) {
+        uint32_t a = j / (c->n_ranks - 1), b = j % (c->n_ranks - 1);
+        *q = a;
+        *to = b + (b >= a);
+    } else {
+        *q = j % c->total_ranks;
+        *to = ring_next(c, *q);
+    }
+}
+
+/* A flow made by another process's partition, as it travels: its place, start and Valiant intermediate. */
+struct made_rec {
+    uint32_t idx, via_host;
+    int32_t via_group;
+    uint32_t pad;
+    sim_time_t start;
+};
+
+/*
+ * Between windows of a run over MPI ranks: every process makes the collectives' flows the others' hosts made in
+ * the window (net_mirror_flow), so that every flow exists where its frames go and in every output, and counts
+ * the parts completed everywhere, completing a collective at its latest completion when all are done.
+ */
+static void colls_between_windows(void *ctx)
+{
+    struct traffic *t = ctx;
+    struct net *n = t->net;
+    const struct sim_par_comm *C = net_comm(n);
+    const struct sim_par *P = n->sim->par;
+    struct sim_buf mine = {0}, all = {0};
+    for (uint32_t i = P->lo; i < P->hi; i++) {
+        for (uint32_t k = 0; k < t->made[i].n; k++) {
+            const struct flow *f = net_flow(n, t->made[i].idx[k]);
+            struct made_rec r = {f->idx, f->via_host, f->via_group, 0, f->start};
+            sim_buf_put(&mine, &r, sizeof r);
+        }
+        t->made[i].n = 0;
+    }
+    C->gather(C->ctx, &mine, &all);
+    for (size_t o = 0; o + sizeof(struct made_rec) <= all.len; o += sizeof(struct made_rec)) {
+        struct made_rec r;
+        memcpy(&r, all.p + o, sizeof r);
+        if (r.idx < n->n_flows && net_flow_made(net_flow(n, r.idx)))
+            continue; /* this process's own */
+        struct coll *c = NULL;
+        for (uint32_t i = 0; i < t->n_colls && !c; i++)
+            if (r.idx >= t->colls[i].base && r.idx - t->colls[i].base < t->colls[i].n_flows)
+                c = &t->colls[i];
+        if (!c) {
+            fprintf(stderr, "rocesim: bug: another process made flow %u, not one of a collective\n", r.idx);
+            abort();
+        }
+        uint32_t j = r.idx - c->base, q, to;
+        coll_place(c, j, &q, &to);
+        struct flow *f = net_mirror_flow(n, r.idx, t->names[c->name0 + j], c->host[q], c->host[to], c->chunk,
+                                         r.start, TR_PRIO(&n->scn->traffic[c->entry]));
+        f->coll = c;
+        f->coll_rank = q;
+        f->via_host = r.via_host;
+        f->via_group = r.via_group;
+        c->bytes += (uint64_t)c->chunk;
+    }
+    free(mine.p);
+    free(all.p);
+    /* parts done in this window everywhere, and the latest completion */
+    uint64_t *v = t->share;
+    for (uint32_t i = 0; i < t->n_colls; i++) {
+        struct coll *c = &t->colls[i];
+        v[i] = c->parts_here;
+        v[t->n_colls + i] = (uint64_t)(c->last_done + 1);
+        c->parts_here = 0;
+    }
+    C->sum(C->ctx, v, t->n_colls);
+    C->max(C->ctx, v + t->n_colls, t->n_colls);
+    for (uint32_t i = 0; i < t->n_colls; i++) {
+        struct coll *c = &t->colls[i];
+        c->last_done = (sim_time_t)v[t->n_colls + i] - 1;
+        c->parts_all += (uint32_t)v[i];
+        if (c->finish < 0 && c->parts_all > 0 &&
+            c->parts_all == (c->type == SCN_TR_ALLTOALL ? c->n_flows : c->total_ranks))
+            coll_finish(c);
+    }
 }
 
 /* ---- setup ---- */
@@ -501,6 +610,13 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
             break;
         }
     }
+    const struct sim_par_comm *C = net_comm(n);
+    if (C && t->n_colls) {
+        t->made = mem_xcalloc(n->n_parts, sizeof *t->made, TRAFFIC_OOM);
+        t->share = mem_xcalloc(2 * (size_t)t->n_colls, sizeof *t->share, TRAFFIC_OOM);
+        n->between_windows = colls_between_windows;
+        n->between_ctx = t;
+    }
     return 0;
 }
 
@@ -520,6 +636,10 @@ void traffic_free(struct traffic *t)
         free(t->colls[i].started);
     }
     free(t->colls);
+    for (uint32_t i = 0; t->made && i < t->net->n_parts; i++)
+        free(t->made[i].idx);
+    free(t->made);
+    free(t->share);
     if (t->cdfs && t->net)
         for (int i = 0; i < t->net->scn->n_traffic; i++)
             cdf_free(&t->cdfs[i]);

@@ -61,7 +61,9 @@ struct coll {
     /* Shared by its ranks, whose hosts may run in different partitions (sim/parallel.h): changed atomically,
      * and finish as the latest completion, so that neither depends on which partition got there first. */
     uint32_t ranks_done;
-    uint32_t flows_left;       /* alltoall */
+    uint32_t flows_done;       /* alltoall */
+    /* over MPI ranks (ranks.h), its parts done in this process since the last window, and everywhere */
+    uint32_t parts_here, parts_all;
     uint64_t bytes;
     sim_time_t last_done;      /* the latest completion of a rank (alltoall: of a flow) so far */
     sim_time_t start, finish;  /* finish -1 until complete */
@@ -77,6 +79,13 @@ struct traffic {
     uint32_t n_gens;
     struct coll *colls;
     uint32_t n_colls;
+    /* over MPI ranks (ranks.h): per partition, the places of the collectives' flows its hosts made in the current
+     * window; and what colls_between_windows reduces */
+    struct made_list {
+        uint32_t *idx;
+        uint32_t n, cap;
+    } *made;
+    uint64_t *share;
 };
 
 /*

@@ -82,18 +82,14 @@ static int run_partition(struct run *r, char *err, size_t errlen)
 }
 
 /*
- * What a run over several processes cannot do yet (models/ranks.h): a collective's flows are made by their
- * senders' events, which the receivers' processes do not see; faults, the PFC watchdog and deadlock detection
- * read and change ports of every partition from the run's events.  Returns 0, or SCN_EUSAGE with a message.
+ * What a run over several processes cannot do yet (models/ranks.h): faults and the PFC watchdog are events of the
+ * run that change ports of every partition and count what they drop.  Returns 0, or SCN_EUSAGE with a message.
  */
 static int comm_refuses(const struct run *r, char *err, size_t errlen)
 {
     const struct scenario *scn = r->scn;
     const char *what = NULL;
-    for (int i = 0; i < scn->n_traffic && !what; i++)
-        if (scn->traffic[i].type == SCN_TR_ALLREDUCE || scn->traffic[i].type == SCN_TR_ALLTOALL)
-            what = "collectives (traffic of type allreduce or alltoall)";
-    if (!what && scn->n_faults)
+    if (scn->n_faults)
         what = "faults";
     if (!what && r->net.wd)
         what = "the PFC watchdog (switch.watchdog)";
