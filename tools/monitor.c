@@ -275,6 +275,9 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
         return rc;
     m->interval = r->scn->monitor.interval_ps;
     m->prios = monitor_traffic_prios(r->scn);
+    /* which flows rates.csv follows: the same choice in every rank of a run over MPI */
+    if (r->scn->monitor.flows == SCN_MON_FLOWS_AUTO)
+        m->flows_expected = expected_flows(r);
     if (!dir) {
         /* a rank of a run over MPI other than rank 0: it samples what its partitions hold and writes nothing, but
          * listens as rank 0 does, so that its partitions note the network events that rank 0 writes */
@@ -312,8 +315,6 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
             return SCN_EIO;
         }
     }
-    if (mo->flows == SCN_MON_FLOWS_AUTO)
-        m->flows_expected = expected_flows(r);
     if (mo->pfc == SCN_MON_PFC_AUTO)
         m->pfc_port = mem_xcalloc(r->g.n_ports ? r->g.n_ports : 1, 1, "selecting the PFC ports to record");
     /* Only the events it writes: a frame nobody records costs the PFC path nothing. */
