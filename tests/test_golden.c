@@ -644,6 +644,14 @@ static const struct {
     {"scenarios/labs/06-fattree-vs-dragonfly/dragonfly-ugal-uniform.json", "--stop 600us", 2, 1},
     /* Poisson arrivals made by every rank alike; two ranks of two threads */
     {"scenarios/websearch-fattree.json", "", 2, 2},
+    /* a ring all-reduce: each step's flow is made by its sender's rank and made again by the others between
+     * windows; the ranks' completions are counted together */
+    {"scenarios/allreduce-leafspine.json", "", 3, 1},
+    /* 99 timeouts, none spurious: drops at switches of one rank reach the senders of the other (lost_hi) */
+    {"scenarios/labs/01-one-config-ten-times/cluster-a.json", "--set topology.pods=2 --set traffic.0.size=32MB", 2,
+     1},
+    /* an all-to-all (made from the ring all-reduce's file in the test): every flow made by the run's event */
+    {"ALLTOALL", "--set traffic.0.size=8MB", 2, 1},
 };
 #define MPI_CASES (sizeof mpi_cases / sizeof mpi_cases[0])
 
@@ -654,11 +662,17 @@ static void test_mpi_ranks(void)
         return;
     char tmp[] = "/tmp/rocesim-mpi-run-XXXXXX";
     CU_ASSERT_FATAL(mkdtemp(tmp) != NULL);
-    char *cmd[MPI_CASES], line[2048];
+    char *cmd[MPI_CASES], line[2048], a2a[600];
     int rc[MPI_CASES];
+    snprintf(a2a, sizeof a2a, "%s/alltoall.json", tmp);
+    snprintf(line, sizeof line, "sed 's/\"type\": \"allreduce\", \"id\": \"ar\", \"algorithm\": \"ring\"/\"type\": "
+             "\"alltoall\", \"id\": \"a2a\"/' scenarios/allreduce-leafspine.json >%s && grep -q alltoall %s", a2a, a2a);
+    CU_ASSERT_FATAL(test_run(line, NULL) == 0);
+    const char *scn[MPI_CASES];
     for (size_t i = 0; i < MPI_CASES; i++) {
+        scn[i] = strcmp(mpi_cases[i].scn, "ALLTOALL") ? mpi_cases[i].scn : a2a;
         snprintf(line, sizeof line, "%s run %s %s -q --no-plot -o %s/one%zu >/dev/null 2>&1", test_rocesim_bin(),
-                 mpi_cases[i].scn, mpi_cases[i].args, tmp, i);
+                 scn[i], mpi_cases[i].args, tmp, i);
         cmd[i] = strdup(line);
     }
     run_parallel(cmd, rc, MPI_CASES, golden_jobs());
@@ -666,7 +680,7 @@ static void test_mpi_ranks(void)
         free(cmd[i]);
         CU_ASSERT_EQUAL(rc[i], 0);
         snprintf(line, sizeof line, "mpirun --allow-run-as-root --oversubscribe -np %d %s run %s %s --threads %d -q "
-                 "--no-plot -o %s/mpi%zu >%s/mpi%zu.log 2>&1", mpi_cases[i].ranks, bin, mpi_cases[i].scn,
+                 "--no-plot -o %s/mpi%zu >%s/mpi%zu.log 2>&1", mpi_cases[i].ranks, bin, scn[i],
                  mpi_cases[i].args, mpi_cases[i].threads, tmp, i, tmp, i);
         int r = test_run(line, NULL);
         CU_ASSERT_EQUAL(r, 0);
@@ -677,13 +691,29 @@ static void test_mpi_ranks(void)
         CU_ASSERT(same);
         if (!same)
             fprintf(stderr, "\n  %s over %d MPI ranks (exit %d) differs from one process: %s (in %s)\n",
-                    mpi_cases[i].scn, mpi_cases[i].ranks, r, diff, b);
+                    scn[i], mpi_cases[i].ranks, r, diff, b);
     }
-    /* the cases do cross: PAUSE frames, a detected deadlock, INT-driven rates, a counters file */
+    /* the cases do cross: a detected deadlock, complete collectives, timeouts that were not spurious */
+    static const struct {
+        int i;
+        const char *has;
+    } want[] = {{2, "\"detected\":\ttrue"},
+                {5, "\"completion_ns\":\t11"},      /* the all-reduce ends after 11 ms (golden) */
+                {6, "\"timeouts\":\t99,"},
+                {6, "\"spurious_timeouts\":\t0,"},
+                {7, "\"type\":\t\"alltoall\""}};
     char p[600];
-    snprintf(p, sizeof p, "%s/mpi2/summary.json", tmp);
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        snprintf(p, sizeof p, "%s/mpi%d/summary.json", tmp, want[k].i);
+        char *sum = test_read_file(p, NULL);
+        CU_ASSERT(sum && strstr(sum, want[k].has));
+        if (!sum || !strstr(sum, want[k].has))
+            fprintf(stderr, "\n  %s: no %s\n", p, want[k].has);
+        free(sum);
+    }
+    snprintf(p, sizeof p, "%s/mpi7/summary.json", tmp);
     char *sum = test_read_file(p, NULL);
-    CU_ASSERT(sum && strstr(sum, "\"detected\":\ttrue"));
+    CU_ASSERT(sum && !strstr(sum, "\"completion_ns\":\tnull"));
     free(sum);
     snprintf(p, sizeof p, "%s/mpi0/counters.csv", tmp);
     CU_ASSERT(access(p, R_OK) == 0);
