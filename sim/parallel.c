@@ -19,16 +19,41 @@ static inline struct sim_box *box(struct sim_par *P, uint32_t set, uint32_t from
     return &P->box[(set * (P->n + 1) + from) * (P->n + 1) + to];
 }
 
+/* Posts event e from partition `from` to partition `to` in mailbox set `set`. */
+static void mail(struct sim_par *P, uint32_t set, uint32_t from, uint32_t to, struct sim_event e)
+{
+    struct sim_box *b = box(P, set, from, to);
+    if (b->n == b->cap) {
+        uint32_t cap = b->cap ? b->cap * 2 : 256;
+        struct sim_event *ev = realloc(b->ev, sizeof *ev * cap);
+        if (!ev)
+            mem_oom("growing a partition's mailbox");
+        b->ev = ev;
+        b->cap = cap;
+    }
+    b->ev[b->n++] = e;
+    sim_time_t t = sim_key_time(e.hi);
+    if (t < P->mailed_min[from])
+        P->mailed_min[from] = t;
+}
+
 void sim_par_route(struct sim *s, uint32_t to, uint64_t hi, uint64_t lo, sim_fn fn, void *obj, struct sim_timer *tm,
                    uint64_t arg)
 {
     struct sim_par *P = s->par;
     sim_time_t t = sim_key_time(hi);
     if (!P->in_window) {
-        /* between windows (the run's own events, set-up): nothing else runs, file it where it belongs; every
-         * process runs the run's events, and the one that runs partition `to` files it */
-        if (to < P->n && !sim_par_mine(P, to))
+        /* between windows (the run's own events, set-up): nothing else runs, file it where it belongs */
+        if (to < P->n && !sim_par_mine(P, to)) {
+            /* Over processes: what every process does alike (the run's own engine scheduling), the one that
+             * runs partition `to` files too.  What one partition's part of a run event schedules (s is that
+             * partition, sim_par_touch) goes out with the mail of the next window, which ends before the
+             * lookahead has passed. */
+            if (s == P->global)
+                return;
+            mail(P, P->parity ^ 1, s->part, to, (struct sim_event){hi, lo, fn, obj, tm, arg});
             return;
+        }
         sim_insert(engine(P, to), hi, lo, fn, obj, tm, arg);
         if (to < P->n && t < P->next_t[to])
             P->next_t[to] = t;
@@ -42,18 +67,14 @@ void sim_par_route(struct sim *s, uint32_t to, uint64_t hi, uint64_t lo, sim_fn 
                 (unsigned)(lo & ((1u << SIM_SLOT_BITS) - 1)), (long long)t, (long long)P->win_end);
         abort();
     }
-    struct sim_box *b = box(P, P->parity, s->part, to);
-    if (b->n == b->cap) {
-        uint32_t cap = b->cap ? b->cap * 2 : 256;
-        struct sim_event *ev = realloc(b->ev, sizeof *ev * cap);
-        if (!ev)
-            mem_oom("growing a partition's mailbox");
-        b->ev = ev;
-        b->cap = cap;
-    }
-    b->ev[b->n++] = (struct sim_event){hi, lo, fn, obj, tm, arg};
-    if (t < P->mailed_min[s->part])
-        P->mailed_min[s->part] = t;
+    mail(P, P->parity, s->part, to, (struct sim_event){hi, lo, fn, obj, tm, arg});
+}
+
+void sim_par_touch(struct sim_par *P, uint32_t i)
+{
+    struct sim_key k;
+    if (sim_next_key(&P->parts[i], &k) && sim_key_time(k.hi) < P->next_t[i])
+        P->next_t[i] = sim_key_time(k.hi);
 }
 
 void sim_buf_put(struct sim_buf *b, const void *data, size_t len)
@@ -90,8 +111,7 @@ static void part_window(struct sim_par *P, uint32_t i)
     sim_enter(s);
     drain(P, P->parity ^ 1, i); /* the last window's mail */
     P->mailed_min[i] = T_NONE;
-    /* no frame is linked behind one mailed to another process, which takes it by value (sim/sim.h) */
-    s->horizon = P->comm ? T_NONE : P->n > 1 ? P->win_end : 0;
+    s->horizon = P->n > 1 ? P->win_end : 0;
     sim_run_below(s, P->b_hi, P->b_lo);
     s->horizon = 0;
 #ifdef __x86_64__

@@ -155,6 +155,10 @@ void sim_par_free(struct sim_par *P);
 int sim_par_init_comm(struct sim_par *P, struct sim *global, uint32_t n, const uint16_t *ent_part, uint32_t n_ent,
                       sim_time_t line, sim_time_t window, bool threaded, const struct sim_par_comm *comm);
 
+/* Between windows, after a part of a run's event ran in partition i's engine (sim_enter): its earliest event
+ * is taken into the next window's choice. */
+void sim_par_touch(struct sim_par *P, uint32_t i);
+
 /* Whether partition i runs in this process. */
 static inline bool sim_par_mine(const struct sim_par *P, uint32_t i) { return i >= P->lo && i < P->hi; }
 
