@@ -6,6 +6,7 @@
  * receive buffer like a switch ingress, as switch.c counts it).
  */
 #include "models/fault.h"
+#include "models/ranks.h"
 #include "models/nic.h"
 #include "models/pfc.h"
 #include "models/port.h"
@@ -20,6 +21,16 @@ static void host_pfc_update(struct net *n, struct host *h, int prio);
 
 /* Node ids travel in the event argument: a in the high half, b in the low. */
 static uint64_t pack(uint32_t a, uint32_t b) { return (uint64_t)a << 32 | b; }
+
+/* fn(p) as port p's node's part of the run's event (ranks.h): over processes, only where that node runs. */
+static void in_node(struct net *n, struct port *p, void (*fn)(struct port *))
+{
+    struct ranks_entry re;
+    if (!ranks_enter(n, p->node, &re))
+        return;
+    fn(p);
+    ranks_leave(n, &re);
+}
 
 /* Recomputes the routing tables after links changed state; out of memory mid-run is fatal. */
 static void reroute(struct net *n)
@@ -52,8 +63,8 @@ static void link_change(struct net *n, uint64_t arg, bool fail)
             if (p->down > 1)
                 continue;
             /* Both ends are down before either is flushed: a RESUME the flush triggers must not go out on the link. */
-            port_link_fail(p);
-            port_link_fail(q);
+            in_node(n, p, port_link_fail);
+            in_node(n, q, port_link_fail);
             l->down = true;
             n->links_down_now++;
             n->link_failures++;
@@ -74,14 +85,18 @@ static void link_change(struct net *n, uint64_t arg, bool fail)
         /* The link's ports may hold frames queued while it was down (a host's ACKs): start them. */
         for (uint32_t pid = na->first_port; pid < na->first_port + na->n_ports; pid++) {
             if (g->ports[g->ports[pid].peer].node == b) {
-                port_kick(&n->ports[pid]);
-                port_kick(n->ports[pid].peer);
+                in_node(n, &n->ports[pid], port_kick);
+                in_node(n, n->ports[pid].peer, port_kick);
                 /* The failure cleared a faulty NIC's pause; it pauses again if its fault still says so. */
                 struct port *ends[2] = {&n->ports[pid], n->ports[pid].peer};
                 for (int e = 0; e < 2; e++) {
                     struct host *h = ends[e]->kind == NODE_HOST ? n->node_host[ends[e]->node] : NULL;
-                    for (int prio = 0; h && h->fault && prio < NPRIO; prio++)
+                    struct ranks_entry re;
+                    if (!h || !h->fault || !ranks_enter(n, h->node, &re))
+                        continue;
+                    for (int prio = 0; prio < NPRIO; prio++)
                         host_pfc_update(n, h, prio);
+                    ranks_leave(n, &re);
                 }
             }
         }
@@ -190,8 +205,12 @@ static void storm_begin(struct sim *s, void *obj, uint64_t arg)
     struct net *n = obj;
     const struct scn_fault *f = &n->scn->faults[arg];
     struct host *h = &n->hosts[f->host];
+    struct ranks_entry re;
+    if (!ranks_enter(n, h->node, &re))
+        return;
     h->fault->storm[f->priority]++;
     host_pfc_update(n, h, f->priority);
+    ranks_leave(n, &re);
 }
 
 /* Event: pause_storm fault number arg ends (RESUME unless another reason to pause remains). */
@@ -200,8 +219,12 @@ static void storm_end(struct sim *s, void *obj, uint64_t arg)
     struct net *n = obj;
     const struct scn_fault *f = &n->scn->faults[arg];
     struct host *h = &n->hosts[f->host];
+    struct ranks_entry re;
+    if (!ranks_enter(n, h->node, &re))
+        return;
     h->fault->storm[f->priority]--;
     host_pfc_update(n, h, f->priority);
+    ranks_leave(n, &re);
 }
 
 static void rx_done(struct sim *s, void *obj, uint64_t arg);
@@ -291,6 +314,9 @@ static void slow_end(struct sim *s, void *obj, uint64_t arg)
     const struct scn_fault *f = &n->scn->faults[arg];
     struct host *h = &n->hosts[f->host];
     struct nic_fault *nf = h->fault;
+    struct ranks_entry re;
+    if (!ranks_enter(n, h->node, &re))
+        return;
     nf->rx_slow = false;
     sim_timer_cancel(&nf->rx_timer);
     struct pkt *k;
@@ -303,6 +329,7 @@ static void slow_end(struct sim *s, void *obj, uint64_t arg)
             nf->rx_xoff[prio] = false;
             host_pfc_update(n, h, prio);
         }
+    ranks_leave(n, &re);
 }
 
 /* Whether faults a and b (of the same kind) are in force at some common time; end -1 is the end of the run. */

@@ -730,6 +730,7 @@ static bool note(struct net *n, struct net_note nt)
     const struct sim *s = sim_cur;
     nt.t = s->now;
     nt.seq = s->cur_seq;
+    nt.sub = n->enter_sub;
     np->notes[np->n_notes++] = nt;
     return true;
 }
@@ -784,7 +785,8 @@ static void tell_notes(struct net *n)
             if (pos[i] == np->n_notes)
                 continue;
             const struct net_note *c = &np->notes[pos[i]];
-            if (!best || c->t < best->t || (c->t == best->t && c->seq < best->seq)) {
+            if (!best || c->t < best->t || (c->t == best->t && (c->seq < best->seq ||
+                                                                (c->seq == best->seq && c->sub < best->sub)))) {
                 best = c;
                 bi = i;
             }

@@ -404,7 +404,8 @@ void net_fan_wd(struct net *n, sim_time_t t, uint32_t node, uint32_t port, int p
 enum net_note_kind { NOTE_PFC, NOTE_FLOW, NOTE_WD };
 struct net_note {
     sim_time_t t;             /* the point of the order: time ... */
-    uint64_t seq;             /* ... and sequence (sim.cur_seq) */
+    uint64_t seq;             /* ... and sequence (sim.cur_seq) ... */
+    uint32_t sub;             /* ... and, for the nodes' parts of one run event over processes, which (ranks.h) */
     sim_time_t at;            /* the event's own time argument */
     const struct flow *f;
     uint32_t node, port;
@@ -520,6 +521,7 @@ struct net {
     /* In a run over several processes (ranks.h), what the traffic shares between windows (traffic.c), or NULL */
     void (*between_windows)(void *ctx);
     void *between_ctx;
+    uint32_t enter_sub;       /* over processes: the nodes' parts of run events entered so far (ranks_enter) */
     /* Last: the listener table is large and cold, and must not push the fields above apart. */
     struct net_listeners listen; /* the PFC, flow-completion and watchdog listeners (NET_NOTIFY) */
 };

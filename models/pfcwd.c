@@ -1,6 +1,7 @@
 /* pfcwd — the switches' PFC watchdog (SONiC pfcwd semantics; the rules are in pfcwd.h). */
 #include "models/pfcwd.h"
 #include "models/pfc.h"
+#include "models/ranks.h"
 #include "models/switch.h"
 #include "sim/mem.h"
 
@@ -92,6 +93,9 @@ static void poll_event(struct sim *s, void *obj, uint64_t arg)
     sim_time_t now = s->now, prev = wd->last_poll;
     for (uint32_t i = 0; i < n->g->n_switches; i++) {
         struct sw *w = &n->sws[i];
+        struct ranks_entry re;
+        if (!ranks_enter(n, w->node, &re))
+            continue; /* another process runs it, and polls it */
         for (uint32_t j = 0; j < w->n_ports; j++) {
             struct port *p = &w->ports[j];
             for (int prio = 0; prio < NPRIO; prio++) {
@@ -116,6 +120,7 @@ static void poll_event(struct sim *s, void *obj, uint64_t arg)
                     storm(n, w, p, prio, now);
             }
         }
+        ranks_leave(n, &re);
     }
     wd->last_poll = now;
     /* Only while traffic remains: a run whose flows are done must not be kept going by the watchdog. */

@@ -1,5 +1,6 @@
 /* ranks — a network's partitions in several processes (see ranks.h). */
 #include "models/ranks.h"
+#include "models/pfcwd.h"
 #include "models/port.h"
 #include "models/telemetry.h"
 #include "sim/mem.h"
@@ -9,8 +10,9 @@
 #include <string.h>
 
 /*
- * A frame's record: the receiving port's id, the frame's bytes; for a frame with an INT record its hop count
- * and hops; for a frame that switches route by its flow, the flow's Valiant intermediate, which its sender
+ * A frame's record: the receiving port's id, then the frames on the wire behind one arrival event (port.c: each
+ * carries when the next arrives, and its sequence), each as its bytes; for a frame with an INT record its hop
+ * count and hops; for a frame that switches route by its flow, the flow's Valiant intermediate, which its sender
  * chose when it started (route.c) in the sender's process alone.  Only a frame's arrival crosses partitions
  * (sim/parallel.h).
  */
@@ -19,38 +21,45 @@ static bool frame_encode(void *ctx, const struct sim_event *e, struct sim_buf *b
     struct net *n = ctx;
     if (e->fn != port_arrive || e->timer)
         return false;
-    const struct port *p = e->obj;
+    struct port *p = e->obj;
     struct pkt *k = (struct pkt *)(uintptr_t)e->arg;
-    if (k->next)
-        return false; /* frames behind it on the wire: never linked when partitions are in several processes */
-    uint32_t id = port_id(p);
+    uint32_t id = port_id(p), count = 0;
+    for (const struct pkt *c = k; c; c = c->next)
+        count++;
     sim_buf_put(b, &id, sizeof id);
-    sim_buf_put(b, k, sizeof *k);
-    if (k->tel) {
-        const struct int_rec *r = net_int_rec(n, k->tel);
-        sim_buf_put(b, &r->n_hops, sizeof r->n_hops);
-        sim_buf_put(b, r->hop, sizeof *r->hop * r->n_hops);
+    sim_buf_put(b, &count, sizeof count);
+    while (k) {
+        struct pkt *next = k->next;
+        sim_buf_put(b, k, sizeof *k);
+        if (k->tel) {
+            const struct int_rec *r = net_int_rec(n, k->tel);
+            sim_buf_put(b, &r->n_hops, sizeof r->n_hops);
+            sim_buf_put(b, r->hop, sizeof *r->hop * r->n_hops);
+        }
+        if (k->route_flow) {
+            const struct flow *f = net_flow(n, k->flow);
+            sim_buf_put(b, &f->via_host, sizeof f->via_host);
+            sim_buf_put(b, &f->via_group, sizeof f->via_group);
+        }
+        /* The sender links no more frames behind this one, which travels now; those it sends later get events
+         * of their own, with the keys they would have had behind it. */
+        if (p->peer->wire_tail == k)
+            p->peer->wire_tail = NULL;
+        pkt_free(n, k); /* into the sending partition's pools: the receiver rebuilds it from its own */
+        k = next;
     }
-    if (k->route_flow) {
-        const struct flow *f = net_flow(n, k->flow);
-        sim_buf_put(b, &f->via_host, sizeof f->via_host);
-        sim_buf_put(b, &f->via_group, sizeof f->via_group);
-    }
-    pkt_free(n, k); /* into the sending partition's pools: the receiver rebuilds it from its own */
     return true;
 }
 
-static size_t frame_decode(void *ctx, const unsigned char *p, size_t len, struct sim_event *e)
+/* One frame of a record into a packet of the receiving partition; the bytes read, or 0. */
+static size_t frame_read(struct net *n, const unsigned char *p, size_t len, struct pkt **out)
 {
-    struct net *n = ctx;
-    uint32_t id;
     struct pkt in;
-    if (len < sizeof id + sizeof in)
+    if (len < sizeof in)
         return 0;
-    memcpy(&id, p, sizeof id);
-    memcpy(&in, p + sizeof id, sizeof in);
-    size_t used = sizeof id + sizeof in;
-    if (id >= n->g->n_ports || (in.route_flow && in.flow >= n->n_flows))
+    memcpy(&in, p, sizeof in);
+    size_t used = sizeof in;
+    if (in.route_flow && in.flow >= n->n_flows)
         return 0;
     uint8_t hops = 0;
     if (in.tel) {
@@ -60,6 +69,8 @@ static size_t frame_decode(void *ctx, const unsigned char *p, size_t len, struct
         if (hops > INT_MAX_HOPS || len < used + sizeof(struct int_hop) * hops || !net_np(n)->tel)
             return 0;
     }
+    if (in.route_flow && len < used + sizeof(struct int_hop) * hops + sizeof(uint32_t) + sizeof(int32_t))
+        return 0;
     struct pkt *k = pkt_alloc(n);
     *k = in;
     k->next = NULL;
@@ -73,16 +84,42 @@ static size_t frame_decode(void *ctx, const unsigned char *p, size_t len, struct
     }
     if (in.route_flow) {
         struct flow *f = net_flow(n, in.flow);
-        if (len < used + sizeof f->via_host + sizeof f->via_group)
-            return 0;
         memcpy(&f->via_host, p + used, sizeof f->via_host);
         memcpy(&f->via_group, p + used + sizeof f->via_host, sizeof f->via_group);
         used += sizeof f->via_host + sizeof f->via_group;
     }
+    *out = k;
+    return used;
+}
+
+static size_t frame_decode(void *ctx, const unsigned char *p, size_t len, struct sim_event *e)
+{
+    struct net *n = ctx;
+    uint32_t id, count;
+    if (len < sizeof id + sizeof count)
+        return 0;
+    memcpy(&id, p, sizeof id);
+    memcpy(&count, p + sizeof id, sizeof count);
+    size_t used = sizeof id + sizeof count;
+    if (id >= n->g->n_ports || count == 0)
+        return 0;
+    struct pkt *head = NULL, *tail = NULL;
+    for (uint32_t i = 0; i < count; i++) {
+        struct pkt *k;
+        size_t u = frame_read(n, p + used, len - used, &k);
+        if (!u)
+            return 0;
+        used += u;
+        if (tail)
+            tail->next = k;
+        else
+            head = k;
+        tail = k;
+    }
     e->fn = port_arrive;
     e->obj = &n->ports[id];
     e->timer = NULL;
-    e->arg = (uint64_t)(uintptr_t)k;
+    e->arg = (uint64_t)(uintptr_t)head;
     return used;
 }
 
@@ -104,29 +141,36 @@ void ranks_lost(struct net *n, const struct flow *f, uint32_t hi)
     np->lost[np->n_lost++] = hi;
 }
 
-/* The drops' lost_hi of every process's partitions, raised in this one's flows (a sender resets its own at a
- * timeout, so only a raise travels). */
-static void share_lost(struct net *n, const struct sim_par_comm *C, const struct sim_par *P)
+bool ranks_enter(struct net *n, uint32_t node, struct ranks_entry *e)
 {
-    struct sim_buf mine = {0}, all = {0};
-    for (uint32_t i = P->lo; i < P->hi; i++) {
-        sim_buf_put(&mine, n->parts[i].lost, sizeof *n->parts[i].lost * n->parts[i].n_lost);
-        n->parts[i].n_lost = 0;
-    }
-    C->gather(C->ctx, &mine, &all);
-    for (size_t o = 0; o + 8 <= all.len; o += 8) {
-        uint32_t rec[2];
-        memcpy(rec, all.p + o, sizeof rec);
-        if (rec[0] >= n->n_flows) {
-            fprintf(stderr, "rocesim: bug: malformed drops from another process\n");
-            abort();
-        }
-        struct flow *f = net_flow(n, rec[0]);
-        if (rec[1] > f->lost_hi && net_node_mine(n, n->hosts[f->src].node))
-            f->lost_hi = rec[1];
-    }
-    free(mine.p);
-    free(all.p);
+    e->was = NULL;
+    struct sim_par *P = n->sim->par;
+    if (!P || !P->comm)
+        return true;
+    n->enter_sub++; /* in every process alike: the notes of the nodes' parts are told in the order they ran */
+    uint32_t i = P->ent_part[net_ent(node)];
+    if (!sim_par_mine(P, i))
+        return false;
+    struct sim *G = P->global, *ps = &P->parts[i];
+    *e = (struct ranks_entry){sim_cur, ps, ps->now, ps->cur_seq, ps->cur_ent};
+    ps->now = G->now;
+    ps->cur_seq = G->cur_seq;
+    ps->cur_ent = SIM_ENT_GLOBAL; /* what it schedules, the run's event schedules */
+    sim_enter(ps);
+    return true;
+}
+
+void ranks_leave(struct net *n, struct ranks_entry *e)
+{
+    if (!e->was)
+        return;
+    struct sim *ps = e->part;
+    ps->now = e->now;
+    ps->cur_seq = e->cur_seq;
+    ps->cur_ent = e->cur_ent;
+    sim_par_touch(n->sim->par, ps->part);
+    sim_enter(e->was);
+    e->was = NULL;
 }
 
 /* A note as it travels: its partition, and its flow as an index. */
@@ -135,26 +179,44 @@ struct note_rec {
     struct net_note nt;
 };
 
+/* A drop's raise of lost_hi travels as a note of no partition: flow, and lost_hi in sub. */
+#define LOST_REC UINT32_MAX
+
 void ranks_share_notes(struct net *n)
 {
     const struct sim_par_comm *C = net_comm(n);
     const struct sim_par *P = n->sim->par;
     struct sim_buf mine = {0}, all = {0};
-    for (uint32_t i = P->lo; i < P->hi; i++)
-        for (uint32_t j = 0; j < n->parts[i].n_notes; j++) {
-            struct note_rec r = {i, UINT32_MAX, n->parts[i].notes[j]};
+    for (uint32_t i = P->lo; i < P->hi; i++) {
+        struct net_part *np = &n->parts[i];
+        for (uint32_t j = 0; j < np->n_notes; j++) {
+            struct note_rec r = {i, UINT32_MAX, np->notes[j]};
             if (r.nt.f)
                 r.flow = r.nt.f->idx;
             r.nt.f = NULL;
             sim_buf_put(&mine, &r, sizeof r);
         }
+        for (uint32_t j = 0; j < np->n_lost; j += 2) {
+            struct note_rec r = {LOST_REC, np->lost[j], {.sub = np->lost[j + 1]}};
+            sim_buf_put(&mine, &r, sizeof r);
+        }
+        np->n_lost = 0;
+    }
     C->gather(C->ctx, &mine, &all);
     for (size_t o = 0; o + sizeof(struct note_rec) <= all.len; o += sizeof(struct note_rec)) {
         struct note_rec r;
         memcpy(&r, all.p + o, sizeof r);
-        if (r.part >= n->n_parts || (r.flow != UINT32_MAX && r.flow >= n->n_flows)) {
+        if ((r.part >= n->n_parts && r.part != LOST_REC) || (r.flow != UINT32_MAX && r.flow >= n->n_flows) ||
+            (r.part == LOST_REC && r.flow == UINT32_MAX)) {
             fprintf(stderr, "rocesim: bug: malformed notes from another process\n");
             abort();
+        }
+        if (r.part == LOST_REC) {
+            /* a sender resets its own lost_hi at a timeout, so only a raise travels, to the sender's process */
+            struct flow *f = net_flow(n, r.flow);
+            if (r.nt.sub > f->lost_hi && net_node_mine(n, n->hosts[f->src].node))
+                f->lost_hi = r.nt.sub;
+            continue;
         }
         if (sim_par_mine(P, r.part))
             continue; /* this process's own, already in place */
@@ -169,7 +231,6 @@ void ranks_share_notes(struct net *n)
     }
     free(mine.p);
     free(all.p);
-    share_lost(n, C, P);
 }
 
 /* Flow results, each written by one process and zero (finish: -1, kept here as finish + 1) in the others. */
@@ -241,6 +302,13 @@ void ranks_finish(struct net *n, sim_time_t now)
             port_pp(p, prio)->paused_acc = (sim_time_t)v[(size_t)i * (NPRIO + 1) + 1 + (size_t)prio];
     }
     free(v);
+    if (n->wd) {
+        /* the watchdog polls each switch in the process that runs it (pfcwd.c) */
+        uint64_t w[2] = {n->wd->storms, n->wd->restored};
+        C->sum(C->ctx, w, 2);
+        n->wd->storms = (uint32_t)w[0];
+        n->wd->restored = (uint32_t)w[1];
+    }
     if (n->ctr) {
         _Static_assert(sizeof(struct port_ctr) % sizeof(uint64_t) == 0, "port counters are summed as words");
         C->sum(C->ctx, (uint64_t *)n->ctr, (size_t)np * NPRIO * (sizeof(struct port_ctr) / sizeof(uint64_t)));

@@ -36,6 +36,23 @@ static inline bool net_node_mine(const struct net *n, uint32_t node)
     return !P || !P->comm || sim_par_mine(P, P->ent_part[net_ent(node)]);
 }
 
+/*
+ * A run's event acts on many nodes (the PFC watchdog's poll, a fault), but over processes only the one that runs
+ * a node's partition holds its state.  The event does a node's part between ranks_enter(n, node, &e) and
+ * ranks_leave(n, &e), when ranks_enter returns true: then, over processes, what it counts and notes is that
+ * partition's, as if the node's own event had done it at the run event's point of the order, and the others skip
+ * it.  In one process both do nothing and enter returns true.
+ */
+struct ranks_entry {
+    struct sim *was;     /* the engine running before, NULL: nothing entered */
+    struct sim *part;
+    sim_time_t now;
+    uint64_t cur_seq;
+    uint32_t cur_ent;
+};
+bool ranks_enter(struct net *n, uint32_t node, struct ranks_entry *e);
+void ranks_leave(struct net *n, struct ranks_entry *e);
+
 /* Lets frames travel between the processes of P (net_partition calls it when P has a comm). */
 void ranks_attach(struct net *n, struct sim_par *P);
 
