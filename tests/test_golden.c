@@ -652,7 +652,24 @@ static const struct {
      1},
     /* an all-to-all (made from the ring all-reduce's file in the test): every flow made by the run's event */
     {"ALLTOALL", "--set traffic.0.size=8MB", 2, 1},
+    /* a host's PAUSE storm and the watchdog that drops it: the poll's part for each switch runs in its rank */
+    {"scenarios/pfc-storm.json", "--set switch.watchdog.enabled=true --set switch.watchdog.detection_time=200us "
+     "--set switch.watchdog.restoration_time=200us --set switch.watchdog.poll_interval=10us", 3, 1},
+    /* a link taken down and back: both ends flushed in their ranks, routes recomputed in all */
+    {"scenarios/link-failure.json", "", 2, 1},
+    /* a slow receiver that recovers and a lossy link (written by the test) */
+    {"FAULTS", "", 3, 1},
 };
+
+#define MPI_FAULTS_JSON                                                                                          \
+    "{\"name\": \"faults\", \"seed\": 3, \"topology\": {\"type\": \"leaf-spine\", \"leaves\": 2, \"spines\": 2, "           \
+    "\"hosts_per_leaf\": 2, \"host_link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}, \"fabric_link\": {\"rate\": "       \
+    "\"100Gbps\", \"delay\": \"1us\"}}, \"switch\": {\"buffer\": \"1MB\"}, \"traffic\": [{\"type\": \"flow\", \"src\": "     \
+    "\"h2\", \"dst\": \"h0\", \"size\": \"2MB\"}, {\"type\": \"flow\", \"src\": \"h3\", \"dst\": \"h0\", \"size\": "      \
+    "\"2MB\"}, {\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h3\", \"size\": \"2MB\"}], \"faults\": [{\"type\": "       \
+    "\"slow_receiver\", \"host\": \"h0\", \"rate\": \"20Gbps\", \"start\": \"20us\", \"end\": \"300us\"}, {\"type\": "     \
+    "\"link_errors\", \"between\": [\"leaf0\", \"spine1\"], \"rate\": 0.05, \"start\": \"10us\", \"end\": \"200us\"}], "    \
+    "\"monitor\": {\"interval\": \"5us\", \"queues\": [\"*:*\"], \"flows\": \"all\", \"pfc\": \"all\"}}\n"
 #define MPI_CASES (sizeof mpi_cases / sizeof mpi_cases[0])
 
 static void test_mpi_ranks(void)
@@ -668,9 +685,14 @@ static void test_mpi_ranks(void)
     snprintf(line, sizeof line, "sed 's/\"type\": \"allreduce\", \"id\": \"ar\", \"algorithm\": \"ring\"/\"type\": "
              "\"alltoall\", \"id\": \"a2a\"/' scenarios/allreduce-leafspine.json >%s && grep -q alltoall %s", a2a, a2a);
     CU_ASSERT_FATAL(test_run(line, NULL) == 0);
+    char faults[600];
+    snprintf(faults, sizeof faults, "%s/faults.json", tmp);
+    FILE *ff = fopen(faults, "w");
+    CU_ASSERT_FATAL(ff && fputs(MPI_FAULTS_JSON, ff) >= 0 && fclose(ff) == 0);
     const char *scn[MPI_CASES];
     for (size_t i = 0; i < MPI_CASES; i++) {
-        scn[i] = strcmp(mpi_cases[i].scn, "ALLTOALL") ? mpi_cases[i].scn : a2a;
+        scn[i] = !strcmp(mpi_cases[i].scn, "ALLTOALL") ? a2a : !strcmp(mpi_cases[i].scn, "FAULTS") ? faults
+                                                                                                   : mpi_cases[i].scn;
         snprintf(line, sizeof line, "%s run %s %s -q --no-plot -o %s/one%zu >/dev/null 2>&1", test_rocesim_bin(),
                  scn[i], mpi_cases[i].args, tmp, i);
         cmd[i] = strdup(line);
@@ -701,7 +723,10 @@ static void test_mpi_ranks(void)
                 {5, "\"completion_ns\":\t11"},      /* the all-reduce ends after 11 ms (golden) */
                 {6, "\"timeouts\":\t99,"},
                 {6, "\"spurious_timeouts\":\t0,"},
-                {7, "\"type\":\t\"alltoall\""}};
+                {7, "\"type\":\t\"alltoall\""},
+                {8, "\"storms_detected\":\t1,"},
+                {9, "\"link_failures\":\t1,"},
+                {10, "\"corrupt\":\t19"}};
     char p[600];
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
         snprintf(p, sizeof p, "%s/mpi%d/summary.json", tmp, want[k].i);
@@ -721,7 +746,7 @@ static void test_mpi_ranks(void)
     test_run(line, NULL);
 }
 
-/* What cannot yet cross processes is refused with exit 2 and the file's name, and nothing is written. */
+/* A run over MPI ranks has no live view: refused with exit 2, said once, and nothing is written. */
 static void test_mpi_refuses(void)
 {
     const char *bin = test_mpi_bin("the rocesim-mpi run refusal test");
@@ -729,13 +754,11 @@ static void test_mpi_refuses(void)
         return;
     char *out = NULL, line[1024];
     snprintf(line, sizeof line, "rm -rf /tmp/rocesim-mpi-refused && mpirun --allow-run-as-root --oversubscribe -np 2 "
-             "%s run scenarios/link-failure.json -q -o /tmp/rocesim-mpi-refused", bin);
+             "%s run scenarios/dumbbell.json --live 127.0.0.1:0 -q -o /tmp/rocesim-mpi-refused", bin);
     int rc = test_run(line, &out);
     CU_ASSERT_EQUAL(rc, 2);
-    CU_ASSERT(out && strstr(out, "scenarios/link-failure.json: rocesim-mpi run cannot spread faults over MPI ranks"));
-    /* said once, by rank 0 */
-    const char *first = out ? strstr(out, "cannot spread") : NULL;
-    CU_ASSERT(first && !strstr(first + 1, "cannot spread"));
+    const char *first = out ? strstr(out, "a run over MPI ranks has no live view") : NULL;
+    CU_ASSERT(first && !strstr(first + 1, "a run over MPI ranks has no live view"));
     free(out);
     CU_ASSERT(access("/tmp/rocesim-mpi-refused", F_OK) != 0);
 }
@@ -747,5 +770,5 @@ void test_golden_register(void)
     CU_add_test(s, "every scenario reproduces its reference outputs", test_golden_runs);
     CU_add_test(s, "a k=8 WebSearch run is the same on 1, 2, 4 and 8 threads", test_threads_k8_websearch);
     CU_add_test(s, "rocesim-mpi run over 2 or 3 ranks writes what one process writes", test_mpi_ranks);
-    CU_add_test(s, "rocesim-mpi run refuses what cannot cross ranks yet, with exit 2", test_mpi_refuses);
+    CU_add_test(s, "rocesim-mpi run refuses --live, with exit 2, once", test_mpi_refuses);
 }

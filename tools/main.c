@@ -778,8 +778,11 @@ int main(int argc, char **argv)
         /* rocesim-mpi under mpirun: one run, its partitions spread over the ranks (tools/run_mpi.c) */
         run_comm = run_mpi_start(&argc, &argv);
         run_set_comm(run_comm);
-        if (run_comm && c.live)
-            return run_mpi_end(bad_usage("%s", "--live: a run over MPI ranks has no live view"));
+        if (run_comm && c.live) {
+            /* said once, by rank 0 */
+            int bad = run_comm->rank ? SCN_EUSAGE : bad_usage("%s", "--live: a run over MPI ranks has no live view");
+            return run_mpi_end(bad);
+        }
         return run_mpi_end(cmd_run(&c));
     }
     if (strcmp(c.cmd, "check") == 0)

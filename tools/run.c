@@ -81,25 +81,6 @@ static int run_partition(struct run *r, char *err, size_t errlen)
     return 0;
 }
 
-/*
- * What a run over several processes cannot do yet (models/ranks.h): faults and the PFC watchdog are events of the
- * run that change ports of every partition and count what they drop.  Returns 0, or SCN_EUSAGE with a message.
- */
-static int comm_refuses(const struct run *r, char *err, size_t errlen)
-{
-    const struct scenario *scn = r->scn;
-    const char *what = NULL;
-    if (scn->n_faults)
-        what = "faults";
-    if (!what && r->net.wd)
-        what = "the PFC watchdog (switch.watchdog)";
-    if (!what)
-        return 0;
-    snprintf(err, errlen, "%s: rocesim-mpi run cannot spread %s over MPI ranks yet; run it with rocesim run "
-             "--threads N", scn->file, what);
-    return SCN_EUSAGE;
-}
-
 int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
@@ -120,9 +101,7 @@ int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errle
         return rc;
     }
     /* cut before the traffic, so that every flow and pool is made for the partitions it runs in */
-    rc = run_comm ? comm_refuses(r, err, errlen) : 0;
-    if (!rc)
-        rc = run_partition(r, err, errlen);
+    rc = run_partition(r, err, errlen);
     if (!rc)
         rc = traffic_setup(&r->traffic, &r->net, err, errlen);
     if (!rc)
