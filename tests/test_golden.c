@@ -746,7 +746,8 @@ static void test_mpi_ranks(void)
     test_run(line, NULL);
 }
 
-/* A run over MPI ranks has no live view: refused with exit 2, said once, and nothing is written. */
+/* A run over MPI ranks has no live view: refused with exit 2, said once, and nothing is written; a rank that
+ * cannot start stops them all. */
 static void test_mpi_refuses(void)
 {
     const char *bin = test_mpi_bin("the rocesim-mpi run refusal test");
@@ -761,6 +762,16 @@ static void test_mpi_refuses(void)
     CU_ASSERT(first && !strstr(first + 1, "a run over MPI ranks has no live view"));
     free(out);
     CU_ASSERT(access("/tmp/rocesim-mpi-refused", F_OK) != 0);
+    /* a directory rank 0 cannot make stops every rank before the run, with exit 3, said once */
+    snprintf(line, sizeof line, "mpirun --allow-run-as-root --oversubscribe -np 2 %s run scenarios/dumbbell.json -q "
+             "-o /proc/rocesim-no-such-dir", bin);
+    out = NULL;
+    rc = test_run(line, &out);
+    CU_ASSERT_EQUAL(rc, 3);
+    first = out ? strstr(out, "/proc/rocesim-no-such-dir: cannot create directory") : NULL;
+    CU_ASSERT(first && !strstr(first + 1, "cannot create directory"));
+    CU_ASSERT(out && !strstr(out, "MPI_ERR"));
+    free(out);
 }
 
 void test_golden_register(void)
@@ -770,5 +781,6 @@ void test_golden_register(void)
     CU_add_test(s, "every scenario reproduces its reference outputs", test_golden_runs);
     CU_add_test(s, "a k=8 WebSearch run is the same on 1, 2, 4 and 8 threads", test_threads_k8_websearch);
     CU_add_test(s, "rocesim-mpi run over 2 or 3 ranks writes what one process writes", test_mpi_ranks);
-    CU_add_test(s, "rocesim-mpi run refuses --live, with exit 2, once", test_mpi_refuses);
+    CU_add_test(s, "rocesim-mpi run refuses --live (exit 2) and stops on a bad directory (exit 3), once",
+                test_mpi_refuses);
 }

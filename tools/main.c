@@ -627,10 +627,14 @@ static int cmd_run_body(const struct cli *c, bool peer)
         fprintf(stderr, "rocesim: cannot install signal handlers: %s\n", strerror(errno));
     limits_set_max_wall(c->max_wall_s, c->max_wall);
     rc = run_setup(&r, &scn, err, sizeof err);
-    if (rc) {
-        fprintf(stderr, "rocesim: %s\n", err);
+    int all = agree(rc);
+    if (rc || all) {
+        if (rc)
+            fprintf(stderr, "rocesim: %s\n", err);
+        else
+            run_free(&r);
         scn_free(&scn);
-        return rc;
+        return rc ? rc : all;
     }
     /* The time series stream into dir while the run goes, so it exists from here on, emptied of whatever an
      * earlier run left (run_claim_dir); the resolved scenario goes first, saying what this directory is. */
@@ -639,12 +643,18 @@ static int cmd_run_body(const struct cli *c, bool peer)
         rc = monitor_open(&mon, &r, NULL, err, sizeof err);
     else if (!(rc = monitor_open(&mon, &r, dir, err, sizeof err)) && (rc = plot_save_inputs(&scn, dir, err, sizeof err)))
         monitor_close(&mon, false, NULL, 0);
-    if (rc) {
-        fprintf(stderr, "rocesim: %s\n", err);
+    all = agree(rc);
+    if (!rc && all)
+        monitor_close(&mon, false, NULL, 0);
+    if (rc || all) {
+        if (rc)
+            fprintf(stderr, "rocesim: %s\n", err);
         run_free(&r);
         scn_free(&scn);
-        return rc;
+        return rc ? rc : all;
     }
+    if (saved_stderr >= 0)
+        dup2(saved_stderr, STDERR_FILENO); /* from here a peer's messages are its own (an internal error) */
     struct live *lv = NULL;
     if (c->live && !(lv = live_start(&r, &mon, c->live, c->live_hold, err, sizeof err))) {
         fprintf(stderr, "rocesim: %s\n", err);
