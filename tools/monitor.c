@@ -266,6 +266,19 @@ static int close_series(struct mon_file *mf, bool keep)
 static sim_time_t mon_until(void *ctx, const struct run *r);
 static void mon_slice(void *ctx, const struct run *r, uint64_t events, bool mine);
 
+/* Attaches m to r's observers, listening only to the events it writes: a frame nobody records costs the PFC path
+ * nothing. */
+static void attach(struct monitor *m, struct run *r)
+{
+    m->ops = (struct run_observer_ops){.name = "monitor", .until = mon_until, .on_slice = mon_slice};
+    if (r->scn->monitor.pfc != SCN_MON_PFC_NONE)
+        m->ops.on_pfc = on_pfc;
+    if (r->net.wd)
+        m->ops.on_watchdog = on_watchdog;
+    run_observe(r, &m->ops, m);
+    m->attached = true;
+}
+
 int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -281,13 +294,7 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
     if (!dir) {
         /* a rank of a run over MPI other than rank 0: it samples what its partitions hold and writes nothing, but
          * listens as rank 0 does, so that its partitions note the network events that rank 0 writes */
-        m->ops = (struct run_observer_ops){.name = "monitor", .until = mon_until, .on_slice = mon_slice};
-        if (r->scn->monitor.pfc != SCN_MON_PFC_NONE)
-            m->ops.on_pfc = on_pfc;
-        if (r->net.wd)
-            m->ops.on_watchdog = on_watchdog;
-        run_observe(r, &m->ops, m);
-        m->attached = true;
+        attach(m, r);
         return 0;
     }
     /* The selection is valid: from here the directory is this run's (nothing of an earlier run stays). */
@@ -317,14 +324,7 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
     }
     if (mo->pfc == SCN_MON_PFC_AUTO)
         m->pfc_port = mem_xcalloc(r->g.n_ports ? r->g.n_ports : 1, 1, "selecting the PFC ports to record");
-    /* Only the events it writes: a frame nobody records costs the PFC path nothing. */
-    m->ops = (struct run_observer_ops){.name = "monitor", .until = mon_until, .on_slice = mon_slice};
-    if (mo->pfc != SCN_MON_PFC_NONE)
-        m->ops.on_pfc = on_pfc;
-    if (r->net.wd)
-        m->ops.on_watchdog = on_watchdog;
-    run_observe(r, &m->ops, m);
-    m->attached = true;
+    attach(m, r);
     return 0;
 }
 

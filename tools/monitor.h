@@ -99,7 +99,9 @@ int monitor_resolve_queues(const struct run *r, struct port ***out, uint32_t *n,
  * earlier run's files), opens the three files (two with monitor.pfc "none",
  * one more with the watchdog) under
  * temporary names, writes their headers and attaches m to r as an observer
- * (run_observe): m must live until monitor_close.
+ * (run_observe): m must live until monitor_close.  dir NULL: a rank of a run
+ * over MPI other than rank 0, which takes part in every sample and writes
+ * nothing (monitor.c).
  * Returns 0; SCN_EUSAGE with a message when the selection is wrong (nothing
  * created then); SCN_EIO with a message when a file cannot be created.
  */

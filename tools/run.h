@@ -76,6 +76,8 @@ void run_set_comm(const struct sim_par_comm *comm);
  * returns the largest rc of the ranks.
  */
 const struct sim_par_comm *run_mpi_start(int *argc, char ***argv);
+/* Set in the environment of a sweep's or tune's runs, which are never ranks of an MPI run themselves. */
+#define RUN_MPI_POOL_CHILD "ROCESIM_POOL_RUN"
 int run_mpi_end(int rc);
 
 /* Returns 0, or SCN_EUSAGE with a message (the scenario cannot be built). */

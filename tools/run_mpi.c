@@ -114,8 +114,9 @@ const struct sim_par_comm *run_mpi_start(int *argc, char ***argv)
 {
     if (M.started)
         return M.comm.ranks > 1 ? &M.comm : NULL;
-    /* Stand-alone (no mpirun): a run in one process, as `rocesim run`. */
-    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK"))
+    /* Stand-alone (no mpirun), or one run of a sweep whose ranks mpirun started: a run in one process. */
+    if ((!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK")) ||
+        getenv(RUN_MPI_POOL_CHILD))
         return NULL;
     if (MPI_Init(argc, argv) != MPI_SUCCESS) {
         fprintf(stderr, "rocesim-mpi run: MPI_Init failed\n");

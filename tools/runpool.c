@@ -481,6 +481,9 @@ static int run_local(struct ev_loop *loop, struct pool_run *runs, const int *tod
                        .timeout_s = timeout_s, .ops = ops, .who = who, .progress = progress, .t0 = pool_now_s()};
     R.exe = ops->exe ? ops->exe : "/proc/self/exe";
     sfmt(R.exec_msg, sizeof R.exec_msg, "rocesim %s: cannot execute %s\n", who, R.exe);
+    /* The runs are processes of their own, each one run, even when this pool is a rank of mpirun: they inherit
+     * its MPI environment, and must not take it for their own (run_mpi_start). */
+    setenv(RUN_MPI_POOL_CHILD, "1", 1);
     if (n_todo > 0 && !pending_signal) {
         R.slots = mem_xcalloc((size_t)jobs, sizeof *R.slots, POOL_OOM);
         for (int k = 0; k < jobs; k++)
