@@ -746,8 +746,8 @@ static void test_mpi_ranks(void)
     test_run(line, NULL);
 }
 
-/* A run over MPI ranks has no live view: refused with exit 2, said once, and nothing is written; a rank that
- * cannot start stops them all. */
+/* A run over MPI ranks has no live view, nor a network without lookahead: refused with exit 2, said once, and
+ * nothing is written; a rank that cannot start stops them all. */
 static void test_mpi_refuses(void)
 {
     const char *bin = test_mpi_bin("the rocesim-mpi run refusal test");
@@ -758,8 +758,9 @@ static void test_mpi_refuses(void)
              "%s run scenarios/dumbbell.json --live 127.0.0.1:0 -q -o /tmp/rocesim-mpi-refused", bin);
     int rc = test_run(line, &out);
     CU_ASSERT_EQUAL(rc, 2);
-    const char *first = out ? strstr(out, "a run over MPI ranks has no live view") : NULL;
-    CU_ASSERT(first && !strstr(first + 1, "a run over MPI ranks has no live view"));
+    static const char live[] = "a run over MPI ranks has no live view";
+    const char *first = out ? strstr(out, live) : NULL;
+    CU_ASSERT(first && !strstr(first + strlen(live), live));
     free(out);
     CU_ASSERT(access("/tmp/rocesim-mpi-refused", F_OK) != 0);
     /* a directory rank 0 cannot make stops every rank before the run, with exit 3, said once */
@@ -768,10 +769,20 @@ static void test_mpi_refuses(void)
     out = NULL;
     rc = test_run(line, &out);
     CU_ASSERT_EQUAL(rc, 3);
-    first = out ? strstr(out, "/proc/rocesim-no-such-dir: cannot create directory") : NULL;
-    CU_ASSERT(first && !strstr(first + 1, "cannot create directory"));
+    static const char said[] = "/proc/rocesim-no-such-dir: cannot create directory";
+    first = out ? strstr(out, said) : NULL;
+    CU_ASSERT(first && !strstr(first + strlen(said), said));
     CU_ASSERT(out && !strstr(out, "MPI_ERR"));
     free(out);
+    /* a link of no delay leaves no lookahead between ranks: exit 2, nothing written */
+    snprintf(line, sizeof line, "rm -rf /tmp/rocesim-mpi-refused && mpirun --allow-run-as-root --oversubscribe -np 2 "
+             "%s run scenarios/dumbbell.json -q --set topology.link.delay=0ns -o /tmp/rocesim-mpi-refused", bin);
+    out = NULL;
+    rc = test_run(line, &out);
+    CU_ASSERT_EQUAL(rc, 2);
+    CU_ASSERT(out && strstr(out, "scenarios/dumbbell.json: 2 MPI ranks: a link without delay leaves no lookahead"));
+    free(out);
+    CU_ASSERT(access("/tmp/rocesim-mpi-refused", F_OK) != 0);
 }
 
 void test_golden_register(void)

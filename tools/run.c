@@ -54,8 +54,12 @@ static int run_partition(struct run *r, char *err, size_t errlen)
     unsigned n = run_threads * (run_comm ? run_comm->ranks : 1);
     sim_time_t w = min_link_delay(&r->g);
     if (n > 1 && w <= 0) {
-        snprintf(err, errlen, "%s: %s: a link without delay leaves no lookahead between partitions; run it with "
-                 "--threads 1 in one process", r->scn->file, run_comm ? "MPI ranks" : "--threads");
+        if (run_comm)
+            snprintf(err, errlen, "%s: %u MPI ranks: a link without delay leaves no lookahead between partitions; "
+                     "run it in one process with --threads 1", r->scn->file, run_comm->ranks);
+        else
+            snprintf(err, errlen, "%s: --threads %u: a link without delay leaves no lookahead between partitions; "
+                     "run it with --threads 1", r->scn->file, n);
         return SCN_EUSAGE;
     }
     if (n > SIM_PAR_MAX) {
