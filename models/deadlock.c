@@ -136,7 +136,8 @@ static uint32_t share_nodes(struct net *n, const struct sim_par_comm *C, struct 
         (*v)[k] = (struct wnode){&w->ports[rec[1] >> 8], (int)(rec[1] & 0xff), 0, 0, mem->p + o, rec[0]};
         o += (w->n_ports + 7) / 8;
     }
-    qsort(*v, k, sizeof **v, wnode_cmp);
+    if (k > 1)
+        qsort(*v, k, sizeof **v, wnode_cmp);
     return k;
 bad:
     fprintf(stderr, "rocesim: bug: malformed wait-for graph from another process\n");

@@ -79,6 +79,8 @@ void sim_par_touch(struct sim_par *P, uint32_t i)
 
 void sim_buf_put(struct sim_buf *b, const void *data, size_t len)
 {
+    if (len == 0)
+        return;
     if (b->len + len > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
         while (cap < b->len + len)
@@ -192,8 +194,8 @@ static void exchange(struct sim_par *P)
             struct sim_box *b = box(P, P->parity, from, to);
             if (to == P->n && b->n) {
                 /* every process runs the run's events, so one mailed by a partition would reach only this one */
-                fprintf(stderr, "rocesim: an event of the run scheduled by a partition cannot be run over "
-                                "several processes (a model that is not yet supported by rocesim-mpi run)\n");
+                fprintf(stderr, "rocesim: bug: a partition scheduled an event of the run, which over several "
+                                "processes only this one would run (CONTRIBUTING.md: models over MPI ranks)\n");
                 abort();
             }
             struct sim_buf *o = to < P->n ? &P->out[rank_of(P, to)] : NULL;

@@ -430,6 +430,8 @@ static void share_sample(struct monitor *m, const struct run *r, sim_time_t t, c
 {
     const struct net *n = &r->net;
     size_t nq = (size_t)m->n_queues * NPRIO, nv = nq + (size_t)m->n_cand * FS_N;
+    if (nv == 0)
+        return; /* nothing to sample, in every rank alike */
     if (nv > m->cap_share) {
         m->cap_share = nv * 2;
         m->share = mem_xrealloc(m->share, sizeof *m->share * m->cap_share, "sampling over MPI ranks");
