@@ -573,37 +573,62 @@ static int cmd_topo(const struct cli *c)
 /* The ranks a run is spread over (`rocesim-mpi run` under mpirun), NULL in one process. */
 static const struct sim_par_comm *run_comm;
 
-static int saved_stderr = -1; /* a peer rank's own stderr while it sets up silently */
+/* A peer rank's own stderr, and what it said while it set up (held: rank 0 says it for all, unless the peer
+ * alone failed). */
+static int saved_stderr = -1;
+static FILE *held;
 static int cmd_run_body(const struct cli *c, bool peer);
 
-/* Over MPI ranks, the largest of the ranks' rc: a rank that cannot start makes them all stop before the run. */
+/* A failing peer's held messages, to its own stderr. */
+static void tell_held(void)
+{
+    fflush(stderr);
+    char buf[4096];
+    ssize_t k;
+    if (!held || saved_stderr < 0 || lseek(fileno(held), 0, SEEK_SET) != 0)
+        return;
+    while ((k = read(fileno(held), buf, sizeof buf)) > 0)
+        if (write(saved_stderr, buf, (size_t)k) != k)
+            return;
+}
+
+/*
+ * Over MPI ranks, the largest of the ranks' rc: a rank that cannot start makes them all stop before the run.
+ * Rank 0 says what failed; when it alone did not fail, the ranks that did say it themselves.
+ */
 static int agree(int rc)
 {
     if (!run_comm)
         return rc;
-    uint64_t v = (uint64_t)rc;
-    run_comm->max(run_comm->ctx, &v, 1);
-    return (int)v;
+    uint64_t v[2] = {(uint64_t)rc, run_comm->rank == 0 ? (uint64_t)rc : 0};
+    run_comm->max(run_comm->ctx, v, 2);
+    if (v[0] && !v[1]) {
+        if (run_comm->rank == 0)
+            fprintf(stderr, "rocesim: another MPI rank could not set up the run (exit %d); it says why\n", (int)v[0]);
+        else if (rc)
+            tell_held();
+    }
+    return (int)v[0];
 }
 
 static int cmd_run(const struct cli *c)
 {
-    /* Over MPI ranks rank 0 reports and writes; the others take part in the run, silent while they set it up
-     * (every rank meets the same error in a bad scenario). */
+    /* Over MPI ranks rank 0 reports and writes; the others take part in the run, holding back what they say
+     * while they set it up (every rank meets the same error in a bad scenario). */
     bool peer = run_comm && run_comm->rank != 0;
-    if (peer) {
-        int null = open("/dev/null", O_WRONLY);
+    if (peer && (held = tmpfile())) {
         saved_stderr = dup(STDERR_FILENO);
-        if (null >= 0) {
-            dup2(null, STDERR_FILENO);
-            close(null);
-        }
+        dup2(fileno(held), STDERR_FILENO);
     }
     int rc = cmd_run_body(c, peer);
     if (saved_stderr >= 0) {
         dup2(saved_stderr, STDERR_FILENO);
         close(saved_stderr);
         saved_stderr = -1;
+    }
+    if (held) {
+        fclose(held);
+        held = NULL;
     }
     return rc;
 }
