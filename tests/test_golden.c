@@ -774,6 +774,17 @@ static void test_mpi_refuses(void)
     CU_ASSERT(first && !strstr(first + strlen(said), said));
     CU_ASSERT(out && !strstr(out, "MPI_ERR"));
     free(out);
+    /* one rank alone cannot read its scenario: it says why, and rank 0 that another rank failed */
+    snprintf(line, sizeof line, "mpirun --allow-run-as-root --oversubscribe -np 2 sh -c 'if [ \"$OMPI_COMM_WORLD_RANK\" = "
+             "1 ]; then f=/tmp/rocesim-no-such.json; else f=scenarios/dumbbell.json; fi; exec %s run $f -q "
+             "-o /tmp/rocesim-mpi-refused'", bin);
+    out = NULL;
+    rc = test_run(line, &out);
+    CU_ASSERT_EQUAL(rc, 3);
+    CU_ASSERT(out && strstr(out, "rocesim: another MPI rank could not set up the run (exit 3); it says why"));
+    CU_ASSERT(out && strstr(out, "rocesim: /tmp/rocesim-no-such.json: cannot read"));
+    free(out);
+    CU_ASSERT(access("/tmp/rocesim-mpi-refused", F_OK) != 0);
     /* a link of no delay leaves no lookahead between ranks: exit 2, nothing written */
     snprintf(line, sizeof line, "rm -rf /tmp/rocesim-mpi-refused && mpirun --allow-run-as-root --oversubscribe -np 2 "
              "%s run scenarios/dumbbell.json -q --set topology.link.delay=0ns -o /tmp/rocesim-mpi-refused", bin);
