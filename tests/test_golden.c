@@ -747,7 +747,7 @@ static void test_mpi_ranks(void)
 }
 
 /* A run over MPI ranks has no live view, nor a network without lookahead: refused with exit 2, said once, and
- * nothing is written; a rank that cannot start stops them all. */
+ * nothing is written; a rank that cannot start stops them all; --max-wall stops them all alike. */
 static void test_mpi_refuses(void)
 {
     const char *bin = test_mpi_bin("the rocesim-mpi run refusal test");
@@ -785,6 +785,16 @@ static void test_mpi_refuses(void)
     CU_ASSERT(out && strstr(out, "rocesim: /tmp/rocesim-no-such.json: cannot read"));
     free(out);
     CU_ASSERT(access("/tmp/rocesim-mpi-refused", F_OK) != 0);
+    /* --max-wall stops every rank at the same slice: the outputs are written, marked incomplete */
+    snprintf(line, sizeof line, "rm -rf /tmp/rocesim-mpi-wall && mpirun --allow-run-as-root --oversubscribe -np 2 %s "
+             "run scenarios/hpcc-fabric.json --max-wall 0.5s -q --no-plot -o /tmp/rocesim-mpi-wall", bin);
+    CU_ASSERT_EQUAL(test_run(line, NULL), 0);
+    char *sum = test_read_file("/tmp/rocesim-mpi-wall/summary.json", NULL);
+    CU_ASSERT(sum && strstr(sum, "\"complete\":\tfalse") &&
+              (strstr(sum, "\"incomplete_reason\":\t\"max-wall 0.5s reached\"") ||
+               strstr(sum, "\"incomplete_reason\":\t\"stopped by another MPI rank\"")));
+    free(sum);
+    test_run("rm -rf /tmp/rocesim-mpi-wall", NULL);
     /* a link of no delay leaves no lookahead between ranks: exit 2, nothing written */
     snprintf(line, sizeof line, "rm -rf /tmp/rocesim-mpi-refused && mpirun --allow-run-as-root --oversubscribe -np 2 "
              "%s run scenarios/dumbbell.json -q --set topology.link.delay=0ns -o /tmp/rocesim-mpi-refused", bin);
@@ -803,6 +813,6 @@ void test_golden_register(void)
     CU_add_test(s, "every scenario reproduces its reference outputs", test_golden_runs);
     CU_add_test(s, "a k=8 WebSearch run is the same on 1, 2, 4 and 8 threads", test_threads_k8_websearch);
     CU_add_test(s, "rocesim-mpi run over 2 or 3 ranks writes what one process writes", test_mpi_ranks);
-    CU_add_test(s, "rocesim-mpi run refuses --live (exit 2) and stops on a bad directory (exit 3), once",
+    CU_add_test(s, "rocesim-mpi run refuses --live (exit 2), stops on a bad directory (exit 3) and at --max-wall",
                 test_mpi_refuses);
 }
