@@ -67,10 +67,11 @@ test: layers rocesim $(BUILD)/run_tests mpi-optional browser-optional
 layers:
 	@tools/layers.sh
 
-# Runs scenarios with faults, storms, a deadlock, collectives and HPCC's telemetry on 3 threads under
+# Runs scenarios with faults, storms, a deadlock, collectives, HPCC's telemetry and heavy loss on 3 threads under
 # ThreadSanitizer: any data race between partitions fails it (sim/parallel.h).
 TSAN_SCENARIOS := allreduce-leafspine link-failure pfc-storm deadlock-ring hpcc-incast-16to1 \
-	labs/10-bandwidth-far-below/mystery-a qos-training-checkpoint websearch-fattree
+	labs/10-bandwidth-far-below/mystery-a qos-training-checkpoint websearch-fattree \
+	labs/01-one-config-ten-times/cluster-a
 tsan:
 	$(MAKE) BUILD=build/tsan OPT="-O1 -g -fsanitize=thread" build/tsan/rocesim
 	@for s in $(TSAN_SCENARIOS); do echo "== $$s"; \

@@ -492,7 +492,6 @@ void net_free(struct net *n)
         pool_free_all(&n->parts[i].pkts);
         free(n->parts[i].notes);
         free(n->parts[i].tel_back);
-        free(n->parts[i].lost);
     }
     free(n->parts);
     for (uint32_t i = 0; n->tel_pools && i <= n->n_parts; i++) {
@@ -673,12 +672,7 @@ void net_drop(struct net *n, struct pkt *k, enum drop_reason reason)
     /* What the loss leaves unknown to the sender: the data frame's PSN, or what the ACK or NACK would have said. */
     if (k->type <= PKT_NACK && k->flow < n->n_flows) {
         struct flow *f = net_flow(n, k->flow);
-        uint32_t hi = k->type == PKT_ACK ? k->psn : k->psn + 1;
-        if (hi > f->lost_hi) {
-            f->lost_hi = hi;
-            if (net_comm(n))
-                ranks_lost(n, f, hi); /* the sender may run in another process */
-        }
+        net_lost(n, f, k->type == PKT_ACK ? k->psn : k->psn + 1);
     }
     struct net_counters *c = &net_np(n)->c;
     if (k->type == PKT_DATA) {
@@ -773,6 +767,32 @@ void net_fan_flow(struct net *n, const struct flow *f)
         tell_flow(&n->listen, f);
 }
 
+static void apply_lost(struct flow *f, uint32_t hi)
+{
+    if (hi > f->lost_hi)
+        f->lost_hi = hi;
+}
+
+/* The timeout's classification; returns whether it was spurious. */
+static bool apply_timeout(struct flow *f, uint32_t snd_una)
+{
+    bool spurious = f->lost_hi <= snd_una;
+    f->lost_hi = 0; /* go-back-N resends everything from snd_una: what was lost before is handled */
+    return spurious;
+}
+
+void net_lost(struct net *n, struct flow *f, uint32_t hi)
+{
+    if (!note(n, (struct net_note){.kind = NOTE_LOST, .f = f, .node = hi}))
+        apply_lost(f, hi);
+}
+
+void net_timeout(struct net *n, struct flow *f)
+{
+    if (!note(n, (struct net_note){.kind = NOTE_RTO, .f = f, .node = f->snd_una}) && apply_timeout(f, f->snd_una))
+        net_np(n)->c.spurious_timeouts++;
+}
+
 /* Tells the listeners the partitions' notes, merged into the order of the events that made them. */
 static void tell_notes(struct net *n)
 {
@@ -797,6 +817,8 @@ static void tell_notes(struct net *n)
         switch (best->kind) {
         case NOTE_PFC: tell_pfc(&n->listen, best->at, best->node, best->port, best->prio, best->on); break;
         case NOTE_WD: tell_wd(&n->listen, best->at, best->node, best->port, best->prio, best->on); break;
+        case NOTE_LOST: apply_lost((struct flow *)best->f, best->node); break;
+        case NOTE_RTO: n->c.spurious_timeouts += apply_timeout((struct flow *)best->f, best->node); break;
         default: tell_flow(&n->listen, best->f); break;
         }
     }

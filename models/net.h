@@ -270,7 +270,9 @@ struct flow {
     /* statistics */
     uint64_t retx_bytes, cnps_rx, timeouts;
     /* Loss as the sender's timeout sees it: above this PSN nothing of the flow (data, ACK, NACK) was dropped
-     * since its last timeout (net_drop), so a timeout with lost_hi <= snd_una is spurious. */
+     * since its last timeout, so a timeout with lost_hi <= snd_una is spurious.  Only that count reads it, and
+     * drops anywhere on the path write it: a partitioned run keeps it from the noted drops and timeouts, in the
+     * single engine's order (net_lost, net_timeout). */
     uint32_t lost_hi;
     uint8_t retries;          /* timeouts in a row without progress (host.retry_count, with qp_timeout) */
     bool failed;              /* its retries ran out: the sender gave up, as a QP in the error state */
@@ -393,6 +395,10 @@ struct net;
 void net_fan_pfc(struct net *n, sim_time_t t, uint32_t node, uint32_t port, int prio, bool pause);
 void net_fan_flow(struct net *n, const struct flow *f);
 void net_fan_wd(struct net *n, sim_time_t t, uint32_t node, uint32_t port, int prio, bool storm);
+/* A drop of flow f's frame leaves PSNs up to hi unknown to its sender; the sender's timeout fires (counted as
+ * spurious when nothing above snd_una was lost since the last).  Told in order in a partitioned run. */
+void net_lost(struct net *n, struct flow *f, uint32_t hi);
+void net_timeout(struct net *n, struct flow *f);
 /* Calls every listener of kind (pfc, flow, wd) of net n with the event's arguments. */
 #define NET_NOTIFY(n, kind, ...)                                                                                   \
     do {                                                                                                           \
@@ -401,7 +407,8 @@ void net_fan_wd(struct net *n, sim_time_t t, uint32_t node, uint32_t port, int p
     } while (0)
 
 /* A network event noted by a partition (see above). */
-enum net_note_kind { NOTE_PFC, NOTE_FLOW, NOTE_WD };
+/* NOTE_LOST and NOTE_RTO are the network's own (net_lost, net_timeout): value holds lost_hi or snd_una. */
+enum net_note_kind { NOTE_PFC, NOTE_FLOW, NOTE_WD, NOTE_LOST, NOTE_RTO };
 struct net_note {
     sim_time_t t;             /* the point of the order: time ... */
     uint64_t seq;             /* ... and sequence (sim.cur_seq) ... */
@@ -468,8 +475,6 @@ struct net_part {
     uint32_t n_notes, cap_notes;
     uint32_t *tel_back;       /* INT records of other partitions' pools it freed, returned between windows */
     uint32_t n_tel_back, cap_tel_back;
-    uint32_t *lost;           /* over MPI ranks: (flow, lost_hi) raised by its drops in the window (ranks.h) */
-    uint32_t n_lost, cap_lost;
     bool beat;                /* a heartbeat of the deadlock detector came due (deadlock.h) */
     bool blocked;             /* a switch egress became blocked (deadlock_blocked) */
 };

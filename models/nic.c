@@ -12,7 +12,7 @@
  * gives rto = 4.096 us x 2^t, and after `retry_count` timeouts in a row
  * without progress the flow fails (the QP's retry-exceeded error).  A timeout
  * is spurious when nothing of the flow above its oldest unacknowledged PSN
- * was dropped since its last timeout (flow.lost_hi, kept by net_drop).
+ * was dropped since its last timeout (flow.lost_hi, kept by net_lost and net_timeout).
  *
  * Receiver: ACK (cumulative: next expected PSN) every `ack_every` in-order
  * packets and at the last one; on a PSN gap one NACK per gap, discarding the
@@ -122,9 +122,7 @@ static void rto_fired(struct sim *s, void *obj, uint64_t arg)
         return;
     f->timeouts++;
     net_np(n)->c.timeouts++;
-    if (f->lost_hi <= f->snd_una)
-        net_np(n)->c.spurious_timeouts++;
-    f->lost_hi = 0; /* go-back-N resends everything from snd_una: what was lost before is handled */
+    net_timeout(n, f); /* spurious or not: decided in the order of the drops (net.h) */
     const struct scn_host *hc = n->hosts[f->src].cfg;
     if (hc->qp_timeout >= 0 && ++f->retries > hc->retry_count) {
         flow_fail(n, f);

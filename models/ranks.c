@@ -128,19 +128,6 @@ void ranks_attach(struct net *n, struct sim_par *P)
     P->codec = (struct sim_par_codec){frame_encode, frame_decode, n};
 }
 
-void ranks_lost(struct net *n, const struct flow *f, uint32_t hi)
-{
-    if (net_node_mine(n, n->hosts[f->src].node))
-        return; /* its sender reads this process's flow */
-    struct net_part *np = net_np(n);
-    if (np->n_lost + 2 > np->cap_lost) {
-        np->cap_lost = np->cap_lost ? 2 * np->cap_lost : 64;
-        np->lost = mem_xrealloc(np->lost, sizeof *np->lost * np->cap_lost, "noting drops for other processes");
-    }
-    np->lost[np->n_lost++] = f->idx;
-    np->lost[np->n_lost++] = hi;
-}
-
 bool ranks_enter(struct net *n, uint32_t node, struct ranks_entry *e)
 {
     e->was = NULL;
@@ -179,9 +166,6 @@ struct note_rec {
     struct net_note nt;
 };
 
-/* A drop's raise of lost_hi travels as a note of no partition: flow, and lost_hi in sub. */
-#define LOST_REC UINT32_MAX
-
 void ranks_share_notes(struct net *n)
 {
     const struct sim_par_comm *C = net_comm(n);
@@ -196,27 +180,14 @@ void ranks_share_notes(struct net *n)
             r.nt.f = NULL;
             sim_buf_put(&mine, &r, sizeof r);
         }
-        for (uint32_t j = 0; j < np->n_lost; j += 2) {
-            struct note_rec r = {LOST_REC, np->lost[j], {.sub = np->lost[j + 1]}};
-            sim_buf_put(&mine, &r, sizeof r);
-        }
-        np->n_lost = 0;
     }
     C->gather(C->ctx, &mine, &all);
     for (size_t o = 0; o + sizeof(struct note_rec) <= all.len; o += sizeof(struct note_rec)) {
         struct note_rec r;
         memcpy(&r, all.p + o, sizeof r);
-        if ((r.part >= n->n_parts && r.part != LOST_REC) || (r.flow != UINT32_MAX && r.flow >= n->n_flows) ||
-            (r.part == LOST_REC && r.flow == UINT32_MAX)) {
+        if (r.part >= n->n_parts || (r.flow != UINT32_MAX && r.flow >= n->n_flows)) {
             fprintf(stderr, "rocesim: bug: malformed notes from another process\n");
             abort();
-        }
-        if (r.part == LOST_REC) {
-            /* a sender resets its own lost_hi at a timeout, so only a raise travels, to the sender's process */
-            struct flow *f = net_flow(n, r.flow);
-            if (r.nt.sub > f->lost_hi && net_node_mine(n, n->hosts[f->src].node))
-                f->lost_hi = r.nt.sub;
-            continue;
         }
         if (sim_par_mine(P, r.part))
             continue; /* this process's own, already in place */

@@ -9,9 +9,8 @@
  *     freed by the sender and rebuilt from the receiver's pools (ranks_attach sets the engine's codec);
  *   - the counts, summed after every window (net_fold), so that every process holds the same totals and
  *     decides the same at the grid's lines (traffic done, deadlock checks);
- *   - the network events noted by the partitions (PFC frames, flow completions), gathered after every
- *     window and told in the order of one process, and what drops tell a flow's sender (lost_hi) on another
- *     process (ranks_share_notes);
+ *   - the network events noted by the partitions (PFC frames, flow completions, drops and timeouts),
+ *     gathered after every window and told in the order of one process (ranks_share_notes);
  *   - the collectives' flows made by hosts, and their completed parts (traffic.c, between windows);
  *   - at the end, what the outputs read of flows and ports (ranks_finish).
  * A value written by one partition only, and zero as built, is shared by summing: the other processes add
@@ -56,11 +55,8 @@ void ranks_leave(struct net *n, struct ranks_entry *e);
 /* Lets frames travel between the processes of P (net_partition calls it when P has a comm). */
 void ranks_attach(struct net *n, struct sim_par *P);
 
-/* A drop raised flow f's lost_hi to hi (net_drop): its sender's process learns it between windows. */
-void ranks_lost(struct net *n, const struct flow *f, uint32_t hi);
-
-/* Between windows: every process's notes of the window, into the partitions they came from, and the lost_hi
- * its drops raised, into every process's flows. */
+/* Between windows: every process's notes of the window (drops and timeouts included), into the partitions
+ * they came from. */
 void ranks_share_notes(struct net *n);
 
 /* At the end of a run (instead of net_close_pauses): the pause intervals closed at now, and every flow's and
