@@ -421,20 +421,22 @@ static void pick_new_flows(struct monitor *m, const struct run *r)
 }
 
 /*
- * Over MPI ranks (models/ranks.h) a queue is sampled by the rank that runs its switch, and a flow's rate by the
- * rank that runs its sender: each rank fills what it holds, the others add zeros, and every rank gets the sums.
+ * A sample's values, gathered before its rows are written: queue bytes per (queue, priority), then per candidate
+ * flow FS_N words.  Over MPI ranks (models/ranks.h) a queue is sampled by the rank that runs its switch and a
+ * flow's rate by the rank that runs its sender: each rank fills what it holds, the others add zeros, and every
+ * rank gets the sums.  Returns the queue words' count (the flows' start there).
  */
 enum { FS_DONE, FS_STARTED, FS_VALID, FS_RATE, FS_TARGET, FS_ALPHA, FS_N };
 
-static void share_sample(struct monitor *m, const struct run *r, sim_time_t t, const struct sim_par_comm *C)
+static size_t gather_values(struct monitor *m, const struct run *r, sim_time_t t)
 {
     const struct net *n = &r->net;
     size_t nq = (size_t)m->n_queues * NPRIO, nv = nq + (size_t)m->n_cand * FS_N;
     if (nv == 0)
-        return; /* nothing to sample, in every rank alike */
+        return 0; /* nothing to sample, in every rank alike */
     if (nv > m->cap_share) {
         m->cap_share = nv * 2;
-        m->share = mem_xrealloc(m->share, sizeof *m->share * m->cap_share, "sampling over MPI ranks");
+        m->share = mem_xrealloc(m->share, sizeof *m->share * m->cap_share, "sampling the monitored queues and flows");
     }
     uint64_t *v = m->share;
     memset(v, 0, sizeof *v * nv);
@@ -458,51 +460,43 @@ static void share_sample(struct monitor *m, const struct run *r, sim_time_t t, c
         memcpy(&x[FS_TARGET], &cs.target_bps, sizeof(double));
         memcpy(&x[FS_ALPHA], &cs.alpha, sizeof(double));
     }
-    C->sum(C->ctx, v, nv);
+    const struct sim_par_comm *C = net_comm(n);
+    if (C)
+        C->sum(C->ctx, v, nv);
+    return nq;
 }
 
 /* Writes the rows of the sample at m->next_sample (the engine's clock is there or just past its events). */
 static void sample(struct monitor *m, const struct run *r)
 {
-    const struct net *n = &r->net;
-    const struct sim_par_comm *C = net_comm(n);
     sim_time_t t = m->next_sample;
     char ts[32];
     units_fmt_ns(t, ts, sizeof ts);
     pick_new_flows(m, r);
-    if (C)
-        share_sample(m, r, t, C);
+    size_t nq = gather_values(m, r, t);
     for (uint32_t i = 0; m->q.f && i < m->n_queues; i++) {
         const struct port *p = m->queues[i];
         const char *node = r->g.nodes[p->node].name;
         for (int prio = 0; prio < NPRIO; prio++)
             if (m->prios & (1u << prio)) {
-                int64_t bytes = C ? (int64_t)m->share[(size_t)i * NPRIO + (size_t)prio] : port_pp(p, prio)->q.bytes;
-                fprintf(m->q.f, "%s,%s,%u,%d,%lld\n", ts, node, p->local, prio, (long long)bytes);
+                fprintf(m->q.f, "%s,%s,%u,%d,%lld\n", ts, node, p->local, prio,
+                        (long long)(int64_t)m->share[(size_t)i * NPRIO + (size_t)prio]);
                 m->queue_rows++;
             }
     }
     uint32_t keep = 0;
-    const uint64_t *fs = C ? m->share + (size_t)m->n_queues * NPRIO : NULL;
     for (uint32_t i = 0; i < m->n_cand; i++) {
-        const struct flow *f = net_flow(n, m->cand[i]);
-        const uint64_t *x = fs ? fs + (size_t)i * FS_N : NULL;
-        if (x ? x[FS_DONE] : f->sender_done)
+        const struct flow *f = net_flow(&r->net, m->cand[i]);
+        const uint64_t *x = m->share + nq + (size_t)i * FS_N;
+        if (x[FS_DONE])
             continue; /* done for good: drop it from the list */
         m->cand[keep++] = m->cand[i];
-        if (!(x ? x[FS_STARTED] : f->started))
+        if (!x[FS_STARTED] || !m->rt.f)
             continue;
-        struct cc_sample cs;
-        if (x) {
-            cs.valid = (uint8_t)x[FS_VALID];
-            memcpy(&cs.rate_bps, &x[FS_RATE], sizeof(double));
-            memcpy(&cs.target_bps, &x[FS_TARGET], sizeof(double));
-            memcpy(&cs.alpha, &x[FS_ALPHA], sizeof(double));
-        } else {
-            cc_sample(f, t, &cs);
-        }
-        if (!m->rt.f)
-            continue;
+        struct cc_sample cs = {.valid = (uint8_t)x[FS_VALID]};
+        memcpy(&cs.rate_bps, &x[FS_RATE], sizeof(double));
+        memcpy(&cs.target_bps, &x[FS_TARGET], sizeof(double));
+        memcpy(&cs.alpha, &x[FS_ALPHA], sizeof(double));
         if (cs.valid & (1u << CC_SAMPLE_ALPHA))
             fprintf(m->rt.f, "%s,%s,%.6g,%.6g,%.6g\n", ts, f->name, cs.rate_bps / 1e9, cs.target_bps / 1e9, cs.alpha);
         else

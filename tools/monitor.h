@@ -81,7 +81,7 @@ struct monitor {
     uint64_t queue_rows, rate_rows, pause_rows, resume_rows, wd_rows;
     struct run_observer_ops ops; /* its callbacks: on_pfc / on_watchdog only for the files that exist */
     bool attached;               /* in r's observers (monitor_open .. monitor_close) */
-    uint64_t *share;             /* over MPI ranks: a sample's values, summed over the ranks (monitor.c) */
+    uint64_t *share;             /* a sample's values, summed over the ranks of a run over MPI (monitor.c) */
     size_t cap_share;
 };
 
