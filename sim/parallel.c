@@ -167,15 +167,11 @@ static void *worker(void *arg)
     }
 }
 
-/* The rank of the process that runs partition i (the inverse of sim_par_init_comm's split). */
+/* The rank of the process that runs partition i: the largest r with r n / R <= i (sim_par_init_comm's split),
+ * that is r < (i + 1) R / n. */
 static uint32_t rank_of(const struct sim_par *P, uint32_t i)
 {
-    uint32_t R = P->comm->ranks, r = (uint32_t)(((uint64_t)i * R + R - 1) / P->n);
-    while (r > 0 && (uint64_t)r * P->n / R > i)
-        r--;
-    while ((uint64_t)(r + 1) * P->n / R <= i)
-        r++;
-    return r;
+    return (uint32_t)(((uint64_t)i + 1) * P->comm->ranks - 1) / P->n;
 }
 
 /* After a window: the mail of this process's partitions to the others' goes out, by value (P->codec), and
