@@ -32,6 +32,7 @@ static inline uint64_t seq_lo(uint64_t seq) { return (seq & ESEQ_MASK) << SIM_SL
 #define ADAPT_LOW 8
 #define ADAPT_HIGH 64
 #define ADAPT_FAR_SHARE 8 /* widen when more than one event in this many was filed beyond the ring's reach */
+#define ADAPT_HOLD 64     /* ... and then do not narrow for this many adaptations */
 #define SHIFT_INIT 10 /* 1.024 ns */
 #define SHIFT_MAX 40  /* 1.1 s */
 
@@ -506,6 +507,11 @@ static void adapt(struct sim *s)
          * width can split it) had narrowed the buckets down to a few ps, and most events then went through
          * the far heap (docs/performance.md, "The partitioned engine") */
         rebucket(s, s->shift + 1);
+        s->narrow_hold = ADAPT_HOLD;
+    } else if (avg > ADAPT_HIGH && s->shift > 0 && s->narrow_hold) {
+        /* crowded, but the last narrowing sent events beyond the ring: the crowd is bursts at one instant, which
+         * no width splits, so try again only after a while (else it narrows and widens back in turn) */
+        s->narrow_hold--;
     } else if (avg > ADAPT_HIGH && s->shift > 0) {
         /* too wide: narrow by the measured factor at once (a window's events are roughly proportional to its width) */
         unsigned by = 1;

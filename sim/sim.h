@@ -178,6 +178,7 @@ struct sim {
     uint32_t windows;
     uint64_t window_events;
     uint64_t far_filed; /* events filed in the far heap since the last adaptation */
+    uint32_t narrow_hold; /* adaptations left before the width may narrow again (sim.c, adapt) */
     struct sim_event *scratch;
     uint32_t scratch_cap;
 

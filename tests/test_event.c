@@ -461,6 +461,45 @@ static void mix_event(struct sim *s, void *obj, uint64_t arg)
     }
 }
 
+/* Bursts at one instant: BURST events every 1 us, each rescheduling itself 1 us later. */
+#define BURST 256
+struct burst {
+    uint64_t rounds_left, pops, far_seen, late_pops;
+};
+
+static void burst_event(struct sim *s, void *obj, uint64_t arg)
+{
+    struct burst *b = obj;
+    b->pops++;
+    if (b->pops > (uint64_t)BURST * 2000) {
+        /* after the calendar had two thousand rounds to adapt: how much of the next round waits in the far heap */
+        b->late_pops++;
+        b->far_seen += s->far.n;
+    }
+    if (arg < b->rounds_left)
+        sim_after(s, 1000000, burst_event, b, arg + 1);
+}
+
+/*
+ * A burst at one instant cannot be split by any bucket width, and kept the average above the threshold that
+ * narrows the buckets: the calendar once narrowed them to 1 ps, its ring then reached 65 ns ahead, and every
+ * event scheduled 1 us out went through the far heap.  It must widen instead when events go there.
+ */
+static void test_calendar_bursts_stay_near(void)
+{
+    struct sim s;
+    CU_ASSERT_EQUAL_FATAL(sim_init(&s), 0);
+    static struct burst b = {.rounds_left = 3000};
+    for (int i = 0; i < BURST; i++)
+        sim_at(&s, 0, burst_event, &b, 0);
+    sim_run(&s, SIM_TIME_MAX);
+    CU_ASSERT_EQUAL(b.pops, (uint64_t)BURST * 3001);
+    CU_ASSERT(b.late_pops > 0);
+    /* The far heap holds on average less than an eighth of a round (all of it, 256, before the fix). */
+    CU_ASSERT(b.far_seen < b.late_pops * (BURST / 8));
+    sim_free(&s);
+}
+
 static void test_calendar_against_order(void)
 {
     /* The engine's tiers (sorted window and its side heap, calendar, far heap) and its bucket width,
@@ -564,6 +603,8 @@ void test_event_register(void)
     CU_add_test(s, "a timer pushed back re-queues itself lazily", test_timer_lazy_rearm);
     CU_add_test(s, "run stops at the time limit and on request", test_run_limits);
     CU_add_test(s, "heap pops in sorted order", test_heap_against_sort);
+    CU_add_test(s, "bursts at one instant do not push the calendar's events into the far heap",
+                test_calendar_bursts_stay_near);
     CU_add_test(s, "calendar tiers and bucket widths keep (time, sequence) order", test_calendar_against_order);
     CU_add_test(s, "packet pool reuses freed objects", test_pool);
     CU_add_test(s, "rng streams are reproducible and independent", test_rng_streams);
