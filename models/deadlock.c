@@ -109,11 +109,13 @@ static uint32_t share_nodes(struct net *n, const struct sim_par_comm *C, struct 
         const struct sw *w = n->node_sw[p->node];
         uint32_t rec[2] = {(uint32_t)(w - n->sws), (uint32_t)p->local << 8 | (uint32_t)(*v)[i].prio};
         sim_buf_put(&mine, rec, sizeof rec);
-        uint8_t bits[(UINT16_MAX + 1) / 8] = {0};
-        for (uint32_t j = 0; j < w->n_ports; j++)
-            if (holds_from(p, (*v)[i].prio, (uint16_t)j))
-                bits[j / 8] |= (uint8_t)(1u << (j % 8));
-        sim_buf_put(&mine, bits, (w->n_ports + 7) / 8);
+        /* one walk of the queue: the ingress port of each frame it holds */
+        uint8_t bits[(UINT16_MAX + 1) / 8];
+        size_t nb = (w->n_ports + 7) / 8;
+        memset(bits, 0, nb);
+        for (const struct pkt *k = port_pp(p, (*v)[i].prio)->q.head; k; k = k->next)
+            bits[k->in_port / 8] |= (uint8_t)(1u << (k->in_port % 8));
+        sim_buf_put(&mine, bits, nb);
     }
     C->gather(C->ctx, &mine, mem);
     free(mine.p);
