@@ -42,7 +42,8 @@
  * into the calendar, and popping takes the head of a sorted window of a few
  * dozen events that is in cache.  The bucket width follows the event rate
  * (it is adapted every thousand windows to keep a few dozen events per
- * window, and widened when too many events fall beyond the ring's reach).  Neither the tiers nor the width
+ * window, and widened, then held from narrowing for a while, when too many events fall beyond the ring's
+ * reach).  Neither the tiers nor the width
  * can change the order, only its cost.  Nothing here allocates once the arrays have grown to the run's
  * high-water mark.  While an event runs, what the next four will touch is
  * prefetched (sim.c, sim_add_prefetch): in a large fabric those are DRAM
