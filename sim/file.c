@@ -3,6 +3,7 @@
 #include "sim/scenario.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,6 +38,8 @@ static const char *kind_of(mode_t m)
         return "a block device";
     if (S_ISSOCK(m))
         return "a socket";
+    if (S_ISLNK(m))
+        return "a symbolic link";
     return "a special file";
 }
 
@@ -45,11 +48,13 @@ static const char *kind_of(mode_t m)
  * directory and ENODEV for any other file that is not regular (st_mode then says what it is; 0 when the
  * open itself failed).
  */
-static int open_regular(const char *path, struct stat *st)
+static int open_regular(const char *path, struct stat *st, bool no_link)
 {
     st->st_mode = 0;
     /* O_NONBLOCK: opening a FIFO without a writer would otherwise wait forever, before fstat can refuse it. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (no_link ? O_NOFOLLOW : 0));
+    if (fd < 0 && no_link && errno == ELOOP && lstat(path, st) == 0 && S_ISLNK(st->st_mode))
+        errno = ENODEV; /* st says: a symbolic link */
     if (fd < 0)
         return -1;
     int e = fstat(fd, st) ? errno : S_ISDIR(st->st_mode) ? EISDIR : !S_ISREG(st->st_mode) ? ENODEV : 0;
@@ -61,16 +66,17 @@ static int open_regular(const char *path, struct stat *st)
     return fd;
 }
 
-int file_read(const char *path, enum file_mode mode, char **data, size_t *len, char *err, size_t errlen)
+int file_read(const char *path, int mode, char **data, size_t *len, char *err, size_t errlen)
 {
     *data = NULL;
     if (len)
         *len = 0;
     struct stat st;
-    int fd = open_regular(path, &st);
+    int fd = open_regular(path, &st, (mode & FILE_NO_LINK) != 0);
+    mode &= ~FILE_NO_LINK;
     if (fd < 0 && errno == ENODEV && st.st_mode)
-        return fail(SCN_EUSAGE, err, errlen, "%s: expected a regular file, got %s (pipes and devices are not read)",
-                    path, kind_of(st.st_mode));
+        return fail(SCN_EUSAGE, err, errlen, "%s: expected a regular file, got %s (%s)", path, kind_of(st.st_mode),
+                    S_ISLNK(st.st_mode) ? "links are not followed here" : "pipes and devices are not read");
     if (fd < 0)
         return fail(SCN_EIO, err, errlen, "%s: cannot read: %s", path, strerror(errno));
     if (st.st_size > FILE_MAX_BYTES) {
@@ -138,7 +144,7 @@ int file_read(const char *path, enum file_mode mode, char **data, size_t *len, c
 FILE *file_open_stream(const char *path)
 {
     struct stat st;
-    int fd = open_regular(path, &st);
+    int fd = open_regular(path, &st, false);
     if (fd < 0)
         return NULL;
     FILE *f = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) ? NULL : fdopen(fd, "r");

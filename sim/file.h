@@ -20,6 +20,8 @@
 enum file_mode {
     FILE_TEXT,  /* a NUL byte is an error, reported at its offset */
     FILE_BYTES, /* any bytes */
+    FILE_NO_LINK = 4, /* or'ed in: a symbolic link (as the last part of path) is refused, not followed: a file
+                       * served to others must be the directory's own (rocesim view) */
 };
 
 /*
@@ -29,9 +31,11 @@ enum file_mode {
  *   SCN_EIO (3): "PATH: cannot read: REASON" (missing, unreadable, a directory,
  *                larger than FILE_MAX_BYTES: "File too large");
  *   SCN_EUSAGE (2): "PATH: expected a regular file, got a pipe (FIFO)" and the
- *                like, or "PATH: expected a text file, got a NUL byte at offset N".
+ *                like (with FILE_NO_LINK, "got a symbolic link"), or "PATH:
+ *                expected a text file, got a NUL byte at offset N".
+ * mode: FILE_TEXT or FILE_BYTES, with FILE_NO_LINK or'ed in or not.
  */
-int file_read(const char *path, enum file_mode mode, char **data, size_t *len, char *err, size_t errlen);
+int file_read(const char *path, int mode, char **data, size_t *len, char *err, size_t errlen);
 
 /*
  * Opens the regular file at path to be read as a stream (a run's own series, which may be larger than

@@ -761,12 +761,106 @@ static void test_replay_without_flows(void)
     CU_ASSERT_EQUAL(reap(&c, SIGINT), 0);
 }
 
+/* The status of one request to 127.0.0.1:port carrying Host `host` and the extra header lines `headers`, or -1; the
+ * body, when out is not NULL, in *out (caller frees). */
+static int http_as(int port, const char *host, const char *method, const char *path, const char *headers,
+                   const char *body, char **out)
+{
+    if (out)
+        *out = NULL;
+    int fd = connect_to("127.0.0.1", port);
+    if (fd < 0)
+        return -1;
+    char req[1024], resp[8192];
+    int n = snprintf(req, sizeof req, "%s %s HTTP/1.1\r\nHost: %s\r\n%sContent-Length: %zu\r\n\r\n%s", method, path,
+                     host, headers, body ? strlen(body) : 0, body ? body : "");
+    send_all(fd, req, (size_t)n);
+    size_t len = 0;
+    ssize_t k;
+    while (len < sizeof resp - 1 && (k = recv(fd, resp + len, sizeof resp - 1 - len, 0)) > 0)
+        len += (size_t)k;
+    close(fd);
+    resp[len] = 0;
+    int status = -1;
+    sscanf(resp, "HTTP/1.%*d %d", &status);
+    const char *b = strstr(resp, "\r\n\r\n");
+    if (out)
+        *out = strdup(b ? b + 4 : "");
+    return status;
+}
+
+/*
+ * Bound to every interface (0.0.0.0), the server still answers only a Host that names this machine by address (or
+ * localhost) with its port: a page whose own name was made to resolve here (DNS rebinding) can neither read the
+ * replay nor drive a live run.  A replay serves the run's own files, never what a link of that name points to.
+ */
+static void test_any_address(void)
+{
+    char dir[300], cmd[900], args[600], path[400], other[400];
+    snprintf(dir, sizeof dir, "%s/anyaddr", test_dir());
+    snprintf(cmd, sizeof cmd, "%s run scenarios/dumbbell.json -q --no-plot --stop 50us -o %s > /dev/null 2>&1",
+             test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    snprintf(other, sizeof other, "%s/not-the-runs.txt", test_dir());
+    test_write_text(other, "node,secret\nnot,served\n");
+    snprintf(path, sizeof path, "%s/rates.csv", dir);
+    unlink(path);
+    CU_ASSERT_EQUAL_FATAL(symlink(other, path), 0);
+    snprintf(args, sizeof args, "view %s --live 0.0.0.0:0", dir);
+    struct child c;
+    CU_ASSERT_FATAL(spawn(&c, args));
+    char host[96], *body;
+    static const char *const names[] = {"evil.example", "127.0.0.1.evil.example", "localhost.evil.example",
+                                        "0x7f000001", "", NULL};
+    for (int k = 0; names[k]; k++) {
+        snprintf(host, sizeof host, "%s:%d", names[k], c.port);
+        CU_ASSERT_EQUAL(http_as(c.port, host, "GET", "/topology.json", "", NULL, NULL), 403);
+    }
+    static const char *const ok[] = {"127.0.0.1", "localhost", "10.1.2.3", "[::1]", NULL};
+    for (int k = 0; ok[k]; k++) {
+        snprintf(host, sizeof host, "%s:%d", ok[k], c.port);
+        CU_ASSERT_EQUAL(http_as(c.port, host, "GET", "/topology.json", "", NULL, NULL), 200);
+    }
+    snprintf(host, sizeof host, "127.0.0.1:%d", c.port + 1);
+    CU_ASSERT_EQUAL(http_as(c.port, host, "GET", "/topology.json", "", NULL, NULL), 403);
+    CU_ASSERT_EQUAL(http_as(c.port, "127.0.0.1", "GET", "/topology.json", "", NULL, NULL), 403);
+    /* the link named rates.csv is refused, with a line on stderr; the run's own pfc.csv is served */
+    snprintf(host, sizeof host, "127.0.0.1:%d", c.port);
+    CU_ASSERT_EQUAL(http_as(c.port, host, "GET", "/files/rates.csv", "", NULL, &body), 403);
+    CU_ASSERT_PTR_NULL(body ? strstr(body, "secret") : "no body");
+    free(body);
+    CU_ASSERT(wait_text(&c, "rocesim: view: refused /files/rates.csv (403)", 10));
+    CU_ASSERT(wait_text(&c, "expected a regular file, got a symbolic link", 1));
+    CU_ASSERT_EQUAL(http_as(c.port, host, "GET", "/files/pfc.csv", "", NULL, &body), 200);
+    CU_ASSERT(body && strncmp(body, "time_ns,", 8) == 0);
+    free(body);
+    CU_ASSERT_EQUAL(reap(&c, SIGINT), 0);
+
+    /* a live run held at its start: the rebinding page's Resume is refused, the user's is obeyed */
+    snprintf(args, sizeof args, "run scenarios/dumbbell.json -q --no-plot --stop 50us -o %s/anylive "
+             "--live 0.0.0.0:0 --live-hold start", test_dir());
+    CU_ASSERT_FATAL(spawn(&c, args));
+    snprintf(host, sizeof host, "evil.example:%d", c.port);
+    char origin[128];
+    snprintf(origin, sizeof origin, "Origin: http://evil.example:%d\r\n", c.port);
+    CU_ASSERT_EQUAL(http_as(c.port, host, "POST", "/control", origin, "resume", NULL), 403);
+    CU_ASSERT_EQUAL(http_as(c.port, host, "GET", "/events", "", NULL, NULL), 403);
+    snprintf(host, sizeof host, "127.0.0.1:%d", c.port);
+    /* a page of another site, even one that names this address */
+    CU_ASSERT_EQUAL(http_as(c.port, host, "POST", "/control", "Origin: http://evil.example\r\n", "resume", NULL), 403);
+    nap(0.3);
+    CU_ASSERT_EQUAL(waitpid(c.pid, NULL, WNOHANG), 0); /* still held */
+    CU_ASSERT_EQUAL(http_as(c.port, host, "POST", "/control", "", "resume", NULL), 204);
+    CU_ASSERT_EQUAL(reap(&c, 0), 0);
+}
+
 void test_live_register(void)
 {
     CU_pSuite s = CU_add_suite("live", NULL, NULL);
     CU_add_test(s, "server: page, topology, refusals, a client leaving, a step, pauses = pfc.csv's, same bytes",
                 test_server);
     CU_add_test(s, "replay of a run that followed no flow", test_replay_without_flows);
+    CU_add_test(s, "bound to 0.0.0.0: a foreign Host refused; a replay serves no symbolic link", test_any_address);
     CU_add_test(s, "chromium: live run and replay, no console error, DOM pauses = pfc.csv's, screenshots",
                 test_browser);
 }

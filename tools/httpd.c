@@ -41,7 +41,7 @@ struct httpd {
     bool stopping;
     char addr[64];
     int port;
-    bool any_host; /* bound to 0.0.0.0: whatever Host names it, as long as the Origin matches the Host */
+    bool any_host; /* bound to 0.0.0.0: every address of the machine is its (host_ok) */
     httpd_handler fn;
     void *ctx;
     struct conn *conns;
@@ -228,18 +228,39 @@ static bool header(const char *hdr, const char *name, char *out, size_t outlen)
     return false;
 }
 
-/* Whether Host names this server: its address (or localhost, for 127.0.0.1) and its port. */
+/*
+ * Whether Host names this server (docs/live.md, "Running it"): "NAME:PORT" with the port it listens on, NAME being
+ * the address it is bound to, "localhost" when that is a loopback address, or, bound to every interface
+ * (0.0.0.0), localhost or any IP address (IPv4, or IPv6 in brackets).  No other name, whatever the bind: a page
+ * of another site can make its own name resolve to this machine (DNS rebinding) and the browser then sends that
+ * name, whereas it sends an address only when it connected to that very address, which reaches this server only
+ * if it is this machine's (or forwarded to it).
+ */
 static bool host_ok(const struct httpd *h, const char *host)
 {
-    char want[96];
-    if (h->any_host)
+    const char *colon = strrchr(host, ':');
+    if (!colon || colon == host || (size_t)(colon - host) >= 64)
+        return false;
+    char *end;
+    errno = 0;
+    long port = strtol(colon + 1, &end, 10);
+    if (colon[1] < '0' || colon[1] > '9' || *end || errno || port != h->port)
+        return false;
+    char name[64];
+    size_t n = (size_t)(colon - host);
+    memcpy(name, host, n);
+    name[n] = 0;
+    if (strcmp(name, "localhost") == 0)
+        return h->any_host || strncmp(h->addr, "127.", 4) == 0;
+    if (!h->any_host)
+        return strcmp(name, h->addr) == 0;
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (inet_pton(AF_INET, name, &a4) == 1)
         return true;
-    snprintf(want, sizeof want, "%s:%d", h->addr, h->port);
-    if (strcmp(host, want) == 0)
-        return true;
-    if (strcmp(h->addr, "127.0.0.1") == 0) {
-        snprintf(want, sizeof want, "localhost:%d", h->port);
-        return strcmp(host, want) == 0;
+    if (n > 2 && name[0] == '[' && name[n - 1] == ']') {
+        name[n - 1] = 0;
+        return inet_pton(AF_INET6, name + 1, &a6) == 1;
     }
     return false;
 }

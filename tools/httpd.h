@@ -5,9 +5,9 @@
  * per message) to any number of clients.
  *
  * It serves whoever may see the simulation and no one else: it listens on 127.0.0.1 unless given an address,
- * and it answers 403 to a request whose Host is not this server's address (a page of another site that
- * resolves its own name to 127.0.0.1, "DNS rebinding") or whose Origin is another site's (a page elsewhere
- * that fetches or posts to it).  A client that stops reading is not waited for: a message it has not taken
+ * and it answers 403 to any request whose Host does not name this server by its address (or localhost) and its
+ * port, on any bind, 0.0.0.0 included (a page of another site that resolves its own name to this machine, "DNS
+ * rebinding", sends its name), or whose Origin is another site's (a page elsewhere that fetches or posts to it).  A client that stops reading is not waited for: a message it has not taken
  * is dropped for it once it holds HTTPD_SSE_BACKLOG bytes, and one that disconnects is forgotten.
  */
 #ifndef TOOLS_HTTPD_H

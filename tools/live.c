@@ -5,6 +5,7 @@
 #include "tools/live.h"
 
 #include "models/cc.h"
+#include "sim/file.h"
 #include "sim/mem.h"
 #include "tools/httpd.h"
 #include "tools/observer.h"
@@ -203,6 +204,29 @@ static void control(struct live *lv, const struct httpd_req *q, struct httpd_res
     }
 }
 
+/*
+ * A replay's file `name` of the run's directory: only a regular file of the directory itself, never what a
+ * symbolic link of that name points to (a link to /etc/passwd would serve it to whoever may see the page): 403
+ * and a line on stderr for a link, a pipe or a device; 404 when there is none.
+ */
+static void serve_file(struct live *lv, const char *name, struct httpd_resp *resp)
+{
+    char path[4200], err[4400];
+    snprintf(path, sizeof path, "%s/%s", lv->dir, name);
+    char *data;
+    size_t len;
+    int rc = file_read(path, FILE_BYTES | FILE_NO_LINK, &data, &len, err, sizeof err);
+    if (rc == 0) {
+        resp->status = 200;
+        resp->type = strstr(name, ".csv") ? "text/csv; charset=utf-8" : "application/json";
+        resp->body = resp->owned = data;
+        resp->len = len;
+    } else if (rc == SCN_EUSAGE) {
+        resp->status = 403;
+        fprintf(stderr, "rocesim: view: refused /files/%s (403): %s\n", name, err);
+    }
+}
+
 static void serve(void *ctx, const struct httpd_req *q, struct httpd_resp *resp)
 {
     struct live *lv = ctx;
@@ -228,21 +252,13 @@ static void serve(void *ctx, const struct httpd_req *q, struct httpd_resp *resp)
     } else if (lv->replay && get && strncmp(q->path, "/files/", 7) == 0) {
         for (int i = 0; replay_files[i]; i++)
             if (strcmp(q->path + 7, replay_files[i]) == 0) {
-                char path[4200], err[256];
-                snprintf(path, sizeof path, "%s/%s", lv->dir, replay_files[i]);
-                char *data;
-                size_t len;
-                if (read_file(path, &data, &len, err, sizeof err) == 0) {
-                    resp->status = 200;
-                    resp->type = strstr(replay_files[i], ".csv") ? "text/csv; charset=utf-8" : "application/json";
-                    resp->body = resp->owned = data;
-                    resp->len = len;
-                }
+                serve_file(lv, replay_files[i], resp);
                 break;
             }
     }
-    if (resp->status == 404 || resp->status == 405) {
-        resp->body = resp->status == 404 ? "not found\n" : "method not allowed\n";
+    if (resp->status == 404 || resp->status == 405 || resp->status == 403) {
+        resp->body = resp->status == 404 ? "not found\n" : resp->status == 403 ? "forbidden: not a file of the run\n"
+                                                                               : "method not allowed\n";
         resp->len = strlen(resp->body);
     }
 }
