@@ -166,7 +166,7 @@ static struct nic_fault *host_fault(struct net *n, struct host *h)
     struct nic_fault *nf = mem_xcalloc(1, sizeof *nf, "setting up faults");
     const struct scenario *scn = n->scn;
     const struct port *p = h->port;
-    int64_t H = net_auto_headroom(port_aux(p)->rate_bps, p->delay_ps, scn->host.mtu, scn->sw.pfc.response_quanta);
+    int64_t H = pfc_port_headroom(n, p, scn->sw.pfc.response_quanta);
     nf->h = h;
     nf->rx_timer.ent = net_ent(h->node);
     nf->xoff = 2 * H;

@@ -30,11 +30,12 @@
  * the transport at `rate` (a frame of B bytes takes B x 8 / rate).  The NIC
  * runs PFC on its receive buffer as a switch does on an ingress port, per
  * priority, with thresholds derived from its link (H = the `auto` headroom of
- * the host link, whatever switch.pfc.headroom says):
+ * the host link, whatever switch.pfc.headroom says: pfc_port_headroom, with
+ * the largest frame any host sends in and the host's own out):
  *   XOFF = 2 H: more bytes of a lossless priority buffered -> PAUSE that priority;
  *   XON  = XOFF - switch.pfc.xon_delta (at least 0): at or below -> RESUME;
  *   XOFF + H: the most a lossless priority can ever hold, because H covers
- *     every byte still on its way when the PAUSE goes out (net.c).  The
+ *     every byte still on its way when the PAUSE goes out (pfc.h).  The
  *     NIC never drops a lossless frame; exceeding it is a bug and aborts,
  *     unless the ToR did not obey the NIC's latest PAUSE on the watchdog's
  *     order (action forward: ignored or lifted, and not obeyed again since,

@@ -22,28 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int64_t net_auto_headroom(int64_t rate_bps, int64_t delay_ps, int mtu, int response_quanta)
-{
-    /*
-     * Bytes that can still arrive after the switch decides to pause
-     * (docs/scenario.md, switch.pfc; after the headroom derivation in the appendix of Hu et al.,
-     * "Tagger: Practical PFC Deadlock Prevention in Data Center Networks",
-     * CoNEXT 2017):
-     *   the MTU frame the switch may be sending when it decides, then the PAUSE
-     *   frame itself; the PAUSE's propagation upstream and the data's way back
-     *   (2 x delay); the upstream's response time (response_quanta x 512 bit
-     *   times); the MTU frame the upstream is finishing.  All at link rate,
-     *   rounded up to whole frames.
-     */
-    int64_t frame = mtu + HDR_DATA;
-    __int128 bits = (__int128)(frame + WIRE_OVERHEAD) * 8 * 2 + (FRAME_PAUSE + WIRE_OVERHEAD) * 8 +
-                    (__int128)response_quanta * PAUSE_QUANTUM_BITS;
-    __int128 flight_bits = (__int128)2 * delay_ps * rate_bps; /* in bit*ps/s units */
-    int64_t bytes = (int64_t)((bits * PS_PER_S + flight_bits + 8 * PS_PER_S - 1) /
-                              (8 * PS_PER_S));
-    return (bytes + frame - 1) / frame * frame;
-}
-
 /* bytes rounded up to whole cells of `cell` bytes (cell 0: bytes unchanged). */
 static int64_t whole_cells(int64_t bytes, int64_t cell)
 {
@@ -64,18 +42,16 @@ static void init_limits(struct sw *w, const struct scn_switch *cfg)
 }
 
 /*
- * A headroom of `headroom` bytes (per lossless priority; is_auto: net_auto_headroom's whole frames of mtu + 62
- * bytes) as a switch with cells of `cell` bytes reserves it: each auto frame takes its whole cells, a fixed size is
- * rounded up to whole cells; cell 0: unchanged.
+ * A headroom of `headroom` bytes (per lossless priority; is_auto: pfc_headroom's whole frames of `frame` bytes, the
+ * largest that arrive) as a switch with cells of `cell` bytes reserves it: each auto frame takes its whole cells, a
+ * fixed size is rounded up to whole cells; cell 0: unchanged.
  */
-static int64_t headroom_cells(int64_t headroom, bool is_auto, int mtu, int cell)
+static int64_t headroom_cells(int64_t headroom, bool is_auto, int frame, int cell)
 {
     if (!cell)
         return headroom;
     if (!is_auto)
         return whole_cells(headroom, cell);
-    /* auto counts whole frames of mtu + HDR_DATA bytes: each takes its own cells */
-    int64_t frame = mtu + HDR_DATA;
     return headroom / frame * whole_cells(frame, cell);
 }
 
@@ -270,9 +246,11 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
     pc->xoff = (int64_t)xoff;
     pc->xon_delta = (int64_t)xon;
     pc->rate_bps = port_aux(p)->rate_bps;
-    pc->headroom = pfc->headroom_auto && !pfc->headroom_map.n
-                       ? net_auto_headroom(pc->rate_bps, p->delay_ps, n->scn->host.mtu, pfc->response_quanta)
-                       : (int64_t)hdrm;
+    bool is_auto = pfc->headroom_auto && !pfc->headroom_map.n;
+    int frame_in, frame_out;
+    pfc_port_frames(n, p, &frame_in, &frame_out);
+    pc->headroom_auto = pfc_port_headroom(n, p, pfc->response_quanta);
+    pc->headroom = is_auto ? pc->headroom_auto : (int64_t)hdrm;
     pc->ecn.enabled = c->ecn.enabled;
     pc->ecn.kmin = (int64_t)kmin;
     pc->ecn.kmax = (int64_t)kmax;
@@ -282,7 +260,7 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
     if (cell) {
         pc->xoff = whole_cells(pc->xoff, cell);
         pc->xon_delta = whole_cells(pc->xon_delta, cell);
-        pc->headroom = headroom_cells(pc->headroom, pfc->headroom_auto && !pfc->headroom_map.n, n->scn->host.mtu, cell);
+        pc->headroom = headroom_cells(pc->headroom, is_auto, frame_in, cell);
         pc->ecn.kmin = whole_cells(pc->ecn.kmin, cell);
         pc->ecn.kmax = whole_cells(pc->ecn.kmax, cell);
     }
@@ -330,14 +308,20 @@ static int resolve_settings(struct net *n, char *err, size_t errlen)
         else
             host_idx[gn->host] = dedup(n->host_cfgs, &n->n_host_cfgs, htmp, sizeof *htmp);
     }
-    for (uint32_t i = 0; i < g->n_hosts && !rc; i++)
+    /* Every host's and switch's settings before any port's: a port's auto headroom reads its peer's MTU and the
+     * largest frame of the network (pfc_port_frames). */
+    for (uint32_t i = 0; i < g->n_hosts && !rc; i++) {
         n->hosts[i].cfg = &n->host_cfgs[host_idx[i]];
+        if (n->hosts[i].cfg->mtu + HDR_DATA > n->frame_max)
+            n->frame_max = n->hosts[i].cfg->mtu + HDR_DATA;
+    }
+    for (uint32_t i = 0; i < g->n_switches && !rc; i++)
+        n->sws[i].cfg = &n->sw_cfgs[sw_idx[i]];
     for (uint32_t id = 0; id < g->n_nodes && !rc; id++) {
         const struct g_node *gn = &g->nodes[id];
         if (gn->kind != SCN_NODE_SWITCH)
             continue;
-        const struct scn_switch *swc = &n->sw_cfgs[sw_idx[gn->sw]];
-        n->sws[gn->sw].cfg = swc;
+        const struct scn_switch *swc = n->sws[gn->sw].cfg;
         for (uint32_t j = 0; j < gn->n_ports && !rc; j++) {
             struct port *p = &n->ports[gn->first_port + j];
             const struct scn_switch *c = swc;
@@ -421,6 +405,12 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
         n->arrive_extras = true;
     }
     init_loss(n);
+    for (uint32_t id = 0; id < g->n_nodes; id++) {
+        if (g->nodes[id].kind == SCN_NODE_HOST)
+            n->node_host[id] = &n->hosts[g->nodes[id].host];
+        else
+            n->node_sw[id] = &n->sws[g->nodes[id].sw];
+    }
     int rc = resolve_settings(n, err, errlen);
     if (rc) {
         net_free(n);
@@ -434,7 +424,6 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
             h->index = (uint32_t)gn->host;
             h->port = &n->ports[gn->first_port];
             h->rate_bps = port_aux(h->port)->rate_bps;
-            n->node_host[id] = h;
             continue;
         }
         struct sw *w = &n->sws[gn->sw];
@@ -455,7 +444,6 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
             x->headroom = pc->headroom;
             w->hdrm_reserved += x->headroom * __builtin_popcount(pc->lossless);
         }
-        n->node_sw[id] = w;
         if (w->hdrm_reserved >= w->lim.buffer) {
             char a[32], b[32];
             snprintf(err, errlen,

@@ -214,9 +214,11 @@ struct port_cfg {
     int64_t xoff;                  /* static xoff */
     int64_t xon_delta;
     struct ecn_thresh ecn;         /* for this rate */
-    /* read when the network is built, and by check */
+    /* read when the network is built, and by check and the doctor */
     int64_t headroom;              /* per lossless priority */
     int64_t rate_bps;              /* the rate it was resolved for */
+    int64_t headroom_auto;         /* what headroom "auto" is at this port, in bytes, whatever headroom says
+                                    * (pfc_port_headroom) */
 };
 _Static_assert(offsetof(struct port_cfg, headroom) == 64 && sizeof(struct port_cfg) == 128,
                "a port's per-frame settings fill one line; the table's entries are a power of two apart");
@@ -509,6 +511,7 @@ struct net {
     uint8_t lossless;         /* ... and the priorities under it at any port (each port's: port_cfg()->lossless) */
     struct port_cfg *pcfg;    /* the distinct switch port settings (port.cfg indexes it) */
     uint32_t n_pcfg;
+    int frame_max;            /* the largest data frame any host sends: its host.mtu + HDR_DATA */
     struct scn_switch *sw_cfgs; /* the distinct switch settings (sw.cfg points into it) ... */
     uint32_t n_sw_cfgs;
     struct scn_host *host_cfgs; /* ... and host settings (host.cfg) */
@@ -575,8 +578,6 @@ static inline bool net_flow_made(const struct flow *f) { return f->net != NULL; 
 /* The flows made so far (O(flows): for reports). */
 uint32_t net_flows_made(const struct net *n);
 
-/* Headroom `auto` for a port of this rate and delay (bytes per lossless priority). */
-int64_t net_auto_headroom(int64_t rate_bps, int64_t delay_ps, int mtu, int response_quanta);
 
 /* Ends open pause intervals at time `now` (for paused_ns totals at the end of a run). */
 void net_close_pauses(struct net *n, sim_time_t now);

@@ -4,6 +4,37 @@
 #include "models/pfcwd.h"
 #include "models/port.h"
 
+int64_t pfc_headroom(int64_t rate_bps, int64_t delay_ps, int frame_in, int frame_out, int response_quanta)
+{
+    __int128 bits = (__int128)(frame_out + WIRE_OVERHEAD) * 8 + (FRAME_PAUSE + WIRE_OVERHEAD) * 8 +
+                    (__int128)response_quanta * PAUSE_QUANTUM_BITS + (__int128)(frame_in + WIRE_OVERHEAD) * 8;
+    __int128 flight_bits = (__int128)2 * delay_ps * rate_bps; /* in bit*ps/s units */
+    int64_t bytes = (int64_t)((bits * PS_PER_S + flight_bits + 8 * PS_PER_S - 1) / (8 * PS_PER_S));
+    return (bytes + frame_in - 1) / frame_in * frame_in;
+}
+
+/* frame capped by the switch.mtu of node `node` when it is a switch with one (0: no limit). */
+static int node_cap(const struct net *n, uint32_t node, int frame)
+{
+    const struct sw *w = n->node_sw[node];
+    return w && w->cfg->mtu && w->cfg->mtu < frame ? w->cfg->mtu : frame;
+}
+
+void pfc_port_frames(const struct net *n, const struct port *p, int *in, int *out)
+{
+    const struct host *self = n->node_host[p->node], *peer = n->node_host[p->peer->node];
+    *in = peer ? peer->cfg->mtu + HDR_DATA : node_cap(n, p->peer->node, n->frame_max);
+    *in = node_cap(n, p->node, *in);
+    *out = self ? self->cfg->mtu + HDR_DATA : node_cap(n, p->node, n->frame_max);
+}
+
+int64_t pfc_port_headroom(const struct net *n, const struct port *p, int response_quanta)
+{
+    int in, out;
+    pfc_port_frames(n, p, &in, &out);
+    return pfc_headroom(port_aux(p)->rate_bps, p->delay_ps, in, out, response_quanta);
+}
+
 /* Refresh at half the pause time so that the upstream never resumes on expiry. */
 static sim_time_t refresh_period(const struct net *n, const struct port *p)
 {

@@ -33,6 +33,27 @@
  *
  * The PFC watchdog (pfcwd.c) may tell a port to ignore PAUSE on a stormed
  * priority; every PFC frame still counts as seen for its restoration timer.
+ *
+ * Headroom "auto" (pfc_headroom, docs/scenario.md, switch.pfc): what still
+ * arrives at an ingress after it decides to pause, after the worst-case delay
+ * of IEEE 802.1Qbb (its buffer-requirements annex, as vendors' headroom
+ * calculators apply it) and the headroom derivation in the appendix of Hu et
+ * al., "Tagger: Practical PFC Deadlock Prevention in Data Center Networks",
+ * CoNEXT 2017.  The upstream sends at line rate r for the whole of
+ *   T = (F_out + 20) x 8 / r     the largest frame this port may be sending
+ *                                when it decides: PAUSE does not preempt it
+ *     + (64 + 20) x 8 / r        the PAUSE frame
+ *     + 2 x delay                PAUSE upstream, the last data back
+ *     + response_quanta x 512 / r  the upstream's reaction (IEEE 802.3's
+ *                                bound at 100 Gb/s is 394 quanta)
+ *     + (F_in + 20) x 8 / r      the largest frame the upstream may be
+ *                                finishing
+ * so headroom = ceil(r x T / 8) bytes, rounded up to whole frames of F_in
+ * (what arrives is frames of at most F_in).  F_in is the largest data frame
+ * that can arrive on the port, F_out the largest that can leave it (20: the
+ * preamble and inter-frame gap, 64: the PAUSE frame; the model has no PHY or
+ * MAC delay beyond the link's own, so the standard's interface delays are in
+ * `delay`).  pfc_port_frames says which frames those are.
  */
 #ifndef MODELS_PFC_H
 #define MODELS_PFC_H
@@ -52,6 +73,24 @@ static inline sim_time_t pause_quanta_ps(int64_t quanta, int64_t rate_bps)
 }
 
 extern const struct lfc_ops pfc_lfc_ops;
+
+/* Headroom "auto" (bytes per lossless priority) of an ingress on a link of rate_bps and delay_ps whose largest
+ * arriving data frame is frame_in bytes and largest departing one frame_out (headers included): the formula above. */
+int64_t pfc_headroom(int64_t rate_bps, int64_t delay_ps, int frame_in, int frame_out, int response_quanta);
+
+/*
+ * The largest data frames, headers included, that can arrive on port p (*in) and leave it (*out): a host sends
+ * frames of its own host.mtu + HDR_DATA; a frame from a switch is any host's (the largest host.mtu of the network),
+ * but never larger than the switch.mtu of a switch it crossed (a larger one is dropped on arrival there).  A
+ * switch port's in is its peer's frames, capped by both switches' MTU; its out any host's, capped by its own.  A
+ * host's port (a NIC's receive buffer, fault.c) takes in any host's frame, capped by its ToR's MTU, and sends its
+ * own.  Needs the hosts' and switches' settings resolved (net.c).
+ */
+void pfc_port_frames(const struct net *n, const struct port *p, int *in, int *out);
+
+/* Port p's headroom "auto": pfc_headroom for its link and its frames (pfc_port_frames).  The one computation the
+ * network's build (switch ports), the doctor (through port_cfg.headroom_auto) and a faulty NIC (fault.c) use. */
+int64_t pfc_port_headroom(const struct net *n, const struct port *p, int response_quanta);
 
 /* Ingress p starts holding its peer paused on prio (PAUSE, then refreshed) / lets it go (RESUME). */
 void pfc_hold(struct net *n, struct port *p, int prio);

@@ -171,9 +171,9 @@ static void test_headroom_in_cells(void)
     struct run r;
     CU_ASSERT_FATAL(test_setup(CELL_RUN("", "", "1KiB"), "switch.cell_size", "256", &scn, &r));
     const struct port *fast = test_port_to(&r, "s0", "h0"), *slow = test_port_to(&r, "s0", "h1");
-    CU_ASSERT_EQUAL(net_auto_headroom(100000000000LL, PS_PER_US, 1024, 394), 49 * 1086);
+    CU_ASSERT_EQUAL(pfc_headroom(100000000000LL, PS_PER_US, 1086, 1086, 394), 49 * 1086);
     CU_ASSERT_EQUAL(port_aux(fast)->headroom, 245 * 256);
-    int64_t slow_frames = net_auto_headroom(2500000000LL, PS_PER_US, 1024, 394) / 1086;
+    int64_t slow_frames = pfc_headroom(2500000000LL, PS_PER_US, 1086, 1086, 394) / 1086;
     CU_ASSERT_EQUAL(port_aux(slow)->headroom, slow_frames * 5 * 256);
     CU_ASSERT_EQUAL(r.net.node_sw[test_node(&r, "s0")]->hdrm_reserved, (245 + slow_frames * 5) * 256);
     test_teardown(&scn, &r);

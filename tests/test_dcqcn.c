@@ -303,13 +303,13 @@ static void test_headroom(void)
      * in flight = 2 x delay x rate / 8; total rounded up to whole 1086 B frames.
      */
     /* 100 Gbps, 200 m (1 us): 27512 + 25000 = 52512 -> 49 frames */
-    CU_ASSERT_EQUAL(net_auto_headroom(100000000000LL, PS_PER_US, 1024, 394), 49 * 1086);
+    CU_ASSERT_EQUAL(pfc_headroom(100000000000LL, PS_PER_US, 1086, 1086, 394), 49 * 1086);
     /* 40 Gbps, 100 m (500 ns): 27512 + 5000 = 32512 -> 30 frames */
-    CU_ASSERT_EQUAL(net_auto_headroom(40000000000LL, 100000 * PS_PER_MM, 1024, 394), 30 * 1086);
+    CU_ASSERT_EQUAL(pfc_headroom(40000000000LL, 100000 * PS_PER_MM, 1086, 1086, 394), 30 * 1086);
     /* 100 Gbps, 1 km (5 us): 27512 + 125000 = 152512 -> 141 frames */
-    CU_ASSERT_EQUAL(net_auto_headroom(100000000000LL, 1000000 * PS_PER_MM, 1024, 394), 141 * 1086);
+    CU_ASSERT_EQUAL(pfc_headroom(100000000000LL, 1000000 * PS_PER_MM, 1086, 1086, 394), 141 * 1086);
     /* 3 m at 100 Gbps: 15 ns -> 27512 + 375 = 27887 -> 26 frames */
-    CU_ASSERT_EQUAL(net_auto_headroom(100000000000LL, 3000 * PS_PER_MM, 1024, 394), 26 * 1086);
+    CU_ASSERT_EQUAL(pfc_headroom(100000000000LL, 3000 * PS_PER_MM, 1086, 1086, 394), 26 * 1086);
 }
 
 void test_dcqcn_register(void)

@@ -6,6 +6,8 @@
 #include "tests/tests.h"
 
 #include "models/net.h"
+#include "models/pfc.h"
+#include "sim/units.h"
 #include "sim/scenario.h"
 #include "tools/doctor.h"
 #include "tools/run.h"
@@ -188,7 +190,16 @@ static void test_wording(void)
     CU_ASSERT_STRING_EQUAL(f->seen, "ECN kmin 5KB is at or above the PFC point 4KB (the static xoff)");
     f = doctor_find(&rep, "headroom-short");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    CU_ASSERT_PTR_NOT_NULL(strstr(f->seen, "PFC headroom 2KB per lossless priority at 400Gbps ports; the cable and rate need 128.148KB"));
+    /* port by port: the 16 host ports of the leaves, then their 8 fabric ports with the spines' */
+    CU_ASSERT_STRING_EQUAL(f->seen, "PFC headroom 2KB per lossless priority at 100Gbps ports; the cable and rate need "
+                           "53.214KB (frames of up to 1086 bytes arrive, 1086 leave)");
+    CU_ASSERT_STRING_EQUAL(f->where, "leaf0:0, leaf0:1, leaf0:2, leaf0:3, leaf0:4, leaf0:5");
+    CU_ASSERT_EQUAL(f->n_where, 16);
+    CU_ASSERT_FATAL(rep.n == 3 && !strcmp(rep.f[2].id, "headroom-short"));
+    CU_ASSERT_STRING_EQUAL(rep.f[2].seen, "PFC headroom 2KB per lossless priority at 400Gbps ports; the cable and rate "
+                           "need 128.148KB (frames of up to 1086 bytes arrive, 1086 leave)");
+    CU_ASSERT_STRING_EQUAL(rep.f[2].where, "leaf0:8, leaf0:9, leaf1:8, leaf1:9, spine0:0, spine0:1");
+    CU_ASSERT_EQUAL(rep.f[2].n_where, 8);
     doctor_report_free(&rep);
     /* the loader refuses a poll above the detection time; a resolved setting that has one is still found */
     struct scn_switch *sc = (struct scn_switch *)r.net.sws[0].cfg;
@@ -198,6 +209,79 @@ static void test_wording(void)
     doctor_scenario(&r, &rep);
     CU_ASSERT_PTR_NOT_NULL(doctor_find(&rep, "watchdog-poll"));
     doctor_report_free(&rep);
+    test_teardown(&scn, &r);
+}
+
+/*
+ * Headroom "auto" is one computation (pfc_port_headroom) for the build and the doctor, port by port, from the frames
+ * that can reach each port: h0's NIC sends 9000-byte payloads (a host profile), the rest 1024.  Expected values
+ * from the formula (docs/scenario.md, switch.pfc): T = frame out + PAUSE + 394 quanta + frame in (each + 20 B of
+ * preamble and gap) at the rate, plus 2 x 1 us of cable, rounded up to whole arriving frames.
+ */
+#define JUMBO_FABRIC "{\"name\": \"jumbo\", \"stop\": \"50us\", \"topology\": {\"type\": \"leaf-spine\", \"leaves\": 2, " \
+    "\"spines\": 1, \"hosts_per_leaf\": 2, \"host_link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}, " \
+    "\"fabric_link\": {\"rate\": \"400Gbps\", \"delay\": \"1us\"}}, \"host\": {\"mtu\": 1024}, %s" \
+    "\"profiles\": [{\"match\": [\"h0\"], \"host\": {\"mtu\": 9000}}%s], " \
+    "\"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h3\", \"size\": \"100KB\"}, " \
+    "{\"type\": \"flow\", \"src\": \"h1\", \"dst\": \"h2\", \"size\": \"100KB\"}]}"
+
+static int64_t port_headroom(struct run *r, const char *a, const char *b)
+{
+    return port_aux(test_port_to(r, a, b))->headroom;
+}
+
+static void test_headroom_frames(void)
+{
+    char js[2048];
+    struct scenario scn;
+    struct run r;
+    struct doc_report rep = {0};
+    snprintf(js, sizeof js, JUMBO_FABRIC, "", "");
+    CU_ASSERT_FATAL(test_setup(js, NULL, NULL, &scn, &r));
+    /* h0's ingress: its 9062-byte frames both ways, (2 x 9082 x 8 + 84 x 8 + 394 x 512) bits + 25000 B at
+     * 100 Gbps = 68464 B, 8 frames */
+    CU_ASSERT_EQUAL(port_headroom(&r, "leaf0", "h0"), 8 * 9062);
+    /* h1's: 1086-byte frames in, but leaf0 may be sending h0's 9062 towards it: 60488 B, 56 of 1086 */
+    CU_ASSERT_EQUAL(port_headroom(&r, "leaf0", "h1"), 56 * 1086);
+    CU_ASSERT_EQUAL(port_headroom(&r, "leaf1", "h3"), 56 * 1086);
+    /* a switch's: any host's frames, both ways, at 400 Gbps: 43464 B + 100000 B, 16 frames of 9062 */
+    CU_ASSERT_EQUAL(port_headroom(&r, "leaf0", "spine0"), 16 * 9062);
+    CU_ASSERT_EQUAL(port_headroom(&r, "spine0", "leaf1"), 16 * 9062);
+    CU_ASSERT_EQUAL(pfc_headroom(100000000000LL, PS_PER_US, 1086, 9062, 394), 56 * 1086);
+    doctor_scenario(&r, &rep);
+    expect_ids("jumbo fabric, headroom auto", &rep, "");
+    doctor_report_free(&rep);
+    /* a fixed headroom of what h1's port needs is short at h0's and the fabric's ports, named one by one */
+    test_teardown(&scn, &r);
+    CU_ASSERT_FATAL(test_setup(js, "switch.pfc.headroom", "\"60816B\"", &scn, &r));
+    doctor_scenario(&r, &rep);
+    const struct doc_finding *f = doctor_find(&rep, "headroom-short");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_STRING_EQUAL(f->where, "leaf0:0");
+    CU_ASSERT_STRING_EQUAL(f->seen, "PFC headroom 60.816KB per lossless priority at 100Gbps ports; the cable and rate "
+                           "need 72.496KB (frames of up to 9062 bytes arrive, 9062 leave)");
+    int fabric = 0;
+    for (int i = 0; i < rep.n; i++)
+        if (!strcmp(rep.f[i].id, "headroom-short") && strstr(rep.f[i].seen, "at 400Gbps ports; the cable and rate "
+                                                             "need 144.992KB (frames of up to 9062 bytes arrive")) {
+            fabric++;
+            CU_ASSERT_STRING_EQUAL(rep.f[i].where, "leaf0:2, leaf1:2, spine0:0, spine0:1");
+        }
+    CU_ASSERT_EQUAL(fabric, 1);
+    expect_ids("jumbo fabric, headroom 60816B", &rep, "headroom-short,headroom-short");
+    doctor_report_free(&rep);
+    test_teardown(&scn, &r);
+    /* frames larger than a switch's MTU never cross it: the spine (switch.mtu 5000) caps what reaches the fabric's
+     * ports, 28 frames of 5000 B at 400 Gbps; in cells of 256 B each auto frame takes its whole cells */
+    snprintf(js, sizeof js, JUMBO_FABRIC, "\"switch\": {\"cell_size\": 256}, ",
+             ", {\"match\": [\"spine0\"], \"switch\": {\"mtu\": 5000}}");
+    CU_ASSERT_FATAL(test_setup(js, NULL, NULL, &scn, &r));
+    CU_ASSERT_EQUAL(pfc_headroom(400000000000LL, PS_PER_US, 5000, 5000, 394), 28 * 5000);
+    CU_ASSERT_EQUAL(pfc_headroom(400000000000LL, PS_PER_US, 5000, 9062, 394), 28 * 5000);
+    CU_ASSERT_EQUAL(port_headroom(&r, "spine0", "leaf0"), 28 * 20 * 256);
+    CU_ASSERT_EQUAL(port_headroom(&r, "leaf0", "spine0"), 28 * 20 * 256);
+    CU_ASSERT_EQUAL(port_headroom(&r, "leaf0", "h0"), 8 * 36 * 256);
+    CU_ASSERT_EQUAL(port_headroom(&r, "leaf0", "h1"), 56 * 5 * 256);
     test_teardown(&scn, &r);
 }
 
@@ -238,4 +322,5 @@ void test_doctor_register(void)
     CU_add_test(s, "finished runs: each mistake found where the run shows it", test_after);
     CU_add_test(s, "findings name the place and the values", test_wording);
     CU_add_test(s, "exit statuses and doctor.json", test_cli);
+    CU_add_test(s, "headroom auto from each port's frames, the same in the build and the doctor", test_headroom_frames);
 }

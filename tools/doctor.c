@@ -5,6 +5,7 @@
 #include "models/cc.h"
 
 #include "models/net.h"
+#include "models/pfc.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/run.h"
@@ -185,7 +186,6 @@ struct senders {
     uint8_t data_mask;
     bool ecn_cc;        /* some sender's algorithm acts on ECN marks (CC_F_ECN: DCQCN's CNPs, DCTCP's echo) */
     bool step_only;     /* and every such sender wants step marking at K (CC_F_ECN_STEP: kmin = kmax) */
-    int mtu_max;        /* the largest host.mtu of a sender */
 };
 
 /* The flags (enum cc_flags) of the congestion control a host's settings choose. */
@@ -210,151 +210,205 @@ static void senders_init(const struct run *r, struct senders *sd)
         sd->ecn_cc |= (fl & CC_F_ECN) != 0;
         if (fl & CC_F_ECN)
             all_step &= (fl & CC_F_ECN_STEP) != 0;
-        if (n->hosts[h].cfg->mtu > sd->mtu_max)
-            sd->mtu_max = n->hosts[h].cfg->mtu;
     }
     sd->step_only = sd->ecn_cc && all_step;
+}
+
+/* A switch's ports that one check flagged: how many, and the first few, to name them. */
+#define PORTS_SHOWN 4
+struct port_list {
+    uint32_t n, first[PORTS_SHOWN];
+};
+
+static void pl_add(struct port_list *l, uint32_t port)
+{
+    if (l->n < PORTS_SHOWN)
+        l->first[l->n] = port;
+    l->n++;
+}
+
+/* Where a switch's finding is: "s0 (17 of 17 ports)" when it is every port, else its ports by name,
+ * "s0:3, s0:5 (2 of 17 ports)", the first few and how many more. */
+static const char *pl_where(const struct port_list *l, const char *nm, uint32_t n_ports, char *buf, size_t len)
+{
+    if (l->n == n_ports) {
+        sfmt(buf, len, "%s (%u of %u ports)", nm, l->n, n_ports);
+        return buf;
+    }
+    size_t u = 0;
+    buf[0] = '\0';
+    for (uint32_t k = 0; k < l->n && k < PORTS_SHOWN; k++)
+        u += (size_t)snprintf(buf + u, len - u, "%s%s:%u", k ? ", " : "", nm, l->first[k]);
+    if (l->n > PORTS_SHOWN && u < len)
+        u += (size_t)snprintf(buf + u, len - u, " and %u more", l->n - PORTS_SHOWN);
+    if (u < len)
+        snprintf(buf + u, len - u, " (%u of %u ports)", l->n, n_ports);
+    return buf;
+}
+
+/* What the checks of one switch saw, port by port. */
+struct sw_tally {
+    struct port_list lossy[NPRIO], ecn_off, k_order, k_min_over, k_max_over;
+    uint8_t lossless_seen[NPRIO];
+    int64_t xoff_pt, kmin, kmax, bdp;
+    const char *xoff_how; /* how the port that set xoff_pt computes it */
+};
+
+static void tally_ecn(const struct senders *sd, const struct sw *w, uint32_t j, const struct port_cfg *pc,
+                      struct sw_tally *t)
+{
+    if (sd->ecn_cc && !pc->ecn.enabled)
+        pl_add(&t->ecn_off, j);
+    /* DCTCP marks as a step at K (kmin = kmax): only an inverted pair is wrong for it. */
+    if (pc->ecn.enabled && (sd->step_only ? pc->ecn.kmin > pc->ecn.kmax : pc->ecn.kmin >= pc->ecn.kmax)) {
+        pl_add(&t->k_order, j);
+        t->kmin = pc->ecn.kmin;
+        t->kmax = pc->ecn.kmax;
+    }
+    if (!pc->ecn.enabled || !(pc->lossless & sd->data_mask))
+        return;
+    /* The PFC point of one ingress: static xoff, or the dynamic threshold at an empty shared buffer (alpha x the
+     * buffer left after the headroom reservations): the most a queue gets before PFC. */
+    int64_t x = pc->xoff_static ? pc->xoff : (int64_t)(pc->alpha * (double)(w->cfg->buffer - w->hdrm_reserved));
+    if (pc->ecn.kmin >= x || pc->ecn.kmax > x) {
+        t->xoff_pt = x;
+        t->xoff_how = pc->xoff_static ? "the static xoff" : "dynamic_alpha x the free buffer, at an empty buffer";
+    }
+    if (pc->ecn.kmin >= x) {
+        pl_add(&t->k_min_over, j);
+        t->kmin = pc->ecn.kmin;
+    } else if (pc->ecn.kmax > x) {
+        pl_add(&t->k_max_over, j);
+        t->kmax = pc->ecn.kmax;
+    }
+}
+
+static void tally_ports(const struct run *r, const struct senders *sd, const struct sw *w, struct sw_tally *t)
+{
+    memset(t, 0, sizeof *t);
+    t->xoff_how = "";
+    for (uint32_t j = 0; j < w->n_ports; j++) {
+        const struct port *p = &w->ports[j];
+        const struct port_cfg *pc = port_cfg(p);
+        t->bdp += (int64_t)((__int128)pc->rate_bps * 2 * p->delay_ps / 8 / PS_PER_S);
+        for (int q = 0; q < NPRIO; q++)
+            if ((sd->data_mask >> q & 1) && !(pc->lossless >> q & 1)) {
+                pl_add(&t->lossy[q], j);
+                t->lossless_seen[q] = pc->lossless;
+            }
+        tally_ecn(sd, w, j, pc, t);
+    }
+}
+
+/* Each port whose headroom is below what "auto" computes for it (pfc_port_headroom, as the network's build did:
+ * port_cfg.headroom_auto); ports that saw the same values share a finding. */
+static void check_headroom(const struct run *r, const struct senders *sd, const struct sw *w, struct doc_report *rep)
+{
+    char a[32], b[32], c[32], seen[512], where[160];
+    for (uint32_t j = 0; j < w->n_ports && sd->data_mask; j++) {
+        const struct port_cfg *pc = port_cfg(&w->ports[j]);
+        if (!pc->lossless || pc->headroom >= pc->headroom_auto)
+            continue;
+        int in, out;
+        pfc_port_frames(&r->net, &w->ports[j], &in, &out);
+        sfmt(where, sizeof where, "%s:%u", node_name(r, w->node), j);
+        sfmt(seen, sizeof seen, "PFC headroom %s per lossless priority at %s ports; the cable and rate need %s "
+             "(frames of up to %d bytes arrive, %d leave)", units_fmt_size(pc->headroom, a, sizeof a),
+             units_fmt_rate(pc->rate_bps, c, sizeof c), units_fmt_size(pc->headroom_auto, b, sizeof b), in, out);
+        add(rep, DOC_ERROR, "headroom-short", where, seen,
+            "after a switch sends PAUSE, the bytes already on the cable and those the upstream sends before it "
+            "reacts still arrive; with less headroom than that, a lossless priority drops frames",
+            "set switch.pfc.headroom to \"auto\" or at least the size shown (per port speed when rates differ)");
+    }
+}
+
+/* Buffer and watchdog findings of one switch's tally. */
+static void report_switch_buffer(const struct run *r, const struct sw *w, const struct sw_tally *t,
+                                 struct doc_report *rep)
+{
+    const struct scn_switch *cfg = w->cfg;
+    const char *nm = node_name(r, w->node);
+    char a[32], b[32], seen[512];
+    if (cfg->pfc.enabled && t->bdp > cfg->buffer) {
+        sfmt(seen, sizeof seen, "buffer %s is below one bandwidth-delay product per port (%s for %u ports)",
+             units_fmt_size(cfg->buffer, a, sizeof a), units_fmt_size(t->bdp, b, sizeof b), w->n_ports);
+        add(rep, DOC_WARNING, "buffer-below-bdp", nm, seen,
+            "a buffer smaller than one round trip of every port cannot absorb the in-flight data of a burst: "
+            "PFC pauses (or drops) long before ECN and DCQCN can react",
+            "a larger switch.buffer, or shorter links");
+    }
+    if (cfg->watchdog.enabled && cfg->watchdog.poll_ps > cfg->watchdog.detection_ps) {
+        sfmt(seen, sizeof seen, "watchdog poll_interval %s above detection_time %s",
+             units_fmt_time(cfg->watchdog.poll_ps, a, sizeof a),
+             units_fmt_time(cfg->watchdog.detection_ps, b, sizeof b));
+        add(rep, DOC_ERROR, "watchdog-poll", nm, seen,
+            "the watchdog looks once a poll: it cannot declare a storm sooner than poll_interval, so the "
+            "detection time is not honoured (SONiC refuses this)",
+            "set poll_interval at most detection_time and restoration_time (SONiC: 100-1000 ms)");
+    }
+}
+
+/* The findings of one switch's tally. */
+static void report_switch_ports(const struct run *r, const struct senders *sd, const struct sw *w,
+                                const struct sw_tally *t, struct doc_report *rep)
+{
+    const struct scn_switch *cfg = w->cfg;
+    const char *nm = node_name(r, w->node);
+    char a[32], b[32], seen[512], where[300];
+    for (int q = 0; q < NPRIO; q++) {
+        if (!t->lossy[q].n)
+            continue;
+        char ll[32];
+        prio_list(t->lossless_seen[q], ll, sizeof ll);
+        sfmt(seen, sizeof seen, "the NICs send RoCE on priority %d, which PFC does not protect here (lossless "
+             "priorities at these ports: %s%s)", q, ll, cfg->pfc.enabled ? "" : "; switch.pfc.enabled false");
+        add(rep, DOC_ERROR, "roce-priority-lossy", pl_where(&t->lossy[q], nm, w->n_ports, where, sizeof where), seen,
+            "RoCE's go-back-N loses a whole window for each dropped frame: the fabric is lossless only if "
+            "every switch a flow crosses protects the priority its NIC sends on",
+            "enable PFC (switch.pfc.enabled) on these switches for the NICs' priority, or set host.priority "
+            "to a priority in switch.pfc.priorities (a profile may differ from the rest)");
+    }
+    if (t->ecn_off.n)
+        add(rep, DOC_ERROR, "ecn-off", pl_where(&t->ecn_off, nm, w->n_ports, where, sizeof where),
+            "switch.ecn.enabled is false where DCQCN or DCTCP flows may queue",
+            "DCQCN slows a sender only on CNPs and DCTCP only on echoed marks, and both come only from "
+            "ECN-marked frames: a queue that never marks is left to PFC, whose pauses spread upstream to flows "
+            "that did not cause them",
+            "set switch.ecn.enabled true on these switches (with kmin/kmax below the PFC point)");
+    if (t->k_order.n) {
+        sfmt(seen, sizeof seen, "ECN kmin %s is not below kmax %s", units_fmt_size(t->kmin, a, sizeof a),
+             units_fmt_size(t->kmax, b, sizeof b));
+        add(rep, DOC_WARNING, "ecn-kmin-kmax", pl_where(&t->k_order, nm, w->n_ports, where, sizeof where), seen,
+            "with kmin >= kmax the marking is a step from 0 to 100 %: every sender is cut at once at one "
+            "depth, and the queue oscillates instead of settling between the thresholds",
+            "set kmin well below kmax (the paper's DCQCN profile: 5KB and 200KB at 40 Gbps)");
+    }
+    if (t->k_min_over.n) {
+        sfmt(seen, sizeof seen, "ECN kmin %s is at or above the PFC point %s (%s)", units_fmt_size(t->kmin, a, sizeof a),
+             units_fmt_size(t->xoff_pt, b, sizeof b), t->xoff_how);
+        add(rep, DOC_ERROR, "ecn-above-xoff", pl_where(&t->k_min_over, nm, w->n_ports, where, sizeof where), seen,
+            "PFC pauses the upstream before the queue reaches kmin, so nothing is ever marked: no CNPs, DCQCN "
+            "never slows the senders, and PFC alone holds the queue",
+            "set kmin and kmax below the PFC point (kmax at most a fraction of it)");
+    }
+    if (t->k_max_over.n) {
+        sfmt(seen, sizeof seen, "ECN kmax %s is above the PFC point %s (%s)", units_fmt_size(t->kmax, a, sizeof a),
+             units_fmt_size(t->xoff_pt, b, sizeof b), t->xoff_how);
+        add(rep, DOC_WARNING, "ecn-above-xoff", pl_where(&t->k_max_over, nm, w->n_ports, where, sizeof where), seen,
+            "PFC fires before the marking reaches pmax: ECN has not done its work when the upstream is paused",
+            "lower kmax below the PFC point");
+    }
+    check_headroom(r, sd, w, rep);
+    report_switch_buffer(r, w, t, rep);
 }
 
 /* PFC, ECN, headroom and buffer per switch, port by port. */
 static void check_switch_ports(const struct run *r, const struct senders *sd, struct doc_report *rep)
 {
-    const struct net *n = &r->net;
-    char a[32], b[32], c[32], seen[512], where[160], pl[32];
     for (uint32_t i = 0; i < r->g.n_switches; i++) {
-        const struct sw *w = &n->sws[i];
-        const struct scn_switch *cfg = w->cfg;
-        const char *nm = node_name(r, w->node);
-        uint32_t lossy[NPRIO] = {0}, ecn_off = 0, k_order = 0, k_min_over = 0, k_max_over = 0, hdrm_short = 0;
-        uint8_t lossless_seen[NPRIO] = {0};
-        int64_t xoff_pt = 0, kmin = 0, kmax = 0, hdrm = 0, need = 0, bdp = 0;
-        const char *xoff_how = ""; /* how the port that set xoff_pt computes it */
-        /* The largest data frame that reaches this switch: a sender's whose frames its MTU lets through. */
-        int mtu = 0;
-        for (uint32_t h = 0; h < r->g.n_hosts; h++)
-            if (sd->prio[h] >= 0 && (!cfg->mtu || n->hosts[h].cfg->mtu + HDR_DATA <= cfg->mtu) &&
-                n->hosts[h].cfg->mtu > mtu)
-                mtu = n->hosts[h].cfg->mtu;
-        for (uint32_t j = 0; j < w->n_ports; j++) {
-            const struct port *p = &w->ports[j];
-            const struct port_cfg *pc = port_cfg(p);
-            bdp += (int64_t)((__int128)pc->rate_bps * 2 * p->delay_ps / 8 / PS_PER_S);
-            for (int q = 0; q < NPRIO; q++)
-                if ((sd->data_mask >> q & 1) && !(pc->lossless >> q & 1)) {
-                    lossy[q]++;
-                    lossless_seen[q] = pc->lossless;
-                }
-            if (sd->ecn_cc && !pc->ecn.enabled)
-                ecn_off++;
-            /* DCTCP marks as a step at K (kmin = kmax): only an inverted pair is wrong for it. */
-            if (pc->ecn.enabled && (sd->step_only ? pc->ecn.kmin > pc->ecn.kmax : pc->ecn.kmin >= pc->ecn.kmax)) {
-                k_order++;
-                kmin = pc->ecn.kmin;
-                kmax = pc->ecn.kmax;
-            }
-            if (pc->ecn.enabled && (pc->lossless & sd->data_mask)) {
-                /* The PFC point of one ingress: static xoff, or the dynamic threshold at an empty shared buffer
-                 * (alpha x the buffer left after the headroom reservations): the most a queue gets before PFC. */
-                int64_t x = pc->xoff_static ? pc->xoff
-                                            : (int64_t)(pc->alpha * (double)(cfg->buffer - w->hdrm_reserved));
-                if (pc->ecn.kmin >= x || pc->ecn.kmax > x) {
-                    xoff_pt = x;
-                    xoff_how = pc->xoff_static ? "the static xoff"
-                                               : "dynamic_alpha x the free buffer, at an empty buffer";
-                }
-                if (pc->ecn.kmin >= x) {
-                    k_min_over++;
-                    kmin = pc->ecn.kmin;
-                } else if (pc->ecn.kmax > x) {
-                    k_max_over++;
-                    kmax = pc->ecn.kmax;
-                }
-            }
-            if (pc->lossless && mtu) {
-                int64_t nd = net_auto_headroom(pc->rate_bps, p->delay_ps, mtu, cfg->pfc.response_quanta);
-                if (pc->headroom < nd) {
-                    hdrm_short++;
-                    hdrm = pc->headroom;
-                    need = nd;
-                    sfmt(pl, sizeof pl, "%s", units_fmt_rate(pc->rate_bps, a, sizeof a));
-                }
-            }
-        }
-        for (int q = 0; q < NPRIO; q++) {
-            if (!lossy[q])
-                continue;
-            char ll[32];
-            prio_list(lossless_seen[q], ll, sizeof ll);
-            sfmt(where, sizeof where, "%s (%u of %u ports)", nm, lossy[q], w->n_ports);
-            sfmt(seen, sizeof seen, "the NICs send RoCE on priority %d, which PFC does not protect here (lossless "
-                 "priorities at these ports: %s%s)", q, ll, cfg->pfc.enabled ? "" : "; switch.pfc.enabled false");
-            add(rep, DOC_ERROR, "roce-priority-lossy", where, seen,
-                "RoCE's go-back-N loses a whole window for each dropped frame: the fabric is lossless only if "
-                "every switch a flow crosses protects the priority its NIC sends on",
-                "enable PFC (switch.pfc.enabled) on these switches for the NICs' priority, or set host.priority "
-                "to a priority in switch.pfc.priorities (a profile may differ from the rest)");
-        }
-        if (ecn_off) {
-            sfmt(where, sizeof where, "%s (%u of %u ports)", nm, ecn_off, w->n_ports);
-            add(rep, DOC_ERROR, "ecn-off", where, "switch.ecn.enabled is false where DCQCN or DCTCP flows may queue",
-                "DCQCN slows a sender only on CNPs and DCTCP only on echoed marks, and both come only from "
-                "ECN-marked frames: a queue that never marks is left to PFC, whose pauses spread upstream to flows "
-                "that did not cause them",
-                "set switch.ecn.enabled true on these switches (with kmin/kmax below the PFC point)");
-        }
-        if (k_order) {
-            sfmt(where, sizeof where, "%s (%u ports)", nm, k_order);
-            sfmt(seen, sizeof seen, "ECN kmin %s is not below kmax %s", units_fmt_size(kmin, a, sizeof a),
-                 units_fmt_size(kmax, b, sizeof b));
-            add(rep, DOC_WARNING, "ecn-kmin-kmax", where, seen,
-                "with kmin >= kmax the marking is a step from 0 to 100 %: every sender is cut at once at one "
-                "depth, and the queue oscillates instead of settling between the thresholds",
-                "set kmin well below kmax (the paper's DCQCN profile: 5KB and 200KB at 40 Gbps)");
-        }
-        if (k_min_over) {
-            sfmt(where, sizeof where, "%s (%u ports)", nm, k_min_over);
-            sfmt(seen, sizeof seen, "ECN kmin %s is at or above the PFC point %s (%s)", units_fmt_size(kmin, a, sizeof a),
-                 units_fmt_size(xoff_pt, b, sizeof b), xoff_how);
-            add(rep, DOC_ERROR, "ecn-above-xoff", where, seen,
-                "PFC pauses the upstream before the queue reaches kmin, so nothing is ever marked: no CNPs, DCQCN "
-                "never slows the senders, and PFC alone holds the queue",
-                "set kmin and kmax below the PFC point (kmax at most a fraction of it)");
-        }
-        if (k_max_over) {
-            sfmt(where, sizeof where, "%s (%u ports)", nm, k_max_over);
-            sfmt(seen, sizeof seen, "ECN kmax %s is above the PFC point %s (%s)", units_fmt_size(kmax, a, sizeof a),
-                 units_fmt_size(xoff_pt, b, sizeof b), xoff_how);
-            add(rep, DOC_WARNING, "ecn-above-xoff", where, seen,
-                "PFC fires before the marking reaches pmax: ECN has not done its work when the upstream is paused",
-                "lower kmax below the PFC point");
-        }
-        if (hdrm_short) {
-            sfmt(where, sizeof where, "%s (%u ports)", nm, hdrm_short);
-            sfmt(seen, sizeof seen, "PFC headroom %s per lossless priority at %s ports; the cable and rate need %s "
-                 "(MTU %d)", units_fmt_size(hdrm, a, sizeof a), pl, units_fmt_size(need, b, sizeof b), mtu);
-            add(rep, DOC_ERROR, "headroom-short", where, seen,
-                "after a switch sends PAUSE, the bytes already on the cable and those the upstream sends before it "
-                "reacts still arrive; with less headroom than that, a lossless priority drops frames",
-                "set switch.pfc.headroom to \"auto\" or at least the size shown (per port speed when rates differ)");
-        }
-        if (cfg->pfc.enabled && bdp > cfg->buffer) {
-            sfmt(seen, sizeof seen, "buffer %s is below one bandwidth-delay product per port (%s for %u ports)",
-                 units_fmt_size(cfg->buffer, a, sizeof a), units_fmt_size(bdp, b, sizeof b), w->n_ports);
-            add(rep, DOC_WARNING, "buffer-below-bdp", nm, seen,
-                "a buffer smaller than one round trip of every port cannot absorb the in-flight data of a burst: "
-                "PFC pauses (or drops) long before ECN and DCQCN can react",
-                "a larger switch.buffer, or shorter links");
-        }
-        if (cfg->watchdog.enabled && cfg->watchdog.poll_ps > cfg->watchdog.detection_ps) {
-            sfmt(seen, sizeof seen, "watchdog poll_interval %s above detection_time %s",
-                 units_fmt_time(cfg->watchdog.poll_ps, a, sizeof a),
-                 units_fmt_time(cfg->watchdog.detection_ps, b, sizeof b));
-            add(rep, DOC_ERROR, "watchdog-poll", nm, seen,
-                "the watchdog looks once a poll: it cannot declare a storm sooner than poll_interval, so the "
-                "detection time is not honoured (SONiC refuses this)",
-                "set poll_interval at most detection_time and restoration_time (SONiC: 100-1000 ms)");
-        }
-        (void)c;
+        struct sw_tally t;
+        tally_ports(r, sd, &r->net.sws[i], &t);
+        report_switch_ports(r, sd, &r->net.sws[i], &t, rep);
     }
 }
 

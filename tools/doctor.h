@@ -8,7 +8,7 @@
  * The checks are the production checklist and the troubleshooting table of the RoCE study note this project
  * started from (PFC on the RoCE priority everywhere, ECN on with thresholds below the PFC point, DCQCN on the
  * NICs; bandwidth far below expectation: PFC off and drops, ECN thresholds that never mark, DCQCN recovering
- * too fast or too slow), plus the headroom formula of models/net.h and SONiC's PFC watchdog rules; each check's
+ * too fast or too slow), plus the headroom formula of models/pfc.h and SONiC's PFC watchdog rules; each check's
  * rule and source: docs/doctor.md.
  */
 #ifndef TOOLS_DOCTOR_H

@@ -340,7 +340,7 @@ static cJSON *groups_json(const struct run *r)
 
 /*
  * What check reports beyond the scenario itself: the size of the built
- * network, and the PFC headroom per class of port (same rate and delay), with
+ * network, and the PFC headroom per class of port (same rate, delay and headroom), with
  * the largest reservation on any one switch.
  */
 /* One threshold of a switch that counts cells: as set, in cells, and in the bytes of whole cells it compares as. */

@@ -212,7 +212,7 @@ static void print_lossless(FILE *f, const struct run *r, int p)
     fprintf(f, "#   XON: resume when the ingress bytes fall %s below XOFF (xon offset).\n",
             bytes_kb(w->pfc.xon_delta, a, sizeof a));
 
-    /* Headroom per class of port (same rate and delay), as `rocesim check` reports it. */
+    /* Headroom per class of port (same rate, delay and headroom), as `rocesim check` reports it. */
     struct hdrm_report rep;
     run_headroom_classes(r, &rep);
     fprintf(f, "#   Headroom (%s), reserved per port for priority %d beyond XOFF:\n",

@@ -168,7 +168,8 @@ void run_headroom_classes(const struct run *r, struct hdrm_report *rep)
             const struct port *pt = &w->ports[p];
             const struct port_aux *x = port_aux(pt);
             int k = 0;
-            while (k < rep->n && !(rep->cls[k].rate_bps == x->rate_bps && rep->cls[k].delay_ps == pt->delay_ps))
+            while (k < rep->n && !(rep->cls[k].rate_bps == x->rate_bps && rep->cls[k].delay_ps == pt->delay_ps &&
+                                   rep->cls[k].headroom == x->headroom))
                 k++;
             if (k == rep->n) {
                 if (rep->n == cap) {

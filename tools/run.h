@@ -136,7 +136,8 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
 
 void run_free(struct run *r);
 
-/* Switch ports grouped by (rate, delay): the PFC headroom each class reserves per lossless priority. */
+/* Switch ports grouped by (rate, delay, headroom): the PFC headroom each class reserves per lossless priority (ports
+ * of one rate and delay differ when the frames that reach them do: pfc_port_frames). */
 struct hdrm_class {
     int64_t rate_bps, delay_ps, headroom;
     uint32_t ports;

@@ -6,6 +6,7 @@
 
 #include "models/cc.h"
 #include "models/dcqcn_fluid.h"
+#include "models/pfc.h"
 #include "sim/units.h"
 #include "tools/run.h"
 
@@ -342,7 +343,7 @@ static bool headroom_case(struct vresult *out, int *n, int cap, const char *leng
      * congestion control off, a small static XOFF so that every ingress pauses
      * while its upstream is sending back-to-back.
      */
-    int64_t auto_h = net_auto_headroom(100000000000LL, length_mm * PS_PER_MM, 1024, 394);
+    int64_t auto_h = pfc_headroom(100000000000LL, length_mm * PS_PER_MM, 1086, 1086, 394);
     char hdrm[64];
     if (too_small)
         snprintf(hdrm, sizeof hdrm, "\"%lldB\"", (long long)(auto_h / 4));
