@@ -201,6 +201,22 @@ static void test_wording(void)
     CU_ASSERT_STRING_EQUAL(rep.f[2].where, "leaf0:8, leaf0:9, leaf1:8, leaf1:9, spine0:0, spine0:1");
     CU_ASSERT_EQUAL(rep.f[2].n_where, 8);
     doctor_report_free(&rep);
+    test_teardown(&scn, &r);
+    /* a finding on some of a switch's ports names them: the first four and how many more; all of them, the switch */
+    struct scn_override pov[] = {{"profiles", "[{\"match\": [\"leaf1:3\", \"leaf0:*\"], \"switch\": {\"pfc\": "
+                                  "{\"enabled\": false}}}, {\"match\": [\"spine0:1\", \"leaf1:0\", \"leaf1:1\", "
+                                  "\"leaf1:2\", \"leaf1:4\", \"leaf1:5\", \"leaf1:6\"], \"switch\": {\"ecn\": "
+                                  "{\"enabled\": false}}}]"}};
+    CU_ASSERT_FATAL(test_setup_from("scenarios/labs/10-bandwidth-far-below/healthy.json", NULL, pov, 1, &scn, &r));
+    doctor_scenario(&r, &rep);
+    f = doctor_find(&rep, "roce-priority-lossy");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_STRING_EQUAL(f->where, "leaf0 (10 of 10 ports), leaf1:3 (1 of 10 ports)");
+    f = doctor_find(&rep, "ecn-off");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_STRING_EQUAL(f->where,
+                           "leaf1:0, leaf1:1, leaf1:2, leaf1:4 and 2 more (6 of 10 ports), spine0:1 (1 of 2 ports)");
+    doctor_report_free(&rep);
     /* the loader refuses a poll above the detection time; a resolved setting that has one is still found */
     struct scn_switch *sc = (struct scn_switch *)r.net.sws[0].cfg;
     sc->watchdog.enabled = true;
@@ -218,7 +234,8 @@ static void test_wording(void)
  * from the formula (docs/scenario.md, switch.pfc): T = frame out + PAUSE + 394 quanta + frame in (each + 20 B of
  * preamble and gap) at the rate, plus 2 x 1 us of cable, rounded up to whole arriving frames.
  */
-#define JUMBO_FABRIC "{\"name\": \"jumbo\", \"stop\": \"50us\", \"topology\": {\"type\": \"leaf-spine\", \"leaves\": 2, " \
+#define JUMBO_FABRIC                                                                                                   \
+    "{\"name\": \"jumbo\", \"stop\": \"50us\", \"topology\": {\"type\": \"leaf-spine\", \"leaves\": 2, " \
     "\"spines\": 1, \"hosts_per_leaf\": 2, \"host_link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}, " \
     "\"fabric_link\": {\"rate\": \"400Gbps\", \"delay\": \"1us\"}}, \"host\": {\"mtu\": 1024}, %s" \
     "\"profiles\": [{\"match\": [\"h0\"], \"host\": {\"mtu\": 9000}}%s], " \

@@ -384,8 +384,8 @@ static void report_switch_ports(const struct run *r, const struct senders *sd, c
             "set kmin well below kmax (the paper's DCQCN profile: 5KB and 200KB at 40 Gbps)");
     }
     if (t->k_min_over.n) {
-        sfmt(seen, sizeof seen, "ECN kmin %s is at or above the PFC point %s (%s)", units_fmt_size(t->kmin, a, sizeof a),
-             units_fmt_size(t->xoff_pt, b, sizeof b), t->xoff_how);
+        sfmt(seen, sizeof seen, "ECN kmin %s is at or above the PFC point %s (%s)",
+             units_fmt_size(t->kmin, a, sizeof a), units_fmt_size(t->xoff_pt, b, sizeof b), t->xoff_how);
         add(rep, DOC_ERROR, "ecn-above-xoff", pl_where(&t->k_min_over, nm, w->n_ports, where, sizeof where), seen,
             "PFC pauses the upstream before the queue reaches kmin, so nothing is ever marked: no CNPs, DCQCN "
             "never slows the senders, and PFC alone holds the queue",
