@@ -66,6 +66,22 @@ static int open_regular(const char *path, struct stat *st, bool no_link)
     return fd;
 }
 
+/* Newlines in the first n bytes of p. */
+static size_t count_lines(const char *p, size_t n)
+{
+    size_t c = 0;
+    for (const char *e = p + n; (p = memchr(p, '\n', (size_t)(e - p))); p++)
+        c++;
+    return c;
+}
+
+/* The one message for a NUL byte in a text file: bad input (2), with its line and offset. */
+static int nul_byte(char *err, size_t errlen, const char *path, size_t line, size_t at)
+{
+    return fail(SCN_EUSAGE, err, errlen, "%s: line %zu: expected a text file, got a NUL byte at offset %zu", path,
+                line, at);
+}
+
 int file_read(const char *path, int mode, char **data, size_t *len, char *err, size_t errlen)
 {
     *data = NULL;
@@ -121,10 +137,10 @@ int file_read(const char *path, int mode, char **data, size_t *len, char *err, s
             break;
         const char *nul = mode == FILE_TEXT ? memchr(buf + n, '\0', (size_t)k) : NULL;
         if (nul) {
-            size_t at = (size_t)(nul - buf);
+            size_t at = (size_t)(nul - buf), line = 1 + count_lines(buf, at);
             free(buf);
             close(fd);
-            return fail(SCN_EUSAGE, err, errlen, "%s: expected a text file, got a NUL byte at offset %zu", path, at);
+            return nul_byte(err, errlen, path, line, at);
         }
         n += (size_t)k;
     }
@@ -140,16 +156,45 @@ int file_read(const char *path, int mode, char **data, size_t *len, char *err, s
     return 0;
 }
 
-/* See file.h. */
-FILE *file_open_stream(const char *path)
+/* See file.h.  The file is read once through before it is handed over, a chunk at a time, for a NUL byte: a
+ * series is read by lines (getline), which would take a NUL for the end of its line and go on. */
+FILE *file_open_stream(const char *path, char *err, size_t errlen)
 {
     struct stat st;
     int fd = open_regular(path, &st, false);
-    if (fd < 0)
-        return NULL;
-    FILE *f = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) ? NULL : fdopen(fd, "r");
-    if (!f) {
+    if (fd < 0) {
         int e = errno;
+        fail(SCN_EIO, err, errlen, "%s: cannot read: %s", path, strerror(e));
+        errno = e;
+        return NULL;
+    }
+    char chunk[16384];
+    size_t at = 0, lines = 1;
+    int e = 0;
+    for (;;) {
+        ssize_t k = read(fd, chunk, sizeof chunk);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            e = k < 0 ? errno : 0;
+            break;
+        }
+        const char *nul = memchr(chunk, '\0', (size_t)k);
+        if (nul) {
+            nul_byte(err, errlen, path, lines + count_lines(chunk, (size_t)(nul - chunk)), at + (size_t)(nul - chunk));
+            e = EILSEQ;
+            break;
+        }
+        lines += count_lines(chunk, (size_t)k);
+        at += (size_t)k;
+    }
+    if (!e && lseek(fd, 0, SEEK_SET) != 0)
+        e = errno;
+    FILE *f = e || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) ? NULL : fdopen(fd, "r");
+    if (!f) {
+        e = e ? e : errno;
+        if (e != EILSEQ)
+            fail(SCN_EIO, err, errlen, "%s: cannot read: %s", path, strerror(e));
         close(fd);
         errno = e;
     }

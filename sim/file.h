@@ -32,16 +32,18 @@ enum file_mode {
  *                larger than FILE_MAX_BYTES: "File too large");
  *   SCN_EUSAGE (2): "PATH: expected a regular file, got a pipe (FIFO)" and the
  *                like (with FILE_NO_LINK, "got a symbolic link"), or "PATH:
- *                expected a text file, got a NUL byte at offset N".
+ *                line N: expected a text file, got a NUL byte at offset M".
  * mode: FILE_TEXT or FILE_BYTES, with FILE_NO_LINK or'ed in or not.
  */
 int file_read(const char *path, int mode, char **data, size_t *len, char *err, size_t errlen);
 
 /*
- * Opens the regular file at path to be read as a stream (a run's own series, which may be larger than
- * FILE_MAX_BYTES and are read a line at a time).  Returns NULL with errno set when it cannot: ENODEV when
- * the path is a pipe, a device or another file that is not regular (never blocks on a FIFO).
+ * Opens the regular text file at path to be read as a stream (a run's own series, which may be larger than
+ * FILE_MAX_BYTES and are read a line at a time).  Returns NULL with errno set and one line in err (err may be
+ * NULL) when it cannot: ENODEV when the path is a pipe, a device or another file that is not regular (never
+ * blocks on a FIFO); EILSEQ when it holds a NUL byte, bad input like file_read's ("PATH: line N: expected a
+ * text file, got a NUL byte at offset M").
  */
-FILE *file_open_stream(const char *path);
+FILE *file_open_stream(const char *path, char *err, size_t errlen);
 
 #endif

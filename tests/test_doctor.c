@@ -302,6 +302,47 @@ static void test_headroom_frames(void)
     test_teardown(&scn, &r);
 }
 
+/* A run that did not complete (summary.json "complete": false) is said first, in the report and in doctor.json:
+ * its findings cover only the time it simulated.  A complete run's report says nothing of the kind. */
+static void test_incomplete_run(void)
+{
+    char cmd[1024], dir[256], path[320], *out = NULL;
+    snprintf(dir, sizeof dir, "%s/incomplete", droot);
+    snprintf(cmd, sizeof cmd, "%s run scenarios/dumbbell.json --stop 100us -o %s --no-plot -q > /dev/null",
+             test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    snprintf(cmd, sizeof cmd, "%s doctor %s", test_rocesim_bin(), dir);
+    int rc = test_run(cmd, &out);
+    CU_ASSERT_PTR_NULL(out ? strstr(out, "did not complete") : "no output");
+    free(out);
+    /* as an interrupted run leaves it */
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    char *sum = test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+    char *c = strstr(sum, "\"complete\":\ttrue,");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    size_t head = (size_t)(c - sum);
+    char *edited = malloc(strlen(sum) + 128);
+    snprintf(edited, strlen(sum) + 128,
+             "%.*s\"complete\":\tfalse,\n\t\"incomplete_reason\":\t\"interrupted (SIGINT)\",%s", (int)head, sum,
+             c + strlen("\"complete\":\ttrue,"));
+    test_write_text(path, edited);
+    free(edited);
+    free(sum);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), rc);
+    char want[1024];
+    snprintf(want, sizeof want, "doctor: %s: the run did not complete (interrupted (SIGINT)) and stopped at 100us of "
+             "simulated time: the findings below cover only that part\ndoctor: %s: ", dir, dir);
+    CU_ASSERT_PTR_NOT_NULL(out && strncmp(out, want, strlen(want)) == 0);
+    if (out && strncmp(out, want, strlen(want)))
+        printf("\n  doctor on an incomplete run printed: %s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/doctor.json", dir);
+    char *js = test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL(js && strstr(js, "\"incomplete\":\t\"the run did not complete (interrupted (SIGINT))"));
+    free(js);
+}
+
 /* Exit statuses: 0 without a finding, 1 with, 2 on bad input; -o writes doctor.json for a scenario. */
 static void test_cli(void)
 {
@@ -339,5 +380,6 @@ void test_doctor_register(void)
     CU_add_test(s, "finished runs: each mistake found where the run shows it", test_after);
     CU_add_test(s, "findings name the place and the values", test_wording);
     CU_add_test(s, "exit statuses and doctor.json", test_cli);
+    CU_add_test(s, "a run that did not complete is said first", test_incomplete_run);
     CU_add_test(s, "headroom auto from each port's frames, the same in the build and the doctor", test_headroom_frames);
 }

@@ -200,13 +200,61 @@ static void test_zeros_refused_at_first_nul(void)
     const char *z = sparse_file("zeros.json", 60L << 20);
     char args[512], want[1024];
     snprintf(args, sizeof args, "check %s", z);
-    snprintf(want, sizeof want, "rocesim: %s: expected a text file, got a NUL byte at offset 0\n", z);
+    snprintf(want, sizeof want, "rocesim: %s: line 1: expected a text file, got a NUL byte at offset 0\n", z);
     expect_in(40000, 2, want, args);
     const char *scn = scenario_with_cdf("zeros-cdf.json", "zeros.json");
     snprintf(args, sizeof args, "check %s", scn);
-    snprintf(want, sizeof want, "rocesim: %s: traffic.0.size_cdf: %s: expected a text file, got a NUL byte at "
-             "offset 0\n", scn, z);
+    snprintf(want, sizeof want, "rocesim: %s: traffic.0.size_cdf: %s: line 1: expected a text file, got a NUL byte "
+             "at offset 0\n", scn, z);
     expect_in(40000, 2, want, args);
+}
+
+/*
+ * A NUL byte in a run's CSV is bad input for every command that reads it (show, doctor, compare, plot): exit 2,
+ * with the file and the line, whether the file is read whole (sim/file.c's file_read) or a line at a time
+ * (file_open_stream).
+ */
+static void test_nul_in_run_csv(void)
+{
+    const char *good = in_tmp("nul-run");
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s run scenarios/pfc-storm.json --stop 200us --set monitor.counters=true --no-plot -q "
+             "-o %s", test_rocesim_bin(), good);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    static const struct {
+        const char *file, *args;
+    } cases[] = {{"counters.csv", "show %s pfc counters"}, {"flows.csv", "doctor %s"}, {"pfc.csv", "doctor %s"},
+                 {"queues.csv", "doctor %s"}, {"flows.csv", "compare %s %s"}, {"rates.csv", "plot %s"},
+                 {"queues.csv", "plot %s"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char dir[300], path[400], args[900], want[600];
+        snprintf(dir, sizeof dir, "%s-%zu", good, k);
+        snprintf(cmd, sizeof cmd, "rm -rf %s && cp -r %s %s", dir, good, dir);
+        CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+        /* the NUL in the second line, after its first 3 bytes */
+        snprintf(path, sizeof path, "%s/%s", dir, cases[k].file);
+        size_t len = 0;
+        char *text = test_read_file(path, &len);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        size_t at = (size_t)(strchr(text, '\n') - text) + 4;
+        CU_ASSERT_FATAL(at < len); /* the storm pauses by then: every file has a second line */
+        FILE *f = fopen(path, "w");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        fwrite(text, 1, at, f);
+        fputc(0, f);
+        fwrite(text + at, 1, len - at, f);
+        fclose(f);
+        free(text);
+        snprintf(args, sizeof args, cases[k].args, dir, good);
+        int rc = rocesim(400000, &out, "%s", args);
+        snprintf(want, sizeof want, "%s: line 2: expected a text file, got a NUL byte at offset %zu\n", path, at);
+        if (rc != 2 || !out || !strstr(out, want))
+            fprintf(stderr, "\n  rocesim %s: exit %d, printed: %s", args, rc, out ? out : "(nothing)\n");
+        CU_ASSERT_EQUAL(rc, 2);
+        CU_ASSERT_PTR_NOT_NULL(out && strstr(out, want));
+        CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rocesim: "));
+        free(out);
+    }
 }
 
 /* A file over the cap is refused before it is read: "File too large", exit 3, for every kind of input. */
@@ -227,7 +275,7 @@ static void test_cap(void)
     fwrite("abc\0def", 1, 7, f);
     fclose(f);
     CU_ASSERT_EQUAL(file_read(t, FILE_TEXT, &data, NULL, err, sizeof err), SCN_EUSAGE);
-    snprintf(want, sizeof want, "%s: expected a text file, got a NUL byte at offset 3", t);
+    snprintf(want, sizeof want, "%s: line 1: expected a text file, got a NUL byte at offset 3", t);
     CU_ASSERT_STRING_EQUAL(err, want);
     size_t len = 0;
     CU_ASSERT_EQUAL_FATAL(file_read(t, FILE_BYTES, &data, &len, err, sizeof err), 0);
@@ -247,4 +295,6 @@ void test_reads_register(void)
     CU_add_test(s, "a run's series that is a FIFO: plot reports it, never waits on it", test_plot_fifo_series);
     CU_add_test(s, "a file of zeros is refused at its first NUL, in little memory", test_zeros_refused_at_first_nul);
     CU_add_test(s, "a file over FILE_MAX_BYTES is refused before it is read", test_cap);
+    CU_add_test(s, "a NUL byte in a run's CSV: show, doctor, compare, plot exit 2 naming the file and line",
+                test_nul_in_run_csv);
 }

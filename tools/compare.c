@@ -205,13 +205,20 @@ static const struct {
 #define N_RANGES (sizeof size_ranges / sizeof size_ranges[0])
 
 /* The slowdown p50 and p95 of run dir's finished flows per size range (NAN where none finished); false without
- * a readable flows.csv. */
-static bool size_slowdowns(const char *dir, double p50[N_RANGES], double p95[N_RANGES])
+ * a flows.csv, and false with *rc set (SCN_EUSAGE or SCN_EIO) and the message printed when it has one that
+ * cannot be read or is not a run's flows.csv (a NUL byte, a bad row: its line). */
+static bool size_slowdowns(const char *dir, double p50[N_RANGES], double p95[N_RANGES], int *rc)
 {
-    char path[4200], *csv = NULL, err[256];
+    char path[4200], *csv = NULL, err[4400];
     snprintf(path, sizeof path, "%s/flows.csv", dir);
-    if (access(path, F_OK) != 0 || read_text_file(path, &csv, NULL, 0))
+    if (access(path, F_OK) != 0)
         return false;
+    int e = read_text_file(path, &csv, err, sizeof err);
+    if (e) {
+        fprintf(stderr, "rocesim: compare: %s\n", err);
+        *rc = e;
+        return false;
+    }
     bool ok = true;
     for (size_t k = 0; k < N_RANGES && ok; k++) {
         struct flowset f = {.size_min = size_ranges[k].lo, .size_max = size_ranges[k].hi};
@@ -221,6 +228,10 @@ static bool size_slowdowns(const char *dir, double p50[N_RANGES], double p95[N_R
         p95[k] = ok && flowset_value(&r, "flows.slowdown.p95", &p95[k]) ? p95[k] : NAN;
     }
     free(csv);
+    if (!ok) {
+        fprintf(stderr, "rocesim: compare: %s: %s\n", path, err);
+        *rc = SCN_EUSAGE;
+    }
     return ok;
 }
 
@@ -494,9 +505,17 @@ int compare_main(int argc, char **argv)
     char *cc[MAX_RUNS];
     bool any_cc = false, any_size = false, have_size[MAX_RUNS];
     double p50[MAX_RUNS][N_RANGES], p95[MAX_RUNS][N_RANGES];
+    int bad = 0;
     for (int i = 0; i < n; i++) {
         any_cc |= (cc[i] = run_cc(dirs[i])) != NULL;
-        any_size |= have_size[i] = size_slowdowns(dirs[i], p50[i], p95[i]);
+        any_size |= have_size[i] = !bad && size_slowdowns(dirs[i], p50[i], p95[i], &bad);
+    }
+    if (bad) {
+        for (int i = 0; i < n; i++) {
+            cJSON_Delete(s[i]);
+            free(cc[i]);
+        }
+        return bad;
     }
     table_init(t, 3 + nc + (int)(sizeof rows / sizeof *rows) + 2 * (int)N_RANGES + 1, n);
     bool incomplete[MAX_RUNS], any_incomplete = false;

@@ -91,6 +91,8 @@ static void where_text(const struct doc_finding *f, char *buf, size_t len)
 
 void doctor_print(FILE *out, const struct doc_report *rep, const char *subject)
 {
+    if (rep->incomplete[0])
+        fprintf(out, "doctor: %s: %s\n", subject, rep->incomplete);
     if (!rep->n) {
         fprintf(out, "doctor: %s: no finding\n", subject);
         return;
@@ -114,6 +116,8 @@ char *doctor_json(const struct doc_report *rep, const char *subject, const char 
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "subject", subject);
     cJSON_AddStringToObject(o, "mode", mode);
+    if (rep->incomplete[0])
+        cJSON_AddStringToObject(o, "incomplete", rep->incomplete);
     cJSON *arr = cJSON_AddArrayToObject(o, "findings");
     for (int i = 0; i < rep->n; i++) {
         const struct doc_finding *f = &rep->f[i];
@@ -542,8 +546,9 @@ static int csv_read(const char *dir, const char *name, bool optional, const char
     struct stat st;
     if (optional && stat(path, &st) != 0)
         return 1;
-    if (read_text_file(path, &c->text, err, errlen))
-        return SCN_EIO;
+    int rc = read_text_file(path, &c->text, err, errlen);
+    if (rc)
+        return rc;
     char *save = NULL, *line = strtok_r(c->text, "\n", &save);
     if (!line) {
         sfmt(err, errlen, "%s: expected a CSV header, got an empty file", path);
@@ -948,6 +953,19 @@ static void check_summary(const struct run *r, const cJSON *sum, struct doc_repo
     }
 }
 
+/* A run that did not complete: said first, since every finding after it covers only the time it simulated. */
+static void note_incomplete(const cJSON *sum, struct doc_report *rep)
+{
+    if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(sum, "complete")))
+        return;
+    const cJSON *why = cJSON_GetObjectItemCaseSensitive(sum, "incomplete_reason");
+    char t[32];
+    sfmt(rep->incomplete, sizeof rep->incomplete, "the run did not complete (%s) and stopped at %s of simulated "
+         "time: the findings below cover only that part",
+         cJSON_IsString(why) ? why->valuestring : "summary.json says \"complete\": false",
+         units_fmt_time((int64_t)(num_at(sum, "sim_end_ns") * 1000), t, sizeof t));
+}
+
 int doctor_outputs(const char *dir, const struct run *r, struct doc_report *rep, char *err, size_t errlen)
 {
     char path[4096];
@@ -958,8 +976,9 @@ int doctor_outputs(const char *dir, const struct run *r, struct doc_report *rep,
         sfmt(err, errlen, "%s: expected the directory of a finished run (summary.json), got none", dir);
         return SCN_EUSAGE;
     }
-    if (read_text_file(path, &txt, err, errlen))
-        return SCN_EIO;
+    int rc = read_text_file(path, &txt, err, errlen);
+    if (rc)
+        return rc;
     cJSON *sum = cJSON_Parse(txt);
     free(txt);
     if (!cJSON_IsObject(sum)) {
@@ -972,7 +991,7 @@ int doctor_outputs(const char *dir, const struct run *r, struct doc_report *rep,
     static const char *const need_pfc[] = {"time_ns", "node", "port", "priority", "event", NULL};
     static const char *const need_q[] = {"time_ns", "node", "port", "priority", "bytes", NULL};
     struct csv fc, pc, qc;
-    int rc = csv_read(dir, "flows.csv", false, need_fl, &fc, err, errlen);
+    rc = csv_read(dir, "flows.csv", false, need_fl, &fc, err, errlen);
     if (rc) {
         cJSON_Delete(sum);
         return rc;
@@ -998,6 +1017,7 @@ int doctor_outputs(const char *dir, const struct run *r, struct doc_report *rep,
         fl[i] = (struct flowrow){c[ci], scn_host_index(r->scn, c[cs]), scn_host_index(r->scn, c[cd]), atof(c[cz]),
                                  atof(c[ct]), atof(c[cf]), atof(c[cp]), c[cf][0] != '\0'};
     }
+    note_incomplete(sum, rep);
     check_summary(r, sum, rep);
     check_pauses(r, &pc, &qc, fl, fc.n, sum, rep);
     check_throughput(r, fl, fc.n, sum, &qc, rep);

@@ -36,6 +36,9 @@ struct doc_finding {
 struct doc_report {
     struct doc_finding *f;
     int n, cap;
+    /* After a run that did not complete (summary.json "complete": false): why, and how far it got; said before
+     * the findings, which cover only that part ("" for a complete run or a scenario). */
+    char incomplete[600];
 };
 
 /* The checks of a built scenario (before a run): appends findings to rep. */

@@ -177,12 +177,16 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Opens dir/name for reading and checks its header line.  Returns the stream, or NULL (errno; EINVAL = bad header). */
+/* Why the last open_csv failed with EILSEQ (a NUL byte): file_open_stream's line naming the file and the line. */
+static char bad_text[PATH_MAX_LEN + 128];
+
+/* Opens dir/name for reading and checks its header line.  Returns the stream, or NULL (errno; EINVAL = bad header,
+ * EILSEQ = not text: bad_text says where). */
 static FILE *open_csv(const char *dir, const char *name, const char *header, char **line, size_t *cap)
 {
     char path[PATH_MAX_LEN];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = file_open_stream(path);
+    FILE *f = file_open_stream(path, bad_text, sizeof bad_text);
     if (!f)
         return NULL;
     if (getline(line, cap, f) < 0 || strncmp(*line, header, strlen(header)) != 0) {
@@ -219,7 +223,7 @@ static int second_pass(FILE *f)
 }
 
 /* Result of a data preparation step. */
-enum prep { PREP_ERROR = -1, PREP_SKIP = 0, PREP_DRAW = 1 };
+enum prep { PREP_BAD = -2, PREP_ERROR = -1, PREP_SKIP = 0, PREP_DRAW = 1 }; /* BAD: bad input (exit 2) */
 
 /* A missing or unreadable CSV: skip the plot with a note, or fail on a real I/O error. */
 static enum prep csv_problem(const char *name, char *note, size_t nlen)
@@ -230,9 +234,11 @@ static enum prep csv_problem(const char *name, char *note, size_t nlen)
         snprintf(note, nlen, "%s has an unexpected header", name);
     else if (errno == ENODEV)
         snprintf(note, nlen, "cannot read %s: not a regular file (a pipe or a device)", name);
+    else if (errno == EILSEQ)
+        snprintf(note, nlen, "%s", bad_text);
     else
         snprintf(note, nlen, "cannot read %s: %s", name, strerror(errno));
-    return errno == ENOENT || errno == EINVAL ? PREP_SKIP : PREP_ERROR;
+    return errno == ENOENT || errno == EINVAL ? PREP_SKIP : errno == EILSEQ ? PREP_BAD : PREP_ERROR;
 }
 
 static FILE *open_dat(const char *pdir, const char *name)
@@ -1271,7 +1277,7 @@ int plot_draw(const char *dir, struct plot_result *res, FILE *errf)
                                                 sizeof notes[i]))
             p = PREP_ERROR;
         free(pre);
-        if (p == PREP_ERROR) {
+        if (p == PREP_ERROR || p == PREP_BAD) {
             /* What was half written for it goes too: a plot's files are whole or absent. */
             char path[PATH_MAX_LEN];
             snprintf(path, sizeof path, "%s/%s.dat", pdir, plot_names[i]);
@@ -1280,7 +1286,7 @@ int plot_draw(const char *dir, struct plot_result *res, FILE *errf)
             unlink(path);
             fprintf(errf, "rocesim: %s plot failed, no %s.png drawn: %s\n", plot_names[i], plot_names[i], notes[i]);
             res->failed++;
-            rc = SCN_EIO;
+            rc = p == PREP_BAD && rc != SCN_EIO ? SCN_EUSAGE : SCN_EIO;
             notes[i][0] = '\0';
         } else if (p == PREP_DRAW) {
             /* All gnuplots run at once: each takes a moment to start. */
