@@ -273,10 +273,38 @@ static void test_show_tables(void)
     CU_ASSERT_EQUAL(rc, 2);
     CU_ASSERT(strstr(o, "counters.csv: line 1: expected counters.csv's header") != NULL);
     free(o);
-    test_write_text(path, RUN_COUNTERS_HEADER "\nh0,0,s0,9,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0\n");
+    /* a bad row: the line, the column and the value that is wrong */
+    static const char *const rows[][2] = {
+        {"h0,0,s0,9,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0", "line 2: column priority: expected a priority 0-7, got \"9\""},
+        {"h0,0,s0,3,1,1,1,1,0,0,0,0,0,0,0,0,0,x,0,0", "line 2: column drops_mtu: expected a count (a whole number "
+                                                   ">= 0), got \"x\""},
+        {"h0,0,s0,3,1,1,1,1,0,0,1.5.2,0,0,0,0,0,0,0,0,0", "line 2: column paused_ns: expected a time in ns (a number "
+                                                       ">= 0), got \"1.5.2\""},
+        {"h0,70000,s0,3,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0", "line 2: column port: expected a port number 0-65535, got "
+                                                       "\"70000\""},
+        {"h0,0,s0,3,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0", "line 2: expected 20 comma-separated fields (node,port,peer,"
+                                                 "priority,rx_frames,"},
+    };
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        char text[512];
+        snprintf(text, sizeof text, "%s\n%s\n", RUN_COUNTERS_HEADER, rows[k][0]);
+        test_write_text(path, text);
+        o = show(dir, "pfc counters", &rc);
+        CU_ASSERT_EQUAL(rc, 2);
+        if (!strstr(o, rows[k][1]))
+            printf("\n  show on %s: %s", rows[k][0], o);
+        CU_ASSERT(strncmp(o, "rocesim: ", 9) == 0 && strstr(o, "counters.csv: ") && strstr(o, rows[k][1]));
+        free(o);
+    }
+    /* a NUL byte is bad input too, at its line */
+    FILE *nf = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(nf);
+    fprintf(nf, "%s\nh0,0,s0,3,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0\nh0,1,s", RUN_COUNTERS_HEADER);
+    fputc(0, nf);
+    fclose(nf);
     o = show(dir, "pfc counters", &rc);
     CU_ASSERT_EQUAL(rc, 2);
-    CU_ASSERT(strstr(o, "counters.csv: line 2: expected 20 comma-separated fields") != NULL);
+    CU_ASSERT(strstr(o, "counters.csv: line 3: expected a text file, got a NUL byte at offset") != NULL);
     free(o);
     test_write_text(path, RUN_COUNTERS_HEADER "\nh0,0,s0,3,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0\n");
     o = show(dir, "pfc counters --node tor9", &rc);

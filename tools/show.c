@@ -54,6 +54,16 @@ static bool parse_count(const char *s, bool frac, uint64_t *out)
     return *end == '\0';
 }
 
+/* The name of counters.csv's column k (RUN_COUNTERS_HEADER). */
+static const char *column_name(int k, char *buf, size_t len)
+{
+    const char *h = RUN_COUNTERS_HEADER;
+    for (int i = 0; i < k && h; i++)
+        h = strchr(h, ',') ? strchr(h, ',') + 1 : NULL;
+    snprintf(buf, len, "%.*s", h ? (int)strcspn(h, ",") : 1, h ? h : "?");
+    return buf;
+}
+
 /*
  * Adds counters.csv's text (from path) to ps, the rows of node `only` (NULL: all).  Returns 0, or SCN_EUSAGE
  * with "rocesim: PATH: line N: ..." printed.
@@ -84,13 +94,23 @@ static int load(const char *path, char *text, const char *only, struct ports *ps
             *c = '\0';
         }
         uint64_t port, prio, v[C_N];
-        bool ok = nf == CSV_FIELDS && *f[0] && parse_count(f[1], false, &port) && port < 65536 &&
-                  parse_count(f[3], false, &prio) && prio < 8;
-        for (int i = 0; ok && i < C_N; i++)
-            ok = parse_count(f[4 + i], i == C_PAUSED_NS, &v[i]);
-        if (!ok) {
-            fprintf(stderr, "rocesim: %s: line %d: expected %d comma-separated fields (node, port, peer, priority "
-                            "0-7, then counts), got \"%.200s\"\n", path, ln, CSV_FIELDS, line);
+        if (nf != CSV_FIELDS) {
+            fprintf(stderr, "rocesim: %s: line %d: expected %d comma-separated fields (%s), got %d\n", path, ln,
+                    CSV_FIELDS, RUN_COUNTERS_HEADER, nf);
+            return SCN_EUSAGE;
+        }
+        int bad = !*f[0] ? 0 : !parse_count(f[1], false, &port) || port >= 65536 ? 1 : !*f[2] ? 2
+                : !parse_count(f[3], false, &prio) || prio >= 8 ? 3 : -1;
+        for (int i = 0; bad < 0 && i < C_N; i++)
+            if (!parse_count(f[4 + i], i == C_PAUSED_NS, &v[i]))
+                bad = 4 + i;
+        if (bad >= 0) {
+            static const char *const want[] = {"a node name", "a port number 0-65535", "a node name",
+                                               "a priority 0-7"};
+            char col[32];
+            fprintf(stderr, "rocesim: %s: line %d: column %s: expected %s, got \"%.200s\"\n", path, ln,
+                    column_name(bad, col, sizeof col), bad < 4 ? want[bad] : bad == 4 + C_PAUSED_NS
+                    ? "a time in ns (a number >= 0)" : "a count (a whole number >= 0)", f[bad]);
             return SCN_EUSAGE;
         }
         line = next;
