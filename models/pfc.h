@@ -36,8 +36,8 @@
  *
  * Headroom "auto" (pfc_headroom, docs/scenario.md, switch.pfc): what still
  * arrives at an ingress after it decides to pause, after the worst-case delay
- * of IEEE 802.1Qbb (its buffer-requirements annex, as vendors' headroom
- * calculators apply it) and the headroom derivation in the appendix of Hu et
+ * that PFC headroom covers under IEEE 802.1Qbb, as vendors' headroom
+ * calculators count it, and the headroom derivation in the appendix of Hu et
  * al., "Tagger: Practical PFC Deadlock Prevention in Data Center Networks",
  * CoNEXT 2017.  The upstream sends at line rate r for the whole of
  *   T = (F_out + 20) x 8 / r     the largest frame this port may be sending
