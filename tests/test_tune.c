@@ -490,6 +490,46 @@ static void test_tune_bad_files(void)
     }
 }
 
+/*
+ * The whole line of several tune-file errors, word for word: each names the file and the place, says what was
+ * expected once (the quantity's phrase is not repeated) and what was found.
+ */
+static void test_tune_error_text(void)
+{
+    static const struct {
+        const char *param, *at, *msg;
+    } cases[] = {
+        {"\"switch.ecn.kmin\": {\"min\": \"2XB\", \"max\": \"1MB\"}", "params[\"switch.ecn.kmin\"].min",
+         "expected a size like \"20KB\", got a string \"2XB\""},
+        {"\"host.dcqcn.cnp_interval\": {\"min\": \"4us\", \"max\": \"50\"}", "params[\"host.dcqcn.cnp_interval\"].max",
+         "expected a time like \"1.5us\", got a string \"50\""},
+        {"\"host.dcqcn.ai_rate\": {\"min\": \"5Mbps\", \"max\": \"1Gbit\"}", "params[\"host.dcqcn.ai_rate\"].max",
+         "expected a rate like \"100Gbps\", got a string \"1Gbit\""},
+        {"\"switch.ecn.kmin\": {\"min\": \"2KB\", \"max\": \"50KB\", \"step\": \"1us\"}", "params[\"switch.ecn.kmin\"].step",
+         "expected a size like \"20KB\", got a string \"1us\""},
+        {"\"host.dcqcn.g\": {\"min\": 0.1, \"max\": 0.2, \"scale\": \"logg\"}", "params[\"host.dcqcn.g\"].scale",
+         "expected \"linear\", \"log\" or \"int\", got a string \"logg\""},
+        {"\"host.dcqcn.g\": {\"choice\": [0.1, 0.1]}", "params[\"host.dcqcn.g\"].choice[1]",
+         "expected each choice once, got 0.1 again (it is also params[\"host.dcqcn.g\"].choice[0])"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char file[160], dir[160], cmd[1024], want[1024], text[1024], *out = NULL;
+        snprintf(file, sizeof file, "%s/msg%zu.json", root, i);
+        snprintf(dir, sizeof dir, "%s/msg%zu", root, i);
+        snprintf(text, sizeof text, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"params\": {%s},\n"
+                 " \"objective\": {\"minimize\": \"flows.fct_ns.mean\"}, \"seeds\": [1]}\n", cases[i].param);
+        test_write_text(file, text);
+        snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, dir);
+        CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+        snprintf(want, sizeof want, "rocesim tune: %s: %s: %s\n", file, cases[i].at, cases[i].msg);
+        CU_ASSERT_STRING_EQUAL(out ? out : "", want);
+        if (!out || strcmp(out, want))
+            fprintf(stderr, "\n  case %zu: got: %s  want: %s", i, out ? out : "(nothing)\n", want);
+        CU_ASSERT(access(dir, F_OK) != 0);
+        free(out);
+    }
+}
+
 /* mpirun -np 2 over rocesim-mpi writes the same best.json and tune.csv as the local tune (skipped without MPI). */
 static void test_tune_mpi(void)
 {
@@ -527,5 +567,6 @@ void test_tune_register(void)
     CU_add_test(s, "every local optimizer of the table runs a search to its budget", test_tune_optimizers);
     CU_add_test(s, "any algorithm's parameters: HPCC's eta; nic-config refuses HPCC", test_tune_other_algorithm);
     CU_add_test(s, "bad tune files exit 2 naming file and place", test_tune_bad_files);
+    CU_add_test(s, "tune-file errors, the whole line word for word", test_tune_error_text);
     CU_add_test(s, "mpirun -np 2 gives the same best.json and tune.csv", test_tune_mpi);
 }
