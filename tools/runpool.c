@@ -9,6 +9,7 @@
  * the others never wait for it forever.
  */
 #include "tools/runpool.h"
+#include "tools/dirlock.h"
 #include "tools/limits.h"
 #include "sim/mem.h"
 #include "tools/run.h"
@@ -844,10 +845,12 @@ const struct pool_comm *pool_comm_start(int *argc, char ***argv)
 }
 
 /* See runpool.h. */
-int pool_prepare(const struct pool_cli *cli, const char *who, char *dir, size_t len, bool loud)
+int pool_prepare(const struct pool_cli *cli, const char *who, char *dir, size_t len, bool root, struct dirlock *lock)
 {
-    char err[512];
+    char err[4600];
     struct mem_avail avail;
+    bool loud = root;
+    lock->fd = -1;
     if (limits_mem_available(&avail, err, sizeof err)) {
         if (loud)
             fprintf(stderr, "rocesim %s: %s\n", who, err);
@@ -857,6 +860,11 @@ int pool_prepare(const struct pool_cli *cli, const char *who, char *dir, size_t 
         sfmt(dir, len, "%s", cli->out);
     else
         pool_default_out(cli->file, dir, len);
+    int rc;
+    if (root && (rc = dirlock_take(lock, dir, err, sizeof err))) {
+        fprintf(stderr, "rocesim %s: %s\n", who, err);
+        return rc;
+    }
     char runs_dir[4200];
     sfmt(runs_dir, sizeof runs_dir, "%s/runs", dir);
     if (make_dirs(runs_dir)) {

@@ -16,6 +16,7 @@
 #include "sim/units.h"
 #include "tools/run.h"
 #include "tools/runpool.h"
+#include "tools/dirlock.h"
 #include "tools/sweep_out.h"
 #include "tools/sweep_util.h"
 
@@ -621,8 +622,9 @@ int sweep_main(int argc, char **argv)
             fprintf(stderr, "rocesim sweep: %s\n", err);
     }
     char dir[4096];
+    struct dirlock lock = {.fd = -1};
     if (!rc)
-        rc = pool_prepare(&cli, "sweep", dir, sizeof dir, root);
+        rc = pool_prepare(&cli, "sweep", dir, sizeof dir, root, &lock);
     if (comm->agree(&rc) || rc) {
         if (!rc)
             rc = SCN_EIO;
@@ -695,6 +697,7 @@ int sweep_main(int argc, char **argv)
     free(all);
     sweep_spec_free(&spec);
 out_nospec:
+    dirlock_release(&lock);
     if (comm->size > 1)
         comm->agree(&rc);
     if (comm->finish)

@@ -25,6 +25,7 @@
 #include "tools/sweep_out.h"
 #include "tools/sweep_util.h"
 #include "tools/tune_plot.h"
+#include "tools/dirlock.h"
 #include "tools/limits.h"
 #include "sim/file.h"
 #include "sim/mem.h"
@@ -1443,9 +1444,11 @@ int tune_main(int argc, char **argv)
         rc = SCN_EUSAGE;
     }
     char dir[4096];
+    struct dirlock lock = {.fd = -1};
     if (!rc)
-        rc = pool_prepare(&cli, "tune", dir, sizeof dir, root);
+        rc = pool_prepare(&cli, "tune", dir, sizeof dir, root, &lock);
     if (comm->agree(&rc) || rc) {
+        dirlock_release(&lock);
         tune_spec_free(&spec);
         if (comm->size > 1)
             comm->agree(&rc);
@@ -1520,6 +1523,7 @@ int tune_main(int argc, char **argv)
     free(front);
     gsl_qrng_free(T.q);
     tune_spec_free(&spec);
+    dirlock_release(&lock);
     if (comm->size > 1)
         comm->agree(&rc);
     if (comm->finish)
