@@ -17,6 +17,7 @@
 #include "tools/run.h"
 #include "tools/runpool.h"
 #include "tools/dirlock.h"
+#include "tools/signals.h"
 #include "tools/sweep_out.h"
 #include "tools/sweep_util.h"
 
@@ -688,7 +689,7 @@ int sweep_main(int argc, char **argv)
             fprintf(stderr, "rocesim sweep: %s: %d runs not done; the same command finishes them\n",
                     interrupted ? "interrupted" : "incomplete", left);
         if (!rc)
-            rc = interrupted ? 130 : orc ? orc : failed || left ? 1 : 0;
+            rc = interrupted ? sig_exit_status(interrupted) : orc ? orc : failed || left ? 1 : 0;
     }
     for (int i = 0; i < n; i++)
         pool_run_free(&runs[i]);

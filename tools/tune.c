@@ -26,6 +26,7 @@
 #include "tools/sweep_util.h"
 #include "tools/tune_plot.h"
 #include "tools/dirlock.h"
+#include "tools/signals.h"
 #include "tools/limits.h"
 #include "sim/file.h"
 #include "sim/mem.h"
@@ -1507,7 +1508,7 @@ int tune_main(int argc, char **argv)
                     T.failed_runs, dir, dir);
         if (T.interrupted)
             fprintf(stderr, "rocesim tune: interrupted: the same command continues the search\n");
-        rc = T.comm_error ? SCN_EIO : T.interrupted ? 130 : orc ? orc : win < 0 ? 1 : 0;
+        rc = T.comm_error ? SCN_EIO : T.interrupted ? sig_exit_status(T.interrupted) : orc ? orc : win < 0 ? 1 : 0;
     }
     for (int j = 0; j < T.n_c; j++)
         for (int i = 0; T.c[j].phase != PH_BASELINE && i < spec.n_params; i++)
