@@ -277,26 +277,49 @@ static void test_tune_identical(void)
 }
 
 /* Part of the box gives scenarios the loader refuses (kmin above the scenario's kmax of 200KB): those runs fail,
- * are recorded with their status, and the search goes on to a recommendation inside the valid part. */
+ * are recorded with their status, and the search goes on to a recommendation inside the valid part; as a sweep,
+ * the tune then exits 1, and failures.txt keeps why each run failed and the command that repeats it. */
 static void test_tune_failed_runs(void)
 {
-    char cmd[1024], *out = NULL;
+    char cmd[1024], want[400], *out = NULL;
     cJSON *j = tune_into("fail", "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
                                  " \"params\": {\"switch.ecn.kmin\": {\"min\": \"2KB\", \"max\": \"1MB\", \"scale\": \"log\"}},\n"
                                  " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}, \"seeds\": [1, 2],\n"
-                                 " \"budget\": {\"runs\": 20}}\n", NULL, "", 0, &out);
-    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "runs failed; their status is in"));
-    free(out);
+                                 " \"budget\": {\"runs\": 20}}\n", NULL, "", 1, &out);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
-    double failed = num_at(j, (const char *const[]){"search", "failed_runs", NULL});
+    int failed = (int)num_at(j, (const char *const[]){"search", "failed_runs", NULL});
     CU_ASSERT(failed >= 1);
+    snprintf(want, sizeof want, "rocesim tune: %d of 20 runs failed; see %s/fail/failures.txt\n", failed, root);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, want));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "(best.json, tune.csv, failures.txt, runs/)"));
+    free(out);
     CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "complete")));
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "parameters"), "switch.ecn.kmin");
     CU_ASSERT(cJSON_IsString(k));
     cJSON_Delete(j);
     /* Every failed run is a row of tune.csv with the loader's exit status. */
-    snprintf(cmd, sizeof cmd, "test $(grep -c ',exit 2,' %s/fail/tune.csv) -eq %d", root, (int)failed);
+    snprintf(cmd, sizeof cmd, "test $(grep -c ',exit 2,' %s/fail/tune.csv) -eq %d", root, failed);
     CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    /* ... and an entry of failures.txt: its run, its status, the command and the loader's message. */
+    snprintf(want, sizeof want, "%s/fail/failures.txt", root);
+    char *f = test_read_file(want, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    snprintf(want, sizeof want, "%d of 20 runs failed.  Repeat one with the command shown to see all of its "
+             "messages.\n", failed);
+    CU_ASSERT_EQUAL(strncmp(f, want, strlen(want)), 0);
+    int entries = 0, cmds = 0, why = 0;
+    for (const char *p = f; (p = strstr(p, ": exit 2\n  rocesim run scenarios/sweeps/incast-mix.json --set "
+                                            "'switch.ecn.kmin=\"")); p++)
+        entries++;
+    for (const char *p = f; (p = strstr(p, "\"' --seed ")); p++)
+        cmds++;
+    for (const char *p = f; (p = strstr(p, "\n  | rocesim: scenarios/sweeps/incast-mix.json: switch.ecn.kmax: expected "
+                                            "a size at least kmin (")); p++)
+        why++;
+    CU_ASSERT_EQUAL(entries, failed);
+    CU_ASSERT_EQUAL(cmds, failed);
+    CU_ASSERT_EQUAL(why, failed);
+    free(f);
 }
 
 /*
@@ -562,7 +585,8 @@ void test_tune_register(void)
                 test_tune_interrupted);
     CU_add_test(s, "identical results: not significantly different", test_tune_identical);
     CU_add_test(s, "two objectives: a Pareto front without dominated points", test_tune_pareto);
-    CU_add_test(s, "runs the scenario refuses fail alone; the search goes on", test_tune_failed_runs);
+    CU_add_test(s, "runs the scenario refuses fail alone, the search goes on; failures.txt says why, exit 1",
+                test_tune_failed_runs);
     CU_add_test(s, "nothing beats the baseline: best.json recommends keeping it; step; --no-plot", test_tune_keep_baseline);
     CU_add_test(s, "every local optimizer of the table runs a search to its budget", test_tune_optimizers);
     CU_add_test(s, "any algorithm's parameters: HPCC's eta; nic-config refuses HPCC", test_tune_other_algorithm);

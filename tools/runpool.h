@@ -157,6 +157,15 @@ const struct pool_comm *pool_comm_start(int *argc, char ***argv);
  */
 int pool_prepare(const struct pool_cli *cli, const char *who, char *dir, size_t len, bool root, struct dirlock *lock);
 
+/*
+ * Writes DIR/failures.txt: "F of N runs failed. ...", then each run of failed[0..n_failed) (indexes into runs) with
+ * its directory's name, its status, the command that repeats it (its argv from ops->argv, up to -o; the --set
+ * values quoted for a shell) and the last lines of its stderr (its tail), each behind "  | ".  With no failed run,
+ * removes a failures.txt an earlier command left.  Returns 0, or -1 with errno set.
+ */
+int pool_write_failures(const char *dir, const struct pool_run *runs, const int *failed, int n_failed, int n_total,
+                        const struct pool_ops *ops);
+
 /* Erases the progress line a pool_ops.progress caller left on screen (the tuner, when its search ends). */
 void pool_progress_clear(void);
 

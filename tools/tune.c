@@ -383,6 +383,12 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
             if (isnan(val) && m < s->n_obj) {
                 ok = false;
                 sfmt(pr->status, sizeof pr->status, "no objective");
+                /* What failures.txt says of it: the run itself succeeded. */
+                free(pr->tail);
+                size_t l = strlen(s->obj[m].words) + 200;
+                pr->tail = mem_xmalloc(l, SWEEP_OOM);
+                sfmt(pr->tail, l, "the run succeeded, but its objective (%s) has no value: no flow of the subset "
+                                  "finished, or its summary.json has no such number", s->obj[m].words);
             }
         }
         cJSON_Delete(j);
@@ -1346,6 +1352,31 @@ static void draw(struct tuner *T, int win, const bool *front, char *line, size_t
     free(xs);
 }
 
+/* The runs that ended (run now, found done, failed): not those a signal stopped or never started. */
+static int ended_runs(const struct tuner *T)
+{
+    int n = 0;
+    for (int r = 0; r < T->n_runs; r++)
+        n += T->runs[r].state != POOL_TODO;
+    return n;
+}
+
+/* failures.txt: every failed run with its status, the command that repeats it and the end of its stderr (a run
+ * without objective: why), as a sweep's; none left from an earlier tune when none failed.  0 or SCN_EIO. */
+static int write_failures(struct tuner *T)
+{
+    int *failed = mem_xcalloc((size_t)T->n_runs + 1, sizeof *failed, SWEEP_OOM), n = 0;
+    for (int r = 0; r < T->n_runs; r++)
+        if (T->runs[r].state == POOL_FAILED || strcmp(T->runs[r].status, "no objective") == 0)
+            failed[n++] = r;
+    struct pool_ops ops = {.argv = run_argv, .free_argv = run_argv_free, .ctx = T};
+    int rc = pool_write_failures(T->dir, T->runs, failed, n, ended_runs(T), &ops);
+    if (rc)
+        fprintf(stderr, "rocesim tune: %s/failures.txt: cannot write: %s\n", T->dir, strerror(errno));
+    free(failed);
+    return rc ? SCN_EIO : 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Command line                                                              */
 
@@ -1414,7 +1445,7 @@ static void print_summary(const struct tuner *T, int win, const char *verdict, c
         printf("\n");
     }
     printf("  verdict: %s\n", verdict);
-    printf("  outputs: %s/ (best.json, tune.csv, runs/)\n", T->dir);
+    printf("  outputs: %s/ (best.json, tune.csv%s, runs/)\n", T->dir, T->failed_runs ? ", failures.txt" : "");
     if (*plots)
         printf("  plots: %s\n", plots);
 }
@@ -1495,6 +1526,8 @@ int tune_main(int argc, char **argv)
         if (!orc)
             orc = write_csv(&T);
         if (!orc)
+            orc = write_failures(&T);
+        if (!orc)
             orc = write_best(&T, win, front, verdict, sizeof verdict, *why ? why : NULL);
         if (!orc && cli.no_plot) {
             tune_plots_clean(dir);
@@ -1503,12 +1536,17 @@ int tune_main(int argc, char **argv)
             draw(&T, win, front, plots, sizeof plots);
         }
         print_summary(&T, win, verdict, plots, pool_now_s() - t0);
-        if (T.failed_runs)
-            fprintf(stderr, "rocesim tune: %d runs failed; their status is in %s/tune.csv and their output in %s/runs/\n",
-                    T.failed_runs, dir, dir);
+        if (T.failed_runs && !orc)
+            fprintf(stderr, "rocesim tune: %d of %d runs failed; see %s/failures.txt\n", T.failed_runs,
+                    ended_runs(&T), dir);
         if (T.interrupted)
             fprintf(stderr, "rocesim tune: interrupted: the same command continues the search\n");
-        rc = T.comm_error ? SCN_EIO : T.interrupted ? sig_exit_status(T.interrupted) : orc ? orc : win < 0 ? 1 : 0;
+        /* As a sweep: 1 when runs failed, though the outputs are written (the search went on without them). */
+        rc = T.comm_error     ? SCN_EIO
+             : T.interrupted  ? sig_exit_status(T.interrupted)
+             : orc            ? orc
+             : win < 0 || T.failed_runs ? 1
+                                        : 0;
     }
     for (int j = 0; j < T.n_c; j++)
         for (int i = 0; T.c[j].phase != PH_BASELINE && i < spec.n_params; i++)
