@@ -57,10 +57,30 @@ static void describe_holder(int fd, const char *dir, char *err, size_t errlen)
                  dir);
 }
 
+/* The outermost directory of dir (itself or an ancestor) that does not exist yet, into made; "" when dir exists. */
+static void first_missing(const char *dir, char *made, size_t len)
+{
+    made[0] = '\0';
+    char p[4200];
+    snprintf(p, sizeof p, "%s", dir);
+    size_t n = strlen(p);
+    while (n > 1 && p[n - 1] == '/')
+        p[--n] = '\0';
+    while (n > 0 && access(p, F_OK) != 0) {
+        snprintf(made, len, "%s", p);
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p)
+            break;
+        *slash = '\0';
+        n = strlen(p);
+    }
+}
+
 /* See dirlock.h. */
 int dirlock_take(struct dirlock *l, const char *dir, char *err, size_t errlen)
 {
     l->fd = -1;
+    first_missing(dir, l->made, sizeof l->made);
     if (make_dirs(dir)) {
         snprintf(err, errlen, "%s: cannot create directory: %s", dir, strerror(errno));
         return SCN_EIO;
@@ -70,6 +90,9 @@ int dirlock_take(struct dirlock *l, const char *dir, char *err, size_t errlen)
      * lock on the directory, so open the path again (a few times at most: each retry means a holder just left). */
     for (int tries = 0; tries < 64; tries++) {
         int fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        /* A holder that failed before writing anything removes the directory it made as it leaves: make it again. */
+        if (fd < 0 && errno == ENOENT && make_dirs(dir) == 0)
+            continue;
         if (fd < 0) {
             snprintf(err, errlen, "%s: cannot create: %s", l->path, strerror(errno));
             return SCN_EIO;
@@ -116,4 +139,15 @@ void dirlock_release(struct dirlock *l)
         unlink(l->path);
     close(l->fd);
     l->fd = -1;
+    /* From dir up to the outermost directory made for it, each only while empty (rmdir refuses any other). */
+    char p[4200];
+    snprintf(p, sizeof p, "%.*s", (int)(strlen(l->path) - strlen("/" DIRLOCK_NAME)), l->path);
+    for (size_t n = strlen(p); n > 1 && p[n - 1] == '/';)
+        p[--n] = '\0';
+    while (l->made[0] && rmdir(p) == 0 && strcmp(p, l->made) != 0) {
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p)
+            break;
+        *slash = '\0';
+    }
 }

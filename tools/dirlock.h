@@ -25,6 +25,7 @@
 struct dirlock {
     int fd;              /* -1: not held */
     char path[4200];
+    char made[4200];     /* the outermost directory dirlock_take created for it, "" when dir existed */
 };
 
 /*
@@ -35,7 +36,8 @@ struct dirlock {
  */
 int dirlock_take(struct dirlock *l, const char *dir, char *err, size_t errlen);
 
-/* Removes the lock file and releases the lock; nothing when none is held. */
+/* Removes the lock file and releases the lock; nothing when none is held.  A directory dirlock_take created that
+ * is still empty then (the command failed before writing anything) is removed too: nothing is left behind. */
 void dirlock_release(struct dirlock *l);
 
 #endif
