@@ -11,6 +11,7 @@
 #else
 #define RB "build/test-robust"
 #endif
+#include "tools/dirlock.h"
 #include "tools/invariants.h"
 #include "tools/limits.h"
 #include "tools/run.h"
@@ -211,6 +212,118 @@ static void test_sigterm_exit_status(void)
     int st = wait_for(pid, 10);
     CU_ASSERT(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 143);
     check_incomplete_outputs(dir, "interrupted by SIGTERM");
+}
+
+/* Waits (up to secs) until path is a file with something in it. */
+static bool wait_file(const char *path, double secs)
+{
+    struct stat st;
+    for (int i = 0; i < secs * 100; i++) {
+        if (stat(path, &st) == 0 && st.st_size > 0)
+            return true;
+        usleep(10000);
+    }
+    return false;
+}
+
+/*
+ * Two runs into one directory: the second is refused (exit 2, one line naming the first by pid and command line)
+ * before it touches anything there, and the first goes on to write its outputs; the lock leaves with it.
+ */
+static void test_run_dir_locked(void)
+{
+    const char *dir = RB "/locked";
+    char cmd[2048], want[2048], *out = NULL;
+    make_dirs(RB);
+    pid_t pid = start_long_run(dir, "");
+    CU_ASSERT_FATAL(pid > 0);
+    CU_ASSERT(wait_file(RB "/locked/scenario.json", 30) && wait_file(RB "/locked/" DIRLOCK_NAME, 30));
+    snprintf(cmd, sizeof cmd, "%s run scenarios/incast-16to1.json -q --no-plot -o %s --stop 10us", test_rocesim_bin(),
+             dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    snprintf(want, sizeof want, "rocesim: %s: output directory in use by another rocesim (pid %d: %s run "
+             "scenarios/incast-16to1.json -q --no-plot -o %s --stop 10s --set traffic.0.size=1GB); wait for it to end, "
+             "or give another -o\n", dir, (int)pid, test_rocesim_bin(), dir);
+    CU_ASSERT_STRING_EQUAL(out ? out : "", want);
+    free(out);
+    /* A run's claim of its directory removes the files of the run before: the refused one claimed nothing. */
+    CU_ASSERT(access(RB "/locked/scenario.json", F_OK) == 0);
+    kill(pid, SIGINT);
+    int st = wait_for(pid, 30);
+    CU_ASSERT(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 130);
+    check_incomplete_outputs(dir, "interrupted by SIGINT");
+    CU_ASSERT(access(RB "/locked/" DIRLOCK_NAME, F_OK) != 0);
+}
+
+/*
+ * No stale lock: a holder killed outright (SIGKILL) leaves its lock file, with its pid, but the kernel has dropped
+ * the lock, and the next run takes the directory.
+ */
+static void test_stale_lock(void)
+{
+    const char *dir = RB "/stale";
+    char cmd[1024], want[512], *out = NULL;
+    make_dirs(RB);
+    test_run("rm -rf " RB "/stale", NULL);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct dirlock l;
+        char err[512];
+        if (dirlock_take(&l, dir, err, sizeof err) == 0)
+            pause();
+        _exit(1);
+    }
+    CU_ASSERT_FATAL(pid > 0);
+    CU_ASSERT(wait_file(RB "/stale/" DIRLOCK_NAME, 30));
+    snprintf(cmd, sizeof cmd, "%s run scenarios/incast-16to1.json -q --no-plot -o %s --stop 10us", test_rocesim_bin(),
+             dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    snprintf(want, sizeof want, "rocesim: %s: output directory in use by another rocesim (pid %d: ", dir, (int)pid);
+    CU_ASSERT(out && strncmp(out, want, strlen(want)) == 0);
+    free(out);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    CU_ASSERT(access(RB "/stale/" DIRLOCK_NAME, F_OK) == 0);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    CU_ASSERT(access(RB "/stale/summary.json", F_OK) == 0 && access(RB "/stale/" DIRLOCK_NAME, F_OK) != 0);
+}
+
+/*
+ * Over MPI ranks only rank 0 takes the lock: a directory in use refuses `rocesim-mpi run`, sweep and tune at once
+ * (every rank stops, none waits for the others), and a free one is run as always.
+ */
+static void test_mpi_dir_locked(void)
+{
+    const char *bin = test_mpi_bin("the MPI lock test");
+    if (!bin)
+        return;
+    const char *dir = RB "/mpi-locked";
+    struct dirlock l;
+    char err[512], cmd[2048], want[512], *out = NULL;
+    test_run("rm -rf " RB "/mpi-locked", NULL);
+    CU_ASSERT_EQUAL_FATAL(dirlock_take(&l, dir, err, sizeof err), 0);
+    static const char *const what[] = {"run scenarios/dumbbell.json --no-plot", "sweep scenarios/sweeps/dcqcn-g-kmin.json",
+                                       "tune scenarios/tune/incast-mix-g-kmin.json"};
+    static const char *const who[] = {"rocesim", "rocesim sweep", "rocesim tune"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(cmd, sizeof cmd, "timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 %s %s -q -o %s", bin,
+                 what[k], dir);
+        CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+        snprintf(want, sizeof want, "%s: %s: output directory in use by another rocesim (pid %d: ", who[k], dir,
+                 (int)getpid());
+        CU_ASSERT(out && strstr(out, want) && strstr(out, want) == strstr(out, "rocesim"));
+        if (!(out && strstr(out, want)))
+            fprintf(stderr, "\n  %s: %s\n", what[k], out ? out : "(nothing)");
+        CU_ASSERT_PTR_NULL(out && strstr(out, "another MPI rank"));
+        free(out);
+    }
+    dirlock_release(&l);
+    CU_ASSERT(access(RB "/mpi-locked/" DIRLOCK_NAME, F_OK) != 0);
+    snprintf(cmd, sizeof cmd, "timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 %s run "
+             "scenarios/dumbbell.json -q --no-plot -o %s", bin, dir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    CU_ASSERT(access(RB "/mpi-locked/summary.json", F_OK) == 0 && access(RB "/mpi-locked/" DIRLOCK_NAME, F_OK) != 0);
 }
 
 /* Two SIGINTs back to back: the process dies of the second, or, if it was quicker, exits 130 with whole files. */
@@ -461,6 +574,9 @@ void test_robustness_register(void)
     CU_add_test(s, "SIGINT on 2 threads: outputs written, complete false, exit 130", test_sigint_writes_incomplete_outputs);
     CU_add_test(s, "SIGTERM: exit 143", test_sigterm_exit_status);
     CU_add_test(s, "second SIGINT exits at once", test_second_sigint_exits_at_once);
+    CU_add_test(s, "a second run into a directory in use is refused; the first goes on", test_run_dir_locked);
+    CU_add_test(s, "a lock whose holder was killed is no lock", test_stale_lock);
+    CU_add_test(s, "over MPI ranks a directory in use refuses run, sweep and tune on every rank", test_mpi_dir_locked);
     CU_add_test(s, "--max-wall stops a long run on 4 threads, marked incomplete", test_max_wall);
     CU_add_test(s, "--max-wall rejects a bad value", test_max_wall_bad_value);
     CU_add_test(s, "oversized scenario refused with an estimate", test_oversized_refused);

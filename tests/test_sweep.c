@@ -517,15 +517,17 @@ static int wait_exit(pid_t pid, double secs)
 
 /*
  * Three fast points and a slow last one, run one at a time: once the slow
- * run is in flight the three others are done, so SIGINT then leaves exactly
- * 3 of 4 runs, and best.json must say so; nic-config refuses that file
- * unless told to take it.
+ * run is in flight the three others are done, so a signal then leaves
+ * exactly 3 of 4 runs, and best.json must say so; the exit status is
+ * 128 + the signal, as `rocesim run`'s.  With `second`, a sweep, a tune and a
+ * run into the same directory are first refused while the sweep goes on.
+ * Returns the sweep's directory's best.json path in path.
  */
-static void test_interrupted_sweep(void)
+static void interrupt_sweep(const char *name, int sig, bool second, char *path, size_t pathlen)
 {
     char file[160], dir[160], cmd[1024], runs[200];
-    snprintf(file, sizeof file, "%s/int.json", root);
-    snprintf(dir, sizeof dir, "%s/int", root);
+    snprintf(file, sizeof file, "%s/%s.json", root, name);
+    snprintf(dir, sizeof dir, "%s/%s", root, name);
     snprintf(runs, sizeof runs, "%s/runs/", dir);
     test_write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
                      " \"grid\": {\"traffic.3.end,stop\":\n"
@@ -536,14 +538,29 @@ static void test_interrupted_sweep(void)
     CU_ASSERT_FATAL(pid > 0);
     bool slow_started = wait_procs(runs, "400ms", 1, 60);
     CU_ASSERT(slow_started);
-    kill(pid, SIGINT);
+    for (int k = 0; second && k < 3; k++) {
+        /* The directory is the sweep's until it ends: every other command into it is refused, exit 2. */
+        static const char *const what[] = {"sweep", "tune", "run"};
+        char *out = NULL, want[1024];
+        if (k < 2)
+            snprintf(cmd, sizeof cmd, "%s %s %s -o %s -q", test_rocesim_bin(), what[k],
+                     k ? "scenarios/tune/incast-mix-g-kmin.json" : file, dir);
+        else
+            snprintf(cmd, sizeof cmd, "%s run scenarios/sweeps/incast-mix.json -o %s -q", test_rocesim_bin(), dir);
+        CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+        snprintf(want, sizeof want, "rocesim%s%s: %s: output directory in use by another rocesim (pid %d: rocesim sweep "
+                 "%s -j 1 -o %s -q); wait for it to end, or give another -o\n", k < 2 ? " " : "", k < 2 ? what[k] : "",
+                 dir, (int)pid, file, dir);
+        CU_ASSERT_STRING_EQUAL(out ? out : "", want);
+        free(out);
+    }
+    kill(pid, sig);
     int st = wait_exit(pid, 60);
-    CU_ASSERT(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 130);
+    CU_ASSERT(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + sig);
     pid_t left[4];
     CU_ASSERT_EQUAL(procs_with(runs, NULL, left, 4), 0);
 
-    char path[256];
-    snprintf(path, sizeof path, "%s/best.json", dir);
+    snprintf(path, pathlen, "%s/best.json", dir);
     char *bj = test_read_file(path, NULL);
     cJSON *j = bj ? cJSON_Parse(bj) : NULL;
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
@@ -553,13 +570,24 @@ static void test_interrupted_sweep(void)
     CU_ASSERT(cJSON_IsNumber(done) && done->valueint == 3);
     CU_ASSERT(cJSON_IsNumber(total) && total->valueint == 4);
     const cJSON *why = cJSON_GetObjectItemCaseSensitive(j, "incomplete_reason");
-    CU_ASSERT(cJSON_IsString(why) && strcmp(why->valuestring, "interrupted by SIGINT with 1 of 4 runs not done; the "
-                                                               "same command finishes them") == 0);
+    char want[200];
+    snprintf(want, sizeof want, "interrupted by SIG%s with 1 of 4 runs not done; the same command finishes them",
+             sigabbrev_np(sig));
+    CU_ASSERT(cJSON_IsString(why) && strcmp(why->valuestring, want) == 0);
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(j, "n");
     CU_ASSERT(cJSON_IsNumber(n) && n->valueint == 1);
     cJSON_Delete(j);
     free(bj);
+    snprintf(want, sizeof want, "%s/.rocesim.lock", dir);
+    CU_ASSERT(access(want, F_OK) != 0); /* released with the command */
+}
 
+/* SIGINT, with other commands into the directory refused meanwhile; nic-config refuses the incomplete best.json
+ * unless told to take it. */
+static void test_interrupted_sweep(void)
+{
+    char path[256], cmd[1024];
+    interrupt_sweep("int", SIGINT, true, path, sizeof path);
     char *out = NULL;
     snprintf(cmd, sizeof cmd, "%s nic-config --from %s", test_rocesim_bin(), path);
     CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
@@ -573,6 +601,13 @@ static void test_interrupted_sweep(void)
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "warning: "));
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "with the best point of"));
     free(out);
+}
+
+/* SIGTERM: the same, with exit status 143. */
+static void test_sigterm_sweep(void)
+{
+    char path[256];
+    interrupt_sweep("term", SIGTERM, false, path, sizeof path);
 }
 
 /* SIGKILL of a sweep takes its runs with it: nothing is left running unattended. */
@@ -1120,7 +1155,9 @@ void test_sweep_register(void)
     CU_add_test(s, "bad sweep files exit 2 naming file and path", test_bad_sweep_files);
     CU_add_test(s, "check recognizes a sweep file longer than 64 KB", test_check_long_sweep_file);
     CU_add_test(s, "mpirun -np 3 gives the same results.csv", test_mpi_same_rows);
-    CU_add_test(s, "SIGINT: best.json says complete false, nic-config --from refuses it", test_interrupted_sweep);
+    CU_add_test(s, "SIGINT: best.json says complete false, nic-config --from refuses it; the directory is locked",
+                test_interrupted_sweep);
+    CU_add_test(s, "SIGTERM: exit 143, best.json says complete false", test_sigterm_sweep);
     CU_add_test(s, "SIGKILL of a sweep leaves no run running", test_killed_sweep);
     CU_add_test(s, "a misspelt objective is refused before any run", test_bad_objective);
     CU_add_test(s, "a bad $ROCESIM_MEM_AVAILABLE is refused once, before any run", test_bad_mem_env);

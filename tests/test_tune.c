@@ -181,7 +181,7 @@ static const char slow_tune[] =
     " \"params\": {\"host.dcqcn.g\": {\"min\": 0.004, \"max\": 0.25, \"scale\": \"log\"},\n"
     "            \"switch.ecn.kmin\": {\"min\": \"2KB\", \"max\": \"50KB\", \"scale\": \"log\"}},\n"
     " \"objective\": {\"minimize\": \"flows.slowdown.p99\", \"flows\": {\"size_max\": \"100KB\"}},\n"
-    " \"seeds\": [1, 2, 3], \"budget\": {\"runs\": 45}}\n";
+    " \"seeds\": [1, 2, 3], \"confirm_seeds\": [11, 12], \"budget\": {\"runs\": 45}}\n";
 
 /* Waits until dir holds at least n entries (or secs pass). */
 static bool wait_entries(const char *dir, int n, double secs)
@@ -197,22 +197,9 @@ static bool wait_entries(const char *dir, int n, double secs)
     return false;
 }
 
-/*
- * SIGINT in the middle of a search: exit 130, best.json "complete": false; the same command then finishes the
- * search, and its best.json is the one an uninterrupted tune writes.
- */
-static void test_tune_interrupted(void)
+/* Starts `rocesim tune FILE -j 1 -o DIR -q` with its output into log; returns its pid. */
+static pid_t start_tune(const char *file, const char *dir, const char *log)
 {
-    char file[160], ref[160], dir[160], runs[200], cmd[1024], a[256], b[256], log[200];
-    snprintf(file, sizeof file, "%s/slow.json", root);
-    snprintf(ref, sizeof ref, "%s/slow-ref", root);
-    snprintf(dir, sizeof dir, "%s/slow", root);
-    snprintf(runs, sizeof runs, "%s/runs", dir);
-    snprintf(log, sizeof log, "%s/slow.log", root);
-    test_write_text(file, slow_tune);
-    snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, ref);
-    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
-
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
@@ -224,26 +211,233 @@ static void test_tune_interrupted(void)
         execl(test_rocesim_bin(), "rocesim", "tune", file, "-j", "1", "-o", dir, "-q", (char *)NULL);
         _exit(127);
     }
+    return pid;
+}
+
+/* The rows of DIR/tune.csv, and how many of them a signal stopped or left unstarted (status "interrupted"). */
+static int csv_rows(const char *dir, int *interrupted)
+{
+    char path[260];
+    snprintf(path, sizeof path, "%s/tune.csv", dir);
+    char *t = test_read_file(path, NULL);
+    int rows = 0;
+    *interrupted = 0;
+    for (char *p = t ? strchr(t, '\n') : NULL; p && p[1]; p = strchr(p + 1, '\n')) {
+        rows++;
+        char *end = strchr(p + 1, '\n');
+        char *hit = strstr(p + 1, ",interrupted,");
+        *interrupted += hit && (!end || hit < end);
+    }
+    free(t);
+    return rows;
+}
+
+static const char *str_at(const cJSON *j, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/*
+ * A signal in the middle of a search (-j 1, after nine runs): exit 128 + the signal; best.json "complete": false,
+ * runs_done the runs that ended (not those the signal stopped), a verdict that says the tune is incomplete, and a
+ * confirmation that never ran reported as not run (0 of 4 runs, no values), not as results.  Returns best.json
+ * (caller deletes) and the command's output in *log_text.
+ */
+static cJSON *interrupt_search(const char *file, const char *dir, int sig, bool second, char **log_text)
+{
+    char runs[200], log[220], a[1024], want[200], cmd[1024], *out = NULL;
+    snprintf(runs, sizeof runs, "%s/runs", dir);
+    snprintf(log, sizeof log, "%s.log", dir);
+    pid_t pid = start_tune(file, dir, log);
     CU_ASSERT_FATAL(pid > 0);
     CU_ASSERT(wait_entries(runs, 10, 60));
-    kill(pid, SIGINT);
+    if (second) {
+        /* A second tune into the same directory while the first runs: refused, naming the first. */
+        snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, dir);
+        CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+        snprintf(a, sizeof a, "rocesim tune: %s: output directory in use by another rocesim (pid %d: rocesim tune %s -j 1 "
+                 "-o %s -q); wait for it to end, or give another -o\n", dir, (int)pid, file, dir);
+        CU_ASSERT_STRING_EQUAL(out ? out : "", a);
+        if (!out || strcmp(out, a))
+            fprintf(stderr, "\n  got: %s  want: %s", out ? out : "(nothing)\n", a);
+        free(out);
+    }
+    kill(pid, sig);
     int st = 0;
-    CU_ASSERT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 130);
+    CU_ASSERT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 128 + sig);
+    *log_text = test_read_file(log, NULL);
     snprintf(a, sizeof a, "%s/best.json", dir);
     cJSON *j = read_json(a);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
     CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "complete")));
-    double done = num_at(j, (const char *const[]){"runs_done", NULL});
-    CU_ASSERT(done >= 10 && done < 45);
+    int done = (int)num_at(j, (const char *const[]){"runs_done", NULL}), stopped = 0;
+    int rows = csv_rows(dir, &stopped);
+    CU_ASSERT(done >= 9 && done < 45);
+    CU_ASSERT_EQUAL(done, rows - stopped);
+    snprintf(want, sizeof want, "interrupted by SIG%s after %d of 45 runs; the same command continues the search",
+             sigabbrev_np(sig), done);
+    CU_ASSERT_STRING_EQUAL(str_at(j, "incomplete_reason"), want);
+    snprintf(want, sizeof want, "incomplete (interrupted by SIG%s after %d of 45 runs): ", sigabbrev_np(sig), done);
+    CU_ASSERT_EQUAL(strncmp(str_at(j, "verdict"), want, strlen(want)), 0);
+    /* The confirmation did not run: it says so, and has no numbers. */
+    const cJSON *cf = cJSON_GetObjectItemCaseSensitive(j, "confirmation");
+    CU_ASSERT_EQUAL(num_at(cf, (const char *const[]){"runs_done", NULL}), 0);
+    CU_ASSERT_EQUAL(num_at(cf, (const char *const[]){"runs_total", NULL}), 4);
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cf, "baseline"), "result");
+    const cJSON *r0 = cJSON_GetArrayItem(res, 0);
+    CU_ASSERT_EQUAL(num_at(r0, (const char *const[]){"n", NULL}), 0);
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(r0, "mean"));
+    const cJSON *vals = cJSON_GetObjectItemCaseSensitive(r0, "values");
+    CU_ASSERT(cJSON_GetArraySize(vals) == 2 && cJSON_IsNull(cJSON_GetArrayItem(vals, 0)));
+    const cJSON *cmp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "comparison"), 0);
+    CU_ASSERT_STRING_EQUAL(str_at(cmp, "seeds"), "seeds");
+    CU_ASSERT_PTR_NOT_NULL(*log_text && strstr(*log_text, "    on the 2 confirmation seeds: not run (interrupted)\n"));
+    CU_ASSERT_PTR_NULL(*log_text && strstr(*log_text, "confirmation seeds: best"));
+    snprintf(want, sizeof want, "\n  verdict: incomplete (interrupted by SIG%s after %d of 45 runs): ",
+             sigabbrev_np(sig), done);
+    CU_ASSERT_PTR_NOT_NULL(*log_text && strstr(*log_text, want));
+    /* The plots say it too (their scripts are written with or without gnuplot). */
+    snprintf(a, sizeof a, "%s/plots/convergence.gp", dir);
+    char *gp = test_read_file(a, NULL);
+    snprintf(want, sizeof want, "title = 'tune slow.json (incomplete: interrupted by SIG%s after %d of 45 runs): "
+             "convergence, ", sigabbrev_np(sig), done);
+    CU_ASSERT_PTR_NOT_NULL(gp && strstr(gp, want));
+    free(gp);
+    return j;
+}
+
+/*
+ * SIGINT in the middle of a search (see interrupt_search); while it runs, a second tune into the same directory is
+ * refused (exit 2, naming the first), and disturbs nothing: the same command then finishes the search, and its
+ * best.json and tune.csv are those an uninterrupted tune writes.
+ */
+static void test_tune_interrupted(void)
+{
+    char file[160], ref[160], dir[160], cmd[1024], a[256], b[256], *text = NULL;
+    snprintf(file, sizeof file, "%s/slow.json", root);
+    snprintf(ref, sizeof ref, "%s/slow-ref", root);
+    snprintf(dir, sizeof dir, "%s/slow", root);
+    test_write_text(file, slow_tune);
+    snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, ref);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+
+    cJSON *j = interrupt_search(file, dir, SIGINT, true, &text);
     cJSON_Delete(j);
+    free(text);
+    snprintf(a, sizeof a, "%s/" ".rocesim.lock", dir);
+    CU_ASSERT(access(a, F_OK) != 0);
 
     snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, dir);
     CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    snprintf(a, sizeof a, "%s/best.json", dir);
     snprintf(b, sizeof b, "%s/best.json", ref);
     CU_ASSERT(same_file(a, b));
     snprintf(a, sizeof a, "%s/tune.csv", dir);
     snprintf(b, sizeof b, "%s/tune.csv", ref);
     CU_ASSERT(same_file(a, b));
+}
+
+/* SIGTERM, as SIGINT: the outputs so far, marked incomplete, and exit 143 (128 + 15), as `rocesim run`'s. */
+static void test_tune_sigterm(void)
+{
+    char file[160], dir[160], *text = NULL;
+    snprintf(file, sizeof file, "%s/slow.json", root);
+    snprintf(dir, sizeof dir, "%s/slow-term", root);
+    test_write_text(file, slow_tune);
+    cJSON *j = interrupt_search(file, dir, SIGTERM, false, &text);
+    cJSON_Delete(j);
+    free(text);
+}
+
+/* The directories in dir whose name ends with suffix. */
+static int entries_ending(const char *dir, const char *suffix)
+{
+    char cmd[400], *out = NULL;
+    snprintf(cmd, sizeof cmd, "ls %s 2>/dev/null | grep -c -- '%s$'", dir, suffix);
+    test_run(cmd, &out);
+    int n = out ? atoi(out) : 0;
+    free(out);
+    return n;
+}
+
+/*
+ * A signal during the confirmation: the baseline is slow (100 ms of Poisson traffic), so with -j 1 the winner's
+ * three confirmation runs are done, then the baseline's two first, when its third is in flight.  best.json reports
+ * each on the runs it has (3 and 2 of 3 seeds, the missing one null), says 5 of 6 runs, compares them on the two
+ * seeds both ran; the same command then finishes the confirmation.
+ */
+static void test_tune_interrupted_confirmation(void)
+{
+    char file[160], dir[160], runs[200], log[200], a[256], cmd[1024], *text = NULL;
+    snprintf(file, sizeof file, "%s/conf.json", root);
+    snprintf(dir, sizeof dir, "%s/conf", root);
+    snprintf(runs, sizeof runs, "%s/runs", dir);
+    snprintf(log, sizeof log, "%s/conf.log", root);
+    test_write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+                          " \"params\": {\"host.dcqcn.g\": {\"min\": 0.004, \"max\": 0.25, \"scale\": \"log\"}},\n"
+                          " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}, \"seeds\": [1, 2],\n"
+                          " \"confirm_seeds\": [11, 12, 13],\n"
+                          " \"baseline\": {\"values\": {\"traffic.3.end\": \"100ms\", \"stop\": \"100ms\"}},\n"
+                          " \"budget\": {\"runs\": 6}, \"search\": {\"optimizer\": \"none\"}}\n");
+    pid_t pid = start_tune(file, dir, log);
+    CU_ASSERT_FATAL(pid > 0);
+    bool started = false;
+    for (int i = 0; i < 3000 && !started; i++) {
+        started = entries_ending(runs, "-s13") == 2;
+        if (!started) {
+            struct timespec ts = {0, 20000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    CU_ASSERT(started);
+    kill(pid, SIGINT);
+    int st = 0;
+    CU_ASSERT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 130);
+    text = test_read_file(log, NULL);
+    snprintf(a, sizeof a, "%s/best.json", dir);
+    cJSON *j = read_json(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "complete")));
+    CU_ASSERT_STRING_EQUAL(str_at(j, "incomplete_reason"), "interrupted by SIGINT in the confirmation, after 5 of its "
+                                                           "6 runs; the same command finishes it");
+    const cJSON *cf = cJSON_GetObjectItemCaseSensitive(j, "confirmation");
+    CU_ASSERT_EQUAL(num_at(cf, (const char *const[]){"runs_done", NULL}), 5);
+    CU_ASSERT_EQUAL(num_at(cf, (const char *const[]){"runs_total", NULL}), 6);
+    const char *key = cJSON_GetObjectItemCaseSensitive(cf, "recommendation") ? "recommendation" : "best_found";
+    const char *obj = "flows.fct_ns.p99";
+    CU_ASSERT_EQUAL(num_at(cf, (const char *const[]){key, "result", obj, "n", NULL}), 3);
+    CU_ASSERT_EQUAL(num_at(cf, (const char *const[]){"baseline", "result", obj, "n", NULL}), 2);
+    const cJSON *bv = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cf,
+                                         "baseline"), "result"), obj), "values");
+    CU_ASSERT(cJSON_GetArraySize(bv) == 3 && cJSON_IsNumber(cJSON_GetArrayItem(bv, 1)) &&
+              cJSON_IsNull(cJSON_GetArrayItem(bv, 2)));
+    CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cf, "baseline"),
+                                                             "feasible")));
+    const cJSON *cmp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "comparison"), 0);
+    CU_ASSERT_STRING_EQUAL(str_at(cmp, "seeds"), "confirm_seeds");
+    CU_ASSERT_EQUAL(num_at(cmp, (const char *const[]){"n", NULL}), 2);
+    CU_ASSERT_EQUAL(strncmp(str_at(j, "verdict"), "incomplete (interrupted by SIGINT in the confirmation, after 5 of "
+                                                  "its 6 runs): ", 73), 0);
+    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "    on the confirmation seeds, 5 of 6 runs done (interrupted): best "));
+    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, " (3 seeds), baseline "));
+    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, " (2 seeds)\n"));
+    free(text);
+    cJSON_Delete(j);
+
+    snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &text), 0);
+    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "    on the 3 confirmation seeds: best "));
+    free(text);
+    j = read_json(a);
+    CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "complete")));
+    cf = cJSON_GetObjectItemCaseSensitive(j, "confirmation");
+    CU_ASSERT_EQUAL(num_at(cf, (const char *const[]){"runs_done", NULL}), 6);
+    CU_ASSERT_EQUAL(num_at(cf, (const char *const[]){"baseline", "result", obj, "n", NULL}), 3);
+    cmp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "comparison"), 0);
+    CU_ASSERT_EQUAL(num_at(cmp, (const char *const[]){"n", NULL}), 3);
+    cJSON_Delete(j);
 }
 
 /*
@@ -277,26 +471,49 @@ static void test_tune_identical(void)
 }
 
 /* Part of the box gives scenarios the loader refuses (kmin above the scenario's kmax of 200KB): those runs fail,
- * are recorded with their status, and the search goes on to a recommendation inside the valid part. */
+ * are recorded with their status, and the search goes on to a recommendation inside the valid part; as a sweep,
+ * the tune then exits 1, and failures.txt keeps why each run failed and the command that repeats it. */
 static void test_tune_failed_runs(void)
 {
-    char cmd[1024], *out = NULL;
+    char cmd[1024], want[400], *out = NULL;
     cJSON *j = tune_into("fail", "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
                                  " \"params\": {\"switch.ecn.kmin\": {\"min\": \"2KB\", \"max\": \"1MB\", \"scale\": \"log\"}},\n"
                                  " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}, \"seeds\": [1, 2],\n"
-                                 " \"budget\": {\"runs\": 20}}\n", NULL, "", 0, &out);
-    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "runs failed; their status is in"));
-    free(out);
+                                 " \"budget\": {\"runs\": 20}}\n", NULL, "", 1, &out);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
-    double failed = num_at(j, (const char *const[]){"search", "failed_runs", NULL});
+    int failed = (int)num_at(j, (const char *const[]){"search", "failed_runs", NULL});
     CU_ASSERT(failed >= 1);
+    snprintf(want, sizeof want, "rocesim tune: %d of 20 runs failed; see %s/fail/failures.txt\n", failed, root);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, want));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "(best.json, tune.csv, failures.txt, runs/)"));
+    free(out);
     CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "complete")));
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "parameters"), "switch.ecn.kmin");
     CU_ASSERT(cJSON_IsString(k));
     cJSON_Delete(j);
     /* Every failed run is a row of tune.csv with the loader's exit status. */
-    snprintf(cmd, sizeof cmd, "test $(grep -c ',exit 2,' %s/fail/tune.csv) -eq %d", root, (int)failed);
+    snprintf(cmd, sizeof cmd, "test $(grep -c ',exit 2,' %s/fail/tune.csv) -eq %d", root, failed);
     CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    /* ... and an entry of failures.txt: its run, its status, the command and the loader's message. */
+    snprintf(want, sizeof want, "%s/fail/failures.txt", root);
+    char *f = test_read_file(want, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    snprintf(want, sizeof want, "%d of 20 runs failed.  Repeat one with the command shown to see all of its "
+             "messages.\n", failed);
+    CU_ASSERT_EQUAL(strncmp(f, want, strlen(want)), 0);
+    int entries = 0, cmds = 0, why = 0;
+    for (const char *p = f; (p = strstr(p, ": exit 2\n  rocesim run scenarios/sweeps/incast-mix.json --set "
+                                            "'switch.ecn.kmin=\"")); p++)
+        entries++;
+    for (const char *p = f; (p = strstr(p, "\"' --seed ")); p++)
+        cmds++;
+    for (const char *p = f; (p = strstr(p, "\n  | rocesim: scenarios/sweeps/incast-mix.json: switch.ecn.kmax: expected "
+                                            "a size at least kmin (")); p++)
+        why++;
+    CU_ASSERT_EQUAL(entries, failed);
+    CU_ASSERT_EQUAL(cmds, failed);
+    CU_ASSERT_EQUAL(why, failed);
+    free(f);
 }
 
 /*
@@ -490,6 +707,46 @@ static void test_tune_bad_files(void)
     }
 }
 
+/*
+ * The whole line of several tune-file errors, word for word: each names the file and the place, says what was
+ * expected once (the quantity's phrase is not repeated) and what was found.
+ */
+static void test_tune_error_text(void)
+{
+    static const struct {
+        const char *param, *at, *msg;
+    } cases[] = {
+        {"\"switch.ecn.kmin\": {\"min\": \"2XB\", \"max\": \"1MB\"}", "params[\"switch.ecn.kmin\"].min",
+         "expected a size like \"20KB\", got a string \"2XB\""},
+        {"\"host.dcqcn.cnp_interval\": {\"min\": \"4us\", \"max\": \"50\"}", "params[\"host.dcqcn.cnp_interval\"].max",
+         "expected a time like \"1.5us\", got a string \"50\""},
+        {"\"host.dcqcn.ai_rate\": {\"min\": \"5Mbps\", \"max\": \"1Gbit\"}", "params[\"host.dcqcn.ai_rate\"].max",
+         "expected a rate like \"100Gbps\", got a string \"1Gbit\""},
+        {"\"switch.ecn.kmin\": {\"min\": \"2KB\", \"max\": \"50KB\", \"step\": \"1us\"}", "params[\"switch.ecn.kmin\"].step",
+         "expected a size like \"20KB\", got a string \"1us\""},
+        {"\"host.dcqcn.g\": {\"min\": 0.1, \"max\": 0.2, \"scale\": \"logg\"}", "params[\"host.dcqcn.g\"].scale",
+         "expected \"linear\", \"log\" or \"int\", got a string \"logg\""},
+        {"\"host.dcqcn.g\": {\"choice\": [0.1, 0.1]}", "params[\"host.dcqcn.g\"].choice[1]",
+         "expected each choice once, got 0.1 again (it is also params[\"host.dcqcn.g\"].choice[0])"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char file[160], dir[160], cmd[1024], want[1024], text[1024], *out = NULL;
+        snprintf(file, sizeof file, "%s/msg%zu.json", root, i);
+        snprintf(dir, sizeof dir, "%s/msg%zu", root, i);
+        snprintf(text, sizeof text, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"params\": {%s},\n"
+                 " \"objective\": {\"minimize\": \"flows.fct_ns.mean\"}, \"seeds\": [1]}\n", cases[i].param);
+        test_write_text(file, text);
+        snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, dir);
+        CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+        snprintf(want, sizeof want, "rocesim tune: %s: %s: %s\n", file, cases[i].at, cases[i].msg);
+        CU_ASSERT_STRING_EQUAL(out ? out : "", want);
+        if (!out || strcmp(out, want))
+            fprintf(stderr, "\n  case %zu: got: %s  want: %s", i, out ? out : "(nothing)\n", want);
+        CU_ASSERT(access(dir, F_OK) != 0);
+        free(out);
+    }
+}
+
 /* mpirun -np 2 over rocesim-mpi writes the same best.json and tune.csv as the local tune (skipped without MPI). */
 static void test_tune_mpi(void)
 {
@@ -518,14 +775,19 @@ void test_tune_register(void)
     CU_pSuite s = CU_add_suite("tune", suite_init, suite_clean);
     CU_add_test(s, "a third of the grid's runs finds the grid's best within 2 %, twice the same", test_tune_vs_grid);
     CU_add_test(s, "a rerun replays the search from the runs on disk", test_tune_rerun);
-    CU_add_test(s, "SIGINT mid-search: complete false, the same command resumes to the same answer",
-                test_tune_interrupted);
+    CU_add_test(s, "SIGINT mid-search: complete false, no confirmation made up; a second tune into DIR refused; "
+                   "the same command resumes to the same answer", test_tune_interrupted);
+    CU_add_test(s, "SIGTERM mid-search: exit 143, complete false", test_tune_sigterm);
+    CU_add_test(s, "SIGINT in the confirmation: 5 of 6 runs, each over its own; the same command finishes it",
+                test_tune_interrupted_confirmation);
     CU_add_test(s, "identical results: not significantly different", test_tune_identical);
     CU_add_test(s, "two objectives: a Pareto front without dominated points", test_tune_pareto);
-    CU_add_test(s, "runs the scenario refuses fail alone; the search goes on", test_tune_failed_runs);
+    CU_add_test(s, "runs the scenario refuses fail alone, the search goes on; failures.txt says why, exit 1",
+                test_tune_failed_runs);
     CU_add_test(s, "nothing beats the baseline: best.json recommends keeping it; step; --no-plot", test_tune_keep_baseline);
     CU_add_test(s, "every local optimizer of the table runs a search to its budget", test_tune_optimizers);
     CU_add_test(s, "any algorithm's parameters: HPCC's eta; nic-config refuses HPCC", test_tune_other_algorithm);
     CU_add_test(s, "bad tune files exit 2 naming file and place", test_tune_bad_files);
+    CU_add_test(s, "tune-file errors, the whole line word for word", test_tune_error_text);
     CU_add_test(s, "mpirun -np 2 gives the same best.json and tune.csv", test_tune_mpi);
 }

@@ -6,6 +6,7 @@
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "sim/settings.h"
+#include "tools/dirlock.h"
 #include "tools/monitor.h"
 #include "tools/compare.h"
 #include "tools/doctor.h"
@@ -577,6 +578,8 @@ static const struct sim_par_comm *run_comm;
  * alone failed). */
 static int saved_stderr = -1;
 static FILE *held;
+/* The output directory's lock (tools/dirlock.h): rank 0 holds it from before the run claims the directory on. */
+static struct dirlock run_lock = {.fd = -1};
 static int cmd_run_body(const struct cli *c, bool peer);
 
 /* A failing peer's held messages, to its own stderr. */
@@ -621,6 +624,7 @@ static int cmd_run(const struct cli *c)
         dup2(fileno(held), STDERR_FILENO);
     }
     int rc = cmd_run_body(c, peer);
+    dirlock_release(&run_lock);
     if (saved_stderr >= 0) {
         dup2(saved_stderr, STDERR_FILENO);
         close(saved_stderr);
@@ -660,6 +664,13 @@ static int cmd_run_body(const struct cli *c, bool peer)
             run_free(&r);
         scn_free(&scn);
         return rc ? rc : all;
+    }
+    if (!peer && (rc = dirlock_take(&run_lock, dir, err, sizeof err)))
+        fprintf(stderr, "rocesim: %s\n", err);
+    if ((all = agree(rc))) {
+        run_free(&r);
+        scn_free(&scn);
+        return all;
     }
     /* The time series stream into dir while the run goes, so it exists from here on, emptied of whatever an
      * earlier run left (run_claim_dir); the resolved scenario goes first, saying what this directory is. */

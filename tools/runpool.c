@@ -9,6 +9,7 @@
  * the others never wait for it forever.
  */
 #include "tools/runpool.h"
+#include "tools/dirlock.h"
 #include "tools/limits.h"
 #include "sim/mem.h"
 #include "tools/run.h"
@@ -749,6 +750,57 @@ out:
     return rc;
 }
 
+/* Appends a, single-quoted for a shell when quote is set or when it holds anything but safe characters. */
+static void sb_shell_word(struct sbuf *b, const char *a, bool quote)
+{
+    if (!quote && *a && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=@%+,-") ==
+                            strlen(a)) {
+        sb_printf(b, "%s", a);
+        return;
+    }
+    sb_printf(b, "'");
+    for (const char *p = a; *p; p++)
+        if (*p == '\'')
+            sb_printf(b, "'\\''");
+        else
+            sb_printf(b, "%c", *p);
+    sb_printf(b, "'");
+}
+
+/* See runpool.h. */
+int pool_write_failures(const char *dir, const struct pool_run *runs, const int *failed, int n_failed, int n_total,
+                        const struct pool_ops *ops)
+{
+    char path[4400];
+    sfmt(path, sizeof path, "%s/failures.txt", dir);
+    if (!n_failed)
+        return unlink(path) && errno != ENOENT ? -1 : 0;
+    struct sbuf b = {0};
+    sb_printf(&b, "%d of %d runs failed.  Repeat one with the command shown to see all of its messages.\n", n_failed,
+              n_total);
+    for (int k = 0; k < n_failed; k++) {
+        const struct pool_run *r = &runs[failed[k]];
+        const char *name = strrchr(r->dir, '/');
+        sb_printf(&b, "\n%s: %s\n ", name ? name + 1 : r->dir, r->status);
+        char **argv = ops->argv(ops->ctx, failed[k]);
+        for (char **a = argv; *a && strcmp(*a, "-o"); a++) {
+            sb_printf(&b, " ");
+            sb_shell_word(&b, *a, a > argv && strcmp(a[-1], "--set") == 0);
+        }
+        ops->free_argv(ops->ctx, argv);
+        sb_printf(&b, "\n");
+        for (const char *p = r->tail ? r->tail : ""; *p;) {
+            const char *nl = strchr(p, '\n');
+            int l = nl ? (int)(nl - p) : (int)strlen(p);
+            sb_printf(&b, "  | %.*s\n", l, p);
+            p += l + (nl != NULL);
+        }
+    }
+    int rc = write_file_atomic(path, b.p, b.len);
+    free(b.p);
+    return rc;
+}
+
 /* See runpool.h. */
 int pool_parse_cli(int argc, char **argv, const char *who, const char *usage, bool tune_opts, struct pool_cli *c,
                    bool loud)
@@ -844,10 +896,12 @@ const struct pool_comm *pool_comm_start(int *argc, char ***argv)
 }
 
 /* See runpool.h. */
-int pool_prepare(const struct pool_cli *cli, const char *who, char *dir, size_t len, bool loud)
+int pool_prepare(const struct pool_cli *cli, const char *who, char *dir, size_t len, bool root, struct dirlock *lock)
 {
-    char err[512];
+    char err[4600];
     struct mem_avail avail;
+    bool loud = root;
+    lock->fd = -1;
     if (limits_mem_available(&avail, err, sizeof err)) {
         if (loud)
             fprintf(stderr, "rocesim %s: %s\n", who, err);
@@ -857,6 +911,11 @@ int pool_prepare(const struct pool_cli *cli, const char *who, char *dir, size_t 
         sfmt(dir, len, "%s", cli->out);
     else
         pool_default_out(cli->file, dir, len);
+    int rc;
+    if (root && (rc = dirlock_take(lock, dir, err, sizeof err))) {
+        fprintf(stderr, "rocesim %s: %s\n", who, err);
+        return rc;
+    }
     char runs_dir[4200];
     sfmt(runs_dir, sizeof runs_dir, "%s/runs", dir);
     if (make_dirs(runs_dir)) {

@@ -29,6 +29,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct dirlock;
+
 /* What the pool names when an allocation fails (sim/mem.h). */
 #define POOL_OOM "in sweep or tune"
 
@@ -148,10 +150,21 @@ const struct pool_comm *pool_comm_start(int *argc, char ***argv);
 
 /*
  * What sweep and tune check before any run: $ROCESIM_MEM_AVAILABLE (every run would refuse a bad one: said once,
- * here), and the output directory (cli's -o, else pool_default_out) with its runs/, whose path goes to dir.
- * Returns 0, or SCN_EUSAGE / SCN_EIO after a message "rocesim WHO: ..." (printed when loud).
+ * here), and the output directory (cli's -o, else pool_default_out) with its runs/, whose path goes to dir.  Rank
+ * 0 (root) also takes the directory's lock (tools/dirlock.h) into *lock, before it creates anything in it; the
+ * caller releases it at its end.  Returns 0, or SCN_EUSAGE (also: the directory is in use by another command) /
+ * SCN_EIO after a message "rocesim WHO: ..." (printed by rank 0 only).
  */
-int pool_prepare(const struct pool_cli *cli, const char *who, char *dir, size_t len, bool loud);
+int pool_prepare(const struct pool_cli *cli, const char *who, char *dir, size_t len, bool root, struct dirlock *lock);
+
+/*
+ * Writes DIR/failures.txt: "F of N runs failed. ...", then each run of failed[0..n_failed) (indexes into runs) with
+ * its directory's name, its status, the command that repeats it (its argv from ops->argv, up to -o; the --set
+ * values quoted for a shell) and the last lines of its stderr (its tail), each behind "  | ".  With no failed run,
+ * removes a failures.txt an earlier command left.  Returns 0, or -1 with errno set.
+ */
+int pool_write_failures(const char *dir, const struct pool_run *runs, const int *failed, int n_failed, int n_total,
+                        const struct pool_ops *ops);
 
 /* Erases the progress line a pool_ops.progress caller left on screen (the tuner, when its search ends). */
 void pool_progress_clear(void);

@@ -20,7 +20,7 @@ int sig_installed(void);
 /* The first signal received since sig_install (SIGINT or SIGTERM), or 0. */
 int sig_received(void);
 
-/* The exit status of a run stopped by signal sig: 128 + sig (130 for SIGINT, 143 for SIGTERM). */
+/* The exit status of a run, sweep or tune stopped by signal sig: 128 + sig (130 for SIGINT, 143 for SIGTERM). */
 int sig_exit_status(int sig);
 
 #endif

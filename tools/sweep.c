@@ -16,6 +16,8 @@
 #include "sim/units.h"
 #include "tools/run.h"
 #include "tools/runpool.h"
+#include "tools/dirlock.h"
+#include "tools/signals.h"
 #include "tools/sweep_out.h"
 #include "tools/sweep_util.h"
 
@@ -426,48 +428,6 @@ static int save_sweep_copy(const struct sweep_spec *s, const char *dir)
     return rc;
 }
 
-/* Writes DIR/failures.txt listing the failed runs, or removes a stale one.  Returns 0 or -1 (errno). */
-static int write_failures(const struct sweep_spec *s, const struct srun *meta, const struct pool_run *runs, int n,
-                          const char *dir)
-{
-    char path[4400];
-    sfmt(path, sizeof path, "%s/failures.txt", dir);
-    struct sbuf b = {0};
-    int failed = 0;
-    for (int i = 0; i < n; i++)
-        failed += runs[i].state == POOL_FAILED;
-    if (!failed) {
-        if (unlink(path) && errno != ENOENT)
-            return -1;
-        return 0;
-    }
-    sb_printf(&b, "%d of %d runs failed.  Repeat one with the command shown to see all of its messages.\n", failed,
-              n);
-    for (int i = 0; i < n; i++) {
-        const struct pool_run *r = &runs[i];
-        if (r->state != POOL_FAILED)
-            continue;
-        sb_printf(&b, "\n%s: %s\n  rocesim run %s", meta[i].id, r->status, s->scenario);
-        struct scn_override ov[MAX_SETS];
-        int k = sweep_point_overrides(s, meta[i].point, ov, MAX_SETS);
-        for (int m = 0; m < k; m++)
-            sb_printf(&b, " --set '%s=%s'", ov[m].path, ov[m].value);
-        sb_printf(&b, " --seed %llu\n", (unsigned long long)s->seeds[meta[i].seed_i]);
-        if (r->tail && *r->tail) {
-            const char *p = r->tail;
-            while (*p) {
-                const char *nl = strchr(p, '\n');
-                int l = nl ? (int)(nl - p) : (int)strlen(p);
-                sb_printf(&b, "  | %.*s\n", l, p);
-                p += l + (nl != NULL);
-            }
-        }
-    }
-    int rc = write_file_atomic(path, b.p, b.len);
-    free(b.p);
-    return rc;
-}
-
 /*
  * Builds the results table from the runs and writes results.csv, best.json,
  * failures.txt and the plots (runs_done and incomplete: see sweep_best_write).
@@ -475,8 +435,8 @@ static int write_failures(const struct sweep_spec *s, const struct srun *meta, c
  * (message on stderr), or SCN_EIO.
  */
 static int write_outputs(const struct sweep_spec *s, const struct srun *meta, const struct pool_run *runs, int n,
-                         const char *dir, int runs_done, const char *incomplete, struct sweep_best *best,
-                         char *plots_line, size_t plots_len)
+                         const struct pool_ops *ops, const char *dir, int runs_done, const char *incomplete,
+                         struct sweep_best *best, char *plots_line, size_t plots_len)
 {
     struct sweep_table t;
     const char **summaries = mem_xcalloc((size_t)n, sizeof *summaries, SWEEP_OOM);
@@ -503,10 +463,15 @@ static int write_outputs(const struct sweep_spec *s, const struct srun *meta, co
         rc = SCN_EIO;
     }
     free(csv);
-    if (!rc && write_failures(s, meta, runs, n, dir)) {
+    int *failed = mem_xcalloc((size_t)n + 1, sizeof *failed, SWEEP_OOM), n_failed = 0;
+    for (int i = 0; i < n; i++)
+        if (runs[i].state == POOL_FAILED)
+            failed[n_failed++] = i;
+    if (!rc && pool_write_failures(dir, runs, failed, n_failed, n, ops)) {
         fprintf(stderr, "rocesim sweep: %s/failures.txt: cannot write: %s\n", dir, strerror(errno));
         rc = SCN_EIO;
     }
+    free(failed);
     if (!rc)
         rc = sweep_best_write(&t, s, dir, runs_done, incomplete, best);
     if (!rc || rc == SCN_EUSAGE) {
@@ -621,8 +586,9 @@ int sweep_main(int argc, char **argv)
             fprintf(stderr, "rocesim sweep: %s\n", err);
     }
     char dir[4096];
+    struct dirlock lock = {.fd = -1};
     if (!rc)
-        rc = pool_prepare(&cli, "sweep", dir, sizeof dir, root);
+        rc = pool_prepare(&cli, "sweep", dir, sizeof dir, root, &lock);
     if (comm->agree(&rc) || rc) {
         if (!rc)
             rc = SCN_EIO;
@@ -677,7 +643,7 @@ int sweep_main(int argc, char **argv)
         if (orc)
             fprintf(stderr, "rocesim sweep: %s/sweep.json: cannot write: %s\n", dir, strerror(errno));
         else
-            orc = write_outputs(&spec, meta, runs, n, dir, n - left, left ? why : NULL, &best, plots_line,
+            orc = write_outputs(&spec, meta, runs, n, &ops, dir, n - left, left ? why : NULL, &best, plots_line,
                                 sizeof plots_line);
         print_summary(&spec, runs, n, pool_now_s() - t0, dir, &best, plots_line);
         if (failed && !orc)
@@ -686,7 +652,7 @@ int sweep_main(int argc, char **argv)
             fprintf(stderr, "rocesim sweep: %s: %d runs not done; the same command finishes them\n",
                     interrupted ? "interrupted" : "incomplete", left);
         if (!rc)
-            rc = interrupted ? 130 : orc ? orc : failed || left ? 1 : 0;
+            rc = interrupted ? sig_exit_status(interrupted) : orc ? orc : failed || left ? 1 : 0;
     }
     for (int i = 0; i < n; i++)
         pool_run_free(&runs[i]);
@@ -695,6 +661,7 @@ int sweep_main(int argc, char **argv)
     free(all);
     sweep_spec_free(&spec);
 out_nospec:
+    dirlock_release(&lock);
     if (comm->size > 1)
         comm->agree(&rc);
     if (comm->finish)

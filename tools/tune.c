@@ -25,6 +25,8 @@
 #include "tools/sweep_out.h"
 #include "tools/sweep_util.h"
 #include "tools/tune_plot.h"
+#include "tools/dirlock.h"
+#include "tools/signals.h"
 #include "tools/limits.h"
 #include "sim/file.h"
 #include "sim/mem.h"
@@ -132,9 +134,11 @@ static struct cand *cand_new(struct tuner *T, enum phase ph)
     c->phase = ph;
     for (int k = 0; k < TUNE_MAX_SEEDS; k++)
         c->run[k] = c->crun[k] = -1;
+    /* NAN: not run.  The confirmation's values too: a tune stopped before its confirmation must not find zeros
+     * there and report them as results. */
     for (int m = 0; m < N_METRICS; m++)
         for (int k = 0; k < TUNE_MAX_SEEDS; k++)
-            c->v[m][k] = NAN;
+            c->v[m][k] = c->cvv[m][k] = NAN;
     for (int m = 0; m < N_METRICS; m++)
         c->mean[m] = NAN;
     return c;
@@ -365,8 +369,12 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
     for (int k = 0; k < n; k++) {
         struct pool_run *pr = &T->runs[idx[k]];
         struct cand *c = &T->c[cand[k]];
-        if (pr->state == POOL_TODO)
-            continue; /* interrupted: left to do */
+        if (pr->state == POOL_TODO) {
+            /* Interrupted: left to do, and not counted as run (best.json's runs_done is what ran). */
+            if (!confirm)
+                T->used--;
+            continue;
+        }
         bool ok = pr->state == POOL_OK || pr->state == POOL_DONE_BEFORE;
         cJSON *j = ok ? cJSON_Parse(pr->summary) : NULL;
         const cJSON *tm = cJSON_GetObjectItemCaseSensitive(j, "tune_metrics");
@@ -381,6 +389,12 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
             if (isnan(val) && m < s->n_obj) {
                 ok = false;
                 sfmt(pr->status, sizeof pr->status, "no objective");
+                /* What failures.txt says of it: the run itself succeeded. */
+                free(pr->tail);
+                size_t l = strlen(s->obj[m].words) + 200;
+                pr->tail = mem_xmalloc(l, SWEEP_OOM);
+                sfmt(pr->tail, l, "the run succeeded, but its objective (%s) has no value: no flow of the subset "
+                                  "finished, or its summary.json has no such number", s->obj[m].words);
             }
         }
         cJSON_Delete(j);
@@ -948,13 +962,28 @@ static bool keep_baseline(const struct tuner *T, int win)
            lower_better(T->s, 0, b->mean[0]) < lower_better(T->s, 0, T->c[win].mean[0]);
 }
 
+/* Whether c has a result on seed k of the search seeds (or of the confirmation seeds): a run that ended with every
+ * objective's value.  Not run, interrupted or failed: no result. */
+static bool has_result(const struct tune_spec *s, const struct cand *c, int k, bool confirmation)
+{
+    for (int m = 0; m < s->n_obj; m++)
+        if (isnan(confirmation ? c->cvv[m][k] : c->v[m][k]))
+            return false;
+    return true;
+}
+
 /* Candidate j as best.json gives a setting: candidate, id, parameters, set, and result (each objective's
- * statistics and values, each constraint's mean and bounds, feasible), over the search seeds (n of them) or
- * the confirmation seeds. */
-static void setting_json(const struct tuner *T, int j, cJSON *o, int n, bool confirmation)
+ * statistics and values, each constraint's mean and bounds, feasible), over the search seeds or the confirmation
+ * seeds.  The values are per seed (null where the seed has no result); the statistics are over the seeds with a
+ * result only, `n` of them, and feasible needs every seed. */
+static void setting_json(const struct tuner *T, int j, cJSON *o, bool confirmation)
 {
     const struct tune_spec *s = T->s;
     const struct cand *c = &T->c[j];
+    int n = confirmation ? s->n_confirm : s->n_seeds, got = 0;
+    bool on[TUNE_MAX_SEEDS];
+    for (int k = 0; k < n; k++)
+        got += on[k] = has_result(s, c, k, confirmation);
     if (!confirmation) {
         cJSON_AddNumberToObject(o, "candidate", j);
         cJSON_AddStringToObject(o, "id", c->id);
@@ -968,17 +997,24 @@ static void setting_json(const struct tuner *T, int j, cJSON *o, int n, bool con
         }
     }
     cJSON *res = cJSON_AddObjectToObject(o, "result");
-    bool feasible = true;
+    bool feasible = got == n;
     for (int m = 0; m < s->n_obj + s->n_cons; m++) {
         const double *v = confirmation ? c->cvv[m] : c->v[m];
+        double done[TUNE_MAX_SEEDS];
+        int nd = 0;
         bool any_nan = false;
         for (int k = 0; k < n; k++)
-            any_nan |= isnan(v[k]);
-        cJSON *st = any_nan ? cJSON_CreateObject() : ci_json(v, n);
+            if (on[k]) {
+                done[nd] = v[k];
+                any_nan |= isnan(done[nd++]);
+            }
+        cJSON *st = any_nan || nd == 0 ? cJSON_CreateObject() : ci_json(done, nd);
+        if (nd == 0)
+            cJSON_AddNumberToObject(st, "n", 0);
         cJSON_AddItemToObject(st, "values", values_json(v, n));
         if (m >= s->n_obj) {
             const struct tune_metric *mt = &s->cons[m - s->n_obj];
-            double mean = any_nan ? NAN : stats_mean_ci(v, n, 0.95).mean;
+            double mean = any_nan || nd == 0 ? NAN : stats_mean_ci(done, nd, 0.95).mean;
             bool ok = !isnan(mean) && !(mean < mt->min) && !(mean > mt->max);
             if (!isnan(mt->min))
                 cJSON_AddNumberToObject(st, "min", mt->min);
@@ -990,6 +1026,40 @@ static void setting_json(const struct tuner *T, int j, cJSON *o, int n, bool con
         cJSON_AddItemToObject(res, m < s->n_obj ? s->obj[m].label : s->cons[m - s->n_obj].label, st);
     }
     cJSON_AddBoolToObject(o, "feasible", feasible);
+}
+
+/*
+ * best.json's confirmation (with confirm_seeds): the seeds, how many of its runs gave a result of how many, and
+ * the winner and the baseline over them.  The comparison is on the confirmation seeds where both have a result
+ * (all of them, unless the tune was stopped or runs failed): their objectives go to cw and cb, and their number is
+ * returned (0: compare on the search seeds).
+ */
+static int confirmation_json(const struct tuner *T, int win, bool keep, cJSON *o, double cw[2][TUNE_MAX_SEEDS],
+                             double cb[2][TUNE_MAX_SEEDS])
+{
+    const struct tune_spec *s = T->s;
+    const struct cand *w = &T->c[win], *b = &T->c[0];
+    int pairs = 0, runs_done = 0;
+    for (int k = 0; k < s->n_confirm; k++) {
+        bool hw = has_result(s, w, k, true), hb = has_result(s, b, k, true);
+        runs_done += hw + hb;
+        for (int m = 0; hw && hb && m < s->n_obj; m++) {
+            cw[m][pairs] = w->cvv[m][k];
+            cb[m][pairs] = b->cvv[m][k];
+        }
+        pairs += hw && hb;
+    }
+    if (s->n_confirm == 0)
+        return 0;
+    cJSON *cf = cJSON_AddObjectToObject(o, "confirmation");
+    cJSON *cs = cJSON_AddArrayToObject(cf, "seeds");
+    for (int k = 0; k < s->n_confirm; k++)
+        cJSON_AddItemToArray(cs, cJSON_CreateNumber((double)s->confirm[k]));
+    cJSON_AddNumberToObject(cf, "runs_done", runs_done);
+    cJSON_AddNumberToObject(cf, "runs_total", 2 * s->n_confirm);
+    setting_json(T, win, cJSON_AddObjectToObject(cf, keep ? "best_found" : "recommendation"), true);
+    setting_json(T, 0, cJSON_AddObjectToObject(cf, "baseline"), true);
+    return pairs;
 }
 
 static int write_best(struct tuner *T, int win, const bool *front, char *verdict, size_t vlen, const char *why)
@@ -1018,20 +1088,13 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
         const struct cand *w = &T->c[win], *b = &T->c[0];
         bool keep = keep_baseline(T, win);
         cJSON_AddStringToObject(o, "recommendation", keep ? "baseline" : "search");
-        setting_json(T, keep ? 0 : win, o, s->n_seeds, false);
+        setting_json(T, keep ? 0 : win, o, false);
         if (keep)
-            setting_json(T, win, cJSON_AddObjectToObject(o, "best_found"), s->n_seeds, false);
-        setting_json(T, 0, cJSON_AddObjectToObject(o, "baseline"), s->n_seeds, false);
-        bool confirmed = s->n_confirm > 0 && b->full && !isnan(w->cvv[0][0]) && !isnan(b->cvv[0][0]);
-        if (confirmed) {
-            cJSON *cf = cJSON_AddObjectToObject(o, "confirmation");
-            cJSON *cs = cJSON_AddArrayToObject(cf, "seeds");
-            for (int k = 0; k < s->n_confirm; k++)
-                cJSON_AddItemToArray(cs, cJSON_CreateNumber((double)s->confirm[k]));
-            setting_json(T, win, cJSON_AddObjectToObject(cf, keep ? "best_found" : "recommendation"), s->n_confirm,
-                         true);
-            setting_json(T, 0, cJSON_AddObjectToObject(cf, "baseline"), s->n_confirm, true);
-        }
+            setting_json(T, win, cJSON_AddObjectToObject(o, "best_found"), false);
+        setting_json(T, 0, cJSON_AddObjectToObject(o, "baseline"), false);
+        double cw[2][TUNE_MAX_SEEDS], cb[2][TUNE_MAX_SEEDS];
+        int pairs = confirmation_json(T, win, keep, o, cw, cb);
+        bool confirmed = pairs > 0;
         cJSON *cmp = cJSON_AddArrayToObject(o, "comparison");
         if (!b->full)
             sfmt(verdict, vlen, "no comparison: the baseline's runs %s", b->failed ? "failed (see tune.csv)" :
@@ -1039,8 +1102,7 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
         for (int m = 0; b->full && m < s->n_obj; m++) {
             char v[300];
             if (confirmed)
-                cJSON_AddItemToArray(cmp, compare_json(s, m, w->cvv[m], b->cvv[m], s->n_confirm, "confirm_seeds",
-                                                       v, sizeof v));
+                cJSON_AddItemToArray(cmp, compare_json(s, m, cw[m], cb[m], pairs, "confirm_seeds", v, sizeof v));
             else
                 cJSON_AddItemToArray(cmp, compare_json(s, m, w->v[m], b->v[m], s->n_seeds, "seeds", v, sizeof v));
             size_t l = strlen(verdict);
@@ -1053,13 +1115,18 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
             size_t l = strlen(verdict);
             sfmt(verdict + l, vlen - l, " (the baseline itself breaks a constraint)");
         }
-        cJSON_AddStringToObject(o, "verdict", verdict);
     } else {
         cJSON_AddStringToObject(o, "recommendation", "none");
         cJSON_AddNullToObject(o, "parameters");
         sfmt(verdict, vlen, "no candidate ran on every seed and met the constraints");
-        cJSON_AddStringToObject(o, "verdict", verdict);
     }
+    if (why) {
+        /* A stopped tune's verdict says so first: it is that of the runs done so far. */
+        char *core = mem_xstrdup(verdict, SWEEP_OOM);
+        sfmt(verdict, vlen, "incomplete (%.*s): %s", (int)strcspn(why, ";"), why, core);
+        free(core);
+    }
+    cJSON_AddStringToObject(o, "verdict", verdict);
     int full = 0, dropped = 0, failed = 0, infeasible = 0, cut = 0;
     for (int j = 1; j < T->n_c; j++) {
         const struct cand *c = &T->c[j];
@@ -1096,7 +1163,7 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
         }
     for (int k = 0; k < n && (s->n_obj == 2 || k < 10); k++) {
         cJSON *e = cJSON_CreateObject();
-        setting_json(T, ord[k], e, s->n_seeds, false);
+        setting_json(T, ord[k], e, false);
         cJSON_AddItemToArray(rk, e);
     }
     free(ord);
@@ -1270,7 +1337,7 @@ static void baseline_values(const struct tuner *T, double *x)
     cJSON_Delete(j);
 }
 
-static void draw(struct tuner *T, int win, const bool *front, char *line, size_t len)
+static void draw(struct tuner *T, int win, const bool *front, const char *why, char *line, size_t len)
 {
     const struct tune_spec *s = T->s;
     struct tune_plot_param pp[TUNE_MAX_PARAMS];
@@ -1331,6 +1398,8 @@ static void draw(struct tuner *T, int win, const bool *front, char *line, size_t
     char title[600];
     const char *base = strrchr(s->file, '/');
     sfmt(title, sizeof title, "tune %s", base ? base + 1 : s->file);
+    if (why) /* the plots of a stopped tune say so, as best.json does */
+        sfmt(title + strlen(title), sizeof title - strlen(title), " (incomplete: %.*s)", (int)strcspn(why, ";"), why);
     struct tune_plot_input in = {.title = title, .n_params = s->n_params, .params = pp, .n_obj = s->n_obj,
                                  .obj_label = {olabel[0], olabel[1]}, .obj_unit = {ounit[0], ounit[1]},
                                  .maximize = {s->obj[0].maximize, s->obj[1].maximize}, .n_evals = n, .evals = ev,
@@ -1342,6 +1411,46 @@ static void draw(struct tuner *T, int win, const bool *front, char *line, size_t
     free(on);
     free(ev);
     free(xs);
+}
+
+/* The runs that ended (run now, found done, failed): not those a signal stopped or never started. */
+static int ended_runs(const struct tuner *T)
+{
+    int n = 0;
+    for (int r = 0; r < T->n_runs; r++)
+        n += T->runs[r].state != POOL_TODO;
+    return n;
+}
+
+/* failures.txt: every failed run with its status, the command that repeats it and the end of its stderr (a run
+ * without objective: why), as a sweep's; none left from an earlier tune when none failed.  0 or SCN_EIO. */
+static int write_failures(struct tuner *T)
+{
+    int *failed = mem_xcalloc((size_t)T->n_runs + 1, sizeof *failed, SWEEP_OOM), n = 0;
+    for (int r = 0; r < T->n_runs; r++)
+        if (T->runs[r].state == POOL_FAILED || strcmp(T->runs[r].status, "no objective") == 0)
+            failed[n++] = r;
+    struct pool_ops ops = {.argv = run_argv, .free_argv = run_argv_free, .ctx = T};
+    int rc = pool_write_failures(T->dir, T->runs, failed, n, ended_runs(T), &ops);
+    if (rc)
+        fprintf(stderr, "rocesim tune: %s/failures.txt: cannot write: %s\n", T->dir, strerror(errno));
+    free(failed);
+    return rc ? SCN_EIO : 0;
+}
+
+/* Why the outputs are incomplete, after signal T->interrupted: where the tune stopped and what finishes it. */
+static void stopped_why(const struct tuner *T, char *why, size_t len)
+{
+    const char *sig = sigabbrev_np(T->interrupted) ? sigabbrev_np(T->interrupted) : "?";
+    int conf = 0;
+    for (int r = 0; r < T->n_runs; r++)
+        conf += T->run_seed[r] < 0 && T->runs[r].state != POOL_TODO;
+    if (T->phase == PH_CONFIRM)
+        sfmt(why, len, "interrupted by SIG%s in the confirmation, after %d of its %d runs; the same command finishes "
+                       "it", sig, conf, 2 * T->s->n_confirm);
+    else
+        sfmt(why, len, "interrupted by SIG%s after %d of %d runs; the same command continues the search", sig, T->used,
+             T->budget);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1368,6 +1477,36 @@ static int save_copy(const struct tuner *T)
     return write_json(T->dir, "tune.json", copy);
 }
 
+/* Objective m on the confirmation seeds, over the runs that gave a result: all of them, or how many of how many. */
+static void print_confirmation(const struct tuner *T, int win, int m)
+{
+    const struct tune_spec *s = T->s;
+    double v[2][TUNE_MAX_SEEDS];
+    int n[2] = {0, 0}, who[2] = {win, 0};
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < s->n_confirm; k++)
+            if (has_result(s, &T->c[who[i]], k, true))
+                v[i][n[i]++] = T->c[who[i]].cvv[m][k];
+    if (n[0] + n[1] == 0) {
+        printf("    on the %d confirmation seeds: not run (%s)\n", s->n_confirm,
+               T->interrupted ? "interrupted" : "their runs failed");
+        return;
+    }
+    char a[48], b[48], c[48], d[48];
+    struct stats_ci w = stats_mean_ci(v[0], n[0], 0.95), bl = stats_mean_ci(v[1], n[1], 0.95);
+    if (n[0] == s->n_confirm && n[1] == s->n_confirm) {
+        printf("    on the %d confirmation seeds: best %s +- %s, baseline %s +- %s\n", s->n_confirm,
+               fmt_obj(s, m, w.mean, a, sizeof a), fmt_obj(s, m, w.half, b, sizeof b),
+               fmt_obj(s, m, bl.mean, c, sizeof c), fmt_obj(s, m, bl.half, d, sizeof d));
+        return;
+    }
+    printf("    on the confirmation seeds, %d of %d runs done%s: best %s +- %s (%d seed%s), baseline %s +- %s (%d seed%s)\n",
+           n[0] + n[1], 2 * s->n_confirm, T->interrupted ? " (interrupted)" : "",
+           n[0] ? fmt_obj(s, m, w.mean, a, sizeof a) : "-", n[0] ? fmt_obj(s, m, w.half, b, sizeof b) : "-", n[0],
+           n[0] == 1 ? "" : "s", n[1] ? fmt_obj(s, m, bl.mean, c, sizeof c) : "-",
+           n[1] ? fmt_obj(s, m, bl.half, d, sizeof d) : "-", n[1], n[1] == 1 ? "" : "s");
+}
+
 static void print_summary(const struct tuner *T, int win, const char *verdict, const char *plots, double wall)
 {
     const struct tune_spec *s = T->s;
@@ -1377,17 +1516,19 @@ static void print_summary(const struct tuner *T, int win, const char *verdict, c
         dropped += T->c[j].dropped;
         infeasible += T->c[j].full && !T->c[j].feasible;
     }
-    int before = 0, conf = 0;
+    /* Only the runs that ended: those a signal stopped or never started are neither run nor found. */
+    int before = 0, now = 0, conf = 0;
     for (int r = 0; r < T->n_runs; r++) {
         before += T->runs[r].state == POOL_DONE_BEFORE;
-        conf += T->run_seed[r] < 0;
+        now += T->runs[r].state == POOL_OK || T->runs[r].state == POOL_FAILED;
+        conf += T->run_seed[r] < 0 && T->runs[r].state != POOL_TODO;
     }
     char cf[64] = "";
     if (conf)
         sfmt(cf, sizeof cf, ", %d on the confirmation seeds", conf);
     printf("tune %s: %d runs of a budget of %d%s (%d run now, %d found done, %d failed): %d candidates, %d run on "
            "every seed, %d dropped by racing, %d infeasible; %.2f s\n", s->file, T->used, T->budget, cf,
-           T->n_runs - before, before, T->failed_runs, T->n_c - 1, full, dropped, infeasible, wall);
+           now, before, T->failed_runs, T->n_c - 1, full, dropped, infeasible, wall);
     char a[48], b[48];
     for (int m = 0; m < s->n_obj && win >= 0; m++) {
         struct stats_ci w = stats_mean_ci(T->c[win].v[m], s->n_seeds, 0.95);
@@ -1397,13 +1538,8 @@ static void print_summary(const struct tuner *T, int win, const char *verdict, c
                s->obj[m].maximize ? "maximize" : "minimize", s->obj[m].words, fmt_obj(s, m, w.mean, a, sizeof a),
                fmt_obj(s, m, w.half, b, sizeof b), fmt_obj(s, m, bl.mean, c, sizeof c),
                fmt_obj(s, m, bl.half, d, sizeof d), s->n_seeds);
-        if (s->n_confirm && !isnan(T->c[win].cvv[m][0]) && !isnan(T->c[0].cvv[m][0])) {
-            w = stats_mean_ci(T->c[win].cvv[m], s->n_confirm, 0.95);
-            bl = stats_mean_ci(T->c[0].cvv[m], s->n_confirm, 0.95);
-            printf("    on the %d confirmation seeds: best %s +- %s, baseline %s +- %s\n", s->n_confirm,
-                   fmt_obj(s, m, w.mean, a, sizeof a), fmt_obj(s, m, w.half, b, sizeof b),
-                   fmt_obj(s, m, bl.mean, c, sizeof c), fmt_obj(s, m, bl.half, d, sizeof d));
-        }
+        if (s->n_confirm)
+            print_confirmation(T, win, m);
     }
     if (win >= 0) {
         printf("  best found: candidate %d (%s) at", win, T->c[win].id);
@@ -1412,7 +1548,7 @@ static void print_summary(const struct tuner *T, int win, const char *verdict, c
         printf("\n");
     }
     printf("  verdict: %s\n", verdict);
-    printf("  outputs: %s/ (best.json, tune.csv, runs/)\n", T->dir);
+    printf("  outputs: %s/ (best.json, tune.csv%s, runs/)\n", T->dir, T->failed_runs ? ", failures.txt" : "");
     if (*plots)
         printf("  plots: %s\n", plots);
 }
@@ -1443,9 +1579,11 @@ int tune_main(int argc, char **argv)
         rc = SCN_EUSAGE;
     }
     char dir[4096];
+    struct dirlock lock = {.fd = -1};
     if (!rc)
-        rc = pool_prepare(&cli, "tune", dir, sizeof dir, root);
+        rc = pool_prepare(&cli, "tune", dir, sizeof dir, root, &lock);
     if (comm->agree(&rc) || rc) {
+        dirlock_release(&lock);
         tune_spec_free(&spec);
         if (comm->size > 1)
             comm->agree(&rc);
@@ -1483,28 +1621,34 @@ int tune_main(int argc, char **argv)
     }
     pool_progress_clear();
     if (root) {
-        char why[200] = "", verdict[300], plots[1200] = "";
+        char why[200] = "", verdict[500], plots[1200] = "";
         if (T.interrupted)
-            sfmt(why, sizeof why, "interrupted by SIG%s after %d of %d runs; the same command continues the search",
-                 sigabbrev_np(T.interrupted) ? sigabbrev_np(T.interrupted) : "?", T.used, T.budget);
+            stopped_why(&T, why, sizeof why);
         int orc = save_copy(&T);
         if (!orc)
             orc = write_csv(&T);
+        if (!orc)
+            orc = write_failures(&T);
         if (!orc)
             orc = write_best(&T, win, front, verdict, sizeof verdict, *why ? why : NULL);
         if (!orc && cli.no_plot) {
             tune_plots_clean(dir);
             sfmt(plots, sizeof plots, "not drawn (--no-plot)");
         } else if (!orc) {
-            draw(&T, win, front, plots, sizeof plots);
+            draw(&T, win, front, *why ? why : NULL, plots, sizeof plots);
         }
         print_summary(&T, win, verdict, plots, pool_now_s() - t0);
-        if (T.failed_runs)
-            fprintf(stderr, "rocesim tune: %d runs failed; their status is in %s/tune.csv and their output in %s/runs/\n",
-                    T.failed_runs, dir, dir);
+        if (T.failed_runs && !orc)
+            fprintf(stderr, "rocesim tune: %d of %d runs failed; see %s/failures.txt\n", T.failed_runs,
+                    ended_runs(&T), dir);
         if (T.interrupted)
-            fprintf(stderr, "rocesim tune: interrupted: the same command continues the search\n");
-        rc = T.comm_error ? SCN_EIO : T.interrupted ? 130 : orc ? orc : win < 0 ? 1 : 0;
+            fprintf(stderr, "rocesim tune: %s\n", why);
+        /* As a sweep: 1 when runs failed, though the outputs are written (the search went on without them). */
+        rc = T.comm_error     ? SCN_EIO
+             : T.interrupted  ? sig_exit_status(T.interrupted)
+             : orc            ? orc
+             : win < 0 || T.failed_runs ? 1
+                                        : 0;
     }
     for (int j = 0; j < T.n_c; j++)
         for (int i = 0; T.c[j].phase != PH_BASELINE && i < spec.n_params; i++)
@@ -1520,6 +1664,7 @@ int tune_main(int argc, char **argv)
     free(front);
     gsl_qrng_free(T.q);
     tune_spec_free(&spec);
+    dirlock_release(&lock);
     if (comm->size > 1)
         comm->agree(&rc);
     if (comm->finish)

@@ -42,12 +42,8 @@ static int read_qty(struct setting_ctx *c, const cJSON *v, const char *where, en
         else if (q == SETTING_RATE)
             rc = units_parse_rate(v->valuestring, &x, e, sizeof e);
     }
-    if (rc) {
-        static const char *const ex[] = {[SETTING_SIZE] = "\"20KB\"", [SETTING_TIME] = "\"50us\"",
-                                         [SETTING_RATE] = "\"40Mbps\""};
-        return lbad(c, where, "expected a %s like %s, got %s", setting_qty_what(q), ex[q],
-                    describe(v, got, sizeof got));
-    }
+    if (rc) /* setting_qty_what is the whole phrase: "a size like \"20KB\"" */
+        return lbad(c, where, "expected %s, got %s", setting_qty_what(q), describe(v, got, sizeof got));
     *out = (double)x;
     return 0;
 }
