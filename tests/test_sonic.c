@@ -7,12 +7,18 @@
 #include "tools/sweep_util.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define FIXTURE "tests/sonic/config_db.json"
+
+/* The fuzzing harness itself (docs/RELIABILITY.md), so that a regression replays through exactly its checks. */
+#define LLVMFuzzerTestOneInput fuzz_sonic_one
+#include "tests/fuzz/fuzz_sonic.c"
+#undef LLVMFuzzerTestOneInput
 
 /* The fixture with the first occurrence of `from` replaced by `to` (caller frees). */
 static char *fixture_with(const char *from, const char *to)
@@ -591,6 +597,32 @@ static void test_export_notes(void)
     test_teardown(&a, &r);
 }
 
+/* The fuzzer's seeds and every finding of it (tests/fuzz/regressions/sonic-*) replay clean through its harness. */
+static void test_fuzz_replay(void)
+{
+    static const char *const dirs[] = {"tests/sonic", "tests/fuzz/seeds", "tests/fuzz/regressions"};
+    int replayed = 0;
+    for (size_t k = 0; k < sizeof dirs / sizeof *dirs; k++) {
+        DIR *d = opendir(dirs[k]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (k ? strncmp(e->d_name, "sonic-", 6) != 0 : !strstr(e->d_name, ".json"))
+                continue;
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s", dirs[k], e->d_name);
+            size_t len = 0;
+            char *data = test_read_file(path, &len);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+            CU_ASSERT_EQUAL(fuzz_sonic_one((const uint8_t *)data, len), 0);
+            free(data);
+            replayed++;
+        }
+        closedir(d);
+    }
+    CU_ASSERT(replayed >= 4);
+}
+
 void test_sonic_register(void)
 {
     CU_pSuite s = CU_add_suite("sonic config_db", NULL, NULL);
@@ -604,4 +636,5 @@ void test_sonic_register(void)
     CU_add_test(s, "import(export(x)) gives x back over a matrix of settings", test_round_trip_matrix);
     CU_add_test(s, "import lists the lossless profile it cannot keep", test_round_trip_lists_second_profile);
     CU_add_test(s, "export lists what SONiC cannot express", test_export_notes);
+    CU_add_test(s, "the importer's fuzzing seeds and regressions replay clean", test_fuzz_replay);
 }
