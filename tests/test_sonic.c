@@ -384,7 +384,8 @@ static uint32_t write_resolved(const char *dir, const char *name, const struct s
 {
     struct scn_override all[8];
     memcpy(all, ov, (size_t)n * sizeof *ov);
-    memcpy(all + n, more, (size_t)n_more * sizeof *more);
+    if (n_more)
+        memcpy(all + n, more, (size_t)n_more * sizeof *more);
     struct scenario a;
     struct run r;
     CU_ASSERT_TRUE_FATAL(test_setup_from("scenarios/incast-16to1.json", NULL, all, n + n_more, &a, &r));
