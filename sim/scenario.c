@@ -270,12 +270,8 @@ static int depth_at(const char *text, const char *end)
     return d;
 }
 
-/*
- * The offset of the first byte of s that does not begin a well-formed UTF-8
- * sequence (RFC 3629: no overlong forms, no surrogates, nothing above
- * U+10FFFF), or -1 when s is all UTF-8.
- */
-static long utf8_bad_at(const char *s)
+/* See scenario.h. */
+long scn_utf8_bad_at(const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     for (long i = 0; p[i];) {
@@ -337,7 +333,7 @@ static int check_one_string(struct ctx *c, const char *path, const char *text, b
     if (has_nul)
         return bad(c, path, "expected %s without NUL characters, got \\u0000 at offset %zu",
                    key ? "a field name" : "text", strlen(text));
-    if ((bad_at = utf8_bad_at(text)) >= 0)
+    if ((bad_at = scn_utf8_bad_at(text)) >= 0)
         return bad(c, path, "expected %s, got an invalid byte 0x%02x at offset %ld",
                    key ? "a field name in UTF-8" : "UTF-8 text", (unsigned char)text[bad_at], bad_at);
     return 0;

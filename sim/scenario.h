@@ -401,6 +401,13 @@ const char *scn_topo_type_name(enum scn_topo_type t);
 const char *scn_traffic_type_name(enum scn_traffic_type t);
 
 /*
+ * The offset of the first byte of s that does not begin a well-formed UTF-8 sequence (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or -1 when s is all UTF-8: the rule of every string the loader
+ * reads, for names that reach a scenario by another way (`import sonic --ports`).
+ */
+long scn_utf8_bad_at(const char *s);
+
+/*
  * Makes an error message one printable line in place: control characters become '?'.  Messages quote the
  * user's keys and values, which may hold newlines or escapes (found by fuzzing, tests/fuzz/regressions/).
  */

@@ -3,15 +3,22 @@
 #include "sim/scenario.h"
 #include "tools/run.h"
 #include "tools/sonic.h"
+#include "sim/settings.h"
 #include "tools/sweep_util.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define FIXTURE "tests/sonic/config_db.json"
+
+/* The fuzzing harness itself (docs/RELIABILITY.md), so that a regression replays through exactly its checks. */
+#define LLVMFuzzerTestOneInput fuzz_sonic_one
+#include "tests/fuzz/fuzz_sonic.c"
+#undef LLVMFuzzerTestOneInput
 
 /* The fixture with the first occurrence of `from` replaced by `to` (caller frees). */
 static char *fixture_with(const char *from, const char *to)
@@ -33,6 +40,7 @@ static const cJSON *at(const cJSON *o, const char *path)
     const cJSON *v = json_at_path(o, path);
     if (!v)
         fprintf(stderr, "\n  no %s in the import\n", path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     return v;
 }
 
@@ -159,9 +167,9 @@ static void test_import_cli(void)
     free(out);
     remove(path);
     free(t);
-    snprintf(cmd, sizeof cmd, "%s import sonic %s --ports Ethernet0", test_rocesim_bin(), FIXTURE);
+    snprintf(cmd, sizeof cmd, "%s import sonic %s --ports", test_rocesim_bin(), FIXTURE);
     CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
-    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "--ports expects PORT=NODE:N pairs"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rocesim import: --ports needs PORT=NODE:N pairs"));
     free(out);
     snprintf(cmd, sizeof cmd, "%s import sonic /nonexistent/config_db.json", test_rocesim_bin());
     CU_ASSERT_EQUAL(test_run(cmd, &out), 3);
@@ -172,94 +180,398 @@ static void test_import_cli(void)
     free(out);
 }
 
-/* Exports switch s0 of incast-16to1 with the overrides, imports the result, and compares the switch settings and
- * every port's resolved settings with the original's. */
-static void round_trip(const struct scn_override *ov, int n)
+/* The import of text (not the fixture) fails with exactly msg. */
+static void text_fails(const char *text, const char *msg)
 {
-    struct scenario a, b;
-    struct run ra, rb;
-    CU_ASSERT_TRUE_FATAL(test_setup_from("scenarios/incast-16to1.json", NULL, ov, n, &a, &ra));
-    struct sbuf notes = {0}, map = {0};
-    cJSON *cfg = sonic_export(&ra, 0, &notes);
-    char *text = cJSON_Print(cfg), err[1024];
-    for (uint32_t j = 0; j < ra.net.sws[0].n_ports; j++)
-        sb_printf(&map, "%sEthernet%u=s0:%u", j ? "," : "", 4 * j, j);
-    cJSON *imp = NULL;
-    CU_ASSERT_EQUAL_FATAL(sonic_import_text("x.json", text, map.p, &imp, NULL, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(imp, "not_modelled")), 0);
-    /* the original, resolved, with its switch and profiles replaced by the import's */
-    char *aj = scn_to_json(&a);
-    cJSON *sc = cJSON_Parse(aj);
-    cJSON *sw = cJSON_DetachItemFromObjectCaseSensitive(imp, "switch");
-    const char *keep[] = {"lossy_queue_limit", "deadlock_check", "cell_size", "mtu"};
-    cJSON *old = cJSON_GetObjectItemCaseSensitive(sc, "switch");
-    for (size_t i = 0; i < sizeof keep / sizeof *keep; i++)
-        cJSON_AddItemToObject(sw, keep[i], cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(old, keep[i]), 1));
-    cJSON_ReplaceItemInObjectCaseSensitive(sc, "switch", sw);
-    cJSON_DeleteItemFromObjectCaseSensitive(sc, "profiles"); /* absent when the original has none */
-    cJSON_AddItemToObject(sc, "profiles", cJSON_DetachItemFromObjectCaseSensitive(imp, "profiles"));
-    char *bt = cJSON_Print(sc);
-    CU_ASSERT_TRUE_FATAL(test_setup_from("back.json", bt, NULL, 0, &b, &rb));
-    char *bj = scn_to_json(&b);
-    cJSON *x = cJSON_Parse(aj), *y = cJSON_Parse(bj);
-    char *xs = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(x, "switch"));
-    char *ys = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(y, "switch"));
-    if (strcmp(xs, ys))
-        fprintf(stderr, "\n  before: %s\n  after:  %s\n", xs, ys);
-    CU_ASSERT_STRING_EQUAL(xs, ys);
-    CU_ASSERT_EQUAL(ra.net.sws[0].n_ports, rb.net.sws[0].n_ports);
-    for (uint32_t j = 0; j < ra.net.sws[0].n_ports && j < rb.net.sws[0].n_ports; j++) {
-        const struct port_cfg *p = &ra.net.pcfg[ra.net.sws[0].ports[j].cfg];
-        const struct port_cfg *q = &rb.net.pcfg[rb.net.sws[0].ports[j].cfg];
-        CU_ASSERT_EQUAL(p->lossless, q->lossless);
-        CU_ASSERT_EQUAL(p->xoff_static, q->xoff_static);
-        CU_ASSERT_DOUBLE_EQUAL(p->alpha, q->alpha, 0);
-        CU_ASSERT_EQUAL(p->xoff, q->xoff);
-        CU_ASSERT_EQUAL(p->xon_delta, q->xon_delta);
-        CU_ASSERT_EQUAL(p->headroom, q->headroom);
-        CU_ASSERT_EQUAL(p->ecn_dequeue, q->ecn_dequeue);
-        CU_ASSERT_EQUAL(p->ecn.kmin, q->ecn.kmin);
-        CU_ASSERT_EQUAL(p->ecn.kmax, q->ecn.kmax);
-        CU_ASSERT_DOUBLE_EQUAL(p->ecn.pmax, q->ecn.pmax, 0);
-    }
-    free(xs);
-    free(ys);
-    cJSON_Delete(x);
-    cJSON_Delete(y);
-    free(aj);
-    free(bj);
-    free(bt);
-    cJSON_Delete(sc);
-    cJSON_Delete(imp);
-    free(text);
-    cJSON_Delete(cfg);
-    free(notes.p);
-    free(map.p);
-    test_teardown(&b, &rb);
-    test_teardown(&a, &ra);
+    char err[1024] = "";
+    cJSON *o = NULL;
+    CU_ASSERT_EQUAL(sonic_import_text("cfg.json", text, NULL, &o, NULL, err, sizeof err), 2);
+    CU_ASSERT_PTR_NULL(o);
+    if (strcmp(err, msg))
+        fprintf(stderr, "\n  expected: %s\n  got:      %s\n", msg, err);
+    CU_ASSERT_STRING_EQUAL(err, msg);
+    cJSON_Delete(o);
 }
 
-static void test_round_trip(void)
+/* The scenario loader's reading of JSON text (scn_parse_json, setting_check_dups), and no file without QoS. */
+static void test_import_strict_json(void)
 {
-    const struct scn_override v1[] = {{"switch.pfc.headroom", "50KB"}, {"stop", "\"1s\""},
-                                      {"switch.watchdog", "{\"enabled\": true, \"detection_time\": \"300ms\", "
-                                                          "\"restoration_time\": \"400ms\", \"poll_interval\": "
-                                                          "\"100ms\", \"action\": \"forward\"}"},
-                                      {"switch.scheduler",
-                                       "{\"type\": \"dwrr\", \"weights\": {\"0\": 10, \"3\": 40}}"}};
-    round_trip(v1, 4);
-    const struct scn_override v2[] = {{"switch.pfc", "{\"priorities\": [3, 4], \"xoff\": \"100KB\", \"xon_delta\": "
-                                                     "\"10KB\", \"headroom\": \"60KB\"}"},
-                                      {"switch.ecn", "{\"kmin\": \"20KB\", \"kmax\": \"400KB\", \"pmax\": 0.05}"},
-                                      {"switch.buffer", "16MB"}};
-    round_trip(v2, 3);
-    const struct scn_override v3[] = {{"switch.pfc.headroom", "40KB"},
-                                      {"switch.pfc.dynamic_alpha", "0.5"},
-                                      {"profiles", "[{\"match\": \"s0:0\", \"switch\": {\"pfc\": "
-                                                   "{\"priorities\": [3, 5]},"
-                                                   " \"ecn\": {\"kmin\": \"50KB\"}}}, {\"match\": \"s0:16\", "
-                                                   "\"switch\": {\"ecn\": {\"enabled\": false}}}]"}};
-    round_trip(v3, 3);
+    char *t = fixture_with(NULL, NULL);
+    struct sbuf b = {0};
+    sb_printf(&b, "%s}", t); /* one brace too many */
+    text_fails(b.p, "cfg.json:59:1: expected valid JSON, got a syntax error here: } <--");
+    free(b.p);
+    free(t);
+    import_fails("\"scheduler.1\": {\"type\": \"DWRR\", \"weight\": \"15\", \"meter_type\": \"bytes\"}",
+                 "\"scheduler.1\": {\"type\": \"DWRR\", \"weight\": \"15\", \"weight\": \"99\"}",
+                 "cfg.json: SCHEDULER.scheduler.1.weight: expected each key once in an object, got \"weight\" twice");
+    import_fails("\"PFC_WD\": {", "\"QUEUE\": {}, \"PFC_WD\": {",
+                 "cfg.json: QUEUE: expected each key once in an object, got \"QUEUE\" twice");
+    text_fails("{}", "cfg.json: (top level): expected an entry in at least one of the QoS tables BUFFER_POOL, "
+                     "BUFFER_PROFILE, BUFFER_PG, PORT_QOS_MAP, WRED_PROFILE, QUEUE, SCHEDULER, PFC_WD, got an empty "
+                     "object");
+    text_fails("{\"DEVICE_METADATA\": {\"localhost\": {\"hostname\": \"tor0\"}}, \"PORT\": {\"Ethernet0\": {}}, "
+               "\"PFC_WD\": {}}",
+               "cfg.json: (top level): expected an entry in at least one of the QoS tables BUFFER_POOL, "
+               "BUFFER_PROFILE, BUFFER_PG, PORT_QOS_MAP, WRED_PROFILE, QUEUE, SCHEDULER, PFC_WD, got none (the "
+               "file's tables: DEVICE_METADATA, PORT, PFC_WD)");
+    text_fails("{\"PORT_QOS_MAP\": {\"Ethernet0\\n\": {\"pfc_enable\": \"3,9\"}}}",
+               "cfg.json: PORT_QOS_MAP.Ethernet0?.pfc_enable: expected priorities 0..7 separated by commas like "
+               "\"3,4\"");
+}
+
+/* `rocesim import sonic FIXTURE --ports MAP` exits 2 with exactly "rocesim: MSG" and prints nothing on stdout. */
+static void ports_refused(const char *map, const char *msg)
+{
+    char cmd[1024], *out = NULL, want[1024];
+    snprintf(cmd, sizeof cmd, "%s import sonic %s --ports '%s' 2>&1 >/dev/null", test_rocesim_bin(), FIXTURE, map);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    snprintf(want, sizeof want, "rocesim: %s\n", msg);
+    if (!out || strcmp(out, want))
+        fprintf(stderr, "\n  --ports %s\n  expected: %s  got:      %s\n", map, want, out ? out : "");
+    CU_ASSERT_STRING_EQUAL(out ? out : "", want);
+    free(out);
+}
+
+static void test_import_ports_arg(void)
+{
+    ports_refused("Ethernet0=s0:-1", "--ports: expected a port number 0..99999 after \":\", got \"-1\" in "
+                                     "\"Ethernet0=s0:-1\"");
+    ports_refused("Ethernet0=s0:123456", "--ports: expected a port number 0..99999 after \":\", got \"123456\" in "
+                                         "\"Ethernet0=s0:123456\"");
+    ports_refused("Ethernet0=s0:*", "--ports: expected a port number 0..99999 after \":\", got \"*\" in "
+                                    "\"Ethernet0=s0:*\"");
+    ports_refused("Ethernet0=tor*:1", "--ports: expected one node's name before \":\" (UTF-8, no \"*\", range or "
+                                      "\"all\"), got \"tor*\" in \"Ethernet0=tor*:1\"");
+    ports_refused("Ethernet0=leaf0-leaf3:1", "--ports: expected one node's name before \":\" (UTF-8, no \"*\", range "
+                                             "or \"all\"), got \"leaf0-leaf3\" in \"Ethernet0=leaf0-leaf3:1\"");
+    ports_refused("Ethernet*=s0:1", "--ports: expected a SONiC port name before \"=\" (UTF-8, no \"*\", \"?\", "
+                                    "\"|\" or whitespace, at most 63 characters), got \"Ethernet*\"");
+    ports_refused("Ethernet0=s0:1,Ethernet0=s0:2", "--ports: expected each SONiC port once, got \"Ethernet0\" twice");
+    ports_refused("Ethernet0=s0:1,Ethernet4=s0:1", "--ports: expected a rocesim port for one SONiC port only, got "
+                                                   "s0:1 for Ethernet0 and Ethernet4");
+    ports_refused("Ethernet0=s0:1,", "--ports: expected PORT=NODE:N pairs separated by commas, got an empty pair in "
+                                     "\"Ethernet0=s0:1,\"");
+    ports_refused("Ethernet0", "--ports: expected PORT=NODE:N like Ethernet0=tor0:0, got \"Ethernet0\"");
+    /* a valid map that names a port the file lacks is a note, not an error */
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s import sonic %s --ports Ethernet8=tor0:2,Ethernet12=tor0:3 2>&1 >/dev/null",
+             test_rocesim_bin(), FIXTURE);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rocesim: note: --ports: Ethernet12 is no port of " FIXTURE "'s QoS "
+                                              "tables\n"));
+    free(out);
+}
+
+/* Older SONiC templates join the ports of one entry with commas: "Ethernet0,Ethernet4|3-4". */
+static void test_import_joined_keys(void)
+{
+    char *t = test_read_file("tests/sonic/config_db_joined.json", NULL), err[1024];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    cJSON *o = NULL;
+    CU_ASSERT_EQUAL_FATAL(sonic_import_text("old.json", t, "Ethernet0=tor1:0,Ethernet4=tor1:1,Ethernet8=tor1:2", &o,
+                                            NULL, err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(at(o, "switch.buffer")->valuestring, "9MiB");
+    CU_ASSERT_STRING_EQUAL(at(o, "switch.pfc.xoff")->valuestring, "128KiB");      /* static_th 131072 */
+    CU_ASSERT_STRING_EQUAL(at(o, "switch.pfc.xon_delta")->valuestring, "110KiB"); /* 131072 - xon 18432 */
+    CU_ASSERT_STRING_EQUAL(at(o, "switch.pfc.headroom")->valuestring, "55.12KB");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(at(o, "switch.pfc.priorities")), 2);
+    CU_ASSERT(cJSON_IsTrue(at(o, "switch.ecn.enabled")));                          /* Ethernet0 and Ethernet4 */
+    CU_ASSERT_STRING_EQUAL(at(o, "switch.ecn.kmin")->valuestring, "250KB");
+    CU_ASSERT_EQUAL(at(o, "switch.scheduler.weights.0")->valueint, 14);
+    CU_ASSERT_EQUAL(at(o, "switch.scheduler.weights.3")->valueint, 15);
+    CU_ASSERT_EQUAL(at(o, "switch.scheduler.weights.6")->valueint, 14);
+    /* Ethernet8 alone differs: PFC on priority 3 only, no WRED profile */
+    CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(at(o, "profiles")), 1);
+    CU_ASSERT_STRING_EQUAL(at(o, "profiles.0.match")->valuestring, "tor1:2");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(at(o, "profiles.0.switch.pfc.priorities")), 1);
+    CU_ASSERT_EQUAL(at(o, "profiles.0.switch.pfc.priorities.0")->valueint, 3);
+    CU_ASSERT(cJSON_IsFalse(at(o, "profiles.0.switch.ecn.enabled")));
+    char *nm = cJSON_PrintUnformatted(at(o, "not_modelled"));
+    CU_ASSERT_STRING_EQUAL(nm, "[\"DEVICE_METADATA\",\"BUFFER_QUEUE\",\"PORT_QOS_MAP.*.dscp_to_tc_map\","
+                               "\"BUFFER_PG.*\",\"BUFFER_POOL.egress_lossy_pool\","
+                               "\"BUFFER_PROFILE.ingress_lossy_profile\",\"BUFFER_PROFILE.egress_lossy_profile\"]");
+    free(nm);
+    cJSON_Delete(o);
+    free(t);
+    import_fails("\"Ethernet0|3-4\": {\"profile\"", "\"Ethernet0,,Ethernet4|3-4\": {\"profile\"",
+                 "cfg.json: BUFFER_PG.Ethernet0,,Ethernet4|3-4: expected port names joined by commas, got an empty "
+                 "name");
+    import_fails("\"Ethernet4\": {\"action\"", "\"Ethernet4,Ethernet8\": {\"action\"",
+                 "cfg.json: PFC_WD.Ethernet4,Ethernet8: expected one port name (SONiC's watchdog takes one port per "
+                 "entry), got \"Ethernet4,Ethernet8\"");
+    import_fails("\"Ethernet8\": {\"dscp_to_tc_map\": \"AZURE\", \"tc_to_queue_map\": \"AZURE\", \"pfc_enable\": "
+                 "\"3\"}",
+                 "\"Ethernet8,Ethernet4\": {\"pfc_enable\": \"3\"}",
+                 "cfg.json: PORT_QOS_MAP.Ethernet8,Ethernet4.pfc_enable: expected one pfc_enable per port, got "
+                 "Ethernet4 also in PORT_QOS_MAP.Ethernet4 with \"3,4\"");
+}
+
+/* ---- The round trip: switch-config, then import sonic, gives the switch back (`rocesim check` compares) ---- */
+
+/*
+ * One setting of the matrix: the overrides of scenarios/incast-16to1.json it exports, the not_modelled list the
+ * import of that export must give (comma-separated, "" for none), the switch fields the export says it does not
+ * write (kept from the original, with the fields no config_db table holds), overrides that give what the round
+ * trip must equal when it differs from the original in form only (auto headroom written as bytes), and a line
+ * the export's notes must hold.
+ */
+struct rt_case {
+    const char *name;
+    struct scn_override ov[6];
+    const char *not_modelled;
+    const char *keep;
+    struct scn_override expect[2];
+    const char *note;
+};
+
+/* What no config_db table of the export holds (docs/sonic.md, "Export"): kept from the original in every case. */
+static const char rt_never_written[] = "lossy_queue_limit,deadlock_check,cell_size,mtu,pfc.pause_quanta,"
+                                       "pfc.response_quanta,ecn.mark_on";
+
+static int n_ov(const struct scn_override *ov, int max)
+{
+    int n = 0;
+    while (n < max && ov[n].path)
+        n++;
+    return n;
+}
+
+/* Copies every dotted path of the comma-separated list from `from` into `to` (both switch objects). */
+static void keep_paths(cJSON *to, const cJSON *from, const char *list)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+        const cJSON *v = json_at_path(from, p);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+        char *dot = strrchr(p, '.');
+        cJSON *parent = to;
+        if (dot) {
+            *dot = '\0';
+            parent = cJSON_GetObjectItemCaseSensitive(to, p);
+            if (!parent)
+                parent = cJSON_AddObjectToObject(to, p);
+        }
+        const char *key = dot ? dot + 1 : p;
+        cJSON_DeleteItemFromObjectCaseSensitive(parent, key);
+        cJSON_AddItemToObject(parent, key, cJSON_Duplicate(v, 1));
+    }
+}
+
+/* The switch group (settings and port values) of `rocesim check FILE`, as compact JSON (caller frees). */
+static char *check_switch_group(const char *file)
+{
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s check %s 2>/dev/null", test_rocesim_bin(), file);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    cJSON *o = cJSON_Parse(out);
+    free(out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    const cJSON *g, *sw = NULL;
+    cJSON_ArrayForEach(g, json_at_path(o, "derived.groups"))
+        if (!sw && cJSON_GetObjectItemCaseSensitive(g, "switch"))
+            sw = g;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sw);
+    char *s = cJSON_PrintUnformatted(sw);
+    cJSON_Delete(o);
+    return s;
+}
+
+/* The resolved scenario (incast-16to1 with ov, then more) as a file in dir; returns the run's s0 port count. */
+static uint32_t write_resolved(const char *dir, const char *name, const struct scn_override *ov, int n,
+                               const struct scn_override *more, int n_more, cJSON **switch_out)
+{
+    struct scn_override all[8];
+    memcpy(all, ov, (size_t)n * sizeof *ov);
+    if (n_more)
+        memcpy(all + n, more, (size_t)n_more * sizeof *more);
+    struct scenario a;
+    struct run r;
+    CU_ASSERT_TRUE_FATAL(test_setup_from("scenarios/incast-16to1.json", NULL, all, n + n_more, &a, &r));
+    char *j = scn_to_json(&a), path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    test_write_text(path, j);
+    free(j);
+    if (switch_out) { /* switch s0's settings as check shows them (its node profiles applied) */
+        *switch_out = cJSON_CreateObject();
+        settings_dump(settings_find("switch"), r.net.sws[0].cfg, *switch_out);
+    }
+    uint32_t ports = r.net.sws[0].n_ports;
+    test_teardown(&a, &r);
+    return ports;
+}
+
+static void round_trip_case(const char *dir, const struct rt_case *c)
+{
+    int n = n_ov(c->ov, 6), ne = n_ov(c->expect, 2);
+    cJSON *orig_sw;
+    uint32_t ports = write_resolved(dir, "orig.json", c->ov, n, NULL, 0, &orig_sw);
+    write_resolved(dir, "expect.json", c->ov, n, c->expect, ne, NULL);
+    struct sbuf map = {0};
+    for (uint32_t j = 0; j < ports; j++)
+        sb_printf(&map, "%sEthernet%u=s0:%u", j ? "," : "", 4 * j, j);
+    char cmd[4096], *out = NULL, path[512];
+    snprintf(cmd, sizeof cmd, "%s switch-config %s/orig.json --format sonic > %s/cfg.json 2> %s/export.txt && "
+             "%s import sonic %s/cfg.json --ports %s > %s/imp.json 2> %s/import.txt", test_rocesim_bin(), dir, dir,
+             dir, test_rocesim_bin(), dir, map.p, dir, dir);
+    int rc = test_run(cmd, &out);
+    if (rc)
+        fprintf(stderr, "\n  %s: %s\n", c->name, out);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    free(out);
+    free(map.p);
+    if (c->note) {
+        snprintf(path, sizeof path, "%s/export.txt", dir);
+        char *notes = test_read_file(path, NULL);
+        if (!notes || !strstr(notes, c->note))
+            fprintf(stderr, "\n  %s: no note \"%s\" in:\n%s\n", c->name, c->note, notes ? notes : "");
+        CU_ASSERT_PTR_NOT_NULL(notes && strstr(notes, c->note));
+        free(notes);
+    }
+    snprintf(path, sizeof path, "%s/imp.json", dir);
+    char *it = test_read_file(path, NULL);
+    cJSON *imp = cJSON_Parse(it);
+    free(it);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(imp);
+    struct sbuf nm = {0};
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(imp, "not_modelled"))
+        sb_printf(&nm, "%s%s", nm.len ? "," : "", e->valuestring);
+    if (strcmp(nm.p ? nm.p : "", c->not_modelled))
+        fprintf(stderr, "\n  %s: not_modelled [%s], expected [%s]\n", c->name, nm.p ? nm.p : "", c->not_modelled);
+    CU_ASSERT_STRING_EQUAL(nm.p ? nm.p : "", c->not_modelled);
+    free(nm.p);
+    /* back.json: the original with its switch and switch profiles replaced by the import's */
+    snprintf(path, sizeof path, "%s/orig.json", dir);
+    char *ot = test_read_file(path, NULL);
+    cJSON *sc = cJSON_Parse(ot);
+    free(ot);
+    cJSON *sw = cJSON_DetachItemFromObjectCaseSensitive(imp, "switch");
+    keep_paths(sw, orig_sw, rt_never_written);
+    if (c->keep)
+        keep_paths(sw, orig_sw, c->keep);
+    cJSON_ReplaceItemInObjectCaseSensitive(sc, "switch", sw);
+    cJSON *profs = cJSON_DetachItemFromObjectCaseSensitive(imp, "profiles");
+    cJSON *old = cJSON_DetachItemFromObjectCaseSensitive(sc, "profiles");
+    cJSON *p;
+    cJSON_ArrayForEach(p, old)
+        if (cJSON_GetObjectItemCaseSensitive(p, "host"))
+            cJSON_AddItemToArray(profs, cJSON_Duplicate(p, 1));
+    cJSON_Delete(old);
+    cJSON_AddItemToObject(sc, "profiles", profs);
+    char *bt = cJSON_Print(sc);
+    snprintf(path, sizeof path, "%s/back.json", dir);
+    test_write_text(path, bt);
+    free(bt);
+    char *want = check_switch_group(strcat(strcpy(path, dir), "/expect.json"));
+    char *got = check_switch_group(strcat(strcpy(path, dir), "/back.json"));
+    if (strcmp(want, got))
+        fprintf(stderr, "\n  %s:\n  before: %s\n  after:  %s\n", c->name, want, got);
+    CU_ASSERT_STRING_EQUAL(want, got);
+    free(want);
+    free(got);
+    cJSON_Delete(sc);
+    cJSON_Delete(imp);
+    cJSON_Delete(orig_sw);
+}
+
+/* The settings without which no off mechanism acts: not written when it is off (the export says so). */
+#define PFC_OFF_KEEP "pfc.priorities,pfc.xoff,pfc.dynamic_alpha,pfc.xon_delta,pfc.headroom"
+#define ECN_OFF_KEEP "ecn.kmin,ecn.kmax,ecn.pmax"
+#define WD_OFF_KEEP "watchdog.detection_time,watchdog.restoration_time,watchdog.poll_interval,watchdog.action"
+
+static const struct rt_case rt_cases[] = {
+    {"dynamic XOFF, watchdog forward, DWRR",
+     {{"switch.pfc.headroom", "50KB"}, {"stop", "\"1s\""},
+      {"switch.watchdog", "{\"enabled\": true, \"detection_time\": \"300ms\", \"restoration_time\": \"400ms\", "
+                          "\"poll_interval\": \"100ms\", \"action\": \"forward\"}"},
+      {"switch.scheduler", "{\"type\": \"dwrr\", \"weights\": {\"0\": 10, \"3\": 40}}"}},
+     "", NULL, {{0}}, NULL},
+    {"PFC off, 4MB buffer (issue 35)", {{"switch.pfc.enabled", "false"}, {"switch.buffer", "4MB"}},
+     "BUFFER_POOL.ingress_lossless_pool.mode", PFC_OFF_KEEP, {{0}}, "switch.pfc.enabled false"},
+    {"PFC off with a fixed XOFF, priorities 3 and 4",
+     {{"switch.pfc", "{\"enabled\": false, \"priorities\": [3, 4], \"xoff\": \"100KB\", \"xon_delta\": \"10KB\", "
+                     "\"headroom\": \"60KB\"}"}, {"switch.buffer", "6MB"}},
+     "BUFFER_POOL.ingress_lossless_pool.mode", PFC_OFF_KEEP, {{0}}, "xoff, dynamic_alpha, xon_delta and headroom"},
+    {"fixed XOFF, two lossless priorities, ECN thresholds",
+     {{"switch.pfc", "{\"priorities\": [3, 4], \"xoff\": \"100KB\", \"xon_delta\": \"10KB\", \"headroom\": \"60KB\"}"},
+      {"switch.ecn", "{\"kmin\": \"20KB\", \"kmax\": \"400KB\", \"pmax\": 0.05}"}, {"switch.buffer", "16MB"}},
+     "", NULL, {{0}}, NULL},
+    {"fixed XOFF with no hysteresis",
+     {{"switch.pfc", "{\"xoff\": \"80KB\", \"xon_delta\": \"0B\", \"headroom\": \"30KB\"}"}}, "", NULL, {{0}}, NULL},
+    {"dynamic alpha 0.5, per-port PFC and ECN",
+     {{"switch.pfc.headroom", "40KB"}, {"switch.pfc.dynamic_alpha", "0.5"},
+      {"profiles", "[{\"match\": \"s0:0\", \"switch\": {\"pfc\": {\"priorities\": [3, 5]}, \"ecn\": {\"kmin\": "
+                   "\"50KB\"}}}, {\"match\": \"s0:16\", \"switch\": {\"ecn\": {\"enabled\": false}}}]"}},
+     "", NULL, {{0}}, NULL},
+    {"PFC off at the switch, on at one port",
+     {{"switch.pfc", "{\"enabled\": false, \"priorities\": [3, 4], \"headroom\": \"20KB\"}"},
+      {"profiles", "[{\"match\": \"s0:2\", \"switch\": {\"pfc\": {\"enabled\": true}}}]"}},
+     "", "pfc.priorities", {{0}}, NULL},
+    {"ECN off", {{"switch.ecn", "{\"enabled\": false, \"kmin\": \"20KB\", \"pmax\": 0.5}"},
+                 {"switch.pfc.headroom", "30KB"}},
+     "", ECN_OFF_KEEP, {{0}}, "switch.ecn.enabled false"},
+    {"ECN off at three ports",
+     {{"switch.pfc.headroom", "30KB"},
+      {"profiles", "[{\"match\": [\"s0:3\", \"s0:4\", \"s0:9\"], \"switch\": {\"ecn\": {\"enabled\": false}}}]"}},
+     "", NULL, {{0}}, NULL},
+    {"strict scheduler, watchdog alert at 1 s",
+     {{"switch.pfc.headroom", "30KB"}, {"stop", "\"3s\""},
+      {"switch.watchdog", "{\"enabled\": true, \"detection_time\": \"1s\", \"restoration_time\": \"2s\", "
+                          "\"poll_interval\": \"500ms\", \"action\": \"alert\"}"}},
+     "", NULL, {{0}}, NULL},
+    {"watchdog off, its times set",
+     {{"switch.pfc.headroom", "30KB"},
+      {"switch.watchdog", "{\"enabled\": false, \"detection_time\": \"1s\", \"action\": \"forward\"}"}},
+     "", WD_OFF_KEEP, {{0}}, "switch.watchdog.enabled false"},
+    {"DWRR on every priority",
+     {{"switch.pfc.headroom", "30KB"},
+      {"switch.scheduler", "{\"type\": \"dwrr\", \"weights\": {\"0\": 1, \"1\": 2, \"2\": 3, \"3\": 50, \"4\": 5, "
+                           "\"5\": 6, \"6\": 7, \"7\": 100}}"}},
+     "", NULL, {{0}}, NULL},
+    {"a node profile of s0: its buffer and ECN",
+     {{"switch.pfc.headroom", "30KB"},
+      {"profiles", "[{\"match\": \"s0\", \"switch\": {\"buffer\": \"8MB\", \"ecn\": {\"kmin\": \"10KB\"}}}]"}},
+     "", NULL, {{0}}, NULL},
+    {"auto headroom, 1MB buffer: the headroom comes back as bytes", {{"switch.buffer", "1MB"}},
+     "", NULL, {{"switch.pfc.headroom", "53214B"}}, "switch.pfc.headroom \"auto\""},
+};
+
+static void test_round_trip_matrix(void)
+{
+    char dir[] = "/tmp/rocesim-sonic-rt-XXXXXX", cmd[512];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    for (size_t i = 0; i < sizeof rt_cases / sizeof *rt_cases; i++)
+        round_trip_case(dir, &rt_cases[i]);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+}
+
+/* Ports whose PFC thresholds differ (dumbbell's: two rates and delays, "auto" headroom) cannot come back as one
+ * switch's: the import lists the second lossless profile rather than drop it. */
+static void test_round_trip_lists_second_profile(void)
+{
+    struct scenario a;
+    struct run r;
+    CU_ASSERT_TRUE_FATAL(test_setup_from("scenarios/dumbbell.json", NULL, NULL, 0, &a, &r));
+    struct sbuf notes = {0};
+    cJSON *cfg = sonic_export(&r, 0, &notes), *o = NULL;
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cfg, "BUFFER_PROFILE")), 2);
+    char *text = cJSON_Print(cfg), err[1024];
+    free(notes.p);
+    notes = (struct sbuf){0};
+    CU_ASSERT_EQUAL_FATAL(sonic_import_text("x.json", text, NULL, &o, &notes, err, sizeof err), 0);
+    /* four host ports take profile 0 (53214 B), the 40 Gbps, 2 us bottleneck profile 1 (47784 B) */
+    CU_ASSERT_STRING_EQUAL(at(o, "switch.pfc.headroom")->valuestring, "53.214KB");
+    CU_ASSERT(has_string(at(o, "not_modelled"), "BUFFER_PROFILE.pg_lossless_1_profile"));
+    CU_ASSERT_PTR_NOT_NULL(notes.p && strstr(notes.p, "x.json: BUFFER_PROFILE.pg_lossless_1_profile: not modelled (a "
+                                                      "second lossless profile: the ports take the most common one)"));
+    cJSON_Delete(o);
+    free(text);
+    free(notes.p);
+    cJSON_Delete(cfg);
+    test_teardown(&a, &r);
 }
 
 /* What SONiC cannot say is listed, and auto headroom is written as the bytes rocesim computes. */
@@ -286,12 +598,44 @@ static void test_export_notes(void)
     test_teardown(&a, &r);
 }
 
+/* The fuzzer's seeds and every finding of it (tests/fuzz/regressions/sonic-*) replay clean through its harness. */
+static void test_fuzz_replay(void)
+{
+    static const char *const dirs[] = {"tests/sonic", "tests/fuzz/seeds", "tests/fuzz/regressions"};
+    int replayed = 0;
+    for (size_t k = 0; k < sizeof dirs / sizeof *dirs; k++) {
+        DIR *d = opendir(dirs[k]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (k ? strncmp(e->d_name, "sonic-", 6) != 0 : !strstr(e->d_name, ".json"))
+                continue;
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s", dirs[k], e->d_name);
+            size_t len = 0;
+            char *data = test_read_file(path, &len);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+            CU_ASSERT_EQUAL(fuzz_sonic_one((const uint8_t *)data, len), 0);
+            free(data);
+            replayed++;
+        }
+        closedir(d);
+    }
+    CU_ASSERT(replayed >= 4);
+}
+
 void test_sonic_register(void)
 {
     CU_pSuite s = CU_add_suite("sonic config_db", NULL, NULL);
     CU_add_test(s, "a config_db.json from SONiC's docs imports to the expected values", test_import_documented);
     CU_add_test(s, "values outside SONiC's YANG ranges are refused by key path", test_import_errors);
     CU_add_test(s, "import on the command line: exit statuses and messages", test_import_cli);
-    CU_add_test(s, "import(export(x)) gives x back", test_round_trip);
+    CU_add_test(s, "import reads JSON as the scenario loader does; a file without QoS is refused",
+                test_import_strict_json);
+    CU_add_test(s, "import --ports: each pair checked, exit 2 naming the argument", test_import_ports_arg);
+    CU_add_test(s, "import splits ports joined by commas in a key, as SONiC does", test_import_joined_keys);
+    CU_add_test(s, "import(export(x)) gives x back over a matrix of settings", test_round_trip_matrix);
+    CU_add_test(s, "import lists the lossless profile it cannot keep", test_round_trip_lists_second_profile);
     CU_add_test(s, "export lists what SONiC cannot express", test_export_notes);
+    CU_add_test(s, "the importer's fuzzing seeds and regressions replay clean", test_fuzz_replay);
 }

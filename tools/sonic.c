@@ -3,12 +3,14 @@
 #include "tools/cfgcmd.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"
+#include "sim/settings.h"
 #include "sim/units.h"
 #include "tools/run.h"
 #include "tools/sweep.h"
 #include "tools/sweep_util.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -18,21 +20,37 @@
 #include <string.h>
 
 #define SONIC_OOM "converting a SONiC configuration"
-#define MAX_PORTS 1024
+#define MAX_PORTS 1024       /* SONiC ports of one config_db.json (a switch has a few hundred at most) */
+#define PORT_NAME_MAX 64     /* a SONiC port name's bytes, with the NUL */
+#define MAX_PORT_NUMBER 99999 /* the largest port a profile's "node:port" selector takes (five digits) */
 
 /* ------------------------------------------------------------------------------------------------------------ */
 /* Import                                                                                                         */
 
+/* The tables the import reads, in the order it reads them. */
+enum { T_POOL, T_PROFILE, T_PG, T_QOS, T_WRED, T_QUEUE, T_SCHED, T_WD, N_TABLES };
+static const char *const qos_tables[N_TABLES + 1] = {"BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "PORT_QOS_MAP",
+                                                     "WRED_PROFILE", "QUEUE", "SCHEDULER", "PFC_WD", NULL};
+#define QOS_TABLE_LIST "BUFFER_POOL, BUFFER_PROFILE, BUFFER_PG, PORT_QOS_MAP, WRED_PROFILE, QUEUE, SCHEDULER, PFC_WD"
+
 struct sport {
-    char name[64];
+    char name[PORT_NAME_MAX];
     unsigned pfc;         /* PORT_QOS_MAP.pfc_enable as a mask of priorities */
-    bool qos_seen;        /* it has a PORT_QOS_MAP entry */
+    const char *qos_key;  /* the PORT_QOS_MAP entry that gave it, or NULL */
     const char *pg_prof;  /* the BUFFER_PROFILE of its lossless PGs ("NULL": SONiC computes it), or NULL */
     const char *wred;     /* the WRED_PROFILE of its queues, or NULL */
+    bool wred_lossless;   /* that profile is one of its lossless queues' */
     const char *sched[8]; /* QUEUE.scheduler per queue */
     bool ecn;
     int64_t kmin, kmax;
     int pmax_pct;
+};
+
+/* One pair of --ports: SONiC port name=node:port. */
+struct pmap {
+    char name[PORT_NAME_MAX];
+    char node[SCN_NAME_MAX];
+    long port;
 };
 
 struct imp {
@@ -43,18 +61,41 @@ struct imp {
     struct sbuf *notes;
     struct sport *ports;
     int n_ports;
+    struct sport **kp;  /* the ports of the key being read */
+    int n_kp;
+    const struct pmap *map;
+    int n_map;
+    const cJSON *t[N_TABLES];
+    unsigned common_pfc;      /* the PFC priorities of most ports */
+    const struct sport *ce;   /* a port with the ECN setting of most ports, or NULL */
 };
 
-/* Fails with "FILE: PATH: expected ..." ; returns SCN_EUSAGE. */
-__attribute__((format(printf, 3, 4))) static int fail(struct imp *m, const char *path, const char *fmt, ...)
+/* Fails with "FILE: PATH[.FIELD]: expected ..." on one line; returns SCN_EUSAGE. */
+__attribute__((format(printf, 4, 5))) static int fail(struct imp *m, const char *path, const char *field,
+                                                      const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    sfmt(m->err, m->errlen, "%s: %s: %s", m->file, path, msg);
+    sfmt(m->err, m->errlen, "%s: %s%s%s: %s", m->file, path, field ? "." : "", field ? field : "", msg);
+    scn_one_line(m->err);
     return SCN_EUSAGE;
+}
+
+/* Appends one line to the notes (keys may hold control characters: they print as '?'). */
+__attribute__((format(printf, 2, 3))) static void note(struct imp *m, const char *fmt, ...)
+{
+    if (!m->notes)
+        return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    scn_one_line(line);
+    sb_printf(m->notes, "%s\n", line);
 }
 
 /* Records a key path the import leaves out, once, with why on the notes. */
@@ -65,8 +106,7 @@ static void not_modelled(struct imp *m, const char *path, const char *why)
         if (strcmp(e->valuestring, path) == 0)
             return;
     cJSON_AddItemToArray(m->nm, cJSON_CreateString(path));
-    if (m->notes)
-        sb_printf(m->notes, "%s: %s: not modelled (%s)\n", m->file, path, why);
+    note(m, "%s: %s: not modelled (%s)", m->file, path, why);
 }
 
 /* A config_db value as text: SONiC writes every value as a string, hand-written files sometimes as numbers. */
@@ -88,42 +128,18 @@ static int get_int(struct imp *m, const cJSON *obj, const char *path, const char
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!v)
         return 1;
-    char p[512], b[64];
-    sfmt(p, sizeof p, "%s.%s", path, key);
+    char b[64];
     const char *s = val_text(v, b, sizeof b);
     char *end;
     errno = 0;
     long long x = s ? strtoll(s, &end, 10) : 0;
     if (!s || !*s || *end || errno)
-        return -fail(m, p, "expected an integer%s%s, got %s%s%s", unit ? " in " : "", unit ? unit : "",
+        return -fail(m, path, key, "expected an integer%s%s, got %s%.60s%s", unit ? " in " : "", unit ? unit : "",
                      s ? "\"" : "", s ? s : "a non-number", s ? "\"" : "");
     if (x < lo || x > hi)
-        return -fail(m, p, "expected %s %lld..%lld (SONiC's range), got %lld", unit ? unit : "a value", lo, hi, x);
+        return -fail(m, path, key, "expected %s %lld..%lld (SONiC's range), got %lld", unit ? unit : "a value", lo, hi,
+                     x);
     *out = x;
-    return 0;
-}
-
-/* "Ethernet0|3-4" -> port name and a mask of 0..7; returns 0 or the failure. */
-static int split_key(struct imp *m, const char *table, const char *key, char *port, size_t plen, unsigned *mask)
-{
-    char p[512];
-    sfmt(p, sizeof p, "%s.%s", table, key);
-    const char *bar = strchr(key, '|');
-    int a, b, n = 0;
-    if (!bar || (size_t)(bar - key) >= plen || bar == key)
-        return fail(m, p, "expected a key PORT|N or PORT|N-M, got \"%s\"", key);
-    sfmt(port, plen, "%.*s", (int)(bar - key), key);
-    if (sscanf(bar + 1, "%d-%d%n", &a, &b, &n) == 2 && bar[1 + n] == '\0') {
-    } else if (sscanf(bar + 1, "%d%n", &a, &n) == 1 && bar[1 + n] == '\0') {
-        b = a;
-    } else {
-        return fail(m, p, "expected a key PORT|N or PORT|N-M with N, M in 0..7, got \"%s\"", key);
-    }
-    if (a < 0 || b > 7 || a > b)
-        return fail(m, p, "expected a range N-M with 0 <= N <= M <= 7, got \"%s\"", bar + 1);
-    *mask = 0;
-    for (int i = a; i <= b; i++)
-        *mask |= 1u << i;
     return 0;
 }
 
@@ -139,6 +155,56 @@ static struct sport *port_of(struct imp *m, const char *name)
     memset(p, 0, sizeof *p);
     sfmt(p->name, sizeof p->name, "%s", name);
     return p;
+}
+
+/*
+ * The ports of a key into m->kp: "Ethernet0", or several joined by commas ("Ethernet0,Ethernet4"), as older SONiC
+ * templates write BUFFER_PG, BUFFER_QUEUE, QUEUE and PORT_QOS_MAP keys and as SONiC's orchagent splits them.  With
+ * ranged, the key ends in "|N" or "|N-M" (0 <= N <= M <= 7), whose mask goes to *mask.  Returns 0 or the failure.
+ */
+static int key_ports(struct imp *m, const char *table, const char *key, bool ranged, unsigned *mask)
+{
+    const char *end = key + strlen(key), *bar = strchr(key, '|');
+    *mask = 0;
+    if (ranged) {
+        int a, b, n = 0;
+        if (!bar || bar == key || strchr(bar + 1, '|'))
+            return fail(m, table, key, "expected a key PORT|N or PORT|N-M (PORT: one port, or several joined by "
+                        "commas), got \"%s\"", key);
+        if (sscanf(bar + 1, "%d-%d%n", &a, &b, &n) == 2 && bar[1 + n] == '\0') {
+        } else if (sscanf(bar + 1, "%d%n", &a, &n) == 1 && bar[1 + n] == '\0') {
+            b = a;
+        } else {
+            return fail(m, table, key, "expected a key PORT|N or PORT|N-M with N, M in 0..7, got \"%s\"", key);
+        }
+        if (a < 0 || b > 7 || a > b)
+            return fail(m, table, key, "expected a range N-M with 0 <= N <= M <= 7, got \"%s\"", bar + 1);
+        for (int i = a; i <= b; i++)
+            *mask |= 1u << i;
+        end = bar;
+    } else if (bar) {
+        return fail(m, table, key, "expected a port name, or several joined by commas, got \"%s\"", key);
+    }
+    m->n_kp = 0;
+    for (const char *s = key;;) {
+        const char *c = memchr(s, ',', (size_t)(end - s)), *e = c ? c : end;
+        char name[PORT_NAME_MAX];
+        if (e == s)
+            return fail(m, table, key, "expected port names joined by commas, got an empty name");
+        if (e - s >= PORT_NAME_MAX)
+            return fail(m, table, key, "expected port names of at most %d characters, got \"%.*s...\"",
+                        PORT_NAME_MAX - 1, 40, s);
+        if (m->n_kp == MAX_PORTS)
+            return fail(m, table, key, "expected at most %d ports", MAX_PORTS);
+        sfmt(name, sizeof name, "%.*s", (int)(e - s), s);
+        struct sport *p = port_of(m, name);
+        if (!p)
+            return fail(m, table, key, "expected at most %d ports", MAX_PORTS);
+        m->kp[m->n_kp++] = p;
+        if (!c)
+            return 0;
+        s = c + 1;
+    }
 }
 
 /* A reference to another table's entry: "name" or the older "[TABLE|name]". */
@@ -176,96 +242,155 @@ static int table_obj(struct imp *m, const cJSON *root, const char *name, const c
 {
     *out = cJSON_GetObjectItemCaseSensitive(root, name);
     if (*out && !cJSON_IsObject(*out))
-        return fail(m, name, "expected an object of entries, got %s", cJSON_IsArray(*out) ? "an array" : "a value");
+        return fail(m, name, NULL, "expected an object of entries, got %s",
+                    cJSON_IsArray(*out) ? "an array" : "a value");
     const cJSON *e;
     cJSON_ArrayForEach(e, *out)
-        if (!cJSON_IsObject(e)) {
-            char p[512];
-            sfmt(p, sizeof p, "%s.%s", name, e->string);
-            return fail(m, p, "expected an object of fields, got a value");
-        }
+        if (!cJSON_IsObject(e))
+            return fail(m, name, e->string, "expected an object of fields, got a value");
     return 0;
 }
 
-/* PORT_QOS_MAP: pfc_enable per port. */
-static int imp_qos_map(struct imp *m, const cJSON *t)
+/* The QoS tables into m->t (the other tables are noted); a file without one QoS entry is refused. */
+static int imp_tables(struct imp *m, const cJSON *root)
 {
-    static const char *const known[] = {"pfc_enable", NULL};
+    int entries = 0;
+    for (int i = 0; i < N_TABLES; i++) {
+        if (table_obj(m, root, qos_tables[i], &m->t[i]))
+            return SCN_EUSAGE;
+        entries += cJSON_GetArraySize(m->t[i]);
+    }
+    if (!entries) {
+        /* importing nothing would give rocesim's defaults, which no switch said: say what the file holds */
+        char names[256] = "";
+        size_t used = 0;
+        const cJSON *f;
+        cJSON_ArrayForEach(f, root) {
+            int k = snprintf(names + used, sizeof names - used, "%s%.40s", used ? ", " : "", f->string);
+            if (k < 0 || (size_t)k >= sizeof names - used) {
+                sfmt(names + (used < sizeof names - 6 ? used : sizeof names - 6), 6, ", ...");
+                break;
+            }
+            used += (size_t)k;
+        }
+        if (!root->child)
+            return fail(m, "(top level)", NULL, "expected an entry in at least one of the QoS tables " QOS_TABLE_LIST
+                        ", got an empty object");
+        return fail(m, "(top level)", NULL, "expected an entry in at least one of the QoS tables " QOS_TABLE_LIST
+                    ", got none (the file's tables: %s)", names);
+    }
+    const cJSON *f;
+    cJSON_ArrayForEach(f, root) {
+        bool k = false;
+        for (int i = 0; qos_tables[i] && !k; i++)
+            k = strcmp(f->string, qos_tables[i]) == 0;
+        if (!k)
+            not_modelled(m, f->string, "not a QoS table rocesim reads");
+    }
+    return 0;
+}
+
+/* "3,4" -> a mask of priorities; false when it is not priorities 0..7 separated by commas. */
+static bool pfc_mask(const cJSON *v, unsigned *mask)
+{
+    const char *s = cJSON_IsString(v) ? v->valuestring : NULL;
+    *mask = 0;
+    if (!s)
+        return false;
+    for (int i = 0; s[i]; i++) {
+        if (i % 2 == 0 && (s[i] < '0' || s[i] > '7'))
+            return false;
+        if (i % 2 == 1 && (s[i] != ',' || !s[i + 1]))
+            return false;
+        if (i % 2 == 0)
+            *mask |= 1u << (s[i] - '0');
+    }
+    return true;
+}
+
+/* "3,4" from a mask of priorities, into buf. */
+static const char *mask_text(unsigned mask, char *buf, size_t len)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int p = 0; p < 8; p++)
+        if (mask & (1u << p))
+            k += (size_t)snprintf(buf + k, len - k, "%s%d", k ? "," : "", p);
+    return buf;
+}
+
+/* PORT_QOS_MAP: pfc_enable per port. */
+static int imp_qos_map(struct imp *m)
+{
     const cJSON *e;
-    cJSON_ArrayForEach(e, t) {
-        char path[512];
+    cJSON_ArrayForEach(e, m->t[T_QOS]) {
+        char path[512], a[32];
         sfmt(path, sizeof path, "PORT_QOS_MAP.%s", e->string);
         if (strcmp(e->string, "global") == 0) {
-            unknown_fields(m, e, "PORT_QOS_MAP.global", (const char *const[]){NULL});
+            unknown_fields(m, e, path, (const char *const[]){NULL});
             continue;
         }
-        struct sport *p = port_of(m, e->string);
-        if (!p)
-            return fail(m, path, "expected at most %d ports", MAX_PORTS);
-        p->qos_seen = true;
+        unsigned mask = 0, unused;
+        if (key_ports(m, "PORT_QOS_MAP", e->string, false, &unused))
+            return SCN_EUSAGE;
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "pfc_enable");
-        if (v) {
-            const char *s = cJSON_IsString(v) ? v->valuestring : NULL;
-            bool ok = s != NULL;
-            for (int i = 0; ok && s[i]; i++) {
-                if (i % 2 == 0)
-                    ok = s[i] >= '0' && s[i] <= '7';
-                else
-                    ok = s[i] == ',' && s[i + 1];
-                if (ok && i % 2 == 0)
-                    p->pfc |= 1u << (s[i] - '0');
-            }
-            if (!ok)
-                return fail(m, strcat(path, ".pfc_enable"),
-                            "expected priorities 0..7 separated by commas like \"3,4\"");
+        if (v && !pfc_mask(v, &mask))
+            return fail(m, path, "pfc_enable", "expected priorities 0..7 separated by commas like \"3,4\"");
+        for (int i = 0; i < m->n_kp; i++) {
+            struct sport *p = m->kp[i];
+            /* SONiC applies the entries in no set order: two that disagree leave the port's PFC to chance */
+            if (p->qos_key && p->pfc != mask)
+                return fail(m, path, "pfc_enable", "expected one pfc_enable per port, got %s also in "
+                            "PORT_QOS_MAP.%s with \"%s\"", p->name, p->qos_key, mask_text(p->pfc, a, sizeof a));
+            p->qos_key = e->string;
+            p->pfc = mask;
         }
-        char star[64];
-        sfmt(star, sizeof star, "PORT_QOS_MAP.*");
         const cJSON *f;
         cJSON_ArrayForEach(f, e)
-            if (!known[0] || strcmp(f->string, known[0])) {
+            if (strcmp(f->string, "pfc_enable")) {
                 char p2[512];
-                sfmt(p2, sizeof p2, "%s.%s", star, f->string);
+                sfmt(p2, sizeof p2, "PORT_QOS_MAP.*.%s", f->string);
                 not_modelled(m, p2, strcmp(f->string, "scheduler") == 0 ? "a port scheduler (shaper)"
-                                                                         : "rocesim classifies by priority alone");
+                                                                        : "rocesim classifies by priority alone");
             }
     }
     return 0;
 }
 
 /* BUFFER_PG: the profile of each port's lossless priority groups (those whose profile has an xoff). */
-static int imp_buffer_pg(struct imp *m, const cJSON *t, const cJSON *profiles, bool *lossy_seen)
+static int imp_buffer_pg(struct imp *m)
 {
+    bool lossy = false;
     const cJSON *e;
-    cJSON_ArrayForEach(e, t) {
-        char port[64], path[512], nb[256];
+    cJSON_ArrayForEach(e, m->t[T_PG]) {
+        char path[512], nb[256];
         unsigned mask;
-        if (split_key(m, "BUFFER_PG", e->string, port, sizeof port, &mask))
+        if (key_ports(m, "BUFFER_PG", e->string, true, &mask))
             return SCN_EUSAGE;
-        sfmt(path, sizeof path, "BUFFER_PG.%s.profile", e->string);
+        sfmt(path, sizeof path, "BUFFER_PG.%s", e->string);
         const char *name = ref_name(cJSON_GetObjectItemCaseSensitive(e, "profile"), "BUFFER_PROFILE", nb, sizeof nb);
         if (!name)
-            return fail(m, path, "expected the name of a BUFFER_PROFILE entry, got none");
-        const cJSON *pr = strcmp(name, "NULL") == 0 ? NULL : cJSON_GetObjectItemCaseSensitive(profiles, name);
+            return fail(m, path, "profile", "expected the name of a BUFFER_PROFILE entry, got none");
+        const cJSON *pr = strcmp(name, "NULL") == 0 ? NULL : cJSON_GetObjectItemCaseSensitive(m->t[T_PROFILE], name);
         if (strcmp(name, "NULL") != 0 && !pr)
-            return fail(m, path, "expected the name of a BUFFER_PROFILE entry, got \"%s\"", name);
-        struct sport *p = port_of(m, port);
-        if (!p)
-            return fail(m, path, "expected at most %d ports", MAX_PORTS);
+            return fail(m, path, "profile", "expected the name of a BUFFER_PROFILE entry, got \"%.60s\"", name);
         if (pr && !cJSON_GetObjectItemCaseSensitive(pr, "xoff")) {
-            *lossy_seen = true;
+            lossy = true;
             continue;
         }
         /* "NULL": SONiC's dynamic buffer model computes the lossless profile from the port's speed and cable */
         const char *keep = pr ? pr->string : "NULL";
-        if (p->pg_prof && strcmp(p->pg_prof, keep)) {
-            char p2[512];
-            sfmt(p2, sizeof p2, "BUFFER_PG.%s", e->string);
-            not_modelled(m, p2, "a second lossless profile on one port; the port takes its first");
-            continue;
+        for (int i = 0; i < m->n_kp; i++) {
+            struct sport *p = m->kp[i];
+            if (p->pg_prof && strcmp(p->pg_prof, keep))
+                not_modelled(m, path, "a second lossless profile on one port; the port takes its first");
+            else
+                p->pg_prof = keep;
         }
-        p->pg_prof = keep;
     }
+    if (lossy)
+        not_modelled(m, "BUFFER_PG.*", "lossy priority groups: rocesim's lossy traffic shares the buffer up to "
+                                       "switch.lossy_queue_limit per egress queue");
     return 0;
 }
 
@@ -291,114 +416,188 @@ static const char *most_common(const struct imp *m, const char *(*get)(const str
 
 static const char *get_pg(const struct sport *p) { return p->pg_prof; }
 
-/* BUFFER_PROFILE prof on its pool -> switch.buffer and switch.pfc's thresholds. */
-static int imp_profile(struct imp *m, const cJSON *pools, const cJSON *profiles, const char *prof, cJSON *sw,
-                       cJSON *pfc)
+static bool is_ingress_pool(const cJSON *pl)
 {
-    char path[512], a[32], nb[256];
-    if (strcmp(prof, "NULL") == 0) {
-        cJSON_AddStringToObject(pfc, "headroom", "auto");
-        not_modelled(m, "BUFFER_PG.*.profile NULL", "SONiC's dynamic buffer model: headroom \"auto\", the rest of "
-                                                   "switch.pfc rocesim's defaults");
-        return 0;
+    const cJSON *ty = cJSON_GetObjectItemCaseSensitive(pl, "type");
+    return !ty || (cJSON_IsString(ty) && (strcmp(ty->valuestring, "ingress") == 0 ||
+                                          strcmp(ty->valuestring, "both") == 0));
+}
+
+/*
+ * The pool whose size is switch.buffer: the lossless profile's (name); without one (PFC off, or SONiC's dynamic
+ * buffer model), ingress_lossless_pool, else the only ingress pool.  Checks it, and notes the other pools.  *out is
+ * the pool, or NULL when there is none of these.
+ */
+static int imp_pool(struct imp *m, const char *name, cJSON *sw, const cJSON **out)
+{
+    const cJSON *pools = m->t[T_POOL], *pl = NULL, *e;
+    *out = NULL;
+    if (name) {
+        pl = cJSON_GetObjectItemCaseSensitive(pools, name);
+    } else if (!(pl = cJSON_GetObjectItemCaseSensitive(pools, "ingress_lossless_pool"))) {
+        int n = 0;
+        cJSON_ArrayForEach(e, pools)
+            if (is_ingress_pool(e) && n++ == 0)
+                pl = e;
+        if (n != 1)
+            pl = NULL;
     }
-    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(profiles, prof);
+    cJSON_ArrayForEach(e, pools)
+        if (e != pl) {
+            char p2[512];
+            sfmt(p2, sizeof p2, "BUFFER_POOL.%s", e->string);
+            not_modelled(m, p2, pl ? "rocesim has one shared buffer, the lossless PGs' pool"
+                                   : "no lossless profile names a pool, and there is no ingress_lossless_pool or "
+                                     "single ingress pool: switch.buffer is rocesim's default");
+        }
+    if (!pl)
+        return 0;
+    char pp[512], a[32];
+    sfmt(pp, sizeof pp, "BUFFER_POOL.%s", pl->string);
+    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(pl, "mode");
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(pl, "type");
+    if ((mode || name) &&
+        (!cJSON_IsString(mode) || (strcmp(mode->valuestring, "static") && strcmp(mode->valuestring, "dynamic"))))
+        return fail(m, pp, "mode", "expected \"static\" or \"dynamic\", got %.60s",
+                    cJSON_IsString(mode) ? mode->valuestring : mode ? "a value" : "none");
+    if (type && (!cJSON_IsString(type) || (strcmp(type->valuestring, "ingress") &&
+                                           strcmp(type->valuestring, "egress") && strcmp(type->valuestring, "both"))))
+        return fail(m, pp, "type", "expected \"ingress\", \"egress\" or \"both\", got %.60s",
+                    cJSON_IsString(type) ? type->valuestring : "a value");
+    long long size = -1, pxoff = 0;
+    if (get_int(m, pl, pp, "size", 1, (1LL << 31) - 1, "bytes", &size) < 0 ||
+        get_int(m, pl, pp, "xoff", 0, (1LL << 31) - 1, "bytes", &pxoff) < 0)
+        return SCN_EUSAGE;
+    if (size > 0)
+        cJSON_AddStringToObject(sw, "buffer", units_fmt_size(size, a, sizeof a));
+    else
+        note(m, "%s: %s has no size (SONiC's dynamic buffer model computes it): switch.buffer is rocesim's default",
+             m->file, pp);
+    if (pxoff > 0) {
+        char p2[600];
+        sfmt(p2, sizeof p2, "%s.xoff", pp);
+        not_modelled(m, p2, "a shared headroom pool; rocesim reserves headroom per port and priority");
+    }
+    if (!name && mode) {
+        char p2[600];
+        sfmt(p2, sizeof p2, "%s.mode", pp);
+        not_modelled(m, p2, "no lossless profile uses the pool: its threshold mode sets switch.pfc.xoff only with "
+                            "the profile's threshold");
+    }
+    *out = pl;
+    return 0;
+}
+
+/* SONiC resumes a static pool's PG at max(xon, static_th - xon_offset): rocesim at xoff - xon_delta. */
+static int64_t static_xon_delta(struct imp *m, const char *path, long long sth, bool has_xon, long long xon,
+                                bool has_off, long long off)
+{
+    long long resume = has_off ? sth - off : xon;
+    if (has_xon && xon > resume)
+        resume = xon;
+    if (resume > sth) {
+        char p2[600];
+        sfmt(p2, sizeof p2, "%s.xon", path);
+        not_modelled(m, p2, "a resume point above static_th: rocesim resumes at XOFF at the highest");
+        resume = sth;
+    }
+    return sth - (resume < 0 ? 0 : resume);
+}
+
+/* BUFFER_PROFILE prof on its pool pl -> switch.pfc's thresholds. */
+static int imp_profile(struct imp *m, const char *prof, const cJSON *pl, cJSON *pfc)
+{
+    char path[512], a[32];
+    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(m->t[T_PROFILE], prof);
     sfmt(path, sizeof path, "BUFFER_PROFILE.%s", prof);
     static const char *const known[] = {"pool", "size", "xoff", "xon", "xon_offset", "dynamic_th", "static_th",
                                         "headroom_type", NULL};
     unknown_fields(m, pr, path, known);
-    const char *pool = ref_name(cJSON_GetObjectItemCaseSensitive(pr, "pool"), "BUFFER_POOL", nb, sizeof nb);
-    const cJSON *pl = pool ? cJSON_GetObjectItemCaseSensitive(pools, pool) : NULL;
-    if (!pl)
-        return fail(m, strcat(path, ".pool"), "expected the name of a BUFFER_POOL entry, got %s%s%s",
-                    pool ? "\"" : "", pool ? pool : "none", pool ? "\"" : "");
-    char pp[512];
-    sfmt(pp, sizeof pp, "BUFFER_POOL.%s", pool);
-    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(pl, "mode");
-    if (!cJSON_IsString(mode) || (strcmp(mode->valuestring, "static") && strcmp(mode->valuestring, "dynamic")))
-        return fail(m, strcat(pp, ".mode"), "expected \"static\" or \"dynamic\", got %s",
-                    cJSON_IsString(mode) ? mode->valuestring : "none");
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(pl, "type");
-    if (type && (!cJSON_IsString(type) || (strcmp(type->valuestring, "ingress") &&
-                                           strcmp(type->valuestring, "egress") && strcmp(type->valuestring, "both"))))
-        return fail(m, strcat(pp, ".type"), "expected \"ingress\", \"egress\" or \"both\", got %s",
-                    cJSON_IsString(type) ? type->valuestring : "a value");
-    long long size = -1, pxoff = 0;
-    int rc;
-    if ((rc = get_int(m, pl, pp, "size", 1, (1LL << 31) - 1, "bytes", &size)) < 0 ||
-        (rc = get_int(m, pl, pp, "xoff", 0, (1LL << 31) - 1, "bytes", &pxoff)) < 0)
+    const long long big = (1LL << 31) - 1;
+    long long xoff = 0, xon = 0, off = 0, psize = 0, dth = 0, sth = 0;
+    int r_xon, r_off, rc;
+    if (get_int(m, pr, path, "xoff", 0, big, "bytes", &xoff) < 0 ||
+        (r_xon = get_int(m, pr, path, "xon", 0, big, "bytes", &xon)) < 0 ||
+        (r_off = get_int(m, pr, path, "xon_offset", 0, big, "bytes", &off)) < 0 ||
+        get_int(m, pr, path, "size", 0, big, "bytes", &psize) < 0)
         return SCN_EUSAGE;
-    if (size > 0)
-        cJSON_AddStringToObject(sw, "buffer", units_fmt_size(size, a, sizeof a));
-    if (pxoff > 0) {
-        char p2[512];
-        sfmt(p2, sizeof p2, "%s.xoff", pp);
-        not_modelled(m, p2, "a shared headroom pool; rocesim reserves headroom per port and priority");
-    }
-    const cJSON *pe;
-    cJSON_ArrayForEach(pe, pools)
-        if (strcmp(pe->string, pool)) {
-            char p2[512];
-            sfmt(p2, sizeof p2, "BUFFER_POOL.%s", pe->string);
-            not_modelled(m, p2, "rocesim has one shared buffer, the lossless PGs' pool");
-        }
-    long long xoff = 0, xon = 0, xon_off = 0, psize = 0, dth = 0, sth = 0;
-    if (get_int(m, pr, path, "xoff", 0, (1LL << 31) - 1, "bytes", &xoff) < 0 ||
-        get_int(m, pr, path, "xon", 0, (1LL << 31) - 1, "bytes", &xon) < 0 ||
-        get_int(m, pr, path, "xon_offset", 0, (1LL << 31) - 1, "bytes", &xon_off) < 0 ||
-        get_int(m, pr, path, "size", 0, (1LL << 31) - 1, "bytes", &psize) < 0)
-        return SCN_EUSAGE;
-    bool dynamic = strcmp(mode->valuestring, "dynamic") == 0;
-    int64_t thresh = 0;
-    if (dynamic) {
-        rc = get_int(m, pr, path, "dynamic_th", -8, 7, "a log2 of alpha", &dth);
-        if (rc < 0)
+    int64_t delta = -1;
+    if (strcmp(cJSON_GetObjectItemCaseSensitive(pl, "mode")->valuestring, "dynamic") == 0) {
+        if ((rc = get_int(m, pr, path, "dynamic_th", -8, 7, "a log2 of alpha", &dth)) < 0)
             return SCN_EUSAGE;
         if (rc > 0)
-            return fail(m, strcat(path, ".dynamic_th"), "expected a value (its pool %s is dynamic), got none", pool);
+            return fail(m, path, "dynamic_th", "expected a value (its pool %.60s is dynamic), got none", pl->string);
         if (dth > 0)
-            return fail(m, strcat(path, ".dynamic_th"), "expected at most 0 (alpha 1, the largest rocesim's "
+            return fail(m, path, "dynamic_th", "expected at most 0 (alpha 1, the largest rocesim's "
                         "switch.pfc.dynamic_alpha takes), got %lld", dth);
         cJSON_AddStringToObject(pfc, "xoff", "dynamic");
         cJSON_AddNumberToObject(pfc, "dynamic_alpha", ldexp(1.0, (int)dth));
+        /* resuming at max(xon, threshold - xon_offset): the offset is rocesim's xon_delta, xon a floor it lacks */
+        if (r_off == 0)
+            delta = off;
+        if (r_xon == 0 && xon > 0) {
+            char p2[600];
+            sfmt(p2, sizeof p2, "%s.xon", path);
+            not_modelled(m, p2, "a floor under the resume point; rocesim resumes xon_delta below XOFF");
+        }
     } else {
-        rc = get_int(m, pr, path, "static_th", 1, (1LL << 31) - 1, "bytes", &sth);
-        if (rc < 0)
+        if ((rc = get_int(m, pr, path, "static_th", 1, big, "bytes", &sth)) < 0)
             return SCN_EUSAGE;
         if (rc > 0)
-            return fail(m, strcat(path, ".static_th"), "expected a value (its pool %s is static), got none", pool);
-        thresh = sth;
+            return fail(m, path, "static_th", "expected a value (its pool %.60s is static), got none", pl->string);
         cJSON_AddStringToObject(pfc, "xoff", units_fmt_size(sth, a, sizeof a));
+        if (r_xon == 0 || r_off == 0)
+            delta = static_xon_delta(m, path, sth, r_xon == 0, xon, r_off == 0, off);
     }
-    /* SONiC resumes at max(xon, limit - xon_offset): with an offset that is rocesim's xon_delta; with a fixed
-     * limit, xon alone is limit - xon_delta. */
-    int64_t delta = -1;
-    if (xon_off > 0)
-        delta = xon_off;
-    else if (!dynamic && xon > 0 && xon <= thresh)
-        delta = thresh - xon;
     if (delta >= 0)
         cJSON_AddStringToObject(pfc, "xon_delta", units_fmt_size(delta, a, sizeof a));
-    if (xon > 0 && (xon_off > 0 || dynamic)) {
-        char p2[512];
-        sfmt(p2, sizeof p2, "%s.xon", path);
-        not_modelled(m, p2, "a floor under the resume point; rocesim resumes xon_delta below XOFF");
-    }
     cJSON_AddStringToObject(pfc, "headroom", units_fmt_size(xoff, a, sizeof a));
     if (psize > xoff) {
-        char p2[512];
+        char p2[600];
         sfmt(p2, sizeof p2, "%s.size", path);
         not_modelled(m, p2, "a reserved minimum beyond the headroom (size - xoff); rocesim reserves the headroom");
     }
     return 0;
 }
 
-/* WRED_PROFILE name: checked, and its ECN thresholds for green packets. */
-static int imp_wred(struct imp *m, const cJSON *wreds, const char *name, const char *from, struct sport *p)
+/* switch.buffer and switch.pfc's thresholds: the pool and lossless profile most ports use. */
+static int imp_buffer(struct imp *m, cJSON *sw, cJSON *pfc)
 {
-    const cJSON *w = cJSON_GetObjectItemCaseSensitive(wreds, name);
-    if (!w)
-        return fail(m, from, "expected the name of a WRED_PROFILE entry, got \"%s\"", name);
+    const char *prof = most_common(m, get_pg);
+    bool real = prof && strcmp(prof, "NULL") != 0;
+    const cJSON *pr = real ? cJSON_GetObjectItemCaseSensitive(m->t[T_PROFILE], prof) : NULL, *pl, *e;
+    char nb[256];
+    const char *pool = pr ? ref_name(cJSON_GetObjectItemCaseSensitive(pr, "pool"), "BUFFER_POOL", nb, sizeof nb) : NULL;
+    if (pr && (!pool || !cJSON_GetObjectItemCaseSensitive(m->t[T_POOL], pool))) {
+        char path[512];
+        sfmt(path, sizeof path, "BUFFER_PROFILE.%s", prof);
+        return fail(m, path, "pool", "expected the name of a BUFFER_POOL entry, got %s%.60s%s", pool ? "\"" : "",
+                    pool ? pool : "none", pool ? "\"" : "");
+    }
+    if (imp_pool(m, pool, sw, &pl))
+        return SCN_EUSAGE;
+    if (real && imp_profile(m, prof, pl, pfc))
+        return SCN_EUSAGE;
+    if (prof && !real) {
+        cJSON_AddStringToObject(pfc, "headroom", "auto");
+        not_modelled(m, "BUFFER_PG.*.profile NULL", "SONiC's dynamic buffer model: headroom \"auto\", the rest of "
+                                                   "switch.pfc rocesim's defaults");
+    }
+    cJSON_ArrayForEach(e, m->t[T_PROFILE])
+        if (!real || strcmp(e->string, prof)) {
+            char p2[512];
+            sfmt(p2, sizeof p2, "BUFFER_PROFILE.%s", e->string);
+            not_modelled(m, p2, cJSON_GetObjectItemCaseSensitive(e, "xoff")
+                                    ? "a second lossless profile: the ports take the most common one"
+                                    : "an ingress or egress profile of lossy traffic or egress queues");
+        }
+    return 0;
+}
+
+/* WRED_PROFILE name: checked, and its ECN thresholds for green packets into p (when not NULL). */
+static int imp_wred(struct imp *m, const char *name, struct sport *p)
+{
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(m->t[T_WRED], name);
     char path[512];
     sfmt(path, sizeof path, "WRED_PROFILE.%s", name);
     static const char *const known[] = {"ecn", "wred_green_enable", "green_min_threshold", "green_max_threshold",
@@ -415,16 +614,15 @@ static int imp_wred(struct imp *m, const cJSON *wreds, const char *name, const c
             if (strcmp(ecn->valuestring, modes[i]) == 0)
                 mode = i;
         if (mode < 0)
-            return fail(m, strcat(path, ".ecn"), "expected ecn_none, ecn_green, ecn_yellow, ecn_red, "
-                        "ecn_green_yellow, ecn_green_red, ecn_yellow_red or ecn_all, got %s",
+            return fail(m, path, "ecn", "expected ecn_none, ecn_green, ecn_yellow, ecn_red, ecn_green_yellow, "
+                        "ecn_green_red, ecn_yellow_red or ecn_all, got %.60s",
                         cJSON_IsString(ecn) ? ecn->valuestring : "a value");
     }
     const cJSON *ge = cJSON_GetObjectItemCaseSensitive(w, "wred_green_enable");
-    char b[16];
+    char b[64];
     const char *gs = ge ? val_text(ge, b, sizeof b) : "false";
     if (!gs || (strcmp(gs, "true") && strcmp(gs, "false")))
-        return fail(m, strcat(path, ".wred_green_enable"), "expected \"true\" or \"false\", got %s",
-                    gs ? gs : "a value");
+        return fail(m, path, "wred_green_enable", "expected \"true\" or \"false\", got %.60s", gs ? gs : "a value");
     long long kmin = 0, kmax = 0, prob = 100;
     const long long big = (1LL << 31) - 1;
     if (get_int(m, w, path, "green_min_threshold", 0, big, "bytes", &kmin) < 0 ||
@@ -432,8 +630,8 @@ static int imp_wred(struct imp *m, const cJSON *wreds, const char *name, const c
         get_int(m, w, path, "green_drop_probability", 0, 100, "percent", &prob) < 0)
         return SCN_EUSAGE;
     if (kmax < kmin)
-        return fail(m, strcat(path, ".green_max_threshold"), "expected a value at least green_min_threshold (%lld), "
-                    "got %lld", kmin, kmax);
+        return fail(m, path, "green_max_threshold", "expected a value at least green_min_threshold (%lld), got %lld",
+                    kmin, kmax);
     /* Marking thresholds of their own (newer SONiC) take the place of the drop thresholds for marking. */
     if (cJSON_GetObjectItemCaseSensitive(w, "ecn_green_min_threshold")) {
         long long emin = 0, emax = 0, eprob = 100;
@@ -442,9 +640,9 @@ static int imp_wred(struct imp *m, const cJSON *wreds, const char *name, const c
             get_int(m, w, path, "ecn_green_mark_probability", 0, 100, "percent", &eprob) < 0)
             return SCN_EUSAGE;
         if (emax < emin)
-            return fail(m, strcat(path, ".ecn_green_max_threshold"), "expected a value at least "
-                        "ecn_green_min_threshold (%lld), got %lld", emin, emax);
-        char p2[512];
+            return fail(m, path, "ecn_green_max_threshold", "expected a value at least ecn_green_min_threshold "
+                        "(%lld), got %lld", emin, emax);
+        char p2[600];
         sfmt(p2, sizeof p2, "%s.green_min_threshold", path);
         not_modelled(m, p2, "WRED drops above the marking thresholds: rocesim marks, it does not drop early");
         kmin = emin;
@@ -452,26 +650,28 @@ static int imp_wred(struct imp *m, const cJSON *wreds, const char *name, const c
         prob = eprob;
     }
     bool green = mode == 1 || mode == 4 || mode == 5 || mode == 7;
-    p->ecn = green && strcmp(gs, "true") == 0;
-    p->kmin = kmin;
-    p->kmax = kmax;
-    p->pmax_pct = (int)prob;
     if (!green && strcmp(gs, "true") == 0)
         not_modelled(m, path, "WRED dropping without ECN marking");
+    if (p) {
+        p->ecn = green && strcmp(gs, "true") == 0;
+        p->kmin = kmin;
+        p->kmax = kmax;
+        p->pmax_pct = (int)prob;
+    }
     return 0;
 }
 
-static int imp_scheduler_check(struct imp *m, const cJSON *t)
+static int imp_scheduler_check(struct imp *m)
 {
     static const char *const known[] = {"type", "weight", NULL};
     const cJSON *e;
-    cJSON_ArrayForEach(e, t) {
+    cJSON_ArrayForEach(e, m->t[T_SCHED]) {
         char path[512];
         sfmt(path, sizeof path, "SCHEDULER.%s", e->string);
         const cJSON *ty = cJSON_GetObjectItemCaseSensitive(e, "type");
         if (ty && (!cJSON_IsString(ty) || (strcmp(ty->valuestring, "DWRR") && strcmp(ty->valuestring, "WRR") &&
                                            strcmp(ty->valuestring, "STRICT"))))
-            return fail(m, strcat(path, ".type"), "expected DWRR, WRR or STRICT, got %s",
+            return fail(m, path, "type", "expected DWRR, WRR or STRICT, got %.60s",
                         cJSON_IsString(ty) ? ty->valuestring : "a value");
         long long w;
         if (get_int(m, e, path, "weight", 1, 100, "a weight", &w) < 0)
@@ -481,20 +681,108 @@ static int imp_scheduler_check(struct imp *m, const cJSON *t)
     return 0;
 }
 
-/* The rocesim selector of a SONiC port: from --ports, else the placeholder SWITCH:<name>. */
-static void selector(const char *map, const char *name, char *out, size_t len)
+/* A queue entry's reference to table (QUEUE.<key>.<field>): the entry it names, or NULL after the failure. */
+static const cJSON *queue_ref(struct imp *m, const cJSON *e, const char *field, int table)
 {
-    size_t nl = strlen(name);
-    for (const char *s = map; s && *s;) {
-        const char *comma = strchr(s, ',');
-        size_t l = comma ? (size_t)(comma - s) : strlen(s);
-        if (l > nl && strncmp(s, name, nl) == 0 && s[nl] == '=') {
-            sfmt(out, len, "%.*s", (int)(l - nl - 1), s + nl + 1);
-            return;
+    char path[512], nb[256];
+    sfmt(path, sizeof path, "QUEUE.%s", e->string);
+    const char *n = ref_name(cJSON_GetObjectItemCaseSensitive(e, field), qos_tables[table], nb, sizeof nb);
+    const cJSON *r = n ? cJSON_GetObjectItemCaseSensitive(m->t[table], n) : NULL;
+    if (!r)
+        fail(m, path, field, "expected the name of a %s entry, got %s%.60s%s", qos_tables[table], n ? "\"" : "",
+             n ? n : "a value", n ? "\"" : "");
+    return r;
+}
+
+/* QUEUE: each port's scheduler per queue and its WRED profile (its lossless queues' when they differ). */
+static int imp_queues(struct imp *m)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, m->t[T_QUEUE]) {
+        unsigned mask;
+        if (key_ports(m, "QUEUE", e->string, true, &mask))
+            return SCN_EUSAGE;
+        const cJSON *s = NULL, *w = NULL;
+        if (cJSON_GetObjectItemCaseSensitive(e, "scheduler") && !(s = queue_ref(m, e, "scheduler", T_SCHED)))
+            return SCN_EUSAGE;
+        if (cJSON_GetObjectItemCaseSensitive(e, "wred_profile") && !(w = queue_ref(m, e, "wred_profile", T_WRED)))
+            return SCN_EUSAGE;
+        for (int i = 0; i < m->n_kp; i++) {
+            struct sport *p = m->kp[i];
+            for (int q = 0; q < 8 && s; q++)
+                if (mask & (1u << q))
+                    p->sched[q] = s->string;
+            if (!w || (p->wred && strcmp(p->wred, w->string) == 0))
+                continue;
+            bool lossless = (mask & p->pfc) != 0;
+            if (p->wred) {
+                char p2[512];
+                sfmt(p2, sizeof p2, "QUEUE.%s|*.wred_profile", p->name);
+                not_modelled(m, p2, "queues of one port with different WRED profiles; rocesim's ECN thresholds are "
+                                    "per port: the lossless queues' are taken");
+                if (p->wred_lossless || !lossless)
+                    continue;
+            }
+            p->wred = w->string;
+            p->wred_lossless = lossless;
         }
-        s += l + (comma != NULL);
     }
-    sfmt(out, len, "SWITCH:%s", name);
+    return 0;
+}
+
+/* Whether a QUEUE entry names `name` in field (of table). */
+static bool queue_uses(const struct imp *m, const char *field, int table, const char *name)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, m->t[T_QUEUE]) {
+        char nb[256];
+        const char *n = ref_name(cJSON_GetObjectItemCaseSensitive(e, field), qos_tables[table], nb, sizeof nb);
+        if (n && strcmp(n, name) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Every WRED profile checked; each port's ECN from its own; profiles and schedulers no queue uses noted. */
+static int imp_wreds(struct imp *m)
+{
+    const cJSON *w;
+    cJSON_ArrayForEach(w, m->t[T_WRED]) {
+        if (imp_wred(m, w->string, NULL))
+            return SCN_EUSAGE;
+        if (!queue_uses(m, "wred_profile", T_WRED, w->string)) {
+            char p2[512];
+            sfmt(p2, sizeof p2, "WRED_PROFILE.%s", w->string);
+            not_modelled(m, p2, "no queue uses it");
+        }
+    }
+    cJSON_ArrayForEach(w, m->t[T_SCHED])
+        if (!queue_uses(m, "scheduler", T_SCHED, w->string)) {
+            char p2[512];
+            sfmt(p2, sizeof p2, "SCHEDULER.%s", w->string);
+            not_modelled(m, p2, "no queue uses it");
+        }
+    for (int i = 0; i < m->n_ports; i++)
+        if (m->ports[i].wred && imp_wred(m, m->ports[i].wred, &m->ports[i]))
+            return SCN_EUSAGE;
+    return 0;
+}
+
+static cJSON *prios_json(unsigned mask)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (int i = 0; i < 8; i++)
+        if (mask & (1u << i))
+            cJSON_AddItemToArray(arr, cJSON_CreateNumber(i));
+    return arr;
+}
+
+/* The PFC of a port, or of the switch: on with its priorities, or off. */
+static void pfc_json(cJSON *pfc, unsigned mask)
+{
+    cJSON_AddBoolToObject(pfc, "enabled", mask != 0);
+    if (mask)
+        cJSON_AddItemToObject(pfc, "priorities", prios_json(mask));
 }
 
 /* The ECN object of a port; returns it (new). */
@@ -502,8 +790,8 @@ static cJSON *ecn_json(const struct sport *p)
 {
     char a[32];
     cJSON *e = cJSON_CreateObject();
-    cJSON_AddBoolToObject(e, "enabled", p->ecn);
-    if (p->ecn) {
+    cJSON_AddBoolToObject(e, "enabled", p && p->ecn);
+    if (p && p->ecn) {
         cJSON_AddStringToObject(e, "kmin", units_fmt_size(p->kmin, a, sizeof a));
         cJSON_AddStringToObject(e, "kmax", units_fmt_size(p->kmax, a, sizeof a));
         cJSON_AddNumberToObject(e, "pmax", p->pmax_pct / 100.0);
@@ -516,274 +804,357 @@ static bool same_ecn(const struct sport *a, const struct sport *b)
     return a->ecn == b->ecn && (!a->ecn || (a->kmin == b->kmin && a->kmax == b->kmax && a->pmax_pct == b->pmax_pct));
 }
 
-static cJSON *prios_json(unsigned mask)
+/* switch.pfc.enabled and priorities: the PFC priorities of most ports. */
+static void imp_pfc(struct imp *m, cJSON *pfc)
 {
-    cJSON *arr = cJSON_CreateArray();
-    for (int i = 0; i < 8; i++)
-        if (mask & (1u << i))
-            cJSON_AddItemToArray(arr, cJSON_CreateNumber(i));
-    return arr;
-}
-
-/* The import proper; fills the output objects. */
-static int imp_run(struct imp *m, const cJSON *root, const char *ports_map, cJSON *sw, cJSON *profs)
-{
-    static const char *const tables[] = {"BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "PORT_QOS_MAP",
-                                         "WRED_PROFILE", "QUEUE", "SCHEDULER", "PFC_WD", NULL};
-    const cJSON *t[8];
-    for (int i = 0; tables[i]; i++)
-        if (table_obj(m, root, tables[i], &t[i]))
-            return SCN_EUSAGE;
-    const cJSON *pools = t[0], *profiles = t[1], *pgs = t[2], *qos = t[3], *wreds = t[4], *queues = t[5],
-                *scheds = t[6], *wd = t[7];
-    const cJSON *f;
-    cJSON_ArrayForEach(f, root) {
-        bool k = false;
-        for (int i = 0; tables[i] && !k; i++)
-            k = strcmp(f->string, tables[i]) == 0;
-        if (!k)
-            not_modelled(m, f->string, "not a QoS table rocesim reads");
-    }
-    if (qos && imp_qos_map(m, qos))
-        return SCN_EUSAGE;
-    bool lossy = false;
-    if (pgs && imp_buffer_pg(m, pgs, profiles, &lossy))
-        return SCN_EUSAGE;
-    if (lossy)
-        not_modelled(m, "BUFFER_PG.*", "lossy priority groups: rocesim's lossy traffic shares the buffer up to "
-                                       "switch.lossy_queue_limit per egress queue");
-    if (scheds && imp_scheduler_check(m, scheds))
-        return SCN_EUSAGE;
-
-    /* QUEUE: each port's WRED profile (its lossless queues' when they differ) and scheduler per queue */
-    const cJSON *e;
-    cJSON_ArrayForEach(e, queues) {
-        char port[64], path[512], nb[256];
-        unsigned mask;
-        if (split_key(m, "QUEUE", e->string, port, sizeof port, &mask))
-            return SCN_EUSAGE;
-        struct sport *p = port_of(m, port);
-        if (!p)
-            return fail(m, e->string, "expected at most %d ports", MAX_PORTS);
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "scheduler");
-        if (v) {
-            sfmt(path, sizeof path, "QUEUE.%s.scheduler", e->string);
-            const char *n = ref_name(v, "SCHEDULER", nb, sizeof nb);
-            const cJSON *s = n ? cJSON_GetObjectItemCaseSensitive(scheds, n) : NULL;
-            if (!s)
-                return fail(m, path, "expected the name of a SCHEDULER entry, got %s%s%s", n ? "\"" : "",
-                            n ? n : "a value", n ? "\"" : "");
-            for (int q = 0; q < 8; q++)
-                if (mask & (1u << q))
-                    p->sched[q] = s->string;
-        }
-        v = cJSON_GetObjectItemCaseSensitive(e, "wred_profile");
-        if (v) {
-            sfmt(path, sizeof path, "QUEUE.%s.wred_profile", e->string);
-            const char *n = ref_name(v, "WRED_PROFILE", nb, sizeof nb);
-            const cJSON *w = n ? cJSON_GetObjectItemCaseSensitive(wreds, n) : NULL;
-            if (!w)
-                return fail(m, path, "expected the name of a WRED_PROFILE entry, got %s%s%s", n ? "\"" : "",
-                            n ? n : "a value", n ? "\"" : "");
-            if (p->wred && strcmp(p->wred, w->string)) {
-                if (!(mask & p->pfc))
-                    continue;
-                char p2[512];
-                sfmt(p2, sizeof p2, "QUEUE.%s|*.wred_profile", port);
-                not_modelled(m, p2, "queues of one port with different WRED profiles; rocesim's ECN thresholds are "
-                                    "per port: the lossless queues' are taken");
-            }
-            p->wred = w->string;
-        }
-    }
-    const cJSON *w;
-    cJSON_ArrayForEach(w, wreds) {
-        struct sport tmp;
-        char path[512];
-        sfmt(path, sizeof path, "WRED_PROFILE.%s", w->string);
-        if (imp_wred(m, wreds, w->string, path, &tmp))
-            return SCN_EUSAGE;
-    }
-    for (int i = 0; i < m->n_ports; i++)
-        if (m->ports[i].wred && imp_wred(m, wreds, m->ports[i].wred, "QUEUE", &m->ports[i]))
-            return SCN_EUSAGE;
-
-    /* The switch-wide values are those of most ports; ports that differ get profiles where rocesim has a
-     * per-port setting (PFC priorities, ECN), and a note where it has none. */
-    cJSON *pfc = cJSON_CreateObject();
-    cJSON_AddItemToObject(sw, "pfc", pfc);
-    const char *prof = most_common(m, get_pg);
-    if (prof && imp_profile(m, pools, profiles, prof, sw, pfc))
-        return SCN_EUSAGE;
-    cJSON_ArrayForEach(e, profiles) {
-        bool used = prof && strcmp(e->string, prof) == 0;
-        if (!used) {
-            char p2[512];
-            sfmt(p2, sizeof p2, "BUFFER_PROFILE.%s", e->string);
-            not_modelled(m, p2, cJSON_GetObjectItemCaseSensitive(e, "xoff")
-                                    ? "a second lossless profile: the ports take the most common one"
-                                    : "an ingress or egress profile of lossy traffic or egress queues");
-        }
-    }
-    unsigned common_pfc = 0;
-    int best = 0;
+    int best = 0, qos = 0;
     for (int i = 0; i < m->n_ports; i++) {
         int n = 0;
         for (int j = 0; j < m->n_ports; j++)
             n += m->ports[j].pfc == m->ports[i].pfc;
         if (n > best) {
             best = n;
-            common_pfc = m->ports[i].pfc;
+            m->common_pfc = m->ports[i].pfc;
         }
+        qos += m->ports[i].qos_key != NULL;
     }
-    bool any_pfc = false;
-    for (int i = 0; i < m->n_ports; i++)
-        any_pfc = any_pfc || m->ports[i].pfc;
-    cJSON_AddBoolToObject(pfc, "enabled", any_pfc);
-    cJSON_AddItemToObject(pfc, "priorities", prios_json(common_pfc));
+    pfc_json(pfc, m->common_pfc);
+    if (!qos)
+        note(m, "%s: no port has a PORT_QOS_MAP entry: PFC is off on every port (switch.pfc.enabled false), as SONiC "
+                "runs such a switch", m->file);
+}
 
-    const struct sport *ce = NULL;
-    best = 0;
+/* switch.ecn: the ECN setting of most ports. */
+static void imp_ecn(struct imp *m, cJSON *sw)
+{
+    int best = 0, wred = 0;
     for (int i = 0; i < m->n_ports; i++) {
         int n = 0;
         for (int j = 0; j < m->n_ports; j++)
             n += same_ecn(&m->ports[i], &m->ports[j]);
         if (n > best) {
             best = n;
-            ce = &m->ports[i];
+            m->ce = &m->ports[i];
         }
+        wred += m->ports[i].wred != NULL;
     }
-    if (ce)
-        cJSON_AddItemToObject(sw, "ecn", ecn_json(ce));
+    cJSON_AddItemToObject(sw, "ecn", ecn_json(m->ce));
+    if (!wred)
+        note(m, "%s: no QUEUE entry names a WRED_PROFILE: no port marks (switch.ecn.enabled false), as SONiC runs such "
+                "a switch", m->file);
+}
 
-    /* The scheduler of the first port, queue by queue */
+/* switch.scheduler: the first port's, queue by queue; the ports whose queues differ are noted. */
+static void imp_scheduler(struct imp *m, cJSON *sw)
+{
     const struct sport *sp = NULL;
     for (int i = 0; i < m->n_ports && !sp; i++)
         for (int q = 0; q < 8 && !sp; q++)
             if (m->ports[i].sched[q])
                 sp = &m->ports[i];
-    if (sp) {
-        cJSON *so = cJSON_CreateObject(), *wo = cJSON_CreateObject();
-        bool weighted = false;
-        for (int q = 0; q < 8; q++) {
-            const cJSON *s = sp->sched[q] ? cJSON_GetObjectItemCaseSensitive(scheds, sp->sched[q]) : NULL;
-            const cJSON *ty = s ? cJSON_GetObjectItemCaseSensitive(s, "type") : NULL;
-            const char *tn = ty ? ty->valuestring : "WRR"; /* the YANG default */
-            if (!s || strcmp(tn, "STRICT") == 0)
-                continue;
-            long long wt = 1; /* the YANG default */
-            get_int(m, s, "SCHEDULER", "weight", 1, 100, NULL, &wt);
-            char k[4];
-            sfmt(k, sizeof k, "%d", q);
-            cJSON_AddNumberToObject(wo, k, (double)wt);
-            weighted = true;
-            if (strcmp(tn, "WRR") == 0) {
-                char p2[512];
-                sfmt(p2, sizeof p2, "SCHEDULER.%s.type", s->string);
-                not_modelled(m, p2, "WRR is taken as DWRR: rocesim's round robin counts bytes");
-            }
+    if (!sp)
+        return;
+    cJSON *so = cJSON_CreateObject(), *wo = cJSON_CreateObject();
+    bool weighted = false;
+    for (int q = 0; q < 8; q++) {
+        const cJSON *s = sp->sched[q] ? cJSON_GetObjectItemCaseSensitive(m->t[T_SCHED], sp->sched[q]) : NULL;
+        const cJSON *ty = s ? cJSON_GetObjectItemCaseSensitive(s, "type") : NULL;
+        const char *tn = ty ? ty->valuestring : "WRR"; /* the YANG default */
+        if (!s || strcmp(tn, "STRICT") == 0)
+            continue;
+        long long wt = 1; /* the YANG default */
+        get_int(m, s, "SCHEDULER", "weight", 1, 100, NULL, &wt);
+        char k[4];
+        sfmt(k, sizeof k, "%d", q);
+        cJSON_AddNumberToObject(wo, k, (double)wt);
+        weighted = true;
+        if (strcmp(tn, "WRR") == 0) {
+            char p2[512];
+            sfmt(p2, sizeof p2, "SCHEDULER.%s.type", s->string);
+            not_modelled(m, p2, "WRR is taken as DWRR: rocesim's round robin counts bytes");
         }
-        cJSON_AddStringToObject(so, "type", weighted ? "dwrr" : "strict");
-        if (weighted)
-            cJSON_AddItemToObject(so, "weights", wo);
-        else
-            cJSON_Delete(wo);
-        cJSON_AddItemToObject(sw, "scheduler", so);
-        for (int i = 0; i < m->n_ports; i++)
-            for (int q = 0; q < 8; q++) {
-                const char *a = m->ports[i].sched[q], *b = sp->sched[q];
-                if ((a || b) && (!a || !b || strcmp(a, b))) {
-                    char p2[512];
-                    sfmt(p2, sizeof p2, "QUEUE.%s|%d.scheduler", m->ports[i].name, q);
-                    not_modelled(m, p2, "one scheduler for every port in rocesim: the first port's is taken");
-                }
-            }
     }
-
-    /* PFC_WD */
-    if (wd) {
-        long long poll = -1;
-        const cJSON *g = cJSON_GetObjectItemCaseSensitive(wd, "GLOBAL");
-        if (g) {
-            if (get_int(m, g, "PFC_WD.GLOBAL", "POLL_INTERVAL", 100, 1000, "milliseconds", &poll) < 0)
-                return SCN_EUSAGE;
-            static const char *const known[] = {"POLL_INTERVAL", NULL};
-            unknown_fields(m, g, "PFC_WD.GLOBAL", known);
+    cJSON_AddStringToObject(so, "type", weighted ? "dwrr" : "strict");
+    if (weighted)
+        cJSON_AddItemToObject(so, "weights", wo);
+    else
+        cJSON_Delete(wo);
+    cJSON_AddItemToObject(sw, "scheduler", so);
+    for (int i = 0; i < m->n_ports; i++)
+        for (int q = 0; q < 8; q++) {
+            const char *a = m->ports[i].sched[q], *b = sp->sched[q];
+            if ((a || b) && (!a || !b || strcmp(a, b))) {
+                char p2[512];
+                sfmt(p2, sizeof p2, "QUEUE.%s|%d.scheduler", m->ports[i].name, q);
+                not_modelled(m, p2, "one scheduler for every port in rocesim: the first port's is taken");
+            }
         }
-        const cJSON *first = NULL;
-        long long det0 = 0, res0 = 0;
-        cJSON_ArrayForEach(e, wd) {
-            if (strcmp(e->string, "GLOBAL") == 0)
-                continue;
+}
+
+/* One port's PFC_WD entry: checked against SONiC's ranges and the poll interval (poll <= 0: none given). */
+static int wd_port(struct imp *m, const cJSON *e, long long poll, long long *det, long long *res)
+{
+    char path[512];
+    sfmt(path, sizeof path, "PFC_WD.%s", e->string);
+    if (strchr(e->string, ','))
+        return fail(m, path, NULL, "expected one port name (SONiC's watchdog takes one port per entry), got "
+                    "\"%s\"", e->string);
+    *det = 200; /* SONiC's pfcwd defaults */
+    *res = 200;
+    if (get_int(m, e, path, "detection_time", 100, 5000, "milliseconds", det) < 0 ||
+        get_int(m, e, path, "restoration_time", 100, 60000, "milliseconds", res) < 0)
+        return SCN_EUSAGE;
+    if (poll > 0 && *det < poll)
+        return fail(m, path, "detection_time", "expected at least PFC_WD.GLOBAL.POLL_INTERVAL (%lld), got %lld",
+                    poll, *det);
+    if (poll > 0 && *res < poll)
+        return fail(m, path, "restoration_time", "expected at least PFC_WD.GLOBAL.POLL_INTERVAL (%lld), got %lld",
+                    poll, *res);
+    const cJSON *act = cJSON_GetObjectItemCaseSensitive(e, "action");
+    if (act && (!cJSON_IsString(act) || (strcmp(act->valuestring, "drop") && strcmp(act->valuestring, "forward") &&
+                                         strcmp(act->valuestring, "alert"))))
+        return fail(m, path, "action", "expected drop, forward or alert, got %.60s",
+                    cJSON_IsString(act) ? act->valuestring : "a value");
+    static const char *const known[] = {"action", "detection_time", "restoration_time", NULL};
+    unknown_fields(m, e, "PFC_WD.*", known);
+    return 0;
+}
+
+/* PFC_WD -> switch.watchdog: the first port's; ports that differ are noted. */
+static int imp_watchdog(struct imp *m, cJSON *sw)
+{
+    const cJSON *wd = m->t[T_WD], *e, *first = NULL;
+    if (!wd)
+        return 0;
+    long long poll = -1, det0 = 0, res0 = 0;
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(wd, "GLOBAL");
+    if (g) {
+        if (get_int(m, g, "PFC_WD.GLOBAL", "POLL_INTERVAL", 100, 1000, "milliseconds", &poll) < 0)
+            return SCN_EUSAGE;
+        static const char *const known[] = {"POLL_INTERVAL", NULL};
+        unknown_fields(m, g, "PFC_WD.GLOBAL", known);
+    }
+    cJSON_ArrayForEach(e, wd) {
+        long long det, res;
+        if (strcmp(e->string, "GLOBAL") == 0)
+            continue;
+        if (wd_port(m, e, poll, &det, &res))
+            return SCN_EUSAGE;
+        const cJSON *act = cJSON_GetObjectItemCaseSensitive(e, "action");
+        if (!first) {
+            first = e;
+            det0 = det;
+            res0 = res;
+            continue;
+        }
+        const cJSON *a0 = cJSON_GetObjectItemCaseSensitive(first, "action");
+        if (det != det0 || res != res0 || (act && a0 && strcmp(act->valuestring, a0->valuestring)) || !act != !a0) {
             char path[512];
             sfmt(path, sizeof path, "PFC_WD.%s", e->string);
-            long long det = 200, res = 200; /* SONiC's pfcwd defaults */
-            if (get_int(m, e, path, "detection_time", 100, 5000, "milliseconds", &det) < 0 ||
-                get_int(m, e, path, "restoration_time", 100, 60000, "milliseconds", &res) < 0)
-                return SCN_EUSAGE;
-            if (poll > 0 && det < poll)
-                return fail(m, strcat(path, ".detection_time"), "expected at least PFC_WD.GLOBAL.POLL_INTERVAL "
-                            "(%lld), got %lld", poll, det);
-            if (poll > 0 && res < poll)
-                return fail(m, strcat(path, ".restoration_time"), "expected at least PFC_WD.GLOBAL.POLL_INTERVAL "
-                            "(%lld), got %lld", poll, res);
-            const cJSON *act = cJSON_GetObjectItemCaseSensitive(e, "action");
-            if (act && (!cJSON_IsString(act) || (strcmp(act->valuestring, "drop") &&
-                                                 strcmp(act->valuestring, "forward") &&
-                                                 strcmp(act->valuestring, "alert"))))
-                return fail(m, strcat(path, ".action"), "expected drop, forward or alert, got %s",
-                            cJSON_IsString(act) ? act->valuestring : "a value");
-            static const char *const known[] = {"action", "detection_time", "restoration_time", NULL};
-            unknown_fields(m, e, "PFC_WD.*", known);
-            if (!first) {
-                first = e;
-                det0 = det;
-                res0 = res;
-            } else {
-                const cJSON *a0 = cJSON_GetObjectItemCaseSensitive(first, "action");
-                if (det != det0 || res != res0 || (act && a0 && strcmp(act->valuestring, a0->valuestring)) ||
-                    !act != !a0)
-                    not_modelled(m, path, "one watchdog for every port in rocesim: the first port's is taken");
-            }
-        }
-        if (first) {
-            char a[32];
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddBoolToObject(o, "enabled", true);
-            cJSON_AddStringToObject(o, "detection_time", units_fmt_time(det0 * PS_PER_MS, a, sizeof a));
-            cJSON_AddStringToObject(o, "restoration_time", units_fmt_time(res0 * PS_PER_MS, a, sizeof a));
-            if (poll > 0)
-                cJSON_AddStringToObject(o, "poll_interval", units_fmt_time(poll * PS_PER_MS, a, sizeof a));
-            const cJSON *act = cJSON_GetObjectItemCaseSensitive(first, "action");
-            cJSON_AddStringToObject(o, "action", act ? act->valuestring : "drop");
-            cJSON_AddItemToObject(sw, "watchdog", o);
+            not_modelled(m, path, "one watchdog for every port in rocesim: the first port's is taken");
         }
     }
+    if (!first) {
+        if (g)
+            not_modelled(m, "PFC_WD.GLOBAL", "no port has a PFC_WD entry: the watchdog is off");
+        return 0;
+    }
+    char a[32];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "enabled", true);
+    cJSON_AddStringToObject(o, "detection_time", units_fmt_time(det0 * PS_PER_MS, a, sizeof a));
+    cJSON_AddStringToObject(o, "restoration_time", units_fmt_time(res0 * PS_PER_MS, a, sizeof a));
+    if (poll > 0)
+        cJSON_AddStringToObject(o, "poll_interval", units_fmt_time(poll * PS_PER_MS, a, sizeof a));
+    const cJSON *act = cJSON_GetObjectItemCaseSensitive(first, "action");
+    cJSON_AddStringToObject(o, "action", act ? act->valuestring : "drop");
+    cJSON_AddItemToObject(sw, "watchdog", o);
+    return 0;
+}
 
-    /* Profiles for the ports that differ */
+/* The rocesim selector of a SONiC port: from --ports, else the placeholder SWITCH:<name>. */
+static void selector(const struct imp *m, const char *name, char *out, size_t len)
+{
+    for (int i = 0; i < m->n_map; i++)
+        if (strcmp(m->map[i].name, name) == 0) {
+            sfmt(out, len, "%s:%ld", m->map[i].node, m->map[i].port);
+            return;
+        }
+    sfmt(out, len, "SWITCH:%s", name);
+}
+
+/* Profiles for the ports whose PFC or ECN differ from the switch-wide values; notes on --ports. */
+static void imp_profiles(struct imp *m, cJSON *profs)
+{
     int placeholders = 0;
     for (int i = 0; i < m->n_ports; i++) {
         const struct sport *p = &m->ports[i];
-        bool dp = p->pfc != common_pfc, de = ce && !same_ecn(p, ce);
+        bool dp = p->pfc != m->common_pfc, de = m->ce && !same_ecn(p, m->ce);
         if (!dp && !de)
             continue;
         char sel[192];
-        selector(ports_map, p->name, sel, sizeof sel);
+        selector(m, p->name, sel, sizeof sel);
         placeholders += strncmp(sel, "SWITCH:", 7) == 0;
         cJSON *o = cJSON_CreateObject(), *so = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "match", sel);
         if (dp)
-            cJSON_AddItemToObject(cJSON_AddObjectToObject(so, "pfc"), "priorities", prios_json(p->pfc));
+            pfc_json(cJSON_AddObjectToObject(so, "pfc"), p->pfc);
         if (de)
             cJSON_AddItemToObject(so, "ecn", ecn_json(p));
         cJSON_AddItemToObject(o, "switch", so);
         cJSON_AddItemToArray(profs, o);
     }
-    if (placeholders && m->notes)
-        sb_printf(m->notes, "%s: %d profile%s match SWITCH:<SONiC port>: rename SWITCH to the switch's node and the "
-                            "port to its number, or give --ports Ethernet0=tor0:0,...\n", m->file, placeholders,
-                  placeholders == 1 ? "" : "s");
+    if (placeholders)
+        note(m, "%s: %d profile%s match SWITCH:<SONiC port>: rename SWITCH to the switch's node and the port to its "
+                "number, or give --ports Ethernet0=tor0:0,...", m->file, placeholders, placeholders == 1 ? "" : "s");
+    for (int i = 0; i < m->n_map; i++) {
+        bool found = false;
+        for (int j = 0; j < m->n_ports && !found; j++)
+            found = strcmp(m->ports[j].name, m->map[i].name) == 0;
+        if (!found)
+            note(m, "--ports: %s is no port of %s's QoS tables", m->map[i].name, m->file);
+    }
+}
+
+/* The import proper; fills the output objects. */
+static int imp_run(struct imp *m, const cJSON *root, cJSON *sw, cJSON *profs)
+{
+    if (imp_tables(m, root) || imp_qos_map(m) || imp_buffer_pg(m) || imp_scheduler_check(m) || imp_queues(m) ||
+        imp_wreds(m))
+        return SCN_EUSAGE;
+    /* The switch-wide values are those of most ports; ports that differ get profiles where rocesim has a
+     * per-port setting (PFC priorities, ECN), and a note where it has none. */
+    cJSON *pfc = cJSON_CreateObject();
+    imp_pfc(m, pfc);
+    if (imp_buffer(m, sw, pfc)) {
+        cJSON_Delete(pfc);
+        return SCN_EUSAGE;
+    }
+    cJSON_AddItemToObject(sw, "pfc", pfc);
+    imp_ecn(m, sw);
+    imp_scheduler(m, sw);
+    if (imp_watchdog(m, sw))
+        return SCN_EUSAGE;
+    imp_profiles(m, profs);
     return 0;
+}
+
+/*
+ * Whether the bytes s[0..n) name something: 1..63 of them, none a space, a control character or in `forbidden`
+ * (its UTF-8 is checked apart, as the scenario loader checks every string).
+ */
+static bool plain_name(const char *s, size_t n, const char *forbidden)
+{
+    if (n == 0 || n >= PORT_NAME_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (isspace(ch) || iscntrl(ch) || strchr(forbidden, ch))
+            return false;
+    }
+    return true;
+}
+
+/*
+ * Whether a profile's node selector s would match several nodes: "all", a pattern, or a range "leaf0-leaf3" (the
+ * rule of scn_name_match: a '-' between two names of one prefix that each end in a number).
+ */
+static bool several_nodes(const char *s)
+{
+    if (strcmp(s, "all") == 0 || strchr(s, '*'))
+        return true;
+    for (const char *d = strchr(s, '-'); d; d = strchr(d + 1, '-')) {
+        size_t l = (size_t)(d - s), r = strlen(d + 1), ld = 0, rd = 0;
+        while (ld < l && isdigit((unsigned char)s[l - 1 - ld]))
+            ld++;
+        while (rd < r && isdigit((unsigned char)d[r - rd]))
+            rd++;
+        if (ld && rd && l - ld == r - rd && memcmp(s, d + 1, l - ld) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* One pair "NAME=NODE:N" of --ports (s[0..l)) into pm; 0, or 2 with "--ports: ..." in err. */
+static int ports_pair(const char *s, size_t l, struct pmap *pm, char *err, size_t errlen)
+{
+    const char *eq = memchr(s, '=', l), *colon = eq ? memchr(eq, ':', l - (size_t)(eq - s)) : NULL;
+    const char *num = colon ? colon + 1 : NULL, *end = s + l;
+    int il = (int)(l > 200 ? 200 : l);
+    if (!eq || !colon) {
+        sfmt(err, errlen, "--ports: expected PORT=NODE:N like Ethernet0=tor0:0, got \"%.*s\"", il, s);
+        return SCN_EUSAGE;
+    }
+    sfmt(pm->name, sizeof pm->name, "%.*s", (int)(eq - s), s);
+    sfmt(pm->node, sizeof pm->node, "%.*s", (int)(colon - eq - 1), eq + 1);
+    if (!plain_name(s, (size_t)(eq - s), "*?|") || scn_utf8_bad_at(pm->name) >= 0) {
+        sfmt(err, errlen, "--ports: expected a SONiC port name before \"=\" (UTF-8, no \"*\", \"?\", \"|\" or "
+             "whitespace, at most %d characters), got \"%.*s\"", PORT_NAME_MAX - 1, (int)(eq - s > 80 ? 80 : eq - s),
+             s);
+        return SCN_EUSAGE;
+    }
+    if (!plain_name(eq + 1, (size_t)(colon - eq - 1), "\",*") || scn_utf8_bad_at(pm->node) >= 0 ||
+        several_nodes(pm->node)) {
+        sfmt(err, errlen, "--ports: expected one node's name before \":\" (UTF-8, no \"*\", range or \"all\"), got "
+             "\"%.*s\" in \"%.*s\"", (int)(colon - eq - 1 > 80 ? 80 : colon - eq - 1), eq + 1, il, s);
+        return SCN_EUSAGE;
+    }
+    size_t nl = (size_t)(end - num);
+    if (nl == 0 || nl > 5 || strspn(num, "0123456789") < nl) {
+        sfmt(err, errlen, "--ports: expected a port number 0..%d after \":\", got \"%.*s\" in \"%.*s\"",
+             MAX_PORT_NUMBER, (int)(nl > 80 ? 80 : nl), num, il, s);
+        return SCN_EUSAGE;
+    }
+    pm->port = strtol(num, NULL, 10);
+    return 0;
+}
+
+/* --ports into *out (caller frees) and *n; 0, or 2 with "--ports: ..." in err. */
+static int ports_parse(const char *map, struct pmap **out, int *n, char *err, size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    if (!map)
+        return 0;
+    struct pmap *pm = mem_xcalloc(MAX_PORTS, sizeof *pm, SONIC_OOM);
+    int k = 0, rc = 0;
+    for (const char *s = map; s && !rc; k++) {
+        const char *comma = strchr(s, ',');
+        size_t l = comma ? (size_t)(comma - s) : strlen(s);
+        if (l == 0)
+            rc = SCN_EUSAGE, sfmt(err, errlen, "--ports: expected PORT=NODE:N pairs separated by commas, got an empty "
+                                  "pair in \"%.200s\"", map);
+        else if (k == MAX_PORTS)
+            rc = SCN_EUSAGE, sfmt(err, errlen, "--ports: expected at most %d pairs, got more", MAX_PORTS);
+        else
+            rc = ports_pair(s, l, &pm[k], err, errlen);
+        for (int j = 0; j < k && !rc; j++) {
+            if (strcmp(pm[j].name, pm[k].name) == 0)
+                rc = SCN_EUSAGE, sfmt(err, errlen, "--ports: expected each SONiC port once, got \"%s\" twice",
+                                      pm[k].name);
+            else if (strcmp(pm[j].node, pm[k].node) == 0 && pm[j].port == pm[k].port)
+                rc = SCN_EUSAGE, sfmt(err, errlen, "--ports: expected a rocesim port for one SONiC port only, got "
+                                      "%s:%ld for %s and %s", pm[k].node, pm[k].port, pm[j].name, pm[k].name);
+        }
+        s = comma ? comma + 1 : NULL;
+    }
+    if (rc) {
+        scn_one_line(err);
+        free(pm);
+        return rc;
+    }
+    *out = pm;
+    *n = k;
+    return 0;
+}
+
+/* See sonic.h. */
+int sonic_ports_check(const char *ports_map, char *err, size_t errlen)
+{
+    struct pmap *pm;
+    int n, rc = ports_parse(ports_map, &pm, &n, err, errlen);
+    free(pm);
+    return rc;
 }
 
 /* See sonic.h. */
@@ -791,22 +1162,37 @@ int sonic_import_text(const char *file, const char *text, const char *ports_map,
                       char *err, size_t errlen)
 {
     struct imp m = {.file = file, .err = err, .errlen = errlen, .notes = notes};
+    struct pmap *map;
     *out = NULL;
-    cJSON *root = cJSON_Parse(text);
-    if (!cJSON_IsObject(root)) {
+    int rc = ports_parse(ports_map, &map, &m.n_map, err, errlen);
+    if (rc)
+        return rc;
+    m.map = map;
+    /* the scenario loader's reading of JSON text: no trailing bytes, UTF-8, no \u0000, each key once */
+    struct setting_ctx sc = {.file = file, .err = err, .errlen = errlen};
+    cJSON *root = scn_parse_json(file, text, err, errlen);
+    char got[64];
+    if (root && !cJSON_IsObject(root)) {
+        sfmt(err, errlen, "%s: (top level): expected a config_db.json object of tables, got %s", file,
+             setting_describe(root, got, sizeof got));
+        scn_one_line(err);
+    }
+    if (!root || !cJSON_IsObject(root) || setting_check_dups(&sc, root, "") < 0) {
         cJSON_Delete(root);
-        sfmt(err, errlen, "%s: expected a config_db.json object of tables, got %s", file,
-             root ? "another JSON value" : "text that is not JSON");
+        free(map);
         return SCN_EUSAGE;
     }
     m.ports = mem_xcalloc(MAX_PORTS, sizeof *m.ports, SONIC_OOM);
+    m.kp = mem_xcalloc(MAX_PORTS, sizeof *m.kp, SONIC_OOM);
     cJSON *o = cJSON_CreateObject(), *sw = cJSON_CreateObject(), *profs = cJSON_CreateArray();
     m.nm = cJSON_CreateArray();
-    int rc = imp_run(&m, root, ports_map, sw, profs);
+    rc = imp_run(&m, root, sw, profs);
     cJSON_AddItemToObject(o, "switch", sw);
     cJSON_AddItemToObject(o, "profiles", profs);
     cJSON_AddItemToObject(o, "not_modelled", m.nm);
     free(m.ports);
+    free(m.kp);
+    free(map);
     cJSON_Delete(root);
     if (rc) {
         cJSON_Delete(o);
@@ -827,24 +1213,21 @@ static int imp_bad(const char *fmt, const char *arg)
     return usage_error("import", import_usage, fmt, arg);
 }
 
-/* --ports: NAME=SELECTOR pairs with a node:port selector each. */
-static bool ports_map_ok(const char *s)
+/* Prints the notes, one "rocesim: note: " line each. */
+static void print_notes(const char *p)
 {
-    while (*s) {
-        const char *comma = strchr(s, ',');
-        size_t l = comma ? (size_t)(comma - s) : strlen(s);
-        const char *eq = memchr(s, '=', l);
-        if (!eq || eq == s || !memchr(eq, ':', l - (size_t)(eq - s)) || eq[1] == ':')
-            return false;
-        s += l + (comma != NULL);
+    for (const char *l = p; l && *l;) {
+        const char *nl = strchr(l, '\n');
+        fprintf(stderr, "rocesim: note: %.*s\n", (int)(nl ? nl - l : (long)strlen(l)), l);
+        l = nl ? nl + 1 : l + strlen(l);
     }
-    return true;
 }
 
 /* See sonic.h. */
 int sonic_import_main(int argc, char **argv)
 {
     const char *file = NULL, *ports = NULL;
+    char err[SCN_ERR_MAX];
     if (argc >= 3 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0)) {
         fputs(import_usage, stdout);
         return 0;
@@ -853,10 +1236,14 @@ int sonic_import_main(int argc, char **argv)
         return imp_bad("expected the format sonic, got \"%s\"", argc < 3 ? "" : argv[2]);
     for (int i = 3; i < argc; i++) {
         if (strcmp(argv[i], "--ports") == 0) {
-            if (i + 1 == argc || !ports_map_ok(argv[i + 1]))
-                return imp_bad("--ports expects PORT=NODE:N pairs separated by commas, like "
-                               "Ethernet0=tor0:0,Ethernet4=tor0:1, got \"%s\"", i + 1 < argc ? argv[i + 1] : "");
+            if (i + 1 == argc)
+                return imp_bad("%s", "--ports needs PORT=NODE:N pairs separated by commas, like "
+                                     "Ethernet0=tor0:0,Ethernet4=tor0:1");
             ports = argv[++i];
+            if (sonic_ports_check(ports, err, sizeof err)) {
+                fprintf(stderr, "rocesim: %s\n", err);
+                return SCN_EUSAGE;
+            }
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return imp_bad("unknown option \"%s\"", argv[i]);
         } else if (!file) {
@@ -868,7 +1255,6 @@ int sonic_import_main(int argc, char **argv)
     if (!file)
         return imp_bad("%s", "needs a config_db.json file");
     char *text;
-    char err[SCN_ERR_MAX];
     int rc = read_text_file(file, &text, err, sizeof err);
     if (rc) {
         fprintf(stderr, "rocesim: %s\n", err);
@@ -883,11 +1269,7 @@ int sonic_import_main(int argc, char **argv)
         free(notes.p);
         return rc;
     }
-    for (char *l = notes.p; l && *l;) {
-        char *nl = strchr(l, '\n');
-        fprintf(stderr, "rocesim: note: %.*s\n", (int)(nl ? nl - l : (long)strlen(l)), l);
-        l = nl ? nl + 1 : l + strlen(l);
-    }
+    print_notes(notes.p);
     free(notes.p);
     char *s = cJSON_Print(o);
     if (!s)
@@ -947,159 +1329,218 @@ static long long wd_ms(int64_t ps, long long lo, long long hi, const char *field
     return v;
 }
 
+/* The export's state: the tables it fills and the distinct lossless and WRED settings seen so far. */
+struct exp {
+    const struct scn_switch *c;
+    struct sbuf *notes;
+    cJSON *prof, *pg, *qos, *wred, *queue, *sched;
+    const struct port_cfg **pgs, **wrs;
+    int n_pg, n_wr;
+    bool dyn_noted, pmax_noted;
+};
+
+/* "PORT|p" or "PORT|p-q" into key. */
+static void range_key(char *key, size_t len, const char *port, int p, int q)
+{
+    if (q > p)
+        sfmt(key, len, "%s|%d-%d", port, p, q);
+    else
+        sfmt(key, len, "%s|%d", port, p);
+}
+
+/* A port's pfc_enable and, when it has lossless priorities, their profile and BUFFER_PG entries. */
+static void export_pg(struct exp *x, const char *port, const struct port_cfg *pc)
+{
+    char pfc[32], name[64], key[64], a[64];
+    add_str(cJSON_AddObjectToObject(x->qos, port), "pfc_enable", "%s", mask_text(pc->lossless, pfc, sizeof pfc));
+    if (!pc->lossless)
+        return;
+    sfmt(name, sizeof name, "pg_lossless_%d_profile", distinct(x->pgs, &x->n_pg, pc, same_pg));
+    if (!cJSON_GetObjectItemCaseSensitive(x->prof, name)) {
+        cJSON *b = cJSON_AddObjectToObject(x->prof, name);
+        add_str(b, "pool", "ingress_lossless_pool");
+        add_str(b, "size", "%lld", (long long)pc->headroom);
+        add_str(b, "xoff", "%lld", (long long)pc->headroom);
+        add_str(b, "xon_offset", "%lld", (long long)pc->xon_delta);
+        if (pc->xoff_static) {
+            add_str(b, "static_th", "%lld", (long long)pc->xoff);
+        } else {
+            /* alpha 0 is 2^-infinity: the lowest dynamic_th, -8 */
+            double l2 = pc->alpha > 0 ? log2(pc->alpha) : -8;
+            long long th = l2 < -8 ? -8 : l2 > 0 ? 0 : llround(l2);
+            if (!x->dyn_noted && fabs(l2 - (double)th) > 1e-9) {
+                sb_printf(x->notes, "switch.pfc.dynamic_alpha %s: SONiC's dynamic_th is log2 of alpha, a whole number "
+                                    "in -8..7; written as %lld (alpha %s)\n",
+                          fmt_double(pc->alpha, a, 32), th, fmt_double(ldexp(1, (int)th), a + 32, 32));
+                x->dyn_noted = true;
+            }
+            add_str(b, "dynamic_th", "%lld", th);
+        }
+    }
+    /* one entry per run of consecutive lossless priorities */
+    for (int p = 0; p < 8; p++)
+        if (pc->lossless & (1u << p)) {
+            int q = p;
+            while (q + 1 < 8 && (pc->lossless & (1u << (q + 1))))
+                q++;
+            range_key(key, sizeof key, port, p, q);
+            add_str(cJSON_AddObjectToObject(x->pg, key), "profile", "%s", name);
+            p = q;
+        }
+}
+
+/* A port's QUEUE entries: each queue's scheduler and, where the port marks, its WRED profile. */
+static void export_queues(struct exp *x, const char *port, const struct port_cfg *pc)
+{
+    char wname[64] = "", a[32], key[64];
+    if (pc->ecn_dequeue || pc->ecn_enqueue) {
+        sfmt(wname, sizeof wname, "ROCESIM_ECN_%d", distinct(x->wrs, &x->n_wr, pc, same_wred));
+        if (!cJSON_GetObjectItemCaseSensitive(x->wred, wname)) {
+            cJSON *w = cJSON_AddObjectToObject(x->wred, wname);
+            long long pct = llround(pc->ecn.pmax * 100);
+            if (!x->pmax_noted && fabs(pc->ecn.pmax * 100 - (double)pct) > 1e-9) {
+                sb_printf(x->notes, "switch.ecn.pmax %s: SONiC's green_drop_probability is a whole percent; written "
+                                    "as %lld\n", fmt_double(pc->ecn.pmax, a, sizeof a), pct);
+                x->pmax_noted = true;
+            }
+            add_str(w, "wred_green_enable", "true");
+            add_str(w, "ecn", "ecn_all");
+            add_str(w, "green_min_threshold", "%lld", (long long)pc->ecn.kmin);
+            add_str(w, "green_max_threshold", "%lld", (long long)pc->ecn.kmax);
+            add_str(w, "green_drop_probability", "%lld", pct);
+        }
+    }
+    const char *qs[8];
+    for (int q = 0; q < 8; q++) {
+        uint32_t wt = x->c->scheduler.type == SCN_SCHED_DWRR ? x->c->scheduler.weights[q] : 0;
+        char sn[32];
+        if (wt)
+            sfmt(sn, sizeof sn, "scheduler.%u", wt);
+        else
+            sfmt(sn, sizeof sn, "scheduler.strict");
+        if (!cJSON_GetObjectItemCaseSensitive(x->sched, sn)) {
+            cJSON *e = cJSON_AddObjectToObject(x->sched, sn);
+            add_str(e, "type", "%s", wt ? "DWRR" : "STRICT");
+            if (wt)
+                add_str(e, "weight", "%u", wt);
+        }
+        qs[q] = cJSON_GetObjectItemCaseSensitive(x->sched, sn)->string;
+    }
+    for (int q = 0; q < 8; q++) {
+        int e = q;
+        while (e + 1 < 8 && strcmp(qs[e + 1], qs[q]) == 0)
+            e++;
+        range_key(key, sizeof key, port, q, e);
+        cJSON *qe = cJSON_AddObjectToObject(x->queue, key);
+        add_str(qe, "scheduler", "%s", qs[q]);
+        if (*wname)
+            add_str(qe, "wred_profile", "%s", wname);
+        q = e;
+    }
+}
+
+/* PFC_WD on every port when the watchdog is on. */
+static void export_watchdog(const struct scn_switch *c, uint32_t n_ports, cJSON *o, struct sbuf *notes)
+{
+    if (!c->watchdog.enabled)
+        return;
+    cJSON *wd = cJSON_AddObjectToObject(o, "PFC_WD");
+    long long poll = wd_ms(c->watchdog.poll_ps, 100, 1000, "poll_interval", notes);
+    long long det = wd_ms(c->watchdog.detection_ps, 100, 5000, "detection_time", notes);
+    long long res = wd_ms(c->watchdog.restoration_ps, 100, 60000, "restoration_time", notes);
+    long long lim = det < res ? det : res;
+    if (poll > lim)
+        sb_printf(notes, "switch.watchdog.poll_interval: SONiC's poll is at most the detection and restoration "
+                         "times; written as %lld\n", lim);
+    add_str(cJSON_AddObjectToObject(wd, "GLOBAL"), "POLL_INTERVAL", "%lld", poll > lim ? lim : poll);
+    static const char *const acts[] = {"drop", "forward", "alert"};
+    for (uint32_t j = 0; j < n_ports; j++) {
+        char port[32];
+        sfmt(port, sizeof port, "Ethernet%u", 4 * j);
+        cJSON *e = cJSON_AddObjectToObject(wd, port);
+        add_str(e, "action", "%s", acts[c->watchdog.action]);
+        add_str(e, "detection_time", "%lld", det);
+        add_str(e, "restoration_time", "%lld", res);
+    }
+}
+
+/* What the tables leave out or change, one note each (docs/sonic.md, "Export"). */
+static void export_notes(const struct scn_switch *c, bool lossless_written, struct sbuf *notes)
+{
+    char a[32], err[256];
+    struct scn_switch d;
+    struct setting_ctx sc = {.file = "defaults", .err = err, .errlen = sizeof err};
+    if (settings_defaults(&sc, settings_find("switch"), &d) < 0)
+        mem_oom(SONIC_OOM);
+    const struct scn_watchdog *w = &c->watchdog;
+    if (c->pfc.headroom_auto && lossless_written)
+        sb_printf(notes, "switch.pfc.headroom \"auto\": written as the bytes rocesim computes for each port (xoff "
+                         "of its profile); SONiC's dynamic buffer model would compute its own from the cable length\n");
+    if (!c->pfc.enabled)
+        sb_printf(notes, "switch.pfc.enabled false: pfc_enable \"\" and no lossless priority group on the ports "
+                         "without PFC; there its priorities, xoff, dynamic_alpha, xon_delta and headroom are not "
+                         "written (they act only with PFC on)\n");
+    if (c->pfc.pause_quanta != d.pfc.pause_quanta)
+        sb_printf(notes, "switch.pfc.pause_quanta %d: the pause time the ASIC sends, no config_db field; not "
+                         "written\n", c->pfc.pause_quanta);
+    if (!c->ecn.enabled)
+        sb_printf(notes, "switch.ecn.enabled false: no WRED profile on the queues of the ports that do not mark; "
+                         "there kmin, kmax and pmax are not written (they act only with ECN on)\n");
+    if (c->ecn.enabled && c->ecn.mark_on == SCN_MARK_ENQUEUE)
+        sb_printf(notes, "switch.ecn.mark_on \"enqueue\": SONiC has no such setting (the ASIC decides)\n");
+    bool weighted = false;
+    for (int p = 0; p < 8; p++) {
+        weighted |= c->scheduler.weights[p] != 0;
+        if (c->scheduler.type == SCN_SCHED_DWRR && c->scheduler.weights[p] > 100)
+            sb_printf(notes, "switch.scheduler.weights.%d %u: SONiC's weight is 1..100; written as it is, SONiC will "
+                             "refuse it\n", p, c->scheduler.weights[p]);
+    }
+    if (c->scheduler.type == SCN_SCHED_DWRR && !weighted)
+        sb_printf(notes, "switch.scheduler \"dwrr\" without weights: every queue goes by strict priority, written as "
+                         "STRICT (an import gives \"strict\", the same order)\n");
+    if (!w->enabled && (w->detection_ps != d.watchdog.detection_ps || w->restoration_ps != d.watchdog.restoration_ps ||
+                        w->poll_ps != d.watchdog.poll_ps || w->action != d.watchdog.action))
+        sb_printf(notes, "switch.watchdog.enabled false: no PFC_WD entry; its detection_time, restoration_time, "
+                         "poll_interval and action are not written\n");
+    if (c->cell_size)
+        sb_printf(notes, "switch.cell_size %d: a property of the ASIC, not of config_db; the thresholds are written "
+                         "in the whole cells the switch compares\n", c->cell_size);
+    if (c->mtu)
+        sb_printf(notes, "switch.mtu %d: SONiC keeps a port's MTU in its PORT table; not written\n", c->mtu);
+    sb_printf(notes, "switch.lossy_queue_limit %s: not written (the egress lossy profile of SONiC has its own "
+                     "threshold mode)\n", units_fmt_size(c->lossy_queue_limit, a, sizeof a));
+}
+
 /* See sonic.h. */
 cJSON *sonic_export(const struct run *r, uint32_t sw_index, struct sbuf *notes)
 {
     const struct sw *s = &r->net.sws[sw_index];
     const struct scn_switch *c = s->cfg;
-    char a[64];
     cJSON *o = cJSON_CreateObject();
     cJSON *pool = cJSON_AddObjectToObject(cJSON_AddObjectToObject(o, "BUFFER_POOL"), "ingress_lossless_pool");
-    bool dynamic = c->pfc.xoff_mode == SCN_XOFF_DYNAMIC;
     add_str(pool, "type", "ingress");
-    add_str(pool, "mode", "%s", dynamic ? "dynamic" : "static");
+    add_str(pool, "mode", "%s", c->pfc.xoff_mode == SCN_XOFF_DYNAMIC ? "dynamic" : "static");
     add_str(pool, "size", "%lld", (long long)c->buffer);
-
-    const struct port_cfg **pgs = mem_xcalloc(s->n_ports + 1, sizeof *pgs, SONIC_OOM);
-    const struct port_cfg **wrs = mem_xcalloc(s->n_ports + 1, sizeof *wrs, SONIC_OOM);
-    int n_pg = 0, n_wr = 0;
-    cJSON *prof = cJSON_AddObjectToObject(o, "BUFFER_PROFILE"), *pg = cJSON_AddObjectToObject(o, "BUFFER_PG");
-    cJSON *qos = cJSON_AddObjectToObject(o, "PORT_QOS_MAP"), *wred = cJSON_AddObjectToObject(o, "WRED_PROFILE");
-    cJSON *queue = cJSON_AddObjectToObject(o, "QUEUE"), *sched = cJSON_AddObjectToObject(o, "SCHEDULER");
-    bool dyn_noted = false, pmax_noted = false;
+    struct exp x = {.c = c, .notes = notes};
+    x.pgs = mem_xcalloc(s->n_ports + 1, sizeof *x.pgs, SONIC_OOM);
+    x.wrs = mem_xcalloc(s->n_ports + 1, sizeof *x.wrs, SONIC_OOM);
+    x.prof = cJSON_AddObjectToObject(o, "BUFFER_PROFILE");
+    x.pg = cJSON_AddObjectToObject(o, "BUFFER_PG");
+    x.qos = cJSON_AddObjectToObject(o, "PORT_QOS_MAP");
+    x.wred = cJSON_AddObjectToObject(o, "WRED_PROFILE");
+    x.queue = cJSON_AddObjectToObject(o, "QUEUE");
+    x.sched = cJSON_AddObjectToObject(o, "SCHEDULER");
     for (uint32_t j = 0; j < s->n_ports; j++) {
         const struct port_cfg *pc = &r->net.pcfg[s->ports[j].cfg];
-        char port[32], pfc[32] = "", key[64];
+        char port[32];
         sfmt(port, sizeof port, "Ethernet%u", 4 * j);
-        for (int p = 0, k = 0; p < 8; p++)
-            if (pc->lossless & (1u << p))
-                k += snprintf(pfc + k, sizeof pfc - (size_t)k, "%s%d", k ? "," : "", p);
-        add_str(cJSON_AddObjectToObject(qos, port), "pfc_enable", "%s", pfc);
-        if (pc->lossless) {
-            int i = distinct(pgs, &n_pg, pc, same_pg);
-            char name[64];
-            sfmt(name, sizeof name, "pg_lossless_%d_profile", i);
-            if (!cJSON_GetObjectItemCaseSensitive(prof, name)) {
-                cJSON *b = cJSON_AddObjectToObject(prof, name);
-                add_str(b, "pool", "ingress_lossless_pool");
-                add_str(b, "size", "%lld", (long long)pc->headroom);
-                add_str(b, "xoff", "%lld", (long long)pc->headroom);
-                add_str(b, "xon_offset", "%lld", (long long)pc->xon_delta);
-                if (pc->xoff_static) {
-                    add_str(b, "static_th", "%lld", (long long)pc->xoff);
-                } else {
-                    double l2 = log2(pc->alpha);
-                    long long th = llround(l2);
-                    th = th < -8 ? -8 : th > 0 ? 0 : th;
-                    if (!dyn_noted && fabs(l2 - (double)th) > 1e-9) {
-                        sb_printf(notes, "switch.pfc.dynamic_alpha %s: SONiC's dynamic_th is log2 of alpha, a whole "
-                                         "number in -8..7; written as %lld (alpha %s)\n",
-                                  fmt_double(pc->alpha, a, sizeof a), th, fmt_double(ldexp(1, (int)th), a + 32, 32));
-                        dyn_noted = true;
-                    }
-                    add_str(b, "dynamic_th", "%lld", th);
-                }
-            }
-            /* one entry per run of consecutive lossless priorities */
-            for (int p = 0; p < 8; p++)
-                if (pc->lossless & (1u << p)) {
-                    int q = p;
-                    while (q + 1 < 8 && (pc->lossless & (1u << (q + 1))))
-                        q++;
-                    if (q > p)
-                        sfmt(key, sizeof key, "%s|%d-%d", port, p, q);
-                    else
-                        sfmt(key, sizeof key, "%s|%d", port, p);
-                    add_str(cJSON_AddObjectToObject(pg, key), "profile", "%s", name);
-                    p = q;
-                }
-        }
-        /* QUEUE: each queue's scheduler and, where the port marks, its WRED profile */
-        char wname[64] = "";
-        if (pc->ecn_dequeue || pc->ecn_enqueue) {
-            int i = distinct(wrs, &n_wr, pc, same_wred);
-            sfmt(wname, sizeof wname, "ROCESIM_ECN_%d", i);
-            if (!cJSON_GetObjectItemCaseSensitive(wred, wname)) {
-                cJSON *w = cJSON_AddObjectToObject(wred, wname);
-                long long pct = llround(pc->ecn.pmax * 100);
-                if (!pmax_noted && fabs(pc->ecn.pmax * 100 - (double)pct) > 1e-9) {
-                    sb_printf(notes, "switch.ecn.pmax %s: SONiC's green_drop_probability is a whole percent; "
-                                     "written as %lld\n", fmt_double(pc->ecn.pmax, a, sizeof a), pct);
-                    pmax_noted = true;
-                }
-                add_str(w, "wred_green_enable", "true");
-                add_str(w, "ecn", "ecn_all");
-                add_str(w, "green_min_threshold", "%lld", (long long)pc->ecn.kmin);
-                add_str(w, "green_max_threshold", "%lld", (long long)pc->ecn.kmax);
-                add_str(w, "green_drop_probability", "%lld", pct);
-            }
-        }
-        const char *qs[8];
-        for (int q = 0; q < 8; q++) {
-            uint32_t wt = c->scheduler.type == SCN_SCHED_DWRR ? c->scheduler.weights[q] : 0;
-            char sn[32];
-            if (wt)
-                sfmt(sn, sizeof sn, "scheduler.%u", wt);
-            else
-                sfmt(sn, sizeof sn, "scheduler.strict");
-            if (!cJSON_GetObjectItemCaseSensitive(sched, sn)) {
-                cJSON *e = cJSON_AddObjectToObject(sched, sn);
-                add_str(e, "type", "%s", wt ? "DWRR" : "STRICT");
-                if (wt)
-                    add_str(e, "weight", "%u", wt);
-            }
-            qs[q] = cJSON_GetObjectItemCaseSensitive(sched, sn)->string;
-        }
-        for (int q = 0; q < 8; q++) {
-            int e = q;
-            while (e + 1 < 8 && strcmp(qs[e + 1], qs[q]) == 0)
-                e++;
-            if (e > q)
-                sfmt(key, sizeof key, "%s|%d-%d", port, q, e);
-            else
-                sfmt(key, sizeof key, "%s|%d", port, q);
-            cJSON *qe = cJSON_AddObjectToObject(queue, key);
-            add_str(qe, "scheduler", "%s", qs[q]);
-            if (*wname)
-                add_str(qe, "wred_profile", "%s", wname);
-            q = e;
-        }
+        export_pg(&x, port, pc);
+        export_queues(&x, port, pc);
     }
-    free(pgs);
-    free(wrs);
-    for (int p = 0; p < 8; p++)
-        if (c->scheduler.type == SCN_SCHED_DWRR && c->scheduler.weights[p] > 100)
-            sb_printf(notes, "switch.scheduler.weights.%d %u: SONiC's weight is 1..100; written as it is, SONiC will "
-                             "refuse it\n", p, c->scheduler.weights[p]);
-    if (c->watchdog.enabled) {
-        cJSON *wd = cJSON_AddObjectToObject(o, "PFC_WD");
-        long long poll = wd_ms(c->watchdog.poll_ps, 100, 1000, "poll_interval", notes);
-        long long det = wd_ms(c->watchdog.detection_ps, 100, 5000, "detection_time", notes);
-        long long res = wd_ms(c->watchdog.restoration_ps, 100, 60000, "restoration_time", notes);
-        add_str(cJSON_AddObjectToObject(wd, "GLOBAL"), "POLL_INTERVAL", "%lld", poll < det && poll < res ? poll
-                                                                                  : det < res ? det : res);
-        static const char *const acts[] = {"drop", "forward", "alert"};
-        for (uint32_t j = 0; j < s->n_ports; j++) {
-            char port[32];
-            sfmt(port, sizeof port, "Ethernet%u", 4 * j);
-            cJSON *e = cJSON_AddObjectToObject(wd, port);
-            add_str(e, "action", "%s", acts[c->watchdog.action]);
-            add_str(e, "detection_time", "%lld", det);
-            add_str(e, "restoration_time", "%lld", res);
-        }
-    }
-    if (c->pfc.headroom_auto)
-        sb_printf(notes, "switch.pfc.headroom \"auto\": written as the bytes rocesim computes for each port (xoff "
-                         "of its profile); SONiC's dynamic buffer model would compute its own from the cable length\n");
-    if (!c->pfc.enabled && c->pfc.lossless_mask)
-        sb_printf(notes, "switch.pfc.enabled false: written as pfc_enable \"\" on every port (the priorities are not "
-                         "kept)\n");
-    if (c->ecn.enabled && c->ecn.mark_on == SCN_MARK_ENQUEUE)
-        sb_printf(notes, "switch.ecn.mark_on \"enqueue\": SONiC has no such setting (the ASIC decides)\n");
-    if (c->cell_size)
-        sb_printf(notes, "switch.cell_size %d: a property of the ASIC, not of config_db\n", c->cell_size);
-    sb_printf(notes, "switch.lossy_queue_limit %s: not written (the egress lossy profile of SONiC has its own "
-                     "threshold mode)\n", units_fmt_size(c->lossy_queue_limit, a, sizeof a));
+    free(x.pgs);
+    free(x.wrs);
+    export_watchdog(c, s->n_ports, o, notes);
+    export_notes(c, x.n_pg > 0, notes);
     return o;
 }
 

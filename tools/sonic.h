@@ -22,14 +22,23 @@ struct run;
 struct sbuf;
 
 /*
- * Converts config_db.json text (`file` names it in messages).  ports_map is "Ethernet0=tor0:0,..." or NULL (the
- * ports are then named "SWITCH:<SONiC name>", to be renamed).  On success returns 0 and *out is
- * {"switch": {...}, "profiles": [...], "not_modelled": [...]} (caller deletes), with one line per item not
- * modelled appended to notes (when not NULL).  Else returns 2 with one line "FILE: KEY.PATH: expected ..., got
- * ..." in err.
+ * Converts config_db.json text (`file` names it in messages), read as the scenario loader reads JSON
+ * (scn_parse_json: nothing after the object; each key once).  ports_map is "Ethernet0=tor0:0,..." (checked as
+ * sonic_ports_check does) or NULL (the ports are then named "SWITCH:<SONiC name>", to be renamed).  On success
+ * returns 0 and *out is {"switch": {...}, "profiles": [...], "not_modelled": [...]} (caller deletes), with one line
+ * per item not modelled and per default taken appended to notes (when not NULL).  Else returns 2 with one line
+ * "FILE: KEY.PATH: expected ..., got ..." (or "--ports: ...") in err; a file with no entry in any QoS table is
+ * refused.
  */
 int sonic_import_text(const char *file, const char *text, const char *ports_map, struct cJSON **out,
                       struct sbuf *notes, char *err, size_t errlen);
+
+/*
+ * Checks a --ports map ("Ethernet0=tor0:0,..."): each pair a SONiC port name without wildcards, one node's name and a
+ * port number 0..99999, no SONiC port or rocesim port twice.  Returns 0, or 2 with "--ports: expected ..." in err.
+ * (The node and its port are checked against the topology when a scenario with the import's profiles is built.)
+ */
+int sonic_ports_check(const char *ports_map, char *err, size_t errlen);
 
 /*
  * The config_db.json tables of switch sw_index (an index into r->net.sws) of a built run; its ports are named
