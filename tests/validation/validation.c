@@ -596,6 +596,9 @@ struct hpcc_seen {
     uint64_t drops;
 };
 
+/* The bytes port p has put on the wire, each frame's preamble and gap included: what HPCC's INT counts. */
+static uint64_t wire_bytes(const struct port *p) { return p->tx_bytes + p->tx_frames * WIRE_OVERHEAD; }
+
 static bool hpcc_run(int N, sim_time_t join, const char *w_ai, struct hpcc_seen *seen)
 {
     char extra[256];
@@ -612,7 +615,7 @@ static bool hpcc_run(int N, sim_time_t join, const char *w_ai, struct hpcc_seen 
     uint32_t before[16];
     for (int i = 0; i < N; i++)
         before[i] = net_flow(&r->net, (uint32_t)i)->rcv_nxt;
-    uint64_t tx0 = bott->tx_bytes, tx = tx0;
+    uint64_t tx0 = wire_bytes(bott), tx = tx0;
     double qsum = 0;
     long samples = 0;
     seen->settle_us = seen->share_us = -1;
@@ -625,8 +628,8 @@ static bool hpcc_run(int N, sim_time_t join, const char *w_ai, struct hpcc_seen 
             seen->drain_us = (double)(t - from) / PS_PER_US;
         if ((t - from) % window)
             continue;
-        double u = (double)(bott->tx_bytes - tx) * 8 / ((double)window / 1e12) / 100e9;
-        tx = bott->tx_bytes;
+        double u = (double)(wire_bytes(bott) - tx) * 8 / ((double)window / 1e12) / 100e9;
+        tx = wire_bytes(bott);
         if (fabs(u - 0.95) >= 0.02 * 0.95)
             seen->settle_us = -1;
         else if (seen->settle_us < 0)
@@ -652,7 +655,7 @@ static bool hpcc_run(int N, sim_time_t join, const char *w_ai, struct hpcc_seen 
     }
     double secs = (double)span / 1e12;
     seen->jain = flows_goodput(r, N, before, secs, 1e9, seen->gbps, NULL);
-    seen->util = (double)(bott->tx_bytes - tx0) * 8 / secs / 100e9;
+    seen->util = (double)(wire_bytes(bott) - tx0) * 8 / secs / 100e9;
     seen->q_avg = qsum / (double)samples;
     seen->drops = r->net.c.data_dropped;
     return finish(r, &scn);
@@ -668,15 +671,17 @@ static bool run_hpcc(struct vresult *out, int *n, int cap)
         struct vresult *v = add(out, n, cap);
         char q[32];
         if (N == 1) {
-            /* U counts frame bytes: 1096-byte frames (1024 payload, 62 headers, 10 of INT at one hop). */
-            double want = 0.95 * 100 * 1024 / 1096;
+            /* U counts wire bytes: 1096-byte frames (1024 payload, 62 headers, 10 of INT at one hop) and 20 of
+             * preamble and gap, so the payload is 1024 / 1116 of the link's busy time, which rests at
+             * U = eta + k W_AI / W_init (k = 1116 / 1108, the hop the switch adds to a frame paced at 1108). */
+            double want = (0.95 + 1116.0 / 1108 * 80 / 62500) * 100 * 1024 / (1096 + WIRE_OVERHEAD);
             SET(check, "HPCC goodput, one flow, 100Gbps");
             SET(reference, "eta of the line (Li et al. 2019, section 3.3)");
             SET(expected, "%.2f Gbps", want);
             SET(measured, "%.2f Gbps", h.gbps[0]);
-            SET(tolerance, "2%%");
-            v->pass = fabs(h.gbps[0] - want) < 0.02 * want && h.drops == 0;
-            SET(note, "link at %.3f of its rate; queue %s on average; 1096-byte frames", h.util,
+            SET(tolerance, "0.5%%");
+            v->pass = fabs(h.gbps[0] - want) < 0.005 * want && h.drops == 0;
+            SET(note, "link busy %.3f of the time; queue %s on average; 1096-byte frames", h.util,
                 units_fmt_size((int64_t)h.q_avg, q, sizeof q));
             continue;
         }
@@ -687,31 +692,37 @@ static bool run_hpcc(struct vresult *out, int *n, int cap)
         SET(tolerance, "index >= 0.99");
         v->pass = h.jain >= 0.99 && h.drops == 0;
         SET(note, "goodput per flow %.2f Gbps; no loss (PFC)", h.gbps[0]);
+        /* U on the wire, between eta and the rest point of N windows that each add W_AI per round trip,
+         * eta + k N W_AI / W_init (k = 1116 / 1108: a frame paced at 1108 bytes on the wire leaves the switch
+         * 8 bytes longer; W_init 62500 B at T = 5 us): 0.9526 for 2 flows, 0.9706 for 16. */
+        double rest = 0.95 + 1116.0 / 1108 * N * 80 / 62500;
         v = add(out, n, cap);
         SET(check, "HPCC queue and utilization, %d flows into 100Gbps", N);
         SET(reference, "near-empty queue at eta (Li et al. 2019, section 3)");
-        SET(expected, "queue < 5 KB, U 0.95");
-        SET(measured, "queue %s, U %.3f", units_fmt_size((int64_t)h.q_avg, q, sizeof q), h.util);
-        SET(tolerance, "U within 2%%");
-        v->pass = h.q_avg < 5000 && fabs(h.util - 0.95) < 0.02 * 0.95;
-        SET(note, "time averages over 4 ms after 2 ms; U: frame bytes sent over the link's rate");
+        SET(expected, "queue < 5 KB, U 0.950..%.4f", rest);
+        SET(measured, "queue %s, U %.4f", units_fmt_size((int64_t)h.q_avg, q, sizeof q), h.util);
+        SET(tolerance, "U +-0.002");
+        v->pass = h.q_avg < 5000 && h.util >= 0.95 - 0.002 && h.util <= rest + 0.002;
+        SET(note, "time averages over 4 ms after 2 ms; U: bytes on the wire (frames, preamble, gap) over the "
+                  "link's rate");
     }
     /*
-     * A flow that joins starts at line rate (W_init = B T), so with one flow already at eta B the first cuts
-     * leave the two windows almost equal: two flows share within a few round trips.
+     * A flow that joins starts at line rate (W_init = B T) with U = 1: the queue it builds reaches every flow's U
+     * within a round trip, and W = Wc / (U / eta) drains it within a few.  The split those first cuts leave is
+     * another matter (the row after next).
      */
     struct hpcc_seen two;
     if (!hpcc_run(2, 2 * PS_PER_MS, "80B", &two))
         return false;
     struct vresult *v = add(out, n, cap);
-    SET(check, "HPCC a 2nd flow joins 1 at line rate: its share");
+    SET(check, "HPCC a 2nd flow joins 1 at line rate: its queue drains");
     SET(reference, "converges within a few RTTs (Li et al. 2019, section 3)");
-    SET(expected, "W/T within 10%% of fair by 50 us (10 T), held");
-    SET(measured, two.share_us >= 0 ? "after %.0f us" : "not within 4 ms", two.share_us);
-    SET(tolerance, "10 us samples");
-    v->pass = two.share_us >= 0 && two.share_us <= 50 && two.drops == 0;
-    SET(note, "joining flow %.1f Gbps above the other at the end: an equilibrium that W_AI holds only weakly "
-              "(docs/model.md)", two.gap1);
+    SET(expected, "queue < 5 KB after <= 50 us (10 T)");
+    SET(measured, "after %.0f us", two.drain_us);
+    SET(tolerance, "1 us samples");
+    v->pass = two.drain_us <= 50 && two.drops == 0;
+    SET(note, "then the joining flow's W/T %.1f Gbps %s the other's at the end: the split of the first cuts, which "
+              "W_AI evens out only weakly (docs/model.md)", fabs(two.gap1), two.gap1 < 0 ? "below" : "above");
     struct hpcc_seen j;
     if (!hpcc_run(4, 2 * PS_PER_MS, "80B", &j))
         return false;
