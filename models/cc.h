@@ -65,6 +65,12 @@ struct cc_stat {
     uint64_t value;
 };
 
+/* A setting's value as it applies to one host (host_values): its name in the algorithm's group and its text. */
+struct cc_value {
+    const char *name;
+    char text[32];
+};
+
 struct cc_ops {
     const char *name;  /* as the scenario spells it (host.cc) */
     unsigned flags;    /* enum cc_flags */
@@ -92,6 +98,9 @@ struct cc_ops {
     void (*sample)(const struct flow *f, sim_time_t now, struct cc_sample *s);
     /* Up to max named per-flow statistics into out; returns how many.  May be NULL. */
     int (*stats)(const struct flow *f, struct cc_stat *out, int max);
+    /* The values its settings take on host h where they depend on the host (a step scaled by its line rate, say),
+     * for rocesim check's derived.groups: up to max into out; returns how many.  May be NULL. */
+    int (*host_values)(const struct host *h, struct cc_value *out, int max);
     /* No settings hook: an algorithm's settings are a group it registers from its own file (sim/settings.h), which
      * the scenario loader parses, checks and dumps; the algorithm reads them from f->net->scn. */
 };

@@ -18,7 +18,12 @@
  *   The sender keeps at most W bytes unacknowledged (flow.cc_wnd) and paces at R = W / T.
  *
  * The window starts at W_init = B_NIC T (section 3.3) and never exceeds it: R = W / T is then at most the NIC's
- * line rate.  Defaults (section 3.3 and section 5's setting): eta 95 %, maxStage 5; W_AI = W_init (1 - eta) / N
+ * line rate.  U starts at 1.  Algorithm 1 gives U no initial value; 1 is what the start at W_init implies (a window
+ * of one bandwidth-delay product is a normalized inflight of 1: a new flow assumes the path as loaded as its own
+ * window would make it), and it is the HPCC paper's ns-3 simulator's (RdmaQueuePair's constructor: hp.u = 1).  From
+ * 0 the first ACKs would move U by tau / T each (under 1 % per ACK at 100 Gbps, T = 10 us): a flow joining a busy
+ * link would read U far below eta and hold W_init for most of a round trip.  The INT txBytes count wire bytes
+ * (telemetry.h), so eta is the share of the link's time HPCC keeps busy.  Defaults (section 3.3 and section 5's setting): eta 95 %, maxStage 5; W_AI = W_init (1 - eta) / N
  * for N the number of flows a link should carry at once (section 3.3): 80 B is N = 78 at 100 Gbps and T = 10 us.
  *
  * The INT bytes are on the wire as the paper's header format has them (section 5.1, "Switch implementation"):
@@ -94,6 +99,7 @@ static void set_window(struct flow *f, double w)
 static void hpcc_init(struct flow *f, sim_time_t now)
 {
     struct hpcc_state *s = st(f);
+    s->u = 1; /* see the header */
     s->w = s->wc = w_init(f);
     set_window(f, s->w);
 }

@@ -8,7 +8,13 @@
  *
  *   U_j = qLen_j / (B_j T) + txRate_j / B_j,   txRate_j = (txBytes_j - txBytes'_j) / (ts_j - ts'_j)
  *
- * from two successive records of the same hop.  A packet is one cache line (struct pkt, net.h) that every frame
+ * from two successive records of the same hop.  B is the link's capacity, so txBytes counts what the link carries:
+ * every frame's bytes and its 20 bytes of preamble and inter-frame gap (WIRE_OVERHEAD, net.h); counted without them
+ * txRate / B would read 0.982 on a link busy with 1096-byte frames, and HPCC's eta of 0.95 would keep that link 96.7 %
+ * busy.  (The HPCC paper's ns-3 simulator counts frame bytes, but its links send no preamble or gap: there too
+ * txRate / B is the busy fraction.)  qLen is the frames' bytes queued, what a switch's queue counter holds.
+ *
+ * A packet is one cache line (struct pkt, net.h) that every frame
  * of every run touches, so the hops do not live in it: a frame refers to a record of a side pool by a 32-bit
  * index (pkt.tel, 0 for none).  Only flows whose congestion control asks for it (CC_F_TELEMETRY, cc.h) take
  * records; every other frame carries 0, and freeing it costs one predictable branch (pkt_free, net.h).
@@ -38,7 +44,8 @@
 /* What one switch egress writes into a passing frame. */
 struct int_hop {
     sim_time_t ts;        /* when the frame started leaving the egress */
-    uint64_t tx_bytes;    /* bytes the egress port had put on the wire by then (port.tx_bytes) */
+    uint64_t tx_bytes;    /* bytes the egress port had put on the wire by then, each frame's preamble and gap
+                           * included (port.tx_bytes + WIRE_OVERHEAD x port.tx_frames) */
     int64_t rate_bps;     /* the link's rate */
     uint32_t qlen;        /* bytes queued at the egress at the frame's priority, the frame excluded */
     uint32_t port;        /* the egress port's id (net.ports index), to pair records of the same hop */

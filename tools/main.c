@@ -2,6 +2,7 @@
  * rocesim — command line.  Exit status: 0 success; 1 the run found a fatal
  * condition the user asked to fail on; 2 bad usage or bad scenario; 3 I/O error.
  */
+#include "models/cc.h"
 #include "sim/scenario.h"
 #include "sim/mem.h"
 #include "sim/units.h"
@@ -292,6 +293,39 @@ static cJSON *port_cfg_json(const struct port_cfg *pc, uint32_t ports)
 }
 
 /*
+ * What a host group's congestion control makes of its settings on those hosts (cc_ops.host_values: values scaled
+ * to the line rate), one entry per line rate among the k hosts ids[] (their indexes in net.hosts); nothing when
+ * its algorithm has no such values.
+ */
+static void add_cc_values(cJSON *o, const struct net *n, const struct scn_host *cfg, const uint32_t *ids, uint32_t k)
+{
+    int cc = cc_find(cc_scenario_name(cfg->cc));
+    if (cc < 0 || !cc_registry[cc]->host_values)
+        return;
+    cJSON *arr = cJSON_AddArrayToObject(o, "cc_values");
+    for (uint32_t i = 0; i < k; i++) {
+        const struct host *h = &n->hosts[ids[i]];
+        uint32_t same = 0, j = 0;
+        while (j < i && n->hosts[ids[j]].rate_bps != h->rate_bps)
+            j++;
+        if (j < i)
+            continue; /* that rate has its entry */
+        for (j = i; j < k; j++)
+            same += n->hosts[ids[j]].rate_bps == h->rate_bps;
+        struct cc_value v[16];
+        int nv = cc_registry[cc]->host_values(h, v, 16);
+        char a[32];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "rate", units_fmt_rate(h->rate_bps, a, sizeof a));
+        cJSON_AddNumberToObject(e, "hosts", same);
+        cJSON *vals = cJSON_AddObjectToObject(e, cc_registry[cc]->name);
+        for (int q = 0; q < nv; q++)
+            cJSON_AddStringToObject(vals, v[q].name, v[q].text);
+        cJSON_AddItemToArray(arr, e);
+    }
+}
+
+/*
  * The resolved settings per group of nodes that share them (profiles, docs/scenario.md): each switch group with
  * its ports' values per distinct set (rates, thresholds), each host group with its host object.
  */
@@ -331,6 +365,11 @@ static cJSON *groups_json(const struct run *r)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "nodes", names);
         settings_dump(settings_find("host"), &n->host_cfgs[c], cJSON_AddObjectToObject(o, "host"));
+        k = 0;
+        for (uint32_t i = 0; i < g->n_hosts; i++)
+            if (n->hosts[i].cfg == &n->host_cfgs[c])
+                ids[k++] = i;
+        add_cc_values(o, n, &n->host_cfgs[c], ids, k);
         cJSON_AddItemToArray(arr, o);
     }
     free(ids);

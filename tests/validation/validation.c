@@ -597,6 +597,9 @@ struct hpcc_seen {
     uint64_t drops;
 };
 
+/* The bytes port p has put on the wire, each frame's preamble and gap included: what HPCC's INT counts. */
+static uint64_t wire_bytes(const struct port *p) { return p->tx_bytes + p->tx_frames * WIRE_OVERHEAD; }
+
 static bool hpcc_run(int N, sim_time_t join, const char *w_ai, struct hpcc_seen *seen)
 {
     char extra[256];
@@ -613,7 +616,7 @@ static bool hpcc_run(int N, sim_time_t join, const char *w_ai, struct hpcc_seen 
     uint32_t before[16];
     for (int i = 0; i < N; i++)
         before[i] = net_flow(&r->net, (uint32_t)i)->rcv_nxt;
-    uint64_t tx0 = bott->tx_bytes, tx = tx0;
+    uint64_t tx0 = wire_bytes(bott), tx = tx0;
     double qsum = 0;
     long samples = 0;
     seen->settle_us = seen->share_us = -1;
@@ -626,8 +629,8 @@ static bool hpcc_run(int N, sim_time_t join, const char *w_ai, struct hpcc_seen 
             seen->drain_us = (double)(t - from) / PS_PER_US;
         if ((t - from) % window)
             continue;
-        double u = (double)(bott->tx_bytes - tx) * 8 / ((double)window / 1e12) / 100e9;
-        tx = bott->tx_bytes;
+        double u = (double)(wire_bytes(bott) - tx) * 8 / ((double)window / 1e12) / 100e9;
+        tx = wire_bytes(bott);
         if (fabs(u - 0.95) >= 0.02 * 0.95)
             seen->settle_us = -1;
         else if (seen->settle_us < 0)
@@ -653,7 +656,7 @@ static bool hpcc_run(int N, sim_time_t join, const char *w_ai, struct hpcc_seen 
     }
     double secs = (double)span / 1e12;
     seen->jain = flows_goodput(r, N, before, secs, 1e9, seen->gbps, NULL);
-    seen->util = (double)(bott->tx_bytes - tx0) * 8 / secs / 100e9;
+    seen->util = (double)(wire_bytes(bott) - tx0) * 8 / secs / 100e9;
     seen->q_avg = qsum / (double)samples;
     seen->drops = r->net.c.data_dropped;
     return finish(r, &scn);
@@ -669,15 +672,17 @@ static bool run_hpcc(struct vresult *out, int *n, int cap)
         struct vresult *v = add(out, n, cap);
         char q[32];
         if (N == 1) {
-            /* U counts frame bytes: 1096-byte frames (1024 payload, 62 headers, 10 of INT at one hop). */
-            double want = 0.95 * 100 * 1024 / 1096;
+            /* U counts wire bytes: 1096-byte frames (1024 payload, 62 headers, 10 of INT at one hop) and 20 of
+             * preamble and gap, so the payload is 1024 / 1116 of the link's busy time, which rests at
+             * U = eta + k W_AI / W_init (k = 1116 / 1108, the hop the switch adds to a frame paced at 1108). */
+            double want = (0.95 + 1116.0 / 1108 * 80 / 62500) * 100 * 1024 / (1096 + WIRE_OVERHEAD);
             SET(check, "HPCC goodput, one flow, 100Gbps");
             SET(reference, "eta of the line (Li et al. 2019, section 3.3)");
             SET(expected, "%.2f Gbps", want);
             SET(measured, "%.2f Gbps", h.gbps[0]);
-            SET(tolerance, "2%%");
-            v->pass = fabs(h.gbps[0] - want) < 0.02 * want && h.drops == 0;
-            SET(note, "link at %.3f of its rate; queue %s on average; 1096-byte frames", h.util,
+            SET(tolerance, "0.5%%");
+            v->pass = fabs(h.gbps[0] - want) < 0.005 * want && h.drops == 0;
+            SET(note, "link busy %.3f of the time; queue %s on average; 1096-byte frames", h.util,
                 units_fmt_size((int64_t)h.q_avg, q, sizeof q));
             continue;
         }
@@ -688,31 +693,37 @@ static bool run_hpcc(struct vresult *out, int *n, int cap)
         SET(tolerance, "index >= 0.99");
         v->pass = h.jain >= 0.99 && h.drops == 0;
         SET(note, "goodput per flow %.2f Gbps; no loss (PFC)", h.gbps[0]);
+        /* U on the wire, between eta and the rest point of N windows that each add W_AI per round trip,
+         * eta + k N W_AI / W_init (k = 1116 / 1108: a frame paced at 1108 bytes on the wire leaves the switch
+         * 8 bytes longer; W_init 62500 B at T = 5 us): 0.9526 for 2 flows, 0.9706 for 16. */
+        double rest = 0.95 + 1116.0 / 1108 * N * 80 / 62500;
         v = add(out, n, cap);
         SET(check, "HPCC queue and utilization, %d flows into 100Gbps", N);
         SET(reference, "near-empty queue at eta (Li et al. 2019, section 3)");
-        SET(expected, "queue < 5 KB, U 0.95");
-        SET(measured, "queue %s, U %.3f", units_fmt_size((int64_t)h.q_avg, q, sizeof q), h.util);
-        SET(tolerance, "U within 2%%");
-        v->pass = h.q_avg < 5000 && fabs(h.util - 0.95) < 0.02 * 0.95;
-        SET(note, "time averages over 4 ms after 2 ms; U: frame bytes sent over the link's rate");
+        SET(expected, "queue < 5 KB, U 0.950..%.4f", rest);
+        SET(measured, "queue %s, U %.4f", units_fmt_size((int64_t)h.q_avg, q, sizeof q), h.util);
+        SET(tolerance, "U +-0.002");
+        v->pass = h.q_avg < 5000 && h.util >= 0.95 - 0.002 && h.util <= rest + 0.002;
+        SET(note, "time averages over 4 ms after 2 ms; U: bytes on the wire (frames, preamble, gap) over the "
+                  "link's rate");
     }
     /*
-     * A flow that joins starts at line rate (W_init = B T), so with one flow already at eta B the first cuts
-     * leave the two windows almost equal: two flows share within a few round trips.
+     * A flow that joins starts at line rate (W_init = B T) with U = 1: the queue it builds reaches every flow's U
+     * within a round trip, and W = Wc / (U / eta) drains it within a few.  The split those first cuts leave is
+     * another matter (the row after next).
      */
     struct hpcc_seen two;
     if (!hpcc_run(2, 2 * PS_PER_MS, "80B", &two))
         return false;
     struct vresult *v = add(out, n, cap);
-    SET(check, "HPCC a 2nd flow joins 1 at line rate: its share");
+    SET(check, "HPCC a 2nd flow joins 1 at line rate: its queue drains");
     SET(reference, "converges within a few RTTs (Li et al. 2019, section 3)");
-    SET(expected, "W/T within 10%% of fair by 50 us (10 T), held");
-    SET(measured, two.share_us >= 0 ? "after %.0f us" : "not within 4 ms", two.share_us);
-    SET(tolerance, "10 us samples");
-    v->pass = two.share_us >= 0 && two.share_us <= 50 && two.drops == 0;
-    SET(note, "joining flow %.1f Gbps above the other at the end: an equilibrium that W_AI holds only weakly "
-              "(docs/model.md)", two.gap1);
+    SET(expected, "queue < 5 KB after <= 50 us (10 T)");
+    SET(measured, "after %.0f us", two.drain_us);
+    SET(tolerance, "1 us samples");
+    v->pass = two.drain_us <= 50 && two.drops == 0;
+    SET(note, "then the joining flow's W/T %.1f Gbps %s the other's at the end: the split of the first cuts, which "
+              "W_AI evens out only weakly (docs/model.md)", fabs(two.gap1), two.gap1 < 0 ? "below" : "above");
     struct hpcc_seen j;
     if (!hpcc_run(4, 2 * PS_PER_MS, "80B", &j))
         return false;
@@ -808,13 +819,113 @@ static bool timely_run(int N, const char *params, struct timely_seen *seen)
     return finish(r, &scn);
 }
 
+/* See validation.h. */
+bool validation_timely_pair(const char *host, struct timely_pair *out)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"topology\": {\"type\": \"star\", \"hosts\": 3, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, "
+             "\"host\": {\"cc\": \"timely\"%s%s}, \"stop\": \"30ms\", \"traffic\": [{\"type\": \"flow\", \"src\": "
+             "\"h0\", \"dst\": \"h2\", \"size\": \"20MB\"}, {\"type\": \"flow\", \"src\": \"h1\", \"dst\": \"h2\", "
+             "\"size\": \"20MB\"}]}", *host ? ", " : "", host);
+    struct scenario scn;
+    struct run *r = start(json, &scn);
+    if (!r)
+        return false;
+    *out = (struct timely_pair){.r_min = 1e18, .t60_us = -1, .t90_us = -1};
+    struct flow *f[2] = {net_flow(&r->net, 0), net_flow(&r->net, 1)};
+    double at1ms = 0;
+    for (sim_time_t t = PS_PER_US; t <= scn.stop_ps && !(f[0]->finish >= 0 && f[1]->finish >= 0); t += PS_PER_US) {
+        sim_run(&r->sim, t);
+        double agg = 0, got = 0;
+        for (int i = 0; i < 2; i++) {
+            struct cc_sample cs;
+            cc_sample(f[i], t, &cs);
+            agg += cs.rate_bps / 1e9;
+            double b = (double)f[i]->rcv_nxt * f[i]->mtu;
+            got += b < (double)f[i]->size ? b : (double)f[i]->size;
+        }
+        if (t == PS_PER_MS)
+            at1ms = got;
+        if (out->t90_us < 0 && agg < out->r_min) {
+            out->r_min = agg;
+            out->t60_us = -1;
+        }
+        if (out->t60_us < 0 && out->r_min < 60 && agg >= 60)
+            out->t60_us = (double)t / PS_PER_US;
+        if (out->t60_us >= 0 && out->t90_us < 0 && agg >= 90)
+            out->t90_us = (double)t / PS_PER_US;
+    }
+    bool done = f[0]->finish >= 0 && f[1]->finish >= 0;
+    if (done) {
+        sim_time_t end = f[0]->finish > f[1]->finish ? f[0]->finish : f[1]->finish;
+        out->end_us = (double)end / PS_PER_US;
+        out->ideal_us = (double)f[0]->ideal_fct / PS_PER_US;
+        out->after_gbps = (40e6 - at1ms) * 8 / (out->end_us - 1000) / 1e3;
+        if (out->t90_us > out->t60_us && out->t60_us >= 0)
+            out->slope = 30 / ((out->t90_us - out->t60_us) / 1000);
+    } else {
+        fprintf(stderr, "validation: the two TIMELY flows did not finish in %s\n", json);
+    }
+    return finish(r, &scn) && done;
+}
+
 /*
- * The paper's thresholds (T_low 50 us, T_high 500 us) were set for its 10 Gbps NICs; at 100 Gbps the same queue in
- * bytes drains ten times faster, so the rows run the hpcc-ns3 preset (the paper's 10 Mbps step would take
- * milliseconds to matter at 100 Gbps) with the thresholds scaled by ten: 5 us and 50 us.  One informative row
- * shows what the paper's thresholds do on this fabric.
+ * The rows run host.timely's default, the preset "scaled": the paper's thresholds (T_low 50 us, T_high 500 us) and
+ * step (10 Mbps) were set for its 10 Gbps NICs, and at 100 Gbps the default keeps the same queue in bytes and the
+ * same fraction of the line: 5 us, 50 us, 100 Mbps.  One informative row shows what the paper's thresholds do on
+ * this fabric (preset "hpcc-ns3", the HPCC simulator's TIMELY, which keeps them).
  */
-#define TIMELY_FIT "\"preset\": \"hpcc-ns3\", \"t_low\": \"5us\", \"t_high\": \"50us\""
+#define TIMELY_FIT ""
+/* The HPCC paper's ns-3 simulator on the two flows of timely_pair_rows (tests/validation/NOTES.md): the last
+ * flow done 3.970734 ms after the start, a flow alone 1.680960 ms. */
+#define TIMELY_NS3_PAIR (3.970734 / (2 * 1.680960))
+
+/*
+ * Two flows that start together at line rate into one port: the queue grows until the gradient cuts them, then
+ * below T_low each flow gains delta per sample, one sample per round trip P: the aggregate climbs at 2 delta / P,
+ * P between the empty network's round trip (4.19 us: four 1 us hops, a data frame and an ACK serialized twice) and
+ * that plus a frame's pacing gap at 30 Gbps and one frame queued ahead (4.57 us), i.e. 43.8 to 47.7 Gbps per ms
+ * with delta 100 Mbps.  Goodput from 1 ms on: at least 80 % of the line's (the link back within about a ms).
+ */
+static bool timely_pair_rows(struct vresult *out, int *n, int cap)
+{
+    struct timely_pair d, h;
+    if (!validation_timely_pair("", &d) || /* the defaults */
+        !validation_timely_pair("\"mtu\": 1000, \"timely\": {\"preset\": \"hpcc-ns3\"}", &h))
+        return false;
+    double line = line_goodput(100, 1024), lo = 2 * 0.1 / 4.57e-3, hi = 2 * 0.1 / 4.19e-3;
+    struct vresult *v = add(out, n, cap);
+    SET(check, "TIMELY default: 2 x 20 MB into 100Gbps, goodput after 1 ms");
+    SET(reference, "the link back within ~1 ms of the cut");
+    SET(expected, ">= %.1f Gbps (80%% of %.1f)", 0.8 * line, line);
+    SET(measured, "%.1f Gbps", d.after_gbps);
+    SET(tolerance, "threshold");
+    v->pass = d.after_gbps >= 0.8 * line;
+    SET(note, "cut to %.1f Gbps in all, back at 90 Gbps at %.0f us; last byte at %.3f ms", d.r_min, d.t90_us,
+        d.end_us / 1000);
+    v = add(out, n, cap);
+    SET(check, "TIMELY default: 2 x 20 MB into 100Gbps, the climb after the cut");
+    SET(reference, "2 delta per round trip below T_low (Algorithm 1)");
+    SET(expected, "%.1f..%.1f Gbps/ms", lo, hi);
+    SET(measured, "%.1f Gbps/ms", d.slope);
+    SET(tolerance, "bounds of P");
+    v->pass = d.slope >= lo && d.slope <= hi;
+    SET(note, "aggregate pacing rate from 60 to 90 Gbps (%.0f..%.0f us); delta 100 Mbps", d.t60_us, d.t90_us);
+    /* The same two flows in the HPCC paper's simulator, with 1000-byte payloads as its run script sends them:
+     * the last byte over twice a flow's time alone, which sets aside the two simulators' different headers. */
+    double ratio = h.end_us / (2 * h.ideal_us);
+    v = add(out, n, cap);
+    SET(check, "TIMELY hpcc-ns3: 2 x 20 MB into 100Gbps, 1000 B payloads");
+    SET(reference, "the HPCC paper's ns-3 simulator (notes below)");
+    SET(expected, "%.3f x the ideal", TIMELY_NS3_PAIR);
+    SET(measured, "%.3f x the ideal", ratio);
+    SET(tolerance, "3%%");
+    v->pass = fabs(ratio - TIMELY_NS3_PAIR) <= 0.03 * TIMELY_NS3_PAIR;
+    SET(note, "last byte at %.3f ms, %.3f ms alone; cut to %.1f Gbps in all (floor 2 x 1 Gbps), back at 90 Gbps at "
+              "%.0f us", h.end_us / 1000, h.ideal_us / 1000, h.r_min, h.t90_us);
+    return true;
+}
 
 static bool run_timely(struct vresult *out, int *n, int cap)
 {
@@ -832,7 +943,7 @@ static bool run_timely(struct vresult *out, int *n, int cap)
             SET(measured, "%.3f Gbps", h.gbps[0]);
             SET(tolerance, "1%%");
             v->pass = fabs(h.gbps[0] - line) <= 0.01 * line && h.drops == 0;
-            SET(note, "last 20 ms of 40; hpcc-ns3 preset; RTT %.1f us on average (no queue)", h.rtt_avg);
+            SET(note, "last 20 ms of 40; the default preset; RTT %.1f us on average (no queue)", h.rtt_avg);
             continue;
         }
         double lo = h.gbps[0], hi = h.gbps[0];
@@ -855,8 +966,8 @@ static bool run_timely(struct vresult *out, int *n, int cap)
         SET(measured, "%.0f..%.0f us (mean %.1f)", h.rtt_lo, h.rtt_hi, h.rtt_avg);
         SET(tolerance, "5th..95th pct");
         v->pass = h.rtt_lo >= 5 && h.rtt_hi <= 50;
-        SET(note, "T_low 5 us, T_high 50 us (the paper's scaled to 100 Gbps); where in between depends on the run, "
-                  "not on N: no unique fixed point");
+        SET(note, "T_low 5 us, T_high 50 us (the default: the paper's scaled to 100 Gbps); where in between depends "
+                  "on the run, not on N: no unique fixed point");
     }
     struct timely_seen p;
     if (!timely_run(4, "\"preset\": \"hpcc-ns3\"", &p))
@@ -869,9 +980,9 @@ static bool run_timely(struct vresult *out, int *n, int cap)
     SET(tolerance, "reported");
     v->informative = true;
     v->pass = p.rtt_lo >= 50 && p.rtt_hi <= 500;
-    SET(note, "below T_low the rate only grows: the queue fills to T_low, the gradient empties it; link at %.3f, "
-              "Jain %.4f", p.util, p.jain);
-    return true;
+    SET(note, "preset hpcc-ns3; below T_low the rate only grows: the queue fills to T_low, the gradient empties it; "
+              "link at %.3f, Jain %.4f", p.util, p.jain);
+    return timely_pair_rows(out, n, cap);
 }
 
 const struct vgroup validation_groups[] = {

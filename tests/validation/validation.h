@@ -36,6 +36,21 @@ struct vgroup {
  */
 void validation_star_json(char *json, size_t size, int N, const char *rate, const char *extra, sim_time_t join_ps);
 
+/*
+ * Two 20 MB TIMELY flows h0, h1 -> h2 into one 100 Gbps port of a star (1 us links), both from t = 0, with `host`
+ * the members of the host object after "cc": "timely" (say "\"timely\": {...}"; "" for the defaults), sampled every
+ * 1 us until both are done (at most 30 ms): the lowest aggregate pacing rate, the time the aggregate then first
+ * reaches 60 and 90 Gbps and its slope in between, the goodput from 1 ms until the last byte, the time of the last
+ * byte and a flow's ideal FCT (alone on the path).  False when the run does not set up or a flow does not finish.
+ */
+struct timely_pair {
+    double r_min;       /* Gbps */
+    double t60_us, t90_us, slope; /* slope: Gbps per ms from 60 to 90 Gbps */
+    double after_gbps;  /* goodput of both flows from 1 ms to the end */
+    double end_us, ideal_us;
+};
+bool validation_timely_pair(const char *host, struct timely_pair *out);
+
 extern const struct vgroup validation_groups[];
 extern const int validation_n_groups;
 
