@@ -27,8 +27,10 @@
  * 2: event keys (time, entity, entity sequence).
  * 3: the engine in windows (sim/parallel.h): a run ends at the end of the window in which its traffic was done,
  *    deadlock checks run between windows, Poisson arrivals are events of the run.
+ * 4: the sender's completion (the last ACK) besides the receiver's: flows.csv's acked_ns ... slowdown_ack,
+ *    summary.json's acked, fct_ack_ns and slowdown_ack.
  */
-#define RUN_RESULTS_VERSION 3
+#define RUN_RESULTS_VERSION 4
 
 struct run {
     const struct scenario *scn;
@@ -115,6 +117,14 @@ int run_write_outputs(struct run *r, const char *dir, char *err, size_t errlen);
 
 /* summary.json as text (caller frees); with_wall = false leaves out the wall-clock fields. */
 char *run_summary_json(const struct run *r, bool with_wall);
+
+/*
+ * flows.csv's columns (docs/outputs.md): the receiver's completion (finish_ns ... slowdown, the columns of a
+ * flows.csv of results_version 3 or older), then the sender's (acked_ns ... slowdown_ack).
+ */
+#define RUN_FLOWS_HEADER_RECEIVER                                                                                  \
+    "id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps,paused_ns"
+#define RUN_FLOWS_HEADER RUN_FLOWS_HEADER_RECEIVER ",acked_ns,fct_ack_ns,ideal_fct_ack_ns,slowdown_ack"
 
 /* flows.csv as text (caller frees). */
 char *run_flows_csv(const struct run *r);
