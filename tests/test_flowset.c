@@ -268,7 +268,7 @@ static void expect_csv_error(const char *csv, const char *msg)
     CU_ASSERT(r.total == 0 && r.completed == 0);
 }
 
-/* flows.csv's header until results_version 3, and since (the sender's completion added) */
+/* flows.csv's header of an older rocesim, and since the sender's completion was added */
 #define HDR "id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps,paused_ns"
 #define HDR4 HDR ",acked_ns,fct_ack_ns,ideal_fct_ack_ns,slowdown_ack"
 
@@ -310,7 +310,7 @@ static void test_flowset_bad_csv(void)
     CU_ASSERT(r.fct_ns.max == 12 && r.fct_ack_ns.max == 14 && r.slowdown_ack.max == 2);
     double v;
     CU_ASSERT(flowset_value(&r, "flows.acked", &v) && v == 1);
-    /* A flows.csv of results_version 3: read, with no flow acked and no sender-side statistic. */
+    /* A flows.csv of an older rocesim: read, with no flow acked and no sender-side statistic. */
     CU_ASSERT_EQUAL(flowset_compute(NULL, HDR "\na,h0,h1,3,1000,0,10,10,5,2.0000,0,0,0\n", &r, err, sizeof err), 0);
     CU_ASSERT(r.completed == 1 && r.acked == 0);
     CU_ASSERT(!flowset_value(&r, "flows.slowdown_ack.p99", &v));

@@ -1101,14 +1101,14 @@ static void test_compare_fct_sender(void)
     free(def);
     free(rcv);
     free(snd);
-    /* a run without the sender's fields (results_version 3): "-" and a note */
+    /* a run without the sender's fields (an older rocesim's): "-" and a note */
     char old[200];
     snprintf(old, sizeof old, "%s/cmp/old", root);
     write_summary(old, 2e6, 1000, 0, 10, "4000000", NULL);
     snprintf(cmd, sizeof cmd, "%s compare %s %s --fct sender", test_rocesim_bin(), old, a);
     CU_ASSERT_EQUAL(test_run(cmd, &snd), 0);
-    CU_ASSERT_PTR_NOT_NULL(snd && strstr(snd, "\nnote: old has no FCT to the last ACK (a run of rocesim before "
-                                              "results_version 4): run it again\n"));
+    CU_ASSERT_PTR_NOT_NULL(snd && strstr(snd, "\nnote: old has no FCT to the last ACK (a run of an older rocesim): "
+                                              "run it again\n"));
     CU_ASSERT(snd && isnan(first_cell(snd, "FCT to last ACK p99 (us)")));
     free(snd);
     snprintf(cmd, sizeof cmd, "%s compare %s --fct last", test_rocesim_bin(), a);

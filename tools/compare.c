@@ -669,8 +669,8 @@ static void print_notes(cJSON **s, int n, char titles[][4200], const struct fct_
                "HPCC paper's simulator measures it; slowdown against the ideal FCT to that ACK\n");
         for (int i = 0; i < n; i++)
             if (isnan(get(s[i], def->count)))
-                printf("note: %s has no FCT to the last ACK (a run of rocesim before results_version 4): run it "
-                       "again\n", titles[i]);
+                printf("note: %s has no FCT to the last ACK (a run of an older rocesim): run it again\n",
+                       titles[i]);
     }
     for (int i = 0; i < n; i++) {
         if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(s[i], "complete")))

@@ -192,7 +192,7 @@ bool flowset_value(const struct flowset_result *r, const char *metric, double *v
 
 /* ---- reading flows.csv ---- */
 
-/* flows.csv's columns: the receiver's completion (every version) and the sender's (results_version 4 on). */
+/* flows.csv's columns: the receiver's completion (every version) and the sender's (added later: RUN_FLOWS_HEADER). */
 static const char csv_header[] = RUN_FLOWS_HEADER, csv_header_receiver[] = RUN_FLOWS_HEADER_RECEIVER;
 enum { C_ID, C_SRC, C_DST, C_PRIO, C_SIZE, C_START, C_FINISH, C_FCT, C_IDEAL, C_SLOWDOWN, C_RETX, C_CNPS, C_PAUSED,
        N_COLS_RECEIVER, C_ACKED = N_COLS_RECEIVER, C_FCT_ACK, C_IDEAL_ACK, C_SLOWDOWN_ACK, N_COLS };

@@ -45,7 +45,7 @@ bool flowset_metric_known(const char *metric);
  * The metrics of the flows of flows.csv (text) that f matches (f NULL = every flow).  fct_ns and slowdown are
  * computed from the exact integer picoseconds the csv's ns columns hold, as summary.json computes them, so
  * with every flow they equal summary.json's flows.fct_ns and flows.slowdown exactly (and fct_ack_ns and
- * slowdown_ack, flows.fct_ack_ns and flows.slowdown_ack).  A flows.csv of results_version 3 or older, without the
+ * slowdown_ack, flows.fct_ack_ns and flows.slowdown_ack).  A flows.csv of an older rocesim, without the
  * sender's columns, is read too: no flow of it is acked.  Returns 0, or 2 with a message ("flows.csv line N:
  * ...") when the text is not a flows.csv (wrong header, a bad number).
  */

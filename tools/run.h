@@ -120,7 +120,7 @@ char *run_summary_json(const struct run *r, bool with_wall);
 
 /*
  * flows.csv's columns (docs/outputs.md): the receiver's completion (finish_ns ... slowdown, the columns of a
- * flows.csv of results_version 3 or older), then the sender's (acked_ns ... slowdown_ack).
+ * flows.csv of an older rocesim), then the sender's (acked_ns ... slowdown_ack).
  */
 #define RUN_FLOWS_HEADER_RECEIVER                                                                                  \
     "id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps,paused_ns"
