@@ -517,43 +517,74 @@ static uint32_t flow_hash(uint32_t src, uint32_t dst, uint32_t id)
 }
 
 /*
+ * The time a frame of `wire` bytes (preamble and gap included) takes to cross an empty network along flow f's
+ * path, the serialization and delay of every link (store and forward): from its sender to its receiver as its
+ * data routes (hash_fwd), or back as its ACKs do (hash_rev, minimal; a pinned path reversed).  The slowest link
+ * goes to *bottleneck; 0 when the hosts are not connected.
+ */
+static sim_time_t path_time(const struct net *n, const struct flow *f, bool back, uint32_t wire, int64_t *bottleneck)
+{
+    const struct graph *g = n->g;
+    uint32_t to = back ? f->src : f->dst;
+    uint32_t node = g->host_node[back ? f->dst : f->src];
+    sim_time_t t = 0;
+    *bottleneck = INT64_MAX;
+    for (int hop = 0; node != g->host_node[to]; hop++) {
+        uint32_t local;
+        if (f->path_len) {
+            if (hop + 1 >= f->path_len)
+                return 0;
+            local = back ? f->path_ports[2 * f->path_len - 1 - hop] : f->path_ports[hop];
+        } else {
+            const uint16_t *ports;
+            uint32_t cnt = graph_nexthops(g, node, to, &ports);
+            if (cnt == 0)
+                return 0;
+            const struct g_node *gn = &g->nodes[node];
+            local = cnt == 1 || gn->kind == SCN_NODE_HOST
+                        ? ports[0]
+                        : ports[routing_ecmp_pick(back ? f->hash_rev : f->hash_fwd, n->sws[gn->sw].salt, cnt)];
+        }
+        const struct g_port *gp = &g->ports[g->nodes[node].first_port + local];
+        t += units_tx_ps(wire, gp->rate_bps) + gp->delay_ps;
+        if (gp->rate_bps < *bottleneck)
+            *bottleneck = gp->rate_bps;
+        node = g->ports[gp->peer].node;
+        if (hop > 255)
+            return 0;
+    }
+    return t;
+}
+
+/*
  * Ideal FCT: the first frame crosses every link (serialization + delay), and
  * every later frame adds its serialization at the bottleneck (the slowest link,
  * or the flow's own rate cap when lower).
  */
 static sim_time_t ideal_fct(const struct net *n, const struct flow *f)
 {
-    const struct graph *g = n->g;
-    uint32_t node = g->host_node[f->src];
     uint32_t first_wire = (uint32_t)(f->n_pkts > 1 ? f->mtu : f->size) + HDR_DATA + WIRE_OVERHEAD;
-    sim_time_t first = 0;
-    int64_t bottleneck = INT64_MAX;
-    for (int hop = 0; node != g->host_node[f->dst]; hop++) {
-        uint32_t local;
-        if (f->path_len) {
-            local = f->path_ports[hop];
-        } else {
-            const uint16_t *ports;
-            uint32_t cnt = graph_nexthops(g, node, f->dst, &ports);
-            if (cnt == 0)
-                return 0;
-            const struct g_node *gn = &g->nodes[node];
-            local = cnt == 1 || gn->kind == SCN_NODE_HOST
-                        ? ports[0]
-                        : ports[routing_ecmp_pick(f->hash_fwd, n->sws[gn->sw].salt, cnt)];
-        }
-        const struct g_port *gp = &g->ports[g->nodes[node].first_port + local];
-        first += units_tx_ps(first_wire, gp->rate_bps) + gp->delay_ps;
-        if (gp->rate_bps < bottleneck)
-            bottleneck = gp->rate_bps;
-        node = g->ports[gp->peer].node;
-        if (hop > 255)
-            return 0;
-    }
+    int64_t bottleneck;
+    sim_time_t first = path_time(n, f, false, first_wire, &bottleneck);
+    if (first == 0)
+        return 0;
     if (f->rate_cap_bps && f->rate_cap_bps < bottleneck)
         bottleneck = f->rate_cap_bps;
     int64_t rest_wire = f->size + (int64_t)f->n_pkts * (HDR_DATA + WIRE_OVERHEAD) - first_wire;
     return first + units_tx_ps(rest_wire, bottleneck);
+}
+
+/*
+ * Ideal FCT to the sender's last ACK: the ideal FCT and then the ACK's way back, sent the moment the last frame
+ * arrives (an ACK of FRAME_ACK bytes; the INT hops an HPCC ACK echoes are left out, as ideal_fct leaves out the
+ * data's).  On an empty network fct_ack / ideal_fct_ack is 1, as the HPCC paper's slowdown is against a base
+ * RTT plus the flow's bytes at line rate.
+ */
+static sim_time_t ideal_fct_ack(const struct net *n, const struct flow *f)
+{
+    int64_t bottleneck;
+    sim_time_t back = path_time(n, f, true, FRAME_ACK + WIRE_OVERHEAD, &bottleneck);
+    return f->ideal_fct > 0 && back > 0 ? f->ideal_fct + back : 0;
 }
 
 uint32_t net_reserve_flows(struct net *n, uint32_t count)
@@ -635,6 +666,8 @@ static struct flow *flow_init(struct net *n, uint32_t idx, const char *name, uin
         }
     }
     f->ideal_fct = ideal_fct(n, f);
+    f->ideal_fct_ack = ideal_fct_ack(n, f);
+    f->acked = -1;
     return f;
 }
 

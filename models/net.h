@@ -280,6 +280,10 @@ struct flow {
     bool failed;              /* its retries ran out: the sender gave up, as a QP in the error state */
     sim_time_t paused_ns;     /* time its data packets waited in queues of a paused priority (see paused_acc) */
     sim_time_t ready_mark;    /* its NIC port's paused-time total when it last became ready to send */
+    /* The sender's view of completion, as the HPCC paper's simulator measures FCT: when the ACK of the last byte
+     * reached the sender (-1 until then; written once, by the sender), and what that takes on an empty network
+     * (ideal_fct and the last ACK's way back).  Kept after the lines the NIC touches per frame. */
+    sim_time_t acked, ideal_fct_ack;
 };
 
 struct host {

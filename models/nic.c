@@ -16,7 +16,10 @@
  *
  * Receiver: ACK (cumulative: next expected PSN) every `ack_every` in-order
  * packets and at the last one; on a PSN gap one NACK per gap, discarding the
- * out-of-order packets; duplicates are re-acknowledged.
+ * out-of-order packets; duplicates are re-acknowledged.  A flow completes twice: at
+ * the receiver when it holds the last byte (flow.finish, rocesim's FCT) and at the
+ * sender when the ACK of the last byte arrives (flow.acked, the FCT the HPCC paper's
+ * ns-3 simulator reports).
  *
  * The port's scheduler (sched.c: strict or DWRR, as configured for switches)
  * chooses among priorities, as a NIC with ETS does.
@@ -348,6 +351,7 @@ static void receive_ack(struct net *n, struct pkt *k)
     }
     if (f->snd_una >= f->n_pkts) {
         f->sender_done = true;
+        f->acked = net_sim(n)->now; /* the FCT other simulators report (flow.acked) */
         sim_timer_cancel(&f->rto_timer);
         sim_timer_cancel(&f->pace_timer);
         cc_release(f);

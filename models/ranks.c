@@ -204,8 +204,8 @@ void ranks_share_notes(struct net *n)
     free(all.p);
 }
 
-/* Flow results, each written by one process and zero (finish: -1, kept here as finish + 1) in the others. */
-enum { FR_FINISH, FR_FAILED, FR_SENDER_DONE, FR_STARTED, FR_RETX, FR_CNPS, FR_TIMEOUTS, FR_PAUSED, FR_N };
+/* Flow results, each written by one process and zero (finish and acked: -1, kept here as + 1) in the others. */
+enum { FR_FINISH, FR_ACKED, FR_FAILED, FR_SENDER_DONE, FR_STARTED, FR_RETX, FR_CNPS, FR_TIMEOUTS, FR_PAUSED, FR_N };
 
 void ranks_finish(struct net *n, sim_time_t now)
 {
@@ -229,6 +229,7 @@ void ranks_finish(struct net *n, sim_time_t now)
         if (!net_flow_made(f))
             continue; /* a collective's place not reached, in every process alike */
         x[FR_FINISH] = (uint64_t)(f->finish + 1);
+        x[FR_ACKED] = (uint64_t)(f->acked + 1);
         x[FR_FAILED] = f->failed;
         x[FR_SENDER_DONE] = f->sender_done;
         x[FR_STARTED] = f->started;
@@ -244,6 +245,7 @@ void ranks_finish(struct net *n, sim_time_t now)
         if (!net_flow_made(f))
             continue;
         f->finish = (sim_time_t)x[FR_FINISH] - 1;
+        f->acked = (sim_time_t)x[FR_ACKED] - 1;
         f->failed = x[FR_FAILED];
         f->sender_done = x[FR_SENDER_DONE];
         f->started = x[FR_STARTED];

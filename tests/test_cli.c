@@ -166,7 +166,7 @@ static void test_run_writes_outputs(void)
     char *csv = test_read_file(path, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
     const char *header = "id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps,"
-                         "paused_ns\n";
+                         "paused_ns,acked_ns,fct_ack_ns,ideal_fct_ack_ns,slowdown_ack\n";
     CU_ASSERT_EQUAL(strncmp(csv, header, strlen(header)), 0);
     int lines = 0;
     for (const char *c = csv; *c; c++)

@@ -89,7 +89,14 @@ static void test_flowset_all(void)
         /* Exactly, not within a tolerance: the slowdown is a ratio of the same integer picoseconds. */
         snprintf(m, sizeof m, "flows.slowdown.%s", st[i]);
         CU_ASSERT(flowset_value(&r, m, &v) && v == summary_num("flows", "slowdown", st[i]));
+        /* and by the sender's completion */
+        snprintf(m, sizeof m, "flows.fct_ack_ns.%s", st[i]);
+        CU_ASSERT(flowset_value(&r, m, &v) && v == summary_num("flows", "fct_ack_ns", st[i]));
+        snprintf(m, sizeof m, "flows.slowdown_ack.%s", st[i]);
+        CU_ASSERT(flowset_value(&r, m, &v) && v == summary_num("flows", "slowdown_ack", st[i]));
     }
+    CU_ASSERT_EQUAL(r.acked, summary_num("flows", "acked", NULL));
+    CU_ASSERT(r.fct_ack_ns.p99 > r.fct_ns.p99 && r.slowdown_ack.p99 != r.slowdown.p99);
     double v;
     CU_ASSERT(flowset_value(&r, "flows.total", &v) && v == 21);
     CU_ASSERT(flowset_value(&r, "flows.completed", &v) && v == 21);
@@ -198,6 +205,10 @@ static void test_flowset_metric_names(void)
     CU_ASSERT(flowset_metric_known("flows.fct_ns.p99"));
     CU_ASSERT(flowset_metric_known("flows.slowdown.mean"));
     CU_ASSERT(flowset_metric_known("flows.goodput_gbps.max"));
+    CU_ASSERT(flowset_metric_known("flows.acked"));
+    CU_ASSERT(flowset_metric_known("flows.fct_ack_ns.p99"));
+    CU_ASSERT(flowset_metric_known("flows.slowdown_ack.p50"));
+    CU_ASSERT(!flowset_metric_known("flows.slowdown_ack"));
     CU_ASSERT(!flowset_metric_known("flows.goodput_gbps"));
     CU_ASSERT(!flowset_metric_known("flows.fct_ns.p90"));
     CU_ASSERT(!flowset_metric_known("flows.fct_ns.p99.x"));
@@ -257,11 +268,13 @@ static void expect_csv_error(const char *csv, const char *msg)
     CU_ASSERT(r.total == 0 && r.completed == 0);
 }
 
+/* flows.csv's header of an older rocesim, and since the sender's completion was added */
 #define HDR "id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps,paused_ns"
+#define HDR4 HDR ",acked_ns,fct_ack_ns,ideal_fct_ack_ns,slowdown_ack"
 
 static void test_flowset_bad_csv(void)
 {
-    expect_csv_error("time_ns,port,depth\n1,2,3\n", "flows.csv line 1: expected the header \"" HDR "\", got "
+    expect_csv_error("time_ns,port,depth\n1,2,3\n", "flows.csv line 1: expected the header \"" HDR4 "\", got "
                                                     "\"time_ns,port,depth\"");
     expect_csv_error(HDR "\na,h0,h1,3,1000,0,10,10,5,2.0000,0,0,0\nb,h0,h1,3,1000,0,10,1o,5,2.0000,0,0,0\n",
                      "flows.csv line 3: column fct_ns: expected a time in ns, got \"1o\"");
@@ -280,6 +293,28 @@ static void test_flowset_bad_csv(void)
     CU_ASSERT(r.total == 2 && r.completed == 1 && r.slowdown.max == 2 && r.goodput_gbps.max == 800);
     CU_ASSERT_EQUAL(flowset_compute(NULL, HDR "\n", &r, err, sizeof err), 0);
     CU_ASSERT(r.total == 0);
+    /* With the sender's columns: a flow acked, one finished whose last ACK did not come back, one unfinished. */
+    expect_csv_error(HDR4 "\na,h0,h1,3,1000,0,10,10,5,2,0,0,0\n",
+                     "flows.csv line 2: expected 17 columns (" HDR4 "), got 13");
+    expect_csv_error(HDR4 "\na,h0,h1,3,1000,0,10,10,5,2,0,0,0,,14,,\n",
+                     "flows.csv line 2: column fct_ack_ns: expected nothing (its last ACK did not reach the sender), "
+                     "got \"14\"");
+    expect_csv_error(HDR4 "\na,h0,h1,3,1000,0,,,,,,,,14,14,7,2\n",
+                     "flows.csv line 2: column acked_ns: expected nothing (the flow did not finish), got \"14\"");
+    expect_csv_error(HDR4 "\na,h0,h1,3,1000,0,10,10,5,2,0,0,0,14,14,7,x\n",
+                     "flows.csv line 2: column slowdown_ack: expected a number, got \"x\"");
+    CU_ASSERT_EQUAL(flowset_compute(NULL, HDR4 "\na,h0,h1,3,1000,0,10,10,5,2,0,0,0,14,14,7,2\n"
+                                              "b,h0,h1,3,1000,0,12,12,5,2.4,0,0,0,,,,\nc,h0,h1,3,1000,0,,,,,,,,,,,\n",
+                                    &r, err, sizeof err), 0);
+    CU_ASSERT(r.total == 3 && r.completed == 2 && r.acked == 1);
+    CU_ASSERT(r.fct_ns.max == 12 && r.fct_ack_ns.max == 14 && r.slowdown_ack.max == 2);
+    double v;
+    CU_ASSERT(flowset_value(&r, "flows.acked", &v) && v == 1);
+    /* A flows.csv of an older rocesim: read, with no flow acked and no sender-side statistic. */
+    CU_ASSERT_EQUAL(flowset_compute(NULL, HDR "\na,h0,h1,3,1000,0,10,10,5,2.0000,0,0,0\n", &r, err, sizeof err), 0);
+    CU_ASSERT(r.completed == 1 && r.acked == 0);
+    CU_ASSERT(!flowset_value(&r, "flows.slowdown_ack.p99", &v));
+    CU_ASSERT(flowset_value(&r, "flows.slowdown.p99", &v) && v == 2);
 }
 
 void test_flowset_register(void)

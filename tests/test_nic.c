@@ -548,6 +548,46 @@ static void test_oversubscribed_timeouts(void)
     }
 }
 
+/*
+ * The two completions of one flow, on a dumbbell h0 -- 100 Gbps, 1 us -- s0 -- 40 Gbps, 3 us -- s1 -- 100 Gbps,
+ * 1 us -- h1, cc none, 100 KB: 97 frames of 1024 B (1106 B on the wire: 88,480 ps at 100 Gbps, 221,200 at 40)
+ * and one of 672 B (754 B: 60,320 ps at 100 Gbps, 150,800 at 40).  They leave h0 back to back; s0's 40 Gbps
+ * egress sends them back to back from 88,480 + 1 us = 1,088,480 and ends the last at 1,088,480 + 97 x 221,200
+ * + 150,800 = 22,695,680; the last reaches h1 at + 3 us + 60,320 + 1 us = 26,756,000 (finish, the receiver's
+ * FCT).  Its ACK (86 B on the wire) goes straight back on idle ports: 6,880 + 1 us, 17,200 + 3 us, 6,880 + 1 us
+ * = 5,030,960, so the sender has it at 31,786,960 (acked, the FCT the HPCC paper's simulator reports).
+ * The ideals: the first frame across (88,480 + 1 us + 221,200 + 3 us + 88,480 + 1 us = 5,398,160) and the
+ * other 106,930 wire bytes at 40 Gbps (21,386,000): 26,784,160; with the ACK's way back, 31,815,120.
+ */
+static void test_fct_to_last_ack(void)
+{
+    static const char json[] =
+        "{\"topology\": {\"type\": \"dumbbell\", \"left\": 1, \"right\": 1,"
+        " \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"},"
+        " \"bottleneck\": {\"rate\": \"40Gbps\", \"delay\": \"3us\"}},"
+        " \"host\": {\"cc\": \"none\"}, \"switch\": {\"ecn\": {\"enabled\": false}}, \"stop\": \"1ms\","
+        " \"traffic\": [{\"type\": \"flow\", \"id\": \"f\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"100KB\"}]}";
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+    const struct flow *f = net_flow(&r.net, 0);
+    CU_ASSERT_EQUAL(f->ideal_fct, 26784160);
+    CU_ASSERT_EQUAL(f->ideal_fct_ack, 31815120);
+    sim_run(&r.sim, 31786960 - 1);
+    CU_ASSERT_EQUAL(f->finish, 26756000);
+    CU_ASSERT_EQUAL(f->acked, -1);
+    CU_ASSERT_FALSE(f->sender_done);
+    test_run_checked(&r);
+    CU_ASSERT_EQUAL(f->finish, 26756000);
+    CU_ASSERT_EQUAL(f->acked, 31786960);
+    CU_ASSERT_EQUAL(r.net.c.pause_frames, 0);
+    char *csv = run_flows_csv(&r);
+    CU_ASSERT_STRING_EQUAL(csv, RUN_FLOWS_HEADER "\n"
+                                "f,h0,h1,3,100000,0,26756,26756,26784.16,0.9989,0,0,0,31786.96,31786.96,31815.12,0.9991\n");
+    free(csv);
+    test_teardown(&scn, &r);
+}
+
 void test_nic_register(void)
 {
     CU_pSuite s = CU_add_suite("nic", NULL, NULL);
@@ -566,4 +606,6 @@ void test_nic_register(void)
     CU_add_test(s, "ack_priority: ACKs queue at that priority", test_ack_priority);
     CU_add_test(s, "4:1 oversubscribed: 1 ms rto fires spuriously, qp_timeout 14 does not",
                 test_oversubscribed_timeouts);
+    CU_add_test(s, "a flow's FCT to its last byte and to its last ACK on a dumbbell, to the picosecond",
+                test_fct_to_last_ack);
 }

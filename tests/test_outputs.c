@@ -685,6 +685,50 @@ static void test_bounded_pfc_default(void)
     free(off);
 }
 
+/*
+ * The two FCTs in an incast of short flows: scenarios/incast-16to1.json with 10 KB per sender and cc none.  Each
+ * flow is 9 frames of 1024 B (1106 B on the wire) and one of 784 B (866 B): 10,820 wire bytes, 173,120 for the
+ * 16.  The receiver's port at s0 is busy from the first frame's arrival, 88,480 + 1 us, to 1,088,480 + 173,120 x
+ * 80 = 14,938,080, so the last byte reaches h16 at 15,938,080 ps, and its ACK (86 B: 6,880 ps a link) reaches
+ * its sender 2 x (6,880 + 1 us) = 2,013,760 ps later, as every flow's does.  Ideal: 2 x (88,480 + 1 us) +
+ * 9,714 B x 80 = 2,954,080, and 4,967,840 with the ACK's way back.  The tail slowdown to the last ACK is a
+ * third below the one to the last byte (3.61 against 5.40): the gap between the two definitions.
+ */
+static void test_fct_to_last_ack_incast(void)
+{
+    struct scn_override ov[] = {{"traffic.0.size", "10KB"}, {"host.cc", "none"}};
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup_from(SCENARIO, NULL, ov, 2, &scn, &r));
+    CU_ASSERT_EQUAL_FATAL(run_execute(&r), 0);
+    CU_ASSERT_EQUAL(r.net.flows_completed, 16);
+    for (uint32_t i = 0; i < 16; i++) {
+        const struct flow *f = net_flow(&r.net, i);
+        CU_ASSERT_EQUAL(f->acked - f->finish, 2013760);
+        CU_ASSERT_EQUAL(f->ideal_fct, 2954080);
+        CU_ASSERT_EQUAL(f->ideal_fct_ack, 4967840);
+    }
+    char *txt = run_summary_json(&r, false);
+    cJSON *j = cJSON_Parse(txt);
+    const cJSON *fl = cJSON_GetObjectItemCaseSensitive(j, "flows");
+    double got[6];
+    const char *const path[][2] = {{"fct_ns", "max"},     {"fct_ack_ns", "max"},   {"slowdown", "p99"},
+                                   {"slowdown_ack", "p99"}, {"fct_ack_ns", "p50"}, {"fct_ns", "p50"}};
+    for (int k = 0; k < 6; k++)
+        got[k] = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(fl, path[k][0]), path[k][1])
+                     ->valuedouble;
+    CU_ASSERT_EQUAL(cJSON_GetObjectItemCaseSensitive(fl, "acked")->valuedouble, 16);
+    CU_ASSERT_DOUBLE_EQUAL(got[0], 15938.08, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(got[1], 17951.84, 1e-9);
+    CU_ASSERT_EQUAL(got[2], 15938080.0 / 2954080.0);
+    CU_ASSERT_EQUAL(got[3], 17951840.0 / 4967840.0);
+    CU_ASSERT_DOUBLE_EQUAL(got[4] - got[5], 2013.76, 1e-9);
+    CU_ASSERT(got[3] < 0.68 * got[2]);
+    cJSON_Delete(j);
+    free(txt);
+    test_teardown(&scn, &r);
+}
+
 /* ---- in-process: the monitor and the progress slicing leave the simulation untouched ---- */
 
 /* Runs the scenario with an override; optional monitor into dir and progress onto prog_out.  Returns flows.csv +
@@ -898,6 +942,7 @@ void test_outputs_register(void)
     CU_add_test(s, "monitor.flows default: at most 32 flows, spread evenly; \"all\" is all", test_bounded_flow_default);
     CU_add_test(s, "monitor.pfc default: at most 32 ports; \"none\"; summary.json unchanged", test_bounded_pfc_default);
     CU_add_test(s, "monitor and progress change no result, end time or event count", test_monitor_changes_nothing);
+    CU_add_test(s, "an incast of short flows: FCT to the last byte and to the last ACK", test_fct_to_last_ack_incast);
     CU_add_test(s, "monitor.flows selects by flow or entry id", test_flow_selection);
     CU_add_test(s, "time format of the CSV files", test_time_format);
     CU_add_test(s, "progress line contents", test_progress_line);

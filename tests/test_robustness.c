@@ -469,7 +469,7 @@ static void test_poisson_flows_refused(void)
     /* 2,000,000 flows expected, plus 4 standard deviations (4 x 1414.2). */
     CU_ASSERT_STRING_EQUAL(out, "rocesim: " RB "/tiny-poisson.json: traffic.0: a poisson load of mean flow "
                                 "size 1.25 B over 100us on star with 4 hosts starts about 2005657 flows, which need "
-                                "about 1.4 GB of memory (1.4 GB in all); this machine has 200 MB available "
+                                "about 1.5 GB of memory (1.5 GB in all); this machine has 200 MB available "
                                 "($ROCESIM_MEM_AVAILABLE)\n");
     free(out);
     struct stat sb;

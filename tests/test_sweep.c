@@ -1060,6 +1060,132 @@ static void test_compare_algorithms(void)
     free(out);
 }
 
+/* A number of a summary.json by path components (NAN when absent). */
+static double summary_at(const char *dir, const char *a, const char *b, const char *c)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    char *t = test_read_file(path, NULL);
+    cJSON *j = t ? cJSON_Parse(t) : NULL;
+    free(t);
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, a), b);
+    if (c)
+        x = cJSON_GetObjectItemCaseSensitive(x, c);
+    double v = cJSON_IsNumber(x) ? x->valuedouble : NAN;
+    cJSON_Delete(j);
+    return v;
+}
+
+/* The number in the first column of row `label` of a compare table (NAN when there is none). */
+static double first_cell(const char *out, const char *label)
+{
+    char line[512];
+    const char *l = line_of(out, label, line, sizeof line);
+    double v = NAN;
+    if (!l || sscanf(l + strlen(label), "%lf", &v) != 1 || l[strlen(label)] != ' ')
+        return NAN;
+    return v;
+}
+
+/*
+ * --fct sender: the FCT rows, the flow count and the slowdowns by size are the sender's (to the last ACK) and say
+ * so, each equal to summary.json's or to the statistic of flows.csv's fct_ack_ns / ideal_fct_ack_ns; without
+ * --fct, or with --fct receiver, the output is the receiver's, as before the option, byte for byte.  A run from a
+ * rocesim before the sender's columns is named in a note; a bad value is refused.
+ */
+static void test_compare_fct_sender(void)
+{
+    char a[160], b[160], cmd[1200], *def = NULL, *rcv = NULL, *snd = NULL, path[300];
+    CU_ASSERT_FATAL(cmp_runs(a, sizeof a, b, sizeof b));
+    snprintf(cmd, sizeof cmd, "%s compare %s %s", test_rocesim_bin(), a, b);
+    CU_ASSERT_EQUAL(test_run(cmd, &def), 0);
+    snprintf(cmd, sizeof cmd, "%s compare %s %s --fct receiver", test_rocesim_bin(), a, b);
+    CU_ASSERT_EQUAL(test_run(cmd, &rcv), 0);
+    snprintf(cmd, sizeof cmd, "%s compare --fct sender %s %s", test_rocesim_bin(), a, b);
+    CU_ASSERT_EQUAL(test_run(cmd, &snd), 0);
+    CU_ASSERT_FATAL(def && rcv && snd);
+    CU_ASSERT_STRING_EQUAL(def, rcv);
+    CU_ASSERT_PTR_NULL(strstr(def, "ACK"));
+    CU_ASSERT_DOUBLE_EQUAL(first_cell(def, "FCT p99 (us)"), summary_at(a, "flows", "fct_ns", "p99") / 1e3, 0.05);
+    CU_ASSERT_DOUBLE_EQUAL(first_cell(snd, "FCT to last ACK p99 (us)"), summary_at(a, "flows", "fct_ack_ns", "p99") / 1e3,
+                           0.05);
+    CU_ASSERT_DOUBLE_EQUAL(first_cell(snd, "slowdown to last ACK p99"), summary_at(a, "flows", "slowdown_ack", "p99"),
+                           0.005);
+    CU_ASSERT_EQUAL(first_cell(snd, "flows acked"), 21);
+    CU_ASSERT(isnan(first_cell(snd, "FCT p99 (us)")) && isnan(first_cell(snd, "flows finished")));
+    CU_ASSERT_PTR_NOT_NULL(strstr(snd, "\nFCT to last ACK (--fct sender): from a flow's start to the ACK of its last "
+                                       "byte at the sender"));
+    /* the 10KB-100KB flows of run a: their slowdowns to the last ACK, from flows.csv's sender columns */
+    snprintf(path, sizeof path, "%s/flows.csv", a);
+    char *csv = test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    double sd[32];
+    int k = 0;
+    for (char *l = strchr(csv, '\n'); l && *++l && k < 32; l = strchr(l, '\n')) {
+        double size, fct, ideal;
+        if (sscanf(l, "%*[^,],%*[^,],%*[^,],%*[^,],%lf,%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],"
+                      "%lf,%lf", &size, &fct, &ideal) == 3 && size > 10000 && size <= 100000)
+            sd[k++] = fct / ideal;
+    }
+    free(csv);
+    CU_ASSERT_FATAL(k >= 6);
+    qsort(sd, (size_t)k, sizeof *sd, cmp_dbl);
+    double got = first_cell(snd, "slowdown to last ACK p50 10KB-100KB");
+    CU_ASSERT_DOUBLE_EQUAL(got, sd[(k + 1) / 2 - 1], 0.005);
+    CU_ASSERT(fabs(got - first_cell(def, "slowdown p50 10KB-100KB")) > 0.5); /* 6.35 against 7.76 */
+    free(def);
+    free(rcv);
+    free(snd);
+    /* a run without the sender's fields (an older rocesim's): "-" and a note */
+    char old[200];
+    snprintf(old, sizeof old, "%s/cmp/old", root);
+    write_summary(old, 2e6, 1000, 0, 10, "4000000", NULL);
+    snprintf(cmd, sizeof cmd, "%s compare %s %s --fct sender", test_rocesim_bin(), old, a);
+    CU_ASSERT_EQUAL(test_run(cmd, &snd), 0);
+    CU_ASSERT_PTR_NOT_NULL(snd && strstr(snd, "\nnote: old has no FCT to the last ACK (a run of an older rocesim): "
+                                              "run it again\n"));
+    CU_ASSERT(snd && isnan(first_cell(snd, "FCT to last ACK p99 (us)")));
+    free(snd);
+    snprintf(cmd, sizeof cmd, "%s compare %s --fct last", test_rocesim_bin(), a);
+    CU_ASSERT_EQUAL(test_run(cmd, &snd), 2);
+    CU_ASSERT_PTR_NOT_NULL(snd && strstr(snd, "rocesim: compare: --fct expects receiver (to the last byte) or sender "
+                                              "(to the last ACK), got \"last\""));
+    free(snd);
+    /* --plot by the sender's slowdowns: its data and default title say so */
+    snprintf(cmd, sizeof cmd, "%s compare %s %s --fct sender --plot %s/cmp/ack.png", test_rocesim_bin(), a, b, root);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    snprintf(path, sizeof path, "%s/cmp/ack.dat", root);
+    char *dat = test_read_file(path, NULL);
+    CU_ASSERT(dat && strstr(dat, "then per run: slowdown to last ACK p50, p95 (- : none acked)"));
+    free(dat);
+    snprintf(path, sizeof path, "%s/cmp/ack.gp", root);
+    char *gp = test_read_file(path, NULL);
+    CU_ASSERT(gp && strstr(gp, "title = 'FCT slowdown to last ACK by flow size: incast-mix'"));
+    free(gp);
+}
+
+/*
+ * A run whose host profiles give some hosts other congestion controls is labelled with the mix, hosts per
+ * algorithm as the run resolved them (incast-16to1's 17 hosts: h12-h15 HPCC, h0 and h1 DCTCP, the other 11
+ * DCQCN); one whose profiles give every host the same algorithm, with that one.
+ */
+static void test_compare_mixed_cc(void)
+{
+    char cmd[1600], *out = NULL, line[512];
+    snprintf(cmd, sizeof cmd,
+             "%s run scenarios/incast-16to1.json --stop 50us -q --no-plot -o %s/cmp/mix --set 'profiles=[{\"match\": "
+             "\"h12-h15\", \"host\": {\"cc\": \"hpcc\"}}, {\"match\": [\"h0\", \"h1\"], \"host\": {\"cc\": \"dctcp\"}}]' && "
+             "%s run scenarios/incast-16to1.json --stop 50us -q --no-plot -o %s/cmp/allhpcc --set 'profiles=[{\"match\": "
+             "\"all\", \"host\": {\"cc\": \"hpcc\"}}]' && %s compare %s/cmp/mix %s/cmp/allhpcc",
+             test_rocesim_bin(), root, test_rocesim_bin(), root, test_rocesim_bin(), root, root);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    const char *cc = out ? line_of(out, "congestion control", line, sizeof line) : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cc);
+    CU_ASSERT_PTR_NOT_NULL(strstr(cc, "  mixed: dcqcn 11, hpcc 4, dctcp 2  "));
+    CU_ASSERT(strlen(cc) > 5 && strcmp(cc + strlen(cc) - 5, " hpcc") == 0 && !strstr(cc, "dcqcn  "));
+    free(out);
+}
+
 /*
  * compare --plot draws the HPCC paper's figure: the first run's flows sorted by size in 20 buckets of equal
  * count (equal sizes merged), and per run the slowdown p50 and p95 of each bucket's finished flows, into
@@ -1170,4 +1296,7 @@ void test_sweep_register(void)
     CU_add_test(c, "runs of different congestion controls: their names and slowdowns by flow size",
                 test_compare_algorithms);
     CU_add_test(c, "--plot draws slowdown p50/p95 by flow size in the paper's 5 % buckets", test_compare_plot);
+    CU_add_test(c, "--fct sender: FCTs and slowdowns to the last ACK, labelled; the default unchanged",
+                test_compare_fct_sender);
+    CU_add_test(c, "host profiles that mix congestion controls: the mix, hosts per algorithm", test_compare_mixed_cc);
 }

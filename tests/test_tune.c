@@ -654,6 +654,44 @@ static void test_tune_other_algorithm(void)
 }
 
 /* Bad tune files: exit 2, one line naming the file and the place, no output directory. */
+/*
+ * Objectives and constraints by the sender's FCT (to the last ACK) by name: the baseline's p99 slowdown_ack of the
+ * flows up to 100KB (from flows.csv) and its fct_ack_ns.max (from summary.json) are those of a plain run of the
+ * scenario, exactly, and not its receiver-side numbers.
+ */
+static void test_tune_sender_fct(void)
+{
+    cJSON *j = tune_into("ackfct", "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+                                   " \"params\": {\"host.dcqcn.g\": {\"min\": 0.004, \"max\": 0.25, \"scale\": \"log\"}},\n"
+                                   " \"objective\": {\"minimize\": \"flows.slowdown_ack.p99\", \"flows\": {\"size_max\": \"100KB\"}},\n"
+                                   " \"constraints\": [{\"metric\": \"flows.fct_ack_ns.max\", \"max\": 1e9}],\n"
+                                   " \"seeds\": [1], \"budget\": {\"runs\": 4}}\n", NULL, "--no-plot", 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    const char *const obj[] = {"baseline", "result", "flows.slowdown_ack.p99{'size_max':'100KB'}", "mean", NULL};
+    const char *const con[] = {"baseline", "result", "flows.fct_ack_ns.max", "mean", NULL};
+    double got_obj = num_at(j, obj), got_con = num_at(j, con);
+    cJSON_Delete(j);
+    char cmd[512], path[300];
+    snprintf(cmd, sizeof cmd, "%s run scenarios/sweeps/incast-mix.json -q --no-plot -o %s/ackfct-plain >/dev/null",
+             test_rocesim_bin(), root);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    snprintf(path, sizeof path, "%s/ackfct-plain/flows.csv", root);
+    char *csv = test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    struct flowset f = {.size_min = -1, .size_max = 100000};
+    struct flowset_result r;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(flowset_compute(&f, csv, &r, err, sizeof err), 0);
+    free(csv);
+    CU_ASSERT_EQUAL(got_obj, r.slowdown_ack.p99);
+    CU_ASSERT(r.slowdown_ack.p99 != r.slowdown.p99);
+    snprintf(path, sizeof path, "%s/ackfct-plain/summary.json", root);
+    cJSON *sum = read_json(path);
+    CU_ASSERT_EQUAL(got_con, num_at(sum, (const char *const[]){"flows", "fct_ack_ns", "max", NULL}));
+    CU_ASSERT(got_con > num_at(sum, (const char *const[]){"flows", "fct_ns", "max", NULL}));
+    cJSON_Delete(sum);
+}
+
 static void test_tune_bad_files(void)
 {
     static const struct {
@@ -677,6 +715,11 @@ static void test_tune_bad_files(void)
         {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"params\": {\"host.dcqcn.g\": {\"min\": 0.1, \"max\": 0.2}},"
          " \"objective\": {\"minimize\": \"flows.fct_ns.p99\", \"flows\": {\"traffic\": [\"qeury\"]}}, \"seeds\": [1]}",
          "objective.flows.traffic[0]: expected the id of a traffic entry of"},
+        {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"params\": {\"host.dcqcn.g\": {\"min\": 0.1, \"max\": 0.2}},"
+         " \"objective\": {\"minimize\": \"flows.slowdown_acked.p99\", \"flows\": {\"size_max\": \"100KB\"}}, \"seeds\": [1]}",
+         "objective.minimize: expected a flow metric (flows.total, flows.completed, flows.acked, flows.fct_ns.*, "
+         "flows.slowdown.*, flows.goodput_gbps.*, to the last ACK flows.fct_ack_ns.*, flows.slowdown_ack.*; * = mean, "
+         "p50, p95, p99, max) with \"flows\", got \"flows.slowdown_acked.p99\""},
         {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"params\": {\"host.dcqcn.g\": {\"min\": 0.1, \"max\": 0.2}},"
          " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}, \"seeds\": [1, 2], \"budget\": {\"runs\": 3}}",
          "budget.runs: expected at least 4 runs (the baseline and one candidate on each of the 2 seeds), got 3"},
@@ -787,6 +830,7 @@ void test_tune_register(void)
     CU_add_test(s, "nothing beats the baseline: best.json recommends keeping it; step; --no-plot", test_tune_keep_baseline);
     CU_add_test(s, "every local optimizer of the table runs a search to its budget", test_tune_optimizers);
     CU_add_test(s, "any algorithm's parameters: HPCC's eta; nic-config refuses HPCC", test_tune_other_algorithm);
+    CU_add_test(s, "objectives by the sender's FCT (to the last ACK) by name", test_tune_sender_fct);
     CU_add_test(s, "bad tune files exit 2 naming file and place", test_tune_bad_files);
     CU_add_test(s, "tune-file errors, the whole line word for word", test_tune_error_text);
     CU_add_test(s, "mpirun -np 2 gives the same best.json and tune.csv", test_tune_mpi);

@@ -5,6 +5,7 @@
 #include "tools/run.h"
 #include "tools/sweep_util.h"
 #include "sim/mem.h"
+#include "sim/scenario.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -19,13 +20,16 @@
 #define CELL 64
 
 static const char compare_usage[] =
-    "usage: rocesim compare DIR [DIR]... [--plot OUT.png [--title TEXT]]\n"
+    "usage: rocesim compare DIR [DIR]... [--fct receiver|sender] [--plot OUT.png [--title TEXT]]\n"
     "  the key numbers of 1 to 8 finished runs side by side, one column per run directory, with each\n"
     "  run's ratio to the first run (x1.50: half as much again as the first); runs that did not\n"
     "  complete are flagged; with the runs' scenario.json and flows.csv also their congestion control\n"
-    "  and the FCT slowdown (p50, p95) of the flows in each size range, as congestion-control papers\n"
-    "  compare them; --plot OUT.png: draws the HPCC paper's figure of them (FCT slowdown p50 and p95\n"
-    "  against flow size, the flows in 20 buckets of 5 % each), with OUT.gp and OUT.dat beside it\n";
+    "  (the hosts of each when profiles mix them) and the FCT slowdown (p50, p95) of the flows in each\n"
+    "  size range, as congestion-control papers compare them; --fct sender: FCTs and slowdowns to the\n"
+    "  ACK of a flow's last byte at its sender, as the HPCC paper's simulator measures them (default\n"
+    "  receiver: to the last byte at the receiver); --plot OUT.png: draws the HPCC paper's figure of\n"
+    "  them (FCT slowdown p50 and p95 against flow size, the flows in 20 buckets of 5 % each), with\n"
+    "  OUT.gp and OUT.dat beside it\n";
 
 /* Reads DIR/summary.json; returns the parsed object, or NULL with a message. */
 static cJSON *load_summary(const char *dir)
@@ -179,8 +183,70 @@ static void print_table(const struct table *t, char titles[][4200])
     }
 }
 
-/* See compare.h. */
-/* The congestion control of run dir (host.cc of its resolved scenario.json), or NULL without one. */
+/* Whether any host profile of scenario.json (parsed) sets host.cc. */
+static bool profiles_set_cc(const cJSON *j)
+{
+    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(j, "profiles");
+    for (const cJSON *it = cJSON_IsArray(pr) ? pr->child : NULL; it; it = it->next)
+        if (cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(it, "host"), "cc"))
+            return true;
+    return false;
+}
+
+/*
+ * The hosts' congestion controls when profiles mix them, as the run resolved them (the global host object, then
+ * the host profiles that match each host, in order: models/net.c): "mixed: dcqcn 12, hpcc 4", most hosts first
+ * (then by name), or the one name when every host has the same.  NULL when the scenario does not load.
+ */
+static char *hosts_cc(const char *path, const char *text)
+{
+    struct scenario *scn = mem_xcalloc(1, sizeof *scn, "comparing runs");
+    struct scn_host *h = mem_xcalloc(1, sizeof *h, "comparing runs");
+    char err[SCN_ERR_MAX];
+    int count[SCN_CC_MAX] = {0};
+    bool loaded = scn_load_text(path, text, NULL, 0, scn, err, sizeof err) == SCN_OK, ok = loaded;
+    for (int i = 0; ok && i < scn->topo.n_hosts; i++) {
+        memcpy(h, &scn->host, sizeof *h);
+        for (int p = 0; ok && p < scn->n_profiles; p++) {
+            const struct scn_profile *pr = &scn->profiles[p];
+            bool match = false;
+            for (int k = 0; pr->kind == SCN_PROFILE_HOST && !pr->ports && k < pr->n_match && !match; k++)
+                match = scn_name_match(pr->match[k], scn_host_name(scn, i));
+            ok = !match || scn_profile_apply(scn, p, h, err, sizeof err) == 0;
+        }
+        if (ok && h->cc >= 0 && h->cc < SCN_CC_MAX)
+            count[h->cc]++;
+    }
+    char *out = NULL;
+    if (ok) {
+        char buf[CELL] = "mixed:";
+        size_t l = strlen(buf);
+        int kinds = 0, last = -1;
+        for (;;) {
+            int best = -1; /* the next: most hosts, then the name */
+            for (int c = 0; c < SCN_CC_MAX; c++)
+                if (count[c] > 0 && (best < 0 || count[c] > count[best] ||
+                                     (count[c] == count[best] && strcmp(scn_cc_name(c), scn_cc_name(best)) < 0)))
+                    best = c;
+            if (best < 0)
+                break;
+            l += (size_t)sfmt(buf + l, sizeof buf - l, "%s %s %d", kinds++ ? "," : "", scn_cc_name(best), count[best]);
+            count[best] = 0;
+            last = best;
+        }
+        out = mem_xstrdup(kinds == 1 ? scn_cc_name(last) : buf, "comparing runs");
+    }
+    if (loaded)
+        scn_free(scn);
+    free(scn);
+    free(h);
+    return out;
+}
+
+/*
+ * The congestion control of run dir, from its resolved scenario.json: host.cc, or the mix host profiles make
+ * (hosts_cc); NULL without a scenario.json.
+ */
 static char *run_cc(const char *dir)
 {
     char path[4200], *b = NULL;
@@ -188,10 +254,18 @@ static char *run_cc(const char *dir)
     if (access(path, F_OK) != 0 || read_text_file(path, &b, NULL, 0))
         return NULL;
     cJSON *j = cJSON_Parse(b);
-    free(b);
     const cJSON *cc = json_at_path(j, "host.cc");
-    char *out = cJSON_IsString(cc) ? mem_xstrdup(cc->valuestring, "comparing runs") : NULL;
+    char *out = NULL;
+    if (cJSON_IsString(cc) && !profiles_set_cc(j)) {
+        out = mem_xstrdup(cc->valuestring, "comparing runs");
+    } else if (cJSON_IsString(cc) && !(out = hosts_cc(path, b))) {
+        /* a scenario.json this rocesim no longer loads (an older one's): the mix is not known, only that it is */
+        char t[CELL];
+        sfmt(t, sizeof t, "mixed? host.cc %.20s, profiles set others", cc->valuestring);
+        out = mem_xstrdup(t, "comparing runs");
+    }
     cJSON_Delete(j);
+    free(b);
     return out;
 }
 
@@ -204,10 +278,42 @@ static const struct {
                    {"1MB-10MB", 1000001, 1e7}, {">10MB", 1e7 + 1, -1}};
 #define N_RANGES (sizeof size_ranges / sizeof size_ranges[0])
 
-/* The slowdown p50 and p95 of run dir's finished flows per size range (NAN where none finished); false without
- * a flows.csv, and false with *rc set (SCN_EUSAGE or SCN_EIO) and the message printed when it has one that
- * cannot be read or is not a run's flows.csv (a NUL byte, a bad row: its line). */
-static bool size_slowdowns(const char *dir, double p50[N_RANGES], double p95[N_RANGES], int *rc)
+/*
+ * Which completion the FCT rows, the by-size slowdowns and the plot use (--fct; docs/outputs.md, "Two flow
+ * completion times"): the receiver's last byte, the default, or the sender's last ACK.
+ */
+struct fct_def {
+    const char *count, *fct, *slowdown; /* summary.json's (and flowset's) names: the count and the statistics */
+    const char *count_label, *what;     /* the count's row; after "FCT" and "slowdown" in the others */
+};
+static const struct fct_def fct_receiver = {"flows.completed", "flows.fct_ns", "flows.slowdown", "flows finished",
+                                            ""};
+static const struct fct_def fct_sender = {"flows.acked", "flows.fct_ack_ns", "flows.slowdown_ack", "flows acked",
+                                          " to last ACK"};
+
+/* The slowdown p50 and p95 (as def defines it) of a flows.csv's (csv) flows in the size range lo..hi (NAN where
+ * none has one); false when csv is not a flows.csv (message in err). */
+static bool range_slowdowns(const char *csv, const struct fct_def *def, double lo, double hi, double *p50,
+                            double *p95, char *err, size_t errlen)
+{
+    struct flowset f = {.size_min = lo, .size_max = hi};
+    struct flowset_result r;
+    char m50[64], m95[64];
+    sfmt(m50, sizeof m50, "%s.p50", def->slowdown);
+    sfmt(m95, sizeof m95, "%s.p95", def->slowdown);
+    bool ok = flowset_compute(&f, csv, &r, err, errlen) == 0;
+    if (!ok || !flowset_value(&r, m50, p50))
+        *p50 = NAN;
+    if (!ok || !flowset_value(&r, m95, p95))
+        *p95 = NAN;
+    return ok;
+}
+
+/* The slowdown p50 and p95 of run dir's flows per size range (NAN where none has one); false without a
+ * flows.csv, and false with *rc set (SCN_EUSAGE or SCN_EIO) and the message printed when it has one that cannot
+ * be read or is not a run's flows.csv (a NUL byte, a bad row: its line). */
+static bool size_slowdowns(const char *dir, const struct fct_def *def, double p50[N_RANGES], double p95[N_RANGES],
+                           int *rc)
 {
     char path[4200], *csv = NULL, err[4400];
     snprintf(path, sizeof path, "%s/flows.csv", dir);
@@ -220,13 +326,8 @@ static bool size_slowdowns(const char *dir, double p50[N_RANGES], double p95[N_R
         return false;
     }
     bool ok = true;
-    for (size_t k = 0; k < N_RANGES && ok; k++) {
-        struct flowset f = {.size_min = size_ranges[k].lo, .size_max = size_ranges[k].hi};
-        struct flowset_result r;
-        ok = flowset_compute(&f, csv, &r, err, sizeof err) == 0;
-        p50[k] = ok && flowset_value(&r, "flows.slowdown.p50", &p50[k]) ? p50[k] : NAN;
-        p95[k] = ok && flowset_value(&r, "flows.slowdown.p95", &p95[k]) ? p95[k] : NAN;
-    }
+    for (size_t k = 0; k < N_RANGES && ok; k++)
+        ok = range_slowdowns(csv, def, size_ranges[k].lo, size_ranges[k].hi, &p50[k], &p95[k], err, sizeof err);
     free(csv);
     if (!ok) {
         fprintf(stderr, "rocesim: compare: %s: %s\n", path, err);
@@ -298,7 +399,7 @@ static void size_label(char *out, size_t len, double b)
 
 /* Draws out (a .png path) from the runs' flows.csv; returns 0, 2 on bad input, 3 when a file cannot be written. */
 static int compare_plot(const char *out, const char *title, char **dirs, int n, char titles[][4200], char **cc,
-                        const char *scenario)
+                        const char *scenario, const struct fct_def *def)
 {
     char path[4200], pdir[4200], name[PLOT_NAME_MAX + 1], err[1200], *csv = NULL;
     const char *slash = strrchr(out, '/');
@@ -329,7 +430,8 @@ static int compare_plot(const char *out, const char *title, char **dirs, int n, 
     FILE *d = open_memstream(&dat, &dlen);
     if (!d)
         mem_oom("comparing runs");
-    fprintf(d, "# bucket, its largest flow size (label, bytes), then per run: slowdown p50, p95 (- : none finished)\n");
+    fprintf(d, "# bucket, its largest flow size (label, bytes), then per run: slowdown%s p50, p95 (- : none %s)\n",
+            def->what, def == &fct_sender ? "acked" : "finished");
     double p50[MAX_RUNS][N_BUCKETS], p95[MAX_RUNS][N_BUCKETS];
     for (int i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/flows.csv", dirs[i]);
@@ -339,21 +441,15 @@ static int compare_plot(const char *out, const char *title, char **dirs, int n, 
             free(dat);
             return 2;
         }
-        for (int k = 0; k < nb; k++) {
-            struct flowset f = {.size_min = k ? floor(edge[k - 1]) + 1 : -1, .size_max = edge[k]};
-            struct flowset_result r;
-            if (flowset_compute(&f, csv, &r, err, sizeof err) != 0) {
+        for (int k = 0; k < nb; k++)
+            if (!range_slowdowns(csv, def, k ? floor(edge[k - 1]) + 1 : -1, edge[k], &p50[i][k], &p95[i][k], err,
+                                 sizeof err)) {
                 fprintf(stderr, "rocesim: compare --plot: %s: %s\n", path, err);
                 free(csv);
                 fclose(d);
                 free(dat);
                 return 2;
             }
-            if (!flowset_value(&r, "flows.slowdown.p50", &p50[i][k]))
-                p50[i][k] = NAN;
-            if (!flowset_value(&r, "flows.slowdown.p95", &p95[i][k]))
-                p95[i][k] = NAN;
-        }
         free(csv);
     }
     for (int k = 0; k < nb; k++) {
@@ -392,7 +488,7 @@ static int compare_plot(const char *out, const char *title, char **dirs, int n, 
     if (!pf)
         mem_oom("comparing runs");
     char deftitle[4300];
-    sfmt(deftitle, sizeof deftitle, "FCT slowdown by flow size: %s", scenario);
+    sfmt(deftitle, sizeof deftitle, "FCT slowdown%s by flow size: %s", def->what, scenario);
     fprintf(pf, "dat = ");
     plot_gp_str(pf, strrchr(path, '/') + 1);
     fprintf(pf, "\ntitle = ");
@@ -432,60 +528,83 @@ static int compare_plot(const char *out, const char *title, char **dirs, int n, 
     return 0;
 }
 
-int compare_main(int argc, char **argv)
-{
+/* The command line: the run directories and the options.  Returns -1 to go on, else the exit status. */
+struct compare_args {
     char *dirs[MAX_RUNS];
-    const char *plot_out = NULL, *plot_title = NULL;
-    int n = 0;
-    for (int a = 2; a < argc; a++) {
-        if (strcmp(argv[a], "-h") == 0 || strcmp(argv[a], "--help") == 0) {
+    int n;
+    const char *plot_out, *plot_title;
+    const struct fct_def *def;
+};
+
+static int parse_args(int argc, char **argv, struct compare_args *a)
+{
+    *a = (struct compare_args){.def = &fct_receiver};
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             fputs(compare_usage, stdout);
             return 0;
         }
-        if (strcmp(argv[a], "--plot") == 0 || strcmp(argv[a], "--title") == 0) {
-            if (a + 1 == argc) {
-                fprintf(stderr, "rocesim: compare: %s needs a value\n%s", argv[a], compare_usage);
+        if (strcmp(argv[i], "--plot") == 0 || strcmp(argv[i], "--title") == 0 || strcmp(argv[i], "--fct") == 0) {
+            if (i + 1 == argc) {
+                fprintf(stderr, "rocesim: compare: %s needs a value\n%s", argv[i], compare_usage);
                 return 2;
             }
-            *(argv[a][2] == 'p' ? &plot_out : &plot_title) = argv[a + 1];
-            a++;
+            const char *v = argv[++i];
+            if (argv[i - 1][2] == 'p')
+                a->plot_out = v;
+            else if (argv[i - 1][2] == 't')
+                a->plot_title = v;
+            else if (strcmp(v, "receiver") == 0 || strcmp(v, "sender") == 0)
+                a->def = v[0] == 's' ? &fct_sender : &fct_receiver;
+            else {
+                fprintf(stderr, "rocesim: compare: --fct expects receiver (to the last byte) or sender (to the last "
+                                "ACK), got \"%.80s\"\n", v);
+                return 2;
+            }
             continue;
         }
-        if (argv[a][0] == '-' && argv[a][1]) {
-            fprintf(stderr, "rocesim: compare: unknown option \"%s\"\n%s", argv[a], compare_usage);
+        if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "rocesim: compare: unknown option \"%s\"\n%s", argv[i], compare_usage);
             return 2;
         }
-        if (n < MAX_RUNS)
-            dirs[n] = argv[a];
-        n++;
+        if (a->n < MAX_RUNS)
+            a->dirs[a->n] = argv[i];
+        a->n++;
     }
-    size_t ol = plot_out ? strlen(plot_out) : 0;
-    if (plot_out && (ol <= 4 || strcmp(plot_out + ol - 4, ".png") != 0 || plot_out[ol - 5] == '/')) {
-        fprintf(stderr, "rocesim: compare: --plot expects a file name ending in .png, got \"%s\"\n", plot_out);
+    size_t ol = a->plot_out ? strlen(a->plot_out) : 0;
+    if (a->plot_out && (ol <= 4 || strcmp(a->plot_out + ol - 4, ".png") != 0 || a->plot_out[ol - 5] == '/')) {
+        fprintf(stderr, "rocesim: compare: --plot expects a file name ending in .png, got \"%s\"\n", a->plot_out);
         return 2;
     }
-    if (plot_title && !plot_out) {
+    if (a->plot_title && !a->plot_out) {
         fprintf(stderr, "rocesim: compare: --title goes with --plot\n%s", compare_usage);
         return 2;
     }
-    if (n < 1 || n > MAX_RUNS) {
-        fprintf(stderr, "rocesim: compare: expected 1 to %d run directories, got %d\n%s", MAX_RUNS, n < 0 ? 0 : n,
-                compare_usage);
+    if (a->n < 1 || a->n > MAX_RUNS) {
+        fprintf(stderr, "rocesim: compare: expected 1 to %d run directories, got %d\n%s", MAX_RUNS,
+                a->n < 0 ? 0 : a->n, compare_usage);
         return 2;
     }
-    cJSON *s[MAX_RUNS];
-    for (int i = 0; i < n; i++)
-        if (!(s[i] = load_summary(dirs[i]))) {
-            for (int k = 0; k < i; k++)
-                cJSON_Delete(s[k]);
-            return 2;
-        }
-    static const struct row rows[] = {
+    return -1;
+}
+
+/* The rows of summary.json's numbers, the FCT ones by def. */
+#define N_FIXED_ROWS 14
+static void add_fixed_rows(struct table *t, cJSON **s, int n, const struct fct_def *def)
+{
+    char fct50[64], fct99[64], sd99[64], l50[64], l99[64], lsd[64];
+    sfmt(fct50, sizeof fct50, "%s.p50", def->fct);
+    sfmt(fct99, sizeof fct99, "%s.p99", def->fct);
+    sfmt(sd99, sizeof sd99, "%s.p99", def->slowdown);
+    sfmt(l50, sizeof l50, "FCT%s p50", def->what);
+    sfmt(l99, sizeof l99, "FCT%s p99", def->what);
+    sfmt(lsd, sizeof lsd, "slowdown%s p99", def->what);
+    const struct row rows[N_FIXED_ROWS] = {
         {"simulated time", "sim_end_ns", 1e6, "ms", 3},
-        {"flows finished", "flows.completed", 1, "", 0},
-        {"FCT p50", "flows.fct_ns.p50", 1e3, "us", 1},
-        {"FCT p99", "flows.fct_ns.p99", 1e3, "us", 1},
-        {"slowdown p99", "flows.slowdown.p99", 1, "", 2},
+        {def->count_label, def->count, 1, "", 0},
+        {l50, fct50, 1e3, "us", 1},
+        {l99, fct99, 1e3, "us", 1},
+        {lsd, sd99, 1, "", 2},
         {"data packets sent", "packets.sent", 1, "", 0},
         {"dropped", "packets.dropped", 1, "", 0},
         {"retransmitted", "packets.retransmitted", 1, "", 0},
@@ -496,52 +615,25 @@ int compare_main(int argc, char **argv)
         {"time paused", "pfc.paused_ns_total", 1e3, "us", 1},
         {"watchdog storms", "watchdog.storms_detected", 1, "", 0},
     };
-    char titles[MAX_RUNS][4200];
-    make_titles(dirs, n, titles);
-    const cJSON *c0 = cJSON_GetObjectItemCaseSensitive(s[0], "collectives");
-    int nc = cJSON_GetArraySize(c0);
-    struct table tab, *t = &tab;
-    /* scenario, complete, the collectives, the fixed rows, deadlock */
-    char *cc[MAX_RUNS];
-    bool any_cc = false, any_size = false, have_size[MAX_RUNS];
-    double p50[MAX_RUNS][N_RANGES], p95[MAX_RUNS][N_RANGES];
-    int bad = 0;
-    for (int i = 0; i < n; i++) {
-        any_cc |= (cc[i] = run_cc(dirs[i])) != NULL;
-        any_size |= have_size[i] = !bad && size_slowdowns(dirs[i], p50[i], p95[i], &bad);
-    }
-    if (bad) {
-        for (int i = 0; i < n; i++) {
-            cJSON_Delete(s[i]);
-            free(cc[i]);
-        }
-        return bad;
-    }
-    table_init(t, 3 + nc + (int)(sizeof rows / sizeof *rows) + 2 * (int)N_RANGES + 1, n);
-    bool incomplete[MAX_RUNS], any_incomplete = false;
-    int r = add_row(t, "scenario");
-    for (int i = 0; i < n; i++) {
-        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(s[i], "scenario");
-        sfmt(t->cell[r][i], CELL, "%s", cJSON_IsString(nm) ? nm->valuestring : "?");
-    }
-    if (any_cc) {
-        r = add_row(t, "congestion control");
+    for (size_t k = 0; k < N_FIXED_ROWS; k++) {
+        char label[64];
+        sfmt(label, sizeof label, rows[k].unit[0] ? "%s (%s)" : "%s", rows[k].label, rows[k].unit);
+        int r = add_row(t, label);
+        double base = get(s[0], rows[k].path);
         for (int i = 0; i < n; i++)
-            sfmt(t->cell[r][i], CELL, "%s", cc[i] ? cc[i] : "?");
+            value_cell(t->cell[r][i], get(s[i], rows[k].path), base, i, rows[k].decimals, rows[k].scale);
     }
-    r = add_row(t, "complete");
-    for (int i = 0; i < n; i++) {
-        /* a summary without the field is from a run that could not be interrupted: complete */
-        incomplete[i] = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(s[i], "complete"));
-        any_incomplete = any_incomplete || incomplete[i];
-        sfmt(t->cell[r][i], CELL, "%s", incomplete[i] ? "NO (see note)" : "yes");
-    }
-    /* collectives first: they are what a training job waits for */
-    for (int k = 0; k < nc; k++) {
+}
+
+/* The rows of the collectives' completion times, those of the first run. */
+static void add_collective_rows(struct table *t, cJSON **s, int n)
+{
+    const cJSON *c0 = cJSON_GetObjectItemCaseSensitive(s[0], "collectives");
+    for (int k = 0; k < cJSON_GetArraySize(c0); k++) {
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(c0, k), "id");
         char label[64];
         sfmt(label, sizeof label, "%.40s time (ms)", cJSON_IsString(id) ? id->valuestring : "collective");
-        r = add_row(t, label);
+        int r = add_row(t, label);
         double base = NAN;
         for (int i = 0; i < n; i++) {
             const cJSON *ci = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s[i], "collectives"), k);
@@ -555,29 +647,111 @@ int compare_main(int argc, char **argv)
             value_cell(t->cell[r][i], v->valuedouble, base, i, 3, 1e6);
         }
     }
-    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
-        char label[64];
-        sfmt(label, sizeof label, rows[k].unit[0] ? "%s (%s)" : "%s", rows[k].label, rows[k].unit);
-        r = add_row(t, label);
-        double base = get(s[0], rows[k].path);
-        for (int i = 0; i < n; i++)
-            value_cell(t->cell[r][i], get(s[i], rows[k].path), base, i, rows[k].decimals, rows[k].scale);
-    }
-    /* By flow size: a range where no run finished a flow is left out. */
+}
+
+/* The slowdowns by flow size of every run with a flows.csv: a range where no run has one is left out.  Returns 0,
+ * or the exit status of a flows.csv that is there but cannot be read (said on stderr). */
+static int add_size_rows(struct table *t, char **dirs, int n, const struct fct_def *def)
+{
+    bool any_size = false, have_size[MAX_RUNS];
+    double p50[MAX_RUNS][N_RANGES], p95[MAX_RUNS][N_RANGES];
+    int bad = 0;
+    for (int i = 0; i < n && !bad; i++)
+        any_size |= have_size[i] = size_slowdowns(dirs[i], def, p50[i], p95[i], &bad);
+    if (bad)
+        return bad;
     for (size_t k = 0; k < N_RANGES && any_size; k++) {
         bool any = false;
         for (int i = 0; i < n; i++)
             any |= have_size[i] && !isnan(p50[i][k]);
         for (int q = 0; q < 2 && any; q++) {
             char label[64];
-            sfmt(label, sizeof label, "slowdown p%s %s", q ? "95" : "50", size_ranges[k].label);
-            r = add_row(t, label);
+            sfmt(label, sizeof label, "slowdown%s p%s %s", def->what, q ? "95" : "50", size_ranges[k].label);
+            int r = add_row(t, label);
             double base = have_size[0] ? (q ? p95[0][k] : p50[0][k]) : NAN;
             for (int i = 0; i < n; i++) {
                 double v = have_size[i] ? (q ? p95[i][k] : p50[i][k]) : NAN;
                 value_cell(t->cell[r][i], v, base, i, 2, 1);
             }
         }
+    }
+    return 0;
+}
+
+/* The notes below the table: what --fct sender measures, runs without it, runs that did not complete. */
+static void print_notes(cJSON **s, int n, char titles[][4200], const struct fct_def *def)
+{
+    if (def == &fct_sender) {
+        printf("FCT to last ACK (--fct sender): from a flow's start to the ACK of its last byte at the sender, as the "
+               "HPCC paper's simulator measures it; slowdown against the ideal FCT to that ACK\n");
+        for (int i = 0; i < n; i++)
+            if (isnan(get(s[i], def->count)))
+                printf("note: %s has no FCT to the last ACK (a run of an older rocesim): run it again\n",
+                       titles[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(s[i], "complete")))
+            continue; /* a summary without the field is from a run that could not be interrupted: complete */
+        const cJSON *why = cJSON_GetObjectItemCaseSensitive(s[i], "incomplete_reason");
+        double end = get(s[i], "sim_end_ns");
+        printf("note: %s did not complete (%s): its numbers cover only the ", titles[i],
+               cJSON_IsString(why) ? why->valuestring : "summary.json says \"complete\": false");
+        if (isnan(end))
+            printf("part it ran\n");
+        else
+            printf("%.3f ms it simulated\n", end / 1e6);
+    }
+}
+
+int compare_main(int argc, char **argv)
+{
+    struct compare_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    int n = a.n;
+    cJSON *s[MAX_RUNS];
+    for (int i = 0; i < n; i++)
+        if (!(s[i] = load_summary(a.dirs[i]))) {
+            for (int k = 0; k < i; k++)
+                cJSON_Delete(s[k]);
+            return 2;
+        }
+    char titles[MAX_RUNS][4200];
+    make_titles(a.dirs, n, titles);
+    int nc = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s[0], "collectives"));
+    struct table tab, *t = &tab;
+    /* scenario, congestion control, complete, the collectives, the fixed rows, by size, deadlock */
+    table_init(t, 3 + nc + N_FIXED_ROWS + 2 * (int)N_RANGES + 1, n);
+    char *cc[MAX_RUNS];
+    bool any_cc = false;
+    for (int i = 0; i < n; i++)
+        any_cc |= (cc[i] = run_cc(a.dirs[i])) != NULL;
+    int r = add_row(t, "scenario");
+    for (int i = 0; i < n; i++) {
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(s[i], "scenario");
+        sfmt(t->cell[r][i], CELL, "%s", cJSON_IsString(nm) ? nm->valuestring : "?");
+    }
+    if (any_cc) {
+        r = add_row(t, "congestion control");
+        for (int i = 0; i < n; i++)
+            sfmt(t->cell[r][i], CELL, "%s", cc[i] ? cc[i] : "?");
+    }
+    r = add_row(t, "complete");
+    for (int i = 0; i < n; i++)
+        sfmt(t->cell[r][i], CELL, "%s",
+             cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(s[i], "complete")) ? "NO (see note)" : "yes");
+    add_collective_rows(t, s, n); /* first: they are what a training job waits for */
+    add_fixed_rows(t, s, n, a.def);
+    int bad = add_size_rows(t, a.dirs, n, a.def);
+    if (bad) {
+        free(t->label);
+        free(t->cell);
+        for (int i = 0; i < n; i++) {
+            cJSON_Delete(s[i]);
+            free(cc[i]);
+        }
+        return bad;
     }
     r = add_row(t, "deadlock");
     for (int i = 0; i < n; i++) {
@@ -588,23 +762,13 @@ int compare_main(int argc, char **argv)
     print_table(t, titles);
     if (n > 1)
         printf("(xR): the run's value divided by the first run's (%s); x - where the first run's is 0\n", titles[0]);
-    for (int i = 0; i < n && any_incomplete; i++) {
-        if (!incomplete[i])
-            continue;
-        const cJSON *why = cJSON_GetObjectItemCaseSensitive(s[i], "incomplete_reason");
-        double end = get(s[i], "sim_end_ns");
-        printf("note: %s did not complete (%s): its numbers cover only the ", titles[i],
-               cJSON_IsString(why) ? why->valuestring : "summary.json says \"complete\": false");
-        if (isnan(end))
-            printf("part it ran\n");
-        else
-            printf("%.3f ms it simulated\n", end / 1e6);
-    }
-    int rc = 0;
-    if (plot_out) {
+    print_notes(s, n, titles, a.def);
+    rc = 0;
+    if (a.plot_out) {
         const cJSON *nm = cJSON_GetObjectItemCaseSensitive(s[0], "scenario");
         fflush(stdout);
-        rc = compare_plot(plot_out, plot_title, dirs, n, titles, cc, cJSON_IsString(nm) ? nm->valuestring : "?");
+        rc = compare_plot(a.plot_out, a.plot_title, a.dirs, n, titles, cc, cJSON_IsString(nm) ? nm->valuestring : "?",
+                          a.def);
     }
     free(t->label);
     free(t->cell);

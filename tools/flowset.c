@@ -1,5 +1,6 @@
 /* flowset — flow metrics over a subset of a run's flows (see flowset.h). */
 #include "tools/flowset.h"
+#include "tools/run.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"
 #include "sim/settings.h"
@@ -133,7 +134,7 @@ bool flowset_match(const struct flowset *f, const char *id, double size_bytes)
 }
 
 static const char *const stat_names[] = {"mean", "p50", "p95", "p99", "max", NULL};
-static const char *const dist_names[] = {"fct_ns", "slowdown", "goodput_gbps", NULL};
+static const char *const dist_names[] = {"fct_ns", "slowdown", "goodput_gbps", "fct_ack_ns", "slowdown_ack", NULL};
 
 /* The statistic `name` of s; false when name is not one. */
 static bool stat_of(const struct stats_pct *s, const char *name, double *v)
@@ -157,15 +158,15 @@ static bool lookup(const struct flowset_result *r, const char *metric, double *v
     if (strncmp(metric, "flows.", 6) != 0)
         return false;
     const char *m = metric + 6;
-    if (strcmp(m, "total") == 0 || strcmp(m, "completed") == 0) {
-        *v = strcmp(m, "total") == 0 ? x->total : x->completed;
+    if (strcmp(m, "total") == 0 || strcmp(m, "completed") == 0 || strcmp(m, "acked") == 0) {
+        *v = m[0] == 't' ? x->total : m[0] == 'c' ? x->completed : x->acked;
         return true;
     }
-    const struct stats_pct *dist[] = {&x->fct_ns, &x->slowdown, &x->goodput_gbps};
+    const struct stats_pct *dist[] = {&x->fct_ns, &x->slowdown, &x->goodput_gbps, &x->fct_ack_ns, &x->slowdown_ack};
     for (int i = 0; dist_names[i]; i++) {
         size_t l = strlen(dist_names[i]);
         if (strncmp(m, dist_names[i], l) == 0 && m[l] == '.' && stat_of(dist[i], m + l + 1, v)) {
-            *defined = x->completed > 0;
+            *defined = (dist[i] == &x->fct_ack_ns || dist[i] == &x->slowdown_ack ? x->acked : x->completed) > 0;
             return true;
         }
     }
@@ -191,13 +192,14 @@ bool flowset_value(const struct flowset_result *r, const char *metric, double *v
 
 /* ---- reading flows.csv ---- */
 
-static const char csv_header[] =
-    "id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps,paused_ns";
+/* flows.csv's columns: the receiver's completion (every version) and the sender's (added later: RUN_FLOWS_HEADER). */
+static const char csv_header[] = RUN_FLOWS_HEADER, csv_header_receiver[] = RUN_FLOWS_HEADER_RECEIVER;
 enum { C_ID, C_SRC, C_DST, C_PRIO, C_SIZE, C_START, C_FINISH, C_FCT, C_IDEAL, C_SLOWDOWN, C_RETX, C_CNPS, C_PAUSED,
-       N_COLS };
+       N_COLS_RECEIVER, C_ACKED = N_COLS_RECEIVER, C_FCT_ACK, C_IDEAL_ACK, C_SLOWDOWN_ACK, N_COLS };
 static const char *const col_names[N_COLS] = {"id", "src", "dst", "priority", "size_bytes", "start_ns", "finish_ns",
                                               "fct_ns", "ideal_fct_ns", "slowdown", "retx_bytes", "cnps",
-                                              "paused_ns"};
+                                              "paused_ns", "acked_ns", "fct_ack_ns", "ideal_fct_ack_ns",
+                                              "slowdown_ack"};
 
 /* A whole number below 2^53 (the csv's counts and sizes); false when s is not one. */
 static bool parse_count(const char *s, size_t len, int64_t *out)
@@ -245,25 +247,86 @@ static bool parse_real(const char *s, size_t len)
     return *end == '\0' && isfinite(x);
 }
 
+/* The text of csv after its header line when the header is flows.csv's (*n_cols: of which version), else NULL. */
+static const char *after_header(const char *csv, int *n_cols)
+{
+    const struct {
+        const char *h;
+        int n;
+    } known[] = {{csv_header, N_COLS}, {csv_header_receiver, N_COLS_RECEIVER}};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        size_t hl = strlen(known[i].h);
+        if (strncmp(csv, known[i].h, hl) == 0 && (csv[hl] == '\n' || csv[hl] == '\0')) {
+            *n_cols = known[i].n;
+            return csv + hl + (csv[hl] == '\n');
+        }
+    }
+    return NULL;
+}
+
+/*
+ * Checks one row's cells and reads its counts and times (v, in ps for the times); returns the first bad column,
+ * or -1.  After start_ns a flow that did not finish has nothing; one whose last ACK did not reach its sender
+ * has nothing after paused_ns.
+ */
+static int parse_row(const char *const *cell, const size_t *cl, int n_cols, int64_t *v, bool *finished, bool *acked)
+{
+    *finished = cl[C_FINISH] > 0;
+    *acked = n_cols > C_ACKED && cl[C_ACKED] > 0;
+    for (int k = C_PRIO; k < n_cols; k++) {
+        if ((!*finished && k >= C_FINISH) || (!*acked && k >= C_ACKED)) {
+            if (cl[k])
+                return k;
+            continue;
+        }
+        bool ok = k == C_SLOWDOWN || k == C_SLOWDOWN_ACK ? parse_real(cell[k], cl[k])
+                : k == C_PRIO || k == C_SIZE || k == C_RETX || k == C_CNPS ? parse_count(cell[k], cl[k], &v[k])
+                                                                           : parse_ns(cell[k], cl[k], &v[k]);
+        if (!ok)
+            return k;
+    }
+    return cl[C_ID] == 0 ? C_ID : -1;
+}
+
+/* What column k of a row should have held, for the message. */
+static const char *expected_cell(int k, bool finished, bool acked)
+{
+    if (k == C_ID)
+        return "a flow id";
+    if (!finished && k > C_FINISH)
+        return "nothing (the flow did not finish)";
+    if (!acked && k > C_ACKED)
+        return "nothing (its last ACK did not reach the sender)";
+    if (k == C_SLOWDOWN || k == C_SLOWDOWN_ACK)
+        return "a number";
+    return k == C_PRIO || k == C_SIZE || k == C_RETX || k == C_CNPS ? "a whole number" : "a time in ns";
+}
+
+/* One metric's values, n of them, with room for one per row. */
+struct column {
+    double *v;
+    size_t n;
+};
+
 int flowset_compute(const struct flowset *f, const char *csv, struct flowset_result *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    size_t hl = strlen(csv_header);
-    if (strncmp(csv, csv_header, hl) != 0 || (csv[hl] != '\n' && csv[hl] != '\0')) {
+    int n_cols;
+    const char *p = after_header(csv, &n_cols);
+    if (!p) {
         size_t l = strcspn(csv, "\n");
         setting_strf(err, errlen, "flows.csv line 1: expected the header \"%s\", got \"%.*s%s\"", csv_header,
                      (int)(l > 80 ? 80 : l), csv, l > 80 ? "..." : "");
         return SCN_EUSAGE;
     }
     size_t rows = 0;
-    for (const char *p = csv; *p; p++)
-        rows += *p == '\n';
-    double *fct = mem_xmalloc(sizeof(double) * (rows + 1), FLOWSET_OOM);
-    double *sd = mem_xmalloc(sizeof(double) * (rows + 1), FLOWSET_OOM);
-    double *gp = mem_xmalloc(sizeof(double) * (rows + 1), FLOWSET_OOM);
-    size_t n_gp = 0;
+    for (const char *q = csv; *q; q++)
+        rows += *q == '\n';
+    enum { M_FCT, M_SD, M_GP, M_FCT_ACK, M_SD_ACK, M_N };
+    struct column m[M_N];
+    for (int i = 0; i < M_N; i++)
+        m[i] = (struct column){mem_xmalloc(sizeof(double) * (rows + 1), FLOWSET_OOM), 0};
     int line = 1, rc = 0;
-    const char *p = csv + hl + (csv[hl] == '\n');
     while (*p && !rc) {
         line++;
         size_t len = strcspn(p, "\n");
@@ -284,39 +347,19 @@ int flowset_compute(const struct flowset *f, const char *csv, struct flowset_res
                 break;
             c += k + 1;
         }
-        if (nc != N_COLS) {
-            setting_strf(err, errlen, "flows.csv line %d: expected %d columns (%s), got %d", line, N_COLS,
-                         csv_header, nc);
+        if (nc != n_cols) {
+            setting_strf(err, errlen, "flows.csv line %d: expected %d columns (%s), got %d", line, n_cols,
+                         n_cols == N_COLS ? csv_header : csv_header_receiver, nc);
             rc = SCN_EUSAGE;
             break;
         }
-        bool finished = cl[C_FINISH] > 0;
         int64_t v[N_COLS] = {0};
-        int bad = -1;
-        for (int k = C_PRIO; k < N_COLS && bad < 0; k++) {
-            if (!finished && k >= C_FINISH) {
-                if (cl[k])
-                    bad = k;
-                continue;
-            }
-            bool ok = k == C_SLOWDOWN ? parse_real(cell[k], cl[k])
-                    : k == C_START || k == C_FINISH || k == C_FCT || k == C_IDEAL || k == C_PAUSED
-                        ? parse_ns(cell[k], cl[k], &v[k])
-                        : parse_count(cell[k], cl[k], &v[k]);
-            if (!ok)
-                bad = k;
-        }
-        if (bad < 0 && cl[C_ID] == 0)
-            bad = C_ID;
+        bool finished, acked;
+        int bad = parse_row(cell, cl, n_cols, v, &finished, &acked);
         if (bad >= 0) {
             setting_strf(err, errlen, "flows.csv line %d: column %s: expected %s, got \"%.*s\"", line,
-                         col_names[bad],
-                         bad == C_ID ? "a flow id"
-                         : !finished && bad > C_FINISH ? "nothing (the flow did not finish)"
-                         : bad == C_SLOWDOWN ? "a number"
-                         : bad == C_PRIO || bad == C_SIZE || bad == C_RETX || bad == C_CNPS ? "a whole number"
-                                                                                             : "a time in ns",
-                         (int)(cl[bad] > 60 ? 60 : cl[bad]), cell[bad]);
+                         col_names[bad], expected_cell(bad, finished, acked), (int)(cl[bad] > 60 ? 60 : cl[bad]),
+                         cell[bad]);
             rc = SCN_EUSAGE;
             break;
         }
@@ -327,24 +370,30 @@ int flowset_compute(const struct flowset *f, const char *csv, struct flowset_res
                 int64_t fct_ps = v[C_FCT], ideal_ps = v[C_IDEAL];
                 /* As run.c computes summary.json's: ns = ps / 1000, slowdown = ps / ps (0 without an ideal). */
                 double fct_ns = (double)fct_ps / 1000.0;
-                fct[out->completed] = fct_ns;
-                sd[out->completed] = ideal_ps > 0 ? (double)fct_ps / (double)ideal_ps : 0;
+                m[M_FCT].v[m[M_FCT].n++] = fct_ns;
+                m[M_SD].v[m[M_SD].n++] = ideal_ps > 0 ? (double)fct_ps / (double)ideal_ps : 0;
                 out->completed++;
                 if (fct_ps > 0)
-                    gp[n_gp++] = size * 8 / fct_ns;
+                    m[M_GP].v[m[M_GP].n++] = size * 8 / fct_ns;
+            }
+            if (acked) {
+                m[M_FCT_ACK].v[m[M_FCT_ACK].n++] = (double)v[C_FCT_ACK] / 1000.0;
+                m[M_SD_ACK].v[m[M_SD_ACK].n++] =
+                    v[C_IDEAL_ACK] > 0 ? (double)v[C_FCT_ACK] / (double)v[C_IDEAL_ACK] : 0;
+                out->acked++;
             }
         }
         p = next;
     }
     if (!rc) {
-        out->fct_ns = stats_nearest_rank(fct, (size_t)out->completed);
-        out->slowdown = stats_nearest_rank(sd, (size_t)out->completed);
-        out->goodput_gbps = stats_nearest_rank(gp, n_gp);
+        struct stats_pct *dst[M_N] = {&out->fct_ns, &out->slowdown, &out->goodput_gbps, &out->fct_ack_ns,
+                                      &out->slowdown_ack};
+        for (int i = 0; i < M_N; i++)
+            *dst[i] = stats_nearest_rank(m[i].v, m[i].n);
     } else {
         memset(out, 0, sizeof *out);
     }
-    free(fct);
-    free(sd);
-    free(gp);
+    for (int i = 0; i < M_N; i++)
+        free(m[i].v);
     return rc;
 }

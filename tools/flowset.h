@@ -35,19 +35,23 @@ bool flowset_match(const struct flowset *f, const char *id, double size_bytes);
 
 /*
  * The metric names a subset can compute: flows.total, flows.completed, flows.fct_ns.{mean,p50,p95,p99,max},
- * flows.slowdown.{...}, flows.goodput_gbps.{...} (size_bytes * 8 / fct_ns per finished flow).
+ * flows.slowdown.{...}, flows.goodput_gbps.{...} (size_bytes * 8 / fct_ns per finished flow), and by the
+ * sender's completion (the last ACK, flows.csv's acked_ns...): flows.acked, flows.fct_ack_ns.{...},
+ * flows.slowdown_ack.{...}.
  */
 bool flowset_metric_known(const char *metric);
 
 /*
  * The metrics of the flows of flows.csv (text) that f matches (f NULL = every flow).  fct_ns and slowdown are
  * computed from the exact integer picoseconds the csv's ns columns hold, as summary.json computes them, so
- * with every flow they equal summary.json's flows.fct_ns and flows.slowdown exactly.  Returns 0, or 2 with a
- * message ("flows.csv line N: ...") when the text is not a flows.csv (wrong header, a bad number).
+ * with every flow they equal summary.json's flows.fct_ns and flows.slowdown exactly (and fct_ack_ns and
+ * slowdown_ack, flows.fct_ack_ns and flows.slowdown_ack).  A flows.csv of an older rocesim, without the
+ * sender's columns, is read too: no flow of it is acked.  Returns 0, or 2 with a message ("flows.csv line N:
+ * ...") when the text is not a flows.csv (wrong header, a bad number).
  */
 struct flowset_result {
-    int total, completed;
-    struct stats_pct fct_ns, slowdown, goodput_gbps;
+    int total, completed, acked;
+    struct stats_pct fct_ns, slowdown, goodput_gbps, fct_ack_ns, slowdown_ack;
 };
 int flowset_compute(const struct flowset *f, const char *csv, struct flowset_result *out, char *err, size_t errlen);
 

@@ -207,15 +207,23 @@ static cJSON *stats_json(struct stats_pct s)
 
 static double ps_to_ns(sim_time_t ps) { return (double)ps / 1000.0; }
 
-/* FCT and slowdown statistics of the finished flows of priority prio (-1: all). */
-static void prio_flow_stats(const struct run *r, int prio, struct stats_pct *fct, struct stats_pct *sd)
+/*
+ * FCT and slowdown statistics of the flows of priority prio (-1: all), by both definitions: to the receiver's
+ * last byte over the flows that finished, and to the sender's last ACK over the flows whose last ACK arrived.
+ */
+struct fct_stats {
+    struct stats_pct fct, sd, fct_ack, sd_ack;
+    uint32_t acked;
+};
+
+static void prio_flow_stats(const struct run *r, int prio, struct fct_stats *st)
 {
     const struct net *n = &r->net;
-    double *a = malloc(sizeof(double) * (n->n_flows + 1));
-    double *b = malloc(sizeof(double) * (n->n_flows + 1));
-    if (!a || !b)
+    double *a = malloc(sizeof(double) * (4 * (size_t)n->n_flows + 1));
+    if (!a)
         mem_oom("summarizing flow completion times");
-    size_t m = 0;
+    double *b = a + n->n_flows, *c = b + n->n_flows, *d = c + n->n_flows;
+    size_t m = 0, k = 0;
     for (uint32_t i = 0; i < n->n_flows; i++) {
         const struct flow *f = net_flow(n, i);
         if (!net_flow_made(f) || f->finish < 0 || (prio >= 0 && f->prio != prio))
@@ -223,16 +231,28 @@ static void prio_flow_stats(const struct run *r, int prio, struct stats_pct *fct
         a[m] = ps_to_ns(f->finish - f->start);
         b[m] = f->ideal_fct > 0 ? (double)(f->finish - f->start) / (double)f->ideal_fct : 0;
         m++;
+        if (f->acked >= 0) {
+            c[k] = ps_to_ns(f->acked - f->start);
+            d[k] = f->ideal_fct_ack > 0 ? (double)(f->acked - f->start) / (double)f->ideal_fct_ack : 0;
+            k++;
+        }
     }
-    *fct = stats_nearest_rank(a, m);
-    *sd = stats_nearest_rank(b, m);
+    st->fct = stats_nearest_rank(a, m);
+    st->sd = stats_nearest_rank(b, m);
+    st->fct_ack = stats_nearest_rank(c, k);
+    st->sd_ack = stats_nearest_rank(d, k);
+    st->acked = (uint32_t)k;
     free(a);
-    free(b);
 }
 
-static void flow_stats(const struct run *r, struct stats_pct *fct, struct stats_pct *sd)
+/* The fields of both definitions, in summary.json's flows and priorities objects. */
+static void add_fct_stats(cJSON *o, const struct fct_stats *st)
 {
-    prio_flow_stats(r, -1, fct, sd);
+    cJSON_AddItemToObject(o, "fct_ns", stats_json(st->fct));
+    cJSON_AddItemToObject(o, "slowdown", stats_json(st->sd));
+    cJSON_AddNumberToObject(o, "acked", st->acked);
+    cJSON_AddItemToObject(o, "fct_ack_ns", stats_json(st->fct_ack));
+    cJSON_AddItemToObject(o, "slowdown_ack", stats_json(st->sd_ack));
 }
 
 char *run_summary_json(const struct run *r, bool with_wall)
@@ -256,16 +276,15 @@ char *run_summary_json(const struct run *r, bool with_wall)
     if (with_wall)
         cJSON_AddNumberToObject(root, "events_per_s", r->wall_s > 0 ? (double)r->sim.events / r->wall_s : 0);
 
-    struct stats_pct fct, sd;
-    flow_stats(r, &fct, &sd);
+    struct fct_stats st;
+    prio_flow_stats(r, -1, &st);
     cJSON *flows = cJSON_AddObjectToObject(root, "flows");
     cJSON_AddNumberToObject(flows, "total", net_flows_made(n));
     cJSON_AddNumberToObject(flows, "completed", n->flows_completed);
     /* Only a QP timeout (host.qp_timeout) can make a flow fail, so the field appears only when one did. */
     if (c->flows_failed)
         cJSON_AddNumberToObject(flows, "failed", (double)c->flows_failed);
-    cJSON_AddItemToObject(flows, "fct_ns", stats_json(fct));
-    cJSON_AddItemToObject(flows, "slowdown", stats_json(sd));
+    add_fct_stats(flows, &st);
 
     cJSON *colls = cJSON_AddArrayToObject(root, "collectives");
     for (uint32_t i = 0; i < r->traffic.n_colls; i++) {
@@ -340,8 +359,8 @@ char *run_summary_json(const struct run *r, bool with_wall)
         }
         if (!nf && !pc->pause_frames)
             continue;
-        struct stats_pct pf, ps;
-        prio_flow_stats(r, p, &pf, &ps);
+        struct fct_stats ps;
+        prio_flow_stats(r, p, &ps);
         char key[12];
         snprintf(key, sizeof key, "%d", p);
         cJSON *o = cJSON_AddObjectToObject(pr, key);
@@ -362,8 +381,7 @@ char *run_summary_json(const struct run *r, bool with_wall)
                 flow_paused += f->paused_ns;
         }
         cJSON_AddNumberToObject(o, "flows_paused_ns", ps_to_ns(flow_paused));
-        cJSON_AddItemToObject(o, "fct_ns", stats_json(pf));
-        cJSON_AddItemToObject(o, "slowdown", stats_json(ps));
+        add_fct_stats(o, &ps);
     }
 
     cJSON *rt = cJSON_AddObjectToObject(root, "routing");
@@ -438,8 +456,7 @@ char *run_flows_csv(const struct run *r)
 {
     const struct net *n = &r->net;
     struct buf b = {0};
-    buf_printf(&b, "id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps,"
-                   "paused_ns\n");
+    buf_printf(&b, "%s\n", RUN_FLOWS_HEADER);
     for (uint32_t i = 0; i < n->n_flows; i++) {
         const struct flow *f = net_flow(n, i);
         if (!net_flow_made(f))
@@ -447,14 +464,22 @@ char *run_flows_csv(const struct run *r)
         char s1[32], s2[32], s3[32], s4[32], s5[32];
         buf_printf(&b, "%s,%s,%s,%d,%lld,%s,", f->name, scn_host_name(r->scn, (int)f->src),
                    scn_host_name(r->scn, (int)f->dst), f->prio, (long long)f->size, units_fmt_ns(f->start, s1, sizeof s1));
-        if (f->finish < 0)
-            buf_printf(&b, ",,,,,,\n");
+        if (f->finish < 0) {
+            buf_printf(&b, ",,,,,,,,,,\n");
+            continue;
+        }
+        buf_printf(&b, "%s,%s,%s,%.4f,%llu,%llu,%s,", units_fmt_ns(f->finish, s2, sizeof s2),
+                   units_fmt_ns(f->finish - f->start, s3, sizeof s3), units_fmt_ns(f->ideal_fct, s4, sizeof s4),
+                   f->ideal_fct > 0 ? (double)(f->finish - f->start) / (double)f->ideal_fct : 0.0,
+                   (unsigned long long)f->retx_bytes, (unsigned long long)f->cnps_rx,
+                   units_fmt_ns(f->paused_ns, s5, sizeof s5));
+        if (f->acked < 0)
+            buf_printf(&b, ",,,\n"); /* the run ended before the last ACK reached the sender */
         else
-            buf_printf(&b, "%s,%s,%s,%.4f,%llu,%llu,%s\n", units_fmt_ns(f->finish, s2, sizeof s2),
-                       units_fmt_ns(f->finish - f->start, s3, sizeof s3), units_fmt_ns(f->ideal_fct, s4, sizeof s4),
-                       f->ideal_fct > 0 ? (double)(f->finish - f->start) / (double)f->ideal_fct : 0.0,
-                       (unsigned long long)f->retx_bytes, (unsigned long long)f->cnps_rx,
-                       units_fmt_ns(f->paused_ns, s5, sizeof s5));
+            buf_printf(&b, "%s,%s,%s,%.4f\n", units_fmt_ns(f->acked, s2, sizeof s2),
+                       units_fmt_ns(f->acked - f->start, s3, sizeof s3),
+                       units_fmt_ns(f->ideal_fct_ack, s4, sizeof s4),
+                       f->ideal_fct_ack > 0 ? (double)(f->acked - f->start) / (double)f->ideal_fct_ack : 0.0);
     }
     if (!b.p)
         mem_oom("writing flows.csv");
@@ -658,8 +683,9 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
 {
     const struct net *n = &r->net;
     const struct net_counters *c = &n->c;
-    struct stats_pct fct, sd;
-    flow_stats(r, &fct, &sd);
+    struct fct_stats fs;
+    prio_flow_stats(r, -1, &fs);
+    const struct stats_pct fct = fs.fct, sd = fs.sd;
     char a[32], b[32];
     fprintf(f, "%s: %u of %u flows finished, simulated %s in %.2f s (%.2f M events/s)\n", r->scn->name,
             n->flows_completed, net_flows_made(n), human_time(ps_to_ns(r->sim.now), a, sizeof a), r->wall_s,

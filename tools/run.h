@@ -28,7 +28,9 @@
  * 3: the engine in windows (sim/parallel.h): a run ends at the end of the window in which its traffic was done,
  *    deadlock checks run between windows, Poisson arrivals are events of the run.
  * 4: TIMELY's default scales the paper's values to the line rate and its hpcc-ns3 preset counts increases as the
- *    HPCC simulator does; HPCC's INT counts the preamble and gap on the wire and U starts at 1.
+ *    HPCC simulator does; HPCC's INT counts the preamble and gap on the wire and U starts at 1; the sender's
+ *    completion (the last ACK) besides the receiver's: flows.csv's acked_ns ... slowdown_ack, summary.json's
+ *    acked, fct_ack_ns and slowdown_ack.
  */
 #define RUN_RESULTS_VERSION 4
 
@@ -117,6 +119,14 @@ int run_write_outputs(struct run *r, const char *dir, char *err, size_t errlen);
 
 /* summary.json as text (caller frees); with_wall = false leaves out the wall-clock fields. */
 char *run_summary_json(const struct run *r, bool with_wall);
+
+/*
+ * flows.csv's columns (docs/outputs.md): the receiver's completion (finish_ns ... slowdown, the columns of a
+ * flows.csv of an older rocesim), then the sender's (acked_ns ... slowdown_ack).
+ */
+#define RUN_FLOWS_HEADER_RECEIVER                                                                                  \
+    "id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retx_bytes,cnps,paused_ns"
+#define RUN_FLOWS_HEADER RUN_FLOWS_HEADER_RECEIVER ",acked_ns,fct_ack_ns,ideal_fct_ack_ns,slowdown_ack"
 
 /* flows.csv as text (caller frees). */
 char *run_flows_csv(const struct run *r);

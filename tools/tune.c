@@ -244,7 +244,7 @@ static char *after_run(void *ctx, int i, const char *dir, const char *summary, c
     free(csv);
     cJSON_DeleteItemFromObjectCaseSensitive(j, "tune_metrics");
     cJSON_AddItemToObject(j, "tune_metrics", arr);
-    char *out = cJSON_PrintUnformatted(j);
+    char *out = jsonout_print(j); /* exact: cJSON's printing may drop a metric's last bit (jsonout.h) */
     cJSON_Delete(j);
     if (!out)
         mem_oom("reading a run's results");

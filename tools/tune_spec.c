@@ -306,9 +306,10 @@ static int parse_metric(struct setting_ctx *c, const struct tune_spec *s, const 
         if (check_traffic_ids(c, s, m, wf))
             return SCN_EUSAGE;
         if (!flowset_metric_known(m->name))
-            return lbad(c, w, "expected a flow metric (flows.total, flows.completed, flows.fct_ns.*, "
-                              "flows.slowdown.*, flows.goodput_gbps.*; * = mean, p50, p95, p99, max) with \"flows\", "
-                              "got \"%.80s\"", m->name);
+            return lbad(c, w, "expected a flow metric (flows.total, flows.completed, flows.acked, flows.fct_ns.*, "
+                              "flows.slowdown.*, flows.goodput_gbps.*, to the last ACK flows.fct_ack_ns.*, "
+                              "flows.slowdown_ack.*; * = mean, p50, p95, p99, max) with \"flows\", got \"%.80s\"",
+                        m->name);
     } else if (!sweep_metric_known(m->name)) {
         if (flowset_metric_known(m->name)) {
             m->subset = true; /* goodput: computed from flows.csv over every flow */
