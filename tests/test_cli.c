@@ -212,6 +212,56 @@ static void test_queue_pattern_lists_switches(void)
     free(out);
 }
 
+/*
+ * --seed 9007199254740993 (2^53 + 1) runs as itself: the run differs from 2^53's (a Poisson load draws from the
+ * seed), and summary.json, scenario.json and check print it digit for digit; a seed past 2^64 - 1 is refused.
+ */
+static void test_seed_exact(void)
+{
+    char dir[] = "/tmp/rocesim-cli-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    static const char *const seeds[] = {"9007199254740992", "9007199254740993"};
+    char *flows[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        char sub[600], path[700];
+        snprintf(sub, sizeof sub, "%s/%s", dir, seeds[i]);
+        CU_ASSERT_EQUAL(run_cmd(NULL, "run scenarios/websearch-fattree.json --stop 300us -q --no-plot --seed %s -o %s "
+                                      ">/dev/null", seeds[i], sub), 0);
+        snprintf(path, sizeof path, "%s/flows.csv", sub);
+        flows[i] = test_read_file(path, NULL);
+        CU_ASSERT_PTR_NOT_NULL(flows[i]);
+        char want[64];
+        snprintf(path, sizeof path, "%s/summary.json", sub);
+        char *t = test_read_file(path, NULL);
+        snprintf(want, sizeof want, "\"seed\":\t%s,", seeds[i]);
+        CU_ASSERT_PTR_NOT_NULL(t && strstr(t, want));
+        free(t);
+        snprintf(path, sizeof path, "%s/scenario.json", sub);
+        t = test_read_file(path, NULL);
+        snprintf(want, sizeof want, "\"seed\": %s,", seeds[i]);
+        CU_ASSERT_PTR_NOT_NULL(t && strstr(t, want));
+        free(t);
+        char *out = NULL;
+        CU_ASSERT_EQUAL(run_cmd(&out, "check scenarios/websearch-fattree.json --seed %s", seeds[i], NULL), 0);
+        snprintf(want, sizeof want, "\"seed\":\t%s,", seeds[i]);
+        CU_ASSERT_PTR_NOT_NULL(out && strstr(out, want));
+        free(out);
+    }
+    CU_ASSERT(flows[0] && flows[1] && strcmp(flows[0], flows[1]) != 0);
+    free(flows[0]);
+    free(flows[1]);
+    char *out = NULL;
+    CU_ASSERT_EQUAL(run_cmd(&out, "check scenarios/dumbbell.json --seed 18446744073709551616 2>&1 | head -1", NULL, NULL),
+                    0);
+    CU_ASSERT_STRING_EQUAL(out ? out : "", "rocesim: --seed expects an integer from 0 to 18446744073709551615, got "
+                                           "\"18446744073709551616\"\n");
+    free(out);
+    CU_ASSERT_EQUAL(run_cmd(NULL, "check scenarios/dumbbell.json --seed ' -5'", NULL, NULL), 2);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    test_run(cmd, NULL);
+}
+
 void test_cli_register(void)
 {
     CU_pSuite s = CU_add_suite("command line", NULL, NULL);
@@ -224,4 +274,5 @@ void test_cli_register(void)
     CU_add_test(s, "run writes summary.json and flows.csv", test_run_writes_outputs);
     CU_add_test(s, "a bad scenario writes nothing", test_bad_scenario_writes_nothing);
     CU_add_test(s, "a queue pattern matching no switch lists the switches", test_queue_pattern_lists_switches);
+    CU_add_test(s, "--seed 2^53 + 1 runs as itself and is printed exactly; past 2^64 - 1 refused", test_seed_exact);
 }

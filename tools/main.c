@@ -10,6 +10,7 @@
 #include "tools/compare.h"
 #include "tools/doctor.h"
 #include "tools/httpd.h"
+#include "tools/jsonout.h"
 #include "tools/live.h"
 #include "tools/nicconfig.h"
 #include "tools/plot.h"
@@ -147,12 +148,10 @@ static int parse_args(int argc, char **argv, struct cli *c, char (*set_paths)[51
             if (!has_next)
                 return bad_usage("%s needs a number", a);
             const char *v = argv[++i];
-            char *end;
-            errno = 0;
-            unsigned long long s = strtoull(v, &end, 10);
-            if (errno || *end || !*v || v[0] == '-')
-                return bad_usage("--seed expects a non-negative integer, got \"%s\"", v);
-            snprintf(c->seed_buf, sizeof c->seed_buf, "%llu", s);
+            uint64_t s;
+            if (scn_seed_parse(v, strlen(v), &s))
+                return bad_usage("--seed expects an integer from 0 to " SCN_SEED_MAX_TEXT ", got \"%s\"", v);
+            snprintf(c->seed_buf, sizeof c->seed_buf, "%llu", (unsigned long long)s);
         } else if (strcmp(a, "--stop") == 0) {
             if (!has_next)
                 return bad_usage("%s needs a time like \"10ms\"", a);
@@ -531,12 +530,12 @@ static int cmd_check(const struct cli *c)
         return rc;
     }
     char *json = scn_to_json(&scn);
-    cJSON *root = cJSON_Parse(json);
+    cJSON *root = scn_parse_json(scn.file, json, NULL, 0); /* keeps a seed above 2^53 exact (scenario.h) */
     free(json);
     if (!root)
         mem_oom("printing the resolved scenario");
     cJSON_AddItemToObject(root, "derived", derived_json(&r));
-    char *out = cJSON_Print(root);
+    char *out = jsonout_print(root);
     cJSON_Delete(root);
     if (!out)
         mem_oom("printing the resolved scenario");

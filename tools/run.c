@@ -240,7 +240,7 @@ char *run_summary_json(const struct run *r, bool with_wall)
     const struct net_counters *c = &n->c;
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "scenario", r->scn->name);
-    cJSON_AddNumberToObject(root, "seed", (double)r->scn->seed);
+    cJSON_AddItemToObject(root, "seed", jsonout_u64(r->scn->seed));
     cJSON_AddNumberToObject(root, "results_version", RUN_RESULTS_VERSION);
     cJSON_AddBoolToObject(root, "complete", r->incomplete_reason[0] == '\0');
     if (r->incomplete_reason[0])
