@@ -114,6 +114,13 @@ static int add_set(struct cli *c, const char *arg, char *storage)
     if (c->n_sets == MAX_SETS)
         return bad_usage("too many --set options (at most 256), at \"%s\"", arg);
     size_t plen = (size_t)(eq - arg);
+    /* only the path has a limit (the loader's); a value may be as long as the command line allows */
+    if (plen >= SETTING_PATH_MAX) {
+        char fmt[160];
+        snprintf(fmt, sizeof fmt, "--set expects a PATH of at most %d characters, got %zu: \"%%.60s...\"",
+                 SETTING_PATH_MAX - 1, plen);
+        return bad_usage(fmt, arg);
+    }
     memcpy(storage, arg, plen);
     storage[plen] = '\0';
     c->sets[c->n_sets].path = storage;
@@ -122,7 +129,7 @@ static int add_set(struct cli *c, const char *arg, char *storage)
     return 0;
 }
 
-static int parse_args(int argc, char **argv, struct cli *c, char (*set_paths)[512])
+static int parse_args(int argc, char **argv, struct cli *c, char (*set_paths)[SETTING_PATH_MAX])
 {
     memset(c, 0, sizeof *c);
     if (argc < 2)
@@ -138,8 +145,6 @@ static int parse_args(int argc, char **argv, struct cli *c, char (*set_paths)[51
         } else if (strcmp(a, "--set") == 0) {
             if (!has_next)
                 return bad_usage("%s needs PATH=VALUE", a);
-            if (strlen(argv[i + 1]) >= 512)
-                return bad_usage("--set path too long: %.40s...", argv[i + 1]);
             int rc = add_set(c, argv[i + 1], set_paths[c->n_sets]);
             i++;
             if (rc)
@@ -173,7 +178,9 @@ static int parse_args(int argc, char **argv, struct cli *c, char (*set_paths)[51
             const char *v = argv[++i];
             int64_t ps;
             char err[256];
-            if (units_parse_time(v, &ps, err, sizeof err) || ps <= 0)
+            if (units_parse_time(v, &ps, err, sizeof err))
+                return bad_usage("--max-wall: %s", err); /* what is wrong with it: no unit, too large (the most) */
+            if (ps <= 0)
                 return bad_usage("--max-wall expects a positive time like \"10s\", got \"%s\"", v);
             c->max_wall = v;
             c->max_wall_s = (double)ps * 1e-12;
@@ -796,7 +803,7 @@ int main(int argc, char **argv)
         return doctor_main(argc, argv);
     if (argc == 3 && strcmp(argv[1], "plot") == 0 && sweep_is_dir(argv[2]))
         return sweep_plot_main(argv[2]);
-    static char set_paths[MAX_SETS][512];
+    static char set_paths[MAX_SETS][SETTING_PATH_MAX];
     struct cli c;
     int rc = parse_args(argc, argv, &c, set_paths);
     if (rc)
