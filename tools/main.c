@@ -731,6 +731,7 @@ static int cmd_run_body(const struct cli *c, bool peer)
             plots = pr.summary;
         }
         run_print_summary(&r, stdout, dir, plots);
+        monitor_print_cuts(&r, stderr); /* a time series a bound cut short, said where a pipeline shows it */
         /* The outputs are all written: a deadlock is a finding of the run, an error only when asked for. */
         if (c->fail_on_deadlock && r.net.dl.detected)
             rc = 1;

@@ -234,6 +234,26 @@ static void flow_stats(const struct run *r, struct stats_pct *fct, struct stats_
     prio_flow_stats(r, -1, fct, sd);
 }
 
+/* series_capped: only when a bound cut a time series short (tools/monitor.h), so that every other summary is as it
+ * was. */
+static void add_series_capped(cJSON *root, const struct run *r)
+{
+    cJSON *capped = NULL;
+    for (int i = 0; i < RUN_N_SERIES; i++) {
+        const struct run_series_cut *cut = &r->mon_notes.cut[i];
+        if (!cut->cut)
+            continue;
+        if (!capped)
+            capped = cJSON_AddArrayToObject(root, "series_capped");
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "file", run_series_names[i]);
+        cJSON_AddNumberToObject(o, "rows", (double)cut->rows);
+        cJSON_AddNumberToObject(o, "from_ns", ps_to_ns(cut->from));
+        cJSON_AddStringToObject(o, "bound", cut->by_samples ? "samples" : "rows");
+        cJSON_AddItemToArray(capped, o);
+    }
+}
+
 char *run_summary_json(const struct run *r, bool with_wall)
 {
     const struct net *n = &r->net;
@@ -391,6 +411,7 @@ char *run_summary_json(const struct run *r, bool with_wall)
     cJSON *wd = cJSON_AddObjectToObject(root, "watchdog");
     cJSON_AddNumberToObject(wd, "storms_detected", n->wd ? n->wd->storms : 0);
     cJSON_AddNumberToObject(wd, "restored", n->wd ? n->wd->restored : 0);
+    add_series_capped(root, r);
 
     char *txt = jsonout_print(root);
     cJSON_Delete(root);
@@ -541,6 +562,8 @@ int write_file_atomic(const char *path, const char *data, size_t len)
     }
     return 0;
 }
+
+const char *const run_series_names[RUN_N_SERIES] = {"queues.csv", "rates.csv", "pfc.csv", "watchdog.csv"};
 
 const char *const run_output_names[] = {"summary.json", "flows.csv",     "queues.csv",   "rates.csv",
                                         "pfc.csv",      "watchdog.csv", "scenario.json", "counters.csv"};
