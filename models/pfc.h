@@ -66,10 +66,17 @@
 
 #define PAUSE_QUANTUM_BITS 512
 
-/* The pause time of `quanta` PAUSE quanta (512 bit times each, IEEE 802.1Qbb) on a link of rate_bps, in ps. */
+/*
+ * The pause time of `quanta` PAUSE quanta (512 bit times each, IEEE 802.1Qbb) on a link of rate_bps, in ps.  On a link
+ * so slow that it is 2^45 ps or more (0xFFFF quanta below about 1 Mbps), 2^45: like the exact time, it and its half
+ * (the refresh) lie past the engine's clock (sim.h), where the exact one did not fit an int64 (3.4e19 ps at 1 bps)
+ * and put the expiry in the past.
+ */
 static inline sim_time_t pause_quanta_ps(int64_t quanta, int64_t rate_bps)
 {
-    return (sim_time_t)(((__int128)quanta * PAUSE_QUANTUM_BITS * PS_PER_S) / rate_bps);
+    const sim_time_t beyond = 2 * (SIM_TIME_LIMIT + 1);
+    __int128 ps = ((__int128)quanta * PAUSE_QUANTUM_BITS * PS_PER_S) / rate_bps;
+    return ps < beyond ? (sim_time_t)ps : beyond;
 }
 
 extern const struct lfc_ops pfc_lfc_ops;

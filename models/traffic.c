@@ -253,6 +253,17 @@ static int resolve_path(struct net *n, int ti, const struct scn_traffic *e, uint
 
 /* ---- poisson ---- */
 
+/*
+ * The next gap of a Poisson source, drawn from the exponential of its mean, in ps.  A tiny load on a slow link
+ * makes the mean huge (even infinite): a draw past the engine's clock becomes the clock's end + 1, an arrival
+ * that never comes (sim.h), where converting it would overflow int64.  Every other draw is what it was.
+ */
+static sim_time_t poisson_gap(struct poisson_gen *g)
+{
+    double x = rng_exponential(&g->rng, g->mean_gap_ps);
+    return x < (double)SIM_TIME_LIMIT ? (sim_time_t)x : SIM_TIME_LIMIT + 1;
+}
+
 static void poisson_arrival(struct sim *s, void *obj, uint64_t arg)
 {
     struct poisson_gen *g = obj;
@@ -275,7 +286,7 @@ static void poisson_arrival(struct sim *s, void *obj, uint64_t arg)
     int64_t size = cdf_sample(&t->cdfs[g->entry], rng_uniform(&g->rng));
     net_add_flow(n, keep_name(t, e->id, t->next_name[g->entry]++), g->host, dst, size, s->now, TR_PRIO(e),
                  0, NULL, 0);
-    sim_after(s, 1 + (sim_time_t)rng_exponential(&g->rng, g->mean_gap_ps), poisson_arrival, g, 0);
+    sim_after(s, 1 + poisson_gap(g), poisson_arrival, g, 0);
 }
 
 /* ---- collectives ---- */
@@ -599,8 +610,7 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
                 double rate = (double)n->hosts[g->host].rate_bps;
                 g->mean_gap_ps = t->cdfs[ti].mean * 8.0 / (e->load * rate) * (double)PS_PER_S;
                 net_np(n)->pending_sources++;
-                sim_at(net_sim(n), e->start_ps + (sim_time_t)rng_exponential(&g->rng, g->mean_gap_ps),
-                       poisson_arrival, g, 0);
+                sim_at(net_sim(n), e->start_ps + poisson_gap(g), poisson_arrival, g, 0);
             }
             break;
         }

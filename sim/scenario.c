@@ -29,7 +29,6 @@
 #define PATH_LEN SETTING_PATH_MAX
 #define MAX_HOSTS 1000000
 #define MAX_COUNT 1000000           /* any single count in a topology */
-#define MAX_SEED 9007199254740992.0 /* 2^53: larger integers are not exact in JSON */
 
 /* Loader state shared by every validation function; settings.c sees only its first member. */
 struct ctx {
@@ -371,6 +370,89 @@ static int check_text(struct ctx *c, const char *text, const cJSON *root, const 
     return check_strings(c, root, path, nul_escape_string(text), &k);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Exact integers: seeds                                                      */
+
+/* See scenario.h. */
+int scn_seed_parse(const char *s, size_t n, uint64_t *out)
+{
+    uint64_t x = 0;
+    if (n == 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || __builtin_mul_overflow(x, 10, &x) || __builtin_add_overflow(x, s[i] - '0', &x))
+            return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+/*
+ * The next number of JSON text at *cur, outside strings: its first character and its length (the characters
+ * cJSON's number parser takes), or NULL past the last one.  Literals (true, false, null) hold no digit or '-'.
+ */
+static const char *next_number(const char **cur, size_t *len)
+{
+    bool str = false;
+    for (const char *p = *cur; *p; p++) {
+        if (str) {
+            if (*p == '\\' && p[1])
+                p++;
+            else if (*p == '"')
+                str = false;
+        } else if (*p == '"') {
+            str = true;
+        } else if (*p == '-' || isdigit((unsigned char)*p)) {
+            const char *start = p;
+            while (*p && strchr("0123456789+-eE.", *p))
+                p++;
+            *len = (size_t)(p - start);
+            *cur = p;
+            return start;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * cJSON reads every number as a double, which holds integers exactly only up to 2^53: a seed of 2^53 + 1 would
+ * read as 2^53.  So the text of each number at or beyond 2^53 is kept in its valuestring (which cJSON_Delete
+ * frees and cJSON_Duplicate copies, whatever the item's type), read exactly by scn_json_seed.  The tree's
+ * numbers are in the text's order, so the k-th number item is the k-th number of the text.  -1: out of memory.
+ */
+static int keep_number_text(cJSON *v, const char **cur)
+{
+    if (cJSON_IsNumber(v)) {
+        size_t len = 0;
+        const char *tok = next_number(cur, &len);
+        if (tok && !(fabs(v->valuedouble) < 0x1p53)) {
+            if (!(v->valuestring = malloc(len + 1)))
+                return -1;
+            memcpy(v->valuestring, tok, len);
+            v->valuestring[len] = '\0';
+        }
+        return 0;
+    }
+    for (cJSON *it = v->child; it; it = it->next)
+        if (keep_number_text(it, cur) < 0)
+            return -1;
+    return 0;
+}
+
+/* See scenario.h. */
+int scn_json_seed(const cJSON *v, uint64_t *out)
+{
+    if (!cJSON_IsNumber(v))
+        return -1;
+    if (v->valuestring)
+        return scn_seed_parse(v->valuestring, strlen(v->valuestring), out);
+    double d = v->valuedouble;
+    if (!(d >= 0 && d < 0x1p53) || d != floor(d))
+        return -1; /* a number this large without its text was not read by the loader's parser: not exact */
+    *out = (uint64_t)d;
+    return 0;
+}
+
 /*
  * Parses text into a tree; returns NULL with a "FILE:LINE:COL: ..." error on a
  * syntax error or nesting deeper than cJSON takes, or "FILE: PATH: ..." for a
@@ -381,6 +463,12 @@ static cJSON *parse_json(struct ctx *c, const char *text)
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
     if (root) {
+        const char *cur = text;
+        if (keep_number_text(root, &cur) < 0) {
+            cJSON_Delete(root);
+            ctx_oom(c);
+            return NULL;
+        }
         if (check_text(c, text, root, "") == 0)
             return root;
         cJSON_Delete(root);
@@ -448,6 +536,12 @@ static cJSON *override_value(struct ctx *c, const struct scn_override *o, const 
     const char *text = o->value ? o->value : "";
     cJSON *val = cJSON_ParseWithOpts(text, NULL, 1);
     long k = -1, nul_at = val ? nul_escape_string(text) : -1;
+    const char *cur = text;
+    if (val && keep_number_text(val, &cur) < 0) {
+        cJSON_Delete(val);
+        ctx_oom(c);
+        return NULL;
+    }
     if (!val && !(val = cJSON_CreateString(text))) {
         ctx_oom(c);
         return NULL;
@@ -1211,8 +1305,14 @@ static int link_fields(struct ctx *c, const cJSON *o, const char *path, struct s
     if (length) {
         if (val_qty(c, length, join(p, path, "length"), Q_LENGTH, true, &l->length_mm) < 0)
             return -1;
-        if (l->length_mm > INT64_MAX / PS_PER_MM)
-            return bad(c, p, "expected a length below 1000000km, got \"%s\"", length->valuestring);
+        /* its delay is a time like any other: within the engine's clock (setting_val_qty) */
+        if (l->length_mm > SIM_TIME_LIMIT / PS_PER_MM) {
+            char most[48], end[48];
+            return bad(c, p, "expected a length of at most %s (a delay of 5 ns per metre, at most %s, where the "
+                       "engine's clock ends), got \"%s\"",
+                       units_fmt_length(SIM_TIME_LIMIT / PS_PER_MM, most, sizeof most),
+                       setting_time_limit_text(end, sizeof end), length->valuestring);
+        }
         l->delay_ps = l->length_mm * PS_PER_MM;
     }
     l->loss_rate = 0;
@@ -2531,16 +2631,18 @@ static int parse_seed(struct setting_ctx *sc, const struct setting *f, const cJS
     struct scenario *s = base;
     char d[96];
     (void)f;
-    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < 0 ||
-        v->valuedouble > MAX_SEED)
-        return setting_bad(sc, p, "expected an integer from 0 to 2^53, got %s", describe(v, d, sizeof d));
-    s->seed = (uint64_t)v->valuedouble;
+    if (scn_json_seed(v, &s->seed) < 0)
+        return setting_bad(sc, p, "expected an integer from 0 to %s, got %s", SCN_SEED_MAX_TEXT,
+                           describe(v, d, sizeof d));
     return 0;
 }
 
+/* As raw digits: a double would round a seed above 2^53. */
 static void dump_seed(cJSON *o, const struct setting *f, const void *base)
 {
-    cJSON_AddNumberToObject(o, f->name, (double)((const struct scenario *)base)->seed);
+    char d[24];
+    setting_strf(d, sizeof d, "%llu", (unsigned long long)((const struct scenario *)base)->seed);
+    cJSON_AddRawToObject(o, f->name, d);
 }
 
 /* "derived" is what `rocesim check` reports about the built network; it is ignored on input so that check's
@@ -2604,7 +2706,7 @@ static const struct setting top_fields[] = {
     {TOP("description", description, "", "Free text for people", parse_description, dump_description)},
     {TOP("seed", seed, "1", "Every random choice in the run derives from it", parse_seed, dump_seed)},
     {SET_FIELD("stop", SETTING_TIME, struct scenario, stop_ps, SETTING_POSITIVE, "100ms",
-           "Simulated time at which the run stops at the latest (at most 17.59 s)"), .hi = (double)SIM_TIME_LIMIT},
+           "Simulated time at which the run stops at the latest (at most 17.59 s)")},
     {TOP("topology", topo, NULL, "The network", hook_topology, dump_topology), .flags = SETTING_ALWAYS},
     {SET_GROUP("switch", "Configuration shared by every switch")},
     {SET_GROUP("host", "Configuration shared by every host NIC")},

@@ -382,6 +382,18 @@ char *scn_strip_comments(const char *text, size_t *unclosed_at);
 struct cJSON *scn_parse_json(const char *file, const char *text, char *err, size_t errlen);
 
 /*
+ * Seeds are 64-bit unsigned integers, read exactly: from JSON (the scenario, --set seed=, sweep and tune files)
+ * and from --seed.  cJSON reads numbers as doubles, exact only up to 2^53, so the parsers above keep the text of
+ * every larger number (scn_json_seed reads it); a seed that is not a whole number from 0 to 2^64 - 1, written
+ * as one, is refused, never rounded.  Outputs print seeds as digits, never through a double.
+ */
+#define SCN_SEED_MAX_TEXT "18446744073709551615"
+/* Reads s[0..n), decimal digits and nothing else, as a seed: 0, or -1 when it is not one or exceeds 2^64 - 1. */
+int scn_seed_parse(const char *s, size_t n, uint64_t *out);
+/* Reads a JSON value read by scn_parse_json or the loader as a seed: 0, or -1 when it is not one. */
+int scn_json_seed(const struct cJSON *v, uint64_t *out);
+
+/*
  * Registers the settings tables of the scenario's own objects (sim/settings.h) where no module registered a
  * group of the same path first.  The loader and scn_to_json call it; callers of settings_* (the sweep's path
  * check, the docs test) call it before them.  Idempotent.

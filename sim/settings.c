@@ -8,6 +8,7 @@
  */
 #include "sim/settings.h"
 #include "sim/scenario.h"
+#include "sim/sim.h"
 #include "sim/units.h"
 
 #include <cjson/cJSON.h>
@@ -230,6 +231,8 @@ const char *setting_describe(const cJSON *v, char *buf, size_t len)
         setting_strf(buf, len, "nothing");
     else if (cJSON_IsString(v))
         setting_strf(buf, len, "a string \"%.60s%s\"", v->valuestring, strlen(v->valuestring) > 60 ? "..." : "");
+    else if (cJSON_IsNumber(v) && v->valuestring) /* its text, kept when a double cannot hold it (scenario.h) */
+        setting_strf(buf, len, "a number %.40s", v->valuestring);
     else if (cJSON_IsNumber(v))
         setting_strf(buf, len, "a number %s", setting_fmt_num(v->valuedouble, num, sizeof num));
     else if (cJSON_IsBool(v))
@@ -425,7 +428,23 @@ int setting_val_qty(struct setting_ctx *c, const cJSON *v, const char *path, enu
         return setting_bad(c, path, "%s", uerr);
     if (positive && *out <= 0)
         return setting_bad(c, path, "expected %s greater than zero, got \"%.60s\"", noun[q], str);
+    /* Every time of a scenario is a time on the engine's clock (a start, a stop) or is added to one (a delay, a
+     * timer): past the clock's end an event would silently never come (sim.h), and sums of two stay in int64. */
+    if (q == SETTING_TIME && *out > SIM_TIME_LIMIT) {
+        char end[48];
+        return setting_bad(c, path, "expected a time of at most %s (where the engine's clock ends), got \"%.60s\"",
+                           setting_time_limit_text(end, sizeof end), str);
+    }
     return 0;
+}
+
+/* See settings.h. */
+char *setting_time_limit_text(char *buf, size_t len)
+{
+    /* SIM_TIME_LIMIT ps in seconds, exact, so that the text can be pasted back */
+    setting_strf(buf, len, "%lld.%012llds", (long long)(SIM_TIME_LIMIT / PS_PER_S),
+                 (long long)(SIM_TIME_LIMIT % PS_PER_S));
+    return buf;
 }
 
 /* See settings.h. */
@@ -474,15 +493,7 @@ static int parse_field(struct setting_ctx *c, const struct setting_group *g, con
     case SETTING_SIZE:
     case SETTING_RATE:
     case SETTING_LENGTH:
-        if (setting_val_qty(c, v, path, f->kind, f->flags & SETTING_POSITIVE, at) < 0)
-            return -1;
-        /* .hi on a time: its upper bound in ps (the engine's clock ends at SIM_TIME_LIMIT), shown in seconds */
-        if (f->kind == SETTING_TIME && f->hi > 0 && (double)*(int64_t *)at > f->hi) {
-            char got[48];
-            return setting_bad(c, path, "expected a time of at most %.4g s, got \"%s\"", f->hi / 1e12,
-                               units_fmt_time(*(int64_t *)at, got, sizeof got));
-        }
-        return 0;
+        return setting_val_qty(c, v, path, f->kind, f->flags & SETTING_POSITIVE, at);
     case SETTING_NUMBER:
         return setting_val_num(c, v, path, f->lo, f->flags & SETTING_LO_OPEN, f->hi, f->flags & SETTING_HI_OPEN, at);
     case SETTING_INT: {

@@ -185,6 +185,9 @@ int setting_val_enum(struct setting_ctx *c, const struct cJSON *v, const char *p
 /* snprintf for messages and names, where truncation is acceptable (buffers are sized for the normal case);
  * returns the length it wanted to write. */
 int setting_strf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The end of the engine's clock (SIM_TIME_LIMIT, sim.h), exactly and in seconds: "17.592186044415s"; returns buf.
+ * Every time of a scenario is at most that (setting_val_qty refuses a later one). */
+char *setting_time_limit_text(char *buf, size_t len);
 /* "a time like \"1.5us\"" and so on, for a quantity kind. */
 const char *setting_qty_what(enum setting_kind q);
 

@@ -67,6 +67,17 @@ static int fail(char *err, size_t errlen, const char *kind, const char *example,
     return -1;
 }
 
+/* The reason a value above INT64_MAX base units is refused, naming the largest value in the kind's largest unit
+ * ("too large: the largest time is about 9223372s"), so that the user sees what fits. */
+static int too_large(char *err, size_t errlen, const struct unit *units, const char *kind, const char *example,
+                     const char *s)
+{
+    char why[96];
+    snprintf(why, sizeof why, "too large: the largest %s is about %lld%s", kind + 2,
+             (long long)(INT64_MAX / units[0].factor), units[0].name);
+    return fail(err, errlen, kind, example, s, why);
+}
+
 static int parse_quantity(const char *s, const struct unit *units, const char *const *spellings, int64_t *out,
                           char *err, size_t errlen, const char *kind, const char *example, const char *base)
 {
@@ -85,7 +96,7 @@ static int parse_quantity(const char *s, const struct unit *units, const char *c
         p++;
     while (isdigit((unsigned char)*p)) {
         if (__builtin_mul_overflow(ip, 10, &ip) || __builtin_add_overflow(ip, *p - '0', &ip))
-            return fail(err, errlen, kind, example, s, "too large");
+            return too_large(err, errlen, units, kind, example, s);
         p++;
         ndig++;
     }
@@ -122,7 +133,7 @@ static int parse_quantity(const char *s, const struct unit *units, const char *c
     }
     int64_t whole, part = 0;
     if (__builtin_mul_overflow(ip, u->factor, &whole))
-        return fail(err, errlen, kind, example, s, "too large");
+        return too_large(err, errlen, units, kind, example, s);
     if (nfrac) {
         /* frac/fscale * factor must be a whole number of base units. */
         __int128 num = (__int128)frac * u->factor;
@@ -133,7 +144,7 @@ static int parse_quantity(const char *s, const struct unit *units, const char *c
         part = (int64_t)(num / fscale);
     }
     if (__builtin_add_overflow(whole, part, out))
-        return fail(err, errlen, kind, example, s, "too large");
+        return too_large(err, errlen, units, kind, example, s);
     return 0;
 }
 

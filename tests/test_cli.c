@@ -212,6 +212,105 @@ static void test_queue_pattern_lists_switches(void)
     free(out);
 }
 
+/*
+ * --seed 9007199254740993 (2^53 + 1) runs as itself: the run differs from 2^53's (a Poisson load draws from the
+ * seed), and summary.json, scenario.json and check print it digit for digit; a seed past 2^64 - 1 is refused.
+ */
+static void test_seed_exact(void)
+{
+    char dir[] = "/tmp/rocesim-cli-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    static const char *const seeds[] = {"9007199254740992", "9007199254740993"};
+    char *flows[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        char sub[600], path[700];
+        snprintf(sub, sizeof sub, "%s/%s", dir, seeds[i]);
+        CU_ASSERT_EQUAL(run_cmd(NULL, "run scenarios/websearch-fattree.json --stop 300us -q --no-plot --seed %s -o %s "
+                                      ">/dev/null", seeds[i], sub), 0);
+        snprintf(path, sizeof path, "%s/flows.csv", sub);
+        flows[i] = test_read_file(path, NULL);
+        CU_ASSERT_PTR_NOT_NULL(flows[i]);
+        char want[64];
+        snprintf(path, sizeof path, "%s/summary.json", sub);
+        char *t = test_read_file(path, NULL);
+        snprintf(want, sizeof want, "\"seed\":\t%s,", seeds[i]);
+        CU_ASSERT_PTR_NOT_NULL(t && strstr(t, want));
+        free(t);
+        snprintf(path, sizeof path, "%s/scenario.json", sub);
+        t = test_read_file(path, NULL);
+        snprintf(want, sizeof want, "\"seed\": %s,", seeds[i]);
+        CU_ASSERT_PTR_NOT_NULL(t && strstr(t, want));
+        free(t);
+        char *out = NULL;
+        CU_ASSERT_EQUAL(run_cmd(&out, "check scenarios/websearch-fattree.json --seed %s", seeds[i], NULL), 0);
+        snprintf(want, sizeof want, "\"seed\":\t%s,", seeds[i]);
+        CU_ASSERT_PTR_NOT_NULL(out && strstr(out, want));
+        free(out);
+    }
+    CU_ASSERT(flows[0] && flows[1] && strcmp(flows[0], flows[1]) != 0);
+    free(flows[0]);
+    free(flows[1]);
+    char *out = NULL;
+    CU_ASSERT_EQUAL(run_cmd(&out, "check scenarios/dumbbell.json --seed 18446744073709551616 2>&1 | head -1", NULL,
+                            NULL), 0);
+    CU_ASSERT_STRING_EQUAL(out ? out : "", "rocesim: --seed expects an integer from 0 to 18446744073709551615, got "
+                                           "\"18446744073709551616\"\n");
+    free(out);
+    CU_ASSERT_EQUAL(run_cmd(NULL, "check scenarios/dumbbell.json --seed ' -5'", NULL, NULL), 2);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    test_run(cmd, NULL);
+}
+
+/*
+ * A --set value has no length limit of its own (values of 512 bytes or more were refused as "path too long"): a
+ * 4 KB string and a 4 KB array are taken; only a path longer than the loader takes is refused, and said so.
+ */
+static void test_set_long_values(void)
+{
+    static char cmd[16384], value[4200];
+    memset(value, 'x', 4096);
+    value[4096] = '\0';
+    char *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s check scenarios/dumbbell.json --set description=%s", test_rocesim_bin(), value);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, value));
+    free(out);
+    size_t n = 0;
+    n += (size_t)snprintf(value, sizeof value, "[");
+    for (int i = 0; n < 4096; i++)
+        n += (size_t)snprintf(value + n, sizeof value - n, "%s\"s%d:*\"", i ? "," : "", i % 2);
+    snprintf(value + n, sizeof value - n, "]");
+    snprintf(cmd, sizeof cmd, "%s check scenarios/dumbbell.json --set 'monitor.queues=%s'", test_rocesim_bin(), value);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "\"s1:*\""));
+    free(out);
+    memset(value, 'a', 300);
+    value[300] = '\0';
+    snprintf(cmd, sizeof cmd, "%s check scenarios/dumbbell.json --set %s=1 2>&1 | head -1", test_rocesim_bin(), value);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    char want[300];
+    snprintf(want, sizeof want, "rocesim: --set expects a PATH of at most 255 characters, got 300: \"%.60s...\"\n",
+             value);
+    CU_ASSERT_STRING_EQUAL(out ? out : "", want);
+    free(out);
+}
+
+/* --max-wall says what is wrong with a time: 99999999s is more than the largest time (it said "expects a positive
+ * time"); 0s is not positive. */
+static void test_max_wall_messages(void)
+{
+    char *out = NULL;
+    CU_ASSERT_EQUAL(run_cmd(&out, "run scenarios/dumbbell.json --max-wall 99999999s 2>&1 | head -1", NULL, NULL), 0);
+    CU_ASSERT_STRING_EQUAL(out ? out : "", "rocesim: --max-wall: expected a time like \"1.5us\", got \"99999999s\" "
+                                           "(too large: the largest time is about 9223372s)\n");
+    free(out);
+    CU_ASSERT_EQUAL(run_cmd(&out, "run scenarios/dumbbell.json --max-wall 0s 2>&1 | head -1", NULL, NULL), 0);
+    CU_ASSERT_STRING_EQUAL(out ? out : "", "rocesim: --max-wall expects a positive time like \"10s\", got \"0s\"\n");
+    free(out);
+    CU_ASSERT_EQUAL(run_cmd(NULL, "run scenarios/dumbbell.json --max-wall 99999999s", NULL, NULL), 2);
+}
+
 void test_cli_register(void)
 {
     CU_pSuite s = CU_add_suite("command line", NULL, NULL);
@@ -224,4 +323,7 @@ void test_cli_register(void)
     CU_add_test(s, "run writes summary.json and flows.csv", test_run_writes_outputs);
     CU_add_test(s, "a bad scenario writes nothing", test_bad_scenario_writes_nothing);
     CU_add_test(s, "a queue pattern matching no switch lists the switches", test_queue_pattern_lists_switches);
+    CU_add_test(s, "--seed 2^53 + 1 runs as itself and is printed exactly; past 2^64 - 1 refused", test_seed_exact);
+    CU_add_test(s, "--set takes values of 4 KB; a path too long is refused as such", test_set_long_values);
+    CU_add_test(s, "--max-wall names what is wrong: above the largest time, not positive", test_max_wall_messages);
 }

@@ -791,6 +791,198 @@ static void test_monitor_changes_nothing(void)
     free(both);
 }
 
+/* Lines and bytes of dir/name (0 and 0 when it is missing). */
+static size_t file_lines(const char *dir, const char *name, size_t *bytes)
+{
+    char p[512];
+    size_t len = 0, n = 0;
+    char *t = test_read_file(path_in(p, sizeof p, dir, name), &len);
+    for (size_t i = 0; t && i < len; i++)
+        n += t[i] == '\n';
+    free(t);
+    if (bytes)
+        *bytes = len;
+    return n;
+}
+
+/* summary.json's series_capped as one line of JSON, or "" when it has none (caller frees). */
+static char *summary_capped(const char *dir)
+{
+    char *t = read_in(dir, "summary.json");
+    cJSON *j = t ? cJSON_Parse(t) : NULL;
+    free(t);
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "series_capped");
+    char *p = c ? cJSON_PrintUnformatted(c) : strdup("");
+    cJSON_Delete(j);
+    return p;
+}
+
+/*
+ * The two unbounded cases of issue 35, with the real bounds: a 1 ps interval over 200 ns of the dumbbell wrote 65 MB
+ * of queues.csv (4 million rows); the 16 packets of an incast over 1 bps links run for 17 s wrote 2.2 GB.  Now each
+ * series stops at 1 000 000 rows at a whole sample, said on stderr and in summary.json; the run is unchanged.
+ */
+static void test_series_bounded(void)
+{
+    char dir[256], cmd[2048], *out = NULL;
+    snprintf(dir, sizeof dir, "%s/tiny-interval", tmpdir);
+    snprintf(cmd, sizeof cmd, "%s run scenarios/dumbbell.json --set monitor.interval=1ps --stop 200ns -q --no-plot "
+             "-o %s 2>&1 >/dev/null", test_rocesim_bin(), dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_STRING_EQUAL(out ? out : "", "rocesim: note: queues.csv stops before 50ns with 1000000 rows: a time "
+                           "series holds at most 1000000 rows (summary.json: series_capped); widen monitor.interval or "
+                           "watch fewer queues (monitor.queues)\n");
+    free(out);
+    size_t bytes;
+    /* 10 ports x 2 priorities a sample: 50 000 samples, 0 to 49.999 ns */
+    CU_ASSERT_EQUAL(file_lines(dir, "queues.csv", &bytes), 1 + 1000000);
+    CU_ASSERT(bytes < 16 * 1000 * 1000);
+    char *t = read_in(dir, "queues.csv");
+    CU_ASSERT_PTR_NOT_NULL(t && strstr(t, "\n49.999,s1,4,6,0\n") && !strstr(t, "\n50,"));
+    free(t);
+    CU_ASSERT_EQUAL(file_lines(dir, "rates.csv", NULL), 1 + 200001); /* one flow started: within the bound */
+    char *c = summary_capped(dir);
+    CU_ASSERT_STRING_EQUAL(c, "[{\"file\":\"queues.csv\",\"rows\":1000000,\"from_ns\":50,\"bound\":\"rows\"}]");
+    free(c);
+    CU_ASSERT_EQUAL(summary_num(dir, "sim_end_ns", NULL), 200);
+
+    snprintf(dir, sizeof dir, "%s/one-bps", tmpdir);
+    snprintf(cmd, sizeof cmd, "%s run %s --set topology.link.rate=1bps --stop 17s -q --no-plot -o %s 2>&1 >/dev/null",
+             test_rocesim_bin(), SCENARIO, dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    /* what docs/outputs.md shows, word for word */
+    char *doc = test_read_file("docs/outputs.md", NULL);
+    CU_ASSERT_PTR_NOT_NULL(out && doc && strstr(doc, out));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rocesim: note: queues.csv stops before 294.11ms with 999974 rows: "));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rocesim: note: rates.csv stops before 625ms with 1000000 rows: "));
+    free(doc);
+    free(out);
+    size_t qb, rb;
+    CU_ASSERT_EQUAL(file_lines(dir, "queues.csv", &qb), 1 + 999974); /* 17 ports x 2 priorities x 29 411 samples */
+    CU_ASSERT_EQUAL(file_lines(dir, "rates.csv", &rb), 1 + 1000000); /* 16 flows x 62 500 samples */
+    CU_ASSERT(qb + rb < 64 * 1000 * 1000);
+    c = summary_capped(dir);
+    CU_ASSERT_STRING_EQUAL(c, "[{\"file\":\"queues.csv\",\"rows\":999974,\"from_ns\":294110000,\"bound\":\"rows\"},"
+                              "{\"file\":\"rates.csv\",\"rows\":1000000,\"from_ns\":625000000,\"bound\":\"rows\"}]");
+    free(c);
+    CU_ASSERT_EQUAL(summary_num(dir, "sim_end_ns", NULL), 17e9);
+    /* the run is the same unmonitored: flows.csv, and no series_capped */
+    char plain[256];
+    snprintf(plain, sizeof plain, "%s/one-bps-plain", tmpdir);
+    snprintf(cmd, sizeof cmd, "%s run %s --set topology.link.rate=1bps --stop 17s -q --no-plot -o %s --set "
+             "'monitor={\"queues\": [], \"flows\": \"none\"}'", test_rocesim_bin(), SCENARIO, plain);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    char *a = read_in(dir, "flows.csv"), *b = read_in(plain, "flows.csv");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    free(a);
+    free(b);
+    c = summary_capped(plain);
+    CU_ASSERT_STRING_EQUAL(c, "");
+    free(c);
+    snprintf(cmd, sizeof cmd, "rm -rf %s/tiny-interval %s/one-bps %s", tmpdir, tmpdir, plain);
+    test_run(cmd, NULL);
+}
+
+/*
+ * Over MPI ranks every rank cuts a series at the same sample (the counts it rests on are summed over the ranks), so
+ * the files are those of one process: queues.csv of every port of a k=12 fat-tree (4320 rows a sample) stops after
+ * 231 samples.
+ */
+static void test_series_bounded_ranks(void)
+{
+    const char *bin = test_mpi_bin("the bound of a time series over MPI ranks");
+    if (!bin)
+        return;
+    char dir[2][256], cmd[2048];
+    static const char args[] = "scenarios/fat-tree-k4.json --set topology.k=12 --set monitor.interval=1us --set "
+                               "'monitor.queues=[\"*:*\"]' --stop 300us -q --no-plot";
+    for (int i = 0; i < 2; i++) {
+        snprintf(dir[i], sizeof dir[i], "%s/ranks%d", tmpdir, i);
+        if (i)
+            snprintf(cmd, sizeof cmd, "mpirun --allow-run-as-root --oversubscribe -np 2 %s run %s -o %s", bin, args,
+                     dir[i]);
+        else
+            snprintf(cmd, sizeof cmd, "%s run %s -o %s", test_rocesim_bin(), args, dir[i]);
+        CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    }
+    CU_ASSERT_EQUAL(file_lines(dir[0], "queues.csv", NULL), 1 + 231 * 4320);
+    static const char *const same[] = {"queues.csv", "rates.csv", "flows.csv"};
+    for (size_t k = 0; k < sizeof same / sizeof *same; k++) {
+        char *a = read_in(dir[0], same[k]), *b = read_in(dir[1], same[k]);
+        CU_ASSERT(a && b && strcmp(a, b) == 0);
+        free(a);
+        free(b);
+    }
+    for (int i = 0; i < 2; i++) {
+        char *c = summary_capped(dir[i]);
+        CU_ASSERT_STRING_EQUAL(c, "[{\"file\":\"queues.csv\",\"rows\":997920,\"from_ns\":231000,\"bound\":\"rows\"}]");
+        free(c);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s", dir[0], dir[1]);
+    test_run(cmd, NULL);
+}
+
+/*
+ * The bounds in-process, lowered: the bound of samples stops both sampled series at the same sample and sampling
+ * itself; pfc.csv and watchdog.csv stop at their bound of rows, at a whole frame.  The results do not move.
+ */
+static void test_series_bounds_lowered(void)
+{
+    char dir[128], err[SCN_ERR_MAX];
+    snprintf(dir, sizeof dir, "%s/lowered", tmpdir);
+    struct scn_override ov[] = {{"monitor", "{\"interval\": \"1us\", \"queues\": [\"s0:*\"], \"flows\": \"all\"}"},
+                                {"switch.watchdog.enabled", "true"}};
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup_from(SCENARIO, NULL, ov, 2, &scn, &r));
+    struct monitor m;
+    CU_ASSERT_EQUAL_FATAL(monitor_open(&m, &r, dir, err, sizeof err), 0);
+    m.max_samples = 100;
+    m.max_rows = 5;
+    /* frames and storms told to the monitor directly: the sixth of each is left out, and so is every later one */
+    for (int i = 1; i <= 8; i++) {
+        m.ops.on_pfc(&m, i * 1000, test_node(&r, "s0"), 3, 3, i % 2);
+        m.ops.on_watchdog(&m, i * 1000, test_node(&r, "s0"), 3, 3, i % 2);
+    }
+    m.max_rows = MON_MAX_ROWS;
+    CU_ASSERT_EQUAL(run_execute(&r), 0);
+    const struct run_series_cut *c = r.mon_notes.cut;
+    /* 100 samples, 0 to 99 us: 17 ports x 2 priorities each */
+    CU_ASSERT_EQUAL(m.samples, 100);
+    CU_ASSERT_TRUE(m.sampling_done);
+    CU_ASSERT(c[RUN_QUEUES].cut && c[RUN_QUEUES].by_samples && c[RUN_QUEUES].from == 100 * PS_PER_US);
+    CU_ASSERT_EQUAL(c[RUN_QUEUES].rows, 100 * 17 * 2);
+    CU_ASSERT(c[RUN_RATES].cut && c[RUN_RATES].by_samples && c[RUN_RATES].from == 100 * PS_PER_US);
+    CU_ASSERT(c[RUN_PFC].cut && !c[RUN_PFC].by_samples && c[RUN_PFC].rows == 5 && c[RUN_PFC].from == 6000);
+    CU_ASSERT(c[RUN_WATCHDOG].cut && c[RUN_WATCHDOG].rows == 5 && c[RUN_WATCHDOG].from == 6000);
+    char *sum = run_summary_json(&r, false);
+    CU_ASSERT_PTR_NOT_NULL(sum && strstr(sum, "\"file\":\t\"pfc.csv\",\n\t\t\t\"rows\":\t5,\n\t\t\t\"from_ns\":\t6,"));
+    free(sum);
+    /* the rest of the summary, and flows.csv, are the unmonitored run's */
+    memset(r.mon_notes.cut, 0, sizeof r.mon_notes.cut);
+    char *monitored = test_run_text(&r);
+    CU_ASSERT_EQUAL(monitor_close(&m, true, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(file_lines(dir, "queues.csv", NULL), 1 + 100 * 17 * 2);
+    CU_ASSERT_EQUAL(file_lines(dir, "pfc.csv", NULL), 1 + 5);
+    CU_ASSERT_EQUAL(file_lines(dir, "watchdog.csv", NULL), 1 + 5);
+    char *q = read_in(dir, "queues.csv");
+    CU_ASSERT_PTR_NOT_NULL(q && strstr(q, "\n99000,s0,16,6,") && !strstr(q, "\n100000,"));
+    free(q);
+    test_teardown(&scn, &r);
+    /* the same run without a monitor */
+    CU_ASSERT_FATAL(test_setup_from(SCENARIO, NULL, ov, 2, &scn, &r));
+    CU_ASSERT_EQUAL(run_execute(&r), 0);
+    char *plain = test_run_text(&r);
+    test_teardown(&scn, &r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(monitored);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plain);
+    CU_ASSERT_STRING_EQUAL(monitored, plain);
+    free(monitored);
+    free(plain);
+}
+
 static void test_flow_selection(void)
 {
     char dir[128];
@@ -943,6 +1135,11 @@ void test_outputs_register(void)
     CU_add_test(s, "monitor.pfc default: at most 32 ports; \"none\"; summary.json unchanged", test_bounded_pfc_default);
     CU_add_test(s, "monitor and progress change no result, end time or event count", test_monitor_changes_nothing);
     CU_add_test(s, "an incast of short flows: FCT to the last byte and to the last ACK", test_fct_to_last_ack_incast);
+    CU_add_test(s, "time series bounded: a 1 ps interval, 1 bps links for 17 s (rows cut at a sample, noted)",
+                test_series_bounded);
+    CU_add_test(s, "time series bounds lowered: samples, PFC frames and storms cut, results unchanged",
+                test_series_bounds_lowered);
+    CU_add_test(s, "time series bounds over MPI ranks: the same cut, the same files", test_series_bounded_ranks);
     CU_add_test(s, "monitor.flows selects by flow or entry id", test_flow_selection);
     CU_add_test(s, "time format of the CSV files", test_time_format);
     CU_add_test(s, "progress line contents", test_progress_line);

@@ -646,6 +646,30 @@ static void test_cli(void)
  * A watchdog that cannot declare a storm before the run stops says so on stderr (it used to run silently and
  * report no storm); one that can says nothing, and the run is the same either way.
  */
+/* PAUSE on links of a few bps: the pause time (0xFFFF x 512 bit times, 3.4e19 ps at 1 bps) overflowed int64 and put
+ * its expiry in the past (an abort); it lies past the engine's clock, as do its refreshes. */
+static void slow_link_storm(void)
+{
+    static const char *const rates[] = {"1bps", "3bps", "1Kbps"};
+    for (size_t i = 0; i < sizeof rates / sizeof *rates; i++) {
+        struct scenario scn;
+        struct run r;
+        struct scn_override ov[] = {{"topology.link.rate", rates[i]}, {"stop", "2ms"}};
+        CU_ASSERT_FATAL(test_setup_from("scenarios/pfc-storm.json", NULL, ov, 2, &scn, &r));
+        CU_ASSERT_EQUAL(run_execute(&r), 0);
+        CU_ASSERT(r.net.c.pause_frames >= 1); /* h0's storm starts; its refreshes come only on faster links */
+        test_teardown(&scn, &r);
+    }
+}
+
+static void test_pause_past_the_clock(void)
+{
+    CU_ASSERT_EQUAL(pause_quanta_ps(0xFFFF, 100000000000LL), 335539200); /* 33 553 920 bit times at 100 Gbps */
+    CU_ASSERT_EQUAL(pause_quanta_ps(0xFFFF, 1000000), 33553920000000LL);     /* 33.55 s at 1 Mbps: exact */
+    CU_ASSERT_EQUAL(pause_quanta_ps(0xFFFF, 1), 2 * (SIM_TIME_LIMIT + 1));
+    CU_ASSERT_FALSE_FATAL(test_child_aborts(slow_link_storm));
+}
+
 static void test_watchdog_out_of_reach(void)
 {
     char dir[] = "/tmp/rocesim-patho-XXXXXX";
@@ -681,6 +705,8 @@ void test_pathologies_register(void)
 {
     CU_pSuite s = CU_add_suite("pathologies", NULL, NULL);
     CU_add_test(s, "a pause storm stalls its ToR port and spreads to aggs and cores", test_storm_spreads);
+    CU_add_test(s, "a pause on a link of 1 bps lies past the engine's clock (no overflow, no abort)",
+                test_pause_past_the_clock);
     CU_add_test(s, "watchdog drop: detected, the rest completes, restored after the storm", test_storm_watchdog_drop);
     CU_add_test(s, "watchdog forward and alert", test_storm_watchdog_forward_alert);
     CU_add_test(s, "ring deadlock: the cycle is the four ring ports, in order", test_ring_deadlock);

@@ -9,6 +9,7 @@
 #include "sim/scenario.h"
 #include "sim/units.h"
 #include "tools/sweep.h"
+#include "tools/tune.h"
 
 #include <glob.h>
 #include <stdio.h>
@@ -228,7 +229,7 @@ static const struct bad_case bad_cases[] = {
     {"bare number where a unit is needed", "{" TOPO ", " FLOW ", \"stop\": 20}", NULL, NULL,
      {"t.json: stop:", "expected a time", "no unit"}},
     {"stop beyond the engine's clock", "{" TOPO ", " FLOW ", \"stop\": \"18s\"}", NULL, NULL,
-     {"t.json: stop:", "expected a time of at most 17.59 s", "got \"18s\""}},
+     {"t.json: stop:", "expected a time of at most 17.592186044415s (where the engine's clock ends)", "got \"18s\""}},
     {"zero size", "{" TOPO ", \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"0B\"}]}",
      NULL, NULL, {"traffic.0.size:", "greater than zero"}},
     {"negative size", "{" TOPO ", " FLOW ", \"switch\": {\"buffer\": \"-1MB\"}}", NULL, NULL,
@@ -782,6 +783,148 @@ static void test_sweep_text_not_utf8(void)
     remove(path);
 }
 
+/*
+ * Every time a scenario gives is a time on the engine's clock or is added to one, so each is checked against the
+ * clock's end (2^44 - 1 ps) when the scenario loads: a traffic start of 20 s was accepted and never came, and the
+ * run reported sim_end_ns 0.  The end itself is accepted.
+ */
+static void test_times_within_clock(void)
+{
+#define STORM "\"faults\": [{\"type\": \"pause_storm\", \"host\": \"h1\", \"start\": \"1ms\"}]"
+#define DOWN "\"faults\": [{\"type\": \"link_down\", \"between\": [\"h0\", \"s0\"], \"at\": \"1ms\"}]"
+#define POISSON "\"traffic\": [{\"type\": \"poisson\", \"hosts\": \"all\", \"load\": 0.5, \"size_cdf\": \"websearch\"}]"
+    static const struct {
+        const char *json, *path;
+    } cases[] = {
+        {MINIMAL, "stop"},
+        {MINIMAL, "traffic.0.start"},
+        {"{" TOPO ", " POISSON "}", "traffic.0.start"},
+        {"{" TOPO ", " POISSON "}", "traffic.0.end"},
+        {"{" TOPO ", " FLOW ", " STORM "}", "faults.0.start"},
+        {"{" TOPO ", " FLOW ", " STORM "}", "faults.0.end"},
+        {"{" TOPO ", " FLOW ", " DOWN "}", "faults.0.at"},
+        {"{" TOPO ", " FLOW ", " DOWN "}", "faults.0.until"},
+        {MINIMAL, "topology.link.delay"},
+        {MINIMAL, "host.rto"},
+        {MINIMAL, "monitor.interval"},
+        {MINIMAL, "switch.deadlock_check"},
+        {MINIMAL, "switch.watchdog.detection_time"},
+        {MINIMAL, "host.dcqcn.alpha_timer"},
+        {MINIMAL, "host.hpcc.base_rtt"}, /* a module's table: the same check */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct scn_override ov[] = {{cases[i].path, "17.592186044416s"}, {"stop", "17.592186044415s"}};
+        struct scenario s;
+        char err[SCN_ERR_MAX] = "", want[SCN_ERR_MAX];
+        snprintf(want, sizeof want, "t.json: %s (from --set): expected a time of at most 17.592186044415s (where the "
+                 "engine's clock ends), got \"17.592186044416s\"", cases[i].path);
+        CU_ASSERT_EQUAL(load(cases[i].json, ov, 1, &s, err), SCN_EUSAGE);
+        CU_ASSERT_STRING_EQUAL(err, want);
+        /* the clock's last picosecond is a time like any other */
+        ov[0].value = "17.592186044415s";
+        CU_ASSERT(load_ok(cases[i].json, ov, 2, &s));
+        scn_free(&s);
+    }
+    /* the same said of a time written in the file, and of a length whose delay (5 ns per metre) is past the end */
+    struct scenario s;
+    char err[SCN_ERR_MAX] = "";
+    CU_ASSERT_EQUAL(load("{" TOPO ", \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", "
+                         "\"size\": \"1MB\", \"start\": \"20s\"}]}", NULL, 0, &s, err), SCN_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(err, "t.json: traffic.0.start: expected a time of at most 17.592186044415s (where the "
+                                "engine's clock ends), got \"20s\"");
+    CU_ASSERT_EQUAL(load("{\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": \"100Gbps\", "
+                         "\"length\": \"3518438km\"}}, " FLOW "}", NULL, 0, &s, err), SCN_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(err, "t.json: topology.link.length: expected a length of at most 3518437208.883m (a delay "
+                                "of 5 ns per metre, at most 17.592186044415s, where the engine's clock ends), got "
+                                "\"3518438km\"");
+    CU_ASSERT(load_ok("{\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": \"100Gbps\", "
+                      "\"length\": \"3518437208.883m\"}}, " FLOW "}", NULL, 0, &s));
+    CU_ASSERT_EQUAL(s.topo.link.delay_ps, 17592186044415LL);
+    scn_free(&s);
+#undef STORM
+#undef DOWN
+#undef POISSON
+}
+
+/*
+ * Seeds are 64-bit and read exactly: cJSON reads numbers as doubles, and 9007199254740993 (2^53 + 1) used to run as
+ * 9007199254740992.  From the file, from --set, in the dump; a seed that is not one is refused, never rounded.
+ */
+static void test_seeds_exact(void)
+{
+    struct scenario s;
+    char err[SCN_ERR_MAX] = "";
+    CU_ASSERT_FATAL(load_ok("{" TOPO ", " FLOW ", \"seed\": 9007199254740993}", NULL, 0, &s));
+    CU_ASSERT_EQUAL(s.seed, 9007199254740993ULL);
+    char *j = scn_to_json(&s);
+    CU_ASSERT_PTR_NOT_NULL(j && strstr(j, "\"seed\": 9007199254740993,"));
+    scn_free(&s);
+    /* the dump loads again as the same seed */
+    CU_ASSERT(j && load_ok(j, NULL, 0, &s) && s.seed == 9007199254740993ULL);
+    scn_free(&s);
+    free(j);
+    struct scn_override ov = {"seed", "18446744073709551615"};
+    CU_ASSERT_FATAL(load_ok(MINIMAL, &ov, 1, &s));
+    CU_ASSERT_EQUAL(s.seed, UINT64_MAX);
+    scn_free(&s);
+    ov.value = "9007199254740993";
+    CU_ASSERT_FATAL(load_ok(MINIMAL, &ov, 1, &s));
+    CU_ASSERT_EQUAL(s.seed, 9007199254740993ULL);
+    scn_free(&s);
+    static const char *const bad[] = {"18446744073709551616", "1e19", "9007199254740993.0", "2.5", "-1", "\"7\""};
+    static const char *const got[] = {"a number 18446744073709551616", "a number 1e19", "a number 9007199254740993.0",
+                                      "a number 2.5", "a number -1", "a string \"7\""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char json[256], want[SCN_ERR_MAX];
+        snprintf(json, sizeof json, "{" TOPO ", " FLOW ", \"seed\": %s}", bad[i]);
+        snprintf(want, sizeof want, "t.json: seed: expected an integer from 0 to 18446744073709551615, got %s", got[i]);
+        CU_ASSERT_EQUAL(load(json, NULL, 0, &s, err), SCN_EUSAGE);
+        CU_ASSERT_STRING_EQUAL(err, want);
+    }
+    /* the digits reader behind --seed */
+    uint64_t x = 0;
+    CU_ASSERT(scn_seed_parse("18446744073709551615", 20, &x) == 0 && x == UINT64_MAX);
+    CU_ASSERT_EQUAL(scn_seed_parse("18446744073709551616", 20, &x), -1);
+    CU_ASSERT_EQUAL(scn_seed_parse("", 0, &x), -1);
+    CU_ASSERT_EQUAL(scn_seed_parse(" 5", 2, &x), -1);
+    CU_ASSERT_EQUAL(scn_seed_parse("+5", 2, &x), -1);
+}
+
+/* Sweep and tune files list seeds read the same way: 2^53 and 2^53 + 1 are two seeds, not one given twice. */
+static void test_seed_lists_exact(void)
+{
+    char path[] = "/tmp/rocesim-seeds-XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    test_write_text(path, "{\"scenario\": \"scenarios/incast-16to1.json\", \"grid\": {\"host.dcqcn.g\": [0.5]}, "
+                          "\"seeds\": [9007199254740992, 9007199254740993, 18446744073709551615], "
+                          "\"objective\": {\"minimize\": \"flows.fct_ns.p99\"}}");
+    struct sweep_spec sp;
+    char err[SCN_ERR_MAX] = "", want[SCN_ERR_MAX];
+    CU_ASSERT_EQUAL_FATAL(sweep_load(path, &sp, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(sp.n_seeds, 3);
+    CU_ASSERT(sp.seeds[0] == 9007199254740992ULL && sp.seeds[1] == 9007199254740993ULL && sp.seeds[2] == UINT64_MAX);
+    sweep_spec_free(&sp);
+    test_write_text(path, "{\"scenario\": \"scenarios/incast-16to1.json\", \"grid\": {\"host.dcqcn.g\": [0.5]}, "
+                          "\"seeds\": [18446744073709551616], \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}}");
+    snprintf(want, sizeof want, "%s: seeds[0]: expected an integer from 0 to 18446744073709551615, got a number "
+             "18446744073709551616", path);
+    CU_ASSERT_EQUAL(sweep_load(path, &sp, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    test_write_text(path, "{\"scenario\": \"scenarios/incast-16to1.json\", \"params\": {\"host.dcqcn.g\": "
+                          "{\"min\": 0.01, \"max\": 0.5}}, \"objective\": {\"minimize\": \"flows.fct_ns.p99\"}, "
+                          "\"seeds\": [9007199254740992, 9007199254740993], \"confirm_seeds\": [9007199254740995], "
+                          "\"search\": {\"seed\": 9007199254740997}}");
+    struct tune_spec ts;
+    CU_ASSERT_EQUAL_FATAL(tune_load(path, &ts, err, sizeof err), 0);
+    CU_ASSERT(ts.n_seeds == 2 && ts.seeds[0] == 9007199254740992ULL && ts.seeds[1] == 9007199254740993ULL);
+    CU_ASSERT(ts.n_confirm == 1 && ts.confirm[0] == 9007199254740995ULL);
+    CU_ASSERT_EQUAL(ts.search_seed, 9007199254740997ULL);
+    tune_spec_free(&ts);
+    remove(path);
+}
+
 static void test_type_names(void)
 {
     CU_ASSERT_STRING_EQUAL(scn_topo_type_name(SCN_TOPO_LEAF_SPINE), "leaf-spine");
@@ -802,6 +945,10 @@ void test_scenario_register(void)
     CU_add_test(s, "connectx preset and explicit fields", test_connectx_preset);
     CU_add_test(s, "bad inputs are refused with file and path", test_bad_inputs);
     CU_add_test(s, "--set overrides", test_overrides);
+    CU_add_test(s, "every time is within the engine's clock (traffic, faults, links, timers, a module's)",
+                test_times_within_clock);
+    CU_add_test(s, "seeds are 64-bit and exact: file, --set, dump; refused, never rounded", test_seeds_exact);
+    CU_add_test(s, "sweep and tune seeds are exact", test_seed_lists_exact);
     CU_add_test(s, "watchdog poll_interval longer than detection or restoration refused", test_watchdog_poll_refused);
     CU_add_test(s, "topologies and host names", test_topologies);
     CU_add_test(s, "traffic, faults, monitor", test_traffic_and_faults);

@@ -137,6 +137,31 @@ static void test_poisson_load(void)
     remove("/tmp/rocesim-uniform.cdf");
 }
 
+/* A Poisson load so small that its gaps lie past the engine's clock (even infinite): no arrival, no flow. */
+static void tiny_loads(void)
+{
+    static const char *const loads[] = {"1e-9", "1e-300", "1e-320"};
+    for (size_t i = 0; i < sizeof loads / sizeof *loads; i++) {
+        char json[512];
+        snprintf(json, sizeof json, "{\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": "
+                 "\"1Gbps\"}}, \"stop\": \"1ms\", \"traffic\": [{\"type\": \"poisson\", \"load\": %s, "
+                 "\"size_cdf\": \"websearch\"}]}", loads[i]);
+        struct scenario scn;
+        struct run r;
+        CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+        test_run_checked(&r);
+        CU_ASSERT_EQUAL(r.net.n_flows, 0);
+        test_teardown(&scn, &r);
+    }
+}
+
+/* Its first gap was converted from a double too large for int64: an event "in the past" and an abort. */
+static void test_poisson_gap_past_the_clock(void)
+{
+    CU_ASSERT_FALSE_FATAL(test_child_aborts(tiny_loads));
+    tiny_loads();
+}
+
 static void test_permutation(void)
 {
     const char *json =
@@ -332,6 +357,8 @@ void test_traffic_register(void)
     CU_add_test(s, "malformed CDF files are refused with file and line", test_cdf_errors);
     CU_add_test(s, "Poisson offered load within 5% of the requested load", test_poisson_load);
     CU_add_test(s, "permutation pattern: one fixed partner per host", test_permutation);
+    CU_add_test(s, "a Poisson gap past the engine's clock never comes (no overflow, no abort)",
+                test_poisson_gap_past_the_clock);
     CU_add_test(s, "ring all-reduce time for N=2 and N=8", test_ring_allreduce);
     CU_add_test(s, "rings per NIC rank; alltoall", test_rails);
     CU_add_test(s, "DWRR byte shares match the weights", test_dwrr_shares);

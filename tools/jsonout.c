@@ -11,7 +11,9 @@
 static int exact_numbers(cJSON *o)
 {
     for (cJSON *c = o; c; c = c->next) {
-        if (cJSON_IsNumber(c) && isfinite(c->valuedouble)) {
+        if (cJSON_IsNumber(c) && c->valuestring) {
+            c->type = cJSON_Raw; /* its text as read, which a double could not hold (sim/scenario.h) */
+        } else if (cJSON_IsNumber(c) && isfinite(c->valuedouble)) {
             char buf[32];
             double d = c->valuedouble;
             /* 17 significant digits always read back exactly (IEEE 754 binary64) */
@@ -30,6 +32,13 @@ static int exact_numbers(cJSON *o)
             return -1;
     }
     return 0;
+}
+
+cJSON *jsonout_u64(uint64_t v)
+{
+    char d[24];
+    snprintf(d, sizeof d, "%llu", (unsigned long long)v);
+    return cJSON_CreateRaw(d);
 }
 
 char *jsonout_print(cJSON *root)

@@ -9,7 +9,13 @@
 #ifndef TOOLS_JSONOUT_H
 #define TOOLS_JSONOUT_H
 
+#include <stdint.h>
+
 struct cJSON;
+
+/* An unsigned 64-bit integer (a seed) as an item that prints as its exact digits: a double holds integers
+ * exactly only up to 2^53.  NULL when out of memory. */
+struct cJSON *jsonout_u64(uint64_t v);
 
 /* As cJSON_Print (the caller frees), with exact numbers; turns root's numbers into raw text, so print last.
  * NULL when out of memory. */

@@ -12,6 +12,7 @@
 #include "tools/compare.h"
 #include "tools/doctor.h"
 #include "tools/httpd.h"
+#include "tools/jsonout.h"
 #include "tools/live.h"
 #include "tools/nicconfig.h"
 #include "tools/plot.h"
@@ -116,6 +117,13 @@ static int add_set(struct cli *c, const char *arg, char *storage)
     if (c->n_sets == MAX_SETS)
         return bad_usage("too many --set options (at most 256), at \"%s\"", arg);
     size_t plen = (size_t)(eq - arg);
+    /* only the path has a limit (the loader's); a value may be as long as the command line allows */
+    if (plen >= SETTING_PATH_MAX) {
+        char fmt[160];
+        snprintf(fmt, sizeof fmt, "--set expects a PATH of at most %d characters, got %zu: \"%%.60s...\"",
+                 SETTING_PATH_MAX - 1, plen);
+        return bad_usage(fmt, arg);
+    }
     memcpy(storage, arg, plen);
     storage[plen] = '\0';
     c->sets[c->n_sets].path = storage;
@@ -124,7 +132,7 @@ static int add_set(struct cli *c, const char *arg, char *storage)
     return 0;
 }
 
-static int parse_args(int argc, char **argv, struct cli *c, char (*set_paths)[512])
+static int parse_args(int argc, char **argv, struct cli *c, char (*set_paths)[SETTING_PATH_MAX])
 {
     memset(c, 0, sizeof *c);
     if (argc < 2)
@@ -140,8 +148,6 @@ static int parse_args(int argc, char **argv, struct cli *c, char (*set_paths)[51
         } else if (strcmp(a, "--set") == 0) {
             if (!has_next)
                 return bad_usage("%s needs PATH=VALUE", a);
-            if (strlen(argv[i + 1]) >= 512)
-                return bad_usage("--set path too long: %.40s...", argv[i + 1]);
             int rc = add_set(c, argv[i + 1], set_paths[c->n_sets]);
             i++;
             if (rc)
@@ -150,12 +156,10 @@ static int parse_args(int argc, char **argv, struct cli *c, char (*set_paths)[51
             if (!has_next)
                 return bad_usage("%s needs a number", a);
             const char *v = argv[++i];
-            char *end;
-            errno = 0;
-            unsigned long long s = strtoull(v, &end, 10);
-            if (errno || *end || !*v || v[0] == '-')
-                return bad_usage("--seed expects a non-negative integer, got \"%s\"", v);
-            snprintf(c->seed_buf, sizeof c->seed_buf, "%llu", s);
+            uint64_t s;
+            if (scn_seed_parse(v, strlen(v), &s))
+                return bad_usage("--seed expects an integer from 0 to " SCN_SEED_MAX_TEXT ", got \"%s\"", v);
+            snprintf(c->seed_buf, sizeof c->seed_buf, "%llu", (unsigned long long)s);
         } else if (strcmp(a, "--stop") == 0) {
             if (!has_next)
                 return bad_usage("%s needs a time like \"10ms\"", a);
@@ -177,7 +181,9 @@ static int parse_args(int argc, char **argv, struct cli *c, char (*set_paths)[51
             const char *v = argv[++i];
             int64_t ps;
             char err[256];
-            if (units_parse_time(v, &ps, err, sizeof err) || ps <= 0)
+            if (units_parse_time(v, &ps, err, sizeof err))
+                return bad_usage("--max-wall: %s", err); /* what is wrong with it: no unit, too large (the most) */
+            if (ps <= 0)
                 return bad_usage("--max-wall expects a positive time like \"10s\", got \"%s\"", v);
             c->max_wall = v;
             c->max_wall_s = (double)ps * 1e-12;
@@ -572,12 +578,12 @@ static int cmd_check(const struct cli *c)
         return rc;
     }
     char *json = scn_to_json(&scn);
-    cJSON *root = cJSON_Parse(json);
+    cJSON *root = scn_parse_json(scn.file, json, NULL, 0); /* keeps a seed above 2^53 exact (scenario.h) */
     free(json);
     if (!root)
         mem_oom("printing the resolved scenario");
     cJSON_AddItemToObject(root, "derived", derived_json(&r));
-    char *out = cJSON_Print(root);
+    char *out = jsonout_print(root);
     cJSON_Delete(root);
     if (!out)
         mem_oom("printing the resolved scenario");
@@ -776,6 +782,7 @@ static int cmd_run_body(const struct cli *c, bool peer)
             plots = pr.summary;
         }
         run_print_summary(&r, stdout, dir, plots);
+        monitor_print_cuts(&r, stderr); /* a time series a bound cut short, said where a pipeline shows it */
         /* The outputs are all written: a deadlock is a finding of the run, an error only when asked for. */
         if (c->fail_on_deadlock && r.net.dl.detected)
             rc = 1;
@@ -848,7 +855,7 @@ int main(int argc, char **argv)
         return doctor_main(argc, argv);
     if (argc == 3 && strcmp(argv[1], "plot") == 0 && sweep_is_dir(argv[2]))
         return sweep_plot_main(argv[2]);
-    static char set_paths[MAX_SETS][512];
+    static char set_paths[MAX_SETS][SETTING_PATH_MAX];
     struct cli c;
     int rc = parse_args(argc, argv, &c, set_paths);
     if (rc)

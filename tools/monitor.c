@@ -186,6 +186,38 @@ static bool flow_selected(const struct scenario *scn, const char *name)
     return false;
 }
 
+/*
+ * Notes that series s stops before time t with the rows it has (monitor.h, "Bounds"), in the run's notes, which
+ * summary.json reads before the monitor closes.  Returns false: the row is not written.
+ */
+static bool cut_series(struct monitor *m, enum run_series s, sim_time_t t, uint64_t rows, bool by_samples)
+{
+    struct run_series_cut *c = &m->r->mon_notes.cut[s];
+    if (!c->cut)
+        *c = (struct run_series_cut){.cut = true, .by_samples = by_samples, .rows = rows,
+                                     .bound = by_samples ? m->max_samples : m->max_rows, .from = t};
+    return false;
+}
+
+/* Whether an event-driven series (pfc.csv, watchdog.csv) with `rows` rows may take one more row at t. */
+static bool row_fits(struct monitor *m, enum run_series s, sim_time_t t, uint64_t rows)
+{
+    if (m->r->mon_notes.cut[s].cut)
+        return false;
+    return rows < m->max_rows || cut_series(m, s, t, rows, false);
+}
+
+/*
+ * Whether no series sampled over time can take a row any more: nothing watched, or cut by a bound.  Every rank of a
+ * run over MPI reaches the same answer at the same sample (the counts it rests on are the summed samples').
+ */
+static bool nothing_to_sample(const struct monitor *m)
+{
+    const struct run_series_cut *c = m->r->mon_notes.cut;
+    return (m->n_queues == 0 || m->prios == 0 || c[RUN_QUEUES].cut) &&
+           (m->r->scn->monitor.flows == SCN_MON_FLOWS_NONE || c[RUN_RATES].cut);
+}
+
 /* One pfc.csv row per PAUSE or RESUME frame sent (of the ports monitor.pfc keeps). */
 static void on_pfc(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int prio, bool pause)
 {
@@ -204,6 +236,8 @@ static void on_pfc(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int pr
         if (*st != 1)
             return;
     }
+    if (!row_fits(m, RUN_PFC, t, m->pause_rows + m->resume_rows))
+        return;
     char ts[32];
     fprintf(m->pfc.f, "%s,%s,%u,%d,%s\n", units_fmt_ns(t, ts, sizeof ts), r->g.nodes[node].name, port, prio,
             pause ? "pause" : "resume");
@@ -218,7 +252,7 @@ static void on_watchdog(void *ctx, sim_time_t t, uint32_t node, uint32_t port, i
 {
     struct monitor *m = ctx;
     char ts[32];
-    if (!m->wd.f)
+    if (!m->wd.f || !row_fits(m, RUN_WATCHDOG, t, m->wd_rows))
         return;
     fprintf(m->wd.f, "%s,%s,%u,%d,%s\n", units_fmt_ns(t, ts, sizeof ts), m->r->g.nodes[node].name, port, prio,
             storm ? "storm" : "restore");
@@ -288,6 +322,10 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
         return rc;
     m->interval = r->scn->monitor.interval_ps;
     m->prios = monitor_traffic_prios(r->scn);
+    memset(r->mon_notes.cut, 0, sizeof r->mon_notes.cut);
+    m->max_rows = MON_MAX_ROWS;
+    m->max_samples = MON_MAX_SAMPLES;
+    m->sampling_done = nothing_to_sample(m);
     /* which flows rates.csv follows: the same choice in every rank of a run over MPI */
     if (r->scn->monitor.flows == SCN_MON_FLOWS_AUTO)
         m->flows_expected = expected_flows(r);
@@ -466,24 +504,58 @@ static size_t gather_values(struct monitor *m, const struct run *r, sim_time_t t
     return nq;
 }
 
-/* Writes the rows of the sample at m->next_sample (the engine's clock is there or just past its events). */
-static void sample(struct monitor *m, const struct run *r)
+/*
+ * Whether a sample of `rows` rows at t fits series s, which has `kept` rows: a sample is written whole or not at all,
+ * and from the first that does not fit the series is cut (monitor.h, "Bounds").
+ */
+static bool sample_fits(struct monitor *m, enum run_series s, sim_time_t t, uint64_t kept, uint64_t rows)
 {
-    sim_time_t t = m->next_sample;
-    char ts[32];
-    units_fmt_ns(t, ts, sizeof ts);
-    pick_new_flows(m, r);
-    size_t nq = gather_values(m, r, t);
+    if (m->r->mon_notes.cut[s].cut)
+        return false;
+    return rows == 0 || kept + rows <= m->max_rows || cut_series(m, s, t, kept, false);
+}
+
+/* Writes the queue rows of a sample at t (queue_rows counts them in every rank; rank 0 writes them). */
+static void sample_queues(struct monitor *m, const struct run *r, sim_time_t t, const char *ts)
+{
+    uint64_t rows = (uint64_t)m->n_queues * (uint64_t)__builtin_popcount(m->prios);
+    if (!sample_fits(m, RUN_QUEUES, t, m->queue_rows, rows))
+        return;
+    m->queue_rows += rows;
     for (uint32_t i = 0; m->q.f && i < m->n_queues; i++) {
         const struct port *p = m->queues[i];
         const char *node = r->g.nodes[p->node].name;
         for (int prio = 0; prio < NPRIO; prio++)
-            if (m->prios & (1u << prio)) {
+            if (m->prios & (1u << prio))
                 fprintf(m->q.f, "%s,%s,%u,%d,%lld\n", ts, node, p->local, prio,
                         (long long)(int64_t)m->share[(size_t)i * NPRIO + (size_t)prio]);
-                m->queue_rows++;
-            }
     }
+}
+
+/* Writes the rows of the sample at m->next_sample (the engine's clock is there or just past its events). */
+static void sample(struct monitor *m, const struct run *r)
+{
+    sim_time_t t = m->next_sample;
+    if (m->samples == m->max_samples) {
+        /* the bound of samples: what is watched stops here */
+        if (m->n_queues && m->prios)
+            cut_series(m, RUN_QUEUES, t, m->queue_rows, true);
+        if (r->scn->monitor.flows != SCN_MON_FLOWS_NONE)
+            cut_series(m, RUN_RATES, t, m->rate_rows, true);
+        m->sampling_done = true;
+        return;
+    }
+    char ts[32];
+    units_fmt_ns(t, ts, sizeof ts);
+    pick_new_flows(m, r);
+    size_t nq = gather_values(m, r, t);
+    sample_queues(m, r, t, ts);
+    uint64_t rows = 0;
+    for (uint32_t i = 0; i < m->n_cand; i++) {
+        const uint64_t *x = m->share + nq + (size_t)i * FS_N;
+        rows += !x[FS_DONE] && x[FS_STARTED];
+    }
+    bool rates = sample_fits(m, RUN_RATES, t, m->rate_rows, rows);
     uint32_t keep = 0;
     for (uint32_t i = 0; i < m->n_cand; i++) {
         const struct flow *f = net_flow(&r->net, m->cand[i]);
@@ -491,8 +563,11 @@ static void sample(struct monitor *m, const struct run *r)
         if (x[FS_DONE])
             continue; /* done for good: drop it from the list */
         m->cand[keep++] = m->cand[i];
-        if (!x[FS_STARTED] || !m->rt.f)
+        if (!x[FS_STARTED] || !rates)
             continue;
+        m->rate_rows++;
+        if (!m->rt.f)
+            continue; /* another rank writes rates.csv */
         struct cc_sample cs = {.valid = (uint8_t)x[FS_VALID]};
         memcpy(&cs.rate_bps, &x[FS_RATE], sizeof(double));
         memcpy(&cs.target_bps, &x[FS_TARGET], sizeof(double));
@@ -501,18 +576,43 @@ static void sample(struct monitor *m, const struct run *r)
             fprintf(m->rt.f, "%s,%s,%.6g,%.6g,%.6g\n", ts, f->name, cs.rate_bps / 1e9, cs.target_bps / 1e9, cs.alpha);
         else
             fprintf(m->rt.f, "%s,%s,%.6g,%.6g,\n", ts, f->name, cs.rate_bps / 1e9, cs.target_bps / 1e9);
-        m->rate_rows++;
     }
     m->n_cand = keep;
     m->samples++;
     m->next_sample += m->interval;
+    m->sampling_done = nothing_to_sample(m);
 }
 
-/* The next sample time: the run loop ends a slice there. */
+/* See monitor.h. */
+void monitor_print_cuts(const struct run *r, FILE *f)
+{
+    static const char *const fix[RUN_N_SERIES] = {
+        "widen monitor.interval or watch fewer queues (monitor.queues)",
+        "widen monitor.interval or follow fewer flows (monitor.flows)",
+        "summary.json counts every frame; monitor.pfc \"auto\" keeps 32 ports' frames",
+        "summary.json counts every storm and restoration"};
+    for (int i = 0; i < RUN_N_SERIES; i++) {
+        const struct run_series_cut *c = &r->mon_notes.cut[i];
+        char at[48], iv[48];
+        if (!c->cut)
+            continue;
+        units_fmt_time(c->from, at, sizeof at);
+        if (c->by_samples)
+            fprintf(f, "rocesim: note: %s stops before %s: the monitor takes at most %llu samples (one every "
+                       "monitor.interval, %s); widen monitor.interval\n", run_series_names[i], at,
+                    (unsigned long long)c->bound, units_fmt_time(r->scn->monitor.interval_ps, iv, sizeof iv));
+        else
+            fprintf(f, "rocesim: note: %s stops before %s with %llu rows: a time series holds at most %llu rows "
+                       "(summary.json: series_capped); %s\n", run_series_names[i], at, (unsigned long long)c->rows,
+                    (unsigned long long)c->bound, fix[i]);
+    }
+}
+
+/* The next sample time: the run loop ends a slice there (none once nothing more can be sampled). */
 static sim_time_t mon_until(void *ctx, const struct run *r)
 {
     const struct monitor *m = ctx;
-    return m->next_sample;
+    return m->sampling_done ? OBS_NEVER : m->next_sample;
 }
 
 /* After a slice: the sample that is due, if one is. */

@@ -41,6 +41,18 @@
  *    restoration, at the poll that decided it: time_ns,node,port,priority,event
  *    with event storm|restore (rows match watchdog.storms_detected and
  *    watchdog.restored in summary.json).
+ *
+ * Bounds.  What the settings multiply (samples = run time / interval, times the
+ * queues and flows watched; PFC frames and watchdog decisions, which grow with
+ * the run's events) is bounded whatever they are: each series holds at most
+ * MON_MAX_ROWS rows, and the monitor takes at most MON_MAX_SAMPLES samples.  A
+ * series that reaches its bound stops there, at a whole sample (or frame): the
+ * rows it has are every row up to that time, none after.  The run is not
+ * touched; the cut is noted in r->mon_notes at once (summary.json's
+ * series_capped, written before the monitor closes) and said on stderr
+ * (monitor_print_cuts).  When no series sampled over time can take a row any
+ * more, the monitor stops asking for slices, so a 1 ps interval costs no more
+ * than the samples it writes.
  */
 #ifndef TOOLS_MONITOR_H
 #define TOOLS_MONITOR_H
@@ -54,6 +66,12 @@
 
 #define MON_AUTO_FLOWS 32     /* rates.csv lines of monitor.flows "auto" */
 #define MON_AUTO_PFC_PORTS 32 /* pfc.csv ports of monitor.pfc "auto" */
+/* Rows of each series: 20 times the largest series of the shipped scenarios, a few tens of MB (a row is 15 to about
+ * 150 bytes, names of up to 63 characters included). */
+#define MON_MAX_ROWS 1000000
+/* Samples of queues.csv and rates.csv: never reached at the default 10us (the clock ends at 1.76 million), it
+ * bounds the work of an interval of a few picoseconds, whose samples may hold no row. */
+#define MON_MAX_SAMPLES 10000000
 
 struct mon_file {
     FILE *f;
@@ -79,6 +97,8 @@ struct monitor {
     uint32_t pfc_kept, pfc_seen;
     struct mon_file q, rt, pfc, wd; /* wd: watchdog.csv, open only when the watchdog is enabled */
     uint64_t queue_rows, rate_rows, pause_rows, resume_rows, wd_rows;
+    uint64_t max_rows, max_samples; /* MON_MAX_ROWS, MON_MAX_SAMPLES (a test may lower them after monitor_open) */
+    bool sampling_done;          /* no sampled series can take a row any more (the bounds above): no more slices */
     struct run_observer_ops ops; /* its callbacks: on_pfc / on_watchdog only for the files that exist */
     bool attached;               /* in r's observers (monitor_open .. monitor_close) */
     uint64_t *share;             /* a sample's values, summed over the ranks of a run over MPI (monitor.c) */
@@ -114,6 +134,9 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
  * failed (the temporary files are removed then).
  */
 int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen);
+
+/* Says on f (stderr), one line each, which series a bound cut short and what to change (nothing when none was). */
+void monitor_print_cuts(const struct run *r, FILE *f);
 
 /* The priorities that carry frames in a scenario, bit p for priority p: data (and ACKs) of every traffic entry,
  * and CNPs when the congestion control sends them (queues.csv's rows, the live view's list). */

@@ -255,13 +255,33 @@ static void add_fct_stats(cJSON *o, const struct fct_stats *st)
     cJSON_AddItemToObject(o, "slowdown_ack", stats_json(st->sd_ack));
 }
 
+/* series_capped: only when a bound cut a time series short (tools/monitor.h), so that every other summary is as it
+ * was. */
+static void add_series_capped(cJSON *root, const struct run *r)
+{
+    cJSON *capped = NULL;
+    for (int i = 0; i < RUN_N_SERIES; i++) {
+        const struct run_series_cut *cut = &r->mon_notes.cut[i];
+        if (!cut->cut)
+            continue;
+        if (!capped)
+            capped = cJSON_AddArrayToObject(root, "series_capped");
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "file", run_series_names[i]);
+        cJSON_AddNumberToObject(o, "rows", (double)cut->rows);
+        cJSON_AddNumberToObject(o, "from_ns", ps_to_ns(cut->from));
+        cJSON_AddStringToObject(o, "bound", cut->by_samples ? "samples" : "rows");
+        cJSON_AddItemToArray(capped, o);
+    }
+}
+
 char *run_summary_json(const struct run *r, bool with_wall)
 {
     const struct net *n = &r->net;
     const struct net_counters *c = &n->c;
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "scenario", r->scn->name);
-    cJSON_AddNumberToObject(root, "seed", (double)r->scn->seed);
+    cJSON_AddItemToObject(root, "seed", jsonout_u64(r->scn->seed));
     cJSON_AddNumberToObject(root, "results_version", RUN_RESULTS_VERSION);
     cJSON_AddBoolToObject(root, "complete", r->incomplete_reason[0] == '\0');
     if (r->incomplete_reason[0])
@@ -410,6 +430,7 @@ char *run_summary_json(const struct run *r, bool with_wall)
     cJSON *wd = cJSON_AddObjectToObject(root, "watchdog");
     cJSON_AddNumberToObject(wd, "storms_detected", n->wd ? n->wd->storms : 0);
     cJSON_AddNumberToObject(wd, "restored", n->wd ? n->wd->restored : 0);
+    add_series_capped(root, r);
 
     char *txt = jsonout_print(root);
     cJSON_Delete(root);
@@ -567,6 +588,8 @@ int write_file_atomic(const char *path, const char *data, size_t len)
     }
     return 0;
 }
+
+const char *const run_series_names[RUN_N_SERIES] = {"queues.csv", "rates.csv", "pfc.csv", "watchdog.csv"};
 
 const char *const run_output_names[] = {"summary.json", "flows.csv",     "queues.csv",   "rates.csv",
                                         "pfc.csv",      "watchdog.csv", "scenario.json", "counters.csv"};

@@ -34,6 +34,10 @@
  */
 #define RUN_RESULTS_VERSION 4
 
+/* The time series (tools/monitor.h), in the order of mon_notes.cut. */
+enum run_series { RUN_QUEUES, RUN_RATES, RUN_PFC, RUN_WATCHDOG, RUN_N_SERIES };
+extern const char *const run_series_names[RUN_N_SERIES];
+
 struct run {
     const struct scenario *scn;
     struct graph g;
@@ -59,6 +63,13 @@ struct run {
         uint32_t pfc_ports_kept;    /* pfc.csv holds the frames of these ports ... */
         uint32_t pfc_ports_seen;    /* ... of this many that sent PFC frames (a sample when pfc_sampled) */
         bool pfc_sampled;
+        /* The series a bound cut short (tools/monitor.h, MON_MAX_ROWS, MON_MAX_SAMPLES), indexed as
+         * run_series_names: the rows kept and the time of the first sample or frame left out. */
+        struct run_series_cut {
+            bool cut, by_samples; /* by_samples: MON_MAX_SAMPLES, else MON_MAX_ROWS */
+            uint64_t rows, bound; /* rows kept; the bound that cut it (rows or samples) */
+            sim_time_t from;
+        } cut[RUN_N_SERIES];
     } mon_notes;
 };
 

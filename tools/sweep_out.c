@@ -566,7 +566,7 @@ int sweep_best_write(const struct sweep_table *t, const struct sweep_spec *s, co
     }
     cJSON *seeds = cJSON_AddArrayToObject(root, "seeds");
     for (int k = 0; k < s->n_seeds; k++)
-        cJSON_AddItemToArray(seeds, cJSON_CreateNumber((double)s->seeds[k]));
+        cJSON_AddItemToArray(seeds, jsonout_u64(s->seeds[k]));
     cJSON_AddItemToObject(root, "values", seed_values(t, s, b));
     add_stats(root, &t->ps[b]);
     cJSON_AddBoolToObject(root, "all_seeds_ok", t->ps[b].n == s->n_seeds);

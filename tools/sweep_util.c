@@ -160,12 +160,11 @@ int parse_seed_list(struct setting_ctx *c, const cJSON *seeds, const char *where
     int i = 0;
     for (const cJSON *it = seeds->child; it; it = it->next, i++) {
         sfmt(p, sizeof p, "%s[%d]", where, i);
-        double x = cJSON_IsNumber(it) ? it->valuedouble : -1;
-        if (!cJSON_IsNumber(it) || x < 0 || x > MAX_SEED || x != floor(x)) {
-            setting_bad(c, p, "expected an integer from 0 to 2^53, got %s", setting_describe(it, got, sizeof got));
+        if (scn_json_seed(it, &(*out)[i]) < 0) {
+            setting_bad(c, p, "expected an integer from 0 to %s, got %s", SCN_SEED_MAX_TEXT,
+                        setting_describe(it, got, sizeof got));
             return SCN_EUSAGE;
         }
-        (*out)[i] = (uint64_t)x;
         for (int j = 0; j < i; j++)
             if ((*out)[j] == (*out)[i]) {
                 setting_bad(c, p, "expected each seed once, got %llu again (it is also %s[%d])",

@@ -63,8 +63,6 @@ char *fmt_double(double d, char *buf, size_t len);
  */
 const struct cJSON *json_at_path(const struct cJSON *root, const char *path);
 
-/* The largest seed: 2^53, the largest integer JSON carries exactly. */
-#define MAX_SEED 9007199254740992.0
 
 /* True when s is a dotted path of [A-Za-z0-9_-] components, none empty ("switch.ecn.kmin"). */
 bool dotted_path_ok(const char *s);
@@ -76,8 +74,9 @@ bool dotted_path_ok(const char *s);
  */
 int resolve_input_file(struct setting_ctx *c, const char *field, const char *given, char *out, size_t outlen);
 
-/* Reads an array of distinct seeds (integers 0..2^53) at where into *out (malloc'd, *n of them); returns 0 or
- * SCN_EUSAGE with the message in c (*out may then be allocated: the caller frees it). */
+/* Reads an array of distinct seeds (integers 0..2^64 - 1, read exactly: scn_json_seed) at where into *out
+ * (malloc'd, *n of them); returns 0 or SCN_EUSAGE with the message in c (*out may then be allocated: the caller
+ * frees it). */
 int parse_seed_list(struct setting_ctx *c, const struct cJSON *seeds, const char *where, uint64_t **out, int *n);
 
 #endif

@@ -1082,7 +1082,7 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
     }
     cJSON_AddItemToObject(o, "seeds", cJSON_CreateArray());
     for (int k = 0; k < s->n_seeds; k++)
-        cJSON_AddItemToArray(cJSON_GetObjectItem(o, "seeds"), cJSON_CreateNumber((double)s->seeds[k]));
+        cJSON_AddItemToArray(cJSON_GetObjectItem(o, "seeds"), jsonout_u64(s->seeds[k]));
     verdict[0] = '\0';
     if (win >= 0) {
         const struct cand *w = &T->c[win], *b = &T->c[0];
@@ -1146,9 +1146,9 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
     cJSON_AddNumberToObject(sr, "failed_runs", T->failed_runs);
     cJSON *so = cJSON_AddArrayToObject(sr, "seed_order");
     for (int k = 0; k < s->n_seeds; k++)
-        cJSON_AddItemToArray(so, cJSON_CreateNumber((double)s->seeds[T->order[k]]));
+        cJSON_AddItemToArray(so, jsonout_u64(s->seeds[T->order[k]]));
     cJSON_AddStringToObject(sr, "optimizer", tune_optimizers[s->optimizer].name);
-    cJSON_AddNumberToObject(sr, "seed", (double)s->search_seed);
+    cJSON_AddItemToObject(sr, "seed", jsonout_u64(s->search_seed));
     /* The ten best fully evaluated candidates, or the front. */
     cJSON *rk = cJSON_AddArrayToObject(o, s->n_obj == 2 ? "pareto" : "ranking");
     int *ord = mem_xcalloc((size_t)T->n_c + 1, sizeof *ord, SWEEP_OOM), n = 0;

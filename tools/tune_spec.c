@@ -423,9 +423,9 @@ static int parse_search(struct setting_ctx *c, struct tune_spec *s, const cJSON 
         return SCN_EUSAGE;
     const cJSON *v;
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "seed"))) {
-        if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > MAX_SEED || v->valuedouble != floor(v->valuedouble))
-            return lbad(c, "search.seed", "expected an integer from 0 to 2^53, got %s", describe(v, got, sizeof got));
-        s->search_seed = (uint64_t)v->valuedouble;
+        if (scn_json_seed(v, &s->search_seed) < 0)
+            return lbad(c, "search.seed", "expected an integer from 0 to %s, got %s", SCN_SEED_MAX_TEXT,
+                        describe(v, got, sizeof got));
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "batch"))) {
         if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > 256 || v->valuedouble != floor(v->valuedouble))
