@@ -28,9 +28,11 @@
 #include <unistd.h>
 
 static unsigned run_threads = 1;
+static bool run_adaptive = true;
 static const struct sim_par_comm *run_comm;
 
 void run_set_threads(unsigned n) { run_threads = n; }
+void run_set_adaptive(bool on) { run_adaptive = on; }
 void run_set_comm(const struct sim_par_comm *comm) { run_comm = comm; }
 
 /* The smallest delay of any link: no frame reaches another node sooner, the lookahead of partitions. */
@@ -80,6 +82,7 @@ static int run_partition(struct run *r, char *err, size_t errlen)
     partition_free(&plan);
     int rc = sim_par_init_comm(&r->par, &r->sim, n, ent_part, r->sim.n_ent, w, cut > w ? cut : w, n > 1, run_comm);
     free(ent_part);
+    r->par.adapt = run_adaptive;
     if (rc || net_partition(&r->net, &r->par))
         mem_oom("starting the partitions");
     return 0;
@@ -234,6 +237,11 @@ static void flow_stats(const struct run *r, struct stats_pct *fct, struct stats_
     prio_flow_stats(r, -1, fct, sd);
 }
 
+double run_one_thread_share(const struct run *r)
+{
+    return r->par.windows ? (double)r->par.serial_windows / (double)r->par.windows : 0;
+}
+
 char *run_summary_json(const struct run *r, bool with_wall)
 {
     const struct net *n = &r->net;
@@ -254,6 +262,8 @@ char *run_summary_json(const struct run *r, bool with_wall)
     cJSON_AddNumberToObject(root, "packet_hops", (double)c->packet_hops);
     if (with_wall)
         cJSON_AddNumberToObject(root, "events_per_s", r->wall_s > 0 ? (double)r->sim.events / r->wall_s : 0);
+    if (with_wall && r->par.threaded)
+        cJSON_AddNumberToObject(root, "one_thread_share", run_one_thread_share(r));
 
     struct stats_pct fct, sd;
     flow_stats(r, &fct, &sd);
@@ -729,6 +739,10 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
         fprintf(f, "  note: pfc.csv holds the frames of the first %u of the %u ports that sent PFC frames "
                    "(monitor.pfc \"auto\"; \"all\" records every frame; summary.json counts them all)\n",
                 r->mon_notes.pfc_ports_kept, r->mon_notes.pfc_ports_seen);
+    if (r->par.serial_windows)
+        fprintf(f, "  note: other processes used the cores: %.0f %% of the windows ran on one thread instead of %u "
+                   "(the same results; --fixed-threads keeps the threads)\n",
+                100 * run_one_thread_share(r), r->par.hi - r->par.lo);
     if (r->incomplete_reason[0])
         fprintf(f, "  INCOMPLETE: %s; stopped at simulated time %s, outputs marked \"complete\": false\n",
                 r->incomplete_reason, human_time(ps_to_ns(r->sim.now), a, sizeof a));

@@ -63,6 +63,11 @@ struct run {
  * SIM_PAR_MAX (`rocesim run --threads N`).  Every number gives byte-identical results (sim/parallel.h).
  */
 void run_set_threads(unsigned n);
+/* Whether a threaded run moves its partitions to one thread while other processes take the cores
+ * (sim/contention.h; on by default, `--fixed-threads` turns it off). */
+void run_set_adaptive(bool on);
+/* Of a threaded run's windows, the share that ran on one thread while other processes took the cores. */
+double run_one_thread_share(const struct run *r);
 
 /*
  * The processes every later run_setup spreads its partitions over (`rocesim-mpi run`), each running --threads
