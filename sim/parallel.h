@@ -38,6 +38,10 @@
  * runs a whole cell at a time, so that a network of short cables (a lookahead of 15 ns) does not pay a
  * window's overhead every few events. */
 #define SIM_PAR_LINE_MIN 1000000
+/* Partitions that would meet more often than every 10 ns (a cut through links shorter than 2 m) spend more on
+ * their windows' ends than threads gain: such a network runs as one partition (docs/performance.md, "Short
+ * windows"). */
+#define SIM_PAR_MIN_WINDOW 10000
 
 /*
  * Where the threads meet: a sense-reversing counter that a thread spins on for a while, then sleeps on (a

@@ -632,6 +632,35 @@ static void test_threads_k8_websearch(void)
 }
 
 /*
+ * A k=4 fat-tree whose links take 1 ps: two partitions would meet every picosecond (they ran about 90 times slower
+ * than one thread).  --threads 2 runs it as one partition, says so, and writes what one thread writes.
+ */
+static void test_threads_short_windows(void)
+{
+    char tmp[] = "/tmp/rocesim-shortwin-XXXXXX";
+    CU_ASSERT_FATAL(mkdtemp(tmp) != NULL);
+    char line[1024], *out = NULL, diff[256], a[600], b[600];
+    const char *args = "scenarios/fat-tree-k4.json --set topology.link.delay=1ps --stop 100us -q --no-plot";
+    snprintf(line, sizeof line, "%s run %s -o %s/t1 2>&1", test_rocesim_bin(), args, tmp);
+    CU_ASSERT_EQUAL(test_run(line, NULL), 0);
+    snprintf(line, sizeof line, "%s run %s -o %s/t2 --threads 2 2>&1", test_rocesim_bin(), args, tmp);
+    CU_ASSERT_EQUAL(test_run(line, &out), 0);
+    CU_ASSERT(out && strstr(out, "note: ran on one thread: the partitions of --threads would have met every 1 ps"));
+    free(out);
+    snprintf(a, sizeof a, "%s/t1", tmp);
+    snprintf(b, sizeof b, "%s/t2", tmp);
+    CU_ASSERT(same_outputs(a, b, diff, sizeof diff));
+    /* 10 ns between partitions is enough for them: no note */
+    snprintf(line, sizeof line, "%s run scenarios/fat-tree-k4.json --set topology.link.delay=10ns --stop 20us -q "
+             "--no-plot -o %s/t3 --threads 2 2>&1", test_rocesim_bin(), tmp);
+    CU_ASSERT_EQUAL(test_run(line, &out), 0);
+    CU_ASSERT(out && !strstr(out, "would have met"));
+    free(out);
+    snprintf(line, sizeof line, "rm -rf %s", tmp);
+    test_run(line, NULL);
+}
+
+/*
  * rocesim-mpi run spreads the partitions over MPI ranks (models/ranks.h).  Each case crosses processes in one of
  * the ways a run does, and every file must be the one a single process writes (skipped without OpenMPI).
  */
@@ -817,6 +846,7 @@ void test_golden_register(void)
     CU_add_test(s, "the compare reports a changed result and names the file", test_golden_compare_catches);
     CU_add_test(s, "every scenario reproduces its reference outputs", test_golden_runs);
     CU_add_test(s, "a k=8 WebSearch run is the same on 1, 2, 4 and 8 threads", test_threads_k8_websearch);
+    CU_add_test(s, "partitions that would meet every 1 ps run as one, and say so", test_threads_short_windows);
     CU_add_test(s, "rocesim-mpi run over 2 or 3 ranks writes what one process writes", test_mpi_ranks);
     CU_add_test(s, "rocesim-mpi run refuses --live (exit 2), stops on a bad directory (exit 3) and at --max-wall",
                 test_mpi_refuses);

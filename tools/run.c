@@ -74,6 +74,20 @@ static int run_partition(struct run *r, char *err, size_t errlen)
     struct partition_plan plan;
     if (partition_plan(&r->g, NULL, (int)n, &plan))
         mem_oom("planning the partitions");
+    if (n > 1 && plan.lookahead_ps < SIM_PAR_MIN_WINDOW) {
+        if (!run_comm) {
+            /* the same results on one partition, without a window's end every few picoseconds */
+            r->short_window_ps = plan.lookahead_ps; /* said in the summary (run_print_summary) */
+            partition_free(&plan);
+            n = 1;
+            if (partition_plan(&r->g, NULL, 1, &plan))
+                mem_oom("planning the partitions");
+        } else if (run_comm->rank == 0) {
+            fprintf(stderr, "rocesim: note: the partitions meet every %lld ps (the shortest link between them): "
+                            "windows that short make %u ranks slower than one process\n",
+                    (long long)plan.lookahead_ps, run_comm->ranks);
+        }
+    }
     uint16_t *ent_part = mem_xcalloc(r->sim.n_ent, sizeof *ent_part, "planning the partitions");
     for (uint32_t node = 0; node < r->g.n_nodes; node++)
         ent_part[net_ent(node)] = (uint16_t)plan.part[node];
@@ -739,6 +753,10 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
         fprintf(f, "  note: pfc.csv holds the frames of the first %u of the %u ports that sent PFC frames "
                    "(monitor.pfc \"auto\"; \"all\" records every frame; summary.json counts them all)\n",
                 r->mon_notes.pfc_ports_kept, r->mon_notes.pfc_ports_seen);
+    if (r->short_window_ps)
+        fprintf(f, "  note: ran on one thread: the partitions of --threads would have met every %lld ps (the shortest "
+                   "link between them), and windows that short cost more than threads gain\n",
+                (long long)r->short_window_ps);
     if (r->par.serial_windows)
         fprintf(f, "  note: other processes used the cores: %.0f %% of the windows ran on one thread instead of %u "
                    "(the same results; --fixed-threads keeps the threads)\n",

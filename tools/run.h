@@ -47,6 +47,9 @@ struct run {
     /* Why the run stopped before its end (a signal, --max-wall; tools/limits.h), or "": summary.json then says
      * "complete": false with this as "incomplete_reason". */
     char incomplete_reason[96];
+    /* --threads N refused by the network: the partitions would meet every this many ps (the shortest link
+     * between them, below SIM_PAR_MIN_WINDOW), so the run went on one thread; 0: not so */
+    int64_t short_window_ps;
     /* What the time series left out by default, for the human summary (set by monitor_close, tools/monitor.h). */
     struct {
         uint32_t flows_kept;        /* rates.csv followed these flows ... */
