@@ -76,7 +76,7 @@ tsan:
 	$(MAKE) BUILD=build/tsan OPT="-O1 -g -fsanitize=thread" build/tsan/rocesim
 	@for s in $(TSAN_SCENARIOS); do echo "== $$s"; \
 		TSAN_OPTIONS="halt_on_error=1 exitcode=66" build/tsan/rocesim run scenarios/$$s.json --stop 2ms -q --no-plot \
-		-o build/tsan/out/$$s --threads 3 >/dev/null || exit 1; done
+		-o build/tsan/out/$$s --threads 3 --fixed-threads >/dev/null || exit 1; done
 
 asan: mpi-optional browser-optional
 	$(MAKE) BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -DSIM_CHECK_ENTITY" \

@@ -143,6 +143,7 @@ bool ranks_enter(struct net *n, uint32_t node, struct ranks_entry *e)
     ps->now = G->now;
     ps->cur_seq = G->cur_seq;
     ps->cur_ent = SIM_ENT_GLOBAL; /* what it schedules, the run's event schedules */
+    ps->ent_seq[SIM_ENT_GLOBAL] = G->ent_seq[SIM_ENT_GLOBAL]; /* in the run's numbering (sim/parallel.c) */
     sim_enter(ps);
     return true;
 }
@@ -152,6 +153,7 @@ void ranks_leave(struct net *n, struct ranks_entry *e)
     if (!e->was)
         return;
     struct sim *ps = e->part;
+    ps->par->global->ent_seq[SIM_ENT_GLOBAL] = ps->ent_seq[SIM_ENT_GLOBAL];
     ps->now = e->now;
     ps->cur_seq = e->cur_seq;
     ps->cur_ent = e->cur_ent;

@@ -2,11 +2,14 @@
 #include "sim/parallel.h"
 #include "sim/mem.h"
 
-#include <sched.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 
 #define T_NONE INT64_MAX
 
@@ -125,9 +128,9 @@ static void part_window(struct sim_par *P, uint32_t i)
     P->next_t[i] = sim_next_key(s, &k) ? sim_key_time(k.hi) : T_NONE;
 }
 
-/* Spins before yielding the core: about 30 us here (a pause takes about 28 ns on this machine's cores), longer
- * than a running thread takes to see the last arrival, short enough for threads that share a core. */
-#define SPINS_BEFORE_YIELD 1000
+/* Spins before sleeping: about 30 us here (a pause takes about 28 ns on this machine's cores), longer than a
+ * running thread takes to see the last arrival, short enough for threads that share a core. */
+#define SPINS_BEFORE_SLEEP 1000
 
 /* Tells the core that this is a spin-wait loop (x86's pause: it frees resources for the other hardware thread). */
 static inline void cpu_relax(void)
@@ -137,20 +140,38 @@ static inline void cpu_relax(void)
 #endif
 }
 
+static void futex_wait(uint32_t *addr, uint32_t val)
+{
+    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake_all(uint32_t *addr)
+{
+    syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
 /* Waits until all b->n threads have called it for this round; sense is the caller's own flag. */
 static void barrier_wait(struct sim_barrier *b, uint32_t *sense)
 {
     uint32_t mine = *sense ^= 1;
     if (__atomic_add_fetch(&b->count, 1, __ATOMIC_ACQ_REL) == b->n) {
         __atomic_store_n(&b->count, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&b->sense, mine, __ATOMIC_RELEASE);
+        /* sense before sleepers, a sleeper sleepers before sense (both sequentially consistent): either it sees
+         * the new sense, or this sees it and wakes it */
+        __atomic_store_n(&b->sense, mine, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&b->sleepers, __ATOMIC_SEQ_CST))
+            futex_wake_all(&b->sense);
         return;
     }
-    for (uint32_t spins = 0; __atomic_load_n(&b->sense, __ATOMIC_ACQUIRE) != mine;)
-        if (++spins < b->spins)
-            cpu_relax();
-        else
-            sched_yield();
+    for (uint32_t spins = 0; spins < b->spins; spins++) {
+        if (__atomic_load_n(&b->sense, __ATOMIC_ACQUIRE) == mine)
+            return;
+        cpu_relax();
+    }
+    __atomic_add_fetch(&b->sleepers, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&b->sense, __ATOMIC_SEQ_CST) != mine)
+        futex_wait(&b->sense, mine ^ 1); /* returns at once when sense is no longer the old value */
+    __atomic_sub_fetch(&b->sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
 static void *worker(void *arg)
@@ -158,6 +179,7 @@ static void *worker(void *arg)
     struct sim *s = arg;
     struct sim_par *P = s->par;
     uint32_t go = 0, end = 0;
+    P->tid[s->part - P->lo] = gettid(); /* read after the first window's barrier (adapt) */
     for (;;) {
         barrier_wait(&P->go, &go);
         if (P->quit)
@@ -254,6 +276,43 @@ static void sync_plan(struct sim_par *P)
     }
 }
 
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* After a window of a threaded run: whether the next runs on the threads or on this one (sim/contention.h). */
+static void adapt(struct sim_par *P)
+{
+    if (P->toggle_every) {
+        if (P->windows % P->toggle_every == P->toggle_every - 1)
+            P->serial = !P->serial;
+        return;
+    }
+    if (!P->adapt)
+        return;
+    double now = wall_now();
+    if (P->serial) {
+        if (contention_policy_retry(&P->policy, now)) {
+            P->serial = false;
+            contention_read(&P->cont, now); /* the trial's waiting counts from now */
+            P->next_read = now + CONTENTION_PERIOD;
+        }
+        return;
+    }
+    if (now < P->next_read)
+        return;
+    P->next_read = now + CONTENTION_PERIOD;
+    if (P->cont.n == 0 && !P->cont.broken) {
+        /* the workers have recorded their ids before the first window's end */
+        contention_open(&P->cont, P->tid, P->hi - P->lo, now);
+        return;
+    }
+    P->serial = contention_policy_reading(&P->policy, now, contention_read(&P->cont, now));
+}
+
 static void run_window(struct sim_par *P, uint64_t hi, uint64_t lo, sim_time_t win_end)
 {
     P->b_hi = hi;
@@ -261,15 +320,19 @@ static void run_window(struct sim_par *P, uint64_t hi, uint64_t lo, sim_time_t w
     P->win_end = win_end;
     P->parity ^= 1;
     P->in_window = true;
-    if (P->threaded) {
+    if (P->threaded && !P->serial) {
         barrier_wait(&P->go, &P->go_sense);
         part_window(P, P->lo);
         barrier_wait(&P->end, &P->end_sense);
     } else {
+        /* the workers wait at the go barrier meanwhile (asleep after their spin) */
         for (uint32_t i = P->lo; i < P->hi; i++)
             part_window(P, i);
+        P->serial_windows += P->threaded;
     }
     P->in_window = false;
+    if (P->threaded)
+        adapt(P);
     if (P->comm)
         exchange(P);
     sim_enter(P->global);
@@ -413,16 +476,16 @@ uint64_t sim_par_pending(const struct sim_par *P)
 /* Frees the engines of partitions 0..made-1 (their entity table is the run's) and the arrays. */
 static void release(struct sim_par *P, uint32_t made)
 {
-    for (uint32_t i = 0; P->parts && i < made; i++) {
-        P->parts[i].ent_seq = NULL;
+    for (uint32_t i = 0; P->parts && i < made; i++)
         sim_free(&P->parts[i]);
-    }
     free(P->parts);
     free(P->ent_part);
     free(P->box);
     free(P->next_t);
     free(P->mailed_min);
     free(P->th);
+    free(P->tid);
+    contention_close(&P->cont);
     free(P->plan);
     for (uint32_t r = 0; P->comm && P->out && r < P->comm->ranks; r++)
         free(P->out[r].p);
@@ -474,9 +537,20 @@ int sim_par_init_comm(struct sim_par *P, struct sim *global, uint32_t n, const u
         struct sim *s = &P->parts[made];
         if (sim_init(s))
             goto fail; /* sim_init freed what it had made */
-        /* one table of entity sequences for all: each entity's own is written only by its partition */
+        /* Each partition numbers its entities' events in a table of its own: with one table for all, entities
+         * of different partitions that share a cache line (a pod's switches beside another pod's) made every
+         * event's sequence a write to a line the other core held (docs/performance.md).  An entity's own count
+         * lives in its partition's table; the run's (entity 0) in the run-wide engine's. */
         free(s->ent_seq);
-        s->ent_seq = global->ent_seq;
+        s->ent_seq = NULL;
+        if (!comm || sim_par_mine(P, made)) {
+            s->ent_seq = aligned_alloc(64, ((sizeof *s->ent_seq * n_ent + 63) / 64) * 64); /* lines of its own */
+            if (!s->ent_seq) {
+                sim_free(s);
+                goto fail;
+            }
+            memcpy(s->ent_seq, global->ent_seq, sizeof *s->ent_seq * n_ent);
+        }
         s->n_ent = n_ent;
         s->par = P;
         s->part = made;
@@ -494,12 +568,15 @@ int sim_par_init_comm(struct sim_par *P, struct sim *global, uint32_t n, const u
     uint32_t local = P->hi - P->lo;
     if (threaded && local > 1) {
         P->th = calloc(n, sizeof *P->th);
-        if (!P->th)
+        P->tid = calloc(local, sizeof *P->tid);
+        if (!P->th || !P->tid)
             goto fail;
-        /* more threads than cores: a waiting thread yields at once, to the one it waits for */
+        /* more threads than cores: a waiting thread sleeps at once, leaving its core to the one it waits for */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        P->go = P->end = (struct sim_barrier){.n = local, .spins = cores >= (long)local ? SPINS_BEFORE_YIELD : 0};
+        P->go = P->end = (struct sim_barrier){.n = local, .spins = cores >= (long)local ? SPINS_BEFORE_SLEEP : 0};
         P->threaded = true;
+        P->tid[0] = gettid();
+        contention_policy_init(&P->policy);
         for (uint32_t i = P->lo + 1; i < P->hi; i++)
             if (pthread_create(&P->th[i], NULL, worker, &P->parts[i])) {
                 /* the workers started wait at a barrier that can no longer fill: nothing to do but end */

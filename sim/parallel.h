@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim/contention.h"
 #include "sim/sim.h"
 
 #define SIM_PAR_MAX 64 /* partitions (topologies/partition.h plans up to as many) */
@@ -37,18 +38,24 @@
  * runs a whole cell at a time, so that a network of short cables (a lookahead of 15 ns) does not pay a
  * window's overhead every few events. */
 #define SIM_PAR_LINE_MIN 1000000
+/* Partitions that would meet more often than every 10 ns (a cut through links shorter than 2 m) spend more on
+ * their windows' ends than threads gain: such a network runs as one partition (docs/performance.md, "Short
+ * windows"). */
+#define SIM_PAR_MIN_WINDOW 10000
 
 /*
- * Where the threads meet: a sense-reversing counter that a thread spins on, yielding its core after a while
- * (more threads than cores would otherwise spin away the time of the thread they wait for).  A window holds
- * milliseconds of work, and a futex-based barrier (pthread_barrier_wait) let a waiting thread sleep and wake
- * tens of microseconds late, several times per simulated microsecond (docs/performance.md).
+ * Where the threads meet: a sense-reversing counter that a thread spins on for a while, then sleeps on (a
+ * futex), woken by the last to arrive only when someone sleeps.  Spinning first, because a sleeping thread
+ * wakes tens of microseconds late (pthread_barrier_wait did, several times per simulated microsecond); sleeping
+ * then, because a thread that yields in a loop instead keeps its core busy with system calls that the thread it
+ * waits for, or another process, could use (docs/performance.md).
  */
 struct sim_barrier {
     _Alignas(64) uint32_t count;
     uint32_t sense;
     uint32_t n;
-    uint32_t spins;           /* before yielding the core (0: threads outnumber cores) */
+    uint32_t spins;           /* before sleeping (0: threads outnumber cores) */
+    uint32_t sleepers;        /* threads asleep on sense */
 };
 
 /* Bytes that travel between processes (a sim_par_comm's and a sim_par_codec's). */
@@ -130,11 +137,20 @@ struct sim_par {
     uint32_t lo, hi;
     struct sim_buf *out, *in; /* comm->ranks each: a window's mail to and from the other processes */
     int64_t *plan;            /* 2 n: what sync_plan reduces */
-    /* threads: partition 0 runs on the calling thread, each other on a worker */
+    /* threads: partition lo runs on the calling thread, each other on a worker */
     bool threaded, quit;
     pthread_t *th;
+    pid_t *tid;               /* per partition of this process: its thread's id (the calling thread's for lo) */
     struct sim_barrier go, end;
     uint32_t go_sense, end_sense; /* the calling thread's flags for them */
+    /* When other processes take the cores, the windows run on the calling thread (sim/contention.h): adapt
+     * turns it on (the caller's choice; off: the threads are kept whatever the machine does). */
+    bool adapt, serial;
+    struct contention cont;
+    struct contention_policy policy;
+    double next_read;         /* wall time of the next reading of the threads' waiting */
+    uint64_t serial_windows;  /* windows run on one thread while threaded */
+    uint32_t toggle_every;    /* tests: alternate between threads and one thread every this many windows */
 };
 
 /*

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define RING 12             /* entities 1..RING; entity e's neighbour is e % RING + 1 */
 #define LOOK 1000           /* the lookahead: every event for another entity comes at least this late */
@@ -79,8 +80,10 @@ static void global_event(struct sim *s, void *obj, uint64_t arg)
         sim_after(s, 7777, global_event, m, arg + 5);
 }
 
-/* Runs the model on one plain engine (parts 0) or cut into `parts` partitions of consecutive entities. */
-static struct model *run_model(uint32_t parts, bool threaded)
+/* Runs the model on one plain engine (parts 0) or cut into `parts` partitions of consecutive entities; toggle >
+ * 0: the windows alternate between the threads and one thread every `toggle` windows (as a busy machine makes a
+ * run do, sim/contention.h). */
+static struct model *run_model_toggled(uint32_t parts, bool threaded, uint32_t toggle)
 {
     struct model *m = calloc(1, sizeof *m);
     the_model = m;
@@ -100,12 +103,17 @@ static struct model *run_model(uint32_t parts, bool threaded)
         for (int e = 1; e <= RING; e++)
             ent_part[e] = (uint16_t)((e - 1) * parts / RING);
         CU_ASSERT_EQUAL_FATAL(sim_par_init(&P, &s, parts, ent_part, RING + 1, LOOK, LOOK, threaded), 0);
+        P.toggle_every = toggle;
     }
     sim_run(&s, STOP);
+    if (toggle)
+        CU_ASSERT(P.serial_windows > 0 && P.serial_windows < P.windows);
     sim_par_free(&P);
     sim_free(&s);
     return m;
 }
+
+static struct model *run_model(uint32_t parts, bool threaded) { return run_model_toggled(parts, threaded, 0); }
 
 static bool same_model(const struct model *a, const struct model *b)
 {
@@ -128,13 +136,15 @@ static void test_same_order_any_cut(void)
     const struct {
         uint32_t parts;
         bool threaded;
-    } cuts[] = {{1, false}, {2, false}, {2, true}, {3, true}, {5, true}};
+        uint32_t toggle;
+    } cuts[] = {{1, false, 0}, {2, false, 0}, {2, true, 0}, {3, true, 0}, {5, true, 0}, {2, true, 1}, {3, true, 2},
+                {5, true, 7}};
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
-        struct model *m = run_model(cuts[i].parts, cuts[i].threaded);
+        struct model *m = run_model_toggled(cuts[i].parts, cuts[i].threaded, cuts[i].toggle);
         CU_ASSERT(same_model(plain, m));
         if (!same_model(plain, m))
-            fprintf(stderr, "\n  %u partitions%s: a different order\n", cuts[i].parts,
-                    cuts[i].threaded ? " on threads" : "");
+            fprintf(stderr, "\n  %u partitions%s (one thread every %u windows): a different order\n", cuts[i].parts,
+                    cuts[i].threaded ? " on threads" : "", cuts[i].toggle);
         free(m);
     }
     free(plain);
@@ -174,10 +184,108 @@ static void test_bad_arguments(void)
     sim_free(&s);
 }
 
+/*
+ * Each partition numbers its entities' events in memory of its own: with one table for all, entities of two
+ * partitions shared cache lines, and every event's sequence number was a write to a line the other core held
+ * (on the HPCC fabric on two threads, most of port_transmit's time).  No 64-byte line may hold the counts of
+ * two partitions.
+ */
+static void test_sequences_apart(void)
+{
+    struct sim s;
+    sim_init(&s);
+    sim_set_entities(&s, 1000);
+    uint16_t ent_part[1000];
+    for (int e = 0; e < 1000; e++)
+        ent_part[e] = (uint16_t)(e % 2); /* interleaved: the worst case for one table */
+    struct sim_par P;
+    CU_ASSERT_EQUAL_FATAL(sim_par_init(&P, &s, 2, ent_part, 1000, LOOK, LOOK, false), 0);
+    uintptr_t lo[2], hi[2];
+    for (int i = 0; i < 2; i++) {
+        lo[i] = (uintptr_t)P.parts[i].ent_seq / 64;
+        hi[i] = ((uintptr_t)(P.parts[i].ent_seq + 1000) - 1) / 64;
+    }
+    CU_ASSERT(hi[0] < lo[1] || hi[1] < lo[0]);
+    CU_ASSERT(P.parts[0].ent_seq != s.ent_seq && P.parts[1].ent_seq != s.ent_seq);
+    /* and the numbering goes on from what the set-up handed out */
+    CU_ASSERT_EQUAL(P.parts[1].ent_seq[7], s.ent_seq[7]);
+    sim_par_free(&P);
+    sim_free(&s);
+}
+
+/* A partition whose window takes 100 ms of work, another with nothing: the one that waits must sleep, not keep its
+ * core busy (it used to yield in a loop: as much CPU time as the other's work). */
+static void busy_event(struct sim *s, void *obj, uint64_t arg)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    do
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 100000000L);
+}
+
+static void test_waiting_thread_sleeps(void)
+{
+    struct sim s;
+    sim_init(&s);
+    sim_set_entities(&s, 3);
+    sim_at_to(&s, 10, 2, busy_event, NULL, 0);
+    struct sim_par P;
+    uint16_t ent_part[3] = {0, 0, 1};
+    CU_ASSERT_EQUAL_FATAL(sim_par_init(&P, &s, 2, ent_part, 3, LOOK, LOOK, true), 0);
+    struct timespec c0, c1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0); /* the calling thread runs partition 0, which has nothing */
+    sim_run(&s, 10 * LOOK);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    double waited_cpu_ms = ((c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec)) / 1e6;
+    printf("\n    the waiting thread used %.2f ms of CPU while the other worked 100 ms ", waited_cpu_ms);
+    CU_ASSERT(waited_cpu_ms < 10);
+    sim_par_free(&P);
+    sim_free(&s);
+}
+
+/* The policy that moves a threaded run to one thread and back (sim/contention.h), on made-up readings. */
+static void test_contention_policy(void)
+{
+    struct contention_policy p;
+    contention_policy_init(&p);
+    /* a quiet machine, and one high reading alone: the threads stay */
+    CU_ASSERT_FALSE(contention_policy_reading(&p, 0.02, 0.01));
+    CU_ASSERT_FALSE(contention_policy_reading(&p, 0.04, 0.30));
+    CU_ASSERT_FALSE(contention_policy_reading(&p, 0.06, 0.02));
+    CU_ASSERT_FALSE(contention_policy_reading(&p, 0.08, -1)); /* no counters: keep the threads */
+    /* two high readings in a row: one thread, for the back-off */
+    CU_ASSERT_FALSE(contention_policy_reading(&p, 0.10, 0.35));
+    CU_ASSERT_TRUE(contention_policy_reading(&p, 0.12, 0.35));
+    CU_ASSERT_EQUAL(p.switches, 1);
+    CU_ASSERT_FALSE(contention_policy_retry(&p, 0.12 + CONTENTION_BACKOFF_MIN - 0.01));
+    CU_ASSERT_TRUE(contention_policy_retry(&p, 0.12 + CONTENTION_BACKOFF_MIN));
+    /* the trial finds the cores taken still: one thread again, for twice as long */
+    double t = 0.12 + CONTENTION_BACKOFF_MIN + 0.02;
+    CU_ASSERT_TRUE(contention_policy_reading(&p, t, 0.33));
+    CU_ASSERT_DOUBLE_EQUAL(p.until, t + 2 * CONTENTION_BACKOFF_MIN, 1e-12);
+    /* the back-off doubles up to its cap */
+    for (int i = 0; i < 10; i++) {
+        CU_ASSERT_TRUE(contention_policy_retry(&p, p.until));
+        t = p.until + 0.02;
+        CU_ASSERT_TRUE(contention_policy_reading(&p, t, 0.5));
+    }
+    CU_ASSERT_DOUBLE_EQUAL(p.until - t, CONTENTION_BACKOFF_MAX, 1e-12);
+    /* a trial that finds the cores free keeps the threads and resets the back-off */
+    CU_ASSERT_TRUE(contention_policy_retry(&p, p.until));
+    CU_ASSERT_FALSE(contention_policy_reading(&p, p.until + 0.02, 0.03));
+    CU_ASSERT_DOUBLE_EQUAL(p.backoff, CONTENTION_BACKOFF_MIN, 1e-12);
+    CU_ASSERT_FALSE(contention_policy_reading(&p, p.until + 0.04, 0.03));
+}
+
 void test_parallel_register(void)
 {
     CU_pSuite s = CU_add_suite("partitioned engine", NULL, NULL);
-    CU_add_test(s, "every entity's events in the same order on 1, 2, 3 and 5 partitions", test_same_order_any_cut);
+    CU_add_test(s, "every entity's events in the same order on 1, 2, 3 and 5 partitions, on threads or one thread",
+                test_same_order_any_cut);
+    CU_add_test(s, "no cache line holds two partitions' sequence numbers", test_sequences_apart);
+    CU_add_test(s, "a thread that waits at the window's end sleeps", test_waiting_thread_sleeps);
+    CU_add_test(s, "busy cores move a threaded run to one thread and back, with a back-off", test_contention_policy);
     CU_add_test(s, "an event across partitions within the lookahead ends the process", test_lookahead_enforced);
     CU_add_test(s, "a cut with bad arguments is refused and changes nothing", test_bad_arguments);
 }

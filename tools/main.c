@@ -41,7 +41,7 @@
 static const char usage[] =
     "usage:\n"
     "  rocesim run SCENARIO.json [-o DIR] [--set PATH=VALUE]... [--seed N] [--stop TIME] [--no-plot] [-q]\n"
-    "              [--max-wall TIME] [--threads N]\n"
+    "              [--max-wall TIME] [--threads N [--fixed-threads]]\n"
     "              [--fail-on-deadlock] [--live [ADDR:]PORT [--live-hold start|end|both]]\n"
     "  rocesim check SCENARIO.json [--set PATH=VALUE]...\n"
     "  rocesim topo SCENARIO.json [--format dot|json] [--set PATH=VALUE]...\n"
@@ -66,7 +66,8 @@ static const char usage[] =
     "         --fail-on-deadlock: exit status 1 when the run found a PFC deadlock;\n"
     "         --threads N: cut the network into N partitions, each on a thread of its own (1 to 64; the\n"
     "         results are the same for every N); mpirun -np R rocesim-mpi run ... (make mpi): R x N\n"
-    "         partitions over R processes, with the same results;\n"
+    "         partitions over R processes, with the same results; while other processes take the cores,\n"
+    "         the partitions run on one thread (said at the end), unless --fixed-threads;\n"
     "         --live: serve a live view of the run in the browser (127.0.0.1 unless ADDR is given; PORT 0: any\n"
     "         free port), the URL on stderr; --live-hold: wait for the viewer at the start, keep serving the\n"
     "         final state after the end (until Ctrl-C), or both\n"
@@ -102,6 +103,7 @@ struct cli {
     const char *live;     /* --live [ADDR:]PORT, or NULL */
     int live_hold;        /* --live-hold: enum live_hold bits */
     unsigned threads;     /* --threads N, or 0 */
+    bool fixed_threads;   /* --fixed-threads */
 };
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -209,6 +211,8 @@ static int parse_args(int argc, char **argv, struct cli *c, char (*set_paths)[SE
             if (!has_next || !live_parse_hold(argv[i + 1], &c->live_hold))
                 return bad_usage("--live-hold expects start, end or both, got \"%s\"", has_next ? argv[i + 1] : "");
             i++;
+        } else if (strcmp(a, "--fixed-threads") == 0) {
+            c->fixed_threads = true;
         } else if (strcmp(a, "--no-plot") == 0) {
             c->no_plot = true;
         } else if (strcmp(a, "--fail-on-deadlock") == 0) {
@@ -866,8 +870,11 @@ int main(int argc, char **argv)
         return bad_usage("%s", "--live-hold needs --live [ADDR:]PORT");
     if (c.threads && strcmp(c.cmd, "run"))
         return bad_usage("%s: --threads is for run", c.cmd);
+    if (c.fixed_threads && c.threads < 2)
+        return bad_usage("%s", "--fixed-threads is for --threads N with N of 2 or more");
     if (c.threads)
         run_set_threads(c.threads);
+    run_set_adaptive(!c.fixed_threads);
     if (strcmp(c.cmd, "run") == 0) {
         /* rocesim-mpi under mpirun: one run, its partitions spread over the ranks (tools/run_mpi.c) */
         run_comm = run_mpi_start(&argc, &argv);

@@ -28,9 +28,11 @@
 #include <unistd.h>
 
 static unsigned run_threads = 1;
+static bool run_adaptive = true;
 static const struct sim_par_comm *run_comm;
 
 void run_set_threads(unsigned n) { run_threads = n; }
+void run_set_adaptive(bool on) { run_adaptive = on; }
 void run_set_comm(const struct sim_par_comm *comm) { run_comm = comm; }
 
 /* The smallest delay of any link: no frame reaches another node sooner, the lookahead of partitions. */
@@ -72,6 +74,20 @@ static int run_partition(struct run *r, char *err, size_t errlen)
     struct partition_plan plan;
     if (partition_plan(&r->g, NULL, (int)n, &plan))
         mem_oom("planning the partitions");
+    if (n > 1 && plan.lookahead_ps < SIM_PAR_MIN_WINDOW) {
+        if (!run_comm) {
+            /* the same results on one partition, without a window's end every few picoseconds */
+            r->short_window_ps = plan.lookahead_ps; /* said in the summary (run_print_summary) */
+            partition_free(&plan);
+            n = 1;
+            if (partition_plan(&r->g, NULL, 1, &plan))
+                mem_oom("planning the partitions");
+        } else if (run_comm->rank == 0) {
+            fprintf(stderr, "rocesim: note: the partitions meet every %lld ps (the shortest link between them): "
+                            "windows that short make %u ranks slower than one process\n",
+                    (long long)plan.lookahead_ps, run_comm->ranks);
+        }
+    }
     uint16_t *ent_part = mem_xcalloc(r->sim.n_ent, sizeof *ent_part, "planning the partitions");
     for (uint32_t node = 0; node < r->g.n_nodes; node++)
         ent_part[net_ent(node)] = (uint16_t)plan.part[node];
@@ -80,6 +96,7 @@ static int run_partition(struct run *r, char *err, size_t errlen)
     partition_free(&plan);
     int rc = sim_par_init_comm(&r->par, &r->sim, n, ent_part, r->sim.n_ent, w, cut > w ? cut : w, n > 1, run_comm);
     free(ent_part);
+    r->par.adapt = run_adaptive;
     if (rc || net_partition(&r->net, &r->par))
         mem_oom("starting the partitions");
     return 0;
@@ -275,6 +292,11 @@ static void add_series_capped(cJSON *root, const struct run *r)
     }
 }
 
+double run_one_thread_share(const struct run *r)
+{
+    return r->par.windows ? (double)r->par.serial_windows / (double)r->par.windows : 0;
+}
+
 char *run_summary_json(const struct run *r, bool with_wall)
 {
     const struct net *n = &r->net;
@@ -295,6 +317,8 @@ char *run_summary_json(const struct run *r, bool with_wall)
     cJSON_AddNumberToObject(root, "packet_hops", (double)c->packet_hops);
     if (with_wall)
         cJSON_AddNumberToObject(root, "events_per_s", r->wall_s > 0 ? (double)r->sim.events / r->wall_s : 0);
+    if (with_wall && r->par.threaded)
+        cJSON_AddNumberToObject(root, "one_thread_share", run_one_thread_share(r));
 
     struct fct_stats st;
     prio_flow_stats(r, -1, &st);
@@ -779,6 +803,14 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
         fprintf(f, "  note: pfc.csv holds the frames of the first %u of the %u ports that sent PFC frames "
                    "(monitor.pfc \"auto\"; \"all\" records every frame; summary.json counts them all)\n",
                 r->mon_notes.pfc_ports_kept, r->mon_notes.pfc_ports_seen);
+    if (r->short_window_ps)
+        fprintf(f, "  note: ran on one thread: the partitions of --threads would have met every %lld ps (the shortest "
+                   "link between them), and windows that short cost more than threads gain\n",
+                (long long)r->short_window_ps);
+    if (r->par.serial_windows)
+        fprintf(f, "  note: other processes used the cores: %.0f %% of the windows ran on one thread instead of %u "
+                   "(the same results; --fixed-threads keeps the threads)\n",
+                100 * run_one_thread_share(r), r->par.hi - r->par.lo);
     if (r->incomplete_reason[0])
         fprintf(f, "  INCOMPLETE: %s; stopped at simulated time %s, outputs marked \"complete\": false\n",
                 r->incomplete_reason, human_time(ps_to_ns(r->sim.now), a, sizeof a));

@@ -55,6 +55,9 @@ struct run {
     /* Why the run stopped before its end (a signal, --max-wall; tools/limits.h), or "": summary.json then says
      * "complete": false with this as "incomplete_reason". */
     char incomplete_reason[96];
+    /* --threads N refused by the network: the partitions would meet every this many ps (the shortest link
+     * between them, below SIM_PAR_MIN_WINDOW), so the run went on one thread; 0: not so */
+    int64_t short_window_ps;
     /* What the time series left out by default, for the human summary (set by monitor_close, tools/monitor.h). */
     struct {
         uint32_t flows_kept;        /* rates.csv followed these flows ... */
@@ -78,6 +81,11 @@ struct run {
  * SIM_PAR_MAX (`rocesim run --threads N`).  Every number gives byte-identical results (sim/parallel.h).
  */
 void run_set_threads(unsigned n);
+/* Whether a threaded run moves its partitions to one thread while other processes take the cores
+ * (sim/contention.h; on by default, `--fixed-threads` turns it off). */
+void run_set_adaptive(bool on);
+/* Of a threaded run's windows, the share that ran on one thread while other processes took the cores. */
+double run_one_thread_share(const struct run *r);
 
 /*
  * The processes every later run_setup spreads its partitions over (`rocesim-mpi run`), each running --threads

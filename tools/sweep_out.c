@@ -27,7 +27,8 @@
 /* Summary fields left out of results.csv: wall-clock measures differ from run to run, seed has its own column. */
 static bool skipped_field(const char *key)
 {
-    static const char *const skip[] = {"wall_s", "events_per_s", "seed", "complete", "results_version", NULL};
+    static const char *const skip[] = {"wall_s", "events_per_s", "one_thread_share", "seed", "complete",
+                                       "results_version", NULL};
     for (int i = 0; skip[i]; i++)
         if (strcmp(key, skip[i]) == 0)
             return true;

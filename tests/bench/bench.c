@@ -51,6 +51,8 @@
 #include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -526,15 +528,170 @@ ON_THREADS(case_pfc16_t2, case_pfc16, 2)
 ON_THREADS(case_pfc16_t4, case_pfc16, 4)
 ON_THREADS(case_pfc16_t8, case_pfc16, 8)
 
-static void case_hold100k(void) { bench_hold(100000, 20000000); }
-static void case_hold1k(void) { bench_hold(1000, 20000000); }
-static void case_build32(void) { bench_fat_tree_build(32); }
-
+/*
+ * Case "threads": what two threads give on this machine, as a user runs them.  2 ms of scenarios/hpcc-fabric.json
+ * (web-search at 50 %) and the same at 30 %, each run on one thread and on two in alternation (the order flips every
+ * round, so that a drift of the machine's speed falls on both), BENCH_REPEAT rounds (5 by default); the ratio of each
+ * round's pair, their median and range.  Then the same with another process busy on one core (a loop of
+ * arithmetic): two threads as they adapt, and two kept with --fixed-threads.  First, a check that the machine is
+ * quiet: two threads of pure arithmetic against one (1.00 on two free cores).
+ */
 struct bcase {
     const char *name;
     void (*fn)(void);
     bool whole_run;
 };
+
+static const char *thr_load = "0.5";
+static unsigned thr_threads = 1;
+static bool thr_adapt = true;
+
+static void thr_run(void)
+{
+    struct scn_override ov[2] = {{"stop", "\"2ms\""}, {"traffic.0.load", thr_load}};
+    struct scenario scn;
+    struct run r;
+    char err[SCN_ERR_MAX];
+    run_set_threads(thr_threads);
+    run_set_adaptive(thr_adapt);
+    if (scn_load("scenarios/hpcc-fabric.json", ov, 2, &scn, err, sizeof err) || run_setup(&r, &scn, err, sizeof err)) {
+        fprintf(stderr, "bench: %s\n", err);
+        exit(1);
+    }
+    if (run_execute(&r)) {
+        fprintf(stderr, "bench: invariant violated: %s\n", r.invariant_error);
+        exit(1);
+    }
+    memset(&last, 0, sizeof last);
+    last.wall_s = r.wall_s;
+    last.events = (double)r.sim.events;
+    last.windows = (double)r.par.serial_windows; /* here: the windows that ran on one thread */
+    last.parts = (double)r.par.windows;
+    run_free(&r);
+    scn_free(&scn);
+}
+
+static int run_case(const struct bcase *c, struct result *r, double *rss_mb);
+
+static struct result thr_timed(unsigned threads, bool adapt)
+{
+    thr_threads = threads;
+    thr_adapt = adapt;
+    struct bcase c = {"threads", thr_run, true};
+    struct result r;
+    double rss;
+    if (run_case(&c, &r, &rss)) {
+        fprintf(stderr, "bench: threads: a run failed\n");
+        exit(1);
+    }
+    return r;
+}
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Seconds of CPU-bound arithmetic on each of `threads` threads at once (the slowest), for the quiet check. */
+static void *spin_work(void *arg)
+{
+    volatile double x = 1;
+    for (long i = 0; i < 150000000L; i++)
+        x = x * 1.0000001 + 1e-9;
+    (void)arg;
+    return NULL;
+}
+
+static double spin_threads(int threads)
+{
+    pthread_t th[2];
+    double t0 = now_s();
+    for (int i = 0; i < threads; i++)
+        pthread_create(&th[i], NULL, spin_work, NULL);
+    for (int i = 0; i < threads; i++)
+        pthread_join(th[i], NULL);
+    return now_s() - t0;
+}
+
+static pid_t start_hog(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        volatile double x = 1;
+        for (;;)
+            x = x * 1.0000001 + 1e-9;
+    }
+    return pid;
+}
+
+/* The median and range of v[0..n-1] (n <= 100). */
+static void spread(const double *v, int n, double *med, double *lo, double *hi)
+{
+    double s[100];
+    memcpy(s, v, sizeof *s * (size_t)n);
+    qsort(s, (size_t)n, sizeof *s, by_double);
+    *med = s[n / 2];
+    *lo = s[0];
+    *hi = s[n - 1];
+}
+
+static void thr_series(const char *what, int rounds, bool busy)
+{
+    double ratio[100], one[100], two[100], fixed[100], share[100];
+    pid_t hog = busy ? start_hog() : 0;
+    for (int k = 0; k < rounds; k++) {
+        struct result a, b, f = {0};
+        if (k % 2) {
+            b = thr_timed(2, true);
+            a = thr_timed(1, true);
+        } else {
+            a = thr_timed(1, true);
+            b = thr_timed(2, true);
+        }
+        if (busy)
+            f = thr_timed(2, false);
+        one[k] = a.wall_s;
+        two[k] = b.wall_s;
+        ratio[k] = a.wall_s / b.wall_s;
+        share[k] = b.parts > 0 ? b.windows / b.parts : 0;
+        fixed[k] = busy ? a.wall_s / f.wall_s : 0;
+    }
+    if (hog) {
+        kill(hog, SIGKILL);
+        waitpid(hog, NULL, 0);
+    }
+    double m, lo, hi, m1, lo1, hi1, m2, lo2, hi2;
+    spread(ratio, rounds, &m, &lo, &hi);
+    spread(one, rounds, &m1, &lo1, &hi1);
+    spread(two, rounds, &m2, &lo2, &hi2);
+    printf("%-36s speed-up on 2 threads: median %.2f, range %.2f-%.2f over %d alternating pairs (1 thread %.2f-%.2f s, "
+           "2 threads %.2f-%.2f s)\n", what, m, lo, hi, rounds, lo1, hi1, lo2, hi2);
+    if (busy) {
+        spread(share, rounds, &m, &lo, &hi);
+        printf("%-36s windows run on one thread: median %.0f %%, range %.0f-%.0f %%\n", "", m * 100, lo * 100, hi * 100);
+        spread(fixed, rounds, &m, &lo, &hi);
+        printf("%-36s --fixed-threads against one thread: median %.2f, range %.2f-%.2f\n", "", m, lo, hi);
+    }
+}
+
+static void case_threads(void)
+{
+    const char *rep = getenv("BENCH_REPEAT");
+    int rounds = rep && atoi(rep) > 0 && atoi(rep) <= 100 ? atoi(rep) : 5;
+    double t1 = spin_threads(1), t2 = spin_threads(2);
+    printf("quiet check: two threads of arithmetic at once take %.2f x one's time (1.00: two free cores)\n", t2 / t1);
+    thr_load = "0.5";
+    thr_series("HPCC fabric, web-search 50 %, 2 ms", rounds, false);
+    thr_load = "0.3";
+    thr_series("HPCC fabric, web-search 30 %, 2 ms", rounds, false);
+    thr_load = "0.5";
+    thr_series("the same 50 %, one core busy", rounds, true);
+}
+
+static void case_hold100k(void) { bench_hold(100000, 20000000); }
+static void case_hold1k(void) { bench_hold(1000, 20000000); }
+static void case_build32(void) { bench_fat_tree_build(32); }
 
 static const struct bcase cases[] = {
     {"hold100k", case_hold100k, false},     {"hold1k", case_hold1k, false},   {"incast64", case_incast, true},
@@ -551,6 +708,7 @@ static const struct bcase cases[] = {
     {"dragonfly_t2", case_dragonfly_t2, true}, {"dragonfly_t4", case_dragonfly_t4, true},
     {"dragonfly_t8", case_dragonfly_t8, true}, {"pfc_k16_t2", case_pfc16_t2, true},
     {"pfc_k16_t4", case_pfc16_t4, true},    {"pfc_k16_t8", case_pfc16_t8, true},
+    {"threads", case_threads, false},
 };
 
 /*

@@ -1,0 +1,119 @@
+/* contention — a partitioned run's threads and the machine's other processes (see contention.h). */
+#include "sim/contention.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+void contention_policy_init(struct contention_policy *p)
+{
+    *p = (struct contention_policy){.backoff = CONTENTION_BACKOFF_MIN};
+}
+
+static void go_serial(struct contention_policy *p, double now)
+{
+    p->serial = true;
+    p->trial = false;
+    p->high = 0;
+    p->until = now + p->backoff;
+    p->switches++;
+}
+
+bool contention_policy_reading(struct contention_policy *p, double now, double share)
+{
+    if (p->serial)
+        return true;
+    bool high = share >= CONTENTION_HIGH;
+    if (p->trial) {
+        /* the trial's first reading: the cores are taken still (try later, and later), or free again */
+        p->trial = false;
+        if (high) {
+            p->backoff = p->backoff * 2 < CONTENTION_BACKOFF_MAX ? p->backoff * 2 : CONTENTION_BACKOFF_MAX;
+            go_serial(p, now);
+        } else {
+            p->backoff = CONTENTION_BACKOFF_MIN;
+        }
+        return p->serial;
+    }
+    /* one high reading may be a burst of the machine's own work; two in a row are another process */
+    p->high = high ? p->high + 1 : 0;
+    if (p->high >= 2)
+        go_serial(p, now);
+    return p->serial;
+}
+
+bool contention_policy_retry(struct contention_policy *p, double now)
+{
+    if (!p->serial || now < p->until)
+        return false;
+    p->serial = false;
+    p->trial = true;
+    p->high = 0;
+    return true;
+}
+
+/* The second field of a schedstat file: ns spent runnable, waiting for a core. */
+static bool read_waited(int fd, uint64_t *ns)
+{
+    char buf[128];
+    ssize_t got = pread(fd, buf, sizeof buf - 1, 0);
+    if (got <= 0)
+        return false;
+    buf[got] = '\0';
+    unsigned long long run, wait;
+    if (sscanf(buf, "%llu %llu", &run, &wait) != 2)
+        return false;
+    *ns = wait;
+    return true;
+}
+
+static bool read_all(struct contention *c, uint64_t *ns)
+{
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < c->n; i++) {
+        uint64_t w;
+        if (!read_waited(c->fd[i], &w))
+            return false;
+        sum += w;
+    }
+    *ns = sum;
+    return true;
+}
+
+void contention_open(struct contention *c, const pid_t *tids, uint32_t n, double now)
+{
+    *c = (struct contention){.n = 0, .at = now};
+    for (uint32_t i = 0; i < n && i < CONTENTION_MAX_THREADS; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", (long)tids[i]);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            c->broken = true;
+            break;
+        }
+        c->fd[c->n++] = fd;
+    }
+    if (!c->broken && (n > CONTENTION_MAX_THREADS || !read_all(c, &c->waited_ns)))
+        c->broken = true;
+}
+
+double contention_read(struct contention *c, double now)
+{
+    uint64_t ns;
+    if (c->broken || !read_all(c, &ns)) {
+        c->broken = true;
+        return -1;
+    }
+    double span = (now - c->at) * c->n;
+    double share = span > 0 && ns > c->waited_ns ? (double)(ns - c->waited_ns) * 1e-9 / span : 0;
+    c->waited_ns = ns;
+    c->at = now;
+    return share > 1 ? 1 : share;
+}
+
+void contention_close(struct contention *c)
+{
+    for (uint32_t i = 0; i < c->n; i++)
+        close(c->fd[i]);
+    c->n = 0;
+}
