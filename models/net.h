@@ -227,16 +227,25 @@ _Static_assert(offsetof(struct port_cfg, headroom) == 64 && sizeof(struct port_c
  * its own fits), so that no flow allocates on the hot path. */
 #define CC_STATE_BYTES 80
 
+/*
+ * A flow: what both ends read, set when it is made; then the sender's state and the receiver's, each on cache
+ * lines of its own.  The two ends may run in two partitions (sim/parallel.h), on two threads: a line written by
+ * one and read or written by the other would go back and forth between their cores with every frame.
+ */
 struct flow {
+    /* set when the flow is made; read by both ends */
     struct net *net;
     uint32_t idx;
-    const char *name;
     uint32_t src, dst;        /* host indices */
     uint8_t prio;
+    uint8_t cc;               /* its congestion control: index in cc_registry (cc.h) */
+    uint8_t cc_flags;         /* that algorithm's flags (enum cc_flags), kept here to test them without a load */
+    uint8_t path_len;
+    const char *name;
     int64_t size;
     uint32_t n_pkts;
     uint32_t mtu;
-    sim_time_t start, finish; /* finish -1 until the receiver holds the last byte */
+    sim_time_t start;
     sim_time_t ideal_fct;
     int64_t rate_cap_bps;     /* 0 = none */
     uint32_t hash_fwd, hash_rev;
@@ -244,32 +253,24 @@ struct flow {
     int32_t via_group;        /* the group of via_host */
     uint16_t *path_ports;     /* pinned: egress local port at each node of the path */
     uint32_t *path_nodes;
-    uint8_t path_len;
+    /* the collective this flow is a step of, or NULL */
+    struct coll *coll;
+    uint32_t coll_rank;
+    /* what the sender's completion (acked) takes on an empty network: ideal_fct and the last ACK's way back */
+    sim_time_t ideal_fct_ack;
 
-    /* sender */
-    uint32_t snd_nxt, snd_una, snd_max;
+    /* the sender's: written by the sender's node alone */
+    _Alignas(64) uint32_t snd_nxt;
+    uint32_t snd_una, snd_max;
     bool started, sender_done, in_ready;
     uint32_t cc_wnd;          /* bytes it may have unacknowledged, set by its congestion control; 0: no window */
     struct flow *ready_next;
     sim_time_t next_send;
+    sim_time_t ready_mark;    /* its NIC port's paused-time total when it last became ready to send */
     struct sim_timer pace_timer, rto_timer, cc_timer; /* cc_timer: its congestion control's (cc.h) */
     _Alignas(8) unsigned char cc_state[CC_STATE_BYTES]; /* its congestion control's per-flow state (cc.h) */
-    uint8_t cc;               /* its congestion control: index in cc_registry (cc.h) */
-    uint8_t cc_flags;         /* that algorithm's flags (enum cc_flags), kept here to test them without a load */
     uint32_t rtt_psn;         /* CC_F_RTT: the ACK that covers PSN rtt_psn - 1 completes the sample; 0: none out */
     sim_time_t rtt_sent;      /* ... which left the sender then */
-
-    /* receiver */
-    uint32_t rcv_nxt;
-    uint32_t since_ack;
-    bool nack_outstanding;
-    sim_time_t last_cnp;      /* the notification point's last CNP for this flow (-1: none yet) */
-
-    /* the collective this flow is a step of, or NULL */
-    struct coll *coll;
-    uint32_t coll_rank;
-
-    /* statistics */
     uint64_t retx_bytes, cnps_rx, timeouts;
     /* Loss as the sender's timeout sees it: above this PSN nothing of the flow (data, ACK, NACK) was dropped
      * since its last timeout, so a timeout with lost_hi <= snd_una is spurious.  Only that count reads it, and
@@ -278,13 +279,21 @@ struct flow {
     uint32_t lost_hi;
     uint8_t retries;          /* timeouts in a row without progress (host.retry_count, with qp_timeout) */
     bool failed;              /* its retries ran out: the sender gave up, as a QP in the error state */
-    sim_time_t paused_ns;     /* time its data packets waited in queues of a paused priority (see paused_acc) */
-    sim_time_t ready_mark;    /* its NIC port's paused-time total when it last became ready to send */
     /* The sender's view of completion, as the HPCC paper's simulator measures FCT: when the ACK of the last byte
-     * reached the sender (-1 until then; written once, by the sender), and what that takes on an empty network
-     * (ideal_fct and the last ACK's way back).  Kept after the lines the NIC touches per frame. */
-    sim_time_t acked, ideal_fct_ack;
+     * reached the sender (-1 until then; written once, by the sender). */
+    sim_time_t acked;
+
+    /* the receiver's: written by the receiver's node alone ... */
+    _Alignas(64) uint32_t rcv_nxt;
+    uint32_t since_ack;
+    bool nack_outstanding;
+    sim_time_t last_cnp;      /* the notification point's last CNP for this flow (-1: none yet) */
+    sim_time_t finish;        /* -1 until the receiver holds the last byte */
+    /* ... but for the time its data packets waited in queues of a paused priority, added atomically by every node
+     * of its path (see paused_acc) */
+    sim_time_t paused_ns;
 };
+_Static_assert(sizeof(struct flow) % 64 == 0, "flows side by side in a chunk share no line");
 
 struct host {
     const struct scn_host *cfg; /* its settings: host and the host profiles that match it (shared when equal) */
@@ -484,6 +493,7 @@ struct net_part {
     bool beat;                /* a heartbeat of the deadlock detector came due (deadlock.h) */
     bool blocked;             /* a switch egress became blocked (deadlock_blocked) */
 };
+_Static_assert(sizeof(struct net_part) % 64 == 0, "partitions' counts side by side share no line (net_partition)");
 
 struct net {
     struct sim *sim;          /* the run's engine (in a partitioned run, its run-wide queue: net_sim()) */

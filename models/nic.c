@@ -447,7 +447,6 @@ void nic_wake_prefetch(const struct port *p, int ahead)
     for (size_t off = 0; off < offsetof(struct flow, rto_timer) + sizeof(struct sim_timer); off += 64)
         __builtin_prefetch(f + off);
     __builtin_prefetch(f + offsetof(struct flow, cc_state));
-    __builtin_prefetch(f + offsetof(struct flow, paused_ns));
 }
 
 void nic_register_prefetch(struct sim *s)

@@ -147,7 +147,10 @@ static void wire_send(struct sim *s, struct port *p, struct pkt *ahead, struct p
     if (ahead)
         wire_link(p->net, ahead, k, at, seq);
     else
-        sim_at_seq_to(s, at, seq, net_ent(p->peer->node), port_arrive, p->peer, (uint64_t)(uintptr_t)k);
+        /* the peer's node from the graph, not from the peer's first line, which its node writes with every frame
+         * (in another partition, on another core) */
+        sim_at_seq_to(s, at, seq, net_ent(p->net->g->ports[port_id(p->peer)].node), port_arrive, p->peer,
+                      (uint64_t)(uintptr_t)k);
     p->wire_tail = k;
 }
 
@@ -362,8 +365,10 @@ void port_arrive(struct sim *s, void *obj, uint64_t arg)
     struct port *p = obj;
     struct pkt *k = (struct pkt *)(uintptr_t)arg;
     SIM_ASSERT_ENT(s, net_ent(p->node));
-    if (k->next)
+    if (k->next) {
+        __builtin_prefetch(k->next);
         sim_at_seq(s, k->next_at, k->next_seq, port_arrive, p, (uint64_t)(uintptr_t)k->next);
+    }
     struct net *n = p->net;
     if (k->link_gen != p->link_gen) {
         net_ctr_drop(n, p, k, DROP_LINK_DOWN);
