@@ -128,8 +128,25 @@ int partition_plan(const struct graph *g, const uint64_t *port_tx, int n_parts, 
         unit_part[ul[i].unit] = (uint32_t)best;
         p->load[best] += ul[i].load;
     }
+    /* Partition 0, which the calling thread runs (sim/parallel.h) besides the run's own events between windows, is
+     * the least loaded; then by load, ties in the order dealt. */
+    int order[PARTITION_MAX], rank[PARTITION_MAX];
+    double dealt[PARTITION_MAX];
+    for (int k = 0; k < n_parts; k++)
+        order[k] = k;
+    for (int k = 1; k < n_parts; k++)
+        for (int j = k; j > 0 && p->load[order[j]] < p->load[order[j - 1]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    for (int k = 0; k < n_parts; k++) {
+        rank[order[k]] = k;
+        dealt[k] = p->load[order[k]];
+    }
+    memcpy(p->load, dealt, sizeof dealt[0] * (size_t)n_parts);
     for (uint32_t n = 0; n < g->n_nodes; n++) {
-        p->part[n] = unit_part[unit[n]];
+        p->part[n] = (uint32_t)rank[unit_part[unit[n]]];
         p->total += node_load[n];
     }
     double max = 0;
