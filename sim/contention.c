@@ -35,9 +35,9 @@ bool contention_policy_reading(struct contention_policy *p, double now, double s
         }
         return p->serial;
     }
-    /* one high reading may be a burst of the machine's own work; two in a row are another process */
+    /* a high reading may be a burst of the machine's own work; several in a row are another process */
     p->high = high ? p->high + 1 : 0;
-    if (p->high >= 2)
+    if (p->high >= CONTENTION_RUN)
         go_serial(p, now);
     return p->serial;
 }

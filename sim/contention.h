@@ -9,7 +9,9 @@
  * "time spent waiting on a runqueue", Linux's Documentation/scheduler/sched-stats.rst); on a machine with
  * cores to spare it stays near zero.  The policy:
  *   - threaded, the threads' waiting share is read every CONTENTION_PERIOD of wall time; above
- *     CONTENTION_HIGH twice in a row the run goes to one thread;
+ *     CONTENTION_HIGH CONTENTION_RUN times in a row the run goes to one thread (a quiet machine shows single
+ *     readings up to about a third now and then: the kernel's own work; one other busy process on two cores
+ *     keeps them at a third and above);
  *   - on one thread, it tries the threads again after a back-off (CONTENTION_BACKOFF_MIN, doubling up to
  *     CONTENTION_BACKOFF_MAX while the trials find the cores taken, back to the minimum when one finds them
  *     free), and keeps them when the first period of the trial is below CONTENTION_HIGH.
@@ -25,7 +27,8 @@
 
 #define CONTENTION_MAX_THREADS 64
 #define CONTENTION_PERIOD 0.02       /* s of wall time between readings */
-#define CONTENTION_HIGH 0.10         /* of the threads' time spent waiting for a core */
+#define CONTENTION_HIGH 0.20         /* of the threads' time spent waiting for a core */
+#define CONTENTION_RUN 3             /* readings above it in a row that move a run to one thread */
 #define CONTENTION_BACKOFF_MIN 0.25  /* s on one thread before the threads are tried again */
 #define CONTENTION_BACKOFF_MAX 4.0
 

@@ -3,6 +3,7 @@
 #include "sim/mem.h"
 
 #include <limits.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -36,8 +37,8 @@ static void mail(struct sim_par *P, uint32_t set, uint32_t from, uint32_t to, st
     }
     b->ev[b->n++] = e;
     sim_time_t t = sim_key_time(e.hi);
-    if (t < P->mailed_min[from])
-        P->mailed_min[from] = t;
+    if (t < P->mark[from].mailed_min)
+        P->mark[from].mailed_min = t;
 }
 
 void sim_par_route(struct sim *s, uint32_t to, uint64_t hi, uint64_t lo, sim_fn fn, void *obj, struct sim_timer *tm,
@@ -58,8 +59,8 @@ void sim_par_route(struct sim *s, uint32_t to, uint64_t hi, uint64_t lo, sim_fn 
             return;
         }
         sim_insert(engine(P, to), hi, lo, fn, obj, tm, arg);
-        if (to < P->n && t < P->next_t[to])
-            P->next_t[to] = t;
+        if (to < P->n && t < P->mark[to].next_t)
+            P->mark[to].next_t = t;
         return;
     }
     if (t < P->win_end || tm) {
@@ -76,8 +77,8 @@ void sim_par_route(struct sim *s, uint32_t to, uint64_t hi, uint64_t lo, sim_fn 
 void sim_par_touch(struct sim_par *P, uint32_t i)
 {
     struct sim_key k;
-    if (sim_next_key(&P->parts[i], &k) && sim_key_time(k.hi) < P->next_t[i])
-        P->next_t[i] = sim_key_time(k.hi);
+    if (sim_next_key(&P->parts[i], &k) && sim_key_time(k.hi) < P->mark[i].next_t)
+        P->mark[i].next_t = sim_key_time(k.hi);
 }
 
 void sim_buf_put(struct sim_buf *b, const void *data, size_t len)
@@ -115,7 +116,7 @@ static void part_window(struct sim_par *P, uint32_t i)
     struct sim *s = &P->parts[i];
     sim_enter(s);
     drain(P, P->parity ^ 1, i); /* the last window's mail */
-    P->mailed_min[i] = T_NONE;
+    P->mark[i].mailed_min = T_NONE;
     s->horizon = P->n > 1 ? P->win_end : 0;
     sim_run_below(s, P->b_hi, P->b_lo);
     s->horizon = 0;
@@ -125,12 +126,12 @@ static void part_window(struct sim_par *P, uint32_t i)
     __builtin_ia32_sfence();
 #endif
     struct sim_key k;
-    P->next_t[i] = sim_next_key(s, &k) ? sim_key_time(k.hi) : T_NONE;
+    P->mark[i].next_t = sim_next_key(s, &k) ? sim_key_time(k.hi) : T_NONE;
 }
 
-/* Spins before sleeping: about 30 us here (a pause takes about 28 ns on this machine's cores), longer than a
+/* Spins before yielding: about 30 us here (a pause takes about 28 ns on this machine's cores), longer than a
  * running thread takes to see the last arrival, short enough for threads that share a core. */
-#define SPINS_BEFORE_SLEEP 1000
+#define SPINS_BEFORE_YIELD 1000
 
 /* Tells the core that this is a spin-wait loop (x86's pause: it frees resources for the other hardware thread). */
 static inline void cpu_relax(void)
@@ -168,10 +169,16 @@ static void barrier_wait(struct sim_barrier *b, uint32_t *sense)
             return;
         cpu_relax();
     }
-    __atomic_add_fetch(&b->sleepers, 1, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&b->sense, __ATOMIC_SEQ_CST) != mine)
-        futex_wait(&b->sense, mine ^ 1); /* returns at once when sense is no longer the old value */
-    __atomic_sub_fetch(&b->sleepers, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&b->sense, __ATOMIC_ACQUIRE) != mine) {
+        if (__atomic_load_n(&b->park, __ATOMIC_RELAXED)) {
+            __atomic_add_fetch(&b->sleepers, 1, __ATOMIC_SEQ_CST);
+            while (__atomic_load_n(&b->sense, __ATOMIC_SEQ_CST) != mine)
+                futex_wait(&b->sense, mine ^ 1); /* returns at once when sense is no longer the old value */
+            __atomic_sub_fetch(&b->sleepers, 1, __ATOMIC_SEQ_CST);
+            return;
+        }
+        sched_yield();
+    }
 }
 
 static void *worker(void *arg)
@@ -250,8 +257,8 @@ static void exchange(struct sim_par *P)
                 goto bad;
             p += used;
             sim_insert(&P->parts[to], e.hi, e.lo, e.fn, e.obj, NULL, e.arg);
-            if (sim_key_time(e.hi) < P->next_t[to])
-                P->next_t[to] = sim_key_time(e.hi);
+            if (sim_key_time(e.hi) < P->mark[to].next_t)
+                P->mark[to].next_t = sim_key_time(e.hi);
         }
     }
     return;
@@ -266,13 +273,13 @@ static void sync_plan(struct sim_par *P)
     int64_t *v = (int64_t *)P->plan;
     for (uint32_t i = 0; i < P->n; i++) {
         bool mine = sim_par_mine(P, i);
-        v[i] = mine ? P->next_t[i] : T_NONE;
-        v[P->n + i] = mine ? P->mailed_min[i] : T_NONE;
+        v[i] = mine ? P->mark[i].next_t : T_NONE;
+        v[P->n + i] = mine ? P->mark[i].mailed_min : T_NONE;
     }
     P->comm->min(P->comm->ctx, v, 2 * (size_t)P->n);
     for (uint32_t i = 0; i < P->n; i++) {
-        P->next_t[i] = v[i];
-        P->mailed_min[i] = v[P->n + i];
+        P->mark[i].next_t = v[i];
+        P->mark[i].mailed_min = v[P->n + i];
     }
 }
 
@@ -283,12 +290,18 @@ static double wall_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+void sim_par_serial(struct sim_par *P, bool serial)
+{
+    P->serial = serial;
+    __atomic_store_n(&P->go.park, serial, __ATOMIC_RELAXED);
+}
+
 /* After a window of a threaded run: whether the next runs on the threads or on this one (sim/contention.h). */
 static void adapt(struct sim_par *P)
 {
     if (P->toggle_every) {
         if (P->windows % P->toggle_every == P->toggle_every - 1)
-            P->serial = !P->serial;
+            sim_par_serial(P, !P->serial);
         return;
     }
     if (!P->adapt)
@@ -296,7 +309,7 @@ static void adapt(struct sim_par *P)
     double now = wall_now();
     if (P->serial) {
         if (contention_policy_retry(&P->policy, now)) {
-            P->serial = false;
+            sim_par_serial(P, false);
             contention_read(&P->cont, now); /* the trial's waiting counts from now */
             P->next_read = now + CONTENTION_PERIOD;
         }
@@ -310,7 +323,7 @@ static void adapt(struct sim_par *P)
         contention_open(&P->cont, P->tid, P->hi - P->lo, now);
         return;
     }
-    P->serial = contention_policy_reading(&P->policy, now, contention_read(&P->cont, now));
+    sim_par_serial(P, contention_policy_reading(&P->policy, now, contention_read(&P->cont, now)));
 }
 
 static void run_window(struct sim_par *P, uint64_t hi, uint64_t lo, sim_time_t win_end)
@@ -390,10 +403,10 @@ uint64_t sim_par_run(struct sim_par *P, sim_time_t until)
             sync_plan(P);
         sim_time_t tn = T_NONE;
         for (uint32_t i = 0; i < P->n; i++) {
-            if (P->next_t[i] < tn)
-                tn = P->next_t[i];
-            if (P->mailed_min[i] < tn)
-                tn = P->mailed_min[i];
+            if (P->mark[i].next_t < tn)
+                tn = P->mark[i].next_t;
+            if (P->mark[i].mailed_min < tn)
+                tn = P->mark[i].mailed_min;
         }
         struct sim_key kg;
         bool has_g = sim_next_key(G, &kg);
@@ -481,8 +494,7 @@ static void release(struct sim_par *P, uint32_t made)
     free(P->parts);
     free(P->ent_part);
     free(P->box);
-    free(P->next_t);
-    free(P->mailed_min);
+    free(P->mark);
     free(P->th);
     free(P->tid);
     contention_close(&P->cont);
@@ -526,12 +538,18 @@ int sim_par_init_comm(struct sim_par *P, struct sim *global, uint32_t n, const u
     /* the grid: the multiple of the smallest delay nearest above SIM_PAR_LINE_MIN, the same for every cut */
     P->grid = line * ((SIM_PAR_LINE_MIN + line - 1) / line);
     P->window = window < P->grid ? window : P->grid;
-    P->parts = calloc(n, sizeof *P->parts);
+    /* each engine on lines of its own: a partition writes its clock every event, its neighbour in the array reads
+     * its prefetch hooks every event */
+    P->parts = aligned_alloc(64, sizeof *P->parts * n);
+    if (P->parts)
+        memset(P->parts, 0, sizeof *P->parts * n);
     P->ent_part = malloc(sizeof *P->ent_part * n_ent);
-    P->box = calloc((size_t)2 * (n + 1) * (n + 1), sizeof *P->box);
-    P->next_t = malloc(sizeof *P->next_t * n);
-    P->mailed_min = malloc(sizeof *P->mailed_min * n);
-    if (!P->parts || !P->ent_part || !P->box || !P->next_t || !P->mailed_min)
+    size_t n_box = (size_t)2 * (n + 1) * (n + 1);
+    P->box = aligned_alloc(64, sizeof *P->box * n_box);
+    if (P->box)
+        memset(P->box, 0, sizeof *P->box * n_box);
+    P->mark = aligned_alloc(64, sizeof *P->mark * n);
+    if (!P->parts || !P->ent_part || !P->box || !P->mark)
         goto fail;
     for (; made < n; made++) {
         struct sim *s = &P->parts[made];
@@ -571,9 +589,9 @@ int sim_par_init_comm(struct sim_par *P, struct sim *global, uint32_t n, const u
         P->tid = calloc(local, sizeof *P->tid);
         if (!P->th || !P->tid)
             goto fail;
-        /* more threads than cores: a waiting thread sleeps at once, leaving its core to the one it waits for */
+        /* more threads than cores: a waiting thread yields at once, to the one it waits for */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        P->go = P->end = (struct sim_barrier){.n = local, .spins = cores >= (long)local ? SPINS_BEFORE_SLEEP : 0};
+        P->go = P->end = (struct sim_barrier){.n = local, .spins = cores >= (long)local ? SPINS_BEFORE_YIELD : 0};
         P->threaded = true;
         P->tid[0] = gettid();
         contention_policy_init(&P->policy);
@@ -604,8 +622,8 @@ int sim_par_init_comm(struct sim_par *P, struct sim *global, uint32_t n, const u
     for (uint32_t i = 0; i < n; i++)
         P->parts[i].ent_part = n > 1 ? P->ent_part : NULL;
     for (uint32_t i = 0; i < n; i++) {
-        P->next_t[i] = T_NONE;
-        P->mailed_min[i] = T_NONE;
+        P->mark[i].next_t = T_NONE;
+        P->mark[i].mailed_min = T_NONE;
     }
     for (size_t i = 0; i < nq; i++) {
         uint32_t ent = (uint32_t)(q[i].lo & ((1u << SIM_SLOT_BITS) - 1));
@@ -613,8 +631,8 @@ int sim_par_init_comm(struct sim_par *P, struct sim *global, uint32_t n, const u
         if (to < n && !sim_par_mine(P, to))
             continue; /* the process that runs it has it */
         sim_insert(engine(P, to), q[i].hi, q[i].lo, q[i].fn, q[i].obj, q[i].timer, q[i].arg);
-        if (to < n && sim_key_time(q[i].hi) < P->next_t[to])
-            P->next_t[to] = sim_key_time(q[i].hi);
+        if (to < n && sim_key_time(q[i].hi) < P->mark[to].next_t)
+            P->mark[to].next_t = sim_key_time(q[i].hi);
     }
     free(q);
     return 0;

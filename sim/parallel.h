@@ -44,18 +44,20 @@
 #define SIM_PAR_MIN_WINDOW 10000
 
 /*
- * Where the threads meet: a sense-reversing counter that a thread spins on for a while, then sleeps on (a
- * futex), woken by the last to arrive only when someone sleeps.  Spinning first, because a sleeping thread
- * wakes tens of microseconds late (pthread_barrier_wait did, several times per simulated microsecond); sleeping
- * then, because a thread that yields in a loop instead keeps its core busy with system calls that the thread it
- * waits for, or another process, could use (docs/performance.md).
+ * Where the threads meet: a sense-reversing counter that a thread spins on for about 30 us, then yields its core
+ * in a loop until the last arrives (at once when there are more threads than cores).  Not asleep: a thread that
+ * sleeps (pthread_barrier_wait, or a futex after the spin) wakes tens of microseconds late, sometimes
+ * milliseconds, and two threads ran 1.5 times as long that way (docs/performance.md).  While the run's windows go
+ * on one thread (park, sim/contention.h) the waiting workers sleep on a futex instead, woken by the last to arrive,
+ * so that they leave the cores to the processes that took them.
  */
 struct sim_barrier {
     _Alignas(64) uint32_t count;
     uint32_t sense;
     uint32_t n;
-    uint32_t spins;           /* before sleeping (0: threads outnumber cores) */
+    uint32_t spins;           /* before yielding (0: threads outnumber cores) */
     uint32_t sleepers;        /* threads asleep on sense */
+    uint32_t park;            /* waiters sleep rather than yield */
 };
 
 /* Bytes that travel between processes (a sim_par_comm's and a sim_par_codec's). */
@@ -99,8 +101,14 @@ struct sim_par_codec {
 
 /* Events mailed by one partition to another within a window. */
 struct sim_box {
-    struct sim_event *ev;
+    _Alignas(64) struct sim_event *ev; /* a line each: two partitions append to boxes side by side */
     uint32_t n, cap;
+};
+
+/* What a partition tells the window's choice, on a line of its own (it writes it while the others run). */
+struct sim_mark {
+    _Alignas(64) sim_time_t next_t; /* its earliest pending event, mail to it not counted */
+    sim_time_t mailed_min;           /* the earliest event it mailed in the window */
 };
 
 struct sim_par {
@@ -115,8 +123,7 @@ struct sim_par {
     uint64_t b_hi, b_lo;      /* partitions run the events keyed below this */
     struct sim_box *box;      /* 2 sets of (n + 1) x (n + 1), from x to; to == n: the run-wide queue */
     uint32_t parity;          /* the set the current window's mail goes into */
-    sim_time_t *next_t;       /* per partition: its earliest pending event, mail to it not counted */
-    sim_time_t *mailed_min;   /* per partition: the earliest event it mailed in the window */
+    struct sim_mark *mark;    /* per partition */
     /* the grid of lines where the run decides (a multiple of the window): the window being run lies in the
      * cell that ends at cell_end */
     sim_time_t grid;
@@ -174,6 +181,11 @@ int sim_par_init_comm(struct sim_par *P, struct sim *global, uint32_t n, const u
 /* Between windows, after a part of a run's event ran in partition i's engine (sim_enter): its earliest event
  * is taken into the next window's choice. */
 void sim_par_touch(struct sim_par *P, uint32_t i);
+
+/* Between windows of a threaded run: the next windows run on the calling thread, one partition after the other,
+ * with the workers asleep at the barrier (serial), or on the threads again.  The contention policy calls it
+ * (sim/contention.h); results are the same either way. */
+void sim_par_serial(struct sim_par *P, bool serial);
 
 /* Whether partition i runs in this process. */
 static inline bool sim_par_mine(const struct sim_par *P, uint32_t i) { return i >= P->lo && i < P->hi; }

@@ -201,7 +201,9 @@ struct sim {
     uint32_t n_pf;
     sim_fn pf_fn[SIM_PF_MAX];
     sim_prefetch_fn pf_hook[SIM_PF_MAX];
+    uint64_t spare[2]; /* to whole lines: partitions' engines lie side by side (sim/parallel.c) */
 };
+_Static_assert(sizeof(struct sim) % 64 == 0, "an engine is whole cache lines");
 
 /*
  * Registers hook to be called, with the event's object and argument, two

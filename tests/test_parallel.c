@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 
 #define RING 12             /* entities 1..RING; entity e's neighbour is e % RING + 1 */
@@ -213,8 +214,7 @@ static void test_sequences_apart(void)
     sim_free(&s);
 }
 
-/* A partition whose window takes 100 ms of work, another with nothing: the one that waits must sleep, not keep its
- * core busy (it used to yield in a loop: as much CPU time as the other's work). */
+/* A partition whose window takes 100 ms of work, another with nothing. */
 static void busy_event(struct sim *s, void *obj, uint64_t arg)
 {
     struct timespec t0, t;
@@ -224,7 +224,20 @@ static void busy_event(struct sim *s, void *obj, uint64_t arg)
     while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 100000000L);
 }
 
-static void test_waiting_thread_sleeps(void)
+/* CPU milliseconds thread th has used. */
+static double thread_cpu_ms(pthread_t th)
+{
+    clockid_t c;
+    struct timespec t;
+    if (pthread_getcpuclockid(th, &c) || clock_gettime(c, &t))
+        return -1;
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* While a threaded run's windows go on one thread (as when other processes take the cores), the worker that waits
+ * at the barrier sleeps: it leaves its core to them (a worker that yielded in a loop used as much CPU time as the
+ * work it waited for). */
+static void test_parked_worker_sleeps(void)
 {
     struct sim s;
     sim_init(&s);
@@ -233,13 +246,13 @@ static void test_waiting_thread_sleeps(void)
     struct sim_par P;
     uint16_t ent_part[3] = {0, 0, 1};
     CU_ASSERT_EQUAL_FATAL(sim_par_init(&P, &s, 2, ent_part, 3, LOOK, LOOK, true), 0);
-    struct timespec c0, c1;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0); /* the calling thread runs partition 0, which has nothing */
+    sim_par_serial(&P, true);
+    double c0 = thread_cpu_ms(P.th[1]);
     sim_run(&s, 10 * LOOK);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
-    double waited_cpu_ms = ((c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec)) / 1e6;
-    printf("\n    the waiting thread used %.2f ms of CPU while the other worked 100 ms ", waited_cpu_ms);
-    CU_ASSERT(waited_cpu_ms < 10);
+    double used = thread_cpu_ms(P.th[1]) - c0;
+    printf("\n    the parked worker used %.2f ms of CPU while the calling thread worked 100 ms for it ", used);
+    CU_ASSERT(c0 >= 0 && used >= 0 && used < 10);
+    CU_ASSERT_EQUAL(P.serial_windows, P.windows);
     sim_par_free(&P);
     sim_free(&s);
 }
@@ -254,14 +267,18 @@ static void test_contention_policy(void)
     CU_ASSERT_FALSE(contention_policy_reading(&p, 0.04, 0.30));
     CU_ASSERT_FALSE(contention_policy_reading(&p, 0.06, 0.02));
     CU_ASSERT_FALSE(contention_policy_reading(&p, 0.08, -1)); /* no counters: keep the threads */
-    /* two high readings in a row: one thread, for the back-off */
     CU_ASSERT_FALSE(contention_policy_reading(&p, 0.10, 0.35));
-    CU_ASSERT_TRUE(contention_policy_reading(&p, 0.12, 0.35));
+    CU_ASSERT_FALSE(contention_policy_reading(&p, 0.12, 0.35));
+    CU_ASSERT_FALSE(contention_policy_reading(&p, 0.14, 0.10)); /* below: the count starts again */
+    /* three high readings in a row: one thread, for the back-off */
+    CU_ASSERT_FALSE(contention_policy_reading(&p, 0.16, 0.35));
+    CU_ASSERT_FALSE(contention_policy_reading(&p, 0.18, 0.35));
+    CU_ASSERT_TRUE(contention_policy_reading(&p, 0.20, 0.35));
     CU_ASSERT_EQUAL(p.switches, 1);
-    CU_ASSERT_FALSE(contention_policy_retry(&p, 0.12 + CONTENTION_BACKOFF_MIN - 0.01));
-    CU_ASSERT_TRUE(contention_policy_retry(&p, 0.12 + CONTENTION_BACKOFF_MIN));
+    CU_ASSERT_FALSE(contention_policy_retry(&p, 0.20 + CONTENTION_BACKOFF_MIN - 0.01));
+    CU_ASSERT_TRUE(contention_policy_retry(&p, 0.20 + CONTENTION_BACKOFF_MIN));
     /* the trial finds the cores taken still: one thread again, for twice as long */
-    double t = 0.12 + CONTENTION_BACKOFF_MIN + 0.02;
+    double t = 0.20 + CONTENTION_BACKOFF_MIN + 0.02;
     CU_ASSERT_TRUE(contention_policy_reading(&p, t, 0.33));
     CU_ASSERT_DOUBLE_EQUAL(p.until, t + 2 * CONTENTION_BACKOFF_MIN, 1e-12);
     /* the back-off doubles up to its cap */
@@ -284,7 +301,7 @@ void test_parallel_register(void)
     CU_add_test(s, "every entity's events in the same order on 1, 2, 3 and 5 partitions, on threads or one thread",
                 test_same_order_any_cut);
     CU_add_test(s, "no cache line holds two partitions' sequence numbers", test_sequences_apart);
-    CU_add_test(s, "a thread that waits at the window's end sleeps", test_waiting_thread_sleeps);
+    CU_add_test(s, "a worker parked while the windows go on one thread sleeps", test_parked_worker_sleeps);
     CU_add_test(s, "busy cores move a threaded run to one thread and back, with a back-off", test_contention_policy);
     CU_add_test(s, "an event across partitions within the lookahead ends the process", test_lookahead_enforced);
     CU_add_test(s, "a cut with bad arguments is refused and changes nothing", test_bad_arguments);
