@@ -667,9 +667,10 @@ static void thr_series(const char *what, int rounds, bool busy)
     spread(two, rounds, &m2, &lo2, &hi2);
     printf("%-36s speed-up on 2 threads: median %.2f, range %.2f-%.2f over %d alternating pairs (1 thread %.2f-%.2f s, "
            "2 threads %.2f-%.2f s)\n", what, m, lo, hi, rounds, lo1, hi1, lo2, hi2);
+    spread(share, rounds, &m, &lo, &hi);
+    printf("%-36s windows the 2 threads ran on one: median %.0f %%, range %.0f-%.0f %%\n", "", m * 100, lo * 100,
+           hi * 100);
     if (busy) {
-        spread(share, rounds, &m, &lo, &hi);
-        printf("%-36s windows run on one thread: median %.0f %%, range %.0f-%.0f %%\n", "", m * 100, lo * 100, hi * 100);
         spread(fixed, rounds, &m, &lo, &hi);
         printf("%-36s --fixed-threads against one thread: median %.2f, range %.2f-%.2f\n", "", m, lo, hi);
     }
