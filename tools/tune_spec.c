@@ -556,13 +556,167 @@ static int check_loads(struct setting_ctx *c, struct tune_spec *s)
     return 0;
 }
 
+/* "description" and "scenario": the scenario must load as it is, so that a broken one is reported as itself and
+ * not as every run of the tune failing. */
+static int parse_scenario_ref(struct setting_ctx *c, struct tune_spec *s, const cJSON *root)
+{
+    char got[128];
+    int rc;
+    const cJSON *v;
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "description")) && !cJSON_IsString(v))
+        return lbad(c, "description", "expected a string, got %s", describe(v, got, sizeof got));
+    v = cJSON_GetObjectItemCaseSensitive(root, "scenario");
+    if (!cJSON_IsString(v) || !*v->valuestring)
+        return lbad(c, "scenario", "expected the path of a scenario file, got %s", describe(v, got, sizeof got));
+    if ((rc = resolve_input_file(c, "scenario", v->valuestring, s->scenario, sizeof s->scenario)) ||
+        (rc = read_text_file(s->scenario, &s->scenario_text, c->err, c->errlen)))
+        return rc;
+    struct scenario base;
+    if ((rc = scn_load(s->scenario, NULL, 0, &base, c->err, c->errlen)))
+        return rc;
+    scn_free(&base);
+    return 0;
+}
+
+/* "params" and "require": the search box and the rules between its parameters. */
+static int parse_box(struct setting_ctx *c, struct tune_spec *s, const cJSON *root)
+{
+    char got[128], w[600];
+    int rc;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "params");
+    if (!cJSON_IsObject(v) || cJSON_GetArraySize(v) == 0 || cJSON_GetArraySize(v) > TUNE_MAX_PARAMS)
+        return lbad(c, "params", "expected an object of 1 to %d scenario paths with their ranges, like "
+                                 "{\"host.dcqcn.g\": {\"min\": 0.002, \"max\": 0.5, \"scale\": \"log\"}}, got %s",
+                    TUNE_MAX_PARAMS, describe(v, got, sizeof got));
+    for (const cJSON *it = v->child; it; it = it->next) {
+        sfmt(w, sizeof w, "params[\"%.300s\"]", it->string);
+        if ((rc = parse_param(c, it, &s->params[s->n_params++], w)))
+            return rc;
+    }
+    if (!(v = cJSON_GetObjectItemCaseSensitive(root, "require")))
+        return 0;
+    if (!cJSON_IsArray(v))
+        return lbad(c, "require", "expected an array of rules like [\"switch.ecn.kmin < switch.ecn.kmax\"], got %s",
+                    describe(v, got, sizeof got));
+    s->require = mem_xcalloc((size_t)cJSON_GetArraySize(v) + 1, sizeof *s->require, SWEEP_OOM);
+    for (const cJSON *it = v->child; it; it = it->next) {
+        sfmt(w, sizeof w, "require[%d]", s->n_require);
+        if ((rc = parse_require(c, s, it, &s->require[s->n_require++], w)))
+            return rc;
+    }
+    return 0;
+}
+
+/* "objective" or "objectives", then "constraints": what the tune measures. */
+static int parse_goals(struct setting_ctx *c, struct tune_spec *s, const cJSON *root)
+{
+    char got[128], w[600];
+    int rc;
+    const cJSON *o1 = cJSON_GetObjectItemCaseSensitive(root, "objective");
+    const cJSON *o2 = cJSON_GetObjectItemCaseSensitive(root, "objectives");
+    if ((o1 != NULL) == (o2 != NULL))
+        return lbad(c, o1 ? "objectives" : "objective", "expected exactly one of \"objective\" (one metric) and "
+                                                        "\"objectives\" (two, for a Pareto front), got %s",
+                    o1 ? "both" : "neither");
+    if (o1) {
+        s->n_obj = 1;
+        if ((rc = parse_metric(c, s, o1, &s->obj[0], "objective", false)))
+            return rc;
+    } else {
+        if (!cJSON_IsArray(o2) || cJSON_GetArraySize(o2) != 2)
+            return lbad(c, "objectives", "expected an array of two objectives, got %s", describe(o2, got, sizeof got));
+        for (const cJSON *it = o2->child; it; it = it->next) {
+            sfmt(w, sizeof w, "objectives[%d]", s->n_obj);
+            if ((rc = parse_metric(c, s, it, &s->obj[s->n_obj++], w, false)))
+                return rc;
+        }
+    }
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "constraints");
+    if (!v)
+        return 0;
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > TUNE_MAX_CONS)
+        return lbad(c, "constraints", "expected an array of at most %d constraints like [{\"metric\": "
+                                      "\"pfc.paused_ns_total\", \"max\": 1e6}], got %s",
+                    TUNE_MAX_CONS, describe(v, got, sizeof got));
+    for (const cJSON *it = v->child; it; it = it->next) {
+        sfmt(w, sizeof w, "constraints[%d]", s->n_cons);
+        if ((rc = parse_metric(c, s, it, &s->cons[s->n_cons++], w, true)))
+            return rc;
+    }
+    return 0;
+}
+
+/* "seeds" and "confirm_seeds": a confirmation seed the search also used would not be an unbiased check. */
+static int parse_seeds(struct setting_ctx *c, struct tune_spec *s, const cJSON *root)
+{
+    char w[600];
+    const char *seed_keys[2] = {"seeds", "confirm_seeds"};
+    for (int k = 0; k < 2; k++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, seed_keys[k]);
+        if (!v && k == 1)
+            break;
+        if (!v)
+            return lbad(c, "seeds", "expected the seeds every candidate runs with, like [1, 2, 3, 4, 5], got nothing");
+        uint64_t *list = NULL;
+        int n = 0;
+        int rc = parse_seed_list(c, v, seed_keys[k], &list, &n);
+        if (!rc && n > TUNE_MAX_SEEDS)
+            rc = lbad(c, seed_keys[k], "expected at most %d seeds, got %d", TUNE_MAX_SEEDS, n);
+        for (int i = 0; !rc && i < n; i++) {
+            if (k == 0) {
+                s->seeds[i] = list[i];
+                continue;
+            }
+            s->confirm[i] = list[i];
+            for (int j = 0; j < s->n_seeds; j++)
+                if (list[i] == s->seeds[j]) {
+                    sfmt(w, sizeof w, "confirm_seeds[%d]", i);
+                    rc = lbad(c, w, "expected seeds the search does not use, got %llu (it is also seeds[%d])",
+                              (unsigned long long)list[i], j);
+                    break;
+                }
+        }
+        free(list);
+        if (rc)
+            return rc;
+        if (k == 0)
+            s->n_seeds = n;
+        else
+            s->n_confirm = n;
+    }
+    return 0;
+}
+
+/* "budget": without it, 20 runs per seed. */
+static int parse_budget(struct setting_ctx *c, struct tune_spec *s, const cJSON *v)
+{
+    static const char *const bknown[] = {"runs", NULL};
+    char got[128];
+    s->budget = 20 * s->n_seeds;
+    if (!v)
+        return 0;
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(v, "runs");
+    if (!cJSON_IsObject(v) || setting_check_dups(c, v, "budget") < 0 ||
+        setting_check_fields(c, v, "budget", bknown) < 0) {
+        if (!cJSON_IsObject(v))
+            setting_bad(c, "budget", "expected {\"runs\": 120}, got %s", describe(v, got, sizeof got));
+        return SCN_EUSAGE;
+    }
+    if (!cJSON_IsNumber(r) || r->valuedouble != floor(r->valuedouble) || r->valuedouble < 1 ||
+        r->valuedouble > TUNE_MAX_BUDGET)
+        return lbad(c, "budget.runs", "expected an integer from 1 to %d, got %s", TUNE_MAX_BUDGET,
+                    describe(r, got, sizeof got));
+    s->budget = r->valueint;
+    return 0;
+}
+
 /* See tune.h.  Checks in file order, so the first problem in the file is the one reported. */
 int tune_load(const char *file, struct tune_spec *s, char *err, size_t errlen)
 {
     static const char *const known[] = {"description", "scenario", "params", "require", "objective", "objectives",
                                         "constraints", "seeds", "confirm_seeds", "baseline", "budget", "search", NULL};
     struct setting_ctx c = {.file = file, .err = err, .errlen = errlen};
-    char got[128], w[600];
+    char got[128];
     memset(s, 0, sizeof *s);
     sfmt(s->file, sizeof s->file, "%s", file);
     char *text = NULL;
@@ -575,7 +729,7 @@ int tune_load(const char *file, struct tune_spec *s, char *err, size_t errlen)
     free(clean);
     if (!s->root)
         return SCN_EUSAGE;
-    const cJSON *root = s->root, *v;
+    const cJSON *root = s->root;
     if (!cJSON_IsObject(root)) {
         rc = lbad(&c, "", "expected an object with \"scenario\", \"params\", \"objective\" and \"seeds\", got %s",
                   describe(root, got, sizeof got));
@@ -585,144 +739,11 @@ int tune_load(const char *file, struct tune_spec *s, char *err, size_t errlen)
         rc = SCN_EUSAGE;
         goto fail;
     }
-    if ((v = cJSON_GetObjectItemCaseSensitive(root, "description")) && !cJSON_IsString(v)) {
-        rc = lbad(&c, "description", "expected a string, got %s", describe(v, got, sizeof got));
-        goto fail;
-    }
-    v = cJSON_GetObjectItemCaseSensitive(root, "scenario");
-    if (!cJSON_IsString(v) || !*v->valuestring) {
-        rc = lbad(&c, "scenario", "expected the path of a scenario file, got %s", describe(v, got, sizeof got));
-        goto fail;
-    }
-    if ((rc = resolve_input_file(&c, "scenario", v->valuestring, s->scenario, sizeof s->scenario)) ||
-        (rc = read_text_file(s->scenario, &s->scenario_text, err, errlen)))
-        goto fail;
-    struct scenario base;
-    if ((rc = scn_load(s->scenario, NULL, 0, &base, err, errlen)))
-        goto fail;
-    scn_free(&base);
-
-    v = cJSON_GetObjectItemCaseSensitive(root, "params");
-    if (!cJSON_IsObject(v) || cJSON_GetArraySize(v) == 0 || cJSON_GetArraySize(v) > TUNE_MAX_PARAMS) {
-        rc = lbad(&c, "params", "expected an object of 1 to %d scenario paths with their ranges, like "
-                                "{\"host.dcqcn.g\": {\"min\": 0.002, \"max\": 0.5, \"scale\": \"log\"}}, got %s",
-                  TUNE_MAX_PARAMS, describe(v, got, sizeof got));
-        goto fail;
-    }
-    for (const cJSON *it = v->child; it; it = it->next) {
-        sfmt(w, sizeof w, "params[\"%.300s\"]", it->string);
-        if ((rc = parse_param(&c, it, &s->params[s->n_params++], w)))
-            goto fail;
-    }
-    if ((v = cJSON_GetObjectItemCaseSensitive(root, "require"))) {
-        if (!cJSON_IsArray(v)) {
-            rc = lbad(&c, "require", "expected an array of rules like [\"switch.ecn.kmin < switch.ecn.kmax\"], got %s",
-                      describe(v, got, sizeof got));
-            goto fail;
-        }
-        s->require = mem_xcalloc((size_t)cJSON_GetArraySize(v) + 1, sizeof *s->require, SWEEP_OOM);
-        for (const cJSON *it = v->child; it; it = it->next) {
-            sfmt(w, sizeof w, "require[%d]", s->n_require);
-            if ((rc = parse_require(&c, s, it, &s->require[s->n_require++], w)))
-                goto fail;
-        }
-    }
-    const cJSON *o1 = cJSON_GetObjectItemCaseSensitive(root, "objective");
-    const cJSON *o2 = cJSON_GetObjectItemCaseSensitive(root, "objectives");
-    if ((o1 != NULL) == (o2 != NULL)) {
-        rc = lbad(&c, o1 ? "objectives" : "objective", "expected exactly one of \"objective\" (one metric) and "
-                                                       "\"objectives\" (two, for a Pareto front), got %s",
-                  o1 ? "both" : "neither");
-        goto fail;
-    }
-    if (o1) {
-        s->n_obj = 1;
-        if ((rc = parse_metric(&c, s, o1, &s->obj[0], "objective", false)))
-            goto fail;
-    } else {
-        if (!cJSON_IsArray(o2) || cJSON_GetArraySize(o2) != 2) {
-            rc = lbad(&c, "objectives", "expected an array of two objectives, got %s", describe(o2, got, sizeof got));
-            goto fail;
-        }
-        for (const cJSON *it = o2->child; it; it = it->next) {
-            sfmt(w, sizeof w, "objectives[%d]", s->n_obj);
-            if ((rc = parse_metric(&c, s, it, &s->obj[s->n_obj++], w, false)))
-                goto fail;
-        }
-    }
-    if ((v = cJSON_GetObjectItemCaseSensitive(root, "constraints"))) {
-        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > TUNE_MAX_CONS) {
-            rc = lbad(&c, "constraints", "expected an array of at most %d constraints like [{\"metric\": "
-                                         "\"pfc.paused_ns_total\", \"max\": 1e6}], got %s",
-                      TUNE_MAX_CONS, describe(v, got, sizeof got));
-            goto fail;
-        }
-        for (const cJSON *it = v->child; it; it = it->next) {
-            sfmt(w, sizeof w, "constraints[%d]", s->n_cons);
-            if ((rc = parse_metric(&c, s, it, &s->cons[s->n_cons++], w, true)))
-                goto fail;
-        }
-    }
-    const char *seed_keys[2] = {"seeds", "confirm_seeds"};
-    for (int k = 0; k < 2; k++) {
-        v = cJSON_GetObjectItemCaseSensitive(root, seed_keys[k]);
-        if (!v && k == 1)
-            break;
-        if (!v) {
-            rc = lbad(&c, "seeds", "expected the seeds every candidate runs with, like [1, 2, 3, 4, 5], got nothing");
-            goto fail;
-        }
-        uint64_t *list = NULL;
-        int n = 0;
-        rc = parse_seed_list(&c, v, seed_keys[k], &list, &n);
-        if (!rc && n > TUNE_MAX_SEEDS)
-            rc = lbad(&c, seed_keys[k], "expected at most %d seeds, got %d", TUNE_MAX_SEEDS, n);
-        for (int i = 0; !rc && i < n; i++) {
-            if (k == 0) {
-                s->seeds[i] = list[i];
-                continue;
-            }
-            s->confirm[i] = list[i];
-            for (int j = 0; j < s->n_seeds; j++)
-                if (list[i] == s->seeds[j]) {
-                    sfmt(w, sizeof w, "confirm_seeds[%d]", i);
-                    rc = lbad(&c, w, "expected seeds the search does not use, got %llu (it is also seeds[%d])",
-                              (unsigned long long)list[i], j);
-                    break;
-                }
-        }
-        free(list);
-        if (rc)
-            goto fail;
-        if (k == 0)
-            s->n_seeds = n;
-        else
-            s->n_confirm = n;
-    }
-    if ((rc = parse_baseline(&c, s, cJSON_GetObjectItemCaseSensitive(root, "baseline"))))
-        goto fail;
-    s->budget = 20 * s->n_seeds;
-    if ((v = cJSON_GetObjectItemCaseSensitive(root, "budget"))) {
-        static const char *const bknown[] = {"runs", NULL};
-        const cJSON *r = cJSON_GetObjectItemCaseSensitive(v, "runs");
-        if (!cJSON_IsObject(v) || setting_check_dups(&c, v, "budget") < 0 ||
-            setting_check_fields(&c, v, "budget", bknown) < 0) {
-            if (!cJSON_IsObject(v))
-                setting_bad(&c, "budget", "expected {\"runs\": 120}, got %s", describe(v, got, sizeof got));
-            rc = SCN_EUSAGE;
-            goto fail;
-        }
-        if (!cJSON_IsNumber(r) || r->valuedouble != floor(r->valuedouble) || r->valuedouble < 1 ||
-            r->valuedouble > TUNE_MAX_BUDGET) {
-            rc = lbad(&c, "budget.runs", "expected an integer from 1 to %d, got %s", TUNE_MAX_BUDGET,
-                      describe(r, got, sizeof got));
-            goto fail;
-        }
-        s->budget = r->valueint;
-    }
-    if ((rc = parse_search(&c, s, cJSON_GetObjectItemCaseSensitive(root, "search"))))
-        goto fail;
-    if ((rc = check_loads(&c, s)))
+    if ((rc = parse_scenario_ref(&c, s, root)) || (rc = parse_box(&c, s, root)) || (rc = parse_goals(&c, s, root)) ||
+        (rc = parse_seeds(&c, s, root)) ||
+        (rc = parse_baseline(&c, s, cJSON_GetObjectItemCaseSensitive(root, "baseline"))) ||
+        (rc = parse_budget(&c, s, cJSON_GetObjectItemCaseSensitive(root, "budget"))) ||
+        (rc = parse_search(&c, s, cJSON_GetObjectItemCaseSensitive(root, "search"))) || (rc = check_loads(&c, s)))
         goto fail;
     return 0;
 fail:
