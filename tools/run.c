@@ -297,11 +297,9 @@ double run_one_thread_share(const struct run *r)
     return r->par.windows ? (double)r->par.serial_windows / (double)r->par.windows : 0;
 }
 
-char *run_summary_json(const struct run *r, bool with_wall)
+/* What the run was and how it ended: the fields before the results. */
+static void add_run_head(cJSON *root, const struct run *r, bool with_wall)
 {
-    const struct net *n = &r->net;
-    const struct net_counters *c = &n->c;
-    cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "scenario", r->scn->name);
     cJSON_AddItemToObject(root, "seed", jsonout_u64(r->scn->seed));
     cJSON_AddNumberToObject(root, "results_version", RUN_RESULTS_VERSION);
@@ -314,22 +312,15 @@ char *run_summary_json(const struct run *r, bool with_wall)
         cJSON_AddNumberToObject(root, "wall_s", r->wall_s);
     }
     cJSON_AddNumberToObject(root, "events", (double)r->sim.events);
-    cJSON_AddNumberToObject(root, "packet_hops", (double)c->packet_hops);
+    cJSON_AddNumberToObject(root, "packet_hops", (double)r->net.c.packet_hops);
     if (with_wall)
         cJSON_AddNumberToObject(root, "events_per_s", r->wall_s > 0 ? (double)r->sim.events / r->wall_s : 0);
     if (with_wall && r->par.threaded)
         cJSON_AddNumberToObject(root, "one_thread_share", run_one_thread_share(r));
+}
 
-    struct fct_stats st;
-    prio_flow_stats(r, -1, &st);
-    cJSON *flows = cJSON_AddObjectToObject(root, "flows");
-    cJSON_AddNumberToObject(flows, "total", net_flows_made(n));
-    cJSON_AddNumberToObject(flows, "completed", n->flows_completed);
-    /* Only a QP timeout (host.qp_timeout) can make a flow fail, so the field appears only when one did. */
-    if (c->flows_failed)
-        cJSON_AddNumberToObject(flows, "failed", (double)c->flows_failed);
-    add_fct_stats(flows, &st);
-
+static void add_collectives(cJSON *root, const struct run *r)
+{
     cJSON *colls = cJSON_AddArrayToObject(root, "collectives");
     for (uint32_t i = 0; i < r->traffic.n_colls; i++) {
         const struct coll *cl = &r->traffic.colls[i];
@@ -347,7 +338,12 @@ char *run_summary_json(const struct run *r, bool with_wall)
             cJSON_AddNullToObject(o, "completion_ns");
         cJSON_AddItemToArray(colls, o);
     }
+}
 
+/* The fabric's counts of the whole run: packets, bytes, CNPs and PFC. */
+static void add_counts(cJSON *root, const struct net *n)
+{
+    const struct net_counters *c = &n->c;
     cJSON *pk = cJSON_AddObjectToObject(root, "packets");
     cJSON_AddNumberToObject(pk, "sent", (double)c->data_sent);
     cJSON_AddNumberToObject(pk, "delivered", (double)c->data_delivered);
@@ -389,10 +385,15 @@ char *run_summary_json(const struct run *r, bool with_wall)
     cJSON_AddNumberToObject(pfc, "resume_frames", (double)c->resume_frames);
     cJSON_AddNumberToObject(pfc, "paused_ns_total", ps_to_ns(n->paused_total));
     cJSON_AddNumberToObject(pfc, "ports_ever_paused", n->ports_ever_paused);
+}
 
+/* One object per priority that carried a flow or sent a PAUSE, so that an unused priority adds nothing. */
+static void add_priorities(cJSON *root, const struct run *r)
+{
+    const struct net *n = &r->net;
     cJSON *pr = cJSON_AddObjectToObject(root, "priorities");
     for (int p = 0; p < NPRIO; p++) {
-        const struct prio_counters *pc = &c->prio[p];
+        const struct prio_counters *pc = &n->c.prio[p];
         uint32_t nf = 0, done = 0;
         for (uint32_t i = 0; i < n->n_flows; i++) {
             const struct flow *f = net_flow(n, i);
@@ -427,12 +428,11 @@ char *run_summary_json(const struct run *r, bool with_wall)
         cJSON_AddNumberToObject(o, "flows_paused_ns", ps_to_ns(flow_paused));
         add_fct_stats(o, &ps);
     }
+}
 
-    cJSON *rt = cJSON_AddObjectToObject(root, "routing");
-    cJSON_AddNumberToObject(rt, "valiant_flows", n->flows_valiant);
-    cJSON_AddNumberToObject(rt, "link_failures", n->link_failures);
-    cJSON_AddNumberToObject(rt, "reroutes", n->reroutes);
-
+static void add_deadlock(cJSON *root, const struct run *r)
+{
+    const struct net *n = &r->net;
     cJSON *dl = cJSON_AddObjectToObject(root, "deadlock");
     cJSON_AddBoolToObject(dl, "detected", n->dl.detected);
     if (n->dl.detected)
@@ -450,7 +450,32 @@ char *run_summary_json(const struct run *r, bool with_wall)
         cJSON_AddNumberToObject(dl, "priority", n->dl.prio);
     else
         cJSON_AddNullToObject(dl, "priority");
+}
 
+char *run_summary_json(const struct run *r, bool with_wall)
+{
+    const struct net *n = &r->net;
+    cJSON *root = cJSON_CreateObject();
+    add_run_head(root, r, with_wall);
+
+    struct fct_stats st;
+    prio_flow_stats(r, -1, &st);
+    cJSON *flows = cJSON_AddObjectToObject(root, "flows");
+    cJSON_AddNumberToObject(flows, "total", net_flows_made(n));
+    cJSON_AddNumberToObject(flows, "completed", n->flows_completed);
+    /* Only a QP timeout (host.qp_timeout) can make a flow fail, so the field appears only when one did. */
+    if (n->c.flows_failed)
+        cJSON_AddNumberToObject(flows, "failed", (double)n->c.flows_failed);
+    add_fct_stats(flows, &st);
+    add_collectives(root, r);
+    add_counts(root, n);
+    add_priorities(root, r);
+
+    cJSON *rt = cJSON_AddObjectToObject(root, "routing");
+    cJSON_AddNumberToObject(rt, "valiant_flows", n->flows_valiant);
+    cJSON_AddNumberToObject(rt, "link_failures", n->link_failures);
+    cJSON_AddNumberToObject(rt, "reroutes", n->reroutes);
+    add_deadlock(root, r);
     cJSON *wd = cJSON_AddObjectToObject(root, "watchdog");
     cJSON_AddNumberToObject(wd, "storms_detected", n->wd ? n->wd->storms : 0);
     cJSON_AddNumberToObject(wd, "restored", n->wd ? n->wd->restored : 0);
