@@ -619,28 +619,26 @@ struct flowrow {
     bool done;
 };
 
-/* The root of the pause tree, its victims, storms: from pfc.csv, queues.csv and flows.csv. */
-static void check_pauses(const struct run *r, const struct csv *pfc, const struct csv *q, const struct flowrow *fl,
-                         int nfl, const cJSON *sum, struct doc_report *rep)
+/* The longest pause any (port, priority) held without a break, and how many pauses were longer than the limit. */
+struct storms {
+    double worst, worst_at; /* ns */
+    int32_t worst_port;
+    int worst_prio, count;
+};
+
+/* One pass over pfc.csv (a PAUSE expires after its quanta, not only at a RESUME), and a last step that closes every
+ * pause still open at the end of the file. */
+static void find_storms(const struct run *r, const struct csv *pfc, int64_t limit, struct storms *st)
 {
-    char seen[512], where[160], a[32], b[32];
     int cn = csv_col(pfc, "node"), cp = csv_col(pfc, "port"), cpr = csv_col(pfc, "priority"),
         ct = csv_col(pfc, "time_ns"), ce = csv_col(pfc, "event");
-    if (!pfc->n)
-        return;
-    /* Storms: the longest pause each (port, priority) held without a RESUME (a PAUSE expires after its quanta). */
-    const struct scn_watchdog *wd = &r->scn->sw.watchdog;
-    int64_t limit = wd->enabled ? wd->detection_ps + wd->poll_ps : STORM_DEFAULT_PS;
     int32_t n_ports = (int32_t)r->g.n_ports;
     double *since = mem_xcalloc((size_t)n_ports * NPRIO, sizeof *since, DOC_OOM);
     double *last = mem_xcalloc((size_t)n_ports * NPRIO, sizeof *last, DOC_OOM);
-    double worst = 0, worst_at = 0;
-    int32_t worst_port = -1;
-    int worst_prio = 0, storms = 0;
+    *st = (struct storms){0, 0, -1, 0, 0};
     for (int i = 0; i < n_ports * NPRIO; i++)
         since[i] = -1;
     for (int i = 0; i <= pfc->n; i++) {
-        /* one pass, and a last step that closes every open pause at the end of the file */
         int32_t id = -1;
         int pr = 0;
         double t = 0;
@@ -671,12 +669,12 @@ static void check_pauses(const struct run *r, const struct csv *pfc, const struc
             }
             double held = end - since[k];
             if (held * 1000 > (double)limit) {
-                storms++;
-                if (held > worst) {
-                    worst = held;
-                    worst_at = since[k];
-                    worst_port = k / NPRIO;
-                    worst_prio = k % NPRIO;
+                st->count++;
+                if (held > st->worst) {
+                    st->worst = held;
+                    st->worst_at = since[k];
+                    st->worst_port = k / NPRIO;
+                    st->worst_prio = k % NPRIO;
                 }
             }
             since[k] = pause ? t : -1;
@@ -685,60 +683,85 @@ static void check_pauses(const struct run *r, const struct csv *pfc, const struc
     }
     free(since);
     free(last);
-    if (storms) {
-        const struct g_port *gp = &r->g.ports[worst_port];
-        sfmt(where, sizeof where, "%s:%u", node_name(r, gp->node), worst_port - r->g.nodes[gp->node].first_port);
-        sfmt(seen, sizeof seen, "priority %d paused without a break for %.0f us from %.0f us (%d such pauses over %s)",
-             worst_prio, worst / 1000, worst_at / 1000, storms, units_fmt_time(limit, a, sizeof a));
-        char fix[512];
-        if (wd->enabled)
-            sfmt(fix, sizeof fix, "the watchdog is on (detection %s, action %s) and declared %.0f storms: check "
-                 "watchdog.csv; a shorter detection_time acts sooner",
-                 units_fmt_time(wd->detection_ps, b, sizeof b),
-                 wd->action == SCN_WD_DROP ? "drop" : wd->action == SCN_WD_FORWARD ? "forward" : "alert",
-                 num_at(sum, "watchdog.storms_detected"));
-        else
-            sfmt(fix, sizeof fix, "enable switch.watchdog: with detection_time %s it would have declared the storm "
-                 "at about %.0f us and (action drop) dropped what is queued for the port and ignored its PAUSEs, "
-                 "so the rest of the fabric drains; find the device that keeps pausing",
-                 units_fmt_time(wd->detection_ps, b, sizeof b), (worst_at + (double)(wd->detection_ps +
-                                                                                    wd->poll_ps) / 1000) / 1000);
-        add(rep, DOC_ERROR, "pause-storm", where, seen,
-            "a port paused far longer than a queue takes to drain is a storm (a stuck NIC or a deadlock): every "
-            "flow through it stops, and the pauses spread upstream",
-            fix);
-    }
-    /* The root: the first port that paused; the queue it protects: the deepest watched queue on that node. */
-    int32_t root = port_of(r, pfc->rows[0][cn], pfc->rows[0][cp]);
-    if (root < 0)
+}
+
+/* Storms: a pause longer than the watchdog would allow (detection and a poll) when it is on, else 200 us, is one:
+ * a healthy pause lasts as long as a queue takes to drain (docs/doctor.md). */
+static void check_storms(const struct run *r, const struct csv *pfc, const cJSON *sum, struct doc_report *rep)
+{
+    char seen[512], where[160], a[32], b[32];
+    const struct scn_watchdog *wd = &r->scn->sw.watchdog;
+    int64_t limit = wd->enabled ? wd->detection_ps + wd->poll_ps : STORM_DEFAULT_PS;
+    struct storms st;
+    find_storms(r, pfc, limit, &st);
+    if (!st.count)
         return;
-    uint32_t rnode = r->g.ports[root].node;
+    const struct g_port *gp = &r->g.ports[st.worst_port];
+    sfmt(where, sizeof where, "%s:%u", node_name(r, gp->node), st.worst_port - r->g.nodes[gp->node].first_port);
+    sfmt(seen, sizeof seen, "priority %d paused without a break for %.0f us from %.0f us (%d such pauses over %s)",
+         st.worst_prio, st.worst / 1000, st.worst_at / 1000, st.count, units_fmt_time(limit, a, sizeof a));
+    char fix[512];
+    if (wd->enabled)
+        sfmt(fix, sizeof fix, "the watchdog is on (detection %s, action %s) and declared %.0f storms: check "
+             "watchdog.csv; a shorter detection_time acts sooner",
+             units_fmt_time(wd->detection_ps, b, sizeof b),
+             wd->action == SCN_WD_DROP ? "drop" : wd->action == SCN_WD_FORWARD ? "forward" : "alert",
+             num_at(sum, "watchdog.storms_detected"));
+    else
+        sfmt(fix, sizeof fix, "enable switch.watchdog: with detection_time %s it would have declared the storm "
+             "at about %.0f us and (action drop) dropped what is queued for the port and ignored its PAUSEs, "
+             "so the rest of the fabric drains; find the device that keeps pausing",
+             units_fmt_time(wd->detection_ps, b, sizeof b), (st.worst_at + (double)(wd->detection_ps +
+                                                                                   wd->poll_ps) / 1000) / 1000);
+    add(rep, DOC_ERROR, "pause-storm", where, seen,
+        "a port paused far longer than a queue takes to drain is a storm (a stuck NIC or a deadlock): every "
+        "flow through it stops, and the pauses spread upstream",
+        fix);
+}
+
+/*
+ * The queue the first PAUSE protects: the deepest watched queue on the root's node (its peak in *peak), else,
+ * with nothing watched there, the port towards the host on that node that most flows go to.  Returns its global
+ * port id or -1; *chost is the host behind it when it is one, else -1.
+ */
+static int32_t congested_port(const struct run *r, const struct csv *q, uint32_t rnode, const struct flowrow *fl,
+                              int nfl, double *peak, int32_t *chost)
+{
     int32_t congested = -1;
-    double peak = 0;
+    *peak = 0;
     int qn = csv_col(q, "node"), qp = csv_col(q, "port"), qb = csv_col(q, "bytes");
     for (int i = 0; q->n && i < q->n; i++)
-        if (strcmp(q->rows[i][qn], node_name(r, rnode)) == 0 && atof(q->rows[i][qb]) > peak) {
-            peak = atof(q->rows[i][qb]);
+        if (strcmp(q->rows[i][qn], node_name(r, rnode)) == 0 && atof(q->rows[i][qb]) > *peak) {
+            *peak = atof(q->rows[i][qb]);
             congested = port_of(r, q->rows[i][qn], q->rows[i][qp]);
         }
-    int32_t chost = -1; /* the host behind the congested egress, when it is one */
+    *chost = -1;
     if (congested >= 0 && r->g.nodes[r->g.ports[r->g.ports[congested].peer].node].kind == SCN_NODE_HOST)
-        chost = r->g.nodes[r->g.ports[r->g.ports[congested].peer].node].host;
-    if (congested < 0) {
-        /* Nothing watched there: the host on that node that most flows go to. */
-        int best = 0;
-        for (uint32_t k = 0; k < r->g.nodes[rnode].n_ports; k++) {
-            uint32_t pn = r->g.ports[r->g.ports[r->g.nodes[rnode].first_port + k].peer].node;
-            int h = r->g.nodes[pn].host, cnt = 0;
-            for (int f = 0; h >= 0 && f < nfl; f++)
-                cnt += fl[f].dst == h;
-            if (cnt > best) {
-                best = cnt;
-                chost = h;
-                congested = (int32_t)(r->g.nodes[rnode].first_port + k);
-            }
+        *chost = r->g.nodes[r->g.ports[r->g.ports[congested].peer].node].host;
+    if (congested >= 0)
+        return congested;
+    int best = 0;
+    for (uint32_t k = 0; k < r->g.nodes[rnode].n_ports; k++) {
+        uint32_t pn = r->g.ports[r->g.ports[r->g.nodes[rnode].first_port + k].peer].node;
+        int h = r->g.nodes[pn].host, cnt = 0;
+        for (int f = 0; h >= 0 && f < nfl; f++)
+            cnt += fl[f].dst == h;
+        if (cnt > best) {
+            best = cnt;
+            *chost = h;
+            congested = (int32_t)(r->g.nodes[rnode].first_port + k);
         }
     }
+    return congested;
+}
+
+/* The root of the pause tree, the queue it protects and the flows that filled it, and its victims: flows paused
+ * without crossing it (reported only when there is one). */
+static void report_pause_tree(const struct run *r, const struct csv *pfc, int32_t root, int32_t congested,
+                              int32_t chost, double peak, const struct flowrow *fl, int nfl, const cJSON *sum,
+                              struct doc_report *rep)
+{
+    char seen[512], where[160], a[32];
     char fillers[200] = "", victims[256] = "";
     int nfill = 0, nvict = 0;
     int mtu = r->scn->host.mtu;
@@ -763,6 +786,7 @@ static void check_pauses(const struct run *r, const struct csv *pfc, const struc
     }
     if (!nvict)
         return;
+    uint32_t rnode = r->g.ports[root].node;
     sfmt(where, sizeof where, "%s:%u", node_name(r, rnode), root - r->g.nodes[rnode].first_port);
     char cq[96] = "an unwatched queue";
     if (congested >= 0)
@@ -778,6 +802,7 @@ static void check_pauses(const struct run *r, const struct csv *pfc, const struc
              node_name(r, r->g.ports[r->g.ports[congested].peer].node));
     else
         sfmt(filled, sizeof filled, "filled by flows the outputs do not show");
+    int ct = csv_col(pfc, "time_ns"), cpr = csv_col(pfc, "priority");
     sfmt(seen, sizeof seen, "first PAUSE at %.1f us (priority %s), protecting %s, %s; %d victim flow%s paused "
          "without crossing it: %s%s; %.0f ports paused in all",
          atof(pfc->rows[0][ct]) / 1000, pfc->rows[0][cpr], cq, filled, nvict, nvict == 1 ? "" : "s", victims,
@@ -787,6 +812,22 @@ static void check_pauses(const struct run *r, const struct csv *pfc, const struc
         "stops flows that share only a link with the congested ones (head-of-line blocking)",
         "let ECN and DCQCN act before PFC (ECN on, kmax below the PFC point, DCQCN's timers as the preset); "
         "separate the congesting traffic on its own priority");
+}
+
+/* The root of the pause tree, its victims, storms: from pfc.csv, queues.csv and flows.csv. */
+static void check_pauses(const struct run *r, const struct csv *pfc, const struct csv *q, const struct flowrow *fl,
+                         int nfl, const cJSON *sum, struct doc_report *rep)
+{
+    if (!pfc->n)
+        return;
+    check_storms(r, pfc, sum, rep);
+    /* The root: the first port that paused. */
+    int32_t root = port_of(r, pfc->rows[0][csv_col(pfc, "node")], pfc->rows[0][csv_col(pfc, "port")]);
+    if (root < 0)
+        return;
+    double peak;
+    int32_t chost, congested = congested_port(r, q, r->g.ports[root].node, fl, nfl, &peak, &chost);
+    report_pause_tree(r, pfc, root, congested, chost, peak, fl, nfl, sum, rep);
 }
 
 /* Throughput far below line rate per destination of bulk transfers, with the likely cause (docs/doctor.md). */
