@@ -282,10 +282,129 @@ static int close_dat(FILE *f)
 
 /* ---- queues.csv -> queues.dat: time, then one column per queue (KB), max over decimation windows ---- */
 
+/* The first pass: every queue's key ("node:port prio P", in first-seen order), its peak depth, and how many
+ * samples there are (for the decimation). */
+static void queue_peaks(FILE *f, char **line, size_t *cap, struct smap *keys, double **peak, uint64_t *samples)
+{
+    char *fld[6], key[256];
+    uint32_t peak_cap = 0;
+    double last_t = -1;
+    *samples = 0;
+    while (getline(line, cap, f) > 0) {
+        if (split_csv(*line, fld, 6) != 5)
+            continue;
+        double t = strtod(fld[0], NULL);
+        if (t != last_t) {
+            (*samples)++;
+            last_t = t;
+        }
+        snprintf(key, sizeof key, "%s:%s prio %s", fld[1], fld[2], fld[3]);
+        uint32_t before = keys->n;
+        uint32_t k = smap_index(keys, key);
+        if (k >= peak_cap) {
+            peak_cap = peak_cap ? peak_cap * 2 : 64;
+            *peak = mem_xrealloc(*peak, sizeof **peak * peak_cap, "preparing the queue plot");
+        }
+        if (keys->n != before)
+            (*peak)[k] = 0;
+        (*peak)[k] = max_d((*peak)[k], strtod(fld[4], NULL));
+    }
+}
+
+/* The deepest queues, shown in port order; empty ones only when every queue stayed empty.  Returns how many are
+ * drawn, their indices first in order[] (keys->n entries, the caller frees it). */
+static uint32_t pick_queues(const struct smap *keys, const double *peak, uint32_t **order, uint32_t *nonempty)
+{
+    uint32_t *o = malloc(sizeof *o * keys->n);
+    if (!o)
+        mem_oom("preparing the queue plot");
+    *nonempty = 0;
+    for (uint32_t i = 0; i < keys->n; i++) {
+        o[i] = i;
+        *nonempty += peak[i] > 0;
+    }
+    sort_vals = peak;
+    qsort(o, keys->n, sizeof *o, cmp_idx_desc);
+    uint32_t nsel = *nonempty ? *nonempty : keys->n;
+    if (nsel > MAX_QUEUE_LINES)
+        nsel = MAX_QUEUE_LINES;
+    qsort(o, nsel, sizeof *o, cmp_u32);
+    *order = o;
+    return nsel;
+}
+
+static void emit_queues(FILE *out, double t, const double *win, uint32_t nsel, const struct meta *mt)
+{
+    fprintf(out, "%.6g", t / mt->xdiv);
+    for (uint32_t i = 0; i < nsel; i++)
+        fprintf(out, " %.6g", win[i] / 1000.0);
+    fputc('\n', out);
+}
+
+/* The second pass: one row per window of w samples, each drawn queue's deepest sample in it (a queue's peak must
+ * survive the decimation). */
+static void write_queues(FILE *f, FILE *out, char **line, size_t *cap, struct smap *keys, const int *col,
+                         const char *const *names, uint32_t nsel, uint64_t w, const struct meta *mt)
+{
+    char *fld[6], key[256];
+    double win[MAX_QUEUE_LINES], win_t = 0, last_t = -1;
+    uint64_t in_win = 0;
+    fprintf(out, "# time_%s, then queue depth in KB (max over %llu samples) of:", mt->xunit, (unsigned long long)w);
+    for (uint32_t i = 0; i < nsel; i++)
+        fprintf(out, " [%s]", names[i]);
+    fputc('\n', out);
+    while (getline(line, cap, f) > 0) {
+        if (split_csv(*line, fld, 6) != 5)
+            continue;
+        double t = strtod(fld[0], NULL);
+        if (t != last_t) {
+            if (in_win == w) {
+                emit_queues(out, win_t, win, nsel, mt);
+                in_win = 0;
+            }
+            if (in_win == 0) {
+                win_t = t;
+                for (uint32_t i = 0; i < nsel; i++)
+                    win[i] = 0;
+            }
+            in_win++;
+            last_t = t;
+        }
+        snprintf(key, sizeof key, "%s:%s prio %s", fld[1], fld[2], fld[3]);
+        int c = col[smap_index(keys, key)];
+        if (c >= 0)
+            win[c] = max_d(win[c], strtod(fld[4], NULL));
+    }
+    if (in_win)
+        emit_queues(out, win_t, win, nsel, mt);
+}
+
+/* What queues.gp needs to know beyond queues.dat: the queues drawn, why those, and the ECN thresholds. */
+static void queues_prelude(FILE *pre, const struct meta *mt, const char *const *names, uint32_t nsel,
+                           uint32_t nonempty, uint32_t nmon)
+{
+    fprintf(pre, "nq = %u\n", nsel);
+    plot_gp_array(pre, "qname", names, (int)nsel);
+    char sub[256];
+    if (!nonempty)
+        snprintf(sub, sizeof sub, "all %u monitored queues stayed empty", nmon);
+    else if (nsel < nonempty)
+        snprintf(sub, sizeof sub, "the %u deepest of the %u queues that held bytes (%u monitored)", nsel, nonempty,
+                 nmon);
+    else if (nonempty < nmon)
+        snprintf(sub, sizeof sub, "the %u of %u monitored queues that held bytes (the others stayed empty)", nonempty,
+                 nmon);
+    else
+        snprintf(sub, sizeof sub, "%u monitored queues", nmon);
+    fputs("subtitle = ", pre);
+    plot_gp_str(pre, sub);
+    fprintf(pre, "\necn = %d\nkmin_kb = %.6g\nkmax_kb = %.6g\n", mt->ecn, mt->kmin_kb, mt->kmax_kb);
+}
+
 static enum prep prep_queues(const char *dir, const char *pdir, const struct meta *mt, FILE *pre, char *note,
                              size_t nlen)
 {
-    char *line = NULL, *fld[6];
+    char *line = NULL;
     size_t cap = 0;
     FILE *f = open_csv(dir, "queues.csv", "time_ns,node,port,priority,bytes", &line, &cap);
     if (!f) {
@@ -294,29 +413,8 @@ static enum prep prep_queues(const char *dir, const char *pdir, const struct met
     }
     struct smap keys = {0};
     double *peak = NULL;
-    uint32_t peak_cap = 0;
-    uint64_t samples = 0;
-    double last_t = -1;
-    char key[256];
-    while (getline(&line, &cap, f) > 0) {
-        if (split_csv(line, fld, 6) != 5)
-            continue;
-        double t = strtod(fld[0], NULL);
-        if (t != last_t) {
-            samples++;
-            last_t = t;
-        }
-        snprintf(key, sizeof key, "%s:%s prio %s", fld[1], fld[2], fld[3]);
-        uint32_t before = keys.n;
-        uint32_t k = smap_index(&keys, key);
-        if (k >= peak_cap) {
-            peak_cap = peak_cap ? peak_cap * 2 : 64;
-            peak = mem_xrealloc(peak, sizeof *peak * peak_cap, "preparing the queue plot");
-        }
-        if (keys.n != before)
-            peak[k] = 0;
-        peak[k] = max_d(peak[k], strtod(fld[4], NULL));
-    }
+    uint64_t samples;
+    queue_peaks(f, &line, &cap, &keys, &peak, &samples);
     if (keys.n == 0) {
         fclose(f);
         free(line);
@@ -325,20 +423,8 @@ static enum prep prep_queues(const char *dir, const char *pdir, const struct met
         snprintf(note, nlen, "monitor.queues is empty: no queue was sampled");
         return PREP_SKIP;
     }
-    /* The deepest queues, shown in port order; empty ones only when every queue stayed empty. */
-    uint32_t *order = malloc(sizeof *order * keys.n), nonempty = 0;
-    if (!order)
-        mem_oom("preparing the queue plot");
-    for (uint32_t i = 0; i < keys.n; i++) {
-        order[i] = i;
-        nonempty += peak[i] > 0;
-    }
-    sort_vals = peak;
-    qsort(order, keys.n, sizeof *order, cmp_idx_desc);
-    uint32_t nsel = nonempty ? nonempty : keys.n;
-    if (nsel > MAX_QUEUE_LINES)
-        nsel = MAX_QUEUE_LINES;
-    qsort(order, nsel, sizeof *order, cmp_u32);
+    uint32_t *order, nonempty;
+    uint32_t nsel = pick_queues(&keys, peak, &order, &nonempty);
     int *col = mem_xmalloc(sizeof *col * keys.n, "preparing the queue plot");
     for (uint32_t i = 0; i < keys.n; i++)
         col[i] = -1;
@@ -354,45 +440,8 @@ static enum prep prep_queues(const char *dir, const char *pdir, const struct met
         rc = PREP_ERROR;
         goto done;
     }
-    uint64_t w = (samples + MAX_POINTS - 1) / MAX_POINTS;
-    double win[MAX_QUEUE_LINES], win_t = 0;
-    uint64_t in_win = 0;
-    fprintf(out, "# time_%s, then queue depth in KB (max over %llu samples) of:", mt->xunit, (unsigned long long)w);
-    for (uint32_t i = 0; i < nsel; i++)
-        fprintf(out, " [%s]", names[i]);
-    fputc('\n', out);
-    last_t = -1;
-    while (getline(&line, &cap, f) > 0) {
-        if (split_csv(line, fld, 6) != 5)
-            continue;
-        double t = strtod(fld[0], NULL);
-        if (t != last_t) {
-            if (in_win == w) {
-                fprintf(out, "%.6g", win_t / mt->xdiv);
-                for (uint32_t i = 0; i < nsel; i++)
-                    fprintf(out, " %.6g", win[i] / 1000.0);
-                fputc('\n', out);
-                in_win = 0;
-            }
-            if (in_win == 0) {
-                win_t = t;
-                for (uint32_t i = 0; i < nsel; i++)
-                    win[i] = 0;
-            }
-            in_win++;
-            last_t = t;
-        }
-        snprintf(key, sizeof key, "%s:%s prio %s", fld[1], fld[2], fld[3]);
-        int c = col[smap_index(&keys, key)];
-        if (c >= 0)
-            win[c] = max_d(win[c], strtod(fld[4], NULL));
-    }
-    if (in_win) {
-        fprintf(out, "%.6g", win_t / mt->xdiv);
-        for (uint32_t i = 0; i < nsel; i++)
-            fprintf(out, " %.6g", win[i] / 1000.0);
-        fputc('\n', out);
-    }
+    write_queues(f, out, &line, &cap, &keys, col, (const char *const *)names, nsel,
+                 (samples + MAX_POINTS - 1) / MAX_POINTS, mt);
     if (ferror(f)) {
         fclose(out);
         snprintf(note, nlen, "cannot read %s/queues.csv", dir);
@@ -404,22 +453,7 @@ static enum prep prep_queues(const char *dir, const char *pdir, const struct met
         rc = PREP_ERROR;
         goto done;
     }
-    fprintf(pre, "nq = %u\n", nsel);
-    plot_gp_array(pre, "qname", (const char *const *)names, (int)nsel);
-    char sub[256];
-    if (!nonempty)
-        snprintf(sub, sizeof sub, "all %u monitored queues stayed empty", keys.n);
-    else if (nsel < nonempty)
-        snprintf(sub, sizeof sub, "the %u deepest of the %u queues that held bytes (%u monitored)", nsel, nonempty,
-                 keys.n);
-    else if (nonempty < keys.n)
-        snprintf(sub, sizeof sub, "the %u of %u monitored queues that held bytes (the others stayed empty)", nonempty,
-                 keys.n);
-    else
-        snprintf(sub, sizeof sub, "%u monitored queues", keys.n);
-    fputs("subtitle = ", pre);
-    plot_gp_str(pre, sub);
-    fprintf(pre, "\necn = %d\nkmin_kb = %.6g\nkmax_kb = %.6g\n", mt->ecn, mt->kmin_kb, mt->kmax_kb);
+    queues_prelude(pre, mt, (const char *const *)names, nsel, nonempty, keys.n);
 done:
     fclose(f);
     free(line);
