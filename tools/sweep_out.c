@@ -833,45 +833,47 @@ static int combo_of(const struct sweep_spec *s, int p, int d)
     return c;
 }
 
+/* The x axis of a dimension's plot: numbers in their display unit when it has one path of numbers or quantities
+ * (a log scale when they span 20x or more), else the values' positions 0, 1, ... */
+struct xaxis {
+    struct vaxis ax;
+    bool numeric, logx;
+    double xmin, xmax;
+};
+
+static struct xaxis x_axis_of(const struct sweep_dim *dim)
+{
+    struct xaxis xa = {axis_of(dim, 0), dim->n_paths == 1 && axis_of(dim, 0).kind != VK_OTHER, false, INFINITY,
+                       -INFINITY};
+    for (int v = 0; xa.numeric && v < dim->n_values; v++) {
+        double x;
+        value_number(dim->value[v][0], xa.ax.kind, &x);
+        xa.xmin = fmin(xa.xmin, x / xa.ax.per_unit);
+        xa.xmax = fmax(xa.xmax, x / xa.ax.per_unit);
+    }
+    xa.logx = xa.numeric && xa.xmin > 0 && xa.xmax / xa.xmin >= 20;
+    return xa;
+}
+
 /*
- * The objective against dimension d: one line per combination of the other
- * parameters (pooled into one when there are more than MAX_SERIES), each
- * point the mean over seeds with min..max bars.  Writes NAME.dat and NAME.gp.
+ * NAME.dat: a block per series, each value's mean over its runs with their min and max, then the best point at its
+ * own mean.  The series sit side by side around each value so that their bars do not hide each other.  Returns
+ * whether the best point is in it.
  */
-static int plot_dim(const struct sweep_table *t, const struct sweep_spec *s, int d, int best_point,
-                    const char *pdir, const char *name)
+static bool dim_dat(struct sbuf *dat, const struct sweep_table *t, const struct sweep_spec *s, int d, int best_point,
+                    int n_series, const struct xaxis *xa, double oscale)
 {
     const struct sweep_dim *dim = &s->dims[d];
-    int combos = 1;
-    for (int e = 0; e < s->n_dims; e++)
-        if (e != d)
-            combos *= s->dims[e].n_values;
-    int n_series = combos <= MAX_SERIES ? combos : 1;
-    bool numeric = dim->n_paths == 1 && axis_of(dim, 0).kind != VK_OTHER;
-    struct vaxis ax = axis_of(dim, 0);
-    double xmin = INFINITY, xmax = -INFINITY;
-    for (int v = 0; numeric && v < dim->n_values; v++) {
-        double x;
-        value_number(dim->value[v][0], ax.kind, &x);
-        xmin = fmin(xmin, x / ax.per_unit);
-        xmax = fmax(xmax, x / ax.per_unit);
-    }
-    bool logx = numeric && xmin > 0 && xmax / xmin >= 20;
-    double oscale;
-    const char *ounit = sweep_objective_unit(s->objective, &oscale);
-
-    struct sbuf dat = {0}, g = {0};
     double best_x = NAN, best_y = NAN;
-    char lbl[600], esc[1300];
     for (int c = 0; c < n_series; c++) {
         double off = n_series > 1 ? (c - (n_series - 1) / 2.0) : 0;
-        sb_printf(&dat, "# series %d\n", c);
+        sb_printf(dat, "# series %d\n", c);
         for (int v = 0; v < dim->n_values; v++) {
             double x = v;
-            if (numeric) {
-                value_number(dim->value[v][0], ax.kind, &x);
-                x /= ax.per_unit;
-                x = logx ? x * (1 + 0.015 * off) : x + 0.008 * off * (xmax - xmin);
+            if (xa->numeric) {
+                value_number(dim->value[v][0], xa->ax.kind, &x);
+                x /= xa->ax.per_unit;
+                x = xa->logx ? x * (1 + 0.015 * off) : x + 0.008 * off * (xa->xmax - xa->xmin);
             } else {
                 x = v + 0.05 * off;
             }
@@ -891,7 +893,7 @@ static int plot_dim(const struct sweep_table *t, const struct sweep_spec *s, int
             if (!m)
                 continue;
             char a[40], b[40], cc[40], dd[40];
-            sb_printf(&dat, "%s %s %s %s\n", fmt_double(x, a, sizeof a), fmt_double(sum / m, b, sizeof b),
+            sb_printf(dat, "%s %s %s %s\n", fmt_double(x, a, sizeof a), fmt_double(sum / m, b, sizeof b),
                       fmt_double(mn, cc, sizeof cc), fmt_double(mx, dd, sizeof dd));
             if (best_point >= 0 && sweep_point_value(s, best_point, d) == v &&
                 (n_series == 1 || combo_of(s, best_point, d) == c)) {
@@ -899,11 +901,87 @@ static int plot_dim(const struct sweep_table *t, const struct sweep_spec *s, int
                 best_y = t->ps[best_point].mean * oscale; /* its own mean, also when the line is pooled */
             }
         }
-        sb_printf(&dat, "\n\n");
+        sb_printf(dat, "\n\n");
     }
     char bx[40], by[40];
     if (!isnan(best_x))
-        sb_printf(&dat, "# best point\n%s %s\n", fmt_double(best_x, bx, sizeof bx), fmt_double(best_y, by, sizeof by));
+        sb_printf(dat, "# best point\n%s %s\n", fmt_double(best_x, bx, sizeof bx), fmt_double(best_y, by, sizeof by));
+    return !isnan(best_x);
+}
+
+static void dim_xtics(struct sbuf *g, const struct sweep_dim *dim, const struct xaxis *xa)
+{
+    char lbl[600], esc[1300];
+    if (!xa->numeric) {
+        sb_printf(g, "set xrange [-0.5:%d.5]\nset xtics (", dim->n_values - 1);
+        for (int v = 0; v < dim->n_values; v++) {
+            dim_value_label(dim, v, false, lbl, sizeof lbl);
+            sb_printf(g, "%s\"%s\" %d", v ? ", " : "", gp_str(lbl, esc, sizeof esc), v);
+        }
+        sb_printf(g, ")\n");
+    } else {
+        sb_printf(g, "set xtics (");
+        for (int v = 0; v < dim->n_values; v++) {
+            double x;
+            value_number(dim->value[v][0], xa->ax.kind, &x);
+            char a[40];
+            sb_printf(g, "%s\"%.6g\" %s", v ? ", " : "", x / xa->ax.per_unit,
+                      fmt_double(x / xa->ax.per_unit, a, sizeof a));
+        }
+        sb_printf(g, ")\n");
+    }
+}
+
+/* Series c's legend: the values of the other dimensions it stands for, or what a single line pools. */
+static void series_title(const struct sweep_spec *s, int d, int c, int n_series, int combos, char *lbl, size_t len)
+{
+    if (n_series == 1) {
+        sfmt(lbl, len, "%s", combos == 1 ? "mean over seeds" : "mean over all runs with this value");
+        return;
+    }
+    lbl[0] = '\0';
+    /* decode combination c back into the other dimensions' values */
+    int rest = c;
+    char parts[8][300];
+    int np = 0;
+    for (int e = s->n_dims - 1; e >= 0; e--) {
+        if (e == d)
+            continue;
+        int v = rest % s->dims[e].n_values;
+        rest /= s->dims[e].n_values;
+        char sh[200], vl[200];
+        dim_short(s, e, sh, sizeof sh);
+        dim_value_label(&s->dims[e], v, true, vl, sizeof vl);
+        if (np < 8)
+            sfmt(parts[np++], sizeof parts[0], "%s = %s", sh, vl);
+    }
+    for (int i = np - 1; i >= 0; i--) {
+        size_t l = strlen(lbl);
+        sfmt(lbl + l, len - l, "%s%s", i == np - 1 ? "" : ", ", parts[i]);
+    }
+}
+
+/*
+ * The objective against dimension d: one line per combination of the other
+ * parameters (pooled into one when there are more than MAX_SERIES), each
+ * point the mean over seeds with min..max bars.  Writes NAME.dat and NAME.gp.
+ */
+static int plot_dim(const struct sweep_table *t, const struct sweep_spec *s, int d, int best_point,
+                    const char *pdir, const char *name)
+{
+    const struct sweep_dim *dim = &s->dims[d];
+    int combos = 1;
+    for (int e = 0; e < s->n_dims; e++)
+        if (e != d)
+            combos *= s->dims[e].n_values;
+    int n_series = combos <= MAX_SERIES ? combos : 1;
+    struct xaxis xa = x_axis_of(dim);
+    double oscale;
+    const char *ounit = sweep_objective_unit(s->objective, &oscale);
+
+    struct sbuf dat = {0}, g = {0};
+    char lbl[600], esc[1300];
+    bool best = dim_dat(&dat, t, s, d, best_point, n_series, &xa, oscale);
 
     char png[300], datname[300];
     sfmt(png, sizeof png, "%s.png", name);
@@ -925,55 +1003,16 @@ static int plot_dim(const struct sweep_table *t, const struct sweep_spec *s, int
     sfmt(lbl, sizeof lbl, "%s (%s)", s->objective, ounit);
     sb_printf(&g, "set ylabel \"%s\"\n", gp_str(lbl, esc, sizeof esc));
     sb_printf(&g, "set grid\nset key outside top center horizontal box\nset offsets graph 0.05, graph 0.05, graph 0.08, graph 0.08\n");
-    if (logx)
+    if (xa.logx)
         sb_printf(&g, "set logscale x\n");
-    if (!numeric) {
-        sb_printf(&g, "set xrange [-0.5:%d.5]\nset xtics (", dim->n_values - 1);
-        for (int v = 0; v < dim->n_values; v++) {
-            dim_value_label(dim, v, false, lbl, sizeof lbl);
-            sb_printf(&g, "%s\"%s\" %d", v ? ", " : "", gp_str(lbl, esc, sizeof esc), v);
-        }
-        sb_printf(&g, ")\n");
-    } else {
-        sb_printf(&g, "set xtics (");
-        for (int v = 0; v < dim->n_values; v++) {
-            double x;
-            value_number(dim->value[v][0], ax.kind, &x);
-            char a[40];
-            sb_printf(&g, "%s\"%.6g\" %s", v ? ", " : "", x / ax.per_unit, fmt_double(x / ax.per_unit, a, sizeof a));
-        }
-        sb_printf(&g, ")\n");
-    }
+    dim_xtics(&g, dim, &xa);
     sb_printf(&g, "plot ");
     for (int c = 0; c < n_series; c++) {
-        if (n_series == 1) {
-            sfmt(lbl, sizeof lbl, "%s", combos == 1 ? "mean over seeds" : "mean over all runs with this value");
-        } else {
-            lbl[0] = '\0';
-            /* decode combination c back into the other dimensions' values */
-            int rest = c;
-            char parts[8][300];
-            int np = 0;
-            for (int e = s->n_dims - 1; e >= 0; e--) {
-                if (e == d)
-                    continue;
-                int v = rest % s->dims[e].n_values;
-                rest /= s->dims[e].n_values;
-                char sh[200], vl[200];
-                dim_short(s, e, sh, sizeof sh);
-                dim_value_label(&s->dims[e], v, true, vl, sizeof vl);
-                if (np < 8)
-                    sfmt(parts[np++], sizeof parts[0], "%s = %s", sh, vl);
-            }
-            for (int i = np - 1; i >= 0; i--) {
-                size_t l = strlen(lbl);
-                sfmt(lbl + l, sizeof lbl - l, "%s%s", i == np - 1 ? "" : ", ", parts[i]);
-            }
-        }
+        series_title(s, d, c, n_series, combos, lbl, sizeof lbl);
         sb_printf(&g, "'%s' index %d using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.2 title \"%s\", \\\n     ",
                   datname, c, gp_str(lbl, esc, sizeof esc));
     }
-    if (!isnan(best_x))
+    if (best)
         sb_printf(&g, "'%s' index %d using 1:2 with points pt 6 ps 3.5 lw 2.5 lc rgb 'red' title \"best point\"\n",
                   datname, n_series);
     else
