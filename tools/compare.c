@@ -397,27 +397,21 @@ static void size_label(char *out, size_t len, double b)
         sfmt(out, len, "%.0fB", b);
 }
 
-/* Draws out (a .png path) from the runs' flows.csv; returns 0, 2 on bad input, 3 when a file cannot be written. */
-static int compare_plot(const char *out, const char *title, char **dirs, int n, char titles[][4200], char **cc,
-                        const char *scenario, const struct fct_def *def)
+/* The buckets' upper edges from the first run's flows (a size that ends two buckets ends one).  Returns how many,
+ * or -1 with the message on stderr. */
+static int bucket_edges(const char *dir, double edge[N_BUCKETS])
 {
-    char path[4200], pdir[4200], name[PLOT_NAME_MAX + 1], err[1200], *csv = NULL;
-    const char *slash = strrchr(out, '/');
-    sfmt(pdir, sizeof pdir, "%.*s", slash ? (int)(slash - out) : 1, slash ? out : ".");
-    if (!pdir[0])
-        sfmt(pdir, sizeof pdir, "/");
-    sfmt(name, sizeof name, "%.*s", (int)strlen(slash ? slash + 1 : out) - 4, slash ? slash + 1 : out);
-    snprintf(path, sizeof path, "%s/flows.csv", dirs[0]);
+    char path[4200], err[1200], *csv = NULL;
+    snprintf(path, sizeof path, "%s/flows.csv", dir);
     if (read_text_file(path, &csv, err, sizeof err)) {
         fprintf(stderr, "rocesim: compare --plot: %s\n", err);
-        return 2;
+        return -1;
     }
     int m = 0;
     double *sizes = csv_sizes(csv, path, &m);
     free(csv);
     if (!sizes)
-        return 2;
-    double edge[N_BUCKETS];
+        return -1;
     int nb = 0;
     for (int k = 0; k < N_BUCKETS; k++) {
         int idx = (int)((long)(k + 1) * m / N_BUCKETS) - 1;
@@ -425,9 +419,18 @@ static int compare_plot(const char *out, const char *title, char **dirs, int n, 
             edge[nb++] = sizes[idx];
     }
     free(sizes);
-    char *dat = NULL;
-    size_t dlen = 0;
-    FILE *d = open_memstream(&dat, &dlen);
+    return nb;
+}
+
+/* The .dat text: a row per bucket, its label and largest size, then each run's p50 and p95.  Returns 0, or 2 with
+ * the message on stderr. */
+static int bucket_dat(char **dirs, int n, const struct fct_def *def, const double *edge, int nb, char **dat,
+                      size_t *dlen)
+{
+    char path[4200], err[1200], *csv = NULL;
+    *dat = NULL;
+    *dlen = 0;
+    FILE *d = open_memstream(dat, dlen);
     if (!d)
         mem_oom("comparing runs");
     fprintf(d, "# bucket, its largest flow size (label, bytes), then per run: slowdown%s p50, p95 (- : none %s)\n",
@@ -438,7 +441,7 @@ static int compare_plot(const char *out, const char *title, char **dirs, int n, 
         if (read_text_file(path, &csv, err, sizeof err)) {
             fprintf(stderr, "rocesim: compare --plot: %s\n", err);
             fclose(d);
-            free(dat);
+            free(*dat);
             return 2;
         }
         for (int k = 0; k < nb; k++)
@@ -447,7 +450,7 @@ static int compare_plot(const char *out, const char *title, char **dirs, int n, 
                 fprintf(stderr, "rocesim: compare --plot: %s: %s\n", path, err);
                 free(csv);
                 fclose(d);
-                free(dat);
+                free(*dat);
                 return 2;
             }
         free(csv);
@@ -467,21 +470,14 @@ static int compare_plot(const char *out, const char *title, char **dirs, int n, 
         fprintf(d, "\n");
     }
     fclose(d);
-    char tdir[4200], gnuplot[4200];
-    sfmt(path, sizeof path, "%s/%s.dat", pdir, name);
-    int rc = 0;
-    if (write_file_atomic(path, dat, dlen) != 0) {
-        fprintf(stderr, "rocesim: compare --plot: cannot write %s: %s\n", path, strerror(errno));
-        rc = 3;
-    }
-    free(dat);
-    if (rc)
-        return rc;
-    if (!plot_find_templates(tdir, sizeof tdir)) {
-        fprintf(stderr, "rocesim: compare --plot: plot templates (plots/*.gp) not found next to the rocesim binary; "
-                        "set ROCESIM_PLOTS to their directory\n");
-        return 3;
-    }
+    return 0;
+}
+
+/* What fct_slowdown.gp needs beyond the data: the data file's name, the title, and a legend entry per run with its
+ * congestion control when its scenario.json says it (a comparison is usually one of algorithms). */
+static char *fct_prelude(const char *datname, const char *title, const char *scenario, const struct fct_def *def,
+                         int n, char titles[][4200], char **cc)
+{
     char *pre = NULL;
     size_t plen = 0;
     FILE *pf = open_memstream(&pre, &plen);
@@ -490,7 +486,7 @@ static int compare_plot(const char *out, const char *title, char **dirs, int n, 
     char deftitle[4300];
     sfmt(deftitle, sizeof deftitle, "FCT slowdown%s by flow size: %s", def->what, scenario);
     fprintf(pf, "dat = ");
-    plot_gp_str(pf, strrchr(path, '/') + 1);
+    plot_gp_str(pf, datname);
     fprintf(pf, "\ntitle = ");
     plot_gp_str(pf, title ? title : deftitle);
     fprintf(pf, "\nnruns = %d\n", n);
@@ -506,6 +502,43 @@ static int compare_plot(const char *out, const char *title, char **dirs, int n, 
     plot_gp_array(pf, "legend", legend, n);
     fprintf(pf, "\n");
     fclose(pf);
+    return pre;
+}
+
+/* Draws out (a .png path) from the runs' flows.csv; returns 0, 2 on bad input, 3 when a file cannot be written. */
+static int compare_plot(const char *out, const char *title, char **dirs, int n, char titles[][4200], char **cc,
+                        const char *scenario, const struct fct_def *def)
+{
+    char path[4200], pdir[4200], name[PLOT_NAME_MAX + 1], err[1200];
+    const char *slash = strrchr(out, '/');
+    sfmt(pdir, sizeof pdir, "%.*s", slash ? (int)(slash - out) : 1, slash ? out : ".");
+    if (!pdir[0])
+        sfmt(pdir, sizeof pdir, "/");
+    sfmt(name, sizeof name, "%.*s", (int)strlen(slash ? slash + 1 : out) - 4, slash ? slash + 1 : out);
+    double edge[N_BUCKETS];
+    int nb = bucket_edges(dirs[0], edge);
+    if (nb < 0)
+        return 2;
+    char *dat;
+    size_t dlen;
+    if (bucket_dat(dirs, n, def, edge, nb, &dat, &dlen))
+        return 2;
+    char tdir[4200], gnuplot[4200];
+    sfmt(path, sizeof path, "%s/%s.dat", pdir, name);
+    int rc = 0;
+    if (write_file_atomic(path, dat, dlen) != 0) {
+        fprintf(stderr, "rocesim: compare --plot: cannot write %s: %s\n", path, strerror(errno));
+        rc = 3;
+    }
+    free(dat);
+    if (rc)
+        return rc;
+    if (!plot_find_templates(tdir, sizeof tdir)) {
+        fprintf(stderr, "rocesim: compare --plot: plot templates (plots/*.gp) not found next to the rocesim binary; "
+                        "set ROCESIM_PLOTS to their directory\n");
+        return 3;
+    }
+    char *pre = fct_prelude(strrchr(path, '/') + 1, title, scenario, def, n, titles, cc);
     int w = plot_write_script(pdir, tdir, "fct_slowdown", name, pre, err, sizeof err);
     free(pre);
     if (w) {
