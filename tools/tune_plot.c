@@ -477,19 +477,12 @@ void tune_plots_clean(const char *dir)
     clean(pdir);
 }
 
-int tune_plots(const struct tune_plot_input *in, const char *dir, char *line, size_t len)
+/* The data and the prelude of every plot, in memory: convergence, one marginal per parameter, and the Pareto front
+ * when there are two objectives.  *np: how many. */
+static struct plot *prepare_plots(const struct tune_plot_input *in, int *np)
 {
-    char pdir[PDIR_MAX], gnuplot[4096], tdir[4200];
-    sfmt(pdir, sizeof pdir, "%s/plots", dir);
-    line[0] = '\0';
-    if (make_dirs(pdir)) {
-        fprintf(stderr, "rocesim tune: %s: cannot create directory: %s\n", pdir, strerror(errno));
-        sfmt(line, len, "none: cannot create %s", pdir);
-        return SCN_EIO;
-    }
-    clean(pdir);
-    int np = in->n_params + 1 + (in->n_obj == 2);
-    struct plot *pl = mem_xcalloc((size_t)np, sizeof *pl, TUNE_OOM);
+    int n = in->n_params + 1 + (in->n_obj == 2);
+    struct plot *pl = mem_xcalloc((size_t)n, sizeof *pl, TUNE_OOM);
     sfmt(pl[0].name, sizeof pl[0].name, "convergence");
     plot_open(&pl[0], "tune_convergence");
     prep_convergence(in, &pl[0]);
@@ -506,20 +499,30 @@ int tune_plots(const struct tune_plot_input *in, const char *dir, char *line, si
         prep_marginal(in, k, p);
     }
     if (in->n_obj == 2) {
-        sfmt(pl[np - 1].name, sizeof pl[np - 1].name, "pareto");
-        plot_open(&pl[np - 1], "tune_pareto");
-        prep_pareto(in, &pl[np - 1]);
+        sfmt(pl[n - 1].name, sizeof pl[n - 1].name, "pareto");
+        plot_open(&pl[n - 1], "tune_pareto");
+        prep_pareto(in, &pl[n - 1]);
     }
-    for (int i = 0; i < np; i++)
+    for (int i = 0; i < n; i++)
         fclose(pl[i].pf);
+    *np = n;
+    return pl;
+}
 
-    int rc = 0, todo = 0;
-    bool templates = plot_find_templates(tdir, sizeof tdir);
-    struct sbuf skipped = {0}, failed = {0};
+/*
+ * Writes each plot's data and, with the templates, its script (then it is to be drawn, p->draw).  A plot with
+ * nothing to show is named in skipped, one whose template fails in failed (a broken installation, not the tuner's
+ * output: reported as a plot gnuplot failed on).  Returns 0, or SCN_EIO when a file cannot be written.
+ */
+static int write_plot_files(struct plot *pl, int np, const char *pdir, const char *tdir, bool templates,
+                            struct sbuf *skipped, struct sbuf *failed, int *todo)
+{
+    int rc = 0;
+    *todo = 0;
     for (int i = 0; i < np && !rc; i++) {
         struct plot *p = &pl[i];
         if (p->skip[0]) {
-            sb_printf(&skipped, "%s%s.png not drawn: %s", skipped.len ? "; " : "", p->name, p->skip);
+            sb_printf(skipped, "%s%s.png not drawn: %s", skipped->len ? "; " : "", p->name, p->skip);
             continue;
         }
         char dn[PLOT_NAME_MAX + 8], err[1200];
@@ -532,14 +535,61 @@ int tune_plots(const struct tune_plot_input *in, const char *dir, char *line, si
             fprintf(stderr, "rocesim tune: %s\n", err);
             rc = SCN_EIO;
         } else if (w > 0) {
-            /* a broken installation, not the tuner's output: reported like a plot gnuplot failed on */
             fprintf(stderr, "rocesim tune: %s plot failed, no %s.png drawn: %s\n", p->name, p->name, err);
-            sb_printf(&failed, " %s.png", p->name);
+            sb_printf(failed, " %s.png", p->name);
         } else {
             p->draw = true;
-            todo++;
+            (*todo)++;
         }
     }
+    return rc;
+}
+
+/* Draws the plots whose scripts are written, all at once as the run's and the sweep's (each gnuplot takes a moment
+ * to start); a plot gnuplot fails on is named in failed.  Returns how many PNG were drawn. */
+static int draw_plots(const struct plot *pl, int np, const char *gnuplot, const char *pdir, struct sbuf *failed)
+{
+    pid_t *pid = mem_xcalloc((size_t)np, sizeof *pid, TUNE_OOM);
+    int *start_err = mem_xcalloc((size_t)np, sizeof *start_err, TUNE_OOM);
+    for (int i = 0; i < np; i++) {
+        pid[i] = pl[i].draw ? plot_gnuplot_start(gnuplot, pdir, pl[i].name) : -1;
+        start_err[i] = errno;
+    }
+    int drawn = 0;
+    for (int i = 0; i < np; i++) {
+        char why[1200];
+        if (!pl[i].draw)
+            continue;
+        if (pid[i] < 0)
+            sfmt(why, sizeof why, "cannot start gnuplot: %s", strerror(start_err[i]));
+        else if (plot_gnuplot_finish(gnuplot, pdir, pl[i].name, pid[i], why, sizeof why) == 0) {
+            drawn++;
+            continue;
+        }
+        fprintf(stderr, "rocesim tune: %s plot failed, no %s.png drawn: %s\n", pl[i].name, pl[i].name, why);
+        sb_printf(failed, " %s.png", pl[i].name);
+    }
+    free(pid);
+    free(start_err);
+    return drawn;
+}
+
+int tune_plots(const struct tune_plot_input *in, const char *dir, char *line, size_t len)
+{
+    char pdir[PDIR_MAX], gnuplot[4096], tdir[4200];
+    sfmt(pdir, sizeof pdir, "%s/plots", dir);
+    line[0] = '\0';
+    if (make_dirs(pdir)) {
+        fprintf(stderr, "rocesim tune: %s: cannot create directory: %s\n", pdir, strerror(errno));
+        sfmt(line, len, "none: cannot create %s", pdir);
+        return SCN_EIO;
+    }
+    clean(pdir);
+    int np, todo;
+    struct plot *pl = prepare_plots(in, &np);
+    bool templates = plot_find_templates(tdir, sizeof tdir);
+    struct sbuf skipped = {0}, failed = {0};
+    int rc = write_plot_files(pl, np, pdir, tdir, templates, &skipped, &failed, &todo);
     if (rc) {
         sfmt(line, len, "none: cannot write the plot files in %s/", pdir);
     } else if (!templates) {
@@ -558,29 +608,7 @@ int tune_plots(const struct tune_plot_input *in, const char *dir, char *line, si
     } else if (!plot_find_gnuplot(gnuplot, sizeof gnuplot)) {
         sfmt(line, len, "gnuplot is not installed: scripts written to %s/ (run gnuplot NAME.gp there)", pdir);
     } else {
-        /* All at once, as the run's and the sweep's: each gnuplot takes a moment to start. */
-        pid_t *pid = mem_xcalloc((size_t)np, sizeof *pid, TUNE_OOM);
-        int *start_err = mem_xcalloc((size_t)np, sizeof *start_err, TUNE_OOM);
-        for (int i = 0; i < np; i++) {
-            pid[i] = pl[i].draw ? plot_gnuplot_start(gnuplot, pdir, pl[i].name) : -1;
-            start_err[i] = errno;
-        }
-        int drawn = 0;
-        for (int i = 0; i < np; i++) {
-            char why[1200];
-            if (!pl[i].draw)
-                continue;
-            if (pid[i] < 0)
-                sfmt(why, sizeof why, "cannot start gnuplot: %s", strerror(start_err[i]));
-            else if (plot_gnuplot_finish(gnuplot, pdir, pl[i].name, pid[i], why, sizeof why) == 0) {
-                drawn++;
-                continue;
-            }
-            fprintf(stderr, "rocesim tune: %s plot failed, no %s.png drawn: %s\n", pl[i].name, pl[i].name, why);
-            sb_printf(&failed, " %s.png", pl[i].name);
-        }
-        free(pid);
-        free(start_err);
+        int drawn = draw_plots(pl, np, gnuplot, pdir, &failed);
         if (failed.len)
             sfmt(line, len, "%s/: %d PNG drawn; FAILED:%s", pdir, drawn, failed.p);
         else
