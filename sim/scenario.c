@@ -1545,6 +1545,86 @@ static int name_hosts(struct ctx *c)
     return 0;
 }
 
+/* A fat-tree's shape, from "k" or from the five shape fields (never both: they could disagree).  *n: its hosts,
+ * *formula: how they were counted, for the messages on the network's size. */
+static int parse_fat_tree(struct ctx *c, const cJSON *tj, const char *path, int64_t *n, const char **formula)
+{
+    static const char *const shape[] = {"pods", "tors_per_pod", "aggs_per_pod", "hosts_per_tor", "cores", NULL};
+    struct scn_topology *t = &c->s->topo;
+    struct scn_link dflt = {0};
+    bool have_dflt = false;
+    char p[PATH_LEN];
+    const cJSON *k = member(tj, "k");
+    for (int i = 0; shape[i]; i++)
+        if (k && member(tj, shape[i]))
+            return bad(c, join(p, path, shape[i]),
+                       "expected either \"k\" or the shape fields (pods, tors_per_pod, aggs_per_pod, "
+                       "hosts_per_tor, cores), got both \"k\" and \"%s\"",
+                       shape[i]);
+    if (k) {
+        long long kv;
+        if (val_int(c, k, join(p, path, "k"), 2, 200, &kv) < 0)
+            return -1;
+        if (kv % 2)
+            return bad(c, p, "expected an even integer, got %lld", kv);
+        t->k = (int)kv;
+        t->pods = t->k;
+        t->tors_per_pod = t->aggs_per_pod = t->hosts_per_tor = t->k / 2;
+        t->cores = (t->k / 2) * (t->k / 2);
+        *n = (int64_t)kv * kv * kv / 4;
+        *formula = " (k^3/4)";
+    } else {
+        if (!member(tj, "pods"))
+            return bad(c, join(p, path, "k"),
+                       "expected an even integer (or the shape fields pods, tors_per_pod, aggs_per_pod, "
+                       "hosts_per_tor and cores), got nothing (this field is required)");
+        if (need_count(c, tj, path, "pods", 1, &t->pods) < 0 ||
+            need_count(c, tj, path, "tors_per_pod", 1, &t->tors_per_pod) < 0 ||
+            need_count(c, tj, path, "aggs_per_pod", 1, &t->aggs_per_pod) < 0 ||
+            need_count(c, tj, path, "hosts_per_tor", 1, &t->hosts_per_tor) < 0 ||
+            need_count(c, tj, path, "cores", 1, &t->cores) < 0)
+            return -1;
+        *n = mul_sat(mul_sat(t->pods, t->tors_per_pod), t->hosts_per_tor);
+        *formula = " (pods x tors_per_pod x hosts_per_tor)";
+    }
+    t->oversubscription = 1.0;
+    if (get_link(c, tj, path, "link", &dflt, &have_dflt) < 0 ||
+        need_link(c, tj, path, "host_link", have_dflt, &dflt, &t->host_link) < 0 ||
+        need_link(c, tj, path, "fabric_link", have_dflt, &dflt, &t->fabric_link) < 0 ||
+        get_num(c, tj, path, "oversubscription", 1.0, false, INFINITY, false, &t->oversubscription) < 0)
+        return -1;
+    return 0;
+}
+
+/* A dragonfly's shape; g is a x h + 1 unless given, the most groups in which every pair is linked directly.  *n and
+ * *formula as parse_fat_tree's. */
+static int parse_dragonfly(struct ctx *c, const cJSON *tj, const char *path, int64_t *n, const char **formula)
+{
+    struct scn_topology *t = &c->s->topo;
+    struct scn_link dflt = {0};
+    bool have_dflt = false;
+    int routing = 0;
+    if (need_count(c, tj, path, "a", 1, &t->df_a) < 0 || need_count(c, tj, path, "p", 1, &t->df_p) < 0 ||
+        need_count(c, tj, path, "h", 1, &t->df_h) < 0)
+        return -1;
+    int64_t gmax = mul_sat(t->df_a, t->df_h) + 1;
+    if (gmax > MAX_COUNT)
+        gmax = MAX_COUNT;
+    t->df_g = (int)gmax;
+    if (get_int(c, tj, path, "g", 2, gmax, &t->df_g) < 0)
+        return -1;
+    if (get_link(c, tj, path, "link", &dflt, &have_dflt) < 0 ||
+        need_link(c, tj, path, "host_link", have_dflt, &dflt, &t->host_link) < 0 ||
+        need_link(c, tj, path, "local_link", have_dflt, &dflt, &t->local_link) < 0 ||
+        need_link(c, tj, path, "global_link", have_dflt, &dflt, &t->global_link) < 0 ||
+        get_enum(c, tj, path, "routing", routing_names, &routing) < 0)
+        return -1;
+    t->routing = (enum scn_routing)routing;
+    *n = mul_sat(mul_sat(t->df_a, t->df_p), t->df_g);
+    *formula = " (a x p x g)";
+    return 0;
+}
+
 /* Reads the topology object tj (NULL when absent) into s->topo and derives n_hosts and the host names. */
 static int parse_topology(struct ctx *c, const cJSON *tj)
 {
@@ -1559,10 +1639,8 @@ static int parse_topology(struct ctx *c, const cJSON *tj)
     static const char *const k_custom[] = {"type", "nodes", "links", NULL};
     static const char *const *const known[] = {k_star, k_dumbbell, k_leafspine,
                                                k_fattree, k_dragonfly, k_custom};
-    static const char *const shape[] = {"pods", "tors_per_pod", "aggs_per_pod", "hosts_per_tor", "cores", NULL};
     const char *path = "topology";
     struct scn_topology *t = &c->s->topo;
-    char p[PATH_LEN];
     int type = 0;
 
     if (!tj)
@@ -1607,70 +1685,14 @@ static int parse_topology(struct ctx *c, const cJSON *tj)
         n = mul_sat(t->leaves, t->hosts_per_leaf);
         formula = " (leaves x hosts_per_leaf)";
         break;
-    case SCN_TOPO_FAT_TREE: {
-        const cJSON *k = member(tj, "k");
-        for (int i = 0; shape[i]; i++)
-            if (k && member(tj, shape[i]))
-                return bad(c, join(p, path, shape[i]),
-                           "expected either \"k\" or the shape fields (pods, tors_per_pod, aggs_per_pod, "
-                           "hosts_per_tor, cores), got both \"k\" and \"%s\"",
-                           shape[i]);
-        if (k) {
-            long long kv;
-            if (val_int(c, k, join(p, path, "k"), 2, 200, &kv) < 0)
-                return -1;
-            if (kv % 2)
-                return bad(c, p, "expected an even integer, got %lld", kv);
-            t->k = (int)kv;
-            t->pods = t->k;
-            t->tors_per_pod = t->aggs_per_pod = t->hosts_per_tor = t->k / 2;
-            t->cores = (t->k / 2) * (t->k / 2);
-            n = (int64_t)kv * kv * kv / 4;
-            formula = " (k^3/4)";
-        } else {
-            if (!member(tj, "pods"))
-                return bad(c, join(p, path, "k"),
-                           "expected an even integer (or the shape fields pods, tors_per_pod, aggs_per_pod, "
-                           "hosts_per_tor and cores), got nothing (this field is required)");
-            if (need_count(c, tj, path, "pods", 1, &t->pods) < 0 ||
-                need_count(c, tj, path, "tors_per_pod", 1, &t->tors_per_pod) < 0 ||
-                need_count(c, tj, path, "aggs_per_pod", 1, &t->aggs_per_pod) < 0 ||
-                need_count(c, tj, path, "hosts_per_tor", 1, &t->hosts_per_tor) < 0 ||
-                need_count(c, tj, path, "cores", 1, &t->cores) < 0)
-                return -1;
-            n = mul_sat(mul_sat(t->pods, t->tors_per_pod), t->hosts_per_tor);
-            formula = " (pods x tors_per_pod x hosts_per_tor)";
-        }
-        t->oversubscription = 1.0;
-        if (get_link(c, tj, path, "link", &dflt, &have_dflt) < 0 ||
-            need_link(c, tj, path, "host_link", have_dflt, &dflt, &t->host_link) < 0 ||
-            need_link(c, tj, path, "fabric_link", have_dflt, &dflt, &t->fabric_link) < 0 ||
-            get_num(c, tj, path, "oversubscription", 1.0, false, INFINITY, false, &t->oversubscription) < 0)
+    case SCN_TOPO_FAT_TREE:
+        if (parse_fat_tree(c, tj, path, &n, &formula) < 0)
             return -1;
         break;
-    }
-    case SCN_TOPO_DRAGONFLY: {
-        int routing = 0;
-        if (need_count(c, tj, path, "a", 1, &t->df_a) < 0 || need_count(c, tj, path, "p", 1, &t->df_p) < 0 ||
-            need_count(c, tj, path, "h", 1, &t->df_h) < 0)
+    case SCN_TOPO_DRAGONFLY:
+        if (parse_dragonfly(c, tj, path, &n, &formula) < 0)
             return -1;
-        int64_t gmax = mul_sat(t->df_a, t->df_h) + 1;
-        if (gmax > MAX_COUNT)
-            gmax = MAX_COUNT;
-        t->df_g = (int)gmax;
-        if (get_int(c, tj, path, "g", 2, gmax, &t->df_g) < 0)
-            return -1;
-        if (get_link(c, tj, path, "link", &dflt, &have_dflt) < 0 ||
-            need_link(c, tj, path, "host_link", have_dflt, &dflt, &t->host_link) < 0 ||
-            need_link(c, tj, path, "local_link", have_dflt, &dflt, &t->local_link) < 0 ||
-            need_link(c, tj, path, "global_link", have_dflt, &dflt, &t->global_link) < 0 ||
-            get_enum(c, tj, path, "routing", routing_names, &routing) < 0)
-            return -1;
-        t->routing = (enum scn_routing)routing;
-        n = mul_sat(mul_sat(t->df_a, t->df_p), t->df_g);
-        formula = " (a x p x g)";
         break;
-    }
     case SCN_TOPO_CUSTOM:
         if (parse_custom(c, tj, path) < 0)
             return -1;
