@@ -1920,6 +1920,78 @@ static int check_after(struct ctx *c, const char *ppath, const char *key, int64_
     return 0;
 }
 
+/* The "hosts" of a generator or a collective, at least two; every host when it is absent. */
+static int get_hosts_or_all(struct ctx *c, const cJSON *e, const char *path, struct scn_hostset *out)
+{
+    char p[PATH_LEN];
+    const cJSON *hv = member(e, "hosts");
+    join(p, path, "hosts");
+    if (hv)
+        return val_hostset(c, hv, p, 2, out) < 0 ? -1 : 0;
+    cJSON *all = cJSON_CreateString("all");
+    if (!all)
+        return ctx_oom(c);
+    int rc = val_hostset(c, all, p, 2, out);
+    cJSON_Delete(all);
+    return rc < 0 ? -1 : 0;
+}
+
+/* A Poisson generator's fields beyond those every entry has. */
+static int parse_poisson(struct ctx *c, const cJSON *e, const char *path, struct scn_traffic *tr)
+{
+    static const char *const pattern_names[] = {"uniform", "permutation", NULL};
+    char p[PATH_LEN];
+    int pat = SCN_PAT_UNIFORM;
+    if (get_hosts_or_all(c, e, path, &tr->hosts) < 0)
+        return -1;
+    if (required(c, e, path, "load", "a number greater than 0 and at most 1") < 0 ||
+        get_num(c, e, path, "load", 0.0, true, 1.0, false, &tr->load) < 0 ||
+        required(c, e, path, "size_cdf", "\"websearch\", \"hadoop\" or the path of a CDF file") < 0 ||
+        get_qty(c, e, path, "end", Q_TIME, false, &tr->end_ps) < 0 ||
+        check_after(c, path, "end", tr->start_ps, "start", tr->end_ps) < 0 ||
+        get_enum(c, e, path, "pattern", pattern_names, &pat) < 0)
+        return -1;
+    tr->pattern = (enum scn_pattern)pat;
+    const cJSON *cdf = member(e, "size_cdf");
+    const char *cs = NULL;
+    join(p, path, "size_cdf");
+    if (val_str(c, cdf, p, "\"websearch\", \"hadoop\" or the path of a CDF file", &cs) < 0)
+        return -1;
+    if (!*cs || strlen(cs) >= sizeof tr->size_cdf)
+        return bad(c, p, "expected \"websearch\", \"hadoop\" or a file path of at most %zu characters, got \"%.60s\"",
+                   sizeof tr->size_cdf - 1, cs);
+    setting_strf(tr->size_cdf, sizeof tr->size_cdf, "%s", cs);
+    return 0;
+}
+
+/* An allreduce's or an alltoall's fields beyond those every entry has. */
+static int parse_collective(struct ctx *c, const cJSON *e, const char *path, struct scn_traffic *tr)
+{
+    static const char *const algo_names[] = {"ring", NULL};
+    char p[PATH_LEN];
+    int algo = 0;
+    if (get_hosts_or_all(c, e, path, &tr->hosts) < 0)
+        return -1;
+    if (tr->type == SCN_TR_ALLREDUCE && get_enum(c, e, path, "algorithm", algo_names, &algo) < 0)
+        return -1;
+    tr->nics_per_server = 1;
+    if (tr->type == SCN_TR_ALLREDUCE && get_int(c, e, path, "nics_per_server", 1, 1024, &tr->nics_per_server) < 0)
+        return -1;
+    /* One ring per NIC rank of a server (NCCL's rings over rails): ranks must fill whole servers,
+     * and each ring needs two servers at least. */
+    if (tr->hosts.n % tr->nics_per_server != 0 || tr->hosts.n / tr->nics_per_server < 2)
+        return bad(c, join(p, path, "nics_per_server"),
+                   "expected a divisor of the number of hosts (%d) leaving at least 2 servers, got %d",
+                   tr->hosts.n, tr->nics_per_server);
+    /* Each rank's share is size / ranks: it must be at least one byte. */
+    if (tr->size < tr->hosts.n) {
+        char a[32];
+        return bad(c, join(p, path, "size"), "expected a size of at least %dB (one byte per rank), got \"%s\"",
+                   tr->hosts.n, units_fmt_size(tr->size, a, sizeof a));
+    }
+    return 0;
+}
+
 /* Reads one traffic entry (index i) into tr. */
 static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, int i, struct scn_traffic *tr)
 {
@@ -1932,8 +2004,6 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
                                               "nics_per_server", NULL};
     static const char *const k_alltoall[] = {"type", "id", "hosts", "size", "start", "priority", NULL};
     static const char *const *const known[] = {k_flow, k_incast, k_poisson, k_allreduce, k_alltoall};
-    static const char *const pattern_names[] = {"uniform", "permutation", NULL};
-    static const char *const algo_names[] = {"ring", NULL};
     char p[PATH_LEN];
     int type = 0;
     if (val_obj(c, e, path) < 0 ||
@@ -1985,76 +2055,11 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
                            scn_host_name(c->s, tr->receiver));
         break;
     }
-    case SCN_TR_POISSON: {
-        int pat = SCN_PAT_UNIFORM;
-        const cJSON *hv = member(e, "hosts"), *cdf;
-        if (hv) {
-            if (val_hostset(c, hv, join(p, path, "hosts"), 2, &tr->hosts) < 0)
-                return -1;
-        } else {
-            cJSON *all = cJSON_CreateString("all");
-            if (!all)
-                return ctx_oom(c);
-            int rc = val_hostset(c, all, join(p, path, "hosts"), 2, &tr->hosts);
-            cJSON_Delete(all);
-            if (rc < 0)
-                return -1;
-        }
-        if (required(c, e, path, "load", "a number greater than 0 and at most 1") < 0 ||
-            get_num(c, e, path, "load", 0.0, true, 1.0, false, &tr->load) < 0 ||
-            required(c, e, path, "size_cdf", "\"websearch\", \"hadoop\" or the path of a CDF file") < 0 ||
-            get_qty(c, e, path, "end", Q_TIME, false, &tr->end_ps) < 0 ||
-            check_after(c, path, "end", tr->start_ps, "start", tr->end_ps) < 0 ||
-            get_enum(c, e, path, "pattern", pattern_names, &pat) < 0)
-            return -1;
-        tr->pattern = (enum scn_pattern)pat;
-        cdf = member(e, "size_cdf");
-        const char *cs = NULL;
-        join(p, path, "size_cdf");
-        if (val_str(c, cdf, p, "\"websearch\", \"hadoop\" or the path of a CDF file", &cs) < 0)
-            return -1;
-        if (!*cs || strlen(cs) >= sizeof tr->size_cdf)
-            return bad(c, p, "expected \"websearch\", \"hadoop\" or a file path of at most %zu characters, got \"%.60s\"",
-                       sizeof tr->size_cdf - 1, cs);
-        setting_strf(tr->size_cdf, sizeof tr->size_cdf, "%s", cs);
-        break;
-    }
+    case SCN_TR_POISSON:
+        return parse_poisson(c, e, path, tr);
     case SCN_TR_ALLREDUCE:
-    case SCN_TR_ALLTOALL: {
-        int algo = 0;
-        const cJSON *hv = member(e, "hosts");
-        join(p, path, "hosts");
-        if (hv) {
-            if (val_hostset(c, hv, p, 2, &tr->hosts) < 0)
-                return -1;
-        } else {
-            cJSON *all = cJSON_CreateString("all");
-            if (!all)
-                return ctx_oom(c);
-            int rc = val_hostset(c, all, p, 2, &tr->hosts);
-            cJSON_Delete(all);
-            if (rc < 0)
-                return -1;
-        }
-        if (tr->type == SCN_TR_ALLREDUCE && get_enum(c, e, path, "algorithm", algo_names, &algo) < 0)
-            return -1;
-        tr->nics_per_server = 1;
-        if (tr->type == SCN_TR_ALLREDUCE && get_int(c, e, path, "nics_per_server", 1, 1024, &tr->nics_per_server) < 0)
-            return -1;
-        /* One ring per NIC rank of a server (NCCL's rings over rails): ranks must fill whole servers,
-         * and each ring needs two servers at least. */
-        if (tr->hosts.n % tr->nics_per_server != 0 || tr->hosts.n / tr->nics_per_server < 2)
-            return bad(c, join(p, path, "nics_per_server"),
-                       "expected a divisor of the number of hosts (%d) leaving at least 2 servers, got %d",
-                       tr->hosts.n, tr->nics_per_server);
-        /* Each rank's share is size / ranks: it must be at least one byte. */
-        if (tr->size < tr->hosts.n) {
-            char a[32];
-            return bad(c, join(p, path, "size"), "expected a size of at least %dB (one byte per rank), got \"%s\"",
-                       tr->hosts.n, units_fmt_size(tr->size, a, sizeof a));
-        }
-        break;
-    }
+    case SCN_TR_ALLTOALL:
+        return parse_collective(c, e, path, tr);
     }
     return 0;
 }
