@@ -366,7 +366,11 @@ void port_arrive(struct sim *s, void *obj, uint64_t arg)
     struct pkt *k = (struct pkt *)(uintptr_t)arg;
     SIM_ASSERT_ENT(s, net_ent(p->node));
     if (k->next) {
-        __builtin_prefetch(k->next);
+        /* The next frame was written on the sender's core when the link is cut: start fetching it now, but only if
+         * it arrives within this window, when the sender no longer links frames behind it (port_transmit); one
+         * it may still write to would go back and forth between the cores. */
+        if (k->next_at < s->horizon)
+            __builtin_prefetch(k->next);
         sim_at_seq(s, k->next_at, k->next_seq, port_arrive, p, (uint64_t)(uintptr_t)k->next);
     }
     struct net *n = p->net;

@@ -512,6 +512,96 @@ int sim_par_init(struct sim_par *P, struct sim *global, uint32_t n, const uint16
     return sim_par_init_comm(P, global, n, ent_part, n_ent, line, window, threaded, NULL);
 }
 
+/* Zeroed memory on whole cache lines of its own; NULL when out of memory. */
+static void *zalloc_lines(size_t bytes)
+{
+    bytes = (bytes + 63) / 64 * 64;
+    void *p = aligned_alloc(64, bytes ? bytes : 64);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
+/* Sets up partition i's engine (sim_init, its sequence table, its hooks); -1 when out of memory, with nothing of
+ * it left allocated. */
+static int make_engine(struct sim_par *P, uint32_t i, struct sim *global, uint32_t n_ent)
+{
+    struct sim *s = &P->parts[i];
+    if (sim_init(s))
+        return -1; /* sim_init freed what it had made */
+    /* Each partition numbers its entities' events in a table of its own: with one table for all, entities of
+     * different partitions that share a cache line (a pod's switches beside another pod's) made every event's
+     * sequence a write to a line the other core held (docs/performance.md).  An entity's own count lives in its
+     * partition's table; the run's (entity 0) in the run-wide engine's. */
+    free(s->ent_seq);
+    s->ent_seq = NULL;
+    if (sim_par_mine(P, i)) {
+        s->ent_seq = zalloc_lines(sizeof *s->ent_seq * n_ent);
+        if (!s->ent_seq) {
+            sim_free(s);
+            return -1;
+        }
+        memcpy(s->ent_seq, global->ent_seq, sizeof *s->ent_seq * n_ent);
+    }
+    s->n_ent = n_ent;
+    s->par = P;
+    s->part = i;
+    s->now = global->now;
+    /* the models' prefetch hooks (sim_add_prefetch), registered on the run's engine, serve every partition */
+    s->n_pf = global->n_pf;
+    memcpy(s->pf_fn, global->pf_fn, sizeof s->pf_fn);
+    memcpy(s->pf_hook, global->pf_hook, sizeof s->pf_hook);
+    return 0;
+}
+
+/* Starts a worker for each partition of this process but the first (the calling thread runs it). */
+static int start_threads(struct sim_par *P)
+{
+    uint32_t local = P->hi - P->lo;
+    P->th = calloc(P->n, sizeof *P->th);
+    P->tid = calloc(local, sizeof *P->tid);
+    if (!P->th || !P->tid)
+        return -1;
+    /* more threads than cores: a waiting thread yields at once, to the one it waits for */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    P->go = P->end = (struct sim_barrier){.n = local, .spins = cores >= (long)local ? SPINS_BEFORE_YIELD : 0};
+    P->threaded = true;
+    P->tid[0] = gettid();
+    contention_policy_init(&P->policy);
+    for (uint32_t i = P->lo + 1; i < P->hi; i++)
+        if (pthread_create(&P->th[i], NULL, worker, &P->parts[i])) {
+            /* the workers started wait at a barrier that can no longer fill: nothing to do but end */
+            fprintf(stderr, "rocesim: cannot start the thread of partition %u of %u\n", i, P->n);
+            exit(1);
+        }
+    return 0;
+}
+
+/* Moves what the run's engine has queued already to the partitions of the entities it belongs to. */
+static void move_queued(struct sim_par *P, struct sim *global)
+{
+    struct sim_event *q = NULL;
+    size_t nq = 0, cap = 0;
+    struct sim_event e;
+    while (sim_pop(global, &e)) {
+        if (nq == cap) {
+            cap = cap ? cap * 2 : 1024;
+            q = mem_xrealloc(q, sizeof *q * cap, "partitioning the event queue");
+        }
+        q[nq++] = e;
+    }
+    for (size_t i = 0; i < nq; i++) {
+        uint32_t ent = (uint32_t)(q[i].lo & ((1u << SIM_SLOT_BITS) - 1));
+        uint32_t to = P->ent_part[ent];
+        if (to < P->n && !sim_par_mine(P, to))
+            continue; /* the process that runs it has it */
+        sim_insert(engine(P, to), q[i].hi, q[i].lo, q[i].fn, q[i].obj, q[i].timer, q[i].arg);
+        if (to < P->n && sim_key_time(q[i].hi) < P->mark[to].next_t)
+            P->mark[to].next_t = sim_key_time(q[i].hi);
+    }
+    free(q);
+}
+
 int sim_par_init_comm(struct sim_par *P, struct sim *global, uint32_t n, const uint16_t *ent_part, uint32_t n_ent,
                       sim_time_t line, sim_time_t window, bool threaded, const struct sim_par_comm *comm)
 {
@@ -538,103 +628,33 @@ int sim_par_init_comm(struct sim_par *P, struct sim *global, uint32_t n, const u
     /* the grid: the multiple of the smallest delay nearest above SIM_PAR_LINE_MIN, the same for every cut */
     P->grid = line * ((SIM_PAR_LINE_MIN + line - 1) / line);
     P->window = window < P->grid ? window : P->grid;
-    /* each engine on lines of its own: a partition writes its clock every event, its neighbour in the array reads
-     * its prefetch hooks every event */
-    P->parts = aligned_alloc(64, sizeof *P->parts * n);
-    if (P->parts)
-        memset(P->parts, 0, sizeof *P->parts * n);
+    /* engines, mailboxes and marks on lines of their own: each is written by its partition with every event
+     * (an engine's clock) or every frame across (a mailbox), beside another partition's */
+    P->parts = zalloc_lines(sizeof *P->parts * n);
     P->ent_part = malloc(sizeof *P->ent_part * n_ent);
-    size_t n_box = (size_t)2 * (n + 1) * (n + 1);
-    P->box = aligned_alloc(64, sizeof *P->box * n_box);
-    if (P->box)
-        memset(P->box, 0, sizeof *P->box * n_box);
-    P->mark = aligned_alloc(64, sizeof *P->mark * n);
+    P->box = zalloc_lines(sizeof *P->box * 2 * (n + 1) * (n + 1));
+    P->mark = zalloc_lines(sizeof *P->mark * n);
     if (!P->parts || !P->ent_part || !P->box || !P->mark)
         goto fail;
-    for (; made < n; made++) {
-        struct sim *s = &P->parts[made];
-        if (sim_init(s))
-            goto fail; /* sim_init freed what it had made */
-        /* Each partition numbers its entities' events in a table of its own: with one table for all, entities
-         * of different partitions that share a cache line (a pod's switches beside another pod's) made every
-         * event's sequence a write to a line the other core held (docs/performance.md).  An entity's own count
-         * lives in its partition's table; the run's (entity 0) in the run-wide engine's. */
-        free(s->ent_seq);
-        s->ent_seq = NULL;
-        if (!comm || sim_par_mine(P, made)) {
-            s->ent_seq = aligned_alloc(64, ((sizeof *s->ent_seq * n_ent + 63) / 64) * 64); /* lines of its own */
-            if (!s->ent_seq) {
-                sim_free(s);
-                goto fail;
-            }
-            memcpy(s->ent_seq, global->ent_seq, sizeof *s->ent_seq * n_ent);
-        }
-        s->n_ent = n_ent;
-        s->par = P;
-        s->part = made;
-        s->now = global->now;
-        /* the models' prefetch hooks (sim_add_prefetch), registered on the run's engine, serve every partition */
-        s->n_pf = global->n_pf;
-        memcpy(s->pf_fn, global->pf_fn, sizeof s->pf_fn);
-        memcpy(s->pf_hook, global->pf_hook, sizeof s->pf_hook);
-    }
+    for (; made < n; made++)
+        if (make_engine(P, made, global, n_ent))
+            goto fail;
     for (uint32_t e = 0; e < n_ent; e++) {
         if (e != SIM_ENT_GLOBAL && ent_part[e] >= n)
             goto fail;
         P->ent_part[e] = e == SIM_ENT_GLOBAL ? (uint16_t)n : ent_part[e];
     }
-    uint32_t local = P->hi - P->lo;
-    if (threaded && local > 1) {
-        P->th = calloc(n, sizeof *P->th);
-        P->tid = calloc(local, sizeof *P->tid);
-        if (!P->th || !P->tid)
-            goto fail;
-        /* more threads than cores: a waiting thread yields at once, to the one it waits for */
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        P->go = P->end = (struct sim_barrier){.n = local, .spins = cores >= (long)local ? SPINS_BEFORE_YIELD : 0};
-        P->threaded = true;
-        P->tid[0] = gettid();
-        contention_policy_init(&P->policy);
-        for (uint32_t i = P->lo + 1; i < P->hi; i++)
-            if (pthread_create(&P->th[i], NULL, worker, &P->parts[i])) {
-                /* the workers started wait at a barrier that can no longer fill: nothing to do but end */
-                fprintf(stderr, "rocesim: cannot start the thread of partition %u of %u\n", i, n);
-                exit(1);
-            }
-    }
-    /* Move what is queued already to the partitions of the entities it belongs to. */
-    struct sim_event *q = NULL;
-    size_t nq = 0, cap = 0;
-    struct sim_event e;
-    while (sim_pop(global, &e)) {
-        if (nq == cap) {
-            cap = cap ? cap * 2 : 1024;
-            struct sim_event *nqv = realloc(q, sizeof *q * cap);
-            if (!nqv)
-                mem_oom("partitioning the event queue");
-            q = nqv;
-        }
-        q[nq++] = e;
-    }
-    global->par = P;
-    global->part = n;
-    global->ent_part = P->ent_part;
-    for (uint32_t i = 0; i < n; i++)
-        P->parts[i].ent_part = n > 1 ? P->ent_part : NULL;
+    if (threaded && P->hi - P->lo > 1 && start_threads(P))
+        goto fail;
     for (uint32_t i = 0; i < n; i++) {
+        P->parts[i].ent_part = n > 1 ? P->ent_part : NULL;
         P->mark[i].next_t = T_NONE;
         P->mark[i].mailed_min = T_NONE;
     }
-    for (size_t i = 0; i < nq; i++) {
-        uint32_t ent = (uint32_t)(q[i].lo & ((1u << SIM_SLOT_BITS) - 1));
-        uint32_t to = P->ent_part[ent];
-        if (to < n && !sim_par_mine(P, to))
-            continue; /* the process that runs it has it */
-        sim_insert(engine(P, to), q[i].hi, q[i].lo, q[i].fn, q[i].obj, q[i].timer, q[i].arg);
-        if (to < n && sim_key_time(q[i].hi) < P->mark[to].next_t)
-            P->mark[to].next_t = sim_key_time(q[i].hi);
-    }
-    free(q);
+    move_queued(P, global); /* taken out of the run's engine while it is still a plain one */
+    global->par = P;
+    global->part = n;
+    global->ent_part = P->ent_part;
     return 0;
 fail:
     release(P, made);
