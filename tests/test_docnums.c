@@ -546,8 +546,8 @@ static bool parse_arg(struct ectx *c, const struct table *t, char *a, struct agg
         strcmp(f->op, ">") && strcmp(f->op, ">="))
         return e_fail(c, "unknown comparison %s", f->op), false;
     f->isnum = full_number(f->val, &f->num);
-    if (!f->isnum && strchr(f->val, '(')) {
-        /* a value computed from the runs, e.g. time_ns>flows.max(finish_ns, id=store.0) */
+    if (!f->isnum && (strchr(f->val, '(') || f->op[0] == '<' || f->op[0] == '>')) {
+        /* a value computed from the runs: time_ns>flows.max(finish_ns, id=store.0), time_ns<=summary.sim_end_ns */
         struct ectx sub;
         memset(&sub, 0, sizeof sub);
         memcpy(sub.need, c->need, sizeof sub.need);
@@ -734,6 +734,43 @@ static double aggregate_holding(struct ectx *c, const struct table *t, const str
     return v;
 }
 
+static double aggregate_column(struct ectx *c, const struct table *t, const char *agg, const struct aggargs *g,
+                               const size_t *rows, size_t n);
+
+/* groupmin(AGG, COLUMN, KEY) / groupmax: AGG of COLUMN for each value of KEY (a flow, say), then the smallest or
+ * largest of those: rates.groupmin(mean, rate_gbps, flow) is the mean rate of the slowest flow. */
+static double aggregate_groups(struct ectx *c, const struct table *t, const char *agg, const struct aggargs *g,
+                               const size_t *rows, size_t n)
+{
+    int key = g->npos == 3 ? table_col(t, g->pos[2]) : -1;
+    if (key < 0)
+        return e_fail(c, "%s(AGG, COLUMN, KEY): which KEY column?", agg), NAN;
+    struct aggargs sub = *g;
+    snprintf(sub.pos[0], sizeof sub.pos[0], "%s", g->pos[1]);
+    sub.npos = 1;
+    size_t *in = malloc(sizeof *in * (n + 1));
+    bool *done = calloc(n + 1, sizeof *done);
+    double best = NAN;
+    for (size_t i = 0; i < n; i++) {
+        if (done[i])
+            continue;
+        const char *k = t->cell[rows[i] * (size_t)t->ncol + (size_t)key];
+        size_t m = 0;
+        for (size_t j = i; j < n; j++) {
+            if (!done[j] && !strcmp(t->cell[rows[j] * (size_t)t->ncol + (size_t)key], k)) {
+                done[j] = true;
+                in[m++] = rows[j];
+            }
+        }
+        double v = aggregate_column(c, t, g->pos[0], &sub, in, m);
+        if (isnan(best) || (!strcmp(agg, "groupmin") ? v < best : v > best))
+            best = v;
+    }
+    free(in);
+    free(done);
+    return best;
+}
+
 /* Aggregate `agg` of table t over the rows the filters keep. */
 static double aggregate(struct ectx *c, const struct table *t, const char *agg, const struct aggargs *g)
 {
@@ -771,6 +808,8 @@ static double aggregate(struct ectx *c, const struct table *t, const char *agg, 
         for (size_t j = 0; j < nk; j++)
             free(keys[j]);
         free(keys);
+    } else if (!strcmp(agg, "groupmin") || !strcmp(agg, "groupmax")) {
+        v = aggregate_groups(c, t, agg, g, rows, n);
     } else if (!strcmp(agg, "holding")) {
         v = aggregate_holding(c, t, g, rows, n);
     } else {
@@ -786,8 +825,9 @@ static double text_match(struct ectx *c, const char *dir)
     struct aggargs g;
     if (!parse_aggargs(c, NULL, &g))
         return NAN;
-    if (g.npos != 2)
-        return e_fail(c, "%s", "match(FILE, REGEX)"), NAN;
+    double nth = 1;
+    if (g.npos < 2 || g.npos > 3 || (g.npos == 3 && (!full_number(g.pos[2], &nth) || nth < 1)))
+        return e_fail(c, "%s", "match(FILE, REGEX[, N]): the Nth match, from 1"), NAN;
     if (c->dry)
         return 1;
     struct cached *f = file_get(dir, g.pos[0], c->err, sizeof c->err);
@@ -798,10 +838,19 @@ static double text_match(struct ectx *c, const char *dir)
     if (regcomp(&re, g.pos[1], REG_EXTENDED | REG_NEWLINE))
         return e_fail(c, "bad regular expression %s", g.pos[1]), NAN;
     double v = NAN;
-    if (!f->text || regexec(&re, f->text, 2, m, 0) || m[1].rm_so < 0)
-        e_fail(c, "no match for %s", g.pos[1]);
+    const char *at = f->text;
+    for (int k = 0; at && k < (int)nth; k++) {
+        if (regexec(&re, at, 2, m, k ? REG_NOTBOL : 0) || m[1].rm_so < 0) {
+            at = NULL;
+            break;
+        }
+        if (k + 1 < (int)nth)
+            at += m[0].rm_eo > 0 ? m[0].rm_eo : 1;
+    }
+    if (!at)
+        e_fail(c, "no such match for %s", g.pos[1]);
     else
-        v = strtod(f->text + m[1].rm_so, NULL);
+        v = strtod(at + m[1].rm_so, NULL);
     regfree(&re);
     return v;
 }
@@ -818,7 +867,11 @@ static double e_file(struct ectx *c, const char *dir, const char *file)
         snprintf(name, sizeof name, "%s.csv", file);
         struct cached *f = c->dry ? NULL : file_get(dir, name, c->err, sizeof c->err);
         struct aggargs g;
-        if ((!c->dry && !f) || !parse_aggargs(c, f ? f->csv : NULL, &g))
+        const char *outer = c->defdir;
+        c->defdir = dir; /* for the references in filter values */
+        bool ok = (c->dry || f) && parse_aggargs(c, f ? f->csv : NULL, &g);
+        c->defdir = outer;
+        if (!ok)
             return NAN;
         return c->dry ? 1 : aggregate(c, f->csv, agg, &g);
     }
@@ -901,6 +954,8 @@ static double e_ref(struct ectx *c)
     snprintf(name, sizeof name, "%.*s", (int)(c->i - start), c->s + start);
     if (!name[0])
         return e_fail(c, "expected a number, a file or a function at %s", c->s + start), NAN;
+    if (c->s[c->i] == '(' && !dir[0] && strcmp(name, "match") == 0 && c->defdir)
+        snprintf(dir, sizeof dir, "%s", c->defdir);
     if (dir[0]) {
         int k = src_of(dir, strlen(dir));
         if (k < 0)
@@ -1775,11 +1830,14 @@ static void mech_values(void)
         {"flows.crossings(slowdown, 2)", 1},   {"flows.distinct(size_bytes, id!=web.*)", 3},
         {"flows.mean(slowdown, \"id\"=store.*)", 2.25}, {"flows.first(finish_ns)", 2000000},
         {"incast:match(run.log, \"peak ([0-9.]+) KB\")", 1590.5},
+        {"incast:match(run.log, \"^x ([0-9]+)\", 2)", 2}, /* the second match */
         {"flows.min(size_bytes * 8 / finish_ns, id=store.*)", 0.0004}, /* an expression of the row's columns */
         {"flows.at_max(slowdown, (size_bytes + 50) * 2)", 200},
         {"flows.count(finish_ns>flows.min(finish_ns, id=store.*))", 1}, /* a filter's value from the runs */
         {"incast:(summary.d + summary.s)", 8.476},
         {"flows.holding(id, store.1, size_bytes, size_bytes<=200)", 1}, /* the last row of 200 holds store.1 */
+        {"flows.groupmax(sum, size_bytes, finish_ns, size_bytes<300)", 200}, /* per finish time, the largest sum */
+        {"flows.groupmin(sum, size_bytes, finish_ns, size_bytes<300)", 50},
         {"min(2, 3) + max(1, abs(-4))", 6},   {"1 - 2 - 3", -4}, {"2 * (3 + 1) / 4", 2},
     };
     char err[512];
@@ -1897,7 +1955,7 @@ static void test_mechanism(void)
                                         " \"s\": \"4.92KB\", \"a\": [10, 20]}");
     write_in("out/incast/flows.csv", "id,size_bytes,finish_ns,slowdown\nstore.0,100,2000000,1.5\n"
                                      "store.1,200,2837000,3.0\nbulk0,300,,\nweb.1,50,100,12.25\n");
-    write_in("out/incast/run.log", "x\npeak 1590.5 KB\n");
+    write_in("out/incast/run.log", "x 1\npeak 1590.5 KB\nx 2\n");
     mech_values();
     mech_formats();
     mech_doc_check();
