@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <glob.h>
 #include <math.h>
 #include <regex.h>
 #include <stdio.h>
@@ -65,6 +66,18 @@ static const struct docsrc {
     {"labs/04", "sh scenarios/labs/04-deadlock/run.sh -q", false},
     {"misconfig", "for s in scenarios/misconfig/*.json; do n=${s##*/}; "
                   "./rocesim run $s -q --no-plot -o out/misconfig/${n%.json} || exit 1; done", false},
+    {"lab11-timely-paper", "l=scenarios/labs/11-which-cc; p='--set host.cc=timely --set host.timely.preset=paper -q --no-plot'; "
+                           "./rocesim run $l/mix.json $p -o out/lab11-timely-paper/mix && "
+                           "./rocesim run $l/allreduce.json $p --stop 30ms -o out/lab11-timely-paper/allreduce", false},
+    {"lab09-variants", "sh tests/docsrc/lab09-variants.sh", true},
+    {"tune-studies", "sh tests/docsrc/tune-studies.sh", true},
+    {"load50", "sh tests/docsrc/cc-comparison.sh 50", true},
+    {"load30", "sh tests/docsrc/cc-comparison.sh 30", true},
+    /* docs/tune.md's and docs/sweep.md's examples, as they print them (into their default directories) */
+    {"incast-mix-short-flows", "./rocesim tune scenarios/tune/incast-mix-short-flows.json", false},
+    {"incast-mix-g-kmin", "./rocesim tune scenarios/tune/incast-mix-g-kmin.json", false},
+    {"incast-mix-pareto", "./rocesim tune scenarios/tune/incast-mix-pareto.json", false},
+    {"dcqcn-g-kmin", "./rocesim sweep scenarios/sweeps/dcqcn-g-kmin.json", false},
     {"doctor", "for s in scenarios/misconfig/pfc-off.json scenarios/misconfig/ecn-off.json "
                "scenarios/labs/10-bandwidth-far-below/mystery-b.json; do n=${s##*/}; n=${n%.json}; "
                "./rocesim run $s -q --no-plot -o out/doctor/$n || exit 1; ./rocesim doctor out/doctor/$n >out/doctor/$n.txt; "
@@ -111,13 +124,19 @@ static bool sandbox_fill(const char *dir)
         snprintf(bin, sizeof bin, "%s", b);
     else
         snprintf(bin, sizeof bin, "%s/%s", repo, b[0] == '.' && b[1] == '/' ? b + 2 : b);
-    char cmd[8192];
+    char cmd[8192], *make = NULL;
+    if (test_run("command -v make", &make) != 0 || !make || make[0] != '/') {
+        free(make);
+        return false;
+    }
+    make[strcspn(make, "\n")] = '\0';
     snprintf(cmd, sizeof cmd,
-             "cd %s && mkdir -p out bin && ln -sfn %s/scenarios scenarios && ln -sfn %s/plots plots && "
+             "cd %s && mkdir -p out bin && ln -sfn %s/scenarios scenarios && ln -sfn %s/plots plots && ln -sfn %s/tests tests && ln -sfn %s/docs docs && "
              "ln -sfn %s rocesim && ln -sfn %s bin/rocesim && "
-             "printf '#!/bin/sh\\nexec make -f %s/Makefile -o rocesim --no-print-directory \"$@\"\\n' >bin/make && "
+             "printf '#!/bin/sh\\nexec %s -f %s/Makefile -o rocesim --no-print-directory \"$@\"\\n' >bin/make && "
              "chmod +x bin/make",
-             dir, repo, repo, bin, bin, repo);
+             dir, repo, repo, repo, repo, bin, bin, make, repo);
+    free(make);
     return test_run(cmd, NULL) == 0;
 }
 
@@ -336,6 +355,80 @@ static struct table *table_parse(char *buf)
     return t;
 }
 
+/*
+ * The CSV files NAME of every directory DIR matches (DIR with a '*'), one after the other under the first one's
+ * header, with a column `dir` naming each row's directory (its last part); NULL when none matches.
+ */
+static char *glob_csv(const char *dir, const char *name)
+{
+    char pat[2048];
+    snprintf(pat, sizeof pat, "%s/out/%s", sbx, dir);
+    glob_t gl;
+    if (glob(pat, GLOB_ONLYDIR, NULL, &gl) != 0)
+        return NULL;
+    char *all = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&all, &len);
+    for (size_t i = 0; i < gl.gl_pathc; i++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s", gl.gl_pathv[i], name);
+        char *t = test_read_file(p, NULL);
+        const char *base = strrchr(gl.gl_pathv[i], '/') + 1;
+        for (char *line = t, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+            nl = strchr(line, '\n');
+            size_t l = nl ? (size_t)(nl - line) : strlen(line);
+            if (line == t && len == 0)
+                fprintf(m, "%.*s,dir\n", (int)l, line);
+            else if (line != t)
+                fprintf(m, "%.*s,%s\n", (int)l, line, base);
+        }
+        free(t);
+    }
+    fclose(m);
+    globfree(&gl);
+    return all;
+}
+
+/* A plot's data (gnuplot's NAME.dat: numbers separated by blanks, blocks separated by blank lines, '#' comments) as
+ * CSV: columns c1, c2, ... and `block`, from 0. */
+static char *dat_csv(char *dat)
+{
+    char *csv = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&csv, &len);
+    int block = 0, ncol = 0;
+    bool blank = false;
+    for (char *line = dat, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (line[0] == '#')
+            continue;
+        if (!line[strspn(line, " \t")]) {
+            blank = true;
+            continue;
+        }
+        block += blank && ncol > 0;
+        blank = false;
+        int n = 0;
+        char row[4096] = "";
+        for (char *tok = strtok(line, " \t"); tok; tok = strtok(NULL, " \t"), n++) {
+            size_t l = strlen(row);
+            snprintf(row + l, sizeof row - l, "%s,", tok);
+        }
+        if (!ncol) {
+            ncol = n;
+            for (int k = 1; k <= ncol; k++)
+                fprintf(m, "c%d,", k);
+            fprintf(m, "block\n");
+        }
+        fprintf(m, "%s%d\n", row, block);
+    }
+    fclose(m);
+    free(dat);
+    return csv;
+}
+
 /* The file DIR/NAME (below the sandbox's out/), read and parsed as its extension says; NULL with err. */
 static struct cached *file_get(const char *dir, const char *name, char *err, size_t elen)
 {
@@ -344,7 +437,16 @@ static struct cached *file_get(const char *dir, const char *name, char *err, siz
     for (size_t i = 0; i < ncache; i++)
         if (strcmp(cache[i].path, path) == 0)
             return &cache[i];
-    char *text = test_read_file(path, NULL);
+    size_t nlen = strlen(name);
+    bool csv = nlen > 4 && strcmp(name + nlen - 4, ".csv") == 0;
+    char *text = strchr(dir, '*') && csv ? glob_csv(dir, name) : test_read_file(path, NULL);
+    if (!text && csv) {
+        /* NAME.dat, a plot's data, where there is no NAME.csv */
+        char dat[2048];
+        snprintf(dat, sizeof dat, "%.*s.dat", (int)(strlen(path) - 4), path);
+        text = test_read_file(dat, NULL);
+        text = text ? dat_csv(text) : NULL;
+    }
     if (!text) {
         snprintf(err, elen, "no file out/%s/%s", dir, name);
         return NULL;
@@ -401,9 +503,9 @@ static void e_ws(struct ectx *c)
         c->i++;
 }
 
-/* A JSON value by path: keys (the longest that fits, since keys may hold dots), array indices, or a key's
- * position among its object's keys.  A string's leading number counts ("4.92KB" is 4.92). */
-static bool json_at(const cJSON *o, const char *path, double *v)
+/* A JSON node by path: keys (the longest that fits, since keys may hold dots), array indices, or a key's position
+ * among its object's keys; NULL when there is none. */
+static const cJSON *json_node(const cJSON *o, const char *path)
 {
     while (*path) {
         const cJSON *next = NULL;
@@ -424,10 +526,28 @@ static bool json_at(const cJSON *o, const char *path, double *v)
             best = seg;
         }
         if (!next)
-            return false;
+            return NULL;
         o = next;
         path += best + (path[best] == '.');
     }
+    return o;
+}
+
+/* A JSON number by path; a string's leading number counts ("4.92KB" is 4.92), a boolean is 0 or 1; PATH.# is how
+ * many members an array or object has. */
+static bool json_at(const cJSON *o, const char *path, double *v)
+{
+    size_t len = strlen(path);
+    if (len >= 1 && path[len - 1] == '#' && (len == 1 || path[len - 2] == '.')) {
+        char head[512];
+        snprintf(head, sizeof head, "%.*s", (int)(len >= 2 ? len - 2 : 0), path);
+        o = json_node(o, head);
+        if (!cJSON_IsArray(o) && !cJSON_IsObject(o))
+            return false;
+        *v = cJSON_GetArraySize(o);
+        return true;
+    }
+    o = json_node(o, path);
     if (cJSON_IsNumber(o))
         *v = o->valuedouble;
     else if (cJSON_IsBool(o))
@@ -447,6 +567,20 @@ struct filt {
     double num;
     bool isnum;
 };
+
+/* A cell's number: the whole cell, or a quantity's number in the unit it is written in ("4.92KB", "774us"). */
+static bool cell_number(const char *s, double *v)
+{
+    char *end;
+    if (!*s)
+        return false;
+    *v = strtod(s, &end);
+    if (end == s)
+        return false;
+    while (isalpha((unsigned char)*end))
+        end++;
+    return *end == '\0';
+}
 
 static bool full_number(const char *s, double *v)
 {
@@ -476,7 +610,7 @@ static bool filt_keeps(const struct filt *f, const char *cell)
 {
     double x;
     int cmp;
-    if (f->isnum && full_number(cell, &x))
+    if (f->isnum && cell_number(cell, &x))
         cmp = (x > f->num) - (x < f->num);
     else if (f->op[0] == '=' || f->op[0] == '!')
         cmp = fnmatch(f->val, cell, 0) == 0 ? 0 : 1;
@@ -620,7 +754,7 @@ static bool row_value(struct ectx *c, const struct table *t, size_t r, const cha
 {
     int col = table_col(t, what);
     if (col >= 0)
-        return full_number(t->cell[r * (size_t)t->ncol + (size_t)col], v);
+        return cell_number(t->cell[r * (size_t)t->ncol + (size_t)col], v);
     struct ectx rc;
     memset(&rc, 0, sizeof rc);
     rc.s = what;
@@ -672,11 +806,17 @@ static double aggregate_column(struct ectx *c, const struct table *t, const char
             e_fail(c, "%s(COLUMN, RESULT)", agg);
         else if (agg[0] == 'a')
             v = row_value(c, t, at[b], g->pos[1], &p) ? p : NAN;
+    } else if (!strcmp(agg, "count")) {
+        v = (double)m; /* rows with a number in the column: for groups */
     } else if (!strcmp(agg, "first") || !strcmp(agg, "last")) {
         v = agg[0] == 'f' ? x[0] : x[m - 1];
-    } else if (!strcmp(agg, "pct")) {
-        /* nearest rank, as summary.json's percentiles */
-        if (g->npos < 2 || !full_number(g->pos[1], &p) || p <= 0 || p > 100)
+    } else if (!strcmp(agg, "pct") || (agg[0] == 'p' && isdigit((unsigned char)agg[1]))) {
+        /* nearest rank, as summary.json's percentiles; p99(COLUMN) is pct(COLUMN, 99) */
+        if (agg[1] != 'c')
+            p = atof(agg + 1);
+        else if (g->npos < 2 || !full_number(g->pos[1], &p))
+            p = -1;
+        if (p <= 0 || p > 100)
             e_fail(c, "%s", "pct(COLUMN, P): P in (0, 100]");
         else {
             qsort(x, m, sizeof *x, cmp_dbl);
@@ -737,20 +877,29 @@ static double aggregate_holding(struct ectx *c, const struct table *t, const str
 static double aggregate_column(struct ectx *c, const struct table *t, const char *agg, const struct aggargs *g,
                                const size_t *rows, size_t n);
 
-/* groupmin(AGG, COLUMN, KEY) / groupmax: AGG of COLUMN for each value of KEY (a flow, say), then the smallest or
- * largest of those: rates.groupmin(mean, rate_gbps, flow) is the mean rate of the slowest flow. */
+/*
+ * Per value of a KEY column (a flow, a candidate): groupmin(AGG, COLUMN, KEY[, N]) and groupmax are the smallest and
+ * largest AGG of COLUMN over the groups of at least N rows (rates.groupmin(mean, rate_gbps, flow): the mean rate of
+ * the slowest flow), groupmean their mean; groupargmin and groupargmax give that group's KEY instead; groups(KEY[,
+ * N[, M]]) counts the groups of N to M rows.  AGG is one of the aggregates of a column (mean, max, p99, ...).
+ */
 static double aggregate_groups(struct ectx *c, const struct table *t, const char *agg, const struct aggargs *g,
                                const size_t *rows, size_t n)
 {
-    int key = g->npos == 3 ? table_col(t, g->pos[2]) : -1;
-    if (key < 0)
-        return e_fail(c, "%s(AGG, COLUMN, KEY): which KEY column?", agg), NAN;
+    bool count = !strcmp(agg, "groups"), arg = strstr(agg, "arg") != NULL, lo = strstr(agg, "min") != NULL;
+    bool mean = !strcmp(agg, "groupmean");
+    double sum = 0;
+    int kpos = count ? 0 : 2, key = g->npos > kpos ? table_col(t, g->pos[kpos]) : -1;
+    double nmin = 1, nmax = INFINITY;
+    if (key < 0 || (g->npos > kpos + 1 && !full_number(g->pos[kpos + 1], &nmin)) ||
+        (count && g->npos > 2 && !full_number(g->pos[2], &nmax)))
+        return e_fail(c, "%s", "groupmin(AGG, COLUMN, KEY[, N]), groupargmin(...), groups(KEY[, N[, M]])"), NAN;
     struct aggargs sub = *g;
     snprintf(sub.pos[0], sizeof sub.pos[0], "%s", g->pos[1]);
     sub.npos = 1;
     size_t *in = malloc(sizeof *in * (n + 1));
     bool *done = calloc(n + 1, sizeof *done);
-    double best = NAN;
+    double best = NAN, bestkey = NAN, groups = 0;
     for (size_t i = 0; i < n; i++) {
         if (done[i])
             continue;
@@ -762,13 +911,21 @@ static double aggregate_groups(struct ectx *c, const struct table *t, const char
                 in[m++] = rows[j];
             }
         }
+        if ((double)m < nmin || (double)m > nmax)
+            continue;
+        groups++;
+        if (count)
+            continue;
         double v = aggregate_column(c, t, g->pos[0], &sub, in, m);
-        if (isnan(best) || (!strcmp(agg, "groupmin") ? v < best : v > best))
+        sum += v;
+        if (isnan(best) || (lo ? v < best : v > best)) {
             best = v;
+            bestkey = strtod(k, NULL);
+        }
     }
     free(in);
     free(done);
-    return best;
+    return count ? groups : mean ? sum / groups : arg ? bestkey : best;
 }
 
 /* Aggregate `agg` of table t over the rows the filters keep. */
@@ -808,7 +965,7 @@ static double aggregate(struct ectx *c, const struct table *t, const char *agg, 
         for (size_t j = 0; j < nk; j++)
             free(keys[j]);
         free(keys);
-    } else if (!strcmp(agg, "groupmin") || !strcmp(agg, "groupmax")) {
+    } else if (!strncmp(agg, "group", 5)) {
         v = aggregate_groups(c, t, agg, g, rows, n);
     } else if (!strcmp(agg, "holding")) {
         v = aggregate_holding(c, t, g, rows, n);
@@ -890,7 +1047,7 @@ static double e_file(struct ectx *c, const char *dir, const char *file)
     return v;
 }
 
-/* min(...), max(...), abs(x) over expressions. */
+/* min(...), max(...), abs(x), floor(x) over expressions. */
 static double e_func(struct ectx *c, const char *fn)
 {
     double v = NAN;
@@ -912,17 +1069,65 @@ static double e_func(struct ectx *c, const char *fn)
     c->i++;
     if (!strcmp(fn, "abs"))
         v = fabs(v);
+    else if (!strcmp(fn, "floor"))
+        v = floor(v);
     else if (strcmp(fn, "min") && strcmp(fn, "max"))
         e_fail(c, "unknown function %s", fn);
     return v;
 }
 
 /* [DIR:]FILE.path, [DIR:]FILE.AGG(...), [DIR:]match(FILE, RE) or FUNC(...). */
+/*
+ * A directory named in a reference, with each {DIR:FILE.path} in it replaced by that JSON string (a run's id:
+ * labs/09/tune/runs/{labs/09/tune:best.id}-s2), into out; false with the error.
+ */
+static bool expand_dir(struct ectx *c, const char *raw, size_t len, char *out, size_t olen)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len && o + 1 < olen;) {
+        if (raw[i] != '{') {
+            out[o++] = raw[i++];
+            continue;
+        }
+        const char *close = memchr(raw + i, '}', len - i), *colon = memchr(raw + i, ':', len - i);
+        if (!close || !colon || colon > close)
+            return e_fail(c, "%s", "expected {DIR:FILE.path} in a directory"), false;
+        char dir[256], file[300];
+        snprintf(dir, sizeof dir, "%.*s", (int)(colon - raw - i - 1), raw + i + 1);
+        const char *dot = memchr(colon, '.', (size_t)(close - colon));
+        if (!dot)
+            return e_fail(c, "%s", "expected {DIR:FILE.path} in a directory"), false;
+        snprintf(file, sizeof file, "%.*s.json", (int)(dot - colon - 1), colon + 1);
+        char path[256];
+        snprintf(path, sizeof path, "%.*s", (int)(close - dot - 1), dot + 1);
+        int k = src_of(dir, strlen(dir));
+        if (k < 0)
+            return e_fail(c, "no source makes out/%s", dir), false;
+        c->need[k] = true;
+        const char *val = "*";
+        if (!c->dry) {
+            struct cached *f = file_get(dir, file, c->err, sizeof c->err);
+            const cJSON *n = f ? json_node(f->json, path) : NULL;
+            if (!cJSON_IsString(n))
+                return e_fail(c, "no string at %s", path), false;
+            val = n->valuestring;
+        }
+        o += (size_t)snprintf(out + o, olen - o, "%s", val);
+        i = (size_t)(close - raw) + 1;
+    }
+    out[o < olen ? o : olen - 1] = '\0';
+    return true;
+}
+
 static double e_ref(struct ectx *c)
 {
     size_t start = c->i;
-    while (isalnum((unsigned char)c->s[c->i]) || strchr("_/-", c->s[c->i]))
+    for (int depth = 0; isalnum((unsigned char)c->s[c->i]) || (c->s[c->i] && strchr("_/-*{", c->s[c->i])) ||
+                        (depth && c->s[c->i] && c->s[c->i] != '}') || (depth && c->s[c->i] == '}');) {
+        depth += c->s[c->i] == '{';
+        depth -= c->s[c->i] == '}';
         c->i++;
+    }
     char dir[256] = "";
     if (c->s[c->i] == ':' && c->s[c->i + 1] == '(') {
         /* DIR:(expression): DIR for the references in it that name none */
@@ -936,7 +1141,8 @@ static double e_ref(struct ectx *c)
         return v;
     }
     if (c->s[c->i] == ':') {
-        snprintf(dir, sizeof dir, "%.*s", (int)(c->i - start), c->s + start);
+        if (!expand_dir(c, c->s + start, c->i - start, dir, sizeof dir))
+            return NAN;
         start = ++c->i;
         while (isalnum((unsigned char)c->s[c->i]) || c->s[c->i] == '_')
             c->i++;
@@ -952,6 +1158,14 @@ static double e_ref(struct ectx *c)
     }
     char name[256];
     snprintf(name, sizeof name, "%.*s", (int)(c->i - start), c->s + start);
+    if (!name[0] && c->s[c->i] == '"' && strchr(c->s + c->i + 1, '"')) {
+        /* a file name with dots: "marginal_host.dcqcn.g".max(c2) */
+        const char *q = strchr(c->s + c->i + 1, '"');
+        snprintf(name, sizeof name, "%.*s", (int)(q - c->s - c->i - 1), c->s + c->i + 1);
+        c->i = (size_t)(q - c->s) + 1;
+        if (!dir[0] && c->defdir)
+            snprintf(dir, sizeof dir, "%s", c->defdir);
+    }
     if (!name[0])
         return e_fail(c, "expected a number, a file or a function at %s", c->s + start), NAN;
     if (c->s[c->i] == '(' && !dir[0] && strcmp(name, "match") == 0 && c->defdir)
@@ -993,7 +1207,7 @@ static double e_column(struct ectx *c)
     if (col < 0)
         return e_fail(c, "no column %s", name), NAN;
     double v;
-    if (!full_number(c->rowt->cell[c->row * (size_t)c->rowt->ncol + (size_t)col], &v)) {
+    if (!cell_number(c->rowt->cell[c->row * (size_t)c->rowt->ncol + (size_t)col], &v)) {
         c->empty = true;
         return NAN;
     }
@@ -1068,6 +1282,53 @@ static bool evaluate(struct ectx *c, const char *expr, const char *defdir, bool 
     return !c->err[0];
 }
 
+/* The directory and the JSON file and path of a text tag's [DIR:]FILE.path; false with the error. */
+static bool text_ref(struct ectx *c, const char *ref, const char *defdir, char *dir, char *file, char *path)
+{
+    const char *colon = strchr(ref, ':'), *f = colon ? colon + 1 : ref, *dot = strchr(f, '.');
+    if (colon)
+        snprintf(dir, 256, "%.*s", (int)(colon - ref), ref);
+    else if (defdir)
+        snprintf(dir, 256, "%s", defdir);
+    else
+        return e_fail(c, "%s: no DIR: and no <!--#run DIR--> before it", ref), false;
+    if (!dot)
+        return e_fail(c, "%s: expected [DIR:]FILE.path", ref), false;
+    snprintf(file, 300, "%.*s.json", (int)(dot - f), f);
+    snprintf(path, 512, "%s", dot + 1);
+    for (size_t l = strlen(path); l && path[l - 1] == ' ';)
+        path[--l] = '\0';
+    int k = src_of(dir, strlen(dir));
+    if (k < 0)
+        return e_fail(c, "no source makes out/%s (docsrcs in tests/test_docnums.c)", dir), false;
+    c->need[k] = true;
+    return true;
+}
+
+static bool text_source(struct ectx *c, const char *ref, const char *defdir)
+{
+    char dir[256], file[300], path[512];
+    return text_ref(c, ref, defdir, dir, file, path);
+}
+
+/* A text tag's JSON string, left in c->err (the caller's buffer for it); false with the error there. */
+static bool evaluate_text(struct ectx *c, const char *ref, const char *defdir)
+{
+    char dir[256], file[300], path[512];
+    memset(c->err, 0, sizeof c->err);
+    if (!text_ref(c, ref, defdir, dir, file, path))
+        return false;
+    struct cached *f = file_get(dir, file, c->err, sizeof c->err);
+    const cJSON *n = f ? json_node(f->json, path) : NULL;
+    if (!cJSON_IsString(n)) {
+        if (f)
+            snprintf(c->err, sizeof c->err, "no string at %s", path);
+        return false;
+    }
+    snprintf(c->err, sizeof c->err, "%s", n->valuestring);
+    return true;
+}
+
 /* ---- the docs: tags, their literals, blocks ---- */
 
 struct qtag {
@@ -1076,6 +1337,7 @@ struct qtag {
     size_t end;         /* just after the tag */
     char expr[1024];
     char defdir[256];   /* the #run directory in force */
+    bool text;          /* <!--=text DIR:FILE.path-->: the code span before it is that JSON string */
 };
 
 struct qblock {
@@ -1205,6 +1467,8 @@ static void parse_comment(struct qdocs *q, struct qdoc *d, size_t at, size_t end
             snprintf(defdir, 256, "%s", trim(body + 5));
         else if (strcmp(body, "#transcript") == 0 || strncmp(body, "#output ", 8) == 0)
             parse_block(q, d, at, body + 1);
+        else if (strcmp(body, "#commands") == 0)
+            ; /* the block a source runs (tests/docsrc/), found there by this line */
         else
             qerr(q, d->path, line, "unknown marker <!--%s-->", body);
         return;
@@ -1212,10 +1476,18 @@ static void parse_comment(struct qdocs *q, struct qdoc *d, size_t at, size_t end
     if (body[0] != '=')
         return; /* an ordinary comment */
     struct qtag t = {.line = line, .end = end};
-    snprintf(t.expr, sizeof t.expr, "%s", body + 1);
+    t.text = strncmp(body, "=text ", 6) == 0;
+    snprintf(t.expr, sizeof t.expr, "%s", body + (t.text ? 6 : 1));
     snprintf(t.defdir, sizeof t.defdir, "%s", defdir);
-    if (!find_literal(d->text, at, &t.lit, &t.litlen))
+    if (t.text) {
+        const char *open = at > 1 && d->text[at - 1] == '`' ? memrchr(d->text, '`', at - 1) : NULL;
+        if (!open || memchr(open, '\n', at - (size_t)(open - d->text)))
+            return qerr(q, d->path, line, "no `code span` before <!--%s-->", body);
+        t.lit = (size_t)(open + 1 - d->text);
+        t.litlen = at - 1 - t.lit;
+    } else if (!find_literal(d->text, at, &t.lit, &t.litlen)) {
         return qerr(q, d->path, line, "no number before <!--%s-->", body);
+    }
     d->tags = realloc(d->tags, sizeof *d->tags * (size_t)(d->ntags + 1));
     d->tags[d->ntags++] = t;
 }
@@ -1673,7 +1945,9 @@ static void check_tag(struct qdoc *d, const struct qtag *t, bool all, struct out
     struct ectx c;
     double v;
     memset(&c, 0, sizeof c);
-    if (!evaluate(&c, t->expr, t->defdir[0] ? t->defdir : NULL, true, &v))
+    if (!t->text && !evaluate(&c, t->expr, t->defdir[0] ? t->defdir : NULL, true, &v))
+        return;
+    if (t->text && !text_source(&c, t->expr, t->defdir[0] ? t->defdir : NULL))
         return;
     bool slow;
     int bad = tag_sources(c.need, all, &slow);
@@ -1681,7 +1955,7 @@ static void check_tag(struct qdoc *d, const struct qtag *t, bool all, struct out
         o->slow++;
         return;
     }
-    char lit[128];
+    char lit[1024];
     snprintf(lit, sizeof lit, "%.*s", (int)t->litlen, d->text + t->lit);
     if (bad >= 0) {
         o->failed++;
@@ -1690,13 +1964,17 @@ static void check_tag(struct qdoc *d, const struct qtag *t, bool all, struct out
         return;
     }
     o->checked++;
-    if (!evaluate(&c, t->expr, t->defdir[0] ? t->defdir : NULL, false, &v)) {
+    if (!(t->text ? evaluate_text(&c, t->expr, t->defdir[0] ? t->defdir : NULL) :
+                    evaluate(&c, t->expr, t->defdir[0] ? t->defdir : NULL, false, &v))) {
         o->failed++;
         fprintf(o->m, "  %s:%d: %s<!--=%s-->: %s\n", d->path, t->line, lit, t->expr, c.err);
         return;
     }
-    char now[128];
-    format_like(v, lit, strlen(lit), now, sizeof now);
+    char now[1024];
+    if (t->text)
+        snprintf(now, sizeof now, "%s", c.err); /* evaluate_text left the string there */
+    else
+        format_like(v, lit, strlen(lit), now, sizeof now);
     if (strcmp(now, lit) == 0)
         return;
     o->drifted++;
@@ -1746,7 +2024,8 @@ static void sources_needed(struct qdocs *q, bool all, bool *need)
             struct ectx c;
             double v;
             memset(&c, 0, sizeof c);
-            if (!evaluate(&c, t->expr, t->defdir[0] ? t->defdir : NULL, true, &v))
+            if (!(t->text ? text_source(&c, t->expr, t->defdir[0] ? t->defdir : NULL)
+                          : evaluate(&c, t->expr, t->defdir[0] ? t->defdir : NULL, true, &v)))
                 qerr(q, q->d[i].path, t->line, "%s", c.err);
             for (size_t k = 0; k < N_SRC; k++)
                 need[k] |= c.need[k] && (all || !docsrcs[k].slow);
@@ -1823,7 +2102,7 @@ static void mech_values(void)
     } ok[] = {
         {"summary.packets.ecn_marked", 4596},   {"summary.flows.x.p", 7}, /* a key that holds a dot */
         {"summary.1", 3.556},                  {"summary.s", 4.92},      /* by position; a string's number */
-        {"summary.a.1", 20},                   {"flows.count()", 4},
+        {"summary.a.1", 20},                   {"summary.a.#", 2}, /* how many */                   {"flows.count()", 4},
         {"flows.count(finish_ns=)", 1},        {"flows.max(finish_ns, id=store.*) / 1e6", 2.837},
         {"flows.sum(size_bytes, size_bytes<=200)", 350}, {"flows.pct(slowdown, 50)", 3},
         {"flows.at_max(slowdown, size_bytes)", 50},      {"flows.value(size_bytes, id=bulk0)", 300},
@@ -1835,10 +2114,15 @@ static void mech_values(void)
         {"flows.at_max(slowdown, (size_bytes + 50) * 2)", 200},
         {"flows.count(finish_ns>flows.min(finish_ns, id=store.*))", 1}, /* a filter's value from the runs */
         {"incast:(summary.d + summary.s)", 8.476},
+        {"incast/runs/{incast:summary.r}:flows.value(n)", 4}, /* a directory named by a run's JSON string */
+        {"incast/runs/*:flows.sum(n)", 6}, {"incast:\"plot\".value(c2, block=1, c1=3)", 9}, /* plot.dat, blocks */ {"incast/runs/*:flows.max(q, q<7)", 5}, /* "5us": 5 */ {"incast/runs/*:flows.value(n, dir=b)", 4}, /* a pattern of directories */
         {"flows.holding(id, store.1, size_bytes, size_bytes<=200)", 1}, /* the last row of 200 holds store.1 */
         {"flows.groupmax(sum, size_bytes, finish_ns, size_bytes<300)", 200}, /* per finish time, the largest sum */
         {"flows.groupmin(sum, size_bytes, finish_ns, size_bytes<300)", 50},
-        {"min(2, 3) + max(1, abs(-4))", 6},   {"1 - 2 - 3", -4}, {"2 * (3 + 1) / 4", 2},
+        {"flows.groupargmax(sum, size_bytes, finish_ns, size_bytes<300)", 2837000}, /* that group's key */
+        {"flows.groups(slowdown, 1, 1)", 4}, /* an empty cell is a group too */
+        {"flows.groupmean(p50, slowdown, finish_ns, id=store.*)", 2.25}, {"flows.p99(slowdown)", 12.25},
+        {"min(2, 3) + max(1, abs(-4)) + floor(2.7)", 8},   {"1 - 2 - 3", -4}, {"2 * (3 + 1) / 4", 2},
     };
     char err[512];
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
@@ -1889,6 +2173,7 @@ static const char mech_doc[] =
     "<!--#run incast-->\n"
     "Marks: 4,618<!--=summary.packets.ecn_marked--> and 2.960 ms<!--=flows.max(finish_ns, id=store.*) / 1e6-->,\n"
     "p50 12<!--=incast:flows.pct(slowdown, 50)-->, the \xe2\x88\x92" "3.56<!--=0 - summary.d--> gap, `a<!--=b-->`.\n"
+    "The id `c`<!--=text summary.r-->.\n"
     "<!--#transcript-->\n"
     "```\n"
     "$ printf 'a 1\\nb\\nc\\nwall in 0.02 s (5.39 M events/s)\\n'\n"
@@ -1910,7 +2195,7 @@ static void mech_doc_check(void)
         printf("\n%s", q.errs);
     CU_ASSERT_EQUAL(q.nerr, 0);
     CU_ASSERT_EQUAL_FATAL(q.n, 1);
-    CU_ASSERT_EQUAL(q.d[0].ntags, 4); /* the one in a code span is an example */
+    CU_ASSERT_EQUAL(q.d[0].ntags, 5); /* the one in a code span is an example */
     CU_ASSERT_EQUAL(q.d[0].nblocks, 1);
     struct outcome o;
     docnums_check(&q, false, false, &o);
@@ -1920,7 +2205,7 @@ static void mech_doc_check(void)
     snprintf(want, sizeof want, "%s:4: 12 is 3 now", path);
     CU_ASSERT_PTR_NOT_NULL(o.msg ? strstr(o.msg, want) : NULL);
     CU_ASSERT_PTR_NOT_NULL(o.msg ? strstr(o.msg, "doc:    a 2\n      output: a 1") : NULL);
-    CU_ASSERT_EQUAL(o.drifted, 3);
+    CU_ASSERT_EQUAL(o.drifted, 4);
     CU_ASSERT_EQUAL(o.blocks_drifted, 1);
     CU_ASSERT_EQUAL(o.failed, 0);
     free(o.msg);
@@ -1931,6 +2216,7 @@ static void mech_doc_check(void)
     char *text = test_read_file(path, NULL);
     CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "Marks: 4,596<!--=summary.packets.ecn_marked--> and 2.837 ms<!--="));
     CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "p50 3<!--="));
+    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "The id `b`<!--=text summary.r-->."));
     /* the wall-clock figures of the doc are kept */
     CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "```\n$ printf 'a 1\\nb\\nc\\nwall in 0.02 s (5.39 M events/s)\\n'\n"
                                                 "a 1\n...\nwall in 9.99 s (1.00 M events/s)\n```\n"));
@@ -1952,10 +2238,16 @@ static void test_mechanism(void)
     snprintf(dir, sizeof dir, "%s/out/incast", sbx);
     mkdirs(dir);
     write_in("out/incast/summary.json", "{\"packets\": {\"ecn_marked\": 4596}, \"d\": 3.556, \"flows.x\": {\"p\": 7},"
-                                        " \"s\": \"4.92KB\", \"a\": [10, 20]}");
+                                        " \"s\": \"4.92KB\", \"a\": [10, 20], \"r\": \"b\"}");
     write_in("out/incast/flows.csv", "id,size_bytes,finish_ns,slowdown\nstore.0,100,2000000,1.5\n"
                                      "store.1,200,2837000,3.0\nbulk0,300,,\nweb.1,50,100,12.25\n");
     write_in("out/incast/run.log", "x 1\npeak 1590.5 KB\nx 2\n");
+    write_in("out/incast/plot.dat", "# a\n1 2\n3 4\n\n\n# b\n3 9\n");
+    mkdirs(strcat(dir, "/runs/a"));
+    write_in("out/incast/runs/a/flows.csv", "id,n,q\nx,2,5us\n");
+    dir[strlen(dir) - 1] = 'b';
+    mkdirs(dir);
+    write_in("out/incast/runs/b/flows.csv", "id,n,q\nx,4,7.5KB\n");
     mech_values();
     mech_formats();
     mech_doc_check();
