@@ -1492,6 +1492,29 @@ static void parse_comment(struct qdocs *q, struct qdoc *d, size_t at, size_t end
     d->tags[d->ntags++] = t;
 }
 
+/* Whether text[at] is inside an inline code span of its paragraph's line: a run of N backticks opens one that the
+ * next run of exactly N closes.  A comment there is an example, not a tag. */
+static bool in_code_span(const char *text, size_t at)
+{
+    size_t i = at;
+    while (i > 0 && text[i - 1] != '\n')
+        i--;
+    size_t open = 0; /* the length of the open span's run, 0: none */
+    while (i < at) {
+        if (text[i] != '`') {
+            i++;
+            continue;
+        }
+        size_t n = strspn(text + i, "`");
+        if (!open)
+            open = n;
+        else if (n == open)
+            open = 0;
+        i += n;
+    }
+    return open != 0;
+}
+
 static void parse_doc(struct qdocs *q, struct qdoc *d)
 {
     char defdir[256] = "";
@@ -1504,10 +1527,7 @@ static void parse_doc(struct qdocs *q, struct qdoc *d)
             if (!e)
                 return qerr(q, d->path, line_of(d->text, i), "%s", "a comment that does not end");
             size_t end = (size_t)(e + 3 - d->text);
-            size_t ticks = 0; /* inside an inline code span: an example, not a tag */
-            for (size_t k = i; k > 0 && d->text[k - 1] != '\n'; k--)
-                ticks += d->text[k - 1] == '`';
-            if (!fenced && ticks % 2 == 0)
+            if (!fenced && !in_code_span(d->text, i))
                 parse_comment(q, d, i, end, defdir);
             else if (fenced && (d->text[i + 4] == '=' || d->text[i + 4] == '#'))
                 qerr(q, d->path, line_of(d->text, i), "%s", "a tag inside a fenced block (use <!--#output-->)");

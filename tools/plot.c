@@ -473,6 +473,37 @@ static void list_order(const struct meta *mt, const struct smap *flows, uint32_t
         pick[i] = (uint32_t)((uint64_t)i * flows->n / nsel);
 }
 
+/* What rates.gp needs to know beyond rates.dat: the flows drawn, what the alpha and the dashed line are. */
+static void rates_prelude(FILE *pre, const struct meta *mt, const char *const *names, uint32_t nsel, uint32_t nflows,
+                          bool alpha, double ymax)
+{
+    fprintf(pre, "nf = %u\nhas_alpha = %d\n", nsel, alpha);
+    /* The alpha column is each algorithm's own state (docs/outputs.md, rates.csv): its name and range are the
+     * algorithm's (cc.h, alpha_name). */
+    int ci = cc_find(mt->cc);
+    const char *alabel = ci >= 0 && cc_registry[ci]->alpha_name ? cc_registry[ci]->alpha_name : "alpha";
+    int bounded = ci >= 0 && cc_registry[ci]->alpha_fraction;
+    fputs("alpha_label = ", pre);
+    plot_gp_str(pre, alabel);
+    fprintf(pre, "\nalpha_bounded = %d\n", bounded);
+    /* The dashed line is each algorithm's own second rate (cc.h, target_name): DCQCN's target rate, the rate
+     * Swift's window implies.  It may run far above line rate, so the rate axis is the sending rates'. */
+    fputs("target_label = ", pre);
+    plot_gp_str(pre, ci >= 0 && cc_registry[ci]->target_name ? cc_registry[ci]->target_name : "target rate");
+    fprintf(pre, "\nymax = %.6g\n", ymax > 0 ? ymax * 1.06 : 1);
+    plot_gp_array(pre, "fname", names, (int)nsel);
+    char sub[256];
+    if (nsel < nflows && mt->flows_list)
+        snprintf(sub, sizeof sub, "the first %u of the %u flows monitor.flows names", nsel, nflows);
+    else if (nsel < nflows)
+        snprintf(sub, sizeof sub, "%u of %u monitored flows, spread evenly over them", nsel, nflows);
+    else
+        snprintf(sub, sizeof sub, "%u monitored flow%s, while active", nflows, nflows == 1 ? "" : "s");
+    fputs("subtitle = ", pre);
+    plot_gp_str(pre, sub);
+    fputc('\n', pre);
+}
+
 static enum prep prep_rates(const char *dir, const char *pdir, const struct meta *mt, FILE *pre, char *note,
                             size_t nlen)
 {
@@ -573,31 +604,7 @@ static enum prep prep_rates(const char *dir, const char *pdir, const struct meta
         rc = PREP_ERROR;
         goto done;
     }
-    fprintf(pre, "nf = %u\nhas_alpha = %d\n", nsel, alpha);
-    /* The alpha column is each algorithm's own state (docs/outputs.md, rates.csv): its name and range are the
-     * algorithm's (cc.h, alpha_name). */
-    int ci = cc_find(mt->cc);
-    const char *alabel = ci >= 0 && cc_registry[ci]->alpha_name ? cc_registry[ci]->alpha_name : "alpha";
-    int bounded = ci >= 0 && cc_registry[ci]->alpha_fraction;
-    fputs("alpha_label = ", pre);
-    plot_gp_str(pre, alabel);
-    fprintf(pre, "\nalpha_bounded = %d\n", bounded);
-    /* The dashed line is each algorithm's own second rate (cc.h, target_name): DCQCN's target rate, the rate
-     * Swift's window implies.  It may run far above line rate, so the rate axis is the sending rates'. */
-    fputs("target_label = ", pre);
-    plot_gp_str(pre, ci >= 0 && cc_registry[ci]->target_name ? cc_registry[ci]->target_name : "target rate");
-    fprintf(pre, "\nymax = %.6g\n", ymax > 0 ? ymax * 1.06 : 1);
-    plot_gp_array(pre, "fname", (const char *const *)names, (int)nsel);
-    char sub[256];
-    if (nsel < flows.n && mt->flows_list)
-        snprintf(sub, sizeof sub, "the first %u of the %u flows monitor.flows names", nsel, flows.n);
-    else if (nsel < flows.n)
-        snprintf(sub, sizeof sub, "%u of %u monitored flows, spread evenly over them", nsel, flows.n);
-    else
-        snprintf(sub, sizeof sub, "%u monitored flow%s, while active", flows.n, flows.n == 1 ? "" : "s");
-    fputs("subtitle = ", pre);
-    plot_gp_str(pre, sub);
-    fputc('\n', pre);
+    rates_prelude(pre, mt, (const char *const *)names, nsel, flows.n, alpha, ymax);
 done:
     fclose(f);
     free(line);
