@@ -1688,13 +1688,21 @@ static void mask_line(const char *line, char *out, size_t len, char got[N_MASKS]
     }
 }
 
-/* The shape of a line: masked, each number one '#', blanks one space; what a new value cannot change. */
+/* The shape of a line: masked, each number and each id one '#', blanks one space; what a new value cannot change. */
 static void skeleton(const char *line, char *out, size_t len)
 {
     char m[4096];
     mask_line(line, m, sizeof m, NULL);
     size_t o = 0;
     for (const char *p = m; *p && o + 2 < len;) {
+        size_t hex = strspn(p, "0123456789abcdef");
+        if (hex >= 8 && (p == m || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[hex]) &&
+            strpbrk(p, "0123456789") && (size_t)(strpbrk(p, "0123456789") - p) < hex) {
+            /* a run's id (a hash): another run has another */
+            p += hex;
+            out[o++] = '#';
+            continue;
+        }
         if (isdigit((unsigned char)*p)) {
             while (isdigit((unsigned char)*p) || ((*p == '.' || *p == ',') && isdigit((unsigned char)p[1])))
                 p++;
@@ -2200,6 +2208,10 @@ static const char mech_doc[] =
     "a 2\n"
     "...\n"
     "wall in 9.99 s (1.00 M events/s)\n"
+    "```\n"
+    "<!--#output incast-->\n"
+    "```\n"
+    "run f3977fad00cd33e3 done\n"
     "```\n";
 
 /* A doc of its own: the drifts are found with file, line, literal and value, and --docs-update rewrites them. */
@@ -2216,7 +2228,7 @@ static void mech_doc_check(void)
     CU_ASSERT_EQUAL(q.nerr, 0);
     CU_ASSERT_EQUAL_FATAL(q.n, 1);
     CU_ASSERT_EQUAL(q.d[0].ntags, 5); /* the one in a code span is an example */
-    CU_ASSERT_EQUAL(q.d[0].nblocks, 1);
+    CU_ASSERT_EQUAL(q.d[0].nblocks, 2);
     struct outcome o;
     docnums_check(&q, false, false, &o);
     char want[2200];
@@ -2226,7 +2238,7 @@ static void mech_doc_check(void)
     CU_ASSERT_PTR_NOT_NULL(o.msg ? strstr(o.msg, want) : NULL);
     CU_ASSERT_PTR_NOT_NULL(o.msg ? strstr(o.msg, "doc:    a 2\n      output: a 1") : NULL);
     CU_ASSERT_EQUAL(o.drifted, 4);
-    CU_ASSERT_EQUAL(o.blocks_drifted, 1);
+    CU_ASSERT_EQUAL(o.blocks_drifted, 2); /* the excerpt is placed though its run's id changed */
     CU_ASSERT_EQUAL(o.failed, 0);
     free(o.msg);
     docnums_check(&q, false, true, &o); /* --docs-update */
@@ -2240,6 +2252,7 @@ static void mech_doc_check(void)
     /* the wall-clock figures of the doc are kept */
     CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "```\n$ printf 'a 1\\nb\\nc\\nwall in 0.02 s (5.39 M events/s)\\n'\n"
                                                 "a 1\n...\nwall in 9.99 s (1.00 M events/s)\n```\n"));
+    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "```\nrun 0489d5ebb5d95c48 done\n```\n"));
     free(text);
     doc_load(&q, path);
     docnums_check(&q, false, false, &o);
@@ -2261,7 +2274,7 @@ static void test_mechanism(void)
                                         " \"s\": \"4.92KB\", \"a\": [10, 20], \"r\": \"b\"}");
     write_in("out/incast/flows.csv", "id,size_bytes,finish_ns,slowdown\nstore.0,100,2000000,1.5\n"
                                      "store.1,200,2837000,3.0\nbulk0,300,,\nweb.1,50,100,12.25\n");
-    write_in("out/incast/run.log", "x 1\npeak 1590.5 KB\nx 2\n");
+    write_in("out/incast/run.log", "x 1\npeak 1590.5 KB\nx 2\nrun 0489d5ebb5d95c48 done\n");
     write_in("out/incast/plot.dat", "# a\n1 2\n3 4\n\n\n# b\n3 9\n");
     mkdirs(strcat(dir, "/runs/a"));
     write_in("out/incast/runs/a/flows.csv", "id,n,q\nx,2,5us\n");
