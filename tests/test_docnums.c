@@ -294,21 +294,22 @@ struct cached {
     struct table *csv;
     char *text;
 };
-static struct cached *cache;
+static struct cached **cache; /* each entry allocated alone: a file read while another is in use must not move it */
 static size_t ncache;
 
 static void cache_clear(void)
 {
     for (size_t i = 0; i < ncache; i++) {
-        free(cache[i].path);
-        cJSON_Delete(cache[i].json);
-        if (cache[i].csv) {
-            free(cache[i].csv->col);
-            free(cache[i].csv->cell);
-            free(cache[i].csv->buf);
-            free(cache[i].csv);
+        free(cache[i]->path);
+        cJSON_Delete(cache[i]->json);
+        if (cache[i]->csv) {
+            free(cache[i]->csv->col);
+            free(cache[i]->csv->cell);
+            free(cache[i]->csv->buf);
+            free(cache[i]->csv);
         }
-        free(cache[i].text);
+        free(cache[i]->text);
+        free(cache[i]);
     }
     free(cache);
     cache = NULL;
@@ -435,8 +436,8 @@ static struct cached *file_get(const char *dir, const char *name, char *err, siz
     char path[2048];
     snprintf(path, sizeof path, "%s/out/%s/%s", sbx, dir, name);
     for (size_t i = 0; i < ncache; i++)
-        if (strcmp(cache[i].path, path) == 0)
-            return &cache[i];
+        if (strcmp(cache[i]->path, path) == 0)
+            return cache[i];
     size_t nlen = strlen(name);
     bool csv = nlen > 4 && strcmp(name + nlen - 4, ".csv") == 0;
     char *text = strchr(dir, '*') && csv ? glob_csv(dir, name) : test_read_file(path, NULL);
@@ -452,8 +453,7 @@ static struct cached *file_get(const char *dir, const char *name, char *err, siz
         return NULL;
     }
     cache = realloc(cache, sizeof *cache * (ncache + 1));
-    struct cached *c = &cache[ncache++];
-    memset(c, 0, sizeof *c);
+    struct cached *c = cache[ncache++] = calloc(1, sizeof *c);
     c->path = strdup(path);
     size_t len = strlen(name);
     if (len > 5 && strcmp(name + len - 5, ".json") == 0) {
@@ -1863,8 +1863,8 @@ static int check_block(const struct qdoc *d, const struct qblock *b, int idx, FI
     struct lines E, A = {0}, out = {0};
     lines_split(d->text + b->body, b->bodylen ? b->bodylen - 1 : 0, &E);
     for (int i = 0; i < E.n; i++) {
-        size_t sp = strspn(E.l[i], " ");
-        memmove(E.l[i], E.l[i] + (sp < (size_t)b->indent ? sp : (size_t)b->indent), strlen(E.l[i]) + 1);
+        size_t sp = strspn(E.l[i], " "), k = sp < (size_t)b->indent ? sp : (size_t)b->indent;
+        memmove(E.l[i], E.l[i] + k, strlen(E.l[i] + k) + 1);
     }
     int diff = 0;
     if (!b->transcript) {
@@ -2177,6 +2177,9 @@ static void mech_values(void)
     }
     eval_in("summary.a", NULL, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "no DIR: and no <!--#run DIR-->"));
+    /* a filter's value read from a file not yet read, while the CSV is in use (make asan: no dangling entry) */
+    cache_clear();
+    CU_ASSERT_DOUBLE_EQUAL(eval_in("flows.count(size_bytes<summary.a.1 * 10)", "incast", err, sizeof err), 2, 1e-9);
 }
 
 static void mech_formats(void)
