@@ -69,6 +69,8 @@ static const struct docsrc {
     {"lab11-timely-paper", "l=scenarios/labs/11-which-cc; p='--set host.cc=timely --set host.timely.preset=paper -q --no-plot'; "
                            "./rocesim run $l/mix.json $p -o out/lab11-timely-paper/mix && "
                            "./rocesim run $l/allreduce.json $p --stop 30ms -o out/lab11-timely-paper/allreduce", false},
+    {"lab11-timely-ns3", "./rocesim run scenarios/labs/11-which-cc/allreduce.json --set host.cc=timely "
+                         "--set host.timely.preset=hpcc-ns3 -q --no-plot -o out/lab11-timely-ns3/allreduce", false},
     {"lab09-variants", "sh tests/docsrc/lab09-variants.sh", true},
     {"tune-studies", "sh tests/docsrc/tune-studies.sh", true},
     {"load50", "sh tests/docsrc/cc-comparison.sh 50", true},
@@ -83,6 +85,20 @@ static const struct docsrc {
                "./rocesim run $s -q --no-plot -o out/doctor/$n || exit 1; ./rocesim doctor out/doctor/$n >out/doctor/$n.txt; "
                "done; true", false},
     {"incast", "./rocesim run scenarios/incast-16to1.json --set monitor.counters=true -q --no-plot -o out/incast", false},
+    /* docs/model.md's and docs/scenario.md's runs beside docs/VALIDATION.md's rows, and those rows as make validation
+     * wrote them (make docs-update writes them first) */
+    {"model", "sh tests/docsrc/model.sh", false},
+    {"validation", "mkdir -p out/validation && cp docs/VALIDATION.md out/validation/VALIDATION.md", false},
+    /* docs/RELIABILITY.md's refusal of a poisson load of tiny flows (tests/test_robustness.c's case), as run from
+     * the directory of its x.json */
+    {"mem", "mkdir -p out/mem && cd out/mem && printf '1 0.5\\n2 1\\n' >tiny.cdf && "
+            "echo '{\"name\": \"tiny\", \"stop\": \"100us\", \"topology\": {\"type\": \"star\", \"hosts\": 4, "
+            "\"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, \"traffic\": [{\"type\": \"poisson\", "
+            "\"hosts\": \"all\", \"load\": 0.5, \"size_cdf\": \"tiny.cdf\"}], \"monitor\": {\"flows\": \"none\"}}' "
+            ">x.json && ROCESIM_MEM_AVAILABLE=200MB ../../rocesim run x.json -q --no-plot -o run 2>&1; test $? = 2", false},
+    /* docs/outputs.md's two completion times: 16 short flows, no congestion control */
+    {"incast-10kb", "./rocesim run scenarios/incast-16to1.json --set traffic.0.size=10KB --set host.cc=none -q --no-plot "
+                    "-o out/incast-10kb", false},
 };
 #define N_SRC (sizeof docsrcs / sizeof docsrcs[0])
 
@@ -806,6 +822,14 @@ static double aggregate_column(struct ectx *c, const struct table *t, const char
             e_fail(c, "%s(COLUMN, RESULT)", agg);
         else if (agg[0] == 'a')
             v = row_value(c, t, at[b], g->pos[1], &p) ? p : NAN;
+    } else if (!strcmp(agg, "spread")) {
+        /* max - min: within a group, how far apart its rows are (two flows' rates at a time) */
+        double lo = x[0], hi = x[0];
+        for (size_t i = 1; i < m; i++) {
+            lo = x[i] < lo ? x[i] : lo;
+            hi = x[i] > hi ? x[i] : hi;
+        }
+        v = hi - lo;
     } else if (!strcmp(agg, "count")) {
         v = (double)m; /* rows with a number in the column: for groups */
     } else if (!strcmp(agg, "first") || !strcmp(agg, "last")) {
@@ -829,6 +853,21 @@ static double aggregate_column(struct ectx *c, const struct table *t, const char
         v = 0;
         for (size_t i = 0; i < m; i++)
             v += x[i] >= p && (i == 0 || x[i - 1] < p);
+    } else if (!strcmp(agg, "peakmin") || !strcmp(agg, "peakmax")) {
+        /* the lowest or highest of the peaks the series reaches while at THRESHOLD or above (a queue's spikes) */
+        if (g->npos < 2 || !full_number(g->pos[1], &p))
+            e_fail(c, "%s(COLUMN, THRESHOLD)", agg);
+        double peak = NAN;
+        for (size_t i = 0; i <= m; i++) {
+            if (i < m && x[i] >= p) {
+                peak = isnan(peak) || x[i] > peak ? x[i] : peak;
+            } else if (!isnan(peak)) {
+                v = isnan(v) || (agg[5] == 'i' ? peak < v : peak > v) ? peak : v;
+                peak = NAN;
+            }
+        }
+        if (isnan(v))
+            e_fail(c, "%s(): the series never reaches its threshold", agg);
     } else {
         e_fail(c, "unknown aggregate %s", agg);
     }
@@ -1335,7 +1374,7 @@ struct qtag {
     int line;
     size_t lit, litlen; /* the literal number before the tag */
     size_t end;         /* just after the tag */
-    char expr[1024];
+    char *expr;         /* allocated: a tag may combine many runs' numbers */
     char defdir[256];   /* the #run directory in force */
     bool text;          /* <!--=text DIR:FILE.path-->: the code span before it is that JSON string */
 };
@@ -1459,9 +1498,11 @@ static void parse_comment(struct qdocs *q, struct qdoc *d, size_t at, size_t end
 {
     const char *c = d->text + at + 4;
     size_t clen = end - at - 7;
-    char body[1200];
-    snprintf(body, sizeof body, "%.*s", (int)(clen < sizeof body ? clen : sizeof body - 1), c);
+    char body[16384];
     int line = line_of(d->text, at);
+    if (clen >= sizeof body)
+        return qerr(q, d->path, line, "a comment of %s characters or more", "16384");
+    snprintf(body, sizeof body, "%.*s", (int)clen, c);
     if (body[0] == '#') {
         if (strncmp(body, "#run ", 5) == 0)
             snprintf(defdir, 256, "%s", trim(body + 5));
@@ -1477,16 +1518,16 @@ static void parse_comment(struct qdocs *q, struct qdoc *d, size_t at, size_t end
         return; /* an ordinary comment */
     struct qtag t = {.line = line, .end = end};
     t.text = strncmp(body, "=text ", 6) == 0;
-    snprintf(t.expr, sizeof t.expr, "%s", body + (t.text ? 6 : 1));
+    t.expr = strdup(body + (t.text ? 6 : 1));
     snprintf(t.defdir, sizeof t.defdir, "%s", defdir);
     if (t.text) {
         const char *open = at > 1 && d->text[at - 1] == '`' ? memrchr(d->text, '`', at - 1) : NULL;
         if (!open || memchr(open, '\n', at - (size_t)(open - d->text)))
-            return qerr(q, d->path, line, "no `code span` before <!--%s-->", body);
+            return free(t.expr), qerr(q, d->path, line, "no `code span` before <!--%s-->", body);
         t.lit = (size_t)(open + 1 - d->text);
         t.litlen = at - 1 - t.lit;
     } else if (!find_literal(d->text, at, &t.lit, &t.litlen)) {
-        return qerr(q, d->path, line, "no number before <!--%s-->", body);
+        return free(t.expr), qerr(q, d->path, line, "no number before <!--%s-->", body);
     }
     d->tags = realloc(d->tags, sizeof *d->tags * (size_t)(d->ntags + 1));
     d->tags[d->ntags++] = t;
@@ -1596,6 +1637,8 @@ static void docs_free(struct qdocs *q)
 {
     for (int i = 0; i < q->n; i++) {
         free(q->d[i].text);
+        for (int j = 0; j < q->d[i].ntags; j++)
+            free(q->d[i].tags[j].expr);
         free(q->d[i].tags);
         free(q->d[i].blocks);
     }
@@ -2135,6 +2178,9 @@ static void mech_values(void)
         {"flows.sum(size_bytes, size_bytes<=200)", 350}, {"flows.pct(slowdown, 50)", 3},
         {"flows.at_max(slowdown, size_bytes)", 50},      {"flows.value(size_bytes, id=bulk0)", 300},
         {"flows.crossings(slowdown, 2)", 1},   {"flows.distinct(size_bytes, id!=web.*)", 3},
+        {"queues.peakmin(bytes, 5)", 7},       {"queues.peakmax(bytes, 5)", 9}, /* spikes to 9 and to 7 */
+        {"queues.peakmax(bytes, 3, time_ns>=3)", 7}, {"queues.crossings(bytes, 5)", 2},
+        {"queues.spread(bytes, time_ns>=2)", 9}, {"flows.groupmax(spread, slowdown, size_bytes, finish_ns!=)", 0}, /* max - min */
         {"flows.mean(slowdown, \"id\"=store.*)", 2.25}, {"flows.first(finish_ns)", 2000000},
         {"incast:match(run.log, \"peak ([0-9.]+) KB\")", 1590.5},
         {"incast:match(run.log, \"^x ([0-9]+)\", 2)", 2}, /* the second match */
@@ -2167,6 +2213,7 @@ static void mech_values(void)
         {"summary.nosuch", "no number at nosuch"},
         {"flows.value(size_bytes, id=store.*)", "several rows"},
         {"flows.max(slowdown, id=none)", "no row with a number"},
+        {"queues.peakmin(bytes, 10)", "never reaches its threshold"},
         {"summary.d +", "expected a number, a file or a function"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -2277,6 +2324,7 @@ static void test_mechanism(void)
                                         " \"s\": \"4.92KB\", \"a\": [10, 20], \"r\": \"b\"}");
     write_in("out/incast/flows.csv", "id,size_bytes,finish_ns,slowdown\nstore.0,100,2000000,1.5\n"
                                      "store.1,200,2837000,3.0\nbulk0,300,,\nweb.1,50,100,12.25\n");
+    write_in("out/incast/queues.csv", "time_ns,bytes\n0,0\n1,5\n2,9\n3,1\n4,7\n5,0\n6,3\n");
     write_in("out/incast/run.log", "x 1\npeak 1590.5 KB\nx 2\nrun 0489d5ebb5d95c48 done\n");
     write_in("out/incast/plot.dat", "# a\n1 2\n3 4\n\n\n# b\n3 9\n");
     mkdirs(strcat(dir, "/runs/a"));
