@@ -1086,7 +1086,7 @@ static double e_file(struct ectx *c, const char *dir, const char *file)
     return v;
 }
 
-/* min(...), max(...), abs(x), floor(x) over expressions. */
+/* min(...), max(...), abs(x), floor(x), ln(x) over expressions (ln: a time constant from two points of a decay). */
 static double e_func(struct ectx *c, const char *fn)
 {
     double v = NAN;
@@ -1110,6 +1110,8 @@ static double e_func(struct ectx *c, const char *fn)
         v = fabs(v);
     else if (!strcmp(fn, "floor"))
         v = floor(v);
+    else if (!strcmp(fn, "ln"))
+        v = log(v);
     else if (strcmp(fn, "min") && strcmp(fn, "max"))
         e_fail(c, "unknown function %s", fn);
     return v;
@@ -2196,7 +2198,7 @@ static void mech_values(void)
         {"flows.groupargmax(sum, size_bytes, finish_ns, size_bytes<300)", 2837000}, /* that group's key */
         {"flows.groups(slowdown, 1, 1)", 4}, /* an empty cell is a group too */
         {"flows.groupmean(p50, slowdown, finish_ns, id=store.*)", 2.25}, {"flows.p99(slowdown)", 12.25},
-        {"min(2, 3) + max(1, abs(-4)) + floor(2.7)", 8},   {"1 - 2 - 3", -4}, {"2 * (3 + 1) / 4", 2},
+        {"min(2, 3) + max(1, abs(-4)) + floor(2.7)", 8}, {"ln(1) + ln(8) / ln(2)", 3},   {"1 - 2 - 3", -4}, {"2 * (3 + 1) / 4", 2},
     };
     char err[512];
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
