@@ -26,6 +26,7 @@ BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 DEFAULT_SCENARIO ?= scenarios/incast-16to1.json
 
 .PHONY: all deps ensure-deps run test asan tsan bench clean validation regress-update labs mpi deps-mpi mpi-optional layers \
+	docs-update docs-check \
 	deps-browser browser-optional
 
 all: rocesim
@@ -91,6 +92,14 @@ $(BUILD)/rocesim: $(BUILD)/tools/main.o $(BUILD)/librocesim.a
 # Rewrites the golden-run references in tests/golden/ on purpose: review the diff before committing.
 regress-update: rocesim $(BUILD)/run_tests
 	$(BUILD)/run_tests --regress-update
+
+# Rewrites every number and command output the docs quote from a run (tests/test_docnums.c), and
+# docs/VALIDATION.md: review the diff before committing.  `make docs-check` only compares (slow sources too).
+docs-update: rocesim $(BUILD)/run_tests validation
+	$(BUILD)/run_tests --docs-update
+
+docs-check: rocesim $(BUILD)/run_tests
+	$(BUILD)/run_tests --docs-check
 
 # Runs every lab (scenarios/labs/*/run.sh); outputs in out/labs/.
 labs: rocesim

@@ -78,6 +78,8 @@ struct cc_ops {
      * in [0, 1]; NULL: it fills no alpha. */
     const char *alpha_name;
     bool alpha_fraction;
+    /* What its sample's target is (rates.csv's target_gbps, rates.png's dashed lines); NULL: "target rate". */
+    const char *target_name;
     /* Reaction point.  init: the flow starts (its cc_state is zero before); required. */
     void (*init)(struct flow *f, sim_time_t now);
     /* The sender is done (all acknowledged); cc_timer is already cancelled.  May be NULL. */

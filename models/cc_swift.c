@@ -156,6 +156,7 @@ const struct cc_ops cc_swift_ops = {
     .flags = CC_F_RTT,
     .alpha_name = "Swift target delay (us)",
     .alpha_fraction = false,
+    .target_name = "window-implied rate", /* cwnd x MTU x 8 / RTT */
     .init = swift_init,
     .on_ack = swift_on_ack,
     .rate = swift_rate,

@@ -1,8 +1,9 @@
-# DCQCN sending rate (solid) and target rate (dashed) of each flow over time,
-# and alpha below (same colour per flow).  Gaps: the flow was not active.
+# Sending rate (solid) and the congestion control's second rate (dashed: DCQCN's target rate, the rate Swift's
+# window implies, ...) of each flow over time, and alpha below (same colour per flow).  Gaps: the flow was not
+# active.  The rate axis is the sending rates' (ymax): a dashed line above it is cut at the top.
 # Set by rocesim before this template: name, xunit, xend, nf, fname[1..nf],
 # has_alpha, alpha_label (what the alpha column holds for the run's host.cc), alpha_bounded (it is a fraction),
-# subtitle.  Data: rates.dat (time, nf rates in Gbps, nf target
+# target_label (what the dashed line is), ymax, subtitle.  Data: rates.dat (time, nf rates in Gbps, nf target
 # rates in Gbps, nf alphas; NaN where a flow was not active).
 if (!exists("outname")) outname = 'rates.png'
 set terminal pngcairo size 1100,(has_alpha ? 820 : 560) noenhanced font 'DejaVu Sans,10'
@@ -31,18 +32,16 @@ if (has_alpha) {
 }
 set xlabel sprintf('simulated time (%s)', xunit)
 set ylabel 'rate (Gbps)'
-set yrange [0:*]
-# room above line rate, where flows spend much of their time
-set offsets 0, 0, graph 0.06, 0
+# room above line rate, where flows spend much of their time (ymax is 6 % above the highest sending rate)
+set yrange [0:ymax]
 if (has_alpha) {
     plot for [i=1:nf] 'rates.dat' using 1:(column(i+1)) with lines lw 1.5 lc i title fname[i], \
          for [i=1:nf] 'rates.dat' using 1:(column(nf+i+1)) with lines dt 2 lw 1 lc i notitle, \
-         NaN with lines dt 2 lw 1 lc rgb '#606060' title 'target rate (dashed)'
+         NaN with lines dt 2 lw 1 lc rgb '#606060' title sprintf('%s (dashed)', target_label)
 } else {
     plot for [i=1:nf] 'rates.dat' using 1:(column(i+1)) with lines lw 1.5 lc i title fname[i]
 }
 if (has_alpha) {
-    set offsets 0, 0, 0, 0
     set ylabel alpha_label
     if (alpha_bounded) { set yrange [0:1.05] } else { set yrange [*:*] }
     plot for [i=1:nf] 'rates.dat' using 1:(column(2*nf+i+1)) with lines lw 1.5 lc i title fname[i]

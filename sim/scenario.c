@@ -2604,6 +2604,8 @@ static const struct setting monitor_fields[] = {
      .parse = parse_mon_pfc},
     {SET_FIELD("counters", SETTING_BOOL, struct scn_monitor, counters, 0, "false",
            "Counts frames, PAUSE, marks and drops per (port, priority) into counters.csv")},
+    {SET_FIELD("plot_ecn", SETTING_BOOL, struct scn_monitor, plot_ecn, 0, "true",
+           "queues.png draws the ECN thresholds kmin and kmax; false hides them (an exercise about them)")},
     {0},
 };
 

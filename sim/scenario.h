@@ -305,6 +305,7 @@ struct scn_monitor {
     char (*flow_ids)[SCN_NAME_MAX];
     enum scn_pfc_sel pfc;
     bool counters;                    /* counters.csv: per (port, priority) counters, counted per frame */
+    bool plot_ecn;                    /* queues.png draws the ECN thresholds (an exercise may hide them) */
 };
 
 struct scenario {

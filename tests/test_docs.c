@@ -106,6 +106,9 @@ static int doc_missing(const char *doc, char *out, size_t outlen)
         snprintf(out, outlen, "  %s: cannot read\n", doc);
         return 1;
     }
+    /* Comments are not rendered: a tag's expression (tests/test_docnums.c) is no link. */
+    for (char *c = strstr(text, "<!--"), *e; c && (e = strstr(c + 4, "-->")); c = strstr(e + 3, "<!--"))
+        memset(c + 4, ' ', (size_t)(e - c - 4));
     char dir[512];
     snprintf(dir, sizeof dir, "%s", doc);
     char *slash = strrchr(dir, '/');
@@ -399,6 +402,66 @@ static void test_layers_every_include(void)
     CU_ASSERT_EQUAL(test_run("tools/layers.sh", NULL), 0);
 }
 
+/*
+ * docs/cc-comparison.md's runs are given whole, one per algorithm, and work as pasted into bash: the DCTCP
+ * thresholds' {"100Gbps":...} objects, unquoted, were split by bash's brace expansion into two arguments.  Each
+ * `./rocesim run` line of its block is run by bash as `rocesim check` (the same settings, nothing simulated).
+ */
+static void test_cc_comparison_commands(void)
+{
+    char *doc = test_read_file("docs/cc-comparison.md", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const char *b = strstr(doc, "\n```sh\n./rocesim run scenarios/hpcc-fabric.json");
+    const char *e = b ? strstr(b + 7, "\n```\n") : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    char block[8192];
+    snprintf(block, sizeof block, "%.*s", (int)(e - b - 7), b + 7);
+    /* continuation lines joined */
+    for (char *c = strstr(block, "\\\n"); c; c = strstr(c, "\\\n"))
+        c[0] = c[1] = ' ';
+    static const char *const cc[] = {"dcqcn", "host.cc=hpcc", "host.cc=timely", "host.cc=dctcp"};
+    int runs = 0, found[4] = {0};
+    for (char *line = strtok(block, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strncmp(line, "./rocesim run ", 14) != 0)
+            continue;
+        runs++;
+        for (int k = 1; k < 4; k++)
+            found[k] += strstr(line, cc[k]) != NULL;
+        found[0] += !strstr(line, "host.cc=");
+        char script[4096], *o = script;
+        o += snprintf(script, sizeof script, "%s check", test_rocesim_bin());
+        for (char *t = line + 13; *t;) {
+            /* the run's own options go; what the scenario is given stays as bash reads it */
+            if (!strncmp(t, " -q", 3) || !strncmp(t, " --no-plot", 10)) {
+                t += strncmp(t, " -q", 3) ? 10 : 3;
+                continue;
+            }
+            if (!strncmp(t, " -o ", 4)) {
+                t += 4 + strcspn(t + 4, " ");
+                continue;
+            }
+            *o++ = *t++;
+        }
+        snprintf(o, sizeof script - (size_t)(o - script), " >/dev/null\n");
+        char path[] = "/tmp/rocesim-ccdoc-XXXXXX", cmd[256], *log = NULL;
+        int fd = mkstemp(path);
+        CU_ASSERT_FATAL(fd >= 0);
+        close(fd);
+        test_write_text(path, script);
+        snprintf(cmd, sizeof cmd, "bash %s", path);
+        int rc = test_run(cmd, &log);
+        unlink(path);
+        if (rc != 0)
+            printf("\n  %s  exit %d: %.300s", script, rc, log ? log : "");
+        CU_ASSERT_EQUAL(rc, 0);
+        free(log);
+    }
+    CU_ASSERT_EQUAL(runs, 4);
+    for (int k = 0; k < 4; k++)
+        CU_ASSERT_EQUAL(found[k], 1);
+    free(doc);
+}
+
 void test_docs_register(void)
 {
     CU_pSuite s = CU_add_suite("docs", NULL, NULL);
@@ -408,4 +471,6 @@ void test_docs_register(void)
     CU_add_test(s, "the documented fat-tree k limit is the routing cap's", test_fat_tree_limit_documented);
     CU_add_test(s, "docs/outputs.md gives every CSV header and summary.json field", test_outputs_documented);
     CU_add_test(s, "make layers names a higher floor's header however it is included", test_layers_every_include);
+    CU_add_test(s, "docs/cc-comparison.md's four runs are given whole and work as pasted into bash",
+                test_cc_comparison_commands);
 }

@@ -67,6 +67,10 @@ int main(int argc, char **argv)
         printf("golden references %s in tests/golden/\n", bad ? "NOT all written" : "rewritten");
         return bad ? 1 : 0;
     }
+    if (argc > 1 && (strcmp(argv[1], "--docs-update") == 0 || strcmp(argv[1], "--docs-check") == 0))
+        return docnums_main(strcmp(argv[1], "--docs-update") == 0);
+    if (argc > 2 && strcmp(argv[1], "--docs-eval") == 0)
+        return docnums_eval(argv[2]);
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 2;
     test_units_register();
@@ -93,6 +97,7 @@ int main(int argc, char **argv)
     test_nic_register();
     test_labs_register();
     test_docs_register();
+    test_docnums_register();
     test_outputs_register();
     test_sweep_register();
     test_robustness_register();

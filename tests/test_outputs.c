@@ -322,6 +322,57 @@ static void test_plots_drawn(void)
     }
 }
 
+/* A run of scenario (with `set`, a --set, or "") with its plots into a new directory; the text of its plots/NAME.gp. */
+static char *plot_script(const char *scenario, const char *set, const char *name, char *dir, size_t dlen)
+{
+    snprintf(dir, dlen, "/tmp/rocesim-rplot-XXXXXX");
+    if (!mkdtemp(dir))
+        return NULL;
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s run %s %s -q -o %s/r >/dev/null", test_rocesim_bin(), scenario, set, dir);
+    if (test_run(cmd, NULL) != 0)
+        return NULL;
+    char p[512];
+    snprintf(p, sizeof p, "%s/r/plots/%s.gp", dir, name);
+    return test_read_file(p, NULL);
+}
+
+/*
+ * rates.png's dashed line is named by the congestion control (Swift's is the rate its window implies, which starts
+ * near 550 Gbps: not a "target rate") and the rate axis is the sending rates' (106 Gbps, not 600); a monitor.flows
+ * list is drawn in its order, its first ten, so that the flows a scenario names are the ones drawn.
+ */
+static void test_rates_plot_labels(void)
+{
+    if (!gnuplot_present())
+        return;
+    char dir[64];
+    char *sw = plot_script("scenarios/swift-incast-16to1.json", "", "rates", dir, sizeof dir);
+    CU_ASSERT_PTR_NOT_NULL(sw && strstr(sw, "\ntarget_label = 'window-implied rate'\n"));
+    CU_ASSERT_PTR_NOT_NULL(sw && strstr(sw, "\nymax = 106\n"));
+    free(sw);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    test_run(cmd, NULL);
+    char *dc = plot_script("scenarios/incast-16to1.json", "", "rates", dir, sizeof dir);
+    CU_ASSERT_PTR_NOT_NULL(dc && strstr(dc, "\ntarget_label = 'target rate'\n"));
+    free(dc);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    test_run(cmd, NULL);
+    /* 16 flows listed, the last ones first: the first ten of the list are drawn, in its order */
+    char *ls = plot_script("scenarios/incast-16to1.json",
+                           "--set 'monitor.flows=[\"incast.15\",\"incast.14\",\"incast.13\",\"incast.12\",\"incast.11\","
+                           "\"incast.10\",\"incast.9\",\"incast.8\",\"incast.7\",\"incast.6\",\"incast.5\",\"incast.4\","
+                           "\"incast.3\",\"incast.2\",\"incast.1\",\"incast.0\"]'",
+                           "rates", dir, sizeof dir);
+    CU_ASSERT_PTR_NOT_NULL(ls && strstr(ls, "array fname[10] = ['incast.15', 'incast.14', 'incast.13', 'incast.12', "
+                                            "'incast.11', 'incast.10', 'incast.9', 'incast.8', 'incast.7', 'incast.6']"));
+    CU_ASSERT_PTR_NOT_NULL(ls && strstr(ls, "the first 10 of the 16 flows monitor.flows names"));
+    free(ls);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    test_run(cmd, NULL);
+}
+
 static void test_plot_command(void)
 {
     char cmd[1024], *out = NULL;
@@ -1126,6 +1177,8 @@ void test_outputs_register(void)
     CU_add_test(s, "rates.csv has every flow, alpha in [0,1]", test_rates_rows);
     CU_add_test(s, "plots are valid PNGs of sensible size", test_plots_drawn);
     CU_add_test(s, "rocesim plot redraws; bad directories exit 2", test_plot_command);
+    CU_add_test(s, "rates.png names the congestion control's dashed rate and draws a monitor.flows list in its order",
+                test_rates_plot_labels);
     CU_add_test(s, "without gnuplot: a note, data intact, exit 0", test_without_gnuplot);
     CU_add_test(s, "--no-plot; monitoring leaves flows.csv unchanged", test_no_plot_flag);
     CU_add_test(s, "a queue pattern that matches nothing exits 2", test_bad_queue_pattern);

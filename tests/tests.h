@@ -33,6 +33,12 @@ void test_cells_register(void);
 void test_nic_register(void);
 void test_labs_register(void);
 void test_docs_register(void);
+void test_docnums_register(void);
+/* The numbers and outputs the docs quote from runs (tests/test_docnums.c), from every source, slow ones too:
+ * checked (exit 1 on a drift) or rewritten in place (write).  Exit 2: a tag is wrong. */
+int docnums_main(bool write);
+/* Prints the value of a tag's expression (ROCESIM_DOCNUMS_DIR keeps the runs between calls). */
+int docnums_eval(const char *expr);
 
 /* Runs every scenario against tests/golden/ (update: rewrite the references).  Returns the mismatches. */
 int golden_check(bool update);

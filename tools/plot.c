@@ -27,7 +27,7 @@
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
 #define MAX_QUEUE_LINES 10 /* more lines than this are unreadable: the deepest queues are shown */
-#define MAX_FLOW_LINES 8
+#define MAX_FLOW_LINES 10  /* the templates' ten colours that stay apart */
 #define MAX_PFC_ROWS 32
 #define MAX_POINTS 4000    /* per line; more points than pixels only slow gnuplot down */
 #define PATH_MAX_LEN 4200
@@ -39,11 +39,15 @@ static const char *const plot_names[PL_COUNT] = {"queues", "rates", "fct_cdf", "
 struct meta {
     char name[SCN_NAME_MAX * 2];
     double end_ns;            /* simulated end of the run */
-    bool ecn;
+    double axis_ns;           /* where the time axes end: the traffic's end when it finished, else end_ns */
+    bool ecn;                 /* draw the ECN thresholds: ECN on, one kmin and kmax, and monitor.plot_ecn */
     double kmin_kb, kmax_kb;
     double xdiv;              /* ns per unit of the time axis */
     const char *xunit;
     bool flows_none, pfc_none; /* monitor.flows / monitor.pfc "none": the series was off, not empty */
+    bool flows_list;          /* monitor.flows is a list: the flows the scenario names, drawn in its order */
+    int n_flow_ids;
+    char flow_ids[MAX_FLOW_LINES][SCN_NAME_MAX]; /* its first entries: a flow ("store.4") or an entry ("store") */
     char cc[32];              /* host.cc: what rates.csv's alpha column holds (docs/outputs.md) */
 };
 
@@ -479,6 +483,67 @@ static void emit_rates(FILE *out, double t, const double *v, uint32_t nsel, cons
     fputc('\n', out);
 }
 
+/*
+ * The nsel flows to draw, as indices of flows (first-seen order): with a monitor.flows list, in the list's order (an
+ * entry's flows in their own order), else spread evenly over them.
+ */
+static void list_order(const struct meta *mt, const struct smap *flows, uint32_t *pick, uint32_t nsel)
+{
+    uint32_t n = 0;
+    for (int e = 0; mt->flows_list && e < mt->n_flow_ids && n < nsel; e++) {
+        size_t len = strlen(mt->flow_ids[e]);
+        for (uint32_t k = 0; k < flows->n && n < nsel; k++) {
+            const char *id = flows->keys[k];
+            bool in = strcmp(id, mt->flow_ids[e]) == 0 || (strncmp(id, mt->flow_ids[e], len) == 0 && id[len] == '.');
+            for (uint32_t j = 0; in && j < n; j++)
+                in = pick[j] != k;
+            if (in)
+                pick[n++] = k;
+        }
+    }
+    /* what the list's first entries did not fill (a list longer than the plot holds), in order */
+    for (uint32_t k = 0; n < nsel && k < flows->n; k++) {
+        bool in = true;
+        for (uint32_t j = 0; in && j < n; j++)
+            in = pick[j] != k;
+        if (in && mt->flows_list)
+            pick[n++] = k;
+    }
+    for (uint32_t i = n; i < nsel; i++)
+        pick[i] = (uint32_t)((uint64_t)i * flows->n / nsel);
+}
+
+/* What rates.gp needs to know beyond rates.dat: the flows drawn, what the alpha and the dashed line are. */
+static void rates_prelude(FILE *pre, const struct meta *mt, const char *const *names, uint32_t nsel, uint32_t nflows,
+                          bool alpha, double ymax)
+{
+    fprintf(pre, "nf = %u\nhas_alpha = %d\n", nsel, alpha);
+    /* The alpha column is each algorithm's own state (docs/outputs.md, rates.csv): its name and range are the
+     * algorithm's (cc.h, alpha_name). */
+    int ci = cc_find(mt->cc);
+    const char *alabel = ci >= 0 && cc_registry[ci]->alpha_name ? cc_registry[ci]->alpha_name : "alpha";
+    int bounded = ci >= 0 && cc_registry[ci]->alpha_fraction;
+    fputs("alpha_label = ", pre);
+    plot_gp_str(pre, alabel);
+    fprintf(pre, "\nalpha_bounded = %d\n", bounded);
+    /* The dashed line is each algorithm's own second rate (cc.h, target_name): DCQCN's target rate, the rate
+     * Swift's window implies.  It may run far above line rate, so the rate axis is the sending rates'. */
+    fputs("target_label = ", pre);
+    plot_gp_str(pre, ci >= 0 && cc_registry[ci]->target_name ? cc_registry[ci]->target_name : "target rate");
+    fprintf(pre, "\nymax = %.6g\n", ymax > 0 ? ymax * 1.06 : 1);
+    plot_gp_array(pre, "fname", names, (int)nsel);
+    char sub[256];
+    if (nsel < nflows && mt->flows_list)
+        snprintf(sub, sizeof sub, "the first %u of the %u flows monitor.flows names", nsel, nflows);
+    else if (nsel < nflows)
+        snprintf(sub, sizeof sub, "%u of %u monitored flows, spread evenly over them", nsel, nflows);
+    else
+        snprintf(sub, sizeof sub, "%u monitored flow%s, while active", nflows, nflows == 1 ? "" : "s");
+    fputs("subtitle = ", pre);
+    plot_gp_str(pre, sub);
+    fputc('\n', pre);
+}
+
 static enum prep prep_rates(const char *dir, const char *pdir, const struct meta *mt, FILE *pre, char *note,
                             size_t nlen)
 {
@@ -514,7 +579,8 @@ static enum prep prep_rates(const char *dir, const char *pdir, const struct meta
             snprintf(note, nlen, "no monitored flow was active at a sample");
         return PREP_SKIP;
     }
-    /* Too many lines to tell apart: a sample spread evenly over the flows, in their order. */
+    /* Too many lines to tell apart: the first ones a monitor.flows list names (a lab names the flows it discusses),
+     * else a sample spread evenly over the flows, in their order. */
     uint32_t nsel = flows.n < MAX_FLOW_LINES ? flows.n : MAX_FLOW_LINES;
     int *col = malloc(sizeof *col * flows.n);
     char **names = malloc(sizeof *names * nsel);
@@ -523,11 +589,13 @@ static enum prep prep_rates(const char *dir, const char *pdir, const struct meta
         mem_oom("preparing the rate plot");
     for (uint32_t i = 0; i < flows.n; i++)
         col[i] = -1;
+    uint32_t *pick = mem_xmalloc(sizeof *pick * nsel, "preparing the rate plot");
+    list_order(mt, &flows, pick, nsel);
     for (uint32_t i = 0; i < nsel; i++) {
-        uint32_t k = (uint32_t)((uint64_t)i * flows.n / nsel);
-        col[k] = (int)i;
-        names[i] = flows.keys[k];
+        col[pick[i]] = (int)i;
+        names[i] = flows.keys[pick[i]];
     }
+    free(pick);
     enum prep rc = PREP_DRAW;
     FILE *out = reread_and_open(f, dir, "rates", pdir, "rates", note, nlen);
     if (!out) {
@@ -541,6 +609,7 @@ static enum prep prep_rates(const char *dir, const char *pdir, const struct meta
     uint64_t w = (samples + MAX_POINTS - 1) / MAX_POINTS, idx = 0;
     last_t = -1;
     bool have = false;
+    double ymax = 0; /* the highest sending rate drawn */
     while (getline(&line, &cap, f) > 0) {
         if (split_csv(line, fld, 6) != 5)
             continue;
@@ -557,6 +626,7 @@ static enum prep prep_rates(const char *dir, const char *pdir, const struct meta
         if (c < 0)
             continue;
         v[c] = strtod(fld[2], NULL);
+        ymax = max_d(ymax, v[c]);
         v[nsel + c] = strtod(fld[3], NULL);
         if (fld[4][0])
             v[2 * nsel + c] = strtod(fld[4], NULL);
@@ -574,24 +644,7 @@ static enum prep prep_rates(const char *dir, const char *pdir, const struct meta
         rc = PREP_ERROR;
         goto done;
     }
-    fprintf(pre, "nf = %u\nhas_alpha = %d\n", nsel, alpha);
-    /* The alpha column is each algorithm's own state (docs/outputs.md, rates.csv): its name and range are the
-     * algorithm's (cc.h, alpha_name). */
-    int ci = cc_find(mt->cc);
-    const char *alabel = ci >= 0 && cc_registry[ci]->alpha_name ? cc_registry[ci]->alpha_name : "alpha";
-    int bounded = ci >= 0 && cc_registry[ci]->alpha_fraction;
-    fputs("alpha_label = ", pre);
-    plot_gp_str(pre, alabel);
-    fprintf(pre, "\nalpha_bounded = %d\n", bounded);
-    plot_gp_array(pre, "fname", (const char *const *)names, (int)nsel);
-    char sub[256];
-    if (nsel < flows.n)
-        snprintf(sub, sizeof sub, "%u of %u monitored flows, spread evenly over them", nsel, flows.n);
-    else
-        snprintf(sub, sizeof sub, "%u monitored flow%s, while active", flows.n, flows.n == 1 ? "" : "s");
-    fputs("subtitle = ", pre);
-    plot_gp_str(pre, sub);
-    fputc('\n', pre);
+    rates_prelude(pre, mt, (const char *const *)names, nsel, flows.n, alpha, ymax);
 done:
     fclose(f);
     free(line);
@@ -903,6 +956,38 @@ static double json_num(const cJSON *o, const char *a, const char *b, double dflt
     return cJSON_IsNumber(x) ? x->valuedouble : dflt;
 }
 
+/* The largest number in column `col` of dir/name (a CSV with a header), or 0. */
+static double csv_column_max(const char *dir, const char *name, const char *col)
+{
+    char *line = NULL, *fld[64];
+    size_t cap = 0;
+    FILE *f = open_csv(dir, name, "", &line, &cap);
+    double m = 0;
+    int n = f ? split_csv(line, fld, 64) : 0, c = -1;
+    for (int i = 0; i < n; i++)
+        if (strcmp(fld[i], col) == 0)
+            c = i;
+    while (c >= 0 && getline(&line, &cap, f) > 0)
+        if (split_csv(line, fld, 64) > c && fld[c][0])
+            m = max_d(m, strtod(fld[c], NULL));
+    if (f)
+        fclose(f);
+    free(line);
+    return m;
+}
+
+/*
+ * Where the traffic of a finished run ends: its last flow's finish or its last PFC frame, whichever is later.  The
+ * run itself goes on to the engine's next grid line and the timers that still fire (a DCQCN rate increase after the
+ * last flow): on the time axes that tail is empty and would squeeze what happened (lab 9's plots ran to 3.43 ms,
+ * its traffic to 1.73 ms).  No later than the run's end.
+ */
+static double traffic_end_ns(const char *dir, double end_ns)
+{
+    double t = max_d(csv_column_max(dir, "flows.csv", "finish_ns"), csv_column_max(dir, "pfc.csv", "time_ns"));
+    return t > 0 && t < end_ns ? t : end_ns;
+}
+
 /* Reads summary.json (required) and scenario.json (optional: without it no ECN lines).  Returns 0 or -1 with a message. */
 static int read_meta(const char *dir, struct meta *mt, char *err, size_t errlen)
 {
@@ -921,6 +1006,7 @@ static int read_meta(const char *dir, struct meta *mt, char *err, size_t errlen)
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(j, "scenario");
     snprintf(mt->name, sizeof mt->name, "%s", cJSON_IsString(name) ? name->valuestring : "?");
     mt->end_ns = json_num(j, "sim_end_ns", NULL, 0);
+    bool traffic_finished = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "traffic_finished"));
     cJSON_Delete(j);
 
     snprintf(path, sizeof path, "%s/scenario.json", dir);
@@ -932,6 +1018,11 @@ static int read_meta(const char *dir, struct meta *mt, char *err, size_t errlen)
     const cJSON *mon = cJSON_GetObjectItemCaseSensitive(j, "monitor");
     const cJSON *mf = cJSON_GetObjectItemCaseSensitive(mon, "flows"), *mp = cJSON_GetObjectItemCaseSensitive(mon, "pfc");
     mt->flows_none = cJSON_IsString(mf) && strcmp(mf->valuestring, "none") == 0;
+    mt->flows_list = cJSON_IsArray(mf);
+    for (const cJSON *e = mt->flows_list ? mf->child : NULL; e && mt->n_flow_ids < MAX_FLOW_LINES; e = e->next)
+        if (cJSON_IsString(e))
+            snprintf(mt->flow_ids[mt->n_flow_ids++], SCN_NAME_MAX, "%s", e->valuestring);
+    bool plot_ecn = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(mon, "plot_ecn"));
     mt->pfc_none = cJSON_IsString(mp) && strcmp(mp->valuestring, "none") == 0;
     const cJSON *cc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "host"), "cc");
     snprintf(mt->cc, sizeof mt->cc, "%s", cJSON_IsString(cc) ? cc->valuestring : "dcqcn");
@@ -941,15 +1032,16 @@ static int read_meta(const char *dir, struct meta *mt, char *err, size_t errlen)
     const cJSON *kmax = cJSON_GetObjectItemCaseSensitive(ecn, "kmax");
     int64_t a, b;
     char e[128];
-    if (cJSON_IsTrue(en) && cJSON_IsString(kmin) && cJSON_IsString(kmax) &&
+    if (plot_ecn && cJSON_IsTrue(en) && cJSON_IsString(kmin) && cJSON_IsString(kmax) &&
         !units_parse_size(kmin->valuestring, &a, e, sizeof e) && !units_parse_size(kmax->valuestring, &b, e, sizeof e)) {
         mt->ecn = true;
         mt->kmin_kb = (double)a / 1000.0;
         mt->kmax_kb = (double)b / 1000.0;
     }
     cJSON_Delete(j);
+    mt->axis_ns = traffic_finished ? traffic_end_ns(dir, mt->end_ns) : mt->end_ns;
     /* Microseconds read well up to a few milliseconds; beyond, milliseconds. */
-    if (mt->end_ns >= 5e6) {
+    if (mt->axis_ns >= 5e6) {
         mt->xdiv = 1e6;
         mt->xunit = "ms";
     } else {
@@ -1304,7 +1396,7 @@ int plot_draw(const char *dir, struct plot_result *res, FILE *errf)
             mem_oom("writing a gnuplot script");
         fputs("name = ", pf);
         plot_gp_str(pf, mt.name);
-        fprintf(pf, "\nxunit = '%s'\nxend = %.6g\n", mt.xunit, mt.end_ns / mt.xdiv);
+        fprintf(pf, "\nxunit = '%s'\nxend = %.6g\n", mt.xunit, mt.axis_ns / mt.xdiv);
         enum prep p = prep[i](dir, pdir, &mt, pf, notes[i], sizeof notes[i]);
         fclose(pf);
         if (p == PREP_DRAW && plot_write_script(pdir, tdir, plot_names[i], plot_names[i], pre, notes[i],
