@@ -482,6 +482,7 @@ void net_free(struct net *n)
         free(n->parts[i].tel_back);
     }
     free(n->parts);
+    free(n->cut);
     for (uint32_t i = 0; n->tel_pools && i <= n->n_parts; i++) {
         int_pool_free(n->tel_pools[i]);
         free(n->tel_pools[i]);
@@ -987,6 +988,14 @@ int net_partition(struct net *n, struct sim_par *P)
     for (uint32_t i = 0; i < P->n; i++) {
         pool_init(&n->parts[i].pkts, sizeof(struct pkt));
         P->parts[i].user = &n->parts[i];
+    }
+    n->cut = calloc(n->g->n_ports / 64 + 1, sizeof *n->cut);
+    if (!n->cut)
+        return -1;
+    for (uint32_t i = 0; i < n->g->n_ports; i++) {
+        const struct g_port *gp = &n->g->ports[i];
+        if (P->ent_part[net_ent(gp->node)] != P->ent_part[net_ent(n->g->ports[gp->peer].node)])
+            n->cut[i >> 6] |= 1ull << (i & 63);
     }
     if (P->comm)
         ranks_attach(n, P);

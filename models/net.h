@@ -521,6 +521,7 @@ struct net {
     };
     struct net_part *parts;   /* one per partition of a partitioned run, else NULL */
     uint32_t n_parts;
+    uint64_t *cut;            /* bit per port id: its link joins two partitions (NULL unless partitioned) */
     const struct lfc_ops *lfc; /* the link-level flow control (lfc.h) ... */
     uint8_t lossless;         /* ... and the priorities under it at any port (each port's: port_cfg()->lossless) */
     struct port_cfg *pcfg;    /* the distinct switch port settings (port.cfg indexes it) */
@@ -598,6 +599,13 @@ void net_close_pauses(struct net *n, sim_time_t now);
 
 /* The graph's id of port p, which is its index in net.ports. */
 static inline uint32_t port_id(const struct port *p) { return (uint32_t)(p - p->net->ports); }
+
+/* Whether p's link joins two partitions, whose nodes run at once on two threads (net_partition). */
+static inline bool port_cut(const struct port *p)
+{
+    uint32_t id = port_id(p);
+    return (p->net->cut[id >> 6] >> (id & 63)) & 1;
+}
 
 /* The engine running the current event: a partition's own in a partitioned run, else the run's. */
 static inline struct sim *net_sim(const struct net *n) { return sim_cur ? sim_cur : n->sim; }

@@ -193,10 +193,12 @@ void port_transmit(struct port *p, struct pkt *k)
     sim_time_t t = tx_time(p, k->size + WIRE_OVERHEAD);
     /* The last frame sent ended at busy_until and arrives a delay later, at the sequence reserved right after
      * busy_seq (below): while that point is ahead, it is still on the wire and the new frame follows it. */
-    /* In a partitioned run the peer may run ahead within the window: a frame that arrives before the window's
-     * end (s->horizon) may already have arrived there, so nothing is linked behind it (sim/parallel.h). */
+    /* A peer in another partition may run ahead within the window: a frame that arrives before the window's end
+     * (s->horizon) may already have arrived there, so nothing is linked behind it (sim/parallel.h).  A peer in
+     * this partition runs in this engine's order, which sim_before follows. */
     sim_time_t ahead_at = p->busy_until + p->delay_ps;
-    struct pkt *ahead = p->wire_tail && sim_before(s, ahead_at, p->busy_seq + 1) && ahead_at >= s->horizon
+    struct pkt *ahead = p->wire_tail && sim_before(s, ahead_at, p->busy_seq + 1) &&
+                                (ahead_at >= s->horizon || !port_cut(p))
                             ? p->wire_tail
                             : NULL;
     p->busy_until = s->now + t;
