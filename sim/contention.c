@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 void contention_policy_init(struct contention_policy *p)
@@ -42,10 +43,14 @@ bool contention_policy_reading(struct contention_policy *p, double now, double s
     return p->serial;
 }
 
-bool contention_policy_retry(struct contention_policy *p, double now)
+bool contention_policy_retry(struct contention_policy *p, double now, double idle_cores)
 {
     if (!p->serial || now < p->until)
         return false;
+    if (idle_cores >= 0 && idle_cores < CONTENTION_IDLE_MIN) {
+        p->until = now + CONTENTION_IDLE_RECHECK;
+        return false;
+    }
     p->serial = false;
     p->trial = true;
     p->high = 0;
@@ -116,4 +121,47 @@ void contention_close(struct contention *c)
     for (uint32_t i = 0; i < c->n; i++)
         close(c->fd[i]);
     c->n = 0;
+}
+
+/* Idle and iowait of /proc/stat's "cpu" line, all cores together. */
+static bool read_idle(int fd, uint64_t *ticks)
+{
+    char buf[256];
+    ssize_t got = pread(fd, buf, sizeof buf - 1, 0);
+    if (got <= 0)
+        return false;
+    buf[got] = '\0';
+    unsigned long long user, nice, sys, idle, iowait;
+    if (strncmp(buf, "cpu ", 4) || sscanf(buf + 4, "%llu %llu %llu %llu %llu", &user, &nice, &sys, &idle, &iowait) != 5)
+        return false;
+    *ticks = idle + iowait;
+    return true;
+}
+
+void machine_idle_open(struct machine_idle *m, double now)
+{
+    long hz = sysconf(_SC_CLK_TCK);
+    *m = (struct machine_idle){.fd = open("/proc/stat", O_RDONLY | O_CLOEXEC), .at = now, .hz = (double)hz};
+    m->ok = m->fd >= 0 && hz > 0 && read_idle(m->fd, &m->ticks);
+    if (!m->ok && m->fd >= 0)
+        close(m->fd);
+}
+
+double machine_idle_read(struct machine_idle *m, double now)
+{
+    uint64_t ticks;
+    if (!m->ok || !read_idle(m->fd, &ticks))
+        return -1;
+    double span = now - m->at;
+    double idle = span > 0 && ticks >= m->ticks ? (double)(ticks - m->ticks) / m->hz / span : -1;
+    m->ticks = ticks;
+    m->at = now;
+    return idle;
+}
+
+void machine_idle_close(struct machine_idle *m)
+{
+    if (m->ok)
+        close(m->fd);
+    m->ok = false;
 }

@@ -14,7 +14,12 @@
  *     keeps them at a third and above);
  *   - on one thread, it tries the threads again after a back-off (CONTENTION_BACKOFF_MIN, doubling up to
  *     CONTENTION_BACKOFF_MAX while the trials find the cores taken, back to the minimum when one finds them
- *     free), and keeps them when the first period of the trial is below CONTENTION_HIGH.
+ *     free), and keeps them when the first period of the trial is below CONTENTION_HIGH;
+ *   - a trial costs a period at the threads' slow pace, so it is made only when the machine has had a core
+ *     idle (at least CONTENTION_IDLE_MIN of one, from the idle time of /proc/stat's first line, Linux's
+ *     Documentation/filesystems/proc.rst) since the run went to one thread or last looked; otherwise it
+ *     looks again CONTENTION_IDLE_RECHECK later.  Where that count cannot be read, or does not reflect the
+ *     cores this process may use, the trials alone decide.
  * Which windows ran on how many threads changes no result: the partitions' events are the same in any order
  * of the partitions within a window.
  */
@@ -31,6 +36,8 @@
 #define CONTENTION_RUN 3             /* readings above it in a row that move a run to one thread */
 #define CONTENTION_BACKOFF_MIN 0.25  /* s on one thread before the threads are tried again */
 #define CONTENTION_BACKOFF_MAX 4.0
+#define CONTENTION_IDLE_MIN 0.75     /* cores idle on average that make a trial worth it */
+#define CONTENTION_IDLE_RECHECK 0.1  /* s until the idle time is looked at again when it was too low */
 
 /* The policy's state; the readings come in from outside, so that it can be tested on made-up ones. */
 struct contention_policy {
@@ -46,8 +53,10 @@ void contention_policy_init(struct contention_policy *p);
 /* Takes the waiting share of the last period (0..1; < 0: unknown, which keeps the threads) at wall time now;
  * returns whether the next windows run on one thread. */
 bool contention_policy_reading(struct contention_policy *p, double now, double share);
-/* On one thread: whether the back-off has run out at wall time now (the threads are tried again). */
-bool contention_policy_retry(struct contention_policy *p, double now);
+/* On one thread: whether the threads are tried again at wall time now: the back-off has run out and
+ * idle_cores, the machine's idle cores on average since the last look (< 0: unknown), is at least
+ * CONTENTION_IDLE_MIN. */
+bool contention_policy_retry(struct contention_policy *p, double now, double idle_cores);
 
 /* The readings: each thread's schedstat, kept open. */
 struct contention {
@@ -65,5 +74,20 @@ void contention_open(struct contention *c, const pid_t *tids, uint32_t n, double
  * the counters cannot be read. */
 double contention_read(struct contention *c, double now);
 void contention_close(struct contention *c);
+
+/* The machine's idle time (/proc/stat), kept open. */
+struct machine_idle {
+    bool ok;         /* fd is open and read (zeroed: not) */
+    int fd;
+    uint64_t ticks;  /* idle and iowait at the last look, in clock ticks */
+    double at;       /* its wall time */
+    double hz;       /* clock ticks per second */
+};
+
+/* Opens /proc/stat and takes the first look at wall time now. */
+void machine_idle_open(struct machine_idle *m, double now);
+/* The cores idle on average since the last look (which now becomes), or -1 when unknown. */
+double machine_idle_read(struct machine_idle *m, double now);
+void machine_idle_close(struct machine_idle *m);
 
 #endif

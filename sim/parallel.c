@@ -308,7 +308,7 @@ static void adapt(struct sim_par *P)
         return;
     double now = wall_now();
     if (P->serial) {
-        if (contention_policy_retry(&P->policy, now)) {
+        if (now >= P->policy.until && contention_policy_retry(&P->policy, now, machine_idle_read(&P->idle, now))) {
             sim_par_serial(P, false);
             contention_read(&P->cont, now); /* the trial's waiting counts from now */
             P->next_read = now + CONTENTION_PERIOD;
@@ -324,6 +324,8 @@ static void adapt(struct sim_par *P)
         return;
     }
     sim_par_serial(P, contention_policy_reading(&P->policy, now, contention_read(&P->cont, now)));
+    if (P->serial)
+        machine_idle_read(&P->idle, now); /* what idles from here decides the trial */
 }
 
 static void run_window(struct sim_par *P, uint64_t hi, uint64_t lo, sim_time_t win_end)
@@ -498,6 +500,7 @@ static void release(struct sim_par *P, uint32_t made)
     free(P->th);
     free(P->tid);
     contention_close(&P->cont);
+    machine_idle_close(&P->idle);
     free(P->plan);
     for (uint32_t r = 0; P->comm && P->out && r < P->comm->ranks; r++)
         free(P->out[r].p);
@@ -568,6 +571,7 @@ static int start_threads(struct sim_par *P)
     P->threaded = true;
     P->tid[0] = gettid();
     contention_policy_init(&P->policy);
+    machine_idle_open(&P->idle, wall_now());
     for (uint32_t i = P->lo + 1; i < P->hi; i++)
         if (pthread_create(&P->th[i], NULL, worker, &P->parts[i])) {
             /* the workers started wait at a barrier that can no longer fill: nothing to do but end */

@@ -155,6 +155,7 @@ struct sim_par {
     bool adapt, serial;
     struct contention cont;
     struct contention_policy policy;
+    struct machine_idle idle;
     double next_read;         /* wall time of the next reading of the threads' waiting */
     uint64_t serial_windows;  /* windows run on one thread while threaded */
     uint32_t toggle_every;    /* tests: alternate between threads and one thread every this many windows */

@@ -275,21 +275,28 @@ static void test_contention_policy(void)
     CU_ASSERT_FALSE(contention_policy_reading(&p, 0.18, 0.35));
     CU_ASSERT_TRUE(contention_policy_reading(&p, 0.20, 0.35));
     CU_ASSERT_EQUAL(p.switches, 1);
-    CU_ASSERT_FALSE(contention_policy_retry(&p, 0.20 + CONTENTION_BACKOFF_MIN - 0.01));
-    CU_ASSERT_TRUE(contention_policy_retry(&p, 0.20 + CONTENTION_BACKOFF_MIN));
+    CU_ASSERT_FALSE(contention_policy_retry(&p, 0.20 + CONTENTION_BACKOFF_MIN - 0.01, 1.0));
+    /* the back-off is over, but no core was idle meanwhile: no trial, another look a little later */
+    double t = 0.20 + CONTENTION_BACKOFF_MIN;
+    CU_ASSERT_FALSE(contention_policy_retry(&p, t, 0.05));
+    CU_ASSERT_DOUBLE_EQUAL(p.until, t + CONTENTION_IDLE_RECHECK, 1e-12);
+    CU_ASSERT_FALSE(contention_policy_retry(&p, t + CONTENTION_IDLE_RECHECK, CONTENTION_IDLE_MIN - 0.01));
+    t += 2 * CONTENTION_IDLE_RECHECK;
+    CU_ASSERT_TRUE(contention_policy_retry(&p, t, CONTENTION_IDLE_MIN));
+    CU_ASSERT_EQUAL(p.switches, 1);
     /* the trial finds the cores taken still: one thread again, for twice as long */
-    double t = 0.20 + CONTENTION_BACKOFF_MIN + 0.02;
+    t += 0.02;
     CU_ASSERT_TRUE(contention_policy_reading(&p, t, 0.33));
     CU_ASSERT_DOUBLE_EQUAL(p.until, t + 2 * CONTENTION_BACKOFF_MIN, 1e-12);
     /* the back-off doubles up to its cap */
     for (int i = 0; i < 10; i++) {
-        CU_ASSERT_TRUE(contention_policy_retry(&p, p.until));
+        CU_ASSERT_TRUE(contention_policy_retry(&p, p.until, -1)); /* the idle time unknown: the trial decides */
         t = p.until + 0.02;
         CU_ASSERT_TRUE(contention_policy_reading(&p, t, 0.5));
     }
     CU_ASSERT_DOUBLE_EQUAL(p.until - t, CONTENTION_BACKOFF_MAX, 1e-12);
     /* a trial that finds the cores free keeps the threads and resets the back-off */
-    CU_ASSERT_TRUE(contention_policy_retry(&p, p.until));
+    CU_ASSERT_TRUE(contention_policy_retry(&p, p.until, 0.98));
     CU_ASSERT_FALSE(contention_policy_reading(&p, p.until + 0.02, 0.03));
     CU_ASSERT_DOUBLE_EQUAL(p.backoff, CONTENTION_BACKOFF_MIN, 1e-12);
     CU_ASSERT_FALSE(contention_policy_reading(&p, p.until + 0.04, 0.03));
