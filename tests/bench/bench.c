@@ -487,6 +487,24 @@ static void report_partitions(const struct run *r)
                "lookahead %.0f ns; model (20 ns a crossing) %.2fx\n",
                n, p.n_units, p.max_share * 100, 1 / p.max_share, p.cut_share * 100, p.lookahead_ps / 1e3, model);
         partition_free(&p);
+        /* the plan a run makes, without the frames (loads from the nodes' ports), measured by the frames */
+        if (partition_plan(&r->g, NULL, n, &p)) {
+            fprintf(stderr, "bench: partition: out of memory\n");
+            exit(1);
+        }
+        double load[PARTITION_MAX] = {0}, all = 0, cut = 0, max = 0;
+        for (uint32_t gp = 0; gp < r->g.n_ports; gp++) {
+            uint32_t a = p.part[r->g.ports[gp].node], b = p.part[r->g.ports[r->g.ports[gp].peer].node];
+            load[a] += (double)tx[gp];
+            load[b] += (double)tx[gp];
+            all += (double)tx[gp];
+            cut += a != b ? (double)tx[gp] : 0;
+        }
+        for (int k = 0; k < n; k++)
+            max = load[k] > max ? load[k] : max;
+        printf("    as a run plans it (without the frames): %u units, largest %.1f %%, %.1f %% of frames across\n",
+               p.n_units, all > 0 ? max / (2 * all) * 100 : 0, all > 0 ? cut / all * 100 : 0);
+        partition_free(&p);
     }
     free(tx);
 }
