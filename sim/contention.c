@@ -57,14 +57,22 @@ bool contention_policy_retry(struct contention_policy *p, double now, double idl
     return true;
 }
 
+/* A /proc file's text from its start, NUL-terminated; false when it cannot be read. */
+static bool read_text(int fd, char *buf, size_t size)
+{
+    ssize_t got = pread(fd, buf, size - 1, 0);
+    if (got <= 0)
+        return false;
+    buf[got] = '\0';
+    return true;
+}
+
 /* The second field of a schedstat file: ns spent runnable, waiting for a core. */
 static bool read_waited(int fd, uint64_t *ns)
 {
     char buf[128];
-    ssize_t got = pread(fd, buf, sizeof buf - 1, 0);
-    if (got <= 0)
+    if (!read_text(fd, buf, sizeof buf))
         return false;
-    buf[got] = '\0';
     unsigned long long run, wait;
     if (sscanf(buf, "%llu %llu", &run, &wait) != 2)
         return false;
@@ -127,10 +135,8 @@ void contention_close(struct contention *c)
 static bool read_idle(int fd, uint64_t *ticks)
 {
     char buf[256];
-    ssize_t got = pread(fd, buf, sizeof buf - 1, 0);
-    if (got <= 0)
+    if (!read_text(fd, buf, sizeof buf))
         return false;
-    buf[got] = '\0';
     unsigned long long user, nice, sys, idle, iowait;
     if (strncmp(buf, "cpu ", 4) || sscanf(buf + 4, "%llu %llu %llu %llu %llu", &user, &nice, &sys, &idle, &iowait) != 5)
         return false;
