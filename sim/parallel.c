@@ -76,9 +76,9 @@ void sim_par_route(struct sim *s, uint32_t to, uint64_t hi, uint64_t lo, sim_fn 
 
 void sim_par_touch(struct sim_par *P, uint32_t i)
 {
-    struct sim_key k;
-    if (sim_next_key(&P->parts[i], &k) && sim_key_time(k.hi) < P->mark[i].next_t)
-        P->mark[i].next_t = sim_key_time(k.hi);
+    sim_time_t t;
+    if (sim_peek_time(&P->parts[i], &t) && t < P->mark[i].next_t)
+        P->mark[i].next_t = t;
 }
 
 void sim_buf_put(struct sim_buf *b, const void *data, size_t len)
@@ -125,8 +125,8 @@ static void part_window(struct sim_par *P, uint32_t i)
      * orders before the barrier that hands them to the partition receiving the frame */
     __builtin_ia32_sfence();
 #endif
-    struct sim_key k;
-    P->mark[i].next_t = sim_next_key(s, &k) ? sim_key_time(k.hi) : T_NONE;
+    sim_time_t t;
+    P->mark[i].next_t = sim_peek_time(s, &t) ? t : T_NONE;
 }
 
 /* Spins before yielding: about 30 us here (a pause takes about 28 ns on this machine's cores), longer than a

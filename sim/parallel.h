@@ -207,6 +207,9 @@ void sim_par_route(struct sim *s, uint32_t to, uint64_t hi, uint64_t lo, sim_fn 
 void sim_insert(struct sim *s, uint64_t hi, uint64_t lo, sim_fn fn, void *obj, struct sim_timer *tm, uint64_t arg);
 uint64_t sim_run_below(struct sim *s, uint64_t hi, uint64_t lo);
 bool sim_next_key(struct sim *s, struct sim_key *k);
+/* s's earliest pending time (false: none) without opening its next bucket, as a partition between windows must:
+ * what the next window's mail files before that bucket would go to the side heap. */
+bool sim_peek_time(const struct sim *s, sim_time_t *t);
 /* Removes s's earliest pending event without running it (its lo's low bits: the entity it belongs to). */
 bool sim_pop(struct sim *s, struct sim_event *e);
 
