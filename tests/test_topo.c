@@ -780,10 +780,12 @@ static bool cut_only_at(const struct graph *g, const struct partition_plan *p, c
 }
 
 /*
- * A k=8 fat-tree is cut by pods (16 hosts, 4 ToRs, 4 aggregation switches: 24 nodes each), its 16 core switches
- * dealt as units of their own: 208 nodes of load 1 split exactly in 2, 4 and 8; with 16 partitions the largest
- * holds a pod, 24/208.  Each core switch reaches every pod once, so at 2 partitions 64 links are cut, all at
- * the links' 1 us.
+ * A k=8 fat-tree is cut by pods (16 hosts, 4 ToRs, 4 aggregation switches), its 16 core switches dealt as units
+ * of their own.  Without a run's frames a node weighs its ports: a pod 16 + 8 x 8 = 80, a core switch 8, 768 in
+ * all, split exactly in 2, 4 and 8 (a pod and two cores each).  Each core switch reaches every pod once, so at 2
+ * partitions 64 links are cut, all at the links' 1 us.  16 partitions are more than the pods: whole pods would
+ * leave the largest at 80 / 768, so pods are split below their aggregation switches (a ToR with its hosts
+ * weighs 12, an aggregation switch 8), never between a host and its ToR, and the lookahead stays 1 us.
  */
 static void test_partition_fat_tree(void)
 {
@@ -794,9 +796,9 @@ static void test_partition_fat_tree(void)
     if (build(&s, &g))
         return;
     CU_ASSERT_EQUAL_FATAL(g.n_nodes, 208);
-    static const int parts[] = {1, 2, 4, 8, 16};
-    static const double share[] = {1, 0.5, 0.25, 0.125, 24.0 / 208};
-    for (int i = 0; i < 5; i++) {
+    static const int parts[] = {1, 2, 4, 8};
+    static const double share[] = {1, 0.5, 0.25, 0.125};
+    for (int i = 0; i < 4; i++) {
         struct partition_plan p;
         CU_ASSERT_EQUAL_FATAL(partition_plan(&g, NULL, parts[i], &p), 0);
         CU_ASSERT_EQUAL(p.n_units, 8 + 16);
@@ -812,13 +814,18 @@ static void test_partition_fat_tree(void)
         }
         partition_free(&p);
     }
+    struct partition_plan p;
+    CU_ASSERT_EQUAL_FATAL(partition_plan(&g, NULL, 16, &p), 0);
+    CU_ASSERT(p.n_units > 8 + 16);
+    CU_ASSERT(p.max_share < 80.0 / 768);
+    CU_ASSERT_EQUAL(p.lookahead_ps, 1000000);
+    partition_free(&p);
     /* loads from a run's frames (here every port sent one): the same cut, and the frames on cut links are the
      * two directions of the 64 cut links */
     uint64_t *tx = calloc(g.n_ports, sizeof *tx);
     CU_ASSERT_PTR_NOT_NULL_FATAL(tx);
     for (uint32_t i = 0; i < g.n_ports; i++)
         tx[i] = 1;
-    struct partition_plan p;
     CU_ASSERT_EQUAL_FATAL(partition_plan(&g, tx, 2, &p), 0);
     CU_ASSERT_DOUBLE_EQUAL(p.max_share, 0.5, 1e-12);
     CU_ASSERT_DOUBLE_EQUAL(p.cut_share, 128.0 / g.n_ports, 1e-12);
@@ -826,6 +833,60 @@ static void test_partition_fat_tree(void)
     free(tx);
     CU_ASSERT_EQUAL(partition_plan(&g, NULL, 0, &p), -1);
     CU_ASSERT_EQUAL(partition_plan(&g, NULL, PARTITION_MAX + 1, &p), -1);
+    graph_free(&g);
+}
+
+/*
+ * The HPCC paper's fabric (5 pods of 4 ToRs with 16 hosts each and 4 aggregation switches, 16 core switches) on
+ * two partitions.  Whole units split as three pods (528 of 960 port-weights: a ToR 20 ports, an aggregation
+ * switch 8, a host 1) against two pods and the cores (432): 55 %, and 53.8 % of a run's events.  The plan
+ * splits one of the three pods below its aggregation switches and moves a ToR with its hosts (36) and one
+ * aggregation switch (8) to the other side: 484 against 476.  Only that pod's links are cut besides the cores':
+ * every host stays with its ToR and the lookahead stays 1 us.
+ */
+static void test_partition_hpcc_fabric(void)
+{
+    struct scenario s;
+    struct graph g;
+    mk(&s, SCN_TOPO_FAT_TREE);
+    s.topo.pods = 5;
+    s.topo.tors_per_pod = 4;
+    s.topo.aggs_per_pod = 4;
+    s.topo.hosts_per_tor = 16;
+    s.topo.cores = 16;
+    if (build(&s, &g))
+        return;
+    struct partition_plan p;
+    CU_ASSERT_EQUAL_FATAL(partition_plan(&g, NULL, 2, &p), 0);
+    CU_ASSERT_DOUBLE_EQUAL(p.total, 960, 1e-9);
+    CU_ASSERT_EQUAL(p.n_units, 5 + 16 + 7); /* one pod in 8 pieces */
+    CU_ASSERT_DOUBLE_EQUAL(p.max_share, 484.0 / 960, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(p.load[0], 476, 1e-9); /* partition 0, the calling thread's, the lighter */
+    CU_ASSERT_EQUAL(p.lookahead_ps, 1000000);
+    /* one pod is split (its ToRs on both sides), and every ToR has its 16 hosts with it */
+    int split_pods = 0;
+    for (int pod = 0; pod < 5; pod++) {
+        uint32_t sides = 0;
+        for (int t = 4 * pod; t < 4 * pod + 4; t++) {
+            char name[16];
+            snprintf(name, sizeof name, "tor%d", t);
+            uint32_t tor = nid(&g, name);
+            sides |= 1u << p.part[tor];
+            for (uint32_t i = 0; i < g.nodes[tor].n_ports; i++) {
+                uint32_t m = g.ports[g.ports[g.nodes[tor].first_port + i].peer].node;
+                if (g.nodes[m].kind == SCN_NODE_HOST)
+                    CU_ASSERT_EQUAL(p.part[m], p.part[tor]);
+            }
+        }
+        split_pods += sides == 3;
+    }
+    CU_ASSERT_EQUAL(split_pods, 1);
+    partition_free(&p);
+    /* with 4 partitions, 5 pods: the fifth pod is split among them the same way */
+    CU_ASSERT_EQUAL_FATAL(partition_plan(&g, NULL, 4, &p), 0);
+    CU_ASSERT(p.max_share <= 0.25 * (1 + PARTITION_SPLIT_TOL));
+    CU_ASSERT_EQUAL(p.lookahead_ps, 1000000);
+    partition_free(&p);
     graph_free(&g);
 }
 
@@ -903,6 +964,7 @@ void test_topo_register(void)
     CU_add_test(s, "ECMP pick range and spread", test_ecmp_pick);
     CU_add_test(s, "dot and JSON printers", test_printers);
     CU_add_test(s, "partitions: a fat-tree by pods, cores apart", test_partition_fat_tree);
+    CU_add_test(s, "partitions: the HPCC fabric's odd pod split to even the two halves", test_partition_hpcc_fabric);
     CU_add_test(s, "partitions: a dragonfly by groups, cut at global links", test_partition_dragonfly);
     CU_add_test(s, "partitions: a leaf-spine by leaves; a star is one unit", test_partition_leaf_spine_star);
 }

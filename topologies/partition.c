@@ -10,15 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* unit[node]: groups for a dragonfly, else components without the top tier (partition.h); returns the count,
- * or 0 when out of memory. */
-static uint32_t find_units(const struct graph *g, uint32_t *unit)
+/* unit[node]: groups for a dragonfly, else components without the top tier (partition.h), from d, the nodes'
+ * hops to the nearest host; returns the count, or 0 when out of memory.  *grouped says which. */
+static uint32_t find_units(const struct graph *g, const uint32_t *d, uint32_t *unit, bool *grouped)
 {
-    bool grouped = false;
+    *grouped = false;
     for (uint32_t n = 0; n < g->n_nodes; n++)
-        grouped |= g->nodes[n].group >= 0;
+        *grouped |= g->nodes[n].group >= 0;
     uint32_t n_units = 0;
-    if (grouped) {
+    if (*grouped) {
         int32_t max_group = -1;
         for (uint32_t n = 0; n < g->n_nodes; n++)
             if (g->nodes[n].group > max_group)
@@ -28,13 +28,9 @@ static uint32_t find_units(const struct graph *g, uint32_t *unit)
             unit[n] = g->nodes[n].group >= 0 ? (uint32_t)g->nodes[n].group : n_units++;
         return n_units;
     }
-    uint32_t *d = graph_host_distance(g);
     uint32_t *q = malloc(sizeof *q * (g->n_nodes ? g->n_nodes : 1));
-    if (!d || !q) {
-        free(d);
-        free(q);
+    if (!q)
         return 0;
-    }
     /* the top tier, when there are switches below it */
     uint32_t top = 0, low = UINT32_MAX;
     for (uint32_t n = 0; n < g->n_nodes; n++)
@@ -65,9 +61,55 @@ static uint32_t find_units(const struct graph *g, uint32_t *unit)
             }
         }
     }
-    free(d);
     free(q);
     return n_units;
+}
+
+/*
+ * Splits unit u the way the network was split into units, one tier lower: without the unit's own highest
+ * switches (a pod without its aggregation switches leaves its ToRs, each with its hosts, and each aggregation
+ * switch a unit of its own).  A unit whose highest switches are next to hosts is not split (a host stays with
+ * its switch).  The new units are numbered from *n_units on, the first keeps u, all in u's partition; returns
+ * whether u was split.  q is scratch of g->n_nodes entries.
+ */
+static bool split_unit(const struct graph *g, const uint32_t *d, uint32_t *unit, uint32_t u, uint32_t *n_units,
+                       uint32_t *unit_part, uint32_t *q)
+{
+    uint32_t top = 0;
+    for (uint32_t n = 0; n < g->n_nodes; n++)
+        if (unit[n] == u && g->nodes[n].kind != SCN_NODE_HOST && d[n] != UINT32_MAX && d[n] > top)
+            top = d[n];
+    if (top < 2)
+        return false;
+    const uint32_t mark = UINT32_MAX;
+    for (uint32_t n = 0; n < g->n_nodes; n++)
+        if (unit[n] == u)
+            unit[n] = mark;
+    uint32_t from = unit_part[u];
+    bool first = true;
+    for (uint32_t s = 0; s < g->n_nodes; s++) {
+        if (unit[s] != mark)
+            continue;
+        uint32_t v = first ? u : (*n_units)++;
+        first = false;
+        unit[s] = v;
+        unit_part[v] = from;
+        if (g->nodes[s].kind != SCN_NODE_HOST && d[s] == top)
+            continue;
+        uint32_t head = 0, tail = 0;
+        q[tail++] = s;
+        while (head < tail) {
+            const struct g_node *x = &g->nodes[q[head++]];
+            for (uint32_t i = 0; i < x->n_ports; i++) {
+                uint32_t m = g->ports[g->ports[x->first_port + i].peer].node;
+                if (unit[m] != mark || (g->nodes[m].kind != SCN_NODE_HOST && d[m] == top))
+                    continue;
+                unit[m] = v;
+                q[tail++] = m;
+            }
+        }
+    }
+    return true;
 }
 
 struct unit_load {
@@ -83,31 +125,133 @@ static int by_load_desc(const void *a, const void *b)
     return (x->unit > y->unit) - (x->unit < y->unit);
 }
 
+/* The smallest delay of a link between partitions, nodes dealt as unit_part[unit[node]]. */
+static int64_t cut_lookahead(const struct graph *g, const uint32_t *unit, const uint32_t *unit_part)
+{
+    int64_t min = INT64_MAX;
+    for (uint32_t l = 0; l < g->n_links; l++) {
+        const struct g_link *k = &g->links[l];
+        if (unit_part[unit[k->a]] != unit_part[unit[k->b]] && g->ports[k->port_a].delay_ps < min)
+            min = g->ports[k->port_a].delay_ps;
+    }
+    return min;
+}
+
+/* What rebalance works on: the plan's arrays and its scratch. */
+struct plan_work {
+    const struct graph *g;
+    const uint32_t *d;         /* hops to the nearest host */
+    const double *node_load;
+    uint32_t *unit, *unit_part, *saved, *q;
+    struct unit_load *ul;
+    uint32_t n_units;
+    int n_parts;
+    double *load, total;
+};
+
+/* Moves the pieces of a split unit (u and the units from `first` on) from partition h to l, heaviest first, each
+ * while it lowers the larger of the two loads; returns how many moved. */
+static int move_pieces(struct plan_work *w, uint32_t u, uint32_t first, int h, int l)
+{
+    uint32_t m = 0;
+    for (uint32_t v = first; v <= w->n_units; v++)
+        w->ul[m++] = (struct unit_load){v == w->n_units ? u : v, 0};
+    for (uint32_t n = 0; n < w->g->n_nodes; n++)
+        for (uint32_t i = 0; i < m; i++)
+            if (w->unit[n] == w->ul[i].unit)
+                w->ul[i].load += w->node_load[n];
+    qsort(w->ul, m, sizeof *w->ul, by_load_desc);
+    int moved = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        double x = w->ul[i].load, before = w->load[h] > w->load[l] ? w->load[h] : w->load[l];
+        double after = w->load[h] - x > w->load[l] + x ? w->load[h] - x : w->load[l] + x;
+        if (after >= before)
+            continue;
+        w->unit_part[w->ul[i].unit] = (uint32_t)l;
+        w->load[h] -= x;
+        w->load[l] += x;
+        moved++;
+    }
+    return moved;
+}
+
+/*
+ * Whole units can leave the heaviest partition well above an even share (the HPCC paper's fabric on two
+ * partitions: three of its five pods against two and the sixteen core switches).  While it is more than
+ * PARTITION_SPLIT_TOL above, the heaviest partition's heaviest unit that splits (split_unit) is split, and of
+ * its pieces, heaviest first, those that lower the larger load move to the lightest partition; the other units
+ * stay where they were dealt, so the cut's other links stay too.  A split that helps nothing, or would let the
+ * partitions meet more often (a smaller lookahead), is undone and ends it.
+ */
+static void rebalance(struct plan_work *w)
+{
+    const struct graph *g = w->g;
+    int64_t look = cut_lookahead(g, w->unit, w->unit_part);
+    for (uint32_t round = 0; w->n_parts > 1 && round < g->n_nodes; round++) {
+        int h = 0, l = 0;
+        for (int k = 1; k < w->n_parts; k++) {
+            h = w->load[k] > w->load[h] ? k : h;
+            l = w->load[k] < w->load[l] ? k : l;
+        }
+        if (w->load[h] <= w->total / w->n_parts * (1 + PARTITION_SPLIT_TOL))
+            return;
+        for (uint32_t u = 0; u < w->n_units; u++)
+            w->ul[u] = (struct unit_load){u, 0};
+        for (uint32_t n = 0; n < g->n_nodes; n++)
+            w->ul[w->unit[n]].load += w->node_load[n];
+        qsort(w->ul, w->n_units, sizeof *w->ul, by_load_desc);
+        memcpy(w->saved, w->unit, sizeof *w->unit * g->n_nodes);
+        uint32_t n = w->n_units, u = UINT32_MAX;
+        for (uint32_t i = 0; i < w->n_units && u == UINT32_MAX; i++)
+            if (w->unit_part[w->ul[i].unit] == (uint32_t)h &&
+                split_unit(g, w->d, w->unit, w->ul[i].unit, &n, w->unit_part, w->q))
+                u = w->ul[i].unit;
+        if (u == UINT32_MAX)
+            return;
+        double before[PARTITION_MAX];
+        memcpy(before, w->load, sizeof before[0] * (size_t)w->n_parts);
+        uint32_t first = w->n_units;
+        w->n_units = n;
+        if (!move_pieces(w, u, first, h, l) || cut_lookahead(g, w->unit, w->unit_part) < look) {
+            memcpy(w->unit, w->saved, sizeof *w->unit * g->n_nodes);
+            memcpy(w->load, before, sizeof before[0] * (size_t)w->n_parts);
+            w->unit_part[u] = (uint32_t)h;
+            w->n_units = first;
+            return;
+        }
+    }
+}
+
 int partition_plan(const struct graph *g, const uint64_t *port_tx, int n_parts, struct partition_plan *p)
 {
     memset(p, 0, sizeof *p);
     if (n_parts < 1 || n_parts > PARTITION_MAX)
         return -1;
     size_t nn = g->n_nodes ? g->n_nodes : 1;
-    uint32_t *unit = malloc(sizeof *unit * nn);
+    uint32_t *unit = malloc(sizeof *unit * nn), *d = graph_host_distance(g);
+    uint32_t *saved = malloc(sizeof *saved * nn), *q = malloc(sizeof *q * nn);
     double *node_load = calloc(nn, sizeof *node_load);
     struct unit_load *ul = calloc(nn, sizeof *ul);
     p->part = malloc(sizeof *p->part * nn);
-    uint32_t n_units = unit && node_load && ul && p->part ? find_units(g, unit) : 0;
-    uint32_t *unit_part = n_units ? malloc(sizeof *unit_part * n_units) : NULL;
+    bool grouped = false;
+    uint32_t n_units = unit && d && saved && q && node_load && ul && p->part ? find_units(g, d, unit, &grouped) : 0;
+    uint32_t *unit_part = n_units ? malloc(sizeof *unit_part * nn) : NULL; /* splits add units, never past nn */
     if (!unit_part) {
         free(unit);
+        free(d);
+        free(saved);
+        free(q);
         free(node_load);
         free(ul);
         partition_free(p);
         return -1;
     }
     p->n_parts = n_parts;
-    p->n_units = n_units;
     for (uint32_t n = 0; n < g->n_nodes; n++) {
         const struct g_node *x = &g->nodes[n];
         if (!port_tx) {
-            node_load[n] = 1;
+            /* without a run's frames, a node's ports stand for its load: it handles what each of them carries */
+            node_load[n] = x->n_ports ? x->n_ports : 1;
             continue;
         }
         for (uint32_t i = 0; i < x->n_ports; i++) {
@@ -128,6 +272,14 @@ int partition_plan(const struct graph *g, const uint64_t *port_tx, int n_parts, 
         unit_part[ul[i].unit] = (uint32_t)best;
         p->load[best] += ul[i].load;
     }
+    if (!grouped) {
+        struct plan_work w = {g, d, node_load, unit, unit_part, saved, q, ul, n_units, n_parts, p->load, 0};
+        for (uint32_t n = 0; n < g->n_nodes; n++)
+            w.total += node_load[n];
+        rebalance(&w);
+        n_units = w.n_units;
+    }
+    p->n_units = n_units;
     /* Partition 0, which the calling thread runs (sim/parallel.h) besides the run's own events between windows, is
      * the least loaded; then by load, ties in the order dealt. */
     int order[PARTITION_MAX], rank[PARTITION_MAX];
@@ -179,6 +331,9 @@ int partition_plan(const struct graph *g, const uint64_t *port_tx, int n_parts, 
         p->cut_share = all > 0 ? cut / all : 0;
     }
     free(unit);
+    free(d);
+    free(saved);
+    free(q);
     free(node_load);
     free(ul);
     free(unit_part);

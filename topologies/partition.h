@@ -9,8 +9,11 @@
  *     leaf-spine's leaves with their hosts; each top-tier switch is a unit of its own;
  *   - anything else by its connected components (one unit for a connected network).
  * The units are then dealt to the partitions by load, largest first to the least loaded (LPT; ties to the
- * lower unit and partition), so the plan is a pure function of the graph and the loads.  A unit is never
- * split: a network of U units of equal load balances only up to U partitions.  A host is always in its
+ * lower unit and partition), so the plan is a pure function of the graph and the loads.  When whole units leave
+ * the heaviest partition more than PARTITION_SPLIT_TOL above an even share (the HPCC paper's fabric: five pods
+ * on two partitions), its heaviest tiered unit is split one tier lower (a pod into its ToRs with their hosts and
+ * its aggregation switches) and pieces of it move to the lightest partition (partition.c, rebalance); a
+ * dragonfly's groups are not split (their local links are short).  A host is always in its
  * switch's unit: the partitioned engine (sim/parallel.h) relies on it, because a host's events read its
  * switch's ports (UGAL's choice of path, a faulty NIC's check of the watchdog), so a plan that cut a host
  * link would be a bug (it aborts).
@@ -23,6 +26,7 @@
 #include "sim/graph.h"
 
 #define PARTITION_MAX 64
+#define PARTITION_SPLIT_TOL 0.02 /* above an even share: the plan splits a unit (partition.c, rebalance) */
 
 struct partition_plan {
     int n_parts;
@@ -38,8 +42,8 @@ struct partition_plan {
 
 /*
  * Plans n_parts partitions (1..PARTITION_MAX) of g.  port_tx, per global port, is the frames it sent (a run's
- * counters), from which a node's load is the frames it sent and received; NULL counts every node as 1 and
- * leaves cut_share 0.  Returns 0, or -1 when n_parts is out of range or memory runs out.
+ * counters), from which a node's load is the frames it sent and received; NULL counts a node's ports (a
+ * switch handles what each of its ports carries) and leaves cut_share 0.  Returns 0, or -1 when n_parts is out of range or memory runs out.
  */
 int partition_plan(const struct graph *g, const uint64_t *port_tx, int n_parts, struct partition_plan *p);
 void partition_free(struct partition_plan *p);
