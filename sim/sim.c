@@ -792,17 +792,25 @@ bool sim_next_key(struct sim *s, struct sim_key *k)
     return true;
 }
 
+/* Whether anything waits beyond the window; then *b is the bucket the next window opens (next_bucket). */
+static inline bool pending_bucket(const struct sim *s, int64_t *b, int64_t *b_ring, uint32_t *slot)
+{
+    if (s->n_ring == 0 && s->far.n == 0)
+        return false;
+    *b = next_bucket(s, b_ring, slot);
+    return true;
+}
+
 bool sim_peek_time(const struct sim *s, sim_time_t *t)
 {
     if (!window_empty(s)) {
         *t = sim_key_time(window_min((struct sim *)s)->hi);
         return true;
     }
-    if (s->n_ring == 0 && s->far.n == 0)
-        return false;
-    int64_t b_ring;
+    int64_t b, b_ring;
     uint32_t slot;
-    int64_t b = next_bucket(s, &b_ring, &slot);
+    if (!pending_bucket(s, &b, &b_ring, &slot))
+        return false;
     /* the earliest of bucket b: its events in the calendar (unsorted) and the far heap's root when it is there */
     uint64_t hi = UINT64_MAX;
     if (b == b_ring)
@@ -825,11 +833,10 @@ static inline bool window_fill_before(struct sim *s, sim_time_t limit)
 {
     if (!window_empty(s))
         return true;
-    if (s->n_ring == 0 && s->far.n == 0)
-        return false;
-    int64_t b_ring;
+    int64_t b, b_ring;
     uint32_t slot;
-    int64_t b = next_bucket(s, &b_ring, &slot);
+    if (!pending_bucket(s, &b, &b_ring, &slot))
+        return false;
     if (b >= (limit >> s->shift) + ((limit & (((sim_time_t)1 << s->shift) - 1)) != 0))
         return false; /* the bucket starts at or after limit */
     next_window(s);

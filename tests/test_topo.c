@@ -242,18 +242,24 @@ static void test_fat_tree_wiring(void)
     graph_free(&g);
 }
 
+/* The HPCC evaluation's 320-host fat-tree: 5 pods of 4 ToRs (16 hosts each) and 4 aggregation switches, 16
+ * cores. */
+static int build_hpcc_fabric(struct scenario *s, struct graph *g)
+{
+    mk(s, SCN_TOPO_FAT_TREE);
+    s->topo.pods = 5;
+    s->topo.tors_per_pod = 4;
+    s->topo.aggs_per_pod = 4;
+    s->topo.hosts_per_tor = 16;
+    s->topo.cores = 16;
+    return build(s, g);
+}
+
 static void test_fat_tree_generalized(void)
 {
     struct scenario s;
     struct graph g;
-    /* The HPCC evaluation's 320-host fat-tree. */
-    mk(&s, SCN_TOPO_FAT_TREE);
-    s.topo.pods = 5;
-    s.topo.tors_per_pod = 4;
-    s.topo.aggs_per_pod = 4;
-    s.topo.hosts_per_tor = 16;
-    s.topo.cores = 16;
-    if (build(&s, &g))
+    if (build_hpcc_fabric(&s, &g))
         return;
     CU_ASSERT_EQUAL(g.n_hosts, 320);
     CU_ASSERT_EQUAL(count_prefix(&g, "tor"), 20);
@@ -848,13 +854,7 @@ static void test_partition_hpcc_fabric(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, SCN_TOPO_FAT_TREE);
-    s.topo.pods = 5;
-    s.topo.tors_per_pod = 4;
-    s.topo.aggs_per_pod = 4;
-    s.topo.hosts_per_tor = 16;
-    s.topo.cores = 16;
-    if (build(&s, &g))
+    if (build_hpcc_fabric(&s, &g))
         return;
     struct partition_plan p;
     CU_ASSERT_EQUAL_FATAL(partition_plan(&g, NULL, 2, &p), 0);

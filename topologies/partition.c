@@ -10,9 +10,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A switch at hop distance `top` from the hosts: where a flood stops (top UINT32_MAX: nowhere). */
+static inline bool at_top(const struct graph *g, const uint32_t *d, uint32_t n, uint32_t top)
+{
+    return top != UINT32_MAX && g->nodes[n].kind != SCN_NODE_HOST && d[n] == top;
+}
+
+/* Gives unit v to node s and to every node of no unit yet (UINT32_MAX) that it reaches without passing a switch
+ * at_top; a switch at_top is a unit of its own.  q is scratch of g->n_nodes entries. */
+static void flood(const struct graph *g, const uint32_t *d, uint32_t top, uint32_t *unit, uint32_t s, uint32_t v,
+                  uint32_t *q)
+{
+    unit[s] = v;
+    if (at_top(g, d, s, top))
+        return;
+    uint32_t head = 0, tail = 0;
+    q[tail++] = s;
+    while (head < tail) {
+        const struct g_node *x = &g->nodes[q[head++]];
+        for (uint32_t i = 0; i < x->n_ports; i++) {
+            uint32_t m = g->ports[g->ports[x->first_port + i].peer].node;
+            if (unit[m] != UINT32_MAX || at_top(g, d, m, top))
+                continue;
+            unit[m] = v;
+            q[tail++] = m;
+        }
+    }
+}
+
 /* unit[node]: groups for a dragonfly, else components without the top tier (partition.h), from d, the nodes'
- * hops to the nearest host; returns the count, or 0 when out of memory.  *grouped says which. */
-static uint32_t find_units(const struct graph *g, const uint32_t *d, uint32_t *unit, bool *grouped)
+ * hops to the nearest host; returns the count.  *grouped says which.  q is scratch of g->n_nodes entries. */
+static uint32_t find_units(const struct graph *g, const uint32_t *d, uint32_t *unit, bool *grouped, uint32_t *q)
 {
     *grouped = false;
     for (uint32_t n = 0; n < g->n_nodes; n++)
@@ -28,9 +56,6 @@ static uint32_t find_units(const struct graph *g, const uint32_t *d, uint32_t *u
             unit[n] = g->nodes[n].group >= 0 ? (uint32_t)g->nodes[n].group : n_units++;
         return n_units;
     }
-    uint32_t *q = malloc(sizeof *q * (g->n_nodes ? g->n_nodes : 1));
-    if (!q)
-        return 0;
     /* the top tier, when there are switches below it */
     uint32_t top = 0, low = UINT32_MAX;
     for (uint32_t n = 0; n < g->n_nodes; n++)
@@ -38,30 +63,13 @@ static uint32_t find_units(const struct graph *g, const uint32_t *d, uint32_t *u
             top = d[n] > top ? d[n] : top;
             low = d[n] < low ? d[n] : low;
         }
-    bool cut_top = low != UINT32_MAX && top > low;
+    if (low == UINT32_MAX || top == low)
+        top = UINT32_MAX; /* one tier of switches: nothing to cut at */
     for (uint32_t n = 0; n < g->n_nodes; n++)
         unit[n] = UINT32_MAX;
-    for (uint32_t s = 0; s < g->n_nodes; s++) {
-        if (unit[s] != UINT32_MAX)
-            continue;
-        uint32_t u = n_units++;
-        unit[s] = u;
-        if (cut_top && g->nodes[s].kind != SCN_NODE_HOST && d[s] == top)
-            continue; /* a top-tier switch is a unit of its own */
-        uint32_t head = 0, tail = 0;
-        q[tail++] = s;
-        while (head < tail) {
-            const struct g_node *x = &g->nodes[q[head++]];
-            for (uint32_t i = 0; i < x->n_ports; i++) {
-                uint32_t m = g->ports[g->ports[x->first_port + i].peer].node;
-                if (unit[m] != UINT32_MAX || (cut_top && g->nodes[m].kind != SCN_NODE_HOST && d[m] == top))
-                    continue;
-                unit[m] = u;
-                q[tail++] = m;
-            }
-        }
-    }
-    free(q);
+    for (uint32_t s = 0; s < g->n_nodes; s++)
+        if (unit[s] == UINT32_MAX)
+            flood(g, d, top, unit, s, n_units++, q);
     return n_units;
 }
 
@@ -81,33 +89,19 @@ static bool split_unit(const struct graph *g, const uint32_t *d, uint32_t *unit,
             top = d[n];
     if (top < 2)
         return false;
-    const uint32_t mark = UINT32_MAX;
+    /* u's nodes become free (UINT32_MAX) and are flooded anew, each piece a unit */
     for (uint32_t n = 0; n < g->n_nodes; n++)
         if (unit[n] == u)
-            unit[n] = mark;
+            unit[n] = UINT32_MAX;
     uint32_t from = unit_part[u];
     bool first = true;
     for (uint32_t s = 0; s < g->n_nodes; s++) {
-        if (unit[s] != mark)
+        if (unit[s] != UINT32_MAX)
             continue;
         uint32_t v = first ? u : (*n_units)++;
         first = false;
-        unit[s] = v;
         unit_part[v] = from;
-        if (g->nodes[s].kind != SCN_NODE_HOST && d[s] == top)
-            continue;
-        uint32_t head = 0, tail = 0;
-        q[tail++] = s;
-        while (head < tail) {
-            const struct g_node *x = &g->nodes[q[head++]];
-            for (uint32_t i = 0; i < x->n_ports; i++) {
-                uint32_t m = g->ports[g->ports[x->first_port + i].peer].node;
-                if (unit[m] != mark || (g->nodes[m].kind != SCN_NODE_HOST && d[m] == top))
-                    continue;
-                unit[m] = v;
-                q[tail++] = m;
-            }
-        }
+        flood(g, d, top, unit, s, v, q);
     }
     return true;
 }
@@ -234,7 +228,8 @@ int partition_plan(const struct graph *g, const uint64_t *port_tx, int n_parts, 
     struct unit_load *ul = calloc(nn, sizeof *ul);
     p->part = malloc(sizeof *p->part * nn);
     bool grouped = false;
-    uint32_t n_units = unit && d && saved && q && node_load && ul && p->part ? find_units(g, d, unit, &grouped) : 0;
+    bool ok = unit && d && saved && q && node_load && ul && p->part;
+    uint32_t n_units = ok ? find_units(g, d, unit, &grouped, q) : 0;
     uint32_t *unit_part = n_units ? malloc(sizeof *unit_part * nn) : NULL; /* splits add units, never past nn */
     if (!unit_part) {
         free(unit);
