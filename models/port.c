@@ -148,9 +148,10 @@ static void wire_send(struct sim *s, struct port *p, struct pkt *ahead, struct p
         wire_link(p->net, ahead, k, at, seq);
     else
         /* the peer's node from the graph, not from the peer's first line, which its node writes with every frame
-         * (in another partition, on another core) */
-        sim_at_seq_to(s, at, seq, net_ent(p->net->g->ports[port_id(p->peer)].node), port_arrive, p->peer,
-                      (uint64_t)(uintptr_t)k);
+         * (in another partition, on another core): its index from this port's net (port_id would read the peer's
+         * net pointer, on that line) */
+        sim_at_seq_to(s, at, seq, net_ent(p->net->g->ports[(uint32_t)(p->peer - p->net->ports)].node), port_arrive,
+                      p->peer, (uint64_t)(uintptr_t)k);
     p->wire_tail = k;
 }
 
