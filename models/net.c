@@ -979,9 +979,7 @@ int net_partition(struct net *n, struct sim_par *P)
         abort();
     }
     /* each partition's counts on lines of its own: they are written every event */
-    n->parts = aligned_alloc(64, sizeof *n->parts * P->n);
-    if (n->parts)
-        memset(n->parts, 0, sizeof *n->parts * P->n);
+    n->parts = mem_calloc_big(P->n, sizeof *n->parts);
     if (!n->parts)
         return -1;
     n->n_parts = P->n;

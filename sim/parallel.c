@@ -2,6 +2,8 @@
 #include "sim/parallel.h"
 #include "sim/mem.h"
 
+_Static_assert(SIM_PAR_MAX <= CONTENTION_MAX_THREADS, "the contention counters hold every thread of a run");
+
 #include <limits.h>
 #include <sched.h>
 #include <linux/futex.h>
@@ -324,8 +326,13 @@ static void adapt(struct sim_par *P)
         return;
     }
     sim_par_serial(P, contention_policy_reading(&P->policy, now, contention_read(&P->cont, now)));
-    if (P->serial)
-        machine_idle_read(&P->idle, now); /* what idles from here decides the trial */
+    if (P->serial) {
+        /* what idles from here decides the trial (opened the first time a run goes to one thread) */
+        if (P->idle.ok)
+            machine_idle_read(&P->idle, now);
+        else
+            machine_idle_open(&P->idle, now);
+    }
 }
 
 static void run_window(struct sim_par *P, uint64_t hi, uint64_t lo, sim_time_t win_end)
@@ -488,7 +495,7 @@ uint64_t sim_par_pending(const struct sim_par *P)
     return n + sim_pending(P->global);
 }
 
-/* Frees the engines of partitions 0..made-1 (their entity table is the run's) and the arrays. */
+/* Frees the engines of partitions 0..made-1 (each with its own sequence table) and the arrays. */
 static void release(struct sim_par *P, uint32_t made)
 {
     for (uint32_t i = 0; P->parts && i < made; i++)
@@ -515,19 +522,9 @@ int sim_par_init(struct sim_par *P, struct sim *global, uint32_t n, const uint16
     return sim_par_init_comm(P, global, n, ent_part, n_ent, line, window, threaded, NULL);
 }
 
-/* Zeroed memory on whole cache lines of its own; NULL when out of memory. */
-static void *zalloc_lines(size_t bytes)
-{
-    bytes = (bytes + 63) / 64 * 64;
-    void *p = aligned_alloc(64, bytes ? bytes : 64);
-    if (p)
-        memset(p, 0, bytes);
-    return p;
-}
-
 /* Sets up partition i's engine (sim_init, its sequence table, its hooks); -1 when out of memory, with nothing of
  * it left allocated. */
-static int make_engine(struct sim_par *P, uint32_t i, struct sim *global, uint32_t n_ent)
+static int make_engine(struct sim_par *P, uint32_t i, struct sim *global, const uint16_t *ent_part, uint32_t n_ent)
 {
     struct sim *s = &P->parts[i];
     if (sim_init(s))
@@ -539,12 +536,15 @@ static int make_engine(struct sim_par *P, uint32_t i, struct sim *global, uint32
     free(s->ent_seq);
     s->ent_seq = NULL;
     if (sim_par_mine(P, i)) {
-        s->ent_seq = zalloc_lines(sizeof *s->ent_seq * n_ent);
+        /* zeroed (untouched pages of a large table cost nothing), its own entities' counts and the run's copied */
+        s->ent_seq = mem_calloc_big(n_ent, sizeof *s->ent_seq);
         if (!s->ent_seq) {
             sim_free(s);
             return -1;
         }
-        memcpy(s->ent_seq, global->ent_seq, sizeof *s->ent_seq * n_ent);
+        for (uint32_t e = 0; e < n_ent; e++)
+            if (e == SIM_ENT_GLOBAL || ent_part[e] == i)
+                s->ent_seq[e] = global->ent_seq[e];
     }
     s->n_ent = n_ent;
     s->par = P;
@@ -571,7 +571,6 @@ static int start_threads(struct sim_par *P)
     P->threaded = true;
     P->tid[0] = gettid();
     contention_policy_init(&P->policy);
-    machine_idle_open(&P->idle, wall_now());
     for (uint32_t i = P->lo + 1; i < P->hi; i++)
         if (pthread_create(&P->th[i], NULL, worker, &P->parts[i])) {
             /* the workers started wait at a barrier that can no longer fill: nothing to do but end */
@@ -634,14 +633,14 @@ int sim_par_init_comm(struct sim_par *P, struct sim *global, uint32_t n, const u
     P->window = window < P->grid ? window : P->grid;
     /* engines, mailboxes and marks on lines of their own: each is written by its partition with every event
      * (an engine's clock) or every frame across (a mailbox), beside another partition's */
-    P->parts = zalloc_lines(sizeof *P->parts * n);
+    P->parts = mem_calloc_big(n, sizeof *P->parts);
     P->ent_part = malloc(sizeof *P->ent_part * n_ent);
-    P->box = zalloc_lines(sizeof *P->box * 2 * (n + 1) * (n + 1));
-    P->mark = zalloc_lines(sizeof *P->mark * n);
+    P->box = mem_calloc_big((size_t)2 * (n + 1) * (n + 1), sizeof *P->box);
+    P->mark = mem_calloc_big(n, sizeof *P->mark);
     if (!P->parts || !P->ent_part || !P->box || !P->mark)
         goto fail;
     for (; made < n; made++)
-        if (make_engine(P, made, global, n_ent))
+        if (make_engine(P, made, global, ent_part, n_ent))
             goto fail;
     for (uint32_t e = 0; e < n_ent; e++) {
         if (e != SIM_ENT_GLOBAL && ent_part[e] >= n)
