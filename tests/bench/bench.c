@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -634,8 +635,12 @@ static double spin_threads(int threads)
 
 static pid_t start_hog(void)
 {
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid == 0) {
+        /* dies with the bench, even when a failed run exits it before the hog is killed */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(0);
         volatile double x = 1;
         for (;;)
             x = x * 1.0000001 + 1e-9;
