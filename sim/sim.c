@@ -543,16 +543,18 @@ static inline int64_t next_bucket(const struct sim *s, int64_t *b_ring, uint32_t
 
 /* Opens the next window: the earliest bucket of the calendar or of the far heap (the window is used up, and the
  * calendar or the far heap is not empty). */
-static void next_window(struct sim *s)
+/* Whether the next window adapts the buckets first: every ADAPT_WINDOWS windows, or sooner when they are crowded. */
+static inline bool adapt_due(const struct sim *s)
 {
-    /* checked every ADAPT_WINDOWS windows, or sooner when they are crowded */
-    if (++s->windows == ADAPT_WINDOWS || s->window_events >= (uint64_t)ADAPT_WINDOWS * ADAPT_HIGH)
-        adapt(s);
+    return s->windows + 1 == ADAPT_WINDOWS || s->window_events >= (uint64_t)ADAPT_WINDOWS * ADAPT_HIGH;
+}
+
+/* Opens bucket b (next_bucket's) as the window. */
+static inline void open_window(struct sim *s, int64_t b, int64_t b_ring, uint32_t slot)
+{
     s->n_cur = 0;
     s->n_cur_free = 0;
     s->win_n = s->win_pos = 0;
-    uint32_t slot;
-    int64_t b_ring, b = next_bucket(s, &b_ring, &slot);
     s->cur_b = b;
     if (b == b_ring)
         take_bucket(s, slot);
@@ -565,6 +567,17 @@ static void next_window(struct sim *s)
         for (size_t off = 0; off < sizeof(struct sim_chunk); off += 64)
             __builtin_prefetch(c + off);
     }
+}
+
+static void next_window(struct sim *s)
+{
+    bool due = adapt_due(s);
+    s->windows++;
+    if (due)
+        adapt(s); /* which may rebucket: the next bucket is found after it */
+    uint32_t slot;
+    int64_t b_ring, b = next_bucket(s, &b_ring, &slot);
+    open_window(s, b, b_ring, slot);
 }
 
 /* ---- scheduling ---- */
@@ -839,7 +852,12 @@ static inline bool window_fill_before(struct sim *s, sim_time_t limit)
         return false;
     if (b >= (limit >> s->shift) + ((limit & (((sim_time_t)1 << s->shift) - 1)) != 0))
         return false; /* the bucket starts at or after limit */
-    next_window(s);
+    if (adapt_due(s)) {
+        next_window(s); /* adapting may move the buckets: found anew */
+    } else {
+        s->windows++;
+        open_window(s, b, b_ring, slot); /* the bucket just found, not searched for twice */
+    }
     return true;
 }
 
