@@ -13,7 +13,9 @@
  * the heaviest partition more than PARTITION_SPLIT_TOL above an even share (the HPCC paper's fabric: five pods
  * on two partitions), its heaviest tiered unit is split one tier lower (a pod into its ToRs with their hosts and
  * its aggregation switches) and pieces of it move to the lightest partition (partition.c, rebalance); a
- * dragonfly's groups are not split (their local links are short).  A host is always in its
+ * dragonfly's groups are not split (their local links are short).  It splits one tier only and moves pieces to
+ * the lightest partition only, which evens a few odd pods on a few partitions; a handful of huge pods on many
+ * partitions stays uneven (7 pods of 64 ToRs on 64 partitions leave 57 partitions nearly empty).  A host is always in its
  * switch's unit: the partitioned engine (sim/parallel.h) relies on it, because a host's events read its
  * switch's ports (UGAL's choice of path, a faulty NIC's check of the watchdog), so a plan that cut a host
  * link would be a bug (it aborts).
