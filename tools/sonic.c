@@ -1604,11 +1604,7 @@ int sonic_export_main(int argc, char **argv)
                 char *s = cJSON_Print(o);
                 if (!s)
                     mem_oom(SONIC_OOM);
-                for (char *l = notes.p; l && *l;) {
-                    char *nl = strchr(l, '\n');
-                    fprintf(stderr, "rocesim: note: %.*s\n", (int)(nl ? nl - l : (long)strlen(l)), l);
-                    l = nl ? nl + 1 : l + strlen(l);
-                }
+                print_notes(notes.p);
                 printf("%s\n", s);
                 free(s);
                 free(notes.p);
