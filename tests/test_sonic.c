@@ -207,6 +207,7 @@ static void test_import_strict_json(void)
                  "cfg.json: SCHEDULER.scheduler.1.weight: expected each key once in an object, got \"weight\" twice");
     import_fails("\"PFC_WD\": {", "\"QUEUE\": {}, \"PFC_WD\": {",
                  "cfg.json: QUEUE: expected each key once in an object, got \"QUEUE\" twice");
+    text_fails("[1]", "cfg.json: (top level): expected an object, got an array");
     text_fails("{}", "cfg.json: (top level): expected an entry in at least one of the QoS tables BUFFER_POOL, "
                      "BUFFER_PROFILE, BUFFER_PG, PORT_QOS_MAP, WRED_PROFILE, QUEUE, SCHEDULER, PFC_WD, got an empty "
                      "object");

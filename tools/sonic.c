@@ -1171,13 +1171,7 @@ int sonic_import_text(const char *file, const char *text, const char *ports_map,
     /* the scenario loader's reading of JSON text: no trailing bytes, UTF-8, no \u0000, each key once */
     struct setting_ctx sc = {.file = file, .err = err, .errlen = errlen};
     cJSON *root = scn_parse_json(file, text, err, errlen);
-    char got[64];
-    if (root && !cJSON_IsObject(root)) {
-        sfmt(err, errlen, "%s: (top level): expected a config_db.json object of tables, got %s", file,
-             setting_describe(root, got, sizeof got));
-        scn_one_line(err);
-    }
-    if (!root || !cJSON_IsObject(root) || setting_check_dups(&sc, root, "") < 0) {
+    if (!root || setting_val_obj(&sc, root, "") < 0 || setting_check_dups(&sc, root, "") < 0) {
         cJSON_Delete(root);
         free(map);
         return SCN_EUSAGE;
