@@ -193,6 +193,30 @@ static void text_fails(const char *text, const char *msg)
     cJSON_Delete(o);
 }
 
+/*
+ * The import of text (without --ports) succeeds and the JSON at path ("" for the whole import), printed compact,
+ * is exactly want.  Returns the notes ("" for none; caller frees).
+ */
+static char *text_imports(const char *text, const char *path, const char *want)
+{
+    char err[1024] = "";
+    cJSON *o = NULL;
+    struct sbuf notes = {0};
+    int rc = sonic_import_text("cfg.json", text, NULL, &o, &notes, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\n  refused: %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    char *got = cJSON_PrintUnformatted(at(o, path));
+    if (strcmp(got, want))
+        fprintf(stderr, "\n  %s\n  expected: %s\n  got:      %s\n", path, want, got);
+    CU_ASSERT_STRING_EQUAL(got, want);
+    free(got);
+    cJSON_Delete(o);
+    if (!notes.p)
+        sb_printf(&notes, "%s", "");
+    return notes.p;
+}
+
 /* The scenario loader's reading of JSON text (scn_parse_json, setting_check_dups), and no file without QoS. */
 static void test_import_strict_json(void)
 {
@@ -219,6 +243,31 @@ static void test_import_strict_json(void)
     text_fails("{\"PORT_QOS_MAP\": {\"Ethernet0\\n\": {\"pfc_enable\": \"3,9\"}}}",
                "cfg.json: PORT_QOS_MAP.Ethernet0?.pfc_enable: expected priorities 0..7 separated by commas like "
                "\"3,4\"");
+}
+
+/* A PFC_WD entry without an action acts as "drop": it is the same watchdog as one that says "drop". */
+static void test_import_watchdog_action(void)
+{
+    char *n = text_imports("{\"PFC_WD\": {\"Ethernet0\": {\"action\": \"drop\", \"detection_time\": \"200\", "
+                           "\"restoration_time\": \"200\"}, \"Ethernet4\": {\"detection_time\": \"200\", "
+                           "\"restoration_time\": \"200\"}}}",
+                           "", "{\"switch\":{\"pfc\":{\"enabled\":false},\"ecn\":{\"enabled\":false},\"watchdog\":"
+                           "{\"enabled\":true,\"detection_time\":\"200ms\",\"restoration_time\":\"200ms\",\"action\":"
+                           "\"drop\"}},\"profiles\":[],\"not_modelled\":[]}");
+    free(n);
+    n = text_imports("{\"PFC_WD\": {\"Ethernet0\": {}, \"Ethernet4\": {\"action\": \"drop\"}}}", "not_modelled",
+                     "[]");
+    free(n);
+    /* an action that is not drop still differs from none */
+    n = text_imports("{\"PFC_WD\": {\"Ethernet0\": {}, \"Ethernet4\": {\"action\": \"forward\"}}}", "not_modelled",
+                     "[\"PFC_WD.Ethernet4\"]");
+    CU_ASSERT_STRING_EQUAL(n, "cfg.json: no port has a PORT_QOS_MAP entry: PFC is off on every port "
+                              "(switch.pfc.enabled false), as SONiC runs such a switch\n"
+                              "cfg.json: no QUEUE entry names a WRED_PROFILE: no port marks (switch.ecn.enabled "
+                              "false), as SONiC runs such a switch\n"
+                              "cfg.json: PFC_WD.Ethernet4: not modelled (one watchdog for every port in rocesim: the "
+                              "first port's is taken)\n");
+    free(n);
 }
 
 /* `rocesim import sonic FIXTURE --ports MAP` exits 2 with exactly "rocesim: MSG" and prints nothing on stdout. */
@@ -633,6 +682,8 @@ void test_sonic_register(void)
     CU_add_test(s, "import on the command line: exit statuses and messages", test_import_cli);
     CU_add_test(s, "import reads JSON as the scenario loader does; a file without QoS is refused",
                 test_import_strict_json);
+    CU_add_test(s, "import: a PFC_WD entry without an action is the same watchdog as \"drop\"",
+                test_import_watchdog_action);
     CU_add_test(s, "import --ports: each pair checked, exit 2 naming the argument", test_import_ports_arg);
     CU_add_test(s, "import splits ports joined by commas in a key, as SONiC does", test_import_joined_keys);
     CU_add_test(s, "import(export(x)) gives x back over a matrix of settings", test_round_trip_matrix);

@@ -920,6 +920,13 @@ static int wd_port(struct imp *m, const cJSON *e, long long poll, long long *det
     return 0;
 }
 
+/* A checked PFC_WD port entry's action; one without acts as "drop" (docs/sonic.md, PFC_WD), so compares equal to it. */
+static const char *wd_action(const cJSON *e)
+{
+    const cJSON *act = cJSON_GetObjectItemCaseSensitive(e, "action");
+    return act ? act->valuestring : "drop";
+}
+
 /* PFC_WD -> switch.watchdog: the first port's; ports that differ are noted. */
 static int imp_watchdog(struct imp *m, cJSON *sw)
 {
@@ -940,15 +947,13 @@ static int imp_watchdog(struct imp *m, cJSON *sw)
             continue;
         if (wd_port(m, e, poll, &det, &res))
             return SCN_EUSAGE;
-        const cJSON *act = cJSON_GetObjectItemCaseSensitive(e, "action");
         if (!first) {
             first = e;
             det0 = det;
             res0 = res;
             continue;
         }
-        const cJSON *a0 = cJSON_GetObjectItemCaseSensitive(first, "action");
-        if (det != det0 || res != res0 || (act && a0 && strcmp(act->valuestring, a0->valuestring)) || !act != !a0) {
+        if (det != det0 || res != res0 || strcmp(wd_action(e), wd_action(first))) {
             char path[512];
             sfmt(path, sizeof path, "PFC_WD.%s", e->string);
             not_modelled(m, path, "one watchdog for every port in rocesim: the first port's is taken");
@@ -966,8 +971,7 @@ static int imp_watchdog(struct imp *m, cJSON *sw)
     cJSON_AddStringToObject(o, "restoration_time", units_fmt_time(res0 * PS_PER_MS, a, sizeof a));
     if (poll > 0)
         cJSON_AddStringToObject(o, "poll_interval", units_fmt_time(poll * PS_PER_MS, a, sizeof a));
-    const cJSON *act = cJSON_GetObjectItemCaseSensitive(first, "action");
-    cJSON_AddStringToObject(o, "action", act ? act->valuestring : "drop");
+    cJSON_AddStringToObject(o, "action", wd_action(first));
     cJSON_AddItemToObject(sw, "watchdog", o);
     return 0;
 }
