@@ -273,14 +273,20 @@ static void test_import_watchdog_action(void)
 /* `rocesim import sonic FIXTURE --ports MAP` exits 2 with exactly "rocesim: MSG" and prints nothing on stdout. */
 static void ports_refused(const char *map, const char *msg)
 {
-    char cmd[1024], *out = NULL, want[1024];
-    snprintf(cmd, sizeof cmd, "%s import sonic %s --ports '%s' 2>&1 >/dev/null", test_rocesim_bin(), FIXTURE, map);
+    char cmd[1024], *out = NULL, want[1024], path[64];
+    snprintf(path, sizeof path, "/tmp/rocesim-sonic-stdout-%d.txt", (int)getpid());
+    snprintf(cmd, sizeof cmd, "%s import sonic %s --ports '%s' 2>&1 >%s", test_rocesim_bin(), FIXTURE, map, path);
     CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
     snprintf(want, sizeof want, "rocesim: %s\n", msg);
     if (!out || strcmp(out, want))
         fprintf(stderr, "\n  --ports %s\n  expected: %s  got:      %s\n", map, want, out ? out : "");
     CU_ASSERT_STRING_EQUAL(out ? out : "", want);
     free(out);
+    char *stdout_text = test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(stdout_text);
+    CU_ASSERT_STRING_EQUAL(stdout_text, "");
+    free(stdout_text);
+    remove(path);
 }
 
 static void test_import_ports_arg(void)
