@@ -301,6 +301,17 @@ static void test_import_ports_arg(void)
                                       "\"all\"), got \"tor*\" in \"Ethernet0=tor*:1\"");
     ports_refused("Ethernet0=leaf0-leaf3:1", "--ports: expected one node's name before \":\" (UTF-8, no \"*\", range "
                                              "or \"all\"), got \"leaf0-leaf3\" in \"Ethernet0=leaf0-leaf3:1\"");
+    /* a range as profiles read it (scn_sel_is_one_node): through any '-', its ends in either order */
+    ports_refused("Ethernet0=tor-a0-tor-a3:1", "--ports: expected one node's name before \":\" (UTF-8, no \"*\", "
+                                               "range or \"all\"), got \"tor-a0-tor-a3\" in "
+                                               "\"Ethernet0=tor-a0-tor-a3:1\"");
+    ports_refused("Ethernet0=leaf3-leaf0:1", "--ports: expected one node's name before \":\" (UTF-8, no \"*\", range "
+                                             "or \"all\"), got \"leaf3-leaf0\" in \"Ethernet0=leaf3-leaf0:1\"");
+    /* no range for profiles: a number of ten digits, or two prefixes, is one node's name */
+    char err[256] = "";
+    CU_ASSERT_EQUAL(sonic_ports_check("Ethernet0=leaf0-leaf1234567890:1", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(sonic_ports_check("Ethernet0=leaf0-spine3:1", err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(err, "");
     ports_refused("Ethernet*=s0:1", "--ports: expected a SONiC port name before \"=\" (UTF-8, no \"*\", \"?\", "
                                     "\"|\" or whitespace, at most 63 characters), got \"Ethernet*\"");
     ports_refused("Ethernet0=s0:1,Ethernet0=s0:2", "--ports: expected each SONiC port once, got \"Ethernet0\" twice");

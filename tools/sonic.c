@@ -1059,26 +1059,6 @@ static bool plain_name(const char *s, size_t n, const char *forbidden)
     return true;
 }
 
-/*
- * Whether a profile's node selector s would match several nodes: "all", a pattern, or a range "leaf0-leaf3" (the
- * rule of scn_name_match: a '-' between two names of one prefix that each end in a number).
- */
-static bool several_nodes(const char *s)
-{
-    if (strcmp(s, "all") == 0 || strchr(s, '*'))
-        return true;
-    for (const char *d = strchr(s, '-'); d; d = strchr(d + 1, '-')) {
-        size_t l = (size_t)(d - s), r = strlen(d + 1), ld = 0, rd = 0;
-        while (ld < l && isdigit((unsigned char)s[l - 1 - ld]))
-            ld++;
-        while (rd < r && isdigit((unsigned char)d[r - rd]))
-            rd++;
-        if (ld && rd && l - ld == r - rd && memcmp(s, d + 1, l - ld) == 0)
-            return true;
-    }
-    return false;
-}
-
 /* One pair "NAME=NODE:N" of --ports (s[0..l)) into pm; 0, or 2 with "--ports: ..." in err. */
 static int ports_pair(const char *s, size_t l, struct pmap *pm, char *err, size_t errlen)
 {
@@ -1098,7 +1078,7 @@ static int ports_pair(const char *s, size_t l, struct pmap *pm, char *err, size_
         return SCN_EUSAGE;
     }
     if (!plain_name(eq + 1, (size_t)(colon - eq - 1), "\",*") || scn_utf8_bad_at(pm->node) >= 0 ||
-        several_nodes(pm->node)) {
+        !scn_sel_is_one_node(pm->node)) {
         sfmt(err, errlen, "--ports: expected one node's name before \":\" (UTF-8, no \"*\", range or \"all\"), got "
              "\"%.*s\" in \"%.*s\"", (int)(colon - eq - 1 > 80 ? 80 : colon - eq - 1), eq + 1, il, s);
         return SCN_EUSAGE;
