@@ -245,6 +245,14 @@ static void test_import_strict_json(void)
                "\"3,4\"");
 }
 
+/* The notes of a file without PORT_QOS_MAP entries, and of one with no queue naming a WRED profile. */
+#define NOTE_NO_PFC                                                                                                  \
+    "cfg.json: no port has a PORT_QOS_MAP entry: PFC is off on every port (switch.pfc.enabled false), as SONiC "     \
+    "runs such a switch\n"
+#define NOTE_NO_ECN                                                                                                  \
+    "cfg.json: no QUEUE entry names a WRED_PROFILE: no port marks (switch.ecn.enabled false), as SONiC runs such a " \
+    "switch\n"
+
 /* A PFC_WD entry without an action acts as "drop": it is the same watchdog as one that says "drop". */
 static void test_import_watchdog_action(void)
 {
@@ -261,13 +269,156 @@ static void test_import_watchdog_action(void)
     /* an action that is not drop still differs from none */
     n = text_imports("{\"PFC_WD\": {\"Ethernet0\": {}, \"Ethernet4\": {\"action\": \"forward\"}}}", "not_modelled",
                      "[\"PFC_WD.Ethernet4\"]");
-    CU_ASSERT_STRING_EQUAL(n, "cfg.json: no port has a PORT_QOS_MAP entry: PFC is off on every port "
-                              "(switch.pfc.enabled false), as SONiC runs such a switch\n"
-                              "cfg.json: no QUEUE entry names a WRED_PROFILE: no port marks (switch.ecn.enabled "
-                              "false), as SONiC runs such a switch\n"
+    CU_ASSERT_STRING_EQUAL(n, NOTE_NO_PFC NOTE_NO_ECN
                               "cfg.json: PFC_WD.Ethernet4: not modelled (one watchdog for every port in rocesim: the "
                               "first port's is taken)\n");
     free(n);
+}
+
+/* A file with some of the QoS tables: the import at path ("" for all of it) and its notes, exactly. */
+struct partial_case {
+    const char *text, *path, *want, *notes;
+};
+
+static const struct partial_case partial_cases[] = {
+    /* no PORT_QOS_MAP entry: PFC off, with a note; SONiC's dynamic buffer model: headroom "auto" */
+    {"{\"BUFFER_PG\": {\"Ethernet0|3-4\": {\"profile\": \"NULL\"}}}",
+     "",
+     "{\"switch\":{\"pfc\":{\"enabled\":false,\"headroom\":\"auto\"},\"ecn\":{\"enabled\":false}},\"profiles\":[],"
+     "\"not_modelled\":[\"BUFFER_PG.*.profile NULL\"]}",
+     NOTE_NO_PFC
+     "cfg.json: BUFFER_PG.*.profile NULL: not modelled (SONiC's dynamic buffer model: headroom \"auto\", the rest of "
+     "switch.pfc rocesim's defaults)\n"
+     NOTE_NO_ECN},
+    /* a port without a WRED profile on its queues does not mark, with a note */
+    {"{\"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}}, \"SCHEDULER\": {\"S\": {\"type\": \"STRICT\"}}, "
+     "\"QUEUE\": {\"Ethernet0|3\": {\"scheduler\": \"S\"}}}",
+     "",
+     "{\"switch\":{\"pfc\":{\"enabled\":true,\"priorities\":[3]},\"ecn\":{\"enabled\":false},"
+     "\"scheduler\":{\"type\":\"strict\"}},\"profiles\":[],\"not_modelled\":[]}",
+     NOTE_NO_ECN},
+    /* a pool without size (dynamic buffer model): rocesim's default buffer, with a note */
+    {"{\"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"type\": \"ingress\", \"mode\": \"dynamic\"}}}",
+     "",
+     "{\"switch\":{\"pfc\":{\"enabled\":false},\"ecn\":{\"enabled\":false}},\"profiles\":[],"
+     "\"not_modelled\":[\"BUFFER_POOL.ingress_lossless_pool.mode\"]}",
+     NOTE_NO_PFC
+     "cfg.json: BUFFER_POOL.ingress_lossless_pool has no size (SONiC's dynamic buffer model computes it): "
+     "switch.buffer is rocesim's default\n"
+     "cfg.json: BUFFER_POOL.ingress_lossless_pool.mode: not modelled (no lossless profile uses the pool: its "
+     "threshold mode sets switch.pfc.xoff only with the profile's threshold)\n"
+     NOTE_NO_ECN},
+    /* no lossless profile: ingress_lossless_pool before any other ingress pool */
+    {"{\"BUFFER_POOL\": {\"other\": {\"type\": \"ingress\", \"size\": \"3000000\"}, \"ingress_lossless_pool\": "
+     "{\"type\": \"ingress\", \"size\": \"2000000\"}}}",
+     "",
+     "{\"switch\":{\"buffer\":\"2MB\",\"pfc\":{\"enabled\":false},\"ecn\":{\"enabled\":false}},\"profiles\":[],"
+     "\"not_modelled\":[\"BUFFER_POOL.other\"]}",
+     NOTE_NO_PFC
+     "cfg.json: BUFFER_POOL.other: not modelled (rocesim has one shared buffer, the lossless PGs' pool)\n"
+     NOTE_NO_ECN},
+    /* no lossless profile, no ingress_lossless_pool: the only ingress pool */
+    {"{\"BUFFER_POOL\": {\"e\": {\"type\": \"egress\", \"size\": \"3000000\"}, \"i\": {\"type\": \"ingress\", "
+     "\"size\": \"2000000\"}}}",
+     "",
+     "{\"switch\":{\"buffer\":\"2MB\",\"pfc\":{\"enabled\":false},\"ecn\":{\"enabled\":false}},\"profiles\":[],"
+     "\"not_modelled\":[\"BUFFER_POOL.e\"]}",
+     NOTE_NO_PFC
+     "cfg.json: BUFFER_POOL.e: not modelled (rocesim has one shared buffer, the lossless PGs' pool)\n"
+     NOTE_NO_ECN},
+    /* two ingress pools ("both" is one) and neither named ingress_lossless_pool: no pool, rocesim's default buffer */
+    {"{\"BUFFER_POOL\": {\"i1\": {\"type\": \"ingress\", \"size\": \"2000000\"}, \"i2\": {\"type\": \"both\", "
+     "\"size\": \"3000000\"}}}",
+     "",
+     "{\"switch\":{\"pfc\":{\"enabled\":false},\"ecn\":{\"enabled\":false}},\"profiles\":[],"
+     "\"not_modelled\":[\"BUFFER_POOL.i1\",\"BUFFER_POOL.i2\"]}",
+     NOTE_NO_PFC
+     "cfg.json: BUFFER_POOL.i1: not modelled (no lossless profile names a pool, and there is no ingress_lossless_pool "
+     "or single ingress pool: switch.buffer is rocesim's default)\n"
+     "cfg.json: BUFFER_POOL.i2: not modelled (no lossless profile names a pool, and there is no ingress_lossless_pool "
+     "or single ingress pool: switch.buffer is rocesim's default)\n"
+     NOTE_NO_ECN},
+    /* a pool's mode with no lossless profile (PFC off) is listed */
+    {"{\"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"mode\": \"static\", \"size\": \"4000000\"}}, \"PORT_QOS_MAP\": "
+     "{\"Ethernet0\": {\"pfc_enable\": \"\"}}}",
+     "",
+     "{\"switch\":{\"buffer\":\"4MB\",\"pfc\":{\"enabled\":false},\"ecn\":{\"enabled\":false}},\"profiles\":[],"
+     "\"not_modelled\":[\"BUFFER_POOL.ingress_lossless_pool.mode\"]}",
+     "cfg.json: BUFFER_POOL.ingress_lossless_pool.mode: not modelled (no lossless profile uses the pool: its "
+     "threshold mode sets switch.pfc.xoff only with the profile's threshold)\n"
+     NOTE_NO_ECN},
+    /* a WRED profile and a scheduler no queue uses are listed */
+    {"{\"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}}, \"WRED_PROFILE\": {\"W\": {\"ecn\": \"ecn_all\", "
+     "\"wred_green_enable\": \"true\"}}, \"SCHEDULER\": {\"S\": {\"type\": \"STRICT\"}}}",
+     "",
+     "{\"switch\":{\"pfc\":{\"enabled\":true,\"priorities\":[3]},\"ecn\":{\"enabled\":false}},\"profiles\":[],"
+     "\"not_modelled\":[\"WRED_PROFILE.W\",\"SCHEDULER.S\"]}",
+     "cfg.json: WRED_PROFILE.W: not modelled (no queue uses it)\n"
+     "cfg.json: SCHEDULER.S: not modelled (no queue uses it)\n"
+     NOTE_NO_ECN},
+    /* static pool: resume at max(xon, static_th - xon_offset) = max(30000, 20000); xon_delta 100000 - 30000 */
+    {"{\"BUFFER_POOL\": {\"p\": {\"mode\": \"static\", \"size\": \"9000000\"}}, \"BUFFER_PROFILE\": {\"L\": "
+     "{\"pool\": \"p\", \"xoff\": \"50000\", \"static_th\": \"100000\", \"xon\": \"30000\", \"xon_offset\": "
+     "\"80000\"}}, \"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": \"L\"}}, \"PORT_QOS_MAP\": {\"Ethernet0\": "
+     "{\"pfc_enable\": \"3\"}}}",
+     "switch.pfc",
+     "{\"enabled\":true,\"priorities\":[3],\"xoff\":\"100KB\",\"xon_delta\":\"70KB\",\"headroom\":\"50KB\"}",
+     NOTE_NO_ECN},
+    /* max(10000, 100000 - 20000): xon_delta 20000 */
+    {"{\"BUFFER_POOL\": {\"p\": {\"mode\": \"static\", \"size\": \"9000000\"}}, \"BUFFER_PROFILE\": {\"L\": "
+     "{\"pool\": \"p\", \"xoff\": \"50000\", \"static_th\": \"100000\", \"xon\": \"10000\", \"xon_offset\": "
+     "\"20000\"}}, \"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": \"L\"}}, \"PORT_QOS_MAP\": {\"Ethernet0\": "
+     "{\"pfc_enable\": \"3\"}}}",
+     "switch.pfc.xon_delta",
+     "\"20KB\"",
+     NOTE_NO_ECN},
+    /* xon_offset alone: xon_delta is it */
+    {"{\"BUFFER_POOL\": {\"p\": {\"mode\": \"static\", \"size\": \"9000000\"}}, \"BUFFER_PROFILE\": {\"L\": "
+     "{\"pool\": \"p\", \"xoff\": \"50000\", \"static_th\": \"100000\", \"xon_offset\": \"30000\"}}, \"BUFFER_PG\": "
+     "{\"Ethernet0|3\": {\"profile\": \"L\"}}, \"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}}}",
+     "switch.pfc.xon_delta",
+     "\"30KB\"",
+     NOTE_NO_ECN},
+    /* xon alone: xon_delta 100000 - 50000 */
+    {"{\"BUFFER_POOL\": {\"p\": {\"mode\": \"static\", \"size\": \"9000000\"}}, \"BUFFER_PROFILE\": {\"L\": "
+     "{\"pool\": \"p\", \"xoff\": \"50000\", \"static_th\": \"100000\", \"xon\": \"50000\"}}, \"BUFFER_PG\": "
+     "{\"Ethernet0|3\": {\"profile\": \"L\"}}, \"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}}}",
+     "switch.pfc.xon_delta",
+     "\"50KB\"",
+     NOTE_NO_ECN},
+    /* xon above static_th: resume at XOFF, xon listed */
+    {"{\"BUFFER_POOL\": {\"p\": {\"mode\": \"static\", \"size\": \"9000000\"}}, \"BUFFER_PROFILE\": {\"L\": "
+     "{\"pool\": \"p\", \"xoff\": \"50000\", \"static_th\": \"100000\", \"xon\": \"120000\"}}, \"BUFFER_PG\": "
+     "{\"Ethernet0|3\": {\"profile\": \"L\"}}, \"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}}}",
+     "switch.pfc.xon_delta",
+     "\"0B\"",
+     "cfg.json: BUFFER_PROFILE.L.xon: not modelled (a resume point above static_th: rocesim resumes at XOFF at the "
+     "highest)\n"
+     NOTE_NO_ECN},
+    /* a dynamic pool's xon is a floor rocesim lacks: listed; xon_offset is xon_delta */
+    {"{\"BUFFER_POOL\": {\"p\": {\"mode\": \"dynamic\", \"size\": \"9000000\"}}, \"BUFFER_PROFILE\": {\"L\": "
+     "{\"pool\": \"p\", \"xoff\": \"50000\", \"dynamic_th\": \"-1\", \"xon\": \"18432\", \"xon_offset\": \"2496\"}}, "
+     "\"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": \"L\"}}, \"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": "
+     "\"3\"}}}",
+     "switch.pfc",
+     "{\"enabled\":true,\"priorities\":[3],\"xoff\":\"dynamic\",\"dynamic_alpha\":0.5,\"xon_delta\":\"2.496KB\","
+     "\"headroom\":\"50KB\"}",
+     "cfg.json: BUFFER_PROFILE.L.xon: not modelled (a floor under the resume point; rocesim resumes xon_delta below "
+     "XOFF)\n"
+     NOTE_NO_ECN},
+};
+
+/* What SONiC runs without a table, which pool gives the buffer, and the resume point of a lossless profile. */
+static void test_import_partial_tables(void)
+{
+    for (size_t i = 0; i < sizeof partial_cases / sizeof *partial_cases; i++) {
+        const struct partial_case *c = &partial_cases[i];
+        char *n = text_imports(c->text, c->path, c->want);
+        if (strcmp(n, c->notes))
+            fprintf(stderr, "\n  case %zu, notes\n  expected: %s\n  got:      %s\n", i, c->notes, n);
+        CU_ASSERT_STRING_EQUAL(n, c->notes);
+        free(n);
+    }
 }
 
 /* `rocesim import sonic FIXTURE --ports MAP` exits 2 with exactly "rocesim: MSG" and prints nothing on stdout. */
@@ -701,6 +852,8 @@ void test_sonic_register(void)
                 test_import_strict_json);
     CU_add_test(s, "import: a PFC_WD entry without an action is the same watchdog as \"drop\"",
                 test_import_watchdog_action);
+    CU_add_test(s, "import of some of the QoS tables: what SONiC runs without the others, with notes",
+                test_import_partial_tables);
     CU_add_test(s, "import --ports: each pair checked, exit 2 naming the argument", test_import_ports_arg);
     CU_add_test(s, "import splits ports joined by commas in a key, as SONiC does", test_import_joined_keys);
     CU_add_test(s, "import(export(x)) gives x back over a matrix of settings", test_round_trip_matrix);
