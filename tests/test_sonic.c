@@ -98,16 +98,47 @@ static void test_import_documented(void)
     free(t);
 }
 
-/* The import of the fixture with one change fails with exactly msg. */
-static void import_fails(const char *from, const char *to, const char *msg)
+/* The import of text fails with exactly msg. */
+static void text_fails(const char *text, const char *msg)
 {
-    char *t = fixture_with(from, to), err[1024] = "";
+    char err[1024] = "";
     cJSON *o = NULL;
-    CU_ASSERT_EQUAL(sonic_import_text("cfg.json", t, NULL, &o, NULL, err, sizeof err), 2);
+    CU_ASSERT_EQUAL(sonic_import_text("cfg.json", text, NULL, &o, NULL, err, sizeof err), 2);
     CU_ASSERT_PTR_NULL(o);
     if (strcmp(err, msg))
         fprintf(stderr, "\n  expected: %s\n  got:      %s\n", msg, err);
     CU_ASSERT_STRING_EQUAL(err, msg);
+}
+
+/*
+ * The import of text (without --ports) succeeds and the JSON at path ("" for the whole import), printed compact,
+ * is exactly want.  Returns the notes ("" for none; caller frees).
+ */
+static char *text_imports(const char *text, const char *path, const char *want)
+{
+    char err[1024] = "";
+    cJSON *o = NULL;
+    struct sbuf notes = {0};
+    int rc = sonic_import_text("cfg.json", text, NULL, &o, &notes, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\n  refused: %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    char *got = cJSON_PrintUnformatted(at(o, path));
+    if (strcmp(got, want))
+        fprintf(stderr, "\n  %s\n  expected: %s\n  got:      %s\n", path, want, got);
+    CU_ASSERT_STRING_EQUAL(got, want);
+    free(got);
+    cJSON_Delete(o);
+    if (!notes.p)
+        sb_printf(&notes, "%s", "");
+    return notes.p;
+}
+
+/* The import of the fixture with one change fails with exactly msg. */
+static void import_fails(const char *from, const char *to, const char *msg)
+{
+    char *t = fixture_with(from, to);
+    text_fails(t, msg);
     free(t);
 }
 
@@ -178,43 +209,6 @@ static void test_import_cli(void)
     CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "--format expects sonic, got \"json\""));
     free(out);
-}
-
-/* The import of text (not the fixture) fails with exactly msg. */
-static void text_fails(const char *text, const char *msg)
-{
-    char err[1024] = "";
-    cJSON *o = NULL;
-    CU_ASSERT_EQUAL(sonic_import_text("cfg.json", text, NULL, &o, NULL, err, sizeof err), 2);
-    CU_ASSERT_PTR_NULL(o);
-    if (strcmp(err, msg))
-        fprintf(stderr, "\n  expected: %s\n  got:      %s\n", msg, err);
-    CU_ASSERT_STRING_EQUAL(err, msg);
-    cJSON_Delete(o);
-}
-
-/*
- * The import of text (without --ports) succeeds and the JSON at path ("" for the whole import), printed compact,
- * is exactly want.  Returns the notes ("" for none; caller frees).
- */
-static char *text_imports(const char *text, const char *path, const char *want)
-{
-    char err[1024] = "";
-    cJSON *o = NULL;
-    struct sbuf notes = {0};
-    int rc = sonic_import_text("cfg.json", text, NULL, &o, &notes, err, sizeof err);
-    if (rc)
-        fprintf(stderr, "\n  refused: %s\n", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    char *got = cJSON_PrintUnformatted(at(o, path));
-    if (strcmp(got, want))
-        fprintf(stderr, "\n  %s\n  expected: %s\n  got:      %s\n", path, want, got);
-    CU_ASSERT_STRING_EQUAL(got, want);
-    free(got);
-    cJSON_Delete(o);
-    if (!notes.p)
-        sb_printf(&notes, "%s", "");
-    return notes.p;
 }
 
 /* The scenario loader's reading of JSON text (scn_parse_json, setting_check_dups), and no file without QoS. */
