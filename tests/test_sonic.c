@@ -175,6 +175,22 @@ static void test_import_errors(void)
                  "\"3,4\"");
     import_fails("\"Ethernet0|3-4\": {\"profile\"", "\"Ethernet0|3-9\": {\"profile\"",
                  "cfg.json: BUFFER_PG.Ethernet0|3-9: expected a range N-M with 0 <= N <= M <= 7, got \"3-9\"");
+    /* N and M one digit each, nothing around them */
+    static const char *const bad_ranges[] = {" 3- 4", "+3", "03", "3-", "3-4-5", "-3", "99999999999999999999", ""};
+    for (size_t i = 0; i < sizeof bad_ranges / sizeof *bad_ranges; i++) {
+        char key[64], msg[256];
+        snprintf(key, sizeof key, "\"Ethernet0|%s\": {\"profile\"", bad_ranges[i]);
+        snprintf(msg, sizeof msg, "cfg.json: BUFFER_PG.Ethernet0|%s: expected a key PORT|N or PORT|N-M with N, M "
+                 "single digits 0..7, got \"Ethernet0|%s\"", bad_ranges[i], bad_ranges[i]);
+        import_fails("\"Ethernet0|3-4\": {\"profile\"", key, msg);
+    }
+    import_fails("\"Ethernet0|3-4\": {\"profile\"", "\"Ethernet0|4-3\": {\"profile\"",
+                 "cfg.json: BUFFER_PG.Ethernet0|4-3: expected a range N-M with 0 <= N <= M <= 7, got \"4-3\"");
+    import_fails("\"Ethernet0|0-2\": {\"scheduler\"", "\"Ethernet0|8\": {\"scheduler\"",
+                 "cfg.json: QUEUE.Ethernet0|8: expected a range N-M with 0 <= N <= M <= 7, got \"8\"");
+    import_fails("\"Ethernet0|0-2\": {\"scheduler\"", "\"Ethernet0|0x2\": {\"scheduler\"",
+                 "cfg.json: QUEUE.Ethernet0|0x2: expected a key PORT|N or PORT|N-M with N, M single digits 0..7, got "
+                 "\"Ethernet0|0x2\"");
     import_fails("\"wred_profile\": \"AZURE_LOSSLESS\"", "\"wred_profile\": \"AZURE_LOSSY\"",
                  "cfg.json: QUEUE.Ethernet0|3-4.wred_profile: expected the name of a WRED_PROFILE entry, got "
                  "\"AZURE_LOSSY\"");

@@ -157,6 +157,11 @@ static struct sport *port_of(struct imp *m, const char *name)
     return p;
 }
 
+static bool digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
 /*
  * The ports of a key into m->kp: "Ethernet0", or several joined by commas ("Ethernet0,Ethernet4"), as older SONiC
  * templates write BUFFER_PG, BUFFER_QUEUE, QUEUE and PORT_QOS_MAP keys and as SONiC's orchagent splits them.  With
@@ -167,17 +172,18 @@ static int key_ports(struct imp *m, const char *table, const char *key, bool ran
     const char *end = key + strlen(key), *bar = strchr(key, '|');
     *mask = 0;
     if (ranged) {
-        int a, b, n = 0;
         if (!bar || bar == key || strchr(bar + 1, '|'))
             return fail(m, table, key, "expected a key PORT|N or PORT|N-M (PORT: one port, or several joined by "
                         "commas), got \"%s\"", key);
-        if (sscanf(bar + 1, "%d-%d%n", &a, &b, &n) == 2 && bar[1 + n] == '\0') {
-        } else if (sscanf(bar + 1, "%d%n", &a, &n) == 1 && bar[1 + n] == '\0') {
-            b = a;
-        } else {
-            return fail(m, table, key, "expected a key PORT|N or PORT|N-M with N, M in 0..7, got \"%s\"", key);
-        }
-        if (a < 0 || b > 7 || a > b)
+        /* one digit each, as sonic-buffer-pg.yang's pattern [0-7](-[0-7])? has them (and a port's 8 queues): no
+         * sign, space or leading zero */
+        const char *r = bar + 1;
+        bool one = digit(r[0]) && r[1] == '\0', two = digit(r[0]) && r[1] == '-' && digit(r[2]) && r[3] == '\0';
+        if (!one && !two)
+            return fail(m, table, key, "expected a key PORT|N or PORT|N-M with N, M single digits 0..7, got \"%s\"",
+                        key);
+        int a = r[0] - '0', b = two ? r[2] - '0' : a;
+        if (b > 7 || a > b)
             return fail(m, table, key, "expected a range N-M with 0 <= N <= M <= 7, got \"%s\"", bar + 1);
         for (int i = a; i <= b; i++)
             *mask |= 1u << i;
