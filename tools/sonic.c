@@ -164,7 +164,7 @@ static bool digit(char c)
 
 /*
  * The ports of a key into m->kp: "Ethernet0", or several joined by commas ("Ethernet0,Ethernet4"), as older SONiC
- * templates write BUFFER_PG, BUFFER_QUEUE, QUEUE and PORT_QOS_MAP keys and as SONiC's orchagent splits them.  With
+ * templates write the BUFFER_PG, QUEUE and PORT_QOS_MAP keys and as SONiC's orchagent splits them.  With
  * ranged, the key ends in "|N" or "|N-M" (0 <= N <= M <= 7), whose mask goes to *mask.  Returns 0 or the failure.
  */
 static int key_ports(struct imp *m, const char *table, const char *key, bool ranged, unsigned *mask)
