@@ -400,27 +400,35 @@ static int imp_buffer_pg(struct imp *m)
     return 0;
 }
 
-/* The name most ports give (NULL when none). */
-static const char *most_common(const struct imp *m, const char *(*get)(const struct sport *))
+/*
+ * The first port with the most ports the same as it: the value most ports have.  NULL when no port is the same as
+ * itself (none has the value).
+ */
+static const struct sport *majority(const struct imp *m, bool (*same)(const struct sport *, const struct sport *))
 {
-    const char *best = NULL;
+    const struct sport *best = NULL;
     int best_n = 0;
     for (int i = 0; i < m->n_ports; i++) {
-        const char *s = get(&m->ports[i]);
-        if (!s)
-            continue;
         int n = 0;
         for (int j = 0; j < m->n_ports; j++)
-            n += get(&m->ports[j]) && strcmp(get(&m->ports[j]), s) == 0;
+            n += same(&m->ports[i], &m->ports[j]);
         if (n > best_n) {
-            best = s;
+            best = &m->ports[i];
             best_n = n;
         }
     }
     return best;
 }
 
-static const char *get_pg(const struct sport *p) { return p->pg_prof; }
+static bool same_pg_prof(const struct sport *a, const struct sport *b)
+{
+    return a->pg_prof && b->pg_prof && strcmp(a->pg_prof, b->pg_prof) == 0;
+}
+
+static bool same_pfc(const struct sport *a, const struct sport *b)
+{
+    return a->pfc == b->pfc;
+}
 
 static bool is_ingress_pool(const cJSON *pl)
 {
@@ -569,7 +577,8 @@ static int imp_profile(struct imp *m, const char *prof, const cJSON *pl, cJSON *
 /* switch.buffer and switch.pfc's thresholds: the pool and lossless profile most ports use. */
 static int imp_buffer(struct imp *m, cJSON *sw, cJSON *pfc)
 {
-    const char *prof = most_common(m, get_pg);
+    const struct sport *mp = majority(m, same_pg_prof);
+    const char *prof = mp ? mp->pg_prof : NULL;
     bool real = prof && strcmp(prof, "NULL") != 0;
     const cJSON *pr = real ? cJSON_GetObjectItemCaseSensitive(m->t[T_PROFILE], prof) : NULL, *pl, *e;
     char nb[256];
@@ -813,17 +822,11 @@ static bool same_ecn(const struct sport *a, const struct sport *b)
 /* switch.pfc.enabled and priorities: the PFC priorities of most ports. */
 static void imp_pfc(struct imp *m, cJSON *pfc)
 {
-    int best = 0, qos = 0;
-    for (int i = 0; i < m->n_ports; i++) {
-        int n = 0;
-        for (int j = 0; j < m->n_ports; j++)
-            n += m->ports[j].pfc == m->ports[i].pfc;
-        if (n > best) {
-            best = n;
-            m->common_pfc = m->ports[i].pfc;
-        }
+    const struct sport *mp = majority(m, same_pfc);
+    int qos = 0;
+    m->common_pfc = mp ? mp->pfc : 0;
+    for (int i = 0; i < m->n_ports; i++)
         qos += m->ports[i].qos_key != NULL;
-    }
     pfc_json(pfc, m->common_pfc);
     if (!qos)
         note(m, "%s: no port has a PORT_QOS_MAP entry: PFC is off on every port (switch.pfc.enabled false), as SONiC "
@@ -833,17 +836,10 @@ static void imp_pfc(struct imp *m, cJSON *pfc)
 /* switch.ecn: the ECN setting of most ports. */
 static void imp_ecn(struct imp *m, cJSON *sw)
 {
-    int best = 0, wred = 0;
-    for (int i = 0; i < m->n_ports; i++) {
-        int n = 0;
-        for (int j = 0; j < m->n_ports; j++)
-            n += same_ecn(&m->ports[i], &m->ports[j]);
-        if (n > best) {
-            best = n;
-            m->ce = &m->ports[i];
-        }
+    int wred = 0;
+    m->ce = majority(m, same_ecn);
+    for (int i = 0; i < m->n_ports; i++)
         wred += m->ports[i].wred != NULL;
-    }
     cJSON_AddItemToObject(sw, "ecn", ecn_json(m->ce));
     if (!wred)
         note(m, "%s: no QUEUE entry names a WRED_PROFILE: no port marks (switch.ecn.enabled false), as SONiC runs such "
