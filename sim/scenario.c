@@ -1762,6 +1762,23 @@ static bool split_num(const char *s, size_t len, size_t *plen, long long *num)
 }
 
 /*
+ * Whether sel is a range "h0-h15": some '-' splits it into two names of one prefix, each ending in a number
+ * (split_num's).  Every '-' is tried, so that names holding dashes still work; the first that splits gives the
+ * prefix length and both ends (in either order) to *plen, *lo, *hi.
+ */
+static bool name_range(const char *sel, size_t *plen, long long *lo, long long *hi)
+{
+    size_t len = strlen(sel), rp;
+    for (const char *dp = strchr(sel, '-'); dp; dp = strchr(dp + 1, '-')) {
+        size_t ll = (size_t)(dp - sel);
+        if (split_num(sel, ll, plen, lo) && split_num(dp + 1, len - ll - 1, &rp, hi) && *plen == rp &&
+            memcmp(sel, dp + 1, rp) == 0)
+            return true;
+    }
+    return false;
+}
+
+/*
  * Resolves a host selector ("all", a host name, a range "h0-h15" or an array
  * of names) into out, in the order given.  Fewer than min_n hosts or a host
  * listed twice is an error.
@@ -1789,19 +1806,9 @@ static int val_hostset(struct ctx *c, const cJSON *v, const char *path, int min_
                 goto done;
             out->idx[out->n++] = one;
         } else {
-            /* A range: try every '-' so that names containing dashes still work. */
-            size_t len = strlen(s), lp = 0, rp = 0;
+            size_t lp = 0;
             long long a = 0, b = 0;
-            const char *dash = NULL;
-            for (const char *dp = strchr(s, '-'); dp; dp = strchr(dp + 1, '-')) {
-                size_t ll = (size_t)(dp - s);
-                if (split_num(s, ll, &lp, &a) && split_num(dp + 1, len - ll - 1, &rp, &b) && lp == rp &&
-                    memcmp(s, dp + 1, lp) == 0) {
-                    dash = dp;
-                    break;
-                }
-            }
-            if (!dash) {
+            if (!name_range(s, &lp, &a, &b)) {
                 if (!strchr(s, '-'))
                     bad(c, path, "expected %s, got \"%.60s\" (%s)", what, s, hosts_hint(c, hint, sizeof hint));
                 else
@@ -2136,24 +2143,26 @@ bool scn_glob_match(const char *pat, const char *s)
     return *pat == '\0';
 }
 
-/* See scenario.h.  A range follows the host selectors' rule (val_hostset): every '-' is tried as the split. */
+/* See scenario.h.  A range follows the host selectors' rule (val_hostset, name_range). */
 bool scn_name_match(const char *sel, const char *name)
 {
     if (strcmp(sel, "all") == 0 || strcmp(sel, name) == 0)
         return true;
     if (strchr(sel, '*'))
         return scn_glob_match(sel, name);
-    size_t len = strlen(sel), nl = strlen(name), lp, rp, np;
+    size_t lp, np;
     long long a, b, x;
-    if (!split_num(name, nl, &np, &x))
+    if (!split_num(name, strlen(name), &np, &x) || !name_range(sel, &lp, &a, &b))
         return false;
-    for (const char *dp = strchr(sel, '-'); dp; dp = strchr(dp + 1, '-')) {
-        size_t ll = (size_t)(dp - sel);
-        if (split_num(sel, ll, &lp, &a) && split_num(dp + 1, len - ll - 1, &rp, &b) && lp == rp &&
-            memcmp(sel, dp + 1, lp) == 0)
-            return np == lp && memcmp(sel, name, lp) == 0 && x >= a && x <= b;
-    }
-    return false;
+    return np == lp && memcmp(sel, name, lp) == 0 && x >= a && x <= b;
+}
+
+/* See scenario.h. */
+bool scn_sel_is_one_node(const char *sel)
+{
+    size_t lp;
+    long long a, b;
+    return strcmp(sel, "all") != 0 && !strchr(sel, '*') && !name_range(sel, &lp, &a, &b);
 }
 
 /* What a profile that matches ports may set: the settings a switch keeps per port (docs/scenario.md). */

@@ -361,6 +361,12 @@ int scn_profile_apply(const struct scenario *s, int i, void *base, char *err, si
  */
 bool scn_name_match(const char *sel, const char *name);
 
+/*
+ * Whether selector sel can match no node but the one of its own name: not "all", no '*' and no range, as
+ * scn_name_match reads them (a name like "leaf0-leaf3" is a range).
+ */
+bool scn_sel_is_one_node(const char *sel);
+
 /* Glob match where only '*' is special (node names may hold any other character). */
 bool scn_glob_match(const char *pat, const char *s);
 

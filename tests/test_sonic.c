@@ -98,16 +98,47 @@ static void test_import_documented(void)
     free(t);
 }
 
-/* The import of the fixture with one change fails with exactly msg. */
-static void import_fails(const char *from, const char *to, const char *msg)
+/* The import of text fails with exactly msg. */
+static void text_fails(const char *text, const char *msg)
 {
-    char *t = fixture_with(from, to), err[1024] = "";
+    char err[1024] = "";
     cJSON *o = NULL;
-    CU_ASSERT_EQUAL(sonic_import_text("cfg.json", t, NULL, &o, NULL, err, sizeof err), 2);
+    CU_ASSERT_EQUAL(sonic_import_text("cfg.json", text, NULL, &o, NULL, err, sizeof err), 2);
     CU_ASSERT_PTR_NULL(o);
     if (strcmp(err, msg))
         fprintf(stderr, "\n  expected: %s\n  got:      %s\n", msg, err);
     CU_ASSERT_STRING_EQUAL(err, msg);
+}
+
+/*
+ * The import of text (without --ports) succeeds and the JSON at path ("" for the whole import), printed compact,
+ * is exactly want.  Returns the notes ("" for none; caller frees).
+ */
+static char *text_imports(const char *text, const char *path, const char *want)
+{
+    char err[1024] = "";
+    cJSON *o = NULL;
+    struct sbuf notes = {0};
+    int rc = sonic_import_text("cfg.json", text, NULL, &o, &notes, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "\n  refused: %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    char *got = cJSON_PrintUnformatted(at(o, path));
+    if (strcmp(got, want))
+        fprintf(stderr, "\n  %s\n  expected: %s\n  got:      %s\n", path, want, got);
+    CU_ASSERT_STRING_EQUAL(got, want);
+    free(got);
+    cJSON_Delete(o);
+    if (!notes.p)
+        sb_printf(&notes, "%s", "");
+    return notes.p;
+}
+
+/* The import of the fixture with one change fails with exactly msg. */
+static void import_fails(const char *from, const char *to, const char *msg)
+{
+    char *t = fixture_with(from, to);
+    text_fails(t, msg);
     free(t);
 }
 
@@ -144,6 +175,22 @@ static void test_import_errors(void)
                  "\"3,4\"");
     import_fails("\"Ethernet0|3-4\": {\"profile\"", "\"Ethernet0|3-9\": {\"profile\"",
                  "cfg.json: BUFFER_PG.Ethernet0|3-9: expected a range N-M with 0 <= N <= M <= 7, got \"3-9\"");
+    /* N and M one digit each, nothing around them */
+    static const char *const bad_ranges[] = {" 3- 4", "+3", "03", "3-", "3-4-5", "-3", "99999999999999999999", ""};
+    for (size_t i = 0; i < sizeof bad_ranges / sizeof *bad_ranges; i++) {
+        char key[64], msg[256];
+        snprintf(key, sizeof key, "\"Ethernet0|%s\": {\"profile\"", bad_ranges[i]);
+        snprintf(msg, sizeof msg, "cfg.json: BUFFER_PG.Ethernet0|%s: expected a key PORT|N or PORT|N-M with N, M "
+                 "single digits 0..7, got \"Ethernet0|%s\"", bad_ranges[i], bad_ranges[i]);
+        import_fails("\"Ethernet0|3-4\": {\"profile\"", key, msg);
+    }
+    import_fails("\"Ethernet0|3-4\": {\"profile\"", "\"Ethernet0|4-3\": {\"profile\"",
+                 "cfg.json: BUFFER_PG.Ethernet0|4-3: expected a range N-M with 0 <= N <= M <= 7, got \"4-3\"");
+    import_fails("\"Ethernet0|0-2\": {\"scheduler\"", "\"Ethernet0|8\": {\"scheduler\"",
+                 "cfg.json: QUEUE.Ethernet0|8: expected a range N-M with 0 <= N <= M <= 7, got \"8\"");
+    import_fails("\"Ethernet0|0-2\": {\"scheduler\"", "\"Ethernet0|0x2\": {\"scheduler\"",
+                 "cfg.json: QUEUE.Ethernet0|0x2: expected a key PORT|N or PORT|N-M with N, M single digits 0..7, got "
+                 "\"Ethernet0|0x2\"");
     import_fails("\"wred_profile\": \"AZURE_LOSSLESS\"", "\"wred_profile\": \"AZURE_LOSSY\"",
                  "cfg.json: QUEUE.Ethernet0|3-4.wred_profile: expected the name of a WRED_PROFILE entry, got "
                  "\"AZURE_LOSSY\"");
@@ -180,19 +227,6 @@ static void test_import_cli(void)
     free(out);
 }
 
-/* The import of text (not the fixture) fails with exactly msg. */
-static void text_fails(const char *text, const char *msg)
-{
-    char err[1024] = "";
-    cJSON *o = NULL;
-    CU_ASSERT_EQUAL(sonic_import_text("cfg.json", text, NULL, &o, NULL, err, sizeof err), 2);
-    CU_ASSERT_PTR_NULL(o);
-    if (strcmp(err, msg))
-        fprintf(stderr, "\n  expected: %s\n  got:      %s\n", msg, err);
-    CU_ASSERT_STRING_EQUAL(err, msg);
-    cJSON_Delete(o);
-}
-
 /* The scenario loader's reading of JSON text (scn_parse_json, setting_check_dups), and no file without QoS. */
 static void test_import_strict_json(void)
 {
@@ -207,6 +241,7 @@ static void test_import_strict_json(void)
                  "cfg.json: SCHEDULER.scheduler.1.weight: expected each key once in an object, got \"weight\" twice");
     import_fails("\"PFC_WD\": {", "\"QUEUE\": {}, \"PFC_WD\": {",
                  "cfg.json: QUEUE: expected each key once in an object, got \"QUEUE\" twice");
+    text_fails("[1]", "cfg.json: (top level): expected an object, got an array");
     text_fails("{}", "cfg.json: (top level): expected an entry in at least one of the QoS tables BUFFER_POOL, "
                      "BUFFER_PROFILE, BUFFER_PG, PORT_QOS_MAP, WRED_PROFILE, QUEUE, SCHEDULER, PFC_WD, got an empty "
                      "object");
@@ -220,17 +255,199 @@ static void test_import_strict_json(void)
                "\"3,4\"");
 }
 
+/* The notes of a file without PORT_QOS_MAP entries, and of one with no queue naming a WRED profile. */
+#define NOTE_NO_PFC                                                                                                  \
+    "cfg.json: no port has a PORT_QOS_MAP entry: PFC is off on every port (switch.pfc.enabled false), as SONiC "     \
+    "runs such a switch\n"
+#define NOTE_NO_ECN                                                                                                  \
+    "cfg.json: no QUEUE entry names a WRED_PROFILE: no port marks (switch.ecn.enabled false), as SONiC runs such a " \
+    "switch\n"
+
+/* A PFC_WD entry without an action acts as "drop": it is the same watchdog as one that says "drop". */
+static void test_import_watchdog_action(void)
+{
+    char *n = text_imports("{\"PFC_WD\": {\"Ethernet0\": {\"action\": \"drop\", \"detection_time\": \"200\", "
+                           "\"restoration_time\": \"200\"}, \"Ethernet4\": {\"detection_time\": \"200\", "
+                           "\"restoration_time\": \"200\"}}}",
+                           "", "{\"switch\":{\"pfc\":{\"enabled\":false},\"ecn\":{\"enabled\":false},\"watchdog\":"
+                           "{\"enabled\":true,\"detection_time\":\"200ms\",\"restoration_time\":\"200ms\",\"action\":"
+                           "\"drop\"}},\"profiles\":[],\"not_modelled\":[]}");
+    free(n);
+    n = text_imports("{\"PFC_WD\": {\"Ethernet0\": {}, \"Ethernet4\": {\"action\": \"drop\"}}}", "not_modelled",
+                     "[]");
+    free(n);
+    /* an action that is not drop still differs from none */
+    n = text_imports("{\"PFC_WD\": {\"Ethernet0\": {}, \"Ethernet4\": {\"action\": \"forward\"}}}", "not_modelled",
+                     "[\"PFC_WD.Ethernet4\"]");
+    CU_ASSERT_STRING_EQUAL(n, NOTE_NO_PFC NOTE_NO_ECN
+                              "cfg.json: PFC_WD.Ethernet4: not modelled (one watchdog for every port in rocesim: the "
+                              "first port's is taken)\n");
+    free(n);
+}
+
+/* A file with some of the QoS tables: the import at path ("" for all of it) and its notes, exactly. */
+struct partial_case {
+    const char *text, *path, *want, *notes;
+};
+
+static const struct partial_case partial_cases[] = {
+    /* no PORT_QOS_MAP entry: PFC off, with a note; SONiC's dynamic buffer model: headroom "auto" */
+    {"{\"BUFFER_PG\": {\"Ethernet0|3-4\": {\"profile\": \"NULL\"}}}",
+     "",
+     "{\"switch\":{\"pfc\":{\"enabled\":false,\"headroom\":\"auto\"},\"ecn\":{\"enabled\":false}},\"profiles\":[],"
+     "\"not_modelled\":[\"BUFFER_PG.*.profile NULL\"]}",
+     NOTE_NO_PFC
+     "cfg.json: BUFFER_PG.*.profile NULL: not modelled (SONiC's dynamic buffer model: headroom \"auto\", the rest of "
+     "switch.pfc rocesim's defaults)\n"
+     NOTE_NO_ECN},
+    /* a port without a WRED profile on its queues does not mark, with a note */
+    {"{\"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}}, \"SCHEDULER\": {\"S\": {\"type\": \"STRICT\"}}, "
+     "\"QUEUE\": {\"Ethernet0|3\": {\"scheduler\": \"S\"}}}",
+     "",
+     "{\"switch\":{\"pfc\":{\"enabled\":true,\"priorities\":[3]},\"ecn\":{\"enabled\":false},"
+     "\"scheduler\":{\"type\":\"strict\"}},\"profiles\":[],\"not_modelled\":[]}",
+     NOTE_NO_ECN},
+    /* a pool without size (dynamic buffer model): rocesim's default buffer, with a note */
+    {"{\"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"type\": \"ingress\", \"mode\": \"dynamic\"}}}",
+     "",
+     "{\"switch\":{\"pfc\":{\"enabled\":false},\"ecn\":{\"enabled\":false}},\"profiles\":[],"
+     "\"not_modelled\":[\"BUFFER_POOL.ingress_lossless_pool.mode\"]}",
+     NOTE_NO_PFC
+     "cfg.json: BUFFER_POOL.ingress_lossless_pool has no size (SONiC's dynamic buffer model computes it): "
+     "switch.buffer is rocesim's default\n"
+     "cfg.json: BUFFER_POOL.ingress_lossless_pool.mode: not modelled (no lossless profile uses the pool: its "
+     "threshold mode sets switch.pfc.xoff only with the profile's threshold)\n"
+     NOTE_NO_ECN},
+    /* no lossless profile: ingress_lossless_pool before any other ingress pool */
+    {"{\"BUFFER_POOL\": {\"other\": {\"type\": \"ingress\", \"size\": \"3000000\"}, \"ingress_lossless_pool\": "
+     "{\"type\": \"ingress\", \"size\": \"2000000\"}}}",
+     "",
+     "{\"switch\":{\"buffer\":\"2MB\",\"pfc\":{\"enabled\":false},\"ecn\":{\"enabled\":false}},\"profiles\":[],"
+     "\"not_modelled\":[\"BUFFER_POOL.other\"]}",
+     NOTE_NO_PFC
+     "cfg.json: BUFFER_POOL.other: not modelled (rocesim has one shared buffer, the lossless PGs' pool)\n"
+     NOTE_NO_ECN},
+    /* no lossless profile, no ingress_lossless_pool: the only ingress pool */
+    {"{\"BUFFER_POOL\": {\"e\": {\"type\": \"egress\", \"size\": \"3000000\"}, \"i\": {\"type\": \"ingress\", "
+     "\"size\": \"2000000\"}}}",
+     "",
+     "{\"switch\":{\"buffer\":\"2MB\",\"pfc\":{\"enabled\":false},\"ecn\":{\"enabled\":false}},\"profiles\":[],"
+     "\"not_modelled\":[\"BUFFER_POOL.e\"]}",
+     NOTE_NO_PFC
+     "cfg.json: BUFFER_POOL.e: not modelled (rocesim has one shared buffer, the lossless PGs' pool)\n"
+     NOTE_NO_ECN},
+    /* two ingress pools ("both" is one) and neither named ingress_lossless_pool: no pool, rocesim's default buffer */
+    {"{\"BUFFER_POOL\": {\"i1\": {\"type\": \"ingress\", \"size\": \"2000000\"}, \"i2\": {\"type\": \"both\", "
+     "\"size\": \"3000000\"}}}",
+     "",
+     "{\"switch\":{\"pfc\":{\"enabled\":false},\"ecn\":{\"enabled\":false}},\"profiles\":[],"
+     "\"not_modelled\":[\"BUFFER_POOL.i1\",\"BUFFER_POOL.i2\"]}",
+     NOTE_NO_PFC
+     "cfg.json: BUFFER_POOL.i1: not modelled (no lossless profile names a pool, and there is no ingress_lossless_pool "
+     "or single ingress pool: switch.buffer is rocesim's default)\n"
+     "cfg.json: BUFFER_POOL.i2: not modelled (no lossless profile names a pool, and there is no ingress_lossless_pool "
+     "or single ingress pool: switch.buffer is rocesim's default)\n"
+     NOTE_NO_ECN},
+    /* a pool's mode with no lossless profile (PFC off) is listed */
+    {"{\"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"mode\": \"static\", \"size\": \"4000000\"}}, \"PORT_QOS_MAP\": "
+     "{\"Ethernet0\": {\"pfc_enable\": \"\"}}}",
+     "",
+     "{\"switch\":{\"buffer\":\"4MB\",\"pfc\":{\"enabled\":false},\"ecn\":{\"enabled\":false}},\"profiles\":[],"
+     "\"not_modelled\":[\"BUFFER_POOL.ingress_lossless_pool.mode\"]}",
+     "cfg.json: BUFFER_POOL.ingress_lossless_pool.mode: not modelled (no lossless profile uses the pool: its "
+     "threshold mode sets switch.pfc.xoff only with the profile's threshold)\n"
+     NOTE_NO_ECN},
+    /* a WRED profile and a scheduler no queue uses are listed */
+    {"{\"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}}, \"WRED_PROFILE\": {\"W\": {\"ecn\": \"ecn_all\", "
+     "\"wred_green_enable\": \"true\"}}, \"SCHEDULER\": {\"S\": {\"type\": \"STRICT\"}}}",
+     "",
+     "{\"switch\":{\"pfc\":{\"enabled\":true,\"priorities\":[3]},\"ecn\":{\"enabled\":false}},\"profiles\":[],"
+     "\"not_modelled\":[\"WRED_PROFILE.W\",\"SCHEDULER.S\"]}",
+     "cfg.json: WRED_PROFILE.W: not modelled (no queue uses it)\n"
+     "cfg.json: SCHEDULER.S: not modelled (no queue uses it)\n"
+     NOTE_NO_ECN},
+    /* static pool: resume at max(xon, static_th - xon_offset) = max(30000, 20000); xon_delta 100000 - 30000 */
+    {"{\"BUFFER_POOL\": {\"p\": {\"mode\": \"static\", \"size\": \"9000000\"}}, \"BUFFER_PROFILE\": {\"L\": "
+     "{\"pool\": \"p\", \"xoff\": \"50000\", \"static_th\": \"100000\", \"xon\": \"30000\", \"xon_offset\": "
+     "\"80000\"}}, \"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": \"L\"}}, \"PORT_QOS_MAP\": {\"Ethernet0\": "
+     "{\"pfc_enable\": \"3\"}}}",
+     "switch.pfc",
+     "{\"enabled\":true,\"priorities\":[3],\"xoff\":\"100KB\",\"xon_delta\":\"70KB\",\"headroom\":\"50KB\"}",
+     NOTE_NO_ECN},
+    /* max(10000, 100000 - 20000): xon_delta 20000 */
+    {"{\"BUFFER_POOL\": {\"p\": {\"mode\": \"static\", \"size\": \"9000000\"}}, \"BUFFER_PROFILE\": {\"L\": "
+     "{\"pool\": \"p\", \"xoff\": \"50000\", \"static_th\": \"100000\", \"xon\": \"10000\", \"xon_offset\": "
+     "\"20000\"}}, \"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": \"L\"}}, \"PORT_QOS_MAP\": {\"Ethernet0\": "
+     "{\"pfc_enable\": \"3\"}}}",
+     "switch.pfc.xon_delta",
+     "\"20KB\"",
+     NOTE_NO_ECN},
+    /* xon_offset alone: xon_delta is it */
+    {"{\"BUFFER_POOL\": {\"p\": {\"mode\": \"static\", \"size\": \"9000000\"}}, \"BUFFER_PROFILE\": {\"L\": "
+     "{\"pool\": \"p\", \"xoff\": \"50000\", \"static_th\": \"100000\", \"xon_offset\": \"30000\"}}, \"BUFFER_PG\": "
+     "{\"Ethernet0|3\": {\"profile\": \"L\"}}, \"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}}}",
+     "switch.pfc.xon_delta",
+     "\"30KB\"",
+     NOTE_NO_ECN},
+    /* xon alone: xon_delta 100000 - 50000 */
+    {"{\"BUFFER_POOL\": {\"p\": {\"mode\": \"static\", \"size\": \"9000000\"}}, \"BUFFER_PROFILE\": {\"L\": "
+     "{\"pool\": \"p\", \"xoff\": \"50000\", \"static_th\": \"100000\", \"xon\": \"50000\"}}, \"BUFFER_PG\": "
+     "{\"Ethernet0|3\": {\"profile\": \"L\"}}, \"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}}}",
+     "switch.pfc.xon_delta",
+     "\"50KB\"",
+     NOTE_NO_ECN},
+    /* xon above static_th: resume at XOFF, xon listed */
+    {"{\"BUFFER_POOL\": {\"p\": {\"mode\": \"static\", \"size\": \"9000000\"}}, \"BUFFER_PROFILE\": {\"L\": "
+     "{\"pool\": \"p\", \"xoff\": \"50000\", \"static_th\": \"100000\", \"xon\": \"120000\"}}, \"BUFFER_PG\": "
+     "{\"Ethernet0|3\": {\"profile\": \"L\"}}, \"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}}}",
+     "switch.pfc.xon_delta",
+     "\"0B\"",
+     "cfg.json: BUFFER_PROFILE.L.xon: not modelled (a resume point above static_th: rocesim resumes at XOFF at the "
+     "highest)\n"
+     NOTE_NO_ECN},
+    /* a dynamic pool's xon is a floor rocesim lacks: listed; xon_offset is xon_delta */
+    {"{\"BUFFER_POOL\": {\"p\": {\"mode\": \"dynamic\", \"size\": \"9000000\"}}, \"BUFFER_PROFILE\": {\"L\": "
+     "{\"pool\": \"p\", \"xoff\": \"50000\", \"dynamic_th\": \"-1\", \"xon\": \"18432\", \"xon_offset\": \"2496\"}}, "
+     "\"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": \"L\"}}, \"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": "
+     "\"3\"}}}",
+     "switch.pfc",
+     "{\"enabled\":true,\"priorities\":[3],\"xoff\":\"dynamic\",\"dynamic_alpha\":0.5,\"xon_delta\":\"2.496KB\","
+     "\"headroom\":\"50KB\"}",
+     "cfg.json: BUFFER_PROFILE.L.xon: not modelled (a floor under the resume point; rocesim resumes xon_delta below "
+     "XOFF)\n"
+     NOTE_NO_ECN},
+};
+
+/* What SONiC runs without a table, which pool gives the buffer, and the resume point of a lossless profile. */
+static void test_import_partial_tables(void)
+{
+    for (size_t i = 0; i < sizeof partial_cases / sizeof *partial_cases; i++) {
+        const struct partial_case *c = &partial_cases[i];
+        char *n = text_imports(c->text, c->path, c->want);
+        if (strcmp(n, c->notes))
+            fprintf(stderr, "\n  case %zu, notes\n  expected: %s\n  got:      %s\n", i, c->notes, n);
+        CU_ASSERT_STRING_EQUAL(n, c->notes);
+        free(n);
+    }
+}
+
 /* `rocesim import sonic FIXTURE --ports MAP` exits 2 with exactly "rocesim: MSG" and prints nothing on stdout. */
 static void ports_refused(const char *map, const char *msg)
 {
-    char cmd[1024], *out = NULL, want[1024];
-    snprintf(cmd, sizeof cmd, "%s import sonic %s --ports '%s' 2>&1 >/dev/null", test_rocesim_bin(), FIXTURE, map);
+    char cmd[1024], *out = NULL, want[1024], path[64];
+    snprintf(path, sizeof path, "/tmp/rocesim-sonic-stdout-%d.txt", (int)getpid());
+    snprintf(cmd, sizeof cmd, "%s import sonic %s --ports '%s' 2>&1 >%s", test_rocesim_bin(), FIXTURE, map, path);
     CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
     snprintf(want, sizeof want, "rocesim: %s\n", msg);
     if (!out || strcmp(out, want))
         fprintf(stderr, "\n  --ports %s\n  expected: %s  got:      %s\n", map, want, out ? out : "");
     CU_ASSERT_STRING_EQUAL(out ? out : "", want);
     free(out);
+    char *stdout_text = test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(stdout_text);
+    CU_ASSERT_STRING_EQUAL(stdout_text, "");
+    free(stdout_text);
+    remove(path);
 }
 
 static void test_import_ports_arg(void)
@@ -245,6 +462,17 @@ static void test_import_ports_arg(void)
                                       "\"all\"), got \"tor*\" in \"Ethernet0=tor*:1\"");
     ports_refused("Ethernet0=leaf0-leaf3:1", "--ports: expected one node's name before \":\" (UTF-8, no \"*\", range "
                                              "or \"all\"), got \"leaf0-leaf3\" in \"Ethernet0=leaf0-leaf3:1\"");
+    /* a range as profiles read it (scn_sel_is_one_node): through any '-', its ends in either order */
+    ports_refused("Ethernet0=tor-a0-tor-a3:1", "--ports: expected one node's name before \":\" (UTF-8, no \"*\", "
+                                               "range or \"all\"), got \"tor-a0-tor-a3\" in "
+                                               "\"Ethernet0=tor-a0-tor-a3:1\"");
+    ports_refused("Ethernet0=leaf3-leaf0:1", "--ports: expected one node's name before \":\" (UTF-8, no \"*\", range "
+                                             "or \"all\"), got \"leaf3-leaf0\" in \"Ethernet0=leaf3-leaf0:1\"");
+    /* no range for profiles: a number of ten digits, or two prefixes, is one node's name */
+    char err[256] = "";
+    CU_ASSERT_EQUAL(sonic_ports_check("Ethernet0=leaf0-leaf1234567890:1", err, sizeof err), 0);
+    CU_ASSERT_EQUAL(sonic_ports_check("Ethernet0=leaf0-spine3:1", err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(err, "");
     ports_refused("Ethernet*=s0:1", "--ports: expected a SONiC port name before \"=\" (UTF-8, no \"*\", \"?\", "
                                     "\"|\" or whitespace, at most 63 characters), got \"Ethernet*\"");
     ports_refused("Ethernet0=s0:1,Ethernet0=s0:2", "--ports: expected each SONiC port once, got \"Ethernet0\" twice");
@@ -632,6 +860,10 @@ void test_sonic_register(void)
     CU_add_test(s, "import on the command line: exit statuses and messages", test_import_cli);
     CU_add_test(s, "import reads JSON as the scenario loader does; a file without QoS is refused",
                 test_import_strict_json);
+    CU_add_test(s, "import: a PFC_WD entry without an action is the same watchdog as \"drop\"",
+                test_import_watchdog_action);
+    CU_add_test(s, "import of some of the QoS tables: what SONiC runs without the others, with notes",
+                test_import_partial_tables);
     CU_add_test(s, "import --ports: each pair checked, exit 2 naming the argument", test_import_ports_arg);
     CU_add_test(s, "import splits ports joined by commas in a key, as SONiC does", test_import_joined_keys);
     CU_add_test(s, "import(export(x)) gives x back over a matrix of settings", test_round_trip_matrix);

@@ -157,9 +157,14 @@ static struct sport *port_of(struct imp *m, const char *name)
     return p;
 }
 
+static bool digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
 /*
  * The ports of a key into m->kp: "Ethernet0", or several joined by commas ("Ethernet0,Ethernet4"), as older SONiC
- * templates write BUFFER_PG, BUFFER_QUEUE, QUEUE and PORT_QOS_MAP keys and as SONiC's orchagent splits them.  With
+ * templates write the BUFFER_PG, QUEUE and PORT_QOS_MAP keys and as SONiC's orchagent splits them.  With
  * ranged, the key ends in "|N" or "|N-M" (0 <= N <= M <= 7), whose mask goes to *mask.  Returns 0 or the failure.
  */
 static int key_ports(struct imp *m, const char *table, const char *key, bool ranged, unsigned *mask)
@@ -167,17 +172,18 @@ static int key_ports(struct imp *m, const char *table, const char *key, bool ran
     const char *end = key + strlen(key), *bar = strchr(key, '|');
     *mask = 0;
     if (ranged) {
-        int a, b, n = 0;
         if (!bar || bar == key || strchr(bar + 1, '|'))
             return fail(m, table, key, "expected a key PORT|N or PORT|N-M (PORT: one port, or several joined by "
                         "commas), got \"%s\"", key);
-        if (sscanf(bar + 1, "%d-%d%n", &a, &b, &n) == 2 && bar[1 + n] == '\0') {
-        } else if (sscanf(bar + 1, "%d%n", &a, &n) == 1 && bar[1 + n] == '\0') {
-            b = a;
-        } else {
-            return fail(m, table, key, "expected a key PORT|N or PORT|N-M with N, M in 0..7, got \"%s\"", key);
-        }
-        if (a < 0 || b > 7 || a > b)
+        /* one digit each, as sonic-buffer-pg.yang's pattern [0-7](-[0-7])? has them (and a port's 8 queues): no
+         * sign, space or leading zero */
+        const char *r = bar + 1;
+        bool one = digit(r[0]) && r[1] == '\0', two = digit(r[0]) && r[1] == '-' && digit(r[2]) && r[3] == '\0';
+        if (!one && !two)
+            return fail(m, table, key, "expected a key PORT|N or PORT|N-M with N, M single digits 0..7, got \"%s\"",
+                        key);
+        int a = r[0] - '0', b = two ? r[2] - '0' : a;
+        if (b > 7 || a > b)
             return fail(m, table, key, "expected a range N-M with 0 <= N <= M <= 7, got \"%s\"", bar + 1);
         for (int i = a; i <= b; i++)
             *mask |= 1u << i;
@@ -394,27 +400,35 @@ static int imp_buffer_pg(struct imp *m)
     return 0;
 }
 
-/* The name most ports give (NULL when none). */
-static const char *most_common(const struct imp *m, const char *(*get)(const struct sport *))
+/*
+ * The first port with the most ports the same as it: the value most ports have.  NULL when no port is the same as
+ * itself (none has the value).
+ */
+static const struct sport *majority(const struct imp *m, bool (*same)(const struct sport *, const struct sport *))
 {
-    const char *best = NULL;
+    const struct sport *best = NULL;
     int best_n = 0;
     for (int i = 0; i < m->n_ports; i++) {
-        const char *s = get(&m->ports[i]);
-        if (!s)
-            continue;
         int n = 0;
         for (int j = 0; j < m->n_ports; j++)
-            n += get(&m->ports[j]) && strcmp(get(&m->ports[j]), s) == 0;
+            n += same(&m->ports[i], &m->ports[j]);
         if (n > best_n) {
-            best = s;
+            best = &m->ports[i];
             best_n = n;
         }
     }
     return best;
 }
 
-static const char *get_pg(const struct sport *p) { return p->pg_prof; }
+static bool same_pg_prof(const struct sport *a, const struct sport *b)
+{
+    return a->pg_prof && b->pg_prof && strcmp(a->pg_prof, b->pg_prof) == 0;
+}
+
+static bool same_pfc(const struct sport *a, const struct sport *b)
+{
+    return a->pfc == b->pfc;
+}
 
 static bool is_ingress_pool(const cJSON *pl)
 {
@@ -563,7 +577,8 @@ static int imp_profile(struct imp *m, const char *prof, const cJSON *pl, cJSON *
 /* switch.buffer and switch.pfc's thresholds: the pool and lossless profile most ports use. */
 static int imp_buffer(struct imp *m, cJSON *sw, cJSON *pfc)
 {
-    const char *prof = most_common(m, get_pg);
+    const struct sport *mp = majority(m, same_pg_prof);
+    const char *prof = mp ? mp->pg_prof : NULL;
     bool real = prof && strcmp(prof, "NULL") != 0;
     const cJSON *pr = real ? cJSON_GetObjectItemCaseSensitive(m->t[T_PROFILE], prof) : NULL, *pl, *e;
     char nb[256];
@@ -807,17 +822,11 @@ static bool same_ecn(const struct sport *a, const struct sport *b)
 /* switch.pfc.enabled and priorities: the PFC priorities of most ports. */
 static void imp_pfc(struct imp *m, cJSON *pfc)
 {
-    int best = 0, qos = 0;
-    for (int i = 0; i < m->n_ports; i++) {
-        int n = 0;
-        for (int j = 0; j < m->n_ports; j++)
-            n += m->ports[j].pfc == m->ports[i].pfc;
-        if (n > best) {
-            best = n;
-            m->common_pfc = m->ports[i].pfc;
-        }
+    const struct sport *mp = majority(m, same_pfc);
+    int qos = 0;
+    m->common_pfc = mp ? mp->pfc : 0;
+    for (int i = 0; i < m->n_ports; i++)
         qos += m->ports[i].qos_key != NULL;
-    }
     pfc_json(pfc, m->common_pfc);
     if (!qos)
         note(m, "%s: no port has a PORT_QOS_MAP entry: PFC is off on every port (switch.pfc.enabled false), as SONiC "
@@ -827,17 +836,10 @@ static void imp_pfc(struct imp *m, cJSON *pfc)
 /* switch.ecn: the ECN setting of most ports. */
 static void imp_ecn(struct imp *m, cJSON *sw)
 {
-    int best = 0, wred = 0;
-    for (int i = 0; i < m->n_ports; i++) {
-        int n = 0;
-        for (int j = 0; j < m->n_ports; j++)
-            n += same_ecn(&m->ports[i], &m->ports[j]);
-        if (n > best) {
-            best = n;
-            m->ce = &m->ports[i];
-        }
+    int wred = 0;
+    m->ce = majority(m, same_ecn);
+    for (int i = 0; i < m->n_ports; i++)
         wred += m->ports[i].wred != NULL;
-    }
     cJSON_AddItemToObject(sw, "ecn", ecn_json(m->ce));
     if (!wred)
         note(m, "%s: no QUEUE entry names a WRED_PROFILE: no port marks (switch.ecn.enabled false), as SONiC runs such "
@@ -920,6 +922,13 @@ static int wd_port(struct imp *m, const cJSON *e, long long poll, long long *det
     return 0;
 }
 
+/* A checked PFC_WD port entry's action; one without acts as "drop" (docs/sonic.md, PFC_WD), so compares equal to it. */
+static const char *wd_action(const cJSON *e)
+{
+    const cJSON *act = cJSON_GetObjectItemCaseSensitive(e, "action");
+    return act ? act->valuestring : "drop";
+}
+
 /* PFC_WD -> switch.watchdog: the first port's; ports that differ are noted. */
 static int imp_watchdog(struct imp *m, cJSON *sw)
 {
@@ -940,15 +949,13 @@ static int imp_watchdog(struct imp *m, cJSON *sw)
             continue;
         if (wd_port(m, e, poll, &det, &res))
             return SCN_EUSAGE;
-        const cJSON *act = cJSON_GetObjectItemCaseSensitive(e, "action");
         if (!first) {
             first = e;
             det0 = det;
             res0 = res;
             continue;
         }
-        const cJSON *a0 = cJSON_GetObjectItemCaseSensitive(first, "action");
-        if (det != det0 || res != res0 || (act && a0 && strcmp(act->valuestring, a0->valuestring)) || !act != !a0) {
+        if (det != det0 || res != res0 || strcmp(wd_action(e), wd_action(first))) {
             char path[512];
             sfmt(path, sizeof path, "PFC_WD.%s", e->string);
             not_modelled(m, path, "one watchdog for every port in rocesim: the first port's is taken");
@@ -966,8 +973,7 @@ static int imp_watchdog(struct imp *m, cJSON *sw)
     cJSON_AddStringToObject(o, "restoration_time", units_fmt_time(res0 * PS_PER_MS, a, sizeof a));
     if (poll > 0)
         cJSON_AddStringToObject(o, "poll_interval", units_fmt_time(poll * PS_PER_MS, a, sizeof a));
-    const cJSON *act = cJSON_GetObjectItemCaseSensitive(first, "action");
-    cJSON_AddStringToObject(o, "action", act ? act->valuestring : "drop");
+    cJSON_AddStringToObject(o, "action", wd_action(first));
     cJSON_AddItemToObject(sw, "watchdog", o);
     return 0;
 }
@@ -1055,26 +1061,6 @@ static bool plain_name(const char *s, size_t n, const char *forbidden)
     return true;
 }
 
-/*
- * Whether a profile's node selector s would match several nodes: "all", a pattern, or a range "leaf0-leaf3" (the
- * rule of scn_name_match: a '-' between two names of one prefix that each end in a number).
- */
-static bool several_nodes(const char *s)
-{
-    if (strcmp(s, "all") == 0 || strchr(s, '*'))
-        return true;
-    for (const char *d = strchr(s, '-'); d; d = strchr(d + 1, '-')) {
-        size_t l = (size_t)(d - s), r = strlen(d + 1), ld = 0, rd = 0;
-        while (ld < l && isdigit((unsigned char)s[l - 1 - ld]))
-            ld++;
-        while (rd < r && isdigit((unsigned char)d[r - rd]))
-            rd++;
-        if (ld && rd && l - ld == r - rd && memcmp(s, d + 1, l - ld) == 0)
-            return true;
-    }
-    return false;
-}
-
 /* One pair "NAME=NODE:N" of --ports (s[0..l)) into pm; 0, or 2 with "--ports: ..." in err. */
 static int ports_pair(const char *s, size_t l, struct pmap *pm, char *err, size_t errlen)
 {
@@ -1094,7 +1080,7 @@ static int ports_pair(const char *s, size_t l, struct pmap *pm, char *err, size_
         return SCN_EUSAGE;
     }
     if (!plain_name(eq + 1, (size_t)(colon - eq - 1), "\",*") || scn_utf8_bad_at(pm->node) >= 0 ||
-        several_nodes(pm->node)) {
+        !scn_sel_is_one_node(pm->node)) {
         sfmt(err, errlen, "--ports: expected one node's name before \":\" (UTF-8, no \"*\", range or \"all\"), got "
              "\"%.*s\" in \"%.*s\"", (int)(colon - eq - 1 > 80 ? 80 : colon - eq - 1), eq + 1, il, s);
         return SCN_EUSAGE;
@@ -1171,13 +1157,7 @@ int sonic_import_text(const char *file, const char *text, const char *ports_map,
     /* the scenario loader's reading of JSON text: no trailing bytes, UTF-8, no \u0000, each key once */
     struct setting_ctx sc = {.file = file, .err = err, .errlen = errlen};
     cJSON *root = scn_parse_json(file, text, err, errlen);
-    char got[64];
-    if (root && !cJSON_IsObject(root)) {
-        sfmt(err, errlen, "%s: (top level): expected a config_db.json object of tables, got %s", file,
-             setting_describe(root, got, sizeof got));
-        scn_one_line(err);
-    }
-    if (!root || !cJSON_IsObject(root) || setting_check_dups(&sc, root, "") < 0) {
+    if (!root || setting_val_obj(&sc, root, "") < 0 || setting_check_dups(&sc, root, "") < 0) {
         cJSON_Delete(root);
         free(map);
         return SCN_EUSAGE;
@@ -1604,11 +1584,7 @@ int sonic_export_main(int argc, char **argv)
                 char *s = cJSON_Print(o);
                 if (!s)
                     mem_oom(SONIC_OOM);
-                for (char *l = notes.p; l && *l;) {
-                    char *nl = strchr(l, '\n');
-                    fprintf(stderr, "rocesim: note: %.*s\n", (int)(nl ? nl - l : (long)strlen(l)), l);
-                    l = nl ? nl + 1 : l + strlen(l);
-                }
+                print_notes(notes.p);
                 printf("%s\n", s);
                 free(s);
                 free(notes.p);

@@ -56,7 +56,7 @@ static void check_accepted(const cJSON *o, const char *notes, bool mapped)
         abort();
     }
     for (const char *c = notes; c && *c; c++)
-        if ((unsigned char)*c < 0x20 && *c != '\n') {
+        if (((unsigned char)*c < 0x20 && *c != '\n') || *c == 0x7f) {
             fprintf(stderr, "a note with a control character: %s\n", notes);
             abort();
         }
