@@ -806,9 +806,6 @@ static void confirm(struct tuner *T, int win)
             pc[m] = who[w];
             ps[m++] = k;
         }
-    for (int q = 0; q < N_METRICS; q++)
-        for (int k = 0; k < s->n_confirm; k++)
-            T->c[win].cvv[q][k] = T->c[0].cvv[q][k] = NAN;
     eval_pairs(T, pc, ps, m, true);
 }
 
