@@ -369,12 +369,8 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
     for (int k = 0; k < n; k++) {
         struct pool_run *pr = &T->runs[idx[k]];
         struct cand *c = &T->c[cand[k]];
-        if (pr->state == POOL_TODO) {
-            /* Interrupted: left to do, and not counted as run (best.json's runs_done is what ran). */
-            if (!confirm)
-                T->used--;
+        if (pr->state == POOL_TODO) /* interrupted: left to do (ended_runs does not count it) */
             continue;
-        }
         bool ok = pr->state == POOL_OK || pr->state == POOL_DONE_BEFORE;
         cJSON *j = ok ? cJSON_Parse(pr->summary) : NULL;
         const cJSON *tm = cJSON_GetObjectItemCaseSensitive(j, "tune_metrics");
@@ -412,6 +408,16 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
     if (rc > 0)
         T->interrupted = rc;
     return rc;
+}
+
+/* The runs that ended (run now, found done, failed) of the search and/or of the confirmation: not those a signal
+ * stopped or never started, which T->used, the budget spent, counts from when they are handed to the pool. */
+static int ended_runs(const struct tuner *T, bool search, bool confirmation)
+{
+    int n = 0;
+    for (int r = 0; r < T->n_runs; r++)
+        n += T->runs[r].state != POOL_TODO && (T->run_seed[r] >= 0 ? search : confirmation);
+    return n;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1068,7 +1074,7 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
     cJSON_AddBoolToObject(o, "complete", why == NULL);
     if (why)
         cJSON_AddStringToObject(o, "incomplete_reason", why);
-    cJSON_AddNumberToObject(o, "runs_done", T->used);
+    cJSON_AddNumberToObject(o, "runs_done", ended_runs(T, true, false));
     cJSON_AddNumberToObject(o, "runs_total", T->budget);
     cJSON *objs = cJSON_AddArrayToObject(o, "objectives");
     for (int m = 0; m < s->n_obj; m++) {
@@ -1382,7 +1388,7 @@ static void draw(struct tuner *T, int win, const bool *front, const char *why, c
         ev[n].full = c->full;
         ev[n].feasible = !c->full || c->feasible;
         ev[n].baseline = c->phase == PH_BASELINE;
-        ev[n].runs_at = c->finished_at > 0 ? c->finished_at : T->used;
+        ev[n].runs_at = c->finished_at > 0 ? c->finished_at : ended_runs(T, true, false);
         if (on)
             on[n] = front[j];
         if (j == (win >= 0 && keep_baseline(T, win) ? 0 : win))
@@ -1410,15 +1416,6 @@ static void draw(struct tuner *T, int win, const bool *front, const char *why, c
     free(xs);
 }
 
-/* The runs that ended (run now, found done, failed): not those a signal stopped or never started. */
-static int ended_runs(const struct tuner *T)
-{
-    int n = 0;
-    for (int r = 0; r < T->n_runs; r++)
-        n += T->runs[r].state != POOL_TODO;
-    return n;
-}
-
 /* failures.txt: every failed run with its status, the command that repeats it and the end of its stderr (a run
  * without objective: why), as a sweep's; none left from an earlier tune when none failed.  0 or SCN_EIO. */
 static int write_failures(struct tuner *T)
@@ -1428,7 +1425,7 @@ static int write_failures(struct tuner *T)
         if (T->runs[r].state == POOL_FAILED || strcmp(T->runs[r].status, "no objective") == 0)
             failed[n++] = r;
     struct pool_ops ops = {.argv = run_argv, .free_argv = run_argv_free, .ctx = T};
-    int rc = pool_write_failures(T->dir, T->runs, failed, n, ended_runs(T), &ops);
+    int rc = pool_write_failures(T->dir, T->runs, failed, n, ended_runs(T, true, true), &ops);
     if (rc)
         fprintf(stderr, "rocesim tune: %s/failures.txt: cannot write: %s\n", T->dir, strerror(errno));
     free(failed);
@@ -1439,15 +1436,12 @@ static int write_failures(struct tuner *T)
 static void stopped_why(const struct tuner *T, char *why, size_t len)
 {
     const char *sig = sigabbrev_np(T->interrupted) ? sigabbrev_np(T->interrupted) : "?";
-    int conf = 0;
-    for (int r = 0; r < T->n_runs; r++)
-        conf += T->run_seed[r] < 0 && T->runs[r].state != POOL_TODO;
     if (T->phase == PH_CONFIRM)
         sfmt(why, len, "interrupted by SIG%s in the confirmation, after %d of its %d runs; the same command finishes "
-                       "it", sig, conf, 2 * T->s->n_confirm);
+                       "it", sig, ended_runs(T, false, true), 2 * T->s->n_confirm);
     else
-        sfmt(why, len, "interrupted by SIG%s after %d of %d runs; the same command continues the search", sig, T->used,
-             T->budget);
+        sfmt(why, len, "interrupted by SIG%s after %d of %d runs; the same command continues the search", sig,
+             ended_runs(T, true, false), T->budget);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1514,18 +1508,17 @@ static void print_summary(const struct tuner *T, int win, const char *verdict, c
         infeasible += T->c[j].full && !T->c[j].feasible;
     }
     /* Only the runs that ended: those a signal stopped or never started are neither run nor found. */
-    int before = 0, now = 0, conf = 0;
+    int before = 0, now = 0, conf = ended_runs(T, false, true);
     for (int r = 0; r < T->n_runs; r++) {
         before += T->runs[r].state == POOL_DONE_BEFORE;
         now += T->runs[r].state == POOL_OK || T->runs[r].state == POOL_FAILED;
-        conf += T->run_seed[r] < 0 && T->runs[r].state != POOL_TODO;
     }
     char cf[64] = "";
     if (conf)
         sfmt(cf, sizeof cf, ", %d on the confirmation seeds", conf);
     printf("tune %s: %d runs of a budget of %d%s (%d run now, %d found done, %d failed): %d candidates, %d run on "
-           "every seed, %d dropped by racing, %d infeasible; %.2f s\n", s->file, T->used, T->budget, cf,
-           now, before, T->failed_runs, T->n_c - 1, full, dropped, infeasible, wall);
+           "every seed, %d dropped by racing, %d infeasible; %.2f s\n", s->file, ended_runs(T, true, false), T->budget,
+           cf, now, before, T->failed_runs, T->n_c - 1, full, dropped, infeasible, wall);
     char a[48], b[48];
     for (int m = 0; m < s->n_obj && win >= 0; m++) {
         struct stats_ci w = stats_mean_ci(T->c[win].v[m], s->n_seeds, 0.95);
@@ -1637,7 +1630,7 @@ int tune_main(int argc, char **argv)
         print_summary(&T, win, verdict, plots, pool_now_s() - t0);
         if (T.failed_runs && !orc)
             fprintf(stderr, "rocesim tune: %d of %d runs failed; see %s/failures.txt\n", T.failed_runs,
-                    ended_runs(&T), dir);
+                    ended_runs(&T, true, true), dir);
         if (T.interrupted)
             fprintf(stderr, "rocesim tune: %s\n", why);
         /* As a sweep: 1 when runs failed, though the outputs are written (the search went on without them). */
