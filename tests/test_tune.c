@@ -516,6 +516,37 @@ static void test_tune_failed_runs(void)
     free(f);
 }
 
+/* Runs that succeed without a value of the objective (no flow of the subset): each is a failure of failures.txt
+ * saying why, and the tune exits 1. */
+static void test_tune_no_objective(void)
+{
+    char want[600], *out = NULL;
+    cJSON *j = tune_into("noobj", "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+                                  " \"params\": {\"host.dcqcn.g\": {\"min\": 0.004, \"max\": 0.25, \"scale\": \"log\"}},\n"
+                                  " \"objective\": {\"minimize\": \"flows.fct_ns.p99\", \"flows\": {\"size_min\": \"500MB\"}},\n"
+                                  " \"seeds\": [1, 2], \"budget\": {\"runs\": 6}}\n", NULL, "", 1, &out);
+    snprintf(want, sizeof want, "rocesim tune: 6 of 6 runs failed; see %s/noobj/failures.txt\n", root);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, want));
+    free(out);
+    CU_ASSERT_EQUAL(num_at(j, (const char *const[]){"search", "failed_runs", NULL}), 6);
+    cJSON_Delete(j);
+    snprintf(want, sizeof want, "%s/noobj/failures.txt", root);
+    char *f = test_read_file(want, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    const char *head = "6 of 6 runs failed.  Repeat one with the command shown to see all of its messages.\n";
+    CU_ASSERT_EQUAL(strncmp(f, head, strlen(head)), 0);
+    /* The baseline's first run: the scenario as it is, so no --set. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(f, "-s1: no objective\n  rocesim run scenarios/sweeps/incast-mix.json --seed 1\n"
+                                     "  | the run succeeded, but its objective (flows.fct_ns.p99 (flows from 500MB)) "
+                                     "has no value: no flow of the subset finished, or its summary.json has no such "
+                                     "number\n"));
+    int entries = 0;
+    for (const char *p = f; (p = strstr(p, ": no objective\n")); p++)
+        entries++;
+    CU_ASSERT_EQUAL(entries, 6);
+    free(f);
+}
+
 /*
  * A box where every setting is worse than the baseline (a CNP every 30-100 us against the baseline's 4 us): best.json
  * recommends the baseline, keeps the search's best under best_found, and nic-config --from prints the baseline's
@@ -831,6 +862,8 @@ void test_tune_register(void)
     CU_add_test(s, "two objectives: a Pareto front without dominated points", test_tune_pareto);
     CU_add_test(s, "runs the scenario refuses fail alone, the search goes on; failures.txt says why, exit 1",
                 test_tune_failed_runs);
+    CU_add_test(s, "runs without the objective's value are failures: failures.txt says why, exit 1",
+                test_tune_no_objective);
     CU_add_test(s, "nothing beats the baseline: best.json recommends keeping it; step; --no-plot", test_tune_keep_baseline);
     CU_add_test(s, "every local optimizer of the table runs a search to its budget", test_tune_optimizers);
     CU_add_test(s, "any algorithm's parameters: HPCC's eta; nic-config refuses HPCC", test_tune_other_algorithm);

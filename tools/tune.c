@@ -79,6 +79,7 @@ struct tuner {
     int n_c, cap_c;
     struct pool_run *runs;
     int *run_cand, *run_seed;    /* run_seed: seed index, or -1 - confirmation seed index */
+    bool *run_failed;            /* failed or without its objective: counted in failed_runs, in failures.txt */
     int n_runs, cap_runs;
     int budget, used, failed_runs;
     int incumbent;               /* single objective: best full feasible candidate, -1 */
@@ -329,6 +330,13 @@ static void progress_line(void *ctx, const struct pool_status *st, char *line, s
              used > 0 ? pool_hms(el / used * (T->budget - used), b, sizeof b) : "-");
 }
 
+/* How the pool runs the tuner's runs, and how failures.txt repeats one. */
+static struct pool_ops run_ops(struct tuner *T)
+{
+    return (struct pool_ops){.who = "tune", .argv = run_argv, .free_argv = run_argv_free, .after = after_run,
+                             .progress = progress_line, .ctx = T};
+}
+
 /* Runs the (candidate, seed index) pairs; confirm: seed indexes into confirm_seeds.  Returns 0, or a signal. */
 static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, bool confirm)
 {
@@ -339,6 +347,7 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
         T->runs = mem_xrealloc(T->runs, (size_t)T->cap_runs * sizeof *T->runs, SWEEP_OOM);
         T->run_cand = mem_xrealloc(T->run_cand, (size_t)T->cap_runs * sizeof *T->run_cand, SWEEP_OOM);
         T->run_seed = mem_xrealloc(T->run_seed, (size_t)T->cap_runs * sizeof *T->run_seed, SWEEP_OOM);
+        T->run_failed = mem_xrealloc(T->run_failed, (size_t)T->cap_runs * sizeof *T->run_failed, SWEEP_OOM);
     }
     int *idx = mem_xcalloc((size_t)n, sizeof *idx, SWEEP_OOM);
     for (int k = 0; k < n; k++) {
@@ -350,6 +359,7 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
         sfmt(pr->dir, sizeof pr->dir, "%s/runs/%s-s%llu", T->dir, c->id, (unsigned long long)sd);
         T->run_cand[r] = cand[k];
         T->run_seed[r] = confirm ? -1 - seed[k] : seed[k];
+        T->run_failed[r] = false;
         if (confirm)
             c->crun[seed[k]] = r;
         else
@@ -358,8 +368,7 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
     }
     if (!confirm)
         T->used += n;
-    struct pool_ops ops = {.who = "tune", .argv = run_argv, .free_argv = run_argv_free, .after = after_run,
-                           .progress = progress_line, .ctx = T};
+    struct pool_ops ops = run_ops(T);
     int rc = pool_execute(T->comm, T->runs, idx, n, T->jobs, T->timeout_s, T->progress, true, &ops);
     if (rc < 0) {
         T->comm_error = true;
@@ -396,6 +405,7 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
         cJSON_Delete(j);
         if (!ok) {
             T->failed_runs++;
+            T->run_failed[idx[k]] = true;
             if (!confirm)
                 c->failed = true;
         }
@@ -1422,9 +1432,9 @@ static int write_failures(struct tuner *T)
 {
     int *failed = mem_xcalloc((size_t)T->n_runs + 1, sizeof *failed, SWEEP_OOM), n = 0;
     for (int r = 0; r < T->n_runs; r++)
-        if (T->runs[r].state == POOL_FAILED || strcmp(T->runs[r].status, "no objective") == 0)
+        if (T->run_failed[r])
             failed[n++] = r;
-    struct pool_ops ops = {.argv = run_argv, .free_argv = run_argv_free, .ctx = T};
+    struct pool_ops ops = run_ops(T);
     int rc = pool_write_failures(T->dir, T->runs, failed, n, ended_runs(T, true, true), &ops);
     if (rc)
         fprintf(stderr, "rocesim tune: %s/failures.txt: cannot write: %s\n", T->dir, strerror(errno));
@@ -1648,6 +1658,7 @@ int tune_main(int argc, char **argv)
     free(T.runs);
     free(T.run_cand);
     free(T.run_seed);
+    free(T.run_failed);
     free(T.c);
     free(T.conv_runs);
     free(T.conv_best);
