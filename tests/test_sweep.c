@@ -516,10 +516,12 @@ static int wait_exit(pid_t pid, double secs)
 }
 
 /*
- * Three fast points and a slow last one, run one at a time: once the slow
- * run is in flight the three others are done, so a signal then leaves
- * exactly 3 of 4 runs, and best.json must say so; the exit status is
- * 128 + the signal, as `rocesim run`'s.  With `second`, a sweep, a tune and a
+ * Three fast points (the second fails: its stop is no time) and a slow last
+ * one, run one at a time: once the slow run is in flight the three others
+ * are done, so a signal then leaves exactly 3 of 4 runs, and best.json must
+ * say so, as failures.txt and stderr say 1 of the 3 runs that ended failed
+ * (the run stopped is no failure); the exit status is 128 + the signal, as
+ * `rocesim run`'s.  With `second`, a sweep, a tune and a
  * run into the same directory are first refused while the sweep goes on.
  * Returns the sweep's directory's best.json path in path.
  */
@@ -531,7 +533,7 @@ static void interrupt_sweep(const char *name, int sig, bool second, char *path, 
     snprintf(runs, sizeof runs, "%s/runs/", dir);
     test_write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
                      " \"grid\": {\"traffic.3.end,stop\":\n"
-                     "   [[\"1ms\", \"5ms\"], [\"2ms\", \"5ms\"], [\"3ms\", \"5ms\"],\n"
+                     "   [[\"1ms\", \"5ms\"], [\"2ms\", \"soon\"], [\"3ms\", \"5ms\"],\n"
                      "    [\"400ms\", \"400ms\"]]},\n"
                      " \"objective\": {\"minimize\": \"flows.fct_ns.mean\"}}\n");
     pid_t pid = start_sweep(file, dir, 1);
@@ -570,7 +572,7 @@ static void interrupt_sweep(const char *name, int sig, bool second, char *path, 
     CU_ASSERT(cJSON_IsNumber(done) && done->valueint == 3);
     CU_ASSERT(cJSON_IsNumber(total) && total->valueint == 4);
     const cJSON *why = cJSON_GetObjectItemCaseSensitive(j, "incomplete_reason");
-    char want[200];
+    char want[300];
     snprintf(want, sizeof want, "interrupted by SIG%s with 1 of 4 runs not done; the same command finishes them",
              sigabbrev_np(sig));
     CU_ASSERT(cJSON_IsString(why) && strcmp(why->valuestring, want) == 0);
@@ -580,6 +582,17 @@ static void interrupt_sweep(const char *name, int sig, bool second, char *path, 
     free(bj);
     snprintf(want, sizeof want, "%s/.rocesim.lock", dir);
     CU_ASSERT(access(want, F_OK) != 0); /* released with the command */
+    char fpath[220], lpath[220];
+    snprintf(fpath, sizeof fpath, "%s/failures.txt", dir);
+    char *fail = test_read_file(fpath, NULL);
+    const char *head = "1 of 3 runs failed.  Repeat one with the command shown to see all of its messages.\n";
+    CU_ASSERT(fail && strncmp(fail, head, strlen(head)) == 0);
+    free(fail);
+    snprintf(lpath, sizeof lpath, "%s.log", dir);
+    char *log = test_read_file(lpath, NULL);
+    snprintf(want, sizeof want, "rocesim sweep: 1 of 3 runs failed; see %s\n", fpath);
+    CU_ASSERT_PTR_NOT_NULL(log && strstr(log, want));
+    free(log);
 }
 
 /* SIGINT, with other commands into the directory refused meanwhile; nic-config refuses the incomplete best.json
