@@ -6,6 +6,7 @@
  */
 #include "tests/tests.h"
 #include "sim/scenario.h"
+#include "tools/dirlock.h"
 #include "tools/nicconfig.h"
 
 #include "tools/run.h"
@@ -523,11 +524,11 @@ static int wait_exit(pid_t pid, double secs)
  * (the run stopped is no failure); the exit status is 128 + the signal, as
  * `rocesim run`'s.  With `second`, a sweep, a tune and a
  * run into the same directory are first refused while the sweep goes on.
- * Returns the sweep's directory's best.json path in path.
+ * The sweep's directory is ROOT/NAME.
  */
-static void interrupt_sweep(const char *name, int sig, bool second, char *path, size_t pathlen)
+static void interrupt_sweep(const char *name, int sig, bool second)
 {
-    char file[160], dir[160], cmd[1024], runs[200];
+    char file[160], dir[160], cmd[1024], runs[200], path[256];
     snprintf(file, sizeof file, "%s/%s.json", root, name);
     snprintf(dir, sizeof dir, "%s/%s", root, name);
     snprintf(runs, sizeof runs, "%s/runs/", dir);
@@ -562,7 +563,7 @@ static void interrupt_sweep(const char *name, int sig, bool second, char *path, 
     pid_t left[4];
     CU_ASSERT_EQUAL(procs_with(runs, NULL, left, 4), 0);
 
-    snprintf(path, pathlen, "%s/best.json", dir);
+    snprintf(path, sizeof path, "%s/best.json", dir);
     char *bj = test_read_file(path, NULL);
     cJSON *j = bj ? cJSON_Parse(bj) : NULL;
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
@@ -580,7 +581,7 @@ static void interrupt_sweep(const char *name, int sig, bool second, char *path, 
     CU_ASSERT(cJSON_IsNumber(n) && n->valueint == 1);
     cJSON_Delete(j);
     free(bj);
-    snprintf(want, sizeof want, "%s/.rocesim.lock", dir);
+    snprintf(want, sizeof want, "%s/" DIRLOCK_NAME, dir);
     CU_ASSERT(access(want, F_OK) != 0); /* released with the command */
     char fpath[220], lpath[220];
     snprintf(fpath, sizeof fpath, "%s/failures.txt", dir);
@@ -600,7 +601,8 @@ static void interrupt_sweep(const char *name, int sig, bool second, char *path, 
 static void test_interrupted_sweep(void)
 {
     char path[256], cmd[1024];
-    interrupt_sweep("int", SIGINT, true, path, sizeof path);
+    interrupt_sweep("int", SIGINT, true);
+    snprintf(path, sizeof path, "%s/int/best.json", root);
     char *out = NULL;
     snprintf(cmd, sizeof cmd, "%s nic-config --from %s", test_rocesim_bin(), path);
     CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
@@ -619,8 +621,7 @@ static void test_interrupted_sweep(void)
 /* SIGTERM: the same, with exit status 143. */
 static void test_sigterm_sweep(void)
 {
-    char path[256];
-    interrupt_sweep("term", SIGTERM, false, path, sizeof path);
+    interrupt_sweep("term", SIGTERM, false);
 }
 
 /* SIGKILL of a sweep takes its runs with it: nothing is left running unattended. */

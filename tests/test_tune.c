@@ -7,6 +7,7 @@
  * MPI ranks give the same best.json.
  */
 #include "tests/tests.h"
+#include "tools/dirlock.h"
 #include "tools/tune.h"
 
 #include <cjson/cJSON.h>
@@ -183,11 +184,11 @@ static const char slow_tune[] =
     " \"objective\": {\"minimize\": \"flows.slowdown.p99\", \"flows\": {\"size_max\": \"100KB\"}},\n"
     " \"seeds\": [1, 2, 3], \"confirm_seeds\": [11, 12], \"budget\": {\"runs\": 45}}\n";
 
-/* Waits until dir holds at least n entries (or secs pass). */
-static bool wait_entries(const char *dir, int n, double secs)
+/* Waits until dir holds at least n entries whose names match the grep pattern ("" for any), or secs pass. */
+static bool wait_entries(const char *dir, const char *pattern, int n, double secs)
 {
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "test $(ls %s 2>/dev/null | wc -l) -ge %d", dir, n);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "test $(ls %s 2>/dev/null | grep -c -- '%s') -ge %d", dir, pattern, n);
     for (int i = 0; i < secs * 50; i++) {
         if (test_run(cmd, NULL) == 0)
             return true;
@@ -251,7 +252,7 @@ static cJSON *interrupt_search(const char *file, const char *dir, int sig, bool 
     snprintf(log, sizeof log, "%s.log", dir);
     pid_t pid = start_tune(file, dir, log);
     CU_ASSERT_FATAL(pid > 0);
-    CU_ASSERT(wait_entries(runs, 10, 60));
+    CU_ASSERT(wait_entries(runs, "", 10, 60));
     if (second) {
         /* A second tune into the same directory while the first runs: refused, naming the first. */
         snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, dir);
@@ -325,7 +326,7 @@ static void test_tune_interrupted(void)
     cJSON *j = interrupt_search(file, dir, SIGINT, true, &text);
     cJSON_Delete(j);
     free(text);
-    snprintf(a, sizeof a, "%s/" ".rocesim.lock", dir);
+    snprintf(a, sizeof a, "%s/" DIRLOCK_NAME, dir);
     CU_ASSERT(access(a, F_OK) != 0);
 
     snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, dir);
@@ -350,17 +351,6 @@ static void test_tune_sigterm(void)
     free(text);
 }
 
-/* The directories in dir whose name ends with suffix. */
-static int entries_ending(const char *dir, const char *suffix)
-{
-    char cmd[400], *out = NULL;
-    snprintf(cmd, sizeof cmd, "ls %s 2>/dev/null | grep -c -- '%s$'", dir, suffix);
-    test_run(cmd, &out);
-    int n = out ? atoi(out) : 0;
-    free(out);
-    return n;
-}
-
 /*
  * A signal during the confirmation: the baseline is slow (100 ms of Poisson traffic), so with -j 1 the winner's
  * three confirmation runs are done, then the baseline's two first, when its third is in flight.  best.json reports
@@ -382,15 +372,8 @@ static void test_tune_interrupted_confirmation(void)
                           " \"budget\": {\"runs\": 6}, \"search\": {\"optimizer\": \"none\"}}\n");
     pid_t pid = start_tune(file, dir, log);
     CU_ASSERT_FATAL(pid > 0);
-    bool started = false;
-    for (int i = 0; i < 3000 && !started; i++) {
-        started = entries_ending(runs, "-s13") == 2;
-        if (!started) {
-            struct timespec ts = {0, 20000000};
-            nanosleep(&ts, NULL);
-        }
-    }
-    CU_ASSERT(started);
+    /* the baseline's third run is the second of seed 13 (the winner's is the first) */
+    CU_ASSERT(wait_entries(runs, "-s13$", 2, 60));
     kill(pid, SIGINT);
     int st = 0;
     CU_ASSERT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 130);
@@ -418,8 +401,8 @@ static void test_tune_interrupted_confirmation(void)
     const cJSON *cmp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "comparison"), 0);
     CU_ASSERT_STRING_EQUAL(str_at(cmp, "seeds"), "confirm_seeds");
     CU_ASSERT_EQUAL(num_at(cmp, (const char *const[]){"n", NULL}), 2);
-    CU_ASSERT_EQUAL(strncmp(str_at(j, "verdict"), "incomplete (interrupted by SIGINT in the confirmation, after 5 of "
-                                                  "its 6 runs): ", 73), 0);
+    const char *want = "incomplete (interrupted by SIGINT in the confirmation, after 5 of its 6 runs): ";
+    CU_ASSERT_EQUAL(strncmp(str_at(j, "verdict"), want, strlen(want)), 0);
     CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "    on the confirmation seeds, 5 of 6 runs done (interrupted): best "));
     CU_ASSERT_PTR_NOT_NULL(text && strstr(text, " (3 seeds), baseline "));
     CU_ASSERT_PTR_NOT_NULL(text && strstr(text, " (2 seeds)\n"));
