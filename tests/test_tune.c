@@ -531,6 +531,40 @@ static void test_tune_no_objective(void)
 }
 
 /*
+ * A constraint whose metric has no value on a seed that has a result (seed 10 finishes no flow of 5 MB or more,
+ * seeds 1, 3 and 11 do): on the confirmation seeds its entry has n (the seeds with a result) and values, no
+ * statistics, and is not met.
+ */
+static void test_tune_constraint_missing(void)
+{
+    cJSON *j = tune_into("consmiss", "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+                                     " \"params\": {\"host.dcqcn.g\": {\"min\": 0.004, \"max\": 0.25, \"scale\": \"log\"}},\n"
+                                     " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"},\n"
+                                     " \"constraints\": [{\"metric\": \"flows.fct_ns.p99\", \"flows\": {\"size_min\": \"5MB\"},"
+                                     " \"max\": 1e12}],\n"
+                                     " \"seeds\": [1, 3], \"confirm_seeds\": [11, 10], \"budget\": {\"runs\": 6}}\n",
+                         NULL, "--no-plot", 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+                                                          cJSON_GetObjectItemCaseSensitive(j, "confirmation"),
+                                                          "baseline"), "result"), "flows.fct_ns.p99{'size_min':'5MB'}");
+    CU_ASSERT_EQUAL(num_at(b, (const char *const[]){"n", NULL}), 2);
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(b, "mean"));
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(b, "ci95"));
+    const cJSON *vals = cJSON_GetObjectItemCaseSensitive(b, "values");
+    CU_ASSERT(cJSON_GetArraySize(vals) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(vals, 0)) &&
+              cJSON_IsNull(cJSON_GetArrayItem(vals, 1)));
+    CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(b, "met")));
+    /* On the search seeds it has a value on both: statistics, met. */
+    b = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j,
+                                         "baseline"), "result"), "flows.fct_ns.p99{'size_min':'5MB'}");
+    CU_ASSERT_EQUAL(num_at(b, (const char *const[]){"n", NULL}), 2);
+    CU_ASSERT(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(b, "mean")));
+    CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "met")));
+    cJSON_Delete(j);
+}
+
+/*
  * A box where every setting is worse than the baseline (a CNP every 30-100 us against the baseline's 4 us): best.json
  * recommends the baseline, keeps the search's best under best_found, and nic-config --from prints the baseline's
  * 4 us.  The step keeps every value run a whole number of microseconds; --no-plot draws nothing.
@@ -851,6 +885,8 @@ void test_tune_register(void)
     CU_add_test(s, "every local optimizer of the table runs a search to its budget", test_tune_optimizers);
     CU_add_test(s, "any algorithm's parameters: HPCC's eta; nic-config refuses HPCC", test_tune_other_algorithm);
     CU_add_test(s, "objectives by the sender's FCT (to the last ACK) by name", test_tune_sender_fct);
+    CU_add_test(s, "a constraint without a value on a seed: n and values, no statistics, not met",
+                test_tune_constraint_missing);
     CU_add_test(s, "bad tune files exit 2 naming file and place", test_tune_bad_files);
     CU_add_test(s, "tune-file errors, the whole line word for word", test_tune_error_text);
     CU_add_test(s, "mpirun -np 2 gives the same best.json and tune.csv", test_tune_mpi);

@@ -1021,13 +1021,16 @@ static void setting_json(const struct tuner *T, int j, cJSON *o, bool confirmati
                 done[nd] = v[k];
                 any_nan |= isnan(done[nd++]);
             }
-        cJSON *st = any_nan || nd == 0 ? cJSON_CreateObject() : ci_json(done, nd);
-        if (nd == 0)
-            cJSON_AddNumberToObject(st, "n", 0);
+        /* Without statistics (no seed with a result, or a metric missing on one) n still says how many seeds had
+         * one, as ci_json's does. */
+        bool stats = !any_nan && nd > 0;
+        cJSON *st = stats ? ci_json(done, nd) : cJSON_CreateObject();
+        if (!stats)
+            cJSON_AddNumberToObject(st, "n", nd);
         cJSON_AddItemToObject(st, "values", values_json(v, n));
         if (m >= s->n_obj) {
             const struct tune_metric *mt = &s->cons[m - s->n_obj];
-            double mean = any_nan || nd == 0 ? NAN : stats_mean_ci(done, nd, 0.95).mean;
+            double mean = any_nan ? NAN : stats_mean_ci(done, nd, 0.95).mean;
             bool ok = !isnan(mean) && !(mean < mt->min) && !(mean > mt->max);
             if (!isnan(mt->min))
                 cJSON_AddNumberToObject(st, "min", mt->min);
