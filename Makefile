@@ -52,7 +52,7 @@ rocesim: $(BUILD)/tools/main.o $(BUILD)/librocesim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/run_tests: $(TEST_OBJ) $(BUILD)/librocesim.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcunit
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcunit -Wl,--wrap=flock
 
 $(BUILD)/bench: $(BENCH_OBJ) $(BUILD)/librocesim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

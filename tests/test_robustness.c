@@ -290,6 +290,108 @@ static void test_stale_lock(void)
 }
 
 /*
+ * flock as dirlock.c sees it in this binary (the Makefile links the tests with -Wl,--wrap=flock): with flock_errno
+ * set, every call fails with it, as on a file system without flock; with flock_gone set, the first call first
+ * removes that directory and its lock file, as a holder that made the directory does as it leaves.
+ */
+int __real_flock(int fd, int op);
+int __wrap_flock(int fd, int op);
+static int flock_errno;
+static const char *flock_gone;
+
+int __wrap_flock(int fd, int op)
+{
+    if (flock_gone) {
+        char p[300];
+        snprintf(p, sizeof p, "%s/" DIRLOCK_NAME, flock_gone);
+        unlink(p);
+        rmdir(flock_gone);
+        flock_gone = NULL;
+    }
+    if (flock_errno) {
+        errno = flock_errno;
+        return -1;
+    }
+    return __real_flock(fd, op);
+}
+
+/*
+ * No flock (ENOLCK, an NFS mount without its lock daemon): the directory is taken without a lock, with a note on
+ * stderr, and no lock file is left in it; the release removes the directories made for it, as with a lock.  A lock
+ * file that was there before is another's and stays.
+ */
+static void test_lock_without_flock(void)
+{
+    const char *dir = RB "/nolock/a/b";
+    char err[512], want[512];
+    make_dirs(RB);
+    test_run("rm -rf " RB "/nolock " RB "/nolock.err", NULL);
+    struct dirlock l;
+    fflush(stderr);
+    int saved = dup(2), f = open(RB "/nolock.err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CU_ASSERT_FATAL(saved >= 0 && f >= 0);
+    dup2(f, 2);
+    close(f);
+    flock_errno = ENOLCK;
+    int rc = dirlock_take(&l, dir, err, sizeof err);
+    flock_errno = 0;
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(l.fd, -1);
+    char *note = test_read_file(RB "/nolock.err", NULL);
+    snprintf(want, sizeof want, "rocesim: %s/" DIRLOCK_NAME ": cannot lock (%s): a second command into this directory "
+             "would not be refused\n", dir, strerror(ENOLCK));
+    CU_ASSERT_STRING_EQUAL(note ? note : "", want);
+    free(note);
+    CU_ASSERT(access(RB "/nolock/a/b", F_OK) == 0 && access(RB "/nolock/a/b/" DIRLOCK_NAME, F_OK) != 0);
+    dirlock_release(&l);
+    CU_ASSERT(access(RB "/nolock", F_OK) != 0);
+
+    /* Another's lock file stays. */
+    make_dirs(dir);
+    test_write_text(RB "/nolock/a/b/" DIRLOCK_NAME, "1\nrocesim run\n");
+    flock_errno = ENOLCK;
+    fflush(stderr);
+    saved = dup(2);
+    f = open("/dev/null", O_WRONLY);
+    dup2(f, 2);
+    close(f);
+    rc = dirlock_take(&l, dir, err, sizeof err);
+    flock_errno = 0;
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    CU_ASSERT_EQUAL(rc, 0);
+    dirlock_release(&l);
+    CU_ASSERT(access(RB "/nolock/a/b/" DIRLOCK_NAME, F_OK) == 0);
+    test_run("rm -rf " RB "/nolock " RB "/nolock.err", NULL);
+}
+
+/*
+ * A directory that existed when the lock was first tried, then removed by the holder that had made it as it left,
+ * is this command's once it makes it again: its release removes it (empty), as any directory it made.
+ */
+static void test_lock_dir_made_again(void)
+{
+    const char *dir = RB "/again/d";
+    char err[512];
+    make_dirs(RB);
+    test_run("rm -rf " RB "/again", NULL);
+    make_dirs(dir);
+    struct dirlock l;
+    flock_gone = RB "/again/d";
+    CU_ASSERT_EQUAL_FATAL(dirlock_take(&l, dir, err, sizeof err), 0);
+    CU_ASSERT_PTR_NULL(flock_gone);
+    CU_ASSERT_STRING_EQUAL(l.made, dir);
+    CU_ASSERT(access(RB "/again/d/" DIRLOCK_NAME, F_OK) == 0);
+    dirlock_release(&l);
+    CU_ASSERT(access(RB "/again/d", F_OK) != 0 && access(RB "/again", F_OK) == 0);
+    test_run("rm -rf " RB "/again", NULL);
+}
+
+/*
  * Over MPI ranks only rank 0 takes the lock: a directory in use refuses `rocesim-mpi run`, sweep and tune at once
  * (every rank stops, none waits for the others), and a free one is run as always.
  */
@@ -579,6 +681,8 @@ void test_robustness_register(void)
     CU_add_test(s, "second SIGINT exits at once", test_second_sigint_exits_at_once);
     CU_add_test(s, "a second run into a directory in use is refused; the first goes on", test_run_dir_locked);
     CU_add_test(s, "a lock whose holder was killed is no lock", test_stale_lock);
+    CU_add_test(s, "no flock: no lock file left, the directories made removed at the end", test_lock_without_flock);
+    CU_add_test(s, "a directory made again after its maker left is removed at the end", test_lock_dir_made_again);
     CU_add_test(s, "over MPI ranks a directory in use refuses run, sweep and tune on every rank", test_mpi_dir_locked);
     CU_add_test(s, "--max-wall stops a long run on 4 threads, marked incomplete", test_max_wall);
     CU_add_test(s, "--max-wall rejects a bad value", test_max_wall_bad_value);

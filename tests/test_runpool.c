@@ -3,8 +3,9 @@
  * calls it: several batches in one process, a failing run recorded without
  * harming the next batches, runs complete on disk not run again, share=true
  * on one process giving the same results as share=false, and a SIGINT that
- * arrives between two batches stopping the next one before it starts.  The
- * children are ./rocesim (or $ROCESIM): this test binary is not rocesim.
+ * arrives between two batches stopping the next one before it starts; and
+ * failures.txt word for word.  The children are ./rocesim (or $ROCESIM):
+ * this test binary is not rocesim.
  */
 #include "tests/tests.h"
 #include "tools/runpool.h"
@@ -254,6 +255,66 @@ static void test_timeout_and_exec(void)
     CU_ASSERT_EQUAL(pool_end(), 0);
 }
 
+/* The argv of failures.txt's runs: a scenario path with a space, --set values with a quote, a space, or neither. */
+static char **failure_argv(void *ctx, int i)
+{
+    static const char *const argvs[2][16] = {
+        {"rocesim", "run", "my scenarios/mix.json", "--set", "traffic.0.id=it's a flow", "--set", "stop=200us",
+         "--seed", "1", "-o", "out/runs/p0-s1", "-q", "--no-plot", NULL},
+        {"rocesim", "run", "mix.json", "--seed", "2", "-o", "out/runs/p2-s2", "-q", NULL},
+    };
+    (void)ctx;
+    const char *const *a = argvs[i == 0 ? 0 : 1];
+    int n = 0;
+    while (a[n])
+        n++;
+    char **argv = calloc((size_t)n + 1, sizeof *argv);
+    for (int k = 0; k < n; k++)
+        argv[k] = strdup(a[k]);
+    return argv;
+}
+
+/*
+ * failures.txt word for word: the count of the runs that ended, each failed run's directory name and status, its
+ * command up to -o with every --set value single-quoted (a ' inside as '\'') and any other word quoted only when it
+ * needs it, then its stderr's tail behind "  | " (nothing for a run without one).  With no failed run, a
+ * failures.txt an earlier command left is removed (and its absence is no error).
+ */
+static void test_write_failures(void)
+{
+    char dir[160], path[200];
+    snprintf(dir, sizeof dir, "%s/failures", root);
+    snprintf(path, sizeof path, "%s/failures.txt", dir);
+    CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0755), 0);
+    struct pool_run runs[3];
+    memset(runs, 0, sizeof runs);
+    snprintf(runs[0].dir, sizeof runs[0].dir, "out/runs/p0-s1");
+    snprintf(runs[0].status, sizeof runs[0].status, "exit 2");
+    char tail[] = "rocesim: my scenarios/mix.json: traffic.0.id: bad\nsecond line\n";
+    runs[0].tail = tail;
+    snprintf(runs[2].dir, sizeof runs[2].dir, "p2-s2");
+    snprintf(runs[2].status, sizeof runs[2].status, "timeout");
+    struct pool_ops ops = {.argv = failure_argv, .free_argv = free_argv};
+    int failed[] = {0, 2};
+    CU_ASSERT_EQUAL(pool_write_failures(dir, runs, failed, 2, 3, &ops), 0);
+    char *text = test_read_file(path, NULL);
+    CU_ASSERT_STRING_EQUAL(text ? text : "",
+                           "2 of 3 runs failed.  Repeat one with the command shown to see all of its messages.\n"
+                           "\n"
+                           "p0-s1: exit 2\n"
+                           "  rocesim run 'my scenarios/mix.json' --set 'traffic.0.id=it'\\''s a flow' --set "
+                           "'stop=200us' --seed 1\n"
+                           "  | rocesim: my scenarios/mix.json: traffic.0.id: bad\n"
+                           "  | second line\n"
+                           "\n"
+                           "p2-s2: timeout\n"
+                           "  rocesim run mix.json --seed 2\n");
+    free(text);
+    CU_ASSERT_EQUAL(pool_write_failures(dir, runs, failed, 0, 3, &ops), 0);
+    CU_ASSERT(access(path, F_OK) != 0);
+    CU_ASSERT_EQUAL(pool_write_failures(dir, runs, failed, 0, 3, &ops), 0);
+}
+
 void test_runpool_register(void)
 {
     CU_pSuite s = CU_add_suite("runpool", suite_init, suite_clean);
@@ -261,4 +322,6 @@ void test_runpool_register(void)
     CU_add_test(s, "share=true on one process gives the same results as share=false", test_share_local);
     CU_add_test(s, "a SIGINT between batches stops the next one before it starts", test_signal_between_batches);
     CU_add_test(s, "a timeout kills its run; an exe that cannot run fails its runs", test_timeout_and_exec);
+    CU_add_test(s, "failures.txt: the count, each run's command quoted for a shell and cut at -o, its tail; "
+                   "none failed removes an old one", test_write_failures);
 }

@@ -6,6 +6,7 @@
  */
 #include "tests/tests.h"
 #include "sim/scenario.h"
+#include "tools/dirlock.h"
 #include "tools/nicconfig.h"
 
 #include "tools/run.h"
@@ -516,22 +517,24 @@ static int wait_exit(pid_t pid, double secs)
 }
 
 /*
- * Three fast points and a slow last one, run one at a time: once the slow
- * run is in flight the three others are done, so a signal then leaves
- * exactly 3 of 4 runs, and best.json must say so; the exit status is
- * 128 + the signal, as `rocesim run`'s.  With `second`, a sweep, a tune and a
+ * Three fast points (the second fails: its stop is no time) and a slow last
+ * one, run one at a time: once the slow run is in flight the three others
+ * are done, so a signal then leaves exactly 3 of 4 runs, and best.json must
+ * say so, as failures.txt and stderr say 1 of the 3 runs that ended failed
+ * (the run stopped is no failure); the exit status is 128 + the signal, as
+ * `rocesim run`'s.  With `second`, a sweep, a tune and a
  * run into the same directory are first refused while the sweep goes on.
- * Returns the sweep's directory's best.json path in path.
+ * The sweep's directory is ROOT/NAME.
  */
-static void interrupt_sweep(const char *name, int sig, bool second, char *path, size_t pathlen)
+static void interrupt_sweep(const char *name, int sig, bool second)
 {
-    char file[160], dir[160], cmd[1024], runs[200];
+    char file[160], dir[160], cmd[1024], runs[200], path[256];
     snprintf(file, sizeof file, "%s/%s.json", root, name);
     snprintf(dir, sizeof dir, "%s/%s", root, name);
     snprintf(runs, sizeof runs, "%s/runs/", dir);
     test_write_text(file, "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
                      " \"grid\": {\"traffic.3.end,stop\":\n"
-                     "   [[\"1ms\", \"5ms\"], [\"2ms\", \"5ms\"], [\"3ms\", \"5ms\"],\n"
+                     "   [[\"1ms\", \"5ms\"], [\"2ms\", \"soon\"], [\"3ms\", \"5ms\"],\n"
                      "    [\"400ms\", \"400ms\"]]},\n"
                      " \"objective\": {\"minimize\": \"flows.fct_ns.mean\"}}\n");
     pid_t pid = start_sweep(file, dir, 1);
@@ -560,7 +563,7 @@ static void interrupt_sweep(const char *name, int sig, bool second, char *path, 
     pid_t left[4];
     CU_ASSERT_EQUAL(procs_with(runs, NULL, left, 4), 0);
 
-    snprintf(path, pathlen, "%s/best.json", dir);
+    snprintf(path, sizeof path, "%s/best.json", dir);
     char *bj = test_read_file(path, NULL);
     cJSON *j = bj ? cJSON_Parse(bj) : NULL;
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
@@ -570,7 +573,7 @@ static void interrupt_sweep(const char *name, int sig, bool second, char *path, 
     CU_ASSERT(cJSON_IsNumber(done) && done->valueint == 3);
     CU_ASSERT(cJSON_IsNumber(total) && total->valueint == 4);
     const cJSON *why = cJSON_GetObjectItemCaseSensitive(j, "incomplete_reason");
-    char want[200];
+    char want[300];
     snprintf(want, sizeof want, "interrupted by SIG%s with 1 of 4 runs not done; the same command finishes them",
              sigabbrev_np(sig));
     CU_ASSERT(cJSON_IsString(why) && strcmp(why->valuestring, want) == 0);
@@ -578,8 +581,19 @@ static void interrupt_sweep(const char *name, int sig, bool second, char *path, 
     CU_ASSERT(cJSON_IsNumber(n) && n->valueint == 1);
     cJSON_Delete(j);
     free(bj);
-    snprintf(want, sizeof want, "%s/.rocesim.lock", dir);
+    snprintf(want, sizeof want, "%s/" DIRLOCK_NAME, dir);
     CU_ASSERT(access(want, F_OK) != 0); /* released with the command */
+    char fpath[220], lpath[220];
+    snprintf(fpath, sizeof fpath, "%s/failures.txt", dir);
+    char *fail = test_read_file(fpath, NULL);
+    const char *head = "1 of 3 runs failed.  Repeat one with the command shown to see all of its messages.\n";
+    CU_ASSERT(fail && strncmp(fail, head, strlen(head)) == 0);
+    free(fail);
+    snprintf(lpath, sizeof lpath, "%s.log", dir);
+    char *log = test_read_file(lpath, NULL);
+    snprintf(want, sizeof want, "rocesim sweep: 1 of 3 runs failed; see %s\n", fpath);
+    CU_ASSERT_PTR_NOT_NULL(log && strstr(log, want));
+    free(log);
 }
 
 /* SIGINT, with other commands into the directory refused meanwhile; nic-config refuses the incomplete best.json
@@ -587,7 +601,8 @@ static void interrupt_sweep(const char *name, int sig, bool second, char *path, 
 static void test_interrupted_sweep(void)
 {
     char path[256], cmd[1024];
-    interrupt_sweep("int", SIGINT, true, path, sizeof path);
+    interrupt_sweep("int", SIGINT, true);
+    snprintf(path, sizeof path, "%s/int/best.json", root);
     char *out = NULL;
     snprintf(cmd, sizeof cmd, "%s nic-config --from %s", test_rocesim_bin(), path);
     CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
@@ -606,8 +621,7 @@ static void test_interrupted_sweep(void)
 /* SIGTERM: the same, with exit status 143. */
 static void test_sigterm_sweep(void)
 {
-    char path[256];
-    interrupt_sweep("term", SIGTERM, false, path, sizeof path);
+    interrupt_sweep("term", SIGTERM, false);
 }
 
 /* SIGKILL of a sweep takes its runs with it: nothing is left running unattended. */

@@ -7,6 +7,7 @@
  * MPI ranks give the same best.json.
  */
 #include "tests/tests.h"
+#include "tools/dirlock.h"
 #include "tools/tune.h"
 
 #include <cjson/cJSON.h>
@@ -183,11 +184,11 @@ static const char slow_tune[] =
     " \"objective\": {\"minimize\": \"flows.slowdown.p99\", \"flows\": {\"size_max\": \"100KB\"}},\n"
     " \"seeds\": [1, 2, 3], \"confirm_seeds\": [11, 12], \"budget\": {\"runs\": 45}}\n";
 
-/* Waits until dir holds at least n entries (or secs pass). */
-static bool wait_entries(const char *dir, int n, double secs)
+/* Waits until dir holds at least n entries whose names match the grep pattern ("" for any), or secs pass. */
+static bool wait_entries(const char *dir, const char *pattern, int n, double secs)
 {
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "test $(ls %s 2>/dev/null | wc -l) -ge %d", dir, n);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "test $(ls %s 2>/dev/null | grep -c -- '%s') -ge %d", dir, pattern, n);
     for (int i = 0; i < secs * 50; i++) {
         if (test_run(cmd, NULL) == 0)
             return true;
@@ -251,7 +252,7 @@ static cJSON *interrupt_search(const char *file, const char *dir, int sig, bool 
     snprintf(log, sizeof log, "%s.log", dir);
     pid_t pid = start_tune(file, dir, log);
     CU_ASSERT_FATAL(pid > 0);
-    CU_ASSERT(wait_entries(runs, 10, 60));
+    CU_ASSERT(wait_entries(runs, "", 10, 60));
     if (second) {
         /* A second tune into the same directory while the first runs: refused, naming the first. */
         snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, dir);
@@ -325,7 +326,7 @@ static void test_tune_interrupted(void)
     cJSON *j = interrupt_search(file, dir, SIGINT, true, &text);
     cJSON_Delete(j);
     free(text);
-    snprintf(a, sizeof a, "%s/" ".rocesim.lock", dir);
+    snprintf(a, sizeof a, "%s/" DIRLOCK_NAME, dir);
     CU_ASSERT(access(a, F_OK) != 0);
 
     snprintf(cmd, sizeof cmd, "%s tune %s -o %s -q", test_rocesim_bin(), file, dir);
@@ -350,17 +351,6 @@ static void test_tune_sigterm(void)
     free(text);
 }
 
-/* The directories in dir whose name ends with suffix. */
-static int entries_ending(const char *dir, const char *suffix)
-{
-    char cmd[400], *out = NULL;
-    snprintf(cmd, sizeof cmd, "ls %s 2>/dev/null | grep -c -- '%s$'", dir, suffix);
-    test_run(cmd, &out);
-    int n = out ? atoi(out) : 0;
-    free(out);
-    return n;
-}
-
 /*
  * A signal during the confirmation: the baseline is slow (100 ms of Poisson traffic), so with -j 1 the winner's
  * three confirmation runs are done, then the baseline's two first, when its third is in flight.  best.json reports
@@ -382,15 +372,8 @@ static void test_tune_interrupted_confirmation(void)
                           " \"budget\": {\"runs\": 6}, \"search\": {\"optimizer\": \"none\"}}\n");
     pid_t pid = start_tune(file, dir, log);
     CU_ASSERT_FATAL(pid > 0);
-    bool started = false;
-    for (int i = 0; i < 3000 && !started; i++) {
-        started = entries_ending(runs, "-s13") == 2;
-        if (!started) {
-            struct timespec ts = {0, 20000000};
-            nanosleep(&ts, NULL);
-        }
-    }
-    CU_ASSERT(started);
+    /* the baseline's third run is the second of seed 13 (the winner's is the first) */
+    CU_ASSERT(wait_entries(runs, "-s13$", 2, 60));
     kill(pid, SIGINT);
     int st = 0;
     CU_ASSERT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 130);
@@ -418,8 +401,8 @@ static void test_tune_interrupted_confirmation(void)
     const cJSON *cmp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "comparison"), 0);
     CU_ASSERT_STRING_EQUAL(str_at(cmp, "seeds"), "confirm_seeds");
     CU_ASSERT_EQUAL(num_at(cmp, (const char *const[]){"n", NULL}), 2);
-    CU_ASSERT_EQUAL(strncmp(str_at(j, "verdict"), "incomplete (interrupted by SIGINT in the confirmation, after 5 of "
-                                                  "its 6 runs): ", 73), 0);
+    const char *want = "incomplete (interrupted by SIGINT in the confirmation, after 5 of its 6 runs): ";
+    CU_ASSERT_EQUAL(strncmp(str_at(j, "verdict"), want, strlen(want)), 0);
     CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "    on the confirmation seeds, 5 of 6 runs done (interrupted): best "));
     CU_ASSERT_PTR_NOT_NULL(text && strstr(text, " (3 seeds), baseline "));
     CU_ASSERT_PTR_NOT_NULL(text && strstr(text, " (2 seeds)\n"));
@@ -514,6 +497,71 @@ static void test_tune_failed_runs(void)
     CU_ASSERT_EQUAL(cmds, failed);
     CU_ASSERT_EQUAL(why, failed);
     free(f);
+}
+
+/* Runs that succeed without a value of the objective (no flow of the subset): each is a failure of failures.txt
+ * saying why, and the tune exits 1. */
+static void test_tune_no_objective(void)
+{
+    char want[600], *out = NULL;
+    cJSON *j = tune_into("noobj", "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+                                  " \"params\": {\"host.dcqcn.g\": {\"min\": 0.004, \"max\": 0.25, \"scale\": \"log\"}},\n"
+                                  " \"objective\": {\"minimize\": \"flows.fct_ns.p99\", \"flows\": {\"size_min\": \"500MB\"}},\n"
+                                  " \"seeds\": [1, 2], \"budget\": {\"runs\": 6}}\n", NULL, "", 1, &out);
+    snprintf(want, sizeof want, "rocesim tune: 6 of 6 runs failed; see %s/noobj/failures.txt\n", root);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, want));
+    free(out);
+    CU_ASSERT_EQUAL(num_at(j, (const char *const[]){"search", "failed_runs", NULL}), 6);
+    cJSON_Delete(j);
+    snprintf(want, sizeof want, "%s/noobj/failures.txt", root);
+    char *f = test_read_file(want, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    const char *head = "6 of 6 runs failed.  Repeat one with the command shown to see all of its messages.\n";
+    CU_ASSERT_EQUAL(strncmp(f, head, strlen(head)), 0);
+    /* The baseline's first run: the scenario as it is, so no --set. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(f, "-s1: no objective\n  rocesim run scenarios/sweeps/incast-mix.json --seed 1\n"
+                                     "  | the run succeeded, but its objective (flows.fct_ns.p99 (flows from 500MB)) "
+                                     "has no value: no flow of the subset finished, or its summary.json has no such "
+                                     "number\n"));
+    int entries = 0;
+    for (const char *p = f; (p = strstr(p, ": no objective\n")); p++)
+        entries++;
+    CU_ASSERT_EQUAL(entries, 6);
+    free(f);
+}
+
+/*
+ * A constraint whose metric has no value on a seed that has a result (seed 10 finishes no flow of 5 MB or more,
+ * seeds 1, 3 and 11 do): on the confirmation seeds its entry has n (the seeds with a result) and values, no
+ * statistics, and is not met.
+ */
+static void test_tune_constraint_missing(void)
+{
+    cJSON *j = tune_into("consmiss", "{\"scenario\": \"scenarios/sweeps/incast-mix.json\",\n"
+                                     " \"params\": {\"host.dcqcn.g\": {\"min\": 0.004, \"max\": 0.25, \"scale\": \"log\"}},\n"
+                                     " \"objective\": {\"minimize\": \"flows.fct_ns.p99\"},\n"
+                                     " \"constraints\": [{\"metric\": \"flows.fct_ns.p99\", \"flows\": {\"size_min\": \"5MB\"},"
+                                     " \"max\": 1e12}],\n"
+                                     " \"seeds\": [1, 3], \"confirm_seeds\": [11, 10], \"budget\": {\"runs\": 6}}\n",
+                         NULL, "--no-plot", 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+                                                          cJSON_GetObjectItemCaseSensitive(j, "confirmation"),
+                                                          "baseline"), "result"), "flows.fct_ns.p99{'size_min':'5MB'}");
+    CU_ASSERT_EQUAL(num_at(b, (const char *const[]){"n", NULL}), 2);
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(b, "mean"));
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(b, "ci95"));
+    const cJSON *vals = cJSON_GetObjectItemCaseSensitive(b, "values");
+    CU_ASSERT(cJSON_GetArraySize(vals) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(vals, 0)) &&
+              cJSON_IsNull(cJSON_GetArrayItem(vals, 1)));
+    CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(b, "met")));
+    /* On the search seeds it has a value on both: statistics, met. */
+    b = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j,
+                                         "baseline"), "result"), "flows.fct_ns.p99{'size_min':'5MB'}");
+    CU_ASSERT_EQUAL(num_at(b, (const char *const[]){"n", NULL}), 2);
+    CU_ASSERT(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(b, "mean")));
+    CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "met")));
+    cJSON_Delete(j);
 }
 
 /*
@@ -760,13 +808,17 @@ static void test_tune_error_text(void)
         const char *param, *at, *msg;
     } cases[] = {
         {"\"switch.ecn.kmin\": {\"min\": \"2XB\", \"max\": \"1MB\"}", "params[\"switch.ecn.kmin\"].min",
-         "expected a size like \"20KB\", got a string \"2XB\""},
+         "expected a size like \"20KB\", got \"2XB\" (unknown unit \"XB\")"},
         {"\"host.dcqcn.cnp_interval\": {\"min\": \"4us\", \"max\": \"50\"}", "params[\"host.dcqcn.cnp_interval\"].max",
-         "expected a time like \"1.5us\", got a string \"50\""},
+         "expected a time like \"1.5us\", got \"50\" (no unit)"},
         {"\"host.dcqcn.ai_rate\": {\"min\": \"5Mbps\", \"max\": \"1Gbit\"}", "params[\"host.dcqcn.ai_rate\"].max",
-         "expected a rate like \"100Gbps\", got a string \"1Gbit\""},
+         "expected a rate like \"100Gbps\", got \"1Gbit\" (unknown unit \"Gbit\"; did you mean \"Gbps\"?)"},
         {"\"switch.ecn.kmin\": {\"min\": \"2KB\", \"max\": \"50KB\", \"step\": \"1us\"}", "params[\"switch.ecn.kmin\"].step",
-         "expected a size like \"20KB\", got a string \"1us\""},
+         "expected a size like \"20KB\", got \"1us\" (unknown unit \"us\")"},
+        {"\"host.dcqcn.cnp_interval\": {\"min\": \"4us\", \"max\": \"20s\"}", "params[\"host.dcqcn.cnp_interval\"].max",
+         "expected a time of at most 17.592186044415s (where the engine's clock ends), got \"20s\""},
+        {"\"host.dcqcn.cnp_interval\": {\"min\": \"4us\", \"max\": -3}", "params[\"host.dcqcn.cnp_interval\"].max",
+         "expected a time like \"1.5us\", got a number -3"},
         {"\"host.dcqcn.g\": {\"min\": 0.1, \"max\": 0.2, \"scale\": \"logg\"}", "params[\"host.dcqcn.g\"].scale",
          "expected \"linear\", \"log\" or \"int\", got a string \"logg\""},
         {"\"host.dcqcn.g\": {\"choice\": [0.1, 0.1]}", "params[\"host.dcqcn.g\"].choice[1]",
@@ -827,10 +879,14 @@ void test_tune_register(void)
     CU_add_test(s, "two objectives: a Pareto front without dominated points", test_tune_pareto);
     CU_add_test(s, "runs the scenario refuses fail alone, the search goes on; failures.txt says why, exit 1",
                 test_tune_failed_runs);
+    CU_add_test(s, "runs without the objective's value are failures: failures.txt says why, exit 1",
+                test_tune_no_objective);
     CU_add_test(s, "nothing beats the baseline: best.json recommends keeping it; step; --no-plot", test_tune_keep_baseline);
     CU_add_test(s, "every local optimizer of the table runs a search to its budget", test_tune_optimizers);
     CU_add_test(s, "any algorithm's parameters: HPCC's eta; nic-config refuses HPCC", test_tune_other_algorithm);
     CU_add_test(s, "objectives by the sender's FCT (to the last ACK) by name", test_tune_sender_fct);
+    CU_add_test(s, "a constraint without a value on a seed: n and values, no statistics, not met",
+                test_tune_constraint_missing);
     CU_add_test(s, "bad tune files exit 2 naming file and place", test_tune_bad_files);
     CU_add_test(s, "tune-file errors, the whole line word for word", test_tune_error_text);
     CU_add_test(s, "mpirun -np 2 gives the same best.json and tune.csv", test_tune_mpi);

@@ -76,11 +76,23 @@ static void first_missing(const char *dir, char *made, size_t len)
     }
 }
 
+/* Before dir is made (again): what is missing now joins what was made for it before, the outermost of the two (both
+ * are dir or its ancestors), so that the release removes what this command made however often it made it. */
+static void note_missing(const char *dir, char *made, size_t len)
+{
+    char now[sizeof ((struct dirlock *)0)->made];
+    first_missing(dir, now, sizeof now);
+    if (now[0] && (!made[0] || strlen(now) < strlen(made)))
+        snprintf(made, len, "%s", now);
+}
+
 /* See dirlock.h. */
 int dirlock_take(struct dirlock *l, const char *dir, char *err, size_t errlen)
 {
     l->fd = -1;
-    first_missing(dir, l->made, sizeof l->made);
+    l->unlocked = false;
+    l->made[0] = '\0';
+    note_missing(dir, l->made, sizeof l->made);
     if (make_dirs(dir)) {
         snprintf(err, errlen, "%s: cannot create directory: %s", dir, strerror(errno));
         return SCN_EIO;
@@ -89,15 +101,25 @@ int dirlock_take(struct dirlock *l, const char *dir, char *err, size_t errlen)
     /* The holder removes the file as it releases the lock: a lock won on a file no longer at the path is no
      * lock on the directory, so open the path again (a few times at most: each retry means a holder just left). */
     for (int tries = 0; tries < 64; tries++) {
-        int fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        /* O_EXCL first, to know whether the file is this command's to remove when it cannot be locked. */
+        int fd = open(l->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+        bool created = fd >= 0;
+        if (fd < 0 && errno == EEXIST)
+            fd = open(l->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
         /* A holder that failed before writing anything removes the directory it made as it leaves: make it again. */
-        if (fd < 0 && errno == ENOENT && make_dirs(dir) == 0)
-            continue;
+        if (fd < 0 && errno == ENOENT) {
+            note_missing(dir, l->made, sizeof l->made);
+            if (make_dirs(dir) == 0)
+                continue;
+        }
         if (fd < 0) {
             snprintf(err, errlen, "%s: cannot create: %s", l->path, strerror(errno));
             return SCN_EIO;
         }
-        if (flock(fd, LOCK_EX | LOCK_NB)) {
+        int locked;
+        while ((locked = flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR)
+            ;
+        if (locked) {
             int e = errno;
             if (e == EWOULDBLOCK) {
                 describe_holder(fd, dir, err, errlen);
@@ -105,8 +127,11 @@ int dirlock_take(struct dirlock *l, const char *dir, char *err, size_t errlen)
                 return SCN_EUSAGE;
             }
             close(fd);
-            if (e == EINTR)
-                continue;
+            /* No lock, so no file: one left would only look like a lock.  Another's file stays: it may be locked
+             * from a machine where flock works. */
+            if (created)
+                unlink(l->path);
+            l->unlocked = true;
             fprintf(stderr, "rocesim: %s: cannot lock (%s): a second command into this directory would not be "
                             "refused\n", l->path, strerror(e));
             return 0;
@@ -131,14 +156,17 @@ int dirlock_take(struct dirlock *l, const char *dir, char *err, size_t errlen)
 /* See dirlock.h. */
 void dirlock_release(struct dirlock *l)
 {
-    if (l->fd < 0)
+    if (l->fd < 0 && !l->unlocked)
         return;
-    struct stat a, b;
-    /* Removed while the lock is held, so that nobody holds a lock on it; only if it is still the file locked. */
-    if (fstat(l->fd, &a) == 0 && stat(l->path, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
-        unlink(l->path);
-    close(l->fd);
-    l->fd = -1;
+    if (l->fd >= 0) {
+        struct stat a, b;
+        /* Removed while the lock is held, so that nobody holds a lock on it; only if it is still the file locked. */
+        if (fstat(l->fd, &a) == 0 && stat(l->path, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+            unlink(l->path);
+        close(l->fd);
+        l->fd = -1;
+    }
+    l->unlocked = false;
     /* From dir up to the outermost directory made for it, each only while empty (rmdir refuses any other). */
     char p[4200];
     snprintf(p, sizeof p, "%.*s", (int)(strlen(l->path) - strlen("/" DIRLOCK_NAME)), l->path);

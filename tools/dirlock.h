@@ -17,6 +17,7 @@
 #ifndef TOOLS_DIRLOCK_H
 #define TOOLS_DIRLOCK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The lock file's name inside the directory. */
@@ -26,13 +27,15 @@ struct dirlock {
     int fd;              /* -1: not held */
     char path[4200];
     char made[4200];     /* the outermost directory dirlock_take created for it, "" when dir existed */
+    bool unlocked;       /* taken without a lock (no flock): the release still removes the directories made */
 };
 
 /*
  * Creates dir (and its parents) and takes its lock, without waiting.  Returns 0 (held until dirlock_release or
  * the process's end); SCN_EUSAGE when another process holds it, with "DIR: output directory in use by ..." in
  * err (its pid and command line when it wrote them); SCN_EIO when dir or the lock file cannot be created, with
- * the reason in err.  A file system without flock (some network mounts) gives no lock: 0, and a note on stderr.
+ * the reason in err.  A file system without flock (some network mounts) gives no lock: 0, and a note on stderr;
+ * the lock file is not left there, and the release still removes the directories made when they are empty.
  */
 int dirlock_take(struct dirlock *l, const char *dir, char *err, size_t errlen);
 

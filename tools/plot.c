@@ -1339,6 +1339,36 @@ int plot_gnuplot_finish(const char *gnuplot, const char *pdir, const char *name,
     return -1;
 }
 
+/* See plot.h.  Every gnuplot is started before any is waited for: each takes a moment to start.  A start's errno
+ * is kept at once, since the starts and waits after it overwrite errno long before its failure is reported. */
+int plot_gnuplot_all(const char *who, const char *gnuplot, const char *pdir, const char *const *names, int n,
+                     struct sbuf *failed)
+{
+    pid_t *pid = mem_xcalloc((size_t)n, sizeof *pid, "drawing the plots");
+    int *start_err = mem_xcalloc((size_t)n, sizeof *start_err, "drawing the plots");
+    for (int i = 0; i < n; i++) {
+        pid[i] = names[i] ? plot_gnuplot_start(gnuplot, pdir, names[i]) : -1;
+        start_err[i] = pid[i] < 0 ? errno : 0;
+    }
+    int drawn = 0;
+    for (int i = 0; i < n; i++) {
+        char why[1200];
+        if (!names[i])
+            continue;
+        if (pid[i] < 0)
+            snprintf(why, sizeof why, "cannot start gnuplot: %s", strerror(start_err[i]));
+        else if (plot_gnuplot_finish(gnuplot, pdir, names[i], pid[i], why, sizeof why) == 0) {
+            drawn++;
+            continue;
+        }
+        fprintf(stderr, "%s: %s plot failed, no %s.png drawn: %s\n", who, names[i], names[i], why);
+        sb_printf(failed, " %s.png", names[i]);
+    }
+    free(pid);
+    free(start_err);
+    return drawn;
+}
+
 /* See plot.h. */
 bool plot_find_gnuplot(char *out, size_t len)
 {

@@ -83,6 +83,14 @@ bool plot_find_gnuplot(char *out, size_t len);
 #define PLOT_NAME_MAX 240
 pid_t plot_gnuplot_start(const char *gnuplot, const char *pdir, const char *name);
 int plot_gnuplot_finish(const char *gnuplot, const char *pdir, const char *name, pid_t pid, char *why, size_t len);
+/*
+ * plot_gnuplot_all: draws pdir/NAME.png for each names[i] that is not NULL (n of them), all gnuplots at once; a
+ * plot that fails is reported on stderr as "WHO: NAME plot failed, no NAME.png drawn: WHY" and " NAME.png" is
+ * appended to failed.  Returns how many PNG were drawn.
+ */
+struct sbuf;
+int plot_gnuplot_all(const char *who, const char *gnuplot, const char *pdir, const char *const *names, int n,
+                     struct sbuf *failed);
 
 /*
  * Drawing from a template of plots/ (the run's plots and the tuner's).

@@ -158,7 +158,8 @@ const struct pool_comm *pool_comm_start(int *argc, char ***argv);
 int pool_prepare(const struct pool_cli *cli, const char *who, char *dir, size_t len, bool root, struct dirlock *lock);
 
 /*
- * Writes DIR/failures.txt: "F of N runs failed. ...", then each run of failed[0..n_failed) (indexes into runs) with
+ * Writes DIR/failures.txt: "F of N runs failed. ..." (N = n_total, the runs that ended: a run a signal stopped or
+ * never started has not failed, nor has it run), then each run of failed[0..n_failed) (indexes into runs) with
  * its directory's name, its status, the command that repeats it (its argv from ops->argv, up to -o; the --set
  * values quoted for a shell) and the last lines of its stderr (its tail), each behind "  | ".  With no failed run,
  * removes a failures.txt an earlier command left.  Returns 0, or -1 with errno set.

@@ -467,7 +467,7 @@ static int write_outputs(const struct sweep_spec *s, const struct srun *meta, co
     for (int i = 0; i < n; i++)
         if (runs[i].state == POOL_FAILED)
             failed[n_failed++] = i;
-    if (!rc && pool_write_failures(dir, runs, failed, n_failed, n, ops)) {
+    if (!rc && pool_write_failures(dir, runs, failed, n_failed, runs_done, ops)) {
         fprintf(stderr, "rocesim sweep: %s/failures.txt: cannot write: %s\n", dir, strerror(errno));
         rc = SCN_EIO;
     }
@@ -647,7 +647,7 @@ int sweep_main(int argc, char **argv)
                                 sizeof plots_line);
         print_summary(&spec, runs, n, pool_now_s() - t0, dir, &best, plots_line);
         if (failed && !orc)
-            fprintf(stderr, "rocesim sweep: %d of %d runs failed; see %s/failures.txt\n", failed, n, dir);
+            fprintf(stderr, "rocesim sweep: %d of %d runs failed; see %s/failures.txt\n", failed, n - left, dir);
         if (left)
             fprintf(stderr, "rocesim sweep: %s: %d runs not done; the same command finishes them\n",
                     interrupted ? "interrupted" : "incomplete", left);

@@ -1161,27 +1161,16 @@ int sweep_plots(const struct sweep_table *t, const struct sweep_spec *s, int bes
         sfmt(line, linelen, "gnuplot is not installed: scripts written to %s/ (run gnuplot NAME.gp there)", pdir);
         return 0;
     }
-    pid_t pid[65];
+    const char *todo[65];
     for (int i = 0; i < n; i++)
-        pid[i] = plot_gnuplot_start(gnuplot, pdir, names[i]);
-    int drawn = 0;
-    char failed[512] = "";
-    for (int i = 0; i < n; i++) {
-        char why[1200];
-        if (pid[i] < 0)
-            sfmt(why, sizeof why, "cannot start gnuplot: %s", strerror(errno));
-        else if (plot_gnuplot_finish(gnuplot, pdir, names[i], pid[i], why, sizeof why) == 0) {
-            drawn++;
-            continue;
-        }
-        fprintf(stderr, "rocesim sweep: %s plot failed, no %s.png drawn: %s\n", names[i], names[i], why);
-        size_t l = strlen(failed);
-        sfmt(failed + l, sizeof failed - l, " %s.png", names[i]);
-    }
-    if (*failed)
-        sfmt(line, linelen, "%s/: %d PNG drawn; FAILED:%s", pdir, drawn, failed);
+        todo[i] = names[i];
+    struct sbuf failed = {0};
+    int drawn = plot_gnuplot_all("rocesim sweep", gnuplot, pdir, todo, n, &failed);
+    if (failed.len)
+        sfmt(line, linelen, "%s/: %d PNG drawn; FAILED:%s", pdir, drawn, failed.p);
     else
         sfmt(line, linelen, "%s/ (%d PNG: objective_vs_<N>.png per parameter%s)", pdir, drawn,
                  s->n_dims == 2 ? ", heatmap.png" : "");
+    free(failed.p);
     return 0;
 }

@@ -79,6 +79,7 @@ struct tuner {
     int n_c, cap_c;
     struct pool_run *runs;
     int *run_cand, *run_seed;    /* run_seed: seed index, or -1 - confirmation seed index */
+    bool *run_failed;            /* failed or without its objective: counted in failed_runs, in failures.txt */
     int n_runs, cap_runs;
     int budget, used, failed_runs;
     int incumbent;               /* single objective: best full feasible candidate, -1 */
@@ -329,6 +330,13 @@ static void progress_line(void *ctx, const struct pool_status *st, char *line, s
              used > 0 ? pool_hms(el / used * (T->budget - used), b, sizeof b) : "-");
 }
 
+/* How the pool runs the tuner's runs, and how failures.txt repeats one. */
+static struct pool_ops run_ops(struct tuner *T)
+{
+    return (struct pool_ops){.who = "tune", .argv = run_argv, .free_argv = run_argv_free, .after = after_run,
+                             .progress = progress_line, .ctx = T};
+}
+
 /* Runs the (candidate, seed index) pairs; confirm: seed indexes into confirm_seeds.  Returns 0, or a signal. */
 static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, bool confirm)
 {
@@ -339,6 +347,7 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
         T->runs = mem_xrealloc(T->runs, (size_t)T->cap_runs * sizeof *T->runs, SWEEP_OOM);
         T->run_cand = mem_xrealloc(T->run_cand, (size_t)T->cap_runs * sizeof *T->run_cand, SWEEP_OOM);
         T->run_seed = mem_xrealloc(T->run_seed, (size_t)T->cap_runs * sizeof *T->run_seed, SWEEP_OOM);
+        T->run_failed = mem_xrealloc(T->run_failed, (size_t)T->cap_runs * sizeof *T->run_failed, SWEEP_OOM);
     }
     int *idx = mem_xcalloc((size_t)n, sizeof *idx, SWEEP_OOM);
     for (int k = 0; k < n; k++) {
@@ -350,6 +359,7 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
         sfmt(pr->dir, sizeof pr->dir, "%s/runs/%s-s%llu", T->dir, c->id, (unsigned long long)sd);
         T->run_cand[r] = cand[k];
         T->run_seed[r] = confirm ? -1 - seed[k] : seed[k];
+        T->run_failed[r] = false;
         if (confirm)
             c->crun[seed[k]] = r;
         else
@@ -358,8 +368,7 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
     }
     if (!confirm)
         T->used += n;
-    struct pool_ops ops = {.who = "tune", .argv = run_argv, .free_argv = run_argv_free, .after = after_run,
-                           .progress = progress_line, .ctx = T};
+    struct pool_ops ops = run_ops(T);
     int rc = pool_execute(T->comm, T->runs, idx, n, T->jobs, T->timeout_s, T->progress, true, &ops);
     if (rc < 0) {
         T->comm_error = true;
@@ -369,12 +378,8 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
     for (int k = 0; k < n; k++) {
         struct pool_run *pr = &T->runs[idx[k]];
         struct cand *c = &T->c[cand[k]];
-        if (pr->state == POOL_TODO) {
-            /* Interrupted: left to do, and not counted as run (best.json's runs_done is what ran). */
-            if (!confirm)
-                T->used--;
+        if (pr->state == POOL_TODO) /* interrupted: left to do (ended_runs does not count it) */
             continue;
-        }
         bool ok = pr->state == POOL_OK || pr->state == POOL_DONE_BEFORE;
         cJSON *j = ok ? cJSON_Parse(pr->summary) : NULL;
         const cJSON *tm = cJSON_GetObjectItemCaseSensitive(j, "tune_metrics");
@@ -400,6 +405,7 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
         cJSON_Delete(j);
         if (!ok) {
             T->failed_runs++;
+            T->run_failed[idx[k]] = true;
             if (!confirm)
                 c->failed = true;
         }
@@ -412,6 +418,16 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
     if (rc > 0)
         T->interrupted = rc;
     return rc;
+}
+
+/* The runs that ended (run now, found done, failed) of the search and/or of the confirmation: not those a signal
+ * stopped or never started, which T->used, the budget spent, counts from when they are handed to the pool. */
+static int ended_runs(const struct tuner *T, bool search, bool confirmation)
+{
+    int n = 0;
+    for (int r = 0; r < T->n_runs; r++)
+        n += T->runs[r].state != POOL_TODO && (T->run_seed[r] >= 0 ? search : confirmation);
+    return n;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -806,9 +822,6 @@ static void confirm(struct tuner *T, int win)
             pc[m] = who[w];
             ps[m++] = k;
         }
-    for (int q = 0; q < N_METRICS; q++)
-        for (int k = 0; k < s->n_confirm; k++)
-            T->c[win].cvv[q][k] = T->c[0].cvv[q][k] = NAN;
     eval_pairs(T, pc, ps, m, true);
 }
 
@@ -1008,13 +1021,16 @@ static void setting_json(const struct tuner *T, int j, cJSON *o, bool confirmati
                 done[nd] = v[k];
                 any_nan |= isnan(done[nd++]);
             }
-        cJSON *st = any_nan || nd == 0 ? cJSON_CreateObject() : ci_json(done, nd);
-        if (nd == 0)
-            cJSON_AddNumberToObject(st, "n", 0);
+        /* Without statistics (no seed with a result, or a metric missing on one) n still says how many seeds had
+         * one, as ci_json's does. */
+        bool stats = !any_nan && nd > 0;
+        cJSON *st = stats ? ci_json(done, nd) : cJSON_CreateObject();
+        if (!stats)
+            cJSON_AddNumberToObject(st, "n", nd);
         cJSON_AddItemToObject(st, "values", values_json(v, n));
         if (m >= s->n_obj) {
             const struct tune_metric *mt = &s->cons[m - s->n_obj];
-            double mean = any_nan || nd == 0 ? NAN : stats_mean_ci(done, nd, 0.95).mean;
+            double mean = any_nan ? NAN : stats_mean_ci(done, nd, 0.95).mean;
             bool ok = !isnan(mean) && !(mean < mt->min) && !(mean > mt->max);
             if (!isnan(mt->min))
                 cJSON_AddNumberToObject(st, "min", mt->min);
@@ -1071,7 +1087,7 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
     cJSON_AddBoolToObject(o, "complete", why == NULL);
     if (why)
         cJSON_AddStringToObject(o, "incomplete_reason", why);
-    cJSON_AddNumberToObject(o, "runs_done", T->used);
+    cJSON_AddNumberToObject(o, "runs_done", ended_runs(T, true, false));
     cJSON_AddNumberToObject(o, "runs_total", T->budget);
     cJSON *objs = cJSON_AddArrayToObject(o, "objectives");
     for (int m = 0; m < s->n_obj; m++) {
@@ -1385,7 +1401,7 @@ static void draw(struct tuner *T, int win, const bool *front, const char *why, c
         ev[n].full = c->full;
         ev[n].feasible = !c->full || c->feasible;
         ev[n].baseline = c->phase == PH_BASELINE;
-        ev[n].runs_at = c->finished_at > 0 ? c->finished_at : T->used;
+        ev[n].runs_at = c->finished_at > 0 ? c->finished_at : ended_runs(T, true, false);
         if (on)
             on[n] = front[j];
         if (j == (win >= 0 && keep_baseline(T, win) ? 0 : win))
@@ -1413,25 +1429,16 @@ static void draw(struct tuner *T, int win, const bool *front, const char *why, c
     free(xs);
 }
 
-/* The runs that ended (run now, found done, failed): not those a signal stopped or never started. */
-static int ended_runs(const struct tuner *T)
-{
-    int n = 0;
-    for (int r = 0; r < T->n_runs; r++)
-        n += T->runs[r].state != POOL_TODO;
-    return n;
-}
-
 /* failures.txt: every failed run with its status, the command that repeats it and the end of its stderr (a run
  * without objective: why), as a sweep's; none left from an earlier tune when none failed.  0 or SCN_EIO. */
 static int write_failures(struct tuner *T)
 {
     int *failed = mem_xcalloc((size_t)T->n_runs + 1, sizeof *failed, SWEEP_OOM), n = 0;
     for (int r = 0; r < T->n_runs; r++)
-        if (T->runs[r].state == POOL_FAILED || strcmp(T->runs[r].status, "no objective") == 0)
+        if (T->run_failed[r])
             failed[n++] = r;
-    struct pool_ops ops = {.argv = run_argv, .free_argv = run_argv_free, .ctx = T};
-    int rc = pool_write_failures(T->dir, T->runs, failed, n, ended_runs(T), &ops);
+    struct pool_ops ops = run_ops(T);
+    int rc = pool_write_failures(T->dir, T->runs, failed, n, ended_runs(T, true, true), &ops);
     if (rc)
         fprintf(stderr, "rocesim tune: %s/failures.txt: cannot write: %s\n", T->dir, strerror(errno));
     free(failed);
@@ -1442,15 +1449,12 @@ static int write_failures(struct tuner *T)
 static void stopped_why(const struct tuner *T, char *why, size_t len)
 {
     const char *sig = sigabbrev_np(T->interrupted) ? sigabbrev_np(T->interrupted) : "?";
-    int conf = 0;
-    for (int r = 0; r < T->n_runs; r++)
-        conf += T->run_seed[r] < 0 && T->runs[r].state != POOL_TODO;
     if (T->phase == PH_CONFIRM)
         sfmt(why, len, "interrupted by SIG%s in the confirmation, after %d of its %d runs; the same command finishes "
-                       "it", sig, conf, 2 * T->s->n_confirm);
+                       "it", sig, ended_runs(T, false, true), 2 * T->s->n_confirm);
     else
-        sfmt(why, len, "interrupted by SIG%s after %d of %d runs; the same command continues the search", sig, T->used,
-             T->budget);
+        sfmt(why, len, "interrupted by SIG%s after %d of %d runs; the same command continues the search", sig,
+             ended_runs(T, true, false), T->budget);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1517,18 +1521,17 @@ static void print_summary(const struct tuner *T, int win, const char *verdict, c
         infeasible += T->c[j].full && !T->c[j].feasible;
     }
     /* Only the runs that ended: those a signal stopped or never started are neither run nor found. */
-    int before = 0, now = 0, conf = 0;
+    int before = 0, now = 0, conf = ended_runs(T, false, true);
     for (int r = 0; r < T->n_runs; r++) {
         before += T->runs[r].state == POOL_DONE_BEFORE;
         now += T->runs[r].state == POOL_OK || T->runs[r].state == POOL_FAILED;
-        conf += T->run_seed[r] < 0 && T->runs[r].state != POOL_TODO;
     }
     char cf[64] = "";
     if (conf)
         sfmt(cf, sizeof cf, ", %d on the confirmation seeds", conf);
     printf("tune %s: %d runs of a budget of %d%s (%d run now, %d found done, %d failed): %d candidates, %d run on "
-           "every seed, %d dropped by racing, %d infeasible; %.2f s\n", s->file, T->used, T->budget, cf,
-           now, before, T->failed_runs, T->n_c - 1, full, dropped, infeasible, wall);
+           "every seed, %d dropped by racing, %d infeasible; %.2f s\n", s->file, ended_runs(T, true, false), T->budget,
+           cf, now, before, T->failed_runs, T->n_c - 1, full, dropped, infeasible, wall);
     char a[48], b[48];
     for (int m = 0; m < s->n_obj && win >= 0; m++) {
         struct stats_ci w = stats_mean_ci(T->c[win].v[m], s->n_seeds, 0.95);
@@ -1640,7 +1643,7 @@ int tune_main(int argc, char **argv)
         print_summary(&T, win, verdict, plots, pool_now_s() - t0);
         if (T.failed_runs && !orc)
             fprintf(stderr, "rocesim tune: %d of %d runs failed; see %s/failures.txt\n", T.failed_runs,
-                    ended_runs(&T), dir);
+                    ended_runs(&T, true, true), dir);
         if (T.interrupted)
             fprintf(stderr, "rocesim tune: %s\n", why);
         /* As a sweep: 1 when runs failed, though the outputs are written (the search went on without them). */
@@ -1658,6 +1661,7 @@ int tune_main(int argc, char **argv)
     free(T.runs);
     free(T.run_cand);
     free(T.run_seed);
+    free(T.run_failed);
     free(T.c);
     free(T.conv_runs);
     free(T.conv_best);

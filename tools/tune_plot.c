@@ -545,32 +545,15 @@ static int write_plot_files(struct plot *pl, int np, const char *pdir, const cha
     return rc;
 }
 
-/* Draws the plots whose scripts are written, all at once as the run's and the sweep's (each gnuplot takes a moment
- * to start); a plot gnuplot fails on is named in failed.  Returns how many PNG were drawn. */
+/* Draws the plots whose scripts are written; a plot gnuplot fails on is named in failed.  Returns how many PNG
+ * were drawn. */
 static int draw_plots(const struct plot *pl, int np, const char *gnuplot, const char *pdir, struct sbuf *failed)
 {
-    pid_t *pid = mem_xcalloc((size_t)np, sizeof *pid, TUNE_OOM);
-    int *start_err = mem_xcalloc((size_t)np, sizeof *start_err, TUNE_OOM);
-    for (int i = 0; i < np; i++) {
-        pid[i] = pl[i].draw ? plot_gnuplot_start(gnuplot, pdir, pl[i].name) : -1;
-        start_err[i] = errno;
-    }
-    int drawn = 0;
-    for (int i = 0; i < np; i++) {
-        char why[1200];
-        if (!pl[i].draw)
-            continue;
-        if (pid[i] < 0)
-            sfmt(why, sizeof why, "cannot start gnuplot: %s", strerror(start_err[i]));
-        else if (plot_gnuplot_finish(gnuplot, pdir, pl[i].name, pid[i], why, sizeof why) == 0) {
-            drawn++;
-            continue;
-        }
-        fprintf(stderr, "rocesim tune: %s plot failed, no %s.png drawn: %s\n", pl[i].name, pl[i].name, why);
-        sb_printf(failed, " %s.png", pl[i].name);
-    }
-    free(pid);
-    free(start_err);
+    const char **names = mem_xcalloc((size_t)np, sizeof *names, TUNE_OOM);
+    for (int i = 0; i < np; i++)
+        names[i] = pl[i].draw ? pl[i].name : NULL;
+    int drawn = plot_gnuplot_all("rocesim tune", gnuplot, pdir, names, np, failed);
+    free(names);
     return drawn;
 }
 

@@ -24,26 +24,23 @@
 #define lbad(c, ...) (setting_bad((c), __VA_ARGS__), SCN_EUSAGE)
 #define describe setting_describe
 
-/* A quantity from a JSON string with a unit (or a number of base units); 0 or SCN_EUSAGE. */
+/*
+ * A quantity from a JSON string with a unit (or a number of base units); 0 or SCN_EUSAGE.  A string goes
+ * through the scenario loader's own check, so that the units parser's reason ("did you mean ...") and the
+ * engine's clock limit reach the user in the scenario's words.
+ */
 static int read_qty(struct setting_ctx *c, const cJSON *v, const char *where, enum setting_kind q, double *out)
 {
-    char got[128], e[256];
+    char got[128];
     int64_t x = 0;
     if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble == floor(v->valuedouble)) {
         *out = v->valuedouble;
         return 0;
     }
-    int rc = -1;
-    if (cJSON_IsString(v)) {
-        if (q == SETTING_SIZE)
-            rc = units_parse_size(v->valuestring, &x, e, sizeof e);
-        else if (q == SETTING_TIME)
-            rc = units_parse_time(v->valuestring, &x, e, sizeof e);
-        else if (q == SETTING_RATE)
-            rc = units_parse_rate(v->valuestring, &x, e, sizeof e);
-    }
-    if (rc) /* setting_qty_what is the whole phrase: "a size like \"20KB\"" */
+    if (!cJSON_IsString(v)) /* setting_qty_what is the whole phrase: "a size like \"20KB\"" */
         return lbad(c, where, "expected %s, got %s", setting_qty_what(q), describe(v, got, sizeof got));
+    if (setting_val_qty(c, v, where, q, false, &x) < 0)
+        return SCN_EUSAGE;
     *out = (double)x;
     return 0;
 }
