@@ -1964,11 +1964,23 @@ struct edit {
 struct outcome {
     int tags, checked, slow, drifted, failed; /* numbers: tagged, checked, left to --docs-check, wrong, unreadable */
     int blocks, blocks_checked, blocks_drifted;
-    int edited_files;
+    int blocks_failed;             /* blocks whose source failed or whose lines could not be placed */
+    int edited_files, unwritten;   /* docs rewritten, docs that could not be */
     char *msg; /* one line per problem: file, line, literal, current value */
     size_t msglen;
     FILE *m;
 };
+
+/*
+ * The exit status of a check (write false) or an update: 1 when anything could not be checked or written (an
+ * update that passed over it would leave the doc wrong and say nothing), or, for a check, anything drifted.
+ */
+static int outcome_status(const struct outcome *o, bool write)
+{
+    if (o->failed || o->blocks_failed || o->unwritten)
+        return 1;
+    return !write && (o->drifted || o->blocks_drifted) ? 1 : 0;
+}
 
 static int cmp_edit_desc(const void *a, const void *b)
 {
@@ -2075,7 +2087,10 @@ static void check_doc_blocks(struct qdoc *d, int *txn, bool all, struct outcome 
         else if (diff != 0)
             fprintf(o->m, "  %s:%d: the block %s: %s\n", d->path, b->line,
                     b->transcript ? "of commands differs from their output" : "differs from its source's output", why);
-        if (diff != 0)
+        /* A block that could not be compared cannot be rewritten either: an update must not pass over it. */
+        if (diff < 0)
+            o->blocks_failed++;
+        else if (diff > 0)
             o->blocks_drifted++;
         if (diff > 0) {
             ed[*ned] = (struct edit){b->body, b->bodylen, body};
@@ -2135,10 +2150,12 @@ static void docnums_check(struct qdocs *q, bool all, bool write, struct outcome 
             check_tag(d, &d->tags[j], all, o, ed, &ned);
         check_doc_blocks(d, &txn, all, o, ed, &ned);
         if (write && ned) {
-            if (apply_edits(d, ed, ned))
+            if (apply_edits(d, ed, ned)) {
                 o->edited_files++;
-            else
+            } else {
+                o->unwritten++;
                 fprintf(o->m, "  %s: cannot write: %s\n", d->path, strerror(errno));
+            }
         }
         for (int j = 0; j < ned; j++)
             free(ed[j].text);
@@ -2308,7 +2325,52 @@ static void mech_doc_check(void)
     free(text);
     doc_load(&q, path);
     docnums_check(&q, false, false, &o);
-    CU_ASSERT_EQUAL(o.drifted + o.blocks_drifted + o.failed, 0);
+    CU_ASSERT_EQUAL(o.drifted + o.blocks_drifted + o.blocks_failed + o.failed, 0);
+    free(o.msg);
+    docs_free(&q);
+}
+
+/*
+ * An update that cannot do its work fails: a block whose source failed, a block whose lines cannot be placed in
+ * the output, a doc that cannot be written (each used to leave `make docs-update` exiting 0).
+ */
+static void mech_update_failures(void)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/doc2.md", sbx);
+    test_write_text(path, "# t\n<!--#transcript-->\n```\n$ printf 'x\\n'\na\nb\nc\n...\n```\n"
+                          "<!--#output incast-->\n```\nrun 0489d5ebb5d95c48 done\n```\n");
+    struct qdocs q;
+    memset(&q, 0, sizeof q);
+    doc_load(&q, path);
+    CU_ASSERT_EQUAL_FATAL(q.n, 1);
+    CU_ASSERT_EQUAL(q.d[0].nblocks, 2);
+    int k = src_of("incast", 6);
+    src_rc[k] = 7;
+    struct outcome o;
+    docnums_check(&q, false, true, &o);
+    src_rc[k] = 0;
+    CU_ASSERT_EQUAL(o.blocks_failed, 2);
+    CU_ASSERT_EQUAL(o.blocks_drifted, 0);
+    CU_ASSERT_PTR_NOT_NULL(o.msg ? strstr(o.msg, "cannot place the lines from \"a\" in the output") : NULL);
+    CU_ASSERT_PTR_NOT_NULL(o.msg ? strstr(o.msg, "source incast exited 7") : NULL);
+    CU_ASSERT_EQUAL(outcome_status(&o, true), 1);
+    free(o.msg);
+    docs_free(&q);
+
+    /* a drift to rewrite, in a doc that has become a directory */
+    test_write_text(path, "# t\n<!--#run incast-->\nMarks: 4,618<!--=summary.packets.ecn_marked-->.\n");
+    memset(&q, 0, sizeof q);
+    doc_load(&q, path);
+    CU_ASSERT_EQUAL_FATAL(q.n, 1);
+    CU_ASSERT_EQUAL_FATAL(unlink(path), 0);
+    CU_ASSERT_EQUAL_FATAL(mkdir(path, 0700), 0);
+    docnums_check(&q, false, true, &o);
+    CU_ASSERT_EQUAL(o.drifted, 1);
+    CU_ASSERT_EQUAL(o.unwritten, 1);
+    CU_ASSERT_EQUAL(o.edited_files, 0);
+    CU_ASSERT_EQUAL(outcome_status(&o, true), 1);
+    CU_ASSERT_EQUAL(rmdir(path), 0);
     free(o.msg);
     docs_free(&q);
 }
@@ -2337,6 +2399,7 @@ static void test_mechanism(void)
     mech_values();
     mech_formats();
     mech_doc_check();
+    mech_update_failures();
     cache_clear();
     sandbox_remove();
 }
@@ -2346,10 +2409,10 @@ static void test_mechanism(void)
 static void print_outcome(const struct outcome *o, bool write)
 {
     printf("\n    %d numbers tagged: %d checked, %d from slow sources%s, %d %s, %d unreadable; "
-           "%d output blocks: %d checked, %d %s\n",
+           "%d output blocks: %d checked, %d %s, %d could not be compared\n",
            o->tags, o->checked, o->slow, o->slow ? " (left to make docs-check)" : "", o->drifted,
            write ? "rewritten" : "drifted", o->failed, o->blocks, o->blocks_checked, o->blocks_drifted,
-           write ? "rewritten or wrong" : "differ");
+           write ? "rewritten" : "differ", o->blocks_failed);
     if (o->msg && o->msg[0])
         printf("%s", o->msg);
 }
@@ -2371,7 +2434,7 @@ int docnums_main(bool write)
     print_outcome(&o, write);
     if (write)
         printf("%d files rewritten: review `git diff` before committing\n", o.edited_files);
-    int rc = o.failed || (!write && (o.drifted || o.blocks_drifted)) ? 1 : 0;
+    int rc = outcome_status(&o, write);
     free(o.msg);
     docs_free(&q);
     sandbox_remove();
@@ -2448,6 +2511,7 @@ static void test_blocks(void)
     suite_check();
     CU_ASSERT(suite_outcome.blocks_checked >= 3);
     CU_ASSERT_EQUAL(suite_outcome.blocks_drifted, 0);
+    CU_ASSERT_EQUAL(suite_outcome.blocks_failed, 0);
 }
 
 static int suite_clean(void)
