@@ -453,12 +453,27 @@ static double flow_max_fct(const char *tag, const char *prefix)
     return v;
 }
 
+static double max3(double a, double b, double c)
+{
+    return a > b ? (a > c ? a : c) : (b > c ? b : c);
+}
+
+static double min3(double a, double b, double c)
+{
+    return a < b ? (a < c ? a : c) : (b < c ? b : c);
+}
+
 static void test_lab11(void)
 {
-    /* The lab's own all-reduce (each run a fraction of a second): HPCC, reacting to the queue the switches
-     * report, never lets the uplinks fill to XOFF; DCQCN does a little; TIMELY (its default, the paper's values
-     * scaled to 100 Gbps), whose flows restart every ring step at line rate, cut hard on the RTT's rise and climb
-     * back 100 Mbps per round trip, pauses most and ends last of the five. */
+    /*
+     * The lab's own all-reduce (each run a fraction of a second), and what its README and docs/labs.md say of
+     * it: HPCC, reacting to the queue the switches report, never reaches the PFC threshold; DCQCN pauses a
+     * little; TIMELY (its default, the paper's values scaled to 100 Gbps), whose flows restart every ring step
+     * at line rate, cut hard on the RTT's rise and climb back 100 Mbps per round trip, pauses most and takes
+     * 1.6x DCQCN's time, the longest of the five; DCTCP ends 25 % after DCQCN; DCQCN, HPCC and Swift take
+     * 8.0-8.5 ms, none near the 4.5 ms bandwidth term.  The margins keep those words true (measured: TIMELY
+     * paused 12.2x DCQCN's time and 5.25x Swift's, the next; it ended 1.59x DCQCN and 1.28x DCTCP, the next).
+     */
     const char *ar = "11-which-cc/allreduce.json";
     cJSON *d = lab_run(ar, NULL, "l11d");
     cJSON *h = lab_run(ar, "--set host.cc=hpcc", "l11h");
@@ -473,15 +488,22 @@ static void test_lab11(void)
     double cd = num(d, "collectives.0.completion_ns"), ch = num(h, "collectives.0.completion_ns"),
            ct = num(t, "collectives.0.completion_ns"), ck = num(k, "collectives.0.completion_ns"),
            cw = num(w, "collectives.0.completion_ns");
+    double pd = num(d, "pfc.paused_ns_total"), pt = num(t, "pfc.paused_ns_total"), pk = num(k, "pfc.paused_ns_total"),
+           pw = num(w, "pfc.paused_ns_total");
+    /* HPCC never pauses: its paused time is 0 (asserted below through its PAUSE frames) */
+    double p_rest = max3(pd, pk, pw), c_rest = max3(max3(cd, ch, ck), cw, 0);
     printf("\n    all-reduce: DCQCN %.2f ms %.0f PAUSE, HPCC %.2f ms %.0f PAUSE, TIMELY %.2f ms %.0f PAUSE, DCTCP %.2f ms, "
-           "Swift %.2f ms; ", cd / 1e6, num(d, "pfc.pause_frames"), ch / 1e6, num(h, "pfc.pause_frames"), ct / 1e6,
-           num(t, "pfc.pause_frames"), ck / 1e6, cw / 1e6);
+           "Swift %.2f ms; TIMELY paused %.2fx the most of the others, took %.2fx DCQCN, %.2fx the slowest of the "
+           "others; ", cd / 1e6, num(d, "pfc.pause_frames"), ch / 1e6, num(h, "pfc.pause_frames"), ct / 1e6,
+           num(t, "pfc.pause_frames"), ck / 1e6, cw / 1e6, pt / p_rest, ct / cd, ct / c_rest);
     CU_ASSERT_EQUAL(num(h, "pfc.pause_frames"), 0);
     CU_ASSERT(num(d, "pfc.pause_frames") > 0);
-    double pt = num(t, "pfc.paused_ns_total");
-    CU_ASSERT(pt > num(d, "pfc.paused_ns_total") && pt > num(k, "pfc.paused_ns_total") &&
-              pt > num(w, "pfc.paused_ns_total"));
-    CU_ASSERT(cd > 0 && ch > 0 && ck > 0 && cw > 0 && ct > cd && ct > ch && ct > ck && ct > cw);
+    CU_ASSERT(pd > 0 && pt > 5 * p_rest);
+    CU_ASSERT(cd > 0 && ch > 0 && ck > 0 && cw > 0);
+    CU_ASSERT(ct > 1.5 * cd && ct > 1.2 * c_rest);
+    CU_ASSERT(ck > 1.2 * cd);
+    CU_ASSERT(max3(cd, ch, cw) < 1.1 * min3(cd, ch, cw)); /* 8.0-8.5 ms */
+    CU_ASSERT(min3(cd, ch, cw) > 1.5 * 4.5e6);               /* none near the bandwidth term */
     CU_ASSERT(num(d, "packets.dropped") == 0 && num(h, "packets.dropped") == 0 && num(t, "packets.dropped") == 0);
     cJSON_Delete(k);
     cJSON_Delete(w);
