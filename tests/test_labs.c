@@ -12,24 +12,42 @@
 
 static char lab_tmp[64];
 
-/* Runs a lab scenario with extra options; returns its summary.json, or NULL (test failure). */
-static cJSON *lab_run(const char *scenario, const char *opts, const char *tag)
+/* Makes the suite's directory of runs, lab_tmp, the first time; false when it cannot. */
+static bool lab_tmp_made(void)
 {
     if (!lab_tmp[0]) {
         snprintf(lab_tmp, sizeof lab_tmp, "/tmp/rocesim-labs-XXXXXX");
-        if (!mkdtemp(lab_tmp))
-            return NULL;
+        if (!mkdtemp(lab_tmp)) {
+            lab_tmp[0] = '\0';
+            return false;
+        }
     }
+    return true;
+}
+
+/*
+ * Runs a lab scenario with extra options into lab_tmp/tag, with its plots or without (most tests read only the
+ * numbers, and gnuplot is the slow part); false, with the output on stderr, when it fails.
+ */
+static bool lab_exec(const char *scenario, const char *opts, const char *tag, bool plots)
+{
+    if (!lab_tmp_made())
+        return false;
     char cmd[2048], *log = NULL;
-    snprintf(cmd, sizeof cmd, "%s run scenarios/labs/%s -q --no-plot -o %s/%s %s", test_rocesim_bin(), scenario,
-             lab_tmp, tag, opts ? opts : "");
+    snprintf(cmd, sizeof cmd, "%s run scenarios/labs/%s -q%s -o %s/%s %s", test_rocesim_bin(), scenario,
+             plots ? "" : " --no-plot", lab_tmp, tag, opts ? opts : "");
     int rc = test_run(cmd, &log);
-    if (rc != 0) {
+    if (rc != 0)
         fprintf(stderr, "\n  %s: exit %d\n%s\n", cmd, rc, log ? log : "");
-        free(log);
-        return NULL;
-    }
     free(log);
+    return rc == 0;
+}
+
+/* Runs a lab scenario with extra options, without plots; returns its summary.json, or NULL (test failure). */
+static cJSON *lab_run(const char *scenario, const char *opts, const char *tag)
+{
+    if (!lab_exec(scenario, opts, tag, false))
+        return NULL;
     char path[512];
     snprintf(path, sizeof path, "%s/%s/summary.json", lab_tmp, tag);
     char *buf = test_read_file(path, NULL);
@@ -248,10 +266,7 @@ static void test_lab9(void)
      * The whole lab's tune (150 runs and 10 confirmation runs of a 5 ms simulation): the claims of its
      * README hold only at the budget the student runs.
      */
-    if (!lab_tmp[0]) {
-        snprintf(lab_tmp, sizeof lab_tmp, "/tmp/rocesim-labs-XXXXXX");
-        CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(lab_tmp));
-    }
+    CU_ASSERT_FATAL(lab_tmp_made());
     char cmd[1024], *log = NULL;
     snprintf(cmd, sizeof cmd, "%s tune scenarios/labs/09-tune-it-yourself/tune.json -q -o %s/l9", test_rocesim_bin(),
              lab_tmp);
@@ -429,24 +444,19 @@ static void test_lab10(void)
         cJSON_Delete(run[i]);
 }
 
-/* The largest FCT among the flows of a run whose id starts with `prefix` (flows.csv column 7), or -1. */
+/* The largest FCT (fct_ns) among the flows of a run whose id starts with `prefix`, or -1. */
 static double flow_max_fct(const char *tag, const char *prefix)
 {
     char path[512], line[1024];
     snprintf(path, sizeof path, "%s/%s/flows.csv", lab_tmp, tag);
     FILE *f = fopen(path, "r");
+    int col = f && fgets(line, sizeof line, f) ? csv_col(line, "fct_ns") : -1;
     double v = -1;
-    while (f && fgets(line, sizeof line, f)) {
-        if (strncmp(line, prefix, strlen(prefix)) != 0)
-            continue;
-        char *p = line;
-        for (int c = 0; c < 7 && p; c++) {
-            p = strchr(p, ',');
-            if (p)
-                p++;
-        }
-        if (p && atof(p) > v)
-            v = atof(p);
+    while (col >= 0 && fgets(line, sizeof line, f)) {
+        bool empty;
+        double fct = csv_num(line, col, &empty);
+        if (strncmp(line, prefix, strlen(prefix)) == 0 && !empty && fct > v)
+            v = fct;
     }
     if (f)
         fclose(f);
@@ -536,10 +546,8 @@ static int cleanup(void)
 /* Runs a lab scenario with its plots into lab_tmp/tag; returns the text of plots/NAME.gp (caller frees), or NULL. */
 static char *lab_plot(const char *scenario, const char *tag, const char *name)
 {
-    char cmd[2048], path[1024];
-    snprintf(cmd, sizeof cmd, "%s run scenarios/labs/%s -q -o %s/%s >/dev/null", test_rocesim_bin(), scenario,
-             lab_tmp, tag);
-    if (test_run(cmd, NULL) != 0)
+    char path[1024];
+    if (!lab_exec(scenario, NULL, tag, true))
         return NULL;
     snprintf(path, sizeof path, "%s/%s/plots/%s.gp", lab_tmp, tag, name);
     return test_read_file(path, NULL);
@@ -565,10 +573,6 @@ static void test_lab_plots(void)
     if (test_run("command -v gnuplot >/dev/null", NULL) != 0) {
         printf("\n    note: gnuplot missing, the labs' plots not checked ");
         return;
-    }
-    if (!lab_tmp[0]) {
-        snprintf(lab_tmp, sizeof lab_tmp, "/tmp/rocesim-labs-XXXXXX");
-        CU_ASSERT_FATAL(mkdtemp(lab_tmp) != NULL);
     }
     char *rates = lab_plot("10-bandwidth-far-below/mystery-c.json", "p10c", "rates");
     CU_ASSERT_PTR_NOT_NULL_FATAL(rates);
@@ -597,12 +601,13 @@ static void test_lab_plots(void)
     double end = num(j, "sim_end_ns") / 1e3, last = 0, xend = gp_value(q9, "xend");
     snprintf(path, sizeof path, "%s/p9/flows.csv", lab_tmp);
     char *flows = test_read_file(path, NULL);
-    for (const char *l = flows ? strchr(flows, '\n') : NULL; l && l[1]; l = strchr(l + 1, '\n')) {
-        const char *c = l + 1; /* finish_ns: the 7th column */
-        for (int k = 0; k < 6 && c; k++)
-            c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
-        if (c && atof(c) / 1e3 > last)
-            last = atof(c) / 1e3;
+    int cfin = flows ? csv_col(flows, "finish_ns") : -1;
+    CU_ASSERT(cfin >= 0);
+    for (const char *l = flows ? strchr(flows, '\n') : NULL; cfin >= 0 && l && l[1]; l = strchr(l + 1, '\n')) {
+        bool empty;
+        double fin = csv_num(l + 1, cfin, &empty);
+        if (!empty && fin / 1e3 > last)
+            last = fin / 1e3;
     }
     free(flows);
     printf("\n    lab 9: the run ends at %.0f us, its last flow at %.0f us, the time axis at %.0f us ", end, last, xend);
