@@ -175,9 +175,8 @@ static bool flow_selected(const struct scenario *scn, const char *name)
         const char *id = mo->flow_ids[i];
         if (strcmp(name, id) == 0)
             return true;
-        /* an entry id selects the flows its generator creates ("id.N", and whatever follows) */
-        size_t l = strlen(id);
-        if (strncmp(name, id, l) != 0 || name[l] != '.')
+        /* an entry id selects the flows its generator creates, not a single flow's (which has no "id.N") */
+        if (!scn_flow_of_entry(name, strlen(name), id))
             continue;
         for (int t = 0; t < scn->n_traffic; t++)
             if (scn->traffic[t].type != SCN_TR_FLOW && strcmp(scn->traffic[t].id, id) == 0)

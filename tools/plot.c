@@ -489,28 +489,31 @@ static void emit_rates(FILE *out, double t, const double *v, uint32_t nsel, cons
  */
 static void list_order(const struct meta *mt, const struct smap *flows, uint32_t *pick, uint32_t nsel)
 {
+    if (!mt->flows_list) {
+        for (uint32_t i = 0; i < nsel; i++)
+            pick[i] = (uint32_t)((uint64_t)i * flows->n / nsel);
+        return;
+    }
     uint32_t n = 0;
-    for (int e = 0; mt->flows_list && e < mt->n_flow_ids && n < nsel; e++) {
-        size_t len = strlen(mt->flow_ids[e]);
+    for (int e = 0; e < mt->n_flow_ids && n < nsel; e++) {
         for (uint32_t k = 0; k < flows->n && n < nsel; k++) {
             const char *id = flows->keys[k];
-            bool in = strcmp(id, mt->flow_ids[e]) == 0 || (strncmp(id, mt->flow_ids[e], len) == 0 && id[len] == '.');
+            bool in = scn_flow_of_entry(id, strlen(id), mt->flow_ids[e]);
             for (uint32_t j = 0; in && j < n; j++)
                 in = pick[j] != k;
             if (in)
                 pick[n++] = k;
         }
     }
-    /* what the list's first entries did not fill (a list longer than the plot holds), in order */
+    /* what the list's first entries did not fill (a list longer than the plot holds), in order: nsel is at most
+     * the number of flows, so this fills pick */
     for (uint32_t k = 0; n < nsel && k < flows->n; k++) {
         bool in = true;
         for (uint32_t j = 0; in && j < n; j++)
             in = pick[j] != k;
-        if (in && mt->flows_list)
+        if (in)
             pick[n++] = k;
     }
-    for (uint32_t i = n; i < nsel; i++)
-        pick[i] = (uint32_t)((uint64_t)i * flows->n / nsel);
 }
 
 /* What rates.gp needs to know beyond rates.dat: the flows drawn, what the alpha and the dashed line are. */
