@@ -811,12 +811,12 @@ static void test_any_address(void)
     CU_ASSERT_FATAL(spawn(&c, args));
     char host[96], *body;
     static const char *const names[] = {"evil.example", "127.0.0.1.evil.example", "localhost.evil.example",
-                                        "0x7f000001", "", NULL};
+                                        "0x7f000001", "", "[::1]", NULL};
     for (int k = 0; names[k]; k++) {
         snprintf(host, sizeof host, "%s:%d", names[k], c.port);
         CU_ASSERT_EQUAL(http_as(c.port, host, "GET", "/topology.json", "", NULL, NULL), 403);
     }
-    static const char *const ok[] = {"127.0.0.1", "localhost", "10.1.2.3", "[::1]", NULL};
+    static const char *const ok[] = {"127.0.0.1", "localhost", "10.1.2.3", NULL};
     for (int k = 0; ok[k]; k++) {
         snprintf(host, sizeof host, "%s:%d", ok[k], c.port);
         CU_ASSERT_EQUAL(http_as(c.port, host, "GET", "/topology.json", "", NULL, NULL), 200);
