@@ -1052,7 +1052,7 @@ static void test_series_bounds_lowered(void)
     const struct run_series_cut *c = r.mon_notes.cut;
     /* 100 samples, 0 to 99 us: 17 ports x 2 priorities each */
     CU_ASSERT_EQUAL(m.samples, 100);
-    CU_ASSERT_TRUE(m.sampling_done);
+    CU_ASSERT_EQUAL(m.ops.until(&m, &r), OBS_NEVER); /* no more slices for sampling */
     CU_ASSERT(c[RUN_QUEUES].cut && c[RUN_QUEUES].by == RUN_CUT_SAMPLES && c[RUN_QUEUES].from == 100 * PS_PER_US);
     CU_ASSERT_EQUAL(c[RUN_QUEUES].rows, 100 * 17 * 2);
     CU_ASSERT(c[RUN_RATES].cut && c[RUN_RATES].by == RUN_CUT_SAMPLES && c[RUN_RATES].from == 100 * PS_PER_US);

@@ -370,7 +370,6 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
     m->max_bytes = FILE_MAX_BYTES;
     for (int s = 0; s < RUN_N_SERIES; s++)
         m->bytes[s] = strlen(series_header[s]); /* in every rank: the bytes decide where a series stops */
-    m->sampling_done = nothing_to_sample(m);
     /* which flows rates.csv follows: the same choice in every rank of a run over MPI */
     if (r->scn->monitor.flows == SCN_MON_FLOWS_AUTO)
         m->flows_expected = expected_flows(r);
@@ -582,8 +581,7 @@ static void sample(struct monitor *m, const struct run *r)
             cut_series(m, RUN_QUEUES, t, m->queue_rows, RUN_CUT_SAMPLES);
         if (r->scn->monitor.flows != SCN_MON_FLOWS_NONE)
             cut_series(m, RUN_RATES, t, m->rate_rows, RUN_CUT_SAMPLES);
-        m->sampling_done = true;
-        return;
+        return; /* nothing_to_sample holds from here: each watched series is cut */
     }
     char ts[32];
     units_fmt_ns(t, ts, sizeof ts);
@@ -621,7 +619,6 @@ static void sample(struct monitor *m, const struct run *r)
         m->rate_rows += rows;
     m->samples++;
     m->next_sample += m->interval;
-    m->sampling_done = nothing_to_sample(m);
 }
 
 /* See monitor.h. */
@@ -657,7 +654,7 @@ void monitor_print_cuts(const struct run *r, FILE *f)
 static sim_time_t mon_until(void *ctx, const struct run *r)
 {
     const struct monitor *m = ctx;
-    return m->sampling_done ? OBS_NEVER : m->next_sample;
+    return nothing_to_sample(m) ? OBS_NEVER : m->next_sample;
 }
 
 /* After a slice: the sample that is due, if one is. */

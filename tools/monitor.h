@@ -103,7 +103,6 @@ struct monitor {
     uint64_t bytes[RUN_N_SERIES]; /* each series' bytes, its header included, counted in every rank of a run */
     /* MON_MAX_ROWS, MON_MAX_SAMPLES, FILE_MAX_BYTES (a test may lower them after monitor_open) */
     uint64_t max_rows, max_samples, max_bytes;
-    bool sampling_done;          /* no sampled series can take a row any more (the bounds above): no more slices */
     struct run_observer_ops ops; /* its callbacks: on_pfc / on_watchdog only for the files that exist */
     bool attached;               /* in r's observers (monitor_open .. monitor_close) */
     uint64_t *share;             /* a sample's values, summed over the ranks of a run over MPI (monitor.c) */
