@@ -2165,6 +2165,13 @@ bool scn_sel_is_one_node(const char *sel)
     return strcmp(sel, "all") != 0 && !strchr(sel, '*') && !name_range(sel, &lp, &a, &b);
 }
 
+/* See scenario.h.  Traffic ids hold no '.', so "web" never takes a flow of the entry "web2". */
+bool scn_flow_of_entry(const char *name, size_t len, const char *entry)
+{
+    size_t l = strlen(entry);
+    return l <= len && memcmp(name, entry, l) == 0 && (l == len || name[l] == '.');
+}
+
 /* What a profile that matches ports may set: the settings a switch keeps per port (docs/scenario.md). */
 static const char *const port_pfc_fields[] = {"enabled", "priorities", NULL};
 static const char *const port_ecn_fields[] = {"enabled", "kmin", "kmax", "pmax", NULL};

@@ -371,6 +371,13 @@ bool scn_sel_is_one_node(const char *sel);
 bool scn_glob_match(const char *pat, const char *s);
 
 /*
+ * Whether the flow named by the len bytes at name comes from the traffic entry whose id is entry: the entry's own
+ * flow, or one its generator numbered ("ENTRY.J", and whatever follows).  The rule monitor.flows, a flow set's
+ * traffic filter and the rate plot's order share.
+ */
+bool scn_flow_of_entry(const char *name, size_t len, const char *entry);
+
+/*
  * A copy of JSON text with // and block comments replaced by spaces (newlines
  * kept, so line:column positions stay right).  An unclosed block comment
  * blanks the rest and its offset goes to *unclosed_at (else SIZE_MAX).

@@ -21,6 +21,7 @@
  * `--docs-update` (`make docs-update`) rewrites the literals and blocks in place, to be reviewed as a diff.
  */
 #include "tests/tests.h"
+#include "tools/run.h"
 
 #include <cjson/cJSON.h>
 
@@ -194,7 +195,8 @@ static void sandbox_remove(void)
     sbx_kept = false;
 }
 
-/* With ROCESIM_DOCNUMS_DIR, a source whose run.log ends with its exit status 0 is not run again. */
+/* With ROCESIM_DOCNUMS_DIR, a source that ended with status 0 before (src_mark_done left its run.done) is not run
+ * again. */
 static bool src_reusable(size_t i)
 {
     if (!sbx_kept)
@@ -204,28 +206,13 @@ static bool src_reusable(size_t i)
     return access(p, F_OK) == 0;
 }
 
-/* mkdir -p */
-static void mkdirs(const char *path)
-{
-    char p[2048];
-    snprintf(p, sizeof p, "%s", path);
-    for (char *s = p + 1; *s; s++) {
-        if (*s == '/') {
-            *s = '\0';
-            mkdir(p, 0777);
-            *s = '/';
-        }
-    }
-    mkdir(p, 0777);
-}
-
 static pid_t src_start(size_t i)
 {
     char dir[2048], log[2100], done[2100];
     snprintf(dir, sizeof dir, "%s/out/%s", sbx, docsrcs[i].key);
     snprintf(log, sizeof log, "%s/run.log", dir);
     snprintf(done, sizeof done, "%s/run.done", dir);
-    mkdirs(dir);
+    make_dirs(dir);
     unlink(done);
     fflush(NULL);
     pid_t pid = fork();
@@ -876,6 +863,29 @@ static double aggregate_column(struct ectx *c, const struct table *t, const char
     return v;
 }
 
+/*
+ * The index in keys[0..*nk) of row's key, the values of the positional columns from the k0-th on together; a key
+ * not seen yet is added (keys has room for one per row; the caller frees them).
+ */
+static size_t key_index(struct ectx *c, const struct table *t, const struct aggargs *g, int k0, size_t row,
+                        char **keys, size_t *nk)
+{
+    char key[1024] = "";
+    for (int k = k0; k < g->npos; k++) {
+        int kc = pos_col(c, t, g, k);
+        if (kc < 0)
+            break;
+        size_t l = strlen(key);
+        snprintf(key + l, sizeof key - l, "%s\x01", t->cell[row * (size_t)t->ncol + (size_t)kc]);
+    }
+    size_t j = 0;
+    while (j < *nk && strcmp(keys[j], key))
+        j++;
+    if (j == *nk)
+        keys[(*nk)++] = strdup(key);
+    return j;
+}
+
 /* holding(COLUMN, VALUE, KEY...): how many distinct keys (the KEY columns together) have VALUE in COLUMN on their
  * last row: the ports still paused at a time, say (pfc.holding(event, pause, node, port, priority, time_ns<=T)). */
 static double aggregate_holding(struct ectx *c, const struct table *t, const struct aggargs *g, const size_t *rows,
@@ -887,22 +897,9 @@ static double aggregate_holding(struct ectx *c, const struct table *t, const str
     char **keys = malloc(sizeof *keys * (n + 1));
     bool *hold = malloc(sizeof *hold * (n + 1));
     size_t nk = 0;
-    for (size_t i = 0; i < n; i++) {
-        char key[1024] = "";
-        for (int k = 2; k < g->npos; k++) {
-            int kc = pos_col(c, t, g, k);
-            if (kc < 0)
-                break;
-            size_t l = strlen(key);
-            snprintf(key + l, sizeof key - l, "%s\x01", t->cell[rows[i] * (size_t)t->ncol + (size_t)kc]);
-        }
-        size_t j = 0;
-        while (j < nk && strcmp(keys[j], key))
-            j++;
-        if (j == nk)
-            keys[nk++] = strdup(key);
-        hold[j] = strcmp(t->cell[rows[i] * (size_t)t->ncol + (size_t)col], g->pos[1]) == 0;
-    }
+    for (size_t i = 0; i < n; i++)
+        hold[key_index(c, t, g, 2, rows[i], keys, &nk)] =
+            strcmp(t->cell[rows[i] * (size_t)t->ncol + (size_t)col], g->pos[1]) == 0;
     double v = 0;
     for (size_t j = 0; j < nk; j++) {
         v += hold[j];
@@ -912,9 +909,6 @@ static double aggregate_holding(struct ectx *c, const struct table *t, const str
     free(hold);
     return v;
 }
-
-static double aggregate_column(struct ectx *c, const struct table *t, const char *agg, const struct aggargs *g,
-                               const size_t *rows, size_t n);
 
 /*
  * Per value of a KEY column (a flow, a candidate): groupmin(AGG, COLUMN, KEY[, N]) and groupmax are the smallest and
@@ -985,21 +979,8 @@ static double aggregate(struct ectx *c, const struct table *t, const char *agg, 
         /* distinct values of the positional columns together */
         char **keys = malloc(sizeof *keys * (n + 1));
         size_t nk = 0;
-        for (size_t i = 0; i < n; i++) {
-            char key[1024] = "";
-            for (int k = 0; k < g->npos; k++) {
-                int col = pos_col(c, t, g, k);
-                if (col < 0)
-                    break;
-                size_t l = strlen(key);
-                snprintf(key + l, sizeof key - l, "%s\x01", t->cell[rows[i] * (size_t)t->ncol + (size_t)col]);
-            }
-            size_t j = 0;
-            while (j < nk && strcmp(keys[j], key))
-                j++;
-            if (j == nk)
-                keys[nk++] = strdup(key);
-        }
+        for (size_t i = 0; i < n; i++)
+            key_index(c, t, g, 0, rows[i], keys, &nk);
         v = (double)nk;
         for (size_t j = 0; j < nk; j++)
             free(keys[j]);
@@ -1922,7 +1903,7 @@ static int check_block(const struct qdoc *d, const struct qblock *b, int idx, FI
     } else {
         char dir[2048];
         snprintf(dir, sizeof dir, "%s/tx%d", sbx, idx);
-        mkdirs(dir);
+        make_dirs(dir);
         sandbox_fill(dir);
         for (int i = 0; i < E.n && diff >= 0;) {
             if (strncmp(E.l[i], "$ ", 2) != 0) {
@@ -1964,11 +1945,23 @@ struct edit {
 struct outcome {
     int tags, checked, slow, drifted, failed; /* numbers: tagged, checked, left to --docs-check, wrong, unreadable */
     int blocks, blocks_checked, blocks_drifted;
-    int edited_files;
+    int blocks_failed;             /* blocks whose source failed or whose lines could not be placed */
+    int edited_files, unwritten;   /* docs rewritten, docs that could not be */
     char *msg; /* one line per problem: file, line, literal, current value */
     size_t msglen;
     FILE *m;
 };
+
+/*
+ * The exit status of a check (write false) or an update: 1 when anything could not be checked or written (an
+ * update that passed over it would leave the doc wrong and say nothing), or, for a check, anything drifted.
+ */
+static int outcome_status(const struct outcome *o, bool write)
+{
+    if (o->failed || o->blocks_failed || o->unwritten)
+        return 1;
+    return !write && (o->drifted || o->blocks_drifted) ? 1 : 0;
+}
 
 static int cmp_edit_desc(const void *a, const void *b)
 {
@@ -2075,7 +2068,10 @@ static void check_doc_blocks(struct qdoc *d, int *txn, bool all, struct outcome 
         else if (diff != 0)
             fprintf(o->m, "  %s:%d: the block %s: %s\n", d->path, b->line,
                     b->transcript ? "of commands differs from their output" : "differs from its source's output", why);
-        if (diff != 0)
+        /* A block that could not be compared cannot be rewritten either: an update must not pass over it. */
+        if (diff < 0)
+            o->blocks_failed++;
+        else if (diff > 0)
             o->blocks_drifted++;
         if (diff > 0) {
             ed[*ned] = (struct edit){b->body, b->bodylen, body};
@@ -2087,9 +2083,16 @@ static void check_doc_blocks(struct qdoc *d, int *txn, bool all, struct outcome 
     }
 }
 
-/* Which sources the docs name (slow ones only with all). */
+/*
+ * Which sources the docs name (slow ones only with all), into need, which may be NULL.  Every tag's expression is
+ * parsed on the way: one that does not parse or names no source is an error in q (the only place tags are parsed
+ * before they are checked, which skips a tag it cannot evaluate).
+ */
 static void sources_needed(struct qdocs *q, bool all, bool *need)
 {
+    bool unused[N_SRC];
+    if (!need)
+        need = unused;
     memset(need, 0, sizeof(bool) * N_SRC);
     for (int i = 0; i < q->n; i++) {
         for (int j = 0; j < q->d[i].ntags; j++) {
@@ -2135,10 +2138,12 @@ static void docnums_check(struct qdocs *q, bool all, bool write, struct outcome 
             check_tag(d, &d->tags[j], all, o, ed, &ned);
         check_doc_blocks(d, &txn, all, o, ed, &ned);
         if (write && ned) {
-            if (apply_edits(d, ed, ned))
+            if (apply_edits(d, ed, ned)) {
                 o->edited_files++;
-            else
+            } else {
+                o->unwritten++;
                 fprintf(o->m, "  %s: cannot write: %s\n", d->path, strerror(errno));
+            }
         }
         for (int j = 0; j < ned; j++)
             free(ed[j].text);
@@ -2308,7 +2313,52 @@ static void mech_doc_check(void)
     free(text);
     doc_load(&q, path);
     docnums_check(&q, false, false, &o);
-    CU_ASSERT_EQUAL(o.drifted + o.blocks_drifted + o.failed, 0);
+    CU_ASSERT_EQUAL(o.drifted + o.blocks_drifted + o.blocks_failed + o.failed, 0);
+    free(o.msg);
+    docs_free(&q);
+}
+
+/*
+ * An update that cannot do its work fails: a block whose source failed, a block whose lines cannot be placed in
+ * the output, a doc that cannot be written (each used to leave `make docs-update` exiting 0).
+ */
+static void mech_update_failures(void)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/doc2.md", sbx);
+    test_write_text(path, "# t\n<!--#transcript-->\n```\n$ printf 'x\\n'\na\nb\nc\n...\n```\n"
+                          "<!--#output incast-->\n```\nrun 0489d5ebb5d95c48 done\n```\n");
+    struct qdocs q;
+    memset(&q, 0, sizeof q);
+    doc_load(&q, path);
+    CU_ASSERT_EQUAL_FATAL(q.n, 1);
+    CU_ASSERT_EQUAL(q.d[0].nblocks, 2);
+    int k = src_of("incast", 6);
+    src_rc[k] = 7;
+    struct outcome o;
+    docnums_check(&q, false, true, &o);
+    src_rc[k] = 0;
+    CU_ASSERT_EQUAL(o.blocks_failed, 2);
+    CU_ASSERT_EQUAL(o.blocks_drifted, 0);
+    CU_ASSERT_PTR_NOT_NULL(o.msg ? strstr(o.msg, "cannot place the lines from \"a\" in the output") : NULL);
+    CU_ASSERT_PTR_NOT_NULL(o.msg ? strstr(o.msg, "source incast exited 7") : NULL);
+    CU_ASSERT_EQUAL(outcome_status(&o, true), 1);
+    free(o.msg);
+    docs_free(&q);
+
+    /* a drift to rewrite, in a doc that has become a directory */
+    test_write_text(path, "# t\n<!--#run incast-->\nMarks: 4,618<!--=summary.packets.ecn_marked-->.\n");
+    memset(&q, 0, sizeof q);
+    doc_load(&q, path);
+    CU_ASSERT_EQUAL_FATAL(q.n, 1);
+    CU_ASSERT_EQUAL_FATAL(unlink(path), 0);
+    CU_ASSERT_EQUAL_FATAL(mkdir(path, 0700), 0);
+    docnums_check(&q, false, true, &o);
+    CU_ASSERT_EQUAL(o.drifted, 1);
+    CU_ASSERT_EQUAL(o.unwritten, 1);
+    CU_ASSERT_EQUAL(o.edited_files, 0);
+    CU_ASSERT_EQUAL(outcome_status(&o, true), 1);
+    CU_ASSERT_EQUAL(rmdir(path), 0);
     free(o.msg);
     docs_free(&q);
 }
@@ -2321,7 +2371,7 @@ static void test_mechanism(void)
     src_rc[k] = 0; /* its files are written here, not run */
     char dir[2048];
     snprintf(dir, sizeof dir, "%s/out/incast", sbx);
-    mkdirs(dir);
+    CU_ASSERT_EQUAL_FATAL(make_dirs(dir), 0);
     write_in("out/incast/summary.json", "{\"packets\": {\"ecn_marked\": 4596}, \"d\": 3.556, \"flows.x\": {\"p\": 7},"
                                         " \"s\": \"4.92KB\", \"a\": [10, 20], \"r\": \"b\"}");
     write_in("out/incast/flows.csv", "id,size_bytes,finish_ns,slowdown\nstore.0,100,2000000,1.5\n"
@@ -2329,14 +2379,15 @@ static void test_mechanism(void)
     write_in("out/incast/queues.csv", "time_ns,bytes\n0,0\n1,5\n2,9\n3,1\n4,7\n5,0\n6,3\n");
     write_in("out/incast/run.log", "x 1\npeak 1590.5 KB\nx 2\nrun 0489d5ebb5d95c48 done\n");
     write_in("out/incast/plot.dat", "# a\n1 2\n3 4\n\n\n# b\n3 9\n");
-    mkdirs(strcat(dir, "/runs/a"));
+    CU_ASSERT_EQUAL_FATAL(make_dirs(strcat(dir, "/runs/a")), 0);
     write_in("out/incast/runs/a/flows.csv", "id,n,q\nx,2,5us\n");
     dir[strlen(dir) - 1] = 'b';
-    mkdirs(dir);
+    CU_ASSERT_EQUAL_FATAL(make_dirs(dir), 0);
     write_in("out/incast/runs/b/flows.csv", "id,n,q\nx,4,7.5KB\n");
     mech_values();
     mech_formats();
     mech_doc_check();
+    mech_update_failures();
     cache_clear();
     sandbox_remove();
 }
@@ -2346,10 +2397,10 @@ static void test_mechanism(void)
 static void print_outcome(const struct outcome *o, bool write)
 {
     printf("\n    %d numbers tagged: %d checked, %d from slow sources%s, %d %s, %d unreadable; "
-           "%d output blocks: %d checked, %d %s\n",
+           "%d output blocks: %d checked, %d %s, %d could not be compared\n",
            o->tags, o->checked, o->slow, o->slow ? " (left to make docs-check)" : "", o->drifted,
            write ? "rewritten" : "drifted", o->failed, o->blocks, o->blocks_checked, o->blocks_drifted,
-           write ? "rewritten or wrong" : "differ");
+           write ? "rewritten" : "differ", o->blocks_failed);
     if (o->msg && o->msg[0])
         printf("%s", o->msg);
 }
@@ -2359,8 +2410,7 @@ int docnums_main(bool write)
 {
     struct qdocs q;
     docs_load(&q);
-    bool need[N_SRC];
-    sources_needed(&q, true, need);
+    sources_needed(&q, true, NULL);
     if (q.nerr) {
         printf("the docs' tags are wrong:\n%s", q.errs);
         docs_free(&q);
@@ -2371,7 +2421,7 @@ int docnums_main(bool write)
     print_outcome(&o, write);
     if (write)
         printf("%d files rewritten: review `git diff` before committing\n", o.edited_files);
-    int rc = o.failed || (!write && (o.drifted || o.blocks_drifted)) ? 1 : 0;
+    int rc = outcome_status(&o, write);
     free(o.msg);
     docs_free(&q);
     sandbox_remove();
@@ -2422,8 +2472,7 @@ static void test_tags_parse(void)
 {
     struct qdocs q;
     docs_load(&q);
-    bool need[N_SRC];
-    sources_needed(&q, true, need);
+    sources_needed(&q, true, NULL);
     int tags = 0;
     for (int i = 0; i < q.n; i++)
         tags += q.d[i].ntags;
@@ -2448,6 +2497,7 @@ static void test_blocks(void)
     suite_check();
     CU_ASSERT(suite_outcome.blocks_checked >= 3);
     CU_ASSERT_EQUAL(suite_outcome.blocks_drifted, 0);
+    CU_ASSERT_EQUAL(suite_outcome.blocks_failed, 0);
 }
 
 static int suite_clean(void)

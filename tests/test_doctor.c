@@ -217,6 +217,29 @@ static void test_wording(void)
     CU_ASSERT_STRING_EQUAL(f->where,
                            "leaf1:0, leaf1:1, leaf1:2, leaf1:4 and 2 more (6 of 10 ports), spine0:1 (1 of 2 ports)");
     doctor_report_free(&rep);
+    test_teardown(&scn, &r);
+    /* three ECN findings on three ports of one switch: each message has its own port's values (the first's
+     * kmin used to show up in the second's message) */
+    struct scn_override eov[] = {{"profiles", "[{\"match\": [\"leaf0:0\"], \"switch\": {\"ecn\": {\"kmin\": \"100KB\", "
+                                  "\"kmax\": \"100KB\"}}}, {\"match\": [\"leaf0:1\"], \"switch\": {\"ecn\": {\"kmin\": "
+                                  "\"3MB\", \"kmax\": \"4MB\"}}}, {\"match\": [\"leaf0:2\"], \"switch\": {\"ecn\": "
+                                  "{\"kmin\": \"50KB\", \"kmax\": \"2MB\"}}}]"}};
+    CU_ASSERT_FATAL(test_setup_from("scenarios/labs/10-bandwidth-far-below/healthy.json", NULL, eov, 1, &scn, &r));
+    doctor_scenario(&r, &rep);
+    expect_ids("three ECN profiles", &rep, "ecn-above-xoff,ecn-above-xoff,ecn-kmin-kmax");
+    CU_ASSERT_FATAL(rep.n == 3);
+    CU_ASSERT_STRING_EQUAL(rep.f[0].id, "ecn-kmin-kmax");
+    CU_ASSERT_STRING_EQUAL(rep.f[0].where, "leaf0:0 (1 of 10 ports)");
+    CU_ASSERT_STRING_EQUAL(rep.f[0].seen, "ECN kmin 100KB is not below kmax 100KB");
+    CU_ASSERT_STRING_EQUAL(rep.f[1].where, "leaf0:1 (1 of 10 ports)");
+    CU_ASSERT_STRING_EQUAL(rep.f[1].seen, "ECN kmin 3MB is at or above the PFC point 1414.749KB (dynamic_alpha x the "
+                           "free buffer, at an empty buffer)");
+    CU_ASSERT_EQUAL(rep.f[1].sev, DOC_ERROR);
+    CU_ASSERT_STRING_EQUAL(rep.f[2].where, "leaf0:2 (1 of 10 ports)");
+    CU_ASSERT_STRING_EQUAL(rep.f[2].seen, "ECN kmax 2MB is above the PFC point 1414.749KB (dynamic_alpha x the free "
+                           "buffer, at an empty buffer)");
+    CU_ASSERT_EQUAL(rep.f[2].sev, DOC_WARNING);
+    doctor_report_free(&rep);
     /* the loader refuses a poll above the detection time; a resolved setting that has one is still found */
     struct scn_switch *sc = (struct scn_switch *)r.net.sws[0].cfg;
     sc->watchdog.enabled = true;

@@ -12,24 +12,42 @@
 
 static char lab_tmp[64];
 
-/* Runs a lab scenario with extra options; returns its summary.json, or NULL (test failure). */
-static cJSON *lab_run(const char *scenario, const char *opts, const char *tag)
+/* Makes the suite's directory of runs, lab_tmp, the first time; false when it cannot. */
+static bool lab_tmp_made(void)
 {
     if (!lab_tmp[0]) {
         snprintf(lab_tmp, sizeof lab_tmp, "/tmp/rocesim-labs-XXXXXX");
-        if (!mkdtemp(lab_tmp))
-            return NULL;
+        if (!mkdtemp(lab_tmp)) {
+            lab_tmp[0] = '\0';
+            return false;
+        }
     }
+    return true;
+}
+
+/*
+ * Runs a lab scenario with extra options into lab_tmp/tag, with its plots or without (most tests read only the
+ * numbers, and gnuplot is the slow part); false, with the output on stderr, when it fails.
+ */
+static bool lab_exec(const char *scenario, const char *opts, const char *tag, bool plots)
+{
+    if (!lab_tmp_made())
+        return false;
     char cmd[2048], *log = NULL;
-    snprintf(cmd, sizeof cmd, "%s run scenarios/labs/%s -q --no-plot -o %s/%s %s", test_rocesim_bin(), scenario,
-             lab_tmp, tag, opts ? opts : "");
+    snprintf(cmd, sizeof cmd, "%s run scenarios/labs/%s -q%s -o %s/%s %s", test_rocesim_bin(), scenario,
+             plots ? "" : " --no-plot", lab_tmp, tag, opts ? opts : "");
     int rc = test_run(cmd, &log);
-    if (rc != 0) {
+    if (rc != 0)
         fprintf(stderr, "\n  %s: exit %d\n%s\n", cmd, rc, log ? log : "");
-        free(log);
-        return NULL;
-    }
     free(log);
+    return rc == 0;
+}
+
+/* Runs a lab scenario with extra options, without plots; returns its summary.json, or NULL (test failure). */
+static cJSON *lab_run(const char *scenario, const char *opts, const char *tag)
+{
+    if (!lab_exec(scenario, opts, tag, false))
+        return NULL;
     char path[512];
     snprintf(path, sizeof path, "%s/%s/summary.json", lab_tmp, tag);
     char *buf = test_read_file(path, NULL);
@@ -248,10 +266,7 @@ static void test_lab9(void)
      * The whole lab's tune (150 runs and 10 confirmation runs of a 5 ms simulation): the claims of its
      * README hold only at the budget the student runs.
      */
-    if (!lab_tmp[0]) {
-        snprintf(lab_tmp, sizeof lab_tmp, "/tmp/rocesim-labs-XXXXXX");
-        CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(lab_tmp));
-    }
+    CU_ASSERT_FATAL(lab_tmp_made());
     char cmd[1024], *log = NULL;
     snprintf(cmd, sizeof cmd, "%s tune scenarios/labs/09-tune-it-yourself/tune.json -q -o %s/l9", test_rocesim_bin(),
              lab_tmp);
@@ -429,36 +444,46 @@ static void test_lab10(void)
         cJSON_Delete(run[i]);
 }
 
-/* The largest FCT among the flows of a run whose id starts with `prefix` (flows.csv column 7), or -1. */
+/* The largest FCT (fct_ns) among the flows of a run whose id starts with `prefix`, or -1. */
 static double flow_max_fct(const char *tag, const char *prefix)
 {
     char path[512], line[1024];
     snprintf(path, sizeof path, "%s/%s/flows.csv", lab_tmp, tag);
     FILE *f = fopen(path, "r");
+    int col = f && fgets(line, sizeof line, f) ? csv_col(line, "fct_ns") : -1;
     double v = -1;
-    while (f && fgets(line, sizeof line, f)) {
-        if (strncmp(line, prefix, strlen(prefix)) != 0)
-            continue;
-        char *p = line;
-        for (int c = 0; c < 7 && p; c++) {
-            p = strchr(p, ',');
-            if (p)
-                p++;
-        }
-        if (p && atof(p) > v)
-            v = atof(p);
+    while (col >= 0 && fgets(line, sizeof line, f)) {
+        bool empty;
+        double fct = csv_num(line, col, &empty);
+        if (strncmp(line, prefix, strlen(prefix)) == 0 && !empty && fct > v)
+            v = fct;
     }
     if (f)
         fclose(f);
     return v;
 }
 
+static double max3(double a, double b, double c)
+{
+    return a > b ? (a > c ? a : c) : (b > c ? b : c);
+}
+
+static double min3(double a, double b, double c)
+{
+    return a < b ? (a < c ? a : c) : (b < c ? b : c);
+}
+
 static void test_lab11(void)
 {
-    /* The lab's own all-reduce (each run a fraction of a second): HPCC, reacting to the queue the switches
-     * report, never lets the uplinks fill to XOFF; DCQCN does a little; TIMELY (its default, the paper's values
-     * scaled to 100 Gbps), whose flows restart every ring step at line rate, cut hard on the RTT's rise and climb
-     * back 100 Mbps per round trip, pauses most and ends last of the five. */
+    /*
+     * The lab's own all-reduce (each run a fraction of a second), and what its README and docs/labs.md say of
+     * it: HPCC, reacting to the queue the switches report, never reaches the PFC threshold; DCQCN pauses a
+     * little; TIMELY (its default, the paper's values scaled to 100 Gbps), whose flows restart every ring step
+     * at line rate, cut hard on the RTT's rise and climb back 100 Mbps per round trip, pauses most and takes
+     * 1.6x DCQCN's time, the longest of the five; DCTCP ends 25 % after DCQCN; DCQCN, HPCC and Swift take
+     * 8.0-8.5 ms, none near the 4.5 ms bandwidth term.  The margins keep those words true (measured: TIMELY
+     * paused 12.2x DCQCN's time and 5.25x Swift's, the next; it ended 1.59x DCQCN and 1.28x DCTCP, the next).
+     */
     const char *ar = "11-which-cc/allreduce.json";
     cJSON *d = lab_run(ar, NULL, "l11d");
     cJSON *h = lab_run(ar, "--set host.cc=hpcc", "l11h");
@@ -473,15 +498,22 @@ static void test_lab11(void)
     double cd = num(d, "collectives.0.completion_ns"), ch = num(h, "collectives.0.completion_ns"),
            ct = num(t, "collectives.0.completion_ns"), ck = num(k, "collectives.0.completion_ns"),
            cw = num(w, "collectives.0.completion_ns");
+    double pd = num(d, "pfc.paused_ns_total"), pt = num(t, "pfc.paused_ns_total"), pk = num(k, "pfc.paused_ns_total"),
+           pw = num(w, "pfc.paused_ns_total");
+    /* HPCC never pauses: its paused time is 0 (asserted below through its PAUSE frames) */
+    double p_rest = max3(pd, pk, pw), c_rest = max3(max3(cd, ch, ck), cw, 0);
     printf("\n    all-reduce: DCQCN %.2f ms %.0f PAUSE, HPCC %.2f ms %.0f PAUSE, TIMELY %.2f ms %.0f PAUSE, DCTCP %.2f ms, "
-           "Swift %.2f ms; ", cd / 1e6, num(d, "pfc.pause_frames"), ch / 1e6, num(h, "pfc.pause_frames"), ct / 1e6,
-           num(t, "pfc.pause_frames"), ck / 1e6, cw / 1e6);
+           "Swift %.2f ms; TIMELY paused %.2fx the most of the others, took %.2fx DCQCN, %.2fx the slowest of the "
+           "others; ", cd / 1e6, num(d, "pfc.pause_frames"), ch / 1e6, num(h, "pfc.pause_frames"), ct / 1e6,
+           num(t, "pfc.pause_frames"), ck / 1e6, cw / 1e6, pt / p_rest, ct / cd, ct / c_rest);
     CU_ASSERT_EQUAL(num(h, "pfc.pause_frames"), 0);
     CU_ASSERT(num(d, "pfc.pause_frames") > 0);
-    double pt = num(t, "pfc.paused_ns_total");
-    CU_ASSERT(pt > num(d, "pfc.paused_ns_total") && pt > num(k, "pfc.paused_ns_total") &&
-              pt > num(w, "pfc.paused_ns_total"));
-    CU_ASSERT(cd > 0 && ch > 0 && ck > 0 && cw > 0 && ct > cd && ct > ch && ct > ck && ct > cw);
+    CU_ASSERT(pd > 0 && pt > 5 * p_rest);
+    CU_ASSERT(cd > 0 && ch > 0 && ck > 0 && cw > 0);
+    CU_ASSERT(ct > 1.5 * cd && ct > 1.2 * c_rest);
+    CU_ASSERT(ck > 1.2 * cd);
+    CU_ASSERT(max3(cd, ch, cw) < 1.1 * min3(cd, ch, cw)); /* 8.0-8.5 ms */
+    CU_ASSERT(min3(cd, ch, cw) > 1.5 * 4.5e6);               /* none near the bandwidth term */
     CU_ASSERT(num(d, "packets.dropped") == 0 && num(h, "packets.dropped") == 0 && num(t, "packets.dropped") == 0);
     cJSON_Delete(k);
     cJSON_Delete(w);
@@ -514,10 +546,8 @@ static int cleanup(void)
 /* Runs a lab scenario with its plots into lab_tmp/tag; returns the text of plots/NAME.gp (caller frees), or NULL. */
 static char *lab_plot(const char *scenario, const char *tag, const char *name)
 {
-    char cmd[2048], path[1024];
-    snprintf(cmd, sizeof cmd, "%s run scenarios/labs/%s -q -o %s/%s >/dev/null", test_rocesim_bin(), scenario,
-             lab_tmp, tag);
-    if (test_run(cmd, NULL) != 0)
+    char path[1024];
+    if (!lab_exec(scenario, NULL, tag, true))
         return NULL;
     snprintf(path, sizeof path, "%s/%s/plots/%s.gp", lab_tmp, tag, name);
     return test_read_file(path, NULL);
@@ -543,10 +573,6 @@ static void test_lab_plots(void)
     if (test_run("command -v gnuplot >/dev/null", NULL) != 0) {
         printf("\n    note: gnuplot missing, the labs' plots not checked ");
         return;
-    }
-    if (!lab_tmp[0]) {
-        snprintf(lab_tmp, sizeof lab_tmp, "/tmp/rocesim-labs-XXXXXX");
-        CU_ASSERT_FATAL(mkdtemp(lab_tmp) != NULL);
     }
     char *rates = lab_plot("10-bandwidth-far-below/mystery-c.json", "p10c", "rates");
     CU_ASSERT_PTR_NOT_NULL_FATAL(rates);
@@ -575,12 +601,13 @@ static void test_lab_plots(void)
     double end = num(j, "sim_end_ns") / 1e3, last = 0, xend = gp_value(q9, "xend");
     snprintf(path, sizeof path, "%s/p9/flows.csv", lab_tmp);
     char *flows = test_read_file(path, NULL);
-    for (const char *l = flows ? strchr(flows, '\n') : NULL; l && l[1]; l = strchr(l + 1, '\n')) {
-        const char *c = l + 1; /* finish_ns: the 7th column */
-        for (int k = 0; k < 6 && c; k++)
-            c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
-        if (c && atof(c) / 1e3 > last)
-            last = atof(c) / 1e3;
+    int cfin = flows ? csv_col(flows, "finish_ns") : -1;
+    CU_ASSERT(cfin >= 0);
+    for (const char *l = flows ? strchr(flows, '\n') : NULL; cfin >= 0 && l && l[1]; l = strchr(l + 1, '\n')) {
+        bool empty;
+        double fin = csv_num(l + 1, cfin, &empty);
+        if (!empty && fin / 1e3 > last)
+            last = fin / 1e3;
     }
     free(flows);
     printf("\n    lab 9: the run ends at %.0f us, its last flow at %.0f us, the time axis at %.0f us ", end, last, xend);

@@ -5,6 +5,7 @@
  * by the binary when the suite starts.
  */
 #include "tests/tests.h"
+#include "sim/file.h"
 #include "sim/units.h"
 #include "tools/jsonout.h"
 #include "tools/monitor.h"
@@ -871,7 +872,8 @@ static char *summary_capped(const char *dir)
 /*
  * The two unbounded cases of issue 35, with the real bounds: a 1 ps interval over 200 ns of the dumbbell wrote 65 MB
  * of queues.csv (4 million rows); the 16 packets of an incast over 1 bps links run for 17 s wrote 2.2 GB.  Now each
- * series stops at 1 000 000 rows at a whole sample, said on stderr and in summary.json; the run is unchanged.
+ * series stops at 1 000 000 rows at a whole sample, said on stderr and in summary.json; the run is unchanged.  Rows
+ * of long names reach the bound of bytes first.
  */
 static void test_series_bounded(void)
 {
@@ -934,12 +936,39 @@ static void test_series_bounded(void)
     free(c);
     snprintf(cmd, sizeof cmd, "rm -rf %s/tiny-interval %s/one-bps %s", tmpdir, tmpdir, plain);
     test_run(cmd, NULL);
+
+    /* flows named with 61 characters, sampled every 10 ns: rates.csv's rows are 80 bytes, and 1 000 000 of them
+     * would be 80 MB, more than doctor and view read (FILE_MAX_BYTES); it stops at that many bytes instead */
+    snprintf(dir, sizeof dir, "%s/long-names", tmpdir);
+    snprintf(cmd, sizeof cmd, "%s run %s --set traffic.0.id=%s --set monitor.interval=10ns --stop 1ms -q --no-plot "
+             "-o %s 2>&1 >/dev/null", test_rocesim_bin(), SCENARIO,
+             "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_STRING_EQUAL(out ? out : "", "rocesim: note: queues.csv stops before 294.11us with 999974 rows: a time "
+                           "series holds at most 1000000 rows (summary.json: series_capped); widen monitor.interval or "
+                           "watch fewer queues (monitor.queues)\nrocesim: note: rates.csv stops before 524.22us with "
+                           "838752 rows: a time series holds at most 67108864 bytes, what rocesim's readers take "
+                           "(summary.json: series_capped); widen monitor.interval or follow fewer flows (monitor.flows)\n");
+    free(out);
+    CU_ASSERT_EQUAL(file_lines(dir, "rates.csv", &rb), 1 + 838752);
+    CU_ASSERT(rb <= FILE_MAX_BYTES);
+    c = summary_capped(dir);
+    CU_ASSERT_STRING_EQUAL(c, "[{\"file\":\"queues.csv\",\"rows\":999974,\"from_ns\":294110,\"bound\":\"rows\"},"
+                              "{\"file\":\"rates.csv\",\"rows\":838752,\"from_ns\":524220,\"bound\":\"bytes\"}]");
+    free(c);
+    /* the reader of every tool takes it (view serves and reads rates.csv through it) */
+    char path[512], *data = NULL, rerr[600];
+    CU_ASSERT_EQUAL(file_read(path_in(path, sizeof path, dir, "rates.csv"), FILE_TEXT, &data, NULL, rerr, sizeof rerr),
+                    0);
+    free(data);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    test_run(cmd, NULL);
 }
 
 /*
  * Over MPI ranks every rank cuts a series at the same sample (the counts it rests on are summed over the ranks), so
  * the files are those of one process: queues.csv of every port of a k=12 fat-tree (4320 rows a sample) stops after
- * 231 samples.
+ * 231 samples; rates.csv of flows with long names at its bound of bytes.
  */
 static void test_series_bounded_ranks(void)
 {
@@ -971,6 +1000,27 @@ static void test_series_bounded_ranks(void)
         CU_ASSERT_STRING_EQUAL(c, "[{\"file\":\"queues.csv\",\"rows\":997920,\"from_ns\":231000,\"bound\":\"rows\"}]");
         free(c);
     }
+    /* the bound of bytes likewise: every rank measures the rows rank 0 writes (test_series_bounded's long names) */
+    static const char long_args[] = SCENARIO " --set traffic.0.id=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx "
+                                    "--set monitor.interval=10ns --stop 1ms -q --no-plot";
+    for (int i = 0; i < 2; i++) {
+        if (i)
+            snprintf(cmd, sizeof cmd, "mpirun --allow-run-as-root --oversubscribe -np 2 %s run %s -o %s 2>/dev/null",
+                     bin, long_args, dir[i]);
+        else
+            snprintf(cmd, sizeof cmd, "%s run %s -o %s 2>/dev/null", test_rocesim_bin(), long_args, dir[i]);
+        CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    }
+    for (size_t k = 0; k < sizeof same / sizeof *same; k++) {
+        char *a = read_in(dir[0], same[k]), *b = read_in(dir[1], same[k]);
+        CU_ASSERT(a && b && strcmp(a, b) == 0);
+        free(a);
+        free(b);
+    }
+    char *c = summary_capped(dir[1]);
+    CU_ASSERT_STRING_EQUAL(c, "[{\"file\":\"queues.csv\",\"rows\":999974,\"from_ns\":294110,\"bound\":\"rows\"},"
+                              "{\"file\":\"rates.csv\",\"rows\":838752,\"from_ns\":524220,\"bound\":\"bytes\"}]");
+    free(c);
     snprintf(cmd, sizeof cmd, "rm -rf %s %s", dir[0], dir[1]);
     test_run(cmd, NULL);
 }
@@ -1002,11 +1052,11 @@ static void test_series_bounds_lowered(void)
     const struct run_series_cut *c = r.mon_notes.cut;
     /* 100 samples, 0 to 99 us: 17 ports x 2 priorities each */
     CU_ASSERT_EQUAL(m.samples, 100);
-    CU_ASSERT_TRUE(m.sampling_done);
-    CU_ASSERT(c[RUN_QUEUES].cut && c[RUN_QUEUES].by_samples && c[RUN_QUEUES].from == 100 * PS_PER_US);
+    CU_ASSERT_EQUAL(m.ops.until(&m, &r), OBS_NEVER); /* no more slices for sampling */
+    CU_ASSERT(c[RUN_QUEUES].cut && c[RUN_QUEUES].by == RUN_CUT_SAMPLES && c[RUN_QUEUES].from == 100 * PS_PER_US);
     CU_ASSERT_EQUAL(c[RUN_QUEUES].rows, 100 * 17 * 2);
-    CU_ASSERT(c[RUN_RATES].cut && c[RUN_RATES].by_samples && c[RUN_RATES].from == 100 * PS_PER_US);
-    CU_ASSERT(c[RUN_PFC].cut && !c[RUN_PFC].by_samples && c[RUN_PFC].rows == 5 && c[RUN_PFC].from == 6000);
+    CU_ASSERT(c[RUN_RATES].cut && c[RUN_RATES].by == RUN_CUT_SAMPLES && c[RUN_RATES].from == 100 * PS_PER_US);
+    CU_ASSERT(c[RUN_PFC].cut && c[RUN_PFC].by == RUN_CUT_ROWS && c[RUN_PFC].rows == 5 && c[RUN_PFC].from == 6000);
     CU_ASSERT(c[RUN_WATCHDOG].cut && c[RUN_WATCHDOG].rows == 5 && c[RUN_WATCHDOG].from == 6000);
     char *sum = run_summary_json(&r, false);
     CU_ASSERT_PTR_NOT_NULL(sum && strstr(sum, "\"file\":\t\"pfc.csv\",\n\t\t\t\"rows\":\t5,\n\t\t\t\"from_ns\":\t6,"));
@@ -1027,6 +1077,92 @@ static void test_series_bounds_lowered(void)
     CU_ASSERT_EQUAL(run_execute(&r), 0);
     char *plain = test_run_text(&r);
     test_teardown(&scn, &r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(monitored);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plain);
+    CU_ASSERT_STRING_EQUAL(monitored, plain);
+    free(monitored);
+    free(plain);
+}
+
+/*
+ * The sampled series of a full run (full) against those of the same run whose bound of bytes was lowered to `bound`
+ * (cut): cut is full's first samples, as many as fit the bound, to the byte; the next sample would not have fit.
+ */
+static void expect_cut_by_bytes(const char *full, const char *cut, const char *name, size_t bound,
+                                const struct run_series_cut *c)
+{
+    char *f = read_in(full, name), *k = read_in(cut, name);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    size_t n = strlen(k), rows = 0;
+    for (size_t i = 0; i < n; i++)
+        rows += k[i] == '\n';
+    CU_ASSERT(n <= bound && strncmp(f, k, n) == 0 && f[n] != '\0');
+    /* the next sample: every row of full with the time of its first row left out */
+    size_t t = strcspn(f + n, ","), e = n;
+    while (f[e] && strncmp(f + e, f + n, t + 1) == 0)
+        e += strcspn(f + e, "\n") + 1;
+    printf("\n    %s: %zu bytes, %zu rows, the next sample of %zu bytes from %.*s ns ", name, n, rows - 1, e - n,
+           (int)t, f + n);
+    CU_ASSERT(e > n && e > bound);
+    CU_ASSERT(c->cut && c->by == RUN_CUT_BYTES && c->bound == bound && c->rows == rows - 1);
+    CU_ASSERT_EQUAL(c->from, (sim_time_t)(atof(f + n) * 1000));
+    free(f);
+    free(k);
+}
+
+/*
+ * The bound of bytes, lowered: queues.csv and rates.csv stop at the last whole sample that fits, pfc.csv at the last
+ * whole frame, each file taken back to that byte (a sample is written before it is measured); the results do not
+ * move.
+ */
+static void test_series_bytes_lowered(void)
+{
+    char dir[128], full[128], err[SCN_ERR_MAX];
+    snprintf(dir, sizeof dir, "%s/bytes", tmpdir);
+    snprintf(full, sizeof full, "%s/bytes-full", tmpdir);
+    struct scn_override ov[] = {{"monitor", "{\"interval\": \"1us\", \"queues\": [\"s0:*\"], \"flows\": \"all\"}"}};
+    struct scenario scn;
+    struct run r;
+    struct monitor m;
+    CU_ASSERT_FATAL(test_setup_from(SCENARIO, NULL, ov, 1, &scn, &r));
+    CU_ASSERT_EQUAL_FATAL(monitor_open(&m, &r, full, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(run_execute(&r), 0);
+    char *plain = test_run_text(&r);
+    CU_ASSERT_EQUAL(monitor_close(&m, true, err, sizeof err), 0);
+    test_teardown(&scn, &r);
+
+    CU_ASSERT_FATAL(test_setup_from(SCENARIO, NULL, ov, 1, &scn, &r));
+    CU_ASSERT_EQUAL_FATAL(monitor_open(&m, &r, dir, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(m.max_bytes, FILE_MAX_BYTES);
+    /* frames told to the monitor directly: the header (33 bytes) and three rows are 79 bytes, the fourth row would
+     * make 95; it and every later frame are left out */
+    m.max_bytes = 89;
+    for (int i = 1; i <= 8; i++)
+        m.ops.on_pfc(&m, i * 1000, test_node(&r, "s0"), 3, 3, i % 2);
+    m.max_bytes = 10000;
+    CU_ASSERT_EQUAL(run_execute(&r), 0);
+    struct run_series_cut c[RUN_N_SERIES];
+    memcpy(c, r.mon_notes.cut, sizeof c);
+    CU_ASSERT(c[RUN_PFC].cut && c[RUN_PFC].by == RUN_CUT_BYTES && c[RUN_PFC].rows == 3 && c[RUN_PFC].from == 4000 &&
+              c[RUN_PFC].bound == 89);
+    /* 19 samples of 17 ports x 2 priorities, 25 of 16 flows */
+    CU_ASSERT(c[RUN_QUEUES].rows == 19 * 17 * 2 && c[RUN_QUEUES].from == 19 * PS_PER_US);
+    CU_ASSERT(c[RUN_RATES].rows == 25 * 16 && c[RUN_RATES].from == 25 * PS_PER_US);
+    char *sum = run_summary_json(&r, false);
+    CU_ASSERT_PTR_NOT_NULL(sum && strstr(sum, "\"file\":\t\"pfc.csv\",\n\t\t\t\"rows\":\t3,\n\t\t\t\"from_ns\":\t4,\n"
+                                             "\t\t\t\"bound\":\t\"bytes\""));
+    free(sum);
+    memset(r.mon_notes.cut, 0, sizeof r.mon_notes.cut);
+    char *monitored = test_run_text(&r);
+    CU_ASSERT_EQUAL(monitor_close(&m, true, err, sizeof err), 0);
+    test_teardown(&scn, &r);
+    char *pfc = read_in(dir, "pfc.csv");
+    CU_ASSERT_STRING_EQUAL(pfc ? pfc : "", "time_ns,node,port,priority,event\n1,s0,3,3,pause\n2,s0,3,3,resume\n"
+                                           "3,s0,3,3,pause\n");
+    free(pfc);
+    expect_cut_by_bytes(full, dir, "queues.csv", 10000, &c[RUN_QUEUES]);
+    expect_cut_by_bytes(full, dir, "rates.csv", 10000, &c[RUN_RATES]);
     CU_ASSERT_PTR_NOT_NULL_FATAL(monitored);
     CU_ASSERT_PTR_NOT_NULL_FATAL(plain);
     CU_ASSERT_STRING_EQUAL(monitored, plain);
@@ -1192,6 +1328,8 @@ void test_outputs_register(void)
                 test_series_bounded);
     CU_add_test(s, "time series bounds lowered: samples, PFC frames and storms cut, results unchanged",
                 test_series_bounds_lowered);
+    CU_add_test(s, "the bound of bytes, lowered: each series stops at its last whole sample or frame that fits",
+                test_series_bytes_lowered);
     CU_add_test(s, "time series bounds over MPI ranks: the same cut, the same files", test_series_bounded_ranks);
     CU_add_test(s, "monitor.flows selects by flow or entry id", test_flow_selection);
     CU_add_test(s, "time format of the CSV files", test_time_format);

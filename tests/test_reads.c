@@ -210,8 +210,8 @@ static void test_zeros_refused_at_first_nul(void)
 }
 
 /*
- * A NUL byte in a run's CSV is bad input for every command that reads it (show, doctor, compare, plot): exit 2,
- * with the file and the line, whether the file is read whole (sim/file.c's file_read) or a line at a time
+ * A NUL byte in a run's CSV, or in the summary.json and scenario.json plot reads, is bad input for every command
+ * that reads it (show, doctor, compare, plot): exit 2, with the file and the line, whether the file is read whole (sim/file.c's file_read) or a line at a time
  * (file_open_stream).
  */
 static void test_nul_in_run_csv(void)
@@ -225,7 +225,7 @@ static void test_nul_in_run_csv(void)
         const char *file, *args;
     } cases[] = {{"counters.csv", "show %s pfc counters"}, {"flows.csv", "doctor %s"}, {"pfc.csv", "doctor %s"},
                  {"queues.csv", "doctor %s"}, {"flows.csv", "compare %s %s"}, {"rates.csv", "plot %s"},
-                 {"queues.csv", "plot %s"}};
+                 {"queues.csv", "plot %s"}, {"summary.json", "plot %s"}, {"scenario.json", "plot %s"}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char dir[300], path[400], args[900], want[600];
         snprintf(dir, sizeof dir, "%s-%zu", good, k);
@@ -253,6 +253,23 @@ static void test_nul_in_run_csv(void)
         CU_ASSERT_EQUAL(rc, 2);
         CU_ASSERT_PTR_NOT_NULL(out && strstr(out, want));
         CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rocesim: "));
+        free(out);
+    }
+    /* Not JSON at all is bad input too (plot said "no summary.json" and exited 3 for both). */
+    static const char *const json[][2] = {{"summary.json", "cannot read a summary"},
+                                          {"scenario.json", "cannot read the run's scenario"}};
+    for (size_t k = 0; k < 2; k++) {
+        char dir[300], path[400], want[600];
+        snprintf(dir, sizeof dir, "%s-json-%zu", good, k);
+        snprintf(cmd, sizeof cmd, "rm -rf %s && cp -r %s %s", dir, good, dir);
+        CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+        snprintf(path, sizeof path, "%s/%s", dir, json[k][0]);
+        test_write_text(path, "{\"scenario\": \n");
+        int rc = rocesim(400000, &out, "plot %s", dir);
+        snprintf(want, sizeof want, "rocesim: %s: %s: invalid JSON\nplots: none (the run's files cannot be read)\n",
+                 path, json[k][1]);
+        CU_ASSERT_EQUAL(rc, 2);
+        CU_ASSERT_STRING_EQUAL(out ? out : "", want);
         free(out);
     }
 }

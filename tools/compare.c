@@ -776,16 +776,9 @@ int compare_main(int argc, char **argv)
              cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(s[i], "complete")) ? "NO (see note)" : "yes");
     add_collective_rows(t, s, n); /* first: they are what a training job waits for */
     add_fixed_rows(t, s, n, a.def);
-    int bad = add_size_rows(t, a.dirs, n, a.def);
-    if (bad) {
-        free(t->label);
-        free(t->cell);
-        for (int i = 0; i < n; i++) {
-            cJSON_Delete(s[i]);
-            free(cc[i]);
-        }
-        return bad;
-    }
+    rc = add_size_rows(t, a.dirs, n, a.def);
+    if (rc)
+        goto done;
     r = add_row(t, "deadlock");
     for (int i = 0; i < n; i++) {
         const cJSON *d = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s[i], "deadlock"),
@@ -796,13 +789,13 @@ int compare_main(int argc, char **argv)
     if (n > 1)
         printf("(xR): the run's value divided by the first run's (%s); x - where the first run's is 0\n", titles[0]);
     print_notes(s, n, titles, a.def);
-    rc = 0;
     if (a.plot_out) {
         const cJSON *nm = cJSON_GetObjectItemCaseSensitive(s[0], "scenario");
         fflush(stdout);
         rc = compare_plot(a.plot_out, a.plot_title, a.dirs, n, titles, cc, cJSON_IsString(nm) ? nm->valuestring : "?",
                           a.def);
     }
+done:
     free(t->label);
     free(t->cell);
     for (int i = 0; i < n; i++) {

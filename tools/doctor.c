@@ -250,13 +250,34 @@ static const char *pl_where(const struct port_list *l, const char *nm, uint32_t 
     return buf;
 }
 
+/*
+ * One ECN finding of a switch: its ports, and the values of the first of them, the port its message names first
+ * (each finding has its own: the values of one port must not show up in another port's message).
+ */
+struct ecn_finding {
+    struct port_list ports;
+    int64_t kmin, kmax, xoff_pt;
+    const char *xoff_how; /* how xoff_pt is computed at that port */
+};
+
 /* What the checks of one switch saw, port by port. */
 struct sw_tally {
-    struct port_list lossy[NPRIO], ecn_off, k_order, k_min_over, k_max_over;
+    struct port_list lossy[NPRIO], ecn_off;
+    struct ecn_finding k_order, k_min_over, k_max_over;
     uint8_t lossless_seen[NPRIO];
-    int64_t xoff_pt, kmin, kmax, bdp;
-    const char *xoff_how; /* how the port that set xoff_pt computes it */
+    int64_t bdp;
 };
+
+static void ef_add(struct ecn_finding *f, uint32_t port, const struct port_cfg *pc, int64_t xoff_pt)
+{
+    if (!f->ports.n) {
+        f->kmin = pc->ecn.kmin;
+        f->kmax = pc->ecn.kmax;
+        f->xoff_pt = xoff_pt;
+        f->xoff_how = pc->xoff_static ? "the static xoff" : "dynamic_alpha x the free buffer, at an empty buffer";
+    }
+    pl_add(&f->ports, port);
+}
 
 static void tally_ecn(const struct senders *sd, const struct sw *w, uint32_t j, const struct port_cfg *pc,
                       struct sw_tally *t)
@@ -264,33 +285,22 @@ static void tally_ecn(const struct senders *sd, const struct sw *w, uint32_t j, 
     if (sd->ecn_cc && !pc->ecn.enabled)
         pl_add(&t->ecn_off, j);
     /* DCTCP marks as a step at K (kmin = kmax): only an inverted pair is wrong for it. */
-    if (pc->ecn.enabled && (sd->step_only ? pc->ecn.kmin > pc->ecn.kmax : pc->ecn.kmin >= pc->ecn.kmax)) {
-        pl_add(&t->k_order, j);
-        t->kmin = pc->ecn.kmin;
-        t->kmax = pc->ecn.kmax;
-    }
+    if (pc->ecn.enabled && (sd->step_only ? pc->ecn.kmin > pc->ecn.kmax : pc->ecn.kmin >= pc->ecn.kmax))
+        ef_add(&t->k_order, j, pc, 0);
     if (!pc->ecn.enabled || !(pc->lossless & sd->data_mask))
         return;
     /* The PFC point of one ingress: static xoff, or the dynamic threshold at an empty shared buffer (alpha x the
      * buffer left after the headroom reservations): the most a queue gets before PFC. */
     int64_t x = pc->xoff_static ? pc->xoff : (int64_t)(pc->alpha * (double)(w->cfg->buffer - w->hdrm_reserved));
-    if (pc->ecn.kmin >= x || pc->ecn.kmax > x) {
-        t->xoff_pt = x;
-        t->xoff_how = pc->xoff_static ? "the static xoff" : "dynamic_alpha x the free buffer, at an empty buffer";
-    }
-    if (pc->ecn.kmin >= x) {
-        pl_add(&t->k_min_over, j);
-        t->kmin = pc->ecn.kmin;
-    } else if (pc->ecn.kmax > x) {
-        pl_add(&t->k_max_over, j);
-        t->kmax = pc->ecn.kmax;
-    }
+    if (pc->ecn.kmin >= x)
+        ef_add(&t->k_min_over, j, pc, x);
+    else if (pc->ecn.kmax > x)
+        ef_add(&t->k_max_over, j, pc, x);
 }
 
-static void tally_ports(const struct run *r, const struct senders *sd, const struct sw *w, struct sw_tally *t)
+static void tally_ports(const struct senders *sd, const struct sw *w, struct sw_tally *t)
 {
     memset(t, 0, sizeof *t);
-    t->xoff_how = "";
     for (uint32_t j = 0; j < w->n_ports; j++) {
         const struct port *p = &w->ports[j];
         const struct port_cfg *pc = port_cfg(p);
@@ -379,26 +389,28 @@ static void report_switch_ports(const struct run *r, const struct senders *sd, c
             "ECN-marked frames: a queue that never marks is left to PFC, whose pauses spread upstream to flows "
             "that did not cause them",
             "set switch.ecn.enabled true on these switches (with kmin/kmax below the PFC point)");
-    if (t->k_order.n) {
-        sfmt(seen, sizeof seen, "ECN kmin %s is not below kmax %s", units_fmt_size(t->kmin, a, sizeof a),
-             units_fmt_size(t->kmax, b, sizeof b));
-        add(rep, DOC_WARNING, "ecn-kmin-kmax", pl_where(&t->k_order, nm, w->n_ports, where, sizeof where), seen,
+    if (t->k_order.ports.n) {
+        sfmt(seen, sizeof seen, "ECN kmin %s is not below kmax %s", units_fmt_size(t->k_order.kmin, a, sizeof a),
+             units_fmt_size(t->k_order.kmax, b, sizeof b));
+        add(rep, DOC_WARNING, "ecn-kmin-kmax", pl_where(&t->k_order.ports, nm, w->n_ports, where, sizeof where), seen,
             "with kmin >= kmax the marking is a step from 0 to 100 %: every sender is cut at once at one "
             "depth, and the queue oscillates instead of settling between the thresholds",
             "set kmin well below kmax (the paper's DCQCN profile: 5KB and 200KB at 40 Gbps)");
     }
-    if (t->k_min_over.n) {
+    const struct ecn_finding *f = &t->k_min_over;
+    if (f->ports.n) {
         sfmt(seen, sizeof seen, "ECN kmin %s is at or above the PFC point %s (%s)",
-             units_fmt_size(t->kmin, a, sizeof a), units_fmt_size(t->xoff_pt, b, sizeof b), t->xoff_how);
-        add(rep, DOC_ERROR, "ecn-above-xoff", pl_where(&t->k_min_over, nm, w->n_ports, where, sizeof where), seen,
+             units_fmt_size(f->kmin, a, sizeof a), units_fmt_size(f->xoff_pt, b, sizeof b), f->xoff_how);
+        add(rep, DOC_ERROR, "ecn-above-xoff", pl_where(&f->ports, nm, w->n_ports, where, sizeof where), seen,
             "PFC pauses the upstream before the queue reaches kmin, so nothing is ever marked: no CNPs, DCQCN "
             "never slows the senders, and PFC alone holds the queue",
             "set kmin and kmax below the PFC point (kmax at most a fraction of it)");
     }
-    if (t->k_max_over.n) {
-        sfmt(seen, sizeof seen, "ECN kmax %s is above the PFC point %s (%s)", units_fmt_size(t->kmax, a, sizeof a),
-             units_fmt_size(t->xoff_pt, b, sizeof b), t->xoff_how);
-        add(rep, DOC_WARNING, "ecn-above-xoff", pl_where(&t->k_max_over, nm, w->n_ports, where, sizeof where), seen,
+    f = &t->k_max_over;
+    if (f->ports.n) {
+        sfmt(seen, sizeof seen, "ECN kmax %s is above the PFC point %s (%s)", units_fmt_size(f->kmax, a, sizeof a),
+             units_fmt_size(f->xoff_pt, b, sizeof b), f->xoff_how);
+        add(rep, DOC_WARNING, "ecn-above-xoff", pl_where(&f->ports, nm, w->n_ports, where, sizeof where), seen,
             "PFC fires before the marking reaches pmax: ECN has not done its work when the upstream is paused",
             "lower kmax below the PFC point");
     }
@@ -411,7 +423,7 @@ static void check_switch_ports(const struct run *r, const struct senders *sd, st
 {
     for (uint32_t i = 0; i < r->g.n_switches; i++) {
         struct sw_tally t;
-        tally_ports(r, sd, &r->net.sws[i], &t);
+        tally_ports(sd, &r->net.sws[i], &t);
         report_switch_ports(r, sd, &r->net.sws[i], &t, rep);
     }
 }

@@ -119,12 +119,9 @@ static bool match(const struct flowset *f, const char *id, size_t len, double si
         return false;
     if (f->n_traffic == 0)
         return true;
-    /* Traffic ids hold no ".", so "web" never matches a flow of a traffic entry "web2". */
-    for (int i = 0; i < f->n_traffic; i++) {
-        size_t l = strlen(f->traffic[i]);
-        if (l <= len && memcmp(id, f->traffic[i], l) == 0 && (l == len || id[l] == '.'))
+    for (int i = 0; i < f->n_traffic; i++)
+        if (scn_flow_of_entry(id, len, f->traffic[i]))
             return true;
-    }
     return false;
 }
 

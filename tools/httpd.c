@@ -178,6 +178,7 @@ static const char *reason(int status)
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
     case 413: return "Content Too Large";
+    case 500: return "Internal Server Error";
     case 503: return "Service Unavailable";
     default: return "Error";
     }
@@ -231,10 +232,10 @@ static bool header(const char *hdr, const char *name, char *out, size_t outlen)
 /*
  * Whether Host names this server (docs/live.md, "Running it"): "NAME:PORT" with the port it listens on, NAME being
  * the address it is bound to, "localhost" when that is a loopback address, or, bound to every interface
- * (0.0.0.0), localhost or any IP address (IPv4, or IPv6 in brackets).  No other name, whatever the bind: a page
- * of another site can make its own name resolve to this machine (DNS rebinding) and the browser then sends that
- * name, whereas it sends an address only when it connected to that very address, which reaches this server only
- * if it is this machine's (or forwarded to it).
+ * (0.0.0.0), localhost or any IPv4 address (the listener is IPv4 only: no IPv6 address reaches it).  No other
+ * name, whatever the bind: a page of another site can make its own name resolve to this machine (DNS rebinding)
+ * and the browser then sends that name, whereas it sends an address only when it connected to that very address,
+ * which reaches this server only if it is this machine's (or forwarded to it).
  */
 static bool host_ok(const struct httpd *h, const char *host)
 {
@@ -255,14 +256,7 @@ static bool host_ok(const struct httpd *h, const char *host)
     if (!h->any_host)
         return strcmp(name, h->addr) == 0;
     struct in_addr a4;
-    struct in6_addr a6;
-    if (inet_pton(AF_INET, name, &a4) == 1)
-        return true;
-    if (n > 2 && name[0] == '[' && name[n - 1] == ']') {
-        name[n - 1] = 0;
-        return inet_pton(AF_INET6, name + 1, &a6) == 1;
-    }
-    return false;
+    return inet_pton(AF_INET, name, &a4) == 1;
 }
 
 static void handle(struct conn *c, char *hdr_end)

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 extern const char live_page[];     /* tools/live_page.c */
@@ -207,7 +208,9 @@ static void control(struct live *lv, const struct httpd_req *q, struct httpd_res
 /*
  * A replay's file `name` of the run's directory: only a regular file of the directory itself, never what a
  * symbolic link of that name points to (a link to /etc/passwd would serve it to whoever may see the page): 403
- * and a line on stderr for a link, a pipe or a device; 404 when there is none.
+ * and a line on stderr for a link, a pipe or a device; 404 when there is none (a run without storms has no
+ * watchdog.csv, and the page asks for it as optional); 500 and a line on stderr when it is there but cannot be
+ * read (unreadable, a directory, larger than FILE_MAX_BYTES), which a 404 would pass off as a run without it.
  */
 static void serve_file(struct live *lv, const char *name, struct httpd_resp *resp)
 {
@@ -216,6 +219,7 @@ static void serve_file(struct live *lv, const char *name, struct httpd_resp *res
     char *data;
     size_t len;
     int rc = file_read(path, FILE_BYTES | FILE_NO_LINK, &data, &len, err, sizeof err);
+    struct stat st;
     if (rc == 0) {
         resp->status = 200;
         resp->type = strstr(name, ".csv") ? "text/csv; charset=utf-8" : "application/json";
@@ -224,6 +228,9 @@ static void serve_file(struct live *lv, const char *name, struct httpd_resp *res
     } else if (rc == SCN_EUSAGE) {
         resp->status = 403;
         fprintf(stderr, "rocesim: view: refused /files/%s (403): %s\n", name, err);
+    } else if (lstat(path, &st) == 0 || errno != ENOENT) {
+        resp->status = 500;
+        fprintf(stderr, "rocesim: view: cannot serve /files/%s (500): %s\n", name, err);
     }
 }
 
@@ -256,9 +263,11 @@ static void serve(void *ctx, const struct httpd_req *q, struct httpd_resp *resp)
                 break;
             }
     }
-    if (resp->status == 404 || resp->status == 405 || resp->status == 403) {
-        resp->body = resp->status == 404 ? "not found\n" : resp->status == 403 ? "forbidden: not a file of the run\n"
-                                                                               : "method not allowed\n";
+    if (resp->status == 404 || resp->status == 405 || resp->status == 403 || resp->status == 500) {
+        resp->body = resp->status == 404   ? "not found\n"
+                     : resp->status == 403 ? "forbidden: not a file of the run\n"
+                     : resp->status == 500 ? "the run's file cannot be read (the reason is on rocesim's stderr)\n"
+                                           : "method not allowed\n";
         resp->len = strlen(resp->body);
     }
 }

@@ -5,10 +5,12 @@
 #include "models/cc.h"
 #include "models/ranks.h"
 #include "models/traffic.h"
+#include "sim/file.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -175,9 +177,8 @@ static bool flow_selected(const struct scenario *scn, const char *name)
         const char *id = mo->flow_ids[i];
         if (strcmp(name, id) == 0)
             return true;
-        /* an entry id selects the flows its generator creates ("id.N", and whatever follows) */
-        size_t l = strlen(id);
-        if (strncmp(name, id, l) != 0 || name[l] != '.')
+        /* an entry id selects the flows its generator creates, not a single flow's (which has no "id.N") */
+        if (!scn_flow_of_entry(name, strlen(name), id))
             continue;
         for (int t = 0; t < scn->n_traffic; t++)
             if (scn->traffic[t].type != SCN_TR_FLOW && strcmp(scn->traffic[t].id, id) == 0)
@@ -186,16 +187,21 @@ static bool flow_selected(const struct scenario *scn, const char *name)
     return false;
 }
 
+/* The first line of each series, indexed as run_series_names. */
+static const char *const series_header[RUN_N_SERIES] = {
+    [RUN_QUEUES] = "time_ns,node,port,priority,bytes\n", [RUN_RATES] = "time_ns,flow,rate_gbps,target_gbps,alpha\n",
+    [RUN_PFC] = "time_ns,node,port,priority,event\n", [RUN_WATCHDOG] = "time_ns,node,port,priority,event\n"};
+
 /*
  * Notes that series s stops before time t with the rows it has (monitor.h, "Bounds"), in the run's notes, which
  * summary.json reads before the monitor closes.  Returns false: the row is not written.
  */
-static bool cut_series(struct monitor *m, enum run_series s, sim_time_t t, uint64_t rows, bool by_samples)
+static bool cut_series(struct monitor *m, enum run_series s, sim_time_t t, uint64_t rows, enum run_cut_by by)
 {
     struct run_series_cut *c = &m->r->mon_notes.cut[s];
+    uint64_t bound = by == RUN_CUT_SAMPLES ? m->max_samples : by == RUN_CUT_BYTES ? m->max_bytes : m->max_rows;
     if (!c->cut)
-        *c = (struct run_series_cut){.cut = true, .by_samples = by_samples, .rows = rows,
-                                     .bound = by_samples ? m->max_samples : m->max_rows, .from = t};
+        *c = (struct run_series_cut){.cut = true, .by = by, .rows = rows, .bound = bound, .from = t};
     return false;
 }
 
@@ -204,7 +210,39 @@ static bool row_fits(struct monitor *m, enum run_series s, sim_time_t t, uint64_
 {
     if (m->r->mon_notes.cut[s].cut)
         return false;
-    return rows < m->max_rows || cut_series(m, s, t, rows, false);
+    return rows < m->max_rows || cut_series(m, s, t, rows, RUN_CUT_ROWS);
+}
+
+/*
+ * Writes one row to series mf, or only measures it in a rank of a run over MPI that writes nothing (every rank
+ * counts the same bytes, so that all cut a series at the same sample).  Returns its length.
+ */
+static uint64_t put_row(struct mon_file *mf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static uint64_t put_row(struct mon_file *mf, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = mf->f ? vfprintf(mf->f, fmt, ap) : vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    return k > 0 ? (uint64_t)k : 0;
+}
+
+/*
+ * Whether the rows just written to series s (len bytes; it had `rows` rows) fit its bound of bytes.  When they do
+ * not, they are taken back, the file cut to the bytes it had, and the series is cut at t: a sample is written
+ * whole or not at all.  Written first and measured as it goes, a sample costs no buffer of its own.
+ */
+static bool bytes_fit(struct monitor *m, enum run_series s, struct mon_file *mf, sim_time_t t, uint64_t rows,
+                      uint64_t len)
+{
+    if (m->bytes[s] + len <= m->max_bytes) {
+        m->bytes[s] += len;
+        return true;
+    }
+    off_t at = (off_t)m->bytes[s];
+    if (mf->f && (fflush(mf->f) || ftruncate(fileno(mf->f), at) || fseeko(mf->f, at, SEEK_SET)))
+        mf->err = errno ? errno : EIO;
+    return cut_series(m, s, t, rows, RUN_CUT_BYTES);
 }
 
 /*
@@ -236,11 +274,14 @@ static void on_pfc(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int pr
         if (*st != 1)
             return;
     }
-    if (!row_fits(m, RUN_PFC, t, m->pause_rows + m->resume_rows))
+    uint64_t rows = m->pause_rows + m->resume_rows;
+    if (!row_fits(m, RUN_PFC, t, rows))
         return;
     char ts[32];
-    fprintf(m->pfc.f, "%s,%s,%u,%d,%s\n", units_fmt_ns(t, ts, sizeof ts), r->g.nodes[node].name, port, prio,
-            pause ? "pause" : "resume");
+    uint64_t len = put_row(&m->pfc, "%s,%s,%u,%d,%s\n", units_fmt_ns(t, ts, sizeof ts), r->g.nodes[node].name, port,
+                           prio, pause ? "pause" : "resume");
+    if (!bytes_fit(m, RUN_PFC, &m->pfc, t, rows, len))
+        return;
     if (pause)
         m->pause_rows++;
     else
@@ -254,9 +295,10 @@ static void on_watchdog(void *ctx, sim_time_t t, uint32_t node, uint32_t port, i
     char ts[32];
     if (!m->wd.f || !row_fits(m, RUN_WATCHDOG, t, m->wd_rows))
         return;
-    fprintf(m->wd.f, "%s,%s,%u,%d,%s\n", units_fmt_ns(t, ts, sizeof ts), m->r->g.nodes[node].name, port, prio,
-            storm ? "storm" : "restore");
-    m->wd_rows++;
+    uint64_t len = put_row(&m->wd, "%s,%s,%u,%d,%s\n", units_fmt_ns(t, ts, sizeof ts), m->r->g.nodes[node].name,
+                           port, prio, storm ? "storm" : "restore");
+    if (bytes_fit(m, RUN_WATCHDOG, &m->wd, t, m->wd_rows, len))
+        m->wd_rows++;
 }
 
 /* Opens one series under its temporary name with its header.  Returns 0 or -1 (errno set). */
@@ -278,8 +320,8 @@ static int close_series(struct mon_file *mf, bool keep)
 {
     if (!mf->f)
         return 0;
-    int bad = ferror(mf->f);
-    int saved = errno;
+    int bad = ferror(mf->f) || mf->err;
+    int saved = mf->err ? mf->err : errno;
     if (fclose(mf->f))
         bad = 1, saved = errno;
     mf->f = NULL;
@@ -325,7 +367,9 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
     memset(r->mon_notes.cut, 0, sizeof r->mon_notes.cut);
     m->max_rows = MON_MAX_ROWS;
     m->max_samples = MON_MAX_SAMPLES;
-    m->sampling_done = nothing_to_sample(m);
+    m->max_bytes = FILE_MAX_BYTES;
+    for (int s = 0; s < RUN_N_SERIES; s++)
+        m->bytes[s] = strlen(series_header[s]); /* in every rank: the bytes decide where a series stops */
     /* which flows rates.csv follows: the same choice in every rank of a run over MPI */
     if (r->scn->monitor.flows == SCN_MON_FLOWS_AUTO)
         m->flows_expected = expected_flows(r);
@@ -340,22 +384,16 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
         free(m->queues);
         return rc;
     }
-    struct {
-        struct mon_file *mf;
-        const char *name, *header;
-    } series[] = {{&m->q, "queues.csv", "time_ns,node,port,priority,bytes\n"},
-                  {&m->rt, "rates.csv", "time_ns,flow,rate_gbps,target_gbps,alpha\n"},
-                  {&m->pfc, "pfc.csv", "time_ns,node,port,priority,event\n"},
-                  {&m->wd, "watchdog.csv", "time_ns,node,port,priority,event\n"}};
+    struct mon_file *const series[RUN_N_SERIES] = {[RUN_QUEUES] = &m->q, [RUN_RATES] = &m->rt, [RUN_PFC] = &m->pfc,
+                                                   [RUN_WATCHDOG] = &m->wd};
     /* watchdog.csv only exists for runs with a watchdog: its absence says there was none; pfc.csv likewise
      * only when monitor.pfc asks for it. */
     const struct scn_monitor *mo = &r->scn->monitor;
-    size_t n_series = sizeof series / sizeof *series;
-    for (size_t i = 0; i < n_series; i++) {
-        if ((series[i].mf == &m->wd && !r->net.wd) || (series[i].mf == &m->pfc && mo->pfc == SCN_MON_PFC_NONE))
+    for (int i = 0; i < RUN_N_SERIES; i++) {
+        if ((i == RUN_WATCHDOG && !r->net.wd) || (i == RUN_PFC && mo->pfc == SCN_MON_PFC_NONE))
             continue;
-        if (open_series(series[i].mf, dir, series[i].name, series[i].header)) {
-            snprintf(err, errlen, "%s: cannot create: %s", series[i].mf->tmp, strerror(errno));
+        if (open_series(series[i], dir, run_series_names[i], series_header[i])) {
+            snprintf(err, errlen, "%s: cannot create: %s", series[i]->tmp, strerror(errno));
             monitor_close(m, false, NULL, 0);
             return SCN_EIO;
         }
@@ -512,24 +550,25 @@ static bool sample_fits(struct monitor *m, enum run_series s, sim_time_t t, uint
 {
     if (m->r->mon_notes.cut[s].cut)
         return false;
-    return rows == 0 || kept + rows <= m->max_rows || cut_series(m, s, t, kept, false);
+    return rows == 0 || kept + rows <= m->max_rows || cut_series(m, s, t, kept, RUN_CUT_ROWS);
 }
 
-/* Writes the queue rows of a sample at t (queue_rows counts them in every rank; rank 0 writes them). */
+/* Writes the queue rows of a sample at t (queue_rows and the bytes count them in every rank; rank 0 writes them). */
 static void sample_queues(struct monitor *m, const struct run *r, sim_time_t t, const char *ts)
 {
-    uint64_t rows = (uint64_t)m->n_queues * (uint64_t)__builtin_popcount(m->prios);
+    uint64_t rows = (uint64_t)m->n_queues * (uint64_t)__builtin_popcount(m->prios), len = 0;
     if (!sample_fits(m, RUN_QUEUES, t, m->queue_rows, rows))
         return;
-    m->queue_rows += rows;
-    for (uint32_t i = 0; m->q.f && i < m->n_queues; i++) {
+    for (uint32_t i = 0; i < m->n_queues; i++) {
         const struct port *p = m->queues[i];
         const char *node = r->g.nodes[p->node].name;
         for (int prio = 0; prio < NPRIO; prio++)
             if (m->prios & (1u << prio))
-                fprintf(m->q.f, "%s,%s,%u,%d,%lld\n", ts, node, p->local, prio,
-                        (long long)(int64_t)m->share[(size_t)i * NPRIO + (size_t)prio]);
+                len += put_row(&m->q, "%s,%s,%u,%d,%lld\n", ts, node, p->local, prio,
+                               (long long)(int64_t)m->share[(size_t)i * NPRIO + (size_t)prio]);
     }
+    if (bytes_fit(m, RUN_QUEUES, &m->q, t, m->queue_rows, len))
+        m->queue_rows += rows;
 }
 
 /* Writes the rows of the sample at m->next_sample (the engine's clock is there or just past its events). */
@@ -539,11 +578,10 @@ static void sample(struct monitor *m, const struct run *r)
     if (m->samples == m->max_samples) {
         /* the bound of samples: what is watched stops here */
         if (m->n_queues && m->prios)
-            cut_series(m, RUN_QUEUES, t, m->queue_rows, true);
+            cut_series(m, RUN_QUEUES, t, m->queue_rows, RUN_CUT_SAMPLES);
         if (r->scn->monitor.flows != SCN_MON_FLOWS_NONE)
-            cut_series(m, RUN_RATES, t, m->rate_rows, true);
-        m->sampling_done = true;
-        return;
+            cut_series(m, RUN_RATES, t, m->rate_rows, RUN_CUT_SAMPLES);
+        return; /* nothing_to_sample holds from here: each watched series is cut */
     }
     char ts[32];
     units_fmt_ns(t, ts, sizeof ts);
@@ -556,6 +594,7 @@ static void sample(struct monitor *m, const struct run *r)
         rows += !x[FS_DONE] && x[FS_STARTED];
     }
     bool rates = sample_fits(m, RUN_RATES, t, m->rate_rows, rows);
+    uint64_t len = 0;
     uint32_t keep = 0;
     for (uint32_t i = 0; i < m->n_cand; i++) {
         const struct flow *f = net_flow(&r->net, m->cand[i]);
@@ -565,22 +604,21 @@ static void sample(struct monitor *m, const struct run *r)
         m->cand[keep++] = m->cand[i];
         if (!x[FS_STARTED] || !rates)
             continue;
-        m->rate_rows++;
-        if (!m->rt.f)
-            continue; /* another rank writes rates.csv */
         struct cc_sample cs = {.valid = (uint8_t)x[FS_VALID]};
         memcpy(&cs.rate_bps, &x[FS_RATE], sizeof(double));
         memcpy(&cs.target_bps, &x[FS_TARGET], sizeof(double));
         memcpy(&cs.alpha, &x[FS_ALPHA], sizeof(double));
         if (cs.valid & (1u << CC_SAMPLE_ALPHA))
-            fprintf(m->rt.f, "%s,%s,%.6g,%.6g,%.6g\n", ts, f->name, cs.rate_bps / 1e9, cs.target_bps / 1e9, cs.alpha);
+            len += put_row(&m->rt, "%s,%s,%.6g,%.6g,%.6g\n", ts, f->name, cs.rate_bps / 1e9, cs.target_bps / 1e9,
+                           cs.alpha);
         else
-            fprintf(m->rt.f, "%s,%s,%.6g,%.6g,\n", ts, f->name, cs.rate_bps / 1e9, cs.target_bps / 1e9);
+            len += put_row(&m->rt, "%s,%s,%.6g,%.6g,\n", ts, f->name, cs.rate_bps / 1e9, cs.target_bps / 1e9);
     }
     m->n_cand = keep;
+    if (rates && bytes_fit(m, RUN_RATES, &m->rt, t, m->rate_rows, len))
+        m->rate_rows += rows;
     m->samples++;
     m->next_sample += m->interval;
-    m->sampling_done = nothing_to_sample(m);
 }
 
 /* See monitor.h. */
@@ -597,10 +635,14 @@ void monitor_print_cuts(const struct run *r, FILE *f)
         if (!c->cut)
             continue;
         units_fmt_time(c->from, at, sizeof at);
-        if (c->by_samples)
+        if (c->by == RUN_CUT_SAMPLES)
             fprintf(f, "rocesim: note: %s stops before %s: the monitor takes at most %llu samples (one every "
                        "monitor.interval, %s); widen monitor.interval\n", run_series_names[i], at,
                     (unsigned long long)c->bound, units_fmt_time(r->scn->monitor.interval_ps, iv, sizeof iv));
+        else if (c->by == RUN_CUT_BYTES)
+            fprintf(f, "rocesim: note: %s stops before %s with %llu rows: a time series holds at most %llu bytes, "
+                       "what rocesim's readers take (summary.json: series_capped); %s\n", run_series_names[i], at,
+                    (unsigned long long)c->rows, (unsigned long long)c->bound, fix[i]);
         else
             fprintf(f, "rocesim: note: %s stops before %s with %llu rows: a time series holds at most %llu rows "
                        "(summary.json: series_capped); %s\n", run_series_names[i], at, (unsigned long long)c->rows,
@@ -612,7 +654,7 @@ void monitor_print_cuts(const struct run *r, FILE *f)
 static sim_time_t mon_until(void *ctx, const struct run *r)
 {
     const struct monitor *m = ctx;
-    return m->sampling_done ? OBS_NEVER : m->next_sample;
+    return nothing_to_sample(m) ? OBS_NEVER : m->next_sample;
 }
 
 /* After a slice: the sample that is due, if one is. */

@@ -45,7 +45,9 @@
  * Bounds.  What the settings multiply (samples = run time / interval, times the
  * queues and flows watched; PFC frames and watchdog decisions, which grow with
  * the run's events) is bounded whatever they are: each series holds at most
- * MON_MAX_ROWS rows, and the monitor takes at most MON_MAX_SAMPLES samples.  A
+ * MON_MAX_ROWS rows and FILE_MAX_BYTES bytes (sim/file.h: what doctor and view
+ * read; rows of long names would pass it before MON_MAX_ROWS), and the monitor
+ * takes at most MON_MAX_SAMPLES samples.  A
  * series that reaches its bound stops there, at a whole sample (or frame): the
  * rows it has are every row up to that time, none after.  The run is not
  * touched; the cut is noted in r->mon_notes at once (summary.json's
@@ -67,7 +69,7 @@
 #define MON_AUTO_FLOWS 32     /* rates.csv lines of monitor.flows "auto" */
 #define MON_AUTO_PFC_PORTS 32 /* pfc.csv ports of monitor.pfc "auto" */
 /* Rows of each series: 20 times the largest series of the shipped scenarios, a few tens of MB (a row is 15 to about
- * 150 bytes, names of up to 63 characters included). */
+ * 150 bytes, names of up to 63 characters included: long names reach FILE_MAX_BYTES first, the other bound). */
 #define MON_MAX_ROWS 1000000
 /* Samples of queues.csv and rates.csv: never reached at the default 10us (the clock ends at 1.76 million), it
  * bounds the work of an interval of a few picoseconds, whose samples may hold no row. */
@@ -76,6 +78,7 @@
 struct mon_file {
     FILE *f;
     char path[4200], tmp[4300];
+    int err; /* errno of a failed taking back of a sample (monitor.c, take_back): the file is bad */
 };
 
 struct monitor {
@@ -97,8 +100,9 @@ struct monitor {
     uint32_t pfc_kept, pfc_seen;
     struct mon_file q, rt, pfc, wd; /* wd: watchdog.csv, open only when the watchdog is enabled */
     uint64_t queue_rows, rate_rows, pause_rows, resume_rows, wd_rows;
-    uint64_t max_rows, max_samples; /* MON_MAX_ROWS, MON_MAX_SAMPLES (a test may lower them after monitor_open) */
-    bool sampling_done;          /* no sampled series can take a row any more (the bounds above): no more slices */
+    uint64_t bytes[RUN_N_SERIES]; /* each series' bytes, its header included, counted in every rank of a run */
+    /* MON_MAX_ROWS, MON_MAX_SAMPLES, FILE_MAX_BYTES (a test may lower them after monitor_open) */
+    uint64_t max_rows, max_samples, max_bytes;
     struct run_observer_ops ops; /* its callbacks: on_pfc / on_watchdog only for the files that exist */
     bool attached;               /* in r's observers (monitor_open .. monitor_close) */
     uint64_t *share;             /* a sample's values, summed over the ranks of a run over MPI (monitor.c) */

@@ -489,28 +489,31 @@ static void emit_rates(FILE *out, double t, const double *v, uint32_t nsel, cons
  */
 static void list_order(const struct meta *mt, const struct smap *flows, uint32_t *pick, uint32_t nsel)
 {
+    if (!mt->flows_list) {
+        for (uint32_t i = 0; i < nsel; i++)
+            pick[i] = (uint32_t)((uint64_t)i * flows->n / nsel);
+        return;
+    }
     uint32_t n = 0;
-    for (int e = 0; mt->flows_list && e < mt->n_flow_ids && n < nsel; e++) {
-        size_t len = strlen(mt->flow_ids[e]);
+    for (int e = 0; e < mt->n_flow_ids && n < nsel; e++) {
         for (uint32_t k = 0; k < flows->n && n < nsel; k++) {
             const char *id = flows->keys[k];
-            bool in = strcmp(id, mt->flow_ids[e]) == 0 || (strncmp(id, mt->flow_ids[e], len) == 0 && id[len] == '.');
+            bool in = scn_flow_of_entry(id, strlen(id), mt->flow_ids[e]);
             for (uint32_t j = 0; in && j < n; j++)
                 in = pick[j] != k;
             if (in)
                 pick[n++] = k;
         }
     }
-    /* what the list's first entries did not fill (a list longer than the plot holds), in order */
+    /* what the list's first entries did not fill (a list longer than the plot holds), in order: nsel is at most
+     * the number of flows, so this fills pick */
     for (uint32_t k = 0; n < nsel && k < flows->n; k++) {
         bool in = true;
         for (uint32_t j = 0; in && j < n; j++)
             in = pick[j] != k;
-        if (in && mt->flows_list)
+        if (in)
             pick[n++] = k;
     }
-    for (uint32_t i = n; i < nsel; i++)
-        pick[i] = (uint32_t)((uint64_t)i * flows->n / nsel);
 }
 
 /* What rates.gp needs to know beyond rates.dat: the flows drawn, what the alpha and the dashed line are. */
@@ -988,20 +991,33 @@ static double traffic_end_ns(const char *dir, double end_ns)
     return t > 0 && t < end_ns ? t : end_ns;
 }
 
-/* Reads summary.json (required) and scenario.json (optional: without it no ECN lines).  Returns 0 or -1 with a message. */
-static int read_meta(const char *dir, struct meta *mt, char *err, size_t errlen)
+/* True when nothing is at path (not even a dangling link): a file that is there but cannot be read is an error. */
+static bool file_absent(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) != 0 && errno == ENOENT;
+}
+
+/*
+ * Reads summary.json (required) and scenario.json (optional: without it no ECN lines).  Returns 0, or with a
+ * message read_text_file's status (SCN_EIO: unreadable or, *missing set, absent; SCN_EUSAGE: a NUL byte) or
+ * SCN_EUSAGE for a file that is not JSON: a damaged file is bad input, not a file to draw around.
+ */
+static int read_meta(const char *dir, struct meta *mt, bool *missing, char *err, size_t errlen)
 {
     memset(mt, 0, sizeof *mt);
     char path[PATH_MAX_LEN];
     snprintf(path, sizeof path, "%s/summary.json", dir);
     char *txt;
-    if (read_text_file(path, &txt, err, errlen))
-        return -1;
+    int rc = read_text_file(path, &txt, err, errlen);
+    *missing = rc && file_absent(path);
+    if (rc)
+        return rc;
     cJSON *j = cJSON_Parse(txt);
     free(txt);
     if (!j) {
         snprintf(err, errlen, "%s: cannot read a summary: invalid JSON", path);
-        return -1;
+        return SCN_EUSAGE;
     }
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(j, "scenario");
     snprintf(mt->name, sizeof mt->name, "%s", cJSON_IsString(name) ? name->valuestring : "?");
@@ -1011,9 +1027,15 @@ static int read_meta(const char *dir, struct meta *mt, char *err, size_t errlen)
 
     snprintf(path, sizeof path, "%s/scenario.json", dir);
     j = NULL;
-    if (read_text_file(path, &txt, NULL, 0) == 0) {
+    if (!file_absent(path)) {
+        if ((rc = read_text_file(path, &txt, err, errlen)))
+            return rc;
         j = cJSON_Parse(txt);
         free(txt);
+        if (!j) {
+            snprintf(err, errlen, "%s: cannot read the run's scenario: invalid JSON", path);
+            return SCN_EUSAGE;
+        }
     }
     const cJSON *mon = cJSON_GetObjectItemCaseSensitive(j, "monitor");
     const cJSON *mf = cJSON_GetObjectItemCaseSensitive(mon, "flows"), *mp = cJSON_GetObjectItemCaseSensitive(mon, "pfc");
@@ -1400,10 +1422,12 @@ int plot_draw(const char *dir, struct plot_result *res, FILE *errf)
         return SCN_EIO;
     }
     struct meta mt;
-    if (read_meta(dir, &mt, err, sizeof err)) {
+    bool missing;
+    int mrc = read_meta(dir, &mt, &missing, err, sizeof err);
+    if (mrc) {
         fprintf(errf, "rocesim: %s\n", err);
-        snprintf(res->summary, sizeof res->summary, "none (no summary.json)");
-        return SCN_EIO;
+        snprintf(res->summary, sizeof res->summary, "%s", missing ? "none (no summary.json)" : "none (the run's files cannot be read)");
+        return mrc;
     }
     if (make_dirs(pdir)) {
         fprintf(errf, "rocesim: %s: cannot create directory: %s\n", pdir, strerror(errno));

@@ -61,8 +61,9 @@ void plot_remove_files(const char *pdir, const char *const *names, size_t n);
  * reported on errf, one line each: gnuplot missing (then nothing is drawn),
  * templates missing, a gnuplot that failed (its output is kept in
  * plots/NAME.log); res says what happened.  Returns 0 when every plot was
- * drawn or skipped for lack of data or of gnuplot, SCN_EIO when a file could
- * not be read or written or gnuplot failed.
+ * drawn or skipped for lack of data or of gnuplot, SCN_EUSAGE when a file of
+ * the run is damaged (a NUL byte in it; summary.json or scenario.json not
+ * JSON), SCN_EIO when a file could not be read or written or gnuplot failed.
  */
 int plot_draw(const char *dir, struct plot_result *res, FILE *errf);
 

@@ -287,7 +287,9 @@ static void add_series_capped(cJSON *root, const struct run *r)
         cJSON_AddStringToObject(o, "file", run_series_names[i]);
         cJSON_AddNumberToObject(o, "rows", (double)cut->rows);
         cJSON_AddNumberToObject(o, "from_ns", ps_to_ns(cut->from));
-        cJSON_AddStringToObject(o, "bound", cut->by_samples ? "samples" : "rows");
+        static const char *const by[] = {[RUN_CUT_ROWS] = "rows", [RUN_CUT_SAMPLES] = "samples",
+                                         [RUN_CUT_BYTES] = "bytes"};
+        cJSON_AddStringToObject(o, "bound", by[cut->by]);
         cJSON_AddItemToArray(capped, o);
     }
 }

@@ -66,11 +66,12 @@ struct run {
         uint32_t pfc_ports_kept;    /* pfc.csv holds the frames of these ports ... */
         uint32_t pfc_ports_seen;    /* ... of this many that sent PFC frames (a sample when pfc_sampled) */
         bool pfc_sampled;
-        /* The series a bound cut short (tools/monitor.h, MON_MAX_ROWS, MON_MAX_SAMPLES), indexed as
-         * run_series_names: the rows kept and the time of the first sample or frame left out. */
+        /* The series a bound cut short (tools/monitor.h, MON_MAX_ROWS, MON_MAX_SAMPLES, FILE_MAX_BYTES), indexed
+         * as run_series_names: the rows kept and the time of the first sample or frame left out. */
         struct run_series_cut {
-            bool cut, by_samples; /* by_samples: MON_MAX_SAMPLES, else MON_MAX_ROWS */
-            uint64_t rows, bound; /* rows kept; the bound that cut it (rows or samples) */
+            bool cut;
+            enum run_cut_by { RUN_CUT_ROWS, RUN_CUT_SAMPLES, RUN_CUT_BYTES } by; /* which bound */
+            uint64_t rows, bound; /* rows kept; the bound that cut it (rows, samples or bytes) */
             sim_time_t from;
         } cut[RUN_N_SERIES];
     } mon_notes;
