@@ -200,16 +200,9 @@ int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
     char got[128];
     memset(s, 0, sizeof *s);
     sfmt(s->file, sizeof s->file, "%s", file);
-    char *text = NULL;
-    int rrc = read_text_file(file, &text, err, errlen);
+    int rrc = read_spec_json(file, &s->root, err, errlen);
     if (rrc)
         return rrc;
-    char *clean = strip_json_comments(text);
-    free(text);
-    s->root = scn_parse_json(file, clean, err, errlen); /* the scenario loader's rules for JSON text */
-    free(clean);
-    if (!s->root)
-        return SCN_EUSAGE;
     int rc = 0;
     const cJSON *root = s->root;
     if (!cJSON_IsObject(root)) {

@@ -29,6 +29,20 @@ int read_text_file(const char *path, char **text, char *err, size_t errlen)
     return file_read(path, FILE_TEXT, text, NULL, err, errlen);
 }
 
+/* See sweep_util.h. */
+int read_spec_json(const char *file, struct cJSON **root, char *err, size_t errlen)
+{
+    char *text = NULL;
+    int rc = read_text_file(file, &text, err, errlen);
+    if (rc)
+        return rc;
+    char *clean = strip_json_comments(text);
+    free(text);
+    *root = scn_parse_json(file, clean, err, errlen);
+    free(clean);
+    return *root ? 0 : SCN_EUSAGE;
+}
+
 /* See sweep_util.h.  An unclosed comment blanks the rest: the JSON parser then reports the end of input. */
 char *strip_json_comments(const char *text)
 {

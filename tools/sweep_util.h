@@ -34,6 +34,10 @@ int read_text_file(const char *path, char **text, char *err, size_t errlen);
 /* A copy of JSON text with // and block comments blanked out (newlines kept).  Caller frees. */
 char *strip_json_comments(const char *text);
 
+/* A sweep or tune file's JSON: read_text_file, strip_json_comments, then the scenario loader's rules for JSON
+ * text (scn_parse_json).  Returns 0 with *root (the caller deletes it), or the error status with the message. */
+int read_spec_json(const char *file, struct cJSON **root, char *err, size_t errlen);
+
 /*
  * A command's usage error: "rocesim WHO: " (or "rocesim: " when who is NULL), fmt with arg, a newline, the
  * command's usage text; returns SCN_EUSAGE (exit status 2).

@@ -716,16 +716,9 @@ int tune_load(const char *file, struct tune_spec *s, char *err, size_t errlen)
     char got[128];
     memset(s, 0, sizeof *s);
     sfmt(s->file, sizeof s->file, "%s", file);
-    char *text = NULL;
-    int rc = read_text_file(file, &text, err, errlen);
+    int rc = read_spec_json(file, &s->root, err, errlen);
     if (rc)
         return rc;
-    char *clean = strip_json_comments(text);
-    free(text);
-    s->root = scn_parse_json(file, clean, err, errlen);
-    free(clean);
-    if (!s->root)
-        return SCN_EUSAGE;
     const cJSON *root = s->root;
     if (!cJSON_IsObject(root)) {
         rc = lbad(&c, "", "expected an object with \"scenario\", \"params\", \"objective\" and \"seeds\", got %s",
