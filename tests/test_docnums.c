@@ -21,6 +21,7 @@
  * `--docs-update` (`make docs-update`) rewrites the literals and blocks in place, to be reviewed as a diff.
  */
 #include "tests/tests.h"
+#include "tools/files.h"
 #include "tools/run.h"
 
 #include <cjson/cJSON.h>

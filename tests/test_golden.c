@@ -24,6 +24,7 @@
  */
 #include "tests/tests.h"
 #include "sim/scenario.h"
+#include "tools/files.h"
 #include "tools/run.h"
 
 #include <cjson/cJSON.h>

@@ -12,6 +12,7 @@
 #define RB "build/test-robust"
 #endif
 #include "tools/dirlock.h"
+#include "tools/files.h"
 #include "tools/invariants.h"
 #include "tools/limits.h"
 #include "tools/run.h"

@@ -1,8 +1,8 @@
 /* compare — runs side by side (see compare.h). */
 #include "tools/compare.h"
+#include "tools/files.h"
 #include "tools/flowset.h"
 #include "tools/plot.h"
-#include "tools/run.h"
 #include "tools/sweep_util.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"

@@ -1,6 +1,6 @@
 /* dirlock — one command at a time in an output directory (see dirlock.h). */
 #include "tools/dirlock.h"
-#include "tools/run.h"
+#include "tools/files.h"
 #include "sim/scenario.h"
 
 #include <errno.h>

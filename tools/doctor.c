@@ -8,6 +8,7 @@
 #include "models/pfc.h"
 #include "sim/mem.h"
 #include "sim/units.h"
+#include "tools/files.h"
 #include "tools/run.h"
 #include "tools/sweep_util.h"
 

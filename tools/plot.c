@@ -4,7 +4,7 @@
 #include "sim/file.h"
 #include "sim/mem.h"
 #include "sim/units.h"
-#include "tools/run.h"
+#include "tools/files.h"
 #include "tools/sweep_util.h"
 
 #include <cjson/cJSON.h>
@@ -1143,7 +1143,7 @@ void plot_remove_files(const char *pdir, const char *const *names, size_t n)
     }
     /* Scripts and data are written through NAME.gp.tmp.PID and NAME.dat.tmp.PID (write_file_atomic): a killed
      * plot leaves those. */
-    run_remove_stale_tmp(pdir, stale, 2 * n);
+    remove_stale_tmp(pdir, stale, 2 * n);
     free(stale);
     free(file);
 }

@@ -125,12 +125,6 @@ extern const char *const run_output_names[];
 extern const size_t run_n_output_names;
 
 /*
- * Removes dir/NAME.tmp.PID for each of names[0..n) when process PID is gone or is not a rocesim (a rocesim
- * that is alive may be writing it).
- */
-void run_remove_stale_tmp(const char *dir, const char *const *names, size_t n);
-
-/*
  * Writes summary.json, flows.csv and, with monitor.counters, counters.csv into dir (created): all, or none when a
  * write fails.  Returns 0, or
  * SCN_EIO with a message.
@@ -183,11 +177,5 @@ struct hdrm_report {
 /* Fills rep for the built network of r (`rocesim check`, `rocesim nic-config`); mem_oom (sim/mem.h) when out of
  * memory. */
 void run_headroom_classes(const struct run *r, struct hdrm_report *rep);
-
-/* Writes `len` bytes to path atomically (temporary file + rename).  Returns 0 or -1 (errno set). */
-int write_file_atomic(const char *path, const char *data, size_t len);
-
-/* mkdir -p.  Returns 0 or -1 (errno set). */
-int make_dirs(const char *path);
 
 #endif

@@ -10,6 +10,7 @@
  */
 #include "tools/runpool.h"
 #include "tools/dirlock.h"
+#include "tools/files.h"
 #include "tools/limits.h"
 #include "sim/mem.h"
 #include "tools/run.h"

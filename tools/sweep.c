@@ -9,6 +9,7 @@
  * machine or over MPI ranks, in one go or over several reruns.
  */
 #include "tools/sweep.h"
+#include "tools/files.h"
 #include "tools/limits.h"
 #include "sim/scenario.h"
 #include "sim/settings.h"

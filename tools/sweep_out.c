@@ -1,5 +1,6 @@
 /* sweep_out — see sweep_out.h. */
 #include "tools/sweep_out.h"
+#include "tools/files.h"
 #include "tools/jsonout.h"
 #include "tools/plot.h"
 #include "sim/scenario.h"

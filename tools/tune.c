@@ -19,6 +19,7 @@
  * baseline with Student's paired t test (tools/stats.h).
  */
 #include "tools/tune.h"
+#include "tools/files.h"
 #include "tools/jsonout.h"
 #include "tools/runpool.h"
 #include "tools/stats.h"

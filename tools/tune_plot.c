@@ -2,8 +2,8 @@
 #include "tools/tune_plot.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"
+#include "tools/files.h"
 #include "tools/plot.h"
-#include "tools/run.h"
 #include "tools/sweep_util.h"
 
 #include <dirent.h>

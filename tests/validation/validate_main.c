@@ -4,6 +4,7 @@
  * always regenerated from the runs themselves (`make validation`).
  */
 #include "tests/validation/validation.h"
+#include "tools/files.h"
 #include "tools/run.h"
 #include "tools/sweep_util.h"
 
