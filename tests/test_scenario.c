@@ -9,6 +9,7 @@
 #include "sim/scenario.h"
 #include "sim/units.h"
 #include "tools/sweep.h"
+#include "tools/sweep_spec.h"
 #include "tools/tune.h"
 
 #include <glob.h>

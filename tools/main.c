@@ -23,6 +23,7 @@
 #include "tools/show.h"
 #include "tools/signals.h"
 #include "tools/sweep.h"
+#include "tools/sweep_spec.h"
 #include "tools/tune.h"
 #include "tools/sweep_util.h"
 #include "topologies/topo.h"

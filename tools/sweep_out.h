@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "tools/sweep.h"
+#include "tools/sweep_spec.h"
 
 /* Objective statistics of one grid point over its successful seeds. */
 struct sweep_pstat {
@@ -71,17 +71,6 @@ char *sweep_table_csv(const struct sweep_table *t, const struct sweep_spec *s);
  */
 int sweep_best_write(const struct sweep_table *t, const struct sweep_spec *s, const char *dir, int runs_done,
                      const char *incomplete, struct sweep_best *best);
-
-/*
- * Whether path names a field where summary.json holds a number or a boolean
- * (an index into collectives, a priority 0..7 and the statistics mean, p50,
- * p95, p99, max stand for any of them).  Exact and static: a sweep's objective
- * is checked with it before anything runs.
- */
-bool sweep_metric_known(const char *path);
-
-/* Fills buf with the metric names closest to path (sharing its leading components), or the usual ones. */
-void sweep_metric_hint(const char *path, char *buf, size_t len);
 
 /*
  * Writes the plot data and gnuplot scripts into dir/plots and draws them when

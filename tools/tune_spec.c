@@ -8,7 +8,7 @@
  * accepts, and a range the scenario would refuse is refused here, before any run.
  */
 #include "tools/tune.h"
-#include "tools/sweep_out.h"
+#include "tools/metric.h"
 #include "tools/sweep_util.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"
@@ -307,12 +307,12 @@ static int parse_metric(struct setting_ctx *c, const struct tune_spec *s, const 
                               "flows.slowdown.*, flows.goodput_gbps.*, to the last ACK flows.fct_ack_ns.*, "
                               "flows.slowdown_ack.*; * = mean, p50, p95, p99, max) with \"flows\", got \"%.80s\"",
                         m->name);
-    } else if (!sweep_metric_known(m->name)) {
+    } else if (!metric_known(m->name)) {
         if (flowset_metric_known(m->name)) {
             m->subset = true; /* goodput: computed from flows.csv over every flow */
         } else {
             char hint[320];
-            sweep_metric_hint(m->name, hint, sizeof hint);
+            metric_hint(m->name, hint, sizeof hint);
             return lbad(c, w, "expected a numeric field of summary.json or a flow metric, got \"%.80s\", which no "
                               "summary has; for example %s, flows.goodput_gbps.{mean,p50,p95,p99,max}", m->name, hint);
         }
