@@ -9,7 +9,7 @@
  */
 #include "tests/tests.h"
 #include "tools/runpool.h"
-#include "tools/sweep_util.h"
+#include "tools/text.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

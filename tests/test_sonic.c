@@ -4,7 +4,7 @@
 #include "tools/run.h"
 #include "tools/sonic.h"
 #include "sim/settings.h"
-#include "tools/sweep_util.h"
+#include "tools/text.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

@@ -1,7 +1,7 @@
 /* cfgcmd — see cfgcmd.h. */
 #include "tools/cfgcmd.h"
 #include "tools/sweep.h"
-#include "tools/sweep_util.h"
+#include "tools/text.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #include "tools/files.h"
 #include "tools/flowset.h"
 #include "tools/plot.h"
-#include "tools/sweep_util.h"
+#include "tools/text.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"
 

@@ -10,7 +10,7 @@
 #include "sim/units.h"
 #include "tools/files.h"
 #include "tools/run.h"
-#include "tools/sweep_util.h"
+#include "tools/text.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

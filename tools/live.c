@@ -10,7 +10,7 @@
 #include "tools/httpd.h"
 #include "tools/observer.h"
 #include "tools/signals.h"
-#include "tools/sweep_util.h"
+#include "tools/text.h"
 #include "topologies/topo.h"
 
 #include <cjson/cJSON.h>

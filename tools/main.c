@@ -25,7 +25,7 @@
 #include "tools/sweep.h"
 #include "tools/sweep_spec.h"
 #include "tools/tune.h"
-#include "tools/sweep_util.h"
+#include "tools/text.h"
 #include "topologies/topo.h"
 
 #include <cjson/cJSON.h>

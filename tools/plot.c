@@ -5,7 +5,7 @@
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/files.h"
-#include "tools/sweep_util.h"
+#include "tools/text.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

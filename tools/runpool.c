@@ -14,7 +14,7 @@
 #include "tools/limits.h"
 #include "sim/mem.h"
 #include "tools/run.h"
-#include "tools/sweep_util.h"
+#include "tools/text.h"
 
 #include <assert.h>
 #include <cjson/cJSON.h>

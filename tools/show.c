@@ -3,7 +3,7 @@
 #include "sim/mem.h"
 #include "sim/scenario.h"
 #include "tools/run.h"
-#include "tools/sweep_util.h"
+#include "tools/text.h"
 
 #include <errno.h>
 #include <inttypes.h>

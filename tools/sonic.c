@@ -7,7 +7,7 @@
 #include "sim/units.h"
 #include "tools/run.h"
 #include "tools/sweep.h"
-#include "tools/sweep_util.h"
+#include "tools/text.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

@@ -21,7 +21,7 @@
 #include "tools/dirlock.h"
 #include "tools/signals.h"
 #include "tools/sweep_out.h"
-#include "tools/sweep_util.h"
+#include "tools/text.h"
 
 #include <errno.h>
 #include <limits.h>

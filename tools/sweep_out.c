@@ -7,7 +7,7 @@
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/run.h"
-#include "tools/sweep_util.h"
+#include "tools/text.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,8 @@
 #include "sim/scenario.h"
 #include "sim/settings.h"
 #include "tools/metric.h"
-#include "tools/sweep_util.h"
+#include "tools/specfile.h"
+#include "tools/text.h"
 
 #include <ctype.h>
 #include <stdlib.h>

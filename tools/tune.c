@@ -24,7 +24,7 @@
 #include "tools/runpool.h"
 #include "tools/stats.h"
 #include "tools/sweep_out.h"
-#include "tools/sweep_util.h"
+#include "tools/text.h"
 #include "tools/tune_plot.h"
 #include "tools/dirlock.h"
 #include "tools/signals.h"

@@ -4,7 +4,7 @@
 #include "sim/scenario.h"
 #include "tools/files.h"
 #include "tools/plot.h"
-#include "tools/sweep_util.h"
+#include "tools/text.h"
 
 #include <dirent.h>
 #include <errno.h>

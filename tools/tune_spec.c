@@ -9,7 +9,8 @@
  */
 #include "tools/tune.h"
 #include "tools/metric.h"
-#include "tools/sweep_util.h"
+#include "tools/specfile.h"
+#include "tools/text.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"
 #include "sim/units.h"

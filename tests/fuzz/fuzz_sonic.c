@@ -10,7 +10,7 @@
 #include "sim/scenario.h"
 #include "tools/run.h"
 #include "tools/sonic.h"
-#include "tools/sweep_util.h"
+#include "tools/text.h"
 
 #include <cjson/cJSON.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
 #include "tests/validation/validation.h"
 #include "tools/files.h"
 #include "tools/run.h"
-#include "tools/sweep_util.h"
+#include "tools/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

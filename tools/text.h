@@ -1,12 +1,10 @@
 /*
- * sweep_util — small helpers shared by the sweep runner, its outputs and
- * nic-config: allocation that ends the process on exhaustion (sim/mem.h, as
- * the rest of tools/ does: a sweep cannot do anything useful without memory), whole-file
- * reading, a growing string buffer, JSON comment stripping and number
- * formatting that reads back exactly.
+ * text — the text every tool reads and writes: whole-file reading, a growing string buffer, CSV cells, numbers
+ * that read back exactly, a value at a dotted path of a JSON tree, and a command's usage error.  Allocation ends
+ * the process on exhaustion (sim/mem.h), as in the rest of tools/: a command can do nothing useful without memory.
  */
-#ifndef TOOLS_SWEEP_UTIL_H
-#define TOOLS_SWEEP_UTIL_H
+#ifndef TOOLS_TEXT_H
+#define TOOLS_TEXT_H
 
 #include "sim/settings.h"
 
@@ -30,13 +28,6 @@ int read_file(const char *path, char **data, size_t *len, char *err, size_t errl
 
 /* read_file for a text file: a NUL byte in it is an error (SCN_EUSAGE). */
 int read_text_file(const char *path, char **text, char *err, size_t errlen);
-
-/* A copy of JSON text with // and block comments blanked out (newlines kept).  Caller frees. */
-char *strip_json_comments(const char *text);
-
-/* A sweep or tune file's JSON: read_text_file, strip_json_comments, then the scenario loader's rules for JSON
- * text (scn_parse_json).  Returns 0 with *root (the caller deletes it), or the error status with the message. */
-int read_spec_json(const char *file, struct cJSON **root, char *err, size_t errlen);
 
 /*
  * A command's usage error: "rocesim WHO: " (or "rocesim: " when who is NULL), fmt with arg, a newline, the
@@ -66,21 +57,5 @@ char *fmt_double(double d, char *buf, size_t len);
  * array) under root, or NULL.
  */
 const struct cJSON *json_at_path(const struct cJSON *root, const char *path);
-
-
-/* True when s is a dotted path of [A-Za-z0-9_-] components, none empty ("switch.ecn.kmin"). */
-bool dotted_path_ok(const char *s);
-
-/*
- * Finds a file named in an input file (a sweep's or a tune file's scenario): as written when absolute, else
- * next to c->file, else from the current directory.  Returns 0 with the usable path in out, or SCN_EUSAGE
- * with the message (at JSON path field) in c.
- */
-int resolve_input_file(struct setting_ctx *c, const char *field, const char *given, char *out, size_t outlen);
-
-/* Reads an array of distinct seeds (integers 0..2^64 - 1, read exactly: scn_json_seed) at where into *out
- * (malloc'd, *n of them); returns 0 or SCN_EUSAGE with the message in c (*out may then be allocated: the caller
- * frees it). */
-int parse_seed_list(struct setting_ctx *c, const struct cJSON *seeds, const char *where, uint64_t **out, int *n);
 
 #endif
