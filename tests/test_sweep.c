@@ -6,12 +6,12 @@
  */
 #include "tests/tests.h"
 #include "sim/scenario.h"
-#include "tools/dirlock.h"
-#include "tools/nicconfig.h"
+#include "tools/common/dirlock.h"
+#include "tools/ops/nicconfig.h"
 
-#include "tools/run.h"
-#include "tools/metric.h"
-#include "tools/sweep_out.h"
+#include "tools/run/run.h"
+#include "tools/explore/metric.h"
+#include "tools/explore/sweep_out.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -810,7 +810,7 @@ static void test_metric_names(void)
         char bad[2048] = "";
         unknown_leaves(j, "", bad, sizeof bad);
         if (*bad)
-            fprintf(stderr, "\n  summary fields the made-up run of metrics_get (tools/sweep_out.c) lacks:%s\n", bad);
+            fprintf(stderr, "\n  summary fields the made-up run of metrics_get (tools/explore/metric.c) lacks:%s\n", bad);
         CU_ASSERT_STRING_EQUAL(bad, "");
         cJSON_Delete(j);
         free(js);
