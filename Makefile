@@ -65,7 +65,8 @@ run: rocesim
 test: layers rocesim $(BUILD)/run_tests mpi-optional browser-optional
 	$(BUILD)/run_tests $(SUITE)
 
-# No file includes a header of a floor above its own (sim < topologies < models < tools).
+# No file includes a header of a floor above its own (sim < topologies < models < tools), nor, inside tools/, of
+# an application above its own (common < run < report < explore < ops < live < main.c).
 layers:
 	@tools/layers.sh
 
