@@ -9,9 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------------ */
-/* The metrics a summary.json can hold                                       */
-
 /*
  * The paths at which run_summary_json (tools/run/run.c) writes a number or a
  * boolean, so that a misspelt objective is refused before a sweep runs
