@@ -15,8 +15,9 @@ CFLAGS  += $(MPI_DEFS)
 LDLIBS  := -lcjson -lnlopt -lgsl -lgslcblas -lm -lev
 BUILD   ?= build
 
-LIB_SRC  := $(sort $(wildcard sim/*.c models/*.c topologies/*.c tools/*.c))
-LIB_SRC  := $(filter-out tools/main.c,$(LIB_SRC))
+# tools/ holds one folder per application (docs/architecture.md); tools/main.c, the command line on top of
+# them, stays out of the library.
+LIB_SRC  := $(sort $(wildcard sim/*.c models/*.c topologies/*.c tools/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(sort $(wildcard tests/*.c)) tests/validation/validation.c
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
@@ -42,7 +43,7 @@ $(BUILD)/%.o: %.c | ensure-deps
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # The live view's page is assembled into the binary (.incbin): the object depends on it.
-$(BUILD)/tools/live_page.o: tools/live/page.html
+$(BUILD)/tools/live/live_page.o: tools/live/page.html
 
 $(BUILD)/librocesim.a: $(LIB_OBJ)
 	@rm -f $@
@@ -64,7 +65,8 @@ run: rocesim
 test: layers rocesim $(BUILD)/run_tests mpi-optional browser-optional
 	$(BUILD)/run_tests $(SUITE)
 
-# No file includes a header of a floor above its own (sim < topologies < models < tools).
+# No file includes a header of a floor above its own (sim < topologies < models < tools), nor, inside tools/, of
+# an application above its own (common < run < report < explore < ops < live < main.c).
 layers:
 	@tools/layers.sh
 

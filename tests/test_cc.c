@@ -9,7 +9,7 @@
 #include "models/telemetry.h"
 #include "sim/settings.h"
 #include "sim/units.h"
-#include "tools/run.h"
+#include "tools/run/run.h"
 
 #include <math.h>
 #include <stdlib.h>

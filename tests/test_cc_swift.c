@@ -6,7 +6,7 @@
 #include "tests/tests.h"
 #include "models/cc_swift.h"
 #include "sim/units.h"
-#include "tools/run.h"
+#include "tools/run/run.h"
 
 #include <math.h>
 #include <stdlib.h>

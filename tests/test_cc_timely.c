@@ -8,7 +8,7 @@
 #include "models/cc.h"
 #include "sim/settings.h"
 #include "sim/units.h"
-#include "tools/run.h"
+#include "tools/run/run.h"
 
 #include <cjson/cJSON.h>
 

@@ -9,7 +9,7 @@
 #include "models/port.h"
 #include "models/switch.h"
 #include "sim/units.h"
-#include "tools/run.h"
+#include "tools/run/run.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #include "models/net.h"
 #include "sim/scenario.h"
 #include "tests/tests.h"
-#include "tools/run.h"
+#include "tools/run/run.h"
 
 #include <CUnit/CUnit.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #include "models/ecn.h"
 #include "models/port.h"
 #include "sim/units.h"
-#include "tools/run.h"
+#include "tools/run/run.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -21,7 +21,8 @@
  * `--docs-update` (`make docs-update`) rewrites the literals and blocks in place, to be reviewed as a diff.
  */
 #include "tests/tests.h"
-#include "tools/run.h"
+#include "tools/common/files.h"
+#include "tools/run/run.h"
 
 #include <cjson/cJSON.h>
 

@@ -376,7 +376,8 @@ static void test_outputs_documented(void)
 
 /*
  * `make layers` checks every include (CONTRIBUTING.md): run on a tree of its own, it names each header of a higher
- * floor however the include spells it ("dir/x.h", <dir/x.h>, "../dir/x.h"), and nothing else; the project passes.
+ * floor however the include spells it ("dir/x.h", <dir/x.h>, "../dir/x.h"), a tools/ folder's too ("tools/live/x.h",
+ * "../explore/x.h" from tools/run/), and nothing else; the project passes.
  */
 static void test_layers_every_include(void)
 {
@@ -386,16 +387,22 @@ static void test_layers_every_include(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(root, sizeof root));
     snprintf(cmd, sizeof cmd,
              "cd %s && mkdir sim models tools && cp %s/tools/layers.sh tools/ && "
-             "printf '#include \"../models/x.h\"\\n#include <tools/run.h>\\n#include <stdio.h>\\n"
+             "printf '#include \"../models/x.h\"\\n#include <tools/run/run.h>\\n#include <stdio.h>\\n"
              "#include <cjson/cJSON.h>\\n#include \"sim.h\"\\n#include \"../sim/ok.h\"\\n' >sim/a.c && "
              "printf '#  include \"tools/y.h\"\\n#include <sim/ok.h>\\n#include \"tests/tests.h\"\\n' >models/b.h && "
+             "mkdir tools/run && printf '#include \"tools/live/x.h\"\\n#include \"../common/ok.h\"\\n#include \"ok.h\"\\n"
+             "#include <tools/run/ok.h>\\n#include \"../sim/ok.h\"\\n#include \"../explore/z.h\"\\n' >tools/run/c.c && "
+             "printf '#include \"tools/live/ok.h\"\\n' >tools/main.c && "
              "tools/layers.sh 2>&1 >/dev/null",
              tmp, root);
     CU_ASSERT_EQUAL(test_run(cmd, &out), 1);
     CU_ASSERT_STRING_EQUAL(out ? out : "", "sim/a.c: includes a header of models/, a floor above sim/\n"
                                            "sim/a.c: includes a header of tools/, a floor above sim/\n"
                                            "models/b.h: includes a header of tools/, a floor above models/\n"
-                                           "models/b.h: includes a header of tests/, a floor above models/\n");
+                                           "models/b.h: includes a header of tests/, a floor above models/\n"
+                                           "tools/run/c.c: includes a header of tools/live/, a floor above tools/run/\n"
+                                           "tools/run/c.c: includes a header of tools/explore/, a floor above "
+                                           "tools/run/\n");
     free(out);
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
     test_run(cmd, NULL);

@@ -9,8 +9,8 @@
 #include "models/pfc.h"
 #include "sim/units.h"
 #include "sim/scenario.h"
-#include "tools/doctor.h"
-#include "tools/run.h"
+#include "tools/ops/doctor.h"
+#include "tools/run/run.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,10 +1,10 @@
 /*
- * Flow subsets (tools/flowset.h) against one run of scenarios/sweeps/incast-mix.json: with every flow its
+ * Flow subsets (tools/report/flowset.h) against one run of scenarios/sweeps/incast-mix.json: with every flow its
  * summary.json exactly, the query flows as computed here from their rows, inclusive size ranges; and bad
  * subsets and texts that are not a flows.csv.
  */
 #include "tests/tests.h"
-#include "tools/flowset.h"
+#include "tools/report/flowset.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

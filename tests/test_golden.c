@@ -24,7 +24,8 @@
  */
 #include "tests/tests.h"
 #include "sim/scenario.h"
-#include "tools/run.h"
+#include "tools/common/files.h"
+#include "tools/run/run.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

@@ -8,7 +8,7 @@
 #include "models/cc.h"
 #include "models/telemetry.h"
 #include "sim/units.h"
-#include "tools/run.h"
+#include "tools/run/run.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * The live view (tools/live.h, tools/httpd.h): the server's protocol and its refusals, byte-identical results
+ * The live view (tools/live/live.h, tools/live/httpd.h): the server's protocol and its refusals, byte-identical results
  * with and without --live, and a real browser (Debian's chromium, driven through chromedriver's WebDriver
  * HTTP interface) on a live run and on a replay: the page loads without console errors, receives frames, and
  * the paused ports in its DOM are those pfc.csv says are paused at that time.  Screenshots are kept in

@@ -8,7 +8,7 @@
 #include "models/pfc.h"
 #include "sim/units.h"
 #include "tests/tests.h"
-#include "tools/run.h"
+#include "tools/run/run.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

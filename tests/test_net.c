@@ -4,7 +4,7 @@
  */
 #include "tests/tests.h"
 #include "sim/units.h"
-#include "tools/run.h"
+#include "tools/run/run.h"
 
 #include <stdio.h>
 #include <stdlib.h>

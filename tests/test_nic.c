@@ -13,7 +13,7 @@
 #include "models/port.h"
 #include "models/switch.h"
 #include "sim/units.h"
-#include "tools/run.h"
+#include "tools/run/run.h"
 
 #include <stdio.h>
 #include <stdlib.h>

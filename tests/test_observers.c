@@ -1,13 +1,13 @@
 /*
- * Run observers (tools/observer.h): several watch one run at once, each hears every network event the summary
+ * Run observers (tools/run/observer.h): several watch one run at once, each hears every network event the summary
  * counts, and watching changes no byte of any output.
  */
 #include "models/pfcwd.h"
 #include "sim/scenario.h"
 #include "tests/tests.h"
-#include "tools/monitor.h"
-#include "tools/observer.h"
-#include "tools/run.h"
+#include "tools/run/monitor.h"
+#include "tools/run/observer.h"
+#include "tools/run/run.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,10 +7,10 @@
 #include "tests/tests.h"
 #include "sim/file.h"
 #include "sim/units.h"
-#include "tools/jsonout.h"
-#include "tools/monitor.h"
-#include "tools/progress.h"
-#include "tools/run.h"
+#include "tools/common/jsonout.h"
+#include "tools/run/monitor.h"
+#include "tools/run/progress.h"
+#include "tools/run/run.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -13,8 +13,8 @@
 #include "models/pfcwd.h"
 #include "sim/units.h"
 #include "tests/tests.h"
-#include "tools/monitor.h"
-#include "tools/run.h"
+#include "tools/run/monitor.h"
+#include "tools/run/run.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #include "models/pfc.h"
 #include "models/port.h"
 #include "sim/units.h"
-#include "tools/run.h"
+#include "tools/run/run.h"
 
 #include <stdio.h>
 

@@ -8,7 +8,7 @@
 #include "models/net.h"
 #include "sim/scenario.h"
 #include "sim/settings.h"
-#include "tools/run.h"
+#include "tools/run/run.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

@@ -11,10 +11,11 @@
 #else
 #define RB "build/test-robust"
 #endif
-#include "tools/dirlock.h"
-#include "tools/invariants.h"
-#include "tools/limits.h"
-#include "tools/run.h"
+#include "tools/common/dirlock.h"
+#include "tools/common/files.h"
+#include "tools/run/invariants.h"
+#include "tools/run/limits.h"
+#include "tools/run/run.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -664,7 +665,7 @@ static void test_memory_estimate(void)
     CU_ASSERT_DOUBLE_EQUAL(e.flows, e.poisson_flows, 1e-9);
     CU_ASSERT_EQUAL(e.poisson_entry, 0);
     CU_ASSERT_DOUBLE_EQUAL(e.poisson_entry_mean, 1.25, 1e-12);
-    /* each flow: its record, its name and its line in flows.csv and the summary (224 B; tools/limits.c); and little
+    /* each flow: its record, its name and its line in flows.csv and the summary (224 B; tools/run/limits.c); and little
      * besides for 4 hosts */
     CU_ASSERT_DOUBLE_EQUAL(e.flow_bytes, e.poisson_flows * (sizeof(struct flow) + 224), 1e-3);
     CU_ASSERT(e.total_bytes > e.flow_bytes && e.total_bytes < e.flow_bytes + 2e6);

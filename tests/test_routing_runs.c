@@ -7,7 +7,7 @@
 #include "models/route.h"
 #include "sim/units.h"
 #include "tests/tests.h"
-#include "tools/run.h"
+#include "tools/run/run.h"
 
 #include <cjson/cJSON.h>
 #include <glob.h>

@@ -1,5 +1,5 @@
 /*
- * The pool of child runs (tools/runpool.h) called in-process, as the tuner
+ * The pool of child runs (tools/explore/runpool.h) called in-process, as the tuner
  * calls it: several batches in one process, a failing run recorded without
  * harming the next batches, runs complete on disk not run again, share=true
  * on one process giving the same results as share=false, and a SIGINT that
@@ -8,8 +8,8 @@
  * this test binary is not rocesim.
  */
 #include "tests/tests.h"
-#include "tools/runpool.h"
-#include "tools/sweep_util.h"
+#include "tools/explore/runpool.h"
+#include "tools/common/text.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -8,8 +8,9 @@
 
 #include "sim/scenario.h"
 #include "sim/units.h"
-#include "tools/sweep.h"
-#include "tools/tune.h"
+#include "tools/explore/sweep.h"
+#include "tools/explore/sweep_spec.h"
+#include "tools/explore/tune.h"
 
 #include <glob.h>
 #include <stdio.h>
@@ -151,7 +152,7 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(s.n_faults, 0);
     CU_ASSERT_EQUAL(s.monitor.interval_ps, 10 * PS_PER_US);
     CU_ASSERT_EQUAL(s.monitor.n_queues, 0);
-    CU_ASSERT_EQUAL(s.monitor.flows, SCN_MON_FLOWS_AUTO); /* bounded defaults (tools/monitor.h) */
+    CU_ASSERT_EQUAL(s.monitor.flows, SCN_MON_FLOWS_AUTO); /* bounded defaults (tools/run/monitor.h) */
     CU_ASSERT_EQUAL(s.monitor.pfc, SCN_MON_PFC_AUTO);
     scn_free(&s);
 }

@@ -1,10 +1,10 @@
 /* SONiC config_db.json: import from a file written from SONiC's documentation, errors by key path, round trips. */
 #include "tests/tests.h"
 #include "sim/scenario.h"
-#include "tools/run.h"
-#include "tools/sonic.h"
+#include "tools/run/run.h"
+#include "tools/ops/sonic.h"
 #include "sim/settings.h"
-#include "tools/sweep_util.h"
+#include "tools/common/text.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

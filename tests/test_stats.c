@@ -1,10 +1,10 @@
 /*
- * Statistics (tools/stats.h) against known answers: Student's sleep data through the paired t test, hand-computed
+ * Statistics (tools/common/stats.h) against known answers: Student's sleep data through the paired t test, hand-computed
  * intervals, the exact special cases (identical inputs, a constant difference), Pareto fronts with ties, duplicates
  * and NaN in both directions, nearest-rank percentiles.
  */
 #include "tests/tests.h"
-#include "tools/stats.h"
+#include "tools/common/stats.h"
 
 #include <math.h>
 #include <stdio.h>

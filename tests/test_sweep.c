@@ -6,11 +6,12 @@
  */
 #include "tests/tests.h"
 #include "sim/scenario.h"
-#include "tools/dirlock.h"
-#include "tools/nicconfig.h"
+#include "tools/common/dirlock.h"
+#include "tools/ops/nicconfig.h"
 
-#include "tools/run.h"
-#include "tools/sweep_out.h"
+#include "tools/run/run.h"
+#include "tools/explore/metric.h"
+#include "tools/explore/sweep_out.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -673,12 +674,12 @@ static void test_bad_objective(void)
     /* `check` reports it too; a name the summary has is accepted with any collective index or priority */
     snprintf(cmd, sizeof cmd, "%s check %s", test_rocesim_bin(), file);
     CU_ASSERT_EQUAL(test_run(cmd, NULL), 2);
-    CU_ASSERT(sweep_metric_known("priorities.3.fct_ns.p99"));
-    CU_ASSERT(sweep_metric_known("collectives.12.completion_ns"));
-    CU_ASSERT(!sweep_metric_known("priorities.8.fct_ns.p99"));
-    CU_ASSERT(!sweep_metric_known("flows.fct_ns"));
-    CU_ASSERT(!sweep_metric_known("flows.fct_ns.p99.x"));
-    CU_ASSERT(!sweep_metric_known("scenario"));
+    CU_ASSERT(metric_known("priorities.3.fct_ns.p99"));
+    CU_ASSERT(metric_known("collectives.12.completion_ns"));
+    CU_ASSERT(!metric_known("priorities.8.fct_ns.p99"));
+    CU_ASSERT(!metric_known("flows.fct_ns"));
+    CU_ASSERT(!metric_known("flows.fct_ns.p99.x"));
+    CU_ASSERT(!metric_known("scenario"));
 }
 
 /*
@@ -771,7 +772,7 @@ static void unknown_leaves(const cJSON *v, const char *prefix, char *bad, size_t
             snprintf(key, sizeof key, "%s%s%s", prefix, *prefix ? "." : "", it->string);
         if (cJSON_IsObject(it) || cJSON_IsArray(it))
             unknown_leaves(it, key, bad, len);
-        else if ((cJSON_IsNumber(it) || cJSON_IsBool(it) || cJSON_IsNull(it)) && !sweep_metric_known(key))
+        else if ((cJSON_IsNumber(it) || cJSON_IsBool(it) || cJSON_IsNull(it)) && !metric_known(key))
             snprintf(bad + strlen(bad), len - strlen(bad), " %s", key);
     }
 }
@@ -809,7 +810,7 @@ static void test_metric_names(void)
         char bad[2048] = "";
         unknown_leaves(j, "", bad, sizeof bad);
         if (*bad)
-            fprintf(stderr, "\n  summary fields the made-up run of metrics_get (tools/sweep_out.c) lacks:%s\n", bad);
+            fprintf(stderr, "\n  summary fields the made-up run of metrics_get (tools/explore/metric.c) lacks:%s\n", bad);
         CU_ASSERT_STRING_EQUAL(bad, "");
         cJSON_Delete(j);
         free(js);

@@ -9,8 +9,8 @@
 #include "models/ecn.h"
 #include "models/pfc.h"
 #include "sim/units.h"
-#include "tools/observer.h"
-#include "tools/run.h"
+#include "tools/run/observer.h"
+#include "tools/run/run.h"
 
 #include <string.h>
 

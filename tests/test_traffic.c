@@ -6,7 +6,7 @@
 #include "tests/tests.h"
 #include "models/traffic.h"
 #include "sim/units.h"
-#include "tools/run.h"
+#include "tools/run/run.h"
 
 #include <glob.h>
 #include <math.h>

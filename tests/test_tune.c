@@ -7,8 +7,8 @@
  * MPI ranks give the same best.json.
  */
 #include "tests/tests.h"
-#include "tools/dirlock.h"
-#include "tools/tune.h"
+#include "tools/common/dirlock.h"
+#include "tools/explore/tune.h"
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>

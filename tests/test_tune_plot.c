@@ -1,12 +1,12 @@
 /*
- * The tuner's plots (tools/tune_plot.c) from a made-up tuning: three parameters (a log one, a linear one, a
+ * The tuner's plots (tools/explore/tune_plot.c) from a made-up tuning: three parameters (a log one, a linear one, a
  * choice), twenty evaluations (screening and full, two infeasible, one failed, the baseline at both
  * fidelities), one or two objectives.  Checks the data files row by row, the scripts' axis choices, the PNGs
  * (whole, when gnuplot is installed), the summary line, what a rerun removes, and a gnuplot absent or failing.
  */
 #include "tests/tests.h"
 #include "sim/scenario.h"
-#include "tools/tune_plot.h"
+#include "tools/explore/tune_plot.h"
 
 #include <math.h>
 #include <stdio.h>

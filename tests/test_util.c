@@ -1,7 +1,7 @@
 /* Helpers shared by the whole-run tests (declared in tests/tests.h). */
 #include "tests/tests.h"
-#include "tools/run.h"
-#include "tools/sweep_util.h"
+#include "tools/run/run.h"
+#include "tools/common/text.h"
 
 #include <signal.h>
 #include <stdio.h>

@@ -7,24 +7,25 @@
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "sim/settings.h"
-#include "tools/dirlock.h"
-#include "tools/monitor.h"
-#include "tools/compare.h"
-#include "tools/doctor.h"
-#include "tools/httpd.h"
-#include "tools/jsonout.h"
-#include "tools/live.h"
-#include "tools/nicconfig.h"
-#include "tools/plot.h"
-#include "tools/limits.h"
-#include "tools/progress.h"
-#include "tools/run.h"
-#include "tools/sonic.h"
-#include "tools/show.h"
-#include "tools/signals.h"
-#include "tools/sweep.h"
-#include "tools/tune.h"
-#include "tools/sweep_util.h"
+#include "tools/common/dirlock.h"
+#include "tools/run/monitor.h"
+#include "tools/report/compare.h"
+#include "tools/ops/doctor.h"
+#include "tools/live/httpd.h"
+#include "tools/common/jsonout.h"
+#include "tools/live/live.h"
+#include "tools/ops/nicconfig.h"
+#include "tools/run/plot.h"
+#include "tools/run/limits.h"
+#include "tools/run/progress.h"
+#include "tools/run/run.h"
+#include "tools/ops/sonic.h"
+#include "tools/ops/show.h"
+#include "tools/common/signals.h"
+#include "tools/explore/sweep.h"
+#include "tools/explore/sweep_spec.h"
+#include "tools/explore/tune.h"
+#include "tools/common/text.h"
 #include "topologies/topo.h"
 
 #include <cjson/cJSON.h>
@@ -628,7 +629,7 @@ static const struct sim_par_comm *run_comm;
  * alone failed). */
 static int saved_stderr = -1;
 static FILE *held;
-/* The output directory's lock (tools/dirlock.h): rank 0 holds it from before the run claims the directory on. */
+/* The output directory's lock (tools/common/dirlock.h): rank 0 holds it from before the run claims the directory on. */
 static struct dirlock run_lock = {.fd = -1};
 static int cmd_run_body(const struct cli *c, bool peer);
 
@@ -701,7 +702,7 @@ static int cmd_run_body(const struct cli *c, bool peer)
     struct run r;
     char err[SCN_ERR_MAX];
     /* From here a first SIGINT/SIGTERM or the --max-wall deadline stops the run with its outputs written,
-     * marked incomplete; a second signal kills at once (tools/signals.h). */
+     * marked incomplete; a second signal kills at once (tools/common/signals.h). */
     if (sig_install())
         fprintf(stderr, "rocesim: cannot install signal handlers: %s\n", strerror(errno));
     limits_set_max_wall(c->max_wall_s, c->max_wall);
@@ -840,7 +841,8 @@ int main(int argc, char **argv)
         puts("rocesim 0.1");
         return 0;
     }
-    /* These commands have options of their own (tools/sweep.c, tune.c, nicconfig.c, sonic.c). */
+    /* These commands have options of their own (tools/explore/sweep.c and tune.c, tools/ops/nicconfig.c and
+     * sonic.c). */
     if (argc >= 2 && strcmp(argv[1], "compare") == 0)
         return compare_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "show") == 0)
@@ -876,7 +878,7 @@ int main(int argc, char **argv)
         run_set_threads(c.threads);
     run_set_adaptive(!c.fixed_threads);
     if (strcmp(c.cmd, "run") == 0) {
-        /* rocesim-mpi under mpirun: one run, its partitions spread over the ranks (tools/run_mpi.c) */
+        /* rocesim-mpi under mpirun: one run, its partitions spread over the ranks (tools/run/run_mpi.c) */
         run_comm = run_mpi_start(&argc, &argv);
         run_set_comm(run_comm);
         if (run_comm && c.live) {

@@ -43,7 +43,7 @@
 #include "sim/mem.h"
 #include "sim/rng.h"
 #include "sim/sim.h"
-#include "tools/run.h"
+#include "tools/run/run.h"
 #include "topologies/partition.h"
 #include "topologies/routing.h"
 #include "topologies/topo.h"

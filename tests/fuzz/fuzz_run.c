@@ -10,13 +10,13 @@
  *    topologies (at most 8 hosts), at most 4 flows or small collectives and a
  *    few faults.  Nearly every choice is valid by construction, so the fuzzer
  *    spends its time in the simulator rather than in the loader's refusals.
- * The run must end with the invariants intact (tools/invariants.h): buffer
+ * The run must end with the invariants intact (tools/run/invariants.h): buffer
  * counters in range, conservation of packets and bytes, and, when the traffic
  * finished, no data frame left anywhere.
  */
 #include "sim/scenario.h"
-#include "tools/invariants.h"
-#include "tools/run.h"
+#include "tools/run/invariants.h"
+#include "tools/run/run.h"
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for `rocesim import sonic` (tools/sonic.c).
+ * libFuzzer harness for `rocesim import sonic` (tools/ops/sonic.c).
  *
  * The input is config_db.json text, optionally after one line "--ports MAP".  sonic_import_text must either refuse
  * it with one line naming the file or the argument (never crash, leak or read out of bounds: the sanitizers watch
@@ -8,9 +8,9 @@
  * as a star's switch.  A note is one printable line.
  */
 #include "sim/scenario.h"
-#include "tools/run.h"
-#include "tools/sonic.h"
-#include "tools/sweep_util.h"
+#include "tools/run/run.h"
+#include "tools/ops/sonic.h"
+#include "tools/common/text.h"
 
 #include <cjson/cJSON.h>
 #include <stdint.h>

@@ -4,8 +4,9 @@
  * always regenerated from the runs themselves (`make validation`).
  */
 #include "tests/validation/validation.h"
-#include "tools/run.h"
-#include "tools/sweep_util.h"
+#include "tools/common/files.h"
+#include "tools/run/run.h"
+#include "tools/common/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

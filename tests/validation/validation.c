@@ -8,7 +8,7 @@
 #include "models/dcqcn_fluid.h"
 #include "models/pfc.h"
 #include "sim/units.h"
-#include "tools/run.h"
+#include "tools/run/run.h"
 
 #include <math.h>
 #include <stdarg.h>

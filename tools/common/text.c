@@ -1,0 +1,99 @@
+/* text — see text.h. */
+#include "tools/common/text.h"
+
+#include "sim/file.h"
+#include "sim/mem.h"
+#include "sim/scenario.h"
+
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* See text.h. */
+int read_file(const char *path, char **data, size_t *len_out, char *err, size_t errlen)
+{
+    return file_read(path, FILE_BYTES, data, len_out, err, errlen);
+}
+
+/* See text.h. */
+int read_text_file(const char *path, char **text, char *err, size_t errlen)
+{
+    return file_read(path, FILE_TEXT, text, NULL, err, errlen);
+}
+
+/* See text.h: grows the buffer until the text fits; aborts when memory runs out. */
+void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = b->cap - b->len;
+        int k = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? room : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0)
+            abort();
+        if (b->p && (size_t)k < room) {
+            b->len += (size_t)k;
+            return;
+        }
+        size_t nc = b->cap ? b->cap * 2 : 4096;
+        while (nc < b->len + (size_t)k + 1)
+            nc *= 2;
+        b->p = mem_xrealloc(b->p, nc, SWEEP_OOM);
+        b->cap = nc;
+    }
+}
+
+/* See text.h (RFC 4180 quoting). */
+void sb_csv_cell(struct sbuf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        sb_printf(b, "%s", s);
+        return;
+    }
+    sb_printf(b, "\"");
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            sb_printf(b, "\"\"");
+        else
+            sb_printf(b, "%c", *p);
+    }
+    sb_printf(b, "\"");
+}
+
+/* See text.h.  A negative zero is shown as 0. */
+char *fmt_double(double d, char *buf, size_t len)
+{
+    return setting_fmt_num(d == 0 ? 0.0 : d, buf, len);
+}
+
+/* See text.h. */
+const cJSON *json_at_path(const cJSON *root, const char *path)
+{
+    char tmp[512];
+    sfmt(tmp, sizeof tmp, "%s", path);
+    const cJSON *cur = root;
+    char *save = NULL;
+    for (char *c = strtok_r(tmp, ".", &save); c && cur; c = strtok_r(NULL, ".", &save)) {
+        if (cJSON_IsArray(cur)) {
+            char *end;
+            long i = strtol(c, &end, 10);
+            cur = *end || i < 0 ? NULL : cJSON_GetArrayItem(cur, (int)i);
+        } else {
+            cur = cJSON_GetObjectItemCaseSensitive(cur, c);
+        }
+    }
+    return cur;
+}
+
+/* See text.h. */
+int usage_error(const char *who, const char *usage, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "rocesim%s%s: ", who ? " " : "", who ? who : "");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n%s", usage);
+    return SCN_EUSAGE;
+}

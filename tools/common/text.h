@@ -1,0 +1,61 @@
+/*
+ * text — the text every tool reads and writes: whole-file reading, a growing string buffer, CSV cells, numbers
+ * that read back exactly, a value at a dotted path of a JSON tree, and a command's usage error.  Allocation ends
+ * the process on exhaustion (sim/mem.h), as in the rest of tools/: a command can do nothing useful without memory.
+ */
+#ifndef TOOLS_TEXT_H
+#define TOOLS_TEXT_H
+
+#include "sim/settings.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cJSON;
+
+/* What the sweep and nic-config tools name when an allocation fails (sim/mem.h, mem_xmalloc and the like). */
+#define SWEEP_OOM "in sweep or nic-config"
+
+/*
+ * Reads a whole file into *data (with a NUL after its bytes, caller frees) and
+ * its length into *len (when not NULL), through file_read (sim/file.h: regular
+ * files only, at most FILE_MAX_BYTES).  Returns 0, or SCN_EIO ("PATH: cannot
+ * read: REASON") / SCN_EUSAGE (not a regular file) with the message in err
+ * (err may be NULL) and *data NULL.
+ */
+int read_file(const char *path, char **data, size_t *len, char *err, size_t errlen);
+
+/* read_file for a text file: a NUL byte in it is an error (SCN_EUSAGE). */
+int read_text_file(const char *path, char **text, char *err, size_t errlen);
+
+/*
+ * A command's usage error: "rocesim WHO: " (or "rocesim: " when who is NULL), fmt with arg, a newline, the
+ * command's usage text; returns SCN_EUSAGE (exit status 2).
+ */
+int usage_error(const char *who, const char *usage, const char *fmt, const char *arg);
+
+/* A growing NUL-terminated string; zero-initialize, append with sb_printf, free(b.p). */
+struct sbuf {
+    char *p;
+    size_t len, cap;
+};
+void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Appends s as one CSV cell: quoted (with doubled quotes) only when it holds a comma, quote or newline. */
+void sb_csv_cell(struct sbuf *b, const char *s);
+
+/* snprintf for names and messages where truncation is acceptable: the scenario loader's setting_strf. */
+#define sfmt setting_strf
+
+/* Formats d as the shortest of %.15g / %.17g that reads back exactly (as cJSON prints, setting_fmt_num), a
+ * negative zero as 0; returns buf. */
+char *fmt_double(double d, char *buf, size_t len);
+
+/*
+ * The value at a dotted path ("flows.fct_ns.p99", "collectives.0.completion_ns": a number indexes an
+ * array) under root, or NULL.
+ */
+const struct cJSON *json_at_path(const struct cJSON *root, const char *path);
+
+#endif
