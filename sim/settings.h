@@ -192,20 +192,46 @@ char *setting_time_limit_text(char *buf, size_t len);
 const char *setting_qty_what(enum setting_kind q);
 
 /*
+ * Whether member m of struct T has the type a field of kind k is read and written as (the walker stores through
+ * an int64_t *, double *, int * or bool *): a constant expression, for the static assertions of the SET_ macros.
+ * An enum is stored through an int *: any integer type of int's size passes (gcc gives an enum int or unsigned
+ * int).  Groups, custom fields and checks are not checked.
+ */
+#define SETTING_MEMBER_(T, m) (((T *)0)->m)
+#define SETTING_IS_(T, m, type) _Generic(SETTING_MEMBER_(T, m), type: 1, default: 0)
+#define SETTING_FITS_ENUM_(T, m) \
+    (_Generic(SETTING_MEMBER_(T, m), int: 1, unsigned int: 1, default: 0) && sizeof SETTING_MEMBER_(T, m) == sizeof(int))
+/* offsetof(T, m), refused at compile time when m's type does not fit kind k (the message says what it needs). */
+#define SETTING_OFFSET_(k, T, m)                                                                                  \
+    (offsetof(T, m) +                                                                                            \
+     0 * sizeof(struct {                                                                                         \
+         _Static_assert((k) > SETTING_LENGTH || SETTING_IS_(T, m, int64_t),                                      \
+                        "a time, size, rate or length setting needs an int64_t member");                        \
+         _Static_assert((k) != SETTING_NUMBER || SETTING_IS_(T, m, double), "a number setting needs a double member"); \
+         _Static_assert((k) != SETTING_INT || SETTING_IS_(T, m, int), "an int setting needs an int member");    \
+         _Static_assert((k) != SETTING_BOOL || SETTING_IS_(T, m, bool), "a bool setting needs a bool member");  \
+         _Static_assert((k) != SETTING_ENUM || SETTING_FITS_ENUM_(T, m),                                         \
+                        "an enum setting needs an enum or int-sized integer member");                           \
+         int setting_checked_;                                                                                   \
+     }))
+
+/*
  * Table entries: the parts most fields need (the hooks are added where a field needs them), for the
- * scenario's own tables and the ones modules register.
+ * scenario's own tables and the ones modules register.  Each checks at compile time that its member's type
+ * fits its kind (SETTING_OFFSET_).
  */
 #define SET_FIELD(name_, kind_, type_, member_, flags_, dflt_, help_) \
-    .name = name_, .kind = kind_, .offset = offsetof(type_, member_), .flags = flags_, .dflt = dflt_, .help = help_
+    .name = name_, .kind = kind_, .offset = SETTING_OFFSET_(kind_, type_, member_), .flags = flags_, .dflt = dflt_, \
+    .help = help_
 #define SET_NUM(name_, type_, member_, flags_, lo_, hi_, dflt_, help_) \
-    .name = name_, .kind = SETTING_NUMBER, .offset = offsetof(type_, member_), .flags = flags_, .lo = lo_,          \
-    .hi = hi_, .dflt = dflt_, .help = help_
+    .name = name_, .kind = SETTING_NUMBER, .offset = SETTING_OFFSET_(SETTING_NUMBER, type_, member_), .flags = flags_, \
+    .lo = lo_, .hi = hi_, .dflt = dflt_, .help = help_
 #define SET_INT(name_, type_, member_, lo_, hi_, dflt_, help_) \
-    .name = name_, .kind = SETTING_INT, .offset = offsetof(type_, member_), .lo = lo_, .hi = hi_, .dflt = dflt_,   \
-    .help = help_
+    .name = name_, .kind = SETTING_INT, .offset = SETTING_OFFSET_(SETTING_INT, type_, member_), .lo = lo_, .hi = hi_, \
+    .dflt = dflt_, .help = help_
 #define SET_ENUM(name_, type_, member_, names_, dflt_, help_) \
-    .name = name_, .kind = SETTING_ENUM, .offset = offsetof(type_, member_), .names = names_, .dflt = dflt_,        \
-    .help = help_
+    .name = name_, .kind = SETTING_ENUM, .offset = SETTING_OFFSET_(SETTING_ENUM, type_, member_), .names = names_, \
+    .dflt = dflt_, .help = help_
 #define SET_GROUP(name_, help_) .name = name_, .kind = SETTING_GROUP, .help = help_
 #define SET_CHECK(fn_) .name = "", .kind = SETTING_CHECK, .check = fn_
 
