@@ -42,6 +42,9 @@ $(BUILD)/%.o: %.c | ensure-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# The settings suite compiles a table that must not compile (tests/compile_fail/) with the same compiler.
+$(BUILD)/tests/test_settings.o: CFLAGS += -DTEST_CC='"$(CC)"'
+
 # The live view's page is assembled into the binary (.incbin): the object depends on it.
 $(BUILD)/tools/live/live_page.o: tools/live/page.html
 

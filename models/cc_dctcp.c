@@ -47,15 +47,17 @@ struct dctcp_state {
     uint32_t marked;  /* of them, acknowledged by an ACK with ECE */
     uint32_t cuts;
     bool cwr;
+    const struct dctcp_params *p; /* the sender's host.dctcp, read once at set-up (params) */
 };
 
 _Static_assert(sizeof(struct dctcp_state) <= CC_STATE_BYTES, "DCTCP's state fits the flow's cc_state");
 
 static struct setting_group dctcp_group;
 
+/* The sender's own host settings (profiles give each NIC its own). */
 static const struct dctcp_params *params(const struct flow *f)
 {
-    return (const struct dctcp_params *)((const char *)f->net->hosts[f->src].cfg + dctcp_group.offset);
+    return SETTINGS_OF(f->net->hosts[f->src].cfg, dctcp_group, struct dctcp_params);
 }
 
 static struct dctcp_state *st(struct flow *f) { return CC_STATE(f, struct dctcp_state); }
@@ -71,15 +73,16 @@ static void set_window(struct flow *f, const struct dctcp_params *p, double rate
 static void dctcp_init(struct flow *f, sim_time_t now)
 {
     struct dctcp_state *s = st(f);
+    s->p = params(f);
     s->rate = (double)f->net->hosts[f->src].rate_bps;
-    s->alpha = params(f)->alpha_init;
-    set_window(f, params(f), s->rate);
+    s->alpha = s->p->alpha_init;
+    set_window(f, s->p, s->rate);
 }
 
 static void dctcp_on_ack(struct flow *f, const struct cc_ack *a, sim_time_t now)
 {
     struct dctcp_state *s = st(f);
-    const struct dctcp_params *p = params(f);
+    const struct dctcp_params *p = s->p;
     s->acked += a->newly_acked;
     if (a->ece)
         s->marked += a->newly_acked;
@@ -171,12 +174,12 @@ static const struct setting_preset dctcp_presets[] = {
 };
 
 static struct setting_group dctcp_group = {
-    .path = "host.dctcp", .fields = dctcp_fields, .preset_key = "preset", .presets = dctcp_presets,
+    .path = "host.dctcp", .size = sizeof(struct dctcp_params), .fields = dctcp_fields, .preset_key = "preset",
+    .presets = dctcp_presets,
 };
 
 __attribute__((constructor)) static void dctcp_register(void)
 {
-    dctcp_group.offset = scn_host_ext_reserve(sizeof(struct dctcp_params));
     scn_register_cc("dctcp");
     settings_register(&dctcp_group);
 }

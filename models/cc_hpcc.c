@@ -71,6 +71,7 @@ struct hpcc_state {
     uint8_t n_hops;           /* hops of the previous record, 0: none yet */
     uint16_t path;            /* the egress ports of the previous record, summed, to notice a new path */
     hpcc_hop last[INT_MAX_HOPS];
+    const struct hpcc_params *p; /* the sender's host.hpcc, read once at set-up (params); NULL before */
 };
 
 _Static_assert(sizeof(struct hpcc_state) <= CC_STATE_BYTES, "HPCC's state fits the flow's cc_state");
@@ -80,15 +81,16 @@ static struct setting_group hpcc_group;
 static struct hpcc_state *st(struct flow *f) { return CC_STATE(f, struct hpcc_state); }
 static const struct hpcc_state *cst(const struct flow *f) { return CC_STATE(f, const struct hpcc_state); }
 
+/* The sender's own host settings (profiles give each NIC its own). */
 static const struct hpcc_params *params(const struct flow *f)
 {
-    return (const struct hpcc_params *)(const void *)((const char *)f->net->hosts[f->src].cfg + hpcc_group.offset);
+    return SETTINGS_OF(f->net->hosts[f->src].cfg, hpcc_group, struct hpcc_params);
 }
 
 /* W_init = B_NIC T, in bytes. */
-static double w_init(const struct flow *f)
+static double w_init(const struct flow *f, const struct hpcc_params *p)
 {
-    return (double)f->net->hosts[f->src].rate_bps * (double)params(f)->base_rtt_ps * 1e-12 / 8;
+    return (double)f->net->hosts[f->src].rate_bps * (double)p->base_rtt_ps * 1e-12 / 8;
 }
 
 static void set_window(struct flow *f, double w)
@@ -99,8 +101,9 @@ static void set_window(struct flow *f, double w)
 static void hpcc_init(struct flow *f, sim_time_t now)
 {
     struct hpcc_state *s = st(f);
+    s->p = params(f);
     s->u = 1; /* see the header */
-    s->w = s->wc = w_init(f);
+    s->w = s->wc = w_init(f, s->p);
     set_window(f, s->w);
 }
 
@@ -177,12 +180,12 @@ static void hpcc_on_ack(struct flow *f, const struct cc_ack *a, sim_time_t now)
     if (!rec || !rec->n_hops)
         return;
     struct hpcc_state *s = st(f);
-    const struct hpcc_params *p = params(f);
+    const struct hpcc_params *p = s->p;
     uint16_t path = path_of(rec);
     if (s->n_hops == rec->n_hops && s->path == path &&
         measure_inflight(s, rec, (double)p->base_rtt_ps * 1e-12)) {
         bool new_rtt = a->psn > s->last_update_psn;
-        s->w = compute_wind(s, p, new_rtt, w_init(f));
+        s->w = compute_wind(s, p, new_rtt, w_init(f, p));
         if (new_rtt)
             s->last_update_psn = f->snd_nxt;
         set_window(f, s->w);
@@ -196,7 +199,9 @@ static void hpcc_on_ack(struct flow *f, const struct cc_ack *a, sim_time_t now)
 /* R = W / T. */
 static double hpcc_rate(const struct flow *f)
 {
-    return cst(f)->w * 8 / ((double)params(f)->base_rtt_ps * 1e-12);
+    /* A flow not started yet has no window: its rate is 0, as w = 0 gave before it had read its settings. */
+    const struct hpcc_state *s = cst(f);
+    return s->p ? s->w * 8 / ((double)s->p->base_rtt_ps * 1e-12) : 0;
 }
 
 static void hpcc_sample(const struct flow *f, sim_time_t now, struct cc_sample *s)
@@ -249,12 +254,12 @@ static const struct setting_preset hpcc_presets[] = {
 };
 
 static struct setting_group hpcc_group = {
-    .path = "host.hpcc", .fields = hpcc_fields, .preset_key = "preset", .presets = hpcc_presets,
+    .path = "host.hpcc", .size = sizeof(struct hpcc_params), .fields = hpcc_fields, .preset_key = "preset",
+    .presets = hpcc_presets,
 };
 
 __attribute__((constructor)) static void hpcc_register(void)
 {
-    hpcc_group.offset = scn_host_ext_reserve(sizeof(struct hpcc_params));
     settings_register(&hpcc_group);
     scn_register_cc("hpcc");
 }

@@ -43,7 +43,7 @@ static struct setting_group swift_group;
 
 const struct swift_params *swift_params(const struct flow *f)
 {
-    return (const struct swift_params *)((const char *)f->net->hosts[f->src].cfg + swift_group.offset);
+    return SETTINGS_OF(f->net->hosts[f->src].cfg, swift_group, struct swift_params);
 }
 
 static struct swift_state *st(struct flow *f) { return CC_STATE(f, struct swift_state); }
@@ -82,7 +82,7 @@ static void swift_apply(struct flow *f, struct swift_state *s, const struct swif
 static void swift_init(struct flow *f, sim_time_t now)
 {
     struct swift_state *s = st(f);
-    const struct swift_params *p = swift_params(f);
+    const struct swift_params *p = s->p = swift_params(f);
     uint32_t nodes[32];
     int links = route_flow_path(f->net, f, nodes, 32);
     s->hops = links > 1 ? (uint32_t)(links - 1) : 0; /* the switches between the two hosts */
@@ -102,7 +102,7 @@ static void swift_init(struct flow *f, sim_time_t now)
 static void swift_on_ack(struct flow *f, const struct cc_ack *a, sim_time_t now)
 {
     struct swift_state *s = st(f);
-    const struct swift_params *p = swift_params(f);
+    const struct swift_params *p = s->p;
     double prev = s->cwnd;
     bool can_decrease = now - s->last_decrease >= swift_rtt(s);
     if (a->nack) {
@@ -210,12 +210,13 @@ static const struct setting swift_fields[] = {
     {0},
 };
 
-static struct setting_group swift_group = {.path = "host.swift", .fields = swift_fields};
+static struct setting_group swift_group = {
+    .path = "host.swift", .size = sizeof(struct swift_params), .fields = swift_fields,
+};
 
 /* Before main: every program that can run Swift knows host.cc "swift" and host.swift before it loads a scenario. */
 __attribute__((constructor)) static void swift_register_settings(void)
 {
     scn_register_cc("swift");
-    swift_group.offset = scn_host_ext_reserve(sizeof(struct swift_params));
     settings_register(&swift_group);
 }

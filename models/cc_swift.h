@@ -23,6 +23,7 @@ struct swift_state {
     sim_time_t last_decrease;
     uint32_t hops;
     uint32_t decreases, samples;
+    const struct swift_params *p; /* swift_params(f), read once at set-up */
 };
 
 /* The sender's host.swift (its host's settings, profiles applied). */

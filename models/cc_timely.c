@@ -113,15 +113,15 @@ struct timely_state {
 
 _Static_assert(sizeof(struct timely_state) <= CC_STATE_BYTES, "TIMELY's state fits the flow's cc_state");
 
-static struct setting_group timely_group; /* its offset is set by the constructor below */
+static struct setting_group timely_group; /* with its table, below */
 
 static struct timely_state *st(struct flow *f) { return CC_STATE(f, struct timely_state); }
 static const struct timely_state *cst(const struct flow *f) { return CC_STATE(f, const struct timely_state); }
 
 static const struct timely_params *params_of(const struct host *h)
 {
-    /* The sender's own host settings (profiles give each NIC its own), at the group's offset in them. */
-    return (const struct timely_params *)(const void *)((const char *)h->cfg + timely_group.offset);
+    /* The sender's own host settings (profiles give each NIC its own). */
+    return SETTINGS_OF(h->cfg, timely_group, struct timely_params);
 }
 
 static void timely_init(struct flow *f, sim_time_t now)
@@ -309,7 +309,8 @@ static const struct setting_preset timely_presets[] = {
 };
 
 static struct setting_group timely_group = {
-    .path = "host.timely", .fields = timely_fields, .preset_key = "preset", .presets = timely_presets,
+    .path = "host.timely", .size = sizeof(struct timely_params), .fields = timely_fields, .preset_key = "preset",
+    .presets = timely_presets,
 };
 
 /* Before main: every program that can run TIMELY knows host.cc "timely" and host.timely before it loads a
@@ -317,6 +318,5 @@ static struct setting_group timely_group = {
 __attribute__((constructor)) static void timely_register_settings(void)
 {
     scn_register_cc("timely");
-    timely_group.offset = scn_host_ext_reserve(sizeof(struct timely_params));
     settings_register(&timely_group);
 }

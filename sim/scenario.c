@@ -662,20 +662,11 @@ int scn_register_cc(const char *name)
     return i;
 }
 
-/* See scenario.h. */
-size_t scn_host_ext_reserve(size_t bytes)
+/* See scenario.h.  mods is the last member: memcmp covers the rest, padding included, as copies keep it. */
+bool scn_host_equal(const struct scn_host *a, const struct scn_host *b)
 {
-    static size_t used;
-    size_t need = (bytes + 7) & ~(size_t)7;
-    if (need > SCN_HOST_EXT_BYTES - used) {
-        /* A module's settings struct that does not fit is a build-time mistake, seen at the first start. */
-        fprintf(stderr, "rocesim: bug: %zu bytes of congestion-control settings do not fit the %d left in "
-                        "struct scn_host's ext (SCN_HOST_EXT_BYTES)\n", bytes, (int)(SCN_HOST_EXT_BYTES - used));
-        abort();
-    }
-    size_t off = offsetof(struct scn_host, ext) + used;
-    used += need;
-    return off;
+    _Static_assert(offsetof(struct scn_host, mods) + sizeof a->mods == sizeof *a, "mods is struct scn_host's last");
+    return memcmp(a, b, offsetof(struct scn_host, mods)) == 0 && settings_mods_equal(&a->mods, &b->mods);
 }
 
 static const char *const lr_names[] = {"go-back-n", "selective", NULL};
@@ -2352,7 +2343,7 @@ static void dump_profiles(cJSON *o, const struct setting *f, const void *base)
 int scn_profile_apply(const struct scenario *s, int i, void *base, char *err, size_t errlen)
 {
     const struct scn_profile *pr = &s->profiles[i];
-    struct ctx c = {.sc = {.file = s->file, .err = err, .errlen = errlen, .status = SCN_EUSAGE}};
+    struct ctx c = {.sc = {.store = s->store, .file = s->file, .err = err, .errlen = errlen, .status = SCN_EUSAGE}};
     char path[PATH_LEN];
     scn_register_settings();
     cJSON *obj = cJSON_Parse(pr->json);
@@ -2772,7 +2763,8 @@ static const struct setting_group builtin_groups[] = {
     {.path = "switch.ecn", .offset = offsetof(struct scn_switch, ecn), .fields = ecn_fields},
     {.path = "switch.scheduler", .offset = offsetof(struct scn_switch, scheduler), .fields = scheduler_fields},
     {.path = "switch.watchdog", .offset = offsetof(struct scn_switch, watchdog), .fields = watchdog_fields},
-    {.path = "host", .offset = offsetof(struct scenario, host), .fields = host_fields},
+    {.path = "host", .offset = offsetof(struct scenario, host), .fields = host_fields, .has_mods = true,
+     .mods = offsetof(struct scn_host, mods)},
     {.path = "monitor", .offset = offsetof(struct scenario, monitor), .fields = monitor_fields},
 };
 
@@ -2835,6 +2827,10 @@ int scn_load_text(const char *file, const char *text, const struct scn_override 
         if (set && (cJSON_IsObject(set) || cJSON_IsArray(set)) && check_dups(&c, set, c.sc.ovpath[i]) < 0)
             goto done;
     }
+    if (!(c.sc.store = out->store = settings_store_new())) {
+        ctx_oom(&c);
+        goto done;
+    }
     if (set_defaults(&c, out, file) < 0)
         goto done;
     rc = load_tree(&c, root);
@@ -2889,6 +2885,7 @@ void scn_free(struct scenario *s)
     free(s->profiles);
     free(s->monitor.queues);
     free(s->monitor.flow_ids);
+    settings_store_free(s->store);
     memset(s, 0, sizeof *s);
 }
 

@@ -16,6 +16,8 @@
 #ifndef SIM_SCENARIO_H
 #define SIM_SCENARIO_H
 
+#include "sim/settings.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -199,8 +201,6 @@ struct scn_dcqcn {
     bool byte_counter_off;          /* byte_counter is then INT64_MAX: the increase follows the timer alone */
 };
 
-#define SCN_HOST_EXT_BYTES 1024
-
 struct scn_host {
     int mtu;
     int priority;
@@ -213,17 +213,13 @@ struct scn_host {
     int retry_count;  /* with qp_timeout: timeouts in a row without progress after which the flow fails */
     int ack_priority; /* priority of ACKs and NACKs; -1: the flow's data priority */
     int ack_every;
-    /* The settings of congestion controls declared outside sim/ (their groups' structs, scn_host_ext_reserve). */
-    _Alignas(8) unsigned char ext[SCN_HOST_EXT_BYTES];
+    /* The settings of congestion controls declared outside sim/ (groups with a size, read with SETTINGS_OF):
+     * pointers into the scenario's store, so a copy of the struct is a copy of the settings (sim/settings.h). */
+    struct setting_mods mods;
 };
 
-/*
- * Reserves `bytes` of struct scn_host's ext for a module's settings struct (its group's `offset`, sim/settings.h:
- * the module reads its settings at that offset of scn->host); returns the offset within struct scn_host.  A
- * struct that does not fit is a bug of the build: it stops the program at start, naming the sizes.  Called
- * once per module, from its constructor, with scn_register_cc.
- */
-size_t scn_host_ext_reserve(size_t bytes);
+/* Whether a and b are the same settings, those of modules included (of one scenario or of two). */
+bool scn_host_equal(const struct scn_host *a, const struct scn_host *b);
 
 enum scn_traffic_type { SCN_TR_FLOW, SCN_TR_INCAST, SCN_TR_POISSON, SCN_TR_ALLREDUCE, SCN_TR_ALLTOALL };
 enum scn_pattern { SCN_PAT_UNIFORM, SCN_PAT_PERMUTATION };
@@ -324,6 +320,7 @@ struct scenario {
     int n_faults;
     struct scn_fault *faults;
     struct scn_monitor monitor;
+    struct settings_store *store; /* the values of the modules' settings groups (sim/settings.h) */
 };
 
 /* A --set PATH=VALUE override, as given on the command line. */

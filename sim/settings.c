@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,16 +38,49 @@ int setting_strf(char *buf, size_t len, const char *fmt, ...)
 
 static const struct setting_group *groups[MAX_GROUPS];
 static int n_groups;
+/* The module group that owns each slot of struct setting_mods, or NULL. */
+static const struct setting_group *slot_owner[SETTING_MODS_MAX];
+
+/* The slot of module group g, or -1. */
+static int slot_of(const struct setting_group *g)
+{
+    for (int k = 0; k < SETTING_MODS_MAX; k++)
+        if (slot_owner[k] == g)
+            return k;
+    return -1;
+}
+
+/*
+ * Gives g old's slot, else a free one, when g has a size, and frees old's slot when g has none (old: the group g
+ * replaces, or NULL).  A replacement keeps the slot so that values stored under the old group stay reachable.
+ * Returns -1 when every slot is taken.
+ */
+static int take_slot(const struct setting_group *g, const struct setting_group *old)
+{
+    int k = old ? slot_of(old) : -1;
+    if (k >= 0)
+        slot_owner[k] = NULL;
+    if (!g->size)
+        return 0;
+    if (k < 0)
+        k = slot_of(NULL);
+    if (k < 0)
+        return -1;
+    slot_owner[k] = g;
+    return 0;
+}
 
 /* See settings.h. */
 int settings_register(const struct setting_group *g)
 {
     for (int i = 0; i < n_groups; i++)
         if (strcmp(groups[i]->path, g->path) == 0) {
+            if (take_slot(g, groups[i]) < 0)
+                return -1;
             groups[i] = g;
             return 0;
         }
-    if (n_groups == MAX_GROUPS)
+    if (n_groups == MAX_GROUPS || take_slot(g, NULL) < 0)
         return -1;
     groups[n_groups++] = g;
     return 0;
@@ -57,6 +91,9 @@ void settings_unregister(const char *path)
 {
     for (int i = 0; i < n_groups; i++)
         if (strcmp(groups[i]->path, path) == 0) {
+            int k = slot_of(groups[i]);
+            if (k >= 0)
+                slot_owner[k] = NULL;
             memmove(&groups[i], &groups[i + 1], (size_t)(n_groups - i - 1) * sizeof *groups);
             n_groups--;
             return;
@@ -115,6 +152,117 @@ const struct setting *settings_field(const char *path)
 const struct setting_group *settings_group_at(int i)
 {
     return i >= 0 && i < n_groups ? groups[i] : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Module groups' values (settings.h)                                        */
+
+struct store_value {
+    struct store_value *next;
+    const struct setting_group *g;
+    void *data; /* g->size bytes, never written once stored */
+};
+
+struct settings_store {
+    /* Runs that share a loaded scenario may resolve their hosts' profiles at the same time (scn_profile_apply). */
+    pthread_mutex_t lock;
+    struct store_value *values;
+};
+
+/* See settings.h. */
+struct settings_store *settings_store_new(void)
+{
+    struct settings_store *st = calloc(1, sizeof *st);
+    if (st && pthread_mutex_init(&st->lock, NULL) != 0) {
+        free(st);
+        st = NULL;
+    }
+    return st;
+}
+
+/* See settings.h. */
+void settings_store_free(struct settings_store *st)
+{
+    if (!st)
+        return;
+    for (struct store_value *v = st->values, *next; v; v = next) {
+        next = v->next;
+        free(v->data);
+        free(v);
+    }
+    pthread_mutex_destroy(&st->lock);
+    free(st);
+}
+
+/* The stored copy of g's value at data: an equal one already there, else a new one; NULL when memory runs out. */
+static const void *store_keep(struct settings_store *st, const struct setting_group *g, const void *data)
+{
+    pthread_mutex_lock(&st->lock);
+    struct store_value *v = st->values;
+    while (v && (v->g != g || memcmp(v->data, data, g->size) != 0))
+        v = v->next;
+    if (!v) {
+        v = calloc(1, sizeof *v);
+        void *copy = v ? malloc(g->size) : NULL;
+        if (copy) {
+            memcpy(copy, data, g->size);
+            *v = (struct store_value){.next = st->values, .g = g, .data = copy};
+            st->values = v;
+        } else {
+            free(v);
+            v = NULL;
+        }
+    }
+    pthread_mutex_unlock(&st->lock);
+    return v ? v->data : NULL;
+}
+
+/* A table that breaks the rules of settings.h is a bug of the build: it stops the program at the first use. */
+_Noreturn static void bug(const char *what, const struct setting_group *g)
+{
+    fprintf(stderr, "rocesim: bug: %s (settings group \"%s\", sim/settings.h)\n", what, g->path);
+    abort();
+}
+
+/* The slot that holds module group cg's values in base, the struct of its parent group pg. */
+static const void **mods_slot(const struct setting_group *pg, const struct setting_group *cg, const void *base)
+{
+    int k = slot_of(cg);
+    if (k < 0)
+        bug("a group with a size that is not registered", cg);
+    if (!pg->has_mods)
+        bug("a group with a size under a group whose struct holds no struct setting_mods", cg);
+    return &((struct setting_mods *)((char *)base + pg->mods))->of[k];
+}
+
+/* Where child group cg's values are in base, the struct of its parent group pg (NULL: a module's, never set). */
+static const void *child_base(const struct setting_group *pg, const struct setting_group *cg, const void *base)
+{
+    return cg->size ? *mods_slot(pg, cg, base) : (const char *)base + cg->offset;
+}
+
+/* See settings.h. */
+const void *settings_of(const struct setting_mods *m, const struct setting_group *g, size_t size)
+{
+    int k = slot_of(g);
+    if (k < 0)
+        bug("a module reads the values of a group that is not registered or has no size", g);
+    if (size != g->size)
+        bug("a module reads its values as a type of another size than its group declares", g);
+    if (!m->of[k])
+        bug("a module reads values the loader did not set (the group was registered after the scenario was loaded)", g);
+    return m->of[k];
+}
+
+/* See settings.h. */
+bool settings_mods_equal(const struct setting_mods *a, const struct setting_mods *b)
+{
+    for (int k = 0; k < SETTING_MODS_MAX; k++) {
+        const void *x = a->of[k], *y = b->of[k];
+        if (x != y && (!x || !y || !slot_owner[k] || memcmp(x, y, slot_owner[k]->size) != 0))
+            return false;
+    }
+    return true;
 }
 
 /* The group of the member called name of the object at ppath, or NULL. */
@@ -481,6 +629,36 @@ int setting_val_enum(struct setting_ctx *c, const cJSON *v, const char *path, co
 /* ------------------------------------------------------------------------ */
 /* The table walker                                                          */
 
+/*
+ * Parses obj at path (NULL: sets the defaults) into child group cg of base, the struct of its parent group pg.
+ * A module group's values are worked on in a copy and stored as a new value (settings.h).
+ */
+static int child_update(struct setting_ctx *c, const struct setting_group *pg, const struct setting_group *cg,
+                        const cJSON *obj, const char *path, void *base)
+{
+    if (!cg->size)
+        return obj ? settings_parse(c, cg, obj, path, (char *)base + cg->offset)
+                   : settings_defaults(c, cg, (char *)base + cg->offset);
+    const void **slot = mods_slot(pg, cg, base);
+    if (!c->store)
+        bug("values of a module group parsed with no store to keep them", cg);
+    /* The defaults start from zeros, as a group inside its parent's struct does (a field without one is zero). */
+    void *work = calloc(1, cg->size);
+    if (!work)
+        return setting_oom(c);
+    if (obj && *slot)
+        memcpy(work, *slot, cg->size);
+    int rc = obj ? settings_parse(c, cg, obj, path, work) : settings_defaults(c, cg, work);
+    const void *kept = rc < 0 ? NULL : store_keep(c->store, cg, work);
+    free(work);
+    if (rc < 0)
+        return -1;
+    if (!kept)
+        return setting_oom(c);
+    *slot = kept;
+    return 0;
+}
+
 /* Parses one field's value v (present) at path into base. */
 static int parse_field(struct setting_ctx *c, const struct setting_group *g, const struct setting *f, const cJSON *v,
                        const char *path, void *base)
@@ -511,7 +689,7 @@ static int parse_field(struct setting_ctx *c, const struct setting_group *g, con
         const struct setting_group *cg = child_group(g->path, f->name);
         if (setting_val_obj(c, v, path) < 0)
             return -1;
-        return settings_parse(c, cg, v, path, (char *)base + cg->offset);
+        return child_update(c, g, cg, v, path, base);
     }
     case SETTING_CUSTOM:
     case SETTING_CHECK:
@@ -557,7 +735,7 @@ static int apply_preset(struct setting_ctx *c, const struct setting_group *g, in
                 text = pv->value;
         if (f->kind == SETTING_GROUP) {
             const struct setting_group *cg = child_group(g->path, f->name);
-            if (cg && settings_defaults(c, cg, (char *)base + cg->offset) < 0)
+            if (cg && child_update(c, g, cg, NULL, NULL, base) < 0)
                 return -1;
         } else if (text && parse_text(c, g, f, text, base) < 0) {
             return -1;
@@ -572,7 +750,7 @@ int settings_defaults(struct setting_ctx *c, const struct setting_group *g, void
     if (apply_preset(c, g, g->preset_key ? 0 : -1, base) < 0)
         return -1;
     for (int i = 0; i < n_groups; i++)
-        if (appended(g, groups[i]) && settings_defaults(c, groups[i], (char *)base + groups[i]->offset) < 0)
+        if (appended(g, groups[i]) && child_update(c, g, groups[i], NULL, NULL, base) < 0)
             return -1;
     return 0;
 }
@@ -623,7 +801,7 @@ int settings_parse(struct setting_ctx *c, const struct setting_group *g, const c
     for (int i = 0; i < n; i++) {
         const cJSON *v = mem[i] ? NULL : cJSON_GetObjectItemCaseSensitive(obj, names[i]);
         if (v && (setting_val_obj(c, v, setting_join(p, path, names[i])) < 0 ||
-                  settings_parse(c, grp[i], v, p, (char *)base + grp[i]->offset) < 0))
+                  child_update(c, g, grp[i], v, p, base) < 0))
             return -1;
     }
     return 0;
@@ -641,9 +819,10 @@ void settings_dump(const struct setting_group *g, const void *base, cJSON *obj)
         const void *at = f ? (const char *)base + f->offset : NULL;
         char b[40];
         if (!f || f->kind == SETTING_GROUP) {
-            cJSON *o = cJSON_AddObjectToObject(obj, names[i]);
+            const void *cb = child_base(g, grp[i], base);
+            cJSON *o = cb ? cJSON_AddObjectToObject(obj, names[i]) : NULL;
             if (o)
-                settings_dump(grp[i], (const char *)base + grp[i]->offset, o);
+                settings_dump(grp[i], cb, o);
             continue;
         }
         if (f->dump) {

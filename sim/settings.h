@@ -20,8 +20,17 @@
  * settings_register(&its_group) before any scenario is loaded: a group registered under a path that is
  * already taken replaces the one there, and a group
  * whose path its parent's table does not name becomes a member of the parent object after the parent's own
- * fields.  Its values live in a struct inside the parent's (`offset`), as `host.dcqcn` does in struct scn_host.
- * sim/ includes nothing of models/: the registry is how the higher floor hands its fields down.
+ * fields.  sim/ includes nothing of models/: the registry is how the higher floor hands its fields down.
+ *
+ * Where a group's values live.  A group of sim/ (and `host.dcqcn`, older than the rest) has a struct inside its
+ * parent's, at `offset`.  A module's group declares instead the size of its own struct (`size`); sim/ cannot
+ * name that type, so its values live in the scenario's store (struct settings_store) and the parent's struct
+ * holds a pointer to them in its struct setting_mods (the parent group's `mods`), one slot per module group,
+ * given out by settings_register.  Stored values are never written again: a parse or a preset writes a new
+ * value, and an identical value is stored once.  So a parent struct stays a plain value that is copied with =
+ * or memcpy (profiles resolve a host by copying the global one), copies never see each other's changes, and
+ * two copies with equal settings compare equal with memcmp (models/net.c shares equal host settings).  The
+ * module reads its struct with SETTINGS_OF, once per flow at set-up.
  */
 #ifndef SIM_SETTINGS_H
 #define SIM_SETTINGS_H
@@ -34,8 +43,22 @@ struct cJSON;
 
 #define SETTING_PATH_MAX 256
 
+/* The most module groups (settings_register with a size) registered at once. */
+#define SETTING_MODS_MAX 16
+
+/* A parent struct's pointers to its module groups' values, by slot; NULL until the loader sets its defaults. */
+struct setting_mods {
+    const void *of[SETTING_MODS_MAX];
+};
+
+/* Where a scenario keeps its module groups' values (see above); one per scenario, freed with it. */
+struct settings_store;
+struct settings_store *settings_store_new(void);
+void settings_store_free(struct settings_store *st);
+
 /* Loader state every check reports through; the scenario loader extends it (first member). */
 struct setting_ctx {
+    struct settings_store *store;       /* where values of module groups parsed now go */
     const char *file;
     char *err;
     size_t errlen;
@@ -105,6 +128,9 @@ struct setting_preset {
 struct setting_group {
     const char *path;                     /* dotted path of its object: "" for the top level, "host.dcqcn" */
     size_t offset;                        /* of its struct inside its parent's struct (0 for the top level) */
+    size_t size;                          /* a module's group: the size of its own struct (in the store); 0: none */
+    bool has_mods;                        /* its struct holds the struct setting_mods of the module groups under it, */
+    size_t mods;                          /* at this offset */
     const struct setting *fields;         /* ends with an entry whose name is NULL */
     /*
      * Presets: `preset_key` names an enum field of the table whose `names` are the presets' names; the
@@ -115,7 +141,8 @@ struct setting_group {
     const struct setting_preset *presets; /* ends with {NULL} */
 };
 
-/* Adds g to the registry (replacing a group of the same path); returns -1 when the registry is full. */
+/* Adds g to the registry (replacing a group of the same path); returns -1 when the registry (or, for a group
+ * with a size, the SETTING_MODS_MAX slots) is full. */
 int settings_register(const struct setting_group *g);
 /* Removes the group registered under path, if any (tests that register a group of their own). */
 void settings_unregister(const char *path);
@@ -126,6 +153,18 @@ const struct setting_group *settings_find(const char *path);
 const struct setting *settings_field(const char *path);
 /* The i-th registered group (registration order), or NULL past the end: for listing every setting. */
 const struct setting_group *settings_group_at(int i);
+
+/*
+ * The values of module group g (registered, with a size) in a parent struct whose setting_mods is m.  size is
+ * the reader's sizeof of the struct, checked against g's: a module that reads another type than it declared,
+ * reads a group it did not register or reads a struct the loader did not fill is a bug, which stops the program
+ * naming the group.  Not for a per-packet path: a flow reads it at set-up and keeps the pointer.
+ */
+const void *settings_of(const struct setting_mods *m, const struct setting_group *g, size_t size);
+/* Whether a and b hold equal values, slot by slot: within one scenario that is a == b, across two the values. */
+bool settings_mods_equal(const struct setting_mods *a, const struct setting_mods *b);
+/* obj's (a struct scn_host, say) values of module group `group` (a struct setting_group), as a const type *. */
+#define SETTINGS_OF(obj, group, type) ((const type *)settings_of(&(obj)->mods, &(group), sizeof(type)))
 
 /*
  * Reads the members of obj (an object, already checked) at path into base, the group's struct: the
@@ -192,20 +231,46 @@ char *setting_time_limit_text(char *buf, size_t len);
 const char *setting_qty_what(enum setting_kind q);
 
 /*
+ * Whether member m of struct T has the type a field of kind k is read and written as (the walker stores through
+ * an int64_t *, double *, int * or bool *): a constant expression, for the static assertions of the SET_ macros.
+ * An enum is stored through an int *: any integer type of int's size passes (gcc gives an enum int or unsigned
+ * int).  Groups, custom fields and checks are not checked.
+ */
+#define SETTING_MEMBER_(T, m) (((T *)0)->m)
+#define SETTING_IS_(T, m, type) _Generic(SETTING_MEMBER_(T, m), type: 1, default: 0)
+#define SETTING_FITS_ENUM_(T, m) \
+    (_Generic(SETTING_MEMBER_(T, m), int: 1, unsigned int: 1, default: 0) && sizeof SETTING_MEMBER_(T, m) == sizeof(int))
+/* offsetof(T, m), refused at compile time when m's type does not fit kind k (the message says what it needs). */
+#define SETTING_OFFSET_(k, T, m)                                                                                  \
+    (offsetof(T, m) +                                                                                            \
+     0 * sizeof(struct {                                                                                         \
+         _Static_assert((k) > SETTING_LENGTH || SETTING_IS_(T, m, int64_t),                                      \
+                        "a time, size, rate or length setting needs an int64_t member");                        \
+         _Static_assert((k) != SETTING_NUMBER || SETTING_IS_(T, m, double), "a number setting needs a double member"); \
+         _Static_assert((k) != SETTING_INT || SETTING_IS_(T, m, int), "an int setting needs an int member");    \
+         _Static_assert((k) != SETTING_BOOL || SETTING_IS_(T, m, bool), "a bool setting needs a bool member");  \
+         _Static_assert((k) != SETTING_ENUM || SETTING_FITS_ENUM_(T, m),                                         \
+                        "an enum setting needs an enum or int-sized integer member");                           \
+         int setting_checked_;                                                                                   \
+     }))
+
+/*
  * Table entries: the parts most fields need (the hooks are added where a field needs them), for the
- * scenario's own tables and the ones modules register.
+ * scenario's own tables and the ones modules register.  Each checks at compile time that its member's type
+ * fits its kind (SETTING_OFFSET_).
  */
 #define SET_FIELD(name_, kind_, type_, member_, flags_, dflt_, help_) \
-    .name = name_, .kind = kind_, .offset = offsetof(type_, member_), .flags = flags_, .dflt = dflt_, .help = help_
+    .name = name_, .kind = kind_, .offset = SETTING_OFFSET_(kind_, type_, member_), .flags = flags_, .dflt = dflt_, \
+    .help = help_
 #define SET_NUM(name_, type_, member_, flags_, lo_, hi_, dflt_, help_) \
-    .name = name_, .kind = SETTING_NUMBER, .offset = offsetof(type_, member_), .flags = flags_, .lo = lo_,          \
-    .hi = hi_, .dflt = dflt_, .help = help_
+    .name = name_, .kind = SETTING_NUMBER, .offset = SETTING_OFFSET_(SETTING_NUMBER, type_, member_), .flags = flags_, \
+    .lo = lo_, .hi = hi_, .dflt = dflt_, .help = help_
 #define SET_INT(name_, type_, member_, lo_, hi_, dflt_, help_) \
-    .name = name_, .kind = SETTING_INT, .offset = offsetof(type_, member_), .lo = lo_, .hi = hi_, .dflt = dflt_,   \
-    .help = help_
+    .name = name_, .kind = SETTING_INT, .offset = SETTING_OFFSET_(SETTING_INT, type_, member_), .lo = lo_, .hi = hi_, \
+    .dflt = dflt_, .help = help_
 #define SET_ENUM(name_, type_, member_, names_, dflt_, help_) \
-    .name = name_, .kind = SETTING_ENUM, .offset = offsetof(type_, member_), .names = names_, .dflt = dflt_,        \
-    .help = help_
+    .name = name_, .kind = SETTING_ENUM, .offset = SETTING_OFFSET_(SETTING_ENUM, type_, member_), .names = names_, \
+    .dflt = dflt_, .help = help_
 #define SET_GROUP(name_, help_) .name = name_, .kind = SETTING_GROUP, .help = help_
 #define SET_CHECK(fn_) .name = "", .kind = SETTING_CHECK, .check = fn_
 

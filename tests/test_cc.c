@@ -204,9 +204,9 @@ static void test_window_and_telemetry(void)
 
 /*
  * A congestion control as a module outside sim/ declares it, the way the recipe in CONTRIBUTING.md says: its
- * own host.cc name (scn_register_cc), its own settings group `host.test_ext` whose struct lives in the host
- * object's ext (scn_host_ext_reserve), its own hooks.  A scenario then names it and sets its field like any
- * other; defaults, the check dump and the run follow.
+ * own host.cc name (scn_register_cc), its own settings group `host.test_ext` that declares the size of its own
+ * struct (the loader keeps the values, the module reads them with SETTINGS_OF), its own hooks.  A scenario then
+ * names it and sets its field like any other; defaults, the check dump and the run follow.
  */
 struct ext_params {
     int window_frames;
@@ -215,11 +215,13 @@ static const struct setting ext_fields[] = {
     {SET_INT("window_frames", struct ext_params, window_frames, 1, 64, "2", "Frames the window holds")},
     {0},
 };
-static struct setting_group ext_group = {.path = "host.test_ext", .fields = ext_fields};
+static struct setting_group ext_group = {
+    .path = "host.test_ext", .size = sizeof(struct ext_params), .fields = ext_fields,
+};
 
 static const struct ext_params *ext_params(const struct flow *f)
 {
-    return (const struct ext_params *)((const char *)&f->net->scn->host + ext_group.offset);
+    return SETTINGS_OF(&f->net->scn->host, ext_group, struct ext_params);
 }
 static void ext_init(struct flow *f, sim_time_t now) { f->cc_wnd = (uint32_t)ext_params(f)->window_frames * f->mtu; }
 
@@ -237,12 +239,10 @@ static void test_module_settings(void)
     if (value < 0) {
         CU_ASSERT_FATAL(cc_register(&ext_ops) >= 0);
         value = scn_register_cc(ext_ops.name);
-        ext_group.offset = scn_host_ext_reserve(sizeof(struct ext_params));
     }
     CU_ASSERT_FATAL(value > SCN_CC_NONE); /* after the built-in values and the modules' (dctcp, ...) */
     CU_ASSERT_STRING_EQUAL(scn_cc_name((enum scn_cc)value), ext_ops.name);
     CU_ASSERT_EQUAL(scn_register_cc(ext_ops.name), value); /* a name is registered once */
-    CU_ASSERT_FATAL(ext_group.offset >= offsetof(struct scn_host, ext));
     CU_ASSERT_EQUAL_FATAL(settings_register(&ext_group), 0);
     const char *topo =
         "{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}},"
@@ -328,5 +328,5 @@ void test_cc_register(void)
     CU_add_test(s, "rates.csv sample through the table", test_sample);
     CU_add_test(s, "window and telemetry seams through a registered algorithm", test_window_and_telemetry);
     CU_add_test(s, "push at egress and echo in ACK", test_push_egress);
-    CU_add_test(s, "a module's own host.cc name and settings group, stored in the host's ext", test_module_settings);
+    CU_add_test(s, "a module's own host.cc name and settings group, with a struct of its own", test_module_settings);
 }

@@ -83,6 +83,44 @@ static void test_order_and_dedup(void)
     test_teardown(&scn, &r);
 }
 
+/* host h's host.dctcp.g, read through the registry as any module group's field is. */
+static double dctcp_g(const struct scn_host *h)
+{
+    const struct setting_group *g = settings_find("host.dctcp");
+    const struct setting *f = settings_field("host.dctcp.g");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g && f);
+    return *(const double *)(const void *)((const char *)settings_of(&h->mods, g, g->size) + f->offset);
+}
+
+/*
+ * A module's group (host.dctcp, whose struct sim/ cannot name) per host: profiles amend it, a copy of the global
+ * host object never changes the global one, equal settings are still shared, and --set reaches it.
+ */
+static void test_module_group_per_host(void)
+{
+    struct scenario scn;
+    struct run r;
+    if (!test_setup(LS(", \"host\": {\"cc\": \"dctcp\"}, \"profiles\": ["
+                       "{\"match\": \"h0\", \"host\": {\"dctcp\": {\"g\": 0.25}}},"
+                       "{\"match\": \"h1\", \"host\": {\"dctcp\": {\"g\": 0.25}}},"
+                       "{\"match\": \"h2\", \"host\": {\"dctcp\": {\"g\": 0.5}}}]"),
+                    "host.dctcp.g", "0.125", &scn, &r)) {
+        CU_FAIL("the scenario does not load or build");
+        return;
+    }
+    CU_ASSERT_DOUBLE_EQUAL(dctcp_g(&scn.host), 0.125, 0);
+    CU_ASSERT_DOUBLE_EQUAL(dctcp_g(host_named(&r, "h0")), 0.25, 0);
+    CU_ASSERT_DOUBLE_EQUAL(dctcp_g(host_named(&r, "h1")), 0.25, 0);
+    CU_ASSERT_DOUBLE_EQUAL(dctcp_g(host_named(&r, "h2")), 0.5, 0);
+    CU_ASSERT_DOUBLE_EQUAL(dctcp_g(host_named(&r, "h3")), 0.125, 0);
+    CU_ASSERT_PTR_EQUAL(host_named(&r, "h0"), host_named(&r, "h1"));
+    CU_ASSERT_PTR_EQUAL(host_named(&r, "h3"), host_named(&r, "h7"));
+    CU_ASSERT_EQUAL(r.net.n_host_cfgs, 3);
+    CU_ASSERT_TRUE(scn_host_equal(host_named(&r, "h3"), &scn.host));
+    CU_ASSERT_FALSE(scn_host_equal(host_named(&r, "h0"), &scn.host));
+    test_teardown(&scn, &r);
+}
+
 static void test_port_profiles_and_rates(void)
 {
     struct scenario scn;
@@ -249,6 +287,8 @@ void test_profiles_register(void)
 {
     CU_pSuite s = CU_add_suite("profiles", NULL, NULL);
     CU_add_test(s, "profiles apply in order over the global settings; equal settings are shared", test_order_and_dedup);
+    CU_add_test(s, "a module's settings group per host: profiles, sharing, --set, the global object kept",
+                test_module_group_per_host);
     CU_add_test(s, "port profiles and settings by port speed (maps, linear scale)", test_port_profiles_and_rates);
     CU_add_test(s, "errors: unknown node or port, non-port field, fabric-wide field, missing rate, bad maps",
                 test_errors);

@@ -258,6 +258,26 @@ static void test_module_group_replaces(void)
     scn_free(&s);
 }
 
+/*
+ * A table entry whose member does not have its kind's type is refused at compile time: the walker would store
+ * through the wrong type.  The same file compiles without the wrong entry, so the failure is the check's.
+ */
+static void test_member_type_checked(void)
+{
+    static const char cmd[] =
+        TEST_CC " -std=c11 -Wall -Wextra -Werror -I. -fsyntax-only tests/compile_fail/setting_types.c";
+    char line[512], *out = NULL;
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    if (out && *out)
+        fprintf(stderr, "\n%s\n", out);
+    free(out);
+    out = NULL;
+    snprintf(line, sizeof line, "%s -DSIZE_ON_INT", cmd);
+    CU_ASSERT_NOT_EQUAL(test_run(line, &out), 0);
+    CU_ASSERT(out && strstr(out, "static assertion failed: \"a time, size, rate or length setting needs an int64_t member"));
+    free(out);
+}
+
 void test_settings_register(void)
 {
     CU_pSuite s = CU_add_suite("settings", NULL, NULL);
@@ -267,4 +287,5 @@ void test_settings_register(void)
     CU_add_test(s, "grid and --set paths checked against the tables", test_check_path);
     CU_add_test(s, "a module's group replaces the built-in one", test_module_group_replaces);
     CU_add_test(s, "of several problems, the first in table order is reported", test_first_problem_in_table_order);
+    CU_add_test(s, "a member whose type does not fit its kind does not compile", test_member_type_checked);
 }
