@@ -2,13 +2,11 @@
  * net — building the runtime network from the graph, flows, drops, invariants.
  */
 #include "models/cc.h"
-#include "models/deadlock.h"
-#include "models/fault.h"
 #include "models/lfc.h"
+#include "models/mech.h"
 #include "models/net.h"
 #include "models/nic.h"
 #include "models/pfc.h"
-#include "models/pfcwd.h"
 #include "models/port.h"
 #include "models/ranks.h"
 #include "models/route.h"
@@ -374,12 +372,6 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
         snprintf(err, errlen, "%u nodes: the engine numbers at most %u", g->n_nodes, SIM_ENT_LIMIT - 1);
         return -1;
     }
-    /* Deeper prefetching pays only when the ports' hot lines (two 64-byte lines each) outgrow a core's L2: on
-     * smaller fabrics it only adds instructions (the threshold's measurements: docs/performance.md). */
-    if (g->n_ports > NET_PREFETCH_MIN_PORTS) {
-        port_register_prefetch(s);
-        nic_register_prefetch(s);
-    }
     pool_init(&n->pkts, sizeof(struct pkt));
     int cc = cc_find(cc_scenario_name(scn->host.cc));
     if (cc < 0) {
@@ -455,40 +447,15 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
             return SCN_EUSAGE;
         }
     }
-    deadlock_init(n);
-    if (scn->sw.watchdog.enabled && n->lossless)
-        pfcwd_init(n);
+    net_mechs_init(n);
     return 0;
 }
 
+/* The mechanisms first, in the reverse of their order (mech.h): their state hangs off the arrays freed here. */
 void net_free(struct net *n)
 {
-    for (uint32_t i = 0; i < n->n_flows; i++) {
-        struct flow *f = net_flow(n, i);
-        free(f->path_ports);
-        free(f->path_nodes);
-    }
-    uint32_t chunks = (n->n_flows + (1u << FLOW_CHUNK_BITS) - 1) >> FLOW_CHUNK_BITS;
-    for (uint32_t i = 0; i < chunks; i++)
-        free(n->flow_chunks[i]);
-    free(n->flow_chunks);
-    faults_free(n);
-    pfcwd_free(n);
-    deadlock_free(n);
+    net_mechs_free(n);
     pool_free_all(&n->pkts);
-    for (uint32_t i = 0; i < n->n_parts; i++) {
-        pool_free_all(&n->parts[i].pkts);
-        free(n->parts[i].notes);
-        free(n->parts[i].tel_back);
-    }
-    free(n->parts);
-    free(n->cut);
-    for (uint32_t i = 0; n->tel_pools && i <= n->n_parts; i++) {
-        int_pool_free(n->tel_pools[i]);
-        free(n->tel_pools[i]);
-    }
-    free(n->tel_pools);
-    free(n->own.tel_back);
     free(n->ports);
     free(n->aux);
     for (int prio = 0; prio < NPRIO; prio++)
@@ -689,6 +656,22 @@ struct flow *net_make_flow(struct net *n, uint32_t idx, const char *name, uint32
     return f;
 }
 
+static void flows_free(struct net *n)
+{
+    for (uint32_t i = 0; i < n->n_flows; i++) {
+        struct flow *f = net_flow(n, i);
+        free(f->path_ports);
+        free(f->path_nodes);
+    }
+    uint32_t chunks = (n->n_flows + (1u << FLOW_CHUNK_BITS) - 1) >> FLOW_CHUNK_BITS;
+    for (uint32_t i = 0; i < chunks; i++)
+        free(n->flow_chunks[i]);
+    free(n->flow_chunks);
+}
+
+static const struct net_mech_ops flows_mech = {.name = "flows", .order = 100, .free = flows_free};
+NET_MECH(flows_mech)
+
 void net_drop(struct net *n, struct pkt *k, enum drop_reason reason)
 {
     /* What the loss leaves unknown to the sender: the data frame's PSN, or what the ACK or NACK would have said. */
@@ -815,7 +798,8 @@ void net_timeout(struct net *n, struct flow *f)
         net_np(n)->c.spurious_timeouts++;
 }
 
-/* Tells the listeners the partitions' notes, merged into the order of the events that made them. */
+/* Tells the listeners the partitions' notes, merged into the order of the events that made them: after the
+ * counts are folded (they may stop the run) and the other processes' notes are in place (ranks.c). */
 static void tell_notes(struct net *n)
 {
     uint32_t pos[SIM_PAR_MAX] = {0};
@@ -847,6 +831,16 @@ static void tell_notes(struct net *n)
     for (uint32_t i = 0; i < n->n_parts; i++)
         n->parts[i].n_notes = 0;
 }
+
+static void notes_free(struct net *n)
+{
+    for (uint32_t i = 0; i < n->n_parts; i++)
+        free(n->parts[i].notes);
+}
+
+static const struct net_mech_ops notes_mech = {
+    .name = "notes", .order = 50, .between_windows = tell_notes, .free = notes_free};
+NET_MECH(notes_mech)
 
 void net_tel_ensure(struct net *n)
 {
@@ -885,6 +879,22 @@ static void tel_return(struct net *n)
         np->n_tel_back = 0;
     }
 }
+
+static void tel_free(struct net *n)
+{
+    for (uint32_t i = 0; i < n->n_parts; i++)
+        free(n->parts[i].tel_back);
+    for (uint32_t i = 0; n->tel_pools && i <= n->n_parts; i++) {
+        int_pool_free(n->tel_pools[i]);
+        free(n->tel_pools[i]);
+    }
+    free(n->tel_pools);
+    free(n->own.tel_back);
+}
+
+static const struct net_mech_ops telemetry_mech = {
+    .name = "telemetry", .order = 60, .between_windows = tel_return, .free = tel_free};
+NET_MECH(telemetry_mech)
 
 /* Adds every partition's counts to the totals and zeroes them (between windows: no partition runs). */
 static void net_fold(struct net *n)
@@ -939,36 +949,18 @@ static void net_fold(struct net *n)
 
 _Static_assert(sizeof(struct net_counters) % sizeof(uint64_t) == 0, "net_fold adds the counters as 64-bit words");
 
-/* Between windows (sim_par's at_barrier): the counts, and the events in order. */
+/* Between windows (sim_par's at_barrier): the mechanisms' work in their order (mech.h), net_fold's first, then
+ * the traffic's own over processes. */
 static void net_barrier(void *ctx)
 {
     struct net *n = ctx;
-    net_fold(n);
-    if (net_comm(n))
-        ranks_share_notes(n);
-    tell_notes(n);
-    tel_return(n);
+    net_mechs_between_windows(n);
     if (n->between_windows)
         n->between_windows(n->between_ctx);
 }
 
-/* At a line of the grid (sim_par's at_line): the deadlock detector's checks that came due since the last. */
-static void net_line(void *ctx, sim_time_t t)
-{
-    struct net *n = ctx;
-    uint64_t flag[2] = {0, 0}; /* beat, blocked */
-    for (uint32_t i = 0; i < n->n_parts; i++) {
-        flag[0] |= n->parts[i].beat;
-        flag[1] |= n->parts[i].blocked;
-        n->parts[i].beat = n->parts[i].blocked = false;
-    }
-    const struct sim_par_comm *C = net_comm(n);
-    if (C)
-        C->max(C->ctx, flag, 2);
-    bool beat = flag[0], blocked = flag[1];
-    if (beat || blocked)
-        deadlock_between_windows(n, t, beat, blocked);
-}
+/* At a line of the grid (sim_par's at_line): what the mechanisms decide there (the deadlock detector's checks). */
+static void net_line(void *ctx, sim_time_t t) { net_mechs_at_line(ctx, t); }
 
 static bool net_done(void *ctx) { return traffic_done(ctx); }
 
@@ -995,14 +987,25 @@ int net_partition(struct net *n, struct sim_par *P)
         if (P->ent_part[net_ent(gp->node)] != P->ent_part[net_ent(n->g->ports[gp->peer].node)])
             n->cut[i >> 6] |= 1ull << (i & 63);
     }
-    if (P->comm)
-        ranks_attach(n, P);
+    net_mechs_partition(n, P);
     P->at_barrier = net_barrier;
     P->at_line = net_line;
     P->done = net_done;
     P->ctx = n;
     return 0;
 }
+
+static void fold_free(struct net *n)
+{
+    for (uint32_t i = 0; i < n->n_parts; i++)
+        pool_free_all(&n->parts[i].pkts);
+    free(n->parts);
+    free(n->cut);
+}
+
+static const struct net_mech_ops fold_mech = {
+    .name = "fold", .order = 30, .between_windows = net_fold, .free = fold_free};
+NET_MECH(fold_mech)
 
 int net_check_invariants(const struct net *n, char *err, size_t errlen)
 {
