@@ -48,18 +48,22 @@ $(BUILD)/tests/test_settings.o: CFLAGS += -DTEST_CC='"$(CC)"'
 # The live view's page is assembled into the binary (.incbin): the object depends on it.
 $(BUILD)/tools/live/live_page.o: tools/live/page.html
 
+# The library is linked whole: the network's mechanisms register their hooks from constructors (models/mech.h),
+# and an object nothing else calls would be left out of the program, its mechanism silently missing.
+LINK_LIB = $(filter-out %.a,$^) -Wl,--whole-archive $(filter %.a,$^) -Wl,--no-whole-archive
+
 $(BUILD)/librocesim.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
 rocesim: $(BUILD)/tools/main.o $(BUILD)/librocesim.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(LINK_LIB) $(LDLIBS)
 
 $(BUILD)/run_tests: $(TEST_OBJ) $(BUILD)/librocesim.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcunit -Wl,--wrap=flock
+	$(CC) $(CFLAGS) -o $@ $(LINK_LIB) $(LDLIBS) -lcunit -Wl,--wrap=flock
 
 $(BUILD)/bench: $(BENCH_OBJ) $(BUILD)/librocesim.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(LINK_LIB) $(LDLIBS)
 
 run: rocesim
 	./rocesim run $(DEFAULT_SCENARIO)
@@ -92,7 +96,7 @@ asan-inner: $(BUILD)/rocesim $(BUILD)/run_tests
 	ROCESIM=$(BUILD)/rocesim ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/run_tests $(SUITE)
 
 $(BUILD)/rocesim: $(BUILD)/tools/main.o $(BUILD)/librocesim.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(LINK_LIB) $(LDLIBS)
 
 # Rewrites the golden-run references in tests/golden/ on purpose: review the diff before committing.
 regress-update: rocesim $(BUILD)/run_tests
@@ -115,7 +119,7 @@ validation: $(BUILD)/validate
 	$(BUILD)/validate docs/VALIDATION.md
 
 $(BUILD)/validate: $(BUILD)/tests/validation/validate_main.o $(BUILD)/tests/validation/validation.o $(BUILD)/librocesim.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(LINK_LIB) $(LDLIBS)
 
 # BENCH_REPEAT=N: each whole run N times (3 by default), the fastest kept (a shared machine's timings vary).
 bench: $(BUILD)/bench rocesim
@@ -152,7 +156,7 @@ browser-optional:
 MPI_LDLIBS = $(filter-out -lev,$(LDLIBS)) -l:libev.a -Wl,--exclude-libs,libev.a
 
 $(BUILD)/rocesim-mpi: $(BUILD)/tools/main.o $(BUILD)/librocesim.a
-	$(CC) $(CFLAGS) -o $@ $^ $(MPI_LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(LINK_LIB) $(MPI_LDLIBS)
 
 # Fuzzing (docs/RELIABILITY.md): libFuzzer harnesses built with clang, ASan and UBSan.  `make fuzz
 # FUZZ_TIME=60` runs each for FUZZ_TIME seconds; the corpora grow in build/fuzz/corpus-*, crashes land in

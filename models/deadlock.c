@@ -1,6 +1,7 @@
 /* deadlock — PFC deadlock detection on the wait-for graph of paused queues (Hu et al., HotNets 2016; see deadlock.h). */
 #include "models/deadlock.h"
 #include "models/lfc.h"
+#include "models/mech.h"
 #include "models/ranks.h"
 #include "sim/mem.h"
 
@@ -31,15 +32,32 @@ static void arm(struct net *n, sim_time_t at)
 void deadlock_blocked(struct net *n, bool first)
 {
     /* A partition's count alone cannot say whether it is the first: the run's timer is armed at the next line
-     * after any block (deadlock_between_windows). */
+     * after any block (at_line). */
     if (net_partitioned(n))
         net_np(n)->blocked = true;
     else if (first && n->dl.own_timer && !n->dl.detected && !n->dl.timer.armed)
         arm(n, net_sim(n)->now + n->dl.period);
 }
 
-void deadlock_between_windows(struct net *n, sim_time_t t, bool beat, bool blocked)
+/*
+ * At a line of a partitioned run's grid, time t (no partition runs): the checks that came due since the last
+ * line, and the timer of a detector that runs its own, as deadlock_heartbeat and deadlock_blocked would have.
+ * Every process takes part in the reduction, whether or not its partitions saw a heartbeat or a block.
+ */
+static void at_line(struct net *n, sim_time_t t)
 {
+    uint64_t flag[2] = {0, 0}; /* beat, blocked */
+    for (uint32_t i = 0; i < n->n_parts; i++) {
+        flag[0] |= n->parts[i].beat;
+        flag[1] |= n->parts[i].blocked;
+        n->parts[i].beat = n->parts[i].blocked = false;
+    }
+    const struct sim_par_comm *C = net_comm(n);
+    if (C)
+        C->max(C->ctx, flag, 2);
+    bool beat = flag[0], blocked = flag[1];
+    if (!beat && !blocked)
+        return;
     if (beat && t >= n->dl.next_check)
         deadlock_check(n, t);
     if (blocked && n->dl.own_timer && !n->dl.detected && !n->dl.timer.armed && n->sw_paused)
@@ -57,13 +75,17 @@ static void timer_fired(struct sim *s, void *obj, uint64_t arg)
         arm(n, s->now + n->dl.period);
 }
 
-void deadlock_free(struct net *n)
+static void dl_free(struct net *n)
 {
     free(n->dl.cycle);
     free(n->dl.index);
     n->dl.cycle = NULL;
     n->dl.index = NULL;
 }
+
+static const struct net_mech_ops deadlock_mech = {
+    .name = "deadlock", .order = 70, .init = deadlock_init, .at_line = at_line, .free = dl_free};
+NET_MECH(deadlock_mech)
 
 /* A node of the wait-for graph: a stalled switch egress (port, priority). */
 struct wnode {

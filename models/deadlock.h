@@ -46,7 +46,8 @@
 
 #include "models/net.h"
 
-/* Sets the detector up for n's scenario and flow control (net_init). */
+/* Sets the detector up for n's scenario and flow control (its init hook, mech.h; tests call it again after
+ * changing the period). */
 void deadlock_init(struct net *n);
 
 /* Runs a check at time now (the caller saw that one is due); stops the run when it finds a deadlock.  mem_oom
@@ -54,7 +55,8 @@ void deadlock_init(struct net *n);
 void deadlock_check(struct net *n, sim_time_t now);
 
 /* The flow control's heartbeat (lfc.h): runs a check when one is due; may stop the run.  In a partitioned run
- * the check needs the whole network at rest, so it runs at the next line of the grid (deadlock_between_windows). */
+ * the check needs the whole network at rest, so it runs at the next line of the grid (deadlock.c's at_line,
+ * a hook of mech.h). */
 static inline void deadlock_heartbeat(struct net *n)
 {
     sim_time_t now = net_sim(n)->now;
@@ -66,15 +68,8 @@ static inline void deadlock_heartbeat(struct net *n)
     }
 }
 
-/* At a line of a partitioned run's grid, time t (no partition runs): the checks that came due since the last
- * line, and the timer of a detector that runs its own, as deadlock_heartbeat and deadlock_blocked would have. */
-void deadlock_between_windows(struct net *n, sim_time_t t, bool beat, bool blocked);
-
 /* A switch egress became blocked (port.c); first: while none was.  Starts the detector's own timer, if it runs
  * one. */
 void deadlock_blocked(struct net *n, bool first);
-
-/* Frees the detector's memory (the reported cycle included). */
-void deadlock_free(struct net *n);
 
 #endif

@@ -33,7 +33,7 @@ bool ecn_red_draw(const struct ecn_thresh *e, struct rng *r, int64_t q);
  * not yet marked and RED says so (pc's thresholds are its rate's). */
 static inline void ecn_maybe_mark(struct net *n, struct sw *w, const struct port_cfg *pc, struct pkt *k, int64_t q)
 {
-    const struct ecn_thresh *e = &pc->ecn; /* in whole cells when the switch counts cells (net.c) */
+    const struct ecn_thresh *e = &pc->ecn; /* in whole cells when the switch counts cells (profiles.c) */
     /* q <= kmin, the common case, decides without a call */
     if (k->type == PKT_DATA && (k->ecn & ECN_ECT) && !(k->ecn & ECN_CE) && q > e->kmin &&
         ecn_red_draw(e, &w->ecn_rng, q)) {

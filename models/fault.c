@@ -6,6 +6,7 @@
  * receive buffer like a switch ingress, as switch.c counts it).
  */
 #include "models/fault.h"
+#include "models/mech.h"
 #include "models/ranks.h"
 #include "models/nic.h"
 #include "models/pfc.h"
@@ -176,7 +177,7 @@ static struct nic_fault *host_fault(struct net *n, struct host *h)
     return nf;
 }
 
-void faults_free(struct net *n)
+static void faults_free(struct net *n)
 {
     for (uint32_t i = 0; n->hosts && i < n->g->n_hosts; i++) {
         free(n->hosts[i].fault);
@@ -187,6 +188,10 @@ void faults_free(struct net *n)
     n->lerr_ends = NULL;
     n->lerr_on = NULL;
 }
+
+/* The faults are set up by the run (faults_setup, after the traffic), but freed with the network. */
+static const struct net_mech_ops faults_mech = {.name = "faults", .order = 90, .free = faults_free};
+NET_MECH(faults_mech)
 
 /*
  * Brings host h's PFC on prio in line with its faults: PAUSE (then refreshed)

@@ -83,7 +83,4 @@ int faults_setup(struct net *n, char *err, size_t errlen);
 /* A frame reached host h while its slow_receiver fault is in force: buffer it (fault.c). */
 void fault_rx_arrive(struct net *n, struct host *h, struct pkt *k);
 
-/* Frees the per-host fault state (net_free). */
-void faults_free(struct net *n);
-
 #endif

@@ -41,6 +41,7 @@
 #include "models/cc.h"
 #include "models/nic.h"
 #include "models/fault.h"
+#include "models/mech.h"
 #include "models/port.h"
 #include "models/traffic.h"
 
@@ -449,10 +450,16 @@ void nic_wake_prefetch(const struct port *p, int ahead)
     __builtin_prefetch(f + offsetof(struct flow, cc_state));
 }
 
-void nic_register_prefetch(struct sim *s)
+/* On the fabrics where the ports' hooks pay (port.c's register_prefetch). */
+static void register_prefetch(struct net *n)
 {
-    if (sim_add_prefetch(s, pace_done, pace_done_prefetch)) {
+    if (n->g->n_ports <= NET_PREFETCH_MIN_PORTS)
+        return;
+    if (sim_add_prefetch(n->sim, pace_done, pace_done_prefetch)) {
         fprintf(stderr, "rocesim: bug: the engine has no room for the NIC's prefetch hook (SIM_PF_MAX)\n");
         abort();
     }
 }
+
+static const struct net_mech_ops nic_mech = {.name = "nic", .order = 20, .init = register_prefetch};
+NET_MECH(nic_mech)

@@ -21,8 +21,6 @@ void nic_receive(struct net *n, struct host *h, struct pkt *k);
 void nic_process(struct net *n, struct host *h, struct pkt *k);
 struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p);
 void nic_flow_start(struct sim *s, void *obj, uint64_t arg);
-/* Registers the prefetch hook of flows' pacing timers (net_init, with port_register_prefetch). */
-void nic_register_prefetch(struct sim *s);
 /* Prefetches for a host port's transmitter wake-up, the event `ahead` events away (port.c's hook). */
 void nic_wake_prefetch(const struct port *p, int ahead);
 

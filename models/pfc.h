@@ -91,7 +91,7 @@ int64_t pfc_headroom(int64_t rate_bps, int64_t delay_ps, int frame_in, int frame
  * but never larger than the switch.mtu of a switch it crossed (a larger one is dropped on arrival there).  A
  * switch port's in is its peer's frames, capped by both switches' MTU; its out any host's, capped by its own.  A
  * host's port (a NIC's receive buffer, fault.c) takes in any host's frame, capped by its ToR's MTU, and sends its
- * own.  Needs the hosts' and switches' settings resolved (net.c).
+ * own.  Needs the hosts' and switches' settings resolved (profiles.c).
  */
 void pfc_port_frames(const struct net *n, const struct port *p, int *in, int *out);
 

@@ -1,5 +1,6 @@
 /* pfcwd — the switches' PFC watchdog (SONiC pfcwd semantics; the rules are in pfcwd.h). */
 #include "models/pfcwd.h"
+#include "models/mech.h"
 #include "models/pfc.h"
 #include "models/ranks.h"
 #include "models/switch.h"
@@ -40,7 +41,7 @@ void pfcwd_init(struct net *n)
     sim_timer_arm(net_sim(n), &wd->poll, n->scn->sw.watchdog.poll_ps, poll_event, n); /* the run's: zeroed */
 }
 
-void pfcwd_free(struct net *n)
+static void wd_free(struct net *n)
 {
     if (!n->wd)
         return;
@@ -48,6 +49,16 @@ void pfcwd_free(struct net *n)
     free(n->wd);
     n->wd = NULL;
 }
+
+/* Only a network with lossless priorities has PAUSE to watch. */
+static void wd_init(struct net *n)
+{
+    if (n->scn->sw.watchdog.enabled && n->lossless)
+        pfcwd_init(n);
+}
+
+static const struct net_mech_ops pfcwd_mech = {.name = "pfcwd", .order = 80, .init = wd_init, .free = wd_free};
+NET_MECH(pfcwd_mech)
 
 /* Declares (p, prio) stormed at time now and applies the configured action (pfcwd.h).  No return value. */
 static void storm(struct net *n, struct sw *w, struct port *p, int prio, sim_time_t now)

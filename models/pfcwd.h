@@ -49,8 +49,9 @@ struct pfcwd {
     uint32_t storms, restored;
 };
 
-/* Creates the watchdog of n and schedules its first poll; mem_oom (sim/mem.h) when out of memory.  Call only when
- * enabled.  Prints pfcwd_out_of_reach's warning on stderr, if any. */
+/* Creates the watchdog of n and schedules its first poll; mem_oom (sim/mem.h) when out of memory.  Its init hook
+ * (mech.h) calls it when the watchdog is enabled and some priority is lossless.  Prints pfcwd_out_of_reach's
+ * warning on stderr, if any. */
 void pfcwd_init(struct net *n);
 
 /*
@@ -61,9 +62,6 @@ void pfcwd_init(struct net *n);
  * found nothing.
  */
 bool pfcwd_out_of_reach(const struct scenario *s, char *msg, size_t len);
-
-/* Frees it (n->wd may be NULL). */
-void pfcwd_free(struct net *n);
 
 /* A PFC frame for prio arrived at egress p (port.c): restarts its restoration clock. */
 static inline void pfcwd_saw_pfc(struct net *n, const struct port *p, int prio)

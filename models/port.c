@@ -30,6 +30,7 @@
 #include "models/telemetry.h"
 #include "models/deadlock.h"
 #include "models/lfc.h"
+#include "models/mech.h"
 #include "models/nic.h"
 #include "models/node.h"
 #include "models/route.h"
@@ -320,13 +321,23 @@ static void tx_wake_prefetch(const void *obj, uint64_t arg, int ahead)
     port_node_ops(p)->wake_prefetch(p, ahead);
 }
 
-void port_register_prefetch(struct sim *s)
+/*
+ * Deeper prefetching pays only when the ports' hot lines (two 64-byte lines each) outgrow a core's L2: on smaller
+ * fabrics it only adds instructions (the threshold's measurements: docs/performance.md).
+ */
+static void register_prefetch(struct net *n)
 {
-    if (sim_add_prefetch(s, port_arrive, port_arrive_prefetch) || sim_add_prefetch(s, tx_wake, tx_wake_prefetch)) {
+    if (n->g->n_ports <= NET_PREFETCH_MIN_PORTS)
+        return;
+    if (sim_add_prefetch(n->sim, port_arrive, port_arrive_prefetch) ||
+        sim_add_prefetch(n->sim, tx_wake, tx_wake_prefetch)) {
         fprintf(stderr, "rocesim: bug: the engine has no room for the network's prefetch hooks (SIM_PF_MAX)\n");
         abort();
     }
 }
+
+static const struct net_mech_ops port_mech = {.name = "port", .order = 10, .init = register_prefetch};
+NET_MECH(port_mech)
 
 /* Whether the frame arriving at p is corrupted (draws only on a port with a loss in force).  Out of line and cold:
  * a fabric without lossy links never calls it. */

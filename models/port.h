@@ -11,7 +11,7 @@
 
 #include "models/net.h"
 
-#define NET_PREFETCH_MIN_PORTS 4096 /* fabrics with more ports register the prefetch hooks (net.c) */
+#define NET_PREFETCH_MIN_PORTS 4096 /* fabrics with more ports register the prefetch hooks (port.c, nic.c) */
 #define NET_STREAM_MIN_FRAMES 200000 /* with more frames in flight, wire links are streaming stores (port.c) */
 
 void port_kick(struct port *p);
@@ -35,8 +35,6 @@ void port_send_ctrl(struct port *p, struct pkt *k);
 void port_block(struct port *p, int prio);
 void port_unblock(struct port *p, int prio);
 void port_arrive(struct sim *s, void *obj, uint64_t arg);
-/* Registers the prefetch hooks of frame arrivals and transmitter wake-ups with the engine (net_init). */
-void port_register_prefetch(struct sim *s);
 /* The link of p failed: loses p's queued frames, clears flow-control state on it, bumps link_gen. */
 void port_link_fail(struct port *p);
 

@@ -1,5 +1,6 @@
 /* ranks — a network's partitions in several processes (see ranks.h). */
 #include "models/ranks.h"
+#include "models/mech.h"
 #include "models/pfcwd.h"
 #include "models/port.h"
 #include "models/telemetry.h"
@@ -123,9 +124,11 @@ static size_t frame_decode(void *ctx, const unsigned char *p, size_t len, struct
     return used;
 }
 
-void ranks_attach(struct net *n, struct sim_par *P)
+/* Lets frames travel between the processes of P. */
+static void ranks_attach(struct net *n, struct sim_par *P)
 {
-    P->codec = (struct sim_par_codec){frame_encode, frame_decode, n};
+    if (P->comm)
+        P->codec = (struct sim_par_codec){frame_encode, frame_decode, n};
 }
 
 bool ranks_enter(struct net *n, uint32_t node, struct ranks_entry *e)
@@ -168,9 +171,13 @@ struct note_rec {
     struct net_note nt;
 };
 
-void ranks_share_notes(struct net *n)
+/* Between windows: every process's notes of the window (drops and timeouts included), into the partitions they
+ * came from, before they are told (the notes' hook runs after this one, mech.h). */
+static void ranks_share_notes(struct net *n)
 {
     const struct sim_par_comm *C = net_comm(n);
+    if (!C)
+        return;
     const struct sim_par *P = n->sim->par;
     struct sim_buf mine = {0}, all = {0};
     for (uint32_t i = P->lo; i < P->hi; i++) {
@@ -205,6 +212,10 @@ void ranks_share_notes(struct net *n)
     free(mine.p);
     free(all.p);
 }
+
+static const struct net_mech_ops ranks_mech = {
+    .name = "ranks", .order = 40, .partition = ranks_attach, .between_windows = ranks_share_notes};
+NET_MECH(ranks_mech)
 
 /* Flow results, each written by one process and zero (finish and acked: -1, kept here as + 1) in the others. */
 enum { FR_FINISH, FR_ACKED, FR_FAILED, FR_SENDER_DONE, FR_STARTED, FR_RETX, FR_CNPS, FR_TIMEOUTS, FR_PAUSED, FR_N };

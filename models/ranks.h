@@ -52,12 +52,6 @@ struct ranks_entry {
 bool ranks_enter(struct net *n, uint32_t node, struct ranks_entry *e);
 void ranks_leave(struct net *n, struct ranks_entry *e);
 
-/* Lets frames travel between the processes of P (net_partition calls it when P has a comm). */
-void ranks_attach(struct net *n, struct sim_par *P);
-
-/* Between windows: every process's notes of the window (drops and timeouts included), into the partitions
- * they came from. */
-void ranks_share_notes(struct net *n);
 
 /* At the end of a run (instead of net_close_pauses): the pause intervals closed at now, and every flow's and
  * port's results made the same in every process. */

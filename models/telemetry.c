@@ -2,6 +2,7 @@
  * telemetry — the INT record pool and the HPCC push and echo (formulas and layout in telemetry.h).
  */
 #include "models/telemetry.h"
+#include "models/mech.h"
 #include "models/net.h"
 #include "sim/mem.h"
 
@@ -74,3 +75,60 @@ void int_echo(struct pkt *ack, struct pkt *data)
     ack->tel = data->tel;
     data->tel = 0;
 }
+
+/* ---- the network's pools: one per partition, and the run's (net.h) ---- */
+
+void net_tel_ensure(struct net *n)
+{
+    uint32_t np = n->n_parts;
+    n->tel_pools = mem_xcalloc(np + 1, sizeof *n->tel_pools, "making the INT record pools");
+    for (uint32_t i = 0; i <= np; i++) {
+        n->tel_pools[i] = mem_xmalloc(sizeof **n->tel_pools, "making the INT record pools");
+        int_pool_init(n->tel_pools[i], i);
+        if (i < np)
+            n->parts[i].tel = n->tel_pools[i];
+    }
+    n->tel = n->tel_pools[np];
+}
+
+void net_tel_put(struct net *n, uint32_t id)
+{
+    struct net_part *np = net_np(n);
+    if (np->tel && np->tel->owner == id >> INT_OWNER_SHIFT) {
+        int_put(np->tel, id);
+        return;
+    }
+    if (np->n_tel_back == np->cap_tel_back) {
+        np->cap_tel_back = np->cap_tel_back ? np->cap_tel_back * 2 : 256;
+        np->tel_back = mem_xrealloc(np->tel_back, sizeof *np->tel_back * np->cap_tel_back, "freeing INT records");
+    }
+    np->tel_back[np->n_tel_back++] = id;
+}
+
+/* Returns the INT records every partition freed for another's pool (between windows). */
+static void tel_return(struct net *n)
+{
+    for (uint32_t i = 0; i <= n->n_parts; i++) {
+        struct net_part *np = i < n->n_parts ? &n->parts[i] : &n->own;
+        for (uint32_t j = 0; j < np->n_tel_back; j++)
+            int_put(n->tel_pools[np->tel_back[j] >> INT_OWNER_SHIFT], np->tel_back[j]);
+        np->n_tel_back = 0;
+    }
+}
+
+
+static void tel_free(struct net *n)
+{
+    for (uint32_t i = 0; i < n->n_parts; i++)
+        free(n->parts[i].tel_back);
+    for (uint32_t i = 0; n->tel_pools && i <= n->n_parts; i++) {
+        int_pool_free(n->tel_pools[i]);
+        free(n->tel_pools[i]);
+    }
+    free(n->tel_pools);
+    free(n->own.tel_back);
+}
+
+static const struct net_mech_ops telemetry_mech = {
+    .name = "telemetry", .order = 60, .between_windows = tel_return, .free = tel_free};
+NET_MECH(telemetry_mech)

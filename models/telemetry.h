@@ -23,7 +23,7 @@
  * a chunk never moves, so a record's pointer stays valid until int_put().  In a run cut into partitions
  * (sim/parallel.h) each partition takes records from a pool of its own, while switches and receivers of other
  * partitions read and write them: an id names its pool in its high bits (owner), and a record freed by another
- * partition goes back to its pool between windows (net.c).
+ * partition goes back to its pool between windows (net_tel_put, telemetry.c).
  */
 #ifndef MODELS_TELEMETRY_H
 #define MODELS_TELEMETRY_H
@@ -63,7 +63,7 @@ struct int_rec {
 
 struct int_pool {
     struct int_rec **chunk; /* INT_CHUNKS pointers, those up to cap made; index 0 is never handed out */
-    uint32_t owner;         /* the high bits of its ids: its partition (net.c) */
+    uint32_t owner;         /* the high bits of its ids: its partition (net_tel_ensure) */
     uint32_t cap;           /* records in the chunks made, the unused index 0 included */
     uint32_t free_head;     /* first free record's index, 0: none */
     uint32_t live, high_water;

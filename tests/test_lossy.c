@@ -68,7 +68,7 @@ static bool in_binomial_interval(uint64_t k, uint64_t n, double p)
  * and NACKs Binomial(N', p) with N' the frames the other way.  Both must lie in the 99.9 % interval.
  *
  * Goodput under go-back-N: with no loss the flow takes its ideal FCT T0 (first frame's way + S at line rate,
- * net.c).  A data frame lost at time t is noticed when the next one reaches the receiver, which NACKs; the
+ * flows.c).  A data frame lost at time t is noticed when the next one reaches the receiver, which NACKs; the
  * NACK reaches the sender one way later, and everything sent since t was sent in vain and is sent again.  Each
  * loss therefore costs one round trip of the link time:
  *     RTT = 2 x (d_long + d_short) + ser(data frame) x 2 hops + ser(NACK) x 2 hops + ser(data frame)

@@ -1,0 +1,216 @@
+/*
+ * flows — the run's table of flows: places reserved and flows made in them, each with its identity, its hashes,
+ * its pinned path and its ideal completion times, and started at its sender.  Apart because the table is the
+ * run's (only set-up and the run's events add to it) while everything else of a flow is its two ends' (nic.c).
+ */
+#include "models/cc.h"
+#include "models/mech.h"
+#include "models/net.h"
+#include "models/nic.h"
+#include "models/route.h"
+#include "sim/mem.h"
+#include "sim/units.h"
+#include "topologies/routing.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* 32-bit mix (murmur3 finalizer constants) of the flow's identity, per direction. */
+static uint32_t flow_hash(uint32_t src, uint32_t dst, uint32_t id)
+{
+    uint64_t x = ((uint64_t)src << 40) ^ ((uint64_t)dst << 20) ^ id;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
+/*
+ * The time a frame of `wire` bytes (preamble and gap included) takes to cross an empty network along flow f's
+ * path, the serialization and delay of every link (store and forward): from its sender to its receiver as its
+ * data routes (hash_fwd), or back as its ACKs do (hash_rev, minimal; a pinned path reversed).  The slowest link
+ * goes to *bottleneck; 0 when the hosts are not connected.
+ */
+static sim_time_t path_time(const struct net *n, const struct flow *f, bool back, uint32_t wire, int64_t *bottleneck)
+{
+    const struct graph *g = n->g;
+    uint32_t to = back ? f->src : f->dst;
+    uint32_t node = g->host_node[back ? f->dst : f->src];
+    sim_time_t t = 0;
+    *bottleneck = INT64_MAX;
+    for (int hop = 0; node != g->host_node[to]; hop++) {
+        uint32_t local;
+        if (f->path_len) {
+            if (hop + 1 >= f->path_len)
+                return 0;
+            local = back ? f->path_ports[2 * f->path_len - 1 - hop] : f->path_ports[hop];
+        } else {
+            const uint16_t *ports;
+            uint32_t cnt = graph_nexthops(g, node, to, &ports);
+            if (cnt == 0)
+                return 0;
+            const struct g_node *gn = &g->nodes[node];
+            local = cnt == 1 || gn->kind == SCN_NODE_HOST
+                        ? ports[0]
+                        : ports[routing_ecmp_pick(back ? f->hash_rev : f->hash_fwd, n->sws[gn->sw].salt, cnt)];
+        }
+        const struct g_port *gp = &g->ports[g->nodes[node].first_port + local];
+        t += units_tx_ps(wire, gp->rate_bps) + gp->delay_ps;
+        if (gp->rate_bps < *bottleneck)
+            *bottleneck = gp->rate_bps;
+        node = g->ports[gp->peer].node;
+        if (hop > 255)
+            return 0;
+    }
+    return t;
+}
+
+/*
+ * Ideal FCT: the first frame crosses every link (serialization + delay), and
+ * every later frame adds its serialization at the bottleneck (the slowest link,
+ * or the flow's own rate cap when lower).
+ */
+static sim_time_t ideal_fct(const struct net *n, const struct flow *f)
+{
+    uint32_t first_wire = (uint32_t)(f->n_pkts > 1 ? f->mtu : f->size) + HDR_DATA + WIRE_OVERHEAD;
+    int64_t bottleneck;
+    sim_time_t first = path_time(n, f, false, first_wire, &bottleneck);
+    if (first == 0)
+        return 0;
+    if (f->rate_cap_bps && f->rate_cap_bps < bottleneck)
+        bottleneck = f->rate_cap_bps;
+    int64_t rest_wire = f->size + (int64_t)f->n_pkts * (HDR_DATA + WIRE_OVERHEAD) - first_wire;
+    return first + units_tx_ps(rest_wire, bottleneck);
+}
+
+/*
+ * Ideal FCT to the sender's last ACK: the ideal FCT and then the ACK's way back, sent the moment the last frame
+ * arrives (an ACK of FRAME_ACK bytes; the INT hops an HPCC ACK echoes are left out, as ideal_fct leaves out the
+ * data's).  On an empty network fct_ack / ideal_fct_ack is 1, as the HPCC paper's slowdown is against a base
+ * RTT plus the flow's bytes at line rate.
+ */
+static sim_time_t ideal_fct_ack(const struct net *n, const struct flow *f)
+{
+    int64_t bottleneck;
+    sim_time_t back = path_time(n, f, true, FRAME_ACK + WIRE_OVERHEAD, &bottleneck);
+    return f->ideal_fct > 0 && back > 0 ? f->ideal_fct + back : 0;
+}
+
+uint32_t net_reserve_flows(struct net *n, uint32_t count)
+{
+    uint32_t base = n->n_flows;
+    if (count > UINT32_MAX - base)
+        mem_oom("adding flows");
+    for (uint32_t idx = base; idx < base + count; idx++) {
+        uint32_t chunk = idx >> FLOW_CHUNK_BITS;
+        if ((idx & ((1u << FLOW_CHUNK_BITS) - 1)) == 0) {
+            if (chunk == n->chunks_cap) {
+                uint32_t nc = n->chunks_cap ? n->chunks_cap * 2 : 16;
+                n->flow_chunks = mem_xrealloc(n->flow_chunks, nc * sizeof *n->flow_chunks, "adding flows");
+                n->chunks_cap = nc;
+            }
+            /* zeroed: a reserved flow not made yet has no net (net_flow_made) */
+            n->flow_chunks[chunk] = mem_xcalloc_big(1u << FLOW_CHUNK_BITS, sizeof(struct flow), "adding flows");
+        }
+    }
+    n->n_flows += count;
+    return base;
+}
+
+uint32_t net_flows_made(const struct net *n)
+{
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n->n_flows; i++)
+        m += net_flow_made(net_flow(n, i));
+    return m;
+}
+
+struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_t dst, int64_t size,
+                          sim_time_t start, int prio, int64_t rate_cap_bps, const uint32_t *path_nodes,
+                          int path_len)
+{
+    return net_make_flow(n, net_reserve_flows(n, 1), name, src, dst, size, start, prio, rate_cap_bps, path_nodes,
+                         path_len);
+}
+
+/* The flow at place idx as made, not yet counted nor started. */
+static struct flow *flow_init(struct net *n, uint32_t idx, const char *name, uint32_t src, uint32_t dst, int64_t size,
+                              sim_time_t start, int prio, int64_t rate_cap_bps, const uint32_t *path_nodes,
+                              int path_len)
+{
+    struct flow *f = net_flow(n, idx);
+    memset(f, 0, sizeof *f);
+    f->net = n;
+    f->idx = idx;
+    f->name = name;
+    f->src = src;
+    f->dst = dst;
+    f->pace_timer.ent = f->rto_timer.ent = f->cc_timer.ent = flow_sender_ent(f); /* its sender's timers */
+    f->prio = (uint8_t)(prio >= 0 ? prio : n->hosts[src].cfg->priority); /* -1: the sender's host.priority */
+    f->size = size;
+    f->mtu = (uint32_t)n->hosts[src].cfg->mtu;
+    f->n_pkts = (uint32_t)((size + f->mtu - 1) / f->mtu);
+    f->start = start;
+    f->finish = -1;
+    f->last_cnp = -1;
+    f->rate_cap_bps = rate_cap_bps;
+    /* Each flow keeps its own congestion control (flow.cc): its sender's, which a host profile may set. */
+    cc_flow_setup(n, f, n->hosts[src].cfg->cc == n->scn->host.cc ? n->cc
+                                                               : cc_find(cc_scenario_name(n->hosts[src].cfg->cc)));
+    f->hash_fwd = flow_hash(src, dst, idx);
+    f->hash_rev = flow_hash(dst, src, idx);
+    f->via_host = NET_NO_VIA;
+    f->via_group = -1;
+    if (path_nodes && path_len >= 2) {
+        /* path_ports[0..L-1]: egress toward path[i+1]; path_ports[L..2L-1]: egress toward path[i-1] */
+        f->path_len = (uint8_t)path_len;
+        f->path_nodes = mem_xcalloc_big((size_t)path_len, sizeof *f->path_nodes, "adding a flow's pinned path");
+        f->path_ports = mem_xcalloc_big((size_t)path_len * 2, sizeof *f->path_ports, "adding a flow's pinned path");
+        memcpy(f->path_nodes, path_nodes, sizeof *path_nodes * (size_t)path_len);
+        for (int i = 0; i < path_len; i++) {
+            if (i + 1 < path_len)
+                f->path_ports[i] = (uint16_t)graph_port_to(n->g, path_nodes[i], path_nodes[i + 1]);
+            if (i > 0)
+                f->path_ports[path_len + i] = (uint16_t)graph_port_to(n->g, path_nodes[i], path_nodes[i - 1]);
+        }
+    }
+    f->ideal_fct = ideal_fct(n, f);
+    f->ideal_fct_ack = ideal_fct_ack(n, f);
+    f->acked = -1;
+    return f;
+}
+
+struct flow *net_mirror_flow(struct net *n, uint32_t idx, const char *name, uint32_t src, uint32_t dst, int64_t size,
+                             sim_time_t start, int prio)
+{
+    return flow_init(n, idx, name, src, dst, size, start, prio, 0, NULL, 0);
+}
+
+struct flow *net_make_flow(struct net *n, uint32_t idx, const char *name, uint32_t src, uint32_t dst, int64_t size,
+                           sim_time_t start, int prio, int64_t rate_cap_bps, const uint32_t *path_nodes,
+                           int path_len)
+{
+    struct flow *f = flow_init(n, idx, name, src, dst, size, start, prio, rate_cap_bps, path_nodes, path_len);
+    net_np(n)->flows_active++;
+    sim_fn begin = route_flow_needs_choice(n, f) ? route_flow_start : nic_flow_start;
+    sim_at_to(net_sim(n), start, flow_sender_ent(f), begin, f, 0);
+    return f;
+}
+
+static void flows_free(struct net *n)
+{
+    for (uint32_t i = 0; i < n->n_flows; i++) {
+        struct flow *f = net_flow(n, i);
+        free(f->path_ports);
+        free(f->path_nodes);
+    }
+    uint32_t chunks = (n->n_flows + (1u << FLOW_CHUNK_BITS) - 1) >> FLOW_CHUNK_BITS;
+    for (uint32_t i = 0; i < chunks; i++)
+        free(n->flow_chunks[i]);
+    free(n->flow_chunks);
+}
+
+static const struct net_mech_ops flows_mech = {.name = "flows", .order = 100, .free = flows_free};
+NET_MECH(flows_mech)

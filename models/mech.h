@@ -1,0 +1,70 @@
+/*
+ * mech — how a mechanism of the network joins its construction, the work between windows and its teardown.
+ *
+ * Each mechanism (the deadlock detector, the PFC watchdog, faults, the INT record pools, MPI ranks, and the
+ * network's own partition work) fills a `struct net_mech_ops` in its own file and registers it with
+ * NET_MECH, so that the network's core names none of them and a new mechanism touches only its own file.
+ * The core runs every registered hook of a kind in the order of `order` (teardown in the reverse): an order
+ * fixed by numbers, not by the link order in which the constructors happen to run, because the order of the
+ * hooks is part of the results (the watchdog's first poll is an event of the run, numbered by when it was
+ * armed; the partitions' counts must be added up before the notes are told, and the notes of other MPI ranks
+ * gathered before that).  The order today:
+ *
+ *   10 port       init: the prefetch hooks of frame arrivals and transmitter wake-ups (large fabrics)
+ *   20 nic        init: the prefetch hook of pacing timers (large fabrics)
+ *   30 fold       between windows: the partitions' counts added to the totals; free: the partitions
+ *   40 ranks      partition: frames travel between processes; between windows: the notes of every process
+ *   50 notes      between windows: the network events told in the single engine's order; free: the notes
+ *   60 telemetry  between windows: INT records returned to their pools; free: the pools
+ *   70 deadlock   init; at a line of the grid: the checks that came due; free
+ *   80 pfcwd      init (arms its poll when switch.watchdog is on); free
+ *   90 faults     free
+ *  100 flows      free: the table of flows
+ *
+ * Then, between windows, the traffic's own work over MPI ranks (net.between_windows).  Two mechanisms with
+ * one order number are a bug (registration aborts): nothing else breaks a tie.
+ *
+ * Registration is a constructor per file (a linker-section registry, sim/module.h, is to replace it): it runs
+ * before main, on one thread.  A mechanism in the static library is linked only when something else calls
+ * it; every one above is (pfc.c calls the detector and the watchdog, the tools the faults and the ranks), and
+ * a mechanism nothing calls has no state to hook.
+ */
+#ifndef MODELS_MECH_H
+#define MODELS_MECH_H
+
+#include "sim/sim.h"
+
+struct net;
+struct sim_par;
+
+struct net_mech_ops {
+    const char *name;
+    int order;                                      /* see above: the order its hooks run in */
+    void (*init)(struct net *n);                    /* the end of net_init: settings resolved, switches laid out */
+    void (*partition)(struct net *n, struct sim_par *P); /* net_partition: the partitions' counts and cut exist */
+    void (*between_windows)(struct net *n);         /* after every window (no partition runs) */
+    void (*at_line)(struct net *n, sim_time_t t);   /* at a line of the grid (sim/parallel.h) */
+    void (*free)(struct net *n);                    /* net_free, before the core's arrays go; also after a
+                                                     * failed net_init, on state its init may not have made */
+};
+
+/* Adds ops to the table (at most NET_MECH_MAX); aborts on a second mechanism of the same order. */
+#define NET_MECH_MAX 32
+void net_mech_register(const struct net_mech_ops *ops);
+
+/* Registers `ops` (a struct net_mech_ops of the file) before main. */
+#define NET_MECH(ops)                                                                                              \
+    static __attribute__((constructor)) void net_mech_register_##ops(void) { net_mech_register(&ops); }
+
+/* The registered mechanisms, in order: a test checks that every one was linked into the program. */
+unsigned net_mechs_count(void);
+const struct net_mech_ops *net_mech_at(unsigned i);
+
+/* Runs every registered hook of a kind, in order (free: in the reverse). */
+void net_mechs_init(struct net *n);
+void net_mechs_partition(struct net *n, struct sim_par *P);
+void net_mechs_between_windows(struct net *n);
+void net_mechs_at_line(struct net *n, sim_time_t t);
+void net_mechs_free(struct net *n);
+
+#endif
