@@ -634,34 +634,12 @@ static int apply_override(struct ctx *c, cJSON *root, const struct scn_override 
 
 
 /* Enum fields are stored through an int (settings.c); these enums must have its size. */
-_Static_assert(sizeof(enum scn_cc) == sizeof(int) && sizeof(enum scn_mark_on) == sizeof(int),
+_Static_assert(sizeof(enum scn_mark_on) == sizeof(int),
                "enum settings are stored as int");
 
 static const char *const mark_names[] = {"dequeue", "enqueue", NULL};
 static const char *const sched_names[] = {"strict", "dwrr", NULL};
 static const char *const wd_names[] = {"drop", "forward", "alert", NULL};
-/* In the order of enum scn_cc, then the names modules registered (scn_register_cc); NULL after the last. */
-static const char *cc_names[SCN_CC_MAX + 1] = {"dcqcn", "none"};
-
-/* See scenario.h. */
-const char *scn_cc_name(enum scn_cc cc)
-{
-    return cc_names[cc];
-}
-
-/* See scenario.h. */
-int scn_register_cc(const char *name)
-{
-    int i = 0;
-    for (; cc_names[i]; i++)
-        if (strcmp(cc_names[i], name) == 0)
-            return i;
-    if (i == SCN_CC_MAX)
-        return -1;
-    cc_names[i] = name;
-    return i;
-}
-
 /* See scenario.h.  mods is the last member: memcmp covers the rest, padding included, as copies keep it. */
 bool scn_host_equal(const struct scn_host *a, const struct scn_host *b)
 {
@@ -1226,7 +1204,7 @@ static const struct setting host_fields[] = {
     {SET_INT("mtu", struct scn_host, mtu, 256, 9000, "1024", "RoCE payload bytes per data packet")},
     {SET_INT("priority", struct scn_host, priority, 0, 7, "3", "Priority of data packets")},
     {SET_INT("cnp_priority", struct scn_host, cnp_priority, 0, 7, "6", "Priority of congestion notification packets")},
-    {SET_ENUM("cc", struct scn_host, cc, cc_names, "dcqcn",
+    {SET_MODULE("cc", struct scn_host, cc, "cc", "dcqcn",
               "Congestion control: \"dcqcn\", \"none\" (line rate), or one a module registered")},
     {SET_GROUP("dcqcn", "DCQCN parameters")},
     {SET_ENUM("loss_recovery", struct scn_host, loss_recovery, lr_names, "go-back-n",

@@ -6,6 +6,7 @@
  */
 #include "tests/tests.h"
 
+#include "sim/module.h"
 #include "sim/scenario.h"
 #include "sim/units.h"
 #include "tools/explore/sweep.h"
@@ -120,7 +121,7 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(s.host.mtu, 1024);
     CU_ASSERT_EQUAL(s.host.priority, 3);
     CU_ASSERT_EQUAL(s.host.cnp_priority, 6);
-    CU_ASSERT_EQUAL(s.host.cc, SCN_CC_DCQCN);
+    CU_ASSERT_EQUAL(s.host.cc, module_find("cc", "dcqcn"));
     CU_ASSERT_EQUAL(s.host.loss_recovery, SCN_LR_GO_BACK_N);
     CU_ASSERT_EQUAL(s.host.rto_ps, PS_PER_MS);
     CU_ASSERT_EQUAL(s.host.ack_every, 1);
