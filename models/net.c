@@ -86,7 +86,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     n->sws = mem_xcalloc_big(g->n_switches, sizeof *n->sws, "building the network");
     n->node_sw = mem_xcalloc_big(g->n_nodes, sizeof *n->node_sw, "building the network");
     n->node_host = mem_xcalloc_big(g->n_nodes, sizeof *n->node_host, "building the network");
-    n->lfc = lfc_find("pfc");
+    n->lfc = lfc_at(scn->sw.flow_control);
 
     for (uint32_t i = 0; i < g->n_ports; i++)
         init_port(n, &n->ports[i], i);

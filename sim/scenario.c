@@ -806,6 +806,18 @@ static int check_buffer(struct setting_ctx *sc, const cJSON *obj, const char *pa
     return 0;
 }
 
+/* One flow control runs the whole fabric (the network holds one table, models/net.h): a switch profile may not
+ * choose another. */
+static int check_flow_control(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
+{
+    char p[PATH_LEN];
+    (void)base;
+    if (obj && strcmp(path, "switch") != 0 && member(obj, "flow_control"))
+        return setting_bad(sc, join(p, path, "flow_control"), "expected flow_control only in the global switch "
+                           "object (one flow control runs the whole fabric), got it in a profile");
+    return 0;
+}
+
 /* 0 turns each off; below 64 bytes (the smallest Ethernet frame) neither means anything. */
 static int check_cells_mtu(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
 {
@@ -1028,6 +1040,9 @@ static const struct setting switch_fields[] = {
     {SET_FIELD("buffer", SETTING_SIZE, struct scn_switch, buffer, SETTING_POSITIVE, "32MB",
            "Shared packet buffer per switch, below 2 GiB")},
     {SET_CHECK(check_buffer)},
+    {SET_MODULE("flow_control", struct scn_switch, flow_control, "lfc", "pfc",
+            "Link-level flow control of the lossless priorities: \"pfc\", or one a module registered")},
+    {SET_CHECK(check_flow_control)},
     {SET_GROUP("pfc", "Priority flow control (lossless priorities)")},
     {SET_GROUP("ecn", "ECN marking (DCQCN's congestion signal)")},
     {SET_GROUP("scheduler", "How an egress port picks the next queue")},

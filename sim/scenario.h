@@ -158,6 +158,7 @@ struct scn_watchdog {
 
 struct scn_switch {
     int64_t buffer;
+    int flow_control;            /* a module of kind "lfc" (models/lfc.h), by index: 0 is PFC, the default */
     struct scn_pfc pfc;
     struct scn_ecn ecn;
     struct scn_scheduler scheduler;
