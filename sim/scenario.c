@@ -14,6 +14,7 @@
 #include "sim/scenario.h"
 #include "sim/file.h"
 #include "sim/memest.h"
+#include "sim/module.h"
 #include "sim/settings.h"
 #include "sim/sim.h"
 #include "sim/units.h"
@@ -638,7 +639,6 @@ _Static_assert(sizeof(enum scn_mark_on) == sizeof(int),
                "enum settings are stored as int");
 
 static const char *const mark_names[] = {"dequeue", "enqueue", NULL};
-static const char *const sched_names[] = {"strict", "dwrr", NULL};
 static const char *const wd_names[] = {"drop", "forward", "alert", NULL};
 /* See scenario.h.  mods is the last member: memcmp covers the rest, padding included, as copies keep it. */
 bool scn_host_equal(const struct scn_host *a, const struct scn_host *b)
@@ -957,13 +957,20 @@ static int check_kmax(struct setting_ctx *sc, const cJSON *obj, const char *path
     return 0;
 }
 
+/* Weights are DWRR's (models/sched.h): the one scheduler of the build that reads them. */
+static bool sched_weighted(const struct scn_scheduler *s)
+{
+    const struct module *m = module_at("sched", s->type);
+    return m && strcmp(m->name, "dwrr") == 0;
+}
+
 static int parse_weights(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
 {
     struct ctx *c = loader(sc);
     struct scn_scheduler *s = base;
     char q[PATH_LEN];
     (void)f;
-    if (s->type != SCN_SCHED_DWRR)
+    if (!sched_weighted(s))
         return bad(c, p, "expected no weights with the strict scheduler (weights need \"type\": \"dwrr\"), got weights");
     if (val_obj(c, v, p) < 0)
         return -1;
@@ -983,7 +990,7 @@ static int parse_weights(struct setting_ctx *sc, const struct setting *f, const 
 static void dump_weights(cJSON *o, const struct setting *f, const void *base)
 {
     const struct scn_scheduler *s = base;
-    if (s->type != SCN_SCHED_DWRR)
+    if (!sched_weighted(s))
         return;
     cJSON *wt = cJSON_AddObjectToObject(o, f->name);
     for (int p = 0; wt && p < SCN_NPRIO; p++)
@@ -1096,8 +1103,8 @@ static const struct setting ecn_fields[] = {
 };
 
 static const struct setting scheduler_fields[] = {
-    {SET_ENUM("type", struct scn_scheduler, type, sched_names, "strict",
-          "\"strict\" priority or \"dwrr\" (deficit weighted round robin)"),
+    {SET_MODULE("type", struct scn_scheduler, type, "sched", "strict",
+          "\"strict\" priority, \"dwrr\" (deficit weighted round robin), or one a module registered"),
      .flags = SETTING_REQUIRED, .what = "\"strict\" or \"dwrr\""},
     {SET_FIELD("weights", SETTING_CUSTOM, struct scn_scheduler, weights, 0, NULL,
            "dwrr only: keys \"0\"..\"7\", positive integer weights"), .parse = parse_weights, .dump = dump_weights},

@@ -119,7 +119,6 @@ struct scn_rate_map {
  */
 bool scn_rate_value(const struct scn_rate_map *m, double scalar, int64_t rate_bps, bool is_size, double *out);
 enum scn_mark_on { SCN_MARK_DEQUEUE, SCN_MARK_ENQUEUE };
-enum scn_sched_type { SCN_SCHED_STRICT, SCN_SCHED_DWRR };
 enum scn_wd_action { SCN_WD_DROP, SCN_WD_FORWARD, SCN_WD_ALERT };
 
 struct scn_pfc {
@@ -146,7 +145,7 @@ struct scn_ecn {
 };
 
 struct scn_scheduler {
-    enum scn_sched_type type;
+    int type;                    /* a module of kind "sched" (models/sched.h), by index: 0 is strict, the default */
     uint32_t weights[SCN_NPRIO]; /* dwrr; 0 = no weight: served first, by strict priority */
 };
 

@@ -110,7 +110,8 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(s.sw.ecn.kmax, 200000);
     CU_ASSERT_EQUAL(s.sw.ecn.pmax, 0.01);
     CU_ASSERT_EQUAL(s.sw.ecn.mark_on, SCN_MARK_DEQUEUE);
-    CU_ASSERT_EQUAL(s.sw.scheduler.type, SCN_SCHED_STRICT);
+    CU_ASSERT_EQUAL(s.sw.scheduler.type, module_find("sched", "strict"));
+    CU_ASSERT_EQUAL(s.sw.flow_control, module_find("lfc", "pfc"));
     CU_ASSERT_EQUAL(s.sw.lossy_queue_limit, 1000000);
     CU_ASSERT_FALSE(s.sw.watchdog.enabled);
     CU_ASSERT_EQUAL(s.sw.watchdog.detection_ps, 200 * PS_PER_MS);
@@ -426,7 +427,7 @@ static void test_overrides(void)
     CU_ASSERT_EQUAL(s.host.dcqcn.g, 0.0625);
     CU_ASSERT_EQUAL(s.sw.ecn.kmin, 20000);
     CU_ASSERT_EQUAL(s.sw.ecn.kmax, 400000);
-    CU_ASSERT_EQUAL(s.sw.scheduler.type, SCN_SCHED_DWRR);
+    CU_ASSERT_EQUAL(s.sw.scheduler.type, module_find("sched", "dwrr"));
     CU_ASSERT_EQUAL(s.sw.scheduler.weights[3], 4);
     CU_ASSERT_EQUAL(s.sw.scheduler.weights[6], 1);
     CU_ASSERT_EQUAL(s.sw.scheduler.weights[0], 0);

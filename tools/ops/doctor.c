@@ -449,7 +449,7 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
             /* A CNP on a lower priority than the data waits behind it under strict priority. */
             for (uint32_t i = 0; i < r->g.n_switches; i++) {
                 const struct scn_switch *c = n->sws[i].cfg;
-                if (c->scheduler.type == SCN_SCHED_STRICT && hc->cnp_priority < p) {
+                if (c->scheduler.type == SCHED_STRICT && hc->cnp_priority < p) {
                     sfmt(seen, sizeof seen, "host.cnp_priority %d is below the data priority %d (strict scheduler)",
                          hc->cnp_priority, p);
                     add(rep, DOC_WARNING, "cnp-priority", nm, seen,

@@ -352,7 +352,7 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
         fprintf(f, " none.\n");
     fprintf(f, "# CNPs travel at priority %d (cnp_802p_prio above): give it a queue that is never starved.\n",
             scn->host.cnp_priority);
-    if (w->scheduler.type == SCN_SCHED_DWRR) {
+    if (w->scheduler.type == sched_find("dwrr")) {
         fprintf(f, "# Scheduler: deficit weighted round robin, weights");
         for (int p = 0; p < SCN_NPRIO; p++)
             if (w->scheduler.weights[p])
