@@ -16,11 +16,11 @@
  * Registering a group.  Groups live in a registry keyed by their dotted path; the loader looks a group up
  * when it meets its object.  sim/scenario.c registers the scenario's own objects (the top level, `switch`
  * and its parts, `host`, `monitor`) on first use; models/cc_dcqcn.c registers `host.dcqcn`.  A module of a higher floor (a congestion
- * control in models/, say) declares its own table and group, with its presets, and calls
- * settings_register(&its_group) before any scenario is loaded: a group registered under a path that is
- * already taken replaces the one there, and a group
+ * control in models/, say) declares its own table and group, with its presets, and names the group on its
+ * MODULE_REGISTER line (sim/module.h), which calls settings_register(&its_group) before any scenario is
+ * loaded: a group registered under a path that is already taken replaces the one there, and a group
  * whose path its parent's table does not name becomes a member of the parent object after the parent's own
- * fields.  sim/ includes nothing of models/: the registry is how the higher floor hands its fields down.
+ * fields, in registration order (for modules, their numbering: not the link order).  sim/ includes nothing of models/: the registry is how the higher floor hands its fields down.
  *
  * Where a group's values live.  A group of sim/ (and `host.dcqcn`, older than the rest) has a struct inside its
  * parent's, at `offset`.  A module's group declares instead the size of its own struct (`size`); sim/ cannot
