@@ -49,7 +49,8 @@ $(BUILD)/tests/test_settings.o: CFLAGS += -DTEST_CC='"$(CC)"'
 $(BUILD)/tools/live/live_page.o: tools/live/page.html
 
 # The library is linked whole: the network's mechanisms register their hooks from constructors (models/mech.h),
-# and an object nothing else calls would be left out of the program, its mechanism silently missing.
+# the modules (a congestion control, a flow control, a scheduler) from a linker section (sim/module.h), and an
+# object nothing else calls would be left out of the program, its mechanism or module silently missing.
 LINK_LIB = $(filter-out %.a,$^) -Wl,--whole-archive $(filter %.a,$^) -Wl,--no-whole-archive
 
 $(BUILD)/librocesim.a: $(LIB_OBJ)

@@ -1,5 +1,5 @@
 /*
- * cc — the registry of congestion-control algorithms and the transport's generic calls (cc.h).
+ * cc — the kind of the congestion-control modules and the transport's generic calls (cc.h).
  */
 #include "models/cc.h"
 
@@ -7,39 +7,45 @@
 
 #include <string.h>
 
-extern const struct cc_ops cc_dcqcn_ops, cc_none_ops;
-extern const struct cc_ops cc_timely_ops, cc_dctcp_ops, cc_swift_ops, cc_hpcc_ops;
-
-/* The registration line: one entry per algorithm.  The order is the flows' cc index, which nothing outside a run
- * keeps. */
-#define CC_BUILTIN &cc_dcqcn_ops, &cc_none_ops, &cc_timely_ops, &cc_dctcp_ops, &cc_swift_ops, &cc_hpcc_ops
-
-const struct cc_ops *cc_registry[CC_MAX] = {CC_BUILTIN};
-int cc_count = (int)(sizeof((const struct cc_ops *[]){CC_BUILTIN}) / sizeof(const struct cc_ops *));
+const struct cc_ops *cc_registry[CC_MAX];
+int cc_count;
 
 _Static_assert((CC_F_TELEMETRY | CC_F_CNP | CC_F_RTT | CC_F_ECN | CC_F_ECN_STEP) < CC_FLOW_ON_ACK, "the algorithms' flags fit below it");
+_Static_assert(CC_MAX <= UINT8_MAX + 1, "flow.cc holds an algorithm's index");
+
+/* What every flow calls without a test (cc.h), and the name the outputs print, which must be the scenario's. */
+static const char *cc_missing(const struct module *m)
+{
+    const struct cc_ops *o = m->ops;
+    if (!o->name || strcmp(o->name, m->name) != 0)
+        return "a table named as the module (cc_ops.name)";
+    if (!o->init)
+        return "an init hook";
+    if (!o->rate)
+        return "a rate hook";
+    if (!o->sample)
+        return "a sample hook";
+    return cc_count == CC_MAX ? "room: CC_MAX algorithms are registered" : NULL;
+}
+
+static void cc_added(const struct module *m, int index)
+{
+    cc_registry[index] = m->ops;
+    cc_count = index + 1;
+}
+
+const struct module_kind cc_kind = {.name = "cc", .dflt = "dcqcn", .missing = cc_missing, .added = cc_added};
 
 const char *const cc_sample_columns[CC_SAMPLE_N] = {"rate_gbps", "target_gbps", "alpha"};
 
 int cc_find(const char *name)
 {
-    for (int i = 0; i < cc_count; i++)
-        if (strcmp(cc_registry[i]->name, name) == 0)
-            return i;
-    return -1;
+    return module_find(cc_kind.name, name);
 }
 
-int cc_register(const struct cc_ops *o)
+const char *cc_scenario_name(int cc)
 {
-    if (cc_count >= CC_MAX || cc_find(o->name) >= 0)
-        return -1;
-    cc_registry[cc_count] = o;
-    return cc_count++;
-}
-
-const char *cc_scenario_name(enum scn_cc cc)
-{
-    return scn_cc_name(cc);
+    return cc_registry[cc]->name;
 }
 
 void cc_flow_setup(struct net *n, struct flow *f, int id)

@@ -1,7 +1,10 @@
 /*
  * cc — congestion control as a table of hooks, in the manner of Linux's struct tcp_congestion_ops
  * (include/net/tcp.h): the RoCE transport (nic.c) calls its flow's algorithm at fixed points, and an algorithm
- * is one file that fills a struct cc_ops and one line in cc_registry (cc.c).
+ * is one file that fills a struct cc_ops and registers it as a module of kind cc_kind (sim/module.h), with its
+ * settings group: MODULE_REGISTER(cc_kind, "dcqcn", &cc_dcqcn_ops, &dcqcn_group).  Like Linux's
+ * tcp_register_congestion_control, the registration refuses a table without the hooks every flow calls (init,
+ * rate, sample) or whose name is not the module's.
  *
  * Both ends of a flow are simulated in one struct flow, so an algorithm has both sides: the reaction point
  * (the sender: init, on_sent, on_ack, on_cnp, on_timer, rate, and the window flow.cc_wnd, which the algorithm
@@ -20,6 +23,7 @@
 #include <stdint.h>
 
 #include "models/net.h"
+#include "sim/module.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
 
@@ -72,7 +76,7 @@ struct cc_value {
 };
 
 struct cc_ops {
-    const char *name;  /* as the scenario spells it (host.cc) */
+    const char *name;  /* as the scenario spells it (host.cc): its module's name */
     unsigned flags;    /* enum cc_flags */
     /* What its sample's alpha is (rates.csv's alpha column, rates.png's lower panel), and whether it is a fraction
      * in [0, 1]; NULL: it fills no alpha. */
@@ -109,16 +113,17 @@ struct cc_ops {
 
 #define CC_MAX 16
 
-/* The algorithms, in registration order; a flow holds its algorithm's index (flow.cc). */
+/* The kind of the congestion-control modules ("cc": host.cc names one); its default is "dcqcn". */
+extern const struct module_kind cc_kind;
+
+/* The algorithms by module index (host.cc's value, flow.cc), a copy of the registry's for the per-frame calls. */
 extern const struct cc_ops *cc_registry[CC_MAX];
 extern int cc_count;
 
 /* The index of the algorithm called name, or -1. */
 int cc_find(const char *name);
-/* Adds an algorithm at run time (tests, experiments); its index, or -1 when its name is taken or the table full. */
-int cc_register(const struct cc_ops *o);
-/* The name of the scenario's host.cc: the one place the scenario's enum meets the registry. */
-const char *cc_scenario_name(enum scn_cc cc);
+/* The name of host.cc's value cc. */
+const char *cc_scenario_name(int cc);
 /* Gives flow f algorithm `id` (net_add_flow), making the network's INT pool when the algorithm asks for one. */
 void cc_flow_setup(struct net *n, struct flow *f, int id);
 

@@ -214,9 +214,4 @@ static const struct setting_group dcqcn_group = {
     .preset_key = "preset", .presets = dcqcn_presets,
 };
 
-/* The module's registration with the scenario loader: before main, so that every program that can run DCQCN
- * (rocesim, the tests, the fuzzers, the bench) knows host.dcqcn before it loads a scenario. */
-__attribute__((constructor)) static void dcqcn_register_settings(void)
-{
-    settings_register(&dcqcn_group);
-}
+MODULE_REGISTER(cc_kind, "dcqcn", &cc_dcqcn_ops, &dcqcn_group);

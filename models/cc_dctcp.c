@@ -178,8 +178,4 @@ static struct setting_group dctcp_group = {
     .presets = dctcp_presets,
 };
 
-__attribute__((constructor)) static void dctcp_register(void)
-{
-    scn_register_cc("dctcp");
-    settings_register(&dctcp_group);
-}
+MODULE_REGISTER(cc_kind, "dctcp", &cc_dctcp_ops, &dctcp_group);

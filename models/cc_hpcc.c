@@ -258,8 +258,4 @@ static struct setting_group hpcc_group = {
     .presets = hpcc_presets,
 };
 
-__attribute__((constructor)) static void hpcc_register(void)
-{
-    settings_register(&hpcc_group);
-    scn_register_cc("hpcc");
-}
+MODULE_REGISTER(cc_kind, "hpcc", &cc_hpcc_ops, &hpcc_group);

@@ -16,3 +16,5 @@ const struct cc_ops cc_none_ops = {
     .rate = none_rate,
     .sample = none_sample,
 };
+
+MODULE_REGISTER(cc_kind, "none", &cc_none_ops);

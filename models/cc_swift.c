@@ -214,9 +214,4 @@ static struct setting_group swift_group = {
     .path = "host.swift", .size = sizeof(struct swift_params), .fields = swift_fields,
 };
 
-/* Before main: every program that can run Swift knows host.cc "swift" and host.swift before it loads a scenario. */
-__attribute__((constructor)) static void swift_register_settings(void)
-{
-    scn_register_cc("swift");
-    settings_register(&swift_group);
-}
+MODULE_REGISTER(cc_kind, "swift", &cc_swift_ops, &swift_group);

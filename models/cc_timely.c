@@ -313,10 +313,4 @@ static struct setting_group timely_group = {
     .presets = timely_presets,
 };
 
-/* Before main: every program that can run TIMELY knows host.cc "timely" and host.timely before it loads a
- * scenario. */
-__attribute__((constructor)) static void timely_register_settings(void)
-{
-    scn_register_cc("timely");
-    settings_register(&timely_group);
-}
+MODULE_REGISTER(cc_kind, "timely", &cc_timely_ops, &timely_group);

@@ -157,8 +157,7 @@ static struct flow *flow_init(struct net *n, uint32_t idx, const char *name, uin
     f->last_cnp = -1;
     f->rate_cap_bps = rate_cap_bps;
     /* Each flow keeps its own congestion control (flow.cc): its sender's, which a host profile may set. */
-    cc_flow_setup(n, f, n->hosts[src].cfg->cc == n->scn->host.cc ? n->cc
-                                                               : cc_find(cc_scenario_name(n->hosts[src].cfg->cc)));
+    cc_flow_setup(n, f, n->hosts[src].cfg->cc);
     f->hash_fwd = flow_hash(src, dst, idx);
     f->hash_rev = flow_hash(dst, src, idx);
     f->via_host = NET_NO_VIA;

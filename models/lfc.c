@@ -1,15 +1,28 @@
-/* lfc — the registry of link-level flow controls (lfc.h). */
+/* lfc — the kind of the link-level flow-control modules (lfc.h). */
 #include "models/lfc.h"
-#include "models/pfc.h"
 
 #include <string.h>
 
-static const struct lfc_ops *const registry[] = {&pfc_lfc_ops};
-
-const struct lfc_ops *lfc_find(const char *name)
+/* Every hook is called: admit and released for each frame of a lossless priority, control for each PAUSE-class
+ * frame, link_fail at each failure. */
+static const char *lfc_missing(const struct module *m)
 {
-    for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
-        if (strcmp(registry[i]->name, name) == 0)
-            return registry[i];
-    return NULL;
+    const struct lfc_ops *o = m->ops;
+    if (!o->name || strcmp(o->name, m->name) != 0)
+        return "a table named as the module (lfc_ops.name)";
+    if (!o->admit)
+        return "an admit hook";
+    if (!o->released)
+        return "a released hook";
+    if (!o->control)
+        return "a control hook";
+    return o->link_fail ? NULL : "a link_fail hook";
+}
+
+const struct module_kind lfc_kind = {.name = "lfc", .dflt = "pfc", .missing = lfc_missing};
+
+const struct lfc_ops *lfc_at(int index)
+{
+    const struct module *m = module_at(lfc_kind.name, index);
+    return m ? m->ops : NULL;
 }

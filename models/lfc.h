@@ -22,6 +22,10 @@
  * The per-frame operations (admit, released) of PFC are inline in pfc.h and
  * called directly by the switch when PFC is the flow control (switch.c),
  * other implementations through the table.
+ *
+ * An implementation is a module of kind lfc_kind (sim/module.h), chosen by
+ * switch.flow_control: MODULE_REGISTER(lfc_kind, "pfc", &pfc_lfc_ops).  Its
+ * registration is refused when a hook is missing (all four are called).
  */
 #ifndef MODELS_LFC_H
 #define MODELS_LFC_H
@@ -29,6 +33,7 @@
 #include <stdbool.h>
 
 #include "models/net.h"
+#include "sim/module.h"
 
 #define LFC_ADMIT (-1) /* admit's "accounted" (any other value is the enum drop_reason of its refusal) */
 
@@ -49,7 +54,10 @@ struct lfc_ops {
     bool heartbeat;
 };
 
-/* The implementation named `name`, or NULL. */
-const struct lfc_ops *lfc_find(const char *name);
+/* The kind of the flow-control modules ("lfc": switch.flow_control names one); its default is "pfc". */
+extern const struct module_kind lfc_kind;
+
+/* The implementation switch.flow_control's value `index` names. */
+const struct lfc_ops *lfc_at(int index);
 
 #endif

@@ -76,12 +76,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
         return -1;
     }
     pool_init(&n->pkts, sizeof(struct pkt));
-    int cc = cc_find(cc_scenario_name(scn->host.cc));
-    if (cc < 0) {
-        fprintf(stderr, "rocesim: bug: no congestion control \"%s\" is registered\n", cc_scenario_name(scn->host.cc));
-        abort();
-    }
-    n->cc = (uint8_t)cc;
+    n->cc = (uint8_t)scn->host.cc; /* the loader checked it: an index in the registry (cc.h) */
     n->stream_min_frames = NET_STREAM_MIN_FRAMES;
     n->ports = mem_xcalloc_big(g->n_ports, sizeof *n->ports, "building the network");
     n->aux = mem_xcalloc_big(g->n_ports, sizeof *n->aux, "building the network");
@@ -91,7 +86,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     n->sws = mem_xcalloc_big(g->n_switches, sizeof *n->sws, "building the network");
     n->node_sw = mem_xcalloc_big(g->n_nodes, sizeof *n->node_sw, "building the network");
     n->node_host = mem_xcalloc_big(g->n_nodes, sizeof *n->node_host, "building the network");
-    n->lfc = lfc_find("pfc");
+    n->lfc = lfc_at(scn->sw.flow_control);
 
     for (uint32_t i = 0; i < g->n_ports; i++)
         init_port(n, &n->ports[i], i);

@@ -174,3 +174,5 @@ const struct lfc_ops pfc_lfc_ops = {
     .link_fail = link_fail,
     .heartbeat = true,
 };
+
+MODULE_REGISTER(lfc_kind, "pfc", &pfc_lfc_ops);

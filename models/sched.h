@@ -11,6 +11,12 @@
  * Priorities without a weight are served first, by strict priority, as ETS
  * switches serve strict-priority traffic classes (CNPs, management) ahead of
  * the weighted ones.
+ *
+ * A scheduler is a module of kind sched_kind (sim/module.h), chosen by
+ * switch.scheduler.type: MODULE_REGISTER(sched_kind, "dwrr", &ops); its table
+ * must have a pick.  Strict priority, the default, is numbered 0 (the kind's
+ * default comes first) and decided inline without a call: it is what almost
+ * every run uses, on every frame a port sends.
  */
 #ifndef MODELS_SCHED_H
 #define MODELS_SCHED_H
@@ -18,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim/module.h"
 #include "sim/scenario.h"
 
 struct sched_state {
@@ -26,15 +33,33 @@ struct sched_state {
     bool fresh;        /* cur has not yet received its quantum on this visit */
 };
 
+struct sched_ops {
+    const char *name; /* as switch.scheduler.type spells it: its module's name */
+    /* sched_pick for a non-empty `eligible`: the priority to serve, charged to st; required. */
+    int (*pick)(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
+                const uint32_t head[SCN_NPRIO], int64_t quantum_unit);
+};
+
+#define SCHED_MAX 8
+#define SCHED_STRICT 0 /* strict priority's index: the kind's default, numbered first */
+
+/* The kind of the scheduler modules ("sched": switch.scheduler.type names one); its default is "strict". */
+extern const struct module_kind sched_kind;
+/* The schedulers by module index (switch.scheduler.type's value), a copy of the registry's for sched_pick. */
+extern const struct sched_ops *sched_registry[SCHED_MAX];
+
+/* The index of the scheduler called name, or -1. */
+int sched_find(const char *name);
+
 /* What strict priority serves among `eligible`: its highest priority, or -1 when it is empty. */
 static inline int sched_strict_pick(uint8_t eligible) { return eligible ? 31 - __builtin_clz(eligible) : -1; }
 
-/* sched_pick's DWRR part (sched.c). */
+/* DWRR's pick (sched.c). */
 int sched_pick_weighted(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
                         const uint32_t head[SCN_NPRIO], int64_t quantum_unit);
 
 /* Whether sched_pick reads head[] at all: strict priority does not, so callers need not fetch the frames. */
-static inline bool sched_weighs_sizes(const struct scn_scheduler *cfg) { return cfg->type != SCN_SCHED_STRICT; }
+static inline bool sched_weighs_sizes(const struct scn_scheduler *cfg) { return cfg->type != SCHED_STRICT; }
 
 /*
  * Chooses the priority to serve among `eligible` (bit p: queue p has a frame
@@ -46,9 +71,9 @@ static inline bool sched_weighs_sizes(const struct scn_scheduler *cfg) { return 
 static inline int sched_pick(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
                              const uint32_t head[SCN_NPRIO], int64_t quantum_unit)
 {
-    if (!eligible || cfg->type == SCN_SCHED_STRICT)
+    if (!eligible || cfg->type == SCHED_STRICT)
         return sched_strict_pick(eligible);
-    return sched_pick_weighted(cfg, st, eligible, head, quantum_unit);
+    return sched_registry[cfg->type]->pick(cfg, st, eligible, head, quantum_unit);
 }
 
 #endif

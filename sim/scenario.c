@@ -14,6 +14,7 @@
 #include "sim/scenario.h"
 #include "sim/file.h"
 #include "sim/memest.h"
+#include "sim/module.h"
 #include "sim/settings.h"
 #include "sim/sim.h"
 #include "sim/units.h"
@@ -634,34 +635,11 @@ static int apply_override(struct ctx *c, cJSON *root, const struct scn_override 
 
 
 /* Enum fields are stored through an int (settings.c); these enums must have its size. */
-_Static_assert(sizeof(enum scn_cc) == sizeof(int) && sizeof(enum scn_mark_on) == sizeof(int),
+_Static_assert(sizeof(enum scn_mark_on) == sizeof(int),
                "enum settings are stored as int");
 
 static const char *const mark_names[] = {"dequeue", "enqueue", NULL};
-static const char *const sched_names[] = {"strict", "dwrr", NULL};
 static const char *const wd_names[] = {"drop", "forward", "alert", NULL};
-/* In the order of enum scn_cc, then the names modules registered (scn_register_cc); NULL after the last. */
-static const char *cc_names[SCN_CC_MAX + 1] = {"dcqcn", "none"};
-
-/* See scenario.h. */
-const char *scn_cc_name(enum scn_cc cc)
-{
-    return cc_names[cc];
-}
-
-/* See scenario.h. */
-int scn_register_cc(const char *name)
-{
-    int i = 0;
-    for (; cc_names[i]; i++)
-        if (strcmp(cc_names[i], name) == 0)
-            return i;
-    if (i == SCN_CC_MAX)
-        return -1;
-    cc_names[i] = name;
-    return i;
-}
-
 /* See scenario.h.  mods is the last member: memcmp covers the rest, padding included, as copies keep it. */
 bool scn_host_equal(const struct scn_host *a, const struct scn_host *b)
 {
@@ -828,6 +806,18 @@ static int check_buffer(struct setting_ctx *sc, const cJSON *obj, const char *pa
     return 0;
 }
 
+/* One flow control runs the whole fabric (the network holds one table, models/net.h): a switch profile may not
+ * choose another. */
+static int check_flow_control(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
+{
+    char p[PATH_LEN];
+    (void)base;
+    if (obj && strcmp(path, "switch") != 0 && member(obj, "flow_control"))
+        return setting_bad(sc, join(p, path, "flow_control"), "expected flow_control only in the global switch "
+                           "object (one flow control runs the whole fabric), got it in a profile");
+    return 0;
+}
+
 /* 0 turns each off; below 64 bytes (the smallest Ethernet frame) neither means anything. */
 static int check_cells_mtu(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
 {
@@ -967,13 +957,20 @@ static int check_kmax(struct setting_ctx *sc, const cJSON *obj, const char *path
     return 0;
 }
 
+/* Weights are DWRR's (models/sched.h): the one scheduler of the build that reads them. */
+static bool sched_weighted(const struct scn_scheduler *s)
+{
+    const struct module *m = module_at("sched", s->type);
+    return m && strcmp(m->name, "dwrr") == 0;
+}
+
 static int parse_weights(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
 {
     struct ctx *c = loader(sc);
     struct scn_scheduler *s = base;
     char q[PATH_LEN];
     (void)f;
-    if (s->type != SCN_SCHED_DWRR)
+    if (!sched_weighted(s))
         return bad(c, p, "expected no weights with the strict scheduler (weights need \"type\": \"dwrr\"), got weights");
     if (val_obj(c, v, p) < 0)
         return -1;
@@ -993,7 +990,7 @@ static int parse_weights(struct setting_ctx *sc, const struct setting *f, const 
 static void dump_weights(cJSON *o, const struct setting *f, const void *base)
 {
     const struct scn_scheduler *s = base;
-    if (s->type != SCN_SCHED_DWRR)
+    if (!sched_weighted(s))
         return;
     cJSON *wt = cJSON_AddObjectToObject(o, f->name);
     for (int p = 0; wt && p < SCN_NPRIO; p++)
@@ -1050,6 +1047,9 @@ static const struct setting switch_fields[] = {
     {SET_FIELD("buffer", SETTING_SIZE, struct scn_switch, buffer, SETTING_POSITIVE, "32MB",
            "Shared packet buffer per switch, below 2 GiB")},
     {SET_CHECK(check_buffer)},
+    {SET_MODULE("flow_control", struct scn_switch, flow_control, "lfc", "pfc",
+            "Link-level flow control of the lossless priorities: \"pfc\", or one a module registered")},
+    {SET_CHECK(check_flow_control)},
     {SET_GROUP("pfc", "Priority flow control (lossless priorities)")},
     {SET_GROUP("ecn", "ECN marking (DCQCN's congestion signal)")},
     {SET_GROUP("scheduler", "How an egress port picks the next queue")},
@@ -1103,8 +1103,8 @@ static const struct setting ecn_fields[] = {
 };
 
 static const struct setting scheduler_fields[] = {
-    {SET_ENUM("type", struct scn_scheduler, type, sched_names, "strict",
-          "\"strict\" priority or \"dwrr\" (deficit weighted round robin)"),
+    {SET_MODULE("type", struct scn_scheduler, type, "sched", "strict",
+          "\"strict\" priority, \"dwrr\" (deficit weighted round robin), or one a module registered"),
      .flags = SETTING_REQUIRED, .what = "\"strict\" or \"dwrr\""},
     {SET_FIELD("weights", SETTING_CUSTOM, struct scn_scheduler, weights, 0, NULL,
            "dwrr only: keys \"0\"..\"7\", positive integer weights"), .parse = parse_weights, .dump = dump_weights},
@@ -1226,7 +1226,7 @@ static const struct setting host_fields[] = {
     {SET_INT("mtu", struct scn_host, mtu, 256, 9000, "1024", "RoCE payload bytes per data packet")},
     {SET_INT("priority", struct scn_host, priority, 0, 7, "3", "Priority of data packets")},
     {SET_INT("cnp_priority", struct scn_host, cnp_priority, 0, 7, "6", "Priority of congestion notification packets")},
-    {SET_ENUM("cc", struct scn_host, cc, cc_names, "dcqcn",
+    {SET_MODULE("cc", struct scn_host, cc, "cc", "dcqcn",
               "Congestion control: \"dcqcn\", \"none\" (line rate), or one a module registered")},
     {SET_GROUP("dcqcn", "DCQCN parameters")},
     {SET_ENUM("loss_recovery", struct scn_host, loss_recovery, lr_names, "go-back-n",

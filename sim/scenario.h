@@ -119,7 +119,6 @@ struct scn_rate_map {
  */
 bool scn_rate_value(const struct scn_rate_map *m, double scalar, int64_t rate_bps, bool is_size, double *out);
 enum scn_mark_on { SCN_MARK_DEQUEUE, SCN_MARK_ENQUEUE };
-enum scn_sched_type { SCN_SCHED_STRICT, SCN_SCHED_DWRR };
 enum scn_wd_action { SCN_WD_DROP, SCN_WD_FORWARD, SCN_WD_ALERT };
 
 struct scn_pfc {
@@ -146,7 +145,7 @@ struct scn_ecn {
 };
 
 struct scn_scheduler {
-    enum scn_sched_type type;
+    int type;                    /* a module of kind "sched" (models/sched.h), by index: 0 is strict, the default */
     uint32_t weights[SCN_NPRIO]; /* dwrr; 0 = no weight: served first, by strict priority */
 };
 
@@ -158,6 +157,7 @@ struct scn_watchdog {
 
 struct scn_switch {
     int64_t buffer;
+    int flow_control;            /* a module of kind "lfc" (models/lfc.h), by index: 0 is PFC, the default */
     struct scn_pfc pfc;
     struct scn_ecn ecn;
     struct scn_scheduler scheduler;
@@ -169,17 +169,6 @@ struct scn_switch {
 };
 
 enum scn_dcqcn_preset { SCN_DCQCN_PAPER, SCN_DCQCN_CONNECTX };
-/* host.cc: the built-in congestion controls; a module adds its own with scn_register_cc. */
-enum scn_cc { SCN_CC_DCQCN, SCN_CC_NONE };
-#define SCN_CC_MAX 16
-/* host.cc's name for cc, as the scenario spells it ("dcqcn", "none"): the registry's name (models/cc.h). */
-const char *scn_cc_name(enum scn_cc cc);
-/*
- * Adds name to the values host.cc accepts, for a congestion control declared outside sim/ (its module's
- * constructor calls it, before any scenario is loaded); returns its host.cc value, the name's value when it
- * is already there, or -1 when the list is full.
- */
-int scn_register_cc(const char *name);
 enum scn_loss_recovery { SCN_LR_GO_BACK_N, SCN_LR_SELECTIVE };
 
 struct scn_dcqcn {
@@ -205,7 +194,7 @@ struct scn_host {
     int mtu;
     int priority;
     int cnp_priority;
-    enum scn_cc cc;
+    int cc;           /* a module of kind "cc" (models/cc.h), by index: 0 is DCQCN, the default */
     struct scn_dcqcn dcqcn;
     enum scn_loss_recovery loss_recovery;
     int64_t rto_ps;

@@ -7,6 +7,7 @@
  * same text in a file would give.
  */
 #include "sim/settings.h"
+#include "sim/module.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
 #include "sim/units.h"
@@ -685,6 +686,15 @@ static int parse_field(struct setting_ctx *c, const struct setting_group *g, con
         return setting_val_bool(c, v, path, at);
     case SETTING_ENUM:
         return setting_val_enum(c, v, path, f->names, at);
+    case SETTING_MODULE: {
+        /* The registry's names in its numbering, so that the index the enum check finds is the module's. */
+        const char *names[MODULE_MAX + 1];
+        int n = 0;
+        for (const struct module *m; (m = module_at(f->module_kind, n)); n++)
+            names[n] = m->name;
+        names[n] = NULL;
+        return setting_val_enum(c, v, path, names, at);
+    }
     case SETTING_GROUP: {
         const struct setting_group *cg = child_group(g->path, f->name);
         if (setting_val_obj(c, v, path) < 0)
@@ -854,6 +864,11 @@ void settings_dump(const struct setting_group *g, const void *base, cJSON *obj)
         case SETTING_ENUM:
             cJSON_AddStringToObject(obj, f->name, f->names[*(const int *)at]);
             break;
+        case SETTING_MODULE: {
+            const struct module *m = module_at(f->module_kind, *(const int *)at);
+            cJSON_AddStringToObject(obj, f->name, m ? m->name : "?");
+            break;
+        }
         default:
             break;
         }

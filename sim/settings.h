@@ -16,11 +16,11 @@
  * Registering a group.  Groups live in a registry keyed by their dotted path; the loader looks a group up
  * when it meets its object.  sim/scenario.c registers the scenario's own objects (the top level, `switch`
  * and its parts, `host`, `monitor`) on first use; models/cc_dcqcn.c registers `host.dcqcn`.  A module of a higher floor (a congestion
- * control in models/, say) declares its own table and group, with its presets, and calls
- * settings_register(&its_group) before any scenario is loaded: a group registered under a path that is
- * already taken replaces the one there, and a group
+ * control in models/, say) declares its own table and group, with its presets, and names the group on its
+ * MODULE_REGISTER line (sim/module.h), which calls settings_register(&its_group) before any scenario is
+ * loaded: a group registered under a path that is already taken replaces the one there, and a group
  * whose path its parent's table does not name becomes a member of the parent object after the parent's own
- * fields.  sim/ includes nothing of models/: the registry is how the higher floor hands its fields down.
+ * fields, in registration order (for modules, their numbering: not the link order).  sim/ includes nothing of models/: the registry is how the higher floor hands its fields down.
  *
  * Where a group's values live.  A group of sim/ (and `host.dcqcn`, older than the rest) has a struct inside its
  * parent's, at `offset`.  A module's group declares instead the size of its own struct (`size`); sim/ cannot
@@ -80,6 +80,7 @@ enum setting_kind {
     SETTING_GROUP,  /* an object with a table of its own, registered under PARENT.NAME */
     SETTING_CUSTOM, /* hand-written: `parse` and `dump` do the work */
     SETTING_CHECK,  /* no field: `check` runs at this point of the parse (a rule across fields) */
+    SETTING_MODULE, /* int: the index of a registered module of kind `module_kind` (sim/module.h), named by its name */
 };
 
 enum {
@@ -107,6 +108,7 @@ struct setting {
     unsigned flags;
     double lo, hi;             /* SETTING_NUMBER and SETTING_INT bounds */
     const char *const *names;  /* SETTING_ENUM: the JSON strings, NULL-terminated, in enum order */
+    const char *module_kind;   /* SETTING_MODULE: the kind whose modules' names it takes ("cc") */
     const char *dflt;          /* the default as --set would take it ("32MB", "0.125", "true", "[3]"); NULL: zero */
     const char *help;          /* one line for people (docs/scenario.md says more) */
     const char *what;          /* SETTING_REQUIRED: what the message says is expected */
@@ -251,6 +253,7 @@ const char *setting_qty_what(enum setting_kind q);
          _Static_assert((k) != SETTING_BOOL || SETTING_IS_(T, m, bool), "a bool setting needs a bool member");  \
          _Static_assert((k) != SETTING_ENUM || SETTING_FITS_ENUM_(T, m),                                         \
                         "an enum setting needs an enum or int-sized integer member");                           \
+         _Static_assert((k) != SETTING_MODULE || SETTING_IS_(T, m, int), "a module setting needs an int member"); \
          int setting_checked_;                                                                                   \
      }))
 
@@ -271,6 +274,9 @@ const char *setting_qty_what(enum setting_kind q);
 #define SET_ENUM(name_, type_, member_, names_, dflt_, help_) \
     .name = name_, .kind = SETTING_ENUM, .offset = SETTING_OFFSET_(SETTING_ENUM, type_, member_), .names = names_, \
     .dflt = dflt_, .help = help_
+#define SET_MODULE(name_, type_, member_, kind_, dflt_, help_) \
+    .name = name_, .kind = SETTING_MODULE, .offset = SETTING_OFFSET_(SETTING_MODULE, type_, member_),             \
+    .module_kind = kind_, .dflt = dflt_, .help = help_
 #define SET_GROUP(name_, help_) .name = name_, .kind = SETTING_GROUP, .help = help_
 #define SET_CHECK(fn_) .name = "", .kind = SETTING_CHECK, .check = fn_
 

@@ -91,6 +91,7 @@ int main(int argc, char **argv)
     test_validation_register();
     test_golden_register();
     test_sched_register();
+    test_modules_register();
     test_port_register();
     test_switch_register();
     test_cells_register();

@@ -6,6 +6,7 @@
  */
 #include "tests/tests.h"
 
+#include "sim/module.h"
 #include "sim/scenario.h"
 #include "sim/units.h"
 #include "tools/explore/sweep.h"
@@ -109,7 +110,8 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(s.sw.ecn.kmax, 200000);
     CU_ASSERT_EQUAL(s.sw.ecn.pmax, 0.01);
     CU_ASSERT_EQUAL(s.sw.ecn.mark_on, SCN_MARK_DEQUEUE);
-    CU_ASSERT_EQUAL(s.sw.scheduler.type, SCN_SCHED_STRICT);
+    CU_ASSERT_EQUAL(s.sw.scheduler.type, module_find("sched", "strict"));
+    CU_ASSERT_EQUAL(s.sw.flow_control, module_find("lfc", "pfc"));
     CU_ASSERT_EQUAL(s.sw.lossy_queue_limit, 1000000);
     CU_ASSERT_FALSE(s.sw.watchdog.enabled);
     CU_ASSERT_EQUAL(s.sw.watchdog.detection_ps, 200 * PS_PER_MS);
@@ -120,7 +122,7 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(s.host.mtu, 1024);
     CU_ASSERT_EQUAL(s.host.priority, 3);
     CU_ASSERT_EQUAL(s.host.cnp_priority, 6);
-    CU_ASSERT_EQUAL(s.host.cc, SCN_CC_DCQCN);
+    CU_ASSERT_EQUAL(s.host.cc, module_find("cc", "dcqcn"));
     CU_ASSERT_EQUAL(s.host.loss_recovery, SCN_LR_GO_BACK_N);
     CU_ASSERT_EQUAL(s.host.rto_ps, PS_PER_MS);
     CU_ASSERT_EQUAL(s.host.ack_every, 1);
@@ -425,7 +427,7 @@ static void test_overrides(void)
     CU_ASSERT_EQUAL(s.host.dcqcn.g, 0.0625);
     CU_ASSERT_EQUAL(s.sw.ecn.kmin, 20000);
     CU_ASSERT_EQUAL(s.sw.ecn.kmax, 400000);
-    CU_ASSERT_EQUAL(s.sw.scheduler.type, SCN_SCHED_DWRR);
+    CU_ASSERT_EQUAL(s.sw.scheduler.type, module_find("sched", "dwrr"));
     CU_ASSERT_EQUAL(s.sw.scheduler.weights[3], 4);
     CU_ASSERT_EQUAL(s.sw.scheduler.weights[6], 1);
     CU_ASSERT_EQUAL(s.sw.scheduler.weights[0], 0);

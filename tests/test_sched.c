@@ -14,7 +14,7 @@ static struct scn_scheduler dwrr(uint32_t w1, uint32_t w2)
 {
     struct scn_scheduler c;
     memset(&c, 0, sizeof c);
-    c.type = SCN_SCHED_DWRR;
+    c.type = sched_find("dwrr");
     c.weights[1] = w1;
     c.weights[2] = w2;
     return c;
@@ -26,7 +26,8 @@ static void test_strict(void)
     struct sched_state st;
     memset(&c, 0, sizeof c);
     memset(&st, 0, sizeof st);
-    c.type = SCN_SCHED_STRICT;
+    c.type = SCHED_STRICT;
+    CU_ASSERT_EQUAL(sched_find("strict"), SCHED_STRICT); /* the kind's default, numbered first */
     CU_ASSERT_FALSE(sched_weighs_sizes(&c));
     /* strict never reads the head sizes: NULL would crash if it did */
     CU_ASSERT_EQUAL(sched_pick(&c, &st, 0x00, NULL, Q), -1);

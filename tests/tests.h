@@ -60,6 +60,7 @@ void test_profiles_register(void);
 void test_sonic_register(void);
 void test_doctor_register(void);
 void test_hpcc_register(void);
+void test_modules_register(void);
 
 struct scenario;
 struct run;

@@ -196,7 +196,7 @@ struct senders {
 /* The flags (enum cc_flags) of the congestion control a host's settings choose. */
 static unsigned host_cc_flags(const struct scn_host *hc)
 {
-    int ci = cc_find(scn_cc_name(hc->cc));
+    int ci = hc->cc;
     return ci >= 0 ? cc_registry[ci]->flags : 0;
 }
 
@@ -449,7 +449,7 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
             /* A CNP on a lower priority than the data waits behind it under strict priority. */
             for (uint32_t i = 0; i < r->g.n_switches; i++) {
                 const struct scn_switch *c = n->sws[i].cfg;
-                if (c->scheduler.type == SCN_SCHED_STRICT && hc->cnp_priority < p) {
+                if (c->scheduler.type == SCHED_STRICT && hc->cnp_priority < p) {
                     sfmt(seen, sizeof seen, "host.cnp_priority %d is below the data priority %d (strict scheduler)",
                          hc->cnp_priority, p);
                     add(rep, DOC_WARNING, "cnp-priority", nm, seen,
@@ -913,7 +913,7 @@ static void check_throughput(const struct run *r, const struct flowrow *fl, int 
                  "first cause: PFC off, or headroom short)");
             sfmt(fix, sizeof fix, "make the RoCE priority lossless on every switch with enough headroom (the "
                  "before-run findings: rocesim doctor SCENARIO.json)");
-        } else if (cnps == 0 && pauses > 0 && r->scn->host.cc == SCN_CC_DCQCN) {
+        } else if (cnps == 0 && pauses > 0 && r->scn->host.cc == cc_find("dcqcn")) {
             sfmt(seen, sizeof seen, "bulk transfers far below line rate, with no CNP and %.0f PAUSE frames", pauses);
             sfmt(why, sizeof why, "ECN never marked, so DCQCN never slowed the senders and PFC alone held the "
                  "queues, pausing flows that share a link with them (the table's second cause: ECN off or its "

@@ -1,6 +1,7 @@
 /* nicconfig — see nicconfig.h. */
 #include "tools/ops/nicconfig.h"
 #include "tools/ops/cfgcmd.h"
+#include "models/cc.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/run/run.h"
@@ -297,7 +298,7 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
     if (!iface)
         fprintf(f, "IF=\"${IF:?set IF to the RoCE network interface, e.g. IF=ens1f0 sh %s}\"\n", "nic.sh");
     unsigned prios = data_priorities(scn);
-    bool on = scn->host.cc == SCN_CC_DCQCN;
+    bool on = scn->host.cc == cc_find("dcqcn");
     fprintf(f, "\n# %s DCQCN on the priorities that carry RoCE data (reaction point: sender; notification point: "
                "receiver)\n", on ? "Enable" : "Disable (host.cc is \"none\")");
     for (int p = 0; p < SCN_NPRIO; p++)
@@ -351,7 +352,7 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
         fprintf(f, " none.\n");
     fprintf(f, "# CNPs travel at priority %d (cnp_802p_prio above): give it a queue that is never starved.\n",
             scn->host.cnp_priority);
-    if (w->scheduler.type == SCN_SCHED_DWRR) {
+    if (w->scheduler.type == sched_find("dwrr")) {
         fprintf(f, "# Scheduler: deficit weighted round robin, weights");
         for (int p = 0; p < SCN_NPRIO; p++)
             if (w->scheduler.weights[p])
@@ -388,11 +389,11 @@ static const char nic_usage[] =
 static int nic_algorithm_known(const struct run *r, const char *file)
 {
     for (uint32_t h = 0; h < r->g.n_hosts; h++) {
-        enum scn_cc cc = r->net.hosts[h].cfg->cc;
-        if (cc != SCN_CC_DCQCN && cc != SCN_CC_NONE) {
+        int cc = r->net.hosts[h].cfg->cc;
+        if (cc != cc_find("dcqcn") && cc != cc_find("none")) {
             fprintf(stderr, "rocesim nic-config: %s: host.cc: expected \"dcqcn\" or \"none\" (ConnectX's sysfs "
                             "settings are DCQCN's), got \"%s\" (host %s); this command has no NIC setting for it\n",
-                    file, scn_cc_name(cc), r->g.nodes[r->net.hosts[h].node].name);
+                    file, cc_scenario_name(cc), r->g.nodes[r->net.hosts[h].node].name);
             return SCN_EUSAGE;
         }
     }

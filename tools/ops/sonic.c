@@ -1392,7 +1392,7 @@ static void export_queues(struct exp *x, const char *port, const struct port_cfg
     }
     const char *qs[8];
     for (int q = 0; q < 8; q++) {
-        uint32_t wt = x->c->scheduler.type == SCN_SCHED_DWRR ? x->c->scheduler.weights[q] : 0;
+        uint32_t wt = x->c->scheduler.type == sched_find("dwrr") ? x->c->scheduler.weights[q] : 0;
         char sn[32];
         if (wt)
             sfmt(sn, sizeof sn, "scheduler.%u", wt);
@@ -1471,11 +1471,11 @@ static void export_notes(const struct scn_switch *c, bool lossless_written, stru
     bool weighted = false;
     for (int p = 0; p < 8; p++) {
         weighted |= c->scheduler.weights[p] != 0;
-        if (c->scheduler.type == SCN_SCHED_DWRR && c->scheduler.weights[p] > 100)
+        if (c->scheduler.type == sched_find("dwrr") && c->scheduler.weights[p] > 100)
             sb_printf(notes, "switch.scheduler.weights.%d %u: SONiC's weight is 1..100; written as it is, SONiC will "
                              "refuse it\n", p, c->scheduler.weights[p]);
     }
-    if (c->scheduler.type == SCN_SCHED_DWRR && !weighted)
+    if (c->scheduler.type == sched_find("dwrr") && !weighted)
         sb_printf(notes, "switch.scheduler \"dwrr\" without weights: every queue goes by strict priority, written as "
                          "STRICT (an import gives \"strict\", the same order)\n");
     if (!w->enabled && (w->detection_ps != d.watchdog.detection_ps || w->restoration_ps != d.watchdog.restoration_ps ||

@@ -4,6 +4,7 @@
 #include "tools/report/flowset.h"
 #include "tools/run/plot.h"
 #include "tools/common/text.h"
+#include "models/cc.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"
 
@@ -203,7 +204,7 @@ static char *hosts_cc(const char *path, const char *text)
     struct scenario *scn = mem_xcalloc(1, sizeof *scn, "comparing runs");
     struct scn_host *h = mem_xcalloc(1, sizeof *h, "comparing runs");
     char err[SCN_ERR_MAX];
-    int count[SCN_CC_MAX] = {0};
+    int count[CC_MAX] = {0};
     bool loaded = scn_load_text(path, text, NULL, 0, scn, err, sizeof err) == SCN_OK, ok = loaded;
     for (int i = 0; ok && i < scn->topo.n_hosts; i++) {
         memcpy(h, &scn->host, sizeof *h);
@@ -214,7 +215,7 @@ static char *hosts_cc(const char *path, const char *text)
                 match = scn_name_match(pr->match[k], scn_host_name(scn, i));
             ok = !match || scn_profile_apply(scn, p, h, err, sizeof err) == 0;
         }
-        if (ok && h->cc >= 0 && h->cc < SCN_CC_MAX)
+        if (ok && h->cc >= 0 && h->cc < CC_MAX)
             count[h->cc]++;
     }
     char *out = NULL;
@@ -224,17 +225,17 @@ static char *hosts_cc(const char *path, const char *text)
         int kinds = 0, last = -1;
         for (;;) {
             int best = -1; /* the next: most hosts, then the name */
-            for (int c = 0; c < SCN_CC_MAX; c++)
+            for (int c = 0; c < CC_MAX; c++)
                 if (count[c] > 0 && (best < 0 || count[c] > count[best] ||
-                                     (count[c] == count[best] && strcmp(scn_cc_name(c), scn_cc_name(best)) < 0)))
+                                     (count[c] == count[best] && strcmp(cc_scenario_name(c), cc_scenario_name(best)) < 0)))
                     best = c;
             if (best < 0)
                 break;
-            l += (size_t)sfmt(buf + l, sizeof buf - l, "%s %s %d", kinds++ ? "," : "", scn_cc_name(best), count[best]);
+            l += (size_t)sfmt(buf + l, sizeof buf - l, "%s %s %d", kinds++ ? "," : "", cc_scenario_name(best), count[best]);
             count[best] = 0;
             last = best;
         }
-        out = mem_xstrdup(kinds == 1 ? scn_cc_name(last) : buf, "comparing runs");
+        out = mem_xstrdup(kinds == 1 ? cc_scenario_name(last) : buf, "comparing runs");
     }
     if (loaded)
         scn_free(scn);

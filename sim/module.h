@@ -1,0 +1,75 @@
+/*
+ * module — one registry for the parts of the simulator that come in interchangeable implementations (a
+ * congestion control, a link-level flow control, an egress scheduler), in the manner of Linux's
+ * tcp_register_congestion_control: an implementation is one file that fills its kind's table of hooks and
+ * registers it with one line,
+ *
+ *     MODULE_REGISTER(cc_kind, "dcqcn", &cc_dcqcn_ops, &dcqcn_group);
+ *
+ * The line places a struct module in the linker section rocesim_modules; module_init() (run before main) walks
+ * that section, so an object file's presence in the program is enough: no central list to forget it in.  The
+ * programs link librocesim.a whole (-Wl,--whole-archive, Makefile) because nothing else references such a file.
+ *
+ * A kind (struct module_kind, declared by the floor that calls the hooks) says which hooks are required: each
+ * registration is checked, and an incomplete or duplicate module is refused with a message naming it (at start,
+ * for the modules of the build, the program stops with that message: a bug of the build).  A registered module's
+ * settings groups go to the settings registry (sim/settings.h).
+ *
+ * Numbering: a module's index is its place among its kind's modules, which a setting of kind SETTING_MODULE
+ * stores.  The modules of the build are numbered the kind's default first, then by name (not by link order, so
+ * that no output depends on the order files are linked in); modules registered later (tests) follow.  A
+ * zeroed struct thus holds each kind's default.
+ *
+ * sim/ knows no kind and no module by name: the kinds live with the code that calls them.
+ */
+#ifndef SIM_MODULE_H
+#define SIM_MODULE_H
+
+#include <stddef.h>
+
+struct setting_group;
+struct module;
+
+#define MODULE_MAX 64      /* modules of all kinds */
+#define MODULE_GROUPS_MAX 4 /* settings groups per module */
+
+struct module_kind {
+    const char *name; /* as settings name it (SETTING_MODULE's module_kind): "cc" */
+    const char *dflt; /* the module numbered 0 (the kind's default setting) */
+    /* What m lacks of what the kind requires, for the message ("a rate hook"), or NULL when it is complete. */
+    const char *(*missing)(const struct module *m);
+    /* Called once the module is registered with its index, so that the kind can keep a table of its own for
+     * its hot paths (the congestion controls' cc_registry).  May be NULL. */
+    void (*added)(const struct module *m, int index);
+};
+
+struct module {
+    const struct module_kind *kind;
+    const char *name;
+    const void *ops;                                         /* the kind's table of hooks */
+    const struct setting_group *groups[MODULE_GROUPS_MAX + 1]; /* its settings groups, NULL-terminated */
+};
+
+#define MODULE_CAT2(a, b) a##b
+#define MODULE_CAT(a, b) MODULE_CAT2(a, b)
+/* Registers a module of `kind` (a struct module_kind) called name_, whose hooks are ops_, with its settings
+ * groups (pointers, up to MODULE_GROUPS_MAX) after them. */
+#define MODULE_REGISTER(kind_, name_, ops_, ...)                                                                     \
+    __attribute__((used, section("rocesim_modules"), aligned(sizeof(void *)))) static const struct module         \
+        MODULE_CAT(module_entry_, __LINE__) = {.kind = &(kind_), .name = (name_), .ops = (ops_),                   \
+                                               .groups = {__VA_ARGS__}}
+
+/* Registers m (which must outlive the program's use of it): its index within its kind, or -1 with the reason
+ * (naming the module: an incomplete table, a duplicate name, a full registry) in err. */
+int module_register(const struct module *m, char *err, size_t errlen);
+/* The index of the module of kind `kind` called name, or -1. */
+int module_find(const char *kind, const char *name);
+/* The module of kind `kind` numbered i, or NULL. */
+const struct module *module_at(const char *kind, int i);
+/* How many modules of kind `kind` are registered. */
+int module_count(const char *kind);
+/* Registers the modules of the build (the section), in the order stated above; stops the program on a refused
+ * one.  Runs before main; calling it again does nothing. */
+void module_init(void);
+
+#endif
