@@ -1,7 +1,7 @@
 /*
  * invariants — what must hold of the network's counts and buffers after a run (conservation of frames and
  * bytes, the caches the fast paths trust, the switches' buffer accounting).  Apart because nothing in a run
- * calls it: the tools check it at the end (tools/invariants.c adds what needs the run's view).
+ * calls it: the tools check it at the end (tools/run/invariants.c adds what needs the run's view).
  */
 #include "models/net.h"
 

@@ -388,7 +388,7 @@ typedef void (*net_wd_hook)(void *ctx, sim_time_t t, uint32_t node, uint32_t por
 
 /*
  * Who hears those events: up to NET_LISTENERS_MAX listeners of each kind, each with its own context, called in
- * the order they were added (tools/observer.h adds and removes them; a listener must not do so from inside a
+ * the order they were added (tools/run/observer.h adds and removes them; a listener must not do so from inside a
  * call).  A fixed array rather than a list: nothing is allocated per event, and an event nobody listens to
  * costs one compare.  Listeners only watch: they get the event's facts and const pointers.
  */

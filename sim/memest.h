@@ -1,7 +1,7 @@
 /*
  * memest — the size of the network a topology describes, from the scenario's
  * fields alone (nothing built), for memory estimates before building
- * (tools/limits.h) and for the loader's refusal of oversized topologies.
+ * (tools/run/limits.h) and for the loader's refusal of oversized topologies.
  */
 #ifndef SIM_MEMEST_H
 #define SIM_MEMEST_H

@@ -70,7 +70,7 @@ struct sim_buf {
 void sim_buf_put(struct sim_buf *b, const void *data, size_t len);
 
 /*
- * How a run reaches the partitions it runs in other processes (`rocesim-mpi run`, tools/run_mpi.c): a table of
+ * How a run reaches the partitions it runs in other processes (`rocesim-mpi run`, tools/run/run_mpi.c): a table of
  * collective operations, each called by every process at the same point of the run.  A process runs the
  * partitions [rank * n / ranks, (rank + 1) * n / ranks) of the n; the others are built in its memory but never
  * run there.

@@ -262,7 +262,7 @@ struct scn_fault {
 /*
  * A profile: a partial `switch` or `host` object applied, in the order of the profiles, over the global one to
  * the nodes (or, for a switch profile, the ports "node:port") its selectors match.  The selectors name nodes
- * that exist only once the topology is built: models/net.c resolves them.  The loader checks the partial object
+ * that exist only once the topology is built: models/profiles.c resolves them.  The loader checks the partial object
  * by parsing it over a copy of the global one; the object is kept as JSON text and parsed again, over each
  * node's settings, by scn_profile_apply.
  */
@@ -276,9 +276,9 @@ struct scn_profile {
     char *json;                        /* the partial object, unformatted */
 };
 
-/* AUTO: every flow up to a few dozen, else an evenly spread sample of that many (tools/monitor.h). */
+/* AUTO: every flow up to a few dozen, else an evenly spread sample of that many (tools/run/monitor.h). */
 enum scn_flow_sel { SCN_MON_FLOWS_ALL, SCN_MON_FLOWS_NONE, SCN_MON_FLOWS_LIST, SCN_MON_FLOWS_AUTO };
-/* AUTO: the frames of the first few dozen ports that send PFC frames (tools/monitor.h). */
+/* AUTO: the frames of the first few dozen ports that send PFC frames (tools/run/monitor.h). */
 enum scn_pfc_sel { SCN_MON_PFC_AUTO, SCN_MON_PFC_ALL, SCN_MON_PFC_NONE };
 
 struct scn_monitor {

@@ -29,7 +29,7 @@
  * given out by settings_register.  Stored values are never written again: a parse or a preset writes a new
  * value, and an identical value is stored once.  So a parent struct stays a plain value that is copied with =
  * or memcpy (profiles resolve a host by copying the global one), copies never see each other's changes, and
- * two copies with equal settings compare equal with memcmp (models/net.c shares equal host settings).  The
+ * two copies with equal settings compare equal with memcmp (models/profiles.c shares equal host settings).  The
  * module reads its struct with SETTINGS_OF, once per flow at set-up.
  */
 #ifndef SIM_SETTINGS_H

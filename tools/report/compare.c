@@ -196,7 +196,7 @@ static bool profiles_set_cc(const cJSON *j)
 
 /*
  * The hosts' congestion controls when profiles mix them, as the run resolved them (the global host object, then
- * the host profiles that match each host, in order: models/net.c): "mixed: dcqcn 12, hpcc 4", most hosts first
+ * the host profiles that match each host, in order: models/profiles.c): "mixed: dcqcn 12, hpcc 4", most hosts first
  * (then by name), or the one name when every host has the same.  NULL when the scenario does not load.
  */
 static char *hosts_cc(const char *path, const char *text)
