@@ -4,29 +4,35 @@
  */
 #include "models/mech.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 
 static const struct net_mech_ops *mechs[NET_MECH_MAX];
 static unsigned n_mechs;
 
-void net_mech_register(const struct net_mech_ops *ops)
+/* A mechanism needs a name and a hook, and an order of its own: nothing else would break the tie. */
+static const char *mech_missing(const struct module *m)
 {
-    if (n_mechs == NET_MECH_MAX) {
-        fprintf(stderr, "rocesim: bug: more than %d network mechanisms (NET_MECH_MAX)\n", NET_MECH_MAX);
-        abort();
-    }
+    const struct net_mech_ops *o = m->ops;
+    if (!o->name)
+        return "a name (net_mech_ops.name)";
+    if (!o->init && !o->partition && !o->between_windows && !o->at_line && !o->free)
+        return "a hook";
+    for (unsigned i = 0; i < n_mechs; i++)
+        if (mechs[i]->order == o->order)
+            return "an order number of its own (another mechanism has it)";
+    return n_mechs < NET_MECH_MAX ? NULL : "room in the table (NET_MECH_MAX)";
+}
+
+/* Inserts the mechanism by order (the registry numbers modules by name). */
+static void mech_added(const struct module *m, int index)
+{
+    const struct net_mech_ops *ops = m->ops;
     unsigned i = n_mechs++;
-    for (; i > 0 && mechs[i - 1]->order >= ops->order; i--) {
-        if (mechs[i - 1]->order == ops->order) {
-            fprintf(stderr, "rocesim: bug: network mechanisms %s and %s have the same order %d (mech.h)\n",
-                    mechs[i - 1]->name, ops->name, ops->order);
-            abort();
-        }
+    for (; i > 0 && mechs[i - 1]->order > ops->order; i--)
         mechs[i] = mechs[i - 1];
-    }
     mechs[i] = ops;
 }
+
+const struct module_kind mech_kind = {.name = "mechanism", .missing = mech_missing, .added = mech_added};
 
 unsigned net_mechs_count(void) { return n_mechs; }
 

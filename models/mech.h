@@ -24,14 +24,14 @@
  * Then, between windows, the traffic's own work over MPI ranks (net.between_windows).  Two mechanisms with
  * one order number are a bug (registration aborts): nothing else breaks a tie.
  *
- * Registration is a constructor per file (a linker-section registry, sim/module.h, is to replace it): it runs
- * before main, on one thread.  A mechanism in the static library is linked only when something else calls
- * it; every one above is (pfc.c calls the detector and the watchdog, the tools the faults and the ranks), and
- * a mechanism nothing calls has no state to hook.
+ * Registration is a module of kind "mechanism" (sim/module.h): NET_MECH places it in the modules' section, so an
+ * object file's presence in the program is enough, and the kind keeps this table sorted by `order` as the
+ * registry adds them.
  */
 #ifndef MODELS_MECH_H
 #define MODELS_MECH_H
 
+#include "sim/module.h"
 #include "sim/sim.h"
 
 struct net;
@@ -48,13 +48,11 @@ struct net_mech_ops {
                                                      * failed net_init, on state its init may not have made */
 };
 
-/* Adds ops to the table (at most NET_MECH_MAX); aborts on a second mechanism of the same order. */
 #define NET_MECH_MAX 32
-void net_mech_register(const struct net_mech_ops *ops);
+extern const struct module_kind mech_kind;
 
-/* Registers `ops` (a struct net_mech_ops of the file) before main. */
-#define NET_MECH(ops)                                                                                              \
-    static __attribute__((constructor)) void net_mech_register_##ops(void) { net_mech_register(&ops); }
+/* Registers `ops` (a struct net_mech_ops of the file; the module is named after the variable, for messages). */
+#define NET_MECH(ops) MODULE_REGISTER(mech_kind, #ops, &ops);
 
 /* The registered mechanisms, in order: a test checks that every one was linked into the program. */
 unsigned net_mechs_count(void);

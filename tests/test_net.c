@@ -12,9 +12,9 @@
 #include <string.h>
 
 /*
- * The mechanisms register from constructors (models/mech.h): one whose object the linker left out of the program
- * would be silently missing (the watchdog was, until the library was linked whole).  These are today's, in
- * mech.h's order; a new one need not be added here.
+ * The mechanisms register as modules (models/mech.h): one whose object the linker left out of the program would
+ * be silently missing (the watchdog was, until the library was linked whole).  These are today's, in mech.h's
+ * order; a new one need not be added here.
  */
 static void test_mechanisms_linked(void)
 {
@@ -30,6 +30,25 @@ static void test_mechanisms_linked(void)
     if (k < sizeof want / sizeof *want)
         printf("\n    mechanism \"%s\" missing or out of order ", want[k]);
     CU_ASSERT_EQUAL(k, sizeof want / sizeof *want);
+}
+
+static void mech_nop(struct net *n) { (void)n; }
+
+/* The table's order is part of the results, so a second mechanism of an order already taken, or one without a
+ * hook, is refused rather than placed by the order modules happen to register in. */
+static void test_mechanism_refused(void)
+{
+    static const struct net_mech_ops same_order = {.name = "same-order", .order = 60, .free = mech_nop};
+    static const struct net_mech_ops no_hook = {.name = "no-hook", .order = 61};
+    static const struct module a = {.kind = &mech_kind, .name = "same-order", .ops = &same_order};
+    static const struct module b = {.kind = &mech_kind, .name = "no-hook", .ops = &no_hook};
+    char err[256];
+    unsigned n = net_mechs_count();
+    CU_ASSERT_EQUAL(module_register(&a, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "an order number of its own"));
+    CU_ASSERT_EQUAL(module_register(&b, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "lacks a hook"));
+    CU_ASSERT_EQUAL(net_mechs_count(), n);
 }
 
 static void test_single_flow_ideal(void)
@@ -299,6 +318,7 @@ void test_net_register(void)
 {
     CU_pSuite s = CU_add_suite("packet path (whole runs)", NULL, NULL);
     CU_add_test(s, "every mechanism's hooks are linked, in their order", test_mechanisms_linked);
+    CU_add_test(s, "a mechanism without a hook or with a taken order is refused", test_mechanism_refused);
     CU_add_test(s, "one flow on an idle path finishes at its ideal FCT", test_single_flow_ideal);
     CU_add_test(s, "DCQCN: two flows into 40G converge to 20G each", test_dcqcn_two_flows_fair);
     CU_add_test(s, "16-to-1 incast with PFC, cc none: lossless", test_incast_pfc_lossless);
