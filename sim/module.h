@@ -30,7 +30,7 @@
 struct setting_group;
 struct module;
 
-#define MODULE_MAX 64      /* modules of all kinds */
+#define MODULE_MAX 128     /* modules of all kinds, the tests' included */
 #define MODULE_GROUPS_MAX 4 /* settings groups per module */
 
 struct module_kind {
