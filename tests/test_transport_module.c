@@ -10,6 +10,7 @@
 #include "models/transport.h"
 #include "sim/module.h"
 #include "sim/units.h"
+#include "tools/ops/doctor.h"
 #include "tools/run/run.h"
 
 #include <stdio.h>
@@ -184,6 +185,27 @@ static void test_resend_end_to_end(void)
     }
 }
 
+/* rocesim doctor asks the transport's flag, not its name: the toy resends everything after a loss, as
+ * go-back-N does, so its lossy priority is an error that names it. */
+static void test_doctor_asks_the_flag(void)
+{
+    for (int toy = 0; toy < 2; toy++) {
+        char text[2048];
+        snprintf(text, sizeof text, E2E_JSON, toy ? "test_resend" : "go-back-n");
+        struct scenario scn;
+        struct run r;
+        CU_ASSERT_FATAL(test_setup(text, NULL, NULL, &scn, &r));
+        struct doc_report rep = {0};
+        doctor_scenario(&r, &rep);
+        const struct doc_finding *f = doctor_find(&rep, "lossy-go-back-n");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        const char *want = toy ? "host.loss_recovery test_resend" : "host.loss_recovery go-back-n";
+        CU_ASSERT_PTR_NOT_NULL(strstr(f->seen, want));
+        doctor_report_free(&rep);
+        test_teardown(&scn, &r);
+    }
+}
+
 void test_transport_module_register(void)
 {
     CU_pSuite s = CU_add_suite("transport module", NULL, NULL);
@@ -192,4 +214,5 @@ void test_transport_module_register(void)
                 test_unknown_transport);
     CU_add_test(s, "a resend-on-timeout transport of a test file, through a burst of losses: every byte once",
                 test_resend_end_to_end);
+    CU_add_test(s, "doctor's lossy-go-back-n follows the transport's flag and names it", test_doctor_asks_the_flag);
 }
