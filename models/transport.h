@@ -104,10 +104,12 @@ static inline struct transport_reply transport_on_data(struct flow *f, const str
 
 static inline void transport_on_ack(struct flow *f, const struct pkt *k, struct cc_ack *a)
 {
-    if (__builtin_expect(f->transport == TRANSPORT_GBN, 1))
+    if (__builtin_expect(f->transport == TRANSPORT_GBN, 1)) {
         gbn_on_ack(f, k, a);
-    else
+    } else {
+        *a = (struct cc_ack){0}; /* what a module leaves unfilled reads as nothing learnt, not as the stack's */
         transport_registry[f->transport]->on_ack(f, k, a);
+    }
 }
 
 static inline bool transport_recover(struct flow *f, const struct pkt *k)
