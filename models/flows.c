@@ -158,6 +158,7 @@ static struct flow *flow_init(struct net *n, uint32_t idx, const char *name, uin
     f->rate_cap_bps = rate_cap_bps;
     /* Each flow keeps its own congestion control (flow.cc): its sender's, which a host profile may set. */
     cc_flow_setup(n, f, n->hosts[src].cfg->cc);
+    f->transport = (uint8_t)n->hosts[src].cfg->loss_recovery;
     f->hash_fwd = flow_hash(src, dst, idx);
     f->hash_rev = flow_hash(dst, src, idx);
     f->via_host = NET_NO_VIA;

@@ -256,6 +256,8 @@ struct flow {
     /* the collective this flow is a step of, or NULL */
     struct coll *coll;
     uint32_t coll_rank;
+    uint8_t transport;        /* its delivery and loss recovery: index in transport_registry (transport.h), its
+                               * sender's host.loss_recovery */
     /* what the sender's completion (acked) takes on an empty network: ideal_fct and the last ACK's way back */
     sim_time_t ideal_fct_ack;
 

@@ -5,18 +5,21 @@
  * its congestion control's rate (cc.h: DCQCN's Rc, or line rate with cc "none"; never above
  * the flow's own cap): after a frame of W wire bytes the flow may send again
  * W * 8 / rate later, and a window (flow.cc_wnd, when its algorithm sets one)
- * holds it while the unacknowledged bytes fill the window.  Go-back-N loss
- * recovery: on NACK(e) resume from PSN e; after `rto` without progress resume
- * from the oldest unacknowledged PSN.  The timeout may be the QP's
+ * holds it while the unacknowledged bytes fill the window.  Which PSN goes
+ * next, what an ACK or NACK moves and what a timeout resends are the flow's
+ * transport's (transport.h: go-back-N by default, transport_gbn.h: on NACK(e)
+ * resume from PSN e; after `rto` without progress resume from the oldest
+ * unacknowledged PSN).  The NIC keeps the timer.  The timeout may be the QP's
  * (InfiniBand Architecture Specification, Local ACK Timeout): `qp_timeout` t
  * gives rto = 4.096 us x 2^t, and after `retry_count` timeouts in a row
  * without progress the flow fails (the QP's retry-exceeded error).  A timeout
  * is spurious when nothing of the flow above its oldest unacknowledged PSN
  * was dropped since its last timeout (flow.lost_hi, kept by net_lost and net_timeout).
  *
- * Receiver: ACK (cumulative: next expected PSN) every `ack_every` in-order
- * packets and at the last one; on a PSN gap one NACK per gap, discarding the
- * out-of-order packets; duplicates are re-acknowledged.  A flow completes twice: at
+ * Receiver: the transport says what answers a data frame (go-back-N: a
+ * cumulative ACK every `ack_every` in-order packets and at the last one, one
+ * NACK per PSN gap, the out-of-order packets discarded, duplicates
+ * re-acknowledged); the NIC builds and queues it.  A flow completes twice: at
  * the receiver when it holds the last byte (flow.finish, rocesim's FCT) and at the
  * sender when the ACK of the last byte arrives (flow.acked, the FCT the HPCC paper's
  * ns-3 simulator reports).
@@ -44,6 +47,7 @@
 #include "models/mech.h"
 #include "models/port.h"
 #include "models/traffic.h"
+#include "models/transport.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -132,7 +136,7 @@ static void rto_fired(struct sim *s, void *obj, uint64_t arg)
         flow_fail(n, f);
         return;
     }
-    f->snd_nxt = f->snd_una;
+    transport_on_timeout(f);
     arm_rto(n, f);
     make_ready(n, f);
 }
@@ -151,7 +155,8 @@ void nic_flow_start(struct sim *s, void *obj, uint64_t arg)
 static struct pkt *make_data(struct net *n, struct flow *f)
 {
     struct pkt *k = pkt_alloc(n);
-    uint32_t psn = f->snd_nxt++;
+    uint32_t psn = f->snd_nxt;
+    transport_sent(f);
     uint32_t payload = psn + 1 == f->n_pkts ? (uint32_t)(f->size - (int64_t)psn * f->mtu) : f->mtu;
     k->type = PKT_DATA;
     k->flow = f->idx;
@@ -293,30 +298,19 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
             c->cnp_tx++;
         send_ctrl(n, h, f, PKT_CNP, 0, NULL);
     }
-    if (k->psn == f->rcv_nxt) {
-        f->rcv_nxt++;
-        f->nack_outstanding = false;
-        f->since_ack++;
-        bool last = f->rcv_nxt == f->n_pkts;
-        if (last && f->finish < 0) {
-            f->finish = now;
-            net_np(n)->flows_completed++;
-            NET_NOTIFY(n, flow, f);
-            if (f->coll)
-                traffic_flow_received(n, f);
-        }
-        if (last || f->since_ack >= (uint32_t)h->cfg->ack_every) {
-            f->since_ack = 0;
-            send_ctrl(n, h, f, PKT_ACK, f->rcv_nxt, k);
-        }
-    } else if (k->psn > f->rcv_nxt) {
-        if (!f->nack_outstanding) {
-            f->nack_outstanding = true;
+    struct transport_reply r = transport_on_data(f, k, (uint32_t)h->cfg->ack_every);
+    /* Completed before the reply is queued: a collective's next step starts in the order it always did. */
+    if (f->rcv_nxt == f->n_pkts && f->finish < 0) {
+        f->finish = now;
+        net_np(n)->flows_completed++;
+        NET_NOTIFY(n, flow, f);
+        if (f->coll)
+            traffic_flow_received(n, f);
+    }
+    if (r.type) {
+        if (r.type == PKT_NACK)
             net_np(n)->c.nacks_sent++;
-            send_ctrl(n, h, f, PKT_NACK, f->rcv_nxt, k);
-        }
-    } else {
-        send_ctrl(n, h, f, PKT_ACK, f->rcv_nxt, k);
+        send_ctrl(n, h, f, r.type, r.psn, k);
     }
     pkt_free(n, k);
     check_done(n);
@@ -327,29 +321,27 @@ static void receive_ack(struct net *n, struct pkt *k)
     struct flow *f = net_flow(n, k->flow);
     if (f->sender_done)
         return;
-    uint32_t una = f->snd_una;
-    if (k->psn > f->snd_una) {
-        f->snd_una = k->psn;
+    struct cc_ack a; /* psn, newly_acked and nack from the transport; the rest only for an algorithm that reads it */
+    transport_on_ack(f, k, &a);
+    if (a.newly_acked) {
         f->retries = 0;
-        if (f->snd_nxt < f->snd_una)
-            f->snd_nxt = f->snd_una;
         arm_rto(n, f);
     }
     if (__builtin_expect(f->cc_flags & CC_FLOW_ON_ACK, 0)) {
-        struct cc_ack a = {.psn = k->psn, .newly_acked = f->snd_una - una, .nack = k->type == PKT_NACK,
-                           .ece = (k->ecn & ECN_ECE) != 0, .tel = k->tel ? net_int_rec(n, k->tel) : NULL};
-        if ((f->cc_flags & CC_F_RTT) && f->rtt_psn && k->psn >= f->rtt_psn && k->type != PKT_NACK) {
+        a.ece = (k->ecn & ECN_ECE) != 0;
+        a.tel = k->tel ? net_int_rec(n, k->tel) : NULL;
+        a.rtt = 0;
+        if ((f->cc_flags & CC_F_RTT) && f->rtt_psn && a.psn >= f->rtt_psn && !a.nack) {
             a.rtt = net_sim(n)->now - f->rtt_sent;
             f->rtt_psn = 0;
         }
         flow_cc(f)->on_ack(f, &a, net_sim(n)->now);
     }
-    if (k->type == PKT_NACK && k->psn >= f->snd_una && f->snd_nxt > k->psn) {
-        f->snd_nxt = k->psn; /* go back N */
+    /* After the congestion control, which may read snd_nxt, has seen the ACK as it came. */
+    if (transport_recover(f, k))
         make_ready(n, f);
-    } else if (__builtin_expect(f->cc_wnd != 0, 0) && f->snd_una != una) {
+    else if (__builtin_expect(f->cc_wnd != 0, 0) && a.newly_acked)
         make_ready(n, f); /* the window may have opened */
-    }
     if (f->snd_una >= f->n_pkts) {
         f->sender_done = true;
         f->acked = net_sim(n)->now; /* the FCT other simulators report (flow.acked) */

@@ -647,8 +647,6 @@ bool scn_host_equal(const struct scn_host *a, const struct scn_host *b)
     return memcmp(a, b, offsetof(struct scn_host, mods)) == 0 && settings_mods_equal(&a->mods, &b->mods);
 }
 
-static const char *const lr_names[] = {"go-back-n", "selective", NULL};
-
 
 /* ---- Settings by port speed (struct scn_rate_map) ---- */
 
@@ -1022,23 +1020,6 @@ static int check_watchdog(struct setting_ctx *sc, const cJSON *obj, const char *
     return 0;
 }
 
-/* Only go-back-n is implemented; "selective" is named in the enum so that a later change only drops this check. */
-static int parse_loss_recovery(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p,
-                               void *base)
-{
-    static const char *const implemented[] = {"go-back-n", NULL};
-    struct scn_host *h = base;
-    int lr = 0;
-    (void)f;
-    if (cJSON_IsString(v) && strcmp(v->valuestring, "selective") == 0)
-        return setting_bad(sc, p, "expected \"go-back-n\", got \"selective\" (selective repeat is not implemented "
-                                  "yet; use \"go-back-n\")");
-    if (setting_val_enum(sc, v, p, implemented, &lr) < 0)
-        return -1;
-    h->loss_recovery = SCN_LR_GO_BACK_N;
-    return 0;
-}
-
 /*
  * Fields are checked in table order, which is also the dump's and docs/scenario.md's: of several problems, the one
  * listed first is reported.  A check across fields (SETTING_CHECK, never dumped) stands after the fields it reads.
@@ -1229,8 +1210,8 @@ static const struct setting host_fields[] = {
     {SET_MODULE("cc", struct scn_host, cc, "cc", "dcqcn",
               "Congestion control: \"dcqcn\", \"none\" (line rate), or one a module registered")},
     {SET_GROUP("dcqcn", "DCQCN parameters")},
-    {SET_ENUM("loss_recovery", struct scn_host, loss_recovery, lr_names, "go-back-n",
-          "\"go-back-n\" (selective repeat is not implemented yet)"), .parse = parse_loss_recovery},
+    {SET_MODULE("loss_recovery", struct scn_host, loss_recovery, "transport", "go-back-n",
+              "Transport (delivery and loss recovery): \"go-back-n\", or one a module registered")},
     {SET_FIELD("rto", SETTING_TIME, struct scn_host, rto_ps, SETTING_POSITIVE, "1ms", "Retransmission timeout"),
      .dump = dump_rto},
     {SET_FIELD("qp_timeout", SETTING_INT, struct scn_host, qp_timeout, 0, "off",

@@ -169,7 +169,6 @@ struct scn_switch {
 };
 
 enum scn_dcqcn_preset { SCN_DCQCN_PAPER, SCN_DCQCN_CONNECTX };
-enum scn_loss_recovery { SCN_LR_GO_BACK_N, SCN_LR_SELECTIVE };
 
 struct scn_dcqcn {
     enum scn_dcqcn_preset preset;
@@ -196,7 +195,7 @@ struct scn_host {
     int cnp_priority;
     int cc;           /* a module of kind "cc" (models/cc.h), by index: 0 is DCQCN, the default */
     struct scn_dcqcn dcqcn;
-    enum scn_loss_recovery loss_recovery;
+    int loss_recovery; /* a module of kind "transport" (models/transport.h), by index: 0 is go-back-N, the default */
     int64_t rto_ps;
     int qp_timeout;   /* the QP's timeout exponent: rto = 4.096 us x 2^qp_timeout; -1: rto_ps as given */
     int retry_count;  /* with qp_timeout: timeouts in a row without progress after which the flow fails */

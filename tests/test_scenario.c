@@ -123,7 +123,7 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(s.host.priority, 3);
     CU_ASSERT_EQUAL(s.host.cnp_priority, 6);
     CU_ASSERT_EQUAL(s.host.cc, module_find("cc", "dcqcn"));
-    CU_ASSERT_EQUAL(s.host.loss_recovery, SCN_LR_GO_BACK_N);
+    CU_ASSERT_EQUAL(s.host.loss_recovery, module_find("transport", "go-back-n"));
     CU_ASSERT_EQUAL(s.host.rto_ps, PS_PER_MS);
     CU_ASSERT_EQUAL(s.host.ack_every, 1);
     const struct scn_dcqcn *d = &s.host.dcqcn;
@@ -290,8 +290,8 @@ static const struct bad_case bad_cases[] = {
     {"fat-tree k and shape together",
      "{\"topology\": {\"type\": \"fat-tree\", \"k\": 4, \"pods\": 2, \"link\": {\"rate\": \"100Gbps\"}}, " FLOW "}",
      NULL, NULL, {"topology.pods:", "either \"k\""}},
-    {"selective loss recovery", "{" TOPO ", " FLOW ", \"host\": {\"loss_recovery\": \"selective\"}}", NULL, NULL,
-     {"host.loss_recovery:", "not implemented", "go-back-n"}},
+    {"unregistered loss recovery", "{" TOPO ", " FLOW ", \"host\": {\"loss_recovery\": \"selective\"}}", NULL, NULL,
+     {"host.loss_recovery:", "\"go-back-n\"", "got \"selective\""}},
     {"source equals destination",
      "{" TOPO ", \"traffic\": [{\"type\": \"flow\", \"src\": \"h2\", \"dst\": \"h2\", \"size\": \"1MB\"}]}", NULL, NULL,
      {"traffic.0.dst:", "other than the source"}},

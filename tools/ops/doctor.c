@@ -6,6 +6,7 @@
 
 #include "models/net.h"
 #include "models/pfc.h"
+#include "models/transport.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/common/files.h"
@@ -490,9 +491,10 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
                     "keep ai_rate below a tenth and hai_rate below half of the link rate (paper 40Mbps/200Mbps)");
             }
         }
-        if (hc->loss_recovery == SCN_LR_GO_BACK_N && (lossy_any >> p & 1)) {
+        const struct transport_ops *tr = transport_of(hc->loss_recovery);
+        if ((tr->flags & TRANSPORT_F_GOES_BACK) && (lossy_any >> p & 1)) {
             sfmt(seen, sizeof seen, "RoCE on priority %d, lossy at some switch port, with host.loss_recovery "
-                 "go-back-n", p);
+                 "%s", p, tr->name);
             add(rep, DOC_ERROR, "lossy-go-back-n", nm, seen,
                 "each drop on a lossy priority makes go-back-N resend everything after the lost frame; RoCE NICs "
                 "without selective repeat need a lossless fabric",

@@ -1,0 +1,130 @@
+/*
+ * transport — packet delivery and loss recovery of a flow, as a table of hooks: which PSN the sender puts on the
+ * wire next, what the receiver answers a data frame with, what an ACK or NACK does at the sender and what a
+ * retransmission timeout does.  Go-back-N (RoCE's reliable connection, models/transport_gbn.h) is the first
+ * implementation and the default; selective repeat, InfiniBand's RC or a receiver-driven scheme would be others.
+ *
+ * The NIC (nic.c) keeps what every transport shares and calls the hooks at fixed points:
+ * - sending: flow.snd_nxt is the PSN the NIC sends next, n_pkts or above when the transport has nothing to send
+ *   now; every hook that changes what is sent next writes it.  A flow is ready while snd_nxt < n_pkts (and its
+ *   window, pacing and pause allow); serving it builds the data frame of PSN snd_nxt and calls sent(f), which
+ *   chooses the next.  The NIC counts a frame below snd_max as a retransmission (retx_bytes; Karn's rule for RTT
+ *   samples), paces, and arms the retransmission timer.  Reading snd_nxt rather than asking a hook keeps the
+ *   readiness tests (every pacing gap, every DWRR pick) free of a call;
+ * - receiving: the NIC counts the frame and asks the congestion control about a CNP, then on_data decides what
+ *   goes back (struct transport_reply: an ACK, a NACK, or nothing).  The receiver holds the whole message when
+ *   rcv_nxt reaches n_pkts: the NIC then completes the flow at the receiver (flow.finish) before it sends the reply;
+ * - an ACK or NACK at a sender not done: on_ack moves snd_una (the cumulative point every transport keeps) and
+ *   fills the struct cc_ack the congestion control learns from (psn, newly_acked, nack; the NIC adds the ECN echo,
+ *   the INT record and the RTT sample).  Progress (newly_acked > 0) resets the retry count and re-arms the
+ *   timeout.  Then the congestion control sees the ACK, and only after it recover(f, k) says whether the sender
+ *   has frames to send again (go-back-N: a NACK moved snd_nxt back), so an algorithm reading snd_nxt in on_ack
+ *   (HPCC, DCTCP: the end of the window in flight) sees it before the transport goes back.  The sender is done
+ *   when snd_una reaches n_pkts;
+ * - the retransmission timeout (host.rto or qp_timeout, with its retry count, kept by the NIC) calls on_timeout,
+ *   which chooses what is sent again; the NIC re-arms the timer and makes the flow ready.
+ * Frames are PKT_DATA, PKT_ACK and PKT_NACK (net.h), psn carrying the transport's sequence number.
+ *
+ * Costs: go-back-N's hooks are inline and called directly when it is the flow's transport (index 0, as PFC and
+ * strict priority are); any other transport is called through transport_registry, one indirect call per hook.
+ *
+ * A transport is a module of kind transport_kind (sim/module.h), chosen by host.loss_recovery:
+ * MODULE_REGISTER(transport_kind, "go-back-n", &gbn_transport_ops).  Its registration is refused without a hook
+ * (all five are called).
+ */
+#ifndef MODELS_TRANSPORT_H
+#define MODELS_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/cc.h"
+#include "models/net.h"
+#include "sim/module.h"
+
+enum transport_flags {
+    /* After a loss it resends everything from the first unacknowledged PSN, so a drop costs a window of
+     * retransmissions: it needs a lossless fabric (what rocesim doctor's lossy-go-back-n checks). */
+    TRANSPORT_F_GOES_BACK = 1u << 0,
+};
+
+/* What the receiver sends back for a data frame: type PKT_ACK or PKT_NACK with psn, or type 0 for nothing. */
+struct transport_reply {
+    uint8_t type;
+    uint32_t psn;
+};
+
+struct transport_ops {
+    const char *name; /* as the scenario spells it (host.loss_recovery): its module's name */
+    unsigned flags;   /* enum transport_flags */
+    /* Sender: the data frame of PSN snd_nxt is on the wire; sets snd_nxt to the PSN to send next. */
+    void (*sent)(struct flow *f);
+    /* Receiver: data frame k arrived (already counted); moves rcv_nxt and says what goes back.  ack_every is the
+     * receiving host's host.ack_every. */
+    struct transport_reply (*on_data)(struct flow *f, const struct pkt *k, uint32_t ack_every);
+    /* Sender: ACK or NACK k arrived; moves snd_una and fills a's psn, newly_acked and nack (its other fields are
+     * the NIC's). */
+    void (*on_ack)(struct flow *f, const struct pkt *k, struct cc_ack *a);
+    /* Sender: after the congestion control saw ACK or NACK k; true when the transport has frames to send again
+     * (the NIC makes the flow ready). */
+    bool (*recover)(struct flow *f, const struct pkt *k);
+    /* Sender: the retransmission timeout fired (the flow has not failed): choose what is sent again. */
+    void (*on_timeout)(struct flow *f);
+};
+
+#define TRANSPORT_MAX 16
+#define TRANSPORT_GBN 0 /* go-back-N's index: the kind's default */
+
+/* The kind of the transport modules ("transport": host.loss_recovery names one); its default is "go-back-n". */
+extern const struct module_kind transport_kind;
+
+/* The transports by module index (host.loss_recovery's value, flow.transport), for the per-frame calls. */
+extern const struct transport_ops *transport_registry[TRANSPORT_MAX];
+
+/* The transport of host.loss_recovery's value `index`. */
+static inline const struct transport_ops *transport_of(int index) { return transport_registry[index]; }
+
+#include "models/transport_gbn.h"
+
+/* The NIC's calls: go-back-N inline, any other transport through its table. */
+static inline void transport_sent(struct flow *f)
+{
+    if (__builtin_expect(f->transport == TRANSPORT_GBN, 1))
+        gbn_sent(f);
+    else
+        transport_registry[f->transport]->sent(f);
+}
+
+static inline struct transport_reply transport_on_data(struct flow *f, const struct pkt *k, uint32_t ack_every)
+{
+    if (__builtin_expect(f->transport == TRANSPORT_GBN, 1))
+        return gbn_on_data(f, k, ack_every);
+    return transport_registry[f->transport]->on_data(f, k, ack_every);
+}
+
+static inline void transport_on_ack(struct flow *f, const struct pkt *k, struct cc_ack *a)
+{
+    if (__builtin_expect(f->transport == TRANSPORT_GBN, 1)) {
+        gbn_on_ack(f, k, a);
+    } else {
+        *a = (struct cc_ack){0}; /* what a module leaves unfilled reads as nothing learnt, not as the stack's */
+        transport_registry[f->transport]->on_ack(f, k, a);
+    }
+}
+
+static inline bool transport_recover(struct flow *f, const struct pkt *k)
+{
+    if (__builtin_expect(f->transport == TRANSPORT_GBN, 1))
+        return gbn_recover(f, k);
+    return transport_registry[f->transport]->recover(f, k);
+}
+
+static inline void transport_on_timeout(struct flow *f)
+{
+    if (__builtin_expect(f->transport == TRANSPORT_GBN, 1))
+        gbn_on_timeout(f);
+    else
+        transport_registry[f->transport]->on_timeout(f);
+}
+
+#endif
