@@ -92,6 +92,7 @@ int main(int argc, char **argv)
     test_golden_register();
     test_sched_register();
     test_modules_register();
+    test_topology_module_register();
     test_port_register();
     test_switch_register();
     test_cells_register();
