@@ -1361,6 +1361,42 @@ int scn_topo_need_link(struct setting_ctx *sc, const cJSON *obj, const char *ppa
 }
 
 /* See scenario.h. */
+int scn_topo_link_parse(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    static const char *const known[] = {"rate", "delay", "length", "loss_rate", NULL};
+    if (val_obj(loader(sc), v, p) < 0 || check_fields(loader(sc), v, p, known) < 0)
+        return -1;
+    return scn_topo_link_fields(sc, v, p, (struct scn_link *)((char *)base + f->offset));
+}
+
+/* See scenario.h. */
+void scn_topo_link_dump(cJSON *o, const struct setting *f, const void *base)
+{
+    add_link(o, f->name, (const struct scn_link *)((const char *)base + f->offset));
+}
+
+/* See scenario.h. */
+int scn_topo_link_class(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base,
+                        const struct scn_link *fallback)
+{
+    if (v)
+        return scn_topo_link_parse(sc, f, v, p, base);
+    /* A given link has a positive rate: a zero rate is "link" absent. */
+    if (fallback->rate_bps > 0) {
+        *(struct scn_link *)((char *)base + f->offset) = *fallback;
+        return 0;
+    }
+    return bad(loader(sc), p, "expected %s (or a \"link\" for every tier), got nothing (this field is required)",
+               SCN_TOPO_LINK_WHAT);
+}
+
+/* See scenario.h.  The loader has read it already. */
+int scn_topo_type_parse(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    return 0;
+}
+
+/* See scenario.h. */
 int scn_topo_count(struct setting_ctx *sc, const cJSON *obj, const char *ppath, const char *key, int lo, int *out)
 {
     struct ctx *c = loader(sc);

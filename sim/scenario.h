@@ -417,6 +417,33 @@ int scn_topo_link(struct setting_ctx *c, const struct cJSON *obj, const char *pp
 /* Reads the link obj.key, which must be given unless have_default (then *dflt, the object's "link", stands in). */
 int scn_topo_need_link(struct setting_ctx *c, const struct cJSON *obj, const char *ppath, const char *key,
                        bool have_default, const struct scn_link *dflt, struct scn_link *l);
+/*
+ * Table entries for a topology's settings (sim/settings.h), which its parse hook reads with settings_parse()
+ * and its dump hook writes with settings_dump(): a count is a SET_INT with SETTING_REQUIRED and `what` "an
+ * integer of at least N"; a link is SET_TOPO_LINK, a custom entry that reads a link object into a struct
+ * scn_link member.  A tier's link that falls back to the object's "link" is a custom entry whose parse hook
+ * (SETTING_ALWAYS) calls scn_topo_link_class with that link.
+ */
+#define SCN_TOPO_LINK_WHAT "a link like {\"rate\": \"100Gbps\", \"delay\": \"1us\"}"
+setting_parse_fn scn_topo_link_parse;
+setting_dump_fn scn_topo_link_dump;
+int scn_topo_link_class(struct setting_ctx *c, const struct setting *f, const struct cJSON *v, const char *p,
+                        void *base, const struct scn_link *fallback);
+#define SET_TOPO_LINK(name_, type_, member_, flags_, help_) \
+    SET_TOPO_LINK_HOOKS(name_, type_, member_, flags_, scn_topo_link_parse, scn_topo_link_dump, help_)
+/* The same with hooks of its own (a tier's link with a fallback; dump_ NULL: left out of the dump). */
+#define SET_TOPO_LINK_HOOKS(name_, type_, member_, flags_, parse_, dump_, help_)                                  \
+    .name = name_, .kind = SETTING_CUSTOM,                                                                        \
+    .offset = offsetof(type_, member_) + 0 * sizeof(struct {                                                      \
+        _Static_assert(_Generic(((type_ *)0)->member_, struct scn_link: 1, default: 0),                           \
+                       "a link setting needs a struct scn_link member");                                         \
+        int checked_;                                                                                             \
+    }),                                                                                                           \
+    .flags = flags_, .what = SCN_TOPO_LINK_WHAT, .help = help_, .parse = parse_, .dump = dump_
+/* The entry "type" every topology's table starts with, so that the field check knows it (the loader reads it). */
+setting_parse_fn scn_topo_type_parse;
+#define SET_TOPO_TYPE .name = "type", .kind = SETTING_CUSTOM, .help = "The topology module", .parse = scn_topo_type_parse
+
 /* Reads the required count obj.key in [lo, SCN_MAX_COUNT]. */
 int scn_topo_count(struct setting_ctx *c, const struct cJSON *obj, const char *ppath, const char *key, int lo,
                    int *out);

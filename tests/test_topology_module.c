@@ -22,25 +22,29 @@ struct topo_line {
     struct scn_link link;
 };
 
+/* Its settings are a table (sim/settings.h) like any module's; "type" is the loader's. */
+static const struct setting line_fields[] = {
+    {SET_TOPO_TYPE},
+    {SET_INT("switches", struct topo_line, switches, 2, SCN_MAX_COUNT, NULL, "Switches in the line, one host each"),
+     .flags = SETTING_REQUIRED, .what = "an integer of at least 2"},
+    {SET_TOPO_LINK("link", struct topo_line, link, SETTING_REQUIRED, "Every link")},
+    {0},
+};
+static const struct setting_group line_group = {.path = "topology", .fields = line_fields};
+
 static int line_parse(struct setting_ctx *c, const cJSON *obj, const char *path, void *cfg, int64_t *hosts,
                       const char **formula)
 {
-    static const char *const known[] = {"type", "switches", "link", NULL};
-    struct topo_line *t = cfg;
-    if (setting_check_fields(c, obj, path, known) < 0 ||
-        scn_topo_count(c, obj, path, "switches", 2, &t->switches) < 0 ||
-        scn_topo_need_link(c, obj, path, "link", false, NULL, &t->link) < 0)
+    if (settings_parse(c, &line_group, obj, path, cfg) < 0)
         return -1;
-    *hosts = t->switches;
+    *hosts = ((const struct topo_line *)cfg)->switches;
     *formula = " (one per switch)";
     return 0;
 }
 
 static void line_dump(const void *cfg, cJSON *o)
 {
-    const struct topo_line *t = cfg;
-    cJSON_AddNumberToObject(o, "switches", t->switches);
-    scn_topo_dump_link(o, "link", &t->link);
+    settings_dump(&line_group, cfg, o);
 }
 
 static void line_size(const void *cfg, double hosts, struct memest_counts *c)

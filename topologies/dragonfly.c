@@ -33,37 +33,63 @@
 
 static const char *const routing_names[] = {"minimal", "valiant", "ugal", NULL};
 
-/* g is a x h + 1 unless given: the most groups in which every pair is linked directly. */
-static int dragonfly_parse(struct setting_ctx *c, const cJSON *tj, const char *path, void *cfg, int64_t *hosts,
-                           const char **formula)
+/* g is a x h + 1 unless given: the most groups in which every pair is linked directly.  a and h come first in
+ * the table, so they are read by now. */
+static int dragonfly_g(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p, void *base)
 {
-    static const char *const known[] = {"type", "a", "p", "h", "g", "link",
-                                        "host_link", "local_link", "global_link", "routing", NULL};
-    struct topo_dragonfly *t = cfg;
-    bool have_dflt = false;
-    char p[SETTING_PATH_MAX];
-    if (setting_check_fields(c, tj, path, known) < 0 || scn_topo_count(c, tj, path, "a", 1, &t->a) < 0 ||
-        scn_topo_count(c, tj, path, "p", 1, &t->p) < 0 || scn_topo_count(c, tj, path, "h", 1, &t->h) < 0)
-        return -1;
+    struct topo_dragonfly *t = base;
     int64_t gmax = scn_mul_sat(t->a, t->h) + 1;
     if (gmax > SCN_MAX_COUNT)
         gmax = SCN_MAX_COUNT;
-    t->g = (int)gmax;
-    const cJSON *gv = cJSON_GetObjectItemCaseSensitive(tj, "g"), *rv = cJSON_GetObjectItemCaseSensitive(tj, "routing");
-    long long gl;
-    if (gv) {
-        if (setting_val_int(c, gv, setting_join(p, path, "g"), 2, gmax, &gl) < 0)
-            return -1;
-        t->g = (int)gl;
-    }
-    int routing = 0;
-    if (scn_topo_link(c, tj, path, "link", &t->link, &have_dflt) < 0 ||
-        scn_topo_need_link(c, tj, path, "host_link", have_dflt, &t->link, &t->host_link) < 0 ||
-        scn_topo_need_link(c, tj, path, "local_link", have_dflt, &t->link, &t->local_link) < 0 ||
-        scn_topo_need_link(c, tj, path, "global_link", have_dflt, &t->link, &t->global_link) < 0 ||
-        (rv && setting_val_enum(c, rv, setting_join(p, path, "routing"), routing_names, &routing) < 0))
+    long long g = gmax;
+    if (v && setting_val_int(c, v, p, 2, gmax, &g) < 0)
         return -1;
-    t->routing = (enum df_routing)routing;
+    t->g = (int)g;
+    return 0;
+}
+
+static void dragonfly_g_dump(cJSON *o, const struct setting *f, const void *base)
+{
+    cJSON_AddNumberToObject(o, f->name, ((const struct topo_dragonfly *)base)->g);
+}
+
+/* A class of links: its own, else the object's "link". */
+static int dragonfly_class(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    return scn_topo_link_class(c, f, v, p, base, &((const struct topo_dragonfly *)base)->link);
+}
+
+#define DF_COUNT(name_, member_, help_)                                                                           \
+    SET_INT(name_, struct topo_dragonfly, member_, 1, SCN_MAX_COUNT, NULL, help_), .flags = SETTING_REQUIRED,   \
+        .what = "an integer of at least 1"
+#define DF_CLASS(name_, member_, help_)                                                                           \
+    SET_TOPO_LINK_HOOKS(name_, struct topo_dragonfly, member_, SETTING_ALWAYS, dragonfly_class, scn_topo_link_dump, \
+                        help_)
+
+static const struct setting dragonfly_fields[] = {
+    {SET_TOPO_TYPE},
+    {DF_COUNT("a", a, "Routers per group")},
+    {DF_COUNT("p", p, "Hosts per router")},
+    {DF_COUNT("h", h, "Global links per router")},
+    {.name = "g", .kind = SETTING_CUSTOM, .flags = SETTING_ALWAYS, .parse = dragonfly_g, .dump = dragonfly_g_dump,
+     .help = "Groups, 2 .. a x h + 1 (the default: one global link between every pair)"},
+    {SET_TOPO_LINK_HOOKS("link", struct topo_dragonfly, link, 0, scn_topo_link_parse, NULL,
+                         "Every class's link, unless given apart")},
+    {DF_CLASS("host_link", host_link, "Host to router")},
+    {DF_CLASS("local_link", local_link, "Between the routers of a group")},
+    {DF_CLASS("global_link", global_link, "Between groups")},
+    {SET_ENUM("routing", struct topo_dragonfly, routing, routing_names, "minimal",
+              "minimal, valiant or ugal (models/route.c)")},
+    {0},
+};
+static const struct setting_group dragonfly_group = {.path = "topology", .fields = dragonfly_fields};
+
+static int dragonfly_parse(struct setting_ctx *c, const cJSON *tj, const char *path, void *cfg, int64_t *hosts,
+                           const char **formula)
+{
+    const struct topo_dragonfly *t = cfg;
+    if (settings_parse(c, &dragonfly_group, tj, path, cfg) < 0)
+        return -1;
     *hosts = scn_mul_sat(scn_mul_sat(t->a, t->p), t->g);
     *formula = " (a x p x g)";
     return 0;
@@ -71,15 +97,7 @@ static int dragonfly_parse(struct setting_ctx *c, const cJSON *tj, const char *p
 
 static void dragonfly_dump(const void *cfg, cJSON *o)
 {
-    const struct topo_dragonfly *t = cfg;
-    cJSON_AddNumberToObject(o, "a", t->a);
-    cJSON_AddNumberToObject(o, "p", t->p);
-    cJSON_AddNumberToObject(o, "h", t->h);
-    cJSON_AddNumberToObject(o, "g", t->g);
-    scn_topo_dump_link(o, "host_link", &t->host_link);
-    scn_topo_dump_link(o, "local_link", &t->local_link);
-    scn_topo_dump_link(o, "global_link", &t->global_link);
-    cJSON_AddStringToObject(o, "routing", routing_names[t->routing]);
+    settings_dump(&dragonfly_group, cfg, o);
 }
 
 static void dragonfly_size(const void *cfg, double hosts, struct memest_counts *c)

@@ -9,15 +9,23 @@
 #include "sim/memest.h"
 #include "topologies/topo.h"
 
+static const struct setting dumbbell_fields[] = {
+    {SET_TOPO_TYPE},
+    {SET_INT("left", struct topo_dumbbell, left, 1, SCN_MAX_COUNT, NULL, "Hosts on s0, h0..h{left-1}"),
+     .flags = SETTING_REQUIRED, .what = "an integer of at least 1"},
+    {SET_INT("right", struct topo_dumbbell, right, 1, SCN_MAX_COUNT, NULL, "Hosts on s1, after the left ones"),
+     .flags = SETTING_REQUIRED, .what = "an integer of at least 1"},
+    {SET_TOPO_LINK("link", struct topo_dumbbell, link, SETTING_REQUIRED, "Every host's link to its switch")},
+    {SET_TOPO_LINK("bottleneck", struct topo_dumbbell, bottleneck, SETTING_REQUIRED, "The link s0-s1")},
+    {0},
+};
+static const struct setting_group dumbbell_group = {.path = "topology", .fields = dumbbell_fields};
+
 static int dumbbell_parse(struct setting_ctx *c, const cJSON *obj, const char *path, void *cfg, int64_t *hosts,
                           const char **formula)
 {
-    static const char *const known[] = {"type", "left", "right", "link", "bottleneck", NULL};
-    struct topo_dumbbell *t = cfg;
-    if (setting_check_fields(c, obj, path, known) < 0 || scn_topo_count(c, obj, path, "left", 1, &t->left) < 0 ||
-        scn_topo_count(c, obj, path, "right", 1, &t->right) < 0 ||
-        scn_topo_need_link(c, obj, path, "link", false, NULL, &t->link) < 0 ||
-        scn_topo_need_link(c, obj, path, "bottleneck", false, NULL, &t->bottleneck) < 0)
+    const struct topo_dumbbell *t = cfg;
+    if (settings_parse(c, &dumbbell_group, obj, path, cfg) < 0)
         return -1;
     *hosts = (int64_t)t->left + t->right;
     *formula = " (left + right)";
@@ -26,11 +34,7 @@ static int dumbbell_parse(struct setting_ctx *c, const cJSON *obj, const char *p
 
 static void dumbbell_dump(const void *cfg, cJSON *o)
 {
-    const struct topo_dumbbell *t = cfg;
-    cJSON_AddNumberToObject(o, "left", t->left);
-    cJSON_AddNumberToObject(o, "right", t->right);
-    scn_topo_dump_link(o, "link", &t->link);
-    scn_topo_dump_link(o, "bottleneck", &t->bottleneck);
+    settings_dump(&dumbbell_group, cfg, o);
 }
 
 static void dumbbell_size(const void *cfg, double hosts, struct memest_counts *c)

@@ -10,20 +10,36 @@
 #include "sim/memest.h"
 #include "topologies/topo.h"
 
+/* A tier's link: its own, else the object's "link". */
+static int leaf_spine_class(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    return scn_topo_link_class(c, f, v, p, base, &((const struct topo_leaf_spine *)base)->link);
+}
+
+static const struct setting leaf_spine_fields[] = {
+    {SET_TOPO_TYPE},
+    {SET_INT("leaves", struct topo_leaf_spine, leaves, 1, SCN_MAX_COUNT, NULL, "Leaf switches, leaf0.."),
+     .flags = SETTING_REQUIRED, .what = "an integer of at least 1"},
+    {SET_INT("spines", struct topo_leaf_spine, spines, 1, SCN_MAX_COUNT, NULL, "Spine switches, each linked to "
+             "every leaf"), .flags = SETTING_REQUIRED, .what = "an integer of at least 1"},
+    {SET_INT("hosts_per_leaf", struct topo_leaf_spine, hosts_per_leaf, 1, SCN_MAX_COUNT, NULL, "Hosts on each "
+             "leaf"), .flags = SETTING_REQUIRED, .what = "an integer of at least 1"},
+    /* Not dumped: the tiers' links say it all. */
+    {SET_TOPO_LINK_HOOKS("link", struct topo_leaf_spine, link, 0, scn_topo_link_parse, NULL,
+                         "Both tiers' link, unless given apart")},
+    {SET_TOPO_LINK_HOOKS("host_link", struct topo_leaf_spine, host_link, SETTING_ALWAYS, leaf_spine_class,
+                         scn_topo_link_dump, "Host to leaf")},
+    {SET_TOPO_LINK_HOOKS("fabric_link", struct topo_leaf_spine, fabric_link, SETTING_ALWAYS, leaf_spine_class,
+                         scn_topo_link_dump, "Leaf to spine")},
+    {0},
+};
+static const struct setting_group leaf_spine_group = {.path = "topology", .fields = leaf_spine_fields};
+
 static int leaf_spine_parse(struct setting_ctx *c, const cJSON *obj, const char *path, void *cfg, int64_t *hosts,
                             const char **formula)
 {
-    static const char *const known[] = {"type", "leaves", "spines", "hosts_per_leaf",
-                                        "link", "host_link", "fabric_link", NULL};
-    struct topo_leaf_spine *t = cfg;
-    bool have_dflt = false;
-    if (setting_check_fields(c, obj, path, known) < 0 ||
-        scn_topo_count(c, obj, path, "leaves", 1, &t->leaves) < 0 ||
-        scn_topo_count(c, obj, path, "spines", 1, &t->spines) < 0 ||
-        scn_topo_count(c, obj, path, "hosts_per_leaf", 1, &t->hosts_per_leaf) < 0 ||
-        scn_topo_link(c, obj, path, "link", &t->link, &have_dflt) < 0 ||
-        scn_topo_need_link(c, obj, path, "host_link", have_dflt, &t->link, &t->host_link) < 0 ||
-        scn_topo_need_link(c, obj, path, "fabric_link", have_dflt, &t->link, &t->fabric_link) < 0)
+    const struct topo_leaf_spine *t = cfg;
+    if (settings_parse(c, &leaf_spine_group, obj, path, cfg) < 0)
         return -1;
     *hosts = scn_mul_sat(t->leaves, t->hosts_per_leaf);
     *formula = " (leaves x hosts_per_leaf)";
@@ -32,12 +48,7 @@ static int leaf_spine_parse(struct setting_ctx *c, const cJSON *obj, const char 
 
 static void leaf_spine_dump(const void *cfg, cJSON *o)
 {
-    const struct topo_leaf_spine *t = cfg;
-    cJSON_AddNumberToObject(o, "leaves", t->leaves);
-    cJSON_AddNumberToObject(o, "spines", t->spines);
-    cJSON_AddNumberToObject(o, "hosts_per_leaf", t->hosts_per_leaf);
-    scn_topo_dump_link(o, "host_link", &t->host_link);
-    scn_topo_dump_link(o, "fabric_link", &t->fabric_link);
+    settings_dump(&leaf_spine_group, cfg, o);
 }
 
 static void leaf_spine_size(const void *cfg, double hosts, struct memest_counts *c)

@@ -9,23 +9,27 @@
 #include "sim/memest.h"
 #include "topologies/topo.h"
 
+static const struct setting star_fields[] = {
+    {SET_TOPO_TYPE},
+    {SET_INT("hosts", struct topo_star, hosts, 2, SCN_MAX_COUNT, NULL, "Hosts, h0..h{n-1}, all on switch s0"),
+     .flags = SETTING_REQUIRED, .what = "an integer of at least 2"},
+    {SET_TOPO_LINK("link", struct topo_star, link, SETTING_REQUIRED, "Every host's link to s0")},
+    {0},
+};
+static const struct setting_group star_group = {.path = "topology", .fields = star_fields};
+
 static int star_parse(struct setting_ctx *c, const cJSON *obj, const char *path, void *cfg, int64_t *hosts,
                       const char **formula)
 {
-    static const char *const known[] = {"type", "hosts", "link", NULL};
-    struct topo_star *t = cfg;
-    if (setting_check_fields(c, obj, path, known) < 0 || scn_topo_count(c, obj, path, "hosts", 2, &t->hosts) < 0 ||
-        scn_topo_need_link(c, obj, path, "link", false, NULL, &t->link) < 0)
+    if (settings_parse(c, &star_group, obj, path, cfg) < 0)
         return -1;
-    *hosts = t->hosts;
+    *hosts = ((const struct topo_star *)cfg)->hosts;
     return 0;
 }
 
 static void star_dump(const void *cfg, cJSON *o)
 {
-    const struct topo_star *t = cfg;
-    cJSON_AddNumberToObject(o, "hosts", t->hosts);
-    scn_topo_dump_link(o, "link", &t->link);
+    settings_dump(&star_group, cfg, o);
 }
 
 static void star_size(const void *cfg, double hosts, struct memest_counts *c)
