@@ -33,13 +33,18 @@ static void *xcalloc(struct setting_ctx *c, size_t n, size_t size)
     return p;
 }
 
-static const struct topo_custom *sort_base; /* qsort has no context argument; the loader is single-threaded */
+struct named_idx {
+    const char *name;
+    int idx;
+};
 
-static int cmp_node(const void *a, const void *b)
+/* qsort order of named_idx: by name, then by index (so the first of equal names comes first).  The names travel
+ * with the indices because qsort passes no context, and scenarios may be loaded on several threads at once. */
+static int cmp_named(const void *a, const void *b)
 {
-    int x = *(const int *)a, y = *(const int *)b;
-    int r = strcmp(sort_base->nodes[x].name, sort_base->nodes[y].name);
-    return r ? r : (x > y) - (x < y);
+    const struct named_idx *x = a, *y = b;
+    int r = strcmp(x->name, y->name);
+    return r ? r : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
 static int custom_node_index(const void *cfg, const char *name)
@@ -94,12 +99,17 @@ static int parse_nodes(struct setting_ctx *c, const cJSON *t, const char *path, 
         nh += kind == SCN_NODE_HOST;
     }
     /* Sorting by name finds duplicates in n log n and serves later look-ups. */
-    if (!(tp->node_sorted = xcalloc(c, (size_t)n, sizeof *tp->node_sorted)))
+    struct named_idx *sorted = xcalloc(c, (size_t)n, sizeof *sorted);
+    if (!sorted || !(tp->node_sorted = xcalloc(c, (size_t)n, sizeof *tp->node_sorted))) {
+        free(sorted);
         return -1;
+    }
     for (i = 0; i < n; i++)
-        tp->node_sorted[i] = i;
-    sort_base = tp;
-    qsort(tp->node_sorted, (size_t)n, sizeof *tp->node_sorted, cmp_node);
+        sorted[i] = (struct named_idx){tp->nodes[i].name, i};
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_named);
+    for (i = 0; i < n; i++)
+        tp->node_sorted[i] = sorted[i].idx;
+    free(sorted);
     for (i = 1; i < n; i++) {
         int first = tp->node_sorted[i - 1], dup = tp->node_sorted[i];
         if (strcmp(tp->nodes[first].name, tp->nodes[dup].name) == 0) {
