@@ -4,12 +4,13 @@
  */
 #include "models/route.h"
 #include "models/nic.h"
+#include "topologies/dragonfly.h"
 
 /* Returns true for an unpinned flow of a dragonfly routed `valiant` or `ugal`; false otherwise. */
 bool route_flow_needs_choice(const struct net *n, const struct flow *f)
 {
-    const struct scn_topology *t = &n->scn->topo;
-    return t->type == SCN_TOPO_DRAGONFLY && t->routing != SCN_ROUTE_MINIMAL && f->path_len == 0;
+    const struct topo_dragonfly *t = topo_dragonfly_of(n->scn);
+    return t && t->routing != DF_ROUTE_MINIMAL && f->path_len == 0;
 }
 
 int route_path(const struct net *n, uint32_t src, uint32_t dst, uint32_t hash, uint32_t via, int32_t via_group,
@@ -73,10 +74,10 @@ static int64_t queued(const struct net *n, uint32_t node, uint32_t local)
  */
 static uint32_t draw_via(const struct net *n, const struct flow *f, int32_t *group)
 {
-    const struct scn_topology *t = &n->scn->topo;
-    const uint32_t per_group = (uint32_t)t->df_a * (uint32_t)t->df_p;
+    const struct topo_dragonfly *t = topo_dragonfly_of(n->scn);
+    const uint32_t per_group = (uint32_t)t->a * (uint32_t)t->p;
     uint32_t gs = f->src / per_group, gd = f->dst / per_group;
-    uint32_t candidates = (uint32_t)t->df_g - 1 - (gs != gd);
+    uint32_t candidates = (uint32_t)t->g - 1 - (gs != gd);
     if (candidates == 0)
         return NET_NO_VIA;
     struct rng r;
@@ -107,7 +108,7 @@ void route_flow_start(struct sim *s, void *obj, uint64_t arg)
     int32_t vg = -1;
     uint32_t via = draw_via(n, f, &vg);
     if (via != NET_NO_VIA) {
-        bool detour = n->scn->topo.routing == SCN_ROUTE_VALIANT;
+        bool detour = topo_dragonfly_of(n->scn)->routing == DF_ROUTE_VALIANT;
         if (!detour) {
             /* UGAL-L: compare queue x hops at the source router's two candidate egress ports. */
             uint32_t p_min = 0, p_val = 0;

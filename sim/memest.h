@@ -14,13 +14,14 @@ struct memest_counts {
     double routing_bytes; /* nodes x columns x 4 B, plus the per-host lookup arrays */
 };
 
-/* Counts for topology t with `hosts` hosts (t->n_hosts may not be set yet).  Never fails. */
-struct memest_counts memest_topology(const struct scn_topology *t, double hosts);
+/* Counts for s's topology (its module's size hook, which fills switches, links and columns) with `hosts` hosts
+ * (s->topo.n_hosts may not be set yet).  Never fails. */
+struct memest_counts memest_topology(const struct scenario *s, double hosts);
 
 /*
- * The link rate (bit/s) of every host of a loaded topology into rate[0 .. t->n_hosts): the rate a poisson
+ * The link rate (bit/s) of every host of a loaded topology into rate[0 .. s->topo.n_hosts): the rate a poisson
  * load is a fraction of (a host has one link).  mem_oom (sim/mem.h) when out of memory.
  */
-void memest_host_rates(const struct scn_topology *t, double *rate);
+void memest_host_rates(const struct scenario *s, double *rate);
 
 #endif

@@ -28,14 +28,11 @@
 #include <string.h>
 
 #define PATH_LEN SETTING_PATH_MAX
-#define MAX_HOSTS 1000000
-#define MAX_COUNT 1000000           /* any single count in a topology */
 
 /* Loader state shared by every validation function; settings.c sees only its first member. */
 struct ctx {
     struct setting_ctx sc;      /* file, error buffer, status, the overrides for "(from --set)" */
     struct scenario *s;
-    int *node_sorted;           /* custom topology: node indices sorted by name */
 };
 
 /* The loader's hand-written parts call the shared checks (sim/settings.h) under their old short names. */
@@ -1255,13 +1252,30 @@ static int set_defaults(struct ctx *c, struct scenario *s, const char *file)
 /* ------------------------------------------------------------------------ */
 /* Topology                                                                  */
 
-static const char *const topo_names[] = {"star", "dumbbell", "leaf-spine", "fat-tree", "dragonfly", "custom", NULL};
-static const char *const routing_names[] = {"minimal", "valiant", "ugal", NULL};
-static const char *const kind_names[] = {"host", "switch", NULL};
+/* The shapes themselves are modules of kind "topology" (topologies/topo.h): the loader reads "type" against
+ * the registry and hands the rest of the object to the module's parse hook, with the link and count readers
+ * below, which every shape shares so that its messages read alike. */
 
-/* Reads rate and delay|length of a link object whose other fields were already checked. */
-static int link_fields(struct ctx *c, const cJSON *o, const char *path, struct scn_link *l)
+static cJSON *add_link(cJSON *o, const char *key, const struct scn_link *l);
+
+/* See scenario.h. */
+const struct scn_topo_hooks *scn_topo_hooks(const struct scenario *s)
 {
+    const struct module *m = module_at("topology", s->topo.type);
+    return m ? m->ops : NULL;
+}
+
+/* See scenario.h. */
+const char *scn_topo_name(const struct scenario *s)
+{
+    const struct module *m = module_at("topology", s->topo.type);
+    return m ? m->name : "?";
+}
+
+/* See scenario.h. */
+int scn_topo_link_fields(struct setting_ctx *sc, const cJSON *o, const char *path, struct scn_link *l)
+{
+    struct ctx *c = loader(sc);
     char p[PATH_LEN];
     if (required(c, o, path, "rate", qty_what(Q_RATE)) < 0 ||
         get_qty(c, o, path, "rate", Q_RATE, true, &l->rate_bps) < 0)
@@ -1291,11 +1305,12 @@ static int link_fields(struct ctx *c, const cJSON *o, const char *path, struct s
     return get_num(c, o, path, "loss_rate", 0, false, 1, true, &l->loss_rate);
 }
 
-/* Reads the link spec obj.key; *given tells whether it was present. */
-static int get_link(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, struct scn_link *l,
-                    bool *given)
+/* See scenario.h. */
+int scn_topo_link(struct setting_ctx *sc, const cJSON *obj, const char *ppath, const char *key, struct scn_link *l,
+                  bool *given)
 {
     static const char *const known[] = {"rate", "delay", "length", "loss_rate", NULL};
+    struct ctx *c = loader(sc);
     char p[PATH_LEN];
     const cJSON *v = member(obj, key);
     *given = v != NULL;
@@ -1304,15 +1319,15 @@ static int get_link(struct ctx *c, const cJSON *obj, const char *ppath, const ch
     join(p, ppath, key);
     if (val_obj(c, v, p) < 0 || check_fields(c, v, p, known) < 0)
         return -1;
-    return link_fields(c, v, p, l);
+    return scn_topo_link_fields(sc, v, p, l);
 }
 
-/* Reads a link that must be given, either as obj.key or as the fallback obj.link. */
-static int need_link(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, bool have_default,
-                     const struct scn_link *dflt, struct scn_link *l)
+/* See scenario.h. */
+int scn_topo_need_link(struct setting_ctx *sc, const cJSON *obj, const char *ppath, const char *key,
+                       bool have_default, const struct scn_link *dflt, struct scn_link *l)
 {
     bool given;
-    if (get_link(c, obj, ppath, key, l, &given) < 0)
+    if (scn_topo_link(sc, obj, ppath, key, l, &given) < 0)
         return -1;
     if (given)
         return 0;
@@ -1323,21 +1338,70 @@ static int need_link(struct ctx *c, const cJSON *obj, const char *ppath, const c
     char p[PATH_LEN], what[96];
     setting_strf(what, sizeof what, "a link like {\"rate\": \"100Gbps\", \"delay\": \"1us\"}%s",
              strcmp(key, "link") ? " (or a \"link\" for every tier)" : "");
-    return bad(c, join(p, ppath, key), "expected %s, got nothing (this field is required)", what);
+    return bad(loader(sc), join(p, ppath, key), "expected %s, got nothing (this field is required)", what);
 }
 
-/* Gets a required count obj.key in [lo, MAX_COUNT]. */
-static int need_count(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, int lo, int *out)
+/* See scenario.h. */
+int scn_topo_link_parse(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
 {
+    static const char *const known[] = {"rate", "delay", "length", "loss_rate", NULL};
+    if (val_obj(loader(sc), v, p) < 0 || check_fields(loader(sc), v, p, known) < 0)
+        return -1;
+    return scn_topo_link_fields(sc, v, p, (struct scn_link *)((char *)base + f->offset));
+}
+
+/* See scenario.h. */
+void scn_topo_link_dump(cJSON *o, const struct setting *f, const void *base)
+{
+    add_link(o, f->name, (const struct scn_link *)((const char *)base + f->offset));
+}
+
+/* See scenario.h. */
+int scn_topo_link_class(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base,
+                        const struct scn_link *fallback)
+{
+    if (v)
+        return scn_topo_link_parse(sc, f, v, p, base);
+    /* A given link has a positive rate: a zero rate is "link" absent. */
+    if (fallback->rate_bps > 0) {
+        *(struct scn_link *)((char *)base + f->offset) = *fallback;
+        return 0;
+    }
+    return bad(loader(sc), p, "expected %s (or a \"link\" for every tier), got nothing (this field is required)",
+               SCN_TOPO_LINK_WHAT);
+}
+
+/* See scenario.h.  The loader has read it already. */
+int scn_topo_type_parse(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    return 0;
+}
+
+/* See scenario.h. */
+int scn_topo_count(struct setting_ctx *sc, const cJSON *obj, const char *ppath, const char *key, int lo, int *out)
+{
+    struct ctx *c = loader(sc);
     char what[64];
     setting_strf(what, sizeof what, "an integer of at least %d", lo);
     if (required(c, obj, ppath, key, what) < 0)
         return -1;
-    return get_int(c, obj, ppath, key, lo, MAX_COUNT, out);
+    return get_int(c, obj, ppath, key, lo, SCN_MAX_COUNT, out);
 }
 
-/* Multiplies without overflow, saturating at INT64_MAX. */
-static int64_t mul_sat(int64_t a, int64_t b)
+/* See scenario.h. */
+int scn_topo_name_field(struct setting_ctx *sc, const cJSON *v, const char *path, char out[SCN_NAME_MAX])
+{
+    return val_name(loader(sc), v, path, "a node name", ":*", out);
+}
+
+/* See scenario.h. */
+void scn_topo_dump_link(cJSON *o, const char *key, const struct scn_link *l)
+{
+    add_link(o, key, l);
+}
+
+/* See scenario.h. */
+int64_t scn_mul_sat(int64_t a, int64_t b)
 {
     int64_t r;
     return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
@@ -1356,148 +1420,46 @@ static int cmp_named(const void *a, const void *b)
     return r ? r : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-/* Returns the index of the custom node called name, or -1 (binary search over node_sorted). */
+/* Whether the topology's node names are known before it is built (a custom topology lists them). */
+static bool names_known(const struct scenario *s)
+{
+    return scn_topo_hooks(s)->node_index != NULL;
+}
+
+/* Returns the index of the listed node called name, or -1 (names_known only). */
 static int node_index(const struct ctx *c, const char *name)
 {
-    const struct scn_topology *t = &c->s->topo;
-    int lo = 0, hi = t->n_nodes - 1;
-    while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2;
-        int r = strcmp(name, t->nodes[c->node_sorted[mid]].name);
-        if (r == 0)
-            return c->node_sorted[mid];
-        if (r < 0)
-            hi = mid - 1;
-        else
-            lo = mid + 1;
-    }
-    return -1;
+    return scn_topo_hooks(c->s)->node_index(c->s->topo.cfg, name);
 }
 
-/* Returns whether custom nodes a and b share a link. */
-static bool nodes_linked(const struct scn_topology *t, int a, int b)
+/* The listed node numbered i (names_known only). */
+static const char *node_name(const struct scenario *s, int i)
 {
-    for (int i = 0; i < t->n_links; i++)
-        if ((t->links[i].a == a && t->links[i].b == b) || (t->links[i].a == b && t->links[i].b == a))
-            return true;
-    return false;
+    return scn_topo_hooks(s)->node_name(s->topo.cfg, i);
 }
 
-/* Reads the custom topology's nodes and links. */
-static int parse_custom(struct ctx *c, const cJSON *t, const char *path)
+/* Returns whether listed nodes a and b share a link (names_known only). */
+static bool nodes_linked(const struct scenario *s, int a, int b)
 {
-    static const char *const node_known[] = {"name", "kind", NULL};
-    static const char *const link_known[] = {"a", "b", "rate", "delay", "length", "loss_rate", NULL};
-    struct scn_topology *tp = &c->s->topo;
-    char p[PATH_LEN], ep[PATH_LEN], q[PATH_LEN];
-
-    if (required(c, t, path, "nodes", "a non-empty array of nodes") < 0)
-        return -1;
-    const cJSON *nodes = member(t, "nodes");
-    join(p, path, "nodes");
-    if (val_arr(c, nodes, p, "a non-empty array of nodes like {\"name\": \"s0\", \"kind\": \"switch\"}") < 0)
-        return -1;
-    int n = cJSON_GetArraySize(nodes);
-    if (n == 0)
-        return bad(c, p, "expected a non-empty array of nodes, got an empty array");
-    if (n > 2 * MAX_HOSTS)
-        return bad(c, p, "expected at most %d nodes, got %d", 2 * MAX_HOSTS, n);
-    if (!(tp->nodes = ctx_calloc(c, (size_t)n, sizeof *tp->nodes)))
-        return -1;
-    tp->n_nodes = n;
-    int i = 0, nh = 0;
-    for (const cJSON *it = nodes->child; it; it = it->next, i++) {
-        join_idx(ep, p, i);
-        int kind = 0;
-        if (val_obj(c, it, ep) < 0 || check_fields(c, it, ep, node_known) < 0 ||
-            required(c, it, ep, "name", "a node name") < 0 ||
-            val_name(c, member(it, "name"), join(q, ep, "name"), "a node name", ":*", tp->nodes[i].name) < 0 ||
-            required(c, it, ep, "kind", "\"host\" or \"switch\"") < 0 ||
-            get_enum(c, it, ep, "kind", kind_names, &kind) < 0)
-            return -1;
-        tp->nodes[i].kind = (enum scn_node_kind)kind;
-        nh += kind == SCN_NODE_HOST;
-    }
-    /* Sorting by name finds duplicates in n log n and serves later look-ups. */
-    struct named_idx *sorted = ctx_calloc(c, (size_t)n, sizeof *sorted);
-    if (!sorted)
-        return -1;
-    for (i = 0; i < n; i++)
-        sorted[i] = (struct named_idx){tp->nodes[i].name, i};
-    qsort(sorted, (size_t)n, sizeof *sorted, cmp_named);
-    if (!(c->node_sorted = ctx_calloc(c, (size_t)n, sizeof *c->node_sorted))) {
-        free(sorted);
-        return -1;
-    }
-    for (i = 0; i < n; i++) {
-        c->node_sorted[i] = sorted[i].idx;
-        if (i > 0 && strcmp(sorted[i].name, sorted[i - 1].name) == 0) {
-            int first = sorted[i - 1].idx, dup = sorted[i].idx;
-            free(sorted);
-            join(q, join_idx(ep, p, dup), "name");
-            return bad(c, q, "expected a unique node name, got \"%s\" (already the name of %s.%d)",
-                       tp->nodes[dup].name, p, first);
-        }
-    }
-    free(sorted);
-
-    tp->n_hosts = nh;
-    if (!(tp->host_node = ctx_calloc(c, (size_t)nh, sizeof *tp->host_node)))
-        return -1;
-    for (i = 0, nh = 0; i < n; i++)
-        if (tp->nodes[i].kind == SCN_NODE_HOST)
-            tp->host_node[nh++] = i;
-
-    const cJSON *links = member(t, "links");
-    join(p, path, "links");
-    if (!links)
-        return bad(c, p, "expected an array of links like {\"a\": \"h0\", \"b\": \"s0\", \"rate\": \"100Gbps\"}, "
-                         "got nothing (this field is required)");
-    if (val_arr(c, links, p, "an array of links like {\"a\": \"h0\", \"b\": \"s0\", \"rate\": \"100Gbps\"}") < 0)
-        return -1;
-    int nl = cJSON_GetArraySize(links);
-    if (!(tp->links = ctx_calloc(c, (size_t)nl, sizeof *tp->links)))
-        return -1;
-    tp->n_links = nl;
-    i = 0;
-    for (const cJSON *it = links->child; it; it = it->next, i++) {
-        join_idx(ep, p, i);
-        if (val_obj(c, it, ep) < 0 || check_fields(c, it, ep, link_known) < 0)
-            return -1;
-        int end[2];
-        for (int e = 0; e < 2; e++) {
-            const char *key = e ? "b" : "a", *name = NULL;
-            if (required(c, it, ep, key, "a node name") < 0 ||
-                val_str(c, member(it, key), join(q, ep, key), "a node name", &name) < 0)
-                return -1;
-            if ((end[e] = node_index(c, name)) < 0)
-                return bad(c, q, "expected the name of a node in topology.nodes, got \"%.60s\"", name);
-        }
-        if (end[0] == end[1])
-            return bad(c, q, "expected a node other than \"a\", got \"%s\" at both ends", tp->nodes[end[0]].name);
-        tp->links[i].a = end[0];
-        tp->links[i].b = end[1];
-        if (link_fields(c, it, ep, &tp->links[i].link) < 0)
-            return -1;
-    }
-    return 0;
+    return scn_topo_hooks(s)->linked(s->topo.cfg, a, b);
 }
 
-/* Builds host_names (and host_by_name for custom topologies). */
+/* Builds host_names (and host_by_name when the topology lists its names). */
 static int name_hosts(struct ctx *c)
 {
     struct scn_topology *t = &c->s->topo;
+    const struct scn_topo_hooks *h = scn_topo_hooks(c->s);
     int n = t->n_hosts;
     if (!(t->host_names = ctx_calloc(c, (size_t)n, sizeof *t->host_names)))
         return -1;
-    if (t->type == SCN_TOPO_CUSTOM) {
+    if (h->node_index) {
         struct named_idx *sorted = ctx_calloc(c, (size_t)n, sizeof *sorted);
         if (!sorted || !(t->host_by_name = ctx_calloc(c, (size_t)n, sizeof *t->host_by_name))) {
             free(sorted);
             return -1;
         }
         for (int i = 0; i < n; i++) {
-            t->host_names[i] = t->nodes[t->host_node[i]].name;
+            t->host_names[i] = h->node_name(t->cfg, h->host_node(t->cfg, i));
             sorted[i] = (struct named_idx){t->host_names[i], i};
         }
         qsort(sorted, (size_t)n, sizeof *sorted, cmp_named);
@@ -1517,166 +1479,42 @@ static int name_hosts(struct ctx *c)
     return 0;
 }
 
-/* A fat-tree's shape, from "k" or from the five shape fields (never both: they could disagree).  *n: its hosts,
- * *formula: how they were counted, for the messages on the network's size. */
-static int parse_fat_tree(struct ctx *c, const cJSON *tj, const char *path, int64_t *n, const char **formula)
-{
-    static const char *const shape[] = {"pods", "tors_per_pod", "aggs_per_pod", "hosts_per_tor", "cores", NULL};
-    struct scn_topology *t = &c->s->topo;
-    struct scn_link dflt = {0};
-    bool have_dflt = false;
-    char p[PATH_LEN];
-    const cJSON *k = member(tj, "k");
-    for (int i = 0; shape[i]; i++)
-        if (k && member(tj, shape[i]))
-            return bad(c, join(p, path, shape[i]),
-                       "expected either \"k\" or the shape fields (pods, tors_per_pod, aggs_per_pod, "
-                       "hosts_per_tor, cores), got both \"k\" and \"%s\"",
-                       shape[i]);
-    if (k) {
-        long long kv;
-        if (val_int(c, k, join(p, path, "k"), 2, 200, &kv) < 0)
-            return -1;
-        if (kv % 2)
-            return bad(c, p, "expected an even integer, got %lld", kv);
-        t->k = (int)kv;
-        t->pods = t->k;
-        t->tors_per_pod = t->aggs_per_pod = t->hosts_per_tor = t->k / 2;
-        t->cores = (t->k / 2) * (t->k / 2);
-        *n = (int64_t)kv * kv * kv / 4;
-        *formula = " (k^3/4)";
-    } else {
-        if (!member(tj, "pods"))
-            return bad(c, join(p, path, "k"),
-                       "expected an even integer (or the shape fields pods, tors_per_pod, aggs_per_pod, "
-                       "hosts_per_tor and cores), got nothing (this field is required)");
-        if (need_count(c, tj, path, "pods", 1, &t->pods) < 0 ||
-            need_count(c, tj, path, "tors_per_pod", 1, &t->tors_per_pod) < 0 ||
-            need_count(c, tj, path, "aggs_per_pod", 1, &t->aggs_per_pod) < 0 ||
-            need_count(c, tj, path, "hosts_per_tor", 1, &t->hosts_per_tor) < 0 ||
-            need_count(c, tj, path, "cores", 1, &t->cores) < 0)
-            return -1;
-        *n = mul_sat(mul_sat(t->pods, t->tors_per_pod), t->hosts_per_tor);
-        *formula = " (pods x tors_per_pod x hosts_per_tor)";
-    }
-    t->oversubscription = 1.0;
-    if (get_link(c, tj, path, "link", &dflt, &have_dflt) < 0 ||
-        need_link(c, tj, path, "host_link", have_dflt, &dflt, &t->host_link) < 0 ||
-        need_link(c, tj, path, "fabric_link", have_dflt, &dflt, &t->fabric_link) < 0 ||
-        get_num(c, tj, path, "oversubscription", 1.0, false, INFINITY, false, &t->oversubscription) < 0)
-        return -1;
-    return 0;
-}
-
-/* A dragonfly's shape; g is a x h + 1 unless given, the most groups in which every pair is linked directly.  *n and
- * *formula as parse_fat_tree's. */
-static int parse_dragonfly(struct ctx *c, const cJSON *tj, const char *path, int64_t *n, const char **formula)
-{
-    struct scn_topology *t = &c->s->topo;
-    struct scn_link dflt = {0};
-    bool have_dflt = false;
-    int routing = 0;
-    if (need_count(c, tj, path, "a", 1, &t->df_a) < 0 || need_count(c, tj, path, "p", 1, &t->df_p) < 0 ||
-        need_count(c, tj, path, "h", 1, &t->df_h) < 0)
-        return -1;
-    int64_t gmax = mul_sat(t->df_a, t->df_h) + 1;
-    if (gmax > MAX_COUNT)
-        gmax = MAX_COUNT;
-    t->df_g = (int)gmax;
-    if (get_int(c, tj, path, "g", 2, gmax, &t->df_g) < 0)
-        return -1;
-    if (get_link(c, tj, path, "link", &dflt, &have_dflt) < 0 ||
-        need_link(c, tj, path, "host_link", have_dflt, &dflt, &t->host_link) < 0 ||
-        need_link(c, tj, path, "local_link", have_dflt, &dflt, &t->local_link) < 0 ||
-        need_link(c, tj, path, "global_link", have_dflt, &dflt, &t->global_link) < 0 ||
-        get_enum(c, tj, path, "routing", routing_names, &routing) < 0)
-        return -1;
-    t->routing = (enum scn_routing)routing;
-    *n = mul_sat(mul_sat(t->df_a, t->df_p), t->df_g);
-    *formula = " (a x p x g)";
-    return 0;
-}
-
 /* Reads the topology object tj (NULL when absent) into s->topo and derives n_hosts and the host names. */
 static int parse_topology(struct ctx *c, const cJSON *tj)
 {
-    static const char *const k_star[] = {"type", "hosts", "link", NULL};
-    static const char *const k_dumbbell[] = {"type", "left", "right", "link", "bottleneck", NULL};
-    static const char *const k_leafspine[] = {"type", "leaves", "spines", "hosts_per_leaf",
-                                              "link", "host_link", "fabric_link", NULL};
-    static const char *const k_fattree[] = {"type", "k", "pods", "tors_per_pod", "aggs_per_pod", "hosts_per_tor",
-                                            "cores", "link", "host_link", "fabric_link", "oversubscription", NULL};
-    static const char *const k_dragonfly[] = {"type", "a", "p", "h", "g", "link",
-                                              "host_link", "local_link", "global_link", "routing", NULL};
-    static const char *const k_custom[] = {"type", "nodes", "links", NULL};
-    static const char *const *const known[] = {k_star, k_dumbbell, k_leafspine,
-                                               k_fattree, k_dragonfly, k_custom};
     const char *path = "topology";
     struct scn_topology *t = &c->s->topo;
-    int type = 0;
+    /* The registry's names in its numbering (as a SETTING_MODULE field reads them), for the check and the
+     * message of a missing type. */
+    const char *names[MODULE_MAX + 1];
+    char what[SCN_ERR_MAX / 2] = "one of";
+    size_t used = strlen(what);
+    int n_names = 0;
+    for (const struct module *m; (m = module_at("topology", n_names)); n_names++) {
+        names[n_names] = m->name;
+        used += (size_t)setting_strf(what + used, used < sizeof what ? sizeof what - used : 0, "%s \"%s\"",
+                                     n_names ? "," : "", m->name);
+    }
+    names[n_names] = NULL;
 
     if (!tj)
         return bad(c, path, "expected a topology like {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": "
                             "\"100Gbps\"}}, got nothing (this field is required)");
-    if (val_obj(c, tj, path) < 0 ||
-        required(c, tj, path, "type", "one of \"star\", \"dumbbell\", \"leaf-spine\", \"fat-tree\", \"dragonfly\", "
-                                      "\"custom\"") < 0 ||
-        get_enum(c, tj, path, "type", topo_names, &type) < 0)
+    if (val_obj(c, tj, path) < 0 || required(c, tj, path, "type", what) < 0 ||
+        get_enum(c, tj, path, "type", names, &t->type) < 0)
         return -1;
-    t->type = (enum scn_topo_type)type;
-    if (check_fields(c, tj, path, known[type]) < 0)
+    const struct scn_topo_hooks *h = scn_topo_hooks(c->s);
+    if (!(t->cfg = ctx_calloc(c, 1, h->cfg_size)))
         return -1;
-
-    struct scn_link dflt = {0};
-    bool have_dflt = false;
     int64_t n = 0;
     const char *formula = "";
-    switch (t->type) {
-    case SCN_TOPO_STAR:
-        if (need_count(c, tj, path, "hosts", 2, &t->hosts) < 0 ||
-            need_link(c, tj, path, "link", false, NULL, &t->link) < 0)
-            return -1;
-        n = t->hosts;
-        break;
-    case SCN_TOPO_DUMBBELL:
-        if (need_count(c, tj, path, "left", 1, &t->left) < 0 || need_count(c, tj, path, "right", 1, &t->right) < 0 ||
-            need_link(c, tj, path, "link", false, NULL, &t->link) < 0 ||
-            need_link(c, tj, path, "bottleneck", false, NULL, &t->bottleneck) < 0)
-            return -1;
-        n = (int64_t)t->left + t->right;
-        formula = " (left + right)";
-        break;
-    case SCN_TOPO_LEAF_SPINE:
-        if (need_count(c, tj, path, "leaves", 1, &t->leaves) < 0 ||
-            need_count(c, tj, path, "spines", 1, &t->spines) < 0 ||
-            need_count(c, tj, path, "hosts_per_leaf", 1, &t->hosts_per_leaf) < 0 ||
-            get_link(c, tj, path, "link", &dflt, &have_dflt) < 0 ||
-            need_link(c, tj, path, "host_link", have_dflt, &dflt, &t->host_link) < 0 ||
-            need_link(c, tj, path, "fabric_link", have_dflt, &dflt, &t->fabric_link) < 0)
-            return -1;
-        n = mul_sat(t->leaves, t->hosts_per_leaf);
-        formula = " (leaves x hosts_per_leaf)";
-        break;
-    case SCN_TOPO_FAT_TREE:
-        if (parse_fat_tree(c, tj, path, &n, &formula) < 0)
-            return -1;
-        break;
-    case SCN_TOPO_DRAGONFLY:
-        if (parse_dragonfly(c, tj, path, &n, &formula) < 0)
-            return -1;
-        break;
-    case SCN_TOPO_CUSTOM:
-        if (parse_custom(c, tj, path) < 0)
-            return -1;
-        n = t->n_hosts;
-        formula = " (host nodes)";
-        break;
-    }
-    if (n > MAX_HOSTS)
+    if (h->parse(&c->sc, tj, path, t->cfg, &n, &formula) < 0)
+        return -1;
+    if (n > SCN_MAX_HOSTS)
         /* Say what such a network would cost, as the memory check does for smaller ones (docs/RELIABILITY.md). */
         return bad(c, path, "expected at most %d hosts, got %lld%s; a network that size needs more than %.0f GB "
-                   "of memory (routing tables alone)", MAX_HOSTS, (long long)n, formula,
-                   memest_topology(t, (double)n).routing_bytes / 1e9);
+                   "of memory (routing tables alone)", SCN_MAX_HOSTS, (long long)n, formula,
+                   memest_topology(c->s, (double)n).routing_bytes / 1e9);
     if (n < 2)
         return bad(c, path, "expected at least 2 hosts, got %lld%s", (long long)n, formula);
     t->n_hosts = (int)n;
@@ -1690,7 +1528,7 @@ static int parse_topology(struct ctx *c, const cJSON *tj)
 static const char *hosts_hint(const struct ctx *c, char *buf, size_t len)
 {
     const struct scn_topology *t = &c->s->topo;
-    if (t->type == SCN_TOPO_CUSTOM)
+    if (names_known(c->s))
         setting_strf(buf, len, "no such host node in topology.nodes");
     else
         setting_strf(buf, len, "no such host; the hosts are h0..h%d", t->n_hosts - 1);
@@ -1862,20 +1700,19 @@ static int parse_path(struct ctx *c, const cJSON *v, const char *path, struct sc
     if (!(tr->path = ctx_calloc(c, (size_t)n, sizeof *tr->path)))
         return -1;
     tr->path_len = n;
-    const struct scn_topology *t = &c->s->topo;
     int prev = -1;
     for (const cJSON *it = v->child; it; it = it->next, i++) {
         join_idx(q, path, i);
         if (val_name(c, it, q, "a node name", "", tr->path[i]) < 0)
             return -1;
-        if (t->type == SCN_TOPO_CUSTOM) {
+        if (names_known(c->s)) {
             /* Only a custom topology's node names are known here; other topologies check at build time. */
             int ni = node_index(c, tr->path[i]);
             if (ni < 0)
                 return bad(c, q, "expected the name of a node in topology.nodes, got \"%s\"", tr->path[i]);
-            if (prev >= 0 && !nodes_linked(t, prev, ni))
+            if (prev >= 0 && !nodes_linked(c->s, prev, ni))
                 return bad(c, q, "expected a node linked to \"%s\", got \"%s\" (no link between them)",
-                           t->nodes[prev].name, tr->path[i]);
+                           node_name(c->s, prev), tr->path[i]);
             prev = ni;
         }
     }
@@ -2397,12 +2234,12 @@ static int parse_faults(struct ctx *c, const cJSON *fj)
                 join_idx(q, p, k);
                 if (val_name(c, cJSON_GetArrayItem(bv, k), q, "a node name", "", f->between[k]) < 0)
                     return -1;
-                if (s->topo.type == SCN_TOPO_CUSTOM && (ni[k] = node_index(c, f->between[k])) < 0)
+                if (names_known(s) && (ni[k] = node_index(c, f->between[k])) < 0)
                     return bad(c, q, "expected the name of a node in topology.nodes, got \"%s\"", f->between[k]);
             }
             if (strcmp(f->between[0], f->between[1]) == 0)
                 return bad(c, q, "expected two different nodes, got \"%s\" twice", f->between[1]);
-            if (s->topo.type == SCN_TOPO_CUSTOM && !nodes_linked(&s->topo, ni[0], ni[1]))
+            if (names_known(s) && !nodes_linked(s, ni[0], ni[1]))
                 return bad(c, p, "expected two linked nodes, got \"%s\" and \"%s\" (no link between them)",
                            f->between[0], f->between[1]);
             if (f->type == SCN_FAULT_LINK_ERRORS) {
@@ -2819,7 +2656,6 @@ done:
     cJSON_Delete(root);
     free(clean);
     free(c.sc.ovpath);
-    free(c.node_sorted);
     if (rc == 0)
         return SCN_OK;
     scn_free(out);
@@ -2846,9 +2682,10 @@ void scn_free(struct scenario *s)
     if (!s)
         return;
     free(s->description);
-    free(s->topo.nodes);
-    free(s->topo.links);
-    free(s->topo.host_node);
+    const struct scn_topo_hooks *th = s->topo.cfg ? scn_topo_hooks(s) : NULL;
+    if (th && th->release)
+        th->release(s->topo.cfg);
+    free(s->topo.cfg);
     free(s->topo.host_names);
     free(s->topo.host_names_buf);
     free(s->topo.host_by_name);
@@ -2884,15 +2721,13 @@ int scn_host_index(const struct scenario *s, const char *name)
     const struct scn_topology *t = &s->topo;
     if (!name)
         return -1;
-    if (t->type != SCN_TOPO_CUSTOM) {
+    if (!t->host_by_name) {
         /* Generated names are exactly "h" + a decimal number without leading zeros. */
         if (name[0] != 'h' || !all_digits(name + 1) || strlen(name + 1) > 9 || (name[1] == '0' && name[2]))
             return -1;
         long v = atol(name + 1);
         return v < t->n_hosts ? (int)v : -1;
     }
-    if (!t->host_by_name)
-        return -1;
     int lo = 0, hi = t->n_hosts - 1;
     while (lo <= hi) {
         int mid = lo + (hi - lo) / 2;
@@ -2905,12 +2740,6 @@ int scn_host_index(const struct scenario *s, const char *name)
             lo = mid + 1;
     }
     return -1;
-}
-
-/* Returns the JSON spelling of a topology type, or "?". */
-const char *scn_topo_type_name(enum scn_topo_type t)
-{
-    return (unsigned)t < sizeof topo_names / sizeof *topo_names - 1 ? topo_names[t] : "?";
 }
 
 /* Returns the JSON spelling of a traffic type, or "?". */
@@ -2964,7 +2793,7 @@ static cJSON *add_link(cJSON *o, const char *key, const struct scn_link *l)
  */
 static void add_hostset(const struct scenario *s, cJSON *o, const char *key, const struct scn_hostset *hs)
 {
-    bool all = hs->n == s->topo.n_hosts, run = hs->n >= 2 && s->topo.type != SCN_TOPO_CUSTOM;
+    bool all = hs->n == s->topo.n_hosts, run = hs->n >= 2 && !names_known(s);
     for (int i = 0; i < hs->n; i++) {
         all = all && hs->idx[i] == i;
         run = run && hs->idx[i] == hs->idx[0] + i;
@@ -2989,68 +2818,9 @@ static void add_topology(const struct scenario *s, cJSON *root)
     cJSON *o = cJSON_AddObjectToObject(root, "topology");
     if (!o)
         return;
-    cJSON_AddStringToObject(o, "type", scn_topo_type_name(t->type));
-    switch (t->type) {
-    case SCN_TOPO_STAR:
-        cJSON_AddNumberToObject(o, "hosts", t->hosts);
-        add_link(o, "link", &t->link);
-        break;
-    case SCN_TOPO_DUMBBELL:
-        cJSON_AddNumberToObject(o, "left", t->left);
-        cJSON_AddNumberToObject(o, "right", t->right);
-        add_link(o, "link", &t->link);
-        add_link(o, "bottleneck", &t->bottleneck);
-        break;
-    case SCN_TOPO_LEAF_SPINE:
-        cJSON_AddNumberToObject(o, "leaves", t->leaves);
-        cJSON_AddNumberToObject(o, "spines", t->spines);
-        cJSON_AddNumberToObject(o, "hosts_per_leaf", t->hosts_per_leaf);
-        add_link(o, "host_link", &t->host_link);
-        add_link(o, "fabric_link", &t->fabric_link);
-        break;
-    case SCN_TOPO_FAT_TREE:
-        if (t->k) {
-            cJSON_AddNumberToObject(o, "k", t->k);
-        } else {
-            cJSON_AddNumberToObject(o, "pods", t->pods);
-            cJSON_AddNumberToObject(o, "tors_per_pod", t->tors_per_pod);
-            cJSON_AddNumberToObject(o, "aggs_per_pod", t->aggs_per_pod);
-            cJSON_AddNumberToObject(o, "hosts_per_tor", t->hosts_per_tor);
-            cJSON_AddNumberToObject(o, "cores", t->cores);
-        }
-        add_link(o, "host_link", &t->host_link);
-        add_link(o, "fabric_link", &t->fabric_link);
-        cJSON_AddNumberToObject(o, "oversubscription", t->oversubscription);
-        break;
-    case SCN_TOPO_DRAGONFLY:
-        cJSON_AddNumberToObject(o, "a", t->df_a);
-        cJSON_AddNumberToObject(o, "p", t->df_p);
-        cJSON_AddNumberToObject(o, "h", t->df_h);
-        cJSON_AddNumberToObject(o, "g", t->df_g);
-        add_link(o, "host_link", &t->host_link);
-        add_link(o, "local_link", &t->local_link);
-        add_link(o, "global_link", &t->global_link);
-        cJSON_AddStringToObject(o, "routing", routing_names[t->routing]);
-        break;
-    case SCN_TOPO_CUSTOM: {
-        cJSON *nodes = cJSON_AddArrayToObject(o, "nodes");
-        for (int i = 0; nodes && i < t->n_nodes; i++) {
-            cJSON *n = cJSON_CreateObject();
-            cJSON_AddStringToObject(n, "name", t->nodes[i].name);
-            cJSON_AddStringToObject(n, "kind", kind_names[t->nodes[i].kind]);
-            cJSON_AddItemToArray(nodes, n);
-        }
-        cJSON *links = cJSON_AddArrayToObject(o, "links");
-        for (int i = 0; links && i < t->n_links; i++) {
-            cJSON *l = cJSON_CreateObject();
-            cJSON_AddStringToObject(l, "a", t->nodes[t->links[i].a].name);
-            cJSON_AddStringToObject(l, "b", t->nodes[t->links[i].b].name);
-            add_link(l, NULL, &t->links[i].link);
-            cJSON_AddItemToArray(links, l);
-        }
-        break;
-    }
-    }
+    cJSON_AddStringToObject(o, "type", scn_topo_name(s));
+    if (t->cfg)
+        scn_topo_hooks(s)->dump(t->cfg, o);
 }
 
 static void add_traffic(const struct scenario *s, cJSON *root)

@@ -38,57 +38,52 @@ struct scn_link {
     double loss_rate;  /* probability that a frame is corrupted on the wire (each direction), in [0, 1) */
 };
 
-enum scn_topo_type { SCN_TOPO_STAR, SCN_TOPO_DUMBBELL, SCN_TOPO_LEAF_SPINE, SCN_TOPO_FAT_TREE, SCN_TOPO_DRAGONFLY, SCN_TOPO_CUSTOM };
-enum scn_routing { SCN_ROUTE_MINIMAL, SCN_ROUTE_VALIANT, SCN_ROUTE_UGAL };
 enum scn_node_kind { SCN_NODE_HOST, SCN_NODE_SWITCH };
 
-struct scn_custom_node {
-    char name[SCN_NAME_MAX];
-    enum scn_node_kind kind;
-};
+struct memest_counts;
+struct cJSON;
 
-struct scn_custom_link {
-    int a, b; /* indices into topology.nodes */
-    struct scn_link link;
+/*
+ * What sim/ asks of a topology: the first member of the table a topology module fills (struct topo_ops,
+ * topologies/topo.h), so that the loader, the dump and the memory estimate reach the module through the registry
+ * (kind "topology", sim/module.h) without knowing any topology by name.
+ */
+struct scn_topo_hooks {
+    size_t cfg_size; /* the module's own settings struct, which the loader allocates zeroed and frees */
+    /* Reads the topology object obj at path (its "type" already read) into cfg: the field check (knowing "type"),
+     * the fields, the defaults.  *hosts: how many hosts the shape has (saturating), *formula: how they were
+     * counted, for the messages on the network's size (" (left + right)", or "").  0, or -1 with the error. */
+    int (*parse)(struct setting_ctx *c, const struct cJSON *obj, const char *path, void *cfg, int64_t *hosts,
+                 const char **formula);
+    /* Adds the fields other than "type" to obj, as `rocesim check` shows them (they must load back the same). */
+    void (*dump)(const void *cfg, struct cJSON *obj);
+    /* Frees what parse allocated inside cfg (not cfg itself).  May be NULL. */
+    void (*release)(void *cfg);
+    /* Size of the network before it is built (sim/memest.h): counts into out (hosts already there). */
+    void (*size)(const void *cfg, double hosts, struct memest_counts *out);
+    /* The rate (bit/s) of each host's one link into rate[0 .. n_hosts). */
+    void (*host_rates)(const void *cfg, int n_hosts, double *rate);
+    /*
+     * Topologies whose node names the file lists (custom) say so with these, so that the loader checks the
+     * names a pinned path or a fault gives; NULL: hosts are h0..h{n-1} and other names are known only once
+     * the topology is built.  host_node: host i's node; node_index: the node called name, or -1.
+     */
+    int (*host_node)(const void *cfg, int i);
+    int (*node_index)(const void *cfg, const char *name);
+    const char *(*node_name)(const void *cfg, int i);
+    bool (*linked)(const void *cfg, int a, int b);
 };
 
 struct scn_topology {
-    enum scn_topo_type type;
-    /* star */
-    int hosts;
-    /* star and dumbbell host links; fat-tree uses it for both tiers unless host_link/fabric_link are given */
-    struct scn_link link;
-    /* dumbbell */
-    int left, right;
-    struct scn_link bottleneck;
-    /* leaf-spine (and fat-tree, dragonfly host links) */
-    int leaves, spines, hosts_per_leaf;
-    struct scn_link host_link, fabric_link;
-    /* fat-tree: either k, or the generalized shape (k == 0) */
-    int k;
-    double oversubscription; /* >= 1; 1 means none */
-    int pods, tors_per_pod, aggs_per_pod, hosts_per_tor, cores;
-    /* dragonfly */
-    int df_a, df_p, df_h, df_g;
-    struct scn_link local_link, global_link;
-    enum scn_routing routing;
-    /* custom */
-    int n_nodes, n_links;
-    struct scn_custom_node *nodes;
-    struct scn_custom_link *links;
-    /* derived: number of hosts and, for custom, the node index of each host */
+    int type;  /* the index of a module of kind "topology" (sim/module.h): topology.type */
+    void *cfg; /* its settings, in the module's own struct (struct scn_topo_hooks.cfg_size bytes) */
+    /* derived: number of hosts */
     int n_hosts;
-    int *host_node; /* custom only: host index -> nodes[] index */
     /*
      * Derived by the loader (added for scn_host_name / scn_host_index):
      * host_names[i] is host i's name, pointing into host_names_buf (generated
-     * topologies) or into nodes[] (custom); host_by_name lists the host indices
-     * sorted by name (custom only) for a binary search.
-     * Resolved link classes: leaf-spine and fat-tree always have host_link and
-     * fabric_link filled (from `link` when not given separately), dragonfly
-     * host_link, local_link and global_link; fat-tree given by k also has the
-     * generalized shape filled in (pods = k, tors_per_pod = aggs_per_pod =
-     * hosts_per_tor = k/2, cores = (k/2)^2).
+     * names) or into the module's settings (listed names); host_by_name lists
+     * the host indices sorted by name (listed names only) for a binary search.
      */
     const char **host_names;
     char *host_names_buf;
@@ -408,7 +403,60 @@ const char *scn_host_name(const struct scenario *s, int i);
 /* Host index for a name, or -1. */
 int scn_host_index(const struct scenario *s, const char *name);
 
-const char *scn_topo_type_name(enum scn_topo_type t);
+/* ---- For topology modules (topologies/): the readers every shape shares, so that their messages read alike ---- */
+
+#define SCN_MAX_HOSTS 1000000
+#define SCN_MAX_COUNT 1000000 /* any single count in a topology */
+
+/* Reads rate and delay|length (and loss_rate) of link object o at path, whose other fields were already checked. */
+int scn_topo_link_fields(struct setting_ctx *c, const struct cJSON *o, const char *path, struct scn_link *l);
+/* Reads the link object obj.key if present; *given says whether it was. */
+int scn_topo_link(struct setting_ctx *c, const struct cJSON *obj, const char *ppath, const char *key,
+                  struct scn_link *l, bool *given);
+/* Reads the link obj.key, which must be given unless have_default (then *dflt, the object's "link", stands in). */
+int scn_topo_need_link(struct setting_ctx *c, const struct cJSON *obj, const char *ppath, const char *key,
+                       bool have_default, const struct scn_link *dflt, struct scn_link *l);
+/*
+ * Table entries for a topology's settings (sim/settings.h), which its parse hook reads with settings_parse()
+ * and its dump hook writes with settings_dump(): a count is a SET_INT with SETTING_REQUIRED and `what` "an
+ * integer of at least N"; a link is SET_TOPO_LINK, a custom entry that reads a link object into a struct
+ * scn_link member.  A tier's link that falls back to the object's "link" is a custom entry whose parse hook
+ * (SETTING_ALWAYS) calls scn_topo_link_class with that link.
+ */
+#define SCN_TOPO_LINK_WHAT "a link like {\"rate\": \"100Gbps\", \"delay\": \"1us\"}"
+setting_parse_fn scn_topo_link_parse;
+setting_dump_fn scn_topo_link_dump;
+int scn_topo_link_class(struct setting_ctx *c, const struct setting *f, const struct cJSON *v, const char *p,
+                        void *base, const struct scn_link *fallback);
+#define SET_TOPO_LINK(name_, type_, member_, flags_, help_) \
+    SET_TOPO_LINK_HOOKS(name_, type_, member_, flags_, scn_topo_link_parse, scn_topo_link_dump, help_)
+/* The same with hooks of its own (a tier's link with a fallback; dump_ NULL: left out of the dump). */
+#define SET_TOPO_LINK_HOOKS(name_, type_, member_, flags_, parse_, dump_, help_)                                  \
+    .name = name_, .kind = SETTING_CUSTOM,                                                                        \
+    .offset = offsetof(type_, member_) + 0 * sizeof(struct {                                                      \
+        _Static_assert(_Generic(((type_ *)0)->member_, struct scn_link: 1, default: 0),                           \
+                       "a link setting needs a struct scn_link member");                                         \
+        int checked_;                                                                                             \
+    }),                                                                                                           \
+    .flags = flags_, .what = SCN_TOPO_LINK_WHAT, .help = help_, .parse = parse_, .dump = dump_
+/* The entry "type" every topology's table starts with, so that the field check knows it (the loader reads it). */
+setting_parse_fn scn_topo_type_parse;
+#define SET_TOPO_TYPE .name = "type", .kind = SETTING_CUSTOM, .help = "The topology module", .parse = scn_topo_type_parse
+
+/* Reads the required count obj.key in [lo, SCN_MAX_COUNT]. */
+int scn_topo_count(struct setting_ctx *c, const struct cJSON *obj, const char *ppath, const char *key, int lo,
+                   int *out);
+/* Reads a node name (the rules of every name that reaches CSV files, and no ':' or '*', which selectors use). */
+int scn_topo_name_field(struct setting_ctx *c, const struct cJSON *v, const char *path, char out[SCN_NAME_MAX]);
+/* Adds link l as obj.key (into obj itself when key is NULL) as the dump writes links. */
+void scn_topo_dump_link(struct cJSON *obj, const char *key, const struct scn_link *l);
+/* a x b, saturating at INT64_MAX (host counts of absurd shapes are refused, not wrapped). */
+int64_t scn_mul_sat(int64_t a, int64_t b);
+
+/* The hooks of s's topology module (never NULL once loaded). */
+const struct scn_topo_hooks *scn_topo_hooks(const struct scenario *s);
+/* The name of s's topology module, as topology.type gives it ("fat-tree"), or "?". */
+const char *scn_topo_name(const struct scenario *s);
 const char *scn_traffic_type_name(enum scn_traffic_type t);
 
 /*

@@ -93,6 +93,7 @@ int main(int argc, char **argv)
     test_sched_register();
     test_modules_register();
     test_transport_module_register();
+    test_topology_module_register();
     test_port_register();
     test_switch_register();
     test_cells_register();

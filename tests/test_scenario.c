@@ -9,6 +9,12 @@
 #include "sim/module.h"
 #include "sim/scenario.h"
 #include "sim/units.h"
+#include "topologies/custom.h"
+#include "topologies/dragonfly.h"
+#include "topologies/dumbbell.h"
+#include "topologies/fat_tree.h"
+#include "topologies/leaf_spine.h"
+#include "topologies/star.h"
 #include "tools/explore/sweep.h"
 #include "tools/explore/sweep_spec.h"
 #include "tools/explore/tune.h"
@@ -68,10 +74,11 @@ static void test_incast_scenario(void)
     char err[SCN_ERR_MAX];
     CU_ASSERT_EQUAL_FATAL(scn_load("scenarios/incast-16to1.json", NULL, 0, &s, err, sizeof err), SCN_OK);
     CU_ASSERT_STRING_EQUAL(s.name, "incast-16to1");
-    CU_ASSERT_EQUAL(s.topo.type, SCN_TOPO_STAR);
+    CU_ASSERT_STRING_EQUAL(scn_topo_name(&s), "star");
+    const struct topo_star *star = s.topo.cfg;
     CU_ASSERT_EQUAL(s.topo.n_hosts, 17);
-    CU_ASSERT_EQUAL(s.topo.link.rate_bps, 100000000000LL);
-    CU_ASSERT_EQUAL(s.topo.link.delay_ps, PS_PER_US);
+    CU_ASSERT_EQUAL(star->link.rate_bps, 100000000000LL);
+    CU_ASSERT_EQUAL(star->link.delay_ps, PS_PER_US);
     CU_ASSERT_EQUAL(s.stop_ps, 20 * PS_PER_MS);
     CU_ASSERT_EQUAL(s.sw.pfc.lossless_mask, 1u << 3);
     CU_ASSERT_EQUAL(s.host.dcqcn.preset, SCN_DCQCN_PAPER);
@@ -93,8 +100,8 @@ static void test_defaults(void)
     CU_ASSERT_STRING_EQUAL(s.description, "");
     CU_ASSERT_EQUAL(s.seed, 1);
     CU_ASSERT_EQUAL(s.stop_ps, 100 * PS_PER_MS);
-    CU_ASSERT_EQUAL(s.topo.link.delay_ps, PS_PER_US);
-    CU_ASSERT_EQUAL(s.topo.link.length_mm, 0);
+    CU_ASSERT_EQUAL(((const struct topo_star *)s.topo.cfg)->link.delay_ps, PS_PER_US);
+    CU_ASSERT_EQUAL(((const struct topo_star *)s.topo.cfg)->link.length_mm, 0);
     /* switch */
     CU_ASSERT_EQUAL(s.sw.buffer, 32000000);
     CU_ASSERT_TRUE(s.sw.pfc.enabled);
@@ -464,8 +471,8 @@ static void test_topologies(void)
                             "\"100Gbps\"}, \"bottleneck\": {\"rate\": \"40Gbps\", \"length\": \"100m\"}}, " FLOW "}",
                             NULL, 0, &s));
     CU_ASSERT_EQUAL(s.topo.n_hosts, 5);
-    CU_ASSERT_EQUAL(s.topo.bottleneck.length_mm, 100000);
-    CU_ASSERT_EQUAL(s.topo.bottleneck.delay_ps, 500 * PS_PER_NS); /* 100 m at 2e8 m/s */
+    CU_ASSERT_EQUAL(((const struct topo_dumbbell *)s.topo.cfg)->bottleneck.length_mm, 100000);
+    CU_ASSERT_EQUAL(((const struct topo_dumbbell *)s.topo.cfg)->bottleneck.delay_ps, 500 * PS_PER_NS); /* 100 m at 2e8 m/s */
     CU_ASSERT_STRING_EQUAL(scn_host_name(&s, 4), "h4");
     CU_ASSERT_EQUAL(scn_host_index(&s, "h4"), 4);
     CU_ASSERT_EQUAL(scn_host_index(&s, "h5"), -1);
@@ -477,18 +484,20 @@ static void test_topologies(void)
                             "\"hosts_per_leaf\": 8, \"link\": {\"rate\": \"100Gbps\"}, \"fabric_link\": {\"rate\": "
                             "\"400Gbps\", \"delay\": \"2us\"}}, " FLOW "}", NULL, 0, &s));
     CU_ASSERT_EQUAL(s.topo.n_hosts, 32);
-    CU_ASSERT_EQUAL(s.topo.host_link.rate_bps, 100000000000LL);
-    CU_ASSERT_EQUAL(s.topo.fabric_link.rate_bps, 400000000000LL);
-    CU_ASSERT_EQUAL(s.topo.fabric_link.delay_ps, 2 * PS_PER_US);
+    const struct topo_leaf_spine *ls = s.topo.cfg;
+    CU_ASSERT_EQUAL(ls->host_link.rate_bps, 100000000000LL);
+    CU_ASSERT_EQUAL(ls->fabric_link.rate_bps, 400000000000LL);
+    CU_ASSERT_EQUAL(ls->fabric_link.delay_ps, 2 * PS_PER_US);
     scn_free(&s);
 
     CU_ASSERT_FATAL(load_ok("{\"topology\": {\"type\": \"fat-tree\", \"k\": 4, \"link\": {\"rate\": \"100Gbps\"}}, "
                             FLOW "}", NULL, 0, &s));
     CU_ASSERT_EQUAL(s.topo.n_hosts, 16);
-    CU_ASSERT_EQUAL(s.topo.k, 4);
-    CU_ASSERT_EQUAL(s.topo.cores, 4);
-    CU_ASSERT_EQUAL(s.topo.hosts_per_tor, 2);
-    CU_ASSERT_EQUAL(s.topo.oversubscription, 1.0);
+    const struct topo_fat_tree *ft = s.topo.cfg;
+    CU_ASSERT_EQUAL(ft->k, 4);
+    CU_ASSERT_EQUAL(ft->cores, 4);
+    CU_ASSERT_EQUAL(ft->hosts_per_tor, 2);
+    CU_ASSERT_EQUAL(ft->oversubscription, 1.0);
     scn_free(&s);
 
     CU_ASSERT_FATAL(load_ok("{\"topology\": {\"type\": \"fat-tree\", \"pods\": 2, \"tors_per_pod\": 3, "
@@ -496,31 +505,34 @@ static void test_topologies(void)
                             "\"25Gbps\"}, \"fabric_link\": {\"rate\": \"100Gbps\"}, \"oversubscription\": 2.5}, "
                             FLOW "}", NULL, 0, &s));
     CU_ASSERT_EQUAL(s.topo.n_hosts, 30);
-    CU_ASSERT_EQUAL(s.topo.k, 0);
-    CU_ASSERT_EQUAL(s.topo.oversubscription, 2.5);
+    ft = s.topo.cfg;
+    CU_ASSERT_EQUAL(ft->k, 0);
+    CU_ASSERT_EQUAL(ft->oversubscription, 2.5);
     scn_free(&s);
 
     CU_ASSERT_FATAL(load_ok("{\"topology\": {\"type\": \"dragonfly\", \"a\": 4, \"p\": 2, \"h\": 2, \"link\": "
                             "{\"rate\": \"100Gbps\"}, \"routing\": \"ugal\"}, " FLOW "}", NULL, 0, &s));
-    CU_ASSERT_EQUAL(s.topo.df_g, 9); /* a*h + 1 */
+    CU_ASSERT_PTR_EQUAL(topo_dragonfly_of(&s), s.topo.cfg);
+    CU_ASSERT_EQUAL(topo_dragonfly_of(&s)->g, 9); /* a*h + 1 */
     CU_ASSERT_EQUAL(s.topo.n_hosts, 72);
-    CU_ASSERT_EQUAL(s.topo.routing, SCN_ROUTE_UGAL);
+    CU_ASSERT_EQUAL(topo_dragonfly_of(&s)->routing, DF_ROUTE_UGAL);
     scn_free(&s);
 
     struct scenario r;
     char err[SCN_ERR_MAX];
     CU_ASSERT_EQUAL_FATAL(scn_load("scenarios/custom-ring.json", NULL, 0, &r, err, sizeof err), SCN_OK);
-    CU_ASSERT_EQUAL(r.topo.type, SCN_TOPO_CUSTOM);
-    CU_ASSERT_EQUAL(r.topo.n_nodes, 8);
+    CU_ASSERT_STRING_EQUAL(scn_topo_name(&r), "custom");
+    const struct topo_custom *cu = r.topo.cfg;
+    CU_ASSERT_EQUAL(cu->n_nodes, 8);
     CU_ASSERT_EQUAL(r.topo.n_hosts, 4);
-    CU_ASSERT_EQUAL(r.topo.host_node[0], 4);
+    CU_ASSERT_EQUAL(cu->host_node[0], 4);
     CU_ASSERT_STRING_EQUAL(scn_host_name(&r, 2), "hC");
     CU_ASSERT_EQUAL(scn_host_index(&r, "hD"), 3);
     CU_ASSERT_EQUAL(scn_host_index(&r, "A"), -1); /* a switch is not a host */
     CU_ASSERT_EQUAL(r.traffic[0].path_len, 5);
     CU_ASSERT_STRING_EQUAL(r.traffic[0].path[2], "B");
-    CU_ASSERT_EQUAL(r.topo.links[4].link.length_mm, 200000);
-    CU_ASSERT_EQUAL(r.topo.links[4].link.delay_ps, PS_PER_US);
+    CU_ASSERT_EQUAL(cu->links[4].link.length_mm, 200000);
+    CU_ASSERT_EQUAL(cu->links[4].link.delay_ps, PS_PER_US);
     scn_free(&r);
 }
 
@@ -842,7 +854,7 @@ static void test_times_within_clock(void)
                                 "\"3518438km\"");
     CU_ASSERT(load_ok("{\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": \"100Gbps\", "
                       "\"length\": \"3518437208.883m\"}}, " FLOW "}", NULL, 0, &s));
-    CU_ASSERT_EQUAL(s.topo.link.delay_ps, 17592186044415LL);
+    CU_ASSERT_EQUAL(((const struct topo_star *)s.topo.cfg)->link.delay_ps, 17592186044415LL);
     scn_free(&s);
 #undef STORM
 #undef DOWN
@@ -930,8 +942,10 @@ static void test_seed_lists_exact(void)
 
 static void test_type_names(void)
 {
-    CU_ASSERT_STRING_EQUAL(scn_topo_type_name(SCN_TOPO_LEAF_SPINE), "leaf-spine");
-    CU_ASSERT_STRING_EQUAL(scn_topo_type_name(SCN_TOPO_CUSTOM), "custom");
+    struct scenario s = {.topo.type = module_find("topology", "leaf-spine")};
+    CU_ASSERT_STRING_EQUAL(scn_topo_name(&s), "leaf-spine");
+    s.topo.type = module_find("topology", "custom");
+    CU_ASSERT_STRING_EQUAL(scn_topo_name(&s), "custom");
     CU_ASSERT_STRING_EQUAL(scn_traffic_type_name(SCN_TR_ALLREDUCE), "allreduce");
     CU_ASSERT_STRING_EQUAL(scn_traffic_type_name(SCN_TR_FLOW), "flow");
 }

@@ -3,6 +3,12 @@
 #include "topologies/partition.h"
 #include "topologies/routing.h"
 #include "topologies/topo.h"
+#include "topologies/custom.h"
+#include "topologies/dragonfly.h"
+#include "topologies/dumbbell.h"
+#include "topologies/fat_tree.h"
+#include "topologies/leaf_spine.h"
+#include "topologies/star.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -11,14 +17,40 @@
 
 #define GBPS 1000000000LL
 
+/* The settings of the scenarios mk() makes: each its own slot, as no test holds more at once. */
+union cfgs {
+    struct topo_star star;
+    struct topo_dumbbell db;
+    struct topo_leaf_spine ls;
+    struct topo_fat_tree ft;
+    struct topo_dragonfly df;
+    struct topo_custom cu;
+};
+static union cfgs cfg_slots[8];
+static int cfg_next;
+#define CFG(s) ((union cfgs *)(s)->topo.cfg)
+
 /* A scenario with only a topology of the given type, 100Gbps / 1us links. */
-static void mk(struct scenario *s, enum scn_topo_type type)
+static void mk(struct scenario *s, const char *type)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->file, sizeof s->file, "t.json");
-    s->topo.type = type;
-    s->topo.link = (struct scn_link){.rate_bps = 100 * GBPS, .delay_ps = 1000000};
-    s->topo.oversubscription = 1.0;
+    s->topo.type = module_find("topology", type);
+    CU_ASSERT(s->topo.type >= 0);
+    union cfgs *c = &cfg_slots[cfg_next++ % 8];
+    memset(c, 0, sizeof *c);
+    s->topo.cfg = c;
+    const struct scn_link l = {.rate_bps = 100 * GBPS, .delay_ps = 1000000};
+    if (strcmp(type, "star") == 0)
+        c->star.link = l;
+    else if (strcmp(type, "dumbbell") == 0)
+        c->db.link = l;
+    else if (strcmp(type, "leaf-spine") == 0)
+        c->ls.link = l;
+    else if (strcmp(type, "fat-tree") == 0)
+        c->ft.link = l, c->ft.oversubscription = 1.0;
+    else if (strcmp(type, "dragonfly") == 0)
+        c->df.link = l;
 }
 
 /* Builds s into g; a failure is reported with its message. */
@@ -83,8 +115,8 @@ static void test_star(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, SCN_TOPO_STAR);
-    s.topo.hosts = 5;
+    mk(&s, "star");
+    CFG(&s)->star.hosts = 5;
     if (build(&s, &g))
         return;
     CU_ASSERT_EQUAL(g.n_nodes, 6);
@@ -107,10 +139,10 @@ static void test_dumbbell(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, SCN_TOPO_DUMBBELL);
-    s.topo.left = 3;
-    s.topo.right = 2;
-    s.topo.bottleneck = (struct scn_link){.rate_bps = 10 * GBPS, .delay_ps = 2000000};
+    mk(&s, "dumbbell");
+    CFG(&s)->db.left = 3;
+    CFG(&s)->db.right = 2;
+    CFG(&s)->db.bottleneck = (struct scn_link){.rate_bps = 10 * GBPS, .delay_ps = 2000000};
     if (build(&s, &g))
         return;
     CU_ASSERT_EQUAL(g.n_nodes, 7);
@@ -133,12 +165,12 @@ static void test_leaf_spine(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, SCN_TOPO_LEAF_SPINE);
-    s.topo.leaves = 4;
-    s.topo.spines = 2;
-    s.topo.hosts_per_leaf = 8;
-    s.topo.host_link = (struct scn_link){.rate_bps = 25 * GBPS, .delay_ps = 1000000};
-    s.topo.fabric_link = (struct scn_link){.rate_bps = 100 * GBPS, .delay_ps = 1000000};
+    mk(&s, "leaf-spine");
+    CFG(&s)->ls.leaves = 4;
+    CFG(&s)->ls.spines = 2;
+    CFG(&s)->ls.hosts_per_leaf = 8;
+    CFG(&s)->ls.host_link = (struct scn_link){.rate_bps = 25 * GBPS, .delay_ps = 1000000};
+    CFG(&s)->ls.fabric_link = (struct scn_link){.rate_bps = 100 * GBPS, .delay_ps = 1000000};
     if (build(&s, &g))
         return;
     CU_ASSERT_EQUAL(g.n_hosts, 32);
@@ -164,8 +196,8 @@ static void check_fat_tree_k(int k)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, SCN_TOPO_FAT_TREE);
-    s.topo.k = k;
+    mk(&s, "fat-tree");
+    CFG(&s)->ft.k = k;
     if (build(&s, &g))
         return;
     uint32_t k3 = (uint32_t)(k * k * k);
@@ -200,10 +232,10 @@ static void test_leaf_spine_counts(void)
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         struct scenario s;
         struct graph g;
-        mk(&s, SCN_TOPO_LEAF_SPINE);
-        s.topo.leaves = shapes[i][0];
-        s.topo.spines = shapes[i][1];
-        s.topo.hosts_per_leaf = shapes[i][2];
+        mk(&s, "leaf-spine");
+        CFG(&s)->ls.leaves = shapes[i][0];
+        CFG(&s)->ls.spines = shapes[i][1];
+        CFG(&s)->ls.hosts_per_leaf = shapes[i][2];
         if (build(&s, &g))
             return;
         uint32_t L = (uint32_t)shapes[i][0], S = (uint32_t)shapes[i][1], H = (uint32_t)shapes[i][2];
@@ -220,8 +252,8 @@ static void test_fat_tree_wiring(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, SCN_TOPO_FAT_TREE);
-    s.topo.k = 4;
+    mk(&s, "fat-tree");
+    CFG(&s)->ft.k = 4;
     if (build(&s, &g))
         return;
     uint32_t tor0 = nid(&g, "tor0"), agg1 = nid(&g, "agg1"), agg3 = nid(&g, "agg3"), core0 = nid(&g, "core0");
@@ -246,12 +278,12 @@ static void test_fat_tree_wiring(void)
  * cores. */
 static int build_hpcc_fabric(struct scenario *s, struct graph *g)
 {
-    mk(s, SCN_TOPO_FAT_TREE);
-    s->topo.pods = 5;
-    s->topo.tors_per_pod = 4;
-    s->topo.aggs_per_pod = 4;
-    s->topo.hosts_per_tor = 16;
-    s->topo.cores = 16;
+    mk(s, "fat-tree");
+    CFG(s)->ft.pods = 5;
+    CFG(s)->ft.tors_per_pod = 4;
+    CFG(s)->ft.aggs_per_pod = 4;
+    CFG(s)->ft.hosts_per_tor = 16;
+    CFG(s)->ft.cores = 16;
     return build(s, g);
 }
 
@@ -276,12 +308,12 @@ static void test_fat_tree_generalized(void)
     graph_free(&g);
 
     /* Cores that do not divide among the aggs go round-robin: core c to agg (c mod 4) of every pod. */
-    mk(&s, SCN_TOPO_FAT_TREE);
-    s.topo.pods = 2;
-    s.topo.tors_per_pod = 2;
-    s.topo.aggs_per_pod = 4;
-    s.topo.hosts_per_tor = 1;
-    s.topo.cores = 6;
+    mk(&s, "fat-tree");
+    CFG(&s)->ft.pods = 2;
+    CFG(&s)->ft.tors_per_pod = 2;
+    CFG(&s)->ft.aggs_per_pod = 4;
+    CFG(&s)->ft.hosts_per_tor = 1;
+    CFG(&s)->ft.cores = 6;
     if (build(&s, &g))
         return;
     CU_ASSERT_EQUAL(g.n_links, 4 + 2 * 2 * 4 + 2 * 6);
@@ -300,9 +332,9 @@ static void test_fat_tree_oversubscription(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, SCN_TOPO_FAT_TREE);
-    s.topo.k = 4;
-    s.topo.oversubscription = 3.0;
+    mk(&s, "fat-tree");
+    CFG(&s)->ft.k = 4;
+    CFG(&s)->ft.oversubscription = 3.0;
     if (build(&s, &g))
         return;
     uint32_t tor0 = nid(&g, "tor0"), agg0 = nid(&g, "agg0");
@@ -334,16 +366,16 @@ static void test_routing_reach(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, SCN_TOPO_FAT_TREE);
-    s.topo.k = 4;
+    mk(&s, "fat-tree");
+    CFG(&s)->ft.k = 4;
     if (build(&s, &g) == SCN_OK) {
         check_all_reach(&g);
         graph_free(&g);
     }
-    mk(&s, SCN_TOPO_LEAF_SPINE);
-    s.topo.leaves = 3;
-    s.topo.spines = 2;
-    s.topo.hosts_per_leaf = 3;
+    mk(&s, "leaf-spine");
+    CFG(&s)->ls.leaves = 3;
+    CFG(&s)->ls.spines = 2;
+    CFG(&s)->ls.hosts_per_leaf = 3;
     if (build(&s, &g) == SCN_OK) {
         check_all_reach(&g);
         graph_free(&g);
@@ -354,8 +386,8 @@ static void test_fat_tree_paths(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, SCN_TOPO_FAT_TREE);
-    s.topo.k = 4;
+    mk(&s, "fat-tree");
+    CFG(&s)->ft.k = 4;
     if (build(&s, &g))
         return;
     /* k=4: 2 hosts per ToR, 4 per pod */
@@ -391,14 +423,14 @@ static const struct scn_link L100 = {.rate_bps = 100 * GBPS, .delay_ps = 1000000
 /* A dragonfly scenario: a, p, h, g groups; host, local and global links of 100, 200 and 50 Gbps. */
 static void mk_df(struct scenario *s, int a, int p, int h, int groups)
 {
-    mk(s, SCN_TOPO_DRAGONFLY);
-    s->topo.df_a = a;
-    s->topo.df_p = p;
-    s->topo.df_h = h;
-    s->topo.df_g = groups;
-    s->topo.host_link = L100;
-    s->topo.local_link = (struct scn_link){.rate_bps = 200 * GBPS, .delay_ps = 100000};
-    s->topo.global_link = (struct scn_link){.rate_bps = 50 * GBPS, .delay_ps = 500000};
+    mk(s, "dragonfly");
+    CFG(s)->df.a = a;
+    CFG(s)->df.p = p;
+    CFG(s)->df.h = h;
+    CFG(s)->df.g = groups;
+    CFG(s)->df.host_link = L100;
+    CFG(s)->df.local_link = (struct scn_link){.rate_bps = 200 * GBPS, .delay_ps = 100000};
+    CFG(s)->df.global_link = (struct scn_link){.rate_bps = 50 * GBPS, .delay_ps = 500000};
 }
 
 /* Whether link i joins routers of two different dragonfly groups. */
@@ -568,18 +600,18 @@ static void test_dragonfly_minimal_paths(void)
 static void test_custom_ring(void)
 {
     /* Four switches in a ring, one host on each. */
-    struct scn_custom_node nodes[] = {{"s0", SCN_NODE_SWITCH}, {"s1", SCN_NODE_SWITCH}, {"s2", SCN_NODE_SWITCH},
+    struct topo_custom_node nodes[] = {{"s0", SCN_NODE_SWITCH}, {"s1", SCN_NODE_SWITCH}, {"s2", SCN_NODE_SWITCH},
                                       {"s3", SCN_NODE_SWITCH}, {"a", SCN_NODE_HOST},    {"b", SCN_NODE_HOST},
                                       {"c", SCN_NODE_HOST},    {"d", SCN_NODE_HOST}};
-    struct scn_custom_link links[] = {{0, 1, L100}, {1, 2, L100}, {2, 3, L100}, {3, 0, L100},
+    struct topo_custom_link links[] = {{0, 1, L100}, {1, 2, L100}, {2, 3, L100}, {3, 0, L100},
                                       {4, 0, L100}, {5, 1, L100}, {6, 2, L100}, {7, 3, L100}, {0, 1, L100}};
     struct scenario s;
     struct graph g;
-    mk(&s, SCN_TOPO_CUSTOM);
-    s.topo.nodes = nodes;
-    s.topo.n_nodes = 8;
-    s.topo.links = links;
-    s.topo.n_links = 8;
+    mk(&s, "custom");
+    CFG(&s)->cu.nodes = nodes;
+    CFG(&s)->cu.n_nodes = 8;
+    CFG(&s)->cu.links = links;
+    CFG(&s)->cu.n_links = 8;
     if (build(&s, &g))
         return;
     CU_ASSERT_EQUAL(g.n_hosts, 4);
@@ -593,7 +625,7 @@ static void test_custom_ring(void)
     graph_free(&g);
 
     /* A parallel duplicate link is allowed and doubles the next hops over it. */
-    s.topo.n_links = 9;
+    CFG(&s)->cu.n_links = 9;
     if (build(&s, &g))
         return;
     CU_ASSERT_EQUAL(g.nodes[0].n_ports, 4);
@@ -643,22 +675,22 @@ static void expect_error(const struct scenario *s, const char *want)
 static void test_errors(void)
 {
     struct scenario s;
-    struct scn_custom_node nodes[] = {{"s0", SCN_NODE_SWITCH}, {"hb", SCN_NODE_HOST}, {"s1", SCN_NODE_SWITCH}, {"hc", SCN_NODE_HOST}};
-    struct scn_custom_link two[] = {{0, 1, L100}, {1, 2, L100}, {2, 3, L100}};
-    mk(&s, SCN_TOPO_CUSTOM);
-    s.topo.nodes = nodes;
-    s.topo.n_nodes = 4;
-    s.topo.links = two;
-    s.topo.n_links = 3;
+    struct topo_custom_node nodes[] = {{"s0", SCN_NODE_SWITCH}, {"hb", SCN_NODE_HOST}, {"s1", SCN_NODE_SWITCH}, {"hc", SCN_NODE_HOST}};
+    struct topo_custom_link two[] = {{0, 1, L100}, {1, 2, L100}, {2, 3, L100}};
+    mk(&s, "custom");
+    CFG(&s)->cu.nodes = nodes;
+    CFG(&s)->cu.n_nodes = 4;
+    CFG(&s)->cu.links = two;
+    CFG(&s)->cu.n_links = 3;
     expect_error(&s, "t.json: topology.nodes.1: host \"hb\" must have exactly one link, has 2");
 
-    struct scn_custom_link none[] = {{0, 1, L100}, {0, 2, L100}};
-    s.topo.links = none;
-    s.topo.n_links = 2;
+    struct topo_custom_link none[] = {{0, 1, L100}, {0, 2, L100}};
+    CFG(&s)->cu.links = none;
+    CFG(&s)->cu.n_links = 2;
     expect_error(&s, "t.json: topology.nodes.3: host \"hc\" must have exactly one link, has 0");
 
-    struct scn_custom_link split[] = {{0, 1, L100}, {2, 3, L100}};
-    s.topo.links = split;
+    struct topo_custom_link split[] = {{0, 1, L100}, {2, 3, L100}};
+    CFG(&s)->cu.links = split;
     expect_error(&s, "t.json: topology: host \"hb\" cannot reach host \"hc\" (the network is disconnected)");
 
     mk_df(&s, 4, 2, 2, 10);
@@ -666,8 +698,8 @@ static void test_errors(void)
     mk_df(&s, 4, 0, 2, 9);
     expect_error(&s, "t.json: topology.p: expected an integer >= 1, got 0");
 
-    mk(&s, SCN_TOPO_FAT_TREE);
-    s.topo.k = 5;
+    mk(&s, "fat-tree");
+    CFG(&s)->ft.k = 5;
     expect_error(&s, "t.json: topology.k: expected an even integer >= 2, got 5");
 }
 
@@ -700,8 +732,8 @@ static void test_printers(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, SCN_TOPO_FAT_TREE);
-    s.topo.k = 4;
+    mk(&s, "fat-tree");
+    CFG(&s)->ft.k = 4;
     if (build(&s, &g))
         return;
     char *text = NULL;
@@ -809,8 +841,8 @@ static void test_partition_fat_tree(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, SCN_TOPO_FAT_TREE);
-    s.topo.k = 8;
+    mk(&s, "fat-tree");
+    CFG(&s)->ft.k = 8;
     if (build(&s, &g))
         return;
     CU_ASSERT_EQUAL_FATAL(g.n_nodes, 208);
@@ -927,10 +959,10 @@ static void test_partition_leaf_spine_star(void)
 {
     struct scenario s;
     struct graph g;
-    mk(&s, SCN_TOPO_LEAF_SPINE);
-    s.topo.leaves = 4;
-    s.topo.spines = 2;
-    s.topo.hosts_per_leaf = 8;
+    mk(&s, "leaf-spine");
+    CFG(&s)->ls.leaves = 4;
+    CFG(&s)->ls.spines = 2;
+    CFG(&s)->ls.hosts_per_leaf = 8;
     if (build(&s, &g))
         return;
     struct partition_plan p;
@@ -940,8 +972,8 @@ static void test_partition_leaf_spine_star(void)
     CU_ASSERT(cut_only_at(&g, &p, "spine"));
     partition_free(&p);
     graph_free(&g);
-    mk(&s, SCN_TOPO_STAR);
-    s.topo.hosts = 8;
+    mk(&s, "star");
+    CFG(&s)->star.hosts = 8;
     if (build(&s, &g))
         return;
     CU_ASSERT_EQUAL_FATAL(partition_plan(&g, NULL, 2, &p), 0);

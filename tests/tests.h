@@ -62,6 +62,7 @@ void test_doctor_register(void);
 void test_hpcc_register(void);
 void test_modules_register(void);
 void test_transport_module_register(void);
+void test_topology_module_register(void);
 
 struct scenario;
 struct run;

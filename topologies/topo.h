@@ -1,59 +1,15 @@
 /*
- * topo — builds the network graph of a scenario's topology (star, dumbbell,
- * leaf-spine, fat-tree, dragonfly, custom), computes its routing tables, and
- * prints the result for `rocesim topo`.
+ * topo — the kind "topology" (sim/module.h): a topology is a module, one file under topologies/ that fills a
+ * struct topo_ops and registers it with MODULE_REGISTER(topo_kind, "name", &ops).  The kind builds the chosen
+ * module's graph, computes its routing tables, checks the result, and prints it for `rocesim topo`.
  *
- * Layout of the generated graphs (node names as the interface contract gives them):
- * - Nodes: the hosts first, h0..h{n-1} (so a host's node id is its host
- *   index), then the switches tier by tier (star: s0; dumbbell: s0, s1;
- *   leaf-spine: leaf*, spine*; fat-tree: tor*, agg*, core*; dragonfly:
- *   g0r0, g0r1, ..., g1r0, ...).  Custom topologies keep the order of
- *   topology.nodes.
- * - Links, hence port numbers (a node's ports follow the order its links were
- *   added): host links first, in host order, then the fabric tier by tier
- *   from the bottom, ordered by lower switch then upper switch.  So a ToR's
- *   ports are its hosts then the aggs of its pod; an agg's, the ToRs of its
- *   pod then its cores; a core's, one agg per pod in pod order; a leaf's, its
- *   hosts then every spine.  The dumbbell's bottleneck is the last port of s0
- *   and of s1.  Custom topologies keep the order of topology.links.
- * - Fat-tree by k (Al-Fares et al.): k pods of k/2 ToRs and k/2 aggs,
- *   (k/2)^2 cores, tor{i} / agg{i} numbered pod-major, host h{n} under
- *   tor{n / (k/2)}, agg j of every pod linked to cores j*(k/2) .. j*(k/2)+k/2-1.
- *   Generalized shape (k == 0): the same with pods, tors_per_pod,
- *   aggs_per_pod, hosts_per_tor, cores; agg j of every pod takes the block of
- *   cores j*C/A .. (j+1)*C/A-1 when the cores divide evenly among the A aggs
- *   of a pod, else core c goes to agg (c mod A) of every pod.
- * - Fat-tree oversubscription r > 1 is deliberately simple: the topology keeps
- *   its shape (same host links, same number of ToR uplinks) and every
- *   ToR-to-agg link runs at fabric rate / r, rounded down to whole bit/s.  The
- *   agg-to-core links keep the fabric rate.
- * - Leaf-spine and fat-tree use host_link and fabric_link, each falling back
- *   to `link` when its rate is 0.
- * - Dragonfly: g groups of a routers g{G}r{R}; host h{n} hangs off router
- *   g{n / (a*p)}r{(n / p) mod a} (group-major, then router-major); every node
- *   carries its group in g_node.group.  Links: the host links, then each
- *   group's local links (r1 < r2, all pairs), then the global links.  So a
- *   router's ports are its p hosts, the a-1 other routers of its group in
- *   order, then its h global links in the order they were added.
- *   Global ports: group G has a*h of them, j = 0..a*h-1, port j on router
- *   j / h.  Port j links to group (G + o_j) mod g, where the offsets o_j
- *   come in m = floor(a*h / (g-1)) full rounds o = 1..g-1 (each round joins
- *   every pair of groups once), followed by the r = a*h mod (g-1) leftover
- *   ports at offsets 1..r/2 and g-r/2..g-1 (and, r odd, g/2 for an even g or
- *   one edge of a near-perfect matching for an odd g: see df_offsets()).
- *   The k-th port of G at offset o is linked to the k-th port of G + o at
- *   offset g - o.  Hence with g = a*h + 1 (the default) every pair of groups
- *   has exactly one global link, router R of G reaching groups G + R*h + 1 ..
- *   G + R*h + h (the "consecutive" arrangement); with fewer groups every pair
- *   has floor or ceil(a*h / (g-1)) links and each group uses all a*h ports,
- *   except that when g and a*h mod (g-1) are both odd (g*a*h ports, an odd
- *   number, cannot all pair up) group (g+1)/2 leaves its last port unused.
- *   Global links are added from the lower-numbered group, in port order.
- *   They cost n_nodes + 1 in routing (more than any path of local hops), so
- *   the least-cost tables are the dragonfly's minimal routes: one global link
- *   (local-global-local, at most 3 router-to-router hops), never a path with
- *   two global links even when it has as few hops; only when link failures
- *   leave no working global link between two groups do routes take two.
+ * What every generated graph shares (the modules' own files say the rest of their numbering):
+ * - Nodes: the hosts first, h0..h{n-1} (so a host's node id is its host index), then the switches tier by
+ *   tier.  A topology that lists its nodes (custom) keeps their order.
+ * - Links, hence port numbers (a node's ports follow the order its links were added): host links first, in
+ *   host order, then the fabric tier by tier from the bottom, ordered by lower switch then upper switch.
+ * - Topologies with tiers take host_link and fabric_link (or their own classes), each falling back to `link`
+ *   when its rate is 0.
  */
 #ifndef TOPOLOGIES_TOPO_H
 #define TOPOLOGIES_TOPO_H
@@ -62,7 +18,50 @@
 #include <stdio.h>
 
 #include "sim/graph.h"
+#include "sim/module.h"
 #include "sim/scenario.h"
+
+/* How the live view lays a topology out (tools/live/page.html): in tiers from the hosts up (the tier of a node is
+ * its distance from the nearest host), in groups on a circle (g_node.group), or by force. */
+enum topo_layout { TOPO_LAYOUT_FREE, TOPO_LAYOUT_TIERS, TOPO_LAYOUT_GROUPS };
+
+/* A topology module's table.  The loader's part (settings, size, names) comes first: sim/ calls it. */
+struct topo_ops {
+    struct scn_topo_hooks load;
+    /* Adds the nodes and links of the shape cfg to g (empty, initialized), in the numbering its file states;
+     * SCN_OK, or SCN_EUSAGE with "FILE: topology...: ..." in err (topo_fail) for a shape it cannot build. */
+    int (*build)(const struct scenario *s, const void *cfg, struct graph *g, char *err, size_t errlen);
+    enum topo_layout layout;
+    /* How messages name the network's size ("fat-tree k=200"); NULL: "NAME with N hosts". */
+    void (*label)(const void *cfg, char *buf, size_t len);
+};
+
+extern const struct module_kind topo_kind;
+
+/* s's topology module's table (s loaded, or set up by a test with a registered type). */
+const struct topo_ops *topo_ops_of(const struct scenario *s);
+/* How messages name s's network: the module's label, else "NAME with N hosts". */
+void topo_label(const struct scenario *s, char *buf, size_t len);
+/* "tiers", "groups" or "free": the layout the live view draws s's topology in. */
+const char *topo_layout_name(const struct scenario *s);
+
+/* ---- For the modules' build hooks ---- */
+
+/* Generators refuse shapes beyond this many nodes before allocating anything. */
+#define TOPO_MAX_NODES (1LL << 24)
+/* Writes "FILE: PATH: message" into err.  Returns SCN_EUSAGE. */
+int topo_fail(const struct scenario *s, char *err, size_t errlen, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* Returns l, or fallback when l has no rate (the loader did not fill it). */
+const struct scn_link *topo_link_or(const struct scn_link *l, const struct scn_link *fallback);
+/* Adds a node named prefix{i}.  Returns its id. */
+uint32_t topo_add_named(struct graph *g, const char *prefix, long long i, enum scn_node_kind kind);
+/* Adds hosts h0..h{n-1}.  Returns the node id of h0. */
+uint32_t topo_add_hosts(struct graph *g, int n);
+/* Checks that count `field` (of topology) is at least min.  SCN_OK, or SCN_EUSAGE with a message. */
+int topo_need(const struct scenario *s, char *err, size_t errlen, const char *field, int v, int min);
+/* Refuses a shape with more than TOPO_MAX_NODES nodes before it is built.  SCN_OK or SCN_EUSAGE. */
+int topo_check_size(const struct scenario *s, char *err, size_t errlen, long long nodes);
 
 /* Routing tables larger than this are refused with a usage error instead of exhausting memory. */
 #define TOPO_MAX_TABLE_BYTES (4ULL << 30)
@@ -71,7 +70,7 @@
  * Builds s->topo into g (which need not be initialized: topo_build starts it
  * afresh) and computes its routes.  Returns SCN_OK, with g to be released by
  * graph_free(); or SCN_EUSAGE with one line "FILE: topology...: ..." in err
- * (an unimplemented type, a bad shape, a custom host without exactly one link,
+ * (a bad shape, a custom host without exactly one link,
  * a pair of hosts that cannot reach each other, or tables too large to hold),
  * and g left empty.
  */

@@ -131,7 +131,8 @@ static char *topology_json(const struct scenario *scn, const struct graph *g, bo
     const struct cc_ops *ops = id >= 0 ? cc_registry[id] : NULL;
     sb_printf(&b, "{\"mode\":\"%s\",\"scenario\":", replay ? "replay" : "live");
     json_str(&b, scn->name);
-    sb_printf(&b, ",\"kind\":\"%s\",\"stop_ns\":%lld,\"cc\":", scn_topo_type_name(scn->topo.type), (long long)stop_ns);
+    sb_printf(&b, ",\"kind\":\"%s\",\"layout\":\"%s\",\"stop_ns\":%lld,\"cc\":", scn_topo_name(scn),
+              topo_layout_name(scn), (long long)stop_ns);
     json_str(&b, cc);
     sb_printf(&b, ",\"cc_state\":");
     json_str(&b, ops && ops->alpha_name ? ops->alpha_name : "");
@@ -162,6 +163,11 @@ static char *topology_json(const struct scenario *scn, const struct graph *g, bo
     sb_printf(&b, "],\"flows\":[%s]}", flows ? flows : "");
     *len = b.len;
     return b.p;
+}
+
+char *live_topology_json(const struct scenario *scn, const struct graph *g, size_t *len)
+{
+    return topology_json(scn, g, false, scn->stop_ps / 1000, NULL, len);
 }
 
 /* ---- serving ---- */

@@ -47,6 +47,13 @@ void live_hold_end(struct live *lv);
 void live_stop(struct live *lv);
 
 /*
+ * The topology the page draws, as GET /topology.json serves it for a live run of scn over its built graph g
+ * (no flows followed): nodes with their tier and group, links, and the layout its topology module asks for.
+ * Caller frees; *len gets its length.
+ */
+char *live_topology_json(const struct scenario *scn, const struct graph *g, size_t *len);
+
+/*
  * `rocesim view DIR [--live [ADDR:]PORT]`: serves DIR's files to the page in replay mode until SIGINT or
  * SIGTERM.  0, or 2 with a message in err (DIR is no run's output directory, a bad address), 3 (I/O).
  */

@@ -6,6 +6,7 @@
 #include "sim/memest.h"
 #include "sim/units.h"
 #include "tools/common/signals.h"
+#include "topologies/topo.h"
 
 #include <math.h>
 #include <signal.h>
@@ -68,7 +69,7 @@ static double poisson_flows(const struct scenario *s, int entry, const double *h
 struct mem_estimate limits_estimate_memory(const struct scenario *s)
 {
     const struct scn_topology *t = &s->topo;
-    struct memest_counts mc = memest_topology(t, t->n_hosts);
+    struct memest_counts mc = memest_topology(s, t->n_hosts);
     double hosts = mc.hosts, sw = mc.switches, links = mc.links;
     struct mem_estimate e;
     memset(&e, 0, sizeof e);
@@ -83,7 +84,7 @@ struct mem_estimate limits_estimate_memory(const struct scenario *s)
             continue;
         if (!host_rate) {
             host_rate = mem_xcalloc((size_t)t->n_hosts, sizeof *host_rate, "estimating the memory a run needs");
-            memest_host_rates(t, host_rate);
+            memest_host_rates(s, host_rate);
         }
         double mean, n = poisson_flows(s, i, host_rate, &mean);
         e.poisson_flows += n;
@@ -179,15 +180,6 @@ int limits_mem_available(struct mem_avail *out, char *err, size_t errlen)
     return 0;
 }
 
-/* "fat-tree k=200", "star with 17 hosts", ...: how the message names the topology. */
-static void topo_label(const struct scn_topology *t, char *buf, size_t len)
-{
-    if (t->type == SCN_TOPO_FAT_TREE && t->k)
-        snprintf(buf, len, "fat-tree k=%d", t->k);
-    else
-        snprintf(buf, len, "%s with %d hosts", scn_topo_type_name(t->type), t->n_hosts);
-}
-
 /* Sizes in messages: GB with no decimals from 10 GB up, else one decimal (MB below 1 GB). */
 static void human_bytes(double b, char *buf, size_t len)
 {
@@ -210,7 +202,7 @@ int limits_check_memory(const struct scenario *s, char *err, size_t errlen)
     if (e.total_bytes <= (double)avail.bytes)
         return 0;
     char label[96], need[32], rt[32], have[96], fl[32];
-    topo_label(&s->topo, label, sizeof label);
+    topo_label(s, label, sizeof label); /* "fat-tree k=200", "star with 17 hosts" */
     human_bytes(e.total_bytes, need, sizeof need);
     human_bytes(e.routing_bytes, rt, sizeof rt);
     human_bytes((double)avail.bytes, fl, sizeof fl);
