@@ -36,6 +36,7 @@ struct ctx {
     struct setting_ctx sc;      /* file, error buffer, status, the overrides for "(from --set)" */
     struct scenario *s;
     int *node_sorted;           /* custom topology: node indices sorted by name */
+    const struct scn_traffic *traffic; /* the traffic entry whose kind's fields are being parsed */
 };
 
 /* The loader's hand-written parts call the shared checks (sim/settings.h) under their old short names. */
@@ -1867,44 +1868,130 @@ done:
 /* ------------------------------------------------------------------------ */
 /* Traffic, faults, monitor                                                  */
 
-static const char *const traffic_names[] = {"flow", "incast", "poisson", "allreduce", "alltoall", NULL};
+static void add_hostset(const struct scenario *s, cJSON *o, const char *key, const struct scn_hostset *hs);
 
-/* Reads a traffic entry's "path" (a pinned route) into tr. */
-static int parse_path(struct ctx *c, const cJSON *v, const char *path, struct scn_traffic *tr)
+/* The loader's context of a kind's hook (scenario.h): the scenario, and the entry whose fields it parses. */
+const struct scenario *scn_loading(const struct setting_ctx *c)
 {
+    return ((const struct ctx *)c)->s;
+}
+
+const struct scn_traffic *scn_loading_traffic(const struct setting_ctx *c)
+{
+    return ((const struct ctx *)c)->traffic;
+}
+
+/* The scenario add_traffic dumps, for the kinds' dump hooks (their signature has no room for it); per thread,
+ * because runs dump their scenarios on several. */
+static _Thread_local const struct scenario *dumping;
+
+const struct scenario *scn_dumping(void)
+{
+    return dumping;
+}
+
+void *scn_keep(struct setting_ctx *c, size_t size)
+{
+    void *p = settings_store_alloc(c->store, size);
+    if (!p)
+        setting_oom(c);
+    return p;
+}
+
+int scn_parse_host(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *path, void *base)
+{
+    return val_host(loader(sc), v, path, (int *)((char *)base + f->offset));
+}
+
+void scn_dump_host(cJSON *obj, const struct setting *f, const void *base)
+{
+    cJSON_AddStringToObject(obj, f->name, scn_host_name(dumping, *(const int *)((const char *)base + f->offset)));
+}
+
+/* A host selector of at least f->lo hosts; absent (SETTING_ALWAYS), every host. */
+int scn_parse_hostset(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *path, void *base)
+{
+    struct ctx *c = loader(sc);
+    struct scn_hostset *hs = (struct scn_hostset *)((char *)base + f->offset), got = {0};
+    cJSON *all = v ? NULL : cJSON_CreateString("all");
+    if (!v && !all)
+        return ctx_oom(c);
+    int rc = val_hostset(c, v ? v : all, path, (int)f->lo, &got);
+    cJSON_Delete(all);
+    /* The loader's copy goes with the scenario's store, as the rest of the entry's fields. */
+    int *idx = rc < 0 ? NULL : scn_keep(sc, sizeof *idx * (size_t)(got.n ? got.n : 1));
+    if (idx) {
+        memcpy(idx, got.idx, sizeof *idx * (size_t)got.n);
+        *hs = (struct scn_hostset){got.n, idx};
+    }
+    free(got.idx);
+    return idx ? 0 : -1;
+}
+
+void scn_dump_hostset(cJSON *obj, const struct setting *f, const void *base)
+{
+    add_hostset(dumping, obj, f->name, (const struct scn_hostset *)((const char *)base + f->offset));
+}
+
+/* A pinned route from src to dst (see scenario.h). */
+int scn_val_route(struct setting_ctx *sc, const cJSON *v, const char *path, int src, int dst, struct scn_route *out)
+{
+    struct ctx *c = loader(sc);
     char q[PATH_LEN];
     if (val_arr(c, v, path, "an array of node names from the source host to the destination host") < 0)
         return -1;
     int n = cJSON_GetArraySize(v), i = 0;
     if (n < 2)
         return bad(c, path, "expected at least 2 node names (source host .. destination host), got %d", n);
-    if (!(tr->path = ctx_calloc(c, (size_t)n, sizeof *tr->path)))
+    if (!(out->node = scn_keep(sc, (size_t)n * sizeof *out->node)))
         return -1;
-    tr->path_len = n;
+    out->n = n;
     const struct scn_topology *t = &c->s->topo;
     int prev = -1;
     for (const cJSON *it = v->child; it; it = it->next, i++) {
         join_idx(q, path, i);
-        if (val_name(c, it, q, "a node name", "", tr->path[i]) < 0)
+        if (val_name(c, it, q, "a node name", "", out->node[i]) < 0)
             return -1;
         if (t->type == SCN_TOPO_CUSTOM) {
             /* Only a custom topology's node names are known here; other topologies check at build time. */
-            int ni = node_index(c, tr->path[i]);
+            int ni = node_index(c, out->node[i]);
             if (ni < 0)
-                return bad(c, q, "expected the name of a node in topology.nodes, got \"%s\"", tr->path[i]);
+                return bad(c, q, "expected the name of a node in topology.nodes, got \"%s\"", out->node[i]);
             if (prev >= 0 && !nodes_linked(t, prev, ni))
                 return bad(c, q, "expected a node linked to \"%s\", got \"%s\" (no link between them)",
-                           t->nodes[prev].name, tr->path[i]);
+                           t->nodes[prev].name, out->node[i]);
             prev = ni;
         }
     }
-    const char *src = scn_host_name(c->s, tr->src), *dst = scn_host_name(c->s, tr->dst);
-    if (strcmp(tr->path[0], src) != 0)
-        return bad(c, join_idx(q, path, 0), "expected the source host \"%s\", got \"%s\"", src, tr->path[0]);
-    if (strcmp(tr->path[n - 1], dst) != 0)
-        return bad(c, join_idx(q, path, n - 1), "expected the destination host \"%s\", got \"%s\"", dst,
-                   tr->path[n - 1]);
+    const char *sn = scn_host_name(c->s, src), *dn = scn_host_name(c->s, dst);
+    if (strcmp(out->node[0], sn) != 0)
+        return bad(c, join_idx(q, path, 0), "expected the source host \"%s\", got \"%s\"", sn, out->node[0]);
+    if (strcmp(out->node[n - 1], dn) != 0)
+        return bad(c, join_idx(q, path, n - 1), "expected the destination host \"%s\", got \"%s\"", dn,
+                   out->node[n - 1]);
     return 0;
+}
+
+void scn_dump_route(cJSON *obj, const struct setting *f, const void *base)
+{
+    const struct scn_route *r = (const struct scn_route *)((const char *)base + f->offset);
+    if (r->n == 0)
+        return;
+    cJSON *p = cJSON_AddArrayToObject(obj, f->name);
+    for (int k = 0; p && k < r->n; k++)
+        cJSON_AddItemToArray(p, cJSON_CreateString(r->node[k]));
+}
+
+const struct scn_traffic_ops *scn_traffic_ops(const struct scn_traffic *t)
+{
+    const struct module *m = module_at("traffic", t->type);
+    return m ? m->ops : NULL;
+}
+
+const char *scn_traffic_kind_name(const struct scn_traffic *t)
+{
+    const struct module *m = module_at("traffic", t->type);
+    return m ? m->name : "?";
 }
 
 /* Fails when `end` (if given, i.e. >= 0) is not after `start`. */
@@ -1918,97 +2005,77 @@ static int check_after(struct ctx *c, const char *ppath, const char *key, int64_
     return 0;
 }
 
-/* The "hosts" of a generator or a collective, at least two; every host when it is absent. */
-static int get_hosts_or_all(struct ctx *c, const cJSON *e, const char *path, struct scn_hostset *out)
-{
-    char p[PATH_LEN];
-    const cJSON *hv = member(e, "hosts");
-    join(p, path, "hosts");
-    if (hv)
-        return val_hostset(c, hv, p, 2, out) < 0 ? -1 : 0;
-    cJSON *all = cJSON_CreateString("all");
-    if (!all)
-        return ctx_oom(c);
-    int rc = val_hostset(c, all, p, 2, out);
-    cJSON_Delete(all);
-    return rc < 0 ? -1 : 0;
-}
+/* The fields every entry has, and where they stand among a kind's in the list of an unknown field's message. */
+static const char *const common_head[] = {"type", "id", NULL}, *const common_tail[] = {"start", "priority", NULL};
 
-/* A Poisson generator's fields beyond those every entry has. */
-static int parse_poisson(struct ctx *c, const cJSON *e, const char *path, struct scn_traffic *tr)
+/* Entry e's kind, from its "type": one of the registered kinds of traffic.  Returns its module, or NULL. */
+static const struct module *traffic_kind_of(struct ctx *c, const cJSON *e, const char *path, int *type)
 {
-    static const char *const pattern_names[] = {"uniform", "permutation", NULL};
-    char p[PATH_LEN];
-    int pat = SCN_PAT_UNIFORM;
-    if (get_hosts_or_all(c, e, path, &tr->hosts) < 0)
-        return -1;
-    if (required(c, e, path, "load", "a number greater than 0 and at most 1") < 0 ||
-        get_num(c, e, path, "load", 0.0, true, 1.0, false, &tr->load) < 0 ||
-        required(c, e, path, "size_cdf", "\"websearch\", \"hadoop\" or the path of a CDF file") < 0 ||
-        get_qty(c, e, path, "end", Q_TIME, false, &tr->end_ps) < 0 ||
-        check_after(c, path, "end", tr->start_ps, "start", tr->end_ps) < 0 ||
-        get_enum(c, e, path, "pattern", pattern_names, &pat) < 0)
-        return -1;
-    tr->pattern = (enum scn_pattern)pat;
-    const cJSON *cdf = member(e, "size_cdf");
-    const char *cs = NULL;
-    join(p, path, "size_cdf");
-    if (val_str(c, cdf, p, "\"websearch\", \"hadoop\" or the path of a CDF file", &cs) < 0)
-        return -1;
-    if (!*cs || strlen(cs) >= sizeof tr->size_cdf)
-        return bad(c, p, "expected \"websearch\", \"hadoop\" or a file path of at most %zu characters, got \"%.60s\"",
-                   sizeof tr->size_cdf - 1, cs);
-    setting_strf(tr->size_cdf, sizeof tr->size_cdf, "%s", cs);
-    return 0;
-}
-
-/* An allreduce's or an alltoall's fields beyond those every entry has. */
-static int parse_collective(struct ctx *c, const cJSON *e, const char *path, struct scn_traffic *tr)
-{
-    static const char *const algo_names[] = {"ring", NULL};
-    char p[PATH_LEN];
-    int algo = 0;
-    if (get_hosts_or_all(c, e, path, &tr->hosts) < 0)
-        return -1;
-    if (tr->type == SCN_TR_ALLREDUCE && get_enum(c, e, path, "algorithm", algo_names, &algo) < 0)
-        return -1;
-    tr->nics_per_server = 1;
-    if (tr->type == SCN_TR_ALLREDUCE && get_int(c, e, path, "nics_per_server", 1, 1024, &tr->nics_per_server) < 0)
-        return -1;
-    /* One ring per NIC rank of a server (NCCL's rings over rails): ranks must fill whole servers,
-     * and each ring needs two servers at least. */
-    if (tr->hosts.n % tr->nics_per_server != 0 || tr->hosts.n / tr->nics_per_server < 2)
-        return bad(c, join(p, path, "nics_per_server"),
-                   "expected a divisor of the number of hosts (%d) leaving at least 2 servers, got %d",
-                   tr->hosts.n, tr->nics_per_server);
-    /* Each rank's share is size / ranks: it must be at least one byte. */
-    if (tr->size < tr->hosts.n) {
-        char a[32];
-        return bad(c, join(p, path, "size"), "expected a size of at least %dB (one byte per rank), got \"%s\"",
-                   tr->hosts.n, units_fmt_size(tr->size, a, sizeof a));
+    const char *names[MODULE_MAX + 1];
+    char what[512] = "one of ", p[PATH_LEN];
+    int n = 0;
+    for (const struct module *m; (m = module_at("traffic", n)); n++) {
+        names[n] = m->name;
+        size_t k = strlen(what);
+        setting_strf(what + k, sizeof what - k, "%s\"%s\"", n ? ", " : "", m->name);
     }
-    return 0;
+    names[n] = NULL;
+    if (required(c, e, path, "type", what) < 0)
+        return NULL;
+    if (setting_val_enum(&c->sc, member(e, "type"), join(p, path, "type"), names, type) < 0)
+        return NULL;
+    return module_at("traffic", *type);
+}
+
+/* The unknown-field check of entry e of kind m: the fields every entry has, and its kind's. */
+static int traffic_fields(struct ctx *c, const cJSON *e, const char *path, const struct module *m)
+{
+    const char *known[64];
+    int n = 0;
+    for (int i = 0; common_head[i]; i++)
+        known[n++] = common_head[i];
+    for (const struct setting *f = m->groups[0] ? m->groups[0]->fields : NULL; f && f->name && n < 60; f++)
+        if (f->kind != SETTING_CHECK)
+            known[n++] = f->name;
+    for (int i = 0; common_tail[i]; i++)
+        known[n++] = common_tail[i];
+    known[n] = NULL;
+    return check_fields(c, e, path, known);
+}
+
+/* Entry e's own fields into a new struct of its kind's group g (none when the kind has no group). */
+static int traffic_conf(struct ctx *c, const cJSON *e, const char *path, const struct setting_group *g,
+                        struct scn_traffic *tr)
+{
+    if (!g)
+        return 0;
+    void *conf = scn_keep(&c->sc, g->size);
+    if (!conf)
+        return -1;
+    /* The kind's table knows only its own fields: it reads a copy without the common ones. */
+    cJSON *own = cJSON_Duplicate(e, 1);
+    if (!own)
+        return ctx_oom(c);
+    for (int i = 0; common_head[i]; i++)
+        cJSON_DeleteItemFromObjectCaseSensitive(own, common_head[i]);
+    for (int i = 0; common_tail[i]; i++)
+        cJSON_DeleteItemFromObjectCaseSensitive(own, common_tail[i]);
+    c->traffic = tr;
+    int rc = settings_defaults(&c->sc, g, conf) < 0 ? -1 : settings_parse(&c->sc, g, own, path, conf);
+    c->traffic = NULL;
+    cJSON_Delete(own);
+    tr->conf = conf;
+    return rc;
 }
 
 /* Reads one traffic entry (index i) into tr. */
 static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, int i, struct scn_traffic *tr)
 {
-    static const char *const k_flow[] = {"type", "id", "src", "dst", "size", "start", "rate", "path", "priority",
-                                         NULL};
-    static const char *const k_incast[] = {"type", "id", "senders", "receiver", "size", "start", "priority", NULL};
-    static const char *const k_poisson[] = {"type", "id", "hosts", "load", "size_cdf", "start", "end", "pattern",
-                                            "priority", NULL};
-    static const char *const k_allreduce[] = {"type", "id", "algorithm", "hosts", "size", "start", "priority",
-                                              "nics_per_server", NULL};
-    static const char *const k_alltoall[] = {"type", "id", "hosts", "size", "start", "priority", NULL};
-    static const char *const *const known[] = {k_flow, k_incast, k_poisson, k_allreduce, k_alltoall};
     char p[PATH_LEN];
-    int type = 0;
-    if (val_obj(c, e, path) < 0 ||
-        required(c, e, path, "type", "one of \"flow\", \"incast\", \"poisson\", \"allreduce\", \"alltoall\"") < 0 ||
-        get_enum(c, e, path, "type", traffic_names, &type) < 0 || check_fields(c, e, path, known[type]) < 0)
+    const struct module *m;
+    if (val_obj(c, e, path) < 0 || !(m = traffic_kind_of(c, e, path, &tr->type)) ||
+        traffic_fields(c, e, path, m) < 0)
         return -1;
-    tr->type = (enum scn_traffic_type)type;
     const cJSON *id = member(e, "id");
     if (id) {
         /* '.' is reserved for the numbered flows of a generator entry ("t3.2"). */
@@ -2021,45 +2088,10 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
     tr->priority = c->s->host.priority;
     tr->priority_given = member(e, "priority") != NULL;
     tr->start_ps = 0;
-    tr->end_ps = -1;
     if (get_int(c, e, path, "priority", 0, 7, &tr->priority) < 0 ||
         get_qty(c, e, path, "start", Q_TIME, false, &tr->start_ps) < 0)
         return -1;
-    if (tr->type != SCN_TR_POISSON &&
-        (required(c, e, path, "size", qty_what(Q_SIZE)) < 0 || get_qty(c, e, path, "size", Q_SIZE, true, &tr->size) < 0))
-        return -1;
-
-    switch (tr->type) {
-    case SCN_TR_FLOW: {
-        if (get_host(c, e, path, "src", &tr->src) < 0 || get_host(c, e, path, "dst", &tr->dst) < 0 ||
-            get_qty(c, e, path, "rate", Q_RATE, true, &tr->rate_bps) < 0)
-            return -1;
-        if (tr->src == tr->dst)
-            return bad(c, join(p, path, "dst"), "expected a host other than the source, got \"%s\"",
-                       scn_host_name(c->s, tr->dst));
-        const cJSON *pv = member(e, "path");
-        if (pv && parse_path(c, pv, join(p, path, "path"), tr) < 0)
-            return -1;
-        break;
-    }
-    case SCN_TR_INCAST: {
-        if (required(c, e, path, "senders", "a host selector like \"h0-h15\"") < 0 ||
-            val_hostset(c, member(e, "senders"), join(p, path, "senders"), 1, &tr->senders) < 0 ||
-            get_host(c, e, path, "receiver", &tr->receiver) < 0)
-            return -1;
-        for (int k = 0; k < tr->senders.n; k++)
-            if (tr->senders.idx[k] == tr->receiver)
-                return bad(c, join(p, path, "receiver"), "expected a receiver that is not among the senders, got \"%s\"",
-                           scn_host_name(c->s, tr->receiver));
-        break;
-    }
-    case SCN_TR_POISSON:
-        return parse_poisson(c, e, path, tr);
-    case SCN_TR_ALLREDUCE:
-    case SCN_TR_ALLTOALL:
-        return parse_collective(c, e, path, tr);
-    }
-    return 0;
+    return traffic_conf(c, e, path, m->groups[0], tr);
 }
 
 /* Reads the traffic array tj (NULL when absent) and checks that ids are unique. */
@@ -2459,8 +2491,8 @@ static int parse_faults(struct ctx *c, const cJSON *fj)
 }
 
 /*
- * Returns whether id names a traffic entry, or a numbered flow "ID.J" of a
- * generator entry (incast: J below the number of senders).
+ * Returns whether id names a traffic entry, or a numbered flow "ID.J" of an entry whose kind numbers its flows
+ * (below the count it knows up front, if any).
  */
 static bool flow_id_exists(const struct scenario *s, const char *id)
 {
@@ -2471,10 +2503,11 @@ static bool flow_id_exists(const struct scenario *s, const char *id)
             continue;
         if (id[n] == '\0')
             return true;
-        if (id[n] == '.' && t->type != SCN_TR_FLOW && all_digits(id + n + 1) && strlen(id + n + 1) <= 9 &&
+        long named = scn_traffic_ops(t)->numbered(t);
+        if (id[n] == '.' && named != 0 && all_digits(id + n + 1) && strlen(id + n + 1) <= 9 &&
             (id[n + 1] != '0' || id[n + 2] == '\0')) {
             long j = atol(id + n + 1);
-            if (t->type != SCN_TR_INCAST || j < t->senders.n)
+            if (named < 0 || j < named)
                 return true;
         }
     }
@@ -2871,12 +2904,7 @@ void scn_free(struct scenario *s)
     free(s->topo.host_names);
     free(s->topo.host_names_buf);
     free(s->topo.host_by_name);
-    for (int i = 0; s->traffic && i < s->n_traffic; i++) {
-        free(s->traffic[i].path);
-        free(s->traffic[i].senders.idx);
-        free(s->traffic[i].hosts.idx);
-    }
-    free(s->traffic);
+    free(s->traffic); /* the entries' own fields are in the store */
     free(s->faults);
     for (int i = 0; s->profiles && i < s->n_profiles; i++) {
         free(s->profiles[i].match);
@@ -2932,12 +2960,6 @@ const char *scn_topo_type_name(enum scn_topo_type t)
     return (unsigned)t < sizeof topo_names / sizeof *topo_names - 1 ? topo_names[t] : "?";
 }
 
-/* Returns the JSON spelling of a traffic type, or "?". */
-const char *scn_traffic_type_name(enum scn_traffic_type t)
-{
-    return (unsigned)t < sizeof traffic_names / sizeof *traffic_names - 1 ? traffic_names[t] : "?";
-}
-
 /* ------------------------------------------------------------------------ */
 /* Serialization                                                             */
 
@@ -2946,12 +2968,6 @@ static cJSON *add_time(cJSON *o, const char *key, int64_t ps)
 {
     char b[40];
     return cJSON_AddStringToObject(o, key, units_fmt_time(ps, b, sizeof b));
-}
-
-static cJSON *add_size(cJSON *o, const char *key, int64_t bytes)
-{
-    char b[40];
-    return cJSON_AddStringToObject(o, key, units_fmt_size(bytes, b, sizeof b));
 }
 
 static cJSON *add_rate(cJSON *o, const char *key, int64_t bps)
@@ -3074,53 +3090,23 @@ static void add_topology(const struct scenario *s, cJSON *root)
 
 static void add_traffic(const struct scenario *s, cJSON *root)
 {
-    static const char *const pattern_names[] = {"uniform", "permutation"};
     cJSON *arr = cJSON_AddArrayToObject(root, "traffic");
     for (int i = 0; arr && i < s->n_traffic; i++) {
         const struct scn_traffic *t = &s->traffic[i];
+        const struct module *m = module_at("traffic", t->type);
         cJSON *o = cJSON_CreateObject();
         if (!o)
             return;
         cJSON_AddItemToArray(arr, o);
-        cJSON_AddStringToObject(o, "type", scn_traffic_type_name(t->type));
+        cJSON_AddStringToObject(o, "type", m->name);
         if (t->id_given)
             cJSON_AddStringToObject(o, "id", t->id);
-        switch (t->type) {
-        case SCN_TR_FLOW:
-            cJSON_AddStringToObject(o, "src", scn_host_name(s, t->src));
-            cJSON_AddStringToObject(o, "dst", scn_host_name(s, t->dst));
-            add_size(o, "size", t->size);
-            if (t->rate_bps > 0)
-                add_rate(o, "rate", t->rate_bps);
-            if (t->path_len > 0) {
-                cJSON *p = cJSON_AddArrayToObject(o, "path");
-                for (int k = 0; p && k < t->path_len; k++)
-                    cJSON_AddItemToArray(p, cJSON_CreateString(t->path[k]));
-            }
-            break;
-        case SCN_TR_INCAST:
-            add_hostset(s, o, "senders", &t->senders);
-            cJSON_AddStringToObject(o, "receiver", scn_host_name(s, t->receiver));
-            add_size(o, "size", t->size);
-            break;
-        case SCN_TR_POISSON:
-            add_hostset(s, o, "hosts", &t->hosts);
-            cJSON_AddNumberToObject(o, "load", t->load);
-            cJSON_AddStringToObject(o, "size_cdf", t->size_cdf);
-            cJSON_AddStringToObject(o, "pattern", pattern_names[t->pattern]);
-            break;
-        case SCN_TR_ALLREDUCE:
-            cJSON_AddStringToObject(o, "algorithm", "ring");
-            cJSON_AddNumberToObject(o, "nics_per_server", t->nics_per_server);
-            /* fall through */
-        case SCN_TR_ALLTOALL:
-            add_hostset(s, o, "hosts", &t->hosts);
-            add_size(o, "size", t->size);
-            break;
+        if (m->groups[0]) {
+            dumping = s;
+            settings_dump(m->groups[0], t->conf, o);
+            dumping = NULL;
         }
         add_time(o, "start", t->start_ps);
-        if (t->type == SCN_TR_POISSON && t->end_ps >= 0)
-            add_time(o, "end", t->end_ps);
         /* With profiles, a priority the entry did not give is its sender's host.priority, known per host. */
         if (t->priority_given || s->n_profiles == 0)
             cJSON_AddNumberToObject(o, "priority", t->priority);
