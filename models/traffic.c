@@ -213,8 +213,10 @@ static const char *traffic_missing(const struct module *m)
     const struct traffic_ops *o = m->ops;
     if (!o->scn.numbered)
         return "a numbered hook";
-    if (!o->setup || !o->release || !o->count || !o->senders)
-        return !o->setup ? "a setup hook" : !o->release ? "a release hook" : !o->count ? "a count hook" : "a senders hook";
+    if (!o->setup || !o->release)
+        return !o->setup ? "a setup hook" : "a release hook";
+    if (!o->count || !o->senders)
+        return !o->count ? "a count hook" : "a senders hook";
     /* The loader parses an entry's own fields into a struct of its group's size: a group without one has none. */
     if (m->groups[0] && !m->groups[0]->size)
         return "a size for its settings group";
