@@ -9,7 +9,8 @@
  *
  * The flat objects (the top level, switch.*, host, monitor) are tables of settings (sim/settings.h) declared
  * here (host.dcqcn's is declared and registered by models/cc_dcqcn.c); the topology, traffic and faults are
- * parsed by hand below, as custom entries of the top level's table.
+ * parsed by hand below, as custom entries of the top level's table: a traffic entry's or a fault's own fields by
+ * the table of its kind, a module (models/traffic.h, models/fault.h).
  */
 #include "sim/scenario.h"
 #include "sim/file.h"
@@ -1729,15 +1730,6 @@ static int val_host(struct ctx *c, const cJSON *v, const char *path, int *out)
     return 0;
 }
 
-/* obj.key as a host name, which is required; stores the host index. */
-static int get_host(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, int *out)
-{
-    char p[PATH_LEN];
-    if (required(c, obj, ppath, key, "a host name like \"h0\"") < 0)
-        return -1;
-    return val_host(c, member(obj, key), join(p, ppath, key), out);
-}
-
 /* Splits s[0..len) into a non-digit prefix and a trailing number; returns false when there is no number. */
 static bool split_num(const char *s, size_t len, size_t *plen, long long *num)
 {
@@ -1994,27 +1986,18 @@ const char *scn_traffic_kind_name(const struct scn_traffic *t)
     return m ? m->name : "?";
 }
 
-/* Fails when `end` (if given, i.e. >= 0) is not after `start`. */
-static int check_after(struct ctx *c, const char *ppath, const char *key, int64_t start, const char *start_key,
-                       int64_t end)
-{
-    char p[PATH_LEN], a[32], b[32];
-    if (end >= 0 && end <= start)
-        return bad(c, join(p, ppath, key), "expected a time after %s (%s), got \"%s\"", start_key,
-                   units_fmt_time(start, a, sizeof a), units_fmt_time(end, b, sizeof b));
-    return 0;
-}
-
-/* The fields every entry has, and where they stand among a kind's in the list of an unknown field's message. */
+/* The fields every traffic entry has, and where they stand among its kind's in the list of an unknown field's
+ * message; a fault has only its type. */
 static const char *const common_head[] = {"type", "id", NULL}, *const common_tail[] = {"start", "priority", NULL};
+static const char *const fault_head[] = {"type", NULL}, *const no_fields[] = {NULL};
 
-/* Entry e's kind, from its "type": one of the registered kinds of traffic.  Returns its module, or NULL. */
-static const struct module *traffic_kind_of(struct ctx *c, const cJSON *e, const char *path, int *type)
+/* Entry e's kind, from its "type": one of the registered modules of kind `kind`.  Returns its module, or NULL. */
+static const struct module *entry_kind(struct ctx *c, const cJSON *e, const char *path, const char *kind, int *type)
 {
     const char *names[MODULE_MAX + 1];
     char what[512] = "one of ", p[PATH_LEN];
     int n = 0;
-    for (const struct module *m; (m = module_at("traffic", n)); n++) {
+    for (const struct module *m; (m = module_at(kind, n)); n++) {
         names[n] = m->name;
         size_t k = strlen(what);
         setting_strf(what + k, sizeof what - k, "%s\"%s\"", n ? ", " : "", m->name);
@@ -2024,47 +2007,46 @@ static const struct module *traffic_kind_of(struct ctx *c, const cJSON *e, const
         return NULL;
     if (setting_val_enum(&c->sc, member(e, "type"), join(p, path, "type"), names, type) < 0)
         return NULL;
-    return module_at("traffic", *type);
+    return module_at(kind, *type);
 }
 
-/* The unknown-field check of entry e of kind m: the fields every entry has, and its kind's. */
-static int traffic_fields(struct ctx *c, const cJSON *e, const char *path, const struct module *m)
+/* The unknown-field check of entry e of kind m: the fields every entry has (head, then tail), and its kind's. */
+static int entry_fields(struct ctx *c, const cJSON *e, const char *path, const struct module *m,
+                        const char *const *head, const char *const *tail)
 {
     const char *known[64];
     int n = 0;
-    for (int i = 0; common_head[i]; i++)
-        known[n++] = common_head[i];
+    for (int i = 0; head[i]; i++)
+        known[n++] = head[i];
     for (const struct setting *f = m->groups[0] ? m->groups[0]->fields : NULL; f && f->name && n < 60; f++)
         if (f->kind != SETTING_CHECK)
             known[n++] = f->name;
-    for (int i = 0; common_tail[i]; i++)
-        known[n++] = common_tail[i];
+    for (int i = 0; tail[i]; i++)
+        known[n++] = tail[i];
     known[n] = NULL;
     return check_fields(c, e, path, known);
 }
 
-/* Entry e's own fields into a new struct of its kind's group g (none when the kind has no group). */
-static int traffic_conf(struct ctx *c, const cJSON *e, const char *path, const struct setting_group *g,
-                        struct scn_traffic *tr)
+/* Entry e's own fields into a new struct of its kind's group g (none when the kind has no group) at *conf. */
+static int entry_conf(struct ctx *c, const cJSON *e, const char *path, const struct setting_group *g,
+                      const char *const *head, const char *const *tail, const void **conf)
 {
     if (!g)
         return 0;
-    void *conf = scn_keep(&c->sc, g->size);
-    if (!conf)
+    void *base = scn_keep(&c->sc, g->size);
+    if (!base)
         return -1;
     /* The kind's table knows only its own fields: it reads a copy without the common ones. */
     cJSON *own = cJSON_Duplicate(e, 1);
     if (!own)
         return ctx_oom(c);
-    for (int i = 0; common_head[i]; i++)
-        cJSON_DeleteItemFromObjectCaseSensitive(own, common_head[i]);
-    for (int i = 0; common_tail[i]; i++)
-        cJSON_DeleteItemFromObjectCaseSensitive(own, common_tail[i]);
-    c->traffic = tr;
-    int rc = settings_defaults(&c->sc, g, conf) < 0 ? -1 : settings_parse(&c->sc, g, own, path, conf);
-    c->traffic = NULL;
+    for (int i = 0; head[i]; i++)
+        cJSON_DeleteItemFromObjectCaseSensitive(own, head[i]);
+    for (int i = 0; tail[i]; i++)
+        cJSON_DeleteItemFromObjectCaseSensitive(own, tail[i]);
+    int rc = settings_defaults(&c->sc, g, base) < 0 ? -1 : settings_parse(&c->sc, g, own, path, base);
     cJSON_Delete(own);
-    tr->conf = conf;
+    *conf = base;
     return rc;
 }
 
@@ -2073,8 +2055,8 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
 {
     char p[PATH_LEN];
     const struct module *m;
-    if (val_obj(c, e, path) < 0 || !(m = traffic_kind_of(c, e, path, &tr->type)) ||
-        traffic_fields(c, e, path, m) < 0)
+    if (val_obj(c, e, path) < 0 || !(m = entry_kind(c, e, path, "traffic", &tr->type)) ||
+        entry_fields(c, e, path, m, common_head, common_tail) < 0)
         return -1;
     const cJSON *id = member(e, "id");
     if (id) {
@@ -2091,7 +2073,10 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
     if (get_int(c, e, path, "priority", 0, 7, &tr->priority) < 0 ||
         get_qty(c, e, path, "start", Q_TIME, false, &tr->start_ps) < 0)
         return -1;
-    return traffic_conf(c, e, path, m->groups[0], tr);
+    c->traffic = tr;
+    int rc = entry_conf(c, e, path, m->groups[0], common_head, common_tail, &tr->conf);
+    c->traffic = NULL;
+    return rc;
 }
 
 /* Reads the traffic array tj (NULL when absent) and checks that ids are unique. */
@@ -2390,18 +2375,11 @@ int scn_profile_apply(const struct scenario *s, int i, void *base, char *err, si
     return rc < 0 ? c.sc.status : 0;
 }
 
-/* Reads the optional faults array fj. */
+/* Reads the optional faults array fj: each fault's kind, then its fields by the kind's table. */
 static int parse_faults(struct ctx *c, const cJSON *fj)
 {
-    static const char *const k_storm[] = {"type", "host", "priority", "start", "end", NULL};
-    static const char *const k_down[] = {"type", "between", "at", "until", NULL};
-    static const char *const k_slow[] = {"type", "host", "rate", "start", "end", NULL};
-    static const char *const k_errors[] = {"type", "between", "rate", "start", "end", "direction", NULL};
-    static const char *const *const known[] = {k_storm, k_down, k_slow, k_errors};
-    static const char *const fault_names[] = {"pause_storm", "link_down", "slow_receiver", "link_errors", NULL};
-    static const char *const direction_names[] = {"both", "forward", NULL};
     struct scenario *s = c->s;
-    char path[PATH_LEN], p[PATH_LEN], q[PATH_LEN];
+    char path[PATH_LEN];
     if (!fj)
         return 0;
     if (val_arr(c, fj, "faults", "an array of faults") < 0)
@@ -2412,82 +2390,57 @@ static int parse_faults(struct ctx *c, const cJSON *fj)
     s->n_faults = n;
     for (const cJSON *e = fj->child; e; e = e->next, i++) {
         struct scn_fault *f = &s->faults[i];
-        int type = 0;
+        const struct module *m;
         join_idx(path, "faults", i);
-        if (val_obj(c, e, path) < 0 ||
-            required(c, e, path, "type", "one of \"pause_storm\", \"link_down\", \"slow_receiver\", \"link_errors\"") < 0 ||
-            get_enum(c, e, path, "type", fault_names, &type) < 0 || check_fields(c, e, path, known[type]) < 0)
+        if (val_obj(c, e, path) < 0 || !(m = entry_kind(c, e, path, "fault", &f->type)) ||
+            entry_fields(c, e, path, m, fault_head, no_fields) < 0 ||
+            entry_conf(c, e, path, m->groups[0], fault_head, no_fields, &f->conf) < 0)
             return -1;
-        f->type = (enum scn_fault_type)type;
-        f->end_ps = -1;
-        f->host = -1;
-        switch (f->type) {
-        case SCN_FAULT_PAUSE_STORM:
-            f->priority = s->host.priority;
-            if (get_host(c, e, path, "host", &f->host) < 0 || get_int(c, e, path, "priority", 0, 7, &f->priority) < 0 ||
-                required(c, e, path, "start", qty_what(Q_TIME)) < 0 ||
-                get_qty(c, e, path, "start", Q_TIME, false, &f->start_ps) < 0 ||
-                get_qty(c, e, path, "end", Q_TIME, false, &f->end_ps) < 0 ||
-                check_after(c, path, "end", f->start_ps, "start", f->end_ps) < 0)
-                return -1;
-            break;
-        case SCN_FAULT_LINK_ERRORS:
-        case SCN_FAULT_LINK_DOWN: {
-            const cJSON *bv = member(e, "between");
-            join(p, path, "between");
-            if (!bv)
-                return bad(c, p, "expected two node names like [\"leaf0\", \"spine1\"], got nothing (this field is "
-                                 "required)");
-            if (val_arr(c, bv, p, "two node names like [\"leaf0\", \"spine1\"]") < 0)
-                return -1;
-            if (cJSON_GetArraySize(bv) != 2)
-                return bad(c, p, "expected two node names like [\"leaf0\", \"spine1\"], got %d",
-                           cJSON_GetArraySize(bv));
-            int ni[2] = {-1, -1};
-            for (int k = 0; k < 2; k++) {
-                join_idx(q, p, k);
-                if (val_name(c, cJSON_GetArrayItem(bv, k), q, "a node name", "", f->between[k]) < 0)
-                    return -1;
-                if (s->topo.type == SCN_TOPO_CUSTOM && (ni[k] = node_index(c, f->between[k])) < 0)
-                    return bad(c, q, "expected the name of a node in topology.nodes, got \"%s\"", f->between[k]);
-            }
-            if (strcmp(f->between[0], f->between[1]) == 0)
-                return bad(c, q, "expected two different nodes, got \"%s\" twice", f->between[1]);
-            if (s->topo.type == SCN_TOPO_CUSTOM && !nodes_linked(&s->topo, ni[0], ni[1]))
-                return bad(c, p, "expected two linked nodes, got \"%s\" and \"%s\" (no link between them)",
-                           f->between[0], f->between[1]);
-            if (f->type == SCN_FAULT_LINK_ERRORS) {
-                int dir = 0;
-                f->start_ps = 0;
-                if (required(c, e, path, "rate", "a probability greater than 0 and below 1") < 0 ||
-                    get_num(c, e, path, "rate", 0, true, 1, true, &f->error_rate) < 0 ||
-                    get_qty(c, e, path, "start", Q_TIME, false, &f->start_ps) < 0 ||
-                    get_qty(c, e, path, "end", Q_TIME, false, &f->end_ps) < 0 ||
-                    check_after(c, path, "end", f->start_ps, "start", f->end_ps) < 0 ||
-                    get_enum(c, e, path, "direction", direction_names, &dir) < 0)
-                    return -1;
-                f->one_way = dir == 1;
-                break;
-            }
-            if (required(c, e, path, "at", qty_what(Q_TIME)) < 0 ||
-                get_qty(c, e, path, "at", Q_TIME, false, &f->start_ps) < 0 ||
-                get_qty(c, e, path, "until", Q_TIME, false, &f->end_ps) < 0 ||
-                check_after(c, path, "until", f->start_ps, "at", f->end_ps) < 0)
-                return -1;
-            break;
-        }
-        case SCN_FAULT_SLOW_RECEIVER:
-            f->start_ps = 0;
-            if (get_host(c, e, path, "host", &f->host) < 0 || required(c, e, path, "rate", qty_what(Q_RATE)) < 0 ||
-                get_qty(c, e, path, "rate", Q_RATE, true, &f->rate_bps) < 0 ||
-                get_qty(c, e, path, "start", Q_TIME, false, &f->start_ps) < 0 ||
-                get_qty(c, e, path, "end", Q_TIME, false, &f->end_ps) < 0 ||
-                check_after(c, path, "end", f->start_ps, "start", f->end_ps) < 0)
-                return -1;
-            break;
-        }
     }
     return 0;
+}
+
+const char *scn_fault_kind_name(const struct scn_fault *f)
+{
+    const struct module *m = module_at("fault", f->type);
+    return m ? m->name : "?";
+}
+
+/* The "between" of a link fault (scenario.h). */
+int scn_parse_link_ends(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    struct ctx *c = loader(sc);
+    const struct scenario *s = c->s;
+    char (*between)[SCN_NAME_MAX] = (char (*)[SCN_NAME_MAX])((char *)base + f->offset);
+    char q[PATH_LEN];
+    if (val_arr(c, v, p, "two node names like [\"leaf0\", \"spine1\"]") < 0)
+        return -1;
+    if (cJSON_GetArraySize(v) != 2)
+        return bad(c, p, "expected two node names like [\"leaf0\", \"spine1\"], got %d", cJSON_GetArraySize(v));
+    int ni[2] = {-1, -1};
+    for (int k = 0; k < 2; k++) {
+        join_idx(q, p, k);
+        if (val_name(c, cJSON_GetArrayItem(v, k), q, "a node name", "", between[k]) < 0)
+            return -1;
+        if (s->topo.type == SCN_TOPO_CUSTOM && (ni[k] = node_index(c, between[k])) < 0)
+            return bad(c, q, "expected the name of a node in topology.nodes, got \"%s\"", between[k]);
+    }
+    if (strcmp(between[0], between[1]) == 0)
+        return bad(c, q, "expected two different nodes, got \"%s\" twice", between[1]);
+    if (s->topo.type == SCN_TOPO_CUSTOM && !nodes_linked(&s->topo, ni[0], ni[1]))
+        return bad(c, p, "expected two linked nodes, got \"%s\" and \"%s\" (no link between them)", between[0],
+                   between[1]);
+    return 0;
+}
+
+void scn_dump_link_ends(cJSON *obj, const struct setting *f, const void *base)
+{
+    const char (*between)[SCN_NAME_MAX] = (const char (*)[SCN_NAME_MAX])((const char *)base + f->offset);
+    cJSON *b = cJSON_AddArrayToObject(obj, f->name);
+    if (b) {
+        cJSON_AddItemToArray(b, cJSON_CreateString(between[0]));
+        cJSON_AddItemToArray(b, cJSON_CreateString(between[1]));
+    }
 }
 
 /*
@@ -3115,51 +3068,19 @@ static void add_traffic(const struct scenario *s, cJSON *root)
 
 static void add_faults(const struct scenario *s, cJSON *root)
 {
-    static const char *const fault_names[] = {"pause_storm", "link_down", "slow_receiver", "link_errors"};
     cJSON *arr = cJSON_AddArrayToObject(root, "faults");
     for (int i = 0; arr && i < s->n_faults; i++) {
         const struct scn_fault *f = &s->faults[i];
+        const struct module *m = module_at("fault", f->type);
         cJSON *o = cJSON_CreateObject();
         if (!o)
             return;
         cJSON_AddItemToArray(arr, o);
-        cJSON_AddStringToObject(o, "type", fault_names[f->type]);
-        switch (f->type) {
-        case SCN_FAULT_PAUSE_STORM:
-            cJSON_AddStringToObject(o, "host", scn_host_name(s, f->host));
-            cJSON_AddNumberToObject(o, "priority", f->priority);
-            add_time(o, "start", f->start_ps);
-            if (f->end_ps >= 0)
-                add_time(o, "end", f->end_ps);
-            break;
-        case SCN_FAULT_LINK_ERRORS:
-        case SCN_FAULT_LINK_DOWN: {
-            cJSON *b = cJSON_AddArrayToObject(o, "between");
-            if (b) {
-                cJSON_AddItemToArray(b, cJSON_CreateString(f->between[0]));
-                cJSON_AddItemToArray(b, cJSON_CreateString(f->between[1]));
-            }
-            if (f->type == SCN_FAULT_LINK_ERRORS) {
-                cJSON_AddNumberToObject(o, "rate", f->error_rate);
-                add_time(o, "start", f->start_ps);
-                if (f->end_ps >= 0)
-                    add_time(o, "end", f->end_ps);
-                if (f->one_way)
-                    cJSON_AddStringToObject(o, "direction", "forward");
-                break;
-            }
-            add_time(o, "at", f->start_ps);
-            if (f->end_ps >= 0)
-                add_time(o, "until", f->end_ps);
-            break;
-        }
-        case SCN_FAULT_SLOW_RECEIVER:
-            cJSON_AddStringToObject(o, "host", scn_host_name(s, f->host));
-            add_rate(o, "rate", f->rate_bps);
-            add_time(o, "start", f->start_ps);
-            if (f->end_ps >= 0)
-                add_time(o, "end", f->end_ps);
-            break;
+        cJSON_AddStringToObject(o, "type", m->name);
+        if (m->groups[0]) {
+            dumping = s;
+            settings_dump(m->groups[0], f->conf, o);
+            dumping = NULL;
         }
     }
 }

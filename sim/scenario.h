@@ -274,18 +274,23 @@ int scn_val_route(struct setting_ctx *c, const struct cJSON *v, const char *path
                   struct scn_route *out);
 void scn_dump_route(struct cJSON *obj, const struct setting *f, const void *base);
 
-enum scn_fault_type { SCN_FAULT_PAUSE_STORM, SCN_FAULT_LINK_DOWN, SCN_FAULT_SLOW_RECEIVER, SCN_FAULT_LINK_ERRORS };
-
+/*
+ * A fault.  Its kind is a module of kind "fault" (models/fault.h), which owns every field but `type`: their table
+ * is the module's settings group, their values a struct of the group's size (conf, read with FAULT_CONF).
+ */
 struct scn_fault {
-    enum scn_fault_type type;
-    int host;                         /* pause_storm, slow_receiver */
-    int priority;                     /* pause_storm */
-    int64_t start_ps, end_ps;         /* end -1 = until stop */
-    char between[2][SCN_NAME_MAX];    /* link_down, link_errors */
-    int64_t rate_bps;                 /* slow_receiver */
-    double error_rate;                /* link_errors: probability that a frame is corrupted, in (0, 1) */
-    bool one_way;                     /* link_errors: only frames from between[0] to between[1] */
+    int type;         /* the kind: a module of kind "fault", by index */
+    const void *conf; /* in the scenario's store */
 };
+
+/* The name of fault f's kind ("link_down"), or "?". */
+const char *scn_fault_kind_name(const struct scn_fault *f);
+
+/* For a fault kind's table: two different node names (char [2][SCN_NAME_MAX]), linked when the topology is custom
+ * (else checked when the network is built). */
+int scn_parse_link_ends(struct setting_ctx *c, const struct setting *f, const struct cJSON *v, const char *path,
+                        void *base);
+void scn_dump_link_ends(struct cJSON *obj, const struct setting *f, const void *base);
 
 /*
  * A profile: a partial `switch` or `host` object applied, in the order of the profiles, over the global one to

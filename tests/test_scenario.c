@@ -26,17 +26,19 @@
 
 /* Loads inline JSON as "t.json"; on an unexpected result prints the message to help debugging. */
 
-/* Entry t's own field `name` (its kind's settings table says where it is), read as a `type`. */
-static const void *tr_field(const struct scn_traffic *t, const char *name)
+/* A traffic entry's or a fault's own field `name` (its kind's settings table says where it is), read as a `type`. */
+static const void *kind_field(const char *kind, int type, const void *conf, const char *name)
 {
-    const struct module *m = module_at("traffic", t->type);
+    const struct module *m = module_at(kind, type);
     for (const struct setting *f = m && m->groups[0] ? m->groups[0]->fields : NULL; f && f->name; f++)
         if (strcmp(f->name, name) == 0)
-            return (const char *)t->conf + f->offset;
-    CU_FAIL_FATAL("no such field of the entry's kind");
+            return (const char *)conf + f->offset;
+    CU_FAIL_FATAL("no such field of the kind");
     return NULL;
 }
+#define tr_field(t, name) kind_field("traffic", (t)->type, (t)->conf, (name))
 #define TRF(t, name, type) (*(const type *)tr_field((t), (name)))
+#define FF(f, name, T) (*(const T *)kind_field("fault", (f)->type, (f)->conf, (name)))
 
 static int load(const char *json, const struct scn_override *ov, int n_ov, struct scenario *s, char *err)
 {
@@ -586,13 +588,15 @@ static void test_traffic_and_faults(void)
     CU_ASSERT_EQUAL(TRF(&t[5], "size", int64_t), 1024);
     CU_ASSERT_EQUAL(TRF(&t[5], "path", struct scn_route).n, 3);
     CU_ASSERT_EQUAL(s.n_faults, 3);
-    CU_ASSERT_EQUAL(s.faults[0].priority, 3);
-    CU_ASSERT_EQUAL(s.faults[0].end_ps, -1);
-    CU_ASSERT_STRING_EQUAL(s.faults[1].between[1], "h1");
-    CU_ASSERT_EQUAL(s.faults[1].start_ps, 2 * PS_PER_MS);
-    CU_ASSERT_EQUAL(s.faults[1].end_ps, 4 * PS_PER_MS);
-    CU_ASSERT_EQUAL(s.faults[2].start_ps, 0);
-    CU_ASSERT_EQUAL(s.faults[2].rate_bps, 10000000000LL);
+    CU_ASSERT_STRING_EQUAL(scn_fault_kind_name(&s.faults[1]), "link_down");
+    CU_ASSERT_EQUAL(FF(&s.faults[0], "priority", int), 3);
+    CU_ASSERT_EQUAL(FF(&s.faults[0], "end", int64_t), -1);
+    CU_ASSERT_STRING_EQUAL((const char *)kind_field("fault", s.faults[1].type, s.faults[1].conf, "between") +
+                               SCN_NAME_MAX, "h1");
+    CU_ASSERT_EQUAL(FF(&s.faults[1], "at", int64_t), 2 * PS_PER_MS);
+    CU_ASSERT_EQUAL(FF(&s.faults[1], "until", int64_t), 4 * PS_PER_MS);
+    CU_ASSERT_EQUAL(FF(&s.faults[2], "start", int64_t), 0);
+    CU_ASSERT_EQUAL(FF(&s.faults[2], "rate", int64_t), 10000000000LL);
     CU_ASSERT_EQUAL(s.monitor.flows, SCN_MON_FLOWS_LIST);
     CU_ASSERT_EQUAL(s.monitor.n_flows, 3);
     CU_ASSERT_EQUAL(s.monitor.n_queues, 2);
