@@ -1,6 +1,13 @@
 /*
  * fault — the scenario's scheduled faults that act on the network.
  *
+ * Each kind of fault is a module of kind "fault" (sim/module.h) in its own file, models/fault_NAME.c, which fills
+ * a struct fault_ops and registers it with its settings group (every field of the fault but its type):
+ *
+ *     MODULE_REGISTER(fault_kind, "link_down", &link_down_ops, &link_down_group);
+ *
+ * The kinds of the build:
+ *
  * link_down {between: [a, b], at, until?}: at `at` every link between nodes a
  * and b fails in both directions (parallel links fail together: the two names
  * cannot tell them apart); at `until`, if given, they come back.  What a
@@ -52,9 +59,11 @@
 #ifndef MODELS_FAULT_H
 #define MODELS_FAULT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "models/net.h"
+#include "sim/module.h"
 
 /* Per-host state of pause_storm and slow_receiver faults. */
 struct nic_fault {
@@ -70,6 +79,58 @@ struct nic_fault {
     int64_t rx_rem;            /* remainder of the processing time carried between frames */
     struct sim_timer rx_timer; /* the head frame's processing ends */
 };
+
+/* Every kind's struct of fields begins with its span, which the shared checks and the overlap test read. */
+struct fault_span {
+    int64_t start_ps, end_ps; /* end -1: until the end of the run */
+};
+
+/* The hooks of a kind of fault: both required. */
+struct fault_ops {
+    /* Resolves fault i on n's graph (node names, hosts; a link fault's ends go to n->fault_ends with
+     * fault_link_ends) and checks it against the faults before it: 0, or SCN_EUSAGE with one line
+     * "FILE: faults.N...: ..." in err.  Schedules nothing: a bad fault schedules no other's events. */
+    int (*resolve)(struct net *n, int i, char *err, size_t errlen);
+    /* Schedules fault i's events, once every fault is resolved, in their order. */
+    void (*schedule)(struct net *n, int i);
+    /* It corrupts frames: the network keeps the per-port state of lossy links (net.c, struct port_loss). */
+    bool corrupts;
+};
+
+/* The hooks of fault f's kind. */
+const struct fault_ops *fault_ops_of(const struct scn_fault *f);
+
+/* The kind (sim/module.h): its default, "pause_storm", is what a zeroed struct scn_fault holds. */
+extern const struct module_kind fault_kind;
+
+/* Fault f's fields, as the struct `type` its kind's group declares (checked against the group's size). */
+const void *fault_conf(const struct scn_fault *f, size_t size);
+#define FAULT_CONF(f, type) ((const type *)fault_conf((f), sizeof(type)))
+
+/* ---- For the kinds (fault.c) ---- */
+
+/* Table entries: the end of a span ("end", "until"), -1 when absent, dumped only when given; the rule that it
+ * comes after the start, for fields named end/start (fault_check_end) or until/at (fault_check_until). */
+int fault_parse_end(struct setting_ctx *c, const struct setting *f, const struct cJSON *v, const char *path,
+                    void *base);
+void fault_dump_end(struct cJSON *obj, const struct setting *f, const void *base);
+int fault_check_end(struct setting_ctx *c, const struct cJSON *obj, const char *path, void *base);
+int fault_check_until(struct setting_ctx *c, const struct cJSON *obj, const char *path, void *base);
+/* Whether two spans share some time. */
+bool fault_overlap(const struct fault_span *a, const struct fault_span *b);
+/* Resolves the two node names of link fault i into n->fault_ends[2i], [2i + 1]: 0, or SCN_EUSAGE with the
+ * message (a name that is no node, two nodes not linked). */
+int fault_link_ends(struct net *n, int i, const char between[2][SCN_NAME_MAX], char *err, size_t errlen);
+/* Takes every link between nodes a and b down (fail) or brings it back, both directions, as a link fault does: a
+ * failure drops what is on the link and in its queues (port.c), and the routing tables are recomputed around it. */
+void fault_link_change(struct net *n, uint32_t a, uint32_t b, bool fail);
+/* Host h's NIC fault state, made on first use with its receive buffer's thresholds. */
+struct nic_fault *fault_host(struct net *n, struct host *h);
+/* Brings h's PFC on prio in line with its faults: PAUSE while a storm is in force or its receive buffer is above
+ * XOFF, RESUME once neither is. */
+void fault_host_pfc_update(struct net *n, struct host *h, int prio);
+/* A slow receiver recovers: what is buffered reaches the transport now, in order, and its pauses are lifted. */
+void fault_rx_recover(struct net *n, struct host *h);
 
 /*
  * Resolves the scenario's faults on n's graph (node names of link_down,

@@ -5,6 +5,7 @@
  * any event, and is the only part that calls every mechanism's construction, which it does without naming them.
  */
 #include "models/cc.h"
+#include "models/fault.h"
 #include "models/lfc.h"
 #include "models/mech.h"
 #include "models/port.h"
@@ -51,7 +52,7 @@ static void init_loss(struct net *n)
     for (uint32_t l = 0; l < g->n_links && !lossy; l++)
         lossy = g->links[l].spec.loss_rate > 0;
     for (int i = 0; i < scn->n_faults && !lossy; i++)
-        lossy = scn->faults[i].type == SCN_FAULT_LINK_ERRORS;
+        lossy = fault_ops_of(&scn->faults[i])->corrupts;
     if (!lossy)
         return;
     n->loss = mem_xcalloc_big(g->n_ports, sizeof *n->loss, "building the network");

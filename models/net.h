@@ -541,7 +541,7 @@ struct net {
     uint32_t links_down_now;  /* links currently failed */
     uint32_t link_failures;   /* links that went down during the run */
     uint32_t reroutes;        /* routing tables recomputed after a failure or a recovery */
-    uint32_t *lerr_ends;      /* link_errors faults: the two node ids of fault i at 2i, 2i+1 (fault.c), else NULL */
+    uint32_t *fault_ends;     /* link faults: the two node ids of fault i at 2i, 2i+1 (fault.c), else NULL */
     uint8_t *lerr_on;         /* link_errors faults: fault i is in force */
     /* In a run over several processes (ranks.h), what the traffic shares between windows (traffic.c), or NULL */
     void (*between_windows)(void *ctx);

@@ -1,6 +1,13 @@
 /*
  * traffic — turns the scenario's traffic entries into flows on the network.
  *
+ * Each kind of entry is a module of kind "traffic" (sim/module.h) in its own file, which fills a struct
+ * traffic_ops and registers it with its settings group (the entry's own fields; the loader reads the fields every
+ * entry has: type, id, start, priority):
+ *
+ *     MODULE_REGISTER(traffic_kind, "incast", &incast_ops, &incast_group);
+ *
+ * The kinds of the build (models/traffic_*.c), and the workloads they implement:
  * - flow: one message; incast: one flow per sender to the receiver, all
  *   starting together.
  * - poisson: per host, flow arrivals with exponential gaps whose mean makes
@@ -29,9 +36,11 @@
 #ifndef MODELS_TRAFFIC_H
 #define MODELS_TRAFFIC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "models/net.h"
+#include "sim/module.h"
 
 /* A flow-size distribution: points (size, cumulative probability), linear in between. */
 struct cdf {
@@ -40,12 +49,12 @@ struct cdf {
     double mean;
 };
 
-struct poisson_gen;
-
 struct coll {
     struct traffic *t;
     int entry;
-    enum scn_traffic_type type;
+    bool ring;                 /* allreduce's rings (else alltoall: every rank to every other at once) */
+    const char *kind;          /* its entry's kind, for summary.json */
+    int64_t size;              /* its entry's size, for summary.json */
     uint32_t n_ranks;          /* ranks per ring (allreduce) or in total (alltoall) */
     uint32_t rings;
     uint32_t *host;            /* [ring * n_ranks + rank] -> host index */
@@ -74,19 +83,53 @@ struct traffic {
     char **names;              /* flow names, owned here */
     uint32_t n_names, cap;
     uint32_t *next_name;       /* per entry: the j of the next "{id}.{j}" flow */
-    struct cdf *cdfs;          /* per entry; loaded for poisson entries only */
-    struct poisson_gen *gens;
-    uint32_t n_gens;
-    struct coll *colls;
+    struct cdf *cdfs;          /* per entry; loaded by the kinds that draw sizes from one */
+    void **state;              /* per entry: what its kind keeps for the run (its release hook frees it) */
+    struct coll *colls;        /* the collectives, at most one per entry */
     uint32_t n_colls;
     /* over MPI ranks (ranks.h): per partition, the places of the collectives' flows its hosts made in the current
-     * window; and what colls_between_windows reduces */
+     * window; and what the collectives' between-window work reduces */
     struct made_list {
         uint32_t *idx;
         uint32_t n, cap;
     } *made;
     uint64_t *share;
 };
+
+/* How many flows an entry starts, for the memory estimate and the monitor's flow sample ("auto"). */
+struct traffic_count {
+    double made;       /* made or reserved at set-up */
+    bool generates;    /* it starts flows over the run besides, */
+    double generated;  /* this many on average by the stop time, */
+    double mean_bytes; /* of this mean size (-1: unknown, as a CDF that cannot be read: set-up reports it), */
+    int64_t span_ps;   /* over this span */
+};
+
+/* The hooks of a kind of traffic: all required. */
+struct traffic_ops {
+    struct scn_traffic_ops scn; /* first: what the loader asks (sim/scenario.h) */
+    /* Makes entry ti's flows, or schedules its arrivals or its collective.  0, or SCN_EUSAGE with a message
+     * naming the entry's JSON path (what the loader could not check before the network exists). */
+    int (*setup)(struct traffic *t, int ti, char *err, size_t errlen);
+    /* Frees what setup kept in t->state[ti] (called for every entry, set up or not). */
+    void (*release)(struct traffic *t, int ti);
+    /* Entry ti's count of flows over the run of s, with host_rate[h] the link rate of host h in bit/s; t is the
+     * run's traffic once set up (its CDFs loaded), NULL before the network exists (the memory estimate). */
+    void (*count)(const struct scenario *s, int ti, const double *host_rate, const struct traffic *t,
+                  struct traffic_count *out);
+    /* The hosts that send entry e's data: their number, with *hosts pointing at their indices. */
+    int (*senders)(const struct scn_traffic *e, const int **hosts);
+};
+
+/* The kind (sim/module.h): its default, "flow", is what a zeroed struct scn_traffic holds. */
+extern const struct module_kind traffic_kind;
+
+/* Entry e's own fields, as the struct `type` its kind's group declares (checked against the group's size). */
+const void *traffic_conf(const struct scn_traffic *e, size_t size);
+#define TRAFFIC_CONF(e, type) ((const type *)traffic_conf((e), sizeof(type)))
+
+/* The hooks of entry e's kind. */
+const struct traffic_ops *traffic_ops_of(const struct scn_traffic *e);
 
 /*
  * Creates the flows (or generators) of every traffic entry.  Returns 0, or
@@ -96,6 +139,12 @@ struct traffic {
 int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen);
 void traffic_free(struct traffic *t);
 
+/* For the kinds: stores a flow name, the entry's id (j < 0) or "{id}.{j}"; returns the stored copy. */
+const char *traffic_name(struct traffic *t, const char *id, int64_t j);
+/* For the kinds: an entry's priority, or -1 for its sender's host.priority (net_add_flow), which a host profile
+ * may set. */
+int traffic_prio(const struct scn_traffic *e);
+
 /*
  * Loads a CDF ("websearch", "hadoop" or a file; relative files are looked up
  * next to the scenario file, then in the working directory).  Returns 0, or
@@ -104,13 +153,6 @@ void traffic_free(struct traffic *t);
 int cdf_load(struct cdf *c, const char *name, const char *scenario_file, const char *jpath, char *err,
              size_t errlen);
 void cdf_free(struct cdf *c);
-
-/*
- * The mean number of flows poisson entry t starts at one host whose link runs at rate_bps, over the
- * entry's span (start to end or the stop time): one per mean gap of mean_bytes x 8 / (load x rate_bps),
- * and at most one per picosecond.  The memory estimate and the monitor's flow sample both count with it.
- */
-double traffic_poisson_host_flows(const struct scn_traffic *t, int64_t stop_ps, double mean_bytes, double rate_bps);
 
 /* A size drawn from the CDF for a uniform u in [0, 1): at least 1 byte. */
 int64_t cdf_sample(const struct cdf *c, double u);

@@ -9,7 +9,8 @@
  *
  * The flat objects (the top level, switch.*, host, monitor) are tables of settings (sim/settings.h) declared
  * here (host.dcqcn's is declared and registered by models/cc_dcqcn.c); the topology, traffic and faults are
- * parsed by hand below, as custom entries of the top level's table.
+ * parsed by hand below, as custom entries of the top level's table: a traffic entry's or a fault's own fields by
+ * the table of its kind, a module (models/traffic.h, models/fault.h).
  */
 #include "sim/scenario.h"
 #include "sim/file.h"
@@ -33,6 +34,7 @@
 struct ctx {
     struct setting_ctx sc;      /* file, error buffer, status, the overrides for "(from --set)" */
     struct scenario *s;
+    const struct scn_traffic *traffic; /* the traffic entry whose kind's fields are being parsed */
 };
 
 /* The loader's hand-written parts call the shared checks (sim/settings.h) under their old short names. */
@@ -1547,15 +1549,6 @@ static int val_host(struct ctx *c, const cJSON *v, const char *path, int *out)
     return 0;
 }
 
-/* obj.key as a host name, which is required; stores the host index. */
-static int get_host(struct ctx *c, const cJSON *obj, const char *ppath, const char *key, int *out)
-{
-    char p[PATH_LEN];
-    if (required(c, obj, ppath, key, "a host name like \"h0\"") < 0)
-        return -1;
-    return val_host(c, member(obj, key), join(p, ppath, key), out);
-}
-
 /* Splits s[0..len) into a non-digit prefix and a trailing number; returns false when there is no number. */
 static bool split_num(const char *s, size_t len, size_t *plen, long long *num)
 {
@@ -1686,147 +1679,203 @@ done:
 /* ------------------------------------------------------------------------ */
 /* Traffic, faults, monitor                                                  */
 
-static const char *const traffic_names[] = {"flow", "incast", "poisson", "allreduce", "alltoall", NULL};
+static void add_hostset(const struct scenario *s, cJSON *o, const char *key, const struct scn_hostset *hs);
 
-/* Reads a traffic entry's "path" (a pinned route) into tr. */
-static int parse_path(struct ctx *c, const cJSON *v, const char *path, struct scn_traffic *tr)
+/* The loader's context of a kind's hook (scenario.h): the scenario, and the entry whose fields it parses. */
+const struct scenario *scn_loading(const struct setting_ctx *c)
 {
+    return ((const struct ctx *)c)->s;
+}
+
+const struct scn_traffic *scn_loading_traffic(const struct setting_ctx *c)
+{
+    return ((const struct ctx *)c)->traffic;
+}
+
+/* The scenario add_traffic dumps, for the kinds' dump hooks (their signature has no room for it); per thread,
+ * because runs dump their scenarios on several. */
+static _Thread_local const struct scenario *dumping;
+
+const struct scenario *scn_dumping(void)
+{
+    return dumping;
+}
+
+void *scn_keep(struct setting_ctx *c, size_t size)
+{
+    void *p = settings_store_alloc(c->store, size);
+    if (!p)
+        setting_oom(c);
+    return p;
+}
+
+int scn_parse_host(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *path, void *base)
+{
+    return val_host(loader(sc), v, path, (int *)((char *)base + f->offset));
+}
+
+void scn_dump_host(cJSON *obj, const struct setting *f, const void *base)
+{
+    cJSON_AddStringToObject(obj, f->name, scn_host_name(dumping, *(const int *)((const char *)base + f->offset)));
+}
+
+/* A host selector of at least f->lo hosts; absent (SETTING_ALWAYS), every host. */
+int scn_parse_hostset(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *path, void *base)
+{
+    struct ctx *c = loader(sc);
+    struct scn_hostset *hs = (struct scn_hostset *)((char *)base + f->offset), got = {0};
+    cJSON *all = v ? NULL : cJSON_CreateString("all");
+    if (!v && !all)
+        return ctx_oom(c);
+    int rc = val_hostset(c, v ? v : all, path, (int)f->lo, &got);
+    cJSON_Delete(all);
+    /* The loader's copy goes with the scenario's store, as the rest of the entry's fields. */
+    int *idx = rc < 0 ? NULL : scn_keep(sc, sizeof *idx * (size_t)(got.n ? got.n : 1));
+    if (idx) {
+        memcpy(idx, got.idx, sizeof *idx * (size_t)got.n);
+        *hs = (struct scn_hostset){got.n, idx};
+    }
+    free(got.idx);
+    return idx ? 0 : -1;
+}
+
+void scn_dump_hostset(cJSON *obj, const struct setting *f, const void *base)
+{
+    add_hostset(dumping, obj, f->name, (const struct scn_hostset *)((const char *)base + f->offset));
+}
+
+/* A pinned route from src to dst (see scenario.h). */
+int scn_val_route(struct setting_ctx *sc, const cJSON *v, const char *path, int src, int dst, struct scn_route *out)
+{
+    struct ctx *c = loader(sc);
     char q[PATH_LEN];
     if (val_arr(c, v, path, "an array of node names from the source host to the destination host") < 0)
         return -1;
     int n = cJSON_GetArraySize(v), i = 0;
     if (n < 2)
         return bad(c, path, "expected at least 2 node names (source host .. destination host), got %d", n);
-    if (!(tr->path = ctx_calloc(c, (size_t)n, sizeof *tr->path)))
+    if (!(out->node = scn_keep(sc, (size_t)n * sizeof *out->node)))
         return -1;
-    tr->path_len = n;
+    out->n = n;
     int prev = -1;
     for (const cJSON *it = v->child; it; it = it->next, i++) {
         join_idx(q, path, i);
-        if (val_name(c, it, q, "a node name", "", tr->path[i]) < 0)
+        if (val_name(c, it, q, "a node name", "", out->node[i]) < 0)
             return -1;
         if (names_known(c->s)) {
             /* Only a custom topology's node names are known here; other topologies check at build time. */
-            int ni = node_index(c, tr->path[i]);
+            int ni = node_index(c, out->node[i]);
             if (ni < 0)
-                return bad(c, q, "expected the name of a node in topology.nodes, got \"%s\"", tr->path[i]);
+                return bad(c, q, "expected the name of a node in topology.nodes, got \"%s\"", out->node[i]);
             if (prev >= 0 && !nodes_linked(c->s, prev, ni))
                 return bad(c, q, "expected a node linked to \"%s\", got \"%s\" (no link between them)",
-                           node_name(c->s, prev), tr->path[i]);
+                           node_name(c->s, prev), out->node[i]);
             prev = ni;
         }
     }
-    const char *src = scn_host_name(c->s, tr->src), *dst = scn_host_name(c->s, tr->dst);
-    if (strcmp(tr->path[0], src) != 0)
-        return bad(c, join_idx(q, path, 0), "expected the source host \"%s\", got \"%s\"", src, tr->path[0]);
-    if (strcmp(tr->path[n - 1], dst) != 0)
-        return bad(c, join_idx(q, path, n - 1), "expected the destination host \"%s\", got \"%s\"", dst,
-                   tr->path[n - 1]);
+    const char *sn = scn_host_name(c->s, src), *dn = scn_host_name(c->s, dst);
+    if (strcmp(out->node[0], sn) != 0)
+        return bad(c, join_idx(q, path, 0), "expected the source host \"%s\", got \"%s\"", sn, out->node[0]);
+    if (strcmp(out->node[n - 1], dn) != 0)
+        return bad(c, join_idx(q, path, n - 1), "expected the destination host \"%s\", got \"%s\"", dn,
+                   out->node[n - 1]);
     return 0;
 }
 
-/* Fails when `end` (if given, i.e. >= 0) is not after `start`. */
-static int check_after(struct ctx *c, const char *ppath, const char *key, int64_t start, const char *start_key,
-                       int64_t end)
+void scn_dump_route(cJSON *obj, const struct setting *f, const void *base)
 {
-    char p[PATH_LEN], a[32], b[32];
-    if (end >= 0 && end <= start)
-        return bad(c, join(p, ppath, key), "expected a time after %s (%s), got \"%s\"", start_key,
-                   units_fmt_time(start, a, sizeof a), units_fmt_time(end, b, sizeof b));
-    return 0;
+    const struct scn_route *r = (const struct scn_route *)((const char *)base + f->offset);
+    if (r->n == 0)
+        return;
+    cJSON *p = cJSON_AddArrayToObject(obj, f->name);
+    for (int k = 0; p && k < r->n; k++)
+        cJSON_AddItemToArray(p, cJSON_CreateString(r->node[k]));
 }
 
-/* The "hosts" of a generator or a collective, at least two; every host when it is absent. */
-static int get_hosts_or_all(struct ctx *c, const cJSON *e, const char *path, struct scn_hostset *out)
+const struct scn_traffic_ops *scn_traffic_ops(const struct scn_traffic *t)
 {
-    char p[PATH_LEN];
-    const cJSON *hv = member(e, "hosts");
-    join(p, path, "hosts");
-    if (hv)
-        return val_hostset(c, hv, p, 2, out) < 0 ? -1 : 0;
-    cJSON *all = cJSON_CreateString("all");
-    if (!all)
-        return ctx_oom(c);
-    int rc = val_hostset(c, all, p, 2, out);
-    cJSON_Delete(all);
-    return rc < 0 ? -1 : 0;
+    const struct module *m = module_at("traffic", t->type);
+    return m ? m->ops : NULL;
 }
 
-/* A Poisson generator's fields beyond those every entry has. */
-static int parse_poisson(struct ctx *c, const cJSON *e, const char *path, struct scn_traffic *tr)
+const char *scn_traffic_kind_name(const struct scn_traffic *t)
 {
-    static const char *const pattern_names[] = {"uniform", "permutation", NULL};
-    char p[PATH_LEN];
-    int pat = SCN_PAT_UNIFORM;
-    if (get_hosts_or_all(c, e, path, &tr->hosts) < 0)
-        return -1;
-    if (required(c, e, path, "load", "a number greater than 0 and at most 1") < 0 ||
-        get_num(c, e, path, "load", 0.0, true, 1.0, false, &tr->load) < 0 ||
-        required(c, e, path, "size_cdf", "\"websearch\", \"hadoop\" or the path of a CDF file") < 0 ||
-        get_qty(c, e, path, "end", Q_TIME, false, &tr->end_ps) < 0 ||
-        check_after(c, path, "end", tr->start_ps, "start", tr->end_ps) < 0 ||
-        get_enum(c, e, path, "pattern", pattern_names, &pat) < 0)
-        return -1;
-    tr->pattern = (enum scn_pattern)pat;
-    const cJSON *cdf = member(e, "size_cdf");
-    const char *cs = NULL;
-    join(p, path, "size_cdf");
-    if (val_str(c, cdf, p, "\"websearch\", \"hadoop\" or the path of a CDF file", &cs) < 0)
-        return -1;
-    if (!*cs || strlen(cs) >= sizeof tr->size_cdf)
-        return bad(c, p, "expected \"websearch\", \"hadoop\" or a file path of at most %zu characters, got \"%.60s\"",
-                   sizeof tr->size_cdf - 1, cs);
-    setting_strf(tr->size_cdf, sizeof tr->size_cdf, "%s", cs);
-    return 0;
+    const struct module *m = module_at("traffic", t->type);
+    return m ? m->name : "?";
 }
 
-/* An allreduce's or an alltoall's fields beyond those every entry has. */
-static int parse_collective(struct ctx *c, const cJSON *e, const char *path, struct scn_traffic *tr)
+/* The fields every traffic entry has, and where they stand among its kind's in the list of an unknown field's
+ * message; a fault has only its type. */
+static const char *const common_head[] = {"type", "id", NULL}, *const common_tail[] = {"start", "priority", NULL};
+static const char *const fault_head[] = {"type", NULL}, *const no_fields[] = {NULL};
+
+/* Entry e's kind, from its "type": one of the registered modules of kind `kind`.  Returns its module, or NULL. */
+static const struct module *entry_kind(struct ctx *c, const cJSON *e, const char *path, const char *kind, int *type)
 {
-    static const char *const algo_names[] = {"ring", NULL};
-    char p[PATH_LEN];
-    int algo = 0;
-    if (get_hosts_or_all(c, e, path, &tr->hosts) < 0)
-        return -1;
-    if (tr->type == SCN_TR_ALLREDUCE && get_enum(c, e, path, "algorithm", algo_names, &algo) < 0)
-        return -1;
-    tr->nics_per_server = 1;
-    if (tr->type == SCN_TR_ALLREDUCE && get_int(c, e, path, "nics_per_server", 1, 1024, &tr->nics_per_server) < 0)
-        return -1;
-    /* One ring per NIC rank of a server (NCCL's rings over rails): ranks must fill whole servers,
-     * and each ring needs two servers at least. */
-    if (tr->hosts.n % tr->nics_per_server != 0 || tr->hosts.n / tr->nics_per_server < 2)
-        return bad(c, join(p, path, "nics_per_server"),
-                   "expected a divisor of the number of hosts (%d) leaving at least 2 servers, got %d",
-                   tr->hosts.n, tr->nics_per_server);
-    /* Each rank's share is size / ranks: it must be at least one byte. */
-    if (tr->size < tr->hosts.n) {
-        char a[32];
-        return bad(c, join(p, path, "size"), "expected a size of at least %dB (one byte per rank), got \"%s\"",
-                   tr->hosts.n, units_fmt_size(tr->size, a, sizeof a));
+    const char *names[MODULE_MAX + 1];
+    char what[512] = "one of ", p[PATH_LEN];
+    int n = 0;
+    for (const struct module *m; (m = module_at(kind, n)); n++) {
+        names[n] = m->name;
+        size_t k = strlen(what);
+        setting_strf(what + k, sizeof what - k, "%s\"%s\"", n ? ", " : "", m->name);
     }
-    return 0;
+    names[n] = NULL;
+    if (required(c, e, path, "type", what) < 0)
+        return NULL;
+    if (setting_val_enum(&c->sc, member(e, "type"), join(p, path, "type"), names, type) < 0)
+        return NULL;
+    return module_at(kind, *type);
+}
+
+/* The unknown-field check of entry e of kind m: the fields every entry has (head, then tail), and its kind's. */
+static int entry_fields(struct ctx *c, const cJSON *e, const char *path, const struct module *m,
+                        const char *const *head, const char *const *tail)
+{
+    const char *known[64];
+    int n = 0;
+    for (int i = 0; head[i]; i++)
+        known[n++] = head[i];
+    for (const struct setting *f = m->groups[0] ? m->groups[0]->fields : NULL; f && f->name && n < 60; f++)
+        if (f->kind != SETTING_CHECK)
+            known[n++] = f->name;
+    for (int i = 0; tail[i]; i++)
+        known[n++] = tail[i];
+    known[n] = NULL;
+    return check_fields(c, e, path, known);
+}
+
+/* Entry e's own fields into a new struct of its kind's group g (none when the kind has no group) at *conf. */
+static int entry_conf(struct ctx *c, const cJSON *e, const char *path, const struct setting_group *g,
+                      const char *const *head, const char *const *tail, const void **conf)
+{
+    if (!g)
+        return 0;
+    void *base = scn_keep(&c->sc, g->size);
+    if (!base)
+        return -1;
+    /* The kind's table knows only its own fields: it reads a copy without the common ones. */
+    cJSON *own = cJSON_Duplicate(e, 1);
+    if (!own)
+        return ctx_oom(c);
+    for (int i = 0; head[i]; i++)
+        cJSON_DeleteItemFromObjectCaseSensitive(own, head[i]);
+    for (int i = 0; tail[i]; i++)
+        cJSON_DeleteItemFromObjectCaseSensitive(own, tail[i]);
+    int rc = settings_defaults(&c->sc, g, base) < 0 ? -1 : settings_parse(&c->sc, g, own, path, base);
+    cJSON_Delete(own);
+    *conf = base;
+    return rc;
 }
 
 /* Reads one traffic entry (index i) into tr. */
 static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, int i, struct scn_traffic *tr)
 {
-    static const char *const k_flow[] = {"type", "id", "src", "dst", "size", "start", "rate", "path", "priority",
-                                         NULL};
-    static const char *const k_incast[] = {"type", "id", "senders", "receiver", "size", "start", "priority", NULL};
-    static const char *const k_poisson[] = {"type", "id", "hosts", "load", "size_cdf", "start", "end", "pattern",
-                                            "priority", NULL};
-    static const char *const k_allreduce[] = {"type", "id", "algorithm", "hosts", "size", "start", "priority",
-                                              "nics_per_server", NULL};
-    static const char *const k_alltoall[] = {"type", "id", "hosts", "size", "start", "priority", NULL};
-    static const char *const *const known[] = {k_flow, k_incast, k_poisson, k_allreduce, k_alltoall};
     char p[PATH_LEN];
-    int type = 0;
-    if (val_obj(c, e, path) < 0 ||
-        required(c, e, path, "type", "one of \"flow\", \"incast\", \"poisson\", \"allreduce\", \"alltoall\"") < 0 ||
-        get_enum(c, e, path, "type", traffic_names, &type) < 0 || check_fields(c, e, path, known[type]) < 0)
+    const struct module *m;
+    if (val_obj(c, e, path) < 0 || !(m = entry_kind(c, e, path, "traffic", &tr->type)) ||
+        entry_fields(c, e, path, m, common_head, common_tail) < 0)
         return -1;
-    tr->type = (enum scn_traffic_type)type;
     const cJSON *id = member(e, "id");
     if (id) {
         /* '.' is reserved for the numbered flows of a generator entry ("t3.2"). */
@@ -1839,45 +1888,13 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
     tr->priority = c->s->host.priority;
     tr->priority_given = member(e, "priority") != NULL;
     tr->start_ps = 0;
-    tr->end_ps = -1;
     if (get_int(c, e, path, "priority", 0, 7, &tr->priority) < 0 ||
         get_qty(c, e, path, "start", Q_TIME, false, &tr->start_ps) < 0)
         return -1;
-    if (tr->type != SCN_TR_POISSON &&
-        (required(c, e, path, "size", qty_what(Q_SIZE)) < 0 || get_qty(c, e, path, "size", Q_SIZE, true, &tr->size) < 0))
-        return -1;
-
-    switch (tr->type) {
-    case SCN_TR_FLOW: {
-        if (get_host(c, e, path, "src", &tr->src) < 0 || get_host(c, e, path, "dst", &tr->dst) < 0 ||
-            get_qty(c, e, path, "rate", Q_RATE, true, &tr->rate_bps) < 0)
-            return -1;
-        if (tr->src == tr->dst)
-            return bad(c, join(p, path, "dst"), "expected a host other than the source, got \"%s\"",
-                       scn_host_name(c->s, tr->dst));
-        const cJSON *pv = member(e, "path");
-        if (pv && parse_path(c, pv, join(p, path, "path"), tr) < 0)
-            return -1;
-        break;
-    }
-    case SCN_TR_INCAST: {
-        if (required(c, e, path, "senders", "a host selector like \"h0-h15\"") < 0 ||
-            val_hostset(c, member(e, "senders"), join(p, path, "senders"), 1, &tr->senders) < 0 ||
-            get_host(c, e, path, "receiver", &tr->receiver) < 0)
-            return -1;
-        for (int k = 0; k < tr->senders.n; k++)
-            if (tr->senders.idx[k] == tr->receiver)
-                return bad(c, join(p, path, "receiver"), "expected a receiver that is not among the senders, got \"%s\"",
-                           scn_host_name(c->s, tr->receiver));
-        break;
-    }
-    case SCN_TR_POISSON:
-        return parse_poisson(c, e, path, tr);
-    case SCN_TR_ALLREDUCE:
-    case SCN_TR_ALLTOALL:
-        return parse_collective(c, e, path, tr);
-    }
-    return 0;
+    c->traffic = tr;
+    int rc = entry_conf(c, e, path, m->groups[0], common_head, common_tail, &tr->conf);
+    c->traffic = NULL;
+    return rc;
 }
 
 /* Reads the traffic array tj (NULL when absent) and checks that ids are unique. */
@@ -2176,18 +2193,11 @@ int scn_profile_apply(const struct scenario *s, int i, void *base, char *err, si
     return rc < 0 ? c.sc.status : 0;
 }
 
-/* Reads the optional faults array fj. */
+/* Reads the optional faults array fj: each fault's kind, then its fields by the kind's table. */
 static int parse_faults(struct ctx *c, const cJSON *fj)
 {
-    static const char *const k_storm[] = {"type", "host", "priority", "start", "end", NULL};
-    static const char *const k_down[] = {"type", "between", "at", "until", NULL};
-    static const char *const k_slow[] = {"type", "host", "rate", "start", "end", NULL};
-    static const char *const k_errors[] = {"type", "between", "rate", "start", "end", "direction", NULL};
-    static const char *const *const known[] = {k_storm, k_down, k_slow, k_errors};
-    static const char *const fault_names[] = {"pause_storm", "link_down", "slow_receiver", "link_errors", NULL};
-    static const char *const direction_names[] = {"both", "forward", NULL};
     struct scenario *s = c->s;
-    char path[PATH_LEN], p[PATH_LEN], q[PATH_LEN];
+    char path[PATH_LEN];
     if (!fj)
         return 0;
     if (val_arr(c, fj, "faults", "an array of faults") < 0)
@@ -2198,87 +2208,62 @@ static int parse_faults(struct ctx *c, const cJSON *fj)
     s->n_faults = n;
     for (const cJSON *e = fj->child; e; e = e->next, i++) {
         struct scn_fault *f = &s->faults[i];
-        int type = 0;
+        const struct module *m;
         join_idx(path, "faults", i);
-        if (val_obj(c, e, path) < 0 ||
-            required(c, e, path, "type", "one of \"pause_storm\", \"link_down\", \"slow_receiver\", \"link_errors\"") < 0 ||
-            get_enum(c, e, path, "type", fault_names, &type) < 0 || check_fields(c, e, path, known[type]) < 0)
+        if (val_obj(c, e, path) < 0 || !(m = entry_kind(c, e, path, "fault", &f->type)) ||
+            entry_fields(c, e, path, m, fault_head, no_fields) < 0 ||
+            entry_conf(c, e, path, m->groups[0], fault_head, no_fields, &f->conf) < 0)
             return -1;
-        f->type = (enum scn_fault_type)type;
-        f->end_ps = -1;
-        f->host = -1;
-        switch (f->type) {
-        case SCN_FAULT_PAUSE_STORM:
-            f->priority = s->host.priority;
-            if (get_host(c, e, path, "host", &f->host) < 0 || get_int(c, e, path, "priority", 0, 7, &f->priority) < 0 ||
-                required(c, e, path, "start", qty_what(Q_TIME)) < 0 ||
-                get_qty(c, e, path, "start", Q_TIME, false, &f->start_ps) < 0 ||
-                get_qty(c, e, path, "end", Q_TIME, false, &f->end_ps) < 0 ||
-                check_after(c, path, "end", f->start_ps, "start", f->end_ps) < 0)
-                return -1;
-            break;
-        case SCN_FAULT_LINK_ERRORS:
-        case SCN_FAULT_LINK_DOWN: {
-            const cJSON *bv = member(e, "between");
-            join(p, path, "between");
-            if (!bv)
-                return bad(c, p, "expected two node names like [\"leaf0\", \"spine1\"], got nothing (this field is "
-                                 "required)");
-            if (val_arr(c, bv, p, "two node names like [\"leaf0\", \"spine1\"]") < 0)
-                return -1;
-            if (cJSON_GetArraySize(bv) != 2)
-                return bad(c, p, "expected two node names like [\"leaf0\", \"spine1\"], got %d",
-                           cJSON_GetArraySize(bv));
-            int ni[2] = {-1, -1};
-            for (int k = 0; k < 2; k++) {
-                join_idx(q, p, k);
-                if (val_name(c, cJSON_GetArrayItem(bv, k), q, "a node name", "", f->between[k]) < 0)
-                    return -1;
-                if (names_known(s) && (ni[k] = node_index(c, f->between[k])) < 0)
-                    return bad(c, q, "expected the name of a node in topology.nodes, got \"%s\"", f->between[k]);
-            }
-            if (strcmp(f->between[0], f->between[1]) == 0)
-                return bad(c, q, "expected two different nodes, got \"%s\" twice", f->between[1]);
-            if (names_known(s) && !nodes_linked(s, ni[0], ni[1]))
-                return bad(c, p, "expected two linked nodes, got \"%s\" and \"%s\" (no link between them)",
-                           f->between[0], f->between[1]);
-            if (f->type == SCN_FAULT_LINK_ERRORS) {
-                int dir = 0;
-                f->start_ps = 0;
-                if (required(c, e, path, "rate", "a probability greater than 0 and below 1") < 0 ||
-                    get_num(c, e, path, "rate", 0, true, 1, true, &f->error_rate) < 0 ||
-                    get_qty(c, e, path, "start", Q_TIME, false, &f->start_ps) < 0 ||
-                    get_qty(c, e, path, "end", Q_TIME, false, &f->end_ps) < 0 ||
-                    check_after(c, path, "end", f->start_ps, "start", f->end_ps) < 0 ||
-                    get_enum(c, e, path, "direction", direction_names, &dir) < 0)
-                    return -1;
-                f->one_way = dir == 1;
-                break;
-            }
-            if (required(c, e, path, "at", qty_what(Q_TIME)) < 0 ||
-                get_qty(c, e, path, "at", Q_TIME, false, &f->start_ps) < 0 ||
-                get_qty(c, e, path, "until", Q_TIME, false, &f->end_ps) < 0 ||
-                check_after(c, path, "until", f->start_ps, "at", f->end_ps) < 0)
-                return -1;
-            break;
-        }
-        case SCN_FAULT_SLOW_RECEIVER:
-            f->start_ps = 0;
-            if (get_host(c, e, path, "host", &f->host) < 0 || required(c, e, path, "rate", qty_what(Q_RATE)) < 0 ||
-                get_qty(c, e, path, "rate", Q_RATE, true, &f->rate_bps) < 0 ||
-                get_qty(c, e, path, "start", Q_TIME, false, &f->start_ps) < 0 ||
-                get_qty(c, e, path, "end", Q_TIME, false, &f->end_ps) < 0 ||
-                check_after(c, path, "end", f->start_ps, "start", f->end_ps) < 0)
-                return -1;
-            break;
-        }
     }
     return 0;
 }
 
+const char *scn_fault_kind_name(const struct scn_fault *f)
+{
+    const struct module *m = module_at("fault", f->type);
+    return m ? m->name : "?";
+}
+
+/* The "between" of a link fault (scenario.h). */
+int scn_parse_link_ends(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    struct ctx *c = loader(sc);
+    const struct scenario *s = c->s;
+    char (*between)[SCN_NAME_MAX] = (char (*)[SCN_NAME_MAX])((char *)base + f->offset);
+    char q[PATH_LEN];
+    if (val_arr(c, v, p, "two node names like [\"leaf0\", \"spine1\"]") < 0)
+        return -1;
+    if (cJSON_GetArraySize(v) != 2)
+        return bad(c, p, "expected two node names like [\"leaf0\", \"spine1\"], got %d", cJSON_GetArraySize(v));
+    int ni[2] = {-1, -1};
+    for (int k = 0; k < 2; k++) {
+        join_idx(q, p, k);
+        if (val_name(c, cJSON_GetArrayItem(v, k), q, "a node name", "", between[k]) < 0)
+            return -1;
+        if (names_known(s) && (ni[k] = node_index(c, between[k])) < 0)
+            return bad(c, q, "expected the name of a node in topology.nodes, got \"%s\"", between[k]);
+    }
+    if (strcmp(between[0], between[1]) == 0)
+        return bad(c, q, "expected two different nodes, got \"%s\" twice", between[1]);
+    if (names_known(s) && !nodes_linked(s, ni[0], ni[1]))
+        return bad(c, p, "expected two linked nodes, got \"%s\" and \"%s\" (no link between them)", between[0],
+                   between[1]);
+    return 0;
+}
+
+void scn_dump_link_ends(cJSON *obj, const struct setting *f, const void *base)
+{
+    const char (*between)[SCN_NAME_MAX] = (const char (*)[SCN_NAME_MAX])((const char *)base + f->offset);
+    cJSON *b = cJSON_AddArrayToObject(obj, f->name);
+    if (b) {
+        cJSON_AddItemToArray(b, cJSON_CreateString(between[0]));
+        cJSON_AddItemToArray(b, cJSON_CreateString(between[1]));
+    }
+}
+
 /*
- * Returns whether id names a traffic entry, or a numbered flow "ID.J" of a
- * generator entry (incast: J below the number of senders).
+ * Returns whether id names a traffic entry, or a numbered flow "ID.J" of an entry whose kind numbers its flows
+ * (below the count it knows up front, if any).
  */
 static bool flow_id_exists(const struct scenario *s, const char *id)
 {
@@ -2289,10 +2274,11 @@ static bool flow_id_exists(const struct scenario *s, const char *id)
             continue;
         if (id[n] == '\0')
             return true;
-        if (id[n] == '.' && t->type != SCN_TR_FLOW && all_digits(id + n + 1) && strlen(id + n + 1) <= 9 &&
+        long named = scn_traffic_ops(t)->numbered(t);
+        if (id[n] == '.' && named != 0 && all_digits(id + n + 1) && strlen(id + n + 1) <= 9 &&
             (id[n + 1] != '0' || id[n + 2] == '\0')) {
             long j = atol(id + n + 1);
-            if (t->type != SCN_TR_INCAST || j < t->senders.n)
+            if (named < 0 || j < named)
                 return true;
         }
     }
@@ -2689,12 +2675,7 @@ void scn_free(struct scenario *s)
     free(s->topo.host_names);
     free(s->topo.host_names_buf);
     free(s->topo.host_by_name);
-    for (int i = 0; s->traffic && i < s->n_traffic; i++) {
-        free(s->traffic[i].path);
-        free(s->traffic[i].senders.idx);
-        free(s->traffic[i].hosts.idx);
-    }
-    free(s->traffic);
+    free(s->traffic); /* the entries' own fields are in the store */
     free(s->faults);
     for (int i = 0; s->profiles && i < s->n_profiles; i++) {
         free(s->profiles[i].match);
@@ -2742,12 +2723,6 @@ int scn_host_index(const struct scenario *s, const char *name)
     return -1;
 }
 
-/* Returns the JSON spelling of a traffic type, or "?". */
-const char *scn_traffic_type_name(enum scn_traffic_type t)
-{
-    return (unsigned)t < sizeof traffic_names / sizeof *traffic_names - 1 ? traffic_names[t] : "?";
-}
-
 /* ------------------------------------------------------------------------ */
 /* Serialization                                                             */
 
@@ -2756,12 +2731,6 @@ static cJSON *add_time(cJSON *o, const char *key, int64_t ps)
 {
     char b[40];
     return cJSON_AddStringToObject(o, key, units_fmt_time(ps, b, sizeof b));
-}
-
-static cJSON *add_size(cJSON *o, const char *key, int64_t bytes)
-{
-    char b[40];
-    return cJSON_AddStringToObject(o, key, units_fmt_size(bytes, b, sizeof b));
 }
 
 static cJSON *add_rate(cJSON *o, const char *key, int64_t bps)
@@ -2825,53 +2794,23 @@ static void add_topology(const struct scenario *s, cJSON *root)
 
 static void add_traffic(const struct scenario *s, cJSON *root)
 {
-    static const char *const pattern_names[] = {"uniform", "permutation"};
     cJSON *arr = cJSON_AddArrayToObject(root, "traffic");
     for (int i = 0; arr && i < s->n_traffic; i++) {
         const struct scn_traffic *t = &s->traffic[i];
+        const struct module *m = module_at("traffic", t->type);
         cJSON *o = cJSON_CreateObject();
         if (!o)
             return;
         cJSON_AddItemToArray(arr, o);
-        cJSON_AddStringToObject(o, "type", scn_traffic_type_name(t->type));
+        cJSON_AddStringToObject(o, "type", m->name);
         if (t->id_given)
             cJSON_AddStringToObject(o, "id", t->id);
-        switch (t->type) {
-        case SCN_TR_FLOW:
-            cJSON_AddStringToObject(o, "src", scn_host_name(s, t->src));
-            cJSON_AddStringToObject(o, "dst", scn_host_name(s, t->dst));
-            add_size(o, "size", t->size);
-            if (t->rate_bps > 0)
-                add_rate(o, "rate", t->rate_bps);
-            if (t->path_len > 0) {
-                cJSON *p = cJSON_AddArrayToObject(o, "path");
-                for (int k = 0; p && k < t->path_len; k++)
-                    cJSON_AddItemToArray(p, cJSON_CreateString(t->path[k]));
-            }
-            break;
-        case SCN_TR_INCAST:
-            add_hostset(s, o, "senders", &t->senders);
-            cJSON_AddStringToObject(o, "receiver", scn_host_name(s, t->receiver));
-            add_size(o, "size", t->size);
-            break;
-        case SCN_TR_POISSON:
-            add_hostset(s, o, "hosts", &t->hosts);
-            cJSON_AddNumberToObject(o, "load", t->load);
-            cJSON_AddStringToObject(o, "size_cdf", t->size_cdf);
-            cJSON_AddStringToObject(o, "pattern", pattern_names[t->pattern]);
-            break;
-        case SCN_TR_ALLREDUCE:
-            cJSON_AddStringToObject(o, "algorithm", "ring");
-            cJSON_AddNumberToObject(o, "nics_per_server", t->nics_per_server);
-            /* fall through */
-        case SCN_TR_ALLTOALL:
-            add_hostset(s, o, "hosts", &t->hosts);
-            add_size(o, "size", t->size);
-            break;
+        if (m->groups[0]) {
+            dumping = s;
+            settings_dump(m->groups[0], t->conf, o);
+            dumping = NULL;
         }
         add_time(o, "start", t->start_ps);
-        if (t->type == SCN_TR_POISSON && t->end_ps >= 0)
-            add_time(o, "end", t->end_ps);
         /* With profiles, a priority the entry did not give is its sender's host.priority, known per host. */
         if (t->priority_given || s->n_profiles == 0)
             cJSON_AddNumberToObject(o, "priority", t->priority);
@@ -2880,51 +2819,19 @@ static void add_traffic(const struct scenario *s, cJSON *root)
 
 static void add_faults(const struct scenario *s, cJSON *root)
 {
-    static const char *const fault_names[] = {"pause_storm", "link_down", "slow_receiver", "link_errors"};
     cJSON *arr = cJSON_AddArrayToObject(root, "faults");
     for (int i = 0; arr && i < s->n_faults; i++) {
         const struct scn_fault *f = &s->faults[i];
+        const struct module *m = module_at("fault", f->type);
         cJSON *o = cJSON_CreateObject();
         if (!o)
             return;
         cJSON_AddItemToArray(arr, o);
-        cJSON_AddStringToObject(o, "type", fault_names[f->type]);
-        switch (f->type) {
-        case SCN_FAULT_PAUSE_STORM:
-            cJSON_AddStringToObject(o, "host", scn_host_name(s, f->host));
-            cJSON_AddNumberToObject(o, "priority", f->priority);
-            add_time(o, "start", f->start_ps);
-            if (f->end_ps >= 0)
-                add_time(o, "end", f->end_ps);
-            break;
-        case SCN_FAULT_LINK_ERRORS:
-        case SCN_FAULT_LINK_DOWN: {
-            cJSON *b = cJSON_AddArrayToObject(o, "between");
-            if (b) {
-                cJSON_AddItemToArray(b, cJSON_CreateString(f->between[0]));
-                cJSON_AddItemToArray(b, cJSON_CreateString(f->between[1]));
-            }
-            if (f->type == SCN_FAULT_LINK_ERRORS) {
-                cJSON_AddNumberToObject(o, "rate", f->error_rate);
-                add_time(o, "start", f->start_ps);
-                if (f->end_ps >= 0)
-                    add_time(o, "end", f->end_ps);
-                if (f->one_way)
-                    cJSON_AddStringToObject(o, "direction", "forward");
-                break;
-            }
-            add_time(o, "at", f->start_ps);
-            if (f->end_ps >= 0)
-                add_time(o, "until", f->end_ps);
-            break;
-        }
-        case SCN_FAULT_SLOW_RECEIVER:
-            cJSON_AddStringToObject(o, "host", scn_host_name(s, f->host));
-            add_rate(o, "rate", f->rate_bps);
-            add_time(o, "start", f->start_ps);
-            if (f->end_ps >= 0)
-                add_time(o, "end", f->end_ps);
-            break;
+        cJSON_AddStringToObject(o, "type", m->name);
+        if (m->groups[0]) {
+            dumping = s;
+            settings_dump(m->groups[0], f->conf, o);
+            dumping = NULL;
         }
     }
 }

@@ -204,54 +204,87 @@ struct scn_host {
 /* Whether a and b are the same settings, those of modules included (of one scenario or of two). */
 bool scn_host_equal(const struct scn_host *a, const struct scn_host *b);
 
-enum scn_traffic_type { SCN_TR_FLOW, SCN_TR_INCAST, SCN_TR_POISSON, SCN_TR_ALLREDUCE, SCN_TR_ALLTOALL };
-enum scn_pattern { SCN_PAT_UNIFORM, SCN_PAT_PERMUTATION };
-
 /* A resolved host selector: host indices, in the order the user gave them. */
 struct scn_hostset {
     int n;
     int *idx;
 };
 
+/* A pinned route: node names from the source host to the destination host. */
+struct scn_route {
+    int n;
+    char (*node)[SCN_NAME_MAX];
+};
+
+/*
+ * A traffic entry.  Its kind is a module of kind "traffic" (models/traffic.h), which owns the entry's own
+ * fields: their table is the module's settings group, their values a struct of the group's size (conf).  The
+ * loader reads here only what every entry has.
+ */
 struct scn_traffic {
-    enum scn_traffic_type type;
+    int type;              /* the kind: a module of kind "traffic", by index */
     char id[SCN_NAME_MAX]; /* the entry's id, or "t{i}" */
     bool id_given;
     int priority;          /* resolved: the entry's, else host.priority */
     bool priority_given;   /* else the sender's host.priority, which a host profile may set, applies */
     int64_t start_ps;
-    int64_t size;          /* flow, incast, allreduce, alltoall: bytes */
-    /* flow */
-    int src, dst;          /* host indices */
-    int64_t rate_bps;      /* application rate cap; 0 = none */
-    int path_len;
-    char (*path)[SCN_NAME_MAX]; /* pinned route as node names, resolved by the topology */
-    /* incast */
-    struct scn_hostset senders;
-    int receiver;
-    /* poisson, allreduce, alltoall */
-    struct scn_hostset hosts;
-    double load;
-    char size_cdf[256];    /* "websearch", "hadoop" or a file path */
-    int64_t end_ps;        /* poisson: -1 = until stop */
-    enum scn_pattern pattern;
-    /* allreduce: hosts are NICs, nics_per_server consecutive hosts form one server, and the
-     * collective runs one ring per NIC rank across the servers (as NCCL uses one ring per rail). */
-    int nics_per_server;
+    const void *conf;      /* the kind's fields (read with TRAFFIC_CONF, models/traffic.h); in the scenario's store */
 };
 
-enum scn_fault_type { SCN_FAULT_PAUSE_STORM, SCN_FAULT_LINK_DOWN, SCN_FAULT_SLOW_RECEIVER, SCN_FAULT_LINK_ERRORS };
+/*
+ * What the loader asks of a traffic kind: the first member of the kind's table of hooks (struct traffic_ops,
+ * models/traffic.h), so that sim/ can ask it without knowing the kinds.
+ */
+struct scn_traffic_ops {
+    /* How many flows "ID.J" entry t names: J below it; 0 when it names only the flow "ID" (a single flow); -1 when
+     * any J may name one (a generator whose count is known only at run time). */
+    long (*numbered)(const struct scn_traffic *t);
+};
 
+/* The hooks of entry t's kind. */
+const struct scn_traffic_ops *scn_traffic_ops(const struct scn_traffic *t);
+/* The name of entry t's kind ("flow"), or "?". */
+const char *scn_traffic_kind_name(const struct scn_traffic *t);
+
+/*
+ * For a traffic kind's settings table (models/traffic_*.c), whose fields the loader parses with the entry's
+ * context: the scenario and the entry being loaded (only within a custom parse or check hook), the scenario
+ * being dumped (only within a dump hook), values that live as long as the scenario, and the custom fields every
+ * kind may take: a host (an int index; table entry with SCN_HOST_FIELD), a host selector (a struct scn_hostset,
+ * at least `lo` hosts; absent: every host, when the field has SETTING_ALWAYS) and a route (a struct scn_route from
+ * src to dst, which the kind's own parse hook checks with scn_val_route).
+ */
+const struct scenario *scn_loading(const struct setting_ctx *c);
+const struct scn_traffic *scn_loading_traffic(const struct setting_ctx *c);
+const struct scenario *scn_dumping(void);
+void *scn_keep(struct setting_ctx *c, size_t size);
+int scn_parse_host(struct setting_ctx *c, const struct setting *f, const struct cJSON *v, const char *path,
+                   void *base);
+void scn_dump_host(struct cJSON *obj, const struct setting *f, const void *base);
+int scn_parse_hostset(struct setting_ctx *c, const struct setting *f, const struct cJSON *v, const char *path,
+                      void *base);
+void scn_dump_hostset(struct cJSON *obj, const struct setting *f, const void *base);
+int scn_val_route(struct setting_ctx *c, const struct cJSON *v, const char *path, int src, int dst,
+                  struct scn_route *out);
+void scn_dump_route(struct cJSON *obj, const struct setting *f, const void *base);
+
+/*
+ * A fault.  Its kind is a module of kind "fault" (models/fault.h), which owns every field but `type`: their table
+ * is the module's settings group, their values a struct of the group's size (conf, read with FAULT_CONF).
+ */
 struct scn_fault {
-    enum scn_fault_type type;
-    int host;                         /* pause_storm, slow_receiver */
-    int priority;                     /* pause_storm */
-    int64_t start_ps, end_ps;         /* end -1 = until stop */
-    char between[2][SCN_NAME_MAX];    /* link_down, link_errors */
-    int64_t rate_bps;                 /* slow_receiver */
-    double error_rate;                /* link_errors: probability that a frame is corrupted, in (0, 1) */
-    bool one_way;                     /* link_errors: only frames from between[0] to between[1] */
+    int type;         /* the kind: a module of kind "fault", by index */
+    const void *conf; /* in the scenario's store */
 };
+
+/* The name of fault f's kind ("link_down"), or "?". */
+const char *scn_fault_kind_name(const struct scn_fault *f);
+
+/* For a fault kind's table: two different node names (char [2][SCN_NAME_MAX]), linked when the topology is custom
+ * (else checked when the network is built). */
+int scn_parse_link_ends(struct setting_ctx *c, const struct setting *f, const struct cJSON *v, const char *path,
+                        void *base);
+void scn_dump_link_ends(struct cJSON *obj, const struct setting *f, const void *base);
 
 /*
  * A profile: a partial `switch` or `host` object applied, in the order of the profiles, over the global one to
@@ -457,7 +490,6 @@ int64_t scn_mul_sat(int64_t a, int64_t b);
 const struct scn_topo_hooks *scn_topo_hooks(const struct scenario *s);
 /* The name of s's topology module, as topology.type gives it ("fat-tree"), or "?". */
 const char *scn_topo_name(const struct scenario *s);
-const char *scn_traffic_type_name(enum scn_traffic_type t);
 
 /*
  * The offset of the first byte of s that does not begin a well-formed UTF-8 sequence (RFC 3629: no overlong

@@ -195,6 +195,22 @@ void settings_store_free(struct settings_store *st)
     free(st);
 }
 
+/* See settings.h.  A block of no group, which store_keep never shares. */
+void *settings_store_alloc(struct settings_store *st, size_t size)
+{
+    struct store_value *v = calloc(1, sizeof *v);
+    void *data = v ? calloc(1, size ? size : 1) : NULL;
+    if (!data) {
+        free(v);
+        return NULL;
+    }
+    pthread_mutex_lock(&st->lock);
+    *v = (struct store_value){.next = st->values, .g = NULL, .data = data};
+    st->values = v;
+    pthread_mutex_unlock(&st->lock);
+    return data;
+}
+
 /* The stored copy of g's value at data: an equal one already there, else a new one; NULL when memory runs out. */
 static const void *store_keep(struct settings_store *st, const struct setting_group *g, const void *data)
 {

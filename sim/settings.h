@@ -55,6 +55,9 @@ struct setting_mods {
 struct settings_store;
 struct settings_store *settings_store_new(void);
 void settings_store_free(struct settings_store *st);
+/* size zeroed bytes that live as long as the store (a traffic entry's fields and what they hold); NULL when memory
+ * runs out. */
+void *settings_store_alloc(struct settings_store *st, size_t size);
 
 /* Loader state every check reports through; the scenario loader extends it (first member). */
 struct setting_ctx {

@@ -88,6 +88,8 @@ int main(int argc, char **argv)
     test_net_register();
     test_routing_runs_register();
     test_traffic_register();
+    test_traffic_module_register();
+    test_fault_module_register();
     test_validation_register();
     test_golden_register();
     test_sched_register();

@@ -110,8 +110,10 @@ static void test_storm_spreads(void)
     struct run r;
     struct log l;
     CU_ASSERT_FATAL(setup(STORM_FILE, NULL, NULL, 0, &scn, &r, &l));
-    CU_ASSERT_EQUAL_FATAL(scn.faults[0].start_ps, STORM_START);
-    CU_ASSERT_EQUAL_FATAL(scn.faults[0].end_ps, STORM_END);
+    /* every fault's fields begin with its span (models/fault.h) */
+    const struct fault_span *storm = scn.faults[0].conf;
+    CU_ASSERT_EQUAL_FATAL(storm->start_ps, STORM_START);
+    CU_ASSERT_EQUAL_FATAL(storm->end_ps, STORM_END);
     struct port *down = test_port_to(&r, "tor0", "h0"), *h0 = test_port_to(&r, "h0", "tor0");
 
     /* Once h0's first PAUSE has landed, tor0's port to h0 sends nothing until the storm ends. */

@@ -31,6 +31,21 @@
 #define MINIMAL "{" TOPO ", " FLOW "}"
 
 /* Loads inline JSON as "t.json"; on an unexpected result prints the message to help debugging. */
+
+/* A traffic entry's or a fault's own field `name` (its kind's settings table says where it is), read as a `type`. */
+static const void *kind_field(const char *kind, int type, const void *conf, const char *name)
+{
+    const struct module *m = module_at(kind, type);
+    for (const struct setting *f = m && m->groups[0] ? m->groups[0]->fields : NULL; f && f->name; f++)
+        if (strcmp(f->name, name) == 0)
+            return (const char *)conf + f->offset;
+    CU_FAIL_FATAL("no such field of the kind");
+    return NULL;
+}
+#define tr_field(t, name) kind_field("traffic", (t)->type, (t)->conf, (name))
+#define TRF(t, name, type) (*(const type *)tr_field((t), (name)))
+#define FF(f, name, T) (*(const T *)kind_field("fault", (f)->type, (f)->conf, (name)))
+
 static int load(const char *json, const struct scn_override *ov, int n_ov, struct scenario *s, char *err)
 {
     return scn_load_text("t.json", json, ov, n_ov, s, err, SCN_ERR_MAX);
@@ -83,11 +98,11 @@ static void test_incast_scenario(void)
     CU_ASSERT_EQUAL(s.sw.pfc.lossless_mask, 1u << 3);
     CU_ASSERT_EQUAL(s.host.dcqcn.preset, SCN_DCQCN_PAPER);
     CU_ASSERT_EQUAL_FATAL(s.n_traffic, 1);
-    CU_ASSERT_EQUAL(s.traffic[0].type, SCN_TR_INCAST);
-    CU_ASSERT_EQUAL(s.traffic[0].senders.n, 16);
-    CU_ASSERT_EQUAL(s.traffic[0].senders.idx[15], 15);
-    CU_ASSERT_EQUAL(s.traffic[0].receiver, 16);
-    CU_ASSERT_EQUAL(s.traffic[0].size, 1000000);
+    CU_ASSERT_EQUAL(s.traffic[0].type, module_find("traffic", "incast"));
+    CU_ASSERT_EQUAL(TRF(&s.traffic[0], "senders", struct scn_hostset).n, 16);
+    CU_ASSERT_EQUAL(TRF(&s.traffic[0], "senders", struct scn_hostset).idx[15], 15);
+    CU_ASSERT_EQUAL(TRF(&s.traffic[0], "receiver", int), 16);
+    CU_ASSERT_EQUAL(TRF(&s.traffic[0], "size", int64_t), 1000000);
     scn_free(&s);
 }
 
@@ -154,10 +169,10 @@ static void test_defaults(void)
     CU_ASSERT_FALSE(s.traffic[0].id_given);
     CU_ASSERT_EQUAL(s.traffic[0].priority, 3);
     CU_ASSERT_EQUAL(s.traffic[0].start_ps, 0);
-    CU_ASSERT_EQUAL(s.traffic[0].rate_bps, 0);
-    CU_ASSERT_EQUAL(s.traffic[0].path_len, 0);
-    CU_ASSERT_EQUAL(s.traffic[0].src, 0);
-    CU_ASSERT_EQUAL(s.traffic[0].dst, 1);
+    CU_ASSERT_EQUAL(TRF(&s.traffic[0], "rate", int64_t), 0);
+    CU_ASSERT_EQUAL(TRF(&s.traffic[0], "path", struct scn_route).n, 0);
+    CU_ASSERT_EQUAL(TRF(&s.traffic[0], "src", int), 0);
+    CU_ASSERT_EQUAL(TRF(&s.traffic[0], "dst", int), 1);
     CU_ASSERT_EQUAL(s.n_faults, 0);
     CU_ASSERT_EQUAL(s.monitor.interval_ps, 10 * PS_PER_US);
     CU_ASSERT_EQUAL(s.monitor.n_queues, 0);
@@ -438,7 +453,7 @@ static void test_overrides(void)
     CU_ASSERT_EQUAL(s.sw.scheduler.weights[3], 4);
     CU_ASSERT_EQUAL(s.sw.scheduler.weights[6], 1);
     CU_ASSERT_EQUAL(s.sw.scheduler.weights[0], 0);
-    CU_ASSERT_EQUAL(s.traffic[0].size, 4000000);
+    CU_ASSERT_EQUAL(TRF(&s.traffic[0], "size", int64_t), 4000000);
     CU_ASSERT_EQUAL(s.sw.pfc.lossless_mask, 0x0c);
     CU_ASSERT_TRUE(s.sw.watchdog.enabled);
     CU_ASSERT_EQUAL(s.seed, 42);
@@ -529,8 +544,8 @@ static void test_topologies(void)
     CU_ASSERT_STRING_EQUAL(scn_host_name(&r, 2), "hC");
     CU_ASSERT_EQUAL(scn_host_index(&r, "hD"), 3);
     CU_ASSERT_EQUAL(scn_host_index(&r, "A"), -1); /* a switch is not a host */
-    CU_ASSERT_EQUAL(r.traffic[0].path_len, 5);
-    CU_ASSERT_STRING_EQUAL(r.traffic[0].path[2], "B");
+    CU_ASSERT_EQUAL(TRF(&r.traffic[0], "path", struct scn_route).n, 5);
+    CU_ASSERT_STRING_EQUAL(TRF(&r.traffic[0], "path", struct scn_route).node[2], "B");
     CU_ASSERT_EQUAL(cu->links[4].link.length_mm, 200000);
     CU_ASSERT_EQUAL(cu->links[4].link.delay_ps, PS_PER_US);
     scn_free(&r);
@@ -563,35 +578,37 @@ static void test_traffic_and_faults(void)
     CU_ASSERT_EQUAL_FATAL(s.n_traffic, 6);
     const struct scn_traffic *t = s.traffic;
     CU_ASSERT_STRING_EQUAL(t[0].id, "in");
-    CU_ASSERT_EQUAL(t[0].senders.n, 2);
-    CU_ASSERT_EQUAL(t[0].senders.idx[0], 5); /* order as given */
-    CU_ASSERT_EQUAL(t[0].senders.idx[1], 2);
+    CU_ASSERT_EQUAL(TRF(&t[0], "senders", struct scn_hostset).n, 2);
+    CU_ASSERT_EQUAL(TRF(&t[0], "senders", struct scn_hostset).idx[0], 5); /* order as given */
+    CU_ASSERT_EQUAL(TRF(&t[0], "senders", struct scn_hostset).idx[1], 2);
     CU_ASSERT_EQUAL(t[0].priority, 1);
     CU_ASSERT_EQUAL(t[0].start_ps, 10 * PS_PER_US);
     CU_ASSERT_STRING_EQUAL(t[1].id, "t1");
-    CU_ASSERT_EQUAL(t[1].hosts.n, 16); /* default "all" */
-    CU_ASSERT_EQUAL(t[1].load, 0.5);
-    CU_ASSERT_STRING_EQUAL(t[1].size_cdf, "websearch");
-    CU_ASSERT_EQUAL(t[1].end_ps, 5 * PS_PER_MS);
-    CU_ASSERT_EQUAL(t[1].pattern, SCN_PAT_PERMUTATION);
-    CU_ASSERT_EQUAL(t[2].hosts.n, 4);
-    CU_ASSERT_EQUAL(t[2].hosts.idx[0], 4);
-    CU_ASSERT_EQUAL(t[2].hosts.idx[3], 7);
-    CU_ASSERT_EQUAL(t[2].end_ps, -1);
-    CU_ASSERT_EQUAL(t[3].senders.n, 1); /* a single host name is a selector too */
-    CU_ASSERT_EQUAL(t[3].senders.idx[0], 3);
-    CU_ASSERT_EQUAL(t[4].hosts.n, 2);
-    CU_ASSERT_EQUAL(t[5].rate_bps, 40000000000LL);
-    CU_ASSERT_EQUAL(t[5].size, 1024);
-    CU_ASSERT_EQUAL(t[5].path_len, 3);
+    CU_ASSERT_EQUAL(TRF(&t[1], "hosts", struct scn_hostset).n, 16); /* default "all" */
+    CU_ASSERT_EQUAL(TRF(&t[1], "load", double), 0.5);
+    CU_ASSERT_STRING_EQUAL((const char *)tr_field(&t[1], "size_cdf"), "websearch");
+    CU_ASSERT_EQUAL(TRF(&t[1], "end", int64_t), 5 * PS_PER_MS);
+    CU_ASSERT_EQUAL(TRF(&t[1], "pattern", int), 1); /* permutation */
+    CU_ASSERT_EQUAL(TRF(&t[2], "hosts", struct scn_hostset).n, 4);
+    CU_ASSERT_EQUAL(TRF(&t[2], "hosts", struct scn_hostset).idx[0], 4);
+    CU_ASSERT_EQUAL(TRF(&t[2], "hosts", struct scn_hostset).idx[3], 7);
+    CU_ASSERT_EQUAL(TRF(&t[2], "nics_per_server", int), 1);
+    CU_ASSERT_EQUAL(TRF(&t[3], "senders", struct scn_hostset).n, 1); /* a single host name is a selector too */
+    CU_ASSERT_EQUAL(TRF(&t[3], "senders", struct scn_hostset).idx[0], 3);
+    CU_ASSERT_EQUAL(TRF(&t[4], "hosts", struct scn_hostset).n, 2);
+    CU_ASSERT_EQUAL(TRF(&t[5], "rate", int64_t), 40000000000LL);
+    CU_ASSERT_EQUAL(TRF(&t[5], "size", int64_t), 1024);
+    CU_ASSERT_EQUAL(TRF(&t[5], "path", struct scn_route).n, 3);
     CU_ASSERT_EQUAL(s.n_faults, 3);
-    CU_ASSERT_EQUAL(s.faults[0].priority, 3);
-    CU_ASSERT_EQUAL(s.faults[0].end_ps, -1);
-    CU_ASSERT_STRING_EQUAL(s.faults[1].between[1], "h1");
-    CU_ASSERT_EQUAL(s.faults[1].start_ps, 2 * PS_PER_MS);
-    CU_ASSERT_EQUAL(s.faults[1].end_ps, 4 * PS_PER_MS);
-    CU_ASSERT_EQUAL(s.faults[2].start_ps, 0);
-    CU_ASSERT_EQUAL(s.faults[2].rate_bps, 10000000000LL);
+    CU_ASSERT_STRING_EQUAL(scn_fault_kind_name(&s.faults[1]), "link_down");
+    CU_ASSERT_EQUAL(FF(&s.faults[0], "priority", int), 3);
+    CU_ASSERT_EQUAL(FF(&s.faults[0], "end", int64_t), -1);
+    CU_ASSERT_STRING_EQUAL((const char *)kind_field("fault", s.faults[1].type, s.faults[1].conf, "between") +
+                               SCN_NAME_MAX, "h1");
+    CU_ASSERT_EQUAL(FF(&s.faults[1], "at", int64_t), 2 * PS_PER_MS);
+    CU_ASSERT_EQUAL(FF(&s.faults[1], "until", int64_t), 4 * PS_PER_MS);
+    CU_ASSERT_EQUAL(FF(&s.faults[2], "start", int64_t), 0);
+    CU_ASSERT_EQUAL(FF(&s.faults[2], "rate", int64_t), 10000000000LL);
     CU_ASSERT_EQUAL(s.monitor.flows, SCN_MON_FLOWS_LIST);
     CU_ASSERT_EQUAL(s.monitor.n_flows, 3);
     CU_ASSERT_EQUAL(s.monitor.n_queues, 2);
@@ -647,12 +664,22 @@ static void check_round_trip(const char *label, const struct scenario *first)
     for (int i = 0; i < first->n_traffic && i < s2.n_traffic; i++) {
         const struct scn_traffic *a = &first->traffic[i], *b = &s2.traffic[i];
         CU_ASSERT_STRING_EQUAL(a->id, b->id);
-        CU_ASSERT_EQUAL(a->size, b->size);
         CU_ASSERT_EQUAL(a->start_ps, b->start_ps);
-        CU_ASSERT_EQUAL(a->hosts.n, b->hosts.n);
-        CU_ASSERT_EQUAL(a->senders.n, b->senders.n);
-        if (a->hosts.n == b->hosts.n && a->hosts.n)
-            CU_ASSERT_EQUAL(0, memcmp(a->hosts.idx, b->hosts.idx, sizeof *a->hosts.idx * (size_t)a->hosts.n));
+        CU_ASSERT_EQUAL_FATAL(a->type, b->type);
+        /* the kind's own fields, as its table lays them out: quantities, numbers, host selectors */
+        const struct module *m = module_at("traffic", a->type);
+        for (const struct setting *f = m->groups[0]->fields; f->name; f++) {
+            const char *x = (const char *)a->conf + f->offset, *y = (const char *)b->conf + f->offset;
+            if (f->kind <= SETTING_LENGTH)
+                CU_ASSERT_EQUAL(*(const int64_t *)x, *(const int64_t *)y);
+            if (f->kind == SETTING_NUMBER)
+                CU_ASSERT_EQUAL(*(const double *)x, *(const double *)y);
+            if (f->dump == scn_dump_hostset) {
+                const struct scn_hostset *ha = (const void *)x, *hb = (const void *)y;
+                CU_ASSERT_EQUAL_FATAL(ha->n, hb->n);
+                CU_ASSERT_EQUAL(0, memcmp(ha->idx, hb->idx, sizeof *ha->idx * (size_t)ha->n));
+            }
+        }
     }
     free(j1);
     free(j2);
@@ -946,8 +973,9 @@ static void test_type_names(void)
     CU_ASSERT_STRING_EQUAL(scn_topo_name(&s), "leaf-spine");
     s.topo.type = module_find("topology", "custom");
     CU_ASSERT_STRING_EQUAL(scn_topo_name(&s), "custom");
-    CU_ASSERT_STRING_EQUAL(scn_traffic_type_name(SCN_TR_ALLREDUCE), "allreduce");
-    CU_ASSERT_STRING_EQUAL(scn_traffic_type_name(SCN_TR_FLOW), "flow");
+    struct scn_traffic ar = {.type = module_find("traffic", "allreduce")}, fl = {0};
+    CU_ASSERT_STRING_EQUAL(scn_traffic_kind_name(&ar), "allreduce");
+    CU_ASSERT_STRING_EQUAL(scn_traffic_kind_name(&fl), "flow"); /* the kind's default */
 }
 
 void test_scenario_register(void)

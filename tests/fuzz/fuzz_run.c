@@ -244,10 +244,18 @@ static bool shrink(struct scenario *s)
         s->stop_ps = FUZZ_MAX_STOP_PS;
     for (int i = 0; i < s->n_traffic; i++) {
         struct scn_traffic *tr = &s->traffic[i];
-        if (tr->type == SCN_TR_POISSON)
+        const struct module *m = module_at("traffic", tr->type);
+        struct traffic_count tc;
+        double rate[FUZZ_MAX_HOSTS_JSON + 1] = {0};
+        traffic_ops_of(tr)->count(s, i, rate, NULL, &tc);
+        if (tc.generates)
             return false;
-        if (tr->size > FUZZ_MAX_SIZE)
-            tr->size = FUZZ_MAX_SIZE;
+        /* the entry's size, where its kind has one (its settings table says where); the values are the
+         * scenario's own copy */
+        for (const struct setting *f = m->groups[0] ? m->groups[0]->fields : NULL; f && f->name; f++)
+            if (strcmp(f->name, "size") == 0 && f->kind == SETTING_SIZE &&
+                *(const int64_t *)((const char *)tr->conf + f->offset) > FUZZ_MAX_SIZE)
+                *(int64_t *)((char *)tr->conf + f->offset) = FUZZ_MAX_SIZE;
     }
     return true;
 }

@@ -75,12 +75,12 @@ static void metrics_walk(struct metrics *m, const cJSON *v, const char *prefix)
 static struct metrics metrics_get(void)
 {
     struct scenario *scn = mem_xcalloc(1, sizeof *scn, SWEEP_OOM);
-    struct scn_traffic tr = {.type = SCN_TR_ALLREDUCE};
+    struct scn_traffic tr = {0};
     scn->traffic = &tr;
     scn->n_traffic = 1;
     struct run *r = mem_xcalloc(1, sizeof *r, SWEEP_OOM);
     r->scn = scn;
-    struct coll cl = {.type = SCN_TR_ALLREDUCE};
+    struct coll cl = {.ring = true, .kind = "allreduce"};
     r->traffic.colls = &cl;
     r->traffic.n_colls = 1;
     for (int p = 0; p < NPRIO; p++)

@@ -156,15 +156,8 @@ static void sender_prios(const struct run *r, int *prio)
         prio[i] = -1;
     for (int t = 0; t < s->n_traffic; t++) {
         const struct scn_traffic *tr = &s->traffic[t];
-        const int *hs = &tr->src;
-        int nh = 1;
-        if (tr->type == SCN_TR_INCAST) {
-            hs = tr->senders.idx;
-            nh = tr->senders.n;
-        } else if (tr->type != SCN_TR_FLOW) {
-            hs = tr->hosts.idx;
-            nh = tr->hosts.n;
-        }
+        const int *hs;
+        int nh = traffic_ops_of(tr)->senders(tr, &hs);
         for (int k = 0; k < nh; k++) {
             int h = hs[k];
             if (h >= 0 && (uint32_t)h < r->g.n_hosts)

@@ -24,48 +24,6 @@ static double mono_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Flows a traffic entry creates up front (poisson sources create theirs over time: poisson_flows counts them). */
-static double entry_flows(const struct scn_traffic *t)
-{
-    double n = t->hosts.n;
-    switch (t->type) {
-    case SCN_TR_FLOW:
-        return 1;
-    case SCN_TR_INCAST:
-        return t->senders.n;
-    case SCN_TR_ALLTOALL:
-        return n * (n - 1);
-    case SCN_TR_ALLREDUCE:
-        return 2 * n * (n - 1); /* reduce-scatter and all-gather steps, one flow per rank and step */
-    case SCN_TR_POISSON:
-    default:
-        return 0;
-    }
-}
-
-/*
- * Flows poisson entry t starts over the run (traffic.c poisson_arrival): each host one per mean gap of
- * mean flow size x 8 / (load x its link rate), and at most one per picosecond, from `start` to `end` or the
- * stop time.  Four standard deviations of the Poisson count are added: a run draws more than its mean half
- * of the time.  *mean gets the CDF's mean; -1 when the CDF cannot be read (traffic_setup reports it).
- */
-static double poisson_flows(const struct scenario *s, int entry, const double *host_rate, double *mean)
-{
-    const struct scn_traffic *t = &s->traffic[entry];
-    struct cdf c;
-    char err[SCN_ERR_MAX], jpath[64];
-    snprintf(jpath, sizeof jpath, "traffic.%d.size_cdf", entry);
-    *mean = -1;
-    if (cdf_load(&c, t->size_cdf, s->file, jpath, err, sizeof err))
-        return 0;
-    *mean = c.mean;
-    cdf_free(&c);
-    double n = 0;
-    for (int i = 0; i < t->hosts.n; i++)
-        n += traffic_poisson_host_flows(t, s->stop_ps, *mean, host_rate[t->hosts.idx[i]]);
-    return n + 4 * sqrt(n);
-}
-
 struct mem_estimate limits_estimate_memory(const struct scenario *s)
 {
     const struct scn_topology *t = &s->topo;
@@ -78,20 +36,26 @@ struct mem_estimate limits_estimate_memory(const struct scenario *s)
     e.ports = 2 * links;
     e.poisson_entry = -1;
     double *host_rate = NULL;
+    /* Each kind counts its entry's flows (models/traffic.h).  Of the flows an entry generates over the run, four
+     * standard deviations of the Poisson count are added to the mean: a run draws more than its mean half of the
+     * time.  The entry that generates the most is the one a refusal blames. */
     for (int i = 0; i < s->n_traffic; i++) {
-        e.flows += entry_flows(&s->traffic[i]);
-        if (s->traffic[i].type != SCN_TR_POISSON)
-            continue;
         if (!host_rate) {
-            host_rate = mem_xcalloc((size_t)t->n_hosts, sizeof *host_rate, "estimating the memory a run needs");
+            host_rate = mem_xcalloc((size_t)t->n_hosts + 1, sizeof *host_rate, "estimating the memory a run needs");
             memest_host_rates(s, host_rate);
         }
-        double mean, n = poisson_flows(s, i, host_rate, &mean);
+        struct traffic_count tc;
+        traffic_ops_of(&s->traffic[i])->count(s, i, host_rate, NULL, &tc);
+        e.flows += tc.made;
+        if (!tc.generates)
+            continue;
+        double n = tc.generated + 4 * sqrt(tc.generated);
         e.poisson_flows += n;
         if (e.poisson_entry < 0 || n > e.poisson_entry_flows) {
             e.poisson_entry = i;
             e.poisson_entry_flows = n;
-            e.poisson_entry_mean = mean;
+            e.poisson_entry_mean = tc.mean_bytes;
+            e.poisson_entry_span = tc.span_ps;
         }
     }
     free(host_rate);
@@ -214,13 +178,11 @@ int limits_check_memory(const struct scenario *s, char *err, size_t errlen)
     /* Blame the poisson load when its flows are most of the memory: a bigger machine is not the fix there. */
     if (e.poisson_entry >= 0 && e.poisson_entry_flows * 2 > e.flows && e.flow_bytes * 2 > e.total_bytes) {
         char span[32];
-        const struct scn_traffic *t = &s->traffic[e.poisson_entry];
-        int64_t end = t->end_ps >= 0 && t->end_ps < s->stop_ps ? t->end_ps : s->stop_ps;
-        units_fmt_time(end - t->start_ps, span, sizeof span);
+        units_fmt_time(e.poisson_entry_span, span, sizeof span);
         human_bytes(e.flow_bytes, fl, sizeof fl);
-        snprintf(err, errlen, "%s: traffic.%d: a poisson load of mean flow size %.4g B over %s on %s starts about "
+        snprintf(err, errlen, "%s: traffic.%d: a %s load of mean flow size %.4g B over %s on %s starts about "
                  "%.0f flows, which need about %s of memory (%s in all); %s", s->file, e.poisson_entry,
-                 e.poisson_entry_mean, span, label, e.poisson_entry_flows, fl, need, have);
+                 scn_traffic_kind_name(&s->traffic[e.poisson_entry]), e.poisson_entry_mean, span, label, e.poisson_entry_flows, fl, need, have);
     } else {
         snprintf(err, errlen, "%s: topology: %s needs about %s of memory (routing tables %s, %.0f flows); %s",
                  s->file, label, need, rt, e.flows, have);

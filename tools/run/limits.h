@@ -32,9 +32,12 @@
 struct mem_estimate {
     double nodes, hosts, ports;
     double flows;         /* all of them: created up front, and poisson_flows */
-    double poisson_flows; /* the flows poisson loads start over the run, with a margin (limits.c) */
+    /* The flows entries generate over the run (a poisson load's arrivals; struct traffic_count), with a margin
+     * (limits.c); the names are those of the one kind of the build that generates. */
+    double poisson_flows;
     int poisson_entry;    /* the traffic entry with the most of them, or -1 */
     double poisson_entry_flows, poisson_entry_mean; /* its flows, and its mean flow size in bytes */
+    int64_t poisson_entry_span;                     /* over how long it starts them */
     double routing_bytes; /* routing tables while they are computed (only their distinct rows are kept) */
     double flow_bytes;    /* what the flows need (records, names, packets, their output lines) */
     double total_bytes;   /* everything, routing tables included */

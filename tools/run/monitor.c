@@ -145,14 +145,18 @@ static uint64_t expected_flows(const struct run *r)
     const struct scenario *scn = r->scn;
     const struct net *n = &r->net;
     double e = n->n_flows; /* a collective's flows included: reserved up front (net_reserve_flows) */
-    for (int ti = 0; ti < scn->n_traffic; ti++) {
-        const struct scn_traffic *t = &scn->traffic[ti];
-        double mean = r->traffic.cdfs ? r->traffic.cdfs[ti].mean : 0;
-        if (t->type != SCN_TR_POISSON || mean <= 0)
-            continue;
-        for (int h = 0; h < t->hosts.n; h++)
-            e += traffic_poisson_host_flows(t, scn->stop_ps, mean, (double)n->hosts[t->hosts.idx[h]].rate_bps);
+    double *rate = NULL;
+    for (int ti = 0; ti < scn->n_traffic && r->traffic.state; ti++) {
+        if (!rate) {
+            rate = mem_xcalloc(n->g->n_hosts + 1, sizeof *rate, "sampling the flows to monitor");
+            for (uint32_t h = 0; h < n->g->n_hosts; h++)
+                rate[h] = (double)n->hosts[h].rate_bps;
+        }
+        struct traffic_count tc;
+        traffic_ops_of(&scn->traffic[ti])->count(scn, ti, rate, &r->traffic, &tc);
+        e += tc.generated; /* those made at set-up are in n_flows */
     }
+    free(rate);
     return e < 1 ? 1 : e > 1e18 ? (uint64_t)1e18 : (uint64_t)e;
 }
 
@@ -181,7 +185,7 @@ static bool flow_selected(const struct scenario *scn, const char *name)
         if (!scn_flow_of_entry(name, strlen(name), id))
             continue;
         for (int t = 0; t < scn->n_traffic; t++)
-            if (scn->traffic[t].type != SCN_TR_FLOW && strcmp(scn->traffic[t].id, id) == 0)
+            if (strcmp(scn->traffic[t].id, id) == 0 && scn_traffic_ops(&scn->traffic[t])->numbered(&scn->traffic[t]))
                 return true;
     }
     return false;

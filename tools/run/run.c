@@ -329,11 +329,11 @@ static void add_collectives(cJSON *root, const struct run *r)
         const struct coll *cl = &r->traffic.colls[i];
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "id", r->scn->traffic[cl->entry].id);
-        cJSON_AddStringToObject(o, "type", scn_traffic_type_name(cl->type));
+        cJSON_AddStringToObject(o, "type", cl->kind);
         cJSON_AddNumberToObject(o, "hosts", cl->total_ranks);
-        if (cl->type == SCN_TR_ALLREDUCE)
+        if (cl->ring)
             cJSON_AddNumberToObject(o, "rings", cl->rings);
-        cJSON_AddNumberToObject(o, "size", (double)r->scn->traffic[cl->entry].size);
+        cJSON_AddNumberToObject(o, "size", (double)cl->size);
         cJSON_AddNumberToObject(o, "bytes", (double)cl->bytes);
         if (cl->finish >= 0)
             cJSON_AddNumberToObject(o, "completion_ns", ps_to_ns(cl->finish - cl->start));
