@@ -1409,15 +1409,10 @@ int64_t scn_mul_sat(int64_t a, int64_t b)
     return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
-struct named_idx {
-    const char *name;
-    int idx;
-};
-
-/* qsort order of named_idx: by name, then by index (so the first of equal names comes first). */
-static int cmp_named(const void *a, const void *b)
+/* See scenario.h. */
+int scn_cmp_named(const void *a, const void *b)
 {
-    const struct named_idx *x = a, *y = b;
+    const struct scn_named *x = a, *y = b;
     int r = strcmp(x->name, y->name);
     return r ? r : (x->idx > y->idx) - (x->idx < y->idx);
 }
@@ -1455,16 +1450,16 @@ static int name_hosts(struct ctx *c)
     if (!(t->host_names = ctx_calloc(c, (size_t)n, sizeof *t->host_names)))
         return -1;
     if (h->node_index) {
-        struct named_idx *sorted = ctx_calloc(c, (size_t)n, sizeof *sorted);
+        struct scn_named *sorted = ctx_calloc(c, (size_t)n, sizeof *sorted);
         if (!sorted || !(t->host_by_name = ctx_calloc(c, (size_t)n, sizeof *t->host_by_name))) {
             free(sorted);
             return -1;
         }
         for (int i = 0; i < n; i++) {
             t->host_names[i] = h->node_name(t->cfg, h->host_node(t->cfg, i));
-            sorted[i] = (struct named_idx){t->host_names[i], i};
+            sorted[i] = (struct scn_named){t->host_names[i], i};
         }
-        qsort(sorted, (size_t)n, sizeof *sorted, cmp_named);
+        qsort(sorted, (size_t)n, sizeof *sorted, scn_cmp_named);
         for (int i = 0; i < n; i++)
             t->host_by_name[i] = sorted[i].idx;
         free(sorted);
@@ -1917,12 +1912,12 @@ static int parse_traffic(struct ctx *c, const cJSON *tj)
         if (parse_traffic_entry(c, it, join_idx(p, "traffic", i), i, &s->traffic[i]) < 0)
             return -1;
 
-    struct named_idx *sorted = ctx_calloc(c, (size_t)n, sizeof *sorted);
+    struct scn_named *sorted = ctx_calloc(c, (size_t)n, sizeof *sorted);
     if (!sorted)
         return -1;
     for (i = 0; i < n; i++)
-        sorted[i] = (struct named_idx){s->traffic[i].id, i};
-    qsort(sorted, (size_t)n, sizeof *sorted, cmp_named);
+        sorted[i] = (struct scn_named){s->traffic[i].id, i};
+    qsort(sorted, (size_t)n, sizeof *sorted, scn_cmp_named);
     for (i = 1; i < n; i++)
         if (strcmp(sorted[i].name, sorted[i - 1].name) == 0) {
             /* Report at an entry that spelled the id out (an automatic id cannot collide with another). */

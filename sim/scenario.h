@@ -433,6 +433,15 @@ char *scn_to_json(const struct scenario *s);
 /* Host name for index i ("h3", or the custom node's name). */
 const char *scn_host_name(const struct scenario *s, int i);
 
+/* A name and the index of what it names, sorted by scn_cmp_named (by name, then by index, so that of equal names
+ * the first comes first: duplicates are found next to each other and reported at the first).  qsort passes no
+ * context, and scenarios may be loaded on several threads at once, so the names travel with the indices. */
+struct scn_named {
+    const char *name;
+    int idx;
+};
+int scn_cmp_named(const void *a, const void *b);
+
 /* Host index for a name, or -1. */
 int scn_host_index(const struct scenario *s, const char *name);
 

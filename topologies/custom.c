@@ -33,20 +33,6 @@ static void *xcalloc(struct setting_ctx *c, size_t n, size_t size)
     return p;
 }
 
-struct named_idx {
-    const char *name;
-    int idx;
-};
-
-/* qsort order of named_idx: by name, then by index (so the first of equal names comes first).  The names travel
- * with the indices because qsort passes no context, and scenarios may be loaded on several threads at once. */
-static int cmp_named(const void *a, const void *b)
-{
-    const struct named_idx *x = a, *y = b;
-    int r = strcmp(x->name, y->name);
-    return r ? r : (x->idx > y->idx) - (x->idx < y->idx);
-}
-
 static int custom_node_index(const void *cfg, const char *name)
 {
     const struct topo_custom *t = cfg;
@@ -99,14 +85,14 @@ static int parse_nodes(struct setting_ctx *c, const cJSON *t, const char *path, 
         nh += kind == SCN_NODE_HOST;
     }
     /* Sorting by name finds duplicates in n log n and serves later look-ups. */
-    struct named_idx *sorted = xcalloc(c, (size_t)n, sizeof *sorted);
+    struct scn_named *sorted = xcalloc(c, (size_t)n, sizeof *sorted);
     if (!sorted || !(tp->node_sorted = xcalloc(c, (size_t)n, sizeof *tp->node_sorted))) {
         free(sorted);
         return -1;
     }
     for (i = 0; i < n; i++)
-        sorted[i] = (struct named_idx){tp->nodes[i].name, i};
-    qsort(sorted, (size_t)n, sizeof *sorted, cmp_named);
+        sorted[i] = (struct scn_named){tp->nodes[i].name, i};
+    qsort(sorted, (size_t)n, sizeof *sorted, scn_cmp_named);
     for (i = 0; i < n; i++)
         tp->node_sorted[i] = sorted[i].idx;
     free(sorted);
