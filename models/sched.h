@@ -1,16 +1,8 @@
 /*
  * sched — the egress scheduler of a port (switch ports and host NICs alike).
  *
- * `strict`: the highest eligible priority first.
- * `dwrr`: deficit round robin (Shreedhar and Varghese, "Efficient Fair
- * Queuing using Deficit Round Robin", SIGCOMM 1995) among the priorities that
- * have a weight: on each visit a backlogged queue's deficit grows by its
- * quantum (weight x the largest data frame) and the queue sends frames while
- * its head fits in the deficit; an empty queue forfeits its deficit.  So with
- * every class backlogged, class i gets weight_i / sum(weights) of the bytes.
- * Priorities without a weight are served first, by strict priority, as ETS
- * switches serve strict-priority traffic classes (CNPs, management) ahead of
- * the weighted ones.
+ * `strict` (sched.c): the highest eligible priority first.  `dwrr` (sched_dwrr.c): deficit round robin among
+ * the priorities that have a weight, the others first by strict priority.
  *
  * A scheduler is a module of kind sched_kind (sim/module.h), chosen by
  * switch.scheduler.type: MODULE_REGISTER(sched_kind, "dwrr", &ops); its table
@@ -54,9 +46,6 @@ int sched_find(const char *name);
 /* What strict priority serves among `eligible`: its highest priority, or -1 when it is empty. */
 static inline int sched_strict_pick(uint8_t eligible) { return eligible ? 31 - __builtin_clz(eligible) : -1; }
 
-/* DWRR's pick (sched.c). */
-int sched_pick_weighted(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
-                        const uint32_t head[SCN_NPRIO], int64_t quantum_unit);
 
 /* Whether sched_pick reads head[] at all: strict priority does not, so callers need not fetch the frames. */
 static inline bool sched_weighs_sizes(const struct scn_scheduler *cfg) { return cfg->type != SCHED_STRICT; }
