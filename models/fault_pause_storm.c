@@ -51,33 +51,23 @@ static const struct setting_group pause_storm_group = {
     .path = "faults.pause_storm", .size = sizeof(struct pause_storm_conf), .fields = pause_storm_fields,
 };
 
-/* Event: pause_storm fault number arg begins (the host starts pausing unless it already does). */
-static void storm_begin(struct sim *s, void *obj, uint64_t arg)
+/* Pause_storm fault number arg begins (delta 1) or ends (-1) at its host: the host pauses while any storm of the
+ * priority is on, and sends RESUME when the last ends unless another reason to pause remains. */
+static void storm_change(struct net *n, uint64_t arg, int delta)
 {
-    struct net *n = obj;
     const struct pause_storm_conf *f = FAULT_CONF(&n->scn->faults[arg], struct pause_storm_conf);
     struct host *h = &n->hosts[f->host];
     struct ranks_entry re;
     if (!ranks_enter(n, h->node, &re))
         return;
-    h->fault->storm[f->priority]++;
+    h->fault->storm[f->priority] += delta;
     fault_host_pfc_update(n, h, f->priority);
     ranks_leave(n, &re);
 }
 
-/* Event: pause_storm fault number arg ends (RESUME unless another reason to pause remains). */
-static void storm_end(struct sim *s, void *obj, uint64_t arg)
-{
-    struct net *n = obj;
-    const struct pause_storm_conf *f = FAULT_CONF(&n->scn->faults[arg], struct pause_storm_conf);
-    struct host *h = &n->hosts[f->host];
-    struct ranks_entry re;
-    if (!ranks_enter(n, h->node, &re))
-        return;
-    h->fault->storm[f->priority]--;
-    fault_host_pfc_update(n, h, f->priority);
-    ranks_leave(n, &re);
-}
+static void storm_begin(struct sim *s, void *obj, uint64_t arg) { storm_change(obj, arg, 1); }
+
+static void storm_end(struct sim *s, void *obj, uint64_t arg) { storm_change(obj, arg, -1); }
 
 
 static int pause_storm_resolve(struct net *n, int i, char *err, size_t errlen)
