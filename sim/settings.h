@@ -20,7 +20,8 @@
  * MODULE_REGISTER line (sim/module.h), which calls settings_register(&its_group) before any scenario is
  * loaded: a group registered under a path that is already taken replaces the one there, and a group
  * whose path its parent's table does not name becomes a member of the parent object after the parent's own
- * fields, in registration order (for modules, their numbering: not the link order).  sim/ includes nothing of models/: the registry is how the higher floor hands its fields down.
+ * fields, in registration order (for modules, their numbering: not the link order), unless it names (`after`) the
+ * member of the parent it follows.  sim/ includes nothing of models/: the registry is how the higher floor hands its fields down.
  *
  * Where a group's values live.  A group of sim/ (and `host.dcqcn`, older than the rest) has a struct inside its
  * parent's, at `offset`.  A module's group declares instead the size of its own struct (`size`); sim/ cannot
@@ -134,6 +135,9 @@ struct setting_group {
     const char *path;                     /* dotted path of its object: "" for the top level, "host.dcqcn" */
     size_t offset;                        /* of its struct inside its parent's struct (0 for the top level) */
     size_t size;                          /* a module's group: the size of its own struct (in the store); 0: none */
+    /* A group its parent's table does not name: the parent's field it follows, so that a group that moved out of
+     * sim/ keeps its place in the dump, the docs and the error order; NULL: after the parent's own fields. */
+    const char *after;
     bool has_mods;                        /* its struct holds the struct setting_mods of the module groups under it, */
     size_t mods;                          /* at this offset */
     const struct setting *fields;         /* ends with an entry whose name is NULL */
