@@ -5,6 +5,7 @@
  */
 #include "tests/tests.h"
 
+#include "models/dcqcn.h"
 #include "sim/scenario.h"
 #include "sim/settings.h"
 
@@ -210,9 +211,8 @@ static void test_first_problem_in_table_order(void)
 }
 
 /*
- * A module registers its own group under a path the scenario already has (as the congestion-control module
- * will for host.dcqcn): its defaults, presets and fields replace the built-in ones, and the loader, the
- * dump and the unknown-field check follow.
+ * A module registers its own group under a path another module's group already has (host.dcqcn, here): its
+ * defaults, presets and fields replace the other's, and the loader, the dump and the unknown-field check follow.
  */
 static void test_module_group_replaces(void)
 {
@@ -238,14 +238,15 @@ static void test_module_group_replaces(void)
     struct scenario s;
     char err[SCN_ERR_MAX];
     CU_ASSERT_EQUAL(scn_load_text("t.json", minimal, NULL, 0, &s, err, sizeof err), SCN_OK);
-    CU_ASSERT_EQUAL(s.host.dcqcn.g, 0.5);
+    /* The values are the replacement's now (the slot is its), so they are read through it. */
+    CU_ASSERT_EQUAL(SETTINGS_OF(&s.host, module, struct dcqcn_params)->g, 0.5);
     char *json = scn_to_json(&s);
     CU_ASSERT(json && strstr(json, "\"g\": 0.5,") && !strstr(json, "\"clamp_target_rate\""));
     free(json);
     scn_free(&s);
     struct scn_override ov = {"host.dcqcn.preset", "connectx"};
     CU_ASSERT_EQUAL(scn_load_text("t.json", minimal, &ov, 1, &s, err, sizeof err), SCN_OK);
-    CU_ASSERT_EQUAL(s.host.dcqcn.g, 5.0 / 1024);
+    CU_ASSERT_EQUAL(SETTINGS_OF(&s.host, module, struct dcqcn_params)->g, 5.0 / 1024);
     scn_free(&s);
     struct scn_override gone = {"host.dcqcn.clamp_target_rate", "true"};
     CU_ASSERT_EQUAL(scn_load_text("t.json", minimal, &gone, 1, &s, err, sizeof err), SCN_EUSAGE);
@@ -254,7 +255,7 @@ static void test_module_group_replaces(void)
 
     CU_ASSERT_EQUAL(settings_register(builtin), 0);
     CU_ASSERT_EQUAL(scn_load_text("t.json", minimal, NULL, 0, &s, err, sizeof err), SCN_OK);
-    CU_ASSERT_EQUAL(s.host.dcqcn.g, 1.0 / 256);
+    CU_ASSERT_EQUAL(dcqcn_params_of(&s.host)->g, 1.0 / 256);
     scn_free(&s);
 }
 
