@@ -31,7 +31,7 @@ static const struct dcqcn *crp(const struct flow *f) { return CC_STATE(f, const 
 static void dcqcn_cc_init(struct flow *f, sim_time_t now)
 {
     const struct net *n = f->net;
-    dcqcn_init(rp(f), &n->hosts[f->src].cfg->dcqcn, n->hosts[f->src].rate_bps, now);
+    dcqcn_init(rp(f), dcqcn_params_of(n->hosts[f->src].cfg), n->hosts[f->src].rate_bps, now);
 }
 
 static void dcqcn_cc_on_sent(struct flow *f, uint32_t bytes) { dcqcn_on_sent(rp(f), bytes); }
@@ -77,7 +77,9 @@ static bool dcqcn_cc_on_data(struct flow *f, const struct pkt *k, sim_time_t now
 {
     if (!(k->ecn & ECN_CE))
         return false;
-    if (f->last_cnp >= 0 && now - f->last_cnp < f->net->hosts[f->dst].cfg->dcqcn.cnp_interval_ps)
+    /* The receiver's settings are looked up per CE-marked frame, not kept in the flow's state: that state is the
+     * sender's, which a receiver on another MPI rank never initialises. */
+    if (f->last_cnp >= 0 && now - f->last_cnp < dcqcn_params_of(f->net->hosts[f->dst].cfg)->cnp_interval_ps)
         return false;
     f->last_cnp = now;
     return true;
@@ -125,7 +127,7 @@ static const char *const preset_names[] = {"paper", "connectx", NULL};
 static int parse_byte_counter(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *path,
                               void *base)
 {
-    struct scn_dcqcn *d = base;
+    struct dcqcn_params *d = base;
     (void)f;
     if (cJSON_IsString(v) && strcmp(v->valuestring, "off") == 0) {
         d->byte_counter = INT64_MAX;
@@ -146,7 +148,7 @@ static int parse_byte_counter(struct setting_ctx *c, const struct setting *f, co
 
 static void dump_byte_counter(cJSON *o, const struct setting *f, const void *base)
 {
-    const struct scn_dcqcn *d = base;
+    const struct dcqcn_params *d = base;
     char b[40];
     cJSON_AddStringToObject(o, f->name, d->byte_counter_off ? "off" : units_fmt_size(d->byte_counter, b, sizeof b));
 }
@@ -161,36 +163,36 @@ static void dump_byte_counter(cJSON *o, const struct setting *f, const void *bas
  * this table, its presets and its group with the scenario loader before main runs (sim/settings.h).
  */
 static const struct setting dcqcn_fields[] = {
-    {SET_ENUM("preset", struct scn_dcqcn, preset, preset_names, "paper",
+    {SET_ENUM("preset", struct dcqcn_params, preset, preset_names, "paper",
           "The preset applied before the other fields: \"paper\" or \"connectx\"")},
-    {SET_NUM("g", struct scn_dcqcn, g, SETTING_LO_OPEN, 0.0, 1.0, "0.00390625", "Gain of the alpha average")},
-    {SET_NUM("alpha_init", struct scn_dcqcn, alpha_init, 0, 0.0, 1.0, "1", "Alpha of a new flow")},
-    {SET_FIELD("alpha_timer", SETTING_TIME, struct scn_dcqcn, alpha_timer_ps, SETTING_POSITIVE, "55us",
+    {SET_NUM("g", struct dcqcn_params, g, SETTING_LO_OPEN, 0.0, 1.0, "0.00390625", "Gain of the alpha average")},
+    {SET_NUM("alpha_init", struct dcqcn_params, alpha_init, 0, 0.0, 1.0, "1", "Alpha of a new flow")},
+    {SET_FIELD("alpha_timer", SETTING_TIME, struct dcqcn_params, alpha_timer_ps, SETTING_POSITIVE, "55us",
            "Alpha decays once per this period without a CNP")},
-    {SET_FIELD("rate_increase_timer", SETTING_TIME, struct scn_dcqcn, rate_increase_timer_ps, SETTING_POSITIVE, "55us",
-           "Period of the timer-driven rate increase")},
-    {SET_FIELD("byte_counter", SETTING_SIZE, struct scn_dcqcn, byte_counter, SETTING_POSITIVE, "10MB",
+    {SET_FIELD("rate_increase_timer", SETTING_TIME, struct dcqcn_params, rate_increase_timer_ps, SETTING_POSITIVE,
+           "55us", "Period of the timer-driven rate increase")},
+    {SET_FIELD("byte_counter", SETTING_SIZE, struct dcqcn_params, byte_counter, SETTING_POSITIVE, "10MB",
            "A rate increase also happens every this many bytes sent; \"off\": the timer alone"),
      .parse = parse_byte_counter, .dump = dump_byte_counter},
-    {SET_INT("fast_recovery_steps", struct scn_dcqcn, fast_recovery_steps, 0, INT_MAX, "5",
+    {SET_INT("fast_recovery_steps", struct dcqcn_params, fast_recovery_steps, 0, INT_MAX, "5",
          "Increase events spent in fast recovery")},
-    {SET_FIELD("ai_rate", SETTING_RATE, struct scn_dcqcn, ai_rate_bps, SETTING_POSITIVE, "40Mbps",
+    {SET_FIELD("ai_rate", SETTING_RATE, struct dcqcn_params, ai_rate_bps, SETTING_POSITIVE, "40Mbps",
            "Additive increase step")},
-    {SET_FIELD("hai_rate", SETTING_RATE, struct scn_dcqcn, hai_rate_bps, SETTING_POSITIVE, "200Mbps",
+    {SET_FIELD("hai_rate", SETTING_RATE, struct dcqcn_params, hai_rate_bps, SETTING_POSITIVE, "200Mbps",
            "Hyper increase step")},
-    {SET_FIELD("min_rate", SETTING_RATE, struct scn_dcqcn, min_rate_bps, SETTING_POSITIVE, "100Mbps",
+    {SET_FIELD("min_rate", SETTING_RATE, struct dcqcn_params, min_rate_bps, SETTING_POSITIVE, "100Mbps",
            "The rate never drops below this")},
-    {SET_NUM("rate_on_first_cnp", struct scn_dcqcn, rate_on_first_cnp, SETTING_LO_OPEN, 0.0, 1.0, "1",
+    {SET_NUM("rate_on_first_cnp", struct dcqcn_params, rate_on_first_cnp, SETTING_LO_OPEN, 0.0, 1.0, "1",
          "Multiplier applied to the rate at a flow's first CNP")},
-    {SET_NUM("min_dec_factor", struct scn_dcqcn, min_dec_factor, 0, 0.0, 1.0, "0.5",
+    {SET_NUM("min_dec_factor", struct dcqcn_params, min_dec_factor, 0, 0.0, 1.0, "0.5",
          "One CNP never cuts the rate below this fraction")},
-    {SET_FIELD("clamp_target_rate", SETTING_BOOL, struct scn_dcqcn, clamp_target_rate, 0, "false",
+    {SET_FIELD("clamp_target_rate", SETTING_BOOL, struct dcqcn_params, clamp_target_rate, 0, "false",
            "Every CNP resets the target rate to the current rate")},
-    {SET_FIELD("cnp_interval", SETTING_TIME, struct scn_dcqcn, cnp_interval_ps, 0, "50us",
+    {SET_FIELD("cnp_interval", SETTING_TIME, struct dcqcn_params, cnp_interval_ps, 0, "50us",
            "The receiver sends at most one CNP per flow per this interval")},
-    {SET_FIELD("rate_reduce_monitor_period", SETTING_TIME, struct scn_dcqcn, rate_reduce_period_ps, 0, "0us",
+    {SET_FIELD("rate_reduce_monitor_period", SETTING_TIME, struct dcqcn_params, rate_reduce_period_ps, 0, "0us",
            "At most one rate cut per this period; CNPs within it cut once at its end; 0 = every CNP cuts")},
-    {SET_FIELD("clamp_target_rate_after_timer", SETTING_BOOL, struct scn_dcqcn, clamp_after_timer, 0, "false",
+    {SET_FIELD("clamp_target_rate_after_timer", SETTING_BOOL, struct dcqcn_params, clamp_after_timer, 0, "false",
            "A cut resets the target rate only when a timer increase happened since the previous cut")},
     {0},
 };
@@ -202,16 +204,22 @@ static const struct setting_value dcqcn_connectx[] = {
     {NULL, NULL},
 };
 
-/* In the order of preset_names: the enum scn_dcqcn_preset values. */
+/* In the order of preset_names: the enum dcqcn_preset values. */
 static const struct setting_preset dcqcn_presets[] = {
     {"paper", (const struct setting_value[]){{NULL, NULL}}},
     {"connectx", dcqcn_connectx},
     {NULL, NULL},
 };
 
+/* After host.cc, where it stood when sim/ held it, so that dumps and error order stay as they were. */
 static const struct setting_group dcqcn_group = {
-    .path = "host.dcqcn", .offset = offsetof(struct scn_host, dcqcn), .fields = dcqcn_fields,
+    .path = "host.dcqcn", .size = sizeof(struct dcqcn_params), .after = "cc", .fields = dcqcn_fields,
     .preset_key = "preset", .presets = dcqcn_presets,
 };
+
+const struct dcqcn_params *dcqcn_params_of(const struct scn_host *h)
+{
+    return SETTINGS_OF(h, dcqcn_group, struct dcqcn_params);
+}
 
 MODULE_REGISTER(cc_kind, "dcqcn", &cc_dcqcn_ops, &dcqcn_group);

@@ -5,7 +5,7 @@
 
 #include <math.h>
 
-void dcqcn_init(struct dcqcn *d, const struct scn_dcqcn *p, int64_t line_bps, sim_time_t now)
+void dcqcn_init(struct dcqcn *d, const struct dcqcn_params *p, int64_t line_bps, sim_time_t now)
 {
     d->p = p;
     d->line_bps = (double)line_bps;
@@ -39,7 +39,7 @@ static double clamp_rate(const struct dcqcn *d, double r)
 
 void dcqcn_on_cnp(struct dcqcn *d, sim_time_t now)
 {
-    const struct scn_dcqcn *p = d->p;
+    const struct dcqcn_params *p = d->p;
     double alpha = dcqcn_alpha(d, now);
     if (!d->seen_cnp) {
         d->seen_cnp = true;
@@ -78,7 +78,7 @@ bool dcqcn_on_cnp_monitored(struct dcqcn *d, sim_time_t now)
 
 static void increase(struct dcqcn *d)
 {
-    const struct scn_dcqcn *p = d->p;
+    const struct dcqcn_params *p = d->p;
     uint32_t F = (uint32_t)p->fast_recovery_steps;
     uint32_t mx = d->t_count > d->bc_count ? d->t_count : d->bc_count;
     uint32_t mn = d->t_count < d->bc_count ? d->t_count : d->bc_count;

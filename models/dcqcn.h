@@ -46,8 +46,35 @@
 #include "sim/scenario.h"
 #include "sim/sim.h"
 
+/* In the order of host.dcqcn's presets (models/cc_dcqcn.c). */
+enum dcqcn_preset { DCQCN_PAPER, DCQCN_CONNECTX };
+
+/* host.dcqcn: the settings of a host's reaction point and of its notification point (cnp_interval). */
+struct dcqcn_params {
+    enum dcqcn_preset preset;
+    double g;
+    double alpha_init;
+    int64_t alpha_timer_ps;
+    int64_t rate_increase_timer_ps;
+    int64_t byte_counter;
+    int fast_recovery_steps;
+    int64_t ai_rate_bps, hai_rate_bps, min_rate_bps;
+    double rate_on_first_cnp;
+    double min_dec_factor;
+    bool clamp_target_rate;
+    int64_t cnp_interval_ps;
+    /* ConnectX's reaction point beyond the paper (above); in the paper preset all off. */
+    int64_t rate_reduce_period_ps;  /* at most one cut per this period; 0 = every CNP cuts */
+    bool clamp_after_timer;         /* a cut resets the target only after a timer increase */
+    bool byte_counter_off;          /* byte_counter is then INT64_MAX: the increase follows the timer alone */
+};
+
+/* Host h's host.dcqcn (profiles applied).  The sender keeps its pointer (struct dcqcn, at set-up); only the
+ * receiver's CNP check looks it up per CE-marked frame (cc_dcqcn.c). */
+const struct dcqcn_params *dcqcn_params_of(const struct scn_host *h);
+
 struct dcqcn {
-    const struct scn_dcqcn *p;
+    const struct dcqcn_params *p;
     double line_bps;
     double rc, rt;           /* current and target rate, bit/s */
     double alpha_ref;        /* alpha at alpha_t0 */
@@ -60,7 +87,7 @@ struct dcqcn {
     bool cut_pending;        /* a CNP arrived within rate_reduce_period of the last cut (alpha_t0) */
 };
 
-void dcqcn_init(struct dcqcn *d, const struct scn_dcqcn *p, int64_t line_bps, sim_time_t now);
+void dcqcn_init(struct dcqcn *d, const struct dcqcn_params *p, int64_t line_bps, sim_time_t now);
 
 /* alpha at time now (lazy decay). */
 double dcqcn_alpha(const struct dcqcn *d, sim_time_t now);

@@ -28,7 +28,7 @@ static double G(const struct fp_params *k, double p)
     return alpha * a * a - k->tau * k->tau * k->rai * k->rc * ce * bd;
 }
 
-int dcqcn_fluid_fixed_point(const struct scn_dcqcn *d, const struct scn_ecn *e, double link_bps, int n,
+int dcqcn_fluid_fixed_point(const struct dcqcn_params *d, const struct scn_ecn *e, double link_bps, int n,
                             double frame_wire_bytes, struct dcqcn_fixed_point *out)
 {
     double bits = frame_wire_bytes * 8;

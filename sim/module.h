@@ -4,7 +4,7 @@
  * tcp_register_congestion_control: an implementation is one file that fills its kind's table of hooks and
  * registers it with one line,
  *
- *     MODULE_REGISTER(cc_kind, "dcqcn", &cc_dcqcn_ops, &dcqcn_group);
+ *     MODULE_REGISTER(cc_kind, "swift", &cc_swift_ops, &swift_group);
  *
  * The line places a struct module in the linker section rocesim_modules; module_init() (run before main) walks
  * that section, so an object file's presence in the program is enough: no central list to forget it in.  The

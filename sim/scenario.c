@@ -8,7 +8,7 @@
  * so that every error points at exactly one place the user can fix.
  *
  * The flat objects (the top level, switch.*, host, monitor) are tables of settings (sim/settings.h) declared
- * here (host.dcqcn's is declared and registered by models/cc_dcqcn.c); the topology, traffic and faults are
+ * here (a module's own, such as a congestion control's, by the module); the topology, traffic and faults are
  * parsed by hand below, as custom entries of the top level's table: a traffic entry's or a fault's own fields by
  * the table of its kind, a module (models/traffic.h, models/fault.h).
  */
@@ -1208,7 +1208,6 @@ static const struct setting host_fields[] = {
     {SET_INT("cnp_priority", struct scn_host, cnp_priority, 0, 7, "6", "Priority of congestion notification packets")},
     {SET_MODULE("cc", struct scn_host, cc, "cc", "dcqcn",
               "Congestion control: \"dcqcn\", \"none\" (line rate), or one a module registered")},
-    {SET_GROUP("dcqcn", "DCQCN parameters")},
     {SET_MODULE("loss_recovery", struct scn_host, loss_recovery, "transport", "go-back-n",
               "Transport (delivery and loss recovery): \"go-back-n\", or one a module registered")},
     {SET_FIELD("rto", SETTING_TIME, struct scn_host, rto_ps, SETTING_POSITIVE, "1ms", "Retransmission timeout"),

@@ -3,7 +3,7 @@
  *
  * scn_load() reads a file, applies --set overrides, checks every field against
  * the format described in docs/scenario.md, fills in defaults (including the
- * DCQCN presets) and produces a struct scenario.  Every later stage reads only
+ * modules' presets) and produces a struct scenario.  Every later stage reads only
  * this struct, never JSON.  Units are already converted: times in ps, sizes in
  * bytes, rates in bit/s, lengths in mm.
  *
@@ -163,33 +163,11 @@ struct scn_switch {
     int mtu;                   /* largest frame (headers included) a switch forwards; 0 = no limit */
 };
 
-enum scn_dcqcn_preset { SCN_DCQCN_PAPER, SCN_DCQCN_CONNECTX };
-
-struct scn_dcqcn {
-    enum scn_dcqcn_preset preset;
-    double g;
-    double alpha_init;
-    int64_t alpha_timer_ps;
-    int64_t rate_increase_timer_ps;
-    int64_t byte_counter;
-    int fast_recovery_steps;
-    int64_t ai_rate_bps, hai_rate_bps, min_rate_bps;
-    double rate_on_first_cnp;
-    double min_dec_factor;
-    bool clamp_target_rate;
-    int64_t cnp_interval_ps;
-    /* ConnectX's reaction point beyond the paper (models/dcqcn.h); in the paper preset all off. */
-    int64_t rate_reduce_period_ps;  /* at most one cut per this period; 0 = every CNP cuts */
-    bool clamp_after_timer;         /* a cut resets the target only after a timer increase */
-    bool byte_counter_off;          /* byte_counter is then INT64_MAX: the increase follows the timer alone */
-};
-
 struct scn_host {
     int mtu;
     int priority;
     int cnp_priority;
-    int cc;           /* a module of kind "cc" (models/cc.h), by index: 0 is DCQCN, the default */
-    struct scn_dcqcn dcqcn;
+    int cc;           /* a module of kind "cc" (models/cc.h), by index: 0 is the default */
     int loss_recovery; /* a module of kind "transport" (models/transport.h), by index: 0 is go-back-N, the default */
     int64_t rto_ps;
     int qp_timeout;   /* the QP's timeout exponent: rto = 4.096 us x 2^qp_timeout; -1: rto_ps as given */

@@ -302,33 +302,84 @@ static bool appended(const struct setting_group *g, const struct setting_group *
     return true;
 }
 
+/* The field of g's table that appended group child follows, or NULL when it goes after them all. */
+static const struct setting *anchor(const struct setting_group *g, const struct setting_group *child)
+{
+    for (const struct setting *f = g->fields; child->after && f->name; f++)
+        if (f->kind != SETTING_CHECK && strcmp(f->name, child->after) == 0)
+            return f;
+    return NULL;
+}
+
+/* The groups appended to an object (registered under it, not named by its table), each with its anchor: found
+ * once per object: looking them up again at every field of the table made a 100 us run 2 % longer. */
+struct appendix {
+    int n;
+    const struct setting_group *grp[MAX_GROUPS];
+    const struct setting *at[MAX_GROUPS];
+};
+
+static void appendix_of(const struct setting_group *g, struct appendix *a)
+{
+    a->n = 0;
+    for (int i = 0; i < n_groups; i++)
+        if (appended(g, groups[i])) {
+            a->grp[a->n] = groups[i];
+            a->at[a->n++] = anchor(g, groups[i]);
+        }
+}
+
+/* The member name of appended group child of g. */
+static const char *appended_name(const struct setting_group *g, const struct setting_group *child)
+{
+    return child->path + strlen(g->path) + (*g->path != '\0');
+}
+
+/* Adds to mem/grp/names (from n on) the groups of a that follow field `at` (NULL: the last); the count. */
+static int add_appended(const struct setting_group *g, const struct appendix *a, const struct setting *at,
+                        const struct setting **mem, const struct setting_group **grp, const char **names, int n)
+{
+    for (int k = 0; k < a->n && n < MAX_FIELDS; k++)
+        if (a->at[k] == at) {
+            mem[n] = NULL;
+            grp[n] = a->grp[k];
+            names[n++] = appended_name(g, a->grp[k]);
+        }
+    return n;
+}
+
 /*
  * The members of g's object, in order: its table's fields (a group field only when its group is registered),
- * then the groups registered under it that the table does not name.  mem[i] is the field, or NULL with
- * grp[i] the appended group.  Returns the count.
+ * each followed by the groups of a (g's appendix) that name it as `after`, then the other groups of a.  mem[i]
+ * is the field, or NULL with grp[i] the appended group.  Returns the count.
  */
-static int members(const struct setting_group *g, const struct setting **mem, const struct setting_group **grp,
-                   const char **names)
+static int members_of(const struct setting_group *g, const struct appendix *a, const struct setting **mem,
+                      const struct setting_group **grp, const char **names)
 {
     int n = 0;
     for (const struct setting *f = g->fields; f->name && n < MAX_FIELDS; f++) {
         if (f->kind == SETTING_CHECK)
             continue;
         const struct setting_group *cg = f->kind == SETTING_GROUP ? child_group(g->path, f->name) : NULL;
-        if (f->kind == SETTING_GROUP && !cg)
-            continue;
-        mem[n] = f;
-        grp[n] = cg;
-        names[n++] = f->name;
-    }
-    for (int i = 0; i < n_groups && n < MAX_FIELDS; i++)
-        if (appended(g, groups[i])) {
-            mem[n] = NULL;
-            grp[n] = groups[i];
-            names[n++] = groups[i]->path + strlen(g->path) + (*g->path != '\0');
+        if (!(f->kind == SETTING_GROUP && !cg)) {
+            mem[n] = f;
+            grp[n] = cg;
+            names[n++] = f->name;
         }
+        n = add_appended(g, a, f, mem, grp, names, n);
+    }
+    n = add_appended(g, a, NULL, mem, grp, names, n);
     names[n] = NULL;
     return n;
+}
+
+/* members_of with g's appendix. */
+static int members(const struct setting_group *g, const struct setting **mem, const struct setting_group **grp,
+                   const char **names)
+{
+    struct appendix a;
+    appendix_of(g, &a);
+    return members_of(g, &a, mem, grp, names);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -781,6 +832,41 @@ int settings_defaults(struct setting_ctx *c, const struct setting_group *g, void
     return 0;
 }
 
+/* Parses the members of obj that are groups of a (g's appendix) following field `at` (NULL: the last). */
+static int parse_appended(struct setting_ctx *c, const struct setting_group *g, const struct appendix *a,
+                          const struct setting *at, const cJSON *obj, const char *path, void *base)
+{
+    char p[SETTING_PATH_MAX];
+    for (int k = 0; k < a->n; k++) {
+        if (a->at[k] != at)
+            continue;
+        const char *name = appended_name(g, a->grp[k]);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+        if (v && (setting_val_obj(c, v, setting_join(p, path, name)) < 0 ||
+                  child_update(c, g, a->grp[k], v, p, base) < 0))
+            return -1;
+    }
+    return 0;
+}
+
+/* Parses obj's value of f, a field of g's table other than its preset. */
+static int parse_member(struct setting_ctx *c, const struct setting_group *g, const struct setting *f,
+                        const cJSON *obj, const char *path, void *base)
+{
+    if (f->kind == SETTING_CHECK)
+        return f->check(c, obj, path, base);
+    if (f->kind == SETTING_GROUP && !child_group(g->path, f->name))
+        return 0;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, f->name);
+    char p[SETTING_PATH_MAX];
+    setting_join(p, path, f->name);
+    if (!v && (f->flags & SETTING_REQUIRED))
+        return setting_bad(c, p, "expected %s, got nothing (this field is required)", f->what);
+    if ((v || (f->flags & SETTING_ALWAYS)) && parse_field(c, g, f, v, p, base) < 0)
+        return -1;
+    return 0;
+}
+
 /* See settings.h. */
 int settings_parse(struct setting_ctx *c, const struct setting_group *g, const cJSON *obj, const char *path,
                    void *base)
@@ -788,7 +874,9 @@ int settings_parse(struct setting_ctx *c, const struct setting_group *g, const c
     const struct setting *mem[MAX_FIELDS + 1];
     const struct setting_group *grp[MAX_FIELDS + 1];
     const char *names[MAX_FIELDS + 1];
-    int n = members(g, mem, grp, names);
+    struct appendix a;
+    appendix_of(g, &a);
+    members_of(g, &a, mem, grp, names);
     char p[SETTING_PATH_MAX];
     if (setting_check_fields(c, obj, path, names) < 0)
         return -1;
@@ -807,30 +895,11 @@ int settings_parse(struct setting_ctx *c, const struct setting_group *g, const c
         if (v && apply_preset(c, g, which, base) < 0)
             return -1;
     }
-    for (const struct setting *f = g->fields; f->name; f++) {
-        if (f == preset)
-            continue;
-        if (f->kind == SETTING_CHECK) {
-            if (f->check(c, obj, path, base) < 0)
-                return -1;
-            continue;
-        }
-        if (f->kind == SETTING_GROUP && !child_group(g->path, f->name))
-            continue;
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, f->name);
-        setting_join(p, path, f->name);
-        if (!v && (f->flags & SETTING_REQUIRED))
-            return setting_bad(c, p, "expected %s, got nothing (this field is required)", f->what);
-        if ((v || (f->flags & SETTING_ALWAYS)) && parse_field(c, g, f, v, p, base) < 0)
+    for (const struct setting *f = g->fields; f->name; f++)
+        if ((f != preset && parse_member(c, g, f, obj, path, base) < 0) ||
+            parse_appended(c, g, &a, f, obj, path, base) < 0)
             return -1;
-    }
-    for (int i = 0; i < n; i++) {
-        const cJSON *v = mem[i] ? NULL : cJSON_GetObjectItemCaseSensitive(obj, names[i]);
-        if (v && (setting_val_obj(c, v, setting_join(p, path, names[i])) < 0 ||
-                  child_update(c, g, grp[i], v, p, base) < 0))
-            return -1;
-    }
-    return 0;
+    return parse_appended(c, g, &a, NULL, obj, path, base);
 }
 
 /* See settings.h. */

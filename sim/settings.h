@@ -4,7 +4,7 @@
  * A setting is one entry of a table: its name within its JSON object, the kind of value it takes (a time,
  * size, rate or length with a unit, a number, an integer, a boolean, one of a list of strings), its bounds,
  * its default, a line of help and where its value lives in the resolved struct.  One table per JSON object
- * (a "group": `switch.ecn`, `host.dcqcn`, ...) drives every place that used to spell the setting out again:
+ * (a "group": `switch.ecn`, `host`, ...) drives every place that used to spell the setting out again:
  * the loader (type and range checks, the unknown-field check and its list of fields), the defaults, the
  * presets, `rocesim check`'s dump (scn_to_json), the sweep's check of grid paths, and the test that compares
  * the tables with docs/scenario.md.
@@ -15,14 +15,15 @@
  *
  * Registering a group.  Groups live in a registry keyed by their dotted path; the loader looks a group up
  * when it meets its object.  sim/scenario.c registers the scenario's own objects (the top level, `switch`
- * and its parts, `host`, `monitor`) on first use; models/cc_dcqcn.c registers `host.dcqcn`.  A module of a higher floor (a congestion
+ * and its parts, `host`, `monitor`) on first use.  A module of a higher floor (a congestion
  * control in models/, say) declares its own table and group, with its presets, and names the group on its
  * MODULE_REGISTER line (sim/module.h), which calls settings_register(&its_group) before any scenario is
  * loaded: a group registered under a path that is already taken replaces the one there, and a group
  * whose path its parent's table does not name becomes a member of the parent object after the parent's own
- * fields, in registration order (for modules, their numbering: not the link order).  sim/ includes nothing of models/: the registry is how the higher floor hands its fields down.
+ * fields, in registration order (for modules, their numbering: not the link order), unless it names (`after`) the
+ * member of the parent it follows.  sim/ includes nothing of models/: the registry is how the higher floor hands its fields down.
  *
- * Where a group's values live.  A group of sim/ (and `host.dcqcn`, older than the rest) has a struct inside its
+ * Where a group's values live.  A group of sim/ has a struct inside its
  * parent's, at `offset`.  A module's group declares instead the size of its own struct (`size`); sim/ cannot
  * name that type, so its values live in the scenario's store (struct settings_store) and the parent's struct
  * holds a pointer to them in its struct setting_mods (the parent group's `mods`), one slot per module group,
@@ -131,9 +132,12 @@ struct setting_preset {
 };
 
 struct setting_group {
-    const char *path;                     /* dotted path of its object: "" for the top level, "host.dcqcn" */
+    const char *path;                     /* dotted path of its object: "" for the top level, "switch.ecn" */
     size_t offset;                        /* of its struct inside its parent's struct (0 for the top level) */
     size_t size;                          /* a module's group: the size of its own struct (in the store); 0: none */
+    /* A group its parent's table does not name: the parent's field it follows, so that a group that moved out of
+     * sim/ keeps its place in the dump, the docs and the error order; NULL: after the parent's own fields. */
+    const char *after;
     bool has_mods;                        /* its struct holds the struct setting_mods of the module groups under it, */
     size_t mods;                          /* at this offset */
     const struct setting *fields;         /* ends with an entry whose name is NULL */

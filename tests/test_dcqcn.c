@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct scn_dcqcn paper(void)
+static struct dcqcn_params paper(void)
 {
-    struct scn_dcqcn p = {
-        .preset = SCN_DCQCN_PAPER, .g = 1.0 / 256, .alpha_init = 1.0, .alpha_timer_ps = 55 * PS_PER_US,
+    struct dcqcn_params p = {
+        .preset = DCQCN_PAPER, .g = 1.0 / 256, .alpha_init = 1.0, .alpha_timer_ps = 55 * PS_PER_US,
         .rate_increase_timer_ps = 55 * PS_PER_US, .byte_counter = 10000000, .fast_recovery_steps = 5,
         .ai_rate_bps = 40000000, .hai_rate_bps = 200000000, .min_rate_bps = 100000000,
         .rate_on_first_cnp = 1.0, .min_dec_factor = 0.5, .clamp_target_rate = false,
@@ -26,7 +26,7 @@ static struct scn_dcqcn paper(void)
 
 static void test_cut_and_alpha(void)
 {
-    struct scn_dcqcn p = paper();
+    struct dcqcn_params p = paper();
     p.alpha_init = 0.5;
     struct dcqcn d;
     dcqcn_init(&d, &p, (int64_t)LINE, 0);
@@ -50,7 +50,7 @@ static void test_cut_and_alpha(void)
 
 static void test_alpha_decay(void)
 {
-    struct scn_dcqcn p = paper();
+    struct dcqcn_params p = paper();
     struct dcqcn d;
     dcqcn_init(&d, &p, (int64_t)LINE, 0);
     dcqcn_on_cnp(&d, 0);
@@ -68,7 +68,7 @@ static void test_alpha_decay(void)
 
 static void test_recovery_phases(void)
 {
-    struct scn_dcqcn p = paper();
+    struct dcqcn_params p = paper();
     struct dcqcn d;
     dcqcn_init(&d, &p, (int64_t)LINE, 0);
     dcqcn_on_cnp(&d, 0); /* alpha 1: Rc halves to 50G, Rt stays 100G */
@@ -105,7 +105,7 @@ static void test_recovery_phases(void)
 
 static void test_byte_counter(void)
 {
-    struct scn_dcqcn p = paper();
+    struct dcqcn_params p = paper();
     struct dcqcn d;
     dcqcn_init(&d, &p, (int64_t)LINE, 0);
     CU_ASSERT_EQUAL(dcqcn_on_sent(&d, 50000000), 0); /* no cut yet: nothing to recover */
@@ -119,7 +119,7 @@ static void test_byte_counter(void)
 
 static void test_bounds(void)
 {
-    struct scn_dcqcn p = paper();
+    struct dcqcn_params p = paper();
     struct dcqcn d;
     dcqcn_init(&d, &p, (int64_t)LINE, 0);
     for (int i = 0; i < 200; i++)
@@ -152,7 +152,7 @@ static void test_bounds(void)
  */
 static void test_monitor_period(void)
 {
-    struct scn_dcqcn p = paper();
+    struct dcqcn_params p = paper();
     p.rate_reduce_period_ps = 4 * PS_PER_US;
     struct dcqcn d;
     dcqcn_init(&d, &p, (int64_t)LINE, 0);
@@ -189,7 +189,7 @@ static void test_monitor_period(void)
  */
 static void test_clamp_after_timer(void)
 {
-    struct scn_dcqcn p = paper();
+    struct dcqcn_params p = paper();
     p.clamp_after_timer = true;
     struct dcqcn d;
     dcqcn_init(&d, &p, (int64_t)LINE, 0);
@@ -219,7 +219,7 @@ static void test_clamp_after_timer(void)
  */
 static void test_byte_counter_off(void)
 {
-    struct scn_dcqcn p = paper();
+    struct dcqcn_params p = paper();
     p.byte_counter = INT64_MAX;
     p.byte_counter_off = true;
     struct dcqcn d;
@@ -246,14 +246,14 @@ static void test_presets(void)
     struct scenario s;
     char err[SCN_ERR_MAX];
     CU_ASSERT_EQUAL_FATAL(scn_load_text("t.json", base, NULL, 0, &s, err, sizeof err), SCN_OK);
-    CU_ASSERT_EQUAL(s.host.dcqcn.rate_reduce_period_ps, 0);
-    CU_ASSERT_FALSE(s.host.dcqcn.clamp_after_timer);
-    CU_ASSERT_FALSE(s.host.dcqcn.byte_counter_off);
-    CU_ASSERT_EQUAL(s.host.dcqcn.byte_counter, 10000000);
+    CU_ASSERT_EQUAL(dcqcn_params_of(&s.host)->rate_reduce_period_ps, 0);
+    CU_ASSERT_FALSE(dcqcn_params_of(&s.host)->clamp_after_timer);
+    CU_ASSERT_FALSE(dcqcn_params_of(&s.host)->byte_counter_off);
+    CU_ASSERT_EQUAL(dcqcn_params_of(&s.host)->byte_counter, 10000000);
     scn_free(&s);
     struct scn_override cx = {"host.dcqcn.preset", "connectx"};
     CU_ASSERT_EQUAL_FATAL(scn_load_text("t.json", base, &cx, 1, &s, err, sizeof err), SCN_OK);
-    const struct scn_dcqcn *d = &s.host.dcqcn;
+    const struct dcqcn_params *d = dcqcn_params_of(&s.host);
     CU_ASSERT_EQUAL(d->rate_reduce_period_ps, 4 * PS_PER_US);
     CU_ASSERT_TRUE(d->clamp_after_timer);
     CU_ASSERT_FALSE(d->clamp_target_rate);
@@ -270,8 +270,8 @@ static void test_presets(void)
     /* "off" turns the byte counter off, and the dump says so */
     struct scn_override off = {"host.dcqcn.byte_counter", "off"};
     CU_ASSERT_EQUAL_FATAL(scn_load_text("t.json", base, &off, 1, &s, err, sizeof err), SCN_OK);
-    CU_ASSERT_TRUE(s.host.dcqcn.byte_counter_off);
-    CU_ASSERT_EQUAL(s.host.dcqcn.byte_counter, INT64_MAX);
+    CU_ASSERT_TRUE(dcqcn_params_of(&s.host)->byte_counter_off);
+    CU_ASSERT_EQUAL(dcqcn_params_of(&s.host)->byte_counter, INT64_MAX);
     char *j = scn_to_json(&s);
     CU_ASSERT_PTR_NOT_NULL(j && strstr(j, "\"byte_counter\": \"off\""));
     free(j);

@@ -6,6 +6,7 @@
  */
 #include "tests/tests.h"
 #include "models/net.h"
+#include "models/dcqcn.h"
 #include "sim/scenario.h"
 #include "sim/settings.h"
 #include "tools/run/run.h"
@@ -74,11 +75,11 @@ static void test_order_and_dedup(void)
     CU_ASSERT_PTR_EQUAL(sw_named(&r, "leaf2")->cfg, sw_named(&r, "leaf3")->cfg);
     CU_ASSERT_EQUAL(r.net.n_sw_cfgs, 3);
     /* a preset resets its group before the profile's fields; a profile without one amends what is there */
-    CU_ASSERT_EQUAL(host_named(&r, "h0")->dcqcn.preset, SCN_DCQCN_CONNECTX);
-    CU_ASSERT_DOUBLE_EQUAL(host_named(&r, "h0")->dcqcn.g, 0.5, 0);
-    CU_ASSERT_EQUAL(host_named(&r, "h1")->dcqcn.preset, SCN_DCQCN_PAPER);
-    CU_ASSERT_DOUBLE_EQUAL(host_named(&r, "h1")->dcqcn.g, 0.5, 0);
-    CU_ASSERT_DOUBLE_EQUAL(host_named(&r, "h2")->dcqcn.g, scn.host.dcqcn.g, 0);
+    CU_ASSERT_EQUAL(dcqcn_params_of(host_named(&r, "h0"))->preset, DCQCN_CONNECTX);
+    CU_ASSERT_DOUBLE_EQUAL(dcqcn_params_of(host_named(&r, "h0"))->g, 0.5, 0);
+    CU_ASSERT_EQUAL(dcqcn_params_of(host_named(&r, "h1"))->preset, DCQCN_PAPER);
+    CU_ASSERT_DOUBLE_EQUAL(dcqcn_params_of(host_named(&r, "h1"))->g, 0.5, 0);
+    CU_ASSERT_DOUBLE_EQUAL(dcqcn_params_of(host_named(&r, "h2"))->g, dcqcn_params_of(&scn.host)->g, 0);
     CU_ASSERT_EQUAL(r.net.n_host_cfgs, 3);
     test_teardown(&scn, &r);
 }

@@ -7,6 +7,7 @@
 #include "tests/tests.h"
 
 #include "sim/module.h"
+#include "models/dcqcn.h"
 #include "sim/scenario.h"
 #include "sim/units.h"
 #include "topologies/custom.h"
@@ -96,7 +97,7 @@ static void test_incast_scenario(void)
     CU_ASSERT_EQUAL(star->link.delay_ps, PS_PER_US);
     CU_ASSERT_EQUAL(s.stop_ps, 20 * PS_PER_MS);
     CU_ASSERT_EQUAL(s.sw.pfc.lossless_mask, 1u << 3);
-    CU_ASSERT_EQUAL(s.host.dcqcn.preset, SCN_DCQCN_PAPER);
+    CU_ASSERT_EQUAL(dcqcn_params_of(&s.host)->preset, DCQCN_PAPER);
     CU_ASSERT_EQUAL_FATAL(s.n_traffic, 1);
     CU_ASSERT_EQUAL(s.traffic[0].type, module_find("traffic", "incast"));
     CU_ASSERT_EQUAL(TRF(&s.traffic[0], "senders", struct scn_hostset).n, 16);
@@ -148,8 +149,8 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(s.host.loss_recovery, module_find("transport", "go-back-n"));
     CU_ASSERT_EQUAL(s.host.rto_ps, PS_PER_MS);
     CU_ASSERT_EQUAL(s.host.ack_every, 1);
-    const struct scn_dcqcn *d = &s.host.dcqcn;
-    CU_ASSERT_EQUAL(d->preset, SCN_DCQCN_PAPER);
+    const struct dcqcn_params *d = dcqcn_params_of(&s.host);
+    CU_ASSERT_EQUAL(d->preset, DCQCN_PAPER);
     CU_ASSERT_EQUAL(d->g, 1.0 / 256);
     CU_ASSERT_EQUAL(d->alpha_init, 1.0);
     CU_ASSERT_EQUAL(d->alpha_timer_ps, 55 * PS_PER_US);
@@ -206,8 +207,8 @@ static void test_connectx_preset(void)
     /* The explicit field comes before the preset in the file: it must still win. */
     CU_ASSERT_FATAL(load_ok("{" TOPO ", " FLOW ", \"host\": {\"dcqcn\": {\"ai_rate\": \"10Mbps\", "
                             "\"preset\": \"connectx\"}}}", NULL, 0, &s));
-    const struct scn_dcqcn *d = &s.host.dcqcn;
-    CU_ASSERT_EQUAL(d->preset, SCN_DCQCN_CONNECTX);
+    const struct dcqcn_params *d = dcqcn_params_of(&s.host);
+    CU_ASSERT_EQUAL(d->preset, DCQCN_CONNECTX);
     CU_ASSERT_EQUAL(d->g, 5.0 / 1024);
     CU_ASSERT_EQUAL(d->alpha_init, 1.0);
     CU_ASSERT_EQUAL(d->alpha_timer_ps, 1 * PS_PER_US);
@@ -226,8 +227,8 @@ static void test_connectx_preset(void)
     /* --set of one field on top of a preset chosen in the file. */
     struct scn_override ov[] = {{"host.dcqcn.preset", "connectx"}, {"host.dcqcn.g", "0.0625"}};
     CU_ASSERT_FATAL(load_ok(MINIMAL, ov, 2, &s));
-    CU_ASSERT_EQUAL(s.host.dcqcn.g, 0.0625);
-    CU_ASSERT_EQUAL(s.host.dcqcn.cnp_interval_ps, 4 * PS_PER_US);
+    CU_ASSERT_EQUAL(dcqcn_params_of(&s.host)->g, 0.0625);
+    CU_ASSERT_EQUAL(dcqcn_params_of(&s.host)->cnp_interval_ps, 4 * PS_PER_US);
     scn_free(&s);
 }
 
@@ -446,7 +447,7 @@ static void test_overrides(void)
         {"name", "renamed"},
     };
     CU_ASSERT_FATAL(load_ok(MINIMAL, ov, (int)(sizeof ov / sizeof *ov), &s));
-    CU_ASSERT_EQUAL(s.host.dcqcn.g, 0.0625);
+    CU_ASSERT_EQUAL(dcqcn_params_of(&s.host)->g, 0.0625);
     CU_ASSERT_EQUAL(s.sw.ecn.kmin, 20000);
     CU_ASSERT_EQUAL(s.sw.ecn.kmax, 400000);
     CU_ASSERT_EQUAL(s.sw.scheduler.type, module_find("sched", "dwrr"));
@@ -657,7 +658,7 @@ static void check_round_trip(const char *label, const struct scenario *first)
     CU_ASSERT_EQUAL(first->seed, s2.seed);
     CU_ASSERT_EQUAL(first->topo.n_hosts, s2.topo.n_hosts);
     CU_ASSERT_EQUAL(first->n_traffic, s2.n_traffic);
-    CU_ASSERT_EQUAL(first->host.dcqcn.g, s2.host.dcqcn.g);
+    CU_ASSERT_EQUAL(dcqcn_params_of(&first->host)->g, dcqcn_params_of(&s2.host)->g);
     CU_ASSERT_EQUAL(first->sw.pfc.lossless_mask, s2.sw.pfc.lossless_mask);
     CU_ASSERT_TRUE(scn_host_equal(&first->host, &s2.host));
     CU_ASSERT_EQUAL(0, memcmp(&first->sw, &s2.sw, sizeof s2.sw));

@@ -5,6 +5,7 @@
  */
 #include "tests/tests.h"
 
+#include "models/dcqcn.h"
 #include "sim/scenario.h"
 #include "sim/settings.h"
 
@@ -210,9 +211,8 @@ static void test_first_problem_in_table_order(void)
 }
 
 /*
- * A module registers its own group under a path the scenario already has (as the congestion-control module
- * will for host.dcqcn): its defaults, presets and fields replace the built-in ones, and the loader, the
- * dump and the unknown-field check follow.
+ * A module registers its own group under a path another module's group already has (host.dcqcn, here): its
+ * defaults, presets and fields replace the other's, and the loader, the dump and the unknown-field check follow.
  */
 static void test_module_group_replaces(void)
 {
@@ -238,14 +238,15 @@ static void test_module_group_replaces(void)
     struct scenario s;
     char err[SCN_ERR_MAX];
     CU_ASSERT_EQUAL(scn_load_text("t.json", minimal, NULL, 0, &s, err, sizeof err), SCN_OK);
-    CU_ASSERT_EQUAL(s.host.dcqcn.g, 0.5);
+    /* The values are the replacement's now (the slot is its), so they are read through it. */
+    CU_ASSERT_EQUAL(SETTINGS_OF(&s.host, module, struct dcqcn_params)->g, 0.5);
     char *json = scn_to_json(&s);
     CU_ASSERT(json && strstr(json, "\"g\": 0.5,") && !strstr(json, "\"clamp_target_rate\""));
     free(json);
     scn_free(&s);
     struct scn_override ov = {"host.dcqcn.preset", "connectx"};
     CU_ASSERT_EQUAL(scn_load_text("t.json", minimal, &ov, 1, &s, err, sizeof err), SCN_OK);
-    CU_ASSERT_EQUAL(s.host.dcqcn.g, 5.0 / 1024);
+    CU_ASSERT_EQUAL(SETTINGS_OF(&s.host, module, struct dcqcn_params)->g, 5.0 / 1024);
     scn_free(&s);
     struct scn_override gone = {"host.dcqcn.clamp_target_rate", "true"};
     CU_ASSERT_EQUAL(scn_load_text("t.json", minimal, &gone, 1, &s, err, sizeof err), SCN_EUSAGE);
@@ -254,8 +255,51 @@ static void test_module_group_replaces(void)
 
     CU_ASSERT_EQUAL(settings_register(builtin), 0);
     CU_ASSERT_EQUAL(scn_load_text("t.json", minimal, NULL, 0, &s, err, sizeof err), SCN_OK);
-    CU_ASSERT_EQUAL(s.host.dcqcn.g, 1.0 / 256);
+    CU_ASSERT_EQUAL(dcqcn_params_of(&s.host)->g, 1.0 / 256);
     scn_free(&s);
+}
+
+/*
+ * A module's group that names the field it follows (`after`) stands there in the object: in the list of fields,
+ * the dump and the order problems are found in, as a group in the parent's table would.
+ */
+struct after_params {
+    int depth;
+};
+
+static void test_group_after(void)
+{
+    scn_register_settings();
+    static const struct setting fields[] = {
+        {SET_INT("depth", struct after_params, depth, 0, 9, "4", "A field of a module's group")},
+        {0},
+    };
+    static const struct setting_group group = {
+        .path = "host.extra", .size = sizeof(struct after_params), .after = "priority", .fields = fields,
+    };
+    CU_ASSERT_EQUAL_FATAL(settings_register(&group), 0);
+    static const char head[] = "{\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": "
+                               "\"100Gbps\"}}, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": "
+                               "\"h1\", \"size\": \"1MB\"}]";
+    char json[512], err[SCN_ERR_MAX];
+    struct scenario s;
+    snprintf(json, sizeof json, "%s, \"host\": {\"nosuch\": 1}}", head);
+    CU_ASSERT_EQUAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "mtu, priority, extra, cnp_priority, cc"));
+    snprintf(json, sizeof json, "%s, \"host\": {\"cnp_priority\": 9, \"extra\": {\"depth\": 10}}}", head);
+    CU_ASSERT_EQUAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "host.extra.depth"));
+    snprintf(json, sizeof json, "%s, \"host\": {\"extra\": {\"depth\": 7}}}", head);
+    CU_ASSERT_EQUAL_FATAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_OK);
+    CU_ASSERT_EQUAL(SETTINGS_OF(&s.host, group, struct after_params)->depth, 7);
+    char *dump = scn_to_json(&s);
+    const char *host = dump ? strstr(dump, "\"host\"") : NULL;
+    const char *pr = host ? strstr(host, "\"priority\"") : NULL, *ex = host ? strstr(host, "\"extra\"") : NULL,
+               *cnp = host ? strstr(host, "\"cnp_priority\"") : NULL;
+    CU_ASSERT(pr && ex && cnp && pr < ex && ex < cnp);
+    free(dump);
+    scn_free(&s);
+    settings_unregister(group.path); /* the docs test knows only the project's own groups */
 }
 
 /*
@@ -286,6 +330,7 @@ void test_settings_register(void)
     CU_add_test(s, "the tables and docs/scenario.md list the same fields", test_tables_match_docs);
     CU_add_test(s, "grid and --set paths checked against the tables", test_check_path);
     CU_add_test(s, "a module's group replaces the built-in one", test_module_group_replaces);
+    CU_add_test(s, "a module's group stands after the field it names", test_group_after);
     CU_add_test(s, "of several problems, the first in table order is reported", test_first_problem_in_table_order);
     CU_add_test(s, "a member whose type does not fit its kind does not compile", test_member_type_checked);
 }

@@ -3,6 +3,7 @@
  */
 #include "tools/ops/doctor.h"
 #include "models/cc.h"
+#include "models/dcqcn.h"
 
 #include "models/net.h"
 #include "models/pfc.h"
@@ -453,7 +454,7 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
                     break;
                 }
             }
-            const struct scn_dcqcn *d = &hc->dcqcn;
+            const struct dcqcn_params *d = dcqcn_params_of(hc);
             struct { const char *name; int64_t ps; } tm[] = {{"rate_increase_timer", d->rate_increase_timer_ps},
                                                             {"alpha_timer", d->alpha_timer_ps}};
             for (int k = 0; k < 2; k++)

@@ -2,6 +2,7 @@
 #include "tools/ops/nicconfig.h"
 #include "tools/ops/cfgcmd.h"
 #include "models/cc.h"
+#include "models/dcqcn.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/run/run.h"
@@ -57,7 +58,7 @@ static long long to_mbps(struct nic_setting *s, const char *field, int64_t bps)
 /* See nicconfig.h. */
 int nicconfig_settings(const struct scenario *scn, int64_t line_rate_bps, struct nic_setting *out)
 {
-    const struct scn_dcqcn *d = &scn->host.dcqcn;
+    const struct dcqcn_params *d = dcqcn_params_of(&scn->host);
     char a[32], num[40];
     int n = 0;
     struct nic_setting *s;
@@ -86,9 +87,9 @@ int nicconfig_settings(const struct scenario *scn, int64_t line_rate_bps, struct
     static const struct {
         const char *name, *field;
         size_t off;
-    } rates[] = {{"rpg_ai_rate", "ai_rate", offsetof(struct scn_dcqcn, ai_rate_bps)},
-                 {"rpg_hai_rate", "hai_rate", offsetof(struct scn_dcqcn, hai_rate_bps)},
-                 {"rpg_min_rate", "min_rate", offsetof(struct scn_dcqcn, min_rate_bps)}};
+    } rates[] = {{"rpg_ai_rate", "ai_rate", offsetof(struct dcqcn_params, ai_rate_bps)},
+                 {"rpg_hai_rate", "hai_rate", offsetof(struct dcqcn_params, hai_rate_bps)},
+                 {"rpg_min_rate", "min_rate", offsetof(struct dcqcn_params, min_rate_bps)}};
     for (size_t i = 0; i < sizeof rates / sizeof *rates; i++) {
         int64_t bps = *(const int64_t *)((const char *)d + rates[i].off);
         s = &out[n];
@@ -289,7 +290,7 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
 
     fprintf(f, "#!/bin/sh\n");
     fprintf(f, "# rocesim nic-config: scenario %s (%s), DCQCN preset \"%s\"\n", scn->name, scn->file,
-            scn->host.dcqcn.preset == SCN_DCQCN_CONNECTX ? "connectx" : "paper");
+            dcqcn_params_of(&scn->host)->preset == DCQCN_CONNECTX ? "connectx" : "paper");
     if (header)
         fprintf(f, "# %s\n", header);
     fprintf(f, "# ConnectX (mlx5) DCQCN settings; run as root on every host.  Firmware units: microseconds, Mbps,\n"
