@@ -73,13 +73,17 @@ static void dcqcn_cc_on_timer(struct flow *f, sim_time_t now)
 
 static double dcqcn_cc_rate(const struct flow *f) { return crp(f)->rc; }
 
+static int dcqcn_slot; /* host.dcqcn's slot in struct setting_mods (dcqcn_take_slot) */
+
 static bool dcqcn_cc_on_data(struct flow *f, const struct pkt *k, sim_time_t now)
 {
     if (!(k->ecn & ECN_CE))
         return false;
-    /* The receiver's settings are looked up per CE-marked frame, not kept in the flow's state: that state is the
-     * sender's, which a receiver on another MPI rank never initialises. */
-    if (f->last_cnp >= 0 && now - f->last_cnp < dcqcn_params_of(f->net->hosts[f->dst].cfg)->cnp_interval_ps)
+    /* The receiver's settings are read per CE-marked frame, not kept in the flow's state: that state is the
+     * sender's, which a receiver on another MPI rank never initialises.  Hence the slot taken before main, not a
+     * search per frame. */
+    const struct dcqcn_params *np = f->net->hosts[f->dst].cfg->mods.of[dcqcn_slot];
+    if (f->last_cnp >= 0 && now - f->last_cnp < np->cnp_interval_ps)
         return false;
     f->last_cnp = now;
     return true;
@@ -216,6 +220,13 @@ static const struct setting_group dcqcn_group = {
     .path = "host.dcqcn", .size = sizeof(struct dcqcn_params), .after = "cc", .fields = dcqcn_fields,
     .preset_key = "preset", .presets = dcqcn_presets,
 };
+
+/* Before main, once the modules are registered (module_init does nothing a second time): no partition writes it. */
+__attribute__((constructor)) static void dcqcn_take_slot(void)
+{
+    module_init();
+    dcqcn_slot = settings_slot(&dcqcn_group, sizeof(struct dcqcn_params));
+}
 
 const struct dcqcn_params *dcqcn_params_of(const struct scn_host *h)
 {

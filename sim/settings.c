@@ -259,13 +259,20 @@ static const void *child_base(const struct setting_group *pg, const struct setti
 }
 
 /* See settings.h. */
-const void *settings_of(const struct setting_mods *m, const struct setting_group *g, size_t size)
+int settings_slot(const struct setting_group *g, size_t size)
 {
     int k = slot_of(g);
     if (k < 0)
         bug("a module reads the values of a group that is not registered or has no size", g);
     if (size != g->size)
         bug("a module reads its values as a type of another size than its group declares", g);
+    return k;
+}
+
+/* See settings.h. */
+const void *settings_of(const struct setting_mods *m, const struct setting_group *g, size_t size)
+{
+    int k = settings_slot(g, size);
     if (!m->of[k])
         bug("a module reads values the loader did not set (the group was registered after the scenario was loaded)", g);
     return m->of[k];

@@ -170,6 +170,10 @@ const struct setting_group *settings_group_at(int i);
  * naming the group.  Not for a per-packet path: a flow reads it at set-up and keeps the pointer.
  */
 const void *settings_of(const struct setting_mods *m, const struct setting_group *g, size_t size);
+/* The slot of module group g's values in every struct setting_mods, checked as settings_of checks: fixed once g
+ * is registered, for the rare reader that needs the values per frame (it takes the slot before main and reads
+ * m->of[slot]). */
+int settings_slot(const struct setting_group *g, size_t size);
 /* Whether a and b hold equal values, slot by slot: within one scenario that is a == b, across two the values. */
 bool settings_mods_equal(const struct setting_mods *a, const struct setting_mods *b);
 /* obj's (a struct scn_host, say) values of module group `group` (a struct setting_group), as a const type *. */
