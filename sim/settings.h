@@ -44,8 +44,8 @@ struct cJSON;
 
 #define SETTING_PATH_MAX 256
 
-/* The most module groups (settings_register with a size) registered at once. */
-#define SETTING_MODS_MAX 16
+/* The most module groups (settings_register with a size, not per_entry) registered at once. */
+#define SETTING_MODS_MAX 32
 
 /* A parent struct's pointers to its module groups' values, by slot; NULL until the loader sets its defaults. */
 struct setting_mods {
@@ -135,6 +135,9 @@ struct setting_group {
     const char *path;                     /* dotted path of its object: "" for the top level, "switch.ecn" */
     size_t offset;                        /* of its struct inside its parent's struct (0 for the top level) */
     size_t size;                          /* a module's group: the size of its own struct (in the store); 0: none */
+    /* Its values belong to each entry of an array (a traffic or fault kind's fields, which the loader parses per
+     * entry into a struct of `size` bytes), not to a parent's struct: it takes no slot of struct setting_mods. */
+    bool per_entry;
     /* A group its parent's table does not name: the parent's field it follows, so that a group that moved out of
      * sim/ keeps its place in the dump, the docs and the error order; NULL: after the parent's own fields. */
     const char *after;
@@ -151,7 +154,7 @@ struct setting_group {
 };
 
 /* Adds g to the registry (replacing a group of the same path); returns -1 when the registry (or, for a group
- * with a size, the SETTING_MODS_MAX slots) is full. */
+ * with a size that is not per_entry, the SETTING_MODS_MAX slots) is full. */
 int settings_register(const struct setting_group *g);
 /* Removes the group registered under path, if any (tests that register a group of their own). */
 void settings_unregister(const char *path);
