@@ -93,6 +93,9 @@ enum {
     SETTING_HI_OPEN = 1 << 2,
     SETTING_REQUIRED = 1 << 3, /* the object must have it; `what` says what is expected */
     SETTING_ALWAYS = 1 << 4,   /* `parse` runs also when the field is absent (v NULL), to say what is missing */
+    /* A switch setting its module resolves per port (into struct port_cfg, models/profiles.c): the fields a profile
+     * that matches ports ("node:port") may set; the loader builds that check and its message from the flags. */
+    SETTING_PORT = 1 << 5,
 };
 
 struct setting;
