@@ -57,7 +57,8 @@ static const struct setting ecn_fields[] = {
            "Every packet is marked above this length"), .parse = parse_kmax, .dump = dump_kmax},
     {SET_NUM("pmax", struct ecn_settings, pmax, SETTING_PORT, 0.0, 1.0, "0.01", "Marking probability just below kmax"),
      .parse = parse_pmax, .dump = dump_pmax},
-    {SET_ENUM("mark_on", struct ecn_settings, mark_on, mark_names, "dequeue", "Decide when a packet leaves or arrives")},
+    {SET_ENUM("mark_on", struct ecn_settings, mark_on, mark_names, "dequeue",
+          "Decide when a packet leaves or arrives")},
     {SET_CHECK(check_kmax)},
     {0},
 };

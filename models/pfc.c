@@ -288,8 +288,9 @@ static int check_xon(struct setting_ctx *c, const cJSON *obj, const char *path, 
     (void)obj;
     /* With maps the rule is checked per port, when the network is built. */
     if (pfc->xoff_mode == PFC_XOFF_STATIC && !pfc->xoff_map.n && !pfc->xon_map.n && pfc->xon_delta > pfc->xoff_bytes)
-        return setting_bad(c, setting_join(p, path, "xon_delta"), "expected a size no larger than xoff (%s), got \"%s\"",
-                           units_fmt_size(pfc->xoff_bytes, a, sizeof a), units_fmt_size(pfc->xon_delta, b, sizeof b));
+        return setting_bad(c, setting_join(p, path, "xon_delta"), "expected a size no larger than xoff (%s), got "
+                           "\"%s\"", units_fmt_size(pfc->xoff_bytes, a, sizeof a),
+                           units_fmt_size(pfc->xon_delta, b, sizeof b));
     return 0;
 }
 

@@ -367,8 +367,8 @@ static void test_port_fields_flagged(void)
     snprintf(json, sizeof json, "%s{\"toy\": {\"a\": 3, \"b\": 4}}}]}", head);
     CU_ASSERT_EQUAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_EUSAGE);
     CU_ASSERT_STRING_EQUAL(err, "t.json: profiles.0.switch.toy.b: expected only per-port fields in a profile that "
-                                "matches ports (pfc.enabled, pfc.priorities, ecn.enabled, ecn.kmin, ecn.kmax, ecn.pmax, "
-                                "toy.a), got \"b\"");
+                                "matches ports (pfc.enabled, pfc.priorities, ecn.enabled, ecn.kmin, ecn.kmax, "
+                                "ecn.pmax, toy.a), got \"b\"");
     snprintf(json, sizeof json, "%s{\"watchdog\": {\"enabled\": true}}}]}", head);
     CU_ASSERT_EQUAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_EUSAGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "profiles.0.switch.watchdog: expected only per-port fields"));
