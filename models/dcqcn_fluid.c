@@ -1,5 +1,6 @@
 /* dcqcn_fluid — fixed point of the DCQCN fluid model (equations in dcqcn_fluid.h). */
 #include "models/dcqcn_fluid.h"
+#include "models/ecn.h"
 
 #include <math.h>
 
@@ -28,7 +29,7 @@ static double G(const struct fp_params *k, double p)
     return alpha * a * a - k->tau * k->tau * k->rai * k->rc * ce * bd;
 }
 
-int dcqcn_fluid_fixed_point(const struct dcqcn_params *d, const struct scn_ecn *e, double link_bps, int n,
+int dcqcn_fluid_fixed_point(const struct dcqcn_params *d, const struct ecn_settings *e, double link_bps, int n,
                             double frame_wire_bytes, struct dcqcn_fixed_point *out)
 {
     double bits = frame_wire_bytes * 8;

@@ -34,6 +34,8 @@
 #include "models/dcqcn.h"
 #include "sim/scenario.h"
 
+struct ecn_settings; /* switch.ecn, models/ecn.h */
+
 struct dcqcn_fixed_point {
     double p;         /* marking probability per packet */
     double q_bytes;   /* queue at the bottleneck */
@@ -47,7 +49,7 @@ struct dcqcn_fixed_point {
  * Fixed point for n flows of wire frames of `frame_wire_bytes` through a link
  * of link_bps.  Returns 0, or -1 when no root lies in (0, 1).
  */
-int dcqcn_fluid_fixed_point(const struct dcqcn_params *d, const struct scn_ecn *e, double link_bps, int n,
+int dcqcn_fluid_fixed_point(const struct dcqcn_params *d, const struct ecn_settings *e, double link_bps, int n,
                             double frame_wire_bytes, struct dcqcn_fixed_point *out);
 
 #endif

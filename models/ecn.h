@@ -23,6 +23,26 @@
 
 #include "models/net.h"
 
+/* switch.ecn.mark_on. */
+enum ecn_mark_on { ECN_MARK_DEQUEUE, ECN_MARK_ENQUEUE };
+
+/*
+ * switch.ecn (docs/scenario.md): the group the ECN mechanism registers on its line (ecn.c), after switch.pfc.  Its
+ * per-port fields (SETTING_PORT: enabled, kmin, kmax, pmax) and its values by port speed are resolved per port
+ * into struct port_cfg when the network is built (profiles.c), which is what marking reads.
+ */
+struct ecn_settings {
+    bool enabled;
+    int64_t kmin, kmax; /* bytes */
+    double pmax;
+    enum ecn_mark_on mark_on;
+    struct scn_rate_map kmin_map, kmax_map, pmax_map; /* per port speed (then the scalar is 0) */
+};
+
+/* Switch settings w's switch.ecn (the global object's, or a switch's or a port's with its profiles).  At set-up,
+ * never per frame. */
+const struct ecn_settings *ecn_settings_of(const struct scn_switch *w);
+
 /* RED marking probability for an egress queue of q bytes (0 below kmin, 1 above kmax). */
 double ecn_red_probability(const struct ecn_thresh *e, int64_t q);
 

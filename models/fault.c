@@ -123,13 +123,13 @@ struct nic_fault *fault_host(struct net *n, struct host *h)
     if (h->fault)
         return h->fault;
     struct nic_fault *nf = mem_xcalloc(1, sizeof *nf, "setting up faults");
-    const struct scenario *scn = n->scn;
+    const struct pfc_settings *pfc = n->pfc; /* the global switch object's, whatever the profiles say */
     const struct port *p = h->port;
-    int64_t H = pfc_port_headroom(n, p, scn->sw.pfc.response_quanta);
+    int64_t H = pfc_port_headroom(n, p, pfc->response_quanta);
     nf->h = h;
     nf->rx_timer.ent = net_ent(h->node);
     nf->xoff = 2 * H;
-    nf->xon = nf->xoff > scn->sw.pfc.xon_delta ? nf->xoff - scn->sw.pfc.xon_delta : 0;
+    nf->xon = nf->xoff > pfc->xon_delta ? nf->xoff - pfc->xon_delta : 0;
     nf->lossless_cap = nf->xoff + H;
     h->fault = nf;
     return nf;

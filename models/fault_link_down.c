@@ -27,7 +27,7 @@ static const struct setting link_down_fields[] = {
 };
 
 static const struct setting_group link_down_group = {
-    .path = "faults.link_down", .size = sizeof(struct link_down_conf), .fields = link_down_fields,
+    .path = "faults.link_down", .size = sizeof(struct link_down_conf), .per_entry = true, .fields = link_down_fields,
 };
 
 /* Node ids travel in the event argument: a in the high half, b in the low. */

@@ -56,7 +56,8 @@ static const struct setting link_errors_fields[] = {
 };
 
 static const struct setting_group link_errors_group = {
-    .path = "faults.link_errors", .size = sizeof(struct link_errors_conf), .fields = link_errors_fields,
+    .path = "faults.link_errors", .size = sizeof(struct link_errors_conf), .per_entry = true,
+    .fields = link_errors_fields,
 };
 
 /* Whether link_errors fault f, resolved to nodes a, b, corrupts the frames port p receives from its peer. */

@@ -48,7 +48,8 @@ static const struct setting pause_storm_fields[] = {
 };
 
 static const struct setting_group pause_storm_group = {
-    .path = "faults.pause_storm", .size = sizeof(struct pause_storm_conf), .fields = pause_storm_fields,
+    .path = "faults.pause_storm", .size = sizeof(struct pause_storm_conf), .per_entry = true,
+    .fields = pause_storm_fields,
 };
 
 /* Pause_storm fault number arg begins (delta 1) or ends (-1) at its host: the host pauses while any storm of the

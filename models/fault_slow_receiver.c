@@ -31,7 +31,8 @@ static const struct setting slow_receiver_fields[] = {
 };
 
 static const struct setting_group slow_receiver_group = {
-    .path = "faults.slow_receiver", .size = sizeof(struct slow_receiver_conf), .fields = slow_receiver_fields,
+    .path = "faults.slow_receiver", .size = sizeof(struct slow_receiver_conf), .per_entry = true,
+    .fields = slow_receiver_fields,
 };
 
 /* Event: slow_receiver fault number arg begins: frames arriving from now on go through the buffer. */

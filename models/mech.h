@@ -11,13 +11,14 @@
  * gathered before that).  The order today:
  *
  *   10 port       init: the prefetch hooks of frame arrivals and transmitter wake-ups (large fabrics)
+ *   15 ecn        init: each switch's random stream for marking (settings: switch.ecn)
  *   20 nic        init: the prefetch hook of pacing timers (large fabrics)
  *   30 fold       between windows: the partitions' counts added to the totals; free: the partitions
  *   40 ranks      partition: frames travel between processes; between windows: the notes of every process
  *   50 notes      between windows: the network events told in the single engine's order; free: the notes
  *   60 telemetry  between windows: INT records returned to their pools; free: the pools
  *   70 deadlock   init; at a line of the grid: the checks that came due; free
- *   80 pfcwd      init (arms its poll when switch.watchdog is on); free
+ *   80 pfcwd      init (arms its poll when switch.watchdog is on); free (settings: switch.watchdog)
  *   90 faults     free
  *  100 flows      free: the table of flows
  *
@@ -51,8 +52,9 @@ struct net_mech_ops {
 #define NET_MECH_MAX 32
 extern const struct module_kind mech_kind;
 
-/* Registers `ops` (a struct net_mech_ops of the file; the module is named after the variable, for messages). */
-#define NET_MECH(ops) MODULE_REGISTER(mech_kind, #ops, &ops);
+/* Registers `ops` (a struct net_mech_ops of the file; the module is named after the variable, for messages), with
+ * the mechanism's settings groups, if any, after it. */
+#define NET_MECH(ops, ...) MODULE_REGISTER(mech_kind, #ops, &ops, __VA_ARGS__);
 
 /* The registered mechanisms, in order: a test checks that every one was linked into the program. */
 unsigned net_mechs_count(void);

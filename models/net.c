@@ -123,7 +123,6 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
         w->group = gn->group;
         w->ports = &n->ports[gn->first_port];
         w->n_ports = gn->n_ports;
-        rng_init(&w->ecn_rng, scn->seed, rng_stream_id(RNG_KIND_ECN, w->ordinal));
         struct rng salt;
         rng_init(&salt, scn->seed, rng_stream_id(RNG_KIND_ECMP, w->ordinal));
         w->salt = (uint32_t)rng_next(&salt);

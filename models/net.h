@@ -95,6 +95,7 @@ struct port;
 struct coll;
 struct nic_fault;
 struct lfc_ops;
+struct pfc_settings;
 
 /* The kind of node a port belongs to, which selects its node's table of operations (node.h). */
 enum node_kind { NODE_SWITCH, NODE_HOST, NODE_KINDS };
@@ -318,6 +319,7 @@ struct sw_limits {
 
 struct sw {
     const struct scn_switch *cfg; /* its settings: switch and the switch profiles that match it (shared when equal) */
+    const struct sched_settings *sched; /* its switch.scheduler (cfg's), which its egresses read per frame */
     uint32_t node, ordinal;
     struct port *ports;       /* n_ports consecutive */
     uint32_t n_ports;
@@ -525,6 +527,8 @@ struct net {
     uint32_t n_parts;
     uint64_t *cut;            /* bit per port id: its link joins two partitions (NULL unless partitioned) */
     const struct lfc_ops *lfc; /* the link-level flow control (lfc.h) ... */
+    const struct pfc_settings *pfc; /* ... the fabric's switch.pfc (its pause_quanta: the ports' own are in pcfg) ... */
+    const struct sched_settings *sched; /* ... and switch.scheduler, which the host NICs follow (profiles.c) */
     uint8_t lossless;         /* ... and the priorities under it at any port (each port's: port_cfg()->lossless) */
     struct port_cfg *pcfg;    /* the distinct switch port settings (port.cfg indexes it) */
     uint32_t n_pcfg;

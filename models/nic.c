@@ -226,12 +226,12 @@ struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
     /* Within a priority, control frames (ACK, NACK, CNP) go before data. */
     uint8_t eligible = host_eligible(h, p);
     uint32_t head[NPRIO];
-    if (sched_weighs_sizes(&n->scn->sw.scheduler))
+    if (sched_weighs_sizes(n->sched))
         for (uint8_t m = eligible; m; m &= (uint8_t)(m - 1)) {
             int q = __builtin_ctz(m);
             head[q] = p->qmask & (1u << q) ? port_pp(p, q)->q.head->size : next_data_size(h->ready_head[q]);
         }
-    int prio = sched_pick(&n->scn->sw.scheduler, &port_aux(p)->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
+    int prio = sched_pick(n->sched, &port_aux(p)->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
     if (prio < 0)
         return NULL;
     if (p->qmask & (1u << prio))

@@ -3,6 +3,10 @@
 #include "models/deadlock.h"
 #include "models/pfcwd.h"
 #include "models/port.h"
+#include "sim/units.h"
+
+#include <cjson/cJSON.h>
+#include <string.h>
 
 int64_t pfc_headroom(int64_t rate_bps, int64_t delay_ps, int frame_in, int frame_out, int response_quanta)
 {
@@ -38,7 +42,7 @@ int64_t pfc_port_headroom(const struct net *n, const struct port *p, int respons
 /* Refresh at half the pause time so that the upstream never resumes on expiry. */
 static sim_time_t refresh_period(const struct net *n, const struct port *p)
 {
-    return pause_quanta_ps(n->scn->sw.pfc.pause_quanta, port_aux(p)->rate_bps) / 2;
+    return pause_quanta_ps(n->pfc->pause_quanta, port_aux(p)->rate_bps) / 2;
 }
 
 void pfc_send(struct port *p, int prio, uint16_t quanta)
@@ -73,7 +77,7 @@ static void pause_refresh(struct sim *s, void *obj, uint64_t arg)
     SIM_ASSERT_ENT(s, net_ent(p->node));
     if (!((p->pause_sent >> pt->prio) & 1))
         return;
-    pfc_send(p, pt->prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
+    pfc_send(p, pt->prio, (uint16_t)n->pfc->pause_quanta);
     sim_timer_arm(s, &pt->tm, s->now + refresh_period(n, p), pause_refresh, pt);
     if (p->kind != NODE_HOST)
         deadlock_heartbeat(n); /* may stop the run */
@@ -82,7 +86,7 @@ static void pause_refresh(struct sim *s, void *obj, uint64_t arg)
 void pfc_hold(struct net *n, struct port *p, int prio)
 {
     p->pause_sent |= (uint8_t)(1u << prio);
-    pfc_send(p, prio, (uint16_t)n->scn->sw.pfc.pause_quanta);
+    pfc_send(p, prio, (uint16_t)n->pfc->pause_quanta);
     struct prio_timer *pt = &port_aux(p)->pause_refresh[prio];
     sim_timer_arm(net_sim(n), &pt->tm, net_sim(n)->now + refresh_period(n, p), pause_refresh, pt);
 }
@@ -175,4 +179,163 @@ const struct lfc_ops pfc_lfc_ops = {
     .heartbeat = true,
 };
 
-MODULE_REGISTER(lfc_kind, "pfc", &pfc_lfc_ops);
+/* ---- switch.pfc: its settings (pfc.h, docs/scenario.md) ---- */
+
+static int parse_priorities(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    struct pfc_settings *pfc = base;
+    char q[SETTING_PATH_MAX];
+    (void)f;
+    if (setting_val_arr(c, v, p, "an array of priorities 0..7 like [3]") < 0)
+        return -1;
+    pfc->lossless_mask = 0;
+    int i = 0;
+    for (const cJSON *it = v->child; it; it = it->next, i++) {
+        long long x;
+        if (setting_val_int(c, it, setting_join_idx(q, p, i), 0, 7, &x) < 0)
+            return -1;
+        if (pfc->lossless_mask & (1u << x))
+            return setting_bad(c, q, "expected each priority once, got %lld twice", x);
+        pfc->lossless_mask |= (uint8_t)(1u << x);
+    }
+    return 0;
+}
+
+static void dump_priorities(cJSON *o, const struct setting *f, const void *base)
+{
+    const struct pfc_settings *pfc = base;
+    cJSON *pr = cJSON_AddArrayToObject(o, f->name);
+    for (int p = 0; pr && p < SCN_NPRIO; p++)
+        if (pfc->lossless_mask & (1u << p))
+            cJSON_AddItemToArray(pr, cJSON_CreateNumber(p));
+}
+
+/* v is either the keyword kw (*is_kw = true, *bytes = 0) or a size (*is_kw = false; > 0 when positive). */
+static int keyword_or_size(struct setting_ctx *c, const cJSON *v, const char *p, const char *kw, const char *example,
+                           bool positive, bool *is_kw, int64_t *bytes)
+{
+    if (cJSON_IsString(v) && strcmp(v->valuestring, kw) == 0) {
+        *is_kw = true;
+        *bytes = 0;
+        return 0;
+    }
+    if (!cJSON_IsString(v) && !cJSON_IsNumber(v)) {
+        char d[96];
+        return setting_bad(c, p, "expected \"%s\" or a size like \"%s\", got %s", kw, example,
+                           setting_describe(v, d, sizeof d));
+    }
+    if (setting_val_qty(c, v, p, SETTING_SIZE, positive, bytes) < 0)
+        return -1;
+    *is_kw = false;
+    return 0;
+}
+
+static int parse_xoff(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    struct pfc_settings *pfc = base;
+    bool dyn;
+    memset(&pfc->xoff_map, 0, sizeof pfc->xoff_map);
+    if (cJSON_IsObject(v)) {
+        pfc->xoff_mode = PFC_XOFF_STATIC;
+        pfc->xoff_bytes = 0;
+        return scn_parse_rate_map(c, f, v, p, true, &pfc->xoff_map);
+    }
+    if (keyword_or_size(c, v, p, "dynamic", "100KB", true, &dyn, &pfc->xoff_bytes) < 0)
+        return -1;
+    pfc->xoff_mode = dyn ? PFC_XOFF_DYNAMIC : PFC_XOFF_STATIC;
+    return 0;
+}
+
+static void dump_xoff(cJSON *o, const struct setting *f, const void *base)
+{
+    const struct pfc_settings *pfc = base;
+    char b[40];
+    if (pfc->xoff_map.n) {
+        scn_dump_rate_map(o, f->name, &pfc->xoff_map, true);
+        return;
+    }
+    cJSON_AddStringToObject(o, f->name, pfc->xoff_mode == PFC_XOFF_DYNAMIC ? "dynamic"
+                                        : units_fmt_size(pfc->xoff_bytes, b, sizeof b));
+}
+
+static int parse_headroom(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    struct pfc_settings *pfc = base;
+    memset(&pfc->headroom_map, 0, sizeof pfc->headroom_map);
+    if (cJSON_IsObject(v)) {
+        pfc->headroom_auto = false;
+        pfc->headroom_bytes = 0;
+        return scn_parse_rate_map(c, f, v, p, true, &pfc->headroom_map);
+    }
+    return keyword_or_size(c, v, p, "auto", "50KB", false, &pfc->headroom_auto, &pfc->headroom_bytes);
+}
+
+static void dump_headroom(cJSON *o, const struct setting *f, const void *base)
+{
+    const struct pfc_settings *pfc = base;
+    char b[40];
+    if (pfc->headroom_map.n) {
+        scn_dump_rate_map(o, f->name, &pfc->headroom_map, true);
+        return;
+    }
+    cJSON_AddStringToObject(o, f->name, pfc->headroom_auto ? "auto" : units_fmt_size(pfc->headroom_bytes, b, sizeof b));
+}
+
+static int check_xon(struct setting_ctx *c, const cJSON *obj, const char *path, void *base)
+{
+    const struct pfc_settings *pfc = base;
+    char a[32], b[32], p[SETTING_PATH_MAX];
+    (void)obj;
+    /* With maps the rule is checked per port, when the network is built. */
+    if (pfc->xoff_mode == PFC_XOFF_STATIC && !pfc->xoff_map.n && !pfc->xon_map.n && pfc->xon_delta > pfc->xoff_bytes)
+        return setting_bad(c, setting_join(p, path, "xon_delta"), "expected a size no larger than xoff (%s), got "
+                           "\"%s\"", units_fmt_size(pfc->xoff_bytes, a, sizeof a),
+                           units_fmt_size(pfc->xon_delta, b, sizeof b));
+    return 0;
+}
+
+SCN_VALUE_OR_MAP(alpha, struct pfc_settings, alpha_map)
+SCN_VALUE_OR_MAP(xon, struct pfc_settings, xon_map)
+
+/* Enum fields are stored through an int (sim/settings.c). */
+_Static_assert(sizeof(enum pfc_xoff_mode) == sizeof(int), "enum settings are stored as int");
+
+/* In table order, which is the dump's, the docs' and the order errors are found in (sim/settings.h). */
+static const struct setting pfc_fields[] = {
+    {SET_FIELD("enabled", SETTING_BOOL, struct pfc_settings, enabled, SETTING_PORT, "true",
+           "false: every priority is lossy")},
+    {SET_FIELD("priorities", SETTING_CUSTOM, struct pfc_settings, lossless_mask, SETTING_PORT, "[3]",
+           "The lossless priorities, each 0..7 once"), .parse = parse_priorities, .dump = dump_priorities},
+    {SET_FIELD("xoff", SETTING_SIZE, struct pfc_settings, xoff_bytes, SETTING_POSITIVE, "dynamic",
+           "\"dynamic\" (dynamic_alpha x free buffer) or a fixed pause threshold per ingress (port, priority)"),
+     .parse = parse_xoff, .dump = dump_xoff},
+    {SET_NUM("dynamic_alpha", struct pfc_settings, dynamic_alpha, 0, 0.0, 1.0, "0.125",
+         "The fraction used by \"dynamic\""), .parse = parse_alpha, .dump = dump_alpha},
+    {SET_FIELD("xon_delta", SETTING_SIZE, struct pfc_settings, xon_delta, 0, "3KB",
+           "RESUME is sent this far below the pause threshold"), .parse = parse_xon, .dump = dump_xon},
+    {SET_FIELD("headroom", SETTING_SIZE, struct pfc_settings, headroom_bytes, 0, "auto",
+           "\"auto\" (from rate, delay and MTU) or the buffer reserved per ingress (port, lossless priority)"),
+     .parse = parse_headroom, .dump = dump_headroom},
+    {SET_INT("pause_quanta", struct pfc_settings, pause_quanta, 1, 65535, "65535",
+         "Pause time a PAUSE frame carries, in quanta of 512 bit times")},
+    {SET_INT("response_quanta", struct pfc_settings, response_quanta, 0, 65535, "394",
+         "The upstream's reaction time to a PAUSE, in quanta; used by headroom \"auto\"")},
+    {SET_CHECK(check_xon)},
+    {0},
+};
+
+/*
+ * After switch.flow_control.  switch.ecn and switch.scheduler follow it too, in the order their modules register
+ * (sim/module.h: by kind, "lfc" first), which keeps the switch object's order: pfc, ecn, scheduler.
+ */
+static const struct setting_group pfc_group = {
+    .path = "switch.pfc", .size = sizeof(struct pfc_settings), .after = "flow_control", .fields = pfc_fields,
+};
+
+/* See pfc.h. */
+const struct pfc_settings *pfc_settings_of(const struct scn_switch *w)
+{
+    return SETTINGS_OF(w, pfc_group, struct pfc_settings);
+}
+
+MODULE_REGISTER(lfc_kind, "pfc", &pfc_lfc_ops, &pfc_group);

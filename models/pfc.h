@@ -66,6 +66,33 @@
 
 #define PAUSE_QUANTUM_BITS 512
 
+/* switch.pfc.xoff: "dynamic" or a size. */
+enum pfc_xoff_mode { PFC_XOFF_DYNAMIC, PFC_XOFF_STATIC };
+
+/*
+ * switch.pfc (docs/scenario.md): the group PFC registers on its line (pfc.c), after switch.flow_control.  Its
+ * per-port fields (SETTING_PORT: enabled, priorities) and its values by port speed are resolved per port into
+ * struct port_cfg when the network is built (profiles.c); pause_quanta is the fabric's (net.pfc).
+ */
+struct pfc_settings {
+    bool enabled;
+    uint8_t lossless_mask; /* bit p set: priority p is lossless */
+    enum pfc_xoff_mode xoff_mode;
+    int64_t xoff_bytes;    /* PFC_XOFF_STATIC */
+    double dynamic_alpha;  /* PFC_XOFF_DYNAMIC */
+    int64_t xon_delta;
+    bool headroom_auto;
+    int64_t headroom_bytes;     /* when !headroom_auto */
+    int pause_quanta;           /* quanta carried by a PAUSE (0xFFFF) */
+    int response_quanta;        /* upstream response time used by auto headroom (394) */
+    /* Per port speed, when given as maps (then xoff_bytes, dynamic_alpha, xon_delta, headroom_bytes are 0) */
+    struct scn_rate_map xoff_map, alpha_map, xon_map, headroom_map;
+};
+
+/* Switch settings w's switch.pfc (the global object's, or a switch's or a port's with its profiles).  At set-up,
+ * never per frame. */
+const struct pfc_settings *pfc_settings_of(const struct scn_switch *w);
+
 /*
  * The pause time of `quanta` PAUSE quanta (512 bit times each, IEEE 802.1Qbb) on a link of rate_bps, in ps.  On a link
  * so slow that it is 2^45 ps or more (0xFFFF quanta below about 1 Mbps), 2^45: like the exact time, it and its half

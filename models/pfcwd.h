@@ -36,6 +36,20 @@
 
 #include "models/net.h"
 
+/* switch.watchdog.action. */
+enum pfcwd_action { PFCWD_DROP, PFCWD_FORWARD, PFCWD_ALERT };
+
+/* switch.watchdog (docs/scenario.md): the group the watchdog registers on its line (pfcwd.c), after
+ * switch.lossy_queue_limit.  The fabric's: a profile may not set it. */
+struct pfcwd_settings {
+    bool enabled;
+    int64_t detection_ps, restoration_ps, poll_ps;
+    enum pfcwd_action action;
+};
+
+/* Switch settings w's switch.watchdog.  At set-up, never per frame. */
+const struct pfcwd_settings *pfcwd_settings_of(const struct scn_switch *w);
+
 /* Per (port, priority) watchdog state. */
 struct pfcwd_queue {
     sim_time_t stall_start; /* the poll before the first of the consecutive stalled polls, or -1 */
@@ -43,6 +57,7 @@ struct pfcwd_queue {
 };
 
 struct pfcwd {
+    const struct pfcwd_settings *cfg; /* the fabric's switch.watchdog */
     struct sim_timer poll;
     sim_time_t last_poll;
     struct pfcwd_queue *q;  /* [port id * NPRIO + prio] */

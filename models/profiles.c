@@ -5,6 +5,7 @@
  * from construction because it is the one part that reads the scenario's selectors and rate maps, and the one
  * that words the user's errors about them.
  */
+#include "models/ecn.h"
 #include "models/pfc.h"
 #include "models/profiles.h"
 #include "sim/mem.h"
@@ -152,12 +153,13 @@ static int port_value(const struct net *n, const struct scn_rate_map *m, double 
 static int resolve_port(const struct net *n, const struct scn_switch *c, const struct port *p, struct port_cfg *pc,
                         char *err, size_t errlen)
 {
-    const struct scn_pfc *pfc = &c->pfc;
+    const struct pfc_settings *pfc = pfc_settings_of(c);
+    const struct ecn_settings *ecn = ecn_settings_of(c);
     double kmin, kmax, pmax, alpha, xoff, xon, hdrm;
     memset(pc, 0, sizeof *pc);
-    if (port_value(n, &c->ecn.kmin_map, (double)c->ecn.kmin, true, p, "ecn.kmin", &kmin, err, errlen) ||
-        port_value(n, &c->ecn.kmax_map, (double)c->ecn.kmax, true, p, "ecn.kmax", &kmax, err, errlen) ||
-        port_value(n, &c->ecn.pmax_map, c->ecn.pmax, false, p, "ecn.pmax", &pmax, err, errlen) ||
+    if (port_value(n, &ecn->kmin_map, (double)ecn->kmin, true, p, "ecn.kmin", &kmin, err, errlen) ||
+        port_value(n, &ecn->kmax_map, (double)ecn->kmax, true, p, "ecn.kmax", &kmax, err, errlen) ||
+        port_value(n, &ecn->pmax_map, ecn->pmax, false, p, "ecn.pmax", &pmax, err, errlen) ||
         port_value(n, &pfc->alpha_map, pfc->dynamic_alpha, false, p, "pfc.dynamic_alpha", &alpha, err, errlen) ||
         port_value(n, &pfc->xoff_map, (double)pfc->xoff_bytes, true, p, "pfc.xoff", &xoff, err, errlen) ||
         port_value(n, &pfc->xon_map, (double)pfc->xon_delta, true, p, "pfc.xon_delta", &xon, err, errlen) ||
@@ -166,13 +168,13 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
     char path[160], a[32], b[32];
     if (kmax < kmin) {
         snprintf(err, errlen, "%s: %s: expected a size at least kmin (%s) at every port, got \"%s\" at port %s:%u",
-                 n->scn->file, setting_path(path, sizeof path, c->ecn.kmax_map.n ? c->ecn.kmax_map.profile :
-                                            c->ecn.kmin_map.profile, "ecn.kmax"),
+                 n->scn->file, setting_path(path, sizeof path, ecn->kmax_map.n ? ecn->kmax_map.profile :
+                                            ecn->kmin_map.profile, "ecn.kmax"),
                  units_fmt_size((int64_t)kmin, a, sizeof a), units_fmt_size((int64_t)kmax, b, sizeof b),
                  n->g->nodes[p->node].name, p->local);
         return SCN_EUSAGE;
     }
-    if (pfc->xoff_mode == SCN_XOFF_STATIC && xon > xoff) {
+    if (pfc->xoff_mode == PFC_XOFF_STATIC && xon > xoff) {
         snprintf(err, errlen, "%s: %s: expected a size no larger than xoff (%s) at every port, got \"%s\" at port %s:%u",
                  n->scn->file, setting_path(path, sizeof path, pfc->xon_map.n ? pfc->xon_map.profile :
                                             pfc->xoff_map.profile, "pfc.xon_delta"),
@@ -181,9 +183,9 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
         return SCN_EUSAGE;
     }
     pc->lossless = pfc->enabled ? pfc->lossless_mask : 0;
-    pc->ecn_dequeue = c->ecn.enabled && c->ecn.mark_on == SCN_MARK_DEQUEUE;
-    pc->ecn_enqueue = c->ecn.enabled && c->ecn.mark_on == SCN_MARK_ENQUEUE;
-    pc->xoff_static = pfc->xoff_mode == SCN_XOFF_STATIC;
+    pc->ecn_dequeue = ecn->enabled && ecn->mark_on == ECN_MARK_DEQUEUE;
+    pc->ecn_enqueue = ecn->enabled && ecn->mark_on == ECN_MARK_ENQUEUE;
+    pc->xoff_static = pfc->xoff_mode == PFC_XOFF_STATIC;
     pc->alpha = alpha;
     pc->xoff = (int64_t)xoff;
     pc->xon_delta = (int64_t)xon;
@@ -193,7 +195,7 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
     pfc_port_frames(n, p, &frame_in, &frame_out);
     pc->headroom_auto = pfc_port_headroom(n, p, pfc->response_quanta);
     pc->headroom = is_auto ? pc->headroom_auto : (int64_t)hdrm;
-    pc->ecn.enabled = c->ecn.enabled;
+    pc->ecn.enabled = ecn->enabled;
     pc->ecn.kmin = (int64_t)kmin;
     pc->ecn.kmax = (int64_t)kmax;
     pc->ecn.pmax = pmax;
@@ -257,8 +259,13 @@ int net_resolve_settings(struct net *n, char *err, size_t errlen)
         if (n->hosts[i].cfg->mtu + HDR_DATA > n->frame_max)
             n->frame_max = n->hosts[i].cfg->mtu + HDR_DATA;
     }
-    for (uint32_t i = 0; i < g->n_switches && !rc; i++)
+    /* What is read per frame is taken here, once: the scheduler of each switch and the NICs', PFC's pause time. */
+    n->pfc = pfc_settings_of(&scn->sw);
+    n->sched = sched_settings_of(&scn->sw);
+    for (uint32_t i = 0; i < g->n_switches && !rc; i++) {
         n->sws[i].cfg = &n->sw_cfgs[sw_idx[i]];
+        n->sws[i].sched = sched_settings_of(n->sws[i].cfg);
+    }
     for (uint32_t id = 0; id < g->n_nodes && !rc; id++) {
         const struct g_node *gn = &g->nodes[id];
         if (gn->kind != SCN_NODE_SWITCH)

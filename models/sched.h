@@ -25,10 +25,23 @@ struct sched_state {
     bool fresh;        /* cur has not yet received its quantum on this visit */
 };
 
+/*
+ * switch.scheduler (docs/scenario.md): the group registered on strict priority's line (sched.c), after
+ * switch.flow_control and switch.pfc and switch.ecn.  A switch keeps its own (struct sw.sched, a profile may set
+ * it), the host NICs the global one (net.sched): both taken when the network is built, never per frame.
+ */
+struct sched_settings {
+    int type;                    /* a module of kind "sched", by index: 0 is strict, the default */
+    uint32_t weights[SCN_NPRIO]; /* dwrr; 0 = no weight: served first, by strict priority */
+};
+
+/* Switch settings w's switch.scheduler.  At set-up, never per frame. */
+const struct sched_settings *sched_settings_of(const struct scn_switch *w);
+
 struct sched_ops {
     const char *name; /* as switch.scheduler.type spells it: its module's name */
     /* sched_pick for a non-empty `eligible`: the priority to serve, charged to st; required. */
-    int (*pick)(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
+    int (*pick)(const struct sched_settings *cfg, struct sched_state *st, uint8_t eligible,
                 const uint32_t head[SCN_NPRIO], int64_t quantum_unit);
 };
 
@@ -48,7 +61,7 @@ static inline int sched_strict_pick(uint8_t eligible) { return eligible ? 31 - _
 
 
 /* Whether sched_pick reads head[] at all: strict priority does not, so callers need not fetch the frames. */
-static inline bool sched_weighs_sizes(const struct scn_scheduler *cfg) { return cfg->type != SCHED_STRICT; }
+static inline bool sched_weighs_sizes(const struct sched_settings *cfg) { return cfg->type != SCHED_STRICT; }
 
 /*
  * Chooses the priority to serve among `eligible` (bit p: queue p has a frame
@@ -57,7 +70,7 @@ static inline bool sched_weighs_sizes(const struct scn_scheduler *cfg) { return 
  * the priority, or -1 when nothing is eligible.  Strict priority, the
  * default, is decided here without a call.
  */
-static inline int sched_pick(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
+static inline int sched_pick(const struct sched_settings *cfg, struct sched_state *st, uint8_t eligible,
                              const uint32_t head[SCN_NPRIO], int64_t quantum_unit)
 {
     if (!eligible || cfg->type == SCHED_STRICT)

@@ -8,7 +8,7 @@
  */
 #include "models/sched.h"
 
-static int dwrr_pick(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
+static int dwrr_pick(const struct sched_settings *cfg, struct sched_state *st, uint8_t eligible,
                         const uint32_t head[SCN_NPRIO], int64_t quantum_unit)
 {
     uint8_t weighted = 0;

@@ -208,7 +208,7 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
     if (!out->qmask && !((out->paused >> prio) & 1) && port_take_free(out)) {
         uint32_t head[NPRIO];
         head[prio] = (uint32_t)B;
-        sched_pick(&cfg->scheduler, &port_aux(out)->sched, (uint8_t)(1u << prio), head, n->scn->host.mtu + HDR_DATA);
+        sched_pick(w->sched, &port_aux(out)->sched, (uint8_t)(1u << prio), head, n->scn->host.mtu + HDR_DATA);
         dequeued(n, w, out, k, prio, 0, B);
         port_transmit(out, k);
         return;
@@ -255,12 +255,12 @@ struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)
      * only by a scheduler that weighs sizes. */
     uint8_t eligible = (uint8_t)p->qmask & (uint8_t)~p->paused;
     uint32_t head[NPRIO];
-    if (sched_weighs_sizes(&w->cfg->scheduler))
+    if (sched_weighs_sizes(w->sched))
         for (uint8_t m = eligible; m; m &= (uint8_t)(m - 1)) {
             int q = __builtin_ctz(m);
             head[q] = port_pp(p, q)->q.head->size;
         }
-    int prio = sched_pick(&w->cfg->scheduler, &port_aux(p)->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
+    int prio = sched_pick(w->sched, &port_aux(p)->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
     if (prio < 0)
         return NULL;
     struct pkt *k = portq_pop(p, prio);

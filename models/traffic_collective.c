@@ -69,10 +69,10 @@ static const struct setting alltoall_fields[] = {
 };
 
 static const struct setting_group allreduce_group = {
-    .path = "traffic.allreduce", .size = sizeof(struct coll_conf), .fields = allreduce_fields,
+    .path = "traffic.allreduce", .size = sizeof(struct coll_conf), .per_entry = true, .fields = allreduce_fields,
 };
 static const struct setting_group alltoall_group = {
-    .path = "traffic.alltoall", .size = sizeof(struct coll_conf), .fields = alltoall_fields,
+    .path = "traffic.alltoall", .size = sizeof(struct coll_conf), .per_entry = true, .fields = alltoall_fields,
 };
 
 /* Rank q starts its flow to rank `to`, flow j of the collective's block (struct coll). */

@@ -63,7 +63,7 @@ static const struct setting flow_fields[] = {
 };
 
 static const struct setting_group flow_group = {
-    .path = "traffic.flow", .size = sizeof(struct flow_conf), .fields = flow_fields,
+    .path = "traffic.flow", .size = sizeof(struct flow_conf), .per_entry = true, .fields = flow_fields,
 };
 
 /* Resolves a pinned path into node ids; checks that consecutive nodes are linked. */

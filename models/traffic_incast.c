@@ -39,7 +39,7 @@ static const struct setting incast_fields[] = {
 };
 
 static const struct setting_group incast_group = {
-    .path = "traffic.incast", .size = sizeof(struct incast_conf), .fields = incast_fields,
+    .path = "traffic.incast", .size = sizeof(struct incast_conf), .per_entry = true, .fields = incast_fields,
 };
 
 static int incast_setup(struct traffic *t, int ti, char *err, size_t errlen)

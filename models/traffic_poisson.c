@@ -102,7 +102,7 @@ static const struct setting poisson_fields[] = {
 };
 
 static const struct setting_group poisson_group = {
-    .path = "traffic.poisson", .size = sizeof(struct poisson_conf), .fields = poisson_fields,
+    .path = "traffic.poisson", .size = sizeof(struct poisson_conf), .per_entry = true, .fields = poisson_fields,
 };
 
 /*

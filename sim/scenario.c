@@ -633,12 +633,6 @@ static int apply_override(struct ctx *c, cJSON *root, const struct scn_override 
 /* Switch and host: the settings tables (sim/settings.h)                     */
 
 
-/* Enum fields are stored through an int (settings.c); these enums must have its size. */
-_Static_assert(sizeof(enum scn_mark_on) == sizeof(int),
-               "enum settings are stored as int");
-
-static const char *const mark_names[] = {"dequeue", "enqueue", NULL};
-static const char *const wd_names[] = {"drop", "forward", "alert", NULL};
 /* See scenario.h.  mods is the last member: memcmp covers the rest, padding included, as copies keep it. */
 bool scn_host_equal(const struct scn_host *a, const struct scn_host *b)
 {
@@ -681,13 +675,11 @@ static int16_t path_profile(const char *p)
     return strncmp(p, "profiles.", 9) == 0 ? (int16_t)atoi(p + 9) : -1;
 }
 
-/*
- * v (an object) as a map by rate into m: keys are rates, values what the field takes (sizes, or numbers in the
- * field's bounds), and "scale": "linear" or "none".
- */
-static int parse_rate_map(struct ctx *c, const struct setting *f, const cJSON *v, const char *p, bool is_size,
-                          struct scn_rate_map *m)
+/* See scenario.h. */
+int scn_parse_rate_map(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, bool is_size,
+                       struct scn_rate_map *m)
 {
+    struct ctx *c = loader(sc);
     char q[PATH_LEN], d[96];
     memset(m, 0, sizeof *m);
     m->profile = path_profile(p);
@@ -724,7 +716,8 @@ static int parse_rate_map(struct ctx *c, const struct setting *f, const cJSON *v
     return 0;
 }
 
-static void dump_rate_map(cJSON *o, const char *name, const struct scn_rate_map *m, bool is_size)
+/* See scenario.h. */
+void scn_dump_rate_map(cJSON *o, const char *name, const struct scn_rate_map *m, bool is_size)
 {
     cJSON *mo = cJSON_AddObjectToObject(o, name);
     for (int i = 0; mo && i < m->n; i++) {
@@ -739,15 +732,15 @@ static void dump_rate_map(cJSON *o, const char *name, const struct scn_rate_map 
         cJSON_AddStringToObject(mo, "scale", "linear");
 }
 
-/* A field that takes one value or a map by rate: its map is `map_off` bytes into the group's struct. */
-static int parse_value_or_map(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p,
-                              void *base, size_t map_off)
+/* See scenario.h. */
+int scn_parse_value_or_map(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base,
+                           size_t map_off)
 {
     struct ctx *c = loader(sc);
     struct scn_rate_map *m = (struct scn_rate_map *)((char *)base + map_off);
     bool is_size = f->kind == SETTING_SIZE;
     if (cJSON_IsObject(v)) {
-        if (parse_rate_map(c, f, v, p, is_size, m) < 0)
+        if (scn_parse_rate_map(sc, f, v, p, is_size, m) < 0)
             return -1;
         if (is_size)
             *(int64_t *)((char *)base + f->offset) = 0;
@@ -762,34 +755,19 @@ static int parse_value_or_map(struct setting_ctx *sc, const struct setting *f, c
                    (double *)((char *)base + f->offset));
 }
 
-static void dump_value_or_map(cJSON *o, const struct setting *f, const void *base, size_t map_off)
+/* See scenario.h. */
+void scn_dump_value_or_map(cJSON *o, const struct setting *f, const void *base, size_t map_off)
 {
     const struct scn_rate_map *m = (const struct scn_rate_map *)((const char *)base + map_off);
     char b[40];
     if (m->n)
-        dump_rate_map(o, f->name, m, f->kind == SETTING_SIZE);
+        scn_dump_rate_map(o, f->name, m, f->kind == SETTING_SIZE);
     else if (f->kind == SETTING_SIZE)
         cJSON_AddStringToObject(o, f->name, units_fmt_size(*(const int64_t *)((const char *)base + f->offset), b,
                                                           sizeof b));
     else
         cJSON_AddNumberToObject(o, f->name, *(const double *)((const char *)base + f->offset));
 }
-
-#define VALUE_OR_MAP(fn_, type_, map_)                                                                             \
-    static int parse_##fn_(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p,        \
-                           void *base)                                                                             \
-    {                                                                                                              \
-        return parse_value_or_map(sc, f, v, p, base, offsetof(type_, map_));                                       \
-    }                                                                                                              \
-    static void dump_##fn_(cJSON *o, const struct setting *f, const void *base)                                   \
-    {                                                                                                              \
-        dump_value_or_map(o, f, base, offsetof(type_, map_));                                                      \
-    }
-VALUE_OR_MAP(kmin, struct scn_ecn, kmin_map)
-VALUE_OR_MAP(kmax, struct scn_ecn, kmax_map)
-VALUE_OR_MAP(pmax, struct scn_ecn, pmax_map)
-VALUE_OR_MAP(alpha, struct scn_pfc, alpha_map)
-VALUE_OR_MAP(xon, struct scn_pfc, xon_map)
 
 /* The per-port ingress counters are 32 bits wide (models/net.h); no switch has a buffer near 2 GiB. */
 static int check_buffer(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
@@ -830,195 +808,6 @@ static int check_cells_mtu(struct setting_ctx *sc, const cJSON *obj, const char 
     return 0;
 }
 
-static int parse_priorities(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
-{
-    struct ctx *c = loader(sc);
-    struct scn_pfc *pfc = base;
-    char q[PATH_LEN];
-    (void)f;
-    if (val_arr(c, v, p, "an array of priorities 0..7 like [3]") < 0)
-        return -1;
-    pfc->lossless_mask = 0;
-    int i = 0;
-    for (const cJSON *it = v->child; it; it = it->next, i++) {
-        long long x;
-        if (val_int(c, it, join_idx(q, p, i), 0, 7, &x) < 0)
-            return -1;
-        if (pfc->lossless_mask & (1u << x))
-            return bad(c, q, "expected each priority once, got %lld twice", x);
-        pfc->lossless_mask |= (uint8_t)(1u << x);
-    }
-    return 0;
-}
-
-static void dump_priorities(cJSON *o, const struct setting *f, const void *base)
-{
-    const struct scn_pfc *pfc = base;
-    cJSON *pr = cJSON_AddArrayToObject(o, f->name);
-    for (int p = 0; pr && p < SCN_NPRIO; p++)
-        if (pfc->lossless_mask & (1u << p))
-            cJSON_AddItemToArray(pr, cJSON_CreateNumber(p));
-}
-
-/* v is either the keyword kw (*is_kw = true, *bytes = 0) or a size (*is_kw = false; > 0 when positive). */
-static int keyword_or_size(struct ctx *c, const cJSON *v, const char *p, const char *kw, const char *example,
-                           bool positive, bool *is_kw, int64_t *bytes)
-{
-    if (cJSON_IsString(v) && strcmp(v->valuestring, kw) == 0) {
-        *is_kw = true;
-        *bytes = 0;
-        return 0;
-    }
-    if (!cJSON_IsString(v) && !cJSON_IsNumber(v)) {
-        char d[96];
-        return bad(c, p, "expected \"%s\" or a size like \"%s\", got %s", kw, example, describe(v, d, sizeof d));
-    }
-    if (val_qty(c, v, p, Q_SIZE, positive, bytes) < 0)
-        return -1;
-    *is_kw = false;
-    return 0;
-}
-
-static int parse_xoff(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
-{
-    struct scn_pfc *pfc = base;
-    bool dyn;
-    memset(&pfc->xoff_map, 0, sizeof pfc->xoff_map);
-    if (cJSON_IsObject(v)) {
-        pfc->xoff_mode = SCN_XOFF_STATIC;
-        pfc->xoff_bytes = 0;
-        return parse_rate_map(loader(sc), f, v, p, true, &pfc->xoff_map);
-    }
-    if (keyword_or_size(loader(sc), v, p, "dynamic", "100KB", true, &dyn, &pfc->xoff_bytes) < 0)
-        return -1;
-    pfc->xoff_mode = dyn ? SCN_XOFF_DYNAMIC : SCN_XOFF_STATIC;
-    return 0;
-}
-
-static void dump_xoff(cJSON *o, const struct setting *f, const void *base)
-{
-    const struct scn_pfc *pfc = base;
-    char b[40];
-    if (pfc->xoff_map.n) {
-        dump_rate_map(o, f->name, &pfc->xoff_map, true);
-        return;
-    }
-    cJSON_AddStringToObject(o, f->name, pfc->xoff_mode == SCN_XOFF_DYNAMIC ? "dynamic"
-                                        : units_fmt_size(pfc->xoff_bytes, b, sizeof b));
-}
-
-static int parse_headroom(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
-{
-    struct scn_pfc *pfc = base;
-    memset(&pfc->headroom_map, 0, sizeof pfc->headroom_map);
-    if (cJSON_IsObject(v)) {
-        pfc->headroom_auto = false;
-        pfc->headroom_bytes = 0;
-        return parse_rate_map(loader(sc), f, v, p, true, &pfc->headroom_map);
-    }
-    return keyword_or_size(loader(sc), v, p, "auto", "50KB", false, &pfc->headroom_auto, &pfc->headroom_bytes);
-}
-
-static void dump_headroom(cJSON *o, const struct setting *f, const void *base)
-{
-    const struct scn_pfc *pfc = base;
-    char b[40];
-    if (pfc->headroom_map.n) {
-        dump_rate_map(o, f->name, &pfc->headroom_map, true);
-        return;
-    }
-    cJSON_AddStringToObject(o, f->name, pfc->headroom_auto ? "auto" : units_fmt_size(pfc->headroom_bytes, b, sizeof b));
-}
-
-static int check_xon(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
-{
-    const struct scn_pfc *pfc = base;
-    char a[32], b[32], p[PATH_LEN];
-    (void)obj;
-    /* With maps the rule is checked per port, when the network is built. */
-    if (pfc->xoff_mode == SCN_XOFF_STATIC && !pfc->xoff_map.n && !pfc->xon_map.n && pfc->xon_delta > pfc->xoff_bytes)
-        return setting_bad(sc, join(p, path, "xon_delta"), "expected a size no larger than xoff (%s), got \"%s\"",
-                           units_fmt_size(pfc->xoff_bytes, a, sizeof a), units_fmt_size(pfc->xon_delta, b, sizeof b));
-    return 0;
-}
-
-static int check_kmax(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
-{
-    const struct scn_ecn *e = base;
-    char a[32], b[32], p[PATH_LEN];
-    (void)obj;
-    /* With maps the rule is checked per port, when the network is built. */
-    if (e->kmax < e->kmin && !e->kmin_map.n && !e->kmax_map.n)
-        return setting_bad(sc, join(p, path, "kmax"), "expected a size at least kmin (%s), got \"%s\"",
-                           units_fmt_size(e->kmin, a, sizeof a), units_fmt_size(e->kmax, b, sizeof b));
-    return 0;
-}
-
-/* Weights are DWRR's (models/sched.h): the one scheduler of the build that reads them. */
-static bool sched_weighted(const struct scn_scheduler *s)
-{
-    const struct module *m = module_at("sched", s->type);
-    return m && strcmp(m->name, "dwrr") == 0;
-}
-
-static int parse_weights(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
-{
-    struct ctx *c = loader(sc);
-    struct scn_scheduler *s = base;
-    char q[PATH_LEN];
-    (void)f;
-    if (!sched_weighted(s))
-        return bad(c, p, "expected no weights with the strict scheduler (weights need \"type\": \"dwrr\"), got weights");
-    if (val_obj(c, v, p) < 0)
-        return -1;
-    for (const cJSON *it = v->child; it; it = it->next) {
-        join(q, p, it->string);
-        if (strlen(it->string) != 1 || it->string[0] < '0' || it->string[0] > '7')
-            return bad(c, q, "expected a priority \"0\"..\"7\" as the key, got \"%.20s\"", it->string);
-        long long x;
-        if (val_int(c, it, q, 1, UINT32_MAX, &x) < 0)
-            return -1;
-        s->weights[it->string[0] - '0'] = (uint32_t)x;
-    }
-    return 0;
-}
-
-/* Only a dwrr scheduler has weights to show. */
-static void dump_weights(cJSON *o, const struct setting *f, const void *base)
-{
-    const struct scn_scheduler *s = base;
-    if (!sched_weighted(s))
-        return;
-    cJSON *wt = cJSON_AddObjectToObject(o, f->name);
-    for (int p = 0; wt && p < SCN_NPRIO; p++)
-        if (s->weights[p]) {
-            char k[4];
-            setting_strf(k, sizeof k, "%d", p);
-            cJSON_AddNumberToObject(wt, k, s->weights[p]);
-        }
-}
-
-/*
- * As SONiC requires: a queue is only looked at once a poll, so a detection or restoration time shorter than
- * the poll cannot be honoured (detection_time 300us with the default 10ms poll detected nothing in a 5ms run,
- * silently).  Refused rather than the poll derived: the setting stays what the user wrote.
- */
-static int check_watchdog(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
-{
-    const struct scn_watchdog *wd = base;
-    const char *which = wd->poll_ps > wd->detection_ps ? "detection_time" : "restoration_time";
-    int64_t bound = wd->poll_ps > wd->detection_ps ? wd->detection_ps : wd->restoration_ps;
-    if (wd->enabled && wd->poll_ps > bound) {
-        char got[32], lim[32], p[PATH_LEN];
-        units_fmt_time(wd->poll_ps, got, sizeof got);
-        units_fmt_time(bound, lim, sizeof lim);
-        return setting_bad(sc, join(p, path, "poll_interval"), "expected at most %s (%s), got %s%s; the watchdog "
-                           "looks once a poll_interval, so set one of at most %s", which, lim, got,
-                           member(obj, "poll_interval") ? "" : " (the default)", lim);
-    }
-    return 0;
-}
-
 /*
  * Fields are checked in table order, which is also the dump's and docs/scenario.md's: of several problems, the one
  * listed first is reported.  A check across fields (SETTING_CHECK, never dumped) stands after the fields it reads.
@@ -1030,12 +819,8 @@ static const struct setting switch_fields[] = {
     {SET_MODULE("flow_control", struct scn_switch, flow_control, "lfc", "pfc",
             "Link-level flow control of the lossless priorities: \"pfc\", or one a module registered")},
     {SET_CHECK(check_flow_control)},
-    {SET_GROUP("pfc", "Priority flow control (lossless priorities)")},
-    {SET_GROUP("ecn", "ECN marking (DCQCN's congestion signal)")},
-    {SET_GROUP("scheduler", "How an egress port picks the next queue")},
     {SET_FIELD("lossy_queue_limit", SETTING_SIZE, struct scn_switch, lossy_queue_limit, SETTING_POSITIVE, "1MB",
            "Tail-drop limit of one egress queue of a lossy priority")},
-    {SET_GROUP("watchdog", "PFC storm watchdog")},
     /* 0 is allowed: it turns detection off, for runs that should show a deadlock until `stop`. */
     {SET_FIELD("deadlock_check", SETTING_TIME, struct scn_switch, deadlock_check_ps, 0, "1ms",
            "How long a cycle of paused queues lasts before it counts as a deadlock, and how often to look; 0 = off")},
@@ -1044,63 +829,6 @@ static const struct setting switch_fields[] = {
     {SET_INT("mtu", struct scn_switch, mtu, 0, 65535, "0",
          "Largest frame, headers included, a switch forwards (>= 64); larger ones are dropped; 0 = no limit")},
     {SET_CHECK(check_cells_mtu)},
-    {0},
-};
-
-static const struct setting pfc_fields[] = {
-    {SET_FIELD("enabled", SETTING_BOOL, struct scn_pfc, enabled, 0, "true", "false: every priority is lossy")},
-    {SET_FIELD("priorities", SETTING_CUSTOM, struct scn_pfc, lossless_mask, 0, "[3]",
-           "The lossless priorities, each 0..7 once"), .parse = parse_priorities, .dump = dump_priorities},
-    {SET_FIELD("xoff", SETTING_SIZE, struct scn_pfc, xoff_bytes, SETTING_POSITIVE, "dynamic",
-           "\"dynamic\" (dynamic_alpha x free buffer) or a fixed pause threshold per ingress (port, priority)"),
-     .parse = parse_xoff, .dump = dump_xoff},
-    {SET_NUM("dynamic_alpha", struct scn_pfc, dynamic_alpha, 0, 0.0, 1.0, "0.125", "The fraction used by \"dynamic\""),
-     .parse = parse_alpha, .dump = dump_alpha},
-    {SET_FIELD("xon_delta", SETTING_SIZE, struct scn_pfc, xon_delta, 0, "3KB",
-           "RESUME is sent this far below the pause threshold"), .parse = parse_xon, .dump = dump_xon},
-    {SET_FIELD("headroom", SETTING_SIZE, struct scn_pfc, headroom_bytes, 0, "auto",
-           "\"auto\" (from rate, delay and MTU) or the buffer reserved per ingress (port, lossless priority)"),
-     .parse = parse_headroom, .dump = dump_headroom},
-    {SET_INT("pause_quanta", struct scn_pfc, pause_quanta, 1, 65535, "65535",
-         "Pause time a PAUSE frame carries, in quanta of 512 bit times")},
-    {SET_INT("response_quanta", struct scn_pfc, response_quanta, 0, 65535, "394",
-         "The upstream's reaction time to a PAUSE, in quanta; used by headroom \"auto\"")},
-    {SET_CHECK(check_xon)},
-    {0},
-};
-
-static const struct setting ecn_fields[] = {
-    {SET_FIELD("enabled", SETTING_BOOL, struct scn_ecn, enabled, 0, "true", "false: no packet is ever marked")},
-    {SET_FIELD("kmin", SETTING_SIZE, struct scn_ecn, kmin, 0, "5KB", "Marking starts above this queue length"),
-     .parse = parse_kmin, .dump = dump_kmin},
-    {SET_FIELD("kmax", SETTING_SIZE, struct scn_ecn, kmax, 0, "200KB", "Every packet is marked above this length"),
-     .parse = parse_kmax, .dump = dump_kmax},
-    {SET_NUM("pmax", struct scn_ecn, pmax, 0, 0.0, 1.0, "0.01", "Marking probability just below kmax"),
-     .parse = parse_pmax, .dump = dump_pmax},
-    {SET_ENUM("mark_on", struct scn_ecn, mark_on, mark_names, "dequeue", "Decide when a packet leaves or arrives")},
-    {SET_CHECK(check_kmax)},
-    {0},
-};
-
-static const struct setting scheduler_fields[] = {
-    {SET_MODULE("type", struct scn_scheduler, type, "sched", "strict",
-          "\"strict\" priority, \"dwrr\" (deficit weighted round robin), or one a module registered"),
-     .flags = SETTING_REQUIRED, .what = "\"strict\" or \"dwrr\""},
-    {SET_FIELD("weights", SETTING_CUSTOM, struct scn_scheduler, weights, 0, NULL,
-           "dwrr only: keys \"0\"..\"7\", positive integer weights"), .parse = parse_weights, .dump = dump_weights},
-    {0},
-};
-
-static const struct setting watchdog_fields[] = {
-    {SET_FIELD("enabled", SETTING_BOOL, struct scn_watchdog, enabled, 0, "false", "Turns the PFC storm watchdog on")},
-    {SET_FIELD("detection_time", SETTING_TIME, struct scn_watchdog, detection_ps, SETTING_POSITIVE, "200ms",
-           "How long a queue must be stuck before it is declared stormed")},
-    {SET_FIELD("restoration_time", SETTING_TIME, struct scn_watchdog, restoration_ps, SETTING_POSITIVE, "200ms",
-           "How long without PFC frames before a stormed queue returns to normal")},
-    {SET_FIELD("poll_interval", SETTING_TIME, struct scn_watchdog, poll_ps, SETTING_POSITIVE, "10ms",
-           "How often the watchdog looks")},
-    {SET_ENUM("action", struct scn_watchdog, action, wd_names, "drop", "What happens to a stormed queue")},
-    {SET_CHECK(check_watchdog)},
     {0},
 };
 
@@ -1992,29 +1720,57 @@ bool scn_flow_of_entry(const char *name, size_t len, const char *entry)
     return l <= len && memcmp(name, entry, l) == 0 && (l == len || name[l] == '.');
 }
 
-/* What a profile that matches ports may set: the settings a switch keeps per port (docs/scenario.md). */
-static const char *const port_pfc_fields[] = {"enabled", "priorities", NULL};
-static const char *const port_ecn_fields[] = {"enabled", "kmin", "kmax", "pmax", NULL};
+/* Whether group g's table has field name with SETTING_PORT (name NULL: any such field). */
+static bool port_field(const struct setting_group *g, const char *name)
+{
+    for (const struct setting *f = g ? g->fields : NULL; f && f->name; f++)
+        if (f->kind != SETTING_CHECK && (f->flags & SETTING_PORT) && (!name || strcmp(f->name, name) == 0))
+            return true;
+    return false;
+}
+
+/*
+ * What a profile that matches ports may set: the settings a switch keeps per port (SETTING_PORT, docs/scenario.md),
+ * listed as "pfc.enabled, ..." into buf: the switch table's own, then its groups', in the order they registered
+ * (sim/module.h numbers the modules), which is their order in the switch object.
+ */
+static void port_fields_list(char *buf, size_t len)
+{
+    const struct setting_group *sw = settings_find("switch"), *g;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = -1; i < 0 || (g = settings_group_at(i)); i++) {
+        if (i < 0)
+            g = sw;
+        else if (strncmp(g->path, "switch.", 7) != 0 || strchr(g->path + 7, '.'))
+            continue;
+        for (const struct setting *f = g->fields; f->name && used < len; f++)
+            if (f->kind != SETTING_CHECK && (f->flags & SETTING_PORT))
+                used += (size_t)setting_strf(buf + used, len - used, "%s%s%s%s", used ? ", " : "", i < 0 ? "" :
+                                             g->path + 7, i < 0 ? "" : ".", f->name);
+    }
+}
 
 static int check_port_fields(struct ctx *c, const cJSON *obj, const char *path)
 {
-    static const char what[] = "only per-port fields in a profile that matches ports (pfc.enabled, pfc.priorities, "
-                               "ecn.enabled, ecn.kmin, ecn.kmax, ecn.pmax)";
-    char q[PATH_LEN], r[PATH_LEN];
+    char what[SCN_ERR_MAX / 2], q[PATH_LEN], r[PATH_LEN];
+    const struct setting_group *sw = settings_find("switch");
     for (const cJSON *it = obj->child; it; it = it->next) {
         join(q, path, it->string);
-        bool pfc = strcmp(it->string, "pfc") == 0;
-        if (!pfc && strcmp(it->string, "ecn") != 0)
-            return bad(c, q, "expected %s, got \"%.60s\"", what, it->string);
-        if (!cJSON_IsObject(it))
-            continue; /* the table's parse reports it */
-        for (const cJSON *f = it->child; f; f = f->next) {
-            const char *const *ok = pfc ? port_pfc_fields : port_ecn_fields;
-            bool found = false;
-            for (; *ok; ok++)
-                found |= strcmp(*ok, f->string) == 0;
-            if (!found)
-                return bad(c, join(r, q, f->string), "expected %s, got \"%.60s\"", what, f->string);
+        if (port_field(sw, it->string))
+            continue;
+        const struct setting_group *g = settings_find(join(r, "switch", it->string));
+        const char *bad_at = port_field(g, NULL) ? NULL : q, *name = it->string;
+        for (const cJSON *f = cJSON_IsObject(it) ? it->child : NULL; f && !bad_at; f = f->next)
+            if (!port_field(g, f->string)) {
+                bad_at = join(r, q, f->string);
+                name = f->string;
+            }
+        /* A group's value that is no object is left to the table's parse, which reports it. */
+        if (bad_at) {
+            port_fields_list(what, sizeof what);
+            return bad(c, bad_at, "expected only per-port fields in a profile that matches ports (%s), got \"%.60s\"",
+                       what, name);
         }
     }
     return 0;
@@ -2556,11 +2312,8 @@ static const struct setting top_fields[] = {
 
 static const struct setting_group builtin_groups[] = {
     {.path = "", .fields = top_fields},
-    {.path = "switch", .offset = offsetof(struct scenario, sw), .fields = switch_fields},
-    {.path = "switch.pfc", .offset = offsetof(struct scn_switch, pfc), .fields = pfc_fields},
-    {.path = "switch.ecn", .offset = offsetof(struct scn_switch, ecn), .fields = ecn_fields},
-    {.path = "switch.scheduler", .offset = offsetof(struct scn_switch, scheduler), .fields = scheduler_fields},
-    {.path = "switch.watchdog", .offset = offsetof(struct scn_switch, watchdog), .fields = watchdog_fields},
+    {.path = "switch", .offset = offsetof(struct scenario, sw), .fields = switch_fields, .has_mods = true,
+     .mods = offsetof(struct scn_switch, mods)},
     {.path = "host", .offset = offsetof(struct scenario, host), .fields = host_fields, .has_mods = true,
      .mods = offsetof(struct scn_host, mods)},
     {.path = "monitor", .offset = offsetof(struct scenario, monitor), .fields = monitor_fields},

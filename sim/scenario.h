@@ -90,13 +90,11 @@ struct scn_topology {
     int *host_by_name;
 };
 
-enum scn_xoff_mode { SCN_XOFF_DYNAMIC, SCN_XOFF_STATIC };
-
 /*
  * A setting given by port speed: {"25Gbps": "100KB", "100Gbps": "400KB"} (docs/scenario.md, "Settings by port
  * speed").  n == 0: the field's single value applies at every rate.  Resolved per port when the network is built
- * (scn_rate_value); kept small and bounded so that a struct scn_switch stays a flat value that can be copied
- * and compared.
+ * (scn_rate_value); kept small and bounded so that a module's settings struct that holds one stays a flat value
+ * that can be copied and compared (the store shares equal values, sim/settings.h).
  */
 #define SCN_RATE_MAP_MAX 8
 struct scn_rate_map {
@@ -113,54 +111,52 @@ struct scn_rate_map {
  * nearest entry's value).  Returns false when the map has no entry for the rate and does not scale.
  */
 bool scn_rate_value(const struct scn_rate_map *m, double scalar, int64_t rate_bps, bool is_size, double *out);
-enum scn_mark_on { SCN_MARK_DEQUEUE, SCN_MARK_ENQUEUE };
-enum scn_wd_action { SCN_WD_DROP, SCN_WD_FORWARD, SCN_WD_ALERT };
 
-struct scn_pfc {
-    bool enabled;
-    uint8_t lossless_mask; /* bit p set: priority p is lossless */
-    enum scn_xoff_mode xoff_mode;
-    int64_t xoff_bytes;    /* SCN_XOFF_STATIC */
-    double dynamic_alpha;  /* SCN_XOFF_DYNAMIC */
-    int64_t xon_delta;
-    bool headroom_auto;
-    int64_t headroom_bytes;     /* when !headroom_auto */
-    int pause_quanta;           /* quanta carried by a PAUSE (0xFFFF) */
-    int response_quanta;        /* upstream response time used by auto headroom (394) */
-    /* Per port speed, when given as maps (then xoff_bytes, dynamic_alpha, xon_delta, headroom_bytes are 0) */
-    struct scn_rate_map xoff_map, alpha_map, xon_map, headroom_map;
-};
+/*
+ * For a module's settings table (sim/settings.h) whose fields take a map by port speed.  scn_parse_rate_map reads
+ * the object v at path p into m: keys are rates, values what field f takes (sizes when is_size, else numbers in
+ * f's bounds), and "scale": "linear" or "none"; m->profile says where it was given (the profile's index when p
+ * lies in "profiles.N.", else -1).  scn_dump_rate_map adds m to obj as name, as the dump writes maps.
+ */
+int scn_parse_rate_map(struct setting_ctx *c, const struct setting *f, const struct cJSON *v, const char *p,
+                       bool is_size, struct scn_rate_map *m);
+void scn_dump_rate_map(struct cJSON *obj, const char *name, const struct scn_rate_map *m, bool is_size);
+/*
+ * A SETTING_SIZE or SETTING_NUMBER field that takes one value or a map by port speed, its map `map_off` bytes into
+ * the group's struct: parse and dump hooks, which SCN_VALUE_OR_MAP wraps for a table entry.  With a map, the scalar
+ * is 0; with a value, the map is empty.
+ */
+int scn_parse_value_or_map(struct setting_ctx *c, const struct setting *f, const struct cJSON *v, const char *p,
+                           void *base, size_t map_off);
+void scn_dump_value_or_map(struct cJSON *obj, const struct setting *f, const void *base, size_t map_off);
+/* Defines parse_NAME and dump_NAME, the hooks of a field of struct `type_` whose map is its member map_. */
+#define SCN_VALUE_OR_MAP(name_, type_, map_)                                                                       \
+    static int parse_##name_(struct setting_ctx *c_, const struct setting *f_, const struct cJSON *v_,            \
+                             const char *p_, void *base_)                                                         \
+    {                                                                                                              \
+        return scn_parse_value_or_map(c_, f_, v_, p_, base_, offsetof(type_, map_));                               \
+    }                                                                                                              \
+    static void dump_##name_(struct cJSON *o_, const struct setting *f_, const void *base_)                        \
+    {                                                                                                              \
+        scn_dump_value_or_map(o_, f_, base_, offsetof(type_, map_));                                               \
+    }
 
-struct scn_ecn {
-    bool enabled;
-    int64_t kmin, kmax; /* bytes */
-    double pmax;
-    enum scn_mark_on mark_on;
-    struct scn_rate_map kmin_map, kmax_map, pmax_map; /* per port speed (then the scalar is 0) */
-};
-
-struct scn_scheduler {
-    int type;                    /* a module of kind "sched" (models/sched.h), by index: 0 is strict, the default */
-    uint32_t weights[SCN_NPRIO]; /* dwrr; 0 = no weight: served first, by strict priority */
-};
-
-struct scn_watchdog {
-    bool enabled;
-    int64_t detection_ps, restoration_ps, poll_ps;
-    enum scn_wd_action action;
-};
-
+/*
+ * The switch object.  Its mechanisms (switch.pfc, switch.ecn, switch.scheduler, switch.watchdog) own their
+ * settings: each is a module's group, in its own struct, read with its accessor (pfc_settings_of(), ...,
+ * models/) through mods.
+ */
 struct scn_switch {
     int64_t buffer;
     int flow_control;            /* a module of kind "lfc" (models/lfc.h), by index: 0 is PFC, the default */
-    struct scn_pfc pfc;
-    struct scn_ecn ecn;
-    struct scn_scheduler scheduler;
     int64_t lossy_queue_limit;
-    struct scn_watchdog watchdog;
     int64_t deadlock_check_ps; /* PFC deadlock detection period; 0 = off */
     int cell_size;             /* bytes per buffer cell; 0 = the buffer counts bytes */
     int mtu;                   /* largest frame (headers included) a switch forwards; 0 = no limit */
+    /* The settings of the groups declared outside sim/ (groups with a size): pointers into the scenario's store, so
+     * a copy of the struct is a copy of the settings, and equal settings of one scenario compare equal with memcmp
+     * (models/profiles.c shares them). */
+    struct setting_mods mods;
 };
 
 struct scn_host {

@@ -54,6 +54,7 @@ static int slot_of(const struct setting_group *g)
 /*
  * Gives g old's slot, else a free one, when g has a size, and frees old's slot when g has none (old: the group g
  * replaces, or NULL).  A replacement keeps the slot so that values stored under the old group stay reachable.
+ * A per-entry group's values are in its entries, never in a struct setting_mods: it takes none.
  * Returns -1 when every slot is taken.
  */
 static int take_slot(const struct setting_group *g, const struct setting_group *old)
@@ -61,7 +62,7 @@ static int take_slot(const struct setting_group *g, const struct setting_group *
     int k = old ? slot_of(old) : -1;
     if (k >= 0)
         slot_owner[k] = NULL;
-    if (!g->size)
+    if (!g->size || g->per_entry)
         return 0;
     if (k < 0)
         k = slot_of(NULL);

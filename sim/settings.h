@@ -14,9 +14,9 @@
  * them still knows their name, their place in the dump and their docs.
  *
  * Registering a group.  Groups live in a registry keyed by their dotted path; the loader looks a group up
- * when it meets its object.  sim/scenario.c registers the scenario's own objects (the top level, `switch`
- * and its parts, `host`, `monitor`) on first use.  A module of a higher floor (a congestion
- * control in models/, say) declares its own table and group, with its presets, and names the group on its
+ * when it meets its object.  sim/scenario.c registers the scenario's own objects (the top level, `switch`,
+ * `host`, `monitor`) on first use.  A module of a higher floor (a congestion control or a switch mechanism in
+ * models/, say) declares its own table and group, with its presets, and names the group on its
  * MODULE_REGISTER line (sim/module.h), which calls settings_register(&its_group) before any scenario is
  * loaded: a group registered under a path that is already taken replaces the one there, and a group
  * whose path its parent's table does not name becomes a member of the parent object after the parent's own
@@ -44,8 +44,8 @@ struct cJSON;
 
 #define SETTING_PATH_MAX 256
 
-/* The most module groups (settings_register with a size) registered at once. */
-#define SETTING_MODS_MAX 16
+/* The most module groups (settings_register with a size, not per_entry) registered at once. */
+#define SETTING_MODS_MAX 32
 
 /* A parent struct's pointers to its module groups' values, by slot; NULL until the loader sets its defaults. */
 struct setting_mods {
@@ -93,6 +93,9 @@ enum {
     SETTING_HI_OPEN = 1 << 2,
     SETTING_REQUIRED = 1 << 3, /* the object must have it; `what` says what is expected */
     SETTING_ALWAYS = 1 << 4,   /* `parse` runs also when the field is absent (v NULL), to say what is missing */
+    /* A switch setting its module resolves per port (into struct port_cfg, models/profiles.c): the fields a profile
+     * that matches ports ("node:port") may set; the loader builds that check and its message from the flags. */
+    SETTING_PORT = 1 << 5,
 };
 
 struct setting;
@@ -135,6 +138,9 @@ struct setting_group {
     const char *path;                     /* dotted path of its object: "" for the top level, "switch.ecn" */
     size_t offset;                        /* of its struct inside its parent's struct (0 for the top level) */
     size_t size;                          /* a module's group: the size of its own struct (in the store); 0: none */
+    /* Its values belong to each entry of an array (a traffic or fault kind's fields, which the loader parses per
+     * entry into a struct of `size` bytes), not to a parent's struct: it takes no slot of struct setting_mods. */
+    bool per_entry;
     /* A group its parent's table does not name: the parent's field it follows, so that a group that moved out of
      * sim/ keeps its place in the dump, the docs and the error order; NULL: after the parent's own fields. */
     const char *after;
@@ -151,7 +157,7 @@ struct setting_group {
 };
 
 /* Adds g to the registry (replacing a group of the same path); returns -1 when the registry (or, for a group
- * with a size, the SETTING_MODS_MAX slots) is full. */
+ * with a size that is not per_entry, the SETTING_MODS_MAX slots) is full. */
 int settings_register(const struct setting_group *g);
 /* Removes the group registered under path, if any (tests that register a group of their own). */
 void settings_unregister(const char *path);

@@ -7,6 +7,7 @@
 
 #include "models/net.h"
 #include "models/pfc.h"
+#include "models/pfcwd.h"
 #include "sim/units.h"
 #include "sim/scenario.h"
 #include "tools/ops/doctor.h"
@@ -240,11 +241,12 @@ static void test_wording(void)
                            "buffer, at an empty buffer)");
     CU_ASSERT_EQUAL(rep.f[2].sev, DOC_WARNING);
     doctor_report_free(&rep);
-    /* the loader refuses a poll above the detection time; a resolved setting that has one is still found */
-    struct scn_switch *sc = (struct scn_switch *)r.net.sws[0].cfg;
-    sc->watchdog.enabled = true;
-    sc->watchdog.detection_ps = 100000000;
-    sc->watchdog.poll_ps = 200000000;
+    /* the loader refuses a poll above the detection time; a resolved setting that has one is still found (written
+     * into the stored value, which a loaded scenario never does: only the doctor reads it after this) */
+    struct pfcwd_settings *wd = (struct pfcwd_settings *)pfcwd_settings_of(r.net.sws[0].cfg);
+    wd->enabled = true;
+    wd->detection_ps = 100000000;
+    wd->poll_ps = 200000000;
     doctor_scenario(&r, &rep);
     CU_ASSERT_PTR_NOT_NULL(doctor_find(&rep, "watchdog-poll"));
     doctor_report_free(&rep);

@@ -238,7 +238,7 @@ static void test_lost_resume_expires(void)
     CU_ASSERT(c->corrupt_ack > 0);
     CU_ASSERT_EQUAL(c->ctrl_dropped, c->corrupt_ack + c->corrupt_nack + c->corrupt_cnp + c->corrupt_pause +
                                          c->corrupt_resume);
-    sim_time_t expiry = pause_quanta_ps(scn.sw.pfc.pause_quanta, LINE_BPS);
+    sim_time_t expiry = pause_quanta_ps(pfc_settings_of(&scn.sw)->pause_quanta, LINE_BPS);
     const struct flow *f0 = net_flow(&r.net, 0), *f1 = net_flow(&r.net, 1);
     printf("\n    paused: h0's flow %.1f us, h1's %.1f us (expiry %.1f us) ", (double)f0->paused_ns / PS_PER_US,
            (double)f1->paused_ns / PS_PER_US, (double)expiry / PS_PER_US);

@@ -193,7 +193,7 @@ static void test_toy_flow_control(void)
 
 static int64_t rr_both[SCN_NPRIO]; /* bytes served while priorities 1 and 2 were both eligible */
 
-static int rr_pick(const struct scn_scheduler *cfg, struct sched_state *st, uint8_t eligible,
+static int rr_pick(const struct sched_settings *cfg, struct sched_state *st, uint8_t eligible,
                    const uint32_t head[SCN_NPRIO], int64_t quantum_unit)
 {
     for (int i = 1; i <= SCN_NPRIO; i++) {
@@ -226,7 +226,7 @@ static void test_toy_scheduler(void)
     struct scenario scn;
     struct run r;
     CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
-    CU_ASSERT_EQUAL(scn.sw.scheduler.type, sched_find("test_rr"));
+    CU_ASSERT_EQUAL(sched_settings_of(&scn.sw)->type, sched_find("test_rr"));
     test_run_checked(&r);
     CU_ASSERT_TRUE(r.finished);
     int frame = scn.host.mtu + HDR_DATA;

@@ -4,6 +4,7 @@
  */
 #include "tests/tests.h"
 #include "models/mech.h"
+#include "models/pfc.h"
 #include "sim/units.h"
 #include "tools/run/run.h"
 
@@ -199,7 +200,7 @@ static void test_static_xoff_and_enqueue_marking(void)
                                "{\"buffer\": \"4MB\", \"ecn\": {\"mark_on\": \"enqueue\"}, \"pfc\": {\"xoff\": \"100KB\"}}",
                                &scn, &r));
     test_run_checked(&r);
-    CU_ASSERT_EQUAL(scn.sw.pfc.xoff_mode, SCN_XOFF_STATIC);
+    CU_ASSERT_EQUAL(pfc_settings_of(&scn.sw)->xoff_mode, PFC_XOFF_STATIC);
     CU_ASSERT_EQUAL(r.net.c.data_dropped, 0);
     CU_ASSERT(r.net.c.pause_frames > 16);
     CU_ASSERT(r.net.c.ecn_marked > 0);

@@ -97,7 +97,8 @@ static const char *node_name(const struct run *r, uint32_t node) { return r->g.n
 /* Half the pause time of a PAUSE with the scenario's quanta on a link of this rate: the refresh period. */
 static sim_time_t refresh_ps(const struct scenario *scn, int64_t rate_bps)
 {
-    return (sim_time_t)(((__int128)scn->sw.pfc.pause_quanta * PAUSE_QUANTUM_BITS * 1000000000000LL) / rate_bps / 2);
+    int64_t quanta = pfc_settings_of(&scn->sw)->pause_quanta;
+    return (sim_time_t)(((__int128)quanta * PAUSE_QUANTUM_BITS * 1000000000000LL) / rate_bps / 2);
 }
 
 #define STORM_FILE "scenarios/pfc-storm.json"

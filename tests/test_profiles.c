@@ -7,6 +7,7 @@
 #include "tests/tests.h"
 #include "models/net.h"
 #include "models/dcqcn.h"
+#include "models/ecn.h"
 #include "sim/scenario.h"
 #include "sim/settings.h"
 #include "tools/run/run.h"
@@ -65,11 +66,11 @@ static void test_order_and_dedup(void)
         return;
     }
     /* later profiles win; a node no profile matches keeps the global settings */
-    CU_ASSERT_EQUAL(sw_named(&r, "leaf0")->cfg->ecn.kmin, 20000);
-    CU_ASSERT_EQUAL(sw_named(&r, "leaf0")->cfg->ecn.kmax, 100000);
-    CU_ASSERT_EQUAL(sw_named(&r, "leaf3")->cfg->ecn.kmin, 10000);
-    CU_ASSERT_EQUAL(sw_named(&r, "spine0")->cfg->ecn.kmin, 5000);
-    CU_ASSERT_EQUAL(sw_named(&r, "spine1")->cfg->ecn.kmax, 200000);
+    CU_ASSERT_EQUAL(ecn_settings_of(sw_named(&r, "leaf0")->cfg)->kmin, 20000);
+    CU_ASSERT_EQUAL(ecn_settings_of(sw_named(&r, "leaf0")->cfg)->kmax, 100000);
+    CU_ASSERT_EQUAL(ecn_settings_of(sw_named(&r, "leaf3")->cfg)->kmin, 10000);
+    CU_ASSERT_EQUAL(ecn_settings_of(sw_named(&r, "spine0")->cfg)->kmin, 5000);
+    CU_ASSERT_EQUAL(ecn_settings_of(sw_named(&r, "spine1")->cfg)->kmax, 200000);
     /* equal settings are shared: leaf0-1, leaf2-3, the spines */
     CU_ASSERT_PTR_EQUAL(sw_named(&r, "leaf0")->cfg, sw_named(&r, "leaf1")->cfg);
     CU_ASSERT_PTR_EQUAL(sw_named(&r, "leaf2")->cfg, sw_named(&r, "leaf3")->cfg);
@@ -203,8 +204,8 @@ static void test_set_into_profile(void)
         CU_FAIL("the scenario does not load or build");
         return;
     }
-    CU_ASSERT_EQUAL(sw_named(&r, "spine1")->cfg->ecn.kmin, 20000);
-    CU_ASSERT_EQUAL(sw_named(&r, "leaf1")->cfg->ecn.kmin, 5000);
+    CU_ASSERT_EQUAL(ecn_settings_of(sw_named(&r, "spine1")->cfg)->kmin, 20000);
+    CU_ASSERT_EQUAL(ecn_settings_of(sw_named(&r, "leaf1")->cfg)->kmin, 5000);
     test_teardown(&scn, &r);
 }
 

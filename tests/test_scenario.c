@@ -8,6 +8,10 @@
 
 #include "sim/module.h"
 #include "models/dcqcn.h"
+#include "models/ecn.h"
+#include "models/pfc.h"
+#include "models/pfcwd.h"
+#include "models/sched.h"
 #include "sim/scenario.h"
 #include "sim/units.h"
 #include "topologies/custom.h"
@@ -96,7 +100,7 @@ static void test_incast_scenario(void)
     CU_ASSERT_EQUAL(star->link.rate_bps, 100000000000LL);
     CU_ASSERT_EQUAL(star->link.delay_ps, PS_PER_US);
     CU_ASSERT_EQUAL(s.stop_ps, 20 * PS_PER_MS);
-    CU_ASSERT_EQUAL(s.sw.pfc.lossless_mask, 1u << 3);
+    CU_ASSERT_EQUAL(pfc_settings_of(&s.sw)->lossless_mask, 1u << 3);
     CU_ASSERT_EQUAL(dcqcn_params_of(&s.host)->preset, DCQCN_PAPER);
     CU_ASSERT_EQUAL_FATAL(s.n_traffic, 1);
     CU_ASSERT_EQUAL(s.traffic[0].type, module_find("traffic", "incast"));
@@ -120,27 +124,27 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(((const struct topo_star *)s.topo.cfg)->link.length_mm, 0);
     /* switch */
     CU_ASSERT_EQUAL(s.sw.buffer, 32000000);
-    CU_ASSERT_TRUE(s.sw.pfc.enabled);
-    CU_ASSERT_EQUAL(s.sw.pfc.lossless_mask, 0x08);
-    CU_ASSERT_EQUAL(s.sw.pfc.xoff_mode, SCN_XOFF_DYNAMIC);
-    CU_ASSERT_EQUAL(s.sw.pfc.dynamic_alpha, 0.125);
-    CU_ASSERT_EQUAL(s.sw.pfc.xon_delta, 3000);
-    CU_ASSERT_TRUE(s.sw.pfc.headroom_auto);
-    CU_ASSERT_EQUAL(s.sw.pfc.pause_quanta, 65535);
-    CU_ASSERT_EQUAL(s.sw.pfc.response_quanta, 394);
-    CU_ASSERT_TRUE(s.sw.ecn.enabled);
-    CU_ASSERT_EQUAL(s.sw.ecn.kmin, 5000);
-    CU_ASSERT_EQUAL(s.sw.ecn.kmax, 200000);
-    CU_ASSERT_EQUAL(s.sw.ecn.pmax, 0.01);
-    CU_ASSERT_EQUAL(s.sw.ecn.mark_on, SCN_MARK_DEQUEUE);
-    CU_ASSERT_EQUAL(s.sw.scheduler.type, module_find("sched", "strict"));
+    CU_ASSERT_TRUE(pfc_settings_of(&s.sw)->enabled);
+    CU_ASSERT_EQUAL(pfc_settings_of(&s.sw)->lossless_mask, 0x08);
+    CU_ASSERT_EQUAL(pfc_settings_of(&s.sw)->xoff_mode, PFC_XOFF_DYNAMIC);
+    CU_ASSERT_EQUAL(pfc_settings_of(&s.sw)->dynamic_alpha, 0.125);
+    CU_ASSERT_EQUAL(pfc_settings_of(&s.sw)->xon_delta, 3000);
+    CU_ASSERT_TRUE(pfc_settings_of(&s.sw)->headroom_auto);
+    CU_ASSERT_EQUAL(pfc_settings_of(&s.sw)->pause_quanta, 65535);
+    CU_ASSERT_EQUAL(pfc_settings_of(&s.sw)->response_quanta, 394);
+    CU_ASSERT_TRUE(ecn_settings_of(&s.sw)->enabled);
+    CU_ASSERT_EQUAL(ecn_settings_of(&s.sw)->kmin, 5000);
+    CU_ASSERT_EQUAL(ecn_settings_of(&s.sw)->kmax, 200000);
+    CU_ASSERT_EQUAL(ecn_settings_of(&s.sw)->pmax, 0.01);
+    CU_ASSERT_EQUAL(ecn_settings_of(&s.sw)->mark_on, ECN_MARK_DEQUEUE);
+    CU_ASSERT_EQUAL(sched_settings_of(&s.sw)->type, module_find("sched", "strict"));
     CU_ASSERT_EQUAL(s.sw.flow_control, module_find("lfc", "pfc"));
     CU_ASSERT_EQUAL(s.sw.lossy_queue_limit, 1000000);
-    CU_ASSERT_FALSE(s.sw.watchdog.enabled);
-    CU_ASSERT_EQUAL(s.sw.watchdog.detection_ps, 200 * PS_PER_MS);
-    CU_ASSERT_EQUAL(s.sw.watchdog.restoration_ps, 200 * PS_PER_MS);
-    CU_ASSERT_EQUAL(s.sw.watchdog.poll_ps, 10 * PS_PER_MS);
-    CU_ASSERT_EQUAL(s.sw.watchdog.action, SCN_WD_DROP);
+    CU_ASSERT_FALSE(pfcwd_settings_of(&s.sw)->enabled);
+    CU_ASSERT_EQUAL(pfcwd_settings_of(&s.sw)->detection_ps, 200 * PS_PER_MS);
+    CU_ASSERT_EQUAL(pfcwd_settings_of(&s.sw)->restoration_ps, 200 * PS_PER_MS);
+    CU_ASSERT_EQUAL(pfcwd_settings_of(&s.sw)->poll_ps, 10 * PS_PER_MS);
+    CU_ASSERT_EQUAL(pfcwd_settings_of(&s.sw)->action, PFCWD_DROP);
     /* host and the paper preset */
     CU_ASSERT_EQUAL(s.host.mtu, 1024);
     CU_ASSERT_EQUAL(s.host.priority, 3);
@@ -425,7 +429,7 @@ static void test_watchdog_poll_refused(void)
     struct scenario s;
     CU_ASSERT_FATAL(load_ok("{" TOPO ", " FLOW ", \"switch\": {\"watchdog\": {\"enabled\": true, \"detection_time\": "
                             "\"100us\", \"restoration_time\": \"100us\", \"poll_interval\": \"100us\"}}}", NULL, 0, &s));
-    CU_ASSERT_EQUAL(s.sw.watchdog.poll_ps, 100 * PS_PER_US);
+    CU_ASSERT_EQUAL(pfcwd_settings_of(&s.sw)->poll_ps, 100 * PS_PER_US);
     scn_free(&s);
     CU_ASSERT_FATAL(load_ok("{" TOPO ", " FLOW ", \"switch\": {\"watchdog\": {\"detection_time\": \"300us\"}}}", NULL, 0,
                             &s));
@@ -448,15 +452,15 @@ static void test_overrides(void)
     };
     CU_ASSERT_FATAL(load_ok(MINIMAL, ov, (int)(sizeof ov / sizeof *ov), &s));
     CU_ASSERT_EQUAL(dcqcn_params_of(&s.host)->g, 0.0625);
-    CU_ASSERT_EQUAL(s.sw.ecn.kmin, 20000);
-    CU_ASSERT_EQUAL(s.sw.ecn.kmax, 400000);
-    CU_ASSERT_EQUAL(s.sw.scheduler.type, module_find("sched", "dwrr"));
-    CU_ASSERT_EQUAL(s.sw.scheduler.weights[3], 4);
-    CU_ASSERT_EQUAL(s.sw.scheduler.weights[6], 1);
-    CU_ASSERT_EQUAL(s.sw.scheduler.weights[0], 0);
+    CU_ASSERT_EQUAL(ecn_settings_of(&s.sw)->kmin, 20000);
+    CU_ASSERT_EQUAL(ecn_settings_of(&s.sw)->kmax, 400000);
+    CU_ASSERT_EQUAL(sched_settings_of(&s.sw)->type, module_find("sched", "dwrr"));
+    CU_ASSERT_EQUAL(sched_settings_of(&s.sw)->weights[3], 4);
+    CU_ASSERT_EQUAL(sched_settings_of(&s.sw)->weights[6], 1);
+    CU_ASSERT_EQUAL(sched_settings_of(&s.sw)->weights[0], 0);
     CU_ASSERT_EQUAL(TRF(&s.traffic[0], "size", int64_t), 4000000);
-    CU_ASSERT_EQUAL(s.sw.pfc.lossless_mask, 0x0c);
-    CU_ASSERT_TRUE(s.sw.watchdog.enabled);
+    CU_ASSERT_EQUAL(pfc_settings_of(&s.sw)->lossless_mask, 0x0c);
+    CU_ASSERT_TRUE(pfcwd_settings_of(&s.sw)->enabled);
     CU_ASSERT_EQUAL(s.seed, 42);
     CU_ASSERT_STRING_EQUAL(s.name, "renamed");
     scn_free(&s);
@@ -466,7 +470,7 @@ static void test_overrides(void)
                                  {"switch.scheduler.weights.5", "9"}};
     CU_ASSERT_FATAL(load_ok(MINIMAL, ov2, 4, &s));
     CU_ASSERT_EQUAL(s.stop_ps, 7 * PS_PER_MS);
-    CU_ASSERT_EQUAL(s.sw.scheduler.weights[5], 9);
+    CU_ASSERT_EQUAL(sched_settings_of(&s.sw)->weights[5], 9);
     scn_free(&s);
 
     /* A value that comes from an override and is wrong is reported as such, deep inside an object too. */
@@ -659,9 +663,11 @@ static void check_round_trip(const char *label, const struct scenario *first)
     CU_ASSERT_EQUAL(first->topo.n_hosts, s2.topo.n_hosts);
     CU_ASSERT_EQUAL(first->n_traffic, s2.n_traffic);
     CU_ASSERT_EQUAL(dcqcn_params_of(&first->host)->g, dcqcn_params_of(&s2.host)->g);
-    CU_ASSERT_EQUAL(first->sw.pfc.lossless_mask, s2.sw.pfc.lossless_mask);
+    CU_ASSERT_EQUAL(pfc_settings_of(&first->sw)->lossless_mask, pfc_settings_of(&s2.sw)->lossless_mask);
     CU_ASSERT_TRUE(scn_host_equal(&first->host, &s2.host));
-    CU_ASSERT_EQUAL(0, memcmp(&first->sw, &s2.sw, sizeof s2.sw));
+    /* The switch's own fields, then its mechanisms' values, which live in each scenario's store. */
+    CU_ASSERT_EQUAL(0, memcmp(&first->sw, &s2.sw, offsetof(struct scn_switch, mods)));
+    CU_ASSERT_TRUE(settings_mods_equal(&first->sw.mods, &s2.sw.mods));
     for (int i = 0; i < first->n_traffic && i < s2.n_traffic; i++) {
         const struct scn_traffic *a = &first->traffic[i], *b = &s2.traffic[i];
         CU_ASSERT_STRING_EQUAL(a->id, b->id);

@@ -10,9 +10,9 @@
 
 #define Q 1000 /* quantum unit: the largest data frame */
 
-static struct scn_scheduler dwrr(uint32_t w1, uint32_t w2)
+static struct sched_settings dwrr(uint32_t w1, uint32_t w2)
 {
-    struct scn_scheduler c;
+    struct sched_settings c;
     memset(&c, 0, sizeof c);
     c.type = sched_find("dwrr");
     c.weights[1] = w1;
@@ -22,7 +22,7 @@ static struct scn_scheduler dwrr(uint32_t w1, uint32_t w2)
 
 static void test_strict(void)
 {
-    struct scn_scheduler c;
+    struct sched_settings c;
     struct sched_state st;
     memset(&c, 0, sizeof c);
     memset(&st, 0, sizeof st);
@@ -42,7 +42,7 @@ static void test_strict(void)
 /* Weights 1 and 3, equal frames, both backlogged: the exact order 1,2,2,2 repeated, so bytes 1:3 exactly. */
 static void test_dwrr_sequence(void)
 {
-    struct scn_scheduler c = dwrr(1, 3);
+    struct sched_settings c = dwrr(1, 3);
     struct sched_state st;
     memset(&st, 0, sizeof st);
     uint32_t head[SCN_NPRIO] = {0};
@@ -65,7 +65,7 @@ static void test_dwrr_sequence(void)
  */
 static void test_dwrr_deficit_carries(void)
 {
-    struct scn_scheduler c = dwrr(1, 2);
+    struct sched_settings c = dwrr(1, 2);
     struct sched_state st;
     memset(&st, 0, sizeof st);
     uint32_t head[SCN_NPRIO] = {0};
@@ -94,7 +94,7 @@ static void test_dwrr_deficit_carries(void)
 /* A priority without a weight goes first, by strict priority, and charges no deficit. */
 static void test_unweighted_first(void)
 {
-    struct scn_scheduler c = dwrr(1, 1);
+    struct sched_settings c = dwrr(1, 1);
     struct sched_state st;
     memset(&st, 0, sizeof st);
     uint32_t head[SCN_NPRIO] = {0};
@@ -111,7 +111,7 @@ static void test_unweighted_first(void)
 /* A weighted queue that is empty or paused when its turn comes forfeits its deficit; the others take its share. */
 static void test_idle_forfeits(void)
 {
-    struct scn_scheduler c = dwrr(1, 1);
+    struct sched_settings c = dwrr(1, 1);
     struct sched_state st;
     memset(&st, 0, sizeof st);
     uint32_t head[SCN_NPRIO] = {0};

@@ -9,6 +9,7 @@
 #include "sim/scenario.h"
 #include "sim/settings.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,6 +304,78 @@ static void test_group_after(void)
 }
 
 /*
+ * The switch's mechanisms are module groups (models/pfc.c, ecn.c, sched.c, pfcwd.c) that name the field they follow:
+ * the switch object keeps the order of docs/scenario.md, in the list of its fields and in the dump.
+ */
+static void test_switch_order(void)
+{
+    static const char json[] = "{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": "
+                               "\"100Gbps\"}}, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": "
+                               "\"h1\", \"size\": \"1MB\"}], \"switch\": {\"nosuch\": 1}}";
+    static const char *const order[] = {"buffer", "flow_control", "pfc", "ecn", "scheduler", "lossy_queue_limit",
+                                        "watchdog", "deadlock_check", "cell_size", "mtu", NULL};
+    char err[SCN_ERR_MAX];
+    struct scenario s;
+    CU_ASSERT_EQUAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "buffer, flow_control, pfc, ecn, scheduler, lossy_queue_limit, watchdog, "
+                                       "deadlock_check, cell_size, mtu"));
+    char *no_switch = strdup(json);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(no_switch);
+    strcpy(strstr(no_switch, ", \"switch\""), "}");
+    CU_ASSERT_EQUAL_FATAL(scn_load_text("t.json", no_switch, NULL, 0, &s, err, sizeof err), SCN_OK);
+    free(no_switch);
+    char *dump = scn_to_json(&s);
+    cJSON *root = dump ? cJSON_Parse(dump) : NULL;
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "switch");
+    m = m ? m->child : NULL;
+    for (int i = 0; order[i]; i++, m = m ? m->next : NULL)
+        CU_ASSERT(m && strcmp(m->string, order[i]) == 0);
+    CU_ASSERT_PTR_NULL(m);
+    cJSON_Delete(root);
+    free(dump);
+    scn_free(&s);
+}
+
+/*
+ * A profile that matches ports may set the fields flagged SETTING_PORT, whichever group declares them: a module's
+ * group joins the check and its message (sim/scenario.c builds both from the registered tables).
+ */
+struct toy_params {
+    int a, b;
+};
+
+static void test_port_fields_flagged(void)
+{
+    scn_register_settings();
+    static const struct setting fields[] = {
+        {SET_INT("a", struct toy_params, a, 0, 9, "1", "A per-port field"), .flags = SETTING_PORT},
+        {SET_INT("b", struct toy_params, b, 0, 9, "2", "A field of the whole switch")},
+        {0},
+    };
+    static const struct setting_group group = {
+        .path = "switch.toy", .size = sizeof(struct toy_params), .fields = fields,
+    };
+    CU_ASSERT_EQUAL_FATAL(settings_register(&group), 0);
+    static const char head[] = "{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": "
+                               "\"100Gbps\"}}, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": "
+                               "\"h1\", \"size\": \"1MB\"}], \"profiles\": [{\"match\": \"s0:0\", \"switch\": ";
+    char json[768], err[SCN_ERR_MAX];
+    struct scenario s;
+    snprintf(json, sizeof json, "%s{\"toy\": {\"a\": 3}, \"ecn\": {\"kmin\": \"1KB\"}}}]}", head);
+    CU_ASSERT_EQUAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_OK);
+    scn_free(&s);
+    snprintf(json, sizeof json, "%s{\"toy\": {\"a\": 3, \"b\": 4}}}]}", head);
+    CU_ASSERT_EQUAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(err, "t.json: profiles.0.switch.toy.b: expected only per-port fields in a profile that "
+                                "matches ports (pfc.enabled, pfc.priorities, ecn.enabled, ecn.kmin, ecn.kmax, "
+                                "ecn.pmax, toy.a), got \"b\"");
+    snprintf(json, sizeof json, "%s{\"watchdog\": {\"enabled\": true}}}]}", head);
+    CU_ASSERT_EQUAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "profiles.0.switch.watchdog: expected only per-port fields"));
+    settings_unregister(group.path); /* the docs test knows only the project's own groups */
+}
+
+/*
  * A table entry whose member does not have its kind's type is refused at compile time: the walker would store
  * through the wrong type.  The same file compiles without the wrong entry, so the failure is the check's.
  */
@@ -331,6 +404,8 @@ void test_settings_register(void)
     CU_add_test(s, "grid and --set paths checked against the tables", test_check_path);
     CU_add_test(s, "a module's group replaces the built-in one", test_module_group_replaces);
     CU_add_test(s, "a module's group stands after the field it names", test_group_after);
+    CU_add_test(s, "the switch's mechanisms keep their place in the switch object", test_switch_order);
+    CU_add_test(s, "a port profile may set the fields flagged SETTING_PORT", test_port_fields_flagged);
     CU_add_test(s, "of several problems, the first in table order is reported", test_first_problem_in_table_order);
     CU_add_test(s, "a member whose type does not fit its kind does not compile", test_member_type_checked);
 }

@@ -3,6 +3,8 @@
  * condition the user asked to fail on; 2 bad usage or bad scenario; 3 I/O error.
  */
 #include "models/cc.h"
+#include "models/ecn.h"
+#include "models/pfc.h"
 #include "sim/scenario.h"
 #include "sim/mem.h"
 #include "sim/units.h"
@@ -414,16 +416,18 @@ static void add_cells(cJSON *d, const struct scn_switch *sw)
     cJSON_AddNumberToObject(o, "cell_size", (double)c);
     add_cells_threshold(o, "buffer", sw->buffer, c);
     add_cells_threshold(o, "lossy_queue_limit", sw->lossy_queue_limit, c);
-    if (sw->pfc.enabled) {
-        if (sw->pfc.xoff_mode == SCN_XOFF_STATIC)
-            add_cells_threshold(o, "xoff", sw->pfc.xoff_bytes, c);
-        add_cells_threshold(o, "xon_delta", sw->pfc.xon_delta, c);
-        if (!sw->pfc.headroom_auto)
-            add_cells_threshold(o, "headroom", sw->pfc.headroom_bytes, c);
+    const struct pfc_settings *pfc = pfc_settings_of(sw);
+    const struct ecn_settings *ecn = ecn_settings_of(sw);
+    if (pfc->enabled) {
+        if (pfc->xoff_mode == PFC_XOFF_STATIC)
+            add_cells_threshold(o, "xoff", pfc->xoff_bytes, c);
+        add_cells_threshold(o, "xon_delta", pfc->xon_delta, c);
+        if (!pfc->headroom_auto)
+            add_cells_threshold(o, "headroom", pfc->headroom_bytes, c);
     }
-    if (sw->ecn.enabled) {
-        add_cells_threshold(o, "kmin", sw->ecn.kmin, c);
-        add_cells_threshold(o, "kmax", sw->ecn.kmax, c);
+    if (ecn->enabled) {
+        add_cells_threshold(o, "kmin", ecn->kmin, c);
+        add_cells_threshold(o, "kmax", ecn->kmax, c);
     }
 }
 
@@ -440,7 +444,7 @@ static cJSON *derived_json(const struct run *r)
     int cell = r->scn->sw.cell_size;
     if (cell)
         add_cells(d, &r->scn->sw);
-    if (!r->scn->sw.pfc.enabled)
+    if (!pfc_settings_of(&r->scn->sw)->enabled)
         return d;
     cJSON *classes = cJSON_AddArrayToObject(d, "pfc_headroom");
     struct hdrm_report rep;

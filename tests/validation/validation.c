@@ -6,6 +6,7 @@
 
 #include "models/cc.h"
 #include "models/dcqcn_fluid.h"
+#include "models/ecn.h"
 #include "models/pfc.h"
 #include "sim/units.h"
 #include "tools/run/run.h"
@@ -301,7 +302,7 @@ static bool fair_case(struct vresult *out, int *n, int cap, int N, const char *r
         worst * 100);
 
     struct dcqcn_fixed_point fp;
-    bool have = dcqcn_fluid_fixed_point(dcqcn_params_of(&scn.host), &scn.sw.ecn, bps, N, 1106, &fp) == 0;
+    bool have = dcqcn_fluid_fixed_point(dcqcn_params_of(&scn.host), ecn_settings_of(&scn.sw), bps, N, 1106, &fp) == 0;
     double q = h.q_avg, a = h.alpha_avg;
     v = add(out, n, cap);
     SET(check, "DCQCN fluid fixed point: queue, %d flows, %s", N, rate);

@@ -4,9 +4,11 @@
 #include "tools/ops/doctor.h"
 #include "models/cc.h"
 #include "models/dcqcn.h"
+#include "models/ecn.h"
 
 #include "models/net.h"
 #include "models/pfc.h"
+#include "models/pfcwd.h"
 #include "models/transport.h"
 #include "sim/mem.h"
 #include "sim/units.h"
@@ -337,9 +339,10 @@ static void report_switch_buffer(const struct run *r, const struct sw *w, const 
                                  struct doc_report *rep)
 {
     const struct scn_switch *cfg = w->cfg;
+    const struct pfcwd_settings *wd = pfcwd_settings_of(cfg);
     const char *nm = node_name(r, w->node);
     char a[32], b[32], seen[512];
-    if (cfg->pfc.enabled && t->bdp > cfg->buffer) {
+    if (pfc_settings_of(cfg)->enabled && t->bdp > cfg->buffer) {
         sfmt(seen, sizeof seen, "buffer %s is below one bandwidth-delay product per port (%s for %u ports)",
              units_fmt_size(cfg->buffer, a, sizeof a), units_fmt_size(t->bdp, b, sizeof b), w->n_ports);
         add(rep, DOC_WARNING, "buffer-below-bdp", nm, seen,
@@ -347,10 +350,9 @@ static void report_switch_buffer(const struct run *r, const struct sw *w, const 
             "PFC pauses (or drops) long before ECN and DCQCN can react",
             "a larger switch.buffer, or shorter links");
     }
-    if (cfg->watchdog.enabled && cfg->watchdog.poll_ps > cfg->watchdog.detection_ps) {
+    if (wd->enabled && wd->poll_ps > wd->detection_ps) {
         sfmt(seen, sizeof seen, "watchdog poll_interval %s above detection_time %s",
-             units_fmt_time(cfg->watchdog.poll_ps, a, sizeof a),
-             units_fmt_time(cfg->watchdog.detection_ps, b, sizeof b));
+             units_fmt_time(wd->poll_ps, a, sizeof a), units_fmt_time(wd->detection_ps, b, sizeof b));
         add(rep, DOC_ERROR, "watchdog-poll", nm, seen,
             "the watchdog looks once a poll: it cannot declare a storm sooner than poll_interval, so the "
             "detection time is not honoured (SONiC refuses this)",
@@ -371,7 +373,8 @@ static void report_switch_ports(const struct run *r, const struct senders *sd, c
         char ll[32];
         prio_list(t->lossless_seen[q], ll, sizeof ll);
         sfmt(seen, sizeof seen, "the NICs send RoCE on priority %d, which PFC does not protect here (lossless "
-             "priorities at these ports: %s%s)", q, ll, cfg->pfc.enabled ? "" : "; switch.pfc.enabled false");
+             "priorities at these ports: %s%s)", q, ll, pfc_settings_of(cfg)->enabled ? "" :
+             "; switch.pfc.enabled false");
         add(rep, DOC_ERROR, "roce-priority-lossy", pl_where(&t->lossy[q], nm, w->n_ports, where, sizeof where), seen,
             "RoCE's go-back-N loses a whole window for each dropped frame: the fabric is lossless only if "
             "every switch a flow crosses protects the priority its NIC sends on",
@@ -443,8 +446,7 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
         if (host_cc_flags(hc) & CC_F_CNP) {
             /* A CNP on a lower priority than the data waits behind it under strict priority. */
             for (uint32_t i = 0; i < r->g.n_switches; i++) {
-                const struct scn_switch *c = n->sws[i].cfg;
-                if (c->scheduler.type == SCHED_STRICT && hc->cnp_priority < p) {
+                if (n->sws[i].sched->type == SCHED_STRICT && hc->cnp_priority < p) {
                     sfmt(seen, sizeof seen, "host.cnp_priority %d is below the data priority %d (strict scheduler)",
                          hc->cnp_priority, p);
                     add(rep, DOC_WARNING, "cnp-priority", nm, seen,
@@ -642,6 +644,7 @@ static void find_storms(const struct run *r, const struct csv *pfc, int64_t limi
     int cn = csv_col(pfc, "node"), cp = csv_col(pfc, "port"), cpr = csv_col(pfc, "priority"),
         ct = csv_col(pfc, "time_ns"), ce = csv_col(pfc, "event");
     int32_t n_ports = (int32_t)r->g.n_ports;
+    double quanta = pfc_settings_of(&r->scn->sw)->pause_quanta;
     double *since = mem_xcalloc((size_t)n_ports * NPRIO, sizeof *since, DOC_OOM);
     double *last = mem_xcalloc((size_t)n_ports * NPRIO, sizeof *last, DOC_OOM);
     *st = (struct storms){0, 0, -1, 0, 0};
@@ -670,7 +673,7 @@ static void find_storms(const struct run *r, const struct csv *pfc, int64_t limi
                 continue;
             }
             int64_t rate = r->g.ports[k / NPRIO].rate_bps;
-            double expire = last[k] + (double)r->scn->sw.pfc.pause_quanta * 512 * 1e9 / (double)(rate ? rate : 1);
+            double expire = last[k] + quanta * 512 * 1e9 / (double)(rate ? rate : 1);
             double end = i < pfc->n ? (pause && t <= expire ? -1 : (t < expire ? t : expire)) : last[k];
             if (end < 0) {
                 last[k] = t;
@@ -699,7 +702,7 @@ static void find_storms(const struct run *r, const struct csv *pfc, int64_t limi
 static void check_storms(const struct run *r, const struct csv *pfc, const cJSON *sum, struct doc_report *rep)
 {
     char seen[512], where[160], a[32], b[32];
-    const struct scn_watchdog *wd = &r->scn->sw.watchdog;
+    const struct pfcwd_settings *wd = pfcwd_settings_of(&r->scn->sw);
     int64_t limit = wd->enabled ? wd->detection_ps + wd->poll_ps : STORM_DEFAULT_PS;
     struct storms st;
     find_storms(r, pfc, limit, &st);
@@ -714,7 +717,7 @@ static void check_storms(const struct run *r, const struct csv *pfc, const cJSON
         sfmt(fix, sizeof fix, "the watchdog is on (detection %s, action %s) and declared %.0f storms: check "
              "watchdog.csv; a shorter detection_time acts sooner",
              units_fmt_time(wd->detection_ps, b, sizeof b),
-             wd->action == SCN_WD_DROP ? "drop" : wd->action == SCN_WD_FORWARD ? "forward" : "alert",
+             wd->action == PFCWD_DROP ? "drop" : wd->action == PFCWD_FORWARD ? "forward" : "alert",
              num_at(sum, "watchdog.storms_detected"));
     else
         sfmt(fix, sizeof fix, "enable switch.watchdog: with detection_time %s it would have declared the storm "
@@ -915,7 +918,7 @@ static void check_throughput(const struct run *r, const struct flowrow *fl, int 
                  "queues, pausing flows that share a link with them (the table's second cause: ECN off or its "
                  "thresholds too high)");
             sfmt(fix, sizeof fix, "enable ECN and set kmin/kmax below the PFC point");
-        } else if (cnps > 0 && qmean > (double)r->scn->sw.ecn.kmax) {
+        } else if (cnps > 0 && qmean > (double)ecn_settings_of(&r->scn->sw)->kmax) {
             sfmt(seen, sizeof seen, "bulk transfers far below line rate, with a standing queue (mean %s of the "
                  "watched queues) despite %.0f CNPs", units_fmt_size((int64_t)qmean, a, sizeof a), cnps);
             sfmt(why, sizeof why, "DCQCN cuts too gently to drain the queue (the table's third cause: DCQCN "

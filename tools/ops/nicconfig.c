@@ -3,6 +3,9 @@
 #include "tools/ops/cfgcmd.h"
 #include "models/cc.h"
 #include "models/dcqcn.h"
+#include "models/ecn.h"
+#include "models/pfc.h"
+#include "models/pfcwd.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/run/run.h"
@@ -196,29 +199,29 @@ static unsigned data_priorities(const struct scenario *scn)
 /* Prints the switch settings of one lossless priority p in plain words (comment lines). */
 static void print_lossless(FILE *f, const struct run *r, int p)
 {
-    const struct scn_switch *w = &r->scn->sw;
+    const struct pfc_settings *pfc = pfc_settings_of(&r->scn->sw);
     char a[80], b[80];
     fprintf(f, "#\n# Lossless priority %d:\n", p);
     fprintf(f, "#   PFC: enabled for priority %d on every port.\n", p);
-    if (w->pfc.xoff_mode == SCN_XOFF_DYNAMIC) {
-        double l2 = log2(w->pfc.dynamic_alpha);
+    if (pfc->xoff_mode == PFC_XOFF_DYNAMIC) {
+        double l2 = log2(pfc->dynamic_alpha);
         fprintf(f, "#   XOFF: dynamic threshold, alpha = %s: send PAUSE when the bytes an ingress port holds on "
-                   "priority %d exceed %s x the free shared buffer", fmt_double(w->pfc.dynamic_alpha, a, sizeof a), p,
-                fmt_double(w->pfc.dynamic_alpha, b, sizeof b));
+                   "priority %d exceed %s x the free shared buffer", fmt_double(pfc->dynamic_alpha, a, sizeof a), p,
+                fmt_double(pfc->dynamic_alpha, b, sizeof b));
         if (l2 == floor(l2))
             fprintf(f, " (SONiC/Broadcom dynamic_th = %.0f)", l2);
         fprintf(f, ".\n");
     } else {
-        fprintf(f, "#   XOFF: static, %s per ingress port and priority.\n", bytes_kb(w->pfc.xoff_bytes, a, sizeof a));
+        fprintf(f, "#   XOFF: static, %s per ingress port and priority.\n", bytes_kb(pfc->xoff_bytes, a, sizeof a));
     }
     fprintf(f, "#   XON: resume when the ingress bytes fall %s below XOFF (xon offset).\n",
-            bytes_kb(w->pfc.xon_delta, a, sizeof a));
+            bytes_kb(pfc->xon_delta, a, sizeof a));
 
     /* Headroom per class of port (same rate, delay and headroom), as `rocesim check` reports it. */
     struct hdrm_report rep;
     run_headroom_classes(r, &rep);
     fprintf(f, "#   Headroom (%s), reserved per port for priority %d beyond XOFF:\n",
-            w->pfc.headroom_auto ? "auto: link rate x round trip + response time + frames in flight, docs/scenario.md"
+            pfc->headroom_auto ? "auto: link rate x round trip + response time + frames in flight, docs/scenario.md"
                                  : "as configured",
             p);
     for (int c = 0; c < rep.n; c++) {
@@ -232,12 +235,12 @@ static void print_lossless(FILE *f, const struct run *r, int p)
         fprintf(f, "#     largest reservation on one switch, all lossless priorities: %s on %s\n",
                 bytes_kb(rep.max_reserved, a, sizeof a), rep.max_switch);
     free(rep.cls);
-    const struct scn_ecn *e = &w->ecn;
+    const struct ecn_settings *e = ecn_settings_of(&r->scn->sw);
     if (e->enabled)
         fprintf(f, "#   ECN (RED/WRED on the egress queue of priority %d): kmin %s, kmax %s, pmax %s %% (marking "
                    "probability at kmax, 100 %% above), marking at %s.\n",
                 p, bytes_kb(e->kmin, a, sizeof a), bytes_kb(e->kmax, b, sizeof b),
-                fmt_double(e->pmax * 100, (char[40]){0}, 40), e->mark_on == SCN_MARK_DEQUEUE ? "dequeue" : "enqueue");
+                fmt_double(e->pmax * 100, (char[40]){0}, 40), e->mark_on == ECN_MARK_DEQUEUE ? "dequeue" : "enqueue");
     else
         fprintf(f, "#   ECN: off (no marking: DCQCN never sees congestion).\n");
 }
@@ -275,6 +278,9 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
 {
     const struct scenario *scn = r->scn;
     const struct scn_switch *w = &scn->sw;
+    const struct pfc_settings *pfc = pfc_settings_of(w);
+    const struct sched_settings *sched = sched_settings_of(w);
+    const struct pfcwd_settings *wd = pfcwd_settings_of(w);
     int64_t line = 0;
     bool mixed = false;
     for (uint32_t i = 0; i < r->g.n_hosts; i++) {
@@ -328,13 +334,13 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
     fprintf(f, "\n# ---------------------------------------------------------------------------------------------\n");
     fprintf(f, "# Switch settings (every switch; enter them with the switch's own configuration tool)\n#\n");
     fprintf(f, "# Shared packet buffer: %s per switch.\n", bytes_kb(w->buffer, a, sizeof a));
-    if (w->pfc.enabled && w->pfc.lossless_mask) {
+    if (pfc->enabled && pfc->lossless_mask) {
         for (int p = 0; p < SCN_NPRIO; p++)
-            if (w->pfc.lossless_mask & (1u << p))
+            if (pfc->lossless_mask & (1u << p))
                 print_lossless(f, r, p);
     } else {
         fprintf(f, "#\n# PFC: off (every priority is lossy).\n");
-        const struct scn_ecn *e = &w->ecn;
+        const struct ecn_settings *e = ecn_settings_of(w);
         if (e->enabled)
             fprintf(f, "# ECN (RED/WRED on every egress queue): kmin %lld bytes, kmax %lld bytes, pmax %s %%.\n",
                     (long long)e->kmin, (long long)e->kmax, fmt_double(e->pmax * 100, (char[40]){0}, 40));
@@ -342,7 +348,7 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
     fprintf(f, "#\n# Lossy priorities:");
     int lossy = 0;
     for (int p = 0; p < SCN_NPRIO; p++)
-        if (!(w->pfc.enabled && (w->pfc.lossless_mask & (1u << p)))) {
+        if (!(pfc->enabled && (pfc->lossless_mask & (1u << p)))) {
             fprintf(f, " %d", p);
             lossy++;
         }
@@ -353,21 +359,21 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
         fprintf(f, " none.\n");
     fprintf(f, "# CNPs travel at priority %d (cnp_802p_prio above): give it a queue that is never starved.\n",
             scn->host.cnp_priority);
-    if (w->scheduler.type == sched_find("dwrr")) {
+    if (sched->type == sched_find("dwrr")) {
         fprintf(f, "# Scheduler: deficit weighted round robin, weights");
         for (int p = 0; p < SCN_NPRIO; p++)
-            if (w->scheduler.weights[p])
-                fprintf(f, " %d:%u", p, w->scheduler.weights[p]);
+            if (sched->weights[p])
+                fprintf(f, " %d:%u", p, sched->weights[p]);
         fprintf(f, ".\n");
     } else {
         fprintf(f, "# Scheduler: strict priority (higher priority first).\n");
     }
-    if (w->watchdog.enabled) {
+    if (wd->enabled) {
         char d1[32], d2[32];
         fprintf(f, "# PFC watchdog: on, detection %s, restoration %s, action %s.\n",
-                units_fmt_time(w->watchdog.detection_ps, d1, sizeof d1),
-                units_fmt_time(w->watchdog.restoration_ps, d2, sizeof d2),
-                w->watchdog.action == SCN_WD_DROP ? "drop" : w->watchdog.action == SCN_WD_FORWARD ? "forward" : "alert");
+                units_fmt_time(wd->detection_ps, d1, sizeof d1),
+                units_fmt_time(wd->restoration_ps, d2, sizeof d2),
+                wd->action == PFCWD_DROP ? "drop" : wd->action == PFCWD_FORWARD ? "forward" : "alert");
     } else {
         fprintf(f, "# PFC watchdog: off.\n");
     }

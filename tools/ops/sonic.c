@@ -1,6 +1,9 @@
 /* sonic — see sonic.h; the mapping of each SONiC field is tabled in docs/sonic.md. */
 #include "tools/ops/sonic.h"
 #include "tools/ops/cfgcmd.h"
+#include "models/ecn.h"
+#include "models/pfc.h"
+#include "models/pfcwd.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"
 #include "sim/settings.h"
@@ -1392,7 +1395,8 @@ static void export_queues(struct exp *x, const char *port, const struct port_cfg
     }
     const char *qs[8];
     for (int q = 0; q < 8; q++) {
-        uint32_t wt = x->c->scheduler.type == sched_find("dwrr") ? x->c->scheduler.weights[q] : 0;
+        const struct sched_settings *sch = sched_settings_of(x->c);
+        uint32_t wt = sch->type == sched_find("dwrr") ? sch->weights[q] : 0;
         char sn[32];
         if (wt)
             sfmt(sn, sizeof sn, "scheduler.%u", wt);
@@ -1422,12 +1426,13 @@ static void export_queues(struct exp *x, const char *port, const struct port_cfg
 /* PFC_WD on every port when the watchdog is on. */
 static void export_watchdog(const struct scn_switch *c, uint32_t n_ports, cJSON *o, struct sbuf *notes)
 {
-    if (!c->watchdog.enabled)
+    const struct pfcwd_settings *w = pfcwd_settings_of(c);
+    if (!w->enabled)
         return;
     cJSON *wd = cJSON_AddObjectToObject(o, "PFC_WD");
-    long long poll = wd_ms(c->watchdog.poll_ps, 100, 1000, "poll_interval", notes);
-    long long det = wd_ms(c->watchdog.detection_ps, 100, 5000, "detection_time", notes);
-    long long res = wd_ms(c->watchdog.restoration_ps, 100, 60000, "restoration_time", notes);
+    long long poll = wd_ms(w->poll_ps, 100, 1000, "poll_interval", notes);
+    long long det = wd_ms(w->detection_ps, 100, 5000, "detection_time", notes);
+    long long res = wd_ms(w->restoration_ps, 100, 60000, "restoration_time", notes);
     long long lim = det < res ? det : res;
     if (poll > lim)
         sb_printf(notes, "switch.watchdog.poll_interval: SONiC's poll is at most the detection and restoration "
@@ -1438,7 +1443,7 @@ static void export_watchdog(const struct scn_switch *c, uint32_t n_ports, cJSON 
         char port[32];
         sfmt(port, sizeof port, "Ethernet%u", 4 * j);
         cJSON *e = cJSON_AddObjectToObject(wd, port);
-        add_str(e, "action", "%s", acts[c->watchdog.action]);
+        add_str(e, "action", "%s", acts[w->action]);
         add_str(e, "detection_time", "%lld", det);
         add_str(e, "restoration_time", "%lld", res);
     }
@@ -1448,38 +1453,42 @@ static void export_watchdog(const struct scn_switch *c, uint32_t n_ports, cJSON 
 static void export_notes(const struct scn_switch *c, bool lossless_written, struct sbuf *notes)
 {
     char a[32], err[256];
-    struct scn_switch d;
-    struct setting_ctx sc = {.file = "defaults", .err = err, .errlen = sizeof err};
-    if (settings_defaults(&sc, settings_find("switch"), &d) < 0)
+    struct scn_switch d = {0};
+    /* The defaults' module groups keep their values in a store of their own (sim/settings.h). */
+    struct setting_ctx sc = {.store = settings_store_new(), .file = "defaults", .err = err, .errlen = sizeof err};
+    if (!sc.store || settings_defaults(&sc, settings_find("switch"), &d) < 0)
         mem_oom(SONIC_OOM);
-    const struct scn_watchdog *w = &c->watchdog;
-    if (c->pfc.headroom_auto && lossless_written)
+    const struct pfc_settings *pfc = pfc_settings_of(c);
+    const struct ecn_settings *ecn = ecn_settings_of(c);
+    const struct sched_settings *sch = sched_settings_of(c);
+    const struct pfcwd_settings *w = pfcwd_settings_of(c), *dw = pfcwd_settings_of(&d);
+    if (pfc->headroom_auto && lossless_written)
         sb_printf(notes, "switch.pfc.headroom \"auto\": written as the bytes rocesim computes for each port (xoff "
                          "of its profile); SONiC's dynamic buffer model would compute its own from the cable length\n");
-    if (!c->pfc.enabled)
+    if (!pfc->enabled)
         sb_printf(notes, "switch.pfc.enabled false: pfc_enable \"\" and no lossless priority group on the ports "
                          "without PFC; there its priorities, xoff, dynamic_alpha, xon_delta and headroom are not "
                          "written (they act only with PFC on)\n");
-    if (c->pfc.pause_quanta != d.pfc.pause_quanta)
+    if (pfc->pause_quanta != pfc_settings_of(&d)->pause_quanta)
         sb_printf(notes, "switch.pfc.pause_quanta %d: the pause time the ASIC sends, no config_db field; not "
-                         "written\n", c->pfc.pause_quanta);
-    if (!c->ecn.enabled)
+                         "written\n", pfc->pause_quanta);
+    if (!ecn->enabled)
         sb_printf(notes, "switch.ecn.enabled false: no WRED profile on the queues of the ports that do not mark; "
                          "there kmin, kmax and pmax are not written (they act only with ECN on)\n");
-    if (c->ecn.enabled && c->ecn.mark_on == SCN_MARK_ENQUEUE)
+    if (ecn->enabled && ecn->mark_on == ECN_MARK_ENQUEUE)
         sb_printf(notes, "switch.ecn.mark_on \"enqueue\": SONiC has no such setting (the ASIC decides)\n");
     bool weighted = false;
     for (int p = 0; p < 8; p++) {
-        weighted |= c->scheduler.weights[p] != 0;
-        if (c->scheduler.type == sched_find("dwrr") && c->scheduler.weights[p] > 100)
+        weighted |= sch->weights[p] != 0;
+        if (sch->type == sched_find("dwrr") && sch->weights[p] > 100)
             sb_printf(notes, "switch.scheduler.weights.%d %u: SONiC's weight is 1..100; written as it is, SONiC will "
-                             "refuse it\n", p, c->scheduler.weights[p]);
+                             "refuse it\n", p, sch->weights[p]);
     }
-    if (c->scheduler.type == sched_find("dwrr") && !weighted)
+    if (sch->type == sched_find("dwrr") && !weighted)
         sb_printf(notes, "switch.scheduler \"dwrr\" without weights: every queue goes by strict priority, written as "
                          "STRICT (an import gives \"strict\", the same order)\n");
-    if (!w->enabled && (w->detection_ps != d.watchdog.detection_ps || w->restoration_ps != d.watchdog.restoration_ps ||
-                        w->poll_ps != d.watchdog.poll_ps || w->action != d.watchdog.action))
+    if (!w->enabled && (w->detection_ps != dw->detection_ps || w->restoration_ps != dw->restoration_ps ||
+                        w->poll_ps != dw->poll_ps || w->action != dw->action))
         sb_printf(notes, "switch.watchdog.enabled false: no PFC_WD entry; its detection_time, restoration_time, "
                          "poll_interval and action are not written\n");
     if (c->cell_size)
@@ -1489,6 +1498,7 @@ static void export_notes(const struct scn_switch *c, bool lossless_written, stru
         sb_printf(notes, "switch.mtu %d: SONiC keeps a port's MTU in its PORT table; not written\n", c->mtu);
     sb_printf(notes, "switch.lossy_queue_limit %s: not written (the egress lossy profile of SONiC has its own "
                      "threshold mode)\n", units_fmt_size(c->lossy_queue_limit, a, sizeof a));
+    settings_store_free(sc.store);
 }
 
 /* See sonic.h. */
@@ -1499,7 +1509,7 @@ cJSON *sonic_export(const struct run *r, uint32_t sw_index, struct sbuf *notes)
     cJSON *o = cJSON_CreateObject();
     cJSON *pool = cJSON_AddObjectToObject(cJSON_AddObjectToObject(o, "BUFFER_POOL"), "ingress_lossless_pool");
     add_str(pool, "type", "ingress");
-    add_str(pool, "mode", "%s", c->pfc.xoff_mode == SCN_XOFF_DYNAMIC ? "dynamic" : "static");
+    add_str(pool, "mode", "%s", pfc_settings_of(c)->xoff_mode == PFC_XOFF_DYNAMIC ? "dynamic" : "static");
     add_str(pool, "size", "%lld", (long long)c->buffer);
     struct exp x = {.c = c, .notes = notes};
     x.pgs = mem_xcalloc(s->n_ports + 1, sizeof *x.pgs, SONIC_OOM);

@@ -719,7 +719,7 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
     if (n->wd && n->wd->storms)
         fprintf(f, "  PFC storm: the watchdog declared %u storms (%u restored), %llu frames dropped by it\n",
                 n->wd->storms, n->wd->restored, (unsigned long long)c->drop_watchdog);
-    if (c->drop_headroom && n->wd && n->wd->storms && r->scn->sw.watchdog.action == SCN_WD_FORWARD)
+    if (c->drop_headroom && n->wd && n->wd->storms && n->wd->cfg->action == PFCWD_FORWARD)
         fprintf(f, "  WARNING: %llu lossless packets were dropped for lack of PFC headroom: the PFC watchdog's "
                    "forward action ignored PAUSE frames\n",
                 (unsigned long long)c->drop_headroom);
