@@ -45,7 +45,7 @@ struct cJSON;
 #define SETTING_PATH_MAX 256
 
 /* The most module groups (settings_register with a size) registered at once. */
-#define SETTING_MODS_MAX 16
+#define SETTING_MODS_MAX 32
 
 /* A parent struct's pointers to its module groups' values, by slot; NULL until the loader sets its defaults. */
 struct setting_mods {
