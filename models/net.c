@@ -64,8 +64,8 @@ static void init_loss(struct net *n)
     }
 }
 
-int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct graph *g, char *err,
-             size_t errlen)
+int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct graph *g, const struct net_options *o,
+             char *err, size_t errlen)
 {
     memset(n, 0, sizeof *n);
     n->sim = s;
@@ -91,7 +91,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
 
     for (uint32_t i = 0; i < g->n_ports; i++)
         init_port(n, &n->ports[i], i);
-    if (n->scn->monitor.counters) {
+    if (o && o->counters) {
         n->ctr = mem_xcalloc_big((size_t)g->n_ports * NPRIO, sizeof *n->ctr, "building the network's counters");
         n->arrive_extras = true;
     }

@@ -513,7 +513,7 @@ struct net {
     struct host **node_host;  /* node id -> host, NULL for switches */
     struct port_loss *loss;   /* per port id, NULL unless a link has a loss_rate or a link_errors fault: the only
                                * test a frame arrival pays for lossy links */
-    struct port_ctr *ctr;     /* per port id x NPRIO, NULL unless monitor.counters */
+    struct port_ctr *ctr;     /* per port id x NPRIO, NULL unless net_options.counters */
     bool arrive_extras;       /* loss or ctr: the only test a frame arrival pays for both when neither is on */
     struct flow **flow_chunks; /* flows live in fixed chunks: pointers to them stay valid */
     uint32_t n_flows, chunks_cap;
@@ -556,10 +556,18 @@ struct net {
 };
 
 /*
- * Builds the runtime network over graph g.  Returns 0, or SCN_EUSAGE with a
+ * What the program asks of the network besides the scenario's model: choices of its outputs, which models/ cannot
+ * read from their settings (a tools/ setting, such as monitor.counters, is no model's).
+ */
+struct net_options {
+    bool counters; /* switch-style counters per (port, priority), net.ctr (counters.csv), counted per frame */
+};
+
+/*
+ * Builds the runtime network over graph g, with options o (NULL: none).  Returns 0, or SCN_EUSAGE with a
  * message when the scenario cannot be instantiated.
  */
-int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct graph *g,
+int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct graph *g, const struct net_options *o,
              char *err, size_t errlen);
 void net_free(struct net *n);
 

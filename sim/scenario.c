@@ -7,8 +7,8 @@
  * problem and reports it as one line naming the file and the dotted JSON path,
  * so that every error points at exactly one place the user can fix.
  *
- * The flat objects (the top level, switch.*, host, monitor) are tables of settings (sim/settings.h) declared
- * here (a module's own, such as a congestion control's, by the module); the topology, traffic and faults are
+ * The flat objects (the top level, switch.*, host) are tables of settings (sim/settings.h) declared here (a
+ * module's own, such as a congestion control's or the monitor's, by the module); the topology, traffic and faults are
  * parsed by hand below, as custom entries of the top level's table: a traffic entry's or a fault's own fields by
  * the table of its kind, a module (models/traffic.h, models/fault.h).
  */
@@ -1399,7 +1399,7 @@ done:
 }
 
 /* ------------------------------------------------------------------------ */
-/* Traffic, faults, monitor                                                  */
+/* Traffic and faults                                                         */
 
 static void add_hostset(const struct scenario *s, cJSON *o, const char *key, const struct scn_hostset *hs);
 
@@ -2011,11 +2011,8 @@ void scn_dump_link_ends(cJSON *obj, const struct setting *f, const void *base)
     }
 }
 
-/*
- * Returns whether id names a traffic entry, or a numbered flow "ID.J" of an entry whose kind numbers its flows
- * (below the count it knows up front, if any).
- */
-static bool flow_id_exists(const struct scenario *s, const char *id)
+/* See scenario.h. */
+bool scn_flow_id_exists(const struct scenario *s, const char *id)
 {
     for (int i = 0; i < s->n_traffic; i++) {
         const struct scn_traffic *t = &s->traffic[i];
@@ -2035,140 +2032,12 @@ static bool flow_id_exists(const struct scenario *s, const char *id)
     return false;
 }
 
-static int parse_queues(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
+/* See scenario.h. */
+int scn_val_name(struct setting_ctx *c, const cJSON *v, const char *path, const char *what, const char *also_forbidden,
+                 char out[SCN_NAME_MAX])
 {
-    struct ctx *c = loader(sc);
-    struct scn_monitor *m = base;
-    char q[PATH_LEN];
-    (void)f;
-    if (val_arr(c, v, p, "an array of \"node:port\" patterns like [\"s0:*\"]") < 0)
-        return -1;
-    int n = cJSON_GetArraySize(v), i = 0;
-    free(m->queues);
-    m->queues = NULL;
-    m->n_queues = 0;
-    /* The default [] allocates nothing. */
-    if (n == 0)
-        return 0;
-    if (!(m->queues = ctx_calloc(c, (size_t)n, sizeof *m->queues)))
-        return -1;
-    m->n_queues = n;
-    for (const cJSON *it = v->child; it; it = it->next, i++) {
-        const char *s = NULL;
-        join_idx(q, p, i);
-        if (val_str(c, it, q, "a \"node:port\" pattern like \"s0:*\"", &s) < 0)
-            return -1;
-        const char *colon = strchr(s, ':');
-        size_t nl = colon ? (size_t)(colon - s) : 0;
-        bool ok = colon && nl > 0 && nl < SCN_NAME_MAX && !strchr(colon + 1, ':') &&
-                  (strcmp(colon + 1, "*") == 0 || (all_digits(colon + 1) && strlen(colon + 1) <= 6));
-        for (const char *k = s; ok && k < colon; k++)
-            ok = !isspace((unsigned char)*k) && *k != ',' && *k != '"';
-        if (!ok)
-            return bad(c, q, "expected a \"node:port\" pattern like \"s0:3\" or \"leaf*:*\" (the port a number "
-                             "or *), got \"%.60s\"", s);
-        setting_strf(m->queues[i], sizeof m->queues[i], "%s", s);
-    }
-    return 0;
+    return val_name(loader(c), v, path, what, also_forbidden, out);
 }
-
-static void dump_queues(cJSON *o, const struct setting *f, const void *base)
-{
-    const struct scn_monitor *m = base;
-    cJSON *q = cJSON_AddArrayToObject(o, f->name);
-    for (int i = 0; q && i < m->n_queues; i++)
-        cJSON_AddItemToArray(q, cJSON_CreateString(m->queues[i]));
-}
-
-static int parse_flows(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
-{
-    struct ctx *c = loader(sc);
-    struct scn_monitor *m = base;
-    char q[PATH_LEN], d[96];
-    (void)f;
-    if (cJSON_IsString(v) && strcmp(v->valuestring, "auto") == 0) {
-        m->flows = SCN_MON_FLOWS_AUTO;
-    } else if (cJSON_IsString(v) && strcmp(v->valuestring, "all") == 0) {
-        m->flows = SCN_MON_FLOWS_ALL;
-    } else if (cJSON_IsString(v) && strcmp(v->valuestring, "none") == 0) {
-        m->flows = SCN_MON_FLOWS_NONE;
-    } else if (cJSON_IsArray(v)) {
-        int n = cJSON_GetArraySize(v), i = 0;
-        if (!(m->flow_ids = ctx_calloc(c, (size_t)n, sizeof *m->flow_ids)))
-            return -1;
-        m->n_flows = n;
-        m->flows = SCN_MON_FLOWS_LIST;
-        for (const cJSON *it = v->child; it; it = it->next, i++) {
-            join_idx(q, p, i);
-            if (val_name(c, it, q, "a flow id", "", m->flow_ids[i]) < 0)
-                return -1;
-            if (!flow_id_exists(c->s, m->flow_ids[i]))
-                return bad(c, q, "expected the id of a traffic entry (or \"ID.N\" for one flow of a generator "
-                                 "entry), got \"%s\"", m->flow_ids[i]);
-            for (int k = 0; k < i; k++)
-                if (strcmp(m->flow_ids[k], m->flow_ids[i]) == 0)
-                    return bad(c, q, "expected each flow id once, got \"%s\" again", m->flow_ids[i]);
-        }
-    } else {
-        if (cJSON_IsString(v))
-            return bad(c, p, "expected \"auto\", \"all\", \"none\" or an array of flow ids, got \"%.60s\"",
-                       v->valuestring);
-        return bad(c, p, "expected \"auto\", \"all\", \"none\" or an array of flow ids, got %s",
-                   describe(v, d, sizeof d));
-    }
-    return 0;
-}
-
-static void dump_flows(cJSON *o, const struct setting *f, const void *base)
-{
-    const struct scn_monitor *m = base;
-    if (m->flows == SCN_MON_FLOWS_LIST) {
-        cJSON *a = cJSON_AddArrayToObject(o, f->name);
-        for (int i = 0; a && i < m->n_flows; i++)
-            cJSON_AddItemToArray(a, cJSON_CreateString(m->flow_ids[i]));
-    } else {
-        cJSON_AddStringToObject(o, f->name, m->flows == SCN_MON_FLOWS_NONE ? "none"
-                                            : m->flows == SCN_MON_FLOWS_ALL ? "all" : "auto");
-    }
-}
-
-static const char *const mon_pfc_names[] = {"auto", "all", "none", NULL}; /* enum scn_pfc_sel order */
-
-/* An enum, with its own wording (older than the common one). */
-static int parse_mon_pfc(struct setting_ctx *sc, const struct setting *f, const cJSON *v, const char *p, void *base)
-{
-    struct scn_monitor *m = base;
-    char d[96];
-    int k = 0;
-    (void)f;
-    while (k < 3 && !(cJSON_IsString(v) && strcmp(v->valuestring, mon_pfc_names[k]) == 0))
-        k++;
-    if (k == 3) {
-        if (cJSON_IsString(v))
-            return setting_bad(sc, p, "expected \"auto\", \"all\" or \"none\", got \"%.60s\"", v->valuestring);
-        return setting_bad(sc, p, "expected \"auto\", \"all\" or \"none\", got %s", describe(v, d, sizeof d));
-    }
-    m->pfc = (enum scn_pfc_sel)k;
-    return 0;
-}
-
-static const struct setting monitor_fields[] = {
-    {SET_FIELD("interval", SETTING_TIME, struct scn_monitor, interval_ps, SETTING_POSITIVE, "10us",
-           "Sampling period of queues.csv and rates.csv")},
-    {SET_FIELD("queues", SETTING_CUSTOM, struct scn_monitor, queues, 0, "[]",
-           "Switch egress ports to sample, as \"node:port\" patterns (* allowed)"), .parse = parse_queues,
-     .dump = dump_queues},
-    {SET_FIELD("flows", SETTING_CUSTOM, struct scn_monitor, flows, 0, "auto",
-           "Flows whose rates go into rates.csv: \"auto\", \"all\", \"none\" or a list of traffic ids"),
-     .parse = parse_flows, .dump = dump_flows},
-    {SET_ENUM("pfc", struct scn_monitor, pfc, mon_pfc_names, "auto", "Which PFC frames go into pfc.csv"),
-     .parse = parse_mon_pfc},
-    {SET_FIELD("counters", SETTING_BOOL, struct scn_monitor, counters, 0, "false",
-           "Counts frames, PAUSE, marks and drops per (port, priority) into counters.csv")},
-    {SET_FIELD("plot_ecn", SETTING_BOOL, struct scn_monitor, plot_ecn, 0, "true",
-           "queues.png draws the ECN thresholds kmin and kmax; false hides them (an exercise about them)")},
-    {0},
-};
 
 /* ------------------------------------------------------------------------ */
 /* The top level                                                             */
@@ -2290,7 +2159,7 @@ static void dump_faults(cJSON *o, const struct setting *f, const void *base)
     .help = help_, .parse = parse_, .dump = dump_
 
 /* In table order: the topology's hosts and the host's defaults (priority) feed traffic and faults, and traffic
- * ids feed monitor.flows. */
+ * ids feed monitor.flows (the monitor's group follows faults: tools/run/monitor.c). */
 static const struct setting top_fields[] = {
     {TOP("name", name, NULL, "Names the run; the default output directory is out/NAME", parse_name, dump_name)},
     {TOP("description", description, "", "Free text for people", parse_description, dump_description)},
@@ -2304,19 +2173,17 @@ static const struct setting top_fields[] = {
          "match", hook_profiles, dump_profiles)},
     {TOP("traffic", traffic, NULL, "What is sent", hook_traffic, dump_traffic), .flags = SETTING_ALWAYS},
     {TOP("faults", faults, NULL, "Injected failures", hook_faults, dump_faults)},
-    {SET_GROUP("monitor", "What is sampled into the CSV files")},
     {TOP("derived", file, NULL, "What check reports about the built network; ignored on input", parse_derived,
          NULL)},
     {0},
 };
 
 static const struct setting_group builtin_groups[] = {
-    {.path = "", .fields = top_fields},
+    {.path = "", .fields = top_fields, .has_mods = true, .mods = offsetof(struct scenario, mods)},
     {.path = "switch", .offset = offsetof(struct scenario, sw), .fields = switch_fields, .has_mods = true,
      .mods = offsetof(struct scn_switch, mods)},
     {.path = "host", .offset = offsetof(struct scenario, host), .fields = host_fields, .has_mods = true,
      .mods = offsetof(struct scn_host, mods)},
-    {.path = "monitor", .offset = offsetof(struct scenario, monitor), .fields = monitor_fields},
 };
 
 /* See scenario.h.  A group a module registered first keeps its place. */
@@ -2429,8 +2296,6 @@ void scn_free(struct scenario *s)
         cJSON_free(s->profiles[i].json);
     }
     free(s->profiles);
-    free(s->monitor.queues);
-    free(s->monitor.flow_ids);
     settings_store_free(s->store);
     memset(s, 0, sizeof *s);
 }

@@ -277,23 +277,6 @@ struct scn_profile {
     char *json;                        /* the partial object, unformatted */
 };
 
-/* AUTO: every flow up to a few dozen, else an evenly spread sample of that many (tools/run/monitor.h). */
-enum scn_flow_sel { SCN_MON_FLOWS_ALL, SCN_MON_FLOWS_NONE, SCN_MON_FLOWS_LIST, SCN_MON_FLOWS_AUTO };
-/* AUTO: the frames of the first few dozen ports that send PFC frames (tools/run/monitor.h). */
-enum scn_pfc_sel { SCN_MON_PFC_AUTO, SCN_MON_PFC_ALL, SCN_MON_PFC_NONE };
-
-struct scn_monitor {
-    int64_t interval_ps;
-    int n_queues;
-    char (*queues)[2 * SCN_NAME_MAX]; /* "node:port" patterns, '*' allowed */
-    enum scn_flow_sel flows;
-    int n_flows;
-    char (*flow_ids)[SCN_NAME_MAX];
-    enum scn_pfc_sel pfc;
-    bool counters;                    /* counters.csv: per (port, priority) counters, counted per frame */
-    bool plot_ecn;                    /* queues.png draws the ECN thresholds (an exercise may hide them) */
-};
-
 struct scenario {
     char file[256];            /* as given on the command line, for messages */
     char name[SCN_NAME_MAX];
@@ -309,7 +292,8 @@ struct scenario {
     struct scn_traffic *traffic;
     int n_faults;
     struct scn_fault *faults;
-    struct scn_monitor monitor;
+    /* The values of the module groups at the top level (the monitor's, tools/run/monitor.h), by slot. */
+    struct setting_mods mods;
     struct settings_store *store; /* the values of the modules' settings groups (sim/settings.h) */
 };
 
@@ -356,6 +340,21 @@ bool scn_sel_is_one_node(const char *sel);
 
 /* Glob match where only '*' is special (node names may hold any other character). */
 bool scn_glob_match(const char *pat, const char *s);
+
+/*
+ * Whether id names a flow of s: a traffic entry's id, or "ID.J" for flow J of an entry whose kind numbers its flows
+ * (J below the count it knows up front, if any).  For a settings table that names flows (monitor.flows), once the
+ * traffic is loaded (scn_loading gives s).
+ */
+bool scn_flow_id_exists(const struct scenario *s, const char *id);
+
+/*
+ * Reads a name that ends up in CSV files and messages at path into out: a string of 1 to SCN_NAME_MAX - 1 bytes
+ * without whitespace, control characters, quotes, commas or the characters of also_forbidden; `what` names it in
+ * the message ("a flow id").  0, or -1 with the error written.
+ */
+int scn_val_name(struct setting_ctx *c, const struct cJSON *v, const char *path, const char *what,
+                 const char *also_forbidden, char out[SCN_NAME_MAX]);
 
 /*
  * Whether the flow named by the len bytes at name comes from the traffic entry whose id is entry: the entry's own

@@ -15,8 +15,8 @@
  *
  * Registering a group.  Groups live in a registry keyed by their dotted path; the loader looks a group up
  * when it meets its object.  sim/scenario.c registers the scenario's own objects (the top level, `switch`,
- * `host`, `monitor`) on first use.  A module of a higher floor (a congestion control or a switch mechanism in
- * models/, say) declares its own table and group, with its presets, and names the group on its
+ * `host`) on first use.  A module of a higher floor (a congestion control or a switch mechanism in models/, an
+ * observer in tools/, say) declares its own table and group, with its presets, and names the group on its
  * MODULE_REGISTER line (sim/module.h), which calls settings_register(&its_group) before any scenario is
  * loaded: a group registered under a path that is already taken replaces the one there, and a group
  * whose path its parent's table does not name becomes a member of the parent object after the parent's own

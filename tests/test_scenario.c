@@ -23,6 +23,7 @@
 #include "tools/explore/sweep.h"
 #include "tools/explore/sweep_spec.h"
 #include "tools/explore/tune.h"
+#include "tools/run/monitor.h"
 
 #include <glob.h>
 #include <stdio.h>
@@ -179,10 +180,11 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(TRF(&s.traffic[0], "src", int), 0);
     CU_ASSERT_EQUAL(TRF(&s.traffic[0], "dst", int), 1);
     CU_ASSERT_EQUAL(s.n_faults, 0);
-    CU_ASSERT_EQUAL(s.monitor.interval_ps, 10 * PS_PER_US);
-    CU_ASSERT_EQUAL(s.monitor.n_queues, 0);
-    CU_ASSERT_EQUAL(s.monitor.flows, SCN_MON_FLOWS_AUTO); /* bounded defaults (tools/run/monitor.h) */
-    CU_ASSERT_EQUAL(s.monitor.pfc, SCN_MON_PFC_AUTO);
+    const struct monitor_settings *mo = monitor_settings_of(&s);
+    CU_ASSERT_EQUAL(mo->interval_ps, 10 * PS_PER_US);
+    CU_ASSERT_EQUAL(mo->n_queues, 0);
+    CU_ASSERT_EQUAL(mo->flows, MON_FLOWS_AUTO); /* bounded defaults (tools/run/monitor.h) */
+    CU_ASSERT_EQUAL(mo->pfc, MON_PFC_AUTO);
     scn_free(&s);
 }
 
@@ -614,9 +616,9 @@ static void test_traffic_and_faults(void)
     CU_ASSERT_EQUAL(FF(&s.faults[1], "until", int64_t), 4 * PS_PER_MS);
     CU_ASSERT_EQUAL(FF(&s.faults[2], "start", int64_t), 0);
     CU_ASSERT_EQUAL(FF(&s.faults[2], "rate", int64_t), 10000000000LL);
-    CU_ASSERT_EQUAL(s.monitor.flows, SCN_MON_FLOWS_LIST);
-    CU_ASSERT_EQUAL(s.monitor.n_flows, 3);
-    CU_ASSERT_EQUAL(s.monitor.n_queues, 2);
+    CU_ASSERT_EQUAL(monitor_settings_of(&s)->flows, MON_FLOWS_LIST);
+    CU_ASSERT_EQUAL(monitor_settings_of(&s)->n_flows, 3);
+    CU_ASSERT_EQUAL(monitor_settings_of(&s)->n_queues, 2);
     scn_free(&s);
 }
 

@@ -19,7 +19,6 @@
 #include "tools/ops/nicconfig.h"
 #include "tools/run/plot.h"
 #include "tools/run/limits.h"
-#include "tools/run/progress.h"
 #include "tools/run/run.h"
 #include "tools/ops/sonic.h"
 #include "tools/ops/show.h"
@@ -727,16 +726,21 @@ static int cmd_run_body(const struct cli *c, bool peer)
         scn_free(&scn);
         return all;
     }
-    /* The time series stream into dir while the run goes, so it exists from here on, emptied of whatever an
-     * earlier run left (run_claim_dir); the resolved scenario goes first, saying what this directory is. */
-    struct monitor mon;
-    if (peer)
-        rc = monitor_open(&mon, &r, NULL, err, sizeof err);
-    else if (!(rc = monitor_open(&mon, &r, dir, err, sizeof err)) && (rc = plot_save_inputs(&scn, dir, err, sizeof err)))
-        monitor_close(&mon, false, NULL, 0);
+    /* The observers (tools/run/observer.h) watch the run: the time series stream into dir while the run goes, so
+     * it exists from here on, emptied of whatever an earlier run left (run_claim_dir, by the monitor); the resolved
+     * scenario goes first of the final files, saying what this directory is. */
+    const struct run_options ro = {.dir = peer ? NULL : dir, .quiet = c->quiet, .ranks = run_comm != NULL,
+                                   .live = c->live, .live_hold = c->live_hold};
+    if (!(rc = run_observers_open(&r, &ro, err, sizeof err)) && !peer &&
+        (rc = plot_save_inputs(&scn, dir, err, sizeof err))) {
+        run_observers_finish(&r, false, NULL, 0);
+        run_observers_close(&r, false);
+    }
     all = agree(rc);
-    if (!rc && all)
-        monitor_close(&mon, false, NULL, 0);
+    if (!rc && all) {
+        run_observers_finish(&r, false, NULL, 0);
+        run_observers_close(&r, false);
+    }
     if (rc || all) {
         if (rc)
             fprintf(stderr, "rocesim: %s\n", err);
@@ -746,36 +750,25 @@ static int cmd_run_body(const struct cli *c, bool peer)
     }
     if (saved_stderr >= 0)
         dup2(saved_stderr, STDERR_FILENO); /* from here a peer's messages are its own (an internal error) */
-    struct live *lv = NULL;
-    if (c->live && !(lv = live_start(&r, &mon, c->live, c->live_hold, err, sizeof err))) {
-        fprintf(stderr, "rocesim: %s\n", err);
-        monitor_close(&mon, false, NULL, 0);
-        run_free(&r);
-        scn_free(&scn);
-        return SCN_EUSAGE;
-    }
-    struct progress prog;
-    /* not over MPI ranks: the progress line's slices follow the wall clock, and every rank must cut the same */
-    if (!c->quiet && !run_comm && isatty(STDERR_FILENO)) {
-        progress_init(&prog, &r, stderr);
-    }
     if (run_execute(&r)) {
         fprintf(stderr, "rocesim: internal error (a bug): invariant violated: %s\n", r.invariant_error);
         abort();
     }
     if (peer) {
-        monitor_close(&mon, false, NULL, 0);
+        run_observers_finish(&r, false, NULL, 0);
+        run_observers_close(&r, false);
         run_free(&r);
         scn_free(&scn);
         return 0;
     }
     rc = run_write_outputs(&r, dir, err, sizeof err);
     char err2[SCN_ERR_MAX];
-    int mrc = monitor_close(&mon, rc == 0, err2, sizeof err2);
+    int mrc = run_observers_finish(&r, rc == 0, err2, sizeof err2);
     if (!rc && mrc) {
         rc = mrc;
         snprintf(err, sizeof err, "%s", err2);
     }
+    bool whole = false;
     if (rc) {
         fprintf(stderr, "rocesim: %s\n", err);
     } else {
@@ -798,9 +791,9 @@ static int cmd_run_body(const struct cli *c, bool peer)
         if (sig_received())
             rc = sig_exit_status(sig_received()); /* 130 SIGINT, 143 SIGTERM, as a shell reports them */
         else
-            live_hold_end(lv); /* the run is whole: a signal now only ends the viewing */
+            whole = true; /* the run is whole: a signal now only ends the viewing (--live-hold end) */
     }
-    live_stop(lv);
+    run_observers_close(&r, whole);
     run_free(&r);
     scn_free(&scn);
     return rc;

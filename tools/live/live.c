@@ -557,8 +557,9 @@ static struct httpd *listen_on(struct live *lv, const char *listen, char *err, s
     return h;
 }
 
-struct live *live_start(struct run *r, const struct monitor *mon, const char *listen, int hold, char *err,
-                        size_t errlen)
+/* live_start but for attaching the observer. */
+static struct live *prepare(struct run *r, const struct monitor *mon, const char *listen, int hold, char *err,
+                            size_t errlen)
 {
     struct live *lv = live_new();
     lv->r = r;
@@ -575,7 +576,15 @@ struct live *live_start(struct run *r, const struct monitor *mon, const char *li
     httpd_url(lv->srv, url, sizeof url);
     fprintf(stderr, "live view: %s%s\n", url,
             hold & LIVE_HOLD_START ? " (the run waits for Resume or Step there)" : "");
-    run_observe(r, &live_ops, lv);
+    return lv;
+}
+
+struct live *live_start(struct run *r, const struct monitor *mon, const char *listen, int hold, char *err,
+                        size_t errlen)
+{
+    struct live *lv = prepare(r, mon, listen, hold, err, errlen);
+    if (lv)
+        run_observe(r, &live_ops, lv);
     return lv;
 }
 
@@ -717,3 +726,32 @@ int live_view(const char *dir, const char *listen, char *err, size_t errlen)
     live_free(lv);
     return 0;
 }
+
+/* ---- The observer module ---- */
+
+/* On with --live (never over MPI ranks: the command line refuses that); it shows the flows the monitor follows,
+ * opened before it (observer_kind's numbering). */
+static int live_open(struct run *r, const struct run_options *o, void **ctx, const struct run_observer_ops **watch,
+                     char *err, size_t errlen)
+{
+    (void)watch;
+    if (!o->live)
+        return 0;
+    struct live *lv = prepare(r, run_observer_ctx(r, "monitor"), o->live, o->live_hold, err, errlen);
+    if (!lv)
+        return SCN_EUSAGE;
+    *ctx = lv;
+    return 0;
+}
+
+/* A whole run stays on view until Ctrl-C with --live-hold end; then the server stops. */
+static void live_close(void *ctx, bool whole)
+{
+    if (whole)
+        live_hold_end(ctx);
+    live_stop(ctx);
+}
+
+static const struct observer_ops live_observer = {.watch = &live_ops, .open = live_open, .close = live_close};
+
+MODULE_REGISTER(observer_kind, "live", &live_observer);

@@ -6,6 +6,7 @@
 #include "sim/memest.h"
 #include "sim/units.h"
 #include "tools/common/signals.h"
+#include "tools/run/monitor.h"
 #include "topologies/topo.h"
 
 #include <math.h>
@@ -73,7 +74,7 @@ struct mem_estimate limits_estimate_memory(const struct scenario *s)
                  e.flow_bytes + e.ports * 4 * sizeof(struct pkt) +
                  e.ports * 3 * 64 + /* events: a few per port (the flows' are in flow_bytes), 48 B each */
                  (double)(1u << SIM_RING_BITS) * 4 + 512 * 1024; /* the calendar's ring and first chunks */
-    if (s->monitor.counters)
+    if (monitor_settings_of(s)->counters)
         run += e.ports * NPRIO * sizeof(struct port_ctr); /* net.ctr */
     e.flows = all_flows;
     /* The whole routing table exists only while it is computed, before the network is set up; then only its

@@ -7,13 +7,174 @@
 #include "models/traffic.h"
 #include "sim/file.h"
 #include "sim/mem.h"
+#include "sim/module.h"
 #include "sim/units.h"
 
+#include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* ---- The `monitor` object's settings (monitor.h) ---- */
+
+static bool all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s))
+            return false;
+    return true;
+}
+
+/* The patterns live in the scenario's store: a stored value is never written again (sim/settings.h), so a new list
+ * is a new block, and the one it replaces stays for the values that point at it. */
+static int parse_queues(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    struct monitor_settings *m = base;
+    char q[SETTING_PATH_MAX];
+    (void)f;
+    if (setting_val_arr(c, v, p, "an array of \"node:port\" patterns like [\"s0:*\"]") < 0)
+        return -1;
+    int n = cJSON_GetArraySize(v), i = 0;
+    m->queues = NULL;
+    m->n_queues = 0;
+    /* The default [] allocates nothing. */
+    if (n == 0)
+        return 0;
+    if (!(m->queues = scn_keep(c, (size_t)n * sizeof *m->queues)))
+        return -1;
+    m->n_queues = n;
+    for (const cJSON *it = v->child; it; it = it->next, i++) {
+        const char *s = NULL;
+        setting_join_idx(q, p, i);
+        if (setting_val_str(c, it, q, "a \"node:port\" pattern like \"s0:*\"", &s) < 0)
+            return -1;
+        const char *colon = strchr(s, ':');
+        size_t nl = colon ? (size_t)(colon - s) : 0;
+        bool ok = colon && nl > 0 && nl < SCN_NAME_MAX && !strchr(colon + 1, ':') &&
+                  (strcmp(colon + 1, "*") == 0 || (all_digits(colon + 1) && strlen(colon + 1) <= 6));
+        for (const char *k = s; ok && k < colon; k++)
+            ok = !isspace((unsigned char)*k) && *k != ',' && *k != '"';
+        if (!ok)
+            return setting_bad(c, q, "expected a \"node:port\" pattern like \"s0:3\" or \"leaf*:*\" (the port a "
+                                     "number or *), got \"%.60s\"", s);
+        setting_strf(m->queues[i], sizeof m->queues[i], "%s", s);
+    }
+    return 0;
+}
+
+static void dump_queues(cJSON *o, const struct setting *f, const void *base)
+{
+    const struct monitor_settings *m = base;
+    cJSON *q = cJSON_AddArrayToObject(o, f->name);
+    for (int i = 0; q && i < m->n_queues; i++)
+        cJSON_AddItemToArray(q, cJSON_CreateString(m->queues[i]));
+}
+
+/* A list names flows of the traffic, which the loader read before (the top level's table order). */
+static int parse_flows(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    struct monitor_settings *m = base;
+    char q[SETTING_PATH_MAX], d[96];
+    (void)f;
+    if (cJSON_IsString(v) && strcmp(v->valuestring, "auto") == 0) {
+        m->flows = MON_FLOWS_AUTO;
+    } else if (cJSON_IsString(v) && strcmp(v->valuestring, "all") == 0) {
+        m->flows = MON_FLOWS_ALL;
+    } else if (cJSON_IsString(v) && strcmp(v->valuestring, "none") == 0) {
+        m->flows = MON_FLOWS_NONE;
+    } else if (cJSON_IsArray(v)) {
+        int n = cJSON_GetArraySize(v), i = 0;
+        if (!(m->flow_ids = scn_keep(c, (size_t)(n ? n : 1) * sizeof *m->flow_ids)))
+            return -1;
+        m->n_flows = n;
+        m->flows = MON_FLOWS_LIST;
+        for (const cJSON *it = v->child; it; it = it->next, i++) {
+            setting_join_idx(q, p, i);
+            if (scn_val_name(c, it, q, "a flow id", "", m->flow_ids[i]) < 0)
+                return -1;
+            if (!scn_flow_id_exists(scn_loading(c), m->flow_ids[i]))
+                return setting_bad(c, q, "expected the id of a traffic entry (or \"ID.N\" for one flow of a "
+                                         "generator entry), got \"%s\"", m->flow_ids[i]);
+            for (int k = 0; k < i; k++)
+                if (strcmp(m->flow_ids[k], m->flow_ids[i]) == 0)
+                    return setting_bad(c, q, "expected each flow id once, got \"%s\" again", m->flow_ids[i]);
+        }
+    } else {
+        if (cJSON_IsString(v))
+            return setting_bad(c, p, "expected \"auto\", \"all\", \"none\" or an array of flow ids, got \"%.60s\"",
+                               v->valuestring);
+        return setting_bad(c, p, "expected \"auto\", \"all\", \"none\" or an array of flow ids, got %s",
+                           setting_describe(v, d, sizeof d));
+    }
+    return 0;
+}
+
+static void dump_flows(cJSON *o, const struct setting *f, const void *base)
+{
+    const struct monitor_settings *m = base;
+    if (m->flows == MON_FLOWS_LIST) {
+        cJSON *a = cJSON_AddArrayToObject(o, f->name);
+        for (int i = 0; a && i < m->n_flows; i++)
+            cJSON_AddItemToArray(a, cJSON_CreateString(m->flow_ids[i]));
+    } else {
+        cJSON_AddStringToObject(o, f->name, m->flows == MON_FLOWS_NONE ? "none" : m->flows == MON_FLOWS_ALL ? "all"
+                                                                                                          : "auto");
+    }
+}
+
+static const char *const mon_pfc_names[] = {"auto", "all", "none", NULL}; /* enum mon_pfc_sel order */
+
+/* An enum, with its own wording (older than the common one). */
+static int parse_mon_pfc(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    struct monitor_settings *m = base;
+    char d[96];
+    int k = 0;
+    (void)f;
+    while (k < 3 && !(cJSON_IsString(v) && strcmp(v->valuestring, mon_pfc_names[k]) == 0))
+        k++;
+    if (k == 3) {
+        if (cJSON_IsString(v))
+            return setting_bad(c, p, "expected \"auto\", \"all\" or \"none\", got \"%.60s\"", v->valuestring);
+        return setting_bad(c, p, "expected \"auto\", \"all\" or \"none\", got %s", setting_describe(v, d, sizeof d));
+    }
+    m->pfc = (enum mon_pfc_sel)k;
+    return 0;
+}
+
+static const struct setting monitor_fields[] = {
+    {SET_FIELD("interval", SETTING_TIME, struct monitor_settings, interval_ps, SETTING_POSITIVE, "10us",
+               "Sampling period of queues.csv and rates.csv")},
+    {SET_FIELD("queues", SETTING_CUSTOM, struct monitor_settings, queues, 0, "[]",
+               "Switch egress ports to sample, as \"node:port\" patterns (* allowed)"),
+     .parse = parse_queues, .dump = dump_queues},
+    {SET_FIELD("flows", SETTING_CUSTOM, struct monitor_settings, flows, 0, "auto",
+               "Flows whose rates go into rates.csv: \"auto\", \"all\", \"none\" or a list of traffic ids"),
+     .parse = parse_flows, .dump = dump_flows},
+    {SET_ENUM("pfc", struct monitor_settings, pfc, mon_pfc_names, "auto", "Which PFC frames go into pfc.csv"),
+     .parse = parse_mon_pfc},
+    {SET_FIELD("counters", SETTING_BOOL, struct monitor_settings, counters, 0, "false",
+               "Counts frames, PAUSE, marks and drops per (port, priority) into counters.csv")},
+    {SET_FIELD("plot_ecn", SETTING_BOOL, struct monitor_settings, plot_ecn, 0, "true",
+               "queues.png draws the ECN thresholds kmin and kmax; false hides them (an exercise about them)")},
+    {0},
+};
+
+/* After faults: monitor.flows names traffic, and `rocesim check` has always printed the object there. */
+const struct setting_group monitor_group = {
+    .path = "monitor", .size = sizeof(struct monitor_settings), .after = "faults", .fields = monitor_fields,
+};
+
+/* See monitor.h. */
+const struct monitor_settings *monitor_settings_of(const struct scenario *scn)
+{
+    return SETTINGS_OF(scn, monitor_group, struct monitor_settings);
+}
 
 /* Splits a name into its stem and a trailing number that prints back the same ("s01" has none); -1: none. */
 static long name_number(const char *name, size_t *stem)
@@ -63,7 +224,7 @@ static void switch_names(const struct run *r, char *buf, size_t len)
 
 int monitor_resolve_queues(const struct run *r, struct port ***out, uint32_t *n, char *err, size_t errlen)
 {
-    const struct scn_monitor *mo = &r->scn->monitor;
+    const struct monitor_settings *mo = monitor_settings_of(r->scn);
     const struct graph *g = &r->g;
     const struct net *net = &r->net;
     *out = NULL;
@@ -172,11 +333,10 @@ static bool flow_in_sample(struct monitor *m, uint32_t i)
 }
 
 /* Whether the flow named `name` is one monitor.flows selects (monitor.flows "auto" aside). */
-static bool flow_selected(const struct scenario *scn, const char *name)
+static bool flow_selected(const struct scenario *scn, const struct monitor_settings *mo, const char *name)
 {
-    const struct scn_monitor *mo = &scn->monitor;
-    if (mo->flows != SCN_MON_FLOWS_LIST)
-        return mo->flows == SCN_MON_FLOWS_ALL;
+    if (mo->flows != MON_FLOWS_LIST)
+        return mo->flows == MON_FLOWS_ALL;
     for (int i = 0; i < mo->n_flows; i++) {
         const char *id = mo->flow_ids[i];
         if (strcmp(name, id) == 0)
@@ -257,7 +417,7 @@ static bool nothing_to_sample(const struct monitor *m)
 {
     const struct run_series_cut *c = m->r->mon_notes.cut;
     return (m->n_queues == 0 || m->prios == 0 || c[RUN_QUEUES].cut) &&
-           (m->r->scn->monitor.flows == SCN_MON_FLOWS_NONE || c[RUN_RATES].cut);
+           (m->set->flows == MON_FLOWS_NONE || c[RUN_RATES].cut);
 }
 
 /* One pfc.csv row per PAUSE or RESUME frame sent (of the ports monitor.pfc keeps). */
@@ -346,27 +506,26 @@ static int close_series(struct mon_file *mf, bool keep)
 static sim_time_t mon_until(void *ctx, const struct run *r);
 static void mon_slice(void *ctx, const struct run *r, uint64_t events, bool mine);
 
-/* Attaches m to r's observers, listening only to the events it writes: a frame nobody records costs the PFC path
- * nothing. */
-static void attach(struct monitor *m, struct run *r)
+/* Its callbacks: it listens only to the events it writes, since a frame nobody records costs the PFC path nothing. */
+static void set_ops(struct monitor *m, const struct run *r)
 {
     m->ops = (struct run_observer_ops){.name = "monitor", .until = mon_until, .on_slice = mon_slice};
-    if (r->scn->monitor.pfc != SCN_MON_PFC_NONE)
+    if (m->set->pfc != MON_PFC_NONE)
         m->ops.on_pfc = on_pfc;
     if (r->net.wd)
         m->ops.on_watchdog = on_watchdog;
-    run_observe(r, &m->ops, m);
-    m->attached = true;
 }
 
-int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, size_t errlen)
+/* monitor_open but for attaching m, which the caller does (the observer module's open hook: run_observers_open). */
+static int prepare(struct monitor *m, struct run *r, const char *dir, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
     m->r = r;
+    m->set = monitor_settings_of(r->scn);
     int rc = monitor_resolve_queues(r, &m->queues, &m->n_queues, err, errlen);
     if (rc)
         return rc;
-    m->interval = r->scn->monitor.interval_ps;
+    m->interval = m->set->interval_ps;
     m->prios = monitor_traffic_prios(r->scn);
     memset(r->mon_notes.cut, 0, sizeof r->mon_notes.cut);
     m->max_rows = MON_MAX_ROWS;
@@ -375,12 +534,12 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
     for (int s = 0; s < RUN_N_SERIES; s++)
         m->bytes[s] = strlen(series_header[s]); /* in every rank: the bytes decide where a series stops */
     /* which flows rates.csv follows: the same choice in every rank of a run over MPI */
-    if (r->scn->monitor.flows == SCN_MON_FLOWS_AUTO)
+    if (m->set->flows == MON_FLOWS_AUTO)
         m->flows_expected = expected_flows(r);
     if (!dir) {
         /* a rank of a run over MPI other than rank 0: it samples what its partitions hold and writes nothing, but
          * listens as rank 0 does, so that its partitions note the network events that rank 0 writes */
-        attach(m, r);
+        set_ops(m, r);
         return 0;
     }
     /* The selection is valid: from here the directory is this run's (nothing of an earlier run stays). */
@@ -392,9 +551,9 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
                                                    [RUN_WATCHDOG] = &m->wd};
     /* watchdog.csv only exists for runs with a watchdog: its absence says there was none; pfc.csv likewise
      * only when monitor.pfc asks for it. */
-    const struct scn_monitor *mo = &r->scn->monitor;
+    const struct monitor_settings *mo = m->set;
     for (int i = 0; i < RUN_N_SERIES; i++) {
-        if ((i == RUN_WATCHDOG && !r->net.wd) || (i == RUN_PFC && mo->pfc == SCN_MON_PFC_NONE))
+        if ((i == RUN_WATCHDOG && !r->net.wd) || (i == RUN_PFC && mo->pfc == MON_PFC_NONE))
             continue;
         if (open_series(series[i], dir, run_series_names[i], series_header[i])) {
             snprintf(err, errlen, "%s: cannot create: %s", series[i]->tmp, strerror(errno));
@@ -402,9 +561,19 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
             return SCN_EIO;
         }
     }
-    if (mo->pfc == SCN_MON_PFC_AUTO)
+    if (mo->pfc == MON_PFC_AUTO)
         m->pfc_port = mem_xcalloc(r->g.n_ports ? r->g.n_ports : 1, 1, "selecting the PFC ports to record");
-    attach(m, r);
+    set_ops(m, r);
+    return 0;
+}
+
+int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, size_t errlen)
+{
+    int rc = prepare(m, r, dir, err, errlen);
+    if (rc)
+        return rc;
+    run_observe(r, &m->ops, m);
+    m->attached = true;
     return 0;
 }
 
@@ -429,7 +598,7 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
         r->mon_notes.flows_kept = m->flows_kept;
         r->mon_notes.flows_expected = m->flows_expected > n_flows ? m->flows_expected : n_flows;
         /* flows created after the last sample have no row anyway: only those looked at count */
-        r->mon_notes.flows_sampled = r->scn->monitor.flows == SCN_MON_FLOWS_AUTO && m->flows_checked > m->flows_kept;
+        r->mon_notes.flows_sampled = m->set->flows == MON_FLOWS_AUTO && m->flows_checked > m->flows_kept;
         r->mon_notes.pfc_ports_kept = m->pfc_kept;
         r->mon_notes.pfc_ports_seen = m->pfc_seen;
         r->mon_notes.pfc_sampled = m->pfc_port && m->pfc_seen > m->pfc_kept;
@@ -447,6 +616,7 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
     m->queues = NULL;
     m->cand = NULL;
     m->pfc_port = NULL;
+    m->r = NULL; /* closed: a second close changes nothing */
     return rc;
 }
 
@@ -454,8 +624,8 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
 static void consider_flow(struct monitor *m, const struct run *r, uint32_t i)
 {
     m->flows_checked++;
-    if (r->scn->monitor.flows == SCN_MON_FLOWS_AUTO ? !flow_in_sample(m, i)
-                                                : !flow_selected(r->scn, net_flow(&r->net, i)->name))
+    if (m->set->flows == MON_FLOWS_AUTO ? !flow_in_sample(m, i)
+                                        : !flow_selected(r->scn, m->set, net_flow(&r->net, i)->name))
         return;
     m->flows_kept++;
     if (m->n_cand == m->cap_cand) {
@@ -583,7 +753,7 @@ static void sample(struct monitor *m, const struct run *r)
         /* the bound of samples: what is watched stops here */
         if (m->n_queues && m->prios)
             cut_series(m, RUN_QUEUES, t, m->queue_rows, RUN_CUT_SAMPLES);
-        if (r->scn->monitor.flows != SCN_MON_FLOWS_NONE)
+        if (m->set->flows != MON_FLOWS_NONE)
             cut_series(m, RUN_RATES, t, m->rate_rows, RUN_CUT_SAMPLES);
         return; /* nothing_to_sample holds from here: each watched series is cut */
     }
@@ -642,7 +812,7 @@ void monitor_print_cuts(const struct run *r, FILE *f)
         if (c->by == RUN_CUT_SAMPLES)
             fprintf(f, "rocesim: note: %s stops before %s: the monitor takes at most %llu samples (one every "
                        "monitor.interval, %s); widen monitor.interval\n", run_series_names[i], at,
-                    (unsigned long long)c->bound, units_fmt_time(r->scn->monitor.interval_ps, iv, sizeof iv));
+                    (unsigned long long)c->bound, units_fmt_time(monitor_settings_of(r->scn)->interval_ps, iv, sizeof iv));
         else if (c->by == RUN_CUT_BYTES)
             fprintf(f, "rocesim: note: %s stops before %s with %llu rows: a time series holds at most %llu bytes, "
                        "what rocesim's readers take (summary.json: series_capped); %s\n", run_series_names[i], at,
@@ -668,3 +838,44 @@ static void mon_slice(void *ctx, const struct run *r, uint64_t events, bool mine
     if (m->next_sample <= r->sim.now)
         sample(m, r);
 }
+
+/* ---- The observer module ---- */
+
+/* On for every run of `rocesim run`: rank 0 writes the series into o->dir, the other ranks of a run over MPI (dir
+ * NULL) take part in every sample. */
+static int mon_open(struct run *r, const struct run_options *o, void **ctx, const struct run_observer_ops **watch,
+                    char *err, size_t errlen)
+{
+    struct monitor *m = mem_xmalloc(sizeof *m, "the monitor");
+    int rc = prepare(m, r, o->dir, err, errlen);
+    if (rc) {
+        free(m);
+        return rc;
+    }
+    *ctx = m;
+    *watch = &m->ops;
+    return 0;
+}
+
+static int mon_finish(void *ctx, bool keep, char *err, size_t errlen)
+{
+    return monitor_close(ctx, keep, err, errlen);
+}
+
+static void mon_close(void *ctx, bool whole)
+{
+    (void)whole;
+    monitor_close(ctx, false, NULL, 0); /* nothing when finished: its files are gone or final */
+    free(ctx);
+}
+
+/* Every callback it may take; mon_open narrows them to the files of the run. */
+static const struct run_observer_ops mon_watch = {
+    .name = "monitor", .until = mon_until, .on_slice = mon_slice, .on_pfc = on_pfc, .on_watchdog = on_watchdog,
+};
+
+static const struct observer_ops monitor_observer = {
+    .watch = &mon_watch, .open = mon_open, .finish = mon_finish, .close = mon_close,
+};
+
+MODULE_REGISTER(observer_kind, "monitor", &monitor_observer, &monitor_group);

@@ -55,6 +55,72 @@ void run_unobserve(struct run *r, const void *ctx)
     LISTEN_DEL(nl, wd, ctx);
 }
 
+/* What an observer module's table lacks (sim/module.h, struct module_kind). */
+static const char *observer_missing(const struct module *m)
+{
+    const struct observer_ops *o = m->ops;
+    return !o->open ? "an open hook" : !o->close ? "a close hook" : !o->watch ? "a table of callbacks (watch)" : NULL;
+}
+
+const struct module_kind observer_kind = {.name = "observer", .dflt = "monitor", .missing = observer_missing};
+
+int run_observers_open(struct run *r, const struct run_options *o, char *err, size_t errlen)
+{
+    const struct module *m;
+    for (int i = 0; (m = module_at(observer_kind.name, i)); i++) {
+        const struct observer_ops *ops = m->ops;
+        const struct run_observer_ops *watch = ops->watch;
+        void *ctx = NULL;
+        int rc = ops->open(r, o, &ctx, &watch, err, errlen);
+        if (rc) {
+            run_observers_finish(r, false, NULL, 0);
+            run_observers_close(r, false);
+            return rc;
+        }
+        if (!ctx)
+            continue; /* off for this run */
+        if (r->n_opened >= RUN_OBSERVERS_MAX) {
+            fprintf(stderr, "rocesim: bug: no room for observer %s (RUN_OBSERVERS_MAX %d)\n", m->name,
+                    RUN_OBSERVERS_MAX);
+            abort();
+        }
+        r->opened[r->n_opened++] = (struct run_opened){m, ctx};
+        run_observe(r, watch, ctx);
+    }
+    return 0;
+}
+
+int run_observers_finish(struct run *r, bool keep, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (unsigned i = 0; i < r->n_opened; i++) {
+        const struct observer_ops *ops = r->opened[i].m->ops;
+        /* all or none: after a failure the others remove what they wrote, and the first message stands */
+        int k = ops->finish ? ops->finish(r->opened[i].ctx, keep && !rc, rc ? NULL : err, errlen) : 0;
+        if (k && !rc)
+            rc = k;
+    }
+    return rc;
+}
+
+void run_observers_close(struct run *r, bool whole)
+{
+    for (unsigned i = 0; i < r->n_opened; i++) {
+        const struct observer_ops *ops = r->opened[i].m->ops;
+        run_unobserve(r, r->opened[i].ctx);
+        ops->close(r->opened[i].ctx, whole);
+    }
+    r->n_opened = 0;
+}
+
+void *run_observer_ctx(const struct run *r, const char *name)
+{
+    for (unsigned i = 0; i < r->n_opened; i++)
+        if (strcmp(r->opened[i].m->name, name) == 0)
+            return r->opened[i].ctx;
+    return NULL;
+}
+
 void run_simulate(struct run *r)
 {
     struct sim *s = &r->sim;

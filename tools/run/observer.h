@@ -19,9 +19,15 @@
  *    event the same as an unobserved one: same results, same event count, same end time.  And because no
  *    observer's event sits in the queue, nothing keeps the simulation alive after the traffic is done.
  *
- * To add an observer: a struct of its own state, a static const struct run_observer_ops with the callbacks it
- * needs (the others NULL), and run_observe(r, &ops, state) before run_execute; run_unobserve(r, state) when
- * it is done with the run (before run_free).
+ * Observers are modules of kind "observer" (observer_kind, sim/module.h): each registers from its own file, with
+ * its settings group if it has one, a struct observer_ops: its callbacks and the hooks that open it for a run
+ * (whether it watches this run, given the scenario's settings and the run's options from the command line, and
+ * its context), finish it (its files kept or removed with the run's own) and close it.  `rocesim run` opens
+ * every registered observer that is on (run_observers_open), in module numbering order, so that a new output is
+ * its file, its test and its docs: nothing else names it.  An observer that needs something of the command line
+ * (the progress line's terminal, the live view's address) reads it in struct run_options.  The tests attach
+ * observers of their own by hand too: run_observe(r, &ops, state) before run_execute, run_unobserve(r, state)
+ * when done with the run (before run_free).
  */
 #ifndef TOOLS_OBSERVER_H
 #define TOOLS_OBSERVER_H
@@ -30,6 +36,7 @@
 #include <stdint.h>
 
 #include "models/net.h"
+#include "sim/module.h"
 #include "sim/sim.h"
 
 struct run;
@@ -60,6 +67,64 @@ struct run_observer {
     const struct run_observer_ops *ops;
     void *ctx;
 };
+
+/* The options of `rocesim run` that observers read (the run itself reads none of them). */
+struct run_options {
+    const char *dir;  /* the output directory; NULL: write nothing (a rank of a run over MPI other than rank 0) */
+    bool quiet;       /* -q: nothing on the terminal while the run goes */
+    bool ranks;       /* the run is spread over MPI ranks, which must all cut the same slices */
+    const char *live; /* --live [ADDR:]PORT, or NULL */
+    int live_hold;    /* --live-hold, as tools/live/live.h reads it */
+};
+
+/*
+ * An observer module's table of hooks.  open, close and watch are required: a table without one is refused when it
+ * registers (at start, for the observers of the build: the program stops naming it).
+ */
+struct observer_ops {
+    /* Its callbacks while the run goes. */
+    const struct run_observer_ops *watch;
+    /*
+     * Whether it watches run r (set up, not yet executed) with options o: 0 with *ctx its context, or with *ctx
+     * NULL when it is off for this run; SCN_EUSAGE or SCN_EIO with a message in err, nothing of it left then.
+     * *watch starts as the table above; an observer that takes fewer of the network's events in this run (the
+     * monitor without pfc.csv) may give a narrower one, since an event no observer takes costs the network nothing.
+     */
+    int (*open)(struct run *r, const struct run_options *o, void **ctx, const struct run_observer_ops **watch,
+                char *err, size_t errlen);
+    /*
+     * After the run wrote its own outputs (run_write_outputs): keep says whether it did, and the observer makes
+     * what it wrote final, or removes it (all or none).  0, or SCN_EIO with a message.  May be NULL.
+     */
+    int (*finish)(void *ctx, bool keep, char *err, size_t errlen);
+    /* The end, detached already: frees ctx.  whole: the run and its outputs are complete and no signal came (the
+     * live view keeps showing the end then, with --live-hold end). */
+    void (*close)(void *ctx, bool whole);
+};
+
+/* The kind "observer": its modules are numbered the monitor first (the live view shows the flows it follows, so
+ * it comes after it), then by name. */
+extern const struct module_kind observer_kind;
+
+/* An observer module opened for a run (run_observers_open). */
+struct run_opened {
+    const struct module *m;
+    void *ctx;
+};
+
+/*
+ * Opens every registered observer that is on for r with options o, in module numbering order, and attaches each
+ * (run_observe).  0, or the first refusal's status with its message in err (those opened already are finished
+ * without keeping anything, and closed).
+ */
+int run_observers_open(struct run *r, const struct run_options *o, char *err, size_t errlen);
+/* Finishes the opened observers in order (struct observer_ops, finish), keeping what they wrote when keep and no
+ * earlier one failed; 0, or the first failure's status with its message in err (err may be NULL). */
+int run_observers_finish(struct run *r, bool keep, char *err, size_t errlen);
+/* Detaches and closes the opened observers (struct observer_ops, close); nothing when none is open. */
+void run_observers_close(struct run *r, bool whole);
+/* The context of the opened observer module called name, or NULL when it is not open for r. */
+void *run_observer_ctx(const struct run *r, const char *name);
 
 /*
  * Attaches the observer (ops, ctx) to run r, after those attached already.  More than RUN_OBSERVERS_MAX at

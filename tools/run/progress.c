@@ -2,10 +2,12 @@
 #include "tools/run/progress.h"
 #include "tools/run/observer.h"
 #include "tools/run/run.h"
+#include "sim/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define TARGET_EVENTS (1u << 16)
 #define SHOW_EVERY_S 0.25
@@ -134,7 +136,8 @@ static const struct run_observer_ops progress_ops = {
     .on_end = progress_end,
 };
 
-void progress_init(struct progress *p, struct run *r, FILE *out)
+/* progress_init but for attaching p. */
+static void prepare(struct progress *p, struct run *r, FILE *out)
 {
     memset(p, 0, sizeof *p);
     p->r = r;
@@ -150,5 +153,36 @@ void progress_init(struct progress *p, struct run *r, FILE *out)
         if (!*end && v >= 0)
             p->first_after = v;
     }
+}
+
+void progress_init(struct progress *p, struct run *r, FILE *out)
+{
+    prepare(p, r, out);
     run_observe(r, &progress_ops, p);
 }
+
+/* On where someone watches: stderr a terminal and no -q.  Not over MPI ranks, where the line's slices, which follow
+ * the wall clock, would differ from rank to rank, and every rank must cut the same. */
+static int progress_open(struct run *r, const struct run_options *o, void **ctx, const struct run_observer_ops **watch,
+                         char *err, size_t errlen)
+{
+    (void)watch, (void)err, (void)errlen;
+    if (o->quiet || o->ranks || !isatty(STDERR_FILENO))
+        return 0;
+    struct progress *p = mem_xmalloc(sizeof *p, "the progress line");
+    prepare(p, r, stderr);
+    *ctx = p;
+    return 0;
+}
+
+static void progress_close(void *ctx, bool whole)
+{
+    (void)whole;
+    free(ctx);
+}
+
+static const struct observer_ops progress_observer = {
+    .watch = &progress_ops, .open = progress_open, .close = progress_close,
+};
+
+MODULE_REGISTER(observer_kind, "progress", &progress_observer);

@@ -8,6 +8,7 @@
 #include "sim/units.h"
 #include "tools/run/invariants.h"
 #include "tools/run/limits.h"
+#include "tools/run/monitor.h"
 #include "tools/run/observer.h"
 #include "tools/common/files.h"
 #include "tools/run/plot.h"
@@ -116,7 +117,9 @@ int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errle
         return rc;
     if (sim_init(&r->sim))
         mem_oom("setting up the event queue");
-    rc = net_init(&r->net, &r->sim, scn, &r->g, err, errlen);
+    /* counters.csv is the monitor's setting and the run's file (run_write_outputs); the network counts them */
+    const struct net_options no = {.counters = monitor_settings_of(scn)->counters};
+    rc = net_init(&r->net, &r->sim, scn, &r->g, &no, err, errlen);
     if (rc) {
         sim_free(&r->sim);
         graph_free(&r->g);

@@ -52,6 +52,9 @@ struct run {
      * run_observe before run_execute (tools/run/observer.h). */
     struct run_observer obs[RUN_OBSERVERS_MAX];
     uint8_t n_obs;
+    /* The observer modules run_observers_open opened, in that order (their contexts are among obs). */
+    struct run_opened opened[RUN_OBSERVERS_MAX];
+    uint8_t n_opened;
     /* Why the run stopped before its end (a signal, --max-wall; tools/run/limits.h), or "": summary.json then says
      * "complete": false with this as "incomplete_reason". */
     char incomplete_reason[96];
