@@ -231,7 +231,7 @@ void fault_rx_arrive(struct net *n, struct host *h, struct pkt *k)
 void fault_rx_recover(struct net *n, struct host *h)
 {
     struct nic_fault *nf = h->fault;
-    nf->rx_slow = false;
+    h->rx_divert = NULL;
     sim_timer_cancel(&nf->rx_timer);
     struct pkt *k;
     while ((k = pktq_pop(&nf->rxq))) {

@@ -69,7 +69,6 @@
 struct nic_fault {
     struct host *h;
     uint8_t storm[NPRIO];      /* pause_storm faults in force, per priority */
-    bool rx_slow;              /* a slow_receiver fault is in force */
     int64_t rx_rate_bps;
     struct pktq rxq;           /* the receive buffer, in arrival order */
     int64_t rx_bytes[NPRIO];   /* bytes buffered per priority */
@@ -93,7 +92,7 @@ struct fault_ops {
     int (*resolve)(struct net *n, int i, char *err, size_t errlen);
     /* Schedules fault i's events, once every fault is resolved, in their order. */
     void (*schedule)(struct net *n, int i);
-    /* It corrupts frames: the network keeps the per-port state of lossy links (net.c, struct port_loss). */
+    /* It corrupts frames: the network keeps the per-port state of lossy links (build.c, struct port_loss). */
     bool corrupts;
 };
 

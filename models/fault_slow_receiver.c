@@ -41,7 +41,7 @@ static void slow_begin(struct sim *s, void *obj, uint64_t arg)
     struct net *n = obj;
     const struct slow_receiver_conf *f = FAULT_CONF(&n->scn->faults[arg], struct slow_receiver_conf);
     struct nic_fault *nf = n->hosts[f->host].fault;
-    nf->rx_slow = true;
+    n->hosts[f->host].rx_divert = fault_rx_arrive;
     nf->rx_rate_bps = f->rate_bps;
     nf->rx_rem = 0;
 }

@@ -12,19 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Whether no flow is active, no data packet is in flight and no source will add traffic (totals). */
-static bool traffic_done(const struct net *n)
-{
-    return n->flows_active == 0 && n->c.data_in_flight == 0 && n->pending_sources == 0;
-}
-
-void net_check_finish(struct net *n)
-{
-    /* A partition sees only its own counts: a partitioned run asks at the grid's lines (net_partition). */
-    if (!net_partitioned(n) && traffic_done(n))
-        sim_stop(net_sim(n));
-}
-
 /* Adds every partition's counts to the totals and zeroes them (between windows: no partition runs). */
 static void net_fold(struct net *n)
 {
@@ -91,7 +78,7 @@ static void net_barrier(void *ctx)
 /* At a line of the grid (sim_par's at_line): what the mechanisms decide there (the deadlock detector's checks). */
 static void net_line(void *ctx, sim_time_t t) { net_mechs_at_line(ctx, t); }
 
-static bool net_done(void *ctx) { return traffic_done(ctx); }
+static bool net_done(void *ctx) { return net_traffic_done(ctx); }
 
 int net_partition(struct net *n, struct sim_par *P)
 {

@@ -92,7 +92,20 @@ struct pktq {
 
 struct net;
 struct port;
-struct coll;
+struct flow;
+
+/*
+ * A flow's owner: traffic that starts flows as others end (a collective's next step) and must hear when each of
+ * its flows ends.  The first member of the owner's own struct, so that the NIC tells it without knowing the kind
+ * of traffic; both hooks run in the event of the host concerned (received: the receiver's, acked: the sender's).
+ */
+struct flow_owner_ops {
+    void (*received)(struct net *n, struct flow *f); /* f's receiver holds all of it */
+    void (*acked)(struct net *n, struct flow *f);    /* f's sender has the last ACK */
+};
+struct flow_owner {
+    const struct flow_owner_ops *ops;
+};
 struct nic_fault;
 struct lfc_ops;
 struct pfc_settings;
@@ -254,9 +267,10 @@ struct flow {
     int32_t via_group;        /* the group of via_host */
     uint16_t *path_ports;     /* pinned: egress local port at each node of the path */
     uint32_t *path_nodes;
-    /* the collective this flow is a step of, or NULL */
-    struct coll *coll;
-    uint32_t coll_rank;
+    /* what made the flow and hears of its end (a collective whose step it is: struct flow_owner), or NULL; and
+     * the owner's own number for it (the collective's rank) */
+    struct flow_owner *owner;
+    uint32_t owner_tag;
     uint8_t transport;        /* its delivery and loss recovery: index in transport_registry (transport.h), its
                                * sender's host.loss_recovery */
     /* what the sender's completion (acked) takes on an empty network: ideal_fct and the last ACK's way back */
@@ -305,6 +319,9 @@ struct host {
     int64_t rate_bps;         /* its link's rate, kept here because the port keeps it off its hot lines */
     struct flow *ready_head[NPRIO], *ready_tail[NPRIO];
     struct nic_fault *fault;  /* pause_storm / slow_receiver state (fault.c), NULL for a host without such faults */
+    /* Where arriving frames go instead of the transport while a fault holds them up (a slow receiver's pipeline,
+     * fault.c), else NULL: the NIC tests it without knowing the faults. */
+    void (*rx_divert)(struct net *n, struct host *h, struct pkt *k);
 };
 
 /*
@@ -726,8 +743,20 @@ static inline void net_ctr_drop(const struct net *n, const struct port *p, const
 }
 
 #define NET_NO_VIA UINT32_MAX
-/* Stops the run when no flow is active, no data packet is in flight and no source will add traffic. */
-void net_check_finish(struct net *n);
+/*
+ * Whether no flow is active, no data packet is in flight and no source will add traffic (the totals); and the check
+ * that stops the run then, which a partition cannot make on its own counts: a partitioned run asks at the grid's
+ * lines instead (net_partition, fold.c).  Inline, beside the counts, because every model that ends traffic asks.
+ */
+static inline bool net_traffic_done(const struct net *n)
+{
+    return n->flows_active == 0 && n->c.data_in_flight == 0 && n->pending_sources == 0;
+}
+static inline void net_check_finish(struct net *n)
+{
+    if (!net_partitioned(n) && net_traffic_done(n))
+        sim_stop(net_sim(n));
+}
 
 static inline void pktq_push(struct pktq *q, struct pkt *k)
 {

@@ -39,14 +39,14 @@
  * is a packet held by PAUSE: the port's paused-time total is noted when the
  * flow becomes ready and the difference is added to its paused_ns when it
  * sends.  A host under a slow_receiver fault passes arriving frames through
- * its receive pipeline first (fault.c).
+ * its receive pipeline first (its rx_divert, which fault.c sets).  A flow that
+ * another model started and waits for (a collective's step) tells that model
+ * when it ends, through its owner's hooks (struct flow_owner, net.h).
  */
 #include "models/cc.h"
 #include "models/nic.h"
-#include "models/fault.h"
 #include "models/mech.h"
 #include "models/port.h"
-#include "models/traffic.h"
 #include "models/transport.h"
 
 #include <stddef.h>
@@ -304,8 +304,8 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
         f->finish = now;
         net_np(n)->flows_completed++;
         NET_NOTIFY(n, flow, f);
-        if (f->coll)
-            traffic_flow_received(n, f);
+        if (f->owner)
+            f->owner->ops->received(n, f);
     }
     if (r.type) {
         if (r.type == PKT_NACK)
@@ -349,8 +349,8 @@ static void receive_ack(struct net *n, struct pkt *k)
         sim_timer_cancel(&f->pace_timer);
         cc_release(f);
         net_np(n)->flows_active--;
-        if (f->coll)
-            traffic_flow_acked(n, f);
+        if (f->owner)
+            f->owner->ops->acked(n, f);
         check_done(n);
     }
 }
@@ -367,8 +367,8 @@ static void receive_cnp(struct net *n, struct pkt *k)
 
 void nic_receive(struct net *n, struct host *h, struct pkt *k)
 {
-    if (h->fault && h->fault->rx_slow) {
-        fault_rx_arrive(n, h, k);
+    if (__builtin_expect(h->rx_divert != NULL, 0)) {
+        h->rx_divert(n, h, k);
         return;
     }
     nic_process(n, h, k);

@@ -5,7 +5,7 @@
  * knowing whether the node is a switch or a host NIC.
  *
  * The kind is a byte in the port's first cache line (port.kind), set once when
- * the network is built (net.c); node_ops[kind] is its table.  On the per-frame
+ * the network is built (build.c); node_ops[kind] is its table.  On the per-frame
  * path (receive, dequeue, has work) port.c calls the two kinds of today
  * directly, chosen by that byte, and any other kind through the table (a test
  * that compiles away while enum node_kind has no other), because calls through

@@ -94,7 +94,7 @@ void net_timeout(struct net *n, struct flow *f)
 }
 
 /* Tells the listeners the partitions' notes, merged into the order of the events that made them: after the
- * counts are folded (they may stop the run) and the other processes' notes are in place (ranks.c). */
+ * counts are folded (they may stop the run) and the other processes' notes are in place (exchange.c). */
 static void tell_notes(struct net *n)
 {
     uint32_t pos[SIM_PAR_MAX] = {0};

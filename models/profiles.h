@@ -1,6 +1,6 @@
 /*
  * profiles — the settings of every switch, switch port and host, resolved when the network is built (profiles.c).
- * Only the network's construction (net.c) calls it.
+ * Only the network's construction (build.c) calls it.
  */
 #ifndef MODELS_PROFILES_H
 #define MODELS_PROFILES_H

@@ -1,20 +1,12 @@
 /*
  * ranks — a network whose partitions run in several processes (`rocesim-mpi run`, with the collective
- * operations of sim/parallel.h's struct sim_par_comm).
+ * operations of sim/parallel.h's struct sim_par_comm): which process runs a node, and how a run's event does a
+ * node's part only in that process.
  *
  * Every process builds the whole network, its flows and the run's events, and runs only the partitions the
- * engine gives it (sim_par_mine); the state of the others stays as built, untouched, in its memory.  What
- * crosses processes:
- *   - a frame on a link between partitions of different processes, by value (its bytes and its INT record),
- *     freed by the sender and rebuilt from the receiver's pools (ranks_attach sets the engine's codec);
- *   - the counts, summed after every window (net_fold), so that every process holds the same totals and
- *     decides the same at the grid's lines (traffic done, deadlock checks);
- *   - the network events noted by the partitions (PFC frames, flow completions, drops and timeouts),
- *     gathered after every window and told in the order of one process (ranks_share_notes);
- *   - the collectives' flows made by hosts, and their completed parts (traffic.c, between windows);
- *   - at the end, what the outputs read of flows and ports (ranks_finish).
- * A value written by one partition only, and zero as built, is shared by summing: the other processes add
- * their zeros.
+ * engine gives it (sim_par_mine); the state of the others stays as built, untouched, in its memory.  What crosses
+ * processes, and how, is exchange.h's.  The mechanisms a run's event drives (faults, the watchdog, the deadlock
+ * checks) include this file alone, so that they sit below the exchange, which knows the ports.
  */
 #ifndef MODELS_RANKS_H
 #define MODELS_RANKS_H
@@ -51,10 +43,5 @@ struct ranks_entry {
 };
 bool ranks_enter(struct net *n, uint32_t node, struct ranks_entry *e);
 void ranks_leave(struct net *n, struct ranks_entry *e);
-
-
-/* At the end of a run (instead of net_close_pauses): the pause intervals closed at now, and every flow's and
- * port's results made the same in every process. */
-void ranks_finish(struct net *n, sim_time_t now);
 
 #endif

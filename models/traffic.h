@@ -50,6 +50,7 @@ struct cdf {
 };
 
 struct coll {
+    struct flow_owner owner;   /* first: its flows tell it when they end (net.h) */
     struct traffic *t;
     int entry;
     bool ring;                 /* allreduce's rings (else alltoall: every rank to every other at once) */
@@ -157,8 +158,5 @@ void cdf_free(struct cdf *c);
 /* A size drawn from the CDF for a uniform u in [0, 1): at least 1 byte. */
 int64_t cdf_sample(const struct cdf *c, double u);
 
-/* Collective bookkeeping: f's receiver holds all its bytes / its sender got the last ACK (nic.c). */
-void traffic_flow_received(struct net *n, struct flow *f);
-void traffic_flow_acked(struct net *n, struct flow *f);
 
 #endif

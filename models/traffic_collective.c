@@ -84,8 +84,8 @@ static void coll_send(struct coll *c, uint32_t q, uint32_t to, uint32_t j)
     /* the table of names only grows between windows (the run's Poisson arrivals), never while a host runs */
     struct flow *f = net_make_flow(n, c->base + j, t->names[c->name0 + j], c->host[q], c->host[to], c->chunk,
                                    net_sim(n)->now, traffic_prio(e), 0, NULL, 0);
-    f->coll = c;
-    f->coll_rank = q;
+    f->owner = &c->owner;
+    f->owner_tag = q;
     __atomic_fetch_add(&c->bytes, (uint64_t)c->chunk, __ATOMIC_RELAXED);
     if (t->made && net_np(n) != &n->own) {
         /* over MPI ranks: made by a host, which only this process runs; the others learn of it between windows */
@@ -171,33 +171,42 @@ static void coll_start(struct sim *s, void *obj, uint64_t arg)
         ring_advance(c, q);
 }
 
-void traffic_flow_received(struct net *n, struct flow *f)
+/* The collective of flow f (its owner, the first member of struct coll). */
+static struct coll *coll_of(const struct flow *f) { return (struct coll *)(void *)f->owner; }
+
+/* f's receiver holds all its bytes: the step it ends lets the next rank go on (a ring) or counts (alltoall). */
+static void flow_received(struct net *n, struct flow *f)
 {
-    struct coll *c = f->coll;
+    struct coll *c = coll_of(f);
     if (!c->ring) {
         coll_completed_at(c, net_sim(n)->now);
         if (coll_part_done(c, &c->flows_done, c->n_flows))
             coll_finish(c);
         return;
     }
-    uint32_t to = ring_next(c, f->coll_rank);
+    uint32_t to = ring_next(c, f->owner_tag);
     c->recvd[to]++;
     ring_advance(c, to);
 }
 
-void traffic_flow_acked(struct net *n, struct flow *f)
+/* f's sender got the last ACK: in a ring its rank may send its next step. */
+static void flow_acked(struct net *n, struct flow *f)
 {
-    struct coll *c = f->coll;
+    (void)n;
+    struct coll *c = coll_of(f);
     if (!c->ring)
         return;
-    c->sent[f->coll_rank]++;
-    ring_advance(c, f->coll_rank);
+    c->sent[f->owner_tag]++;
+    ring_advance(c, f->owner_tag);
 }
+
+static const struct flow_owner_ops coll_owner = {.received = flow_received, .acked = flow_acked};
 
 static void coll_init(struct traffic *t, struct coll *c, int entry, const struct scn_traffic *e,
                       const struct coll_conf *cc, bool ring)
 {
     uint32_t N = (uint32_t)cc->hosts.n;
+    c->owner.ops = &coll_owner;
     c->t = t;
     c->entry = entry;
     c->ring = ring;
@@ -294,8 +303,8 @@ static void colls_between_windows(void *ctx)
         coll_place(c, j, &q, &to);
         struct flow *f = net_mirror_flow(n, r.idx, t->names[c->name0 + j], c->host[q], c->host[to], c->chunk,
                                          r.start, traffic_prio(&n->scn->traffic[c->entry]));
-        f->coll = c;
-        f->coll_rank = q;
+        f->owner = &c->owner;
+        f->owner_tag = q;
         f->via_host = r.via_host;
         f->via_group = r.via_group;
         c->bytes += (uint64_t)c->chunk;

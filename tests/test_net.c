@@ -19,7 +19,7 @@
  */
 static void test_mechanisms_linked(void)
 {
-    static const char *const want[] = {"port",      "nic",      "fold",  "ranks",  "notes",
+    static const char *const want[] = {"port",      "nic",      "fold",  "exchange", "notes",
                                        "telemetry", "deadlock", "pfcwd", "faults", "flows"};
     unsigned n = net_mechs_count(), k = 0;
     for (unsigned i = 0; i < n; i++) {

@@ -42,7 +42,7 @@ void sb_printf(struct sbuf *b, const char *fmt, ...)
         size_t nc = b->cap ? b->cap * 2 : 4096;
         while (nc < b->len + (size_t)k + 1)
             nc *= 2;
-        b->p = mem_xrealloc(b->p, nc, SWEEP_OOM);
+        b->p = mem_xrealloc(b->p, nc, "building text");
         b->cap = nc;
     }
 }

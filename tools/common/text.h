@@ -14,9 +14,6 @@
 
 struct cJSON;
 
-/* What the sweep and nic-config tools name when an allocation fails (sim/mem.h, mem_xmalloc and the like). */
-#define SWEEP_OOM "in sweep or nic-config"
-
 /*
  * Reads a whole file into *data (with a NUL after its bytes, caller frees) and
  * its length into *len (when not NULL), through file_read (sim/file.h: regular

@@ -48,9 +48,9 @@ static void metrics_add(struct metrics *m, const char *name)
             return; /* the same field of another priority */
     if (m->n == m->cap) {
         m->cap = m->cap ? 2 * m->cap : 64;
-        m->name = mem_xrealloc(m->name, (size_t)m->cap * sizeof *m->name, SWEEP_OOM);
+        m->name = mem_xrealloc(m->name, (size_t)m->cap * sizeof *m->name, "reading a run's metrics");
     }
-    m->name[m->n++] = mem_xstrdup(name, SWEEP_OOM);
+    m->name[m->n++] = mem_xstrdup(name, "reading a run's metrics");
 }
 
 /* Adds the numeric and boolean leaves under v (at prefix), as patterns, in the summary's order. */
@@ -74,11 +74,11 @@ static void metrics_walk(struct metrics *m, const cJSON *v, const char *prefix)
 
 static struct metrics metrics_get(void)
 {
-    struct scenario *scn = mem_xcalloc(1, sizeof *scn, SWEEP_OOM);
+    struct scenario *scn = mem_xcalloc(1, sizeof *scn, "reading a run's metrics");
     struct scn_traffic tr = {0};
     scn->traffic = &tr;
     scn->n_traffic = 1;
-    struct run *r = mem_xcalloc(1, sizeof *r, SWEEP_OOM);
+    struct run *r = mem_xcalloc(1, sizeof *r, "reading a run's metrics");
     r->scn = scn;
     struct coll cl = {.ring = true, .kind = "allreduce"};
     r->traffic.colls = &cl;
@@ -92,7 +92,7 @@ static struct metrics metrics_get(void)
     cJSON *j = cJSON_Parse(text);
     free(text);
     if (!j)
-        mem_oom(SWEEP_OOM);
+        mem_oom("reading a run's metrics");
     struct metrics m = {0};
     metrics_walk(&m, j, "");
     cJSON_Delete(j);

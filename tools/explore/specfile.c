@@ -87,7 +87,7 @@ int parse_seed_list(struct setting_ctx *c, const cJSON *seeds, const char *where
         return SCN_EUSAGE;
     }
     *n = cJSON_GetArraySize(seeds);
-    *out = mem_xcalloc((size_t)*n, sizeof **out, SWEEP_OOM);
+    *out = mem_xcalloc((size_t)*n, sizeof **out, "reading a sweep or tune file");
     int i = 0;
     for (const cJSON *it = seeds->child; it; it = it->next, i++) {
         sfmt(p, sizeof p, "%s[%d]", where, i);

@@ -71,7 +71,7 @@ static int save_sweep_copy(const struct sweep_spec *s, const char *dir)
     char path[4400];
     sfmt(path, sizeof path, "%s/sweep.json", dir);
     size_t l = strlen(t);
-    t = mem_xrealloc(t, l + 2, SWEEP_OOM);
+    t = mem_xrealloc(t, l + 2, "in sweep");
     t[l] = '\n';
     t[l + 1] = '\0';
     int rc = write_file_atomic(path, t, l + 1);
@@ -90,9 +90,9 @@ static int write_outputs(const struct sweep_spec *s, const struct srun *meta, co
                          struct sweep_best *best, char *plots_line, size_t plots_len)
 {
     struct sweep_table t;
-    const char **summaries = mem_xcalloc((size_t)n, sizeof *summaries, SWEEP_OOM);
-    const char **status = mem_xcalloc((size_t)n, sizeof *status, SWEEP_OOM);
-    int *point = mem_xcalloc((size_t)n, sizeof *point, SWEEP_OOM), *seed_i = mem_xcalloc((size_t)n, sizeof *seed_i, SWEEP_OOM);
+    const char **summaries = mem_xcalloc((size_t)n, sizeof *summaries, "in sweep");
+    const char **status = mem_xcalloc((size_t)n, sizeof *status, "in sweep");
+    int *point = mem_xcalloc((size_t)n, sizeof *point, "in sweep"), *seed_i = mem_xcalloc((size_t)n, sizeof *seed_i, "in sweep");
     for (int i = 0; i < n; i++) {
         summaries[i] = runs[i].summary;
         status[i] = runs[i].status;
@@ -114,7 +114,7 @@ static int write_outputs(const struct sweep_spec *s, const struct srun *meta, co
         rc = SCN_EIO;
     }
     free(csv);
-    int *failed = mem_xcalloc((size_t)n + 1, sizeof *failed, SWEEP_OOM), n_failed = 0;
+    int *failed = mem_xcalloc((size_t)n + 1, sizeof *failed, "in sweep"), n_failed = 0;
     for (int i = 0; i < n; i++)
         if (runs[i].state == POOL_FAILED)
             failed[n_failed++] = i;
@@ -186,22 +186,22 @@ static char **run_argv(void *ctx, int i)
     int n = sweep_point_overrides(s, c->meta[i].point, ov, MAX_SETS);
     if (n < 0)
         n = 0;
-    char **argv = mem_xcalloc((size_t)(2 * n + 16), sizeof *argv, SWEEP_OOM);
+    char **argv = mem_xcalloc((size_t)(2 * n + 16), sizeof *argv, "in sweep");
     char seed[32];
     sfmt(seed, sizeof seed, "%llu", (unsigned long long)s->seeds[c->meta[i].seed_i]);
     int a = 0;
-    argv[a++] = mem_xstrdup("rocesim", SWEEP_OOM);
-    argv[a++] = mem_xstrdup("run", SWEEP_OOM);
-    argv[a++] = mem_xstrdup(s->scenario, SWEEP_OOM);
+    argv[a++] = mem_xstrdup("rocesim", "in sweep");
+    argv[a++] = mem_xstrdup("run", "in sweep");
+    argv[a++] = mem_xstrdup(s->scenario, "in sweep");
     for (int k = 0; k < n; k++) {
-        argv[a++] = mem_xstrdup("--set", SWEEP_OOM);
+        argv[a++] = mem_xstrdup("--set", "in sweep");
         size_t l = strlen(ov[k].path) + strlen(ov[k].value) + 2;
-        argv[a] = mem_xmalloc(l, SWEEP_OOM);
+        argv[a] = mem_xmalloc(l, "in sweep");
         sfmt(argv[a++], l, "%s=%s", ov[k].path, ov[k].value);
     }
     const char *tail[] = {"--seed", seed, "-o", c->runs[i].dir, "-q", "--no-plot"};
     for (size_t k = 0; k < sizeof tail / sizeof *tail; k++)
-        argv[a++] = mem_xstrdup(tail[k], SWEEP_OOM);
+        argv[a++] = mem_xstrdup(tail[k], "in sweep");
     argv[a] = NULL;
     return argv;
 }
@@ -248,9 +248,9 @@ int sweep_main(int argc, char **argv)
     }
 
     int n = spec.n_points * spec.n_seeds;
-    struct srun *meta = mem_xcalloc((size_t)n, sizeof *meta, SWEEP_OOM);
-    struct pool_run *runs = mem_xcalloc((size_t)n, sizeof *runs, SWEEP_OOM);
-    int *all = mem_xcalloc((size_t)n + 1, sizeof *all, SWEEP_OOM);
+    struct srun *meta = mem_xcalloc((size_t)n, sizeof *meta, "in sweep");
+    struct pool_run *runs = mem_xcalloc((size_t)n, sizeof *runs, "in sweep");
+    int *all = mem_xcalloc((size_t)n + 1, sizeof *all, "in sweep");
     for (int p = 0; p < spec.n_points; p++) {
         char id[64];
         sweep_point_id(&spec, p, id, sizeof id);
@@ -334,9 +334,9 @@ int sweep_replot(const char *dir, char *line, size_t linelen, char *err, size_t 
     if (rc)
         return rc;
     int n = spec.n_points * spec.n_seeds;
-    char **summaries = mem_xcalloc((size_t)n, sizeof *summaries, SWEEP_OOM);
-    const char **status = mem_xcalloc((size_t)n, sizeof *status, SWEEP_OOM);
-    int *point = mem_xcalloc((size_t)n, sizeof *point, SWEEP_OOM), *seed_i = mem_xcalloc((size_t)n, sizeof *seed_i, SWEEP_OOM);
+    char **summaries = mem_xcalloc((size_t)n, sizeof *summaries, "in sweep");
+    const char **status = mem_xcalloc((size_t)n, sizeof *status, "in sweep");
+    int *point = mem_xcalloc((size_t)n, sizeof *point, "in sweep"), *seed_i = mem_xcalloc((size_t)n, sizeof *seed_i, "in sweep");
     for (int p = 0; p < spec.n_points; p++) {
         char id[64], rdir[4400];
         sweep_point_id(&spec, p, id, sizeof id);

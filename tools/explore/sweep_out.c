@@ -59,11 +59,11 @@ void sweep_flatten(const cJSON *v, const char *prefix, int *n, int *cap, char **
             continue;
         if (*n == *cap) {
             *cap = *cap ? *cap * 2 : 64;
-            *keys = mem_xrealloc(*keys, (size_t)*cap * sizeof **keys, SWEEP_OOM);
-            *vals = mem_xrealloc(*vals, (size_t)*cap * sizeof **vals, SWEEP_OOM);
+            *keys = mem_xrealloc(*keys, (size_t)*cap * sizeof **keys, "in sweep");
+            *vals = mem_xrealloc(*vals, (size_t)*cap * sizeof **vals, "in sweep");
         }
-        (*keys)[*n] = mem_xstrdup(key, SWEEP_OOM);
-        (*vals)[*n] = mem_xstrdup(text, SWEEP_OOM);
+        (*keys)[*n] = mem_xstrdup(key, "in sweep");
+        (*vals)[*n] = mem_xstrdup(text, "in sweep");
         (*n)++;
     }
 }
@@ -97,18 +97,18 @@ void sweep_table_build(struct sweep_table *t, const struct sweep_spec *s, int n,
 {
     memset(t, 0, sizeof *t);
     t->n_runs = n;
-    t->point = mem_xcalloc((size_t)n, sizeof *t->point, SWEEP_OOM);
-    t->seed_i = mem_xcalloc((size_t)n, sizeof *t->seed_i, SWEEP_OOM);
-    t->status = mem_xcalloc((size_t)n, sizeof *t->status, SWEEP_OOM);
-    t->n_kv = mem_xcalloc((size_t)n, sizeof *t->n_kv, SWEEP_OOM);
-    t->keys = mem_xcalloc((size_t)n, sizeof *t->keys, SWEEP_OOM);
-    t->vals = mem_xcalloc((size_t)n, sizeof *t->vals, SWEEP_OOM);
-    t->obj = mem_xcalloc((size_t)n, sizeof *t->obj, SWEEP_OOM);
+    t->point = mem_xcalloc((size_t)n, sizeof *t->point, "in sweep");
+    t->seed_i = mem_xcalloc((size_t)n, sizeof *t->seed_i, "in sweep");
+    t->status = mem_xcalloc((size_t)n, sizeof *t->status, "in sweep");
+    t->n_kv = mem_xcalloc((size_t)n, sizeof *t->n_kv, "in sweep");
+    t->keys = mem_xcalloc((size_t)n, sizeof *t->keys, "in sweep");
+    t->vals = mem_xcalloc((size_t)n, sizeof *t->vals, "in sweep");
+    t->obj = mem_xcalloc((size_t)n, sizeof *t->obj, "in sweep");
     int cap_cols = 0;
     for (int r = 0; r < n; r++) {
         t->point[r] = point[r];
         t->seed_i[r] = seed_i[r];
-        t->status[r] = mem_xstrdup(status[r] && *status[r] ? status[r] : "not run", SWEEP_OOM);
+        t->status[r] = mem_xstrdup(status[r] && *status[r] ? status[r] : "not run", "in sweep");
         t->obj[r] = NAN;
         cJSON *j = summaries[r] ? cJSON_Parse(summaries[r]) : NULL;
         if (!j)
@@ -129,19 +129,19 @@ void sweep_table_build(struct sweep_table *t, const struct sweep_spec *s, int n,
             if (c < 0) {
                 if (t->n_cols == cap_cols) {
                     cap_cols = cap_cols ? cap_cols * 2 : 64;
-                    t->cols = mem_xrealloc(t->cols, (size_t)cap_cols * sizeof *t->cols, SWEEP_OOM);
+                    t->cols = mem_xrealloc(t->cols, (size_t)cap_cols * sizeof *t->cols, "in sweep");
                 }
                 c = last + 1;
                 memmove(&t->cols[c + 1], &t->cols[c], (size_t)(t->n_cols - c) * sizeof *t->cols);
-                t->cols[c] = mem_xstrdup(t->keys[r][k], SWEEP_OOM);
+                t->cols[c] = mem_xstrdup(t->keys[r][k], "in sweep");
                 t->n_cols++;
             }
             last = c;
         }
     }
     t->n_points = s->n_points;
-    t->ps = mem_xcalloc((size_t)s->n_points, sizeof *t->ps, SWEEP_OOM);
-    double *v = mem_xcalloc((size_t)s->n_seeds + 1, sizeof *v, SWEEP_OOM);
+    t->ps = mem_xcalloc((size_t)s->n_points, sizeof *t->ps, "in sweep");
+    double *v = mem_xcalloc((size_t)s->n_seeds + 1, sizeof *v, "in sweep");
     for (int p = 0; p < s->n_points; p++) {
         struct sweep_pstat *ps = &t->ps[p];
         int m = 0;
@@ -212,7 +212,7 @@ char *sweep_table_csv(const struct sweep_table *t, const struct sweep_spec *s)
         sb_csv_cell(&b, t->cols[c]);
     }
     sb_printf(&b, "\n");
-    const char **row = mem_xcalloc((size_t)t->n_cols + 1, sizeof *row, SWEEP_OOM);
+    const char **row = mem_xcalloc((size_t)t->n_cols + 1, sizeof *row, "in sweep");
     for (int r = 0; r < t->n_runs; r++) {
         for (int d = 0; d < s->n_dims; d++) {
             int v = sweep_point_value(s, t->point[r], d);
@@ -380,7 +380,7 @@ int sweep_best_write(const struct sweep_table *t, const struct sweep_spec *s, co
     cJSON_AddBoolToObject(root, "all_seeds_ok", t->ps[b].n == s->n_seeds);
 
     /* The ten best points, for a feel of how flat the optimum is. */
-    int *order = mem_xcalloc((size_t)t->n_points, sizeof *order, SWEEP_OOM);
+    int *order = mem_xcalloc((size_t)t->n_points, sizeof *order, "in sweep");
     int m = 0;
     for (int p = 0; p < t->n_points; p++)
         if (t->ps[p].n > 0)
@@ -410,7 +410,7 @@ int sweep_best_write(const struct sweep_table *t, const struct sweep_spec *s, co
     if (!txt)
         mem_oom("writing the sweep's results");
     size_t len = strlen(txt);
-    txt = mem_xrealloc(txt, len + 2, SWEEP_OOM);
+    txt = mem_xrealloc(txt, len + 2, "in sweep");
     txt[len] = '\n';
     txt[len + 1] = '\0';
     int rc = 0;

@@ -26,11 +26,11 @@
 /* Splits a grid key "a,b" into trimmed paths; returns 0 or SCN_EUSAGE (bad path) with a message. */
 static int parse_grid_key(struct setting_ctx *c, const char *key, struct sweep_dim *d, const char *where)
 {
-    char *copy = mem_xstrdup(key, SWEEP_OOM);
+    char *copy = mem_xstrdup(key, "in sweep");
     int n = 1;
     for (const char *p = key; *p; p++)
         n += *p == ',';
-    d->paths = mem_xcalloc((size_t)n, sizeof *d->paths, SWEEP_OOM);
+    d->paths = mem_xcalloc((size_t)n, sizeof *d->paths, "in sweep");
     char *tok = copy;
     int k = 0;
     for (;;) {
@@ -59,7 +59,7 @@ static int parse_grid_key(struct setting_ctx *c, const char *key, struct sweep_d
             free(copy);
             return lbad(c, where, "%s", msg);
         }
-        d->paths[k++] = mem_xstrdup(tok, SWEEP_OOM);
+        d->paths[k++] = mem_xstrdup(tok, "in sweep");
         d->n_paths = k;
         if (!comma)
             break;
@@ -76,13 +76,13 @@ static int parse_grid_values(struct setting_ctx *c, const cJSON *arr, struct swe
     if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) == 0)
         return lbad(c, where, "expected a non-empty array of values, got %s", describe(arr, got, sizeof got));
     d->n_values = cJSON_GetArraySize(arr);
-    d->text = mem_xcalloc((size_t)d->n_values, sizeof *d->text, SWEEP_OOM);
-    d->value = mem_xcalloc((size_t)d->n_values, sizeof *d->value, SWEEP_OOM);
+    d->text = mem_xcalloc((size_t)d->n_values, sizeof *d->text, "in sweep");
+    d->value = mem_xcalloc((size_t)d->n_values, sizeof *d->value, "in sweep");
     int v = 0;
     for (const cJSON *it = arr->child; it; it = it->next, v++) {
         sfmt(p, sizeof p, "%s[%d]", where, v);
-        d->text[v] = mem_xcalloc((size_t)d->n_paths, sizeof **d->text, SWEEP_OOM);
-        d->value[v] = mem_xcalloc((size_t)d->n_paths, sizeof **d->value, SWEEP_OOM);
+        d->text[v] = mem_xcalloc((size_t)d->n_paths, sizeof **d->text, "in sweep");
+        d->value[v] = mem_xcalloc((size_t)d->n_paths, sizeof **d->value, "in sweep");
         if (d->n_paths > 1 && (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != d->n_paths))
             return lbad(c, p, "expected an array of %d values (one for each of %s), got %s", d->n_paths, d->key,
                         describe(it, got, sizeof got));
@@ -218,14 +218,14 @@ int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
         goto fail;
     }
     s->n_dims = cJSON_GetArraySize(grid);
-    s->dims = mem_xcalloc((size_t)s->n_dims, sizeof *s->dims, SWEEP_OOM);
+    s->dims = mem_xcalloc((size_t)s->n_dims, sizeof *s->dims, "in sweep");
     long long points = 1;
     int d = 0;
     for (const cJSON *it = grid->child; it; it = it->next, d++) {
         struct sweep_dim *dim = &s->dims[d];
         char where[400];
         sfmt(where, sizeof where, "grid[\"%.300s\"]", it->string);
-        dim->key = mem_xstrdup(it->string, SWEEP_OOM);
+        dim->key = mem_xstrdup(it->string, "in sweep");
         if ((rc = parse_grid_key(&c, it->string, dim, where)) || (rc = parse_grid_values(&c, it, dim, where)))
             goto fail;
         for (int e = 0; e <= d; e++)
@@ -257,7 +257,7 @@ int sweep_load(const char *file, struct sweep_spec *s, char *err, size_t errlen)
             goto fail;
     } else {
         s->n_seeds = 1;
-        s->seeds = mem_xcalloc(1, sizeof *s->seeds, SWEEP_OOM);
+        s->seeds = mem_xcalloc(1, sizeof *s->seeds, "in sweep");
         s->seeds[0] = base_seed;
     }
     if ((long long)s->n_points * s->n_seeds > MAX_RUNS) {

@@ -129,7 +129,7 @@ static struct cand *cand_new(struct tuner *T, enum phase ph)
 {
     if (T->n_c == T->cap_c) {
         T->cap_c = T->cap_c ? 2 * T->cap_c : 64;
-        T->c = mem_xrealloc(T->c, (size_t)T->cap_c * sizeof *T->c, SWEEP_OOM);
+        T->c = mem_xrealloc(T->c, (size_t)T->cap_c * sizeof *T->c, "in tune");
     }
     struct cand *c = &T->c[T->n_c];
     memset(c, 0, sizeof *c);
@@ -175,7 +175,7 @@ static int cand_at(struct tuner *T, const double *u, enum phase ph, bool *existi
             x = p->hi;
         char t[256];
         tune_value_text(p, x, t, sizeof t, &c->x[i]);
-        c->text[i] = mem_xstrdup(t, SWEEP_OOM);
+        c->text[i] = mem_xstrdup(t, "in tune");
     }
     bool ok = tune_required_ok(s, c->x);
     if (ok)
@@ -260,29 +260,29 @@ static char **run_argv(void *ctx, int i)
     const struct cand *c = &T->c[T->run_cand[i]];
     bool base = c->phase == PH_BASELINE;
     int n = base ? s->n_base : s->n_params;
-    char **argv = mem_xcalloc((size_t)(2 * n + 16), sizeof *argv, SWEEP_OOM);
+    char **argv = mem_xcalloc((size_t)(2 * n + 16), sizeof *argv, "in tune");
     int a = 0;
-    argv[a++] = mem_xstrdup("rocesim", SWEEP_OOM);
-    argv[a++] = mem_xstrdup("run", SWEEP_OOM);
-    argv[a++] = mem_xstrdup(s->scenario, SWEEP_OOM);
+    argv[a++] = mem_xstrdup("rocesim", "in tune");
+    argv[a++] = mem_xstrdup("run", "in tune");
+    argv[a++] = mem_xstrdup(s->scenario, "in tune");
     for (int k = 0; k < n; k++) {
         const char *p = base ? s->base_path[k] : s->params[k].path;
         const char *v = base ? s->base_text[k] : c->text[k];
         size_t l = strlen(p) + strlen(v) + 2;
-        argv[a++] = mem_xstrdup("--set", SWEEP_OOM);
-        argv[a] = mem_xmalloc(l, SWEEP_OOM);
+        argv[a++] = mem_xstrdup("--set", "in tune");
+        argv[a] = mem_xmalloc(l, "in tune");
         sfmt(argv[a++], l, "%s=%s", p, v);
     }
     int si = T->run_seed[i];
     uint64_t seed = si >= 0 ? s->seeds[si] : s->confirm[-1 - si];
     char b[32];
     sfmt(b, sizeof b, "%llu", (unsigned long long)seed);
-    argv[a++] = mem_xstrdup("--seed", SWEEP_OOM);
-    argv[a++] = mem_xstrdup(b, SWEEP_OOM);
-    argv[a++] = mem_xstrdup("-o", SWEEP_OOM);
-    argv[a++] = mem_xstrdup(T->runs[i].dir, SWEEP_OOM);
-    argv[a++] = mem_xstrdup("-q", SWEEP_OOM);
-    argv[a++] = mem_xstrdup("--no-plot", SWEEP_OOM);
+    argv[a++] = mem_xstrdup("--seed", "in tune");
+    argv[a++] = mem_xstrdup(b, "in tune");
+    argv[a++] = mem_xstrdup("-o", "in tune");
+    argv[a++] = mem_xstrdup(T->runs[i].dir, "in tune");
+    argv[a++] = mem_xstrdup("-q", "in tune");
+    argv[a++] = mem_xstrdup("--no-plot", "in tune");
     argv[a] = NULL;
     return argv;
 }
@@ -345,12 +345,12 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
         return 0;
     if (T->n_runs + n > T->cap_runs) {
         T->cap_runs = (T->n_runs + n) * 2;
-        T->runs = mem_xrealloc(T->runs, (size_t)T->cap_runs * sizeof *T->runs, SWEEP_OOM);
-        T->run_cand = mem_xrealloc(T->run_cand, (size_t)T->cap_runs * sizeof *T->run_cand, SWEEP_OOM);
-        T->run_seed = mem_xrealloc(T->run_seed, (size_t)T->cap_runs * sizeof *T->run_seed, SWEEP_OOM);
-        T->run_failed = mem_xrealloc(T->run_failed, (size_t)T->cap_runs * sizeof *T->run_failed, SWEEP_OOM);
+        T->runs = mem_xrealloc(T->runs, (size_t)T->cap_runs * sizeof *T->runs, "in tune");
+        T->run_cand = mem_xrealloc(T->run_cand, (size_t)T->cap_runs * sizeof *T->run_cand, "in tune");
+        T->run_seed = mem_xrealloc(T->run_seed, (size_t)T->cap_runs * sizeof *T->run_seed, "in tune");
+        T->run_failed = mem_xrealloc(T->run_failed, (size_t)T->cap_runs * sizeof *T->run_failed, "in tune");
     }
-    int *idx = mem_xcalloc((size_t)n, sizeof *idx, SWEEP_OOM);
+    int *idx = mem_xcalloc((size_t)n, sizeof *idx, "in tune");
     for (int k = 0; k < n; k++) {
         int r = T->n_runs++;
         struct pool_run *pr = &T->runs[r];
@@ -398,7 +398,7 @@ static int eval_pairs(struct tuner *T, const int *cand, const int *seed, int n, 
                 /* What failures.txt says of it: the run itself succeeded. */
                 free(pr->tail);
                 size_t l = strlen(s->obj[m].words) + 200;
-                pr->tail = mem_xmalloc(l, SWEEP_OOM);
+                pr->tail = mem_xmalloc(l, "in tune");
                 sfmt(pr->tail, l, "the run succeeded, but its objective (%s) has no value: no flow of the subset "
                                   "finished, or its summary.json has no such number", s->obj[m].words);
             }
@@ -527,8 +527,8 @@ static void note_convergence(struct tuner *T)
 {
     if (T->n_conv == T->cap_conv) {
         T->cap_conv = T->cap_conv ? 2 * T->cap_conv : 64;
-        T->conv_runs = mem_xrealloc(T->conv_runs, (size_t)T->cap_conv * sizeof *T->conv_runs, SWEEP_OOM);
-        T->conv_best = mem_xrealloc(T->conv_best, (size_t)T->cap_conv * sizeof *T->conv_best, SWEEP_OOM);
+        T->conv_runs = mem_xrealloc(T->conv_runs, (size_t)T->cap_conv * sizeof *T->conv_runs, "in tune");
+        T->conv_best = mem_xrealloc(T->conv_best, (size_t)T->cap_conv * sizeof *T->conv_best, "in tune");
     }
     T->conv_runs[T->n_conv] = T->used;
     T->conv_best[T->n_conv++] = best_value(T);
@@ -568,7 +568,7 @@ static int race(struct tuner *T, const int *list, int n, bool racing)
 {
     const struct tune_spec *s = T->s;
     int cap = n * s->n_seeds;
-    int *pc = mem_xcalloc((size_t)cap + 1, sizeof *pc, SWEEP_OOM), *ps = mem_xcalloc((size_t)cap + 1, sizeof *ps, SWEEP_OOM);
+    int *pc = mem_xcalloc((size_t)cap + 1, sizeof *pc, "in tune"), *ps = mem_xcalloc((size_t)cap + 1, sizeof *ps, "in tune");
     int rc = 0;
     for (;;) {
         int m = 0;
@@ -838,7 +838,7 @@ static int pick_winner(const struct tuner *T, bool *front)
     if (s->n_obj == 1)
         return best_design(T);
     int n = T->n_c;
-    double (*o)[2] = mem_xcalloc((size_t)n + 1, sizeof *o, SWEEP_OOM);
+    double (*o)[2] = mem_xcalloc((size_t)n + 1, sizeof *o, "in tune");
     for (int j = 0; j < n; j++)
         for (int m = 0; m < 2; m++)
             o[j][m] = T->c[j].feasible && j > 0 ? T->c[j].mean[m] : NAN;
@@ -958,7 +958,7 @@ static int write_json(const char *dir, const char *name, cJSON *o)
     char path[4200];
     sfmt(path, sizeof path, "%s/%s", dir, name);
     size_t l = strlen(text);
-    text = mem_xrealloc(text, l + 2, SWEEP_OOM);
+    text = mem_xrealloc(text, l + 2, "in tune");
     text[l] = '\n';
     int rc = write_file_atomic(path, text, l + 1);
     free(text);
@@ -1139,7 +1139,7 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
     }
     if (why) {
         /* A stopped tune's verdict says so first: it is that of the runs done so far. */
-        char *core = mem_xstrdup(verdict, SWEEP_OOM);
+        char *core = mem_xstrdup(verdict, "in tune");
         sfmt(verdict, vlen, "incomplete (%.*s): %s", (int)strcspn(why, ";"), why, core);
         free(core);
     }
@@ -1168,7 +1168,7 @@ static int write_best(struct tuner *T, int win, const bool *front, char *verdict
     cJSON_AddItemToObject(sr, "seed", jsonout_u64(s->search_seed));
     /* The ten best fully evaluated candidates, or the front. */
     cJSON *rk = cJSON_AddArrayToObject(o, s->n_obj == 2 ? "pareto" : "ranking");
-    int *ord = mem_xcalloc((size_t)T->n_c + 1, sizeof *ord, SWEEP_OOM), n = 0;
+    int *ord = mem_xcalloc((size_t)T->n_c + 1, sizeof *ord, "in tune"), n = 0;
     for (int j = 0; j < T->n_c; j++)
         if (T->c[j].feasible && (s->n_obj == 1 || front[j]))
             ord[n++] = j;
@@ -1193,8 +1193,8 @@ static int write_csv(struct tuner *T)
     const struct tune_spec *s = T->s;
     int n = T->n_runs, ncols = 0, capc = 0;
     char **cols = NULL;
-    int *nkv = mem_xcalloc((size_t)n + 1, sizeof *nkv, SWEEP_OOM);
-    char ***keys = mem_xcalloc((size_t)n + 1, sizeof *keys, SWEEP_OOM), ***vals = mem_xcalloc((size_t)n + 1, sizeof *vals, SWEEP_OOM);
+    int *nkv = mem_xcalloc((size_t)n + 1, sizeof *nkv, "in tune");
+    char ***keys = mem_xcalloc((size_t)n + 1, sizeof *keys, "in tune"), ***vals = mem_xcalloc((size_t)n + 1, sizeof *vals, "in tune");
     for (int r = 0; r < n; r++) {
         cJSON *j = T->runs[r].summary ? cJSON_Parse(T->runs[r].summary) : NULL;
         if (!j)
@@ -1211,7 +1211,7 @@ static int write_csv(struct tuner *T)
             if (f < 0) {
                 if (ncols == capc) {
                     capc = capc ? 2 * capc : 128;
-                    cols = mem_xrealloc(cols, (size_t)capc * sizeof *cols, SWEEP_OOM);
+                    cols = mem_xrealloc(cols, (size_t)capc * sizeof *cols, "in tune");
                 }
                 cols[ncols++] = keys[r][k];
             }
@@ -1365,8 +1365,8 @@ static void draw(struct tuner *T, int win, const bool *front, const char *why, c
                                          .n_choices = p->scale == TUNE_CHOICE ? p->n_choices : 0,
                                          .choices = (const char *const *)p->choice};
     }
-    struct tune_plot_eval *ev = mem_xcalloc((size_t)T->n_c + 1, sizeof *ev, SWEEP_OOM);
-    double *xs = mem_xcalloc((size_t)(T->n_c + 1) * TUNE_MAX_PARAMS, sizeof *xs, SWEEP_OOM);
+    struct tune_plot_eval *ev = mem_xcalloc((size_t)T->n_c + 1, sizeof *ev, "in tune");
+    double *xs = mem_xcalloc((size_t)(T->n_c + 1) * TUNE_MAX_PARAMS, sizeof *xs, "in tune");
     double oscale[2] = {1, 1};
     const char *ounit[2] = {"", ""};
     char olabel[2][300];
@@ -1377,7 +1377,7 @@ static void draw(struct tuner *T, int win, const bool *front, const char *why, c
         sfmt(olabel[m], sizeof olabel[m], "%s", s->obj[m].words);
     }
     int n = 0, best = -1;
-    bool *on = s->n_obj == 2 ? mem_xcalloc((size_t)T->n_c + 1, sizeof *on, SWEEP_OOM) : NULL;
+    bool *on = s->n_obj == 2 ? mem_xcalloc((size_t)T->n_c + 1, sizeof *on, "in tune") : NULL;
     for (int j = 0; j < T->n_c; j++) {
         const struct cand *c = &T->c[j];
         if (c->n_done == 0)
@@ -1409,7 +1409,7 @@ static void draw(struct tuner *T, int win, const bool *front, const char *why, c
             best = n;
         n++;
     }
-    double *cb = mem_xcalloc((size_t)T->n_conv + 1, sizeof *cb, SWEEP_OOM);
+    double *cb = mem_xcalloc((size_t)T->n_conv + 1, sizeof *cb, "in tune");
     for (int k = 0; k < T->n_conv; k++)
         cb[k] = T->conv_best[k] * oscale[0];
     char title[600];
@@ -1434,7 +1434,7 @@ static void draw(struct tuner *T, int win, const bool *front, const char *why, c
  * without objective: why), as a sweep's; none left from an earlier tune when none failed.  0 or SCN_EIO. */
 static int write_failures(struct tuner *T)
 {
-    int *failed = mem_xcalloc((size_t)T->n_runs + 1, sizeof *failed, SWEEP_OOM), n = 0;
+    int *failed = mem_xcalloc((size_t)T->n_runs + 1, sizeof *failed, "in tune"), n = 0;
     for (int r = 0; r < T->n_runs; r++)
         if (T->run_failed[r])
             failed[n++] = r;
@@ -1616,7 +1616,7 @@ int tune_main(int argc, char **argv)
     int sig = pool_end();
     if (sig && !T.interrupted)
         T.interrupted = sig;
-    bool *front = mem_xcalloc((size_t)T.n_c + 1, sizeof *front, SWEEP_OOM);
+    bool *front = mem_xcalloc((size_t)T.n_c + 1, sizeof *front, "in tune");
     int win = pick_winner(&T, front);
     if (!T.interrupted) {
         confirm(&T, win);

@@ -74,7 +74,7 @@ static int parse_param(struct setting_ctx *c, const cJSON *it, struct tune_param
     scn_register_settings();
     if (settings_check_path(it->string, msg, sizeof msg, at, sizeof at) < 0)
         return lbad(c, where, "%s", msg);
-    p->path = mem_xstrdup(it->string, SWEEP_OOM);
+    p->path = mem_xstrdup(it->string, "in tune");
     if (!cJSON_IsObject(it))
         return lbad(c, where, "expected {\"min\": ..., \"max\": ..., \"scale\": \"log\"} or {\"choice\": [...]}, got %s",
                     describe(it, got, sizeof got));
@@ -91,7 +91,7 @@ static int parse_param(struct setting_ctx *c, const cJSON *it, struct tune_param
         p->scale = TUNE_CHOICE;
         p->qty = SETTING_NUMBER;
         p->n_choices = cJSON_GetArraySize(choice);
-        p->choice = mem_xcalloc((size_t)p->n_choices, sizeof *p->choice, SWEEP_OOM);
+        p->choice = mem_xcalloc((size_t)p->n_choices, sizeof *p->choice, "in tune");
         int k = 0;
         for (const cJSON *v = choice->child; v; v = v->next, k++) {
             p->choice[k] = cJSON_PrintUnformatted(v);
@@ -373,13 +373,13 @@ static int parse_baseline(struct setting_ctx *c, struct tune_spec *s, const cJSO
         return lbad(c, "baseline.values", "expected an object of scenario paths and values, got %s",
                     describe(values, got, sizeof got));
     int n = (preset ? 1 : 0) + (values ? cJSON_GetArraySize(values) : 0);
-    s->base_path = mem_xcalloc((size_t)n + 1, sizeof *s->base_path, SWEEP_OOM);
-    s->base_text = mem_xcalloc((size_t)n + 1, sizeof *s->base_text, SWEEP_OOM);
+    s->base_path = mem_xcalloc((size_t)n + 1, sizeof *s->base_path, "in tune");
+    s->base_text = mem_xcalloc((size_t)n + 1, sizeof *s->base_text, "in tune");
     if (preset) {
         if (!cJSON_IsString(preset) || !*preset->valuestring)
             return lbad(c, "baseline.preset", "expected the name of a host.dcqcn preset like \"paper\", got %s",
                         describe(preset, got, sizeof got));
-        s->base_path[s->n_base] = mem_xstrdup("host.dcqcn.preset", SWEEP_OOM);
+        s->base_path[s->n_base] = mem_xstrdup("host.dcqcn.preset", "in tune");
         s->base_text[s->n_base++] = cJSON_PrintUnformatted(preset);
     }
     for (const cJSON *v = values ? values->child : NULL; v; v = v->next) {
@@ -389,7 +389,7 @@ static int parse_baseline(struct setting_ctx *c, struct tune_spec *s, const cJSO
             return lbad(c, w, "expected a dotted scenario path like \"switch.ecn.kmin\", got \"%.80s\"", v->string);
         if (settings_check_path(v->string, msg, sizeof msg, at, sizeof at) < 0)
             return lbad(c, w, "%s", msg);
-        s->base_path[s->n_base] = mem_xstrdup(v->string, SWEEP_OOM);
+        s->base_path[s->n_base] = mem_xstrdup(v->string, "in tune");
         s->base_text[s->n_base++] = cJSON_PrintUnformatted(v);
     }
     for (int i = 0; i < s->n_base; i++)
@@ -596,7 +596,7 @@ static int parse_box(struct setting_ctx *c, struct tune_spec *s, const cJSON *ro
     if (!cJSON_IsArray(v))
         return lbad(c, "require", "expected an array of rules like [\"switch.ecn.kmin < switch.ecn.kmax\"], got %s",
                     describe(v, got, sizeof got));
-    s->require = mem_xcalloc((size_t)cJSON_GetArraySize(v) + 1, sizeof *s->require, SWEEP_OOM);
+    s->require = mem_xcalloc((size_t)cJSON_GetArraySize(v) + 1, sizeof *s->require, "in tune");
     for (const cJSON *it = v->child; it; it = it->next) {
         sfmt(w, sizeof w, "require[%d]", s->n_require);
         if ((rc = parse_require(c, s, it, &s->require[s->n_require++], w)))

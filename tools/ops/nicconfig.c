@@ -411,7 +411,7 @@ static int nic_algorithm_known(const struct run *r, const char *file)
 int nicconfig_main(int argc, char **argv)
 {
     const char *iface = NULL;
-    struct cfg_cmd *c = mem_xcalloc(1, sizeof *c, SWEEP_OOM);
+    struct cfg_cmd *c = mem_xcalloc(1, sizeof *c, "writing NIC commands");
     c->who = "nic-config";
     c->usage = nic_usage;
     int rc = 0;

@@ -131,8 +131,8 @@ static void table_init(struct table *t, int cap, int n)
     t->n_rows = 0;
     t->cap = cap;
     t->n = n;
-    t->label = mem_xcalloc((size_t)cap, sizeof *t->label, SWEEP_OOM);
-    t->cell = mem_xcalloc((size_t)cap, sizeof *t->cell, SWEEP_OOM);
+    t->label = mem_xcalloc((size_t)cap, sizeof *t->label, "comparing runs");
+    t->cell = mem_xcalloc((size_t)cap, sizeof *t->cell, "comparing runs");
 }
 
 /* Appends a row and returns it. */

@@ -3,7 +3,7 @@
 #include "tools/common/jsonout.h"
 #include "models/fault.h"
 #include "models/pfcwd.h"
-#include "models/ranks.h"
+#include "models/exchange.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/run/invariants.h"
@@ -156,7 +156,7 @@ int run_execute(struct run *r)
         r->finished = n->flows_active == 0 && n->c.data_in_flight == 0 && n->pending_sources == 0;
     }
     if (net_comm(n))
-        ranks_finish(n, r->sim.now); /* the results of every process's partitions, in each */
+        exchange_finish(n, r->sim.now); /* the results of every process's partitions, in each */
     else
         net_close_pauses(n, r->sim.now);
     r->wall_s = wall_now() - t0;

@@ -1,8 +1,9 @@
 /*
- * net — the runtime network made over the graph: its ports, hosts and switches laid out and given their
+ * build — the runtime network (net.h) made over the graph: its ports, hosts and switches laid out and given their
  * settings (profiles.c), its flow control and congestion control chosen, and each mechanism's own set-up run
- * through its hooks (mech.h); and all of it freed.  Apart from the rest of the core because it runs once, before
- * any event, and is the only part that calls every mechanism's construction, which it does without naming them.
+ * through its hooks (mech.h); and all of it freed.  Apart from net.h, whose types every mechanism shares, because it
+ * runs once, before any event, and is the only part that calls every mechanism's construction, which it does without
+ * naming them: it sits above them all, and they below it.
  */
 #include "models/cc.h"
 #include "models/fault.h"
