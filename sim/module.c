@@ -59,7 +59,7 @@ int module_register(const struct module *m, char *err, size_t errlen)
         return -1;
     }
     if (module_find(kind, name) >= 0) {
-        setting_strf(err, errlen, "module %s \"%s\" is refused: a %s of that name is already registered", kind,
+        setting_strf(err, errlen, "module %s \"%s\" is refused: another module of kind %s has that name", kind,
                      name, kind);
         return -1;
     }

@@ -33,7 +33,7 @@ static void refused(const struct module *m, const char *what)
     snprintf(quoted, sizeof quoted, "\"%s\"", m->name);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, quoted));
     CU_ASSERT_EQUAL(module_count(m->kind->name), before);
-    CU_ASSERT_EQUAL(module_find(m->kind->name, m->name) >= 0, strstr(err, "already") != NULL);
+    CU_ASSERT_EQUAL(module_find(m->kind->name, m->name) >= 0, strstr(err, "has that name") != NULL);
 }
 
 static void test_cc_refused(void)
@@ -54,7 +54,7 @@ static void test_cc_refused(void)
     /* A second DCQCN, complete, is refused for its name alone. */
     static struct module dup = {.kind = &cc_kind, .name = "dcqcn"};
     dup.ops = cc_registry[cc_find("dcqcn")];
-    refused(&dup, "already registered");
+    refused(&dup, "another module of kind");
     CU_ASSERT_EQUAL(cc_count, module_count("cc"));
 }
 
@@ -73,7 +73,7 @@ static void test_lfc_and_sched_refused(void)
     static const struct module m_admit = {.kind = &lfc_kind, .name = "test_no_admit", .ops = &no_admit};
     refused(&m_admit, "an admit hook");
     static const struct module m_pfc2 = {.kind = &lfc_kind, .name = "pfc", .ops = &pfc_lfc_ops};
-    refused(&m_pfc2, "already registered");
+    refused(&m_pfc2, "another module of kind");
     static const struct sched_ops no_pick = {.name = "test_no_pick"};
     static const struct module m_pick = {.kind = &sched_kind, .name = "test_no_pick", .ops = &no_pick};
     refused(&m_pick, "a pick hook");

@@ -188,8 +188,8 @@ static void test_observer_refused(void)
         {&no_close, "test_no_close", "module observer \"test_no_close\" is refused: it lacks a close hook"},
         {&no_watch, "test_no_watch", "module observer \"test_no_watch\" is refused: it lacks a table of callbacks "
                                      "(watch)"},
-        {&toy_ops, "monitor", "module observer \"monitor\" is refused: a observer of that name is already "
-                              "registered"},
+        {&toy_ops, "monitor", "module observer \"monitor\" is refused: another module of kind observer has that "
+                              "name"},
     };
     static struct module m[sizeof bad / sizeof *bad];
     int before = module_count(observer_kind.name);
