@@ -60,7 +60,11 @@ static int compare_with_docs(const char *doc)
     int bad = 0;
     const struct setting_group *g;
     for (int i = 0; (g = settings_group_at(i)); i++) {
-        const char *sec = section_of(doc, g->path);
+        /* A flat group's fields are its parent's members ("host/nic": host's section and table). */
+        const char *slash = strchr(g->path, '/');
+        char obj[64];
+        snprintf(obj, sizeof obj, "%.*s", slash ? (int)(slash - g->path) : (int)strlen(g->path), g->path);
+        const char *sec = section_of(doc, obj);
         if (!sec) {
             fprintf(stderr, "\n  settings group \"%s\" has no section in docs/scenario.md", g->path);
             bad++;
@@ -77,22 +81,25 @@ static int compare_with_docs(const char *doc)
             for (int k = 0; k < nd && !found; k++)
                 found = strcmp(doc_names[k], f->name) == 0;
             if (!found) {
-                fprintf(stderr, "\n  %s%s%s is in the settings table but not documented", g->path, *g->path ? "." : "",
+                fprintf(stderr, "\n  %s%s%s is in the settings table but not documented", obj, *obj ? "." : "",
                         f->name);
                 bad++;
             }
             if (!f->help || !*f->help) {
-                fprintf(stderr, "\n  %s%s%s has no help text", g->path, *g->path ? "." : "", f->name);
+                fprintf(stderr, "\n  %s%s%s has no help text", obj, *obj ? "." : "", f->name);
                 bad++;
             }
         }
+        if (slash)
+            continue; /* the rest is its parent's, checked with it */
         /* A group registered under this one that its table does not name (a module's) is a member too. */
         const struct setting_group *h;
         for (int j = 0; (h = settings_group_at(j)); j++) {
             const char *last = strrchr(h->path, '.');
             size_t plen = last ? (size_t)(last - h->path) : 0;
             last = last ? last + 1 : h->path;
-            if (h == g || !*h->path || plen != strlen(g->path) || strncmp(h->path, g->path, plen) != 0)
+            if (h == g || !*h->path || strchr(h->path, '/') || plen != strlen(g->path) ||
+                strncmp(h->path, g->path, plen) != 0)
                 continue;
             bool named = false, found = false;
             for (const struct setting *f = g->fields; f->name && !named; f++)

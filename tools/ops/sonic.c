@@ -1,6 +1,7 @@
 /* sonic — see sonic.h; the mapping of each SONiC field is tabled in docs/sonic.md. */
 #include "tools/ops/sonic.h"
 #include "tools/ops/cfgcmd.h"
+#include "models/switch.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"
 #include "sim/settings.h"
@@ -1448,10 +1449,13 @@ static void export_watchdog(const struct scn_switch *c, uint32_t n_ports, cJSON 
 static void export_notes(const struct scn_switch *c, bool lossless_written, struct sbuf *notes)
 {
     char a[32], err[256];
-    struct scn_switch d;
-    struct setting_ctx sc = {.file = "defaults", .err = err, .errlen = sizeof err};
-    if (settings_defaults(&sc, settings_find("switch"), &d) < 0)
+    struct scn_switch d = {0};
+    /* The modules' defaults live in a store (sim/settings.h), this one's until the notes are written. */
+    struct settings_store *st = settings_store_new();
+    struct setting_ctx sc = {.store = st, .file = "defaults", .err = err, .errlen = sizeof err};
+    if (!st || settings_defaults(&sc, settings_find("switch"), &d) < 0)
         mem_oom(SONIC_OOM);
+    const struct switch_params *own = switch_params_of(c);
     const struct scn_watchdog *w = &c->watchdog;
     if (c->pfc.headroom_auto && lossless_written)
         sb_printf(notes, "switch.pfc.headroom \"auto\": written as the bytes rocesim computes for each port (xoff "
@@ -1482,13 +1486,14 @@ static void export_notes(const struct scn_switch *c, bool lossless_written, stru
                         w->poll_ps != d.watchdog.poll_ps || w->action != d.watchdog.action))
         sb_printf(notes, "switch.watchdog.enabled false: no PFC_WD entry; its detection_time, restoration_time, "
                          "poll_interval and action are not written\n");
-    if (c->cell_size)
+    if (own->cell_size)
         sb_printf(notes, "switch.cell_size %d: a property of the ASIC, not of config_db; the thresholds are written "
-                         "in the whole cells the switch compares\n", c->cell_size);
-    if (c->mtu)
-        sb_printf(notes, "switch.mtu %d: SONiC keeps a port's MTU in its PORT table; not written\n", c->mtu);
+                         "in the whole cells the switch compares\n", own->cell_size);
+    if (own->mtu)
+        sb_printf(notes, "switch.mtu %d: SONiC keeps a port's MTU in its PORT table; not written\n", own->mtu);
     sb_printf(notes, "switch.lossy_queue_limit %s: not written (the egress lossy profile of SONiC has its own "
-                     "threshold mode)\n", units_fmt_size(c->lossy_queue_limit, a, sizeof a));
+                     "threshold mode)\n", units_fmt_size(own->lossy_queue_limit, a, sizeof a));
+    settings_store_free(st);
 }
 
 /* See sonic.h. */
@@ -1500,7 +1505,7 @@ cJSON *sonic_export(const struct run *r, uint32_t sw_index, struct sbuf *notes)
     cJSON *pool = cJSON_AddObjectToObject(cJSON_AddObjectToObject(o, "BUFFER_POOL"), "ingress_lossless_pool");
     add_str(pool, "type", "ingress");
     add_str(pool, "mode", "%s", c->pfc.xoff_mode == SCN_XOFF_DYNAMIC ? "dynamic" : "static");
-    add_str(pool, "size", "%lld", (long long)c->buffer);
+    add_str(pool, "size", "%lld", (long long)switch_params_of(c)->buffer);
     struct exp x = {.c = c, .notes = notes};
     x.pgs = mem_xcalloc(s->n_ports + 1, sizeof *x.pgs, SONIC_OOM);
     x.wrs = mem_xcalloc(s->n_ports + 1, sizeof *x.wrs, SONIC_OOM);
