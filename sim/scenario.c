@@ -8,7 +8,8 @@
  * so that every error points at exactly one place the user can fix.
  *
  * The flat objects (the top level, switch.*, host, monitor) are tables of settings (sim/settings.h) declared
- * here (a module's own, such as a congestion control's, by the module); the topology, traffic and faults are
+ * here, but for what modules own, which they declare (a congestion control's object, the host's and switch's own
+ * fields as flat groups: models/nic.c, transport.c, switch.c, ...); the topology, traffic and faults are
  * parsed by hand below, as custom entries of the top level's table: a traffic entry's or a fault's own fields by
  * the table of its kind, a module (models/traffic.h, models/fault.h).
  */

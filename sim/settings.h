@@ -17,7 +17,8 @@
  * when it meets its object.  sim/scenario.c registers the scenario's own objects (the top level, `switch`
  * and its parts, `host`, `monitor`) on first use.  A module of a higher floor (a congestion
  * control in models/, say) declares its own table and group, with its presets, and names the group on its
- * MODULE_REGISTER line (sim/module.h), which calls settings_register(&its_group) before any scenario is
+ * MODULE_REGISTER line (sim/module.h), or, when no module of a kind owns it (the NIC's, the switch's own
+ * fields), on a SETTINGS_REGISTER line, which calls settings_register(&its_group) before any scenario is
  * loaded: a group registered under a path that is already taken replaces the one there, and a group
  * whose path its parent's table does not name becomes a member of the parent object after the parent's own
  * fields, in registration order (for modules, their numbering: not the link order), unless it names (`after`) the
