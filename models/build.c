@@ -9,8 +9,10 @@
 #include "models/fault.h"
 #include "models/lfc.h"
 #include "models/mech.h"
+#include "models/nic.h"
 #include "models/port.h"
 #include "models/profiles.h"
+#include "models/switch.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 
@@ -78,7 +80,8 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
         return -1;
     }
     pool_init(&n->pkts, sizeof(struct pkt));
-    n->cc = (uint8_t)scn->host.cc; /* the loader checked it: an index in the registry (cc.h) */
+    n->cc = (uint8_t)cc_params_of(&scn->host)->cc; /* the loader checked it: an index in the registry (cc.h) */
+    n->host_frame = nic_params_of(&scn->host)->mtu + HDR_DATA;
     n->stream_min_frames = NET_STREAM_MIN_FRAMES;
     n->ports = mem_xcalloc_big(g->n_ports, sizeof *n->ports, "building the network");
     n->aux = mem_xcalloc_big(g->n_ports, sizeof *n->aux, "building the network");
@@ -88,7 +91,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     n->sws = mem_xcalloc_big(g->n_switches, sizeof *n->sws, "building the network");
     n->node_sw = mem_xcalloc_big(g->n_nodes, sizeof *n->node_sw, "building the network");
     n->node_host = mem_xcalloc_big(g->n_nodes, sizeof *n->node_host, "building the network");
-    n->lfc = lfc_at(scn->sw.flow_control);
+    n->lfc = lfc_at(lfc_params_of(&scn->sw)->flow_control);
 
     for (uint32_t i = 0; i < g->n_ports; i++)
         init_port(n, &n->ports[i], i);
@@ -140,7 +143,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
             snprintf(err, errlen,
                      "%s: switch.buffer: %s is not enough for the PFC headroom of switch %s (%s reserved); "
                      "raise switch.buffer or lower switch.pfc.headroom",
-                     scn->file, units_fmt_size(w->cfg->buffer, a, sizeof a), gn->name,
+                     scn->file, units_fmt_size(switch_params_of(w->cfg)->buffer, a, sizeof a), gn->name,
                      units_fmt_size(w->hdrm_reserved, b, sizeof b));
             net_free(n);
             return SCN_EUSAGE;

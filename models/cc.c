@@ -4,6 +4,7 @@
 #include "models/cc.h"
 
 #include "sim/mem.h"
+#include "sim/settings.h"
 
 #include <string.h>
 
@@ -35,6 +36,24 @@ static void cc_added(const struct module *m, int index)
 }
 
 const struct module_kind cc_kind = {.name = "cc", .dflt = "dcqcn", .missing = cc_missing, .added = cc_added};
+
+/* host.cc (cc.h): the kind's own setting, which every algorithm's group follows. */
+static const struct setting cc_fields[] = {
+    {SET_MODULE("cc", struct cc_params, cc, "cc", "dcqcn",
+                "Congestion control: \"dcqcn\", \"none\" (line rate), or one a module registered")},
+    {0},
+};
+
+static const struct setting_group cc_group = {
+    .path = "host/cc", .size = sizeof(struct cc_params), .after = "cnp_priority", .fields = cc_fields,
+};
+SETTINGS_REGISTER("cc", &cc_group);
+
+/* See cc.h. */
+const struct cc_params *cc_params_of(const struct scn_host *h)
+{
+    return SETTINGS_OF(h, cc_group, struct cc_params);
+}
 
 const char *const cc_sample_columns[CC_SAMPLE_N] = {"rate_gbps", "target_gbps", "alpha"};
 

@@ -113,6 +113,14 @@ struct cc_ops {
 
 #define CC_MAX 16
 
+/* host.cc, the choice among the algorithms: a flat group of `host` (sim/settings.h) that models/cc.c declares. */
+struct cc_params {
+    int cc; /* a module of kind "cc", by index: 0 is the default */
+};
+
+/* Host settings h's choice of algorithm (profiles applied). */
+const struct cc_params *cc_params_of(const struct scn_host *h);
+
 /* The kind of the congestion-control modules ("cc": host.cc names one); its default is "dcqcn". */
 extern const struct module_kind cc_kind;
 

@@ -4,6 +4,8 @@
 #include "models/mech.h"
 #include "models/ranks.h"
 #include "sim/mem.h"
+#include "sim/module.h"
+#include "sim/settings.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,7 @@ static void timer_fired(struct sim *s, void *obj, uint64_t arg);
 
 void deadlock_init(struct net *n)
 {
-    n->dl.period = n->scn->sw.deadlock_check_ps;
+    n->dl.period = deadlock_params_of(&n->scn->sw)->check_ps;
     n->dl.own_timer = n->dl.period && !n->lfc->heartbeat;
 }
 
@@ -86,6 +88,26 @@ static void dl_free(struct net *n)
 static const struct net_mech_ops deadlock_mech = {
     .name = "deadlock", .order = 70, .init = deadlock_init, .at_line = at_line, .free = dl_free};
 NET_MECH(deadlock_mech)
+
+static const struct setting deadlock_fields[] = {
+    /* 0 is allowed: it turns detection off, for runs that should show a deadlock until `stop`. */
+    {SET_FIELD("deadlock_check", SETTING_TIME, struct deadlock_params, check_ps, 0, "1ms",
+               "How long a cycle of paused queues lasts before it counts as a deadlock, and how often to look; "
+               "0 = off")},
+    {0},
+};
+
+/* Flat, after switch.watchdog, where sim/ had it. */
+static const struct setting_group deadlock_group = {
+    .path = "switch/deadlock", .size = sizeof(struct deadlock_params), .after = "watchdog", .fields = deadlock_fields,
+};
+SETTINGS_REGISTER("deadlock", &deadlock_group);
+
+/* See deadlock.h. */
+const struct deadlock_params *deadlock_params_of(const struct scn_switch *w)
+{
+    return SETTINGS_OF(w, deadlock_group, struct deadlock_params);
+}
 
 /* A node of the wait-for graph: a stalled switch egress (port, priority). */
 struct wnode {

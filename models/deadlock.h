@@ -46,6 +46,15 @@
 
 #include "models/net.h"
 
+/* switch.deadlock_check, a flat group of `switch` (sim/settings.h) that models/deadlock.c declares. */
+struct deadlock_params {
+    int64_t check_ps; /* how long a cycle of paused queues lasts before it is a deadlock, and the checks' period;
+                       * 0 = off */
+};
+
+/* Switch settings w's (the global object's: a profile may not set it). */
+const struct deadlock_params *deadlock_params_of(const struct scn_switch *w);
+
 /* Sets the detector up for n's scenario and flow control (its init hook, mech.h; tests call it again after
  * changing the period). */
 void deadlock_init(struct net *n);

@@ -10,6 +10,7 @@
 #include "models/nic.h"
 #include "models/pfc.h"
 #include "models/port.h"
+#include "models/switch.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 
@@ -131,6 +132,7 @@ struct nic_fault *fault_host(struct net *n, struct host *h)
     nf->xoff = 2 * H;
     nf->xon = nf->xoff > pfc->xon_delta ? nf->xoff - pfc->xon_delta : 0;
     nf->lossless_cap = nf->xoff + H;
+    nf->lossy_cap = switch_params_of(&n->scn->sw)->lossy_queue_limit;
     h->fault = nf;
     return nf;
 }
@@ -210,7 +212,7 @@ void fault_rx_arrive(struct net *n, struct host *h, struct pkt *k)
                 n->g->nodes[h->node].name, (long long)(nf->rx_bytes[prio] + B), prio, (long long)nf->lossless_cap);
         abort();
     }
-    if (!lossless && nf->rx_bytes[prio] + B > n->scn->sw.lossy_queue_limit) {
+    if (!lossless && nf->rx_bytes[prio] + B > nf->lossy_cap) {
         net_ctr_drop(n, h->port, k, DROP_BUFFER);
         net_drop(n, k, DROP_BUFFER);
         return;

@@ -75,6 +75,7 @@ struct nic_fault {
     int64_t rx_peak[NPRIO];    /* most bytes ever buffered per priority */
     bool rx_xoff[NPRIO];       /* the buffer has the ToR paused on this priority */
     int64_t xoff, xon, lossless_cap;
+    int64_t lossy_cap;         /* switch.lossy_queue_limit: what a lossy priority may hold */
     int64_t rx_rem;            /* remainder of the processing time carried between frames */
     struct sim_timer rx_timer; /* the head frame's processing ends */
 };

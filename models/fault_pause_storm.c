@@ -4,6 +4,7 @@
  * RDMA over Commodity Ethernet at Scale, SIGCOMM 2016).  The rules are in fault.h.
  */
 #include "models/fault.h"
+#include "models/nic.h"
 #include "models/ranks.h"
 
 #include <cjson/cJSON.h>
@@ -19,7 +20,7 @@ static int parse_priority(struct setting_ctx *c, const struct setting *f, const 
                           void *base)
 {
     struct pause_storm_conf *e = base;
-    long long x = scn_loading(c)->host.priority;
+    long long x = nic_params_of(&scn_loading(c)->host)->priority;
     if (v && setting_val_int(c, v, path, 0, 7, &x) < 0)
         return -1;
     e->priority = (int)x;

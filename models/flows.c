@@ -8,6 +8,7 @@
 #include "models/net.h"
 #include "models/nic.h"
 #include "models/route.h"
+#include "models/transport.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "topologies/routing.h"
@@ -148,17 +149,18 @@ static struct flow *flow_init(struct net *n, uint32_t idx, const char *name, uin
     f->src = src;
     f->dst = dst;
     f->pace_timer.ent = f->rto_timer.ent = f->cc_timer.ent = flow_sender_ent(f); /* its sender's timers */
-    f->prio = (uint8_t)(prio >= 0 ? prio : n->hosts[src].cfg->priority); /* -1: the sender's host.priority */
+    const struct host *h = &n->hosts[src];
+    f->prio = (uint8_t)(prio >= 0 ? prio : h->nic->priority); /* -1: the sender's host.priority */
     f->size = size;
-    f->mtu = (uint32_t)n->hosts[src].cfg->mtu;
+    f->mtu = (uint32_t)h->nic->mtu;
     f->n_pkts = (uint32_t)((size + f->mtu - 1) / f->mtu);
     f->start = start;
     f->finish = -1;
     f->last_cnp = -1;
     f->rate_cap_bps = rate_cap_bps;
     /* Each flow keeps its own congestion control (flow.cc): its sender's, which a host profile may set. */
-    cc_flow_setup(n, f, n->hosts[src].cfg->cc);
-    f->transport = (uint8_t)n->hosts[src].cfg->loss_recovery;
+    cc_flow_setup(n, f, h->cc);
+    f->transport = (uint8_t)h->tp->loss_recovery;
     f->hash_fwd = flow_hash(src, dst, idx);
     f->hash_rev = flow_hash(dst, src, idx);
     f->via_host = NET_NO_VIA;

@@ -54,6 +54,14 @@ struct lfc_ops {
     bool heartbeat;
 };
 
+/* switch.flow_control, the choice of flow control: a flat group of `switch` (sim/settings.h), models/lfc.c's. */
+struct lfc_params {
+    int flow_control; /* a module of kind "lfc", by index: 0 is PFC, the default */
+};
+
+/* Switch settings w's choice (only the global switch object may make it). */
+const struct lfc_params *lfc_params_of(const struct scn_switch *w);
+
 /* The kind of the flow-control modules ("lfc": switch.flow_control names one); its default is "pfc". */
 extern const struct module_kind lfc_kind;
 

@@ -109,6 +109,8 @@ struct flow_owner {
 struct nic_fault;
 struct lfc_ops;
 struct pfc_settings;
+struct nic_params;
+struct transport_params;
 
 /* The kind of node a port belongs to, which selects its node's table of operations (node.h). */
 enum node_kind { NODE_SWITCH, NODE_HOST, NODE_KINDS };
@@ -314,6 +316,9 @@ _Static_assert(sizeof(struct flow) % 64 == 0, "flows side by side in a chunk sha
 
 struct host {
     const struct scn_host *cfg; /* its settings: host and the host profiles that match it (shared when equal) */
+    const struct nic_params *nic;       /* ... its NIC's (nic.h) and its transport's (transport.h), kept at set-up */
+    const struct transport_params *tp;  /*     so that no frame looks them up */
+    int cc;                   /* ... and its host.cc (cc.h) */
     uint32_t node, index;
     struct port *port;
     int64_t rate_bps;         /* its link's rate, kept here because the port keeps it off its hot lines */
@@ -331,6 +336,7 @@ struct host {
 struct sw_limits {
     int64_t buffer, lossy_queue_limit; /* in whole cells (the thresholds per port: struct port_cfg, also rounded) */
     uint32_t cell;            /* switch.cell_size; 0: bytes */
+    uint32_t mtu;             /* switch.mtu; 0: no limit */
     bool cells_or_mtu;        /* cell or switch.mtu: the frame's arrival takes the slower path */
 };
 
@@ -550,6 +556,7 @@ struct net {
     struct port_cfg *pcfg;    /* the distinct switch port settings (port.cfg indexes it) */
     uint32_t n_pcfg;
     int frame_max;            /* the largest data frame any host sends: its host.mtu + HDR_DATA */
+    int host_frame;           /* the global host.mtu + HDR_DATA: the frame the schedulers' weights count in */
     struct scn_switch *sw_cfgs; /* the distinct switch settings (sw.cfg points into it) ... */
     uint32_t n_sw_cfgs;
     struct scn_host *host_cfgs; /* ... and host settings (host.cfg) */

@@ -49,6 +49,9 @@
 #include "models/port.h"
 #include "models/transport.h"
 
+#include "sim/module.h"
+#include "sim/settings.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,7 +95,7 @@ static void rto_fired(struct sim *s, void *obj, uint64_t arg);
 
 static void arm_rto(struct net *n, struct flow *f)
 {
-    sim_timer_arm(net_sim(n), &f->rto_timer, net_sim(n)->now + n->hosts[f->src].cfg->rto_ps, rto_fired, f);
+    sim_timer_arm(net_sim(n), &f->rto_timer, net_sim(n)->now + n->hosts[f->src].tp->rto_ps, rto_fired, f);
 }
 
 /* The sender gives up on f, as a QP whose retries ran out goes to the error state: nothing more is sent. */
@@ -131,8 +134,8 @@ static void rto_fired(struct sim *s, void *obj, uint64_t arg)
     f->timeouts++;
     net_np(n)->c.timeouts++;
     net_timeout(n, f); /* spurious or not: decided in the order of the drops (net.h) */
-    const struct scn_host *hc = n->hosts[f->src].cfg;
-    if (hc->qp_timeout >= 0 && ++f->retries > hc->retry_count) {
+    const struct transport_params *tp = n->hosts[f->src].tp;
+    if (tp->qp_timeout >= 0 && ++f->retries > tp->retry_count) {
         flow_fail(n, f);
         return;
     }
@@ -231,7 +234,7 @@ struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
             int q = __builtin_ctz(m);
             head[q] = p->qmask & (1u << q) ? port_pp(p, q)->q.head->size : next_data_size(h->ready_head[q]);
         }
-    int prio = sched_pick(n->sched, &port_aux(p)->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
+    int prio = sched_pick(n->sched, &port_aux(p)->sched, eligible, head, n->host_frame);
     if (prio < 0)
         return NULL;
     if (p->qmask & (1u << prio))
@@ -260,9 +263,9 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
     k->hash = f->hash_rev;
     if (type == PKT_CNP) {
         k->size = FRAME_CNP;
-        k->prio = (uint8_t)h->cfg->cnp_priority;
+        k->prio = (uint8_t)h->nic->cnp_priority;
     } else {
-        int ap = h->cfg->ack_priority;
+        int ap = h->tp->ack_priority;
         k->size = FRAME_ACK;
         k->prio = ap < 0 ? f->prio : (uint8_t)ap;
         k->ecn = (uint8_t)(data->ecn & ECN_CE); /* ECN_ECE: DCTCP's echo, one store for every algorithm */
@@ -293,12 +296,12 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
     nc->data_bytes_in_flight -= k->size;
     if (cc_on_data(f, k, now)) {
         nc->cnp_sent++;
-        struct port_ctr *c = net_ctr(n, h->port, h->cfg->cnp_priority);
+        struct port_ctr *c = net_ctr(n, h->port, h->nic->cnp_priority);
         if (c)
             c->cnp_tx++;
         send_ctrl(n, h, f, PKT_CNP, 0, NULL);
     }
-    struct transport_reply r = transport_on_data(f, k, (uint32_t)h->cfg->ack_every);
+    struct transport_reply r = transport_on_data(f, k, (uint32_t)h->tp->ack_every);
     /* Completed before the reply is queued: a collective's next step starts in the order it always did. */
     if (f->rcv_nxt == f->n_pkts && f->finish < 0) {
         f->finish = now;
@@ -455,3 +458,36 @@ static void register_prefetch(struct net *n)
 
 static const struct net_mech_ops nic_mech = {.name = "nic", .order = 20, .init = register_prefetch};
 NET_MECH(nic_mech)
+
+/* ---- The NIC's settings (nic.h): the first fields of the host object ---- */
+
+static const struct setting nic_fields[] = {
+    {SET_INT("mtu", struct nic_params, mtu, 256, 9000, "1024", "RoCE payload bytes per data packet")},
+    {SET_INT("priority", struct nic_params, priority, 0, 7, "3", "Priority of data packets")},
+    {SET_INT("cnp_priority", struct nic_params, cnp_priority, 0, 7, "6",
+             "Priority of congestion notification packets")},
+    {0},
+};
+
+/* Flat (fields of the host object itself), naming no field to follow: the first of the object. */
+static const struct setting_group nic_group = {
+    .path = "host/nic", .size = sizeof(struct nic_params), .fields = nic_fields,
+};
+SETTINGS_REGISTER("nic", &nic_group);
+
+/* See nic.h. */
+const struct nic_params *nic_params_of(const struct scn_host *h)
+{
+    return SETTINGS_OF(h, nic_group, struct nic_params);
+}
+
+/* A traffic entry that gives no priority sends at its sender's host.priority (scn_host_priority, sim/scenario.h). */
+static int host_priority(const struct scn_host *h)
+{
+    return nic_params_of(h)->priority;
+}
+
+__attribute__((constructor)) static void nic_settings_init(void)
+{
+    scn_host_priority = host_priority;
+}

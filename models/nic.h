@@ -7,6 +7,19 @@
 
 #include "models/net.h"
 
+/*
+ * The NIC's own settings: host.mtu, host.priority and host.cnp_priority, a flat group of `host` (sim/settings.h)
+ * that models/nic.c declares.  A host keeps its pointer (host.nic) from set-up on.
+ */
+struct nic_params {
+    int mtu;          /* RoCE payload bytes per data packet */
+    int priority;     /* of data packets, for a traffic entry that gives none */
+    int cnp_priority; /* of the CNPs the notification point sends */
+};
+
+/* Host settings h's NIC settings (profiles applied). */
+const struct nic_params *nic_params_of(const struct scn_host *h);
+
 /* Whether a flow of any priority of host h is ready to send. */
 static inline bool nic_has_ready(const struct host *h)
 {

@@ -1,8 +1,10 @@
 /* pfc — priority flow control, IEEE 802.1Qbb (the rules are in pfc.h). */
 #include "models/pfc.h"
 #include "models/deadlock.h"
+#include "models/nic.h"
 #include "models/pfcwd.h"
 #include "models/port.h"
+#include "models/switch.h"
 #include "sim/units.h"
 
 #include <cjson/cJSON.h>
@@ -21,15 +23,16 @@ int64_t pfc_headroom(int64_t rate_bps, int64_t delay_ps, int frame_in, int frame
 static int node_cap(const struct net *n, uint32_t node, int frame)
 {
     const struct sw *w = n->node_sw[node];
-    return w && w->cfg->mtu && w->cfg->mtu < frame ? w->cfg->mtu : frame;
+    int mtu = w ? switch_params_of(w->cfg)->mtu : 0;
+    return mtu && mtu < frame ? mtu : frame;
 }
 
 void pfc_port_frames(const struct net *n, const struct port *p, int *in, int *out)
 {
     const struct host *self = n->node_host[p->node], *peer = n->node_host[p->peer->node];
-    *in = peer ? peer->cfg->mtu + HDR_DATA : node_cap(n, p->peer->node, n->frame_max);
+    *in = peer ? peer->nic->mtu + HDR_DATA : node_cap(n, p->peer->node, n->frame_max);
     *in = node_cap(n, p->node, *in);
-    *out = self ? self->cfg->mtu + HDR_DATA : node_cap(n, p->node, n->frame_max);
+    *out = self ? self->nic->mtu + HDR_DATA : node_cap(n, p->node, n->frame_max);
 }
 
 int64_t pfc_port_headroom(const struct net *n, const struct port *p, int response_quanta)

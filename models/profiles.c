@@ -8,6 +8,10 @@
 #include "models/ecn.h"
 #include "models/pfc.h"
 #include "models/profiles.h"
+#include "models/cc.h"
+#include "models/nic.h"
+#include "models/switch.h"
+#include "models/transport.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 
@@ -27,11 +31,13 @@ static int64_t whole_cells(int64_t bytes, int64_t cell)
  */
 void net_sw_limits(struct sw *w, const struct scn_switch *cfg)
 {
-    int64_t c = cfg->cell_size;
+    const struct switch_params *sp = switch_params_of(cfg);
+    int64_t c = sp->cell_size;
     w->lim.cell = (uint32_t)c;
-    w->lim.cells_or_mtu = c != 0 || cfg->mtu != 0;
-    w->lim.buffer = whole_cells(cfg->buffer, c);
-    w->lim.lossy_queue_limit = whole_cells(cfg->lossy_queue_limit, c);
+    w->lim.mtu = (uint32_t)sp->mtu;
+    w->lim.cells_or_mtu = c != 0 || sp->mtu != 0;
+    w->lim.buffer = whole_cells(sp->buffer, c);
+    w->lim.lossy_queue_limit = whole_cells(sp->lossy_queue_limit, c);
 }
 
 /*
@@ -200,7 +206,7 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
     pc->ecn.kmax = (int64_t)kmax;
     pc->ecn.pmax = pmax;
     /* A switch that counts cells compares whole cells: its thresholds round up to them (switch.cell_size). */
-    int cell = c->cell_size;
+    int cell = switch_params_of(c)->cell_size;
     if (cell) {
         pc->xoff = whole_cells(pc->xoff, cell);
         pc->xon_delta = whole_cells(pc->xon_delta, cell);
@@ -255,9 +261,13 @@ int net_resolve_settings(struct net *n, char *err, size_t errlen)
     /* Every host's and switch's settings before any port's: a port's auto headroom reads its peer's MTU and the
      * largest frame of the network (pfc_port_frames). */
     for (uint32_t i = 0; i < g->n_hosts && !rc; i++) {
-        n->hosts[i].cfg = &n->host_cfgs[host_idx[i]];
-        if (n->hosts[i].cfg->mtu + HDR_DATA > n->frame_max)
-            n->frame_max = n->hosts[i].cfg->mtu + HDR_DATA;
+        struct host *h = &n->hosts[i];
+        h->cfg = &n->host_cfgs[host_idx[i]];
+        h->nic = nic_params_of(h->cfg);
+        h->tp = transport_params_of(h->cfg);
+        h->cc = cc_params_of(h->cfg)->cc;
+        if (h->nic->mtu + HDR_DATA > n->frame_max)
+            n->frame_max = h->nic->mtu + HDR_DATA;
     }
     /* What is read per frame is taken here, once: the scheduler of each switch and the NICs', PFC's pause time. */
     n->pfc = pfc_settings_of(&scn->sw);

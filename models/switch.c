@@ -44,6 +44,11 @@
 #include "models/port.h"
 #include "models/route.h"
 
+#include "sim/module.h"
+#include "sim/settings.h"
+#include "sim/units.h"
+
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -147,11 +152,10 @@ static void dequeued(struct net *n, struct sw *w, const struct port *out, struct
 
 void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
 {
-    const struct scn_switch *cfg = w->cfg;
     int64_t B = k->size;
     /* One test for both, so that a switch with neither pays one predictable branch per frame. */
     if (__builtin_expect(w->lim.cells_or_mtu, 0)) {
-        if (cfg->mtu && k->size > (uint32_t)cfg->mtu) {
+        if (w->lim.mtu && k->size > w->lim.mtu) {
             net_ctr_drop(n, in, k, DROP_MTU);
             net_drop(n, k, DROP_MTU);
             return;
@@ -208,7 +212,7 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
     if (!out->qmask && !((out->paused >> prio) & 1) && port_take_free(out)) {
         uint32_t head[NPRIO];
         head[prio] = (uint32_t)B;
-        sched_pick(w->sched, &port_aux(out)->sched, (uint8_t)(1u << prio), head, n->scn->host.mtu + HDR_DATA);
+        sched_pick(w->sched, &port_aux(out)->sched, (uint8_t)(1u << prio), head, n->host_frame);
         dequeued(n, w, out, k, prio, 0, B);
         port_transmit(out, k);
         return;
@@ -260,7 +264,7 @@ struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)
             int q = __builtin_ctz(m);
             head[q] = port_pp(p, q)->q.head->size;
         }
-    int prio = sched_pick(w->sched, &port_aux(p)->sched, eligible, head, n->scn->host.mtu + HDR_DATA);
+    int prio = sched_pick(w->sched, &port_aux(p)->sched, eligible, head, n->host_frame);
     if (prio < 0)
         return NULL;
     struct pkt *k = portq_pop(p, prio);
@@ -273,4 +277,65 @@ struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p)
     if (held && k->type == PKT_DATA)
         __atomic_fetch_add(&net_flow(n, k->flow)->paused_ns, held, __ATOMIC_RELAXED);
     return k;
+}
+
+/* ---- The switch's own settings (switch.h) ---- */
+
+/* The per-port ingress counters are 32 bits wide (models/net.h); no switch has a buffer near 2 GiB. */
+static int check_buffer(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
+{
+    const struct switch_params *w = base;
+    char a[32], p[SETTING_PATH_MAX];
+    (void)obj;
+    if (w->buffer > INT32_MAX)
+        return setting_bad(sc, setting_join(p, path, "buffer"), "expected a size below 2GiB, got \"%s\"",
+                           units_fmt_size(w->buffer, a, sizeof a));
+    return 0;
+}
+
+/* 0 turns each off; below 64 bytes (the smallest Ethernet frame) neither means anything. */
+static int check_cells_mtu(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
+{
+    const struct switch_params *w = base;
+    char p[SETTING_PATH_MAX];
+    (void)obj;
+    if (w->cell_size > 0 && w->cell_size < 64)
+        return setting_bad(sc, setting_join(p, path, "cell_size"), "expected 0 (bytes) or a cell of 64 to 4096 "
+                           "bytes, got %d", w->cell_size);
+    if (w->mtu > 0 && w->mtu < 64)
+        return setting_bad(sc, setting_join(p, path, "mtu"), "expected 0 (no limit) or a frame size of 64 to 65535 "
+                           "bytes, got %d", w->mtu);
+    return 0;
+}
+
+/*
+ * Fields are checked in the order of the object, which is also the dump's and docs/scenario.md's: of several
+ * problems, the one listed first is reported.  A check across fields (SETTING_CHECK, never dumped) stands after the
+ * fields it reads.  The fields between them are other modules' (switch.flow_control follows buffer, the switch's
+ * objects and switch.deadlock_check follow theirs: `after`).
+ */
+static const struct setting switch_fields[] = {
+    {SET_FIELD("buffer", SETTING_SIZE, struct switch_params, buffer, SETTING_POSITIVE, "32MB",
+               "Shared packet buffer per switch, below 2 GiB")},
+    {SET_CHECK(check_buffer)},
+    {SET_FIELD("lossy_queue_limit", SETTING_SIZE, struct switch_params, lossy_queue_limit, SETTING_POSITIVE, "1MB",
+               "Tail-drop limit of one egress queue of a lossy priority")},
+    {SET_INT("cell_size", struct switch_params, cell_size, 0, 4096, "0",
+             "Bytes per buffer cell, 64..4096: frames and thresholds count in whole cells; 0 = in bytes")},
+    {SET_INT("mtu", struct switch_params, mtu, 0, 65535, "0",
+             "Largest frame, headers included, a switch forwards (>= 64); larger ones are dropped; 0 = no limit")},
+    {SET_CHECK(check_cells_mtu)},
+    {0},
+};
+
+/* Flat, naming no field to follow: the first of the switch object. */
+static const struct setting_group switch_group = {
+    .path = "switch/switch", .size = sizeof(struct switch_params), .fields = switch_fields,
+};
+SETTINGS_REGISTER("switch", &switch_group);
+
+/* See switch.h. */
+const struct switch_params *switch_params_of(const struct scn_switch *w)
+{
+    return SETTINGS_OF(w, switch_group, struct switch_params);
 }

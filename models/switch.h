@@ -8,6 +8,21 @@
 
 #include "models/net.h"
 
+/*
+ * The switch's own settings: switch.buffer, switch.lossy_queue_limit, switch.cell_size and switch.mtu, a flat group
+ * of `switch` (sim/settings.h) that models/switch.c declares.  The network keeps them, rounded to the switch's unit
+ * of account, in sw.lim (net_sw_limits) from set-up on.
+ */
+struct switch_params {
+    int64_t buffer;            /* the shared packet buffer, below 2 GiB */
+    int64_t lossy_queue_limit; /* tail-drop limit of an egress queue of a lossy priority */
+    int cell_size;             /* bytes per buffer cell; 0 = the buffer counts bytes */
+    int mtu;                   /* largest frame (headers included) a switch forwards; 0 = no limit */
+};
+
+/* Switch settings w's own (profiles applied). */
+const struct switch_params *switch_params_of(const struct scn_switch *w);
+
 void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k);
 struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p);
 /* Drops every frame queued at switch egress p (its link failed), releasing their buffer accounting. */

@@ -72,6 +72,23 @@ struct transport_ops {
     void (*on_timeout)(struct flow *f);
 };
 
+/*
+ * The settings every transport shares: host.loss_recovery (which transport) and the timeouts and acknowledgements
+ * the NIC keeps for it, a flat group of `host` (sim/settings.h) that models/transport.c declares.  A host keeps
+ * its pointer (host.tp) from set-up on.
+ */
+struct transport_params {
+    int loss_recovery; /* a module of kind "transport", by index: 0 is go-back-N, the default */
+    int64_t rto_ps;
+    int qp_timeout;    /* the QP's timeout exponent: rto = 4.096 us x 2^qp_timeout; -1: rto_ps as given */
+    int retry_count;   /* with qp_timeout: timeouts in a row without progress after which the flow fails */
+    int ack_priority;  /* priority of ACKs and NACKs; -1: the flow's data priority */
+    int ack_every;
+};
+
+/* Host settings h's transport settings (profiles applied). */
+const struct transport_params *transport_params_of(const struct scn_host *h);
+
 #define TRANSPORT_MAX 16
 #define TRANSPORT_GBN 0 /* go-back-N's index: the kind's default */
 

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* See module.h: its modules carry settings groups only (their table is the kind itself, never called). */
+const struct module_kind settings_kind = {.name = "settings"};
+
 static const struct module *mods[MODULE_MAX];
 static int n_mods;
 

@@ -20,7 +20,9 @@
  * that no output depends on the order files are linked in); modules registered later (tests) follow.  A
  * zeroed struct thus holds each kind's default.
  *
- * sim/ knows no kind and no module by name: the kinds live with the code that calls them.
+ * sim/ knows no kind and no module by name: the kinds live with the code that calls them.  One kind is sim/'s,
+ * settings_kind, whose modules have no hooks: they only carry settings groups that no module of a kind owns (see
+ * SETTINGS_REGISTER).
  */
 #ifndef SIM_MODULE_H
 #define SIM_MODULE_H
@@ -58,6 +60,17 @@ struct module {
     __attribute__((used, section("rocesim_modules"), aligned(sizeof(void *)))) static const struct module         \
         MODULE_CAT(module_entry_, __LINE__) = {.kind = &(kind_), .name = (name_), .ops = (ops_),                   \
                                                .groups = {__VA_ARGS__}}
+
+/*
+ * Registers settings groups that belong to no module of a kind: those of a part that comes in one implementation
+ * (the NIC's own fields, the switch's) or that a kind shares among its modules (host.cc, which chooses the
+ * congestion control; the transport's timeouts).  The file that reads them registers them with one line, a module
+ * of kind "settings" named name_ (numbered by name, as modules are, so the groups' order is the build's):
+ *
+ *     SETTINGS_REGISTER("nic", &nic_group);
+ */
+extern const struct module_kind settings_kind;
+#define SETTINGS_REGISTER(name_, ...) MODULE_REGISTER(settings_kind, name_, &settings_kind, __VA_ARGS__)
 
 /* Registers m (which must outlive the program's use of it): its index within its kind, or -1 with the reason
  * (naming the module: an incomplete table, a duplicate name, a full registry) in err. */

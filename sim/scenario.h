@@ -142,41 +142,34 @@ void scn_dump_value_or_map(struct cJSON *obj, const struct setting *f, const voi
     }
 
 /*
- * The switch object.  Its mechanisms (switch.pfc, switch.ecn, switch.scheduler, switch.watchdog) own their
- * settings: each is a module's group, in its own struct, read with its accessor (pfc_settings_of(), ...,
- * models/) through mods.
+ * The switch object: every field is a module's.  Its mechanisms (switch.pfc, switch.ecn, switch.scheduler,
+ * switch.watchdog) are module groups, each in its own struct, read with its accessor (pfc_settings_of(), ...);
+ * its own fields are the modules' flat groups (sim/settings.h): buffer, lossy_queue_limit, cell_size and mtu
+ * models/switch.h's, flow_control models/lfc.h's, deadlock_check models/deadlock.h's.
  */
 struct scn_switch {
-    int64_t buffer;
-    int flow_control;            /* a module of kind "lfc" (models/lfc.h), by index: 0 is PFC, the default */
-    int64_t lossy_queue_limit;
-    int64_t deadlock_check_ps; /* PFC deadlock detection period; 0 = off */
-    int cell_size;             /* bytes per buffer cell; 0 = the buffer counts bytes */
-    int mtu;                   /* largest frame (headers included) a switch forwards; 0 = no limit */
-    /* The settings of the groups declared outside sim/ (groups with a size): pointers into the scenario's store, so
-     * a copy of the struct is a copy of the settings, and equal settings of one scenario compare equal with memcmp
-     * (models/profiles.c shares them). */
+    /* The values of the modules' groups (with a size, read with SETTINGS_OF): pointers into the scenario's store,
+     * so a copy of the struct is a copy of the settings, and equal settings of one scenario compare equal with
+     * memcmp (models/profiles.c shares them). */
     struct setting_mods mods;
 };
 
+/*
+ * The host object: every field is a module's (the NIC's models/nic.h, the congestion control's models/cc.h and
+ * each algorithm's, the transport's models/transport.h), read with its accessor.
+ */
 struct scn_host {
-    int mtu;
-    int priority;
-    int cnp_priority;
-    int cc;           /* a module of kind "cc" (models/cc.h), by index: 0 is the default */
-    int loss_recovery; /* a module of kind "transport" (models/transport.h), by index: 0 is go-back-N, the default */
-    int64_t rto_ps;
-    int qp_timeout;   /* the QP's timeout exponent: rto = 4.096 us x 2^qp_timeout; -1: rto_ps as given */
-    int retry_count;  /* with qp_timeout: timeouts in a row without progress after which the flow fails */
-    int ack_priority; /* priority of ACKs and NACKs; -1: the flow's data priority */
-    int ack_every;
-    /* The settings of congestion controls declared outside sim/ (groups with a size, read with SETTINGS_OF):
-     * pointers into the scenario's store, so a copy of the struct is a copy of the settings (sim/settings.h). */
-    struct setting_mods mods;
+    struct setting_mods mods; /* as struct scn_switch's */
 };
 
-/* Whether a and b are the same settings, those of modules included (of one scenario or of two). */
+/* Whether a and b are the same settings (of one scenario or of two). */
 bool scn_host_equal(const struct scn_host *a, const struct scn_host *b);
+
+/*
+ * The data priority of hosts with settings h: sim/ does not know it (a module owns host.priority, models/nic.h),
+ * so that module sets this before main.  The loader gives a traffic entry without a priority the global host's.
+ */
+extern int (*scn_host_priority)(const struct scn_host *h);
 
 /* A resolved host selector: host indices, in the order the user gave them. */
 struct scn_hostset {
@@ -199,7 +192,7 @@ struct scn_traffic {
     int type;              /* the kind: a module of kind "traffic", by index */
     char id[SCN_NAME_MAX]; /* the entry's id, or "t{i}" */
     bool id_given;
-    int priority;          /* resolved: the entry's, else host.priority */
+    int priority;          /* resolved: the entry's, else the global host.priority (scn_host_priority) */
     bool priority_given;   /* else the sender's host.priority, which a host profile may set, applies */
     int64_t start_ps;
     const void *conf;      /* the kind's fields (read with TRAFFIC_CONF, models/traffic.h); in the scenario's store */

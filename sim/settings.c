@@ -22,7 +22,7 @@
 #include <string.h>
 
 #define MAX_GROUPS 64
-#define MAX_FIELDS 64 /* members of one object, own fields and registered groups together */
+#define MAX_MEMBERS 96 /* members of one object (own fields, flat groups' fields, groups) and its checks */
 
 /* See settings.h. */
 int setting_strf(char *buf, size_t len, const char *fmt, ...)
@@ -72,8 +72,8 @@ static int take_slot(const struct setting_group *g, const struct setting_group *
     return 0;
 }
 
-/* See settings.h. */
-int settings_register(const struct setting_group *g)
+/* Adds g to the registry (replacing the group of its path), taking its slot; -1 when the registry or slots are full. */
+static int add_group(const struct setting_group *g)
 {
     for (int i = 0; i < n_groups; i++)
         if (strcmp(groups[i]->path, g->path) == 0) {
@@ -85,6 +85,38 @@ int settings_register(const struct setting_group *g)
     if (n_groups == MAX_GROUPS || take_slot(g, NULL) < 0)
         return -1;
     groups[n_groups++] = g;
+    return 0;
+}
+
+static bool members_clash(const char *path);
+
+/* A flat group's path: its parent's, '/', then a name of its own with neither '.' nor '/'. */
+static bool path_ok(const char *path)
+{
+    const char *slash = strchr(path, '/');
+    return !slash || (slash[1] && !strpbrk(slash + 1, "./"));
+}
+
+/* See settings.h.  A group that would give an object two members of one name leaves the registry as it was. */
+int settings_register(const struct setting_group *g)
+{
+    if (!path_ok(g->path))
+        return -1;
+    const struct setting_group *was[MAX_GROUPS], *was_owner[SETTING_MODS_MAX];
+    int was_n = n_groups;
+    memcpy(was, groups, sizeof groups);
+    memcpy(was_owner, slot_owner, sizeof slot_owner);
+    if (add_group(g) < 0)
+        return -1;
+    char parent[SETTING_PATH_MAX];
+    const char *end = strrchr(g->path, strchr(g->path, '/') ? '/' : '.');
+    setting_strf(parent, sizeof parent, "%.*s", end ? (int)(end - g->path) : 0, g->path);
+    if (members_clash(g->path) || (*g->path && members_clash(parent))) {
+        memcpy(groups, was, sizeof groups);
+        memcpy(slot_owner, was_owner, sizeof slot_owner);
+        n_groups = was_n;
+        return -1;
+    }
     return 0;
 }
 
@@ -127,27 +159,6 @@ static const char *profile_target(const char *path)
     if ((strncmp(q, "switch", 6) == 0 && (q[6] == '.' || !q[6])) || (strncmp(q, "host", 4) == 0 && (q[4] == '.' || !q[4])))
         return q;
     return path;
-}
-
-/* See settings.h. */
-const struct setting *settings_field(const char *path)
-{
-    char group[SETTING_PATH_MAX];
-    path = profile_target(path);
-    const char *dot = strrchr(path, '.');
-    size_t gl = dot ? (size_t)(dot - path) : 0;
-    if (gl >= sizeof group)
-        return NULL;
-    memcpy(group, path, gl);
-    group[gl] = '\0';
-    const struct setting_group *g = settings_find(group);
-    if (!g)
-        return NULL;
-    const char *leaf = dot ? dot + 1 : path;
-    for (const struct setting *f = g->fields; f->name; f++)
-        if (f->kind != SETTING_CHECK && strcmp(f->name, leaf) == 0)
-            return f;
-    return NULL;
 }
 
 /* See settings.h. */
@@ -297,12 +308,20 @@ static const struct setting_group *child_group(const char *ppath, const char *na
     return settings_find(setting_join(p, ppath, name));
 }
 
+/* A flat group's own name (what follows the '/' of its path), or NULL for a group that is an object. */
+static const char *flat_name(const struct setting_group *g)
+{
+    const char *s = strchr(g->path, '/');
+    return s ? s + 1 : NULL;
+}
+
 /* Returns whether child is a registered group directly under g that g's table does not name. */
 static bool appended(const struct setting_group *g, const struct setting_group *child)
 {
     size_t n = strlen(g->path);
     const char *rest = child->path + n + (n > 0);
-    if (child == g || strncmp(child->path, g->path, n) != 0 || (n > 0 && child->path[n] != '.') || strchr(rest, '.'))
+    if (child == g || strncmp(child->path, g->path, n) != 0 || (n > 0 && child->path[n] != '.') || strchr(rest, '.') ||
+        strchr(rest, '/'))
         return false;
     for (const struct setting *f = g->fields; f->name; f++)
         if (f->kind == SETTING_GROUP && strcmp(f->name, rest) == 0)
@@ -310,31 +329,16 @@ static bool appended(const struct setting_group *g, const struct setting_group *
     return true;
 }
 
-/* The field of g's table that appended group child follows, or NULL when it goes after them all. */
-static const struct setting *anchor(const struct setting_group *g, const struct setting_group *child)
+/*
+ * Whether child is a group under g, n = strlen(g->path): a flat group of g, or appended to g's object.  The cheap
+ * tests first: this runs over the registry for every object of every scenario and profile.
+ */
+static bool under(const struct setting_group *g, size_t n, const struct setting_group *child)
 {
-    for (const struct setting *f = g->fields; child->after && f->name; f++)
-        if (f->kind != SETTING_CHECK && strcmp(f->name, child->after) == 0)
-            return f;
-    return NULL;
-}
-
-/* The groups appended to an object (registered under it, not named by its table), each with its anchor: found
- * once per object: looking them up again at every field of the table made a 100 us run 2 % longer. */
-struct appendix {
-    int n;
-    const struct setting_group *grp[MAX_GROUPS];
-    const struct setting *at[MAX_GROUPS];
-};
-
-static void appendix_of(const struct setting_group *g, struct appendix *a)
-{
-    a->n = 0;
-    for (int i = 0; i < n_groups; i++)
-        if (appended(g, groups[i])) {
-            a->grp[a->n] = groups[i];
-            a->at[a->n++] = anchor(g, groups[i]);
-        }
+    const char *p = child->path;
+    if (strncmp(p, g->path, n) != 0)
+        return false;
+    return p[n] == '/' || ((p[n] == '.' || (n == 0 && p[0])) && appended(g, child));
 }
 
 /* The member name of appended group child of g. */
@@ -343,51 +347,185 @@ static const char *appended_name(const struct setting_group *g, const struct set
     return child->path + strlen(g->path) + (*g->path != '\0');
 }
 
-/* Adds to mem/grp/names (from n on) the groups of a that follow field `at` (NULL: the last); the count. */
-static int add_appended(const struct setting_group *g, const struct appendix *a, const struct setting *at,
-                        const struct setting **mem, const struct setting_group **grp, const char **names, int n)
+/* The path of the object whose members g's fields are (a flat group's: its parent's) into out; returns out. */
+static char *object_path(const struct setting_group *g, char *out)
 {
-    for (int k = 0; k < a->n && n < MAX_FIELDS; k++)
-        if (a->at[k] == at) {
-            mem[n] = NULL;
-            grp[n] = a->grp[k];
-            names[n++] = appended_name(g, a->grp[k]);
-        }
-    return n;
+    const char *flat = flat_name(g);
+    size_t n = flat ? (size_t)(flat - 1 - g->path) : strlen(g->path);
+    n = n < SETTING_PATH_MAX ? n : SETTING_PATH_MAX - 1;
+    memcpy(out, g->path, n);
+    out[n] = '\0';
+    return out;
 }
 
 /*
- * The members of g's object, in order: its table's fields (a group field only when its group is registered),
- * each followed by the groups of a (g's appendix) that name it as `after`, then the other groups of a.  mem[i]
- * is the field, or NULL with grp[i] the appended group.  Returns the count.
+ * One member of an object, in the order of the object (the parse, the dump, docs/scenario.md): a field of the table
+ * of `owner` (the object's group or one of its flat groups; a SETTING_CHECK too, which is no member but runs at
+ * its place), or a group whose value is an object (grp: a SETTING_GROUP field of the table, or f NULL: a group
+ * appended to the object).
  */
-static int members_of(const struct setting_group *g, const struct appendix *a, const struct setting **mem,
-                      const struct setting_group **grp, const char **names)
+struct member {
+    const struct setting_group *owner;
+    const struct setting *f;
+    const struct setting_group *grp;
+    const char *name; /* NULL for a check */
+};
+
+/* The members of g's object, and the groups under it (appended and flat) that they come from. */
+struct members {
+    int n, n_under, n_names;
+    struct member m[MAX_MEMBERS];
+    const char *names[MAX_MEMBERS + 1];        /* the members' names, NULL-terminated: the unknown-field message */
+    const struct setting_group *under[MAX_GROUPS]; /* registration order */
+    bool placed[MAX_GROUPS];
+    int n_waiting;                     /* groups with an `after` not placed yet */
+    bool check;                        /* look for a clash (settings_register): */
+    const struct setting_group *clash; /* the table of a member whose name another member has, or NULL */
+};
+
+static void place_after(const struct setting_group *g, struct members *ms, const char *name);
+
+static void add_member(struct members *ms, const struct setting_group *owner, const struct setting *f,
+                       const struct setting_group *grp, const char *name)
 {
-    int n = 0;
-    for (const struct setting *f = g->fields; f->name && n < MAX_FIELDS; f++) {
-        if (f->kind == SETTING_CHECK)
-            continue;
-        const struct setting_group *cg = f->kind == SETTING_GROUP ? child_group(g->path, f->name) : NULL;
-        if (!(f->kind == SETTING_GROUP && !cg)) {
-            mem[n] = f;
-            grp[n] = cg;
-            names[n++] = f->name;
-        }
-        n = add_appended(g, a, f, mem, grp, names, n);
+    if (ms->n == MAX_MEMBERS)
+        bug("an object with more than MAX_MEMBERS members and checks", owner);
+    ms->m[ms->n++] = (struct member){owner, f, grp, name};
+    if (name) {
+        for (int i = 0; ms->check && i < ms->n_names; i++)
+            if (strcmp(ms->names[i], name) == 0 && !ms->clash)
+                ms->clash = owner;
+        ms->names[ms->n_names++] = name;
     }
-    n = add_appended(g, a, NULL, mem, grp, names, n);
-    names[n] = NULL;
-    return n;
 }
 
-/* members_of with g's appendix. */
-static int members(const struct setting_group *g, const struct setting **mem, const struct setting_group **grp,
-                   const char **names)
+/* Adds owner's fields (a SETTING_GROUP only when its group is registered), each followed by what names it. */
+static void add_table(const struct setting_group *g, struct members *ms, const struct setting_group *owner)
 {
-    struct appendix a;
-    appendix_of(g, &a);
-    return members_of(g, &a, mem, grp, names);
+    for (const struct setting *f = owner->fields; f->name; f++) {
+        if (f->kind == SETTING_CHECK) {
+            add_member(ms, owner, f, NULL, NULL);
+            continue;
+        }
+        const struct setting_group *cg = NULL;
+        if (f->kind == SETTING_GROUP && (owner != g || !(cg = child_group(g->path, f->name)))) {
+            if (owner != g)
+                bug("a flat group's table names a group (its groups are its parent's)", owner);
+            place_after(g, ms, f->name);
+            continue;
+        }
+        /* The checks that read it stand right after it, before what follows it from elsewhere. */
+        const char *name = f->name;
+        add_member(ms, owner, f, cg, name);
+        while (f[1].name && f[1].kind == SETTING_CHECK)
+            add_member(ms, owner, ++f, NULL, NULL);
+        place_after(g, ms, name);
+    }
+}
+
+/* Adds group k of ms->under: a flat group's fields, or an appended group, then what follows it. */
+static void place(const struct setting_group *g, struct members *ms, int k)
+{
+    const struct setting_group *cg = ms->under[k];
+    ms->placed[k] = true;
+    if (flat_name(cg)) {
+        add_table(g, ms, cg);
+    } else {
+        add_member(ms, NULL, NULL, cg, appended_name(g, cg));
+        place_after(g, ms, appended_name(g, cg));
+    }
+}
+
+/* Adds the groups not placed yet that name member `name` as the one they follow (`after`), in registration order. */
+static void place_after(const struct setting_group *g, struct members *ms, const char *name)
+{
+    for (int k = 0; ms->n_waiting && k < ms->n_under; k++)
+        if (!ms->placed[k] && ms->under[k]->after && strcmp(ms->under[k]->after, name) == 0) {
+            ms->n_waiting--;
+            place(g, ms, k);
+        }
+}
+
+/*
+ * The members of g's object, in order: its table's fields, each followed by the groups under g (appended or flat)
+ * that name it as `after`, a flat group's fields each followed by those that name them, and so on; then, in
+ * registration order, the flat groups that name no member (with what follows them: a flat group is as if the
+ * parent's table listed its fields), the other groups that name none, and those whose member is not there.
+ * Found once per object: looking the groups up again at every field made a 100 us run 2 % longer.
+ */
+static void members_of(const struct setting_group *g, struct members *ms, bool check)
+{
+    ms->n = ms->n_under = ms->n_names = ms->n_waiting = 0;
+    ms->check = check;
+    ms->clash = NULL;
+    size_t n = strlen(g->path);
+    for (int i = 0; i < n_groups; i++) {
+        if (!under(g, n, groups[i]))
+            continue;
+        ms->n_waiting += groups[i]->after != NULL;
+        ms->placed[ms->n_under] = false;
+        ms->under[ms->n_under++] = groups[i];
+    }
+    add_table(g, ms, g);
+    for (int pass = 0; pass < 3; pass++)
+        for (int k = 0; k < ms->n_under; k++)
+            if (!ms->placed[k] && (pass == 2 || (!ms->under[k]->after && (flat_name(ms->under[k]) != NULL) == (pass == 0)))) {
+                ms->n_waiting -= ms->under[k]->after != NULL;
+                place(g, ms, k);
+            }
+    ms->names[ms->n_names] = NULL;
+}
+
+/* members_of, for reading an object: a clash settings_register let through is a bug. */
+static void members(const struct setting_group *g, struct members *ms)
+{
+    members_of(g, ms, false);
+    if (ms->clash)
+        bug("two members of one object have one name", ms->clash);
+}
+
+/*
+ * Whether the object of the group registered under path (if any) has two members of one name.  Only a group under
+ * it (flat or appended) can bring a second: an object with none is not walked (every program registers some fifty
+ * groups before main).
+ */
+static bool members_clash(const char *path)
+{
+    const struct setting_group *g = settings_find(path);
+    struct members ms;
+    if (!g || flat_name(g))
+        return false;
+    size_t n = strlen(g->path);
+    int k = 0;
+    while (k < n_groups && !under(g, n, groups[k]))
+        k++;
+    if (k == n_groups)
+        return false;
+    members_of(g, &ms, true);
+    return ms.clash != NULL;
+}
+
+/* See settings.h.  A flat group's path names no object: its fields are found by their object's path. */
+const struct setting *settings_field(const char *path)
+{
+    char group[SETTING_PATH_MAX];
+    path = profile_target(path);
+    const char *dot = strrchr(path, '.');
+    size_t gl = dot ? (size_t)(dot - path) : 0;
+    if (gl >= sizeof group)
+        return NULL;
+    memcpy(group, path, gl);
+    group[gl] = '\0';
+    const struct setting_group *g = settings_find(group);
+    if (!g || flat_name(g))
+        return NULL;
+    const char *leaf = dot ? dot + 1 : path;
+    struct members ms;
+    members(g, &ms);
+    for (int i = 0; i < ms.n; i++)
+        if (ms.m[i].f && ms.m[i].name && strcmp(ms.m[i].name, leaf) == 0)
+            return ms.m[i].f;
+    return NULL;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -793,8 +931,8 @@ static int parse_text(struct setting_ctx *c, const struct setting_group *g, cons
     cJSON *v = cJSON_ParseWithOpts(text, NULL, 1);
     if (!v && !(v = cJSON_CreateString(text)))
         return setting_oom(c);
-    char p[SETTING_PATH_MAX];
-    int rc = parse_field(c, g, f, v, setting_join(p, g->path, f->name), base);
+    char p[SETTING_PATH_MAX], o[SETTING_PATH_MAX];
+    int rc = parse_field(c, g, f, v, setting_join(p, object_path(g, o), f->name), base);
     cJSON_Delete(v);
     if (rc < 0 && c->status != SCN_EIO) {
         fprintf(stderr, "rocesim: internal error: the default \"%s\" of %s does not pass its own check: %s\n", text, p,
@@ -834,27 +972,31 @@ int settings_defaults(struct setting_ctx *c, const struct setting_group *g, void
 {
     if (apply_preset(c, g, g->preset_key ? 0 : -1, base) < 0)
         return -1;
+    size_t n = strlen(g->path);
     for (int i = 0; i < n_groups; i++)
-        if (appended(g, groups[i]) && child_update(c, g, groups[i], NULL, NULL, base) < 0)
+        if (under(g, n, groups[i]) && child_update(c, g, groups[i], NULL, NULL, base) < 0)
             return -1;
     return 0;
 }
 
-/* Parses the members of obj that are groups of a (g's appendix) following field `at` (NULL: the last). */
-static int parse_appended(struct setting_ctx *c, const struct setting_group *g, const struct appendix *a,
-                          const struct setting *at, const cJSON *obj, const char *path, void *base)
+/*
+ * Applies the preset obj chooses (by owner's preset_key, a member of obj) to ownbase, owner's struct; *key: the
+ * preset's field, which the parse then skips.  The preset goes first so that explicit fields win wherever they
+ * stand in the object.  Only a preset the object names resets the group: ownbase starts at the defaults (the first
+ * preset), or, for a profile, at the node's settings so far, which an object without a preset only amends.
+ */
+static int parse_preset(struct setting_ctx *c, const struct setting_group *owner, const cJSON *obj, const char *path,
+                        void *ownbase, const struct setting **key)
 {
     char p[SETTING_PATH_MAX];
-    for (int k = 0; k < a->n; k++) {
-        if (a->at[k] != at)
-            continue;
-        const char *name = appended_name(g, a->grp[k]);
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-        if (v && (setting_val_obj(c, v, setting_join(p, path, name)) < 0 ||
-                  child_update(c, g, a->grp[k], v, p, base) < 0))
-            return -1;
-    }
-    return 0;
+    int which = 0;
+    for (const struct setting *f = owner->fields; f->name; f++)
+        if (strcmp(f->name, owner->preset_key) == 0)
+            *key = f;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, owner->preset_key);
+    if (v && setting_val_enum(c, v, setting_join(p, path, owner->preset_key), (*key)->names, &which) < 0)
+        return -1;
+    return v ? apply_preset(c, owner, which, ownbase) : 0;
 }
 
 /* Parses obj's value of f, a field of g's table other than its preset. */
@@ -863,8 +1005,6 @@ static int parse_member(struct setting_ctx *c, const struct setting_group *g, co
 {
     if (f->kind == SETTING_CHECK)
         return f->check(c, obj, path, base);
-    if (f->kind == SETTING_GROUP && !child_group(g->path, f->name))
-        return 0;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, f->name);
     char p[SETTING_PATH_MAX];
     setting_join(p, path, f->name);
@@ -875,96 +1015,138 @@ static int parse_member(struct setting_ctx *c, const struct setting_group *g, co
     return 0;
 }
 
-/* See settings.h. */
+/* Parses member m of g's object obj at path; ownbase: the struct of m's owner. */
+static int parse_one(struct setting_ctx *c, const struct setting_group *g, const struct member *m, const cJSON *obj,
+                     const char *path, void *base, void *ownbase)
+{
+    if (m->f)
+        return parse_member(c, m->owner, m->f, obj, path, ownbase);
+    char p[SETTING_PATH_MAX];
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, m->name);
+    if (v && (setting_val_obj(c, v, setting_join(p, path, m->name)) < 0 || child_update(c, g, m->grp, v, p, base) < 0))
+        return -1;
+    return 0;
+}
+
+/*
+ * See settings.h.  A flat group's fields are parsed into a copy of its values (its struct), stored as a new value
+ * once the whole object passed, as child_update does for a group of its own.
+ */
 int settings_parse(struct setting_ctx *c, const struct setting_group *g, const cJSON *obj, const char *path,
                    void *base)
 {
-    const struct setting *mem[MAX_FIELDS + 1];
-    const struct setting_group *grp[MAX_FIELDS + 1];
-    const char *names[MAX_FIELDS + 1];
-    struct appendix a;
-    appendix_of(g, &a);
-    members_of(g, &a, mem, grp, names);
-    char p[SETTING_PATH_MAX];
-    if (setting_check_fields(c, obj, path, names) < 0)
+    struct members ms;
+    members(g, &ms);
+    if (setting_check_fields(c, obj, path, ms.names) < 0)
         return -1;
-    const struct setting *preset = NULL;
-    if (g->preset_key) {
-        int which = 0;
-        for (const struct setting *f = g->fields; f->name; f++)
-            if (strcmp(f->name, g->preset_key) == 0)
-                preset = f;
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, g->preset_key);
-        if (v && setting_val_enum(c, v, setting_join(p, path, g->preset_key), preset->names, &which) < 0)
-            return -1;
-        /* The preset goes first so that explicit fields win wherever they appear in the object.  Only a preset the
-         * object names resets the group: base starts at the defaults (the first preset), or, for a profile, at
-         * the node's settings so far, which an object without a preset only amends. */
-        if (v && apply_preset(c, g, which, base) < 0)
-            return -1;
+    void *own[MAX_GROUPS + 1] = {base};
+    const struct setting *preset[MAX_GROUPS + 1] = {NULL};
+    const struct setting_group *owner[MAX_GROUPS + 1] = {g};
+    int n_own = 1, rc = 0;
+    for (int k = 0; k < ms.n_under && rc == 0; k++) {
+        const struct setting_group *cg = ms.under[k];
+        if (!flat_name(cg))
+            continue;
+        owner[n_own] = cg;
+        if (!cg->size) {
+            own[n_own++] = (char *)base + cg->offset;
+            continue;
+        }
+        const void **slot = mods_slot(g, cg, base);
+        if (!c->store)
+            bug("values of a module group parsed with no store to keep them", cg);
+        if (!(own[n_own] = calloc(1, cg->size)))
+            rc = setting_oom(c);
+        else if (*slot)
+            memcpy(own[n_own], *slot, cg->size);
+        n_own += own[n_own] != NULL;
     }
-    for (const struct setting *f = g->fields; f->name; f++)
-        if ((f != preset && parse_member(c, g, f, obj, path, base) < 0) ||
-            parse_appended(c, g, &a, f, obj, path, base) < 0)
-            return -1;
-    return parse_appended(c, g, &a, NULL, obj, path, base);
+    for (int k = 0; k < n_own && rc == 0; k++)
+        if (owner[k]->preset_key)
+            rc = parse_preset(c, owner[k], obj, path, own[k], &preset[k]);
+    for (int i = 0; i < ms.n && rc == 0; i++) {
+        int k = 0;
+        while (k < n_own && owner[k] != ms.m[i].owner)
+            k++;
+        if (!(ms.m[i].f && k < n_own && ms.m[i].f == preset[k]))
+            rc = parse_one(c, g, &ms.m[i], obj, path, base, k < n_own ? own[k] : NULL);
+    }
+    for (int k = 1; k < n_own; k++) {
+        if (!owner[k]->size)
+            continue;
+        const void *kept = rc < 0 ? NULL : store_keep(c->store, owner[k], own[k]);
+        if (rc == 0 && !kept)
+            rc = setting_oom(c);
+        if (kept)
+            *mods_slot(g, owner[k], base) = kept;
+        free(own[k]);
+    }
+    return rc;
+}
+
+/* Adds field f of the struct at base to obj. */
+static void dump_field(const struct setting *f, const void *base, cJSON *obj)
+{
+    const void *at = (const char *)base + f->offset;
+    char b[40];
+    if (f->dump) {
+        f->dump(obj, f, base);
+        return;
+    }
+    switch (f->kind) {
+    case SETTING_TIME:
+        cJSON_AddStringToObject(obj, f->name, units_fmt_time(*(const int64_t *)at, b, sizeof b));
+        break;
+    case SETTING_SIZE:
+        cJSON_AddStringToObject(obj, f->name, units_fmt_size(*(const int64_t *)at, b, sizeof b));
+        break;
+    case SETTING_RATE:
+        cJSON_AddStringToObject(obj, f->name, units_fmt_rate(*(const int64_t *)at, b, sizeof b));
+        break;
+    case SETTING_LENGTH:
+        cJSON_AddStringToObject(obj, f->name, units_fmt_length(*(const int64_t *)at, b, sizeof b));
+        break;
+    case SETTING_NUMBER:
+        cJSON_AddNumberToObject(obj, f->name, *(const double *)at);
+        break;
+    case SETTING_INT:
+        cJSON_AddNumberToObject(obj, f->name, *(const int *)at);
+        break;
+    case SETTING_BOOL:
+        cJSON_AddBoolToObject(obj, f->name, *(const bool *)at);
+        break;
+    case SETTING_ENUM:
+        cJSON_AddStringToObject(obj, f->name, f->names[*(const int *)at]);
+        break;
+    case SETTING_MODULE: {
+        const struct module *m = module_at(f->module_kind, *(const int *)at);
+        cJSON_AddStringToObject(obj, f->name, m ? m->name : "?");
+        break;
+    }
+    default:
+        break;
+    }
 }
 
 /* See settings.h. */
 void settings_dump(const struct setting_group *g, const void *base, cJSON *obj)
 {
-    const struct setting *mem[MAX_FIELDS + 1];
-    const struct setting_group *grp[MAX_FIELDS + 1];
-    const char *names[MAX_FIELDS + 1];
-    int n = members(g, mem, grp, names);
-    for (int i = 0; i < n; i++) {
-        const struct setting *f = mem[i];
-        const void *at = f ? (const char *)base + f->offset : NULL;
-        char b[40];
-        if (!f || f->kind == SETTING_GROUP) {
-            const void *cb = child_base(g, grp[i], base);
-            cJSON *o = cb ? cJSON_AddObjectToObject(obj, names[i]) : NULL;
+    struct members ms;
+    members(g, &ms);
+    for (int i = 0; i < ms.n; i++) {
+        const struct member *m = &ms.m[i];
+        if (!m->name)
+            continue;
+        if (m->grp) {
+            const void *cb = child_base(g, m->grp, base);
+            cJSON *o = cb ? cJSON_AddObjectToObject(obj, m->name) : NULL;
             if (o)
-                settings_dump(grp[i], cb, o);
+                settings_dump(m->grp, cb, o);
             continue;
         }
-        if (f->dump) {
-            f->dump(obj, f, base);
-            continue;
-        }
-        switch (f->kind) {
-        case SETTING_TIME:
-            cJSON_AddStringToObject(obj, f->name, units_fmt_time(*(const int64_t *)at, b, sizeof b));
-            break;
-        case SETTING_SIZE:
-            cJSON_AddStringToObject(obj, f->name, units_fmt_size(*(const int64_t *)at, b, sizeof b));
-            break;
-        case SETTING_RATE:
-            cJSON_AddStringToObject(obj, f->name, units_fmt_rate(*(const int64_t *)at, b, sizeof b));
-            break;
-        case SETTING_LENGTH:
-            cJSON_AddStringToObject(obj, f->name, units_fmt_length(*(const int64_t *)at, b, sizeof b));
-            break;
-        case SETTING_NUMBER:
-            cJSON_AddNumberToObject(obj, f->name, *(const double *)at);
-            break;
-        case SETTING_INT:
-            cJSON_AddNumberToObject(obj, f->name, *(const int *)at);
-            break;
-        case SETTING_BOOL:
-            cJSON_AddBoolToObject(obj, f->name, *(const bool *)at);
-            break;
-        case SETTING_ENUM:
-            cJSON_AddStringToObject(obj, f->name, f->names[*(const int *)at]);
-            break;
-        case SETTING_MODULE: {
-            const struct module *m = module_at(f->module_kind, *(const int *)at);
-            cJSON_AddStringToObject(obj, f->name, m ? m->name : "?");
-            break;
-        }
-        default:
-            break;
-        }
+        const void *ownbase = m->owner == g ? base : child_base(g, m->owner, base);
+        if (ownbase)
+            dump_field(m->f, ownbase, obj);
     }
 }
 
@@ -980,19 +1162,18 @@ int settings_check_path(const char *path, char *msg, size_t msglen, char *at, si
         char *dot = strchr(comp, '.');
         if (dot)
             *dot = '\0';
-        const struct setting *mem[MAX_FIELDS + 1];
-        const struct setting_group *grp[MAX_FIELDS + 1];
-        const char *names[MAX_FIELDS + 1];
-        int n = members(g, mem, grp, names), i = 0;
-        while (i < n && strcmp(names[i], comp) != 0)
+        struct members ms;
+        members(g, &ms);
+        int i = 0;
+        while (i < ms.n && !(ms.m[i].name && strcmp(ms.m[i].name, comp) == 0))
             i++;
         off += strlen(comp);
-        if (i == n) {
-            unknown_msg(names, comp, msg, msglen);
+        if (i == ms.n) {
+            unknown_msg(ms.names, comp, msg, msglen);
             setting_strf(at, atlen, "%.*s", (int)off, path);
             return -1;
         }
-        g = grp[i];
+        g = ms.m[i].grp;
         comp = dot ? dot + 1 : NULL;
         off++;
     }

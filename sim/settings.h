@@ -17,7 +17,8 @@
  * when it meets its object.  sim/scenario.c registers the scenario's own objects (the top level, `switch`,
  * `host`) on first use.  A module of a higher floor (a congestion control or a switch mechanism in models/, an
  * observer in tools/, say) declares its own table and group, with its presets, and names the group on its
- * MODULE_REGISTER line (sim/module.h), which calls settings_register(&its_group) before any scenario is
+ * MODULE_REGISTER line (sim/module.h), or, when no module of a kind owns it (the NIC's, the switch's own
+ * fields), on a SETTINGS_REGISTER line, which calls settings_register(&its_group) before any scenario is
  * loaded: a group registered under a path that is already taken replaces the one there, and a group
  * whose path its parent's table does not name becomes a member of the parent object after the parent's own
  * fields, in registration order (for modules, their numbering: not the link order), unless it names (`after`) the
@@ -32,6 +33,22 @@
  * or memcpy (profiles resolve a host by copying the global one), copies never see each other's changes, and
  * two copies with equal settings compare equal with memcmp (models/profiles.c shares equal host settings).  The
  * module reads its struct with SETTINGS_OF, once per flow at set-up.
+ *
+ * Flat groups.  A module's settings need not be an object of their own: a flat group's fields are members of its
+ * PARENT's object, as if the parent's table listed them (`host.mtu`, read by the NIC, `host.rto`, by the
+ * transport).  Its path is the parent's, a '/', and a name of its own that no JSON path spells ("host/nic"): a
+ * '.'-separated path never reaches it, so it is never mistaken for a member, and its fields are found (--set,
+ * a sweep's or tune's path, settings_field, profiles) by their object's path, "host.mtu".  Otherwise it is a
+ * module group like the others: its values are its own struct in the store, read with SETTINGS_OF through the
+ * parent struct's `mods` (or, without a size, a struct at `offset` in the parent's), with defaults and presets
+ * (its preset key is then a member of the parent's object).  Its fields stand where its `after` names (any
+ * member of the object: a field of the parent's table or of another flat group, or a group), else after the
+ * parent's own fields; groups may in turn follow its fields.  So the members of an object are, in order: the
+ * parent's table, each field followed by what names it (`after`); then, in registration order, the flat groups
+ * that name nothing, then the other groups that name nothing, each followed by what names it; then those whose
+ * `after` is not there.  The parse (with its unknown-field check and list), the
+ * defaults, the dump and docs/scenario.md follow that one order.  A registration that would give an object two
+ * members of one name is refused.
  */
 #ifndef SIM_SETTINGS_H
 #define SIM_SETTINGS_H
@@ -135,7 +152,8 @@ struct setting_preset {
 };
 
 struct setting_group {
-    const char *path;                     /* dotted path of its object: "" for the top level, "switch.ecn" */
+    const char *path;                     /* dotted path of its object: "" for the top level, "switch.ecn"; or a flat
+                                           * group's "PARENT/NAME" (above) */
     size_t offset;                        /* of its struct inside its parent's struct (0 for the top level) */
     size_t size;                          /* a module's group: the size of its own struct (in the store); 0: none */
     /* Its values belong to each entry of an array (a traffic or fault kind's fields, which the loader parses per
@@ -157,14 +175,16 @@ struct setting_group {
 };
 
 /* Adds g to the registry (replacing a group of the same path); returns -1 when the registry (or, for a group
- * with a size that is not per_entry, the SETTING_MODS_MAX slots) is full. */
+ * with a size that is not per_entry, the SETTING_MODS_MAX slots) is full, when a flat group's path is not
+ * "PARENT/NAME" (NAME without '.' or '/'), or when an object would have two members of one name (a flat group's
+ * field and another member). */
 int settings_register(const struct setting_group *g);
 /* Removes the group registered under path, if any (tests that register a group of their own). */
 void settings_unregister(const char *path);
 /* The group registered under path, or NULL. */
 const struct setting_group *settings_find(const char *path);
-/* The field a dotted path names ("switch.ecn.kmin"), or NULL when no registered table has it (a path into
- * an array or a topology): the tuner learns a parameter's kind and bounds from it. */
+/* The field a dotted path names ("switch.ecn.kmin", "host.mtu" of a flat group), or NULL when no registered table
+ * has it (a path into an array or a topology): the tuner learns a parameter's kind and bounds from it. */
 const struct setting *settings_field(const char *path);
 /* The i-th registered group (registration order), or NULL past the end: for listing every setting. */
 const struct setting_group *settings_group_at(int i);
@@ -193,9 +213,10 @@ bool settings_mods_equal(const struct setting_mods *a, const struct setting_mods
  */
 int settings_parse(struct setting_ctx *c, const struct setting_group *g, const struct cJSON *obj, const char *path,
                    void *base);
-/* Sets every field of g (and of its member groups) to its default; 0, or -1 when memory runs out. */
+/* Sets every field of g (and of its member groups and flat groups) to its default; 0, or -1 when memory runs out. */
 int settings_defaults(struct setting_ctx *c, const struct setting_group *g, void *base);
-/* Adds every field of g (member groups as objects) to obj, in table order. */
+/* Adds every member of g's object to obj (member groups as objects, flat groups' fields in their places), in the
+ * order of the members (above). */
 void settings_dump(const struct setting_group *g, const void *base, struct cJSON *obj);
 
 /*

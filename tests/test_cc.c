@@ -252,7 +252,7 @@ static void test_module_settings(void)
         struct scenario scn;
         struct run r;
         CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
-        CU_ASSERT_EQUAL(scn.host.cc, value);
+        CU_ASSERT_EQUAL(cc_params_of(&scn.host)->cc, value);
         char *dump = scn_to_json(&scn);
         CU_ASSERT_PTR_NOT_NULL(dump && strstr(dump, k ? "\"window_frames\": 3" : "\"window_frames\": 2"));
         free(dump);

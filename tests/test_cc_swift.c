@@ -177,7 +177,7 @@ static void test_settings(void)
     struct scenario scn;
     char err[SCN_ERR_MAX];
     CU_ASSERT_EQUAL(scn_load_text("t.json", STAR2, NULL, 0, &scn, err, sizeof err), 0);
-    CU_ASSERT_STRING_EQUAL(cc_scenario_name(scn.host.cc), "swift");
+    CU_ASSERT_STRING_EQUAL(cc_scenario_name(cc_params_of(&scn.host)->cc), "swift");
     char *dump = scn_to_json(&scn);
     CU_ASSERT_PTR_NOT_NULL(dump && strstr(dump, "\"base_target\": \"20us\""));
     free(dump);

@@ -271,7 +271,7 @@ static void test_check_shows_cells(void)
     struct scenario scn;
     char err[SCN_ERR_MAX];
     CU_ASSERT_EQUAL_FATAL(scn_load_text("check.json", out, NULL, 0, &scn, err, sizeof err), SCN_OK);
-    CU_ASSERT_EQUAL(scn.sw.cell_size, 256);
+    CU_ASSERT_EQUAL(switch_params_of(&scn.sw)->cell_size, 256);
     CU_ASSERT_EQUAL(pfc_settings_of(&scn.sw)->xoff_bytes, 10000);
     scn_free(&scn);
     free(out);

@@ -8,6 +8,7 @@
 #include "tests/tests.h"
 #include "models/cc.h"
 #include "models/lfc.h"
+#include "models/nic.h"
 #include "models/pfc.h"
 #include "models/sched.h"
 #include "sim/module.h"
@@ -229,7 +230,7 @@ static void test_toy_scheduler(void)
     CU_ASSERT_EQUAL(sched_settings_of(&scn.sw)->type, sched_find("test_rr"));
     test_run_checked(&r);
     CU_ASSERT_TRUE(r.finished);
-    int frame = scn.host.mtu + HDR_DATA;
+    int frame = nic_params_of(&scn.host)->mtu + HDR_DATA;
     CU_ASSERT(rr_both[1] > 500 * (int64_t)frame); /* most of each flow was sent while both were backlogged */
     CU_ASSERT(llabs(rr_both[1] - rr_both[2]) <= frame);
     const struct flow *f1 = net_flow(&r.net, 0), *f2 = net_flow(&r.net, 1);

@@ -12,6 +12,7 @@
 #include "models/nic.h"
 #include "models/port.h"
 #include "models/switch.h"
+#include "models/transport.h"
 #include "sim/units.h"
 #include "tools/run/run.h"
 
@@ -115,7 +116,7 @@ static void test_pacing_after_cnp(void)
     k->flow = f->idx;
     k->psn = 0;
     k->size = FRAME_CNP;
-    k->prio = (uint8_t)scn.host.cnp_priority;
+    k->prio = (uint8_t)nic_params_of(&scn.host)->cnp_priority;
     nic_process(&r.net, host_of(&r, "h0"), k);
     CU_ASSERT_EQUAL(f->cnps_rx, 1);
     CU_ASSERT_DOUBLE_EQUAL(cc_rate(f), 50e9, 0);
@@ -338,7 +339,7 @@ static void give_cnp(struct run *r, const struct scenario *scn, struct flow *f)
     k->flow = f->idx;
     k->psn = 0;
     k->size = FRAME_CNP;
-    k->prio = (uint8_t)scn->host.cnp_priority;
+    k->prio = (uint8_t)nic_params_of(&scn->host)->cnp_priority;
     nic_process(&r->net, host_of(r, "h0"), k);
 }
 
@@ -382,16 +383,16 @@ static void test_qp_timeout(void)
     char err[SCN_ERR_MAX];
     CU_ASSERT_EQUAL_FATAL(scn_load_text("t.json", NIC_NET("100Gbps", "\"qp_timeout\": 14", "", FLOW("1KiB")), NULL, 0,
                                         &scn, err, sizeof err), SCN_OK);
-    CU_ASSERT_EQUAL(scn.host.rto_ps, 67108864LL * PS_PER_NS);
-    CU_ASSERT_EQUAL(scn.host.retry_count, 7);
+    CU_ASSERT_EQUAL(transport_params_of(&scn.host)->rto_ps, 67108864LL * PS_PER_NS);
+    CU_ASSERT_EQUAL(transport_params_of(&scn.host)->retry_count, 7);
     char *j = scn_to_json(&scn);
     CU_ASSERT_PTR_NOT_NULL(j && strstr(j, "\"qp_timeout\": 14") && !strstr(j, "\"rto\""));
     free(j);
     scn_free(&scn);
     CU_ASSERT_EQUAL_FATAL(scn_load_text("t.json", NIC_NET("100Gbps", "", "", FLOW("1KiB")), NULL, 0, &scn, err,
                                         sizeof err), SCN_OK);
-    CU_ASSERT_EQUAL(scn.host.rto_ps, PS_PER_MS);
-    CU_ASSERT_EQUAL(scn.host.qp_timeout, -1);
+    CU_ASSERT_EQUAL(transport_params_of(&scn.host)->rto_ps, PS_PER_MS);
+    CU_ASSERT_EQUAL(transport_params_of(&scn.host)->qp_timeout, -1);
     scn_free(&scn);
     CU_ASSERT_EQUAL(scn_load_text("t.json", NIC_NET("100Gbps", "\"rto\": \"1ms\", \"qp_timeout\": 14", "", FLOW("1KiB")),
                                   NULL, 0, &scn, err, sizeof err), SCN_EUSAGE);

@@ -61,7 +61,11 @@ static int compare_with_docs(const char *doc)
     int bad = 0;
     const struct setting_group *g;
     for (int i = 0; (g = settings_group_at(i)); i++) {
-        const char *sec = section_of(doc, g->path);
+        /* A flat group's fields are its parent's members ("host/nic": host's section and table). */
+        const char *slash = strchr(g->path, '/');
+        char obj[64];
+        snprintf(obj, sizeof obj, "%.*s", slash ? (int)(slash - g->path) : (int)strlen(g->path), g->path);
+        const char *sec = section_of(doc, obj);
         if (!sec) {
             fprintf(stderr, "\n  settings group \"%s\" has no section in docs/scenario.md", g->path);
             bad++;
@@ -78,22 +82,25 @@ static int compare_with_docs(const char *doc)
             for (int k = 0; k < nd && !found; k++)
                 found = strcmp(doc_names[k], f->name) == 0;
             if (!found) {
-                fprintf(stderr, "\n  %s%s%s is in the settings table but not documented", g->path, *g->path ? "." : "",
+                fprintf(stderr, "\n  %s%s%s is in the settings table but not documented", obj, *obj ? "." : "",
                         f->name);
                 bad++;
             }
             if (!f->help || !*f->help) {
-                fprintf(stderr, "\n  %s%s%s has no help text", g->path, *g->path ? "." : "", f->name);
+                fprintf(stderr, "\n  %s%s%s has no help text", obj, *obj ? "." : "", f->name);
                 bad++;
             }
         }
+        if (slash)
+            continue; /* the rest is its parent's, checked with it */
         /* A group registered under this one that its table does not name (a module's) is a member too. */
         const struct setting_group *h;
         for (int j = 0; (h = settings_group_at(j)); j++) {
             const char *last = strrchr(h->path, '.');
             size_t plen = last ? (size_t)(last - h->path) : 0;
             last = last ? last + 1 : h->path;
-            if (h == g || !*h->path || plen != strlen(g->path) || strncmp(h->path, g->path, plen) != 0)
+            if (h == g || !*h->path || strchr(h->path, '/') || plen != strlen(g->path) ||
+                strncmp(h->path, g->path, plen) != 0)
                 continue;
             bool named = false, found = false;
             for (const struct setting *f = g->fields; f->name && !named; f++)
@@ -376,6 +383,106 @@ static void test_port_fields_flagged(void)
 }
 
 /*
+ * A flat group (sim/settings.h), registered from this file: its fields are members of the host object itself, after
+ * the field it names.  The loader parses them (and lists them among the fields it knows), the dump shows them in
+ * their place, --set and the sweep's paths reach them by the host's path, a host profile overrides them over a copy,
+ * and a registration that is malformed or would give the host two members of one name is refused.
+ */
+struct toy_flat {
+    int depth;
+    bool loud;
+};
+
+static const struct setting toy_flat_fields[] = {
+    {SET_INT("depth", struct toy_flat, depth, 0, 9, "4", "A field of a flat group")},
+    {SET_FIELD("loud", SETTING_BOOL, struct toy_flat, loud, 0, "false", "Another")},
+    {0},
+};
+static const struct setting_group toy_flat_group = {
+    .path = "host/toy", .size = sizeof(struct toy_flat), .after = "priority", .fields = toy_flat_fields,
+};
+
+static const char toy_head[] = "{\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": \"100Gbps\"}}, "
+                               "\"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}]";
+
+static void test_flat_group(void)
+{
+    scn_register_settings();
+    CU_ASSERT_EQUAL_FATAL(settings_register(&toy_flat_group), 0);
+    char json[768], err[SCN_ERR_MAX], msg[SCN_ERR_MAX], at[SETTING_PATH_MAX];
+    struct scenario s;
+    /* The defaults, and the fields parsed from the host object. */
+    snprintf(json, sizeof json, "%s}", toy_head);
+    CU_ASSERT_EQUAL_FATAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_OK);
+    CU_ASSERT_EQUAL(SETTINGS_OF(&s.host, toy_flat_group, struct toy_flat)->depth, 4);
+    scn_free(&s);
+    snprintf(json, sizeof json, "%s, \"host\": {\"depth\": 7, \"loud\": true, \"mtu\": 2048}}", toy_head);
+    CU_ASSERT_EQUAL_FATAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_OK);
+    const struct toy_flat *t = SETTINGS_OF(&s.host, toy_flat_group, struct toy_flat);
+    CU_ASSERT(t->depth == 7 && t->loud);
+    /* The dump: in the host object, after priority, before cnp_priority. */
+    char *dump = scn_to_json(&s);
+    const char *host = dump ? strstr(dump, "\"host\"") : NULL;
+    const char *pr = host ? strstr(host, "\"priority\": 3,\n    \"depth\": 7,\n    \"loud\": true,\n    "
+                                         "\"cnp_priority\"") : NULL;
+    CU_ASSERT_PTR_NOT_NULL(pr);
+    CU_ASSERT(dump && !strstr(dump, "toy"));
+    free(dump);
+    /* A host profile overrides a field over a copy of the host's settings; the global ones stay. */
+    scn_free(&s);
+    snprintf(json, sizeof json, "%s, \"host\": {\"depth\": 7}, \"profiles\": [{\"match\": \"h1\", \"host\": "
+             "{\"depth\": 2}}]}", toy_head);
+    CU_ASSERT_EQUAL_FATAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_OK);
+    struct scn_host copy = s.host;
+    CU_ASSERT_EQUAL_FATAL(scn_profile_apply(&s, 0, &copy, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(SETTINGS_OF(&copy, toy_flat_group, struct toy_flat)->depth, 2);
+    CU_ASSERT_EQUAL(SETTINGS_OF(&s.host, toy_flat_group, struct toy_flat)->depth, 7);
+    CU_ASSERT_FALSE(scn_host_equal(&copy, &s.host));
+    scn_free(&s);
+    snprintf(json, sizeof json, "%s, \"profiles\": [{\"match\": \"h1\", \"host\": {\"depth\": 12}}]}", toy_head);
+    CU_ASSERT_EQUAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(err, "t.json: profiles.0.host.depth: expected an integer from 0 to 9, got 12");
+    /* The unknown-field check lists its fields in their place. */
+    snprintf(json, sizeof json, "%s, \"host\": {\"nosuch\": 1}}", toy_head);
+    CU_ASSERT_EQUAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "t.json: host.nosuch: expected one of the fields mtu, priority, depth, loud, "
+                                       "cnp_priority, cc, dcqcn, loss_recovery,"));
+    /* --set, the sweep's and the tuner's paths: by the host's path, never by the group's. */
+    struct scn_override ov = {"host.depth", "9"};
+    snprintf(json, sizeof json, "%s}", toy_head);
+    CU_ASSERT_EQUAL_FATAL(scn_load_text("t.json", json, &ov, 1, &s, err, sizeof err), SCN_OK);
+    CU_ASSERT_EQUAL(SETTINGS_OF(&s.host, toy_flat_group, struct toy_flat)->depth, 9);
+    scn_free(&s);
+    ov.value = "10";
+    CU_ASSERT_EQUAL(scn_load_text("t.json", json, &ov, 1, &s, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(err, "t.json: host.depth (from --set): expected an integer from 0 to 9, got 10");
+    CU_ASSERT_EQUAL(settings_check_path("host.depth", msg, sizeof msg, at, sizeof at), 0);
+    CU_ASSERT_EQUAL(settings_check_path("profiles.2.host.depth", msg, sizeof msg, at, sizeof at), 0);
+    CU_ASSERT_EQUAL(settings_check_path("host/toy.depth", msg, sizeof msg, at, sizeof at), -1);
+    CU_ASSERT_EQUAL(settings_check_path("host.depth.x", msg, sizeof msg, at, sizeof at), 0); /* the loader judges */
+    CU_ASSERT_PTR_EQUAL(settings_field("host.depth"), &toy_flat_fields[0]);
+    CU_ASSERT_PTR_EQUAL(settings_field("profiles.0.host.loud"), &toy_flat_fields[1]);
+    CU_ASSERT_PTR_NULL(settings_field("host/toy.depth"));
+    /* Refused: a malformed flat path, and a field of a name the object has; the registry is left as it was. */
+    static const struct setting clash_fields[] = {
+        {SET_INT("mtu", struct toy_flat, depth, 0, 9, "4", "The NIC's field's name")},
+        {0},
+    };
+    static const struct setting_group bad[] = {
+        {.path = "host/a.b", .size = sizeof(struct toy_flat), .fields = toy_flat_fields},
+        {.path = "host/", .size = sizeof(struct toy_flat), .fields = toy_flat_fields},
+        {.path = "host/clash", .size = sizeof(struct toy_flat), .fields = clash_fields},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CU_ASSERT_EQUAL(settings_register(&bad[i]), -1);
+        CU_ASSERT_PTR_NULL(settings_find(bad[i].path));
+    }
+    CU_ASSERT_EQUAL(settings_check_path("host.depth", msg, sizeof msg, at, sizeof at), 0);
+    settings_unregister(toy_flat_group.path); /* the docs test knows only the project's own groups */
+    CU_ASSERT_EQUAL(settings_check_path("host.depth", msg, sizeof msg, at, sizeof at), -1);
+}
+
+/*
  * A table entry whose member does not have its kind's type is refused at compile time: the walker would store
  * through the wrong type.  The same file compiles without the wrong entry, so the failure is the check's.
  */
@@ -406,6 +513,7 @@ void test_settings_register(void)
     CU_add_test(s, "a module's group stands after the field it names", test_group_after);
     CU_add_test(s, "the switch's mechanisms keep their place in the switch object", test_switch_order);
     CU_add_test(s, "a port profile may set the fields flagged SETTING_PORT", test_port_fields_flagged);
+    CU_add_test(s, "a flat group: its fields in the parent's object, by the parent's paths", test_flat_group);
     CU_add_test(s, "of several problems, the first in table order is reported", test_first_problem_in_table_order);
     CU_add_test(s, "a member whose type does not fit its kind does not compile", test_member_type_checked);
 }

@@ -5,6 +5,7 @@
 #include "models/cc.h"
 #include "models/ecn.h"
 #include "models/pfc.h"
+#include "models/switch.h"
 #include "sim/scenario.h"
 #include "sim/mem.h"
 #include "sim/units.h"
@@ -312,7 +313,7 @@ static cJSON *port_cfg_json(const struct port_cfg *pc, uint32_t ports)
  */
 static void add_cc_values(cJSON *o, const struct net *n, const struct scn_host *cfg, const uint32_t *ids, uint32_t k)
 {
-    int cc = cc_find(cc_scenario_name(cfg->cc));
+    int cc = cc_params_of(cfg)->cc;
     if (cc < 0 || !cc_registry[cc]->host_values)
         return;
     cJSON *arr = cJSON_AddArrayToObject(o, "cc_values");
@@ -410,11 +411,12 @@ static void add_cells_threshold(cJSON *o, const char *name, int64_t set, int64_t
 /* The switch thresholds in both units, when the switch counts its buffer in cells (switch.cell_size). */
 static void add_cells(cJSON *d, const struct scn_switch *sw)
 {
-    int64_t c = sw->cell_size;
+    const struct switch_params *own = switch_params_of(sw);
+    int64_t c = own->cell_size;
     cJSON *o = cJSON_AddObjectToObject(d, "cells");
     cJSON_AddNumberToObject(o, "cell_size", (double)c);
-    add_cells_threshold(o, "buffer", sw->buffer, c);
-    add_cells_threshold(o, "lossy_queue_limit", sw->lossy_queue_limit, c);
+    add_cells_threshold(o, "buffer", own->buffer, c);
+    add_cells_threshold(o, "lossy_queue_limit", own->lossy_queue_limit, c);
     const struct pfc_settings *pfc = pfc_settings_of(sw);
     const struct ecn_settings *ecn = ecn_settings_of(sw);
     if (pfc->enabled) {
@@ -440,7 +442,7 @@ static cJSON *derived_json(const struct run *r)
     cJSON_AddNumberToObject(d, "links", g->n_links);
     cJSON_AddNumberToObject(d, "flows", net_flows_made(n));
     cJSON_AddItemToObject(d, "groups", groups_json(r));
-    int cell = r->scn->sw.cell_size;
+    int cell = switch_params_of(&r->scn->sw)->cell_size;
     if (cell)
         add_cells(d, &r->scn->sw);
     if (!pfc_settings_of(&r->scn->sw)->enabled)

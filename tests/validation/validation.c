@@ -7,6 +7,7 @@
 #include "models/cc.h"
 #include "models/dcqcn_fluid.h"
 #include "models/ecn.h"
+#include "models/nic.h"
 #include "models/pfc.h"
 #include "sim/units.h"
 #include "tools/run/run.h"
@@ -512,8 +513,9 @@ static bool dctcp_case(struct vresult *out, int *n, int cap, int N)
     v->pass = jain >= 0.99 && r->net.c.data_dropped == 0;
     SET(note, "%llu PAUSE frames", (unsigned long long)r->net.c.pause_frames);
     /* C x RTT in frames: four 1 us hops, a data frame and an ACK serialized twice each. */
-    double frame = (double)(scn.host.mtu + HDR_DATA + WIRE_OVERHEAD);
-    double rtt = star_rtt_us(scn.host.mtu) * 1e-6;
+    int mtu = nic_params_of(&scn.host)->mtu;
+    double frame = (double)(mtu + HDR_DATA + WIRE_OVERHEAD);
+    double rtt = star_rtt_us(mtu) * 1e-6;
     double bdp = 100e9 * rtt / 8 / frame, kp = (double)K / frame, amp = 0.5 * sqrt(2 * N * (bdp + kp));
     v = add(out, n, cap);
     SET(check, "DCTCP: %d flows, queue around K = 100 KB", N);

@@ -126,7 +126,7 @@ static char *topology_json(const struct scenario *scn, const struct graph *g, bo
                            const char *flows, size_t *len)
 {
     struct sbuf b = {0};
-    const char *cc = cc_scenario_name(scn->host.cc);
+    const char *cc = cc_scenario_name(cc_params_of(&scn->host)->cc);
     int id = cc_find(cc);
     const struct cc_ops *ops = id >= 0 ? cc_registry[id] : NULL;
     sb_printf(&b, "{\"mode\":\"%s\",\"scenario\":", replay ? "replay" : "live");

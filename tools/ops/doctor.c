@@ -7,8 +7,10 @@
 #include "models/ecn.h"
 
 #include "models/net.h"
+#include "models/nic.h"
 #include "models/pfc.h"
 #include "models/pfcwd.h"
+#include "models/switch.h"
 #include "models/transport.h"
 #include "sim/mem.h"
 #include "sim/units.h"
@@ -164,7 +166,7 @@ static void sender_prios(const struct run *r, int *prio)
         for (int k = 0; k < nh; k++) {
             int h = hs[k];
             if (h >= 0 && (uint32_t)h < r->g.n_hosts)
-                prio[h] = r->net.hosts[h].cfg->priority;
+                prio[h] = r->net.hosts[h].nic->priority;
         }
     }
 }
@@ -193,7 +195,7 @@ struct senders {
 /* The flags (enum cc_flags) of the congestion control a host's settings choose. */
 static unsigned host_cc_flags(const struct scn_host *hc)
 {
-    int ci = hc->cc;
+    int ci = cc_params_of(hc)->cc;
     return ci >= 0 ? cc_registry[ci]->flags : 0;
 }
 
@@ -289,7 +291,7 @@ static void tally_ecn(const struct senders *sd, const struct sw *w, uint32_t j, 
         return;
     /* The PFC point of one ingress: static xoff, or the dynamic threshold at an empty shared buffer (alpha x the
      * buffer left after the headroom reservations): the most a queue gets before PFC. */
-    int64_t x = pc->xoff_static ? pc->xoff : (int64_t)(pc->alpha * (double)(w->cfg->buffer - w->hdrm_reserved));
+    int64_t x = pc->xoff_static ? pc->xoff : (int64_t)(pc->alpha * (double)(switch_params_of(w->cfg)->buffer - w->hdrm_reserved));
     if (pc->ecn.kmin >= x)
         ef_add(&t->k_min_over, j, pc, x);
     else if (pc->ecn.kmax > x)
@@ -340,11 +342,12 @@ static void report_switch_buffer(const struct run *r, const struct sw *w, const 
 {
     const struct scn_switch *cfg = w->cfg;
     const struct pfcwd_settings *wd = pfcwd_settings_of(cfg);
+    int64_t buffer = switch_params_of(cfg)->buffer;
     const char *nm = node_name(r, w->node);
     char a[32], b[32], seen[512];
-    if (pfc_settings_of(cfg)->enabled && t->bdp > cfg->buffer) {
+    if (pfc_settings_of(cfg)->enabled && t->bdp > buffer) {
         sfmt(seen, sizeof seen, "buffer %s is below one bandwidth-delay product per port (%s for %u ports)",
-             units_fmt_size(cfg->buffer, a, sizeof a), units_fmt_size(t->bdp, b, sizeof b), w->n_ports);
+             units_fmt_size(buffer, a, sizeof a), units_fmt_size(t->bdp, b, sizeof b), w->n_ports);
         add(rep, DOC_WARNING, "buffer-below-bdp", nm, seen,
             "a buffer smaller than one round trip of every port cannot absorb the in-flight data of a burst: "
             "PFC pauses (or drops) long before ECN and DCQCN can react",
@@ -441,14 +444,15 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
         if (p < 0)
             continue;
         const struct scn_host *hc = n->hosts[h].cfg;
+        const struct nic_params *nic = n->hosts[h].nic;
         const char *nm = node_name(r, n->hosts[h].node);
         int64_t rate = n->hosts[h].rate_bps;
         if (host_cc_flags(hc) & CC_F_CNP) {
             /* A CNP on a lower priority than the data waits behind it under strict priority. */
             for (uint32_t i = 0; i < r->g.n_switches; i++) {
-                if (n->sws[i].sched->type == SCHED_STRICT && hc->cnp_priority < p) {
+                if (n->sws[i].sched->type == SCHED_STRICT && nic->cnp_priority < p) {
                     sfmt(seen, sizeof seen, "host.cnp_priority %d is below the data priority %d (strict scheduler)",
-                         hc->cnp_priority, p);
+                         nic->cnp_priority, p);
                     add(rep, DOC_WARNING, "cnp-priority", nm, seen,
                         "a strict-priority switch serves the data first, so the CNPs that should slow the senders "
                         "wait behind the very queue they report (and may be dropped on a lossy priority)",
@@ -487,7 +491,7 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
                     "keep ai_rate below a tenth and hai_rate below half of the link rate (paper 40Mbps/200Mbps)");
             }
         }
-        const struct transport_ops *tr = transport_of(hc->loss_recovery);
+        const struct transport_ops *tr = transport_of(n->hosts[h].tp->loss_recovery);
         if ((tr->flags & TRANSPORT_F_GOES_BACK) && (lossy_any >> p & 1)) {
             sfmt(seen, sizeof seen, "RoCE on priority %d, lossy at some switch port, with host.loss_recovery "
                  "%s", p, tr->name);
@@ -497,10 +501,10 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
                 "make the priority lossless on every switch (PFC), or use a NIC with selective repeat");
         }
         for (uint32_t i = 0; i < r->g.n_switches; i++) {
-            int smtu = n->sws[i].cfg->mtu;
-            if (smtu && hc->mtu + HDR_DATA > smtu) {
-                sfmt(seen, sizeof seen, "host.mtu %d makes %d-byte data frames; switch.mtu is %d on %s%s", hc->mtu,
-                     hc->mtu + HDR_DATA, smtu, node_name(r, n->sws[i].node), r->g.n_switches > 1 ? " (and others)" : "");
+            int smtu = switch_params_of(n->sws[i].cfg)->mtu;
+            if (smtu && nic->mtu + HDR_DATA > smtu) {
+                sfmt(seen, sizeof seen, "host.mtu %d makes %d-byte data frames; switch.mtu is %d on %s%s", nic->mtu,
+                     nic->mtu + HDR_DATA, smtu, node_name(r, n->sws[i].node), r->g.n_switches > 1 ? " (and others)" : "");
                 add(rep, DOC_ERROR, "mtu-mismatch", nm, seen,
                     "a switch drops every frame larger than its MTU: this host's flows never get through and "
                     "retransmit forever (drops_by_reason.mtu)",
@@ -776,7 +780,7 @@ static void report_pause_tree(const struct run *r, const struct csv *pfc, int32_
     char seen[512], where[160], a[32];
     char fillers[200] = "", victims[256] = "";
     int nfill = 0, nvict = 0;
-    int mtu = r->scn->host.mtu;
+    int mtu = nic_params_of(&r->scn->host)->mtu;
     for (int f = 0; f < nfl; f++) {
         if (chost >= 0 && fl[f].dst == chost) {
             if (nfill < 4) {
@@ -912,7 +916,7 @@ static void check_throughput(const struct run *r, const struct flowrow *fl, int 
                  "first cause: PFC off, or headroom short)");
             sfmt(fix, sizeof fix, "make the RoCE priority lossless on every switch with enough headroom (the "
                  "before-run findings: rocesim doctor SCENARIO.json)");
-        } else if (cnps == 0 && pauses > 0 && r->scn->host.cc == cc_find("dcqcn")) {
+        } else if (cnps == 0 && pauses > 0 && cc_params_of(&r->scn->host)->cc == cc_find("dcqcn")) {
             sfmt(seen, sizeof seen, "bulk transfers far below line rate, with no CNP and %.0f PAUSE frames", pauses);
             sfmt(why, sizeof why, "ECN never marked, so DCQCN never slowed the senders and PFC alone held the "
                  "queues, pausing flows that share a link with them (the table's second cause: ECN off or its "
@@ -992,7 +996,7 @@ static void check_summary(const struct run *r, const cJSON *sum, struct doc_repo
     double sp = num_at(sum, "packets.spurious_timeouts");
     if (sp > 0) {
         sfmt(seen, sizeof seen, "%.0f retransmission timeouts fired with nothing lost (host.rto %s)", sp,
-             units_fmt_time(r->scn->host.rto_ps, a, sizeof a));
+             units_fmt_time(transport_params_of(&r->scn->host)->rto_ps, a, sizeof a));
         add(rep, DOC_WARNING, "spurious-timeouts", "run", seen,
             "the timeout is shorter than the queueing a packet meets: the sender resends data that was only late",
             "a longer timeout: host.qp_timeout (4.096us x 2^n; 14 gives 67ms) or host.rto above the worst queueing");

@@ -6,6 +6,9 @@
 #include "models/ecn.h"
 #include "models/pfc.h"
 #include "models/pfcwd.h"
+#include "models/nic.h"
+#include "models/switch.h"
+#include "models/transport.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/run/run.h"
@@ -174,8 +177,9 @@ int nicconfig_settings(const struct scenario *scn, int64_t line_rate_bps, struct
     sfmt(s->source, sizeof s->source, "cnp_interval = %s", units_fmt_time(d->cnp_interval_ps, a, sizeof a));
 
     s = &out[n];
-    n = add(out, n, "roce_np", "cnp_802p_prio", scn->host.cnp_priority);
-    sfmt(s->source, sizeof s->source, "host.cnp_priority = %d", scn->host.cnp_priority);
+    int cnp_priority = nic_params_of(&scn->host)->cnp_priority;
+    n = add(out, n, "roce_np", "cnp_802p_prio", cnp_priority);
+    sfmt(s->source, sizeof s->source, "host.cnp_priority = %d", cnp_priority);
     return n;
 }
 
@@ -190,7 +194,7 @@ static const char *bytes_kb(int64_t b, char *buf, size_t len)
 /* Priorities that carry RoCE data: the default and every traffic entry's; returns a bit mask. */
 static unsigned data_priorities(const struct scenario *scn)
 {
-    unsigned m = 1u << scn->host.priority;
+    unsigned m = 1u << nic_params_of(&scn->host)->priority;
     for (int i = 0; i < scn->n_traffic; i++)
         m |= 1u << scn->traffic[i].priority;
     return m;
@@ -251,7 +255,7 @@ static void print_lossless(FILE *f, const struct run *r, int p)
  */
 static void print_transport(FILE *f, const struct scenario *scn)
 {
-    const struct scn_host *h = &scn->host;
+    const struct transport_params *h = transport_params_of(&scn->host);
     char a[32];
     fprintf(f, "\n# Transport, per QP (no sysfs knob: the application sets them with ibv_modify_qp)\n");
     if (h->qp_timeout >= 0) {
@@ -305,7 +309,7 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
     if (!iface)
         fprintf(f, "IF=\"${IF:?set IF to the RoCE network interface, e.g. IF=ens1f0 sh %s}\"\n", "nic.sh");
     unsigned prios = data_priorities(scn);
-    bool on = scn->host.cc == cc_find("dcqcn");
+    bool on = cc_params_of(&scn->host)->cc == cc_find("dcqcn");
     fprintf(f, "\n# %s DCQCN on the priorities that carry RoCE data (reaction point: sender; notification point: "
                "receiver)\n", on ? "Enable" : "Disable (host.cc is \"none\")");
     for (int p = 0; p < SCN_NPRIO; p++)
@@ -333,7 +337,7 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
 
     fprintf(f, "\n# ---------------------------------------------------------------------------------------------\n");
     fprintf(f, "# Switch settings (every switch; enter them with the switch's own configuration tool)\n#\n");
-    fprintf(f, "# Shared packet buffer: %s per switch.\n", bytes_kb(w->buffer, a, sizeof a));
+    fprintf(f, "# Shared packet buffer: %s per switch.\n", bytes_kb(switch_params_of(w)->buffer, a, sizeof a));
     if (pfc->enabled && pfc->lossless_mask) {
         for (int p = 0; p < SCN_NPRIO; p++)
             if (pfc->lossless_mask & (1u << p))
@@ -354,11 +358,11 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
         }
     if (lossy)
         fprintf(f, ": tail drop above %s per egress queue, or when the buffer is full.\n",
-                bytes_kb(w->lossy_queue_limit, a, sizeof a));
+                bytes_kb(switch_params_of(w)->lossy_queue_limit, a, sizeof a));
     else
         fprintf(f, " none.\n");
     fprintf(f, "# CNPs travel at priority %d (cnp_802p_prio above): give it a queue that is never starved.\n",
-            scn->host.cnp_priority);
+            nic_params_of(&scn->host)->cnp_priority);
     if (sched->type == sched_find("dwrr")) {
         fprintf(f, "# Scheduler: deficit weighted round robin, weights");
         for (int p = 0; p < SCN_NPRIO; p++)
@@ -396,7 +400,7 @@ static const char nic_usage[] =
 static int nic_algorithm_known(const struct run *r, const char *file)
 {
     for (uint32_t h = 0; h < r->g.n_hosts; h++) {
-        int cc = r->net.hosts[h].cfg->cc;
+        int cc = r->net.hosts[h].cc;
         if (cc != cc_find("dcqcn") && cc != cc_find("none")) {
             fprintf(stderr, "rocesim nic-config: %s: host.cc: expected \"dcqcn\" or \"none\" (ConnectX's sysfs "
                             "settings are DCQCN's), got \"%s\" (host %s); this command has no NIC setting for it\n",

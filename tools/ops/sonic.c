@@ -4,6 +4,7 @@
 #include "models/ecn.h"
 #include "models/pfc.h"
 #include "models/pfcwd.h"
+#include "models/switch.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"
 #include "sim/settings.h"
@@ -1454,10 +1455,12 @@ static void export_notes(const struct scn_switch *c, bool lossless_written, stru
 {
     char a[32], err[256];
     struct scn_switch d = {0};
-    /* The defaults' module groups keep their values in a store of their own (sim/settings.h). */
+    /* The defaults' module groups keep their values in a store of their own (sim/settings.h), until the notes are
+     * written. */
     struct setting_ctx sc = {.store = settings_store_new(), .file = "defaults", .err = err, .errlen = sizeof err};
     if (!sc.store || settings_defaults(&sc, settings_find("switch"), &d) < 0)
         mem_oom(SONIC_OOM);
+    const struct switch_params *own = switch_params_of(c);
     const struct pfc_settings *pfc = pfc_settings_of(c);
     const struct ecn_settings *ecn = ecn_settings_of(c);
     const struct sched_settings *sch = sched_settings_of(c);
@@ -1491,13 +1494,13 @@ static void export_notes(const struct scn_switch *c, bool lossless_written, stru
                         w->poll_ps != dw->poll_ps || w->action != dw->action))
         sb_printf(notes, "switch.watchdog.enabled false: no PFC_WD entry; its detection_time, restoration_time, "
                          "poll_interval and action are not written\n");
-    if (c->cell_size)
+    if (own->cell_size)
         sb_printf(notes, "switch.cell_size %d: a property of the ASIC, not of config_db; the thresholds are written "
-                         "in the whole cells the switch compares\n", c->cell_size);
-    if (c->mtu)
-        sb_printf(notes, "switch.mtu %d: SONiC keeps a port's MTU in its PORT table; not written\n", c->mtu);
+                         "in the whole cells the switch compares\n", own->cell_size);
+    if (own->mtu)
+        sb_printf(notes, "switch.mtu %d: SONiC keeps a port's MTU in its PORT table; not written\n", own->mtu);
     sb_printf(notes, "switch.lossy_queue_limit %s: not written (the egress lossy profile of SONiC has its own "
-                     "threshold mode)\n", units_fmt_size(c->lossy_queue_limit, a, sizeof a));
+                     "threshold mode)\n", units_fmt_size(own->lossy_queue_limit, a, sizeof a));
     settings_store_free(sc.store);
 }
 
@@ -1510,7 +1513,7 @@ cJSON *sonic_export(const struct run *r, uint32_t sw_index, struct sbuf *notes)
     cJSON *pool = cJSON_AddObjectToObject(cJSON_AddObjectToObject(o, "BUFFER_POOL"), "ingress_lossless_pool");
     add_str(pool, "type", "ingress");
     add_str(pool, "mode", "%s", pfc_settings_of(c)->xoff_mode == PFC_XOFF_DYNAMIC ? "dynamic" : "static");
-    add_str(pool, "size", "%lld", (long long)c->buffer);
+    add_str(pool, "size", "%lld", (long long)switch_params_of(c)->buffer);
     struct exp x = {.c = c, .notes = notes};
     x.pgs = mem_xcalloc(s->n_ports + 1, sizeof *x.pgs, SONIC_OOM);
     x.wrs = mem_xcalloc(s->n_ports + 1, sizeof *x.wrs, SONIC_OOM);

@@ -215,8 +215,9 @@ static char *hosts_cc(const char *path, const char *text)
                 match = scn_name_match(pr->match[k], scn_host_name(scn, i));
             ok = !match || scn_profile_apply(scn, p, h, err, sizeof err) == 0;
         }
-        if (ok && h->cc >= 0 && h->cc < CC_MAX)
-            count[h->cc]++;
+        int cc = ok ? cc_params_of(h)->cc : -1;
+        if (cc >= 0 && cc < CC_MAX)
+            count[cc]++;
     }
     char *out = NULL;
     if (ok) {

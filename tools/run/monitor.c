@@ -3,6 +3,7 @@
 #include "tools/run/observer.h"
 
 #include "models/cc.h"
+#include "models/nic.h"
 #include "models/ranks.h"
 #include "models/traffic.h"
 #include "sim/file.h"
@@ -291,9 +292,9 @@ uint8_t monitor_traffic_prios(const struct scenario *scn)
     uint8_t m = 0;
     for (int i = 0; i < scn->n_traffic; i++)
         m |= (uint8_t)(1u << scn->traffic[i].priority);
-    int cc = cc_find(cc_scenario_name(scn->host.cc));
+    int cc = cc_params_of(&scn->host)->cc;
     if (cc >= 0 && (cc_registry[cc]->flags & CC_F_CNP))
-        m |= (uint8_t)(1u << scn->host.cnp_priority);
+        m |= (uint8_t)(1u << nic_params_of(&scn->host)->cnp_priority);
     return m;
 }
 
