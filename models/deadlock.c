@@ -91,7 +91,7 @@ NET_MECH(deadlock_mech)
 
 static const struct setting deadlock_fields[] = {
     /* 0 is allowed: it turns detection off, for runs that should show a deadlock until `stop`. */
-    {SET_FIELD("deadlock_check", SETTING_TIME, struct deadlock_params, check_ps, 0, "1ms",
+    {SET_FIELD("deadlock_check", SETTING_TIME, struct deadlock_params, check_ps, SETTING_FABRIC, "1ms",
                "How long a cycle of paused queues lasts before it counts as a deadlock, and how often to look; "
                "0 = off")},
     {0},

@@ -320,7 +320,7 @@ static const struct setting pfc_fields[] = {
            "\"auto\" (from rate, delay and MTU) or the buffer reserved per ingress (port, lossless priority)"),
      .parse = parse_headroom, .dump = dump_headroom},
     {SET_INT("pause_quanta", struct pfc_settings, pause_quanta, 1, 65535, "65535",
-         "Pause time a PAUSE frame carries, in quanta of 512 bit times")},
+         "Pause time a PAUSE frame carries, in quanta of 512 bit times"), .flags = SETTING_FABRIC},
     {SET_INT("response_quanta", struct pfc_settings, response_quanta, 0, 65535, "394",
          "The upstream's reaction time to a PAUSE, in quanta; used by headroom \"auto\"")},
     {SET_CHECK(check_xon)},

@@ -104,7 +104,7 @@ static const struct setting watchdog_fields[] = {
 
 static const struct setting_group watchdog_group = {
     .path = "switch.watchdog", .size = sizeof(struct pfcwd_settings), .after = "lossy_queue_limit",
-    .fields = watchdog_fields,
+    .fields = watchdog_fields, .fabric = true, /* one poll runs every switch's watchdog (pfcwd.c) */
 };
 
 /* See pfcwd.h. */

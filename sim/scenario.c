@@ -1608,6 +1608,32 @@ static int check_port_fields(struct ctx *c, const cJSON *obj, const char *path)
     return 0;
 }
 
+/*
+ * The first member of switch profile object obj (in its order) that only the global switch object may set: a field
+ * flagged SETTING_FABRIC, or an object whose group is `fabric` or has such a field (the modules' tables say which:
+ * the watchdog, the deadlock detector's period, the PAUSE time act on the whole fabric, and a switch of its own
+ * would be ignored).  Its path under the object goes to out ("pfc.pause_quanta"); false when there is none.
+ */
+static bool fabric_member(const cJSON *obj, char *out, size_t len)
+{
+    char p[PATH_LEN], q[PATH_LEN];
+    for (const cJSON *it = obj->child; it; it = it->next) {
+        join(p, "switch", it->string);
+        const struct setting_group *g = settings_find(p);
+        const struct setting *f = g ? NULL : settings_field(p);
+        if ((g && g->fabric) || (f && (f->flags & SETTING_FABRIC))) {
+            setting_strf(out, len, "%s", it->string);
+            return true;
+        }
+        for (const cJSON *m = g && cJSON_IsObject(it) ? it->child : NULL; m; m = m->next)
+            if ((f = settings_field(join(q, p, m->string))) && (f->flags & SETTING_FABRIC)) {
+                setting_strf(out, len, "%s.%s", it->string, m->string);
+                return true;
+            }
+    }
+    return false;
+}
+
 /* One selector string at path: "node:port" (port a number or "*") when ports, else a node selector. */
 static int profile_selector(struct ctx *c, const cJSON *v, const char *path, struct scn_profile *pr, int i)
 {
@@ -1678,17 +1704,10 @@ static int parse_profile(struct ctx *c, const cJSON *e, const char *path, int id
                                               "switch profile may match ports)", pr->match[0]);
     if (pr->ports && check_port_fields(c, obj, q) < 0)
         return -1;
-    /* The watchdog, the deadlock detector and the PAUSE time act on the whole fabric (models/pfcwd.c, deadlock.c,
-     * and a NIC's PAUSE under a fault): a switch of its own would be ignored, so it is refused. */
-    if (sw) {
-        const cJSON *pfc = member(obj, "pfc");
-        const char *fabric = member(obj, "watchdog") ? "watchdog" : member(obj, "deadlock_check") ? "deadlock_check"
-                             : cJSON_IsObject(pfc) && member(pfc, "pause_quanta") ? "pfc.pause_quanta" : NULL;
-        char qf[PATH_LEN];
-        if (fabric)
-            return bad(c, join(qf, q, fabric), "expected a setting a switch can have of its own, got switch.%s, which "
-                                              "applies to the whole fabric (set it in the switch object)", fabric);
-    }
+    char fabric[PATH_LEN], qf[PATH_LEN];
+    if (sw && fabric_member(obj, fabric, sizeof fabric))
+        return bad(c, join(qf, q, fabric), "expected a setting a switch can have of its own, got switch.%s, which "
+                                          "applies to the whole fabric (set it in the switch object)", fabric);
     /* The object is checked over a copy of the global settings, with the loader's usual errors. */
     if (sw) {
         struct scn_switch tmp = c->s->sw;

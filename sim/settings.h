@@ -113,6 +113,10 @@ enum {
     /* A switch setting its module resolves per port (into struct port_cfg, models/profiles.c): the fields a profile
      * that matches ports ("node:port") may set; the loader builds that check and its message from the flags. */
     SETTING_PORT = 1 << 5,
+    /* A switch setting of the whole fabric (the PAUSE time, the deadlock detector's period): only the global switch
+     * object may set it, a switch profile not (a switch of its own would be ignored); a group's `fabric` says it of
+     * every field of its object.  The loader builds that check from the flags. */
+    SETTING_FABRIC = 1 << 6,
 };
 
 struct setting;
@@ -162,6 +166,7 @@ struct setting_group {
     /* A group its parent's table does not name: the parent's field it follows, so that a group that moved out of
      * sim/ keeps its place in the dump, the docs and the error order; NULL: after the parent's own fields. */
     const char *after;
+    bool fabric;                          /* its object is the whole fabric's (SETTING_FABRIC), as the watchdog's */
     bool has_mods;                        /* its struct holds the struct setting_mods of the module groups under it, */
     size_t mods;                          /* at this offset */
     const struct setting *fields;         /* ends with an entry whose name is NULL */

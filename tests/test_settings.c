@@ -383,6 +383,62 @@ static void test_port_fields_flagged(void)
 }
 
 /*
+ * What the whole fabric shares only the global switch object may set, never a switch profile: a field flagged
+ * SETTING_FABRIC (the deadlock detector's period, the PAUSE time) or an object whose group says `fabric` (the
+ * watchdog).  The check reads the flags, so a module's own group joins it: a toy group with one such field.
+ */
+struct toy_fabric {
+    int shared, own;
+};
+
+static void test_fabric_fields_flagged(void)
+{
+    scn_register_settings();
+    static const struct setting fields[] = {
+        {SET_INT("shared", struct toy_fabric, shared, 0, 9, "1", "The fabric's"), .flags = SETTING_FABRIC},
+        {SET_INT("own", struct toy_fabric, own, 0, 9, "2", "A switch's own")},
+        {0},
+    };
+    static const struct setting_group group = {
+        .path = "switch.toyf", .size = sizeof(struct toy_fabric), .fields = fields,
+    };
+    CU_ASSERT_EQUAL_FATAL(settings_register(&group), 0);
+    static const char head[] = "{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": "
+                               "\"100Gbps\"}}, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": "
+                               "\"h1\", \"size\": \"1MB\"}], \"profiles\": [{\"match\": \"s0\", \"switch\": ";
+    static const struct {
+        const char *obj, *at; /* at: the member refused, NULL: none */
+    } cases[] = {
+        {"{\"toyf\": {\"own\": 3}, \"ecn\": {\"kmin\": \"1KB\"}, \"buffer\": \"16MB\"}", NULL},
+        {"{\"toyf\": {\"own\": 3, \"shared\": 4}}", "toyf.shared"},
+        {"{\"buffer\": \"16MB\", \"deadlock_check\": \"2ms\"}", "deadlock_check"},
+        {"{\"pfc\": {\"enabled\": false, \"pause_quanta\": 5}}", "pfc.pause_quanta"},
+        {"{\"watchdog\": {\"enabled\": true}}", "watchdog"},
+        /* the first such member, in the object's order */
+        {"{\"pfc\": {\"pause_quanta\": 5}, \"watchdog\": {}}", "pfc.pause_quanta"},
+        {"{\"watchdog\": {}, \"pfc\": {\"pause_quanta\": 5}}", "watchdog"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char json[768], err[SCN_ERR_MAX], want[SCN_ERR_MAX];
+        struct scenario s;
+        snprintf(json, sizeof json, "%s%s}]}", head, cases[i].obj);
+        int rc = scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err);
+        if (!cases[i].at) {
+            CU_ASSERT_EQUAL(rc, SCN_OK);
+            if (rc == SCN_OK)
+                scn_free(&s);
+            continue;
+        }
+        snprintf(want, sizeof want, "t.json: profiles.0.switch.%s: expected a setting a switch can have of its own, "
+                 "got switch.%s, which applies to the whole fabric (set it in the switch object)", cases[i].at,
+                 cases[i].at);
+        CU_ASSERT_EQUAL(rc, SCN_EUSAGE);
+        CU_ASSERT_STRING_EQUAL(err, want);
+    }
+    settings_unregister(group.path); /* the docs test knows only the project's own groups */
+}
+
+/*
  * A flat group (sim/settings.h), registered from this file: its fields are members of the host object itself, after
  * the field it names.  The loader parses them (and lists them among the fields it knows), the dump shows them in
  * their place, --set and the sweep's paths reach them by the host's path, a host profile overrides them over a copy,
@@ -513,6 +569,8 @@ void test_settings_register(void)
     CU_add_test(s, "a module's group stands after the field it names", test_group_after);
     CU_add_test(s, "the switch's mechanisms keep their place in the switch object", test_switch_order);
     CU_add_test(s, "a port profile may set the fields flagged SETTING_PORT", test_port_fields_flagged);
+    CU_add_test(s, "no switch profile may set what the whole fabric shares (SETTING_FABRIC)",
+                test_fabric_fields_flagged);
     CU_add_test(s, "a flat group: its fields in the parent's object, by the parent's paths", test_flat_group);
     CU_add_test(s, "of several problems, the first in table order is reported", test_first_problem_in_table_order);
     CU_add_test(s, "a member whose type does not fit its kind does not compile", test_member_type_checked);
