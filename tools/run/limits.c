@@ -6,7 +6,7 @@
 #include "sim/memest.h"
 #include "sim/units.h"
 #include "tools/common/signals.h"
-#include "tools/run/monitor.h"
+#include "tools/run/monitor_settings.h"
 #include "topologies/topo.h"
 
 #include <math.h>

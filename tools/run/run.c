@@ -8,7 +8,7 @@
 #include "sim/units.h"
 #include "tools/run/invariants.h"
 #include "tools/run/limits.h"
-#include "tools/run/monitor.h"
+#include "tools/run/monitor_settings.h"
 #include "tools/run/observer.h"
 #include "tools/common/files.h"
 #include "tools/run/plot.h"

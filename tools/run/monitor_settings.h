@@ -1,0 +1,40 @@
+/*
+ * monitor_settings — the `monitor` object's settings, the monitor observer's own group (monitor_group, registered on
+ * its MODULE_REGISTER line in monitor.c).  Apart from the observer because the run reads them too (counters.csv is
+ * the run's, limits.c's memory check counts the counters), and neither should need the observer to do so.
+ */
+#ifndef TOOLS_MONITOR_SETTINGS_H
+#define TOOLS_MONITOR_SETTINGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/scenario.h"
+
+/* AUTO: every flow up to MON_AUTO_FLOWS, else an evenly spread sample of that many. */
+enum mon_flow_sel { MON_FLOWS_ALL, MON_FLOWS_NONE, MON_FLOWS_LIST, MON_FLOWS_AUTO };
+/* AUTO: the frames of the first MON_AUTO_PFC_PORTS ports that send PFC frames. */
+enum mon_pfc_sel { MON_PFC_AUTO, MON_PFC_ALL, MON_PFC_NONE };
+
+struct monitor_settings {
+    int64_t interval_ps;
+    int n_queues;
+    char (*queues)[2 * SCN_NAME_MAX]; /* "node:port" patterns, '*' allowed (in the scenario's store) */
+    enum mon_flow_sel flows;
+    int n_flows;
+    char (*flow_ids)[SCN_NAME_MAX];   /* MON_FLOWS_LIST (in the scenario's store) */
+    enum mon_pfc_sel pfc;
+    bool counters;                    /* counters.csv: per (port, priority) counters, counted per frame (net_options) */
+    bool plot_ecn;                    /* queues.png draws the ECN thresholds (an exercise may hide them) */
+};
+
+/* `.after` faults, so that the dump and the docs keep their order.  Its values live in the scenario's store. */
+extern const struct setting_group monitor_group;
+
+/* scn's `monitor` settings (never NULL once scn is loaded), read at set-up. */
+const struct monitor_settings *monitor_settings_of(const struct scenario *scn);
+
+#define MON_AUTO_FLOWS 32     /* rates.csv lines of monitor.flows "auto" */
+#define MON_AUTO_PFC_PORTS 32 /* pfc.csv ports of monitor.pfc "auto" */
+
+#endif
