@@ -31,6 +31,13 @@
  * A transport is a module of kind transport_kind (sim/module.h), chosen by host.loss_recovery:
  * MODULE_REGISTER(transport_kind, "go-back-n", &gbn_transport_ops).  Its registration is refused without a hook
  * (all five are called).
+ *
+ * How far the hooks reach.  A sender may hold back (snd_nxt at n_pkts) until a frame from the receiver lets it go
+ * on (recover returns true), and the receiver's answer to each data frame is its own to define, so a scheme whose
+ * receiver grants what the sender may send as data arrives (credits clocked by arrivals) fits them.  What they do
+ * not give yet is a receiver that speaks on a clock of its own (pulls paced at its link rate, credits for a flow
+ * whose data has not arrived) and per-flow state beyond struct flow's: those hooks come with their first user,
+ * Ultra Ethernet's receiver-credited delivery, rather than guessed now.
  */
 #ifndef MODELS_TRANSPORT_H
 #define MODELS_TRANSPORT_H
