@@ -32,12 +32,12 @@
  * MODULE_REGISTER(transport_kind, "go-back-n", &gbn_transport_ops).  Its registration is refused without a hook
  * (all five are called).
  *
- * How far the hooks reach.  A sender may hold back (snd_nxt at n_pkts) until a frame from the receiver lets it go
- * on (recover returns true), and the receiver's answer to each data frame is its own to define, so a scheme whose
- * receiver grants what the sender may send as data arrives (credits clocked by arrivals) fits them.  What they do
- * not give yet is a receiver that speaks on a clock of its own (pulls paced at its link rate, credits for a flow
- * whose data has not arrived) and per-flow state beyond struct flow's: those hooks come with their first user,
- * Ultra Ethernet's receiver-credited delivery, rather than guessed now.
+ * How far the hooks reach.  A sender may hold back (snd_nxt at n_pkts) until an answer from the receiver lets it go
+ * on (recover returns true), and what the receiver's answer to a data frame means (the psn of its ACK) is the
+ * transport's.  What they do not give yet: a receiver that sends on a clock of its own (pulls paced at its link
+ * rate, credits for a flow whose data has not arrived), a control frame other than an ACK or NACK, and per-flow
+ * state beyond struct flow's.  Those come with their first user, Ultra Ethernet's receiver-credited delivery,
+ * rather than guessed now.
  */
 #ifndef MODELS_TRANSPORT_H
 #define MODELS_TRANSPORT_H
