@@ -516,8 +516,8 @@ struct cJSON *scn_parse_json(const char *file, const char *text, char *err, size
     return parse_json(&c, text);
 }
 
-/* Returns true when s is a non-empty run of decimal digits. */
-static bool all_digits(const char *s)
+/* See scenario.h. */
+bool scn_all_digits(const char *s)
 {
     if (!*s)
         return false;
@@ -584,7 +584,7 @@ static int apply_override(struct ctx *c, cJSON *root, const struct scn_override 
         setting_strf(shown, sizeof shown, "%s", norm);
         if (cJSON_IsArray(cur)) {
             int len = cJSON_GetArraySize(cur);
-            if (!all_digits(comp) || strlen(comp) > 9)
+            if (!scn_all_digits(comp) || strlen(comp) > 9)
                 return bad(c, o->path, "expected an index into %s, got \"%s\"", *norm ? norm : "the file",
                            comp);
             int idx = atoi(comp);
@@ -1873,7 +1873,7 @@ bool scn_flow_id_exists(const struct scenario *s, const char *id)
         if (id[n] == '\0')
             return true;
         long named = scn_traffic_ops(t)->numbered(t);
-        if (id[n] == '.' && named != 0 && all_digits(id + n + 1) && strlen(id + n + 1) <= 9 &&
+        if (id[n] == '.' && named != 0 && scn_all_digits(id + n + 1) && strlen(id + n + 1) <= 9 &&
             (id[n + 1] != '0' || id[n + 2] == '\0')) {
             long j = atol(id + n + 1);
             if (named < 0 || j < named)
@@ -2171,7 +2171,7 @@ int scn_host_index(const struct scenario *s, const char *name)
         return -1;
     if (!t->host_by_name) {
         /* Generated names are exactly "h" + a decimal number without leading zeros. */
-        if (name[0] != 'h' || !all_digits(name + 1) || strlen(name + 1) > 9 || (name[1] == '0' && name[2]))
+        if (name[0] != 'h' || !scn_all_digits(name + 1) || strlen(name + 1) > 9 || (name[1] == '0' && name[2]))
             return -1;
         long v = atol(name + 1);
         return v < t->n_hosts ? (int)v : -1;

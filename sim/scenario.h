@@ -331,6 +331,9 @@ bool scn_name_match(const char *sel, const char *name);
  */
 bool scn_sel_is_one_node(const char *sel);
 
+/* Whether s is a non-empty run of decimal digits (a port number, the J of a flow "ID.J"). */
+bool scn_all_digits(const char *s);
+
 /* Glob match where only '*' is special (node names may hold any other character). */
 bool scn_glob_match(const char *pat, const char *s);
 

@@ -7,16 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool all_digits(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (!isdigit((unsigned char)*s))
-            return false;
-    return true;
-}
-
 /* The patterns live in the scenario's store: a stored value is never written again (sim/settings.h), so a new list
  * is a new block, and the one it replaces stays for the values that point at it. */
 static int parse_queues(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p, void *base)
@@ -43,7 +33,7 @@ static int parse_queues(struct setting_ctx *c, const struct setting *f, const cJ
         const char *colon = strchr(s, ':');
         size_t nl = colon ? (size_t)(colon - s) : 0;
         bool ok = colon && nl > 0 && nl < SCN_NAME_MAX && !strchr(colon + 1, ':') &&
-                  (strcmp(colon + 1, "*") == 0 || (all_digits(colon + 1) && strlen(colon + 1) <= 6));
+                  (strcmp(colon + 1, "*") == 0 || (scn_all_digits(colon + 1) && strlen(colon + 1) <= 6));
         for (const char *k = s; ok && k < colon; k++)
             ok = !isspace((unsigned char)*k) && *k != ',' && *k != '"';
         if (!ok)
