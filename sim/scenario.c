@@ -1000,6 +1000,13 @@ static bool nodes_linked(const struct scenario *s, int a, int b)
     return scn_topo_hooks(s)->linked(s->topo.cfg, a, b);
 }
 
+/* Where the node names are, for messages ("topology.nodes"; names_known only).  Returns buf. */
+static const char *names_hint(const struct scenario *s, char *buf, size_t len)
+{
+    scn_topo_hooks(s)->names_hint(s->topo.cfg, buf, len);
+    return buf;
+}
+
 /* Builds host_names (and host_by_name when the topology lists its names). */
 static int name_hosts(struct ctx *c)
 {
@@ -1084,8 +1091,9 @@ static int parse_topology(struct ctx *c, const cJSON *tj)
 static const char *hosts_hint(const struct ctx *c, char *buf, size_t len)
 {
     const struct scn_topology *t = &c->s->topo;
+    char where[SCN_ERR_MAX / 4];
     if (names_known(c->s))
-        setting_strf(buf, len, "no such host node in topology.nodes");
+        setting_strf(buf, len, "no such host node in %s", names_hint(c->s, where, sizeof where));
     else
         setting_strf(buf, len, "no such host; the hosts are h0..h%d", t->n_hosts - 1);
     return buf;
@@ -1095,7 +1103,7 @@ static const char *hosts_hint(const struct ctx *c, char *buf, size_t len)
 static int val_host(struct ctx *c, const cJSON *v, const char *path, int *out)
 {
     const char *name = NULL;
-    char hint[96];
+    char hint[SCN_ERR_MAX / 2];
     if (val_str(c, v, path, "a host name like \"h0\"", &name) < 0)
         return -1;
     if ((*out = scn_host_index(c->s, name)) < 0)
@@ -1144,7 +1152,7 @@ static int val_hostset(struct ctx *c, const cJSON *v, const char *path, int min_
 {
     static const char what[] = "\"all\", a host name, a range like \"h0-h15\" or an array of host names";
     int nh = c->s->topo.n_hosts;
-    char d[96], hint[96], q[PATH_LEN];
+    char d[96], hint[SCN_ERR_MAX / 2], q[PATH_LEN];
     bool *seen = ctx_calloc(c, (size_t)nh, sizeof *seen);
     if (!seen)
         return -1;
@@ -1302,7 +1310,7 @@ void scn_dump_hostset(cJSON *obj, const struct setting *f, const void *base)
 int scn_val_route(struct setting_ctx *sc, const cJSON *v, const char *path, int src, int dst, struct scn_route *out)
 {
     struct ctx *c = loader(sc);
-    char q[PATH_LEN];
+    char q[PATH_LEN], where[SCN_ERR_MAX / 4];
     if (val_arr(c, v, path, "an array of node names from the source host to the destination host") < 0)
         return -1;
     int n = cJSON_GetArraySize(v), i = 0;
@@ -1317,10 +1325,11 @@ int scn_val_route(struct setting_ctx *sc, const cJSON *v, const char *path, int 
         if (val_name(c, it, q, "a node name", "", out->node[i]) < 0)
             return -1;
         if (names_known(c->s)) {
-            /* Only a custom topology's node names are known here; other topologies check at build time. */
+            /* Only a topology with the name hooks (custom, rail) is checked here; others at build time. */
             int ni = node_index(c, out->node[i]);
             if (ni < 0)
-                return bad(c, q, "expected the name of a node in topology.nodes, got \"%s\"", out->node[i]);
+                return bad(c, q, "expected the name of a node in %s, got \"%s\"", names_hint(c->s, where, sizeof where),
+                           out->node[i]);
             if (prev >= 0 && !nodes_linked(c->s, prev, ni))
                 return bad(c, q, "expected a node linked to \"%s\", got \"%s\" (no link between them)",
                            node_name(c->s, prev), out->node[i]);
@@ -1831,7 +1840,7 @@ int scn_parse_link_ends(struct setting_ctx *sc, const struct setting *f, const c
     struct ctx *c = loader(sc);
     const struct scenario *s = c->s;
     char (*between)[SCN_NAME_MAX] = (char (*)[SCN_NAME_MAX])((char *)base + f->offset);
-    char q[PATH_LEN];
+    char q[PATH_LEN], where[SCN_ERR_MAX / 4];
     if (val_arr(c, v, p, "two node names like [\"leaf0\", \"spine1\"]") < 0)
         return -1;
     if (cJSON_GetArraySize(v) != 2)
@@ -1842,7 +1851,8 @@ int scn_parse_link_ends(struct setting_ctx *sc, const struct setting *f, const c
         if (val_name(c, cJSON_GetArrayItem(v, k), q, "a node name", "", between[k]) < 0)
             return -1;
         if (names_known(s) && (ni[k] = node_index(c, between[k])) < 0)
-            return bad(c, q, "expected the name of a node in topology.nodes, got \"%s\"", between[k]);
+            return bad(c, q, "expected the name of a node in %s, got \"%s\"", names_hint(s, where, sizeof where),
+                       between[k]);
     }
     if (strcmp(between[0], between[1]) == 0)
         return bad(c, q, "expected two different nodes, got \"%s\" twice", between[1]);

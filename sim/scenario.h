@@ -64,14 +64,17 @@ struct scn_topo_hooks {
     /* The rate (bit/s) of each host's one link into rate[0 .. n_hosts). */
     void (*host_rates)(const void *cfg, int n_hosts, double *rate);
     /*
-     * Topologies whose node names the file lists (custom) say so with these, so that the loader checks the
-     * names a pinned path or a fault gives; NULL: hosts are h0..h{n-1} and other names are known only once
-     * the topology is built.  host_node: host i's node; node_index: the node called name, or -1.
+     * Topologies whose node names are known before the network is built (custom lists them, rail makes them
+     * up) say so with these, so that the loader checks the names a pinned path or a fault gives; NULL: hosts
+     * are h0..h{n-1} and other names are known only once the topology is built.  host_node: host i's node;
+     * node_index: the node called name, or -1; node_name: node i's name, which lives as long as cfg;
+     * names_hint: where messages send the reader for the names ("topology.nodes").
      */
     int (*host_node)(const void *cfg, int i);
     int (*node_index)(const void *cfg, const char *name);
     const char *(*node_name)(const void *cfg, int i);
     bool (*linked)(const void *cfg, int a, int b);
+    void (*names_hint)(const void *cfg, char *buf, size_t len);
 };
 
 struct scn_topology {

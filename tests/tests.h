@@ -66,6 +66,7 @@ void test_hpcc_register(void);
 void test_modules_register(void);
 void test_transport_module_register(void);
 void test_topology_module_register(void);
+void test_rail_register(void);
 
 struct scenario;
 struct run;

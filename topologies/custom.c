@@ -245,6 +245,11 @@ static bool custom_linked(const void *cfg, int a, int b)
     return false;
 }
 
+static void custom_names_hint(const void *cfg, char *buf, size_t len)
+{
+    snprintf(buf, len, "topology.nodes");
+}
+
 /* Returns SCN_OK or SCN_EUSAGE. */
 static int custom_build(const struct scenario *s, const void *cfg, struct graph *g, char *err, size_t errlen)
 {
@@ -299,7 +304,7 @@ static const struct topo_ops custom_ops = {
     .load = {.cfg_size = sizeof(struct topo_custom), .parse = custom_parse, .dump = custom_dump,
              .release = custom_release, .size = custom_size, .host_rates = custom_host_rates,
              .host_node = custom_host_node, .node_index = custom_node_index, .node_name = custom_node_name,
-             .linked = custom_linked},
+             .linked = custom_linked, .names_hint = custom_names_hint},
     .build = custom_build,
     .layout = TOPO_LAYOUT_FREE,
 };

@@ -2,7 +2,7 @@
  * topo — the kind "topology" (see topo.h): the registry's checks on a topology module, the build that runs
  * the chosen module and then routes and checks its graph, the helpers the modules' builds share, and the
  * graph's dot/JSON printers.  The shapes are in their own files (star.c, dumbbell.c, leaf_spine.c,
- * fat_tree.c, dragonfly.c, custom.c).
+ * fat_tree.c, dragonfly.c, rail.c, custom.c).
  */
 #include "topologies/topo.h"
 
@@ -23,8 +23,9 @@ static const char *topo_missing(const struct module *m)
     if (!o->build)
         return "a build hook";
     /* Listed names come as a set: the loader needs every one of them to check a path or a fault. */
-    if (!h->node_index != !h->node_name || !h->node_index != !h->host_node || !h->node_index != !h->linked)
-        return "all four of host_node, node_index, node_name and linked, or none";
+    if (!h->node_index != !h->node_name || !h->node_index != !h->host_node || !h->node_index != !h->linked ||
+        !h->node_index != !h->names_hint)
+        return "all five of host_node, node_index, node_name, linked and names_hint, or none";
     return NULL;
 }
 

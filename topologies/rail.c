@@ -1,0 +1,273 @@
+/*
+ * rail — the rail-optimized fabric of GPU clusters: `servers` servers of `gpus_per_server` GPUs, each GPU with a
+ * NIC of its own (one host of the model), NIC k of every server on rail k.  Rail k has `leaves_per_rail` leaves,
+ * the servers split among them in consecutive blocks; `spines` spines join every leaf of every rail.  So two
+ * GPUs of one rail under one leaf are one switch apart, and GPUs of one rail under different leaves, or of
+ * different rails, meet at a spine (leaf-spine-leaf): least-cost routing over the graph alone keeps same-rail
+ * traffic off the other rails' leaves, and ECMP spreads the rest over the spines.
+ *
+ * The shape follows NVIDIA's DGX SuperPOD reference architecture, DGX B200 edition ("Network Fabrics", compute
+ * fabric): scalable units (SU) of 32 eight-GPU servers, each unit rail-aligned (one leaf per rail), so traffic
+ * within a rail of a unit is one hop away and traffic between units or between rails traverses the spine layer;
+ * its table of component counts lists, for 4 units, 32 leaves, 16 spines and 1024 leaf-spine cables, as many
+ * as server-leaf ones.  Here a unit is a block of servers (leaves_per_rail = the units) and one link joins a leaf
+ * and a spine: a fabric_link of the combined rate of a pair's cables stands for them.  Not modelled: the later
+ * editions' multi-plane fabrics (DGX B300: each GPU with 2 x 400GbE through two planes) and dual-ToR, where a
+ * NIC has two ports on two leaves (a host here has one link).
+ *
+ * Numbering: hosts first, host i = GPU i mod G of server i / G, named n{server}.g{gpu}; then the leaves rail by
+ * rail, rail{k}.leaf{j} (node H + k*L + j); then spine0.. .  Server s hangs off leaf floor(s*L / S) of each
+ * rail.  Links: the host links in host order, then every leaf (in node order) to every spine in order; so a
+ * leaf's ports are its servers' NICs in server order then the spines, a spine's the leaves in node order.
+ * The names are known before the network is built (the name hooks below), so pinned paths and faults are
+ * checked at load, as a custom topology's.
+ */
+#include "topologies/rail.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/memest.h"
+#include "topologies/topo.h"
+
+/* A tier's link: its own, else the object's "link". */
+static int rail_class(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    return scn_topo_link_class(c, f, v, p, base, &((const struct topo_rail *)base)->link);
+}
+
+static const struct setting rail_fields[] = {
+    {SET_TOPO_TYPE},
+    {SET_INT("servers", struct topo_rail, servers, 1, SCN_MAX_COUNT, NULL, "GPU servers, n0.."),
+     .flags = SETTING_REQUIRED, .what = "an integer of at least 1"},
+    {SET_INT("gpus_per_server", struct topo_rail, gpus_per_server, 1, SCN_MAX_COUNT, NULL, "GPUs of a server, each "
+             "with its own NIC (n3.g5: GPU 5 of server 3), and rails"), .flags = SETTING_REQUIRED,
+     .what = "an integer of at least 1"},
+    {SET_INT("leaves_per_rail", struct topo_rail, leaves_per_rail, 1, SCN_MAX_COUNT, "1", "Leaves of each rail, "
+             "rail{k}.leaf0.., the servers split among them")},
+    {SET_INT("spines", struct topo_rail, spines, 1, SCN_MAX_COUNT, NULL, "Spine switches, each linked to every "
+             "leaf of every rail"), .flags = SETTING_REQUIRED, .what = "an integer of at least 1"},
+    /* Not dumped: the tiers' links say it all. */
+    {SET_TOPO_LINK_HOOKS("link", struct topo_rail, link, 0, scn_topo_link_parse, NULL,
+                         "Both tiers' link, unless given apart")},
+    {SET_TOPO_LINK_HOOKS("host_link", struct topo_rail, host_link, SETTING_ALWAYS, rail_class, scn_topo_link_dump,
+                         "NIC to leaf")},
+    {SET_TOPO_LINK_HOOKS("fabric_link", struct topo_rail, fabric_link, SETTING_ALWAYS, rail_class,
+                         scn_topo_link_dump, "Leaf to spine")},
+    {0},
+};
+static const struct setting_group rail_group = {.path = "topology", .fields = rail_fields};
+
+/* Hosts, leaves and nodes of shape t (counts the loader bounds: hosts <= 1e6, leaves <= hosts, spines <= 1e6). */
+static long long rail_hosts(const struct topo_rail *t)
+{
+    return (long long)t->servers * t->gpus_per_server;
+}
+
+static long long rail_leaves(const struct topo_rail *t)
+{
+    return (long long)t->gpus_per_server * t->leaves_per_rail;
+}
+
+/* The node of the leaf of rail k that server s hangs off. */
+static long long rail_leaf_of(const struct topo_rail *t, long long s, long long k)
+{
+    return rail_hosts(t) + k * t->leaves_per_rail + s * t->leaves_per_rail / t->servers;
+}
+
+bool topo_rail_name(const struct topo_rail *t, long long i, char *buf, size_t len)
+{
+    long long H = rail_hosts(t), L = rail_leaves(t);
+    if (i < 0)
+        return false;
+    if (i < H)
+        snprintf(buf, len, "n%lld.g%lld", i / t->gpus_per_server, i % t->gpus_per_server);
+    else if (i < H + L)
+        snprintf(buf, len, "rail%lld.leaf%lld", (i - H) / t->leaves_per_rail, (i - H) % t->leaves_per_rail);
+    else if (i < H + L + t->spines)
+        snprintf(buf, len, "spine%lld", i - H - L);
+    else
+        return false;
+    return true;
+}
+
+/* Reads the number at *p (decimal, no leading zero, below lim) into *v and moves *p past it. */
+static bool rail_num(const char **p, long long lim, long long *v)
+{
+    const char *s = *p;
+    long long x = 0;
+    int n = 0;
+    while (s[n] >= '0' && s[n] <= '9' && n < 10)
+        x = x * 10 + (s[n++] - '0');
+    if (n == 0 || n == 10 || (s[0] == '0' && n > 1) || x >= lim)
+        return false;
+    *v = x;
+    *p = s + n;
+    return true;
+}
+
+/* The look-up of topo_rail_name: the names' own grammar, so that a test's struct (no name table) answers too. */
+int topo_rail_index(const struct topo_rail *t, const char *name)
+{
+    long long a, b, H = rail_hosts(t);
+    const char *p = name;
+    if (p[0] == 'n' && (p++, rail_num(&p, t->servers, &a)) && strncmp(p, ".g", 2) == 0 &&
+        (p += 2, rail_num(&p, t->gpus_per_server, &b)) && !*p)
+        return (int)(a * t->gpus_per_server + b);
+    p = name;
+    if (strncmp(p, "rail", 4) == 0 && (p += 4, rail_num(&p, t->gpus_per_server, &a)) && strncmp(p, ".leaf", 5) == 0 &&
+        (p += 5, rail_num(&p, t->leaves_per_rail, &b)) && !*p)
+        return (int)(H + a * t->leaves_per_rail + b);
+    p = name;
+    if (strncmp(p, "spine", 5) == 0 && (p += 5, rail_num(&p, t->spines, &a)) && !*p)
+        return (int)(H + rail_leaves(t) + a);
+    return -1;
+}
+
+/* Every node's name into t->names (one allocation for the lot), for node_name and the loader's host names. */
+static int rail_names(struct setting_ctx *c, struct topo_rail *t)
+{
+    long long n = rail_hosts(t) + rail_leaves(t) + t->spines;
+    char buf[SCN_NAME_MAX];
+    size_t bytes = 0;
+    for (long long i = 0; i < n; i++) {
+        topo_rail_name(t, i, buf, sizeof buf);
+        bytes += strlen(buf) + 1;
+    }
+    if (!(t->name_at = malloc((size_t)n * sizeof *t->name_at)) || !(t->names = malloc(bytes)))
+        return setting_oom(c);
+    size_t at = 0;
+    for (long long i = 0; i < n; i++) {
+        t->name_at[i] = (uint32_t)at;
+        topo_rail_name(t, i, t->names + at, bytes - at);
+        at += strlen(t->names + at) + 1;
+    }
+    return 0;
+}
+
+static int rail_parse(struct setting_ctx *c, const cJSON *obj, const char *path, void *cfg, int64_t *hosts,
+                      const char **formula)
+{
+    struct topo_rail *t = cfg;
+    char p[SETTING_PATH_MAX];
+    if (settings_parse(c, &rail_group, obj, path, cfg) < 0)
+        return -1;
+    if (t->leaves_per_rail > t->servers)
+        return setting_bad(c, setting_join(p, path, "leaves_per_rail"), "expected an integer from 1 to servers "
+                           "(%d), got %d (every leaf needs a server)", t->servers, t->leaves_per_rail);
+    *hosts = scn_mul_sat(t->servers, t->gpus_per_server);
+    *formula = " (servers x gpus_per_server)";
+    /* The loader refuses a shape out of its bounds before anything asks for a name. */
+    if (*hosts < 2 || *hosts > SCN_MAX_HOSTS)
+        return 0;
+    return rail_names(c, t);
+}
+
+static void rail_dump(const void *cfg, cJSON *o)
+{
+    settings_dump(&rail_group, cfg, o);
+}
+
+static void rail_release(void *cfg)
+{
+    struct topo_rail *t = cfg;
+    free(t->names);
+    free(t->name_at);
+}
+
+static void rail_size(const void *cfg, double hosts, struct memest_counts *c)
+{
+    const struct topo_rail *t = cfg;
+    double leaves = (double)t->gpus_per_server * t->leaves_per_rail;
+    c->switches = leaves + t->spines;
+    c->links = hosts + leaves * t->spines;
+    c->columns = leaves;
+}
+
+static void rail_host_rates(const void *cfg, int n_hosts, double *rate)
+{
+    const struct topo_rail *t = cfg;
+    const struct scn_link *l = topo_link_or(&t->host_link, &t->link);
+    for (int h = 0; h < n_hosts; h++)
+        rate[h] = (double)l->rate_bps;
+}
+
+static int rail_host_node(const void *cfg, int i)
+{
+    return i;
+}
+
+static int rail_node_index(const void *cfg, const char *name)
+{
+    return topo_rail_index(cfg, name);
+}
+
+static const char *rail_node_name(const void *cfg, int i)
+{
+    const struct topo_rail *t = cfg;
+    return t->names + t->name_at[i];
+}
+
+static bool rail_linked(const void *cfg, int a, int b)
+{
+    const struct topo_rail *t = cfg;
+    long long lo = a < b ? a : b, hi = a < b ? b : a, H = rail_hosts(t), spine0 = H + rail_leaves(t);
+    if (lo < H)
+        return hi == rail_leaf_of(t, lo / t->gpus_per_server, lo % t->gpus_per_server);
+    return lo < spine0 && hi >= spine0;
+}
+
+static void rail_names_hint(const void *cfg, char *buf, size_t len)
+{
+    const struct topo_rail *t = cfg;
+    snprintf(buf, len, "the rail topology: n0.g0..n%d.g%d, rail0.leaf0..rail%d.leaf%d, spine0..spine%d",
+             t->servers - 1, t->gpus_per_server - 1, t->gpus_per_server - 1, t->leaves_per_rail - 1, t->spines - 1);
+}
+
+static void rail_label(const void *cfg, char *buf, size_t len)
+{
+    const struct topo_rail *t = cfg;
+    snprintf(buf, len, "rail fabric of %d servers x %d GPUs", t->servers, t->gpus_per_server);
+}
+
+static int rail_build(const struct scenario *s, const void *cfg, struct graph *g, char *err, size_t errlen)
+{
+    const struct topo_rail *t = cfg;
+    int rc;
+    if ((rc = topo_need(s, err, errlen, "servers", t->servers, 1)) ||
+        (rc = topo_need(s, err, errlen, "gpus_per_server", t->gpus_per_server, 1)) ||
+        (rc = topo_need(s, err, errlen, "leaves_per_rail", t->leaves_per_rail, 1)) ||
+        (rc = topo_need(s, err, errlen, "spines", t->spines, 1)))
+        return rc;
+    if (t->leaves_per_rail > t->servers)
+        return topo_fail(s, err, errlen, "topology.leaves_per_rail", "expected an integer from 1 to servers (%d), "
+                         "got %d (every leaf needs a server)", t->servers, t->leaves_per_rail);
+    long long H = rail_hosts(t), L = rail_leaves(t), n = H + L + t->spines;
+    if ((rc = topo_check_size(s, err, errlen, n)))
+        return rc;
+    const struct scn_link *hl = topo_link_or(&t->host_link, &t->link), *fl = topo_link_or(&t->fabric_link, &t->link);
+    char name[SCN_NAME_MAX];
+    for (long long i = 0; i < n; i++) {
+        topo_rail_name(t, i, name, sizeof name);
+        graph_add_node(g, name, i < H ? SCN_NODE_HOST : SCN_NODE_SWITCH);
+    }
+    for (long long h = 0; h < H; h++)
+        graph_add_link(g, (uint32_t)h, (uint32_t)rail_leaf_of(t, h / t->gpus_per_server, h % t->gpus_per_server), hl);
+    for (long long l = H; l < H + L; l++)
+        for (long long j = 0; j < t->spines; j++)
+            graph_add_link(g, (uint32_t)l, (uint32_t)(H + L + j), fl);
+    return SCN_OK;
+}
+
+static const struct topo_ops rail_ops = {
+    .load = {.cfg_size = sizeof(struct topo_rail), .parse = rail_parse, .dump = rail_dump, .release = rail_release,
+             .size = rail_size, .host_rates = rail_host_rates, .host_node = rail_host_node,
+             .node_index = rail_node_index, .node_name = rail_node_name, .linked = rail_linked,
+             .names_hint = rail_names_hint},
+    .build = rail_build,
+    .layout = TOPO_LAYOUT_TIERS,
+    .label = rail_label,
+};
+MODULE_REGISTER(topo_kind, "rail", &rail_ops);
