@@ -26,7 +26,7 @@ BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 
 DEFAULT_SCENARIO ?= scenarios/incast-16to1.json
 
-.PHONY: all deps ensure-deps run test asan tsan bench clean validation regress-update labs mpi deps-mpi mpi-optional layers \
+.PHONY: FORCE all deps ensure-deps run test asan tsan bench clean validation regress-update labs mpi deps-mpi mpi-optional layers \
 	docs-update docs-check \
 	deps-browser browser-optional
 
@@ -53,9 +53,16 @@ $(BUILD)/tools/live/live_page.o: tools/live/page.html
 # object nothing else calls would be left out of the program, its mechanism or module silently missing.
 LINK_LIB = $(filter-out %.a,$^) -Wl,--whole-archive $(filter %.a,$^) -Wl,--no-whole-archive
 
-$(BUILD)/librocesim.a: $(LIB_OBJ)
+# The list of the library's objects, rewritten only when it changes: a source file removed or renamed makes the
+# library again, which would otherwise keep the old object (and link it whole, beside its successor).
+FORCE:
+$(BUILD)/librocesim.objs: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(LIB_OBJ)' | cmp -s - $@ || echo '$(LIB_OBJ)' > $@
+
+$(BUILD)/librocesim.a: $(LIB_OBJ) $(BUILD)/librocesim.objs
 	@rm -f $@
-	ar rcs $@ $^
+	ar rcs $@ $(LIB_OBJ)
 
 rocesim: $(BUILD)/tools/main.o $(BUILD)/librocesim.a
 	$(CC) $(CFLAGS) -o $@ $(LINK_LIB) $(LDLIBS)

@@ -1,6 +1,6 @@
 /* file — see file.h. */
 #include "sim/file.h"
-#include "sim/scenario.h"
+#include "sim/settings.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -15,7 +15,6 @@
  */
 #include "sim/scenario.h"
 #include "sim/file.h"
-#include "sim/memest.h"
 #include "sim/module.h"
 #include "sim/settings.h"
 #include "sim/sim.h"
@@ -65,14 +64,6 @@ static struct ctx *loader(struct setting_ctx *sc)
     return (struct ctx *)sc;
 }
 
-
-/* See scenario.h. */
-void scn_one_line(char *msg)
-{
-    for (char *q = msg; *q; q++)
-        if ((unsigned char)*q < 0x20 || *q == 0x7f)
-            *q = '?';
-}
 
 
 /* calloc that reports failure through the context; returns NULL on failure. */
@@ -824,6 +815,21 @@ const struct scn_topo_hooks *scn_topo_hooks(const struct scenario *s)
 {
     const struct module *m = module_at("topology", s->topo.type);
     return m ? m->ops : NULL;
+}
+
+/* See scenario.h. */
+struct memest_counts memest_topology(const struct scenario *s, double hosts)
+{
+    struct memest_counts c = {hosts, 0, 0, hosts, 0};
+    scn_topo_hooks(s)->size(s->topo.cfg, hosts, &c);
+    c.routing_bytes = memest_routing_bytes(&c);
+    return c;
+}
+
+/* See scenario.h. */
+void memest_host_rates(const struct scenario *s, double *rate)
+{
+    scn_topo_hooks(s)->host_rates(s->topo.cfg, s->topo.n_hosts, rate);
 }
 
 /* See scenario.h. */

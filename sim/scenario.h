@@ -25,10 +25,6 @@
 
 #define SCN_NPRIO 8
 #define SCN_NAME_MAX 64
-#define SCN_ERR_MAX 512
-
-/* Return codes shared by the loader and the CLI: they are the exit statuses. */
-enum scn_status { SCN_OK = 0, SCN_EUSAGE = 2, SCN_EIO = 3 };
 
 /* One direction's worth of link parameters (links are symmetric). */
 struct scn_link {
@@ -40,8 +36,24 @@ struct scn_link {
 
 enum scn_node_kind { SCN_NODE_HOST, SCN_NODE_SWITCH };
 
-struct memest_counts;
 struct cJSON;
+
+/*
+ * The size of the network a topology describes, from its settings alone (nothing built): what a topology's size
+ * hook counts, for the memory estimate before building (memest_topology below, tools/run/limits.h) and the loader's refusal
+ * of oversized topologies.
+ */
+struct memest_counts {
+    double hosts, switches, links;
+    double columns;       /* routing table columns: distinct attachment switches (topologies/routing.c) */
+    double routing_bytes; /* nodes x columns x 4 B, plus the per-host lookup arrays */
+};
+
+/* routing_bytes of counts c, whose other fields are filled. */
+static inline double memest_routing_bytes(const struct memest_counts *c)
+{
+    return (c->hosts + c->switches) * c->columns * 4 + c->hosts * 12;
+}
 
 /*
  * What sim/ asks of a topology: the first member of the table a topology module fills (struct topo_ops,
@@ -59,7 +71,7 @@ struct scn_topo_hooks {
     void (*dump)(const void *cfg, struct cJSON *obj);
     /* Frees what parse allocated inside cfg (not cfg itself).  May be NULL. */
     void (*release)(void *cfg);
-    /* Size of the network before it is built (sim/memest.h): counts into out (hosts already there). */
+    /* Size of the network before it is built (struct memest_counts): counts into out (hosts already there). */
     void (*size)(const void *cfg, double hosts, struct memest_counts *out);
     /* The rate (bit/s) of each host's one link into rate[0 .. n_hosts). */
     void (*host_rates)(const void *cfg, int n_hosts, double *rate);
@@ -469,6 +481,17 @@ int64_t scn_mul_sat(int64_t a, int64_t b);
 
 /* The hooks of s's topology module (never NULL once loaded). */
 const struct scn_topo_hooks *scn_topo_hooks(const struct scenario *s);
+
+/* Counts for s's topology (its module's size hook, which fills switches, links and columns) with `hosts` hosts
+ * (s->topo.n_hosts may not be set yet).  Never fails. */
+struct memest_counts memest_topology(const struct scenario *s, double hosts);
+
+/*
+ * The link rate (bit/s) of every host of a loaded topology into rate[0 .. s->topo.n_hosts): the rate a poisson
+ * load is a fraction of (a host has one link).  mem_oom (sim/mem.h) when out of memory.
+ */
+void memest_host_rates(const struct scenario *s, double *rate);
+
 /* The name of s's topology module, as topology.type gives it ("fat-tree"), or "?". */
 const char *scn_topo_name(const struct scenario *s);
 
@@ -479,10 +502,5 @@ const char *scn_topo_name(const struct scenario *s);
  */
 long scn_utf8_bad_at(const char *s);
 
-/*
- * Makes an error message one printable line in place: control characters become '?'.  Messages quote the
- * user's keys and values, which may hold newlines or escapes (found by fuzzing, tests/fuzz/regressions/).
- */
-void scn_one_line(char *msg);
 
 #endif

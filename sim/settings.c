@@ -8,7 +8,6 @@
  */
 #include "sim/settings.h"
 #include "sim/module.h"
-#include "sim/scenario.h"
 #include "sim/sim.h"
 #include "sim/units.h"
 
@@ -544,6 +543,14 @@ static bool from_override(const struct setting_ctx *c, const char *path)
             return true;
     }
     return false;
+}
+
+/* See settings.h. */
+void scn_one_line(char *msg)
+{
+    for (char *q = msg; *q; q++)
+        if ((unsigned char)*q < 0x20 || *q == 0x7f)
+            *q = '?';
 }
 
 /* See settings.h. */

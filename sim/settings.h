@@ -61,6 +61,20 @@ struct cJSON;
 
 #define SETTING_PATH_MAX 256
 
+/* ---- What every check of an input reports (the scenario loader, the tables, the file reader, the CLI) ---- */
+
+/* The longest error message, one line. */
+#define SCN_ERR_MAX 512
+
+/* Return codes shared by the loader and the CLI: they are the exit statuses. */
+enum scn_status { SCN_OK = 0, SCN_EUSAGE = 2, SCN_EIO = 3 };
+
+/*
+ * Makes an error message one printable line in place: control characters become '?'.  Messages quote the
+ * user's keys and values, which may hold newlines or escapes (found by fuzzing, tests/fuzz/regressions/).
+ */
+void scn_one_line(char *msg);
+
 /* The most module groups (settings_register with a size, not per_entry) registered at once. */
 #define SETTING_MODS_MAX 32
 

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "models/net.h"
-#include "sim/memest.h"
 #include "tools/live/live.h"
 #include "tools/run/run.h"
 #include "topologies/rail.h"

@@ -12,7 +12,6 @@
 
 #include "models/net.h"
 #include "models/route.h"
-#include "sim/memest.h"
 #include "tools/live/live.h"
 #include "tools/run/run.h"
 #include "topologies/topo.h"

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/memest.h"
 #include "sim/mem.h"
 #include "topologies/topo.h"
 

@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sim/memest.h"
 #include "topologies/topo.h"
 
 static const char *const routing_names[] = {"minimal", "valiant", "ugal", NULL};

@@ -6,7 +6,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "sim/memest.h"
 #include "topologies/topo.h"
 
 static const struct setting dumbbell_fields[] = {

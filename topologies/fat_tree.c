@@ -19,7 +19,6 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "sim/memest.h"
 #include "topologies/topo.h"
 
 /* The shape from "k" or from the five shape fields (never both: they could disagree). */

@@ -7,7 +7,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "sim/memest.h"
 #include "topologies/topo.h"
 
 /* A tier's link: its own, else the object's "link". */

@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/memest.h"
 #include "topologies/topo.h"
 
 /* A tier's link: its own, else the object's "link". */

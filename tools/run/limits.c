@@ -3,7 +3,6 @@
 #include "models/ranks.h"
 #include "models/traffic.h"
 #include "sim/mem.h"
-#include "sim/memest.h"
 #include "sim/units.h"
 #include "tools/common/signals.h"
 #include "tools/run/monitor_settings.h"

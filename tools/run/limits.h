@@ -3,7 +3,7 @@
  * wall-clock time and signals (checked while it runs).
  *
  * Memory: limits_check_memory estimates, from the scenario alone, the memory
- * the built network needs (routing tables = nodes x attachment switches x 4 B (sim/memest.h), ports, nodes,
+ * the built network needs (routing tables = nodes x attachment switches x 4 B (memest_topology, sim/scenario.h), ports, nodes,
  * flows, the packet pool a full set of switch buffers can hold, the event
  * heap, and the flows poisson loads start over the run) and refuses the
  * scenario when that is more than the machine has available (MemAvailable in
