@@ -1,8 +1,6 @@
 /* module — the registry of interchangeable implementations (module.h). */
 #include "sim/module.h"
 
-#include "sim/settings.h"
-
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +11,7 @@ const struct module_kind settings_kind = {.name = "settings"};
 
 static const struct module *mods[MODULE_MAX];
 static int n_mods;
+static module_listener *listener;
 
 /* The linker defines these around the section MODULE_REGISTER fills; weak so that a program without modules
  * links too. */
@@ -58,29 +57,39 @@ int module_register(const struct module *m, char *err, size_t errlen)
     const char *missing = !m->kind || !m->name || !*m->name || !m->ops ? "a kind, a name or a table"
                           : m->kind->missing ? m->kind->missing(m) : NULL;
     if (missing) {
-        setting_strf(err, errlen, "module %s \"%s\" is refused: it lacks %s", kind, name, missing);
+        snprintf(err, errlen, "module %s \"%s\" is refused: it lacks %s", kind, name, missing);
         return -1;
     }
     if (module_find(kind, name) >= 0) {
-        setting_strf(err, errlen, "module %s \"%s\" is refused: another module of kind %s has that name", kind,
-                     name, kind);
+        snprintf(err, errlen, "module %s \"%s\" is refused: another module of kind %s has that name", kind, name,
+                 kind);
         return -1;
     }
     if (n_mods == MODULE_MAX) {
-        setting_strf(err, errlen, "module %s \"%s\" is refused: the registry is full (MODULE_MAX %d)", kind, name,
-                     MODULE_MAX);
+        snprintf(err, errlen, "module %s \"%s\" is refused: the registry is full (MODULE_MAX %d)", kind, name,
+                 MODULE_MAX);
         return -1;
     }
-    for (int g = 0; g < MODULE_GROUPS_MAX && m->groups[g]; g++)
-        if (settings_register(m->groups[g]) < 0) {
-            setting_strf(err, errlen, "module %s \"%s\" is refused: the settings registry is full", kind, name);
-            return -1;
-        }
+    if (listener && listener(m, err, errlen) < 0)
+        return -1;
     mods[n_mods++] = m;
     int index = module_count(kind) - 1;
     if (m->kind->added)
         m->kind->added(m, index);
     return index;
+}
+
+/* See module.h. */
+void module_listen(module_listener *fn)
+{
+    listener = fn;
+    for (int i = 0; i < n_mods; i++) {
+        char err[256];
+        if (fn(mods[i], err, sizeof err) < 0) {
+            fprintf(stderr, "rocesim: bug: %s\n", err);
+            abort();
+        }
+    }
 }
 
 /* The numbering of module.h: by kind, the kind's default first, then by name. */
@@ -100,7 +109,7 @@ static int by_kind_default_name(const void *a, const void *b)
 /* See module.h.  Before main, so that every program (rocesim, the tests, the bench, the fuzzers) knows the modules
  * and their settings before it loads a scenario.  The section is not instrumented by the sanitizers (a section
  * named like an identifier keeps its objects adjacent), so it reads as an array. */
-__attribute__((constructor)) void module_init(void)
+__attribute__((constructor(102))) void module_init(void)
 {
     static bool done;
     if (done)

@@ -13,7 +13,8 @@
  * A kind (struct module_kind, declared by the floor that calls the hooks) says which hooks are required: each
  * registration is checked, and an incomplete or duplicate module is refused with a message naming it (at start,
  * for the modules of the build, the program stops with that message: a bug of the build).  A registered module's
- * settings groups go to the settings registry (sim/settings.h).
+ * settings groups go to the settings registry (sim/settings.h), which listens to the registrations
+ * (module_listen): the registry of modules knows nothing of settings.
  *
  * Numbering: a module's index is its place among its kind's modules, which a setting of kind SETTING_MODULE
  * stores.  The modules of the build are numbered the kind's default first, then by name (not by link order, so
@@ -73,8 +74,17 @@ extern const struct module_kind settings_kind;
 #define SETTINGS_REGISTER(name_, ...) MODULE_REGISTER(settings_kind, name_, &settings_kind, __VA_ARGS__)
 
 /* Registers m (which must outlive the program's use of it): its index within its kind, or -1 with the reason
- * (naming the module: an incomplete table, a duplicate name, a full registry) in err. */
+ * (naming the module: an incomplete table, a duplicate name, a full registry, its listener's refusal) in err. */
 int module_register(const struct module *m, char *err, size_t errlen);
+
+/*
+ * What hears of every registration, before the module counts as registered: 0 to take it, or -1 with the reason in
+ * err (the module is then refused).  One listener (the settings registry, which takes the module's groups); set it
+ * once, before main: it hears first of the modules registered already, in their order (a refusal of one of those
+ * is a bug of the build, which stops the program).
+ */
+typedef int module_listener(const struct module *m, char *err, size_t errlen);
+void module_listen(module_listener *fn);
 /* The index of the module of kind `kind` called name, or -1. */
 int module_find(const char *kind, const char *name);
 /* The module of kind `kind` numbered i, or NULL. */

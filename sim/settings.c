@@ -119,6 +119,28 @@ int settings_register(const struct setting_group *g)
     return 0;
 }
 
+/* A module's groups join the registry as it registers (sim/module.h's listener); all of them, or none and the module
+ * is refused. */
+static int take_module_groups(const struct module *m, char *err, size_t errlen)
+{
+    for (int g = 0; g < MODULE_GROUPS_MAX && m->groups[g]; g++)
+        if (settings_register(m->groups[g]) < 0) {
+            while (g-- > 0)
+                settings_unregister(m->groups[g]->path);
+            setting_strf(err, errlen, "module %s \"%s\" is refused: its settings do not fit the registry (full, or "
+                         "a group's path or a field's name taken)", m->kind->name, m->name);
+            return -1;
+        }
+    return 0;
+}
+
+/* Before module_init (its priority is the next), so that the modules of the build bring their groups as they
+ * register, and before any module's own constructor reads a group (cc_dcqcn.c takes its slot). */
+__attribute__((constructor(101))) static void settings_listen(void)
+{
+    module_listen(take_module_groups);
+}
+
 /* See settings.h. */
 void settings_unregister(const char *path)
 {

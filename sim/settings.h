@@ -18,8 +18,8 @@
  * `host`) on first use.  A module of a higher floor (a congestion control or a switch mechanism in models/, an
  * observer in tools/, say) declares its own table and group, with its presets, and names the group on its
  * MODULE_REGISTER line (sim/module.h), or, when no module of a kind owns it (the NIC's, the switch's own
- * fields), on a SETTINGS_REGISTER line, which calls settings_register(&its_group) before any scenario is
- * loaded: a group registered under a path that is already taken replaces the one there, and a group
+ * fields), on a SETTINGS_REGISTER line; the registry hears of each module as it registers (module_listen) and
+ * takes its groups with settings_register(&its_group), before any scenario is loaded: a group registered under a path that is already taken replaces the one there, and a group
  * whose path its parent's table does not name becomes a member of the parent object after the parent's own
  * fields, in registration order (for modules, their numbering: not the link order), unless it names (`after`) the
  * member of the parent it follows.  sim/ includes nothing of models/: the registry is how the higher floor hands its fields down.
