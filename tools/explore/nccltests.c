@@ -4,6 +4,7 @@
 #include "sim/mem.h"
 #include "sim/scenario.h"
 #include "sim/units.h"
+#include "tools/common/dirlock.h"
 #include "tools/common/files.h"
 #include "tools/common/text.h"
 #include "tools/run/plot.h"
@@ -332,6 +333,13 @@ int nccltests_main(int argc, char **argv)
         cJSON_Delete(base);
         return SCN_EUSAGE;
     }
+    /* one command at a time in DIR, as run, sweep and tune (dirlock.h) */
+    struct dirlock lock = {.fd = -1};
+    if ((rc = dirlock_take(&lock, c.dir, err, sizeof err))) {
+        fprintf(stderr, "rocesim nccl-tests: %s\n", err);
+        cJSON_Delete(base);
+        return rc;
+    }
     char scn_name[256] = "";
     struct nt_row *rows = mem_xcalloc((size_t)n, sizeof *rows, NT_OOM);
     for (int i = 0; i < n && !rc; i++)
@@ -343,6 +351,7 @@ int nccltests_main(int argc, char **argv)
         print_table(stdout, &c, scn_name, rows, n);
         rc = write_outputs(&c, scn_name, rows, n);
     }
+    dirlock_release(&lock);
     free(rows);
     return rc;
 }
