@@ -23,7 +23,8 @@
 static const char nt_usage[] =
     "usage: rocesim nccl-tests SCENARIO.json --op OP --sizes MIN:MAX [--step xF|+B] [--hosts SEL]\n"
     "                          [--algorithm ring|tree|auto] [--channels N] [--chunk SIZE] [-o DIR] [-q]\n"
-    "  OP: all_reduce, all_gather, reduce_scatter, broadcast, all_to_all, send_recv; --step x2 by default\n";
+    "  OP: all_reduce, all_gather, reduce_scatter, broadcast, all_to_all, send_recv; --step x2 by default;\n"
+    "  -q: write the files only, print nothing\n";
 
 struct nt_cli {
     const char *file, *op, *hosts, *algorithm, *channels, *chunk, *dir;
@@ -348,7 +349,8 @@ int nccltests_main(int argc, char **argv)
     if (rc) {
         fprintf(stderr, "rocesim nccl-tests: %s\n", err);
     } else {
-        print_table(stdout, &c, scn_name, rows, n);
+        if (!c.quiet)
+            print_table(stdout, &c, scn_name, rows, n);
         rc = write_outputs(&c, scn_name, rows, n);
     }
     dirlock_release(&lock);
