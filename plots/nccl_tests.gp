@@ -10,7 +10,7 @@ set ylabel 'bandwidth (GB/s, 10^9 bytes/s)'
 set logscale x 2
 set format x '%.0b %BB'
 set grid
-set key top left box
+set key top left box opaque width 2 spacing 1.3
 set yrange [0:*]
 plot dat using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'busbw', \
      dat using 1:3 with linespoints lw 2 pt 6 dt 2 lc rgb '#ff7f0e' title 'algbw'
