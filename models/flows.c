@@ -99,6 +99,12 @@ static sim_time_t ideal_fct_ack(const struct net *n, const struct flow *f)
     return f->ideal_fct > 0 && back > 0 ? f->ideal_fct + back : 0;
 }
 
+sim_time_t net_host_path_time(const struct net *n, uint32_t src, uint32_t dst, uint32_t wire, int64_t *bottleneck)
+{
+    struct flow f = {.src = src, .dst = dst, .hash_fwd = flow_hash(src, dst, 0)};
+    return path_time(n, &f, false, wire, bottleneck);
+}
+
 uint32_t net_reserve_flows(struct net *n, uint32_t count)
 {
     uint32_t base = n->n_flows;

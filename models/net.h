@@ -612,6 +612,10 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
  * order in which partitions made them.  A reserved flow not made yet is not net_flow_made.
  */
 uint32_t net_reserve_flows(struct net *n, uint32_t count);
+/* The time a frame of `wire` bytes takes from host src to host dst on the empty network (every link's
+ * serialization and delay, the route of a flow numbered 0), the slowest link in *bottleneck; 0: not connected.
+ * For set-up's estimates (a collective's choice of algorithm), not per packet. */
+sim_time_t net_host_path_time(const struct net *n, uint32_t src, uint32_t dst, uint32_t wire, int64_t *bottleneck);
 
 /* Makes the flow at reserved place idx, as net_add_flow would (its sender's event, or the run's). */
 struct flow *net_make_flow(struct net *n, uint32_t idx, const char *name, uint32_t src, uint32_t dst, int64_t size,

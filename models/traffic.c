@@ -274,6 +274,7 @@ void traffic_free(struct traffic *t)
         free(t->colls[i].sent);
         free(t->colls[i].recvd);
         free(t->colls[i].started);
+        free(t->colls[i].sched);
     }
     free(t->colls);
     for (uint32_t i = 0; t->made && i < t->net->n_parts; i++)

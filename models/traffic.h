@@ -49,6 +49,15 @@ struct cdf {
     double mean;
 };
 
+/* Where flow j of a collective goes (struct coll's place hook): its sender and receiver hosts, its size, and the
+ * owner's number for it (flow.owner_tag). */
+struct coll_place {
+    uint32_t src, dst, tag;
+    int64_t bytes;
+};
+
+/* The shared bookkeeping of a collective (models/coll.c), which its kind fills (traffic_collective.c,
+ * traffic_nccl.c). */
 struct coll {
     struct flow_owner owner;   /* first: its flows tell it when they end (net.h) */
     struct traffic *t;
@@ -56,7 +65,7 @@ struct coll {
     bool ring;                 /* allreduce's rings (else alltoall: every rank to every other at once) */
     const char *kind;          /* its entry's kind, for summary.json */
     int64_t size;              /* its entry's size, for summary.json */
-    uint32_t n_ranks;          /* ranks per ring (allreduce) or in total (alltoall) */
+    uint32_t n_ranks;          /* ranks per ring (allreduce) or in total (alltoall, nccl) */
     uint32_t rings;
     uint32_t *host;            /* [ring * n_ranks + rank] -> host index */
     uint32_t *sent, *recvd;    /* steps completed per (ring, rank): sends acknowledged, steps received */
@@ -64,19 +73,28 @@ struct coll {
     uint32_t steps;            /* 2(N-1) for the ring; 1 for alltoall */
     uint32_t total_ranks;
     /* Its flows' places in the table, reserved up front (net_reserve_flows): the ring's step s of rank q is
-     * base + s * total_ranks + q, alltoall's a -> b is base + a * (n_ranks - 1) + (b - (b > a)); the name of
-     * base + j ("{id}.{j}") is the traffic's names[name0 + j], made with the places. */
+     * base + s * total_ranks + q, alltoall's a -> b is base + a * (n_ranks - 1) + (b - (b > a)), nccl's in the
+     * order of its schedule; the name of base + j ("{id}.{j}") is the traffic's names[name0 + j], made with the
+     * places. */
     uint32_t base, n_flows, name0;
     int64_t chunk;
+    /* Where flow j goes: what another MPI rank's process needs to make it again (coll.c). */
+    void (*place)(const struct coll *c, uint32_t j, struct coll_place *out);
+    uint32_t parts;            /* what completes it: ranks (the ring), flows (alltoall), flow ends (nccl) */
     /* Shared by its ranks, whose hosts may run in different partitions (sim/parallel.h): changed atomically,
      * and finish as the latest completion, so that neither depends on which partition got there first. */
-    uint32_t ranks_done;
-    uint32_t flows_done;       /* alltoall */
+    uint32_t parts_done;
     /* over MPI ranks (ranks.h), its parts done in this process since the last window, and everywhere */
     uint32_t parts_here, parts_all;
     uint64_t bytes;
-    sim_time_t last_done;      /* the latest completion of a rank (alltoall: of a flow) so far */
+    sim_time_t last_done;      /* the latest completion of a part so far */
     sim_time_t start, finish;  /* finish -1 until complete */
+    /* nccl: the operation and algorithm for summary.json (NULL for the others), its channels, the factor from
+     * algbw to busbw (nccl-tests' doc/PERFORMANCE.md), and its schedule (freed with the traffic) */
+    const char *op, *algorithm;
+    int channels;
+    double busbw_factor;
+    void *sched;
 };
 
 struct traffic {

@@ -224,9 +224,9 @@ static bool bad_example(const char *s, size_t len)
     snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), s);
     if (!strstr(buf, ": expected ") && !strstr(buf, ": cannot read") && !strstr(buf, "internal error"))
         return false;
-    /* the sweep and nic-config commands name themselves in their prefix */
+    /* the sweep, tune, nic-config and nccl-tests commands name themselves in their prefix */
     return strncmp(buf, "rocesim: ", 9) != 0 && strncmp(buf, "rocesim sweep: ", 15) != 0 && strncmp(buf, "rocesim tune: ", 14) != 0 &&
-           strncmp(buf, "rocesim nic-config: ", 20) != 0;
+           strncmp(buf, "rocesim nic-config: ", 20) != 0 && strncmp(buf, "rocesim nccl-tests: ", 20) != 0;
 }
 
 static void test_error_examples_prefixed(void)

@@ -27,6 +27,7 @@
 #include "tools/explore/sweep.h"
 #include "tools/explore/sweep_spec.h"
 #include "tools/explore/tune.h"
+#include "tools/explore/nccltests.h"
 #include "tools/common/text.h"
 #include "topologies/topo.h"
 
@@ -51,6 +52,8 @@ static const char usage[] =
     "  rocesim plot DIR\n"
     "  rocesim sweep SWEEP.json [-j N] [-o DIR] [--timeout TIME] [-q]\n"
     "  rocesim tune TUNE.json [-j N] [-o DIR] [--budget RUNS] [--timeout TIME] [-q] [--no-plot]\n"
+    "  rocesim nccl-tests SCENARIO.json --op OP --sizes MIN:MAX [--step xF|+B] [--hosts SEL]\n"
+    "                     [--algorithm ring|tree|auto] [--channels N] [--chunk SIZE] [-o DIR] [-q]\n"
     "  rocesim nic-config [SCENARIO.json] [--set PATH=VALUE]... [--from best.json [--allow-incomplete]]\n"
     "                     [--iface IF]\n"
     "  rocesim switch-config [SCENARIO.json] [--set PATH=VALUE]... [--from best.json [--allow-incomplete]]\n"
@@ -80,6 +83,10 @@ static const char usage[] =
     "  sweep  run every grid point x seed of a sweep file, N at a time; results.csv, best.json, plots\n"
     "  tune   search the parameters of a tune file for the best setting (design, racing on seeds, local\n"
     "         search), compared with a baseline; tune.csv, best.json with 95 % intervals, plots\n"
+    "  nccl-tests  nccl-tests' table (size, count, type, redop, root, time, algbw, busbw) for one collective\n"
+    "              of the traffic kind nccl per size on the scenario's fabric (its traffic replaced), run\n"
+    "              one after the other in this process; nccl-tests.csv and nccl-tests.png to DIR\n"
+    "              (default out/nccl-tests)\n"
     "  nic-config  DCQCN/CNP settings as ConnectX sysfs writes, ECN/PFC thresholds as switch settings\n"
     "  switch-config  one switch's buffer, PFC, ECN, scheduler and watchdog as SONiC config_db.json tables\n"
     "  import sonic   a SONiC config_db.json's QoS tables as a scenario's switch object and profiles\n"
@@ -850,6 +857,8 @@ int main(int argc, char **argv)
         return sweep_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "tune") == 0)
         return tune_main(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "nccl-tests") == 0)
+        return nccltests_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "nic-config") == 0)
         return nicconfig_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "switch-config") == 0)

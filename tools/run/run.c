@@ -325,6 +325,23 @@ static void add_run_head(cJSON *root, const struct run *r, bool with_wall)
         cJSON_AddNumberToObject(root, "one_thread_share", run_one_thread_share(r));
 }
 
+/* An nccl collective's operation and its bandwidths as nccl-tests prints them (GB/s: bytes per ns): algbw the
+ * size over the time, busbw algbw times the operation's factor (doc/PERFORMANCE.md of nccl-tests). */
+static void add_nccl(cJSON *o, const struct coll *cl)
+{
+    cJSON_AddStringToObject(o, "op", cl->op);
+    cJSON_AddStringToObject(o, "algorithm", cl->algorithm);
+    cJSON_AddNumberToObject(o, "channels", cl->channels);
+    if (cl->finish > cl->start) {
+        double algbw = (double)cl->size / ps_to_ns(cl->finish - cl->start);
+        cJSON_AddNumberToObject(o, "algbw_GBps", algbw);
+        cJSON_AddNumberToObject(o, "busbw_GBps", algbw * cl->busbw_factor);
+    } else {
+        cJSON_AddNullToObject(o, "algbw_GBps");
+        cJSON_AddNullToObject(o, "busbw_GBps");
+    }
+}
+
 static void add_collectives(cJSON *root, const struct run *r)
 {
     cJSON *colls = cJSON_AddArrayToObject(root, "collectives");
@@ -342,6 +359,8 @@ static void add_collectives(cJSON *root, const struct run *r)
             cJSON_AddNumberToObject(o, "completion_ns", ps_to_ns(cl->finish - cl->start));
         else
             cJSON_AddNullToObject(o, "completion_ns");
+        if (cl->op)
+            add_nccl(o, cl);
         cJSON_AddItemToArray(colls, o);
     }
 }

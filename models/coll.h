@@ -1,0 +1,34 @@
+/*
+ * coll — what every collective kind shares (traffic_collective.c's allreduce and alltoall, traffic_nccl.c's
+ * nccl): its place in the traffic's table of collectives, its flows' places reserved up front, the start of a
+ * flow by the rank that sends it, the count of its parts to completion, and, over MPI ranks, the exchange
+ * between windows of the flows one process's hosts made and of the parts done.
+ *
+ * A kind fills struct coll (models/traffic.h): `place` (where flow j goes, with its size and its owner tag),
+ * `parts` (how many completions make the whole) and its owner's hooks (flow_owner_ops, models/net.h), which run
+ * in the partition of the host they concern: a flow's `received` at its receiver, `acked` at its sender. A
+ * flow is started (coll_send) only from such a hook of its sender's host, or by the collective's start (an event
+ * of the run), so that a host's flows are made by its own partition.
+ */
+#ifndef MODELS_COLL_H
+#define MODELS_COLL_H
+
+#include "models/traffic.h"
+
+#define TRAFFIC_OOM "generating traffic"
+
+/* A new collective for entry ti, its common fields set (t, entry, kind, no completion yet); over MPI ranks the
+ * collectives' exchange between windows is set up with the first. */
+struct coll *coll_add(struct traffic *t, int ti);
+/* Reserves c's n_flows places and their names, and schedules start (an event of the run, obj c) at the entry's
+ * start. */
+void coll_schedule(struct coll *c, sim_fn start);
+/* Starts flow j of c now (its place from c->place). */
+void coll_send(struct coll *c, uint32_t j);
+/* A part of c completed now: c is complete when all c->parts are.  Over MPI ranks no process sees every part,
+ * and the parts are counted between windows. */
+void coll_part(struct coll *c, sim_time_t now);
+/* The collective of flow f (its owner, the first member of struct coll). */
+static inline struct coll *coll_of(const struct flow *f) { return (struct coll *)(void *)f->owner; }
+
+#endif

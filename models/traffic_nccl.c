@@ -1,0 +1,516 @@
+/*
+ * traffic_nccl — the kind "nccl": one collective of NCCL (all_reduce, all_gather, reduce_scatter, broadcast,
+ * all_to_all, send_recv) over a communicator of hosts, moving data as NCCL's algorithms move it, one flow per
+ * step and chunk.  A host is one rank (a GPU and its NIC).
+ *
+ * Sources (the step structure; no code of NCCL's is used):
+ * - NCCL's documentation, "Collective Operations" (docs.nvidia.com/deeplearning/nccl/user-guide): what each
+ *   operation computes and its buffers; and nccl-tests' doc/PERFORMANCE.md: the sizes nccl-tests prints and the
+ *   factors from algorithm bandwidth to bus bandwidth, busbw = algbw x F with F = 2(n-1)/n for all_reduce,
+ *   (n-1)/n for all_gather, reduce_scatter and all_to_all, 1 for broadcast and send_recv.
+ * - The ring (Patarasuk and Yuan, "Bandwidth optimal all-reduce algorithms for clusters of workstations", JPDC
+ *   2009, as NCCL runs it): all_reduce is a reduce-scatter then an all-gather, 2(N-1) steps in which rank i sends
+ *   piece (i - s) mod N of its channel's data to rank i+1; all_gather and reduce_scatter are the N-1 steps of one
+ *   half; broadcast is a chain from the root.  A channel's data goes in loops of N x chunk bytes, each loop's
+ *   steps after the last, so that the ring is pipelined by chunk.
+ * - The tree (NCCL 2.4's double binary tree, "Massively Scale Your Deep Learning Training with NCCL 2.4", NVIDIA
+ *   developer blog, 2019, after Sanders, Speck and Träff, "Two-tree algorithms for full bandwidth broadcast,
+ *   reduction and scan", Parallel Computing 2009): two binary trees over the ranks, each carrying half of the
+ *   data, in which a rank that is inner in one is a leaf in the other.  Tree 0 is the in-order tree over ranks
+ *   1..N-1 whose node r, with lowest set bit b, hangs under r+b or r-b (whichever has bit 2b set; r-b when r+b
+ *   is not a rank), below root 0; tree 1 is tree 0 mirrored (rank r in place N-1-r) for an even N and shifted by
+ *   one for an odd N.  Per chunk, a rank sends up once it has its children's chunk (the reduction), the root
+ *   sends down when it has all of its children's, and a rank sends down once it has its parent's.
+ * - p2p (all_to_all, send_recv): NCCL's grouped send and receive, every pair's data in chunks at once.
+ * - Flow control: NCCL keeps NCCL_STEPS (8) buffers per connection, but a NIC serves one queue pair's writes in
+ *   order while flows of one host share its NIC fairly; so a connection here has 2 chunks unacknowledged (double
+ *   buffering): the send of the third waits for the first's last ACK.  More would share the link among one
+ *   connection's chunks and hold back each chunk's arrival, one would add an ACK's round trip to every step.
+ * - "auto" picks ring or tree by the α-β model NCCL's tuning uses (time = latency + size / bandwidth per
+ *   algorithm, the smaller wins): α, one step's latency, is an MTU frame's time between the first two ranks on
+ *   the empty network, B their slowest link; ring 2(N-1)α + 2(N-1)/N S/B, tree (depth d) 2d(α + c/B) + 2S/B,
+ *   c the chunk or half the data when smaller (each rank sends 2S in the two trees: S/2 up and S down in the
+ *   tree it is inner in, S/2 up in the other).  NCCL's own constants (per-protocol latencies, the tree's
+ *   measured correction) are left out: the model's inputs are the fabric's.
+ *
+ * Channels are parallel rings (or pairs of trees, p2p streams) over the same ranks, each with size / channels of
+ * the data.  Every step carries at least one byte (a step with no data still crosses the network as NCCL's
+ * empty steps do), so that at tiny sizes the bytes sent exceed the data.
+ */
+#include "models/coll.h"
+#include "models/nic.h"
+#include "sim/mem.h"
+#include "sim/units.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum nccl_op { OP_ALL_REDUCE, OP_ALL_GATHER, OP_REDUCE_SCATTER, OP_BROADCAST, OP_ALL_TO_ALL, OP_SEND_RECV };
+enum nccl_algo { ALGO_RING, ALGO_TREE, ALGO_AUTO };
+
+static const char *const op_names[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast",
+                                       "all_to_all", "send_recv", NULL};
+static const char *const algo_names[] = {"ring", "tree", "auto", NULL};
+
+#define CONN_WINDOW 2              /* chunks a connection has unacknowledged (header: flow control) */
+#define NCCL_MAX_FLOWS (1u << 24)  /* flows of one collective: bounded memory */
+#define NO_STEP UINT32_MAX
+
+struct nccl_conf {
+    int op, algorithm, channels, root;
+    int64_t chunk;
+    struct scn_hostset hosts;
+    int64_t size;
+};
+
+/* One flow of the schedule: ranks, bytes, what its end lets go, and what it still waits for. */
+struct nccl_step {
+    uint32_t src, dst;             /* ranks */
+    int64_t bytes;
+    uint32_t on_recv[2], on_ack;   /* steps waiting for its receipt, for its last ACK */
+    uint8_t need;                  /* ends it still waits for */
+};
+
+/* Builds a schedule, or only counts its steps (s NULL). */
+struct bld {
+    struct nccl_step *s;
+    uint32_t n;
+    uint32_t N;
+};
+
+/* A connection's last CONN_WINDOW sends, for its window. */
+struct conn {
+    uint32_t last[CONN_WINDOW];
+    uint32_t n;
+};
+
+static uint32_t add_step(struct bld *b, uint32_t src, uint32_t dst, int64_t bytes)
+{
+    uint32_t j = b->n++;
+    if (b->s)
+        b->s[j] = (struct nccl_step){src, dst, bytes > 0 ? bytes : 1, {NO_STEP, NO_STEP}, NO_STEP, 0};
+    return j;
+}
+
+/* Step `to` waits for step `from` to be received.  Only a receipt at its sender's host may let a step go (the
+ * hook runs in that host's partition). */
+static void dep_recv(struct bld *b, uint32_t from, uint32_t to)
+{
+    if (!b->s)
+        return;
+    struct nccl_step *f = &b->s[from];
+    int k = f->on_recv[0] == NO_STEP ? 0 : 1;
+    if (f->dst != b->s[to].src || f->on_recv[k] != NO_STEP) {
+        fprintf(stderr, "rocesim: bug: nccl step %u cannot wait for step %u\n", to, from);
+        abort();
+    }
+    f->on_recv[k] = to;
+    b->s[to].need++;
+}
+
+/* Step j is the next send of connection k: it waits for the last ACK of the send CONN_WINDOW before it. */
+static void conn_push(struct bld *b, struct conn *k, uint32_t j)
+{
+    uint32_t slot = k->n++ % CONN_WINDOW;
+    if (b->s && k->n > CONN_WINDOW) {
+        b->s[k->last[slot]].on_ack = j;
+        b->s[j].need++;
+    }
+    k->last[slot] = j;
+}
+
+/* Past the bound: building stops (the check refuses the entry), so that counting a huge schedule is quick. */
+static bool over(const struct bld *b) { return b->n > NCCL_MAX_FLOWS; }
+
+/* Bytes of part i of n equal parts of d (the first d % n one byte more). */
+static int64_t part(int64_t d, int64_t n, int64_t i) { return d / n + (i < d % n); }
+
+static int64_t ceil_div(int64_t a, int64_t b) { return a <= 0 ? 1 : (a + b - 1) / b; }
+
+/* Ring over ranks 0..N-1 (rank i sends to i+1): `steps` steps per loop of N pieces; channel data d. */
+static void build_ring(struct bld *b, int64_t d, int64_t chunk, uint32_t steps, struct conn *cn, uint32_t *prev,
+                       uint32_t *cur)
+{
+    uint32_t N = b->N;
+    int64_t loop = (int64_t)N * chunk, loops = ceil_div(d, loop);
+    for (uint32_t i = 0; i < N; i++)
+        cn[i].n = 0;
+    for (int64_t l = 0; l < loops && !over(b); l++) {
+        int64_t dl = l + 1 < loops ? loop : d - l * loop;
+        for (uint32_t s = 0; s < steps; s++) {
+            for (uint32_t i = 0; i < N; i++) {
+                uint32_t piece = (i + N - s % N) % N;
+                cur[i] = add_step(b, i, (i + 1) % N, part(dl, N, piece));
+                if (s > 0)
+                    dep_recv(b, prev[(i + N - 1) % N], cur[i]);
+                conn_push(b, &cn[i], cur[i]);
+            }
+            for (uint32_t i = 0; i < N; i++)
+                prev[i] = cur[i];
+        }
+    }
+}
+
+/* broadcast: a chain from the root, pipelined by chunk. */
+static void build_chain(struct bld *b, int64_t d, int64_t chunk, uint32_t root, struct conn *cn)
+{
+    uint32_t N = b->N, prev = NO_STEP;
+    int64_t k_n = ceil_div(d, chunk);
+    for (uint32_t p = 0; p < N; p++)
+        cn[p].n = 0;
+    for (int64_t k = 0; k < k_n && !over(b); k++) {
+        int64_t bytes = k + 1 < k_n ? chunk : d - k * chunk;
+        for (uint32_t p = 0; p + 1 < N; p++) {
+            uint32_t j = add_step(b, (root + p) % N, (root + p + 1) % N, bytes);
+            if (p > 0)
+                dep_recv(b, prev, j);
+            conn_push(b, &cn[p], j);
+            prev = j;
+        }
+    }
+}
+
+/* p2p: rank i sends d to each peer of peer(i, m), m = 1..peers, in chunks, every pair at once. */
+static void build_p2p(struct bld *b, int64_t d, int64_t chunk, uint32_t peers)
+{
+    uint32_t N = b->N;
+    int64_t k_n = ceil_div(d, chunk);
+    for (uint32_t i = 0; i < N; i++)
+        for (uint32_t m = 1; m <= peers; m++) {
+            struct conn cn = {0};
+            for (int64_t k = 0; k < k_n && !over(b); k++)
+                conn_push(b, &cn, add_step(b, i, (i + m) % N, k + 1 < k_n ? chunk : d - k * chunk));
+        }
+}
+
+/* Tree 0's parent of position r (root 0: none), NCCL's in-order binary tree. */
+static uint32_t btree_parent(uint32_t r, uint32_t N)
+{
+    if (r == 0)
+        return NO_STEP;
+    uint32_t bit = r & -r, up = (r ^ bit) | (bit << 1);
+    return up >= N ? r ^ bit : up;
+}
+
+/* Rank r's parent in tree t (1: mirrored for an even N, shifted by one for an odd N). */
+static uint32_t tree_parent(uint32_t t, uint32_t r, uint32_t N)
+{
+    if (t == 0)
+        return btree_parent(r, N);
+    uint32_t pos = N % 2 == 0 ? N - 1 - r : (r + N - 1) % N, up = btree_parent(pos, N);
+    if (up == NO_STEP)
+        return NO_STEP;
+    return N % 2 == 0 ? N - 1 - up : (up + 1) % N;
+}
+
+/* The depth of tree 0 (its longest root-to-leaf path, in links). */
+static uint32_t tree_depth(uint32_t N)
+{
+    uint32_t d = 0;
+    for (uint32_t r = 1; r < N; r++) {
+        uint32_t k = 0;
+        for (uint32_t x = r; x != 0; x = btree_parent(x, N))
+            k++;
+        if (k > d)
+            d = k;
+    }
+    return d;
+}
+
+/* Per-rank arrays of one tree: parent, children, this chunk's up and down steps, the connections. */
+struct tree_ws {
+    uint32_t *parent, *child; /* child[2r], child[2r+1]: NO_STEP when absent */
+    uint32_t *up, *down;      /* up[r]: r to its parent; down[r]: its parent to r */
+    struct conn *cup, *cdown; /* cdown[r]: its parent's connection to r */
+};
+
+/* One tree's all-reduce of d bytes in chunks: reduce up, broadcast down. */
+static void build_tree(struct bld *b, uint32_t t, int64_t d, int64_t chunk, struct tree_ws *w)
+{
+    uint32_t N = b->N, root = NO_STEP;
+    for (uint32_t r = 0; r < N; r++)
+        w->child[2 * r] = w->child[2 * r + 1] = NO_STEP, w->cup[r].n = w->cdown[r].n = 0;
+    for (uint32_t r = 0; r < N; r++) {
+        uint32_t p = w->parent[r] = tree_parent(t, r, N);
+        if (p == NO_STEP)
+            root = r;
+        else
+            w->child[2 * p + (w->child[2 * p] != NO_STEP)] = r;
+    }
+    int64_t k_n = ceil_div(d, chunk);
+    for (int64_t k = 0; k < k_n && !over(b); k++) {
+        int64_t bytes = k + 1 < k_n ? chunk : d - k * chunk;
+        for (uint32_t r = 0; r < N; r++)
+            if (r != root) {
+                w->up[r] = add_step(b, r, w->parent[r], bytes);
+                conn_push(b, &w->cup[r], w->up[r]);
+            }
+        for (uint32_t r = 0; r < N; r++)
+            if (r != root)
+                for (int c = 0; c < 2; c++)
+                    if (w->child[2 * r + c] != NO_STEP)
+                        dep_recv(b, w->up[w->child[2 * r + c]], w->up[r]);
+        /* down, parents before children, so that a step's index follows the one it waits for */
+        for (uint32_t r = 0; r < N; r++)
+            w->down[r] = NO_STEP;
+        for (uint32_t done = 0; done + 1 < N;)
+            for (uint32_t r = 0; r < N; r++) {
+                uint32_t p = w->parent[r];
+                if (r == root || w->down[r] != NO_STEP || (p != root && w->down[p] == NO_STEP))
+                    continue;
+                w->down[r] = add_step(b, p, r, bytes);
+                conn_push(b, &w->cdown[r], w->down[r]);
+                if (p != root)
+                    dep_recv(b, w->down[p], w->down[r]);
+                else
+                    for (int c = 0; c < 2; c++)
+                        if (w->child[2 * root + c] != NO_STEP)
+                            dep_recv(b, w->up[w->child[2 * root + c]], w->down[r]);
+                done++;
+            }
+    }
+}
+
+/* The algorithm entry e runs (auto resolved with the α-β model when n is the network, else ring). */
+static int resolve_algo(const struct nccl_conf *cc, const struct net *n)
+{
+    if (cc->algorithm != ALGO_AUTO)
+        return cc->algorithm;
+    if (cc->op != OP_ALL_REDUCE || !n)
+        return ALGO_RING;
+    int64_t bottleneck = 0;
+    uint32_t h0 = (uint32_t)cc->hosts.idx[0], h1 = (uint32_t)cc->hosts.idx[1];
+    sim_time_t alpha = net_host_path_time(n, h0, h1, (uint32_t)(n->hosts[h0].nic->mtu + HDR_DATA + WIRE_OVERHEAD),
+                                          &bottleneck);
+    if (alpha <= 0 || bottleneck <= 0)
+        return ALGO_RING;
+    double N = cc->hosts.n, S = (double)cc->size, a = (double)alpha * 1e-12, B = (double)bottleneck / 8;
+    double c = fmin((double)cc->chunk, S / 2 / cc->channels), d = tree_depth(cc->hosts.n);
+    double ring = 2 * (N - 1) * a + 2 * (N - 1) / N * S / B, tree = 2 * d * (a + c / B) + 2 * S / B;
+    return tree < ring ? ALGO_TREE : ALGO_RING;
+}
+
+/* The whole schedule of entry cc with algorithm algo into b (b->s NULL: only counted). */
+static void build(struct bld *b, const struct nccl_conf *cc, int algo)
+{
+    uint32_t N = b->N = (uint32_t)cc->hosts.n;
+    struct conn *cn = mem_xcalloc(3 * (size_t)N, sizeof *cn, TRAFFIC_OOM);
+    uint32_t *ws = mem_xcalloc(6 * (size_t)N, sizeof *ws, TRAFFIC_OOM);
+    struct tree_ws tw = {ws, ws + N, ws + 3 * N, ws + 4 * N, cn, cn + N};
+    for (int ch = 0; ch < cc->channels && !over(b); ch++) {
+        int64_t d = part(cc->size, cc->channels, ch);
+        switch (cc->op) {
+        case OP_ALL_REDUCE:
+            if (algo == ALGO_TREE) {
+                build_tree(b, 0, part(d, 2, 0), cc->chunk, &tw);
+                build_tree(b, 1, part(d, 2, 1), cc->chunk, &tw);
+            } else {
+                build_ring(b, d, cc->chunk, 2 * (N - 1), cn, ws, ws + N);
+            }
+            break;
+        case OP_ALL_GATHER:
+        case OP_REDUCE_SCATTER:
+            build_ring(b, d, cc->chunk, N - 1, cn, ws, ws + N);
+            break;
+        case OP_BROADCAST:
+            build_chain(b, d, cc->chunk, (uint32_t)cc->root, cn);
+            break;
+        case OP_ALL_TO_ALL:
+            build_p2p(b, d / N, cc->chunk, N - 1);
+            break;
+        default:
+            build_p2p(b, d, cc->chunk, 1);
+            break;
+        }
+    }
+    free(cn);
+    free(ws);
+}
+
+static uint32_t count_steps(const struct nccl_conf *cc, int algo)
+{
+    struct bld b = {0};
+    build(&b, cc, algo);
+    return b.n;
+}
+
+/* Trees run all_reduce only (as in NCCL); root is a rank; the schedule's flows are bounded. */
+static int check_nccl(struct setting_ctx *c, const cJSON *obj, const char *path, void *base)
+{
+    const struct nccl_conf *e = base;
+    char p[SETTING_PATH_MAX];
+    (void)obj;
+    if (e->algorithm == ALGO_TREE && e->op != OP_ALL_REDUCE)
+        return setting_bad(c, setting_join(p, path, "algorithm"),
+                           "expected \"ring\" or \"auto\" for %s (NCCL's trees run all_reduce only), got \"tree\"",
+                           op_names[e->op]);
+    if (e->root >= e->hosts.n)
+        return setting_bad(c, setting_join(p, path, "root"), "expected a rank below %d (the number of hosts), got %d",
+                           e->hosts.n, e->root);
+    uint32_t most = count_steps(e, ALGO_RING), tree = e->op == OP_ALL_REDUCE ? count_steps(e, ALGO_TREE) : 0;
+    if (tree > most)
+        most = tree;
+    char a[32];
+    if (most > NCCL_MAX_FLOWS)
+        return setting_bad(c, setting_join(p, path, "chunk"),
+                           "expected a chunk that leaves at most %u flows (size / chunk x steps x channels), got "
+                           "\"%s\"", NCCL_MAX_FLOWS, units_fmt_size(e->chunk, a, sizeof a));
+    return 0;
+}
+
+static const struct setting nccl_fields[] = {
+    {SET_ENUM("op", struct nccl_conf, op, op_names, "all_reduce", "The collective operation")},
+    {SET_ENUM("algorithm", struct nccl_conf, algorithm, algo_names, "auto",
+              "ring, tree (all_reduce only) or auto (the α-β model's choice)")},
+    {SET_INT("channels", struct nccl_conf, channels, 1, 64, "2", "Parallel rings (trees, streams) over the ranks")},
+    {SET_FIELD("chunk", SETTING_SIZE, struct nccl_conf, chunk, SETTING_POSITIVE, "512KiB",
+               "Bytes per step of the pipeline (one flow); NCCL's 4 MiB buffer over its 8 steps"),
+     .what = "a size like \"512KiB\""},
+    {.name = "hosts", .kind = SETTING_CUSTOM, .offset = offsetof(struct nccl_conf, hosts), .flags = SETTING_ALWAYS,
+     .lo = 2, .help = "The communicator's ranks, in rank order; at least 2 (absent: every host)",
+     .parse = scn_parse_hostset, .dump = scn_dump_hostset},
+    {SET_INT("root", struct nccl_conf, root, 0, 1 << 20, "0", "broadcast: the rank that sends")},
+    {SET_FIELD("size", SETTING_SIZE, struct nccl_conf, size, SETTING_POSITIVE | SETTING_REQUIRED, NULL,
+               "Bytes as nccl-tests counts them: the buffer (all_gather: the output, reduce_scatter: the input)"),
+     .what = "a size like \"1MB\""},
+    {SET_CHECK(check_nccl)},
+    {NULL},
+};
+
+static const struct setting_group nccl_group = {
+    .path = "traffic.nccl", .size = sizeof(struct nccl_conf), .per_entry = true, .fields = nccl_fields,
+};
+
+/* nccl-tests' bus bandwidth factor of op over n ranks (doc/PERFORMANCE.md). */
+static double busbw_factor(int op, double n)
+{
+    switch (op) {
+    case OP_ALL_REDUCE:
+        return 2 * (n - 1) / n;
+    case OP_ALL_GATHER:
+    case OP_REDUCE_SCATTER:
+    case OP_ALL_TO_ALL:
+        return (n - 1) / n;
+    default:
+        return 1;
+    }
+}
+
+static void nccl_place(const struct coll *c, uint32_t j, struct coll_place *out)
+{
+    const struct nccl_step *s = (const struct nccl_step *)c->sched + j;
+    *out = (struct coll_place){.src = c->host[s->src], .dst = c->host[s->dst], .tag = j, .bytes = s->bytes};
+}
+
+/* Step k's wait is over for one more end: it starts when none is left.  Runs at k's sender's host. */
+static void step_ready(struct coll *c, uint32_t k)
+{
+    struct nccl_step *s = (struct nccl_step *)c->sched + k;
+    if (--s->need == 0)
+        coll_send(c, k);
+}
+
+static void step_received(struct net *n, struct flow *f)
+{
+    struct coll *c = coll_of(f);
+    const struct nccl_step *s = (const struct nccl_step *)c->sched + f->owner_tag;
+    for (int i = 0; i < 2 && s->on_recv[i] != NO_STEP; i++)
+        step_ready(c, s->on_recv[i]);
+    coll_part(c, net_sim(n)->now);
+}
+
+static void step_acked(struct net *n, struct flow *f)
+{
+    struct coll *c = coll_of(f);
+    const struct nccl_step *s = (const struct nccl_step *)c->sched + f->owner_tag;
+    if (s->on_ack != NO_STEP)
+        step_ready(c, s->on_ack);
+    coll_part(c, net_sim(n)->now);
+}
+
+static const struct flow_owner_ops nccl_owner = {.received = step_received, .acked = step_acked};
+
+/* The collective's start (an event of the run): every step that waits for nothing. */
+static void nccl_start(struct sim *s, void *obj, uint64_t arg)
+{
+    struct coll *c = obj;
+    (void)arg;
+    SIM_ASSERT_ENT(s, SIM_ENT_GLOBAL);
+    c->start = s->now;
+    const struct nccl_step *st = c->sched;
+    for (uint32_t j = 0; j < c->n_flows; j++)
+        if (st[j].need == 0)
+            coll_send(c, j);
+}
+
+static int nccl_setup(struct traffic *t, int ti, char *err, size_t errlen)
+{
+    const struct nccl_conf *cc = TRAFFIC_CONF(&t->net->scn->traffic[ti], struct nccl_conf);
+    int algo = resolve_algo(cc, t->net);
+    (void)err, (void)errlen;
+    struct coll *c = coll_add(t, ti);
+    uint32_t N = (uint32_t)cc->hosts.n;
+    c->owner.ops = &nccl_owner;
+    c->place = nccl_place;
+    c->size = cc->size;
+    c->n_ranks = c->total_ranks = N;
+    c->host = mem_xcalloc(N, sizeof *c->host, TRAFFIC_OOM);
+    for (uint32_t r = 0; r < N; r++)
+        c->host[r] = (uint32_t)cc->hosts.idx[r];
+    c->op = op_names[cc->op];
+    c->algorithm = cc->op == OP_ALL_TO_ALL || cc->op == OP_SEND_RECV ? "p2p" : algo_names[algo];
+    c->channels = cc->channels;
+    c->busbw_factor = busbw_factor(cc->op, N);
+    struct bld b = {.s = mem_xcalloc_big(count_steps(cc, algo), sizeof *b.s, TRAFFIC_OOM)};
+    build(&b, cc, algo);
+    c->sched = b.s;
+    c->n_flows = b.n;
+    c->parts = 2 * b.n; /* every step's receipt and its last ACK */
+    coll_schedule(c, nccl_start);
+    return 0;
+}
+
+/* The schedule is the collective's (traffic_free). */
+static void nccl_release(struct traffic *t, int ti)
+{
+    (void)t, (void)ti;
+}
+
+static long nccl_numbered(const struct scn_traffic *e)
+{
+    (void)e;
+    return -1;
+}
+
+/* Its steps, all reserved at set-up (auto: the larger of ring's and tree's before the network exists). */
+static void nccl_count(const struct scenario *s, int ti, const double *host_rate, const struct traffic *t,
+                       struct traffic_count *out)
+{
+    const struct nccl_conf *cc = TRAFFIC_CONF(&s->traffic[ti], struct nccl_conf);
+    (void)host_rate;
+    uint32_t n = count_steps(cc, resolve_algo(cc, t ? t->net : NULL));
+    if (!t && cc->algorithm == ALGO_AUTO && cc->op == OP_ALL_REDUCE) {
+        uint32_t tree = count_steps(cc, ALGO_TREE);
+        n = tree > n ? tree : n;
+    }
+    *out = (struct traffic_count){.made = n};
+}
+
+static int nccl_senders(const struct scn_traffic *e, const int **hosts)
+{
+    const struct nccl_conf *cc = TRAFFIC_CONF(e, struct nccl_conf);
+    *hosts = cc->hosts.idx;
+    return cc->hosts.n;
+}
+
+static const struct traffic_ops nccl_ops = {
+    .scn = {.numbered = nccl_numbered},
+    .setup = nccl_setup,
+    .release = nccl_release,
+    .count = nccl_count,
+    .senders = nccl_senders,
+};
+
+MODULE_REGISTER(traffic_kind, "nccl", &nccl_ops, &nccl_group);
