@@ -13,7 +13,8 @@
  * The paths at which run_summary_json (tools/run/run.c) writes a number or a
  * boolean, so that a misspelt objective is refused before a sweep runs
  * anything.  They are read off the summary of a made-up run that has every
- * field: run_summary_json writes some only for an all-reduce (rings), for a
+ * field: run_summary_json writes some only for an all-reduce (rings), for an nccl collective that finished
+ * (algbw_GBps, busbw_GBps), for a
  * priority with flows or PAUSE frames, or for a finished collective and a
  * detected deadlock (numbers, not null), so the run has each of those.  A
  * component "#" stands for an array index (collectives), "P" for a priority
@@ -80,9 +81,11 @@ static struct metrics metrics_get(void)
     scn->n_traffic = 1;
     struct run *r = mem_xcalloc(1, sizeof *r, "reading a run's metrics");
     r->scn = scn;
-    struct coll cl = {.ring = true, .kind = "allreduce"};
-    r->traffic.colls = &cl;
-    r->traffic.n_colls = 1;
+    /* an all-reduce (rings) and a finished nccl collective (its operation and bandwidths) */
+    struct coll cl[2] = {{.ring = true, .kind = "allreduce"},
+                         {.kind = "nccl", .op = "all_reduce", .algorithm = "ring", .size = 1, .finish = 1000}};
+    r->traffic.colls = cl;
+    r->traffic.n_colls = 2;
     for (int p = 0; p < NPRIO; p++)
         r->net.c.prio[p].pause_frames = 1;
     r->net.dl.detected = true;
