@@ -105,11 +105,14 @@ static int wl_kind(const char *s)
     return -2;
 }
 
-/* The header's value of key ("pp:"), 1 when absent. */
+/* The header's value of key ("pp:"), a whole word (not vpp:'s tail), 1 when absent. */
 static long header_value(const char *line, const char *key)
 {
-    const char *p = strstr(line, key);
-    return p ? strtol(p + strlen(key), NULL, 10) : 1;
+    size_t k = strlen(key);
+    for (const char *p = strstr(line, key); p; p = strstr(p + 1, key))
+        if (p > line && p[-1] == ' ')
+            return strtol(p + k, NULL, 10);
+    return 1;
 }
 
 static int wl_header(const char *path, const char *l, struct wl_file *f, char *err, size_t errlen)
@@ -125,7 +128,7 @@ static int wl_header(const char *path, const char *l, struct wl_file *f, char *e
             return snprintf(err, errlen, "%.400s:1: expected %s 1 (expert and pipeline parallelism and gradient "
                             "accumulation are not supported), got %ld", path, one[i], header_value(l, one[i])), -1;
     f->tp = (int)header_value(l, "model_parallel_NPU_group:");
-    f->gpus = strstr(l, "all_gpus:") ? (int)header_value(l, "all_gpus:") : 0;
+    f->gpus = strstr(l, " all_gpus:") ? (int)header_value(l, "all_gpus:") : 0;
     if (f->tp < 1 || f->gpus < 1 || f->gpus % f->tp)
         return snprintf(err, errlen, "%.400s:1: expected all_gpus: N and model_parallel_NPU_group: T with T dividing N, "
                         "got %d and %d", path, f->gpus, f->tp), -1;
@@ -487,7 +490,8 @@ static void wl_count(const struct scenario *s, int ti, const double *host_rate, 
     (void)host_rate;
     *out = (struct traffic_count){0};
     if (t && t->state[ti]) {
-        out->made = t->colls ? ((const struct wl_state *)t->state[ti])->c->n_flows : 0;
+        const struct wl_state *w = t->state[ti];
+        out->made = w->c ? w->c->n_flows : 0;
         return;
     }
     struct wl_file f;

@@ -77,6 +77,9 @@ static void test_malformed(void)
          "build/test-wl/w.txt:3: expected NONE, ALLREDUCE"},
         {"HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 1 pp: 2 ga: 1 all_gpus: 4\n1\n",
          "build/test-wl/w.txt:1: expected pp: 1"},
+        {"HYBRID_TRANSFORMER model_parallel_NPU_group: 2 vpp: 8 pp: 3 all_gpus: 4\n1\n",
+         "build/test-wl/w.txt:1: expected pp: 1 (expert and pipeline parallelism and gradient accumulation are not "
+         "supported), got 3"},
         {"DATA\n1\n", "build/test-wl/w.txt:1: expected the policy"},
         {"HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 8\n1\nl0 -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n",
          "build/test-wl/w.txt:1: expected all_gpus: 4"},
