@@ -16,6 +16,20 @@
 #include "models/traffic.h"
 
 #define TRAFFIC_OOM "generating traffic"
+#define NO_STEP UINT32_MAX
+
+/* traffic_nccl.c's operations and one flow of its schedules: ranks, bytes, what its end lets go, and what it
+ * still waits for. */
+enum nccl_op { OP_ALL_REDUCE, OP_ALL_GATHER, OP_REDUCE_SCATTER, OP_BROADCAST, OP_ALL_TO_ALL, OP_SEND_RECV };
+struct nccl_step {
+    uint32_t src, dst;             /* ranks */
+    int64_t bytes;
+    uint32_t on_recv[2], on_ack;   /* steps waiting for its receipt, for its last ACK */
+    uint8_t need;                  /* ends it still waits for */
+};
+/* The ring schedule (broadcast: the chain, all_to_all and send_recv: p2p) of op over ranks 0..N-1 into out, or
+ * only counted (out NULL); returns its steps (traffic_workload.c builds its collectives with it). */
+uint32_t nccl_ring_build(int op, uint32_t N, int64_t size, int channels, int64_t chunk, struct nccl_step *out);
 
 /* A new collective for entry ti, its common fields set (t, entry, kind, no completion yet); over MPI ranks the
  * collectives' exchange between windows is set up with the first. */

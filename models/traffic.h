@@ -95,7 +95,11 @@ struct coll {
     int channels;
     double busbw_factor;
     void *sched;
+    /* A kind's own fields of its summary.json object (NULL: none); workload's iterations (traffic_workload.c). */
+    void (*summary)(const struct coll *c, struct cJSON *o);
 };
+
+struct cJSON;
 
 struct traffic {
     struct net *net;

@@ -47,7 +47,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum nccl_op { OP_ALL_REDUCE, OP_ALL_GATHER, OP_REDUCE_SCATTER, OP_BROADCAST, OP_ALL_TO_ALL, OP_SEND_RECV };
 enum nccl_algo { ALGO_RING, ALGO_TREE, ALGO_AUTO };
 
 static const char *const op_names[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast",
@@ -56,21 +55,12 @@ static const char *const algo_names[] = {"ring", "tree", "auto", NULL};
 
 #define CONN_WINDOW 2              /* chunks a connection has unacknowledged (header: flow control) */
 #define NCCL_MAX_FLOWS (1u << 24)  /* flows of one collective: bounded memory */
-#define NO_STEP UINT32_MAX
 
 struct nccl_conf {
     int op, algorithm, channels, root;
     int64_t chunk;
     struct scn_hostset hosts;
     int64_t size;
-};
-
-/* One flow of the schedule: ranks, bytes, what its end lets go, and what it still waits for. */
-struct nccl_step {
-    uint32_t src, dst;             /* ranks */
-    int64_t bytes;
-    uint32_t on_recv[2], on_ack;   /* steps waiting for its receipt, for its last ACK */
-    uint8_t need;                  /* ends it still waits for */
 };
 
 /* Builds a schedule, or only counts its steps (s NULL). */
@@ -327,6 +317,14 @@ static void build(struct bld *b, const struct nccl_conf *cc, int algo)
     }
     free(cn);
     free(ws);
+}
+
+uint32_t nccl_ring_build(int op, uint32_t N, int64_t size, int channels, int64_t chunk, struct nccl_step *out)
+{
+    struct nccl_conf cc = {.op = op, .channels = channels, .chunk = chunk, .hosts = {.n = (int)N}, .size = size};
+    struct bld b = {.s = out};
+    build(&b, &cc, ALGO_RING);
+    return b.n;
 }
 
 static uint32_t count_steps(const struct nccl_conf *cc, int algo)

@@ -124,6 +124,7 @@ int main(int argc, char **argv)
     test_hpcc_register();
     test_live_register();
     test_nccl_register();
+    test_workload_register();
     /* Arguments: -v (verbose), then optionally SUITE: only the suites whose name contains it. */
     int a = 1;
     bool verbose = argc > a && strcmp(argv[a], "-v") == 0;

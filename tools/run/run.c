@@ -361,6 +361,8 @@ static void add_collectives(cJSON *root, const struct run *r)
             cJSON_AddNullToObject(o, "completion_ns");
         if (cl->op)
             add_nccl(o, cl);
+        if (cl->summary)
+            cl->summary(cl, o);
         cJSON_AddItemToArray(colls, o);
     }
 }

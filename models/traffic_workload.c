@@ -1,0 +1,562 @@
+/*
+ * traffic_workload — the kind "workload": training iterations read from a workload file, each layer's compute a
+ * delay per rank and its collectives run as traffic_nccl.c's ring schedules over the groups of the ranks.  A host
+ * is one rank (a GPU and its NIC), the hosts selector gives them in rank order.
+ *
+ * Format "simai": the workload text files of Alibaba's AICB and SimAI (github.com/aliyun/SimAI: example/
+ * microAllReduce.txt and the reader Workload::initialize_workload in astra-sim-alibabacloud/astra-sim/workload/
+ * Workload.cc; facts only, no code of theirs is used):
+ *   line 1: the parallelism policy (HYBRID_TRANSFORMER or HYBRID_TRANSFORMER_FWD_IN_BCKWD here), then "key: value"
+ *           pairs: model_parallel_NPU_group (the tensor-parallel size), ep, pp, vpp, ga, all_gpus, ...
+ *   line 2: the number of layers;
+ *   a line per layer: name, dependency, forward compute, forward collective and its size, input-gradient compute,
+ *           collective and size, weight-gradient compute, collective and size, weight-update compute.
+ * Compute times are SimAI's ticks, nanoseconds; sizes bytes as nccl-tests counts them.  A collective is NONE,
+ * ALLREDUCE, ALLGATHER, REDUCESCATTER or ALLTOALL; the forward and input-gradient ones run over the tensor-
+ * parallel group, the weight-gradient one over the data-parallel group (as SimAI's reader assigns them).  The
+ * _EP and _DP_EP variants, pp, ep or ga above 1 are refused (exit 2, naming the file and line).
+ *
+ * Groups (Megatron's order, tensor-parallel innermost): rank r is in tensor group r / TP and data group r % TP,
+ * whose members are TP apart.  An iteration is the forward pass over the layers in order (compute, then its
+ * collective), then the backward pass in reverse order (input-gradient compute and collective, weight-gradient
+ * compute and collective, the weight update).  Compute and communication do not overlap: a rank's next compute
+ * starts when its part of the collective (its sends acknowledged, its receipts in) is done; SimAI overlaps the
+ * weight-gradient collectives with the backward pass, which this leaves out.  A rank's sends in a collective wait
+ * for its own compute; a peer may send to it earlier (NCCL's receiver would have to launch its kernel first).
+ */
+#include "models/coll.h"
+#include "sim/file.h"
+#include "models/ranks.h"
+#include "sim/mem.h"
+#include "sim/units.h"
+
+#include <cjson/cJSON.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WL_MAX_FLOWS (1u << 24) /* flows of one entry: bounded memory */
+static double ps_to_ns(sim_time_t ps) { return (double)ps / 1000.0; }
+
+#define WL_KINDS 4              /* the collectives: all_reduce, all_gather, reduce_scatter, all_to_all */
+
+static const char *const format_names[] = {"simai", NULL};
+static const char *const kind_names[WL_KINDS] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"};
+static const int kind_op[WL_KINDS] = {OP_ALL_REDUCE, OP_ALL_GATHER, OP_REDUCE_SCATTER, OP_ALL_TO_ALL};
+
+struct workload_conf {
+    int format, channels, iterations;
+    char file[256];
+    int64_t chunk;
+    struct scn_hostset hosts;
+};
+
+/* One phase of a layer as the file gives it: compute before it (ps), its collective (-1: none), bytes and
+ * group (0: tensor, 1: data). */
+struct wl_phase {
+    int64_t compute_ps, bytes;
+    int kind, group;
+};
+
+/* The file, read: phases in the order an iteration runs them. */
+struct wl_file {
+    int tp, gpus;
+    struct wl_phase *ph;
+    int n;
+};
+
+/* A step of the whole schedule: traffic_nccl.c's, in global ranks, with its collective instance. */
+struct wl_step {
+    struct nccl_step s;
+    uint32_t inst;
+};
+
+/* One collective over one group in one phase of one iteration: its steps, members, what each has left. */
+struct wl_inst {
+    uint32_t step0, n_steps, slot;
+    uint32_t *member;      /* global ranks */
+    uint32_t *left;        /* per member: its parts not yet done */
+    uint32_t m;
+};
+
+/* What a run keeps (t->state[ti]). */
+struct wl_state {
+    struct coll *c;
+    struct wl_file f;
+    uint32_t N, iters, slots;   /* slots: phases of the run (iterations x phases) */
+    struct wl_inst *inst;
+    uint32_t *inst_of;          /* [rank * slots + slot] -> instance (NO_STEP: no collective) */
+    uint32_t *pos;              /* per rank: its slot now */
+    sim_time_t *slot_start, *slot_end;  /* per slot, over its groups */
+    sim_time_t *iter_end;       /* per (rank, iteration) */
+    int64_t compute_iter_ps;    /* a rank's compute per iteration */
+};
+
+static int wl_kind(const char *s)
+{
+    static const char *const simai[WL_KINDS] = {"ALLREDUCE", "ALLGATHER", "REDUCESCATTER", "ALLTOALL"};
+    if (!strcmp(s, "NONE"))
+        return -1;
+    for (int k = 0; k < WL_KINDS; k++)
+        if (!strcmp(s, simai[k]))
+            return k;
+    return -2;
+}
+
+/* The header's value of key ("pp:"), a whole word (not vpp:'s tail), 1 when absent. */
+static long header_value(const char *line, const char *key)
+{
+    size_t k = strlen(key);
+    for (const char *p = strstr(line, key); p; p = strstr(p + 1, key))
+        if (p > line && p[-1] == ' ')
+            return strtol(p + k, NULL, 10);
+    return 1;
+}
+
+static int wl_header(const char *path, const char *l, struct wl_file *f, char *err, size_t errlen)
+{
+    char policy[64] = "";
+    sscanf(l, "%63s", policy);
+    if (strcmp(policy, "HYBRID_TRANSFORMER") && strcmp(policy, "HYBRID_TRANSFORMER_FWD_IN_BCKWD"))
+        return snprintf(err, errlen, "%.400s:1: expected the policy HYBRID_TRANSFORMER or HYBRID_TRANSFORMER_FWD_IN_"
+                        "BCKWD (others are not supported), got \"%.40s\"", path, policy), -1;
+    static const char *const one[] = {"ep:", "pp:", "ga:"};
+    for (int i = 0; i < 3; i++)
+        if (header_value(l, one[i]) != 1)
+            return snprintf(err, errlen, "%.400s:1: expected %s 1 (expert and pipeline parallelism and gradient "
+                            "accumulation are not supported), got %ld", path, one[i], header_value(l, one[i])), -1;
+    f->tp = (int)header_value(l, "model_parallel_NPU_group:");
+    f->gpus = strstr(l, " all_gpus:") ? (int)header_value(l, "all_gpus:") : 0;
+    if (f->tp < 1 || f->gpus < 1 || f->gpus % f->tp)
+        return snprintf(err, errlen, "%.400s:1: expected all_gpus: N and model_parallel_NPU_group: T with T dividing N, "
+                        "got %d and %d", path, f->gpus, f->tp), -1;
+    return 0;
+}
+
+/* One layer's line into its phases: forward at fwd[0], backward (input and weight gradient) at bwd[0..1]. */
+static int wl_layer(const char *path, int line, const char *l, struct wl_phase *fwd, struct wl_phase *bwd,
+                    char *err, size_t errlen)
+{
+    char name[128], t[3][32];
+    long dep;
+    long long comp[3], size[3], upd;
+    if (sscanf(l, "%127s %ld %lld %31s %lld %lld %31s %lld %lld %31s %lld %lld", name, &dep, &comp[0], t[0],
+               &size[0], &comp[1], t[1], &size[1], &comp[2], t[2], &size[2], &upd) != 12)
+        return snprintf(err, errlen, "%.400s:%d: expected \"name dependency fwd_compute fwd_comm fwd_size ig_compute "
+                        "ig_comm ig_size wg_compute wg_comm wg_size wg_update\", got \"%.60s\"", path, line, l), -1;
+    struct wl_phase *ph[3] = {fwd, &bwd[0], &bwd[1]};
+    for (int i = 0; i < 3; i++) {
+        int k = wl_kind(t[i]);
+        if (k == -2)
+            return snprintf(err, errlen, "%.400s:%d: expected NONE, ALLREDUCE, ALLGATHER, REDUCESCATTER or ALLTOALL "
+                            "(expert-parallel groups are not supported), got \"%.31s\"", path, line, t[i]), -1;
+        if (comp[i] < 0 || size[i] < 0 || upd < 0)
+            return snprintf(err, errlen, "%.400s:%d: expected times and sizes of at least 0", path, line), -1;
+        *ph[i] = (struct wl_phase){comp[i] * 1000, size[i], size[i] > 0 ? k : -1, i < 2 ? 0 : 1};
+    }
+    /* the weight update: compute after the weight-gradient collective */
+    bwd[2] = (struct wl_phase){upd * 1000, 0, -1, 0};
+    return 0;
+}
+
+/* Reads f from text of the file at path.  0, or -1 with "PATH:LINE: expected ..." in err. */
+static int wl_parse(const char *path, char *text, struct wl_file *f, char *err, size_t errlen)
+{
+    char *save = NULL, *l = strtok_r(text, "\n", &save);
+    if (!l || wl_header(path, l, f, err, errlen))
+        return l ? -1 : (snprintf(err, errlen, "%.400s:1: expected the header line, got an empty file", path), -1);
+    l = strtok_r(NULL, "\n", &save);
+    char *end;
+    long layers = l ? strtol(l, &end, 10) : 0;
+    if (!l || layers < 1 || layers > 100000 || (*end && *end != ' ' && *end != '\r'))
+        return snprintf(err, errlen, "%.400s:2: expected the number of layers (1 to 100000)", path), -1;
+    f->n = 4 * (int)layers;
+    f->ph = mem_xcalloc((size_t)f->n, sizeof *f->ph, TRAFFIC_OOM);
+    for (long i = 0; i < layers; i++) {
+        l = strtok_r(NULL, "\n", &save);
+        if (!l)
+            return snprintf(err, errlen, "%.400s:%ld: expected %ld layer lines, got %ld", path, 3 + i, layers, i), -1;
+        /* forward phases first in layer order, backward ones after in reverse order */
+        if (wl_layer(path, (int)(3 + i), l, &f->ph[i], &f->ph[layers + 3 * (layers - 1 - i)], err, errlen))
+            return -1;
+    }
+    return 0;
+}
+
+/* The workload file of entry ti, read.  0, or SCN_EUSAGE with its message in err. */
+static int wl_load(const struct scenario *s, int ti, struct wl_file *f, char *err, size_t errlen)
+{
+    const struct workload_conf *wc = TRAFFIC_CONF(&s->traffic[ti], struct workload_conf);
+    char path[PATH_MAX + 300], dir[PATH_MAX], ferr[512], *text = NULL;
+    snprintf(dir, sizeof dir, "%s", s->file);
+    if (wc->file[0] == '/' || !strcmp(dirname(dir), "."))
+        snprintf(path, sizeof path, "%s", wc->file);
+    else
+        snprintf(path, sizeof path, "%s/%s", dir, wc->file);
+    *f = (struct wl_file){0};
+    if (file_read(path, FILE_TEXT, &text, NULL, ferr, sizeof ferr))
+        return snprintf(err, errlen, "%s: traffic.%d.file: %s", s->file, ti, ferr), SCN_EUSAGE;
+    char perr[1024];
+    int rc = wl_parse(path, text, f, perr, sizeof perr);
+    free(text);
+    if (!rc && f->gpus != wc->hosts.n)
+        rc = -1, snprintf(perr, sizeof perr, "%.400s:1: expected all_gpus: %d (the hosts of the entry), got %d",
+                          path, wc->hosts.n, f->gpus);
+    if (rc) {
+        free(f->ph);
+        f->ph = NULL;
+        return snprintf(err, errlen, "%s: traffic.%d.file: %s", s->file, ti, perr), SCN_EUSAGE;
+    }
+    return 0;
+}
+
+/* The members of group g (0 tensor, 1 data) of rank r into out; their number. */
+static uint32_t group_of(const struct wl_file *f, int g, uint32_t r, uint32_t *out)
+{
+    uint32_t tp = (uint32_t)f->tp, n = g == 0 ? tp : (uint32_t)f->gpus / tp;
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = g == 0 ? r / tp * tp + i : r % tp + i * tp;
+    return n;
+}
+
+/* The steps of every collective of the run (out NULL: only counted) and, with w, its instances. */
+static uint32_t wl_build(const struct workload_conf *wc, const struct wl_file *f, struct wl_step *out,
+                         struct wl_state *w)
+{
+    uint32_t N = (uint32_t)f->gpus, n = 0, ni = 0, *mem = mem_xcalloc(N, sizeof *mem, TRAFFIC_OOM);
+    for (int it = 0; it < wc->iterations; it++)
+        for (int p = 0; p < f->n; p++) {
+            const struct wl_phase *ph = &f->ph[p];
+            uint32_t slot = (uint32_t)(it * f->n + p);
+            for (uint32_t r = 0; r < N && ph->kind >= 0; r++) {
+                uint32_t m = group_of(f, ph->group, r, mem);
+                if (m < 2 || mem[0] != r)
+                    continue; /* a group of one rank has nothing to send; a group is built at its first rank */
+                uint32_t k = nccl_ring_build(kind_op[ph->kind], m, ph->bytes, wc->channels, wc->chunk, NULL);
+                if (n + (uint64_t)k > WL_MAX_FLOWS) {
+                    free(mem);
+                    return WL_MAX_FLOWS + 1;
+                }
+                if (out) {
+                    struct nccl_step *tmp = mem_xcalloc(k, sizeof *tmp, TRAFFIC_OOM);
+                    nccl_ring_build(kind_op[ph->kind], m, ph->bytes, wc->channels, wc->chunk, tmp);
+                    for (uint32_t j = 0; j < k; j++) {
+                        struct nccl_step s = tmp[j];
+                        s.src = mem[s.src], s.dst = mem[s.dst];
+                        for (int q = 0; q < 2; q++)
+                            s.on_recv[q] = s.on_recv[q] == NO_STEP ? NO_STEP : n + s.on_recv[q];
+                        s.on_ack = s.on_ack == NO_STEP ? NO_STEP : n + s.on_ack;
+                        s.need++; /* its sender's compute */
+                        out[n + j] = (struct wl_step){s, ni};
+                    }
+                    free(tmp);
+                    struct wl_inst *in = &w->inst[ni];
+                    *in = (struct wl_inst){n, k, slot, mem_xcalloc(m, sizeof(uint32_t), TRAFFIC_OOM),
+                                           mem_xcalloc(m, sizeof(uint32_t), TRAFFIC_OOM), m};
+                    memcpy(in->member, mem, m * sizeof *mem);
+                    for (uint32_t i = 0; i < m; i++)
+                        w->inst_of[mem[i] * w->slots + slot] = ni;
+                    for (uint32_t j = 0; j < k; j++)
+                        for (uint32_t i = 0; i < m; i++)
+                            in->left[i] += (mem[i] == out[n + j].s.src) + (mem[i] == out[n + j].s.dst);
+                }
+                n += k, ni++;
+            }
+        }
+    free(mem);
+    return n;
+}
+
+/* The member index of rank r in instance in. */
+static uint32_t member_at(const struct wl_inst *in, uint32_t r)
+{
+    uint32_t i = 0;
+    while (in->member[i] != r)
+        i++;
+    return i;
+}
+
+static void rank_next(struct wl_state *w, uint32_t r, sim_time_t now);
+
+static void step_ready(struct coll *c, uint32_t k)
+{
+    struct wl_step *s = (struct wl_step *)c->sched + k;
+    if (--s->s.need == 0)
+        coll_send(c, k);
+}
+
+static void atomic_min(sim_time_t *p, sim_time_t v)
+{
+    sim_time_t was = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while ((was < 0 || v < was) && !__atomic_compare_exchange_n(p, &was, v, false, __ATOMIC_RELAXED,
+                                                                 __ATOMIC_RELAXED))
+        ;
+}
+
+static void atomic_max(sim_time_t *p, sim_time_t v)
+{
+    sim_time_t was = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v > was && !__atomic_compare_exchange_n(p, &was, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+/* One of rank r's parts of instance i is done (in r's partition): its last moves it on. */
+static void rank_part(struct wl_state *w, uint32_t i, uint32_t r, sim_time_t now)
+{
+    struct wl_inst *in = &w->inst[i];
+    if (--in->left[member_at(in, r)] > 0)
+        return;
+    atomic_max(&w->slot_end[in->slot], now);
+    w->pos[r]++;
+    rank_next(w, r, now);
+}
+
+/* Rank r's compute before its slot is over (an event of its host): its collective's sends may go. */
+static void rank_ready(struct sim *sim, void *obj, uint64_t r)
+{
+    struct wl_state *w = obj;
+    uint32_t slot = w->pos[r], i = w->inst_of[r * w->slots + slot];
+    if (i == NO_STEP) {
+        w->pos[r]++;
+        rank_next(w, (uint32_t)r, sim->now);
+        return;
+    }
+    const struct wl_inst *in = &w->inst[i];
+    atomic_min(&w->slot_start[slot], sim->now);
+    for (uint32_t j = in->step0; j < in->step0 + in->n_steps; j++)
+        if (((const struct wl_step *)w->c->sched)[j].s.src == r)
+            step_ready(w->c, j);
+}
+
+/* Rank r starts its slot's compute now, or, past an iteration's last slot, records its end. */
+static void rank_next(struct wl_state *w, uint32_t r, sim_time_t now)
+{
+    uint32_t slot = w->pos[r], per = (uint32_t)w->f.n;
+    if (slot > 0 && slot % per == 0)
+        w->iter_end[r * w->iters + slot / per - 1] = now;
+    if (slot == w->slots) {
+        coll_part(w->c, now);
+        return;
+    }
+    struct net *n = w->c->t->net;
+    sim_at_to(net_sim(n), now + w->f.ph[slot % per].compute_ps, net_host_ent(n, w->c->host[r]), rank_ready, w, r);
+}
+
+static void wl_received(struct net *n, struct flow *f)
+{
+    struct coll *c = coll_of(f);
+    struct wl_state *w = c->t->state[c->entry];
+    const struct wl_step *s = (const struct wl_step *)c->sched + f->owner_tag;
+    for (int i = 0; i < 2 && s->s.on_recv[i] != NO_STEP; i++)
+        step_ready(c, s->s.on_recv[i]);
+    coll_part(c, net_sim(n)->now);
+    rank_part(w, s->inst, s->s.dst, net_sim(n)->now);
+}
+
+static void wl_acked(struct net *n, struct flow *f)
+{
+    struct coll *c = coll_of(f);
+    struct wl_state *w = c->t->state[c->entry];
+    const struct wl_step *s = (const struct wl_step *)c->sched + f->owner_tag;
+    if (s->s.on_ack != NO_STEP)
+        step_ready(c, s->s.on_ack);
+    coll_part(c, net_sim(n)->now);
+    rank_part(w, s->inst, s->s.src, net_sim(n)->now);
+}
+
+static const struct flow_owner_ops wl_owner = {.received = wl_received, .acked = wl_acked};
+
+static void wl_place(const struct coll *c, uint32_t j, struct coll_place *out)
+{
+    const struct wl_step *s = (const struct wl_step *)c->sched + j;
+    *out = (struct coll_place){.src = c->host[s->s.src], .dst = c->host[s->s.dst], .tag = j, .bytes = s->s.bytes};
+}
+
+/* The start (an event of the run): every rank begins its first compute. */
+static void wl_start(struct sim *s, void *obj, uint64_t arg)
+{
+    struct coll *c = obj;
+    (void)arg;
+    c->start = s->now;
+    struct wl_state *w = c->t->state[c->entry];
+    for (uint32_t r = 0; r < w->N; r++)
+        rank_next(w, r, s->now);
+}
+
+/* summary.json: iteration times, the time each collective kind ran, and the communication not hidden. */
+static void wl_summary(const struct coll *c, cJSON *o)
+{
+    const struct wl_state *w = c->t->state[c->entry];
+    double kind_ns[WL_KINDS] = {0};
+    for (uint32_t s = 0; s < w->slots; s++) {
+        const struct wl_phase *ph = &w->f.ph[s % (uint32_t)w->f.n];
+        if (ph->kind >= 0 && w->slot_start[s] >= 0 && w->slot_end[s] >= w->slot_start[s])
+            kind_ns[ph->kind] += ps_to_ns(w->slot_end[s] - w->slot_start[s]);
+    }
+    cJSON_AddNumberToObject(o, "iterations", w->iters);
+    cJSON_AddNumberToObject(o, "compute_per_iteration_ns", ps_to_ns(w->compute_iter_ps));
+    cJSON *it = cJSON_AddArrayToObject(o, "iteration_ns"), *ex = cJSON_AddArrayToObject(o, "exposed_comm_ns");
+    sim_time_t prev = c->start;
+    for (uint32_t i = 0; i < w->iters && c->finish >= 0; i++) {
+        sim_time_t end = 0;
+        for (uint32_t r = 0; r < w->N; r++)
+            end = w->iter_end[r * w->iters + i] > end ? w->iter_end[r * w->iters + i] : end;
+        cJSON_AddItemToArray(it, cJSON_CreateNumber(ps_to_ns(end - prev)));
+        cJSON_AddItemToArray(ex, cJSON_CreateNumber(ps_to_ns(end - prev - w->compute_iter_ps)));
+        prev = end;
+    }
+    cJSON *k = cJSON_AddObjectToObject(o, "collective_ns");
+    for (int i = 0; i < WL_KINDS; i++)
+        cJSON_AddNumberToObject(k, kind_names[i], kind_ns[i]);
+}
+
+static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
+{
+    const struct scenario *scn = t->net->scn;
+    const struct workload_conf *wc = TRAFFIC_CONF(&scn->traffic[ti], struct workload_conf);
+    if (net_comm(t->net))
+        return snprintf(err, errlen, "%s: traffic.%d: the kind \"workload\" does not run over MPI ranks yet",
+                        scn->file, ti), SCN_EUSAGE;
+    struct wl_state *w = mem_xcalloc(1, sizeof *w, TRAFFIC_OOM);
+    t->state[ti] = w;
+    int rc = wl_load(scn, ti, &w->f, err, errlen);
+    if (rc)
+        return rc;
+    uint32_t N = w->N = (uint32_t)wc->hosts.n;
+    w->iters = (uint32_t)wc->iterations;
+    w->slots = w->iters * (uint32_t)w->f.n;
+    for (int p = 0; p < w->f.n; p++)
+        w->compute_iter_ps += w->f.ph[p].compute_ps;
+    uint32_t n_steps = wl_build(wc, &w->f, NULL, NULL);
+    if (n_steps > WL_MAX_FLOWS)
+        return snprintf(err, errlen, "%s: traffic.%d.chunk: expected a chunk that leaves at most %u flows, got more",
+                        scn->file, ti, WL_MAX_FLOWS), SCN_EUSAGE;
+    w->inst = mem_xcalloc((size_t)w->slots * N, sizeof *w->inst, TRAFFIC_OOM);
+    w->inst_of = mem_xcalloc((size_t)w->slots * N, sizeof *w->inst_of, TRAFFIC_OOM);
+    memset(w->inst_of, 0xff, (size_t)w->slots * N * sizeof *w->inst_of);
+    w->pos = mem_xcalloc(N, sizeof *w->pos, TRAFFIC_OOM);
+    w->slot_start = mem_xcalloc(2 * (size_t)w->slots, sizeof *w->slot_start, TRAFFIC_OOM);
+    w->slot_end = w->slot_start + w->slots;
+    for (uint32_t s = 0; s < 2 * w->slots; s++)
+        w->slot_start[s] = -1;
+    w->iter_end = mem_xcalloc((size_t)N * w->iters, sizeof *w->iter_end, TRAFFIC_OOM);
+    struct coll *c = w->c = coll_add(t, ti);
+    c->owner.ops = &wl_owner;
+    c->place = wl_place;
+    c->summary = wl_summary;
+    c->n_ranks = c->total_ranks = N;
+    c->host = mem_xcalloc(N, sizeof *c->host, TRAFFIC_OOM);
+    for (uint32_t r = 0; r < N; r++)
+        c->host[r] = (uint32_t)wc->hosts.idx[r];
+    c->channels = wc->channels;
+    struct wl_step *steps = mem_xcalloc_big(n_steps ? n_steps : 1, sizeof *steps, TRAFFIC_OOM);
+    wl_build(wc, &w->f, steps, w);
+    c->sched = steps;
+    c->n_flows = n_steps;
+    c->parts = 2 * n_steps + N; /* every step's receipt and last ACK, and every rank's end */
+    coll_schedule(c, wl_start);
+    return 0;
+}
+
+static void wl_release(struct traffic *t, int ti)
+{
+    struct wl_state *w = t->state[ti];
+    if (!w)
+        return;
+    for (uint32_t i = 0; w->inst && i < w->slots * w->N && w->inst[i].member; i++)
+        free(w->inst[i].member), free(w->inst[i].left);
+    free(w->inst);
+    free(w->inst_of);
+    free(w->pos);
+    free(w->slot_start);
+    free(w->iter_end);
+    free(w->f.ph);
+    free(w);
+    t->state[ti] = NULL;
+}
+
+static long wl_numbered(const struct scn_traffic *e)
+{
+    (void)e;
+    return -1;
+}
+
+/* Its steps, all reserved at set-up (the file read again before the run; set-up reports one that cannot be). */
+static void wl_count(const struct scenario *s, int ti, const double *host_rate, const struct traffic *t,
+                     struct traffic_count *out)
+{
+    (void)host_rate;
+    *out = (struct traffic_count){0};
+    if (t && t->state[ti]) {
+        const struct wl_state *w = t->state[ti];
+        out->made = w->c ? w->c->n_flows : 0;
+        return;
+    }
+    struct wl_file f;
+    char err[SCN_ERR_MAX];
+    if (wl_load(s, ti, &f, err, sizeof err))
+        return;
+    out->made = wl_build(TRAFFIC_CONF(&s->traffic[ti], struct workload_conf), &f, NULL, NULL);
+    free(f.ph);
+}
+
+static int wl_senders(const struct scn_traffic *e, const int **hosts)
+{
+    const struct workload_conf *wc = TRAFFIC_CONF(e, struct workload_conf);
+    *hosts = wc->hosts.idx;
+    return wc->hosts.n;
+}
+
+#define FILE_WHAT "the path of a workload file"
+
+static int parse_file(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *path, void *base)
+{
+    struct workload_conf *e = base;
+    const char *cs = NULL;
+    (void)f;
+    if (setting_val_str(c, v, path, FILE_WHAT, &cs) < 0)
+        return -1;
+    if (!*cs || strlen(cs) >= sizeof e->file)
+        return setting_bad(c, path, "expected a file path of at most %zu characters, got \"%.60s\"",
+                           sizeof e->file - 1, cs);
+    setting_strf(e->file, sizeof e->file, "%s", cs);
+    return 0;
+}
+
+static void dump_file(cJSON *obj, const struct setting *f, const void *base)
+{
+    cJSON_AddStringToObject(obj, f->name, ((const struct workload_conf *)base)->file);
+}
+
+static const struct setting workload_fields[] = {
+    {SET_INT("channels", struct workload_conf, channels, 1, 64, "2", "Parallel rings per collective")},
+    {SET_FIELD("chunk", SETTING_SIZE, struct workload_conf, chunk, SETTING_POSITIVE, "512KiB",
+               "Bytes per step of a collective's pipeline (one flow)"),
+     .what = "a size like \"512KiB\""},
+    {.name = "file", .kind = SETTING_CUSTOM, .offset = offsetof(struct workload_conf, file),
+     .flags = SETTING_REQUIRED, .what = FILE_WHAT, .help = "The workload file (relative to the scenario file)",
+     .parse = parse_file, .dump = dump_file},
+    {SET_ENUM("format", struct workload_conf, format, format_names, "simai",
+              "simai: the text format of AICB and SimAI")},
+    {.name = "hosts", .kind = SETTING_CUSTOM, .offset = offsetof(struct workload_conf, hosts),
+     .flags = SETTING_ALWAYS, .lo = 1, .help = "The ranks (GPUs), in rank order (absent: every host)",
+     .parse = scn_parse_hostset, .dump = scn_dump_hostset},
+    {SET_INT("iterations", struct workload_conf, iterations, 1, 1000, "1", "Training iterations to run")},
+    {NULL},
+};
+
+static const struct setting_group workload_group = {
+    .path = "traffic.workload", .size = sizeof(struct workload_conf), .per_entry = true, .fields = workload_fields,
+};
+
+static const struct traffic_ops workload_ops = {
+    .scn = {.numbered = wl_numbered},
+    .setup = wl_setup,
+    .release = wl_release,
+    .count = wl_count,
+    .senders = wl_senders,
+};
+
+MODULE_REGISTER(traffic_kind, "workload", &workload_ops, &workload_group);
