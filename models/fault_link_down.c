@@ -23,7 +23,7 @@ static const struct setting link_down_fields[] = {
      .flags = SETTING_ALWAYS, .help = "When it comes back (absent: never)", .parse = fault_parse_end,
      .dump = fault_dump_end},
     {SET_CHECK(fault_check_until)},
-    {NULL},
+    {0},
 };
 
 static const struct setting_group link_down_group = {

@@ -52,7 +52,7 @@ static const struct setting link_errors_fields[] = {
      .names = direction_names,
      .help = "both, or forward: only frames from between[0] to between[1]", .parse = parse_direction,
      .dump = dump_direction},
-    {NULL},
+    {0},
 };
 
 static const struct setting_group link_errors_group = {

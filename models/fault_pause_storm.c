@@ -45,7 +45,7 @@ static const struct setting pause_storm_fields[] = {
      .flags = SETTING_ALWAYS, .help = "When it ends (absent: never)", .parse = fault_parse_end,
      .dump = fault_dump_end},
     {SET_CHECK(fault_check_end)},
-    {NULL},
+    {0},
 };
 
 static const struct setting_group pause_storm_group = {

@@ -27,7 +27,7 @@ static const struct setting slow_receiver_fields[] = {
      .flags = SETTING_ALWAYS, .help = "When it recovers (absent: never)", .parse = fault_parse_end,
      .dump = fault_dump_end},
     {SET_CHECK(fault_check_end)},
-    {NULL},
+    {0},
 };
 
 static const struct setting_group slow_receiver_group = {

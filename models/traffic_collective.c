@@ -53,14 +53,14 @@ static const struct setting allreduce_fields[] = {
     {HOSTS_FIELD("The ranks, in ring order; at least 2 (absent: every host)")},
     {SIZE_FIELD("Size of the buffer being reduced; at least one byte per rank")},
     {SET_CHECK(check_ranks)},
-    {NULL},
+    {0},
 };
 
 static const struct setting alltoall_fields[] = {
     {HOSTS_FIELD("The ranks; at least 2 (absent: every host)")},
     {SIZE_FIELD("Bytes per rank in total; at least one byte per rank")},
     {SET_CHECK(check_ranks)},
-    {NULL},
+    {0},
 };
 
 static const struct setting_group allreduce_group = {

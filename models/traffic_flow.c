@@ -59,7 +59,7 @@ static const struct setting flow_fields[] = {
                "Application limit: the flow never sends faster than this"), .dump = dump_rate},
     {.name = "path", .kind = SETTING_CUSTOM, .offset = offsetof(struct flow_conf, path),
      .help = "Pins the route: every node from src to dst", .parse = parse_path, .dump = scn_dump_route},
-    {NULL},
+    {0},
 };
 
 static const struct setting_group flow_group = {

@@ -35,7 +35,7 @@ static const struct setting incast_fields[] = {
     {SET_CHECK(check_receiver)},
     {SET_FIELD("size", SETTING_SIZE, struct incast_conf, size, SETTING_POSITIVE | SETTING_REQUIRED, NULL,
                "Bytes sent by each sender"), .what = "a size like \"20KB\""},
-    {NULL},
+    {0},
 };
 
 static const struct setting_group incast_group = {

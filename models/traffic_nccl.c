@@ -374,7 +374,7 @@ static const struct setting nccl_fields[] = {
                "Bytes as nccl-tests counts them: the buffer (all_gather: the output, reduce_scatter: the input)"),
      .what = "a size like \"1MB\""},
     {SET_CHECK(check_nccl)},
-    {NULL},
+    {0},
 };
 
 static const struct setting_group nccl_group = {

@@ -98,7 +98,7 @@ static const struct setting poisson_fields[] = {
               "uniform: each flow to a random other host; permutation: each host to one fixed partner")},
     {.name = "end", .kind = SETTING_CUSTOM, .offset = offsetof(struct poisson_conf, end_ps), .flags = SETTING_ALWAYS,
      .help = "No new flow starts after this (absent: until stop)", .parse = parse_end, .dump = dump_end},
-    {NULL},
+    {0},
 };
 
 static const struct setting_group poisson_group = {

@@ -544,7 +544,7 @@ static const struct setting workload_fields[] = {
      .flags = SETTING_ALWAYS, .lo = 1, .help = "The ranks (GPUs), in rank order (absent: every host)",
      .parse = scn_parse_hostset, .dump = scn_dump_hostset},
     {SET_INT("iterations", struct workload_conf, iterations, 1, 1000, "1", "Training iterations to run")},
-    {NULL},
+    {0},
 };
 
 static const struct setting_group workload_group = {

@@ -36,7 +36,7 @@ static const struct setting blink_fields[] = {
     {SET_FIELD("for", SETTING_TIME, struct blink_conf, dur_ps, SETTING_POSITIVE | SETTING_REQUIRED, NULL,
                "How long it stays down"), .what = "a time like \"1.5us\""},
     {SET_CHECK(blink_end)},
-    {NULL},
+    {0},
 };
 
 static const struct setting_group blink_group = {

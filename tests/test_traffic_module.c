@@ -32,7 +32,7 @@ static const struct setting constant_fields[] = {
                "Bytes per second, as flows of size"), .what = "a rate like \"100Gbps\""},
     {SET_FIELD("size", SETTING_SIZE, struct constant_conf, size, SETTING_POSITIVE | SETTING_REQUIRED, NULL,
                "Bytes of each flow"), .what = "a size like \"20KB\""},
-    {NULL},
+    {0},
 };
 
 static const struct setting_group constant_group = {

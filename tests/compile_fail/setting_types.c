@@ -24,5 +24,5 @@ const struct setting example_fields[] = {
 #ifdef SIZE_ON_INT
     {SET_FIELD("small_buffer", SETTING_SIZE, struct example_params, small_buffer, 0, "1KB", "A size in an int")},
 #endif
-    {NULL},
+    {0},
 };
