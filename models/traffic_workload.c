@@ -38,7 +38,6 @@
 #include <string.h>
 
 #define WL_MAX_FLOWS (1u << 24) /* flows of one entry: bounded memory */
-static double ps_to_ns(sim_time_t ps) { return (double)ps / 1000.0; }
 
 #define WL_KINDS 4              /* the collectives: all_reduce, all_gather, reduce_scatter, all_to_all */
 
@@ -393,18 +392,18 @@ static void wl_summary(const struct coll *c, cJSON *o)
     for (uint32_t s = 0; s < w->slots; s++) {
         const struct wl_phase *ph = &w->f.ph[s % (uint32_t)w->f.n];
         if (ph->kind >= 0 && w->slot_start[s] >= 0 && w->slot_end[s] >= w->slot_start[s])
-            kind_ns[ph->kind] += ps_to_ns(w->slot_end[s] - w->slot_start[s]);
+            kind_ns[ph->kind] += units_ps_to_ns(w->slot_end[s] - w->slot_start[s]);
     }
     cJSON_AddNumberToObject(o, "iterations", w->iters);
-    cJSON_AddNumberToObject(o, "compute_per_iteration_ns", ps_to_ns(w->compute_iter_ps));
+    cJSON_AddNumberToObject(o, "compute_per_iteration_ns", units_ps_to_ns(w->compute_iter_ps));
     cJSON *it = cJSON_AddArrayToObject(o, "iteration_ns"), *ex = cJSON_AddArrayToObject(o, "exposed_comm_ns");
     sim_time_t prev = c->start;
     for (uint32_t i = 0; i < w->iters && c->finish >= 0; i++) {
         sim_time_t end = 0;
         for (uint32_t r = 0; r < w->N; r++)
             end = w->iter_end[r * w->iters + i] > end ? w->iter_end[r * w->iters + i] : end;
-        cJSON_AddItemToArray(it, cJSON_CreateNumber(ps_to_ns(end - prev)));
-        cJSON_AddItemToArray(ex, cJSON_CreateNumber(ps_to_ns(end - prev - w->compute_iter_ps)));
+        cJSON_AddItemToArray(it, cJSON_CreateNumber(units_ps_to_ns(end - prev)));
+        cJSON_AddItemToArray(ex, cJSON_CreateNumber(units_ps_to_ns(end - prev - w->compute_iter_ps)));
         prev = end;
     }
     cJSON *k = cJSON_AddObjectToObject(o, "collective_ns");

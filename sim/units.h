@@ -19,6 +19,9 @@
 #define PS_PER_MS 1000000000LL
 #define PS_PER_S  1000000000000LL
 
+/* A time in ps as ns, as the outputs write times (summary.json's *_ns fields). */
+static inline double units_ps_to_ns(int64_t ps) { return (double)ps / (double)PS_PER_NS; }
+
 /* Light travels 1 m of fibre or copper in 5 ns (2e8 m/s): 5 ps per mm. */
 #define PS_PER_MM 5LL
 

@@ -226,8 +226,6 @@ static cJSON *stats_json(struct stats_pct s)
     return o;
 }
 
-static double ps_to_ns(sim_time_t ps) { return (double)ps / 1000.0; }
-
 /*
  * FCT and slowdown statistics of the flows of priority prio (-1: all), by both definitions: to the receiver's
  * last byte over the flows that finished, and to the sender's last ACK over the flows whose last ACK arrived.
@@ -249,11 +247,11 @@ static void prio_flow_stats(const struct run *r, int prio, struct fct_stats *st)
         const struct flow *f = net_flow(n, i);
         if (!net_flow_made(f) || f->finish < 0 || (prio >= 0 && f->prio != prio))
             continue;
-        a[m] = ps_to_ns(f->finish - f->start);
+        a[m] = units_ps_to_ns(f->finish - f->start);
         b[m] = f->ideal_fct > 0 ? (double)(f->finish - f->start) / (double)f->ideal_fct : 0;
         m++;
         if (f->acked >= 0) {
-            c[k] = ps_to_ns(f->acked - f->start);
+            c[k] = units_ps_to_ns(f->acked - f->start);
             d[k] = f->ideal_fct_ack > 0 ? (double)(f->acked - f->start) / (double)f->ideal_fct_ack : 0;
             k++;
         }
@@ -290,7 +288,7 @@ static void add_series_capped(cJSON *root, const struct run *r)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "file", run_series_names[i]);
         cJSON_AddNumberToObject(o, "rows", (double)cut->rows);
-        cJSON_AddNumberToObject(o, "from_ns", ps_to_ns(cut->from));
+        cJSON_AddNumberToObject(o, "from_ns", units_ps_to_ns(cut->from));
         static const char *const by[] = {[RUN_CUT_ROWS] = "rows", [RUN_CUT_SAMPLES] = "samples",
                                          [RUN_CUT_BYTES] = "bytes"};
         cJSON_AddStringToObject(o, "bound", by[cut->by]);
@@ -313,7 +311,7 @@ static void add_run_head(cJSON *root, const struct run *r, bool with_wall)
     if (r->incomplete_reason[0])
         cJSON_AddStringToObject(root, "incomplete_reason", r->incomplete_reason);
     cJSON_AddBoolToObject(root, "traffic_finished", r->finished);
-    cJSON_AddNumberToObject(root, "sim_end_ns", ps_to_ns(r->sim.now));
+    cJSON_AddNumberToObject(root, "sim_end_ns", units_ps_to_ns(r->sim.now));
     if (with_wall) {
         cJSON_AddNumberToObject(root, "wall_s", r->wall_s);
     }
@@ -333,7 +331,7 @@ static void add_nccl(cJSON *o, const struct coll *cl)
     cJSON_AddStringToObject(o, "algorithm", cl->algorithm);
     cJSON_AddNumberToObject(o, "channels", cl->channels);
     if (cl->finish > cl->start) {
-        double algbw = (double)cl->size / ps_to_ns(cl->finish - cl->start);
+        double algbw = (double)cl->size / units_ps_to_ns(cl->finish - cl->start);
         cJSON_AddNumberToObject(o, "algbw_GBps", algbw);
         cJSON_AddNumberToObject(o, "busbw_GBps", algbw * cl->busbw_factor);
     } else {
@@ -356,7 +354,7 @@ static void add_collectives(cJSON *root, const struct run *r)
         cJSON_AddNumberToObject(o, "size", (double)cl->size);
         cJSON_AddNumberToObject(o, "bytes", (double)cl->bytes);
         if (cl->finish >= 0)
-            cJSON_AddNumberToObject(o, "completion_ns", ps_to_ns(cl->finish - cl->start));
+            cJSON_AddNumberToObject(o, "completion_ns", units_ps_to_ns(cl->finish - cl->start));
         else
             cJSON_AddNullToObject(o, "completion_ns");
         if (cl->op)
@@ -410,7 +408,7 @@ static void add_counts(cJSON *root, const struct net *n)
     cJSON *pfc = cJSON_AddObjectToObject(root, "pfc");
     cJSON_AddNumberToObject(pfc, "pause_frames", (double)c->pause_frames);
     cJSON_AddNumberToObject(pfc, "resume_frames", (double)c->resume_frames);
-    cJSON_AddNumberToObject(pfc, "paused_ns_total", ps_to_ns(n->paused_total));
+    cJSON_AddNumberToObject(pfc, "paused_ns_total", units_ps_to_ns(n->paused_total));
     cJSON_AddNumberToObject(pfc, "ports_ever_paused", n->ports_ever_paused);
 }
 
@@ -445,14 +443,14 @@ static void add_priorities(cJSON *root, const struct run *r)
         cJSON_AddNumberToObject(o, "bytes_delivered", (double)pc->bytes_delivered);
         cJSON_AddNumberToObject(o, "ecn_marked", (double)pc->ecn_marked);
         cJSON_AddNumberToObject(o, "pause_frames", (double)pc->pause_frames);
-        cJSON_AddNumberToObject(o, "paused_ns", ps_to_ns(n->paused_prio[p]));
+        cJSON_AddNumberToObject(o, "paused_ns", units_ps_to_ns(n->paused_prio[p]));
         sim_time_t flow_paused = 0;
         for (uint32_t i = 0; i < n->n_flows; i++) {
             const struct flow *f = net_flow(n, i);
             if (net_flow_made(f) && f->prio == p)
                 flow_paused += f->paused_ns;
         }
-        cJSON_AddNumberToObject(o, "flows_paused_ns", ps_to_ns(flow_paused));
+        cJSON_AddNumberToObject(o, "flows_paused_ns", units_ps_to_ns(flow_paused));
         add_fct_stats(o, &ps);
     }
 }
@@ -463,7 +461,7 @@ static void add_deadlock(cJSON *root, const struct run *r)
     cJSON *dl = cJSON_AddObjectToObject(root, "deadlock");
     cJSON_AddBoolToObject(dl, "detected", n->dl.detected);
     if (n->dl.detected)
-        cJSON_AddNumberToObject(dl, "at_ns", ps_to_ns(n->dl.at));
+        cJSON_AddNumberToObject(dl, "at_ns", units_ps_to_ns(n->dl.at));
     else
         cJSON_AddNullToObject(dl, "at_ns");
     cJSON *cyc = cJSON_AddArrayToObject(dl, "cycle");
@@ -696,7 +694,7 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
     const struct stats_pct fct = fs.fct, sd = fs.sd;
     char a[32], b[32];
     fprintf(f, "%s: %u of %u flows finished, simulated %s in %.2f s (%.2f M events/s)\n", r->scn->name,
-            n->flows_completed, net_flows_made(n), human_time(ps_to_ns(r->sim.now), a, sizeof a), r->wall_s,
+            n->flows_completed, net_flows_made(n), human_time(units_ps_to_ns(r->sim.now), a, sizeof a), r->wall_s,
             r->wall_s > 0 ? (double)r->sim.events / r->wall_s / 1e6 : 0.0);
     if (n->flows_completed)
         fprintf(f, "  FCT p50 %s, p99 %s; slowdown p50 %.2f, p99 %.2f\n", human_time(fct.p50, a, sizeof a),
@@ -719,7 +717,7 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
     fprintf(f, "  CNPs: %llu; PFC: %llu PAUSE, %llu RESUME, %u ports paused, %s paused in total\n",
             (unsigned long long)c->cnp_sent, (unsigned long long)c->pause_frames,
             (unsigned long long)c->resume_frames, n->ports_ever_paused,
-            human_time(ps_to_ns(n->paused_total), a, sizeof a));
+            human_time(units_ps_to_ns(n->paused_total), a, sizeof a));
     if (n->link_failures || n->flows_valiant)
         fprintf(f, "  routing: %u link failures, %llu link_down drops, %u route recomputations; %u flows through a "
                    "Valiant intermediate group\n",
@@ -733,7 +731,7 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
     /* Alarms, one line each, between the numbers and the file list: deadlock and PFC storm lines go here. */
     if (n->dl.detected) {
         fprintf(f, "  DEADLOCK: PFC deadlock on priority %d detected at %s, run stopped; cycle (each port paused "
-                   "by the next):", n->dl.prio, human_time(ps_to_ns(n->dl.at), a, sizeof a));
+                   "by the next):", n->dl.prio, human_time(units_ps_to_ns(n->dl.at), a, sizeof a));
         for (uint32_t i = 0; i <= n->dl.cycle_len; i++) {
             const struct port *pt = &n->ports[n->dl.cycle[i % n->dl.cycle_len]];
             fprintf(f, "%s%s:%u", i ? " -> " : " ", r->g.nodes[pt->node].name, pt->local);
@@ -774,7 +772,7 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
                 100 * run_one_thread_share(r), r->par.hi - r->par.lo);
     if (r->incomplete_reason[0])
         fprintf(f, "  INCOMPLETE: %s; stopped at simulated time %s, outputs marked \"complete\": false\n",
-                r->incomplete_reason, human_time(ps_to_ns(r->sim.now), a, sizeof a));
+                r->incomplete_reason, human_time(units_ps_to_ns(r->sim.now), a, sizeof a));
     else if (!r->finished && !n->dl.detected)
         fprintf(f, "  stopped at the stop time with traffic unfinished\n");
     if (dir) {
