@@ -66,10 +66,12 @@ struct wl_file {
     int n;
 };
 
-/* A step of the whole schedule: traffic_nccl.c's, in global ranks, with its collective instance. */
+/* A step of the whole schedule: traffic_nccl.c's, in global ranks, with its collective instance and its ends'
+ * places among the instance's members (kept so that no flow's end searches the group). */
 struct wl_step {
     struct nccl_step s;
     uint32_t inst;
+    uint32_t src_m, dst_m;
 };
 
 /* One collective over one group in one phase of one iteration: its steps, members, what each has left. */
@@ -78,6 +80,9 @@ struct wl_inst {
     uint32_t *member;      /* global ranks */
     uint32_t *left;        /* per member: its parts not yet done */
     uint32_t m;
+    /* The steps member i sends, in step order: by_src[first[i] .. first[i + 1]) (first has m + 1 entries, then
+     * by_src n_steps), so that a member's compute releases its sends without a scan of the instance. */
+    uint32_t *first, *by_src;
 };
 
 /* What a run keeps (t->state[ti]). */
@@ -87,6 +92,7 @@ struct wl_state {
     uint32_t N, iters, slots;   /* slots: phases of the run (iterations x phases) */
     struct wl_inst *inst;
     uint32_t *inst_of;          /* [rank * slots + slot] -> instance (NO_STEP: no collective) */
+    uint32_t *member_of;        /* [rank * slots + slot] -> the rank's place among that instance's members */
     uint32_t *pos;              /* per rank: its slot now */
     sim_time_t *slot_start, *slot_end;  /* per slot, over its groups */
     sim_time_t *iter_end;       /* per (rank, iteration) */
@@ -220,6 +226,29 @@ static uint32_t group_of(const struct wl_file *f, int g, uint32_t r, uint32_t *o
     return n;
 }
 
+/* Instance in of steps step0.. (k of them, tmp in member places) over the m members mem: what each member has left
+ * to do (its sends and receipts) and the steps each sends, in step order (a counting sort by sender). */
+static void inst_init(struct wl_inst *in, uint32_t step0, uint32_t k, uint32_t slot, const uint32_t *mem, uint32_t m,
+                      const struct nccl_step *tmp)
+{
+    *in = (struct wl_inst){step0, k, slot, mem_xcalloc(m, sizeof(uint32_t), TRAFFIC_OOM),
+                           mem_xcalloc(m, sizeof(uint32_t), TRAFFIC_OOM), m,
+                           mem_xcalloc(m + 1, sizeof(uint32_t), TRAFFIC_OOM),
+                           mem_xcalloc(k ? k : 1, sizeof(uint32_t), TRAFFIC_OOM)};
+    memcpy(in->member, mem, m * sizeof *mem);
+    for (uint32_t j = 0; j < k; j++) {
+        in->left[tmp[j].src]++;
+        in->left[tmp[j].dst]++;
+        in->first[tmp[j].src + 1]++;
+    }
+    for (uint32_t i = 0; i < m; i++)
+        in->first[i + 1] += in->first[i];
+    uint32_t *at = mem_xcalloc(m, sizeof *at, TRAFFIC_OOM);
+    for (uint32_t j = 0; j < k; j++)
+        in->by_src[in->first[tmp[j].src] + at[tmp[j].src]++] = step0 + j;
+    free(at);
+}
+
 /* The steps of every collective of the run (out NULL: only counted) and, with w, its instances. */
 static uint32_t wl_build(const struct workload_conf *wc, const struct wl_file *f, struct wl_step *out,
                          struct wl_state *w)
@@ -241,6 +270,8 @@ static uint32_t wl_build(const struct workload_conf *wc, const struct wl_file *f
                 if (out) {
                     struct nccl_step *tmp = mem_xcalloc(k, sizeof *tmp, TRAFFIC_OOM);
                     nccl_ring_build(kind_op[ph->kind], m, ph->bytes, wc->channels, wc->chunk, tmp);
+                    struct wl_inst *in = &w->inst[ni];
+                    inst_init(in, n, k, slot, mem, m, tmp);
                     for (uint32_t j = 0; j < k; j++) {
                         struct nccl_step s = tmp[j];
                         s.src = mem[s.src], s.dst = mem[s.dst];
@@ -248,33 +279,19 @@ static uint32_t wl_build(const struct workload_conf *wc, const struct wl_file *f
                             s.on_recv[q] = s.on_recv[q] == NO_STEP ? NO_STEP : n + s.on_recv[q];
                         s.on_ack = s.on_ack == NO_STEP ? NO_STEP : n + s.on_ack;
                         s.need++; /* its sender's compute */
-                        out[n + j] = (struct wl_step){s, ni};
+                        out[n + j] = (struct wl_step){s, ni, tmp[j].src, tmp[j].dst};
                     }
                     free(tmp);
-                    struct wl_inst *in = &w->inst[ni];
-                    *in = (struct wl_inst){n, k, slot, mem_xcalloc(m, sizeof(uint32_t), TRAFFIC_OOM),
-                                           mem_xcalloc(m, sizeof(uint32_t), TRAFFIC_OOM), m};
-                    memcpy(in->member, mem, m * sizeof *mem);
-                    for (uint32_t i = 0; i < m; i++)
+                    for (uint32_t i = 0; i < m; i++) {
                         w->inst_of[mem[i] * w->slots + slot] = ni;
-                    for (uint32_t j = 0; j < k; j++)
-                        for (uint32_t i = 0; i < m; i++)
-                            in->left[i] += (mem[i] == out[n + j].s.src) + (mem[i] == out[n + j].s.dst);
+                        w->member_of[mem[i] * w->slots + slot] = i;
+                    }
                 }
                 n += k, ni++;
             }
         }
     free(mem);
     return n;
-}
-
-/* The member index of rank r in instance in. */
-static uint32_t member_at(const struct wl_inst *in, uint32_t r)
-{
-    uint32_t i = 0;
-    while (in->member[i] != r)
-        i++;
-    return i;
 }
 
 static void rank_next(struct wl_state *w, uint32_t r, sim_time_t now);
@@ -301,11 +318,11 @@ static void atomic_max(sim_time_t *p, sim_time_t v)
         ;
 }
 
-/* One of rank r's parts of instance i is done (in r's partition): its last moves it on. */
-static void rank_part(struct wl_state *w, uint32_t i, uint32_t r, sim_time_t now)
+/* One of rank r's parts of instance i (r its member mi) is done (in r's partition): its last moves it on. */
+static void rank_part(struct wl_state *w, uint32_t i, uint32_t mi, uint32_t r, sim_time_t now)
 {
     struct wl_inst *in = &w->inst[i];
-    if (--in->left[member_at(in, r)] > 0)
+    if (--in->left[mi] > 0)
         return;
     atomic_max(&w->slot_end[in->slot], now);
     w->pos[r]++;
@@ -324,9 +341,9 @@ static void rank_ready(struct sim *sim, void *obj, uint64_t r)
     }
     const struct wl_inst *in = &w->inst[i];
     atomic_min(&w->slot_start[slot], sim->now);
-    for (uint32_t j = in->step0; j < in->step0 + in->n_steps; j++)
-        if (((const struct wl_step *)w->c->sched)[j].s.src == r)
-            step_ready(w->c, j);
+    uint32_t mi = w->member_of[r * w->slots + slot];
+    for (uint32_t k = in->first[mi]; k < in->first[mi + 1]; k++)
+        step_ready(w->c, in->by_src[k]);
 }
 
 /* Rank r starts its slot's compute now, or, past an iteration's last slot, records its end. */
@@ -351,7 +368,7 @@ static void wl_received(struct net *n, struct flow *f)
     for (int i = 0; i < 2 && s->s.on_recv[i] != NO_STEP; i++)
         step_ready(c, s->s.on_recv[i]);
     coll_part(c, net_sim(n)->now);
-    rank_part(w, s->inst, s->s.dst, net_sim(n)->now);
+    rank_part(w, s->inst, s->dst_m, s->s.dst, net_sim(n)->now);
 }
 
 static void wl_acked(struct net *n, struct flow *f)
@@ -362,7 +379,7 @@ static void wl_acked(struct net *n, struct flow *f)
     if (s->s.on_ack != NO_STEP)
         step_ready(c, s->s.on_ack);
     coll_part(c, net_sim(n)->now);
-    rank_part(w, s->inst, s->s.src, net_sim(n)->now);
+    rank_part(w, s->inst, s->src_m, s->s.src, net_sim(n)->now);
 }
 
 static const struct flow_owner_ops wl_owner = {.received = wl_received, .acked = wl_acked};
@@ -435,6 +452,7 @@ static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
     w->inst = mem_xcalloc((size_t)w->slots * N, sizeof *w->inst, TRAFFIC_OOM);
     w->inst_of = mem_xcalloc((size_t)w->slots * N, sizeof *w->inst_of, TRAFFIC_OOM);
     memset(w->inst_of, 0xff, (size_t)w->slots * N * sizeof *w->inst_of);
+    w->member_of = mem_xcalloc((size_t)w->slots * N, sizeof *w->member_of, TRAFFIC_OOM);
     w->pos = mem_xcalloc(N, sizeof *w->pos, TRAFFIC_OOM);
     w->slot_start = mem_xcalloc(2 * (size_t)w->slots, sizeof *w->slot_start, TRAFFIC_OOM);
     w->slot_end = w->slot_start + w->slots;
@@ -465,9 +483,10 @@ static void wl_release(struct traffic *t, int ti)
     if (!w)
         return;
     for (uint32_t i = 0; w->inst && i < w->slots * w->N && w->inst[i].member; i++)
-        free(w->inst[i].member), free(w->inst[i].left);
+        free(w->inst[i].member), free(w->inst[i].left), free(w->inst[i].first), free(w->inst[i].by_src);
     free(w->inst);
     free(w->inst_of);
+    free(w->member_of);
     free(w->pos);
     free(w->slot_start);
     free(w->iter_end);
