@@ -43,6 +43,26 @@ char *test_run_text(const struct run *r)
     return out.p;
 }
 
+char *test_same_each_run(const char *file)
+{
+    char *text[3];
+    for (int k = 0; k < 3; k++) {
+        struct scenario scn;
+        struct run r;
+        run_set_threads(k == 2 ? 2 : 1);
+        CU_ASSERT_FATAL(test_setup_from(file, NULL, NULL, 0, &scn, &r));
+        test_run_checked(&r);
+        text[k] = test_run_text(&r);
+        test_teardown(&scn, &r);
+    }
+    run_set_threads(1);
+    CU_ASSERT_STRING_EQUAL(text[0], text[1]);
+    CU_ASSERT_STRING_EQUAL(text[0], text[2]);
+    free(text[1]);
+    free(text[2]);
+    return text[0];
+}
+
 void test_teardown(struct scenario *scn, struct run *r)
 {
     run_free(r);

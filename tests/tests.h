@@ -88,6 +88,9 @@ bool test_setup_from(const char *file, const char *text, const struct scn_overri
  * wall-clock fields, and the end time (caller frees). */
 char *test_run_text(const struct run *r);
 void test_teardown(struct scenario *scn, struct run *r);
+/* Runs scenario file `file` twice on one thread and once on two, asserts the three texts (test_run_text) equal,
+ * and returns the first (caller frees). */
+char *test_same_each_run(const char *file);
 /* Runs to the end (or the stop time) and asserts the invariants that hold after every run. */
 void test_run_checked(struct run *r);
 
