@@ -41,6 +41,7 @@
 
 #include "models/net.h"
 #include "sim/module.h"
+#include "sim/units.h"
 
 /* A flow-size distribution: points (size, cumulative probability), linear in between. */
 struct cdf {
@@ -98,6 +99,13 @@ struct coll {
     /* A kind's own fields of its summary.json object (NULL: none); workload's iterations (traffic_workload.c). */
     void (*summary)(const struct coll *c, struct cJSON *o);
 };
+
+/* A finished collective's (finish > start) algbw as nccl-tests prints it: its size over its time, in GB/s (bytes
+ * per ns); its busbw is that times busbw_factor.  summary.json and `rocesim nccl-tests` both report it. */
+static inline double coll_algbw(const struct coll *c)
+{
+    return (double)c->size / units_ps_to_ns(c->finish - c->start);
+}
 
 struct cJSON;
 

@@ -199,9 +199,8 @@ static int run_size(const cJSON *base, const struct nt_cli *c, int64_t size, str
     *row = (struct nt_row){.size = size, .time_us = NAN, .algbw = NAN, .busbw = NAN};
     sfmt(row->algorithm, sizeof row->algorithm, "%s", cl->algorithm);
     if (!rc && cl->finish > cl->start) {
-        double ns = (double)(cl->finish - cl->start) / 1000.0;
-        row->time_us = ns / 1000.0;
-        row->algbw = (double)size / ns;
+        row->time_us = units_ps_to_ns(cl->finish - cl->start) / 1000.0;
+        row->algbw = coll_algbw(cl);
         row->busbw = row->algbw * cl->busbw_factor;
     } else if (rc) {
         sfmt(err, errlen, "%s: size %lldB: %s", c->file, (long long)size, r.invariant_error);
@@ -290,7 +289,7 @@ static void draw(const char *dir, const struct nt_cli *c, const char *scn_name, 
     free(failed.p);
 }
 
-/* Writes DIR/nccl-tests.csv (and the table as nccl-tests.txt) and draws the plot: 0 or 3. */
+/* Writes DIR/nccl-tests.csv and draws the plot (DIR/nccl-tests.png): 0 or 3. */
 static int write_outputs(const struct nt_cli *c, const char *scn_name, const struct nt_row *rows, int n)
 {
     char path[4200], line[4400];

@@ -331,7 +331,7 @@ static void add_nccl(cJSON *o, const struct coll *cl)
     cJSON_AddStringToObject(o, "algorithm", cl->algorithm);
     cJSON_AddNumberToObject(o, "channels", cl->channels);
     if (cl->finish > cl->start) {
-        double algbw = (double)cl->size / units_ps_to_ns(cl->finish - cl->start);
+        double algbw = coll_algbw(cl);
         cJSON_AddNumberToObject(o, "algbw_GBps", algbw);
         cJSON_AddNumberToObject(o, "busbw_GBps", algbw * cl->busbw_factor);
     } else {
