@@ -109,7 +109,7 @@ static int by_kind_default_name(const void *a, const void *b)
 /* See module.h.  Before main, so that every program (rocesim, the tests, the bench, the fuzzers) knows the modules
  * and their settings before it loads a scenario.  The section is not instrumented by the sanitizers (a section
  * named like an identifier keeps its objects adjacent), so it reads as an array. */
-__attribute__((constructor(102))) void module_init(void)
+__attribute__((constructor)) void module_init(void)
 {
     static bool done;
     if (done)

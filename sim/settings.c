@@ -134,8 +134,9 @@ static int take_module_groups(const struct module *m, char *err, size_t errlen)
     return 0;
 }
 
-/* Before module_init (its priority is the next), so that the modules of the build bring their groups as they
- * register, and before any module's own constructor reads a group (cc_dcqcn.c takes its slot). */
+/* Before every constructor without a priority, module_init's among them, so that the modules of the build bring
+ * their groups as they register, in whatever order the others run; a constructor that reads a group calls
+ * module_init() first (cc_dcqcn.c takes its slot). */
 __attribute__((constructor(101))) static void settings_listen(void)
 {
     module_listen(take_module_groups);
