@@ -81,20 +81,22 @@ static void test_pcie_4090(void)
                     "GPU0/GPU1 is SYS, yet NUMA Affinity puts them on one node");
 }
 
-/* The hand-written HGX H100 matrix: NV18 between all GPUs, NIC k PIX to GPU k, NODE within a node, SYS across. */
-static void test_hgx_h100(void)
+/* NVIDIA/nccl-tests issue 321 (8 x H20, a Hopper HGX board, in a VM; 8 NICs): NV18 between all GPUs, NUMA Affinity
+ * 0 for GPU0-3 and 1 for GPU4-7, NIC 7-k PIX to GPU k, NODE within a node, SYS across -> one switch per GPU/NIC
+ * pair (GPU order numbers them, so NIC0 is on GPU7's switch 7). */
+static void test_hgx_h20(void)
 {
     const char *sw = "\"pcie_switches\":[" SW(0, -1) "," SW(0, -1) "," SW(0, -1) "," SW(0, -1) ","
                      SW(1, -1) "," SW(1, -1) "," SW(1, -1) "," SW(1, -1) "],";
     char want[1024];
     snprintf(want, sizeof want,
              "{\"server\":{\"gpus\":8,\"sockets\":2,%s\"gpu_pcie\":[0,1,2,3,4,5,6,7],\"nics\":8,"
-             "\"nic_pcie\":[0,1,2,3,4,5,6,7],\"nvlink_rate\":\"3.6Tbps\",\"gdr_level\":\"PXB\"}}", sw);
-    file_imports_to(DATA "hgx-h100-8nic-handwritten.txt", "200Gbps", want, NULL); /* 18 x 200 Gbps */
+             "\"nic_pcie\":[7,6,5,4,3,2,1,0],\"nvlink_rate\":\"3.6Tbps\",\"gdr_level\":\"PXB\"}}", sw);
+    file_imports_to(DATA "hgx-h20-8nic-vm.txt", "200Gbps", want, NULL); /* 18 x 200 Gbps */
     snprintf(want, sizeof want,
              "{\"server\":{\"gpus\":8,\"sockets\":2,%s\"gpu_pcie\":[0,1,2,3,4,5,6,7],\"nics\":8,"
-             "\"nic_pcie\":[0,1,2,3,4,5,6,7],\"gdr_level\":\"PXB\"}}", sw);
-    file_imports_to(DATA "hgx-h100-8nic-handwritten.txt", NULL, want, "each GPU pair has 18 NVLinks");
+             "\"nic_pcie\":[7,6,5,4,3,2,1,0],\"gdr_level\":\"PXB\"}}", sw);
+    file_imports_to(DATA "hgx-h20-8nic-vm.txt", NULL, want, "each GPU pair has 18 NVLinks");
 }
 
 static const char small[] = "        GPU0    GPU1    NIC0    NIC1    CPU Affinity    NUMA Affinity\n"
@@ -250,8 +252,8 @@ void test_nvsmi_register(void)
     CU_add_test(s, "DGX A100 (mlx5 names, NUMA Affinity a range): the description worked out by hand", test_dgx_a100);
     CU_add_test(s, "8 x RTX 4090 without NVLink (tabs, SYS on one NUMA node): the description by hand",
                 test_pcie_4090);
-    CU_add_test(s, "HGX H100 with 8 NICs: NVLink rate = 18 x the per-link rate, or left out with a note",
-                test_hgx_h100);
+    CU_add_test(s, "HGX H20 with 8 NICs: NVLink rate = 18 x the per-link rate, or left out with a note",
+                test_hgx_h20);
     CU_add_test(s, "a prompt, CRLF, the legends and missing NIC rows change nothing", test_tolerant);
     CU_add_test(s, "ragged rows, unknown cells, asymmetry, a missing GPU row, contradictions: exit 2 by line",
                 test_malformed);
