@@ -120,6 +120,7 @@ int main(int argc, char **argv)
     test_tune_plot_register();
     test_profiles_register();
     test_sonic_register();
+    test_nvsmi_register();
     test_doctor_register();
     test_hpcc_register();
     test_live_register();

@@ -22,6 +22,7 @@
 #include "tools/run/limits.h"
 #include "tools/run/run.h"
 #include "tools/ops/sonic.h"
+#include "tools/ops/nvsmi.h"
 #include "tools/ops/show.h"
 #include "tools/common/signals.h"
 #include "tools/explore/sweep.h"
@@ -59,6 +60,7 @@ static const char usage[] =
     "  rocesim switch-config [SCENARIO.json] [--set PATH=VALUE]... [--from best.json [--allow-incomplete]]\n"
     "                        --format sonic [--node NAME]\n"
     "  rocesim import sonic CONFIG_DB.json [--ports PORT=NODE:N,...]\n"
+    "  rocesim import nvidia-smi-topo FILE [-o OUT.json] [--nvlink-rate PER_LINK] [--gdr-level LEVEL]\n"
     "  rocesim compare DIR [DIR]... [--fct receiver|sender] [--plot OUT.png [--title TEXT]]\n"
     "  rocesim doctor SCENARIO.json [--set PATH=VALUE]... [-o DIR] | rocesim doctor DIR\n"
     "  rocesim show DIR interfaces counters | pfc counters | queue counters [--node NAME]\n"
@@ -90,6 +92,8 @@ static const char usage[] =
     "  nic-config  DCQCN/CNP settings as ConnectX sysfs writes, ECN/PFC thresholds as switch settings\n"
     "  switch-config  one switch's buffer, PFC, ECN, scheduler and watchdog as SONiC config_db.json tables\n"
     "  import sonic   a SONiC config_db.json's QoS tables as a scenario's switch object and profiles\n"
+    "  import nvidia-smi-topo  the matrix nvidia-smi topo -m prints as a host.server description (GPUs,\n"
+    "                 NICs, NUMA nodes, PCIe switches, NVLink); -o: to a file instead of stdout\n"
     "  compare  the key numbers of finished runs side by side (columns named by their DIRs), with\n"
     "           each run's ratio to the first; runs that did not complete are flagged; --fct sender: FCTs\n"
     "           to the last ACK at the sender (default: to the last byte at the receiver); --plot: their\n"
@@ -863,6 +867,8 @@ int main(int argc, char **argv)
         return nicconfig_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "switch-config") == 0)
         return sonic_export_main(argc, argv);
+    if (argc >= 3 && strcmp(argv[1], "import") == 0 && strcmp(argv[2], "nvidia-smi-topo") == 0)
+        return nvsmi_import_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "import") == 0)
         return sonic_import_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "doctor") == 0)

@@ -1217,7 +1217,7 @@ int sonic_import_main(int argc, char **argv)
         return 0;
     }
     if (argc < 3 || strcmp(argv[2], "sonic"))
-        return imp_bad("expected the format sonic, got \"%s\"", argc < 3 ? "" : argv[2]);
+        return imp_bad("expected the format sonic or nvidia-smi-topo, got \"%s\"", argc < 3 ? "" : argv[2]);
     for (int i = 3; i < argc; i++) {
         if (strcmp(argv[i], "--ports") == 0) {
             if (i + 1 == argc)
