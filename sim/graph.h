@@ -25,6 +25,12 @@ struct g_node {
     int32_t group;       /* dragonfly group of a router or host (Valiant detours aim at one), else -1 */
     uint32_t first_port;
     uint32_t n_ports;
+    /* A host's first port's line rate, as its flows pace themselves, when it is not the link's (0): a GPU whose
+     * PCIe link is faster than the NIC that carries its traffic on (topologies/server.c). */
+    int64_t line_bps;
+    /* A part of a server's inside (a NIC, a PCIe switch, a socket, the NVSwitch: topologies/server.c), which the
+     * switch model runs with the settings of PCIe rather than a fabric switch's (models/profiles.c). */
+    bool in_server;
 };
 
 struct g_port {
