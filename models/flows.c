@@ -4,6 +4,7 @@
  * run's (only set-up and the run's events add to it) while everything else of a flow is its two ends' (nic.c).
  */
 #include "models/cc.h"
+#include "models/gdr.h"
 #include "models/mech.h"
 #include "models/net.h"
 #include "models/nic.h"
@@ -186,6 +187,9 @@ static struct flow *flow_init(struct net *n, uint32_t idx, const char *name, uin
     f->hash_rev = flow_hash(dst, src, idx);
     f->via_host = NET_NO_VIA;
     f->via_group = -1;
+    uint32_t staged[255];
+    if (!path_nodes && (path_len = gdr_path(n, f, staged, 255)) > 0)
+        path_nodes = staged; /* a GPU's data between servers: by its own NIC, or through host memory (gdr.c) */
     if (path_nodes && path_len >= 2) {
         /* path_ports[0..L-1]: egress toward path[i+1]; path_ports[L..2L-1]: egress toward path[i-1] */
         f->path_len = (uint8_t)path_len;

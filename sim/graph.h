@@ -31,6 +31,11 @@ struct g_node {
     /* A part of a server's inside (a NIC, a PCIe switch, a socket, the NVSwitch: topologies/server.c), which the
      * switch model runs with the settings of PCIe rather than a fabric switch's (models/profiles.c). */
     bool in_server;
+    /* A GPU whose traffic to other servers NCCL stages through host memory (its NIC beyond gdr_level): the memory
+     * node it passes, plus one; 0: GPUDirect RDMA, or no GPU (models/gdr.c). */
+    uint32_t stage_via;
+    /* A GPU in a server: the NIC its traffic to other servers leaves by, the one NCCL gives it, plus one; else 0. */
+    uint32_t nic_via;
 };
 
 struct g_port {

@@ -12,9 +12,11 @@
  *
  * What a GPU's traffic takes: the least-cost path.  PCIe links cost 2 and NVLink 1, so GPUs of one server talk
  * over NVLink when they have it, and traffic to other servers leaves by a NIC under the GPU's own PCIe subtree
- * (GPUDirect RDMA: the NIC reads and writes GPU memory across PCIe, not through host memory).  Not modelled yet:
- * the path staged through host memory that NCCL takes when the GPU-NIC distance exceeds NCCL_NET_GDR_LEVEL; a
- * server whose GPUs would need it is refused at load.
+ * (GPUDirect RDMA: the NIC reads and writes GPU memory across PCIe, not through host memory).  When the GPU's
+ * nearest NIC is farther than NCCL_NET_GDR_LEVEL allows, NCCL stages the data in host memory of the NIC's socket:
+ * the GPU writes it there and the NIC reads it from there (and the reverse on receipt).  Each socket's memory is a
+ * node (`n3.mem0`) on a link to its socket, whose two directions are the memory's writes and reads; a staged GPU
+ * carries the node (g_node.stage_via) and models/gdr.c sends its traffic to other servers through it.
  */
 #include "topologies/server.h"
 
@@ -163,6 +165,10 @@ static const struct setting server_fields[] = {
                "The link between two CPU sockets, per direction")},
     {SET_FIELD("socket_latency", SETTING_TIME, struct server_desc, socket_delay_ps, 0, "200ns",
                "The socket link's latency")},
+    {SET_FIELD("memory_rate", SETTING_RATE, struct server_desc, memory_rate_bps, SETTING_POSITIVE, "2400Gbps",
+               "A socket's memory bandwidth for staged data, written and read, each way")},
+    {SET_FIELD("memory_latency", SETTING_TIME, struct server_desc, memory_delay_ps, 0, "100ns",
+               "The socket's memory as the staged path reaches it")},
     {SET_ENUM("gdr_level", struct server_desc, gdr_level, server_path_names, "PXB",
               "NCCL_NET_GDR_LEVEL: the farthest GPU-NIC distance GPUDirect RDMA is used at")},
     {0},
@@ -220,19 +226,38 @@ static enum server_path pcie_path(const struct server_desc *d, int a, int b)
     return d->sw_socket[top_of(d, a)] == d->sw_socket[top_of(d, b)] ? SERVER_PHB : SERVER_SYS;
 }
 
-int server_gpu_nic(const struct server_desc *d, int g, enum server_path *how)
+/* The NICs nearest to GPU g into tie (in index order): their number; *how their distance. */
+static int nearest_nics(const struct server_desc *d, int g, int *tie, enum server_path *how)
 {
-    int best = -1;
     enum server_path bp = SERVER_SYS;
+    int ties = 0;
     for (int k = 0; k < d->nics; k++) {
         enum server_path p = pcie_path(d, d->gpu_pcie[g], d->nic_pcie[k]);
-        if (best < 0 || p < bp || (p == bp && k == g)) {
-            best = k;
+        if (ties == 0 || p < bp) {
             bp = p;
+            ties = 0;
         }
+        if (p == bp)
+            tie[ties++] = k;
     }
     *how = bp;
-    return best;
+    return ties;
+}
+
+int server_gpu_nic(const struct server_desc *d, int g, enum server_path *how)
+{
+    int tie[SERVER_MAX], other[SERVER_MAX];
+    int ties = nearest_nics(d, g, tie, how);
+    if (ties == 0)
+        return -1;
+    /* GPUs with the same nearest NICs take them in turn, as NCCL spreads its GPUs over its NICs. */
+    int r = 0;
+    for (int x = 0; x < g; x++) {
+        enum server_path h;
+        int n = nearest_nics(d, x, other, &h);
+        r += n == ties && memcmp(other, tie, (size_t)ties * sizeof *tie) == 0;
+    }
+    return tie[r % ties];
 }
 
 /* The rules across fields, with the path of the field that breaks one. */
@@ -255,15 +280,6 @@ static int server_check(struct setting_ctx *c, const char *path, struct server_d
         if (d->nic_pcie[k] >= d->n_switches)
             return setting_bad(c, setting_join_idx(r, setting_join(q, path, "nic_pcie"), k),
                                "expected a PCIe switch below %d (pcie_switches), got %d", d->n_switches, d->nic_pcie[k]);
-    for (int g = 0; g < d->gpus; g++) {
-        enum server_path how;
-        int k = server_gpu_nic(d, g, &how);
-        if ((int)how > d->gdr_level)
-            return setting_bad(c, setting_join(q, path, "gdr_level"), "GPU %d's nearest NIC (nic%d) is %s from it, "
-                               "beyond gdr_level %s: NCCL would stage its traffic through host memory, a path rocesim "
-                               "does not model yet (set gdr_level to %s to let GPUDirect RDMA cross it)", g, k,
-                               server_path_names[how], server_path_names[d->gdr_level], server_path_names[how]);
-    }
     return 0;
 }
 
@@ -288,16 +304,16 @@ void server_field_dump(cJSON *o, const struct setting *f, const void *base)
 
 /* ---- Its nodes and links ---- */
 
-/* Extra nodes, in this order: nic0.., pcie0.., cpu0.., then nvswitch. */
+/* Extra nodes, in this order: nic0.., pcie0.., cpu0.., mem0.., then nvswitch. */
 int server_extra_nodes(const struct server_desc *d)
 {
-    return d->nics + d->n_switches + d->sockets + (d->nvlink_rate_bps > 0);
+    return d->nics + d->n_switches + 2 * d->sockets + (d->nvlink_rate_bps > 0);
 }
 
 int server_links(const struct server_desc *d)
 {
     int sockets = d->sockets * (d->sockets - 1) / 2;
-    return d->gpus * (1 + (d->nvlink_rate_bps > 0)) + d->nics + d->n_switches + sockets;
+    return d->gpus * (1 + (d->nvlink_rate_bps > 0)) + d->nics + d->n_switches + sockets + d->sockets;
 }
 
 void server_extra_name(const struct server_desc *d, long long s, int i, char *buf, size_t len)
@@ -308,6 +324,8 @@ void server_extra_name(const struct server_desc *d, long long s, int i, char *bu
         snprintf(buf, len, "n%lld.pcie%d", s, i);
     else if ((i -= d->n_switches) < d->sockets)
         snprintf(buf, len, "n%lld.cpu%d", s, i);
+    else if ((i -= d->sockets) < d->sockets)
+        snprintf(buf, len, "n%lld.mem%d", s, i);
     else
         snprintf(buf, len, "n%lld.nvswitch", s);
 }
@@ -336,8 +354,10 @@ int server_extra_index(const struct server_desc *d, long long s, const char *res
         return d->nics + x;
     if ((x = number_after(rest, "cpu", d->sockets)) >= 0)
         return d->nics + d->n_switches + x;
+    if ((x = number_after(rest, "mem", d->sockets)) >= 0)
+        return d->nics + d->n_switches + d->sockets + x;
     if (d->nvlink_rate_bps > 0 && strcmp(rest, "nvswitch") == 0)
-        return d->nics + d->n_switches + d->sockets;
+        return d->nics + d->n_switches + 2 * d->sockets;
     return -1;
 }
 
@@ -354,7 +374,7 @@ bool server_linked(const struct server_desc *d, int i, int j)
         i = j;
         j = t;
     }
-    int sw0 = d->nics, cpu0 = sw0 + d->n_switches, nvs = cpu0 + d->sockets;
+    int sw0 = d->nics, cpu0 = sw0 + d->n_switches, mem0 = cpu0 + d->sockets, nvs = mem0 + d->sockets;
     if (i < 0) { /* GPU -1 - i */
         int g = -1 - i;
         return j == sw0 + d->gpu_pcie[g] || (d->nvlink_rate_bps > 0 && j == nvs);
@@ -363,7 +383,9 @@ bool server_linked(const struct server_desc *d, int i, int j)
         return j == sw0 + d->nic_pcie[i];
     if (i < cpu0)
         return j == uplink_of(d, i - sw0) || (j < cpu0 && uplink_of(d, j - sw0) == i);
-    return j >= cpu0 && j < nvs && i != j;
+    if (i < mem0) /* a socket: the others and its memory */
+        return (j < mem0 && i != j) || j == i + d->sockets;
+    return false;
 }
 
 static void link(struct graph *g, uint32_t a, uint32_t b, int64_t rate, int64_t delay, uint32_t cost)
@@ -375,10 +397,15 @@ static void link(struct graph *g, uint32_t a, uint32_t b, int64_t rate, int64_t 
 void server_build(const struct server_desc *d, struct graph *g, uint32_t gpu0, uint32_t first, int64_t nic_bps)
 {
     uint32_t sw0 = first + (uint32_t)d->nics, cpu0 = sw0 + (uint32_t)d->n_switches;
-    uint32_t nvs = cpu0 + (uint32_t)d->sockets;
+    uint32_t mem0 = cpu0 + (uint32_t)d->sockets, nvs = mem0 + (uint32_t)d->sockets;
     for (int x = 0; x < d->gpus; x++) {
         link(g, gpu0 + (uint32_t)x, sw0 + (uint32_t)d->gpu_pcie[x], d->pcie_rate_bps, d->pcie_delay_ps, COST_PCIE);
         g->nodes[gpu0 + (uint32_t)x].line_bps = d->pcie_rate_bps < nic_bps ? d->pcie_rate_bps : nic_bps;
+        enum server_path how;
+        int k = server_gpu_nic(d, x, &how);
+        g->nodes[gpu0 + (uint32_t)x].nic_via = first + (uint32_t)server_nic_node(k) + 1;
+        if ((int)how > d->gdr_level) /* staged in the memory of its NIC's socket */
+            g->nodes[gpu0 + (uint32_t)x].stage_via = mem0 + (uint32_t)d->sw_socket[top_of(d, d->nic_pcie[k])] + 1;
     }
     if (d->nvlink_rate_bps > 0)
         for (int x = 0; x < d->gpus; x++)
@@ -390,6 +417,8 @@ void server_build(const struct server_desc *d, struct graph *g, uint32_t gpu0, u
     for (int a = 0; a < d->sockets; a++)
         for (int b = a + 1; b < d->sockets; b++)
             link(g, cpu0 + (uint32_t)a, cpu0 + (uint32_t)b, d->socket_rate_bps, d->socket_delay_ps, COST_SOCKET);
+    for (int a = 0; a < d->sockets; a++) /* a dead end: no least-cost path passes it, only a staged one */
+        link(g, cpu0 + (uint32_t)a, mem0 + (uint32_t)a, d->memory_rate_bps, d->memory_delay_ps, COST_PCIE);
     for (uint32_t id = first; id < first + (uint32_t)server_extra_nodes(d); id++)
         g->nodes[id].in_server = true;
 }

@@ -30,6 +30,7 @@ struct server_desc {
     int64_t pcie_rate_bps, pcie_delay_ps;
     int64_t nvlink_rate_bps, nvlink_delay_ps; /* rate 0: no NVLink */
     int64_t socket_rate_bps, socket_delay_ps;
+    int64_t memory_rate_bps, memory_delay_ps; /* a socket's memory as the staged path writes and reads it */
     int gdr_level;                /* enum server_path: NCCL_NET_GDR_LEVEL */
 };
 
@@ -41,7 +42,7 @@ setting_dump_fn server_field_dump;
     .help = "What is inside each server: GPUs, NICs, PCIe, sockets, NVLink (docs/servers.md)",                    \
     .parse = server_field_parse, .dump = server_field_dump
 
-/* Nodes one server adds besides its GPUs: NICs, PCIe switches, sockets and the NVSwitch. */
+/* Nodes one server adds besides its GPUs: NICs, PCIe switches, sockets, their memories and the NVSwitch. */
 int server_extra_nodes(const struct server_desc *d);
 /* Writes the name of server s's extra node i (0 <= i < server_extra_nodes) into buf. */
 void server_extra_name(const struct server_desc *d, long long s, int i, char *buf, size_t len);
@@ -58,12 +59,13 @@ int server_links(const struct server_desc *d);
  * Adds server s's inside to g: its extra nodes from node id `first` on (added by the caller, in
  * server_extra_name's order), the GPUs at node ids gpu0.. (hosts, added by the caller): each GPU's PCIe link, then
  * (with NVLink) its NVLink to the NVSwitch, then each NIC's PCIe link, the switches' uplinks and the sockets'
- * links.  The NICs' network links are the topology's.  Sets each GPU's line rate (g_node.line_bps): the slower
- * of its PCIe link and the NIC rate `nic_bps`, since the NIC carries its flows on.
+ * links and their memories'.  The NICs' network links are the topology's.  Sets each GPU's line rate
+ * (g_node.line_bps): the slower of its PCIe link and the NIC rate `nic_bps`, since the NIC carries its flows on;
+ * and, for a GPU whose nearest NIC is beyond gdr_level, the memory its traffic is staged through (stage_via).
  */
 void server_build(const struct server_desc *d, struct graph *g, uint32_t gpu0, uint32_t first, int64_t nic_bps);
 
-/* The NIC NCCL gives GPU g: the nearest (of equals NIC g, else the lowest index), and how far it is. */
+/* The NIC NCCL gives GPU g: the nearest, the GPUs of one PCIe switch taking the nearest in turn; and how far. */
 int server_gpu_nic(const struct server_desc *d, int g, enum server_path *how);
 
 extern const char *const server_path_names[];
