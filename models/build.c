@@ -118,7 +118,13 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
             h->node = id;
             h->index = (uint32_t)gn->host;
             h->port = &n->ports[gn->first_port];
-            h->rate_bps = port_aux(h->port)->rate_bps;
+            h->rate_bps = gn->line_bps ? gn->line_bps : port_aux(h->port)->rate_bps;
+            h->n_ports = gn->n_ports;
+            if (gn->n_ports > 1) {
+                h->more = mem_xcalloc(gn->n_ports - 1, sizeof *h->more, "building the network's hosts");
+                for (uint32_t i = 1; i < gn->n_ports; i++)
+                    h->more[i - 1].rate_bps = port_aux(h->port + i)->rate_bps;
+            }
             continue;
         }
         struct sw *w = &n->sws[gn->sw];
@@ -162,6 +168,8 @@ void net_free(struct net *n)
     free(n->aux);
     for (int prio = 0; prio < NPRIO; prio++)
         free(n->pq[prio]);
+    for (uint32_t i = 0; n->hosts && i < n->g->n_hosts; i++)
+        free(n->hosts[i].more);
     free(n->hosts);
     free(n->sws);
     free(n->node_sw);

@@ -31,7 +31,7 @@ static const struct dcqcn *crp(const struct flow *f) { return CC_STATE(f, const 
 static void dcqcn_cc_init(struct flow *f, sim_time_t now)
 {
     const struct net *n = f->net;
-    dcqcn_init(rp(f), dcqcn_params_of(n->hosts[f->src].cfg), n->hosts[f->src].rate_bps, now);
+    dcqcn_init(rp(f), dcqcn_params_of(n->hosts[f->src].cfg), flow_line_bps(f), now);
 }
 
 static void dcqcn_cc_on_sent(struct flow *f, uint32_t bytes) { dcqcn_on_sent(rp(f), bytes); }

@@ -74,7 +74,7 @@ static void dctcp_init(struct flow *f, sim_time_t now)
 {
     struct dctcp_state *s = st(f);
     s->p = params(f);
-    s->rate = (double)f->net->hosts[f->src].rate_bps;
+    s->rate = (double)flow_line_bps(f);
     s->alpha = s->p->alpha_init;
     set_window(f, s->p, s->rate);
 }
@@ -102,7 +102,7 @@ static void dctcp_on_ack(struct flow *f, const struct cc_ack *a, sim_time_t now)
         s->cwr_end = f->snd_nxt;
         s->cuts++;
     } else if (window_end && !s->cwr) {
-        double line = (double)f->net->hosts[f->src].rate_bps, r = s->rate + (double)p->ai_rate_bps;
+        double line = (double)flow_line_bps(f), r = s->rate + (double)p->ai_rate_bps;
         s->rate = r < line ? r : line;
     }
     set_window(f, p, s->rate);

@@ -90,7 +90,7 @@ static const struct hpcc_params *params(const struct flow *f)
 /* W_init = B_NIC T, in bytes. */
 static double w_init(const struct flow *f, const struct hpcc_params *p)
 {
-    return (double)f->net->hosts[f->src].rate_bps * (double)p->base_rtt_ps * 1e-12 / 8;
+    return (double)flow_line_bps(f) * (double)p->base_rtt_ps * 1e-12 / 8;
 }
 
 static void set_window(struct flow *f, double w)
@@ -206,7 +206,7 @@ static double hpcc_rate(const struct flow *f)
 
 static void hpcc_sample(const struct flow *f, sim_time_t now, struct cc_sample *s)
 {
-    double r = hpcc_rate(f), line = (double)f->net->hosts[f->src].rate_bps;
+    double r = hpcc_rate(f), line = (double)flow_line_bps(f);
     s->rate_bps = r < line ? r : line;
     s->target_bps = r;
     s->alpha = cst(f)->u;

@@ -6,7 +6,7 @@
 
 static void none_init(struct flow *f, sim_time_t now) {}
 
-static double none_rate(const struct flow *f) { return (double)f->net->hosts[f->src].rate_bps; }
+static double none_rate(const struct flow *f) { return (double)flow_line_bps(f); }
 
 static void none_sample(const struct flow *f, sim_time_t now, struct cc_sample *s) { s->rate_bps = none_rate(f); }
 

@@ -94,7 +94,7 @@ static void swift_init(struct flow *f, sim_time_t now)
         s->cwnd = p->init_cwnd;
     } else {
         /* The window that keeps the line busy for the base target: a flow alone starts at line rate. */
-        s->cwnd = (double)f->net->hosts[f->src].rate_bps * ((double)s->hop_target / PS_PER_S) / (8.0 * f->mtu);
+        s->cwnd = (double)flow_line_bps(f) * ((double)s->hop_target / PS_PER_S) / (8.0 * f->mtu);
     }
     swift_apply(f, s, p, s->cwnd, now);
 }
@@ -128,7 +128,7 @@ static double swift_rate(const struct flow *f)
 {
     const struct swift_state *s = cst(f);
     if (s->cwnd >= 1.0)
-        return (double)f->net->hosts[f->src].rate_bps;
+        return (double)flow_line_bps(f);
     return s->cwnd * f->mtu * 8.0 * PS_PER_S / (double)swift_rtt(s);
 }
 

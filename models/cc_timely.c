@@ -129,7 +129,7 @@ static void timely_init(struct flow *f, sim_time_t now)
     const struct host *h = &f->net->hosts[f->src];
     struct timely_state *s = st(f);
     s->p = params_of(h);
-    s->line = (double)h->rate_bps;
+    s->line = (double)flow_line_bps(f);
     s->rate = s->line; /* RDMA starts at line rate, as the paper's NIC does */
 }
 

@@ -4,6 +4,7 @@
  * run's (only set-up and the run's events add to it) while everything else of a flow is its two ends' (nic.c).
  */
 #include "models/cc.h"
+#include "models/gdr.h"
 #include "models/mech.h"
 #include "models/net.h"
 #include "models/nic.h"
@@ -32,15 +33,17 @@ static uint32_t flow_hash(uint32_t src, uint32_t dst, uint32_t id)
  * The time a frame of `wire` bytes (preamble and gap included) takes to cross an empty network along flow f's
  * path, the serialization and delay of every link (store and forward): from its sender to its receiver as its
  * data routes (hash_fwd), or back as its ACKs do (hash_rev, minimal; a pinned path reversed).  The slowest link
- * goes to *bottleneck; 0 when the hosts are not connected.
+ * goes to *bottleneck, the slowest of those with an end at a host or inside a server (graph.h's in_server: a
+ * server's PCIe, NVLink and NIC links) to *inside; 0 when the hosts are not connected.
  */
-static sim_time_t path_time(const struct net *n, const struct flow *f, bool back, uint32_t wire, int64_t *bottleneck)
+static sim_time_t path_time(const struct net *n, const struct flow *f, bool back, uint32_t wire, int64_t *bottleneck,
+                            int64_t *inside)
 {
     const struct graph *g = n->g;
     uint32_t to = back ? f->src : f->dst;
     uint32_t node = g->host_node[back ? f->dst : f->src];
     sim_time_t t = 0;
-    *bottleneck = INT64_MAX;
+    *bottleneck = *inside = INT64_MAX;
     for (int hop = 0; node != g->host_node[to]; hop++) {
         uint32_t local;
         if (f->path_len) {
@@ -53,15 +56,21 @@ static sim_time_t path_time(const struct net *n, const struct flow *f, bool back
             if (cnt == 0)
                 return 0;
             const struct g_node *gn = &g->nodes[node];
-            local = cnt == 1 || gn->kind == SCN_NODE_HOST
-                        ? ports[0]
-                        : ports[routing_ecmp_pick(back ? f->hash_rev : f->hash_fwd, n->sws[gn->sw].salt, cnt)];
+            if (gn->kind == SCN_NODE_HOST)
+                local = back ? f->rport : f->sport;
+            else
+                local = cnt == 1 ? ports[0]
+                                 : ports[routing_ecmp_pick(back ? f->hash_rev : f->hash_fwd, n->sws[gn->sw].salt, cnt)];
         }
         const struct g_port *gp = &g->ports[g->nodes[node].first_port + local];
         t += units_tx_ps(wire, gp->rate_bps) + gp->delay_ps;
         if (gp->rate_bps < *bottleneck)
             *bottleneck = gp->rate_bps;
-        node = g->ports[gp->peer].node;
+        uint32_t next = g->ports[gp->peer].node;
+        const struct g_node *a = &g->nodes[node], *b = &g->nodes[next];
+        if (gp->rate_bps < *inside && (a->kind == SCN_NODE_HOST || a->in_server || b->kind == SCN_NODE_HOST || b->in_server))
+            *inside = gp->rate_bps;
+        node = next;
         if (hop > 255)
             return 0;
     }
@@ -73,11 +82,11 @@ static sim_time_t path_time(const struct net *n, const struct flow *f, bool back
  * every later frame adds its serialization at the bottleneck (the slowest link,
  * or the flow's own rate cap when lower).
  */
-static sim_time_t ideal_fct(const struct net *n, const struct flow *f)
+static sim_time_t ideal_fct(const struct net *n, const struct flow *f, int64_t *inside)
 {
     uint32_t first_wire = (uint32_t)(f->n_pkts > 1 ? f->mtu : f->size) + HDR_DATA + WIRE_OVERHEAD;
     int64_t bottleneck;
-    sim_time_t first = path_time(n, f, false, first_wire, &bottleneck);
+    sim_time_t first = path_time(n, f, false, first_wire, &bottleneck, inside);
     if (first == 0)
         return 0;
     if (f->rate_cap_bps && f->rate_cap_bps < bottleneck)
@@ -94,15 +103,22 @@ static sim_time_t ideal_fct(const struct net *n, const struct flow *f)
  */
 static sim_time_t ideal_fct_ack(const struct net *n, const struct flow *f)
 {
-    int64_t bottleneck;
-    sim_time_t back = path_time(n, f, true, FRAME_ACK + WIRE_OVERHEAD, &bottleneck);
+    int64_t bottleneck, inside;
+    sim_time_t back = path_time(n, f, true, FRAME_ACK + WIRE_OVERHEAD, &bottleneck, &inside);
     return f->ideal_fct > 0 && back > 0 ? f->ideal_fct + back : 0;
 }
 
 sim_time_t net_host_path_time(const struct net *n, uint32_t src, uint32_t dst, uint32_t wire, int64_t *bottleneck)
 {
     struct flow f = {.src = src, .dst = dst, .hash_fwd = flow_hash(src, dst, 0)};
-    return path_time(n, &f, false, wire, bottleneck);
+    uint32_t sport = route_host_egress(n->g, n->g->host_node[src], dst, f.hash_fwd);
+    if (sport == UINT32_MAX) {
+        *bottleneck = INT64_MAX;
+        return 0;
+    }
+    f.sport = (uint8_t)sport;
+    int64_t inside;
+    return path_time(n, &f, false, wire, bottleneck, &inside);
 }
 
 uint32_t net_reserve_flows(struct net *n, uint32_t count)
@@ -171,6 +187,9 @@ static struct flow *flow_init(struct net *n, uint32_t idx, const char *name, uin
     f->hash_rev = flow_hash(dst, src, idx);
     f->via_host = NET_NO_VIA;
     f->via_group = -1;
+    uint32_t staged[255];
+    if (!path_nodes && (path_len = gdr_path(n, f, staged, 255)) > 0)
+        path_nodes = staged; /* a GPU's data between servers: by its own NIC, or through host memory (gdr.c) */
     if (path_nodes && path_len >= 2) {
         /* path_ports[0..L-1]: egress toward path[i+1]; path_ports[L..2L-1]: egress toward path[i-1] */
         f->path_len = (uint8_t)path_len;
@@ -183,8 +202,26 @@ static struct flow *flow_init(struct net *n, uint32_t idx, const char *name, uin
             if (i > 0)
                 f->path_ports[path_len + i] = (uint16_t)graph_port_to(n->g, path_nodes[i], path_nodes[i - 1]);
         }
+        f->sport = (uint8_t)f->path_ports[0];
+        f->rport = (uint8_t)f->path_ports[2 * path_len - 1];
+    } else {
+        /* An unreachable end keeps port 0: the flow goes nowhere, as at a host of one port. */
+        uint32_t sp = route_host_egress(n->g, n->g->host_node[src], dst, f->hash_fwd);
+        uint32_t rp = route_host_egress(n->g, n->g->host_node[dst], src, f->hash_rev);
+        f->sport = (uint8_t)(sp == UINT32_MAX ? 0 : sp);
+        f->rport = (uint8_t)(rp == UINT32_MAX ? 0 : rp);
     }
-    f->ideal_fct = ideal_fct(n, f);
+    int64_t inside;
+    f->ideal_fct = ideal_fct(n, f, &inside);
+    /* A GPU inside a server (its line rate set apart by the topology) paces each flow at the slowest link it
+     * takes within the servers: NVLink to a GPU of its own server, PCIe to one without NVLink, its NIC's link to
+     * another server; every other host at its port's rate, as a NIC does. */
+    f->line_bps = host_line_bps(h, f->sport);
+    const struct g_node *gs = &n->g->nodes[n->g->host_node[src]];
+    if (gs->line_bps) {
+        int64_t port_bps = n->g->ports[gs->first_port + f->sport].rate_bps;
+        f->line_bps = f->ideal_fct && inside < port_bps ? inside : port_bps;
+    }
     f->ideal_fct_ack = ideal_fct_ack(n, f);
     f->acked = -1;
     return f;

@@ -275,6 +275,9 @@ struct flow {
     uint32_t owner_tag;
     uint8_t transport;        /* its delivery and loss recovery: index in transport_registry (transport.h), its
                                * sender's host.loss_recovery */
+    /* the ports its frames leave by: the sender's port for data (sport), the receiver's for ACKs, NACKs and CNPs
+     * (rport), local port indices, 0 but at a host with several ports */
+    uint8_t sport, rport;
     /* what the sender's completion (acked) takes on an empty network: ideal_fct and the last ACK's way back */
     sim_time_t ideal_fct_ack;
 
@@ -301,6 +304,9 @@ struct flow {
     /* The sender's view of completion, as the HPCC paper's simulator measures FCT: when the ACK of the last byte
      * reached the sender (-1 until then; written once, by the sender). */
     sim_time_t acked;
+    /* The line rate its congestion control paces against (flow_line_bps): its sender's port's, or for a GPU inside
+     * a server the slowest link of its path within the servers and their NICs (flows.c). */
+    int64_t line_bps;
 
     /* the receiver's: written by the receiver's node alone ... */
     _Alignas(64) uint32_t rcv_nxt;
@@ -314,20 +320,50 @@ struct flow {
 };
 _Static_assert(sizeof(struct flow) % 64 == 0, "flows side by side in a chunk share no line");
 
+/* The flows of one host port that are ready to send, a list per priority (nic.c). */
+struct host_ready {
+    struct flow *head[NPRIO], *tail[NPRIO];
+};
+
+/*
+ * A host's port after its first (a GPU's NVLink beside its PCIe link, a NIC's second leaf: most hosts have one
+ * port, and the per-frame path keeps the first port's lists in struct host itself).
+ */
+struct host_port {
+    struct host_ready ready;
+    int64_t rate_bps;         /* its congestion control's line rate (struct host.rate_bps) */
+};
+
 struct host {
     const struct scn_host *cfg; /* its settings: host and the host profiles that match it (shared when equal) */
     const struct nic_params *nic;       /* ... its NIC's (nic.h) and its transport's (transport.h), kept at set-up */
     const struct transport_params *tp;  /*     so that no frame looks them up */
     int cc;                   /* ... and its host.cc (cc.h) */
     uint32_t node, index;
-    struct port *port;
-    int64_t rate_bps;         /* its link's rate, kept here because the port keeps it off its hot lines */
-    struct flow *ready_head[NPRIO], *ready_tail[NPRIO];
+    struct port *port;        /* its first port; port + i is its port i (a node's ports are consecutive) */
+    /* its first port's line rate, as the flows leaving by it pace themselves: the link's rate, kept here because
+     * the port keeps it off its hot lines, or less when the topology says so (g_port.line_bps) */
+    int64_t rate_bps;
+    struct host_ready ready;  /* its first port's ready flows */
+    uint32_t n_ports;
+    struct host_port *more;   /* its ports 1..n_ports-1, else NULL */
     struct nic_fault *fault;  /* pause_storm / slow_receiver state (fault.c), NULL for a host without such faults */
     /* Where arriving frames go instead of the transport while a fault holds them up (a slow receiver's pipeline,
      * fault.c), else NULL: the NIC tests it without knowing the faults. */
     void (*rx_divert)(struct net *n, struct host *h, struct pkt *k);
 };
+
+/* Host h's ready lists of its port i. */
+static inline struct host_ready *host_ready_of(struct host *h, uint32_t i)
+{
+    return __builtin_expect(i == 0, 1) ? &h->ready : &h->more[i - 1].ready;
+}
+
+/* The line rate of host h's port i. */
+static inline int64_t host_line_bps(const struct host *h, uint32_t i)
+{
+    return __builtin_expect(i == 0, 1) ? h->rate_bps : h->more[i - 1].rate_bps;
+}
 
 /*
  * A switch's thresholds as its admission and marking compare them: the settings (switch.*), each rounded up to
@@ -631,6 +667,9 @@ struct flow *net_mirror_flow(struct net *n, uint32_t idx, const char *name, uint
 
 /* Whether flow f has been made (a reserved place may not be yet). */
 static inline bool net_flow_made(const struct flow *f) { return f->net != NULL; }
+
+/* The line rate flow f's congestion control paces against (flow.line_bps). */
+static inline int64_t flow_line_bps(const struct flow *f) { return f->line_bps; }
 
 /* The flows made so far (O(flows): for reports). */
 uint32_t net_flows_made(const struct net *n);

@@ -73,15 +73,17 @@ static void make_ready(struct net *n, struct flow *f)
     if (__builtin_expect(f->cc_wnd != 0, 0) && (uint64_t)(f->snd_nxt - f->snd_una) * f->mtu >= f->cc_wnd)
         return; /* an ACK that opens the window makes it ready */
     struct host *h = &n->hosts[f->src];
+    struct host_ready *r = host_ready_of(h, f->sport);
+    struct port *p = h->port + f->sport;
     f->in_ready = true;
-    f->ready_mark = port_paused_total(h->port, f->prio, net_sim(n)->now);
+    f->ready_mark = port_paused_total(p, f->prio, net_sim(n)->now);
     f->ready_next = NULL;
-    if (h->ready_tail[f->prio])
-        h->ready_tail[f->prio]->ready_next = f;
+    if (r->tail[f->prio])
+        r->tail[f->prio]->ready_next = f;
     else
-        h->ready_head[f->prio] = f;
-    h->ready_tail[f->prio] = f;
-    port_kick(h->port);
+        r->head[f->prio] = f;
+    r->tail[f->prio] = f;
+    port_kick(p);
 }
 
 static void pace_done(struct sim *s, void *obj, uint64_t arg)
@@ -109,14 +111,15 @@ static void flow_fail(struct net *n, struct flow *f)
     sim_timer_cancel(&f->pace_timer);
     if (f->in_ready) {
         /* Unlinked by a walk: this happens once per failed flow, never per frame. */
-        struct flow **pp = &h->ready_head[f->prio], *prev = NULL;
+        struct host_ready *r = host_ready_of(h, f->sport);
+        struct flow **pp = &r->head[f->prio], *prev = NULL;
         while (*pp != f) {
             prev = *pp;
             pp = &(*pp)->ready_next;
         }
         *pp = f->ready_next;
-        if (h->ready_tail[f->prio] == f)
-            h->ready_tail[f->prio] = prev;
+        if (r->tail[f->prio] == f)
+            r->tail[f->prio] = prev;
         f->in_ready = false;
     }
     cc_release(f);
@@ -215,11 +218,11 @@ static uint32_t next_data_size(const struct flow *f)
 }
 
 /* The priorities host h's port p may send now: a control frame queued or a flow ready, and not paused. */
-static uint8_t host_eligible(const struct host *h, const struct port *p)
+static uint8_t host_eligible(const struct host *h, const struct port *p, const struct host_ready *r)
 {
     uint8_t eligible = 0;
     for (int q = 0; q < NPRIO; q++)
-        if ((p->qmask & (1u << q)) || h->ready_head[q])
+        if ((p->qmask & (1u << q)) || r->head[q])
             eligible |= (uint8_t)(1u << q);
     return eligible & (uint8_t)~p->paused;
 }
@@ -227,22 +230,23 @@ static uint8_t host_eligible(const struct host *h, const struct port *p)
 struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
 {
     /* Within a priority, control frames (ACK, NACK, CNP) go before data. */
-    uint8_t eligible = host_eligible(h, p);
+    struct host_ready *r = host_ready_of(h, (uint32_t)(p - h->port));
+    uint8_t eligible = host_eligible(h, p, r);
     uint32_t head[NPRIO];
     if (sched_weighs_sizes(n->sched))
         for (uint8_t m = eligible; m; m &= (uint8_t)(m - 1)) {
             int q = __builtin_ctz(m);
-            head[q] = p->qmask & (1u << q) ? port_pp(p, q)->q.head->size : next_data_size(h->ready_head[q]);
+            head[q] = p->qmask & (1u << q) ? port_pp(p, q)->q.head->size : next_data_size(r->head[q]);
         }
     int prio = sched_pick(n->sched, &port_aux(p)->sched, eligible, head, n->host_frame);
     if (prio < 0)
         return NULL;
     if (p->qmask & (1u << prio))
         return portq_pop(p, prio);
-    struct flow *f = h->ready_head[prio];
-    h->ready_head[prio] = f->ready_next;
+    struct flow *f = r->head[prio];
+    r->head[prio] = f->ready_next;
     if (!f->ready_next)
-        h->ready_tail[prio] = NULL;
+        r->tail[prio] = NULL;
     f->in_ready = false;
     /* The priority is not paused now, so its closed intervals cover the whole wait. */
     sim_time_t held = port_paused_closed(p, prio) - f->ready_mark;
@@ -279,8 +283,9 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
         k->reverse = 1;
         k->hop = (uint8_t)(f->path_len - 1);
     }
-    portq_push(h->port, k->prio, k);
-    port_kick(h->port);
+    struct port *p = h->port + f->rport;
+    portq_push(p, k->prio, k);
+    port_kick(p);
 }
 
 static void receive_data(struct net *n, struct host *h, struct pkt *k)
@@ -296,7 +301,7 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
     nc->data_bytes_in_flight -= k->size;
     if (cc_on_data(f, k, now)) {
         nc->cnp_sent++;
-        struct port_ctr *c = net_ctr(n, h->port, h->nic->cnp_priority);
+        struct port_ctr *c = net_ctr(n, h->port + f->rport, h->nic->cnp_priority);
         if (c)
             c->cnp_tx++;
         send_ctrl(n, h, f, PKT_CNP, 0, NULL);
@@ -388,7 +393,7 @@ void nic_process(struct net *n, struct host *h, struct pkt *k)
         receive_ack(n, k);
         break;
     case PKT_CNP: {
-        struct port_ctr *c = net_ctr(n, h->port, k->prio);
+        struct port_ctr *c = net_ctr(n, h->port + net_flow(n, k->flow)->sport, k->prio);
         if (c)
             c->cnp_rx++;
         receive_cnp(n, k);
@@ -424,7 +429,7 @@ static void pace_done_prefetch(const void *obj, uint64_t arg, int ahead)
         return;
     }
     __builtin_prefetch(h->port);
-    const struct flow *t = h->ready_tail[f->prio & (NPRIO - 1)];
+    const struct flow *t = f->sport ? NULL : h->ready.tail[f->prio & (NPRIO - 1)];
     if (t)
         __builtin_prefetch(&t->ready_next);
 }
@@ -436,10 +441,11 @@ void nic_wake_prefetch(const struct port *p, int ahead)
         __builtin_prefetch(h);
         return;
     }
-    int prio = sched_strict_pick(host_eligible(h, p));
+    const struct host_ready *r = p == h->port ? &h->ready : &h->more[p - h->port - 1].ready;
+    int prio = sched_strict_pick(host_eligible(h, p, r));
     if (prio < 0 || ((p->qmask >> prio) & 1))
         return; /* nothing to send, or a control frame, which was queued in cache */
-    const char *f = (const char *)h->ready_head[prio];
+    const char *f = (const char *)r->head[prio];
     for (size_t off = 0; off < offsetof(struct flow, rto_timer) + sizeof(struct sim_timer); off += 64)
         __builtin_prefetch(f + off);
     __builtin_prefetch(f + offsetof(struct flow, cc_state));

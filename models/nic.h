@@ -20,11 +20,12 @@ struct nic_params {
 /* Host settings h's NIC settings (profiles applied). */
 const struct nic_params *nic_params_of(const struct scn_host *h);
 
-/* Whether a flow of any priority of host h is ready to send. */
-static inline bool nic_has_ready(const struct host *h)
+/* Whether a flow of any priority of host h is ready to send by its port p. */
+static inline bool nic_has_ready(const struct host *h, const struct port *p)
 {
+    const struct host_ready *r = p == h->port ? &h->ready : &h->more[p - h->port - 1].ready;
     for (int q = 0; q < NPRIO; q++)
-        if (h->ready_head[q])
+        if (r->head[q])
             return true;
     return false;
 }

@@ -15,7 +15,7 @@ static void host_receive(struct net *n, struct port *in, struct pkt *k) { nic_re
 
 static struct pkt *host_dequeue(struct net *n, struct port *p) { return nic_dequeue(n, n->node_host[p->node], p); }
 
-static bool host_has_work(const struct net *n, const struct port *p) { return nic_has_ready(n->node_host[p->node]); }
+static bool host_has_work(const struct net *n, const struct port *p) { return nic_has_ready(n->node_host[p->node], p); }
 
 static void host_flush(struct net *n, struct port *p)
 {

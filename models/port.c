@@ -87,7 +87,7 @@ static bool has_work(const struct net *n, const struct port *p)
         return true;
     if (NODE_OTHER(p))
         return port_node_ops(p)->has_work(n, p);
-    return p->kind == NODE_HOST && nic_has_ready(n->node_host[p->node]);
+    return p->kind == NODE_HOST && nic_has_ready(n->node_host[p->node], p);
 }
 
 static sim_time_t tx_time(struct port *p, uint32_t wire_bytes)

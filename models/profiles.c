@@ -19,6 +19,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * What a server's inside runs with (graph.h's in_server: its NICs, PCIe switches, sockets, NVSwitch), over the
+ * global switch object and under the profiles that name its nodes: PCIe and NVLink lose nothing (their credits
+ * hold a sender back, as PFC on every priority does) and mark nothing, and a NIC does not mark the frames it
+ * sends; the buffer stands for the few KB of credits and queues of each hop.
+ */
+#define SERVER_SWITCH_SETTINGS \
+    "{\"buffer\": \"16MB\", \"ecn\": {\"enabled\": false}, \"pfc\": {\"enabled\": true, \"xoff\": \"64KB\", " \
+    "\"priorities\": [0, 1, 2, 3, 4, 5, 6, 7]}}"
+
 /* bytes rounded up to whole cells of `cell` bytes (cell 0: bytes unchanged). */
 static int64_t whole_cells(int64_t bytes, int64_t cell)
 {
@@ -248,6 +258,8 @@ int net_resolve_settings(struct net *n, char *err, size_t errlen)
             memcpy(tmp, &scn->sw, sizeof *tmp);
         else
             memcpy(htmp, &scn->host, sizeof *htmp);
+        if (gn->in_server)
+            rc = scn_partial_apply(scn, "switch", SERVER_SWITCH_SETTINGS, "(a server's inside)", tmp, err, errlen);
         for (int i = 0; i < scn->n_profiles && !rc; i++) {
             const struct scn_profile *pr = &scn->profiles[i];
             if ((pr->kind == SCN_PROFILE_SWITCH) == is_sw && !pr->ports && node_matches(pr, gn->name))

@@ -5,12 +5,23 @@
 #include "models/route.h"
 #include "models/nic.h"
 #include "topologies/dragonfly.h"
+#include "topologies/routing.h"
 
 /* Returns true for an unpinned flow of a dragonfly routed `valiant` or `ugal`; false otherwise. */
 bool route_flow_needs_choice(const struct net *n, const struct flow *f)
 {
     const struct topo_dragonfly *t = topo_dragonfly_of(n->scn);
     return t && t->routing != DF_ROUTE_MINIMAL && f->path_len == 0;
+}
+
+/* See route.h. */
+uint32_t route_host_egress(const struct graph *g, uint32_t node, uint32_t to, uint32_t hash)
+{
+    if (g->nodes[node].n_ports == 1)
+        return 0;
+    const uint16_t *ports;
+    uint32_t cnt = graph_nexthops(g, node, to, &ports);
+    return cnt == 0 ? UINT32_MAX : ports[cnt == 1 ? 0 : routing_ecmp_pick(hash, 0, cnt)];
 }
 
 int route_path(const struct net *n, uint32_t src, uint32_t dst, uint32_t hash, uint32_t via, int32_t via_group,
@@ -23,9 +34,10 @@ int route_path(const struct net *n, uint32_t src, uint32_t dst, uint32_t hash, u
     if (nodes)
         nodes[0] = node;
     const struct g_node *hn = &g->nodes[node];
-    if (hn->n_ports == 0 || n->ports[hn->first_port].down)
+    uint32_t out = hn->n_ports ? route_host_egress(g, node, dst, hash) : UINT32_MAX;
+    if (out == UINT32_MAX || n->ports[hn->first_port + out].down)
         return -1;
-    node = g->ports[g->ports[hn->first_port].peer].node; /* a host has one link, to its switch */
+    node = g->ports[g->ports[hn->first_port + out].peer].node;
     for (links = 1; links < max; links++) {
         if (nodes)
             nodes[links] = node;

@@ -62,6 +62,14 @@ static inline uint32_t route_egress(const struct graph *g, uint32_t node, int32_
 }
 
 /*
+ * The port of host node `node` a frame towards host `to` leaves by: the host's one port, or at a host with several
+ * ports (a GPU's PCIe and NVLink, a NIC on two leaves) one of the least-cost ones, spread by the flow's hash as a
+ * switch spreads them.  Chosen once per flow and direction (flow.sport, flow.rport), so that a flow's frames stay
+ * in order.  UINT32_MAX when `to` cannot be reached.
+ */
+uint32_t route_host_egress(const struct graph *g, uint32_t node, uint32_t to, uint32_t hash);
+
+/*
  * The nodes a frame from host src to host dst crosses under the current
  * tables, as the switches would choose them for ECMP hash `hash` and Valiant
  * intermediate via (of group via_group; NET_NO_VIA for a minimal route).

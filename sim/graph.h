@@ -25,6 +25,17 @@ struct g_node {
     int32_t group;       /* dragonfly group of a router or host (Valiant detours aim at one), else -1 */
     uint32_t first_port;
     uint32_t n_ports;
+    /* A host's first port's line rate, as its flows pace themselves, when it is not the link's (0): a GPU whose
+     * PCIe link is faster than the NIC that carries its traffic on (topologies/server.c). */
+    int64_t line_bps;
+    /* A part of a server's inside (a NIC, a PCIe switch, a socket, the NVSwitch: topologies/server.c), which the
+     * switch model runs with the settings of PCIe rather than a fabric switch's (models/profiles.c). */
+    bool in_server;
+    /* A GPU whose traffic to other servers NCCL stages through host memory (its NIC beyond gdr_level): the memory
+     * node it passes, plus one; 0: GPUDirect RDMA, or no GPU (models/gdr.c). */
+    uint32_t stage_via;
+    /* A GPU in a server: the NIC its traffic to other servers leaves by, the one NCCL gives it, plus one; else 0. */
+    uint32_t nic_via;
 };
 
 struct g_port {

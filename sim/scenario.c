@@ -1791,22 +1791,28 @@ static void dump_profiles(cJSON *o, const struct setting *f, const void *base)
 }
 
 /* See scenario.h. */
-int scn_profile_apply(const struct scenario *s, int i, void *base, char *err, size_t errlen)
+int scn_partial_apply(const struct scenario *s, const char *group, const char *json, const char *path, void *base,
+                      char *err, size_t errlen)
 {
-    const struct scn_profile *pr = &s->profiles[i];
     struct ctx c = {.sc = {.store = s->store, .file = s->file, .err = err, .errlen = errlen, .status = SCN_EUSAGE}};
-    char path[PATH_LEN];
     scn_register_settings();
-    cJSON *obj = cJSON_Parse(pr->json);
+    cJSON *obj = cJSON_Parse(json);
     if (!obj) {
         setting_oom(&c.sc);
         return SCN_EIO;
     }
-    setting_strf(path, sizeof path, "profiles.%d.%s", i, pr->kind == SCN_PROFILE_SWITCH ? "switch" : "host");
-    int rc = settings_parse(&c.sc, settings_find(pr->kind == SCN_PROFILE_SWITCH ? "switch" : "host"), obj, path,
-                            base);
+    int rc = settings_parse(&c.sc, settings_find(group), obj, path, base);
     cJSON_Delete(obj);
     return rc < 0 ? c.sc.status : 0;
+}
+
+int scn_profile_apply(const struct scenario *s, int i, void *base, char *err, size_t errlen)
+{
+    const struct scn_profile *pr = &s->profiles[i];
+    const char *group = pr->kind == SCN_PROFILE_SWITCH ? "switch" : "host";
+    char path[PATH_LEN];
+    setting_strf(path, sizeof path, "profiles.%d.%s", i, group);
+    return scn_partial_apply(s, group, pr->json, path, base, err, errlen);
 }
 
 /* Reads the optional faults array fj: each fault's kind, then its fields by the kind's table. */

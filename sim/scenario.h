@@ -333,6 +333,11 @@ void scn_free(struct scenario *s);
  * that node's kmin).
  */
 int scn_profile_apply(const struct scenario *s, int i, void *base, char *err, size_t errlen);
+/* Parses the partial object json (a `switch` or `host` object, as group names it) over *base, as a profile's:
+ * what a built-in set of settings (a server's inside, topologies/server.c) is applied with; path names it in
+ * messages.  0, or SCN_EUSAGE / SCN_EIO with the message in err. */
+int scn_partial_apply(const struct scenario *s, const char *group, const char *json, const char *path, void *base,
+                      char *err, size_t errlen);
 
 /*
  * Whether the node name matches selector sel: "all", the name itself, a range "leaf0-leaf3" (a common prefix

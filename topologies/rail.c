@@ -13,12 +13,18 @@
  * as server-leaf ones.  Here a unit is a block of servers (leaves_per_rail = the units) and one link joins a leaf
  * and a spine: a fabric_link of the combined rate of a pair's cables stands for them.  Not modelled: the later
  * editions' multi-plane fabrics (DGX B300: each GPU with 2 x 400GbE through two planes) and dual-ToR, where a
- * NIC has two ports on two leaves (a host here has one link).
+ * NIC has two ports on two leaves.
+ *
+ * With a server description (`server`, server.h), a server is its inside: GPU g a host with a PCIe link (and an
+ * NVLink), NIC k a node of its own on rail k, PCIe switches and sockets between them; the rails are then the
+ * server's NICs, and host_link is a NIC's link to its leaf.
  *
  * Numbering: hosts first, host i = GPU i mod G of server i / G, named n{server}.g{gpu}; then the leaves rail by
- * rail, rail{k}.leaf{j} (node H + k*L + j); then spine0.. .  Server s hangs off leaf floor(s*L / S) of each
- * rail.  Links: the host links in host order, then every leaf (in node order) to every spine in order; so a
- * leaf's ports are its servers' NICs in server order then the spines, a spine's the leaves in node order.
+ * rail, rail{k}.leaf{j} (node H + k*L + j); then spine0.. ; then, with a server description, each server's inside
+ * in server order (server_extra_name's order: n3.nic0.., n3.pcie0.., n3.cpu0.., n3.nvswitch).  Server s hangs off
+ * leaf floor(s*L / S) of each rail.  Links: the host links in host order (with a server: each NIC's, in server
+ * and NIC order), then every leaf (in node order) to every spine in order, then each server's inside; so a leaf's
+ * ports are its servers' NICs in server order then the spines, a spine's the leaves in node order.
  * The names are known before the network is built (the name hooks below), so pinned paths and faults are
  * checked at load, as a custom topology's.
  */
@@ -48,6 +54,7 @@ static const struct setting rail_fields[] = {
              "rail{k}.leaf0.., the servers split among them")},
     {SET_INT("spines", struct topo_rail, spines, 1, SCN_MAX_COUNT, NULL, "Spine switches, each linked to every "
              "leaf of every rail"), .flags = SETTING_REQUIRED, .what = "an integer of at least 1"},
+    {SET_SERVER(struct topo_rail, server)},
     /* Not dumped: the tiers' links say it all. */
     {SET_TOPO_LINK_HOOKS("link", struct topo_rail, link, 0, scn_topo_link_parse, NULL,
                          "Both tiers' link, unless given apart")},
@@ -65,9 +72,26 @@ static long long rail_hosts(const struct topo_rail *t)
     return (long long)t->servers * t->gpus_per_server;
 }
 
+/* The rails: one per NIC of a server. */
+static long long rail_rails(const struct topo_rail *t)
+{
+    return t->server.gpus ? t->server.nics : t->gpus_per_server;
+}
+
 static long long rail_leaves(const struct topo_rail *t)
 {
-    return (long long)t->gpus_per_server * t->leaves_per_rail;
+    return rail_rails(t) * t->leaves_per_rail;
+}
+
+/* The first node of server s's inside (with a server description). */
+static long long rail_inside(const struct topo_rail *t, long long s)
+{
+    return rail_hosts(t) + rail_leaves(t) + t->spines + s * server_extra_nodes(&t->server);
+}
+
+static long long rail_nodes(const struct topo_rail *t)
+{
+    return rail_inside(t, t->server.gpus ? t->servers : 0);
 }
 
 /* The node of the leaf of rail k that server s hangs off. */
@@ -78,8 +102,8 @@ static long long rail_leaf_of(const struct topo_rail *t, long long s, long long 
 
 bool topo_rail_name(const struct topo_rail *t, long long i, char *buf, size_t len)
 {
-    long long H = rail_hosts(t), L = rail_leaves(t);
-    if (i < 0)
+    long long H = rail_hosts(t), L = rail_leaves(t), E = server_extra_nodes(&t->server);
+    if (i < 0 || i >= rail_nodes(t))
         return false;
     if (i < H)
         snprintf(buf, len, "n%lld.g%lld", i / t->gpus_per_server, i % t->gpus_per_server);
@@ -88,7 +112,7 @@ bool topo_rail_name(const struct topo_rail *t, long long i, char *buf, size_t le
     else if (i < H + L + t->spines)
         snprintf(buf, len, "spine%lld", i - H - L);
     else
-        return false;
+        server_extra_name(&t->server, (i - rail_inside(t, 0)) / E, (int)((i - rail_inside(t, 0)) % E), buf, len);
     return true;
 }
 
@@ -112,11 +136,15 @@ int topo_rail_index(const struct topo_rail *t, const char *name)
 {
     long long a, b, H = rail_hosts(t);
     const char *p = name;
-    if (p[0] == 'n' && (p++, rail_num(&p, t->servers, &a)) && strncmp(p, ".g", 2) == 0 &&
-        (p += 2, rail_num(&p, t->gpus_per_server, &b)) && !*p)
-        return (int)(a * t->gpus_per_server + b);
+    if (p[0] == 'n' && (p++, rail_num(&p, t->servers, &a)) && *p == '.') {
+        const char *rest = p + 1;
+        if (strncmp(p, ".g", 2) == 0 && (p += 2, rail_num(&p, t->gpus_per_server, &b)) && !*p)
+            return (int)(a * t->gpus_per_server + b);
+        int x = t->server.gpus ? server_extra_index(&t->server, a, rest) : -1;
+        return x < 0 ? -1 : (int)(rail_inside(t, a) + x);
+    }
     p = name;
-    if (strncmp(p, "rail", 4) == 0 && (p += 4, rail_num(&p, t->gpus_per_server, &a)) && strncmp(p, ".leaf", 5) == 0 &&
+    if (strncmp(p, "rail", 4) == 0 && (p += 4, rail_num(&p, rail_rails(t), &a)) && strncmp(p, ".leaf", 5) == 0 &&
         (p += 5, rail_num(&p, t->leaves_per_rail, &b)) && !*p)
         return (int)(H + a * t->leaves_per_rail + b);
     p = name;
@@ -128,7 +156,7 @@ int topo_rail_index(const struct topo_rail *t, const char *name)
 /* Every node's name into t->names (one allocation for the lot), for node_name and the loader's host names. */
 static int rail_names(struct setting_ctx *c, struct topo_rail *t)
 {
-    long long n = rail_hosts(t) + rail_leaves(t) + t->spines;
+    long long n = rail_nodes(t);
     char buf[SCN_NAME_MAX];
     size_t bytes = 0;
     for (long long i = 0; i < n; i++) {
@@ -156,6 +184,9 @@ static int rail_parse(struct setting_ctx *c, const cJSON *obj, const char *path,
     if (t->leaves_per_rail > t->servers)
         return setting_bad(c, setting_join(p, path, "leaves_per_rail"), "expected an integer from 1 to servers "
                            "(%d), got %d (every leaf needs a server)", t->servers, t->leaves_per_rail);
+    if (t->server.gpus && t->server.gpus != t->gpus_per_server)
+        return setting_bad(c, setting_join(p, path, "server"), "expected a server of gpus_per_server (%d) GPUs, got "
+                           "%d (gpu_pcie)", t->gpus_per_server, t->server.gpus);
     *hosts = scn_mul_sat(t->servers, t->gpus_per_server);
     *formula = " (servers x gpus_per_server)";
     /* The loader refuses a shape out of its bounds before anything asks for a name. */
@@ -179,18 +210,21 @@ static void rail_release(void *cfg)
 static void rail_size(const void *cfg, double hosts, struct memest_counts *c)
 {
     const struct topo_rail *t = cfg;
-    double leaves = (double)t->gpus_per_server * t->leaves_per_rail;
-    c->switches = leaves + t->spines;
-    c->links = hosts + leaves * t->spines;
-    c->columns = leaves;
+    double leaves = (double)rail_leaves(t), inside = t->server.gpus ? (double)t->servers : 0;
+    c->switches = leaves + t->spines + inside * server_extra_nodes(&t->server);
+    c->links = (inside ? inside * (t->server.nics + server_links(&t->server)) : hosts) + leaves * t->spines;
+    c->columns = leaves + (inside ? hosts : 0);
 }
 
 static void rail_host_rates(const void *cfg, int n_hosts, double *rate)
 {
     const struct topo_rail *t = cfg;
     const struct scn_link *l = topo_link_or(&t->host_link, &t->link);
+    double r = (double)l->rate_bps;
+    if (t->server.gpus && (double)t->server.pcie_rate_bps < r)
+        r = (double)t->server.pcie_rate_bps; /* a GPU paces at the slower of its PCIe link and its NIC */
     for (int h = 0; h < n_hosts; h++)
-        rate[h] = (double)l->rate_bps;
+        rate[h] = r;
 }
 
 static int rail_host_node(const void *cfg, int i)
@@ -213,22 +247,38 @@ static bool rail_linked(const void *cfg, int a, int b)
 {
     const struct topo_rail *t = cfg;
     long long lo = a < b ? a : b, hi = a < b ? b : a, H = rail_hosts(t), spine0 = H + rail_leaves(t);
-    if (lo < H)
-        return hi == rail_leaf_of(t, lo / t->gpus_per_server, lo % t->gpus_per_server);
-    return lo < spine0 && hi >= spine0;
+    long long in0 = rail_inside(t, 0), E = server_extra_nodes(&t->server);
+    if (!t->server.gpus) {
+        if (lo < H)
+            return hi == rail_leaf_of(t, lo / t->gpus_per_server, lo % t->gpus_per_server);
+        return lo < spine0 && hi >= spine0;
+    }
+    if (hi < in0) /* leaves and spines */
+        return lo >= H && lo < spine0 && hi >= spine0;
+    long long s = (hi - in0) / E;
+    int j = (int)((hi - in0) % E);
+    if (lo < H) /* a GPU and an inside node */
+        return lo / t->gpus_per_server == s && server_linked(&t->server, -1 - (int)(lo % t->gpus_per_server), j);
+    if (lo < in0) /* a leaf and a NIC */
+        return j < t->server.nics && lo == rail_leaf_of(t, s, j);
+    return (lo - in0) / E == s && server_linked(&t->server, (int)((lo - in0) % E), j);
 }
 
 static void rail_names_hint(const void *cfg, char *buf, size_t len)
 {
     const struct topo_rail *t = cfg;
-    snprintf(buf, len, "the rail topology: n0.g0..n%d.g%d, rail0.leaf0..rail%d.leaf%d, spine0..spine%d",
-             t->servers - 1, t->gpus_per_server - 1, t->gpus_per_server - 1, t->leaves_per_rail - 1, t->spines - 1);
+    int n = snprintf(buf, len, "the rail topology: n0.g0..n%d.g%d, rail0.leaf0..rail%lld.leaf%d, spine0..spine%d",
+                     t->servers - 1, t->gpus_per_server - 1, rail_rails(t) - 1, t->leaves_per_rail - 1, t->spines - 1);
+    if (t->server.gpus && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "; n0.nic0.., n0.pcie0.., n0.cpu0..%s", t->server.nvlink_rate_bps ?
+                 ", n0.nvswitch" : "");
 }
 
 static void rail_label(const void *cfg, char *buf, size_t len)
 {
     const struct topo_rail *t = cfg;
-    snprintf(buf, len, "rail fabric of %d servers x %d GPUs", t->servers, t->gpus_per_server);
+    snprintf(buf, len, "rail fabric of %d servers x %d GPUs%s", t->servers, t->gpus_per_server,
+             t->server.gpus ? " (PCIe and NVLink inside)" : "");
 }
 
 static int rail_build(const struct scenario *s, const void *cfg, struct graph *g, char *err, size_t errlen)
@@ -243,7 +293,7 @@ static int rail_build(const struct scenario *s, const void *cfg, struct graph *g
     if (t->leaves_per_rail > t->servers)
         return topo_fail(s, err, errlen, "topology.leaves_per_rail", "expected an integer from 1 to servers (%d), "
                          "got %d (every leaf needs a server)", t->servers, t->leaves_per_rail);
-    long long H = rail_hosts(t), L = rail_leaves(t), n = H + L + t->spines;
+    long long H = rail_hosts(t), L = rail_leaves(t), n = rail_nodes(t);
     if ((rc = topo_check_size(s, err, errlen, n)))
         return rc;
     const struct scn_link *hl = topo_link_or(&t->host_link, &t->link), *fl = topo_link_or(&t->fabric_link, &t->link);
@@ -252,11 +302,21 @@ static int rail_build(const struct scenario *s, const void *cfg, struct graph *g
         topo_rail_name(t, i, name, sizeof name);
         graph_add_node(g, name, i < H ? SCN_NODE_HOST : SCN_NODE_SWITCH);
     }
-    for (long long h = 0; h < H; h++)
-        graph_add_link(g, (uint32_t)h, (uint32_t)rail_leaf_of(t, h / t->gpus_per_server, h % t->gpus_per_server), hl);
+    if (t->server.gpus) {
+        for (long long sv = 0; sv < t->servers; sv++)
+            for (int k = 0; k < t->server.nics; k++)
+                graph_add_link(g, (uint32_t)(rail_inside(t, sv) + server_nic_node(k)),
+                               (uint32_t)rail_leaf_of(t, sv, k), hl);
+    } else {
+        for (long long h = 0; h < H; h++)
+            graph_add_link(g, (uint32_t)h, (uint32_t)rail_leaf_of(t, h / t->gpus_per_server, h % t->gpus_per_server),
+                           hl);
+    }
     for (long long l = H; l < H + L; l++)
         for (long long j = 0; j < t->spines; j++)
             graph_add_link(g, (uint32_t)l, (uint32_t)(H + L + j), fl);
+    for (long long sv = 0; t->server.gpus && sv < t->servers; sv++)
+        server_build(&t->server, g, (uint32_t)(sv * t->gpus_per_server), (uint32_t)rail_inside(t, sv), hl->rate_bps);
     return SCN_OK;
 }
 

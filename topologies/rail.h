@@ -6,18 +6,22 @@
 #include <stdint.h>
 
 #include "sim/scenario.h"
+#include "topologies/server.h"
 
 struct topo_rail {
     int servers, gpus_per_server, leaves_per_rail, spines;
     struct scn_link link; /* the fallback of a class without a rate (set by tests; the loader fills both) */
     struct scn_link host_link, fabric_link;
+    /* What is inside each server (server.gpus 0: nothing, each GPU a host with a NIC of its own). */
+    struct server_desc server;
     /* Every node's name, for the loader's look-ups (rail.c: filled by parse, NULL in a test's struct):
      * node i's is names + name_at[i]. */
     char *names;
     uint32_t *name_at;
 };
 
-/* Writes node i's name ("n3.g5", "rail5.leaf0", "spine2") of shape t into buf; false when t has no node i. */
+/* Writes node i's name ("n3.g5", "rail5.leaf0", "spine2", "n3.nic5") of shape t into buf; false when t has no node
+ * i. */
 bool topo_rail_name(const struct topo_rail *t, long long i, char *buf, size_t len);
 /* The node called name in shape t, or -1. */
 int topo_rail_index(const struct topo_rail *t, const char *name);

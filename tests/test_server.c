@@ -1,0 +1,290 @@
+/*
+ * A server's inside (topologies/server.c) on a rail fabric, and hosts with several ports (models/nic.c, flows.c):
+ * the nodes and links the description makes and their names; NCCL's GPU-NIC distances; flows over NVLink, over
+ * PCIe and through a NIC finishing when the store-and-forward formula says (first frame across every link, the
+ * rest at the slowest), each at its own line rate, side by side on one GPU's two ports; the loader's errors; the
+ * same files on 1 and 2 threads.
+ */
+#include "tests/tests.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/net.h"
+#include "sim/units.h"
+#include "tools/run/run.h"
+#include "topologies/rail.h"
+#include "topologies/server.h"
+#include "topologies/topo.h"
+
+/* Two servers of the preset (or of `server`, a JSON object) on one leaf per rail and one spine, then `traffic`. */
+static char *server_json(const char *server, const char *traffic)
+{
+    size_t len = strlen(server) + strlen(traffic) + 1024;
+    char *j = malloc(len);
+    snprintf(j, len, "{\"stop\": \"10ms\", \"topology\": {\"type\": \"rail\", \"servers\": 2, \"gpus_per_server\": 8, "
+             "\"leaves_per_rail\": 1, \"spines\": 1, \"server\": %s, \"host_link\": {\"rate\": \"400Gbps\", "
+             "\"delay\": \"1us\"}, \"fabric_link\": {\"rate\": \"400Gbps\", \"delay\": \"1us\"}}, "
+             "\"host\": {\"mtu\": 4096}, \"traffic\": [%s]}", server, traffic);
+    return j;
+}
+
+static const char preset[] = "{\"preset\": \"hgx-h100\"}";
+
+/* Flow `name` of the run. */
+static const struct flow *flow_named(struct run *r, const char *name)
+{
+    for (uint32_t i = 0; i < r->net.n_flows; i++) {
+        const struct flow *f = net_flow(&r->net, i);
+        if (f->name && strcmp(f->name, name) == 0)
+            return f;
+    }
+    CU_FAIL_FATAL("no such flow");
+    return NULL;
+}
+
+/* What the run gives flow `name`: its receiver-side completion time in ps. */
+static sim_time_t fct_of(struct run *r, const char *name)
+{
+    const struct flow *f = flow_named(r, name);
+    return f->finish - f->start;
+}
+
+/*
+ * The store-and-forward completion of `bytes` in frames of mtu payload on an empty path of links (rate, delay):
+ * the first frame crosses every link, the other bytes follow at the slowest link's rate.
+ */
+static double fct_formula(int64_t bytes, int mtu, int n_links, const int64_t *rate, const int64_t *delay)
+{
+    int64_t pkts = (bytes + mtu - 1) / mtu, first = (bytes < mtu ? bytes : mtu) + HDR_DATA + WIRE_OVERHEAD;
+    double t = 0, slow = 1e30;
+    for (int i = 0; i < n_links; i++) {
+        t += (double)first * 8e12 / (double)rate[i] + (double)delay[i];
+        if ((double)rate[i] < slow)
+            slow = (double)rate[i];
+    }
+    return t + (double)(bytes + pkts * (HDR_DATA + WIRE_OVERHEAD) - first) * 8e12 / slow;
+}
+
+/* The preset's nodes, links and names: per server 8 GPUs, 8 NICs, 4 PCIe switches, 2 sockets, 1 NVSwitch; a GPU's
+ * port 0 its PCIe switch and port 1 the NVSwitch; NIC k on rail k's leaf; every name looks itself up. */
+static void test_server_shape(void)
+{
+    char *j = server_json(preset, "{\"type\": \"flow\", \"src\": \"n0.g0\", \"dst\": \"n1.g0\", \"size\": \"1KB\"}");
+    struct scenario s;
+    struct graph g;
+    char err[SCN_ERR_MAX] = "";
+    CU_ASSERT_FATAL(scn_load_text("t.json", j, NULL, 0, &s, err, sizeof err) == SCN_OK);
+    free(j);
+    CU_ASSERT_EQUAL_FATAL(topo_build(&s, &g, err, sizeof err), SCN_OK);
+    CU_ASSERT_EQUAL(g.n_hosts, 16u);
+    CU_ASSERT_EQUAL(g.n_switches, 8u + 1 + 2 * (8 + 4 + 2 + 2 + 1)); /* 8 leaves, a spine, the insides */
+    /* links: 16 NIC-leaf, 8 leaf-spine, per server 8 GPU PCIe + 8 NVLink + 8 NIC PCIe + 4 uplinks + 1 socket link
+     * + 2 memories */
+    CU_ASSERT_EQUAL(g.n_links, 16u + 8 + 2 * (8 + 8 + 8 + 4 + 1 + 2));
+    const struct scn_topo_hooks *h = scn_topo_hooks(&s);
+    for (uint32_t n = 0; n < g.n_nodes; n++) {
+        CU_ASSERT_STRING_EQUAL(h->node_name(s.topo.cfg, (int)n), g.nodes[n].name);
+        CU_ASSERT_EQUAL(h->node_index(s.topo.cfg, g.nodes[n].name), (int)n);
+        for (uint32_t m = 0; m < g.n_nodes; m++)
+            CU_ASSERT_EQUAL(h->linked(s.topo.cfg, (int)n, (int)m), graph_port_to(&g, n, m) >= 0);
+    }
+    static const char *const misses[] = {"n0.nic8", "n0.pcie4", "n0.cpu2", "n0.mem2", "n0.nvswitch0", "n2.nic0",
+                                         "n0.nic01"};
+    for (size_t i = 0; i < sizeof misses / sizeof misses[0]; i++)
+        CU_ASSERT_EQUAL(h->node_index(s.topo.cfg, misses[i]), -1);
+    int32_t g5 = graph_find(&g, "n1.g5");
+    CU_ASSERT_EQUAL_FATAL(g.nodes[g5].n_ports, 2u);
+    CU_ASSERT_STRING_EQUAL(g.nodes[g.ports[g.ports[g.nodes[g5].first_port].peer].node].name, "n1.pcie2");
+    CU_ASSERT_STRING_EQUAL(g.nodes[g.ports[g.ports[g.nodes[g5].first_port + 1].peer].node].name, "n1.nvswitch");
+    CU_ASSERT(graph_port_to(&g, (uint32_t)graph_find(&g, "n1.nic5"), (uint32_t)graph_find(&g, "rail5.leaf0")) >= 0);
+    CU_ASSERT(g.nodes[graph_find(&g, "n1.cpu1")].in_server && !g.nodes[graph_find(&g, "rail5.leaf0")].in_server);
+    graph_free(&g);
+    scn_free(&s);
+}
+
+/* NCCL's distances: one switch PIX, sibling switches under a parent PXB, one socket PHB, two sockets SYS. */
+static void test_server_distances(void)
+{
+    struct server_desc d = {.gpus = 4, .nics = 1, .sockets = 2, .n_switches = 4,
+                            .sw_socket = {0, 0, 0, 1}, .sw_parent = {-1, 0, -1, -1}, .gpu_pcie = {1, 0, 2, 3}};
+    static const enum server_path want_nic_on[4][4] = {
+        /* NIC under switch 0, 1, 2, 3; rows: GPU 0..3 under switches 1, 0, 2, 3 */
+        {SERVER_PXB, SERVER_PIX, SERVER_PHB, SERVER_SYS},
+        {SERVER_PIX, SERVER_PXB, SERVER_PHB, SERVER_SYS},
+        {SERVER_PHB, SERVER_PHB, SERVER_PIX, SERVER_SYS},
+        {SERVER_SYS, SERVER_SYS, SERVER_SYS, SERVER_PIX},
+    };
+    for (int k = 0; k < 4; k++) {
+        d.nic_pcie[0] = (int8_t)k;
+        for (int x = 0; x < 4; x++) {
+            enum server_path how;
+            CU_ASSERT_EQUAL(server_gpu_nic(&d, x, &how), 0);
+            CU_ASSERT_EQUAL(how, want_nic_on[x][k]);
+        }
+    }
+    /* The GPUs of one switch take its nearest NICs in turn: here GPUs 0-2 under switch 0 with NICs 1 and 2, GPU 3
+     * alone under switch 1 with NIC 0. */
+    struct server_desc p = {.gpus = 4, .nics = 3, .sockets = 1, .n_switches = 2, .sw_parent = {-1, -1},
+                            .gpu_pcie = {0, 0, 0, 1}, .nic_pcie = {1, 0, 0}};
+    static const int want_nic[] = {1, 2, 1, 0};
+    for (int x = 0; x < 4; x++) {
+        enum server_path how;
+        CU_ASSERT_EQUAL(server_gpu_nic(&p, x, &how), want_nic[x]);
+        CU_ASSERT_EQUAL(how, SERVER_PIX);
+    }
+}
+
+/*
+ * NVLink and the network at once from one GPU's two ports, and PCIe between two GPUs of a server without NVLink:
+ * each finishes within 0.5 % of the formula for its own path, paced at its own slowest link (3.6 Tbps, 400 Gbps,
+ * 504 Gbps): the ports do not hold each other up.
+ */
+static void test_server_paths(void)
+{
+    static const char traffic[] =
+        "{\"type\": \"flow\", \"id\": \"nv\", \"src\": \"n0.g0\", \"dst\": \"n0.g1\", \"size\": \"4MB\"}, "
+        "{\"type\": \"flow\", \"id\": \"net\", \"src\": \"n0.g0\", \"dst\": \"n1.g0\", \"size\": \"4MB\"}";
+    char *j = server_json(preset, traffic);
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(j, NULL, NULL, &scn, &r));
+    free(j);
+    test_run_checked(&r);
+    const int64_t nv_rate[] = {3600000000000, 3600000000000}, nv_delay[] = {100000, 100000};
+    double want = fct_formula(4000000, 4096, 2, nv_rate, nv_delay), got = (double)fct_of(&r, "nv");
+    CU_ASSERT_DOUBLE_EQUAL(got / want, 1.0, 0.005);
+    /* GPU-PCIe-NIC-leaf-NIC-PCIe-GPU: PCIe 504 Gbps 150 ns, the NIC links 400 Gbps 1 us */
+    const int64_t net_rate[] = {504000000000, 504000000000, 400000000000, 400000000000, 504000000000, 504000000000};
+    const int64_t net_delay[] = {150000, 150000, 1000000, 1000000, 150000, 150000};
+    want = fct_formula(4000000, 4096, 6, net_rate, net_delay);
+    got = (double)fct_of(&r, "net");
+    CU_ASSERT_DOUBLE_EQUAL(got / want, 1.0, 0.005);
+    test_teardown(&scn, &r);
+
+    static const char no_nvlink[] = "{\"preset\": \"hgx-h100\", \"nvlink_rate\": \"0Gbps\"}";
+    j = server_json(no_nvlink, "{\"type\": \"flow\", \"id\": \"p2p\", \"src\": \"n0.g0\", \"dst\": \"n0.g1\", "
+                               "\"size\": \"4MB\"}");
+    CU_ASSERT_FATAL(test_setup(j, NULL, NULL, &scn, &r));
+    free(j);
+    test_run_checked(&r);
+    const int64_t p_rate[] = {504000000000, 504000000000}, p_delay[] = {150000, 150000};
+    want = fct_formula(4000000, 4096, 2, p_rate, p_delay);
+    CU_ASSERT_DOUBLE_EQUAL((double)fct_of(&r, "p2p") / want, 1.0, 0.005);
+    test_teardown(&scn, &r);
+}
+
+/* Bad descriptions: the message names the field.  A GPU whose NIC is across the sockets with gdr_level SYS: its
+ * traffic crosses the socket link, which paces it. */
+static void test_server_errors(void)
+{
+    static const struct {
+        const char *server, *want;
+    } cases[] = {
+        {"{\"preset\": \"hgx-h100\", \"gpu_pcie\": [0, 0, 9, 1, 2, 2, 3, 3]}",
+         "topology.server.gpu_pcie.2: expected a PCIe switch below 4"},
+        {"{\"preset\": \"hgx-h100\", \"gpu_pcie\": [0, 0, 1, 1]}",
+         "topology.server: expected a server of gpus_per_server (8) GPUs, got 4"},
+        {"{\"sockets\": 1, \"pcie_switches\": [{\"socket\": 1}], \"gpu_pcie\": [0, 0, 0, 0, 0, 0, 0, 0], \"nic_pcie\": [0]}",
+         "topology.server.pcie_switches.0: expected a socket below sockets (1), got 1"},
+        {"{\"pcie_switches\": [{\"socket\": 0, \"parent\": 0}]}", "topology.server.pcie_switches.0.parent"},
+        {"{\"pcie_switches\": [{\"socket\": 0, \"bus\": 3}]}", "topology.server.pcie_switches.0.bus: unknown field"},
+        {"{\"preset\": \"hgx-h100\", \"gdr_level\": \"PIY\"}", "topology.server.gdr_level"},
+        {"{\"preset\": \"dgx-z\"}", "topology.server.preset"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *j = server_json(cases[i].server, "");
+        struct scenario s;
+        char err[SCN_ERR_MAX] = "";
+        CU_ASSERT_EQUAL(scn_load_text("t.json", j, NULL, 0, &s, err, sizeof err), SCN_EUSAGE);
+        if (!strstr(err, cases[i].want))
+            fprintf(stderr, "\n  want: %s\n  got:  %s", cases[i].want, err);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].want));
+        free(j);
+    }
+    /* With gdr_level SYS the GPU's traffic crosses the sockets: its flow is paced by the socket link. */
+    char *j = server_json("{\"preset\": \"hgx-h100\", \"nic_pcie\": [3, 3, 3, 3, 3, 3, 3, 3], \"gdr_level\": \"SYS\", "
+                          "\"socket_rate\": \"200Gbps\"}",
+                          "{\"type\": \"flow\", \"id\": \"x\", \"src\": \"n0.g0\", \"dst\": \"n1.g7\", \"size\": \"2MB\"}");
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(j, NULL, NULL, &scn, &r));
+    free(j);
+    test_run_checked(&r);
+    /* GPU-pcie0-cpu0-cpu1-pcie3-NIC-leaf-NIC-pcie3-GPU (n1.g7 is under pcie3 with the NICs) */
+    const int64_t rate[] = {504000000000, 504000000000, 200000000000, 504000000000, 504000000000,
+                            400000000000, 400000000000, 504000000000, 504000000000};
+    const int64_t delay[] = {150000, 150000, 200000, 150000, 150000, 1000000, 1000000, 150000, 150000};
+    CU_ASSERT_DOUBLE_EQUAL((double)fct_of(&r, "x") / fct_formula(2000000, 4096, 9, rate, delay), 1.0, 0.005);
+    test_teardown(&scn, &r);
+}
+
+/*
+ * Eight flows at once from the GPUs of server 0 to the same GPUs of server 1, each within a few per cent above the
+ * bound of its path (8MB of payload in frames of 4096 bytes, each 82 bytes more on the wire), or above its time
+ * alone on an empty path (the store-and-forward formula of flows.c, ideal_fct) for GPUDirect:
+ * - GPUDirect (the preset): each GPU through a NIC of its own PCIe switch, as if alone;
+ * - gdr_level LOC (GDR off): staged in memory, so each PCIe switch's uplink carries its two GPUs' data up and its
+ *   two NICs' reads down, 504/2 Gbps each way per GPU;
+ * - every NIC on socket 1 (nic_pcie 2 and 3): the four GPUs of socket 0 are SYS from them, staged through socket
+ *   1's memory, and share the socket link, 400/4 Gbps each.
+ */
+static void test_server_staged(void)
+{
+    static const struct {
+        const char *server;
+        int first, last;      /* the GPUs the bound is for */
+        double bound_gbps, above; /* each GPU's bound, and how far above its time the run may be */
+    } cases[] = {
+        {"{\"preset\": \"hgx-h100\"}", 0, 7, 0, 0.005},
+        {"{\"preset\": \"hgx-h100\", \"gdr_level\": \"LOC\"}", 0, 7, 252, 0.05},
+        {"{\"preset\": \"hgx-h100\", \"nic_pcie\": [2, 2, 2, 2, 3, 3, 3, 3]}", 0, 3, 100, 0.02},
+    };
+    char traffic[2048] = "";
+    for (int k = 0; k < 8; k++) {
+        size_t used = strlen(traffic);
+        snprintf(traffic + used, sizeof traffic - used, "%s{\"type\": \"flow\", \"id\": \"f%d\", \"src\": \"n0.g%d\", "
+                 "\"dst\": \"n1.g%d\", \"size\": \"8MB\"}", k ? ", " : "", k, k, k);
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *j = server_json(cases[i].server, traffic);
+        struct scenario scn;
+        struct run r;
+        CU_ASSERT_FATAL(test_setup(j, NULL, NULL, &scn, &r));
+        free(j);
+        test_run_checked(&r);
+        double wire = 8e6 + (8e6 / 4096) * (HDR_DATA + WIRE_OVERHEAD);
+        double bound_ps = cases[i].bound_gbps ? wire * 8e12 / (cases[i].bound_gbps * 1e9) : 0;
+        for (int k = cases[i].first; k <= cases[i].last; k++) {
+            char name[8];
+            snprintf(name, sizeof name, "f%d", k);
+            const struct flow *f = flow_named(&r, name);
+            double ratio = (double)(f->finish - f->start) / (cases[i].bound_gbps ? bound_ps : (double)f->ideal_fct);
+            /* A flow may beat its share by a hair once others end: 0.5 % below is allowed. */
+            if (ratio < 0.995 || ratio > 1 + cases[i].above)
+                fprintf(stderr, "\n  case %zu %s: %.4f of the bound", i, name, ratio);
+            CU_ASSERT(ratio >= 0.995 && ratio <= 1 + cases[i].above);
+        }
+        test_teardown(&scn, &r);
+    }
+}
+
+/* scenarios/ai/rail-16x8.json: the same files twice and on 2 threads. */
+static void test_server_same_each_run(void)
+{
+    free(test_same_each_run("scenarios/ai/rail-16x8.json"));
+}
+
+void test_server_register(void)
+{
+    CU_pSuite s = CU_add_suite("server inside", NULL, NULL);
+    CU_add_test(s, "the preset's nodes, links, ports and names", test_server_shape);
+    CU_add_test(s, "GPU-NIC distances as NCCL names them", test_server_distances);
+    CU_add_test(s, "NVLink, PCIe and NIC paths each at the formula's time, side by side", test_server_paths);
+    CU_add_test(s, "bad descriptions are refused by name; GPUDirect across the sockets at gdr_level SYS",
+                test_server_errors);
+    CU_add_test(s, "GPUDirect, GDR off and NICs across NUMA: eight flows at once, each at its path's bound",
+                test_server_staged);
+    CU_add_test(s, "rail-16x8: the same files twice and on 2 threads", test_server_same_each_run);
+}
