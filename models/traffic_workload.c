@@ -19,10 +19,17 @@
  * Groups (Megatron's order, tensor-parallel innermost): rank r is in tensor group r / TP and data group r % TP,
  * whose members are TP apart.  An iteration is the forward pass over the layers in order (compute, then its
  * collective), then the backward pass in reverse order (input-gradient compute and collective, weight-gradient
- * compute and collective, the weight update).  Compute and communication do not overlap: a rank's next compute
- * starts when its part of the collective (its sends acknowledged, its receipts in) is done; SimAI overlaps the
- * weight-gradient collectives with the backward pass, which this leaves out.  A rank's sends in a collective wait
- * for its own compute; a peer may send to it earlier (NCCL's receiver would have to launch its kernel first).
+ * compute and collective, the weight update).  Without overlap a rank's next compute starts when its part of the
+ * collective (its sends acknowledged, its receipts in) is done.  With overlap, as SimAI's
+ * Workload::iterate_hybrid_parallel_Transformer runs an iteration (same file): the forward and input-gradient
+ * collectives block (CollectiveBarrier::Blocking), the weight-gradient one does not (Non_Blocking, FIFO): the
+ * rank goes on to the backward compute of the layers before it while it runs, a communicator's collectives run
+ * one after another in the order issued (as NCCL runs them on one stream), the layer's wg_update is a delay
+ * after its end (SimAI's Layer::call adds weight_grad_update_time to the collective's finish), and the layer's
+ * next forward compute waits for both (Workload's is_weight_grad_comm_finished_blocking).  So with compute C per
+ * phase and a weight-gradient collective of T < 2C only the first layer's, the last issued, is exposed.  A rank's
+ * sends in a collective wait for its own compute; a peer may send to it earlier (NCCL's receiver would have to
+ * launch its kernel first).
  */
 #include "models/coll.h"
 #include "sim/file.h"
@@ -47,21 +54,25 @@ static const int kind_op[WL_KINDS] = {OP_ALL_REDUCE, OP_ALL_GATHER, OP_REDUCE_SC
 
 struct workload_conf {
     int format, channels, iterations;
+    bool overlap;
     char file[256];
     int64_t chunk;
     struct scn_hostset hosts;
 };
 
 /* One phase of a layer as the file gives it: compute before it (ps), its collective (-1: none), bytes and
- * group (0: tensor, 1: data). */
+ * group (0: tensor, 1: data); update_ps on a weight-gradient phase, the layer's weight update (update marks the
+ * phase that computes it without overlap). */
 struct wl_phase {
     int64_t compute_ps, bytes;
     int kind, group;
+    int64_t update_ps;
+    bool update;
 };
 
 /* The file, read: phases in the order an iteration runs them. */
 struct wl_file {
-    int tp, gpus;
+    int tp, gpus, layers;
     struct wl_phase *ph;
     int n;
 };
@@ -97,6 +108,13 @@ struct wl_state {
     sim_time_t *slot_start, *slot_end;  /* per slot, over its groups */
     sim_time_t *iter_end;       /* per (rank, iteration) */
     int64_t compute_iter_ps;    /* a rank's compute per iteration */
+    /* With overlap: per (rank, slot) the end of the rank's part of a weight-gradient collective plus the update
+     * (-1: not yet); per rank its weight-gradient collectives computed, started and finished (NCCL runs a
+     * communicator's collectives in issue order), and whether its next forward compute waits for one. */
+    bool overlap;
+    sim_time_t *wg_end;
+    uint32_t *wg_comp, *wg_run, *wg_fin;
+    uint8_t *waiting;
 };
 
 static int wl_kind(const char *s)
@@ -159,10 +177,11 @@ static int wl_layer(const char *path, int line, const char *l, struct wl_phase *
                             "(expert-parallel groups are not supported), got \"%.31s\"", path, line, t[i]), -1;
         if (comp[i] < 0 || size[i] < 0 || upd < 0)
             return snprintf(err, errlen, "%.400s:%d: expected times and sizes of at least 0", path, line), -1;
-        *ph[i] = (struct wl_phase){comp[i] * 1000, size[i], size[i] > 0 ? k : -1, i < 2 ? 0 : 1};
+        *ph[i] = (struct wl_phase){comp[i] * 1000, size[i], size[i] > 0 ? k : -1, i < 2 ? 0 : 1, 0, false};
     }
-    /* the weight update: compute after the weight-gradient collective */
-    bwd[2] = (struct wl_phase){upd * 1000, 0, -1, 0};
+    /* the weight update: compute after the weight-gradient collective, or with overlap a delay after it */
+    bwd[1].update_ps = upd * 1000;
+    bwd[2] = (struct wl_phase){upd * 1000, 0, -1, 0, 0, true};
     return 0;
 }
 
@@ -177,6 +196,7 @@ static int wl_parse(const char *path, char *text, struct wl_file *f, char *err, 
     long layers = l ? strtol(l, &end, 10) : 0;
     if (!l || layers < 1 || layers > 100000 || (*end && *end != ' ' && *end != '\r'))
         return snprintf(err, errlen, "%.400s:2: expected the number of layers (1 to 100000)", path), -1;
+    f->layers = (int)layers;
     f->n = 4 * (int)layers;
     f->ph = mem_xcalloc((size_t)f->n, sizeof *f->ph, TRAFFIC_OOM);
     for (long i = 0; i < layers; i++) {
@@ -318,6 +338,72 @@ static void atomic_max(sim_time_t *p, sim_time_t v)
         ;
 }
 
+/* The slot of rank r's k-th weight-gradient collective: layer L - 1 - k % L's in iteration k / L. */
+static uint32_t wg_slot(const struct wl_state *w, uint32_t k)
+{
+    uint32_t L = (uint32_t)w->f.layers;
+    return k / L * (uint32_t)w->f.n + L + 3 * (k % L) + 1;
+}
+
+/* Releases rank r's own sends of instance i (r its member mi). */
+static void release_sends(struct wl_state *w, uint32_t i, uint32_t mi)
+{
+    const struct wl_inst *in = &w->inst[i];
+    for (uint32_t k = in->first[mi]; k < in->first[mi + 1]; k++)
+        step_ready(w->c, in->by_src[k]);
+}
+
+static void wg_finish(struct wl_state *w, uint32_t r, uint32_t slot, sim_time_t now);
+
+/* Rank r starts its next weight-gradient collective when it has computed it and the one before is done. */
+static void wg_try(struct wl_state *w, uint32_t r, sim_time_t now)
+{
+    while (w->wg_run[r] == w->wg_fin[r] && w->wg_run[r] < w->wg_comp[r]) {
+        uint32_t slot = wg_slot(w, w->wg_run[r]++), i = w->inst_of[r * w->slots + slot];
+        if (i == NO_STEP) {
+            wg_finish(w, r, slot, now);
+            return;
+        }
+        atomic_min(&w->slot_start[slot], now);
+        release_sends(w, i, w->member_of[r * w->slots + slot]);
+    }
+}
+
+/* The end of a rank's run (an event of its host). */
+static void rank_finish(struct sim *sim, void *obj, uint64_t r)
+{
+    struct wl_state *w = obj;
+    (void)r;
+    coll_part(w->c, sim->now);
+}
+
+/* With overlap, rank r is past its last slot: it ends when its last weight-gradient collective and update do. */
+static void rank_end_overlap(struct wl_state *w, uint32_t r, sim_time_t now)
+{
+    if (w->pos[r] != w->slots || w->wg_fin[r] != w->iters * (uint32_t)w->f.layers)
+        return;
+    sim_time_t t = w->wg_end[r * w->slots + wg_slot(w, w->wg_fin[r] - 1)];
+    struct net *n = w->c->t->net;
+    sim_at_to(net_sim(n), t > now ? t : now, net_host_ent(n, w->c->host[r]), rank_finish, w, r);
+}
+
+/* Rank r's part of the weight-gradient collective of slot is done now: its update follows, the forward compute
+ * waiting for it may start, and its next weight-gradient collective. */
+static void wg_finish(struct wl_state *w, uint32_t r, uint32_t slot, sim_time_t now)
+{
+    uint32_t per = (uint32_t)w->f.n;
+    sim_time_t t = now + w->f.ph[slot % per].update_ps, *ie = &w->iter_end[r * w->iters + slot / per];
+    w->wg_end[r * w->slots + slot] = t;
+    w->wg_fin[r]++;
+    *ie = t > *ie ? t : *ie;
+    if (w->waiting[r]) {
+        w->waiting[r] = 0;
+        rank_next(w, r, now);
+    }
+    wg_try(w, r, now);
+    rank_end_overlap(w, r, now);
+}
+
 /* One of rank r's parts of instance i (r its member mi) is done (in r's partition): its last moves it on. */
 static void rank_part(struct wl_state *w, uint32_t i, uint32_t mi, uint32_t r, sim_time_t now)
 {
@@ -325,39 +411,69 @@ static void rank_part(struct wl_state *w, uint32_t i, uint32_t mi, uint32_t r, s
     if (--in->left[mi] > 0)
         return;
     atomic_max(&w->slot_end[in->slot], now);
+    if (w->overlap && w->f.ph[in->slot % (uint32_t)w->f.n].group == 1) {
+        wg_finish(w, r, in->slot, now);
+        return;
+    }
     w->pos[r]++;
     rank_next(w, r, now);
 }
 
-/* Rank r's compute before its slot is over (an event of its host): its collective's sends may go. */
+/* Rank r's compute before its slot is over (an event of its host): its collective's sends may go; with overlap
+ * a weight-gradient collective goes on beside the rank's next compute. */
 static void rank_ready(struct sim *sim, void *obj, uint64_t r)
 {
     struct wl_state *w = obj;
     uint32_t slot = w->pos[r], i = w->inst_of[r * w->slots + slot];
+    if (w->overlap && w->f.ph[slot % (uint32_t)w->f.n].group == 1) {
+        w->wg_comp[r]++;
+        wg_try(w, (uint32_t)r, sim->now);
+        w->pos[r]++;
+        rank_next(w, (uint32_t)r, sim->now);
+        return;
+    }
     if (i == NO_STEP) {
         w->pos[r]++;
         rank_next(w, (uint32_t)r, sim->now);
         return;
     }
-    const struct wl_inst *in = &w->inst[i];
     atomic_min(&w->slot_start[slot], sim->now);
-    uint32_t mi = w->member_of[r * w->slots + slot];
-    for (uint32_t k = in->first[mi]; k < in->first[mi + 1]; k++)
-        step_ready(w->c, in->by_src[k]);
+    release_sends(w, i, w->member_of[r * w->slots + slot]);
+}
+
+/* With overlap, the start of the forward compute of slot at rank r: after the layer's weight-gradient collective
+ * and update of the iteration before (as SimAI's forward pass waits for them); -1 while that is not done. */
+static sim_time_t forward_gate(const struct wl_state *w, uint32_t r, uint32_t slot, sim_time_t now)
+{
+    uint32_t per = (uint32_t)w->f.n, L = (uint32_t)w->f.layers, p = slot % per;
+    if (!w->overlap || p >= L || slot < per)
+        return now;
+    sim_time_t t = w->wg_end[r * w->slots + slot - p - per + L + 3 * (L - 1 - p) + 1];
+    return t < 0 ? -1 : t > now ? t : now;
 }
 
 /* Rank r starts its slot's compute now, or, past an iteration's last slot, records its end. */
 static void rank_next(struct wl_state *w, uint32_t r, sim_time_t now)
 {
     uint32_t slot = w->pos[r], per = (uint32_t)w->f.n;
-    if (slot > 0 && slot % per == 0)
+    if (slot > 0 && slot % per == 0 && now > w->iter_end[r * w->iters + slot / per - 1])
         w->iter_end[r * w->iters + slot / per - 1] = now;
     if (slot == w->slots) {
-        coll_part(w->c, now);
+        if (w->overlap)
+            rank_end_overlap(w, r, now);
+        else
+            coll_part(w->c, now);
         return;
     }
+    sim_time_t start = forward_gate(w, r, slot, now);
+    if (start < 0) {
+        w->waiting[r] = 1;
+        return;
+    }
+    const struct wl_phase *ph = &w->f.ph[slot % per];
     struct net *n = w->c->t->net;
-    sim_at_to(net_sim(n), now + w->f.ph[slot % per].compute_ps, net_host_ent(n, w->c->host[r]), rank_ready, w, r);
+    sim_at_to(net_sim(n), start + (w->overlap && ph->update ? 0 : ph->compute_ps), net_host_ent(n, w->c->host[r]),
+              rank_ready, w, r);
 }
 
 static void wl_received(struct net *n, struct flow *f)
@@ -443,8 +559,9 @@ static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
     uint32_t N = w->N = (uint32_t)wc->hosts.n;
     w->iters = (uint32_t)wc->iterations;
     w->slots = w->iters * (uint32_t)w->f.n;
+    w->overlap = wc->overlap;
     for (int p = 0; p < w->f.n; p++)
-        w->compute_iter_ps += w->f.ph[p].compute_ps;
+        w->compute_iter_ps += w->overlap && w->f.ph[p].update ? 0 : w->f.ph[p].compute_ps;
     uint32_t n_steps = wl_build(wc, &w->f, NULL, NULL);
     if (n_steps > WL_MAX_FLOWS)
         return snprintf(err, errlen, "%s: traffic.%d.chunk: expected a chunk that leaves at most %u flows, got more",
@@ -459,6 +576,15 @@ static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
     for (uint32_t s = 0; s < 2 * w->slots; s++)
         w->slot_start[s] = -1;
     w->iter_end = mem_xcalloc((size_t)N * w->iters, sizeof *w->iter_end, TRAFFIC_OOM);
+    if (w->overlap) {
+        w->wg_end = mem_xcalloc((size_t)w->slots * N, sizeof *w->wg_end, TRAFFIC_OOM);
+        for (size_t i = 0; i < (size_t)w->slots * N; i++)
+            w->wg_end[i] = -1;
+        w->wg_comp = mem_xcalloc(3 * (size_t)N, sizeof *w->wg_comp, TRAFFIC_OOM);
+        w->wg_run = w->wg_comp + N;
+        w->wg_fin = w->wg_run + N;
+        w->waiting = mem_xcalloc(N, 1, TRAFFIC_OOM);
+    }
     struct coll *c = w->c = coll_add(t, ti);
     c->owner.ops = &wl_owner;
     c->place = wl_place;
@@ -490,6 +616,9 @@ static void wl_release(struct traffic *t, int ti)
     free(w->pos);
     free(w->slot_start);
     free(w->iter_end);
+    free(w->wg_end);
+    free(w->wg_comp);
+    free(w->waiting);
     free(w->f.ph);
     free(w);
     t->state[ti] = NULL;
@@ -562,6 +691,8 @@ static const struct setting workload_fields[] = {
      .flags = SETTING_ALWAYS, .lo = 1, .help = "The ranks (GPUs), in rank order (absent: every host)",
      .parse = scn_parse_hostset, .dump = scn_dump_hostset},
     {SET_INT("iterations", struct workload_conf, iterations, 1, 1000, "1", "Training iterations to run")},
+    {SET_FIELD("overlap", SETTING_BOOL, struct workload_conf, overlap, 0, "false",
+               "Weight-gradient collectives overlap the backward compute, as SimAI runs them")},
     {0},
 };
 
