@@ -84,15 +84,89 @@ static void test_overlap(void)
     }
 }
 
+/* The first number of the array key in a run's text. */
+static double first_of(const char *text, const char *key)
+{
+    const char *p = strstr(text, key);
+    double v = -1;
+    CU_ASSERT_PTR_NOT_NULL(p);
+    if (p && sscanf(p + strlen(key), ": [%lf", &v) != 1)
+        v = -1;
+    return v;
+}
+
+/* A run of file's text (caller frees). */
+static char *run_text(const char *file)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup_from(file, NULL, NULL, 0, &scn, &r));
+    test_run_checked(&r);
+    char *text = test_run_text(&r);
+    test_teardown(&scn, &r);
+    return text;
+}
+
+/*
+ * scenarios/ai/workload-pp2-gpipe.json: 2 stages of one rank, ga = 2 micro-batches of F = 200 us forward and B =
+ * 200 us backward compute, X = 1 MB per transfer at 1024 / 1106 of 12.5 GB/s (one way: the link carries no ACKs
+ * of the sender's own receipts meanwhile) = 86.4 us.  GPipe: the last stage ends its forward passes at (P - 1)(F +
+ * X) + ga F and the first its backward ones ga B + (P - 1)(B + X) later: (ga + P - 1)(F + B) + 2 (P - 1) X =
+ * 1372.8 us, and at most 1 % more (the links' latency).
+ */
+static void test_pipeline(void)
+{
+    char *text = run_text("scenarios/ai/workload-pp2-gpipe.json");
+    double X = 1e6 / (12.5e3 * 1024 / 1106), bound = 3 * 400 + 2 * X, it = first_of(text, "\"iteration_ns\"") / 1e3;
+    if (!(it >= bound && it <= 1.01 * bound))
+        fprintf(stderr, "\n  iteration %.2f us, bound %.2f us\n", it, bound);
+    CU_ASSERT(it >= bound && it <= 1.01 * bound);
+    free(text);
+}
+
+/*
+ * scenarios/ai/workload-ep2-moe.json: 4 ranks, expert groups {0, 1} and {2, 3} (Megatron's order: consecutive
+ * data-parallel ranks), expert-data groups {0, 2} and {1, 3}.  Every flow of the run joins two ranks of one such
+ * group, the all-to-all's (the first 8 of an iteration's 24) an expert group; the iteration takes 3 x 100 us of
+ * compute, the all-to-all (each rank sends 0.5 MB and receives as much, at 1024 / 1192 of 12.5 GB/s: 46.6 us)
+ * and the all-reduce over 2 (1 MB each way: 93.1 us), within 10 % more.
+ */
+static void test_expert(void)
+{
+    char *text = run_text("scenarios/ai/workload-ep2-moe.json");
+    int flows = 0, a2a = 0, bad = 0;
+    unsigned j, a, b;
+    for (const char *p = strstr(text, "\ntrain."); p; p = strstr(p + 1, "\ntrain."))
+        if (sscanf(p + 1, "train.%u,h%u,h%u,", &j, &a, &b) == 3) {
+            bool ep = a / 2 == b / 2, dpep = a % 2 == b % 2 && a != b;
+            flows++;
+            a2a += j % 24 < 8 && ep;
+            bad += j % 24 < 8 ? !ep : !dpep;
+        }
+    CU_ASSERT_EQUAL(flows, 48);
+    CU_ASSERT_EQUAL(a2a, 16);
+    CU_ASSERT_EQUAL(bad, 0);
+    double ring = 12.5e3 * 1024 / 1192, bound = 300 + 0.5e6 / ring + 1e6 / ring;
+    double it = first_of(text, "\"iteration_ns\"") / 1e3;
+    if (!(it >= bound && it <= 1.10 * bound))
+        fprintf(stderr, "\n  iteration %.2f us, bound %.2f us\n", it, bound);
+    CU_ASSERT(it >= bound && it <= 1.10 * bound);
+    free(text);
+}
+
 /* The same text twice, and on 2 threads. */
 static void test_determinism(void)
 {
     char *text = test_same_each_run(SCN);
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"iteration_ns\""));
     free(text);
-    text = test_same_each_run(SCN_OVERLAP);
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"iteration_ns\""));
-    free(text);
+    static const char *const more[] = {SCN_OVERLAP, "scenarios/ai/workload-pp2-gpipe.json",
+                                       "scenarios/ai/workload-ep2-moe.json"};
+    for (int i = 0; i < 3; i++) {
+        text = test_same_each_run(more[i]);
+        CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"iteration_ns\""));
+        free(text);
+    }
 }
 
 /* Malformed files exit 2 naming the file and line. */
@@ -105,13 +179,18 @@ static void test_malformed(void)
          "l0 -1 10 ALLREDUCE 100 10 NONE 0 10 ALLREDUCE\n",
          "build/test-wl/w.txt:3: expected \"name dependency"},
         {"HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 1 pp: 1 ga: 1 all_gpus: 4\n1\n"
-         "l0 -1 10 ALLREDUCE_EP 100 10 NONE 0 10 ALLREDUCE 100 1\n",
+         "l0 -1 10 ALLREDUCEALLTOALL_EP 100 10 NONE 0 10 ALLREDUCE 100 1\n",
          "build/test-wl/w.txt:3: expected NONE, ALLREDUCE"},
         {"HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 1 pp: 2 ga: 1 all_gpus: 4\n1\n",
-         "build/test-wl/w.txt:1: expected pp: 1"},
+         "build/test-wl/w.txt:1: expected ga: 1 to 100000 and, with pp: above 1, pp_comm: bytes above 0, got ga: 1 "
+         "and pp_comm: 0"},
         {"HYBRID_TRANSFORMER model_parallel_NPU_group: 2 vpp: 8 pp: 3 all_gpus: 4\n1\n",
-         "build/test-wl/w.txt:1: expected pp: 1 (expert and pipeline parallelism and gradient accumulation are not "
-         "supported), got 3"},
+         "build/test-wl/w.txt:1: expected all_gpus: N, model_parallel_NPU_group: T and pp: P with T x P dividing N, "
+         "got 4, 2 and 3"},
+        {"HYBRID_TRANSFORMER model_parallel_NPU_group: 1 ep: 3 all_gpus: 4\n1\n",
+         "build/test-wl/w.txt:1: expected ep: E dividing the data-parallel size 4 (all_gpus / (T x P)), got 3"},
+        {"HYBRID_TRANSFORMER model_parallel_NPU_group: 1 pp: 2 ga: 2 all_gpus: 4 pp_comm: 100\n3\n",
+         "build/test-wl/w.txt:2: expected a number of layers that ga: 2 divides"},
         {"DATA\n1\n", "build/test-wl/w.txt:1: expected the policy"},
         {"HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 8\n1\nl0 -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n",
          "build/test-wl/w.txt:1: expected all_gpus: 4"},
@@ -147,6 +226,10 @@ void test_workload_register(void)
                 test_iteration_time);
     CU_add_test(s, "weight-gradient all-reduces overlapping the backward pass: only the last layer's is exposed",
                 test_overlap);
+    CU_add_test(s, "pipeline stages (GPipe): (ga + pp - 1) x (forward + backward) plus 2 (pp - 1) transfers",
+                test_pipeline);
+    CU_add_test(s, "expert groups: all-to-all within expert groups, gradients over expert-data groups, the time",
+                test_expert);
     CU_add_test(s, "the same results twice and on 2 threads", test_determinism);
     CU_add_test(s, "malformed files exit 2 naming the file and line", test_malformed);
 }
