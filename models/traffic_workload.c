@@ -44,7 +44,7 @@
  * sends in a collective wait for its own compute; a peer may send to it earlier (NCCL's receiver would have to
  * launch its kernel first).
  */
-#include "models/coll.h"
+#include "models/workload.h"
 #include "sim/file.h"
 #include "models/ranks.h"
 #include "sim/mem.h"
@@ -57,21 +57,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WL_MAX_FLOWS (1u << 24) /* flows of one entry: bounded memory */
-
-#define WL_KINDS 4              /* the collectives: all_reduce, all_gather, reduce_scatter, all_to_all */
-
-static const char *const format_names[] = {"simai", NULL};
-static const char *const kind_names[WL_KINDS] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"};
-static const int kind_op[WL_KINDS] = {OP_ALL_REDUCE, OP_ALL_GATHER, OP_REDUCE_SCATTER, OP_ALL_TO_ALL};
-
-struct workload_conf {
-    int format, channels, iterations;
-    bool overlap;
-    char file[256];
-    int64_t chunk;
-    struct scn_hostset hosts;
-};
+static const char *const format_names[] = {"simai", "chakra", NULL};
+const char *const wl_kind_names[WL_KINDS] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"};
+const int wl_kind_op[WL_KINDS] = {OP_ALL_REDUCE, OP_ALL_GATHER, OP_REDUCE_SCATTER, OP_ALL_TO_ALL};
 
 /* One phase of a layer as the file gives it: compute before it (ps), its collective (-1: none), bytes and
  * group (0: tensor, 1: data); update_ps on a weight-gradient phase, the layer's weight update (update marks the
@@ -252,16 +240,27 @@ static int wl_parse(const char *path, char *text, struct wl_file *f, char *err, 
     return 0;
 }
 
+void wl_path(const struct scenario *s, const struct workload_conf *wc, int rank, char *out, size_t outlen)
+{
+    char dir[PATH_MAX], name[300];
+    const char *at = rank >= 0 ? strstr(wc->file, "{rank}") : NULL;
+    if (at)
+        snprintf(name, sizeof name, "%.*s%d%s", (int)(at - wc->file), wc->file, rank, at + 6);
+    else
+        snprintf(name, sizeof name, "%s", wc->file);
+    snprintf(dir, sizeof dir, "%s", s->file);
+    if (name[0] == '/' || !strcmp(dirname(dir), "."))
+        snprintf(out, outlen, "%s", name);
+    else
+        snprintf(out, outlen, "%s/%s", dir, name);
+}
+
 /* The workload file of entry ti, read.  0, or SCN_EUSAGE with its message in err. */
 static int wl_load(const struct scenario *s, int ti, struct wl_file *f, char *err, size_t errlen)
 {
     const struct workload_conf *wc = TRAFFIC_CONF(&s->traffic[ti], struct workload_conf);
-    char path[PATH_MAX + 300], dir[PATH_MAX], ferr[512], *text = NULL;
-    snprintf(dir, sizeof dir, "%s", s->file);
-    if (wc->file[0] == '/' || !strcmp(dirname(dir), "."))
-        snprintf(path, sizeof path, "%s", wc->file);
-    else
-        snprintf(path, sizeof path, "%s/%s", dir, wc->file);
+    char path[PATH_MAX + 300], ferr[512], *text = NULL;
+    wl_path(s, wc, -1, path, sizeof path);
     *f = (struct wl_file){0};
     if (file_read(path, FILE_TEXT, &text, NULL, ferr, sizeof ferr))
         return snprintf(err, errlen, "%s: traffic.%d.file: %s", s->file, ti, ferr), SCN_EUSAGE;
@@ -355,14 +354,14 @@ static uint32_t wl_build(const struct workload_conf *wc, const struct wl_file *f
                 uint32_t m = group_of(f, ph->group, r, mem);
                 if (m < 2 || mem[0] != r)
                     continue; /* a group of one rank has nothing to send; a group is built at its first rank */
-                uint32_t k = nccl_ring_build(kind_op[ph->kind], m, ph->bytes, wc->channels, wc->chunk, NULL);
+                uint32_t k = nccl_ring_build(wl_kind_op[ph->kind], m, ph->bytes, wc->channels, wc->chunk, NULL);
                 if (n + (uint64_t)k > WL_MAX_FLOWS) {
                     free(mem);
                     return WL_MAX_FLOWS + 1;
                 }
                 if (out) {
                     struct nccl_step *tmp = mem_xcalloc(k, sizeof *tmp, TRAFFIC_OOM);
-                    nccl_ring_build(kind_op[ph->kind], m, ph->bytes, wc->channels, wc->chunk, tmp);
+                    nccl_ring_build(wl_kind_op[ph->kind], m, ph->bytes, wc->channels, wc->chunk, tmp);
                     struct wl_inst *in = &w->inst[ni];
                     inst_init(in, n, k, slot, mem, m, tmp);
                     for (uint32_t j = 0; j < k; j++) {
@@ -689,7 +688,7 @@ static void wl_summary(const struct coll *c, cJSON *o)
     }
     cJSON *k = cJSON_AddObjectToObject(o, "collective_ns");
     for (int i = 0; i < WL_KINDS; i++)
-        cJSON_AddNumberToObject(k, kind_names[i], kind_ns[i]);
+        cJSON_AddNumberToObject(k, wl_kind_names[i], kind_ns[i]);
 }
 
 static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
@@ -699,6 +698,8 @@ static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
     if (net_comm(t->net))
         return snprintf(err, errlen, "%s: traffic.%d: the kind \"workload\" does not run over MPI ranks yet",
                         scn->file, ti), SCN_EUSAGE;
+    if (wc->format == WL_FORMAT_CHAKRA)
+        return ck_setup(t, ti, err, errlen);
     struct wl_state *w = mem_xcalloc(1, sizeof *w, TRAFFIC_OOM);
     t->state[ti] = w;
     int rc = wl_load(scn, ti, &w->f, err, errlen);
@@ -759,6 +760,10 @@ static void wl_release(struct traffic *t, int ti)
     struct wl_state *w = t->state[ti];
     if (!w)
         return;
+    if (TRAFFIC_CONF(&t->net->scn->traffic[ti], struct workload_conf)->format == WL_FORMAT_CHAKRA) {
+        ck_release(t, ti);
+        return;
+    }
     for (uint32_t i = 0; w->inst && i < w->slots * w->N && w->inst[i].member; i++)
         free(w->inst[i].member), free(w->inst[i].left), free(w->inst[i].first), free(w->inst[i].by_src);
     free(w->inst);
@@ -789,8 +794,12 @@ static void wl_count(const struct scenario *s, int ti, const double *host_rate, 
     (void)host_rate;
     *out = (struct traffic_count){0};
     if (t && t->state[ti]) {
-        const struct wl_state *w = t->state[ti];
-        out->made = w->c ? w->c->n_flows : 0;
+        const struct coll *c = *(struct coll *const *)t->state[ti]; /* either format's state starts with it */
+        out->made = c ? c->n_flows : 0;
+        return;
+    }
+    if (TRAFFIC_CONF(&s->traffic[ti], struct workload_conf)->format == WL_FORMAT_CHAKRA) {
+        out->made = ck_count(s, ti);
         return;
     }
     struct wl_file f;
@@ -835,10 +844,11 @@ static const struct setting workload_fields[] = {
                "Bytes per step of a collective's pipeline (one flow)"),
      .what = "a size like \"512KiB\""},
     {.name = "file", .kind = SETTING_CUSTOM, .offset = offsetof(struct workload_conf, file),
-     .flags = SETTING_REQUIRED, .what = FILE_WHAT, .help = "The workload file (relative to the scenario file)",
+     .flags = SETTING_REQUIRED, .what = FILE_WHAT,
+     .help = "The workload file (relative to the scenario file); chakra: {rank} in it stands for the rank",
      .parse = parse_file, .dump = dump_file},
     {SET_ENUM("format", struct workload_conf, format, format_names, "simai",
-              "simai: the text format of AICB and SimAI")},
+              "simai: the text format of AICB and SimAI; chakra: MLCommons Chakra execution traces, one per rank")},
     {.name = "hosts", .kind = SETTING_CUSTOM, .offset = offsetof(struct workload_conf, hosts),
      .flags = SETTING_ALWAYS, .lo = 1, .help = "The ranks (GPUs), in rank order (absent: every host)",
      .parse = scn_parse_hostset, .dump = scn_dump_hostset},

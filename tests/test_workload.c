@@ -7,6 +7,8 @@
 #include "models/traffic.h"
 #include "sim/scenario.h"
 #include "tools/run/run.h"
+#include "models/chakra.pb-c.h"
+#include "models/workload.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +221,216 @@ static void test_malformed(void)
     }
 }
 
+/* ---- Chakra execution traces, written here with the generated packers ---- */
+
+enum { T_COMP = 4, T_SEND, T_RECV, T_COLL };
+
+struct tnode {
+    uint64_t id;
+    int type;
+    uint64_t us;               /* a compute's duration */
+    int64_t ctype, size;       /* a collective's comm_type, a communication's comm_size */
+    int32_t peer, tag;
+    int n_deps;
+    uint64_t deps[3];
+};
+
+static void put_msg(FILE *f, const ProtobufCMessage *m)
+{
+    size_t len = protobuf_c_message_get_packed_size(m);
+    uint8_t *buf = malloc(len + 1), v[10];
+    protobuf_c_message_pack(m, buf);
+    int k = 0;
+    for (size_t l = len; k == 0 || l; l >>= 7)
+        v[k++] = (uint8_t)((l & 0x7f) | (l >> 7 ? 0x80 : 0));
+    fwrite(v, 1, (size_t)k, f);
+    fwrite(buf, 1, len, f);
+    free(buf);
+}
+
+/* A trace of k nodes at path: GlobalMetadata, then each node, length-delimited as Chakra writes them. */
+static void write_trace(const char *path, const struct tnode *n, int k)
+{
+    FILE *f = fopen(path, "wb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    ChakraProtoMsg__GlobalMetadata g = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
+    g.version = "0.0.4";
+    put_msg(f, &g.base);
+    for (int i = 0; i < k; i++) {
+        ChakraProtoMsg__Node m = CHAKRA_PROTO_MSG__NODE__INIT;
+        ChakraProtoMsg__AttributeProto a[4], *ap[4];
+        int na = 0;
+        m.id = n[i].id;
+        m.type = (ChakraProtoMsg__NodeType)n[i].type;
+        m.duration_micros = n[i].us;
+        m.n_data_deps = (size_t)n[i].n_deps;
+        m.data_deps = (uint64_t *)n[i].deps;
+        if (n[i].type != T_COMP) {
+            const char *names[4] = {"comm_type", "comm_size", n[i].type == T_SEND ? "comm_dst" : "comm_src",
+                                    "comm_tag"};
+            for (int j = n[i].type == T_COLL ? 0 : 1; j < (n[i].type == T_COLL ? 2 : 4); j++) {
+                a[na] = (ChakraProtoMsg__AttributeProto)CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+                a[na].name = (char *)names[j];
+                if (j < 2)
+                    a[na].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL,
+                    a[na].int64_val = j == 0 ? n[i].ctype : n[i].size;
+                else
+                    a[na].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL,
+                    a[na].int32_val = j == 2 ? n[i].peer : n[i].tag;
+                ap[na] = &a[na];
+                na++;
+            }
+        }
+        m.n_attr = (size_t)na;
+        m.attr = ap;
+        put_msg(f, &m.base);
+    }
+    fclose(f);
+}
+
+#define CK_DIR "build/test-wl/ck"
+
+/* A scenario of 2 ranks on one 100 Gbps switch running the traces CK_DIR/t.{rank}.et. */
+static void write_ck_scenario(void)
+{
+    CU_ASSERT_EQUAL(system("mkdir -p " CK_DIR), 0);
+    FILE *s = fopen(CK_DIR "/s.json", "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    fputs("{\"seed\": 1, \"stop\": \"10ms\", \"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": "
+          "\"100Gbps\", \"delay\": \"1us\"}}, \"traffic\": [{\"type\": \"workload\", \"id\": \"train\", \"format\": "
+          "\"chakra\", \"file\": \"t.{rank}.et\"}]}\n", s);
+    fclose(s);
+}
+
+/* Both ranks: A (100 us), then a 1 MB all-reduce and B (b us) side by side, then C (100 us) after both; with
+ * send, rank 0 sends 1 MB to rank 1 after C, and rank 1 computes D (10 us) once it is in. */
+static void write_ck_traces(uint64_t b, bool send)
+{
+    for (int r = 0; r < 2; r++) {
+        struct tnode n[6] = {
+            {.id = 1, .type = T_COMP, .us = 100},
+            {.id = 2, .type = T_COLL, .ctype = 0, .size = 1000000, .n_deps = 1, .deps = {1}},
+            {.id = 3, .type = T_COMP, .us = b, .n_deps = 1, .deps = {1}},
+            {.id = 4, .type = T_COMP, .us = 100, .n_deps = 2, .deps = {2, 3}},
+            {.id = 5, .type = r ? T_RECV : T_SEND, .size = 1000000, .peer = 1 - r, .tag = 7, .n_deps = 1,
+             .deps = {4}},
+            {.id = 6, .type = T_COMP, .us = 10, .n_deps = 1, .deps = {5}},
+        };
+        char path[64];
+        snprintf(path, sizeof path, CK_DIR "/t.%d.et", r);
+        write_trace(path, n, send ? 5 + r : 4);
+    }
+}
+
+static double ck_iteration_us(void)
+{
+    char *text = run_text(CK_DIR "/s.json");
+    double it = first_of(text, "\"iteration_ns\"") / 1e3;
+    free(text);
+    return it;
+}
+
+/*
+ * Chakra traces on 2 ranks (write_ck_traces): the all-reduce of T = 1 MB at 1024 / 1192 of 12.5 GB/s = 93.1 us
+ * (within 10 % more) runs beside B.  B = 150 us > T hides it: the iteration is the compute, 350 us (within 1 us
+ * of latency); B = 20 us does not: 200 us + T.  A send of X = 1 MB one way (1024 / 1106 of 12.5 GB/s: 86.4 us,
+ * within 5 % more) and 10 us of compute after it add X + 10 us.
+ */
+static void test_chakra(void)
+{
+    double T = 1e6 / (12.5e3 * 1024 / 1192), X = 1e6 / (12.5e3 * 1024 / 1106), it[3];
+    write_ck_scenario();
+    write_ck_traces(150, false);
+    it[0] = ck_iteration_us();
+    write_ck_traces(20, false);
+    it[1] = ck_iteration_us();
+    write_ck_traces(150, true);
+    it[2] = ck_iteration_us();
+    bool ok[3] = {it[0] >= 350 && it[0] <= 351, it[1] >= 200 + T && it[1] <= 200 + 1.10 * T,
+                  it[2] >= 360 + X && it[2] <= 360 + 1.05 * X};
+    for (int i = 0; i < 3; i++) {
+        if (!ok[i])
+            fprintf(stderr, "\n  case %d: iteration %.2f us (T %.1f, X %.1f)\n", i, it[i], T, X);
+        CU_ASSERT(ok[i]);
+    }
+    char *text = test_same_each_run(CK_DIR "/s.json");
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"iteration_ns\""));
+    free(text);
+}
+
+/* Malformed traces exit 2 naming the file and the node (and its byte). */
+static void test_chakra_malformed(void)
+{
+    static const struct {
+        int n0, n1;              /* nodes of rank 0's and rank 1's traces from the table below */
+        struct tnode a[3], b[3];
+        const char *msg;
+    } bad[] = {
+        {2, 1, {{.id = 1, .type = T_COMP, .us = 1}, {.id = 2, .type = T_COMP, .n_deps = 1, .deps = {9}}},
+         {{.id = 1, .type = T_COMP}}, "t.0.et: node 1: expected dependencies on nodes of the file, got id 9"},
+        {2, 1, {{.id = 1, .type = T_COMP, .n_deps = 1, .deps = {2}}, {.id = 2, .type = T_COMP, .n_deps = 1,
+                                                                       .deps = {1}}},
+         {{.id = 1, .type = T_COMP}}, "t.0.et: node 0: expected dependencies without a cycle"},
+        {1, 1, {{.id = 1, .type = T_COLL, .ctype = 0, .size = 100}}, {{.id = 1, .type = T_COLL, .ctype = 0,
+                                                                        .size = 200}},
+         "t.1.et: node 0: expected collective 0 to be rank 0's (all_reduce of 100 bytes), got another"},
+        {1, 1, {{.id = 1, .type = T_COLL, .ctype = 9, .size = 100}}, {{.id = 1, .type = T_COMP}},
+         "t.0.et: node 0 at byte 8: expected comm_type ALL_REDUCE (0)"},
+        {1, 1, {{.id = 1, .type = T_SEND, .size = 100, .peer = 1, .tag = 3}}, {{.id = 1, .type = T_COMP}},
+         "t.0.et: node 0: expected a COMM_RECV_NODE of comm_src 0 and comm_tag 3 on rank 1"},
+        {1, 1, {{.id = 1, .type = T_COMP}}, {{.id = 1, .type = T_RECV, .size = 100, .peer = 0, .tag = 3}},
+         "t.1.et: node 0: expected a COMM_SEND_NODE on rank 0 to meet this receive"},
+    };
+    write_ck_scenario();
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0] + 2; i++) {
+        const char *msg;
+        if (i < sizeof bad / sizeof bad[0]) {
+            write_trace(CK_DIR "/t.0.et", bad[i].a, bad[i].n0);
+            write_trace(CK_DIR "/t.1.et", bad[i].b, bad[i].n1);
+            msg = bad[i].msg;
+        } else {
+            /* the last node's length runs past the end; then bytes protobuf cannot decode */
+            struct tnode one = {.id = 1, .type = T_COMP, .us = 5};
+            write_trace(CK_DIR "/t.0.et", &one, 1);
+            FILE *f = fopen(CK_DIR "/t.0.et", "ab");
+            CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+            fputs(i == sizeof bad / sizeof bad[0] ? "\x20\x08" : "\x03\xff\xff\xff", f);
+            fclose(f);
+            msg = i == sizeof bad / sizeof bad[0] ? "t.0.et: node 1 at byte 15: expected a message length within the "
+                                                     "file"
+                                                   : "t.0.et: node 1 at byte 15: expected a Node message, got bytes "
+                                                     "protobuf cannot decode";
+        }
+        char cmd[512], *out = NULL;
+        snprintf(cmd, sizeof cmd, "%s run " CK_DIR "/s.json -q --no-plot -o " CK_DIR "/out 2>&1",
+                 test_rocesim_bin());
+        CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+        if (!out || !strstr(out, msg))
+            fprintf(stderr, "\n  case %zu got: %s\n", i, out ? out : "(nothing)");
+        CU_ASSERT_PTR_NOT_NULL(out ? strstr(out, msg) : NULL);
+        free(out);
+    }
+}
+
+/* The trace reader's fuzz findings (tests/fuzz/regressions/chakra-*): refused in one line naming the file, or
+ * read (the ASan build watches for what the finding was). */
+static void test_chakra_regressions(void)
+{
+    static const char *const files[] = {"tests/fuzz/regressions/chakra-node-without-deps.et"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        FILE *f = fopen(files[i], "rb");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        uint8_t buf[4096];
+        size_t len = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        struct ck_trace *t = NULL;
+        char err[1024] = "";
+        int rc = ck_parse(files[i], buf, len, &t, err, sizeof err);
+        CU_ASSERT(rc == 0 ? t != NULL : (t == NULL && strstr(err, files[i]) == err && !strchr(err, '\n')));
+        ck_trace_free(t);
+    }
+}
+
 void test_workload_register(void)
 {
     CU_pSuite s = CU_add_suite("training workloads (traffic kind workload)", NULL, NULL);
@@ -231,5 +443,8 @@ void test_workload_register(void)
     CU_add_test(s, "expert groups: all-to-all within expert groups, gradients over expert-data groups, the time",
                 test_expert);
     CU_add_test(s, "the same results twice and on 2 threads", test_determinism);
+    CU_add_test(s, "Chakra traces: a collective beside compute hidden or not, a send and its receive", test_chakra);
+    CU_add_test(s, "malformed Chakra traces exit 2 naming the file and node", test_chakra_malformed);
+    CU_add_test(s, "the Chakra reader's fuzz findings", test_chakra_regressions);
     CU_add_test(s, "malformed files exit 2 naming the file and line", test_malformed);
 }
