@@ -117,6 +117,9 @@ struct wl_state {
      * (-1: not yet); per rank its weight-gradient collectives computed, started and finished (NCCL runs a
      * communicator's collectives in issue order), and whether its next forward compute waits for one. */
     bool overlap;
+    /* The timeline: per rank its rows, and the start of its open blocking and weight-gradient collectives. */
+    struct tl_rank *tl;
+    sim_time_t *coll0, *wg0;
     /* With pipeline stages: the first pipeline step, ranks per stage, and per (rank, iteration, direction,
      * micro-batch) whether the activation (0) or gradient (1) the rank waits for is in. */
     uint32_t pp0, S;
@@ -238,6 +241,44 @@ static int wl_parse(const char *path, char *text, struct wl_file *f, char *err, 
             return -1;
     }
     return 0;
+}
+
+void tl_add(struct tl_rank *t, int what, sim_time_t start, sim_time_t end)
+{
+    if (end <= start)
+        return;
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 64;
+        t->row = mem_xrealloc(t->row, t->cap * sizeof *t->row, TRAFFIC_OOM);
+    }
+    t->row[t->n++] = (struct tl_row){start, end, what};
+}
+
+char *tl_csv(const struct tl_rank *t, uint32_t N)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f)
+        mem_oom(TRAFFIC_OOM);
+    for (uint32_t r = 0; r < N; r++)
+        for (uint32_t i = 0; i < t[r].n; i++) {
+            const struct tl_row *w = &t[r].row[i];
+            fprintf(f, "%u,%s,%.6f,%.6f\n", r,
+                    w->what == TL_COMPUTE ? "compute" : w->what == TL_P2P ? "send_recv" : wl_kind_names[w->what - 1],
+                    units_ps_to_ns(w->start) / 1e3, units_ps_to_ns(w->end) / 1e3);
+        }
+    fclose(f);
+    if (!len)
+        free(out), out = NULL;
+    return out;
+}
+
+void tl_free(struct tl_rank *t, uint32_t N)
+{
+    for (uint32_t r = 0; t && r < N; r++)
+        free(t[r].row);
+    free(t);
 }
 
 void wl_path(const struct scenario *s, const struct workload_conf *wc, int rank, char *out, size_t outlen)
@@ -438,6 +479,7 @@ static void wg_try(struct wl_state *w, uint32_t r, sim_time_t now)
             return;
         }
         atomic_min(&w->slot_start[slot], now);
+        w->wg0[r] = now;
         release_sends(w, i, w->member_of[r * w->slots + slot]);
     }
 }
@@ -485,9 +527,11 @@ static void rank_part(struct wl_state *w, uint32_t i, uint32_t mi, uint32_t r, s
         return;
     atomic_max(&w->slot_end[in->slot], now);
     if (w->overlap && w->f.ph[in->slot % (uint32_t)w->f.n].wg) {
+        tl_add(&w->tl[r], w->f.ph[in->slot % (uint32_t)w->f.n].kind + 1, w->wg0[r], now);
         wg_finish(w, r, in->slot, now);
         return;
     }
+    tl_add(&w->tl[r], w->f.ph[in->slot % (uint32_t)w->f.n].kind + 1, w->coll0[r], now);
     w->pos[r]++;
     rank_next(w, r, now);
 }
@@ -511,6 +555,7 @@ static void rank_ready(struct sim *sim, void *obj, uint64_t r)
         return;
     }
     atomic_min(&w->slot_start[slot], sim->now);
+    w->coll0[r] = sim->now;
     release_sends(w, i, w->member_of[r * w->slots + slot]);
 }
 
@@ -584,8 +629,9 @@ static void rank_start(struct wl_state *w, uint32_t r, sim_time_t now)
     }
     const struct wl_phase *ph = &w->f.ph[slot % (uint32_t)w->f.n];
     struct net *n = w->c->t->net;
-    sim_at_to(net_sim(n), start + (w->overlap && ph->update ? 0 : ph->compute_ps), net_host_ent(n, w->c->host[r]),
-              rank_ready, w, r);
+    int64_t dur = w->overlap && ph->update ? 0 : ph->compute_ps;
+    tl_add(&w->tl[r], TL_COMPUTE, start, start + dur);
+    sim_at_to(net_sim(n), start + dur, net_host_ent(n, w->c->host[r]), rank_ready, w, r);
 }
 
 /* Rank r is at a new slot now: past an iteration's last slot it records its end, at a micro-batch's end it sends
@@ -691,6 +737,12 @@ static void wl_summary(const struct coll *c, cJSON *o)
         cJSON_AddNumberToObject(k, wl_kind_names[i], kind_ns[i]);
 }
 
+static char *wl_timeline(const struct coll *c)
+{
+    const struct wl_state *w = c->t->state[c->entry];
+    return tl_csv(w->tl, w->N);
+}
+
 static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
 {
     const struct scenario *scn = t->net->scn;
@@ -727,6 +779,9 @@ static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
     w->iter_end = mem_xcalloc((size_t)N * w->iters, sizeof *w->iter_end, TRAFFIC_OOM);
     w->S = N / (uint32_t)w->f.pp;
     w->waiting = mem_xcalloc(N, 1, TRAFFIC_OOM);
+    w->tl = mem_xcalloc(N, sizeof *w->tl, TRAFFIC_OOM);
+    w->coll0 = mem_xcalloc(2 * (size_t)N, sizeof *w->coll0, TRAFFIC_OOM);
+    w->wg0 = w->coll0 + N;
     if (w->f.pp > 1)
         w->pp_in = mem_xcalloc((size_t)N * w->iters * 2 * (size_t)w->f.ga, 1, TRAFFIC_OOM);
     if (w->overlap) {
@@ -741,6 +796,7 @@ static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
     c->owner.ops = &wl_owner;
     c->place = wl_place;
     c->summary = wl_summary;
+    c->timeline = wl_timeline;
     c->n_ranks = c->total_ranks = N;
     c->host = mem_xcalloc(N, sizeof *c->host, TRAFFIC_OOM);
     for (uint32_t r = 0; r < N; r++)
@@ -776,6 +832,8 @@ static void wl_release(struct traffic *t, int ti)
     free(w->wg_comp);
     free(w->waiting);
     free(w->pp_in);
+    tl_free(w->tl, w->N);
+    free(w->coll0);
     free(w->f.ph);
     free(w);
     t->state[ti] = NULL;

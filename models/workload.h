@@ -31,6 +31,22 @@ struct workload_conf {
  * relative to the scenario file's folder unless absolute. */
 void wl_path(const struct scenario *s, const struct workload_conf *wc, int rank, char *out, size_t outlen);
 
+/* The timeline of a run, per rank: what it did when (timeline.csv).  what: TL_COMPUTE, a collective's kind + 1,
+ * or TL_P2P (a message). */
+enum { TL_COMPUTE = 0, TL_P2P = WL_KINDS + 1 };
+struct tl_row {
+    sim_time_t start, end;
+    int what;
+};
+struct tl_rank {
+    struct tl_row *row;
+    uint32_t n, cap;
+};
+void tl_add(struct tl_rank *t, int what, sim_time_t start, sim_time_t end);
+/* The rows of ranks 0..N-1 as "rank,activity,start_us,end_us" lines (NULL when there are none). */
+char *tl_csv(const struct tl_rank *t, uint32_t N);
+void tl_free(struct tl_rank *t, uint32_t N);
+
 /* One rank's Chakra execution trace, read (models/workload_chakra.c). */
 struct ck_trace;
 /* Reads the trace in buf (len bytes) of the file at path into *out (free with ck_trace_free).  0, or -1 with

@@ -275,6 +275,7 @@ struct ck_rank {
     uint32_t *dep_first, *dep_list;   /* the nodes waiting for each */
     uint32_t *q, qh, qt;              /* ready compute nodes, in order */
     uint32_t *inst_of;                /* per node: its collective instance or its send's step */
+    sim_time_t *t0;                   /* per node: when a collective or send started (the timeline) */
     bool busy;
     uint32_t left;                    /* nodes not done */
     int64_t compute_ps;
@@ -286,6 +287,7 @@ struct ck_state {
     uint32_t N, n_inst;
     struct ck_rank *rk;
     struct ck_inst *inst;
+    struct tl_rank *tl;
 };
 
 static void ck_done(struct ck_state *w, uint32_t r, uint32_t i, sim_time_t now);
@@ -317,6 +319,7 @@ static void ck_comp_start(struct ck_state *w, uint32_t r, sim_time_t now)
         return;
     uint32_t i = k->q[k->qh++];
     k->busy = true;
+    tl_add(&w->tl[r], TL_COMPUTE, now, now + k->t->node[i].dur_ps);
     struct net *n = w->c->t->net;
     sim_at_to(net_sim(n), now + k->t->node[i].dur_ps, net_host_ent(n, w->c->host[r]), ck_comp_end, w,
               (uint64_t)r << 32 | i);
@@ -342,6 +345,7 @@ static void ck_ready(struct ck_state *w, uint32_t r, uint32_t i, sim_time_t now)
 {
     struct ck_rank *k = &w->rk[r];
     const struct ck_node *n = &k->t->node[i];
+    k->t0[i] = now;
     if (n->type == CK_COMP) {
         k->q[k->qt++] = i;
         ck_comp_start(w, r, now);
@@ -365,6 +369,7 @@ static void ck_part(struct ck_state *w, uint32_t ii, uint32_t r, uint32_t i, sim
     if (--in->left[r] > 0)
         return;
     atomic_max_t(&in->end, now);
+    tl_add(&w->tl[r], in->kind + 1, w->rk[r].t0[i], now);
     ck_done(w, r, i, now);
 }
 
@@ -411,6 +416,7 @@ static void ck_acked(struct net *n, struct flow *f)
         ck_step_ready(c, s->s.on_ack);
     coll_part(c, now);
     if (s->inst == NO_STEP) {
+        tl_add(&w->tl[s->s.src], TL_P2P, w->rk[s->s.src].t0[s->snode], now);
         ck_done(w, s->s.src, s->snode, now);
         return;
     }
@@ -670,6 +676,7 @@ static void rank_init(struct ck_rank *k)
     k->dep_first = mem_xcalloc(n + 2, sizeof *k->dep_first, TRAFFIC_OOM);
     k->q = mem_xcalloc(n + 1, sizeof *k->q, TRAFFIC_OOM);
     k->inst_of = mem_xcalloc(n + 1, sizeof *k->inst_of, TRAFFIC_OOM);
+    k->t0 = mem_xcalloc(n + 1, sizeof *k->t0, TRAFFIC_OOM);
     for (uint32_t i = 0; i < n; i++) {
         const struct ck_node *nd = &k->t->node[i];
         k->need[i] = nd->n_deps + (nd->type == CK_RECV);
@@ -716,6 +723,12 @@ static uint32_t ck_prepare(const struct scenario *s, int ti, struct ck_trace **t
     return n;
 }
 
+static char *ck_timeline(const struct coll *c)
+{
+    const struct ck_state *w = c->t->state[c->entry];
+    return tl_csv(w->tl, w->N);
+}
+
 int ck_setup(struct traffic *t, int ti, char *err, size_t errlen)
 {
     const struct scenario *scn = t->net->scn;
@@ -726,6 +739,7 @@ int ck_setup(struct traffic *t, int ti, char *err, size_t errlen)
     t->state[ti] = w;
     w->N = N;
     w->rk = mem_xcalloc(N, sizeof *w->rk, TRAFFIC_OOM);
+    w->tl = mem_xcalloc(N, sizeof *w->tl, TRAFFIC_OOM);
     uint32_t n_steps = ck_prepare(scn, ti, tr, err, errlen);
     for (uint32_t r = 0; r < N; r++)
         w->rk[r].t = tr[r];
@@ -740,6 +754,7 @@ int ck_setup(struct traffic *t, int ti, char *err, size_t errlen)
     c->owner.ops = &ck_owner;
     c->place = ck_place;
     c->summary = ck_summary;
+    c->timeline = ck_timeline;
     c->n_ranks = c->total_ranks = N;
     c->host = mem_xcalloc(N, sizeof *c->host, TRAFFIC_OOM);
     for (uint32_t r = 0; r < N; r++)
@@ -767,10 +782,11 @@ void ck_release(struct traffic *t, int ti)
     free(w->inst);
     for (uint32_t r = 0; w->rk && r < w->N; r++) {
         struct ck_rank *k = &w->rk[r];
-        free(k->need), free(k->dep_first), free(k->dep_list), free(k->q), free(k->inst_of);
+        free(k->need), free(k->dep_first), free(k->dep_list), free(k->q), free(k->inst_of), free(k->t0);
         ck_trace_free(k->t);
     }
     free(w->rk);
+    tl_free(w->tl, w->N);
     free(w);
     t->state[ti] = NULL;
 }

@@ -221,6 +221,58 @@ static void test_malformed(void)
     }
 }
 
+/*
+ * timeline.csv and timeline.png of scenarios/ai/workload-dp2-overlap.json: rank r's compute rows add up to the
+ * compute of its 2 iterations (2 x 2400 us); it has 8 all-reduce rows (4 layers x 2 iterations), each at least
+ * T = 93.1 us long and none starting before the weight-gradient compute of the first layer ends (1200 us); the
+ * file is the same on 2 threads, and the plot is drawn.
+ */
+static void test_timeline(void)
+{
+    char cmd[512], *out = NULL, *text[2];
+    for (int th = 0; th < 2; th++) {
+        snprintf(cmd, sizeof cmd, "%s run %s -q -o build/test-wl/tl%d --threads %d 2>&1", test_rocesim_bin(),
+                 SCN_OVERLAP, th, th + 1);
+        CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+        free(out);
+        snprintf(cmd, sizeof cmd, "build/test-wl/tl%d/timeline.csv", th);
+        text[th] = test_read_file(cmd, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text[th]);
+    }
+    CU_ASSERT_STRING_EQUAL(text[0], text[1]);
+    double T = 1e6 / (12.5e3 * 1024 / 1192), comp[2] = {0, 0};
+    int ar[2] = {0, 0}, bad = 0;
+    CU_ASSERT_EQUAL(strncmp(text[0], "id,rank,activity,start_us,end_us\n", 33), 0);
+    for (const char *p = strchr(text[0], '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+        unsigned r;
+        char act[32];
+        double st, en;
+        if (sscanf(p + 1, "train,%u,%31[^,],%lf,%lf", &r, act, &st, &en) != 4 || r > 1) {
+            bad++;
+            continue;
+        }
+        if (!strcmp(act, "compute"))
+            comp[r] += en - st;
+        else if (!strcmp(act, "all_reduce")) {
+            ar[r]++;
+            bad += en - st < T || st < 1200;
+        } else
+            bad++;
+    }
+    for (int r = 0; r < 2; r++) {
+        CU_ASSERT_DOUBLE_EQUAL(comp[r], 4800, 1e-6);
+        CU_ASSERT_EQUAL(ar[r], 8);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    free(text[0]);
+    free(text[1]);
+    FILE *png = fopen("build/test-wl/tl0/plots/timeline.png", "rb");
+    if (system("command -v gnuplot >/dev/null 2>&1") == 0)
+        CU_ASSERT_PTR_NOT_NULL(png);
+    if (png)
+        fclose(png);
+}
+
 /* ---- Chakra execution traces, written here with the generated packers ---- */
 
 enum { T_COMP = 4, T_SEND, T_RECV, T_COLL };
@@ -443,6 +495,8 @@ void test_workload_register(void)
     CU_add_test(s, "expert groups: all-to-all within expert groups, gradients over expert-data groups, the time",
                 test_expert);
     CU_add_test(s, "the same results twice and on 2 threads", test_determinism);
+    CU_add_test(s, "timeline.csv: each rank's compute and collectives, the same on 2 threads; timeline.png drawn",
+                test_timeline);
     CU_add_test(s, "Chakra traces: a collective beside compute hidden or not, a send and its receive", test_chakra);
     CU_add_test(s, "malformed Chakra traces exit 2 naming the file and node", test_chakra_malformed);
     CU_add_test(s, "the Chakra reader's fuzz findings", test_chakra_regressions);
