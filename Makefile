@@ -12,13 +12,17 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 OPT     ?= -O2 -g
 CFLAGS  += $(CSTD) $(WARN) $(OPT) -I. -pthread
 CFLAGS  += $(MPI_DEFS)
-LDLIBS  := -lcjson -lnlopt -lgsl -lgslcblas -lm -lev
+LDLIBS  := -lcjson -lnlopt -lgsl -lgslcblas -lm -lev -lprotobuf-c
 BUILD   ?= build
 
 # tools/ holds one folder per application (docs/architecture.md); tools/main.c, the command line on top of
 # them, stays out of the library.
 LIB_SRC  := $(sort $(wildcard sim/*.c models/*.c topologies/*.c tools/*/*.c))
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# C generated from the project's .proto files (protoc-c) into $(BUILD)/gen, which is on the include path.
+PROTO    := $(wildcard models/*.proto)
+GEN_SRC  := $(PROTO:%.proto=$(BUILD)/gen/%.pb-c.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_SRC:%.c=%.o)
+CFLAGS  += -I$(BUILD)/gen
 TEST_SRC := $(sort $(wildcard tests/*.c)) tests/validation/validation.c
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
@@ -41,6 +45,16 @@ deps:
 $(BUILD)/%.o: %.c | ensure-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: %.proto | ensure-deps
+	@mkdir -p $(BUILD)/gen
+	protoc-c --proto_path=. --c_out=$(BUILD)/gen $<
+
+$(BUILD)/gen/%.pb-c.o: $(BUILD)/gen/%.pb-c.c
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# Objects that include generated headers wait for them.
+$(BUILD)/models/workload_chakra.o $(BUILD)/tests/test_workload.o: $(BUILD)/gen/models/chakra.pb-c.h
 
 # The settings suite compiles a table that must not compile (tests/compile_fail/) with the same compiler.
 $(BUILD)/tests/test_settings.o: CFLAGS += -DTEST_CC='"$(CC)"'
@@ -172,9 +186,18 @@ $(BUILD)/rocesim-mpi: $(BUILD)/tools/main.o $(BUILD)/librocesim.a
 FUZZ_CC    ?= clang
 FUZZ_TIME  ?= 60
 FUZZ_FLAGS := $(CSTD) $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
-              -fno-sanitize-recover=all -Wno-unknown-warning-option -I.
-FUZZ_OBJ   := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
-FUZZERS    := scenario run sonic nvsmi
+              -fno-sanitize-recover=all -Wno-unknown-warning-option -I. -Ibuild/fuzz/gen
+FUZZ_OBJ   := $(LIB_SRC:%.c=build/fuzz/obj/%.o) $(PROTO:%.proto=build/fuzz/gen/%.pb-c.o)
+FUZZERS    := scenario run sonic nvsmi chakra
+
+build/fuzz/gen/%.pb-c.c build/fuzz/gen/%.pb-c.h: %.proto | ensure-deps
+	@mkdir -p build/fuzz/gen
+	protoc-c --proto_path=. --c_out=build/fuzz/gen $<
+
+build/fuzz/gen/%.pb-c.o: build/fuzz/gen/%.pb-c.c
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+build/fuzz/obj/models/workload_chakra.o: build/fuzz/gen/models/chakra.pb-c.h
 
 build/fuzz/obj/%.o: %.c | ensure-deps
 	@mkdir -p $(dir $@)

@@ -98,6 +98,9 @@ struct coll {
     void *sched;
     /* A kind's own fields of its summary.json object (NULL: none); workload's iterations (traffic_workload.c). */
     void (*summary)(const struct coll *c, struct cJSON *o);
+    /* A kind's timeline of what each rank did, as rows "rank,activity,start_us,end_us\n" (caller frees; NULL:
+     * none); workload's (timeline.csv, docs/outputs.md). */
+    char *(*timeline)(const struct coll *c);
 };
 
 /* A finished collective's (finish > start) algbw as nccl-tests prints it: its size over its time, in GB/s (bytes

@@ -13,18 +13,38 @@
  *           collective and size, weight-gradient compute, collective and size, weight-update compute.
  * Compute times are SimAI's ticks, nanoseconds; sizes bytes as nccl-tests counts them.  A collective is NONE,
  * ALLREDUCE, ALLGATHER, REDUCESCATTER or ALLTOALL; the forward and input-gradient ones run over the tensor-
- * parallel group, the weight-gradient one over the data-parallel group (as SimAI's reader assigns them).  The
- * _EP and _DP_EP variants, pp, ep or ga above 1 are refused (exit 2, naming the file and line).
+ * parallel group, the weight-gradient one over the data-parallel group, and a _EP suffix puts one on the
+ * expert-parallel group, _DP_EP on the expert-data-parallel group (as SimAI's reader assigns them); other names
+ * (ALLREDUCEALLTOALL ...) are refused (exit 2, naming the file and line).
  *
- * Groups (Megatron's order, tensor-parallel innermost): rank r is in tensor group r / TP and data group r % TP,
- * whose members are TP apart.  An iteration is the forward pass over the layers in order (compute, then its
+ * Groups: Megatron-Core's default order of ranks, "tp-cp-ep-dp-pp" (initialize_model_parallel in
+ * megatron/core/parallel_state.py): tensor-parallel innermost, then expert, data and pipeline parallel; DP =
+ * all_gpus / (TP x PP) as SimAI's Layer::report computes it.
+ *
+ * Pipeline stages (pp above 1): SimAI itself adds their time analytically (Layer::report's Expose_PP_time and
+ * bubble); here they run.  AICB writes one stage's layers (num_layers / pp) repeated ga times, one block per
+ * micro-batch (SimAI_training_workload_generator.py: workload_generate_aiob, and pp_comm = 2 x micro-batch x
+ * sequence x hidden bytes in dump_file), so the lines are ga blocks of L / ga; every stage runs the file, in
+ * GPipe's schedule as SimAI's loop runs the lines: all forward blocks, then all backward blocks in reverse.  A
+ * stage's first forward compute of micro-batch m waits for its activation from the stage before, its first
+ * backward compute of m for its gradient from the stage after; at the end of each it sends pp_comm bytes on (one
+ * flow, the sender not waiting for it).  vpp is ignored (AICB writes the number of layers there).
+ *
+ * An iteration is the forward pass over the layers in order (compute, then its
  * collective), then the backward pass in reverse order (input-gradient compute and collective, weight-gradient
- * compute and collective, the weight update).  Compute and communication do not overlap: a rank's next compute
- * starts when its part of the collective (its sends acknowledged, its receipts in) is done; SimAI overlaps the
- * weight-gradient collectives with the backward pass, which this leaves out.  A rank's sends in a collective wait
- * for its own compute; a peer may send to it earlier (NCCL's receiver would have to launch its kernel first).
+ * compute and collective, the weight update).  Without overlap a rank's next compute starts when its part of the
+ * collective (its sends acknowledged, its receipts in) is done.  With overlap, as SimAI's
+ * Workload::iterate_hybrid_parallel_Transformer runs an iteration (same file): the forward and input-gradient
+ * collectives block (CollectiveBarrier::Blocking), the weight-gradient one does not (Non_Blocking, FIFO): the
+ * rank goes on to the backward compute of the layers before it while it runs, a communicator's collectives run
+ * one after another in the order issued (as NCCL runs them on one stream), the layer's wg_update is a delay
+ * after its end (SimAI's Layer::call adds weight_grad_update_time to the collective's finish), and the layer's
+ * next forward compute waits for both (Workload's is_weight_grad_comm_finished_blocking).  So with compute C per
+ * phase and a weight-gradient collective of T < 2C only the first layer's, the last issued, is exposed.  A rank's
+ * sends in a collective wait for its own compute; a peer may send to it earlier (NCCL's receiver would have to
+ * launch its kernel first).
  */
-#include "models/coll.h"
+#include "models/workload.h"
 #include "sim/file.h"
 #include "models/ranks.h"
 #include "sim/mem.h"
@@ -37,31 +57,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WL_MAX_FLOWS (1u << 24) /* flows of one entry: bounded memory */
-
-#define WL_KINDS 4              /* the collectives: all_reduce, all_gather, reduce_scatter, all_to_all */
-
-static const char *const format_names[] = {"simai", NULL};
-static const char *const kind_names[WL_KINDS] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"};
-static const int kind_op[WL_KINDS] = {OP_ALL_REDUCE, OP_ALL_GATHER, OP_REDUCE_SCATTER, OP_ALL_TO_ALL};
-
-struct workload_conf {
-    int format, channels, iterations;
-    char file[256];
-    int64_t chunk;
-    struct scn_hostset hosts;
-};
+static const char *const format_names[] = {"simai", "chakra", NULL};
+const char *const wl_kind_names[WL_KINDS] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"};
+const int wl_kind_op[WL_KINDS] = {OP_ALL_REDUCE, OP_ALL_GATHER, OP_REDUCE_SCATTER, OP_ALL_TO_ALL};
 
 /* One phase of a layer as the file gives it: compute before it (ps), its collective (-1: none), bytes and
- * group (0: tensor, 1: data). */
+ * group (0: tensor, 1: data); update_ps on a weight-gradient phase, the layer's weight update (update marks the
+ * phase that computes it without overlap). */
 struct wl_phase {
     int64_t compute_ps, bytes;
     int kind, group;
+    int64_t update_ps;
+    bool update, wg;
 };
+
+enum { G_TP, G_DP, G_EP, G_DP_EP };
 
 /* The file, read: phases in the order an iteration runs them. */
 struct wl_file {
-    int tp, gpus;
+    int tp, gpus, layers;
+    int pp, ep, ga;             /* stages, expert-parallel size, micro-batches */
+    int64_t pp_bytes;           /* what a stage sends the next per micro-batch (and the gradient back) */
     struct wl_phase *ph;
     int n;
 };
@@ -97,16 +113,41 @@ struct wl_state {
     sim_time_t *slot_start, *slot_end;  /* per slot, over its groups */
     sim_time_t *iter_end;       /* per (rank, iteration) */
     int64_t compute_iter_ps;    /* a rank's compute per iteration */
+    /* With overlap: per (rank, slot) the end of the rank's part of a weight-gradient collective plus the update
+     * (-1: not yet); per rank its weight-gradient collectives computed, started and finished (NCCL runs a
+     * communicator's collectives in issue order), and whether its next forward compute waits for one. */
+    bool overlap;
+    /* The timeline: per rank its rows, and the start of its open blocking and weight-gradient collectives. */
+    struct tl_rank *tl;
+    sim_time_t *coll0, *wg0;
+    /* With pipeline stages: the first pipeline step, ranks per stage, and per (rank, iteration, direction,
+     * micro-batch) whether the activation (0) or gradient (1) the rank waits for is in. */
+    uint32_t pp0, S;
+    uint8_t *pp_in;
+    sim_time_t *wg_end;
+    uint32_t *wg_comp, *wg_run, *wg_fin;
+    uint8_t *waiting;
 };
 
-static int wl_kind(const char *s)
+/* A collective's name: its kind (-1 NONE, -2 unknown) and in *group the group its suffix names (_EP: the
+ * expert-parallel group, _DP_EP: the expert-data-parallel group), unchanged without one. */
+static int wl_kind(const char *s, int *group)
 {
     static const char *const simai[WL_KINDS] = {"ALLREDUCE", "ALLGATHER", "REDUCESCATTER", "ALLTOALL"};
     if (!strcmp(s, "NONE"))
         return -1;
-    for (int k = 0; k < WL_KINDS; k++)
-        if (!strcmp(s, simai[k]))
-            return k;
+    for (int k = 0; k < WL_KINDS; k++) {
+        size_t n = strlen(simai[k]);
+        if (strncmp(s, simai[k], n))
+            continue;
+        if (!strcmp(s + n, "_EP"))
+            *group = G_EP;
+        else if (!strcmp(s + n, "_DP_EP"))
+            *group = G_DP_EP;
+        else if (s[n])
+            return -2;
+        return k;
+    }
     return -2;
 }
 
@@ -127,16 +168,22 @@ static int wl_header(const char *path, const char *l, struct wl_file *f, char *e
     if (strcmp(policy, "HYBRID_TRANSFORMER") && strcmp(policy, "HYBRID_TRANSFORMER_FWD_IN_BCKWD"))
         return snprintf(err, errlen, "%.400s:1: expected the policy HYBRID_TRANSFORMER or HYBRID_TRANSFORMER_FWD_IN_"
                         "BCKWD (others are not supported), got \"%.40s\"", path, policy), -1;
-    static const char *const one[] = {"ep:", "pp:", "ga:"};
-    for (int i = 0; i < 3; i++)
-        if (header_value(l, one[i]) != 1)
-            return snprintf(err, errlen, "%.400s:1: expected %s 1 (expert and pipeline parallelism and gradient "
-                            "accumulation are not supported), got %ld", path, one[i], header_value(l, one[i])), -1;
     f->tp = (int)header_value(l, "model_parallel_NPU_group:");
     f->gpus = strstr(l, " all_gpus:") ? (int)header_value(l, "all_gpus:") : 0;
-    if (f->tp < 1 || f->gpus < 1 || f->gpus % f->tp)
-        return snprintf(err, errlen, "%.400s:1: expected all_gpus: N and model_parallel_NPU_group: T with T dividing N, "
-                        "got %d and %d", path, f->gpus, f->tp), -1;
+    f->pp = (int)header_value(l, "pp:");
+    f->ep = (int)header_value(l, "ep:");
+    f->ga = (int)header_value(l, "ga:");
+    f->pp_bytes = strstr(l, " pp_comm:") ? header_value(l, "pp_comm:") : 0;
+    if (f->tp < 1 || f->pp < 1 || f->gpus < 1 || f->gpus % (f->tp * f->pp))
+        return snprintf(err, errlen, "%.400s:1: expected all_gpus: N, model_parallel_NPU_group: T and pp: P with T x P "
+                        "dividing N, got %d, %d and %d", path, f->gpus, f->tp, f->pp), -1;
+    int dp = f->gpus / (f->tp * f->pp);
+    if (f->ep < 1 || dp % f->ep)
+        return snprintf(err, errlen, "%.400s:1: expected ep: E dividing the data-parallel size %d (all_gpus / (T x P)), "
+                        "got %d", path, dp, f->ep), -1;
+    if (f->ga < 1 || f->ga > 100000 || f->pp_bytes < 0 || (f->pp > 1 && f->pp_bytes == 0))
+        return snprintf(err, errlen, "%.400s:1: expected ga: 1 to 100000 and, with pp: above 1, pp_comm: bytes above 0, "
+                        "got ga: %d and pp_comm: %lld", path, f->ga, (long long)f->pp_bytes), -1;
     return 0;
 }
 
@@ -153,16 +200,17 @@ static int wl_layer(const char *path, int line, const char *l, struct wl_phase *
                         "ig_comm ig_size wg_compute wg_comm wg_size wg_update\", got \"%.60s\"", path, line, l), -1;
     struct wl_phase *ph[3] = {fwd, &bwd[0], &bwd[1]};
     for (int i = 0; i < 3; i++) {
-        int k = wl_kind(t[i]);
+        int g = i < 2 ? G_TP : G_DP, k = wl_kind(t[i], &g);
         if (k == -2)
-            return snprintf(err, errlen, "%.400s:%d: expected NONE, ALLREDUCE, ALLGATHER, REDUCESCATTER or ALLTOALL "
-                            "(expert-parallel groups are not supported), got \"%.31s\"", path, line, t[i]), -1;
+            return snprintf(err, errlen, "%.400s:%d: expected NONE, ALLREDUCE, ALLGATHER, REDUCESCATTER or ALLTOALL, "
+                            "alone or with _EP or _DP_EP, got \"%.31s\"", path, line, t[i]), -1;
         if (comp[i] < 0 || size[i] < 0 || upd < 0)
             return snprintf(err, errlen, "%.400s:%d: expected times and sizes of at least 0", path, line), -1;
-        *ph[i] = (struct wl_phase){comp[i] * 1000, size[i], size[i] > 0 ? k : -1, i < 2 ? 0 : 1};
+        *ph[i] = (struct wl_phase){comp[i] * 1000, size[i], size[i] > 0 ? k : -1, g, 0, false, i == 2};
     }
-    /* the weight update: compute after the weight-gradient collective */
-    bwd[2] = (struct wl_phase){upd * 1000, 0, -1, 0};
+    /* the weight update: compute after the weight-gradient collective, or with overlap a delay after it */
+    bwd[1].update_ps = upd * 1000;
+    bwd[2] = (struct wl_phase){upd * 1000, 0, -1, G_TP, 0, true, false};
     return 0;
 }
 
@@ -177,6 +225,11 @@ static int wl_parse(const char *path, char *text, struct wl_file *f, char *err, 
     long layers = l ? strtol(l, &end, 10) : 0;
     if (!l || layers < 1 || layers > 100000 || (*end && *end != ' ' && *end != '\r'))
         return snprintf(err, errlen, "%.400s:2: expected the number of layers (1 to 100000)", path), -1;
+    if (f->pp > 1 && layers % f->ga)
+        return snprintf(err, errlen, "%.400s:2: expected a number of layers that ga: %d divides (with pp: above 1 the "
+                        "lines are ga micro-batches' forward passes, one after the other), got %ld", path, f->ga,
+                        layers), -1;
+    f->layers = (int)layers;
     f->n = 4 * (int)layers;
     f->ph = mem_xcalloc((size_t)f->n, sizeof *f->ph, TRAFFIC_OOM);
     for (long i = 0; i < layers; i++) {
@@ -190,16 +243,65 @@ static int wl_parse(const char *path, char *text, struct wl_file *f, char *err, 
     return 0;
 }
 
+void tl_add(struct tl_rank *t, int what, sim_time_t start, sim_time_t end)
+{
+    if (end <= start)
+        return;
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 64;
+        t->row = mem_xrealloc(t->row, t->cap * sizeof *t->row, TRAFFIC_OOM);
+    }
+    t->row[t->n++] = (struct tl_row){start, end, what};
+}
+
+char *tl_csv(const struct tl_rank *t, uint32_t N)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f)
+        mem_oom(TRAFFIC_OOM);
+    for (uint32_t r = 0; r < N; r++)
+        for (uint32_t i = 0; i < t[r].n; i++) {
+            const struct tl_row *w = &t[r].row[i];
+            fprintf(f, "%u,%s,%.6f,%.6f\n", r,
+                    w->what == TL_COMPUTE ? "compute" : w->what == TL_P2P ? "send_recv" : wl_kind_names[w->what - 1],
+                    units_ps_to_ns(w->start) / 1e3, units_ps_to_ns(w->end) / 1e3);
+        }
+    fclose(f);
+    if (!len)
+        free(out), out = NULL;
+    return out;
+}
+
+void tl_free(struct tl_rank *t, uint32_t N)
+{
+    for (uint32_t r = 0; t && r < N; r++)
+        free(t[r].row);
+    free(t);
+}
+
+void wl_path(const struct scenario *s, const struct workload_conf *wc, int rank, char *out, size_t outlen)
+{
+    char dir[PATH_MAX], name[300];
+    const char *at = rank >= 0 ? strstr(wc->file, "{rank}") : NULL;
+    if (at)
+        snprintf(name, sizeof name, "%.*s%d%s", (int)(at - wc->file), wc->file, rank, at + 6);
+    else
+        snprintf(name, sizeof name, "%s", wc->file);
+    snprintf(dir, sizeof dir, "%s", s->file);
+    if (name[0] == '/' || !strcmp(dirname(dir), "."))
+        snprintf(out, outlen, "%s", name);
+    else
+        snprintf(out, outlen, "%s/%s", dir, name);
+}
+
 /* The workload file of entry ti, read.  0, or SCN_EUSAGE with its message in err. */
 static int wl_load(const struct scenario *s, int ti, struct wl_file *f, char *err, size_t errlen)
 {
     const struct workload_conf *wc = TRAFFIC_CONF(&s->traffic[ti], struct workload_conf);
-    char path[PATH_MAX + 300], dir[PATH_MAX], ferr[512], *text = NULL;
-    snprintf(dir, sizeof dir, "%s", s->file);
-    if (wc->file[0] == '/' || !strcmp(dirname(dir), "."))
-        snprintf(path, sizeof path, "%s", wc->file);
-    else
-        snprintf(path, sizeof path, "%s/%s", dir, wc->file);
+    char path[PATH_MAX + 300], ferr[512], *text = NULL;
+    wl_path(s, wc, -1, path, sizeof path);
     *f = (struct wl_file){0};
     if (file_read(path, FILE_TEXT, &text, NULL, ferr, sizeof ferr))
         return snprintf(err, errlen, "%s: traffic.%d.file: %s", s->file, ti, ferr), SCN_EUSAGE;
@@ -217,12 +319,20 @@ static int wl_load(const struct scenario *s, int ti, struct wl_file *f, char *er
     return 0;
 }
 
-/* The members of group g (0 tensor, 1 data) of rank r into out; their number. */
+/* The members of group g of rank r into out; their number.  Megatron-Core's default order of ranks, tensor-
+ * parallel innermost, then expert, data and pipeline parallel ("tp-cp-ep-dp-pp"): within a stage of S = TP x DP
+ * ranks, rank r has tensor index r mod TP and data index (r mod S) / TP; its expert group is the E ranks of its
+ * tensor index whose data indices share a block of E, its expert-data group those E apart. */
 static uint32_t group_of(const struct wl_file *f, int g, uint32_t r, uint32_t *out)
 {
-    uint32_t tp = (uint32_t)f->tp, n = g == 0 ? tp : (uint32_t)f->gpus / tp;
+    uint32_t tp = (uint32_t)f->tp, S = (uint32_t)f->gpus / (uint32_t)f->pp, dp = S / tp, E = (uint32_t)f->ep;
+    uint32_t base = r / S * S, t = r % tp, d = r % S / tp;
+    uint32_t n = g == G_TP ? tp : g == G_DP ? dp : g == G_EP ? E : dp / E;
     for (uint32_t i = 0; i < n; i++)
-        out[i] = g == 0 ? r / tp * tp + i : r % tp + i * tp;
+        out[i] = g == G_TP   ? base + d * tp + i
+                 : g == G_DP ? base + t + i * tp
+                 : g == G_EP ? base + t + (d / E * E + i) * tp
+                             : base + t + (d % E + i * E) * tp;
     return n;
 }
 
@@ -249,6 +359,29 @@ static void inst_init(struct wl_inst *in, uint32_t step0, uint32_t k, uint32_t s
     free(at);
 }
 
+/* The pipeline's transfers after the collectives' n steps (out NULL: only counted): per iteration, direction
+ * (activations to the next stage, gradients to the one before), micro-batch and sending rank, one flow. */
+static uint32_t wl_build_pp(const struct workload_conf *wc, const struct wl_file *f, struct wl_step *out,
+                            struct wl_state *w, uint32_t n)
+{
+    uint32_t N = (uint32_t)f->gpus, S = N / (uint32_t)f->pp, k = 0;
+    if (f->pp < 2)
+        return n;
+    uint64_t total = (uint64_t)wc->iterations * 2 * (uint64_t)f->ga * (N - S);
+    if (n + total > WL_MAX_FLOWS)
+        return WL_MAX_FLOWS + 1;
+    if (w)
+        w->pp0 = n;
+    for (int it = 0; it < wc->iterations && out; it++)
+        for (uint32_t dir = 0; dir < 2; dir++)
+            for (int m = 0; m < f->ga; m++)
+                for (uint32_t j = 0; j < N - S; j++, k++) {
+                    uint32_t src = dir ? j + S : j, dst = dir ? j : j + S;
+                    out[n + k] = (struct wl_step){{src, dst, f->pp_bytes, {NO_STEP, NO_STEP}, NO_STEP, 1}, NO_STEP, 0, 1};
+                }
+    return n + (uint32_t)total;
+}
+
 /* The steps of every collective of the run (out NULL: only counted) and, with w, its instances. */
 static uint32_t wl_build(const struct workload_conf *wc, const struct wl_file *f, struct wl_step *out,
                          struct wl_state *w)
@@ -262,14 +395,14 @@ static uint32_t wl_build(const struct workload_conf *wc, const struct wl_file *f
                 uint32_t m = group_of(f, ph->group, r, mem);
                 if (m < 2 || mem[0] != r)
                     continue; /* a group of one rank has nothing to send; a group is built at its first rank */
-                uint32_t k = nccl_ring_build(kind_op[ph->kind], m, ph->bytes, wc->channels, wc->chunk, NULL);
+                uint32_t k = nccl_ring_build(wl_kind_op[ph->kind], m, ph->bytes, wc->channels, wc->chunk, NULL);
                 if (n + (uint64_t)k > WL_MAX_FLOWS) {
                     free(mem);
                     return WL_MAX_FLOWS + 1;
                 }
                 if (out) {
                     struct nccl_step *tmp = mem_xcalloc(k, sizeof *tmp, TRAFFIC_OOM);
-                    nccl_ring_build(kind_op[ph->kind], m, ph->bytes, wc->channels, wc->chunk, tmp);
+                    nccl_ring_build(wl_kind_op[ph->kind], m, ph->bytes, wc->channels, wc->chunk, tmp);
                     struct wl_inst *in = &w->inst[ni];
                     inst_init(in, n, k, slot, mem, m, tmp);
                     for (uint32_t j = 0; j < k; j++) {
@@ -291,10 +424,11 @@ static uint32_t wl_build(const struct workload_conf *wc, const struct wl_file *f
             }
         }
     free(mem);
-    return n;
+    return wl_build_pp(wc, f, out, w, n);
 }
 
 static void rank_next(struct wl_state *w, uint32_t r, sim_time_t now);
+static void rank_start(struct wl_state *w, uint32_t r, sim_time_t now);
 
 static void step_ready(struct coll *c, uint32_t k)
 {
@@ -318,6 +452,73 @@ static void atomic_max(sim_time_t *p, sim_time_t v)
         ;
 }
 
+/* The slot of rank r's k-th weight-gradient collective: layer L - 1 - k % L's in iteration k / L. */
+static uint32_t wg_slot(const struct wl_state *w, uint32_t k)
+{
+    uint32_t L = (uint32_t)w->f.layers;
+    return k / L * (uint32_t)w->f.n + L + 3 * (k % L) + 1;
+}
+
+/* Releases rank r's own sends of instance i (r its member mi). */
+static void release_sends(struct wl_state *w, uint32_t i, uint32_t mi)
+{
+    const struct wl_inst *in = &w->inst[i];
+    for (uint32_t k = in->first[mi]; k < in->first[mi + 1]; k++)
+        step_ready(w->c, in->by_src[k]);
+}
+
+static void wg_finish(struct wl_state *w, uint32_t r, uint32_t slot, sim_time_t now);
+
+/* Rank r starts its next weight-gradient collective when it has computed it and the one before is done. */
+static void wg_try(struct wl_state *w, uint32_t r, sim_time_t now)
+{
+    while (w->wg_run[r] == w->wg_fin[r] && w->wg_run[r] < w->wg_comp[r]) {
+        uint32_t slot = wg_slot(w, w->wg_run[r]++), i = w->inst_of[r * w->slots + slot];
+        if (i == NO_STEP) {
+            wg_finish(w, r, slot, now);
+            return;
+        }
+        atomic_min(&w->slot_start[slot], now);
+        w->wg0[r] = now;
+        release_sends(w, i, w->member_of[r * w->slots + slot]);
+    }
+}
+
+/* The end of a rank's run (an event of its host). */
+static void rank_finish(struct sim *sim, void *obj, uint64_t r)
+{
+    struct wl_state *w = obj;
+    (void)r;
+    coll_part(w->c, sim->now);
+}
+
+/* With overlap, rank r is past its last slot: it ends when its last weight-gradient collective and update do. */
+static void rank_end_overlap(struct wl_state *w, uint32_t r, sim_time_t now)
+{
+    if (w->pos[r] != w->slots || w->wg_fin[r] != w->iters * (uint32_t)w->f.layers)
+        return;
+    sim_time_t t = w->wg_end[r * w->slots + wg_slot(w, w->wg_fin[r] - 1)];
+    struct net *n = w->c->t->net;
+    sim_at_to(net_sim(n), t > now ? t : now, net_host_ent(n, w->c->host[r]), rank_finish, w, r);
+}
+
+/* Rank r's part of the weight-gradient collective of slot is done now: its update follows, the forward compute
+ * waiting for it may start, and its next weight-gradient collective. */
+static void wg_finish(struct wl_state *w, uint32_t r, uint32_t slot, sim_time_t now)
+{
+    uint32_t per = (uint32_t)w->f.n;
+    sim_time_t t = now + w->f.ph[slot % per].update_ps, *ie = &w->iter_end[r * w->iters + slot / per];
+    w->wg_end[r * w->slots + slot] = t;
+    w->wg_fin[r]++;
+    *ie = t > *ie ? t : *ie;
+    if (w->waiting[r]) {
+        w->waiting[r] = 0;
+        rank_start(w, r, now);
+    }
+    wg_try(w, r, now);
+    rank_end_overlap(w, r, now);
+}
+
 /* One of rank r's parts of instance i (r its member mi) is done (in r's partition): its last moves it on. */
 static void rank_part(struct wl_state *w, uint32_t i, uint32_t mi, uint32_t r, sim_time_t now)
 {
@@ -325,39 +526,143 @@ static void rank_part(struct wl_state *w, uint32_t i, uint32_t mi, uint32_t r, s
     if (--in->left[mi] > 0)
         return;
     atomic_max(&w->slot_end[in->slot], now);
+    if (w->overlap && w->f.ph[in->slot % (uint32_t)w->f.n].wg) {
+        tl_add(&w->tl[r], w->f.ph[in->slot % (uint32_t)w->f.n].kind + 1, w->wg0[r], now);
+        wg_finish(w, r, in->slot, now);
+        return;
+    }
+    tl_add(&w->tl[r], w->f.ph[in->slot % (uint32_t)w->f.n].kind + 1, w->coll0[r], now);
     w->pos[r]++;
     rank_next(w, r, now);
 }
 
-/* Rank r's compute before its slot is over (an event of its host): its collective's sends may go. */
+/* Rank r's compute before its slot is over (an event of its host): its collective's sends may go; with overlap
+ * a weight-gradient collective goes on beside the rank's next compute. */
 static void rank_ready(struct sim *sim, void *obj, uint64_t r)
 {
     struct wl_state *w = obj;
     uint32_t slot = w->pos[r], i = w->inst_of[r * w->slots + slot];
+    if (w->overlap && w->f.ph[slot % (uint32_t)w->f.n].wg) {
+        w->wg_comp[r]++;
+        wg_try(w, (uint32_t)r, sim->now);
+        w->pos[r]++;
+        rank_next(w, (uint32_t)r, sim->now);
+        return;
+    }
     if (i == NO_STEP) {
         w->pos[r]++;
         rank_next(w, (uint32_t)r, sim->now);
         return;
     }
-    const struct wl_inst *in = &w->inst[i];
     atomic_min(&w->slot_start[slot], sim->now);
-    uint32_t mi = w->member_of[r * w->slots + slot];
-    for (uint32_t k = in->first[mi]; k < in->first[mi + 1]; k++)
-        step_ready(w->c, in->by_src[k]);
+    w->coll0[r] = sim->now;
+    release_sends(w, i, w->member_of[r * w->slots + slot]);
 }
 
-/* Rank r starts its slot's compute now, or, past an iteration's last slot, records its end. */
+/* With overlap, the start of the forward compute of slot at rank r: after the layer's weight-gradient collective
+ * and update of the iteration before (as SimAI's forward pass waits for them); -1 while that is not done. */
+static sim_time_t forward_gate(const struct wl_state *w, uint32_t r, uint32_t slot, sim_time_t now)
+{
+    uint32_t per = (uint32_t)w->f.n, L = (uint32_t)w->f.layers, p = slot % per;
+    if (!w->overlap || p >= L || slot < per)
+        return now;
+    sim_time_t t = w->wg_end[r * w->slots + slot - p - per + L + 3 * (L - 1 - p) + 1];
+    return t < 0 ? -1 : t > now ? t : now;
+}
+
+/* Where the pipeline's micro-batch m (of b lines each) starts or ends at phase x of an iteration: forward m
+ * starts at x = m b and ends at (m + 1) b; backward m starts at line (m + 1) b - 1's input gradient, x = L + 3 (L
+ * - (m + 1) b), and ends after line m b's update, x = 4L - 3 m b (the next iteration's 0, given as 4L).  The
+ * micro-batch, or -1. */
+static int pp_fwd_start(const struct wl_file *f, uint32_t x)
+{
+    uint32_t L = (uint32_t)f->layers, b = L / (uint32_t)f->ga;
+    return x < L && x % b == 0 ? (int)(x / b) : -1;
+}
+
+static int pp_bwd_start(const struct wl_file *f, uint32_t x)
+{
+    uint32_t L = (uint32_t)f->layers, b = L / (uint32_t)f->ga;
+    return x >= L && x < 4 * L && (x - L) % 3 == 0 && (4 * L - x) / 3 % b == 0 ? (int)((4 * L - x) / 3 / b) - 1
+                                                                                 : -1;
+}
+
+/* Rank r in stage st sends what the micro-batch it finished at phase x produced (x in 1 .. 4L). */
+static void pp_send(struct wl_state *w, uint32_t r, uint32_t it, uint32_t x)
+{
+    uint32_t L = (uint32_t)w->f.layers, b = L / (uint32_t)w->f.ga, st = r / w->S, last = (uint32_t)w->f.pp - 1;
+    uint32_t per_dir = (uint32_t)w->f.ga * (w->N - w->S), dir, m;
+    if (x <= L && x % b == 0 && st < last)
+        dir = 0, m = x / b - 1;
+    else if (x > L && (x - L) % 3 == 0 && (4 * L - x) / 3 % b == 0 && st > 0)
+        dir = 1, m = (4 * L - x) / 3 / b;
+    else
+        return;
+    step_ready(w->c, w->pp0 + (it * 2 + dir) * per_dir + m * (w->N - w->S) + (dir ? r - w->S : r));
+}
+
+/* The earliest start of rank r's compute of slot (at least now), or -1 while it waits: with overlap a forward
+ * compute waits for the layer's weight-gradient collective of the iteration before; in a pipeline the first
+ * forward compute of a micro-batch waits for its activation from the stage before, and the first backward one
+ * for its gradient from the stage after. */
+static sim_time_t rank_gate(const struct wl_state *w, uint32_t r, uint32_t slot, sim_time_t now)
+{
+    sim_time_t t = forward_gate(w, r, slot, now);
+    if (t < 0 || w->f.pp < 2)
+        return t;
+    uint32_t per = (uint32_t)w->f.n, it = slot / per, x = slot % per, st = r / w->S;
+    int mf = st > 0 ? pp_fwd_start(&w->f, x) : -1, mb = st + 1 < (uint32_t)w->f.pp ? pp_bwd_start(&w->f, x) : -1;
+    size_t at = (((size_t)r * w->iters + it) * 2) * (size_t)w->f.ga;
+    if ((mf >= 0 && !w->pp_in[at + (size_t)mf]) || (mb >= 0 && !w->pp_in[at + (size_t)w->f.ga + (size_t)mb]))
+        return -1;
+    return t;
+}
+
+/* Rank r starts its slot's compute, when what it waits for is in. */
+static void rank_start(struct wl_state *w, uint32_t r, sim_time_t now)
+{
+    uint32_t slot = w->pos[r];
+    sim_time_t start = rank_gate(w, r, slot, now);
+    if (start < 0) {
+        w->waiting[r] = 1;
+        return;
+    }
+    const struct wl_phase *ph = &w->f.ph[slot % (uint32_t)w->f.n];
+    struct net *n = w->c->t->net;
+    int64_t dur = w->overlap && ph->update ? 0 : ph->compute_ps;
+    tl_add(&w->tl[r], TL_COMPUTE, start, start + dur);
+    sim_at_to(net_sim(n), start + dur, net_host_ent(n, w->c->host[r]), rank_ready, w, r);
+}
+
+/* Rank r is at a new slot now: past an iteration's last slot it records its end, at a micro-batch's end it sends
+ * its result on, and it starts the slot's compute. */
 static void rank_next(struct wl_state *w, uint32_t r, sim_time_t now)
 {
     uint32_t slot = w->pos[r], per = (uint32_t)w->f.n;
-    if (slot > 0 && slot % per == 0)
+    if (slot > 0 && slot % per == 0 && now > w->iter_end[r * w->iters + slot / per - 1])
         w->iter_end[r * w->iters + slot / per - 1] = now;
+    if (w->f.pp > 1 && slot > 0)
+        pp_send(w, r, (slot - 1) / per, (slot - 1) % per + 1);
     if (slot == w->slots) {
-        coll_part(w->c, now);
+        if (w->overlap)
+            rank_end_overlap(w, r, now);
+        else
+            coll_part(w->c, now);
         return;
     }
-    struct net *n = w->c->t->net;
-    sim_at_to(net_sim(n), now + w->f.ph[slot % per].compute_ps, net_host_ent(n, w->c->host[r]), rank_ready, w, r);
+    rank_start(w, r, now);
+}
+
+/* A pipeline transfer's receipt at its receiver r: the compute waiting for it may start. */
+static void pp_received(struct wl_state *w, uint32_t k, uint32_t r, sim_time_t now)
+{
+    uint32_t q = (k - w->pp0) / (w->N - w->S), ga = (uint32_t)w->f.ga;
+    uint32_t it = q / (2 * ga), dir = q / ga % 2, m = q % ga;
+    w->pp_in[(((size_t)r * w->iters + it) * 2 + dir) * ga + m] = 1;
+    if (w->waiting[r]) {
+        w->waiting[r] = 0;
+        rank_start(w, r, now);
+    }
 }
 
 static void wl_received(struct net *n, struct flow *f)
@@ -368,7 +673,10 @@ static void wl_received(struct net *n, struct flow *f)
     for (int i = 0; i < 2 && s->s.on_recv[i] != NO_STEP; i++)
         step_ready(c, s->s.on_recv[i]);
     coll_part(c, net_sim(n)->now);
-    rank_part(w, s->inst, s->dst_m, s->s.dst, net_sim(n)->now);
+    if (s->inst == NO_STEP)
+        pp_received(w, f->owner_tag, s->s.dst, net_sim(n)->now);
+    else
+        rank_part(w, s->inst, s->dst_m, s->s.dst, net_sim(n)->now);
 }
 
 static void wl_acked(struct net *n, struct flow *f)
@@ -379,7 +687,8 @@ static void wl_acked(struct net *n, struct flow *f)
     if (s->s.on_ack != NO_STEP)
         step_ready(c, s->s.on_ack);
     coll_part(c, net_sim(n)->now);
-    rank_part(w, s->inst, s->src_m, s->s.src, net_sim(n)->now);
+    if (s->inst != NO_STEP)
+        rank_part(w, s->inst, s->src_m, s->s.src, net_sim(n)->now);
 }
 
 static const struct flow_owner_ops wl_owner = {.received = wl_received, .acked = wl_acked};
@@ -425,7 +734,13 @@ static void wl_summary(const struct coll *c, cJSON *o)
     }
     cJSON *k = cJSON_AddObjectToObject(o, "collective_ns");
     for (int i = 0; i < WL_KINDS; i++)
-        cJSON_AddNumberToObject(k, kind_names[i], kind_ns[i]);
+        cJSON_AddNumberToObject(k, wl_kind_names[i], kind_ns[i]);
+}
+
+static char *wl_timeline(const struct coll *c)
+{
+    const struct wl_state *w = c->t->state[c->entry];
+    return tl_csv(w->tl, w->N);
 }
 
 static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
@@ -435,6 +750,8 @@ static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
     if (net_comm(t->net))
         return snprintf(err, errlen, "%s: traffic.%d: the kind \"workload\" does not run over MPI ranks yet",
                         scn->file, ti), SCN_EUSAGE;
+    if (wc->format == WL_FORMAT_CHAKRA)
+        return ck_setup(t, ti, err, errlen);
     struct wl_state *w = mem_xcalloc(1, sizeof *w, TRAFFIC_OOM);
     t->state[ti] = w;
     int rc = wl_load(scn, ti, &w->f, err, errlen);
@@ -443,8 +760,9 @@ static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
     uint32_t N = w->N = (uint32_t)wc->hosts.n;
     w->iters = (uint32_t)wc->iterations;
     w->slots = w->iters * (uint32_t)w->f.n;
+    w->overlap = wc->overlap;
     for (int p = 0; p < w->f.n; p++)
-        w->compute_iter_ps += w->f.ph[p].compute_ps;
+        w->compute_iter_ps += w->overlap && w->f.ph[p].update ? 0 : w->f.ph[p].compute_ps;
     uint32_t n_steps = wl_build(wc, &w->f, NULL, NULL);
     if (n_steps > WL_MAX_FLOWS)
         return snprintf(err, errlen, "%s: traffic.%d.chunk: expected a chunk that leaves at most %u flows, got more",
@@ -459,10 +777,26 @@ static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
     for (uint32_t s = 0; s < 2 * w->slots; s++)
         w->slot_start[s] = -1;
     w->iter_end = mem_xcalloc((size_t)N * w->iters, sizeof *w->iter_end, TRAFFIC_OOM);
+    w->S = N / (uint32_t)w->f.pp;
+    w->waiting = mem_xcalloc(N, 1, TRAFFIC_OOM);
+    w->tl = mem_xcalloc(N, sizeof *w->tl, TRAFFIC_OOM);
+    w->coll0 = mem_xcalloc(2 * (size_t)N, sizeof *w->coll0, TRAFFIC_OOM);
+    w->wg0 = w->coll0 + N;
+    if (w->f.pp > 1)
+        w->pp_in = mem_xcalloc((size_t)N * w->iters * 2 * (size_t)w->f.ga, 1, TRAFFIC_OOM);
+    if (w->overlap) {
+        w->wg_end = mem_xcalloc((size_t)w->slots * N, sizeof *w->wg_end, TRAFFIC_OOM);
+        for (size_t i = 0; i < (size_t)w->slots * N; i++)
+            w->wg_end[i] = -1;
+        w->wg_comp = mem_xcalloc(3 * (size_t)N, sizeof *w->wg_comp, TRAFFIC_OOM);
+        w->wg_run = w->wg_comp + N;
+        w->wg_fin = w->wg_run + N;
+    }
     struct coll *c = w->c = coll_add(t, ti);
     c->owner.ops = &wl_owner;
     c->place = wl_place;
     c->summary = wl_summary;
+    c->timeline = wl_timeline;
     c->n_ranks = c->total_ranks = N;
     c->host = mem_xcalloc(N, sizeof *c->host, TRAFFIC_OOM);
     for (uint32_t r = 0; r < N; r++)
@@ -482,6 +816,10 @@ static void wl_release(struct traffic *t, int ti)
     struct wl_state *w = t->state[ti];
     if (!w)
         return;
+    if (TRAFFIC_CONF(&t->net->scn->traffic[ti], struct workload_conf)->format == WL_FORMAT_CHAKRA) {
+        ck_release(t, ti);
+        return;
+    }
     for (uint32_t i = 0; w->inst && i < w->slots * w->N && w->inst[i].member; i++)
         free(w->inst[i].member), free(w->inst[i].left), free(w->inst[i].first), free(w->inst[i].by_src);
     free(w->inst);
@@ -490,6 +828,12 @@ static void wl_release(struct traffic *t, int ti)
     free(w->pos);
     free(w->slot_start);
     free(w->iter_end);
+    free(w->wg_end);
+    free(w->wg_comp);
+    free(w->waiting);
+    free(w->pp_in);
+    tl_free(w->tl, w->N);
+    free(w->coll0);
     free(w->f.ph);
     free(w);
     t->state[ti] = NULL;
@@ -508,8 +852,12 @@ static void wl_count(const struct scenario *s, int ti, const double *host_rate, 
     (void)host_rate;
     *out = (struct traffic_count){0};
     if (t && t->state[ti]) {
-        const struct wl_state *w = t->state[ti];
-        out->made = w->c ? w->c->n_flows : 0;
+        const struct coll *c = *(struct coll *const *)t->state[ti]; /* either format's state starts with it */
+        out->made = c ? c->n_flows : 0;
+        return;
+    }
+    if (TRAFFIC_CONF(&s->traffic[ti], struct workload_conf)->format == WL_FORMAT_CHAKRA) {
+        out->made = ck_count(s, ti);
         return;
     }
     struct wl_file f;
@@ -554,14 +902,17 @@ static const struct setting workload_fields[] = {
                "Bytes per step of a collective's pipeline (one flow)"),
      .what = "a size like \"512KiB\""},
     {.name = "file", .kind = SETTING_CUSTOM, .offset = offsetof(struct workload_conf, file),
-     .flags = SETTING_REQUIRED, .what = FILE_WHAT, .help = "The workload file (relative to the scenario file)",
+     .flags = SETTING_REQUIRED, .what = FILE_WHAT,
+     .help = "The workload file (relative to the scenario file); chakra: {rank} in it stands for the rank",
      .parse = parse_file, .dump = dump_file},
     {SET_ENUM("format", struct workload_conf, format, format_names, "simai",
-              "simai: the text format of AICB and SimAI")},
+              "simai: the text format of AICB and SimAI; chakra: MLCommons Chakra execution traces, one per rank")},
     {.name = "hosts", .kind = SETTING_CUSTOM, .offset = offsetof(struct workload_conf, hosts),
      .flags = SETTING_ALWAYS, .lo = 1, .help = "The ranks (GPUs), in rank order (absent: every host)",
      .parse = scn_parse_hostset, .dump = scn_dump_hostset},
     {SET_INT("iterations", struct workload_conf, iterations, 1, 1000, "1", "Training iterations to run")},
+    {SET_FIELD("overlap", SETTING_BOOL, struct workload_conf, overlap, 0, "false",
+               "Weight-gradient collectives overlap the backward compute, as SimAI runs them")},
     {0},
 };
 

@@ -20,6 +20,8 @@ check libev-dev     "test -f /usr/include/ev.h"
 check gnuplot-nox   "command -v gnuplot"
 check libnlopt-dev  "test -f /usr/include/nlopt.h"
 check libgsl-dev    "test -f /usr/include/gsl/gsl_qrng.h"
+check libprotobuf-c-dev   "test -f /usr/include/protobuf-c/protobuf-c.h"
+check protobuf-c-compiler "command -v protoc-c"
 if [ -n "$mpi" ]; then
     check openmpi-bin    "command -v mpirun && command -v mpicc"
     check libopenmpi-dev "test -f /usr/lib/\$(gcc -print-multiarch)/openmpi/include/mpi.h"
@@ -29,7 +31,7 @@ if [ -n "$browser" ]; then
     check chromium-driver "test -x /usr/bin/chromedriver"
 fi
 if [ "$1" = "--if-missing" ] && [ -z "$need" ]; then exit 0; fi
-if [ -z "$need" ]; then echo "deps: all present (libcjson-dev libcunit1-dev libev-dev gnuplot-nox libnlopt-dev libgsl-dev)"; exit 0; fi
+if [ -z "$need" ]; then echo "deps: all present (libcjson-dev libcunit1-dev libev-dev gnuplot-nox libnlopt-dev libgsl-dev libprotobuf-c-dev protobuf-c-compiler)"; exit 0; fi
 echo "deps: installing missing Debian packages:$need"
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi
 export DEBIAN_FRONTEND=noninteractive

@@ -32,8 +32,8 @@
 #define MAX_POINTS 4000    /* per line; more points than pixels only slow gnuplot down */
 #define PATH_MAX_LEN 4200
 
-enum { PL_QUEUES, PL_RATES, PL_FCT, PL_PFC, PL_COUNT };
-static const char *const plot_names[PL_COUNT] = {"queues", "rates", "fct_cdf", "pfc"};
+enum { PL_QUEUES, PL_RATES, PL_FCT, PL_PFC, PL_TIMELINE, PL_COUNT };
+static const char *const plot_names[PL_COUNT] = {"queues", "rates", "fct_cdf", "pfc", "timeline"};
 
 /* What every plot needs to know about the run beyond its own data. */
 struct meta {
@@ -1073,6 +1073,82 @@ static int read_meta(const char *dir, struct meta *mt, bool *missing, char *err,
     return 0;
 }
 
+/* ---- timeline.csv (workload entries) ---- */
+
+/*
+ * timeline.dat: a block per activity (compute, then each collective kind, then send_recv) of bars "x_mid y
+ * x_half y_half", y the rank (entries after one another), compute above the rank's line and communication
+ * below it so that what overlaps shows.  No timeline.csv (no workload entry): skipped without a note.
+ */
+static enum prep prep_timeline(const char *dir, const char *pdir, const struct meta *mt, FILE *pre, char *note,
+                               size_t nlen)
+{
+    static const char *const act[] = {"compute", "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+                                      "send_recv"};
+    enum { NA = sizeof act / sizeof *act };
+    char *line = NULL, *fld[8], prev_id[SCN_NAME_MAX] = "";
+    size_t cap = 0;
+    FILE *f = open_csv(dir, "timeline.csv", "id,rank,activity,start_us,end_us", &line, &cap);
+    if (!f) {
+        free(line);
+        return errno == ENOENT ? PREP_SKIP : csv_problem("timeline.csv", note, nlen);
+    }
+    FILE *out[NA] = {0};
+    char *buf[NA] = {0};
+    size_t blen[NA] = {0};
+    long base = 0, top = -1, rows = 0;
+    while (getline(&line, &cap, f) > 0) {
+        if (split_csv(line, fld, 8) < 5)
+            continue;
+        long rank = strtol(fld[1], NULL, 10);
+        if (strcmp(fld[0], prev_id)) {
+            base = top + 1;
+            snprintf(prev_id, sizeof prev_id, "%s", fld[0]);
+        }
+        int a = 0;
+        while (a < NA && strcmp(act[a], fld[2]))
+            a++;
+        if (a == NA || rank < 0)
+            continue;
+        if (!out[a] && !(out[a] = open_memstream(&buf[a], &blen[a])))
+            mem_oom("preparing a plot");
+        double s = strtod(fld[3], NULL) * 1e3 / mt->xdiv, e = strtod(fld[4], NULL) * 1e3 / mt->xdiv;
+        fprintf(out[a], "%.9g %.4g %.9g 0.18\n", (s + e) / 2, (double)(base + rank) + (a ? -0.2 : 0.2), (e - s) / 2);
+        top = base + rank > top ? base + rank : top;
+        rows++;
+    }
+    bool rd_err = ferror(f);
+    fclose(f);
+    free(line);
+    FILE *dat = rd_err || !rows ? NULL : open_dat(pdir, "timeline");
+    const char *names[NA];
+    char cols[2 * NA + 1] = "";
+    int nb = 0;
+    for (int a = 0; a < NA; a++) {
+        if (!out[a])
+            continue;
+        fclose(out[a]);
+        if (dat) {
+            fprintf(dat, "%s%s\n", nb ? "\n\n" : "", buf[a]);
+            names[nb++] = act[a];
+            snprintf(cols + strlen(cols), sizeof cols - strlen(cols), "%d ", a);
+        }
+        free(buf[a]);
+    }
+    if (rd_err || !rows || !dat) {
+        snprintf(note, nlen, "%s", rd_err ? "cannot read timeline.csv" : rows ? "cannot write timeline.dat" : "");
+        return rd_err || rows ? PREP_ERROR : PREP_SKIP;
+    }
+    bool bad = ferror(dat);
+    if (fclose(dat) || bad) {
+        snprintf(note, nlen, "cannot write timeline.dat");
+        return PREP_ERROR;
+    }
+    fprintf(pre, "nb = %d\nnranks = %ld\nbcols = '%s'\n", nb, top + 1, cols);
+    plot_gp_array(pre, "bname", names, nb);
+    return PREP_DRAW;
+}
+
 /* ---- files, templates, gnuplot ---- */
 
 int plot_save_inputs(const struct scenario *scn, const char *dir, char *err, size_t errlen)
@@ -1436,7 +1512,7 @@ int plot_draw(const char *dir, struct plot_result *res, FILE *errf)
     plot_clean(dir);
 
     typedef enum prep (*prep_fn)(const char *, const char *, const struct meta *, FILE *, char *, size_t);
-    static const prep_fn prep[PL_COUNT] = {prep_queues, prep_rates, prep_fct, prep_pfc};
+    static const prep_fn prep[PL_COUNT] = {prep_queues, prep_rates, prep_fct, prep_pfc, prep_timeline};
     pid_t pid[PL_COUNT];
     char notes[PL_COUNT][256];
     int rc = 0;

@@ -620,7 +620,8 @@ char *run_counters_csv(const struct run *r)
 const char *const run_series_names[RUN_N_SERIES] = {"queues.csv", "rates.csv", "pfc.csv", "watchdog.csv"};
 
 const char *const run_output_names[] = {"summary.json", "flows.csv",     "queues.csv",   "rates.csv",
-                                        "pfc.csv",      "watchdog.csv", "scenario.json", "counters.csv"};
+                                        "pfc.csv",      "watchdog.csv", "scenario.json", "counters.csv",
+                                        "timeline.csv"};
 const size_t run_n_output_names = sizeof run_output_names / sizeof *run_output_names;
 
 int run_claim_dir(const char *dir, char *err, size_t errlen)
@@ -639,6 +640,35 @@ int run_claim_dir(const char *dir, char *err, size_t errlen)
     return 0;
 }
 
+/* timeline.csv: the rows of every collective that keeps a timeline (workload entries), after its id; NULL when
+ * none does. */
+static char *run_timeline_csv(const struct run *r)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = NULL;
+    for (uint32_t i = 0; i < r->traffic.n_colls; i++) {
+        const struct coll *cl = &r->traffic.colls[i];
+        char *rows = cl->timeline ? cl->timeline(cl) : NULL;
+        if (!rows)
+            continue;
+        if (!f && !(f = open_memstream(&out, &len)))
+            mem_oom("writing timeline.csv");
+        if (!len)
+            fputs("id,rank,activity,start_us,end_us\n", f);
+        const char *id = r->scn->traffic[cl->entry].id;
+        for (char *l = rows, *nl; *l; l = nl + 1) {
+            nl = strchr(l, '\n');
+            fprintf(f, "%s,%.*s\n", id, (int)(nl - l), l);
+        }
+        fflush(f);
+        free(rows);
+    }
+    if (f)
+        fclose(f);
+    return out;
+}
+
 int run_write_outputs(struct run *r, const char *dir, char *err, size_t errlen)
 {
     if (make_dirs(dir)) {
@@ -650,11 +680,12 @@ int run_write_outputs(struct run *r, const char *dir, char *err, size_t errlen)
         char *text;
     } files[] = {{"flows.csv", run_flows_csv(r)},
                  {"summary.json", run_summary_json(r, true)},
-                 {"counters.csv", r->net.ctr ? run_counters_csv(r) : NULL}};
+                 {"counters.csv", r->net.ctr ? run_counters_csv(r) : NULL},
+                 {"timeline.csv", run_timeline_csv(r)}};
     int rc = 0;
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         if (!files[i].text)
-            continue; /* counters.csv without monitor.counters */
+            continue; /* counters.csv without monitor.counters, timeline.csv without a workload */
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
         if (!rc && write_file_atomic(path, files[i].text, strlen(files[i].text))) {

@@ -1,0 +1,804 @@
+/*
+ * workload_chakra — the traffic kind "workload"'s format "chakra": MLCommons Chakra execution traces, one file
+ * per rank, run as a graph of nodes per rank.
+ *
+ * The format (github.com/mlcommons/chakra: schema/protobuf/et_def.proto, and the length-delimited framing of
+ * src/third_party/utils/protolib.py's encodeMessage, a message's length as a varint before it): a GlobalMetadata
+ * message, then Node messages to the end of the file.  models/chakra.proto holds the fields read, with et_def's
+ * numbers and types.  A node's attributes are read by name as Chakra's feeder reads them
+ * (src/feeder/et_feeder_node.cpp): comm_type and comm_size (int64_val), comm_src, comm_dst and comm_tag
+ * (int32_val).  Facts only; no code of theirs is used.
+ *
+ * Nodes: COMP_NODE computes for duration_micros; COMM_COLL_NODE is a collective of comm_size bytes (ALL_REDUCE,
+ * ALL_GATHER, REDUCE_SCATTER or ALL_TO_ALL, run as traffic_nccl.c's ring and p2p schedules) over all the entry's
+ * ranks: a rank's k-th collective node meets every other rank's k-th, which must be of the same type and size
+ * (process groups, pg_name, are not read); COMM_SEND_NODE sends comm_size bytes to rank comm_dst, one flow, met
+ * by the receiving rank's COMM_RECV_NODE of comm_src and the same comm_tag, in file order; other nodes take no
+ * time.  A node starts when every node its data_deps and ctrl_deps name is done.  A rank computes one node at a
+ * time, in the order they become ready (one compute stream, as ASTRA-sim's roofline of one GPU); communication
+ * nodes run beside it.  A collective node is done when the rank's part is (its sends acknowledged, its receipts
+ * in), a send when it is acknowledged, a receive when its data is in.
+ */
+#include "models/workload.h"
+#include "models/chakra.pb-c.h"
+#include "sim/file.h"
+#include "sim/mem.h"
+#include "sim/units.h"
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CK_MAX_NODES 1000000
+
+enum { CK_OTHER, CK_COMP, CK_COLL, CK_SEND, CK_RECV };
+
+struct ck_node {
+    uint64_t id;
+    int type, kind;          /* kind: the collective's, an index of wl_kind_names */
+    int64_t dur_ps, bytes;
+    int32_t peer, tag;
+    uint32_t n_deps, *deps;  /* indexes of the nodes it waits for */
+};
+
+struct ck_trace {
+    struct ck_node *node;
+    uint32_t n;
+};
+
+void ck_trace_free(struct ck_trace *t)
+{
+    if (!t)
+        return;
+    for (uint32_t i = 0; i < t->n; i++)
+        free(t->node[i].deps);
+    free(t->node);
+    free(t);
+}
+
+/* A varint at buf[*pos] (at most 10 bytes, before len); false when it runs past the end or is too long. */
+static bool read_varint(const uint8_t *buf, size_t len, size_t *pos, uint64_t *v)
+{
+    *v = 0;
+    for (int sh = 0; sh < 64 && *pos < len; sh += 7) {
+        uint8_t b = buf[(*pos)++];
+        *v |= (uint64_t)(b & 0x7f) << sh;
+        if (!(b & 0x80))
+            return true;
+    }
+    return false;
+}
+
+static int comm_kind(int64_t t)
+{
+    switch (t) {
+    case CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE: return 0;
+    case CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_GATHER: return 1;
+    case CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__REDUCE_SCATTER: return 2;
+    case CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_TO_ALL: return 3;
+    default: return -1;
+    }
+}
+
+/* An attribute's integer, whichever integer field carries it (Chakra's writers use int64_val for sizes and
+ * int32_val for ranks); -1 for another kind of value. */
+static int64_t attr_int(const ChakraProtoMsg__AttributeProto *p)
+{
+    switch (p->value_case) {
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL: return p->int32_val;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL: return p->int64_val;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT32_VAL: return p->uint32_val;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL: return p->uint64_val > INT64_MAX ? -1 : (int64_t)p->uint64_val;
+    default: return -1;
+    }
+}
+
+/* Node m (the i-th, at byte at) into n; its dependencies' ids into n->deps for now.  0, or -1 with err. */
+static int ck_node_read(const char *path, uint32_t i, size_t at, const ChakraProtoMsg__Node *m, struct ck_node *n,
+                        char *err, size_t errlen)
+{
+    int64_t type = -1, size = -1;
+    *n = (struct ck_node){.id = m->id, .kind = -1, .dur_ps = (int64_t)m->duration_micros * 1000000, .peer = -1};
+    if (m->duration_micros > (uint64_t)INT64_MAX / 1000000)
+        return snprintf(err, errlen, "%.400s: node %u at byte %zu: expected duration_micros below 9.2e12, got %llu",
+                        path, i, at, (unsigned long long)m->duration_micros), -1;
+    for (size_t a = 0; a < m->n_attr; a++) {
+        const ChakraProtoMsg__AttributeProto *p = m->attr[a];
+        if (!p->name)
+            continue;
+        int64_t v = attr_int(p);
+        if (!strcmp(p->name, "comm_type"))
+            type = v;
+        else if (!strcmp(p->name, "comm_size"))
+            size = v;
+        else if (!strcmp(p->name, "comm_src") || !strcmp(p->name, "comm_dst"))
+            n->peer = v < 0 || v > INT32_MAX ? -1 : (int32_t)v;
+        else if (!strcmp(p->name, "comm_tag"))
+            n->tag = v < INT32_MIN || v > INT32_MAX ? -1 : (int32_t)v;
+    }
+    switch (m->type) {
+    case CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE: n->type = CK_COMP; break;
+    case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE: n->type = CK_COLL; break;
+    case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE: n->type = CK_SEND; break;
+    case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE: n->type = CK_RECV; break;
+    default: n->type = CK_OTHER; break;
+    }
+    if (n->type == CK_COLL && (n->kind = comm_kind(type)) < 0)
+        return snprintf(err, errlen, "%.400s: node %u at byte %zu: expected comm_type ALL_REDUCE (0), ALL_GATHER (2), "
+                        "ALL_TO_ALL (6) or REDUCE_SCATTER (7), got %lld", path, i, at, (long long)type), -1;
+    if (n->type >= CK_COLL && (size < 0 || (n->type != CK_COLL && n->peer < 0)))
+        return snprintf(err, errlen, "%.400s: node %u at byte %zu: expected comm_size of at least 0%s", path, i, at,
+                        n->type == CK_COLL ? "" : " and comm_src/comm_dst, a rank"), -1;
+    n->bytes = size;
+    n->n_deps = (uint32_t)(m->n_ctrl_deps + m->n_data_deps);
+    n->deps = mem_xcalloc(n->n_deps ? n->n_deps : 1, sizeof *n->deps, TRAFFIC_OOM);
+    return 0;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
+    return (x > y) - (x < y);
+}
+
+/* The ids the nodes depend on (ids[i] the dependency list of node i, flattened) into indexes, checked: every id
+ * known, no two nodes with one id, no cycle.  0, or -1 with err. */
+static int ck_link(const char *path, struct ck_trace *t, uint64_t *const *ids, char *err, size_t errlen)
+{
+    uint64_t (*key)[2] = mem_xcalloc(t->n ? t->n : 1, sizeof *key, TRAFFIC_OOM);
+    int rc = 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        key[i][0] = t->node[i].id, key[i][1] = i;
+    qsort(key, t->n, sizeof *key, by_id);
+    for (uint32_t i = 1; i < t->n && !rc; i++)
+        if (key[i][0] == key[i - 1][0])
+            rc = -1, snprintf(err, errlen, "%.400s: node %llu: expected ids once each, got id %llu twice", path,
+                              (unsigned long long)key[i][1], (unsigned long long)key[i][0]);
+    for (uint32_t i = 0; i < t->n && !rc; i++)
+        for (uint32_t d = 0; d < t->node[i].n_deps && !rc; d++) {
+            uint64_t want[2] = {ids[i][d], 0}, (*hit)[2] = bsearch(want, key, t->n, sizeof *key, by_id);
+            if (!hit)
+                rc = -1, snprintf(err, errlen, "%.400s: node %u: expected dependencies on nodes of the file, got id %llu",
+                                  path, i, (unsigned long long)ids[i][d]);
+            else
+                t->node[i].deps[d] = (uint32_t)(*hit)[1];
+        }
+    free(key);
+    if (rc)
+        return rc;
+    /* Kahn's order: nodes left when no more become free are on a cycle */
+    uint32_t *left = mem_xcalloc(t->n ? t->n : 1, sizeof *left, TRAFFIC_OOM), done = 0, changed = 1;
+    for (uint32_t i = 0; i < t->n; i++)
+        left[i] = t->node[i].n_deps;
+    uint8_t *fin = mem_xcalloc(t->n ? t->n : 1, 1, TRAFFIC_OOM);
+    while (changed) {
+        changed = 0;
+        for (uint32_t i = 0; i < t->n; i++) {
+            if (fin[i])
+                continue;
+            uint32_t open = 0;
+            for (uint32_t d = 0; d < t->node[i].n_deps; d++)
+                open += !fin[t->node[i].deps[d]];
+            if (!open)
+                fin[i] = 1, done++, changed = 1;
+        }
+    }
+    for (uint32_t i = 0; i < t->n && done < t->n; i++)
+        if (!fin[i]) {
+            rc = -1, snprintf(err, errlen, "%.400s: node %u: expected dependencies without a cycle, got node id %llu "
+                              "on one", path, i, (unsigned long long)t->node[i].id);
+            break;
+        }
+    free(left);
+    free(fin);
+    return rc;
+}
+
+int ck_parse(const char *path, const uint8_t *buf, size_t len, struct ck_trace **out, char *err, size_t errlen)
+{
+    struct ck_trace *t = mem_xcalloc(1, sizeof *t, TRAFFIC_OOM);
+    uint64_t **ids = NULL, l;
+    size_t pos = 0, cap = 0;
+    int rc = 0;
+    *out = NULL;
+    if (!read_varint(buf, len, &pos, &l) || l > len - pos)
+        return ck_trace_free(t), snprintf(err, errlen, "%.400s: byte 0: expected a length-delimited GlobalMetadata "
+                                          "message, got %s", path, len ? "a length past the end" : "an empty file"), -1;
+    ChakraProtoMsg__GlobalMetadata *g = chakra_proto_msg__global_metadata__unpack(NULL, l, buf + pos);
+    if (!g)
+        return ck_trace_free(t), snprintf(err, errlen, "%.400s: byte %zu: expected a GlobalMetadata message, got bytes "
+                                          "protobuf cannot decode", path, pos), -1;
+    chakra_proto_msg__global_metadata__free_unpacked(g, NULL);
+    pos += l;
+    while (pos < len && !rc) {
+        size_t at = pos;
+        ChakraProtoMsg__Node *m = NULL;
+        if (t->n == CK_MAX_NODES)
+            rc = -1, snprintf(err, errlen, "%.400s: node %u at byte %zu: expected at most %u nodes", path, t->n, at,
+                              CK_MAX_NODES);
+        else if (!read_varint(buf, len, &pos, &l) || l > len - pos)
+            rc = -1, snprintf(err, errlen, "%.400s: node %u at byte %zu: expected a message length within the file",
+                              path, t->n, at);
+        else if (!(m = chakra_proto_msg__node__unpack(NULL, l, buf + pos)))
+            rc = -1, snprintf(err, errlen, "%.400s: node %u at byte %zu: expected a Node message, got bytes protobuf "
+                              "cannot decode", path, t->n, at);
+        if (rc)
+            break;
+        if (t->n == cap) {
+            cap = cap ? 2 * cap : 64;
+            t->node = mem_xrealloc(t->node, cap * sizeof *t->node, TRAFFIC_OOM);
+            ids = mem_xrealloc(ids, cap * sizeof *ids, TRAFFIC_OOM);
+        }
+        rc = ck_node_read(path, t->n, at, m, &t->node[t->n], err, errlen);
+        if (!rc) {
+            uint64_t *d = ids[t->n] = mem_xcalloc(m->n_ctrl_deps + m->n_data_deps + 1, sizeof *d, TRAFFIC_OOM);
+            if (m->n_ctrl_deps)
+                memcpy(d, m->ctrl_deps, m->n_ctrl_deps * sizeof *d);
+            if (m->n_data_deps)
+                memcpy(d + m->n_ctrl_deps, m->data_deps, m->n_data_deps * sizeof *d);
+            t->n++;
+        }
+        chakra_proto_msg__node__free_unpacked(m, NULL);
+        pos += l;
+    }
+    if (!rc)
+        rc = ck_link(path, t, ids, err, errlen);
+    for (uint32_t i = 0; i < t->n; i++)
+        free(ids[i]);
+    free(ids);
+    if (rc)
+        return ck_trace_free(t), -1;
+    *out = t;
+    return 0;
+}
+
+/* ---- the run ---- */
+
+/* A flow: a collective's step (inst its instance, src_m and dst_m its ends' places) or a send (inst NO_STEP,
+ * rnode the receiving rank's node). */
+struct ck_step {
+    struct nccl_step s;
+    uint32_t inst, src_m, dst_m, snode, rnode;
+};
+
+struct ck_inst {
+    int kind;
+    uint32_t *left, *first, *by_src;  /* per rank: parts left, the steps it sends (as traffic_workload.c's) */
+    sim_time_t start, end;
+};
+
+struct ck_rank {
+    struct ck_trace *t;
+    uint32_t *need;                   /* per node: dependencies (and for a receive its data) not yet in */
+    uint32_t *dep_first, *dep_list;   /* the nodes waiting for each */
+    uint32_t *q, qh, qt;              /* ready compute nodes, in order */
+    uint32_t *inst_of;                /* per node: its collective instance or its send's step */
+    sim_time_t *t0;                   /* per node: when a collective or send started (the timeline) */
+    bool busy;
+    uint32_t left;                    /* nodes not done */
+    int64_t compute_ps;
+    sim_time_t end;
+};
+
+struct ck_state {
+    struct coll *c;                   /* first, as traffic_workload.c's state */
+    uint32_t N, n_inst;
+    struct ck_rank *rk;
+    struct ck_inst *inst;
+    struct tl_rank *tl;
+};
+
+static void ck_done(struct ck_state *w, uint32_t r, uint32_t i, sim_time_t now);
+static void ck_part(struct ck_state *w, uint32_t ii, uint32_t r, uint32_t i, sim_time_t now);
+
+static void ck_step_ready(struct coll *c, uint32_t k)
+{
+    struct ck_step *s = (struct ck_step *)c->sched + k;
+    if (--s->s.need == 0)
+        coll_send(c, k);
+}
+
+static void ck_comp_start(struct ck_state *w, uint32_t r, sim_time_t now);
+
+/* Rank r's compute of the node at its queue's head is over (an event of its host). */
+static void ck_comp_end(struct sim *sim, void *obj, uint64_t arg)
+{
+    struct ck_state *w = obj;
+    uint32_t r = (uint32_t)(arg >> 32), i = (uint32_t)arg;
+    w->rk[r].busy = false;
+    ck_done(w, r, i, sim->now);
+    ck_comp_start(w, r, sim->now);
+}
+
+static void ck_comp_start(struct ck_state *w, uint32_t r, sim_time_t now)
+{
+    struct ck_rank *k = &w->rk[r];
+    if (k->busy || k->qh == k->qt)
+        return;
+    uint32_t i = k->q[k->qh++];
+    k->busy = true;
+    tl_add(&w->tl[r], TL_COMPUTE, now, now + k->t->node[i].dur_ps);
+    struct net *n = w->c->t->net;
+    sim_at_to(net_sim(n), now + k->t->node[i].dur_ps, net_host_ent(n, w->c->host[r]), ck_comp_end, w,
+              (uint64_t)r << 32 | i);
+}
+
+static void atomic_min_t(sim_time_t *p, sim_time_t v)
+{
+    sim_time_t was = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while ((was < 0 || v < was) && !__atomic_compare_exchange_n(p, &was, v, false, __ATOMIC_RELAXED,
+                                                                 __ATOMIC_RELAXED))
+        ;
+}
+
+static void atomic_max_t(sim_time_t *p, sim_time_t v)
+{
+    sim_time_t was = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v > was && !__atomic_compare_exchange_n(p, &was, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+/* Node i of rank r has what it waits for now. */
+static void ck_ready(struct ck_state *w, uint32_t r, uint32_t i, sim_time_t now)
+{
+    struct ck_rank *k = &w->rk[r];
+    const struct ck_node *n = &k->t->node[i];
+    k->t0[i] = now;
+    if (n->type == CK_COMP) {
+        k->q[k->qt++] = i;
+        ck_comp_start(w, r, now);
+    } else if (n->type == CK_COLL) {
+        struct ck_inst *in = &w->inst[k->inst_of[i]];
+        atomic_min_t(&in->start, now);
+        for (uint32_t s = in->first[r]; s < in->first[r + 1]; s++)
+            ck_step_ready(w->c, in->by_src[s]);
+        ck_part(w, k->inst_of[i], r, i, now);
+    } else if (n->type == CK_SEND) {
+        ck_step_ready(w->c, k->inst_of[i]);
+    } else {
+        ck_done(w, r, i, now); /* a receive's data is in (its need counted it), or a node of no time */
+    }
+}
+
+/* One of rank r's parts of instance ii (node i) is done: its readiness, a send acknowledged, a receipt. */
+static void ck_part(struct ck_state *w, uint32_t ii, uint32_t r, uint32_t i, sim_time_t now)
+{
+    struct ck_inst *in = &w->inst[ii];
+    if (--in->left[r] > 0)
+        return;
+    atomic_max_t(&in->end, now);
+    tl_add(&w->tl[r], in->kind + 1, w->rk[r].t0[i], now);
+    ck_done(w, r, i, now);
+}
+
+static void ck_release_node(struct ck_state *w, uint32_t r, uint32_t i, sim_time_t now)
+{
+    if (--w->rk[r].need[i] == 0)
+        ck_ready(w, r, i, now);
+}
+
+static void ck_done(struct ck_state *w, uint32_t r, uint32_t i, sim_time_t now)
+{
+    struct ck_rank *k = &w->rk[r];
+    for (uint32_t d = k->dep_first[i]; d < k->dep_first[i + 1]; d++)
+        ck_release_node(w, r, k->dep_list[d], now);
+    if (--k->left == 0) {
+        k->end = now;
+        coll_part(w->c, now);
+    }
+}
+
+static void ck_received(struct net *n, struct flow *f)
+{
+    struct coll *c = coll_of(f);
+    struct ck_state *w = c->t->state[c->entry];
+    const struct ck_step *s = (const struct ck_step *)c->sched + f->owner_tag;
+    sim_time_t now = net_sim(n)->now;
+    for (int i = 0; i < 2 && s->s.on_recv[i] != NO_STEP; i++)
+        ck_step_ready(c, s->s.on_recv[i]);
+    coll_part(c, now);
+    if (s->inst == NO_STEP) {
+        ck_release_node(w, s->s.dst, s->rnode, now);
+        return;
+    }
+    ck_part(w, s->inst, s->s.dst, s->rnode, now);
+}
+
+static void ck_acked(struct net *n, struct flow *f)
+{
+    struct coll *c = coll_of(f);
+    struct ck_state *w = c->t->state[c->entry];
+    const struct ck_step *s = (const struct ck_step *)c->sched + f->owner_tag;
+    sim_time_t now = net_sim(n)->now;
+    if (s->s.on_ack != NO_STEP)
+        ck_step_ready(c, s->s.on_ack);
+    coll_part(c, now);
+    if (s->inst == NO_STEP) {
+        tl_add(&w->tl[s->s.src], TL_P2P, w->rk[s->s.src].t0[s->snode], now);
+        ck_done(w, s->s.src, s->snode, now);
+        return;
+    }
+    ck_part(w, s->inst, s->s.src, s->snode, now);
+}
+
+static const struct flow_owner_ops ck_owner = {.received = ck_received, .acked = ck_acked};
+
+static void ck_place(const struct coll *c, uint32_t j, struct coll_place *out)
+{
+    const struct ck_step *s = (const struct ck_step *)c->sched + j;
+    *out = (struct coll_place){.src = c->host[s->s.src], .dst = c->host[s->s.dst], .tag = j, .bytes = s->s.bytes};
+}
+
+/* The start (an event of the run): every rank's nodes without dependencies are ready. */
+static void ck_start(struct sim *s, void *obj, uint64_t arg)
+{
+    struct coll *c = obj;
+    (void)arg;
+    c->start = s->now;
+    struct ck_state *w = c->t->state[c->entry];
+    for (uint32_t r = 0; r < w->N; r++) {
+        if (w->rk[r].left == 0) {
+            w->rk[r].end = s->now;
+            coll_part(c, s->now);
+        }
+        for (uint32_t i = 0; i < w->rk[r].t->n; i++)
+            if (w->rk[r].need[i] == 0)
+                ck_ready(w, r, i, s->now);
+    }
+}
+
+/* summary.json: as the SimAI format's, for the one iteration the traces hold. */
+static void ck_summary(const struct coll *c, cJSON *o)
+{
+    const struct ck_state *w = c->t->state[c->entry];
+    double kind_ns[WL_KINDS] = {0};
+    int64_t comp = 0;
+    sim_time_t end = 0;
+    for (uint32_t i = 0; i < w->n_inst; i++)
+        if (w->inst[i].start >= 0 && w->inst[i].end >= w->inst[i].start)
+            kind_ns[w->inst[i].kind] += units_ps_to_ns(w->inst[i].end - w->inst[i].start);
+    for (uint32_t r = 0; r < w->N; r++) {
+        comp = w->rk[r].compute_ps > comp ? w->rk[r].compute_ps : comp;
+        end = w->rk[r].end > end ? w->rk[r].end : end;
+    }
+    cJSON_AddNumberToObject(o, "iterations", 1);
+    cJSON_AddNumberToObject(o, "compute_per_iteration_ns", units_ps_to_ns(comp));
+    cJSON *it = cJSON_AddArrayToObject(o, "iteration_ns"), *ex = cJSON_AddArrayToObject(o, "exposed_comm_ns");
+    if (c->finish >= 0) {
+        cJSON_AddItemToArray(it, cJSON_CreateNumber(units_ps_to_ns(end - c->start)));
+        cJSON_AddItemToArray(ex, cJSON_CreateNumber(units_ps_to_ns(end - c->start - comp)));
+    }
+    cJSON *k = cJSON_AddObjectToObject(o, "collective_ns");
+    for (int i = 0; i < WL_KINDS; i++)
+        cJSON_AddNumberToObject(k, wl_kind_names[i], kind_ns[i]);
+}
+
+/* ---- set-up ---- */
+
+/* Every rank's trace of entry ti into tr[0..N-1].  0, or SCN_EUSAGE with err. */
+static int ck_load(const struct scenario *s, int ti, struct ck_trace **tr, char *err, size_t errlen)
+{
+    const struct workload_conf *wc = TRAFFIC_CONF(&s->traffic[ti], struct workload_conf);
+    for (int r = 0; r < wc->hosts.n; r++) {
+        char path[PATH_MAX + 300], ferr[512], perr[1024], *buf = NULL;
+        size_t len = 0;
+        wl_path(s, wc, r, path, sizeof path);
+        if (file_read(path, FILE_BYTES, &buf, &len, ferr, sizeof ferr))
+            return snprintf(err, errlen, "%s: traffic.%d.file: %s", s->file, ti, ferr), SCN_EUSAGE;
+        int rc = ck_parse(path, (const uint8_t *)buf, len, &tr[r], perr, sizeof perr);
+        free(buf);
+        if (rc)
+            return snprintf(err, errlen, "%s: traffic.%d.file: %s", s->file, ti, perr), SCN_EUSAGE;
+    }
+    return 0;
+}
+
+/* Rank r's nodes of type ty in file order into out (NULL: counted); their number. */
+static uint32_t nodes_of(const struct ck_trace *t, int ty, uint32_t *out)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (t->node[i].type == ty) {
+            if (out)
+                out[n] = i;
+            n++;
+        }
+    return n;
+}
+
+/* Every rank's k-th collective node the same as rank 0's, and each send met by a receive.  0, or -1 with err
+ * naming the file (of rank r: path) and node. */
+static int ck_check(const struct scenario *s, int ti, struct ck_trace **tr, uint32_t N, char *err, size_t errlen)
+{
+    const struct workload_conf *wc = TRAFFIC_CONF(&s->traffic[ti], struct workload_conf);
+    char path[PATH_MAX + 300];
+    uint32_t n0 = nodes_of(tr[0], CK_COLL, NULL), *c0 = mem_xcalloc(n0 + 1, sizeof *c0, TRAFFIC_OOM);
+    nodes_of(tr[0], CK_COLL, c0);
+    int rc = 0;
+    for (uint32_t r = 0; r < N && !rc; r++) {
+        const struct ck_trace *t = tr[r];
+        uint32_t k = 0;
+        wl_path(s, wc, (int)r, path, sizeof path);
+        for (uint32_t i = 0; i < t->n && !rc; i++) {
+            const struct ck_node *n = &t->node[i];
+            if (n->type == CK_COLL) {
+                const struct ck_node *m = k < n0 ? &tr[0]->node[c0[k]] : NULL;
+                if (!m || m->kind != n->kind || m->bytes != n->bytes)
+                    rc = -1, snprintf(err, errlen, "%.400s: node %u: expected collective %u to be rank 0's (%s of "
+                                      "%lld bytes), got another", path, i, k, m ? wl_kind_names[m->kind] : "none",
+                                      m ? (long long)m->bytes : 0LL);
+                k++;
+            } else if (n->type == CK_SEND && n->bytes == 0) {
+                rc = -1, snprintf(err, errlen, "%.400s: node %u: expected comm_size above 0 for a send", path, i);
+            } else if ((n->type == CK_SEND || n->type == CK_RECV) && (n->peer < 0 || (uint32_t)n->peer >= N ||
+                                                                      (uint32_t)n->peer == r))
+                rc = -1, snprintf(err, errlen, "%.400s: node %u: expected comm_%s a rank of 0 to %u other than %u, got "
+                                  "%d", path, i, n->type == CK_SEND ? "dst" : "src", N - 1, r, n->peer);
+        }
+        if (!rc && k != n0)
+            rc = -1, snprintf(err, errlen, "%.400s: expected %u collective nodes (rank 0's), got %u", path, n0, k);
+    }
+    free(c0);
+    return rc;
+}
+
+/* The receive on rank b of (src a, tag) met by a's send number nth of that kind, or NO_STEP. */
+static uint32_t match_recv(const struct ck_trace *t, uint32_t a, int32_t tag, uint32_t nth)
+{
+    for (uint32_t i = 0; i < t->n; i++) {
+        const struct ck_node *n = &t->node[i];
+        if (n->type == CK_RECV && (uint32_t)n->peer == a && n->tag == tag && nth-- == 0)
+            return i;
+    }
+    return NO_STEP;
+}
+
+/* Instance ii of collective k (kind, bytes) over all N ranks from the steps tmp (k_n of them, at step0): each
+ * rank's parts (its sends and receipts, and its node's readiness) and the steps it sends, in step order. */
+static void inst_init(struct ck_inst *in, int kind, uint32_t N, const struct nccl_step *tmp, uint32_t k_n,
+                      uint32_t step0)
+{
+    *in = (struct ck_inst){kind, mem_xcalloc(N, sizeof(uint32_t), TRAFFIC_OOM),
+                           mem_xcalloc(N + 1, sizeof(uint32_t), TRAFFIC_OOM),
+                           mem_xcalloc(k_n ? k_n : 1, sizeof(uint32_t), TRAFFIC_OOM), -1, -1};
+    for (uint32_t r = 0; r < N; r++)
+        in->left[r] = 1;
+    for (uint32_t j = 0; j < k_n; j++) {
+        in->left[tmp[j].src]++;
+        in->left[tmp[j].dst]++;
+        in->first[tmp[j].src + 1]++;
+    }
+    for (uint32_t r = 0; r < N; r++)
+        in->first[r + 1] += in->first[r];
+    uint32_t *at = mem_xcalloc(N, sizeof *at, TRAFFIC_OOM);
+    for (uint32_t j = 0; j < k_n; j++)
+        in->by_src[in->first[tmp[j].src] + at[tmp[j].src]++] = step0 + j;
+    free(at);
+}
+
+/* The collectives' steps (out NULL: only counted) and, with w, their instances. */
+static uint32_t ck_build_coll(const struct workload_conf *wc, struct ck_trace **tr, uint32_t N, struct ck_step *out,
+                              struct ck_state *w)
+{
+    uint32_t n0 = nodes_of(tr[0], CK_COLL, NULL), n = 0, **cn = mem_xcalloc(N, sizeof *cn, TRAFFIC_OOM);
+    for (uint32_t r = 0; r < N; r++) {
+        cn[r] = mem_xcalloc(n0 + 1, sizeof **cn, TRAFFIC_OOM);
+        nodes_of(tr[r], CK_COLL, cn[r]);
+    }
+    for (uint32_t k = 0; k < n0 && n <= WL_MAX_FLOWS; k++) {
+        const struct ck_node *c0 = &tr[0]->node[cn[0][k]];
+        int op = wl_kind_op[c0->kind];
+        uint32_t k_n = nccl_ring_build(op, N, c0->bytes, wc->channels, wc->chunk, NULL);
+        if (n + (uint64_t)k_n > WL_MAX_FLOWS) {
+            n = WL_MAX_FLOWS + 1;
+            break;
+        }
+        if (out) {
+            struct nccl_step *tmp = mem_xcalloc(k_n ? k_n : 1, sizeof *tmp, TRAFFIC_OOM);
+            nccl_ring_build(op, N, c0->bytes, wc->channels, wc->chunk, tmp);
+            inst_init(&w->inst[k], c0->kind, N, tmp, k_n, n);
+            for (uint32_t j = 0; j < k_n; j++) {
+                struct nccl_step st = tmp[j];
+                for (int q = 0; q < 2; q++)
+                    st.on_recv[q] = st.on_recv[q] == NO_STEP ? NO_STEP : n + st.on_recv[q];
+                st.on_ack = st.on_ack == NO_STEP ? NO_STEP : n + st.on_ack;
+                st.need++; /* its sender's node ready */
+                out[n + j] = (struct ck_step){st, k, st.src, st.dst, cn[st.src][k], cn[st.dst][k]};
+            }
+            for (uint32_t r = 0; r < N; r++)
+                w->rk[r].inst_of[cn[r][k]] = k;
+            free(tmp);
+        }
+        n += k_n;
+    }
+    for (uint32_t r = 0; r < N; r++)
+        free(cn[r]);
+    free(cn);
+    return n;
+}
+
+/* The sends' flows after the collectives' n (out NULL: only counted), each met by its receive.  The flows, or
+ * UINT32_MAX with err naming the file and node of a send or receive met by none. */
+static uint32_t ck_build_p2p(const struct scenario *s, int ti, struct ck_trace **tr, uint32_t N, struct ck_step *out,
+                             struct ck_state *w, uint32_t n, char *err, size_t errlen)
+{
+    const struct workload_conf *wc = TRAFFIC_CONF(&s->traffic[ti], struct workload_conf);
+    char path[PATH_MAX + 300];
+    uint8_t **met = mem_xcalloc(N, sizeof *met, TRAFFIC_OOM);
+    uint32_t rc = n;
+    for (uint32_t b = 0; b < N; b++)
+        met[b] = mem_xcalloc(tr[b]->n + 1, 1, TRAFFIC_OOM);
+    for (uint32_t a = 0; a < N && rc != UINT32_MAX; a++)
+        for (uint32_t i = 0; i < tr[a]->n && rc != UINT32_MAX; i++) {
+            const struct ck_node *sn = &tr[a]->node[i];
+            if (sn->type != CK_SEND)
+                continue;
+            uint32_t b = (uint32_t)sn->peer, nth = 0;
+            for (uint32_t e = 0; e < i; e++)
+                nth += tr[a]->node[e].type == CK_SEND && tr[a]->node[e].peer == sn->peer && tr[a]->node[e].tag == sn->tag;
+            uint32_t j = match_recv(tr[b], a, sn->tag, nth);
+            if (j == NO_STEP) {
+                wl_path(s, wc, (int)a, path, sizeof path);
+                snprintf(err, errlen, "%.400s: node %u: expected a COMM_RECV_NODE of comm_src %u and comm_tag %d on "
+                         "rank %u for this send, got none", path, i, a, sn->tag, b);
+                rc = UINT32_MAX;
+                break;
+            }
+            met[b][j] = 1;
+            if (out) {
+                out[rc] = (struct ck_step){{a, b, sn->bytes, {NO_STEP, NO_STEP}, NO_STEP, 1}, NO_STEP, 0, 0, i, j};
+                w->rk[a].inst_of[i] = rc;
+            }
+            rc = rc + 1 > WL_MAX_FLOWS ? WL_MAX_FLOWS + 1 : rc + 1;
+        }
+    for (uint32_t b = 0; b < N && rc != UINT32_MAX; b++)
+        for (uint32_t j = 0; j < tr[b]->n; j++)
+            if (tr[b]->node[j].type == CK_RECV && !met[b][j]) {
+                wl_path(s, wc, (int)b, path, sizeof path);
+                snprintf(err, errlen, "%.400s: node %u: expected a COMM_SEND_NODE on rank %d to meet this receive, got "
+                         "none", path, j, tr[b]->node[j].peer);
+                rc = UINT32_MAX;
+                break;
+            }
+    for (uint32_t b = 0; b < N; b++)
+        free(met[b]);
+    free(met);
+    return rc;
+}
+
+/* Rank k's bookkeeping: what each node waits for, the nodes waiting for each, its compute. */
+static void rank_init(struct ck_rank *k)
+{
+    uint32_t n = k->t->n, tot = 0;
+    k->need = mem_xcalloc(n + 1, sizeof *k->need, TRAFFIC_OOM);
+    k->dep_first = mem_xcalloc(n + 2, sizeof *k->dep_first, TRAFFIC_OOM);
+    k->q = mem_xcalloc(n + 1, sizeof *k->q, TRAFFIC_OOM);
+    k->inst_of = mem_xcalloc(n + 1, sizeof *k->inst_of, TRAFFIC_OOM);
+    k->t0 = mem_xcalloc(n + 1, sizeof *k->t0, TRAFFIC_OOM);
+    for (uint32_t i = 0; i < n; i++) {
+        const struct ck_node *nd = &k->t->node[i];
+        k->need[i] = nd->n_deps + (nd->type == CK_RECV);
+        k->compute_ps += nd->type == CK_COMP ? nd->dur_ps : 0;
+        for (uint32_t d = 0; d < nd->n_deps; d++)
+            k->dep_first[nd->deps[d] + 1]++;
+        tot += nd->n_deps;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        k->dep_first[i + 1] += k->dep_first[i];
+    k->dep_list = mem_xcalloc(tot + 1, sizeof *k->dep_list, TRAFFIC_OOM);
+    uint32_t *at = mem_xcalloc(n + 1, sizeof *at, TRAFFIC_OOM);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t d = 0; d < k->t->node[i].n_deps; d++) {
+            uint32_t p = k->t->node[i].deps[d];
+            k->dep_list[k->dep_first[p] + at[p]++] = i;
+        }
+    free(at);
+    k->left = n;
+    k->end = -1;
+}
+
+/* The traces of entry ti, read and checked, and their flows counted.  The flows, or UINT32_MAX with err. */
+static uint32_t ck_prepare(const struct scenario *s, int ti, struct ck_trace **tr, char *err, size_t errlen)
+{
+    const struct workload_conf *wc = TRAFFIC_CONF(&s->traffic[ti], struct workload_conf);
+    uint32_t N = (uint32_t)wc->hosts.n;
+    if (wc->iterations != 1)
+        return snprintf(err, errlen, "%s: traffic.%d.iterations: expected 1 with the format chakra (a trace holds "
+                        "one iteration), got %d", s->file, ti, wc->iterations), UINT32_MAX;
+    char cerr[1024];
+    if (ck_load(s, ti, tr, err, errlen))
+        return UINT32_MAX;
+    if (ck_check(s, ti, tr, N, cerr, sizeof cerr))
+        return snprintf(err, errlen, "%s: traffic.%d.file: %s", s->file, ti, cerr), UINT32_MAX;
+    uint32_t n = ck_build_coll(wc, tr, N, NULL, NULL);
+    if (n <= WL_MAX_FLOWS)
+        n = ck_build_p2p(s, ti, tr, N, NULL, NULL, n, cerr, sizeof cerr);
+    if (n == UINT32_MAX)
+        return snprintf(err, errlen, "%s: traffic.%d.file: %s", s->file, ti, cerr), UINT32_MAX;
+    if (n > WL_MAX_FLOWS)
+        return snprintf(err, errlen, "%s: traffic.%d.chunk: expected a chunk that leaves at most %u flows, got more",
+                        s->file, ti, WL_MAX_FLOWS), UINT32_MAX;
+    return n;
+}
+
+static char *ck_timeline(const struct coll *c)
+{
+    const struct ck_state *w = c->t->state[c->entry];
+    return tl_csv(w->tl, w->N);
+}
+
+int ck_setup(struct traffic *t, int ti, char *err, size_t errlen)
+{
+    const struct scenario *scn = t->net->scn;
+    const struct workload_conf *wc = TRAFFIC_CONF(&scn->traffic[ti], struct workload_conf);
+    uint32_t N = (uint32_t)wc->hosts.n;
+    struct ck_state *w = mem_xcalloc(1, sizeof *w, TRAFFIC_OOM);
+    struct ck_trace **tr = mem_xcalloc(N, sizeof *tr, TRAFFIC_OOM);
+    t->state[ti] = w;
+    w->N = N;
+    w->rk = mem_xcalloc(N, sizeof *w->rk, TRAFFIC_OOM);
+    w->tl = mem_xcalloc(N, sizeof *w->tl, TRAFFIC_OOM);
+    uint32_t n_steps = ck_prepare(scn, ti, tr, err, errlen);
+    for (uint32_t r = 0; r < N; r++)
+        w->rk[r].t = tr[r];
+    free(tr);
+    if (n_steps == UINT32_MAX)
+        return SCN_EUSAGE;
+    for (uint32_t r = 0; r < N; r++)
+        rank_init(&w->rk[r]);
+    w->n_inst = nodes_of(w->rk[0].t, CK_COLL, NULL);
+    w->inst = mem_xcalloc(w->n_inst + 1, sizeof *w->inst, TRAFFIC_OOM);
+    struct coll *c = w->c = coll_add(t, ti);
+    c->owner.ops = &ck_owner;
+    c->place = ck_place;
+    c->summary = ck_summary;
+    c->timeline = ck_timeline;
+    c->n_ranks = c->total_ranks = N;
+    c->host = mem_xcalloc(N, sizeof *c->host, TRAFFIC_OOM);
+    for (uint32_t r = 0; r < N; r++)
+        c->host[r] = (uint32_t)wc->hosts.idx[r];
+    c->channels = wc->channels;
+    struct ck_step *steps = mem_xcalloc_big(n_steps ? n_steps : 1, sizeof *steps, TRAFFIC_OOM);
+    struct ck_trace **tv = mem_xcalloc(N, sizeof *tv, TRAFFIC_OOM);
+    for (uint32_t r = 0; r < N; r++)
+        tv[r] = w->rk[r].t;
+    uint32_t n = ck_build_coll(wc, tv, N, steps, w);
+    ck_build_p2p(scn, ti, tv, N, steps, w, n, err, errlen);
+    free(tv);
+    c->sched = steps;
+    c->n_flows = n_steps;
+    c->parts = 2 * n_steps + N; /* every flow's receipt and last ACK, and every rank's end */
+    coll_schedule(c, ck_start);
+    return 0;
+}
+
+void ck_release(struct traffic *t, int ti)
+{
+    struct ck_state *w = t->state[ti];
+    for (uint32_t i = 0; w->inst && i < w->n_inst; i++)
+        free(w->inst[i].left), free(w->inst[i].first), free(w->inst[i].by_src);
+    free(w->inst);
+    for (uint32_t r = 0; w->rk && r < w->N; r++) {
+        struct ck_rank *k = &w->rk[r];
+        free(k->need), free(k->dep_first), free(k->dep_list), free(k->q), free(k->inst_of), free(k->t0);
+        ck_trace_free(k->t);
+    }
+    free(w->rk);
+    tl_free(w->tl, w->N);
+    free(w);
+    t->state[ti] = NULL;
+}
+
+uint32_t ck_count(const struct scenario *s, int ti)
+{
+    const struct workload_conf *wc = TRAFFIC_CONF(&s->traffic[ti], struct workload_conf);
+    struct ck_trace **tr = mem_xcalloc((size_t)wc->hosts.n + 1, sizeof *tr, TRAFFIC_OOM);
+    char err[SCN_ERR_MAX];
+    uint32_t n = ck_prepare(s, ti, tr, err, sizeof err);
+    for (int r = 0; r < wc->hosts.n; r++)
+        ck_trace_free(tr[r]);
+    free(tr);
+    return n == UINT32_MAX ? 0 : n;
+}
