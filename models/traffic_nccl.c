@@ -29,8 +29,10 @@
  * - "auto" picks ring or tree by the α-β model NCCL's tuning uses (time = latency + size / bandwidth per
  *   algorithm, the smaller wins): α, one step's latency, is an MTU frame's time between the first two ranks on
  *   the empty network, B their slowest link; ring 2(N-1)α + 2(N-1)/N S/B, tree (depth d) 2d(α + c/B) + 2S/B,
- *   c the chunk or half the data when smaller (each rank sends 2S in the two trees: S/2 up and S down in the
- *   tree it is inner in, S/2 up in the other).  NCCL's own constants (per-protocol latencies, the tree's
+ *   c what one level of the pipeline passes: a chunk (or half a channel's data when smaller) of every channel,
+ *   as the channels share the ranks' NICs and so each has B/channels (NCCL's model too gives a channel its share
+ *   of the bandwidth); each rank sends 2S in the two trees: S/2 up and S down in the tree it is inner in, S/2
+ *   up in the other.  NCCL's own constants (per-protocol latencies, the tree's
  *   measured correction) are left out: the model's inputs are the fabric's.
  *
  * Channels are parallel rings (or pairs of trees, p2p streams) over the same ranks, each with size / channels of
@@ -277,7 +279,8 @@ static int resolve_algo(const struct nccl_conf *cc, const struct net *n)
     if (alpha <= 0 || bottleneck <= 0)
         return ALGO_RING;
     double N = cc->hosts.n, S = (double)cc->size, a = (double)alpha * 1e-12, B = (double)bottleneck / 8;
-    double c = fmin((double)cc->chunk, S / 2 / cc->channels), d = tree_depth(cc->hosts.n);
+    /* the channels' chunks cross each link side by side: a level passes one chunk of each channel */
+    double c = fmin((double)cc->chunk, S / 2 / cc->channels) * cc->channels, d = tree_depth(cc->hosts.n);
     double ring = 2 * (N - 1) * a + 2 * (N - 1) / N * S / B, tree = 2 * d * (a + c / B) + 2 * S / B;
     return tree < ring ? ALGO_TREE : ALGO_RING;
 }

@@ -3,6 +3,7 @@
 #include "tests/validation/validation.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static void run_group(int g)
 {
@@ -18,9 +19,21 @@ static void run_group(int g)
     }
 }
 
+/* The group named name (the groups' order is validation.c's). */
+static void run_named(const char *name)
+{
+    for (int g = 0; g < validation_n_groups; g++)
+        if (!strcmp(validation_groups[g].name, name)) {
+            run_group(g);
+            return;
+        }
+    CU_FAIL("no such validation group");
+}
+
 static void test_goodput(void) { run_group(0); }
 static void test_fair(void) { run_group(1); }
 static void test_headroom(void) { run_group(2); }
+static void test_nccl_latency(void) { run_named("NCCL on a rail: latency, ring vs tree"); }
 
 void test_validation_register(void)
 {
@@ -28,4 +41,5 @@ void test_validation_register(void)
     CU_add_test(s, "goodput of one flow", test_goodput);
     CU_add_test(s, "DCQCN fair share (and the fluid model, reported)", test_fair);
     CU_add_test(s, "PFC headroom", test_headroom);
+    CU_add_test(s, "NCCL all-reduce on a rail: alpha-beta latency (2-64 servers), ring/tree crossover", test_nccl_latency);
 }

@@ -31,6 +31,9 @@
  * PAUSE comes at about 0.23 ms, so 0.4 ms run untimed and the next 0.1 ms are timed; the PAUSE frames sent per
  * simulated ms in that window are printed.
  *
+ * Case "rail_allreduce": scenarios/ai/rail-16x8-fabric.json's ring all-reduce at 1 GB (issue 37 asks its
+ * packet-hops per second within 20 % of the fat-tree cases'; the ratios are printed after the table).
+ *
  * Case "partition": how the HPCC fabric, k=8 and k=32 fat-trees and the dragonfly divide into 2, 4 and 8
  * partitions by load (topologies/partition.h), from the frames of a run of each (see report_partitions).
  *
@@ -43,6 +46,7 @@
 #include "sim/mem.h"
 #include "sim/rng.h"
 #include "sim/sim.h"
+#include "tools/common/text.h"
 #include "tools/run/run.h"
 #include "topologies/partition.h"
 #include "topologies/routing.h"
@@ -521,6 +525,36 @@ static void case_partition(void)
 }
 
 /*
+ * The AI case: scenarios/ai/rail-16x8-fabric.json (128 GPUs, rail-optimized, 400G, PFC + DCQCN) with its ring
+ * all-reduce (one ring per rail) raised to 1 GB and alone (its all-to-all and monitor dropped): long flows chained
+ * step by step, so its cost per hop compares with the fat-tree cases' mixed WebSearch load.
+ */
+static void case_rail_allreduce(void)
+{
+    const char *file = "scenarios/ai/rail-16x8-fabric.json";
+    char *text, err[SCN_ERR_MAX];
+    cJSON *j = NULL, *tr;
+    if (read_text_file(file, &text, err, sizeof err) == 0) {
+        j = cJSON_Parse(text);
+        free(text);
+    }
+    tr = j ? cJSON_GetObjectItemCaseSensitive(j, "traffic") : NULL;
+    if (!cJSON_IsArray(tr) || !cJSON_IsObject(cJSON_GetArrayItem(tr, 0))) {
+        fprintf(stderr, "bench: %s: cannot read its traffic\n", file);
+        exit(1);
+    }
+    while (cJSON_GetArraySize(tr) > 1)
+        cJSON_DeleteItemFromArray(tr, 1);
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetArrayItem(tr, 0), "size", cJSON_CreateString("1GB"));
+    cJSON_DeleteItemFromObjectCaseSensitive(j, "monitor");
+    cJSON_ReplaceItemInObjectCaseSensitive(j, "stop", cJSON_CreateString("1s"));
+    char *json = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    bench_run("rail 16x8 ring all-reduce 1 GB", json);
+    free(json);
+}
+
+/*
  * The partitioned engine (sim/parallel.h): the HPCC fabric, the k=8 WebSearch fat-tree, the k=32 scale case,
  * the dragonfly and the PFC-heavy case on 2 threads (this machine's cores) and, oversubscribed, 4 and 8; their
  * speed-up over the same case on one thread is printed after the table.
@@ -720,7 +754,8 @@ static void case_build32(void) { bench_fat_tree_build(32); }
 static const struct bcase cases[] = {
     {"hold100k", case_hold100k, false},     {"hold1k", case_hold1k, false},   {"incast64", case_incast, true},
     {"dumbbell32", case_dumbbell, true},    {"fattree_k8", case_k8, true},    {"hpcc320", case_hpcc, true},
-    {"dragonfly", bench_dragonfly, true},   {"scale_k8", case_s8, true},      {"scale_k16", case_k16, true},
+    {"dragonfly", bench_dragonfly, true},   {"rail_allreduce", case_rail_allreduce, true},
+    {"scale_k8", case_s8, true},      {"scale_k16", case_k16, true},
     {"scale_k24", case_k24, true},          {"scale_k32", case_k32, true},    {"build_k32", case_build32, false},
     {"tune", case_tune, true},
     {"hpcc320_hpcc", case_hpcc_hpcc, true}, {"hpcc320_timely", case_hpcc_timely, true},
@@ -970,6 +1005,16 @@ int main(int argc, char **argv)
             scale_k8_ns = best[i].wall_s / best[i].hops * 1e9;
         print_whole(&cases[i], &best[i], rss[i], js, first, scale_k8_ns);
         first = 0;
+    }
+    /* the AI case's cost per hop against the fat-tree WebSearch cases' (issue 37: within 20 %), when both ran */
+    for (size_t i = 0; i < N_CASES; i++) {
+        if (strcmp(cases[i].name, "rail_allreduce") || !wanted(&cases[i], only, true) || best[i].hops <= 0)
+            continue;
+        for (size_t j = 0; j < N_CASES; j++)
+            if ((!strcmp(cases[j].name, "fattree_k8") || !strcmp(cases[j].name, "hpcc320")) &&
+                wanted(&cases[j], only, true) && best[j].hops > 0)
+                printf("packet-hops/s, %s / %s: %.2f\n", cases[i].name, cases[j].name,
+                       (best[i].hops / best[i].wall_s) / (best[j].hops / best[j].wall_s));
     }
     /* speed-ups: each case NAME_tN against NAME, when both ran */
     for (size_t i = 0; i < N_CASES; i++) {

@@ -988,6 +988,186 @@ static bool run_timely(struct vresult *out, int *n, int cap)
     return timely_pair_rows(out, n, cap);
 }
 
+/* ---- NCCL collectives on a rail ---- */
+
+/*
+ * One rail of the rail-optimized fabric of scenarios/ai/rail-16x8-fabric.json (its links, switch and host
+ * settings: 400 Gbps, 1 us, MTU 4096, PFC on priority 3, DCQCN) with one GPU per server, so that a ring over
+ * every host is the ring of one rail: a leaf per scalable unit of 32 servers as in the reference architecture
+ * topologies/rail.c follows (64 servers: two leaves, two spines).  One nccl entry.
+ */
+static struct run *rail_run(int servers, const char *entry, struct scenario *scn)
+{
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"stop\": \"1s\", \"topology\": {\"type\": \"rail\", \"servers\": %d, \"gpus_per_server\": 1, "
+             "\"leaves_per_rail\": %d, \"spines\": 2, \"host_link\": {\"rate\": \"400Gbps\", \"delay\": \"1us\"}, "
+             "\"fabric_link\": {\"rate\": \"400Gbps\", \"delay\": \"1us\"}}, \"switch\": {\"buffer\": \"32MB\", "
+             "\"pfc\": {\"enabled\": true, \"priorities\": [3], \"xoff\": \"dynamic\", \"dynamic_alpha\": 0.125, "
+             "\"headroom\": \"auto\"}, \"ecn\": {\"enabled\": true, \"kmin\": \"20KB\", \"kmax\": \"800KB\", "
+             "\"pmax\": 0.2}}, \"host\": {\"mtu\": 4096, \"priority\": 3, \"cc\": \"dcqcn\", \"dcqcn\": {\"preset\": "
+             "\"paper\"}}, \"traffic\": [{\"type\": \"nccl\", \"id\": \"c\", \"op\": \"all_reduce\", %s}]}",
+             servers, (servers + 31) / 32, entry);
+    return start(json, scn);
+}
+
+/* What one collective took: its time (us, < 0: unfinished), busbw (GB/s); the slowest hop of its ring for a
+ * frame of `wire` bytes (us) and the ring's bottleneck (bps). */
+struct coll_seen {
+    double us, busbw, alpha_us, bps;
+};
+
+static bool coll_run(int servers, const char *entry, uint32_t wire, struct coll_seen *out)
+{
+    struct scenario scn;
+    struct run *r = rail_run(servers, entry, &scn);
+    if (!r)
+        return false;
+    *out = (struct coll_seen){-1, 0, 0, 0};
+    for (int i = 0; i < servers; i++) {
+        int64_t b = 0;
+        double a = units_ps_to_ns(net_host_path_time(&r->net, (uint32_t)i, (uint32_t)((i + 1) % servers), wire,
+                                                     &b)) / 1000;
+        out->alpha_us = a > out->alpha_us ? a : out->alpha_us;
+        out->bps = i == 0 || (double)b < out->bps ? (double)b : out->bps;
+    }
+    sim_run(&r->sim, scn.stop_ps);
+    const struct coll *c = &r->traffic.colls[0];
+    if (c->finish > c->start) {
+        out->us = units_ps_to_ns(c->finish - c->start) / 1000;
+        out->busbw = (double)c->size / (out->us * 1000) * c->busbw_factor;
+    }
+    return finish(r, &scn);
+}
+
+static const int ring_servers[] = {2, 4, 8, 16, 32, 64};
+#define N_RING_SERVERS ((int)(sizeof ring_servers / sizeof ring_servers[0]))
+
+/* The ring's bound: a host link carries, per data frame of the ring, the ACK of one frame it receives. */
+static double ring_bound_GBps(double bps, int mtu)
+{
+    return bps / 8e9 * mtu / (mtu + HDR_DATA + WIRE_OVERHEAD + FRAME_ACK + WIRE_OVERHEAD);
+}
+
+static bool ring_bw_case(struct vresult *out, int *n, int cap, int N)
+{
+    struct coll_seen g;
+    if (!coll_run(N, "\"algorithm\": \"ring\", \"size\": \"256MB\"", 4096 + HDR_DATA + WIRE_OVERHEAD, &g))
+        return false;
+    double bound = ring_bound_GBps(g.bps, 4096);
+    struct vresult *v = add(out, n, cap);
+    SET(check, "NCCL ring all-reduce busbw, %d servers (1 GPU each), 256MB", N);
+    SET(reference, "slowest link x payload / (frame + its ACK) on the wire");
+    SET(expected, "%.2f GB/s", bound);
+    SET(measured, "%.2f GB/s (%.1f%%)", g.busbw, 100 * g.busbw / bound);
+    SET(tolerance, "-5%%");
+    /* reported: the NIC shares its link fairly among a connection's chunks, where a queue pair sends them in order
+     * (NOTES.md, "NCCL ring on a rail") */
+    v->informative = true;
+    v->pass = g.busbw <= 1.001 * bound && g.busbw >= 0.95 * bound;
+    SET(note, "%s; 400 Gbps, MTU 4096: 4096 / (4178 + 86); 2 channels, 512KiB chunks; %.0f us",
+        v->pass ? "within 5%" : "NOT within 5%: a connection's 2 chunks share the NIC (notes)", g.us);
+    return true;
+}
+
+static bool ring_alpha_case(struct vresult *out, int *n, int cap, int N)
+{
+    /* 16KB: a step's piece is S / (N x channels) */
+    const double S = 16000, piece = S / (2.0 * N);
+    struct coll_seen g;
+    if (!coll_run(N, "\"algorithm\": \"ring\", \"size\": \"16KB\"",
+                  (uint32_t)(ceil(piece) + HDR_DATA + WIRE_OVERHEAD), &g))
+        return false;
+    struct coll_seen ack;
+    if (!coll_run(2, "\"algorithm\": \"ring\", \"size\": \"1B\"", FRAME_ACK + WIRE_OVERHEAD, &ack))
+        return false;
+    double model = 2 * (N - 1) * g.alpha_us + ack.alpha_us;
+    struct vresult *v = add(out, n, cap);
+    SET(check, "NCCL ring all-reduce time, %d servers, 16KB (latency-bound)", N);
+    SET(reference, "alpha-beta: 2(N-1) x (alpha + piece / beta)");
+    SET(expected, "%.2f us", model);
+    SET(measured, "%.2f us", g.us);
+    SET(tolerance, "3%%");
+    v->pass = fabs(g.us - model) <= 0.03 * model;
+    SET(note, "alpha + piece / beta: a %.0f-byte piece's frame over the ring's slowest hop, %.3f us; + the last ACK, %.3f us",
+        piece, g.alpha_us, ack.alpha_us);
+    return true;
+}
+
+/* The tree's depth over N ranks (NCCL's in-order binary tree: ceil(log2 N) links from the root to a leaf). */
+static int tree_depth_of(int N)
+{
+    int d = 0;
+    while ((1 << d) < N)
+        d++;
+    return d;
+}
+
+/* The size (bytes) at which NCCL's α-β model (models/traffic_nccl.c, "auto") has ring and tree take the same
+ * time: ring 2(N-1)α + 2(N-1)/N S/B, tree 2d(α + c/B) + 2S/B with c = channels x min(chunk, S / 2 / channels),
+ * a level's chunk of every channel. */
+static double model_crossover(int N, double a, double B, double chunk, int channels)
+{
+    double lo = 1, hi = 1e12;
+    for (int i = 0; i < 200; i++) {
+        double S = sqrt(lo * hi), c = fmin(chunk, S / 2 / channels) * channels, d = tree_depth_of(N);
+        double ring = 2 * (N - 1) * a + 2.0 * (N - 1) / N * S / B, tree = 2 * d * (a + c / B) + 2 * S / B;
+        if (tree < ring)
+            lo = S;
+        else
+            hi = S;
+    }
+    return lo;
+}
+
+static bool crossover_case(struct vresult *out, int *n, int cap, int N)
+{
+    char entry[128];
+    double last_tree_win = 0, first_ring_win = 0, a = 0, B = 0;
+    for (double S = 4096; S <= 64e6 && !first_ring_win; S *= 2) {
+        struct coll_seen ring, tree;
+        snprintf(entry, sizeof entry, "\"algorithm\": \"ring\", \"size\": \"%.0fB\"", S);
+        if (!coll_run(N, entry, 4096 + HDR_DATA + WIRE_OVERHEAD, &ring))
+            return false;
+        snprintf(entry, sizeof entry, "\"algorithm\": \"tree\", \"size\": \"%.0fB\"", S);
+        if (!coll_run(N, entry, 4096 + HDR_DATA + WIRE_OVERHEAD, &tree))
+            return false;
+        if (tree.us < ring.us)
+            last_tree_win = S;
+        else if (last_tree_win)
+            first_ring_win = S;
+        a = ring.alpha_us * 1e-6, B = ring.bps / 8;
+    }
+    /* "auto"'s α: an MTU frame between the first two ranks (here every hop of a one-leaf ring is alike) */
+    double model = model_crossover(N, a, B, 524288, 2), got = sqrt(last_tree_win * first_ring_win);
+    struct vresult *v = add(out, n, cap);
+    SET(check, "NCCL all-reduce: ring vs tree crossover, %d servers", N);
+    SET(reference, "alpha-beta of each algorithm (NCCL's tuning model)");
+    SET(expected, "%.2f MB", model / 1e6);
+    SET(measured, "%.2f MB (tree faster up to %.2f MB)", got / 1e6, last_tree_win / 1e6);
+    SET(tolerance, "factor 2");
+    v->pass = first_ring_win > 0 && got <= 2 * model && got >= model / 2;
+    SET(note, "sizes 4KB x 2^k, 2 channels, 512KiB chunks; measured: the geometric mean of the last size the tree "
+              "wins and the next; alpha %.3f us, depth %d", a * 1e6, tree_depth_of(N));
+    return true;
+}
+
+static bool run_nccl_bw(struct vresult *out, int *n, int cap)
+{
+    for (int i = 0; i < N_RING_SERVERS; i++)
+        if (!ring_bw_case(out, n, cap, ring_servers[i]))
+            return false;
+    return true;
+}
+
+static bool run_nccl_alpha(struct vresult *out, int *n, int cap)
+{
+    for (int i = 0; i < N_RING_SERVERS; i++)
+        if (!ring_alpha_case(out, n, cap, ring_servers[i]))
+            return false;
+    return crossover_case(out, n, cap, 16) && crossover_case(out, n, cap, 32);
+}
+
 const struct vgroup validation_groups[] = {
     {"goodput", run_goodput},
     {"goodput under random loss", run_loss},
@@ -998,5 +1178,7 @@ const struct vgroup validation_groups[] = {
     {"headroom", run_headroom},
     {"DCTCP", run_dctcp},
     {"TIMELY", run_timely},
+    {"NCCL on a rail: latency, ring vs tree", run_nccl_alpha},
+    {"NCCL ring on a rail: bandwidth", run_nccl_bw},
 };
 const int validation_n_groups = sizeof validation_groups / sizeof *validation_groups;
