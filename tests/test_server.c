@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/coll_rings.h"
 #include "models/net.h"
 #include "sim/units.h"
 #include "tools/ops/doctor.h"
@@ -404,6 +405,57 @@ static void test_server_doctor(void)
     }
 }
 
+/* The data bytes port `local` of node `name` sent, all priorities (monitor.counters). */
+static uint64_t tx_bytes(const struct run *r, const char *name, uint32_t local)
+{
+    int32_t node = graph_find(&r->g, name);
+    CU_ASSERT_FATAL(node >= 0 && r->net.ctr != NULL);
+    uint32_t port = r->g.nodes[node].first_port + local;
+    uint64_t b = 0;
+    for (int q = 0; q < NPRIO; q++)
+        b += r->net.ctr[(size_t)port * NPRIO + q].tx_bytes;
+    return b;
+}
+
+/*
+ * NCCL's rings on servers: channel 3 of 16 GPUs on two servers passes n0.g3..g7, g0..g2, then n1.g2 back to
+ * n1.g3, so both crossings stay on a rail (2 and 3).  An 8-channel all-reduce then sends the same bytes out of
+ * every NIC of both servers (each NIC leaves its server in one channel and enters it in another) and nothing
+ * through the spine: no crossing changes rail.
+ */
+static void test_server_rings(void)
+{
+    char *j = server_json(preset, "{\"type\": \"nccl\", \"op\": \"all_reduce\", \"algorithm\": \"ring\", "
+                                  "\"channels\": 8, \"size\": \"16MB\"}");
+    size_t len = strlen(j);
+    char *k = malloc(len + 64);
+    snprintf(k, len + 64, "%.*s, \"monitor\": {\"counters\": true}}", (int)(len - 1), j);
+    free(j);
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(k, NULL, NULL, &scn, &r));
+    free(k);
+    uint32_t host[16], perm[16];
+    for (uint32_t i = 0; i < 16; i++)
+        host[i] = i;
+    CU_ASSERT_EQUAL(coll_ring_order(&r.net, host, 16, 3, perm), 1);
+    static const uint32_t want[16] = {3, 4, 5, 6, 7, 0, 1, 2, 10, 9, 8, 15, 14, 13, 12, 11};
+    for (int i = 0; i < 16; i++)
+        CU_ASSERT_EQUAL(perm[i], want[i]);
+    test_run_checked(&r);
+    uint64_t first = tx_bytes(&r, "n0.nic0", 0);
+    CU_ASSERT(first > 16000000 / 8);
+    for (int sv = 0; sv < 2; sv++)
+        for (int nic = 0; nic < 8; nic++) {
+            char name[16];
+            snprintf(name, sizeof name, "n%d.nic%d", sv, nic);
+            CU_ASSERT_DOUBLE_EQUAL((double)tx_bytes(&r, name, 0) / (double)first, 1.0, 0.01);
+        }
+    for (uint32_t p = 0; p < 8; p++)
+        CU_ASSERT_EQUAL(tx_bytes(&r, "spine0", p), 0);
+    test_teardown(&scn, &r);
+}
+
 /* scenarios/ai/rail-16x8.json: the same files twice and on 2 threads. */
 static void test_server_same_each_run(void)
 {
@@ -424,5 +476,7 @@ void test_server_register(void)
                 test_server_imported);
     CU_add_test(s, "the doctor: GDR off, NICs across NUMA, crossed rails, and nothing on the preset",
                 test_server_doctor);
+    CU_add_test(s, "NCCL's rings on servers: a channel's crossings stay on a rail; 8 channels load every NIC alike",
+                test_server_rings);
     CU_add_test(s, "rail-16x8: the same files twice and on 2 threads", test_server_same_each_run);
 }
