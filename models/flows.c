@@ -68,7 +68,8 @@ static sim_time_t path_time(const struct net *n, const struct flow *f, bool back
             *bottleneck = gp->rate_bps;
         uint32_t next = g->ports[gp->peer].node;
         const struct g_node *a = &g->nodes[node], *b = &g->nodes[next];
-        if (gp->rate_bps < *inside && (a->kind == SCN_NODE_HOST || a->in_server || b->kind == SCN_NODE_HOST || b->in_server))
+        bool ends_inside = a->kind == SCN_NODE_HOST || a->in_server || b->kind == SCN_NODE_HOST || b->in_server;
+        if (gp->rate_bps < *inside && ends_inside)
             *inside = gp->rate_bps;
         node = next;
         if (hop > 255)

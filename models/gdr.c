@@ -109,8 +109,10 @@ int gdr_path(const struct net *n, const struct flow *f, uint32_t *nodes, int max
         uint32_t scratch[INSIDE_MAX];
         if (inside_path(g, src, dst, scratch, INSIDE_MAX) > 0)
             return 0; /* within one server: NVLink or PCIe, never staged, by least cost */
-        if (sv ? !append_inside(g, src, sv - 1, nodes, &len, max) || !append_inside(g, sv - 1, nic - 1, nodes, &len, max)
-               : !append_inside(g, src, nic - 1, nodes, &len, max))
+        bool ok = sv ? append_inside(g, src, sv - 1, nodes, &len, max) &&
+                           append_inside(g, sv - 1, nic - 1, nodes, &len, max)
+                     : append_inside(g, src, nic - 1, nodes, &len, max);
+        if (!ok)
             return 0;
     }
     if (!append_route(n, f->dst, f->hash_fwd, nodes, &len, max))

@@ -36,10 +36,12 @@
  *   measured correction) are left out: the model's inputs are the fabric's.
  *
  * Channels are parallel rings (or pairs of trees, p2p streams) over the same ranks, each with size / channels of
- * the data.  Every step carries at least one byte (a step with no data still crosses the network as NCCL's
+ * the data; on GPU servers each channel's ring is laid out as NCCL lays it, through a server's GPUs over NVLink and
+ * between servers on one rail, successive channels on successive rails (coll_rings.c).  Every step carries at least one byte (a step with no data still crosses the network as NCCL's
  * empty steps do), so that at tiny sizes the bytes sent exceed the data.
  */
 #include "models/coll.h"
+#include "models/coll_rings.h"
 #include "models/nic.h"
 #include "sim/mem.h"
 #include "sim/units.h"
@@ -70,7 +72,14 @@ struct bld {
     struct nccl_step *s;
     uint32_t n;
     uint32_t N;
+    /* With the network: the ranks' hosts, for the rings' order on GPU servers (coll_rings.h); else NULL. */
+    const struct net *net;
+    const uint32_t *host;
+    const uint32_t *perm;          /* this channel's ring: the rank at each position, or NULL (rank order) */
 };
+
+/* The rank at position i of the current channel's ring. */
+static uint32_t at(const struct bld *b, uint32_t i) { return b->perm ? b->perm[i] : i; }
 
 /* A connection's last CONN_WINDOW sends, for its window. */
 struct conn {
@@ -134,7 +143,7 @@ static void build_ring(struct bld *b, int64_t d, int64_t chunk, uint32_t steps, 
         for (uint32_t s = 0; s < steps; s++) {
             for (uint32_t i = 0; i < N; i++) {
                 uint32_t piece = (i + N - s % N) % N;
-                cur[i] = add_step(b, i, (i + 1) % N, part(dl, N, piece));
+                cur[i] = add_step(b, at(b, i), at(b, (i + 1) % N), part(dl, N, piece));
                 if (s > 0)
                     dep_recv(b, prev[(i + N - 1) % N], cur[i]);
                 conn_push(b, &cn[i], cur[i]);
@@ -292,8 +301,10 @@ static void build(struct bld *b, const struct nccl_conf *cc, int algo)
     struct conn *cn = mem_xcalloc(3 * (size_t)N, sizeof *cn, TRAFFIC_OOM);
     uint32_t *ws = mem_xcalloc(6 * (size_t)N, sizeof *ws, TRAFFIC_OOM);
     struct tree_ws tw = {ws, ws + N, ws + 3 * N, ws + 4 * N, cn, cn + N};
+    uint32_t *perm = b->net ? mem_xcalloc(N, sizeof *perm, TRAFFIC_OOM) : NULL;
     for (int ch = 0; ch < cc->channels && !over(b); ch++) {
         int64_t d = part(cc->size, cc->channels, ch);
+        b->perm = perm && coll_ring_order(b->net, b->host, N, (uint32_t)ch, perm) ? perm : NULL;
         switch (cc->op) {
         case OP_ALL_REDUCE:
             if (algo == ALGO_TREE) {
@@ -318,6 +329,8 @@ static void build(struct bld *b, const struct nccl_conf *cc, int algo)
             break;
         }
     }
+    b->perm = NULL;
+    free(perm);
     free(cn);
     free(ws);
 }
@@ -464,7 +477,8 @@ static int nccl_setup(struct traffic *t, int ti, char *err, size_t errlen)
     c->algorithm = cc->op == OP_ALL_TO_ALL || cc->op == OP_SEND_RECV ? "p2p" : algo_names[algo];
     c->channels = cc->channels;
     c->busbw_factor = busbw_factor(cc->op, N);
-    struct bld b = {.s = mem_xcalloc_big(count_steps(cc, algo), sizeof *b.s, TRAFFIC_OOM)};
+    struct bld b = {.s = mem_xcalloc_big(count_steps(cc, algo), sizeof *b.s, TRAFFIC_OOM), .net = t->net,
+                    .host = c->host};
     build(&b, cc, algo);
     c->sched = b.s;
     c->n_flows = b.n;

@@ -36,6 +36,7 @@ struct g_node {
     uint32_t stage_via;
     /* A GPU in a server: the NIC its traffic to other servers leaves by, the one NCCL gives it, plus one; else 0. */
     uint32_t nic_via;
+    uint8_t nic_dist;    /* ... and how far that NIC is from it: PIX, PXB, PHB or SYS (enum server_path) */
 };
 
 struct g_port {

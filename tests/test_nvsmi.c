@@ -58,12 +58,12 @@ static void file_imports_to(const char *file, const char *rate, const char *want
 static void test_dgx_a100(void)
 {
     file_imports_to(DATA "dgx-a100-mlx5.txt", NULL,
-                    "{\"server\":{\"gpus\":8,\"sockets\":8,\"pcie_switches\":["
+                    "{\"server\":{\"sockets\":8,\"pcie_switches\":["
                     SW(0, -1) "," SW(0, 0) "," SW(0, 0) "," SW(1, -1) "," SW(1, 3) "," SW(1, 3) ","
                     SW(2, -1) "," SW(2, 6) "," SW(2, 6) "," SW(3, -1) "," SW(3, 9) "," SW(3, 9) ","
                     SW(0, 0) "," SW(0, 0) "," SW(1, 3) "," SW(1, 3) "," SW(4, -1) "," SW(5, -1) ","
                     SW(2, 6) "," SW(2, 6) "," SW(3, 9) "," SW(3, 9) "," SW(6, -1) "," SW(7, -1) "],"
-                    "\"gpu_pcie\":[1,2,4,5,7,8,10,11],\"nics\":12,"
+                    "\"gpu_pcie\":[1,2,4,5,7,8,10,11],"
                     "\"nic_pcie\":[12,13,14,15,16,17,18,19,20,21,22,23],\"gdr_level\":\"PXB\"}}",
                     "NUMA Affinity is not one node per GPU (\"6-7\")");
 }
@@ -74,10 +74,10 @@ static void test_dgx_a100(void)
 static void test_pcie_4090(void)
 {
     file_imports_to(DATA "pcie-8x4090-2nic.txt", NULL,
-                    "{\"server\":{\"gpus\":8,\"sockets\":2,\"pcie_switches\":["
+                    "{\"server\":{\"sockets\":2,\"pcie_switches\":["
                     SW(0, -1) "," SW(0, -1) "," SW(0, -1) "," SW(0, -1) ","
                     SW(1, -1) "," SW(1, -1) "," SW(1, -1) "," SW(1, -1) "," SW(1, -1) "],"
-                    "\"gpu_pcie\":[0,1,2,3,4,5,6,7],\"nics\":2,\"nic_pcie\":[8,8],\"gdr_level\":\"PXB\"}}",
+                    "\"gpu_pcie\":[0,1,2,3,4,5,6,7],\"nic_pcie\":[8,8],\"gdr_level\":\"PXB\"}}",
                     "GPU0/GPU1 is SYS, yet NUMA Affinity puts them on one node");
 }
 
@@ -90,11 +90,11 @@ static void test_hgx_h20(void)
                      SW(1, -1) "," SW(1, -1) "," SW(1, -1) "," SW(1, -1) "],";
     char want[1024];
     snprintf(want, sizeof want,
-             "{\"server\":{\"gpus\":8,\"sockets\":2,%s\"gpu_pcie\":[0,1,2,3,4,5,6,7],\"nics\":8,"
+             "{\"server\":{\"sockets\":2,%s\"gpu_pcie\":[0,1,2,3,4,5,6,7],"
              "\"nic_pcie\":[7,6,5,4,3,2,1,0],\"nvlink_rate\":\"3.6Tbps\",\"gdr_level\":\"PXB\"}}", sw);
     file_imports_to(DATA "hgx-h20-8nic-vm.txt", "200Gbps", want, NULL); /* 18 x 200 Gbps */
     snprintf(want, sizeof want,
-             "{\"server\":{\"gpus\":8,\"sockets\":2,%s\"gpu_pcie\":[0,1,2,3,4,5,6,7],\"nics\":8,"
+             "{\"server\":{\"sockets\":2,%s\"gpu_pcie\":[0,1,2,3,4,5,6,7],"
              "\"nic_pcie\":[7,6,5,4,3,2,1,0],\"gdr_level\":\"PXB\"}}", sw);
     file_imports_to(DATA "hgx-h20-8nic-vm.txt", NULL, want, "each GPU pair has 18 NVLinks");
 }
@@ -104,8 +104,8 @@ static const char small[] = "        GPU0    GPU1    NIC0    NIC1    CPU Affinit
                             "GPU1    NV4      X      SYS     PIX     8-15    1\n"
                             "NIC0    PIX     SYS      X      SYS\n"
                             "NIC1    SYS     PIX     SYS      X\n";
-static const char small_want[] = "{\"server\":{\"gpus\":2,\"sockets\":2,\"pcie_switches\":[" SW(0, -1) "," SW(1, -1)
-                                 "],\"gpu_pcie\":[0,1],\"nics\":2,\"nic_pcie\":[0,1],\"nvlink_rate\":\"800Gbps\","
+static const char small_want[] = "{\"server\":{\"sockets\":2,\"pcie_switches\":[" SW(0, -1) "," SW(1, -1)
+                                 "],\"gpu_pcie\":[0,1],\"nic_pcie\":[0,1],\"nvlink_rate\":\"800Gbps\","
                                  "\"gdr_level\":\"PIX\"}}";
 
 /* small with the first occurrence of from replaced by to (caller frees). */

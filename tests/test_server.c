@@ -7,12 +7,16 @@
  */
 #include "tests/tests.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/coll_rings.h"
 #include "models/net.h"
 #include "sim/units.h"
+#include "tools/ops/doctor.h"
+#include "tools/ops/nvsmi.h"
 #include "tools/run/run.h"
 #include "topologies/rail.h"
 #include "topologies/server.h"
@@ -227,8 +231,8 @@ static void test_server_errors(void)
  * - GPUDirect (the preset): each GPU through a NIC of its own PCIe switch, as if alone;
  * - gdr_level LOC (GDR off): staged in memory, so each PCIe switch's uplink carries its two GPUs' data up and its
  *   two NICs' reads down, 504/2 Gbps each way per GPU;
- * - every NIC on socket 1 (nic_pcie 2 and 3): the four GPUs of socket 0 are SYS from them, staged through socket
- *   1's memory, and share the socket link, 400/4 Gbps each.
+ * - every NIC on socket 1 (nic_pcie 2 and 3) and a 400 Gbps socket link: the four GPUs of socket 0 are SYS from
+ *   them, staged through socket 1's memory, and share the socket link, 400/4 Gbps each.
  */
 static void test_server_staged(void)
 {
@@ -239,7 +243,8 @@ static void test_server_staged(void)
     } cases[] = {
         {"{\"preset\": \"hgx-h100\"}", 0, 7, 0, 0.005},
         {"{\"preset\": \"hgx-h100\", \"gdr_level\": \"LOC\"}", 0, 7, 252, 0.05},
-        {"{\"preset\": \"hgx-h100\", \"nic_pcie\": [2, 2, 2, 2, 3, 3, 3, 3]}", 0, 3, 100, 0.02},
+        {"{\"preset\": \"hgx-h100\", \"nic_pcie\": [2, 2, 2, 2, 3, 3, 3, 3], \"socket_rate\": \"400Gbps\"}", 0, 3, 100,
+         0.02},
     };
     char traffic[2048] = "";
     for (int k = 0; k < 8; k++) {
@@ -270,6 +275,187 @@ static void test_server_staged(void)
     }
 }
 
+/* The relation nvidia-smi prints between GPU g and the NICs in `text` (its matrix): the nearest, in NCCL's order
+ * (NODE, across host bridges within a socket, counts as PHB); -1 when the GPU's row is not found. */
+static int matrix_nearest(const char *text, int g)
+{
+    static const char *const rel[] = {"X", "PIX", "PXB", "PHB", "SYS"};
+    char head[64][16], row[16];
+    int nh = 0, best = -1;
+    const char *line = text;
+    for (; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        char buf[1024];
+        size_t len = strcspn(line, "\n");
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), line);
+        char *save = NULL, *tok = strtok_r(buf, " \t\r", &save);
+        if (!tok)
+            continue;
+        if (nh == 0 && strcmp(tok, "GPU0") == 0) {
+            for (; tok && nh < 64 && (strncmp(tok, "GPU", 3) == 0 || strncmp(tok, "NIC", 3) == 0 ||
+                                      strncmp(tok, "mlx5_", 5) == 0); tok = strtok_r(NULL, " \t\r", &save))
+                snprintf(head[nh++], sizeof head[0], "%s", tok);
+            continue;
+        }
+        snprintf(row, sizeof row, "GPU%d", g);
+        if (nh == 0 || strcmp(tok, row) != 0)
+            continue;
+        for (int c = 0; c < nh && (tok = strtok_r(NULL, " \t\r", &save)); c++) {
+            if (strncmp(head[c], "GPU", 3) == 0)
+                continue;
+            int r = strcmp(tok, "NODE") == 0 ? SERVER_PHB : -1;
+            for (int k = 1; k < 5 && r < 0; k++)
+                if (strcmp(tok, rel[k]) == 0)
+                    r = k;
+            if (r > 0 && (best < 0 || r < best))
+                best = r;
+        }
+        return best;
+    }
+    return -1;
+}
+
+/*
+ * Each published nvidia-smi matrix of tests/data/nvsmi, imported, is a server the rail topology takes: its GPUs
+ * and NICs, and each GPU's NIC as far from it as the nearest NIC in the matrix.  But for the PCIe server's matrix,
+ * whose GPUs without peer-to-peer are SYS to devices of their own NUMA node: the importer keeps NUMA Affinity
+ * (its note says so), so they are PHB in the description.
+ */
+static void test_server_imported(void)
+{
+    static const char *const files[] = {"tests/data/nvsmi/hgx-h20-8nic-vm.txt", "tests/data/nvsmi/dgx-a100-mlx5.txt",
+                                        "tests/data/nvsmi/pcie-8x4090-2nic.txt"};
+    static const bool matrix_consistent[] = {true, true, false};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char err[SCN_ERR_MAX] = "", *text = test_read_file(files[i], NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        cJSON *out = NULL;
+        CU_ASSERT_FATAL(nvsmi_import_text(files[i], text, "200Gbps", "SYS", &out, NULL, err, sizeof err) == 0);
+        const cJSON *srv = cJSON_GetObjectItem(out, "server");
+        int gpus = cJSON_GetArraySize(cJSON_GetObjectItem(srv, "gpu_pcie"));
+        char *sj = cJSON_PrintUnformatted(srv);
+        char traffic[128];
+        snprintf(traffic, sizeof traffic, "{\"type\": \"flow\", \"src\": \"n0.g0\", \"dst\": \"n1.g%d\", \"size\": \"1KB\"}",
+                 gpus - 1);
+        char *j = server_json(sj, traffic);
+        /* server_json's servers have 8 GPUs: every example has 8 */
+        CU_ASSERT_EQUAL_FATAL(gpus, 8);
+        struct scenario s;
+        struct graph g;
+        int rc = scn_load_text("t.json", j, NULL, 0, &s, err, sizeof err);
+        if (rc != SCN_OK)
+            fprintf(stderr, "\n  %s: %s", files[i], err);
+        CU_ASSERT_EQUAL_FATAL(rc, SCN_OK);
+        CU_ASSERT_EQUAL_FATAL(topo_build(&s, &g, err, sizeof err), SCN_OK);
+        for (int x = 0; x < gpus; x++) {
+            char name[16];
+            snprintf(name, sizeof name, "n1.g%d", x);
+            const struct g_node *gn = &g.nodes[graph_find(&g, name)];
+            CU_ASSERT(gn->nic_via != 0);
+            if (matrix_consistent[i])
+                CU_ASSERT_EQUAL(gn->nic_dist, matrix_nearest(text, x));
+            CU_ASSERT_EQUAL(gn->stage_via, 0u); /* gdr_level SYS: GPUDirect everywhere */
+        }
+        graph_free(&g);
+        scn_free(&s);
+        free(j);
+        free(sj);
+        cJSON_Delete(out);
+        free(text);
+    }
+}
+
+/*
+ * The doctor before a run: the preset has no finding; GDR off finds gdr-off at every GPU; every NIC on socket 1
+ * finds nic-numa at the four GPUs of socket 0 (of each server) and, as those GPUs take NICs 0-3, crossed-rails
+ * at GPUs 4-7; NICs swapped between the switches of one socket, crossed-rails alone at GPUs 0-3 (of each server).
+ */
+static void test_server_doctor(void)
+{
+    static const struct {
+        const char *server, *ids[3];
+        int where[3];
+    } cases[] = {
+        {"{\"preset\": \"hgx-h100\"}", {NULL}, {0}},
+        {"{\"preset\": \"hgx-h100\", \"gdr_level\": \"LOC\"}", {"gdr-off"}, {16}},
+        {"{\"preset\": \"hgx-h100\", \"nic_pcie\": [2, 2, 2, 2, 3, 3, 3, 3]}", {"nic-numa", "crossed-rails"}, {8, 8}},
+        {"{\"preset\": \"hgx-h100\", \"nic_pcie\": [1, 1, 0, 0, 2, 2, 3, 3]}", {"crossed-rails"}, {8}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *j = server_json(cases[i].server, "{\"type\": \"flow\", \"src\": \"n0.g0\", \"dst\": \"n1.g0\", "
+                                               "\"size\": \"1KB\"}");
+        struct scenario scn;
+        struct run r;
+        CU_ASSERT_FATAL(test_setup(j, NULL, NULL, &scn, &r));
+        free(j);
+        struct doc_report rep = {0};
+        doctor_scenario(&r, &rep);
+        int want = 0;
+        for (int k = 0; k < 3 && cases[i].ids[k]; k++, want++) {
+            const struct doc_finding *f = doctor_find(&rep, cases[i].ids[k]);
+            CU_ASSERT_PTR_NOT_NULL(f);
+            if (f)
+                CU_ASSERT_EQUAL(f->n_where, cases[i].where[k]);
+        }
+        if (rep.n != want)
+            for (int k = 0; k < rep.n; k++)
+                fprintf(stderr, "\n  case %zu: %s at %s", i, rep.f[k].id, rep.f[k].where);
+        CU_ASSERT_EQUAL(rep.n, want);
+        doctor_report_free(&rep);
+        test_teardown(&scn, &r);
+    }
+}
+
+/* The data bytes port `local` of node `name` sent, all priorities (monitor.counters). */
+static uint64_t tx_bytes(const struct run *r, const char *name, uint32_t local)
+{
+    int32_t node = graph_find(&r->g, name);
+    CU_ASSERT_FATAL(node >= 0 && r->net.ctr != NULL);
+    uint32_t port = r->g.nodes[node].first_port + local;
+    uint64_t b = 0;
+    for (int q = 0; q < NPRIO; q++)
+        b += r->net.ctr[(size_t)port * NPRIO + q].tx_bytes;
+    return b;
+}
+
+/*
+ * NCCL's rings on servers: channel 3 of 16 GPUs on two servers passes n0.g3..g7, g0..g2, then n1.g2 back to
+ * n1.g3, so both crossings stay on a rail (2 and 3).  An 8-channel all-reduce then sends the same bytes out of
+ * every NIC of both servers (each NIC leaves its server in one channel and enters it in another) and nothing
+ * through the spine: no crossing changes rail.
+ */
+static void test_server_rings(void)
+{
+    char *j = server_json(preset, "{\"type\": \"nccl\", \"op\": \"all_reduce\", \"algorithm\": \"ring\", "
+                                  "\"channels\": 8, \"size\": \"16MB\"}");
+    size_t len = strlen(j);
+    char *k = malloc(len + 64);
+    snprintf(k, len + 64, "%.*s, \"monitor\": {\"counters\": true}}", (int)(len - 1), j);
+    free(j);
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(k, NULL, NULL, &scn, &r));
+    free(k);
+    uint32_t host[16], perm[16];
+    for (uint32_t i = 0; i < 16; i++)
+        host[i] = i;
+    CU_ASSERT_EQUAL(coll_ring_order(&r.net, host, 16, 3, perm), 1);
+    static const uint32_t want[16] = {3, 4, 5, 6, 7, 0, 1, 2, 10, 9, 8, 15, 14, 13, 12, 11};
+    for (int i = 0; i < 16; i++)
+        CU_ASSERT_EQUAL(perm[i], want[i]);
+    test_run_checked(&r);
+    uint64_t first = tx_bytes(&r, "n0.nic0", 0);
+    CU_ASSERT(first > 16000000 / 8);
+    for (int sv = 0; sv < 2; sv++)
+        for (int nic = 0; nic < 8; nic++) {
+            char name[16];
+            snprintf(name, sizeof name, "n%d.nic%d", sv, nic);
+            CU_ASSERT_DOUBLE_EQUAL((double)tx_bytes(&r, name, 0) / (double)first, 1.0, 0.01);
+        }
+    for (uint32_t p = 0; p < 8; p++)
+        CU_ASSERT_EQUAL(tx_bytes(&r, "spine0", p), 0);
+    test_teardown(&scn, &r);
+}
+
 /* scenarios/ai/rail-16x8.json: the same files twice and on 2 threads. */
 static void test_server_same_each_run(void)
 {
@@ -286,5 +472,11 @@ void test_server_register(void)
                 test_server_errors);
     CU_add_test(s, "GPUDirect, GDR off and NICs across NUMA: eight flows at once, each at its path's bound",
                 test_server_staged);
+    CU_add_test(s, "published nvidia-smi matrices, imported, load; each GPU's NIC as near as the matrix says",
+                test_server_imported);
+    CU_add_test(s, "the doctor: GDR off, NICs across NUMA, crossed rails, and nothing on the preset",
+                test_server_doctor);
+    CU_add_test(s, "NCCL's rings on servers: a channel's crossings stay on a rail; 8 channels load every NIC alike",
+                test_server_rings);
     CU_add_test(s, "rail-16x8: the same files twice and on 2 threads", test_server_same_each_run);
 }

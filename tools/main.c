@@ -92,7 +92,7 @@ static const char usage[] =
     "  nic-config  DCQCN/CNP settings as ConnectX sysfs writes, ECN/PFC thresholds as switch settings\n"
     "  switch-config  one switch's buffer, PFC, ECN, scheduler and watchdog as SONiC config_db.json tables\n"
     "  import sonic   a SONiC config_db.json's QoS tables as a scenario's switch object and profiles\n"
-    "  import nvidia-smi-topo  the matrix nvidia-smi topo -m prints as a host.server description (GPUs,\n"
+    "  import nvidia-smi-topo  the matrix nvidia-smi topo -m prints as a topology.server description (GPUs,\n"
     "                 NICs, NUMA nodes, PCIe switches, NVLink); -o: to a file instead of stdout\n"
     "  compare  the key numbers of finished runs side by side (columns named by their DIRs), with\n"
     "           each run's ratio to the first; runs that did not complete are flagged; --fct sender: FCTs\n"

@@ -28,7 +28,7 @@
 #include "sim/units.h"
 
 const char *const server_path_names[] = {"LOC", "PIX", "PXB", "PHB", "SYS", NULL};
-static const char *const preset_names[] = {"none", "hgx-h100", NULL};
+static const char *const preset_names[] = {"none", "hgx-h100", "dgx-a100", NULL};
 
 /* The per-link costs of least-cost routing (graph.h): NVLink before PCIe within a server. */
 enum { COST_NVLINK = 1, COST_PCIE = 2, COST_SOCKET = 4 };
@@ -79,7 +79,8 @@ static int parse_switches(struct setting_ctx *c, const struct setting *f, const 
 {
     struct server_desc *d = base;
     char q[SETTING_PATH_MAX], r[SETTING_PATH_MAX];
-    if (setting_val_arr(c, v, p, "an array of PCIe switches like [{\"socket\": 0}, {\"socket\": 0, \"parent\": 0}]") < 0)
+    if (setting_val_arr(c, v, p, "an array of PCIe switches like [{\"socket\": 0}, {\"socket\": 0, "
+                                 "\"parent\": 0}]") < 0)
         return -1;
     int i = 0;
     for (const cJSON *it = v->child; it; it = it->next, i++) {
@@ -142,7 +143,7 @@ static void dump_switches(cJSON *o, const struct setting *f, const void *base)
 
 static const struct setting server_fields[] = {
     {SET_ENUM("preset", struct server_desc, preset, preset_names, "none",
-              "A published server's description, applied before the other fields: \"none\" or \"hgx-h100\"")},
+              "A published server's description, applied before the other fields: \"none\", \"hgx-h100\" or \"dgx-a100\"")},
     {SET_INT("sockets", struct server_desc, sockets, 1, SERVER_MAX, "1", "CPU sockets (NUMA nodes), cpu0..")},
     {SET_FIELD("pcie_switches", SETTING_CUSTOM, struct server_desc, sw_socket, 0, "[]",
                "PCIe switches, pcie0..: each {\"socket\": S} on a root port of socket S, or {\"parent\": J} under "
@@ -175,9 +176,12 @@ static const struct setting server_fields[] = {
 };
 
 /*
- * The preset "hgx-h100": an 8-GPU HGX H100 board in a two-socket server with one 400G NIC per GPU, laid out as
- * docs/servers.md describes it with its sources: four PCIe Gen5 switches, two per socket, each with two GPUs and
- * two NICs; NVLink 4 at 450 GB/s per GPU and direction.
+ * The presets, laid out as docs/servers.md describes them with their sources.  "hgx-h100": an 8-GPU HGX H100
+ * board with one 400G NIC per GPU in a two-socket server; four PCIe Gen5 switches, two per socket, each with two
+ * GPUs and their two NICs; NVLink 4 at 450 GB/s per GPU and direction; the socket link (UPI) taken as 128 GB/s per
+ * direction.  "dgx-a100": 8 A100 GPUs and their 8 compute NICs in four PCIe Gen4 complexes, two per socket, each a
+ * parent switch over one switch per device (GPUs and NICs PXB apart, as the published matrices show them; the
+ * importer draws them so); NVLink 3 at 300 GB/s per GPU and direction; the socket link (xGMI) taken as 128 GB/s.
  */
 static const struct setting_value hgx_h100[] = {
     {"sockets", "2"},
@@ -186,12 +190,33 @@ static const struct setting_value hgx_h100[] = {
     {"nic_pcie", "[0, 0, 1, 1, 2, 2, 3, 3]"},
     {"pcie_rate", "504Gbps"},
     {"nvlink_rate", "3600Gbps"},
+    {"socket_rate", "1024Gbps"},
+    {NULL, NULL},
+};
+
+static const struct setting_value dgx_a100[] = {
+    {"sockets", "2"},
+    {"pcie_switches", "[{\"socket\": 0}, {\"socket\": 0}, {\"socket\": 1}, {\"socket\": 1}, "
+                      "{\"socket\": 0, \"parent\": 0}, {\"socket\": 0, \"parent\": 0}, "
+                      "{\"socket\": 0, \"parent\": 0}, {\"socket\": 0, \"parent\": 0}, "
+                      "{\"socket\": 0, \"parent\": 1}, {\"socket\": 0, \"parent\": 1}, "
+                      "{\"socket\": 0, \"parent\": 1}, {\"socket\": 0, \"parent\": 1}, "
+                      "{\"socket\": 1, \"parent\": 2}, {\"socket\": 1, \"parent\": 2}, "
+                      "{\"socket\": 1, \"parent\": 2}, {\"socket\": 1, \"parent\": 2}, "
+                      "{\"socket\": 1, \"parent\": 3}, {\"socket\": 1, \"parent\": 3}, "
+                      "{\"socket\": 1, \"parent\": 3}, {\"socket\": 1, \"parent\": 3}]"},
+    {"gpu_pcie", "[4, 5, 8, 9, 12, 13, 16, 17]"},
+    {"nic_pcie", "[6, 7, 10, 11, 14, 15, 18, 19]"},
+    {"pcie_rate", "252Gbps"},
+    {"nvlink_rate", "2400Gbps"},
+    {"socket_rate", "1024Gbps"},
     {NULL, NULL},
 };
 
 static const struct setting_preset server_presets[] = {
     {"none", (const struct setting_value[]){{NULL, NULL}}},
     {"hgx-h100", hgx_h100},
+    {"dgx-a100", dgx_a100},
     {NULL, NULL},
 };
 
@@ -275,11 +300,13 @@ static int server_check(struct setting_ctx *c, const char *path, struct server_d
     for (int g = 0; g < d->gpus; g++)
         if (d->gpu_pcie[g] >= d->n_switches)
             return setting_bad(c, setting_join_idx(r, setting_join(q, path, "gpu_pcie"), g),
-                               "expected a PCIe switch below %d (pcie_switches), got %d", d->n_switches, d->gpu_pcie[g]);
+                               "expected a PCIe switch below %d (pcie_switches), got %d", d->n_switches,
+                               d->gpu_pcie[g]);
     for (int k = 0; k < d->nics; k++)
         if (d->nic_pcie[k] >= d->n_switches)
             return setting_bad(c, setting_join_idx(r, setting_join(q, path, "nic_pcie"), k),
-                               "expected a PCIe switch below %d (pcie_switches), got %d", d->n_switches, d->nic_pcie[k]);
+                               "expected a PCIe switch below %d (pcie_switches), got %d", d->n_switches,
+                               d->nic_pcie[k]);
     return 0;
 }
 
@@ -404,6 +431,7 @@ void server_build(const struct server_desc *d, struct graph *g, uint32_t gpu0, u
         enum server_path how;
         int k = server_gpu_nic(d, x, &how);
         g->nodes[gpu0 + (uint32_t)x].nic_via = first + (uint32_t)server_nic_node(k) + 1;
+        g->nodes[gpu0 + (uint32_t)x].nic_dist = (uint8_t)how;
         if ((int)how > d->gdr_level) /* staged in the memory of its NIC's socket */
             g->nodes[gpu0 + (uint32_t)x].stage_via = mem0 + (uint32_t)d->sw_socket[top_of(d, d->nic_pcie[k])] + 1;
     }

@@ -14,7 +14,7 @@
 #include "sim/settings.h"
 
 /* The most GPUs, NICs, PCIe switches or sockets of one server. */
-#define SERVER_MAX 16
+#define SERVER_MAX 32
 
 /* How far apart a GPU and a NIC sit, in the order of NCCL_NET_GDR_LEVEL's values (docs/servers.md). */
 enum server_path { SERVER_LOC, SERVER_PIX, SERVER_PXB, SERVER_PHB, SERVER_SYS };

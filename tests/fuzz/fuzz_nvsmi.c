@@ -3,7 +3,7 @@
  *
  * The input is the text of a matrix.  nvsmi_import_text must either refuse it with one line naming the file and a
  * line of it (never crash, leak or read out of bounds: the sanitizers watch that) or accept it; then the
- * description must hold together as host.server reads it: as many gpu_pcie and nic_pcie entries as GPUs and NICs,
+ * description must hold together as topology.server reads it: as many gpu_pcie and nic_pcie entries as GPUs and NICs,
  * each naming a switch, every switch on a socket below "sockets" with a parent before it (or -1) on the same socket.
  * A note is one printable line.
  */
@@ -49,7 +49,9 @@ static void check_accepted(const cJSON *o, const char *notes)
 {
     const cJSON *srv = cJSON_GetObjectItemCaseSensitive(o, "server"), *sws, *sw;
     sws = cJSON_GetObjectItemCaseSensitive(srv, "pcie_switches");
-    int gpus = num(srv, "gpus"), nics = num(srv, "nics"), sockets = num(srv, "sockets"), i = 0;
+    int gpus = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(srv, "gpu_pcie"));
+    int nics = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(srv, "nic_pcie"));
+    int sockets = num(srv, "sockets"), i = 0;
     if (!cJSON_IsArray(sws) || gpus < 1 || nics < 0 || sockets < 1) {
         fprintf(stderr, "a description without GPUs, sockets or switches\n");
         abort();

@@ -421,9 +421,14 @@ static void report_switch_ports(const struct run *r, const struct senders *sd, c
 }
 
 /* PFC, ECN, headroom and buffer per switch, port by port. */
+/* A server's inside (its NICs, PCIe, sockets): PCIe is lossless and marks nothing by design, not misconfigured. */
+static bool inside_server(const struct run *r, const struct sw *w) { return r->g.nodes[w->node].in_server; }
+
 static void check_switch_ports(const struct run *r, const struct senders *sd, struct doc_report *rep)
 {
     for (uint32_t i = 0; i < r->g.n_switches; i++) {
+        if (inside_server(r, &r->net.sws[i]))
+            continue;
         struct sw_tally t;
         tally_ports(sd, &r->net.sws[i], &t);
         report_switch_ports(r, sd, &r->net.sws[i], &t, rep);
@@ -437,7 +442,7 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
     char a[32], b[32], seen[512];
     uint8_t lossy_any = 0;  /* data priorities lossy at some switch port */
     for (uint32_t i = 0; i < r->g.n_switches; i++)
-        for (uint32_t j = 0; j < n->sws[i].n_ports; j++)
+        for (uint32_t j = 0; j < n->sws[i].n_ports && !inside_server(r, &n->sws[i]); j++)
             lossy_any |= (uint8_t)(sd->data_mask & ~port_cfg(&n->sws[i].ports[j])->lossless);
     for (uint32_t h = 0; h < r->g.n_hosts; h++) {
         int p = sd->prio[h];
@@ -515,12 +520,56 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
     }
 }
 
+/*
+ * GPUs inside servers (topologies/server.c): the NIC NCCL gives each and how far it is.  Across the sockets, or
+ * beyond NCCL_NET_GDR_LEVEL, its traffic goes through host memory and shares the PCIe uplinks, the socket link
+ * and the memory with the other GPUs' (models/gdr.c); GPU g on another NIC than NIC g leaves rail-aligned rings'
+ * rail.
+ */
+static void check_servers(const struct run *r, struct doc_report *rep)
+{
+    static const char *const dist[] = {"LOC", "PIX", "PXB", "PHB", "SYS"};
+    char seen[512];
+    for (uint32_t h = 0; h < r->g.n_hosts; h++) {
+        const struct g_node *gn = &r->g.nodes[r->g.host_node[h]];
+        if (!gn->nic_via)
+            continue;
+        const char *nic = node_name(r, gn->nic_via - 1), *dot = strrchr(nic, '.'), *gdot = strrchr(gn->name, '.');
+        if (gn->nic_dist >= 4) {
+            sfmt(seen, sizeof seen, "the GPU's nearest NIC is on the other CPU socket (%s)", dist[gn->nic_dist]);
+            add(rep, DOC_ERROR, "nic-numa", gn->name, seen,
+                "its traffic to other servers crosses the link between the sockets, shared by every GPU of the "
+                "socket, and NCCL stages it through host memory unless NCCL_NET_GDR_LEVEL is SYS: a fraction of "
+                "the NIC's rate",
+                "put each GPU's NIC on the GPU's own socket, under its PCIe switch (nvidia-smi topo -m: PIX or PXB)");
+        } else if (gn->stage_via) {
+            sfmt(seen, sizeof seen, "the GPU's NIC is %s from it, beyond NCCL_NET_GDR_LEVEL (topology.server."
+                 "gdr_level): GPUDirect RDMA is off", dist[gn->nic_dist]);
+            add(rep, DOC_ERROR, "gdr-off", gn->name, seen,
+                "NCCL stages the traffic through host memory: it crosses the PCIe switch's uplink to the CPU "
+                "twice, shared with the switch's other GPUs and NICs, instead of going GPU to NIC",
+                "let GPUDirect RDMA reach the NIC: NCCL_NET_GDR_LEVEL at least the GPU-NIC distance (PXB covers a "
+                "NIC under the GPU's PCIe switch), and the GPU driver's peer-memory module loaded");
+        }
+        if (dot && gdot && strncmp(dot, ".nic", 4) == 0 && strcmp(dot + 4, gdot + 2) != 0) {
+            char where[2 * SCN_NAME_MAX + 8];
+            sfmt(where, sizeof where, "%s (%s)", gn->name, nic);
+            add(rep, DOC_WARNING, "crossed-rails", where, "a GPU's nearest NIC, by which it sends, is on another "
+                "rail than the GPU's number (GPU g, NIC and rail k)",
+                "NCCL's rail-aligned rings pair GPU g of every server over rail g; a GPU whose nearest NIC is "
+                "another rail's sends its ring traffic across the spines to any server wired otherwise",
+                "wire NIC g under GPU g's PCIe switch on every server, so that GPU g's nearest NIC is on rail g");
+        }
+    }
+}
+
 void doctor_scenario(const struct run *r, struct doc_report *rep)
 {
     struct senders sd;
     senders_init(r, &sd);
     check_switch_ports(r, &sd, rep);
     check_hosts(r, &sd, rep);
+    check_servers(r, rep);
     free(sd.prio);
 }
 

@@ -455,11 +455,9 @@ static cJSON *describe(struct imp *m, int links, int64_t per_link, const char *g
     cJSON *gp = cJSON_CreateArray(), *np = cJSON_CreateArray();
     for (int d = 0; d < m->ndev; d++)
         cJSON_AddItemToArray(d < m->ngpu ? gp : np, cJSON_CreateNumber(dev_sw[d]));
-    cJSON_AddNumberToObject(srv, "gpus", m->ngpu);
     cJSON_AddNumberToObject(srv, "sockets", nsock);
     cJSON_AddItemToObject(srv, "pcie_switches", sws);
     cJSON_AddItemToObject(srv, "gpu_pcie", gp);
-    cJSON_AddNumberToObject(srv, "nics", m->ndev - m->ngpu);
     cJSON_AddItemToObject(srv, "nic_pcie", np);
     if (links && per_link) {
         char b[64];
@@ -509,7 +507,7 @@ int nvsmi_import_text(const char *file, const char *text, const char *nvlink_rat
 
 static const char import_usage[] =
     "usage: rocesim import nvidia-smi-topo FILE [-o OUT.json] [--nvlink-rate PER_LINK] [--gdr-level LEVEL]\n"
-    "  prints the host.server description ({\"server\": {...}}) read from the matrix `nvidia-smi topo -m`\n"
+    "  prints the topology.server description ({\"server\": {...}}) read from the matrix `nvidia-smi topo -m`\n"
     "  prints: GPUs, NICs, NUMA nodes, PCIe switches, NVLink (its rate: the NV# count x --nvlink-rate, the\n"
     "  rate of one link in one direction), NCCL_NET_GDR_LEVEL (default PXB).  See docs/servers.md.\n";
 

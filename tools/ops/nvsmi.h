@@ -3,7 +3,7 @@
  *
  * `rocesim import nvidia-smi-topo FILE [-o OUT.json] [--nvlink-rate PER_LINK] [--gdr-level LEVEL]` reads the
  * matrix (rows and columns GPU0.., NIC0.. or mlx5_0..; cells X, NV#, PIX, PXB, PHB, NODE, SYS, the older SOC for
- * SYS; then CPU Affinity, NUMA Affinity and GPU NUMA ID columns) and prints {"server": {...}}, the `host.server`
+ * SYS; then CPU Affinity, NUMA Affinity and GPU NUMA ID columns) and prints {"server": {...}}, the `topology.server`
  * description: NUMA nodes ("sockets") from NUMA Affinity or the SYS relations, PCIe switches from the PIX and PXB
  * relations, the NVLink rate from the NV# count times the per-link rate the user gives.  The cells' meanings are
  * nvidia-smi's legend (NVML's nvmlGpuTopologyLevel_t: SINGLE = PIX, MULTIPLE = PXB, HOSTBRIDGE = PHB, NODE,

@@ -1,0 +1,113 @@
+/*
+ * coll_rings — how NCCL lays its rings over GPU servers with a NIC per GPU on a rail-optimized fabric: each
+ * channel's ring runs through the GPUs of a server over NVLink and crosses to the next server once, between two
+ * GPUs of one rail, and successive channels leave by successive NICs, so that C channels keep C NICs of every
+ * server busy (NCCL's topology search builds its rings so: "Massively Scale Your Deep Learning Training with NCCL
+ * 2.4", NVIDIA developer blog, 2019, and NCCL's NCCL_CROSS_NIC documentation: by default rings keep each NIC's
+ * traffic on its own rail).
+ *
+ * Channel c, with G GPUs per server in the order of their NICs (m[0..G-1]) and k = c mod G: an even server (in the
+ * order the ranks first name them) is passed m[k], m[k+1], .., m[k-1]; an odd one backwards, m[k-1], m[k-2], ..,
+ * m[k].  So the ring leaves an even server and enters the next odd one on the rail of m[k-1], and leaves an odd
+ * server and enters the next even one on the rail of m[k]: every crossing between servers stays on one rail.
+ * With an odd number of servers the last crossing, back to the first server, changes rail.  Ranks that are not
+ * GPUs of servers, or servers of different sizes in the communicator, keep the rank order.
+ */
+#include "models/coll_rings.h"
+#include "sim/mem.h"
+
+#include <stdlib.h>
+
+/* The most nodes inside one server, as the search below meets them. */
+#define INSIDE_MAX 256
+
+/* The smallest node id of the inside of node x's server (its in_server nodes): the server's name here. */
+static uint32_t server_of(const struct graph *g, uint32_t x)
+{
+    uint32_t seen[INSIDE_MAX], lo = UINT32_MAX;
+    int n = 0;
+    seen[n++] = x;
+    for (int head = 0; head < n; head++) {
+        const struct g_node *gx = &g->nodes[seen[head]];
+        for (uint32_t i = 0; i < gx->n_ports; i++) {
+            uint32_t y = g->ports[g->ports[gx->first_port + i].peer].node;
+            if (!g->nodes[y].in_server)
+                continue;
+            bool known = false;
+            for (int k = 0; k < n && !known; k++)
+                known = seen[k] == y;
+            if (known || n == INSIDE_MAX)
+                continue;
+            seen[n++] = y;
+            if (y < lo)
+                lo = y;
+        }
+    }
+    return lo;
+}
+
+static void identity(uint32_t N, uint32_t *perm)
+{
+    for (uint32_t r = 0; r < N; r++)
+        perm[r] = r;
+}
+
+/* Sorts the ranks of one server by their GPUs' NICs (then hosts): insertion sort, a server is small. */
+static void by_nic(const struct net *n, const uint32_t *host, uint32_t *m, uint32_t G)
+{
+    const struct graph *g = n->g;
+    for (uint32_t i = 1; i < G; i++) {
+        uint32_t r = m[i], key = g->nodes[g->host_node[host[r]]].nic_via, j = i;
+        for (; j > 0; j--) {
+            uint32_t q = m[j - 1], kq = g->nodes[g->host_node[host[q]]].nic_via;
+            if (kq < key || (kq == key && host[q] < host[r]))
+                break;
+            m[j] = q;
+        }
+        m[j] = r;
+    }
+}
+
+int coll_ring_order(const struct net *n, const uint32_t *host, uint32_t N, uint32_t channel, uint32_t *perm)
+{
+    const struct graph *g = n->g;
+    identity(N, perm);
+    for (uint32_t r = 0; r < N; r++)
+        if (!g->nodes[g->host_node[host[r]]].nic_via)
+            return 0;
+    /* Servers in the order the ranks first name them; group[r] is rank r's. */
+    uint32_t *srv = mem_xcalloc(N, sizeof *srv, "laying out a collective's rings");
+    uint32_t *group = mem_xcalloc(N, sizeof *group, "laying out a collective's rings");
+    uint32_t *count = mem_xcalloc(N, sizeof *count, "laying out a collective's rings");
+    uint32_t S = 0;
+    for (uint32_t r = 0; r < N; r++) {
+        uint32_t s = server_of(g, g->host_node[host[r]]), k = 0;
+        while (k < S && srv[k] != s)
+            k++;
+        if (k == S)
+            srv[S++] = s;
+        group[r] = k;
+        count[k]++;
+    }
+    uint32_t G = count[0];
+    bool even = true;
+    for (uint32_t k = 0; k < S; k++)
+        even &= count[k] == G;
+    if (even) {
+        uint32_t *m = mem_xcalloc(G, sizeof *m, "laying out a collective's rings"), k0 = channel % G;
+        for (uint32_t s = 0; s < S; s++) {
+            uint32_t used = 0;
+            for (uint32_t r = 0; r < N; r++)
+                if (group[r] == s)
+                    m[used++] = r;
+            by_nic(n, host, m, G);
+            for (uint32_t i = 0; i < G; i++)
+                perm[s * G + i] = s % 2 == 0 ? m[(k0 + i) % G] : m[(k0 + 2 * G - 1 - i) % G];
+        }
+        free(m);
+    }
+    free(srv);
+    free(group);
+    free(count);
+    return even;
+}
