@@ -404,8 +404,9 @@ void server_build(const struct server_desc *d, struct graph *g, uint32_t gpu0, u
         enum server_path how;
         int k = server_gpu_nic(d, x, &how);
         g->nodes[gpu0 + (uint32_t)x].nic_via = first + (uint32_t)server_nic_node(k) + 1;
+        g->nodes[gpu0 + (uint32_t)x].mem_via = mem0 + (uint32_t)d->sw_socket[top_of(d, d->nic_pcie[k])] + 1;
         if ((int)how > d->gdr_level) /* staged in the memory of its NIC's socket */
-            g->nodes[gpu0 + (uint32_t)x].stage_via = mem0 + (uint32_t)d->sw_socket[top_of(d, d->nic_pcie[k])] + 1;
+            g->nodes[gpu0 + (uint32_t)x].stage_via = g->nodes[gpu0 + (uint32_t)x].mem_via;
     }
     if (d->nvlink_rate_bps > 0)
         for (int x = 0; x < d->gpus; x++)
