@@ -18,9 +18,18 @@
  * link, twice where GPUDirect crosses none of them, and shares them with the other GPUs' traffic: what bounds the
  * staged path's bandwidth.  The copy is modelled frame by frame (each frame goes on as soon as it is in memory);
  * NCCL's proxy moves whole chunks, which adds a chunk's time per step and not bandwidth.
+ *
+ * A traffic may choose its GPU senders' side instead of gdr_level (gdr_choose): a checkpoint written through the
+ * CPU (cudaMemcpy to a host buffer, then the storage client's RDMA from it) passes the memory of the NIC's socket
+ * as a staged GPU's data does, whatever the placement; one written with GPUDirect Storage (NVIDIA's cuFile: the
+ * NIC reads GPU memory directly) passes none.  The choice is looked up once, when a flow is made.
  */
 #include "models/gdr.h"
+#include "models/mech.h"
 #include "models/route.h"
+#include "sim/mem.h"
+
+#include <stdlib.h>
 
 /* The most nodes a breadth-first search inside one server visits. */
 #define INSIDE_MAX 256
@@ -96,11 +105,30 @@ static bool append_route(const struct net *n, uint32_t dst, uint32_t hash, uint3
     return true;
 }
 
+/* The choice of the flow at place idx (a few entries: only their traffics' set-up adds them). */
+static enum gdr_how gdr_how_of(const struct net *n, uint32_t idx)
+{
+    for (uint32_t i = 0; i < n->n_gdr_choices; i++)
+        if (idx - n->gdr_choices[i].first < n->gdr_choices[i].count)
+            return n->gdr_choices[i].how;
+    return GDR_LEVEL;
+}
+
+void gdr_choose(struct net *n, uint32_t first, uint32_t count, enum gdr_how how)
+{
+    n->gdr_choices = mem_xrealloc(n->gdr_choices, (n->n_gdr_choices + 1) * sizeof *n->gdr_choices,
+                                  "choosing the GPU's path");
+    n->gdr_choices[n->n_gdr_choices++] = (struct gdr_choice){.first = first, .count = count, .how = how};
+}
+
 int gdr_path(const struct net *n, const struct flow *f, uint32_t *nodes, int max)
 {
     const struct graph *g = n->g;
     uint32_t src = g->host_node[f->src], dst = g->host_node[f->dst];
     uint32_t sv = g->nodes[src].stage_via, dv = g->nodes[dst].stage_via, nic = g->nodes[src].nic_via;
+    enum gdr_how how = gdr_how_of(n, f->idx);
+    if (how != GDR_LEVEL)
+        sv = how == GDR_CPU ? g->nodes[src].mem_via : 0;
     if (!nic && !dv)
         return 0;
     int len = 1;
@@ -131,3 +159,13 @@ int gdr_path(const struct net *n, const struct flow *f, uint32_t *nodes, int max
         return 0;
     return len;
 }
+
+static void gdr_free(struct net *n)
+{
+    free(n->gdr_choices);
+    n->gdr_choices = NULL;
+    n->n_gdr_choices = 0;
+}
+
+static const struct net_mech_ops gdr_mech = {.name = "gdr", .order = 105, .free = gdr_free};
+NET_MECH(gdr_mech)

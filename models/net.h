@@ -607,6 +607,10 @@ struct net {
     uint32_t reroutes;        /* routing tables recomputed after a failure or a recovery */
     uint32_t *fault_ends;     /* link faults: the two node ids of fault i at 2i, 2i+1 (fault.c), else NULL */
     uint8_t *lerr_on;         /* link_errors faults: fault i is in force */
+    /* The flows whose GPU end's path through the CPU or not is chosen by their traffic rather than by gdr_level
+     * (models/gdr.h: gdr_choose), by place; read only when a flow is made. */
+    struct gdr_choice *gdr_choices;
+    uint32_t n_gdr_choices;
     /* In a run over several processes (ranks.h), what the traffic shares between windows (traffic.c), or NULL */
     void (*between_windows)(void *ctx);
     void *between_ctx;

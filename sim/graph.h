@@ -34,6 +34,9 @@ struct g_node {
     /* A GPU whose traffic to other servers NCCL stages through host memory (its NIC beyond gdr_level): the memory
      * node it passes, plus one; 0: GPUDirect RDMA, or no GPU (models/gdr.c). */
     uint32_t stage_via;
+    /* A GPU in a server: the memory of its NIC's socket, plus one, the node a path through the CPU passes whether
+     * or not NCCL stages it (stage_via is this or 0); a checkpoint written through the CPU goes by it (gdr.c). */
+    uint32_t mem_via;
     /* A GPU in a server: the NIC its traffic to other servers leaves by, the one NCCL gives it, plus one; else 0. */
     uint32_t nic_via;
     uint8_t nic_dist;    /* ... and how far that NIC is from it: PIX, PXB, PHB or SYS (enum server_path) */

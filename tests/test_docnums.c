@@ -59,6 +59,7 @@ static const struct docsrc {
     {"labs/09", "sh scenarios/labs/09-tune-it-yourself/run.sh -q", false},
     {"labs/07", "sh scenarios/labs/07-qos/run.sh -q", false},
     {"labs/11", "sh scenarios/labs/11-which-cc/run.sh -q", false},
+    {"labs/13", "sh scenarios/labs/13-checkpoint-path/run.sh -q", false},
     {"labs/06", "sh scenarios/labs/06-fattree-vs-dragonfly/run.sh -q", false},
     {"labs/10", "sh scenarios/labs/10-bandwidth-far-below/run.sh -q", false},
     {"labs/08", "sh scenarios/labs/08-headroom/run.sh -q", false},

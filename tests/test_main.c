@@ -98,6 +98,7 @@ int main(int argc, char **argv)
     test_topology_module_register();
     test_rail_register();
     test_server_register();
+    test_checkpoint_register();
     test_port_register();
     test_switch_register();
     test_cells_register();

@@ -51,6 +51,7 @@ void test_live_register(void);
 void test_nccl_register(void);
 void test_workload_register(void);
 void test_server_register(void);
+void test_checkpoint_register(void);
 void test_pathologies_register(void);
 void test_lossy_register(void);
 void test_reads_register(void);

@@ -27,6 +27,17 @@
  * ports are its servers' NICs in server order then the spines, a spine's the leaves in node order.
  * The names are known before the network is built (the name hooks below), so pinned paths and faults are
  * checked at load, as a custom topology's.
+ *
+ * Storage (`storage_servers` S): the DGX SuperPOD reference architecture gives storage a fabric of its own (its
+ * "Network Fabrics": compute, storage, in-band and out-of-band management; a DGX reaches storage by ports apart
+ * from its eight compute NICs).  Modelled here is the converged alternative, the one the study note's QoS
+ * classes are for: storage servers stor0.. on storage leaves stor.leaf0.. of their own (the servers split among
+ * them in consecutive blocks, each on a storage_link), every storage leaf joined to every spine by a
+ * fabric_link, so that a GPU's checkpoint leaves by its own compute NIC and shares the rail's leaf and the
+ * spines with the training traffic.  A storage server is a host of one port: its file system and media are not
+ * modelled (models/traffic_checkpoint.c).  They come last: storage leaves, then storage servers, after every
+ * other node (host G x servers + k is stor{k}), their links after every other link, storage leaves to spines
+ * first; without them nothing else moves.
  */
 #include "topologies/rail.h"
 
@@ -41,6 +52,18 @@
 static int rail_class(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p, void *base)
 {
     return scn_topo_link_class(c, f, v, p, base, &((const struct topo_rail *)base)->link);
+}
+
+/* A storage server's link: its own, else the NICs'. */
+static int storage_class(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    return scn_topo_link_class(c, f, v, p, base, &((const struct topo_rail *)base)->host_link);
+}
+
+static void storage_dump(cJSON *o, const struct setting *f, const void *base)
+{
+    if (((const struct topo_rail *)base)->storage_servers)
+        scn_topo_link_dump(o, f, base);
 }
 
 static const struct setting rail_fields[] = {
@@ -62,6 +85,13 @@ static const struct setting rail_fields[] = {
                          "NIC to leaf")},
     {SET_TOPO_LINK_HOOKS("fabric_link", struct topo_rail, fabric_link, SETTING_ALWAYS, rail_class,
                          scn_topo_link_dump, "Leaf to spine")},
+    {SET_INT("storage_servers", struct topo_rail, storage_servers, 0, SCN_MAX_COUNT, "0", "Storage servers, "
+             "stor0.., on storage leaves of their own joined to every spine (a converged fabric)")},
+    {SET_INT("storage_leaves", struct topo_rail, storage_leaves, 1, SCN_MAX_COUNT, "1", "Storage leaves, "
+             "stor.leaf0.., the storage servers split among them; at most storage_servers")},
+    {SET_TOPO_LINK_HOOKS("storage_link", struct topo_rail, storage_link, SETTING_ALWAYS, storage_class,
+                         storage_dump,
+                         "Storage server to its leaf, unless given: host_link")},
     {0},
 };
 static const struct setting_group rail_group = {.path = "topology", .fields = rail_fields};
@@ -89,9 +119,26 @@ static long long rail_inside(const struct topo_rail *t, long long s)
     return rail_hosts(t) + rail_leaves(t) + t->spines + s * server_extra_nodes(&t->server);
 }
 
-static long long rail_nodes(const struct topo_rail *t)
+/* The first storage leaf (then the storage servers), and the storage leaves (none without storage servers). */
+static long long rail_stor0(const struct topo_rail *t)
 {
     return rail_inside(t, t->server.gpus ? t->servers : 0);
+}
+
+static long long rail_stor_leaves(const struct topo_rail *t)
+{
+    return t->storage_servers ? t->storage_leaves : 0;
+}
+
+static long long rail_nodes(const struct topo_rail *t)
+{
+    return rail_stor0(t) + rail_stor_leaves(t) + t->storage_servers;
+}
+
+/* The node of the storage leaf storage server k hangs off. */
+static long long rail_stor_leaf_of(const struct topo_rail *t, long long k)
+{
+    return rail_stor0(t) + k * t->storage_leaves / t->storage_servers;
 }
 
 /* The node of the leaf of rail k that server s hangs off. */
@@ -111,6 +158,10 @@ bool topo_rail_name(const struct topo_rail *t, long long i, char *buf, size_t le
         snprintf(buf, len, "rail%lld.leaf%lld", (i - H) / t->leaves_per_rail, (i - H) % t->leaves_per_rail);
     else if (i < H + L + t->spines)
         snprintf(buf, len, "spine%lld", i - H - L);
+    else if (i >= rail_stor0(t) + rail_stor_leaves(t))
+        snprintf(buf, len, "stor%lld", i - rail_stor0(t) - rail_stor_leaves(t));
+    else if (i >= rail_stor0(t))
+        snprintf(buf, len, "stor.leaf%lld", i - rail_stor0(t));
     else
         server_extra_name(&t->server, (i - rail_inside(t, 0)) / E, (int)((i - rail_inside(t, 0)) % E), buf, len);
     return true;
@@ -150,6 +201,12 @@ int topo_rail_index(const struct topo_rail *t, const char *name)
     p = name;
     if (strncmp(p, "spine", 5) == 0 && (p += 5, rail_num(&p, t->spines, &a)) && !*p)
         return (int)(H + rail_leaves(t) + a);
+    p = name;
+    if (strncmp(p, "stor.leaf", 9) == 0 && (p += 9, rail_num(&p, rail_stor_leaves(t), &a)) && !*p)
+        return (int)(rail_stor0(t) + a);
+    p = name;
+    if (strncmp(p, "stor", 4) == 0 && (p += 4, rail_num(&p, t->storage_servers, &a)) && !*p)
+        return (int)(rail_stor0(t) + rail_stor_leaves(t) + a);
     return -1;
 }
 
@@ -179,16 +236,20 @@ static int rail_parse(struct setting_ctx *c, const cJSON *obj, const char *path,
 {
     struct topo_rail *t = cfg;
     char p[SETTING_PATH_MAX];
-    if (settings_parse(c, &rail_group, obj, path, cfg) < 0)
+    if (settings_defaults(c, &rail_group, cfg) < 0 || settings_parse(c, &rail_group, obj, path, cfg) < 0)
         return -1;
     if (t->leaves_per_rail > t->servers)
         return setting_bad(c, setting_join(p, path, "leaves_per_rail"), "expected an integer from 1 to servers "
                            "(%d), got %d (every leaf needs a server)", t->servers, t->leaves_per_rail);
+    if (t->storage_servers && t->storage_leaves > t->storage_servers)
+        return setting_bad(c, setting_join(p, path, "storage_leaves"), "expected an integer from 1 to "
+                           "storage_servers (%d), got %d (every storage leaf needs a storage server)",
+                           t->storage_servers, t->storage_leaves);
     if (t->server.gpus && t->server.gpus != t->gpus_per_server)
         return setting_bad(c, setting_join(p, path, "server"), "expected a server of gpus_per_server (%d) GPUs, got "
                            "%d (gpu_pcie)", t->gpus_per_server, t->server.gpus);
-    *hosts = scn_mul_sat(t->servers, t->gpus_per_server);
-    *formula = " (servers x gpus_per_server)";
+    *hosts = scn_mul_sat(t->servers, t->gpus_per_server) + t->storage_servers;
+    *formula = t->storage_servers ? " (servers x gpus_per_server + storage_servers)" : " (servers x gpus_per_server)";
     /* The loader refuses a shape out of its bounds before anything asks for a name. */
     if (*hosts < 2 || *hosts > SCN_MAX_HOSTS)
         return 0;
@@ -211,9 +272,11 @@ static void rail_size(const void *cfg, double hosts, struct memest_counts *c)
 {
     const struct topo_rail *t = cfg;
     double leaves = (double)rail_leaves(t), inside = t->server.gpus ? (double)t->servers : 0;
-    c->switches = leaves + t->spines + inside * server_extra_nodes(&t->server);
-    c->links = (inside ? inside * (t->server.nics + server_links(&t->server)) : hosts) + leaves * t->spines;
-    c->columns = leaves + (inside ? hosts : 0);
+    double sl = (double)rail_stor_leaves(t), ss = t->storage_servers;
+    c->switches = leaves + sl + t->spines + inside * server_extra_nodes(&t->server);
+    c->links = (inside ? inside * (t->server.nics + server_links(&t->server)) : hosts - ss) + (leaves + sl) * t->spines
+               + ss;
+    c->columns = leaves + sl + (inside ? hosts - ss : 0);
 }
 
 static void rail_host_rates(const void *cfg, int n_hosts, double *rate)
@@ -223,13 +286,17 @@ static void rail_host_rates(const void *cfg, int n_hosts, double *rate)
     double r = (double)l->rate_bps;
     if (t->server.gpus && (double)t->server.pcie_rate_bps < r)
         r = (double)t->server.pcie_rate_bps; /* a GPU paces at the slower of its PCIe link and its NIC */
+    long long gpus = rail_hosts(t);
     for (int h = 0; h < n_hosts; h++)
-        rate[h] = r;
+        rate[h] = h < gpus ? r : (double)t->storage_link.rate_bps;
 }
 
+/* GPUs are the first nodes, storage servers the last. */
 static int rail_host_node(const void *cfg, int i)
 {
-    return i;
+    const struct topo_rail *t = cfg;
+    long long H = rail_hosts(t);
+    return i < H ? i : (int)(rail_stor0(t) + rail_stor_leaves(t) + (i - H));
 }
 
 static int rail_node_index(const void *cfg, const char *name)
@@ -247,7 +314,10 @@ static bool rail_linked(const void *cfg, int a, int b)
 {
     const struct topo_rail *t = cfg;
     long long lo = a < b ? a : b, hi = a < b ? b : a, H = rail_hosts(t), spine0 = H + rail_leaves(t);
-    long long in0 = rail_inside(t, 0), E = server_extra_nodes(&t->server);
+    long long in0 = rail_inside(t, 0), E = server_extra_nodes(&t->server), st0 = rail_stor0(t);
+    if (hi >= st0) /* a storage leaf to a spine, or a storage server to its leaf */
+        return hi < st0 + rail_stor_leaves(t) ? lo >= spine0 && lo < spine0 + t->spines
+                                              : lo == rail_stor_leaf_of(t, hi - st0 - rail_stor_leaves(t));
     if (!t->server.gpus) {
         if (lo < H)
             return hi == rail_leaf_of(t, lo / t->gpus_per_server, lo % t->gpus_per_server);
@@ -270,15 +340,20 @@ static void rail_names_hint(const void *cfg, char *buf, size_t len)
     int n = snprintf(buf, len, "the rail topology: n0.g0..n%d.g%d, rail0.leaf0..rail%lld.leaf%d, spine0..spine%d",
                      t->servers - 1, t->gpus_per_server - 1, rail_rails(t) - 1, t->leaves_per_rail - 1, t->spines - 1);
     if (t->server.gpus && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "; n0.nic0.., n0.pcie0.., n0.cpu0..%s", t->server.nvlink_rate_bps ?
-                 ", n0.nvswitch" : "");
+        n += snprintf(buf + n, len - (size_t)n, "; n0.nic0.., n0.pcie0.., n0.cpu0..%s", t->server.nvlink_rate_bps ?
+                      ", n0.nvswitch" : "");
+    if (t->storage_servers && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "; stor0..stor%d, stor.leaf0..stor.leaf%d", t->storage_servers - 1,
+                 t->storage_leaves - 1);
 }
 
 static void rail_label(const void *cfg, char *buf, size_t len)
 {
     const struct topo_rail *t = cfg;
-    snprintf(buf, len, "rail fabric of %d servers x %d GPUs%s", t->servers, t->gpus_per_server,
-             t->server.gpus ? " (PCIe and NVLink inside)" : "");
+    int n = snprintf(buf, len, "rail fabric of %d servers x %d GPUs%s", t->servers, t->gpus_per_server,
+                     t->server.gpus ? " (PCIe and NVLink inside)" : "");
+    if (t->storage_servers && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, ", %d storage servers", t->storage_servers);
 }
 
 static int rail_build(const struct scenario *s, const void *cfg, struct graph *g, char *err, size_t errlen)
@@ -300,7 +375,7 @@ static int rail_build(const struct scenario *s, const void *cfg, struct graph *g
     char name[SCN_NAME_MAX];
     for (long long i = 0; i < n; i++) {
         topo_rail_name(t, i, name, sizeof name);
-        graph_add_node(g, name, i < H ? SCN_NODE_HOST : SCN_NODE_SWITCH);
+        graph_add_node(g, name, i < H || i >= rail_stor0(t) + rail_stor_leaves(t) ? SCN_NODE_HOST : SCN_NODE_SWITCH);
     }
     if (t->server.gpus) {
         for (long long sv = 0; sv < t->servers; sv++)
@@ -317,6 +392,12 @@ static int rail_build(const struct scenario *s, const void *cfg, struct graph *g
             graph_add_link(g, (uint32_t)l, (uint32_t)(H + L + j), fl);
     for (long long sv = 0; t->server.gpus && sv < t->servers; sv++)
         server_build(&t->server, g, (uint32_t)(sv * t->gpus_per_server), (uint32_t)rail_inside(t, sv), hl->rate_bps);
+    long long st0 = rail_stor0(t), sl = rail_stor_leaves(t);
+    for (long long l = st0; l < st0 + sl; l++)
+        for (long long j = 0; j < t->spines; j++)
+            graph_add_link(g, (uint32_t)l, (uint32_t)(H + L + j), fl);
+    for (long long k = 0; k < t->storage_servers; k++)
+        graph_add_link(g, (uint32_t)(st0 + sl + k), (uint32_t)rail_stor_leaf_of(t, k), &t->storage_link);
     return SCN_OK;
 }
 

@@ -12,6 +12,9 @@ struct topo_rail {
     int servers, gpus_per_server, leaves_per_rail, spines;
     struct scn_link link; /* the fallback of a class without a rate (set by tests; the loader fills both) */
     struct scn_link host_link, fabric_link;
+    /* Storage servers stor0.. on storage leaves stor.leaf0.. of their own, each joined to every spine (0: none). */
+    int storage_servers, storage_leaves;
+    struct scn_link storage_link;
     /* What is inside each server (server.gpus 0: nothing, each GPU a host with a NIC of its own). */
     struct server_desc server;
     /* Every node's name, for the loader's look-ups (rail.c: filled by parse, NULL in a test's struct):
@@ -20,7 +23,7 @@ struct topo_rail {
     uint32_t *name_at;
 };
 
-/* Writes node i's name ("n3.g5", "rail5.leaf0", "spine2", "n3.nic5") of shape t into buf; false when t has no node
+/* Writes node i's name ("n3.g5", "rail5.leaf0", "spine2", "n3.nic5", "stor.leaf0", "stor2") of shape t into buf; false when t has no node
  * i. */
 bool topo_rail_name(const struct topo_rail *t, long long i, char *buf, size_t len);
 /* The node called name in shape t, or -1. */

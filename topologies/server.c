@@ -418,7 +418,8 @@ bool server_linked(const struct server_desc *d, int i, int j)
 static void link(struct graph *g, uint32_t a, uint32_t b, int64_t rate, int64_t delay, uint32_t cost)
 {
     struct scn_link l = {.rate_bps = rate, .delay_ps = delay};
-    g->links[graph_add_link(g, a, b, &l)].cost = cost;
+    uint32_t i = graph_add_link(g, a, b, &l); /* first: adding a link may move g->links */
+    g->links[i].cost = cost;
 }
 
 void server_build(const struct server_desc *d, struct graph *g, uint32_t gpu0, uint32_t first, int64_t nic_bps)
@@ -432,8 +433,9 @@ void server_build(const struct server_desc *d, struct graph *g, uint32_t gpu0, u
         int k = server_gpu_nic(d, x, &how);
         g->nodes[gpu0 + (uint32_t)x].nic_via = first + (uint32_t)server_nic_node(k) + 1;
         g->nodes[gpu0 + (uint32_t)x].nic_dist = (uint8_t)how;
+        g->nodes[gpu0 + (uint32_t)x].mem_via = mem0 + (uint32_t)d->sw_socket[top_of(d, d->nic_pcie[k])] + 1;
         if ((int)how > d->gdr_level) /* staged in the memory of its NIC's socket */
-            g->nodes[gpu0 + (uint32_t)x].stage_via = mem0 + (uint32_t)d->sw_socket[top_of(d, d->nic_pcie[k])] + 1;
+            g->nodes[gpu0 + (uint32_t)x].stage_via = g->nodes[gpu0 + (uint32_t)x].mem_via;
     }
     if (d->nvlink_rate_bps > 0)
         for (int x = 0; x < d->gpus; x++)
