@@ -29,6 +29,16 @@
     "{\"buffer\": \"16MB\", \"ecn\": {\"enabled\": false}, \"pfc\": {\"enabled\": true, \"xoff\": \"64KB\", " \
     "\"priorities\": [0, 1, 2, 3, 4, 5, 6, 7]}}"
 
+/*
+ * A socket's memory (graph.h's memory) takes staged data as a sink takes it: a write completes, and the data waits
+ * there until it is read out (over the memory's link).  So it never pauses the socket and never drops: PFC off
+ * and a queue limit far above any transfer.  A memory that paused its socket would chain a server's staged
+ * receives to its staged sends, link by link, into a cycle of pauses through the fabric (a deadlock NCCL's proxy
+ * does not have: it moves staged data between buffers, not frames between links).
+ */
+#define SERVER_MEMORY_SETTINGS \
+    "{\"buffer\": \"2000MB\", \"lossy_queue_limit\": \"2000MB\", \"ecn\": {\"enabled\": false}, \"pfc\": {\"enabled\": false}}"
+
 /* bytes rounded up to whole cells of `cell` bytes (cell 0: bytes unchanged). */
 static int64_t whole_cells(int64_t bytes, int64_t cell)
 {
@@ -259,7 +269,8 @@ int net_resolve_settings(struct net *n, char *err, size_t errlen)
         else
             memcpy(htmp, &scn->host, sizeof *htmp);
         if (gn->in_server)
-            rc = scn_partial_apply(scn, "switch", SERVER_SWITCH_SETTINGS, "(a server's inside)", tmp, err, errlen);
+            rc = scn_partial_apply(scn, "switch", gn->memory ? SERVER_MEMORY_SETTINGS : SERVER_SWITCH_SETTINGS,
+                                   "(a server's inside)", tmp, err, errlen);
         for (int i = 0; i < scn->n_profiles && !rc; i++) {
             const struct scn_profile *pr = &scn->profiles[i];
             if ((pr->kind == SCN_PROFILE_SWITCH) == is_sw && !pr->ports && node_matches(pr, gn->name))

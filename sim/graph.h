@@ -31,6 +31,7 @@ struct g_node {
     /* A part of a server's inside (a NIC, a PCIe switch, a socket, the NVSwitch: topologies/server.c), which the
      * switch model runs with the settings of PCIe rather than a fabric switch's (models/profiles.c). */
     bool in_server;
+    bool memory;         /* ... a socket's memory, where staged data waits to be read (a sink: it never pauses) */
     /* A GPU whose traffic to other servers NCCL stages through host memory (its NIC beyond gdr_level): the memory
      * node it passes, plus one; 0: GPUDirect RDMA, or no GPU (models/gdr.c). */
     uint32_t stage_via;

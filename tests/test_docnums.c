@@ -62,6 +62,7 @@ static const struct docsrc {
     {"labs/13", "sh scenarios/labs/13-checkpoint-path/run.sh -q", false},
     {"labs/06", "sh scenarios/labs/06-fattree-vs-dragonfly/run.sh -q", false},
     {"labs/10", "sh scenarios/labs/10-bandwidth-far-below/run.sh -q", false},
+    {"labs/12", "sh scenarios/labs/12-allreduce-slow/run.sh -q", false},
     {"labs/08", "sh scenarios/labs/08-headroom/run.sh -q", false},
     {"labs/05", "sh scenarios/labs/05-tuning-dcqcn/run.sh -q", false},
     {"labs/02", "sh scenarios/labs/02-hol-victim/run.sh -q", false},

@@ -618,6 +618,43 @@ static void test_lab_plots(void)
     free(q9);
 }
 
+static void test_lab12(void)
+{
+    /*
+     * The lab's five clusters at a quarter of its sizes (all-reduce 16 MB, all-to-all 4 MB from 1 ms): GPUDirect
+     * off and the NICs on the other socket cut the all-reduce's busbw to under two thirds (measured 0.58 and 0.52;
+     * at the lab's 64 MB, where healthy is less bound by latency, 0.39 and 0.29: 117.5 and 87.4 against 299.3
+     * GB/s); PFC off leaves it as it is (its rings never queue in the fabric) and drops the
+     * all-to-all's frames, which then takes at least twice as long; ECN above the PFC point marks nothing, sends
+     * no CNP, and leaves both busbws within 2 % of healthy.
+     */
+    static const char *const names[] = {"healthy", "mystery-a", "mystery-b", "mystery-c", "mystery-d"};
+    const char *opts = "--set traffic.0.size=16MB --set traffic.1.size=4MB --set traffic.1.start=1ms";
+    cJSON *j[5];
+    double ar[5], a2a[5];
+    for (int i = 0; i < 5; i++) {
+        char file[96], tag[16];
+        snprintf(file, sizeof file, "12-allreduce-slow/%s.json", names[i]);
+        snprintf(tag, sizeof tag, "l12-%d", i);
+        j[i] = lab_run(file, opts, tag);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j[i]);
+        ar[i] = num(j[i], "collectives.0.busbw_GBps");
+        a2a[i] = num(j[i], "collectives.1.busbw_GBps");
+    }
+    printf("\n    busbw all-reduce / all-to-all (GB/s): healthy %.1f / %.1f, GDR off %.1f / %.1f, NICs across NUMA "
+           "%.1f / %.1f, PFC off %.1f / %.1f, ECN above PFC %.1f / %.1f ", ar[0], a2a[0], ar[1], a2a[1], ar[2],
+           a2a[2], ar[3], a2a[3], ar[4], a2a[4]);
+    CU_ASSERT(ar[0] > 0 && a2a[0] > 0);
+    CU_ASSERT(ar[1] < 0.65 * ar[0] && ar[2] < 0.6 * ar[0]);
+    CU_ASSERT_DOUBLE_EQUAL(ar[3] / ar[0], 1.0, 0.01);
+    CU_ASSERT(a2a[3] < 0.5 * a2a[0] && num(j[3], "packets.dropped") > 0 && num(j[0], "packets.dropped") == 0);
+    CU_ASSERT(num(j[4], "packets.ecn_marked") == 0 && num(j[4], "cnp.sent") == 0 && num(j[0], "packets.ecn_marked") > 0);
+    CU_ASSERT_DOUBLE_EQUAL(ar[4] / ar[0], 1.0, 0.02);
+    CU_ASSERT_DOUBLE_EQUAL(a2a[4] / a2a[0], 1.0, 0.02);
+    for (int i = 0; i < 5; i++)
+        cJSON_Delete(j[i]);
+}
+
 void test_labs_register(void)
 {
     CU_pSuite s = CU_add_suite("labs (reduced)", NULL, cleanup);
@@ -632,6 +669,8 @@ void test_labs_register(void)
     CU_add_test(s, "lab 9: the tuner's setting beats the ConnectX defaults on every seed, not significantly on five", test_lab9);
     CU_add_test(s, "lab 10: PFC off, ECN too high and DCQCN stuck each leave their own fingerprint", test_lab10);
     CU_add_test(s, "lab 11: HPCC never pauses the all-reduce; TIMELY pauses most and ends last", test_lab11);
+    CU_add_test(s, "lab 12: GDR off and NICs across NUMA cut the all-reduce; PFC off drops the all-to-all; "
+                   "ECN above PFC marks nothing", test_lab12);
     CU_add_test(s, "labs' plots draw the flows a lab names, no legend gives an answer away, time axes end with the traffic",
                 test_lab_plots);
 }

@@ -451,4 +451,6 @@ void server_build(const struct server_desc *d, struct graph *g, uint32_t gpu0, u
         link(g, cpu0 + (uint32_t)a, mem0 + (uint32_t)a, d->memory_rate_bps, d->memory_delay_ps, COST_PCIE);
     for (uint32_t id = first; id < first + (uint32_t)server_extra_nodes(d); id++)
         g->nodes[id].in_server = true;
+    for (uint32_t a = 0; a < (uint32_t)d->sockets; a++)
+        g->nodes[mem0 + a].memory = true;
 }

@@ -872,6 +872,16 @@ static void report_pause_tree(const struct run *r, const struct csv *pfc, int32_
          "without crossing it: %s%s; %.0f ports paused in all",
          atof(pfc->rows[0][ct]) / 1000, pfc->rows[0][cpr], cq, filled, nvict, nvict == 1 ? "" : "s", victims,
          nvict > 4 ? ", ..." : "", num_at(sum, "pfc.ports_ever_paused"));
+    if (r->g.nodes[rnode].in_server) {
+        /* PCIe's credits, not a switch's PFC: ECN cannot act there, the server's paths are what is short. */
+        add(rep, DOC_WARNING, "pause-tree", where, seen,
+            "the first pause is inside a server (its PCIe, socket link or memory holds its senders back, as "
+            "PCIe's credits do): traffic through that part of the server is more than it carries, and the "
+            "backpressure spreads to the flows that share the server's links",
+            "give the server's GPUs paths that do not share that part: GPUDirect RDMA (NCCL_NET_GDR_LEVEL), each "
+            "GPU's NIC under its own PCIe switch on its own socket (the doctor's gdr-off, nic-numa)");
+        return;
+    }
     add(rep, DOC_WARNING, "pause-tree", where, seen,
         "PFC pauses a whole priority of a link, not the flows that congest: the pause spreads upstream and "
         "stops flows that share only a link with the congested ones (head-of-line blocking)",
