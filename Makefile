@@ -103,7 +103,8 @@ layers:
 # ThreadSanitizer: any data race between partitions fails it (sim/parallel.h).
 TSAN_SCENARIOS := allreduce-leafspine link-failure pfc-storm deadlock-ring hpcc-incast-16to1 \
 	labs/10-bandwidth-far-below/mystery-a qos-training-checkpoint websearch-fattree \
-	labs/01-one-config-ten-times/cluster-a ai/nccl-allreduce-leafspine ai/workload-tp2-dp2
+	labs/01-one-config-ten-times/cluster-a ai/nccl-allreduce-leafspine ai/workload-tp2-dp2 \
+	ai/rail-16x8 labs/12-allreduce-slow/mystery-a ai/workload-dp2-overlap ai/rail-checkpoint
 tsan:
 	$(MAKE) BUILD=build/tsan OPT="-O1 -g -fsanitize=thread" build/tsan/rocesim
 	@for s in $(TSAN_SCENARIOS); do echo "== $$s"; \

@@ -27,8 +27,8 @@
  *   buffering): the send of the third waits for the first's last ACK.  More would share the link among one
  *   connection's chunks and hold back each chunk's arrival, one would add an ACK's round trip to every step.
  * - "auto" picks ring or tree by the α-β model NCCL's tuning uses (time = latency + size / bandwidth per
- *   algorithm, the smaller wins): α, one step's latency, is an MTU frame's time between the first two ranks on
- *   the empty network, B their slowest link; ring 2(N-1)α + 2(N-1)/N S/B, tree (depth d) 2d(α + c/B) + 2S/B,
+ *   algorithm, the smaller wins): α, one step's latency, is an MTU frame's time over the ring's slowest hop on
+ *   the empty network (channel 0's ring as it is laid out), B the slowest link of the ring; ring 2(N-1)α + 2(N-1)/N S/B, tree (depth d) 2d(α + c/B) + 2S/B,
  *   c what one level of the pipeline passes: a chunk (or half a channel's data when smaller) of every channel,
  *   as the channels share the ranks' NICs and so each has B/channels (NCCL's model too gives a channel its share
  *   of the bandwidth); each rank sends 2S in the two trees: S/2 up and S down in the tree it is inner in, S/2
@@ -281,11 +281,29 @@ static int resolve_algo(const struct nccl_conf *cc, const struct net *n)
         return cc->algorithm;
     if (cc->op != OP_ALL_REDUCE || !n)
         return ALGO_RING;
-    int64_t bottleneck = 0;
-    uint32_t h0 = (uint32_t)cc->hosts.idx[0], h1 = (uint32_t)cc->hosts.idx[1];
-    sim_time_t alpha = net_host_path_time(n, h0, h1, (uint32_t)(n->hosts[h0].nic->mtu + HDR_DATA + WIRE_OVERHEAD),
-                                          &bottleneck);
-    if (alpha <= 0 || bottleneck <= 0)
+    /* α and B of the ring's slowest hop, channel 0's ring as build() lays it (on GPU servers a hop between
+     * servers, not the NVLink between the first two ranks) */
+    uint32_t N0 = (uint32_t)cc->hosts.n, *host = mem_xcalloc(N0, sizeof *host, TRAFFIC_OOM);
+    uint32_t *perm = mem_xcalloc(N0, sizeof *perm, TRAFFIC_OOM);
+    for (uint32_t r = 0; r < N0; r++)
+        host[r] = (uint32_t)cc->hosts.idx[r];
+    coll_ring_order(n, host, N0, 0, perm);
+    int64_t bottleneck = INT64_MAX;
+    sim_time_t alpha = 0;
+    for (uint32_t i = 0; i < N0; i++) {
+        uint32_t a = host[perm[i]], z = host[perm[(i + 1) % N0]];
+        int64_t b = 0;
+        sim_time_t t = net_host_path_time(n, a, z, (uint32_t)(n->hosts[a].nic->mtu + HDR_DATA + WIRE_OVERHEAD), &b);
+        if (t <= 0 || b <= 0) {
+            alpha = 0;
+            break;
+        }
+        alpha = t > alpha ? t : alpha;
+        bottleneck = b < bottleneck ? b : bottleneck;
+    }
+    free(host);
+    free(perm);
+    if (alpha <= 0)
         return ALGO_RING;
     double N = cc->hosts.n, S = (double)cc->size, a = (double)alpha * 1e-12, B = (double)bottleneck / 8;
     /* the channels' chunks cross each link side by side: a level passes one chunk of each channel */

@@ -1138,7 +1138,7 @@ static bool crossover_case(struct vresult *out, int *n, int cap, int N)
             first_ring_win = S;
         a = ring.alpha_us * 1e-6, B = ring.bps / 8;
     }
-    /* "auto"'s α: an MTU frame between the first two ranks (here every hop of a one-leaf ring is alike) */
+    /* "auto"'s α: an MTU frame over the ring's slowest hop (here every hop of a one-leaf ring is alike) */
     double model = model_crossover(N, a, B, 524288, 2), got = sqrt(last_tree_win * first_ring_win);
     struct vresult *v = add(out, n, cap);
     SET(check, "NCCL all-reduce: ring vs tree crossover, %d servers", N);
