@@ -24,7 +24,8 @@
  * topology object with 100Gbps links, then `rest` (a flow h0 to h1 unless it has traffic of its own). */
 static char *mh_json(bool multi, int S, int G, int P, int planes, const char *server, const char *rest)
 {
-    static const char flow[] = "\"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1KB\"}]";
+    static const char flow[] = "\"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", "
+                               "\"size\": \"1KB\"}]";
     static const char gflow[] = "\"traffic\": [{\"type\": \"flow\", \"src\": \"n0.g0\", \"dst\": \"n1.g0\", "
                                 "\"size\": \"1KB\"}]";
     bool own = strstr(rest, "\"traffic\"") != NULL;
@@ -34,10 +35,12 @@ static char *mh_json(bool multi, int S, int G, int P, int planes, const char *se
         snprintf(shape, sizeof shape, "\"type\": \"multi-plane\", \"servers\": %d, \"planes\": %d, "
                  "\"leaves_per_plane\": %d, \"spines_per_plane\": %d", S, planes, G, P);
     else
-        snprintf(shape, sizeof shape, "\"type\": \"dual-tor\", \"servers\": %d, \"racks\": %d, \"spines\": %d", S, G, P);
+        snprintf(shape, sizeof shape, "\"type\": \"dual-tor\", \"servers\": %d, \"racks\": %d, \"spines\": %d",
+                 S, G, P);
     if (server)
         snprintf(srv, sizeof srv, ", \"server\": %s", server);
-    snprintf(j, len, "{\"stop\": \"10ms\", \"topology\": {%s%s, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, "
+    snprintf(j, len, "{\"stop\": \"10ms\", \"topology\": {%s%s, \"link\": {\"rate\": \"100Gbps\", "
+             "\"delay\": \"1us\"}}, "
              "%s%s%s}", shape, srv, own ? "" : server ? gflow : flow, own || !*rest ? "" : ", ", rest);
     return j;
 }
@@ -108,7 +111,8 @@ static void build(const char *text, struct scenario *s, struct graph *g)
  * host's port q on ToR q / plane q of its block's leaf, the memory estimate's counts. */
 static void test_planes_counts(void)
 {
-    static const int shapes[][5] = {{8, 2, 3, 0, 0}, {5, 5, 1, 0, 0}, {8, 2, 3, 2, 1}, {6, 3, 2, 4, 1}, {2, 1, 1, 1, 1}};
+    static const int shapes[][5] = {{8, 2, 3, 0, 0}, {5, 5, 1, 0, 0}, {8, 2, 3, 2, 1}, {6, 3, 2, 4, 1},
+                                    {2, 1, 1, 1, 1}};
     static const char *const dmiss[] = {"h8", "h01", "rack9.tor0", "rack0.tor2", "rack0", "spine3", "plane0.leaf0",
                                         "n0.g0", "", NULL};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
@@ -155,15 +159,19 @@ static void test_planes_servers(void)
         build(j, &s, &g);
         free(j);
         CU_ASSERT_EQUAL(g.n_hosts, 24u);
+        CU_ASSERT_EQUAL(g.n_switches, (uint32_t)(2 * 8 + (multi ? 2 * 2 : 2) + 3 * server_extra_nodes(&((const struct
+                                                 topo_multihomed *)s.topo.cfg)->server)));
         uint32_t nic = (uint32_t)scn_topo_hooks(&s)->node_index(s.topo.cfg, "n2.nic7");
         CU_ASSERT_EQUAL(g.nodes[nic].n_ports, 3u); /* two network ports, then PCIe */
-        CU_ASSERT_STRING_EQUAL(g.nodes[peer_of(&g, nic, 0)].name, multi ? "plane0.leaf0" : "rack0.tor0");
-        CU_ASSERT_STRING_EQUAL(g.nodes[peer_of(&g, nic, 1)].name, multi ? "plane1.leaf0" : "rack0.tor1");
+        CU_ASSERT_STRING_EQUAL(g.nodes[peer_of(&g, nic, 0)].name, multi ? "plane0.rail7.leaf0" : "rack0.rail7.tor0");
+        CU_ASSERT_STRING_EQUAL(g.nodes[peer_of(&g, nic, 1)].name, multi ? "plane1.rail7.leaf0" : "rack0.rail7.tor1");
         CU_ASSERT_STRING_EQUAL(g.nodes[peer_of(&g, nic, 2)].name, "n2.pcie3");
-        check_names(&s, &g, (const char *const[]){"h0", "n3.g0", "n0.g8", "n0.nic8", NULL});
+        check_names(&s, &g, (const char *const[]){"h0", "n3.g0", "n0.g8", "n0.nic8", "rack0.tor0", "plane0.leaf0",
+                                                  "rack0.rail8.tor0", "plane0.rail8.leaf0", NULL});
         char label[96];
         topo_label(&s, label, sizeof label);
-        CU_ASSERT_STRING_EQUAL(label, multi ? "2-plane fabric of 3 servers" : "dual-ToR fabric of 3 servers in 1 racks");
+        CU_ASSERT_STRING_EQUAL(label, multi ? "2-plane fabric of 3 servers"
+                                            : "dual-ToR fabric of 3 servers in 1 rack");
         graph_free(&g);
         scn_free(&s);
     }
@@ -353,14 +361,14 @@ static void test_planes_multi_run(void)
     "\"profiles\": [{\"match\": [\"" c "\"], \"switch\": {\"buffer\": \"16MB\"}}], "                             \
     "\"monitor\": {\"queues\": [\"" b ":*\", \"n0.nic0:*\"], \"flows\": [\"a\", \"p\"]}"
 
-/* GPU servers of the HGX H100 preset, 16 GPU flows between two servers: pinned path, fault, profile and queues by
- * the topology's names; every flow finishes, the GPUs' flows leave by both ToRs or planes across flows, and each
- * flow's fabric switches lie in one plane. */
+/* GPU servers of the HGX H100 preset, GPU flows between two servers: pinned path, fault, profile and queues by the
+ * topology's names; every flow finishes, the GPUs' flows leave by both ToRs or planes across flows, and each
+ * flow's fabric switches lie in one plane (multi-plane; a dual-ToR flow may cross to the other ToR at a spine). */
 static void test_planes_gpu_run(void)
 {
     static const char *const texts[2] = {
-        GPU_TRAFFIC("rack0.tor1", "rack0.tor0", "rack0.*"),
-        GPU_TRAFFIC("plane1.leaf0", "plane0.leaf0", "plane1.*"),
+        GPU_TRAFFIC("rack0.rail4.tor1", "rack0.rail5.tor0", "rack0.*"),
+        GPU_TRAFFIC("plane1.rail4.leaf0", "plane0.rail5.leaf0", "plane1.*"),
     };
     for (int multi = 0; multi < 2; multi++) {
         char *j = mh_json(multi, 2, 1, 1, 2, preset, texts[multi]);
@@ -378,7 +386,9 @@ static void test_planes_gpu_run(void)
                 const char *nm = r.g.nodes[f->path_nodes[k]].name;
                 if (r.g.nodes[f->path_nodes[k]].in_server || r.g.nodes[f->path_nodes[k]].kind == SCN_NODE_HOST)
                     continue;
-                int q = multi ? nm[5] - '0' : nm[strlen(nm) - 1] - '0';
+                if (!multi && strncmp(nm, "rack", 4) != 0)
+                    break; /* past the source's ToR: dual-ToR's ToRs share the spines */
+                int q = multi ? nm[5] - '0' : nm[strlen(nm) - 1] - '0'; /* plane{q}. or .tor{q} */
                 CU_ASSERT(plane < 0 || plane == q);
                 plane = q;
             }
@@ -413,7 +423,8 @@ static void test_planes_errors(void)
     load_err(j, err, sizeof err);
     free(j);
     CU_ASSERT_STRING_EQUAL(err, "t.json: faults.0.between.1: expected the name of a node in the multi-plane topology: "
-                                "h0..h3, plane0.leaf0..plane1.leaf0, plane0.spine0..plane1.spine0, got \"plane1.leaf1\"");
+                                "h0..h3, plane0.leaf0..plane1.leaf0, plane0.spine0..plane1.spine0, "
+                                "got \"plane1.leaf1\"");
     j = mh_json(false, 4, 2, 1, 0, NULL, "\"faults\": [{\"type\": \"link_down\", \"between\": [\"h0\", "
                 "\"rack1.tor0\"], \"at\": \"1us\"}]");
     load_err(j, err, sizeof err);
@@ -452,7 +463,8 @@ static void check_documented(const char *text, const char *heading)
 static void test_planes_documented(void)
 {
     check_documented("{\"topology\": {\"type\": \"dual-tor\", \"servers\": 2, \"spinez\": 1}}", "\n### dual-tor\n");
-    check_documented("{\"topology\": {\"type\": \"multi-plane\", \"servers\": 2, \"spinez\": 1}}", "\n### multi-plane\n");
+    check_documented("{\"topology\": {\"type\": \"multi-plane\", \"servers\": 2, \"spinez\": 1}}",
+                     "\n### multi-plane\n");
 }
 
 void test_planes_register(void)

@@ -21,10 +21,17 @@
  * the switch's ECMP for a server's NIC node), as HPN's bonding and Spectrum-X's software plane load balancing hash
  * connections; the finer splitting of hardware plane load balancing (per packet) is not modelled.
  *
+ * With a server description (server.h), the leaf groups are rail-optimized, as HPN's segments and the B300 planes
+ * are: NIC k of every server on rail k, with leaves of its own in every group (rack{r}.rail{k}.tor{q},
+ * plane{p}.rail{k}.leaf{j}), so that traffic between GPUs of one rail under one leaf stays on it and arrives at the
+ * destination GPU's own NIC (beyond a spine, least-cost routing may take the leaf of a rail whose NIC is as near
+ * the GPU, as on a rail fabric).
+ *
  * Numbering: hosts first: without a server, h{i} (each a NIC with its ports); with one (server.h), n{s}.g{g}.  Then
- * the leaves: rack by rack (rack{j}.tor0, rack{j}.tor1: node H + 2j + q), or plane by plane (plane{q}.leaf{j}: node
- * H + q*G + j); then the spines (spine{j}, or plane{p}.spine{j}, plane by plane); then each server's inside in server order.  Server s
- * hangs off leaf floor(s*G / S) of every group.  Links: each NIC's ports in server, NIC and port order (port q on
+ * the leaves: rack by rack, rail by rail (rack{j}.tor0, rack{j}.tor1: node H + 2(jR + k) + q), or plane by plane, rail
+ * by rail (plane{q}.leaf{j}: node H + (qR + k)G + j), R rails (1 without a server); then the spines (spine{j}, or
+ * plane{p}.spine{j}, plane by plane); then each server's inside in server order.  Server s hangs off leaf
+ * floor(s*G / S) of every group and rail.  Links: each NIC's ports in server, NIC and port order (port q on
  * group q); every leaf in node order to each spine it reaches, in order; then each server's inside.  So a NIC's
  * port q is on ToR q or plane q, a leaf's ports are its servers' NICs then its spines.
  */
@@ -96,9 +103,15 @@ static long long mh_hosts(const struct topo_multihomed *t)
     return (long long)t->servers * mh_gpus(t);
 }
 
+/* The rails: with a server, one per NIC (NIC k of every server on rail k's leaves), else one. */
+static long long mh_rails(const struct topo_multihomed *t)
+{
+    return t->server.gpus ? t->server.nics : 1;
+}
+
 static long long mh_leaves(const struct topo_multihomed *t)
 {
-    return (long long)mh_ports(t) * t->groups;
+    return (long long)mh_ports(t) * mh_rails(t) * t->groups;
 }
 
 static long long mh_spines(const struct topo_multihomed *t)
@@ -122,38 +135,58 @@ static long long mh_block(const struct topo_multihomed *t, long long s)
     return s * t->groups / t->servers;
 }
 
-/* Leaf j of group q: rack by rack for dual-ToR (rack{j}.tor0, rack{j}.tor1), plane by plane for multi-plane. */
-static long long mh_leaf(const struct topo_multihomed *t, long long q, long long j)
+/* Leaf j of rail k of group q: rack by rack, rail by rail for dual-ToR (rack{j}.tor0, rack{j}.tor1), plane by
+ * plane, rail by rail for multi-plane (plane{q}.leaf{j}). */
+static long long mh_leaf(const struct topo_multihomed *t, long long q, long long k, long long j)
 {
-    return mh_hosts(t) + (t->multi ? q * t->groups + j : j * 2 + q);
+    long long R = mh_rails(t);
+    return mh_hosts(t) + (t->multi ? (q * R + k) * t->groups + j : (j * R + k) * 2 + q);
 }
 
-/* The group (ToR or plane) and the block of leaf node i. */
+/* The group (ToR or plane), the rail and the block of leaf node i. */
 static long long mh_leaf_group(const struct topo_multihomed *t, long long i)
 {
     long long x = i - mh_hosts(t);
-    return t->multi ? x / t->groups : x % 2;
+    return t->multi ? x / t->groups / mh_rails(t) : x % 2;
+}
+
+static long long mh_leaf_rail(const struct topo_multihomed *t, long long i)
+{
+    long long x = i - mh_hosts(t);
+    return t->multi ? x / t->groups % mh_rails(t) : x / 2 % mh_rails(t);
 }
 
 static long long mh_leaf_block(const struct topo_multihomed *t, long long i)
 {
     long long x = i - mh_hosts(t);
-    return t->multi ? x % t->groups : x / 2;
+    return t->multi ? x % t->groups : x / 2 / mh_rails(t);
+}
+
+/* ".rail{k}" of a leaf's name, with a server; "" without. */
+static void mh_rail_part(const struct topo_multihomed *t, long long i, char *buf, size_t len)
+{
+    if (t->server.gpus)
+        snprintf(buf, len, ".rail%lld", mh_leaf_rail(t, i));
+    else
+        buf[0] = '\0';
 }
 
 bool topo_mh_name(const struct topo_multihomed *t, long long i, char *buf, size_t len)
 {
     long long H = mh_hosts(t), L = mh_leaves(t), P = mh_spines(t), E = server_extra_nodes(&t->server);
+    char rail[32] = "";
     if (i < 0 || i >= mh_nodes(t))
         return false;
+    if (i >= H && i < H + L)
+        mh_rail_part(t, i, rail, sizeof rail);
     if (i < H && !t->server.gpus)
         snprintf(buf, len, "h%lld", i);
     else if (i < H)
         snprintf(buf, len, "n%lld.g%lld", i / mh_gpus(t), i % mh_gpus(t));
     else if (i < H + L && t->multi)
-        snprintf(buf, len, "plane%lld.leaf%lld", mh_leaf_group(t, i), mh_leaf_block(t, i));
+        snprintf(buf, len, "plane%lld%s.leaf%lld", mh_leaf_group(t, i), rail, mh_leaf_block(t, i));
     else if (i < H + L)
-        snprintf(buf, len, "rack%lld.tor%lld", mh_leaf_block(t, i), mh_leaf_group(t, i));
+        snprintf(buf, len, "rack%lld%s.tor%lld", mh_leaf_block(t, i), rail, mh_leaf_group(t, i));
     else if (i < H + L + P && t->multi)
         snprintf(buf, len, "plane%lld.spine%lld", (i - H - L) / t->spines, (i - H - L) % t->spines);
     else if (i < H + L + P)
@@ -191,6 +224,20 @@ static bool mh_pair(const char *name, const char *prefix, long long la, const ch
     return strncmp(p, sep, m) == 0 && (p += m, mh_num(&p, lb, b)) && !*p;
 }
 
+/* Whether name is PREFIX{a}[.rail{k}]SEP{b} (the rail part exactly when t has a server), a < la, b < lb. */
+static bool mh_leaf_name(const struct topo_multihomed *t, const char *name, const char *prefix, long long la,
+                         const char *sep, long long lb, long long *a, long long *k, long long *b)
+{
+    const char *p = name;
+    size_t n = strlen(prefix), m = strlen(sep);
+    if (strncmp(p, prefix, n) != 0 || (p += n, !mh_num(&p, la, a)))
+        return false;
+    *k = 0;
+    if (t->server.gpus && (strncmp(p, ".rail", 5) != 0 || (p += 5, !mh_num(&p, mh_rails(t), k))))
+        return false;
+    return strncmp(p, sep, m) == 0 && (p += m, mh_num(&p, lb, b)) && !*p;
+}
+
 /* The server part of a name: n{s}.g{g} or n{s}.<inside node>. */
 static int mh_server_index(const struct topo_multihomed *t, const char *name)
 {
@@ -208,21 +255,21 @@ static int mh_server_index(const struct topo_multihomed *t, const char *name)
 /* The look-up of topo_mh_name: the names' own grammar, so that a test's struct (no name table) answers too. */
 int topo_mh_index(const struct topo_multihomed *t, const char *name)
 {
-    long long a, b, H = mh_hosts(t), L = mh_leaves(t);
+    long long a, b, k, H = mh_hosts(t), L = mh_leaves(t);
     int x = mh_server_index(t, name);
     if (x >= 0)
         return x;
     if (!t->server.gpus && mh_pair(name, "h", H, NULL, 0, &a, &b))
         return (int)a;
     if (t->multi) {
-        if (mh_pair(name, "plane", t->planes, ".leaf", t->groups, &a, &b))
-            return (int)mh_leaf(t, a, b);
+        if (mh_leaf_name(t, name, "plane", t->planes, ".leaf", t->groups, &a, &k, &b))
+            return (int)mh_leaf(t, a, k, b);
         if (mh_pair(name, "plane", t->planes, ".spine", t->spines, &a, &b))
             return (int)(H + L + a * t->spines + b);
         return -1;
     }
-    if (mh_pair(name, "rack", t->groups, ".tor", 2, &a, &b))
-        return (int)mh_leaf(t, b, a);
+    if (mh_leaf_name(t, name, "rack", t->groups, ".tor", 2, &a, &k, &b))
+        return (int)mh_leaf(t, b, k, a);
     if (mh_pair(name, "spine", t->spines, NULL, 0, &a, &b))
         return (int)(H + L + a);
     return -1;
@@ -367,7 +414,7 @@ static bool mh_linked(const void *cfg, int a, int b)
     if (lo < H) /* a GPU and an inside node */
         return lo / mh_gpus(t) == s && server_linked(&t->server, -1 - (int)(lo % mh_gpus(t)), j);
     if (lo < in0) /* a leaf and a NIC */
-        return lo < spine0 && j < t->server.nics && mh_leaf_block(t, lo) == mh_block(t, s);
+        return lo < spine0 && j < t->server.nics && mh_leaf_rail(t, lo) == j && mh_leaf_block(t, lo) == mh_block(t, s);
     return (lo - in0) / E == s && server_linked(&t->server, (int)((lo - in0) % E), j);
 }
 
@@ -382,15 +429,15 @@ static void mh_names_hint(const void *cfg, char *buf, size_t len)
         n = snprintf(buf, len, "the %s topology: h0..h%d, ", t->multi ? "multi-plane" : "dual-tor", t->servers - 1);
     if (n < 0 || (size_t)n >= len)
         return;
-    if (t->multi)
-        n += snprintf(buf + n, len - (size_t)n, "plane0.leaf0..plane%d.leaf%d, plane0.spine0..plane%d.spine%d",
-                      t->planes - 1, t->groups - 1, t->planes - 1, t->spines - 1);
-    else
-        n += snprintf(buf + n, len - (size_t)n, "rack0.tor0..rack%d.tor1, spine0..spine%d", t->groups - 1,
-                      t->spines - 1);
+    long long H = mh_hosts(t), L = mh_leaves(t), P = mh_spines(t);
+    char a[SCN_NAME_MAX], b[SCN_NAME_MAX], c[SCN_NAME_MAX], d[SCN_NAME_MAX];
+    topo_mh_name(t, H, a, sizeof a);
+    topo_mh_name(t, H + L - 1, b, sizeof b);
+    topo_mh_name(t, H + L, c, sizeof c);
+    topo_mh_name(t, H + L + P - 1, d, sizeof d);
+    n += snprintf(buf + n, len - (size_t)n, "%s..%s, %s..%s", a, b, c, d);
     if (t->server.gpus && n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "; n0.nic0.., n0.pcie0.., n0.cpu0..%s", t->server.nvlink_rate_bps ?
-                 ", n0.nvswitch" : "");
+        snprintf(buf + n, len - (size_t)n, "; n0.nic0..");
 }
 
 static void mh_label(const void *cfg, char *buf, size_t len)
@@ -400,7 +447,8 @@ static void mh_label(const void *cfg, char *buf, size_t len)
     if (t->multi)
         snprintf(buf, len, "%d-plane fabric of %d %s", t->planes, t->servers, what);
     else
-        snprintf(buf, len, "dual-ToR fabric of %d %s in %d racks", t->servers, what, t->groups);
+        snprintf(buf, len, "dual-ToR fabric of %d %s in %d rack%s", t->servers, what, t->groups,
+                 t->groups == 1 ? "" : "s");
 }
 
 /* Each NIC's ports (a host, or a server's NIC node), port q to its leaf in group q. */
@@ -411,7 +459,7 @@ static void mh_build_nics(const struct topo_multihomed *t, struct graph *g, cons
         for (int k = 0; k < nics; k++)
             for (int q = 0; q < mh_ports(t); q++) {
                 long long nic = t->server.gpus ? mh_inside(t, s) + server_nic_node(k) : s;
-                graph_add_link(g, (uint32_t)nic, (uint32_t)mh_leaf(t, q, mh_block(t, s)), hl);
+                graph_add_link(g, (uint32_t)nic, (uint32_t)mh_leaf(t, q, k, mh_block(t, s)), hl);
             }
 }
 
