@@ -391,7 +391,8 @@ bool server_linked(const struct server_desc *d, int i, int j)
 static void link(struct graph *g, uint32_t a, uint32_t b, int64_t rate, int64_t delay, uint32_t cost)
 {
     struct scn_link l = {.rate_bps = rate, .delay_ps = delay};
-    g->links[graph_add_link(g, a, b, &l)].cost = cost;
+    uint32_t id = graph_add_link(g, a, b, &l); /* first: adding a link may move g->links */
+    g->links[id].cost = cost;
 }
 
 void server_build(const struct server_desc *d, struct graph *g, uint32_t gpu0, uint32_t first, int64_t nic_bps)
