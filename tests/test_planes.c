@@ -161,6 +161,9 @@ static void test_planes_servers(void)
         CU_ASSERT_EQUAL(g.n_hosts, 24u);
         CU_ASSERT_EQUAL(g.n_switches, (uint32_t)(2 * 8 + (multi ? 2 * 2 : 2) + 3 * server_extra_nodes(&((const struct
                                                  topo_multihomed *)s.topo.cfg)->server)));
+        struct memest_counts mc = memest_topology(&s, s.topo.n_hosts);
+        CU_ASSERT_EQUAL(mc.switches, g.n_switches);
+        CU_ASSERT_EQUAL(mc.links, g.n_links);
         uint32_t nic = (uint32_t)scn_topo_hooks(&s)->node_index(s.topo.cfg, "n2.nic7");
         CU_ASSERT_EQUAL(g.nodes[nic].n_ports, 3u); /* two network ports, then PCIe */
         CU_ASSERT_STRING_EQUAL(g.nodes[peer_of(&g, nic, 0)].name, multi ? "plane0.rail7.leaf0" : "rack0.rail7.tor0");

@@ -358,8 +358,8 @@ static void mh_size(const void *cfg, double hosts, struct memest_counts *c)
     const struct topo_multihomed *t = cfg;
     double inside = t->server.gpus ? (double)t->servers : 0, ports = mh_ports(t);
     c->switches = (double)(mh_leaves(t) + mh_spines(t)) + inside * server_extra_nodes(&t->server);
-    c->links = (inside ? inside * (t->server.nics * (ports + 1) + server_links(&t->server) - t->server.nics)
-                       : hosts * ports) + mh_fabric_links(t);
+    c->links = (inside ? inside * (t->server.nics * ports + server_links(&t->server)) : hosts * ports) +
+               mh_fabric_links(t);
     /* A host of several ports is a column of its own (routing.c), hosts of one port share their leaf's; a GPU is
      * counted as one, a bound. */
     c->columns = !inside && ports == 1 ? (double)t->groups : hosts;
@@ -407,10 +407,10 @@ static bool mh_linked(const void *cfg, int a, int b)
         return lo < spine0 && hi >= spine0 && mh_leaf_spine(t, lo, hi);
     if (!t->server.gpus) /* a host and a leaf */
         return hi >= H && hi < spine0 && mh_leaf_block(t, hi) == mh_block(t, lo);
-    long long s = (hi - in0) / E;
-    int j = (int)((hi - in0) % E);
     if (hi < in0)
         return false; /* a GPU and a leaf or spine */
+    long long s = (hi - in0) / E;
+    int j = (int)((hi - in0) % E);
     if (lo < H) /* a GPU and an inside node */
         return lo / mh_gpus(t) == s && server_linked(&t->server, -1 - (int)(lo % mh_gpus(t)), j);
     if (lo < in0) /* a leaf and a NIC */
