@@ -266,6 +266,7 @@ static void reroute(struct net *n)
         mem_oom("recomputing the routing tables after a link_down fault");
     }
     n->reroutes++;
+    net_flows_rehome(n);
 }
 
 /* See fault.h: one level of nesting per fault; the routes are recomputed when a link changed state. */

@@ -245,6 +245,32 @@ struct flow *net_make_flow(struct net *n, uint32_t idx, const char *name, uint32
     return f;
 }
 
+/* The port the routes now give a flow at host node hn (toward `to`), or `was` when there is none or hn has one. */
+static uint8_t rehome_port(const struct net *n, uint32_t hn, uint32_t to, uint32_t hash, uint8_t was)
+{
+    const struct g_node *x = &n->g->nodes[hn];
+    if (x->n_ports < 2 || x->line_bps)
+        return was;
+    uint32_t p = route_host_egress(n->g, hn, to, hash);
+    return p == UINT32_MAX ? was : (uint8_t)p;
+}
+
+void net_flows_rehome(struct net *n)
+{
+    const struct graph *g = n->g;
+    for (uint32_t i = 0; i < n->n_flows; i++) {
+        struct flow *f = net_flow(n, i);
+        if (!net_flow_made(f) || f->started || f->path_len)
+            continue;
+        uint8_t sp = rehome_port(n, g->host_node[f->src], f->dst, f->hash_fwd, f->sport);
+        f->rport = rehome_port(n, g->host_node[f->dst], f->src, f->hash_rev, f->rport);
+        if (sp != f->sport) {
+            f->sport = sp;
+            f->line_bps = host_line_bps(&n->hosts[f->src], sp);
+        }
+    }
+}
+
 static void flows_free(struct net *n)
 {
     for (uint32_t i = 0; i < n->n_flows; i++) {

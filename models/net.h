@@ -646,6 +646,14 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
                           const uint32_t *path_nodes, int path_len);
 
 /*
+ * After a link changed state and the routes were recomputed (a global event): each flow made but not started,
+ * not pinned, from or to a host of several ports (not a GPU inside a server) takes the port the new routes give
+ * it at that end, so that a bonded or multi-plane NIC's later flows leave its dead port.  A flow already started
+ * keeps its ports, as a connection stays on the port it was hashed to.
+ */
+void net_flows_rehome(struct net *n);
+
+/*
  * Reserves count consecutive places in the table of flows (set-up, or an event of the run); returns the first.
  * A source whose hosts start flows themselves (a collective's ranks) reserves them up front and makes each
  * with net_make_flow, in the event of the host that sends it, so that a flow's index does not depend on the

@@ -97,6 +97,7 @@ int main(int argc, char **argv)
     test_transport_module_register();
     test_topology_module_register();
     test_rail_register();
+    test_planes_register();
     test_server_register();
     test_checkpoint_register();
     test_port_register();

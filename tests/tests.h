@@ -72,6 +72,7 @@ void test_modules_register(void);
 void test_transport_module_register(void);
 void test_topology_module_register(void);
 void test_rail_register(void);
+void test_planes_register(void);
 
 struct scenario;
 struct run;
