@@ -275,25 +275,13 @@ int topo_mh_index(const struct topo_multihomed *t, const char *name)
     return -1;
 }
 
-/* Every node's name into t->names (one allocation for the lot), for node_name and the loader's host names. */
+/* topo_name_fn over topo_mh_name. */
+static bool mh_name_of(const void *t, long long i, char *buf, size_t len) { return topo_mh_name(t, i, buf, len); }
+
+/* Every node's name into t->names (topo_name_table), for node_name and the loader's host names. */
 static int mh_names(struct setting_ctx *c, struct topo_multihomed *t)
 {
-    long long n = mh_nodes(t);
-    char buf[SCN_NAME_MAX];
-    size_t bytes = 0;
-    for (long long i = 0; i < n; i++) {
-        topo_mh_name(t, i, buf, sizeof buf);
-        bytes += strlen(buf) + 1;
-    }
-    if (!(t->name_at = malloc((size_t)n * sizeof *t->name_at)) || !(t->names = malloc(bytes)))
-        return setting_oom(c);
-    size_t at = 0;
-    for (long long i = 0; i < n; i++) {
-        t->name_at[i] = (uint32_t)at;
-        topo_mh_name(t, i, t->names + at, bytes - at);
-        at += strlen(t->names + at) + 1;
-    }
-    return 0;
+    return topo_name_table(c, t, mh_nodes(t), mh_name_of, &t->names, &t->name_at);
 }
 
 /* The message on too many leaves, shared by the loader and the build. */

@@ -210,25 +210,13 @@ int topo_rail_index(const struct topo_rail *t, const char *name)
     return -1;
 }
 
-/* Every node's name into t->names (one allocation for the lot), for node_name and the loader's host names. */
+/* topo_name_fn over topo_rail_name. */
+static bool rail_name_of(const void *t, long long i, char *buf, size_t len) { return topo_rail_name(t, i, buf, len); }
+
+/* Every node's name into t->names (topo_name_table), for node_name and the loader's host names. */
 static int rail_names(struct setting_ctx *c, struct topo_rail *t)
 {
-    long long n = rail_nodes(t);
-    char buf[SCN_NAME_MAX];
-    size_t bytes = 0;
-    for (long long i = 0; i < n; i++) {
-        topo_rail_name(t, i, buf, sizeof buf);
-        bytes += strlen(buf) + 1;
-    }
-    if (!(t->name_at = malloc((size_t)n * sizeof *t->name_at)) || !(t->names = malloc(bytes)))
-        return setting_oom(c);
-    size_t at = 0;
-    for (long long i = 0; i < n; i++) {
-        t->name_at[i] = (uint32_t)at;
-        topo_rail_name(t, i, t->names + at, bytes - at);
-        at += strlen(t->names + at) + 1;
-    }
-    return 0;
+    return topo_name_table(c, t, rail_nodes(t), rail_name_of, &t->names, &t->name_at);
 }
 
 static int rail_parse(struct setting_ctx *c, const cJSON *obj, const char *path, void *cfg, int64_t *hosts,

@@ -98,6 +98,26 @@ int topo_need(const struct scenario *s, char *err, size_t errlen, const char *fi
     return fail(s, err, errlen, path, "expected an integer >= %d, got %d", min, v);
 }
 
+int topo_name_table(struct setting_ctx *c, const void *t, long long n, topo_name_fn *name, char **names,
+                    uint32_t **name_at)
+{
+    char buf[SCN_NAME_MAX];
+    size_t bytes = 0;
+    for (long long i = 0; i < n; i++) {
+        name(t, i, buf, sizeof buf);
+        bytes += strlen(buf) + 1;
+    }
+    if (!(*name_at = malloc((size_t)n * sizeof **name_at)) || !(*names = malloc(bytes)))
+        return setting_oom(c);
+    size_t at = 0;
+    for (long long i = 0; i < n; i++) {
+        (*name_at)[i] = (uint32_t)at;
+        name(t, i, *names + at, bytes - at);
+        at += strlen(*names + at) + 1;
+    }
+    return 0;
+}
+
 int topo_check_size(const struct scenario *s, char *err, size_t errlen, long long nodes)
 {
     if (nodes <= TOPO_MAX_NODES)

@@ -63,6 +63,16 @@ int topo_need(const struct scenario *s, char *err, size_t errlen, const char *fi
 /* Refuses a shape with more than TOPO_MAX_NODES nodes before it is built.  SCN_OK or SCN_EUSAGE. */
 int topo_check_size(const struct scenario *s, char *err, size_t errlen, long long nodes);
 
+/* Node i's name of shape t into buf (false past the last node): a topology's naming function. */
+typedef bool topo_name_fn(const void *t, long long i, char *buf, size_t len);
+/*
+ * Every one of the n nodes' names, written by name, into one allocation (*names, each ending with '\0') and the
+ * offset of node i's at (*name_at)[i]: the table a topology whose names are known at load keeps for node_name and
+ * the loader's host names.  0, or setting_oom's -1.
+ */
+int topo_name_table(struct setting_ctx *c, const void *t, long long n, topo_name_fn *name, char **names,
+                    uint32_t **name_at);
+
 /* Routing tables larger than this are refused with a usage error instead of exhausting memory. */
 #define TOPO_MAX_TABLE_BYTES (4ULL << 30)
 
