@@ -14,6 +14,7 @@
 
 #include "models/coll_rings.h"
 #include "models/net.h"
+#include "models/traffic.h"
 #include "sim/units.h"
 #include "tools/ops/doctor.h"
 #include "tools/ops/nvsmi.h"
@@ -456,6 +457,30 @@ static void test_server_rings(void)
     test_teardown(&scn, &r);
 }
 
+/*
+ * One published nccl-tests result reproduced: NVIDIA's NCCL maintainers, answering "Single-node and multi-node
+ * performance of H100 nodes" (github.com/NVIDIA/nccl-tests, issue 290, March 2025), give 46-48 GB/s of all-reduce
+ * busbw per NIC for two nodes of 8 H100 GPUs with 400 Gbps NDR NICs, one per GPU, benchmarked with
+ * NCCL_ALGO=RING.  Here two hgx-h100 servers on one leaf per rail, a 256 MiB ring all-reduce on 8 channels
+ * (NCCL's rings: one NIC per channel): busbw / 8 within 10 % of that range (measured 47.8 GB/s per NIC).
+ */
+static void test_server_published(void)
+{
+    char *j = server_json(preset, "{\"type\": \"nccl\", \"op\": \"all_reduce\", \"algorithm\": \"ring\", "
+                                  "\"channels\": 8, \"size\": \"256MiB\"}");
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(j, NULL, NULL, &scn, &r));
+    free(j);
+    test_run_checked(&r);
+    const struct coll *c = &r.traffic.colls[0];
+    CU_ASSERT_FATAL(c->finish > c->start);
+    double per_nic = coll_algbw(c) * c->busbw_factor / 8;
+    printf("\n    two 8-GPU H100 servers, 8 x 400G: all-reduce busbw %.1f GB/s per NIC (published 46-48) ", per_nic);
+    CU_ASSERT(per_nic >= 0.9 * 46 && per_nic <= 1.1 * 48);
+    test_teardown(&scn, &r);
+}
+
 /* scenarios/ai/rail-16x8.json: the same files twice and on 2 threads. */
 static void test_server_same_each_run(void)
 {
@@ -478,5 +503,6 @@ void test_server_register(void)
                 test_server_doctor);
     CU_add_test(s, "NCCL's rings on servers: a channel's crossings stay on a rail; 8 channels load every NIC alike",
                 test_server_rings);
+    CU_add_test(s, "nccl-tests on two H100 servers within 10 % of the published busbw per NIC", test_server_published);
     CU_add_test(s, "rail-16x8: the same files twice and on 2 threads", test_server_same_each_run);
 }
