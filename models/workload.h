@@ -1,6 +1,7 @@
 /*
  * workload — what the traffic kind "workload" (models/traffic_workload.c, the SimAI format) shares with its
- * Chakra reader (models/workload_chakra.c): the entry's settings and the Chakra format's entry points.
+ * Chakra reader (models/workload_chakra.c): the entry's settings, the helpers both use (workload.c) and the
+ * Chakra format's entry points.
  */
 #ifndef MODELS_WORKLOAD_H
 #define MODELS_WORKLOAD_H

@@ -1,0 +1,69 @@
+/*
+ * workload — what the workload kind's formats share (workload.h): the collectives' names, the path of an entry's
+ * file, and the timeline a run writes (timeline.csv, docs/outputs.md), which either format fills.
+ */
+#include "models/workload.h"
+#include "sim/mem.h"
+#include "sim/units.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const wl_kind_names[WL_KINDS] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"};
+const int wl_kind_op[WL_KINDS] = {OP_ALL_REDUCE, OP_ALL_GATHER, OP_REDUCE_SCATTER, OP_ALL_TO_ALL};
+
+void tl_add(struct tl_rank *t, int what, sim_time_t start, sim_time_t end)
+{
+    if (end <= start)
+        return;
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 64;
+        t->row = mem_xrealloc(t->row, t->cap * sizeof *t->row, TRAFFIC_OOM);
+    }
+    t->row[t->n++] = (struct tl_row){start, end, what};
+}
+
+char *tl_csv(const struct tl_rank *t, uint32_t N)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f)
+        mem_oom(TRAFFIC_OOM);
+    for (uint32_t r = 0; r < N; r++)
+        for (uint32_t i = 0; i < t[r].n; i++) {
+            const struct tl_row *w = &t[r].row[i];
+            fprintf(f, "%u,%s,%.6f,%.6f\n", r,
+                    w->what == TL_COMPUTE ? "compute" : w->what == TL_P2P ? "send_recv" : wl_kind_names[w->what - 1],
+                    units_ps_to_ns(w->start) / 1e3, units_ps_to_ns(w->end) / 1e3);
+        }
+    fclose(f);
+    if (!len)
+        free(out), out = NULL;
+    return out;
+}
+
+void tl_free(struct tl_rank *t, uint32_t N)
+{
+    for (uint32_t r = 0; t && r < N; r++)
+        free(t[r].row);
+    free(t);
+}
+
+void wl_path(const struct scenario *s, const struct workload_conf *wc, int rank, char *out, size_t outlen)
+{
+    char dir[PATH_MAX], name[300];
+    const char *at = rank >= 0 ? strstr(wc->file, "{rank}") : NULL;
+    if (at)
+        snprintf(name, sizeof name, "%.*s%d%s", (int)(at - wc->file), wc->file, rank, at + 6);
+    else
+        snprintf(name, sizeof name, "%s", wc->file);
+    snprintf(dir, sizeof dir, "%s", s->file);
+    if (name[0] == '/' || !strcmp(dirname(dir), "."))
+        snprintf(out, outlen, "%s", name);
+    else
+        snprintf(out, outlen, "%s/%s", dir, name);
+}
