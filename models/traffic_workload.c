@@ -51,7 +51,6 @@
 #include "sim/units.h"
 
 #include <cjson/cJSON.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
