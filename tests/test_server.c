@@ -263,7 +263,7 @@ static void test_server_staged(void)
         double wire = 8e6 + (8e6 / 4096) * (HDR_DATA + WIRE_OVERHEAD);
         double bound_ps = cases[i].bound_gbps ? wire * 8e12 / (cases[i].bound_gbps * 1e9) : 0;
         for (int k = cases[i].first; k <= cases[i].last; k++) {
-            char name[8];
+            char name[16];
             snprintf(name, sizeof name, "f%d", k);
             const struct flow *f = flow_named(&r, name);
             double ratio = (double)(f->finish - f->start) / (cases[i].bound_gbps ? bound_ps : (double)f->ideal_fct);
@@ -348,7 +348,7 @@ static void test_server_imported(void)
         CU_ASSERT_EQUAL_FATAL(rc, SCN_OK);
         CU_ASSERT_EQUAL_FATAL(topo_build(&s, &g, err, sizeof err), SCN_OK);
         for (int x = 0; x < gpus; x++) {
-            char name[16];
+            char name[32];
             snprintf(name, sizeof name, "n1.g%d", x);
             const struct g_node *gn = &g.nodes[graph_find(&g, name)];
             CU_ASSERT(gn->nic_via != 0);
@@ -448,7 +448,7 @@ static void test_server_rings(void)
     CU_ASSERT(first > 16000000 / 8);
     for (int sv = 0; sv < 2; sv++)
         for (int nic = 0; nic < 8; nic++) {
-            char name[16];
+            char name[32];
             snprintf(name, sizeof name, "n%d.nic%d", sv, nic);
             CU_ASSERT_DOUBLE_EQUAL((double)tx_bytes(&r, name, 0) / (double)first, 1.0, 0.01);
         }
