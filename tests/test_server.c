@@ -481,6 +481,29 @@ static void test_server_published(void)
     test_teardown(&scn, &r);
 }
 
+/*
+ * The doctor on classes: lab 13's checkpoint beside training is on a priority of its own (3, the all-reduce's
+ * is 1): no shared-class finding; moved onto the all-reduce's lossless priority, the finding names it.
+ */
+static void test_server_shared_class(void)
+{
+    const char *file = "scenarios/labs/13-checkpoint-path/beside-training.json";
+    for (int shared = 0; shared < 2; shared++) {
+        struct scn_override ov = {"traffic.1.priority", "1"};
+        struct scenario scn;
+        struct run r;
+        CU_ASSERT_FATAL(test_setup_from(file, NULL, &ov, shared, &scn, &r));
+        struct doc_report rep = {0};
+        doctor_scenario(&r, &rep);
+        const struct doc_finding *f = doctor_find(&rep, "shared-class");
+        CU_ASSERT_EQUAL(f != NULL, shared);
+        if (f)
+            CU_ASSERT_PTR_NOT_NULL(strstr(f->seen, "on priority 1, lossless"));
+        doctor_report_free(&rep);
+        test_teardown(&scn, &r);
+    }
+}
+
 /* scenarios/ai/rail-16x8.json: the same files twice and on 2 threads. */
 static void test_server_same_each_run(void)
 {
@@ -504,5 +527,6 @@ void test_server_register(void)
     CU_add_test(s, "NCCL's rings on servers: a channel's crossings stay on a rail; 8 channels load every NIC alike",
                 test_server_rings);
     CU_add_test(s, "nccl-tests on two H100 servers within 10 % of the published busbw per NIC", test_server_published);
+    CU_add_test(s, "the doctor: a checkpoint on the collectives' lossless priority", test_server_shared_class);
     CU_add_test(s, "rail-16x8: the same files twice and on 2 threads", test_server_same_each_run);
 }

@@ -13,6 +13,7 @@
 #include "models/switch.h"
 #include "models/transport.h"
 #include "sim/mem.h"
+#include "sim/module.h"
 #include "sim/units.h"
 #include "tools/common/files.h"
 #include "tools/run/run.h"
@@ -563,6 +564,48 @@ static void check_servers(const struct run *r, struct doc_report *rep)
     }
 }
 
+/* Whether traffic entry tr is a training job's collective (true) or a checkpoint (false); -1: neither. */
+static int training_or_checkpoint(const struct scn_traffic *tr)
+{
+    const char *k = module_at("traffic", tr->type)->name;
+    if (!strcmp(k, "checkpoint"))
+        return 0;
+    return !strcmp(k, "nccl") || !strcmp(k, "workload") || !strcmp(k, "allreduce") || !strcmp(k, "alltoall") ? 1
+                                                                                                            : -1;
+}
+
+/*
+ * Training's collectives and a checkpoint on one lossless priority: the checkpoint's burst fills the queues of
+ * that priority, PFC pauses it upstream, and the collectives stop with it; a scheduler's weights (DWRR) act
+ * between priorities, not within one (the study note's QoS classes give each its own).
+ */
+static void check_classes(const struct run *r, struct doc_report *rep)
+{
+    const struct scenario *s = r->scn;
+    char seen[512];
+    uint8_t lossless = 0; /* at some fabric port (a server's inside is lossless on every priority) */
+    for (uint32_t i = 0; i < r->g.n_switches; i++)
+        for (uint32_t j = 0; j < r->net.sws[i].n_ports && !inside_server(r, &r->net.sws[i]); j++)
+            lossless |= port_cfg(&r->net.sws[i].ports[j])->lossless;
+    for (int a = 0; a < s->n_traffic; a++) {
+        if (training_or_checkpoint(&s->traffic[a]) != 0)
+            continue;
+        int p = s->traffic[a].priority;
+        for (int b = 0; b < s->n_traffic; b++) {
+            if (training_or_checkpoint(&s->traffic[b]) != 1 || s->traffic[b].priority != p || !(lossless >> p & 1))
+                continue;
+            sfmt(seen, sizeof seen, "checkpoint %s and the training's %s both on priority %d, lossless",
+                 s->traffic[a].id, s->traffic[b].id, p);
+            add(rep, DOC_WARNING, "shared-class", s->traffic[a].id, seen,
+                "a checkpoint's burst fills that priority's queues and PFC pauses the whole priority upstream: the "
+                "collectives stop with it, and the scheduler's weights, which act between priorities, cannot keep "
+                "training's share",
+                "give checkpoints a priority (and a DWRR weight) of their own, apart from the collectives'");
+            break;
+        }
+    }
+}
+
 void doctor_scenario(const struct run *r, struct doc_report *rep)
 {
     struct senders sd;
@@ -570,6 +613,7 @@ void doctor_scenario(const struct run *r, struct doc_report *rep)
     check_switch_ports(r, &sd, rep);
     check_hosts(r, &sd, rep);
     check_servers(r, rep);
+    check_classes(r, rep);
     free(sd.prio);
 }
 
