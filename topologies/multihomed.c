@@ -196,32 +196,17 @@ bool topo_mh_name(const struct topo_multihomed *t, long long i, char *buf, size_
     return true;
 }
 
-/* Reads the number at *p (decimal, no leading zero, below lim) into *v and moves *p past it. */
-static bool mh_num(const char **p, long long lim, long long *v)
-{
-    const char *s = *p;
-    long long x = 0;
-    int n = 0;
-    while (s[n] >= '0' && s[n] <= '9' && n < 10)
-        x = x * 10 + (s[n++] - '0');
-    if (n == 0 || n == 10 || (s[0] == '0' && n > 1) || x >= lim)
-        return false;
-    *v = x;
-    *p = s + n;
-    return true;
-}
-
 /* Whether name is PREFIX{a}SEP{b} with a < la and b < lb (SEP NULL: PREFIX{a} alone). */
 static bool mh_pair(const char *name, const char *prefix, long long la, const char *sep, long long lb, long long *a,
                     long long *b)
 {
     const char *p = name;
     size_t n = strlen(prefix), m = sep ? strlen(sep) : 0;
-    if (strncmp(p, prefix, n) != 0 || (p += n, !mh_num(&p, la, a)))
+    if (strncmp(p, prefix, n) != 0 || (p += n, !topo_name_num(&p, la, a)))
         return false;
     if (!sep)
         return !*p;
-    return strncmp(p, sep, m) == 0 && (p += m, mh_num(&p, lb, b)) && !*p;
+    return strncmp(p, sep, m) == 0 && (p += m, topo_name_num(&p, lb, b)) && !*p;
 }
 
 /* Whether name is PREFIX{a}[.rail{k}]SEP{b} (the rail part exactly when t has a server), a < la, b < lb. */
@@ -230,12 +215,12 @@ static bool mh_leaf_name(const struct topo_multihomed *t, const char *name, cons
 {
     const char *p = name;
     size_t n = strlen(prefix), m = strlen(sep);
-    if (strncmp(p, prefix, n) != 0 || (p += n, !mh_num(&p, la, a)))
+    if (strncmp(p, prefix, n) != 0 || (p += n, !topo_name_num(&p, la, a)))
         return false;
     *k = 0;
-    if (t->server.gpus && (strncmp(p, ".rail", 5) != 0 || (p += 5, !mh_num(&p, mh_rails(t), k))))
+    if (t->server.gpus && (strncmp(p, ".rail", 5) != 0 || (p += 5, !topo_name_num(&p, mh_rails(t), k))))
         return false;
-    return strncmp(p, sep, m) == 0 && (p += m, mh_num(&p, lb, b)) && !*p;
+    return strncmp(p, sep, m) == 0 && (p += m, topo_name_num(&p, lb, b)) && !*p;
 }
 
 /* The server part of a name: n{s}.g{g} or n{s}.<inside node>. */
@@ -243,10 +228,10 @@ static int mh_server_index(const struct topo_multihomed *t, const char *name)
 {
     long long a, b;
     const char *p = name + 1;
-    if (!t->server.gpus || name[0] != 'n' || !mh_num(&p, t->servers, &a) || *p != '.')
+    if (!t->server.gpus || name[0] != 'n' || !topo_name_num(&p, t->servers, &a) || *p != '.')
         return -1;
     const char *rest = p + 1;
-    if (strncmp(p, ".g", 2) == 0 && (p += 2, mh_num(&p, mh_gpus(t), &b)) && !*p)
+    if (strncmp(p, ".g", 2) == 0 && (p += 2, topo_name_num(&p, mh_gpus(t), &b)) && !*p)
         return (int)(a * mh_gpus(t) + b);
     int x = server_extra_index(&t->server, a, rest);
     return x < 0 ? -1 : (int)(mh_inside(t, a) + x);

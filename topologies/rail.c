@@ -167,45 +167,30 @@ bool topo_rail_name(const struct topo_rail *t, long long i, char *buf, size_t le
     return true;
 }
 
-/* Reads the number at *p (decimal, no leading zero, below lim) into *v and moves *p past it. */
-static bool rail_num(const char **p, long long lim, long long *v)
-{
-    const char *s = *p;
-    long long x = 0;
-    int n = 0;
-    while (s[n] >= '0' && s[n] <= '9' && n < 10)
-        x = x * 10 + (s[n++] - '0');
-    if (n == 0 || n == 10 || (s[0] == '0' && n > 1) || x >= lim)
-        return false;
-    *v = x;
-    *p = s + n;
-    return true;
-}
-
 /* The look-up of topo_rail_name: the names' own grammar, so that a test's struct (no name table) answers too. */
 int topo_rail_index(const struct topo_rail *t, const char *name)
 {
     long long a, b, H = rail_hosts(t);
     const char *p = name;
-    if (p[0] == 'n' && (p++, rail_num(&p, t->servers, &a)) && *p == '.') {
+    if (p[0] == 'n' && (p++, topo_name_num(&p, t->servers, &a)) && *p == '.') {
         const char *rest = p + 1;
-        if (strncmp(p, ".g", 2) == 0 && (p += 2, rail_num(&p, t->gpus_per_server, &b)) && !*p)
+        if (strncmp(p, ".g", 2) == 0 && (p += 2, topo_name_num(&p, t->gpus_per_server, &b)) && !*p)
             return (int)(a * t->gpus_per_server + b);
         int x = t->server.gpus ? server_extra_index(&t->server, a, rest) : -1;
         return x < 0 ? -1 : (int)(rail_inside(t, a) + x);
     }
     p = name;
-    if (strncmp(p, "rail", 4) == 0 && (p += 4, rail_num(&p, rail_rails(t), &a)) && strncmp(p, ".leaf", 5) == 0 &&
-        (p += 5, rail_num(&p, t->leaves_per_rail, &b)) && !*p)
+    if (strncmp(p, "rail", 4) == 0 && (p += 4, topo_name_num(&p, rail_rails(t), &a)) && strncmp(p, ".leaf", 5) == 0 &&
+        (p += 5, topo_name_num(&p, t->leaves_per_rail, &b)) && !*p)
         return (int)(H + a * t->leaves_per_rail + b);
     p = name;
-    if (strncmp(p, "spine", 5) == 0 && (p += 5, rail_num(&p, t->spines, &a)) && !*p)
+    if (strncmp(p, "spine", 5) == 0 && (p += 5, topo_name_num(&p, t->spines, &a)) && !*p)
         return (int)(H + rail_leaves(t) + a);
     p = name;
-    if (strncmp(p, "stor.leaf", 9) == 0 && (p += 9, rail_num(&p, rail_stor_leaves(t), &a)) && !*p)
+    if (strncmp(p, "stor.leaf", 9) == 0 && (p += 9, topo_name_num(&p, rail_stor_leaves(t), &a)) && !*p)
         return (int)(rail_stor0(t) + a);
     p = name;
-    if (strncmp(p, "stor", 4) == 0 && (p += 4, rail_num(&p, t->storage_servers, &a)) && !*p)
+    if (strncmp(p, "stor", 4) == 0 && (p += 4, topo_name_num(&p, t->storage_servers, &a)) && !*p)
         return (int)(rail_stor0(t) + rail_stor_leaves(t) + a);
     return -1;
 }

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "sim/units.h"
+#include "topologies/topo.h"
 
 const char *const server_path_names[] = {"LOC", "PIX", "PXB", "PHB", "SYS", NULL};
 static const char *const preset_names[] = {"none", "hgx-h100", "dgx-a100", NULL};
@@ -361,15 +362,9 @@ void server_extra_name(const struct server_desc *d, long long s, int i, char *bu
 static int number_after(const char *rest, const char *prefix, int lim)
 {
     size_t n = strlen(prefix);
-    if (strncmp(rest, prefix, n) != 0)
-        return -1;
     const char *p = rest + n;
-    int x = 0, digits = 0;
-    while (*p >= '0' && *p <= '9' && digits < 3)
-        x = x * 10 + (*p++ - '0'), digits++;
-    if (!digits || *p || (digits > 1 && rest[n] == '0') || x >= lim)
-        return -1;
-    return x;
+    long long x;
+    return strncmp(rest, prefix, n) == 0 && topo_name_num(&p, lim, &x) && !*p ? (int)x : -1;
 }
 
 int server_extra_index(const struct server_desc *d, long long s, const char *rest)

@@ -98,6 +98,20 @@ int topo_need(const struct scenario *s, char *err, size_t errlen, const char *fi
     return fail(s, err, errlen, path, "expected an integer >= %d, got %d", min, v);
 }
 
+bool topo_name_num(const char **p, long long lim, long long *v)
+{
+    const char *s = *p;
+    long long x = 0;
+    int n = 0;
+    while (s[n] >= '0' && s[n] <= '9' && n < 10)
+        x = x * 10 + (s[n++] - '0');
+    if (n == 0 || n == 10 || (s[0] == '0' && n > 1) || x >= lim)
+        return false;
+    *v = x;
+    *p = s + n;
+    return true;
+}
+
 int topo_name_table(struct setting_ctx *c, const void *t, long long n, topo_name_fn *name, char **names,
                     uint32_t **name_at)
 {

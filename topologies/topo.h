@@ -63,6 +63,10 @@ int topo_need(const struct scenario *s, char *err, size_t errlen, const char *fi
 /* Refuses a shape with more than TOPO_MAX_NODES nodes before it is built.  SCN_OK or SCN_EUSAGE. */
 int topo_check_size(const struct scenario *s, char *err, size_t errlen, long long nodes);
 
+/* Reads the number at *p (decimal, no leading zero, below lim) into *v and moves *p past it: how the names a
+ * topology makes up ("n3.g5", "rail2.leaf0") are read back. */
+bool topo_name_num(const char **p, long long lim, long long *v);
+
 /* Node i's name of shape t into buf (false past the last node): a topology's naming function. */
 typedef bool topo_name_fn(const void *t, long long i, char *buf, size_t len);
 /*
