@@ -47,28 +47,6 @@ static char *mh_json(bool multi, int S, int G, int P, int planes, const char *se
 
 static const char preset[] = "{\"preset\": \"hgx-h100\"}";
 
-static bool load(const char *text, struct scenario *s)
-{
-    char err[SCN_ERR_MAX] = "";
-    int rc = scn_load_text("t.json", text, NULL, 0, s, err, sizeof err);
-    if (rc != SCN_OK)
-        fprintf(stderr, "\n  load: %s", err);
-    return rc == SCN_OK;
-}
-
-static void load_err(const char *text, char *err, size_t len)
-{
-    struct scenario s;
-    err[0] = '\0';
-    CU_ASSERT_EQUAL(scn_load_text("t.json", text, NULL, 0, &s, err, len), SCN_EUSAGE);
-}
-
-/* The node at the other end of local port i of node n. */
-static uint32_t peer_of(const struct graph *g, uint32_t n, uint32_t i)
-{
-    return g->ports[g->ports[g->nodes[n].first_port + i].peer].node;
-}
-
 /* Every node's name looks itself up (the loader's table, and the grammar alone from a bare struct), the hooks'
  * links are the graph's, near misses find nothing. */
 static void check_names(const struct scenario *s, const struct graph *g, const char *const *misses)
@@ -94,7 +72,7 @@ static void check_names(const struct scenario *s, const struct graph *g, const c
         for (uint32_t b = 0; b < g->n_nodes; b++) {
             bool linked = false;
             for (uint32_t p = 0; p < g->nodes[a].n_ports && !linked; p++)
-                linked = peer_of(g, a, p) == b;
+                linked = test_peer_of(g, a, p) == b;
             CU_ASSERT_EQUAL(h->linked(t, (int)a, (int)b), linked);
         }
 }
@@ -103,7 +81,7 @@ static void check_names(const struct scenario *s, const struct graph *g, const c
 static void build(const char *text, struct scenario *s, struct graph *g)
 {
     char err[SCN_ERR_MAX] = "";
-    CU_ASSERT_FATAL(load(text, s));
+    CU_ASSERT_FATAL(test_load(text, s));
     CU_ASSERT_EQUAL_FATAL(topo_build(s, g, err, sizeof err), SCN_OK);
 }
 
@@ -139,7 +117,7 @@ static void test_planes_counts(void)
                     snprintf(name, sizeof name, "plane%d.leaf%d", q, h * G / S);
                 else
                     snprintf(name, sizeof name, "rack%d.tor%d", h * G / S, q);
-                CU_ASSERT_STRING_EQUAL(g.nodes[peer_of(&g, (uint32_t)h, (uint32_t)q)].name, name);
+                CU_ASSERT_STRING_EQUAL(g.nodes[test_peer_of(&g, (uint32_t)h, (uint32_t)q)].name, name);
             }
         }
         check_names(&s, &g, multi ? (const char *const[]){"h8", "plane9.leaf0", "plane0.leaf9", "plane0.spine9",
@@ -166,9 +144,9 @@ static void test_planes_servers(void)
         CU_ASSERT_EQUAL(mc.links, g.n_links);
         uint32_t nic = (uint32_t)scn_topo_hooks(&s)->node_index(s.topo.cfg, "n2.nic7");
         CU_ASSERT_EQUAL(g.nodes[nic].n_ports, 3u); /* two network ports, then PCIe */
-        CU_ASSERT_STRING_EQUAL(g.nodes[peer_of(&g, nic, 0)].name, multi ? "plane0.rail7.leaf0" : "rack0.rail7.tor0");
-        CU_ASSERT_STRING_EQUAL(g.nodes[peer_of(&g, nic, 1)].name, multi ? "plane1.rail7.leaf0" : "rack0.rail7.tor1");
-        CU_ASSERT_STRING_EQUAL(g.nodes[peer_of(&g, nic, 2)].name, "n2.pcie3");
+        CU_ASSERT_STRING_EQUAL(g.nodes[test_peer_of(&g, nic, 0)].name, multi ? "plane0.rail7.leaf0" : "rack0.rail7.tor0");
+        CU_ASSERT_STRING_EQUAL(g.nodes[test_peer_of(&g, nic, 1)].name, multi ? "plane1.rail7.leaf0" : "rack0.rail7.tor1");
+        CU_ASSERT_STRING_EQUAL(g.nodes[test_peer_of(&g, nic, 2)].name, "n2.pcie3");
         check_names(&s, &g, (const char *const[]){"h0", "n3.g0", "n0.g8", "n0.nic8", "rack0.tor0", "plane0.leaf0",
                                                   "rack0.rail8.tor0", "plane0.rail8.leaf0", NULL});
         char label[96];
@@ -191,7 +169,7 @@ static bool in_plane(const struct graph *g, uint32_t n, uint32_t b, const char *
     if (k == 0 || depth > 6)
         return false;
     for (uint32_t i = 0; i < k; i++) {
-        uint32_t m = peer_of(g, n, p[i]);
+        uint32_t m = test_peer_of(g, n, p[i]);
         if (g->nodes[m].kind == SCN_NODE_SWITCH && strncmp(g->nodes[m].name, plane, strlen(plane)) != 0)
             return false;
         if (!in_plane(g, m, b, plane, depth + 1))
@@ -219,7 +197,7 @@ static void test_planes_routing(void)
             for (uint32_t q = 0; q < 3; q++) {
                 char plane[16];
                 snprintf(plane, sizeof plane, "plane%u.", q);
-                CU_ASSERT(in_plane(&g, peer_of(&g, a, q), b, plane, 0));
+                CU_ASSERT(in_plane(&g, test_peer_of(&g, a, q), b, plane, 0));
             }
         }
     graph_free(&g);
@@ -408,65 +386,38 @@ static void test_planes_errors(void)
 {
     char err[SCN_ERR_MAX];
     char *j = mh_json(false, 4, 5, 2, 0, NULL, "");
-    load_err(j, err, sizeof err);
+    test_load_err(j, err, sizeof err);
     free(j);
     CU_ASSERT_STRING_EQUAL(err, "t.json: topology.racks: expected an integer from 1 to servers (4), got 5 (every "
                                 "leaf needs a server)");
     j = mh_json(true, 4, 5, 2, 2, NULL, "");
-    load_err(j, err, sizeof err);
+    test_load_err(j, err, sizeof err);
     free(j);
     CU_ASSERT_STRING_EQUAL(err, "t.json: topology.leaves_per_plane: expected an integer from 1 to servers (4), got 5 "
                                 "(every leaf needs a server)");
     j = mh_json(true, 4, 1, 2, 17, NULL, "");
-    load_err(j, err, sizeof err);
+    test_load_err(j, err, sizeof err);
     free(j);
     CU_ASSERT_STRING_EQUAL(err, "t.json: topology.planes: expected an integer from 1 to 16, got 17");
     j = mh_json(true, 4, 1, 1, 2, NULL, "\"faults\": [{\"type\": \"link_down\", \"between\": [\"h0\", "
                 "\"plane1.leaf1\"], \"at\": \"1us\"}]");
-    load_err(j, err, sizeof err);
+    test_load_err(j, err, sizeof err);
     free(j);
     CU_ASSERT_STRING_EQUAL(err, "t.json: faults.0.between.1: expected the name of a node in the multi-plane topology: "
                                 "h0..h3, plane0.leaf0..plane1.leaf0, plane0.spine0..plane1.spine0, "
                                 "got \"plane1.leaf1\"");
     j = mh_json(false, 4, 2, 1, 0, NULL, "\"faults\": [{\"type\": \"link_down\", \"between\": [\"h0\", "
                 "\"rack1.tor0\"], \"at\": \"1us\"}]");
-    load_err(j, err, sizeof err);
+    test_load_err(j, err, sizeof err);
     free(j);
     CU_ASSERT_STRING_EQUAL(err, "t.json: faults.0.between: expected two linked nodes, got \"h0\" and \"rack1.tor0\" "
                                 "(no link between them)");
 }
 
-/* docs/scenario.md's section `heading` lists the fields of the module of `type` (which the unknown-field message
- * names), in order. */
-static void check_documented(const char *text, const char *heading)
-{
-    char err[SCN_ERR_MAX];
-    load_err(text, err, sizeof err);
-    const char *list = strstr(err, "expected one of the fields ");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(list);
-    list += strlen("expected one of the fields ");
-    char *doc = test_read_file("docs/scenario.md", NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
-    const char *sec = strstr(doc, heading);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(sec);
-    const char *end = strstr(sec + 1, "\n#");
-    char documented[SCN_ERR_MAX] = "type";
-    for (const char *p = strstr(sec, "\n| `"); p && (!end || p < end); p = strstr(p + 1, "\n| `")) {
-        const char *b = p + 4, *e = strchr(b, '`');
-        size_t used = strlen(documented);
-        snprintf(documented + used, sizeof documented - used, ", %.*s", (int)(e - b), b);
-    }
-    CU_ASSERT_EQUAL(strncmp(list, documented, strlen(documented)), 0);
-    CU_ASSERT_EQUAL(strncmp(list + strlen(documented), ", got", 5), 0);
-    if (strncmp(list, documented, strlen(documented)) != 0)
-        fprintf(stderr, "\n  table: %s\n  docs:  %s", list, documented);
-    free(doc);
-}
-
 static void test_planes_documented(void)
 {
-    check_documented("{\"topology\": {\"type\": \"dual-tor\", \"servers\": 2, \"spinez\": 1}}", "\n### dual-tor\n");
-    check_documented("{\"topology\": {\"type\": \"multi-plane\", \"servers\": 2, \"spinez\": 1}}",
+    test_topology_documented("{\"topology\": {\"type\": \"dual-tor\", \"servers\": 2, \"spinez\": 1}}", "\n### dual-tor\n");
+    test_topology_documented("{\"topology\": {\"type\": \"multi-plane\", \"servers\": 2, \"spinez\": 1}}",
                      "\n### multi-plane\n");
 }
 

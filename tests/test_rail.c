@@ -33,30 +33,6 @@ static char *rail_json(int S, int G, int L, int P, const char *rest)
     return j;
 }
 
-/* Loads text into s; false (with the message on stderr) when the loader refuses it. */
-static bool load(const char *text, struct scenario *s)
-{
-    char err[SCN_ERR_MAX] = "";
-    int rc = scn_load_text("t.json", text, NULL, 0, s, err, sizeof err);
-    if (rc != SCN_OK)
-        fprintf(stderr, "\n  load: %s", err);
-    return rc == SCN_OK;
-}
-
-/* The loader's message for text (which it must refuse). */
-static void load_err(const char *text, char *err, size_t len)
-{
-    struct scenario s;
-    err[0] = '\0';
-    CU_ASSERT_EQUAL(scn_load_text("t.json", text, NULL, 0, &s, err, len), SCN_EUSAGE);
-}
-
-/* The node at the other end of local port i of node n. */
-static uint32_t peer_of(const struct graph *g, uint32_t n, uint32_t i)
-{
-    return g->ports[g->ports[g->nodes[n].first_port + i].peer].node;
-}
-
 /* Counts for several shapes against the formulas: nodes S*G + G*L + P, links S*G + G*L*P, ports per tier, the
  * memory estimate's counts, and each host on leaf floor(s*L/S) of its own rail. */
 static void test_rail_counts(void)
@@ -68,7 +44,7 @@ static void test_rail_counts(void)
         struct scenario s;
         struct graph g;
         char err[SCN_ERR_MAX] = "";
-        CU_ASSERT_FATAL(load(j, &s));
+        CU_ASSERT_FATAL(test_load(j, &s));
         free(j);
         CU_ASSERT_EQUAL_FATAL(topo_build(&s, &g, err, sizeof err), SCN_OK);
         CU_ASSERT_EQUAL(s.topo.n_hosts, S * G);
@@ -87,14 +63,14 @@ static void test_rail_counts(void)
             CU_ASSERT_STRING_EQUAL(scn_host_name(&s, h), name);
             CU_ASSERT_EQUAL(scn_host_index(&s, name), h);
             snprintf(name, sizeof name, "rail%d.leaf%d", k, sv * L / S);
-            CU_ASSERT_STRING_EQUAL(g.nodes[peer_of(&g, g.host_node[h], 0)].name, name);
+            CU_ASSERT_STRING_EQUAL(g.nodes[test_peer_of(&g, g.host_node[h], 0)].name, name);
         }
         /* A leaf's ports: its servers (S/L, rounded either way) then every spine; a spine's: every leaf. */
         for (uint32_t n = 0; n < g.n_nodes; n++) {
             const struct g_node *x = &g.nodes[n];
             if (strncmp(x->name, "rail", 4) == 0) {
                 CU_ASSERT(x->n_ports >= (uint32_t)(S / L + P) && x->n_ports <= (uint32_t)((S + L - 1) / L + P));
-                CU_ASSERT_EQUAL(g.nodes[peer_of(&g, n, x->n_ports - 1)].kind, SCN_NODE_SWITCH);
+                CU_ASSERT_EQUAL(g.nodes[test_peer_of(&g, n, x->n_ports - 1)].kind, SCN_NODE_SWITCH);
             } else if (strncmp(x->name, "spine", 5) == 0) {
                 CU_ASSERT_EQUAL(x->n_ports, (uint32_t)(G * L));
             }
@@ -112,7 +88,7 @@ static void test_rail_names(void)
     struct scenario s;
     struct graph g;
     char err[SCN_ERR_MAX] = "", name[SCN_NAME_MAX];
-    CU_ASSERT_FATAL(load(j, &s));
+    CU_ASSERT_FATAL(test_load(j, &s));
     free(j);
     CU_ASSERT_EQUAL_FATAL(topo_build(&s, &g, err, sizeof err), SCN_OK);
     const struct scn_topo_hooks *h = scn_topo_hooks(&s);
@@ -136,7 +112,7 @@ static void test_rail_names(void)
         for (uint32_t b = 0; b < g.n_nodes; b++) {
             bool linked = false;
             for (uint32_t p = 0; p < g.nodes[a].n_ports && !linked; p++)
-                linked = peer_of(&g, a, p) == b;
+                linked = test_peer_of(&g, a, p) == b;
             CU_ASSERT_EQUAL(h->linked(t, (int)a, (int)b), linked);
         }
     }
@@ -158,7 +134,7 @@ static int all_paths(const struct graph *g, uint32_t n, uint32_t b, const char *
         return -1;
     int len = -2;
     for (uint32_t i = 0; i < k; i++) {
-        uint32_t m = peer_of(g, n, p[i]);
+        uint32_t m = test_peer_of(g, n, p[i]);
         const char *nm = g->nodes[m].name;
         if (strncmp(nm, "rail", 4) == 0 && strncmp(nm, rail, strlen(rail)) != 0)
             *strays = true;
@@ -178,7 +154,7 @@ static void test_rail_routing(void)
     struct scenario s;
     struct graph g;
     char err[SCN_ERR_MAX] = "";
-    CU_ASSERT_FATAL(load(j, &s));
+    CU_ASSERT_FATAL(test_load(j, &s));
     free(j);
     CU_ASSERT_EQUAL_FATAL(topo_build(&s, &g, err, sizeof err), SCN_OK);
     const int G = 4;
@@ -197,7 +173,7 @@ static void test_rail_routing(void)
                 CU_ASSERT(!strays);
             /* The first switch spreads a leaf-spine-leaf flow over all three spines. */
             const uint16_t *p;
-            uint32_t leaf = peer_of(&g, g.host_node[a], 0);
+            uint32_t leaf = test_peer_of(&g, g.host_node[a], 0);
             CU_ASSERT_EQUAL(graph_nexthops(&g, leaf, (uint32_t)b, &p), want == 4 ? 3u : 1u);
         }
     }
@@ -265,10 +241,10 @@ static void test_rail_selectors(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"senders\":\t[\"n1.g0\", \"n1.g1\", \"n1.g2\", \"n1.g3\"]"));
     free(out);
     struct scenario s1, s2;
-    CU_ASSERT_FATAL(load(j, &s1));
+    CU_ASSERT_FATAL(test_load(j, &s1));
     free(j);
     char *d1 = scn_to_json(&s1);
-    CU_ASSERT_FATAL(load(d1, &s2));
+    CU_ASSERT_FATAL(test_load(d1, &s2));
     char *d2 = scn_to_json(&s2);
     CU_ASSERT_STRING_EQUAL(d1, d2);
     free(d1);
@@ -313,15 +289,15 @@ static void test_rail_errors(void)
     char err[SCN_ERR_MAX];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *j = rail_json(cases[i].S, cases[i].G, cases[i].L, cases[i].P, cases[i].rest);
-        load_err(j, err, sizeof err);
+        test_load_err(j, err, sizeof err);
         CU_ASSERT_STRING_EQUAL(err, cases[i].want);
         free(j);
     }
-    load_err("{\"topology\": {\"type\": \"rail\", \"servers\": 2, \"spines\": 1, \"link\": {\"rate\": \"1Gbps\"}}}", err,
+    test_load_err("{\"topology\": {\"type\": \"rail\", \"servers\": 2, \"spines\": 1, \"link\": {\"rate\": \"1Gbps\"}}}", err,
              sizeof err);
     CU_ASSERT_STRING_EQUAL(err, "t.json: topology.gpus_per_server: expected an integer of at least 1, got nothing "
                                 "(this field is required)");
-    load_err("{\"topology\": {\"type\": \"rail\", \"servers\": 2, \"gpus_per_server\": 2, \"spines\": 1, "
+    test_load_err("{\"topology\": {\"type\": \"rail\", \"servers\": 2, \"gpus_per_server\": 2, \"spines\": 1, "
              "\"host_link\": {\"rate\": \"1Gbps\"}}}", err, sizeof err);
     CU_ASSERT_STRING_EQUAL(err, "t.json: topology.fabric_link: expected a link like {\"rate\": \"100Gbps\", \"delay\": "
                                 "\"1us\"} (or a \"link\" for every tier), got nothing (this field is required)");
@@ -341,31 +317,11 @@ static void test_rail_errors(void)
 /* docs/scenario.md's "### rail" table lists the module's fields, which the loader's unknown-field message names. */
 static void test_rail_documented(void)
 {
-    char err[SCN_ERR_MAX];
     char *j = rail_json(2, 2, 1, 1, "");
     char *at = strstr(j, "\"spines\"");
     memcpy(at, "\"spinez\"", 8);
-    load_err(j, err, sizeof err);
+    test_topology_documented(j, "\n### rail\n");
     free(j);
-    const char *list = strstr(err, "expected one of the fields ");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(list);
-    list += strlen("expected one of the fields ");
-    char *doc = test_read_file("docs/scenario.md", NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
-    const char *sec = strstr(doc, "\n### rail\n");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(sec);
-    const char *end = strstr(sec + 1, "\n#");
-    char documented[SCN_ERR_MAX] = "type";
-    for (const char *p = strstr(sec, "\n| `"); p && (!end || p < end); p = strstr(p + 1, "\n| `")) {
-        const char *b = p + 4, *e = strchr(b, '`');
-        size_t used = strlen(documented);
-        snprintf(documented + used, sizeof documented - used, ", %.*s", (int)(e - b), b);
-    }
-    CU_ASSERT_EQUAL(strncmp(list, documented, strlen(documented)), 0);
-    CU_ASSERT_EQUAL(strncmp(list + strlen(documented), ", got", 5), 0);
-    if (strncmp(list, documented, strlen(documented)) != 0)
-        fprintf(stderr, "\n  table: %s\n  docs:  %s", list, documented);
-    free(doc);
 }
 
 void test_rail_register(void)

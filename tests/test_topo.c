@@ -83,12 +83,6 @@ static uint32_t count_prefix(const struct graph *g, const char *prefix)
     return n;
 }
 
-/* The node at the other end of local port i of node n. */
-static uint32_t peer_of(const struct graph *g, uint32_t n, uint32_t i)
-{
-    return g->ports[g->ports[g->nodes[n].first_port + i].peer].node;
-}
-
 /* Links on the path from host a to host b taking the first next hop each time, or -1 if it breaks off. */
 static int path_len(const struct graph *g, uint32_t a, uint32_t b)
 {
@@ -98,7 +92,7 @@ static int path_len(const struct graph *g, uint32_t a, uint32_t b)
         const uint16_t *p;
         if (graph_nexthops(g, n, b, &p) == 0 || hops > (int)g->n_nodes)
             return -1;
-        n = peer_of(g, n, p[0]);
+        n = test_peer_of(g, n, p[0]);
         hops++;
     }
     return hops;
@@ -154,8 +148,8 @@ static void test_dumbbell(void)
     CU_ASSERT_EQUAL(graph_port_to(&g, s1, s0), 2);
     CU_ASSERT_EQUAL(g.ports[g.nodes[s0].first_port + 3].rate_bps, 10 * GBPS);
     CU_ASSERT_EQUAL(g.ports[g.nodes[s0].first_port + 3].delay_ps, 2000000);
-    CU_ASSERT_EQUAL(peer_of(&g, nid(&g, "h2"), 0), s0);
-    CU_ASSERT_EQUAL(peer_of(&g, nid(&g, "h3"), 0), s1);
+    CU_ASSERT_EQUAL(test_peer_of(&g, nid(&g, "h2"), 0), s0);
+    CU_ASSERT_EQUAL(test_peer_of(&g, nid(&g, "h3"), 0), s1);
     CU_ASSERT_EQUAL(path_len(&g, 0, 4), 3);
     CU_ASSERT_EQUAL(path_len(&g, 0, 1), 2);
     graph_free(&g);
@@ -214,7 +208,7 @@ static void check_fat_tree_k(int k)
     char name[32];
     uint32_t n = k3 / 4 - 1;
     snprintf(name, sizeof name, "tor%u", n / (uint32_t)(k / 2));
-    CU_ASSERT_EQUAL(peer_of(&g, g.host_node[n], 0), nid(&g, name));
+    CU_ASSERT_EQUAL(test_peer_of(&g, g.host_node[n], 0), nid(&g, name));
     graph_free(&g);
 }
 
@@ -301,7 +295,7 @@ static void test_fat_tree_generalized(void)
     CU_ASSERT_EQUAL(g.nodes[nid(&g, "tor7")].n_ports, 20);
     CU_ASSERT_EQUAL(g.nodes[nid(&g, "agg7")].n_ports, 8);
     CU_ASSERT_EQUAL(g.nodes[nid(&g, "core15")].n_ports, 5);
-    CU_ASSERT_EQUAL(peer_of(&g, nid(&g, "h17"), 0), nid(&g, "tor1"));
+    CU_ASSERT_EQUAL(test_peer_of(&g, nid(&g, "h17"), 0), nid(&g, "tor1"));
     CU_ASSERT_EQUAL(path_len(&g, 0, 319), 6);
     CU_ASSERT_EQUAL(n_next(&g, "tor0", 319), 4);
     CU_ASSERT_EQUAL(n_next(&g, "agg0", 319), 4);
@@ -488,7 +482,7 @@ static void check_dragonfly(int a, int p, int h, int groups)
             CU_ASSERT_EQUAL(g.nodes[id].group, (int32_t)grp);
             CU_ASSERT_EQUAL(g.nodes[id].n_ports, P + A - 1 + H);
             uint32_t host = (grp * A + r) * P + P - 1;
-            CU_ASSERT_EQUAL(peer_of(&g, g.host_node[host], 0), id);
+            CU_ASSERT_EQUAL(test_peer_of(&g, g.host_node[host], 0), id);
             CU_ASSERT_EQUAL(g.nodes[g.host_node[host]].group, (int32_t)grp);
         }
     graph_free(&g);

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <stdlib.h>
+#include <string.h>
 
 bool test_setup_from(const char *file, const char *text, const struct scn_override *ov, int n_ov,
                      struct scenario *scn, struct run *r)
@@ -150,3 +151,50 @@ bool test_skip_under_asan(const char *what)
                 what);
     return UNDER_ASAN;
 }
+
+bool test_load(const char *text, struct scenario *s)
+{
+    char err[SCN_ERR_MAX] = "";
+    int rc = scn_load_text("t.json", text, NULL, 0, s, err, sizeof err);
+    if (rc != SCN_OK)
+        fprintf(stderr, "\n  load: %s", err);
+    return rc == SCN_OK;
+}
+
+void test_load_err(const char *text, char *err, size_t len)
+{
+    struct scenario s;
+    err[0] = '\0';
+    CU_ASSERT_EQUAL(scn_load_text("t.json", text, NULL, 0, &s, err, len), SCN_EUSAGE);
+}
+
+uint32_t test_peer_of(const struct graph *g, uint32_t n, uint32_t i)
+{
+    return g->ports[g->ports[g->nodes[n].first_port + i].peer].node;
+}
+
+void test_topology_documented(const char *text, const char *heading)
+{
+    char err[SCN_ERR_MAX];
+    test_load_err(text, err, sizeof err);
+    const char *list = strstr(err, "expected one of the fields ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(list);
+    list += strlen("expected one of the fields ");
+    char *doc = test_read_file("docs/scenario.md", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const char *sec = strstr(doc, heading);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sec);
+    const char *end = strstr(sec + 1, "\n#");
+    char documented[SCN_ERR_MAX] = "type";
+    for (const char *p = strstr(sec, "\n| `"); p && (!end || p < end); p = strstr(p + 1, "\n| `")) {
+        const char *b = p + 4, *e = strchr(b, '`');
+        size_t used = strlen(documented);
+        snprintf(documented + used, sizeof documented - used, ", %.*s", (int)(e - b), b);
+    }
+    CU_ASSERT_EQUAL(strncmp(list, documented, strlen(documented)), 0);
+    CU_ASSERT_EQUAL(strncmp(list + strlen(documented), ", got", 5), 0);
+    if (strncmp(list, documented, strlen(documented)) != 0)
+        fprintf(stderr, "\n  table: %s\n  docs:  %s", list, documented);
+    free(doc);
+}
+

@@ -97,6 +97,16 @@ void test_teardown(struct scenario *scn, struct run *r);
 char *test_same_each_run(const char *file);
 /* Runs to the end (or the stop time) and asserts the invariants that hold after every run. */
 void test_run_checked(struct run *r);
+struct graph;
+/* Loads scenario text (file name t.json); false, with the loader's message on stderr, when it refuses it. */
+bool test_load(const char *text, struct scenario *s);
+/* The loader's message for text, which it must refuse with exit status 2. */
+void test_load_err(const char *text, char *err, size_t len);
+/* The node at the other end of local port i of node n. */
+uint32_t test_peer_of(const struct graph *g, uint32_t n, uint32_t i);
+/* A topology's table and its docs agree: text has an unknown field, so the loader lists the module's fields;
+ * docs/scenario.md's section `heading` ("\n### rail\n") must list the same in its table, in order. */
+void test_topology_documented(const char *text, const char *heading);
 
 /* Node id by name in a built run (the test fails when it is missing). */
 uint32_t test_node(const struct run *r, const char *name);
