@@ -214,12 +214,12 @@ static struct flow *flow_init(struct net *n, uint32_t idx, const char *name, uin
     }
     int64_t inside;
     f->ideal_fct = ideal_fct(n, f, &inside);
-    /* A GPU inside a server (its line rate set apart by the topology) paces each flow at the slowest link it
+    /* A GPU inside a server (one with a NIC of its own, g_node.nic_via) paces each flow at the slowest link it
      * takes within the servers: NVLink to a GPU of its own server, PCIe to one without NVLink, its NIC's link to
      * another server; every other host at its port's rate, as a NIC does. */
     f->line_bps = host_line_bps(h, f->sport);
     const struct g_node *gs = &n->g->nodes[n->g->host_node[src]];
-    if (gs->line_bps) {
+    if (gs->nic_via) {
         int64_t port_bps = n->g->ports[gs->first_port + f->sport].rate_bps;
         f->line_bps = f->ideal_fct && inside < port_bps ? inside : port_bps;
     }
