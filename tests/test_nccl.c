@@ -187,8 +187,10 @@ static void test_command(void)
     char cmd[1024], *out = NULL;
     const char *args = "nccl-tests scenarios/ai/nccl-allreduce-leafspine.json --op all_reduce --sizes 1KB:1MB "
                        "--step x32 --algorithm ring";
-    snprintf(cmd, sizeof cmd, "%s %s -o build/test-nccl-a", test_rocesim_bin(), args);
+    snprintf(cmd, sizeof cmd, "%s %s -o build/test-nccl-a 2>&1", test_rocesim_bin(), args);
     CU_ASSERT_EQUAL_FATAL(test_run(cmd, &out), 0);
+    /* 1KB x 32^2 is past 1MB: the series' end is said, not silently short */
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "note: the sizes end at 32KB, the last of the series below 1MB"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "#       size         count      type   redop    root     time   algbw   busbw"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "        1000           250     float     sum      -1"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "       32000          8000     float     sum      -1"));

@@ -142,6 +142,13 @@ static int size_list(const struct nt_cli *c, int64_t *out, int *n)
         }
         out[(*n)++] = v;
     }
+    if (*n && out[*n - 1] < c->hi) {
+        /* a series of decimal sizes by x2 never meets a decimal end (1MB x 2^10 is past 1GB): say where it ended */
+        char a[32], b[32];
+        fprintf(stderr, "rocesim nccl-tests: note: the sizes end at %s, the last of the series below %s "
+                "(MiB, GiB: nccl-tests' powers of two)\n", units_fmt_size(out[*n - 1], a, sizeof a),
+                units_fmt_size(c->hi, b, sizeof b));
+    }
     return 0;
 }
 
