@@ -42,6 +42,7 @@
  */
 #include "models/coll.h"
 #include "models/coll_rings.h"
+#include "models/coll_trees.h"
 #include "models/nic.h"
 #include "sim/mem.h"
 #include "sim/units.h"
@@ -91,7 +92,7 @@ static uint32_t add_step(struct bld *b, uint32_t src, uint32_t dst, int64_t byte
 {
     uint32_t j = b->n++;
     if (b->s)
-        b->s[j] = (struct nccl_step){src, dst, bytes > 0 ? bytes : 1, {NO_STEP, NO_STEP}, NO_STEP, 0};
+        b->s[j] = (struct nccl_step){src, dst, bytes > 0 ? bytes : 1, {NO_STEP, NO_STEP, NO_STEP}, NO_STEP, 0};
     return j;
 }
 
@@ -102,7 +103,9 @@ static void dep_recv(struct bld *b, uint32_t from, uint32_t to)
     if (!b->s)
         return;
     struct nccl_step *f = &b->s[from];
-    int k = f->on_recv[0] == NO_STEP ? 0 : 1;
+    int k = 0;
+    while (k + 1 < NCCL_WAITERS && f->on_recv[k] != NO_STEP)
+        k++;
     if (f->dst != b->s[to].src || f->on_recv[k] != NO_STEP) {
         fprintf(stderr, "rocesim: bug: nccl step %u cannot wait for step %u\n", to, from);
         abort();
@@ -186,59 +189,29 @@ static void build_p2p(struct bld *b, int64_t d, int64_t chunk, uint32_t peers)
         }
 }
 
-/* Tree 0's parent of position r (root 0: none), NCCL's in-order binary tree. */
-static uint32_t btree_parent(uint32_t r, uint32_t N)
-{
-    if (r == 0)
-        return NO_STEP;
-    uint32_t bit = r & -r, up = (r ^ bit) | (bit << 1);
-    return up >= N ? r ^ bit : up;
-}
-
-/* Rank r's parent in tree t (1: mirrored for an even N, shifted by one for an odd N). */
-static uint32_t tree_parent(uint32_t t, uint32_t r, uint32_t N)
-{
-    if (t == 0)
-        return btree_parent(r, N);
-    uint32_t pos = N % 2 == 0 ? N - 1 - r : (r + N - 1) % N, up = btree_parent(pos, N);
-    if (up == NO_STEP)
-        return NO_STEP;
-    return N % 2 == 0 ? N - 1 - up : (up + 1) % N;
-}
-
-/* The depth of tree 0 (its longest root-to-leaf path, in links). */
-static uint32_t tree_depth(uint32_t N)
-{
-    uint32_t d = 0;
-    for (uint32_t r = 1; r < N; r++) {
-        uint32_t k = 0;
-        for (uint32_t x = r; x != 0; x = btree_parent(x, N))
-            k++;
-        if (k > d)
-            d = k;
-    }
-    return d;
-}
-
 /* Per-rank arrays of one tree: parent, children, this chunk's up and down steps, the connections. */
 struct tree_ws {
-    uint32_t *parent, *child; /* child[2r], child[2r+1]: NO_STEP when absent */
+    uint32_t *parent, *child; /* child[3r..3r+2]: NO_STEP when absent (three: coll_trees.c) */
     uint32_t *up, *down;      /* up[r]: r to its parent; down[r]: its parent to r */
     struct conn *cup, *cdown; /* cdown[r]: its parent's connection to r */
 };
 
-/* One tree's all-reduce of d bytes in chunks: reduce up, broadcast down. */
-static void build_tree(struct bld *b, uint32_t t, int64_t d, int64_t chunk, struct tree_ws *w)
+/* One tree's all-reduce of d bytes in chunks, the tree given by its parents (N entries): reduce up, broadcast
+ * down. */
+static void build_tree(struct bld *b, const uint32_t *parent, int64_t d, int64_t chunk, struct tree_ws *w)
 {
     uint32_t N = b->N, root = NO_STEP;
     for (uint32_t r = 0; r < N; r++)
-        w->child[2 * r] = w->child[2 * r + 1] = NO_STEP, w->cup[r].n = w->cdown[r].n = 0;
+        w->child[3 * r] = w->child[3 * r + 1] = w->child[3 * r + 2] = NO_STEP, w->cup[r].n = w->cdown[r].n = 0;
     for (uint32_t r = 0; r < N; r++) {
-        uint32_t p = w->parent[r] = tree_parent(t, r, N);
-        if (p == NO_STEP)
+        uint32_t p = w->parent[r] = parent[r], c = 0;
+        if (p == NO_STEP) {
             root = r;
-        else
-            w->child[2 * p + (w->child[2 * p] != NO_STEP)] = r;
+            continue;
+        }
+        while (w->child[3 * p + c] != NO_STEP)
+            c++;
+        w->child[3 * p + c] = r;
     }
     int64_t k_n = ceil_div(d, chunk);
     for (int64_t k = 0; k < k_n && !over(b); k++) {
@@ -250,9 +223,9 @@ static void build_tree(struct bld *b, uint32_t t, int64_t d, int64_t chunk, stru
             }
         for (uint32_t r = 0; r < N; r++)
             if (r != root)
-                for (int c = 0; c < 2; c++)
-                    if (w->child[2 * r + c] != NO_STEP)
-                        dep_recv(b, w->up[w->child[2 * r + c]], w->up[r]);
+                for (int c = 0; c < 3; c++)
+                    if (w->child[3 * r + c] != NO_STEP)
+                        dep_recv(b, w->up[w->child[3 * r + c]], w->up[r]);
         /* down, parents before children, so that a step's index follows the one it waits for */
         for (uint32_t r = 0; r < N; r++)
             w->down[r] = NO_STEP;
@@ -266,12 +239,44 @@ static void build_tree(struct bld *b, uint32_t t, int64_t d, int64_t chunk, stru
                 if (p != root)
                     dep_recv(b, w->down[p], w->down[r]);
                 else
-                    for (int c = 0; c < 2; c++)
-                        if (w->child[2 * root + c] != NO_STEP)
-                            dep_recv(b, w->up[w->child[2 * root + c]], w->down[r]);
+                    for (int c = 0; c < 3; c++)
+                        if (w->child[3 * root + c] != NO_STEP)
+                            dep_recv(b, w->up[w->child[3 * root + c]], w->down[r]);
                 done++;
             }
     }
+}
+
+/* Channel ch's two trees into parent (2N entries): on GPU servers as NCCL lays them (coll_trees.c), else over the
+ * ranks in rank order. */
+static void tree_parents(const struct bld *b, uint32_t ch, uint32_t *parent)
+{
+    if (b->net && coll_tree_parents(b->net, b->host, b->N, ch, parent))
+        return;
+    for (uint32_t t = 0; t < 2; t++)
+        for (uint32_t r = 0; r < b->N; r++)
+            parent[t * b->N + r] = coll_dbtree_parent(t, r, b->N);
+}
+
+/* α and B of the slowest of k hops, host[from[i]] to host[to[i]] (to[i] NO_STEP: none) on the empty network: an
+ * MTU frame's time across it, and the slowest link on it (bits/s).  False when a hop has no path. */
+static bool slowest_hop(const struct net *n, const uint32_t *host, const uint32_t *from, const uint32_t *to,
+                        uint32_t k, sim_time_t *alpha, int64_t *bottleneck)
+{
+    *alpha = 0;
+    *bottleneck = INT64_MAX;
+    for (uint32_t i = 0; i < k; i++) {
+        if (to[i] == NO_STEP)
+            continue;
+        uint32_t a = host[from[i]], z = host[to[i]];
+        int64_t b = 0;
+        sim_time_t t = net_host_path_time(n, a, z, (uint32_t)(n->hosts[a].nic->mtu + HDR_DATA + WIRE_OVERHEAD), &b);
+        if (t <= 0 || b <= 0)
+            return false;
+        *alpha = t > *alpha ? t : *alpha;
+        *bottleneck = b < *bottleneck ? b : *bottleneck;
+    }
+    return true;
 }
 
 /* The algorithm entry e runs (auto resolved with the α-β model when n is the network, else ring). */
@@ -281,34 +286,39 @@ static int resolve_algo(const struct nccl_conf *cc, const struct net *n)
         return cc->algorithm;
     if (cc->op != OP_ALL_REDUCE || !n)
         return ALGO_RING;
-    /* α and B of the ring's slowest hop, channel 0's ring as build() lays it (on GPU servers a hop between
-     * servers, not the NVLink between the first two ranks) */
+    /* α and B of each algorithm's slowest hop, channel 0 as build() lays it (on GPU servers the ring's and the
+     * tree's hops between servers, not the NVLink between the first two ranks) */
     uint32_t N0 = (uint32_t)cc->hosts.n, *host = mem_xcalloc(N0, sizeof *host, TRAFFIC_OOM);
-    uint32_t *perm = mem_xcalloc(N0, sizeof *perm, TRAFFIC_OOM);
+    uint32_t *perm = mem_xcalloc(4 * (size_t)N0, sizeof *perm, TRAFFIC_OOM), *next = perm + N0, *tp = perm + 2 * N0;
     for (uint32_t r = 0; r < N0; r++)
         host[r] = (uint32_t)cc->hosts.idx[r];
     coll_ring_order(n, host, N0, 0, perm);
-    int64_t bottleneck = INT64_MAX;
-    sim_time_t alpha = 0;
-    for (uint32_t i = 0; i < N0; i++) {
-        uint32_t a = host[perm[i]], z = host[perm[(i + 1) % N0]];
-        int64_t b = 0;
-        sim_time_t t = net_host_path_time(n, a, z, (uint32_t)(n->hosts[a].nic->mtu + HDR_DATA + WIRE_OVERHEAD), &b);
-        if (t <= 0 || b <= 0) {
-            alpha = 0;
-            break;
-        }
-        alpha = t > alpha ? t : alpha;
-        bottleneck = b < bottleneck ? b : bottleneck;
+    for (uint32_t i = 0; i < N0; i++)
+        next[i] = perm[(i + 1) % N0];
+    sim_time_t alpha, alpha_t;
+    int64_t bottleneck, bottleneck_t;
+    bool ok = slowest_hop(n, host, perm, next, N0, &alpha, &bottleneck);
+    /* the tree's: on servers its own hops (both trees) and depth; over ranks alone, as before the servers had
+     * trees of their own, the ring's hops and tree 0's depth */
+    double d;
+    if (ok && coll_tree_parents(n, host, N0, 0, tp)) {
+        for (uint32_t i = 0; i < 2 * N0; i++)
+            perm[i] = i % N0;
+        ok = slowest_hop(n, host, perm, tp, 2 * N0, &alpha_t, &bottleneck_t);
+        uint32_t d0 = coll_tree_depth(tp, N0), d1 = coll_tree_depth(tp + N0, N0);
+        d = d0 > d1 ? d0 : d1;
+    } else {
+        alpha_t = alpha, bottleneck_t = bottleneck, d = coll_tree_depth(tp, N0);
     }
     free(host);
     free(perm);
-    if (alpha <= 0)
+    if (!ok || alpha <= 0)
         return ALGO_RING;
     double N = cc->hosts.n, S = (double)cc->size, a = (double)alpha * 1e-12, B = (double)bottleneck / 8;
+    double at = (double)alpha_t * 1e-12, Bt = (double)bottleneck_t / 8;
     /* the channels' chunks cross each link side by side: a level passes one chunk of each channel */
-    double c = fmin((double)cc->chunk, S / 2 / cc->channels) * cc->channels, d = tree_depth(cc->hosts.n);
-    double ring = 2 * (N - 1) * a + 2 * (N - 1) / N * S / B, tree = 2 * d * (a + c / B) + 2 * S / B;
+    double c = fmin((double)cc->chunk, S / 2 / cc->channels) * cc->channels;
+    double ring = 2 * (N - 1) * a + 2 * (N - 1) / N * S / B, tree = 2 * d * (at + c / Bt) + 2 * S / Bt;
     return tree < ring ? ALGO_TREE : ALGO_RING;
 }
 
@@ -317,8 +327,8 @@ static void build(struct bld *b, const struct nccl_conf *cc, int algo)
 {
     uint32_t N = b->N = (uint32_t)cc->hosts.n;
     struct conn *cn = mem_xcalloc(3 * (size_t)N, sizeof *cn, TRAFFIC_OOM);
-    uint32_t *ws = mem_xcalloc(6 * (size_t)N, sizeof *ws, TRAFFIC_OOM);
-    struct tree_ws tw = {ws, ws + N, ws + 3 * N, ws + 4 * N, cn, cn + N};
+    uint32_t *ws = mem_xcalloc(8 * (size_t)N, sizeof *ws, TRAFFIC_OOM), *tp = ws + 6 * N;
+    struct tree_ws tw = {ws, ws + N, ws + 4 * N, ws + 5 * N, cn, cn + N};
     uint32_t *perm = b->net ? mem_xcalloc(N, sizeof *perm, TRAFFIC_OOM) : NULL;
     for (int ch = 0; ch < cc->channels && !over(b); ch++) {
         int64_t d = part(cc->size, cc->channels, ch);
@@ -326,8 +336,9 @@ static void build(struct bld *b, const struct nccl_conf *cc, int algo)
         switch (cc->op) {
         case OP_ALL_REDUCE:
             if (algo == ALGO_TREE) {
-                build_tree(b, 0, part(d, 2, 0), cc->chunk, &tw);
-                build_tree(b, 1, part(d, 2, 1), cc->chunk, &tw);
+                tree_parents(b, (uint32_t)ch, tp);
+                build_tree(b, tp, part(d, 2, 0), cc->chunk, &tw);
+                build_tree(b, tp + N, part(d, 2, 1), cc->chunk, &tw);
             } else {
                 build_ring(b, d, cc->chunk, 2 * (N - 1), cn, ws, ws + N);
             }
@@ -448,7 +459,7 @@ static void step_received(struct net *n, struct flow *f)
 {
     struct coll *c = coll_of(f);
     const struct nccl_step *s = (const struct nccl_step *)c->sched + f->owner_tag;
-    for (int i = 0; i < 2 && s->on_recv[i] != NO_STEP; i++)
+    for (int i = 0; i < NCCL_WAITERS && s->on_recv[i] != NO_STEP; i++)
         step_ready(c, s->on_recv[i]);
     coll_part(c, net_sim(n)->now);
 }
