@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "models/coll_rings.h"
+#include "models/coll.h"
+#include "models/coll_trees.h"
 #include "models/net.h"
 #include "models/traffic.h"
 #include "sim/units.h"
@@ -481,6 +483,83 @@ static void test_server_published(void)
     test_teardown(&scn, &r);
 }
 
+/* S hgx-h100 servers on one leaf per rail and one spine, lossless (PFC, no congestion control: no frame but data,
+ * ACKs and pauses), monitor.counters on, and one nccl all-reduce `entry`. */
+static bool tree_setup(int S, const char *entry, struct scenario *scn, struct run *r)
+{
+    char j[1024];
+    snprintf(j, sizeof j, "{\"stop\": \"50ms\", \"topology\": {\"type\": \"rail\", \"servers\": %d, \"gpus_per_server\": "
+             "8, \"leaves_per_rail\": 1, \"spines\": 1, \"server\": {\"preset\": \"hgx-h100\"}, \"host_link\": {\"rate\": "
+             "\"400Gbps\", \"delay\": \"1us\"}, \"fabric_link\": {\"rate\": \"400Gbps\", \"delay\": \"1us\"}}, \"switch\": "
+             "{\"pfc\": {\"enabled\": true, \"priorities\": [3]}}, \"host\": {\"mtu\": 4096, \"priority\": 3, \"cc\": "
+             "\"none\"}, \"monitor\": {\"counters\": true}, \"traffic\": [{\"type\": \"nccl\", \"op\": \"all_reduce\", %s}]}",
+             S, entry);
+    return test_setup(j, NULL, NULL, scn, r);
+}
+
+/* What a step of `bytes` puts on the wire one way (frames of 4096 B with their headers) and back (an ACK each). */
+static uint64_t step_out(int64_t bytes) { return (uint64_t)bytes + (uint64_t)((bytes + 4095) / 4096) * HDR_DATA; }
+static uint64_t step_back(int64_t bytes) { return (uint64_t)((bytes + 4095) / 4096) * FRAME_ACK; }
+
+/*
+ * NCCL's trees on servers (coll_trees.c): on 4 servers of 8 GPUs channel 3's chains run g3, g4, .., g7, g0, .., g2
+ * from the GPU of NIC 3, and g3 of each server hangs under g3 of its parent server in the double binary tree over
+ * the servers (tree 0: 0 <- 2 <- {1, 3}; tree 1, mirrored: 3 <- 1 <- {2, 0}).  Run on 8 channels, every byte of a
+ * step between servers leaves by its sender's NIC and every byte of a step inside a server by the NVSwitch, each
+ * to the frame (data frames out, ACKs back, counted from the schedule), and the spine, which every change of rail
+ * would cross, carries nothing.
+ */
+static void test_server_trees(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(tree_setup(4, "\"algorithm\": \"tree\", \"channels\": 8, \"size\": \"8MB\"", &scn, &r));
+    uint32_t host[32], parent[64];
+    for (uint32_t i = 0; i < 32; i++)
+        host[i] = i;
+    CU_ASSERT_EQUAL(coll_tree_parents(&r.net, host, 32, 3, parent), 1);
+    static const uint32_t in_server[][2] = {{4, 3}, {7, 6}, {0, 7}, {1, 0}, {2, 1}, {13, 12}, {26, 25}};
+    for (size_t i = 0; i < sizeof in_server / sizeof in_server[0]; i++)
+        for (int t = 0; t < 2; t++)
+            CU_ASSERT_EQUAL(parent[t * 32 + in_server[i][0]], in_server[i][1]);
+    static const uint32_t heads[2][4] = {{NO_STEP, 19, 3, 19}, {11, 27, 11, NO_STEP}};
+    for (int t = 0; t < 2; t++)
+        for (int sv = 0; sv < 4; sv++)
+            CU_ASSERT_EQUAL(parent[t * 32 + sv * 8 + 3], heads[t][sv]);
+    CU_ASSERT_EQUAL(coll_tree_depth(parent, 32), 2 + 7);
+    test_run_checked(&r);
+    const struct coll *c = &r.traffic.colls[0];
+    CU_ASSERT_FATAL(c->finish > c->start);
+    CU_ASSERT_STRING_EQUAL(c->algorithm, "tree");
+    uint64_t nic[4][8] = {{0}}, nvs[4] = {0};
+    const struct nccl_step *st = c->sched;
+    for (uint32_t j = 0; j < c->n_flows; j++) {
+        uint32_t a = st[j].src, z = st[j].dst;
+        if (a / 8 == z / 8) {
+            nvs[a / 8] += step_out(st[j].bytes) + step_back(st[j].bytes);
+        } else {
+            nic[a / 8][a % 8] += step_out(st[j].bytes);
+            nic[z / 8][z % 8] += step_back(st[j].bytes);
+        }
+    }
+    for (int sv = 0; sv < 4; sv++) {
+        char name[32];
+        uint64_t through = 0;
+        snprintf(name, sizeof name, "n%d.nvswitch", sv);
+        for (uint32_t p = 0; p < 8; p++)
+            through += tx_bytes(&r, name, p);
+        CU_ASSERT_EQUAL(through, nvs[sv]);
+        for (int k = 0; k < 8; k++) {
+            snprintf(name, sizeof name, "n%d.nic%d", sv, k);
+            CU_ASSERT(nic[sv][k] > 0);
+            CU_ASSERT_EQUAL(tx_bytes(&r, name, 0), nic[sv][k]);
+        }
+    }
+    for (uint32_t p = 0; p < 8; p++)
+        CU_ASSERT_EQUAL(tx_bytes(&r, "spine0", p), 0);
+    test_teardown(&scn, &r);
+}
+
 /*
  * The doctor on classes: lab 13's checkpoint beside training is on a priority of its own (3, the all-reduce's
  * is 1): no shared-class finding; moved onto the all-reduce's lossless priority, the finding names it.
@@ -526,6 +605,8 @@ void test_server_register(void)
                 test_server_doctor);
     CU_add_test(s, "NCCL's rings on servers: a channel's crossings stay on a rail; 8 channels load every NIC alike",
                 test_server_rings);
+    CU_add_test(s, "NCCL's trees on servers: chains over NVLink, hops between servers on one rail, to the frame",
+                test_server_trees);
     CU_add_test(s, "nccl-tests on two H100 servers within 10 % of the published busbw per NIC", test_server_published);
     CU_add_test(s, "the doctor: a checkpoint on the collectives' lossless priority", test_server_shared_class);
     CU_add_test(s, "rail-16x8: the same files twice and on 2 threads", test_server_same_each_run);
