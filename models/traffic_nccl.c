@@ -300,7 +300,7 @@ static int resolve_algo(const struct nccl_conf *cc, const struct net *n)
     bool ok = slowest_hop(n, host, perm, next, N0, &alpha, &bottleneck);
     /* the tree's: on servers its own hops (both trees) and depth; over ranks alone, as before the servers had
      * trees of their own, the ring's hops and tree 0's depth */
-    double d;
+    double d, G = coll_servers(n, host, N0, next);
     if (ok && coll_tree_parents(n, host, N0, 0, tp)) {
         for (uint32_t i = 0; i < 2 * N0; i++)
             perm[i] = i % N0;
@@ -315,10 +315,14 @@ static int resolve_algo(const struct nccl_conf *cc, const struct net *n)
     if (!ok || alpha <= 0)
         return ALGO_RING;
     double N = cc->hosts.n, S = (double)cc->size, a = (double)alpha * 1e-12, B = (double)bottleneck / 8;
-    double at = (double)alpha_t * 1e-12, Bt = (double)bottleneck_t / 8;
-    /* the channels' chunks cross each link side by side: a level passes one chunk of each channel */
-    double c = fmin((double)cc->chunk, S / 2 / cc->channels) * cc->channels;
-    double ring = 2 * (N - 1) * a + 2 * (N - 1) / N * S / B, tree = 2 * d * (at + c / Bt) + 2 * S / Bt;
+    double at = (double)alpha_t * 1e-12, Bt = (double)bottleneck_t / 8, C = cc->channels;
+    /* the channels' chunks cross each link side by side: a level passes one chunk of each channel that shares
+     * the link, every channel over ranks alone, ceil(C / G) on servers, where the channels leave by successive
+     * NICs (then the channels' rings and trees have min(C, G) NICs' bandwidth) */
+    double share = G > 0 ? ceil(C / G) : C, nics = G > 0 ? fmin(C, G) : 1;
+    double c = fmin((double)cc->chunk, S / 2 / C) * share;
+    double ring = 2 * (N - 1) * a + 2 * (N - 1) / N * S / (B * nics);
+    double tree = 2 * d * (at + c / Bt) + 2 * S / (Bt * nics);
     return tree < ring ? ALGO_TREE : ALGO_RING;
 }
 
