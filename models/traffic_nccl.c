@@ -15,29 +15,34 @@
  *   steps after the last, so that the ring is pipelined by chunk.
  * - The tree (NCCL 2.4's double binary tree, "Massively Scale Your Deep Learning Training with NCCL 2.4", NVIDIA
  *   developer blog, 2019, after Sanders, Speck and Träff, "Two-tree algorithms for full bandwidth broadcast,
- *   reduction and scan", Parallel Computing 2009): two binary trees over the ranks, each carrying half of the
- *   data, in which a rank that is inner in one is a leaf in the other.  Tree 0 is the in-order tree over ranks
- *   1..N-1 whose node r, with lowest set bit b, hangs under r+b or r-b (whichever has bit 2b set; r-b when r+b
- *   is not a rank), below root 0; tree 1 is tree 0 mirrored (rank r in place N-1-r) for an even N and shifted by
- *   one for an odd N.  Per chunk, a rank sends up once it has its children's chunk (the reduction), the root
- *   sends down when it has all of its children's, and a rank sends down once it has its parent's.
+ *   reduction and scan", Parallel Computing 2009): two binary trees, each carrying half of the data, in which a
+ *   node that is inner in one is a leaf in the other; over the ranks in rank order, or on GPU servers over the
+ *   servers, each joined by the GPU of the channel's NIC, whose server's GPUs hang below it in a chain over NVLink
+ *   (coll_trees.c says how NCCL builds both).  Per chunk, a rank sends up once it has its children's chunk (the
+ *   reduction), the root sends down when it has all of its children's, and a rank sends down once it has its
+ *   parent's.
  * - p2p (all_to_all, send_recv): NCCL's grouped send and receive, every pair's data in chunks at once.
  * - Flow control: NCCL keeps NCCL_STEPS (8) buffers per connection, but a NIC serves one queue pair's writes in
  *   order while flows of one host share its NIC fairly; so a connection here has 2 chunks unacknowledged (double
  *   buffering): the send of the third waits for the first's last ACK.  More would share the link among one
  *   connection's chunks and hold back each chunk's arrival, one would add an ACK's round trip to every step.
  * - "auto" picks ring or tree by the α-β model NCCL's tuning uses (time = latency + size / bandwidth per
- *   algorithm, the smaller wins): α, one step's latency, is an MTU frame's time over the ring's slowest hop on
- *   the empty network (channel 0's ring as it is laid out), B the slowest link of the ring; ring 2(N-1)α + 2(N-1)/N S/B, tree (depth d) 2d(α + c/B) + 2S/B,
- *   c what one level of the pipeline passes: a chunk (or half a channel's data when smaller) of every channel,
- *   as the channels share the ranks' NICs and so each has B/channels (NCCL's model too gives a channel its share
- *   of the bandwidth); each rank sends 2S in the two trees: S/2 up and S down in the tree it is inner in, S/2
- *   up in the other.  NCCL's own constants (per-protocol latencies, the tree's
- *   measured correction) are left out: the model's inputs are the fabric's.
+ *   algorithm, the smaller wins): α, one step's latency, is an MTU frame's time over an algorithm's slowest hop on
+ *   the empty network, B its slowest link, as channel 0 is laid out (the ring's hops for both over ranks alone; on
+ *   GPU servers each its own: the ring's and the trees' hops between servers, not the NVLink between the first two
+ *   ranks); ring 2(N-1)α + 2(N-1)/N S/B, tree (depth d, the deeper of the two trees, on servers with the chain of a
+ *   server's GPUs) 2d(α + c/B) + 2S/B, c what one level of the pipeline passes: a chunk (or half a channel's data
+ *   when smaller) of every channel that shares the link, as each has that share of the bandwidth (NCCL's model too
+ *   gives a channel its share): over ranks alone every channel shares each rank's NIC, on servers channel c leaves
+ *   by NIC c mod G of G, so ceil(channels / G) share one and both algorithms have min(channels, G) NICs' B.  Each
+ *   rank sends 2S in the two trees: S/2 up and S down in the tree it is inner in, S/2 up in the other.  NCCL's own
+ *   constants (per-protocol latencies, the tree's measured correction) are left out: the model's inputs are the
+ *   fabric's.
  *
  * Channels are parallel rings (or pairs of trees, p2p streams) over the same ranks, each with size / channels of
- * the data; on GPU servers each channel's ring is laid out as NCCL lays it, through a server's GPUs over NVLink and
- * between servers on one rail, successive channels on successive rails (coll_rings.c).  Every step carries at least one byte (a step with no data still crosses the network as NCCL's
+ * the data; on GPU servers each channel's ring and trees are laid out as NCCL lays them, through a server's GPUs
+ * over NVLink and between servers on one rail, successive channels on successive rails (coll_rings.c,
+ * coll_trees.c).  Every step carries at least one byte (a step with no data still crosses the network as NCCL's
  * empty steps do), so that at tiny sizes the bytes sent exceed the data.
  */
 #include "models/coll.h"
