@@ -17,6 +17,7 @@
 
 #define TRAFFIC_OOM "generating traffic"
 #define NO_STEP UINT32_MAX
+#define NCCL_WAITERS 3
 
 /* traffic_nccl.c's operations and one flow of its schedules: ranks, bytes, what its end lets go, and what it
  * still waits for. */
@@ -24,7 +25,9 @@ enum nccl_op { OP_ALL_REDUCE, OP_ALL_GATHER, OP_REDUCE_SCATTER, OP_BROADCAST, OP
 struct nccl_step {
     uint32_t src, dst;             /* ranks */
     int64_t bytes;
-    uint32_t on_recv[2], on_ack;   /* steps waiting for its receipt, for its last ACK */
+    /* steps waiting for its receipt (three: a tree's GPU that joins a server to the others passes what it receives
+     * to the next GPU of its server and to two servers, coll_trees.c), for its last ACK */
+    uint32_t on_recv[NCCL_WAITERS], on_ack;
     uint8_t need;                  /* ends it still waits for */
 };
 /* The ring schedule (broadcast: the chain, all_to_all and send_recv: p2p) of op over ranks 0..N-1 into out, or

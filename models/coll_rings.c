@@ -68,17 +68,16 @@ static void by_nic(const struct net *n, const uint32_t *host, uint32_t *m, uint3
     }
 }
 
-int coll_ring_order(const struct net *n, const uint32_t *host, uint32_t N, uint32_t channel, uint32_t *perm)
+uint32_t coll_servers(const struct net *n, const uint32_t *host, uint32_t N, uint32_t *m)
 {
     const struct graph *g = n->g;
-    identity(N, perm);
     for (uint32_t r = 0; r < N; r++)
         if (!g->nodes[g->host_node[host[r]]].nic_via)
             return 0;
     /* Servers in the order the ranks first name them; group[r] is rank r's. */
-    uint32_t *srv = mem_xcalloc(N, sizeof *srv, "laying out a collective's rings");
-    uint32_t *group = mem_xcalloc(N, sizeof *group, "laying out a collective's rings");
-    uint32_t *count = mem_xcalloc(N, sizeof *count, "laying out a collective's rings");
+    uint32_t *srv = mem_xcalloc(N, sizeof *srv, "laying out a collective's servers");
+    uint32_t *group = mem_xcalloc(N, sizeof *group, "laying out a collective's servers");
+    uint32_t *count = mem_xcalloc(N, sizeof *count, "laying out a collective's servers");
     uint32_t S = 0;
     for (uint32_t r = 0; r < N; r++) {
         uint32_t s = server_of(g, g->host_node[host[r]]), k = 0;
@@ -90,24 +89,31 @@ int coll_ring_order(const struct net *n, const uint32_t *host, uint32_t N, uint3
         count[k]++;
     }
     uint32_t G = count[0];
-    bool even = true;
     for (uint32_t k = 0; k < S; k++)
-        even &= count[k] == G;
-    if (even) {
-        uint32_t *m = mem_xcalloc(G, sizeof *m, "laying out a collective's rings"), k0 = channel % G;
-        for (uint32_t s = 0; s < S; s++) {
-            uint32_t used = 0;
-            for (uint32_t r = 0; r < N; r++)
-                if (group[r] == s)
-                    m[used++] = r;
-            by_nic(n, host, m, G);
-            for (uint32_t i = 0; i < G; i++)
-                perm[s * G + i] = s % 2 == 0 ? m[(k0 + i) % G] : m[(k0 + 2 * G - 1 - i) % G];
-        }
-        free(m);
+        if (count[k] != G)
+            G = 0;
+    for (uint32_t s = 0; s < S && G; s++) {
+        uint32_t used = 0;
+        for (uint32_t r = 0; r < N; r++)
+            if (group[r] == s)
+                m[s * G + used++] = r;
+        by_nic(n, host, m + s * G, G);
     }
     free(srv);
     free(group);
     free(count);
-    return even;
+    return G;
+}
+
+int coll_ring_order(const struct net *n, const uint32_t *host, uint32_t N, uint32_t channel, uint32_t *perm)
+{
+    identity(N, perm);
+    uint32_t *m = mem_xcalloc(N, sizeof *m, "laying out a collective's rings"), G = coll_servers(n, host, N, m);
+    for (uint32_t s = 0; G && s < N / G; s++) {
+        const uint32_t *ms = m + s * G, k0 = channel % G;
+        for (uint32_t i = 0; i < G; i++)
+            perm[s * G + i] = s % 2 == 0 ? ms[(k0 + i) % G] : ms[(k0 + 2 * G - 1 - i) % G];
+    }
+    free(m);
+    return G != 0;
 }

@@ -15,33 +15,39 @@
  *   steps after the last, so that the ring is pipelined by chunk.
  * - The tree (NCCL 2.4's double binary tree, "Massively Scale Your Deep Learning Training with NCCL 2.4", NVIDIA
  *   developer blog, 2019, after Sanders, Speck and Träff, "Two-tree algorithms for full bandwidth broadcast,
- *   reduction and scan", Parallel Computing 2009): two binary trees over the ranks, each carrying half of the
- *   data, in which a rank that is inner in one is a leaf in the other.  Tree 0 is the in-order tree over ranks
- *   1..N-1 whose node r, with lowest set bit b, hangs under r+b or r-b (whichever has bit 2b set; r-b when r+b
- *   is not a rank), below root 0; tree 1 is tree 0 mirrored (rank r in place N-1-r) for an even N and shifted by
- *   one for an odd N.  Per chunk, a rank sends up once it has its children's chunk (the reduction), the root
- *   sends down when it has all of its children's, and a rank sends down once it has its parent's.
+ *   reduction and scan", Parallel Computing 2009): two binary trees, each carrying half of the data, in which a
+ *   node that is inner in one is a leaf in the other; over the ranks in rank order, or on GPU servers over the
+ *   servers, each joined by the GPU of the channel's NIC, whose server's GPUs hang below it in a chain over NVLink
+ *   (coll_trees.c says how NCCL builds both).  Per chunk, a rank sends up once it has its children's chunk (the
+ *   reduction), the root sends down when it has all of its children's, and a rank sends down once it has its
+ *   parent's.
  * - p2p (all_to_all, send_recv): NCCL's grouped send and receive, every pair's data in chunks at once.
  * - Flow control: NCCL keeps NCCL_STEPS (8) buffers per connection, but a NIC serves one queue pair's writes in
  *   order while flows of one host share its NIC fairly; so a connection here has 2 chunks unacknowledged (double
  *   buffering): the send of the third waits for the first's last ACK.  More would share the link among one
  *   connection's chunks and hold back each chunk's arrival, one would add an ACK's round trip to every step.
  * - "auto" picks ring or tree by the α-β model NCCL's tuning uses (time = latency + size / bandwidth per
- *   algorithm, the smaller wins): α, one step's latency, is an MTU frame's time over the ring's slowest hop on
- *   the empty network (channel 0's ring as it is laid out), B the slowest link of the ring; ring 2(N-1)α + 2(N-1)/N S/B, tree (depth d) 2d(α + c/B) + 2S/B,
- *   c what one level of the pipeline passes: a chunk (or half a channel's data when smaller) of every channel,
- *   as the channels share the ranks' NICs and so each has B/channels (NCCL's model too gives a channel its share
- *   of the bandwidth); each rank sends 2S in the two trees: S/2 up and S down in the tree it is inner in, S/2
- *   up in the other.  NCCL's own constants (per-protocol latencies, the tree's
- *   measured correction) are left out: the model's inputs are the fabric's.
+ *   algorithm, the smaller wins): α, one step's latency, is an MTU frame's time over an algorithm's slowest hop on
+ *   the empty network, B its slowest link, as channel 0 is laid out (the ring's hops for both over ranks alone; on
+ *   GPU servers each its own: the ring's and the trees' hops between servers, not the NVLink between the first two
+ *   ranks); ring 2(N-1)α + 2(N-1)/N S/B, tree (depth d, the deeper of the two trees, on servers with the chain of a
+ *   server's GPUs) 2d(α + c/B) + 2S/B, c what one level of the pipeline passes: a chunk (or half a channel's data
+ *   when smaller) of every channel that shares the link, as each has that share of the bandwidth (NCCL's model too
+ *   gives a channel its share): over ranks alone every channel shares each rank's NIC, on servers channel c leaves
+ *   by NIC c mod G of G, so ceil(channels / G) share one and both algorithms have min(channels, G) NICs' B.  Each
+ *   rank sends 2S in the two trees: S/2 up and S down in the tree it is inner in, S/2 up in the other.  NCCL's own
+ *   constants (per-protocol latencies, the tree's measured correction) are left out: the model's inputs are the
+ *   fabric's.
  *
  * Channels are parallel rings (or pairs of trees, p2p streams) over the same ranks, each with size / channels of
- * the data; on GPU servers each channel's ring is laid out as NCCL lays it, through a server's GPUs over NVLink and
- * between servers on one rail, successive channels on successive rails (coll_rings.c).  Every step carries at least one byte (a step with no data still crosses the network as NCCL's
+ * the data; on GPU servers each channel's ring and trees are laid out as NCCL lays them, through a server's GPUs
+ * over NVLink and between servers on one rail, successive channels on successive rails (coll_rings.c,
+ * coll_trees.c).  Every step carries at least one byte (a step with no data still crosses the network as NCCL's
  * empty steps do), so that at tiny sizes the bytes sent exceed the data.
  */
 #include "models/coll.h"
 #include "models/coll_rings.h"
+#include "models/coll_trees.h"
 #include "models/nic.h"
 #include "sim/mem.h"
 #include "sim/units.h"
@@ -91,7 +97,7 @@ static uint32_t add_step(struct bld *b, uint32_t src, uint32_t dst, int64_t byte
 {
     uint32_t j = b->n++;
     if (b->s)
-        b->s[j] = (struct nccl_step){src, dst, bytes > 0 ? bytes : 1, {NO_STEP, NO_STEP}, NO_STEP, 0};
+        b->s[j] = (struct nccl_step){src, dst, bytes > 0 ? bytes : 1, {NO_STEP, NO_STEP, NO_STEP}, NO_STEP, 0};
     return j;
 }
 
@@ -102,7 +108,9 @@ static void dep_recv(struct bld *b, uint32_t from, uint32_t to)
     if (!b->s)
         return;
     struct nccl_step *f = &b->s[from];
-    int k = f->on_recv[0] == NO_STEP ? 0 : 1;
+    int k = 0;
+    while (k + 1 < NCCL_WAITERS && f->on_recv[k] != NO_STEP)
+        k++;
     if (f->dst != b->s[to].src || f->on_recv[k] != NO_STEP) {
         fprintf(stderr, "rocesim: bug: nccl step %u cannot wait for step %u\n", to, from);
         abort();
@@ -186,59 +194,29 @@ static void build_p2p(struct bld *b, int64_t d, int64_t chunk, uint32_t peers)
         }
 }
 
-/* Tree 0's parent of position r (root 0: none), NCCL's in-order binary tree. */
-static uint32_t btree_parent(uint32_t r, uint32_t N)
-{
-    if (r == 0)
-        return NO_STEP;
-    uint32_t bit = r & -r, up = (r ^ bit) | (bit << 1);
-    return up >= N ? r ^ bit : up;
-}
-
-/* Rank r's parent in tree t (1: mirrored for an even N, shifted by one for an odd N). */
-static uint32_t tree_parent(uint32_t t, uint32_t r, uint32_t N)
-{
-    if (t == 0)
-        return btree_parent(r, N);
-    uint32_t pos = N % 2 == 0 ? N - 1 - r : (r + N - 1) % N, up = btree_parent(pos, N);
-    if (up == NO_STEP)
-        return NO_STEP;
-    return N % 2 == 0 ? N - 1 - up : (up + 1) % N;
-}
-
-/* The depth of tree 0 (its longest root-to-leaf path, in links). */
-static uint32_t tree_depth(uint32_t N)
-{
-    uint32_t d = 0;
-    for (uint32_t r = 1; r < N; r++) {
-        uint32_t k = 0;
-        for (uint32_t x = r; x != 0; x = btree_parent(x, N))
-            k++;
-        if (k > d)
-            d = k;
-    }
-    return d;
-}
-
 /* Per-rank arrays of one tree: parent, children, this chunk's up and down steps, the connections. */
 struct tree_ws {
-    uint32_t *parent, *child; /* child[2r], child[2r+1]: NO_STEP when absent */
+    uint32_t *parent, *child; /* child[3r..3r+2]: NO_STEP when absent (three: coll_trees.c) */
     uint32_t *up, *down;      /* up[r]: r to its parent; down[r]: its parent to r */
     struct conn *cup, *cdown; /* cdown[r]: its parent's connection to r */
 };
 
-/* One tree's all-reduce of d bytes in chunks: reduce up, broadcast down. */
-static void build_tree(struct bld *b, uint32_t t, int64_t d, int64_t chunk, struct tree_ws *w)
+/* One tree's all-reduce of d bytes in chunks, the tree given by its parents (N entries): reduce up, broadcast
+ * down. */
+static void build_tree(struct bld *b, const uint32_t *parent, int64_t d, int64_t chunk, struct tree_ws *w)
 {
     uint32_t N = b->N, root = NO_STEP;
     for (uint32_t r = 0; r < N; r++)
-        w->child[2 * r] = w->child[2 * r + 1] = NO_STEP, w->cup[r].n = w->cdown[r].n = 0;
+        w->child[3 * r] = w->child[3 * r + 1] = w->child[3 * r + 2] = NO_STEP, w->cup[r].n = w->cdown[r].n = 0;
     for (uint32_t r = 0; r < N; r++) {
-        uint32_t p = w->parent[r] = tree_parent(t, r, N);
-        if (p == NO_STEP)
+        uint32_t p = w->parent[r] = parent[r], c = 0;
+        if (p == NO_STEP) {
             root = r;
-        else
-            w->child[2 * p + (w->child[2 * p] != NO_STEP)] = r;
+            continue;
+        }
+        while (w->child[3 * p + c] != NO_STEP)
+            c++;
+        w->child[3 * p + c] = r;
     }
     int64_t k_n = ceil_div(d, chunk);
     for (int64_t k = 0; k < k_n && !over(b); k++) {
@@ -250,9 +228,9 @@ static void build_tree(struct bld *b, uint32_t t, int64_t d, int64_t chunk, stru
             }
         for (uint32_t r = 0; r < N; r++)
             if (r != root)
-                for (int c = 0; c < 2; c++)
-                    if (w->child[2 * r + c] != NO_STEP)
-                        dep_recv(b, w->up[w->child[2 * r + c]], w->up[r]);
+                for (int c = 0; c < 3; c++)
+                    if (w->child[3 * r + c] != NO_STEP)
+                        dep_recv(b, w->up[w->child[3 * r + c]], w->up[r]);
         /* down, parents before children, so that a step's index follows the one it waits for */
         for (uint32_t r = 0; r < N; r++)
             w->down[r] = NO_STEP;
@@ -266,12 +244,44 @@ static void build_tree(struct bld *b, uint32_t t, int64_t d, int64_t chunk, stru
                 if (p != root)
                     dep_recv(b, w->down[p], w->down[r]);
                 else
-                    for (int c = 0; c < 2; c++)
-                        if (w->child[2 * root + c] != NO_STEP)
-                            dep_recv(b, w->up[w->child[2 * root + c]], w->down[r]);
+                    for (int c = 0; c < 3; c++)
+                        if (w->child[3 * root + c] != NO_STEP)
+                            dep_recv(b, w->up[w->child[3 * root + c]], w->down[r]);
                 done++;
             }
     }
+}
+
+/* Channel ch's two trees into parent (2N entries): on GPU servers as NCCL lays them (coll_trees.c), else over the
+ * ranks in rank order. */
+static void tree_parents(const struct bld *b, uint32_t ch, uint32_t *parent)
+{
+    if (b->net && coll_tree_parents(b->net, b->host, b->N, ch, parent))
+        return;
+    for (uint32_t t = 0; t < 2; t++)
+        for (uint32_t r = 0; r < b->N; r++)
+            parent[t * b->N + r] = coll_dbtree_parent(t, r, b->N);
+}
+
+/* α and B of the slowest of k hops, host[from[i]] to host[to[i]] (to[i] NO_STEP: none) on the empty network: an
+ * MTU frame's time across it, and the slowest link on it (bits/s).  False when a hop has no path. */
+static bool slowest_hop(const struct net *n, const uint32_t *host, const uint32_t *from, const uint32_t *to,
+                        uint32_t k, sim_time_t *alpha, int64_t *bottleneck)
+{
+    *alpha = 0;
+    *bottleneck = INT64_MAX;
+    for (uint32_t i = 0; i < k; i++) {
+        if (to[i] == NO_STEP)
+            continue;
+        uint32_t a = host[from[i]], z = host[to[i]];
+        int64_t b = 0;
+        sim_time_t t = net_host_path_time(n, a, z, (uint32_t)(n->hosts[a].nic->mtu + HDR_DATA + WIRE_OVERHEAD), &b);
+        if (t <= 0 || b <= 0)
+            return false;
+        *alpha = t > *alpha ? t : *alpha;
+        *bottleneck = b < *bottleneck ? b : *bottleneck;
+    }
+    return true;
 }
 
 /* The algorithm entry e runs (auto resolved with the α-β model when n is the network, else ring). */
@@ -281,34 +291,43 @@ static int resolve_algo(const struct nccl_conf *cc, const struct net *n)
         return cc->algorithm;
     if (cc->op != OP_ALL_REDUCE || !n)
         return ALGO_RING;
-    /* α and B of the ring's slowest hop, channel 0's ring as build() lays it (on GPU servers a hop between
-     * servers, not the NVLink between the first two ranks) */
+    /* α and B of each algorithm's slowest hop, channel 0 as build() lays it (on GPU servers the ring's and the
+     * tree's hops between servers, not the NVLink between the first two ranks) */
     uint32_t N0 = (uint32_t)cc->hosts.n, *host = mem_xcalloc(N0, sizeof *host, TRAFFIC_OOM);
-    uint32_t *perm = mem_xcalloc(N0, sizeof *perm, TRAFFIC_OOM);
+    uint32_t *perm = mem_xcalloc(4 * (size_t)N0, sizeof *perm, TRAFFIC_OOM), *next = perm + N0, *tp = perm + 2 * N0;
     for (uint32_t r = 0; r < N0; r++)
         host[r] = (uint32_t)cc->hosts.idx[r];
     coll_ring_order(n, host, N0, 0, perm);
-    int64_t bottleneck = INT64_MAX;
-    sim_time_t alpha = 0;
-    for (uint32_t i = 0; i < N0; i++) {
-        uint32_t a = host[perm[i]], z = host[perm[(i + 1) % N0]];
-        int64_t b = 0;
-        sim_time_t t = net_host_path_time(n, a, z, (uint32_t)(n->hosts[a].nic->mtu + HDR_DATA + WIRE_OVERHEAD), &b);
-        if (t <= 0 || b <= 0) {
-            alpha = 0;
-            break;
-        }
-        alpha = t > alpha ? t : alpha;
-        bottleneck = b < bottleneck ? b : bottleneck;
+    for (uint32_t i = 0; i < N0; i++)
+        next[i] = perm[(i + 1) % N0];
+    sim_time_t alpha, alpha_t;
+    int64_t bottleneck, bottleneck_t;
+    bool ok = slowest_hop(n, host, perm, next, N0, &alpha, &bottleneck);
+    /* the tree's: on servers its own hops (both trees) and depth; over ranks alone, as before the servers had
+     * trees of their own, the ring's hops and tree 0's depth */
+    double d, G = coll_servers(n, host, N0, next);
+    if (ok && coll_tree_parents(n, host, N0, 0, tp)) {
+        for (uint32_t i = 0; i < 2 * N0; i++)
+            perm[i] = i % N0;
+        ok = slowest_hop(n, host, perm, tp, 2 * N0, &alpha_t, &bottleneck_t);
+        uint32_t d0 = coll_tree_depth(tp, N0), d1 = coll_tree_depth(tp + N0, N0);
+        d = d0 > d1 ? d0 : d1;
+    } else {
+        alpha_t = alpha, bottleneck_t = bottleneck, d = coll_tree_depth(tp, N0);
     }
     free(host);
     free(perm);
-    if (alpha <= 0)
+    if (!ok || alpha <= 0)
         return ALGO_RING;
     double N = cc->hosts.n, S = (double)cc->size, a = (double)alpha * 1e-12, B = (double)bottleneck / 8;
-    /* the channels' chunks cross each link side by side: a level passes one chunk of each channel */
-    double c = fmin((double)cc->chunk, S / 2 / cc->channels) * cc->channels, d = tree_depth(cc->hosts.n);
-    double ring = 2 * (N - 1) * a + 2 * (N - 1) / N * S / B, tree = 2 * d * (a + c / B) + 2 * S / B;
+    double at = (double)alpha_t * 1e-12, Bt = (double)bottleneck_t / 8, C = cc->channels;
+    /* the channels' chunks cross each link side by side: a level passes one chunk of each channel that shares
+     * the link, every channel over ranks alone, ceil(C / G) on servers, where the channels leave by successive
+     * NICs (then the channels' rings and trees have min(C, G) NICs' bandwidth) */
+    double share = G > 0 ? ceil(C / G) : C, nics = G > 0 ? fmin(C, G) : 1;
+    double c = fmin((double)cc->chunk, S / 2 / C) * share;
+    double ring = 2 * (N - 1) * a + 2 * (N - 1) / N * S / (B * nics);
+    double tree = 2 * d * (at + c / Bt) + 2 * S / (Bt * nics);
     return tree < ring ? ALGO_TREE : ALGO_RING;
 }
 
@@ -317,8 +336,8 @@ static void build(struct bld *b, const struct nccl_conf *cc, int algo)
 {
     uint32_t N = b->N = (uint32_t)cc->hosts.n;
     struct conn *cn = mem_xcalloc(3 * (size_t)N, sizeof *cn, TRAFFIC_OOM);
-    uint32_t *ws = mem_xcalloc(6 * (size_t)N, sizeof *ws, TRAFFIC_OOM);
-    struct tree_ws tw = {ws, ws + N, ws + 3 * N, ws + 4 * N, cn, cn + N};
+    uint32_t *ws = mem_xcalloc(8 * (size_t)N, sizeof *ws, TRAFFIC_OOM), *tp = ws + 6 * N;
+    struct tree_ws tw = {ws, ws + N, ws + 4 * N, ws + 5 * N, cn, cn + N};
     uint32_t *perm = b->net ? mem_xcalloc(N, sizeof *perm, TRAFFIC_OOM) : NULL;
     for (int ch = 0; ch < cc->channels && !over(b); ch++) {
         int64_t d = part(cc->size, cc->channels, ch);
@@ -326,8 +345,9 @@ static void build(struct bld *b, const struct nccl_conf *cc, int algo)
         switch (cc->op) {
         case OP_ALL_REDUCE:
             if (algo == ALGO_TREE) {
-                build_tree(b, 0, part(d, 2, 0), cc->chunk, &tw);
-                build_tree(b, 1, part(d, 2, 1), cc->chunk, &tw);
+                tree_parents(b, (uint32_t)ch, tp);
+                build_tree(b, tp, part(d, 2, 0), cc->chunk, &tw);
+                build_tree(b, tp + N, part(d, 2, 1), cc->chunk, &tw);
             } else {
                 build_ring(b, d, cc->chunk, 2 * (N - 1), cn, ws, ws + N);
             }
@@ -448,7 +468,7 @@ static void step_received(struct net *n, struct flow *f)
 {
     struct coll *c = coll_of(f);
     const struct nccl_step *s = (const struct nccl_step *)c->sched + f->owner_tag;
-    for (int i = 0; i < 2 && s->on_recv[i] != NO_STEP; i++)
+    for (int i = 0; i < NCCL_WAITERS && s->on_recv[i] != NO_STEP; i++)
         step_ready(c, s->on_recv[i]);
     coll_part(c, net_sim(n)->now);
 }

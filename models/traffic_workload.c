@@ -321,7 +321,7 @@ static uint32_t wl_build_pp(const struct workload_conf *wc, const struct wl_file
             for (int m = 0; m < f->ga; m++)
                 for (uint32_t j = 0; j < N - S; j++, k++) {
                     uint32_t src = dir ? j + S : j, dst = dir ? j : j + S;
-                    out[n + k] = (struct wl_step){{src, dst, f->pp_bytes, {NO_STEP, NO_STEP}, NO_STEP, 1}, NO_STEP, 0, 1};
+                    out[n + k] = (struct wl_step){{src, dst, f->pp_bytes, {NO_STEP, NO_STEP, NO_STEP}, NO_STEP, 1}, NO_STEP, 0, 1};
                 }
     return n + (uint32_t)total;
 }
@@ -352,7 +352,7 @@ static uint32_t wl_build(const struct workload_conf *wc, const struct wl_file *f
                     for (uint32_t j = 0; j < k; j++) {
                         struct nccl_step s = tmp[j];
                         s.src = mem[s.src], s.dst = mem[s.dst];
-                        for (int q = 0; q < 2; q++)
+                        for (int q = 0; q < NCCL_WAITERS; q++)
                             s.on_recv[q] = s.on_recv[q] == NO_STEP ? NO_STEP : n + s.on_recv[q];
                         s.on_ack = s.on_ack == NO_STEP ? NO_STEP : n + s.on_ack;
                         s.need++; /* its sender's compute */
@@ -614,7 +614,7 @@ static void wl_received(struct net *n, struct flow *f)
     struct coll *c = coll_of(f);
     struct wl_state *w = c->t->state[c->entry];
     const struct wl_step *s = (const struct wl_step *)c->sched + f->owner_tag;
-    for (int i = 0; i < 2 && s->s.on_recv[i] != NO_STEP; i++)
+    for (int i = 0; i < NCCL_WAITERS && s->s.on_recv[i] != NO_STEP; i++)
         step_ready(c, s->s.on_recv[i]);
     coll_part(c, net_sim(n)->now);
     if (s->inst == NO_STEP)

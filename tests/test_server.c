@@ -8,11 +8,14 @@
 #include "tests/tests.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "models/coll_rings.h"
+#include "models/coll.h"
+#include "models/coll_trees.h"
 #include "models/net.h"
 #include "models/traffic.h"
 #include "sim/units.h"
@@ -481,6 +484,165 @@ static void test_server_published(void)
     test_teardown(&scn, &r);
 }
 
+/* S hgx-h100 servers on one leaf per rail and one spine, lossless (PFC, no congestion control: no frame but data,
+ * ACKs and pauses), monitor.counters on, and one nccl all-reduce `entry`. */
+static bool tree_setup(int S, const char *entry, struct scenario *scn, struct run *r)
+{
+    char j[1024];
+    snprintf(j, sizeof j, "{\"stop\": \"50ms\", \"topology\": {\"type\": \"rail\", \"servers\": %d, \"gpus_per_server\": "
+             "8, \"leaves_per_rail\": 1, \"spines\": 1, \"server\": {\"preset\": \"hgx-h100\"}, \"host_link\": {\"rate\": "
+             "\"400Gbps\", \"delay\": \"1us\"}, \"fabric_link\": {\"rate\": \"400Gbps\", \"delay\": \"1us\"}}, \"switch\": "
+             "{\"pfc\": {\"enabled\": true, \"priorities\": [3]}}, \"host\": {\"mtu\": 4096, \"priority\": 3, \"cc\": "
+             "\"none\"}, \"monitor\": {\"counters\": true}, \"traffic\": [{\"type\": \"nccl\", \"op\": \"all_reduce\", %s}]}",
+             S, entry);
+    return test_setup(j, NULL, NULL, scn, r);
+}
+
+/* What a step of `bytes` puts on the wire one way (frames of 4096 B with their headers) and back (an ACK each). */
+static uint64_t step_out(int64_t bytes) { return (uint64_t)bytes + (uint64_t)((bytes + 4095) / 4096) * HDR_DATA; }
+static uint64_t step_back(int64_t bytes) { return (uint64_t)((bytes + 4095) / 4096) * FRAME_ACK; }
+
+/*
+ * NCCL's trees on servers (coll_trees.c): on 4 servers of 8 GPUs channel 3's chains run g3, g4, .., g7, g0, .., g2
+ * from the GPU of NIC 3, and g3 of each server hangs under g3 of its parent server in the double binary tree over
+ * the servers (tree 0: 0 <- 2 <- {1, 3}; tree 1, mirrored: 3 <- 1 <- {2, 0}).  Run on 8 channels, every byte of a
+ * step between servers leaves by its sender's NIC and every byte of a step inside a server by the NVSwitch, each
+ * to the frame (data frames out, ACKs back, counted from the schedule), and the spine, which every change of rail
+ * would cross, carries nothing.
+ */
+static void test_server_trees(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(tree_setup(4, "\"algorithm\": \"tree\", \"channels\": 8, \"size\": \"8MB\"", &scn, &r));
+    uint32_t host[32], parent[64];
+    for (uint32_t i = 0; i < 32; i++)
+        host[i] = i;
+    CU_ASSERT_EQUAL(coll_tree_parents(&r.net, host, 32, 3, parent), 1);
+    static const uint32_t in_server[][2] = {{4, 3}, {7, 6}, {0, 7}, {1, 0}, {2, 1}, {13, 12}, {26, 25}};
+    for (size_t i = 0; i < sizeof in_server / sizeof in_server[0]; i++)
+        for (int t = 0; t < 2; t++)
+            CU_ASSERT_EQUAL(parent[t * 32 + in_server[i][0]], in_server[i][1]);
+    static const uint32_t heads[2][4] = {{NO_STEP, 19, 3, 19}, {11, 27, 11, NO_STEP}};
+    for (int t = 0; t < 2; t++)
+        for (int sv = 0; sv < 4; sv++)
+            CU_ASSERT_EQUAL(parent[t * 32 + sv * 8 + 3], heads[t][sv]);
+    CU_ASSERT_EQUAL(coll_tree_depth(parent, 32), 2 + 7);
+    test_run_checked(&r);
+    const struct coll *c = &r.traffic.colls[0];
+    CU_ASSERT_FATAL(c->finish > c->start);
+    CU_ASSERT_STRING_EQUAL(c->algorithm, "tree");
+    uint64_t nic[4][8] = {{0}}, nvs[4] = {0};
+    const struct nccl_step *st = c->sched;
+    for (uint32_t j = 0; j < c->n_flows; j++) {
+        uint32_t a = st[j].src, z = st[j].dst;
+        if (a / 8 == z / 8) {
+            nvs[a / 8] += step_out(st[j].bytes) + step_back(st[j].bytes);
+        } else {
+            nic[a / 8][a % 8] += step_out(st[j].bytes);
+            nic[z / 8][z % 8] += step_back(st[j].bytes);
+        }
+    }
+    for (int sv = 0; sv < 4; sv++) {
+        char name[32];
+        uint64_t through = 0;
+        snprintf(name, sizeof name, "n%d.nvswitch", sv);
+        for (uint32_t p = 0; p < 8; p++)
+            through += tx_bytes(&r, name, p);
+        CU_ASSERT_EQUAL(through, nvs[sv]);
+        for (int k = 0; k < 8; k++) {
+            snprintf(name, sizeof name, "n%d.nic%d", sv, k);
+            CU_ASSERT(nic[sv][k] > 0);
+            CU_ASSERT_EQUAL(tx_bytes(&r, name, 0), nic[sv][k]);
+        }
+    }
+    for (uint32_t p = 0; p < 8; p++)
+        CU_ASSERT_EQUAL(tx_bytes(&r, "spine0", p), 0);
+    test_teardown(&scn, &r);
+}
+
+/* The busbw (GB/s) of the tree all-reduce `entry` on S servers, run. */
+static double tree_busbw(int S, const char *entry)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(tree_setup(S, entry, &scn, &r));
+    test_run_checked(&r);
+    const struct coll *c = &r.traffic.colls[0];
+    CU_ASSERT_FATAL(c->finish > c->start);
+    double busbw = coll_algbw(c) * c->busbw_factor;
+    test_teardown(&scn, &r);
+    return busbw;
+}
+
+/*
+ * The tree's bound on servers, 8 channels, one per NIC, each of d = size / 8 in two trees of d / 2.  A NIC: a server
+ * inner in one tree of the pair (two child servers) and a leaf in the other sends d / 2 up and twice d / 2 down in
+ * the first and d / 2 up in the second, 2d, and receives as much (NCCL's blog: each rank sends and receives twice
+ * its data in the two trees); the root of one tree and a leaf in the other, as both servers are on 2 servers, d.
+ * NVLink: a GPU passes d / 2 up and d / 2 down in each tree of the 6 channels whose chain it is inside of, and d in
+ * the channel whose chain it starts (down only) and the one it ends (up only): 14d = 1.75 size each way.  Every
+ * 4096 B of payload costs 4264 B of the link (a frame's 62 B of headers and 20 of preamble and gap, and the ACK, 86
+ * B on the wire, of a frame coming the other way).  busbw = size / time x 2(n-1)/n.
+ * On 2 servers NVLink is the bound (NIC 384 GB/s of algbw, NVLink 247): within 3 %, the fill and drain of one
+ * chunk's path (2 hops between servers, 7 NVLink hops, about 30 us) against 1.09 ms.  On 4 servers the inner
+ * servers' NICs are (192 against 247): within 25 %, as three servers send into an inner server's NIC at once (two
+ * children up, the parent down) and its leaf's PFC pauses each sender's NIC whole, its other trees' sends too
+ * (measured 80 % of the bound at 256 MiB, 85 % at 1 GiB).
+ */
+static void test_server_tree_bound(void)
+{
+    const double mib256 = 268435456, eff = 4096.0 / 4264, nic = 50 * eff, nvl = 450 * eff;
+    double b2 = tree_busbw(2, "\"algorithm\": \"tree\", \"channels\": 8, \"size\": \"256MiB\"");
+    double nvl_time = 1.75 * mib256 / nvl, nic2_time = mib256 / 8 / nic;
+    double bound2 = mib256 / fmax(nvl_time, nic2_time) * 2 * 15 / 16;
+    double b4 = tree_busbw(4, "\"algorithm\": \"tree\", \"channels\": 8, \"size\": \"256MiB\"");
+    double nic4_time = 2 * mib256 / 8 / nic, bound4 = mib256 / fmax(nvl_time, nic4_time) * 2 * 31 / 32;
+    printf("\n    tree all-reduce 256 MiB, 8 channels: 2 servers busbw %.1f GB/s (NVLink bound %.1f), 4 servers %.1f "
+           "GB/s (NIC bound %.1f) ", b2, bound2, b4, bound4);
+    CU_ASSERT(nvl_time > nic2_time && nic4_time > nvl_time);
+    CU_ASSERT(b2 <= bound2 && b2 >= 0.97 * bound2);
+    CU_ASSERT(b4 <= bound4 && b4 >= 0.75 * bound4);
+}
+
+/* The algorithm and completion (us) of the all-reduce `entry` on 4 servers. */
+static double tree_time(const char *entry, char *algo)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(tree_setup(4, entry, &scn, &r));
+    test_run_checked(&r);
+    const struct coll *c = &r.traffic.colls[0];
+    CU_ASSERT_FATAL(c->finish > c->start);
+    snprintf(algo, 16, "%s", c->algorithm);
+    double us = (double)(c->finish - c->start) / 1e6;
+    test_teardown(&scn, &r);
+    return us;
+}
+
+/*
+ * "auto" on 4 servers of 8 GPUs (32 ranks), 8 channels: at 16 KB the model's latency terms decide, 2(N-1) = 62
+ * steps of the ring against 2d = 18 levels of the tree (2 between servers, 7 of NVLink, each priced as the slowest
+ * hop), so the tree wins by at least 62 / 18 and auto takes it; at 64 MiB the bandwidth terms decide (2(N-1)/N S
+ * against 2S over the same NICs, and the tree's 18 levels of a chunk) and auto takes the ring, which is faster.
+ */
+static void test_server_tree_auto(void)
+{
+    char ar[16], at[16], al[16], ring_algo[16];
+    double rs = tree_time("\"algorithm\": \"ring\", \"channels\": 8, \"size\": \"16KB\"", ring_algo);
+    double ts = tree_time("\"algorithm\": \"tree\", \"channels\": 8, \"size\": \"16KB\"", at);
+    double rl = tree_time("\"algorithm\": \"ring\", \"channels\": 8, \"size\": \"64MiB\"", ring_algo);
+    double tl = tree_time("\"algorithm\": \"tree\", \"channels\": 8, \"size\": \"64MiB\"", at);
+    tree_time("\"channels\": 8, \"size\": \"16KB\"", ar);
+    tree_time("\"channels\": 8, \"size\": \"64MiB\"", al);
+    printf("\n    4 servers: 16KB ring %.1f us, tree %.1f us, auto %s; 64MiB ring %.1f us, tree %.1f us, auto %s ", rs,
+           ts, ar, rl, tl, al);
+    CU_ASSERT(rs / ts >= 62.0 / 18);
+    CU_ASSERT_STRING_EQUAL(ar, "tree");
+    CU_ASSERT(rl < tl);
+    CU_ASSERT_STRING_EQUAL(al, "ring");
+}
+
 /*
  * The doctor on classes: lab 13's checkpoint beside training is on a priority of its own (3, the all-reduce's
  * is 1): no shared-class finding; moved onto the all-reduce's lossless priority, the finding names it.
@@ -526,6 +688,12 @@ void test_server_register(void)
                 test_server_doctor);
     CU_add_test(s, "NCCL's rings on servers: a channel's crossings stay on a rail; 8 channels load every NIC alike",
                 test_server_rings);
+    CU_add_test(s, "NCCL's trees on servers: chains over NVLink, hops between servers on one rail, to the frame",
+                test_server_trees);
+    CU_add_test(s, "NCCL's trees on servers: busbw at its NVLink bound on 2 servers, within 25 % of its NIC bound on 4",
+                test_server_tree_bound);
+    CU_add_test(s, "NCCL's trees on servers: auto takes the tree at 16 KB and the ring at 64 MiB, as the α-β model",
+                test_server_tree_auto);
     CU_add_test(s, "nccl-tests on two H100 servers within 10 % of the published busbw per NIC", test_server_published);
     CU_add_test(s, "the doctor: a checkpoint on the collectives' lossless priority", test_server_shared_class);
     CU_add_test(s, "rail-16x8: the same files twice and on 2 threads", test_server_same_each_run);

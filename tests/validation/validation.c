@@ -1168,6 +1168,58 @@ static bool run_nccl_alpha(struct vresult *out, int *n, int cap)
     return crossover_case(out, n, cap, 16) && crossover_case(out, n, cap, 32);
 }
 
+/*
+ * NCCL's trees on GPU servers (coll_trees.c): S hgx-h100 servers of 8 GPUs on rail-16x8's fabric (one leaf per rail
+ * here, one spine), a 256 MiB tree all-reduce on 8 channels, one per NIC.  Its bound is the busier of a NIC and a
+ * GPU's NVLink, each way: a NIC carries 2d of its channel's d = S / 8 where its server is inner in one tree of the
+ * pair (d / 2 up and twice d / 2 down, d / 2 up in the other), d on 2 servers (root of one tree, leaf of the other);
+ * a GPU's NVLink 14d (d / 2 up and down in each tree of the 6 channels whose chain it is inside, d in the two whose
+ * chain it starts or ends); each link carries 4096 B of payload per 4264 B (frame, preamble and gap, and the ACK of
+ * a frame the other way).  busbw = S / time x 2(n-1)/n.
+ */
+static bool tree_bw_case(struct vresult *out, int *n, int cap, int S)
+{
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"stop\": \"1s\", \"topology\": {\"type\": \"rail\", \"servers\": %d, \"gpus_per_server\": 8, "
+             "\"leaves_per_rail\": 1, \"spines\": 1, \"server\": {\"preset\": \"hgx-h100\"}, \"host_link\": {\"rate\": "
+             "\"400Gbps\", \"delay\": \"1us\"}, \"fabric_link\": {\"rate\": \"400Gbps\", \"delay\": \"1us\"}}, "
+             "\"switch\": {\"buffer\": \"32MB\", \"pfc\": {\"enabled\": true, \"priorities\": [3], \"xoff\": "
+             "\"dynamic\", \"dynamic_alpha\": 0.125, \"headroom\": \"auto\"}, \"ecn\": {\"enabled\": true, \"kmin\": "
+             "\"20KB\", \"kmax\": \"800KB\", \"pmax\": 0.2}}, \"host\": {\"mtu\": 4096, \"priority\": 3, \"cc\": "
+             "\"dcqcn\", \"dcqcn\": {\"preset\": \"paper\"}}, \"traffic\": [{\"type\": \"nccl\", \"id\": \"c\", \"op\": "
+             "\"all_reduce\", \"algorithm\": \"tree\", \"channels\": 8, \"size\": \"256MiB\"}]}", S);
+    struct scenario scn;
+    struct run *r = start(json, &scn);
+    if (!r)
+        return false;
+    sim_run(&r->sim, scn.stop_ps);
+    const struct coll *c = &r->traffic.colls[0];
+    double us = c->finish > c->start ? units_ps_to_ns(c->finish - c->start) / 1000 : -1;
+    double size = (double)c->size, ranks = 8.0 * S, busbw = us > 0 ? size / (us * 1000) * c->busbw_factor : 0;
+    if (!finish(r, &scn))
+        return false;
+    double eff = 4096.0 / (4096 + HDR_DATA + WIRE_OVERHEAD + FRAME_ACK + WIRE_OVERHEAD);
+    double nic_s = (S > 2 ? 2 : 1) * size / 8 / (50e9 * eff), nvl_s = 1.75 * size / (450e9 * eff);
+    double bound = size / fmax(nic_s, nvl_s) / 1e9 * 2 * (ranks - 1) / ranks;
+    struct vresult *v = add(out, n, cap);
+    SET(check, "NCCL tree all-reduce busbw, %d hgx-h100 servers, 256MiB, 8 channels", S);
+    SET(reference, "the busier of a NIC and a GPU's NVLink in NCCL's trees on servers");
+    SET(expected, "%.1f GB/s (%s)", bound, nic_s > nvl_s ? "NIC" : "NVLink");
+    SET(measured, "%.1f GB/s (%.1f%%)", busbw, 100 * busbw / bound);
+    SET(tolerance, "%s", S > 2 ? "-25%" : "-3%");
+    v->informative = S > 2;
+    v->pass = busbw <= 1.001 * bound && busbw >= (S > 2 ? 0.75 : 0.97) * bound;
+    SET(note, "%s; %.0f us", S > 2 ? "an inner server's NIC takes three servers' sends at once, and PFC pauses "
+                                     "each sender's NIC whole (notes)" : "8 channels fill each other's pipelines", us);
+    return true;
+}
+
+static bool run_nccl_trees(struct vresult *out, int *n, int cap)
+{
+    return tree_bw_case(out, n, cap, 2) && tree_bw_case(out, n, cap, 4);
+}
+
 const struct vgroup validation_groups[] = {
     {"goodput", run_goodput},
     {"goodput under random loss", run_loss},
@@ -1180,5 +1232,6 @@ const struct vgroup validation_groups[] = {
     {"TIMELY", run_timely},
     {"NCCL on a rail: latency, ring vs tree", run_nccl_alpha},
     {"NCCL ring on a rail: bandwidth", run_nccl_bw},
+    {"NCCL trees on GPU servers: bandwidth", run_nccl_trees},
 };
 const int validation_n_groups = sizeof validation_groups / sizeof *validation_groups;
