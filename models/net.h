@@ -307,6 +307,9 @@ struct flow {
     /* The line rate its congestion control paces against (flow_line_bps): its sender's port's, or for a GPU inside
      * a server the slowest link of its path within the servers and their NICs (flows.c). */
     int64_t line_bps;
+    /* The queue pair it was posted to (nic.h: sent after the flow posted before it), or NULL: a connection of its
+     * own.  Set by the model that makes the flow, before its start. */
+    struct nic_qp *qp;
 
     /* the receiver's: written by the receiver's node alone ... */
     _Alignas(64) uint32_t rcv_nxt;

@@ -42,6 +42,15 @@
  * its receive pipeline first (its rx_divert, which fault.c sets).  A flow that
  * another model started and waits for (a collective's step) tells that model
  * when it ends, through its owner's hooks (struct flow_owner, net.h).
+ *
+ * Queue pairs (struct nic_qp, nic.h): flows a model posts to one queue pair go to the wire in order, as an RC
+ * queue pair's send queue is processed (InfiniBand Architecture Specification vol. 1, ch. 9 and 10: the work
+ * requests of a send queue are executed in the order they were posted; NVIDIA's RDMA Aware Networks Programming
+ * User Manual, "ibv_post_send"): a flow started while an earlier one of its QP still has data to send waits,
+ * neither started nor ready, and starts when that one's last data frame leaves for the first time, so that one
+ * connection's messages are serialized one after another instead of sharing the link side by side.  A resend
+ * (go-back-N) does not hold the next message back.  Among QPs the port's round robin stays as it is.  A flow
+ * that fails passes its turn on (the QP's error state, which would flush the rest, is not modelled).
  */
 #include "models/cc.h"
 #include "models/nic.h"
@@ -66,12 +75,13 @@ static double flow_rate(const struct net *n, const struct flow *f)
     return r;
 }
 
-static void make_ready(struct net *n, struct flow *f)
+/* Puts f on its port's ready list if it may send; returns that port, or NULL. */
+static struct port *ready_link(struct net *n, struct flow *f)
 {
     if (f->in_ready || f->pace_timer.armed || !f->started || f->sender_done || f->snd_nxt >= f->n_pkts)
-        return;
+        return NULL;
     if (__builtin_expect(f->cc_wnd != 0, 0) && (uint64_t)(f->snd_nxt - f->snd_una) * f->mtu >= f->cc_wnd)
-        return; /* an ACK that opens the window makes it ready */
+        return NULL; /* an ACK that opens the window makes it ready */
     struct host *h = &n->hosts[f->src];
     struct host_ready *r = host_ready_of(h, f->sport);
     struct port *p = h->port + f->sport;
@@ -83,7 +93,52 @@ static void make_ready(struct net *n, struct flow *f)
     else
         r->head[f->prio] = f;
     r->tail[f->prio] = f;
-    port_kick(p);
+    return p;
+}
+
+static void make_ready(struct net *n, struct flow *f)
+{
+    struct port *p = ready_link(n, f);
+    if (p)
+        port_kick(p);
+}
+
+/* Whether f must wait for an earlier flow of its queue pair; if not, it holds the QP's turn. */
+static bool qp_wait(struct flow *f)
+{
+    struct nic_qp *q = f->qp;
+    if (!q->busy) {
+        q->busy = true;
+        return false;
+    }
+    f->ready_next = NULL;
+    if (q->tail)
+        q->tail->ready_next = f;
+    else
+        q->head = f;
+    q->tail = f;
+    return true;
+}
+
+/* The flow holding q's turn has sent its last data frame (or failed): the next one waiting starts.  Called while
+ * port `from` chooses its frame: a flow of that port is only linked, as the port looks for more work once its
+ * frame is on the wire; another port is kicked. */
+static void qp_pass(struct net *n, struct nic_qp *q, const struct port *from)
+{
+    struct flow *f = q->head;
+    if (!f) {
+        q->busy = false;
+        return;
+    }
+    q->head = f->ready_next;
+    if (!q->head)
+        q->tail = NULL;
+    f->ready_next = NULL;
+    f->started = true;
+    cc_init(f, net_sim(n)->now);
+    struct port *p = ready_link(n, f);
+    if (p && p != from)
+        port_kick(p);
 }
 
 static void pace_done(struct sim *s, void *obj, uint64_t arg)
@@ -123,6 +178,8 @@ static void flow_fail(struct net *n, struct flow *f)
         f->in_ready = false;
     }
     cc_release(f);
+    if (f->qp && f->snd_max < f->n_pkts)
+        qp_pass(n, f->qp, NULL);
     net_np(n)->flows_active--;
     check_done(n);
 }
@@ -152,13 +209,15 @@ void nic_flow_start(struct sim *s, void *obj, uint64_t arg)
     struct flow *f = obj;
     struct net *n = f->net;
     SIM_ASSERT_ENT(s, flow_sender_ent(f));
+    if (__builtin_expect(f->qp != NULL, 0) && qp_wait(f))
+        return;
     f->started = true;
     cc_init(f, s->now);
     make_ready(n, f);
 }
 
-/* Builds the next data packet of flow f (the head of a ready list). */
-static struct pkt *make_data(struct net *n, struct flow *f)
+/* Builds the next data packet of flow f (the head of a ready list of port p). */
+static struct pkt *make_data(struct net *n, struct flow *f, const struct port *p)
 {
     struct pkt *k = pkt_alloc(n);
     uint32_t psn = f->snd_nxt;
@@ -182,6 +241,8 @@ static struct pkt *make_data(struct net *n, struct flow *f)
             f->rtt_psn = 0;
     } else {
         f->snd_max = psn + 1;
+        if (__builtin_expect(f->qp != NULL, 0) && psn + 1 == f->n_pkts)
+            qp_pass(n, f->qp, p);
         /* One RTT sample in flight at a time, on new data only (Karn's rule: a resent PSN's ACK is ambiguous). */
         if (__builtin_expect(f->cc_flags & CC_F_RTT, 0) && !f->rtt_psn) {
             f->rtt_psn = psn + 1;
@@ -252,7 +313,7 @@ struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
     sim_time_t held = port_paused_closed(p, prio) - f->ready_mark;
     if (held) /* atomic, as the switches' additions (switch.c) */
         __atomic_fetch_add(&f->paused_ns, held, __ATOMIC_RELAXED);
-    return make_data(n, f);
+    return make_data(n, f, p);
 }
 
 /* Queues a control frame (ACK, NACK, CNP) of flow f at host h, towards the flow's sender; an ACK or NACK echoes

@@ -30,6 +30,17 @@ static inline bool nic_has_ready(const struct host *h, const struct port *p)
     return false;
 }
 
+/*
+ * A queue pair's send queue, for the flows (messages) a model posts to one connection: the NIC sends them in the
+ * order they were posted, each after the previous one's last data frame has gone to the wire (nic.c).  Owned by
+ * the model (zeroed: empty); it names it in each flow's `qp` before the flow's start.  Only the sender's host
+ * touches it.
+ */
+struct nic_qp {
+    bool busy;                /* a flow of it has not yet sent its last data frame */
+    struct flow *head, *tail; /* started after that one, waiting their turn (linked by flow.ready_next) */
+};
+
 void nic_receive(struct net *n, struct host *h, struct pkt *k);
 /* The transport's handling of a frame the NIC's receive pipeline delivers (nic_receive without slow_receiver). */
 void nic_process(struct net *n, struct host *h, struct pkt *k);

@@ -22,10 +22,13 @@
  *   reduction), the root sends down when it has all of its children's, and a rank sends down once it has its
  *   parent's.
  * - p2p (all_to_all, send_recv): NCCL's grouped send and receive, every pair's data in chunks at once.
- * - Flow control: NCCL keeps NCCL_STEPS (8) buffers per connection, but a NIC serves one queue pair's writes in
- *   order while flows of one host share its NIC fairly; so a connection here has 2 chunks unacknowledged (double
- *   buffering): the send of the third waits for the first's last ACK.  More would share the link among one
- *   connection's chunks and hold back each chunk's arrival, one would add an ACK's round trip to every step.
+ * - Flow control: NCCL keeps NCCL_STEPS (8) buffers per connection, and the connection is a queue pair whose
+ *   writes the NIC sends in order.  So a connection here is a queue pair (nic.h: struct nic_qp, each step's flow
+ *   posted to it, sent after the one before has left) with 8 chunks unacknowledged: the send of the ninth waits
+ *   for the first's last ACK.  Each chunk then arrives after its own serialization, and the window covers the
+ *   ACK round trip, so the link does not idle between chunks.  The ring kinds that build with nccl_ring_build
+ *   (workload) post no queue pairs: their flows share the NIC side by side, and 2 chunks unacknowledged (double
+ *   buffering) suit that, as more would hold back each chunk's arrival.
  * - "auto" picks ring or tree by the α-β model NCCL's tuning uses (time = latency + size / bandwidth per
  *   algorithm, the smaller wins): α, one step's latency, is an MTU frame's time over an algorithm's slowest hop on
  *   the empty network, B its slowest link, as channel 0 is laid out (the ring's hops for both over ranks alone; on
@@ -63,7 +66,8 @@ static const char *const op_names[] = {"all_reduce", "all_gather", "reduce_scatt
                                        "all_to_all", "send_recv", NULL};
 static const char *const algo_names[] = {"ring", "tree", "auto", NULL};
 
-#define CONN_WINDOW 2              /* chunks a connection has unacknowledged (header: flow control) */
+#define NCCL_STEPS 8               /* NCCL's buffers per connection: the chunks it has unacknowledged */
+#define RING_BUILD_WINDOW 2        /* nccl_ring_build's, for kinds whose connections are no queue pairs */
 #define NCCL_MAX_FLOWS (1u << 24)  /* flows of one collective: bounded memory */
 
 struct nccl_conf {
@@ -82,15 +86,18 @@ struct bld {
     const struct net *net;
     const uint32_t *host;
     const uint32_t *perm;          /* this channel's ring: the rank at each position, or NULL (rank order) */
+    uint32_t window;               /* chunks a connection has unacknowledged (header: flow control) */
+    uint32_t n_conn;               /* connections so far */
+    uint32_t *conn;                /* each step's connection, or NULL */
 };
 
 /* The rank at position i of the current channel's ring. */
 static uint32_t at(const struct bld *b, uint32_t i) { return b->perm ? b->perm[i] : i; }
 
-/* A connection's last CONN_WINDOW sends, for its window. */
+/* A connection's last sends, for its window (n 0: a new connection, numbered at its first send). */
 struct conn {
-    uint32_t last[CONN_WINDOW];
-    uint32_t n;
+    uint32_t last[NCCL_STEPS];
+    uint32_t n, id;
 };
 
 static uint32_t add_step(struct bld *b, uint32_t src, uint32_t dst, int64_t bytes)
@@ -119,11 +126,16 @@ static void dep_recv(struct bld *b, uint32_t from, uint32_t to)
     b->s[to].need++;
 }
 
-/* Step j is the next send of connection k: it waits for the last ACK of the send CONN_WINDOW before it. */
+/* Step j is the next send of connection k: it goes on k's queue pair and waits for the last ACK of the send
+ * `window` before it. */
 static void conn_push(struct bld *b, struct conn *k, uint32_t j)
 {
-    uint32_t slot = k->n++ % CONN_WINDOW;
-    if (b->s && k->n > CONN_WINDOW) {
+    if (k->n == 0)
+        k->id = b->n_conn++;
+    uint32_t slot = k->n++ % b->window;
+    if (b->conn)
+        b->conn[j] = k->id;
+    if (b->s && k->n > b->window) {
         b->s[k->last[slot]].on_ack = j;
         b->s[j].need++;
     }
@@ -376,15 +388,18 @@ static void build(struct bld *b, const struct nccl_conf *cc, int algo)
 uint32_t nccl_ring_build(int op, uint32_t N, int64_t size, int channels, int64_t chunk, struct nccl_step *out)
 {
     struct nccl_conf cc = {.op = op, .channels = channels, .chunk = chunk, .hosts = {.n = (int)N}, .size = size};
-    struct bld b = {.s = out};
+    struct bld b = {.s = out, .window = RING_BUILD_WINDOW};
     build(&b, &cc, ALGO_RING);
     return b.n;
 }
 
-static uint32_t count_steps(const struct nccl_conf *cc, int algo)
+/* Its steps, and its connections in *conns (or NULL). */
+static uint32_t count_steps(const struct nccl_conf *cc, int algo, uint32_t *conns)
 {
-    struct bld b = {0};
+    struct bld b = {.window = NCCL_STEPS};
     build(&b, cc, algo);
+    if (conns)
+        *conns = b.n_conn;
     return b.n;
 }
 
@@ -401,7 +416,8 @@ static int check_nccl(struct setting_ctx *c, const cJSON *obj, const char *path,
     if (e->root >= e->hosts.n)
         return setting_bad(c, setting_join(p, path, "root"), "expected a rank below %d (the number of hosts), got %d",
                            e->hosts.n, e->root);
-    uint32_t most = count_steps(e, ALGO_RING), tree = e->op == OP_ALL_REDUCE ? count_steps(e, ALGO_TREE) : 0;
+    uint32_t most = count_steps(e, ALGO_RING, NULL);
+    uint32_t tree = e->op == OP_ALL_REDUCE ? count_steps(e, ALGO_TREE, NULL) : 0;
     if (tree > most)
         most = tree;
     char a[32];
@@ -456,12 +472,22 @@ static void nccl_place(const struct coll *c, uint32_t j, struct coll_place *out)
     *out = (struct coll_place){.src = c->host[s->src], .dst = c->host[s->dst], .tag = j, .bytes = s->bytes};
 }
 
+/* Starts step k as a message posted to its connection's queue pair (named before the flow's start event runs).  The
+ * schedule's block holds the steps, each step's connection, then the connections' queue pairs (nccl_setup). */
+static void step_send(struct coll *c, uint32_t k)
+{
+    const uint32_t *conn = (const uint32_t *)((struct nccl_step *)c->sched + c->n_flows);
+    struct nic_qp *qp = (struct nic_qp *)(conn + c->n_flows + (c->n_flows & 1));
+    coll_send(c, k);
+    net_flow(c->t->net, c->base + k)->qp = &qp[conn[k]];
+}
+
 /* Step k's wait is over for one more end: it starts when none is left.  Runs at k's sender's host. */
 static void step_ready(struct coll *c, uint32_t k)
 {
     struct nccl_step *s = (struct nccl_step *)c->sched + k;
     if (--s->need == 0)
-        coll_send(c, k);
+        step_send(c, k);
 }
 
 static void step_received(struct net *n, struct flow *f)
@@ -494,7 +520,7 @@ static void nccl_start(struct sim *s, void *obj, uint64_t arg)
     const struct nccl_step *st = c->sched;
     for (uint32_t j = 0; j < c->n_flows; j++)
         if (st[j].need == 0)
-            coll_send(c, j);
+            step_send(c, j);
 }
 
 static int nccl_setup(struct traffic *t, int ti, char *err, size_t errlen)
@@ -515,8 +541,16 @@ static int nccl_setup(struct traffic *t, int ti, char *err, size_t errlen)
     c->algorithm = cc->op == OP_ALL_TO_ALL || cc->op == OP_SEND_RECV ? "p2p" : algo_names[algo];
     c->channels = cc->channels;
     c->busbw_factor = busbw_factor(cc->op, N);
-    struct bld b = {.s = mem_xcalloc_big(count_steps(cc, algo), sizeof *b.s, TRAFFIC_OOM), .net = t->net,
-                    .host = c->host};
+    /* one block, freed with the traffic: the steps, each one's connection (padded to an even count), then the
+     * connections' queue pairs (zeroed: empty) */
+    uint32_t conns, steps = count_steps(cc, algo, &conns);
+    _Static_assert(sizeof(struct nccl_step) % _Alignof(struct nic_qp) == 0, "queue pairs aligned after the steps");
+    _Static_assert(2 * sizeof(uint32_t) % _Alignof(struct nic_qp) == 0, "queue pairs aligned after the steps");
+    size_t bytes = (size_t)steps * sizeof(struct nccl_step) + (steps + (steps & 1)) * sizeof(uint32_t) +
+                   (size_t)conns * sizeof(struct nic_qp);
+    char *block = mem_xcalloc_big(bytes, 1, TRAFFIC_OOM);
+    struct bld b = {.s = (struct nccl_step *)(void *)block, .net = t->net, .host = c->host, .window = NCCL_STEPS,
+                    .conn = (uint32_t *)(void *)(block + (size_t)steps * sizeof(struct nccl_step))};
     build(&b, cc, algo);
     c->sched = b.s;
     c->n_flows = b.n;
@@ -543,9 +577,9 @@ static void nccl_count(const struct scenario *s, int ti, const double *host_rate
 {
     const struct nccl_conf *cc = TRAFFIC_CONF(&s->traffic[ti], struct nccl_conf);
     (void)host_rate;
-    uint32_t n = count_steps(cc, resolve_algo(cc, t ? t->net : NULL));
+    uint32_t n = count_steps(cc, resolve_algo(cc, t ? t->net : NULL), NULL);
     if (!t && cc->algorithm == ALGO_AUTO && cc->op == OP_ALL_REDUCE) {
-        uint32_t tree = count_steps(cc, ALGO_TREE);
+        uint32_t tree = count_steps(cc, ALGO_TREE, NULL);
         n = tree > n ? tree : n;
     }
     *out = (struct traffic_count){.made = n};

@@ -70,6 +70,41 @@ static void test_round_robin(void)
 }
 
 /*
+ * Two flows of h0 posted to one queue pair at t = 0, A (3 frames) then B (6 frames), cc none, every link 100 Gbps:
+ * B waits until A's last frame has gone to the wire, then follows it back to back, A A A B B B B B B, the k-th
+ * frame (from 0) from k x 88,480 (where without the queue pair they take turns, test_round_robin).  Store and
+ * forward at s0 on an equal link: a frame reaches h1 a frame time and 2 us after it left h0, so A's last (the
+ * 3rd) at 4 x 88,480 + 2 us = 2,353,920 and B's (the 9th) at 10 x 88,480 + 2 us = 2,884,800, both its FCT
+ * (posted at 0).
+ */
+static void test_queue_pair_in_order(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(NIC_NET("100Gbps", "\"cc\": \"none\"", "\"ecn\": {\"enabled\": false}",
+                                       FLOW("3KiB") ", " FLOW("6KiB")),
+                               NULL, NULL, &scn, &r));
+    static struct nic_qp qp;
+    struct flow *a = net_flow(&r.net, 0), *b = net_flow(&r.net, 1);
+    a->qp = b->qp = &qp; /* before their start events run */
+    const struct port *h0 = test_port_to(&r, "h0", "s0");
+    for (uint32_t k = 0; k < 9; k++) {
+        sim_run(&r.sim, (sim_time_t)k * DATA_TX);
+        CU_ASSERT_EQUAL(a->snd_nxt, k < 3 ? k + 1 : 3);
+        CU_ASSERT_EQUAL(b->snd_nxt, k < 3 ? 0 : k - 2);
+        CU_ASSERT_EQUAL(b->started, k >= 2); /* B starts as A's last frame goes on the wire */
+        CU_ASSERT_EQUAL(h0->busy_until, (sim_time_t)(k + 1) * DATA_TX);
+    }
+    test_run_checked(&r);
+    CU_ASSERT_EQUAL(a->finish, 4 * DATA_TX + 2000000);
+    CU_ASSERT_EQUAL(b->finish, 10 * DATA_TX + 2000000);
+    CU_ASSERT_EQUAL(b->start, 0);
+    CU_ASSERT_FALSE(qp.busy);
+    CU_ASSERT_PTR_NULL(qp.head);
+    test_teardown(&scn, &r);
+}
+
+/*
  * Pacing at the flow's rate.  A flow capped at 10 Gbps on a 100 Gbps link sends a frame every 1106 x 8 / 10e9 s
  * = 884,800 ps: the k-th (from 0) at k x 884,800, the port idle in between.
  */
@@ -593,6 +628,7 @@ void test_nic_register(void)
 {
     CU_pSuite s = CU_add_suite("nic", NULL, NULL);
     CU_add_test(s, "the ready flows of a host take turns", test_round_robin);
+    CU_add_test(s, "flows of one queue pair go to the wire in order, back to back", test_queue_pair_in_order);
     CU_add_test(s, "a capped flow sends a frame every (size + 20) x 8 / cap", test_pacing_rate_cap);
     CU_add_test(s, "after a CNP the flow paces at DCQCN's cut rate", test_pacing_after_cnp);
     CU_add_test(s, "the receiver acknowledges every ack_every packets and the last", test_ack_every);

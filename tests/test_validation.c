@@ -34,6 +34,7 @@ static void test_goodput(void) { run_group(0); }
 static void test_fair(void) { run_group(1); }
 static void test_headroom(void) { run_group(2); }
 static void test_nccl_latency(void) { run_named("NCCL on a rail: latency, ring vs tree"); }
+static void test_nccl_bandwidth(void) { run_named("NCCL ring on a rail: bandwidth"); }
 
 void test_validation_register(void)
 {
@@ -42,4 +43,5 @@ void test_validation_register(void)
     CU_add_test(s, "DCQCN fair share (and the fluid model, reported)", test_fair);
     CU_add_test(s, "PFC headroom", test_headroom);
     CU_add_test(s, "NCCL all-reduce on a rail: alpha-beta latency (2-64 servers), ring/tree crossover", test_nccl_latency);
+    CU_add_test(s, "NCCL ring all-reduce on a rail: busbw within 5% of the bound (2-64 servers)", test_nccl_bandwidth);
 }
