@@ -95,6 +95,8 @@ struct coll {
     const char *op, *algorithm;
     int channels;
     double busbw_factor;
+    /* all_reduce on a network: the α-β model's times of the ring and the tree (s), which "auto" compares */
+    double model_ring, model_tree;
     void *sched;
     /* A kind's own fields of its summary.json object (NULL: none); workload's iterations (traffic_workload.c). */
     void (*summary)(const struct coll *c, struct cJSON *o);

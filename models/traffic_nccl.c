@@ -30,11 +30,12 @@
  *   (workload) post no queue pairs: their flows share the NIC side by side, and 2 chunks unacknowledged (double
  *   buffering) suit that, as more would hold back each chunk's arrival.
  * - "auto" picks ring or tree by the α-β model NCCL's tuning uses (time = latency + size / bandwidth per
- *   algorithm, the smaller wins): α, one step's latency, is an MTU frame's time over an algorithm's slowest hop on
- *   the empty network, B its slowest link, as channel 0 is laid out (the ring's hops for both over ranks alone; on
- *   GPU servers each its own: the ring's and the trees' hops between servers, not the NVLink between the first two
- *   ranks); ring 2(N-1)α + 2(N-1)/N S/B, tree (depth d, the deeper of the two trees, on servers with the chain of a
- *   server's GPUs) 2d(α + c/B) + 2S/B, c what one level of the pipeline passes: a chunk (or half a channel's data
+ *   algorithm, the smaller wins), each hop's α an MTU frame's time over it on the empty network and B the slowest
+ *   link, as channel 0 is laid out: the ring's latency is its 2(N-1) steps' hops summed around it (2(N-1) times
+ *   their mean: a queue pair per connection keeps the steps pipelined through hops of unequal times, NVLink and
+ *   network), the tree's its deepest path up and down on servers, and 2d times the ring's slowest hop over ranks
+ *   alone; ring 2(N-1)ᾱ + 2(N-1)/N S/B, tree (depth d, the deeper of the two trees, on servers with the chain of a
+ *   server's GPUs) latency + 2d c/B + 2S/B, c what one level of the pipeline passes: a chunk (or half a channel's data
  *   when smaller) of every channel that shares the link, as each has that share of the bandwidth (NCCL's model too
  *   gives a channel its share): over ranks alone every channel shares each rank's NIC, on servers channel c leaves
  *   by NIC c mod G of G, so ceil(channels / G) share one and both algorithms have min(channels, G) NICs' B.  Each
@@ -275,38 +276,53 @@ static void tree_parents(const struct bld *b, uint32_t ch, uint32_t *parent)
             parent[t * b->N + r] = coll_dbtree_parent(t, r, b->N);
 }
 
-/* α and B of the slowest of k hops, host[from[i]] to host[to[i]] (to[i] NO_STEP: none) on the empty network: an
- * MTU frame's time across it, and the slowest link on it (bits/s).  False when a hop has no path. */
-static bool slowest_hop(const struct net *n, const uint32_t *host, const uint32_t *from, const uint32_t *to,
-                        uint32_t k, sim_time_t *alpha, int64_t *bottleneck)
+/* The k hops host[from[i]] to host[to[i]] (to[i] NO_STEP: none) on the empty network: each one's time t[i] (an MTU
+ * frame's time across it; 0 for none), the slowest's and the slowest link on them (bits/s).  False when a hop has
+ * no path. */
+static bool hop_times(const struct net *n, const uint32_t *host, const uint32_t *from, const uint32_t *to,
+                      uint32_t k, sim_time_t *t, sim_time_t *alpha, int64_t *bottleneck)
 {
     *alpha = 0;
     *bottleneck = INT64_MAX;
     for (uint32_t i = 0; i < k; i++) {
+        t[i] = 0;
         if (to[i] == NO_STEP)
             continue;
         uint32_t a = host[from[i]], z = host[to[i]];
         int64_t b = 0;
-        sim_time_t t = net_host_path_time(n, a, z, (uint32_t)(n->hosts[a].nic->mtu + HDR_DATA + WIRE_OVERHEAD), &b);
-        if (t <= 0 || b <= 0)
+        t[i] = net_host_path_time(n, a, z, (uint32_t)(n->hosts[a].nic->mtu + HDR_DATA + WIRE_OVERHEAD), &b);
+        if (t[i] <= 0 || b <= 0)
             return false;
-        *alpha = t > *alpha ? t : *alpha;
+        *alpha = t[i] > *alpha ? t[i] : *alpha;
         *bottleneck = b < *bottleneck ? b : *bottleneck;
     }
     return true;
 }
 
-/* The algorithm entry e runs (auto resolved with the α-β model when n is the network, else ring). */
-static int resolve_algo(const struct nccl_conf *cc, const struct net *n)
+/* The latency of the deeper of the two trees of parent (2N entries, up[i] the time of rank i % N's hop to its
+ * parent in tree i / N): the longest root-to-leaf sum of its hops' times, in seconds. */
+static double tree_path(const uint32_t *parent, const sim_time_t *up, uint32_t N)
 {
-    if (cc->algorithm != ALGO_AUTO)
-        return cc->algorithm;
-    if (cc->op != OP_ALL_REDUCE || !n)
-        return ALGO_RING;
+    sim_time_t most = 0;
+    for (uint32_t t = 0; t < 2; t++)
+        for (uint32_t r = 0; r < N; r++) {
+            sim_time_t sum = 0;
+            for (uint32_t x = r, k = 0; parent[t * N + x] != NO_STEP && k < N; x = parent[t * N + x], k++)
+                sum += up[t * N + x];
+            most = sum > most ? sum : most;
+        }
+    return (double)most * 1e-12;
+}
+
+/* The α-β model's times (s) of entry cc's all-reduce by ring and by tree on network n; false when a hop has no
+ * path. */
+static bool alpha_beta(const struct nccl_conf *cc, const struct net *n, double *ring_s, double *tree_s)
+{
     /* α and B of each algorithm's slowest hop, channel 0 as build() lays it (on GPU servers the ring's and the
      * tree's hops between servers, not the NVLink between the first two ranks) */
     uint32_t N0 = (uint32_t)cc->hosts.n, *host = mem_xcalloc(N0, sizeof *host, TRAFFIC_OOM);
     uint32_t *perm = mem_xcalloc(4 * (size_t)N0, sizeof *perm, TRAFFIC_OOM), *next = perm + N0, *tp = perm + 2 * N0;
+    sim_time_t *t = mem_xcalloc(2 * (size_t)N0, sizeof *t, TRAFFIC_OOM);
     for (uint32_t r = 0; r < N0; r++)
         host[r] = (uint32_t)cc->hosts.idx[r];
     coll_ring_order(n, host, N0, 0, perm);
@@ -314,32 +330,51 @@ static int resolve_algo(const struct nccl_conf *cc, const struct net *n)
         next[i] = perm[(i + 1) % N0];
     sim_time_t alpha, alpha_t;
     int64_t bottleneck, bottleneck_t;
-    bool ok = slowest_hop(n, host, perm, next, N0, &alpha, &bottleneck);
-    /* the tree's: on servers its own hops (both trees) and depth; over ranks alone, as before the servers had
-     * trees of their own, the ring's hops and tree 0's depth */
-    double d, G = coll_servers(n, host, N0, next);
+    bool ok = hop_times(n, host, perm, next, N0, t, &alpha, &bottleneck);
+    /* the ring's 2(N-1) steps pipeline through its hops one after the other (a queue pair per connection keeps
+     * each hop busy), so its latency is the hops' times summed around it: 2(N-1) times their mean */
+    double ring_lat = 0;
+    for (uint32_t i = 0; i < N0; i++)
+        ring_lat += (double)t[i] * 1e-12 * 2 * (N0 - 1) / N0;
+    /* the tree's: on servers its own hops (both trees), its deepest path up and down; over ranks alone, as before
+     * the servers had trees of their own, the ring's slowest hop at each of tree 0's levels */
+    double d, G = coll_servers(n, host, N0, next), tree_lat;
     if (ok && coll_tree_parents(n, host, N0, 0, tp)) {
         for (uint32_t i = 0; i < 2 * N0; i++)
             perm[i] = i % N0;
-        ok = slowest_hop(n, host, perm, tp, 2 * N0, &alpha_t, &bottleneck_t);
+        ok = hop_times(n, host, perm, tp, 2 * N0, t, &alpha_t, &bottleneck_t);
         uint32_t d0 = coll_tree_depth(tp, N0), d1 = coll_tree_depth(tp + N0, N0);
         d = d0 > d1 ? d0 : d1;
+        tree_lat = 2 * tree_path(tp, t, N0);
     } else {
         alpha_t = alpha, bottleneck_t = bottleneck, d = coll_tree_depth(tp, N0);
+        tree_lat = 2 * d * (double)alpha * 1e-12;
     }
     free(host);
     free(perm);
+    free(t);
     if (!ok || alpha <= 0)
-        return ALGO_RING;
-    double N = cc->hosts.n, S = (double)cc->size, a = (double)alpha * 1e-12, B = (double)bottleneck / 8;
-    double at = (double)alpha_t * 1e-12, Bt = (double)bottleneck_t / 8, C = cc->channels;
+        return false;
+    double N = cc->hosts.n, S = (double)cc->size, B = (double)bottleneck / 8;
+    double Bt = (double)bottleneck_t / 8, C = cc->channels;
     /* the channels' chunks cross each link side by side: a level passes one chunk of each channel that shares
      * the link, every channel over ranks alone, ceil(C / G) on servers, where the channels leave by successive
      * NICs (then the channels' rings and trees have min(C, G) NICs' bandwidth) */
     double share = G > 0 ? ceil(C / G) : C, nics = G > 0 ? fmin(C, G) : 1;
     double c = fmin((double)cc->chunk, S / 2 / C) * share;
-    double ring = 2 * (N - 1) * a + 2 * (N - 1) / N * S / (B * nics);
-    double tree = 2 * d * (at + c / Bt) + 2 * S / (Bt * nics);
+    *ring_s = ring_lat + 2 * (N - 1) / N * S / (B * nics);
+    *tree_s = tree_lat + 2 * d * c / Bt + 2 * S / (Bt * nics);
+    return true;
+}
+
+/* The algorithm entry e runs (auto resolved with the α-β model when n is the network, else ring). */
+static int resolve_algo(const struct nccl_conf *cc, const struct net *n)
+{
+    double ring, tree;
+    if (cc->algorithm != ALGO_AUTO)
+        return cc->algorithm;
+    if (cc->op != OP_ALL_REDUCE || !n || !alpha_beta(cc, n, &ring, &tree))
+        return ALGO_RING;
     return tree < ring ? ALGO_TREE : ALGO_RING;
 }
 
@@ -541,6 +576,8 @@ static int nccl_setup(struct traffic *t, int ti, char *err, size_t errlen)
     c->algorithm = cc->op == OP_ALL_TO_ALL || cc->op == OP_SEND_RECV ? "p2p" : algo_names[algo];
     c->channels = cc->channels;
     c->busbw_factor = busbw_factor(cc->op, N);
+    if (cc->op == OP_ALL_REDUCE && !alpha_beta(cc, t->net, &c->model_ring, &c->model_tree))
+        c->model_ring = c->model_tree = 0;
     /* one block, freed with the traffic: the steps, each one's connection (padded to an even count), then the
      * connections' queue pairs (zeroed: empty) */
     uint32_t conns, steps = count_steps(cc, algo, &conns);

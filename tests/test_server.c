@@ -586,9 +586,9 @@ static double tree_busbw(int S, const char *entry)
  * B on the wire, of a frame coming the other way).  busbw = size / time x 2(n-1)/n.
  * On 2 servers NVLink is the bound (NIC 384 GB/s of algbw, NVLink 247): within 3 %, the fill and drain of one
  * chunk's path (2 hops between servers, 7 NVLink hops, about 30 us) against 1.09 ms.  On 4 servers the inner
- * servers' NICs are (192 against 247): within 25 %, as three servers send into an inner server's NIC at once (two
+ * servers' NICs are (192 against 247): within 10 %, as three servers send into an inner server's NIC at once (two
  * children up, the parent down) and its leaf's PFC pauses each sender's NIC whole, its other trees' sends too
- * (measured 80 % of the bound at 256 MiB, 85 % at 1 GiB).
+ * (measured 93 % of the bound at 256 MiB with a connection's chunks in order on a queue pair): at least 90 %.
  */
 static void test_server_tree_bound(void)
 {
@@ -602,11 +602,12 @@ static void test_server_tree_bound(void)
            "GB/s (NIC bound %.1f) ", b2, bound2, b4, bound4);
     CU_ASSERT(nvl_time > nic2_time && nic4_time > nvl_time);
     CU_ASSERT(b2 <= bound2 && b2 >= 0.97 * bound2);
-    CU_ASSERT(b4 <= bound4 && b4 >= 0.75 * bound4);
+    CU_ASSERT(b4 <= bound4 && b4 >= 0.90 * bound4);
 }
 
-/* The algorithm and completion (us) of the all-reduce `entry` on 4 servers. */
-static double tree_time(const char *entry, char *algo)
+/* The algorithm, completion (us) and the α-β model's times of ring and tree (us) of the all-reduce `entry` on 4
+ * servers. */
+static double tree_time(const char *entry, char *algo, double model[2])
 {
     struct scenario scn;
     struct run r;
@@ -616,30 +617,37 @@ static double tree_time(const char *entry, char *algo)
     CU_ASSERT_FATAL(c->finish > c->start);
     snprintf(algo, 16, "%s", c->algorithm);
     double us = (double)(c->finish - c->start) / 1e6;
+    model[0] = c->model_ring * 1e6, model[1] = c->model_tree * 1e6;
     test_teardown(&scn, &r);
     return us;
 }
 
 /*
- * "auto" on 4 servers of 8 GPUs (32 ranks), 8 channels: at 16 KB the model's latency terms decide, 2(N-1) = 62
- * steps of the ring against 2d = 18 levels of the tree (2 between servers, 7 of NVLink, each priced as the slowest
- * hop), so the tree wins by at least 62 / 18 and auto takes it; at 64 MiB the bandwidth terms decide (2(N-1)/N S
- * against 2S over the same NICs, and the tree's 18 levels of a chunk) and auto takes the ring, which is faster.
+ * "auto" on 4 servers of 8 GPUs (32 ranks), 8 channels, against the α-β model it uses (models/traffic_nccl.c): at
+ * 16 KB the latency terms decide, the ring's 62 steps summed hop by hop around it (4 of its 32 hops between
+ * servers) against the trees' deepest path up and down (2 hops between servers, 7 of NVLink); at 64 MiB the
+ * bandwidth terms (2(N-1)/N S against 2S over the same NICs, and the tree's 18 levels of a chunk).  Each simulated
+ * time within 25 % of the model's (which leaves out the ACKs, the frames' headers and the pipeline's fill), and
+ * auto takes the algorithm the model makes faster, which the simulation finds faster too.
  */
 static void test_server_tree_auto(void)
 {
     char ar[16], at[16], al[16], ring_algo[16];
-    double rs = tree_time("\"algorithm\": \"ring\", \"channels\": 8, \"size\": \"16KB\"", ring_algo);
-    double ts = tree_time("\"algorithm\": \"tree\", \"channels\": 8, \"size\": \"16KB\"", at);
-    double rl = tree_time("\"algorithm\": \"ring\", \"channels\": 8, \"size\": \"64MiB\"", ring_algo);
-    double tl = tree_time("\"algorithm\": \"tree\", \"channels\": 8, \"size\": \"64MiB\"", at);
-    tree_time("\"channels\": 8, \"size\": \"16KB\"", ar);
-    tree_time("\"channels\": 8, \"size\": \"64MiB\"", al);
-    printf("\n    4 servers: 16KB ring %.1f us, tree %.1f us, auto %s; 64MiB ring %.1f us, tree %.1f us, auto %s ", rs,
-           ts, ar, rl, tl, al);
-    CU_ASSERT(rs / ts >= 62.0 / 18);
+    double ms[2], ml[2], m[2];
+    double rs = tree_time("\"algorithm\": \"ring\", \"channels\": 8, \"size\": \"16KB\"", ring_algo, ms);
+    double ts = tree_time("\"algorithm\": \"tree\", \"channels\": 8, \"size\": \"16KB\"", at, m);
+    double rl = tree_time("\"algorithm\": \"ring\", \"channels\": 8, \"size\": \"64MiB\"", ring_algo, ml);
+    double tl = tree_time("\"algorithm\": \"tree\", \"channels\": 8, \"size\": \"64MiB\"", at, m);
+    tree_time("\"channels\": 8, \"size\": \"16KB\"", ar, m);
+    tree_time("\"channels\": 8, \"size\": \"64MiB\"", al, m);
+    printf("\n    4 servers: 16KB ring %.1f us (model %.1f), tree %.1f us (%.1f), auto %s; 64MiB ring %.1f us (%.1f), "
+           "tree %.1f us (%.1f), auto %s ", rs, ms[0], ts, ms[1], ar, rl, ml[0], tl, ml[1], al);
+    const double got[4] = {rs, ts, rl, tl}, model[4] = {ms[0], ms[1], ml[0], ml[1]};
+    for (int i = 0; i < 4; i++)
+        CU_ASSERT(model[i] > 0 && fabs(got[i] - model[i]) <= 0.25 * model[i]);
+    CU_ASSERT(ms[1] < ms[0] && ts < rs);
     CU_ASSERT_STRING_EQUAL(ar, "tree");
-    CU_ASSERT(rl < tl);
+    CU_ASSERT(ml[0] < ml[1] && rl < tl);
     CU_ASSERT_STRING_EQUAL(al, "ring");
 }
 
