@@ -719,6 +719,21 @@ static void test_chakra_groups_malformed(void)
     }
 }
 
+/* tests/data/chakra/tp2-dp2.json (its README): 170 us of compute and 5 MB per rank over pairs' rings at 1024 / 1192
+ * of 12.5 GB/s, 635.6 us an iteration, within 5 % more (the steps' latency); its second iteration the same within
+ * 0.1 % (the ranks end each iteration within a link's latency of each other). */
+static void test_chakra_example(void)
+{
+    double bound = 170 + 5e6 / (12.5e3 * 1024 / 1192), it[4];
+    char *text = run_text("tests/data/chakra/tp2-dp2.json");
+    CU_ASSERT_EQUAL_FATAL(nums_of(text, "\"iteration_ns\"", it, 4), 2);
+    free(text);
+    bool ok = it[0] / 1e3 >= bound && it[0] / 1e3 <= 1.05 * bound && it[1] >= 0.999 * it[0] && it[1] <= 1.001 * it[0];
+    if (!ok)
+        fprintf(stderr, "\n  iterations %.2f and %.2f us, the bound %.1f us\n", it[0] / 1e3, it[1] / 1e3, bound);
+    CU_ASSERT(ok);
+}
+
 void test_workload_register(void)
 {
     CU_pSuite s = CU_add_suite("training workloads (traffic kind workload)", NULL, NULL);
@@ -743,6 +758,8 @@ void test_workload_register(void)
                 test_chakra_iterations_comm);
     CU_add_test(s, "Chakra iterations: a message a whole iteration early is not waited for again",
                 test_chakra_iterations_early);
+    CU_add_test(s, "the example traces of tests/data/chakra: an iteration at the pairs' rings' bound, twice",
+                test_chakra_example);
     CU_add_test(s, "malformed communicator groups exit 2 naming the file and path or line",
                 test_chakra_groups_malformed);
     CU_add_test(s, "malformed files exit 2 naming the file and line", test_malformed);
