@@ -119,10 +119,11 @@ static int ck_node_read(const char *path, uint32_t i, size_t at, const ChakraPro
     int64_t type = -1, size = -1;
     const char *pg = NULL;
     bool pg_bad = false;
-    *n = (struct ck_node){.id = m->id, .kind = -1, .dur_ps = (int64_t)m->duration_micros * 1000000, .peer = -1};
+    *n = (struct ck_node){.id = m->id, .kind = -1, .peer = -1};
     if (m->duration_micros > (uint64_t)INT64_MAX / 1000000)
         return snprintf(err, errlen, "%.400s: node %u at byte %zu: expected duration_micros below 9.2e12, got %llu",
                         path, i, at, (unsigned long long)m->duration_micros), -1;
+    n->dur_ps = (int64_t)m->duration_micros * 1000000; /* only once it is known to fit */
     for (size_t a = 0; a < m->n_attr; a++) {
         const ChakraProtoMsg__AttributeProto *p = m->attr[a];
         if (!p->name)

@@ -484,7 +484,8 @@ static void test_chakra_malformed(void)
  * read (the ASan build watches for what the finding was). */
 static void test_chakra_regressions(void)
 {
-    static const char *const files[] = {"tests/fuzz/regressions/chakra-node-without-deps.et"};
+    static const char *const files[] = {"tests/fuzz/regressions/chakra-node-without-deps.et",
+                                        "tests/fuzz/regressions/chakra-duration-overflow.et"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         FILE *f = fopen(files[i], "rb");
         CU_ASSERT_PTR_NOT_NULL_FATAL(f);
