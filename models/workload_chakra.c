@@ -607,8 +607,8 @@ static int group_add(struct ck_groups *G, const char *path, const char *name, co
     if (!cJSON_IsArray(a) || m == 0)
         return snprintf(err, errlen, "%.400s: %.80s: expected a list of at least one rank, got %s", path, name,
                         cJSON_IsArray(a) ? "an empty one" : "another value"), -1;
-    for (uint32_t j = 0; j < m; j++) {
-        const cJSON *v = cJSON_GetArrayItem(a, (int)j);
+    const cJSON *v = a->child;
+    for (uint32_t j = 0; j < m; j++, v = v->next) {
         double d = cJSON_IsNumber(v) ? v->valuedouble : -1;
         if (d < 0 || d >= N || d != (double)(uint32_t)d) {
             char got[48] = "another value";
@@ -933,8 +933,8 @@ static void rank_init(struct ck_rank *k, uint32_t iters)
 
 /* The traces and groups of entry ti, read and checked, and their flows (all iterations') counted.  The flows, or
  * UINT32_MAX with err. */
-static uint32_t ck_prepare(const struct scenario *s, int ti, struct ck_trace **tr, struct ck_groups *G, char *err,
-                           size_t errlen)
+static uint32_t ck_prepare_lines(const struct scenario *s, int ti, struct ck_trace **tr, struct ck_groups *G,
+                                 char *err, size_t errlen)
 {
     const struct workload_conf *wc = TRAFFIC_CONF(&s->traffic[ti], struct workload_conf);
     uint32_t N = (uint32_t)wc->hosts.n;
@@ -954,6 +954,16 @@ static uint32_t ck_prepare(const struct scenario *s, int ti, struct ck_trace **t
         return snprintf(err, errlen, "%s: traffic.%d.chunk: expected a chunk that leaves at most %u flows (all "
                         "iterations), got more", s->file, ti, WL_MAX_FLOWS), UINT32_MAX;
     return n * (uint32_t)wc->iterations;
+}
+
+/* ck_prepare_lines, its message one line: it may quote a group's id or a pg_name as written. */
+static uint32_t ck_prepare(const struct scenario *s, int ti, struct ck_trace **tr, struct ck_groups *G, char *err,
+                           size_t errlen)
+{
+    uint32_t n = ck_prepare_lines(s, ti, tr, G, err, errlen);
+    if (n == UINT32_MAX)
+        scn_one_line(err);
+    return n;
 }
 
 static char *ck_timeline(const struct coll *c)
