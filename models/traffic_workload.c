@@ -696,6 +696,9 @@ static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
                         scn->file, ti), SCN_EUSAGE;
     if (wc->format == WL_FORMAT_CHAKRA)
         return ck_setup(t, ti, err, errlen);
+    if (*wc->comm_groups)
+        return snprintf(err, errlen, "%s: traffic.%d.comm_groups: expected no communicator groups file with the format "
+                        "simai (its groups follow from the file's header)", scn->file, ti), SCN_EUSAGE;
     struct wl_state *w = mem_xcalloc(1, sizeof *w, TRAFFIC_OOM);
     t->state[ti] = w;
     int rc = wl_load(scn, ti, &w->f, err, errlen);
@@ -820,24 +823,28 @@ static int wl_senders(const struct scn_traffic *e, const int **hosts)
 }
 
 #define FILE_WHAT "the path of a workload file"
+#define GROUPS_WHAT "the path of a communicator groups file"
 
-static int parse_file(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *path, void *base)
+/* A path setting (file, comm_groups) into the char[WL_PATH_MAX] at its offset. */
+static int parse_path(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *path, void *base)
 {
-    struct workload_conf *e = base;
+    char *dst = (char *)base + f->offset;
     const char *cs = NULL;
-    (void)f;
-    if (setting_val_str(c, v, path, FILE_WHAT, &cs) < 0)
+    if (setting_val_str(c, v, path, f->what, &cs) < 0)
         return -1;
-    if (!*cs || strlen(cs) >= sizeof e->file)
-        return setting_bad(c, path, "expected a file path of at most %zu characters, got \"%.60s\"",
-                           sizeof e->file - 1, cs);
-    setting_strf(e->file, sizeof e->file, "%s", cs);
+    if (!*cs || strlen(cs) >= WL_PATH_MAX)
+        return setting_bad(c, path, "expected a file path of at most %d characters, got \"%.60s\"", WL_PATH_MAX - 1,
+                           cs);
+    setting_strf(dst, WL_PATH_MAX, "%s", cs);
     return 0;
 }
 
-static void dump_file(cJSON *obj, const struct setting *f, const void *base)
+/* The path, or nothing for an optional one not given. */
+static void dump_path(cJSON *obj, const struct setting *f, const void *base)
 {
-    cJSON_AddStringToObject(obj, f->name, ((const struct workload_conf *)base)->file);
+    const char *p = (const char *)base + f->offset;
+    if (*p || (f->flags & SETTING_REQUIRED))
+        cJSON_AddStringToObject(obj, f->name, p);
 }
 
 static const struct setting workload_fields[] = {
@@ -845,16 +852,21 @@ static const struct setting workload_fields[] = {
     {SET_FIELD("chunk", SETTING_SIZE, struct workload_conf, chunk, SETTING_POSITIVE, "512KiB",
                "Bytes per step of a collective's pipeline (one flow)"),
      .what = "a size like \"512KiB\""},
+    {.name = "comm_groups", .kind = SETTING_CUSTOM, .offset = offsetof(struct workload_conf, comm_groups),
+     .what = GROUPS_WHAT,
+     .help = "chakra: ASTRA-sim's communicator groups file, group id to ranks (relative to the scenario file)",
+     .parse = parse_path, .dump = dump_path},
     {.name = "file", .kind = SETTING_CUSTOM, .offset = offsetof(struct workload_conf, file),
      .flags = SETTING_REQUIRED, .what = FILE_WHAT,
      .help = "The workload file (relative to the scenario file); chakra: {rank} in it stands for the rank",
-     .parse = parse_file, .dump = dump_file},
+     .parse = parse_path, .dump = dump_path},
     {SET_ENUM("format", struct workload_conf, format, format_names, "simai",
               "simai: the text format of AICB and SimAI; chakra: MLCommons Chakra execution traces, one per rank")},
     {.name = "hosts", .kind = SETTING_CUSTOM, .offset = offsetof(struct workload_conf, hosts),
      .flags = SETTING_ALWAYS, .lo = 1, .help = "The ranks (GPUs), in rank order (absent: every host)",
      .parse = scn_parse_hostset, .dump = scn_dump_hostset},
-    {SET_INT("iterations", struct workload_conf, iterations, 1, 1000, "1", "Training iterations to run")},
+    {SET_INT("iterations", struct workload_conf, iterations, 1, 1000, "1",
+             "Training iterations to run, one after the other")},
     {SET_FIELD("overlap", SETTING_BOOL, struct workload_conf, overlap, 0, "false",
                "Weight-gradient collectives overlap the backward compute, as SimAI runs them")},
     {0},

@@ -55,12 +55,17 @@ void tl_free(struct tl_rank *t, uint32_t N)
 
 void wl_path(const struct scenario *s, const struct workload_conf *wc, int rank, char *out, size_t outlen)
 {
+    wl_path_of(s, wc->file, rank, out, outlen);
+}
+
+void wl_path_of(const struct scenario *s, const char *file, int rank, char *out, size_t outlen)
+{
     char dir[PATH_MAX], name[300];
-    const char *at = rank >= 0 ? strstr(wc->file, "{rank}") : NULL;
+    const char *at = rank >= 0 ? strstr(file, "{rank}") : NULL;
     if (at)
-        snprintf(name, sizeof name, "%.*s%d%s", (int)(at - wc->file), wc->file, rank, at + 6);
+        snprintf(name, sizeof name, "%.*s%d%s", (int)(at - file), file, rank, at + 6);
     else
-        snprintf(name, sizeof name, "%s", wc->file);
+        snprintf(name, sizeof name, "%s", file);
     snprintf(dir, sizeof dir, "%s", s->file);
     if (name[0] == '/' || !strcmp(dirname(dir), "."))
         snprintf(out, outlen, "%s", name);

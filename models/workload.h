@@ -16,6 +16,7 @@ enum { WL_FORMAT_SIMAI, WL_FORMAT_CHAKRA };
 
 #define WL_KINDS 4              /* the collectives: all_reduce, all_gather, reduce_scatter, all_to_all */
 #define WL_MAX_FLOWS (1u << 24) /* flows of one entry: bounded memory */
+#define WL_PATH_MAX 256         /* the entry's file paths, as written */
 
 extern const char *const wl_kind_names[WL_KINDS];
 extern const int wl_kind_op[WL_KINDS];
@@ -23,7 +24,8 @@ extern const int wl_kind_op[WL_KINDS];
 struct workload_conf {
     int format, channels, iterations;
     bool overlap;
-    char file[256];
+    char file[WL_PATH_MAX];
+    char comm_groups[WL_PATH_MAX]; /* chakra: the communicator groups' file ("": none) */
     int64_t chunk;
     struct scn_hostset hosts;
 };
@@ -31,6 +33,8 @@ struct workload_conf {
 /* The path of the entry's file (rank's, "{rank}" replaced, for Chakra's per-rank traces; rank < 0: as written),
  * relative to the scenario file's folder unless absolute. */
 void wl_path(const struct scenario *s, const struct workload_conf *wc, int rank, char *out, size_t outlen);
+/* The same for any file path of the entry (comm_groups). */
+void wl_path_of(const struct scenario *s, const char *file, int rank, char *out, size_t outlen);
 
 /* The timeline of a run, per rank: what it did when (timeline.csv).  what: TL_COMPUTE, a collective's kind + 1,
  * or TL_P2P (a message). */

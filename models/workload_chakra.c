@@ -7,22 +7,36 @@
  * message, then Node messages to the end of the file.  models/chakra.proto holds the fields read, with et_def's
  * numbers and types.  A node's attributes are read by name as Chakra's feeder reads them
  * (src/feeder/et_feeder_node.cpp): comm_type and comm_size (int64_val), comm_src, comm_dst and comm_tag
- * (int32_val).  Facts only; no code of theirs is used.
+ * (int32_val), pg_name (string_val).  Facts only; no code of theirs is used.
  *
  * Nodes: COMP_NODE computes for duration_micros; COMM_COLL_NODE is a collective of comm_size bytes (ALL_REDUCE,
- * ALL_GATHER, REDUCE_SCATTER or ALL_TO_ALL, run as traffic_nccl.c's ring and p2p schedules) over all the entry's
- * ranks: a rank's k-th collective node meets every other rank's k-th, which must be of the same type and size
- * (process groups, pg_name, are not read); COMM_SEND_NODE sends comm_size bytes to rank comm_dst, one flow, met
- * by the receiving rank's COMM_RECV_NODE of comm_src and the same comm_tag, in file order; other nodes take no
- * time.  A node starts when every node its data_deps and ctrl_deps name is done.  A rank computes one node at a
- * time, in the order they become ready (one compute stream, as ASTRA-sim's roofline of one GPU); communication
- * nodes run beside it.  A collective node is done when the rank's part is (its sends acknowledged, its receipts
- * in), a send when it is acknowledged, a receive when its data is in.
+ * ALL_GATHER, REDUCE_SCATTER or ALL_TO_ALL, run as traffic_nccl.c's ring and p2p schedules) over the ranks of its
+ * process group; COMM_SEND_NODE sends comm_size bytes to rank comm_dst, one flow, met by the receiving rank's
+ * COMM_RECV_NODE of comm_src and the same comm_tag, in file order; other nodes take no time.  A node starts when
+ * every node its data_deps and ctrl_deps name is done.  A rank computes one node at a time, in the order they
+ * become ready (one compute stream, as ASTRA-sim's roofline of one GPU); communication nodes run beside it.  A
+ * collective node is done when the rank's part is (its sends acknowledged, its receipts in), a send when it is
+ * acknowledged, a receive when its data is in.
+ *
+ * Process groups, as ASTRA-sim maps them (astra-sim/workload/Workload.cc of github.com/astra-sim/astra-sim:
+ * initialize_comm_groups and extract_comm_group): the entry's comm_groups file is ASTRA-sim's
+ * --comm-group-configuration, a JSON object from a group's id to the list of its NPUs (here the entry's ranks);
+ * a collective's pg_name names its group, none, "" or "0" (when the file has no "0") all ranks.  A member's k-th
+ * collective of a group meets every other member's k-th of it, which must be of the same type and size, and runs
+ * as a ring of the group's size k in the file's order of its ranks (its bytes per rank 2(k - 1)/k or (k - 1)/k of
+ * the size).
+ *
+ * Iterations: ASTRA-sim runs a trace once (a trace of K iterations holds K times the nodes); here "iterations": K
+ * runs the trace K times, a rank starting iteration i + 1 when its last node of iteration i is done, without a
+ * barrier across ranks (a training loop's ranks meet only in their collectives).  Each iteration has flows of its
+ * own; a message in before its receiver reached that iteration (its sender an iteration ahead) is counted, not
+ * waited for again.
  */
 #include "models/workload.h"
 #include "models/chakra.pb-c.h"
 #include "sim/file.h"
 #include "sim/mem.h"
+#include "sim/scenario.h"
 #include "sim/units.h"
 
 #include <cjson/cJSON.h>
@@ -32,6 +46,7 @@
 #include <string.h>
 
 #define CK_MAX_NODES 1000000
+#define CK_PG_MAX 64     /* a group's name: PyTorch's are small integers */
 
 enum { CK_OTHER, CK_COMP, CK_COLL, CK_SEND, CK_RECV };
 
@@ -41,6 +56,8 @@ struct ck_node {
     int64_t dur_ps, bytes;
     int32_t peer, tag;
     uint32_t n_deps, *deps;  /* indexes of the nodes it waits for */
+    char *pg;                /* a collective's pg_name (NULL: none or empty) */
+    uint32_t grp, gk;        /* a collective's group (ck_groups) and its place among the group's collectives */
 };
 
 struct ck_trace {
@@ -53,7 +70,7 @@ void ck_trace_free(struct ck_trace *t)
     if (!t)
         return;
     for (uint32_t i = 0; i < t->n; i++)
-        free(t->node[i].deps);
+        free(t->node[i].deps), free(t->node[i].pg);
     free(t->node);
     free(t);
 }
@@ -100,10 +117,13 @@ static int ck_node_read(const char *path, uint32_t i, size_t at, const ChakraPro
                         char *err, size_t errlen)
 {
     int64_t type = -1, size = -1;
-    *n = (struct ck_node){.id = m->id, .kind = -1, .dur_ps = (int64_t)m->duration_micros * 1000000, .peer = -1};
+    const char *pg = NULL;
+    bool pg_bad = false;
+    *n = (struct ck_node){.id = m->id, .kind = -1, .peer = -1};
     if (m->duration_micros > (uint64_t)INT64_MAX / 1000000)
         return snprintf(err, errlen, "%.400s: node %u at byte %zu: expected duration_micros below 9.2e12, got %llu",
                         path, i, at, (unsigned long long)m->duration_micros), -1;
+    n->dur_ps = (int64_t)m->duration_micros * 1000000; /* only once it is known to fit */
     for (size_t a = 0; a < m->n_attr; a++) {
         const ChakraProtoMsg__AttributeProto *p = m->attr[a];
         if (!p->name)
@@ -117,6 +137,10 @@ static int ck_node_read(const char *path, uint32_t i, size_t at, const ChakraPro
             n->peer = v < 0 || v > INT32_MAX ? -1 : (int32_t)v;
         else if (!strcmp(p->name, "comm_tag"))
             n->tag = v < INT32_MIN || v > INT32_MAX ? -1 : (int32_t)v;
+        else if (!strcmp(p->name, "pg_name")) {
+            pg_bad = p->value_case != CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+            pg = pg_bad ? NULL : p->string_val;
+        }
     }
     switch (m->type) {
     case CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE: n->type = CK_COMP; break;
@@ -131,7 +155,12 @@ static int ck_node_read(const char *path, uint32_t i, size_t at, const ChakraPro
     if (n->type >= CK_COLL && (size < 0 || (n->type != CK_COLL && n->peer < 0)))
         return snprintf(err, errlen, "%.400s: node %u at byte %zu: expected comm_size of at least 0%s", path, i, at,
                         n->type == CK_COLL ? "" : " and comm_src/comm_dst, a rank"), -1;
+    if (pg_bad || (pg && strlen(pg) > CK_PG_MAX))
+        return snprintf(err, errlen, "%.400s: node %u at byte %zu: expected pg_name a string of at most %d characters",
+                        path, i, at, CK_PG_MAX), -1;
     n->bytes = size;
+    if (n->type == CK_COLL && pg && *pg)
+        n->pg = mem_xstrdup(pg, TRAFFIC_OOM);
     n->n_deps = (uint32_t)(m->n_ctrl_deps + m->n_data_deps);
     n->deps = mem_xcalloc(n->n_deps ? n->n_deps : 1, sizeof *n->deps, TRAFFIC_OOM);
     return 0;
@@ -274,20 +303,35 @@ struct ck_rank {
     uint32_t *need;                   /* per node: dependencies (and for a receive its data) not yet in */
     uint32_t *dep_first, *dep_list;   /* the nodes waiting for each */
     uint32_t *q, qh, qt;              /* ready compute nodes, in order */
-    uint32_t *inst_of;                /* per node: its collective instance or its send's step */
+    uint32_t *inst_of;                /* per node: its collective instance or its send's step, in iteration 0 */
+    uint32_t *got;                    /* per receive node: its messages in, over all iterations */
+    uint32_t *roots, n_roots;         /* the nodes without dependencies */
     sim_time_t *t0;                   /* per node: when a collective or send started (the timeline) */
     bool busy;
-    uint32_t left;                    /* nodes not done */
-    int64_t compute_ps;
-    sim_time_t end;
+    uint32_t left, it;                /* nodes of iteration it not done */
+    int64_t compute_ps;               /* per iteration */
+    sim_time_t *iter_end;             /* per iteration */
+};
+
+/* The communicator groups of an entry: group 0 is all its ranks, then the comm_groups file's, in file order. */
+struct ck_groups {
+    uint32_t n, N;
+    char **name;                      /* [g]; NULL for group 0 */
+    uint32_t *first, *member;         /* group g's ranks, in ring order: member[first[g] .. first[g + 1]) */
+    int32_t *place;                   /* [g * N + r]: rank r's place in group g, -1 when not in it */
+    uint32_t *cnt, *base;             /* per group: its collectives (as its first member's trace holds them), and
+                                       * the instance of its first */
+    uint32_t *ref;                    /* per instance: its node in its group's first member's trace */
 };
 
 struct ck_state {
     struct coll *c;                   /* first, as traffic_workload.c's state */
-    uint32_t N, n_inst;
+    uint32_t N, n_inst, iters;        /* n_inst, n_steps: of one iteration */
+    uint32_t n_steps;
     struct ck_rank *rk;
-    struct ck_inst *inst;
+    struct ck_inst *inst;             /* iteration it's instance ii: inst[it * n_inst + ii] */
     struct tl_rank *tl;
+    struct ck_groups g;
 };
 
 static void ck_done(struct ck_state *w, uint32_t r, uint32_t i, sim_time_t now);
@@ -350,13 +394,14 @@ static void ck_ready(struct ck_state *w, uint32_t r, uint32_t i, sim_time_t now)
         k->q[k->qt++] = i;
         ck_comp_start(w, r, now);
     } else if (n->type == CK_COLL) {
-        struct ck_inst *in = &w->inst[k->inst_of[i]];
+        uint32_t ii = k->it * w->n_inst + k->inst_of[i];
+        struct ck_inst *in = &w->inst[ii];
         atomic_min_t(&in->start, now);
         for (uint32_t s = in->first[r]; s < in->first[r + 1]; s++)
             ck_step_ready(w->c, in->by_src[s]);
-        ck_part(w, k->inst_of[i], r, i, now);
+        ck_part(w, ii, r, i, now);
     } else if (n->type == CK_SEND) {
-        ck_step_ready(w->c, k->inst_of[i]);
+        ck_step_ready(w->c, k->it * w->n_steps + k->inst_of[i]);
     } else {
         ck_done(w, r, i, now); /* a receive's data is in (its need counted it), or a node of no time */
     }
@@ -379,13 +424,41 @@ static void ck_release_node(struct ck_state *w, uint32_t r, uint32_t i, sim_time
         ck_ready(w, r, i, now);
 }
 
+/* Rank r begins iteration it: every node waits for its dependencies again, a receive for its message unless it
+ * came early (a sender a whole iteration ahead), and the nodes without dependencies are ready. */
+static void ck_begin(struct ck_state *w, uint32_t r, uint32_t it, sim_time_t now)
+{
+    struct ck_rank *k = &w->rk[r];
+    k->it = it;
+    k->left = k->t->n;
+    k->qh = k->qt = 0;
+    for (uint32_t i = 0; i < k->t->n; i++)
+        k->need[i] = k->t->node[i].n_deps + (k->t->node[i].type == CK_RECV && k->got[i] <= it);
+    for (uint32_t j = 0; j < k->n_roots; j++)
+        if (k->need[k->roots[j]] == 0)
+            ck_ready(w, r, k->roots[j], now);
+}
+
+/* Rank r's next iteration (an event of its host, after the one that ended the last: ck_begin must not run inside
+ * the release of the last iteration's nodes). */
+static void ck_next(struct sim *sim, void *obj, uint64_t arg)
+{
+    struct ck_state *w = obj;
+    ck_begin(w, (uint32_t)arg, w->rk[arg].it + 1, sim->now);
+}
+
 static void ck_done(struct ck_state *w, uint32_t r, uint32_t i, sim_time_t now)
 {
     struct ck_rank *k = &w->rk[r];
     for (uint32_t d = k->dep_first[i]; d < k->dep_first[i + 1]; d++)
         ck_release_node(w, r, k->dep_list[d], now);
-    if (--k->left == 0) {
-        k->end = now;
+    if (--k->left > 0)
+        return;
+    k->iter_end[k->it] = now;
+    if (k->it + 1 < w->iters) {
+        struct net *n = w->c->t->net;
+        sim_at_to(net_sim(n), now, net_host_ent(n, w->c->host[r]), ck_next, w, r);
+    } else {
         coll_part(w->c, now);
     }
 }
@@ -400,7 +473,10 @@ static void ck_received(struct net *n, struct flow *f)
         ck_step_ready(c, s->s.on_recv[i]);
     coll_part(c, now);
     if (s->inst == NO_STEP) {
-        ck_release_node(w, s->s.dst, s->rnode, now);
+        /* the k-th message in is iteration k - 1's; one of a later iteration waits for it (ck_begin) */
+        struct ck_rank *k = &w->rk[s->s.dst];
+        if (++k->got[s->rnode] == k->it + 1)
+            ck_release_node(w, s->s.dst, s->rnode, now);
         return;
     }
     ck_part(w, s->inst, s->s.dst, s->rnode, now);
@@ -431,7 +507,7 @@ static void ck_place(const struct coll *c, uint32_t j, struct coll_place *out)
     *out = (struct coll_place){.src = c->host[s->s.src], .dst = c->host[s->s.dst], .tag = j, .bytes = s->s.bytes};
 }
 
-/* The start (an event of the run): every rank's nodes without dependencies are ready. */
+/* The start (an event of the run): every rank begins its first iteration. */
 static void ck_start(struct sim *s, void *obj, uint64_t arg)
 {
     struct coll *c = obj;
@@ -439,36 +515,39 @@ static void ck_start(struct sim *s, void *obj, uint64_t arg)
     c->start = s->now;
     struct ck_state *w = c->t->state[c->entry];
     for (uint32_t r = 0; r < w->N; r++) {
-        if (w->rk[r].left == 0) {
-            w->rk[r].end = s->now;
+        if (w->rk[r].t->n == 0) {
+            for (uint32_t it = 0; it < w->iters; it++)
+                w->rk[r].iter_end[it] = s->now;
             coll_part(c, s->now);
+        } else {
+            ck_begin(w, r, 0, s->now);
         }
-        for (uint32_t i = 0; i < w->rk[r].t->n; i++)
-            if (w->rk[r].need[i] == 0)
-                ck_ready(w, r, i, s->now);
     }
 }
 
-/* summary.json: as the SimAI format's, for the one iteration the traces hold. */
+/* summary.json: as the SimAI format's (traffic_workload.c's wl_summary), an iteration ending when its last rank's
+ * last node does. */
 static void ck_summary(const struct coll *c, cJSON *o)
 {
     const struct ck_state *w = c->t->state[c->entry];
     double kind_ns[WL_KINDS] = {0};
     int64_t comp = 0;
-    sim_time_t end = 0;
-    for (uint32_t i = 0; i < w->n_inst; i++)
+    for (uint32_t i = 0; i < w->n_inst * w->iters; i++)
         if (w->inst[i].start >= 0 && w->inst[i].end >= w->inst[i].start)
             kind_ns[w->inst[i].kind] += units_ps_to_ns(w->inst[i].end - w->inst[i].start);
-    for (uint32_t r = 0; r < w->N; r++) {
+    for (uint32_t r = 0; r < w->N; r++)
         comp = w->rk[r].compute_ps > comp ? w->rk[r].compute_ps : comp;
-        end = w->rk[r].end > end ? w->rk[r].end : end;
-    }
-    cJSON_AddNumberToObject(o, "iterations", 1);
+    cJSON_AddNumberToObject(o, "iterations", w->iters);
     cJSON_AddNumberToObject(o, "compute_per_iteration_ns", units_ps_to_ns(comp));
     cJSON *it = cJSON_AddArrayToObject(o, "iteration_ns"), *ex = cJSON_AddArrayToObject(o, "exposed_comm_ns");
-    if (c->finish >= 0) {
-        cJSON_AddItemToArray(it, cJSON_CreateNumber(units_ps_to_ns(end - c->start)));
-        cJSON_AddItemToArray(ex, cJSON_CreateNumber(units_ps_to_ns(end - c->start - comp)));
+    sim_time_t prev = c->start;
+    for (uint32_t i = 0; i < w->iters && c->finish >= 0; i++) {
+        sim_time_t end = 0;
+        for (uint32_t r = 0; r < w->N; r++)
+            end = w->rk[r].iter_end[i] > end ? w->rk[r].iter_end[i] : end;
+        cJSON_AddItemToArray(it, cJSON_CreateNumber(units_ps_to_ns(end - prev)));
+        cJSON_AddItemToArray(ex, cJSON_CreateNumber(units_ps_to_ns(end - prev - comp)));
+        prev = end;
     }
     cJSON *k = cJSON_AddObjectToObject(o, "collective_ns");
     for (int i = 0; i < WL_KINDS; i++)
@@ -495,52 +574,191 @@ static int ck_load(const struct scenario *s, int ti, struct ck_trace **tr, char 
     return 0;
 }
 
-/* Rank r's nodes of type ty in file order into out (NULL: counted); their number. */
-static uint32_t nodes_of(const struct ck_trace *t, int ty, uint32_t *out)
+/* ---- communicator groups ---- */
+
+static void groups_free(struct ck_groups *G)
 {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < t->n; i++)
-        if (t->node[i].type == ty) {
-            if (out)
-                out[n] = i;
-            n++;
-        }
-    return n;
+    for (uint32_t g = 0; G->name && g < G->n; g++)
+        free(G->name[g]);
+    free(G->name), free(G->first), free(G->member), free(G->place), free(G->cnt), free(G->base), free(G->ref);
+    *G = (struct ck_groups){0};
 }
 
-/* Every rank's k-th collective node the same as rank 0's, and each send met by a receive.  0, or -1 with err
- * naming the file (of rank r: path) and node. */
-static int ck_check(const struct scenario *s, int ti, struct ck_trace **tr, uint32_t N, char *err, size_t errlen)
+/* Group g (of G->n) named name with the ranks of the JSON array a (NULL: all N), checked: 0, or -1 with err. */
+static int group_add(struct ck_groups *G, const char *path, const char *name, const cJSON *a, char *err,
+                     size_t errlen)
+{
+    uint32_t g = G->n++, N = G->N, m = a ? (uint32_t)cJSON_GetArraySize(a) : N;
+    G->name = mem_xrealloc(G->name, G->n * sizeof *G->name, TRAFFIC_OOM);
+    G->first = mem_xrealloc(G->first, (G->n + 1) * sizeof *G->first, TRAFFIC_OOM);
+    G->place = mem_xrealloc(G->place, (size_t)G->n * N * sizeof *G->place, TRAFFIC_OOM);
+    G->name[g] = name ? mem_xstrdup(name, TRAFFIC_OOM) : NULL;
+    G->first[0] = 0;
+    G->first[g + 1] = G->first[g] + m;
+    G->member = mem_xrealloc(G->member, (G->first[g + 1] + 1) * sizeof *G->member, TRAFFIC_OOM);
+    int32_t *pl = G->place + (size_t)g * N;
+    for (uint32_t r = 0; r < N; r++)
+        pl[r] = a ? -1 : (int32_t)r;
+    if (!a) {
+        for (uint32_t r = 0; r < N; r++)
+            G->member[r] = r;
+        return 0;
+    }
+    if (!cJSON_IsArray(a) || m == 0)
+        return snprintf(err, errlen, "%.400s: %.80s: expected a list of at least one rank, got %s", path, name,
+                        cJSON_IsArray(a) ? "an empty one" : "another value"), -1;
+    const cJSON *v = a->child;
+    for (uint32_t j = 0; j < m; j++, v = v->next) {
+        double d = cJSON_IsNumber(v) ? v->valuedouble : -1;
+        if (d < 0 || d >= N || d != (double)(uint32_t)d) {
+            char got[48] = "another value";
+            if (cJSON_IsNumber(v))
+                snprintf(got, sizeof got, "%.17g", v->valuedouble);
+            return snprintf(err, errlen, "%.400s: %.80s.%u: expected a rank of 0 to %u (the entry's hosts), got %s",
+                            path, name, j, N - 1, got), -1;
+        }
+        uint32_t r = (uint32_t)d;
+        if (pl[r] >= 0)
+            return snprintf(err, errlen, "%.400s: %.80s.%u: expected each rank once in a group, got %u again", path,
+                            name, j, r), -1;
+        pl[r] = (int32_t)j;
+        G->member[G->first[g] + j] = r;
+    }
+    return 0;
+}
+
+/* The entry's groups: all its ranks, then those of its comm_groups file (ASTRA-sim's --comm-group-configuration:
+ * a JSON object from a group's id to its ranks).  0, or -1 with err naming the file and the JSON path or line. */
+static int groups_load(const struct scenario *s, const struct workload_conf *wc, uint32_t N, struct ck_groups *G,
+                       char *err, size_t errlen)
+{
+    *G = (struct ck_groups){.N = N};
+    group_add(G, NULL, NULL, NULL, err, errlen);
+    if (!*wc->comm_groups)
+        return 0;
+    char path[PATH_MAX + 300], *text = NULL, *clean = NULL;
+    wl_path_of(s, wc->comm_groups, -1, path, sizeof path);
+    if (file_read(path, FILE_TEXT, &text, NULL, err, errlen))
+        return -1;
+    clean = scn_strip_comments(text, &(size_t){0});
+    free(text);
+    if (!clean)
+        mem_oom(TRAFFIC_OOM);
+    cJSON *root = scn_parse_json(path, clean, err, errlen);
+    free(clean);
+    int rc = root ? 0 : -1;
+    if (root && !cJSON_IsObject(root))
+        rc = -1, snprintf(err, errlen, "%.400s: expected an object from group ids to lists of ranks, got another "
+                          "value", path);
+    for (const cJSON *e = root && !rc ? root->child : NULL; e && !rc; e = e->next) {
+        for (uint32_t g = 1; g < G->n && !rc; g++)
+            if (!strcmp(G->name[g], e->string))
+                rc = -1, snprintf(err, errlen, "%.400s: %.80s: expected each group once, got it again", path,
+                                  e->string);
+        if (!rc && (!*e->string || strlen(e->string) > CK_PG_MAX))
+            rc = -1, snprintf(err, errlen, "%.400s: \"%.80s\": expected a group id of 1 to %d characters", path,
+                              e->string, CK_PG_MAX);
+        if (!rc)
+            rc = group_add(G, path, e->string, e, err, errlen);
+    }
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* The group of a collective named pg (NULL: none): group 0 without a name, without a file, or for "0" when the
+ * file does not name it (ASTRA-sim's default group, all ranks); -1 for a name the file does not have. */
+static int group_of_name(const struct ck_groups *G, bool file, const char *pg)
+{
+    if (!pg || !file)
+        return 0;
+    for (uint32_t g = 1; g < G->n; g++)
+        if (!strcmp(G->name[g], pg))
+            return (int)g;
+    return strcmp(pg, "0") ? -1 : 0;
+}
+
+/* ---- checks ---- */
+
+/* Rank r's collectives: each in a group that has r (n->grp, n->gk its place among the group's on r), counted per
+ * group in cnt; sends and receives with a peer.  0, or -1 with err naming the file and node. */
+static int check_rank(const struct workload_conf *wc, const char *path, const struct ck_trace *t, uint32_t r,
+                      struct ck_groups *G, uint32_t *cnt, char *err, size_t errlen)
+{
+    uint32_t N = G->N;
+    for (uint32_t i = 0; i < t->n; i++) {
+        struct ck_node *n = &t->node[i];
+        if (n->type == CK_COLL) {
+            int g = group_of_name(G, *wc->comm_groups, n->pg);
+            if (g < 0)
+                return snprintf(err, errlen, "%.400s: node %u: expected pg_name a group of comm_groups %.200s, got "
+                                "\"%s\"", path, i, wc->comm_groups, n->pg), -1;
+            if (G->place[(size_t)g * N + r] < 0)
+                return snprintf(err, errlen, "%.400s: node %u: expected a collective of a group that has rank %u, "
+                                "got group %s", path, i, r, n->pg), -1;
+            n->grp = (uint32_t)g;
+            n->gk = cnt[g]++;
+        } else if (n->type == CK_SEND && n->bytes == 0) {
+            return snprintf(err, errlen, "%.400s: node %u: expected comm_size above 0 for a send", path, i), -1;
+        } else if ((n->type == CK_SEND || n->type == CK_RECV) &&
+                   (n->peer < 0 || (uint32_t)n->peer >= N || (uint32_t)n->peer == r)) {
+            return snprintf(err, errlen, "%.400s: node %u: expected comm_%s a rank of 0 to %u other than %u, got %d",
+                            path, i, n->type == CK_SEND ? "dst" : "src", N - 1, r, n->peer), -1;
+        }
+    }
+    return 0;
+}
+
+/* Every member's k-th collective of a group the same as the group's first member's (rank 0's for all ranks),
+ * each send met by a receive; the groups' collectives counted and numbered (G->cnt, base, ref).  0, or -1 with
+ * err naming the file (of rank r: path) and node. */
+static int ck_check(const struct scenario *s, int ti, struct ck_trace **tr, struct ck_groups *G, char *err,
+                    size_t errlen)
 {
     const struct workload_conf *wc = TRAFFIC_CONF(&s->traffic[ti], struct workload_conf);
     char path[PATH_MAX + 300];
-    uint32_t n0 = nodes_of(tr[0], CK_COLL, NULL), *c0 = mem_xcalloc(n0 + 1, sizeof *c0, TRAFFIC_OOM);
-    nodes_of(tr[0], CK_COLL, c0);
+    uint32_t N = G->N, *cnt = mem_xcalloc((size_t)N * G->n, sizeof *cnt, TRAFFIC_OOM);
     int rc = 0;
     for (uint32_t r = 0; r < N && !rc; r++) {
+        wl_path(s, wc, (int)r, path, sizeof path);
+        rc = check_rank(wc, path, tr[r], r, G, cnt + (size_t)r * G->n, err, errlen);
+    }
+    G->cnt = mem_xcalloc(G->n, sizeof *G->cnt, TRAFFIC_OOM);
+    G->base = mem_xcalloc(G->n + 1, sizeof *G->base, TRAFFIC_OOM);
+    for (uint32_t g = 0; g < G->n && !rc; g++) {
+        G->cnt[g] = cnt[(size_t)G->member[G->first[g]] * G->n + g];
+        G->base[g + 1] = G->base[g] + G->cnt[g];
+    }
+    G->ref = mem_xcalloc(rc ? 1 : G->base[G->n] + 1, sizeof *G->ref, TRAFFIC_OOM);
+    for (uint32_t g = 0; g < G->n && !rc; g++) {
+        const struct ck_trace *t = tr[G->member[G->first[g]]];
+        for (uint32_t i = 0; i < t->n; i++)
+            if (t->node[i].type == CK_COLL && t->node[i].grp == g)
+                G->ref[G->base[g] + t->node[i].gk] = i;
+    }
+    for (uint32_t r = 0; r < N && !rc; r++) {
         const struct ck_trace *t = tr[r];
-        uint32_t k = 0;
         wl_path(s, wc, (int)r, path, sizeof path);
         for (uint32_t i = 0; i < t->n && !rc; i++) {
             const struct ck_node *n = &t->node[i];
-            if (n->type == CK_COLL) {
-                const struct ck_node *m = k < n0 ? &tr[0]->node[c0[k]] : NULL;
-                if (!m || m->kind != n->kind || m->bytes != n->bytes)
-                    rc = -1, snprintf(err, errlen, "%.400s: node %u: expected collective %u to be rank 0's (%s of "
-                                      "%lld bytes), got another", path, i, k, m ? wl_kind_names[m->kind] : "none",
-                                      m ? (long long)m->bytes : 0LL);
-                k++;
-            } else if (n->type == CK_SEND && n->bytes == 0) {
-                rc = -1, snprintf(err, errlen, "%.400s: node %u: expected comm_size above 0 for a send", path, i);
-            } else if ((n->type == CK_SEND || n->type == CK_RECV) && (n->peer < 0 || (uint32_t)n->peer >= N ||
-                                                                      (uint32_t)n->peer == r))
-                rc = -1, snprintf(err, errlen, "%.400s: node %u: expected comm_%s a rank of 0 to %u other than %u, got "
-                                  "%d", path, i, n->type == CK_SEND ? "dst" : "src", N - 1, r, n->peer);
+            if (n->type != CK_COLL)
+                continue;
+            uint32_t g = n->grp, r0 = G->member[G->first[g]];
+            const struct ck_node *m = n->gk < G->cnt[g] ? &tr[r0]->node[G->ref[G->base[g] + n->gk]] : NULL;
+            if (!m)
+                rc = -1, snprintf(err, errlen, "%.400s: node %u: expected %u collective nodes%s%.80s (rank %u's), got "
+                                  "more", path, i, G->cnt[g], g ? " of group " : "", g ? G->name[g] : "", r0);
+            else if (m->kind != n->kind || m->bytes != n->bytes)
+                rc = -1, snprintf(err, errlen, "%.400s: node %u: expected collective %u%s%.80s to be rank %u's (%s of "
+                                  "%lld bytes), got another", path, i, n->gk, g ? " of group " : "",
+                                  g ? G->name[g] : "", r0, wl_kind_names[m->kind], (long long)m->bytes);
         }
-        if (!rc && k != n0)
-            rc = -1, snprintf(err, errlen, "%.400s: expected %u collective nodes (rank 0's), got %u", path, n0, k);
+        for (uint32_t g = 0; g < G->n && !rc; g++)
+            if (G->place[(size_t)g * N + r] >= 0 && cnt[(size_t)r * G->n + g] != G->cnt[g])
+                rc = -1, snprintf(err, errlen, "%.400s: expected %u collective nodes%s%.80s (rank %u's), got %u", path,
+                                  G->cnt[g], g ? " of group " : "", g ? G->name[g] : "", G->member[G->first[g]],
+                                  cnt[(size_t)r * G->n + g]);
     }
-    free(c0);
+    free(cnt);
     return rc;
 }
 
@@ -578,44 +796,57 @@ static void inst_init(struct ck_inst *in, int kind, uint32_t N, const struct ncc
     free(at);
 }
 
-/* The collectives' steps (out NULL: only counted) and, with w, their instances. */
-static uint32_t ck_build_coll(const struct workload_conf *wc, struct ck_trace **tr, uint32_t N, struct ck_step *out,
-                              struct ck_state *w)
+/* The collectives' steps of one iteration (out NULL: only counted) and, with w, their instances: each group's k-th
+ * collective over the group's ranks, in the file's order of them, as a ring of its size. */
+static uint32_t ck_build_coll(const struct workload_conf *wc, struct ck_trace **tr, const struct ck_groups *G,
+                              struct ck_step *out, struct ck_state *w)
 {
-    uint32_t n0 = nodes_of(tr[0], CK_COLL, NULL), n = 0, **cn = mem_xcalloc(N, sizeof *cn, TRAFFIC_OOM);
-    for (uint32_t r = 0; r < N; r++) {
-        cn[r] = mem_xcalloc(n0 + 1, sizeof **cn, TRAFFIC_OOM);
-        nodes_of(tr[r], CK_COLL, cn[r]);
-    }
-    for (uint32_t k = 0; k < n0 && n <= WL_MAX_FLOWS; k++) {
-        const struct ck_node *c0 = &tr[0]->node[cn[0][k]];
-        int op = wl_kind_op[c0->kind];
-        uint32_t k_n = nccl_ring_build(op, N, c0->bytes, wc->channels, wc->chunk, NULL);
-        if (n + (uint64_t)k_n > WL_MAX_FLOWS) {
-            n = WL_MAX_FLOWS + 1;
-            break;
-        }
-        if (out) {
-            struct nccl_step *tmp = mem_xcalloc(k_n ? k_n : 1, sizeof *tmp, TRAFFIC_OOM);
-            nccl_ring_build(op, N, c0->bytes, wc->channels, wc->chunk, tmp);
-            inst_init(&w->inst[k], c0->kind, N, tmp, k_n, n);
-            for (uint32_t j = 0; j < k_n; j++) {
-                struct nccl_step st = tmp[j];
-                for (int q = 0; q < 2; q++)
-                    st.on_recv[q] = st.on_recv[q] == NO_STEP ? NO_STEP : n + st.on_recv[q];
-                st.on_ack = st.on_ack == NO_STEP ? NO_STEP : n + st.on_ack;
-                st.need++; /* its sender's node ready */
-                out[n + j] = (struct ck_step){st, k, st.src, st.dst, cn[st.src][k], cn[st.dst][k]};
+    uint32_t N = G->N, n_inst = G->base[G->n], n = 0, *at = NULL;
+    if (out) {
+        /* at[ii * N + r]: rank r's node of instance ii */
+        at = mem_xcalloc_big((size_t)n_inst * N + 1, sizeof *at, TRAFFIC_OOM);
+        for (uint32_t r = 0; r < N; r++)
+            for (uint32_t i = 0; i < tr[r]->n; i++) {
+                const struct ck_node *nd = &tr[r]->node[i];
+                if (nd->type == CK_COLL) {
+                    uint32_t ii = G->base[nd->grp] + nd->gk;
+                    at[(size_t)ii * N + r] = i;
+                    w->rk[r].inst_of[i] = ii;
+                }
             }
-            for (uint32_t r = 0; r < N; r++)
-                w->rk[r].inst_of[cn[r][k]] = k;
-            free(tmp);
-        }
-        n += k_n;
     }
-    for (uint32_t r = 0; r < N; r++)
-        free(cn[r]);
-    free(cn);
+    for (uint32_t g = 0; g < G->n && n <= WL_MAX_FLOWS; g++) {
+        const uint32_t *mem = G->member + G->first[g], m = G->first[g + 1] - G->first[g];
+        for (uint32_t k = 0; k < G->cnt[g]; k++) {
+            uint32_t ii = G->base[g] + k;
+            const struct ck_node *c0 = &tr[mem[0]]->node[G->ref[ii]];
+            int op = wl_kind_op[c0->kind];
+            uint32_t k_n = nccl_ring_build(op, m, c0->bytes, wc->channels, wc->chunk, NULL);
+            if (n + (uint64_t)k_n > WL_MAX_FLOWS) {
+                n = WL_MAX_FLOWS + 1;
+                break;
+            }
+            if (out) {
+                struct nccl_step *tmp = mem_xcalloc(k_n ? k_n : 1, sizeof *tmp, TRAFFIC_OOM);
+                nccl_ring_build(op, m, c0->bytes, wc->channels, wc->chunk, tmp);
+                for (uint32_t j = 0; j < k_n; j++)
+                    tmp[j].src = mem[tmp[j].src], tmp[j].dst = mem[tmp[j].dst];
+                inst_init(&w->inst[ii], c0->kind, N, tmp, k_n, n);
+                for (uint32_t j = 0; j < k_n; j++) {
+                    struct nccl_step st = tmp[j];
+                    for (int q = 0; q < 2; q++)
+                        st.on_recv[q] = st.on_recv[q] == NO_STEP ? NO_STEP : n + st.on_recv[q];
+                    st.on_ack = st.on_ack == NO_STEP ? NO_STEP : n + st.on_ack;
+                    st.need++; /* its sender's node ready */
+                    out[n + j] = (struct ck_step){st, ii, st.src, st.dst, at[(size_t)ii * N + st.src],
+                                                  at[(size_t)ii * N + st.dst]};
+                }
+                free(tmp);
+            }
+            n += k_n;
+        }
+    }
+    free(at);
     return n;
 }
 
@@ -668,19 +899,22 @@ static uint32_t ck_build_p2p(const struct scenario *s, int ti, struct ck_trace *
     return rc;
 }
 
-/* Rank k's bookkeeping: what each node waits for, the nodes waiting for each, its compute. */
-static void rank_init(struct ck_rank *k)
+/* Rank k's bookkeeping: the nodes waiting for each, its roots, its compute per iteration. */
+static void rank_init(struct ck_rank *k, uint32_t iters)
 {
     uint32_t n = k->t->n, tot = 0;
     k->need = mem_xcalloc(n + 1, sizeof *k->need, TRAFFIC_OOM);
     k->dep_first = mem_xcalloc(n + 2, sizeof *k->dep_first, TRAFFIC_OOM);
     k->q = mem_xcalloc(n + 1, sizeof *k->q, TRAFFIC_OOM);
-    k->inst_of = mem_xcalloc(n + 1, sizeof *k->inst_of, TRAFFIC_OOM);
     k->t0 = mem_xcalloc(n + 1, sizeof *k->t0, TRAFFIC_OOM);
+    k->got = mem_xcalloc(n + 1, sizeof *k->got, TRAFFIC_OOM);
+    k->roots = mem_xcalloc(n + 1, sizeof *k->roots, TRAFFIC_OOM);
+    k->iter_end = mem_xcalloc(iters, sizeof *k->iter_end, TRAFFIC_OOM);
     for (uint32_t i = 0; i < n; i++) {
         const struct ck_node *nd = &k->t->node[i];
-        k->need[i] = nd->n_deps + (nd->type == CK_RECV);
         k->compute_ps += nd->type == CK_COMP ? nd->dur_ps : 0;
+        if (!nd->n_deps)
+            k->roots[k->n_roots++] = i;
         for (uint32_t d = 0; d < nd->n_deps; d++)
             k->dep_first[nd->deps[d] + 1]++;
         tot += nd->n_deps;
@@ -695,31 +929,40 @@ static void rank_init(struct ck_rank *k)
             k->dep_list[k->dep_first[p] + at[p]++] = i;
         }
     free(at);
-    k->left = n;
-    k->end = -1;
 }
 
-/* The traces of entry ti, read and checked, and their flows counted.  The flows, or UINT32_MAX with err. */
-static uint32_t ck_prepare(const struct scenario *s, int ti, struct ck_trace **tr, char *err, size_t errlen)
+/* The traces and groups of entry ti, read and checked, and their flows (all iterations') counted.  The flows, or
+ * UINT32_MAX with err. */
+static uint32_t ck_prepare_lines(const struct scenario *s, int ti, struct ck_trace **tr, struct ck_groups *G,
+                                 char *err, size_t errlen)
 {
     const struct workload_conf *wc = TRAFFIC_CONF(&s->traffic[ti], struct workload_conf);
     uint32_t N = (uint32_t)wc->hosts.n;
-    if (wc->iterations != 1)
-        return snprintf(err, errlen, "%s: traffic.%d.iterations: expected 1 with the format chakra (a trace holds "
-                        "one iteration), got %d", s->file, ti, wc->iterations), UINT32_MAX;
     char cerr[1024];
+    if (groups_load(s, wc, N, G, cerr, sizeof cerr))
+        return snprintf(err, errlen, "%s: traffic.%d.comm_groups: %s", s->file, ti, cerr), UINT32_MAX;
     if (ck_load(s, ti, tr, err, errlen))
         return UINT32_MAX;
-    if (ck_check(s, ti, tr, N, cerr, sizeof cerr))
+    if (ck_check(s, ti, tr, G, cerr, sizeof cerr))
         return snprintf(err, errlen, "%s: traffic.%d.file: %s", s->file, ti, cerr), UINT32_MAX;
-    uint32_t n = ck_build_coll(wc, tr, N, NULL, NULL);
+    uint32_t n = ck_build_coll(wc, tr, G, NULL, NULL);
     if (n <= WL_MAX_FLOWS)
         n = ck_build_p2p(s, ti, tr, N, NULL, NULL, n, cerr, sizeof cerr);
     if (n == UINT32_MAX)
         return snprintf(err, errlen, "%s: traffic.%d.file: %s", s->file, ti, cerr), UINT32_MAX;
-    if (n > WL_MAX_FLOWS)
-        return snprintf(err, errlen, "%s: traffic.%d.chunk: expected a chunk that leaves at most %u flows, got more",
-                        s->file, ti, WL_MAX_FLOWS), UINT32_MAX;
+    if ((uint64_t)n * (uint32_t)wc->iterations > WL_MAX_FLOWS)
+        return snprintf(err, errlen, "%s: traffic.%d.chunk: expected a chunk that leaves at most %u flows (all "
+                        "iterations), got more", s->file, ti, WL_MAX_FLOWS), UINT32_MAX;
+    return n * (uint32_t)wc->iterations;
+}
+
+/* ck_prepare_lines, its message one line: it may quote a group's id or a pg_name as written. */
+static uint32_t ck_prepare(const struct scenario *s, int ti, struct ck_trace **tr, struct ck_groups *G, char *err,
+                           size_t errlen)
+{
+    uint32_t n = ck_prepare_lines(s, ti, tr, G, err, errlen);
+    if (n == UINT32_MAX)
+        scn_one_line(err);
     return n;
 }
 
@@ -727,6 +970,34 @@ static char *ck_timeline(const struct coll *c)
 {
     const struct ck_state *w = c->t->state[c->entry];
     return tl_csv(w->tl, w->N);
+}
+
+/* Iterations 1 .. K - 1 of the steps (steps[0 .. S) iteration 0's) and instances: the same, each its own flows. */
+static void ck_repeat(struct ck_state *w, struct ck_step *steps)
+{
+    uint32_t S = w->n_steps, I = w->n_inst, N = w->N;
+    for (uint32_t it = 1; it < w->iters; it++) {
+        for (uint32_t j = 0; j < S; j++) {
+            struct ck_step st = steps[j];
+            for (int q = 0; q < 2; q++)
+                st.s.on_recv[q] = st.s.on_recv[q] == NO_STEP ? NO_STEP : st.s.on_recv[q] + it * S;
+            st.s.on_ack = st.s.on_ack == NO_STEP ? NO_STEP : st.s.on_ack + it * S;
+            st.inst = st.inst == NO_STEP ? NO_STEP : st.inst + it * I;
+            steps[it * S + j] = st;
+        }
+        for (uint32_t ii = 0; ii < I; ii++) {
+            const struct ck_inst *a = &w->inst[ii];
+            struct ck_inst *b = &w->inst[it * I + ii];
+            uint32_t ns = a->first[N];
+            *b = (struct ck_inst){a->kind, mem_xcalloc(N, sizeof(uint32_t), TRAFFIC_OOM),
+                                  mem_xcalloc(N + 1, sizeof(uint32_t), TRAFFIC_OOM),
+                                  mem_xcalloc(ns ? ns : 1, sizeof(uint32_t), TRAFFIC_OOM), -1, -1};
+            memcpy(b->left, a->left, N * sizeof *b->left);
+            memcpy(b->first, a->first, (N + 1) * sizeof *b->first);
+            for (uint32_t k = 0; k < ns; k++)
+                b->by_src[k] = a->by_src[k] + it * S;
+        }
+    }
 }
 
 int ck_setup(struct traffic *t, int ti, char *err, size_t errlen)
@@ -738,18 +1009,23 @@ int ck_setup(struct traffic *t, int ti, char *err, size_t errlen)
     struct ck_trace **tr = mem_xcalloc(N, sizeof *tr, TRAFFIC_OOM);
     t->state[ti] = w;
     w->N = N;
+    w->iters = (uint32_t)wc->iterations;
     w->rk = mem_xcalloc(N, sizeof *w->rk, TRAFFIC_OOM);
     w->tl = mem_xcalloc(N, sizeof *w->tl, TRAFFIC_OOM);
-    uint32_t n_steps = ck_prepare(scn, ti, tr, err, errlen);
+    uint32_t n_steps = ck_prepare(scn, ti, tr, &w->g, err, errlen);
     for (uint32_t r = 0; r < N; r++)
         w->rk[r].t = tr[r];
-    free(tr);
-    if (n_steps == UINT32_MAX)
+    if (n_steps == UINT32_MAX) {
+        free(tr);
         return SCN_EUSAGE;
-    for (uint32_t r = 0; r < N; r++)
-        rank_init(&w->rk[r]);
-    w->n_inst = nodes_of(w->rk[0].t, CK_COLL, NULL);
-    w->inst = mem_xcalloc(w->n_inst + 1, sizeof *w->inst, TRAFFIC_OOM);
+    }
+    for (uint32_t r = 0; r < N; r++) {
+        rank_init(&w->rk[r], w->iters);
+        w->rk[r].inst_of = mem_xcalloc(tr[r]->n + 1, sizeof *w->rk[r].inst_of, TRAFFIC_OOM);
+    }
+    w->n_inst = w->g.base[w->g.n];
+    w->n_steps = n_steps / w->iters;
+    w->inst = mem_xcalloc((size_t)w->n_inst * w->iters + 1, sizeof *w->inst, TRAFFIC_OOM);
     struct coll *c = w->c = coll_add(t, ti);
     c->owner.ops = &ck_owner;
     c->place = ck_place;
@@ -761,12 +1037,10 @@ int ck_setup(struct traffic *t, int ti, char *err, size_t errlen)
         c->host[r] = (uint32_t)wc->hosts.idx[r];
     c->channels = wc->channels;
     struct ck_step *steps = mem_xcalloc_big(n_steps ? n_steps : 1, sizeof *steps, TRAFFIC_OOM);
-    struct ck_trace **tv = mem_xcalloc(N, sizeof *tv, TRAFFIC_OOM);
-    for (uint32_t r = 0; r < N; r++)
-        tv[r] = w->rk[r].t;
-    uint32_t n = ck_build_coll(wc, tv, N, steps, w);
-    ck_build_p2p(scn, ti, tv, N, steps, w, n, err, errlen);
-    free(tv);
+    uint32_t n = ck_build_coll(wc, tr, &w->g, steps, w);
+    ck_build_p2p(scn, ti, tr, N, steps, w, n, err, errlen);
+    free(tr);
+    ck_repeat(w, steps);
     c->sched = steps;
     c->n_flows = n_steps;
     c->parts = 2 * n_steps + N; /* every flow's receipt and last ACK, and every rank's end */
@@ -777,16 +1051,18 @@ int ck_setup(struct traffic *t, int ti, char *err, size_t errlen)
 void ck_release(struct traffic *t, int ti)
 {
     struct ck_state *w = t->state[ti];
-    for (uint32_t i = 0; w->inst && i < w->n_inst; i++)
+    for (uint32_t i = 0; w->inst && i < w->n_inst * w->iters; i++)
         free(w->inst[i].left), free(w->inst[i].first), free(w->inst[i].by_src);
     free(w->inst);
     for (uint32_t r = 0; w->rk && r < w->N; r++) {
         struct ck_rank *k = &w->rk[r];
         free(k->need), free(k->dep_first), free(k->dep_list), free(k->q), free(k->inst_of), free(k->t0);
+        free(k->got), free(k->roots), free(k->iter_end);
         ck_trace_free(k->t);
     }
     free(w->rk);
     tl_free(w->tl, w->N);
+    groups_free(&w->g);
     free(w);
     t->state[ti] = NULL;
 }
@@ -795,10 +1071,12 @@ uint32_t ck_count(const struct scenario *s, int ti)
 {
     const struct workload_conf *wc = TRAFFIC_CONF(&s->traffic[ti], struct workload_conf);
     struct ck_trace **tr = mem_xcalloc((size_t)wc->hosts.n + 1, sizeof *tr, TRAFFIC_OOM);
+    struct ck_groups G;
     char err[SCN_ERR_MAX];
-    uint32_t n = ck_prepare(s, ti, tr, err, sizeof err);
+    uint32_t n = ck_prepare(s, ti, tr, &G, err, sizeof err);
     for (int r = 0; r < wc->hosts.n; r++)
         ck_trace_free(tr[r]);
     free(tr);
+    groups_free(&G);
     return n == UINT32_MAX ? 0 : n;
 }

@@ -275,7 +275,7 @@ static void test_timeline(void)
 
 /* ---- Chakra execution traces, written here with the generated packers ---- */
 
-enum { T_COMP = 4, T_SEND, T_RECV, T_COLL };
+enum { T_META = 1, T_COMP = 4, T_SEND, T_RECV, T_COLL };
 
 struct tnode {
     uint64_t id;
@@ -285,6 +285,7 @@ struct tnode {
     int32_t peer, tag;
     int n_deps;
     uint64_t deps[3];
+    const char *pg;            /* a collective's pg_name */
 };
 
 static void put_msg(FILE *f, const ProtobufCMessage *m)
@@ -310,7 +311,7 @@ static void write_trace(const char *path, const struct tnode *n, int k)
     put_msg(f, &g.base);
     for (int i = 0; i < k; i++) {
         ChakraProtoMsg__Node m = CHAKRA_PROTO_MSG__NODE__INIT;
-        ChakraProtoMsg__AttributeProto a[4], *ap[4];
+        ChakraProtoMsg__AttributeProto a[5], *ap[5];
         int na = 0;
         m.id = n[i].id;
         m.type = (ChakraProtoMsg__NodeType)n[i].type;
@@ -333,6 +334,14 @@ static void write_trace(const char *path, const struct tnode *n, int k)
                 na++;
             }
         }
+        if (n[i].pg) {
+            a[na] = (ChakraProtoMsg__AttributeProto)CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+            a[na].name = "pg_name";
+            a[na].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+            a[na].string_val = (char *)n[i].pg;
+            ap[na] = &a[na];
+            na++;
+        }
         m.n_attr = (size_t)na;
         m.attr = ap;
         put_msg(f, &m.base);
@@ -342,16 +351,23 @@ static void write_trace(const char *path, const struct tnode *n, int k)
 
 #define CK_DIR "build/test-wl/ck"
 
-/* A scenario of 2 ranks on one 100 Gbps switch running the traces CK_DIR/t.{rank}.et. */
-static void write_ck_scenario(void)
+/* A scenario of n ranks on one 100 Gbps switch running the traces CK_DIR/t.{rank}.et, with the entry's settings
+ * extra (", \"iterations\": 2"). */
+static void write_ck_scenario_of(int n, const char *extra)
 {
     CU_ASSERT_EQUAL(system("mkdir -p " CK_DIR), 0);
     FILE *s = fopen(CK_DIR "/s.json", "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    fputs("{\"seed\": 1, \"stop\": \"10ms\", \"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": "
-          "\"100Gbps\", \"delay\": \"1us\"}}, \"traffic\": [{\"type\": \"workload\", \"id\": \"train\", \"format\": "
-          "\"chakra\", \"file\": \"t.{rank}.et\"}]}\n", s);
+    fprintf(s, "{\"seed\": 1, \"stop\": \"20ms\", \"topology\": {\"type\": \"star\", \"hosts\": %d, \"link\": "
+            "{\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, \"traffic\": [{\"type\": \"workload\", \"id\": \"train\", "
+            "\"format\": \"chakra\", \"file\": \"t.{rank}.et\"%s}]}\n", n, extra);
     fclose(s);
+}
+
+/* A scenario of 2 ranks on one 100 Gbps switch running the traces CK_DIR/t.{rank}.et. */
+static void write_ck_scenario(void)
+{
+    write_ck_scenario_of(2, "");
 }
 
 /* Both ranks: A (100 us), then a 1 MB all-reduce and B (b us) side by side, then C (100 us) after both; with
@@ -468,7 +484,8 @@ static void test_chakra_malformed(void)
  * read (the ASan build watches for what the finding was). */
 static void test_chakra_regressions(void)
 {
-    static const char *const files[] = {"tests/fuzz/regressions/chakra-node-without-deps.et"};
+    static const char *const files[] = {"tests/fuzz/regressions/chakra-node-without-deps.et",
+                                        "tests/fuzz/regressions/chakra-duration-overflow.et"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         FILE *f = fopen(files[i], "rb");
         CU_ASSERT_PTR_NOT_NULL_FATAL(f);
@@ -481,6 +498,241 @@ static void test_chakra_regressions(void)
         CU_ASSERT(rc == 0 ? t != NULL : (t == NULL && strstr(err, files[i]) == err && !strchr(err, '\n')));
         ck_trace_free(t);
     }
+}
+
+
+/* The numbers of the array key in a run's text into v (at most max); how many. */
+static int nums_of(const char *text, const char *key, double *v, int max)
+{
+    const char *p = strstr(text, key);
+    int n = 0;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    p = strchr(p, '[');
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    for (p++; n < max && *p && *p != ']'; n++) {
+        char *end;
+        v[n] = strtod(p, &end);
+        if (end == p)
+            break;
+        p = end + strspn(end, ", \n");
+    }
+    return n;
+}
+
+/* A number of an object's key in a run's text ("\"all_reduce\""), the first after after. */
+static double num_after(const char *text, const char *after, const char *key)
+{
+    const char *p = strstr(text, after);
+    double v = -1;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    p = strstr(p, key);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    if (sscanf(p + strlen(key), ": %lf", &v) != 1)
+        v = -1;
+    return v;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Tensor-parallel pairs inside "servers" (groups 1: ranks 0-1, 2: ranks 2-3) and data-parallel pairs across
+ * (3: 0 and 2, 4: 1 and 3), as ASTRA-sim's communicator groups file gives them. */
+#define CK_GROUPS "{\"1\": [0, 1], \"2\": [2, 3], \"3\": [0, 2], \"4\": [1, 3]}\n"
+
+/* Every rank: a 1 MB all-reduce over its tensor-parallel pair, then a 1 MB all-gather over its data-parallel
+ * pair. */
+static void write_group_traces(void)
+{
+    static const char *const tp[4] = {"1", "1", "2", "2"}, *const dp[4] = {"3", "4", "3", "4"};
+    for (int r = 0; r < 4; r++) {
+        struct tnode n[2] = {
+            {.id = 1, .type = T_COLL, .ctype = 0, .size = 1000000, .pg = tp[r]},
+            {.id = 2, .type = T_COLL, .ctype = 2, .size = 1000000, .n_deps = 1, .deps = {1}, .pg = dp[r]},
+        };
+        char path[64];
+        snprintf(path, sizeof path, CK_DIR "/t.%d.et", r);
+        write_trace(path, n, 2);
+    }
+}
+
+/*
+ * Process groups (pg_name and comm_groups) on 4 ranks of one 100 Gbps switch (write_group_traces): a ring over
+ * k = 2 ranks moves 2(k - 1)/k x 1 MB = 1 MB per rank for the all-reduce and (k - 1)/k x 1 MB = 0.5 MB for the
+ * all-gather, at 1024 / 1192 of 12.5 GB/s (the frames' payload, the ACKs of the reverse direction sharing the
+ * link, as test_chakra): T_ar = 93.1 us, T_ag = 46.6 us; the two pairs of each kind run on disjoint links at
+ * once.  Each instance takes its time within 10 % more (its 2(k - 1) or k - 1 steps' latency of a few us), the
+ * iteration their sum within 10 %.  Over all 4 ranks (no groups) the same collectives would move 1.5 MB and
+ * 0.75 MB: 209.6 us, outside the bound.
+ */
+static void test_chakra_groups(void)
+{
+    double rate = 12.5e3 * 1024 / 1192, Tar = 1e6 / rate, Tag = 0.5e6 / rate;
+    write_ck_scenario_of(4, ", \"comm_groups\": \"g.json\"");
+    write_file(CK_DIR "/g.json", CK_GROUPS);
+    write_group_traces();
+    char *text = run_text(CK_DIR "/s.json");
+    double it = first_of(text, "\"iteration_ns\"") / 1e3;
+    double ar = num_after(text, "\"collective_ns\"", "\"all_reduce\"") / 1e3 / 2;
+    double ag = num_after(text, "\"collective_ns\"", "\"all_gather\"") / 1e3 / 2;
+    free(text);
+    bool ok = ar >= Tar && ar <= 1.10 * Tar && ag >= Tag && ag <= 1.10 * Tag && it >= Tar + Tag &&
+              it <= 1.10 * (Tar + Tag);
+    if (!ok)
+        fprintf(stderr, "\n  all-reduce %.2f us (%.1f), all-gather %.2f us (%.1f), iteration %.2f us\n", ar, Tar, ag,
+                Tag, it);
+    CU_ASSERT(ok);
+    /* the same traces with the groups file left out: every collective over all 4 ranks, as before */
+    write_ck_scenario_of(4, "");
+    text = run_text(CK_DIR "/s.json");
+    double all = first_of(text, "\"iteration_ns\"") / 1e3;
+    free(text);
+    CU_ASSERT(all >= 1.5 * (Tar + Tag));
+    write_ck_scenario_of(4, ", \"comm_groups\": \"g.json\", \"iterations\": 2");
+    free(test_same_each_run(CK_DIR "/s.json"));
+}
+
+/* One compute stream per rank: A (100 us) then B (50 us), C (30 us) beside them, a metadata node of no time
+ * before A: 180 us an iteration, K iterations exactly K x 180 us. */
+static void test_chakra_iterations_compute(void)
+{
+    for (int r = 0; r < 2; r++) {
+        struct tnode n[4] = {
+            {.id = 9, .type = T_META},
+            {.id = 1, .type = T_COMP, .us = 100, .n_deps = 1, .deps = {9}},
+            {.id = 2, .type = T_COMP, .us = 50, .n_deps = 1, .deps = {1}},
+            {.id = 3, .type = T_COMP, .us = 30},
+        };
+        char path[64];
+        snprintf(path, sizeof path, CK_DIR "/t.%d.et", r);
+        write_trace(path, n, 4);
+    }
+    double one[2], k[8];
+    write_ck_scenario_of(2, "");
+    char *text = run_text(CK_DIR "/s.json");
+    CU_ASSERT_EQUAL(nums_of(text, "\"iteration_ns\"", one, 2), 1);
+    free(text);
+    write_ck_scenario_of(2, ", \"iterations\": 4");
+    text = run_text(CK_DIR "/s.json");
+    CU_ASSERT_EQUAL(nums_of(text, "\"iteration_ns\"", k, 8), 4);
+    CU_ASSERT_EQUAL(first_of(text, "\"exposed_comm_ns\""), 0);
+    free(text);
+    CU_ASSERT_EQUAL(one[0], 180e3);
+    for (int i = 0; i < 4; i++)
+        CU_ASSERT_EQUAL(k[i], one[0]);
+}
+
+/*
+ * K iterations with communication (write_ck_traces: an all-reduce hidden or not, a send and its receive): a rank
+ * starts iteration i + 1 when its own iteration i ends, with no barrier across ranks (as a training loop's ranks
+ * run).  Where the ranks end an iteration together (the collective's last receipt and ACK, within a link's
+ * latency) every iteration takes the same time.  With the send, rank 1 ends 10 us (D) after rank 0's ACK, and
+ * its D then overlaps rank 0's next iteration: the later iterations are shorter than the first by at most that
+ * skew, 10 us plus the ACK's way back (2 us), and equal to each other within 0.1 %.
+ */
+static void test_chakra_iterations_comm(void)
+{
+    static const struct { uint64_t b; bool send; } cases[] = {{150, false}, {20, false}, {150, true}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        write_ck_traces(cases[c].b, cases[c].send);
+        write_ck_scenario_of(2, ", \"iterations\": 3");
+        char *text = run_text(CK_DIR "/s.json");
+        double it[4];
+        CU_ASSERT_EQUAL_FATAL(nums_of(text, "\"iteration_ns\"", it, 4), 3);
+        free(text);
+        double skew = cases[c].send ? 12e3 : 1e3;
+        bool ok = it[1] <= it[0] + 1e3 && it[1] >= it[0] - skew && it[2] >= 0.999 * it[1] && it[2] <= 1.001 * it[1];
+        if (!ok)
+            fprintf(stderr, "\n  case %zu: iterations %.0f, %.0f, %.0f ns\n", c, it[0], it[1], it[2]);
+        CU_ASSERT(ok);
+    }
+}
+
+/* A sender a whole iteration ahead: rank 0 only sends 1 MB to rank 1 (86 us), rank 1 computes 500 us before its
+ * receive, so rank 0's second message is in before rank 1's first iteration ends: its second iteration does not
+ * wait for it again, both take exactly 500 us. */
+static void test_chakra_iterations_early(void)
+{
+    struct tnode s0 = {.id = 1, .type = T_SEND, .size = 1000000, .peer = 1, .tag = 4};
+    struct tnode s1[2] = {{.id = 1, .type = T_COMP, .us = 500},
+                          {.id = 2, .type = T_RECV, .size = 1000000, .peer = 0, .tag = 4, .n_deps = 1, .deps = {1}}};
+    write_trace(CK_DIR "/t.0.et", &s0, 1);
+    write_trace(CK_DIR "/t.1.et", s1, 2);
+    write_ck_scenario_of(2, ", \"iterations\": 2");
+    char *text = run_text(CK_DIR "/s.json");
+    double it[4];
+    CU_ASSERT_EQUAL_FATAL(nums_of(text, "\"iteration_ns\"", it, 4), 2);
+    free(text);
+    CU_ASSERT_EQUAL(it[0], 500e3);
+    CU_ASSERT_EQUAL(it[1], 500e3);
+}
+
+/* Malformed communicator groups and group use: exit 2 naming the file and the JSON path or line, or the trace's
+ * file and node. */
+static void test_chakra_groups_malformed(void)
+{
+    static const struct {
+        const char *groups;
+        int bad_rank;           /* a rank whose trace names group "7" (-1: none), or uses group 2 it is not in */
+        const char *msg;
+    } bad[] = {
+        {CK_GROUPS, 0, "t.0.et: node 0: expected pg_name a group of comm_groups g.json, got \"7\""},
+        {"{\"1\": [0, 1], \"2\": [], \"3\": [0, 2], \"4\": [1, 3]}", -1,
+         "g.json: 2: expected a list of at least one rank, got an empty one"},
+        {"{\"1\": [0, 1], \"2\": [2, 4], \"3\": [0, 2], \"4\": [1, 3]}", -1,
+         "g.json: 2.1: expected a rank of 0 to 3 (the entry's hosts), got 4"},
+        {"{\"1\": [0, 1], \"2\": [2, 2], \"3\": [0, 2], \"4\": [1, 3]}", -1,
+         "g.json: 2.1: expected each rank once in a group, got 2 again"},
+        {"{\"1\": [0, 1],\n \"2\": [2, 3]\n \"3\": [0, 2]}", -1, "g.json:3:"},
+        {"[[0, 1]]", -1, "g.json: expected an object from group ids to lists of ranks"},
+        {"{\"1\": [0, 1], \"2\": [0, 1, 2, 3], \"3\": [0, 2], \"4\": [1, 3]}", -1,
+         "t.1.et: node 0: expected 0 collective nodes of group 2 (rank 0's), got more"},
+        {CK_GROUPS, 3, "t.3.et: node 0: expected a collective of a group that has rank 3, got group 3"},
+    };
+    write_ck_scenario_of(4, ", \"comm_groups\": \"g.json\"");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_file(CK_DIR "/g.json", bad[i].groups);
+        write_group_traces();
+        if (bad[i].bad_rank >= 0) {
+            char path[64];
+            struct tnode n = {.id = 1, .type = T_COLL, .ctype = 0, .size = 1000, .pg = i ? "3" : "7"};
+            snprintf(path, sizeof path, CK_DIR "/t.%d.et", bad[i].bad_rank);
+            write_trace(path, &n, 1);
+        }
+        if (strstr(bad[i].groups, "[0, 1, 2, 3]")) /* rank 0 names group 2, the others do not */
+            for (int r = 0; r < 4; r++) {
+                struct tnode n = {.id = 1, .type = T_COLL, .ctype = 0, .size = 1000, .pg = "2"};
+                char path[64];
+                snprintf(path, sizeof path, CK_DIR "/t.%d.et", r);
+                write_trace(path, &n, r == 1);
+            }
+        char cmd[512], *out = NULL;
+        snprintf(cmd, sizeof cmd, "%s run " CK_DIR "/s.json -q --no-plot -o " CK_DIR "/out 2>&1", test_rocesim_bin());
+        CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+        if (!out || !strstr(out, bad[i].msg))
+            fprintf(stderr, "\n  case %zu got: %s\n", i, out ? out : "(nothing)");
+        CU_ASSERT_PTR_NOT_NULL(out ? strstr(out, bad[i].msg) : NULL);
+        free(out);
+    }
+}
+
+/* tests/data/chakra/tp2-dp2.json (its README): 170 us of compute and 5 MB per rank over pairs' rings at 1024 / 1192
+ * of 12.5 GB/s, 635.6 us an iteration, within 5 % more (the steps' latency); its second iteration the same within
+ * 0.1 % (the ranks end each iteration within a link's latency of each other). */
+static void test_chakra_example(void)
+{
+    double bound = 170 + 5e6 / (12.5e3 * 1024 / 1192), it[4];
+    char *text = run_text("tests/data/chakra/tp2-dp2.json");
+    CU_ASSERT_EQUAL_FATAL(nums_of(text, "\"iteration_ns\"", it, 4), 2);
+    free(text);
+    bool ok = it[0] / 1e3 >= bound && it[0] / 1e3 <= 1.05 * bound && it[1] >= 0.999 * it[0] && it[1] <= 1.001 * it[0];
+    if (!ok)
+        fprintf(stderr, "\n  iterations %.2f and %.2f us, the bound %.1f us\n", it[0] / 1e3, it[1] / 1e3, bound);
+    CU_ASSERT(ok);
 }
 
 void test_workload_register(void)
@@ -500,5 +752,16 @@ void test_workload_register(void)
     CU_add_test(s, "Chakra traces: a collective beside compute hidden or not, a send and its receive", test_chakra);
     CU_add_test(s, "malformed Chakra traces exit 2 naming the file and node", test_chakra_malformed);
     CU_add_test(s, "the Chakra reader's fuzz findings", test_chakra_regressions);
+    CU_add_test(s, "Chakra process groups: tensor- and data-parallel pairs, each ring over its k ranks at the bound",
+                test_chakra_groups);
+    CU_add_test(s, "Chakra iterations of compute only: exactly K x one", test_chakra_iterations_compute);
+    CU_add_test(s, "Chakra iterations with communication: each within 2 % of the first",
+                test_chakra_iterations_comm);
+    CU_add_test(s, "Chakra iterations: a message a whole iteration early is not waited for again",
+                test_chakra_iterations_early);
+    CU_add_test(s, "the example traces of tests/data/chakra: an iteration at the pairs' rings' bound, twice",
+                test_chakra_example);
+    CU_add_test(s, "malformed communicator groups exit 2 naming the file and path or line",
+                test_chakra_groups_malformed);
     CU_add_test(s, "malformed files exit 2 naming the file and line", test_malformed);
 }
