@@ -469,7 +469,7 @@ static void ck_received(struct net *n, struct flow *f)
     struct ck_state *w = c->t->state[c->entry];
     const struct ck_step *s = (const struct ck_step *)c->sched + f->owner_tag;
     sim_time_t now = net_sim(n)->now;
-    for (int i = 0; i < 2 && s->s.on_recv[i] != NO_STEP; i++)
+    for (int i = 0; i < NCCL_WAITERS && s->s.on_recv[i] != NO_STEP; i++)
         ck_step_ready(c, s->s.on_recv[i]);
     coll_part(c, now);
     if (s->inst == NO_STEP) {
@@ -834,7 +834,7 @@ static uint32_t ck_build_coll(const struct workload_conf *wc, struct ck_trace **
                 inst_init(&w->inst[ii], c0->kind, N, tmp, k_n, n);
                 for (uint32_t j = 0; j < k_n; j++) {
                     struct nccl_step st = tmp[j];
-                    for (int q = 0; q < 2; q++)
+                    for (int q = 0; q < NCCL_WAITERS; q++)
                         st.on_recv[q] = st.on_recv[q] == NO_STEP ? NO_STEP : n + st.on_recv[q];
                     st.on_ack = st.on_ack == NO_STEP ? NO_STEP : n + st.on_ack;
                     st.need++; /* its sender's node ready */
@@ -979,7 +979,7 @@ static void ck_repeat(struct ck_state *w, struct ck_step *steps)
     for (uint32_t it = 1; it < w->iters; it++) {
         for (uint32_t j = 0; j < S; j++) {
             struct ck_step st = steps[j];
-            for (int q = 0; q < 2; q++)
+            for (int q = 0; q < NCCL_WAITERS; q++)
                 st.s.on_recv[q] = st.s.on_recv[q] == NO_STEP ? NO_STEP : st.s.on_recv[q] + it * S;
             st.s.on_ack = st.s.on_ack == NO_STEP ? NO_STEP : st.s.on_ack + it * S;
             st.inst = st.inst == NO_STEP ? NO_STEP : st.inst + it * I;
