@@ -10,6 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+double coll_busbw_factor(int op, double n)
+{
+    switch (op) {
+    case OP_ALL_REDUCE:
+        return 2 * (n - 1) / n;
+    case OP_ALL_GATHER:
+    case OP_REDUCE_SCATTER:
+    case OP_ALL_TO_ALL:
+        return (n - 1) / n;
+    default:
+        return 1;
+    }
+}
+
 void coll_send(struct coll *c, uint32_t j)
 {
     struct traffic *t = c->t;

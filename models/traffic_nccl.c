@@ -486,21 +486,6 @@ static const struct setting_group nccl_group = {
     .path = "traffic.nccl", .size = sizeof(struct nccl_conf), .per_entry = true, .fields = nccl_fields,
 };
 
-/* nccl-tests' bus bandwidth factor of op over n ranks (doc/PERFORMANCE.md). */
-static double busbw_factor(int op, double n)
-{
-    switch (op) {
-    case OP_ALL_REDUCE:
-        return 2 * (n - 1) / n;
-    case OP_ALL_GATHER:
-    case OP_REDUCE_SCATTER:
-    case OP_ALL_TO_ALL:
-        return (n - 1) / n;
-    default:
-        return 1;
-    }
-}
-
 static void nccl_place(const struct coll *c, uint32_t j, struct coll_place *out)
 {
     const struct nccl_step *s = (const struct nccl_step *)c->sched + j;
@@ -575,7 +560,7 @@ static int nccl_setup(struct traffic *t, int ti, char *err, size_t errlen)
     c->op = op_names[cc->op];
     c->algorithm = cc->op == OP_ALL_TO_ALL || cc->op == OP_SEND_RECV ? "p2p" : algo_names[algo];
     c->channels = cc->channels;
-    c->busbw_factor = busbw_factor(cc->op, N);
+    c->busbw_factor = coll_busbw_factor(cc->op, N);
     if (cc->op == OP_ALL_REDUCE && !alpha_beta(cc, t->net, &c->model_ring, &c->model_tree))
         c->model_ring = c->model_tree = 0;
     /* one block, freed with the traffic: the steps, each one's connection (padded to an even count), then the

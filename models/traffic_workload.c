@@ -679,6 +679,22 @@ static void wl_summary(const struct coll *c, cJSON *o)
     cJSON *k = cJSON_AddObjectToObject(o, "collective_ns");
     for (int i = 0; i < WL_KINDS; i++)
         cJSON_AddNumberToObject(k, wl_kind_names[i], kind_ns[i]);
+    /* busbw of each kind's collectives taken together: their bytes times nccl-tests' factor for the group's size,
+     * over the time they ran (a phase's groups run side by side, each its bytes, in the phase's span) */
+    double bus[WL_KINDS] = {0}, ns[WL_KINDS] = {0};
+    for (uint32_t s = 0; s < w->slots; s++) {
+        const struct wl_phase *ph = &w->f.ph[s % (uint32_t)w->f.n];
+        uint32_t in = NO_STEP;
+        for (uint32_t r = 0; r < w->N && in == NO_STEP; r++)
+            in = w->inst_of[(size_t)r * w->slots + s];
+        if (ph->kind < 0 || in == NO_STEP || w->slot_start[s] < 0 || w->slot_end[s] <= w->slot_start[s])
+            continue;
+        bus[ph->kind] += (double)ph->bytes * coll_busbw_factor(wl_kind_op[ph->kind], w->inst[in].m);
+        ns[ph->kind] += units_ps_to_ns(w->slot_end[s] - w->slot_start[s]);
+    }
+    cJSON *b = cJSON_AddObjectToObject(o, "collective_busbw_GBps");
+    for (int i = 0; i < WL_KINDS; i++)
+        cJSON_AddItemToObject(b, wl_kind_names[i], ns[i] > 0 ? cJSON_CreateNumber(bus[i] / ns[i]) : cJSON_CreateNull());
 }
 
 static char *wl_timeline(const struct coll *c)

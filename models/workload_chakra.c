@@ -296,6 +296,8 @@ struct ck_inst {
     int kind;
     uint32_t *left, *first, *by_src;  /* per rank: parts left, the steps it sends (as traffic_workload.c's) */
     sim_time_t start, end;
+    int64_t bytes;                    /* its size, over m ranks (summary.json's busbw) */
+    uint32_t m;
 };
 
 struct ck_rank {
@@ -530,11 +532,14 @@ static void ck_start(struct sim *s, void *obj, uint64_t arg)
 static void ck_summary(const struct coll *c, cJSON *o)
 {
     const struct ck_state *w = c->t->state[c->entry];
-    double kind_ns[WL_KINDS] = {0};
+    double kind_ns[WL_KINDS] = {0}, bus[WL_KINDS] = {0};
     int64_t comp = 0;
     for (uint32_t i = 0; i < w->n_inst * w->iters; i++)
-        if (w->inst[i].start >= 0 && w->inst[i].end >= w->inst[i].start)
-            kind_ns[w->inst[i].kind] += units_ps_to_ns(w->inst[i].end - w->inst[i].start);
+        if (w->inst[i].start >= 0 && w->inst[i].end > w->inst[i].start) {
+            const struct ck_inst *in = &w->inst[i];
+            kind_ns[in->kind] += units_ps_to_ns(in->end - in->start);
+            bus[in->kind] += (double)in->bytes * coll_busbw_factor(wl_kind_op[in->kind], in->m);
+        }
     for (uint32_t r = 0; r < w->N; r++)
         comp = w->rk[r].compute_ps > comp ? w->rk[r].compute_ps : comp;
     cJSON_AddNumberToObject(o, "iterations", w->iters);
@@ -552,6 +557,11 @@ static void ck_summary(const struct coll *c, cJSON *o)
     cJSON *k = cJSON_AddObjectToObject(o, "collective_ns");
     for (int i = 0; i < WL_KINDS; i++)
         cJSON_AddNumberToObject(k, wl_kind_names[i], kind_ns[i]);
+    /* each kind's collectives taken together: bytes times nccl-tests' factor for the group, over their time */
+    cJSON *b = cJSON_AddObjectToObject(o, "collective_busbw_GBps");
+    for (int i = 0; i < WL_KINDS; i++)
+        cJSON_AddItemToObject(b, wl_kind_names[i],
+                              kind_ns[i] > 0 ? cJSON_CreateNumber(bus[i] / kind_ns[i]) : cJSON_CreateNull());
 }
 
 /* ---- set-up ---- */
@@ -780,7 +790,7 @@ static void inst_init(struct ck_inst *in, int kind, uint32_t N, const struct ncc
 {
     *in = (struct ck_inst){kind, mem_xcalloc(N, sizeof(uint32_t), TRAFFIC_OOM),
                            mem_xcalloc(N + 1, sizeof(uint32_t), TRAFFIC_OOM),
-                           mem_xcalloc(k_n ? k_n : 1, sizeof(uint32_t), TRAFFIC_OOM), -1, -1};
+                           mem_xcalloc(k_n ? k_n : 1, sizeof(uint32_t), TRAFFIC_OOM), -1, -1, 0, 0};
     for (uint32_t r = 0; r < N; r++)
         in->left[r] = 1;
     for (uint32_t j = 0; j < k_n; j++) {
@@ -832,6 +842,7 @@ static uint32_t ck_build_coll(const struct workload_conf *wc, struct ck_trace **
                 for (uint32_t j = 0; j < k_n; j++)
                     tmp[j].src = mem[tmp[j].src], tmp[j].dst = mem[tmp[j].dst];
                 inst_init(&w->inst[ii], c0->kind, N, tmp, k_n, n);
+                w->inst[ii].bytes = c0->bytes, w->inst[ii].m = m;
                 for (uint32_t j = 0; j < k_n; j++) {
                     struct nccl_step st = tmp[j];
                     for (int q = 0; q < NCCL_WAITERS; q++)
@@ -991,7 +1002,8 @@ static void ck_repeat(struct ck_state *w, struct ck_step *steps)
             uint32_t ns = a->first[N];
             *b = (struct ck_inst){a->kind, mem_xcalloc(N, sizeof(uint32_t), TRAFFIC_OOM),
                                   mem_xcalloc(N + 1, sizeof(uint32_t), TRAFFIC_OOM),
-                                  mem_xcalloc(ns ? ns : 1, sizeof(uint32_t), TRAFFIC_OOM), -1, -1};
+                                  mem_xcalloc(ns ? ns : 1, sizeof(uint32_t), TRAFFIC_OOM), -1, -1,
+                                  a->bytes, a->m};
             memcpy(b->left, a->left, N * sizeof *b->left);
             memcpy(b->first, a->first, (N + 1) * sizeof *b->first);
             for (uint32_t k = 0; k < ns; k++)

@@ -42,6 +42,24 @@ static void test_iteration_time(void)
     }
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"exposed_comm_ns\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"collective_ns\""));
+    /* busbw per kind, over groups of 2: all_reduce 1 MB x 1, all_gather and reduce_scatter 1 MB x 1/2, each over its
+     * time, so the bound of each is the link's rate of payload, 10.74 GB/s; within 10 % below (each collective's
+     * steps' latency); no all_to_all in the file: null */
+    const double rate = 12.5 * 1024 / 1192;
+    const char *kinds[] = {"\"all_reduce\":", "\"all_gather\":", "\"reduce_scatter\":"};
+    const char *b = strstr(text, "\"collective_busbw_GBps\"");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    for (int i = 0; i < 3; i++) {
+        const char *q = strstr(b, kinds[i]);
+        double v = -1;
+        CU_ASSERT_FATAL(q && sscanf(q + strlen(kinds[i]), "%lf", &v) == 1);
+        CU_ASSERT(v <= rate && v >= rate / 1.10);
+    }
+    const char *a2a = strstr(b, "\"all_to_all\":");
+    CU_ASSERT_FATAL(a2a != NULL);
+    a2a += strlen("\"all_to_all\":");
+    a2a += strspn(a2a, " \t");
+    CU_ASSERT_EQUAL(strncmp(a2a, "null", 4), 0);
     free(text);
     test_teardown(&scn, &r);
 }
@@ -579,6 +597,12 @@ static void test_chakra_groups(void)
     double it = first_of(text, "\"iteration_ns\"") / 1e3;
     double ar = num_after(text, "\"collective_ns\"", "\"all_reduce\"") / 1e3 / 2;
     double ag = num_after(text, "\"collective_ns\"", "\"all_gather\"") / 1e3 / 2;
+    /* busbw: bytes x nccl-tests' factor over 2 ranks (all_reduce 1, all_gather 1/2) over the time, so each kind's
+     * bound is the link's rate of payload itself, 10.74 GB/s */
+    double bar = num_after(text, "\"collective_busbw_GBps\"", "\"all_reduce\"");
+    double bag = num_after(text, "\"collective_busbw_GBps\"", "\"all_gather\"");
+    CU_ASSERT(bar <= rate / 1e3 && bar >= rate / 1e3 / 1.10);
+    CU_ASSERT(bag <= rate / 1e3 && bag >= rate / 1e3 / 1.10);
     free(text);
     bool ok = ar >= Tar && ar <= 1.10 * Tar && ag >= Tag && ag <= 1.10 * Tag && it >= Tar + Tag &&
               it <= 1.10 * (Tar + Tag);
