@@ -34,8 +34,11 @@ struct nccl_step {
     uint8_t need;                  /* ends it still waits for */
 };
 /* The ring schedule (broadcast: the chain, all_to_all and send_recv: p2p) of op over ranks 0..N-1 into out, or
- * only counted (out NULL); returns its steps (traffic_workload.c builds its collectives with it). */
-uint32_t nccl_ring_build(int op, uint32_t N, int64_t size, int channels, int64_t chunk, struct nccl_step *out);
+ * only counted (out NULL); returns its steps (the workload kinds build their collectives with it).  A connection
+ * has NCCL's 8 chunks unacknowledged and is a queue pair (nic.h): with out, conn[j] is step j's connection,
+ * numbered from 0; *n_conn (when not NULL) their number. */
+uint32_t nccl_ring_build(int op, uint32_t N, int64_t size, int channels, int64_t chunk, struct nccl_step *out,
+                         uint32_t *conn, uint32_t *n_conn);
 
 /* A new collective for entry ti, its common fields set (t, entry, kind, no completion yet); over MPI ranks the
  * collectives' exchange between windows is set up with the first. */

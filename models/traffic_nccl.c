@@ -26,9 +26,8 @@
  *   writes the NIC sends in order.  So a connection here is a queue pair (nic.h: struct nic_qp, each step's flow
  *   posted to it, sent after the one before has left) with 8 chunks unacknowledged: the send of the ninth waits
  *   for the first's last ACK.  Each chunk then arrives after its own serialization, and the window covers the
- *   ACK round trip, so the link does not idle between chunks.  The ring kinds that build with nccl_ring_build
- *   (workload) post no queue pairs: their flows share the NIC side by side, and 2 chunks unacknowledged (double
- *   buffering) suit that, as more would hold back each chunk's arrival.
+ *   ACK round trip, so the link does not idle between chunks.  The workload kinds' collectives, built with
+ *   nccl_ring_build, are the same: it numbers each step's connection for them to post to its queue pair.
  * - "auto" picks ring or tree by the α-β model NCCL's tuning uses (time = latency + size / bandwidth per
  *   algorithm, the smaller wins), each hop's α an MTU frame's time over it on the empty network and B the slowest
  *   link, as channel 0 is laid out: the ring's latency is its 2(N-1) steps' hops summed around it (2(N-1) times
@@ -68,7 +67,6 @@ static const char *const op_names[] = {"all_reduce", "all_gather", "reduce_scatt
 static const char *const algo_names[] = {"ring", "tree", "auto", NULL};
 
 #define NCCL_STEPS 8               /* NCCL's buffers per connection: the chunks it has unacknowledged */
-#define RING_BUILD_WINDOW 2        /* nccl_ring_build's, for kinds whose connections are no queue pairs */
 #define NCCL_MAX_FLOWS (1u << 24)  /* flows of one collective: bounded memory */
 
 struct nccl_conf {
@@ -420,11 +418,14 @@ static void build(struct bld *b, const struct nccl_conf *cc, int algo)
     free(ws);
 }
 
-uint32_t nccl_ring_build(int op, uint32_t N, int64_t size, int channels, int64_t chunk, struct nccl_step *out)
+uint32_t nccl_ring_build(int op, uint32_t N, int64_t size, int channels, int64_t chunk, struct nccl_step *out,
+                         uint32_t *conn, uint32_t *n_conn)
 {
     struct nccl_conf cc = {.op = op, .channels = channels, .chunk = chunk, .hosts = {.n = (int)N}, .size = size};
-    struct bld b = {.s = out, .window = RING_BUILD_WINDOW};
+    struct bld b = {.s = out, .window = NCCL_STEPS, .conn = out ? conn : NULL};
     build(&b, &cc, ALGO_RING);
+    if (n_conn)
+        *n_conn = b.n_conn;
     return b.n;
 }
 

@@ -44,6 +44,7 @@
  * sends in a collective wait for its own compute; a peer may send to it earlier (NCCL's receiver would have to
  * launch its kernel first).
  */
+#include "models/nic.h"
 #include "models/workload.h"
 #include "sim/file.h"
 #include "models/ranks.h"
@@ -85,6 +86,7 @@ struct wl_step {
     struct nccl_step s;
     uint32_t inst;
     uint32_t src_m, dst_m;
+    uint32_t qp;            /* its connection's queue pair in wl_state.qps (NO_STEP: none, a pipeline send) */
 };
 
 /* One collective over one group in one phase of one iteration: its steps, members, what each has left. */
@@ -104,6 +106,7 @@ struct wl_state {
     struct wl_file f;
     uint32_t N, iters, slots;   /* slots: phases of the run (iterations x phases) */
     struct wl_inst *inst;
+    struct nic_qp *qps;         /* the collectives' connections (wl_step.qp) */
     uint32_t *inst_of;          /* [rank * slots + slot] -> instance (NO_STEP: no collective) */
     uint32_t *member_of;        /* [rank * slots + slot] -> the rank's place among that instance's members */
     uint32_t *pos;              /* per rank: its slot now */
@@ -321,16 +324,19 @@ static uint32_t wl_build_pp(const struct workload_conf *wc, const struct wl_file
             for (int m = 0; m < f->ga; m++)
                 for (uint32_t j = 0; j < N - S; j++, k++) {
                     uint32_t src = dir ? j + S : j, dst = dir ? j : j + S;
-                    out[n + k] = (struct wl_step){{src, dst, f->pp_bytes, {NO_STEP, NO_STEP, NO_STEP}, NO_STEP, 1}, NO_STEP, 0, 1};
+                    out[n + k] = (struct wl_step){{src, dst, f->pp_bytes, {NO_STEP, NO_STEP, NO_STEP}, NO_STEP, 1}, NO_STEP, 0, 1,
+                                                  NO_STEP};
                 }
     return n + (uint32_t)total;
 }
 
-/* The steps of every collective of the run (out NULL: only counted) and, with w, its instances. */
+/* The steps of every collective of the run (out NULL: only counted) and, with w, its instances; the queue pairs
+ * of their connections, one set per collective, in *conns. */
 static uint32_t wl_build(const struct workload_conf *wc, const struct wl_file *f, struct wl_step *out,
-                         struct wl_state *w)
+                         struct wl_state *w, uint32_t *conns)
 {
-    uint32_t N = (uint32_t)f->gpus, n = 0, ni = 0, *mem = mem_xcalloc(N, sizeof *mem, TRAFFIC_OOM);
+    uint32_t N = (uint32_t)f->gpus, n = 0, ni = 0, *mem = mem_xcalloc(N, sizeof *mem, TRAFFIC_OOM), qp0 = 0;
+    *conns = 0;
     for (int it = 0; it < wc->iterations; it++)
         for (int p = 0; p < f->n; p++) {
             const struct wl_phase *ph = &f->ph[p];
@@ -339,14 +345,16 @@ static uint32_t wl_build(const struct workload_conf *wc, const struct wl_file *f
                 uint32_t m = group_of(f, ph->group, r, mem);
                 if (m < 2 || mem[0] != r)
                     continue; /* a group of one rank has nothing to send; a group is built at its first rank */
-                uint32_t k = nccl_ring_build(wl_kind_op[ph->kind], m, ph->bytes, wc->channels, wc->chunk, NULL);
+                uint32_t nc, k = nccl_ring_build(wl_kind_op[ph->kind], m, ph->bytes, wc->channels, wc->chunk, NULL,
+                                                 NULL, &nc);
                 if (n + (uint64_t)k > WL_MAX_FLOWS) {
                     free(mem);
                     return WL_MAX_FLOWS + 1;
                 }
                 if (out) {
                     struct nccl_step *tmp = mem_xcalloc(k, sizeof *tmp, TRAFFIC_OOM);
-                    nccl_ring_build(wl_kind_op[ph->kind], m, ph->bytes, wc->channels, wc->chunk, tmp);
+                    uint32_t *conn = mem_xcalloc(k, sizeof *conn, TRAFFIC_OOM);
+                    nccl_ring_build(wl_kind_op[ph->kind], m, ph->bytes, wc->channels, wc->chunk, tmp, conn, NULL);
                     struct wl_inst *in = &w->inst[ni];
                     inst_init(in, n, k, slot, mem, m, tmp);
                     for (uint32_t j = 0; j < k; j++) {
@@ -356,29 +364,36 @@ static uint32_t wl_build(const struct workload_conf *wc, const struct wl_file *f
                             s.on_recv[q] = s.on_recv[q] == NO_STEP ? NO_STEP : n + s.on_recv[q];
                         s.on_ack = s.on_ack == NO_STEP ? NO_STEP : n + s.on_ack;
                         s.need++; /* its sender's compute */
-                        out[n + j] = (struct wl_step){s, ni, tmp[j].src, tmp[j].dst};
+                        out[n + j] = (struct wl_step){s, ni, tmp[j].src, tmp[j].dst, qp0 + conn[j]};
                     }
                     free(tmp);
+                    free(conn);
                     for (uint32_t i = 0; i < m; i++) {
                         w->inst_of[mem[i] * w->slots + slot] = ni;
                         w->member_of[mem[i] * w->slots + slot] = i;
                     }
                 }
-                n += k, ni++;
+                n += k, ni++, qp0 += nc;
             }
         }
     free(mem);
+    *conns = qp0;
     return wl_build_pp(wc, f, out, w, n);
 }
 
 static void rank_next(struct wl_state *w, uint32_t r, sim_time_t now);
 static void rank_start(struct wl_state *w, uint32_t r, sim_time_t now);
 
+/* Step k goes when it waits for nothing more, on its connection's queue pair (named before the flow's start event
+ * runs). */
 static void step_ready(struct coll *c, uint32_t k)
 {
     struct wl_step *s = (struct wl_step *)c->sched + k;
-    if (--s->s.need == 0)
-        coll_send(c, k);
+    if (--s->s.need)
+        return;
+    coll_send(c, k);
+    if (s->qp != NO_STEP)
+        net_flow(c->t->net, c->base + k)->qp = &((struct wl_state *)c->t->state[c->entry])->qps[s->qp];
 }
 
 static void atomic_min(sim_time_t *p, sim_time_t v)
@@ -726,7 +741,7 @@ static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
     w->overlap = wc->overlap;
     for (int p = 0; p < w->f.n; p++)
         w->compute_iter_ps += w->overlap && w->f.ph[p].update ? 0 : w->f.ph[p].compute_ps;
-    uint32_t n_steps = wl_build(wc, &w->f, NULL, NULL);
+    uint32_t conns, n_steps = wl_build(wc, &w->f, NULL, NULL, &conns);
     if (n_steps > WL_MAX_FLOWS)
         return snprintf(err, errlen, "%s: traffic.%d.chunk: expected a chunk that leaves at most %u flows, got more",
                         scn->file, ti, WL_MAX_FLOWS), SCN_EUSAGE;
@@ -766,7 +781,8 @@ static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
         c->host[r] = (uint32_t)wc->hosts.idx[r];
     c->channels = wc->channels;
     struct wl_step *steps = mem_xcalloc_big(n_steps ? n_steps : 1, sizeof *steps, TRAFFIC_OOM);
-    wl_build(wc, &w->f, steps, w);
+    w->qps = mem_xcalloc(conns ? conns : 1, sizeof *w->qps, TRAFFIC_OOM);
+    wl_build(wc, &w->f, steps, w, &conns);
     c->sched = steps;
     c->n_flows = n_steps;
     c->parts = 2 * n_steps + N; /* every step's receipt and last ACK, and every rank's end */
@@ -786,6 +802,7 @@ static void wl_release(struct traffic *t, int ti)
     for (uint32_t i = 0; w->inst && i < w->slots * w->N && w->inst[i].member; i++)
         free(w->inst[i].member), free(w->inst[i].left), free(w->inst[i].first), free(w->inst[i].by_src);
     free(w->inst);
+    free(w->qps);
     free(w->inst_of);
     free(w->member_of);
     free(w->pos);
@@ -827,7 +844,8 @@ static void wl_count(const struct scenario *s, int ti, const double *host_rate, 
     char err[SCN_ERR_MAX];
     if (wl_load(s, ti, &f, err, sizeof err))
         return;
-    out->made = wl_build(TRAFFIC_CONF(&s->traffic[ti], struct workload_conf), &f, NULL, NULL);
+    uint32_t conns;
+    out->made = wl_build(TRAFFIC_CONF(&s->traffic[ti], struct workload_conf), &f, NULL, NULL, &conns);
     free(f.ph);
 }
 

@@ -32,6 +32,7 @@
  * own; a message in before its receiver reached that iteration (its sender an iteration ahead) is counted, not
  * waited for again.
  */
+#include "models/nic.h"
 #include "models/workload.h"
 #include "models/chakra.pb-c.h"
 #include "sim/file.h"
@@ -290,6 +291,7 @@ int ck_parse(const char *path, const uint8_t *buf, size_t len, struct ck_trace *
 struct ck_step {
     struct nccl_step s;
     uint32_t inst, src_m, dst_m, snode, rnode;
+    uint32_t qp;                      /* its connection's queue pair in ck_state.qps (NO_STEP: a send node's) */
 };
 
 struct ck_inst {
@@ -332,6 +334,8 @@ struct ck_state {
     uint32_t n_steps;
     struct ck_rank *rk;
     struct ck_inst *inst;             /* iteration it's instance ii: inst[it * n_inst + ii] */
+    struct nic_qp *qps;               /* the collectives' connections, each iteration on the same ones */
+    uint32_t n_qps;
     struct tl_rank *tl;
     struct ck_groups g;
 };
@@ -342,8 +346,11 @@ static void ck_part(struct ck_state *w, uint32_t ii, uint32_t r, uint32_t i, sim
 static void ck_step_ready(struct coll *c, uint32_t k)
 {
     struct ck_step *s = (struct ck_step *)c->sched + k;
-    if (--s->s.need == 0)
-        coll_send(c, k);
+    if (--s->s.need)
+        return;
+    coll_send(c, k);
+    if (s->qp != NO_STEP) /* named before the flow's start event runs */
+        net_flow(c->t->net, c->base + k)->qp = &((struct ck_state *)c->t->state[c->entry])->qps[s->qp];
 }
 
 static void ck_comp_start(struct ck_state *w, uint32_t r, sim_time_t now);
@@ -831,14 +838,15 @@ static uint32_t ck_build_coll(const struct workload_conf *wc, struct ck_trace **
             uint32_t ii = G->base[g] + k;
             const struct ck_node *c0 = &tr[mem[0]]->node[G->ref[ii]];
             int op = wl_kind_op[c0->kind];
-            uint32_t k_n = nccl_ring_build(op, m, c0->bytes, wc->channels, wc->chunk, NULL);
+            uint32_t nc, k_n = nccl_ring_build(op, m, c0->bytes, wc->channels, wc->chunk, NULL, NULL, &nc);
             if (n + (uint64_t)k_n > WL_MAX_FLOWS) {
                 n = WL_MAX_FLOWS + 1;
                 break;
             }
             if (out) {
                 struct nccl_step *tmp = mem_xcalloc(k_n ? k_n : 1, sizeof *tmp, TRAFFIC_OOM);
-                nccl_ring_build(op, m, c0->bytes, wc->channels, wc->chunk, tmp);
+                uint32_t *conn = mem_xcalloc(k_n ? k_n : 1, sizeof *conn, TRAFFIC_OOM);
+                nccl_ring_build(op, m, c0->bytes, wc->channels, wc->chunk, tmp, conn, NULL);
                 for (uint32_t j = 0; j < k_n; j++)
                     tmp[j].src = mem[tmp[j].src], tmp[j].dst = mem[tmp[j].dst];
                 inst_init(&w->inst[ii], c0->kind, N, tmp, k_n, n);
@@ -850,9 +858,11 @@ static uint32_t ck_build_coll(const struct workload_conf *wc, struct ck_trace **
                     st.on_ack = st.on_ack == NO_STEP ? NO_STEP : n + st.on_ack;
                     st.need++; /* its sender's node ready */
                     out[n + j] = (struct ck_step){st, ii, st.src, st.dst, at[(size_t)ii * N + st.src],
-                                                  at[(size_t)ii * N + st.dst]};
+                                                  at[(size_t)ii * N + st.dst], w->n_qps + conn[j]};
                 }
                 free(tmp);
+                free(conn);
+                w->n_qps += nc;
             }
             n += k_n;
         }
@@ -890,7 +900,8 @@ static uint32_t ck_build_p2p(const struct scenario *s, int ti, struct ck_trace *
             }
             met[b][j] = 1;
             if (out) {
-                out[rc] = (struct ck_step){{a, b, sn->bytes, {NO_STEP, NO_STEP}, NO_STEP, 1}, NO_STEP, 0, 0, i, j};
+                out[rc] = (struct ck_step){{a, b, sn->bytes, {NO_STEP, NO_STEP, NO_STEP}, NO_STEP, 1}, NO_STEP, 0, 0, i, j,
+                                           NO_STEP};
                 w->rk[a].inst_of[i] = rc;
             }
             rc = rc + 1 > WL_MAX_FLOWS ? WL_MAX_FLOWS + 1 : rc + 1;
@@ -1050,6 +1061,7 @@ int ck_setup(struct traffic *t, int ti, char *err, size_t errlen)
     c->channels = wc->channels;
     struct ck_step *steps = mem_xcalloc_big(n_steps ? n_steps : 1, sizeof *steps, TRAFFIC_OOM);
     uint32_t n = ck_build_coll(wc, tr, &w->g, steps, w);
+    w->qps = mem_xcalloc(w->n_qps ? w->n_qps : 1, sizeof *w->qps, TRAFFIC_OOM);
     ck_build_p2p(scn, ti, tr, N, steps, w, n, err, errlen);
     free(tr);
     ck_repeat(w, steps);
@@ -1066,6 +1078,7 @@ void ck_release(struct traffic *t, int ti)
     for (uint32_t i = 0; w->inst && i < w->n_inst * w->iters; i++)
         free(w->inst[i].left), free(w->inst[i].first), free(w->inst[i].by_src);
     free(w->inst);
+    free(w->qps);
     for (uint32_t r = 0; w->rk && r < w->N; r++) {
         struct ck_rank *k = &w->rk[r];
         free(k->need), free(k->dep_first), free(k->dep_list), free(k->q), free(k->inst_of), free(k->t0);

@@ -558,6 +558,36 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+/*
+ * A workload's collective is NCCL's: one 64 MB all-reduce over 8 ranks of one 100 Gbps switch (a SimAI file of one
+ * layer, 1 ns of compute) takes the time the nccl kind's ring takes with the same channels and chunk (2, 512 KiB:
+ * 8 loops of the ring), within 1 us, as both post a connection's chunks to one queue pair with 8 in flight.  With
+ * 2 chunks sent side by side (as workloads did before) it took 1.1 % longer.
+ */
+static void test_workload_is_nccl(void)
+{
+    CU_ASSERT_EQUAL(system("mkdir -p " CK_DIR), 0);
+    write_file(CK_DIR "/ar8.txt", "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 1 vpp: 1 "
+                                  "ga: 1 all_gpus: 8 checkpoints: 0 checkpoint_initiates: 0\n1\n"
+                                  "layer0 -1 1 ALLREDUCE 64000000 1 NONE 0 1 NONE 0 1\n");
+    const char *net = "{\"seed\": 1, \"stop\": \"50ms\", \"topology\": {\"type\": \"star\", \"hosts\": 8, "
+                      "\"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, \"traffic\": [";
+    char text[1024];
+    snprintf(text, sizeof text, "%s{\"type\": \"workload\", \"id\": \"w\", \"format\": \"simai\", \"file\": "
+             "\"ar8.txt\"}]}\n", net);
+    write_file(CK_DIR "/w.json", text);
+    snprintf(text, sizeof text, "%s{\"type\": \"nccl\", \"id\": \"a\", \"op\": \"all_reduce\", \"algorithm\": "
+             "\"ring\", \"size\": \"64MB\"}]}\n", net);
+    write_file(CK_DIR "/n.json", text);
+    char *w = run_text(CK_DIR "/w.json"), *n = run_text(CK_DIR "/n.json");
+    double wl = num_after(w, "\"collective_ns\"", "\"all_reduce\"") / 1e3;
+    double nc = num_after(n, "\"collectives\"", "\"completion_ns\"") / 1e3;
+    printf("\n    64 MB all-reduce over 8 ranks: workload %.2f us, nccl %.2f us ", wl, nc);
+    CU_ASSERT(nc > 0 && fabs(wl - nc) <= 1.0);
+    free(w);
+    free(n);
+}
+
 /* Tensor-parallel pairs inside "servers" (groups 1: ranks 0-1, 2: ranks 2-3) and data-parallel pairs across
  * (3: 0 and 2, 4: 1 and 3), as ASTRA-sim's communicator groups file gives them. */
 #define CK_GROUPS "{\"1\": [0, 1], \"2\": [2, 3], \"3\": [0, 2], \"4\": [1, 3]}\n"
@@ -764,6 +794,8 @@ void test_workload_register(void)
     CU_pSuite s = CU_add_suite("training workloads (traffic kind workload)", NULL, NULL);
     CU_add_test(s, "a SimAI file's iteration time: compute plus the ring's bytes at the link's bound, within 10 %",
                 test_iteration_time);
+    CU_add_test(s, "a workload's all-reduce takes the nccl kind's time (queue pairs, 8 chunks in flight)",
+                test_workload_is_nccl);
     CU_add_test(s, "weight-gradient all-reduces overlapping the backward pass: only the last layer's is exposed",
                 test_overlap);
     CU_add_test(s, "pipeline stages (GPipe): (ga + pp - 1) x (forward + backward) plus 2 (pp - 1) transfers",
