@@ -5,13 +5,12 @@
  * or byte (never crash, leak or read out of bounds: the sanitizers watch that) or accept it: then every
  * dependency it resolved names a node of the trace.
  */
+#include "tests/fuzz/fuzz.h"
 #include "models/workload.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

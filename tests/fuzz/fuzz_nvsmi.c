@@ -7,6 +7,7 @@
  * each naming a switch, every switch on a socket below "sockets" with a parent before it (or -1) on the same socket.
  * A note is one printable line.
  */
+#include "tests/fuzz/fuzz.h"
 #include "sim/scenario.h"
 #include "tools/ops/nvsmi.h"
 #include "tools/common/text.h"
@@ -16,10 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define FUZZ_MAX_INPUT 16384
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int num(const cJSON *o, const char *k)
 {
@@ -76,13 +73,9 @@ static void check_accepted(const cJSON *o, const char *notes)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size > FUZZ_MAX_INPUT)
-        return -1; /* keep it out of the corpus */
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text)
-        abort();
-    memcpy(text, data, size);
-    text[size] = '\0';
+        return -1; /* keep it out of the corpus */
     cJSON *o = NULL;
     struct sbuf notes = {0};
     char err[SCN_ERR_MAX] = "";

@@ -14,6 +14,7 @@
  * counters in range, conservation of packets and bytes, and, when the traffic
  * finished, no data frame left anywhere.
  */
+#include "tests/fuzz/fuzz.h"
 #include "sim/scenario.h"
 #include "tools/run/invariants.h"
 #include "tools/run/run.h"
@@ -24,12 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FUZZ_MAX_INPUT 16384
 #define FUZZ_MAX_HOSTS_JSON 16
 #define FUZZ_MAX_STOP_PS 2000000000LL /* 2 ms */
 #define FUZZ_MAX_SIZE 65536
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The fuzz bytes as a stream of choices; an exhausted stream reads as zeros (the simplest choice). */
 struct rd {

@@ -7,6 +7,7 @@
  * loads again and prints identically: the resolved form is what `check`
  * shows, what sweeps and plots save, and what a user feeds back in.
  */
+#include "tests/fuzz/fuzz.h"
 #include "sim/scenario.h"
 
 #include <stddef.h>
@@ -16,19 +17,11 @@
 #include <string.h>
 
 /* Large inputs only make each execution slow: the loader's logic is reached by small ones. */
-#define FUZZ_MAX_INPUT 16384
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size > FUZZ_MAX_INPUT)
-        return -1; /* keep it out of the corpus */
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text)
-        abort();
-    memcpy(text, data, size);
-    text[size] = '\0';
+        return -1; /* keep it out of the corpus */
 
     struct scenario s;
     char err[SCN_ERR_MAX];

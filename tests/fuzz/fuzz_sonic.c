@@ -7,6 +7,7 @@
  * must load as a scenario's (placeholder selectors "SWITCH:<port>" taken as port s0:0) and, without --ports, build
  * as a star's switch.  A note is one printable line.
  */
+#include "tests/fuzz/fuzz.h"
 #include "sim/scenario.h"
 #include "tools/run/run.h"
 #include "tools/ops/sonic.h"
@@ -17,10 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define FUZZ_MAX_INPUT 16384
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The scenario a user would paste the import into: a star of two hosts with its switch and profiles. */
 static char *pasted(const cJSON *imp)
@@ -80,13 +77,9 @@ static void check_accepted(const cJSON *o, const char *notes, bool mapped)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size > FUZZ_MAX_INPUT)
-        return -1; /* keep it out of the corpus */
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text)
-        abort();
-    memcpy(text, data, size);
-    text[size] = '\0';
+        return -1; /* keep it out of the corpus */
     const char *json = text, *ports = NULL;
     char *nl = strchr(text, '\n');
     if (strncmp(text, "--ports ", 8) == 0 && nl) {

@@ -1,0 +1,30 @@
+/*
+ * What the libFuzzer harnesses of text inputs share: the input bound and the input as a C string.
+ */
+#ifndef ROCESIM_FUZZ_H
+#define ROCESIM_FUZZ_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Larger inputs are refused (returned -1, kept out of the corpus): the parsers' costs grow with the text, and
+ * nothing a user writes by hand is this long. */
+#define FUZZ_MAX_INPUT 16384
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The input as a NUL-terminated string the caller frees, or NULL when it is over FUZZ_MAX_INPUT. */
+static inline char *fuzz_text(const uint8_t *data, size_t size)
+{
+    if (size > FUZZ_MAX_INPUT)
+        return NULL;
+    char *text = malloc(size + 1);
+    if (!text)
+        abort();
+    memcpy(text, data, size);
+    text[size] = '\0';
+    return text;
+}
+
+#endif
