@@ -249,7 +249,7 @@ struct flow *net_make_flow(struct net *n, uint32_t idx, const char *name, uint32
 static uint8_t rehome_port(const struct net *n, uint32_t hn, uint32_t to, uint32_t hash, uint8_t was)
 {
     const struct g_node *x = &n->g->nodes[hn];
-    if (x->n_ports < 2 || x->line_bps)
+    if (x->n_ports < 2 || x->nic_via) /* one port, or a GPU inside a server (its ports are PCIe and NVLink) */
         return was;
     uint32_t p = route_host_egress(n->g, hn, to, hash);
     return p == UINT32_MAX ? was : (uint8_t)p;

@@ -328,7 +328,10 @@ static bool alpha_beta(const struct nccl_conf *cc, const struct net *n, double *
         next[i] = perm[(i + 1) % N0];
     sim_time_t alpha, alpha_t;
     int64_t bottleneck, bottleneck_t;
-    bool ok = hop_times(n, host, perm, next, N0, t, &alpha, &bottleneck);
+    if (!hop_times(n, host, perm, next, N0, t, &alpha, &bottleneck) || alpha <= 0) {
+        free(host), free(perm), free(t);
+        return false; /* a pair of ranks without a path: no model */
+    }
     /* the ring's 2(N-1) steps pipeline through its hops one after the other (a queue pair per connection keeps
      * each hop busy), so its latency is the hops' times summed around it: 2(N-1) times their mean */
     double ring_lat = 0;
@@ -337,7 +340,8 @@ static bool alpha_beta(const struct nccl_conf *cc, const struct net *n, double *
     /* the tree's: on servers its own hops (both trees), its deepest path up and down; over ranks alone, as before
      * the servers had trees of their own, the ring's slowest hop at each of tree 0's levels */
     double d, G = coll_servers(n, host, N0, next), tree_lat;
-    if (ok && coll_tree_parents(n, host, N0, 0, tp)) {
+    bool ok = true;
+    if (coll_tree_parents(n, host, N0, 0, tp)) {
         for (uint32_t i = 0; i < 2 * N0; i++)
             perm[i] = i % N0;
         ok = hop_times(n, host, perm, tp, 2 * N0, t, &alpha_t, &bottleneck_t);
@@ -351,7 +355,7 @@ static bool alpha_beta(const struct nccl_conf *cc, const struct net *n, double *
     free(host);
     free(perm);
     free(t);
-    if (!ok || alpha <= 0)
+    if (!ok)
         return false;
     double N = cc->hosts.n, S = (double)cc->size, B = (double)bottleneck / 8;
     double Bt = (double)bottleneck_t / 8, C = cc->channels;
@@ -365,15 +369,18 @@ static bool alpha_beta(const struct nccl_conf *cc, const struct net *n, double *
     return true;
 }
 
-/* The algorithm entry e runs (auto resolved with the α-β model when n is the network, else ring). */
-static int resolve_algo(const struct nccl_conf *cc, const struct net *n)
+/* The algorithm entry e runs (auto resolved with the α-β model when n is the network, else ring), and the model's
+ * times of ring and tree in model[] (0 without one: not an all_reduce, no network, or a rank without a path). */
+static int resolve_algo(const struct nccl_conf *cc, const struct net *n, double model[2])
 {
-    double ring, tree;
+    model[0] = model[1] = 0;
+    if (cc->op != OP_ALL_REDUCE || !n || !alpha_beta(cc, n, &model[0], &model[1]))
+        model[0] = model[1] = 0;
     if (cc->algorithm != ALGO_AUTO)
         return cc->algorithm;
-    if (cc->op != OP_ALL_REDUCE || !n || !alpha_beta(cc, n, &ring, &tree))
+    if (model[0] <= 0)
         return ALGO_RING;
-    return tree < ring ? ALGO_TREE : ALGO_RING;
+    return model[1] < model[0] ? ALGO_TREE : ALGO_RING;
 }
 
 /* The whole schedule of entry cc with algorithm algo into b (b->s NULL: only counted). */
@@ -547,7 +554,8 @@ static void nccl_start(struct sim *s, void *obj, uint64_t arg)
 static int nccl_setup(struct traffic *t, int ti, char *err, size_t errlen)
 {
     const struct nccl_conf *cc = TRAFFIC_CONF(&t->net->scn->traffic[ti], struct nccl_conf);
-    int algo = resolve_algo(cc, t->net);
+    double model[2];
+    int algo = resolve_algo(cc, t->net, model);
     (void)err, (void)errlen;
     struct coll *c = coll_add(t, ti);
     uint32_t N = (uint32_t)cc->hosts.n;
@@ -562,8 +570,7 @@ static int nccl_setup(struct traffic *t, int ti, char *err, size_t errlen)
     c->algorithm = cc->op == OP_ALL_TO_ALL || cc->op == OP_SEND_RECV ? "p2p" : algo_names[algo];
     c->channels = cc->channels;
     c->busbw_factor = coll_busbw_factor(cc->op, N);
-    if (cc->op == OP_ALL_REDUCE && !alpha_beta(cc, t->net, &c->model_ring, &c->model_tree))
-        c->model_ring = c->model_tree = 0;
+    c->model_ring = model[0], c->model_tree = model[1];
     /* one block, freed with the traffic: the steps, each one's connection (padded to an even count), then the
      * connections' queue pairs (zeroed: empty) */
     uint32_t conns, steps = count_steps(cc, algo, &conns);
@@ -600,7 +607,8 @@ static void nccl_count(const struct scenario *s, int ti, const double *host_rate
 {
     const struct nccl_conf *cc = TRAFFIC_CONF(&s->traffic[ti], struct nccl_conf);
     (void)host_rate;
-    uint32_t n = count_steps(cc, resolve_algo(cc, t ? t->net : NULL), NULL);
+    double model[2];
+    uint32_t n = count_steps(cc, resolve_algo(cc, t ? t->net : NULL, model), NULL);
     if (!t && cc->algorithm == ALGO_AUTO && cc->op == OP_ALL_REDUCE) {
         uint32_t tree = count_steps(cc, ALGO_TREE, NULL);
         n = tree > n ? tree : n;
