@@ -5,6 +5,7 @@
 #define ROCESIM_FUZZ_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,16 @@ static inline char *fuzz_text(const uint8_t *data, size_t size)
     memcpy(text, data, size);
     text[size] = '\0';
     return text;
+}
+
+/* An importer's notes: printable lines only. */
+static inline void fuzz_check_notes(const char *notes)
+{
+    for (const char *c = notes; c && *c; c++)
+        if (((unsigned char)*c < 0x20 && *c != '\n') || *c == 0x7f) {
+            fprintf(stderr, "a note with a control character: %s\n", notes);
+            abort();
+        }
 }
 
 #endif

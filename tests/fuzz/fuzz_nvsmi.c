@@ -4,8 +4,8 @@
  * The input is the text of a matrix.  nvsmi_import_text must either refuse it with one line naming the file and a
  * line of it (never crash, leak or read out of bounds: the sanitizers watch that) or accept it; then the
  * description must hold together as topology.server reads it: as many gpu_pcie and nic_pcie entries as GPUs and NICs,
- * each naming a switch, every switch on a socket below "sockets" with a parent before it (or -1) on the same socket.
- * A note is one printable line.
+ * each naming a switch, every switch on a socket below "sockets" with a parent before it (or -1) on the same socket:
+ * the scenario loader's checks of topology.server, run on it.  A note is one printable line.
  */
 #include "tests/fuzz/fuzz.h"
 #include "sim/scenario.h"
@@ -18,57 +18,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int num(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    if (!cJSON_IsNumber(v)) {
-        fprintf(stderr, "the description lacks the number %s\n", k);
-        abort();
-    }
-    return v->valueint;
-}
-
-/* Every entry of a placement array names a switch. */
-static void check_placement(const cJSON *srv, const char *k, int count, int nsw)
-{
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(srv, k), *e;
-    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != count) {
-        fprintf(stderr, "%s is not an array of %d entries\n", k, count);
-        abort();
-    }
-    cJSON_ArrayForEach(e, a) if (!cJSON_IsNumber(e) || e->valueint < 0 || e->valueint >= nsw) {
-        fprintf(stderr, "%s names no switch\n", k);
-        abort();
-    }
-}
-
+/* An accepted matrix is a server topology.server takes, as the scenario loader checks it (two of them on a rail of
+ * one leaf per rail and one spine), with printable notes. */
 static void check_accepted(const cJSON *o, const char *notes)
 {
-    const cJSON *srv = cJSON_GetObjectItemCaseSensitive(o, "server"), *sws, *sw;
-    sws = cJSON_GetObjectItemCaseSensitive(srv, "pcie_switches");
+    fuzz_check_notes(notes);
+    const cJSON *srv = cJSON_GetObjectItemCaseSensitive(o, "server");
     int gpus = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(srv, "gpu_pcie"));
-    int nics = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(srv, "nic_pcie"));
-    int sockets = num(srv, "sockets"), i = 0;
-    if (!cJSON_IsArray(sws) || gpus < 1 || nics < 0 || sockets < 1) {
-        fprintf(stderr, "a description without GPUs, sockets or switches\n");
+    char *sj = cJSON_PrintUnformatted(srv), err[SCN_ERR_MAX];
+    size_t len = strlen(sj) + 512;
+    char *j = malloc(len);
+    if (!j)
+        abort();
+    snprintf(j, len, "{\"topology\": {\"type\": \"rail\", \"servers\": 2, \"gpus_per_server\": %d, "
+             "\"leaves_per_rail\": 1, \"spines\": 1, \"link\": {\"rate\": \"400Gbps\", \"delay\": \"1us\"}, \"server\": %s}, "
+             "\"traffic\": [{\"type\": \"flow\", \"src\": \"n0.g0\", \"dst\": \"n1.g0\", \"size\": \"1KB\"}]}",
+             gpus, sj);
+    struct scenario s;
+    if (scn_load_text("imported.json", j, NULL, 0, &s, err, sizeof err) != SCN_OK) {
+        fprintf(stderr, "the import does not load as a server: %s\n%s\n", err, j);
         abort();
     }
-    int nsw = cJSON_GetArraySize(sws);
-    cJSON_ArrayForEach(sw, sws) {
-        int s = num(sw, "socket"), p = num(sw, "parent");
-        if (s < 0 || s >= sockets || p < -1 || p >= i || (p >= 0 && num(cJSON_GetArrayItem(sws, p), "socket") != s)) {
-            fprintf(stderr, "switch %d: socket %d, parent %d\n", i, s, p);
-            abort();
-        }
-        i++;
-    }
-    check_placement(srv, "gpu_pcie", gpus, nsw);
-    check_placement(srv, "nic_pcie", nics, nsw);
-    for (const char *c = notes; c && *c; c++)
-        if (((unsigned char)*c < 0x20 && *c != '\n') || *c == 0x7f) {
-            fprintf(stderr, "a note with a control character: %s\n", notes);
-            abort();
-        }
+    scn_free(&s);
+    free(j);
+    free(sj);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -52,11 +52,7 @@ static void check_accepted(const cJSON *o, const char *notes, bool mapped)
         fprintf(stderr, "the import lacks switch, profiles or not_modelled\n");
         abort();
     }
-    for (const char *c = notes; c && *c; c++)
-        if (((unsigned char)*c < 0x20 && *c != '\n') || *c == 0x7f) {
-            fprintf(stderr, "a note with a control character: %s\n", notes);
-            abort();
-        }
+    fuzz_check_notes(notes);
     char *text = pasted(o), err[SCN_ERR_MAX];
     struct scenario s;
     if (scn_load_text("imported.json", text, NULL, 0, &s, err, sizeof err) != SCN_OK) {
