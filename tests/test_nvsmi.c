@@ -171,6 +171,9 @@ static void test_malformed(void)
                 "f.txt:2: GPU0/NIC0 is NV2: NVLink joins two GPUs");
     small_fails("NIC1    SYS", "NIC9    SYS", "f.txt:5: \"NIC9\" is not a device of the header (line 1)");
     small_fails("GPU1    NIC0", "GPU2    NIC0", "f.txt:1: GPU2 out of order: the header lists GPU0, GPU1, ... first");
+    fails("\tGPU0\tGPU1\nGPU0\t X \tNV4\nGPU1\tNV4\t X \n", NULL, NULL,
+          "f.txt:1: the header names no NIC (after the GPUs, NIC0 or mlx5_0 ...): a server needs one to reach the "
+          "fabric");
     fails("hello\n", NULL, NULL, "f.txt:1: no header line starting with GPU0 (the matrix `nvidia-smi topo -m` prints)");
     fails("\tGPU0\tGPU1\tGPU2\nGPU0\t X \tNV4\tNV2\nGPU1\tNV4\t X \tNV4\nGPU2\tNV2\tNV4\t X \n", NULL, NULL,
           "f.txt:2: GPU0/GPU2 is NV2 but GPU0/GPU1 is NV4: the server description has one NVLink rate for every "

@@ -270,7 +270,7 @@ static struct cell rel_of(const struct imp *m, int a, int b, int *line)
     return c;
 }
 
-/* Every GPU has its row; X exactly on the diagonal; NV# only between GPUs; each pair told the same both ways. */
+/* At least one NIC; every GPU has its row; X exactly on the diagonal; NV# only between GPUs; each pair told the same both ways. */
 static int check_matrix(struct imp *m)
 {
     char b1[8], b2[8];
@@ -490,6 +490,9 @@ int nvsmi_import_text(const char *file, const char *text, const char *nvlink_rat
         rc = group(m);
     if (!rc)
         rc = nvlinks(m, &links);
+    if (!rc && m->ndev == m->ngpu) /* a server of the rail fabric reaches it through its NICs */
+        rc = fail(m, m->header_line, "the header names no NIC (after the GPUs, NIC0 or mlx5_0 ...): a server "
+                  "needs one to reach the fabric");
     if (!rc && links && per_link > INT64_MAX / links)
         rc = fail(m, m->header_line, "%d NVLinks of %s overflow a rate", links, nvlink_rate);
     if (!rc) {
