@@ -384,31 +384,10 @@ static uint32_t wl_build(const struct workload_conf *wc, const struct wl_file *f
 static void rank_next(struct wl_state *w, uint32_t r, sim_time_t now);
 static void rank_start(struct wl_state *w, uint32_t r, sim_time_t now);
 
-/* Step k goes when it waits for nothing more, on its connection's queue pair (named before the flow's start event
- * runs). */
 static void step_ready(struct coll *c, uint32_t k)
 {
     struct wl_step *s = (struct wl_step *)c->sched + k;
-    if (--s->s.need)
-        return;
-    coll_send(c, k);
-    if (s->qp != NO_STEP)
-        net_flow(c->t->net, c->base + k)->qp = &((struct wl_state *)c->t->state[c->entry])->qps[s->qp];
-}
-
-static void atomic_min(sim_time_t *p, sim_time_t v)
-{
-    sim_time_t was = __atomic_load_n(p, __ATOMIC_RELAXED);
-    while ((was < 0 || v < was) && !__atomic_compare_exchange_n(p, &was, v, false, __ATOMIC_RELAXED,
-                                                                 __ATOMIC_RELAXED))
-        ;
-}
-
-static void atomic_max(sim_time_t *p, sim_time_t v)
-{
-    sim_time_t was = __atomic_load_n(p, __ATOMIC_RELAXED);
-    while (v > was && !__atomic_compare_exchange_n(p, &was, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        ;
+    wl_step_ready(c, k, &s->s.need, s->qp, ((struct wl_state *)c->t->state[c->entry])->qps);
 }
 
 /* The slot of rank r's k-th weight-gradient collective: layer L - 1 - k % L's in iteration k / L. */
@@ -437,7 +416,7 @@ static void wg_try(struct wl_state *w, uint32_t r, sim_time_t now)
             wg_finish(w, r, slot, now);
             return;
         }
-        atomic_min(&w->slot_start[slot], now);
+        wl_time_min(&w->slot_start[slot], now);
         w->wg0[r] = now;
         release_sends(w, i, w->member_of[r * w->slots + slot]);
     }
@@ -484,7 +463,7 @@ static void rank_part(struct wl_state *w, uint32_t i, uint32_t mi, uint32_t r, s
     struct wl_inst *in = &w->inst[i];
     if (--in->left[mi] > 0)
         return;
-    atomic_max(&w->slot_end[in->slot], now);
+    wl_time_max(&w->slot_end[in->slot], now);
     if (w->overlap && w->f.ph[in->slot % (uint32_t)w->f.n].wg) {
         tl_add(&w->tl[r], w->f.ph[in->slot % (uint32_t)w->f.n].kind + 1, w->wg0[r], now);
         wg_finish(w, r, in->slot, now);
@@ -513,7 +492,7 @@ static void rank_ready(struct sim *sim, void *obj, uint64_t r)
         rank_next(w, (uint32_t)r, sim->now);
         return;
     }
-    atomic_min(&w->slot_start[slot], sim->now);
+    wl_time_min(&w->slot_start[slot], sim->now);
     w->coll0[r] = sim->now;
     release_sends(w, i, w->member_of[r * w->slots + slot]);
 }
@@ -673,11 +652,19 @@ static void wl_start(struct sim *s, void *obj, uint64_t arg)
 static void wl_summary(const struct coll *c, cJSON *o)
 {
     const struct wl_state *w = c->t->state[c->entry];
-    double kind_ns[WL_KINDS] = {0};
+    /* each kind's time, and its bytes times nccl-tests' factor for the group's size (a phase's groups run side by
+     * side, each its bytes, in the phase's span) */
+    double kind_ns[WL_KINDS] = {0}, bus[WL_KINDS] = {0};
     for (uint32_t s = 0; s < w->slots; s++) {
         const struct wl_phase *ph = &w->f.ph[s % (uint32_t)w->f.n];
-        if (ph->kind >= 0 && w->slot_start[s] >= 0 && w->slot_end[s] >= w->slot_start[s])
-            kind_ns[ph->kind] += units_ps_to_ns(w->slot_end[s] - w->slot_start[s]);
+        if (ph->kind < 0 || w->slot_start[s] < 0 || w->slot_end[s] < w->slot_start[s])
+            continue;
+        kind_ns[ph->kind] += units_ps_to_ns(w->slot_end[s] - w->slot_start[s]);
+        uint32_t in = NO_STEP;
+        for (uint32_t r = 0; r < w->N && in == NO_STEP; r++)
+            in = w->inst_of[(size_t)r * w->slots + s];
+        if (in != NO_STEP)
+            bus[ph->kind] += (double)ph->bytes * coll_busbw_factor(wl_kind_op[ph->kind], w->inst[in].m);
     }
     cJSON_AddNumberToObject(o, "iterations", w->iters);
     cJSON_AddNumberToObject(o, "compute_per_iteration_ns", units_ps_to_ns(w->compute_iter_ps));
@@ -691,25 +678,7 @@ static void wl_summary(const struct coll *c, cJSON *o)
         cJSON_AddItemToArray(ex, cJSON_CreateNumber(units_ps_to_ns(end - prev - w->compute_iter_ps)));
         prev = end;
     }
-    cJSON *k = cJSON_AddObjectToObject(o, "collective_ns");
-    for (int i = 0; i < WL_KINDS; i++)
-        cJSON_AddNumberToObject(k, wl_kind_names[i], kind_ns[i]);
-    /* busbw of each kind's collectives taken together: their bytes times nccl-tests' factor for the group's size,
-     * over the time they ran (a phase's groups run side by side, each its bytes, in the phase's span) */
-    double bus[WL_KINDS] = {0}, ns[WL_KINDS] = {0};
-    for (uint32_t s = 0; s < w->slots; s++) {
-        const struct wl_phase *ph = &w->f.ph[s % (uint32_t)w->f.n];
-        uint32_t in = NO_STEP;
-        for (uint32_t r = 0; r < w->N && in == NO_STEP; r++)
-            in = w->inst_of[(size_t)r * w->slots + s];
-        if (ph->kind < 0 || in == NO_STEP || w->slot_start[s] < 0 || w->slot_end[s] <= w->slot_start[s])
-            continue;
-        bus[ph->kind] += (double)ph->bytes * coll_busbw_factor(wl_kind_op[ph->kind], w->inst[in].m);
-        ns[ph->kind] += units_ps_to_ns(w->slot_end[s] - w->slot_start[s]);
-    }
-    cJSON *b = cJSON_AddObjectToObject(o, "collective_busbw_GBps");
-    for (int i = 0; i < WL_KINDS; i++)
-        cJSON_AddItemToObject(b, wl_kind_names[i], ns[i] > 0 ? cJSON_CreateNumber(bus[i] / ns[i]) : cJSON_CreateNull());
+    wl_kinds_json(o, kind_ns, bus);
 }
 
 static char *wl_timeline(const struct coll *c)

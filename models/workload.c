@@ -3,9 +3,11 @@
  * file, and the timeline a run writes (timeline.csv, docs/outputs.md), which either format fills.
  */
 #include "models/workload.h"
+#include "models/nic.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 
+#include <cjson/cJSON.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -71,4 +73,38 @@ void wl_path_of(const struct scenario *s, const char *file, int rank, char *out,
         snprintf(out, outlen, "%s", name);
     else
         snprintf(out, outlen, "%s/%s", dir, name);
+}
+
+void wl_time_min(sim_time_t *p, sim_time_t v)
+{
+    sim_time_t was = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while ((was < 0 || v < was) && !__atomic_compare_exchange_n(p, &was, v, false, __ATOMIC_RELAXED,
+                                                                 __ATOMIC_RELAXED))
+        ;
+}
+
+void wl_time_max(sim_time_t *p, sim_time_t v)
+{
+    sim_time_t was = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v > was && !__atomic_compare_exchange_n(p, &was, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+void wl_step_ready(struct coll *c, uint32_t k, uint8_t *need, uint32_t qp, struct nic_qp *qps)
+{
+    if (--*need)
+        return;
+    coll_send(c, k);
+    if (qp != NO_STEP)
+        net_flow(c->t->net, c->base + k)->qp = &qps[qp];
+}
+
+void wl_kinds_json(cJSON *o, const double *ns, const double *bus)
+{
+    cJSON *k = cJSON_AddObjectToObject(o, "collective_ns");
+    for (int i = 0; i < WL_KINDS; i++)
+        cJSON_AddNumberToObject(k, wl_kind_names[i], ns[i]);
+    cJSON *b = cJSON_AddObjectToObject(o, "collective_busbw_GBps");
+    for (int i = 0; i < WL_KINDS; i++)
+        cJSON_AddItemToObject(b, wl_kind_names[i], ns[i] > 0 ? cJSON_CreateNumber(bus[i] / ns[i]) : cJSON_CreateNull());
 }

@@ -38,6 +38,22 @@ void wl_path_of(const struct scenario *s, const char *file, int rank, char *out,
 
 /* The timeline of a run, per rank: what it did when (timeline.csv).  what: TL_COMPUTE, a collective's kind + 1,
  * or TL_P2P (a message). */
+/* The earliest (a negative *p: none yet) and the latest of the times its ranks report, which partitions report
+ * side by side (sim/parallel.h): set atomically, so that neither depends on which got there first. */
+void wl_time_min(sim_time_t *p, sim_time_t v);
+void wl_time_max(sim_time_t *p, sim_time_t v);
+
+/* A collective's step k waits for one thing less (*need); when none is left it starts, posted to queue pair
+ * qps[qp] (qp NO_STEP: none), named before the flow's start event runs.  Runs at the step's sender's host. */
+struct nic_qp;
+void wl_step_ready(struct coll *c, uint32_t k, uint8_t *need, uint32_t qp, struct nic_qp *qps);
+
+/* summary.json's per-kind objects into o: collective_ns (ns[kind], the time its collectives ran) and
+ * collective_busbw_GBps (bus[kind], their bytes x nccl-tests' factor, over that time; null for a kind that did not
+ * run). */
+struct cJSON;
+void wl_kinds_json(struct cJSON *o, const double *ns, const double *bus);
+
 enum { TL_COMPUTE = 0, TL_P2P = WL_KINDS + 1 };
 struct tl_row {
     sim_time_t start, end;

@@ -286,11 +286,11 @@ int ck_parse(const char *path, const uint8_t *buf, size_t len, struct ck_trace *
 
 /* ---- the run ---- */
 
-/* A flow: a collective's step (inst its instance, src_m and dst_m its ends' places) or a send (inst NO_STEP,
- * rnode the receiving rank's node). */
+/* A flow: a collective's step (inst its instance) or a send (inst NO_STEP); snode and rnode the sending and the
+ * receiving rank's nodes. */
 struct ck_step {
     struct nccl_step s;
-    uint32_t inst, src_m, dst_m, snode, rnode;
+    uint32_t inst, snode, rnode;
     uint32_t qp;                      /* its connection's queue pair in ck_state.qps (NO_STEP: a send node's) */
 };
 
@@ -346,11 +346,7 @@ static void ck_part(struct ck_state *w, uint32_t ii, uint32_t r, uint32_t i, sim
 static void ck_step_ready(struct coll *c, uint32_t k)
 {
     struct ck_step *s = (struct ck_step *)c->sched + k;
-    if (--s->s.need)
-        return;
-    coll_send(c, k);
-    if (s->qp != NO_STEP) /* named before the flow's start event runs */
-        net_flow(c->t->net, c->base + k)->qp = &((struct ck_state *)c->t->state[c->entry])->qps[s->qp];
+    wl_step_ready(c, k, &s->s.need, s->qp, ((struct ck_state *)c->t->state[c->entry])->qps);
 }
 
 static void ck_comp_start(struct ck_state *w, uint32_t r, sim_time_t now);
@@ -378,21 +374,6 @@ static void ck_comp_start(struct ck_state *w, uint32_t r, sim_time_t now)
               (uint64_t)r << 32 | i);
 }
 
-static void atomic_min_t(sim_time_t *p, sim_time_t v)
-{
-    sim_time_t was = __atomic_load_n(p, __ATOMIC_RELAXED);
-    while ((was < 0 || v < was) && !__atomic_compare_exchange_n(p, &was, v, false, __ATOMIC_RELAXED,
-                                                                 __ATOMIC_RELAXED))
-        ;
-}
-
-static void atomic_max_t(sim_time_t *p, sim_time_t v)
-{
-    sim_time_t was = __atomic_load_n(p, __ATOMIC_RELAXED);
-    while (v > was && !__atomic_compare_exchange_n(p, &was, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        ;
-}
-
 /* Node i of rank r has what it waits for now. */
 static void ck_ready(struct ck_state *w, uint32_t r, uint32_t i, sim_time_t now)
 {
@@ -405,7 +386,7 @@ static void ck_ready(struct ck_state *w, uint32_t r, uint32_t i, sim_time_t now)
     } else if (n->type == CK_COLL) {
         uint32_t ii = k->it * w->n_inst + k->inst_of[i];
         struct ck_inst *in = &w->inst[ii];
-        atomic_min_t(&in->start, now);
+        wl_time_min(&in->start, now);
         for (uint32_t s = in->first[r]; s < in->first[r + 1]; s++)
             ck_step_ready(w->c, in->by_src[s]);
         ck_part(w, ii, r, i, now);
@@ -422,7 +403,7 @@ static void ck_part(struct ck_state *w, uint32_t ii, uint32_t r, uint32_t i, sim
     struct ck_inst *in = &w->inst[ii];
     if (--in->left[r] > 0)
         return;
-    atomic_max_t(&in->end, now);
+    wl_time_max(&in->end, now);
     tl_add(&w->tl[r], in->kind + 1, w->rk[r].t0[i], now);
     ck_done(w, r, i, now);
 }
@@ -561,14 +542,7 @@ static void ck_summary(const struct coll *c, cJSON *o)
         cJSON_AddItemToArray(ex, cJSON_CreateNumber(units_ps_to_ns(end - prev - comp)));
         prev = end;
     }
-    cJSON *k = cJSON_AddObjectToObject(o, "collective_ns");
-    for (int i = 0; i < WL_KINDS; i++)
-        cJSON_AddNumberToObject(k, wl_kind_names[i], kind_ns[i]);
-    /* each kind's collectives taken together: bytes times nccl-tests' factor for the group, over their time */
-    cJSON *b = cJSON_AddObjectToObject(o, "collective_busbw_GBps");
-    for (int i = 0; i < WL_KINDS; i++)
-        cJSON_AddItemToObject(b, wl_kind_names[i],
-                              kind_ns[i] > 0 ? cJSON_CreateNumber(bus[i] / kind_ns[i]) : cJSON_CreateNull());
+    wl_kinds_json(o, kind_ns, bus);
 }
 
 /* ---- set-up ---- */
@@ -857,8 +831,8 @@ static uint32_t ck_build_coll(const struct workload_conf *wc, struct ck_trace **
                         st.on_recv[q] = st.on_recv[q] == NO_STEP ? NO_STEP : n + st.on_recv[q];
                     st.on_ack = st.on_ack == NO_STEP ? NO_STEP : n + st.on_ack;
                     st.need++; /* its sender's node ready */
-                    out[n + j] = (struct ck_step){st, ii, st.src, st.dst, at[(size_t)ii * N + st.src],
-                                                  at[(size_t)ii * N + st.dst], w->n_qps + conn[j]};
+                    out[n + j] = (struct ck_step){st, ii, at[(size_t)ii * N + st.src], at[(size_t)ii * N + st.dst],
+                                                  w->n_qps + conn[j]};
                 }
                 free(tmp);
                 free(conn);
@@ -900,8 +874,7 @@ static uint32_t ck_build_p2p(const struct scenario *s, int ti, struct ck_trace *
             }
             met[b][j] = 1;
             if (out) {
-                out[rc] = (struct ck_step){{a, b, sn->bytes, {NO_STEP, NO_STEP, NO_STEP}, NO_STEP, 1}, NO_STEP, 0, 0, i, j,
-                                           NO_STEP};
+                out[rc] = (struct ck_step){{a, b, sn->bytes, {NO_STEP, NO_STEP, NO_STEP}, NO_STEP, 1}, NO_STEP, i, j, NO_STEP};
                 w->rk[a].inst_of[i] = rc;
             }
             rc = rc + 1 > WL_MAX_FLOWS ? WL_MAX_FLOWS + 1 : rc + 1;
