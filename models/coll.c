@@ -24,7 +24,7 @@ double coll_busbw_factor(int op, double n)
     }
 }
 
-void coll_send(struct coll *c, uint32_t j)
+struct flow *coll_send(struct coll *c, uint32_t j)
 {
     struct traffic *t = c->t;
     struct net *n = t->net;
@@ -46,6 +46,7 @@ void coll_send(struct coll *c, uint32_t j)
         }
         l->idx[l->n++] = c->base + j;
     }
+    return f;
 }
 
 /* The last part completed: c finished at the latest completion, whichever partition counted it last. */

@@ -46,8 +46,9 @@ struct coll *coll_add(struct traffic *t, int ti);
 /* Reserves c's n_flows places and their names, and schedules start (an event of the run, obj c) at the entry's
  * start. */
 void coll_schedule(struct coll *c, sim_fn start);
-/* Starts flow j of c now (its place from c->place). */
-void coll_send(struct coll *c, uint32_t j);
+/* Starts flow j of c now (its place from c->place) and returns it; until the flow's start event runs, the caller may
+ * still post it to a queue pair (flow.qp). */
+struct flow *coll_send(struct coll *c, uint32_t j);
 /* A part of c completed now: c is complete when all c->parts are.  Over MPI ranks no process sees every part,
  * and the parts are counted between windows. */
 void coll_part(struct coll *c, sim_time_t now);

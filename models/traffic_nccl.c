@@ -506,8 +506,7 @@ static void step_send(struct coll *c, uint32_t k)
 {
     const uint32_t *conn = (const uint32_t *)((struct nccl_step *)c->sched + c->n_flows);
     struct nic_qp *qp = (struct nic_qp *)(conn + c->n_flows + (c->n_flows & 1));
-    coll_send(c, k);
-    net_flow(c->t->net, c->base + k)->qp = &qp[conn[k]];
+    coll_send(c, k)->qp = &qp[conn[k]];
 }
 
 /* Step k's wait is over for one more end: it starts when none is left.  Runs at k's sender's host. */

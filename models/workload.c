@@ -94,9 +94,9 @@ void wl_step_ready(struct coll *c, uint32_t k, uint8_t *need, uint32_t qp, struc
 {
     if (--*need)
         return;
-    coll_send(c, k);
+    struct flow *f = coll_send(c, k);
     if (qp != NO_STEP)
-        net_flow(c->t->net, c->base + k)->qp = &qps[qp];
+        f->qp = &qps[qp];
 }
 
 void wl_kinds_json(cJSON *o, const double *ns, const double *bus)
