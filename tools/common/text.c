@@ -97,3 +97,12 @@ int usage_error(const char *who, const char *usage, const char *fmt, const char 
     fprintf(stderr, "\n%s", usage);
     return SCN_EUSAGE;
 }
+
+void print_import_notes(const char *notes)
+{
+    for (const char *l = notes; l && *l;) {
+        const char *nl = strchr(l, '\n');
+        fprintf(stderr, "rocesim: note: %.*s\n", (int)(nl ? nl - l : (long)strlen(l)), l);
+        l = nl ? nl + 1 : l + strlen(l);
+    }
+}

@@ -26,6 +26,9 @@ int read_file(const char *path, char **data, size_t *len, char *err, size_t errl
 /* read_file for a text file: a NUL byte in it is an error (SCN_EUSAGE). */
 int read_text_file(const char *path, char **text, char *err, size_t errlen);
 
+/* Each line of notes (an importer's, "\n"-separated) as one "rocesim: note: " line on stderr. */
+void print_import_notes(const char *notes);
+
 /*
  * A command's usage error: "rocesim WHO: " (or "rocesim: " when who is NULL), fmt with arg, a newline, the
  * command's usage text; returns SCN_EUSAGE (exit status 2).

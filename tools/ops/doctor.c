@@ -18,6 +18,7 @@
 #include "tools/common/files.h"
 #include "tools/run/run.h"
 #include "tools/common/text.h"
+#include "topologies/server.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -529,7 +530,6 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
  */
 static void check_servers(const struct run *r, struct doc_report *rep)
 {
-    static const char *const dist[] = {"LOC", "PIX", "PXB", "PHB", "SYS"};
     char seen[512];
     for (uint32_t h = 0; h < r->g.n_hosts; h++) {
         const struct g_node *gn = &r->g.nodes[r->g.host_node[h]];
@@ -537,7 +537,7 @@ static void check_servers(const struct run *r, struct doc_report *rep)
             continue;
         const char *nic = node_name(r, gn->nic_via - 1), *dot = strrchr(nic, '.'), *gdot = strrchr(gn->name, '.');
         if (gn->nic_dist >= 4) {
-            sfmt(seen, sizeof seen, "the GPU's nearest NIC is on the other CPU socket (%s)", dist[gn->nic_dist]);
+            sfmt(seen, sizeof seen, "the GPU's nearest NIC is on the other CPU socket (%s)", server_path_names[gn->nic_dist]);
             add(rep, DOC_ERROR, "nic-numa", gn->name, seen,
                 "its traffic to other servers crosses the link between the sockets, shared by every GPU of the "
                 "socket, and NCCL stages it through host memory unless NCCL_NET_GDR_LEVEL is SYS: a fraction of "
@@ -545,7 +545,7 @@ static void check_servers(const struct run *r, struct doc_report *rep)
                 "put each GPU's NIC on the GPU's own socket, under its PCIe switch (nvidia-smi topo -m: PIX or PXB)");
         } else if (gn->stage_via) {
             sfmt(seen, sizeof seen, "the GPU's NIC is %s from it, beyond NCCL_NET_GDR_LEVEL (topology.server."
-                 "gdr_level): GPUDirect RDMA is off", dist[gn->nic_dist]);
+                 "gdr_level): GPUDirect RDMA is off", server_path_names[gn->nic_dist]);
             add(rep, DOC_ERROR, "gdr-off", gn->name, seen,
                 "NCCL stages the traffic through host memory: it crosses the PCIe switch's uplink to the CPU "
                 "twice, shared with the switch's other GPUs and NICs, instead of going GPU to NIC",

@@ -2,6 +2,7 @@
 #include "tools/ops/nvsmi.h"
 #include "tools/common/files.h"
 #include "tools/common/text.h"
+#include "topologies/server.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"
 #include "sim/units.h"
@@ -400,7 +401,6 @@ static int nvlinks(struct imp *m, int *links)
 static int check_options(const char *nvlink_rate, const char *gdr_level, int64_t *per_link, char *err,
                          size_t errlen)
 {
-    static const char *const levels[] = {"LOC", "PIX", "PXB", "PHB", "SYS"};
     char e[200], b[32];
     *per_link = 0;
     if (nvlink_rate && (units_parse_rate(nvlink_rate, per_link, e, sizeof e) || *per_link <= 0)) {
@@ -409,8 +409,8 @@ static int check_options(const char *nvlink_rate, const char *gdr_level, int64_t
     }
     if (!gdr_level)
         return 0;
-    for (size_t i = 0; i < sizeof levels / sizeof *levels; i++)
-        if (strcmp(gdr_level, levels[i]) == 0)
+    for (const char *const *l = server_path_names; *l; l++)
+        if (strcmp(gdr_level, *l) == 0)
             return 0;
     snprintf(err, errlen, "--gdr-level: expected LOC, PIX, PXB, PHB or SYS, got \"%s\"", shown(gdr_level, b));
     return SCN_EUSAGE;
@@ -591,11 +591,7 @@ int nvsmi_import_main(int argc, char **argv)
         free(notes.p);
         return rc;
     }
-    for (const char *l = notes.p; l && *l;) {
-        const char *nl = strchr(l, '\n');
-        fprintf(stderr, "rocesim: note: %.*s\n", (int)(nl - l), l);
-        l = nl + 1;
-    }
+    print_import_notes(notes.p);
     free(notes.p);
     rc = write_out(file, outp, o);
     cJSON_Delete(o);

@@ -1197,15 +1197,6 @@ static int imp_bad(const char *fmt, const char *arg)
     return usage_error("import", import_usage, fmt, arg);
 }
 
-/* Prints the notes, one "rocesim: note: " line each. */
-static void print_notes(const char *p)
-{
-    for (const char *l = p; l && *l;) {
-        const char *nl = strchr(l, '\n');
-        fprintf(stderr, "rocesim: note: %.*s\n", (int)(nl ? nl - l : (long)strlen(l)), l);
-        l = nl ? nl + 1 : l + strlen(l);
-    }
-}
 
 /* See sonic.h. */
 int sonic_import_main(int argc, char **argv)
@@ -1253,7 +1244,7 @@ int sonic_import_main(int argc, char **argv)
         free(notes.p);
         return rc;
     }
-    print_notes(notes.p);
+    print_import_notes(notes.p);
     free(notes.p);
     char *s = cJSON_Print(o);
     if (!s)
@@ -1597,7 +1588,7 @@ int sonic_export_main(int argc, char **argv)
                 char *s = cJSON_Print(o);
                 if (!s)
                     mem_oom(SONIC_OOM);
-                print_notes(notes.p);
+                print_import_notes(notes.p);
                 printf("%s\n", s);
                 free(s);
                 free(notes.p);
