@@ -22,6 +22,9 @@
 /* traffic_nccl.c's operations and one flow of its schedules: ranks, bytes, what its end lets go, and what it
  * still waits for. */
 enum nccl_op { OP_ALL_REDUCE, OP_ALL_GATHER, OP_REDUCE_SCATTER, OP_BROADCAST, OP_ALL_TO_ALL, OP_SEND_RECV };
+/* Part i of n equal parts of d bytes (the first d % n one byte more): a channel's, a rank's or a shard's share. */
+static inline int64_t coll_share(int64_t d, int64_t n, int64_t i) { return d / n + (i < d % n); }
+
 /* nccl-tests' factor from algorithm to bus bandwidth of op over n ranks (its doc/PERFORMANCE.md): 2(n-1)/n for
  * all_reduce, (n-1)/n for all_gather, reduce_scatter and all_to_all, 1 for the others. */
 double coll_busbw_factor(int op, double n);

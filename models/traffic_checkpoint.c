@@ -81,18 +81,13 @@ static const struct ckpt_conf *conf_of(const struct coll *c)
     return TRAFFIC_CONF(&c->t->net->scn->traffic[c->entry], struct ckpt_conf);
 }
 
-/* GPU j's shard: size / N, the remainder's bytes one each to the first GPUs. */
-static int64_t shard_of(int64_t size, uint32_t n, uint32_t j)
-{
-    return size / n + ((int64_t)j < size % n);
-}
 
 /* Flow j: GPU j's shard to storage server j mod S, tagged j. */
 static void ckpt_place(const struct coll *c, uint32_t j, struct coll_place *out)
 {
     const struct ckpt_conf *cc = conf_of(c);
     *out = (struct coll_place){.src = (uint32_t)cc->gpus.idx[j], .dst = (uint32_t)cc->storage.idx[j % (uint32_t)
-                               cc->storage.n], .tag = j, .bytes = shard_of(cc->size, c->n_flows, j)};
+                               cc->storage.n], .tag = j, .bytes = coll_share(cc->size, c->n_flows, j)};
 }
 
 static void ckpt_start(struct sim *s, void *obj, uint64_t arg)
@@ -137,7 +132,7 @@ static void ckpt_summary(const struct coll *c, cJSON *o)
         slowest = done++ ? (gbps < slowest ? gbps : slowest) : gbps;
     }
     if (c->finish > c->start && done == c->n_flows) {
-        cJSON_AddNumberToObject(o, "GBps", (double)c->size / units_ps_to_ns(c->finish - c->start));
+        cJSON_AddNumberToObject(o, "GBps", coll_algbw(c));
         cJSON_AddNumberToObject(o, "GBps_per_gpu", sum / done);
         cJSON_AddNumberToObject(o, "GBps_per_gpu_min", slowest);
     } else {

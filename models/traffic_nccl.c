@@ -144,9 +144,6 @@ static void conn_push(struct bld *b, struct conn *k, uint32_t j)
 /* Past the bound: building stops (the check refuses the entry), so that counting a huge schedule is quick. */
 static bool over(const struct bld *b) { return b->n > NCCL_MAX_FLOWS; }
 
-/* Bytes of part i of n equal parts of d (the first d % n one byte more). */
-static int64_t part(int64_t d, int64_t n, int64_t i) { return d / n + (i < d % n); }
-
 static int64_t ceil_div(int64_t a, int64_t b) { return a <= 0 ? 1 : (a + b - 1) / b; }
 
 /* Ring over ranks 0..N-1 (rank i sends to i+1): `steps` steps per loop of N pieces; channel data d. */
@@ -162,7 +159,7 @@ static void build_ring(struct bld *b, int64_t d, int64_t chunk, uint32_t steps, 
         for (uint32_t s = 0; s < steps; s++) {
             for (uint32_t i = 0; i < N; i++) {
                 uint32_t piece = (i + N - s % N) % N;
-                cur[i] = add_step(b, at(b, i), at(b, (i + 1) % N), part(dl, N, piece));
+                cur[i] = add_step(b, at(b, i), at(b, (i + 1) % N), coll_share(dl, N, piece));
                 if (s > 0)
                     dep_recv(b, prev[(i + N - 1) % N], cur[i]);
                 conn_push(b, &cn[i], cur[i]);
@@ -392,14 +389,14 @@ static void build(struct bld *b, const struct nccl_conf *cc, int algo)
     struct tree_ws tw = {ws, ws + N, ws + 4 * N, ws + 5 * N, cn, cn + N};
     uint32_t *perm = b->net ? mem_xcalloc(N, sizeof *perm, TRAFFIC_OOM) : NULL;
     for (int ch = 0; ch < cc->channels && !over(b); ch++) {
-        int64_t d = part(cc->size, cc->channels, ch);
+        int64_t d = coll_share(cc->size, cc->channels, ch);
         b->perm = perm && coll_ring_order(b->net, b->host, N, (uint32_t)ch, perm) ? perm : NULL;
         switch (cc->op) {
         case OP_ALL_REDUCE:
             if (algo == ALGO_TREE) {
                 tree_parents(b, (uint32_t)ch, tp);
-                build_tree(b, tp, part(d, 2, 0), cc->chunk, &tw);
-                build_tree(b, tp + N, part(d, 2, 1), cc->chunk, &tw);
+                build_tree(b, tp, coll_share(d, 2, 0), cc->chunk, &tw);
+                build_tree(b, tp + N, coll_share(d, 2, 1), cc->chunk, &tw);
             } else {
                 build_ring(b, d, cc->chunk, 2 * (N - 1), cn, ws, ws + N);
             }
