@@ -6,7 +6,6 @@
 #include "tools/common/text.h"
 
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,28 +224,11 @@ static void test_cli(void)
 }
 
 /* The examples and every finding of the fuzzer (tests/fuzz/regressions/nvsmi-*) replay clean through its harness. */
-static void test_fuzz_replay(void)
+static void test_harness_replay(void)
 {
-    static const char *const dirs[] = {"tests/data/nvsmi", "tests/fuzz/regressions"};
-    int n = 0;
-    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
-        DIR *d = opendir(dirs[i]);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-        for (struct dirent *e; (e = readdir(d));) {
-            if (!strstr(e->d_name, ".txt") || (i == 1 && strncmp(e->d_name, "nvsmi-", 6)))
-                continue;
-            char path[512];
-            size_t len;
-            snprintf(path, sizeof path, "%s/%s", dirs[i], e->d_name);
-            char *data = test_read_file(path, &len);
-            CU_ASSERT_PTR_NOT_NULL_FATAL(data);
-            CU_ASSERT_EQUAL(fuzz_nvsmi_one((const uint8_t *)data, len), 0);
-            free(data);
-            n++;
-        }
-        closedir(d);
-    }
+    int n = test_fuzz_replay("tests/data/nvsmi", "", ".txt", fuzz_nvsmi_one);
     CU_ASSERT(n >= 3);
+    CU_ASSERT(test_fuzz_replay("tests/fuzz/regressions", "nvsmi-", ".txt", fuzz_nvsmi_one) >= 1);
 }
 
 void test_nvsmi_register(void)
@@ -261,5 +243,5 @@ void test_nvsmi_register(void)
     CU_add_test(s, "ragged rows, unknown cells, asymmetry, a missing GPU row, contradictions: exit 2 by line",
                 test_malformed);
     CU_add_test(s, "on the command line: -o, exit statuses, nothing written on error", test_cli);
-    CU_add_test(s, "the examples and the fuzzer's regressions replay clean through its harness", test_fuzz_replay);
+    CU_add_test(s, "the examples and the fuzzer's regressions replay clean through its harness", test_harness_replay);
 }

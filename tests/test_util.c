@@ -3,6 +3,7 @@
 #include "tools/run/run.h"
 #include "tools/common/text.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -198,3 +199,24 @@ void test_topology_documented(const char *text, const char *heading)
     free(doc);
 }
 
+
+int test_fuzz_replay(const char *dir, const char *prefix, const char *suffix, int (*one)(const uint8_t *, size_t))
+{
+    DIR *d = opendir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name), sl = strlen(suffix);
+        if (strncmp(e->d_name, prefix, strlen(prefix)) || len < sl || strcmp(e->d_name + len - sl, suffix))
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        char *data = test_read_file(path, &len);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+        CU_ASSERT_EQUAL(one((const uint8_t *)data, len), 0);
+        free(data);
+        n++;
+    }
+    closedir(d);
+    return n;
+}

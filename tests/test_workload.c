@@ -10,6 +10,11 @@
 #include "models/chakra.pb-c.h"
 #include "models/workload.h"
 
+/* The fuzzing harness itself (docs/RELIABILITY.md), so that a finding replays through exactly its checks. */
+#define LLVMFuzzerTestOneInput fuzz_chakra_one
+#include "tests/fuzz/fuzz_chakra.c"
+#undef LLVMFuzzerTestOneInput
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -498,24 +503,13 @@ static void test_chakra_malformed(void)
     }
 }
 
-/* The trace reader's fuzz findings (tests/fuzz/regressions/chakra-*): refused in one line naming the file, or
- * read (the ASan build watches for what the finding was). */
+/* The example traces and the trace reader's fuzz findings (tests/fuzz/regressions/chakra-*) replay clean through
+ * its fuzzing harness: refused in one line naming the file, or read with every dependency a node of the trace (the
+ * ASan build watches for what the finding was). */
 static void test_chakra_regressions(void)
 {
-    static const char *const files[] = {"tests/fuzz/regressions/chakra-node-without-deps.et",
-                                        "tests/fuzz/regressions/chakra-duration-overflow.et"};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        FILE *f = fopen(files[i], "rb");
-        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-        uint8_t buf[4096];
-        size_t len = fread(buf, 1, sizeof buf, f);
-        fclose(f);
-        struct ck_trace *t = NULL;
-        char err[1024] = "";
-        int rc = ck_parse(files[i], buf, len, &t, err, sizeof err);
-        CU_ASSERT(rc == 0 ? t != NULL : (t == NULL && strstr(err, files[i]) == err && !strchr(err, '\n')));
-        ck_trace_free(t);
-    }
+    CU_ASSERT(test_fuzz_replay("tests/data/chakra", "", ".et", fuzz_chakra_one) >= 4);
+    CU_ASSERT(test_fuzz_replay("tests/fuzz/regressions", "chakra-", ".et", fuzz_chakra_one) >= 2);
 }
 
 
@@ -550,13 +544,6 @@ static double num_after(const char *text, const char *after, const char *key)
     return v;
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fputs(text, f);
-    fclose(f);
-}
 
 /*
  * A workload's collective is NCCL's: one 64 MB all-reduce over 8 ranks of one 100 Gbps switch (a SimAI file of one
@@ -567,7 +554,7 @@ static void write_file(const char *path, const char *text)
 static void test_workload_is_nccl(void)
 {
     CU_ASSERT_EQUAL(system("mkdir -p " CK_DIR), 0);
-    write_file(CK_DIR "/ar8.txt", "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 1 vpp: 1 "
+    test_write_text(CK_DIR "/ar8.txt", "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 1 vpp: 1 "
                                   "ga: 1 all_gpus: 8 checkpoints: 0 checkpoint_initiates: 0\n1\n"
                                   "layer0 -1 1 ALLREDUCE 64000000 1 NONE 0 1 NONE 0 1\n");
     const char *net = "{\"seed\": 1, \"stop\": \"50ms\", \"topology\": {\"type\": \"star\", \"hosts\": 8, "
@@ -575,10 +562,10 @@ static void test_workload_is_nccl(void)
     char text[1024];
     snprintf(text, sizeof text, "%s{\"type\": \"workload\", \"id\": \"w\", \"format\": \"simai\", \"file\": "
              "\"ar8.txt\"}]}\n", net);
-    write_file(CK_DIR "/w.json", text);
+    test_write_text(CK_DIR "/w.json", text);
     snprintf(text, sizeof text, "%s{\"type\": \"nccl\", \"id\": \"a\", \"op\": \"all_reduce\", \"algorithm\": "
              "\"ring\", \"size\": \"64MB\"}]}\n", net);
-    write_file(CK_DIR "/n.json", text);
+    test_write_text(CK_DIR "/n.json", text);
     char *w = run_text(CK_DIR "/w.json"), *n = run_text(CK_DIR "/n.json");
     double wl = num_after(w, "\"collective_ns\"", "\"all_reduce\"") / 1e3;
     double nc = num_after(n, "\"collectives\"", "\"completion_ns\"") / 1e3;
@@ -621,7 +608,7 @@ static void test_chakra_groups(void)
 {
     double rate = 12.5e3 * 1024 / 1192, Tar = 1e6 / rate, Tag = 0.5e6 / rate;
     write_ck_scenario_of(4, ", \"comm_groups\": \"g.json\"");
-    write_file(CK_DIR "/g.json", CK_GROUPS);
+    test_write_text(CK_DIR "/g.json", CK_GROUPS);
     write_group_traces();
     char *text = run_text(CK_DIR "/s.json");
     double it = first_of(text, "\"iteration_ns\"") / 1e3;
@@ -749,7 +736,7 @@ static void test_chakra_groups_malformed(void)
     };
     write_ck_scenario_of(4, ", \"comm_groups\": \"g.json\"");
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        write_file(CK_DIR "/g.json", bad[i].groups);
+        test_write_text(CK_DIR "/g.json", bad[i].groups);
         write_group_traces();
         if (bad[i].bad_rank >= 0) {
             char path[64];

@@ -119,6 +119,10 @@ char *test_read_file(const char *path, size_t *len);
 /* Writes text to path (the test fails when it cannot). */
 void test_write_text(const char *path, const char *text);
 
+/* Each file of dir whose name starts with prefix and ends with suffix through a fuzzing harness's one-input function
+ * (tests/fuzz), which must return 0; how many there were. */
+int test_fuzz_replay(const char *dir, const char *prefix, const char *suffix, int (*one)(const uint8_t *, size_t));
+
 /*
  * Whether the tests run under AddressSanitizer (`make asan`), which reserves terabytes of address space and
  * aborts on an allocation it cannot make, so a test of behaviour under `ulimit -v` or RLIMIT_AS would test
