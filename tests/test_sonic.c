@@ -7,7 +7,6 @@
 #include "tools/common/text.h"
 
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
