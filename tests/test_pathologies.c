@@ -83,15 +83,6 @@ static void teardown(struct scenario *scn, struct run *r, struct log *l)
     log_free(l);
 }
 
-static const struct flow *flow_named(const struct run *r, const char *name)
-{
-    for (uint32_t i = 0; i < r->net.n_flows; i++)
-        if (strcmp(net_flow(&r->net, i)->name, name) == 0)
-            return net_flow(&r->net, i);
-    CU_FAIL_FATAL("no such flow");
-    return NULL;
-}
-
 static const char *node_name(const struct run *r, uint32_t node) { return r->g.nodes[node].name; }
 
 /* Half the pause time of a PAUSE with the scenario's quanta on a link of this rate: the refresh period. */
@@ -129,7 +120,7 @@ static void test_storm_spreads(void)
      * flow to h1, which never goes to h0 but comes down the paused agg -> tor0 links. */
     static const char *const stalled[] = {"to-h0-a", "to-h0-b", "to-h0-c", "cross"};
     for (size_t i = 0; i < 4; i++)
-        CU_ASSERT_EQUAL(flow_named(&r, stalled[i])->finish, -1);
+        CU_ASSERT_EQUAL(test_flow_named(&r, stalled[i])->finish, -1);
 
     /* The storm itself: PAUSE from h0 at the start, refreshed every half pause time, RESUME at the end. */
     sim_time_t period = refresh_ps(&scn, port_aux(h0)->rate_bps);
@@ -163,8 +154,8 @@ static void test_storm_spreads(void)
     for (size_t i = 0; i < l.n_pfc; i++)
         resumed |= l.pfc[i].node == h0->node && !l.pfc[i].on && l.pfc[i].t == STORM_END;
     CU_ASSERT_TRUE(resumed);
-    CU_ASSERT(flow_named(&r, "cross")->paused_ns > 0);
-    CU_ASSERT_EQUAL(flow_named(&r, "other-a")->paused_ns, 0);
+    CU_ASSERT(test_flow_named(&r, "cross")->paused_ns > 0);
+    CU_ASSERT_EQUAL(test_flow_named(&r, "other-a")->paused_ns, 0);
     CU_ASSERT_PTR_NULL(r.net.wd); /* no watchdog unless enabled */
     CU_ASSERT_FALSE(r.net.dl.detected);
     teardown(&scn, &r, &l);
@@ -233,9 +224,9 @@ static void test_storm_watchdog_drop(void)
     /* The rest of the traffic completes during the storm; the flows to h0 recover after the restoration. */
     CU_ASSERT_TRUE(r.finished);
     CU_ASSERT_EQUAL(r.net.flows_completed, r.net.n_flows);
-    const struct flow *cross = flow_named(&r, "cross");
+    const struct flow *cross = test_flow_named(&r, "cross");
     CU_ASSERT(cross->finish > 0 && cross->finish < STORM_END);
-    CU_ASSERT(flow_named(&r, "to-h0-a")->finish > STORM_END + RES);
+    CU_ASSERT(test_flow_named(&r, "to-h0-a")->finish > STORM_END + RES);
     teardown(&scn, &r, &l);
 }
 
@@ -266,8 +257,8 @@ static void test_storm_watchdog_forward_alert(void)
     /* Pauses obeyed, so the storm spreads and upstream queues get reported too; the run may end before
      * the last of them has gone restoration_time without a PFC frame. */
     CU_ASSERT(r.net.wd->storms >= r.net.wd->restored);
-    CU_ASSERT(flow_named(&r, "to-h0-a")->finish > STORM_END);
-    CU_ASSERT(flow_named(&r, "cross")->finish > STORM_END);
+    CU_ASSERT(test_flow_named(&r, "to-h0-a")->finish > STORM_END);
+    CU_ASSERT(test_flow_named(&r, "cross")->finish > STORM_END);
     teardown(&scn, &r, &l);
 }
 
@@ -503,7 +494,7 @@ static void test_victim_flow(void)
     CU_ASSERT_FATAL(setup("scenarios/victim-flow.json", NULL, NULL, 0, &scn, &r, &l));
     test_run_checked(&r);
     CU_ASSERT_TRUE(r.finished);
-    const struct flow *v = flow_named(&r, "victim");
+    const struct flow *v = test_flow_named(&r, "victim");
     /* The congested port is s1's port to the incast's receiver; walk the victim's route and check it never uses it. */
     const struct port *congested = test_port_to(&r, "s1", "h4");
     uint32_t node = r.g.host_node[v->src];
@@ -533,7 +524,7 @@ static void test_victim_flow(void)
                                          "\"size\": \"2MB\"}]"};
     CU_ASSERT_FATAL(setup("scenarios/victim-flow.json", NULL, &ov, 1, &scn, &r, &l));
     test_run_checked(&r);
-    v = flow_named(&r, "victim");
+    v = test_flow_named(&r, "victim");
     CU_ASSERT_EQUAL(v->paused_ns, 0);
     CU_ASSERT_EQUAL(v->finish - v->start, v->ideal_fct);
     teardown(&scn, &r, &l);

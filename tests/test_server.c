@@ -41,21 +41,10 @@ static char *server_json(const char *server, const char *traffic)
 static const char preset[] = "{\"preset\": \"hgx-h100\"}";
 
 /* Flow `name` of the run. */
-static const struct flow *flow_named(struct run *r, const char *name)
-{
-    for (uint32_t i = 0; i < r->net.n_flows; i++) {
-        const struct flow *f = net_flow(&r->net, i);
-        if (f->name && strcmp(f->name, name) == 0)
-            return f;
-    }
-    CU_FAIL_FATAL("no such flow");
-    return NULL;
-}
-
 /* What the run gives flow `name`: its receiver-side completion time in ps. */
 static sim_time_t fct_of(struct run *r, const char *name)
 {
-    const struct flow *f = flow_named(r, name);
+    const struct flow *f = test_flow_named(r, name);
     return f->finish - f->start;
 }
 
@@ -268,7 +257,7 @@ static void test_server_staged(void)
         for (int k = cases[i].first; k <= cases[i].last; k++) {
             char name[16];
             snprintf(name, sizeof name, "f%d", k);
-            const struct flow *f = flow_named(&r, name);
+            const struct flow *f = test_flow_named(&r, name);
             double ratio = (double)(f->finish - f->start) / (cases[i].bound_gbps ? bound_ps : (double)f->ideal_fct);
             /* A flow may beat its share by a hair once others end: 0.5 % below is allowed. */
             if (ratio < 0.995 || ratio > 1 + cases[i].above)

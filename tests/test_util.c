@@ -220,3 +220,14 @@ int test_fuzz_replay(const char *dir, const char *prefix, const char *suffix, in
     closedir(d);
     return n;
 }
+
+const struct flow *test_flow_named(const struct run *r, const char *name)
+{
+    for (uint32_t i = 0; i < r->net.n_flows; i++) {
+        const struct flow *f = net_flow(&r->net, i);
+        if (f->name && strcmp(f->name, name) == 0)
+            return f;
+    }
+    CU_FAIL_FATAL("no such flow");
+    return NULL;
+}

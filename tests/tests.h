@@ -110,6 +110,8 @@ void test_topology_documented(const char *text, const char *heading);
 
 /* Node id by name in a built run (the test fails when it is missing). */
 uint32_t test_node(const struct run *r, const char *name);
+/* The flow of run r with this name (the test stops when there is none). */
+const struct flow *test_flow_named(const struct run *r, const char *name);
 /* The runtime port of node a towards node b (the test fails when they are not linked). */
 struct port *test_port_to(struct run *r, const char *a, const char *b);
 
