@@ -198,22 +198,35 @@ static int ck_link(const char *path, struct ck_trace *t, uint64_t *const *ids, c
     free(key);
     if (rc)
         return rc;
-    /* Kahn's order: nodes left when no more become free are on a cycle */
-    uint32_t *left = mem_xcalloc(t->n ? t->n : 1, sizeof *left, TRAFFIC_OOM), done = 0, changed = 1;
-    for (uint32_t i = 0; i < t->n; i++)
+    /* Kahn's order: a node is freed when its last dependency is; nodes never freed are on a cycle (or after one) */
+    uint32_t N = t->n ? t->n : 1, *left = mem_xcalloc(N, sizeof *left, TRAFFIC_OOM), done = 0, tail = 0;
+    uint32_t *first = mem_xcalloc(N + 1, sizeof *first, TRAFFIC_OOM), *by = NULL, *q = NULL;
+    size_t edges = 0;
+    for (uint32_t i = 0; i < t->n; i++) {
         left[i] = t->node[i].n_deps;
-    uint8_t *fin = mem_xcalloc(t->n ? t->n : 1, 1, TRAFFIC_OOM);
-    while (changed) {
-        changed = 0;
-        for (uint32_t i = 0; i < t->n; i++) {
-            if (fin[i])
-                continue;
-            uint32_t open = 0;
-            for (uint32_t d = 0; d < t->node[i].n_deps; d++)
-                open += !fin[t->node[i].deps[d]];
-            if (!open)
-                fin[i] = 1, done++, changed = 1;
-        }
+        edges += t->node[i].n_deps;
+        for (uint32_t d = 0; d < t->node[i].n_deps; d++)
+            first[t->node[i].deps[d] + 1]++;
+    }
+    for (uint32_t i = 0; i < t->n; i++)
+        first[i + 1] += first[i];
+    by = mem_xcalloc(edges ? edges : 1, sizeof *by, TRAFFIC_OOM);
+    q = mem_xcalloc(N, sizeof *q, TRAFFIC_OOM);
+    uint8_t *fin = mem_xcalloc(N, 1, TRAFFIC_OOM);
+    /* by[first[x] ..]: the nodes that depend on x, filled through q (a cursor per node until the queue needs it) */
+    memcpy(q, first, N * sizeof *q);
+    for (uint32_t i = 0; i < t->n; i++)
+        for (uint32_t d = 0; d < t->node[i].n_deps; d++)
+            by[q[t->node[i].deps[d]]++] = i;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (left[i] == 0)
+            q[tail++] = i;
+    while (done < tail) {
+        uint32_t x = q[done++];
+        fin[x] = 1;
+        for (uint32_t e = first[x]; e < first[x + 1]; e++)
+            if (--left[by[e]] == 0)
+                q[tail++] = by[e];
     }
     for (uint32_t i = 0; i < t->n && done < t->n; i++)
         if (!fin[i]) {
@@ -222,6 +235,9 @@ static int ck_link(const char *path, struct ck_trace *t, uint64_t *const *ids, c
             break;
         }
     free(left);
+    free(first);
+    free(by);
+    free(q);
     free(fin);
     return rc;
 }

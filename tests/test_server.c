@@ -40,7 +40,6 @@ static char *server_json(const char *server, const char *traffic)
 
 static const char preset[] = "{\"preset\": \"hgx-h100\"}";
 
-/* Flow `name` of the run. */
 /* What the run gives flow `name`: its receiver-side completion time in ps. */
 static sim_time_t fct_of(struct run *r, const char *name)
 {
