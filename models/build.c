@@ -95,6 +95,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
 
     for (uint32_t i = 0; i < g->n_ports; i++)
         init_port(n, &n->ports[i], i);
+    n->step_summary = o && o->step_summary;
     if (o && o->counters) {
         n->ctr = mem_xcalloc_big((size_t)g->n_ports * NPRIO, sizeof *n->ctr, "building the network's counters");
         n->arrive_extras = true;

@@ -32,8 +32,16 @@ struct flow *coll_send(struct coll *c, uint32_t j)
     struct coll_place p;
     c->place(c, j, &p);
     /* the table of names only grows between windows (the run's Poisson arrivals), never while a host runs */
-    struct flow *f = net_make_flow(n, c->base + j, t->names[c->name0 + j], p.src, p.dst, p.bytes,
-                                   net_sim(n)->now, traffic_prio(e), 0, NULL, 0);
+    struct flow *f;
+    if (!c->summarized)
+        f = net_make_flow(n, c->base + j, t->names[c->name0 + j], p.src, p.dst, p.bytes, net_sim(n)->now,
+                          traffic_prio(e), 0, NULL, 0);
+    else if (n->recycle)
+        f = net_make_step(n, c->base + j, e->id, p.src, p.dst, p.bytes, net_sim(n)->now, traffic_prio(e));
+    else {
+        f = net_make_flow(n, c->base + j, e->id, p.src, p.dst, p.bytes, net_sim(n)->now, traffic_prio(e), 0, NULL, 0);
+        f->step = 1;
+    }
     f->owner = &c->owner;
     f->owner_tag = p.tag;
     __atomic_fetch_add(&c->bytes, (uint64_t)p.bytes, __ATOMIC_RELAXED);
@@ -178,9 +186,13 @@ void coll_schedule(struct coll *c, sim_fn start)
 {
     struct traffic *t = c->t;
     const struct scn_traffic *e = &t->net->scn->traffic[c->entry];
-    c->base = net_reserve_flows(t->net, c->n_flows);
+    c->summarized = c->summary_only && t->net->step_summary;
+    if (c->summarized && t->net->recycle)
+        c->base = net_reserve_ids(t->net, c->n_flows); /* places are taken as steps start (net_make_step) */
+    else
+        c->base = net_reserve_flows(t->net, c->n_flows);
     c->name0 = t->n_names;
-    for (uint32_t j = 0; j < c->n_flows; j++)
+    for (uint32_t j = 0; !c->summarized && j < c->n_flows; j++)
         traffic_name(t, e->id, j);
     net_np(t->net)->pending_sources++;
     sim_at(net_sim(t->net), e->start_ps, start, c, 0);

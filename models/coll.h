@@ -46,7 +46,8 @@ uint32_t nccl_ring_build(int op, uint32_t N, int64_t size, int channels, int64_t
 /* A new collective for entry ti, its common fields set (t, entry, kind, no completion yet); over MPI ranks the
  * collectives' exchange between windows is set up with the first. */
 struct coll *coll_add(struct traffic *t, int ti);
-/* Reserves c's n_flows places and their names, and schedules start (an event of the run, obj c) at the entry's
+/* Reserves c's n_flows places and their names (steps summarized by c: the places, or only identities where places
+ * are reused, and no names; coll.summarized), and schedules start (an event of the run, obj c) at the entry's
  * start. */
 void coll_schedule(struct coll *c, sim_fn start);
 /* Starts flow j of c now (its place from c->place) and returns it; until the flow's start event runs, the caller may

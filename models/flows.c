@@ -14,6 +14,7 @@
 #include "sim/units.h"
 #include "topologies/routing.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,7 +123,8 @@ sim_time_t net_host_path_time(const struct net *n, uint32_t src, uint32_t dst, u
     return path_time(n, &f, false, wire, bottleneck, &inside);
 }
 
-uint32_t net_reserve_flows(struct net *n, uint32_t count)
+/* count more places at the end of the table, zeroed (a place not made yet has no net: net_flow_made) */
+static uint32_t flows_grow(struct net *n, uint32_t count)
 {
     uint32_t base = n->n_flows;
     if (count > UINT32_MAX - base)
@@ -135,11 +137,31 @@ uint32_t net_reserve_flows(struct net *n, uint32_t count)
                 n->flow_chunks = mem_xrealloc(n->flow_chunks, nc * sizeof *n->flow_chunks, "adding flows");
                 n->chunks_cap = nc;
             }
-            /* zeroed: a reserved flow not made yet has no net (net_flow_made) */
             n->flow_chunks[chunk] = mem_xcalloc_big(1u << FLOW_CHUNK_BITS, sizeof(struct flow), "adding flows");
         }
     }
     n->n_flows += count;
+    return base;
+}
+
+uint32_t net_reserve_flows(struct net *n, uint32_t count)
+{
+    uint32_t base = flows_grow(n, count);
+    if (n->recycle) {
+        /* places and identities part when steps take no reserved place: each place keeps its own */
+        uint32_t id = net_reserve_ids(n, count);
+        for (uint32_t k = 0; k < count; k++)
+            net_flow(n, base + k)->id = id + k;
+    }
+    return base;
+}
+
+uint32_t net_reserve_ids(struct net *n, uint32_t count)
+{
+    uint32_t base = n->n_ids;
+    if (count > UINT32_MAX - base)
+        mem_oom("adding flows");
+    n->n_ids += count;
     return base;
 }
 
@@ -159,15 +181,28 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
                          path_len);
 }
 
-/* The flow at place idx as made, not yet counted nor started. */
-static struct flow *flow_init(struct net *n, uint32_t idx, const char *name, uint32_t src, uint32_t dst, int64_t size,
-                              sim_time_t start, int prio, int64_t rate_cap_bps, const uint32_t *path_nodes,
-                              int path_len)
+/* The flow at place idx with identity id (flow.id) as made, not yet counted nor started. */
+static struct flow *flow_init(struct net *n, uint32_t idx, uint32_t id, const char *name, uint32_t src, uint32_t dst,
+                              int64_t size, sim_time_t start, int prio, int64_t rate_cap_bps,
+                              const uint32_t *path_nodes, int path_len)
 {
     struct flow *f = net_flow(n, idx);
+    /* A place reused (net_make_step) keeps its timers' generations, so that an event of a timer its last flow
+     * cancelled finds the generation moved on and does not fire for this one, and its path's arrays. */
+    uint64_t gen[3] = {0, 0, 0};
+    uint32_t *pn = NULL;
+    uint16_t *pp = NULL;
+    uint8_t cap = 0;
+    if (net_flow_made(f)) {
+        gen[0] = f->pace_timer.gen + 1, gen[1] = f->rto_timer.gen + 1, gen[2] = f->cc_timer.gen + 1;
+        pn = f->path_nodes, pp = f->path_ports, cap = f->path_cap;
+    }
     memset(f, 0, sizeof *f);
+    f->pace_timer.gen = gen[0], f->rto_timer.gen = gen[1], f->cc_timer.gen = gen[2];
+    f->path_nodes = pn, f->path_ports = pp, f->path_cap = cap;
     f->net = n;
     f->idx = idx;
+    f->id = id;
     f->name = name;
     f->src = src;
     f->dst = dst;
@@ -184,8 +219,8 @@ static struct flow *flow_init(struct net *n, uint32_t idx, const char *name, uin
     /* Each flow keeps its own congestion control (flow.cc): its sender's, which a host profile may set. */
     cc_flow_setup(n, f, h->cc);
     f->transport = (uint8_t)h->tp->loss_recovery;
-    f->hash_fwd = flow_hash(src, dst, idx);
-    f->hash_rev = flow_hash(dst, src, idx);
+    f->hash_fwd = flow_hash(src, dst, id);
+    f->hash_rev = flow_hash(dst, src, id);
     f->via_host = NET_NO_VIA;
     f->via_group = -1;
     uint32_t staged[255];
@@ -194,8 +229,13 @@ static struct flow *flow_init(struct net *n, uint32_t idx, const char *name, uin
     if (path_nodes && path_len >= 2) {
         /* path_ports[0..L-1]: egress toward path[i+1]; path_ports[L..2L-1]: egress toward path[i-1] */
         f->path_len = (uint8_t)path_len;
-        f->path_nodes = mem_xcalloc_big((size_t)path_len, sizeof *f->path_nodes, "adding a flow's pinned path");
-        f->path_ports = mem_xcalloc_big((size_t)path_len * 2, sizeof *f->path_ports, "adding a flow's pinned path");
+        if (path_len > f->path_cap) {
+            free(f->path_nodes);
+            free(f->path_ports);
+            f->path_nodes = mem_xcalloc_big((size_t)path_len, sizeof *f->path_nodes, "adding a flow's pinned path");
+            f->path_ports = mem_xcalloc_big((size_t)path_len * 2, sizeof *f->path_ports, "adding a flow's pinned path");
+            f->path_cap = (uint8_t)path_len;
+        }
         memcpy(f->path_nodes, path_nodes, sizeof *path_nodes * (size_t)path_len);
         for (int i = 0; i < path_len; i++) {
             if (i + 1 < path_len)
@@ -231,18 +271,62 @@ static struct flow *flow_init(struct net *n, uint32_t idx, const char *name, uin
 struct flow *net_mirror_flow(struct net *n, uint32_t idx, const char *name, uint32_t src, uint32_t dst, int64_t size,
                              sim_time_t start, int prio)
 {
-    return flow_init(n, idx, name, src, dst, size, start, prio, 0, NULL, 0);
+    return flow_init(n, idx, idx, name, src, dst, size, start, prio, 0, NULL, 0);
+}
+
+/* Makes the flow at place idx with identity id, counted as active, and schedules its start. */
+static struct flow *flow_make(struct net *n, uint32_t idx, uint32_t id, const char *name, uint32_t src, uint32_t dst,
+                              int64_t size, sim_time_t start, int prio, int64_t rate_cap_bps,
+                              const uint32_t *path_nodes, int path_len)
+{
+    struct flow *f = flow_init(n, idx, id, name, src, dst, size, start, prio, rate_cap_bps, path_nodes, path_len);
+    net_np(n)->flows_active++;
+    sim_fn begin = route_flow_needs_choice(n, f) ? route_flow_start : nic_flow_start;
+    sim_at_to(net_sim(n), start, flow_sender_ent(f), begin, f, 0);
+    return f;
 }
 
 struct flow *net_make_flow(struct net *n, uint32_t idx, const char *name, uint32_t src, uint32_t dst, int64_t size,
                            sim_time_t start, int prio, int64_t rate_cap_bps, const uint32_t *path_nodes,
                            int path_len)
 {
-    struct flow *f = flow_init(n, idx, name, src, dst, size, start, prio, rate_cap_bps, path_nodes, path_len);
-    net_np(n)->flows_active++;
-    sim_fn begin = route_flow_needs_choice(n, f) ? route_flow_start : nic_flow_start;
-    sim_at_to(net_sim(n), start, flow_sender_ent(f), begin, f, 0);
+    uint32_t id = n->recycle ? net_flow(n, idx)->id : idx;
+    return flow_make(n, idx, id, name, src, dst, size, start, prio, rate_cap_bps, path_nodes, path_len);
+}
+
+struct flow *net_make_step(struct net *n, uint32_t id, const char *name, uint32_t src, uint32_t dst, int64_t size,
+                           sim_time_t start, int prio)
+{
+    if (!n->recycle) {
+        fprintf(stderr, "rocesim: bug: a step made without a place where steps' places are not reused\n");
+        abort();
+    }
+    uint32_t idx = n->n_step_free ? n->step_free[--n->n_step_free] : flows_grow(n, 1);
+    struct flow *f = flow_make(n, idx, id, name, src, dst, size, start, prio, 0, NULL, 0);
+    f->step = 1;
+    if (++n->steps_live > n->steps_live_peak)
+        n->steps_live_peak = n->steps_live;
     return f;
+}
+
+void net_step_end(struct net *n, struct flow *f)
+{
+    /* Nothing of f is left when both ends are done and every frame either end sent has reached the other:
+     * neither end sends again (the sender is done, and the receiver answers only data). */
+    if (!n->recycle || f->step != 1 || !f->sender_done || f->finish < 0 || f->failed || f->data_tx != f->data_rx ||
+        f->ctl_tx != f->ctl_rx)
+        return;
+    if (f->in_ready || f->pace_timer.armed || f->rto_timer.armed || f->cc_timer.armed) {
+        fprintf(stderr, "rocesim: bug: step %u left its place with a timer armed or on a ready list\n", f->id);
+        abort();
+    }
+    f->step = 2; /* left: a summarized step still, until a new one takes the place */
+    if (n->n_step_free == n->step_free_cap) {
+        n->step_free_cap = n->step_free_cap ? 2 * n->step_free_cap : 256;
+        n->step_free = mem_xrealloc(n->step_free, n->step_free_cap * sizeof *n->step_free, "reusing flow places");
+    }
+    n->step_free[n->n_step_free++] = f->idx;
+    n->steps_live--;
 }
 
 /* The port the routes now give a flow at host node hn (toward `to`), or `was` when there is none or hn has one. */
@@ -282,6 +366,7 @@ static void flows_free(struct net *n)
     for (uint32_t i = 0; i < chunks; i++)
         free(n->flow_chunks[i]);
     free(n->flow_chunks);
+    free(n->step_free);
 }
 
 static const struct net_mech_ops flows_mech = {.name = "flows", .order = 100, .free = flows_free};

@@ -278,6 +278,9 @@ struct flow {
     /* the ports its frames leave by: the sender's port for data (sport), the receiver's for ACKs, NACKs and CNPs
      * (rport), local port indices, 0 but at a host with several ports */
     uint8_t sport, rport;
+    /* A collective's step summarized by its collective alone (net_options.step_summary): no row of its own in
+     * the outputs, and, when steps are recycled, its place is reused once nothing of it is left (net_step_end). */
+    uint8_t step;
     /* what the sender's completion (acked) takes on an empty network: ideal_fct and the last ACK's way back */
     sim_time_t ideal_fct_ack;
 
@@ -285,13 +288,20 @@ struct flow {
     _Alignas(64) uint32_t snd_nxt;
     uint32_t snd_una, snd_max;
     bool started, sender_done, in_ready;
+    uint8_t path_cap;         /* the length path_nodes and path_ports have room for (kept when a place is reused) */
     uint32_t cc_wnd;          /* bytes it may have unacknowledged, set by its congestion control; 0: no window */
+    /* Its identity, the input of its hashes: its place, or, where steps are recycled, the place it would have had
+     * had they not been (written when the place is reserved, read when the flow is made). */
+    uint32_t id;
     struct flow *ready_next;
     sim_time_t next_send;
     sim_time_t ready_mark;    /* its NIC port's paused-time total when it last became ready to send */
     struct sim_timer pace_timer, rto_timer, cc_timer; /* cc_timer: its congestion control's (cc.h) */
     _Alignas(8) unsigned char cc_state[CC_STATE_BYTES]; /* its congestion control's per-flow state (cc.h) */
     uint32_t rtt_psn;         /* CC_F_RTT: the ACK that covers PSN rtt_psn - 1 completes the sample; 0: none out */
+    /* Frames of it that left the sender (data, resends included) and that reached it (ACK, NACK, CNP): with the
+     * receiver's two counts, whether any frame of it is still in the network (net_step_end). */
+    uint32_t data_tx, ctl_rx;
     sim_time_t rtt_sent;      /* ... which left the sender then */
     uint64_t retx_bytes, cnps_rx, timeouts;
     /* Loss as the sender's timeout sees it: above this PSN nothing of the flow (data, ACK, NACK) was dropped
@@ -315,12 +325,15 @@ struct flow {
     _Alignas(64) uint32_t rcv_nxt;
     uint32_t since_ack;
     bool nack_outstanding;
+    uint32_t data_rx;         /* data frames that reached the receiver, duplicates included */
     sim_time_t last_cnp;      /* the notification point's last CNP for this flow (-1: none yet) */
     sim_time_t finish;        /* -1 until the receiver holds the last byte */
     /* ... but for the time its data packets waited in queues of a paused priority, added atomically by every node
      * of its path (see paused_acc) */
     sim_time_t paused_ns;
+    uint32_t ctl_tx;          /* ACKs, NACKs and CNPs the receiver sent */
 };
+_Static_assert(sizeof(struct flow) == 576, "a flow is nine lines: a new field goes in a hole of its end's lines");
 _Static_assert(sizeof(struct flow) % 64 == 0, "flows side by side in a chunk share no line");
 
 /* The flows of one host port that are ready to send, a list per priority (nic.c). */
@@ -579,6 +592,15 @@ struct net {
     bool arrive_extras;       /* loss or ctr: the only test a frame arrival pays for both when neither is on */
     struct flow **flow_chunks; /* flows live in fixed chunks: pointers to them stay valid */
     uint32_t n_flows, chunks_cap;
+    /* Steps summarized by their collective (net_options.step_summary); recycled: their places are reused, as on
+     * one partition of one process, where the two ends of a step run on one thread (net_step_end).  n_ids: the
+     * places reserved had none been reused (flow.id); step_free: places to reuse; steps_live: step records in
+     * use, and their most at once. */
+    bool step_summary, recycle;
+    uint32_t n_ids;
+    uint32_t *step_free, n_step_free, step_free_cap;
+    uint32_t steps_live, steps_live_peak;
+    uint64_t steps_made;
     /* What the network counts, as totals (own); in a partitioned run each partition counts for itself (parts),
      * and its counts are added to these between windows (net_fold). */
     union {
@@ -628,6 +650,9 @@ struct net {
  */
 struct net_options {
     bool counters; /* switch-style counters per (port, priority), net.ctr (counters.csv), counted per frame */
+    /* monitor.step_flows false: a collective's steps are summarized by their collective alone (flow.step), and on
+     * one partition their places are reused (net_step_place) */
+    bool step_summary;
 };
 
 /*
@@ -672,6 +697,19 @@ sim_time_t net_host_path_time(const struct net *n, uint32_t src, uint32_t dst, u
 struct flow *net_make_flow(struct net *n, uint32_t idx, const char *name, uint32_t src, uint32_t dst, int64_t size,
                            sim_time_t start, int prio, int64_t rate_cap_bps, const uint32_t *path_nodes,
                            int path_len);
+
+/*
+ * Steps of a collective summarized by it alone (net_options.step_summary, net.recycle): instead of places, a
+ * collective reserves the identities its steps would have had (net_reserve_ids, at set-up), and each step, made
+ * in its sender's event, takes a place that an earlier step left or a new one (net_make_step).  The place is
+ * left when nothing of the step is in the network: both ends are done and every frame sent has arrived (the four
+ * counts of struct flow); a frame lost on the way keeps it forever, which costs memory, never a wrong frame.
+ */
+uint32_t net_reserve_ids(struct net *n, uint32_t count);
+struct flow *net_make_step(struct net *n, uint32_t id, const char *name, uint32_t src, uint32_t dst, int64_t size,
+                           sim_time_t start, int prio);
+/* Called by the NIC after an event of step f at either end: leaves its place if nothing of it is left. */
+void net_step_end(struct net *n, struct flow *f);
 
 /*
  * The flow at place idx as another process made it (ranks.h): the same flow, neither counted as active nor

@@ -225,6 +225,7 @@ static struct pkt *make_data(struct net *n, struct flow *f, const struct port *p
     uint32_t payload = psn + 1 == f->n_pkts ? (uint32_t)(f->size - (int64_t)psn * f->mtu) : f->mtu;
     k->type = PKT_DATA;
     k->flow = f->idx;
+    f->data_tx++;
     k->psn = psn;
     k->size = payload + HDR_DATA;
     k->prio = f->prio;
@@ -323,6 +324,7 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
     struct pkt *k = pkt_alloc(n);
     k->type = (uint8_t)type;
     k->flow = f->idx;
+    f->ctl_tx++;
     k->psn = psn;
     k->dst_host = f->src;
     k->hash = f->hash_rev;
@@ -352,6 +354,7 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
 static void receive_data(struct net *n, struct host *h, struct pkt *k)
 {
     struct flow *f = net_flow(n, k->flow);
+    f->data_rx++;
     sim_time_t now = net_sim(n)->now;
     struct net_counters *nc = &net_np(n)->c;
     nc->data_delivered++;
@@ -382,14 +385,20 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
         send_ctrl(n, h, f, r.type, r.psn, k);
     }
     pkt_free(n, k);
+    if (__builtin_expect(f->step, 0))
+        net_step_end(n, f);
     check_done(n);
 }
 
 static void receive_ack(struct net *n, struct pkt *k)
 {
     struct flow *f = net_flow(n, k->flow);
-    if (f->sender_done)
+    f->ctl_rx++;
+    if (f->sender_done) {
+        if (__builtin_expect(f->step, 0))
+            net_step_end(n, f);
         return;
+    }
     struct cc_ack a; /* psn, newly_acked and nack from the transport; the rest only for an algorithm that reads it */
     transport_on_ack(f, k, &a);
     if (a.newly_acked) {
@@ -420,6 +429,8 @@ static void receive_ack(struct net *n, struct pkt *k)
         net_np(n)->flows_active--;
         if (f->owner)
             f->owner->ops->acked(n, f);
+        if (__builtin_expect(f->step, 0))
+            net_step_end(n, f);
         check_done(n);
     }
 }
@@ -429,9 +440,11 @@ static void receive_cnp(struct net *n, struct pkt *k)
     struct flow *f = net_flow(n, k->flow);
     net_np(n)->c.cnp_received++;
     f->cnps_rx++;
-    if (f->sender_done)
-        return;
-    cc_on_cnp(f, net_sim(n)->now);
+    f->ctl_rx++;
+    if (!f->sender_done)
+        cc_on_cnp(f, net_sim(n)->now);
+    else if (__builtin_expect(f->step, 0))
+        net_step_end(n, f);
 }
 
 void nic_receive(struct net *n, struct host *h, struct pkt *k)

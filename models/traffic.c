@@ -3,6 +3,7 @@
  * the flow-size distributions such as the DCTCP paper's WebSearch and Facebook's Hadoop workloads, the set-up
  * loop).  The kinds are models/traffic_*.c (see traffic.h for the models).
  */
+#include "models/ranks.h"
 #include "models/traffic.h"
 #include "sim/file.h"
 #include "sim/mem.h"
@@ -249,6 +250,9 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
     size_t ne = (size_t)scn->n_traffic;
     memset(t, 0, sizeof *t);
     t->net = n;
+    /* A step's two ends on one thread, so that one of them can tell that nothing of it is left (net_step_end);
+     * before the first place is reserved, as places and identities then part (net_reserve_flows). */
+    n->recycle = n->step_summary && n->n_parts <= 1 && !net_comm(n) && n->n_flows == 0;
     t->next_name = mem_xcalloc(ne, sizeof *t->next_name, TRAFFIC_OOM);
     t->cdfs = mem_xcalloc(ne, sizeof *t->cdfs, TRAFFIC_OOM);
     t->state = mem_xcalloc(ne, sizeof *t->state, TRAFFIC_OOM);

@@ -78,6 +78,10 @@ struct coll {
      * order of its schedule; the name of base + j ("{id}.{j}") is the traffic's names[name0 + j], made with the
      * places. */
     uint32_t base, n_flows, name0;
+    /* summary_only: the kind reads its steps in their hooks alone, never after, so that they may be summarized by
+     * it (monitor.step_flows false, net_options.step_summary); summarized: they are (flow.step), base then the first of
+     * their identities where their places are reused (net_reserve_ids), and they have no names of their own */
+    bool summary_only, summarized;
     int64_t chunk;
     /* Where flow j goes: what another MPI rank's process needs to make it again (coll.c). */
     void (*place)(const struct coll *c, uint32_t j, struct coll_place *out);

@@ -187,6 +187,7 @@ static void coll_init(struct coll *c, const struct coll_conf *cc, bool ring)
 static int coll_setup(struct traffic *t, int ti, bool ring)
 {
     struct coll *c = coll_add(t, ti);
+    c->summary_only = true; /* its steps are read in their hooks alone */
     coll_init(c, TRAFFIC_CONF(&t->net->scn->traffic[ti], struct coll_conf), ring);
     return 0;
 }

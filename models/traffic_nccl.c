@@ -554,6 +554,7 @@ static int nccl_setup(struct traffic *t, int ti, char *err, size_t errlen)
     int algo = resolve_algo(cc, t->net, model);
     (void)err, (void)errlen;
     struct coll *c = coll_add(t, ti);
+    c->summary_only = true; /* its steps are read in their hooks alone */
     uint32_t N = (uint32_t)cc->hosts.n;
     c->owner.ops = &nccl_owner;
     c->place = nccl_place;

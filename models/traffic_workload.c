@@ -740,6 +740,7 @@ static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
         w->wg_fin = w->wg_run + N;
     }
     struct coll *c = w->c = coll_add(t, ti);
+    c->summary_only = true; /* its steps are read in their hooks alone */
     c->owner.ops = &wl_owner;
     c->place = wl_place;
     c->summary = wl_summary;

@@ -154,6 +154,65 @@ static void test_determinism(void)
     free(text);
 }
 
+/*
+ * monitor.step_flows false: the collective's answers are those of a run that keeps every step (its time, bytes
+ * and the fabric's counts, the same to the bit, as a step's identity and hashes do not change), while the records
+ * in use never exceed the steps a ring can have in flight (each rank's connection per channel, NCCL's 8 chunks
+ * unacknowledged) and the schedule has many times more; and the files are the same on 2 threads, where records
+ * are not reused.
+ */
+static void test_step_summary(void)
+{
+    const char *entry = "\"op\": \"all_reduce\", \"algorithm\": \"ring\", \"channels\": 2, \"chunk\": \"64KB\", \"size\": \"8MB\"";
+    char *text[3];
+    sim_time_t took[2];
+    uint64_t bytes[2], sent[2], marked[2];
+    for (int k = 0; k < 3; k++) {
+        struct scenario scn;
+        struct run r;
+        run_set_threads(k == 2 ? 2 : 1);
+        char json[2048];
+        snprintf(json, sizeof json,
+                 "{\"topology\": %s, \"monitor\": {\"step_flows\": %s},"
+                 " \"traffic\": [{\"type\": \"nccl\", \"id\": \"c\", %s}]}", LEAF_SPINE, k ? "false" : "true", entry);
+        CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+        test_run_checked(&r);
+        const struct coll *c = &r.traffic.colls[0];
+        CU_ASSERT_FATAL(c->finish > c->start);
+        if (k < 2) {
+            took[k] = c->finish - c->start;
+            bytes[k] = c->bytes;
+            sent[k] = r.net.c.data_sent;
+            marked[k] = r.net.c.ecn_marked;
+        }
+        if (k == 1) {
+            uint32_t bound = 16 * 2 * 8;
+            printf("\n    %u steps, at most %u records in use (bound %u), %u places ", c->n_flows,
+                   r.net.steps_live_peak, bound, r.net.n_flows);
+            CU_ASSERT(r.net.recycle);
+            CU_ASSERT(r.net.steps_live_peak > 0 && r.net.steps_live_peak <= bound);
+            CU_ASSERT_EQUAL(r.net.n_flows, r.net.steps_live_peak);
+            CU_ASSERT(c->n_flows >= 10 * bound);
+            CU_ASSERT_EQUAL(r.net.steps_live, 0);
+        }
+        if (k == 2)
+            CU_ASSERT(!r.net.recycle);
+        text[k] = test_run_text(&r);
+        if (k)
+            CU_ASSERT_PTR_NULL(strstr(text[k], "\nc")); /* no step in flows.csv */
+        test_teardown(&scn, &r);
+    }
+    run_set_threads(1);
+    CU_ASSERT_EQUAL(took[0], took[1]);
+    CU_ASSERT_EQUAL(bytes[0], bytes[1]);
+    CU_ASSERT_EQUAL(sent[0], sent[1]);
+    CU_ASSERT_EQUAL(marked[0], marked[1]);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text[0], "\nc.0,"));
+    CU_ASSERT_STRING_EQUAL(text[1], text[2]);
+    for (int k = 0; k < 3; k++)
+        free(text[k]);
+}
+
 /* What the loader refuses, in its words. */
 static void test_refused(void)
 {
@@ -226,6 +285,7 @@ void test_nccl_register(void)
     CU_add_test(s, "tree faster at small sizes, ring at large, auto as the model chooses", test_crossover);
     CU_add_test(s, "every operation's bytes and nccl-tests' busbw factor", test_ops);
     CU_add_test(s, "the same results twice and on 2 threads", test_determinism);
+    CU_add_test(s, "steps summarized: the same answers in records bounded by steps in flight", test_step_summary);
     CU_add_test(s, "bad entries refused with the path", test_refused);
     CU_add_test(s, "rocesim nccl-tests: table, CSV, same twice, bad arguments", test_command);
 }

@@ -153,7 +153,8 @@ static int size_list(const struct nt_cli *c, int64_t *out, int *n)
 }
 
 /* The scenario's text with its traffic replaced by one nccl entry of `size` (its stop and monitor dropped: the run
- * goes until the collective completes, and the monitor may name flows of the traffic replaced). */
+ * goes until the collective completes, and the monitor may name flows of the traffic replaced; monitor.step_flows
+ * false). */
 static char *scenario_with(const cJSON *base, const struct nt_cli *c, int64_t size)
 {
     cJSON *j = cJSON_Duplicate(base, true);
@@ -162,6 +163,9 @@ static char *scenario_with(const cJSON *base, const struct nt_cli *c, int64_t si
     cJSON_DeleteItemFromObjectCaseSensitive(j, "traffic");
     cJSON_DeleteItemFromObjectCaseSensitive(j, "stop");
     cJSON_DeleteItemFromObjectCaseSensitive(j, "monitor");
+    /* the table needs each collective's time alone: its steps' records are reused as they end (memory as steps in
+     * flight, not as the schedule's steps) */
+    cJSON_AddFalseToObject(cJSON_AddObjectToObject(j, "monitor"), "step_flows");
     cJSON *tr = cJSON_AddArrayToObject(j, "traffic"), *e = cJSON_CreateObject();
     char sz[40];
     cJSON_AddStringToObject(e, "type", "nccl");

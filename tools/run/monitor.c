@@ -466,6 +466,8 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
 /* Checks flow i (made) against the selection, and takes it into the candidate list (kept in flow order). */
 static void consider_flow(struct monitor *m, const struct run *r, uint32_t i)
 {
+    if (net_flow(&r->net, i)->step)
+        return; /* its collective's (monitor.step_flows false), which has no rate of its own */
     m->flows_checked++;
     if (m->set->flows == MON_FLOWS_AUTO ? !flow_in_sample(m, i)
                                         : !flow_selected(r->scn, m->set, net_flow(&r->net, i)->name))

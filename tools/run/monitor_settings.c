@@ -139,6 +139,9 @@ static const struct setting monitor_fields[] = {
                "Counts frames, PAUSE, marks and drops per (port, priority) into counters.csv")},
     {SET_FIELD("plot_ecn", SETTING_BOOL, struct monitor_settings, plot_ecn, 0, "true",
                "queues.png draws the ECN thresholds kmin and kmax; false hides them (an exercise about them)")},
+    {SET_FIELD("step_flows", SETTING_BOOL, struct monitor_settings, step_flows, 0, "true",
+               "A collective's steps are flows of flows.csv and the FCT statistics; false: its summary alone, "
+               "and each step's record is reused once it is done (memory as steps in flight)")},
     {0},
 };
 

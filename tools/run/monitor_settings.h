@@ -26,6 +26,7 @@ struct monitor_settings {
     enum mon_pfc_sel pfc;
     bool counters;                    /* counters.csv: per (port, priority) counters, counted per frame (net_options) */
     bool plot_ecn;                    /* queues.png draws the ECN thresholds (an exercise may hide them) */
+    bool step_flows;                  /* a collective's steps are flows of the outputs (net_options.step_summary) */
 };
 
 /* `.after` faults, so that the dump and the docs keep their order.  Its values live in the scenario's store. */

@@ -118,7 +118,8 @@ int run_setup(struct run *r, const struct scenario *scn, char *err, size_t errle
     if (sim_init(&r->sim))
         mem_oom("setting up the event queue");
     /* counters.csv is the monitor's setting and the run's file (run_write_outputs); the network counts them */
-    const struct net_options no = {.counters = monitor_settings_of(scn)->counters};
+    const struct net_options no = {.counters = monitor_settings_of(scn)->counters,
+                                   .step_summary = !monitor_settings_of(scn)->step_flows};
     rc = net_init(&r->net, &r->sim, scn, &r->g, &no, err, errlen);
     if (rc) {
         sim_free(&r->sim);
@@ -235,6 +236,28 @@ struct fct_stats {
     uint32_t acked;
 };
 
+/*
+ * The flows made and completed as the outputs count them: every flow, or with monitor.step_flows false those
+ * that are not a collective's steps (flow.step), which their collective summarizes.
+ */
+static void flow_counts(const struct run *r, uint32_t *made, uint32_t *done)
+{
+    const struct net *n = &r->net;
+    if (!n->step_summary) {
+        *made = net_flows_made(n);
+        *done = n->flows_completed;
+        return;
+    }
+    *made = *done = 0;
+    for (uint32_t i = 0; i < n->n_flows; i++) {
+        const struct flow *f = net_flow(n, i);
+        if (net_flow_made(f) && !f->step) {
+            ++*made;
+            *done += f->finish >= 0;
+        }
+    }
+}
+
 static void prio_flow_stats(const struct run *r, int prio, struct fct_stats *st)
 {
     const struct net *n = &r->net;
@@ -245,7 +268,7 @@ static void prio_flow_stats(const struct run *r, int prio, struct fct_stats *st)
     size_t m = 0, k = 0;
     for (uint32_t i = 0; i < n->n_flows; i++) {
         const struct flow *f = net_flow(n, i);
-        if (!net_flow_made(f) || f->finish < 0 || (prio >= 0 && f->prio != prio))
+        if (!net_flow_made(f) || f->step || f->finish < 0 || (prio >= 0 && f->prio != prio))
             continue;
         a[m] = units_ps_to_ns(f->finish - f->start);
         b[m] = f->ideal_fct > 0 ? (double)(f->finish - f->start) / (double)f->ideal_fct : 0;
@@ -422,13 +445,13 @@ static void add_priorities(cJSON *root, const struct run *r)
         uint32_t nf = 0, done = 0;
         for (uint32_t i = 0; i < n->n_flows; i++) {
             const struct flow *f = net_flow(n, i);
-            if (net_flow_made(f) && f->prio == p) {
+            if (net_flow_made(f) && !f->step && f->prio == p) {
                 nf++;
                 done += f->finish >= 0;
             }
         }
-        if (!nf && !pc->pause_frames)
-            continue;
+        if (!nf && !pc->pause_frames && !pc->sent)
+            continue; /* (data sent without a flow: the steps of a collective that summarizes them) */
         struct fct_stats ps;
         prio_flow_stats(r, p, &ps);
         char key[12];
@@ -447,7 +470,7 @@ static void add_priorities(cJSON *root, const struct run *r)
         sim_time_t flow_paused = 0;
         for (uint32_t i = 0; i < n->n_flows; i++) {
             const struct flow *f = net_flow(n, i);
-            if (net_flow_made(f) && f->prio == p)
+            if (net_flow_made(f) && !f->step && f->prio == p)
                 flow_paused += f->paused_ns;
         }
         cJSON_AddNumberToObject(o, "flows_paused_ns", units_ps_to_ns(flow_paused));
@@ -485,9 +508,11 @@ char *run_summary_json(const struct run *r, bool with_wall)
 
     struct fct_stats st;
     prio_flow_stats(r, -1, &st);
+    uint32_t made, done;
+    flow_counts(r, &made, &done);
     cJSON *flows = cJSON_AddObjectToObject(root, "flows");
-    cJSON_AddNumberToObject(flows, "total", net_flows_made(n));
-    cJSON_AddNumberToObject(flows, "completed", n->flows_completed);
+    cJSON_AddNumberToObject(flows, "total", made);
+    cJSON_AddNumberToObject(flows, "completed", done);
     /* Only a QP timeout (host.qp_timeout) can make a flow fail, so the field appears only when one did. */
     if (n->c.flows_failed)
         cJSON_AddNumberToObject(flows, "failed", (double)n->c.flows_failed);
@@ -554,8 +579,8 @@ char *run_flows_csv(const struct run *r)
     buf_printf(&b, "%s\n", RUN_FLOWS_HEADER);
     for (uint32_t i = 0; i < n->n_flows; i++) {
         const struct flow *f = net_flow(n, i);
-        if (!net_flow_made(f))
-            continue; /* a collective's step not started */
+        if (!net_flow_made(f) || f->step)
+            continue; /* a collective's step not started, or one its collective summarizes (monitor.step_flows) */
         char s1[32], s2[32], s3[32], s4[32], s5[32];
         buf_printf(&b, "%s,%s,%s,%d,%lld,%s,", f->name, scn_host_name(r->scn, (int)f->src),
                    scn_host_name(r->scn, (int)f->dst), f->prio, (long long)f->size, units_fmt_ns(f->start, s1, sizeof s1));
@@ -724,10 +749,12 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
     prio_flow_stats(r, -1, &fs);
     const struct stats_pct fct = fs.fct, sd = fs.sd;
     char a[32], b[32];
-    fprintf(f, "%s: %u of %u flows finished, simulated %s in %.2f s (%.2f M events/s)\n", r->scn->name,
-            n->flows_completed, net_flows_made(n), human_time(units_ps_to_ns(r->sim.now), a, sizeof a), r->wall_s,
+    uint32_t made, done;
+    flow_counts(r, &made, &done);
+    fprintf(f, "%s: %u of %u flows finished, simulated %s in %.2f s (%.2f M events/s)\n", r->scn->name, done, made,
+            human_time(units_ps_to_ns(r->sim.now), a, sizeof a), r->wall_s,
             r->wall_s > 0 ? (double)r->sim.events / r->wall_s / 1e6 : 0.0);
-    if (n->flows_completed)
+    if (done)
         fprintf(f, "  FCT p50 %s, p99 %s; slowdown p50 %.2f, p99 %.2f\n", human_time(fct.p50, a, sizeof a),
                 human_time(fct.p99, b, sizeof b), sd.p50, sd.p99);
     /* Every reason that dropped something, named as in summary.json's drops_by_reason: a count that hides
