@@ -301,9 +301,10 @@ struct flow *net_make_step(struct net *n, uint32_t id, const char *name, uint32_
         fprintf(stderr, "rocesim: bug: a step made without a place where steps' places are not reused\n");
         abort();
     }
-    uint32_t idx = n->n_step_free ? n->step_free[--n->n_step_free] : flows_grow(n, 1);
+    uint32_t idx = n->n_step_free ? n->step_free[--n->n_step_free] : (n->step_places++, flows_grow(n, 1));
     struct flow *f = flow_make(n, idx, id, name, src, dst, size, start, prio, 0, NULL, 0);
     f->step = 1;
+    n->steps_made++;
     if (++n->steps_live > n->steps_live_peak)
         n->steps_live_peak = n->steps_live;
     return f;

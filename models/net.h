@@ -600,6 +600,7 @@ struct net {
     uint32_t n_ids;
     uint32_t *step_free, n_step_free, step_free_cap;
     uint32_t steps_live, steps_live_peak;
+    uint32_t step_places;     /* places added for steps (the rest of n_flows are reserved ones) */
     uint64_t steps_made;
     /* What the network counts, as totals (own); in a partitioned run each partition counts for itself (parts),
      * and its counts are added to these between windows (net_fold). */

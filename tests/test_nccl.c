@@ -194,6 +194,8 @@ static void test_step_summary(void)
             CU_ASSERT_EQUAL(r.net.n_flows, r.net.steps_live_peak);
             CU_ASSERT(c->n_flows >= 10 * bound);
             CU_ASSERT_EQUAL(r.net.steps_live, 0);
+            CU_ASSERT_EQUAL(r.net.steps_made, c->n_flows);
+            CU_ASSERT_EQUAL(r.net.step_places, r.net.n_flows);
         }
         if (k == 2)
             CU_ASSERT(!r.net.recycle);
