@@ -18,34 +18,6 @@
 
 #include <stdlib.h>
 
-/* The most nodes inside one server, as the search below meets them. */
-#define INSIDE_MAX 256
-
-/* The smallest node id of the inside of node x's server (its in_server nodes): the server's name here. */
-static uint32_t server_of(const struct graph *g, uint32_t x)
-{
-    uint32_t seen[INSIDE_MAX], lo = UINT32_MAX;
-    int n = 0;
-    seen[n++] = x;
-    for (int head = 0; head < n; head++) {
-        const struct g_node *gx = &g->nodes[seen[head]];
-        for (uint32_t i = 0; i < gx->n_ports; i++) {
-            uint32_t y = g->ports[g->ports[gx->first_port + i].peer].node;
-            if (!g->nodes[y].in_server)
-                continue;
-            bool known = false;
-            for (int k = 0; k < n && !known; k++)
-                known = seen[k] == y;
-            if (known || n == INSIDE_MAX)
-                continue;
-            seen[n++] = y;
-            if (y < lo)
-                lo = y;
-        }
-    }
-    return lo;
-}
-
 static void identity(uint32_t N, uint32_t *perm)
 {
     for (uint32_t r = 0; r < N; r++)
@@ -80,7 +52,7 @@ uint32_t coll_servers(const struct net *n, const uint32_t *host, uint32_t N, uin
     uint32_t *count = mem_xcalloc(N, sizeof *count, "laying out a collective's servers");
     uint32_t S = 0;
     for (uint32_t r = 0; r < N; r++) {
-        uint32_t s = server_of(g, g->host_node[host[r]]), k = 0;
+        uint32_t s = g->nodes[g->host_node[host[r]]].server, k = 0;
         while (k < S && srv[k] != s)
             k++;
         if (k == S)

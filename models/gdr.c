@@ -134,8 +134,7 @@ int gdr_path(const struct net *n, const struct flow *f, uint32_t *nodes, int max
     int len = 1;
     nodes[0] = src;
     if (nic) {
-        uint32_t scratch[INSIDE_MAX];
-        if (inside_path(g, src, dst, scratch, INSIDE_MAX) > 0)
+        if (g->nodes[src].server == g->nodes[dst].server)
             return 0; /* within one server: NVLink or PCIe, never staged, by least cost */
         bool ok = sv ? append_inside(g, src, sv - 1, nodes, &len, max) &&
                            append_inside(g, sv - 1, nic - 1, nodes, &len, max)

@@ -41,6 +41,9 @@ struct g_node {
     /* A GPU in a server: the NIC its traffic to other servers leaves by, the one NCCL gives it, plus one; else 0. */
     uint32_t nic_via;
     uint8_t nic_dist;    /* ... and how far that NIC is from it: PIX, PXB, PHB or SYS (enum server_path) */
+    /* A GPU or a part of a server's inside: its server, as the id of the server's first inside node, plus one; 0:
+     * none.  Whether two nodes share a server, without a search of the inside per flow (models/gdr.c). */
+    uint32_t server;
 };
 
 struct g_port {

@@ -444,8 +444,12 @@ void server_build(const struct server_desc *d, struct graph *g, uint32_t gpu0, u
             link(g, cpu0 + (uint32_t)a, cpu0 + (uint32_t)b, d->socket_rate_bps, d->socket_delay_ps, COST_SOCKET);
     for (int a = 0; a < d->sockets; a++) /* a dead end: no least-cost path passes it, only a staged one */
         link(g, cpu0 + (uint32_t)a, mem0 + (uint32_t)a, d->memory_rate_bps, d->memory_delay_ps, COST_PCIE);
-    for (uint32_t id = first; id < first + (uint32_t)server_extra_nodes(d); id++)
+    for (uint32_t id = first; id < first + (uint32_t)server_extra_nodes(d); id++) {
         g->nodes[id].in_server = true;
+        g->nodes[id].server = first + 1;
+    }
+    for (uint32_t x = 0; x < (uint32_t)d->gpus; x++)
+        g->nodes[gpu0 + x].server = first + 1;
     for (uint32_t a = 0; a < (uint32_t)d->sockets; a++)
         g->nodes[mem0 + a].memory = true;
 }
