@@ -13,6 +13,7 @@
  *   10 port       init: the prefetch hooks of frame arrivals and transmitter wake-ups (large fabrics)
  *   15 ecn        init: each switch's random stream for marking (settings: switch.ecn)
  *   20 nic        init: the prefetch hook of pacing timers (large fabrics)
+ *   25 route      init: whether flows choose their route at start (a dragonfly's Valiant or UGAL)
  *   30 fold       between windows: the partitions' counts added to the totals; free: the partitions
  *   40 ranks      partition: frames travel between processes; between windows: the notes of every process
  *   50 notes      between windows: the network events told in the single engine's order; free: the notes

@@ -628,6 +628,7 @@ struct net {
     struct int_pool **tel_pools; /* every INT pool by owner: the partitions', then own.tel (net_tel_ensure) */
     struct deadlock dl;
     /* routing and faults (route.c, fault.c) */
+    bool route_choice;        /* a dragonfly routed valiant or ugal: unpinned flows choose their route at start */
     uint32_t links_down_now;  /* links currently failed */
     uint32_t link_failures;   /* links that went down during the run */
     uint32_t reroutes;        /* routing tables recomputed after a failure or a recovery */

@@ -3,6 +3,7 @@
  * path through the tables (see route.h for the algorithms and references).
  */
 #include "models/route.h"
+#include "models/mech.h"
 #include "models/nic.h"
 #include "topologies/dragonfly.h"
 #include "topologies/routing.h"
@@ -10,9 +11,18 @@
 /* Returns true for an unpinned flow of a dragonfly routed `valiant` or `ugal`; false otherwise. */
 bool route_flow_needs_choice(const struct net *n, const struct flow *f)
 {
-    const struct topo_dragonfly *t = topo_dragonfly_of(n->scn);
-    return t && t->routing != DF_ROUTE_MINIMAL && f->path_len == 0;
+    return n->route_choice && f->path_len == 0;
 }
+
+/* Once per run: the topology's lookup by module is a search by name, too dear for every flow made. */
+static void route_init(struct net *n)
+{
+    const struct topo_dragonfly *t = topo_dragonfly_of(n->scn);
+    n->route_choice = t && t->routing != DF_ROUTE_MINIMAL;
+}
+
+static const struct net_mech_ops route_mech = {.name = "route", .order = 25, .init = route_init};
+NET_MECH(route_mech)
 
 /* See route.h. */
 uint32_t route_host_egress(const struct graph *g, uint32_t node, uint32_t to, uint32_t hash)
