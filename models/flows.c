@@ -301,33 +301,14 @@ struct flow *net_make_step(struct net *n, uint32_t id, const char *name, uint32_
         fprintf(stderr, "rocesim: bug: a step made without a place where steps' places are not reused\n");
         abort();
     }
-    uint32_t idx = n->n_step_free ? n->step_free[--n->n_step_free] : (n->step_places++, flows_grow(n, 1));
+    uint32_t idx = net_step_take(n); /* a place a step left (steps.c), or a new one */
+    if (idx == UINT32_MAX) {
+        idx = flows_grow(n, 1);
+        n->step_places++;
+    }
     struct flow *f = flow_make(n, idx, id, name, src, dst, size, start, prio, 0, NULL, 0);
     f->step = 1;
-    n->steps_made++;
-    if (++n->steps_live > n->steps_live_peak)
-        n->steps_live_peak = n->steps_live;
     return f;
-}
-
-void net_step_end(struct net *n, struct flow *f)
-{
-    /* Nothing of f is left when both ends are done and every frame either end sent has reached the other:
-     * neither end sends again (the sender is done, and the receiver answers only data). */
-    if (!n->recycle || f->step != 1 || !f->sender_done || f->finish < 0 || f->failed || f->data_tx != f->data_rx ||
-        f->ctl_tx != f->ctl_rx)
-        return;
-    if (f->in_ready || f->pace_timer.armed || f->rto_timer.armed || f->cc_timer.armed) {
-        fprintf(stderr, "rocesim: bug: step %u left its place with a timer armed or on a ready list\n", f->id);
-        abort();
-    }
-    f->step = 2; /* left: a summarized step still, until a new one takes the place */
-    if (n->n_step_free == n->step_free_cap) {
-        n->step_free_cap = n->step_free_cap ? 2 * n->step_free_cap : 256;
-        n->step_free = mem_xrealloc(n->step_free, n->step_free_cap * sizeof *n->step_free, "reusing flow places");
-    }
-    n->step_free[n->n_step_free++] = f->idx;
-    n->steps_live--;
 }
 
 /* The port the routes now give a flow at host node hn (toward `to`), or `was` when there is none or hn has one. */
@@ -367,7 +348,6 @@ static void flows_free(struct net *n)
     for (uint32_t i = 0; i < chunks; i++)
         free(n->flow_chunks[i]);
     free(n->flow_chunks);
-    free(n->step_free);
 }
 
 static const struct net_mech_ops flows_mech = {.name = "flows", .order = 100, .free = flows_free};

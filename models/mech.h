@@ -22,6 +22,7 @@
  *   80 pfcwd      init (arms its poll when switch.watchdog is on); free (settings: switch.watchdog)
  *   90 faults     free
  *  100 flows      free: the table of flows
+ *  101 steps      free: the places summarized steps left (net_make_step)
  *  105 gdr        free: the traffics' choices of the GPU's path (gdr_choose)
  *
  * Then, between windows, the traffic's own work over MPI ranks (net.between_windows).  Two mechanisms with

@@ -710,8 +710,10 @@ struct flow *net_make_flow(struct net *n, uint32_t idx, const char *name, uint32
 uint32_t net_reserve_ids(struct net *n, uint32_t count);
 struct flow *net_make_step(struct net *n, uint32_t id, const char *name, uint32_t src, uint32_t dst, int64_t size,
                            sim_time_t start, int prio);
-/* Called by the NIC after an event of step f at either end: leaves its place if nothing of it is left. */
+/* Called by the NIC after an event of step f at either end: leaves its place if nothing of it is left (steps.c). */
 void net_step_end(struct net *n, struct flow *f);
+/* A place a step left, counted as a step made, or UINT32_MAX: none, the table grows (steps.c). */
+uint32_t net_step_take(struct net *n);
 
 /*
  * The flow at place idx as another process made it (ranks.h): the same flow, neither counted as active nor
