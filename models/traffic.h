@@ -139,6 +139,7 @@ struct traffic {
 /* How many flows an entry starts, for the memory estimate and the monitor's flow sample ("auto"). */
 struct traffic_count {
     double made;       /* made or reserved at set-up */
+    bool steps;        /* ... as a collective's steps, which monitor.step_flows false summarizes (coll.summary_only) */
     bool generates;    /* it starts flows over the run besides, */
     double generated;  /* this many on average by the stop time, */
     double mean_bytes; /* of this mean size (-1: unknown, as a CDF that cannot be read: set-up reports it), */

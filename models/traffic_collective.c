@@ -222,7 +222,7 @@ static void allreduce_count(const struct scenario *s, int ti, const double *host
 {
     double n = TRAFFIC_CONF(&s->traffic[ti], struct coll_conf)->hosts.n;
     (void)host_rate, (void)t;
-    *out = (struct traffic_count){.made = 2 * n * (n - 1)};
+    *out = (struct traffic_count){.made = 2 * n * (n - 1), .steps = true};
 }
 
 static void alltoall_count(const struct scenario *s, int ti, const double *host_rate, const struct traffic *t,
@@ -230,7 +230,7 @@ static void alltoall_count(const struct scenario *s, int ti, const double *host_
 {
     double n = TRAFFIC_CONF(&s->traffic[ti], struct coll_conf)->hosts.n;
     (void)host_rate, (void)t;
-    *out = (struct traffic_count){.made = n * (n - 1)};
+    *out = (struct traffic_count){.made = n * (n - 1), .steps = true};
 }
 
 static int coll_senders(const struct scn_traffic *e, const int **hosts)

@@ -610,7 +610,7 @@ static void nccl_count(const struct scenario *s, int ti, const double *host_rate
         uint32_t tree = count_steps(cc, ALGO_TREE, NULL);
         n = tree > n ? tree : n;
     }
-    *out = (struct traffic_count){.made = n};
+    *out = (struct traffic_count){.made = n, .steps = true};
 }
 
 static int nccl_senders(const struct scn_traffic *e, const int **hosts)

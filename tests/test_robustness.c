@@ -670,6 +670,27 @@ static void test_memory_estimate(void)
     CU_ASSERT_DOUBLE_EQUAL(e.flow_bytes, e.poisson_flows * (sizeof(struct flow) + 224), 1e-3);
     CU_ASSERT(e.total_bytes > e.flow_bytes && e.total_bytes < e.flow_bytes + 2e6);
     scn_free(&s);
+    /* An all-reduce's 12,288 steps (4 ranks, 8 MiB in 4 KiB chunks on 2 channels: 2 x 3 steps of 256 chunks per
+     * channel and rank): full flows while they are flows of the outputs; summarized, their places in the schedule
+     * (64 B each) and records for at most 512 a host */
+    static const char *const ar[2] = {
+        "{\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, \"traffic\": [{\"type\": \"nccl\", \"id\": \"c\","
+        " \"channels\": 2, \"chunk\": \"4KiB\", \"algorithm\": \"ring\", \"size\": \"8MiB\"}]}",
+        "{\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, \"monitor\": {\"step_flows\": false},"
+        " \"traffic\": [{\"type\": \"nccl\", \"id\": \"c\", \"channels\": 2, \"chunk\": \"4KiB\","
+        " \"algorithm\": \"ring\", \"size\": \"8MiB\"}]}"};
+    struct mem_estimate m[2];
+    for (int k = 0; k < 2; k++) {
+        CU_ASSERT_EQUAL_FATAL(scn_load_text("ar.json", ar[k], NULL, 0, &s, err, sizeof err), SCN_OK);
+        m[k] = limits_estimate_memory(&s);
+        scn_free(&s);
+    }
+    printf("\n    all-reduce, %.0f steps: %.1f MB as flows, %.1f MB summarized ", m[0].flows, m[0].flow_bytes / 1e6,
+           (m[1].flow_bytes + m[1].steps * 64) / 1e6);
+    CU_ASSERT(m[0].flows == 12288 && m[0].steps == 0);
+    CU_ASSERT_EQUAL(m[1].steps, 12288);
+    CU_ASSERT_EQUAL(m[1].flows, 4 * 512);
+    CU_ASSERT(m[1].total_bytes < m[0].total_bytes);
 }
 
 void test_robustness_register(void)

@@ -46,7 +46,14 @@ struct mem_estimate limits_estimate_memory(const struct scenario *s)
         }
         struct traffic_count tc;
         traffic_ops_of(&s->traffic[i])->count(s, i, host_rate, NULL, &tc);
-        e.flows += tc.made;
+        if (tc.steps && !monitor_settings_of(s)->step_flows) {
+            /* summarized steps: each keeps its place in the schedule; records only for the steps in flight, at
+             * most a rank's channels' windows (64 x 8) per host (net_make_step) */
+            e.steps += tc.made;
+            e.flows += fmin(tc.made, 512 * hosts);
+        } else {
+            e.flows += tc.made;
+        }
         if (!tc.generates)
             continue;
         double n = tc.generated + 4 * sqrt(tc.generated);
@@ -70,7 +77,7 @@ struct mem_estimate limits_estimate_memory(const struct scenario *s)
     double all_flows = e.flows + e.poisson_flows;
     e.flow_bytes = all_flows * (sizeof(struct flow) + 64 + 160) + e.flows * (64 * sizeof(struct pkt) + 3 * 64);
     double run = e.ports * (sizeof(struct port) + sizeof(struct port_aux) + NPRIO * sizeof(struct port_prio) + 64) +
-                 e.flow_bytes + e.ports * 4 * sizeof(struct pkt) +
+                 e.flow_bytes + e.steps * 64 + e.ports * 4 * sizeof(struct pkt) +
                  e.ports * 3 * 64 + /* events: a few per port (the flows' are in flow_bytes), 48 B each */
                  (double)(1u << SIM_RING_BITS) * 4 + 512 * 1024; /* the calendar's ring and first chunks */
     if (monitor_settings_of(s)->counters)

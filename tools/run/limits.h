@@ -32,6 +32,8 @@
 struct mem_estimate {
     double nodes, hosts, ports;
     double flows;         /* all of them: created up front, and poisson_flows */
+    double steps;         /* a collective's steps its collective summarizes (monitor.step_flows false): their
+                           * schedule's places; their records in flight are in flows */
     /* The flows entries generate over the run (a poisson load's arrivals; struct traffic_count), with a margin
      * (limits.c); the names are those of the one kind of the build that generates. */
     double poisson_flows;
