@@ -770,14 +770,69 @@ static int ck_check(const struct scenario *s, int ti, struct ck_trace **tr, stru
 }
 
 /* The receive on rank b of (src a, tag) met by a's send number nth of that kind, or NO_STEP. */
-static uint32_t match_recv(const struct ck_trace *t, uint32_t a, int32_t tag, uint32_t nth)
+/* A rank's sends or receives in (peer, tag, place in the trace) order (qsort_r's comparison, the trace its
+ * context). */
+static int by_peer(const void *x, const void *y, void *ctx)
 {
-    for (uint32_t i = 0; i < t->n; i++) {
-        const struct ck_node *n = &t->node[i];
-        if (n->type == CK_RECV && (uint32_t)n->peer == a && n->tag == tag && nth-- == 0)
-            return i;
+    const struct ck_trace *t = ctx;
+    const struct ck_node *a = &t->node[*(const uint32_t *)x], *b = &t->node[*(const uint32_t *)y];
+    if (a->peer != b->peer)
+        return a->peer < b->peer ? -1 : 1;
+    if (a->tag != b->tag)
+        return a->tag < b->tag ? -1 : 1;
+    return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+}
+
+/* The nodes of trace t of type (CK_SEND or CK_RECV) in (peer, tag, place) order; their number in *n. */
+static uint32_t *sorted_by_peer(const struct ck_trace *t, int type, uint32_t *n)
+{
+    uint32_t *v = mem_xcalloc(t->n + 1, sizeof *v, TRAFFIC_OOM);
+    *n = 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (t->node[i].type == type)
+            v[(*n)++] = i;
+    qsort_r(v, *n, sizeof *v, by_peer, (void *)t);
+    return v;
+}
+
+/* Every send of rank a matched to its receive on its peer (NO_STEP: none), into match[i] for send node i: the k-th
+ * send from a to b with a tag meets b's k-th receive from a with that tag, as NCCL's and MPI's point-to-point
+ * messages of one pair and tag are matched in order.  Sorted runs of both sides, so that a trace of n nodes costs
+ * n log n rather than a scan of the peer's trace per send. */
+static void match_sends(struct ck_trace **tr, uint32_t N, uint32_t **recv_sorted, const uint32_t *n_recv, uint32_t a,
+                        uint32_t *match)
+{
+    uint32_t ns;
+    uint32_t *snd = sorted_by_peer(tr[a], CK_SEND, &ns);
+    for (uint32_t i = 0; i < tr[a]->n; i++)
+        match[i] = NO_STEP;
+    for (uint32_t x = 0; x < ns;) {
+        const struct ck_node *sn = &tr[a]->node[snd[x]];
+        uint32_t end = x + 1;
+        while (end < ns && tr[a]->node[snd[end]].peer == sn->peer && tr[a]->node[snd[end]].tag == sn->tag)
+            end++;
+        uint32_t b = (uint32_t)sn->peer;
+        if (b < N) {
+            /* b's receives from a with this tag: the first at or after (a, tag), then in place order */
+            const struct ck_trace *tb = tr[b];
+            const uint32_t *r = recv_sorted[b];
+            uint32_t lo = 0, hi = n_recv[b];
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                const struct ck_node *m = &tb->node[r[mid]];
+                if (m->peer < (int32_t)a || (m->peer == (int32_t)a && m->tag < sn->tag))
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (uint32_t k = x; k < end && lo < n_recv[b] && tb->node[r[lo]].peer == (int32_t)a &&
+                                 tb->node[r[lo]].tag == sn->tag;
+                 k++, lo++)
+                match[snd[k]] = r[lo];
+        }
+        x = end;
     }
-    return NO_STEP;
+    free(snd);
 }
 
 /* Instance ii of collective k (kind, bytes) over all N ranks from the steps tmp (k_n of them, at step0): each
@@ -869,18 +924,24 @@ static uint32_t ck_build_p2p(const struct scenario *s, int ti, struct ck_trace *
     const struct workload_conf *wc = TRAFFIC_CONF(&s->traffic[ti], struct workload_conf);
     char path[PATH_MAX + 300];
     uint8_t **met = mem_xcalloc(N, sizeof *met, TRAFFIC_OOM);
+    uint32_t **recv_sorted = mem_xcalloc(N, sizeof *recv_sorted, TRAFFIC_OOM);
+    uint32_t *n_recv = mem_xcalloc(N, sizeof *n_recv, TRAFFIC_OOM), *match = NULL, match_cap = 0;
     uint32_t rc = n;
-    for (uint32_t b = 0; b < N; b++)
+    for (uint32_t b = 0; b < N; b++) {
         met[b] = mem_xcalloc(tr[b]->n + 1, 1, TRAFFIC_OOM);
-    for (uint32_t a = 0; a < N && rc != UINT32_MAX; a++)
+        recv_sorted[b] = sorted_by_peer(tr[b], CK_RECV, &n_recv[b]);
+    }
+    for (uint32_t a = 0; a < N && rc != UINT32_MAX; a++) {
+        if (tr[a]->n + 1 > match_cap) {
+            match_cap = tr[a]->n + 1;
+            match = mem_xrealloc(match, match_cap * sizeof *match, TRAFFIC_OOM);
+        }
+        match_sends(tr, N, recv_sorted, n_recv, a, match);
         for (uint32_t i = 0; i < tr[a]->n && rc != UINT32_MAX; i++) {
             const struct ck_node *sn = &tr[a]->node[i];
             if (sn->type != CK_SEND)
                 continue;
-            uint32_t b = (uint32_t)sn->peer, nth = 0;
-            for (uint32_t e = 0; e < i; e++)
-                nth += tr[a]->node[e].type == CK_SEND && tr[a]->node[e].peer == sn->peer && tr[a]->node[e].tag == sn->tag;
-            uint32_t j = match_recv(tr[b], a, sn->tag, nth);
+            uint32_t b = (uint32_t)sn->peer, j = match[i];
             if (j == NO_STEP) {
                 wl_path(s, wc, (int)a, path, sizeof path);
                 snprintf(err, errlen, "%.400s: node %u: expected a COMM_RECV_NODE of comm_src %u and comm_tag %d on "
@@ -895,6 +956,7 @@ static uint32_t ck_build_p2p(const struct scenario *s, int ti, struct ck_trace *
             }
             rc = rc + 1 > WL_MAX_FLOWS ? WL_MAX_FLOWS + 1 : rc + 1;
         }
+    }
     for (uint32_t b = 0; b < N && rc != UINT32_MAX; b++)
         for (uint32_t j = 0; j < tr[b]->n; j++)
             if (tr[b]->node[j].type == CK_RECV && !met[b][j]) {
@@ -904,9 +966,14 @@ static uint32_t ck_build_p2p(const struct scenario *s, int ti, struct ck_trace *
                 rc = UINT32_MAX;
                 break;
             }
-    for (uint32_t b = 0; b < N; b++)
+    for (uint32_t b = 0; b < N; b++) {
         free(met[b]);
+        free(recv_sorted[b]);
+    }
     free(met);
+    free(recv_sorted);
+    free(n_recv);
+    free(match);
     return rc;
 }
 

@@ -712,6 +712,30 @@ static void test_chakra_iterations_early(void)
     CU_ASSERT_EQUAL(it[1], 500e3);
 }
 
+/* Point-to-point messages of one pair and tag meet their receives in order, whatever the other tags between:
+ * rank 0 sends 1 MB with tag 5, 10 KB with tag 3, 10 KB with tag 5, all at once; rank 1's first receive of tag 5
+ * must be the 1 MB (in at about 86 us), so the 100 us of compute that waits for it ends after 186 us.  Matched
+ * out of order (the second tag-5 send, in at about 1 us), the iteration would end near 101 us. */
+static void test_chakra_p2p_order(void)
+{
+    struct tnode s0[3] = {{.id = 1, .type = T_SEND, .size = 1000000, .peer = 1, .tag = 5},
+                          {.id = 2, .type = T_SEND, .size = 10000, .peer = 1, .tag = 3},
+                          {.id = 3, .type = T_SEND, .size = 10000, .peer = 1, .tag = 5}};
+    struct tnode s1[4] = {{.id = 1, .type = T_RECV, .size = 1000000, .peer = 0, .tag = 5},
+                          {.id = 2, .type = T_RECV, .size = 10000, .peer = 0, .tag = 3},
+                          {.id = 3, .type = T_RECV, .size = 10000, .peer = 0, .tag = 5},
+                          {.id = 4, .type = T_COMP, .us = 100, .n_deps = 1, .deps = {1}}};
+    write_trace(CK_DIR "/t.0.et", s0, 3);
+    write_trace(CK_DIR "/t.1.et", s1, 4);
+    write_ck_scenario_of(2, "");
+    char *text = run_text(CK_DIR "/s.json");
+    double it[2];
+    CU_ASSERT_EQUAL_FATAL(nums_of(text, "\"iteration_ns\"", it, 2), 1);
+    free(text);
+    printf("\n    iteration %.1f us ", it[0] / 1e3);
+    CU_ASSERT(it[0] > 186e3 && it[0] < 200e3);
+}
+
 /* Malformed communicator groups and group use: exit 2 naming the file and the JSON path or line, or the trace's
  * file and node. */
 static void test_chakra_groups_malformed(void)
@@ -802,6 +826,8 @@ void test_workload_register(void)
                 test_chakra_iterations_comm);
     CU_add_test(s, "Chakra iterations: a message a whole iteration early is not waited for again",
                 test_chakra_iterations_early);
+    CU_add_test(s, "Chakra point-to-point: one pair's messages of a tag meet their receives in order",
+                test_chakra_p2p_order);
     CU_add_test(s, "the example traces of tests/data/chakra: an iteration at the pairs' rings' bound, twice",
                 test_chakra_example);
     CU_add_test(s, "malformed communicator groups exit 2 naming the file and path or line",
