@@ -312,7 +312,10 @@ struct ck_step {
 
 struct ck_inst {
     int kind;
-    uint32_t *left, *first, *by_src;  /* per rank: parts left, the steps it sends (as traffic_workload.c's) */
+    uint32_t g;                       /* its group (ck_groups), whose m ranks it runs over */
+    /* per member of the group (its place): parts left; and the steps each sends (as traffic_workload.c's), kept
+     * by iteration 0's instance alone, later iterations' steps being the same plus the iteration's offset */
+    uint32_t *left, *first, *by_src;
     sim_time_t start, end;
     int64_t bytes;                    /* its size, over m ranks (summary.json's busbw) */
     uint32_t m;
@@ -359,6 +362,12 @@ struct ck_state {
 static void ck_done(struct ck_state *w, uint32_t r, uint32_t i, sim_time_t now);
 static void ck_part(struct ck_state *w, uint32_t ii, uint32_t r, uint32_t i, sim_time_t now);
 
+/* Rank r's place in group g. */
+static uint32_t ck_member(const struct ck_state *w, uint32_t g, uint32_t r)
+{
+    return (uint32_t)w->g.place[(size_t)g * w->N + r];
+}
+
 static void ck_step_ready(struct coll *c, uint32_t k)
 {
     struct ck_step *s = (struct ck_step *)c->sched + k;
@@ -400,11 +409,12 @@ static void ck_ready(struct ck_state *w, uint32_t r, uint32_t i, sim_time_t now)
         k->q[k->qt++] = i;
         ck_comp_start(w, r, now);
     } else if (n->type == CK_COLL) {
-        uint32_t ii = k->it * w->n_inst + k->inst_of[i];
-        struct ck_inst *in = &w->inst[ii];
-        wl_time_min(&in->start, now);
-        for (uint32_t s = in->first[r]; s < in->first[r + 1]; s++)
-            ck_step_ready(w->c, in->by_src[s]);
+        uint32_t ii = k->it * w->n_inst + k->inst_of[i], off = k->it * w->n_steps;
+        const struct ck_inst *in0 = &w->inst[k->inst_of[i]];
+        uint32_t p = ck_member(w, in0->g, r);
+        wl_time_min(&w->inst[ii].start, now);
+        for (uint32_t s = in0->first[p]; s < in0->first[p + 1]; s++)
+            ck_step_ready(w->c, in0->by_src[s] + off);
         ck_part(w, ii, r, i, now);
     } else if (n->type == CK_SEND) {
         ck_step_ready(w->c, k->it * w->n_steps + k->inst_of[i]);
@@ -417,7 +427,7 @@ static void ck_ready(struct ck_state *w, uint32_t r, uint32_t i, sim_time_t now)
 static void ck_part(struct ck_state *w, uint32_t ii, uint32_t r, uint32_t i, sim_time_t now)
 {
     struct ck_inst *in = &w->inst[ii];
-    if (--in->left[r] > 0)
+    if (--in->left[ck_member(w, in->g, r)] > 0)
         return;
     wl_time_max(&in->end, now);
     tl_add(&w->tl[r], in->kind + 1, w->rk[r].t0[i], now);
@@ -835,24 +845,25 @@ static void match_sends(struct ck_trace **tr, uint32_t N, uint32_t **recv_sorted
     free(snd);
 }
 
-/* Instance ii of collective k (kind, bytes) over all N ranks from the steps tmp (k_n of them, at step0): each
- * rank's parts (its sends and receipts, and its node's readiness) and the steps it sends, in step order. */
-static void inst_init(struct ck_inst *in, int kind, uint32_t N, const struct nccl_step *tmp, uint32_t k_n,
+/* An instance of collective kind over group g's m members from the steps tmp (k_n of them, at step0, their ranks
+ * the members' places): each member's parts (its sends and receipts, and its node's readiness) and the steps it
+ * sends, in step order. */
+static void inst_init(struct ck_inst *in, int kind, uint32_t g, uint32_t m, const struct nccl_step *tmp, uint32_t k_n,
                       uint32_t step0)
 {
-    *in = (struct ck_inst){kind, mem_xcalloc(N, sizeof(uint32_t), TRAFFIC_OOM),
-                           mem_xcalloc(N + 1, sizeof(uint32_t), TRAFFIC_OOM),
-                           mem_xcalloc(k_n ? k_n : 1, sizeof(uint32_t), TRAFFIC_OOM), -1, -1, 0, 0};
-    for (uint32_t r = 0; r < N; r++)
-        in->left[r] = 1;
+    *in = (struct ck_inst){kind, g, mem_xcalloc(m, sizeof(uint32_t), TRAFFIC_OOM),
+                           mem_xcalloc(m + 1, sizeof(uint32_t), TRAFFIC_OOM),
+                           mem_xcalloc(k_n ? k_n : 1, sizeof(uint32_t), TRAFFIC_OOM), -1, -1, 0, m};
+    for (uint32_t p = 0; p < m; p++)
+        in->left[p] = 1;
     for (uint32_t j = 0; j < k_n; j++) {
         in->left[tmp[j].src]++;
         in->left[tmp[j].dst]++;
         in->first[tmp[j].src + 1]++;
     }
-    for (uint32_t r = 0; r < N; r++)
-        in->first[r + 1] += in->first[r];
-    uint32_t *at = mem_xcalloc(N, sizeof *at, TRAFFIC_OOM);
+    for (uint32_t p = 0; p < m; p++)
+        in->first[p + 1] += in->first[p];
+    uint32_t *at = mem_xcalloc(m, sizeof *at, TRAFFIC_OOM);
     for (uint32_t j = 0; j < k_n; j++)
         in->by_src[in->first[tmp[j].src] + at[tmp[j].src]++] = step0 + j;
     free(at);
@@ -892,10 +903,10 @@ static uint32_t ck_build_coll(const struct workload_conf *wc, struct ck_trace **
                 struct nccl_step *tmp = mem_xcalloc(k_n ? k_n : 1, sizeof *tmp, TRAFFIC_OOM);
                 uint32_t *conn = mem_xcalloc(k_n ? k_n : 1, sizeof *conn, TRAFFIC_OOM);
                 nccl_ring_build(op, m, c0->bytes, wc->channels, wc->chunk, tmp, conn, NULL);
+                inst_init(&w->inst[ii], c0->kind, g, m, tmp, k_n, n);
+                w->inst[ii].bytes = c0->bytes;
                 for (uint32_t j = 0; j < k_n; j++)
                     tmp[j].src = mem[tmp[j].src], tmp[j].dst = mem[tmp[j].dst];
-                inst_init(&w->inst[ii], c0->kind, N, tmp, k_n, n);
-                w->inst[ii].bytes = c0->bytes, w->inst[ii].m = m;
                 for (uint32_t j = 0; j < k_n; j++) {
                     struct nccl_step st = tmp[j];
                     for (int q = 0; q < NCCL_WAITERS; q++)
@@ -1053,7 +1064,7 @@ static char *ck_timeline(const struct coll *c)
 /* Iterations 1 .. K - 1 of the steps (steps[0 .. S) iteration 0's) and instances: the same, each its own flows. */
 static void ck_repeat(struct ck_state *w, struct ck_step *steps)
 {
-    uint32_t S = w->n_steps, I = w->n_inst, N = w->N;
+    uint32_t S = w->n_steps, I = w->n_inst;
     for (uint32_t it = 1; it < w->iters; it++) {
         for (uint32_t j = 0; j < S; j++) {
             struct ck_step st = steps[j];
@@ -1066,15 +1077,10 @@ static void ck_repeat(struct ck_state *w, struct ck_step *steps)
         for (uint32_t ii = 0; ii < I; ii++) {
             const struct ck_inst *a = &w->inst[ii];
             struct ck_inst *b = &w->inst[it * I + ii];
-            uint32_t ns = a->first[N];
-            *b = (struct ck_inst){a->kind, mem_xcalloc(N, sizeof(uint32_t), TRAFFIC_OOM),
-                                  mem_xcalloc(N + 1, sizeof(uint32_t), TRAFFIC_OOM),
-                                  mem_xcalloc(ns ? ns : 1, sizeof(uint32_t), TRAFFIC_OOM), -1, -1,
+            /* its parts left alone: which steps each member sends is iteration 0's (ck_ready) */
+            *b = (struct ck_inst){a->kind, a->g, mem_xcalloc(a->m, sizeof(uint32_t), TRAFFIC_OOM), NULL, NULL, -1, -1,
                                   a->bytes, a->m};
-            memcpy(b->left, a->left, N * sizeof *b->left);
-            memcpy(b->first, a->first, (N + 1) * sizeof *b->first);
-            for (uint32_t k = 0; k < ns; k++)
-                b->by_src[k] = a->by_src[k] + it * S;
+            memcpy(b->left, a->left, a->m * sizeof *b->left);
         }
     }
 }
