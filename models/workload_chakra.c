@@ -874,16 +874,25 @@ static void inst_init(struct ck_inst *in, int kind, uint32_t g, uint32_t m, cons
 static uint32_t ck_build_coll(const struct workload_conf *wc, struct ck_trace **tr, const struct ck_groups *G,
                               struct ck_step *out, struct ck_state *w)
 {
-    uint32_t N = G->N, n_inst = G->base[G->n], n = 0, *at = NULL;
+    uint32_t N = G->N, n = 0, *at = NULL;
+    size_t *row = NULL;
     if (out) {
-        /* at[ii * N + r]: rank r's node of instance ii */
-        at = mem_xcalloc_big((size_t)n_inst * N + 1, sizeof *at, TRAFFIC_OOM);
+        /* at[row[ii] + p]: the node of instance ii of the member at place p of its group; a row per instance as
+         * long as its group, so that the table is as large as the traces' collective nodes, not instances x N */
+        row = mem_xcalloc((size_t)G->base[G->n] + 1, sizeof *row, TRAFFIC_OOM);
+        size_t cells = 0;
+        for (uint32_t g = 0; g < G->n; g++)
+            for (uint32_t k = 0; k < G->cnt[g]; k++) {
+                row[G->base[g] + k] = cells;
+                cells += G->first[g + 1] - G->first[g];
+            }
+        at = mem_xcalloc_big(cells + 1, sizeof *at, TRAFFIC_OOM);
         for (uint32_t r = 0; r < N; r++)
             for (uint32_t i = 0; i < tr[r]->n; i++) {
                 const struct ck_node *nd = &tr[r]->node[i];
                 if (nd->type == CK_COLL) {
                     uint32_t ii = G->base[nd->grp] + nd->gk;
-                    at[(size_t)ii * N + r] = i;
+                    at[row[ii] + (uint32_t)G->place[(size_t)nd->grp * N + r]] = i;
                     w->rk[r].inst_of[i] = ii;
                 }
             }
@@ -905,16 +914,15 @@ static uint32_t ck_build_coll(const struct workload_conf *wc, struct ck_trace **
                 nccl_ring_build(op, m, c0->bytes, wc->channels, wc->chunk, tmp, conn, NULL);
                 inst_init(&w->inst[ii], c0->kind, g, m, tmp, k_n, n);
                 w->inst[ii].bytes = c0->bytes;
-                for (uint32_t j = 0; j < k_n; j++)
-                    tmp[j].src = mem[tmp[j].src], tmp[j].dst = mem[tmp[j].dst];
                 for (uint32_t j = 0; j < k_n; j++) {
                     struct nccl_step st = tmp[j];
+                    uint32_t sn = at[row[ii] + st.src], rn = at[row[ii] + st.dst]; /* by place, before ranks */
+                    st.src = mem[st.src], st.dst = mem[st.dst];
                     for (int q = 0; q < NCCL_WAITERS; q++)
                         st.on_recv[q] = st.on_recv[q] == NO_STEP ? NO_STEP : n + st.on_recv[q];
                     st.on_ack = st.on_ack == NO_STEP ? NO_STEP : n + st.on_ack;
                     st.need++; /* its sender's node ready */
-                    out[n + j] = (struct ck_step){st, ii, at[(size_t)ii * N + st.src], at[(size_t)ii * N + st.dst],
-                                                  w->n_qps + conn[j]};
+                    out[n + j] = (struct ck_step){st, ii, sn, rn, w->n_qps + conn[j]};
                 }
                 free(tmp);
                 free(conn);
@@ -924,6 +932,7 @@ static uint32_t ck_build_coll(const struct workload_conf *wc, struct ck_trace **
         }
     }
     free(at);
+    free(row);
     return n;
 }
 
