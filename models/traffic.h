@@ -160,6 +160,9 @@ struct traffic_ops {
                   struct traffic_count *out);
     /* The hosts that send entry e's data: their number, with *hosts pointing at their indices. */
     int (*senders)(const struct scn_traffic *e, const int **hosts);
+    /* What the traffic is to an AI cluster's operator (rocesim doctor's QoS check): a training job's
+     * communication, storage traffic such as a checkpoint, or neither (0). */
+    enum traffic_role { TRAFFIC_OTHER, TRAFFIC_TRAINING, TRAFFIC_STORAGE } role;
 };
 
 /* The kind (sim/module.h): its default, "flow", is what a zeroed struct scn_traffic holds. */

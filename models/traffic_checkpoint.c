@@ -206,6 +206,7 @@ static const struct traffic_ops ckpt_ops = {
     .release = ckpt_release,
     .count = ckpt_count,
     .senders = ckpt_senders,
+    .role = TRAFFIC_STORAGE,
 };
 
 MODULE_REGISTER(traffic_kind, "checkpoint", &ckpt_ops, &ckpt_group);

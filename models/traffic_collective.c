@@ -246,6 +246,7 @@ static const struct traffic_ops allreduce_ops = {
     .release = coll_release,
     .count = allreduce_count,
     .senders = coll_senders,
+    .role = TRAFFIC_TRAINING,
 };
 
 static const struct traffic_ops alltoall_ops = {
@@ -254,6 +255,7 @@ static const struct traffic_ops alltoall_ops = {
     .release = coll_release,
     .count = alltoall_count,
     .senders = coll_senders,
+    .role = TRAFFIC_TRAINING,
 };
 
 MODULE_REGISTER(traffic_kind, "allreduce", &allreduce_ops, &allreduce_group);

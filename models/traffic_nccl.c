@@ -626,6 +626,7 @@ static const struct traffic_ops nccl_ops = {
     .release = nccl_release,
     .count = nccl_count,
     .senders = nccl_senders,
+    .role = TRAFFIC_TRAINING,
 };
 
 MODULE_REGISTER(traffic_kind, "nccl", &nccl_ops, &nccl_group);

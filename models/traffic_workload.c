@@ -886,6 +886,7 @@ static const struct traffic_ops workload_ops = {
     .release = wl_release,
     .count = wl_count,
     .senders = wl_senders,
+    .role = TRAFFIC_TRAINING,
 };
 
 MODULE_REGISTER(traffic_kind, "workload", &workload_ops, &workload_group);

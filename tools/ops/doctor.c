@@ -564,14 +564,12 @@ static void check_servers(const struct run *r, struct doc_report *rep)
     }
 }
 
-/* Whether traffic entry tr is a training job's collective (true) or a checkpoint (false); -1: neither. */
+/* Whether traffic entry tr is a training job's communication (1) or storage traffic, a checkpoint (0); -1: neither
+ * (its kind's role, models/traffic.h). */
 static int training_or_checkpoint(const struct scn_traffic *tr)
 {
-    const char *k = module_at("traffic", tr->type)->name;
-    if (!strcmp(k, "checkpoint"))
-        return 0;
-    return !strcmp(k, "nccl") || !strcmp(k, "workload") || !strcmp(k, "allreduce") || !strcmp(k, "alltoall") ? 1
-                                                                                                            : -1;
+    enum traffic_role role = traffic_ops_of(tr)->role;
+    return role == TRAFFIC_TRAINING ? 1 : role == TRAFFIC_STORAGE ? 0 : -1;
 }
 
 /*
