@@ -693,6 +693,20 @@ static void test_chakra_iterations_comm(void)
     }
 }
 
+/* Runs rank 0's trace a (na nodes) and rank 1's b (nb) with the entry's settings extra: their iterations' times
+ * (ns) into it, at most max; returns how many. */
+static int two_ranks_iterations(const struct tnode *a, int na, const struct tnode *b, int nb, const char *extra,
+                                double *it, int max)
+{
+    write_trace(CK_DIR "/t.0.et", a, na);
+    write_trace(CK_DIR "/t.1.et", b, nb);
+    write_ck_scenario_of(2, extra);
+    char *text = run_text(CK_DIR "/s.json");
+    int n = nums_of(text, "\"iteration_ns\"", it, max);
+    free(text);
+    return n;
+}
+
 /* A sender a whole iteration ahead: rank 0 only sends 1 MB to rank 1 (86 us), rank 1 computes 500 us before its
  * receive, so rank 0's second message is in before rank 1's first iteration ends: its second iteration does not
  * wait for it again, both take exactly 500 us. */
@@ -701,13 +715,8 @@ static void test_chakra_iterations_early(void)
     struct tnode s0 = {.id = 1, .type = T_SEND, .size = 1000000, .peer = 1, .tag = 4};
     struct tnode s1[2] = {{.id = 1, .type = T_COMP, .us = 500},
                           {.id = 2, .type = T_RECV, .size = 1000000, .peer = 0, .tag = 4, .n_deps = 1, .deps = {1}}};
-    write_trace(CK_DIR "/t.0.et", &s0, 1);
-    write_trace(CK_DIR "/t.1.et", s1, 2);
-    write_ck_scenario_of(2, ", \"iterations\": 2");
-    char *text = run_text(CK_DIR "/s.json");
     double it[4];
-    CU_ASSERT_EQUAL_FATAL(nums_of(text, "\"iteration_ns\"", it, 4), 2);
-    free(text);
+    CU_ASSERT_EQUAL_FATAL(two_ranks_iterations(&s0, 1, s1, 2, ", \"iterations\": 2", it, 4), 2);
     CU_ASSERT_EQUAL(it[0], 500e3);
     CU_ASSERT_EQUAL(it[1], 500e3);
 }
@@ -725,13 +734,8 @@ static void test_chakra_p2p_order(void)
                           {.id = 2, .type = T_RECV, .size = 10000, .peer = 0, .tag = 3},
                           {.id = 3, .type = T_RECV, .size = 10000, .peer = 0, .tag = 5},
                           {.id = 4, .type = T_COMP, .us = 100, .n_deps = 1, .deps = {1}}};
-    write_trace(CK_DIR "/t.0.et", s0, 3);
-    write_trace(CK_DIR "/t.1.et", s1, 4);
-    write_ck_scenario_of(2, "");
-    char *text = run_text(CK_DIR "/s.json");
     double it[2];
-    CU_ASSERT_EQUAL_FATAL(nums_of(text, "\"iteration_ns\"", it, 2), 1);
-    free(text);
+    CU_ASSERT_EQUAL_FATAL(two_ranks_iterations(s0, 3, s1, 4, "", it, 2), 1);
     printf("\n    iteration %.1f us ", it[0] / 1e3);
     CU_ASSERT(it[0] > 186e3 && it[0] < 200e3);
 }
