@@ -132,8 +132,10 @@ static void colls_between_windows(void *ctx)
         uint32_t j = r.idx - c->base;
         struct coll_place p;
         c->place(c, j, &p);
-        struct flow *f = net_mirror_flow(n, r.idx, t->names[c->name0 + j], p.src, p.dst, p.bytes, r.start,
-                                         traffic_prio(&n->scn->traffic[c->entry]));
+        const struct scn_traffic *e = &n->scn->traffic[c->entry];
+        struct flow *f = net_mirror_flow(n, r.idx, c->summarized ? e->id : t->names[c->name0 + j], p.src, p.dst,
+                                         p.bytes, r.start, traffic_prio(e));
+        f->step = c->summarized; /* as its maker made it (coll_send) */
         f->owner = &c->owner;
         f->owner_tag = p.tag;
         f->via_host = r.via_host;
