@@ -188,7 +188,7 @@ void coll_schedule(struct coll *c, sim_fn start)
 {
     struct traffic *t = c->t;
     const struct scn_traffic *e = &t->net->scn->traffic[c->entry];
-    c->summarized = c->summary_only && t->net->step_summary;
+    c->summarized = traffic_ops_of(e)->summarizes_steps && t->net->step_summary;
     if (c->summarized && t->net->recycle)
         c->base = net_reserve_ids(t->net, c->n_flows); /* places are taken as steps start (net_make_step) */
     else

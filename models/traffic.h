@@ -78,10 +78,10 @@ struct coll {
      * order of its schedule; the name of base + j ("{id}.{j}") is the traffic's names[name0 + j], made with the
      * places. */
     uint32_t base, n_flows, name0;
-    /* summary_only: the kind reads its steps in their hooks alone, never after, so that they may be summarized by
-     * it (monitor.step_flows false, net_options.step_summary); summarized: they are (flow.step), base then the first of
-     * their identities where their places are reused (net_reserve_ids), and they have no names of their own */
-    bool summary_only, summarized;
+    /* its steps are summarized by it (traffic_ops.summarizes_steps and monitor.step_flows false: flow.step), base
+     * then the first of their identities where their places are reused (net_reserve_ids), and they have no names
+     * of their own */
+    bool summarized;
     int64_t chunk;
     /* Where flow j goes: what another MPI rank's process needs to make it again (coll.c). */
     void (*place)(const struct coll *c, uint32_t j, struct coll_place *out);
@@ -139,7 +139,6 @@ struct traffic {
 /* How many flows an entry starts, for the memory estimate and the monitor's flow sample ("auto"). */
 struct traffic_count {
     double made;       /* made or reserved at set-up */
-    bool steps;        /* ... as a collective's steps, which monitor.step_flows false summarizes (coll.summary_only) */
     bool generates;    /* it starts flows over the run besides, */
     double generated;  /* this many on average by the stop time, */
     double mean_bytes; /* of this mean size (-1: unknown, as a CDF that cannot be read: set-up reports it), */
@@ -163,6 +162,10 @@ struct traffic_ops {
     /* What the traffic is to an AI cluster's operator (rocesim doctor's QoS check): a training job's
      * communication, storage traffic such as a checkpoint, or neither (0). */
     enum traffic_role { TRAFFIC_OTHER, TRAFFIC_TRAINING, TRAFFIC_STORAGE } role;
+    /* A collective whose steps are read in their owner's hooks alone, never after they end: with
+     * monitor.step_flows false they leave the outputs and their records are reused (coll_schedule), and the
+     * memory estimate counts them as such (tools/run/limits.c). */
+    bool summarizes_steps;
 };
 
 /* The kind (sim/module.h): its default, "flow", is what a zeroed struct scn_traffic holds. */

@@ -187,7 +187,6 @@ static void coll_init(struct coll *c, const struct coll_conf *cc, bool ring)
 static int coll_setup(struct traffic *t, int ti, bool ring)
 {
     struct coll *c = coll_add(t, ti);
-    c->summary_only = true; /* its steps are read in their hooks alone */
     coll_init(c, TRAFFIC_CONF(&t->net->scn->traffic[ti], struct coll_conf), ring);
     return 0;
 }
@@ -222,7 +221,7 @@ static void allreduce_count(const struct scenario *s, int ti, const double *host
 {
     double n = TRAFFIC_CONF(&s->traffic[ti], struct coll_conf)->hosts.n;
     (void)host_rate, (void)t;
-    *out = (struct traffic_count){.made = 2 * n * (n - 1), .steps = true};
+    *out = (struct traffic_count){.made = 2 * n * (n - 1)};
 }
 
 static void alltoall_count(const struct scenario *s, int ti, const double *host_rate, const struct traffic *t,
@@ -230,7 +229,7 @@ static void alltoall_count(const struct scenario *s, int ti, const double *host_
 {
     double n = TRAFFIC_CONF(&s->traffic[ti], struct coll_conf)->hosts.n;
     (void)host_rate, (void)t;
-    *out = (struct traffic_count){.made = n * (n - 1), .steps = true};
+    *out = (struct traffic_count){.made = n * (n - 1)};
 }
 
 static int coll_senders(const struct scn_traffic *e, const int **hosts)
@@ -247,6 +246,7 @@ static const struct traffic_ops allreduce_ops = {
     .count = allreduce_count,
     .senders = coll_senders,
     .role = TRAFFIC_TRAINING,
+    .summarizes_steps = true,
 };
 
 static const struct traffic_ops alltoall_ops = {
@@ -256,6 +256,7 @@ static const struct traffic_ops alltoall_ops = {
     .count = alltoall_count,
     .senders = coll_senders,
     .role = TRAFFIC_TRAINING,
+    .summarizes_steps = true,
 };
 
 MODULE_REGISTER(traffic_kind, "allreduce", &allreduce_ops, &allreduce_group);

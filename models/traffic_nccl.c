@@ -554,7 +554,6 @@ static int nccl_setup(struct traffic *t, int ti, char *err, size_t errlen)
     int algo = resolve_algo(cc, t->net, model);
     (void)err, (void)errlen;
     struct coll *c = coll_add(t, ti);
-    c->summary_only = true; /* its steps are read in their hooks alone */
     uint32_t N = (uint32_t)cc->hosts.n;
     c->owner.ops = &nccl_owner;
     c->place = nccl_place;
@@ -610,7 +609,7 @@ static void nccl_count(const struct scenario *s, int ti, const double *host_rate
         uint32_t tree = count_steps(cc, ALGO_TREE, NULL);
         n = tree > n ? tree : n;
     }
-    *out = (struct traffic_count){.made = n, .steps = true};
+    *out = (struct traffic_count){.made = n};
 }
 
 static int nccl_senders(const struct scn_traffic *e, const int **hosts)
@@ -627,6 +626,7 @@ static const struct traffic_ops nccl_ops = {
     .count = nccl_count,
     .senders = nccl_senders,
     .role = TRAFFIC_TRAINING,
+    .summarizes_steps = true,
 };
 
 MODULE_REGISTER(traffic_kind, "nccl", &nccl_ops, &nccl_group);

@@ -740,7 +740,6 @@ static int wl_setup(struct traffic *t, int ti, char *err, size_t errlen)
         w->wg_fin = w->wg_run + N;
     }
     struct coll *c = w->c = coll_add(t, ti);
-    c->summary_only = true; /* its steps are read in their hooks alone */
     c->owner.ops = &wl_owner;
     c->place = wl_place;
     c->summary = wl_summary;
@@ -887,6 +886,7 @@ static const struct traffic_ops workload_ops = {
     .count = wl_count,
     .senders = wl_senders,
     .role = TRAFFIC_TRAINING,
+    .summarizes_steps = true,
 };
 
 MODULE_REGISTER(traffic_kind, "workload", &workload_ops, &workload_group);

@@ -809,7 +809,7 @@ static uint32_t *sorted_by_peer(const struct ck_trace *t, int type, uint32_t *n)
  * send from a to b with a tag meets b's k-th receive from a with that tag, as NCCL's and MPI's point-to-point
  * messages of one pair and tag are matched in order.  Sorted runs of both sides, so that a trace of n nodes costs
  * n log n rather than a scan of the peer's trace per send. */
-static void match_sends(struct ck_trace **tr, uint32_t N, uint32_t **recv_sorted, const uint32_t *n_recv, uint32_t a,
+static void match_sends(struct ck_trace **tr, uint32_t **recv_sorted, const uint32_t *n_recv, uint32_t a,
                         uint32_t *match)
 {
     uint32_t ns;
@@ -821,25 +821,23 @@ static void match_sends(struct ck_trace **tr, uint32_t N, uint32_t **recv_sorted
         uint32_t end = x + 1;
         while (end < ns && tr[a]->node[snd[end]].peer == sn->peer && tr[a]->node[snd[end]].tag == sn->tag)
             end++;
-        uint32_t b = (uint32_t)sn->peer;
-        if (b < N) {
-            /* b's receives from a with this tag: the first at or after (a, tag), then in place order */
-            const struct ck_trace *tb = tr[b];
-            const uint32_t *r = recv_sorted[b];
-            uint32_t lo = 0, hi = n_recv[b];
-            while (lo < hi) {
-                uint32_t mid = lo + (hi - lo) / 2;
-                const struct ck_node *m = &tb->node[r[mid]];
-                if (m->peer < (int32_t)a || (m->peer == (int32_t)a && m->tag < sn->tag))
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            for (uint32_t k = x; k < end && lo < n_recv[b] && tb->node[r[lo]].peer == (int32_t)a &&
-                                 tb->node[r[lo]].tag == sn->tag;
-                 k++, lo++)
-                match[snd[k]] = r[lo];
+        uint32_t b = (uint32_t)sn->peer; /* a rank of the workload (ck_check) */
+        /* b's receives from a with this tag: the first at or after (a, tag), then in place order */
+        const struct ck_trace *tb = tr[b];
+        const uint32_t *r = recv_sorted[b];
+        uint32_t lo = 0, hi = n_recv[b];
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            const struct ck_node *m = &tb->node[r[mid]];
+            if (m->peer < (int32_t)a || (m->peer == (int32_t)a && m->tag < sn->tag))
+                lo = mid + 1;
+            else
+                hi = mid;
         }
+        for (uint32_t k = x; k < end && lo < n_recv[b] && tb->node[r[lo]].peer == (int32_t)a &&
+                             tb->node[r[lo]].tag == sn->tag;
+             k++, lo++)
+            match[snd[k]] = r[lo];
         x = end;
     }
     free(snd);
@@ -956,7 +954,7 @@ static uint32_t ck_build_p2p(const struct scenario *s, int ti, struct ck_trace *
             match_cap = tr[a]->n + 1;
             match = mem_xrealloc(match, match_cap * sizeof *match, TRAFFIC_OOM);
         }
-        match_sends(tr, N, recv_sorted, n_recv, a, match);
+        match_sends(tr, recv_sorted, n_recv, a, match);
         for (uint32_t i = 0; i < tr[a]->n && rc != UINT32_MAX; i++) {
             const struct ck_node *sn = &tr[a]->node[i];
             if (sn->type != CK_SEND)
@@ -1121,7 +1119,6 @@ int ck_setup(struct traffic *t, int ti, char *err, size_t errlen)
     w->n_steps = n_steps / w->iters;
     w->inst = mem_xcalloc((size_t)w->n_inst * w->iters + 1, sizeof *w->inst, TRAFFIC_OOM);
     struct coll *c = w->c = coll_add(t, ti);
-    c->summary_only = true; /* its steps are read in their hooks alone */
     c->owner.ops = &ck_owner;
     c->place = ck_place;
     c->summary = ck_summary;

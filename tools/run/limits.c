@@ -46,7 +46,7 @@ struct mem_estimate limits_estimate_memory(const struct scenario *s)
         }
         struct traffic_count tc;
         traffic_ops_of(&s->traffic[i])->count(s, i, host_rate, NULL, &tc);
-        if (tc.steps && !monitor_settings_of(s)->step_flows) {
+        if (traffic_ops_of(&s->traffic[i])->summarizes_steps && !monitor_settings_of(s)->step_flows) {
             /* summarized steps: each keeps its place in the schedule; records only for the steps in flight, at
              * most a rank's channels' windows (64 x 8) per host (net_make_step) */
             e.steps += tc.made;
