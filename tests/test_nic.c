@@ -38,6 +38,14 @@
 
 static struct host *host_of(struct run *r, const char *name) { return r->net.node_host[test_node(r, name)]; }
 
+/* h0's flows A (3 KiB, 3 frames) and B (6 KiB, 6 frames) to h1 through s0, 100 Gbps, cc none, no ECN. */
+static void two_flows(struct scenario *scn, struct run *r)
+{
+    CU_ASSERT_FATAL(test_setup(NIC_NET("100Gbps", "\"cc\": \"none\"", "\"ecn\": {\"enabled\": false}",
+                                       FLOW("3KiB") ", " FLOW("6KiB")),
+                               NULL, NULL, scn, r));
+}
+
 /*
  * Two flows of h0, A (3 frames) and B (6 frames), same priority, at line rate (cc none): h0's port sends one
  * data frame per 88,480 ps, the k-th (from 0) from k x 88,480, and the ready list takes them in turn, A B A B
@@ -47,9 +55,7 @@ static void test_round_robin(void)
 {
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(test_setup(NIC_NET("100Gbps", "\"cc\": \"none\"", "\"ecn\": {\"enabled\": false}",
-                                       FLOW("3KiB") ", " FLOW("6KiB")),
-                               NULL, NULL, &scn, &r));
+    two_flows(&scn, &r);
     const struct flow *a = net_flow(&r.net, 0), *b = net_flow(&r.net, 1);
     const struct port *h0 = test_port_to(&r, "h0", "s0");
     const char order[] = "ABABABBBB";
@@ -81,9 +87,7 @@ static void test_queue_pair_in_order(void)
 {
     struct scenario scn;
     struct run r;
-    CU_ASSERT_FATAL(test_setup(NIC_NET("100Gbps", "\"cc\": \"none\"", "\"ecn\": {\"enabled\": false}",
-                                       FLOW("3KiB") ", " FLOW("6KiB")),
-                               NULL, NULL, &scn, &r));
+    two_flows(&scn, &r);
     static struct nic_qp qp;
     struct flow *a = net_flow(&r.net, 0), *b = net_flow(&r.net, 1);
     a->qp = b->qp = &qp; /* before their start events run */
