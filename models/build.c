@@ -7,6 +7,7 @@
  */
 #include "models/cc.h"
 #include "models/fault.h"
+#include "models/fabric.h"
 #include "models/lfc.h"
 #include "models/mech.h"
 #include "models/nic.h"
@@ -81,7 +82,9 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     }
     pool_init(&n->pkts, sizeof(struct pkt));
     n->cc = (uint8_t)cc_params_of(&scn->host)->cc; /* the loader checked it: an index in the registry (cc.h) */
-    n->host_frame = nic_params_of(&scn->host)->mtu + HDR_DATA;
+    const struct fabric_ops *fab = fabric_of(scn);
+    n->fr = fab->fr;
+    n->host_frame = nic_params_of(&scn->host)->mtu + n->fr.hdr_data;
     n->stream_min_frames = NET_STREAM_MIN_FRAMES;
     n->ports = mem_xcalloc_big(g->n_ports, sizeof *n->ports, "building the network");
     n->aux = mem_xcalloc_big(g->n_ports, sizeof *n->aux, "building the network");
@@ -91,7 +94,9 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     n->sws = mem_xcalloc_big(g->n_switches, sizeof *n->sws, "building the network");
     n->node_sw = mem_xcalloc_big(g->n_nodes, sizeof *n->node_sw, "building the network");
     n->node_host = mem_xcalloc_big(g->n_nodes, sizeof *n->node_host, "building the network");
-    n->lfc = lfc_at(lfc_params_of(&scn->sw)->flow_control);
+    /* A fabric that requires its flow control has it (the loader refused another choice: fabric.c). */
+    n->lfc = fab->lfc ? lfc_at(module_find(lfc_kind.name, fab->lfc)) : lfc_at(lfc_params_of(&scn->sw)->flow_control);
+    n->lfc_sends = n->lfc->sent != NULL;
 
     for (uint32_t i = 0; i < g->n_ports; i++)
         init_port(n, &n->ports[i], i);
@@ -137,7 +142,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
         struct rng salt;
         rng_init(&salt, scn->seed, rng_stream_id(RNG_KIND_ECMP, w->ordinal));
         w->salt = (uint32_t)rng_next(&salt);
-        net_sw_limits(w, w->cfg);
+        net_sw_limits(n, w, w->cfg);
         for (uint32_t i = 0; i < gn->n_ports; i++) {
             struct port *p = &w->ports[i];
             struct port_aux *x = port_aux(p);
@@ -155,6 +160,10 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
             net_free(n);
             return SCN_EUSAGE;
         }
+    }
+    if ((rc = fabric_check_hosts(n, err, errlen))) {
+        net_free(n);
+        return rc;
     }
     net_mechs_init(n);
     return 0;

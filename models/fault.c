@@ -308,6 +308,10 @@ void fault_link_change(struct net *n, uint32_t a, uint32_t b, bool fail)
         /* The link's ports may hold frames queued while it was down (a host's ACKs): start them. */
         for (uint32_t pid = na->first_port; pid < na->first_port + na->n_ports; pid++) {
             if (g->ports[g->ports[pid].peer].node == b) {
+                if (n->lfc->link_up) {
+                    in_node(n, &n->ports[pid], n->lfc->link_up);
+                    in_node(n, n->ports[pid].peer, n->lfc->link_up);
+                }
                 in_node(n, &n->ports[pid], port_kick);
                 in_node(n, n->ports[pid].peer, port_kick);
                 /* The failure cleared a faulty NIC's pause; it pauses again if its fault still says so. */

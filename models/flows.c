@@ -86,14 +86,14 @@ static sim_time_t path_time(const struct net *n, const struct flow *f, bool back
  */
 static sim_time_t ideal_fct(const struct net *n, const struct flow *f, int64_t *inside)
 {
-    uint32_t first_wire = (uint32_t)(f->n_pkts > 1 ? f->mtu : f->size) + HDR_DATA + WIRE_OVERHEAD;
+    uint32_t first_wire = (uint32_t)((f->n_pkts > 1 ? f->mtu : f->size) + n->fr.hdr_data + n->fr.wire);
     int64_t bottleneck;
     sim_time_t first = path_time(n, f, false, first_wire, &bottleneck, inside);
     if (first == 0)
         return 0;
     if (f->rate_cap_bps && f->rate_cap_bps < bottleneck)
         bottleneck = f->rate_cap_bps;
-    int64_t rest_wire = f->size + (int64_t)f->n_pkts * (HDR_DATA + WIRE_OVERHEAD) - first_wire;
+    int64_t rest_wire = f->size + (int64_t)f->n_pkts * (n->fr.hdr_data + n->fr.wire) - first_wire;
     return first + units_tx_ps(rest_wire, bottleneck);
 }
 
@@ -106,7 +106,7 @@ static sim_time_t ideal_fct(const struct net *n, const struct flow *f, int64_t *
 static sim_time_t ideal_fct_ack(const struct net *n, const struct flow *f)
 {
     int64_t bottleneck, inside;
-    sim_time_t back = path_time(n, f, true, FRAME_ACK + WIRE_OVERHEAD, &bottleneck, &inside);
+    sim_time_t back = path_time(n, f, true, (uint32_t)(n->fr.frame_ack + n->fr.wire), &bottleneck, &inside);
     return f->ideal_fct > 0 && back > 0 ? f->ideal_fct + back : 0;
 }
 

@@ -31,6 +31,7 @@
 #define MODELS_LFC_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "models/net.h"
 #include "sim/module.h"
@@ -51,8 +52,31 @@ struct lfc_ops {
     /* p's link failed: forget the blocks p's peer imposed on p (port.c has closed their time) and those p imposed
      * on its peer. */
     void (*link_fail)(struct port *p);
+    /* Optional: p's failed link is up again (both ends are, the peer's hook runs too), before p sends anything:
+     * the state the link starts again from (credits: nothing to send until the peer advertises; its own
+     * advertisement sent). */
+    void (*link_up)(struct port *p);
+    /* Optional: a frame that arrived at p was lost before the switch took it (a failed link, corruption, no route,
+     * the MTU, the watchdog): a flow control that counts what arrives counts it too. */
+    void (*lost)(struct port *p, const struct pkt *k);
     bool heartbeat;
+    /* Every priority is under it, each with a buffer of its own at every ingress and no PFC headroom (credits:
+     * every virtual lane); else the priorities are switch.pfc.priorities. */
+    bool every_priority;
+    /* Its buffers count in units of this many bytes (credits: 64-byte blocks), which every switch then counts in;
+     * 0: the switch's own (switch.cell_size). */
+    uint16_t cell;
+    /* Frame k leaves port p (any frame: a flow-control frame too), or NULL: the sender's side of a flow control
+     * that the sender keeps (credits). */
+    void (*sent)(struct port *p, const struct pkt *k);
 };
+
+/* Frame k was lost at p before the switch took it: tells the flow control that counts arrivals (lfc_ops.lost). */
+static inline void lfc_lost(struct net *n, struct port *p, const struct pkt *k)
+{
+    if (n->lfc->lost)
+        n->lfc->lost(p, k);
+}
 
 /* switch.flow_control, the choice of flow control: a flat group of `switch` (sim/settings.h), models/lfc.c's. */
 struct lfc_params {

@@ -11,6 +11,7 @@
  * gathered before that).  The order today:
  *
  *   10 port       init: the prefetch hooks of frame arrivals and transmitter wake-ups (large fabrics)
+ *   12 credit     init: InfiniBand's per-port credit counts, when the fabric runs credits (credit.c)
  *   15 ecn        init: each switch's random stream for marking (settings: switch.ecn)
  *   20 nic        init: the prefetch hook of pacing timers (large fabrics)
  *   25 route      init: whether flows choose their route at start (a dragonfly's Valiant or UGAL)

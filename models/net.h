@@ -46,6 +46,14 @@
 #define FRAME_PAUSE 64
 #define WIRE_OVERHEAD 20 /* preamble 8 + inter-frame gap 12 */
 
+/* The sizes of the fabric's frames, in bytes (models/fabric.h): RoCE v2's are the constants above. */
+struct framing {
+    uint16_t hdr_data;  /* a data frame's bytes besides its payload */
+    uint16_t frame_ack; /* an ACK or NACK */
+    uint16_t frame_cnp; /* a congestion notification */
+    uint16_t wire;      /* what the link carries besides each frame's bytes (Ethernet: preamble and gap) */
+};
+
 enum pkt_type { PKT_DATA, PKT_ACK, PKT_NACK, PKT_CNP, PKT_PAUSE };
 
 #define ECN_ECT 1
@@ -447,6 +455,7 @@ struct net_counters {
     uint64_t bytes_sent, bytes_delivered, bytes_dropped; /* data frame bytes */
     uint64_t cnp_sent, cnp_received;
     uint64_t pause_frames, resume_frames;
+    uint64_t credit_fc;        /* InfiniBand flow-control packets sent (credit.c) */
     uint64_t packet_hops;      /* frames transmitted on any link */
     uint64_t timeouts, nacks_sent;
     uint64_t spurious_timeouts; /* timeouts that fired while nothing of the flow had been lost */
@@ -571,6 +580,7 @@ struct net_part {
     uint32_t n_tel_back, cap_tel_back;
     bool beat;                /* a heartbeat of the deadlock detector came due (deadlock.h) */
     bool blocked;             /* a switch egress became blocked (deadlock_blocked) */
+    uint64_t spare[7];        /* to whole lines */
 };
 _Static_assert(sizeof(struct net_part) % 64 == 0, "partitions' counts side by side share no line (net_partition)");
 
@@ -590,6 +600,8 @@ struct net {
                                * test a frame arrival pays for lossy links */
     struct port_ctr *ctr;     /* per port id x NPRIO, NULL unless net_options.counters */
     bool arrive_extras;       /* loss or ctr: the only test a frame arrival pays for both when neither is on */
+    bool lfc_sends;           /* lfc->sent is set: the only test a transmission pays for a sender-kept flow control */
+    struct framing fr;        /* the fabric's frame sizes (fabric.h), on the line a transmission reads for ctr */
     struct flow **flow_chunks; /* flows live in fixed chunks: pointers to them stay valid */
     uint32_t n_flows, chunks_cap;
     /* Steps summarized by their collective (net_options.step_summary); recycled: their places are reused, as on
@@ -612,6 +624,7 @@ struct net {
     uint32_t n_parts;
     uint64_t *cut;            /* bit per port id: its link joins two partitions (NULL unless partitioned) */
     const struct lfc_ops *lfc; /* the link-level flow control (lfc.h) ... */
+    void *lfc_state;          /* ... its own state, when it keeps any (credit.c) ... */
     const struct pfc_settings *pfc; /* ... the fabric's switch.pfc (its pause_quanta: the ports' own are in pcfg) ... */
     const struct sched_settings *sched; /* ... and switch.scheduler, which the host NICs follow (profiles.c) */
     uint8_t lossless;         /* ... and the priorities under it at any port (each port's: port_cfg()->lossless) */

@@ -227,7 +227,7 @@ static struct pkt *make_data(struct net *n, struct flow *f, const struct port *p
     k->flow = f->idx;
     f->data_tx++;
     k->psn = psn;
-    k->size = payload + HDR_DATA;
+    k->size = payload + n->fr.hdr_data;
     k->prio = f->prio;
     k->ecn = ECN_ECT;
     k->dst_host = f->dst;
@@ -265,18 +265,18 @@ static struct pkt *make_data(struct net *n, struct flow *f, const struct port *p
         arm_rto(n, f);
     if (f->snd_nxt < f->n_pkts) {
         double rate = flow_rate(n, f);
-        sim_time_t gap = (sim_time_t)((double)(k->size + WIRE_OVERHEAD) * 8e12 / rate + 0.5);
+        sim_time_t gap = (sim_time_t)((double)(k->size + n->fr.wire) * 8e12 / rate + 0.5);
         sim_timer_arm(net_sim(n), &f->pace_timer, net_sim(n)->now + gap, pace_done, f);
     }
     return k;
 }
 
 /* Size of the next data frame of flow f. */
-static uint32_t next_data_size(const struct flow *f)
+static uint32_t next_data_size(const struct net *n, const struct flow *f)
 {
     uint32_t psn = f->snd_nxt;
     uint32_t payload = psn + 1 == f->n_pkts ? (uint32_t)(f->size - (int64_t)psn * f->mtu) : f->mtu;
-    return payload + HDR_DATA + (f->cc_flags & CC_F_TELEMETRY ? INT_HDR_BYTES : 0);
+    return payload + n->fr.hdr_data + (f->cc_flags & CC_F_TELEMETRY ? INT_HDR_BYTES : 0);
 }
 
 /* The priorities host h's port p may send now: a control frame queued or a flow ready, and not paused. */
@@ -298,7 +298,7 @@ struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
     if (sched_weighs_sizes(n->sched))
         for (uint8_t m = eligible; m; m &= (uint8_t)(m - 1)) {
             int q = __builtin_ctz(m);
-            head[q] = p->qmask & (1u << q) ? port_pp(p, q)->q.head->size : next_data_size(r->head[q]);
+            head[q] = p->qmask & (1u << q) ? port_pp(p, q)->q.head->size : next_data_size(n, r->head[q]);
         }
     int prio = sched_pick(n->sched, &port_aux(p)->sched, eligible, head, n->host_frame);
     if (prio < 0)
@@ -329,11 +329,11 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
     k->dst_host = f->src;
     k->hash = f->hash_rev;
     if (type == PKT_CNP) {
-        k->size = FRAME_CNP;
+        k->size = n->fr.frame_cnp;
         k->prio = (uint8_t)h->nic->cnp_priority;
     } else {
         int ap = h->tp->ack_priority;
-        k->size = FRAME_ACK;
+        k->size = n->fr.frame_ack;
         k->prio = ap < 0 ? f->prio : (uint8_t)ap;
         k->ecn = (uint8_t)(data->ecn & ECN_CE); /* ECN_ECE: DCTCP's echo, one store for every algorithm */
         if (__builtin_expect(data->tel != 0, 0)) {

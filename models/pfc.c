@@ -30,9 +30,9 @@ static int node_cap(const struct net *n, uint32_t node, int frame)
 void pfc_port_frames(const struct net *n, const struct port *p, int *in, int *out)
 {
     const struct host *self = n->node_host[p->node], *peer = n->node_host[p->peer->node];
-    *in = peer ? peer->nic->mtu + HDR_DATA : node_cap(n, p->peer->node, n->frame_max);
+    *in = peer ? peer->nic->mtu + n->fr.hdr_data : node_cap(n, p->peer->node, n->frame_max);
     *in = node_cap(n, p->node, *in);
-    *out = self ? self->nic->mtu + HDR_DATA : node_cap(n, p->node, n->frame_max);
+    *out = self ? self->nic->mtu + n->fr.hdr_data : node_cap(n, p->node, n->frame_max);
 }
 
 int64_t pfc_port_headroom(const struct net *n, const struct port *p, int response_quanta)

@@ -199,7 +199,7 @@ void port_transmit(struct port *p, struct pkt *k)
      * sender's own NIC do not. */
     if (__builtin_expect(k->tel != 0, 0) && k->type == PKT_DATA && p->kind != NODE_HOST)
         int_push_egress(n, k, p);
-    sim_time_t t = tx_time(p, k->size + WIRE_OVERHEAD);
+    sim_time_t t = tx_time(p, k->size + n->fr.wire);
     /* The last frame sent ended at busy_until and arrives a delay later, at the sequence reserved right after
      * busy_seq (below): while that point is ahead, it is still on the wire and the new frame follows it. */
     /* A peer in another partition may run ahead within the window: a frame that arrives before the window's end
@@ -226,6 +226,8 @@ void port_transmit(struct port *p, struct pkt *k)
     struct port_ctr *c = net_ctr(n, p, k->prio);
     if (c)
         count_tx(c, k);
+    if (__builtin_expect(n->lfc_sends, 0))
+        n->lfc->sent(p, k);
 }
 
 /*
@@ -396,12 +398,14 @@ void port_arrive(struct sim *s, void *obj, uint64_t arg)
     }
     struct net *n = p->net;
     if (k->link_gen != p->link_gen) {
+        lfc_lost(n, p, k);
         net_ctr_drop(n, p, k, DROP_LINK_DOWN);
         net_drop(n, k, DROP_LINK_DOWN);
         return;
     }
     if (__builtin_expect(n->arrive_extras, 0)) {
         if (n->loss && corrupted(n, p, k)) {
+            lfc_lost(n, p, k);
             net_ctr_drop(n, p, k, DROP_CORRUPT);
             net_drop(n, k, DROP_CORRUPT);
             return;

@@ -49,10 +49,10 @@ static int64_t whole_cells(int64_t bytes, int64_t cell)
  * Switch w's thresholds in its unit of account (struct sw_limits).  Rounded up, as the settings are sizes the
  * switch must hold: a threshold of 300 bytes in 256-byte cells is 2 cells.
  */
-void net_sw_limits(struct sw *w, const struct scn_switch *cfg)
+void net_sw_limits(const struct net *n, struct sw *w, const struct scn_switch *cfg)
 {
     const struct switch_params *sp = switch_params_of(cfg);
-    int64_t c = sp->cell_size;
+    int64_t c = n->lfc->cell ? n->lfc->cell : sp->cell_size;
     w->lim.cell = (uint32_t)c;
     w->lim.mtu = (uint32_t)sp->mtu;
     w->lim.cells_or_mtu = c != 0 || sp->mtu != 0;
@@ -208,7 +208,7 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
                  n->g->nodes[p->node].name, p->local);
         return SCN_EUSAGE;
     }
-    pc->lossless = pfc->enabled ? pfc->lossless_mask : 0;
+    pc->lossless = n->lfc->every_priority ? 0xff : pfc->enabled ? pfc->lossless_mask : 0;
     pc->ecn_dequeue = ecn->enabled && ecn->mark_on == ECN_MARK_DEQUEUE;
     pc->ecn_enqueue = ecn->enabled && ecn->mark_on == ECN_MARK_ENQUEUE;
     pc->xoff_static = pfc->xoff_mode == PFC_XOFF_STATIC;
@@ -220,13 +220,13 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
     int frame_in, frame_out;
     pfc_port_frames(n, p, &frame_in, &frame_out);
     pc->headroom_auto = pfc_port_headroom(n, p, pfc->response_quanta);
-    pc->headroom = is_auto ? pc->headroom_auto : (int64_t)hdrm;
+    pc->headroom = n->lfc->every_priority ? 0 : is_auto ? pc->headroom_auto : (int64_t)hdrm;
     pc->ecn.enabled = ecn->enabled;
     pc->ecn.kmin = (int64_t)kmin;
     pc->ecn.kmax = (int64_t)kmax;
     pc->ecn.pmax = pmax;
     /* A switch that counts cells compares whole cells: its thresholds round up to them (switch.cell_size). */
-    int cell = switch_params_of(c)->cell_size;
+    int cell = n->lfc->cell ? n->lfc->cell : switch_params_of(c)->cell_size;
     if (cell) {
         pc->xoff = whole_cells(pc->xoff, cell);
         pc->xon_delta = whole_cells(pc->xon_delta, cell);
@@ -289,8 +289,8 @@ int net_resolve_settings(struct net *n, char *err, size_t errlen)
         h->nic = nic_params_of(h->cfg);
         h->tp = transport_params_of(h->cfg);
         h->cc = cc_params_of(h->cfg)->cc;
-        if (h->nic->mtu + HDR_DATA > n->frame_max)
-            n->frame_max = h->nic->mtu + HDR_DATA;
+        if (h->nic->mtu + n->fr.hdr_data > n->frame_max)
+            n->frame_max = h->nic->mtu + n->fr.hdr_data;
     }
     /* What is read per frame is taken here, once: the scheduler of each switch and the NICs', PFC's pause time. */
     n->pfc = pfc_settings_of(&scn->sw);

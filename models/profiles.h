@@ -14,6 +14,6 @@
 int net_resolve_settings(struct net *n, char *err, size_t errlen);
 
 /* Switch w's thresholds in its unit of account (struct sw_limits), from its settings cfg. */
-void net_sw_limits(struct sw *w, const struct scn_switch *cfg);
+void net_sw_limits(const struct net *n, struct sw *w, const struct scn_switch *cfg);
 
 #endif

@@ -150,29 +150,36 @@ static void dequeued(struct net *n, struct sw *w, const struct port *out, struct
         lfc_released(n, w, in, prio);
 }
 
+/* Frame k, arrived at `in`, is dropped before the buffer took it, counted at `at` (in or its egress) as `why`; a
+ * flow control that counts arrivals hears of it.  Out of line: the frame's path pays nothing for it. */
+static __attribute__((noinline, cold)) void drop_arrival(struct net *n, struct port *in, const struct port *at,
+                                                         struct pkt *k, enum drop_reason why)
+{
+    lfc_lost(n, in, k);
+    net_ctr_drop(n, at, k, why);
+    net_drop(n, k, why);
+}
+
 void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
 {
     int64_t B = k->size;
     /* One test for both, so that a switch with neither pays one predictable branch per frame. */
     if (__builtin_expect(w->lim.cells_or_mtu, 0)) {
         if (w->lim.mtu && k->size > w->lim.mtu) {
-            net_ctr_drop(n, in, k, DROP_MTU);
-            net_drop(n, k, DROP_MTU);
+            drop_arrival(n, in, in, k, DROP_MTU);
             return;
         }
         B = sw_frame_bytes(w, k->size);
     }
     uint32_t e = egress_port(n, w, k);
     if (e == ROUTE_NO_PORT || w->ports[e].down) {
-        net_ctr_drop(n, e == ROUTE_NO_PORT ? in : &w->ports[e], k, DROP_LINK_DOWN);
-        net_drop(n, k, DROP_LINK_DOWN);
+        drop_arrival(n, in, e == ROUTE_NO_PORT ? in : &w->ports[e], k, DROP_LINK_DOWN);
         return;
     }
     struct port *out = &w->ports[e];
     int prio = k->prio;
     if (out->wd_drop & (1u << prio)) {
-        net_ctr_drop(n, out, k, DROP_WATCHDOG);
-        net_drop(n, k, DROP_WATCHDOG);
+        drop_arrival(n, in, out, k, DROP_WATCHDOG);
         return;
     }
     int64_t q_before = port_queued_bytes(out, prio);

@@ -57,9 +57,9 @@ bool int_push(struct int_rec *r, const struct int_hop *h)
 
 void int_push_egress(struct net *n, struct pkt *k, const struct port *p)
 {
-    /* txBytes counts what the link carries, preamble and gap included (WIRE_OVERHEAD per frame, PAUSE frames too),
+    /* txBytes counts what the link carries, preamble and gap included (net.fr.wire per frame, PAUSE frames too),
      * so that txRate / B is the link's busy fraction and eta the share of its time HPCC aims at (telemetry.h). */
-    struct int_hop h = {.ts = net_sim(n)->now, .tx_bytes = p->tx_bytes + p->tx_frames * WIRE_OVERHEAD,
+    struct int_hop h = {.ts = net_sim(n)->now, .tx_bytes = p->tx_bytes + p->tx_frames * n->fr.wire,
                         .rate_bps = port_aux(p)->rate_bps,
                         .qlen = (uint32_t)port_queued_bytes(p, k->prio), .port = port_id(p)};
     if (int_push(net_int_rec(n, k->tel), &h)) {

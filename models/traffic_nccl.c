@@ -285,7 +285,7 @@ static bool hop_times(const struct net *n, const uint32_t *host, const uint32_t 
             continue;
         uint32_t a = host[from[i]], z = host[to[i]];
         int64_t b = 0;
-        t[i] = net_host_path_time(n, a, z, (uint32_t)(n->hosts[a].nic->mtu + HDR_DATA + WIRE_OVERHEAD), &b);
+        t[i] = net_host_path_time(n, a, z, (uint32_t)(n->hosts[a].nic->mtu + n->fr.hdr_data + n->fr.wire), &b);
         if (t[i] <= 0 || b <= 0)
             return false;
         *alpha = t[i] > *alpha ? t[i] : *alpha;

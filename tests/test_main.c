@@ -112,6 +112,7 @@ int main(int argc, char **argv)
     test_robustness_register();
     test_pathologies_register();
     test_lossy_register();
+    test_ib_register();
     test_reads_register();
     test_observers_register();
     test_observer_module_register();

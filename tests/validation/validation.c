@@ -1228,6 +1228,62 @@ static bool run_nccl_trees(struct vresult *out, int *n, int cap)
     return tree_bw_case(out, n, cap, 2) && tree_bw_case(out, n, cap, 4);
 }
 
+/* ---- InfiniBand: credits below the bandwidth-delay product ---- */
+
+/*
+ * One 4 MB flow h0 -> s0 -> h1 over 100 Gbps InfiniBand links of delay d = 2 us, `packets` largest packets' credits
+ * per virtual lane (65 credits each: 4096 + 26 bytes), a flow-control packet for every credit freed (update 64 B).
+ * A credit goes round once per
+ *     RTT = ser(packet) + d + ser(flow-control packet) + d
+ * (the switch's egress to h1 is idle, so a packet leaves the buffer, and its credit goes back, as it arrives), so
+ * the sender moves credits x 64 B per RTT while that is below the link's rate (InfiniBand Architecture
+ * Specification vol. 1, section 7.9).  Measured: the sender's bytes over the flow's time less the last packet's
+ * two hops.  A flow-control packet may wait behind one ACK (32 bytes on the wire) on its way back.
+ */
+static bool credit_case(struct vresult *out, int *n, int cap, int packets)
+{
+    const double bps = 100e9, d = 2e-6, ser = (4096 + 26 + 2) * 8 / bps, fc = (6 + 2) * 8 / bps;
+    long long vl = (long long)packets * 65 * 64;
+    char json[1400];
+    snprintf(json, sizeof json,
+             "{\"stop\": \"50ms\", \"fabric\": \"infiniband\", \"topology\": {\"type\": \"custom\", \"nodes\": "
+             "[{\"name\": \"h0\", \"kind\": \"host\"}, {\"name\": \"s0\", \"kind\": \"switch\"}, {\"name\": "
+             "\"h1\", \"kind\": \"host\"}], \"links\": [{\"a\": \"h0\", \"b\": \"s0\", \"rate\": \"100Gbps\", "
+             "\"delay\": \"2us\"}, {\"a\": \"s0\", \"b\": \"h1\", \"rate\": \"100Gbps\", \"delay\": \"2us\"}]}, "
+             "\"switch\": {\"credit\": {\"vl_buffer\": \"%lldB\", \"update\": \"64B\"}}, \"host\": {\"mtu\": "
+             "4096, \"priority\": 0, \"cc\": \"none\"}, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", "
+             "\"dst\": \"h1\", \"size\": \"4MB\"}]}",
+             vl);
+    struct scenario scn;
+    struct run *r = start(json, &scn);
+    if (!r)
+        return false;
+    sim_run(&r->sim, scn.stop_ps);
+    const struct flow *f = net_flow(&r->net, 0);
+    const struct port *up = &r->net.ports[r->net.g->nodes[0].first_port];
+    double busy = (double)(f->finish - f->start) / 1e12 - 2 * (ser + d);
+    double got = (double)up->tx_bytes * 8 / busy;
+    double rtt = ser + d + fc + d, line = bps * (4096 + 26) / (4096 + 26 + 2);
+    double expect = fmin((double)vl * 8 / rtt, line);
+    struct vresult *v = add(out, n, cap);
+    SET(check, "InfiniBand, one flow with %d packets' credits (%lld B) per lane, 100Gbps, 2us links", packets, vl);
+    SET(reference, expect < line ? "credits x 64 B / credit round trip (IBA vol. 1, 7.9)" : "the link's rate: "
+        "credits above the bandwidth-delay product");
+    SET(expected, "%.2f Gbps", expect / 1e9);
+    SET(measured, "%.2f Gbps", got / 1e9);
+    SET(tolerance, "5%%");
+    v->pass = fabs(got / expect - 1) <= 0.05 && r->net.c.data_dropped == 0 && r->net.c.pause_frames == 0;
+    SET(note, "credit RTT %.3f us = packet %.3f us + 2 x 2 us + flow-control packet %.2f ns; packet bytes on the "
+        "wire, no drop, no PAUSE; %llu flow-control packets", rtt * 1e6, ser * 1e6, fc * 1e9,
+        (unsigned long long)r->net.c.credit_fc);
+    return finish(r, &scn);
+}
+
+static bool run_credits(struct vresult *out, int *n, int cap)
+{
+    return credit_case(out, n, cap, 8) && credit_case(out, n, cap, 32);
+}
+
 const struct vgroup validation_groups[] = {
     {"goodput", run_goodput},
     {"goodput under random loss", run_loss},
@@ -1236,6 +1292,7 @@ const struct vgroup validation_groups[] = {
     {"buffers in cells", run_cells},
     {"fair share and fluid model", run_fair},
     {"headroom", run_headroom},
+    {"InfiniBand credits", run_credits},
     {"DCTCP", run_dctcp},
     {"TIMELY", run_timely},
     {"NCCL on a rail: latency, ring vs tree", run_nccl_alpha},

@@ -2,6 +2,7 @@
 #include "tools/run/run.h"
 #include "tools/common/jsonout.h"
 #include "models/fault.h"
+#include "models/lfc.h"
 #include "models/pfcwd.h"
 #include "models/exchange.h"
 #include "sim/mem.h"
@@ -297,6 +298,9 @@ static void add_fct_stats(cJSON *o, const struct fct_stats *st)
     cJSON_AddItemToObject(o, "slowdown_ack", stats_json(st->sd_ack));
 }
 
+/* Whether the fabric's ports are blocked by credits (InfiniBand, models/credit.c) rather than paused by PFC. */
+static bool run_credits(const struct net *n) { return n->lfc && strcmp(n->lfc->name, "credit") == 0; }
+
 /* series_capped: only when a bound cut a time series short (tools/run/monitor.h), so that every other summary is as it
  * was. */
 static void add_series_capped(cJSON *root, const struct run *r)
@@ -428,11 +432,19 @@ static void add_counts(cJSON *root, const struct net *n)
     cJSON_AddNumberToObject(cnp, "sent", (double)c->cnp_sent);
     cJSON_AddNumberToObject(cnp, "received", (double)c->cnp_received);
 
+    /* A port blocked by credits is stalled, not paused: the time goes to "credits", and "pfc" says none was sent. */
+    bool credits = run_credits(n);
     cJSON *pfc = cJSON_AddObjectToObject(root, "pfc");
     cJSON_AddNumberToObject(pfc, "pause_frames", (double)c->pause_frames);
     cJSON_AddNumberToObject(pfc, "resume_frames", (double)c->resume_frames);
-    cJSON_AddNumberToObject(pfc, "paused_ns_total", units_ps_to_ns(n->paused_total));
-    cJSON_AddNumberToObject(pfc, "ports_ever_paused", n->ports_ever_paused);
+    cJSON_AddNumberToObject(pfc, "paused_ns_total", credits ? 0 : units_ps_to_ns(n->paused_total));
+    cJSON_AddNumberToObject(pfc, "ports_ever_paused", credits ? 0 : n->ports_ever_paused);
+    if (credits) {
+        cJSON *cr = cJSON_AddObjectToObject(root, "credits");
+        cJSON_AddNumberToObject(cr, "flow_control_packets", (double)c->credit_fc);
+        cJSON_AddNumberToObject(cr, "stalled_ns_total", units_ps_to_ns(n->paused_total));
+        cJSON_AddNumberToObject(cr, "ports_ever_stalled", n->ports_ever_paused);
+    }
 }
 
 /* One object per priority that carried a flow or sent a PAUSE, so that an unused priority adds nothing. */
@@ -772,10 +784,15 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
             fprintf(f, "%s%llu %s", shown++ ? ", " : " (", (unsigned long long)why[i].n, why[i].name);
     fprintf(f, "%s, %llu retransmitted, %llu ECN-marked\n", shown ? ")" : "", (unsigned long long)c->data_retx,
             (unsigned long long)c->ecn_marked);
-    fprintf(f, "  CNPs: %llu; PFC: %llu PAUSE, %llu RESUME, %u ports paused, %s paused in total\n",
-            (unsigned long long)c->cnp_sent, (unsigned long long)c->pause_frames,
-            (unsigned long long)c->resume_frames, n->ports_ever_paused,
-            human_time(units_ps_to_ns(n->paused_total), a, sizeof a));
+    if (run_credits(n))
+        fprintf(f, "  CNPs: %llu; credits: %llu flow-control packets, %u ports stalled, %s stalled in total\n",
+                (unsigned long long)c->cnp_sent, (unsigned long long)c->credit_fc, n->ports_ever_paused,
+                human_time(units_ps_to_ns(n->paused_total), a, sizeof a));
+    else
+        fprintf(f, "  CNPs: %llu; PFC: %llu PAUSE, %llu RESUME, %u ports paused, %s paused in total\n",
+                (unsigned long long)c->cnp_sent, (unsigned long long)c->pause_frames,
+                (unsigned long long)c->resume_frames, n->ports_ever_paused,
+                human_time(units_ps_to_ns(n->paused_total), a, sizeof a));
     if (n->link_failures || n->flows_valiant)
         fprintf(f, "  routing: %u link failures, %llu link_down drops, %u route recomputations; %u flows through a "
                    "Valiant intermediate group\n",

@@ -1,0 +1,104 @@
+/*
+ * fabric — the kind of the fabric modules (fabric.h), the top-level "fabric" setting and the RoCE v2 fabric.
+ *
+ * RoCE v2 (InfiniBand Trade Association, "Supplement to InfiniBand Architecture Specification Volume 1 Release
+ * 1.2.1, Annex A17: RoCEv2", 2014) carries InfiniBand's transport headers in UDP over IPv4 over Ethernet:
+ *   data frame  = Ethernet 14 + 802.1Q tag 4 + IPv4 20 + UDP 8 + BTH 12 + payload + ICRC 4 + FCS 4
+ *               = payload + 62 bytes,
+ *   ACK or NACK = the same headers + AETH 4, no payload = 66 bytes (62 + 4, the FCS's minimum padding aside),
+ *   CNP         = the same headers + 16 reserved bytes = 78 bytes,
+ * and the Ethernet wire adds 8 bytes of preamble and a 12-byte inter-frame gap to every frame (IEEE 802.3 clause
+ * 4).  Its link-level flow control is the scenario's choice (switch.flow_control, PFC by default).
+ */
+#include "models/fabric.h"
+#include "models/net.h"
+#include "models/nic.h"
+#include "sim/graph.h"
+#include "sim/scenario.h"
+#include "sim/settings.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *fabric_missing(const struct module *m)
+{
+    const struct fabric_ops *o = m->ops;
+    if (!o->name || strcmp(o->name, m->name) != 0)
+        return "a table named as the module (fabric_ops.name)";
+    if (!o->fr.hdr_data || !o->fr.frame_ack || !o->fr.frame_cnp)
+        return "the sizes of its frames (fabric_ops.fr)";
+    return NULL;
+}
+
+const struct module_kind fabric_kind = {.name = "fabric", .dflt = "roce", .missing = fabric_missing};
+
+/*
+ * One fabric, one flow control: a fabric that requires its own (InfiniBand's credits) refuses another in
+ * switch.flow_control, and a flow control some fabric requires is refused on any other.
+ */
+static int check_flow_control(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
+{
+    const struct fabric_params *fp = base;
+    const cJSON *sw = obj ? cJSON_GetObjectItemCaseSensitive(obj, "switch") : NULL;
+    const cJSON *fc = sw ? cJSON_GetObjectItemCaseSensitive(sw, "flow_control") : NULL;
+    if (!cJSON_IsString(fc))
+        return 0; /* the default, or a type error the switch's own parse reports */
+    const struct fabric_ops *mine = module_at(fabric_kind.name, fp->fabric)->ops;
+    if (mine->lfc && strcmp(fc->valuestring, mine->lfc) != 0)
+        return setting_bad(sc, "switch.flow_control", "expected \"%s\" or nothing with \"fabric\": \"%s\" (a "
+                           "mixed fabric is not simulated), got \"%s\"", mine->lfc, mine->name, fc->valuestring);
+    for (int i = 0; !mine->lfc && i < module_count(fabric_kind.name); i++) {
+        const struct fabric_ops *o = module_at(fabric_kind.name, i)->ops;
+        if (o->lfc && strcmp(o->lfc, fc->valuestring) == 0)
+            return setting_bad(sc, "switch.flow_control", "expected a flow control of fabric \"%s\", got \"%s\", "
+                               "which is %s's: set \"fabric\": \"%s\"", mine->name, fc->valuestring, o->name,
+                               o->name);
+    }
+    (void)path;
+    return 0;
+}
+
+static const struct setting fabric_fields[] = {
+    {SET_MODULE("fabric", struct fabric_params, fabric, "fabric", "roce",
+                "The link layer of the whole network: \"roce\" (RoCE v2 over Ethernet) or \"infiniband\"")},
+    {SET_CHECK(check_flow_control)},
+    {0},
+};
+
+/* Flat, at the top level after "stop": the fabric is said before the network it builds. */
+static const struct setting_group fabric_group = {
+    .path = "/fabric", .size = sizeof(struct fabric_params), .after = "stop", .fields = fabric_fields,
+};
+SETTINGS_REGISTER("fabric", &fabric_group);
+
+const struct fabric_ops *fabric_of(const struct scenario *s)
+{
+    const struct module *m = module_at(fabric_kind.name, SETTINGS_OF(s, fabric_group, struct fabric_params)->fabric);
+    return m->ops;
+}
+
+int fabric_check_hosts(const struct net *n, char *err, size_t errlen)
+{
+    const struct fabric_ops *f = fabric_of(n->scn);
+    for (uint32_t i = 0; f->mtus && i < n->g->n_hosts; i++) {
+        int mtu = n->hosts[i].nic->mtu, j = 0;
+        while (f->mtus[j] && f->mtus[j] != mtu)
+            j++;
+        if (f->mtus[j])
+            continue;
+        char list[96] = "";
+        for (j = 0; f->mtus[j]; j++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%u", j ? ", " : "", f->mtus[j]);
+        snprintf(err, errlen, "%s: host.mtu: expected one of %s with \"fabric\": \"%s\", got %d at host %s",
+                 n->scn->file, list, f->name, mtu, n->g->nodes[n->hosts[i].node].name);
+        return SCN_EUSAGE;
+    }
+    return 0;
+}
+
+static const struct fabric_ops roce_fabric = {
+    .name = "roce",
+    .fr = {.hdr_data = HDR_DATA, .frame_ack = FRAME_ACK, .frame_cnp = FRAME_CNP, .wire = WIRE_OVERHEAD},
+};
+MODULE_REGISTER(fabric_kind, "roce", &roce_fabric);

@@ -1,0 +1,190 @@
+/*
+ * InfiniBand (issue 38): the fabric "infiniband" (models/fabric_ib.c) and its credit-based link-level flow control
+ * (models/credit.c).  What is checked against what:
+ * - a 16-to-1 incast loses nothing and sends no PAUSE, its senders stall on credit, and the receiver's link runs
+ *   at >= 95 % of the IB data rate (the issue's acceptance);
+ * - (one flow whose credits are below the link's bandwidth-delay product runs at credits x 64 B / credit round
+ *   trip: a validation row, tests/validation/validation.c, "InfiniBand credits");
+ * - the same files on one thread and two;
+ * - a failed link: its frames lost on the wire count as received, so credit is neither lost nor invented, and
+ *   every flow still completes;
+ * - bad InfiniBand settings exit 2 naming the path.
+ */
+#include "models/credit.h"
+#include "models/lfc.h"
+#include "sim/units.h"
+#include "tests/tests.h"
+#include "tools/run/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define IB_BPS 100e9 /* a 4x EDR link's data rate */
+#define IB_HDR 26    /* LRH + BTH + ICRC + VCRC */
+#define IB_WIRE 2    /* start and end delimiters */
+#define MTU 4096
+
+static const char *INCAST =
+    "{\"name\": \"ib-incast\", \"seed\": 1, \"stop\": \"20ms\", \"fabric\": \"infiniband\", "
+    "\"topology\": {\"type\": \"star\", \"hosts\": 17, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, "
+    "\"switch\": {\"credit\": {\"vl_buffer\": \"64KB\"}}, \"host\": {\"mtu\": 4096, \"priority\": 0, \"cc\": "
+    "\"none\"}, \"traffic\": [{\"type\": \"incast\", \"id\": \"incast\", \"senders\": \"h0-h15\", \"receiver\": "
+    "\"h16\", \"size\": \"1MB\", \"start\": \"0us\"}]}";
+
+static void test_incast(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(INCAST, NULL, NULL, &scn, &r));
+    test_run_checked(&r);
+    CU_ASSERT_TRUE_FATAL(r.finished);
+    const struct net_counters *c = &r.net.c;
+    CU_ASSERT_EQUAL(r.net.flows_completed, 16);
+    CU_ASSERT_EQUAL(c->data_dropped, 0);
+    CU_ASSERT_EQUAL(c->ctrl_dropped, 0);
+    CU_ASSERT_EQUAL(c->pause_frames, 0);
+    CU_ASSERT_EQUAL(c->resume_frames, 0);
+    CU_ASSERT(c->credit_fc > 0);
+    /* Sixteen senders into one 100 Gbps port: each sender's port stalls on credit, and only they do (the switch's
+     * port to the receiver sends to a host, which never withholds credit). */
+    CU_ASSERT_EQUAL(r.net.ports_ever_paused, 16);
+    CU_ASSERT(r.net.paused_total > 0);
+    /* The receiver's link from the first data to the last: its wire bytes over that time and the data rate. */
+    const struct port *down = test_port_to(&r, "s0", "h16");
+    sim_time_t last = 0;
+    for (uint32_t i = 0; i < 16; i++)
+        last = net_flow(&r.net, i)->finish > last ? net_flow(&r.net, i)->finish : last;
+    double wire = (double)(down->tx_bytes + down->tx_frames * IB_WIRE) * 8;
+    double util = wire / ((double)last / PS_PER_S) / IB_BPS;
+    printf("\n    receiver's link at %.2f %% of 100 Gb/s; %llu flow-control packets, %.1f us stalled ", util * 100,
+           (unsigned long long)c->credit_fc, (double)r.net.paused_total / PS_PER_US);
+    CU_ASSERT(util >= 0.95);
+    CU_ASSERT(util <= 1.0);
+    /* Every byte delivered went over that link once, in packets of 4096 bytes of payload and 26 of headers. */
+    /* Every data packet delivered crossed that link once; the rest of its frames are flow-control packets of 6
+     * bytes (the receiver's ACKs take credit at the switch, which it advertises), and no PAUSE. */
+    CU_ASSERT_EQUAL(c->bytes_delivered, 16 * 1000000 + c->data_delivered * IB_HDR);
+    CU_ASSERT_EQUAL(down->tx_bytes, c->bytes_delivered + (down->tx_frames - c->data_delivered) * 6);
+    test_teardown(&scn, &r);
+}
+
+/* The same files (flows.csv, summary.json but its wall clock) twice on one thread and once on two. */
+static void test_threads(void)
+{
+    static const char *ls =
+        "{\"name\": \"ib-leafspine\", \"seed\": 3, \"stop\": \"20ms\", \"fabric\": \"infiniband\", \"topology\": "
+        "{\"type\": \"leaf-spine\", \"leaves\": 4, \"spines\": 2, \"hosts_per_leaf\": 4, \"link\": {\"rate\": "
+        "\"200Gbps\", \"delay\": \"500ns\"}}, \"switch\": {\"credit\": {\"vl_buffer\": \"32KB\", \"update\": "
+        "\"8KB\"}}, \"host\": {\"mtu\": 2048, \"priority\": 1, \"cc\": \"none\"}, \"traffic\": [{\"type\": "
+        "\"incast\", \"id\": \"in\", \"senders\": \"h4-h15\", \"receiver\": \"h0\", \"size\": \"256KB\"}, "
+        "{\"type\": \"flow\", \"id\": \"victim\", \"src\": \"h5\", \"dst\": \"h1\", \"size\": \"1MB\"}]}";
+    test_write_text("/tmp/rocesim-test-ib-threads.json", ls);
+    char *text = test_same_each_run("/tmp/rocesim-test-ib-threads.json");
+    CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "\"flow_control_packets\""));
+    free(text);
+    remove("/tmp/rocesim-test-ib-threads.json");
+}
+
+/* A link fails under a loaded leaf-spine and comes back: frames on the wire are lost, and every flow completes. */
+static void test_link_down(void)
+{
+    static const char *ls =
+        "{\"seed\": 2, \"stop\": \"50ms\", \"fabric\": \"infiniband\", \"topology\": {\"type\": \"leaf-spine\", "
+        "\"leaves\": 2, \"spines\": 2, \"hosts_per_leaf\": 2, \"link\": {\"rate\": \"100Gbps\", \"delay\": "
+        "\"1us\"}}, \"host\": {\"mtu\": 4096, \"cc\": \"none\"}, \"traffic\": [{\"type\": \"flow\", \"id\": \"a\", "
+        "\"src\": \"h0\", \"dst\": \"h2\", \"size\": \"4MB\"}, {\"type\": \"flow\", \"id\": \"b\", \"src\": \"h1\", "
+        "\"dst\": \"h3\", \"size\": \"4MB\"}, {\"type\": \"flow\", \"id\": \"c\", \"src\": \"h3\", \"dst\": \"h0\", "
+        "\"size\": \"4MB\"}], \"faults\": [{\"type\": \"link_down\", \"between\": [\"leaf0\", \"spine0\"], \"at\": "
+        "\"50us\", \"until\": \"150us\"}, {\"type\": \"link_down\", \"between\": [\"leaf1\", \"spine1\"], \"at\": "
+        "\"200us\", \"until\": \"260us\"}]}";
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(ls, NULL, NULL, &scn, &r));
+    test_run_checked(&r);
+    CU_ASSERT_TRUE_FATAL(r.finished);
+    CU_ASSERT_EQUAL(r.net.flows_completed, 3);
+    CU_ASSERT(r.net.c.drop_link_down > 0);
+    CU_ASSERT_EQUAL(r.net.c.data_dropped, r.net.c.drop_link_down);
+    CU_ASSERT_EQUAL(r.net.c.drop_buffer + r.net.c.drop_headroom, 0);
+    /* Credit conserved on every link towards a switch: what one end sent, the other received (lost frames
+     * included), and with nothing in flight the sender may still send what the receiver has free. */
+    int links = 0;
+    for (uint32_t i = 0; i < r.net.g->n_ports; i++) {
+        const struct port *p = &r.net.ports[i], *q = p->peer;
+        struct credit_count a, b;
+        CU_ASSERT_FATAL(credit_counts(&r.net, p, 3, &a) && credit_counts(&r.net, q, 3, &b));
+        if (q->kind == NODE_HOST)
+            continue;
+        CU_ASSERT_EQUAL(a.sent, b.received);
+        CU_ASSERT_EQUAL(a.limit, b.advertised);
+        /* the receiver's whole buffer (the default 128KB: 2000 blocks) less what it may not have advertised yet
+         * (below the default update, 16KB: 250 blocks) */
+        CU_ASSERT(a.limit - a.sent > 128000 / 64 - 16000 / 64);
+        links += a.sent > 0;
+    }
+    CU_ASSERT(links >= 8);
+    test_teardown(&scn, &r);
+}
+
+static void test_errors(void)
+{
+    /* A star of two hosts with one flow, after the fields each case sets. */
+#define NET "\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"traffic\": " \
+            "[{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}]}"
+    static const struct {
+        const char *json, *err;
+    } bad[] = {
+        {"{\"fabric\": \"infiniband\", \"switch\": {\"flow_control\": \"pfc\"}, " NET,
+         "t.json: switch.flow_control: expected \"credit\" or nothing with \"fabric\": \"infiniband\" (a mixed fabric "
+         "is not simulated), got \"pfc\""},
+        {"{\"switch\": {\"flow_control\": \"credit\"}, " NET,
+         "t.json: switch.flow_control: expected a flow control of fabric \"roce\", got \"credit\", which is "
+         "infiniband's: set \"fabric\": \"infiniband\""},
+        {"{\"fabric\": \"ib\", " NET, "t.json: fabric: expected one of \"roce\", \"infiniband\", got \"ib\""},
+        {"{\"fabric\": \"infiniband\", \"switch\": {\"credit\": {\"vl_buffer\": \"4100B\"}}, " NET,
+         "t.json: switch.credit.vl_buffer: expected whole 64-byte credits, at least 4160 bytes (one 4096-byte "
+         "packet), got 4100 bytes"},
+        {"{\"fabric\": \"infiniband\", \"switch\": {\"credit\": {\"vl_buffer\": \"32KB\", \"update\": \"16KB\"}}, " NET,
+         "t.json: switch.credit.update: expected at most a quarter of vl_buffer (8KB), got \"16KB\""},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char err[SCN_ERR_MAX] = "";
+        test_load_err(bad[i].json, err, sizeof err);
+        if (strcmp(err, bad[i].err))
+            printf("\n    got  %s\n    want %s\n", err, bad[i].err);
+        CU_ASSERT_STRING_EQUAL(err, bad[i].err);
+    }
+    /* An MTU InfiniBand does not carry, found when the hosts' settings are resolved; nothing is run. */
+    static const char *mtu = "{\"fabric\": \"infiniband\", \"host\": {\"mtu\": 1500}, " NET;
+#undef NET
+    struct scenario scn;
+    struct run r;
+    char err[SCN_ERR_MAX] = "";
+    CU_ASSERT_EQUAL_FATAL(scn_load_text("test.json", mtu, NULL, 0, &scn, err, sizeof err), SCN_OK);
+    CU_ASSERT_EQUAL(run_setup(&r, &scn, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(err, "test.json: host.mtu: expected one of 256, 512, 1024, 2048, 4096 with \"fabric\": "
+                                "\"infiniband\", got 1500 at host h0");
+    scn_free(&scn);
+    /* Through the binary: exit status 2, and no output directory. */
+    test_write_text("/tmp/rocesim-test-ib-bad.json", bad[0].json);
+    char cmd[256], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s run /tmp/rocesim-test-ib-bad.json -o /tmp/rocesim-test-ib-bad.out",
+             test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "rocesim: /tmp/rocesim-test-ib-bad.json: switch.flow_control: "));
+    CU_ASSERT_PTR_NULL(test_read_file("/tmp/rocesim-test-ib-bad.out/summary.json", NULL));
+    free(out);
+    remove("/tmp/rocesim-test-ib-bad.json");
+}
+
+void test_ib_register(void)
+{
+    CU_pSuite s = CU_add_suite("infiniband", NULL, NULL);
+    CU_add_test(s, "16-to-1 incast: no drop, no PAUSE, senders stall on credit, receiver >= 95 % of the data rate",
+                test_incast);
+    CU_add_test(s, "the same files on one thread and two", test_threads);
+    CU_add_test(s, "a failed link under credits: lost frames count as received, every flow completes",
+                test_link_down);
+    CU_add_test(s, "bad InfiniBand settings exit 2 naming the path", test_errors);
+}
