@@ -827,7 +827,8 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
     /* A pause still in force when the run ended is reported, never silently dropped (docs/RELIABILITY.md). */
     struct inv_leftover lo = inv_leftover(r);
     if (lo.paused_queues)
-        fprintf(f, "  note: %u egress queues were still paused by PFC when the run ended\n", lo.paused_queues);
+        fprintf(f, "  note: %u egress queues were still %s when the run ended\n", lo.paused_queues,
+                run_credits(n) ? "stalled for credit" : "paused by PFC");
     /* The bounded defaults of the time series say when they left something out, and how to get it all. */
     if (r->mon_notes.flows_sampled)
         fprintf(f, "  note: rates.csv follows %u of about %llu flows, spread evenly (monitor.flows \"auto\"; "
