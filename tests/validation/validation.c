@@ -51,6 +51,15 @@ static struct run *start(const char *json, struct scenario *scn)
     return &r;
 }
 
+/* Builds a run from scenario text and runs it to its stop time (or until its traffic is done); NULL on error. */
+static struct run *run_to_stop(const char *json, struct scenario *scn)
+{
+    struct run *r = start(json, scn);
+    if (r)
+        sim_run(&r->sim, scn->stop_ps);
+    return r;
+}
+
 /* See validation.h. */
 void validation_star_json(char *json, size_t size, int N, const char *rate, const char *extra, sim_time_t join_ps)
 {
@@ -248,10 +257,9 @@ static bool goodput_case(struct vresult *out, int *n, int cap, const char *rate,
              " \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"100MB\"}]}",
              rate, mtu);
     struct scenario scn;
-    struct run *r = start(json, &scn);
+    struct run *r = run_to_stop(json, &scn);
     if (!r)
         return false;
-    sim_run(&r->sim, scn.stop_ps);
     const struct flow *f = net_flow(&r->net, 0);
     /* Goodput over the transfer: payload bytes over the time from the first to the last byte. */
     double secs = (double)(f->finish - f->start) / 1e12;
@@ -359,10 +367,9 @@ static bool headroom_case(struct vresult *out, int *n, int cap, const char *leng
              " \"traffic\": [{\"type\": \"incast\", \"senders\": \"h0-h30\", \"receiver\": \"h31\", \"size\": \"2MB\"}]}",
              length, hdrm);
     struct scenario scn;
-    struct run *r = start(json, &scn);
+    struct run *r = run_to_stop(json, &scn);
     if (!r)
         return false;
-    sim_run(&r->sim, scn.stop_ps);
     uint64_t drops = r->net.c.drop_headroom;
     int64_t peak = 0;
     for (uint32_t p = 0; p < r->net.sws[0].n_ports; p++)
@@ -417,10 +424,9 @@ static bool loss_case(struct vresult *out, int *n, int cap, const char *loss)
              " \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"100MB\"}]}",
              loss);
     struct scenario scn;
-    struct run *r = start(json, &scn);
+    struct run *r = run_to_stop(json, &scn);
     if (!r)
         return false;
-    sim_run(&r->sim, scn.stop_ps);
     const struct flow *f = net_flow(&r->net, 0);
     const struct net_counters *c = &r->net.c;
     double ser_data = (1024.0 + HDR_DATA + WIRE_OVERHEAD) * 8 / 100e9, ser_nack = (FRAME_ACK + WIRE_OVERHEAD) * 8 / 100e9;
@@ -1199,10 +1205,9 @@ static bool tree_bw_case(struct vresult *out, int *n, int cap, int S)
              "\"dcqcn\", \"dcqcn\": {\"preset\": \"paper\"}}, \"traffic\": [{\"type\": \"nccl\", \"id\": \"c\", \"op\": "
              "\"all_reduce\", \"algorithm\": \"tree\", \"channels\": 8, \"size\": \"256MiB\"}]}", S);
     struct scenario scn;
-    struct run *r = start(json, &scn);
+    struct run *r = run_to_stop(json, &scn);
     if (!r)
         return false;
-    sim_run(&r->sim, scn.stop_ps);
     const struct coll *c = &r->traffic.colls[0];
     double us = c->finish > c->start ? units_ps_to_ns(c->finish - c->start) / 1000 : -1;
     double size = (double)c->size, ranks = 8.0 * S, busbw = us > 0 ? size / (us * 1000) * c->busbw_factor : 0;
@@ -1255,10 +1260,9 @@ static bool credit_case(struct vresult *out, int *n, int cap, int packets)
              "\"dst\": \"h1\", \"size\": \"4MB\"}]}",
              vl);
     struct scenario scn;
-    struct run *r = start(json, &scn);
+    struct run *r = run_to_stop(json, &scn);
     if (!r)
         return false;
-    sim_run(&r->sim, scn.stop_ps);
     const struct flow *f = net_flow(&r->net, 0);
     const struct port *up = &r->net.ports[r->net.g->nodes[0].first_port];
     double busy = (double)(f->finish - f->start) / 1e12 - 2 * (ser + d);
