@@ -62,13 +62,14 @@ struct credit_port {
     uint32_t adv[NPRIO];      /* as receiver: the last limit advertised */
     struct pkt *queued[NPRIO]; /* as receiver: its flow-control packet of that VL still waiting to go out */
     uint32_t cap;             /* as receiver: blocks of buffer per VL (0: a host, which never withholds credit) */
-    bool unlimited;           /* as sender: the peer is a host */
+    bool unlimited;           /* as sender: the peer is a host (its cap is 0; kept here because the peer's entry
+                               * is written by the peer's partition, and each frame sent reads this) */
 };
 
 struct credit_net {
     struct credit_port *ports; /* by port id */
     uint32_t update;           /* blocks (switch.credit.update) */
-    uint32_t max_frame;        /* blocks of the largest data frame (net.frame_max + the link's delimiters) */
+    uint32_t max_frame;        /* blocks of the largest data frame (net.frame_max: LRH to VCRC) */
 };
 
 static inline uint32_t blocks(uint32_t bytes) { return (bytes + BLOCK - 1) / BLOCK; }
@@ -101,15 +102,13 @@ static void advertise(struct net *n, struct port *in, struct credit_port *cp, in
     struct pkt *k = cp->queued[v];
     if (k) {
         k->psn = lim;
-        k->quanta = (uint16_t)(cp->sent[v] & 0xfff);
         return;
     }
     k = pkt_alloc(n);
     k->type = PKT_PAUSE;
     k->prio = (uint8_t)v;
     k->size = FC_BYTES;
-    k->psn = lim;                             /* FCCL */
-    k->quanta = (uint16_t)(cp->sent[v] & 0xfff); /* FCTBS, as the packet carries it (the model does not need it) */
+    k->psn = lim; /* FCCL; the FCTBS it also carries is not kept, as nothing here reads it (lost()) */
     k->flow = UINT32_MAX;
     cp->queued[v] = k;
     net_np(n)->c.credit_fc++;
@@ -234,9 +233,12 @@ const struct lfc_ops credit_lfc_ops = {
 };
 
 /* See credit.h. */
+bool credit_runs(const struct net *n) { return n->lfc == &credit_lfc_ops; }
+
+/* See credit.h. */
 bool credit_counts(const struct net *n, const struct port *p, int vl, struct credit_count *out)
 {
-    if (n->lfc != &credit_lfc_ops)
+    if (!credit_runs(n))
         return false;
     const struct credit_port *cp = cp_of(n, p);
     *out = (struct credit_count){.sent = cp->sent[vl], .limit = cp->limit[vl], .received = cp->rcvd[vl],
@@ -250,7 +252,7 @@ static const struct setting_group credit_group;
 
 static void credit_init(struct net *n)
 {
-    if (n->lfc != &credit_lfc_ops)
+    if (!credit_runs(n))
         return;
     const struct credit_settings *cs = SETTINGS_OF(&n->scn->sw, credit_group, struct credit_settings);
     struct credit_net *c = mem_xcalloc(1, sizeof *c, "building the network's credits");
@@ -277,7 +279,7 @@ static void credit_init(struct net *n)
 
 static void credit_free(struct net *n)
 {
-    struct credit_net *c = n->lfc == &credit_lfc_ops ? n->lfc_state : NULL;
+    struct credit_net *c = credit_runs(n) ? n->lfc_state : NULL;
     if (!c)
         return;
     free(c->ports);

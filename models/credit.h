@@ -18,6 +18,9 @@ struct credit_count {
     uint32_t advertised; /* as receiver: the limit it advertised last */
 };
 
+/* Whether network n's ports are blocked by credits (so stalled, not paused by PFC). */
+bool credit_runs(const struct net *n);
+
 /* Port p's counts for virtual lane vl (0-7); false when the network does not run credits. */
 bool credit_counts(const struct net *n, const struct port *p, int vl, struct credit_count *out);
 

@@ -2,7 +2,7 @@
 #include "tools/run/run.h"
 #include "tools/common/jsonout.h"
 #include "models/fault.h"
-#include "models/lfc.h"
+#include "models/credit.h"
 #include "models/pfcwd.h"
 #include "models/exchange.h"
 #include "sim/mem.h"
@@ -298,9 +298,6 @@ static void add_fct_stats(cJSON *o, const struct fct_stats *st)
     cJSON_AddItemToObject(o, "slowdown_ack", stats_json(st->sd_ack));
 }
 
-/* Whether the fabric's ports are blocked by credits (InfiniBand, models/credit.c) rather than paused by PFC. */
-static bool run_credits(const struct net *n) { return n->lfc && strcmp(n->lfc->name, "credit") == 0; }
-
 /* series_capped: only when a bound cut a time series short (tools/run/monitor.h), so that every other summary is as it
  * was. */
 static void add_series_capped(cJSON *root, const struct run *r)
@@ -433,7 +430,7 @@ static void add_counts(cJSON *root, const struct net *n)
     cJSON_AddNumberToObject(cnp, "received", (double)c->cnp_received);
 
     /* A port blocked by credits is stalled, not paused: the time goes to "credits", and "pfc" says none was sent. */
-    bool credits = run_credits(n);
+    bool credits = credit_runs(n);
     cJSON *pfc = cJSON_AddObjectToObject(root, "pfc");
     cJSON_AddNumberToObject(pfc, "pause_frames", (double)c->pause_frames);
     cJSON_AddNumberToObject(pfc, "resume_frames", (double)c->resume_frames);
@@ -784,7 +781,7 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
             fprintf(f, "%s%llu %s", shown++ ? ", " : " (", (unsigned long long)why[i].n, why[i].name);
     fprintf(f, "%s, %llu retransmitted, %llu ECN-marked\n", shown ? ")" : "", (unsigned long long)c->data_retx,
             (unsigned long long)c->ecn_marked);
-    if (run_credits(n))
+    if (credit_runs(n))
         fprintf(f, "  CNPs: %llu; credits: %llu flow-control packets, %u ports stalled, %s stalled in total\n",
                 (unsigned long long)c->cnp_sent, (unsigned long long)c->credit_fc, n->ports_ever_paused,
                 human_time(units_ps_to_ns(n->paused_total), a, sizeof a));
@@ -828,7 +825,7 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
     struct inv_leftover lo = inv_leftover(r);
     if (lo.paused_queues)
         fprintf(f, "  note: %u egress queues were still %s when the run ended\n", lo.paused_queues,
-                run_credits(n) ? "stalled for credit" : "paused by PFC");
+                credit_runs(n) ? "stalled for credit" : "paused by PFC");
     /* The bounded defaults of the time series say when they left something out, and how to get it all. */
     if (r->mon_notes.flows_sampled)
         fprintf(f, "  note: rates.csv follows %u of about %llu flows, spread evenly (monitor.flows \"auto\"; "
