@@ -40,6 +40,7 @@ const struct module_kind fabric_kind = {.name = "fabric", .dflt = "roce", .missi
 static int check_flow_control(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
 {
     const struct fabric_params *fp = base;
+    (void)path;
     const cJSON *sw = obj ? cJSON_GetObjectItemCaseSensitive(obj, "switch") : NULL;
     const cJSON *fc = sw ? cJSON_GetObjectItemCaseSensitive(sw, "flow_control") : NULL;
     if (!cJSON_IsString(fc))
@@ -55,7 +56,6 @@ static int check_flow_control(struct setting_ctx *sc, const cJSON *obj, const ch
                                "which is %s's: set \"fabric\": \"%s\"", mine->name, fc->valuestring, o->name,
                                o->name);
     }
-    (void)path;
     return 0;
 }
 
