@@ -84,6 +84,10 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     n->cc = (uint8_t)cc_params_of(&scn->host)->cc; /* the loader checked it: an index in the registry (cc.h) */
     const struct fabric_ops *fab = fabric_of(scn);
     n->fr = fab->fr;
+    n->fabric = fab;
+    for (int sl = 0; fab->service_levels && sl < IB_NSL; sl++)
+        n->vl_of_sl[sl] = (uint8_t)ib_vl_of(ib_params_of(scn), sl);
+    n->sl2vl = fab->service_levels ? n->vl_of_sl : NULL;
     n->host_frame = nic_params_of(&scn->host)->mtu + n->fr.hdr_data;
     n->stream_min_frames = NET_STREAM_MIN_FRAMES;
     n->ports = mem_xcalloc_big(g->n_ports, sizeof *n->ports, "building the network");
@@ -161,7 +165,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
             return SCN_EUSAGE;
         }
     }
-    if ((rc = fabric_check_hosts(n, err, errlen))) {
+    if ((rc = fabric_check(n, err, errlen))) {
         net_free(n);
         return rc;
     }

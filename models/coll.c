@@ -35,11 +35,11 @@ struct flow *coll_send(struct coll *c, uint32_t j)
     struct flow *f;
     if (!c->summarized)
         f = net_make_flow(n, c->base + j, t->names[c->name0 + j], p.src, p.dst, p.bytes, net_sim(n)->now,
-                          traffic_prio(e), 0, NULL, 0);
+                          traffic_prio(n, e), 0, NULL, 0);
     else if (n->recycle)
-        f = net_make_step(n, c->base + j, e->id, p.src, p.dst, p.bytes, net_sim(n)->now, traffic_prio(e));
+        f = net_make_step(n, c->base + j, e->id, p.src, p.dst, p.bytes, net_sim(n)->now, traffic_prio(n, e));
     else {
-        f = net_make_flow(n, c->base + j, e->id, p.src, p.dst, p.bytes, net_sim(n)->now, traffic_prio(e), 0, NULL, 0);
+        f = net_make_flow(n, c->base + j, e->id, p.src, p.dst, p.bytes, net_sim(n)->now, traffic_prio(n, e), 0, NULL, 0);
         f->step = 1;
     }
     f->owner = &c->owner;
@@ -134,7 +134,7 @@ static void colls_between_windows(void *ctx)
         c->place(c, j, &p);
         const struct scn_traffic *e = &n->scn->traffic[c->entry];
         struct flow *f = net_mirror_flow(n, r.idx, c->summarized ? e->id : t->names[c->name0 + j], p.src, p.dst,
-                                         p.bytes, r.start, traffic_prio(e));
+                                         p.bytes, r.start, traffic_prio(n, e));
         f->step = c->summarized; /* as its maker made it (coll_send) */
         f->owner = &c->owner;
         f->owner_tag = p.tag;

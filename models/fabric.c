@@ -37,15 +37,12 @@ const struct module_kind fabric_kind = {.name = "fabric", .dflt = "roce", .missi
  * One fabric, one flow control: a fabric that requires its own (InfiniBand's credits) refuses another in
  * switch.flow_control, and a flow control some fabric requires is refused on any other.
  */
-static int check_flow_control(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
+static int check_flow_control(struct setting_ctx *sc, const cJSON *obj, const struct fabric_ops *mine)
 {
-    const struct fabric_params *fp = base;
-    (void)path;
     const cJSON *sw = obj ? cJSON_GetObjectItemCaseSensitive(obj, "switch") : NULL;
     const cJSON *fc = sw ? cJSON_GetObjectItemCaseSensitive(sw, "flow_control") : NULL;
     if (!cJSON_IsString(fc))
         return 0; /* the default, or a type error the switch's own parse reports */
-    const struct fabric_ops *mine = module_at(fabric_kind.name, fp->fabric)->ops;
     if (mine->lfc && strcmp(fc->valuestring, mine->lfc) != 0)
         return setting_bad(sc, "switch.flow_control", "expected \"%s\" or nothing with \"fabric\": \"%s\" (a "
                            "mixed fabric is not simulated), got \"%s\"", mine->lfc, mine->name, fc->valuestring);
@@ -59,10 +56,72 @@ static int check_flow_control(struct setting_ctx *sc, const cJSON *obj, const ch
     return 0;
 }
 
+/* The priority keys of a host object (global or a profile's) that a fabric of service levels refuses. */
+static const char *const host_priorities[] = {"priority", "cnp_priority", "ack_priority", NULL};
+
+static int refuse_priorities(struct setting_ctx *sc, const cJSON *host, const char *path, const char *fabric)
+{
+    char p[SETTING_PATH_MAX];
+    for (int i = 0; cJSON_IsObject(host) && host_priorities[i]; i++)
+        if (cJSON_GetObjectItemCaseSensitive(host, host_priorities[i]))
+            return setting_bad(sc, setting_join(p, path, host_priorities[i]), "expected no priority with "
+                               "\"fabric\": \"%s\" (a packet's virtual lane comes from its service level: "
+                               "traffic.N.sl and ib.sl2vl), got one", fabric);
+    return 0;
+}
+
+/*
+ * How flows are classed: by priority (RoCE) or by service level (InfiniBand), never a mix; and another fabric's
+ * own settings object is refused.
+ */
+static int check_classes(struct setting_ctx *sc, const cJSON *obj, const struct fabric_ops *mine)
+{
+    char p[SETTING_PATH_MAX];
+    for (int i = 0; obj && i < module_count(fabric_kind.name); i++) {
+        const struct fabric_ops *o = module_at(fabric_kind.name, i)->ops;
+        if (o != mine && o->key && cJSON_GetObjectItemCaseSensitive(obj, o->key))
+            return setting_bad(sc, o->key, "expected no %s settings with \"fabric\": \"%s\", got them (set "
+                               "\"fabric\": \"%s\")", o->name, mine->name, o->name);
+    }
+    const char *refused = mine->service_levels ? "priority" : "sl";
+    const cJSON *tr = obj ? cJSON_GetObjectItemCaseSensitive(obj, "traffic") : NULL;
+    int i = 0;
+    for (const cJSON *e = cJSON_IsArray(tr) ? tr->child : NULL; e; e = e->next, i++)
+        if (cJSON_IsObject(e) && cJSON_GetObjectItemCaseSensitive(e, refused)) {
+            snprintf(p, sizeof p, "traffic.%d.%s", i, refused);
+            return mine->service_levels
+                       ? setting_bad(sc, p, "expected a service level (\"sl\": 0-15) with \"fabric\": \"%s\", "
+                                     "got a priority", mine->name)
+                       : setting_bad(sc, p, "expected a priority with \"fabric\": \"%s\" (service levels are "
+                                     "InfiniBand's), got a service level", mine->name);
+        }
+    if (!mine->service_levels || !obj)
+        return 0;
+    if (refuse_priorities(sc, cJSON_GetObjectItemCaseSensitive(obj, "host"), "host", mine->name) < 0)
+        return -1;
+    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(obj, "profiles");
+    i = 0;
+    for (const cJSON *e = cJSON_IsArray(pr) ? pr->child : NULL; e; e = e->next, i++) {
+        snprintf(p, sizeof p, "profiles.%d.host", i);
+        if (cJSON_IsObject(e) && refuse_priorities(sc, cJSON_GetObjectItemCaseSensitive(e, "host"), p,
+                                                   mine->name) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int check_fabric(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
+{
+    const struct fabric_params *fp = base;
+    (void)path;
+    const struct fabric_ops *mine = module_at(fabric_kind.name, fp->fabric)->ops;
+    return check_flow_control(sc, obj, mine) < 0 ? -1 : check_classes(sc, obj, mine);
+}
+
 static const struct setting fabric_fields[] = {
     {SET_MODULE("fabric", struct fabric_params, fabric, "fabric", "roce",
                 "The link layer of the whole network: \"roce\" (RoCE v2 over Ethernet) or \"infiniband\"")},
-    {SET_CHECK(check_flow_control)},
+    {SET_CHECK(check_fabric)},
     {0},
 };
 
@@ -78,7 +137,12 @@ const struct fabric_ops *fabric_of(const struct scenario *s)
     return m->ops;
 }
 
-int fabric_check_hosts(const struct net *n, char *err, size_t errlen)
+int fabric_traffic_prio(const struct scenario *s, const struct scn_traffic *t)
+{
+    return fabric_of(s)->service_levels ? ib_vl_of(ib_params_of(s), t->sl < 0 ? 0 : t->sl) : t->priority;
+}
+
+int fabric_check(const struct net *n, char *err, size_t errlen)
 {
     const struct fabric_ops *f = fabric_of(n->scn);
     for (uint32_t i = 0; f->mtus && i < n->g->n_hosts; i++) {
@@ -94,7 +158,7 @@ int fabric_check_hosts(const struct net *n, char *err, size_t errlen)
                  n->scn->file, list, f->name, mtu, n->g->nodes[n->hosts[i].node].name);
         return SCN_EUSAGE;
     }
-    return 0;
+    return f->check ? f->check(n, err, errlen) : 0;
 }
 
 static const struct fabric_ops roce_fabric = {

@@ -10,7 +10,9 @@
 #ifndef MODELS_FABRIC_H
 #define MODELS_FABRIC_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "models/net.h"
 #include "sim/module.h"
@@ -24,6 +26,14 @@ struct fabric_ops {
     const char *lfc;
     /* The payload sizes (host.mtu) its links carry, 0-terminated, or NULL: any the NIC allows. */
     const uint16_t *mtus;
+    /* Its own top-level settings object ("ib"), refused under the other fabrics; NULL: none. */
+    const char *key;
+    /* Flows are classed by service level (traffic.N.sl, mapped to a VL by the fabric), not by priority: the
+     * priority settings are refused.  Else traffic.N.sl is. */
+    bool service_levels;
+    /* Its rules over the network built (n's settings resolved): 0, or SCN_EUSAGE with "FILE: PATH: ..." in err.
+     * NULL: none. */
+    int (*check)(const struct net *n, char *err, size_t errlen);
 };
 
 /* The top-level "fabric", by index of its module: 0 is "roce", the default. */
@@ -33,11 +43,29 @@ struct fabric_params {
 
 extern const struct module_kind fabric_kind;
 
+#define IB_NSL 16
+
+/* The top-level "ib" (models/fabric_ib.c): an InfiniBand fabric's operational VLs and its SL-to-VL table. */
+struct ib_params {
+    int vls;                 /* operational data VLs per port: 1, 2, 4 or 8 */
+    uint8_t sl2vl[IB_NSL];   /* ib.sl2vl: the VL of each SL, when given (ib_vl_of) */
+    bool sl2vl_given;
+};
+
+/* Scenario s's "ib" settings (whichever the fabric: meaningful under "infiniband"). */
+const struct ib_params *ib_params_of(const struct scenario *s);
+/* The VL of service level sl: ib.sl2vl's, else sl mod ib.vls. */
+int ib_vl_of(const struct ib_params *ib, int sl);
+
 /* The fabric scenario s runs. */
 const struct fabric_ops *fabric_of(const struct scenario *s);
 
-/* 0, or SCN_EUSAGE with "FILE: host.mtu: expected ..." in err when a host of n (its settings resolved) sends a
- * payload its fabric does not carry. */
-int fabric_check_hosts(const struct net *n, char *err, size_t errlen);
+/* The queue (priority, or InfiniBand's VL) traffic entry t of scenario s sends its data on, when it names it or
+ * host.priority gives it (a host profile may give a sender another). */
+int fabric_traffic_prio(const struct scenario *s, const struct scn_traffic *t);
+
+/* 0, or SCN_EUSAGE with "FILE: PATH: expected ..." in err when n (its settings resolved) breaks a rule of its
+ * fabric: a host sends a payload the fabric does not carry (host.mtu), or the fabric's own check fails. */
+int fabric_check(const struct net *n, char *err, size_t errlen);
 
 #endif

@@ -20,13 +20,142 @@
  * lane is lossless under credit-based link-level flow control (models/credit.c), which the fabric requires.
  */
 #include "models/fabric.h"
+#include "models/sched.h"
+#include "models/switch.h"
+#include "sim/graph.h"
+#include "sim/scenario.h"
+#include "sim/settings.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct setting_group ib_group;
 
 static const uint16_t ib_mtus[] = {256, 512, 1024, 2048, 4096, 0};
+
+/*
+ * Every service level a flow uses runs on a VL that each port's scheduler serves: under VL arbitration
+ * (switch.scheduler.type "vlarb"), a VL with no weight in either table would never send.
+ */
+static int ib_check(const struct net *n, char *err, size_t errlen)
+{
+    const struct scenario *s = n->scn;
+    uint32_t used = 0;
+    for (int i = 0; i < s->n_traffic; i++)
+        used |= 1u << (s->traffic[i].sl < 0 ? 0 : s->traffic[i].sl);
+    for (int sl = 0; sl < IB_NSL; sl++) {
+        if (!(used >> sl & 1))
+            continue;
+        int vl = n->sl2vl[sl];
+        const char *at = NULL;
+        if (!(sched_serves(n->sched) >> vl & 1))
+            at = "the hosts";
+        for (uint32_t w = 0; !at && w < n->g->n_switches; w++)
+            if (!(sched_serves(n->sws[w].sched) >> vl & 1))
+                at = n->g->nodes[n->sws[w].node].name;
+        if (at) {
+            snprintf(err, errlen, "%s: switch.scheduler: expected a weight for VL %d in vlarb_high or vlarb_low (a "
+                     "flow's SL %d runs on it: ib.sl2vl), got none at %s, where it would never be sent", s->file,
+                     vl, sl, at);
+            return SCN_EUSAGE;
+        }
+    }
+    return 0;
+}
 
 static const struct fabric_ops ib_fabric = {
     .name = "infiniband",
     .fr = {.hdr_data = 26, .frame_ack = 30, .frame_cnp = 42, .wire = 2},
     .lfc = "credit",
     .mtus = ib_mtus,
+    .key = "ib",
+    .service_levels = true,
+    .check = ib_check,
 };
-MODULE_REGISTER(fabric_kind, "infiniband", &ib_fabric);
+MODULE_REGISTER(fabric_kind, "infiniband", &ib_fabric, &ib_group);
+
+/* ---- ib: the fabric's own settings (docs/scenario.md) ---- */
+
+/* Parses OpenSM's form of an SL-to-VL table (qos_sl2vl): 16 VLs, comma-separated, for SL 0 to 15. */
+static int parse_sl2vl(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    struct ib_params *ib = base;
+    const char *s;
+    (void)f;
+    if (setting_val_str(c, v, p, "16 comma-separated VLs like \"0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,7\"", &s) < 0)
+        return -1;
+    int sl = 0;
+    for (const char *q = s; *q;) {
+        char *end;
+        long vl = strtol(q, &end, 10);
+        if (end == q || vl < 0 || vl > 14 || sl == IB_NSL)
+            return setting_bad(c, p, "expected 16 comma-separated VLs 0-14 (SL 0 first), got \"%.64s\"", s);
+        ib->sl2vl[sl++] = (uint8_t)vl;
+        q = *end == ',' && end[1] ? end + 1 : end;
+        if (*q && *end != ',')
+            return setting_bad(c, p, "expected 16 comma-separated VLs 0-14 (SL 0 first), got \"%.64s\"", s);
+    }
+    if (sl != IB_NSL)
+        return setting_bad(c, p, "expected 16 comma-separated VLs 0-14 (SL 0 first), got %d in \"%.64s\"", sl, s);
+    ib->sl2vl_given = true;
+    return 0;
+}
+
+static void dump_sl2vl(cJSON *o, const struct setting *f, const void *base)
+{
+    const struct ib_params *ib = base;
+    char buf[64] = "";
+    for (int sl = 0; sl < IB_NSL; sl++)
+        setting_strf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%d", sl ? "," : "", ib_vl_of(ib, sl));
+    cJSON_AddStringToObject(o, f->name, buf);
+}
+
+/* Operational VLs are 1, 2, 4 or 8 (PortInfo.OperationalVLs; VL15, management, is not modelled); without a table
+ * of its own, SL s runs on VL s mod vls; with one, every SL must land on an operational VL. */
+static int check_ib(struct setting_ctx *c, const cJSON *obj, const char *path, void *base)
+{
+    struct ib_params *ib = base;
+    char p[SETTING_PATH_MAX];
+    if (ib->vls & (ib->vls - 1))
+        return setting_bad(c, setting_join(p, path, "vls"), "expected 1, 2, 4 or 8 operational VLs, got %d", ib->vls);
+    for (int sl = 0; ib->sl2vl_given && sl < IB_NSL; sl++) {
+        if (ib->sl2vl[sl] >= ib->vls)
+            return setting_bad(c, setting_join(p, path, "sl2vl"), "expected VLs below ib.vls (%d: VLs 0-%d have "
+                               "buffer), got SL %d on VL %d, which has none", ib->vls, ib->vls - 1, sl,
+                               ib->sl2vl[sl]);
+    }
+    (void)obj;
+    return 0;
+}
+
+static const struct setting ib_fields[] = {
+    {SET_INT("vls", struct ib_params, vls, 1, 8, "8",
+             "Operational data VLs of every port: 1, 2, 4 or 8, each with switch.credit.vl_buffer of buffer")},
+    {.name = "sl2vl", .kind = SETTING_CUSTOM, .offset = offsetof(struct ib_params, sl2vl),
+     .help = "OpenSM's qos_sl2vl: the VL of SL 0..15, comma-separated (absent: SL mod vls)", .parse = parse_sl2vl,
+     .dump = dump_sl2vl},
+    {SET_CHECK(check_ib)},
+    {0},
+};
+
+/* Only an InfiniBand scenario shows its "ib" object: the others refuse one. */
+static bool ib_dumped(const void *scn)
+{
+    return fabric_of(scn)->service_levels;
+}
+
+static const struct setting_group ib_group = {
+    .path = "ib", .size = sizeof(struct ib_params), .after = "fabric", .fields = ib_fields, .dumped = ib_dumped,
+};
+
+const struct ib_params *ib_params_of(const struct scenario *s)
+{
+    return SETTINGS_OF(s, ib_group, struct ib_params);
+}
+
+int ib_vl_of(const struct ib_params *ib, int sl)
+{
+    return ib->sl2vl_given ? ib->sl2vl[sl] : sl % ib->vls;
+}

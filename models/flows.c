@@ -208,7 +208,8 @@ static struct flow *flow_init(struct net *n, uint32_t idx, uint32_t id, const ch
     f->dst = dst;
     f->pace_timer.ent = f->rto_timer.ent = f->cc_timer.ent = flow_sender_ent(f); /* its sender's timers */
     const struct host *h = &n->hosts[src];
-    f->prio = (uint8_t)(prio >= 0 ? prio : h->nic->priority); /* -1: the sender's host.priority */
+    /* -1: the sender's host.priority; on InfiniBand, which has none, SL 0's VL */
+    f->prio = (uint8_t)(prio >= 0 ? prio : n->sl2vl ? n->sl2vl[0] : h->nic->priority);
     f->size = size;
     f->mtu = (uint32_t)h->nic->mtu;
     f->n_pkts = (uint32_t)((size + f->mtu - 1) / f->mtu);

@@ -98,6 +98,7 @@ struct pktq {
     int64_t bytes;
 };
 
+struct fabric_ops;
 struct net;
 struct port;
 struct flow;
@@ -628,6 +629,9 @@ struct net {
     const struct pfc_settings *pfc; /* ... the fabric's switch.pfc (its pause_quanta: the ports' own are in pcfg) ... */
     const struct sched_settings *sched; /* ... and switch.scheduler, which the host NICs follow (profiles.c) */
     uint8_t lossless;         /* ... and the priorities under it at any port (each port's: port_cfg()->lossless) */
+    const struct fabric_ops *fabric; /* the link layer (fabric.h) */
+    const uint8_t *sl2vl;     /* InfiniBand: the VL (priority) of each service level, vl_of_sl; NULL on RoCE */
+    uint8_t vl_of_sl[16];
     struct port_cfg *pcfg;    /* the distinct switch port settings (port.cfg indexes it) */
     uint32_t n_pcfg;
     int frame_max;            /* the largest data frame any host sends: its host.mtu + HDR_DATA */

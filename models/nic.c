@@ -317,6 +317,12 @@ struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
     return make_data(n, f, p);
 }
 
+/* InfiniBand returns a BECN on the VL of the packet that carried the FECN (no priority of its own). */
+static inline uint8_t cnp_prio(const struct net *n, const struct host *h, const struct flow *f)
+{
+    return n->sl2vl ? f->prio : (uint8_t)h->nic->cnp_priority;
+}
+
 /* Queues a control frame (ACK, NACK, CNP) of flow f at host h, towards the flow's sender; an ACK or NACK echoes
  * the INT record of the data frame that caused it. */
 static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, uint32_t psn, struct pkt *data)
@@ -330,7 +336,7 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
     k->hash = f->hash_rev;
     if (type == PKT_CNP) {
         k->size = n->fr.frame_cnp;
-        k->prio = (uint8_t)h->nic->cnp_priority;
+        k->prio = cnp_prio(n, h, f);
     } else {
         int ap = h->tp->ack_priority;
         k->size = n->fr.frame_ack;
@@ -365,7 +371,7 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
     nc->data_bytes_in_flight -= k->size;
     if (cc_on_data(f, k, now)) {
         nc->cnp_sent++;
-        struct port_ctr *c = net_ctr(n, h->port + f->rport, h->nic->cnp_priority);
+        struct port_ctr *c = net_ctr(n, h->port + f->rport, cnp_prio(n, h, f));
         if (c)
             c->cnp_tx++;
         send_ctrl(n, h, f, PKT_CNP, 0, NULL);

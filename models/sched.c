@@ -45,11 +45,12 @@ static int strict_pick(const struct sched_settings *cfg, struct sched_state *st,
 
 /* ---- switch.scheduler: its settings (sched.h, docs/scenario.md) ---- */
 
-/* Weights are DWRR's (sched_dwrr.c): the one scheduler of the build that reads them. */
-static bool sched_weighted(const struct sched_settings *s)
+/* Whether s chooses the scheduler called name: the schedulers whose settings are in this group (dwrr's weights,
+ * vlarb's tables) are refused under another. */
+static bool sched_is(const struct sched_settings *s, const char *name)
 {
     const struct module *m = module_at(sched_kind.name, s->type);
-    return m && strcmp(m->name, "dwrr") == 0;
+    return m && strcmp(m->name, name) == 0;
 }
 
 static int parse_weights(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p, void *base)
@@ -57,7 +58,7 @@ static int parse_weights(struct setting_ctx *c, const struct setting *f, const c
     struct sched_settings *s = base;
     char q[SETTING_PATH_MAX];
     (void)f;
-    if (!sched_weighted(s))
+    if (!sched_is(s, "dwrr"))
         return setting_bad(c, p, "expected no weights with the strict scheduler (weights need \"type\": \"dwrr\"), "
                            "got weights");
     if (setting_val_obj(c, v, p) < 0)
@@ -78,7 +79,7 @@ static int parse_weights(struct setting_ctx *c, const struct setting *f, const c
 static void dump_weights(cJSON *o, const struct setting *f, const void *base)
 {
     const struct sched_settings *s = base;
-    if (!sched_weighted(s))
+    if (!sched_is(s, "dwrr"))
         return;
     cJSON *wt = cJSON_AddObjectToObject(o, f->name);
     for (int p = 0; wt && p < SCN_NPRIO; p++)
@@ -89,12 +90,114 @@ static void dump_weights(cJSON *o, const struct setting *f, const void *base)
         }
 }
 
+/* ---- vlarb's tables (sched_vlarb.c), in OpenSM's form: "VL:weight,VL:weight,..." ---- */
+
+static int parse_vlarb(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p, void *base)
+{
+    struct sched_settings *s = base;
+    struct vlarb_table *tab = &s->vlarb[strcmp(f->name, "vlarb_high") == 0 ? 0 : 1];
+    const char *str;
+    if (!sched_is(s, "vlarb"))
+        return setting_bad(c, p, "expected no VL arbitration table without \"type\": \"vlarb\", got one");
+    if (setting_val_str(c, v, p, "a string of VL:weight pairs like \"0:64,1:128\"", &str) < 0)
+        return -1;
+    *tab = (struct vlarb_table){0};
+    for (const char *q = str; *q;) {
+        char *end;
+        long vl = strtol(q, &end, 10), w = -1;
+        if (end != q && *end == ':') {
+            const char *wq = end + 1;
+            w = strtol(wq, &end, 10);
+            if (end == wq)
+                w = -1;
+        }
+        if (vl < 0 || vl > 14 || w < 0 || w > 255 || (*end && *end != ','))
+            return setting_bad(c, p, "expected VL:weight pairs with VL 0-14 and weight 0-255 (64-byte units), "
+                               "comma-separated, got \"%.64s\"", str);
+        if (tab->n == VLARB_ENTRIES)
+            return setting_bad(c, p, "expected at most %d entries, got more in \"%.64s...\"", VLARB_ENTRIES, str);
+        tab->vl[tab->n] = (uint8_t)vl;
+        tab->weight[tab->n++] = (uint8_t)w;
+        if (w && vl < SCN_NPRIO)
+            tab->mask |= (uint8_t)(1u << vl);
+        q = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+static void dump_vlarb(cJSON *o, const struct setting *f, const void *base)
+{
+    const struct sched_settings *s = base;
+    const struct vlarb_table *tab = &s->vlarb[strcmp(f->name, "vlarb_high") == 0 ? 0 : 1];
+    char buf[VLARB_ENTRIES * 8] = "";
+    if (!sched_is(s, "vlarb"))
+        return;
+    for (int e = 0; e < tab->n; e++)
+        setting_strf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%d:%d", e ? "," : "", tab->vl[e],
+                     tab->weight[e]);
+    cJSON_AddStringToObject(o, f->name, buf);
+}
+
+static int parse_high_limit(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p,
+                            void *base)
+{
+    struct sched_settings *s = base;
+    long long x;
+    (void)f;
+    if (!sched_is(s, "vlarb"))
+        return setting_bad(c, p, "expected no high_limit without \"type\": \"vlarb\", got one");
+    if (setting_val_int(c, v, p, 0, 255, &x) < 0)
+        return -1;
+    s->high_limit = (int)x;
+    return 0;
+}
+
+static void dump_high_limit(cJSON *o, const struct setting *f, const void *base)
+{
+    const struct sched_settings *s = base;
+    if (sched_is(s, "vlarb"))
+        cJSON_AddNumberToObject(o, f->name, s->high_limit);
+}
+
+/* Without tables, every VL 0-7 takes an equal turn of one 4 KB packet (64 credits) in the low table. */
+static int check_vlarb(struct setting_ctx *c, const cJSON *obj, const char *path, void *base)
+{
+    struct sched_settings *s = base;
+    (void)c, (void)obj, (void)path;
+    if (!sched_is(s, "vlarb") || s->vlarb[0].n || s->vlarb[1].n)
+        return 0;
+    for (int vl = 0; vl < SCN_NPRIO; vl++) {
+        s->vlarb[1].vl[vl] = (uint8_t)vl;
+        s->vlarb[1].weight[vl] = 64;
+    }
+    s->vlarb[1].n = SCN_NPRIO;
+    s->vlarb[1].mask = 0xff;
+    return 0;
+}
+
+uint8_t sched_serves(const struct sched_settings *cfg)
+{
+    const struct sched_ops *o = sched_registry[cfg->type];
+    return o->serves ? o->serves(cfg) : 0xff;
+}
+
 static const struct setting sched_fields[] = {
     {SET_MODULE("type", struct sched_settings, type, "sched", "strict",
-          "\"strict\" priority, \"dwrr\" (deficit weighted round robin), or one a module registered"),
-     .flags = SETTING_REQUIRED, .what = "\"strict\" or \"dwrr\""},
+          "\"strict\" priority, \"dwrr\" (deficit weighted round robin), \"vlarb\" (InfiniBand's VL arbitration), "
+          "or one a module registered"),
+     .flags = SETTING_REQUIRED, .what = "\"strict\", \"dwrr\" or \"vlarb\""},
     {SET_FIELD("weights", SETTING_CUSTOM, struct sched_settings, weights, 0, NULL,
            "dwrr only: keys \"0\"..\"7\", positive integer weights"), .parse = parse_weights, .dump = dump_weights},
+    {.name = "vlarb_high", .kind = SETTING_CUSTOM, .offset = offsetof(struct sched_settings, vlarb[0]),
+     .help = "vlarb only: the high-priority table, \"VL:weight,...\" (OpenSM's qos_vlarb_high; weight in 64-byte "
+             "units)", .parse = parse_vlarb, .dump = dump_vlarb},
+    {.name = "vlarb_low", .kind = SETTING_CUSTOM, .offset = offsetof(struct sched_settings, vlarb[1]),
+     .help = "vlarb only: the low-priority table (qos_vlarb_low; absent with no high table: \"0:64,...,7:64\")",
+     .parse = parse_vlarb, .dump = dump_vlarb},
+    {.name = "high_limit", .kind = SETTING_CUSTOM, .offset = offsetof(struct sched_settings, high_limit),
+     .help = "vlarb only: 4096-byte units the high table may send while low waits (0: one packet, 255: no limit)",
+     .parse = parse_high_limit, .dump = dump_high_limit},
+    {SET_CHECK(check_vlarb)},
     {0},
 };
 

@@ -202,8 +202,10 @@ int64_t cdf_sample(const struct cdf *c, double u)
     return b < 1 ? 1 : b;
 }
 
-int traffic_prio(const struct scn_traffic *e)
+int traffic_prio(const struct net *n, const struct scn_traffic *e)
 {
+    if (n->sl2vl)
+        return n->sl2vl[e->sl < 0 ? 0 : e->sl];
     return e->priority_given ? e->priority : -1;
 }
 

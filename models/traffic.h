@@ -189,8 +189,8 @@ void traffic_free(struct traffic *t);
 /* For the kinds: stores a flow name, the entry's id (j < 0) or "{id}.{j}"; returns the stored copy. */
 const char *traffic_name(struct traffic *t, const char *id, int64_t j);
 /* For the kinds: an entry's priority, or -1 for its sender's host.priority (net_add_flow), which a host profile
- * may set. */
-int traffic_prio(const struct scn_traffic *e);
+ * may set; on InfiniBand the VL of its service level (SL 0 when it gives none). */
+int traffic_prio(const struct net *n, const struct scn_traffic *e);
 
 /*
  * Loads a CDF ("websearch", "hadoop" or a file; relative files are looked up

@@ -116,7 +116,7 @@ static int flow_setup(struct traffic *t, int ti, char *err, size_t errlen)
         }
     }
     net_add_flow(n, traffic_name(t, e->id, -1), (uint32_t)fc->src, (uint32_t)fc->dst, fc->size, e->start_ps,
-                 traffic_prio(e), fc->rate_bps, nodes, fc->path.n);
+                 traffic_prio(n, e), fc->rate_bps, nodes, fc->path.n);
     free(nodes);
     return 0;
 }

@@ -50,7 +50,7 @@ static int incast_setup(struct traffic *t, int ti, char *err, size_t errlen)
     (void)err, (void)errlen;
     for (int j = 0; j < ic->senders.n; j++)
         net_add_flow(n, traffic_name(t, e->id, j), (uint32_t)ic->senders.idx[j], (uint32_t)ic->receiver, ic->size,
-                     e->start_ps, traffic_prio(e), 0, NULL, 0);
+                     e->start_ps, traffic_prio(n, e), 0, NULL, 0);
     return 0;
 }
 

@@ -137,7 +137,7 @@ static void poisson_arrival(struct sim *s, void *obj, uint64_t arg)
         dst = (uint32_t)pc->hosts.idx[k >= g->local ? k + 1 : k];
     }
     int64_t size = cdf_sample(&t->cdfs[g->entry], rng_uniform(&g->rng));
-    net_add_flow(n, traffic_name(t, e->id, t->next_name[g->entry]++), g->host, dst, size, s->now, traffic_prio(e),
+    net_add_flow(n, traffic_name(t, e->id, t->next_name[g->entry]++), g->host, dst, size, s->now, traffic_prio(n, e),
                  0, NULL, 0);
     sim_after(s, 1 + poisson_gap(g), poisson_arrival, g, 0);
 }

@@ -1375,7 +1375,7 @@ const char *scn_traffic_kind_name(const struct scn_traffic *t)
 
 /* The fields every traffic entry has, and where they stand among its kind's in the list of an unknown field's
  * message; a fault has only its type. */
-static const char *const common_head[] = {"type", "id", NULL}, *const common_tail[] = {"start", "priority", NULL};
+static const char *const common_head[] = {"type", "id", NULL}, *const common_tail[] = {"start", "priority", "sl", NULL};
 static const char *const fault_head[] = {"type", NULL}, *const no_fields[] = {NULL};
 
 /* Entry e's kind, from its "type": one of the registered modules of kind `kind`.  Returns its module, or NULL. */
@@ -1457,7 +1457,8 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
     tr->priority = scn_host_priority(&c->s->host);
     tr->priority_given = member(e, "priority") != NULL;
     tr->start_ps = 0;
-    if (get_int(c, e, path, "priority", 0, 7, &tr->priority) < 0 ||
+    tr->sl = -1;
+    if (get_int(c, e, path, "priority", 0, 7, &tr->priority) < 0 || get_int(c, e, path, "sl", 0, 15, &tr->sl) < 0 ||
         get_qty(c, e, path, "start", Q_TIME, false, &tr->start_ps) < 0)
         return -1;
     c->traffic = tr;
@@ -2303,6 +2304,8 @@ static void add_traffic(const struct scenario *s, cJSON *root)
         /* With profiles, a priority the entry did not give is its sender's host.priority, known per host. */
         if (t->priority_given || s->n_profiles == 0)
             cJSON_AddNumberToObject(o, "priority", t->priority);
+        if (t->sl >= 0)
+            cJSON_AddNumberToObject(o, "sl", t->sl);
     }
 }
 

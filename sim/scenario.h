@@ -209,6 +209,7 @@ struct scn_traffic {
     bool id_given;
     int priority;          /* resolved: the entry's, else the global host.priority (scn_host_priority) */
     bool priority_given;   /* else the sender's host.priority, which a host profile may set, applies */
+    int sl;                /* an InfiniBand fabric's service level 0..15 (its VL: models/fabric_ib.c), or -1: none */
     int64_t start_ps;
     const void *conf;      /* the kind's fields (read with TRAFFIC_CONF, models/traffic.h); in the scenario's store */
 };

@@ -1169,7 +1169,7 @@ void settings_dump(const struct setting_group *g, const void *base, cJSON *obj)
             continue;
         if (m->grp) {
             const void *cb = child_base(g, m->grp, base);
-            cJSON *o = cb ? cJSON_AddObjectToObject(obj, m->name) : NULL;
+            cJSON *o = cb && (!m->grp->dumped || m->grp->dumped(base)) ? cJSON_AddObjectToObject(obj, m->name) : NULL;
             if (o)
                 settings_dump(m->grp, cb, o);
             continue;

@@ -191,6 +191,9 @@ struct setting_group {
      */
     const char *preset_key;
     const struct setting_preset *presets; /* ends with {NULL} */
+    /* Whether the dump shows its object, given its parent's struct (a fabric's own object only under that
+     * fabric, whose other settings refuse it); NULL: always. */
+    bool (*dumped)(const void *parent);
 };
 
 /* Adds g to the registry (replacing a group of the same path); returns -1 when the registry (or, for a group

@@ -16,6 +16,7 @@
 #include "tests/tests.h"
 #include "tools/run/run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +29,7 @@
 static const char *INCAST =
     "{\"name\": \"ib-incast\", \"seed\": 1, \"stop\": \"20ms\", \"fabric\": \"infiniband\", "
     "\"topology\": {\"type\": \"star\", \"hosts\": 17, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, "
-    "\"switch\": {\"credit\": {\"vl_buffer\": \"64KB\"}}, \"host\": {\"mtu\": 4096, \"priority\": 0, \"cc\": "
-    "\"none\"}, \"traffic\": [{\"type\": \"incast\", \"id\": \"incast\", \"senders\": \"h0-h15\", \"receiver\": "
+    "\"switch\": {\"credit\": {\"vl_buffer\": \"64KB\"}}, \"host\": {\"mtu\": 4096, \"cc\": \"none\"}, \"traffic\": [{\"type\": \"incast\", \"id\": \"incast\", \"senders\": \"h0-h15\", \"receiver\": "
     "\"h16\", \"size\": \"1MB\", \"start\": \"0us\"}]}";
 
 static void test_incast(void)
@@ -76,9 +76,10 @@ static void test_threads(void)
         "{\"name\": \"ib-leafspine\", \"seed\": 3, \"stop\": \"20ms\", \"fabric\": \"infiniband\", \"topology\": "
         "{\"type\": \"leaf-spine\", \"leaves\": 4, \"spines\": 2, \"hosts_per_leaf\": 4, \"link\": {\"rate\": "
         "\"200Gbps\", \"delay\": \"500ns\"}}, \"switch\": {\"credit\": {\"vl_buffer\": \"32KB\", \"update\": "
-        "\"8KB\"}}, \"host\": {\"mtu\": 2048, \"priority\": 1, \"cc\": \"none\"}, \"traffic\": [{\"type\": "
-        "\"incast\", \"id\": \"in\", \"senders\": \"h4-h15\", \"receiver\": \"h0\", \"size\": \"256KB\"}, "
-        "{\"type\": \"flow\", \"id\": \"victim\", \"src\": \"h5\", \"dst\": \"h1\", \"size\": \"1MB\"}]}";
+        "\"8KB\"}, \"scheduler\": {\"type\": \"vlarb\", \"vlarb_low\": \"0:64,1:128\"}}, \"host\": {\"mtu\": 2048, "
+        "\"cc\": \"none\"}, \"traffic\": [{\"type\": \"incast\", \"id\": \"in\", \"senders\": \"h4-h15\", "
+        "\"receiver\": \"h0\", \"size\": \"256KB\"}, {\"type\": \"flow\", \"id\": \"victim\", \"src\": \"h5\", "
+        "\"dst\": \"h1\", \"size\": \"1MB\", \"sl\": 1}]}";
     test_write_text("/tmp/rocesim-test-ib-threads.json", ls);
     char *text = test_same_each_run("/tmp/rocesim-test-ib-threads.json");
     CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "\"flow_control_packets\""));
@@ -113,7 +114,7 @@ static void test_link_down(void)
     for (uint32_t i = 0; i < r.net.g->n_ports; i++) {
         const struct port *p = &r.net.ports[i], *q = p->peer;
         struct credit_count a, b;
-        CU_ASSERT_FATAL(credit_counts(&r.net, p, 3, &a) && credit_counts(&r.net, q, 3, &b));
+        CU_ASSERT_FATAL(credit_counts(&r.net, p, 0, &a) && credit_counts(&r.net, q, 0, &b));
         if (q->kind == NODE_HOST)
             continue;
         CU_ASSERT_EQUAL(a.sent, b.received);
@@ -125,6 +126,86 @@ static void test_link_down(void)
     }
     CU_ASSERT(links >= 8);
     test_teardown(&scn, &r);
+}
+
+/*
+ * VL arbitration: four saturated senders on SLs 0-3 (VLs 0-3) into one receiver.  Every packet is 4096 + 26 bytes,
+ * so a weight of 64 credits (4096 bytes) sends one packet per turn and 192 sends three: the receiver's bytes split
+ * 1:3:1:3.  With VL 3 alone in the high table, high_limit 0 lets it send one packet per low packet (VL 3 half, the
+ * others a sixth each) and high_limit 2 (8192 bytes) two (VL 3 two thirds, the others a ninth).
+ */
+static void vlarb_shares(const char *sched, const double want[4])
+{
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"seed\": 1, \"stop\": \"3ms\", \"fabric\": \"infiniband\", \"topology\": {\"type\": \"star\", "
+             "\"hosts\": 5, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, \"switch\": {\"scheduler\": "
+             "%s}, \"host\": {\"mtu\": 4096, \"cc\": \"none\"}, \"traffic\": [{\"type\": \"flow\", \"src\": "
+             "\"h0\", \"dst\": \"h4\", \"size\": \"100MB\", \"sl\": 0}, {\"type\": \"flow\", \"src\": \"h1\", "
+             "\"dst\": \"h4\", \"size\": \"100MB\", \"sl\": 1}, {\"type\": \"flow\", \"src\": \"h2\", \"dst\": "
+             "\"h4\", \"size\": \"100MB\", \"sl\": 2}, {\"type\": \"flow\", \"src\": \"h3\", \"dst\": \"h4\", "
+             "\"size\": \"100MB\", \"sl\": 3}]}", sched);
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+    test_run_checked(&r);
+    const struct net_counters *c = &r.net.c;
+    double total = 0;
+    for (int vl = 0; vl < 4; vl++)
+        total += (double)c->prio[vl].bytes_delivered;
+    /* About 37 MB delivered: 3 ms at 100 Gb/s. */
+    CU_ASSERT(total > 0.95 * 100e9 / 8 * 3e-3);
+    for (int vl = 0; vl < 4; vl++) {
+        double share = (double)c->prio[vl].bytes_delivered / total;
+        if (fabs(share - want[vl]) > 0.002)
+            printf("\n    %s: VL %d has %.4f of the bytes, want %.4f\n", sched, vl, share, want[vl]);
+        CU_ASSERT_DOUBLE_EQUAL(share, want[vl], 0.002);
+    }
+    CU_ASSERT_EQUAL(c->data_dropped, 0);
+    test_teardown(&scn, &r);
+}
+
+static void test_vlarb(void)
+{
+    /* The seed's QoS weights 10/40/10/40 as credits for 4 KB packets: 64 sends one packet, 255 four. */
+    vlarb_shares("{\"type\": \"vlarb\", \"vlarb_low\": \"0:64,1:255,2:64,3:255\"}",
+                 (const double[4]){0.1, 0.4, 0.1, 0.4});
+    vlarb_shares("{\"type\": \"vlarb\", \"vlarb_low\": \"0:64,1:192,2:64,3:192\"}",
+                 (const double[4]){1 / 8.0, 3 / 8.0, 1 / 8.0, 3 / 8.0});
+    vlarb_shares("{\"type\": \"vlarb\", \"vlarb_high\": \"3:255\", \"vlarb_low\": \"0:64,1:64,2:64\", "
+                 "\"high_limit\": 0}", (const double[4]){1 / 6.0, 1 / 6.0, 1 / 6.0, 1 / 2.0});
+    vlarb_shares("{\"type\": \"vlarb\", \"vlarb_high\": \"3:255\", \"vlarb_low\": \"0:64,1:64,2:64\", "
+                 "\"high_limit\": 2}", (const double[4]){1 / 9.0, 1 / 9.0, 1 / 9.0, 2 / 3.0});
+}
+
+/* A flow's VL is its SL through ib.sl2vl, and by default SL mod ib.vls; its ACKs travel on that VL too. */
+static void test_sl2vl(void)
+{
+    static const struct {
+        const char *ib;
+        int sl, vl;
+    } cases[] = {
+        {"", 6, 6},
+        {"\"ib\": {\"vls\": 4}, ", 6, 2},
+        {"\"ib\": {\"vls\": 2, \"sl2vl\": \"0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,0\"}, ", 15, 0},
+        {"\"ib\": {\"sl2vl\": \"0,1,2,3,4,5,6,7,7,6,5,4,3,2,1,0\"}, ", 9, 6},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"seed\": 1, \"stop\": \"1ms\", \"fabric\": \"infiniband\", %s\"topology\": {\"type\": "
+                 "\"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"host\": {\"cc\": \"none\"}, "
+                 "\"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"64KB\", "
+                 "\"sl\": %d}]}", cases[i].ib, cases[i].sl);
+        struct scenario scn;
+        struct run r;
+        CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+        test_run_checked(&r);
+        CU_ASSERT_EQUAL(r.net.flows_completed, 1);
+        CU_ASSERT_EQUAL(net_flow(&r.net, 0)->prio, cases[i].vl);
+        CU_ASSERT_EQUAL(r.net.c.prio[cases[i].vl].delivered, (64000 + 1023) / 1024); /* 64KB in 1024-byte packets */
+        test_teardown(&scn, &r);
+    }
 }
 
 static void test_errors(void)
@@ -147,6 +228,42 @@ static void test_errors(void)
          "packet), got 4100 bytes"},
         {"{\"fabric\": \"infiniband\", \"switch\": {\"credit\": {\"vl_buffer\": \"32KB\", \"update\": \"16KB\"}}, " NET,
          "t.json: switch.credit.update: expected at most a quarter of vl_buffer (8KB), got \"16KB\""},
+        {"{\"fabric\": \"infiniband\", \"ib\": {\"vls\": 4, \"sl2vl\": \"0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,7\"}, " NET,
+         "t.json: ib.sl2vl: expected VLs below ib.vls (4: VLs 0-3 have buffer), got SL 4 on VL 4, which has none"},
+        {"{\"fabric\": \"infiniband\", \"ib\": {\"sl2vl\": \"0,1,2\"}, " NET,
+         "t.json: ib.sl2vl: expected 16 comma-separated VLs 0-14 (SL 0 first), got 3 in \"0,1,2\""},
+        {"{\"fabric\": \"infiniband\", \"ib\": {\"vls\": 3}, " NET,
+         "t.json: ib.vls: expected 1, 2, 4 or 8 operational VLs, got 3"},
+        {"{\"fabric\": \"infiniband\", \"switch\": {\"scheduler\": {\"type\": \"vlarb\", \"vlarb_low\": "
+         "\"0:256\"}}, " NET,
+         "t.json: switch.scheduler.vlarb_low: expected VL:weight pairs with VL 0-14 and weight 0-255 (64-byte units), "
+         "comma-separated, got \"0:256\""},
+        {"{\"fabric\": \"infiniband\", \"switch\": {\"scheduler\": {\"type\": \"vlarb\", \"vlarb_high\": "
+         "\"15:10\"}}, " NET,
+         "t.json: switch.scheduler.vlarb_high: expected VL:weight pairs with VL 0-14 and weight 0-255 (64-byte units), "
+         "comma-separated, got \"15:10\""},
+        {"{\"fabric\": \"infiniband\", \"switch\": {\"scheduler\": {\"type\": \"vlarb\", \"high_limit\": 256}}, "
+         NET, "t.json: switch.scheduler.high_limit: expected an integer from 0 to 255, got 256"},
+        {"{\"fabric\": \"infiniband\", \"switch\": {\"scheduler\": {\"type\": \"dwrr\", \"vlarb_low\": \"0:1\"}}, "
+         NET, "t.json: switch.scheduler.vlarb_low: expected no VL arbitration table without \"type\": \"vlarb\", got "
+         "one"},
+        {"{\"fabric\": \"infiniband\", \"host\": {\"priority\": 3}, " NET,
+         "t.json: host.priority: expected no priority with \"fabric\": \"infiniband\" (a packet's virtual lane comes "
+         "from its service level: traffic.N.sl and ib.sl2vl), got one"},
+        {"{\"fabric\": \"infiniband\", \"profiles\": [{\"match\": \"h0\", \"host\": {\"cnp_priority\": 5}}], "
+         NET, "t.json: profiles.0.host.cnp_priority: expected no priority with \"fabric\": \"infiniband\" (a "
+         "packet's virtual lane comes from its service level: traffic.N.sl and ib.sl2vl), got one"},
+        {"{\"ib\": {\"vls\": 4}, " NET,
+         "t.json: ib: expected no infiniband settings with \"fabric\": \"roce\", got them (set \"fabric\": "
+         "\"infiniband\")"},
+        {"{\"fabric\": \"infiniband\", \"topology\": {\"type\": \"star\", \"hosts\": 2}, \"traffic\": [{\"type\": "
+         "\"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\", \"priority\": 3}]}",
+         "t.json: traffic.0.priority: expected a service level (\"sl\": 0-15) with \"fabric\": \"infiniband\", got a "
+         "priority"},
+        {"{\"topology\": {\"type\": \"star\", \"hosts\": 2}, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", "
+         "\"dst\": \"h1\", \"size\": \"1MB\", \"sl\": 3}]}",
+         "t.json: traffic.0.sl: expected a priority with \"fabric\": \"roce\" (service levels are InfiniBand's), got a "
+         "service level"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char err[SCN_ERR_MAX] = "";
@@ -158,6 +275,9 @@ static void test_errors(void)
     /* An MTU InfiniBand does not carry, found when the hosts' settings are resolved; nothing is run. */
     static const char *mtu = "{\"fabric\": \"infiniband\", \"host\": {\"mtu\": 1500}, " NET;
 #undef NET
+#define NET_SL1 "\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"traffic\": " \
+                "[{\"type\": \"flow\", \"src\": " \
+                "\"h0\", \"dst\": \"h1\", \"size\": \"1MB\", \"sl\": 1}]}"
     struct scenario scn;
     struct run r;
     char err[SCN_ERR_MAX] = "";
@@ -165,6 +285,17 @@ static void test_errors(void)
     CU_ASSERT_EQUAL(run_setup(&r, &scn, err, sizeof err), SCN_EUSAGE);
     CU_ASSERT_STRING_EQUAL(err, "test.json: host.mtu: expected one of 256, 512, 1024, 2048, 4096 with \"fabric\": "
                                 "\"infiniband\", got 1500 at host h0");
+    scn_free(&scn);
+    /* A service level on a VL that a switch's VL arbitration never serves (a profile took its weight away). */
+    static const char *starved =
+        "{\"fabric\": \"infiniband\", \"switch\": {\"scheduler\": {\"type\": \"vlarb\"}}, \"profiles\": "
+        "[{\"match\": \"s0\", \"switch\": {\"scheduler\": {\"type\": \"vlarb\", \"vlarb_low\": \"0:64,1:0\"}}}], "
+        NET_SL1;
+#undef NET_SL1
+    CU_ASSERT_EQUAL_FATAL(scn_load_text("test.json", starved, NULL, 0, &scn, err, sizeof err), SCN_OK);
+    CU_ASSERT_EQUAL(run_setup(&r, &scn, err, sizeof err), SCN_EUSAGE);
+    CU_ASSERT_STRING_EQUAL(err, "test.json: switch.scheduler: expected a weight for VL 1 in vlarb_high or vlarb_low "
+                                "(a flow's SL 1 runs on it: ib.sl2vl), got none at s0, where it would never be sent");
     scn_free(&scn);
     /* Through the binary: exit status 2, and no output directory. */
     test_write_text("/tmp/rocesim-test-ib-bad.json", bad[0].json);
@@ -186,5 +317,7 @@ void test_ib_register(void)
     CU_add_test(s, "the same files on one thread and two", test_threads);
     CU_add_test(s, "a failed link under credits: lost frames count as received, every flow completes",
                 test_link_down);
+    CU_add_test(s, "VL arbitration: bytes split by the tables' weights and the high-priority limit", test_vlarb);
+    CU_add_test(s, "a flow's VL is its service level through ib.sl2vl", test_sl2vl);
     CU_add_test(s, "bad InfiniBand settings exit 2 naming the path", test_errors);
 }

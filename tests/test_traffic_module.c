@@ -58,7 +58,7 @@ static void constant_arrival(struct sim *s, void *obj, uint64_t arg)
     struct constant_src *g = obj;
     (void)arg;
     net_add_flow(g->t->net, traffic_name(g->t, g->e->id, g->j++), (uint32_t)g->c->src, (uint32_t)g->c->dst,
-                 g->c->size, s->now, traffic_prio(g->e), 0, NULL, 0);
+                 g->c->size, s->now, traffic_prio(g->t->net, g->e), 0, NULL, 0);
     sim_after(s, g->gap, constant_arrival, g, 0);
 }
 

@@ -1256,7 +1256,7 @@ static bool credit_case(struct vresult *out, int *n, int cap, int packets)
              "\"h1\", \"kind\": \"host\"}], \"links\": [{\"a\": \"h0\", \"b\": \"s0\", \"rate\": \"100Gbps\", "
              "\"delay\": \"2us\"}, {\"a\": \"s0\", \"b\": \"h1\", \"rate\": \"100Gbps\", \"delay\": \"2us\"}]}, "
              "\"switch\": {\"credit\": {\"vl_buffer\": \"%lldB\", \"update\": \"64B\"}}, \"host\": {\"mtu\": "
-             "4096, \"priority\": 0, \"cc\": \"none\"}, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", "
+             "4096, \"cc\": \"none\"}, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", "
              "\"dst\": \"h1\", \"size\": \"4MB\"}]}",
              vl);
     struct scenario scn;

@@ -1,5 +1,6 @@
 /* cfgcmd — see cfgcmd.h. */
 #include "tools/ops/cfgcmd.h"
+#include "models/fabric.h"
 #include "tools/explore/sweep.h"
 #include "tools/common/text.h"
 
@@ -78,9 +79,19 @@ int cfg_cmd_load(struct cfg_cmd *c, struct scenario *scn)
     for (int i = 0; i < c->n_cli; i++)
         c->ov[c->n++] = c->cli[i];
     int rc = scn_load(file, c->ov, c->n, scn, err, sizeof err);
-    if (rc)
+    if (rc) {
         fprintf(stderr, "rocesim %s: %s\n", c->who, err);
-    return rc;
+        return rc;
+    }
+    /* What these commands write (SONiC's tables, ConnectX's RoCE settings) configures Ethernet only. */
+    const struct fabric_ops *f = fabric_of(scn);
+    if (strcmp(f->name, "roce") != 0) {
+        fprintf(stderr, "rocesim %s: %s: fabric: expected \"roce\" (the settings it writes are RoCE's, for "
+                        "Ethernet switches and NICs), got \"%s\"\n", c->who, file, f->name);
+        scn_free(scn);
+        return SCN_EUSAGE;
+    }
+    return 0;
 }
 
 void cfg_cmd_free(struct cfg_cmd *c)

@@ -3,6 +3,7 @@
 #include "tools/run/observer.h"
 
 #include "models/cc.h"
+#include "models/fabric.h"
 #include "models/nic.h"
 #include "models/ranks.h"
 #include "models/traffic.h"
@@ -133,9 +134,10 @@ uint8_t monitor_traffic_prios(const struct scenario *scn)
 {
     uint8_t m = 0;
     for (int i = 0; i < scn->n_traffic; i++)
-        m |= (uint8_t)(1u << scn->traffic[i].priority);
+        m |= (uint8_t)(1u << fabric_traffic_prio(scn, &scn->traffic[i]));
     int cc = cc_params_of(&scn->host)->cc;
-    if (cc >= 0 && (cc_registry[cc]->flags & CC_F_CNP))
+    /* InfiniBand sends its notifications on the flow's VL */
+    if (cc >= 0 && (cc_registry[cc]->flags & CC_F_CNP) && !fabric_of(scn)->service_levels)
         m |= (uint8_t)(1u << nic_params_of(&scn->host)->cnp_priority);
     return m;
 }
