@@ -28,7 +28,7 @@
  *   below the next frame's own: a smaller frame (an ACK) waits behind that rule where the specification would let
  *   it go;
  * - flow-control packets travel ahead of queued packets (after the one on the wire), as PAUSE frames do.
- * The VL of a packet is its priority (0-7); service levels and their mapping to VLs come with VL arbitration.
+ * The VL of a packet is its priority (0-7): its service level's VL (ib.sl2vl, fabric_ib.c).
  */
 #include "models/credit.h"
 #include "models/lfc.h"
@@ -322,6 +322,11 @@ static const struct setting credit_fields[] = {
 static const struct setting_group credit_group = {
     .path = "switch.credit", .size = sizeof(struct credit_settings), .after = "pfc", .fields = credit_fields,
 };
+
+int64_t credit_vl_buffer(const struct scn_switch *c)
+{
+    return SETTINGS_OF(c, credit_group, struct credit_settings)->vl_buffer;
+}
 
 MODULE_REGISTER(lfc_kind, "credit", &credit_lfc_ops, &credit_group);
 NET_MECH(credit_mech)

@@ -21,6 +21,9 @@ struct credit_count {
 /* Whether network n's ports are blocked by credits (so stalled, not paused by PFC). */
 bool credit_runs(const struct net *n);
 
+/* Switch settings c's switch.credit.vl_buffer: bytes per (ingress port, VL).  At set-up. */
+int64_t credit_vl_buffer(const struct scn_switch *c);
+
 /* Port p's counts for virtual lane vl (0-7); false when the network does not run credits. */
 bool credit_counts(const struct net *n, const struct port *p, int vl, struct credit_count *out);
 

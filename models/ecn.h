@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/fecn.h"
 #include "models/net.h"
 
 /* switch.ecn.mark_on. */
@@ -49,14 +50,15 @@ double ecn_red_probability(const struct ecn_thresh *e, int64_t q);
 /* Whether a frame that sees q bytes queued is marked, drawing from r only where the outcome is uncertain. */
 bool ecn_red_draw(const struct ecn_thresh *e, struct rng *r, int64_t q);
 
-/* Marks frame k CE at an egress of switch w whose settings are pc, with q bytes queued, when it is an ECT data frame
- * not yet marked and RED says so (pc's thresholds are its rate's). */
-static inline void ecn_maybe_mark(struct net *n, struct sw *w, const struct port_cfg *pc, struct pkt *k, int64_t q)
+/* Marks frame k CE at egress p of switch w whose settings are pc, with q bytes queued, when it is an ECT data frame
+ * not yet marked and RED says so (pc's thresholds are its rate's); on InfiniBand the mark is FECN (fecn.h). */
+static inline void ecn_maybe_mark(struct net *n, struct sw *w, const struct port_cfg *pc, const struct port *p,
+                                  struct pkt *k, int64_t q)
 {
     const struct ecn_thresh *e = &pc->ecn; /* in whole cells when the switch counts cells (profiles.c) */
     /* q <= kmin, the common case, decides without a call */
     if (k->type == PKT_DATA && (k->ecn & ECN_ECT) && !(k->ecn & ECN_CE) && q > e->kmin &&
-        ecn_red_draw(e, &w->ecn_rng, q)) {
+        (e->fecn ? fecn_mark(pc, p, k) : ecn_red_draw(e, &w->ecn_rng, q))) {
         k->ecn |= ECN_CE | ECN_HERE;
         net_np(n)->c.ecn_marked++;
         net_np(n)->c.prio[k->prio].ecn_marked++;

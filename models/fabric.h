@@ -34,6 +34,9 @@ struct fabric_ops {
     /* Its rules over the network built (n's settings resolved): 0, or SCN_EUSAGE with "FILE: PATH: ..." in err.
      * NULL: none. */
     int (*check)(const struct net *n, char *err, size_t errlen);
+    /* How its switches mark congestion at an egress: fills port settings pc from switch settings c (InfiniBand:
+     * FECN, models/fecn.c).  NULL: switch.ecn's RED. */
+    void (*marking)(const struct scn_switch *c, struct port_cfg *pc);
 };
 
 /* The top-level "fabric", by index of its module: 0 is "roce", the default. */

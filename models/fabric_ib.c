@@ -20,6 +20,7 @@
  * lane is lossless under credit-based link-level flow control (models/credit.c), which the fabric requires.
  */
 #include "models/fabric.h"
+#include "models/fecn.h"
 #include "models/sched.h"
 #include "models/switch.h"
 #include "sim/graph.h"
@@ -73,6 +74,7 @@ static const struct fabric_ops ib_fabric = {
     .key = "ib",
     .service_levels = true,
     .check = ib_check,
+    .marking = fecn_port_cfg,
 };
 MODULE_REGISTER(fabric_kind, "infiniband", &ib_fabric, &ib_group);
 

@@ -208,6 +208,7 @@ struct port_aux {
      * (wd_overrode was cleared by an obeyed PAUSE; the last frame sent before it lands at busy_until plus the
      * link's delay).  Read by a faulty NIC's buffer check (fault.c). */
     sim_time_t wd_overrode_until[NPRIO];
+    uint16_t fecn_gap[NPRIO]; /* InfiniBand CC: eligible packets not marked since the last FECN (fecn.c) */
 };
 
 /* The layout the comments above rely on: a hop's fields in one 128-byte pair, a line per priority. */
@@ -228,6 +229,10 @@ struct ecn_thresh {
     int64_t kmin, kmax;
     double pmax;
     bool enabled;
+    /* InfiniBand's FECN marking instead of RED (models/fecn.c): above kmin, one eligible packet in fecn_rate + 1,
+     * packets of at least fecn_size bytes, and only at a port that is the root of the congestion unless victims */
+    bool fecn, victims;
+    uint16_t fecn_rate, fecn_size;
 };
 
 struct port_cfg {

@@ -6,6 +6,7 @@
  * that words the user's errors about them.
  */
 #include "models/ecn.h"
+#include "models/fabric.h"
 #include "models/pfc.h"
 #include "models/profiles.h"
 #include "models/cc.h"
@@ -225,6 +226,8 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
     pc->ecn.kmin = (int64_t)kmin;
     pc->ecn.kmax = (int64_t)kmax;
     pc->ecn.pmax = pmax;
+    if (n->fabric->marking)
+        n->fabric->marking(c, pc);
     /* A switch that counts cells compares whole cells: its thresholds round up to them (switch.cell_size). */
     int cell = n->lfc->cell ? n->lfc->cell : switch_params_of(c)->cell_size;
     if (cell) {

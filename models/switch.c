@@ -145,7 +145,7 @@ static void dequeued(struct net *n, struct sw *w, const struct port *out, struct
     struct port *in = release(n, w, k, prio, B);
     const struct port_cfg *oc = &n->pcfg[out->cfg];
     if (oc->ecn_dequeue)
-        ecn_maybe_mark(n, w, oc, k, q_after);
+        ecn_maybe_mark(n, w, oc, out, k, q_after);
     if (n->pcfg[in->cfg].lossless & (1u << prio))
         lfc_released(n, w, in, prio);
 }
@@ -204,7 +204,7 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
     }
     const struct port_cfg *oc = &n->pcfg[out->cfg];
     if (oc->ecn_enqueue)
-        ecn_maybe_mark(n, w, oc, k, q_before);
+        ecn_maybe_mark(n, w, oc, out, k, q_before);
     /*
      * An egress with nothing queued (not even a PAUSE) whose transmitter is
      * free and whose priority is not paused would dequeue this very frame at

@@ -10,6 +10,7 @@
  *   every flow still completes;
  * - bad InfiniBand settings exit 2 naming the path.
  */
+#include "models/cc.h"
 #include "models/credit.h"
 #include "models/lfc.h"
 #include "sim/units.h"
@@ -208,6 +209,108 @@ static void test_sl2vl(void)
     }
 }
 
+/* A 100 Gbps InfiniBand star of 2 hosts running IB CC with host.ibcc `ibcc` (JSON members); its flow, initialized. */
+static struct flow *ibcc_flow(const char *ibcc, struct scenario *scn, struct run *r)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"fabric\": \"infiniband\", \"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": "
+             "\"100Gbps\", \"delay\": \"1us\"}}, \"host\": {\"cc\": \"ibcc\", \"ibcc\": {%s}}, \"traffic\": "
+             "[{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}]}", ibcc);
+    if (!test_setup(json, NULL, NULL, scn, r))
+        return NULL;
+    struct flow *f = net_flow(&r->net, 0);
+    cc_registry[f->cc]->init(f, 0);
+    return f;
+}
+
+/*
+ * The reaction point, exactly: each BECN adds CCTI_Increase to the CCTI, up to CCTI_Limit; each CCTI_Timer takes
+ * one off, down to CCTI_Min; the flow sends at line / (1 + multiplier / 2^shift) of CCT[CCTI] (the default
+ * table: shift 2, multiplier CCTI).
+ */
+static void test_ibcc_reaction(void)
+{
+    struct scenario scn;
+    struct run r;
+    struct flow *f = ibcc_flow("\"ccti_increase\": 3, \"ccti_limit\": 10, \"ccti_min\": 1", &scn, &r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    const struct cc_ops *o = cc_registry[f->cc];
+    CU_ASSERT_STRING_EQUAL(o->name, "ibcc");
+    const double line = 100e9;
+    CU_ASSERT_DOUBLE_EQUAL(o->rate(f), line / (1 + 1 / 4.0), 1); /* CCTI_Min 1 from the start */
+    o->on_cnp(f, 0);
+    CU_ASSERT_DOUBLE_EQUAL(o->rate(f), line / (1 + 4 / 4.0), 1);
+    CU_ASSERT_TRUE(f->cc_timer.armed);
+    CU_ASSERT_EQUAL(f->cc_timer.at, 100 * 1024000); /* CCTI_Timer 100 x 1.024 us */
+    for (int i = 0; i < 5; i++)
+        o->on_cnp(f, 0);
+    CU_ASSERT_DOUBLE_EQUAL(o->rate(f), line / (1 + 10 / 4.0), 1); /* held at CCTI_Limit 10 */
+    o->on_timer(f, 100 * 1024000);
+    CU_ASSERT_DOUBLE_EQUAL(o->rate(f), line / (1 + 9 / 4.0), 1);
+    for (int i = 0; i < 20; i++)
+        o->on_timer(f, 0);
+    CU_ASSERT_DOUBLE_EQUAL(o->rate(f), line / (1 + 1 / 4.0), 1); /* down to CCTI_Min */
+    struct cc_stat st[1];
+    CU_ASSERT_EQUAL(cc_stats(f, st, 1), 1);
+    CU_ASSERT_STRING_EQUAL(st[0].name, "becns");
+    CU_ASSERT_EQUAL(st[0].value, 6);
+    test_teardown(&scn, &r);
+    /* A table of its own: entry 2 is shift 3, multiplier 24: 1 + 24/8 = 4, a quarter of the line. */
+    f = ibcc_flow("\"ccti_increase\": 2, \"ccti_limit\": 2, \"cct\": \"0:0,1:1,3:24\"", &scn, &r);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    cc_registry[f->cc]->on_cnp(f, 0);
+    CU_ASSERT_DOUBLE_EQUAL(cc_registry[f->cc]->rate(f), line / 4, 1);
+    test_teardown(&scn, &r);
+}
+
+/*
+ * The switch side: FECN at an egress in congestion, one eligible packet in Marking_Rate + 1.  Two senders at line
+ * rate into one 100 Gbps port keep its queue above the threshold (a sixteenth of vl_buffer) from the third
+ * packet on, with no congestion control to slow them: of the packets that arrive there, about one in 11 is
+ * marked, and the receiver answers none (cc "none" sends no BECN).  With the threshold at 0 nothing is marked;
+ * packets below Packet_Size never are.
+ */
+static void test_fecn_marking(void)
+{
+    static const struct {
+        const char *ibcc;
+        int rate; /* marking_rate; -1: nothing marked */
+    } cases[] = {
+        {"{\"enabled\": true}", 10},
+        {"{\"enabled\": true, \"marking_rate\": 0}", 0},
+        {"{\"enabled\": true, \"threshold\": 0}", -1},
+        {"{\"enabled\": true, \"packet_size\": \"4160B\"}", -1},
+        {"{\"enabled\": false}", -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"stop\": \"2ms\", \"fabric\": \"infiniband\", \"topology\": {\"type\": \"star\", "
+                 "\"hosts\": 3, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, \"switch\": {\"ibcc\": %s}, "
+                 "\"host\": {\"mtu\": 4096, \"cc\": \"none\"}, \"traffic\": [{\"type\": \"incast\", \"senders\": "
+                 "\"h0-h1\", \"receiver\": \"h2\", \"size\": \"4MB\"}]}", cases[i].ibcc);
+        struct scenario scn;
+        struct run r;
+        CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+        test_run_checked(&r);
+        CU_ASSERT_EQUAL(r.net.flows_completed, 2);
+        uint64_t pkts = r.net.c.data_delivered, marks = r.net.c.ecn_marked;
+        CU_ASSERT_EQUAL(r.net.c.cnp_sent, 0);
+        if (cases[i].rate < 0) {
+            CU_ASSERT_EQUAL(marks, 0);
+        } else {
+            /* all but the first few packets arrive above the threshold */
+            double want = (double)pkts / (cases[i].rate + 1);
+            if (fabs((double)marks - want) > 0.01 * want + 2)
+                printf("\n    %s: %llu marks of %llu packets, want about %.0f\n", cases[i].ibcc,
+                       (unsigned long long)marks, (unsigned long long)pkts, want);
+            CU_ASSERT_DOUBLE_EQUAL((double)marks, want, 0.01 * want + 2);
+        }
+        test_teardown(&scn, &r);
+    }
+}
+
 static void test_errors(void)
 {
     /* A star of two hosts with one flow, after the fields each case sets. */
@@ -319,5 +422,7 @@ void test_ib_register(void)
                 test_link_down);
     CU_add_test(s, "VL arbitration: bytes split by the tables' weights and the high-priority limit", test_vlarb);
     CU_add_test(s, "a flow's VL is its service level through ib.sl2vl", test_sl2vl);
+    CU_add_test(s, "IB CC at the HCA: CCTI up per BECN, down per timer, the rate of its CCT entry", test_ibcc_reaction);
+    CU_add_test(s, "IB CC at the switch: FECN on one packet in Marking_Rate + 1 above the threshold", test_fecn_marking);
     CU_add_test(s, "bad InfiniBand settings exit 2 naming the path", test_errors);
 }

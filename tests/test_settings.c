@@ -319,13 +319,13 @@ static void test_switch_order(void)
     static const char json[] = "{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": "
                                "\"100Gbps\"}}, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": "
                                "\"h1\", \"size\": \"1MB\"}], \"switch\": {\"nosuch\": 1}}";
-    static const char *const order[] = {"buffer", "flow_control", "pfc", "credit", "ecn", "scheduler", "lossy_queue_limit",
-                                        "watchdog", "deadlock_check", "cell_size", "mtu", NULL};
+    static const char *const order[] = {"buffer", "flow_control", "pfc", "credit", "ibcc", "ecn", "scheduler",
+                                        "lossy_queue_limit", "watchdog", "deadlock_check", "cell_size", "mtu", NULL};
     char err[SCN_ERR_MAX];
     struct scenario s;
     CU_ASSERT_EQUAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_EUSAGE);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "buffer, flow_control, pfc, credit, ecn, scheduler, lossy_queue_limit, watchdog, "
-                                       "deadlock_check, cell_size, mtu"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "buffer, flow_control, pfc, credit, ibcc, ecn, scheduler, lossy_queue_limit, "
+                                       "watchdog, deadlock_check, cell_size, mtu"));
     char *no_switch = strdup(json);
     CU_ASSERT_PTR_NOT_NULL_FATAL(no_switch);
     strcpy(strstr(no_switch, ", \"switch\""), "}");

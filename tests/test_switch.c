@@ -309,17 +309,17 @@ static void test_ecn_marking(void)
     k->type = PKT_DATA;
     k->prio = 3;
     k->ecn = 0; /* not ECN-capable: never marked */
-    ecn_maybe_mark(&r.net, w, port_cfg(w->ports), k, 1000000);
+    ecn_maybe_mark(&r.net, w, port_cfg(w->ports), w->ports, k, 1000000);
     CU_ASSERT_EQUAL(k->ecn, 0);
     k->ecn = ECN_ECT;
-    ecn_maybe_mark(&r.net, w, port_cfg(w->ports), k, 20000); /* at kmin */
+    ecn_maybe_mark(&r.net, w, port_cfg(w->ports), w->ports, k, 20000); /* at kmin */
     CU_ASSERT_EQUAL(k->ecn, ECN_ECT);
-    ecn_maybe_mark(&r.net, w, port_cfg(w->ports), k, 120001);
+    ecn_maybe_mark(&r.net, w, port_cfg(w->ports), w->ports, k, 120001);
     CU_ASSERT_EQUAL(k->ecn, ECN_ECT | ECN_CE | ECN_HERE); /* ECN_HERE: marked at this switch, until it leaves */
-    ecn_maybe_mark(&r.net, w, port_cfg(w->ports), k, 120001); /* marked already: counted once */
+    ecn_maybe_mark(&r.net, w, port_cfg(w->ports), w->ports, k, 120001); /* marked already: counted once */
     k->type = PKT_ACK;
     k->ecn = ECN_ECT;
-    ecn_maybe_mark(&r.net, w, port_cfg(w->ports), k, 120001);
+    ecn_maybe_mark(&r.net, w, port_cfg(w->ports), w->ports, k, 120001);
     CU_ASSERT_EQUAL(k->ecn, ECN_ECT);
     CU_ASSERT_EQUAL(r.net.c.ecn_marked, 1);
     CU_ASSERT_EQUAL(r.net.c.prio[3].ecn_marked, 1);

@@ -1288,6 +1288,87 @@ static bool run_credits(struct vresult *out, int *n, int cap)
     return credit_case(out, n, cap, 8) && credit_case(out, n, cap, 32);
 }
 
+/* ---- InfiniBand congestion control: a hot spot and its victims ---- */
+
+/*
+ * Eight senders h0-h7 on s0 each send to the hot spot h8 on s1 (800 Gb/s offered to its 100 Gb/s link); four of
+ * them (h0-h3) also send to a receiver of their own on s1 (h9-h12), the victims, which share their sender's link
+ * and the s0-s1 link (800 Gb/s) with the hot flows, all on one VL.  Without congestion control the hot spot's
+ * backlog takes s1's buffer for the s0-s1 link and every sender's credit, and the victims wait behind it; with
+ * it, the hot flows slow to their share and the victims take what is left of their links.  Measured over the
+ * run (10 ms, warm-up included): the bytes s1 sent to each victim receiver and to the hot spot.
+ */
+struct hotspot {
+    double victims_bps; /* mean per victim */
+    double hot_frac;    /* of the hot-spot link's data rate */
+    uint64_t marks, becns;
+};
+
+static bool hotspot_run(const char *cc, struct hotspot *h)
+{
+    char json[2048];
+    int len = snprintf(json, sizeof json,
+                       "{\"stop\": \"10ms\", \"fabric\": \"infiniband\", \"topology\": {\"type\": \"dumbbell\", "
+                       "\"left\": 8, \"right\": 5, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}, "
+                       "\"bottleneck\": {\"rate\": \"800Gbps\", \"delay\": \"1us\"}}, \"switch\": {\"ibcc\": "
+                       "{\"enabled\": true}}, \"host\": {\"mtu\": 4096, \"cc\": \"%s\"}, \"traffic\": [{\"type\": "
+                       "\"incast\", \"id\": \"hot\", \"senders\": \"h0-h7\", \"receiver\": \"h8\", \"size\": "
+                       "\"1GB\"}", cc);
+    for (int i = 0; i < 4; i++)
+        len += snprintf(json + len, sizeof json - (size_t)len, ", {\"type\": \"flow\", \"id\": \"v%d\", \"src\": "
+                        "\"h%d\", \"dst\": \"h%d\", \"size\": \"1GB\"}", i, i, 9 + i);
+    snprintf(json + len, sizeof json - (size_t)len, "]}");
+    struct scenario scn;
+    struct run *r = run_to_stop(json, &scn);
+    if (!r)
+        return false;
+    /* s1's ports toward hosts h8..h12 are its ports 0..4 (dumbbell: hosts first, then the bottleneck). */
+    const struct net *n = &r->net;
+    const struct g_node *sw1 = &n->g->nodes[n->g->n_hosts + 1];
+    if (strcmp(sw1->name, "s1") != 0) {
+        fprintf(stderr, "validation: expected the dumbbell's s1 after its hosts and s0, got %s\n", sw1->name);
+        finish(r, &scn);
+        return false;
+    }
+    const struct port *s1 = &n->ports[sw1->first_port];
+    double t = (double)r->sim.now / 1e12, line = 100e9 * (4096 + 26) / (4096 + 26 + 2), v = 0;
+    for (int i = 1; i <= 4; i++)
+        v += (double)s1[i].tx_bytes * 8 / t;
+    h->victims_bps = v / 4;
+    h->hot_frac = (double)s1[0].tx_bytes * 8 / t / line;
+    h->marks = n->c.ecn_marked;
+    h->becns = n->c.cnp_sent;
+    return finish(r, &scn);
+}
+
+static bool run_ibcc(struct vresult *out, int *n, int cap)
+{
+    struct hotspot on, off;
+    if (!hotspot_run("ibcc", &on) || !hotspot_run("none", &off))
+        return false;
+    /* the parameters the specification names, at the defaults of Mellanox OFED's congestion control manager */
+    static const char ref[] = "IBA annex A10, Mellanox OFED CC manager: Threshold 15, Marking_Rate 10, Increase 1";
+    struct vresult *v = add(out, n, cap);
+    SET(check, "InfiniBand CC, 8 senders to one 100Gbps port, 4 victims on their links: victim throughput");
+    SET(reference, "%s", ref);
+    SET(expected, "at least 2x without CC");
+    SET(measured, "%.2fx (%.1f vs %.1f Gbps per victim)", on.victims_bps / off.victims_bps, on.victims_bps / 1e9,
+        off.victims_bps / 1e9);
+    SET(tolerance, "-");
+    v->pass = on.victims_bps >= 2 * off.victims_bps;
+    SET(note, "with CC: %llu FECN marks, %llu BECNs; rocesim's CCTI_Timer 100 (102.4 us) and linear CCT",
+        (unsigned long long)on.marks, (unsigned long long)on.becns);
+    v = add(out, n, cap);
+    SET(check, "InfiniBand CC, the same hot spot: its link's use with CC");
+    SET(reference, "%s", ref);
+    SET(expected, "above 90%%");
+    SET(measured, "%.1f%% (%.1f%% without CC)", 100 * on.hot_frac, 100 * off.hot_frac);
+    SET(tolerance, "-");
+    v->pass = on.hot_frac > 0.90;
+    SET(note, "bytes s1 sent to the hot spot over 10 ms, the senders' first CC reactions included");
+    return true;
+}
+
 const struct vgroup validation_groups[] = {
     {"goodput", run_goodput},
     {"goodput under random loss", run_loss},
@@ -1297,6 +1378,7 @@ const struct vgroup validation_groups[] = {
     {"fair share and fluid model", run_fair},
     {"headroom", run_headroom},
     {"InfiniBand credits", run_credits},
+    {"InfiniBand congestion control", run_ibcc},
     {"DCTCP", run_dctcp},
     {"TIMELY", run_timely},
     {"NCCL on a rail: latency, ring vs tree", run_nccl_alpha},

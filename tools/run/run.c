@@ -507,6 +507,10 @@ static void add_deadlock(cJSON *root, const struct run *r)
         cJSON_AddNumberToObject(dl, "priority", n->dl.prio);
     else
         cJSON_AddNullToObject(dl, "priority");
+    /* Under credits the cycle is of ports waiting for credit on a VL (priority), a credit loop; PFC's says nothing
+     * more, so that RoCE summaries stay as they were. */
+    if (credit_runs(n))
+        cJSON_AddStringToObject(dl, "cause", "credit loop");
 }
 
 char *run_summary_json(const struct run *r, bool with_wall)
@@ -779,10 +783,12 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
     for (size_t i = 0; i < sizeof why / sizeof *why; i++)
         if (why[i].n)
             fprintf(f, "%s%llu %s", shown++ ? ", " : " (", (unsigned long long)why[i].n, why[i].name);
-    fprintf(f, "%s, %llu retransmitted, %llu ECN-marked\n", shown ? ")" : "", (unsigned long long)c->data_retx,
-            (unsigned long long)c->ecn_marked);
-    if (credit_runs(n))
-        fprintf(f, "  CNPs: %llu; credits: %llu flow-control packets, %u ports stalled, %s stalled in total\n",
+    /* InfiniBand's switches mark FECN, its receivers answer with BECNs (fecn.c, cc_ibcc.c) */
+    bool ib = credit_runs(n);
+    fprintf(f, "%s, %llu retransmitted, %llu %s-marked\n", shown ? ")" : "", (unsigned long long)c->data_retx,
+            (unsigned long long)c->ecn_marked, ib ? "FECN" : "ECN");
+    if (ib)
+        fprintf(f, "  BECNs: %llu; credits: %llu flow-control packets, %u ports stalled, %s stalled in total\n",
                 (unsigned long long)c->cnp_sent, (unsigned long long)c->credit_fc, n->ports_ever_paused,
                 human_time(units_ps_to_ns(n->paused_total), a, sizeof a));
     else
@@ -802,8 +808,12 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
                 (unsigned long long)c->corrupt_pause, (unsigned long long)c->corrupt_resume);
     /* Alarms, one line each, between the numbers and the file list: deadlock and PFC storm lines go here. */
     if (n->dl.detected) {
-        fprintf(f, "  DEADLOCK: PFC deadlock on priority %d detected at %s, run stopped; cycle (each port paused "
-                   "by the next):", n->dl.prio, human_time(units_ps_to_ns(n->dl.at), a, sizeof a));
+        if (credit_runs(n))
+            fprintf(f, "  DEADLOCK: credit loop on VL %d detected at %s, run stopped; cycle (each port waiting for "
+                       "credit from the next):", n->dl.prio, human_time(units_ps_to_ns(n->dl.at), a, sizeof a));
+        else
+            fprintf(f, "  DEADLOCK: PFC deadlock on priority %d detected at %s, run stopped; cycle (each port paused "
+                       "by the next):", n->dl.prio, human_time(units_ps_to_ns(n->dl.at), a, sizeof a));
         for (uint32_t i = 0; i <= n->dl.cycle_len; i++) {
             const struct port *pt = &n->ports[n->dl.cycle[i % n->dl.cycle_len]];
             fprintf(f, "%s%s:%u", i ? " -> " : " ", r->g.nodes[pt->node].name, pt->local);
