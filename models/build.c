@@ -165,7 +165,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
             return SCN_EUSAGE;
         }
     }
-    if ((rc = fabric_check(n, err, errlen))) {
+    if ((fab->route && (rc = fab->route(scn, n->g, &n->sm, err, errlen))) || (rc = fabric_check(n, err, errlen))) {
         net_free(n);
         return rc;
     }
@@ -177,6 +177,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
 void net_free(struct net *n)
 {
     net_mechs_free(n);
+    sm_layers_free(&n->sm);
     pool_free_all(&n->pkts);
     free(n->ports);
     free(n->aux);

@@ -37,6 +37,10 @@ struct fabric_ops {
     /* How its switches mark congestion at an egress: fills port settings pc from switch settings c (InfiniBand:
      * FECN, models/fecn.c).  NULL: switch.ecn's RED. */
     void (*marking)(const struct scn_switch *c, struct port_cfg *pc);
+    /* Its forwarding tables over graph g of scenario s, routing_compute()'s replaced (InfiniBand: the subnet
+     * manager's engine, with its layers), when the network is built, after links change and for rocesim topo: 0,
+     * or SCN_EUSAGE with "FILE: PATH: ..." in err.  NULL: routing_compute()'s ECMP. */
+    int (*route)(const struct scenario *s, struct graph *g, struct sm_layers *layers, char *err, size_t errlen);
 };
 
 /* The top-level "fabric", by index of its module: 0 is "roce", the default. */
@@ -51,6 +55,7 @@ extern const struct module_kind fabric_kind;
 /* The top-level "ib" (models/fabric_ib.c): an InfiniBand fabric's operational VLs and its SL-to-VL table. */
 struct ib_params {
     int vls;                 /* operational data VLs per port: 1, 2, 4 or 8 */
+    int routing_engine;      /* the subnet manager's engine, a module of kind "sm" (topologies/sm.h), by index */
     uint8_t sl2vl[IB_NSL];   /* ib.sl2vl: the VL of each SL, when given (ib_vl_of) */
     bool sl2vl_given;
 };

@@ -37,19 +37,44 @@ static const struct setting_group ib_group;
 static const uint16_t ib_mtus[] = {256, 512, 1024, 2048, 4096, 0};
 
 /*
+ * The subnet manager's forwarding tables, and the VL of each pair of switches under a layered engine (lash,
+ * dfsssp), in at most ib.vls layers.  After a link change the engine runs again; flows keep the VL they took.
+ */
+static int ib_route(const struct scenario *s, struct graph *g, struct sm_layers *layers, char *err, size_t errlen)
+{
+    const struct ib_params *ib = ib_params_of(s);
+    char why[512];
+    if (sm_route(g, ib->routing_engine, ib->vls, layers, why, sizeof why) == 0)
+        return 0;
+    snprintf(err, errlen, "%s: ib.routing_engine: %s", s->file, why);
+    return SCN_EUSAGE;
+}
+
+/*
  * Every service level a flow uses runs on a VL that each port's scheduler serves: under VL arbitration
- * (switch.scheduler.type "vlarb"), a VL with no weight in either table would never send.
+ * (switch.scheduler.type "vlarb"), a VL with no weight in either table would never send.  A layered engine puts
+ * flows on the VLs of its layers itself: service levels are refused with it.
  */
 static int ib_check(const struct net *n, char *err, size_t errlen)
 {
     const struct scenario *s = n->scn;
     uint32_t used = 0;
-    for (int i = 0; i < s->n_traffic; i++)
+    for (int i = 0; i < s->n_traffic; i++) {
+        if (n->sm.layer && s->traffic[i].sl >= 0) {
+            snprintf(err, errlen, "%s: traffic.%d.sl: expected no service level with ib.routing_engine \"%s\" "
+                     "(it puts each path on a VL of its own to break credit loops), got %d", s->file, i,
+                     module_at(sm_kind.name, ib_params_of(s)->routing_engine)->name, s->traffic[i].sl);
+            return SCN_EUSAGE;
+        }
         used |= 1u << (s->traffic[i].sl < 0 ? 0 : s->traffic[i].sl);
+    }
+    /* under layers, layer l is VL l (sl2vl is not used) */
+    if (n->sm.layer)
+        used = (1u << n->sm.n_layers) - 1;
     for (int sl = 0; sl < IB_NSL; sl++) {
         if (!(used >> sl & 1))
             continue;
-        int vl = n->sl2vl[sl];
+        int vl = n->sm.layer ? sl : n->sl2vl[sl];
         const char *at = NULL;
         if (!(sched_serves(n->sched) >> vl & 1))
             at = "the hosts";
@@ -57,9 +82,13 @@ static int ib_check(const struct net *n, char *err, size_t errlen)
             if (!(sched_serves(n->sws[w].sched) >> vl & 1))
                 at = n->g->nodes[n->sws[w].node].name;
         if (at) {
-            snprintf(err, errlen, "%s: switch.scheduler: expected a weight for VL %d in vlarb_high or vlarb_low (a "
-                     "flow's SL %d runs on it: ib.sl2vl), got none at %s, where it would never be sent", s->file,
-                     vl, sl, at);
+            char why[64];
+            if (n->sm.layer)
+                snprintf(why, sizeof why, "layer %d of ib.routing_engine", sl);
+            else
+                snprintf(why, sizeof why, "a flow's SL %d runs on it: ib.sl2vl", sl);
+            snprintf(err, errlen, "%s: switch.scheduler: expected a weight for VL %d in vlarb_high or vlarb_low (%s), "
+                     "got none at %s, where it would never be sent", s->file, vl, why, at);
             return SCN_EUSAGE;
         }
     }
@@ -75,6 +104,7 @@ static const struct fabric_ops ib_fabric = {
     .service_levels = true,
     .check = ib_check,
     .marking = fecn_port_cfg,
+    .route = ib_route,
 };
 MODULE_REGISTER(fabric_kind, "infiniband", &ib_fabric, &ib_group);
 
@@ -135,6 +165,9 @@ static int check_ib(struct setting_ctx *c, const cJSON *obj, const char *path, v
 static const struct setting ib_fields[] = {
     {SET_INT("vls", struct ib_params, vls, 1, 8, "8",
              "Operational data VLs of every port: 1, 2, 4 or 8, each with switch.credit.vl_buffer of buffer")},
+    {SET_MODULE("routing_engine", struct ib_params, routing_engine, "sm", "minhop",
+                "The subnet manager's routing engine, as OpenSM names it: \"minhop\", \"updn\", \"ftree\", "
+                "\"lash\" or \"dfsssp\"")},
     {.name = "sl2vl", .kind = SETTING_CUSTOM, .offset = offsetof(struct ib_params, sl2vl),
      .help = "OpenSM's qos_sl2vl: the VL of SL 0..15, comma-separated (absent: SL mod vls)", .parse = parse_sl2vl,
      .dump = dump_sl2vl},

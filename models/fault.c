@@ -4,6 +4,7 @@
  * ingress, as switch.c counts it; PAUSE held by a storm, IEEE 802.1Qbb), and the set-up of every fault.  The
  * kinds are models/fault_*.c.
  */
+#include "models/fabric.h"
 #include "models/fault.h"
 #include "models/mech.h"
 #include "models/ranks.h"
@@ -265,6 +266,11 @@ static void reroute(struct net *n)
     if (routing_compute(n->g) < 0) {
         mem_oom("recomputing the routing tables after a link_down fault");
     }
+    /* A fabric with its own routing (InfiniBand's subnet manager) routes again; when it cannot route what is left,
+     * the shortest paths stay, and the run says so. */
+    char err[SCN_ERR_MAX];
+    if (n->fabric->route && n->fabric->route(n->scn, n->g, &n->sm, err, sizeof err))
+        fprintf(stderr, "rocesim: note: after the link change, %s; the shortest paths are used instead\n", err);
     n->reroutes++;
     net_flows_rehome(n);
 }

@@ -311,6 +311,113 @@ static void test_fecn_marking(void)
     }
 }
 
+/*
+ * Credit loops.  Five switches in a ring, a host on each, and each host sending to the host two switches on
+ * (clockwise: the only minimum-hop path): under min-hop routing every ring link carries two flows and each
+ * ring port's buffer waits on the next one's, a cycle of five, and the run deadlocks, found by the detector and
+ * reported as a credit loop.  LASH puts the pair whose paths would close the cycle on a second VL, and up/down
+ * routing never uses the link that would close it: every flow completes.
+ */
+#define RING5 \
+    "{\"seed\": 1, \"stop\": \"5ms\", \"fabric\": \"infiniband\", \"ib\": {\"routing_engine\": \"%s\"}, \"topolog" \
+    "y\": {\"type\": \"custom\", \"nodes\": [{\"name\": \"s0\", \"kind\": \"switch\"}, {\"name\": \"s1\", \"kind" \
+    "\": \"switch\"}, {\"name\": \"s2\", \"kind\": \"switch\"}, {\"name\": \"s3\", \"kind\": \"switch\"}, {\"name" \
+    "\": \"s4\", \"kind\": \"switch\"}, {\"name\": \"h0\", \"kind\": \"host\"}, {\"name\": \"h1\", \"kind\": \"ho" \
+    "st\"}, {\"name\": \"h2\", \"kind\": \"host\"}, {\"name\": \"h3\", \"kind\": \"host\"}, {\"name\": \"h4\", \"" \
+    "kind\": \"host\"}], \"links\": [{\"a\": \"s0\", \"b\": \"s1\", \"rate\": \"100Gbps\", \"delay\": \"1us\"}, {" \
+    "\"a\": \"s1\", \"b\": \"s2\", \"rate\": \"100Gbps\", \"delay\": \"1us\"}, {\"a\": \"s2\", \"b\": \"s3\", \"r" \
+    "ate\": \"100Gbps\", \"delay\": \"1us\"}, {\"a\": \"s3\", \"b\": \"s4\", \"rate\": \"100Gbps\", \"delay\": \"" \
+    "1us\"}, {\"a\": \"s4\", \"b\": \"s0\", \"rate\": \"100Gbps\", \"delay\": \"1us\"}, {\"a\": \"h0\", \"b\": \"" \
+    "s0\", \"rate\": \"100Gbps\", \"delay\": \"1us\"}, {\"a\": \"h1\", \"b\": \"s1\", \"rate\": \"100Gbps\", \"de" \
+    "lay\": \"1us\"}, {\"a\": \"h2\", \"b\": \"s2\", \"rate\": \"100Gbps\", \"delay\": \"1us\"}, {\"a\": \"h3\", " \
+    "\"b\": \"s3\", \"rate\": \"100Gbps\", \"delay\": \"1us\"}, {\"a\": \"h4\", \"b\": \"s4\", \"rate\": \"100Gbp" \
+    "s\", \"delay\": \"1us\"}]}, \"switch\": {\"credit\": {\"vl_buffer\": \"32KB\", \"update\": \"8KB\"}, \"deadl" \
+    "ock_check\": \"100us\"}, \"host\": {\"mtu\": 4096, \"cc\": \"none\"}, \"traffic\": [{\"type\": \"flow\", \"s" \
+    "rc\": \"h0\", \"dst\": \"h2\", \"size\": \"4MB\"}, {\"type\": \"flow\", \"src\": \"h1\", \"dst\": \"h3\", \"" \
+    "size\": \"4MB\"}, {\"type\": \"flow\", \"src\": \"h2\", \"dst\": \"h4\", \"size\": \"4MB\"}, {\"type\": \"fl" \
+    "ow\", \"src\": \"h3\", \"dst\": \"h0\", \"size\": \"4MB\"}, {\"type\": \"flow\", \"src\": \"h4\", \"dst\": " \
+    "\"h1\", \"size\": \"4MB\"}]}"
+
+static void test_credit_loops(void)
+{
+    static const struct {
+        const char *engine;
+        bool deadlock;
+        int vls; /* VLs the flows use */
+    } cases[] = {{"minhop", true, 1}, {"lash", false, 2}, {"dfsssp", false, 2}, {"updn", false, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char json[4096];
+        snprintf(json, sizeof json, RING5, cases[i].engine);
+        struct scenario scn;
+        struct run r;
+        CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+        test_run_checked(&r);
+        const struct net *n = &r.net;
+        CU_ASSERT_EQUAL(n->dl.detected, cases[i].deadlock);
+        CU_ASSERT_EQUAL(n->flows_completed, cases[i].deadlock ? 0 : 5);
+        uint8_t used = 0;
+        for (uint32_t f = 0; f < 5; f++)
+            used |= (uint8_t)(1u << net_flow(&r.net, f)->prio);
+        CU_ASSERT_EQUAL(used, (1u << cases[i].vls) - 1);
+        if (cases[i].deadlock) {
+            /* the five ring ports, each waiting for credit from the next switch's */
+            CU_ASSERT_EQUAL(n->dl.cycle_len, 5);
+            for (uint32_t k = 0; k < n->dl.cycle_len; k++) {
+                const struct port *p = &n->ports[n->dl.cycle[k]], *q = &n->ports[n->dl.cycle[(k + 1) % 5]];
+                CU_ASSERT_EQUAL(p->kind, NODE_SWITCH);
+                CU_ASSERT_EQUAL(p->peer->node, q->node);
+            }
+        }
+        test_teardown(&scn, &r);
+    }
+    /* The binary says what it found. */
+    char json[4096], cmd[256], *out = NULL;
+    snprintf(json, sizeof json, RING5, "minhop");
+    test_write_text("/tmp/rocesim-test-ib-ring.json", json);
+    snprintf(cmd, sizeof cmd, "%s run /tmp/rocesim-test-ib-ring.json -q -o /tmp/rocesim-test-ib-ring.out",
+             test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    free(out);
+    char *sum = test_read_file("/tmp/rocesim-test-ib-ring.out/summary.json", NULL);
+    CU_ASSERT_PTR_NOT_NULL(sum && strstr(sum, "\"cause\":\t\"credit loop\""));
+    CU_ASSERT_PTR_NOT_NULL(sum && strstr(sum, "\"cycle\":\t[\"s0:0\", \"s1:1\", \"s2:1\", \"s3:1\", \"s4:1\"]"));
+    free(sum);
+    /* The engines' tables are the same on every run and thread count (and lash's VLs with them). */
+    snprintf(json, sizeof json, RING5, "lash");
+    test_write_text("/tmp/rocesim-test-ib-ring.json", json);
+    free(test_same_each_run("/tmp/rocesim-test-ib-ring.json"));
+    remove("/tmp/rocesim-test-ib-ring.json");
+}
+
+/* Every engine routes a k=4 fat tree, and its traffic completes. */
+static void test_engines_fat_tree(void)
+{
+    static const char *const engines[] = {"minhop", "updn", "ftree", "lash", "dfsssp"};
+    for (size_t i = 0; i < sizeof engines / sizeof *engines; i++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"seed\": 1, \"stop\": \"20ms\", \"fabric\": \"infiniband\", \"ib\": {\"routing_engine\": "
+                 "\"%s\"}, \"topology\": {\"type\": \"fat-tree\", \"k\": 4, \"link\": {\"rate\": \"100Gbps\", "
+                 "\"delay\": \"1us\"}}, \"host\": {\"mtu\": 4096, \"cc\": \"none\"}, \"traffic\": [{\"type\": "
+                 "\"poisson\", \"load\": 0.6, \"size_cdf\": \"websearch\", \"end\": \"1ms\"}]}", engines[i]);
+        struct scenario scn;
+        struct run r;
+        CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+        test_run_checked(&r);
+        CU_ASSERT_TRUE(r.finished);
+        CU_ASSERT_FALSE(r.net.dl.detected);
+        CU_ASSERT(r.net.flows_completed > 50);
+        /* one egress per destination: a subnet manager's table has no ECMP */
+        for (uint32_t x = 0; x < r.g.n_nodes; x++)
+            for (uint32_t h = 0; h < r.g.n_hosts; h++) {
+                const uint16_t *ports;
+                uint32_t k = graph_nexthops(&r.g, x, h, &ports);
+                CU_ASSERT(k == 1 || (k == 0 && x == r.g.host_node[h]));
+            }
+        test_teardown(&scn, &r);
+    }
+}
+
 static void test_errors(void)
 {
     /* A star of two hosts with one flow, after the fields each case sets. */
@@ -337,6 +444,9 @@ static void test_errors(void)
          "t.json: ib.sl2vl: expected 16 comma-separated VLs 0-14 (SL 0 first), got 3 in \"0,1,2\""},
         {"{\"fabric\": \"infiniband\", \"ib\": {\"vls\": 3}, " NET,
          "t.json: ib.vls: expected 1, 2, 4 or 8 operational VLs, got 3"},
+        {"{\"fabric\": \"infiniband\", \"ib\": {\"routing_engine\": \"ecmp\"}, " NET,
+         "t.json: ib.routing_engine: expected one of \"minhop\", \"dfsssp\", \"ftree\", \"lash\", \"updn\", got "
+         "\"ecmp\""},
         {"{\"fabric\": \"infiniband\", \"switch\": {\"scheduler\": {\"type\": \"vlarb\", \"vlarb_low\": "
          "\"0:256\"}}, " NET,
          "t.json: switch.scheduler.vlarb_low: expected VL:weight pairs with VL 0-14 and weight 0-255 (64-byte units), "
@@ -400,6 +510,35 @@ static void test_errors(void)
     CU_ASSERT_STRING_EQUAL(err, "test.json: switch.scheduler: expected a weight for VL 1 in vlarb_high or vlarb_low "
                                 "(a flow's SL 1 runs on it: ib.sl2vl), got none at s0, where it would never be sent");
     scn_free(&scn);
+    /* Routing engines that cannot route the ring: ftree (not a tree), lash in one VL; and a service level that a
+     * layered engine would override. */
+    static const struct {
+        const char *engine;
+        struct scn_override ov[2];
+        int n_ov;
+        const char *err;
+    } routes[] = {
+        {"ftree", {{0}}, 0, "test.json: ib.routing_engine: expected a fat tree for ftree (every switch link between "
+                            "adjacent tiers, every host on the lowest), got the link s0-s1 (tiers 1 and 1): choose "
+                            "updn, minhop, lash or dfsssp"},
+        {"lash", {{"ib.vls", "1"}}, 1, "test.json: ib.routing_engine: expected lash's paths to fit the 1 VLs of ib.vls "
+                                       "free of credit loops, got the paths between s2 and s4, which need another: "
+                                       "raise ib.vls or choose updn"},
+        {"dfsssp", {{"traffic.0.sl", "3"}}, 1, "test.json: traffic.0.sl: expected no service level with "
+                                               "ib.routing_engine \"dfsssp\" (it puts each path on a VL of its own to "
+                                               "break credit loops), got 3"},
+    };
+    for (size_t i = 0; i < sizeof routes / sizeof *routes; i++) {
+        char ring[4096];
+        snprintf(ring, sizeof ring, RING5, routes[i].engine);
+        CU_ASSERT_EQUAL_FATAL(scn_load_text("test.json", ring, routes[i].ov, routes[i].n_ov, &scn, err, sizeof err),
+                              SCN_OK);
+        CU_ASSERT_EQUAL(run_setup(&r, &scn, err, sizeof err), SCN_EUSAGE);
+        if (strcmp(err, routes[i].err))
+            printf("\n    got  %s\n    want %s\n", err, routes[i].err);
+        CU_ASSERT_STRING_EQUAL(err, routes[i].err);
+        scn_free(&scn);
+    }
     /* Through the binary: exit status 2, and no output directory. */
     test_write_text("/tmp/rocesim-test-ib-bad.json", bad[0].json);
     char cmd[256], *out = NULL;
@@ -424,5 +563,8 @@ void test_ib_register(void)
     CU_add_test(s, "a flow's VL is its service level through ib.sl2vl", test_sl2vl);
     CU_add_test(s, "IB CC at the HCA: CCTI up per BECN, down per timer, the rate of its CCT entry", test_ibcc_reaction);
     CU_add_test(s, "IB CC at the switch: FECN on one packet in Marking_Rate + 1 above the threshold", test_fecn_marking);
+    CU_add_test(s, "credit loops: the ring deadlocks under min-hop with its cycle, not under lash, dfsssp or updn",
+                test_credit_loops);
+    CU_add_test(s, "every routing engine routes a fat tree with one port per destination", test_engines_fat_tree);
     CU_add_test(s, "bad InfiniBand settings exit 2 naming the path", test_errors);
 }

@@ -4,6 +4,7 @@
  */
 #include "models/cc.h"
 #include "models/ecn.h"
+#include "models/fabric.h"
 #include "models/pfc.h"
 #include "models/switch.h"
 #include "sim/scenario.h"
@@ -629,10 +630,30 @@ static int cmd_topo(const struct cli *c)
         scn_free(&scn);
         return rc;
     }
+    /* A fabric that routes on its own (InfiniBand's subnet manager) shows its forwarding tables too. */
+    const struct fabric_ops *fab = fabric_of(&scn);
+    struct sm_layers sm = {0};
+    char *more = NULL;
+    size_t len = 0;
+    if (fab->route) {
+        if ((rc = fab->route(&scn, &g, &sm, err, sizeof err))) {
+            fprintf(stderr, "rocesim: %s\n", err);
+            graph_free(&g);
+            scn_free(&scn);
+            return rc;
+        }
+        FILE *ms = open_memstream(&more, &len);
+        if (ms) {
+            sm_write_json(ms, &g, &sm);
+            fclose(ms);
+        }
+    }
     if (c->format && strcmp(c->format, "dot") == 0)
         topo_write_dot(stdout, &g);
     else
-        topo_write_json(stdout, &g);
+        topo_write_json_more(stdout, &g, more);
+    free(more);
+    sm_layers_free(&sm);
     graph_free(&g);
     scn_free(&scn);
     return 0;

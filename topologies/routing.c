@@ -357,6 +357,46 @@ static int dedup_rows(struct g_routes *r, uint32_t N, const uint32_t *root_col)
     return 0;
 }
 
+int routing_install(struct graph *g, const uint16_t *port)
+{
+    struct g_routes *r = &g->routes;
+    const uint32_t N = g->n_nodes, C = r->n_cols;
+    struct interner t = {0};
+    uint32_t *table = mem_alloc_big(sizeof(uint32_t) * (size_t)N * C), *root_col = malloc((size_t)N * sizeof *root_col);
+    struct g_routes keep = *r;
+    int rc = -1;
+    if (!table || !root_col)
+        goto out;
+    for (uint32_t i = 0; i < N; i++)
+        root_col[i] = INF;
+    for (uint32_t h = 0; h < r->n_hosts; h++)
+        root_col[r->attach[h] == INF ? g->host_node[h] : r->attach[h]] = r->col[h];
+    /* The sets interned so far stay valid (the hosts' last hops point into them); new ones are added. */
+    for (uint32_t x = 0; x < N; x++)
+        for (uint32_t c = 0; c < C; c++) {
+            uint16_t p = port[(uint64_t)x * C + c];
+            table[(uint64_t)x * C + c] = INF;
+            if (p != UINT16_MAX && intern(r, &t, &p, 1, &table[(uint64_t)x * C + c]) < 0)
+                goto out;
+        }
+    r->table = table;
+    r->row_of = NULL;
+    if (dedup_rows(r, N, root_col) < 0) {
+        r->table = keep.table;
+        r->row_of = keep.row_of;
+        r->n_rows = keep.n_rows;
+        goto out;
+    }
+    table = keep.table;
+    free(keep.row_of);
+    rc = 0;
+out:
+    free(t.slots);
+    free(table);
+    free(root_col);
+    return rc;
+}
+
 int routing_compute(struct graph *g)
 {
     struct g_routes *r = &g->routes;

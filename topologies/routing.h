@@ -27,6 +27,13 @@
  */
 int routing_compute(struct graph *g);
 
+/*
+ * Replaces g's tables (routing_compute() filled them) by one port per (node, column): port[x * n_cols + c] is a
+ * local port index of node x, or UINT16_MAX where x does not reach column c (a subnet manager's tables, sm.h).
+ * The hosts' columns and their last hops stay.  Returns 0, or -1 when out of memory (the tables unchanged).
+ */
+int routing_install(struct graph *g, const uint16_t *port);
+
 /* Number of table columns routing_compute() will use: the distinct attachment switches of the hosts. */
 uint32_t routing_columns(const struct graph *g);
 

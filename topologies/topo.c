@@ -235,7 +235,9 @@ void topo_write_dot(FILE *f, const struct graph *g)
     fprintf(f, "}\n");
 }
 
-void topo_write_json(FILE *f, const struct graph *g)
+void topo_write_json(FILE *f, const struct graph *g) { topo_write_json_more(f, g, NULL); }
+
+void topo_write_json_more(FILE *f, const struct graph *g, const char *more)
 {
     char buf[32];
     fprintf(f, "{\n  \"nodes\": [");
@@ -269,5 +271,5 @@ void topo_write_json(FILE *f, const struct graph *g)
             fputs(", \"down\": true", f);
         fputc('}', f);
     }
-    fprintf(f, "%s]\n}\n", g->n_links ? "\n  " : "");
+    fprintf(f, "%s]%s%s\n}\n", g->n_links ? "\n  " : "", more ? ",\n  " : "", more ? more : "");
 }

@@ -101,5 +101,7 @@ void topo_write_dot(FILE *f, const struct graph *g);
  * graph is finished.
  */
 void topo_write_json(FILE *f, const struct graph *g);
+/* The same with more members ("\"name\": value", already JSON) after "links"; NULL: none. */
+void topo_write_json_more(FILE *f, const struct graph *g, const char *more);
 
 #endif
