@@ -137,6 +137,19 @@ const struct fabric_ops *fabric_of(const struct scenario *s)
     return m->ops;
 }
 
+static bool classes_by_sl(const struct scenario *s) { return fabric_of(s)->service_levels; }
+
+bool fabric_dumping_service_levels(void)
+{
+    const struct scenario *s = scn_dumping();
+    return s && classes_by_sl(s);
+}
+
+__attribute__((constructor)) static void fabric_hooks(void)
+{
+    scn_service_levels = classes_by_sl;
+}
+
 int fabric_traffic_prio(const struct scenario *s, const struct scn_traffic *t)
 {
     return fabric_of(s)->service_levels ? ib_vl_of(ib_params_of(s), t->sl < 0 ? 0 : t->sl) : t->priority;

@@ -3,6 +3,7 @@
  * per-frame calls read for a transport other than go-back-N, and the settings every transport shares.
  */
 #include "models/transport.h"
+#include "models/fabric.h"
 #include "sim/settings.h"
 #include "sim/units.h"
 
@@ -116,6 +117,8 @@ static int parse_ack_priority(struct setting_ctx *sc, const struct setting *f, c
 static void dump_ack_priority(cJSON *o, const struct setting *f, const void *base)
 {
     const struct transport_params *h = base;
+    if (fabric_dumping_service_levels())
+        return; /* InfiniBand's ACKs take their flow's VL: the fabric refuses the setting */
     if (h->ack_priority < 0)
         cJSON_AddStringToObject(o, f->name, "data");
     else

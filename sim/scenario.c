@@ -633,6 +633,7 @@ bool scn_host_equal(const struct scn_host *a, const struct scn_host *b)
 
 /* See scenario.h. */
 int (*scn_host_priority)(const struct scn_host *h);
+bool (*scn_service_levels)(const struct scenario *s);
 
 /* ---- Settings by port speed (struct scn_rate_map) ---- */
 
@@ -2296,13 +2297,15 @@ static void add_traffic(const struct scenario *s, cJSON *root)
         if (t->id_given)
             cJSON_AddStringToObject(o, "id", t->id);
         if (m->groups[0]) {
+            const struct scenario *was = dumping;
             dumping = s;
             settings_dump(m->groups[0], t->conf, o);
-            dumping = NULL;
+            dumping = was;
         }
         add_time(o, "start", t->start_ps);
-        /* With profiles, a priority the entry did not give is its sender's host.priority, known per host. */
-        if (t->priority_given || s->n_profiles == 0)
+        /* With profiles, a priority the entry did not give is its sender's host.priority, known per host; a fabric
+         * of service levels has no priorities. */
+        if ((t->priority_given || s->n_profiles == 0) && !(scn_service_levels && scn_service_levels(s)))
             cJSON_AddNumberToObject(o, "priority", t->priority);
         if (t->sl >= 0)
             cJSON_AddNumberToObject(o, "sl", t->sl);
@@ -2321,9 +2324,10 @@ static void add_faults(const struct scenario *s, cJSON *root)
         cJSON_AddItemToArray(arr, o);
         cJSON_AddStringToObject(o, "type", m->name);
         if (m->groups[0]) {
+            const struct scenario *was = dumping;
             dumping = s;
             settings_dump(m->groups[0], f->conf, o);
-            dumping = NULL;
+            dumping = was;
         }
     }
 }
@@ -2335,7 +2339,11 @@ char *scn_to_json(const struct scenario *s)
     if (!root)
         return NULL;
     scn_register_settings();
+    /* what the dump hooks ask (scn_dumping): the scenario being dumped, for the whole of it */
+    const struct scenario *was = dumping;
+    dumping = s;
     settings_dump(settings_find(""), s, root);
+    dumping = was;
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     if (!text)

@@ -185,6 +185,10 @@ bool scn_host_equal(const struct scn_host *a, const struct scn_host *b);
  * so that module sets this before main.  The loader gives a traffic entry without a priority the global host's.
  */
 extern int (*scn_host_priority)(const struct scn_host *h);
+/* Whether scenario s's fabric classes traffic by service level, so that it has no priorities to dump (models/fabric.c
+ * sets it, as scn_host_priority); NULL: it does not. */
+struct scenario;
+extern bool (*scn_service_levels)(const struct scenario *s);
 
 /* A resolved host selector: host indices, in the order the user gave them. */
 struct scn_hostset {

@@ -382,6 +382,15 @@ static void test_credit_loops(void)
     CU_ASSERT_PTR_NOT_NULL(sum && strstr(sum, "\"cause\":\t\"credit loop\""));
     CU_ASSERT_PTR_NOT_NULL(sum && strstr(sum, "\"cycle\":\t[\"s0:0\", \"s1:1\", \"s2:1\", \"s3:1\", \"s4:1\"]"));
     free(sum);
+    /* The doctor reads the run back (its scenario.json loads again: credits, no priorities) and names both the
+     * loop its tables allow and the one the run met. */
+    snprintf(cmd, sizeof cmd, "%s doctor /tmp/rocesim-test-ib-ring.out", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 1);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "error [ib-credit-loop] at fabric\n  seen: ib.routing_engine minhop: the "
+                                              "paths between s2 and s4 close a cycle of channel dependencies on one VL"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "error [credit-loop] at run\n  seen: a credit loop at 204 us on VL 0"));
+    CU_ASSERT_PTR_NULL(out && strstr(out, "headroom")); /* PFC's checks are Ethernet's */
+    free(out);
     /* The engines' tables are the same on every run and thread count (and lash's VLs with them). */
     snprintf(json, sizeof json, RING5, "lash");
     test_write_text("/tmp/rocesim-test-ib-ring.json", json);
@@ -416,6 +425,54 @@ static void test_engines_fat_tree(void)
             }
         test_teardown(&scn, &r);
     }
+}
+
+/*
+ * perfquery's counters from counters.csv: two senders of 1 MB (1000000 bytes in 245 packets of 4096 bytes,
+ * the last short) through s0 to h2: s0's port to h2 sends their bytes with 26 bytes of headers each, in 4-byte
+ * words; the senders' ports waited for credit.  And the doctor's warnings on a small VL buffer and congestion
+ * control left off under the incast.
+ */
+static void test_ib_counters(void)
+{
+    static const char *json =
+        "{\"stop\": \"5ms\", \"fabric\": \"infiniband\", \"topology\": {\"type\": \"star\", \"hosts\": 3, \"link\": "
+        "{\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, \"switch\": {\"credit\": {\"vl_buffer\": \"16KB\", "
+        "\"update\": \"4KB\"}}, \"host\": {\"mtu\": 4096, \"cc\": \"none\"}, \"traffic\": [{\"type\": \"incast\", "
+        "\"senders\": \"h0-h1\", \"receiver\": \"h2\", \"size\": \"1MB\"}], \"monitor\": {\"counters\": true}}";
+    test_write_text("/tmp/rocesim-test-ib-ctr.json", json);
+    char cmd[512], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s run /tmp/rocesim-test-ib-ctr.json -q --no-plot -o /tmp/rocesim-test-ib-ctr.out && "
+             "%s show /tmp/rocesim-test-ib-ctr.out ib counters --node s0", test_rocesim_bin(), test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    /* 2 x 1000000 bytes + 2 x 245 x 26 header bytes = 2012740 bytes = 503185 words */
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "# Port counters: s0 port 2 (to h2)\nPortXmitData:....................503185\n"
+                                              "PortRcvData:"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "PortXmitPkts:....................490\n"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s show /tmp/rocesim-test-ib-ctr.out ib counters --node h0", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    const char *w = out ? strstr(out, "PortXmitWait:") : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT(strtoull(w + 33, NULL, 10) > 0); /* h0 waited for credit */
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s doctor /tmp/rocesim-test-ib-ctr.json", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 1); /* findings */
+    /* one round trip: (4122 + 2) + (6 + 2) bytes at 100 Gbps plus 2 us of cable = 29132 bytes */
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "warning [ib-vl-buffer] at s0:0, s0:1, s0:2\n  seen: switch.credit.vl_buffer "
+                                              "16KB below one credit round trip of 29.132KB at 100Gbps (1us of delay "
+                                              "each way)"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "warning [ib-cc-off] at t0\n  seen: an incast (t0) with "
+                                              "switch.ibcc.enabled false and host.cc not reacting to BECNs"));
+    free(out);
+    /* A RoCE run has no InfiniBand counters. */
+    snprintf(cmd, sizeof cmd, "%s run scenarios/dumbbell.json -q --no-plot --set monitor.counters=true "
+             "-o /tmp/rocesim-test-ib-ctr.out && %s show /tmp/rocesim-test-ib-ctr.out ib counters",
+             test_rocesim_bin(), test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "ib counters: expected the run of an InfiniBand fabric"));
+    free(out);
+    remove("/tmp/rocesim-test-ib-ctr.json");
 }
 
 static void test_errors(void)
@@ -566,5 +623,6 @@ void test_ib_register(void)
     CU_add_test(s, "credit loops: the ring deadlocks under min-hop with its cycle, not under lash, dfsssp or updn",
                 test_credit_loops);
     CU_add_test(s, "every routing engine routes a fat tree with one port per destination", test_engines_fat_tree);
+    CU_add_test(s, "perfquery's counters from a run, and the doctor's InfiniBand findings", test_ib_counters);
     CU_add_test(s, "bad InfiniBand settings exit 2 naming the path", test_errors);
 }

@@ -64,7 +64,7 @@ static const char usage[] =
     "  rocesim import nvidia-smi-topo FILE [-o OUT.json] [--nvlink-rate PER_LINK] [--gdr-level LEVEL]\n"
     "  rocesim compare DIR [DIR]... [--fct receiver|sender] [--plot OUT.png [--title TEXT]]\n"
     "  rocesim doctor SCENARIO.json [--set PATH=VALUE]... [-o DIR] | rocesim doctor DIR\n"
-    "  rocesim show DIR interfaces counters | pfc counters | queue counters [--node NAME]\n"
+    "  rocesim show DIR interfaces counters | pfc counters | queue counters | ib counters [--node NAME]\n"
     "  rocesim view DIR [--live [ADDR:]PORT]\n"
     "  rocesim --help | --version\n"
     "\n"

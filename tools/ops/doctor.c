@@ -4,6 +4,7 @@
 #include "tools/ops/doctor.h"
 #include "models/cc.h"
 #include "models/dcqcn.h"
+#include "models/credit.h"
 #include "models/ecn.h"
 
 #include "models/net.h"
@@ -455,8 +456,9 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
         const char *nm = node_name(r, n->hosts[h].node);
         int64_t rate = n->hosts[h].rate_bps;
         if (host_cc_flags(hc) & CC_F_CNP) {
-            /* A CNP on a lower priority than the data waits behind it under strict priority. */
-            for (uint32_t i = 0; i < r->g.n_switches; i++) {
+            /* A CNP on a lower priority than the data waits behind it under strict priority (InfiniBand's travel
+             * on the flow's VL). */
+            for (uint32_t i = 0; i < r->g.n_switches && !credit_runs(n); i++) {
                 if (n->sws[i].sched->type == SCHED_STRICT && nic->cnp_priority < p) {
                     sfmt(seen, sizeof seen, "host.cnp_priority %d is below the data priority %d (strict scheduler)",
                          nic->cnp_priority, p);
@@ -509,9 +511,9 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
         }
         for (uint32_t i = 0; i < r->g.n_switches; i++) {
             int smtu = switch_params_of(n->sws[i].cfg)->mtu;
-            if (smtu && nic->mtu + HDR_DATA > smtu) {
+            if (smtu && nic->mtu + n->fr.hdr_data > smtu) {
                 sfmt(seen, sizeof seen, "host.mtu %d makes %d-byte data frames; switch.mtu is %d on %s%s", nic->mtu,
-                     nic->mtu + HDR_DATA, smtu, node_name(r, n->sws[i].node), r->g.n_switches > 1 ? " (and others)" : "");
+                     nic->mtu + n->fr.hdr_data, smtu, node_name(r, n->sws[i].node), r->g.n_switches > 1 ? " (and others)" : "");
                 add(rep, DOC_ERROR, "mtu-mismatch", nm, seen,
                     "a switch drops every frame larger than its MTU: this host's flows never get through and "
                     "retransmit forever (drops_by_reason.mtu)",
@@ -604,14 +606,85 @@ static void check_classes(const struct run *r, struct doc_report *rep)
     }
 }
 
+/*
+ * InfiniBand (docs/doctor.md): VL buffers below one credit round trip, congestion control off under an incast,
+ * and tables that can close a credit loop.
+ */
+static void check_ib(const struct run *r, struct doc_report *rep)
+{
+    const struct net *n = &r->net;
+    char a[32], b[32], c[32], seen[512], where[2 * SCN_NAME_MAX + 16];
+    if (!credit_runs(n))
+        return;
+    /* A credit goes round in a packet's time, the link's delay, a flow-control packet's time and the delay back:
+     * a VL's buffer below rate x that round trip caps a sender at buffer / round trip (docs/VALIDATION.md). */
+    for (uint32_t i = 0; i < r->g.n_switches; i++) {
+        const struct sw *w = &n->sws[i];
+        int64_t buf = credit_vl_buffer(w->cfg);
+        for (uint32_t j = 0; j < w->n_ports; j++) {
+            const struct port *p = &w->ports[j];
+            double rate = (double)port_aux(p)->rate_bps, d = (double)p->delay_ps / 1e12;
+            double rtt = (n->frame_max + n->fr.wire) * 8 / rate + (6 + n->fr.wire) * 8 / rate + 2 * d;
+            double need = rate * rtt / 8;
+            if ((double)buf >= need)
+                continue;
+            sfmt(where, sizeof where, "%s:%u", node_name(r, w->node), j);
+            sfmt(seen, sizeof seen, "switch.credit.vl_buffer %s below one credit round trip of %s at %s (%s of "
+                 "delay each way)", units_fmt_size(buf, a, sizeof a), units_fmt_size((int64_t)need, b, sizeof b),
+                 units_fmt_rate((int64_t)rate, c, sizeof c), units_fmt_time(p->delay_ps, seen + 480, 32));
+            add(rep, DOC_WARNING, "ib-vl-buffer", where, seen,
+                "a sender may have only the receiver's free buffer in flight: below a round trip's worth it idles "
+                "while credits travel, and the link carries at most vl_buffer / round trip",
+                "raise switch.credit.vl_buffer to at least the round trip's bytes (longer cables need more)");
+        }
+    }
+    /* Congestion control: switches marking FECN and senders that react to it. */
+    bool marking = false;
+    for (uint32_t i = 0; i < r->g.n_switches && !marking; i++)
+        for (uint32_t j = 0; j < n->sws[i].n_ports && !marking; j++)
+            marking = port_cfg(&n->sws[i].ports[j])->ecn_enqueue;
+    bool reacting = (cc_registry[n->cc]->flags & CC_F_CNP) != 0;
+    for (int t = 0; t < r->scn->n_traffic && !(marking && reacting); t++) {
+        const struct scn_traffic *tr = &r->scn->traffic[t];
+        const int *hs;
+        if (strcmp(scn_traffic_kind_name(tr), "incast") != 0 || traffic_ops_of(tr)->senders(tr, &hs) < 2)
+            continue;
+        sfmt(seen, sizeof seen, "an incast (%s) with %s", tr->id, !marking && !reacting
+             ? "switch.ibcc.enabled false and host.cc not reacting to BECNs" : !marking
+             ? "switch.ibcc.enabled false: no switch marks FECN" : "host.cc not reacting to BECNs (use \"ibcc\")");
+        add(rep, DOC_WARNING, "ib-cc-off", tr->id, seen,
+            "credits make the fabric lossless, not fair: the hot spot's backlog fills the buffers of every link "
+            "towards it and the flows that only share those links wait behind it (the victims of "
+            "docs/VALIDATION.md's hot spot get 8.3 instead of 66.8 Gb/s)",
+            "turn on congestion control: switch.ibcc.enabled true and host.cc \"ibcc\"");
+        break;
+    }
+    /* The tables: a cycle of channel dependencies on one VL can deadlock the fabric. */
+    if (!n->sm.layer) {
+        char why[256];
+        if (sm_credit_loop(&r->g, why, sizeof why) == 1) {
+            sfmt(seen, sizeof seen, "ib.routing_engine %s: %s close a cycle of channel dependencies on one VL",
+                 n->sm.engine ? n->sm.engine : "?", why);
+            add(rep, DOC_ERROR, "ib-credit-loop", "fabric", seen,
+                "when every buffer on the cycle fills, each switch waits for credit from the next and nothing on "
+                "that VL moves again: a credit loop (the deadlock-ring scenario's, without PFC)",
+                "choose a deadlock-free routing engine: ib.routing_engine \"updn\" (or \"ftree\" on a fat tree), "
+                "or \"lash\" / \"dfsssp\", which spread paths over VLs");
+        }
+    }
+}
+
 void doctor_scenario(const struct run *r, struct doc_report *rep)
 {
     struct senders sd;
     senders_init(r, &sd);
-    check_switch_ports(r, &sd, rep);
+    /* PFC, ECN and their buffers are Ethernet switches' settings: InfiniBand's switches have credits (check_ib) */
+    if (!credit_runs(&r->net))
+        check_switch_ports(r, &sd, rep);
     check_hosts(r, &sd, rep);
     check_servers(r, rep);
     check_classes(r, rep);
+    check_ib(r, rep);
     free(sd.prio);
 }
 
@@ -1103,11 +1176,17 @@ static void check_summary(const struct run *r, const cJSON *sum, struct doc_repo
             "a longer timeout: host.qp_timeout (4.096us x 2^n; 14 gives 67ms) or host.rto above the worst queueing");
     }
     if (cJSON_IsTrue(json_at_path(sum, "deadlock.detected"))) {
-        sfmt(seen, sizeof seen, "a PFC deadlock at %.0f us on priority %.0f", num_at(sum, "deadlock.at_ns") / 1000,
-             num_at(sum, "deadlock.priority"));
-        add(rep, DOC_ERROR, "pfc-deadlock", "run", seen,
-            "a cycle of paused egresses each waiting on the next: nothing on that priority moves again",
-            "break the cyclic buffer dependency: routing without cycles (up-down), or the PFC watchdog");
+        bool loop = cJSON_IsString(json_at_path(sum, "deadlock.cause"));
+        sfmt(seen, sizeof seen, "a %s at %.0f us on %s %.0f", loop ? "credit loop" : "PFC deadlock",
+             num_at(sum, "deadlock.at_ns") / 1000, loop ? "VL" : "priority", num_at(sum, "deadlock.priority"));
+        if (loop)
+            add(rep, DOC_ERROR, "credit-loop", "run", seen,
+                "a cycle of egresses each waiting for credit from the next: nothing on that VL moves again",
+                "a deadlock-free routing engine: ib.routing_engine \"updn\", \"lash\" or \"dfsssp\"");
+        else
+            add(rep, DOC_ERROR, "pfc-deadlock", "run", seen,
+                "a cycle of paused egresses each waiting on the next: nothing on that priority moves again",
+                "break the cyclic buffer dependency: routing without cycles (up-down), or the PFC watchdog");
     }
 }
 

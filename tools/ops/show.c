@@ -5,6 +5,7 @@
 #include "tools/run/run.h"
 #include "tools/common/text.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -15,9 +16,9 @@
 #include <sys/stat.h>
 
 static const char show_usage[] =
-    "usage: rocesim show DIR interfaces counters | pfc counters | queue counters [--node NAME]\n"
+    "usage: rocesim show DIR interfaces counters | pfc counters | queue counters | ib counters [--node NAME]\n"
     "  a finished run's counters.csv (a run with monitor.counters: true) as SONiC's show commands print\n"
-    "  theirs; --node: only the ports of that node\n";
+    "  theirs, or an InfiniBand run's as perfquery prints its port counters; --node: only the ports of that node\n";
 
 /* counters.csv's columns after node, port, peer and priority (RUN_COUNTERS_HEADER), in order. */
 enum { C_RX_FRAMES, C_RX_BYTES, C_TX_FRAMES, C_TX_BYTES, C_PAUSE_RX, C_PAUSE_TX, C_PAUSED_NS, C_ECN,
@@ -30,6 +31,8 @@ struct port_sum {
     char name[2 * SCN_NAME_MAX + 12]; /* "node:port", as monitor.queues names ports */
     uint64_t rx_ok, tx_ok, rx_err, drops;
     uint64_t pause_rx[8], pause_tx[8], q_frames[8], q_bytes[8], q_drops[8];
+    char peer[SCN_NAME_MAX + 1];
+    uint64_t tx_pkts, rx_pkts, tx_bytes, rx_bytes, wait_ns, corrupt;
 };
 
 struct ports {
@@ -140,6 +143,13 @@ static int load(const char *path, char *text, const char *only, struct ports *ps
         s->q_frames[prio] = v[C_TX_FRAMES];
         s->q_bytes[prio] = v[C_TX_BYTES];
         s->q_drops[prio] = drops;
+        snprintf(s->peer, sizeof s->peer, "%s", f[2]);
+        s->tx_pkts += v[C_TX_FRAMES];
+        s->rx_pkts += v[C_RX_FRAMES];
+        s->tx_bytes += v[C_TX_BYTES];
+        s->rx_bytes += v[C_RX_BYTES];
+        s->wait_ns += v[C_PAUSED_NS];
+        s->corrupt += v[C_DROP_CORRUPT];
     }
     return 0;
 }
@@ -265,13 +275,60 @@ static void print_queues(const struct ports *ps)
     free(t.cell);
 }
 
+/*
+ * perfquery's port counters (InfiniBand Architecture Specification vol. 1, PortCounters and
+ * PortCountersExtended, section 16.1.3): data in 32-bit words, packets without link packets (flow control),
+ * PortXmitWait in ticks.  The tick is the device's; here it is 1 ns of credit stall, summed over the port's VLs
+ * (the specification counts a tick once, when no VL could send).
+ */
+static void print_ib(const struct ports *ps)
+{
+    for (size_t i = 0; i < ps->n; i++) {
+        const struct port_sum *s = &ps->p[i];
+        const char *colon = strrchr(s->name, ':');
+        printf("%s# Port counters: %.*s port %s (to %s)\n", i ? "\n" : "", (int)(colon - s->name), s->name, colon + 1,
+               s->peer);
+        const struct {
+            const char *name;
+            uint64_t v;
+        } rows[] = {{"PortXmitData", s->tx_bytes / 4}, {"PortRcvData", s->rx_bytes / 4},
+                    {"PortXmitPkts", s->tx_pkts},      {"PortRcvPkts", s->rx_pkts},
+                    {"PortXmitWait", s->wait_ns},      {"PortXmitDiscards", s->drops},
+                    {"PortRcvErrors", s->corrupt}};
+        for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+            char label[40];
+            int n = snprintf(label, sizeof label, "%s:", rows[r].name);
+            while (n < 33)
+                label[n++] = '.';
+            label[n] = '\0';
+            printf("%s%llu\n", label, (unsigned long long)rows[r].v);
+        }
+    }
+}
+
+/* Whether the run in dir ran an InfiniBand fabric (its scenario.json says so). */
+static bool ran_infiniband(const char *dir)
+{
+    char path[4200], *text, err[4400];
+    snprintf(path, sizeof path, "%s/scenario.json", dir);
+    if (read_text_file(path, &text, err, sizeof err))
+        return false;
+    cJSON *root = cJSON_Parse(text);
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(root, "fabric");
+    bool ib = cJSON_IsString(f) && strcmp(f->valuestring, "infiniband") == 0;
+    cJSON_Delete(root);
+    free(text);
+    return ib;
+}
+
 int show_main(int argc, char **argv)
 {
     const char *dir = argc > 2 ? argv[2] : NULL, *what = argc > 3 ? argv[3] : NULL, *node = NULL;
-    int kind = !what ? -1 : !strcmp(what, "interfaces") ? 0 : !strcmp(what, "pfc") ? 1 : !strcmp(what, "queue") ? 2 : -1;
+    int kind = !what ? -1 : !strcmp(what, "interfaces") ? 0 : !strcmp(what, "pfc") ? 1 : !strcmp(what, "queue") ? 2
+             : !strcmp(what, "ib") ? 3 : -1;
     if (!dir || kind < 0 || argc < 5 || strcmp(argv[4], "counters") != 0) {
         fprintf(stderr, "rocesim: show: expected DIR and one of \"interfaces counters\", \"pfc counters\", "
-                        "\"queue counters\", got %s%s%s\n%s", what ? "\"" : "nothing", what ? what : "",
+                        "\"queue counters\", \"ib counters\", got %s%s%s\n%s", what ? "\"" : "nothing", what ? what : "",
                 what ? (argc > 4 ? " ...\"" : "\"") : "", show_usage);
         return SCN_EUSAGE;
     }
@@ -287,6 +344,12 @@ int show_main(int argc, char **argv)
     if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "rocesim: %s: expected the output directory of a run, got %s\n", dir,
                 errno == ENOENT ? "nothing (no such directory)" : "something else");
+        return SCN_EUSAGE;
+    }
+    if (kind == 3 && !ran_infiniband(dir)) {
+        fprintf(stderr, "rocesim: %s: ib counters: expected the run of an InfiniBand fabric (\"fabric\": "
+                        "\"infiniband\" in its scenario.json), got another: show it with \"interfaces counters\"\n",
+                dir);
         return SCN_EUSAGE;
     }
     char path[4200];
@@ -315,8 +378,10 @@ int show_main(int argc, char **argv)
             print_interfaces(&ps);
         else if (kind == 1)
             print_pfc(&ps);
-        else
+        else if (kind == 2)
             print_queues(&ps);
+        else
+            print_ib(&ps);
         if (fflush(stdout) || ferror(stdout)) {
             fprintf(stderr, "rocesim: show: cannot write the table: %s\n", strerror(errno));
             rc = SCN_EIO;
