@@ -103,6 +103,9 @@ struct graph {
     uint32_t n_hosts, n_switches;
     uint32_t *host_node; /* host index -> node id */
     struct g_routes routes;
+    /* routing_compute() gives every host a column of its own, as a subnet manager routes per destination LID,
+     * instead of one per switch the hosts hang off (InfiniBand: topologies/sm.h) */
+    bool routes_per_host;
     /* Name index for graph_find: open addressing, node id + 1 per slot (0 = empty), kept by graph_add_node. */
     uint32_t *name_ix;
     uint32_t name_ix_cap; /* power of two, or 0 */

@@ -387,7 +387,7 @@ static void test_credit_loops(void)
     snprintf(cmd, sizeof cmd, "%s doctor /tmp/rocesim-test-ib-ring.out", test_rocesim_bin());
     CU_ASSERT_EQUAL(test_run(cmd, &out), 1);
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "error [ib-credit-loop] at fabric\n  seen: ib.routing_engine minhop: the "
-                                              "paths between s2 and s4 close a cycle of channel dependencies on one VL"));
+                                              "paths between h2 and h4 close a cycle of channel dependencies on one VL"));
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "error [credit-loop] at run\n  seen: a credit loop at 204 us on VL 0"));
     CU_ASSERT_PTR_NULL(out && strstr(out, "headroom")); /* PFC's checks are Ethernet's */
     free(out);
@@ -579,7 +579,7 @@ static void test_errors(void)
                             "adjacent tiers, every host on the lowest), got the link s0-s1 (tiers 1 and 1): choose "
                             "updn, minhop, lash or dfsssp"},
         {"lash", {{"ib.vls", "1"}}, 1, "test.json: ib.routing_engine: expected lash's paths to fit the 1 VLs of ib.vls "
-                                       "free of credit loops, got the paths between s2 and s4, which need another: "
+                                       "free of credit loops, got the paths between h2 and h4, which need another: "
                                        "raise ib.vls or choose updn"},
         {"dfsssp", {{"traffic.0.sl", "3"}}, 1, "test.json: traffic.0.sl: expected no service level with "
                                                "ib.routing_engine \"dfsssp\" (it puts each path on a VL of its own to "

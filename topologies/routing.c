@@ -285,6 +285,8 @@ static uint32_t single_uplink(const struct graph *g, uint32_t hn)
 
 uint32_t routing_columns(const struct graph *g)
 {
+    if (g->routes_per_host)
+        return g->n_hosts;
     uint8_t *seen = calloc(g->n_nodes ? g->n_nodes : 1, 1);
     uint32_t c = 0;
     if (!seen)
@@ -437,7 +439,7 @@ int routing_compute(struct graph *g)
         root_col[i] = INF;
     for (uint32_t h = 0; h < H; h++) {
         uint32_t hn = g->host_node[h];
-        uplink[h] = single_uplink(g, hn);
+        uplink[h] = g->routes_per_host ? INF : single_uplink(g, hn);
         root_of[h] = uplink[h] == INF ? hn : peer_node(g, uplink[h]);
         root_col[root_of[h]] = 0;
     }

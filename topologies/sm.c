@@ -9,11 +9,12 @@
  * - dfsssp: minhop's balanced paths, then the same layering.  OpenSM's DFSSSP balances with edge weights and may
  *   take longer paths (Domke et al., IPDPS 2011); here the paths stay minimal.
  *
- * A destination here is a column of the routing table: the hosts of one switch share it (graph.h), where OpenSM
- * balances per destination LID.
+ * A destination is a host (its LID): the tables get a column per host (graph.routes_per_host), so that minhop
+ * spreads the hosts behind one switch over the ports towards it, as OpenSM does.
  */
 #include "topologies/sm.h"
 #include "topologies/routing.h"
+#include "topologies/topo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +139,21 @@ void sm_layers_free(struct sm_layers *layers)
 int sm_route(struct graph *g, int engine, int max_layers, struct sm_layers *layers, char *err, size_t errlen)
 {
     const struct module *m = module_at(sm_kind.name, engine);
+    /* A subnet manager routes each destination (LID) on its own: a column per host, and the shortest paths to
+     * each, before the engine picks among them. */
+    unsigned long long bytes = (unsigned long long)g->n_nodes * g->n_hosts * sizeof(uint32_t);
+    if (bytes > TOPO_MAX_TABLE_BYTES) {
+        snprintf(err, errlen, "expected forwarding tables of at most %llu MB (a port per node and destination host), "
+                 "got %u nodes x %u hosts: %llu MB", TOPO_MAX_TABLE_BYTES >> 20, g->n_nodes, g->n_hosts, bytes >> 20);
+        return -1;
+    }
+    if (!g->routes_per_host || g->routes.n_cols != g->n_hosts) {
+        g->routes_per_host = true;
+        if (routing_compute(g) < 0) {
+            snprintf(err, errlen, "out of memory computing the forwarding tables");
+            return -1;
+        }
+    }
     sm_layers_free(layers);
     layers->n_layers = 1;
     layers->engine = m->name;

@@ -4,8 +4,8 @@
  *
  * A subnet manager programs each switch with a linear forwarding table: one egress port per destination, no
  * ECMP.  An engine here turns the shortest-path port sets of routing.h into such tables (routing_install), one
- * port per (node, destination switch), and a layered engine (lash, dfsssp) also puts each pair of source and
- * destination switches on a layer, a virtual lane, so that no layer's channel dependencies form a cycle: the
+ * port per (node, destination host), and a layered engine (lash, dfsssp) also puts each pair of source and
+ * destination hosts on a layer, a virtual lane, so that no layer's channel dependencies form a cycle: the
  * credit loops that would deadlock a lossless fabric are broken (Dally and Seitz, "Deadlock-free message routing
  * in multiprocessor interconnection networks", IEEE Trans. Computers 1987; Skeie, Lysne and Theiss, "Layered
  * shortest path (LASH) routing in irregular system area networks", IPDPS 2002; Domke, Hoefler and Nagel,
@@ -46,11 +46,11 @@ int sm_route(struct graph *g, int engine, int max_layers, struct sm_layers *laye
 void sm_layers_free(struct sm_layers *layers);
 
 /* The "forwarding" member of rocesim topo's JSON, into f: engine's table of each switch (its egress port per
- * destination host) and, with layers, the VL of each pair of switches their hosts hang off. */
+ * destination host) and, with layers, the VL of each pair of hosts. */
 void sm_write_json(FILE *f, const struct graph *g, const struct sm_layers *layers);
 
 /* Whether g's tables (one port per destination, as an engine left them) can form a credit loop on one VL: 1 with
- * the pair of switches whose paths close a cycle in why, 0 when they cannot, -1 when out of memory.  For
+ * the pair of hosts whose paths close a cycle in why, 0 when they cannot, -1 when out of memory.  For
  * rocesim doctor. */
 int sm_credit_loop(const struct graph *g, char *why, size_t len);
 

@@ -6,7 +6,7 @@
  * A channel is a switch's egress port to another switch; a path that enters a switch by channel a and leaves it by
  * channel b makes b's buffer wait on a: a dependency a -> b.  A lossless fabric deadlocks only where the
  * dependencies of the packets sharing buffers form a cycle (Dally and Seitz, IEEE Trans. Computers 1987).  Each
- * layer (a VL: its own buffers) keeps an acyclic dependency graph: the pairs of switches, in column order, go to
+ * layer (a VL: its own buffers) keeps an acyclic dependency graph: the pairs of hosts, in column order, go to
  * the first layer that takes both their paths (there and back: a flow's ACKs travel on its VL) without closing a
  * cycle.  Adding edge a -> b closes one exactly when a is reachable from b, which a depth-first search tells.
  */
