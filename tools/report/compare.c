@@ -658,6 +658,27 @@ static void add_fixed_rows(struct table *t, cJSON **s, int n, const struct fct_d
         for (int i = 0; i < n; i++)
             value_cell(t->cell[r][i], get(s[i], rows[k].path), base, i, rows[k].decimals, rows[k].scale);
     }
+    /* InfiniBand's runs wait for credit where RoCE's are paused: their rows when a run has credits (a run without
+     * has none: 0). */
+    bool credits = false;
+    for (int i = 0; i < n; i++)
+        credits |= cJSON_GetObjectItemCaseSensitive(s[i], "credits") != NULL;
+    static const struct row credit_rows[] = {
+        {"flow-control packets", "credits.flow_control_packets", 1, "", 0},
+        {"time stalled for credit", "credits.stalled_ns_total", 1e3, "us", 1},
+    };
+    for (size_t k = 0; credits && k < sizeof credit_rows / sizeof *credit_rows; k++) {
+        char label[64];
+        sfmt(label, sizeof label, credit_rows[k].unit[0] ? "%s (%s)" : "%s", credit_rows[k].label,
+             credit_rows[k].unit);
+        int r = add_row(t, label);
+        double base = get(s[0], credit_rows[k].path);
+        base = isnan(base) ? 0 : base;
+        for (int i = 0; i < n; i++) {
+            double v = get(s[i], credit_rows[k].path);
+            value_cell(t->cell[r][i], isnan(v) ? 0 : v, base, i, credit_rows[k].decimals, credit_rows[k].scale);
+        }
+    }
 }
 
 /* The rows of the collectives' completion times, those of the first run. */
@@ -757,7 +778,7 @@ int compare_main(int argc, char **argv)
     int nc = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s[0], "collectives"));
     struct table tab, *t = &tab;
     /* scenario, congestion control, complete, the collectives, the fixed rows, by size, deadlock */
-    table_init(t, 3 + nc + N_FIXED_ROWS + 2 * (int)N_RANGES + 1, n);
+    table_init(t, 3 + nc + N_FIXED_ROWS + 2 + 2 * (int)N_RANGES + 1, n); /* 2: the credit rows */
     char *cc[MAX_RUNS];
     bool any_cc = false;
     for (int i = 0; i < n; i++)
