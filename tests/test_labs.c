@@ -655,6 +655,59 @@ static void test_lab12(void)
         cJSON_Delete(j[i]);
 }
 
+/* The slowest incast answer and the victim's FCT of lab 14's run in lab_tmp/tag (its flows.csv), in ns. */
+static void lab14_fcts(const char *tag, double *incast, double *victim)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s/flows.csv", lab_tmp, tag);
+    char *csv = test_read_file(path, NULL);
+    *incast = *victim = -1;
+    for (char *line = csv ? strchr(csv, '\n') : NULL; line && line[1]; line = strchr(line + 1, '\n')) {
+        char id[64];
+        double fct = 0;
+        /* id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,... */
+        if (sscanf(line + 1, "%63[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%lf", id, &fct) != 2)
+            continue;
+        if (!strncmp(id, "incast", 6) && fct > *incast)
+            *incast = fct;
+        if (!strcmp(id, "victim"))
+            *victim = fct;
+    }
+    free(csv);
+}
+
+/*
+ * Lab 14: InfiniBand is lossless with nothing configured and finishes the incast first; RoCE without PFC drops and
+ * is slower than with it; on this cluster the victim sharing a sender's link fares worse on InfiniBand (credits
+ * stall that link at once) than on RoCE with PFC and DCQCN, and IB congestion control gives some of it back.
+ */
+static void test_lab14(void)
+{
+    cJSON *roce = lab_run("14-ib-or-roce/roce.json", NULL, "l14r");
+    cJSON *nopfc = lab_run("14-ib-or-roce/roce.json", "--set switch.pfc.enabled=false", "l14n");
+    cJSON *ib = lab_run("14-ib-or-roce/ib.json", NULL, "l14i");
+    cJSON *cc = lab_run("14-ib-or-roce/ib.json", "--set host.cc=ibcc --set switch.ibcc.enabled=true", "l14c");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(roce && nopfc && ib && cc);
+    double inc[4], vic[4];
+    const char *tags[4] = {"l14r", "l14n", "l14i", "l14c"};
+    for (int i = 0; i < 4; i++)
+        lab14_fcts(tags[i], &inc[i], &vic[i]);
+    printf("\n    incast done: RoCE %.0f us, no PFC %.0f, IB %.0f, IB+CC %.0f; victim %.0f, %.0f, %.0f, %.0f us ",
+           inc[0] / 1e3, inc[1] / 1e3, inc[2] / 1e3, inc[3] / 1e3, vic[0] / 1e3, vic[1] / 1e3, vic[2] / 1e3,
+           vic[3] / 1e3);
+    CU_ASSERT(num(ib, "packets.dropped") == 0 && num(ib, "pfc.pause_frames") == 0);
+    CU_ASSERT(num(ib, "credits.stalled_ns_total") > 0);
+    CU_ASSERT(num(nopfc, "packets.dropped") > 0 && num(roce, "packets.dropped") == 0);
+    CU_ASSERT(inc[1] > 1.2 * inc[0]);
+    CU_ASSERT(inc[2] > 0 && inc[2] < inc[0] && inc[2] < 1.02 * 1.28e6); /* within 2 % of 16 MB at 100 Gbps */
+    CU_ASSERT(vic[2] > 1.2 * vic[0]);
+    CU_ASSERT(vic[3] > 0 && vic[3] < vic[2] && num(cc, "cnp.sent") > 0);
+    cJSON_Delete(roce);
+    cJSON_Delete(nopfc);
+    cJSON_Delete(ib);
+    cJSON_Delete(cc);
+}
+
 void test_labs_register(void)
 {
     CU_pSuite s = CU_add_suite("labs (reduced)", NULL, cleanup);
@@ -671,6 +724,8 @@ void test_labs_register(void)
     CU_add_test(s, "lab 11: HPCC never pauses the all-reduce; TIMELY pauses most and ends last", test_lab11);
     CU_add_test(s, "lab 12: GDR off and NICs across NUMA cut the all-reduce; PFC off drops the all-to-all; "
                    "ECN above PFC marks nothing", test_lab12);
+    CU_add_test(s, "lab 14: InfiniBand lossless unconfigured; RoCE without PFC drops; the victim fares best on RoCE",
+                test_lab14);
     CU_add_test(s, "labs' plots draw the flows a lab names, no legend gives an answer away, time axes end with the traffic",
                 test_lab_plots);
 }
