@@ -142,28 +142,15 @@ const struct cc_ops cc_ibcc_ops = {
 static int parse_cct(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *path, void *base)
 {
     struct ibcc_params *p = base;
-    const char *s;
+    long pairs[CCT_MAX][2];
     (void)f;
-    if (setting_val_str(c, v, path, "a string of shift:multiplier entries like \"0:0,2:1,2:2\"", &s) < 0)
+    if (setting_val_pairs(c, v, path, "a string of shift:multiplier entries like \"0:0,2:1,2:2\"",
+                          "shift:multiplier entries with shift 0-3 and multiplier 0-16383", (const long[2]){0, 0},
+                          (const long[2]){3, 16383}, pairs, CCT_MAX, &p->n_cct) < 0)
         return -1;
-    p->n_cct = 0;
-    for (const char *q = s; *q;) {
-        char *end;
-        long sh = strtol(q, &end, 10), mu = -1;
-        if (end != q && *end == ':') {
-            const char *m = end + 1;
-            mu = strtol(m, &end, 10);
-            if (end == m)
-                mu = -1;
-        }
-        if (sh < 0 || sh > 3 || mu < 0 || mu > 16383 || (*end && *end != ','))
-            return setting_bad(c, path, "expected shift:multiplier entries with shift 0-3 and multiplier 0-16383, "
-                               "comma-separated, got \"%.64s\"", s);
-        if (p->n_cct == CCT_MAX)
-            return setting_bad(c, path, "expected at most %d entries, got more in \"%.64s...\"", CCT_MAX, s);
-        p->shift[p->n_cct] = (uint8_t)sh;
-        p->multiplier[p->n_cct++] = (uint16_t)mu;
-        q = *end ? end + 1 : end;
+    for (int i = 0; i < p->n_cct; i++) {
+        p->shift[i] = (uint8_t)pairs[i][0];
+        p->multiplier[i] = (uint16_t)pairs[i][1];
     }
     if (!p->n_cct)
         return setting_bad(c, path, "expected at least one shift:multiplier entry, got \"\"");

@@ -96,31 +96,20 @@ static int parse_vlarb(struct setting_ctx *c, const struct setting *f, const cJS
 {
     struct sched_settings *s = base;
     struct vlarb_table *tab = &s->vlarb[strcmp(f->name, "vlarb_high") == 0 ? 0 : 1];
-    const char *str;
     if (!sched_is(s, "vlarb"))
         return setting_bad(c, p, "expected no VL arbitration table without \"type\": \"vlarb\", got one");
-    if (setting_val_str(c, v, p, "a string of VL:weight pairs like \"0:64,1:128\"", &str) < 0)
+    long pairs[VLARB_ENTRIES][2];
+    int n;
+    if (setting_val_pairs(c, v, p, "a string of VL:weight pairs like \"0:64,1:128\"",
+                          "VL:weight pairs with VL 0-14 and weight 0-255 (64-byte units)", (const long[2]){0, 0},
+                          (const long[2]){14, 255}, pairs, VLARB_ENTRIES, &n) < 0)
         return -1;
-    *tab = (struct vlarb_table){0};
-    for (const char *q = str; *q;) {
-        char *end;
-        long vl = strtol(q, &end, 10), w = -1;
-        if (end != q && *end == ':') {
-            const char *wq = end + 1;
-            w = strtol(wq, &end, 10);
-            if (end == wq)
-                w = -1;
-        }
-        if (vl < 0 || vl > 14 || w < 0 || w > 255 || (*end && *end != ','))
-            return setting_bad(c, p, "expected VL:weight pairs with VL 0-14 and weight 0-255 (64-byte units), "
-                               "comma-separated, got \"%.64s\"", str);
-        if (tab->n == VLARB_ENTRIES)
-            return setting_bad(c, p, "expected at most %d entries, got more in \"%.64s...\"", VLARB_ENTRIES, str);
-        tab->vl[tab->n] = (uint8_t)vl;
-        tab->weight[tab->n++] = (uint8_t)w;
-        if (w && vl < SCN_NPRIO)
-            tab->mask |= (uint8_t)(1u << vl);
-        q = *end ? end + 1 : end;
+    *tab = (struct vlarb_table){.n = (uint8_t)n};
+    for (int e = 0; e < n; e++) {
+        tab->vl[e] = (uint8_t)pairs[e][0];
+        tab->weight[e] = (uint8_t)pairs[e][1];
+        if (pairs[e][1] && pairs[e][0] < SCN_NPRIO)
+            tab->mask |= (uint8_t)(1u << pairs[e][0]);
     }
     return 0;
 }

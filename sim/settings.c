@@ -850,6 +850,34 @@ int setting_val_str(struct setting_ctx *c, const cJSON *v, const char *path, con
 }
 
 /* See settings.h. */
+int setting_val_pairs(struct setting_ctx *c, const cJSON *v, const char *path, const char *what, const char *form,
+                      const long lo[2], const long hi[2], long (*pairs)[2], int max, int *n)
+{
+    const char *s = "";
+    if (setting_val_str(c, v, path, what, &s) < 0)
+        return -1;
+    *n = 0;
+    for (const char *q = s; *q;) {
+        char *end;
+        long a = strtol(q, &end, 10), b = LONG_MIN;
+        if (end != q && *end == ':') {
+            const char *bq = end + 1;
+            b = strtol(bq, &end, 10);
+            if (end == bq)
+                b = LONG_MIN;
+        }
+        if (a < lo[0] || a > hi[0] || b < lo[1] || b > hi[1] || (*end && *end != ','))
+            return setting_bad(c, path, "expected %s, comma-separated, got \"%.64s\"", form, s);
+        if (*n == max)
+            return setting_bad(c, path, "expected at most %d entries, got more in \"%.64s...\"", max, s);
+        pairs[*n][0] = a;
+        pairs[(*n)++][1] = b;
+        q = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+/* See settings.h. */
 int setting_val_enum(struct setting_ctx *c, const cJSON *v, const char *path, const char *const *names, int *out)
 {
     char what[SCN_ERR_MAX / 2] = "one of", d[96];

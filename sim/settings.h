@@ -283,6 +283,11 @@ int setting_val_str(struct setting_ctx *c, const struct cJSON *v, const char *pa
                     const char **out);
 int setting_val_enum(struct setting_ctx *c, const struct cJSON *v, const char *path, const char *const *names,
                      int *out);
+/* A string of at most max comma-separated "A:B" pairs (OpenSM's form of its tables), A in [lo[0], hi[0]] and B in
+ * [lo[1], hi[1]], into pairs, their count in *n (0 for ""); what: what a non-string gets told is expected, form:
+ * what a bad pair does ("VL:weight pairs with VL 0-14 and weight 0-255"). */
+int setting_val_pairs(struct setting_ctx *c, const struct cJSON *v, const char *path, const char *what,
+                      const char *form, const long lo[2], const long hi[2], long (*pairs)[2], int max, int *n);
 /* snprintf for messages and names, where truncation is acceptable (buffers are sized for the normal case);
  * returns the length it wanted to write. */
 int setting_strf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -501,6 +501,14 @@ static void test_errors(void)
          "t.json: ib.sl2vl: expected 16 comma-separated VLs 0-14 (SL 0 first), got 3 in \"0,1,2\""},
         {"{\"fabric\": \"infiniband\", \"ib\": {\"vls\": 3}, " NET,
          "t.json: ib.vls: expected 1, 2, 4 or 8 operational VLs, got 3"},
+        {"{\"fabric\": \"infiniband\", \"host\": {\"cc\": \"ibcc\", \"ibcc\": {\"cct\": \"0:0,4:1\"}}, " NET,
+         "t.json: host.ibcc.cct: expected shift:multiplier entries with shift 0-3 and multiplier 0-16383, "
+         "comma-separated, got \"0:0,4:1\""},
+        {"{\"fabric\": \"infiniband\", \"host\": {\"cc\": \"ibcc\", \"ibcc\": {\"cct\": \"0:0,2:1\", \"ccti_limit\": 5}}, "
+         NET, "t.json: host.ibcc.ccti_limit: expected at most the last entry of cct (1), got 5"},
+        {"{\"fabric\": \"infiniband\", \"switch\": {\"ibcc\": {\"enabled\": true, \"packet_size\": \"100B\"}}, " NET,
+         "t.json: switch.ibcc.packet_size: expected whole 64-byte credits up to 16320 bytes (255 credits), got 100 "
+         "bytes"},
         {"{\"fabric\": \"infiniband\", \"ib\": {\"routing_engine\": \"ecmp\"}, " NET,
          "t.json: ib.routing_engine: expected one of \"minhop\", \"dfsssp\", \"ftree\", \"lash\", \"updn\", got "
          "\"ecmp\""},
