@@ -86,7 +86,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     n->fr = fab->fr;
     n->fabric = fab;
     for (int sl = 0; fab->service_levels && sl < IB_NSL; sl++)
-        n->vl_of_sl[sl] = (uint8_t)ib_vl_of(ib_params_of(scn), sl);
+        n->vl_of_sl[sl] = (uint8_t)fab->vl_of(scn, sl);
     n->sl2vl = fab->service_levels ? n->vl_of_sl : NULL;
     n->host_frame = nic_params_of(&scn->host)->mtu + n->fr.hdr_data;
     n->stream_min_frames = NET_STREAM_MIN_FRAMES;

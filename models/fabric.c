@@ -28,6 +28,8 @@ static const char *fabric_missing(const struct module *m)
         return "a table named as the module (fabric_ops.name)";
     if (!o->fr.hdr_data || !o->fr.frame_ack || !o->fr.frame_cnp)
         return "the sizes of its frames (fabric_ops.fr)";
+    if (o->service_levels && !o->vl_of)
+        return "a vl_of hook (it has service levels)";
     return NULL;
 }
 
@@ -152,7 +154,8 @@ __attribute__((constructor)) static void fabric_hooks(void)
 
 int fabric_traffic_prio(const struct scenario *s, const struct scn_traffic *t)
 {
-    return fabric_of(s)->service_levels ? ib_vl_of(ib_params_of(s), t->sl < 0 ? 0 : t->sl) : t->priority;
+    const struct fabric_ops *f = fabric_of(s);
+    return f->service_levels ? f->vl_of(s, t->sl < 0 ? 0 : t->sl) : t->priority;
 }
 
 int fabric_check(const struct net *n, char *err, size_t errlen)

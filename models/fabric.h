@@ -31,6 +31,8 @@ struct fabric_ops {
     /* Flows are classed by service level (traffic.N.sl, mapped to a VL by the fabric), not by priority: the
      * priority settings are refused.  Else traffic.N.sl is. */
     bool service_levels;
+    /* With service levels: the queue (VL) of service level sl in scenario s.  Required then. */
+    int (*vl_of)(const struct scenario *s, int sl);
     /* Its rules over the network built (n's settings resolved): 0, or SCN_EUSAGE with "FILE: PATH: ..." in err.
      * NULL: none. */
     int (*check)(const struct net *n, char *err, size_t errlen);

@@ -20,6 +20,7 @@
  * lane is lossless under credit-based link-level flow control (models/credit.c), which the fabric requires.
  */
 #include "models/fabric.h"
+#include "models/credit.h"
 #include "models/fecn.h"
 #include "models/sched.h"
 #include "models/switch.h"
@@ -95,6 +96,14 @@ static int ib_check(const struct net *n, char *err, size_t errlen)
     return 0;
 }
 
+static int ib_vl_of_sl(const struct scenario *s, int sl) { return ib_vl_of(ib_params_of(s), sl); }
+
+/* FECN marking (fecn.c), its threshold a share of the switch's buffer per VL (credit.c). */
+static void ib_marking(const struct scn_switch *c, struct port_cfg *pc)
+{
+    fecn_port_cfg(c, credit_vl_buffer(c), pc);
+}
+
 static const struct fabric_ops ib_fabric = {
     .name = "infiniband",
     .fr = {.hdr_data = 26, .frame_ack = 30, .frame_cnp = 42, .wire = 2},
@@ -102,8 +111,9 @@ static const struct fabric_ops ib_fabric = {
     .mtus = ib_mtus,
     .key = "ib",
     .service_levels = true,
+    .vl_of = ib_vl_of_sl,
     .check = ib_check,
-    .marking = fecn_port_cfg,
+    .marking = ib_marking,
     .route = ib_route,
 };
 MODULE_REGISTER(fabric_kind, "infiniband", &ib_fabric, &ib_group);

@@ -18,18 +18,17 @@
  * Manager"); marking is off unless switch.ibcc.enabled, as OpenSM ships congestion control disabled.
  */
 #include "models/fecn.h"
-#include "models/credit.h"
 #include "sim/settings.h"
 
 #include <cjson/cJSON.h>
 
 static const struct setting_group fecn_group;
 
-void fecn_port_cfg(const struct scn_switch *c, struct port_cfg *pc)
+void fecn_port_cfg(const struct scn_switch *c, int64_t vl_buffer, struct port_cfg *pc)
 {
     const struct fecn_settings *s = SETTINGS_OF(c, fecn_group, struct fecn_settings);
     bool on = s->enabled && s->threshold > 0;
-    int64_t q = on ? credit_vl_buffer(c) * (16 - s->threshold) / 16 : 0;
+    int64_t q = on ? vl_buffer * (16 - s->threshold) / 16 : 0;
     pc->ecn_dequeue = false;
     pc->ecn_enqueue = on;
     pc->ecn = (struct ecn_thresh){.kmin = q, .kmax = q, .pmax = 1.0, .enabled = on, .fecn = true,

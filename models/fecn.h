@@ -18,8 +18,9 @@ struct fecn_settings {
     bool victim_mask;    /* mark also where the port is a victim (blocked for credit), not only at the root */
 };
 
-/* Resolves switch settings c's marking into port settings pc (an InfiniBand fabric's marking, fabric_ib.c). */
-void fecn_port_cfg(const struct scn_switch *c, struct port_cfg *pc);
+/* Resolves switch settings c's marking into port settings pc (an InfiniBand fabric's marking, fabric_ib.c), the
+ * threshold a share of vl_buffer, the bytes of buffer per (port, VL). */
+void fecn_port_cfg(const struct scn_switch *c, int64_t vl_buffer, struct port_cfg *pc);
 
 /* Whether packet k, queued behind more than the threshold at egress p (settings pc), is marked: the port is the
  * root of the congestion (its VL has credit) or victims are marked too, k is large enough, and the marking rate

@@ -130,12 +130,6 @@ MODULE_REGISTER(sm_kind, "minhop", &minhop_ops);
 MODULE_REGISTER(sm_kind, "lash", &lash_ops);
 MODULE_REGISTER(sm_kind, "dfsssp", &dfsssp_ops);
 
-void sm_layers_free(struct sm_layers *layers)
-{
-    free(layers->layer);
-    *layers = (struct sm_layers){0};
-}
-
 int sm_route(struct graph *g, int engine, int max_layers, struct sm_layers *layers, char *err, size_t errlen)
 {
     const struct module *m = module_at(sm_kind.name, engine);

@@ -20,15 +20,7 @@
 
 #include "sim/graph.h"
 #include "sim/module.h"
-
-/* What an engine computed besides the tables: for a layered engine, the layer of each (source column,
- * destination column) of the routing table (graph.h), which is the same both ways, and how many it used. */
-struct sm_layers {
-    const char *engine; /* the engine that routed (sm_route), or NULL */
-    uint8_t *layer;    /* [src_col * n_cols + dst_col], or NULL: every path on layer 0 */
-    uint32_t n_cols;
-    int n_layers;
-};
+#include "topologies/sm_layers.h"
 
 struct sm_ops {
     const char *name; /* as OpenSM's routing_engine spells it: its module's name */
@@ -43,8 +35,6 @@ extern const struct module_kind sm_kind;
 
 /* Engine `engine` (a module index of sm_kind) over g; see sm_ops.route.  layers is reset first (sm_layers_free). */
 int sm_route(struct graph *g, int engine, int max_layers, struct sm_layers *layers, char *err, size_t errlen);
-void sm_layers_free(struct sm_layers *layers);
-
 /* The "forwarding" member of rocesim topo's JSON, into f: engine's table of each switch (its egress port per
  * destination host) and, with layers, the VL of each pair of hosts. */
 void sm_write_json(FILE *f, const struct graph *g, const struct sm_layers *layers);
@@ -56,22 +46,9 @@ int sm_credit_loop(const struct graph *g, char *why, size_t len);
 
 /* ---- for the engines (sm.c) ---- */
 
-/* One port per (node, column): n_nodes x n_cols local port indices, UINT16_MAX where none, and how many
- * (node, column) entries already go out of each global port (a port's load: minhop's balance). */
-struct sm_tables {
-    uint32_t n_nodes, n_cols;
-    uint16_t *port;
-    uint32_t *load;  /* by global port id */
-    uint32_t *root;  /* column -> its root node (the switch its hosts hang off, or a host of its own) */
-};
-
 int sm_tables_init(const struct graph *g, struct sm_tables *t);
 void sm_tables_free(struct sm_tables *t);
 /* Takes the port of ports[0..n) (local indices of node x) with the least load, the first of equal ones; counts it. */
 uint16_t sm_least_loaded(const struct graph *g, struct sm_tables *t, uint32_t x, const uint16_t *ports, uint32_t n);
-/* Assigns layers to t's paths (sm_layers.c), in at most max_layers: 0; 1 when they need more, with the pair that
- * does ("the paths between A and B") in err; -1 when out of memory, with err. */
-int sm_assign_layers(const struct graph *g, const struct sm_tables *t, int max_layers, struct sm_layers *out,
-                     const char *engine, char *err, size_t errlen);
 
 #endif

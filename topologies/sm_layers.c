@@ -10,7 +10,7 @@
  * the first layer that takes both their paths (there and back: a flow's ACKs travel on its VL) without closing a
  * cycle.  Adding edge a -> b closes one exactly when a is reachable from b, which a depth-first search tells.
  */
-#include "topologies/sm.h"
+#include "topologies/sm_layers.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +106,12 @@ static void take_back(struct layering *L, int layer)
         L->n_added--;
         adj_of(L, layer, L->added[L->n_added][0])->n--;
     }
+}
+
+void sm_layers_free(struct sm_layers *layers)
+{
+    free(layers->layer);
+    *layers = (struct sm_layers){0};
 }
 
 int sm_assign_layers(const struct graph *g, const struct sm_tables *t, int max_layers, struct sm_layers *out,
