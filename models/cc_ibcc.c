@@ -17,11 +17,12 @@
  *
  * Defaults: CCTI_Increase 1 and CCTI_Min 0 are Mellanox OFED's congestion control manager's (User Manual rev.
  * 2.3-1.0.1).  Its CCT and CCTI_Timer are computed from the subnet's size by the manager, a rule it does not
- * publish; the model's default table is linear, entry i = (shift 3, multiplier i) for i = 0..127 (entry 0 no
- * delay, as the manager keeps it), so that each BECN costs about an eighth of a packet time of gap and the last
- * entry sends at 1/16.9 of the line, and its CCTI_Timer is 10 (10.24 us): a flow recovers from CCTI 56 (an eighth
- * of the line) in about 0.6 ms.  The specification runs one timer per SL for all of a port's queue pairs; the
- * model runs one per flow.
+ * publish; the model's default table is linear, entry i = (shift 2, multiplier i) for i = 0..127 (entry 0 no
+ * delay, as the manager keeps it), so that each BECN adds a quarter of a packet's time to the gap and the last
+ * entry sends at 1/32.75 of the line, and its CCTI_Timer is 100 (102.4 us): slow enough that the BECNs of eight
+ * senders sharing one hot spot's marks outpace it (with 10, they do not: docs/scenario.md, host.ibcc), and a flow
+ * at an eighth of the line (CCTI 28) recovers in about 2.9 ms.  The specification runs one timer per SL for all of
+ * a port's queue pairs; the model runs one per flow.
  */
 #include "models/cc.h"
 #include "sim/settings.h"
