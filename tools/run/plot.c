@@ -45,6 +45,7 @@ struct meta {
     double xdiv;              /* ns per unit of the time axis */
     const char *xunit;
     bool flows_none, pfc_none; /* monitor.flows / monitor.pfc "none": the series was off, not empty */
+    bool credits;             /* an InfiniBand run: credits, not PFC (summary.json's "credits") */
     bool flows_list;          /* monitor.flows is a list: the flows the scenario names, drawn in its order */
     int n_flow_ids;
     char flow_ids[MAX_FLOW_LINES][SCN_NAME_MAX]; /* its first entries: a flow ("store.4") or an entry ("store") */
@@ -859,6 +860,10 @@ static void pfc_walk(FILE *f, char **line, size_t *cap, struct smap *keys, struc
 static enum prep prep_pfc(const char *dir, const char *pdir, const struct meta *mt, FILE *pre, char *note,
                           size_t nlen)
 {
+    if (mt->credits) {
+        snprintf(note, nlen, "InfiniBand: credits, never a PAUSE; its stalls are in summary.json and counters.csv");
+        return PREP_SKIP;
+    }
     char *line = NULL;
     size_t cap = 0;
     FILE *f = open_csv(dir, "pfc.csv", "time_ns,node,port,priority,event", &line, &cap);
@@ -1022,6 +1027,7 @@ static int read_meta(const char *dir, struct meta *mt, bool *missing, char *err,
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(j, "scenario");
     snprintf(mt->name, sizeof mt->name, "%s", cJSON_IsString(name) ? name->valuestring : "?");
     mt->end_ns = json_num(j, "sim_end_ns", NULL, 0);
+    mt->credits = cJSON_GetObjectItemCaseSensitive(j, "credits") != NULL;
     bool traffic_finished = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "traffic_finished"));
     cJSON_Delete(j);
 
