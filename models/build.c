@@ -85,7 +85,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     const struct fabric_ops *fab = fabric_of(scn);
     n->fr = fab->fr;
     n->fabric = fab;
-    for (int sl = 0; fab->service_levels && sl < IB_NSL; sl++)
+    for (int sl = 0; fab->service_levels && sl < FABRIC_NSL; sl++)
         n->vl_of_sl[sl] = (uint8_t)fab->vl_of(scn, sl);
     n->sl2vl = fab->service_levels ? n->vl_of_sl : NULL;
     n->host_frame = nic_params_of(&scn->host)->mtu + n->fr.hdr_data;

@@ -52,20 +52,8 @@ struct fabric_params {
 
 extern const struct module_kind fabric_kind;
 
-#define IB_NSL 16
-
-/* The top-level "ib" (models/fabric_ib.c): an InfiniBand fabric's operational VLs and its SL-to-VL table. */
-struct ib_params {
-    int vls;                 /* operational data VLs per port: 1, 2, 4 or 8 */
-    int routing_engine;      /* the subnet manager's engine, a module of kind "sm" (topologies/sm.h), by index */
-    uint8_t sl2vl[IB_NSL];   /* ib.sl2vl: the VL of each SL, when given (ib_vl_of) */
-    bool sl2vl_given;
-};
-
-/* Scenario s's "ib" settings (whichever the fabric: meaningful under "infiniband"). */
-const struct ib_params *ib_params_of(const struct scenario *s);
-/* The VL of service level sl: ib.sl2vl's, else sl mod ib.vls. */
-int ib_vl_of(const struct ib_params *ib, int sl);
+/* The service levels a fabric with them has (traffic.N.sl: 0-15, InfiniBand's). */
+#define FABRIC_NSL 16
 
 /* The fabric scenario s runs. */
 const struct fabric_ops *fabric_of(const struct scenario *s);

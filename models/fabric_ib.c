@@ -33,7 +33,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define IB_NSL FABRIC_NSL
+
+/* The top-level "ib": an InfiniBand fabric's operational VLs, its SL-to-VL table and its routing engine. */
+struct ib_params {
+    int vls;                 /* operational data VLs per port: 1, 2, 4 or 8 */
+    int routing_engine;      /* the subnet manager's engine, a module of kind "sm" (topologies/sm.h), by index */
+    uint8_t sl2vl[IB_NSL];   /* ib.sl2vl: the VL of each SL, when given (ib_vl_of) */
+    bool sl2vl_given;
+};
+
 static const struct setting_group ib_group;
+
+static const struct ib_params *ib_params_of(const struct scenario *s);
+static int ib_vl_of(const struct ib_params *ib, int sl);
 
 static const uint16_t ib_mtus[] = {256, 512, 1024, 2048, 4096, 0};
 
@@ -195,12 +208,13 @@ static const struct setting_group ib_group = {
     .path = "ib", .size = sizeof(struct ib_params), .after = "fabric", .fields = ib_fields, .dumped = ib_dumped,
 };
 
-const struct ib_params *ib_params_of(const struct scenario *s)
+static const struct ib_params *ib_params_of(const struct scenario *s)
 {
     return SETTINGS_OF(s, ib_group, struct ib_params);
 }
 
-int ib_vl_of(const struct ib_params *ib, int sl)
+/* The VL of service level sl: ib.sl2vl's, else sl mod ib.vls. */
+static int ib_vl_of(const struct ib_params *ib, int sl)
 {
     return ib->sl2vl_given ? ib->sl2vl[sl] : sl % ib->vls;
 }
