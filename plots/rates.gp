@@ -3,8 +3,9 @@
 # active.  The rate axis is the sending rates' (ymax): a dashed line above it is cut at the top.
 # Set by rocesim before this template: name, xunit, xend, nf, fname[1..nf],
 # has_alpha, alpha_label (what the alpha column holds for the run's host.cc), alpha_bounded (it is a fraction),
-# target_label (what the dashed line is), ymax, subtitle.  Data: rates.dat (time, nf rates in Gbps, nf target
-# rates in Gbps, nf alphas; NaN where a flow was not active).
+# has_target (a second rate differs from the rate somewhere: else no dashed line), target_label (what the dashed
+# line is), ymax, subtitle.  Data: rates.dat (time, nf rates in Gbps, nf target rates in Gbps, nf alphas; NaN where
+# a flow was not active).
 if (!exists("outname")) outname = 'rates.png'
 set terminal pngcairo size 1100,(has_alpha ? 820 : 560) noenhanced font 'DejaVu Sans,10'
 set output outname
@@ -34,7 +35,7 @@ set xlabel sprintf('simulated time (%s)', xunit)
 set ylabel 'rate (Gbps)'
 # room above line rate, where flows spend much of their time (ymax is 6 % above the highest sending rate)
 set yrange [0:ymax]
-if (has_alpha) {
+if (has_alpha && has_target) {
     plot for [i=1:nf] 'rates.dat' using 1:(column(i+1)) with lines lw 1.5 lc i title fname[i], \
          for [i=1:nf] 'rates.dat' using 1:(column(nf+i+1)) with lines dt 2 lw 1 lc i notitle, \
          NaN with lines dt 2 lw 1 lc rgb '#606060' title sprintf('%s (dashed)', target_label)

@@ -209,6 +209,31 @@ static void test_sl2vl(void)
     }
 }
 
+/*
+ * The plots of an InfiniBand run with IB CC: no pfc.png (no PAUSE is ever sent: the run says where its stalls are),
+ * and rates.png draws the CCTI below the rates but no dashed "target" line, which IB CC does not have (rates.csv
+ * repeats the rate there).
+ */
+static void test_ib_plots(void)
+{
+    if (test_run("command -v gnuplot >/dev/null", NULL) != 0) {
+        printf("\n    note: gnuplot missing, the plots not checked ");
+        return;
+    }
+    char cmd[512], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s run scenarios/labs/14-ib-or-roce/ib.json --set host.cc=ibcc --set "
+             "switch.ibcc.enabled=true --set stop=1ms -o /tmp/rocesim-test-ib-plots", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "; pfc (InfiniBand: credits, never a PAUSE; its stalls are in "
+                                              "summary.json and counters.csv)"));
+    free(out);
+    CU_ASSERT_PTR_NULL(test_read_file("/tmp/rocesim-test-ib-plots/plots/pfc.png", NULL));
+    char *gp = test_read_file("/tmp/rocesim-test-ib-plots/plots/rates.gp", NULL);
+    CU_ASSERT_PTR_NOT_NULL(gp && strstr(gp, "has_alpha = 1\nhas_target = 0\n"));
+    CU_ASSERT_PTR_NOT_NULL(gp && strstr(gp, "alpha_label = 'CCTI'"));
+    free(gp);
+}
+
 /* A 100 Gbps InfiniBand star of 2 hosts running IB CC with host.ibcc `ibcc` (JSON members); its flow, initialized. */
 static struct flow *ibcc_flow(const char *ibcc, struct scenario *scn, struct run *r)
 {
@@ -632,5 +657,6 @@ void test_ib_register(void)
                 test_credit_loops);
     CU_add_test(s, "every routing engine routes a fat tree with one port per destination", test_engines_fat_tree);
     CU_add_test(s, "perfquery's counters from a run, and the doctor's InfiniBand findings", test_ib_counters);
+    CU_add_test(s, "an InfiniBand run's plots: no PAUSE chart, the CCTI but no target line", test_ib_plots);
     CU_add_test(s, "bad InfiniBand settings exit 2 naming the path", test_errors);
 }

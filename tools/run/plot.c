@@ -519,9 +519,9 @@ static void list_order(const struct meta *mt, const struct smap *flows, uint32_t
 
 /* What rates.gp needs to know beyond rates.dat: the flows drawn, what the alpha and the dashed line are. */
 static void rates_prelude(FILE *pre, const struct meta *mt, const char *const *names, uint32_t nsel, uint32_t nflows,
-                          bool alpha, double ymax)
+                          bool alpha, bool target, double ymax)
 {
-    fprintf(pre, "nf = %u\nhas_alpha = %d\n", nsel, alpha);
+    fprintf(pre, "nf = %u\nhas_alpha = %d\nhas_target = %d\n", nsel, alpha, target);
     /* The alpha column is each algorithm's own state (docs/outputs.md, rates.csv): its name and range are the
      * algorithm's (cc.h, alpha_name). */
     int ci = cc_find(mt->cc);
@@ -561,7 +561,7 @@ static enum prep prep_rates(const char *dir, const char *pdir, const struct meta
     struct smap flows = {0};
     uint64_t samples = 0;
     double last_t = -1;
-    bool alpha = false;
+    bool alpha = false, target = false;
     while (getline(&line, &cap, f) > 0) {
         if (split_csv(line, fld, 6) != 5)
             continue;
@@ -572,6 +572,8 @@ static enum prep prep_rates(const char *dir, const char *pdir, const struct meta
         }
         smap_index(&flows, fld[1]);
         alpha |= fld[4][0] != '\0';
+        /* an algorithm without a second rate (DCTCP, TIMELY, IB CC) writes the rate again: no dashed line then */
+        target |= strcmp(fld[2], fld[3]) != 0;
     }
     if (flows.n == 0) {
         fclose(f);
@@ -648,7 +650,7 @@ static enum prep prep_rates(const char *dir, const char *pdir, const struct meta
         rc = PREP_ERROR;
         goto done;
     }
-    rates_prelude(pre, mt, (const char *const *)names, nsel, flows.n, alpha, ymax);
+    rates_prelude(pre, mt, (const char *const *)names, nsel, flows.n, alpha, target, ymax);
 done:
     fclose(f);
     free(line);
