@@ -51,7 +51,7 @@ static int ib_vl_of(const struct ib_params *ib, int sl);
 static const uint16_t ib_mtus[] = {256, 512, 1024, 2048, 4096, 0};
 
 /*
- * The subnet manager's forwarding tables, and the VL of each pair of switches under a layered engine (lash,
+ * The subnet manager's forwarding tables, and the VL of each pair of hosts under a layered engine (lash,
  * dfsssp), in at most ib.vls layers.  After a link change the engine runs again; flows keep the VL they took.
  */
 static int ib_route(const struct scenario *s, struct graph *g, struct sm_layers *layers, char *err, size_t errlen)

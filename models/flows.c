@@ -209,7 +209,7 @@ static struct flow *flow_init(struct net *n, uint32_t idx, uint32_t id, const ch
     f->pace_timer.ent = f->rto_timer.ent = f->cc_timer.ent = flow_sender_ent(f); /* its sender's timers */
     const struct host *h = &n->hosts[src];
     /* -1: the sender's host.priority; on InfiniBand, which has none, SL 0's VL, or under a layered routing engine
-     * the layer of the two hosts' switches (sm.h), whatever the entry asked */
+     * the layer of the pair of hosts (sm.h), whatever the entry asked */
     f->prio = (uint8_t)(prio >= 0 ? prio : n->sl2vl ? n->sl2vl[0] : h->nic->priority);
     if (n->sm.layer)
         f->prio = n->sm.layer[(size_t)n->g->routes.col[src] * n->sm.n_cols + n->g->routes.col[dst]];

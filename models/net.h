@@ -638,7 +638,7 @@ struct net {
     const struct fabric_ops *fabric; /* the link layer (fabric.h) */
     const uint8_t *sl2vl;     /* InfiniBand: the VL (priority) of each service level, vl_of_sl; NULL on RoCE */
     uint8_t vl_of_sl[16];
-    struct sm_layers sm;      /* InfiniBand: the VL of each pair of switches under a layered routing engine (sm.h) */
+    struct sm_layers sm;      /* InfiniBand: the VL of each pair of hosts under a layered routing engine (sm.h) */
     struct port_cfg *pcfg;    /* the distinct switch port settings (port.cfg indexes it) */
     uint32_t n_pcfg;
     int frame_max;            /* the largest data frame any host sends: its host.mtu + HDR_DATA */

@@ -68,7 +68,7 @@ uint16_t sm_least_loaded(const struct graph *g, struct sm_tables *t, uint32_t x,
 }
 
 /* One port per (node, column) from the minimum-hop sets routing_compute made: the least loaded, or the first. */
-static int minimal(struct graph *g, struct sm_tables *t, int balanced)
+static void minimal(struct graph *g, struct sm_tables *t, int balanced)
 {
     for (uint32_t c = 0; c < t->n_cols; c++)
         for (uint32_t x = 0; x < g->n_nodes; x++) {
@@ -81,7 +81,6 @@ static int minimal(struct graph *g, struct sm_tables *t, int balanced)
             uint32_t n = g->routes.nh[off];
             t->port[(uint64_t)x * t->n_cols + c] = balanced ? sm_least_loaded(g, t, x, ports, n) : ports[0];
         }
-    return 0;
 }
 
 static int route_minimal(struct graph *g, int max_layers, struct sm_layers *layers, char *err, size_t errlen,
@@ -124,8 +123,8 @@ static int dfsssp_route(struct graph *g, int max_layers, struct sm_layers *layer
 }
 
 static const struct sm_ops minhop_ops = {.name = "minhop", .route = minhop_route};
-static const struct sm_ops lash_ops = {.name = "lash", .route = lash_route, .layered = 1};
-static const struct sm_ops dfsssp_ops = {.name = "dfsssp", .route = dfsssp_route, .layered = 1};
+static const struct sm_ops lash_ops = {.name = "lash", .route = lash_route};
+static const struct sm_ops dfsssp_ops = {.name = "dfsssp", .route = dfsssp_route};
 MODULE_REGISTER(sm_kind, "minhop", &minhop_ops);
 MODULE_REGISTER(sm_kind, "lash", &lash_ops);
 MODULE_REGISTER(sm_kind, "dfsssp", &dfsssp_ops);

@@ -27,7 +27,6 @@ struct sm_ops {
     /* Replaces g's tables by one port per (node, destination column), routing over the links up; with layers,
      * assigns them in at most max_layers layers.  0, or -1 with "expected ..." in err when it cannot route g. */
     int (*route)(struct graph *g, int max_layers, struct sm_layers *layers, char *err, size_t errlen);
-    int layered;      /* its paths need layers (VLs) to be free of credit loops */
 };
 
 /* The kind of the routing engines ("sm": ib.routing_engine names one); its default is "minhop", OpenSM's. */
