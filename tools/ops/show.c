@@ -306,16 +306,15 @@ static void print_ib(const struct ports *ps)
     }
 }
 
-/* Whether the run in dir ran an InfiniBand fabric (its scenario.json says so). */
+/* Whether the run in dir waited for credits, not PFC: its summary.json has "credits", as plot and compare ask. */
 static bool ran_infiniband(const char *dir)
 {
     char path[4200], *text, err[4400];
-    snprintf(path, sizeof path, "%s/scenario.json", dir);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
     if (read_text_file(path, &text, err, sizeof err))
         return false;
     cJSON *root = cJSON_Parse(text);
-    const cJSON *f = cJSON_GetObjectItemCaseSensitive(root, "fabric");
-    bool ib = cJSON_IsString(f) && strcmp(f->valuestring, "infiniband") == 0;
+    bool ib = cJSON_GetObjectItemCaseSensitive(root, "credits") != NULL;
     cJSON_Delete(root);
     free(text);
     return ib;
@@ -347,9 +346,8 @@ int show_main(int argc, char **argv)
         return SCN_EUSAGE;
     }
     if (kind == 3 && !ran_infiniband(dir)) {
-        fprintf(stderr, "rocesim: %s: ib counters: expected the run of an InfiniBand fabric (\"fabric\": "
-                        "\"infiniband\" in its scenario.json), got another: show it with \"interfaces counters\"\n",
-                dir);
+        fprintf(stderr, "rocesim: %s: ib counters: expected the run of an InfiniBand fabric (\"credits\" in its "
+                        "summary.json), got another: show it with \"interfaces counters\"\n", dir);
         return SCN_EUSAGE;
     }
     char path[4200];
