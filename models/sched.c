@@ -95,7 +95,7 @@ static void dump_weights(cJSON *o, const struct setting *f, const void *base)
 static int parse_vlarb(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *p, void *base)
 {
     struct sched_settings *s = base;
-    struct vlarb_table *tab = &s->vlarb[strcmp(f->name, "vlarb_high") == 0 ? 0 : 1];
+    struct vlarb_table *tab = (struct vlarb_table *)((char *)base + f->offset); /* vlarb_high's or vlarb_low's */
     if (!sched_is(s, "vlarb"))
         return setting_bad(c, p, "expected no VL arbitration table without \"type\": \"vlarb\", got one");
     long pairs[VLARB_ENTRIES][2];
@@ -117,7 +117,7 @@ static int parse_vlarb(struct setting_ctx *c, const struct setting *f, const cJS
 static void dump_vlarb(cJSON *o, const struct setting *f, const void *base)
 {
     const struct sched_settings *s = base;
-    const struct vlarb_table *tab = &s->vlarb[strcmp(f->name, "vlarb_high") == 0 ? 0 : 1];
+    const struct vlarb_table *tab = (const struct vlarb_table *)((const char *)base + f->offset);
     char buf[VLARB_ENTRIES * 8] = "";
     if (!sched_is(s, "vlarb"))
         return;
