@@ -58,17 +58,18 @@ static int check_flow_control(struct setting_ctx *sc, const cJSON *obj, const st
     return 0;
 }
 
-/* The priority keys of a host object (global or a profile's) that a fabric of service levels refuses. */
-static const char *const host_priorities[] = {"priority", "cnp_priority", "ack_priority", NULL};
-
+/* A fabric of service levels refuses the priority settings of a host object (global or a profile's): the fields
+ * its modules flag SETTING_CLASS. */
 static int refuse_priorities(struct setting_ctx *sc, const cJSON *host, const char *path, const char *fabric)
 {
-    char p[SETTING_PATH_MAX];
-    for (int i = 0; cJSON_IsObject(host) && host_priorities[i]; i++)
-        if (cJSON_GetObjectItemCaseSensitive(host, host_priorities[i]))
-            return setting_bad(sc, setting_join(p, path, host_priorities[i]), "expected no priority with "
-                               "\"fabric\": \"%s\" (a packet's virtual lane comes from its service level: "
-                               "traffic.N.sl and ib.sl2vl), got one", fabric);
+    char p[SETTING_PATH_MAX], field[SETTING_PATH_MAX];
+    for (const cJSON *it = cJSON_IsObject(host) ? host->child : NULL; it; it = it->next) {
+        const struct setting *f = settings_field(setting_join(field, "host", it->string));
+        if (f && (f->flags & SETTING_CLASS))
+            return setting_bad(sc, setting_join(p, path, it->string), "expected no priority with \"fabric\": "
+                               "\"%s\" (a packet's virtual lane comes from its service level: traffic.N.sl and "
+                               "ib.sl2vl), got one", fabric);
+    }
     return 0;
 }
 
@@ -141,7 +142,8 @@ const struct fabric_ops *fabric_of(const struct scenario *s)
 
 static bool classes_by_sl(const struct scenario *s) { return fabric_of(s)->service_levels; }
 
-bool fabric_dumping_service_levels(void)
+/* The dump of a scenario of a fabric of service levels leaves the priorities out (SETTING_CLASS): it refuses them. */
+static bool dumping_service_levels(void)
 {
     const struct scenario *s = scn_dumping();
     return s && classes_by_sl(s);
@@ -150,6 +152,7 @@ bool fabric_dumping_service_levels(void)
 __attribute__((constructor)) static void fabric_hooks(void)
 {
     scn_service_levels = classes_by_sl;
+    setting_classes_hidden = dumping_service_levels;
 }
 
 int fabric_traffic_prio(const struct scenario *s, const struct scn_traffic *t)

@@ -58,10 +58,6 @@ extern const struct module_kind fabric_kind;
 /* The fabric scenario s runs. */
 const struct fabric_ops *fabric_of(const struct scenario *s);
 
-/* Whether the scenario being dumped (scn_dumping) classes its traffic by service level: its priority settings, which
- * it refuses, are left out of the dump. */
-bool fabric_dumping_service_levels(void);
-
 /* The queue (priority, or InfiniBand's VL) traffic entry t of scenario s sends its data on, when it names it or
  * host.priority gives it (a host profile may give a sender another). */
 int fabric_traffic_prio(const struct scenario *s, const struct scn_traffic *t);

@@ -53,7 +53,6 @@
  * that fails passes its turn on (the QP's error state, which would flush the rest, is not modelled).
  */
 #include "models/cc.h"
-#include "models/fabric.h"
 #include "models/nic.h"
 #include "models/mech.h"
 #include "models/port.h"
@@ -62,7 +61,6 @@
 #include "sim/module.h"
 #include "sim/settings.h"
 
-#include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -549,18 +547,12 @@ NET_MECH(nic_mech)
 
 /* ---- The NIC's settings (nic.h): the first fields of the host object ---- */
 
-/* A priority, unless the fabric classes traffic by service level (InfiniBand), which refuses them. */
-static void dump_priority(cJSON *o, const struct setting *f, const void *base)
-{
-    if (!fabric_dumping_service_levels())
-        cJSON_AddNumberToObject(o, f->name, *(const int *)((const char *)base + f->offset));
-}
-
 static const struct setting nic_fields[] = {
     {SET_INT("mtu", struct nic_params, mtu, 256, 9000, "1024", "RoCE payload bytes per data packet")},
-    {SET_INT("priority", struct nic_params, priority, 0, 7, "3", "Priority of data packets"), .dump = dump_priority},
+    {SET_INT("priority", struct nic_params, priority, 0, 7, "3", "Priority of data packets"),
+     .flags = SETTING_CLASS},
     {SET_INT("cnp_priority", struct nic_params, cnp_priority, 0, 7, "6",
-             "Priority of congestion notification packets"), .dump = dump_priority},
+             "Priority of congestion notification packets"), .flags = SETTING_CLASS},
     {0},
 };
 

@@ -3,7 +3,6 @@
  * per-frame calls read for a transport other than go-back-N, and the settings every transport shares.
  */
 #include "models/transport.h"
-#include "models/fabric.h"
 #include "sim/settings.h"
 #include "sim/units.h"
 
@@ -117,8 +116,6 @@ static int parse_ack_priority(struct setting_ctx *sc, const struct setting *f, c
 static void dump_ack_priority(cJSON *o, const struct setting *f, const void *base)
 {
     const struct transport_params *h = base;
-    if (fabric_dumping_service_levels())
-        return; /* InfiniBand's ACKs take their flow's VL: the fabric refuses the setting */
     if (h->ack_priority < 0)
         cJSON_AddStringToObject(o, f->name, "data");
     else
@@ -164,7 +161,7 @@ static const struct setting transport_fields[] = {
              "With qp_timeout: timeouts in a row without progress after which the flow fails"),
      .dump = dump_retry_count},
     {SET_CHECK(check_timeout)},
-    {SET_FIELD("ack_priority", SETTING_INT, struct transport_params, ack_priority, 0, "data",
+    {SET_FIELD("ack_priority", SETTING_INT, struct transport_params, ack_priority, SETTING_CLASS, "data",
                "Priority of ACKs and NACKs: \"data\" (the flow's own) or 0..7"),
      .lo = 0, .hi = 7, .parse = parse_ack_priority, .dump = dump_ack_priority},
     {SET_INT("ack_every", struct transport_params, ack_every, 1, INT_MAX, "1",

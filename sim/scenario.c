@@ -2333,6 +2333,14 @@ static void add_faults(const struct scenario *s, cJSON *root)
 }
 
 /* See scenario.h.  Returns a malloc'd string, or NULL when memory runs out. */
+void scn_dump_group(const struct scenario *s, const struct setting_group *g, const void *base, cJSON *obj)
+{
+    const struct scenario *was = dumping;
+    dumping = s;
+    settings_dump(g, base, obj);
+    dumping = was;
+}
+
 char *scn_to_json(const struct scenario *s)
 {
     cJSON *root = cJSON_CreateObject();
@@ -2340,10 +2348,7 @@ char *scn_to_json(const struct scenario *s)
         return NULL;
     scn_register_settings();
     /* what the dump hooks ask (scn_dumping): the scenario being dumped, for the whole of it */
-    const struct scenario *was = dumping;
-    dumping = s;
-    settings_dump(settings_find(""), s, root);
-    dumping = was;
+    scn_dump_group(s, settings_find(""), s, root);
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     if (!text)

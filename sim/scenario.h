@@ -244,6 +244,9 @@ const char *scn_traffic_kind_name(const struct scn_traffic *t);
 const struct scenario *scn_loading(const struct setting_ctx *c);
 const struct scn_traffic *scn_loading_traffic(const struct setting_ctx *c);
 const struct scenario *scn_dumping(void);
+/* Dumps group g's values at base (a switch's or host's settings, say) as part of scenario s: the dump hooks see s
+ * (scn_dumping), as in scn_to_json. */
+void scn_dump_group(const struct scenario *s, const struct setting_group *g, const void *base, struct cJSON *obj);
 void *scn_keep(struct setting_ctx *c, size_t size);
 int scn_parse_host(struct setting_ctx *c, const struct setting *f, const struct cJSON *v, const char *path,
                    void *base);

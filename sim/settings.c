@@ -1143,10 +1143,14 @@ int settings_parse(struct setting_ctx *c, const struct setting_group *g, const c
 }
 
 /* Adds field f of the struct at base to obj. */
+bool (*setting_classes_hidden)(void);
+
 static void dump_field(const struct setting *f, const void *base, cJSON *obj)
 {
     const void *at = (const char *)base + f->offset;
     char b[40];
+    if ((f->flags & SETTING_CLASS) && setting_classes_hidden && setting_classes_hidden())
+        return;
     if (f->dump) {
         f->dump(obj, f, base);
         return;

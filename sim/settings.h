@@ -131,7 +131,14 @@ enum {
      * object may set it, a switch profile not (a switch of its own would be ignored); a group's `fabric` says it of
      * every field of its object.  The loader builds that check from the flags. */
     SETTING_FABRIC = 1 << 6,
+    /* A traffic class as a priority (host.priority, cnp_priority, ack_priority): a fabric whose traffic goes by
+     * service level instead (InfiniBand) refuses it and its dump leaves it out (setting_classes_hidden). */
+    SETTING_CLASS = 1 << 7,
 };
+
+/* Whether the dump leaves the SETTING_CLASS fields out (the object being dumped is of a fabric without
+ * priorities); NULL: never.  models/fabric.c sets it before main, as sim/ knows no fabric. */
+extern bool (*setting_classes_hidden)(void);
 
 struct setting;
 

@@ -416,6 +416,16 @@ static void test_credit_loops(void)
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "error [credit-loop] at run\n  seen: a credit loop at 204 us on VL 0"));
     CU_ASSERT_PTR_NULL(out && strstr(out, "headroom")); /* PFC's checks are Ethernet's */
     free(out);
+    /* rocesim check's resolved settings, the groups it derives per node included, say credits and no priority */
+    snprintf(cmd, sizeof cmd, "%s check /tmp/rocesim-test-ib-ring.json", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "\"derived\""));
+    CU_ASSERT_PTR_NULL(out && strstr(out, "\"flow_control\":\t\"pfc\""));
+    CU_ASSERT_PTR_NULL(out && strstr(out, "\"flow_control\": \"pfc\""));
+    static const char *const classes[] = {"\"priority\"", "\"cnp_priority\"", "\"ack_priority\""};
+    for (int i = 0; i < 3; i++)
+        CU_ASSERT_PTR_NULL(out && strstr(out, classes[i]));
+    free(out);
     /* The engines' tables are the same on every run and thread count (and lash's VLs with them). */
     snprintf(json, sizeof json, RING5, "lash");
     test_write_text("/tmp/rocesim-test-ib-ring.json", json);

@@ -375,7 +375,7 @@ static cJSON *groups_json(const struct run *r)
         node_runs(g, ids, k, names, 4096);
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "nodes", names);
-        settings_dump(settings_find("switch"), &n->sw_cfgs[c], cJSON_AddObjectToObject(o, "switch"));
+        scn_dump_group(n->scn, settings_find("switch"), &n->sw_cfgs[c], cJSON_AddObjectToObject(o, "switch"));
         cJSON *ports = cJSON_AddArrayToObject(o, "ports");
         for (uint32_t q = 0; q < n->n_pcfg; q++)
             if (cnt[q])
@@ -390,7 +390,7 @@ static cJSON *groups_json(const struct run *r)
         node_runs(g, ids, k, names, 4096);
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "nodes", names);
-        settings_dump(settings_find("host"), &n->host_cfgs[c], cJSON_AddObjectToObject(o, "host"));
+        scn_dump_group(n->scn, settings_find("host"), &n->host_cfgs[c], cJSON_AddObjectToObject(o, "host"));
         k = 0;
         for (uint32_t i = 0; i < g->n_hosts; i++)
             if (n->hosts[i].cfg == &n->host_cfgs[c])
