@@ -153,6 +153,24 @@ static void maybe_advertise(struct net *n, struct port *in, struct credit_port *
 /* A frame of VL v that entered through `in` left the buffer. */
 static void released(struct net *n, struct sw *w, struct port *in, int v) { maybe_advertise(n, in, cp_of(n, in), v); }
 
+/* Sender p's VL v has run out of credit: blocked, and told to the credits.csv listeners. */
+static void stall(struct port *p, int v)
+{
+    if (p->paused & (1u << v))
+        return;
+    port_block(p, v);
+    NET_NOTIFY(p->net, credit, net_sim(p->net)->now, p->node, p->local, v, true);
+}
+
+/* Sender p's VL v has credit for a largest frame again. */
+static void unstall(struct port *p, int v)
+{
+    if (!(p->paused & (1u << v)))
+        return;
+    port_unblock(p, v);
+    NET_NOTIFY(p->net, credit, net_sim(p->net)->now, p->node, p->local, v, false);
+}
+
 /* A flow-control packet from p's peer: the limit p may send up to on its VL. */
 static void control(struct port *p, const struct pkt *k)
 {
@@ -161,7 +179,7 @@ static void control(struct port *p, const struct pkt *k)
     int v = k->prio;
     cp->limit[v] = k->psn;
     if (room(cp, v) >= (int32_t)cn_of(n)->max_frame)
-        port_unblock(p, v);
+        unstall(p, v);
 }
 
 /* Frame k leaves p: a data VL's frame spends its blocks; a flow-control packet of p's is no longer waiting. */
@@ -177,7 +195,7 @@ static void sent(struct port *p, const struct pkt *k)
     }
     cp->sent[v] += blocks(k->size);
     if (!cp->unlimited && room(cp, v) < (int32_t)cn_of(n)->max_frame)
-        port_block(p, v);
+        stall(p, v);
 }
 
 /* p's link failed: its queued flow-control packets are about to be dropped with the rest of its queues. */
@@ -200,7 +218,7 @@ static void link_up(struct port *p)
     for (int v = 0; v < NPRIO; v++) {
         if (!cp->unlimited) {
             cp->limit[v] = cp->sent[v];
-            port_block(p, v);
+            stall(p, v);
         }
         if (cp->cap)
             advertise(n, p, cp, v, limit_now(cp, p, v));

@@ -480,6 +480,8 @@ typedef void (*net_pfc_hook)(void *ctx, sim_time_t t, uint32_t node, uint32_t po
 typedef void (*net_flow_hook)(void *ctx, const struct flow *f);
 /* Called when the PFC watchdog declares a storm on a switch egress (port, prio) or restores it (watchdog.csv). */
 typedef void (*net_wd_hook)(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int prio, bool storm);
+/* Called when a sender's (port, VL) runs out of credit (stalled) and when credit lets it send again (credits.csv). */
+typedef void (*net_credit_hook)(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int vl, bool stalled);
 
 /*
  * Who hears those events: up to NET_LISTENERS_MAX listeners of each kind, each with its own context, called in
@@ -489,10 +491,11 @@ typedef void (*net_wd_hook)(void *ctx, sim_time_t t, uint32_t node, uint32_t por
  */
 #define NET_LISTENERS_MAX 8
 struct net_listeners {
-    uint8_t n_pfc, n_flow, n_wd;
+    uint8_t n_pfc, n_flow, n_wd, n_credit;
     struct { net_pfc_hook fn; void *ctx; } pfc[NET_LISTENERS_MAX];
     struct { net_flow_hook fn; void *ctx; } flow[NET_LISTENERS_MAX];
     struct { net_wd_hook fn; void *ctx; } wd[NET_LISTENERS_MAX];
+    struct { net_credit_hook fn; void *ctx; } credit[NET_LISTENERS_MAX];
 };
 /*
  * The calls, out of line and cold: a loop inlined into a hot caller (nic_process, per frame received) would
@@ -505,11 +508,12 @@ struct net;
 void net_fan_pfc(struct net *n, sim_time_t t, uint32_t node, uint32_t port, int prio, bool pause);
 void net_fan_flow(struct net *n, const struct flow *f);
 void net_fan_wd(struct net *n, sim_time_t t, uint32_t node, uint32_t port, int prio, bool storm);
+void net_fan_credit(struct net *n, sim_time_t t, uint32_t node, uint32_t port, int vl, bool stalled);
 /* A drop of flow f's frame leaves PSNs up to hi unknown to its sender; the sender's timeout fires (counted as
  * spurious when nothing above snd_una was lost since the last).  Told in order in a partitioned run. */
 void net_lost(struct net *n, struct flow *f, uint32_t hi);
 void net_timeout(struct net *n, struct flow *f);
-/* Calls every listener of kind (pfc, flow, wd) of net n with the event's arguments. */
+/* Calls every listener of kind (pfc, flow, wd, credit) of net n with the event's arguments. */
 #define NET_NOTIFY(n, kind, ...)                                                                                   \
     do {                                                                                                           \
         if (__builtin_expect((n)->listen.n_##kind != 0, 0))                                                        \
@@ -518,7 +522,7 @@ void net_timeout(struct net *n, struct flow *f);
 
 /* A network event noted by a partition (see above). */
 /* NOTE_LOST and NOTE_RTO are the network's own (net_lost, net_timeout): value holds lost_hi or snd_una. */
-enum net_note_kind { NOTE_PFC, NOTE_FLOW, NOTE_WD, NOTE_LOST, NOTE_RTO };
+enum net_note_kind { NOTE_PFC, NOTE_FLOW, NOTE_WD, NOTE_CREDIT, NOTE_LOST, NOTE_RTO };
 struct net_note {
     sim_time_t t;             /* the point of the order: time ... */
     uint64_t seq;             /* ... and sequence (sim.cur_seq) ... */
@@ -667,7 +671,7 @@ struct net {
     void *between_ctx;
     uint32_t enter_sub;       /* over processes: the nodes' parts of run events entered so far (ranks_enter) */
     /* Last: the listener table is large and cold, and must not push the fields above apart. */
-    struct net_listeners listen; /* the PFC, flow-completion and watchdog listeners (NET_NOTIFY) */
+    struct net_listeners listen; /* the PFC, flow-completion, watchdog and credit listeners (NET_NOTIFY) */
 };
 
 /*

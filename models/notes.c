@@ -1,5 +1,5 @@
 /*
- * notes — the network's events told to its listeners (pfc.csv, watchdog.csv, flow completions) and a drop's or
+ * notes — the network's events told to its listeners (pfc.csv, watchdog.csv, credits.csv, flow completions) and a drop's or
  * timeout's news for its flow's sender, in the order a single engine would have them: at once in one partition,
  * else noted with their point of the order and told between windows, merged.  Apart because it is the one
  * place where what partitions did concurrently is put back into one sequence.
@@ -41,6 +41,12 @@ static void tell_wd(const struct net_listeners *l, sim_time_t t, uint32_t node, 
         l->wd[i].fn(l->wd[i].ctx, t, node, port, prio, on);
 }
 
+static void tell_credit(const struct net_listeners *l, sim_time_t t, uint32_t node, uint32_t port, int vl, bool on)
+{
+    for (unsigned i = 0; i < l->n_credit; i++)
+        l->credit[i].fn(l->credit[i].ctx, t, node, port, vl, on);
+}
+
 static void tell_flow(const struct net_listeners *l, const struct flow *f)
 {
     for (unsigned i = 0; i < l->n_flow; i++)
@@ -59,6 +65,13 @@ void net_fan_wd(struct net *n, sim_time_t t, uint32_t node, uint32_t port, int p
     if (!note(n, (struct net_note){.kind = NOTE_WD, .at = t, .node = node, .port = port, .prio = (int8_t)prio,
                                    .on = storm}))
         tell_wd(&n->listen, t, node, port, prio, storm);
+}
+
+void net_fan_credit(struct net *n, sim_time_t t, uint32_t node, uint32_t port, int vl, bool stalled)
+{
+    if (!note(n, (struct net_note){.kind = NOTE_CREDIT, .at = t, .node = node, .port = port, .prio = (int8_t)vl,
+                                   .on = stalled}))
+        tell_credit(&n->listen, t, node, port, vl, stalled);
 }
 
 void net_fan_flow(struct net *n, const struct flow *f)
@@ -118,6 +131,7 @@ static void tell_notes(struct net *n)
         switch (best->kind) {
         case NOTE_PFC: tell_pfc(&n->listen, best->at, best->node, best->port, best->prio, best->on); break;
         case NOTE_WD: tell_wd(&n->listen, best->at, best->node, best->port, best->prio, best->on); break;
+        case NOTE_CREDIT: tell_credit(&n->listen, best->at, best->node, best->port, best->prio, best->on); break;
         case NOTE_LOST: apply_lost((struct flow *)best->f, best->node); break;
         case NOTE_RTO: n->c.spurious_timeouts += apply_timeout((struct flow *)best->f, best->node); break;
         default: tell_flow(&n->listen, best->f); break;

@@ -39,7 +39,7 @@
 #define GOLDEN_DIR "tests/golden"
 #define GOLDEN_SERIES_INLINE 32768
 
-static const char *const series_files[] = {"queues.csv", "rates.csv", "pfc.csv", "watchdog.csv", NULL};
+static const char *const series_files[] = {"queues.csv", "rates.csv", "pfc.csv", "watchdog.csv", "credits.csv", NULL};
 /* What a run costs rather than what it answers: kept in the references, compared apart. */
 static const char *const cost_fields[] = {"events", "packet_hops", NULL};
 

@@ -17,6 +17,7 @@
 #include "tests/tests.h"
 #include "tools/run/run.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,100 @@ static void test_threads(void)
     CU_ASSERT_PTR_NOT_NULL(text && strstr(text, "\"flow_control_packets\""));
     free(text);
     remove("/tmp/rocesim-test-ib-threads.json");
+}
+
+/*
+ * credits.csv and summary.json's stalls on the incast: each (port, VL) alternates stall and resume; its intervals
+ * (closed at the run's end) add up to the stalled time summary.json gives it, and that to credits.stalled_ns_total;
+ * counters.csv's paused_ns of the port's VL is the same time; the waiters are the 16 senders and only they.  Then
+ * the same credits.csv on one thread and two.
+ */
+static void test_credit_series(void)
+{
+    char json[2048], cmd[1024];
+    snprintf(json, sizeof json, "%.*s, \"monitor\": {\"credits\": \"all\", \"counters\": true}}",
+             (int)strlen(INCAST) - 1, INCAST);
+    test_write_text("/tmp/rocesim-test-ib-cr.json", json);
+    snprintf(cmd, sizeof cmd, "%s run /tmp/rocesim-test-ib-cr.json -q --no-plot -o /tmp/rocesim-test-ib-cr",
+             test_rocesim_bin());
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    char *sum = test_read_file("/tmp/rocesim-test-ib-cr/summary.json", NULL);
+    char *csv = test_read_file("/tmp/rocesim-test-ib-cr/credits.csv", NULL);
+    char *ctr = test_read_file("/tmp/rocesim-test-ib-cr/counters.csv", NULL);
+    CU_ASSERT_FATAL(sum && csv && ctr);
+    CU_ASSERT_PTR_NULL(test_read_file("/tmp/rocesim-test-ib-cr/pfc.csv", NULL)); /* no PAUSE can be sent */
+    cJSON *j = cJSON_Parse(sum);
+    const cJSON *cr = cJSON_GetObjectItem(j, "credits");
+    double total = cJSON_GetObjectItem(cr, "stalled_ns_total")->valuedouble;
+    double end = cJSON_GetObjectItem(j, "sim_end_ns")->valuedouble;
+    const cJSON *stalls = cJSON_GetObjectItem(cr, "stalls");
+    CU_ASSERT_EQUAL(cJSON_GetObjectItem(cr, "port_vls_stalled")->valueint, 16);
+    CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(stalls), 16);
+    /* credits.csv, per sender h0..h15 (port 0, VL 0: nothing else may stall) */
+    double open_at[16], per[16] = {0};
+    int rows = 0;
+    for (int i = 0; i < 16; i++)
+        open_at[i] = -1;
+    char *save = NULL;
+    const char *hdr = strtok_r(csv, "\n", &save);
+    CU_ASSERT_STRING_EQUAL(hdr, "time_ns,node,port,vl,event");
+    for (char *line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save), rows++) {
+        double t;
+        int h, port, vl;
+        char ev[16];
+        CU_ASSERT_FATAL(sscanf(line, "%lf,h%d,%d,%d,%15s", &t, &h, &port, &vl, ev) == 5);
+        CU_ASSERT_FATAL(h >= 0 && h < 16 && port == 0 && vl == 0);
+        bool stall = strcmp(ev, "stall") == 0;
+        CU_ASSERT(stall == (open_at[h] < 0)); /* stall, resume, stall, ... */
+        if (stall)
+            open_at[h] = t;
+        else
+            per[h] += t - open_at[h], open_at[h] = -1;
+    }
+    double all = 0;
+    for (int h = 0; h < 16; h++) {
+        if (open_at[h] >= 0)
+            per[h] += end - open_at[h];
+        all += per[h];
+    }
+    printf("\n    credits.csv: %d rows, %.1f us stalled (summary.json %.1f us) ", rows, all / 1e3, total / 1e3);
+    CU_ASSERT(rows > 100);
+    /* times are written to the picosecond (3 decimals of ns) */
+    CU_ASSERT(fabs(all - total) <= 0.001 * rows);
+    double listed = 0, prev = 1e300;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, stalls)
+    {
+        int h = -1;
+        const char *node = cJSON_GetObjectItem(e, "node")->valuestring;
+        double ns = cJSON_GetObjectItem(e, "stalled_ns")->valuedouble;
+        CU_ASSERT_FATAL(sscanf(node, "h%d", &h) == 1 && h >= 0 && h < 16);
+        CU_ASSERT_EQUAL(cJSON_GetObjectItem(e, "port")->valueint, 0);
+        CU_ASSERT_EQUAL(cJSON_GetObjectItem(e, "vl")->valueint, 0);
+        CU_ASSERT(ns <= prev); /* the longest first */
+        prev = ns;
+        CU_ASSERT(fabs(ns - per[h]) <= 0.001 * rows);
+        listed += ns;
+        /* counters.csv: node,port,peer,priority,...,paused_ns (column 11) */
+        char key[64];
+        snprintf(key, sizeof key, "\n%s,0,s0,0,", node);
+        const char *row = strstr(ctr, key);
+        CU_ASSERT_FATAL(row != NULL);
+        const char *f = row + 1;
+        for (int k = 0; k < 10; k++)
+            f = strchr(f, ',') + 1;
+        CU_ASSERT_DOUBLE_EQUAL(strtod(f, NULL), ns, 0.001);
+    }
+    CU_ASSERT_DOUBLE_EQUAL(listed, total, 0.001 * 16);
+    cJSON_Delete(j);
+    free(sum);
+    free(csv);
+    free(ctr);
+    /* the same series on two threads */
+    snprintf(cmd, sizeof cmd, "%s run /tmp/rocesim-test-ib-cr.json -q --no-plot --threads 2 -o /tmp/rocesim-test-ib-cr2 "
+             "&& cmp /tmp/rocesim-test-ib-cr/credits.csv /tmp/rocesim-test-ib-cr2/credits.csv", test_rocesim_bin());
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    remove("/tmp/rocesim-test-ib-cr.json");
 }
 
 /* A link fails under a loaded leaf-spine and comes back: frames on the wire are lost, and every flow completes. */
@@ -224,10 +319,14 @@ static void test_ib_plots(void)
     snprintf(cmd, sizeof cmd, "%s run scenarios/labs/14-ib-or-roce/ib.json --set host.cc=ibcc --set "
              "switch.ibcc.enabled=true --set stop=1ms -o /tmp/rocesim-test-ib-plots", test_rocesim_bin());
     CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
-    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "; pfc (InfiniBand: credits, never a PAUSE; its stalls are in "
-                                              "summary.json and counters.csv)"));
+    /* credit stalls drawn, no PAUSE chart (and no note about it: an InfiniBand run has no pfc.csv) */
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "credits.png"));
+    CU_ASSERT_PTR_NULL(out ? strstr(out, "pfc") : NULL);
     free(out);
     CU_ASSERT_PTR_NULL(test_read_file("/tmp/rocesim-test-ib-plots/plots/pfc.png", NULL));
+    char *dat = test_read_file("/tmp/rocesim-test-ib-plots/plots/credits.dat", NULL);
+    CU_ASSERT_PTR_NOT_NULL(dat && strstr(dat, "# start_us end_us row: intervals from a stall to the resume"));
+    free(dat);
     char *gp = test_read_file("/tmp/rocesim-test-ib-plots/plots/rates.gp", NULL);
     CU_ASSERT_PTR_NOT_NULL(gp && strstr(gp, "has_alpha = 1\nhas_target = 0\n"));
     CU_ASSERT_PTR_NOT_NULL(gp && strstr(gp, "alpha_label = 'CCTI'"));
@@ -658,6 +757,8 @@ void test_ib_register(void)
     CU_add_test(s, "16-to-1 incast: no drop, no PAUSE, senders stall on credit, receiver >= 95 % of the data rate",
                 test_incast);
     CU_add_test(s, "the same files on one thread and two", test_threads);
+    CU_add_test(s, "credits.csv and summary.json's stalls: every interval, the same times as counters.csv",
+                test_credit_series);
     CU_add_test(s, "a failed link under credits: lost frames count as received, every flow completes",
                 test_link_down);
     CU_add_test(s, "VL arbitration: bytes split by the tables' weights and the high-priority limit", test_vlarb);

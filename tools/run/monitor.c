@@ -3,6 +3,7 @@
 #include "tools/run/observer.h"
 
 #include "models/cc.h"
+#include "models/credit.h"
 #include "models/fabric.h"
 #include "models/nic.h"
 #include "models/ranks.h"
@@ -199,7 +200,8 @@ static bool flow_selected(const struct scenario *scn, const struct monitor_setti
 /* The first line of each series, indexed as run_series_names. */
 static const char *const series_header[RUN_N_SERIES] = {
     [RUN_QUEUES] = "time_ns,node,port,priority,bytes\n", [RUN_RATES] = "time_ns,flow,rate_gbps,target_gbps,alpha\n",
-    [RUN_PFC] = "time_ns,node,port,priority,event\n", [RUN_WATCHDOG] = "time_ns,node,port,priority,event\n"};
+    [RUN_PFC] = "time_ns,node,port,priority,event\n", [RUN_WATCHDOG] = "time_ns,node,port,priority,event\n",
+    [RUN_CREDITS] = "time_ns,node,port,vl,event\n"};
 
 /*
  * Notes that series s stops before time t with the rows it has (monitor.h, "Bounds"), in the run's notes, which
@@ -265,6 +267,21 @@ static bool nothing_to_sample(const struct monitor *m)
            (m->set->flows == MON_FLOWS_NONE || c[RUN_RATES].cut);
 }
 
+/* Whether the rows of port (node, port) go into a series that keeps some ports ("auto"): a table lookup by port id,
+ * nothing more, per row; the first MON_AUTO_PFC_PORTS ports to have one are kept. */
+static bool port_kept(struct mon_ports *mp, const struct run *r, uint32_t node, uint32_t port)
+{
+    if (!mp->st)
+        return true;
+    uint8_t *st = &mp->st[r->g.nodes[node].first_port + port];
+    if (!*st) {
+        *st = mp->kept < MON_AUTO_PFC_PORTS ? 1 : 2;
+        mp->kept += *st == 1;
+        mp->seen++;
+    }
+    return *st == 1;
+}
+
 /* One pfc.csv row per PAUSE or RESUME frame sent (of the ports monitor.pfc keeps). */
 static void on_pfc(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int prio, bool pause)
 {
@@ -272,17 +289,8 @@ static void on_pfc(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int pr
     const struct run *r = m->r;
     if (!m->pfc.f)
         return; /* another rank writes pfc.csv */
-    if (m->pfc_port) {
-        /* monitor.pfc "auto": a table lookup by port id, nothing more, per frame */
-        uint8_t *st = &m->pfc_port[r->g.nodes[node].first_port + port];
-        if (!*st) {
-            *st = m->pfc_kept < MON_AUTO_PFC_PORTS ? 1 : 2;
-            m->pfc_kept += *st == 1;
-            m->pfc_seen++;
-        }
-        if (*st != 1)
-            return;
-    }
+    if (!port_kept(&m->pfc_ports, r, node, port))
+        return;
     uint64_t rows = m->pause_rows + m->resume_rows;
     if (!row_fits(m, RUN_PFC, t, rows))
         return;
@@ -295,6 +303,27 @@ static void on_pfc(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int pr
         m->pause_rows++;
     else
         m->resume_rows++;
+}
+
+/* One credits.csv row per (port, VL) that runs out of credit or gets it back (of the ports monitor.credits keeps). */
+static void on_credit(void *ctx, sim_time_t t, uint32_t node, uint32_t port, int vl, bool stalled)
+{
+    struct monitor *m = ctx;
+    const struct run *r = m->r;
+    if (!m->cr.f || !port_kept(&m->credit_ports, r, node, port))
+        return; /* another rank writes credits.csv, or a port left out */
+    uint64_t rows = m->stall_rows + m->unstall_rows;
+    if (!row_fits(m, RUN_CREDITS, t, rows))
+        return;
+    char ts[32];
+    uint64_t len = put_row(&m->cr, "%s,%s,%u,%d,%s\n", units_fmt_ns(t, ts, sizeof ts), r->g.nodes[node].name, port, vl,
+                           stalled ? "stall" : "resume");
+    if (!bytes_fit(m, RUN_CREDITS, &m->cr, t, rows, len))
+        return;
+    if (stalled)
+        m->stall_rows++;
+    else
+        m->unstall_rows++;
 }
 
 /* One watchdog.csv row per storm or restoration. */
@@ -351,14 +380,29 @@ static int close_series(struct mon_file *mf, bool keep)
 static sim_time_t mon_until(void *ctx, const struct run *r);
 static void mon_slice(void *ctx, const struct run *r, uint64_t events, bool mine);
 
+/* Whether the run writes series s (watchdog.csv only with a watchdog, pfc.csv only under PFC and credits.csv only
+ * under credits, each unless its monitor setting says "none"): a file's absence says there was nothing to record. */
+static bool series_on(const struct monitor *m, const struct run *r, enum run_series s)
+{
+    bool credits = credit_runs(&r->net);
+    switch (s) {
+    case RUN_WATCHDOG: return r->net.wd != NULL;
+    case RUN_PFC: return !credits && m->set->pfc != MON_PFC_NONE;
+    case RUN_CREDITS: return credits && m->set->credits != MON_PFC_NONE;
+    default: return true;
+    }
+}
+
 /* Its callbacks: it listens only to the events it writes, since a frame nobody records costs the PFC path nothing. */
 static void set_ops(struct monitor *m, const struct run *r)
 {
     m->ops = (struct run_observer_ops){.name = "monitor", .until = mon_until, .on_slice = mon_slice};
-    if (m->set->pfc != MON_PFC_NONE)
+    if (series_on(m, r, RUN_PFC))
         m->ops.on_pfc = on_pfc;
-    if (r->net.wd)
+    if (series_on(m, r, RUN_WATCHDOG))
         m->ops.on_watchdog = on_watchdog;
+    if (series_on(m, r, RUN_CREDITS))
+        m->ops.on_credit = on_credit;
 }
 
 /* monitor_open but for attaching m, which the caller does (the observer module's open hook: run_observers_open). */
@@ -393,12 +437,10 @@ static int prepare(struct monitor *m, struct run *r, const char *dir, char *err,
         return rc;
     }
     struct mon_file *const series[RUN_N_SERIES] = {[RUN_QUEUES] = &m->q, [RUN_RATES] = &m->rt, [RUN_PFC] = &m->pfc,
-                                                   [RUN_WATCHDOG] = &m->wd};
-    /* watchdog.csv only exists for runs with a watchdog: its absence says there was none; pfc.csv likewise
-     * only when monitor.pfc asks for it. */
+                                                   [RUN_WATCHDOG] = &m->wd, [RUN_CREDITS] = &m->cr};
     const struct monitor_settings *mo = m->set;
     for (int i = 0; i < RUN_N_SERIES; i++) {
-        if ((i == RUN_WATCHDOG && !r->net.wd) || (i == RUN_PFC && mo->pfc == MON_PFC_NONE))
+        if (!series_on(m, r, (enum run_series)i))
             continue;
         if (open_series(series[i], dir, run_series_names[i], series_header[i])) {
             snprintf(err, errlen, "%s: cannot create: %s", series[i]->tmp, strerror(errno));
@@ -406,8 +448,10 @@ static int prepare(struct monitor *m, struct run *r, const char *dir, char *err,
             return SCN_EIO;
         }
     }
-    if (mo->pfc == MON_PFC_AUTO)
-        m->pfc_port = mem_xcalloc(r->g.n_ports ? r->g.n_ports : 1, 1, "selecting the PFC ports to record");
+    if (mo->pfc == MON_PFC_AUTO && series_on(m, r, RUN_PFC))
+        m->pfc_ports.st = mem_xcalloc(r->g.n_ports ? r->g.n_ports : 1, 1, "selecting the PFC ports to record");
+    if (mo->credits == MON_PFC_AUTO && series_on(m, r, RUN_CREDITS))
+        m->credit_ports.st = mem_xcalloc(r->g.n_ports ? r->g.n_ports : 1, 1, "selecting the stalled ports to record");
     set_ops(m, r);
     return 0;
 }
@@ -424,7 +468,7 @@ int monitor_open(struct monitor *m, struct run *r, const char *dir, char *err, s
 
 int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
 {
-    struct mon_file *all[] = {&m->q, &m->rt, &m->pfc, &m->wd};
+    struct mon_file *all[] = {&m->q, &m->rt, &m->pfc, &m->wd, &m->cr};
     const size_t n_all = sizeof all / sizeof *all;
     int rc = 0;
     for (size_t i = 0; i < n_all; i++)
@@ -444,9 +488,12 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
         r->mon_notes.flows_expected = m->flows_expected > n_flows ? m->flows_expected : n_flows;
         /* flows created after the last sample have no row anyway: only those looked at count */
         r->mon_notes.flows_sampled = m->set->flows == MON_FLOWS_AUTO && m->flows_checked > m->flows_kept;
-        r->mon_notes.pfc_ports_kept = m->pfc_kept;
-        r->mon_notes.pfc_ports_seen = m->pfc_seen;
-        r->mon_notes.pfc_sampled = m->pfc_port && m->pfc_seen > m->pfc_kept;
+        r->mon_notes.pfc_ports_kept = m->pfc_ports.kept;
+        r->mon_notes.pfc_ports_seen = m->pfc_ports.seen;
+        r->mon_notes.pfc_sampled = m->pfc_ports.st && m->pfc_ports.seen > m->pfc_ports.kept;
+        r->mon_notes.credit_ports_kept = m->credit_ports.kept;
+        r->mon_notes.credit_ports_seen = m->credit_ports.seen;
+        r->mon_notes.credit_sampled = m->credit_ports.st && m->credit_ports.seen > m->credit_ports.kept;
         if (m->attached)
             run_unobserve(r, m);
         m->attached = false;
@@ -455,12 +502,13 @@ int monitor_close(struct monitor *m, bool keep, char *err, size_t errlen)
     free(m->cand);
     free(m->waiting);
     m->waiting = NULL;
-    free(m->pfc_port);
+    free(m->pfc_ports.st);
+    free(m->credit_ports.st);
     free(m->share);
     m->share = NULL;
     m->queues = NULL;
     m->cand = NULL;
-    m->pfc_port = NULL;
+    m->pfc_ports.st = m->credit_ports.st = NULL;
     m->r = NULL; /* closed: a second close changes nothing */
     return rc;
 }
@@ -649,7 +697,8 @@ void monitor_print_cuts(const struct run *r, FILE *f)
         "widen monitor.interval or watch fewer queues (monitor.queues)",
         "widen monitor.interval or follow fewer flows (monitor.flows)",
         "summary.json counts every frame; monitor.pfc \"auto\" keeps 32 ports' frames",
-        "summary.json counts every storm and restoration"};
+        "summary.json counts every storm and restoration",
+        "summary.json counts all stalled time; monitor.credits \"auto\" keeps 32 ports' stalls"};
     for (int i = 0; i < RUN_N_SERIES; i++) {
         const struct run_series_cut *c = &r->mon_notes.cut[i];
         char at[48], iv[48];
@@ -719,6 +768,7 @@ static void mon_close(void *ctx, bool whole)
 /* Every callback it may take; mon_open narrows them to the files of the run. */
 static const struct run_observer_ops mon_watch = {
     .name = "monitor", .until = mon_until, .on_slice = mon_slice, .on_pfc = on_pfc, .on_watchdog = on_watchdog,
+    .on_credit = on_credit,
 };
 
 static const struct observer_ops monitor_observer = {

@@ -1,6 +1,6 @@
 /*
  * monitor — the time series of a run (queues.csv, rates.csv, pfc.csv,
- * watchdog.csv), a run observer (tools/run/observer.h).
+ * watchdog.csv, credits.csv), a run observer (tools/run/observer.h).
  *
  * The files are streamed while the run goes, so memory stays bounded however
  * long it is: each is written through a stdio buffer to a temporary name in the
@@ -41,6 +41,14 @@
  *    restoration, at the poll that decided it: time_ns,node,port,priority,event
  *    with event storm|restore (rows match watchdog.storms_detected and
  *    watchdog.restored in summary.json).
+ *  - credits.csv (InfiniBand, whose credits replace PFC: no pfc.csv then): one
+ *    row when a sender's (port, VL) runs out of credit for a largest frame
+ *    (event stall) and one when a flow-control packet gives it that credit
+ *    again (resume): time_ns,node,port,vl,event.  node:port is the sender, the
+ *    port that waits.  monitor.credits selects the ports as monitor.pfc does
+ *    (auto: the first MON_AUTO_PFC_PORTS ports to stall); with "all", the
+ *    intervals from each stall to its resume (or the end of the run) add up
+ *    to summary.json's credits.stalled_ns_total.
  *
  * Bounds.  What the settings multiply (samples = run time / interval, times the
  * queues and flows watched; PFC frames and watchdog decisions, which grow with
@@ -96,10 +104,15 @@ struct monitor {
     uint32_t n_waiting, cap_waiting, flows_checked;
     uint64_t flows_expected; /* monitor.flows "auto": the flows the run is expected to create */
     uint32_t flows_kept;     /* flows selected so far */
-    uint8_t *pfc_port;       /* monitor.pfc "auto", by port id: 0 no frame yet, 1 in pfc.csv, 2 left out */
-    uint32_t pfc_kept, pfc_seen;
-    struct mon_file q, rt, pfc, wd; /* wd: watchdog.csv, open only when the watchdog is enabled */
-    uint64_t queue_rows, rate_rows, pause_rows, resume_rows, wd_rows;
+    /* monitor.pfc / monitor.credits "auto": which ports' rows are kept, by port id: 0 no row yet, 1 kept, 2 left
+     * out (NULL with "all") */
+    struct mon_ports {
+        uint8_t *st;
+        uint32_t kept, seen;
+    } pfc_ports, credit_ports;
+    /* wd: watchdog.csv, open only when the watchdog is enabled; pfc.csv only under PFC, credits.csv under credits */
+    struct mon_file q, rt, pfc, wd, cr;
+    uint64_t queue_rows, rate_rows, pause_rows, resume_rows, wd_rows, stall_rows, unstall_rows;
     uint64_t bytes[RUN_N_SERIES]; /* each series' bytes, its header included, counted in every rank of a run */
     /* MON_MAX_ROWS, MON_MAX_SAMPLES, FILE_MAX_BYTES (a test may lower them after monitor_open) */
     uint64_t max_rows, max_samples, max_bytes;

@@ -135,6 +135,8 @@ static const struct setting monitor_fields[] = {
      .parse = parse_flows, .dump = dump_flows},
     {SET_ENUM("pfc", struct monitor_settings, pfc, mon_pfc_names, "auto", "Which PFC frames go into pfc.csv"),
      .parse = parse_mon_pfc},
+    {SET_ENUM("credits", struct monitor_settings, credits, mon_pfc_names, "auto",
+              "InfiniBand: which ports' credit stalls go into credits.csv")},
     {SET_FIELD("counters", SETTING_BOOL, struct monitor_settings, counters, 0, "false",
                "Counts frames, PAUSE, marks and drops per (port, priority) into counters.csv")},
     {SET_FIELD("plot_ecn", SETTING_BOOL, struct monitor_settings, plot_ecn, 0, "true",

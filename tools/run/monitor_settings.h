@@ -13,7 +13,8 @@
 
 /* AUTO: every flow up to MON_AUTO_FLOWS, else an evenly spread sample of that many. */
 enum mon_flow_sel { MON_FLOWS_ALL, MON_FLOWS_NONE, MON_FLOWS_LIST, MON_FLOWS_AUTO };
-/* AUTO: the frames of the first MON_AUTO_PFC_PORTS ports that send PFC frames. */
+/* AUTO: the frames of the first MON_AUTO_PFC_PORTS ports that send PFC frames (pfc.csv), or the stalls of the first
+ * that many ports that run out of credit (credits.csv). */
 enum mon_pfc_sel { MON_PFC_AUTO, MON_PFC_ALL, MON_PFC_NONE };
 
 struct monitor_settings {
@@ -24,6 +25,7 @@ struct monitor_settings {
     int n_flows;
     char (*flow_ids)[SCN_NAME_MAX];   /* MON_FLOWS_LIST (in the scenario's store) */
     enum mon_pfc_sel pfc;
+    enum mon_pfc_sel credits;         /* credits.csv, InfiniBand's counterpart of pfc.csv */
     bool counters;                    /* counters.csv: per (port, priority) counters, counted per frame (net_options) */
     bool plot_ecn;                    /* queues.png draws the ECN thresholds (an exercise may hide them) */
     bool step_flows;                  /* a collective's steps are flows of the outputs (net_options.step_summary) */
@@ -36,6 +38,6 @@ extern const struct setting_group monitor_group;
 const struct monitor_settings *monitor_settings_of(const struct scenario *scn);
 
 #define MON_AUTO_FLOWS 32     /* rates.csv lines of monitor.flows "auto" */
-#define MON_AUTO_PFC_PORTS 32 /* pfc.csv ports of monitor.pfc "auto" */
+#define MON_AUTO_PFC_PORTS 32 /* pfc.csv ports of monitor.pfc "auto", credits.csv ports of monitor.credits "auto" */
 
 #endif

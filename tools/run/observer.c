@@ -40,6 +40,7 @@ void run_observe(struct run *r, const struct run_observer_ops *ops, void *ctx)
     LISTEN_ADD(nl, pfc, ops->on_pfc, ctx);
     LISTEN_ADD(nl, flow, ops->on_flow_done, ctx);
     LISTEN_ADD(nl, wd, ops->on_watchdog, ctx);
+    LISTEN_ADD(nl, credit, ops->on_credit, ctx);
 }
 
 void run_unobserve(struct run *r, const void *ctx)
@@ -53,6 +54,7 @@ void run_unobserve(struct run *r, const void *ctx)
     LISTEN_DEL(nl, pfc, ctx);
     LISTEN_DEL(nl, flow, ctx);
     LISTEN_DEL(nl, wd, ctx);
+    LISTEN_DEL(nl, credit, ctx);
 }
 
 /* What an observer module's table lacks (sim/module.h, struct module_kind). */

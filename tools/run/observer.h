@@ -9,9 +9,9 @@
  * attaching one cannot change a simulated result.
  *
  * Two ways in:
- *  - Network events reach on_pfc, on_flow_done and on_watchdog as they happen, through the network's listener
- *    table (models/net.h NET_NOTIFY): no allocation, no search, and nothing at all for an event no observer
- *    takes.
+ *  - Network events reach on_pfc, on_flow_done, on_watchdog and on_credit as they happen, through the network's
+ *    listener table (models/net.h NET_NOTIFY): no allocation, no search, and nothing at all for an event no
+ *    observer takes.
  *  - Time: run_simulate runs the engine in slices of simulated time, each ending at the earliest time an
  *    observer asked for (until) or at the stop time, and calls every on_slice between slices.  Sampling is
  *    not an event in the engine's queue, and slicing does not change the order in which events fire (the
@@ -59,6 +59,7 @@ struct run_observer_ops {
     net_pfc_hook on_pfc;            /* each PAUSE / RESUME frame, when it is sent */
     net_flow_hook on_flow_done;     /* each flow, when its receiver has all of it */
     net_wd_hook on_watchdog;        /* each storm and restoration the PFC watchdog declares */
+    net_credit_hook on_credit;      /* each (port, VL) that runs out of credit, and its return (InfiniBand) */
     /* After the last slice, before the run's end checks. */
     void (*on_end)(void *ctx, const struct run *r);
 };

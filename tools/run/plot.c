@@ -32,8 +32,8 @@
 #define MAX_POINTS 4000    /* per line; more points than pixels only slow gnuplot down */
 #define PATH_MAX_LEN 4200
 
-enum { PL_QUEUES, PL_RATES, PL_FCT, PL_PFC, PL_TIMELINE, PL_COUNT };
-static const char *const plot_names[PL_COUNT] = {"queues", "rates", "fct_cdf", "pfc", "timeline"};
+enum { PL_QUEUES, PL_RATES, PL_FCT, PL_PFC, PL_TIMELINE, PL_CREDITS, PL_COUNT };
+static const char *const plot_names[PL_COUNT] = {"queues", "rates", "fct_cdf", "pfc", "timeline", "credits"};
 
 /* What every plot needs to know about the run beyond its own data. */
 struct meta {
@@ -45,6 +45,7 @@ struct meta {
     double xdiv;              /* ns per unit of the time axis */
     const char *xunit;
     bool flows_none, pfc_none; /* monitor.flows / monitor.pfc "none": the series was off, not empty */
+    bool credits_none;        /* monitor.credits "none" */
     bool credits;             /* an InfiniBand run: credits, not PFC (summary.json's "credits") */
     bool flows_list;          /* monitor.flows is a list: the flows the scenario names, drawn in its order */
     int n_flow_ids;
@@ -806,7 +807,25 @@ static enum prep prep_fct(const char *dir, const char *pdir, const struct meta *
     return PREP_DRAW;
 }
 
-/* ---- pfc.csv -> pfc.dat: (start, end, row) for each interval from a PAUSE to the RESUME that ends it ---- */
+/*
+ * ---- pfc.csv -> pfc.dat: (start, end, row) for each interval from a PAUSE to the RESUME that ends it; likewise
+ * credits.csv -> credits.dat, from a stall to the resume that ends it ----
+ */
+
+/* What tells the two series apart. */
+struct interval_series {
+    const char *file, *header; /* the CSV and its header */
+    const char *open_event;    /* the event column's word that opens an interval ("pause", "stall") */
+    const char *key;           /* the row's label: node:port <key> column 4 */
+    const char *what;          /* "PAUSE" / "credit stall": for the subtitle and the .dat's comment */
+    const char *pairs;         /* "(port, priority)" / "(port, VL)" */
+    const char *verb;          /* "paused" / "stalled" */
+};
+
+static const struct interval_series pfc_series = {"pfc.csv", "time_ns,node,port,priority,event", "pause", "prio",
+                                                  "PAUSE frame", "(port, priority)", "paused"};
+static const struct interval_series credit_series = {"credits.csv", "time_ns,node,port,vl,event", "stall", "VL",
+                                                     "credit stall", "(port, VL)", "stalled"};
 
 struct pfc_key {
     double open;     /* time of the PAUSE that started the interval, or -1 */
@@ -819,15 +838,15 @@ struct pfc_key {
  * first pass).  Intervals still open at the end close at end_ns.
  */
 static void pfc_walk(FILE *f, char **line, size_t *cap, struct smap *keys, struct pfc_key **kv, uint32_t *kcap,
-                     double end_ns, FILE *out, const struct meta *mt)
+                     double end_ns, FILE *out, const struct meta *mt, const struct interval_series *is)
 {
     char *fld[6], key[256];
     while (getline(line, cap, f) > 0) {
         if (split_csv(*line, fld, 6) != 5)
             continue;
         double t = strtod(fld[0], NULL);
-        bool pause = strcmp(fld[4], "pause") == 0;
-        snprintf(key, sizeof key, "%s:%s prio %s", fld[1], fld[2], fld[3]);
+        bool pause = strcmp(fld[4], is->open_event) == 0;
+        snprintf(key, sizeof key, "%s:%s %s %s", fld[1], fld[2], is->key, fld[3]);
         uint32_t k = smap_index(keys, key);
         if (k >= *kcap) {
             uint32_t nc = *kcap ? *kcap * 2 : 64;
@@ -859,28 +878,26 @@ static void pfc_walk(FILE *f, char **line, size_t *cap, struct smap *keys, struc
     }
 }
 
-static enum prep prep_pfc(const char *dir, const char *pdir, const struct meta *mt, FILE *pre, char *note,
-                          size_t nlen)
+/* pfc.png or credits.png: the fabric's link-level flow control decides which is drawn (the other is skipped
+ * without a note). */
+static enum prep prep_intervals(const char *dir, const char *pdir, const struct meta *mt, FILE *pre, char *note,
+                                size_t nlen, const struct interval_series *is)
 {
-    if (mt->credits) {
-        snprintf(note, nlen, "InfiniBand: credits, never a PAUSE; its stalls are in summary.json and counters.csv");
-        return PREP_SKIP;
-    }
     char *line = NULL;
     size_t cap = 0;
-    FILE *f = open_csv(dir, "pfc.csv", "time_ns,node,port,priority,event", &line, &cap);
+    FILE *f = open_csv(dir, is->file, is->header, &line, &cap);
     if (!f) {
         free(line);
-        if (errno == ENOENT && mt->pfc_none) {
-            snprintf(note, nlen, "monitor.pfc is \"none\": no pfc.csv");
+        if (errno == ENOENT && (is == &pfc_series ? mt->pfc_none : mt->credits_none)) {
+            snprintf(note, nlen, "monitor.%s is \"none\": no %s", is == &pfc_series ? "pfc" : "credits", is->file);
             return PREP_SKIP;
         }
-        return csv_problem("pfc.csv", note, nlen);
+        return csv_problem(is->file, note, nlen);
     }
     struct smap keys = {0};
     struct pfc_key *kv = NULL;
     uint32_t kcap = 0;
-    pfc_walk(f, &line, &cap, &keys, &kv, &kcap, mt->end_ns, NULL, mt);
+    pfc_walk(f, &line, &cap, &keys, &kv, &kcap, mt->end_ns, NULL, mt, is);
     /* The ports paused longest, listed top-down in the order they first paused (how a pause spreads). */
     uint32_t nsel = keys.n < MAX_PFC_ROWS ? keys.n : MAX_PFC_ROWS;
     uint32_t *order = malloc(sizeof *order * (keys.n + 1));
@@ -898,27 +915,28 @@ static enum prep prep_pfc(const char *dir, const char *pdir, const struct meta *
     for (uint32_t i = 0; i < nsel; i++)
         kv[order[i]].row = (int)(nsel - 1 - i);
     enum prep rc = PREP_DRAW;
-    FILE *out = reread_and_open(f, dir, "pfc", pdir, "pfc", note, nlen);
+    const char *base = is == &pfc_series ? "pfc" : "credits";
+    FILE *out = reread_and_open(f, dir, base, pdir, base, note, nlen);
     if (!out) {
         rc = PREP_ERROR;
         goto done;
     }
-    fprintf(out, "# start_%s end_%s row: intervals from a PAUSE to the RESUME that ended it\n", mt->xunit,
-            mt->xunit);
+    fprintf(out, "# start_%s end_%s row: intervals from a %s to the %s that ended it\n", mt->xunit, mt->xunit,
+            is == &pfc_series ? "PAUSE" : "stall", is == &pfc_series ? "RESUME" : "resume");
     for (uint32_t i = 0; i < keys.n; i++)
         kv[i].open = -1, kv[i].total = 0;
     smap_free(&keys); /* the second walk assigns the same indices again, in the same order */
-    pfc_walk(f, &line, &cap, &keys, &kv, &kcap, mt->end_ns, out, mt);
+    pfc_walk(f, &line, &cap, &keys, &kv, &kcap, mt->end_ns, out, mt, is);
     if (nsel == 0)
         fputs("NaN NaN NaN\n", out); /* gnuplot refuses a file without data */
     if (ferror(f)) {
         fclose(out);
-        snprintf(note, nlen, "cannot read %s/pfc.csv", dir);
+        snprintf(note, nlen, "cannot read %s/%s", dir, is->file);
         rc = PREP_ERROR;
         goto done;
     }
     if (close_dat(out)) {
-        snprintf(note, nlen, "cannot write %s/pfc.dat: %s", pdir, strerror(errno));
+        snprintf(note, nlen, "cannot write %s/%s.dat: %s", pdir, base, strerror(errno));
         rc = PREP_ERROR;
         goto done;
     }
@@ -935,13 +953,13 @@ static enum prep prep_pfc(const char *dir, const char *pdir, const struct meta *
     fputs(")\n", pre);
     char sub[256];
     if (keys.n == 0)
-        snprintf(sub, sizeof sub, "no PAUSE frame was sent");
+        snprintf(sub, sizeof sub, "no %s in this run", is->what);
     else if (nsel < keys.n)
-        snprintf(sub, sizeof sub, "the %u of %u (port, priority) pairs paused longest, in the order they first paused",
-                 nsel, keys.n);
+        snprintf(sub, sizeof sub, "the %u of %u %s pairs %s longest, in the order they first %s", nsel, keys.n,
+                 is->pairs, is->verb, is->verb);
     else
-        snprintf(sub, sizeof sub, "%u (port, priority) pair%s, in the order they first paused", keys.n,
-                 keys.n == 1 ? "" : "s");
+        snprintf(sub, sizeof sub, "%u %s pair%s, in the order they first %s", keys.n, is->pairs,
+                 keys.n == 1 ? "" : "s", is->verb);
     fputs("subtitle = ", pre);
     plot_gp_str(pre, sub);
     fputc('\n', pre);
@@ -954,6 +972,18 @@ done:
     free(names);
     smap_free(&keys);
     return rc;
+}
+
+static enum prep prep_pfc(const char *dir, const char *pdir, const struct meta *mt, FILE *pre, char *note,
+                          size_t nlen)
+{
+    return mt->credits ? PREP_SKIP : prep_intervals(dir, pdir, mt, pre, note, nlen, &pfc_series);
+}
+
+static enum prep prep_credits(const char *dir, const char *pdir, const struct meta *mt, FILE *pre, char *note,
+                              size_t nlen)
+{
+    return !mt->credits ? PREP_SKIP : prep_intervals(dir, pdir, mt, pre, note, nlen, &credit_series);
 }
 
 /* ---- run metadata ---- */
@@ -987,14 +1017,15 @@ static double csv_column_max(const char *dir, const char *name, const char *col)
 }
 
 /*
- * Where the traffic of a finished run ends: its last flow's finish or its last PFC frame, whichever is later.  The
- * run itself goes on to the engine's next grid line and the timers that still fire (a DCQCN rate increase after the
- * last flow): on the time axes that tail is empty and would squeeze what happened (lab 9's plots ran to 3.43 ms,
+ * Where the traffic of a finished run ends: its last flow's finish, PFC frame or credit stall, whichever is later.
+ * The run itself goes on to the engine's next grid line and the timers that still fire (a DCQCN rate increase after
+ * the last flow): on the time axes that tail is empty and would squeeze what happened (lab 9's plots ran to 3.43 ms,
  * its traffic to 1.73 ms).  No later than the run's end.
  */
 static double traffic_end_ns(const char *dir, double end_ns)
 {
     double t = max_d(csv_column_max(dir, "flows.csv", "finish_ns"), csv_column_max(dir, "pfc.csv", "time_ns"));
+    t = max_d(t, csv_column_max(dir, "credits.csv", "time_ns"));
     return t > 0 && t < end_ns ? t : end_ns;
 }
 
@@ -1054,6 +1085,8 @@ static int read_meta(const char *dir, struct meta *mt, bool *missing, char *err,
             snprintf(mt->flow_ids[mt->n_flow_ids++], SCN_NAME_MAX, "%s", e->valuestring);
     bool plot_ecn = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(mon, "plot_ecn"));
     mt->pfc_none = cJSON_IsString(mp) && strcmp(mp->valuestring, "none") == 0;
+    const cJSON *mc = cJSON_GetObjectItemCaseSensitive(mon, "credits");
+    mt->credits_none = cJSON_IsString(mc) && strcmp(mc->valuestring, "none") == 0;
     const cJSON *cc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "host"), "cc");
     snprintf(mt->cc, sizeof mt->cc, "%s", cJSON_IsString(cc) ? cc->valuestring : "dcqcn");
     const cJSON *ecn = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "switch"), "ecn");
@@ -1520,7 +1553,7 @@ int plot_draw(const char *dir, struct plot_result *res, FILE *errf)
     plot_clean(dir);
 
     typedef enum prep (*prep_fn)(const char *, const char *, const struct meta *, FILE *, char *, size_t);
-    static const prep_fn prep[PL_COUNT] = {prep_queues, prep_rates, prep_fct, prep_pfc, prep_timeline};
+    static const prep_fn prep[PL_COUNT] = {prep_queues, prep_rates, prep_fct, prep_pfc, prep_timeline, prep_credits};
     pid_t pid[PL_COUNT];
     char notes[PL_COUNT][256];
     int rc = 0;

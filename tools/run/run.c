@@ -389,9 +389,63 @@ static void add_collectives(cJSON *root, const struct run *r)
     }
 }
 
-/* The fabric's counts of the whole run: packets, bytes, CNPs and PFC. */
-static void add_counts(cJSON *root, const struct net *n)
+/* One (port, VL)'s stalled time, for the largest first. */
+struct stall {
+    uint32_t port;
+    int vl;
+    sim_time_t t;
+};
+
+static int stall_cmp(const void *a, const void *b)
 {
+    const struct stall *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? 1 : -1;
+    return x->port != y->port ? (x->port < y->port ? -1 : 1) : x->vl - y->vl;
+}
+
+/* credits.stalls: the RUN_STALLS_LISTED (port, VL)s that waited longest for credit, by the time they waited (IB's
+ * PortXmitWait per VL), and how many waited at all; counters.csv has every one when monitor.counters is on. */
+#define RUN_STALLS_LISTED 32
+static void add_stalls(cJSON *cr, const struct run *r)
+{
+    const struct net *n = &r->net;
+    struct stall top[RUN_STALLS_LISTED + 1];
+    uint32_t kept = 0, any = 0;
+    for (uint32_t id = 0; id < r->g.n_ports; id++)
+        for (int v = 0; v < NPRIO; v++) {
+            sim_time_t t = port_paused_closed(&n->ports[id], v); /* the run closed every interval at its end */
+            if (t <= 0)
+                continue;
+            any++;
+            /* insertion into the sorted few: at most 33 moves per stalled (port, VL), once per run */
+            struct stall s = {id, v, t};
+            uint32_t i = kept < RUN_STALLS_LISTED ? kept++ : RUN_STALLS_LISTED;
+            top[i] = s;
+            while (i > 0 && stall_cmp(&top[i - 1], &top[i]) > 0) {
+                struct stall x = top[i - 1];
+                top[i - 1] = top[i];
+                top[i] = x;
+                i--;
+            }
+        }
+    cJSON_AddNumberToObject(cr, "port_vls_stalled", any);
+    cJSON *a = cJSON_AddArrayToObject(cr, "stalls");
+    for (uint32_t i = 0; i < kept; i++) {
+        const struct port *p = &n->ports[top[i].port];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "node", r->g.nodes[p->node].name);
+        cJSON_AddNumberToObject(o, "port", p->local);
+        cJSON_AddNumberToObject(o, "vl", top[i].vl);
+        cJSON_AddNumberToObject(o, "stalled_ns", units_ps_to_ns(top[i].t));
+        cJSON_AddItemToArray(a, o);
+    }
+}
+
+/* The fabric's counts of the whole run: packets, bytes, CNPs and PFC. */
+static void add_counts(cJSON *root, const struct run *r)
+{
+    const struct net *n = &r->net;
     const struct net_counters *c = &n->c;
     cJSON *pk = cJSON_AddObjectToObject(root, "packets");
     cJSON_AddNumberToObject(pk, "sent", (double)c->data_sent);
@@ -441,6 +495,7 @@ static void add_counts(cJSON *root, const struct net *n)
         cJSON_AddNumberToObject(cr, "flow_control_packets", (double)c->credit_fc);
         cJSON_AddNumberToObject(cr, "stalled_ns_total", units_ps_to_ns(n->paused_total));
         cJSON_AddNumberToObject(cr, "ports_ever_stalled", n->ports_ever_paused);
+        add_stalls(cr, r);
     }
 }
 
@@ -531,7 +586,7 @@ char *run_summary_json(const struct run *r, bool with_wall)
         cJSON_AddNumberToObject(flows, "failed", (double)n->c.flows_failed);
     add_fct_stats(flows, &st);
     add_collectives(root, r);
-    add_counts(root, n);
+    add_counts(root, r);
     add_priorities(root, r);
 
     cJSON *rt = cJSON_AddObjectToObject(root, "routing");
@@ -655,11 +710,12 @@ char *run_counters_csv(const struct run *r)
     return b.p;
 }
 
-const char *const run_series_names[RUN_N_SERIES] = {"queues.csv", "rates.csv", "pfc.csv", "watchdog.csv"};
+const char *const run_series_names[RUN_N_SERIES] = {"queues.csv", "rates.csv", "pfc.csv", "watchdog.csv",
+                                                     "credits.csv"};
 
 const char *const run_output_names[] = {"summary.json", "flows.csv",     "queues.csv",   "rates.csv",
                                         "pfc.csv",      "watchdog.csv", "scenario.json", "counters.csv",
-                                        "timeline.csv"};
+                                        "timeline.csv", "credits.csv"};
 const size_t run_n_output_names = sizeof run_output_names / sizeof *run_output_names;
 
 int run_claim_dir(const char *dir, char *err, size_t errlen)
@@ -845,6 +901,10 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
         fprintf(f, "  note: pfc.csv holds the frames of the first %u of the %u ports that sent PFC frames "
                    "(monitor.pfc \"auto\"; \"all\" records every frame; summary.json counts them all)\n",
                 r->mon_notes.pfc_ports_kept, r->mon_notes.pfc_ports_seen);
+    if (r->mon_notes.credit_sampled)
+        fprintf(f, "  note: credits.csv holds the stalls of the first %u of the %u ports that stalled for credit "
+                   "(monitor.credits \"auto\"; \"all\" records every stall; summary.json has the largest)\n",
+                r->mon_notes.credit_ports_kept, r->mon_notes.credit_ports_seen);
     if (r->short_window_ps)
         fprintf(f, "  note: ran on one thread: the partitions of --threads would have met every %lld ps (the shortest "
                    "link between them), and windows that short cost more than threads gain\n",

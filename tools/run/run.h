@@ -35,7 +35,7 @@
 #define RUN_RESULTS_VERSION 4
 
 /* The time series (tools/run/monitor.h), in the order of mon_notes.cut. */
-enum run_series { RUN_QUEUES, RUN_RATES, RUN_PFC, RUN_WATCHDOG, RUN_N_SERIES };
+enum run_series { RUN_QUEUES, RUN_RATES, RUN_PFC, RUN_WATCHDOG, RUN_CREDITS, RUN_N_SERIES };
 extern const char *const run_series_names[RUN_N_SERIES];
 
 struct run {
@@ -69,6 +69,9 @@ struct run {
         uint32_t pfc_ports_kept;    /* pfc.csv holds the frames of these ports ... */
         uint32_t pfc_ports_seen;    /* ... of this many that sent PFC frames (a sample when pfc_sampled) */
         bool pfc_sampled;
+        uint32_t credit_ports_kept; /* credits.csv likewise: the stalls of these ports ... */
+        uint32_t credit_ports_seen; /* ... of this many that stalled (a sample when credit_sampled) */
+        bool credit_sampled;
         /* The series a bound cut short (tools/run/monitor.h, MON_MAX_ROWS, MON_MAX_SAMPLES, FILE_MAX_BYTES), indexed
          * as run_series_names: the rows kept and the time of the first sample or frame left out. */
         struct run_series_cut {
