@@ -300,10 +300,13 @@ static void paused_per_csv(const char *csv_path, const cJSON *topo, long long t_
         int port, prio;
         if (sscanf(line, "%lf,%63[^,],%d,%d,%15s", &t, node, &port, &prio, ev) != 5 || t > (double)t_ns)
             continue;
-        /* the sender's peer: the other end of its link */
+        /* pfc.csv: the sender's peer, the other end of its link, is paused; credits.csv: the port itself stalls */
+        bool credit = strcmp(ev, "stall") == 0 || strcmp(ev, "resume") == 0;
         char key[96] = "";
-        const cJSON *l;
-        cJSON_ArrayForEach(l, links)
+        if (credit)
+            snprintf(key, sizeof key, "%s:%d:%d", node, port, prio);
+        const cJSON *l, *walk = credit ? NULL : links;
+        cJSON_ArrayForEach(l, walk)
         {
             int a = cJSON_GetObjectItem(l, "a")->valueint, b = cJSON_GetObjectItem(l, "b")->valueint;
             int pa = cJSON_GetObjectItem(l, "pa")->valueint, pb = cJSON_GetObjectItem(l, "pb")->valueint;
@@ -320,7 +323,7 @@ static void paused_per_csv(const char *csv_path, const cJSON *topo, long long t_
         if (i == n && n < 512)
             snprintf(st[n++].key, sizeof st[0].key, "%s", key);
         if (i < 512)
-            st[i].paused = strcmp(ev, "pause") == 0;
+            st[i].paused = strcmp(ev, "pause") == 0 || strcmp(ev, "stall") == 0;
     }
     free(csv);
     /* sorted, to compare as text */
@@ -668,17 +671,18 @@ static void wd_no_errors(struct wd *w)
     cJSON_Delete(v);
 }
 
-/* Chromium on a live run (stepped to STEP_NS) and on its replay: no console error, frames received, and the
- * paused ports in the DOM are pfc.csv's at that time. */
-static void test_browser(void)
+/* Chromium on a live run of scenario scn (stepped to step_ns) and on its replay: no console error, frames received,
+ * and the paused ports in the DOM are those of series (pfc.csv, or credits.csv: the ports stalled for credit) at
+ * that time.  Screenshots NAME-live.png and NAME-replay.png. */
+static void browser_case(const char *scn, int step_ns, const char *series, const char *name)
 {
     if (!have("/usr/bin/chromium") || !have("/usr/bin/chromedriver")) {
         printf("\n    SKIPPED: no /usr/bin/chromium or /usr/bin/chromedriver (make deps-browser installs them)");
         return;
     }
-    char dir[300], args[700];
-    snprintf(dir, sizeof dir, "%s/browser", test_dir());
-    snprintf(args, sizeof args, "run %s -q --no-plot -o %s --live 0 --live-hold both", SCN, dir);
+    char dir[300], args[700], shot[64];
+    snprintf(dir, sizeof dir, "%s/%s", test_dir(), name);
+    snprintf(args, sizeof args, "run %s -q --no-plot -o %s --live 0 --live-hold both", scn, dir);
     struct child c;
     CU_ASSERT_FATAL(spawn(&c, args));
     struct wd w = {0};
@@ -695,26 +699,27 @@ static void test_browser(void)
     wd_go(&w, c.port);
     CU_ASSERT(wd_wait(&w, "document.body.dataset.state === 'waiting'", 20));
     char step[32], cond[128];
-    snprintf(step, sizeof step, "step %d", STEP_NS);
+    snprintf(step, sizeof step, "step %d", step_ns);
     CU_ASSERT_EQUAL(http(c.port, "POST", "/control", "", step, NULL), 204);
     snprintf(cond, sizeof cond, "document.body.dataset.tNs === '%d' && document.body.dataset.state === 'paused'",
-             STEP_NS);
+             step_ns);
     CU_ASSERT(wd_wait(&w, cond, 30));
     CU_ASSERT(wd_wait(&w, "+document.body.dataset.frames >= 2", 10));
     cJSON *dom = wd_exec(&w, dom_paused);
     char live_dom[4096];
     paused_text(dom, live_dom, sizeof live_dom);
     cJSON_Delete(dom);
-    wd_shot(&w, "live.png");
+    snprintf(shot, sizeof shot, "%s-live.png", name);
+    wd_shot(&w, shot);
     CU_ASSERT_EQUAL(http(c.port, "POST", "/control", "", "resume", NULL), 204);
     CU_ASSERT(wd_wait(&w, "document.body.dataset.state === 'ended'", 60));
     wd_no_errors(&w);
     CU_ASSERT(wait_text(&c, "the run is over", 60));
     CU_ASSERT_EQUAL(reap(&c, SIGINT), 0);
     char path[400], csv[4096];
-    snprintf(path, sizeof path, "%s/pfc.csv", dir);
-    paused_per_csv(path, topo, STEP_NS, csv, sizeof csv);
-    printf("\n    paused at %d ns: page %s; pfc.csv %s", STEP_NS, live_dom, csv);
+    snprintf(path, sizeof path, "%s/%s", dir, series);
+    paused_per_csv(path, topo, step_ns, csv, sizeof csv);
+    printf("\n    paused at %d ns: page %s; %s %s", step_ns, live_dom, series, csv);
     CU_ASSERT(csv[0] != 0);
     CU_ASSERT_STRING_EQUAL(live_dom, csv);
 
@@ -725,18 +730,33 @@ static void test_browser(void)
     CU_ASSERT(wd_wait(&w, "typeof window.rocesimSeek === 'function' && document.body.dataset.state === 'replay'",
                       20));
     char seek[256];
-    snprintf(seek, sizeof seek, "window.rocesimSeek(%d); %s", STEP_NS, dom_paused);
+    snprintf(seek, sizeof seek, "window.rocesimSeek(%d); %s", step_ns, dom_paused);
     dom = wd_exec(&w, seek);
     char replay_dom[4096];
     paused_text(dom, replay_dom, sizeof replay_dom);
     cJSON_Delete(dom);
-    printf("\n    replay at %d ns: page %s", STEP_NS, replay_dom);
+    printf("\n    replay at %d ns: page %s", step_ns, replay_dom);
     CU_ASSERT_STRING_EQUAL(replay_dom, csv);
-    wd_shot(&w, "replay.png");
+    snprintf(shot, sizeof shot, "%s-replay.png", name);
+    wd_shot(&w, shot);
     wd_no_errors(&w);
     CU_ASSERT_EQUAL(reap(&c, SIGINT), 0);
     wd_stop(&w);
     cJSON_Delete(topo);
+}
+
+static void test_browser(void) { browser_case(SCN, STEP_NS, "pfc.csv", "browser"); }
+
+/* InfiniBand: 16 senders into one port stall for credit in turn; the marks are the stalled senders' (credits.csv). */
+static void test_browser_ib(void)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/ib-incast.json", test_dir());
+    test_write_text(path, "{\"name\": \"ib-incast\", \"stop\": \"2ms\", \"fabric\": \"infiniband\", \"topology\": "
+                          "{\"type\": \"star\", \"hosts\": 17, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, "
+                          "\"host\": {\"mtu\": 4096, \"cc\": \"none\"}, \"traffic\": [{\"type\": \"incast\", "
+                          "\"senders\": \"h0-h15\", \"receiver\": \"h16\", \"size\": \"1MB\"}]}");
+    browser_case(path, 300000, "credits.csv", "browser-ib");
 }
 
 /* A replay of a run that followed no flow (monitor.flows "none": rates.csv has its header only) serves its
@@ -875,4 +895,5 @@ void test_live_register(void)
     CU_add_test(s, "bound to 0.0.0.0: a foreign Host refused; a replay serves no symbolic link", test_any_address);
     CU_add_test(s, "chromium: live run and replay, no console error, DOM pauses = pfc.csv's, screenshots",
                 test_browser);
+    CU_add_test(s, "chromium on InfiniBand: DOM stalls = credits.csv's, live and replayed", test_browser_ib);
 }

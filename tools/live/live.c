@@ -5,6 +5,7 @@
 #include "tools/live/live.h"
 
 #include "models/cc.h"
+#include "models/fabric.h"
 #include "sim/file.h"
 #include "sim/mem.h"
 #include "tools/live/httpd.h"
@@ -134,6 +135,10 @@ static char *topology_json(const struct scenario *scn, const struct graph *g, bo
     sb_printf(&b, ",\"kind\":\"%s\",\"layout\":\"%s\",\"stop_ns\":%lld,\"cc\":", scn_topo_name(scn),
               topo_layout_name(scn), (long long)stop_ns);
     json_str(&b, cc);
+    /* credits: the paused marks are (port, VL)s stalled for credit, and a replay reads credits.csv, not pfc.csv */
+    const struct fabric_ops *fab = fabric_of(scn);
+    sb_printf(&b, ",\"fabric\":\"%s\",\"credits\":%s", fab->name,
+              fab->lfc && !strcmp(fab->lfc, "credit") ? "true" : "false");
     sb_printf(&b, ",\"cc_state\":");
     json_str(&b, ops && ops->alpha_name ? ops->alpha_name : "");
     sb_printf(&b, ",\"cc_state_fraction\":%s,\"frame_hz\":%d,\"priorities\":[",
@@ -172,8 +177,8 @@ char *live_topology_json(const struct scenario *scn, const struct graph *g, size
 
 /* ---- serving ---- */
 
-static const char *const replay_files[] = {"queues.csv", "rates.csv", "pfc.csv", "watchdog.csv", "summary.json",
-                                           NULL};
+static const char *const replay_files[] = {"queues.csv",  "rates.csv",    "pfc.csv", "watchdog.csv",
+                                           "credits.csv", "summary.json", NULL};
 
 static void control(struct live *lv, const struct httpd_req *q, struct httpd_resp *resp)
 {
