@@ -73,19 +73,66 @@ static int refuse_priorities(struct setting_ctx *sc, const cJSON *host, const ch
     return 0;
 }
 
+/* The member of obj at a dotted path ("switch.pfc"), or NULL. */
+static const cJSON *member_at(const cJSON *obj, const char *path)
+{
+    char key[SETTING_PATH_MAX];
+    while (obj && *path) {
+        size_t n = strcspn(path, ".");
+        snprintf(key, sizeof key, "%.*s", (int)n, path);
+        obj = cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+        path += n + (path[n] == '.');
+    }
+    return obj;
+}
+
+/* The other fabric whose own setting path is, or NULL. */
+static const struct fabric_ops *owner_of(const char *path, const struct fabric_ops *mine)
+{
+    for (int i = 0; i < module_count(fabric_kind.name); i++) {
+        const struct fabric_ops *o = module_at(fabric_kind.name, i)->ops;
+        for (int k = 0; o != mine && o->own && o->own[k]; k++)
+            if (!strcmp(o->own[k], path))
+                return o;
+    }
+    return NULL;
+}
+
+/* Another fabric's own settings (fabric_ops.own), in the scenario or in a profile's switch object, are refused:
+ * this fabric would not read them. */
+static int refuse_others(struct setting_ctx *sc, const cJSON *obj, const struct fabric_ops *mine)
+{
+    char p[SETTING_PATH_MAX];
+    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(obj, "profiles");
+    for (int i = 0; i < module_count(fabric_kind.name); i++) {
+        const struct fabric_ops *o = module_at(fabric_kind.name, i)->ops;
+        for (int k = 0; o != mine && o->own && o->own[k]; k++) {
+            const char *own = o->own[k];
+            bool in_switch = !strncmp(own, "switch.", 7);
+            if (member_at(obj, own))
+                return setting_bad(sc, own, "expected no setting of fabric \"%s\" with \"fabric\": \"%s\" (it "
+                                   "does not read it), got one", o->name, mine->name);
+            int n = 0;
+            for (const cJSON *e = in_switch && cJSON_IsArray(pr) ? pr->child : NULL; e; e = e->next, n++)
+                if (member_at(e, own)) {
+                    snprintf(p, sizeof p, "profiles.%d.%s", n, own);
+                    return setting_bad(sc, p, "expected no setting of fabric \"%s\" with \"fabric\": \"%s\" (it "
+                                       "does not read it), got one", o->name, mine->name);
+                }
+        }
+    }
+    return 0;
+}
+
 /*
  * How flows are classed: by priority (RoCE) or by service level (InfiniBand), never a mix; and another fabric's
- * own settings object is refused.
+ * own settings are refused.
  */
 static int check_classes(struct setting_ctx *sc, const cJSON *obj, const struct fabric_ops *mine)
 {
     char p[SETTING_PATH_MAX];
-    for (int i = 0; obj && i < module_count(fabric_kind.name); i++) {
-        const struct fabric_ops *o = module_at(fabric_kind.name, i)->ops;
-        if (o != mine && o->key && cJSON_GetObjectItemCaseSensitive(obj, o->key))
-            return setting_bad(sc, o->key, "expected no %s settings with \"fabric\": \"%s\", got them (set "
-                               "\"fabric\": \"%s\")", o->name, mine->name, o->name);
-    }
+    if (obj && refuse_others(sc, obj, mine) < 0)
+        return -1;
     const char *refused = mine->service_levels ? "priority" : "sl";
     const cJSON *tr = obj ? cJSON_GetObjectItemCaseSensitive(obj, "traffic") : NULL;
     int i = 0;
@@ -149,10 +196,18 @@ static bool dumping_service_levels(void)
     return s && classes_by_sl(s);
 }
 
+/* The dump of a scenario leaves out the settings only another fabric reads (fabric_ops.own): it refuses them. */
+static bool dumping_other_fabric(const char *path)
+{
+    const struct scenario *s = scn_dumping();
+    return s && owner_of(path, fabric_of(s));
+}
+
 __attribute__((constructor)) static void fabric_hooks(void)
 {
     scn_service_levels = classes_by_sl;
     setting_classes_hidden = dumping_service_levels;
+    setting_hidden = dumping_other_fabric;
 }
 
 int fabric_traffic_prio(const struct scenario *s, const struct scn_traffic *t)
@@ -180,8 +235,14 @@ int fabric_check(const struct net *n, char *err, size_t errlen)
     return f->check ? f->check(n, err, errlen) : 0;
 }
 
+/* What only RoCE reads: the shared buffer, its cells and its lossy limit, PFC and its watchdog, ECN's RED (an
+ * InfiniBand switch buffers per VL in 64-byte credits and marks FECN: models/credit.c, models/fecn.c). */
+static const char *const roce_own[] = {"switch.buffer", "switch.cell_size", "switch.lossy_queue_limit",
+                                       "switch.pfc",    "switch.ecn",       "switch.watchdog", NULL};
+
 static const struct fabric_ops roce_fabric = {
     .name = "roce",
+    .own = roce_own,
     .fr = {.hdr_data = HDR_DATA, .frame_ack = FRAME_ACK, .frame_cnp = FRAME_CNP, .wire = WIRE_OVERHEAD},
 };
 MODULE_REGISTER(fabric_kind, "roce", &roce_fabric);

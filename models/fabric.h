@@ -26,8 +26,10 @@ struct fabric_ops {
     const char *lfc;
     /* The payload sizes (host.mtu) its links carry, 0-terminated, or NULL: any the NIC allows. */
     const uint16_t *mtus;
-    /* Its own top-level settings object ("ib"), refused under the other fabrics; NULL: none. */
-    const char *key;
+    /* The settings only it reads, as dotted paths of objects or fields ("ib", "switch.credit"), NULL-terminated:
+     * refused under the other fabrics (in a profile's switch object too) and left out of their dumps.  NULL:
+     * none. */
+    const char *const *own;
     /* Flows are classed by service level (traffic.N.sl, mapped to a VL by the fabric), not by priority: the
      * priority settings are refused.  Else traffic.N.sl is. */
     bool service_levels;

@@ -117,12 +117,15 @@ static void ib_marking(const struct scn_switch *c, struct port_cfg *pc)
     fecn_port_cfg(c, credit_vl_buffer(c), pc);
 }
 
+/* What only InfiniBand reads: its own object, the credits' buffers and the switches' FECN marking. */
+static const char *const ib_own[] = {"ib", "switch.credit", "switch.ibcc", NULL};
+
 static const struct fabric_ops ib_fabric = {
     .name = "infiniband",
     .fr = {.hdr_data = 26, .frame_ack = 30, .frame_cnp = 42, .wire = 2},
     .lfc = "credit",
     .mtus = ib_mtus,
-    .key = "ib",
+    .own = ib_own,
     .service_levels = true,
     .vl_of = ib_vl_of_sl,
     .check = ib_check,
@@ -198,14 +201,8 @@ static const struct setting ib_fields[] = {
     {0},
 };
 
-/* Only an InfiniBand scenario shows its "ib" object: the others refuse one. */
-static bool ib_dumped(const void *scn)
-{
-    return fabric_of(scn)->service_levels;
-}
-
 static const struct setting_group ib_group = {
-    .path = "ib", .size = sizeof(struct ib_params), .after = "fabric", .fields = ib_fields, .dumped = ib_dumped,
+    .path = "ib", .size = sizeof(struct ib_params), .after = "fabric", .fields = ib_fields,
 };
 
 static const struct ib_params *ib_params_of(const struct scenario *s)

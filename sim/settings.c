@@ -1190,6 +1190,8 @@ static void dump_field(const struct setting *f, const void *base, cJSON *obj)
     }
 }
 
+bool (*setting_hidden)(const char *path);
+
 /* See settings.h. */
 void settings_dump(const struct setting_group *g, const void *base, cJSON *obj)
 {
@@ -1197,11 +1199,12 @@ void settings_dump(const struct setting_group *g, const void *base, cJSON *obj)
     members(g, &ms);
     for (int i = 0; i < ms.n; i++) {
         const struct member *m = &ms.m[i];
-        if (!m->name)
+        char path[SETTING_PATH_MAX];
+        if (!m->name || (setting_hidden && setting_hidden(setting_join(path, g->path, m->name))))
             continue;
         if (m->grp) {
             const void *cb = child_base(g, m->grp, base);
-            cJSON *o = cb && (!m->grp->dumped || m->grp->dumped(base)) ? cJSON_AddObjectToObject(obj, m->name) : NULL;
+            cJSON *o = cb ? cJSON_AddObjectToObject(obj, m->name) : NULL;
             if (o)
                 settings_dump(m->grp, cb, o);
             continue;

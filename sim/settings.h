@@ -139,6 +139,9 @@ enum {
 /* Whether the dump leaves the SETTING_CLASS fields out (the object being dumped is of a fabric without
  * priorities); NULL: never.  models/fabric.c sets it before main, as sim/ knows no fabric. */
 extern bool (*setting_classes_hidden)(void);
+/* Whether the dump leaves out the member (object or field) at a dotted path ("switch.pfc", "ib"): a setting only
+ * another fabric reads; NULL: none.  models/fabric.c sets it before main, as sim/ knows no fabric. */
+extern bool (*setting_hidden)(const char *path);
 
 struct setting;
 
@@ -198,9 +201,6 @@ struct setting_group {
      */
     const char *preset_key;
     const struct setting_preset *presets; /* ends with {NULL} */
-    /* Whether the dump shows its object, given its parent's struct (a fabric's own object only under that
-     * fabric, whose other settings refuse it); NULL: always. */
-    bool (*dumped)(const void *parent);
 };
 
 /* Adds g to the registry (replacing a group of the same path); returns -1 when the registry (or, for a group

@@ -667,8 +667,22 @@ static void test_errors(void)
          NET, "t.json: profiles.0.host.cnp_priority: expected no priority with \"fabric\": \"infiniband\" (a "
          "packet's virtual lane comes from its service level: traffic.N.sl and ib.sl2vl), got one"},
         {"{\"ib\": {\"vls\": 4}, " NET,
-         "t.json: ib: expected no infiniband settings with \"fabric\": \"roce\", got them (set \"fabric\": "
-         "\"infiniband\")"},
+         "t.json: ib: expected no setting of fabric \"infiniband\" with \"fabric\": \"roce\" (it does not read it), "
+         "got one"},
+        /* each fabric's own settings, refused under the other, in a profile too */
+        {"{\"switch\": {\"ibcc\": {\"enabled\": true}}, " NET,
+         "t.json: switch.ibcc: expected no setting of fabric \"infiniband\" with \"fabric\": \"roce\" (it does not "
+         "read it), got one"},
+        {"{\"fabric\": \"infiniband\", \"switch\": {\"ecn\": {\"kmin\": \"10KB\"}}, " NET,
+         "t.json: switch.ecn: expected no setting of fabric \"roce\" with \"fabric\": \"infiniband\" (it does not "
+         "read it), got one"},
+        {"{\"fabric\": \"infiniband\", \"switch\": {\"buffer\": \"1MB\"}, " NET,
+         "t.json: switch.buffer: expected no setting of fabric \"roce\" with \"fabric\": \"infiniband\" (it does "
+         "not read it), got one"},
+        {"{\"fabric\": \"infiniband\", \"profiles\": [{\"match\": \"h0\", \"host\": {\"mtu\": 4096}}, "
+         "{\"match\": \"s0\", \"switch\": {\"watchdog\": {\"enabled\": true}}}], " NET,
+         "t.json: profiles.1.switch.watchdog: expected no setting of fabric \"roce\" with \"fabric\": \"infiniband\" "
+         "(it does not read it), got one"},
         {"{\"fabric\": \"infiniband\", \"topology\": {\"type\": \"star\", \"hosts\": 2}, \"traffic\": [{\"type\": "
          "\"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\", \"priority\": 3}]}",
          "t.json: traffic.0.priority: expected a service level (\"sl\": 0-15) with \"fabric\": \"infiniband\", got a "
