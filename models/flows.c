@@ -347,6 +347,8 @@ static void flows_free(struct net *n)
         struct flow *f = net_flow(n, i);
         free(f->path_ports);
         free(f->path_nodes);
+        if ((f->tp_snd || f->tp_rcv) && transport_of(f->transport)->release)
+            transport_of(f->transport)->release(f);
     }
     uint32_t chunks = (n->n_flows + (1u << FLOW_CHUNK_BITS) - 1) >> FLOW_CHUNK_BITS;
     for (uint32_t i = 0; i < chunks; i++)

@@ -335,6 +335,7 @@ struct flow {
     /* The queue pair it was posted to (nic.h: sent after the flow posted before it), or NULL: a connection of its
      * own.  Set by the model that makes the flow, before its start. */
     struct nic_qp *qp;
+    void *tp_snd;             /* its transport's sender state beyond these fields, or NULL (transport.h) */
 
     /* the receiver's: written by the receiver's node alone ... */
     _Alignas(64) uint32_t rcv_nxt;
@@ -347,6 +348,7 @@ struct flow {
      * of its path (see paused_acc) */
     sim_time_t paused_ns;
     uint32_t ctl_tx;          /* ACKs, NACKs and CNPs the receiver sent */
+    void *tp_rcv;             /* its transport's receiver state beyond these fields, or NULL (transport.h) */
 };
 _Static_assert(sizeof(struct flow) == 576, "a flow is nine lines: a new field goes in a hole of its end's lines");
 _Static_assert(sizeof(struct flow) % 64 == 0, "flows side by side in a chunk share no line");

@@ -152,7 +152,10 @@ static void rto_fired(struct sim *s, void *obj, uint64_t arg);
 
 static void arm_rto(struct net *n, struct flow *f)
 {
-    sim_timer_arm(net_sim(n), &f->rto_timer, net_sim(n)->now + n->hosts[f->src].tp->rto_ps, rto_fired, f);
+    sim_time_t rto = n->hosts[f->src].tp->rto_ps;
+    if (__builtin_expect(f->transport != TRANSPORT_GBN, 0) && transport_registry[f->transport]->rto)
+        rto = transport_registry[f->transport]->rto(f, rto);
+    sim_timer_arm(net_sim(n), &f->rto_timer, net_sim(n)->now + rto, rto_fired, f);
 }
 
 /* The sender gives up on f, as a QP whose retries ran out goes to the error state: nothing more is sent. */
@@ -325,13 +328,15 @@ static inline uint8_t cnp_prio(const struct net *n, const struct host *h, const 
 
 /* Queues a control frame (ACK, NACK, CNP) of flow f at host h, towards the flow's sender; an ACK or NACK echoes
  * the INT record of the data frame that caused it. */
-static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, uint32_t psn, struct pkt *data)
+static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, uint32_t psn, uint16_t sack,
+                      struct pkt *data)
 {
     struct pkt *k = pkt_alloc(n);
     k->type = (uint8_t)type;
     k->flow = f->idx;
     f->ctl_tx++;
     k->psn = psn;
+    k->quanta = sack;
     k->dst_host = f->src;
     k->hash = f->hash_rev;
     if (type == PKT_CNP) {
@@ -374,7 +379,7 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
         struct port_ctr *c = net_ctr(n, h->port + f->rport, cnp_prio(n, h, f));
         if (c)
             c->cnp_tx++;
-        send_ctrl(n, h, f, PKT_CNP, 0, NULL);
+        send_ctrl(n, h, f, PKT_CNP, 0, 0, NULL);
     }
     struct transport_reply r = transport_on_data(f, k, (uint32_t)h->tp->ack_every);
     /* Completed before the reply is queued: a collective's next step starts in the order it always did. */
@@ -388,7 +393,7 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
     if (r.type) {
         if (r.type == PKT_NACK)
             net_np(n)->c.nacks_sent++;
-        send_ctrl(n, h, f, r.type, r.psn, k);
+        send_ctrl(n, h, f, r.type, r.psn, r.sack, k);
     }
     pkt_free(n, k);
     if (__builtin_expect(f->step, 0))

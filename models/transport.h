@@ -33,11 +33,12 @@
  * (all five are called).
  *
  * How far the hooks reach.  A sender may hold back (snd_nxt at n_pkts) until an answer from the receiver lets it go
- * on (recover returns true), and what the receiver's answer to a data frame means (the psn of its ACK) is the
- * transport's.  What they do not give yet: a receiver that sends on a clock of its own (pulls paced at its link
- * rate, credits for a flow whose data has not arrived), a control frame other than an ACK or NACK, and per-flow
- * state beyond struct flow's.  Those come with their first user, Ultra Ethernet's receiver-credited delivery,
- * rather than guessed now.
+ * on (recover returns true), and what the receiver's answer to a data frame means (the psn of its ACK, the PSN a
+ * NACK's sack names) is the transport's.  A transport may keep per-flow state beyond struct flow's in flow.tp_snd
+ * (written by the sender's hooks alone) and flow.tp_rcv (the receiver's), and choose its timeout (rto).  What
+ * they do not give yet: a receiver that sends on a clock of its own (pulls paced at its link rate, credits for a
+ * flow whose data has not arrived) and a control frame other than an ACK or NACK.  Those come with their first
+ * user, Ultra Ethernet's receiver-credited delivery, rather than guessed now.
  */
 #ifndef MODELS_TRANSPORT_H
 #define MODELS_TRANSPORT_H
@@ -55,9 +56,11 @@ enum transport_flags {
     TRANSPORT_F_GOES_BACK = 1u << 0,
 };
 
-/* What the receiver sends back for a data frame: type PKT_ACK or PKT_NACK with psn, or type 0 for nothing. */
+/* What the receiver sends back for a data frame: type PKT_ACK or PKT_NACK with psn, or type 0 for nothing; sack,
+ * when not 0, says the receiver holds PSN psn + sack - 1 too (selective repeat's NACK; the frame's quanta). */
 struct transport_reply {
     uint8_t type;
+    uint16_t sack;
     uint32_t psn;
 };
 
@@ -77,6 +80,13 @@ struct transport_ops {
     bool (*recover)(struct flow *f, const struct pkt *k);
     /* Sender: the retransmission timeout fired (the flow has not failed): choose what is sent again. */
     void (*on_timeout)(struct flow *f);
+    /* Optional.  Sender: the timeout to arm now, given host.rto's; NULL: host.rto (or qp_timeout's). */
+    sim_time_t (*rto)(const struct flow *f, sim_time_t rto);
+    /* Optional.  The flow's state beyond struct flow's (flow.tp_snd, tp_rcv) is released: the run ends with the
+     * flow unfinished.  A transport frees it itself when the flow is done at that end. */
+    void (*release)(struct flow *f);
+    /* Optional.  What that state takes per flow (both ends) under host settings h, for the memory estimate. */
+    size_t (*state_bytes)(const struct scn_host *h);
 };
 
 /*

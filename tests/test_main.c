@@ -113,6 +113,7 @@ int main(int argc, char **argv)
     test_pathologies_register();
     test_lossy_register();
     test_ib_register();
+    test_selective_register();
     test_reads_register();
     test_observers_register();
     test_observer_module_register();

@@ -4,7 +4,7 @@
  * reliable delivery there is: the receiver accepts data in order only and acknowledges cumulatively, never sends a
  * NACK, and drops what comes out of order without a word; the sender resends from its first unacknowledged PSN
  * when its retransmission timeout fires, and nothing else.  Also: a transport missing a hook is refused, and an
- * unregistered name ("selective") is refused with the registered ones.
+ * unregistered name is refused with the registered ones.
  */
 #include "tests/tests.h"
 #include "models/transport.h"
@@ -87,16 +87,16 @@ static void test_transport_refused(void)
     CU_ASSERT_PTR_EQUAL(transport_of(module_find("transport", "test_resend")), &resend_ops);
 }
 
-/* Selective repeat is not a module yet: the name is refused as any unregistered one, with the names that are. */
+/* An unregistered name is refused, with the names that are. */
 static void test_unknown_transport(void)
 {
     char cmd[512], *out = NULL;
-    snprintf(cmd, sizeof cmd, "%s check scenarios/incast-16to1.json --set host.loss_recovery=selective",
+    snprintf(cmd, sizeof cmd, "%s check scenarios/incast-16to1.json --set host.loss_recovery=irn",
              test_rocesim_bin());
     CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
     CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "scenarios/incast-16to1.json: host.loss_recovery (from --set): "
-                                              "expected one of \"go-back-n\""));
-    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "got \"selective\""));
+                                              "expected one of \"go-back-n\", \"selective\""));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "got \"irn\""));
     free(out);
 }
 
@@ -210,7 +210,7 @@ void test_transport_module_register(void)
 {
     CU_pSuite s = CU_add_suite("transport module", NULL, NULL);
     CU_add_test(s, "a transport missing a hook, or of a taken name, is refused", test_transport_refused);
-    CU_add_test(s, "host.loss_recovery \"selective\" (unregistered): file, path and valid names, exit 2",
+    CU_add_test(s, "host.loss_recovery of an unregistered name: file, path and valid names, exit 2",
                 test_unknown_transport);
     CU_add_test(s, "a resend-on-timeout transport of a test file, through a burst of losses: every byte once",
                 test_resend_end_to_end);

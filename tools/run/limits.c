@@ -2,6 +2,7 @@
 #include "tools/run/limits.h"
 #include "models/ranks.h"
 #include "models/traffic.h"
+#include "models/transport.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/common/signals.h"
@@ -76,6 +77,10 @@ struct mem_estimate limits_estimate_memory(const struct scenario *s)
      */
     double all_flows = e.flows + e.poisson_flows;
     e.flow_bytes = all_flows * (sizeof(struct flow) + 64 + 160) + e.flows * (64 * sizeof(struct pkt) + 3 * 64);
+    /* a transport's per-flow state (selective repeat's bitmaps), at its largest, for every flow at once */
+    const struct transport_ops *tr = transport_of(transport_params_of(&s->host)->loss_recovery);
+    if (tr->state_bytes)
+        e.flow_bytes += all_flows * (double)tr->state_bytes(&s->host);
     double run = e.ports * (sizeof(struct port) + sizeof(struct port_aux) + NPRIO * sizeof(struct port_prio) + 64) +
                  e.flow_bytes + e.steps * 64 + e.ports * 4 * sizeof(struct pkt) +
                  e.ports * 3 * 64 + /* events: a few per port (the flows' are in flow_bytes), 48 B each */
