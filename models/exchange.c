@@ -37,7 +37,7 @@ static bool frame_encode(void *ctx, const struct sim_event *e, struct sim_buf *b
             sim_buf_put(b, &r->n_hops, sizeof r->n_hops);
             sim_buf_put(b, r->hop, sizeof *r->hop * r->n_hops);
         }
-        if (k->route_flow) {
+        if (k->route_flow & ROUTE_BY_FLOW) {
             const struct flow *f = net_flow(n, k->flow);
             sim_buf_put(b, &f->via_host, sizeof f->via_host);
             sim_buf_put(b, &f->via_group, sizeof f->via_group);
@@ -60,7 +60,7 @@ static size_t frame_read(struct net *n, const unsigned char *p, size_t len, stru
         return 0;
     memcpy(&in, p, sizeof in);
     size_t used = sizeof in;
-    if (in.route_flow && in.flow >= n->n_flows)
+    if ((in.route_flow & ROUTE_BY_FLOW) && in.flow >= n->n_flows)
         return 0;
     uint8_t hops = 0;
     if (in.tel) {
@@ -70,7 +70,7 @@ static size_t frame_read(struct net *n, const unsigned char *p, size_t len, stru
         if (hops > INT_MAX_HOPS || len < used + sizeof(struct int_hop) * hops || !net_np(n)->tel)
             return 0;
     }
-    if (in.route_flow && len < used + sizeof(struct int_hop) * hops + sizeof(uint32_t) + sizeof(int32_t))
+    if ((in.route_flow & ROUTE_BY_FLOW) && len < used + sizeof(struct int_hop) * hops + sizeof(uint32_t) + sizeof(int32_t))
         return 0;
     struct pkt *k = pkt_alloc(n);
     *k = in;
@@ -83,7 +83,7 @@ static size_t frame_read(struct net *n, const unsigned char *p, size_t len, stru
         memcpy(r->hop, p + used, sizeof *r->hop * hops);
         used += sizeof *r->hop * hops;
     }
-    if (in.route_flow) {
+    if (in.route_flow & ROUTE_BY_FLOW) {
         struct flow *f = net_flow(n, in.flow);
         memcpy(&f->via_host, p + used, sizeof f->via_host);
         memcpy(&f->via_group, p + used + sizeof f->via_host, sizeof f->via_group);

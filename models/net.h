@@ -81,8 +81,9 @@ struct pkt {
     uint8_t hop;          /* pinned paths: index of the current node on the path */
     uint8_t reverse;      /* pinned paths: travelling dst -> src */
     uint8_t via_reached;  /* Valiant detour: the flow's intermediate group has been reached */
-    uint8_t route_flow;   /* switches need the flow to route it (pinned path, Valiant detour); else they route
-                           * from the frame alone and never touch the flow's cache lines */
+    uint8_t route_flow;   /* ROUTE_BY_FLOW: switches need the flow to route it (pinned path, Valiant detour);
+                           * ROUTE_BALANCED: a data frame in a network where some switch balances otherwise than by
+                           * ECMP (lb.h); 0: the frame alone routes it, by ECMP, and no flow line is touched */
     uint16_t link_gen;    /* the sending port's link_gen at transmission: a mismatch on arrival means the
                            * link failed while the frame was on the wire */
     uint32_t tel;         /* its INT record in net.tel (telemetry.h), 0: none; only flows whose cc asks carry one */
@@ -92,6 +93,8 @@ struct pkt {
     };
     uint64_t next_seq;    /* ... and that arrival's event sequence, reserved when it was sent */
 };
+
+enum { ROUTE_BY_FLOW = 1, ROUTE_BALANCED = 2 }; /* pkt.route_flow's bits */
 
 struct pktq {
     struct pkt *head, *tail;
@@ -421,7 +424,9 @@ struct sw {
     uint32_t salt;
     struct rng ecn_rng;
     int32_t group;            /* dragonfly group, else -1 */
+    uint8_t lb;               /* its switch.load_balance: index in lb_registry (lb.h), LB_ECMP by default */
     struct sw_limits lim;     /* its thresholds in the unit its buffer counts in (net_init) */
+    void *lb_state;           /* its balancer's state (a flowlet table), or NULL */
 };
 
 /*
@@ -447,7 +452,7 @@ struct port_ctr {
     uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
     uint64_t pause_rx, pause_tx, ecn_marked, cnp_tx, cnp_rx;
     uint64_t drops[6];
-    uint64_t spare;       /* to 128 bytes: the array is indexed by shifts, and an entry spans two whole lines */
+    uint64_t ooo_rx;      /* at a host: data frames received ahead of a PSN their flow still expects */
 };
 _Static_assert(sizeof(struct port_ctr) == 128, "a (port, priority)'s counters are a 128-byte pair of lines");
 
@@ -471,6 +476,8 @@ struct net_counters {
     /* control frames corrupted on lossy links, by kind (data frames are in drop_corrupt) */
     uint64_t corrupt_ack, corrupt_nack, corrupt_cnp, corrupt_pause, corrupt_resume;
     uint64_t flows_failed;      /* flows whose sender gave up after retry_count timeouts (qp_timeout) */
+    /* data frames that reached their receiver ahead of a PSN it still expects, and how far ahead, summed */
+    uint64_t ooo_arrivals, ooo_distance;
     uint64_t data_in_flight;   /* data packets alive */
     uint64_t data_bytes_in_flight;
     struct prio_counters prio[NPRIO];
@@ -593,7 +600,7 @@ struct net_part {
     uint32_t n_tel_back, cap_tel_back;
     bool beat;                /* a heartbeat of the deadlock detector came due (deadlock.h) */
     bool blocked;             /* a switch egress became blocked (deadlock_blocked) */
-    uint64_t spare[7];        /* to whole lines */
+    uint64_t spare[5];        /* to whole lines */
 };
 _Static_assert(sizeof(struct net_part) % 64 == 0, "partitions' counts side by side share no line (net_partition)");
 
@@ -607,6 +614,7 @@ struct net {
     struct port_prio *pq[NPRIO]; /* ... but for one line per priority, in an array per priority */
     struct host *hosts;       /* g->n_hosts */
     struct sw *sws;           /* g->n_switches */
+    bool lb_any;              /* a switch balances otherwise than by ECMP or a NIC sprays (lb.h): reordering is reported */
     struct sw **node_sw;      /* node id -> switch, NULL for hosts */
     struct host **node_host;  /* node id -> host, NULL for switches */
     struct port_loss *loss;   /* per port id, NULL unless a link has a loss_rate or a link_errors fault: the only

@@ -54,6 +54,7 @@
  */
 #include "models/cc.h"
 #include "models/nic.h"
+#include "models/lb.h"
 #include "models/mech.h"
 #include "models/port.h"
 #include "models/transport.h"
@@ -150,11 +151,19 @@ static void pace_done(struct sim *s, void *obj, uint64_t arg)
 
 static void rto_fired(struct sim *s, void *obj, uint64_t arg);
 
-static void arm_rto(struct net *n, struct flow *f)
+/* The timeout of a flow whose transport chooses its own (transport_ops.rto), else host.rto's: out of line, so that
+ * go-back-N's arming pays one test. */
+static __attribute__((noinline)) sim_time_t transport_rto(const struct flow *f, sim_time_t rto)
+{
+    const struct transport_ops *t = transport_registry[f->transport];
+    return t->rto ? t->rto(f, rto) : rto;
+}
+
+static inline __attribute__((always_inline)) void arm_rto(struct net *n, struct flow *f)
 {
     sim_time_t rto = n->hosts[f->src].tp->rto_ps;
-    if (__builtin_expect(f->transport != TRANSPORT_GBN, 0) && transport_registry[f->transport]->rto)
-        rto = transport_registry[f->transport]->rto(f, rto);
+    if (__builtin_expect(f->transport != TRANSPORT_GBN, 0))
+        rto = transport_rto(f, rto);
     sim_timer_arm(net_sim(n), &f->rto_timer, net_sim(n)->now + rto, rto_fired, f);
 }
 
@@ -219,8 +228,18 @@ void nic_flow_start(struct sim *s, void *obj, uint64_t arg)
     make_ready(n, f);
 }
 
+/* Data frame k of PSN psn in a network that spreads a flow's packets (lb.h): the switches that balance see it
+ * (ROUTE_BALANCED), and a NIC that sprays (host.entropy "packet") gives it a UDP source port of its own, which
+ * ECMP switches hash. */
+static __attribute__((noinline)) void spread(const struct host *h, struct pkt *k, uint32_t psn)
+{
+    k->route_flow |= ROUTE_BALANCED;
+    if (h->nic->entropy)
+        k->hash = lb_mix(k->hash ^ lb_mix(psn + 1));
+}
+
 /* Builds the next data packet of flow f (the head of a ready list of port p). */
-static struct pkt *make_data(struct net *n, struct flow *f, const struct port *p)
+static struct pkt *make_data(struct net *n, const struct host *h, struct flow *f, const struct port *p)
 {
     struct pkt *k = pkt_alloc(n);
     uint32_t psn = f->snd_nxt;
@@ -236,6 +255,8 @@ static struct pkt *make_data(struct net *n, struct flow *f, const struct port *p
     k->dst_host = f->dst;
     k->hash = f->hash_fwd;
     k->route_flow = f->path_len || f->via_host != NET_NO_VIA;
+    if (__builtin_expect(n->lb_any, 0))
+        spread(h, k, psn);
     if (psn < f->snd_max) {
         f->retx_bytes += payload;
         net_np(n)->c.data_retx++;
@@ -317,7 +338,7 @@ struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p)
     sim_time_t held = port_paused_closed(p, prio) - f->ready_mark;
     if (held) /* atomic, as the switches' additions (switch.c) */
         __atomic_fetch_add(&f->paused_ns, held, __ATOMIC_RELAXED);
-    return make_data(n, f, p);
+    return make_data(n, h, f, p);
 }
 
 /* InfiniBand returns a BECN on the VL of the packet that carried the FECN (no priority of its own). */
@@ -353,13 +374,25 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
         }
     }
     if (f->path_len) {
-        k->route_flow = 1;
+        k->route_flow = ROUTE_BY_FLOW;
         k->reverse = 1;
         k->hop = (uint8_t)(f->path_len - 1);
     }
     struct port *p = h->port + f->rport;
     portq_push(p, k->prio, k);
     port_kick(p);
+}
+
+/* See transport.h. */
+void transport_out_of_order(struct flow *f, const struct pkt *k)
+{
+    struct net *n = f->net;
+    struct net_counters *nc = &net_np(n)->c;
+    nc->ooo_arrivals++;
+    nc->ooo_distance += k->psn - f->rcv_nxt;
+    struct port_ctr *c = net_ctr(n, n->hosts[f->dst].port + f->rport, k->prio);
+    if (c)
+        c->ooo_rx++;
 }
 
 static void receive_data(struct net *n, struct host *h, struct pkt *k)
@@ -552,12 +585,17 @@ NET_MECH(nic_mech)
 
 /* ---- The NIC's settings (nic.h): the first fields of the host object ---- */
 
+static const char *const entropy_names[] = {"flow", "packet", NULL};
+
 static const struct setting nic_fields[] = {
     {SET_INT("mtu", struct nic_params, mtu, 256, 9000, "1024", "RoCE payload bytes per data packet")},
     {SET_INT("priority", struct nic_params, priority, 0, 7, "3", "Priority of data packets"),
      .flags = SETTING_CLASS},
     {SET_INT("cnp_priority", struct nic_params, cnp_priority, 0, 7, "6",
              "Priority of congestion notification packets"), .flags = SETTING_CLASS},
+    {SET_ENUM("entropy", struct nic_params, entropy, entropy_names, "flow",
+              "The UDP source port a flow's data carries: one per flow (\"flow\") or one per packet (\"packet\", a "
+              "spraying NIC: ECMP switches then spread its packets)")},
     {0},
 };
 

@@ -37,11 +37,13 @@
  * host (not NET_NO_VIA) and *reached is 0, the frame heads for via's group
  * via_group, and *reached is set at the first switch of that group (or when
  * failures leave via unreachable).  Returns ROUTE_NO_PORT when dst is unreachable
- * (only after a link failure).  O(1): one table lookup.
+ * (only after a link failure).  O(1): one table lookup.  Always inline: the switch's hot path calls it with via
+ * NET_NO_VIA, which folds its detour away (docs/performance.md).
  */
-static inline uint32_t route_egress(const struct graph *g, uint32_t node, int32_t group, uint32_t salt,
-                                    uint32_t hash, uint32_t dst, uint32_t via, int32_t via_group,
-                                    uint8_t *reached)
+static inline __attribute__((always_inline)) uint32_t route_egress(const struct graph *g, uint32_t node,
+                                                                   int32_t group, uint32_t salt, uint32_t hash,
+                                                                   uint32_t dst, uint32_t via, int32_t via_group,
+                                                                   uint8_t *reached)
 {
     uint32_t target = dst;
     if (via != NET_NO_VIA && !*reached) {

@@ -39,6 +39,7 @@
  */
 #include "models/switch.h"
 #include "models/ecn.h"
+#include "models/lb.h"
 #include "models/lfc.h"
 #include "models/pfc.h"
 #include "models/port.h"
@@ -71,9 +72,16 @@ static inline void lfc_released(struct net *n, struct sw *w, struct port *in, in
  * index).  Returns ROUTE_NO_PORT when the destination is unreachable, which
  * only a failed link can cause (anything else is a bug and aborts).
  */
-static uint32_t egress_port(struct net *n, struct sw *w, struct pkt *k)
+static __attribute__((noinline, cold)) void no_route(const struct net *n, const struct sw *w, const struct pkt *k)
 {
-    const struct flow *f = k->route_flow ? net_flow(n, k->flow) : NULL;
+    fprintf(stderr, "rocesim: bug: switch %s has no route to host %u\n", n->g->nodes[w->node].name, k->dst_host);
+    abort();
+}
+
+/* egress_port for a frame the ECMP hash alone does not route (pkt.route_flow): pinned, detoured or balanced. */
+static __attribute__((noinline)) uint32_t egress_by_flow(struct net *n, struct sw *w, struct pkt *k)
+{
+    const struct flow *f = k->route_flow & ROUTE_BY_FLOW ? net_flow(n, k->flow) : NULL;
     if (f && f->path_len) {
         /* pinned: hop is the index of this node on the path */
         if (k->reverse) {
@@ -83,14 +91,25 @@ static uint32_t egress_port(struct net *n, struct sw *w, struct pkt *k)
         k->hop++;
         return f->path_ports[k->hop];
     }
-    uint32_t via = f && k->type == PKT_DATA ? f->via_host : NET_NO_VIA;
-    uint32_t e = route_egress(n->g, w->node, w->group, w->salt, k->hash, k->dst_host, via,
-                              f ? f->via_group : -1, &k->via_reached);
-    if (e == ROUTE_NO_PORT && n->links_down_now == 0) {
-        fprintf(stderr, "rocesim: bug: switch %s has no route to host %u\n", n->g->nodes[w->node].name,
-                k->dst_host);
-        abort();
-    }
+    uint32_t via = f && k->type == PKT_DATA ? f->via_host : NET_NO_VIA, e;
+    if (w->lb != LB_ECMP && k->type == PKT_DATA && via == NET_NO_VIA)
+        e = lb_egress(n, w, k);
+    else
+        e = route_egress(n->g, w->node, w->group, w->salt, k->hash, k->dst_host, via, f ? f->via_group : -1,
+                         &k->via_reached);
+    if (e == ROUTE_NO_PORT && n->links_down_now == 0)
+        no_route(n, w, k);
+    return e;
+}
+
+static uint32_t egress_port(struct net *n, struct sw *w, struct pkt *k)
+{
+    if (__builtin_expect(k->route_flow != 0, 0))
+        return egress_by_flow(n, w, k);
+    uint32_t e = route_egress(n->g, w->node, w->group, w->salt, k->hash, k->dst_host, NET_NO_VIA, -1,
+                              &k->via_reached);
+    if (e == ROUTE_NO_PORT && n->links_down_now == 0)
+        no_route(n, w, k);
     return e;
 }
 

@@ -10,7 +10,9 @@
  *   window, pacing and pause allow); serving it builds the data frame of PSN snd_nxt and calls sent(f), which
  *   chooses the next.  The NIC counts a frame below snd_max as a retransmission (retx_bytes; Karn's rule for RTT
  *   samples), paces, and arms the retransmission timer.  Reading snd_nxt rather than asking a hook keeps the
- *   readiness tests (every pacing gap, every DWRR pick) free of a call;
+ *   readiness tests (every pacing gap, every DWRR pick) free of a call.  Only sent may hold a flow back (snd_nxt at
+ *   n_pkts) while it is on its port's ready list (flow.in_ready): the NIC sends that flow's snd_nxt when its turn
+ *   comes;
  * - receiving: the NIC counts the frame and asks the congestion control about a CNP, then on_data decides what
  *   goes back (struct transport_reply: an ACK, a NACK, or nothing).  The receiver holds the whole message when
  *   rcv_nxt reaches n_pkts: the NIC then completes the flow at the receiver (flow.finish) before it sends the reply;
@@ -114,6 +116,10 @@ extern const struct module_kind transport_kind;
 
 /* The transports by module index (host.loss_recovery's value, flow.transport), for the per-frame calls. */
 extern const struct transport_ops *transport_registry[TRANSPORT_MAX];
+
+/* The receiver's transport saw data frame k of flow f ahead of rcv_nxt (a gap before it): counted by the NIC
+ * (summary.json's reordering, counters.csv's ooo_rx).  Every transport calls it there, before moving rcv_nxt. */
+void transport_out_of_order(struct flow *f, const struct pkt *k) __attribute__((noinline));
 
 /* The transport of host.loss_recovery's value `index`. */
 static inline const struct transport_ops *transport_of(int index) { return transport_registry[index]; }

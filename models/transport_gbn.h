@@ -33,6 +33,7 @@ static inline struct transport_reply gbn_on_data(struct flow *f, const struct pk
         return (struct transport_reply){0};
     }
     if (k->psn > f->rcv_nxt) {
+        transport_out_of_order(f, k);
         if (f->nack_outstanding)
             return (struct transport_reply){0};
         f->nack_outstanding = true;

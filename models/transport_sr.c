@@ -47,6 +47,7 @@ struct sr_params {
     int bdp_cap;       /* packets; 0: "auto" */
     int64_t rto_low_ps, rto_high_ps;
     int low_threshold; /* packets unacknowledged below which rto_low applies (IRN's N) */
+    int reorder;       /* a hole is inferred lost once a PSN this many above it has arrived (IRN: 1) */
 };
 
 static const struct setting_group sr_group;
@@ -62,7 +63,8 @@ struct sr_snd {
     uint32_t rec_end; /* recovery ends when snd_una reaches it */
     uint32_t cursor;  /* in recovery: no PSN below it is left to resend */
     uint32_t high;    /* in recovery: holes below it are inferred lost */
-    bool in_rec;
+    uint32_t reorder; /* host.selective.reorder: holes count below high - reorder + 1 only, but after a timeout */
+    bool in_rec, timed_out;
     uint64_t bits[];
 };
 
@@ -107,6 +109,7 @@ static struct sr_snd *snd_of(struct flow *f)
         s = mem_xcalloc(1, sizeof *s + 2 * (cap / 8), "a selective-repeat sender's bitmaps");
         s->cap = cap;
         s->w = w;
+        s->reorder = (uint32_t)sr_params_of(f)->reorder;
         f->tp_snd = s;
     }
     return s;
@@ -120,18 +123,34 @@ static inline uint64_t *resent(struct sr_snd *s) { return s->bits + s->cap / 64;
 static uint32_t next_psn(struct flow *f, struct sr_snd *s, uint32_t smax)
 {
     if (s->in_rec) {
-        uint32_t m = s->cap - 1;
+        uint32_t m = s->cap - 1, end = s->high;
+        if (!s->timed_out)
+            end = end > s->reorder - 1 ? end - (s->reorder - 1) : 0;
         uint32_t p = s->cursor > f->snd_una ? s->cursor : f->snd_una;
-        for (; p < s->high; p++)
+        for (; p < end; p++)
             if (!bit_get(sacked(s), p & m) && !bit_get(resent(s), p & m))
                 break;
         s->cursor = p;
-        if (p < s->high)
+        if (p < end)
             return p;
     }
     if (smax < f->n_pkts && smax - f->snd_una < s->w)
         return smax;
     return f->n_pkts;
+}
+
+/*
+ * Outside sent, the next PSN as next_psn chose it, but a flow on its port's ready list is not held back: the NIC
+ * sends its snd_nxt when its turn comes (transport.h), which is still new data within the cap (the cap only grows
+ * as ACKs come) or a hole that may since have been acknowledged (sent again, harmlessly).  Returns whether there
+ * is something to send.
+ */
+static bool set_next(struct flow *f, uint32_t next)
+{
+    if (next >= f->n_pkts && f->in_ready)
+        return true;
+    f->snd_nxt = next;
+    return next < f->n_pkts;
 }
 
 static void sent(struct flow *f)
@@ -169,6 +188,7 @@ static void on_ack(struct flow *f, const struct pkt *k, struct cc_ack *a)
                     bit_set(sacked(s), (got - 1 - i) & m);
             if (!s->in_rec) {
                 s->in_rec = true;
+                s->timed_out = false;
                 s->rec_end = f->snd_max;
                 s->cursor = f->snd_una;
                 s->high = got + 1;
@@ -193,8 +213,7 @@ static bool recover(struct flow *f, const struct pkt *k)
     if (!f->tp_snd)
         return false; /* done */
     uint32_t before = f->snd_nxt;
-    f->snd_nxt = next_psn(f, f->tp_snd, f->snd_max);
-    return f->snd_nxt < f->n_pkts && (before >= f->n_pkts || f->snd_nxt != before);
+    return set_next(f, next_psn(f, f->tp_snd, f->snd_max)) && (before >= f->n_pkts || f->snd_nxt != before);
 }
 
 /* Every PSN not selectively acknowledged is resent, once. */
@@ -203,10 +222,11 @@ static void on_timeout(struct flow *f)
     struct sr_snd *s = snd_of(f);
     memset(resent(s), 0, s->cap / 8);
     s->in_rec = true;
+    s->timed_out = true;
     s->rec_end = f->snd_max;
     s->cursor = f->snd_una;
     s->high = f->snd_max;
-    f->snd_nxt = next_psn(f, s, f->snd_max);
+    set_next(f, next_psn(f, s, f->snd_max));
 }
 
 static sim_time_t rto(const struct flow *f, sim_time_t dflt)
@@ -229,6 +249,7 @@ static struct transport_reply on_data(struct flow *f, const struct pkt *k, uint3
     }
     uint32_t m = r->cap - 1;
     if (k->psn > f->rcv_nxt) {
+        transport_out_of_order(f, k);
         uint32_t off = k->psn - f->rcv_nxt;
         if (off >= r->cap) {
             fprintf(stderr, "rocesim: bug: flow %s: PSN %u beyond the receiver's window (%u from %u)\n", f->name,
@@ -330,6 +351,8 @@ static const struct setting sr_fields[] = {
                "Timeout otherwise")},
     {SET_INT("low_threshold", struct sr_params, low_threshold, 1, MAX_CAP, "3",
              "Packets unacknowledged below which rto_low applies")},
+    {SET_INT("reorder", struct sr_params, reorder, 1, MAX_CAP, "1",
+             "A missing PSN is resent once one this many above it has arrived (1: at once, as IRN)")},
     {SET_CHECK(check_sr)},
     {0},
 };

@@ -275,14 +275,14 @@ static void test_show_tables(void)
     free(o);
     /* a bad row: the line, the column and the value that is wrong */
     static const char *const rows[][2] = {
-        {"h0,0,s0,9,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0", "line 2: column priority: expected a priority 0-7, got \"9\""},
-        {"h0,0,s0,3,1,1,1,1,0,0,0,0,0,0,0,0,0,x,0,0", "line 2: column drops_mtu: expected a count (a whole number "
+        {"h0,0,s0,9,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0", "line 2: column priority: expected a priority 0-7, got \"9\""},
+        {"h0,0,s0,3,1,1,1,1,0,0,0,0,0,0,0,0,0,x,0,0,0", "line 2: column drops_mtu: expected a count (a whole number "
                                                    ">= 0), got \"x\""},
-        {"h0,0,s0,3,1,1,1,1,0,0,1.5.2,0,0,0,0,0,0,0,0,0", "line 2: column paused_ns: expected a time in ns (a number "
+        {"h0,0,s0,3,1,1,1,1,0,0,1.5.2,0,0,0,0,0,0,0,0,0,0", "line 2: column paused_ns: expected a time in ns (a number "
                                                        ">= 0), got \"1.5.2\""},
-        {"h0,70000,s0,3,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0", "line 2: column port: expected a port number 0-65535, got "
+        {"h0,70000,s0,3,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0", "line 2: column port: expected a port number 0-65535, got "
                                                        "\"70000\""},
-        {"h0,0,s0,3,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0", "line 2: expected 20 comma-separated fields (node,port,peer,"
+        {"h0,0,s0,3,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0", "line 2: expected 21 comma-separated fields (node,port,peer,"
                                                  "priority,rx_frames,"},
     };
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
@@ -299,14 +299,14 @@ static void test_show_tables(void)
     /* a NUL byte is bad input too, at its line */
     FILE *nf = fopen(path, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(nf);
-    fprintf(nf, "%s\nh0,0,s0,3,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0\nh0,1,s", RUN_COUNTERS_HEADER);
+    fprintf(nf, "%s\nh0,0,s0,3,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0\nh0,1,s", RUN_COUNTERS_HEADER);
     fputc(0, nf);
     fclose(nf);
     o = show(dir, "pfc counters", &rc);
     CU_ASSERT_EQUAL(rc, 2);
     CU_ASSERT(strstr(o, "counters.csv: line 3: expected a text file, got a NUL byte at offset") != NULL);
     free(o);
-    test_write_text(path, RUN_COUNTERS_HEADER "\nh0,0,s0,3,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0\n");
+    test_write_text(path, RUN_COUNTERS_HEADER "\nh0,0,s0,3,1,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0,0\n");
     o = show(dir, "pfc counters --node tor9", &rc);
     CU_ASSERT_EQUAL(rc, 2);
     CU_ASSERT(strstr(o, "--node tor9: no port of that node") != NULL);

@@ -307,6 +307,24 @@ static void case_k8(void)
     websearch("fat-tree k=8 WebSearch 50%", "{\"type\": \"fat-tree\", \"k\": 8, \"link\": " L100 "}", 2, 0, 0);
 }
 
+/* The k=8 case's load with selective repeat (a reordering window of 64), its data balanced by `lb`: what spraying
+ * and adaptive routing cost per hop against ECMP on the same transport. */
+static void case_k8_lb(const char *lb)
+{
+    char label[96], json[1024];
+    snprintf(label, sizeof label, "fat-tree k=8 WebSearch 50%%, selective repeat, %s", lb);
+    snprintf(json, sizeof json,
+             "{\"topology\": {\"type\": \"fat-tree\", \"k\": 8, \"link\": " L100 "}, \"switch\": {\"buffer\": "
+             "\"32MB\", \"load_balance\": \"%s\"}, \"host\": {\"loss_recovery\": \"selective\", \"selective\": "
+             "{\"reorder\": 64}}, \"stop\": \"2ms\", \"traffic\": [{\"type\": \"poisson\", \"hosts\": \"all\", "
+             "\"load\": 0.5, \"size_cdf\": \"websearch\"}]}",
+             lb);
+    bench_run_ex(label, json, 0, 0);
+}
+static void case_k8_ecmp(void) { case_k8_lb("ecmp"); }
+static void case_k8_spray(void) { case_k8_lb("spray"); }
+static void case_k8_adaptive(void) { case_k8_lb("adaptive"); }
+
 /* The HPCC paper's fabric: 5 pods x (4 ToR + 4 agg), 16 hosts per ToR at 100G, 16 cores, 400G fabric. */
 #define HPCC_FABRIC                                                                                                   \
     "{\"type\": \"fat-tree\", \"pods\": 5, \"tors_per_pod\": 4, \"aggs_per_pod\": 4, \"hosts_per_tor\": 16,"        \
@@ -787,6 +805,8 @@ static void case_build32(void) { bench_fat_tree_build(32); }
 static const struct bcase cases[] = {
     {"hold100k", case_hold100k, false},     {"hold1k", case_hold1k, false},   {"incast64", case_incast, true},
     {"dumbbell32", case_dumbbell, true},    {"fattree_k8", case_k8, true},    {"hpcc320", case_hpcc, true},
+    {"fattree_k8_sr", case_k8_ecmp, true}, {"fattree_k8_spray", case_k8_spray, true},
+    {"fattree_k8_adaptive", case_k8_adaptive, true},
     {"dragonfly", bench_dragonfly, true},   {"rail_allreduce", case_rail_allreduce, true},
     {"rail_servers", case_rail_servers, true},       {"rail_1g", case_rail_1g, true},
     {"scale_k8", case_s8, true},      {"scale_k16", case_k16, true},

@@ -23,7 +23,7 @@ static const char show_usage[] =
 /* counters.csv's columns after node, port, peer and priority (RUN_COUNTERS_HEADER), in order. */
 enum { C_RX_FRAMES, C_RX_BYTES, C_TX_FRAMES, C_TX_BYTES, C_PAUSE_RX, C_PAUSE_TX, C_PAUSED_NS, C_ECN,
        C_DROP_BUFFER, C_DROP_HEADROOM, C_DROP_WATCHDOG, C_DROP_LINK_DOWN, C_DROP_CORRUPT, C_DROP_MTU,
-       C_CNP_TX, C_CNP_RX, C_N };
+       C_CNP_TX, C_CNP_RX, C_OOO_RX, C_N };
 #define CSV_FIELDS (4 + C_N)
 
 /* One port's counters, summed over its rows (a row per priority with a non-zero counter). */

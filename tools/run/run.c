@@ -479,6 +479,12 @@ static void add_counts(cJSON *root, const struct run *r)
     cJSON_AddNumberToObject(by, "dropped", (double)c->bytes_dropped);
     cJSON_AddNumberToObject(by, "in_flight", (double)c->data_bytes_in_flight);
 
+    /* Only where a switch balances per packet or flowlet, so that every other summary is as it was. */
+    if (n->lb_any) {
+        cJSON *ro = cJSON_AddObjectToObject(root, "reordering");
+        cJSON_AddNumberToObject(ro, "out_of_order", (double)c->ooo_arrivals);
+        cJSON_AddNumberToObject(ro, "distance_mean", c->ooo_arrivals ? (double)c->ooo_distance / c->ooo_arrivals : 0);
+    }
     cJSON *cnp = cJSON_AddObjectToObject(root, "cnp");
     cJSON_AddNumberToObject(cnp, "sent", (double)c->cnp_sent);
     cJSON_AddNumberToObject(cnp, "received", (double)c->cnp_received);
@@ -690,7 +696,7 @@ char *run_counters_csv(const struct run *r)
                 const struct port_ctr *c = &n->ctr[(size_t)id * NPRIO + (size_t)prio];
                 sim_time_t paused = port_paused_closed(p, prio); /* the run closed every interval at its end */
                 uint64_t any = c->rx_frames | c->tx_frames | c->pause_rx | c->pause_tx | c->ecn_marked |
-                               c->cnp_tx | c->cnp_rx | (uint64_t)paused;
+                               c->cnp_tx | c->cnp_rx | c->ooo_rx | (uint64_t)paused;
                 for (int d = 0; d <= DROP_MTU; d++)
                     any |= c->drops[d];
                 if (!any)
@@ -704,7 +710,8 @@ char *run_counters_csv(const struct run *r)
                            (unsigned long long)c->ecn_marked);
                 for (int d = 0; d <= DROP_MTU; d++)
                     buf_printf(&b, ",%llu", (unsigned long long)c->drops[d]);
-                buf_printf(&b, ",%llu,%llu\n", (unsigned long long)c->cnp_tx, (unsigned long long)c->cnp_rx);
+                buf_printf(&b, ",%llu,%llu,%llu\n", (unsigned long long)c->cnp_tx, (unsigned long long)c->cnp_rx,
+                           (unsigned long long)c->ooo_rx);
             }
         }
     return b.p;

@@ -154,7 +154,7 @@ char *run_flows_csv(const struct run *r);
 /* counters.csv's columns (docs/outputs.md), which `rocesim show` and the doctor read by name. */
 #define RUN_COUNTERS_HEADER                                                                                        \
     "node,port,peer,priority,rx_frames,rx_bytes,tx_frames,tx_bytes,pause_rx,pause_tx,paused_ns,ecn_marked,"        \
-    "drops_buffer,drops_headroom,drops_watchdog,drops_link_down,drops_corrupt,drops_mtu,cnp_tx,cnp_rx"
+    "drops_buffer,drops_headroom,drops_watchdog,drops_link_down,drops_corrupt,drops_mtu,cnp_tx,cnp_rx,ooo_rx"
 
 /* counters.csv of a finished run with monitor.counters (net.ctr): one row per (node, port, priority) with a
  * non-zero counter, by node index, port and priority.  The caller frees it. */

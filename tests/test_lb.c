@@ -1,0 +1,215 @@
+/*
+ * Load balancing (switch.load_balance, models/lb*.c).  What is checked against what:
+ * - a permutation of long flows at line rate on a k=8 fat-tree (every flow to a host of another pod, so every
+ *   flow crosses the core and the uplinks are exactly full): under ECMP hash collisions leave the worst flow far
+ *   below line rate; adaptive routing with selective repeat brings every flow to >= 90 % of it (the issue's
+ *   acceptance); spraying under go-back-N collapses (reordering taken for loss), and under selective repeat with
+ *   a reordering window it completes with nothing resent, its reordering reported;
+ * - flowlets: a flow whose packets come further apart than switch.flowlet.gap spreads over the uplinks, one whose
+ *   packets come closer stays on one (exact, from counters.csv);
+ * - the same files on one thread and two, for each balancer;
+ * - bad settings exit 2 naming the path.
+ */
+#include "tests/tests.h"
+#include "sim/units.h"
+#include "tools/common/text.h"
+#include "tools/run/run.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PERM_FLOWS 128
+#define PERM_BYTES 8000000.0
+
+/* The permutation: host i sends 8 MB to host i + 64 (mod 128), all at once; 100 Gbps links, 4 KB packets. */
+static char *perm_json(void)
+{
+    struct sbuf b = {0};
+    sb_printf(&b, "{\"name\": \"perm\", \"seed\": 1, \"stop\": \"20ms\", \"topology\": {\"type\": \"fat-tree\", "
+                  "\"k\": 8, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, \"host\": {\"mtu\": 4096}, "
+                  "\"traffic\": [");
+    for (int i = 0; i < PERM_FLOWS; i++)
+        sb_printf(&b, "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": \"h%d\", \"size\": \"8MB\"}", i ? ", " : "",
+                  i, (i + 64) % PERM_FLOWS);
+    sb_printf(&b, "]}");
+    return b.p;
+}
+
+struct perm_result {
+    double worst, median; /* goodput, Gb/s: 8 MB over the flow's FCT */
+    uint32_t done;
+    uint64_t resent, ooo;
+};
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static struct perm_result perm_run(const struct scn_override *ov, int n_ov)
+{
+    char *json = perm_json();
+    struct scenario scn;
+    struct run r;
+    struct perm_result pr = {0};
+    CU_ASSERT_FATAL(test_setup_from("perm.json", json, ov, n_ov, &scn, &r));
+    free(json);
+    test_run_checked(&r);
+    double gp[PERM_FLOWS];
+    for (uint32_t i = 0; i < PERM_FLOWS; i++) {
+        const struct flow *f = net_flow(&r.net, i);
+        gp[i] = f->finish > 0 ? PERM_BYTES * 8 / ((double)(f->finish - f->start) / PS_PER_S) / 1e9 : 0;
+    }
+    qsort(gp, PERM_FLOWS, sizeof *gp, cmp_d);
+    pr.worst = gp[0];
+    pr.median = gp[PERM_FLOWS / 2];
+    pr.done = r.net.flows_completed;
+    pr.resent = r.net.c.data_retx;
+    pr.ooo = r.net.c.ooo_arrivals;
+    test_teardown(&scn, &r);
+    return pr;
+}
+
+static void test_permutation(void)
+{
+    struct scn_override ecmp[] = {{"host.loss_recovery", "go-back-n"}};
+    struct scn_override adaptive[] = {{"switch.load_balance", "adaptive"}, {"host.loss_recovery", "selective"},
+                                      {"host.selective.bdp_cap", "96"}, {"host.selective.reorder", "16"}};
+    struct scn_override spray_gbn[] = {{"switch.load_balance", "spray"}};
+    struct scn_override spray_sr[] = {{"switch.load_balance", "spray"}, {"switch.spray.order", "round_robin"},
+                                      {"host.loss_recovery", "selective"}, {"host.selective.bdp_cap", "128"},
+                                      {"host.selective.reorder", "128"}};
+    struct perm_result e = perm_run(ecmp, 1), a = perm_run(adaptive, 4), sg = perm_run(spray_gbn, 1),
+                       ss = perm_run(spray_sr, 5);
+    printf("\n    goodput worst / median, Gb/s: ecmp %.1f / %.1f; adaptive + selective %.1f / %.1f; spray + go-back-n "
+           "%.1f / %.1f (%llu resent); spray + selective %.1f / %.1f (%llu resent, %llu out of order) ",
+           e.worst, e.median, a.worst, a.median, sg.worst, sg.median, (unsigned long long)sg.resent, ss.worst,
+           ss.median, (unsigned long long)ss.resent, (unsigned long long)ss.ooo);
+    CU_ASSERT_EQUAL(e.done + a.done + sg.done + ss.done, 4 * PERM_FLOWS);
+    /* ECMP: collisions halve or worse the unlucky flows */
+    CU_ASSERT(e.worst < 50);
+    /* adaptive: every flow at 90 % of the line or more */
+    CU_ASSERT(a.worst >= 90);
+    CU_ASSERT_EQUAL(a.resent, 0);
+    /* go-back-N under spraying: every out-of-order arrival is a loss, and the flows crawl */
+    CU_ASSERT(sg.median < 20);
+    CU_ASSERT(sg.resent > 100000);
+    /* selective repeat with a window for the reordering: nothing resent, and faster than ECMP's median */
+    CU_ASSERT_EQUAL(ss.resent, 0);
+    CU_ASSERT(ss.ooo > 1000);
+    CU_ASSERT(ss.median > e.median);
+}
+
+/*
+ * One flow from h0 to a host in another pod of a k=4 fat-tree, paced at 1 Gb/s (a 4 KB packet every 33 us): with
+ * switch.flowlet.gap 10 us every packet starts a flowlet and h0's ToR spreads them over both uplinks; with 1 ms
+ * they form one flowlet and one uplink carries them all.
+ */
+static void flowlet_uplinks(const char *gap, int *used, uint64_t *frames)
+{
+    char json[1024], cmd[1400];
+    snprintf(json, sizeof json,
+             "{\"stop\": \"5ms\", \"topology\": {\"type\": \"fat-tree\", \"k\": 4, \"link\": {\"rate\": \"100Gbps\", "
+             "\"delay\": \"1us\"}}, \"switch\": {\"load_balance\": \"flowlet\", \"flowlet\": {\"gap\": \"%s\"}}, "
+             "\"host\": {\"mtu\": 4096, \"cc\": \"none\"}, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", "
+             "\"dst\": \"h15\", \"size\": \"400KB\", \"rate\": \"1Gbps\"}], \"monitor\": {\"counters\": true}}",
+             gap);
+    test_write_text("/tmp/rocesim-test-flowlet.json", json);
+    snprintf(cmd, sizeof cmd, "%s run /tmp/rocesim-test-flowlet.json -q --no-plot -o /tmp/rocesim-test-flowlet",
+             test_rocesim_bin());
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    char *ctr = test_read_file("/tmp/rocesim-test-flowlet/counters.csv", NULL);
+    CU_ASSERT_FATAL(ctr != NULL);
+    /* h0's ToR, tor0: its ports 2 and 3 go up to agg0 and agg1 (ports 0 and 1 to its hosts) */
+    *used = 0;
+    *frames = 0;
+    char *save = NULL;
+    for (char *l = strtok_r(ctr, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        char node[64], peer[64];
+        unsigned port, prio;
+        unsigned long long rx, rxb, tx;
+        if (sscanf(l, "%63[^,],%u,%63[^,],%u,%llu,%llu,%llu", node, &port, peer, &prio, &rx, &rxb, &tx) == 7 &&
+            strcmp(node, "tor0") == 0 && strncmp(peer, "agg", 3) == 0 && prio == 3 && tx > 0) {
+            (*used)++;
+            *frames += tx;
+        }
+    }
+    free(ctr);
+}
+
+static void test_flowlets(void)
+{
+    int spread, one;
+    uint64_t f_spread, f_one;
+    flowlet_uplinks("10us", &spread, &f_spread);
+    flowlet_uplinks("1ms", &one, &f_one);
+    printf("\n    flowlets: gap 10 us, %d uplinks carry %llu frames; gap 1 ms, %d uplink carries %llu ", spread,
+           (unsigned long long)f_spread, one, (unsigned long long)f_one);
+    CU_ASSERT_EQUAL(spread, 2);
+    CU_ASSERT_EQUAL(one, 1);
+    CU_ASSERT_EQUAL(f_spread, 98); /* 400 KB in 4 KB packets */
+    CU_ASSERT_EQUAL(f_one, 98);
+    remove("/tmp/rocesim-test-flowlet.json");
+}
+
+/* Every balancer: flows.csv, counters.csv and summary.json (but its clock) the same on one thread and two. */
+static void test_threads(void)
+{
+    static const char *const modes[][2] = {
+        {"spray", "random"}, {"spray", "round_robin"}, {"flowlet", NULL}, {"adaptive", NULL}};
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
+        char cmd[2048];
+        char order[64] = "";
+        if (modes[i][1])
+            snprintf(order, sizeof order, "--set switch.spray.order=%s", modes[i][1]);
+        snprintf(cmd, sizeof cmd,
+                 "set -e; for t in 1 2; do %s run scenarios/websearch-fattree.json -q --no-plot --set stop=300us "
+                 "--set switch.load_balance=%s %s --set host.loss_recovery=selective --set monitor.counters=true "
+                 "--threads $t -o /tmp/rocesim-test-lb-$t; grep -v -e wall_s -e events_per_s -e one_thread "
+                 "/tmp/rocesim-test-lb-$t/summary.json > /tmp/rocesim-test-lb-$t/s.txt; done; "
+                 "for f in flows.csv counters.csv s.txt; do cmp /tmp/rocesim-test-lb-1/$f /tmp/rocesim-test-lb-2/$f; "
+                 "done; grep -q out_of_order /tmp/rocesim-test-lb-1/s.txt",
+                 test_rocesim_bin(), modes[i][0], order);
+        int rc = test_run(cmd, NULL);
+        if (rc)
+            printf("\n    %s %s: not the same on two threads ", modes[i][0], modes[i][1] ? modes[i][1] : "");
+        CU_ASSERT_EQUAL(rc, 0);
+    }
+}
+
+static void test_errors(void)
+{
+    static const struct {
+        const char *json, *err;
+    } bad[] = {
+        {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"switch\": "
+         "{\"load_balance\": \"conga\"}, \"traffic\": []}",
+         "t.json: switch.load_balance: expected one of \"ecmp\", \"adaptive\", \"flowlet\", \"spray\", got \"conga\""},
+        {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"switch\": "
+         "{\"spray\": {\"order\": \"lru\"}}, \"traffic\": []}",
+         "t.json: switch.spray.order: expected one of \"random\", \"round_robin\", got \"lru\""},
+        {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"switch\": "
+         "{\"flowlet\": {\"gap\": \"0us\"}}, \"traffic\": []}",
+         "t.json: switch.flowlet.gap: expected a time greater than zero, got \"0us\""},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char err[SCN_ERR_MAX] = "";
+        test_load_err(bad[i].json, err, sizeof err);
+        if (strcmp(err, bad[i].err))
+            printf("\n    got  %s\n    want %s\n", err, bad[i].err);
+        CU_ASSERT_STRING_EQUAL(err, bad[i].err);
+    }
+}
+
+void test_lb_register(void)
+{
+    CU_pSuite s = CU_add_suite("load balancing", NULL, NULL);
+    CU_add_test(s, "k=8 permutation: ECMP collides, adaptive >= 90 % for every flow, spraying needs selective repeat",
+                test_permutation);
+    CU_add_test(s, "flowlets: a gap above switch.flowlet.gap changes the path, below it does not", test_flowlets);
+    CU_add_test(s, "each balancer gives the same files on one thread and two", test_threads);
+    CU_add_test(s, "bad load-balancing settings exit 2 naming the path", test_errors);
+}
