@@ -44,7 +44,7 @@ static const struct setting adaptive_fields[] = {
 };
 
 static const struct setting_group adaptive_group = {
-    .path = "switch.adaptive", .size = sizeof(struct adaptive_params), .fields = adaptive_fields,
+    .path = "switch.adaptive", .size = sizeof(struct adaptive_params), .after = "flowlet", .fields = adaptive_fields,
 };
 
 static const struct lb_ops adaptive_lb_ops = {

@@ -78,7 +78,7 @@ static const struct setting flowlet_fields[] = {
 };
 
 static const struct setting_group flowlet_group = {
-    .path = "switch.flowlet", .size = sizeof(struct flowlet_params), .fields = flowlet_fields,
+    .path = "switch.flowlet", .size = sizeof(struct flowlet_params), .after = "spray", .fields = flowlet_fields,
 };
 
 static const struct lb_ops flowlet_lb_ops = {

@@ -48,7 +48,7 @@ static const struct setting spray_fields[] = {
 };
 
 static const struct setting_group spray_group = {
-    .path = "switch.spray", .size = sizeof(struct spray_params), .fields = spray_fields,
+    .path = "switch.spray", .size = sizeof(struct spray_params), .after = "load_balance", .fields = spray_fields,
 };
 
 static const struct lb_ops spray_lb_ops = {.name = "spray", .pick = spray_pick, .init = spray_init, .free = spray_free};
