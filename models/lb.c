@@ -73,6 +73,13 @@ uint32_t lb_egress(struct net *n, struct sw *w, const struct pkt *k)
 }
 
 /* See lb.h. */
+bool lb_per_packet(const struct sw *w)
+{
+    const struct lb_ops *o = lb_registry[w->lb];
+    return o->per_packet && o->per_packet(w->cfg);
+}
+
+/* See lb.h. */
 uint32_t lb_least_loaded(const struct sw *w, const uint16_t *ports, uint32_t cnt, uint32_t from, int prio)
 {
     uint32_t best = from % cnt;

@@ -24,6 +24,9 @@ struct lb_ops {
     /* Optional: switch w's state (w->lb_state), at set-up; and its release. */
     void (*init)(struct net *n, struct sw *w);
     void (*free)(struct sw *w);
+    /* Optional: whether, under switch settings c, it spreads a flow's packets one by one (so that they arrive out
+     * of order at every turn, not only across a flow's pauses): what rocesim doctor asks of go-back-N. */
+    bool (*per_packet)(const struct scn_switch *c);
 };
 
 #define LB_ECMP 0 /* the kind's default, which switch.c calls without the table */
@@ -31,6 +34,9 @@ struct lb_ops {
 
 extern const struct module_kind lb_kind;
 extern const struct lb_ops *lb_registry[LB_MAX];
+
+/* Whether switch w's balancer spreads a flow's packets one by one (lb_ops.per_packet). */
+bool lb_per_packet(const struct sw *w);
 
 /* The local egress of data frame k at switch w under its balancer (not ECMP), or ROUTE_NO_PORT when k's
  * destination cannot be reached. */

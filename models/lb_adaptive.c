@@ -47,6 +47,11 @@ static const struct setting_group adaptive_group = {
     .path = "switch.adaptive", .size = sizeof(struct adaptive_params), .after = "flowlet", .fields = adaptive_fields,
 };
 
-static const struct lb_ops adaptive_lb_ops = {
-    .name = "adaptive", .pick = adaptive_pick, .init = adaptive_init, .free = adaptive_free};
+static bool adaptive_per_packet(const struct scn_switch *c)
+{
+    return SETTINGS_OF(c, adaptive_group, struct adaptive_params)->per == PER_PACKET;
+}
+
+static const struct lb_ops adaptive_lb_ops = {.name = "adaptive", .pick = adaptive_pick, .init = adaptive_init,
+                                              .free = adaptive_free, .per_packet = adaptive_per_packet};
 MODULE_REGISTER(lb_kind, "adaptive", &adaptive_lb_ops, &adaptive_group);

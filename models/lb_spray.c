@@ -51,5 +51,8 @@ static const struct setting_group spray_group = {
     .path = "switch.spray", .size = sizeof(struct spray_params), .after = "load_balance", .fields = spray_fields,
 };
 
-static const struct lb_ops spray_lb_ops = {.name = "spray", .pick = spray_pick, .init = spray_init, .free = spray_free};
+static bool spray_per_packet(const struct scn_switch *c) { return true; }
+
+static const struct lb_ops spray_lb_ops = {
+    .name = "spray", .pick = spray_pick, .init = spray_init, .free = spray_free, .per_packet = spray_per_packet};
 MODULE_REGISTER(lb_kind, "spray", &spray_lb_ops, &spray_group);

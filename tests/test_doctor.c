@@ -253,6 +253,40 @@ static void test_wording(void)
     test_teardown(&scn, &r);
 }
 
+/* The multipath findings, from the scenario alone: go-back-N under spraying (at a switch, or at the NIC), and
+ * selective repeat with PFC still on; none with ECMP and go-back-N, or spraying and selective repeat without PFC. */
+static void test_multipath(void)
+{
+    static const char *base =
+        "{\"topology\": {\"type\": \"leaf-spine\", \"leaves\": 2, \"spines\": 2, \"hosts_per_leaf\": 2, \"link\": "
+        "{\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, %s, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", "
+        "\"dst\": \"h2\", \"size\": \"1MB\"}]}";
+    static const struct {
+        const char *fields, *want;
+    } mp[] = {
+        {"\"switch\": {\"load_balance\": \"spray\"}", "spray-go-back-n"},
+        {"\"switch\": {\"load_balance\": \"adaptive\"}", "spray-go-back-n"},
+        {"\"switch\": {\"load_balance\": \"adaptive\", \"adaptive\": {\"per\": \"flowlet\"}}", ""},
+        {"\"host\": {\"entropy\": \"packet\"}", "spray-go-back-n"},
+        {"\"host\": {\"loss_recovery\": \"selective\"}", "selective-with-pfc"},
+        {"\"switch\": {\"load_balance\": \"spray\", \"pfc\": {\"enabled\": false}}, \"host\": {\"loss_recovery\": "
+         "\"selective\"}", ""},
+        {"\"switch\": {\"load_balance\": \"ecmp\"}", ""},
+    };
+    for (size_t i = 0; i < sizeof mp / sizeof *mp; i++) {
+        char json[1024];
+        snprintf(json, sizeof json, base, mp[i].fields);
+        struct scenario scn;
+        struct run r;
+        CU_ASSERT_FATAL(test_setup(json, NULL, NULL, &scn, &r));
+        struct doc_report rep = {0};
+        doctor_scenario(&r, &rep);
+        expect_ids(mp[i].fields, &rep, mp[i].want);
+        doctor_report_free(&rep);
+        test_teardown(&scn, &r);
+    }
+}
+
 /*
  * Headroom "auto" is one computation (pfc_port_headroom) for the build and the doctor, port by port, from the frames
  * that can reach each port: h0's NIC sends 9000-byte payloads (a host profile), the rest 1024.  Expected values
@@ -407,4 +441,5 @@ void test_doctor_register(void)
     CU_add_test(s, "exit statuses and doctor.json", test_cli);
     CU_add_test(s, "a run that did not complete is said first", test_incomplete_run);
     CU_add_test(s, "headroom auto from each port's frames, the same in the build and the doctor", test_headroom_frames);
+    CU_add_test(s, "multipath: go-back-N under spraying, selective repeat with PFC on", test_multipath);
 }

@@ -6,6 +6,7 @@
 #include "models/dcqcn.h"
 #include "models/credit.h"
 #include "models/ecn.h"
+#include "models/lb.h"
 
 #include "models/net.h"
 #include "models/nic.h"
@@ -191,6 +192,7 @@ static const char *node_name(const struct run *r, uint32_t node) { return r->g.n
 struct senders {
     int *prio;          /* per host, -1: sends nothing */
     uint8_t data_mask;
+    uint8_t gbn_mask;   /* the priorities of senders whose transport resends everything after a loss (go-back-N) */
     bool ecn_cc;        /* some sender's algorithm acts on ECN marks (CC_F_ECN: DCQCN's CNPs, DCTCP's echo) */
     bool step_only;     /* and every such sender wants step marking at K (CC_F_ECN_STEP: kmin = kmax) */
 };
@@ -213,6 +215,8 @@ static void senders_init(const struct run *r, struct senders *sd)
         if (sd->prio[h] < 0)
             continue;
         sd->data_mask |= (uint8_t)(1u << sd->prio[h]);
+        if (transport_of(n->hosts[h].tp->loss_recovery)->flags & TRANSPORT_F_GOES_BACK)
+            sd->gbn_mask |= (uint8_t)(1u << sd->prio[h]);
         unsigned fl = host_cc_flags(n->hosts[h].cfg);
         sd->ecn_cc |= (fl & CC_F_ECN) != 0;
         if (fl & CC_F_ECN)
@@ -309,7 +313,7 @@ static void tally_ports(const struct senders *sd, const struct sw *w, struct sw_
         const struct port_cfg *pc = port_cfg(p);
         t->bdp += (int64_t)((__int128)pc->rate_bps * 2 * p->delay_ps / 8 / PS_PER_S);
         for (int q = 0; q < NPRIO; q++)
-            if ((sd->data_mask >> q & 1) && !(pc->lossless >> q & 1)) {
+            if ((sd->gbn_mask >> q & 1) && !(pc->lossless >> q & 1)) { /* selective repeat needs no PFC */
                 pl_add(&t->lossy[q], j);
                 t->lossless_seen[q] = pc->lossless;
             }
@@ -444,9 +448,13 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
     const struct net *n = &r->net;
     char a[32], b[32], seen[512];
     uint8_t lossy_any = 0;  /* data priorities lossy at some switch port */
-    for (uint32_t i = 0; i < r->g.n_switches; i++)
+    const struct sw *sprayer = NULL; /* a switch that spreads a flow's packets one by one */
+    for (uint32_t i = 0; i < r->g.n_switches; i++) {
         for (uint32_t j = 0; j < n->sws[i].n_ports && !inside_server(r, &n->sws[i]); j++)
             lossy_any |= (uint8_t)(sd->data_mask & ~port_cfg(&n->sws[i].ports[j])->lossless);
+        if (!sprayer && lb_per_packet(&n->sws[i]))
+            sprayer = &n->sws[i];
+    }
     for (uint32_t h = 0; h < r->g.n_hosts; h++) {
         int p = sd->prio[h];
         if (p < 0)
@@ -508,6 +516,29 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
                 "each drop on a lossy priority makes go-back-N resend everything after the lost frame; RoCE NICs "
                 "without selective repeat need a lossless fabric",
                 "make the priority lossless on every switch (PFC), or use a NIC with selective repeat");
+        }
+        if ((tr->flags & TRANSPORT_F_GOES_BACK) && (sprayer || nic->entropy)) {
+            if (sprayer)
+                sfmt(seen, sizeof seen, "host.loss_recovery %s, and %s spreads each flow's packets one by one "
+                     "(switch.load_balance %s)", tr->name, node_name(r, sprayer->node), lb_registry[sprayer->lb]->name);
+            else
+                sfmt(seen, sizeof seen, "host.loss_recovery %s with host.entropy \"packet\"", tr->name);
+            add(rep, DOC_ERROR, "spray-go-back-n", nm, seen,
+                "packets of one flow on several paths arrive out of order, and go-back-N takes each early packet "
+                "for a loss: it drops it, NACKs and resends everything after the gap (a k=8 fat-tree "
+                "permutation sprayed this way runs at a tenth of the line)",
+                "use host.loss_recovery \"selective\" with a reorder window (host.selective.reorder), or "
+                "balance by flow or flowlet (switch.load_balance \"ecmp\" or \"flowlet\")");
+        }
+        if (!(tr->flags & TRANSPORT_F_GOES_BACK) && !(lossy_any >> p & 1) && !credit_runs(n)) {
+            sfmt(seen, sizeof seen, "host.loss_recovery %s on priority %d, which PFC keeps lossless at every switch "
+                 "port", tr->name, p);
+            add(rep, DOC_WARNING, "selective-with-pfc", nm, seen,
+                "a transport that resends only what was lost does not need PFC: a drop costs it one packet, while "
+                "PAUSE frames stop every flow of the priority behind the congested one (head-of-line blocking, "
+                "congestion spreading, deadlocks)",
+                "consider PFC off for this priority (switch.pfc.priorities) with ECN for congestion control, as IRN "
+                "runs; keep it where another host still uses go-back-N");
         }
         for (uint32_t i = 0; i < r->g.n_switches; i++) {
             int smtu = switch_params_of(n->sws[i].cfg)->mtu;
@@ -1127,8 +1158,14 @@ static void check_summary(const struct run *r, const cJSON *sum, struct doc_repo
     char seen[512], a[32];
     const cJSON *pr = json_at_path(sum, "priorities");
     const cJSON *it;
+    struct senders sd;
+    senders_init(r, &sd);
+    free(sd.prio);
     cJSON_ArrayForEach(it, pr)
     {
+        /* a priority only selective repeat sends on may drop: each loss costs it one resend */
+        if (!(sd.gbn_mask >> atoi(it->string) & 1))
+            continue;
         double dropped = num_at(it, "packets_dropped");
         bool lossless = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "lossless"));
         double cong = num_at(sum, "packets.drops_by_reason.buffer") + num_at(sum, "packets.drops_by_reason.headroom");
