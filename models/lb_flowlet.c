@@ -56,7 +56,10 @@ static void flowlet_init(struct net *n, struct sw *w)
 static void flowlet_free(struct sw *w) { free(w->lb_state); }
 
 /* See lb.h. */
-int64_t lb_flowlet_gap(const struct scn_switch *c) { return SETTINGS_OF(c, flowlet_group, struct flowlet_params)->gap_ps; }
+int64_t lb_flowlet_gap(const struct scn_switch *c)
+{
+    return SETTINGS_OF(c, flowlet_group, struct flowlet_params)->gap_ps;
+}
 
 /* See lb.h. */
 uint32_t lb_flowlet_adaptive(struct net *n, struct sw *w, const struct pkt *k, const uint16_t *ports, uint32_t cnt)

@@ -18,16 +18,16 @@
  * defaults 100 us, 320 us and N = 3); a timeout resends every PSN not selectively acknowledged, once.
  *
  * Bounds: each end keeps a ring of bits over PSNs [una, una + cap), cap the power of two at or above bdp_cap (at
- * most MAX_CAP: 4 KB for the sender's two bitmaps, 2 KB for the receiver's), allocated at a flow's first packet
- * and freed when that end is done; the memory estimate counts them at their largest (transport_ops.state_bytes).  A sender never has
- * a PSN at or above una + bdp_cap unacknowledged, so the receiver's ring always has its bit: a frame beyond it
- * would be a bug, and aborts.
+ * most MAX_CAP: 1 KB for the sender's two bitmaps, 512 bytes for the receiver's), allocated at a flow's first
+ * packet and freed when that end is done; the memory estimate counts them (transport_ops.state_bytes).  A sender
+ * never has a PSN at or above una + bdp_cap unacknowledged, so the receiver's ring always has its bit: a frame
+ * beyond it would be a bug, and aborts.
  *
  * What rocesim takes where IRN leaves a choice (docs/model.md): a NACK names the packet that caused it, as IRN's
- * does, and the four below it (IRN's names one: with loss on the way back, each lost NACK cost a spurious resend,
- * 13 of 75 resends in tests/test_selective.c's random-loss case); reordering is not told apart from loss (IRN assumes one path per flow), so under packet
- * spraying the holes a NACK reveals may still be in flight and are resent anyway, which the retransmitted bytes
- * count; ACKs are not delayed beyond ack_every.
+ * does, and the four below it (with IRN's one, each lost NACK cost a spurious resend: 13 of 75 resends in the
+ * random-loss row of docs/VALIDATION.md); reordering is not told apart from loss by default (IRN assumes one path
+ * per flow), but host.selective.reorder may wait for a PSN that far above a hole before resending it; ACKs are not
+ * delayed beyond ack_every.
  */
 #include "models/transport.h"
 #include "sim/mem.h"

@@ -1,107 +1,18 @@
 /*
- * Load balancing (switch.load_balance, models/lb*.c).  What is checked against what:
- * - a permutation of long flows at line rate on a k=8 fat-tree (every flow to a host of another pod, so every
- *   flow crosses the core and the uplinks are exactly full): under ECMP hash collisions leave the worst flow far
- *   below line rate; adaptive routing with selective repeat brings every flow to >= 90 % of it (the issue's
- *   acceptance); spraying under go-back-N collapses (reordering taken for loss), and under selective repeat with
- *   a reordering window it completes with nothing resent, its reordering reported;
+ * Load balancing (switch.load_balance, models/lb*.c).  What is checked against what (the permutation of long flows on
+ * a k=8 fat-tree, ECMP against adaptive routing and spraying, is a validation group, "selective repeat and load
+ * balancing", which the validation suite runs):
  * - flowlets: a flow whose packets come further apart than switch.flowlet.gap spreads over the uplinks, one whose
  *   packets come closer stays on one (exact, from counters.csv);
  * - the same files on one thread and two, for each balancer;
  * - bad settings exit 2 naming the path.
  */
 #include "tests/tests.h"
-#include "sim/units.h"
-#include "tools/common/text.h"
 #include "tools/run/run.h"
 
-#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define PERM_FLOWS 128
-#define PERM_BYTES 8000000.0
-
-/* The permutation: host i sends 8 MB to host i + 64 (mod 128), all at once; 100 Gbps links, 4 KB packets. */
-static char *perm_json(void)
-{
-    struct sbuf b = {0};
-    sb_printf(&b, "{\"name\": \"perm\", \"seed\": 1, \"stop\": \"20ms\", \"topology\": {\"type\": \"fat-tree\", "
-                  "\"k\": 8, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, \"host\": {\"mtu\": 4096}, "
-                  "\"traffic\": [");
-    for (int i = 0; i < PERM_FLOWS; i++)
-        sb_printf(&b, "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": \"h%d\", \"size\": \"8MB\"}", i ? ", " : "",
-                  i, (i + 64) % PERM_FLOWS);
-    sb_printf(&b, "]}");
-    return b.p;
-}
-
-struct perm_result {
-    double worst, median; /* goodput, Gb/s: 8 MB over the flow's FCT */
-    uint32_t done;
-    uint64_t resent, ooo;
-};
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static struct perm_result perm_run(const struct scn_override *ov, int n_ov)
-{
-    char *json = perm_json();
-    struct scenario scn;
-    struct run r;
-    struct perm_result pr = {0};
-    CU_ASSERT_FATAL(test_setup_from("perm.json", json, ov, n_ov, &scn, &r));
-    free(json);
-    test_run_checked(&r);
-    double gp[PERM_FLOWS];
-    for (uint32_t i = 0; i < PERM_FLOWS; i++) {
-        const struct flow *f = net_flow(&r.net, i);
-        gp[i] = f->finish > 0 ? PERM_BYTES * 8 / ((double)(f->finish - f->start) / PS_PER_S) / 1e9 : 0;
-    }
-    qsort(gp, PERM_FLOWS, sizeof *gp, cmp_d);
-    pr.worst = gp[0];
-    pr.median = gp[PERM_FLOWS / 2];
-    pr.done = r.net.flows_completed;
-    pr.resent = r.net.c.data_retx;
-    pr.ooo = r.net.c.ooo_arrivals;
-    test_teardown(&scn, &r);
-    return pr;
-}
-
-static void test_permutation(void)
-{
-    struct scn_override ecmp[] = {{"host.loss_recovery", "go-back-n"}};
-    struct scn_override adaptive[] = {{"switch.load_balance", "adaptive"}, {"host.loss_recovery", "selective"},
-                                      {"host.selective.bdp_cap", "96"}, {"host.selective.reorder", "16"}};
-    struct scn_override spray_gbn[] = {{"switch.load_balance", "spray"}};
-    struct scn_override spray_sr[] = {{"switch.load_balance", "spray"}, {"switch.spray.order", "round_robin"},
-                                      {"host.loss_recovery", "selective"}, {"host.selective.bdp_cap", "128"},
-                                      {"host.selective.reorder", "128"}};
-    struct perm_result e = perm_run(ecmp, 1), a = perm_run(adaptive, 4), sg = perm_run(spray_gbn, 1),
-                       ss = perm_run(spray_sr, 5);
-    printf("\n    goodput worst / median, Gb/s: ecmp %.1f / %.1f; adaptive + selective %.1f / %.1f; spray + go-back-n "
-           "%.1f / %.1f (%llu resent); spray + selective %.1f / %.1f (%llu resent, %llu out of order) ",
-           e.worst, e.median, a.worst, a.median, sg.worst, sg.median, (unsigned long long)sg.resent, ss.worst,
-           ss.median, (unsigned long long)ss.resent, (unsigned long long)ss.ooo);
-    CU_ASSERT_EQUAL(e.done + a.done + sg.done + ss.done, 4 * PERM_FLOWS);
-    /* ECMP: collisions halve or worse the unlucky flows */
-    CU_ASSERT(e.worst < 50);
-    /* adaptive: every flow at 90 % of the line or more */
-    CU_ASSERT(a.worst >= 90);
-    CU_ASSERT_EQUAL(a.resent, 0);
-    /* go-back-N under spraying: every out-of-order arrival is a loss, and the flows crawl */
-    CU_ASSERT(sg.median < 20);
-    CU_ASSERT(sg.resent > 100000);
-    /* selective repeat with a window for the reordering: nothing resent, and faster than ECMP's median */
-    CU_ASSERT_EQUAL(ss.resent, 0);
-    CU_ASSERT(ss.ooo > 1000);
-    CU_ASSERT(ss.median > e.median);
-}
 
 /*
  * One flow from h0 to a host in another pod of a k=4 fat-tree, paced at 1 Gb/s (a 4 KB packet every 33 us): with
@@ -207,8 +118,6 @@ static void test_errors(void)
 void test_lb_register(void)
 {
     CU_pSuite s = CU_add_suite("load balancing", NULL, NULL);
-    CU_add_test(s, "k=8 permutation: ECMP collides, adaptive >= 90 % for every flow, spraying needs selective repeat",
-                test_permutation);
     CU_add_test(s, "flowlets: a gap above switch.flowlet.gap changes the path, below it does not", test_flowlets);
     CU_add_test(s, "each balancer gives the same files on one thread and two", test_threads);
     CU_add_test(s, "bad load-balancing settings exit 2 naming the path", test_errors);

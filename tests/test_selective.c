@@ -1,8 +1,8 @@
 /*
  * Selective repeat (host.loss_recovery "selective", models/transport_sr.c, IRN's loss recovery).  What is checked
  * against what:
- * - random loss (loss_rate 1e-3 on every link, data and ACKs alike): every flow completes and the data frames
- *   resent are within 10 % of those lost, where go-back-N resends several times more (the issue's acceptance);
+ * - (random loss, loss_rate 1e-3 on every link: resent within 10 % of lost, go-back-N several times more: a
+ *   validation row, tests/validation/validation.c, "selective repeat and load balancing");
  * - the BDP cap: a flow allowed W packets unacknowledged on a path of round trip R runs at W x frame / R (the
  *   window's throughput, exact up to the first frame's fill);
  * - the two timeouts: a flow whose only packet is lost is resent after rto_low (100 us), one with many packets
@@ -17,45 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Four 4 MB flows across a leaf-spine whose every link corrupts a frame in 1000, PFC and DCQCN as by default. */
-static const char *LOSSY =
-    "{\"seed\": 7, \"stop\": \"100ms\", \"topology\": {\"type\": \"leaf-spine\", \"leaves\": 2, \"spines\": 2, "
-    "\"hosts_per_leaf\": 4, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\", \"loss_rate\": 0.001}}, "
-    "\"host\": {\"mtu\": 1024, \"rto\": \"200us\"}, \"traffic\": ["
-    "{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h4\", \"size\": \"4MB\"}, "
-    "{\"type\": \"flow\", \"src\": \"h1\", \"dst\": \"h5\", \"size\": \"4MB\"}, "
-    "{\"type\": \"flow\", \"src\": \"h6\", \"dst\": \"h2\", \"size\": \"4MB\"}, "
-    "{\"type\": \"flow\", \"src\": \"h7\", \"dst\": \"h3\", \"size\": \"4MB\"}]}";
-
-static void lossy_run(const char *recovery, uint64_t *lost, uint64_t *resent, uint32_t *done)
-{
-    struct scenario scn;
-    struct run r;
-    CU_ASSERT_FATAL(test_setup(LOSSY, "host.loss_recovery", recovery, &scn, &r));
-    test_run_checked(&r);
-    *lost = r.net.c.drop_corrupt;
-    *resent = r.net.c.data_retx;
-    *done = r.net.flows_completed;
-    test_teardown(&scn, &r);
-}
-
-static void test_random_loss(void)
-{
-    uint64_t lost_sr, resent_sr, lost_gbn, resent_gbn;
-    uint32_t done_sr, done_gbn;
-    lossy_run("selective", &lost_sr, &resent_sr, &done_sr);
-    lossy_run("go-back-n", &lost_gbn, &resent_gbn, &done_gbn);
-    printf("\n    selective: %llu data frames lost, %llu resent; go-back-n: %llu lost, %llu resent ",
-           (unsigned long long)lost_sr, (unsigned long long)resent_sr, (unsigned long long)lost_gbn,
-           (unsigned long long)resent_gbn);
-    CU_ASSERT_EQUAL(done_sr, 4);
-    CU_ASSERT_EQUAL(done_gbn, 4);
-    CU_ASSERT(lost_sr >= 10); /* 4 x 4096 packets over 3 links at 1e-3: about 49 */
-    CU_ASSERT(resent_sr >= lost_sr);
-    CU_ASSERT(resent_sr <= lost_sr + lost_sr / 10);
-    CU_ASSERT(resent_gbn >= 3 * lost_gbn);
-}
 
 /*
  * One 2 MB flow from h0 to h1 through one switch, 100 Gbps links of 10 us each way: with bdp_cap 16 the sender has
@@ -130,11 +91,13 @@ static void test_errors(void)
     static const struct {
         const char *json, *err;
     } bad[] = {
-        {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"host\": {\"loss_recovery\": \"selective\", "
+        {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"host\": "
+         "{\"loss_recovery\": \"selective\", "
          "\"selective\": {\"bdp_cap\": 5000}}, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", "
          "\"size\": \"1MB\"}]}",
          "t.json: host.selective.bdp_cap: expected an integer from 1 to 4096, got 5000"},
-        {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"host\": {\"loss_recovery\": \"selective\", "
+        {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"host\": "
+         "{\"loss_recovery\": \"selective\", "
          "\"selective\": {\"rto_low\": \"1ms\"}}, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", "
          "\"size\": \"1MB\"}]}",
          "t.json: host.selective.rto_low: expected at most rto_high (320us), got 1ms"},
@@ -151,8 +114,6 @@ static void test_errors(void)
 void test_selective_register(void)
 {
     CU_pSuite s = CU_add_suite("selective repeat", NULL, NULL);
-    CU_add_test(s, "random loss 1e-3: resent within 10 % of lost, go-back-N several times more, all complete",
-                test_random_loss);
     CU_add_test(s, "bdp_cap: W packets per round trip", test_bdp_cap);
     CU_add_test(s, "rto_low for a lone packet, rto_high with many unacknowledged", test_two_timeouts);
     CU_add_test(s, "bad selective-repeat settings exit 2 naming the path", test_errors);

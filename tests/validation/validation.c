@@ -1369,6 +1369,149 @@ static bool run_ibcc(struct vresult *out, int *n, int cap)
     return true;
 }
 
+/* ---- Selective repeat and load balancing ---- */
+
+/* Four 4 MB flows across a leaf-spine whose every link corrupts a frame in 1000 (data, ACKs and NACKs alike). */
+static bool lossy_leafspine(const char *recovery, uint64_t *lost, uint64_t *resent, uint32_t *done)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"seed\": 7, \"stop\": \"100ms\", \"topology\": {\"type\": \"leaf-spine\", \"leaves\": 2, "
+             "\"spines\": 2, \"hosts_per_leaf\": 4, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\", "
+             "\"loss_rate\": 0.001}}, \"host\": {\"mtu\": 1024, \"rto\": \"200us\", \"loss_recovery\": \"%s\"}, "
+             "\"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h4\", \"size\": \"4MB\"}, "
+             "{\"type\": \"flow\", \"src\": \"h1\", \"dst\": \"h5\", \"size\": \"4MB\"}, {\"type\": \"flow\", "
+             "\"src\": \"h6\", \"dst\": \"h2\", \"size\": \"4MB\"}, {\"type\": \"flow\", \"src\": \"h7\", "
+             "\"dst\": \"h3\", \"size\": \"4MB\"}]}",
+             recovery);
+    struct scenario scn;
+    struct run *r = run_to_stop(json, &scn);
+    if (!r)
+        return false;
+    *lost = r->net.c.drop_corrupt;
+    *resent = r->net.c.data_retx;
+    *done = r->net.flows_completed;
+    return finish(r, &scn);
+}
+
+/* A permutation on a k=8 fat-tree: host i sends 8 MB to host i + 64 (another pod), all at once, 4 KB packets,
+ * 100 Gbps links: every flow crosses the core and the uplinks are exactly full.  The worst and median goodput
+ * (8 MB over the flow's FCT), the frames resent and those that arrived out of order. */
+struct perm {
+    double worst, median;
+    uint32_t done;
+    uint64_t resent, ooo;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool permutation(const char *sw, const char *host, struct perm *pm)
+{
+    static char json[16384];
+    int len = snprintf(json, sizeof json,
+                       "{\"seed\": 1, \"stop\": \"20ms\", \"topology\": {\"type\": \"fat-tree\", \"k\": 8, "
+                       "\"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, \"switch\": {%s}, \"host\": "
+                       "{\"mtu\": 4096%s}, \"traffic\": [", sw, host);
+    for (int i = 0; i < 128; i++)
+        len += snprintf(json + len, sizeof json - (size_t)len, "%s{\"type\": \"flow\", \"src\": \"h%d\", \"dst\": "
+                        "\"h%d\", \"size\": \"8MB\"}", i ? ", " : "", i, (i + 64) % 128);
+    snprintf(json + len, sizeof json - (size_t)len, "]}");
+    struct scenario scn;
+    struct run *r = run_to_stop(json, &scn);
+    if (!r)
+        return false;
+    double gp[128];
+    for (uint32_t i = 0; i < 128; i++) {
+        const struct flow *f = net_flow(&r->net, i);
+        gp[i] = f->finish > 0 ? 8e6 * 8 / ((double)(f->finish - f->start) / 1e12) : 0;
+    }
+    qsort(gp, 128, sizeof *gp, cmp_double);
+    pm->worst = gp[0];
+    pm->median = gp[64];
+    pm->done = r->net.flows_completed;
+    pm->resent = r->net.c.data_retx;
+    pm->ooo = r->net.c.ooo_arrivals;
+    return finish(r, &scn);
+}
+
+static bool run_multipath(struct vresult *out, int *n, int cap)
+{
+    static const char irn[] = "IRN (Mittal et al., SIGCOMM 2018): selective repeat resends only what was lost";
+    uint64_t lost_sr, resent_sr, lost_gbn, resent_gbn;
+    uint32_t done_sr, done_gbn;
+    if (!lossy_leafspine("selective", &lost_sr, &resent_sr, &done_sr) ||
+        !lossy_leafspine("go-back-n", &lost_gbn, &resent_gbn, &done_gbn))
+        return false;
+    struct vresult *v = add(out, n, cap);
+    SET(check, "Selective repeat, loss_rate 1e-3 on every link, 4 flows of 4MB: data frames resent");
+    SET(reference, "%s", irn);
+    SET(expected, "within 10%% of those lost, every flow complete");
+    SET(measured, "%llu resent for %llu lost, %u of 4 complete", (unsigned long long)resent_sr,
+        (unsigned long long)lost_sr, done_sr);
+    SET(tolerance, "10%%");
+    v->pass = done_sr == 4 && lost_sr >= 10 && resent_sr >= lost_sr && resent_sr * 10 <= lost_sr * 11;
+    SET(note, "ACKs and NACKs are lost too; a NACK names the PSN that arrived and the four below it");
+    v = add(out, n, cap);
+    SET(check, "Go-back-N, the same losses: data frames resent");
+    SET(reference, "go-back-N resends everything after each loss");
+    SET(expected, "several times those lost");
+    SET(measured, "%llu resent for %llu lost (%.0fx), %u of 4 complete", (unsigned long long)resent_gbn,
+        (unsigned long long)lost_gbn, (double)resent_gbn / (double)(lost_gbn ? lost_gbn : 1), done_gbn);
+    SET(tolerance, "-");
+    v->pass = done_gbn == 4 && resent_gbn >= 3 * lost_gbn;
+    SET(note, "the same seed: the runs part at their first loss");
+
+    struct perm e, a, sg, ss;
+    if (!permutation("\"load_balance\": \"ecmp\"", "", &e) ||
+        !permutation("\"load_balance\": \"adaptive\"",
+                     ", \"loss_recovery\": \"selective\", \"selective\": {\"bdp_cap\": 96, \"reorder\": 16}", &a) ||
+        !permutation("\"load_balance\": \"spray\"", "", &sg) ||
+        !permutation("\"load_balance\": \"spray\", \"spray\": {\"order\": \"round_robin\"}",
+                     ", \"loss_recovery\": \"selective\", \"selective\": {\"bdp_cap\": 128, \"reorder\": 128}", &ss))
+        return false;
+    static const char perm_ref[] = "every uplink exactly full: a flow's fair share is its line rate";
+    v = add(out, n, cap);
+    SET(check, "k=8 fat-tree permutation of 8MB flows, ECMP, go-back-N: worst flow's goodput");
+    SET(reference, "%s", perm_ref);
+    SET(expected, "well below the line (hash collisions)");
+    SET(measured, "worst %.1f Gbps, median %.1f Gbps", e.worst / 1e9, e.median / 1e9);
+    SET(tolerance, "-");
+    v->pass = e.done == 128 && e.worst < 50e9;
+    SET(note, "100Gbps links, 4KB packets, DCQCN and PFC as by default");
+    v = add(out, n, cap);
+    SET(check, "The same permutation, adaptive routing, selective repeat: every flow's goodput");
+    SET(reference, "%s", perm_ref);
+    SET(expected, "at least 90%% of the line");
+    SET(measured, "worst %.1f Gbps, median %.1f Gbps, %llu resent", a.worst / 1e9, a.median / 1e9,
+        (unsigned long long)a.resent);
+    SET(tolerance, "-");
+    v->pass = a.done == 128 && a.worst >= 90e9;
+    SET(note, "per packet, the shortest queue at the frame's priority; bdp_cap 96 (twice the empty path's), reorder "
+              "16: with one BDP (auto) every flow gets 82-85 Gbps, as any queueing stalls the cap");
+    v = add(out, n, cap);
+    SET(check, "The same permutation, sprayed (random), go-back-N: median goodput");
+    SET(reference, "go-back-N takes each out-of-order arrival for a loss");
+    SET(expected, "a collapse: below a fifth of the line");
+    SET(measured, "median %.1f Gbps, %llu resent", sg.median / 1e9, (unsigned long long)sg.resent);
+    SET(tolerance, "-");
+    v->pass = sg.done == 128 && sg.median < 20e9;
+    SET(note, "the receivers drop every early packet and NACK; the senders go back");
+    v = add(out, n, cap);
+    SET(check, "The same permutation, sprayed (round robin), selective repeat with a reorder window: goodput");
+    SET(reference, "%s", irn);
+    SET(expected, "nothing resent; median above ECMP's");
+    SET(measured, "worst %.1f, median %.1f Gbps, %llu resent, %llu out of order", ss.worst / 1e9, ss.median / 1e9,
+        (unsigned long long)ss.resent, (unsigned long long)ss.ooo);
+    SET(tolerance, "-");
+    v->pass = ss.done == 128 && ss.resent == 0 && ss.median > e.median;
+    SET(note, "bdp_cap 128, reorder 128; spraying's transient queues mark ECN and DCQCN cuts some flows");
+    return true;
+}
+
 const struct vgroup validation_groups[] = {
     {"goodput", run_goodput},
     {"goodput under random loss", run_loss},
@@ -1379,6 +1522,7 @@ const struct vgroup validation_groups[] = {
     {"headroom", run_headroom},
     {"InfiniBand credits", run_credits},
     {"InfiniBand congestion control", run_ibcc},
+    {"selective repeat and load balancing", run_multipath},
     {"DCTCP", run_dctcp},
     {"TIMELY", run_timely},
     {"NCCL on a rail: latency, ring vs tree", run_nccl_alpha},
