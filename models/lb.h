@@ -16,6 +16,7 @@
 
 #include "models/net.h"
 #include "sim/module.h"
+#include "sim/rng.h"
 
 struct lb_ops {
     const char *name;
@@ -41,17 +42,6 @@ bool lb_per_packet(const struct sw *w);
 /* The local egress of data frame k at switch w under its balancer (not ECMP), or ROUTE_NO_PORT when k's
  * destination cannot be reached. */
 uint32_t lb_egress(struct net *n, struct sw *w, const struct pkt *k);
-
-/* A 32-bit mix (murmur3's finalizer): the balancers' hashes of a frame's fields. */
-static inline uint32_t lb_mix(uint32_t h)
-{
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
-}
 
 /* The least-loaded of ports[0..cnt) at switch w by the bytes queued at priority prio (the queue the frame would
  * join), ties to the first from index `from` on (the flow's hash, so that ties spread). */

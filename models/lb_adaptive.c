@@ -23,7 +23,7 @@ static uint32_t adaptive_pick(struct net *n, struct sw *w, const struct pkt *k, 
 {
     if (w->lb_state)
         return lb_flowlet_adaptive(n, w, k, ports, cnt);
-    return lb_least_loaded(w, ports, cnt, lb_mix(k->hash ^ w->salt) % cnt, k->prio);
+    return lb_least_loaded(w, ports, cnt, rng_mix32(k->hash ^ w->salt) % cnt, k->prio);
 }
 
 static void adaptive_init(struct net *n, struct sw *w)

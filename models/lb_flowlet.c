@@ -31,7 +31,7 @@ struct flowlet_slot {
 /* The slot of frame k at w, and whether k starts a new flowlet there (then the caller chooses its idx). */
 static struct flowlet_slot *slot_of(struct net *n, struct sw *w, const struct pkt *k, int64_t gap, bool *fresh)
 {
-    struct flowlet_slot *s = (struct flowlet_slot *)w->lb_state + (lb_mix(k->hash ^ w->salt) % FLOWLET_SLOTS);
+    struct flowlet_slot *s = (struct flowlet_slot *)w->lb_state + (rng_mix32(k->hash ^ w->salt) % FLOWLET_SLOTS);
     sim_time_t now = net_sim(n)->now;
     *fresh = s->last == 0 || now - s->last > gap;
     s->last = now;
@@ -44,7 +44,7 @@ static uint32_t flowlet_pick(struct net *n, struct sw *w, const struct pkt *k, c
     bool fresh;
     struct flowlet_slot *s = slot_of(n, w, k, lb_flowlet_gap(w->cfg), &fresh);
     if (fresh || s->idx >= cnt)
-        s->idx = lb_mix(k->hash ^ lb_mix(s->number) ^ w->salt) % cnt;
+        s->idx = rng_mix32(k->hash ^ rng_mix32(s->number) ^ w->salt) % cnt;
     return s->idx;
 }
 
@@ -67,7 +67,7 @@ uint32_t lb_flowlet_adaptive(struct net *n, struct sw *w, const struct pkt *k, c
     bool fresh;
     struct flowlet_slot *s = slot_of(n, w, k, lb_flowlet_gap(w->cfg), &fresh);
     if (fresh || s->idx >= cnt)
-        s->idx = lb_least_loaded(w, ports, cnt, lb_mix(k->hash ^ w->salt) % cnt, k->prio);
+        s->idx = lb_least_loaded(w, ports, cnt, rng_mix32(k->hash ^ w->salt) % cnt, k->prio);
     return s->idx;
 }
 

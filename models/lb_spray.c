@@ -28,7 +28,7 @@ static uint32_t spray_pick(struct net *n, struct sw *w, const struct pkt *k, con
         uint32_t *c = (uint32_t *)w->lb_state + (k->dst_host % RR_COUNTERS);
         return (*c)++ % cnt;
     }
-    return lb_mix(k->hash ^ lb_mix(k->psn + 0x9e3779b9u) ^ w->salt) % cnt;
+    return rng_mix32(k->hash ^ rng_mix32(k->psn + 0x9e3779b9u) ^ w->salt) % cnt;
 }
 
 static void spray_init(struct net *n, struct sw *w)

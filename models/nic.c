@@ -235,7 +235,7 @@ static __attribute__((noinline)) void spread(const struct host *h, struct pkt *k
 {
     k->route_flow |= ROUTE_BALANCED;
     if (h->nic->entropy)
-        k->hash = lb_mix(k->hash ^ lb_mix(psn + 1));
+        k->hash = rng_mix32(k->hash ^ rng_mix32(psn + 1));
 }
 
 /* Builds the next data packet of flow f (the head of a ready list of port p). */

@@ -5,6 +5,7 @@
  */
 #include "sim/graph.h"
 #include "sim/mem.h"
+#include "sim/rng.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,12 +29,7 @@ static uint32_t name_hash(const char *s)
     uint32_t h = 2166136261u;
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 16777619u;
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
+    return rng_mix32(h);
 }
 
 /* Puts node id into the name index (which has room); no return value. */

@@ -48,6 +48,17 @@ static inline void rng_init(struct rng *r, uint64_t seed, uint64_t stream)
         r->s[i] = rng_splitmix64(&mixed);
 }
 
+/* The murmur3 32-bit finalizer: every input bit affects every output bit (the hashes of names, flows and frames). */
+static inline uint32_t rng_mix32(uint32_t h)
+{
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+}
+
 static inline uint64_t rng_rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 static inline uint64_t rng_next(struct rng *r)

@@ -615,9 +615,7 @@ static void test_errors(void)
     /* A star of two hosts with one flow, after the fields each case sets. */
 #define NET "\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"traffic\": " \
             "[{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}]}"
-    static const struct {
-        const char *json, *err;
-    } bad[] = {
+    static const struct test_bad bad[] = {
         {"{\"fabric\": \"infiniband\", \"switch\": {\"flow_control\": \"pfc\"}, " NET,
          "t.json: switch.flow_control: expected \"credit\" or nothing with \"fabric\": \"infiniband\" (a mixed fabric "
          "is not simulated), got \"pfc\""},
@@ -692,13 +690,7 @@ static void test_errors(void)
          "t.json: traffic.0.sl: expected a priority with \"fabric\": \"roce\" (service levels are InfiniBand's), got a "
          "service level"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        char err[SCN_ERR_MAX] = "";
-        test_load_err(bad[i].json, err, sizeof err);
-        if (strcmp(err, bad[i].err))
-            printf("\n    got  %s\n    want %s\n", err, bad[i].err);
-        CU_ASSERT_STRING_EQUAL(err, bad[i].err);
-    }
+    test_load_errors(bad, sizeof bad / sizeof *bad);
     /* An MTU InfiniBand does not carry, found when the hosts' settings are resolved; nothing is run. */
     static const char *mtu = "{\"fabric\": \"infiniband\", \"host\": {\"mtu\": 1500}, " NET;
 #undef NET

@@ -93,9 +93,7 @@ static void test_threads(void)
 
 static void test_errors(void)
 {
-    static const struct {
-        const char *json, *err;
-    } bad[] = {
+    static const struct test_bad bad[] = {
         {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"switch\": "
          "{\"load_balance\": \"conga\"}, \"traffic\": []}",
          "t.json: switch.load_balance: expected one of \"ecmp\", \"adaptive\", \"flowlet\", \"spray\", got \"conga\""},
@@ -106,13 +104,7 @@ static void test_errors(void)
          "{\"flowlet\": {\"gap\": \"0us\"}}, \"traffic\": []}",
          "t.json: switch.flowlet.gap: expected a time greater than zero, got \"0us\""},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        char err[SCN_ERR_MAX] = "";
-        test_load_err(bad[i].json, err, sizeof err);
-        if (strcmp(err, bad[i].err))
-            printf("\n    got  %s\n    want %s\n", err, bad[i].err);
-        CU_ASSERT_STRING_EQUAL(err, bad[i].err);
-    }
+    test_load_errors(bad, sizeof bad / sizeof *bad);
 }
 
 void test_lb_register(void)

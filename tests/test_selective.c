@@ -88,9 +88,7 @@ static void test_two_timeouts(void)
 
 static void test_errors(void)
 {
-    static const struct {
-        const char *json, *err;
-    } bad[] = {
+    static const struct test_bad bad[] = {
         {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"host\": "
          "{\"loss_recovery\": \"selective\", "
          "\"selective\": {\"bdp_cap\": 5000}}, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", "
@@ -102,13 +100,7 @@ static void test_errors(void)
          "\"size\": \"1MB\"}]}",
          "t.json: host.selective.rto_low: expected at most rto_high (320us), got 1ms"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        char err[SCN_ERR_MAX] = "";
-        test_load_err(bad[i].json, err, sizeof err);
-        if (strcmp(err, bad[i].err))
-            printf("\n    got  %s\n    want %s\n", err, bad[i].err);
-        CU_ASSERT_STRING_EQUAL(err, bad[i].err);
-    }
+    test_load_errors(bad, sizeof bad / sizeof *bad);
 }
 
 void test_selective_register(void)

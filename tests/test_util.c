@@ -169,6 +169,17 @@ void test_load_err(const char *text, char *err, size_t len)
     CU_ASSERT_EQUAL(scn_load_text("t.json", text, NULL, 0, &s, err, len), SCN_EUSAGE);
 }
 
+void test_load_errors(const struct test_bad *bad, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char err[SCN_ERR_MAX] = "";
+        test_load_err(bad[i].json, err, sizeof err);
+        if (strcmp(err, bad[i].err))
+            printf("\n    got  %s\n    want %s\n", err, bad[i].err);
+        CU_ASSERT_STRING_EQUAL(err, bad[i].err);
+    }
+}
+
 uint32_t test_peer_of(const struct graph *g, uint32_t n, uint32_t i)
 {
     return g->ports[g->ports[g->nodes[n].first_port + i].peer].node;

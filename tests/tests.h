@@ -105,6 +105,12 @@ struct graph;
 bool test_load(const char *text, struct scenario *s);
 /* The loader's message for text, which it must refuse with exit status 2. */
 void test_load_err(const char *text, char *err, size_t len);
+/* A scenario text that must be refused, and the whole message ("t.json: PATH: expected ..."). */
+struct test_bad {
+    const char *json, *err;
+};
+/* Loads each of bad[0..n) and asserts its message; prints what came and what was wanted when they differ. */
+void test_load_errors(const struct test_bad *bad, size_t n);
 /* The node at the other end of local port i of node n. */
 uint32_t test_peer_of(const struct graph *g, uint32_t n, uint32_t i);
 /* A topology's table and its docs agree: text has an unknown field, so the loader lists the module's fields;

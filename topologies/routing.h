@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "sim/graph.h"
+#include "sim/rng.h"
 
 /*
  * Fills g->routes (replacing any previous tables) for a finished graph: for
@@ -46,13 +47,7 @@ uint32_t routing_columns(const struct graph *g);
  */
 static inline uint32_t routing_ecmp_pick(uint32_t flow_hash, uint32_t salt, uint32_t n)
 {
-    /* The murmur3 32-bit finalizer: every input bit affects every output bit. */
-    uint32_t x = flow_hash ^ (salt * 0x9e3779b9u);
-    x ^= x >> 16;
-    x *= 0x85ebca6bu;
-    x ^= x >> 13;
-    x *= 0xc2b2ae35u;
-    x ^= x >> 16;
+    uint32_t x = rng_mix32(flow_hash ^ (salt * 0x9e3779b9u));
     return (uint32_t)(((uint64_t)x * n) >> 32);
 }
 
