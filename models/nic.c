@@ -383,17 +383,6 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
     port_kick(p);
 }
 
-/* See transport.h. */
-void transport_out_of_order(struct flow *f, const struct pkt *k)
-{
-    struct net *n = f->net;
-    struct net_counters *nc = &net_np(n)->c;
-    nc->ooo_arrivals++;
-    nc->ooo_distance += k->psn - f->rcv_nxt;
-    struct port_ctr *c = net_ctr(n, n->hosts[f->dst].port + f->rport, k->prio);
-    if (c)
-        c->ooo_rx++;
-}
 
 static void receive_data(struct net *n, struct host *h, struct pkt *k)
 {

@@ -117,8 +117,8 @@ extern const struct module_kind transport_kind;
 /* The transports by module index (host.loss_recovery's value, flow.transport), for the per-frame calls. */
 extern const struct transport_ops *transport_registry[TRANSPORT_MAX];
 
-/* The receiver's transport saw data frame k of flow f ahead of rcv_nxt (a gap before it): counted by the NIC
- * (summary.json's reordering, counters.csv's ooo_rx).  Every transport calls it there, before moving rcv_nxt. */
+/* The receiver's transport saw data frame k of flow f ahead of rcv_nxt (a gap before it): counted for
+ * summary.json's reordering and counters.csv's ooo_rx.  Every transport calls it there, before moving rcv_nxt. */
 void transport_out_of_order(struct flow *f, const struct pkt *k) __attribute__((noinline));
 
 /* The transport of host.loss_recovery's value `index`. */
