@@ -238,7 +238,8 @@ int fabric_check(const struct net *n, char *err, size_t errlen)
 /* What only RoCE reads: the shared buffer, its cells and its lossy limit, PFC and its watchdog, ECN's RED (an
  * InfiniBand switch buffers per VL in 64-byte credits and marks FECN: models/credit.c, models/fecn.c). */
 static const char *const roce_own[] = {"switch.buffer", "switch.cell_size", "switch.lossy_queue_limit",
-                                       "switch.pfc",    "switch.ecn",       "switch.watchdog", NULL};
+                                       "switch.trim",   "switch.pfc",       "switch.ecn",
+                                       "switch.watchdog", NULL};
 
 static const struct fabric_ops roce_fabric = {
     .name = "roce",

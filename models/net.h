@@ -55,7 +55,8 @@ struct framing {
     uint16_t wire;      /* what the link carries besides each frame's bytes (Ethernet: preamble and gap) */
 };
 
-enum pkt_type { PKT_DATA, PKT_ACK, PKT_NACK, PKT_CNP, PKT_PAUSE };
+/* PKT_TRIM: what is left of a data frame a switch trimmed (trim.c): its flow and PSN, the headers only. */
+enum pkt_type { PKT_DATA, PKT_ACK, PKT_NACK, PKT_CNP, PKT_PAUSE, PKT_TRIM };
 
 #define ECN_ECT 1
 #define ECN_CE 2
@@ -478,6 +479,7 @@ struct net_counters {
     uint64_t flows_failed;      /* flows whose sender gave up after retry_count timeouts (qp_timeout) */
     /* data frames that reached their receiver ahead of a PSN it still expects, and how far ahead, summed */
     uint64_t ooo_arrivals, ooo_distance;
+    uint64_t trimmed;           /* data frames dropped for buffer whose headers a switch sent on (trim.c) */
     uint64_t data_in_flight;   /* data packets alive */
     uint64_t data_bytes_in_flight;
     struct prio_counters prio[NPRIO];
@@ -600,7 +602,7 @@ struct net_part {
     uint32_t n_tel_back, cap_tel_back;
     bool beat;                /* a heartbeat of the deadlock detector came due (deadlock.h) */
     bool blocked;             /* a switch egress became blocked (deadlock_blocked) */
-    uint64_t spare[5];        /* to whole lines */
+    uint64_t spare[4];        /* to whole lines */
 };
 _Static_assert(sizeof(struct net_part) % 64 == 0, "partitions' counts side by side share no line (net_partition)");
 
@@ -615,6 +617,7 @@ struct net {
     struct host *hosts;       /* g->n_hosts */
     struct sw *sws;           /* g->n_switches */
     bool lb_any;              /* a switch balances otherwise than by ECMP or a NIC sprays (lb.h): reordering is reported */
+    bool trim_any;            /* some switch trims (trim.c): summary.json reports packets.trimmed */
     struct sw **node_sw;      /* node id -> switch, NULL for hosts */
     struct host **node_host;  /* node id -> host, NULL for switches */
     struct port_loss *loss;   /* per port id, NULL unless a link has a loss_rate or a link_errors fault: the only

@@ -44,6 +44,7 @@
 #include "models/pfc.h"
 #include "models/port.h"
 #include "models/route.h"
+#include "models/trim.h"
 
 #include "sim/module.h"
 #include "sim/settings.h"
@@ -179,6 +180,42 @@ static __attribute__((noinline, cold)) void drop_arrival(struct net *n, struct p
     net_drop(n, k, why);
 }
 
+/*
+ * A lossy queue of egress `out` cannot admit frame k: it is dropped, or a data frame that the switch trims
+ * (trim.c) goes on as a PKT_TRIM frame at its own priority, if that queue has room.  Returns the bytes the trimmed
+ * frame is charged, or -1 when k was dropped.  Out of line, and by value rather than through pointers to the
+ * caller's counts, which would keep them off registers on every frame: frames are lost rarely, trimmed more rarely.
+ */
+static __attribute__((noinline)) int64_t lossy_full(struct net *n, struct sw *w, struct port *in, struct port *out,
+                                                    struct pkt *k)
+{
+    net_ctr_drop(n, out, k, DROP_BUFFER);
+    if (k->type != PKT_DATA || !trim_frame(n, w, k)) {
+        net_drop(n, k, DROP_BUFFER);
+        return -1;
+    }
+    /* the notice is admitted as any frame of its priority: by the flow control where that is lossless */
+    int prio = k->prio;
+    int64_t B = sw_frame_bytes(w, k->size), q_before = port_queued_bytes(out, prio);
+    if (n->pcfg[in->cfg].lossless & (1u << prio)) {
+        /* through the table, not lfc_admit: a second inline copy of PFC's admission makes the compiler outline
+         * the hot one in switch_receive */
+        int why = n->lfc->admit(n, w, in, k);
+        if (why != LFC_ADMIT)
+            net_drop(n, k, (enum drop_reason)why);
+        return why == LFC_ADMIT ? B : -1;
+    }
+    if (q_before + B > w->lim.lossy_queue_limit || w->shared_used + B > w->lim.buffer - w->hdrm_reserved) {
+        net_drop(n, k, DROP_BUFFER); /* the notice, lost in turn: a control frame dropped */
+        return -1;
+    }
+    in->ing_shared[prio] += (int32_t)B;
+    w->shared_used += B;
+    w->buffered += B;
+    k->in_port = in->local;
+    return B;
+}
+
 void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
 {
     int64_t B = k->size;
@@ -212,14 +249,16 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
         }
     } else {
         if (q_before + B > w->lim.lossy_queue_limit || w->shared_used + B > w->lim.buffer - w->hdrm_reserved) {
-            net_ctr_drop(n, out, k, DROP_BUFFER);
-            net_drop(n, k, DROP_BUFFER);
-            return;
+            if ((B = lossy_full(n, w, in, out, k)) < 0)
+                return;
+            prio = k->prio;
+            q_before = port_queued_bytes(out, prio);
+        } else {
+            in->ing_shared[prio] += (int32_t)B;
+            w->shared_used += B;
+            w->buffered += B;
+            k->in_port = in->local;
         }
-        in->ing_shared[prio] += (int32_t)B;
-        w->shared_used += B;
-        w->buffered += B;
-        k->in_port = in->local;
     }
     const struct port_cfg *oc = &n->pcfg[out->cfg];
     if (oc->ecn_enqueue)

@@ -82,6 +82,9 @@ struct transport_ops {
     bool (*recover)(struct flow *f, const struct pkt *k);
     /* Sender: the retransmission timeout fired (the flow has not failed): choose what is sent again. */
     void (*on_timeout)(struct flow *f);
+    /* Optional.  Receiver: a switch trimmed data frame k (PKT_TRIM: its PSN, no payload; trim.c): what goes back
+     * (a NACK, so that the sender resends at once).  NULL: nothing (the loss waits for a gap or the timeout). */
+    struct transport_reply (*on_trimmed)(struct flow *f, const struct pkt *k);
     /* Optional.  Sender: the timeout to arm now, given host.rto's; NULL: host.rto (or qp_timeout's). */
     sim_time_t (*rto)(const struct flow *f, sim_time_t rto);
     /* Optional.  The flow's state beyond struct flow's (flow.tp_snd, tp_rcv) is released: the run ends with the
@@ -157,6 +160,12 @@ static inline bool transport_recover(struct flow *f, const struct pkt *k)
     if (__builtin_expect(f->transport == TRANSPORT_GBN, 1))
         return gbn_recover(f, k);
     return transport_registry[f->transport]->recover(f, k);
+}
+
+static inline struct transport_reply transport_on_trimmed(struct flow *f, const struct pkt *k)
+{
+    const struct transport_ops *t = transport_registry[f->transport];
+    return t->on_trimmed ? t->on_trimmed(f, k) : (struct transport_reply){0};
 }
 
 static inline void transport_on_timeout(struct flow *f)

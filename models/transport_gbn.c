@@ -15,8 +15,9 @@ static struct transport_reply on_data(struct flow *f, const struct pkt *k, uint3
 static void on_ack(struct flow *f, const struct pkt *k, struct cc_ack *a) { gbn_on_ack(f, k, a); }
 static bool recover(struct flow *f, const struct pkt *k) { return gbn_recover(f, k); }
 static void on_timeout(struct flow *f) { gbn_on_timeout(f); }
+static struct transport_reply on_trimmed(struct flow *f, const struct pkt *k) { return gbn_on_trimmed(f, k); }
 
 static const struct transport_ops gbn_transport_ops = {
     .name = "go-back-n", .flags = TRANSPORT_F_GOES_BACK, .sent = sent, .on_data = on_data,
-    .on_ack = on_ack, .recover = recover, .on_timeout = on_timeout};
+    .on_ack = on_ack, .recover = recover, .on_timeout = on_timeout, .on_trimmed = on_trimmed};
 MODULE_REGISTER(transport_kind, "go-back-n", &gbn_transport_ops);

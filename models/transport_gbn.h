@@ -6,7 +6,8 @@
  * that PSN, and after its timeout (the QP's Local ACK Timeout) from its oldest unacknowledged PSN.
  *
  * Receiver: ACK (cumulative: next expected PSN) every `ack_every` in-order packets and at the last one; on a gap
- * one NACK per gap (flow.nack_outstanding), the out-of-order packets discarded; duplicates are re-acknowledged.
+ * one NACK per gap (flow.nack_outstanding), the out-of-order packets discarded; duplicates are re-acknowledged; a
+ * trimmed packet (trim.c) at or above the next expected PSN is a gap too.
  * Sender: snd_nxt is the next PSN; an ACK moves snd_una (and snd_nxt, if a NACK or timeout had left it behind); a
  * NACK(e) with e at or above snd_una moves snd_nxt back to e; a timeout moves it back to snd_una.
  *
@@ -40,6 +41,15 @@ static inline struct transport_reply gbn_on_data(struct flow *f, const struct pk
         return (struct transport_reply){.type = PKT_NACK, .psn = f->rcv_nxt};
     }
     return (struct transport_reply){.type = PKT_ACK, .psn = f->rcv_nxt}; /* a duplicate: its ACK may have been lost */
+}
+
+/* A trimmed frame (trim.c): PSN psn is lost.  At or above rcv_nxt it is a gap, NACKed as one, once. */
+static inline struct transport_reply gbn_on_trimmed(struct flow *f, const struct pkt *k)
+{
+    if (k->psn < f->rcv_nxt || f->nack_outstanding)
+        return (struct transport_reply){0};
+    f->nack_outstanding = true;
+    return (struct transport_reply){.type = PKT_NACK, .psn = f->rcv_nxt};
 }
 
 static inline void gbn_on_ack(struct flow *f, const struct pkt *k, struct cc_ack *a)

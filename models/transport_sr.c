@@ -5,7 +5,7 @@
  *
  * Receiver: it keeps the packets that arrive out of order (a bitmap of the PSNs above rcv_nxt it holds) and answers
  * each with a NACK carrying the cumulative point (rcv_nxt) and a selective acknowledgement (the frame's 16-bit
- * sack): the PSN that arrived, and which of the four PSNs below it (above rcv_nxt) it holds, so that one lost NACK
+ * sack): the PSN that arrived, and which of the three PSNs below it (above rcv_nxt) it holds, so that one lost NACK
  * does not make the sender resend a packet that arrived; in order it acknowledges every ack_every packets, at the
  * last one, and at once when the packet filled a gap (rcv_nxt jumps over what it held).
  *
@@ -24,7 +24,7 @@
  * beyond it would be a bug, and aborts.
  *
  * What rocesim takes where IRN leaves a choice (docs/model.md): a NACK names the packet that caused it, as IRN's
- * does, and the four below it (with IRN's one, each lost NACK cost a spurious resend: 13 of 75 resends in the
+ * does, and the three below it (with IRN's one, each lost NACK cost a spurious resend: 13 of 75 resends in the
  * random-loss row of docs/VALIDATION.md); reordering is not told apart from loss by default (IRN assumes one path
  * per flow), but host.selective.reorder may wait for a PSN that far above a hole before resending it; ACKs are not
  * delayed beyond ack_every.
@@ -41,7 +41,9 @@
 
 #define MAX_CAP 4096 /* the ring's PSNs: a NACK's sack reaches every one in its low 12 bits */
 #define SACK_OFF_BITS 12
-#define SACK_BELOW 4    /* the sack's high 4 bits: which of the 4 PSNs below the one that arrived the receiver holds */
+#define SACK_BELOW 3    /* the sack's next 3 bits: which of the 3 PSNs below the one that arrived the receiver holds */
+#define SACK_TRIMMED 0x8000u /* its top bit: the PSN it names was trimmed (lost), not received */
+#define TRIM_RING 64    /* trimmed PSNs a sender keeps to resend first; more wait for the recovery or the timeout */
 
 struct sr_params {
     int bdp_cap;       /* packets; 0: "auto" */
@@ -65,6 +67,8 @@ struct sr_snd {
     uint32_t high;    /* in recovery: holes below it are inferred lost */
     uint32_t reorder; /* host.selective.reorder: holes count below high - reorder + 1 only, but after a timeout */
     bool in_rec, timed_out;
+    uint32_t trim[TRIM_RING]; /* PSNs a switch trimmed, to resend before anything else */
+    uint32_t trim_head, trim_n;
     uint64_t bits[];
 };
 
@@ -122,6 +126,14 @@ static inline uint64_t *resent(struct sr_snd *s) { return s->bits + s->cap / 64;
  * cap, else n_pkts (nothing now). */
 static uint32_t next_psn(struct flow *f, struct sr_snd *s, uint32_t smax)
 {
+    /* a trimmed PSN is known lost: first, whatever the reorder window says */
+    while (s->trim_n) {
+        uint32_t p = s->trim[s->trim_head], m = s->cap - 1;
+        if (p >= f->snd_una && p < smax && !bit_get(sacked(s), p & m) && !bit_get(resent(s), p & m))
+            return p;
+        s->trim_head = (s->trim_head + 1) % TRIM_RING;
+        s->trim_n--;
+    }
     if (s->in_rec) {
         uint32_t m = s->cap - 1, end = s->high;
         if (!s->timed_out)
@@ -179,7 +191,14 @@ static void on_ack(struct flow *f, const struct pkt *k, struct cc_ack *a)
         }
         f->snd_una = k->psn;
     }
-    if (k->type == PKT_NACK && k->quanta) {
+    if (k->type == PKT_NACK && (k->quanta & SACK_TRIMMED)) {
+        uint32_t lost = k->psn + (k->quanta & ((1u << SACK_OFF_BITS) - 1)) - 1;
+        if (lost >= f->snd_una && lost < f->snd_max && s->trim_n < TRIM_RING) {
+            s->trim[(s->trim_head + s->trim_n) % TRIM_RING] = lost;
+            s->trim_n++;
+            bit_clear(resent(s), lost & m); /* a resent copy trimmed again goes again */
+        }
+    } else if (k->type == PKT_NACK && k->quanta) {
         uint32_t got = k->psn + (k->quanta & ((1u << SACK_OFF_BITS) - 1)) - 1;
         if (got >= f->snd_una && got < f->snd_max) {
             bit_set(sacked(s), got & m);
@@ -283,6 +302,15 @@ static struct transport_reply on_data(struct flow *f, const struct pkt *k, uint3
     return (struct transport_reply){0};
 }
 
+/* A switch trimmed PSN k->psn: a NACK that names it, so that the sender resends it at once. */
+static struct transport_reply on_trimmed(struct flow *f, const struct pkt *k)
+{
+    if (k->psn < f->rcv_nxt || k->psn - f->rcv_nxt >= MAX_CAP)
+        return (struct transport_reply){0};
+    return (struct transport_reply){.type = PKT_NACK, .psn = f->rcv_nxt,
+                                    .sack = (uint16_t)(SACK_TRIMMED | (k->psn - f->rcv_nxt + 1))};
+}
+
 static void release(struct flow *f)
 {
     release_snd(f);
@@ -363,5 +391,5 @@ static const struct setting_group sr_group = {
 
 static const struct transport_ops sr_transport_ops = {
     .name = "selective", .sent = sent, .on_data = on_data, .on_ack = on_ack, .recover = recover,
-    .on_timeout = on_timeout, .rto = rto, .release = release, .state_bytes = state_bytes};
+    .on_timeout = on_timeout, .rto = rto, .release = release, .state_bytes = state_bytes, .on_trimmed = on_trimmed};
 MODULE_REGISTER(transport_kind, "selective", &sr_transport_ops, &sr_group);

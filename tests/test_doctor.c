@@ -253,8 +253,9 @@ static void test_wording(void)
     test_teardown(&scn, &r);
 }
 
-/* The multipath findings, from the scenario alone: go-back-N under spraying (at a switch, or at the NIC), and
- * selective repeat with PFC still on; none with ECMP and go-back-N, or spraying and selective repeat without PFC. */
+/* The multipath findings, from the scenario alone: go-back-N under spraying (at a switch, or at the NIC), selective
+ * repeat with PFC still on, trimmed frames sent into the data's own queue; none with ECMP and go-back-N, spraying
+ * and selective repeat without PFC, or trimming into a queue of its own (priority 6). */
 static void test_multipath(void)
 {
     static const char *base =
@@ -272,6 +273,8 @@ static void test_multipath(void)
         {"\"switch\": {\"load_balance\": \"spray\", \"pfc\": {\"enabled\": false}}, \"host\": {\"loss_recovery\": "
          "\"selective\"}", ""},
         {"\"switch\": {\"load_balance\": \"ecmp\"}", ""},
+        {"\"switch\": {\"trim\": {\"enabled\": true, \"priority\": 3}}", "trim-queue"},
+        {"\"switch\": {\"trim\": {\"enabled\": true}}", ""},
     };
     for (size_t i = 0; i < sizeof mp / sizeof *mp; i++) {
         char json[1024];

@@ -320,16 +320,16 @@ static void test_switch_order(void)
                                "\"100Gbps\"}}, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": "
                                "\"h1\", \"size\": \"1MB\"}], \"switch\": {\"nosuch\": 1}}";
     /* the dump of each fabric leaves out what only the other reads (models/fabric.c, fabric_ops.own) */
-    static const char *const order[] = {"buffer", "flow_control", "pfc", "ecn", "scheduler", "lossy_queue_limit",
-                                        "watchdog", "deadlock_check", "cell_size", "mtu", "load_balance", "spray",
-                                        "flowlet", "adaptive", NULL};
+    static const char *const order[] = {"buffer",         "flow_control", "pfc",   "ecn",       "scheduler",
+                                        "lossy_queue_limit", "watchdog", "deadlock_check", "trim", "cell_size",
+                                        "mtu",            "load_balance", "spray", "flowlet",   "adaptive", NULL};
     static const char *const ib_order[] = {"flow_control", "credit", "ibcc", "scheduler", "deadlock_check", "mtu",
                                            "load_balance", "spray", "flowlet", "adaptive", NULL};
     char err[SCN_ERR_MAX];
     struct scenario s;
     CU_ASSERT_EQUAL(scn_load_text("t.json", json, NULL, 0, &s, err, sizeof err), SCN_EUSAGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "buffer, flow_control, pfc, credit, ibcc, ecn, scheduler, lossy_queue_limit, "
-                                       "watchdog, deadlock_check, cell_size, mtu, load_balance, spray, flowlet, "
+                                       "watchdog, deadlock_check, trim, cell_size, mtu, load_balance, spray, flowlet, "
                                        "adaptive"));
     for (int ib = 0; ib < 2; ib++) {
         char *no_switch = strdup(json);

@@ -195,6 +195,9 @@ static void test_import_errors(void)
                  "\"AZURE_LOSSY\"");
     import_fails("\"mode\": \"dynamic\", \"size\": \"12766208\"", "\"mode\": \"shared\", \"size\": \"12766208\"",
                  "cfg.json: BUFFER_POOL.ingress_lossless_pool.mode: expected \"static\" or \"dynamic\", got shared");
+    import_fails("\"dynamic_th\": \"-3\"", "\"dynamic_th\": \"-3\", \"packet_discard_action\": \"discard\"",
+                 "cfg.json: BUFFER_PROFILE.pg_lossless_100000_5m_profile.packet_discard_action: expected \"drop\" or "
+                 "\"trim\", got \"discard\"");
     import_fails("\"detection_time\": \"200\"", "\"detection_time\": \"2x\"",
                  "cfg.json: PFC_WD.Ethernet0.detection_time: expected an integer in milliseconds, got \"2x\"");
 }
@@ -242,13 +245,13 @@ static void test_import_strict_json(void)
                  "cfg.json: QUEUE: expected each key once in an object, got \"QUEUE\" twice");
     text_fails("[1]", "cfg.json: (top level): expected an object, got an array");
     text_fails("{}", "cfg.json: (top level): expected an entry in at least one of the QoS tables BUFFER_POOL, "
-                     "BUFFER_PROFILE, BUFFER_PG, PORT_QOS_MAP, WRED_PROFILE, QUEUE, SCHEDULER, PFC_WD, got an empty "
-                     "object");
+                     "BUFFER_PROFILE, BUFFER_PG, PORT_QOS_MAP, WRED_PROFILE, QUEUE, SCHEDULER, PFC_WD, "
+                     "SWITCH_TRIMMING, got an empty object");
     text_fails("{\"DEVICE_METADATA\": {\"localhost\": {\"hostname\": \"tor0\"}}, \"PORT\": {\"Ethernet0\": {}}, "
                "\"PFC_WD\": {}}",
                "cfg.json: (top level): expected an entry in at least one of the QoS tables BUFFER_POOL, "
-               "BUFFER_PROFILE, BUFFER_PG, PORT_QOS_MAP, WRED_PROFILE, QUEUE, SCHEDULER, PFC_WD, got none (the "
-               "file's tables: DEVICE_METADATA, PORT, PFC_WD)");
+               "BUFFER_PROFILE, BUFFER_PG, PORT_QOS_MAP, WRED_PROFILE, QUEUE, SCHEDULER, PFC_WD, SWITCH_TRIMMING, "
+               "got none (the file's tables: DEVICE_METADATA, PORT, PFC_WD)");
     text_fails("{\"PORT_QOS_MAP\": {\"Ethernet0\\n\": {\"pfc_enable\": \"3,9\"}}}",
                "cfg.json: PORT_QOS_MAP.Ethernet0?.pfc_enable: expected priorities 0..7 separated by commas like "
                "\"3,4\"");
@@ -763,6 +766,9 @@ static const struct rt_case rt_cases[] = {
      "", NULL, {{0}}, NULL},
     {"auto headroom, 1MB buffer: the headroom comes back as bytes", {{"switch.buffer", "1MB"}},
      "", NULL, {{"switch.pfc.headroom", "53214B"}}, "switch.pfc.headroom \"auto\""},
+    {"trimming: 256-byte headers into queue 5",
+     {{"switch.pfc.headroom", "30KB"}, {"switch.trim", "{\"enabled\": true, \"size\": \"256B\", \"priority\": 5}"}},
+     "", NULL, {{0}}, "ROCESIM_LOSSY_TRIM"},
 };
 
 static void test_round_trip_matrix(void)

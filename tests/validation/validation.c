@@ -1454,7 +1454,7 @@ static bool run_multipath(struct vresult *out, int *n, int cap)
         (unsigned long long)lost_sr, done_sr);
     SET(tolerance, "10%%");
     v->pass = done_sr == 4 && lost_sr >= 10 && resent_sr >= lost_sr && resent_sr * 10 <= lost_sr * 11;
-    SET(note, "ACKs and NACKs are lost too; a NACK names the PSN that arrived and the four below it");
+    SET(note, "ACKs and NACKs are lost too; a NACK names the PSN that arrived and the three below it");
     v = add(out, n, cap);
     SET(check, "Go-back-N, the same losses: data frames resent");
     SET(reference, "go-back-N resends everything after each loss");

@@ -7,6 +7,7 @@
 #include "models/credit.h"
 #include "models/ecn.h"
 #include "models/lb.h"
+#include "models/trim.h"
 
 #include "models/net.h"
 #include "models/nic.h"
@@ -449,11 +450,14 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
     char a[32], b[32], seen[512];
     uint8_t lossy_any = 0;  /* data priorities lossy at some switch port */
     const struct sw *sprayer = NULL; /* a switch that spreads a flow's packets one by one */
+    const struct sw *trimmer = NULL; /* a switch that trims */
     for (uint32_t i = 0; i < r->g.n_switches; i++) {
         for (uint32_t j = 0; j < n->sws[i].n_ports && !inside_server(r, &n->sws[i]); j++)
             lossy_any |= (uint8_t)(sd->data_mask & ~port_cfg(&n->sws[i].ports[j])->lossless);
         if (!sprayer && lb_per_packet(&n->sws[i]))
             sprayer = &n->sws[i];
+        if (!trimmer && trim_priority(n->sws[i].cfg, NULL) >= 0)
+            trimmer = &n->sws[i];
     }
     for (uint32_t h = 0; h < r->g.n_hosts; h++) {
         int p = sd->prio[h];
@@ -529,6 +533,15 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
                 "permutation sprayed this way runs at a tenth of the line)",
                 "use host.loss_recovery \"selective\" with a reorder window (host.selective.reorder), or "
                 "balance by flow or flowlet (switch.load_balance \"ecmp\" or \"flowlet\")");
+        }
+        if (trimmer && trim_priority(trimmer->cfg, NULL) == p) {
+            sfmt(seen, sizeof seen, "%s trims into priority %d (switch.trim.priority), the priority this host's data "
+                 "uses", node_name(r, trimmer->node), p);
+            add(rep, DOC_WARNING, "trim-queue", nm, seen,
+                "a trimmed frame goes to the queue that was just too full to take its data: it is dropped in turn, "
+                "and the loss waits for a gap or the timeout as without trimming",
+                "give trimmed frames a priority of their own (SONiC: a queue_index no data uses), served so that "
+                "they get through");
         }
         if (!(tr->flags & TRANSPORT_F_GOES_BACK) && !(lossy_any >> p & 1) && !credit_runs(n)) {
             sfmt(seen, sizeof seen, "host.loss_recovery %s on priority %d, which PFC keeps lossless at every switch "

@@ -5,6 +5,7 @@
 #include "models/pfc.h"
 #include "models/pfcwd.h"
 #include "models/switch.h"
+#include "models/trim.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"
 #include "sim/settings.h"
@@ -32,10 +33,12 @@
 /* Import                                                                                                         */
 
 /* The tables the import reads, in the order it reads them. */
-enum { T_POOL, T_PROFILE, T_PG, T_QOS, T_WRED, T_QUEUE, T_SCHED, T_WD, N_TABLES };
+enum { T_POOL, T_PROFILE, T_PG, T_QOS, T_WRED, T_QUEUE, T_SCHED, T_WD, T_TRIM, N_TABLES };
 static const char *const qos_tables[N_TABLES + 1] = {"BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "PORT_QOS_MAP",
-                                                     "WRED_PROFILE", "QUEUE", "SCHEDULER", "PFC_WD", NULL};
-#define QOS_TABLE_LIST "BUFFER_POOL, BUFFER_PROFILE, BUFFER_PG, PORT_QOS_MAP, WRED_PROFILE, QUEUE, SCHEDULER, PFC_WD"
+                                                     "WRED_PROFILE", "QUEUE", "SCHEDULER", "PFC_WD", "SWITCH_TRIMMING",
+                                                     NULL};
+#define QOS_TABLE_LIST                                                                                             \
+    "BUFFER_POOL, BUFFER_PROFILE, BUFFER_PG, PORT_QOS_MAP, WRED_PROFILE, QUEUE, SCHEDULER, PFC_WD, SWITCH_TRIMMING"
 
 struct sport {
     char name[PORT_NAME_MAX];
@@ -579,6 +582,12 @@ static int imp_profile(struct imp *m, const char *prof, const cJSON *pl, cJSON *
 }
 
 /* switch.buffer and switch.pfc's thresholds: the pool and lossless profile most ports use. */
+/* A profile that says only that its queues trim (what the export writes): read as switch.trim, nothing else. */
+static bool trim_only(const cJSON *prof)
+{
+    return cJSON_GetArraySize(prof) == 1 && cJSON_GetObjectItemCaseSensitive(prof, "packet_discard_action");
+}
+
 static int imp_buffer(struct imp *m, cJSON *sw, cJSON *pfc)
 {
     const struct sport *mp = majority(m, same_pg_prof);
@@ -603,7 +612,7 @@ static int imp_buffer(struct imp *m, cJSON *sw, cJSON *pfc)
                                                    "switch.pfc rocesim's defaults");
     }
     cJSON_ArrayForEach(e, m->t[T_PROFILE])
-        if (!real || strcmp(e->string, prof)) {
+        if ((!real || strcmp(e->string, prof)) && !trim_only(e)) {
             char p2[512];
             sfmt(p2, sizeof p2, "BUFFER_PROFILE.%s", e->string);
             not_modelled(m, p2, cJSON_GetObjectItemCaseSensitive(e, "xoff")
@@ -1027,6 +1036,60 @@ static void imp_profiles(struct imp *m, cJSON *profs)
 }
 
 /* The import proper; fills the output objects. */
+/*
+ * Packet trimming (SONiC's design: SWITCH_TRIMMING|GLOBAL's size and queue_index; a BUFFER_PROFILE's
+ * packet_discard_action "trim" makes the queues that use it trim) -> switch.trim, on when some profile trims.
+ */
+static int imp_trim(struct imp *m, cJSON *sw)
+{
+    const cJSON *e, *t = m->t[T_TRIM];
+    bool trims = false;
+    cJSON_ArrayForEach(e, m->t[T_PROFILE]) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(e, "packet_discard_action");
+        char path[512];
+        sfmt(path, sizeof path, "BUFFER_PROFILE.%s", e->string);
+        if (a && !(cJSON_IsString(a) && (!strcmp(a->valuestring, "trim") || !strcmp(a->valuestring, "drop"))))
+            return fail(m, path, "packet_discard_action", "expected \"drop\" or \"trim\", got %s%.60s%s",
+                        cJSON_IsString(a) ? "\"" : "", cJSON_IsString(a) ? a->valuestring : "another type",
+                        cJSON_IsString(a) ? "\"" : "");
+        trims |= a && !strcmp(a->valuestring, "trim");
+    }
+    if (!t && !trims)
+        return 0;
+    cJSON *tr = cJSON_AddObjectToObject(sw, "trim");
+    cJSON_AddBoolToObject(tr, "enabled", trims);
+    if (!trims)
+        sb_printf(m->notes, "SWITCH_TRIMMING: no BUFFER_PROFILE has packet_discard_action \"trim\": trimming off\n");
+    const cJSON *g = t ? cJSON_GetObjectItemCaseSensitive(t, "GLOBAL") : NULL;
+    if (!g)
+        return 0;
+    long long size, q;
+    char b[32];
+    int rc = get_int(m, g, "SWITCH_TRIMMING.GLOBAL", "size", 1, 65535, "bytes", &size);
+    if (rc < 0)
+        return SCN_EUSAGE;
+    if (rc == 0) {
+        sfmt(b, sizeof b, "%lldB", size);
+        cJSON_AddStringToObject(tr, "size", b);
+    }
+    const cJSON *qi = cJSON_GetObjectItemCaseSensitive(g, "queue_index");
+    if (cJSON_IsString(qi) && !strcmp(qi->valuestring, "dynamic")) {
+        not_modelled(m, "SWITCH_TRIMMING.GLOBAL.queue_index dynamic", "the queue a DSCP maps to: switch.trim.priority "
+                                                                      "keeps its default");
+    } else {
+        if ((rc = get_int(m, g, "SWITCH_TRIMMING.GLOBAL", "queue_index", 0, 7, "queue", &q)) < 0)
+            return SCN_EUSAGE;
+        if (rc == 0)
+            cJSON_AddNumberToObject(tr, "priority", (double)q);
+    }
+    if (cJSON_GetObjectItemCaseSensitive(g, "dscp_value") || cJSON_GetObjectItemCaseSensitive(g, "tc_value"))
+        not_modelled(m, "SWITCH_TRIMMING.GLOBAL.dscp_value", "a trimmed frame's DSCP: rocesim sends it at the queue's "
+                                                           "priority");
+    static const char *const known[] = {"size", "queue_index", "dscp_value", "tc_value", NULL};
+    unknown_fields(m, g, "SWITCH_TRIMMING.GLOBAL", known);
+    return 0;
+}
+
 static int imp_run(struct imp *m, const cJSON *root, cJSON *sw, cJSON *profs)
 {
     if (imp_tables(m, root) || imp_qos_map(m) || imp_buffer_pg(m) || imp_scheduler_check(m) || imp_queues(m) ||
@@ -1043,7 +1106,7 @@ static int imp_run(struct imp *m, const cJSON *root, cJSON *sw, cJSON *profs)
     cJSON_AddItemToObject(sw, "pfc", pfc);
     imp_ecn(m, sw);
     imp_scheduler(m, sw);
-    if (imp_watchdog(m, sw))
+    if (imp_watchdog(m, sw) || imp_trim(m, sw))
         return SCN_EUSAGE;
     imp_profiles(m, profs);
     return 0;
@@ -1495,6 +1558,21 @@ static void export_notes(const struct scn_switch *c, bool lossless_written, stru
     settings_store_free(sc.store);
 }
 
+/* switch.trim: SWITCH_TRIMMING|GLOBAL and a buffer profile whose packet_discard_action trims. */
+static void export_trim(const struct scn_switch *c, cJSON *prof, cJSON *o, struct sbuf *notes)
+{
+    int64_t size;
+    int q = trim_priority(c, &size);
+    if (q < 0)
+        return;
+    cJSON *g = cJSON_AddObjectToObject(cJSON_AddObjectToObject(o, "SWITCH_TRIMMING"), "GLOBAL");
+    add_str(g, "size", "%lld", (long long)size);
+    add_str(g, "queue_index", "%d", q);
+    add_str(cJSON_AddObjectToObject(prof, "ROCESIM_LOSSY_TRIM"), "packet_discard_action", "trim");
+    sb_printf(notes, "switch.trim: BUFFER_PROFILE ROCESIM_LOSSY_TRIM holds only packet_discard_action \"trim\": merge "
+                     "it into the egress profile of the lossy queues (BUFFER_QUEUE), with their pool and threshold\n");
+}
+
 /* See sonic.h. */
 cJSON *sonic_export(const struct run *r, uint32_t sw_index, struct sbuf *notes)
 {
@@ -1524,6 +1602,7 @@ cJSON *sonic_export(const struct run *r, uint32_t sw_index, struct sbuf *notes)
     free(x.pgs);
     free(x.wrs);
     export_watchdog(c, s->n_ports, o, notes);
+    export_trim(c, x.prof, o, notes);
     export_notes(c, x.n_pg > 0, notes);
     return o;
 }
@@ -1532,8 +1611,8 @@ static const char export_usage[] =
     "usage: rocesim switch-config [SCENARIO.json] [--set PATH=VALUE]... [--from best.json [--allow-incomplete]]\n"
     "                             --format sonic [--node NAME]\n"
     "  prints the SONiC config_db.json tables (BUFFER_POOL, BUFFER_PROFILE, BUFFER_PG, PORT_QOS_MAP,\n"
-    "  WRED_PROFILE, QUEUE, SCHEDULER, PFC_WD) of one switch (default: the first) of the scenario or of a\n"
-    "  sweep's best point; port N is EthernetN*4.  What SONiC cannot express is listed on stderr.\n";
+    "  WRED_PROFILE, QUEUE, SCHEDULER, PFC_WD, SWITCH_TRIMMING) of one switch (default: the first) of the scenario\n"
+    "  or of a sweep's best point; port N is EthernetN*4.  What SONiC cannot express is listed on stderr.\n";
 
 /* See sonic.h. */
 int sonic_export_main(int argc, char **argv)

@@ -457,6 +457,8 @@ static void add_counts(cJSON *root, const struct run *r)
     cJSON_AddNumberToObject(pk, "timeouts", (double)c->timeouts);
     cJSON_AddNumberToObject(pk, "spurious_timeouts", (double)c->spurious_timeouts);
     cJSON_AddNumberToObject(pk, "nacks", (double)c->nacks_sent);
+    if (n->trim_any) /* only where a switch trims, so that every other summary is as it was */
+        cJSON_AddNumberToObject(pk, "trimmed", (double)c->trimmed);
     cJSON *dr = cJSON_AddObjectToObject(pk, "drops_by_reason");
     cJSON_AddNumberToObject(dr, "buffer", (double)c->drop_buffer);
     cJSON_AddNumberToObject(dr, "headroom", (double)c->drop_headroom);
