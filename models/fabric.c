@@ -11,6 +11,7 @@
  * 4).  Its link-level flow control is the scenario's choice (switch.flow_control, PFC by default).
  */
 #include "models/fabric.h"
+#include "models/lfc.h"
 #include "models/net.h"
 #include "models/nic.h"
 #include "sim/graph.h"
@@ -165,7 +166,15 @@ static int check_fabric(struct setting_ctx *sc, const cJSON *obj, const char *pa
     const struct fabric_params *fp = base;
     (void)path;
     const struct fabric_ops *mine = module_at(fabric_kind.name, fp->fabric)->ops;
-    return check_flow_control(sc, obj, mine) < 0 ? -1 : check_classes(sc, obj, mine);
+    if (check_flow_control(sc, obj, mine) < 0 || check_classes(sc, obj, mine) < 0)
+        return -1;
+    /* The flow control the fabric requires is the switches' setting, whatever the default: the resolved scenario
+     * says it, and loads back to the same settings. */
+    const struct scenario *s = scn_loading(sc);
+    int k = mine->lfc && s ? module_find(lfc_kind.name, mine->lfc) : -1;
+    if (k >= 0)
+        ((struct lfc_params *)lfc_params_of(&s->sw))->flow_control = k;
+    return 0;
 }
 
 static const struct setting fabric_fields[] = {

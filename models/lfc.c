@@ -1,7 +1,5 @@
 /* lfc — the kind of the link-level flow-control modules (lfc.h). */
 #include "models/lfc.h"
-#include "models/fabric.h"
-#include "sim/scenario.h"
 #include "sim/settings.h"
 
 #include <cjson/cJSON.h>
@@ -37,20 +35,9 @@ static int check_flow_control(struct setting_ctx *sc, const cJSON *obj, const ch
     return 0;
 }
 
-/* The flow control that runs: a fabric that requires its own (InfiniBand's credits) has it, whatever the default,
- * so that the resolved scenario (rocesim check, scenario.json) says so and loads back. */
-static void dump_flow_control(cJSON *o, const struct setting *f, const void *base)
-{
-    const struct scenario *s = scn_dumping();
-    const char *fabric_lfc = s ? fabric_of(s)->lfc : NULL;
-    const struct module *m = module_at(lfc_kind.name, ((const struct lfc_params *)base)->flow_control);
-    cJSON_AddStringToObject(o, f->name, fabric_lfc ? fabric_lfc : m->name);
-}
-
 static const struct setting lfc_fields[] = {
     {SET_MODULE("flow_control", struct lfc_params, flow_control, "lfc", "pfc",
-                "Link-level flow control of the lossless priorities: \"pfc\", or one a module registered"),
-     .dump = dump_flow_control},
+                "Link-level flow control of the lossless priorities: \"pfc\", or one a module registered")},
     {SET_CHECK(check_flow_control)},
     {0},
 };
