@@ -48,18 +48,6 @@ static void transport_added(const struct module *m, int index)
 const struct module_kind transport_kind = {.name = "transport", .dflt = "go-back-n", .missing = transport_missing,
                                            .added = transport_added};
 
-/* See transport.h: the receiver's count, kept here rather than in the NIC, which calls the transports. */
-void transport_out_of_order(struct flow *f, const struct pkt *k)
-{
-    struct net *n = f->net;
-    struct net_counters *nc = &net_np(n)->c;
-    nc->ooo_arrivals++;
-    nc->ooo_distance += k->psn - f->rcv_nxt;
-    struct port_ctr *c = net_ctr(n, n->hosts[f->dst].port + f->rport, k->prio);
-    if (c)
-        c->ooo_rx++;
-}
-
 /* ---- The transports' settings (transport.h), in the host object ---- */
 
 /*
