@@ -5,9 +5,11 @@
  * - flowlets: a flow whose packets come further apart than switch.flowlet.gap spreads over the uplinks, one whose
  *   packets come closer stays on one (exact, from counters.csv);
  * - the same files on one thread and two, for each balancer;
+ * - the PFC watchdog and the deadlock detector keep working under spraying and adaptive routing;
  * - bad settings exit 2 naming the path.
  */
 #include "tests/tests.h"
+#include "models/pfcwd.h"
 #include "tools/run/run.h"
 
 #include <stdio.h>
@@ -91,6 +93,40 @@ static void test_threads(void)
     }
 }
 
+/*
+ * The PFC watchdog and the deadlock detector under balancing (lab 3's storm, lab 4's ring): the storm is declared
+ * and restored once, every flow completes; the ring (one path between any two hosts, so spraying changes no
+ * route) still deadlocks with its cycle of four ports.
+ */
+static void test_watchdog_deadlock(void)
+{
+    static const char *const lbs[] = {"spray", "adaptive"};
+    for (int i = 0; i < 2; i++) {
+        struct scn_override ov[] = {{"switch.load_balance", lbs[i]},        {"switch.watchdog.enabled", "true"},
+                                    {"switch.watchdog.detection_time", "200us"},
+                                    {"switch.watchdog.restoration_time", "200us"},
+                                    {"switch.watchdog.poll_interval", "10us"}};
+        struct scenario scn;
+        struct run r;
+        CU_ASSERT_FATAL(test_setup_from("scenarios/pfc-storm.json", NULL, ov, 5, &scn, &r));
+        test_run_checked(&r);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r.net.wd);
+        CU_ASSERT_EQUAL(r.net.wd->storms, 1);
+        CU_ASSERT_EQUAL(r.net.wd->restored, 1);
+        CU_ASSERT_EQUAL(r.net.flows_completed, 6);
+        CU_ASSERT(r.net.c.drop_watchdog > 0);
+        test_teardown(&scn, &r);
+    }
+    struct scn_override ov = {"switch.load_balance", "spray"};
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup_from("scenarios/deadlock-ring.json", NULL, &ov, 1, &scn, &r));
+    test_run_checked(&r);
+    CU_ASSERT_TRUE(r.net.dl.detected);
+    CU_ASSERT_EQUAL(r.net.dl.cycle_len, 4);
+    test_teardown(&scn, &r);
+}
+
 static void test_errors(void)
 {
     static const struct test_bad bad[] = {
@@ -112,5 +148,7 @@ void test_lb_register(void)
     CU_pSuite s = CU_add_suite("load balancing", NULL, NULL);
     CU_add_test(s, "flowlets: a gap above switch.flowlet.gap changes the path, below it does not", test_flowlets);
     CU_add_test(s, "each balancer gives the same files on one thread and two", test_threads);
+    CU_add_test(s, "the PFC watchdog and the deadlock detector work under spraying and adaptive routing",
+                test_watchdog_deadlock);
     CU_add_test(s, "bad load-balancing settings exit 2 naming the path", test_errors);
 }
