@@ -443,6 +443,52 @@ static void check_switch_ports(const struct run *r, const struct senders *sd, st
     }
 }
 
+/* Host h (sending on priority p) against the fabric's multipath mechanisms: go-back-N under a switch that spreads
+ * each flow's packets (sprayer) or its own per-packet entropy, selective repeat where PFC still holds its
+ * priority (lossy: p is lossy at some switch port), and a switch that trims into the data's own queue. */
+static void check_multipath(const struct run *r, uint32_t h, int p, const struct sw *sprayer,
+                            const struct sw *trimmer, bool lossy, struct doc_report *rep)
+{
+    const struct net *n = &r->net;
+    const struct transport_ops *tr = transport_of(n->hosts[h].tp->loss_recovery);
+    const struct nic_params *nic = n->hosts[h].nic;
+    const char *nm = node_name(r, n->hosts[h].node);
+    char seen[512];
+    if ((tr->flags & TRANSPORT_F_GOES_BACK) && (sprayer || nic->entropy)) {
+        if (sprayer)
+            sfmt(seen, sizeof seen, "host.loss_recovery %s, and %s spreads each flow's packets one by one "
+                 "(switch.load_balance %s)", tr->name, node_name(r, sprayer->node),
+                 lb_registry[sprayer->lb]->name);
+        else
+            sfmt(seen, sizeof seen, "host.loss_recovery %s with host.entropy \"packet\"", tr->name);
+        add(rep, DOC_ERROR, "spray-go-back-n", nm, seen,
+            "packets of one flow on several paths arrive out of order, and go-back-N takes each early packet "
+            "for a loss: it drops it, NACKs and resends everything after the gap (a k=8 fat-tree "
+            "permutation sprayed this way runs at a tenth of the line)",
+            "use host.loss_recovery \"selective\" with a reorder window (host.selective.reorder), or "
+            "balance by flow or flowlet (switch.load_balance \"ecmp\" or \"flowlet\")");
+    }
+    if (trimmer && trim_priority(trimmer->cfg, NULL) == p) {
+        sfmt(seen, sizeof seen, "%s trims into priority %d (switch.trim.priority), the priority this host's data "
+             "uses", node_name(r, trimmer->node), p);
+        add(rep, DOC_WARNING, "trim-queue", nm, seen,
+            "a trimmed frame goes to the queue that was just too full to take its data: it is dropped in turn, "
+            "and the loss waits for a gap or the timeout as without trimming",
+            "give trimmed frames a priority of their own (SONiC: a queue_index no data uses), served so that "
+            "they get through");
+    }
+    if (!(tr->flags & TRANSPORT_F_GOES_BACK) && !lossy && !credit_runs(n)) {
+        sfmt(seen, sizeof seen, "host.loss_recovery %s on priority %d, which PFC keeps lossless at every switch "
+             "port", tr->name, p);
+        add(rep, DOC_WARNING, "selective-with-pfc", nm, seen,
+            "a transport that resends only what was lost does not need PFC: a drop costs it one packet, while "
+            "PAUSE frames stop every flow of the priority behind the congested one (head-of-line blocking, "
+            "congestion spreading, deadlocks)",
+            "consider PFC off for this priority (switch.pfc.priorities) with ECN for congestion control, as IRN "
+            "runs; keep it where another host still uses go-back-N");
+    }
+}
+
 /* CNP priority, DCQCN's parameters against the link, MTU, go-back-N on lossy priorities: per host. */
 static void check_hosts(const struct run *r, const struct senders *sd, struct doc_report *rep)
 {
@@ -521,38 +567,7 @@ static void check_hosts(const struct run *r, const struct senders *sd, struct do
                 "without selective repeat need a lossless fabric",
                 "make the priority lossless on every switch (PFC), or use a NIC with selective repeat");
         }
-        if ((tr->flags & TRANSPORT_F_GOES_BACK) && (sprayer || nic->entropy)) {
-            if (sprayer)
-                sfmt(seen, sizeof seen, "host.loss_recovery %s, and %s spreads each flow's packets one by one "
-                     "(switch.load_balance %s)", tr->name, node_name(r, sprayer->node), lb_registry[sprayer->lb]->name);
-            else
-                sfmt(seen, sizeof seen, "host.loss_recovery %s with host.entropy \"packet\"", tr->name);
-            add(rep, DOC_ERROR, "spray-go-back-n", nm, seen,
-                "packets of one flow on several paths arrive out of order, and go-back-N takes each early packet "
-                "for a loss: it drops it, NACKs and resends everything after the gap (a k=8 fat-tree "
-                "permutation sprayed this way runs at a tenth of the line)",
-                "use host.loss_recovery \"selective\" with a reorder window (host.selective.reorder), or "
-                "balance by flow or flowlet (switch.load_balance \"ecmp\" or \"flowlet\")");
-        }
-        if (trimmer && trim_priority(trimmer->cfg, NULL) == p) {
-            sfmt(seen, sizeof seen, "%s trims into priority %d (switch.trim.priority), the priority this host's data "
-                 "uses", node_name(r, trimmer->node), p);
-            add(rep, DOC_WARNING, "trim-queue", nm, seen,
-                "a trimmed frame goes to the queue that was just too full to take its data: it is dropped in turn, "
-                "and the loss waits for a gap or the timeout as without trimming",
-                "give trimmed frames a priority of their own (SONiC: a queue_index no data uses), served so that "
-                "they get through");
-        }
-        if (!(tr->flags & TRANSPORT_F_GOES_BACK) && !(lossy_any >> p & 1) && !credit_runs(n)) {
-            sfmt(seen, sizeof seen, "host.loss_recovery %s on priority %d, which PFC keeps lossless at every switch "
-                 "port", tr->name, p);
-            add(rep, DOC_WARNING, "selective-with-pfc", nm, seen,
-                "a transport that resends only what was lost does not need PFC: a drop costs it one packet, while "
-                "PAUSE frames stop every flow of the priority behind the congested one (head-of-line blocking, "
-                "congestion spreading, deadlocks)",
-                "consider PFC off for this priority (switch.pfc.priorities) with ECN for congestion control, as IRN "
-                "runs; keep it where another host still uses go-back-N");
-        }
+        check_multipath(r, h, p, sprayer, trimmer, (lossy_any >> p & 1) != 0, rep);
         for (uint32_t i = 0; i < r->g.n_switches; i++) {
             int smtu = switch_params_of(n->sws[i].cfg)->mtu;
             if (smtu && nic->mtu + n->fr.hdr_data > smtu) {

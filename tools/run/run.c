@@ -819,6 +819,23 @@ static const char *human_time(double ns, char *buf, size_t len)
     return buf;
 }
 
+/* The bounded defaults of the time series say when they left something out, and how to get it all. */
+static void print_series_notes(const struct run *r, FILE *f)
+{
+    if (r->mon_notes.flows_sampled)
+        fprintf(f, "  note: rates.csv follows %u of about %llu flows, spread evenly (monitor.flows \"auto\"; "
+                   "\"all\" follows every flow)\n",
+                r->mon_notes.flows_kept, (unsigned long long)r->mon_notes.flows_expected);
+    if (r->mon_notes.pfc_sampled)
+        fprintf(f, "  note: pfc.csv holds the frames of the first %u of the %u ports that sent PFC frames "
+                   "(monitor.pfc \"auto\"; \"all\" records every frame; summary.json counts them all)\n",
+                r->mon_notes.pfc_ports_kept, r->mon_notes.pfc_ports_seen);
+    if (r->mon_notes.credit_sampled)
+        fprintf(f, "  note: credits.csv holds the stalls of the first %u of the %u ports that stalled for credit "
+                   "(monitor.credits \"auto\"; \"all\" records every stall; summary.json has the largest)\n",
+                r->mon_notes.credit_ports_kept, r->mon_notes.credit_ports_seen);
+}
+
 void run_print_summary(const struct run *r, FILE *f, const char *dir, const char *plots)
 {
     const struct net *n = &r->net;
@@ -901,19 +918,7 @@ void run_print_summary(const struct run *r, FILE *f, const char *dir, const char
     if (lo.paused_queues)
         fprintf(f, "  note: %u egress queues were still %s when the run ended\n", lo.paused_queues,
                 credit_runs(n) ? "stalled for credit" : "paused by PFC");
-    /* The bounded defaults of the time series say when they left something out, and how to get it all. */
-    if (r->mon_notes.flows_sampled)
-        fprintf(f, "  note: rates.csv follows %u of about %llu flows, spread evenly (monitor.flows \"auto\"; "
-                   "\"all\" follows every flow)\n",
-                r->mon_notes.flows_kept, (unsigned long long)r->mon_notes.flows_expected);
-    if (r->mon_notes.pfc_sampled)
-        fprintf(f, "  note: pfc.csv holds the frames of the first %u of the %u ports that sent PFC frames "
-                   "(monitor.pfc \"auto\"; \"all\" records every frame; summary.json counts them all)\n",
-                r->mon_notes.pfc_ports_kept, r->mon_notes.pfc_ports_seen);
-    if (r->mon_notes.credit_sampled)
-        fprintf(f, "  note: credits.csv holds the stalls of the first %u of the %u ports that stalled for credit "
-                   "(monitor.credits \"auto\"; \"all\" records every stall; summary.json has the largest)\n",
-                r->mon_notes.credit_ports_kept, r->mon_notes.credit_ports_seen);
+    print_series_notes(r, f);
     if (r->short_window_ps)
         fprintf(f, "  note: ran on one thread: the partitions of --threads would have met every %lld ps (the shortest "
                    "link between them), and windows that short cost more than threads gain\n",
