@@ -5,7 +5,7 @@
  */
 #include "models/net.h"
 
-void net_drop(struct net *n, struct pkt *k, enum drop_reason reason)
+void net_count_loss(struct net *n, const struct pkt *k, enum drop_reason reason)
 {
     /* What the loss leaves unknown to the sender: the data frame's PSN, or what the ACK or NACK would have said. */
     if (k->type <= PKT_NACK && k->flow < n->n_flows) {
@@ -30,6 +30,11 @@ void net_drop(struct net *n, struct pkt *k, enum drop_reason reason)
     } else {
         c->ctrl_dropped++;
     }
+}
+
+void net_drop(struct net *n, struct pkt *k, enum drop_reason reason)
+{
+    net_count_loss(n, k, reason);
     pkt_free(n, k);
     net_check_finish(n);
 }

@@ -872,6 +872,8 @@ int net_check_invariants(const struct net *n, char *err, size_t errlen);
 /* Why a frame was dropped: buffer and headroom full, the PFC watchdog, a failed link, a frame corrupted on a
  * lossy link (loss_rate, link_errors), a frame larger than the MTU of the switch it reached. */
 enum drop_reason { DROP_BUFFER, DROP_HEADROOM, DROP_WATCHDOG, DROP_LINK_DOWN, DROP_CORRUPT, DROP_MTU };
+/* What a lost frame leaves unknown to its sender, and the counts: net_drop, and a trimmed frame's payload. */
+void net_count_loss(struct net *n, const struct pkt *k, enum drop_reason reason);
 void net_drop(struct net *n, struct pkt *k, enum drop_reason reason);
 
 _Static_assert(DROP_MTU + 1 == sizeof ((struct port_ctr *)0)->drops / sizeof(uint64_t), "a drop counter per reason");

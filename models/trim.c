@@ -29,20 +29,11 @@ static const struct setting_group trim_group;
 /* See trim.h. */
 bool trim_frame(struct net *n, struct sw *w, struct pkt *k)
 {
-    struct net_counters *c = &net_np(n)->c;
     const struct trim_params *t = SETTINGS_OF(w->cfg, trim_group, struct trim_params);
     if (!t->enabled)
         return false;
-    /* the data frame's loss, as net_drop counts it, but k lives on as the notice */
-    if (k->flow < n->n_flows)
-        net_lost(n, net_flow(n, k->flow), k->psn + 1);
-    c->data_dropped++;
-    c->prio[k->prio].dropped++;
-    c->bytes_dropped += k->size;
-    c->data_in_flight--;
-    c->data_bytes_in_flight -= k->size;
-    c->drop_buffer++;
-    c->trimmed++;
+    net_count_loss(n, k, DROP_BUFFER); /* the data frame's loss, but k lives on as the notice */
+    net_np(n)->c.trimmed++;
     if (k->tel) {
         net_tel_put(n, k->tel); /* its INT record goes with its payload */
         k->tel = 0;
