@@ -868,7 +868,6 @@ static inline sim_time_t port_paused_total(const struct port *p, int prio, sim_t
  */
 int net_check_invariants(const struct net *n, char *err, size_t errlen);
 
-/* Why a frame was dropped (the drops_by_reason of summary.json). */
 /* Why a frame was dropped: buffer and headroom full, the PFC watchdog, a failed link, a frame corrupted on a
  * lossy link (loss_rate, link_errors), a frame larger than the MTU of the switch it reached. */
 enum drop_reason { DROP_BUFFER, DROP_HEADROOM, DROP_WATCHDOG, DROP_LINK_DOWN, DROP_CORRUPT, DROP_MTU };
