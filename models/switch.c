@@ -180,6 +180,20 @@ static __attribute__((noinline, cold)) void drop_arrival(struct net *n, struct p
     net_drop(n, k, why);
 }
 
+/* A lossy queue admits frame k of B bytes while its queue (q_before) and the shared buffer, less the headroom held
+ * back, have room: k is charged to its ingress.  Returns whether it was admitted. */
+static inline __attribute__((always_inline)) bool lossy_admit(struct sw *w, struct port *in, struct pkt *k,
+                                                               int64_t q_before, int64_t B)
+{
+    if (q_before + B > w->lim.lossy_queue_limit || w->shared_used + B > w->lim.buffer - w->hdrm_reserved)
+        return false;
+    in->ing_shared[k->prio] += (int32_t)B;
+    w->shared_used += B;
+    w->buffered += B;
+    k->in_port = in->local;
+    return true;
+}
+
 /*
  * A lossy queue of egress `out` cannot admit frame k: it is dropped, or a data frame that the switch trims
  * (trim.c) goes on as a PKT_TRIM frame at its own priority, if that queue has room.  Returns the bytes the trimmed
@@ -196,7 +210,7 @@ static __attribute__((noinline)) int64_t lossy_full(struct net *n, struct sw *w,
     }
     /* the notice is admitted as any frame of its priority: by the flow control where that is lossless */
     int prio = k->prio;
-    int64_t B = sw_frame_bytes(w, k->size), q_before = port_queued_bytes(out, prio);
+    int64_t B = sw_frame_bytes(w, k->size);
     if (n->pcfg[in->cfg].lossless & (1u << prio)) {
         /* through the table, not lfc_admit: a second inline copy of PFC's admission makes the compiler outline
          * the hot one in switch_receive */
@@ -205,14 +219,10 @@ static __attribute__((noinline)) int64_t lossy_full(struct net *n, struct sw *w,
             net_drop(n, k, (enum drop_reason)why);
         return why == LFC_ADMIT ? B : -1;
     }
-    if (q_before + B > w->lim.lossy_queue_limit || w->shared_used + B > w->lim.buffer - w->hdrm_reserved) {
+    if (!lossy_admit(w, in, k, port_queued_bytes(out, prio), B)) {
         net_drop(n, k, DROP_BUFFER); /* the notice, lost in turn: a control frame dropped */
         return -1;
     }
-    in->ing_shared[prio] += (int32_t)B;
-    w->shared_used += B;
-    w->buffered += B;
-    k->in_port = in->local;
     return B;
 }
 
@@ -247,18 +257,11 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
             net_drop(n, k, (enum drop_reason)why);
             return;
         }
-    } else {
-        if (q_before + B > w->lim.lossy_queue_limit || w->shared_used + B > w->lim.buffer - w->hdrm_reserved) {
-            if ((B = lossy_full(n, w, in, out, k)) < 0)
-                return;
-            prio = k->prio;
-            q_before = port_queued_bytes(out, prio);
-        } else {
-            in->ing_shared[prio] += (int32_t)B;
-            w->shared_used += B;
-            w->buffered += B;
-            k->in_port = in->local;
-        }
+    } else if (!lossy_admit(w, in, k, q_before, B)) {
+        if ((B = lossy_full(n, w, in, out, k)) < 0)
+            return;
+        prio = k->prio; /* a trimmed frame's */
+        q_before = port_queued_bytes(out, prio);
     }
     const struct port_cfg *oc = &n->pcfg[out->cfg];
     if (oc->ecn_enqueue)
