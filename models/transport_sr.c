@@ -180,6 +180,9 @@ static void release_snd(struct flow *f)
     f->tp_snd = NULL;
 }
 
+/* The PSN a NACK's sack names: its low bits are the offset above the cumulative point, plus one. */
+static inline uint32_t sack_psn(const struct pkt *k) { return k->psn + (k->quanta & ((1u << SACK_OFF_BITS) - 1)) - 1; }
+
 static void on_ack(struct flow *f, const struct pkt *k, struct cc_ack *a)
 {
     struct sr_snd *s = snd_of(f);
@@ -192,14 +195,14 @@ static void on_ack(struct flow *f, const struct pkt *k, struct cc_ack *a)
         f->snd_una = k->psn;
     }
     if (k->type == PKT_NACK && (k->quanta & SACK_TRIMMED)) {
-        uint32_t lost = k->psn + (k->quanta & ((1u << SACK_OFF_BITS) - 1)) - 1;
+        uint32_t lost = sack_psn(k);
         if (lost >= f->snd_una && lost < f->snd_max && s->trim_n < TRIM_RING) {
             s->trim[(s->trim_head + s->trim_n) % TRIM_RING] = lost;
             s->trim_n++;
             bit_clear(resent(s), lost & m); /* a resent copy trimmed again goes again */
         }
     } else if (k->type == PKT_NACK && k->quanta) {
-        uint32_t got = k->psn + (k->quanta & ((1u << SACK_OFF_BITS) - 1)) - 1;
+        uint32_t got = sack_psn(k);
         if (got >= f->snd_una && got < f->snd_max) {
             bit_set(sacked(s), got & m);
             for (uint32_t i = 0; i < SACK_BELOW; i++)
