@@ -2,9 +2,10 @@
  * lb_adaptive — adaptive routing (switch.load_balance "adaptive"): the egress among the equal-cost ones with the
  * fewest bytes queued at the frame's priority (the queue it would join), as adaptive-routing switches choose from
  * their local queues (NVIDIA Spectrum-X's adaptive routing, Broadcom's dynamic load balancing; the paper form is
- * DRILL, Ghorbani et al., SIGCOMM 2017, which decides per packet from local queues).  switch.adaptive.per "packet" decides for every data
- * packet; "flowlet" only for the first of a flowlet (switch.flowlet.gap, lb_flowlet.c), so that a flow reorders
- * only across pauses.  Ties go to the first from the flow's hash on, so that idle egresses share new flows.
+ * DRILL, Ghorbani et al., SIGCOMM 2017, which decides per packet from local queues).  switch.adaptive.per
+ * "packet" decides for every data packet; "flowlet" only for the first of a flowlet (switch.flowlet.gap,
+ * lb_flowlet.c), so that a flow reorders only across pauses.  Ties go to the first from the flow's hash on, so
+ * that idle egresses share new flows.
  */
 #include "models/lb.h"
 #include "sim/settings.h"
