@@ -738,11 +738,10 @@ uint64_t sim_pending_all(const struct sim *s) { return s->par ? sim_par_pending(
 
 sim_time_t sim_next_time(struct sim *s) { return window_fill(s) ? sim_key_time(window_min(s)->hi) : SIM_TIME_MAX; }
 
-bool sim_step(struct sim *s)
+/* Runs the window's earliest event m (window_min's), which the caller has just found: the run loops compare it with
+ * their bound first, and finding it again here cost a tenth of the engine's instructions per event. */
+static inline __attribute__((always_inline)) void step_min(struct sim *s, const struct sim_key *m)
 {
-    if (!window_fill(s))
-        return false;
-    const struct sim_key *m = window_min(s);
     struct sim_key k = *m;
     if (m == &s->near.h[0])
         heap_pop(&s->near);
@@ -765,20 +764,27 @@ bool sim_step(struct sim *s)
     if (e.timer) {
         if (e.timer->gen != e.arg) {
             s->stale++;
-            return true;
+            return;
         }
         if (e.timer->at > t) {
             /* re-armed to a later time since this event was queued: move it there */
             s->moved++;
             e.timer->queued = e.timer->at;
             schedule_seq(s, e.timer->at, sim_reserve_seq(s), s->cur_ent, e.fn, e.obj, e.timer, e.arg);
-            return true;
+            return;
         }
         e.timer->armed = false;
     }
     s->events++;
     prefetch_next(s);
     e.fn(s, e.obj, e.arg);
+}
+
+bool sim_step(struct sim *s)
+{
+    if (!window_fill(s))
+        return false;
+    step_min(s, window_min(s));
     return true;
 }
 
@@ -870,7 +876,7 @@ static __attribute__((noinline)) void run_below_limited(struct sim *s, uint64_t 
         const struct sim_key *m = window_min(s);
         if (m->hi >= hi && (m->hi > hi || m->lo >= lo))
             break;
-        sim_step(s);
+        step_min(s, m);
     }
 }
 
@@ -887,7 +893,7 @@ uint64_t sim_run_below(struct sim *s, uint64_t hi, uint64_t lo)
             const struct sim_key *m = window_min(s);
             if (m->hi >= hi && (m->hi > hi || m->lo >= lo))
                 break;
-            sim_step(s);
+            step_min(s, m);
         }
     }
     s->cur_ent = SIM_ENT_GLOBAL;
@@ -905,14 +911,15 @@ uint64_t sim_run(struct sim *s, sim_time_t until)
     /* the last key word at `until`, compared whole: no shift per event */
     uint64_t last = until >= SIM_TIME_LIMIT ? UINT64_MAX : (((uint64_t)until + 1) << SIM_ENT_BITS) - 1;
     while (!s->stop_requested && window_fill(s)) {
-        if (window_min(s)->hi > last) {
+        const struct sim_key *m = window_min(s);
+        if (m->hi > last) {
             if (until != s->now) {
                 s->now = until;
                 s->cur_seq = 0; /* nothing of this instant has run */
             }
             break;
         }
-        sim_step(s);
+        step_min(s, m);
     }
     s->cur_ent = SIM_ENT_GLOBAL;
     sim_enter(outer);
