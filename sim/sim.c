@@ -127,16 +127,10 @@ static void heap_pop(struct sim_heap *hp)
     sift_up(h, i, k);
 }
 
-/*
- * Sorts the window's keys: insertion sort of runs of 8, then bottom-up merges
- * between win and win_tmp (the sorted keys end in s->win).  A sorted window,
- * unlike a heap, shows the next few events for free, which is what the
- * prefetch pipeline needs (prefetch_next).
- */
-static void sort_window(struct sim *s)
+/* Sorts a[0..n) with b[0..n) as scratch: insertion sort of runs of 8, then bottom-up merges between the two;
+ * returns where the sorted keys ended (a or b). */
+static struct sim_key *merge_keys(struct sim_key *a, struct sim_key *b, uint32_t n)
 {
-    struct sim_key *a = s->win, *b = s->win_tmp;
-    uint32_t n = s->win_n;
     for (uint32_t lo = 0; lo < n; lo += 8) {
         uint32_t hi = lo + 8 < n ? lo + 8 : n;
         for (uint32_t i = lo + 1; i < hi; i++) {
@@ -168,8 +162,86 @@ static void sort_window(struct sim *s)
         a = b;
         b = t;
     }
-    s->win = a;
-    s->win_tmp = b;
+    return a;
+}
+
+#define DIST_MIN 16      /* fewer keys are merge-sorted */
+#define DIST_MAX_BITS 10 /* at most 1,024 ranges */
+#define DIST_CROWD 16    /* a range holding more is sorted on its own, by the same means */
+#define DIST_DEPTH 4     /* ... to this depth, then merge-sorted */
+
+/*
+ * Sorts a[0..n) with b[0..n) as scratch by distribution; returns where the sorted keys ended (a or b).  The span of
+ * the keys' first words is cut into about one range per key, the keys are dealt into their ranges (into b), a
+ * crowded range is sorted on its own the same way, and one insertion pass orders what is left out of order within
+ * ranges, mostly one or two keys each.  That is linear where a merge sort of n keys makes log2 n passes over them:
+ * a ring all-reduce on identical links brings a hundred events to one instant, over and over, and merge-sorting
+ * them had been a sixth of such a run's instructions (docs/performance.md).  The first word orders keys but for the
+ * rare ones that share it (one entity's events at one instant), which the insertion pass orders by the whole key;
+ * keys that all share it, as a burst of flows started at once by the run, are merge-sorted.
+ */
+static struct sim_key *distribute_keys(struct sim_key *a, struct sim_key *b, uint32_t n, unsigned depth)
+{
+    if (n < DIST_MIN || depth == DIST_DEPTH)
+        return merge_keys(a, b, n);
+    uint64_t min = a[0].hi, max = a[0].hi;
+    for (uint32_t i = 1; i < n; i++) {
+        min = a[i].hi < min ? a[i].hi : min;
+        max = a[i].hi > max ? a[i].hi : max;
+    }
+    if (min == max)
+        return merge_keys(a, b, n);
+    unsigned bits = 31 - (unsigned)__builtin_clz(n), span = 64 - (unsigned)__builtin_clzll(max - min);
+    bits = bits < DIST_MAX_BITS ? bits : DIST_MAX_BITS;
+    unsigned sh = span > bits ? span - bits : 0;
+    uint32_t nr = (uint32_t)((max - min) >> sh) + 1, start[(1u << DIST_MAX_BITS) + 1];
+    memset(start, 0, sizeof *start * nr);
+    for (uint32_t i = 0; i < n; i++)
+        start[(a[i].hi - min) >> sh]++;
+    uint32_t sum = 0;
+    bool crowded = false;
+    for (uint32_t r = 0; r < nr; r++) {
+        uint32_t c = start[r];
+        crowded |= c > DIST_CROWD;
+        start[r] = sum;
+        sum += c;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        b[start[(a[i].hi - min) >> sh]++] = a[i];
+    /* now start[r] is where range r ends */
+    for (uint32_t r = 0, from = 0; crowded && r < nr; from = start[r++]) {
+        uint32_t c = start[r] - from;
+        if (c <= DIST_CROWD)
+            continue;
+        struct sim_key *got = distribute_keys(b + from, a + from, c, depth + 1);
+        if (got != b + from)
+            memcpy(b + from, got, sizeof *got * c);
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        struct sim_key k = b[i];
+        unsigned __int128 kv = key_val(&k);
+        if (key_val(&b[i - 1]) < kv)
+            continue;
+        uint32_t j = i;
+        for (; j > 0 && key_val(&b[j - 1]) > kv; j--)
+            b[j] = b[j - 1];
+        b[j] = k;
+    }
+    return b;
+}
+
+/*
+ * Sorts the window's keys (distribute_keys), leaving them in s->win.  A sorted
+ * window, unlike a heap, shows the next few events for free, which is what the
+ * prefetch pipeline needs (prefetch_next).
+ */
+static void sort_window(struct sim *s)
+{
+    struct sim_key *got = distribute_keys(s->win, s->win_tmp, s->win_n, 0);
+    if (got != s->win) {
+        s->win_tmp = s->win;
+        s->win = got;
+    }
 }
 
 _Thread_local struct sim *sim_cur;

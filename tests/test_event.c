@@ -576,6 +576,51 @@ static void test_calendar_against_order(void)
     sim_free(&s);
 }
 
+/*
+ * Windows of every shape the sort meets (sim.c, distribute_keys): a burst of 4,000 entities at one instant (more
+ * keys than ranges), bursts at a few instants that crowd single ranges (sorted again on their own), one entity's
+ * 300 events at one instant (keys that share their first word), and bursts beside a far outlier.  Every event pops
+ * once, in strictly increasing (time, sequence).
+ */
+#define BURST_ENTS 4000
+static struct mix burst_mix;
+
+static void burst_check(struct sim *s, void *obj, uint64_t arg)
+{
+    (void)obj;
+    (void)arg;
+    mix_check(s, &burst_mix);
+}
+
+static void burst_starter(struct sim *s, void *obj, uint64_t arg)
+{
+    (void)obj;
+    (void)arg;
+    uint32_t e = s->cur_ent;
+    sim_at(s, 1000000, burst_check, NULL, 0);                       /* all at one instant */
+    for (sim_time_t t = 2000000; t < 2000000 + 4 * 3; t += 3)       /* four instants 3 ps apart */
+        sim_at(s, t + (e % 2) * 1000, burst_check, NULL, 0);         /* ... and four more 1 ns later */
+    if (e == 7)
+        for (int i = 0; i < 300; i++)
+            sim_at(s, 3000000, burst_check, NULL, 0);               /* one entity, one instant */
+    sim_at(s, 4000000 + (e == 5 ? 900 : 0), burst_check, NULL, 0);  /* a burst and an outlier */
+}
+
+static void test_window_shapes(void)
+{
+    struct sim s;
+    CU_ASSERT_EQUAL_FATAL(sim_init(&s), 0);
+    CU_ASSERT_EQUAL_FATAL(sim_set_entities(&s, BURST_ENTS + 1), 0);
+    memset(&burst_mix, 0, sizeof burst_mix);
+    burst_mix.min_shift = burst_mix.max_shift = s.shift;
+    for (uint32_t e = 1; e <= BURST_ENTS; e++)
+        sim_at_to(&s, 0, e, burst_starter, NULL, 0);
+    sim_run(&s, SIM_TIME_MAX);
+    CU_ASSERT_EQUAL(burst_mix.out_of_order, 0);
+    CU_ASSERT_EQUAL(burst_mix.popped, (uint64_t)BURST_ENTS * 6 + 300);
+    sim_free(&s);
+}
+
 static void test_pool(void)
 {
     struct pool p;
@@ -644,6 +689,8 @@ void test_event_register(void)
     CU_add_test(s, "calendar tiers and bucket widths keep (time, sequence) order", test_calendar_against_order);
     CU_add_test(s, "a partition stopped at its window's end files the next window's mail in the calendar",
                 test_window_end_opens_nothing);
+    CU_add_test(s, "windows of one instant, a few instants and one entity's burst keep (time, sequence) order",
+                test_window_shapes);
     CU_add_test(s, "packet pool reuses freed objects", test_pool);
     CU_add_test(s, "rng streams are reproducible and independent", test_rng_streams);
 }
