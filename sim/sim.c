@@ -413,20 +413,26 @@ static uint32_t chunk_alloc(struct sim *s)
     return s->free_chunks[--s->n_free_chunks];
 }
 
-static void ring_insert(struct sim *s, uint32_t slot, EV_PARAMS)
+/* A new chunk in front of ring slot `slot`'s list (the order within a bucket does not matter: the window is sorted);
+ * out of line, so that the common case, room in the slot's first chunk, saves no registers. */
+static __attribute__((noinline)) uint32_t ring_new_chunk(struct sim *s, uint32_t slot)
+{
+    uint32_t c = s->bucket[slot], nc = chunk_alloc(s);
+    s->chunks[nc].next = c;
+    s->chunks[nc].n = 0;
+    s->bucket[slot] = nc;
+    if (c == SIM_NONE) {
+        s->bmap[slot >> 6] |= 1ULL << (slot & 63);
+        s->bsum[slot >> 12] |= 1ULL << ((slot >> 6) & 63);
+    }
+    return nc;
+}
+
+static inline __attribute__((always_inline)) void ring_insert(struct sim *s, uint32_t slot, EV_PARAMS)
 {
     uint32_t c = s->bucket[slot];
-    if (c == SIM_NONE || s->chunks[c].n == SIM_CHUNK_EVENTS) {
-        /* a new chunk goes in front: the order within a bucket does not matter (the window is sorted) */
-        uint32_t nc = chunk_alloc(s);
-        s->chunks[nc].next = c;
-        s->chunks[nc].n = 0;
-        s->bucket[slot] = c = nc;
-        if (s->chunks[nc].next == SIM_NONE) {
-            s->bmap[slot >> 6] |= 1ULL << (slot & 63);
-            s->bsum[slot >> 12] |= 1ULL << ((slot >> 6) & 63);
-        }
-    }
+    if (c == SIM_NONE || s->chunks[c].n == SIM_CHUNK_EVENTS)
+        c = ring_new_chunk(s, slot);
     struct sim_chunk *ch = &s->chunks[c];
     ch->ev[ch->n++] = (struct sim_event){hi, lo, fn, obj, tm, arg};
     s->n_ring++;
