@@ -480,6 +480,7 @@ struct net_counters {
     /* data frames that reached their receiver ahead of a PSN it still expects, and how far ahead, summed */
     uint64_t ooo_arrivals, ooo_distance;
     uint64_t trimmed;           /* data frames dropped for buffer whose headers a switch sent on (trim.c) */
+    uint64_t cnp_nack;          /* CNPs sent beside a NACK for a gap (host.nack_cnp), counted in cnp_sent too */
     uint64_t data_in_flight;   /* data packets alive */
     uint64_t data_bytes_in_flight;
     struct prio_counters prio[NPRIO];
@@ -602,7 +603,7 @@ struct net_part {
     uint32_t n_tel_back, cap_tel_back;
     bool beat;                /* a heartbeat of the deadlock detector came due (deadlock.h) */
     bool blocked;             /* a switch egress became blocked (deadlock_blocked) */
-    uint64_t spare[4];        /* to whole lines */
+    uint64_t spare[3];        /* to whole lines */
 };
 _Static_assert(sizeof(struct net_part) % 64 == 0, "partitions' counts side by side share no line (net_partition)");
 
@@ -618,6 +619,7 @@ struct net {
     struct sw *sws;           /* g->n_switches */
     bool lb_any;              /* a switch balances otherwise than by ECMP or a NIC sprays (lb.h): reordering is reported */
     bool trim_any;            /* some switch trims (trim.c): summary.json reports packets.trimmed */
+    bool nack_cnp_any;        /* some host sends a CNP with a NACK for a gap (host.nack_cnp): summary.json says how many */
     struct sw **node_sw;      /* node id -> switch, NULL for hosts */
     struct host **node_host;  /* node id -> host, NULL for switches */
     struct port_loss *loss;   /* per port id, NULL unless a link has a loss_rate or a link_errors fault: the only

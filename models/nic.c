@@ -384,6 +384,33 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
 }
 
 
+/* Receiver h sends flow f's sender a CNP. */
+static void send_cnp(struct net *n, struct host *h, struct flow *f)
+{
+    net_np(n)->c.cnp_sent++;
+    struct port_ctr *c = net_ctr(n, h->port + f->rport, cnp_prio(n, h, f));
+    if (c)
+        c->cnp_tx++;
+    send_ctrl(n, h, f, PKT_CNP, 0, 0, NULL);
+}
+
+/*
+ * host.nack_cnp: the NACK that answers data frame k (ahead of a PSN still expected) goes with a CNP, as if k had
+ * been CE-marked: the congestion control decides, within its CNP interval.  A CE-marked k has had its chance.
+ */
+static __attribute__((noinline)) void nack_cnp(struct net *n, struct host *h, struct flow *f, const struct pkt *k,
+                                               sim_time_t now)
+{
+    if (k->ecn & ECN_CE)
+        return;
+    struct pkt marked = *k;
+    marked.ecn |= ECN_CE;
+    if (cc_on_data(f, &marked, now)) {
+        net_np(n)->c.cnp_nack++;
+        send_cnp(n, h, f);
+    }
+}
+
 static void receive_data(struct net *n, struct host *h, struct pkt *k)
 {
     struct flow *f = net_flow(n, k->flow);
@@ -396,13 +423,8 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
     nc->bytes_delivered += k->size;
     nc->data_in_flight--;
     nc->data_bytes_in_flight -= k->size;
-    if (cc_on_data(f, k, now)) {
-        nc->cnp_sent++;
-        struct port_ctr *c = net_ctr(n, h->port + f->rport, cnp_prio(n, h, f));
-        if (c)
-            c->cnp_tx++;
-        send_ctrl(n, h, f, PKT_CNP, 0, 0, NULL);
-    }
+    if (cc_on_data(f, k, now))
+        send_cnp(n, h, f);
     struct transport_reply r = transport_on_data(f, k, (uint32_t)h->tp->ack_every);
     /* Completed before the reply is queued: a collective's next step starts in the order it always did. */
     if (f->rcv_nxt == f->n_pkts && f->finish < 0) {
@@ -413,8 +435,11 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
             f->owner->ops->received(n, f);
     }
     if (r.type) {
-        if (r.type == PKT_NACK)
+        if (r.type == PKT_NACK) {
             net_np(n)->c.nacks_sent++;
+            if (__builtin_expect(h->tp->nack_cnp, 0))
+                nack_cnp(n, h, f, k, now);
+        }
         send_ctrl(n, h, f, r.type, r.psn, r.sack, k);
     }
     pkt_free(n, k);

@@ -291,6 +291,7 @@ int net_resolve_settings(struct net *n, char *err, size_t errlen)
         h->cfg = &n->host_cfgs[host_idx[i]];
         h->nic = nic_params_of(h->cfg);
         h->tp = transport_params_of(h->cfg);
+        n->nack_cnp_any |= h->tp->nack_cnp;
         h->cc = cc_params_of(h->cfg)->cc;
         if (h->nic->mtu + n->fr.hdr_data > n->frame_max)
             n->frame_max = h->nic->mtu + n->fr.hdr_data;

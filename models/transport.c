@@ -166,6 +166,9 @@ static const struct setting transport_fields[] = {
      .lo = 0, .hi = 7, .parse = parse_ack_priority, .dump = dump_ack_priority},
     {SET_INT("ack_every", struct transport_params, ack_every, 1, INT_MAX, "1",
              "Acknowledge every this many in-order packets")},
+    {SET_FIELD("nack_cnp", SETTING_BOOL, struct transport_params, nack_cnp, 0, "false",
+               "A NACK for a PSN gap (a loss or a reordering) also sends the sender a CNP, within the congestion "
+               "control's CNP interval")},
     {0},
 };
 

@@ -106,6 +106,7 @@ struct transport_params {
     int retry_count;   /* with qp_timeout: timeouts in a row without progress after which the flow fails */
     int ack_priority;  /* priority of ACKs and NACKs; -1: the flow's data priority */
     int ack_every;
+    bool nack_cnp;     /* a NACK for a gap also sends a CNP (nic.c, receive_data) */
 };
 
 /* Host settings h's transport settings (profiles applied). */

@@ -127,6 +127,63 @@ static void test_watchdog_deadlock(void)
     test_teardown(&scn, &r);
 }
 
+/*
+ * host.nack_cnp (nic.c): go-back-N under spraying, four 4 MB flows across the pods of a k=4 fat-tree, ECN off so
+ * that every CNP is a NACK's.  With a CNP interval of zero each NACK goes with exactly one CNP; with DCQCN's 50 us
+ * a flow sends at most one per interval (at most its FCT / 50 us + 1); without the setting none.  The rate cuts
+ * shorten the queues whose differences reorder the packets: far fewer are resent than without.
+ */
+static const char nack_cnp_json[] =
+    "{\"stop\": \"2ms\", \"seed\": 3, \"topology\": {\"type\": \"fat-tree\", \"k\": 4, \"link\": {\"rate\": "
+    "\"100Gbps\", \"delay\": \"1us\"}}, \"switch\": {\"load_balance\": \"spray\", \"ecn\": {\"enabled\": false}}, "
+    "\"host\": {\"mtu\": 4096, \"cc\": \"dcqcn\"}, \"traffic\": ["
+    "{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h15\", \"size\": \"4MB\"}, "
+    "{\"type\": \"flow\", \"src\": \"h1\", \"dst\": \"h14\", \"size\": \"4MB\"}, "
+    "{\"type\": \"flow\", \"src\": \"h4\", \"dst\": \"h11\", \"size\": \"4MB\"}, "
+    "{\"type\": \"flow\", \"src\": \"h5\", \"dst\": \"h10\", \"size\": \"4MB\"}]}";
+
+static void nack_cnp_run(const char *on, const char *interval, uint64_t *cnp, uint64_t *with_nack, uint64_t *nacks,
+                         uint64_t *resent, uint64_t *bound)
+{
+    struct scn_override ov[] = {{"host.nack_cnp", on}, {"host.dcqcn.cnp_interval", interval}};
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup_from("t.json", nack_cnp_json, ov, 2, &scn, &r));
+    test_run_checked(&r);
+    *cnp = r.net.c.cnp_sent;
+    *with_nack = r.net.c.cnp_nack;
+    *nacks = r.net.c.nacks_sent;
+    *resent = r.net.c.data_retx;
+    *bound = 0;
+    for (uint32_t i = 0; i < 4; i++) {
+        const struct flow *f = net_flow(&r.net, i);
+        sim_time_t end = f->finish >= 0 ? f->finish : r.net.sim->now;
+        *bound += (uint64_t)((end - f->start) / (50 * PS_PER_US)) + 1;
+    }
+    test_teardown(&scn, &r);
+}
+
+static void test_nack_cnp(void)
+{
+    uint64_t cnp, with, nacks, resent, bound, cnp0, with0, nacks0, resent0, off_cnp, off_with, off_nacks, off_resent,
+        ignored;
+    nack_cnp_run("true", "0ns", &cnp0, &with0, &nacks0, &resent0, &ignored);
+    nack_cnp_run("true", "50us", &cnp, &with, &nacks, &resent, &bound);
+    nack_cnp_run("false", "50us", &off_cnp, &off_with, &off_nacks, &off_resent, &ignored);
+    printf("\n    nack_cnp: interval 0: %llu CNPs for %llu NACKs; 50 us: %llu CNPs for %llu NACKs, %llu resent; off: "
+           "%llu resent ", (unsigned long long)cnp0, (unsigned long long)nacks0, (unsigned long long)cnp,
+           (unsigned long long)nacks, (unsigned long long)resent, (unsigned long long)off_resent);
+    CU_ASSERT(nacks0 > 0);
+    CU_ASSERT_EQUAL(with0, nacks0);
+    CU_ASSERT_EQUAL(cnp0, with0);
+    CU_ASSERT_EQUAL(cnp, with);
+    CU_ASSERT(with > 0 && with < nacks);
+    CU_ASSERT_EQUAL(off_cnp, 0);
+    CU_ASSERT_EQUAL(off_with, 0);
+    CU_ASSERT(with <= bound);
+    CU_ASSERT(resent * 10 < off_resent);
+}
+
 static void test_errors(void)
 {
     static const struct test_bad bad[] = {
@@ -150,5 +207,6 @@ void test_lb_register(void)
     CU_add_test(s, "each balancer gives the same files on one thread and two", test_threads);
     CU_add_test(s, "the PFC watchdog and the deadlock detector work under spraying and adaptive routing",
                 test_watchdog_deadlock);
+    CU_add_test(s, "host.nack_cnp: one CNP per NACK within the CNP interval; none without it", test_nack_cnp);
     CU_add_test(s, "bad load-balancing settings exit 2 naming the path", test_errors);
 }

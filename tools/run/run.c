@@ -490,6 +490,8 @@ static void add_counts(cJSON *root, const struct run *r)
     cJSON *cnp = cJSON_AddObjectToObject(root, "cnp");
     cJSON_AddNumberToObject(cnp, "sent", (double)c->cnp_sent);
     cJSON_AddNumberToObject(cnp, "received", (double)c->cnp_received);
+    if (n->nack_cnp_any) /* only where a NIC sends them, so that every other summary is as it was */
+        cJSON_AddNumberToObject(cnp, "with_nack", (double)c->cnp_nack);
 
     /* A port blocked by credits is stalled, not paused: the time goes to "credits", and "pfc" says none was sent. */
     bool credits = credit_runs(n);
