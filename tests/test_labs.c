@@ -5,6 +5,7 @@
 #include "tests/tests.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -708,6 +709,85 @@ static void test_lab14(void)
     cJSON_Delete(cc);
 }
 
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The web-search flows (id web*) of lab 15's run in lab_tmp/tag: their mean FCT (ns) and slowdown p99 (nearest
+ * rank, as summary.json's); false when there are none. */
+static bool lab15_web(const char *tag, double *mean_fct, double *sd99)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s/flows.csv", lab_tmp, tag);
+    char *csv = test_read_file(path, NULL);
+    int cfct = csv ? csv_col(csv, "fct_ns") : -1, csd = csv ? csv_col(csv, "slowdown") : -1;
+    double sd[1024], sum = 0;
+    int m = 0;
+    for (const char *l = csv ? strchr(csv, '\n') : NULL; cfct >= 0 && csd >= 0 && l && l[1] && m < 1024;
+         l = strchr(l + 1, '\n')) {
+        bool e1, e2;
+        if (strncmp(l + 1, "web", 3) != 0)
+            continue;
+        double fct = csv_num(l + 1, cfct, &e1), s = csv_num(l + 1, csd, &e2);
+        if (e1 || e2)
+            continue;
+        sum += fct;
+        sd[m++] = s;
+    }
+    free(csv);
+    if (m == 0)
+        return false;
+    qsort(sd, (size_t)m, sizeof *sd, cmp_d);
+    *mean_fct = sum / m;
+    *sd99 = sd[(int)ceil(0.99 * m) - 1];
+    return true;
+}
+
+/*
+ * Lab 15, at the lab's size (four runs of about a second): without PFC on go-back-N (A) the all-reduce is several
+ * times slower than with PFC and DCQCN (B) and go-back-N resends more than it lost; without PFC but with selective
+ * repeat and spraying (C) exactly the lost packets are resent, the all-reduce and the web flows' mean FCT beat B's,
+ * yet losses at a message's end wait for timeouts; trimming (D) leaves no timeout and the shortest short-flow tail.
+ */
+static void test_lab15(void)
+{
+    static const char *const tags[4] = {"l15a", "l15b", "l15c", "l15d"};
+    cJSON *j[4];
+    double ar[4], mean[4], sd99[4];
+    for (int i = 0; i < 4; i++) {
+        char file[96];
+        snprintf(file, sizeof file, "15-do-we-still-need-pfc/cluster-%c.json", 'a' + i);
+        j[i] = lab_run(file, NULL, tags[i]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j[i]);
+        CU_ASSERT_EQUAL(num(j[i], "flows.completed"), num(j[i], "flows.total"));
+        ar[i] = num(j[i], "collectives.0.completion_ns");
+        CU_ASSERT_FATAL(lab15_web(tags[i], &mean[i], &sd99[i]));
+    }
+    printf("\n    all-reduce A %.2f, B %.2f, C %.2f, D %.2f ms; web FCT mean %.0f, %.0f, %.0f, %.0f us; slowdown p99 "
+           "%.1f, %.1f, %.1f, %.1f ", ar[0] / 1e6, ar[1] / 1e6, ar[2] / 1e6, ar[3] / 1e6, mean[0] / 1e3, mean[1] / 1e3,
+           mean[2] / 1e3, mean[3] / 1e3, sd99[0], sd99[1], sd99[2], sd99[3]);
+    /* A: the seed's lesson */
+    CU_ASSERT(ar[0] > 3 * ar[1] && mean[0] > 2 * mean[1]);
+    CU_ASSERT(num(j[0], "packets.dropped") > 0 &&
+              num(j[0], "packets.retransmitted") > 2 * num(j[0], "packets.dropped"));
+    /* B: lossless, paused */
+    CU_ASSERT(num(j[1], "packets.dropped") == 0 && num(j[1], "pfc.pause_frames") > 0);
+    /* C: selective repeat resends what was lost, and nothing else; no PAUSE; reordered; faster than B */
+    CU_ASSERT(num(j[2], "packets.dropped") > 0 && num(j[2], "packets.retransmitted") == num(j[2], "packets.dropped"));
+    CU_ASSERT(num(j[2], "pfc.pause_frames") == 0 && num(j[2], "reordering.out_of_order") > 0);
+    CU_ASSERT(ar[2] < 0.9 * ar[1] && mean[2] < 0.7 * mean[1]);
+    CU_ASSERT(num(j[2], "packets.timeouts") > 0 && sd99[2] > sd99[1]);
+    /* D: every loss trimmed, no timeout, the shortest tail of the four, the collective ahead of B's */
+    CU_ASSERT(num(j[3], "packets.trimmed") > 0 && num(j[3], "packets.trimmed") == num(j[3], "packets.dropped"));
+    CU_ASSERT(num(j[3], "packets.timeouts") == 0);
+    CU_ASSERT(sd99[3] < sd99[0] && sd99[3] < sd99[1] && sd99[3] < sd99[2]);
+    CU_ASSERT(ar[3] < 0.9 * ar[1] && mean[3] < 0.7 * mean[1]);
+    for (int i = 0; i < 4; i++)
+        cJSON_Delete(j[i]);
+}
+
 void test_labs_register(void)
 {
     CU_pSuite s = CU_add_suite("labs (reduced)", NULL, cleanup);
@@ -726,6 +806,8 @@ void test_labs_register(void)
                    "ECN above PFC marks nothing", test_lab12);
     CU_add_test(s, "lab 14: InfiniBand lossless unconfigured; RoCE without PFC drops; the victim fares best on RoCE",
                 test_lab14);
+    CU_add_test(s, "lab 15: without PFC, selective repeat and spraying beat PFC + DCQCN; trimming removes the timeouts",
+                test_lab15);
     CU_add_test(s, "labs' plots draw the flows a lab names, no legend gives an answer away, time axes end with the traffic",
                 test_lab_plots);
 }

@@ -1291,6 +1291,77 @@ static void test_compare_plot(void)
     free(text);
 }
 
+/*
+ * compare --goodput draws each run's per-flow goodput as a CDF: in OUT.dat a block per run of its finished flows'
+ * size x 8 / fct_ns (Gbit/s), sorted, each with the fraction of the run's finished flows at or below it, computed
+ * here again from the run's flows.csv; a run that balances per packet has its out-of-order row (0 for ECMP's).
+ */
+static void test_compare_goodput(void)
+{
+    char e[160], sp[160], cmd[1600], path[256], out[200], *text = NULL, line[512];
+    snprintf(e, sizeof e, "%s/gp/ecmp", root);
+    snprintf(sp, sizeof sp, "%s/gp/spray", root);
+    snprintf(out, sizeof out, "%s/gp/goodput.png", root);
+    snprintf(cmd, sizeof cmd, "%s run scenarios/fat-tree-k4.json -o %s -q --no-plot && %s run "
+             "scenarios/fat-tree-k4.json --set switch.load_balance=spray --set host.loss_recovery=selective --set host.selective.reorder=16 -o %s "
+             "-q --no-plot && %s compare %s %s --goodput %s --title 'k=4, two balancers'", test_rocesim_bin(), e,
+             test_rocesim_bin(), sp, test_rocesim_bin(), e, sp, out);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, &text), 0);
+    const char *ooo = line_of(text, "out of order", line, sizeof line);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ooo);
+    long o0 = -1, o1 = -1;
+    CU_ASSERT_EQUAL(sscanf(ooo, "out of order %ld %ld", &o0, &o1), 2);
+    CU_ASSERT(o0 == 0 && o1 > 0);
+    CU_ASSERT_PTR_NULL(strstr(text, "\ntrimmed")); /* neither run trims */
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "plot: "));
+    free(text);
+    snprintf(path, sizeof path, "%s/gp/goodput.dat", root);
+    char *dat = test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dat);
+    const char *blk = dat;
+    for (int r = 0; r < 2; r++) {
+        /* the run's goodputs from its flows.csv: size_bytes and fct_ns */
+        snprintf(path, sizeof path, "%s/flows.csv", r ? sp : e);
+        char *csv = test_read_file(path, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+        double want[16];
+        int m = 0;
+        for (char *l = strchr(csv, '\n'); l && *++l && m < 16; l = strchr(l, '\n')) {
+            double size, fct;
+            if (sscanf(l, "%*[^,],%*[^,],%*[^,],%*[^,],%lf,%*[^,],%*[^,],%lf", &size, &fct) == 2)
+                want[m++] = size * 8 / fct;
+        }
+        free(csv);
+        CU_ASSERT_EQUAL(m, 6); /* fat-tree-k4's six flows, all finished */
+        qsort(want, (size_t)m, sizeof *want, cmp_dbl);
+        blk = strstr(blk, r ? "\n\n# " : "\n# "); /* blocks apart by two blank lines, gnuplot's index */
+        CU_ASSERT_PTR_NOT_NULL_FATAL(blk);
+        blk = strchr(blk + (r ? 2 : 1), '\n') + 1; /* past the block's "# DIR" line */
+        for (int k = 0; k < m; k++) {
+            double g, frac;
+            CU_ASSERT_EQUAL_FATAL(sscanf(blk, "%lf %lf", &g, &frac), 2);
+            CU_ASSERT_DOUBLE_EQUAL(g, want[k], 0.00006);
+            CU_ASSERT_DOUBLE_EQUAL(frac, (k + 1) / 6.0, 0.0000006);
+            blk = strchr(blk, '\n') + 1;
+        }
+        CU_ASSERT(r || *blk == '\n'); /* the first block ends with its flows */
+    }
+    free(dat);
+    size_t len = 0;
+    char *png = test_read_file(out, &len);
+    CU_ASSERT(png && len > 10000 && memcmp(png, "\x89PNG\r\n\x1a\n", 8) == 0);
+    free(png);
+    snprintf(path, sizeof path, "%s/gp/goodput.gp", root);
+    char *gp = test_read_file(path, NULL);
+    CU_ASSERT(gp && strstr(gp, "title = 'k=4, two balancers'") && strstr(gp, "'ecmp', 'spray'") &&
+              strstr(gp, "set xlabel 'goodput per flow (Gbit/s") && strstr(gp, "set ylabel 'fraction of flows"));
+    free(gp);
+    snprintf(cmd, sizeof cmd, "%s compare %s --goodput %s/gp/fig.svg", test_rocesim_bin(), e, root);
+    CU_ASSERT_EQUAL(test_run(cmd, &text), 2);
+    CU_ASSERT(text && strstr(text, "rocesim: compare: --goodput expects a file name ending in .png"));
+    free(text);
+}
+
 void test_sweep_register(void)
 {
     CU_pSuite s = CU_add_suite("sweep and nic-config", suite_init, suite_clean);
@@ -1316,6 +1387,8 @@ void test_sweep_register(void)
     CU_add_test(c, "runs of different congestion controls: their names and slowdowns by flow size",
                 test_compare_algorithms);
     CU_add_test(c, "--plot draws slowdown p50/p95 by flow size in the paper's 5 % buckets", test_compare_plot);
+    CU_add_test(c, "--goodput draws each run's per-flow goodput (size / FCT) as a CDF; reordering gets its row",
+                test_compare_goodput);
     CU_add_test(c, "--fct sender: FCTs and slowdowns to the last ACK, labelled; the default unchanged",
                 test_compare_fct_sender);
     CU_add_test(c, "host profiles that mix congestion controls: the mix, hosts per algorithm", test_compare_mixed_cc);

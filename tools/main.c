@@ -62,7 +62,7 @@ static const char usage[] =
     "                        --format sonic [--node NAME]\n"
     "  rocesim import sonic CONFIG_DB.json [--ports PORT=NODE:N,...]\n"
     "  rocesim import nvidia-smi-topo FILE [-o OUT.json] [--nvlink-rate PER_LINK] [--gdr-level LEVEL]\n"
-    "  rocesim compare DIR [DIR]... [--fct receiver|sender] [--plot OUT.png [--title TEXT]]\n"
+    "  rocesim compare DIR [DIR]... [--fct receiver|sender] [--plot OUT.png] [--goodput OUT.png] [--title TEXT]\n"
     "  rocesim doctor SCENARIO.json [--set PATH=VALUE]... [-o DIR] | rocesim doctor DIR\n"
     "  rocesim show DIR interfaces counters | pfc counters | queue counters | ib counters [--node NAME]\n"
     "  rocesim view DIR [--live [ADDR:]PORT]\n"

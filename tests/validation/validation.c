@@ -1512,6 +1512,113 @@ static bool run_multipath(struct vresult *out, int *n, int cap)
     return true;
 }
 
+/* ---- IRN's headline comparison on IRN's default case ---- */
+
+/*
+ * scenarios/irn-fattree-k6.json, the default case of IRN (Mittal et al., SIGCOMM 2018, section 4.1) as that file
+ * describes it, with the overrides ov: the flows' mean and 99th-percentile FCT (to the last byte at the receiver,
+ * nearest rank as summary.json's), in us, how many finished of how many, and the run's drops, resends, timeouts and
+ * PAUSE frames.
+ */
+struct irn_case {
+    double mean_us, p50_us, p99_us;
+    double tail_min_mb; /* the smallest flow among those at or above the p99 FCT */
+    uint32_t done, total;
+    uint64_t dropped, resent, timeouts, pauses;
+};
+
+static bool irn_run(const struct scn_override *ov, int n_ov, struct irn_case *c)
+{
+    static const char file[] = "scenarios/irn-fattree-k6.json";
+    struct scenario scn;
+    static struct run r;
+    char err[SCN_ERR_MAX];
+    if (scn_load(file, ov, n_ov, &scn, err, sizeof err) || run_setup(&r, &scn, err, sizeof err)) {
+        fprintf(stderr, "validation: %s\n", err);
+        return false;
+    }
+    sim_run(&r.sim, scn.stop_ps);
+    const struct net *n = &r.net;
+    double *fct = malloc(sizeof *fct * (n->n_flows + 1)), sum = 0;
+    if (!fct) {
+        fprintf(stderr, "validation: out of memory\n");
+        abort();
+    }
+    uint32_t m = 0, total = 0;
+    for (uint32_t i = 0; i < n->n_flows; i++) {
+        const struct flow *f = net_flow(n, i);
+        if (!f || f->size <= 0)
+            continue;
+        total++;
+        if (f->finish > 0) {
+            fct[m] = (double)(f->finish - f->start) / 1e6;
+            sum += fct[m++];
+        }
+    }
+    qsort(fct, m, sizeof *fct, cmp_double);
+
+    c->mean_us = m ? sum / m : 0;
+    c->p50_us = m ? fct[(size_t)ceil(0.5 * m) - 1] : 0;
+    c->p99_us = m ? fct[(size_t)ceil(0.99 * m) - 1] : 0;
+    c->tail_min_mb = 0;
+    for (uint32_t i = 0; m && i < n->n_flows; i++) {
+        const struct flow *f = net_flow(n, i);
+        bool tail = f && f->size > 0 && f->finish > 0 && (double)(f->finish - f->start) / 1e6 >= c->p99_us;
+        if (tail && (c->tail_min_mb == 0 || (double)f->size / 1e6 < c->tail_min_mb))
+            c->tail_min_mb = (double)f->size / 1e6;
+    }
+    c->done = m;
+    c->total = total;
+    c->dropped = n->c.data_dropped;
+    c->resent = n->c.data_retx;
+    c->timeouts = n->c.timeouts;
+    c->pauses = n->c.pause_frames;
+    free(fct);
+    return finish(&r, &scn);
+}
+
+static bool run_irn(struct vresult *out, int *n, int cap)
+{
+    static const struct scn_override irn[] = {{"switch.pfc.enabled", "false"}, {"host.loss_recovery", "selective"}};
+    static const struct scn_override dcqcn[] = {{"switch.ecn.enabled", "true"}, {"switch.ecn.kmin", "5KB"},
+                                                {"switch.ecn.kmax", "200KB"}, {"switch.ecn.pmax", "0.01"},
+                                                {"host.cc", "dcqcn"}, {"switch.pfc.enabled", "false"},
+                                                {"host.loss_recovery", "selective"}};
+    struct irn_case roce, sr, roce_d, sr_d;
+    /* the DCQCN pair: the first five overrides for RoCE with PFC, all seven for IRN */
+    if (!irn_run(NULL, 0, &roce) || !irn_run(irn, 2, &sr) || !irn_run(dcqcn, 5, &roce_d) || !irn_run(dcqcn, 7, &sr_d))
+        return false;
+    static const char ref[] = "IRN (Mittal et al., SIGCOMM 2018): IRN without PFC 6-83% better than RoCE with PFC";
+    const struct {
+        const char *cc;
+        const struct irn_case *a, *b;
+    } pairs[] = {{"no congestion control", &roce, &sr}, {"DCQCN", &roce_d, &sr_d}};
+    for (int k = 0; k < 2; k++) {
+        const struct irn_case *a = pairs[k].a, *b = pairs[k].b;
+        for (int q = 0; q < 2; q++) {
+            double x = q ? a->p99_us : a->mean_us, y = q ? b->p99_us : b->mean_us, gain = 1 - y / x;
+            struct vresult *v = add(out, n, cap);
+            SET(check, "IRN's default case (k=6 fat-tree, 40Gbps, 70%% load), %s: %s FCT", pairs[k].cc,
+                q ? "99th-percentile" : "average");
+            SET(reference, "%s", ref);
+            SET(expected, "IRN's 6-83%% below RoCE's");
+            SET(measured, "%.1f us against %.1f us (%.0f%% below)", y, x, 100 * gain);
+            SET(tolerance, "the paper's range");
+            v->pass = a->done == a->total && b->done == b->total && a->total > 1000 && a->dropped == 0 &&
+                      b->pauses == 0 && gain >= 0.06 && gain <= 0.83;
+            if (q == 0)
+                SET(note, "%u flows; median %.1f against %.1f us; RoCE + PFC: %llu PAUSE, %llu dropped; IRN: %llu "
+                          "dropped, %llu resent, %llu timeouts",
+                    a->total, b->p50_us, a->p50_us, (unsigned long long)a->pauses, (unsigned long long)a->dropped,
+                    (unsigned long long)b->dropped, (unsigned long long)b->resent, (unsigned long long)b->timeouts);
+            else
+                SET(note, "nearest rank over all flows: the slowest 1%% are flows of %.1f MB and more in RoCE's run, "
+                          "%.1f MB and more in IRN's (the Hadoop sizes reach 10 MB)", a->tail_min_mb, b->tail_min_mb);
+        }
+    }
+    return true;
+}
+
 const struct vgroup validation_groups[] = {
     {"goodput", run_goodput},
     {"goodput under random loss", run_loss},
@@ -1523,6 +1630,7 @@ const struct vgroup validation_groups[] = {
     {"InfiniBand credits", run_credits},
     {"InfiniBand congestion control", run_ibcc},
     {"selective repeat and load balancing", run_multipath},
+    {"IRN's headline comparison", run_irn},
     {"DCTCP", run_dctcp},
     {"TIMELY", run_timely},
     {"NCCL on a rail: latency, ring vs tree", run_nccl_alpha},

@@ -21,7 +21,8 @@
 #define CELL 64
 
 static const char compare_usage[] =
-    "usage: rocesim compare DIR [DIR]... [--fct receiver|sender] [--plot OUT.png [--title TEXT]]\n"
+    "usage: rocesim compare DIR [DIR]... [--fct receiver|sender] [--plot OUT.png] [--goodput OUT.png]\n"
+    "                       [--title TEXT]\n"
     "  the key numbers of 1 to 8 finished runs side by side, one column per run directory, with each\n"
     "  run's ratio to the first run (x1.50: half as much again as the first); runs that did not\n"
     "  complete are flagged; with the runs' scenario.json and flows.csv also their congestion control\n"
@@ -30,7 +31,9 @@ static const char compare_usage[] =
     "  ACK of a flow's last byte at its sender, as the HPCC paper's simulator measures them (default\n"
     "  receiver: to the last byte at the receiver); --plot OUT.png: draws the HPCC paper's figure of\n"
     "  them (FCT slowdown p50 and p95 against flow size, the flows in 20 buckets of 5 % each), with\n"
-    "  OUT.gp and OUT.dat beside it\n";
+    "  OUT.gp and OUT.dat beside it; --goodput OUT.png: draws the distribution (CDF) of each run's\n"
+    "  per-flow goodput (size / FCT, Gbit/s), one curve per run, as load-balancing papers compare\n"
+    "  them on a permutation; --title TEXT: the title of the plot (of both, with both)\n";
 
 /* Reads DIR/summary.json; returns the parsed object, or NULL with a message. */
 static cJSON *load_summary(const char *dir)
@@ -507,16 +510,58 @@ static char *fct_prelude(const char *datname, const char *title, const char *sce
     return pre;
 }
 
+/* out's directory and its name without ".png" (parse_args checked the suffix). */
+static void out_parts(const char *out, char *pdir, size_t plen, char name[PLOT_NAME_MAX + 1])
+{
+    const char *slash = strrchr(out, '/');
+    sfmt(pdir, plen, "%.*s", slash ? (int)(slash - out) : 1, slash ? out : ".");
+    if (!pdir[0])
+        sfmt(pdir, plen, "/");
+    sfmt(name, PLOT_NAME_MAX + 1, "%.*s", (int)strlen(slash ? slash + 1 : out) - 4, slash ? slash + 1 : out);
+}
+
+/* Writes pdir/name.dat (dat), pdir/name.gp (template tpl after the prelude pre, which names the .dat) and draws
+ * pdir/name.png with gnuplot; what says which option asks (in the messages).  Returns 0, or 3 when a file cannot
+ * be written or gnuplot fails. */
+static int draw(const char *what, const char *out, const char *pdir, const char *name, const char *dat, size_t dlen,
+                const char *tpl, const char *pre)
+{
+    char path[4200], tdir[4200], gnuplot[4200], err[1200];
+    sfmt(path, sizeof path, "%s/%s.dat", pdir, name);
+    if (write_file_atomic(path, dat, dlen) != 0) {
+        fprintf(stderr, "rocesim: compare %s: cannot write %s: %s\n", what, path, strerror(errno));
+        return 3;
+    }
+    if (!plot_find_templates(tdir, sizeof tdir)) {
+        fprintf(stderr, "rocesim: compare %s: plot templates (plots/*.gp) not found next to the rocesim binary; "
+                        "set ROCESIM_PLOTS to their directory\n", what);
+        return 3;
+    }
+    if (plot_write_script(pdir, tdir, tpl, name, pre, err, sizeof err)) {
+        fprintf(stderr, "rocesim: compare %s: %s\n", what, err);
+        return 3;
+    }
+    if (!plot_find_gnuplot(gnuplot, sizeof gnuplot)) {
+        fprintf(stderr, "rocesim: compare %s: gnuplot not found: %s/%s.gp written (run gnuplot there)\n", what, pdir,
+                name);
+        return 3;
+    }
+    pid_t pid = plot_gnuplot_start(gnuplot, pdir, name);
+    char why[1200];
+    if (pid < 0 || plot_gnuplot_finish(gnuplot, pdir, name, pid, why, sizeof why) != 0) {
+        fprintf(stderr, "rocesim: compare %s: %s.png not drawn: %s\n", what, name, pid < 0 ? strerror(errno) : why);
+        return 3;
+    }
+    printf("plot: %s (data %s/%s.dat, script %s/%s.gp)\n", out, pdir, name, pdir, name);
+    return 0;
+}
+
 /* Draws out (a .png path) from the runs' flows.csv; returns 0, 2 on bad input, 3 when a file cannot be written. */
 static int compare_plot(const char *out, const char *title, char **dirs, int n, char titles[][4200], char **cc,
                         const char *scenario, const struct fct_def *def)
 {
-    char path[4200], pdir[4200], name[PLOT_NAME_MAX + 1], err[1200];
-    const char *slash = strrchr(out, '/');
-    sfmt(pdir, sizeof pdir, "%.*s", slash ? (int)(slash - out) : 1, slash ? out : ".");
-    if (!pdir[0])
-        sfmt(pdir, sizeof pdir, "/");
-    sfmt(name, sizeof name, "%.*s", (int)strlen(slash ? slash + 1 : out) - 4, slash ? slash + 1 : out);
+    char pdir[4200], name[PLOT_NAME_MAX + 1];
+    out_parts(out, pdir, sizeof pdir, name);
     double edge[N_BUCKETS];
     int nb = bucket_edges(dirs[0], edge);
     if (nb < 0)
@@ -525,49 +570,133 @@ static int compare_plot(const char *out, const char *title, char **dirs, int n, 
     size_t dlen;
     if (bucket_dat(dirs, n, def, edge, nb, &dat, &dlen))
         return 2;
-    char tdir[4200], gnuplot[4200];
-    sfmt(path, sizeof path, "%s/%s.dat", pdir, name);
-    int rc = 0;
-    if (write_file_atomic(path, dat, dlen) != 0) {
-        fprintf(stderr, "rocesim: compare --plot: cannot write %s: %s\n", path, strerror(errno));
-        rc = 3;
-    }
-    free(dat);
-    if (rc)
-        return rc;
-    if (!plot_find_templates(tdir, sizeof tdir)) {
-        fprintf(stderr, "rocesim: compare --plot: plot templates (plots/*.gp) not found next to the rocesim binary; "
-                        "set ROCESIM_PLOTS to their directory\n");
-        return 3;
-    }
-    char *pre = fct_prelude(strrchr(path, '/') + 1, title, scenario, def, n, titles, cc);
-    int w = plot_write_script(pdir, tdir, "fct_slowdown", name, pre, err, sizeof err);
+    char datname[PLOT_NAME_MAX + 8];
+    sfmt(datname, sizeof datname, "%s.dat", name);
+    char *pre = fct_prelude(datname, title, scenario, def, n, titles, cc);
+    int rc = draw("--plot", out, pdir, name, dat, dlen, "fct_slowdown", pre);
     free(pre);
-    if (w) {
-        fprintf(stderr, "rocesim: compare --plot: %s\n", err);
-        return 3;
+    free(dat);
+    return rc;
+}
+
+/*
+ * --goodput: the distribution of the flows' goodput in each run, a flow's size over its FCT (to its last byte at
+ * the receiver, as flows.csv's fct_ns), in Gbit/s: one block per run of its finished flows' goodput, sorted, each
+ * with the fraction of the run's finished flows at or below it (a CDF).  Returns 0, or 2 with the message on stderr
+ * (a flows.csv that is missing or is not a run's); fin[] and all[] get each run's finished and total flows.
+ */
+static int goodput_dat(char **dirs, int n, int *fin, int *all, char **dat, size_t *dlen)
+{
+    char path[4200], err[1200], *csv = NULL;
+    *dat = NULL;
+    *dlen = 0;
+    FILE *d = open_memstream(dat, dlen);
+    if (!d)
+        mem_oom("comparing runs");
+    fprintf(d, "# per run (a block each, in the order given): goodput of a finished flow (Gbit/s: size x 8 / FCT), "
+               "fraction of the run's finished flows at or below it\n");
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/flows.csv", dirs[i]);
+        if (read_text_file(path, &csv, err, sizeof err)) {
+            fprintf(stderr, "rocesim: compare --goodput: %s\n", err);
+            fclose(d);
+            free(*dat);
+            return 2;
+        }
+        size_t cap = 1024, m = 0;
+        double *g = mem_xmalloc(cap * sizeof *g, "comparing runs");
+        all[i] = 0;
+        const char *l = strchr(csv, '\n');
+        for (int line = 2; l && l[1]; line++) {
+            l++;
+            /* id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,...: fields 4 and 7 */
+            const char *f[8] = {l};
+            for (int c = 1; c < 8 && f[c - 1]; c++) {
+                const char *q = strpbrk(f[c - 1], ",\n");
+                f[c] = q && *q == ',' ? q + 1 : NULL;
+            }
+            char *end;
+            double size = f[4] ? strtod(f[4], &end) : 0;
+            if (!f[7] || !(size > 0) || *end != ',') {
+                fprintf(stderr, "rocesim: compare --goodput: %s line %d: expected a flow size in the fifth column and "
+                                "an FCT (or nothing) in the eighth\n", path, line);
+                free(g);
+                free(csv);
+                fclose(d);
+                free(*dat);
+                return 2;
+            }
+            all[i]++;
+            double fct = strtod(f[7], &end);
+            if (end != f[7] && fct > 0) {
+                if (m == cap)
+                    g = mem_xrealloc(g, (cap *= 2) * sizeof *g, "comparing runs");
+                g[m++] = size * 8 / fct; /* bits per ns: Gbit/s */
+            }
+            l = strchr(l, '\n');
+        }
+        free(csv);
+        qsort(g, m, sizeof *g, cmp_double);
+        fin[i] = (int)m;
+        fprintf(d, "%s# %s\n", i ? "\n\n" : "", dirs[i]);
+        if (m == 0)
+            fprintf(d, "- -\n"); /* an empty block would end the file's blocks early: gnuplot's index counts them */
+        for (size_t k = 0; k < m; k++)
+            fprintf(d, "%.4f %.6f\n", g[k], (double)(k + 1) / (double)m);
+        free(g);
     }
-    if (!plot_find_gnuplot(gnuplot, sizeof gnuplot)) {
-        fprintf(stderr, "rocesim: compare --plot: gnuplot not found: %s/%s.gp written (run gnuplot there)\n", pdir,
-                name);
-        return 3;
-    }
-    pid_t pid = plot_gnuplot_start(gnuplot, pdir, name);
-    char why[1200];
-    if (pid < 0 || plot_gnuplot_finish(gnuplot, pdir, name, pid, why, sizeof why) != 0) {
-        fprintf(stderr, "rocesim: compare --plot: %s.png not drawn: %s\n", name,
-                pid < 0 ? strerror(errno) : why);
-        return 3;
-    }
-    printf("plot: %s (data %s/%s.dat, script %s/%s.gp)\n", out, pdir, name, pdir, name);
+    fclose(d);
     return 0;
+}
+
+/* Draws out (a .png path), the CDF of each run's per-flow goodput, from the runs' flows.csv; returns 0, 2 on bad
+ * input, 3 when a file cannot be written. */
+static int compare_goodput(const char *out, const char *title, char **dirs, int n, char titles[][4200],
+                           const char *scenario)
+{
+    char pdir[4200], name[PLOT_NAME_MAX + 1];
+    out_parts(out, pdir, sizeof pdir, name);
+    int fin[MAX_RUNS], all[MAX_RUNS];
+    char *dat;
+    size_t dlen;
+    if (goodput_dat(dirs, n, fin, all, &dat, &dlen))
+        return 2;
+    char *pre = NULL, deftitle[4300], datname[PLOT_NAME_MAX + 8];
+    size_t plen = 0;
+    FILE *pf = open_memstream(&pre, &plen);
+    if (!pf)
+        mem_oom("comparing runs");
+    sfmt(datname, sizeof datname, "%s.dat", name);
+    sfmt(deftitle, sizeof deftitle, "Goodput per flow (size / FCT): %s", scenario);
+    fprintf(pf, "dat = ");
+    plot_gp_str(pf, datname);
+    fprintf(pf, "\ntitle = ");
+    plot_gp_str(pf, title ? title : deftitle);
+    fprintf(pf, "\nnruns = %d\n", n);
+    const char *legend[MAX_RUNS];
+    char leg[MAX_RUNS][4300];
+    for (int i = 0; i < n; i++) {
+        /* the flows a curve leaves out: those that did not finish */
+        if (fin[i] < all[i])
+            sfmt(leg[i], sizeof leg[i], "%s (%d of %d flows finished)", titles[i], fin[i], all[i]);
+        else
+            sfmt(leg[i], sizeof leg[i], "%s", titles[i]);
+        legend[i] = leg[i];
+    }
+    plot_gp_array(pf, "legend", legend, n);
+    fprintf(pf, "\n");
+    fclose(pf);
+    int rc = draw("--goodput", out, pdir, name, dat, dlen, "goodput_cdf", pre);
+    free(pre);
+    free(dat);
+    return rc;
 }
 
 /* The command line: the run directories and the options.  Returns -1 to go on, else the exit status. */
 struct compare_args {
     char *dirs[MAX_RUNS];
     int n;
-    const char *plot_out, *plot_title;
+    const char *plot_out, *plot_title, *goodput_out;
     const struct fct_def *def;
 };
 
@@ -579,7 +708,8 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
             fputs(compare_usage, stdout);
             return 0;
         }
-        if (strcmp(argv[i], "--plot") == 0 || strcmp(argv[i], "--title") == 0 || strcmp(argv[i], "--fct") == 0) {
+        if (strcmp(argv[i], "--plot") == 0 || strcmp(argv[i], "--title") == 0 || strcmp(argv[i], "--fct") == 0 ||
+            strcmp(argv[i], "--goodput") == 0) {
             if (i + 1 == argc) {
                 fprintf(stderr, "rocesim: compare: %s needs a value\n%s", argv[i], compare_usage);
                 return 2;
@@ -587,6 +717,8 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
             const char *v = argv[++i];
             if (argv[i - 1][2] == 'p')
                 a->plot_out = v;
+            else if (argv[i - 1][2] == 'g')
+                a->goodput_out = v;
             else if (argv[i - 1][2] == 't')
                 a->plot_title = v;
             else if (strcmp(v, "receiver") == 0 || strcmp(v, "sender") == 0)
@@ -606,13 +738,21 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
             a->dirs[a->n] = argv[i];
         a->n++;
     }
-    size_t ol = a->plot_out ? strlen(a->plot_out) : 0;
-    if (a->plot_out && (ol <= 4 || strcmp(a->plot_out + ol - 4, ".png") != 0 || a->plot_out[ol - 5] == '/')) {
-        fprintf(stderr, "rocesim: compare: --plot expects a file name ending in .png, got \"%s\"\n", a->plot_out);
+    for (int k = 0; k < 2; k++) {
+        const char *o = k ? a->goodput_out : a->plot_out;
+        size_t ol = o ? strlen(o) : 0;
+        if (o && (ol <= 4 || strcmp(o + ol - 4, ".png") != 0 || o[ol - 5] == '/')) {
+            fprintf(stderr, "rocesim: compare: %s expects a file name ending in .png, got \"%s\"\n",
+                    k ? "--goodput" : "--plot", o);
+            return 2;
+        }
+    }
+    if (a->plot_title && !a->plot_out && !a->goodput_out) {
+        fprintf(stderr, "rocesim: compare: --title goes with --plot or --goodput\n%s", compare_usage);
         return 2;
     }
-    if (a->plot_title && !a->plot_out) {
-        fprintf(stderr, "rocesim: compare: --title goes with --plot\n%s", compare_usage);
+    if (a->plot_out && a->goodput_out && strcmp(a->plot_out, a->goodput_out) == 0) {
+        fprintf(stderr, "rocesim: compare: --plot and --goodput name the same file \"%s\"\n", a->plot_out);
         return 2;
     }
     if (a->n < 1 || a->n > MAX_RUNS) {
@@ -621,6 +761,20 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
         return 2;
     }
     return -1;
+}
+
+/* A row of a number some runs' summary.json leave out (0 there). */
+static void add_optional_row(struct table *t, cJSON **s, int n, const struct row *row)
+{
+    char label[64];
+    sfmt(label, sizeof label, row->unit[0] ? "%s (%s)" : "%s", row->label, row->unit);
+    int r = add_row(t, label);
+    double base = get(s[0], row->path);
+    base = isnan(base) ? 0 : base;
+    for (int i = 0; i < n; i++) {
+        double v = get(s[i], row->path);
+        value_cell(t->cell[r][i], isnan(v) ? 0 : v, base, i, row->decimals, row->scale);
+    }
 }
 
 /* The rows of summary.json's numbers, the FCT ones by def. */
@@ -667,17 +821,20 @@ static void add_fixed_rows(struct table *t, cJSON **s, int n, const struct fct_d
         {"flow-control packets", "credits.flow_control_packets", 1, "", 0},
         {"time stalled for credit", "credits.stalled_ns_total", 1e3, "us", 1},
     };
-    for (size_t k = 0; credits && k < sizeof credit_rows / sizeof *credit_rows; k++) {
-        char label[64];
-        sfmt(label, sizeof label, credit_rows[k].unit[0] ? "%s (%s)" : "%s", credit_rows[k].label,
-             credit_rows[k].unit);
-        int r = add_row(t, label);
-        double base = get(s[0], credit_rows[k].path);
-        base = isnan(base) ? 0 : base;
-        for (int i = 0; i < n; i++) {
-            double v = get(s[i], credit_rows[k].path);
-            value_cell(t->cell[r][i], isnan(v) ? 0 : v, base, i, credit_rows[k].decimals, credit_rows[k].scale);
-        }
+    for (size_t k = 0; credits && k < sizeof credit_rows / sizeof *credit_rows; k++)
+        add_optional_row(t, s, n, &credit_rows[k]);
+    /* Spraying, adaptive routing and flowlets reorder, trimming cuts frames to their headers: their rows when a run
+     * has them (summary.json's "reordering" and "packets.trimmed" are there only then: the others have none). */
+    static const struct row multipath_rows[] = {
+        {"out of order", "reordering.out_of_order", 1, "", 0},
+        {"trimmed", "packets.trimmed", 1, "", 0},
+    };
+    for (size_t k = 0; k < sizeof multipath_rows / sizeof *multipath_rows; k++) {
+        bool any = false;
+        for (int i = 0; i < n; i++)
+            any |= !isnan(get(s[i], multipath_rows[k].path));
+        if (any)
+            add_optional_row(t, s, n, &multipath_rows[k]);
     }
 }
 
@@ -778,7 +935,7 @@ int compare_main(int argc, char **argv)
     int nc = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s[0], "collectives"));
     struct table tab, *t = &tab;
     /* scenario, congestion control, complete, the collectives, the fixed rows, by size, deadlock */
-    table_init(t, 3 + nc + N_FIXED_ROWS + 2 + 2 * (int)N_RANGES + 1, n); /* 2: the credit rows */
+    table_init(t, 3 + nc + N_FIXED_ROWS + 4 + 2 * (int)N_RANGES + 1, n); /* 4: the credit and multipath rows */
     char *cc[MAX_RUNS];
     bool any_cc = false;
     for (int i = 0; i < n; i++)
@@ -817,6 +974,12 @@ int compare_main(int argc, char **argv)
         fflush(stdout);
         rc = compare_plot(a.plot_out, a.plot_title, a.dirs, n, titles, cc, cJSON_IsString(nm) ? nm->valuestring : "?",
                           a.def);
+    }
+    if (a.goodput_out && !rc) {
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(s[0], "scenario");
+        fflush(stdout);
+        rc = compare_goodput(a.goodput_out, a.plot_title, a.dirs, n, titles,
+                             cJSON_IsString(nm) ? nm->valuestring : "?");
     }
 done:
     free(t->label);
