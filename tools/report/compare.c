@@ -480,34 +480,43 @@ static int bucket_dat(char **dirs, int n, const struct fct_def *def, const doubl
 
 /* What fct_slowdown.gp needs beyond the data: the data file's name, the title, and a legend entry per run with its
  * congestion control when its scenario.json says it (a comparison is usually one of algorithms). */
-static char *fct_prelude(const char *datname, const char *title, const char *scenario, const struct fct_def *def,
-                         int n, char titles[][4200], char **cc)
+/* What a comparison's gnuplot script gets before its own part: the data file's name, the title (`title`, else
+ * `deftitle`), the number of runs and their legend entries. */
+static char *plot_prelude(const char *datname, const char *title, const char *deftitle, int n,
+                          char leg[][4300])
 {
     char *pre = NULL;
     size_t plen = 0;
     FILE *pf = open_memstream(&pre, &plen);
     if (!pf)
         mem_oom("comparing runs");
-    char deftitle[4300];
-    sfmt(deftitle, sizeof deftitle, "FCT slowdown%s by flow size: %s", def->what, scenario);
     fprintf(pf, "dat = ");
     plot_gp_str(pf, datname);
     fprintf(pf, "\ntitle = ");
     plot_gp_str(pf, title ? title : deftitle);
     fprintf(pf, "\nnruns = %d\n", n);
     const char *legend[MAX_RUNS];
+    for (int i = 0; i < n; i++)
+        legend[i] = leg[i];
+    plot_gp_array(pf, "legend", legend, n);
+    fprintf(pf, "\n");
+    fclose(pf);
+    return pre;
+}
+
+static char *fct_prelude(const char *datname, const char *title, const char *scenario, const struct fct_def *def,
+                         int n, char titles[][4200], char **cc)
+{
+    char deftitle[4300];
+    sfmt(deftitle, sizeof deftitle, "FCT slowdown%s by flow size: %s", def->what, scenario);
     char leg[MAX_RUNS][4300];
     for (int i = 0; i < n; i++) {
         if (cc[i])
             sfmt(leg[i], sizeof leg[i], "%s (%s)", titles[i], cc[i]);
         else
             sfmt(leg[i], sizeof leg[i], "%s", titles[i]);
-        legend[i] = leg[i];
     }
-    plot_gp_array(pf, "legend", legend, n);
-    fprintf(pf, "\n");
-    fclose(pf);
-    return pre;
+    return plot_prelude(datname, title, deftitle, n, leg);
 }
 
 /* out's directory and its name without ".png" (parse_args checked the suffix). */
@@ -661,19 +670,9 @@ static int compare_goodput(const char *out, const char *title, char **dirs, int 
     size_t dlen;
     if (goodput_dat(dirs, n, fin, all, &dat, &dlen))
         return 2;
-    char *pre = NULL, deftitle[4300], datname[PLOT_NAME_MAX + 8];
-    size_t plen = 0;
-    FILE *pf = open_memstream(&pre, &plen);
-    if (!pf)
-        mem_oom("comparing runs");
+    char deftitle[4300], datname[PLOT_NAME_MAX + 8];
     sfmt(datname, sizeof datname, "%s.dat", name);
     sfmt(deftitle, sizeof deftitle, "Goodput per flow (size / FCT): %s", scenario);
-    fprintf(pf, "dat = ");
-    plot_gp_str(pf, datname);
-    fprintf(pf, "\ntitle = ");
-    plot_gp_str(pf, title ? title : deftitle);
-    fprintf(pf, "\nnruns = %d\n", n);
-    const char *legend[MAX_RUNS];
     char leg[MAX_RUNS][4300];
     for (int i = 0; i < n; i++) {
         /* the flows a curve leaves out: those that did not finish */
@@ -681,11 +680,8 @@ static int compare_goodput(const char *out, const char *title, char **dirs, int 
             sfmt(leg[i], sizeof leg[i], "%s (%d of %d flows finished)", titles[i], fin[i], all[i]);
         else
             sfmt(leg[i], sizeof leg[i], "%s", titles[i]);
-        legend[i] = leg[i];
     }
-    plot_gp_array(pf, "legend", legend, n);
-    fprintf(pf, "\n");
-    fclose(pf);
+    char *pre = plot_prelude(datname, title, deftitle, n, leg);
     int rc = draw("--goodput", out, pdir, name, dat, dlen, "goodput_cdf", pre);
     free(pre);
     free(dat);
