@@ -30,7 +30,7 @@ BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 
 DEFAULT_SCENARIO ?= scenarios/incast-16to1.json
 
-.PHONY: FORCE all deps ensure-deps run test asan tsan bench clean validation regress-update labs mpi deps-mpi mpi-optional layers \
+.PHONY: FORCE all deps ensure-deps run test asan tsan bench bench-instructions clean validation regress-update labs mpi deps-mpi mpi-optional layers \
 	docs-update docs-check \
 	deps-browser browser-optional
 
@@ -147,6 +147,11 @@ $(BUILD)/validate: $(BUILD)/tests/validation/validate_main.o $(BUILD)/tests/vali
 # BENCH_REPEAT=N: each whole run N times (3 by default), the fastest kept (a shared machine's timings vary).
 bench: $(BUILD)/bench rocesim
 	$(BUILD)/bench $(if $(BENCH_REPEAT),--repeat $(BENCH_REPEAT))
+
+# Instructions per packet-hop and per event under callgrind, where wall time is noise (docs/performance.md):
+# BENCH_CUT=TIME of each case after its warm-up (100us by default), BENCH_CASES=FILTER as build/bench takes it.
+bench-instructions: $(BUILD)/bench rocesim
+	$(BUILD)/bench --instructions $(if $(BENCH_CUT),--cut $(BENCH_CUT)) $(BENCH_CASES)
 
 # OpenMPI (optional): `make mpi` installs it when missing and builds ./rocesim-mpi, the same
 # program compiled with mpicc, whose `sweep` spreads its runs over the ranks of mpirun

@@ -41,6 +41,12 @@
  *
  * BENCH_COUNTERS=1 runs the whole-run cases with monitor.counters on.
  *
+ * --instructions [--cut TIME]: instead of timing, each whole-run case runs once under callgrind, cut at TIME of
+ * simulated time after its own untimed warm-up (default 100us), counting the instructions of the timed part
+ * (run_simulate), and the instructions per packet-hop and per event are printed: a count that the machine's
+ * other tenants do not move, where wall time on a shared machine moves by a fifth from run to run
+ * (docs/performance.md).
+ *
  * Before and after the cases, the memory latency (dram_latency_ns): what the
  * large fabrics' numbers depend on, on a machine shared with others.
  */
@@ -48,6 +54,7 @@
 #include "sim/mem.h"
 #include "sim/rng.h"
 #include "sim/sim.h"
+#include "sim/units.h"
 #include "tools/common/text.h"
 #include "tools/run/run.h"
 #include "topologies/partition.h"
@@ -125,6 +132,10 @@ struct result {
 
 static struct result last;
 
+/* --instructions' child (--one): how much simulated time each run of the case runs after its warm-up; 0: the
+ * case's own stop. */
+static int64_t cut_ps;
+
 /* Called, when set, with a whole run before it is freed (case partition). */
 static void (*after_run)(const struct run *r);
 
@@ -136,9 +147,16 @@ static void bench_run_ex(const char *label, const char *json, double extrapolate
     double t0 = now_s();
     /* BENCH_COUNTERS=1: the same runs with monitor.counters on, for what counting costs (docs/performance.md). */
     const char *ctr = getenv("BENCH_COUNTERS");
-    struct scn_override on = {"monitor.counters", "true"};
-    bool with_ctr = ctr && !strcmp(ctr, "1");
-    if (scn_load_text(label, json, with_ctr ? &on : NULL, with_ctr, &scn, err, sizeof err) ||
+    struct scn_override ov[2];
+    int n_ov = 0;
+    if (ctr && !strcmp(ctr, "1"))
+        ov[n_ov++] = (struct scn_override){"monitor.counters", "true"};
+    char stop[48];
+    if (cut_ps) {
+        snprintf(stop, sizeof stop, "%lldps", (long long)((int64_t)(warm_ms * 1e9) + cut_ps));
+        ov[n_ov++] = (struct scn_override){"stop", stop};
+    }
+    if (scn_load_text(label, json, n_ov ? ov : NULL, n_ov, &scn, err, sizeof err) ||
         run_setup(&r, &scn, err, sizeof err)) {
         fprintf(stderr, "bench: %s\n", err);
         exit(1);
@@ -988,24 +1006,126 @@ static bool wanted(const struct bcase *c, const char *only, bool whole_run)
  * the table to stdout and build/bench.json (build/bench-FILTER.json for a
  * filtered run, so that it does not replace the whole suite's file).
  */
+/* --one NAME: case NAME cut at `cut`, its hops and events on stdout for count_instructions. */
+static int cut_child(const char *name, const char *cut)
+{
+    for (size_t i = 0; i < N_CASES; i++)
+        if (!strcmp(cases[i].name, name) && cases[i].whole_run) {
+            char err[256];
+            if (units_parse_time(cut, &cut_ps, err, sizeof err) || cut_ps <= 0) {
+                fprintf(stderr, "bench: --cut: expected a time like \"100us\", got \"%s\"\n", cut);
+                return 2;
+            }
+            cases[i].fn();
+            printf("cut %s hops %.0f events %.0f sim_ms %.6f\n", name, last.hops, last.events, last.sim_ms);
+            return last.hops > 0 ? 0 : 1;
+        }
+    fprintf(stderr, "bench: --one: no whole-run case %s\n", name);
+    return 2;
+}
+
+/* The total a callgrind output file states ("summary:" or "totals:"), or -1. */
+static double callgrind_total(const char *file)
+{
+    FILE *f = fopen(file, "r");
+    if (!f)
+        return -1;
+    char line[512];
+    double total = -1;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "summary:", 8) || !strncmp(line, "totals:", 7))
+            total = atof(strchr(line, ':') + 1);
+    fclose(f);
+    return total;
+}
+
+/*
+ * --instructions: each wanted whole-run case once, cut at `cut` after its warm-up, in a child under callgrind that
+ * counts the timed run's instructions; a table of instructions per packet-hop and per event.  Callgrind runs the case about fifty times
+ * slower than it runs alone.
+ */
+static int count_instructions(const char *only, const char *cut)
+{
+    if (system("valgrind --version >/dev/null 2>&1")) {
+        fprintf(stderr, "bench: --instructions needs valgrind (Debian package valgrind)\n");
+        return 2;
+    }
+    char self[4096];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (sl <= 0) {
+        fprintf(stderr, "bench: cannot find its own executable\n");
+        return 1;
+    }
+    self[sl] = 0;
+    int64_t ps;
+    char err[256];
+    if (units_parse_time(cut, &ps, err, sizeof err) || ps <= 0) {
+        fprintf(stderr, "bench: --cut: expected a time like \"100us\", got \"%s\"\n", cut);
+        return 2;
+    }
+    printf("rocesim bench --instructions: each case's %s after its own untimed warm-up, instructions of the timed "
+           "run (run_simulate, callgrind)\n", cut);
+    printf("%-22s %9s %12s %12s %14s %9s %9s %8s\n", "case", "sim ms", "packet-hops", "events", "instructions",
+           "per hop", "per event", "ev/hop");
+    for (size_t i = 0; i < N_CASES; i++) {
+        if (!wanted(&cases[i], only, true))
+            continue;
+        char out[256], txt[256], cmd[5200];
+        snprintf(out, sizeof out, "build/bench-ir-%s.out", cases[i].name);
+        snprintf(txt, sizeof txt, "build/bench-ir-%s.txt", cases[i].name);
+        snprintf(cmd, sizeof cmd, "valgrind --tool=callgrind --toggle-collect=run_simulate --callgrind-out-file=%s "
+                 "'%s' --one %s --cut '%s' >%s 2>build/bench-ir-%s.log", out, self, cases[i].name, cut, txt,
+                 cases[i].name);
+        fflush(stdout);
+        int rc = system(cmd);
+        char *t = NULL, rerr[SCN_ERR_MAX];
+        if (rc != 0 || read_text_file(txt, &t, rerr, sizeof rerr))
+            t = NULL;
+        double hops = 0, events = 0, sim_ms = 0, ir = callgrind_total(out);
+        const char *c = t ? strstr(t, "cut ") : NULL;
+        if (!c || sscanf(c, "cut %*s hops %lf events %lf sim_ms %lf", &hops, &events, &sim_ms) != 3 || ir <= 0 ||
+            hops <= 0) {
+            printf("%-22s (no count: build/bench-ir-%s.log says why)\n", cases[i].name, cases[i].name);
+            free(t);
+            continue;
+        }
+        printf("%-22s %9.3f %12.0f %12.0f %13.1fM %9.1f %9.1f %8.3f\n", cases[i].name, sim_ms, hops, events,
+               ir / 1e6, ir / hops, ir / events, events / hops);
+        free(t);
+        remove(out);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    const char *only = NULL;
+    const char *only = NULL, *one = NULL, *cut = "100us";
     int repeat = 3;
+    bool instructions = false;
     for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--repeat") && a + 1 < argc) {
+        if (!strcmp(argv[a], "--instructions")) {
+            instructions = true;
+        } else if (!strcmp(argv[a], "--cut") && a + 1 < argc) {
+            cut = argv[++a];
+        } else if (!strcmp(argv[a], "--one") && a + 1 < argc) {
+            one = argv[++a];
+        } else if (!strcmp(argv[a], "--repeat") && a + 1 < argc) {
             repeat = atoi(argv[++a]);
             if (repeat < 1 || repeat > 100) {
                 fprintf(stderr, "bench: --repeat wants a count from 1 to 100, not %s\n", argv[a]);
                 return 2;
             }
         } else if (argv[a][0] == '-' || only) {
-            fprintf(stderr, "usage: bench [--repeat N] [FILTER]\n");
+            fprintf(stderr, "usage: bench [--repeat N] [FILTER]\n       bench --instructions [--cut TIME] [FILTER]\n");
             return 2;
         } else {
             only = argv[a];
         }
     }
+    if (one)
+        return cut_child(one, cut);
+    if (instructions)
+        return count_instructions(only, cut);
     printf("rocesim bench (one core, the tune case two; each case in its own process; whole runs: the fastest of %d, "
            "in interleaved rounds)\n", repeat);
     double lat_before = dram_latency_ns();
