@@ -612,40 +612,18 @@ static int goodput_dat(char **dirs, int n, int *fin, int *all, char **dat, size_
             free(*dat);
             return 2;
         }
-        size_t cap = 1024, m = 0;
-        double *g = mem_xmalloc(cap * sizeof *g, "comparing runs");
-        all[i] = 0;
-        const char *l = strchr(csv, '\n');
-        for (int line = 2; l && l[1]; line++) {
-            l++;
-            /* id,src,dst,priority,size_bytes,start_ns,finish_ns,fct_ns,...: fields 4 and 7 */
-            const char *f[8] = {l};
-            for (int c = 1; c < 8 && f[c - 1]; c++) {
-                const char *q = strpbrk(f[c - 1], ",\n");
-                f[c] = q && *q == ',' ? q + 1 : NULL;
-            }
-            char *end;
-            double size = f[4] ? strtod(f[4], &end) : 0;
-            if (!f[7] || !(size > 0) || *end != ',') {
-                fprintf(stderr, "rocesim: compare --goodput: %s line %d: expected a flow size in the fifth column and "
-                                "an FCT (or nothing) in the eighth\n", path, line);
-                free(g);
-                free(csv);
-                fclose(d);
-                free(*dat);
-                return 2;
-            }
-            all[i]++;
-            double fct = strtod(f[7], &end);
-            if (end != f[7] && fct > 0) {
-                if (m == cap)
-                    g = mem_xrealloc(g, (cap *= 2) * sizeof *g, "comparing runs");
-                g[m++] = size * 8 / fct; /* bits per ns: Gbit/s */
-            }
-            l = strchr(l, '\n');
+        struct flowset_result r;
+        double *g;
+        size_t m;
+        if (flowset_goodputs(NULL, csv, &r, &g, &m, err, sizeof err)) {
+            fprintf(stderr, "rocesim: compare --goodput: %s: %s\n", path, err);
+            free(csv);
+            fclose(d);
+            free(*dat);
+            return 2;
         }
         free(csv);
-        qsort(g, m, sizeof *g, cmp_double);
+        all[i] = r.total;
         fin[i] = (int)m;
         fprintf(d, "%s# %s\n", i ? "\n\n" : "", dirs[i]);
         if (m == 0)

@@ -305,7 +305,9 @@ struct column {
     size_t n;
 };
 
-int flowset_compute(const struct flowset *f, const char *csv, struct flowset_result *out, char *err, size_t errlen)
+/* flowset_compute, keeping the sorted goodputs in *gp (*n_gp of them) when gp is not NULL. */
+static int compute(const struct flowset *f, const char *csv, struct flowset_result *out, double **gp, size_t *n_gp,
+                   char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     int n_cols;
@@ -391,7 +393,24 @@ int flowset_compute(const struct flowset *f, const char *csv, struct flowset_res
     } else {
         memset(out, 0, sizeof *out);
     }
+    if (gp) {
+        *gp = rc ? NULL : m[M_GP].v; /* sorted by stats_nearest_rank */
+        *n_gp = rc ? 0 : m[M_GP].n;
+        if (!rc)
+            m[M_GP].v = NULL;
+    }
     for (int i = 0; i < M_N; i++)
         free(m[i].v);
     return rc;
+}
+
+int flowset_compute(const struct flowset *f, const char *csv, struct flowset_result *out, char *err, size_t errlen)
+{
+    return compute(f, csv, out, NULL, NULL, err, errlen);
+}
+
+int flowset_goodputs(const struct flowset *f, const char *csv, struct flowset_result *out, double **gp, size_t *n_gp,
+                     char *err, size_t errlen)
+{
+    return compute(f, csv, out, gp, n_gp, err, errlen);
 }

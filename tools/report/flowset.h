@@ -54,6 +54,10 @@ struct flowset_result {
     struct stats_pct fct_ns, slowdown, goodput_gbps, fct_ack_ns, slowdown_ack;
 };
 int flowset_compute(const struct flowset *f, const char *csv, struct flowset_result *out, char *err, size_t errlen);
+/* The same, and the n_gp goodputs behind out->goodput_gbps (Gbit/s, ascending) in *gp, which the caller frees
+ * (NULL on an error). */
+int flowset_goodputs(const struct flowset *f, const char *csv, struct flowset_result *out, double **gp, size_t *n_gp,
+                     char *err, size_t errlen);
 
 /* The value of metric for r; false when unknown, or when no matched flow finished (a statistic of nothing). */
 bool flowset_value(const struct flowset_result *r, const char *metric, double *value);
