@@ -3,9 +3,9 @@
  * that they cannot silently rot (each lab folder has a README.md walk-through).
  */
 #include "tests/tests.h"
+#include "tools/report/flowset.h"
 
 #include <cjson/cJSON.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -709,40 +709,22 @@ static void test_lab14(void)
     cJSON_Delete(cc);
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The web-search flows (id web*) of lab 15's run in lab_tmp/tag: their mean FCT (ns) and slowdown p99 (nearest
- * rank, as summary.json's); false when there are none. */
+/* The web-search flows (traffic "web") of lab 15's run in lab_tmp/tag: their mean FCT (ns) and slowdown p99, as
+ * rocesim's flow subsets compute them (tools/report/flowset.h); false when none finished. */
 static bool lab15_web(const char *tag, double *mean_fct, double *sd99)
 {
-    char path[512];
+    char path[512], err[256], *web[] = {"web"};
     snprintf(path, sizeof path, "%s/%s/flows.csv", lab_tmp, tag);
     char *csv = test_read_file(path, NULL);
-    int cfct = csv ? csv_col(csv, "fct_ns") : -1, csd = csv ? csv_col(csv, "slowdown") : -1;
-    double sd[1024], sum = 0;
-    int m = 0;
-    for (const char *l = csv ? strchr(csv, '\n') : NULL; cfct >= 0 && csd >= 0 && l && l[1] && m < 1024;
-         l = strchr(l + 1, '\n')) {
-        bool e1, e2;
-        if (strncmp(l + 1, "web", 3) != 0)
-            continue;
-        double fct = csv_num(l + 1, cfct, &e1), s = csv_num(l + 1, csd, &e2);
-        if (e1 || e2)
-            continue;
-        sum += fct;
-        sd[m++] = s;
-    }
+    struct flowset f = {.size_min = -1, .size_max = -1, .n_traffic = 1, .traffic = web};
+    struct flowset_result r;
+    bool ok = csv && flowset_compute(&f, csv, &r, err, sizeof err) == 0 && r.completed > 0;
     free(csv);
-    if (m == 0)
-        return false;
-    qsort(sd, (size_t)m, sizeof *sd, cmp_d);
-    *mean_fct = sum / m;
-    *sd99 = sd[(int)ceil(0.99 * m) - 1];
-    return true;
+    if (ok) {
+        *mean_fct = r.fct_ns.mean;
+        *sd99 = r.slowdown.p99;
+    }
+    return ok;
 }
 
 /*
