@@ -10,6 +10,7 @@
 #include "models/nic.h"
 #include "models/pfc.h"
 #include "sim/units.h"
+#include "tools/common/stats.h"
 #include "tools/run/run.h"
 
 #include <math.h>
@@ -1539,7 +1540,7 @@ static bool irn_run(const struct scn_override *ov, int n_ov, struct irn_case *c)
     }
     sim_run(&r.sim, scn.stop_ps);
     const struct net *n = &r.net;
-    double *fct = malloc(sizeof *fct * (n->n_flows + 1)), sum = 0;
+    double *fct = malloc(sizeof *fct * (n->n_flows + 1));
     if (!fct) {
         fprintf(stderr, "validation: out of memory\n");
         abort();
@@ -1550,16 +1551,13 @@ static bool irn_run(const struct scn_override *ov, int n_ov, struct irn_case *c)
         if (!f || f->size <= 0)
             continue;
         total++;
-        if (f->finish > 0) {
-            fct[m] = (double)(f->finish - f->start) / 1e6;
-            sum += fct[m++];
-        }
+        if (f->finish > 0)
+            fct[m++] = (double)(f->finish - f->start) / 1e6;
     }
-    qsort(fct, m, sizeof *fct, cmp_double);
-
-    c->mean_us = m ? sum / m : 0;
-    c->p50_us = m ? fct[(size_t)ceil(0.5 * m) - 1] : 0;
-    c->p99_us = m ? fct[(size_t)ceil(0.99 * m) - 1] : 0;
+    struct stats_pct st = stats_nearest_rank(fct, m); /* summary.json's statistics */
+    c->mean_us = st.mean;
+    c->p50_us = st.p50;
+    c->p99_us = st.p99;
     c->tail_min_mb = 0;
     for (uint32_t i = 0; m && i < n->n_flows; i++) {
         const struct flow *f = net_flow(n, i);
