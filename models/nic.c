@@ -395,8 +395,9 @@ static void send_cnp(struct net *n, struct host *h, struct flow *f)
 }
 
 /*
- * host.nack_cnp: the NACK that answers data frame k (ahead of a PSN still expected) goes with a CNP, as if k had
- * been CE-marked: the congestion control decides, within its CNP interval.  A CE-marked k has had its chance.
+ * host.nack_cnp: the NACK that answers frame k (data ahead of a PSN still expected, or a trimmed frame) goes with a
+ * CNP, as if k had been CE-marked: the congestion control decides, within its CNP interval.  A CE-marked k has had
+ * its chance.
  */
 static __attribute__((noinline)) void nack_cnp(struct net *n, struct host *h, struct flow *f, const struct pkt *k,
                                                sim_time_t now)
@@ -409,6 +410,19 @@ static __attribute__((noinline)) void nack_cnp(struct net *n, struct host *h, st
         net_np(n)->c.cnp_nack++;
         send_cnp(n, h, f);
     }
+}
+
+/* Sends the transport's reply r to frame k of flow f (an ACK or a NACK; nothing when r.type is 0). */
+static inline void send_reply(struct net *n, struct host *h, struct flow *f, struct transport_reply r, struct pkt *k)
+{
+    if (!r.type)
+        return;
+    if (r.type == PKT_NACK) {
+        net_np(n)->c.nacks_sent++;
+        if (__builtin_expect(h->tp->nack_cnp, 0))
+            nack_cnp(n, h, f, k, net_sim(n)->now);
+    }
+    send_ctrl(n, h, f, r.type, r.psn, r.sack, k);
 }
 
 static void receive_data(struct net *n, struct host *h, struct pkt *k)
@@ -434,14 +448,7 @@ static void receive_data(struct net *n, struct host *h, struct pkt *k)
         if (f->owner)
             f->owner->ops->received(n, f);
     }
-    if (r.type) {
-        if (r.type == PKT_NACK) {
-            net_np(n)->c.nacks_sent++;
-            if (__builtin_expect(h->tp->nack_cnp, 0))
-                nack_cnp(n, h, f, k, now);
-        }
-        send_ctrl(n, h, f, r.type, r.psn, r.sack, k);
-    }
+    send_reply(n, h, f, r, k);
     pkt_free(n, k);
     if (__builtin_expect(f->step, 0))
         net_step_end(n, f);
@@ -455,12 +462,7 @@ static void receive_trimmed(struct net *n, struct host *h, struct pkt *k)
     struct flow *f = net_flow(n, k->flow);
     if (f->finish >= 0)
         return; /* a late notice: the receiver holds it all */
-    struct transport_reply r = transport_on_trimmed(f, k);
-    if (r.type) {
-        if (r.type == PKT_NACK)
-            net_np(n)->c.nacks_sent++;
-        send_ctrl(n, h, f, r.type, r.psn, r.sack, k);
-    }
+    send_reply(n, h, f, transport_on_trimmed(f, k), k);
 }
 
 static void receive_ack(struct net *n, struct pkt *k)

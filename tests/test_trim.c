@@ -5,7 +5,8 @@
  *   microseconds of its line-rate time (4 x 200 KB at 100 Gb/s: 64 us); without trimming the tail losses wait for
  *   the timeout (320 us);
  * - with go-back-N a trimmed packet is a gap NACKed at once, and every flow completes;
- * - the summary says how many drops were trimmed only where a switch trims; the settings refused.
+ * - the summary says how many drops were trimmed only where a switch trims; the settings refused;
+ * - with host.nack_cnp, ECN off and a CNP interval of zero, every NACK goes with a CNP, the trims' NACKs included.
  */
 #include "tests/tests.h"
 #include "sim/units.h"
@@ -79,6 +80,25 @@ static void test_incast(void)
     CU_ASSERT_EQUAL(gbn_t.trimmed, gbn_t.dropped);
 }
 
+static void test_nack_cnp(void)
+{
+    struct scn_override ov[] = {{"host.loss_recovery", "go-back-n"}, {"switch.trim.enabled", "true"},
+                                {"host.nack_cnp", "true"},           {"host.dcqcn.cnp_interval", "0ns"},
+                                {"switch.ecn.enabled", "false"}};
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup_from("t.json", INCAST, ov, 5, &scn, &r));
+    test_run_checked(&r);
+    const struct net_counters *c = &r.net.c;
+    printf("\n    nack_cnp with trimming: %llu trimmed, %llu NACKs, %llu CNPs ", (unsigned long long)c->trimmed,
+           (unsigned long long)c->nacks_sent, (unsigned long long)c->cnp_nack);
+    CU_ASSERT(c->trimmed > 0 && c->nacks_sent > 0);
+    CU_ASSERT_EQUAL(c->cnp_nack, c->nacks_sent);
+    CU_ASSERT_EQUAL(c->cnp_sent, c->cnp_nack);
+    CU_ASSERT_EQUAL(r.net.flows_completed, 4);
+    test_teardown(&scn, &r);
+}
+
 static void test_errors(void)
 {
     static const struct test_bad bad[] = {
@@ -100,5 +120,6 @@ void test_trim_register(void)
 {
     CU_pSuite s = CU_add_suite("packet trimming", NULL, NULL);
     CU_add_test(s, "an incast on a lossy queue: trimmed, resent at once, no timeout", test_incast);
+    CU_add_test(s, "host.nack_cnp: a trimmed packet's NACK goes with a CNP too", test_nack_cnp);
     CU_add_test(s, "bad trimming settings exit 2 naming the path", test_errors);
 }
