@@ -619,7 +619,7 @@ struct net {
     struct sw *sws;           /* g->n_switches */
     bool lb_any;              /* a switch balances otherwise than by ECMP or a NIC sprays (lb.h): reordering is reported */
     bool trim_any;            /* some switch trims (trim.c): summary.json reports packets.trimmed */
-    bool nack_cnp_any;        /* some host sends a CNP with a NACK for a gap (host.nack_cnp): summary.json says how many */
+    bool nack_cnp_any;        /* some host sends CNPs with NACKs (host.nack_cnp): summary.json says how many */
     struct sw **node_sw;      /* node id -> switch, NULL for hosts */
     struct host **node_host;  /* node id -> host, NULL for switches */
     struct port_loss *loss;   /* per port id, NULL unless a link has a loss_rate or a link_errors fault: the only

@@ -1041,8 +1041,8 @@ static double callgrind_total(const char *file)
 
 /*
  * --instructions: each wanted whole-run case once, cut at `cut` after its warm-up, in a child under callgrind that
- * counts the timed run's instructions; a table of instructions per packet-hop and per event.  Callgrind runs the case about fifty times
- * slower than it runs alone.
+ * counts the timed run's instructions; a table of instructions per packet-hop and per event.  Callgrind runs the
+ * case about fifty times slower than it runs alone.
  */
 static int count_instructions(const char *only, const char *cut)
 {
