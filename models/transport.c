@@ -167,8 +167,8 @@ static const struct setting transport_fields[] = {
     {SET_INT("ack_every", struct transport_params, ack_every, 1, INT_MAX, "1",
              "Acknowledge every this many in-order packets")},
     {SET_FIELD("nack_cnp", SETTING_BOOL, struct transport_params, nack_cnp, 0, "false",
-               "A NACK for a PSN gap (a loss, a trim or a reordering) also sends the sender a CNP, within the congestion "
-               "control's CNP interval")},
+               "A NACK for a PSN gap (a loss, a trim or a reordering) also sends the sender a CNP, within the "
+               "congestion control's CNP interval")},
     {0},
 };
 

@@ -1304,7 +1304,8 @@ static void test_compare_goodput(void)
     snprintf(out, sizeof out, "%s/gp/goodput.png", root);
     snprintf(cmd, sizeof cmd, "%s run scenarios/fat-tree-k4.json -o %s -q --no-plot && %s run "
              "scenarios/fat-tree-k4.json --set switch.load_balance=spray --set host.loss_recovery=selective "
-             "--set host.selective.reorder=16 -o %s -q --no-plot && %s compare %s %s --goodput %s --title 'k=4, two balancers'", test_rocesim_bin(), e,
+             "--set host.selective.reorder=16 -o %s -q --no-plot && %s compare %s %s --goodput %s --title "
+             "'k=4, two balancers'", test_rocesim_bin(), e,
              test_rocesim_bin(), sp, test_rocesim_bin(), e, sp, out);
     CU_ASSERT_EQUAL_FATAL(test_run(cmd, &text), 0);
     const char *ooo = line_of(text, "out of order", line, sizeof line);
