@@ -402,16 +402,25 @@ static void size_label(char *out, size_t len, double b)
         sfmt(out, len, "%.0fB", b);
 }
 
+/* Run dir's flows.csv (its path in path), or NULL with "rocesim: compare OPTION: ..." on stderr. */
+static char *run_flows(const char *dir, const char *option, char path[4200])
+{
+    char err[1200], *csv = NULL;
+    snprintf(path, 4200, "%s/flows.csv", dir);
+    if (read_text_file(path, &csv, err, sizeof err)) {
+        fprintf(stderr, "rocesim: compare %s: %s\n", option, err);
+        return NULL;
+    }
+    return csv;
+}
+
 /* The buckets' upper edges from the first run's flows (a size that ends two buckets ends one).  Returns how many,
  * or -1 with the message on stderr. */
 static int bucket_edges(const char *dir, double edge[N_BUCKETS])
 {
-    char path[4200], err[1200], *csv = NULL;
-    snprintf(path, sizeof path, "%s/flows.csv", dir);
-    if (read_text_file(path, &csv, err, sizeof err)) {
-        fprintf(stderr, "rocesim: compare --plot: %s\n", err);
+    char path[4200], *csv = run_flows(dir, "--plot", path);
+    if (!csv)
         return -1;
-    }
     int m = 0;
     double *sizes = csv_sizes(csv, path, &m);
     free(csv);
@@ -442,9 +451,7 @@ static int bucket_dat(char **dirs, int n, const struct fct_def *def, const doubl
             def->what, def == &fct_sender ? "acked" : "finished");
     double p50[MAX_RUNS][N_BUCKETS], p95[MAX_RUNS][N_BUCKETS];
     for (int i = 0; i < n; i++) {
-        snprintf(path, sizeof path, "%s/flows.csv", dirs[i]);
-        if (read_text_file(path, &csv, err, sizeof err)) {
-            fprintf(stderr, "rocesim: compare --plot: %s\n", err);
+        if (!(csv = run_flows(dirs[i], "--plot", path))) {
             fclose(d);
             free(*dat);
             return 2;
@@ -605,9 +612,7 @@ static int goodput_dat(char **dirs, int n, int *fin, int *all, char **dat, size_
     fprintf(d, "# per run (a block each, in the order given): goodput of a finished flow (Gbit/s: size x 8 / FCT), "
                "fraction of the run's finished flows at or below it\n");
     for (int i = 0; i < n; i++) {
-        snprintf(path, sizeof path, "%s/flows.csv", dirs[i]);
-        if (read_text_file(path, &csv, err, sizeof err)) {
-            fprintf(stderr, "rocesim: compare --goodput: %s\n", err);
+        if (!(csv = run_flows(dirs[i], "--goodput", path))) {
             fclose(d);
             free(*dat);
             return 2;
