@@ -48,6 +48,12 @@ struct cc_ack {
     bool ece;                  /* ECN-Echo: the data frame that caused it arrived CE-marked */
     const struct int_rec *tel; /* the hops of the acknowledged frame (CC_F_TELEMETRY), else NULL */
     sim_time_t rtt;            /* a round-trip time sample this ACK completes (CC_F_RTT), else 0 */
+    uint32_t bytes;      /* bytes newly acknowledged: the increase of the receiver's count of bytes received (frame
+                          * bytes, headers included), for a transport that counts it (UET); 0 otherwise */
+    uint32_t nack_bytes; /* a NACK or a timeout: bytes of the packet to resend, which leave the flight */
+    uint32_t inflight;   /* bytes the transport counts in flight after this ACK/NACK/timeout (UET); 0: not counted */
+    bool last_hop;       /* the NACK answers a trim at the last switch before the receiver */
+    bool timeout;        /* not an ACK: the retransmission timeout fired (nack_bytes: what it resends) */
 };
 
 /* The rates.csv columns a sample fills (cc_sample_columns names them). */

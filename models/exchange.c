@@ -35,7 +35,10 @@ static bool frame_encode(void *ctx, const struct sim_event *e, struct sim_buf *b
         if (k->tel) {
             const struct int_rec *r = net_int_rec(n, k->tel);
             sim_buf_put(b, &r->n_hops, sizeof r->n_hops);
-            sim_buf_put(b, r->hop, sizeof *r->hop * r->n_hops);
+            if (r->n_hops == INT_UET)
+                sim_buf_put(b, &r->uet, sizeof r->uet);
+            else
+                sim_buf_put(b, r->hop, sizeof *r->hop * r->n_hops);
         }
         if (k->route_flow & ROUTE_BY_FLOW) {
             const struct flow *f = net_flow(n, k->flow);
@@ -50,6 +53,12 @@ static bool frame_encode(void *ctx, const struct sim_event *e, struct sim_buf *b
         k = next;
     }
     return true;
+}
+
+/* The bytes a side record of n_hops hops (or INT_UET) takes in a frame's record. */
+static size_t rec_bytes(uint8_t hops)
+{
+    return hops == INT_UET ? sizeof(struct uet_ack) : sizeof(struct int_hop) * hops;
 }
 
 /* One frame of a record into a packet of the receiving partition; the bytes read, or 0. */
@@ -67,10 +76,10 @@ static size_t frame_read(struct net *n, const unsigned char *p, size_t len, stru
         if (len < used + 1)
             return 0;
         hops = p[used++];
-        if (hops > INT_MAX_HOPS || len < used + sizeof(struct int_hop) * hops || !net_np(n)->tel)
+        if ((hops > INT_MAX_HOPS && hops != INT_UET) || len < used + rec_bytes(hops) || !net_np(n)->tel)
             return 0;
     }
-    if ((in.route_flow & ROUTE_BY_FLOW) && len < used + sizeof(struct int_hop) * hops + sizeof(uint32_t) + sizeof(int32_t))
+    if ((in.route_flow & ROUTE_BY_FLOW) && len < used + rec_bytes(hops) + sizeof(uint32_t) + sizeof(int32_t))
         return 0;
     struct pkt *k = pkt_alloc(n);
     *k = in;
@@ -80,8 +89,11 @@ static size_t frame_read(struct net *n, const unsigned char *p, size_t len, stru
         k->tel = int_get(net_np(n)->tel);
         struct int_rec *r = net_int_rec(n, k->tel);
         r->n_hops = hops;
-        memcpy(r->hop, p + used, sizeof *r->hop * hops);
-        used += sizeof *r->hop * hops;
+        if (hops == INT_UET)
+            memcpy(&r->uet, p + used, sizeof r->uet);
+        else
+            memcpy(r->hop, p + used, sizeof *r->hop * hops);
+        used += rec_bytes(hops);
     }
     if (in.route_flow & ROUTE_BY_FLOW) {
         struct flow *f = net_flow(n, in.flow);

@@ -223,6 +223,8 @@ static struct flow *flow_init(struct net *n, uint32_t idx, uint32_t id, const ch
     /* Each flow keeps its own congestion control (flow.cc): its sender's, which a host profile may set. */
     cc_flow_setup(n, f, h->cc);
     f->transport = (uint8_t)h->tp->loss_recovery;
+    if ((transport_of(f->transport)->flags & TRANSPORT_F_RECORDS) && !n->tel)
+        net_tel_ensure(n);
     f->hash_fwd = flow_hash(src, dst, id);
     f->hash_rev = flow_hash(dst, src, id);
     f->via_host = NET_NO_VIA;

@@ -75,7 +75,8 @@ struct pkt {
     uint32_t dst_host;    /* routing destination */
     uint32_t hash;        /* per-flow ECMP hash (direction-specific) */
     uint16_t in_port;     /* local ingress port at the current switch */
-    uint16_t quanta;      /* PAUSE: pause time in quanta (0 = resume) */
+    uint16_t quanta;      /* PAUSE: pause time in quanta (0 = resume); a selective-repeat NACK: its sack; a UET data
+                           * frame: its entropy value (transport_uet.c) */
     uint8_t type;
     uint8_t prio;
     uint8_t ecn;
@@ -85,6 +86,7 @@ struct pkt {
     uint8_t route_flow;   /* ROUTE_BY_FLOW: switches need the flow to route it (pinned path, Valiant detour);
                            * ROUTE_BALANCED: a data frame in a network where some switch balances otherwise than by
                            * ECMP (lb.h); 0: the frame alone routes it, by ECMP, and no flow line is touched */
+    uint8_t tflags;       /* the transport's per-frame flags (enum pkt_tflags): UET's ack request and retransmission */
     uint16_t link_gen;    /* the sending port's link_gen at transmission: a mismatch on arrival means the
                            * link failed while the frame was on the wire */
     uint32_t tel;         /* its INT record in net.tel (telemetry.h), 0: none; only flows whose cc asks carry one */
@@ -96,6 +98,10 @@ struct pkt {
 };
 
 enum { ROUTE_BY_FLOW = 1, ROUTE_BALANCED = 2 }; /* pkt.route_flow's bits */
+
+/* pkt.tflags's bits.  A data frame: the sender asks for an ACK at once (AR), the frame is a retransmission (RTX).
+ * A trimmed frame: the switch that trimmed it was the last before the receiver (LAST_HOP). */
+enum pkt_tflags { PKT_TF_AR = 1, PKT_TF_RTX = 2, PKT_TF_LAST_HOP = 4 };
 
 struct pktq {
     struct pkt *head, *tail;
@@ -968,6 +974,7 @@ static inline struct pkt *pkt_alloc(struct net *n)
     k->reverse = 0;
     k->via_reached = 0;
     k->route_flow = 0;
+    k->tflags = 0;
     k->quanta = 0;
     k->in_port = 0;
     k->tel = 0;

@@ -57,11 +57,13 @@
 #include "models/lb.h"
 #include "models/mech.h"
 #include "models/port.h"
+#include "models/entropy.h"
 #include "models/transport.h"
 
 #include "sim/module.h"
 #include "sim/settings.h"
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,7 +83,8 @@ static struct port *ready_link(struct net *n, struct flow *f)
 {
     if (f->in_ready || f->pace_timer.armed || !f->started || f->sender_done || f->snd_nxt >= f->n_pkts)
         return NULL;
-    if (__builtin_expect(f->cc_wnd != 0, 0) && (uint64_t)(f->snd_nxt - f->snd_una) * f->mtu >= f->cc_wnd)
+    if (__builtin_expect(f->cc_wnd != 0, 0) && (uint64_t)(f->snd_nxt - f->snd_una) * f->mtu >= f->cc_wnd &&
+        !(transport_of(f->transport)->flags & TRANSPORT_F_WINDOW))
         return NULL; /* an ACK that opens the window makes it ready */
     struct host *h = &n->hosts[f->src];
     struct host_ready *r = host_ready_of(h, f->sport);
@@ -234,7 +237,7 @@ void nic_flow_start(struct sim *s, void *obj, uint64_t arg)
 static __attribute__((noinline)) void spread(const struct host *h, struct pkt *k, uint32_t psn)
 {
     k->route_flow |= ROUTE_BALANCED;
-    if (h->nic->entropy)
+    if (h->nic->entropy == entropy_packet)
         k->hash = rng_mix32(k->hash ^ rng_mix32(psn + 1));
 }
 
@@ -257,6 +260,8 @@ static struct pkt *make_data(struct net *n, const struct host *h, struct flow *f
     k->route_flow = f->path_len || f->via_host != NET_NO_VIA;
     if (__builtin_expect(n->lb_any, 0))
         spread(h, k, psn);
+    if (__builtin_expect(f->transport != TRANSPORT_GBN, 0))
+        transport_stamp(f, k);
     if (psn < f->snd_max) {
         f->retx_bytes += payload;
         net_np(n)->c.data_retx++;
@@ -350,7 +355,7 @@ static inline uint8_t cnp_prio(const struct net *n, const struct host *h, const 
 /* Queues a control frame (ACK, NACK, CNP) of flow f at host h, towards the flow's sender; an ACK or NACK echoes
  * the INT record of the data frame that caused it. */
 static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, uint32_t psn, uint16_t sack,
-                      struct pkt *data)
+                      uint32_t rec, struct pkt *data)
 {
     struct pkt *k = pkt_alloc(n);
     k->type = (uint8_t)type;
@@ -371,6 +376,8 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
         if (__builtin_expect(data->tel != 0, 0)) {
             k->size += int_wire_bytes(net_int_rec(n, data->tel));
             int_echo(k, data);
+        } else if (__builtin_expect(rec != 0, 0)) {
+            k->tel = rec; /* the transport's own record: what its ACK says beyond the frame's fields */
         }
     }
     if (f->path_len) {
@@ -391,7 +398,7 @@ static void send_cnp(struct net *n, struct host *h, struct flow *f)
     struct port_ctr *c = net_ctr(n, h->port + f->rport, cnp_prio(n, h, f));
     if (c)
         c->cnp_tx++;
-    send_ctrl(n, h, f, PKT_CNP, 0, 0, NULL);
+    send_ctrl(n, h, f, PKT_CNP, 0, 0, 0, NULL);
 }
 
 /*
@@ -422,7 +429,7 @@ static inline void send_reply(struct net *n, struct host *h, struct flow *f, str
         if (__builtin_expect(h->tp->nack_cnp, 0))
             nack_cnp(n, h, f, k, net_sim(n)->now);
     }
-    send_ctrl(n, h, f, r.type, r.psn, r.sack, k);
+    send_ctrl(n, h, f, r.type, r.psn, r.sack, r.rec, k);
 }
 
 static void receive_data(struct net *n, struct host *h, struct pkt *k)
@@ -479,11 +486,14 @@ static void receive_ack(struct net *n, struct pkt *k)
     if (a.newly_acked) {
         f->retries = 0;
         arm_rto(n, f);
+    } else if (__builtin_expect(f->transport != TRANSPORT_GBN, 0) && a.nack_bytes) {
+        arm_rto(n, f); /* the packet the timeout watched may be the one lost: it counts from another (UET) */
     }
     if (__builtin_expect(f->cc_flags & CC_FLOW_ON_ACK, 0)) {
         a.ece = (k->ecn & ECN_ECE) != 0;
-        a.tel = k->tel ? net_int_rec(n, k->tel) : NULL;
-        a.rtt = 0;
+        a.tel = k->tel && !(transport_of(f->transport)->flags & TRANSPORT_F_RECORDS) ? net_int_rec(n, k->tel) : NULL;
+        if (f->transport == TRANSPORT_GBN)
+            a.rtt = 0; /* another transport zeroed a and may have filled it (transport_on_ack) */
         if ((f->cc_flags & CC_F_RTT) && f->rtt_psn && a.psn >= f->rtt_psn && !a.nack) {
             a.rtt = net_sim(n)->now - f->rtt_sent;
             f->rtt_psn = 0;
@@ -620,7 +630,16 @@ NET_MECH(nic_mech)
 
 /* ---- The NIC's settings (nic.h): the first fields of the host object ---- */
 
-static const char *const entropy_names[] = {"flow", "packet", NULL};
+static int check_nic(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
+{
+    const struct nic_params *p = base;
+    char q[SETTING_PATH_MAX];
+    (void)obj;
+    if (p->entropy_paths & (p->entropy_paths - 1))
+        return setting_bad(sc, setting_join(q, path, "entropy_paths"), "expected a power of two, got %d",
+                           p->entropy_paths);
+    return 0;
+}
 
 static const struct setting nic_fields[] = {
     {SET_INT("mtu", struct nic_params, mtu, 256, 9000, "1024", "RoCE payload bytes per data packet")},
@@ -628,9 +647,14 @@ static const struct setting nic_fields[] = {
      .flags = SETTING_CLASS},
     {SET_INT("cnp_priority", struct nic_params, cnp_priority, 0, 7, "6",
              "Priority of congestion notification packets"), .flags = SETTING_CLASS},
-    {SET_ENUM("entropy", struct nic_params, entropy, entropy_names, "flow",
-              "The UDP source port a flow's data carries: one per flow (\"flow\") or one per packet (\"packet\", a "
-              "spraying NIC: ECMP switches then spread its packets)")},
+    {SET_MODULE("entropy", struct nic_params, entropy, "entropy", "flow",
+                "The entropy (UDP source port) of a flow's data packets, which ECMP switches hash: one per flow "
+                "(\"flow\"), one per packet (\"packet\", a spraying NIC), or chosen per packet among entropy_paths "
+                "values from what comes back (\"oblivious\", \"bitmap\", \"reps\", \"mixed\": under "
+                "loss_recovery \"uet\")")},
+    {SET_INT("entropy_paths", struct nic_params, entropy_paths, 1, 65536, "64",
+             "Entropy values a flow's sender chooses among under oblivious, bitmap, reps and mixed (a power of two)")},
+    {SET_CHECK(check_nic)},
     {0},
 };
 

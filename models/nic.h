@@ -15,7 +15,8 @@ struct nic_params {
     int mtu;          /* RoCE payload bytes per data packet */
     int priority;     /* of data packets, for a traffic entry that gives none */
     int cnp_priority; /* of the CNPs the notification point sends */
-    int entropy;      /* 0: one UDP source port per flow; 1: one per data packet (a spraying NIC) */
+    int entropy;       /* how its data packets' entropy is chosen: a module of kind "entropy" (entropy.h), by index */
+    int entropy_paths; /* the values a stateful entropy module chooses among (a power of two) */
 };
 
 /* Host settings h's NIC settings (profiles applied). */

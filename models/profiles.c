@@ -10,6 +10,7 @@
 #include "models/pfc.h"
 #include "models/profiles.h"
 #include "models/cc.h"
+#include "models/entropy.h"
 #include "models/nic.h"
 #include "models/switch.h"
 #include "models/transport.h"
@@ -245,6 +246,26 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
  * order (a port's: its switch's node profiles and the port profiles that match it, in order), each distinct set
  * once.  Runs before the switches' buffers are laid out.
  */
+/* What a host's transport, congestion control and entropy must agree on (transport.h, entropy.h). */
+static int check_host_transport(const struct net *n, const struct host *h, const char *name, char *err, size_t errlen)
+{
+    const struct transport_ops *t = transport_of(h->tp->loss_recovery);
+    if ((t->flags & TRANSPORT_F_RECORDS) && (cc_registry[h->cc]->flags & CC_F_TELEMETRY)) {
+        snprintf(err, errlen, "%s: host.cc: expected a congestion control without in-band telemetry under "
+                 "host.loss_recovery \"%s\" (whose acknowledgements carry a record of their own), got \"%s\" at host %s",
+                 n->scn->file, t->name, cc_registry[h->cc]->name, name);
+        return SCN_EUSAGE;
+    }
+    if (entropy_registry[h->nic->entropy]->pick && !(t->flags & TRANSPORT_F_RECORDS)) {
+        snprintf(err, errlen, "%s: host.entropy: expected \"flow\" or \"packet\" under host.loss_recovery \"%s\" "
+                 "(\"%s\" learns from the entropy values acknowledgements echo: host.loss_recovery \"uet\"), "
+                 "got \"%s\" at host %s", n->scn->file, t->name, entropy_registry[h->nic->entropy]->name,
+                 entropy_registry[h->nic->entropy]->name, name);
+        return SCN_EUSAGE;
+    }
+    return 0;
+}
+
 int net_resolve_settings(struct net *n, char *err, size_t errlen)
 {
     const struct scenario *scn = n->scn;
@@ -293,6 +314,7 @@ int net_resolve_settings(struct net *n, char *err, size_t errlen)
         h->tp = transport_params_of(h->cfg);
         n->nack_cnp_any |= h->tp->nack_cnp;
         h->cc = cc_params_of(h->cfg)->cc;
+        rc = check_host_transport(n, h, g->nodes[g->host_node[i]].name, err, errlen);
         if (h->nic->mtu + n->fr.hdr_data > n->frame_max)
             n->frame_max = h->nic->mtu + n->fr.hdr_data;
     }

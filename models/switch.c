@@ -208,6 +208,8 @@ static __attribute__((noinline)) int64_t lossy_full(struct net *n, struct sw *w,
         net_drop(n, k, DROP_BUFFER);
         return -1;
     }
+    if (out->peer->kind == NODE_HOST)
+        k->tflags |= PKT_TF_LAST_HOP; /* the receiver's own port was full: no fault of the path (UET) */
     /* the notice is admitted as any frame of its priority: by the flow control where that is lossless */
     int prio = k->prio;
     int64_t B = sw_frame_bytes(w, k->size);

@@ -51,10 +51,29 @@ struct int_hop {
     uint32_t port;        /* the egress port's id (net.ports index), to pair records of the same hop */
 };
 
+/*
+ * What a UET acknowledgement carries beyond a frame's fields (transport_uet.c): the PSN of the data frame that caused
+ * it, the entropy value that frame took, and a selective acknowledgement of the 64 PSNs from sack_base on.  It rides
+ * in the same side pool as INT records, in a record whose n_hops is INT_UET, so that it crosses partitions and
+ * processes as they do (exchange.c).
+ */
+struct uet_ack {
+    uint64_t sack;        /* bit i: PSN sack_base + i has arrived */
+    uint32_t sack_base;
+    uint32_t acked;       /* the PSN of the data (or trimmed) frame it answers */
+    uint16_t ev;          /* that frame's entropy value */
+    uint8_t flags;        /* enum pkt_tflags of that frame (RTX, LAST_HOP) */
+};
+
+#define INT_UET 0xff /* int_rec.n_hops of a record that holds a struct uet_ack */
+
 struct int_rec {
     uint32_t next_free;   /* free list link (index) while the record is free */
-    uint8_t n_hops;       /* hops recorded, at most INT_MAX_HOPS: further hops are not recorded */
-    struct int_hop hop[INT_MAX_HOPS];
+    uint8_t n_hops;       /* hops recorded, at most INT_MAX_HOPS: further hops are not recorded; INT_UET: uet */
+    union {
+        struct int_hop hop[INT_MAX_HOPS];
+        struct uet_ack uet;
+    };
 };
 
 #define INT_CHUNK_BITS 10

@@ -56,6 +56,12 @@ enum transport_flags {
     /* After a loss it resends everything from the first unacknowledged PSN, so a drop costs a window of
      * retransmissions: it needs a lossless fabric (what rocesim doctor's lossy-go-back-n checks). */
     TRANSPORT_F_GOES_BACK = 1u << 0,
+    /* Its ACKs and NACKs carry a side record (telemetry.h, INT_UET), so the network keeps the record pools, and
+     * its flows cannot take a congestion control whose ACKs echo INT records (CC_F_TELEMETRY). */
+    TRANSPORT_F_RECORDS = 1u << 1,
+    /* It counts the bytes in flight itself and holds the flow back against the congestion control's window
+     * (flow.cc_wnd) in sent and recover: the NIC's own test, unacknowledged PSNs times the MTU, does not apply. */
+    TRANSPORT_F_WINDOW = 1u << 2,
 };
 
 /* What the receiver sends back for a data frame: type PKT_ACK or PKT_NACK with psn, or type 0 for nothing; sack,
@@ -64,6 +70,7 @@ struct transport_reply {
     uint8_t type;
     uint16_t sack;
     uint32_t psn;
+    uint32_t rec; /* a side record the reply carries (TRANSPORT_F_RECORDS), 0: none */
 };
 
 struct transport_ops {
@@ -85,6 +92,9 @@ struct transport_ops {
     /* Optional.  Receiver: a switch trimmed data frame k (PKT_TRIM: its PSN, no payload; trim.c): what goes back
      * (a NACK, so that the sender resends at once).  NULL: nothing (the loss waits for a gap or the timeout). */
     struct transport_reply (*on_trimmed)(struct flow *f, const struct pkt *k);
+    /* Optional.  Sender: data frame k (of PSN k->psn, which sent has just passed) is built; the transport may set
+     * what it carries of its own (k->quanta, k->tflags) and its entropy (k->hash).  Not called for go-back-N. */
+    void (*stamp)(struct flow *f, struct pkt *k);
     /* Optional.  Sender: the timeout to arm now, given host.rto's; NULL: host.rto (or qp_timeout's). */
     sim_time_t (*rto)(const struct flow *f, sim_time_t rto);
     /* Optional.  The flow's state beyond struct flow's (flow.tp_snd, tp_rcv) is released: the run ends with the
@@ -167,6 +177,13 @@ static inline struct transport_reply transport_on_trimmed(struct flow *f, const 
 {
     const struct transport_ops *t = transport_registry[f->transport];
     return t->on_trimmed ? t->on_trimmed(f, k) : (struct transport_reply){0};
+}
+
+static inline void transport_stamp(struct flow *f, struct pkt *k)
+{
+    const struct transport_ops *t = transport_registry[f->transport];
+    if (t->stamp)
+        t->stamp(f, k);
 }
 
 static inline void transport_on_timeout(struct flow *f)

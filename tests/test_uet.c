@@ -1,0 +1,245 @@
+/*
+ * Ultra Ethernet's packet delivery (host.loss_recovery "uet", models/transport_uet.c) and the entropy modules that
+ * balance load at the source (host.entropy, models/entropy_*.c).  What is checked against what:
+ * - one flow alone on a k=4 fat-tree: its FCT and its sender's completion are the empty network's exactly (the
+ *   transport adds no wait: the receiver's coalesced ACKs hold nothing back);
+ * - seven senders at line rate into one port whose lossy queue trims: every trimmed packet is answered by one NACK
+ *   and resent once, every packet is delivered exactly once, no timeout, and the incast ends within 3 us of the time
+ *   the receiver's link needs for every frame and every trimmed header it carries (the link is the bottleneck and
+ *   never idles);
+ * - a permutation sprayed over 64 entropy values: packets arrive out of order, yet the selective ACKs leave nothing
+ *   to resend (no trim, no retransmission);
+ * - the entropy modules' choices, exactly: oblivious takes each value once per round; bitmap passes over a value
+ *   NACKed once for four rounds and takes it in the fifth; REPS recycles clean ACKs' values oldest first, and after
+ *   a timeout freezes, then explores;
+ * - the same files on one thread and two; the refused combinations and settings exit 2 naming the path.
+ */
+#include "tests/tests.h"
+#include "models/entropy.h"
+#include "sim/units.h"
+#include "tools/run/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UET_FABRIC                                                                                                   \
+    "\"seed\": 13, \"stop\": \"5ms\", \"topology\": {\"type\": \"fat-tree\", \"k\": 4, \"link\": {\"rate\": "        \
+    "\"100Gbps\", \"delay\": \"1us\"}}, \"switch\": {\"lossy_queue_limit\": \"178450B\", \"pfc\": {\"enabled\": "    \
+    "false}, \"trim\": {\"enabled\": true, \"size\": \"64B\", \"priority\": 6}, \"ecn\": {\"kmin\": \"37350B\", "    \
+    "\"kmax\": \"145250B\", \"pmax\": 1.0}, \"scheduler\": {\"type\": \"strict\"}}, \"host\": {\"mtu\": 4086, "      \
+    "\"priority\": 0, \"ack_priority\": 6, \"cc\": \"none\", \"loss_recovery\": \"uet\", \"rto\": \"100us\""
+
+static void test_alone(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup_from("t.json", "{" UET_FABRIC "}, \"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", "
+                                    "\"dst\": \"h8\", \"size\": \"2MB\"}]}", NULL, 0, &scn, &r));
+    test_run_checked(&r);
+    const struct flow *f = net_flow(&r.net, 0);
+    printf("\n    FCT %.3f us (empty network %.3f us), acked %.3f us ", (double)(f->finish - f->start) / PS_PER_US,
+           (double)f->ideal_fct / PS_PER_US, (double)(f->acked - f->start) / PS_PER_US);
+    CU_ASSERT_EQUAL(f->finish - f->start, f->ideal_fct);
+    CU_ASSERT_EQUAL(f->acked - f->start, f->ideal_fct_ack);
+    CU_ASSERT_EQUAL(r.net.c.data_retx, 0);
+    test_teardown(&scn, &r);
+}
+
+static void test_incast(void)
+{
+    struct scenario scn;
+    struct run r;
+    char text[2048];
+    snprintf(text, sizeof text, "{" UET_FABRIC "}, \"traffic\": [{\"type\": \"incast\", \"senders\": \"h1-h7\", "
+             "\"receiver\": \"h0\", \"size\": \"500KB\"}]}");
+    CU_ASSERT_FATAL(test_setup_from("t.json", text, NULL, 0, &scn, &r));
+    test_run_checked(&r);
+    const struct net_counters *c = &r.net.c;
+    uint64_t pkts = 0, bytes = 0;
+    sim_time_t last = 0;
+    for (uint32_t i = 0; i < r.net.n_flows; i++) {
+        const struct flow *f = net_flow(&r.net, i);
+        pkts += f->n_pkts;
+        for (uint32_t p = 0; p < f->n_pkts; p++)
+            bytes += (p + 1 == f->n_pkts ? (uint64_t)(f->size - (int64_t)p * f->mtu) : f->mtu) + r.net.fr.hdr_data +
+                     r.net.fr.wire;
+        last = f->finish > last ? f->finish : last;
+        CU_ASSERT(f->finish >= 0);
+    }
+    /* every frame and every trimmed header (64 B) crosses the receiver's link; the first arrives after one frame's
+     * way through three switches */
+    bytes += c->trimmed * (64 + r.net.fr.wire);
+    double busy_us = (double)bytes * 8 / 100e9 * 1e6;
+    printf("\n    %llu packets, %llu trimmed, %llu NACKs, %llu resent, %llu timeouts; last FCT %.2f us, the receiver's "
+           "link busy %.2f us ", (unsigned long long)pkts, (unsigned long long)c->trimmed,
+           (unsigned long long)c->nacks_sent, (unsigned long long)c->data_retx, (unsigned long long)c->timeouts,
+           (double)last / PS_PER_US, busy_us);
+    CU_ASSERT(c->trimmed > 1000);
+    CU_ASSERT_EQUAL(c->nacks_sent, c->trimmed);
+    CU_ASSERT_EQUAL(c->data_retx, c->trimmed);
+    CU_ASSERT_EQUAL(c->data_delivered, pkts);
+    CU_ASSERT_EQUAL(c->timeouts, 0);
+    CU_ASSERT((double)last / PS_PER_US >= busy_us);
+    CU_ASSERT((double)last / PS_PER_US <= busy_us + 3);
+    test_teardown(&scn, &r);
+}
+
+#define PERMUTATION                                                                                                  \
+    "\"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h8\", \"size\": \"1MB\"}, {\"type\": \"flow\", " \
+    "\"src\": \"h1\", \"dst\": \"h12\", \"size\": \"1MB\"}, {\"type\": \"flow\", \"src\": \"h4\", \"dst\": \"h9\", " \
+    "\"size\": \"1MB\"}, {\"type\": \"flow\", \"src\": \"h5\", \"dst\": \"h13\", \"size\": \"1MB\"}]}"
+
+static void test_sprayed(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup_from("t.json", "{" UET_FABRIC ", \"entropy\": \"oblivious\", \"entropy_paths\": 64}, "
+                                    PERMUTATION, NULL, 0, &scn, &r));
+    test_run_checked(&r);
+    const struct net_counters *c = &r.net.c;
+    printf("\n    %llu out of order, %llu trimmed, %llu resent ", (unsigned long long)c->ooo_arrivals,
+           (unsigned long long)c->trimmed, (unsigned long long)c->data_retx);
+    CU_ASSERT(c->ooo_arrivals > 0);
+    CU_ASSERT_EQUAL(c->trimmed, 0);
+    CU_ASSERT_EQUAL(c->data_retx, 0);
+    CU_ASSERT_EQUAL(r.net.flows_completed, 4);
+    test_teardown(&scn, &r);
+}
+
+static void *module_state(const char *name, uint32_t paths, const struct entropy_ops **o)
+{
+    int i = module_find("entropy", name);
+    CU_ASSERT_FATAL(i >= 0);
+    *o = entropy_registry[i];
+    struct rng r;
+    rng_init(&r, 1, rng_stream_id(RNG_KIND_TEST, 7));
+    void *st = calloc(1, (*o)->state_bytes(paths));
+    (*o)->init(st, paths, &r);
+    return st;
+}
+
+static void test_modules(void)
+{
+    const struct entropy_ops *o;
+    /* oblivious: each of 16 values once in every round of 16, in orders that change */
+    void *st = module_state("oblivious", 16, &o);
+    int differ = 0;
+    uint16_t first[16];
+    for (int round = 0; round < 4; round++) {
+        unsigned seen = 0;
+        for (int i = 0; i < 16; i++) {
+            uint16_t ev = o->pick(st, 0);
+            CU_ASSERT(ev < 16);
+            seen |= 1u << ev;
+            if (round == 0)
+                first[i] = ev;
+            else
+                differ += ev != first[i];
+        }
+        CU_ASSERT_EQUAL(seen, 0xffffu);
+    }
+    CU_ASSERT(differ > 0);
+    free(st);
+
+    /* bitmap: a NACKed value (penalty 4) is passed over in four rounds and taken in the fifth; the others each
+     * round */
+    st = module_state("bitmap", 8, &o);
+    uint16_t bad = o->pick(st, 0);
+    for (int i = 1; i < 8; i++)
+        o->pick(st, 0);
+    o->feedback(st, bad, EV_NACK, 0);
+    int rounds_without = 0;
+    for (int round = 0; round < 5; round++) {
+        bool got = false;
+        for (int i = 0; i < (round < 4 ? 7 : 8); i++)
+            got |= o->pick(st, 0) == bad;
+        rounds_without += !got;
+    }
+    CU_ASSERT_EQUAL(rounds_without, 4);
+    free(st);
+
+    /* REPS: clean ACKs' values come back oldest first; an ECN-marked ACK's does not; with none fresh, random */
+    st = module_state("reps", 64, &o);
+    o->feedback(st, 5, EV_GOOD, 0);
+    o->feedback(st, 9, EV_ECN, 0);
+    o->feedback(st, 7, EV_GOOD, 0);
+    o->feedback(st, 3, EV_GOOD, 0);
+    CU_ASSERT_EQUAL(o->pick(st, 0), 5);
+    CU_ASSERT_EQUAL(o->pick(st, 0), 7);
+    CU_ASSERT_EQUAL(o->pick(st, 0), 3);
+    /* a timeout freezes it: the ring's values in turn, fresh or not (5, 7, 3), for 10 ms */
+    o->feedback(st, EV_UNKNOWN, EV_TIMEOUT, PS_PER_MS);
+    uint16_t cyc[6];
+    for (int i = 0; i < 6; i++)
+        cyc[i] = o->pick(st, PS_PER_MS);
+    CU_ASSERT(cyc[0] == 5 && cyc[1] == 7 && cyc[2] == 3 && cyc[3] == 5 && cyc[4] == 7 && cyc[5] == 3);
+    /* the first feedback after 10 ms thaws it: the ring is cleared and 16 random values explored, then recycling */
+    o->feedback(st, 11, EV_GOOD, 12 * PS_PER_MS);
+    for (int i = 0; i < 16; i++)
+        o->pick(st, 12 * PS_PER_MS);
+    o->feedback(st, 42, EV_GOOD, 12 * PS_PER_MS);
+    CU_ASSERT_EQUAL(o->pick(st, 12 * PS_PER_MS), 11);
+    CU_ASSERT_EQUAL(o->pick(st, 12 * PS_PER_MS), 42);
+    free(st);
+}
+
+static void test_threads(void)
+{
+    const char *file = "/tmp/rocesim-test-uet.json";
+    FILE *fp = fopen(file, "w");
+    CU_ASSERT_FATAL(fp != NULL);
+    fprintf(fp, "{" UET_FABRIC ", \"entropy\": \"mixed\", \"entropy_paths\": 32}, \"traffic\": [{\"type\": \"incast\", "
+            "\"senders\": \"h4-h11\", \"receiver\": \"h0\", \"size\": \"300KB\"}, {\"type\": \"flow\", \"src\": \"h1\", "
+            "\"dst\": \"h12\", \"size\": \"1MB\"}, {\"type\": \"flow\", \"src\": \"h13\", \"dst\": \"h2\", \"size\": "
+            "\"1MB\"}]}");
+    fclose(fp);
+    char *text = test_same_each_run(file);
+    CU_ASSERT(text != NULL);
+    free(text);
+    remove(file);
+}
+
+/* A refusal at build time: `rocesim check` on a small scenario with overrides exits 2 with msg. */
+static void build_refused(const char *sets, const char *msg)
+{
+    const char *file = "/tmp/rocesim-test-uet-bad.json";
+    FILE *fp = fopen(file, "w");
+    CU_ASSERT_FATAL(fp != NULL);
+    fprintf(fp, "{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"traffic\": "
+            "[{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}]}");
+    fclose(fp);
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s check %s %s; test $? -eq 2", test_rocesim_bin(), file, sets);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT(out && strstr(out, msg));
+    if (!out || !strstr(out, msg))
+        printf("\n    got: %s", out ? out : "(nothing)");
+    free(out);
+    remove(file);
+}
+
+static void test_errors(void)
+{
+    static const struct test_bad bad[] = {
+        {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"host\": {\"entropy_paths\": 100}, \"traffic\": []}",
+         "t.json: host.entropy_paths: expected a power of two, got 100"},
+    };
+    test_load_errors(bad, sizeof bad / sizeof *bad);
+    build_refused("--set host.entropy=reps", "rocesim: /tmp/rocesim-test-uet-bad.json: host.entropy: expected \"flow\" or "
+                  "\"packet\" under host.loss_recovery \"go-back-n\"");
+    build_refused("--set host.loss_recovery=uet --set host.cc=hpcc", "host.cc: expected a congestion control without "
+                  "in-band telemetry under host.loss_recovery \"uet\"");
+}
+
+void test_uet_register(void)
+{
+    CU_pSuite s = CU_add_suite("ultra ethernet transport", NULL, NULL);
+    CU_add_test(s, "one flow alone: the empty network's FCT exactly", test_alone);
+    CU_add_test(s, "an incast that trims: one NACK and one resend per trim, the receiver's link never idle",
+                test_incast);
+    CU_add_test(s, "a sprayed permutation: out of order, nothing resent", test_sprayed);
+    CU_add_test(s, "the entropy modules' choices", test_modules);
+    CU_add_test(s, "the same files on one thread and two", test_threads);
+    CU_add_test(s, "refused combinations and settings exit 2", test_errors);
+}
