@@ -104,6 +104,7 @@ int htsim_import_texts(int argc, char **argv, char *cm_text, char *topo_text, st
  * settings they cannot express, one scenario path a line. */
 struct htsim_export {
     struct sbuf *cm, *topo, *cmdline, *unexpressed;
+    char why[600]; /* scratch */
 };
 
 /*
