@@ -158,14 +158,16 @@ static void test_fat_tree_files(void)
                               "Radix_Down 8\nDownlink_Latency_ns 1000\n";
     cJSON *o = imports("Nodes 128\nConnections 1\n0->127 start 0 size 1000\n", os4, "-tm CM -topo TOPO");
     at_is(o, "topology", "{\"type\":\"fat-tree\",\"pods\":8,\"tors_per_pod\":4,\"aggs_per_pod\":4,\"hosts_per_tor\":4,"
-                         "\"cores\":4,\"host_link\":{\"rate\":\"100Gbps\",\"delay\":\"0.5us\"},\"fabric_link\":{\"rate\":"
+                         "\"cores\":4,\"host_link\":{\"rate\":\"100Gbps\",\"delay\":\"0.5us\"},"
+                         "\"fabric_link\":{\"rate\":"
                          "\"100Gbps\",\"delay\":\"1us\"}}");
     /* 2 (0.5 + 1) + 2 x 1 us of propagation: 5 us, doubled, plus 6 hops of 4150 and 64 bytes */
     at_is(o, "host.nscc.network_rtt", "\"12.02272us\"");
     cJSON_Delete(o);
     /* 8 hosts, cores at half the rate, two links per agg-core pair */
     static const char bundled[] = "Nodes 8\nTiers 3\nPodsize 4\nTier 0\nDownlink_speed_Gbps 200\nRadix_Down 2\n"
-                                  "Radix_Up 2\nDownlink_Latency_ns 1000\nTier 1\nDownlink_speed_Gbps 200\nRadix_Down 2\n"
+                                  "Radix_Up 2\nDownlink_Latency_ns 1000\nTier 1\nDownlink_speed_Gbps 200\n"
+                                  "Radix_Down 2\n"
                                   "Radix_Up 4\nDownlink_Latency_ns 1000\nTier 2\nDownlink_speed_Gbps 100\n"
                                   "Radix_Down 4\nDownlink_Latency_ns 1000\nBundle 2\n";
     o = imports("Nodes 8\nConnections 1\n0->7 start 0 size 1000\n", bundled, "-tm CM -topo TOPO -linkspeed 200000");
@@ -256,7 +258,8 @@ static void test_malformed(void)
             ":4: Failures 1 in the header, 0 failure lines");
     refused("Nodes 16\nConnections 1\n0->1 start 0 size 10\nfailure switch_type AGG switch_id 0 link_id 0\n", NULL,
             "-tm CM", ":4: more failure lines than the header's Failures 0 (the reference asserts)");
-    refused("Nodes 16\nConnections 1\nFailures 1\n0->1 start 0 size 10\nfailure switch_type AGG switch_id 0 link_id 0\n",
+    refused("Nodes 16\nConnections 1\nFailures 1\n0->1 start 0 size 10\n"
+            "failure switch_type AGG switch_id 0 link_id 0\n",
             NULL, "-tm CM", ":5: failure: not modelled (a failure line removes one aggregation-to-core link; "
             "rocesim's import cannot remove one link yet)");
     refused("Nodes 16\nConnections 1\n0->1 trigger 3 size 10\n", NULL, "-tm CM",
@@ -290,7 +293,8 @@ static void test_malformed(void)
     refused("Nodes 16\nConnections 1\n0->1 start 0 size 10 msg 2\n", NULL, "-tm CM",
             ":3: msg: not modelled (several messages on one connection need -conn_reuse, which rocesim does not model "
             "yet)");
-    refused("Nodes 16\nConnections 2\nTriggers 1\n0->1 start 0 size 10 send_done_trigger 4\n2->3 id 1 trigger 4 size 1\n"
+    refused("Nodes 16\nConnections 2\nTriggers 1\n0->1 start 0 size 10 send_done_trigger 4\n"
+            "2->3 id 1 trigger 4 size 1\n"
             "trigger id 4 barrier\n", NULL, "-tm CM",
             ":6: barrier 4: count 0 (the reference asserts when it is activated)");
     refused("Nodes 20\nConnections 1\n0->1 start 0 size 10\n", NULL, "-tm CM",

@@ -113,8 +113,9 @@ static int kw_uint(struct cm_state *st, int line, char **tok, int n, int *i, uin
                        kw);
     const char *s = tok[++*i];
     if (!uint_tok(s, max, v) || *v < lo)
-        return cm_fail(st->err, st->errlen, st->file, line, "%s: expected a whole number from %llu to %llu, got \"%.40s\"",
-                       kw, (unsigned long long)lo, (unsigned long long)max, s);
+        return cm_fail(st->err, st->errlen, st->file, line,
+                       "%s: expected a whole number from %llu to %llu, got \"%.40s\"", kw, (unsigned long long)lo,
+                       (unsigned long long)max, s);
     return 0;
 }
 
@@ -164,8 +165,8 @@ static int conn_line(struct cm_state *st, int line, char **tok, int n)
             /* stof, then (uint32_t): whole microseconds */
             float f = strtof(tok[++i], &end);
             if (end == tok[i] || *end || errno || !(f >= 0) || f >= 4294967296.0f)
-                return cm_fail(st->err, st->errlen, st->file, line, "start: expected microseconds from 0 to 4294967295, "
-                               "got \"%.40s\"", tok[i]);
+                return cm_fail(st->err, st->errlen, st->file, line,
+                               "start: expected microseconds from 0 to 4294967295, got \"%.40s\"", tok[i]);
             if (trigger_seen)
                 return cm_fail(st->err, st->errlen, st->file, line, "both start time and trigger given (a start after "
                                "the trigger: the reference refuses it)");

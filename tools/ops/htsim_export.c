@@ -208,7 +208,8 @@ static int matrix(const cJSON *scn, long nodes, struct htsim_cm *cm, struct htsi
         cm->n_trigs++;
     }
     uint32_t next_flow = 0;
-    cJSON_ArrayForEach(e, traffic) if (id_num(str_at(e, "id"), 'f') > next_flow) next_flow = id_num(str_at(e, "id"), 'f');
+    cJSON_ArrayForEach(e, traffic) if (id_num(str_at(e, "id"), 'f') > next_flow) next_flow =
+        id_num(str_at(e, "id"), 'f');
     size_t i = 0;
     cJSON_ArrayForEach(e, traffic)
     {

@@ -465,7 +465,8 @@ static cJSON *topology(const struct htsim_topo *t, int64_t *max_ports)
             add_custom_link(links, "h", h, "tor", h / t->hosts_per_tor, T[0].speed_bps, T[0].lat_ps);
         for (uint32_t tor = 0; tor < t->ntor; tor++) {
             uint32_t pod = tor / t->tors_per_pod;
-            uint32_t a0 = t->tiers == 3 ? pod * t->aggs_per_pod : 0, a1 = t->tiers == 3 ? a0 + t->aggs_per_pod : t->nagg;
+            uint32_t a0 = t->tiers == 3 ? pod * t->aggs_per_pod : 0;
+            uint32_t a1 = t->tiers == 3 ? a0 + t->aggs_per_pod : t->nagg;
             for (uint32_t agg = a0; agg < a1; agg++)
                 for (uint32_t b = 0; b < T[1].bundle; b++)
                     add_custom_link(links, "tor", tor, "agg", agg, T[1].speed_bps, T[1].lat_ps);

@@ -116,7 +116,8 @@ int htsim_topo_parse(const char *file, char *text, struct htsim_topo *t, char *e
         while (k < 9 && strcmp(s, keys[k]))
             k++;
         if (k == 9)
-            return topo_fail(err, errlen, file, line, "unknown attribute \"%.40s\" (expected Tier, Downlink_speed_Gbps, "
+            return topo_fail(err, errlen, file, line, "unknown attribute \"%.40s\" (expected Tier, "
+                             "Downlink_speed_Gbps, "
                              "Radix_Up, Radix_Down, Queue_Up, Queue_Down, Oversubscribed, Bundle, Switch_Latency_ns or "
                              "Downlink_Latency_ns)", s);
         if (seen[cur][k])
