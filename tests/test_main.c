@@ -129,6 +129,7 @@ int main(int argc, char **argv)
     test_profiles_register();
     test_sonic_register();
     test_nvsmi_register();
+    test_uet_import_register();
     test_doctor_register();
     test_hpcc_register();
     test_live_register();

@@ -71,6 +71,7 @@ void test_tune_plot_register(void);
 void test_profiles_register(void);
 void test_sonic_register(void);
 void test_nvsmi_register(void);
+void test_uet_import_register(void);
 void test_doctor_register(void);
 void test_hpcc_register(void);
 void test_modules_register(void);

@@ -24,6 +24,7 @@
 #include "tools/run/run.h"
 #include "tools/ops/sonic.h"
 #include "tools/ops/nvsmi.h"
+#include "tools/ops/htsim.h"
 #include "tools/ops/show.h"
 #include "tools/common/signals.h"
 #include "tools/explore/sweep.h"
@@ -62,6 +63,8 @@ static const char usage[] =
     "                        --format sonic [--node NAME]\n"
     "  rocesim import sonic CONFIG_DB.json [--ports PORT=NODE:N,...]\n"
     "  rocesim import nvidia-smi-topo FILE [-o OUT.json] [--nvlink-rate PER_LINK] [--gdr-level LEVEL]\n"
+    "  rocesim import uet-htsim -tm MATRIX.cm [-topo FILE.topo] [OPTION]... [--out SCENARIO.json]\n"
+    "  rocesim export uet-htsim SCENARIO.json -o DIR\n"
     "  rocesim compare DIR [DIR]... [--fct receiver|sender] [--plot OUT.png] [--goodput OUT.png] [--title TEXT]\n"
     "  rocesim doctor SCENARIO.json [--set PATH=VALUE]... [-o DIR] | rocesim doctor DIR\n"
     "  rocesim show DIR interfaces counters | pfc counters | queue counters | ib counters [--node NAME]\n"
@@ -95,6 +98,10 @@ static const char usage[] =
     "  import sonic   a SONiC config_db.json's QoS tables as a scenario's switch object and profiles\n"
     "  import nvidia-smi-topo  the matrix nvidia-smi topo -m prints as a topology.server description (GPUs,\n"
     "                 NICs, NUMA nodes, PCIe switches, NVLink); -o: to a file instead of stdout\n"
+    "  import uet-htsim  the scenario that reproduces a run of htsim_uec, the UEC reference simulator, from\n"
+    "                 its command line (its options and units); --out: to a file instead of stdout\n"
+    "  export uet-htsim  a scenario as htsim_uec's NAME.cm, NAME.topo and cmdline.txt in DIR, listing what\n"
+    "                 they cannot express\n"
     "  compare  the key numbers of finished runs side by side (columns named by their DIRs), with\n"
     "           each run's ratio to the first; runs that did not complete are flagged; --fct sender: FCTs\n"
     "           to the last ACK at the sender (default: to the last byte at the receiver); --plot: their\n"
@@ -890,6 +897,10 @@ int main(int argc, char **argv)
         return sonic_export_main(argc, argv);
     if (argc >= 3 && strcmp(argv[1], "import") == 0 && strcmp(argv[2], "nvidia-smi-topo") == 0)
         return nvsmi_import_main(argc, argv);
+    if (argc >= 3 && strcmp(argv[1], "import") == 0 && strcmp(argv[2], "uet-htsim") == 0)
+        return htsim_import_main(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "export") == 0)
+        return htsim_export_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "import") == 0)
         return sonic_import_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "doctor") == 0)
