@@ -23,7 +23,7 @@ PROTO    := $(wildcard models/*.proto)
 GEN_SRC  := $(PROTO:%.proto=$(BUILD)/gen/%.pb-c.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_SRC:%.c=%.o)
 CFLAGS  += -I$(BUILD)/gen
-TEST_SRC := $(sort $(wildcard tests/*.c)) tests/validation/validation.c
+TEST_SRC := $(sort $(wildcard tests/*.c)) tests/validation/validation.c tests/validation/uec.c
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
@@ -141,7 +141,7 @@ labs: rocesim
 validation: $(BUILD)/validate
 	$(BUILD)/validate docs/VALIDATION.md
 
-$(BUILD)/validate: $(BUILD)/tests/validation/validate_main.o $(BUILD)/tests/validation/validation.o $(BUILD)/librocesim.a
+$(BUILD)/validate: $(BUILD)/tests/validation/validate_main.o $(BUILD)/tests/validation/validation.o $(BUILD)/tests/validation/uec.o $(BUILD)/librocesim.a
 	$(CC) $(CFLAGS) -o $@ $(LINK_LIB) $(LDLIBS)
 
 # BENCH_REPEAT=N: each whole run N times (3 by default), the fastest kept (a shared machine's timings vary).

@@ -1629,6 +1629,7 @@ const struct vgroup validation_groups[] = {
     {"InfiniBand congestion control", run_ibcc},
     {"selective repeat and load balancing", run_multipath},
     {"IRN's headline comparison", run_irn},
+    {"the UEC reference simulator's regression plans", validation_uec},
     {"DCTCP", run_dctcp},
     {"TIMELY", run_timely},
     {"NCCL on a rail: latency, ring vs tree", run_nccl_alpha},

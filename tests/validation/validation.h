@@ -51,6 +51,11 @@ struct timely_pair {
 };
 bool validation_timely_pair(const char *host, struct timely_pair *out);
 
+/* The UEC reference simulator's regression plans through `rocesim import uet-htsim` (uec.c): every experiment, or
+ * the one named. */
+bool validation_uec(struct vresult *out, int *n, int cap);
+bool validation_uec_one(const char *name, struct vresult *out, int *n, int cap);
+
 extern const struct vgroup validation_groups[];
 extern const int validation_n_groups;
 

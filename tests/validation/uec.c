@@ -1,0 +1,205 @@
+/*
+ * The UEC reference simulator's regression plans, run through `rocesim import uet-htsim` (tools/ops/htsim.h) from
+ * the inputs it ships (scenarios/uet-htsim/, copied from ultraethernet/uet-htsim at 40ccb05): each experiment's tail
+ * FCT (the last flow's completion at its sender, an absolute time as the reference's "finished at") against the
+ * plan's !tailFCT target and against the reference's own result as its repository records it
+ * (the .out files of htsim/sim/datacenter/validate_outputs), and the run's totals of new packets, resent packets and NACKs
+ * against the reference's `Summary:` line.
+ *
+ * Tolerances (the issue's, and the reference's own regression rules in check_regressions.py): the tail at most 5 %
+ * above the target; new packets equal; resent packets and NACKs within 20 % of the reference's, or both below
+ * 0.1 % of the new packets (a handful either way says nothing).  Experiments the import refuses (the plans' -failed
+ * links) are listed as not run, with the reason.
+ */
+#include "tests/validation/validation.h"
+
+#include "tools/common/text.h"
+#include "tools/ops/htsim.h"
+#include "tools/run/run.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct uec_exp {
+    const char *plan, *name;
+    const char *cm;   /* under scenarios/uet-htsim/connection_matrices/ */
+    const char *args; /* the plan's !Param lines, in order; a -topo names a file under scenarios/uet-htsim/ */
+    double target_us, ref_us;
+    double ref_new, ref_rtx, ref_nacks;
+};
+
+/* validate_uec_sender.txt and validate_load_balancing_snd.txt, with validate_outputs/'s results. */
+static const struct uec_exp exps[] = {
+    {"sender", "Single Connection", "one.cm", "-end 1000 -sender_cc_only", 190, 176.2, 490, 0, 0},
+    {"sender", "Bidirectional Connection", "bidir.cm", "-sender_cc_only -end 1000", 190, 176.804, 980, 0, 0},
+    {"sender", "Small 16 node incast", "incast.cm", "-sender_cc_only -end 3000", 2550, 2478.53, 7350, 811, 811},
+    {"sender", "128 node incast", "incast_128.cm", "-sender_cc_only -end 30000", 23000, 21029.3, 62230, 72623,
+     72623},
+    {"sender", "1024 node incast", "incast_1024_100K.cm", "-sender_cc_only -end 15000 -cwnd 50", 8950, 10556.2,
+     25575, 448242, 433185},
+    {"sender", "3 to 1 incast with long running flow", "incast_3-1_overlapped.tm",
+     "-sender_cc_only -end 1000 -cwnd 50", 220, 221.731, 614, 80, 80},
+    {"sender", "outcast incast", "outcast_incast.cm", "-sender_cc_only -end 3000", 2500, 1638.08, 10290, 0, 0},
+    {"sender", "Small permutation (16 nodes)", "perm_16n_16c_2MB.cm", "-sender_cc_only -end 1000 -paths 128", 210,
+     194.022, 7840, 0, 0},
+    {"sender", "Small permutation, INC (16 nodes)", "perm_16n_16c_2MB.cm",
+     "-failed 1 -sender_cc_only -end 2000 -paths 128", 210, 238.218, 7840, 99, 99},
+    {"sender", "Small permutation, single path", "perm_16n_16c_2MB.cm", "-sender_cc_only -end 2000 -paths 1", 1300,
+     527.755, 7840, 279, 279},
+    {"sender", "Large permutation (1024 nodes)", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 400 -paths 128", 220, 200.507, 501760, 0, 0},
+    {"sender", "Large permutation, INC (1024 nodes)", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -failed 1 -end 400 -paths 128", 220, 202.266, 501760, 77, 77},
+    {"sender", "Large permutation (1024 nodes), single path", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 3000 -paths 1", 1300, 889.92, 501760, 25621, 25621},
+    {"sender", "Oversubscribed permutation with multipath", "perm_1024n_1024c_0u_2000000b.cm",
+     "-end 2000 -paths 128 -sender_cc_only -topo topologies/leaf_spine_1024_oversub.topo", 880, 785.774, 501760,
+     31934, 31934},
+    {"sender", "8:1 oversubscribed permutation with multipath", "perm_1024n_1024c_0u_2000000b.cm",
+     "-end 2000 -sender_cc_only -paths 128 -topo topologies/leaf_spine_1024_oversub_8-1.topo", 1760, 1443.43, 501760,
+     39531, 39530},
+    {"lb", "Large permutation, oblivious", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 1000 -load_balancing_algo oblivious -paths 128", 220, 212.794, 501760, 628, 628},
+    {"lb", "Large permutation, oblivious, large queues", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 1000 -q 500 -load_balancing_algo oblivious -paths 128", 220, 221.895, 501760, 0, 0},
+    {"lb", "Large permutation, bitmap", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 1000 -load_balancing_algo bitmap -paths 128", 220, 200.507, 501760, 1, 1},
+    {"lb", "Large permutation, bitmap, large queues", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 1000 -q 500 -load_balancing_algo bitmap -paths 128", 220, 202.349, 501760, 0, 0},
+    {"lb", "Large permutation, REPS, 1 SACK/packet", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 1000 -load_balancing_algo reps -sack_threshold 4000 -paths 128", 220, 198.246, 501760, 0,
+     0},
+    {"lb", "Large permutation, REPS, 1 SACK/packet, large queues", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 1000 -q 500 -load_balancing_algo reps -sack_threshold 4000 -paths 128", 220, 198.246,
+     501760, 0, 0},
+    {"lb", "Large permutation, REPS, 4 packets/SACK", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 1000 -load_balancing_algo reps -paths 128", 220, 208.239, 501760, 44, 44},
+    {"lb", "Large permutation, mixed, 1 SACK/packet", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 1000 -load_balancing_algo mixed -sack_threshold 4000 -paths 128", 220, 193.184, 501760, 0,
+     0},
+    {"lb", "Large permutation, mixed, 1 SACK/packet, large queues", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 1000 -q 500 -load_balancing_algo mixed -sack_threshold 4000 -paths 128", 220, 193.184,
+     501760, 0, 0},
+    {"lb", "Large permutation, mixed, 4 packets/SACK", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 1000 -load_balancing_algo mixed -paths 128", 220, 200.507, 501760, 0, 0},
+};
+#define N_EXPS (sizeof exps / sizeof *exps)
+
+struct uec_result {
+    double tail_us, new_pkts, rtx, nacks;
+    uint32_t done, total;
+};
+
+/* Imports experiment e and runs it; 0, or 2 with the import's reason in why (a refused option). */
+static int uec_run(const struct uec_exp *e, struct uec_result *res, char *why, size_t whylen)
+{
+    char cm[256], args[512], topo[256];
+    snprintf(cm, sizeof cm, "scenarios/uet-htsim/connection_matrices/%s", e->cm);
+    snprintf(args, sizeof args, "%s", e->args);
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = "-tm";
+    argv[argc++] = cm;
+    for (char *t = strtok(args, " "); t && argc < 30; t = strtok(NULL, " ")) {
+        if (argc > 0 && strcmp(argv[argc - 1], "-topo") == 0) {
+            snprintf(topo, sizeof topo, "scenarios/uet-htsim/%s", t);
+            t = topo;
+        }
+        argv[argc++] = t;
+    }
+    cJSON *scn_json = NULL;
+    struct sbuf notes = {0};
+    int rc = htsim_import_args(argc, argv, &scn_json, &notes, why, whylen);
+    free(notes.p);
+    if (rc)
+        return rc;
+    char *text = cJSON_PrintUnformatted(scn_json);
+    cJSON_Delete(scn_json);
+    struct scenario scn;
+    static struct run r;
+    char err[SCN_ERR_MAX];
+    if (scn_load_text("uet-htsim.json", text, NULL, 0, &scn, err, sizeof err) ||
+        run_setup(&r, &scn, err, sizeof err)) {
+        free(text);
+        snprintf(why, whylen, "%s", err);
+        return 3;
+    }
+    free(text);
+    sim_run(&r.sim, scn.stop_ps);
+    const struct net *n = &r.net;
+    *res = (struct uec_result){0};
+    for (uint32_t i = 0; i < n->n_flows; i++) {
+        const struct flow *f = net_flow(n, i);
+        res->total++;
+        if (f->acked >= 0) {
+            res->done++;
+            double us = (double)f->acked / 1e6;
+            res->tail_us = us > res->tail_us ? us : res->tail_us;
+        }
+    }
+    res->rtx = (double)n->c.data_retx;
+    res->new_pkts = (double)n->c.data_sent - res->rtx;
+    res->nacks = (double)n->c.nacks_sent;
+    run_free(&r);
+    scn_free(&scn);
+    return 0;
+}
+
+static bool close_count(double a, double b, double new_pkts)
+{
+    double m = a > b ? a : b;
+    return fabs(a - b) <= 0.2 * m || m < 0.001 * new_pkts;
+}
+
+static bool run_plans(struct vresult *out, int *n, int cap, const char *only)
+{
+    for (size_t i = 0; i < N_EXPS; i++) {
+        const struct uec_exp *e = &exps[i];
+        if (only && strcmp(only, e->name) != 0)
+            continue;
+        struct uec_result res = {0};
+        char why[SCN_ERR_MAX] = "";
+        int rc = uec_run(e, &res, why, sizeof why);
+        if (rc == 3) {
+            fprintf(stderr, "validation: %s: %s\n", e->name, why);
+            return false;
+        }
+        if (*n >= cap)
+            return false;
+        struct vresult *v = &out[(*n)++];
+        memset(v, 0, sizeof *v);
+        snprintf(v->check, sizeof v->check, "%s: %s", e->plan, e->name);
+        snprintf(v->reference, sizeof v->reference, "htsim_uec -tm %s %s", e->cm, e->args);
+        snprintf(v->expected, sizeof v->expected, "tail <= %.0f us (reference %.1f us)", e->target_us * 1.05,
+                 e->ref_us);
+        if (rc) {
+            v->informative = true;
+            snprintf(v->measured, sizeof v->measured, "not run");
+            snprintf(v->tolerance, sizeof v->tolerance, "-");
+            snprintf(v->note, sizeof v->note, "the import refuses it: %s", why);
+            continue;
+        }
+        snprintf(v->measured, sizeof v->measured, "%.1f us (%.2fx the reference)", res.tail_us,
+                 res.tail_us / e->ref_us);
+        snprintf(v->tolerance, sizeof v->tolerance, "5%% over target; counts 20%%");
+        bool counts = res.new_pkts == e->ref_new && close_count(res.rtx, e->ref_rtx, e->ref_new) &&
+                      close_count(res.nacks, e->ref_nacks, e->ref_new);
+        v->pass = res.done == res.total && res.tail_us <= 1.05 * e->target_us && counts;
+        snprintf(v->note, sizeof v->note, "%u/%u done; new %.0f (reference %.0f), resent %.0f (%.0f), NACKs %.0f (%.0f)",
+                 res.done, res.total, res.new_pkts, e->ref_new, res.rtx, e->ref_rtx, res.nacks, e->ref_nacks);
+    }
+    return true;
+}
+
+bool validation_uec(struct vresult *out, int *n, int cap)
+{
+    return run_plans(out, n, cap, NULL);
+}
+
+bool validation_uec_one(const char *name, struct vresult *out, int *n, int cap)
+{
+    return run_plans(out, n, cap, name);
+}
