@@ -35,8 +35,9 @@ static int check_trigger(struct setting_ctx *c, const cJSON *obj, const char *pa
 {
     const struct flow_conf *e = base;
     char p[SETTING_PATH_MAX];
-    const cJSON *start = obj ? cJSON_GetObjectItemCaseSensitive(obj, "start") : NULL;
-    if (*e->trig.wait && start)
+    const struct scn_traffic *t = scn_loading_traffic(c);
+    (void)obj;
+    if (*e->trig.wait && t && t->start_given)
         return setting_bad(c, setting_join(p, path, "trigger"), "expected either a trigger or a start, got both "
                                                                  "(the flow starts when trigger \"%s\" fires)",
                            e->trig.wait);
@@ -185,8 +186,13 @@ const struct flow_trig *traffic_flow_trig(const struct scn_traffic *e, int *src,
     return &fc->trig;
 }
 
+static bool flow_untimed(const struct scn_traffic *e)
+{
+    return *TRAFFIC_CONF(e, struct flow_conf)->trig.wait != '\0';
+}
+
 static const struct traffic_ops flow_ops = {
-    .scn = {.numbered = flow_numbered},
+    .scn = {.numbered = flow_numbered, .untimed = flow_untimed},
     .setup = flow_setup,
     .release = flow_release,
     .count = flow_count,
