@@ -667,7 +667,8 @@ char *run_flows_csv(const struct run *r)
             continue; /* a collective's step not started, or one its collective summarizes (monitor.step_flows) */
         char s1[32], s2[32], s3[32], s4[32], s5[32];
         buf_printf(&b, "%s,%s,%s,%d,%lld,%s,", f->name, scn_host_name(r->scn, (int)f->src),
-                   scn_host_name(r->scn, (int)f->dst), f->prio, (long long)f->size, f->start < 0 ? "" : units_fmt_ns(f->start, s1, sizeof s1));
+                   scn_host_name(r->scn, (int)f->dst), f->prio, (long long)f->size,
+                   f->start < 0 ? "" : units_fmt_ns(f->start, s1, sizeof s1)); /* never started (trigger.h) */
         if (f->finish < 0) {
             buf_printf(&b, ",,,,,,,,,,\n");
             continue;
