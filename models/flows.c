@@ -292,6 +292,23 @@ static struct flow *flow_make(struct net *n, uint32_t idx, uint32_t id, const ch
     return f;
 }
 
+struct flow *net_add_waiting_flow(struct net *n, const char *name, uint32_t src, uint32_t dst, int64_t size, int prio,
+                                  int64_t rate_cap_bps, const uint32_t *path_nodes, int path_len)
+{
+    uint32_t idx = net_reserve_flows(n, 1);
+    uint32_t id = n->recycle ? net_flow(n, idx)->id : idx;
+    return flow_init(n, idx, id, name, src, dst, size, -1, prio, rate_cap_bps, path_nodes, path_len);
+}
+
+void net_start_waiting_flow(struct net *n, struct flow *f)
+{
+    struct sim *s = net_sim(n);
+    f->start = s->now;
+    net_np(n)->flows_active++;
+    sim_fn begin = route_flow_needs_choice(n, f) ? route_flow_start : nic_flow_start;
+    sim_at_to(s, s->now, flow_sender_ent(f), begin, f, 0);
+}
+
 struct flow *net_make_flow(struct net *n, uint32_t idx, const char *name, uint32_t src, uint32_t dst, int64_t size,
                            sim_time_t start, int prio, int64_t rate_cap_bps, const uint32_t *path_nodes,
                            int path_len)

@@ -725,6 +725,15 @@ struct flow *net_add_flow(struct net *n, const char *name, uint32_t src, uint32_
                           const uint32_t *path_nodes, int path_len);
 
 /*
+ * A flow that starts when another model says so (a trigger's target, models/trigger.h): made at set-up as
+ * net_add_flow would, with start -1, neither counted as active nor scheduled; net_start_waiting_flow starts it now,
+ * in the current event, which must run in its sender's partition (the trigger's hosts share one: trigger.h).
+ */
+struct flow *net_add_waiting_flow(struct net *n, const char *name, uint32_t src, uint32_t dst, int64_t size, int prio,
+                                  int64_t rate_cap_bps, const uint32_t *path_nodes, int path_len);
+void net_start_waiting_flow(struct net *n, struct flow *f);
+
+/*
  * After a link changed state and the routes were recomputed (a global event): each flow made but not started,
  * not pinned, from or to a host of several ports (not a GPU inside a server) takes the port the new routes give
  * it at that end, so that a bonded or multi-plane NIC's later flows leave its dead port.  A flow already started

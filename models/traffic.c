@@ -5,6 +5,7 @@
  */
 #include "models/ranks.h"
 #include "models/traffic.h"
+#include "models/trigger.h"
 #include "sim/file.h"
 #include "sim/mem.h"
 
@@ -264,6 +265,7 @@ int traffic_setup(struct traffic *t, struct net *n, char *err, size_t errlen)
         if (rc)
             return rc;
     }
+    trigger_setup_done(t);
     return 0;
 }
 
@@ -287,6 +289,8 @@ void traffic_free(struct traffic *t)
         free(t->made[i].idx);
     free(t->made);
     free(t->share);
+    if (t->net)
+        trigger_free(t);
     if (t->cdfs && t->net)
         for (int i = 0; i < t->net->scn->n_traffic; i++)
             cdf_free(&t->cdfs[i]);

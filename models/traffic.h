@@ -134,6 +134,7 @@ struct traffic {
         uint32_t n, cap;
     } *made;
     uint64_t *share;
+    struct triggers *triggers; /* the flows that start when others end (trigger.h), or NULL: none */
 };
 
 /* How many flows an entry starts, for the memory estimate and the monitor's flow sample ("auto"). */

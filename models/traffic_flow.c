@@ -3,6 +3,7 @@
  * shortest paths (ECMP) or a pinned `path`.  The unit every workload is made of.
  */
 #include "models/traffic.h"
+#include "models/trigger.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 
@@ -15,6 +16,7 @@ struct flow_conf {
     int64_t size;
     int64_t rate_bps;     /* application rate cap; 0 = none */
     struct scn_route path; /* pinned route as node names, resolved by the topology; n 0: none */
+    struct flow_trig trig; /* the triggers it waits on and activates (models/trigger.h) */
 };
 
 static int check_dst(struct setting_ctx *c, const cJSON *obj, const char *path, void *base)
@@ -25,6 +27,20 @@ static int check_dst(struct setting_ctx *c, const cJSON *obj, const char *path, 
     if (e->src == e->dst)
         return setting_bad(c, setting_join(p, path, "dst"), "expected a host other than the source, got \"%s\"",
                            scn_host_name(scn_loading(c), e->dst));
+    return 0;
+}
+
+/* A flow that waits on a trigger starts when it fires: a start of its own would say otherwise. */
+static int check_trigger(struct setting_ctx *c, const cJSON *obj, const char *path, void *base)
+{
+    const struct flow_conf *e = base;
+    char p[SETTING_PATH_MAX];
+    const struct scn_traffic *t = scn_loading_traffic(c);
+    (void)obj;
+    if (*e->trig.wait && t && t->start_given)
+        return setting_bad(c, setting_join(p, path, "trigger"), "expected either a trigger or a start, got both "
+                                                                 "(the flow starts when trigger \"%s\" fires)",
+                           e->trig.wait);
     return 0;
 }
 
@@ -49,6 +65,10 @@ static void dump_rate(cJSON *obj, const struct setting *f, const void *base)
     .flags = SETTING_REQUIRED, .what = "a host name like \"h0\"", .help = help_, .parse = scn_parse_host,          \
     .dump = scn_dump_host
 
+#define TRIG_FIELD(name_, member_, help_)                                                                         \
+    .name = name_, .kind = SETTING_CUSTOM, .offset = offsetof(struct flow_conf, trig.member_), .help = help_,       \
+    .parse = trigger_parse_ref, .dump = trigger_dump_ref
+
 static const struct setting flow_fields[] = {
     {HOST_FIELD("src", src, "Sender")},
     {HOST_FIELD("dst", dst, "Receiver, different from src")},
@@ -59,6 +79,10 @@ static const struct setting flow_fields[] = {
                "Application limit: the flow never sends faster than this"), .dump = dump_rate},
     {.name = "path", .kind = SETTING_CUSTOM, .offset = offsetof(struct flow_conf, path),
      .help = "Pins the route: every node from src to dst", .parse = parse_path, .dump = scn_dump_route},
+    {TRIG_FIELD("trigger", wait, "Starts the flow when that trigger fires, instead of at start")},
+    {TRIG_FIELD("on_sent", sent, "Activates that trigger when the sender has the ACK of the last byte")},
+    {TRIG_FIELD("on_received", received, "Activates that trigger when the receiver holds the whole message")},
+    {SET_CHECK(check_trigger)},
     {0},
 };
 
@@ -115,8 +139,15 @@ static int flow_setup(struct traffic *t, int ti, char *err, size_t errlen)
             return rc;
         }
     }
-    net_add_flow(n, traffic_name(t, e->id, -1), (uint32_t)fc->src, (uint32_t)fc->dst, fc->size, e->start_ps,
-                 traffic_prio(n, e), fc->rate_bps, nodes, fc->path.n);
+    const char *name = traffic_name(t, e->id, -1);
+    struct flow *f;
+    if (*fc->trig.wait)
+        f = net_add_waiting_flow(n, name, (uint32_t)fc->src, (uint32_t)fc->dst, fc->size, traffic_prio(n, e),
+                                 fc->rate_bps, nodes, fc->path.n);
+    else
+        f = net_add_flow(n, name, (uint32_t)fc->src, (uint32_t)fc->dst, fc->size, e->start_ps, traffic_prio(n, e),
+                         fc->rate_bps, nodes, fc->path.n);
+    trigger_flow_added(t, ti, f, &fc->trig);
     free(nodes);
     return 0;
 }
@@ -145,8 +176,23 @@ static int flow_senders(const struct scn_traffic *e, const int **hosts)
     return 1;
 }
 
+const struct flow_trig *traffic_flow_trig(const struct scn_traffic *e, int *src, int *dst)
+{
+    if (traffic_ops_of(e)->setup != flow_setup)
+        return NULL;
+    const struct flow_conf *fc = TRAFFIC_CONF(e, struct flow_conf);
+    *src = fc->src;
+    *dst = fc->dst;
+    return &fc->trig;
+}
+
+static bool flow_untimed(const struct scn_traffic *e)
+{
+    return *TRAFFIC_CONF(e, struct flow_conf)->trig.wait != '\0';
+}
+
 static const struct traffic_ops flow_ops = {
-    .scn = {.numbered = flow_numbered},
+    .scn = {.numbered = flow_numbered, .untimed = flow_untimed},
     .setup = flow_setup,
     .release = flow_release,
     .count = flow_count,

@@ -1458,6 +1458,7 @@ static int parse_traffic_entry(struct ctx *c, const cJSON *e, const char *path, 
     tr->priority = scn_host_priority(&c->s->host);
     tr->priority_given = member(e, "priority") != NULL;
     tr->start_ps = 0;
+    tr->start_given = member(e, "start") != NULL;
     tr->sl = -1;
     if (get_int(c, e, path, "priority", 0, 7, &tr->priority) < 0 || get_int(c, e, path, "sl", 0, 15, &tr->sl) < 0 ||
         get_qty(c, e, path, "start", Q_TIME, false, &tr->start_ps) < 0)
@@ -2302,7 +2303,9 @@ static void add_traffic(const struct scenario *s, cJSON *root)
             settings_dump(m->groups[0], t->conf, o);
             dumping = was;
         }
-        add_time(o, "start", t->start_ps);
+        const struct scn_traffic_ops *ops = scn_traffic_ops(t);
+        if (!ops->untimed || !ops->untimed(t))
+            add_time(o, "start", t->start_ps);
         /* With profiles, a priority the entry did not give is its sender's host.priority, known per host; a fabric
          * of service levels has no priorities. */
         if ((t->priority_given || s->n_profiles == 0) && !(scn_service_levels && scn_service_levels(s)))

@@ -215,6 +215,7 @@ struct scn_traffic {
     bool priority_given;   /* else the sender's host.priority, which a host profile may set, applies */
     int sl;                /* an InfiniBand fabric's service level 0..15 (its VL: models/fabric_ib.c), or -1: none */
     int64_t start_ps;
+    bool start_given;      /* the entry spelled its start out */
     const void *conf;      /* the kind's fields (read with TRAFFIC_CONF, models/traffic.h); in the scenario's store */
 };
 
@@ -226,6 +227,9 @@ struct scn_traffic_ops {
     /* How many flows "ID.J" entry t names: J below it; 0 when it names only the flow "ID" (a single flow); -1 when
      * any J may name one (a generator whose count is known only at run time). */
     long (*numbered)(const struct scn_traffic *t);
+    /* Whether entry t starts when another model says so rather than at its start (a flow waiting on a trigger,
+     * models/trigger.h): its dump then has no start.  May be NULL: never. */
+    bool (*untimed)(const struct scn_traffic *t);
 };
 
 /* The hooks of entry t's kind. */

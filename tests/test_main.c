@@ -89,6 +89,7 @@ int main(int argc, char **argv)
     test_routing_runs_register();
     test_traffic_register();
     test_traffic_module_register();
+    test_trigger_register();
     test_fault_module_register();
     test_validation_register();
     test_golden_register();

@@ -54,6 +54,7 @@ void test_server_register(void);
 void test_checkpoint_register(void);
 void test_pathologies_register(void);
 void test_lossy_register(void);
+void test_trigger_register(void);
 void test_ib_register(void);
 void test_selective_register(void);
 void test_lb_register(void);

@@ -137,6 +137,7 @@ struct plan_work {
     const uint32_t *d;         /* hops to the nearest host */
     const double *node_load;
     uint32_t *unit, *unit_part, *saved, *q;
+    const bool *whole;         /* per unit: joins tied hosts, never split */
     struct unit_load *ul;
     uint32_t n_units;
     int n_parts;
@@ -197,7 +198,7 @@ static void rebalance(struct plan_work *w)
         memcpy(w->saved, w->unit, sizeof *w->unit * g->n_nodes);
         uint32_t n = w->n_units, u = UINT32_MAX;
         for (uint32_t i = 0; i < w->n_units && u == UINT32_MAX; i++)
-            if (w->unit_part[w->ul[i].unit] == (uint32_t)h &&
+            if (w->unit_part[w->ul[i].unit] == (uint32_t)h && !w->whole[w->ul[i].unit] &&
                 split_unit(g, w->d, w->unit, w->ul[i].unit, &n, w->unit_part, w->q))
                 u = w->ul[i].unit;
         if (u == UINT32_MAX)
@@ -216,7 +217,47 @@ static void rebalance(struct plan_work *w)
     }
 }
 
+/* The root of unit u among the merged (path halving). */
+static uint32_t root(uint32_t *up, uint32_t u)
+{
+    while (up[u] != u)
+        u = up[u] = up[up[u]];
+    return u;
+}
+
+/* Merges the units of tied hosts into one each, numbers the units 0.. anew in the order of their lowest old number,
+ * and marks the merged ones whole; returns the count.  up and num are scratch of n_units entries. */
+static uint32_t tie_units(const struct graph *g, uint32_t *unit, uint32_t n_units, const uint32_t (*ties)[2],
+                          uint32_t n_ties, bool *whole, uint32_t *up, uint32_t *num)
+{
+    for (uint32_t u = 0; u < n_units; u++)
+        up[u] = u, whole[u] = false;
+    for (uint32_t i = 0; i < n_ties; i++) {
+        uint32_t a = root(up, unit[g->host_node[ties[i][0]]]), b = root(up, unit[g->host_node[ties[i][1]]]);
+        if (a == b)
+            continue;
+        uint32_t lo = a < b ? a : b;
+        up[a + b - lo] = lo;
+        whole[lo] = true;
+    }
+    uint32_t m = 0;
+    for (uint32_t u = 0; u < n_units; u++)
+        if (root(up, u) == u) {
+            num[u] = m;
+            whole[m++] = whole[u]; /* m <= u: an entry not read again */
+        }
+    for (uint32_t n = 0; n < g->n_nodes; n++)
+        unit[n] = num[root(up, unit[n])];
+    return m;
+}
+
 int partition_plan(const struct graph *g, const uint64_t *port_tx, int n_parts, struct partition_plan *p)
+{
+    return partition_plan_tied(g, port_tx, n_parts, NULL, 0, p);
+}
+
+int partition_plan_tied(const struct graph *g, const uint64_t *port_tx, int n_parts, const uint32_t (*ties)[2],
+                        uint32_t n_ties, struct partition_plan *p)
 {
     memset(p, 0, sizeof *p);
     if (n_parts < 1 || n_parts > PARTITION_MAX)
@@ -231,7 +272,10 @@ int partition_plan(const struct graph *g, const uint64_t *port_tx, int n_parts, 
     bool ok = unit && d && saved && q && node_load && ul && p->part;
     uint32_t n_units = ok ? find_units(g, d, unit, &grouped, q) : 0;
     uint32_t *unit_part = n_units ? malloc(sizeof *unit_part * nn) : NULL; /* splits add units, never past nn */
-    if (!unit_part) {
+    bool *whole = calloc(nn, sizeof *whole);
+    if (!unit_part || !whole) {
+        free(unit_part);
+        free(whole);
         free(unit);
         free(d);
         free(saved);
@@ -241,6 +285,8 @@ int partition_plan(const struct graph *g, const uint64_t *port_tx, int n_parts, 
         partition_free(p);
         return -1;
     }
+    if (n_ties)
+        n_units = tie_units(g, unit, n_units, ties, n_ties, whole, saved, unit_part);
     p->n_parts = n_parts;
     for (uint32_t n = 0; n < g->n_nodes; n++) {
         const struct g_node *x = &g->nodes[n];
@@ -268,7 +314,7 @@ int partition_plan(const struct graph *g, const uint64_t *port_tx, int n_parts, 
         p->load[best] += ul[i].load;
     }
     if (!grouped) {
-        struct plan_work w = {g, d, node_load, unit, unit_part, saved, q, ul, n_units, n_parts, p->load, 0};
+        struct plan_work w = {g, d, node_load, unit, unit_part, saved, q, whole, ul, n_units, n_parts, p->load, 0};
         for (uint32_t n = 0; n < g->n_nodes; n++)
             w.total += node_load[n];
         rebalance(&w);
@@ -332,6 +378,7 @@ int partition_plan(const struct graph *g, const uint64_t *port_tx, int n_parts, 
     free(node_load);
     free(ul);
     free(unit_part);
+    free(whole);
     return 0;
 }
 

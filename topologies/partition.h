@@ -18,7 +18,7 @@
  * partitions stays uneven (7 pods of 64 ToRs on 64 partitions leave 57 partitions nearly empty).  A host is always in its
  * switch's unit: the partitioned engine (sim/parallel.h) relies on it, because a host's events read its
  * switch's ports (UGAL's choice of path, a faulty NIC's check of the watchdog), so a plan that cut a host
- * link would be a bug (it aborts).
+ * link would be a bug (it aborts).  Hosts tied by the traffic (partition_plan_tied) bring their units together.
  */
 #ifndef TOPOLOGIES_PARTITION_H
 #define TOPOLOGIES_PARTITION_H
@@ -48,6 +48,13 @@ struct partition_plan {
  * switch handles what each of its ports carries) and leaves cut_share 0.  Returns 0, or -1 when n_parts is out of range or memory runs out.
  */
 int partition_plan(const struct graph *g, const uint64_t *port_tx, int n_parts, struct partition_plan *p);
+/*
+ * The same, with n_ties pairs of hosts (host indices) that must share a partition: the ends of a trigger
+ * (models/trigger.h), whose activation at one host starts a flow at another at that very instant, which no
+ * lookahead allows across partitions.  The units of tied hosts are merged into one, which is never split.
+ */
+int partition_plan_tied(const struct graph *g, const uint64_t *port_tx, int n_parts, const uint32_t (*ties)[2],
+                        uint32_t n_ties, struct partition_plan *p);
 void partition_free(struct partition_plan *p);
 
 #endif

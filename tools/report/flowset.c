@@ -263,15 +263,16 @@ static const char *after_header(const char *csv, int *n_cols)
 
 /*
  * Checks one row's cells and reads its counts and times (v, in ps for the times); returns the first bad column,
- * or -1.  After start_ns a flow that did not finish has nothing; one whose last ACK did not reach its sender
- * has nothing after paused_ns.
+ * or -1.  After start_ns a flow that did not finish has nothing (nor in start_ns when it never started); one
+ * whose last ACK did not reach its sender has nothing after paused_ns.
  */
 static int parse_row(const char *const *cell, const size_t *cl, int n_cols, int64_t *v, bool *finished, bool *acked)
 {
     *finished = cl[C_FINISH] > 0;
     *acked = n_cols > C_ACKED && cl[C_ACKED] > 0;
     for (int k = C_PRIO; k < n_cols; k++) {
-        if ((!*finished && k >= C_FINISH) || (!*acked && k >= C_ACKED)) {
+        /* a flow whose trigger never fired (models/trigger.h) did not start either */
+        if ((!*finished && k >= C_FINISH) || (!*acked && k >= C_ACKED) || (!*finished && k == C_START && !cl[k])) {
             if (cl[k])
                 return k;
             continue;

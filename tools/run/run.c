@@ -5,6 +5,7 @@
 #include "models/credit.h"
 #include "models/pfcwd.h"
 #include "models/exchange.h"
+#include "models/trigger.h"
 #include "sim/mem.h"
 #include "sim/units.h"
 #include "tools/run/invariants.h"
@@ -75,7 +76,12 @@ static int run_partition(struct run *r, char *err, size_t errlen)
     if (w <= 0 || w == INT64_MAX)
         return 0;
     struct partition_plan plan;
-    if (partition_plan(&r->g, NULL, (int)n, &plan))
+    /* a trigger starts a flow at the instant another ends, at hosts a plan must then keep together */
+    uint32_t (*ties)[2] = NULL;
+    uint32_t n_ties = trigger_ties(r->scn, &ties);
+    int planned = partition_plan_tied(&r->g, NULL, (int)n, (const uint32_t(*)[2])ties, n_ties, &plan);
+    free(ties);
+    if (planned)
         mem_oom("planning the partitions");
     if (n > 1 && plan.lookahead_ps < SIM_PAR_MIN_WINDOW) {
         if (!run_comm) {
@@ -661,7 +667,8 @@ char *run_flows_csv(const struct run *r)
             continue; /* a collective's step not started, or one its collective summarizes (monitor.step_flows) */
         char s1[32], s2[32], s3[32], s4[32], s5[32];
         buf_printf(&b, "%s,%s,%s,%d,%lld,%s,", f->name, scn_host_name(r->scn, (int)f->src),
-                   scn_host_name(r->scn, (int)f->dst), f->prio, (long long)f->size, units_fmt_ns(f->start, s1, sizeof s1));
+                   scn_host_name(r->scn, (int)f->dst), f->prio, (long long)f->size,
+                   f->start < 0 ? "" : units_fmt_ns(f->start, s1, sizeof s1)); /* never started (trigger.h) */
         if (f->finish < 0) {
             buf_printf(&b, ",,,,,,,,,,\n");
             continue;
