@@ -40,7 +40,7 @@
  * Quick adapt, on every ACK and NACK, once per period of base_rtt + target: when the period ended with a loss
  * or a delay above 4 x target, and fewer than maxwnd / 2^qa_gate bytes were acknowledged in it, cwnd = those
  * bytes (at least MTU), and the ECN-marked ACKs and NACKs of the bytes then in flight are ignored.
- * NACK (a trimmed packet of nack_bytes): the delay EWMA takes a sample of RTT_net, quick adapt is asked for, and
+ * NACK (a trimmed packet of nack_bytes; none when the packet is no longer in flight): the delay EWMA takes a sample of RTT_net, quick adapt is asked for, and
  * unless it acts, cwnd -= nack_bytes (not for a trim at the last hop when the receiver runs its own congestion
  * control: there is none here yet, so always).  Timeout: cwnd -= the bytes resent, at least MTU.
  *
@@ -260,7 +260,10 @@ static void nscc_on_ack(struct flow *f, const struct cc_ack *a, sim_time_t now)
         return;
     }
     if (a->nack) {
-        on_nack(f, s, &c, a, now);
+        /* A NACK of a packet no longer in flight (acknowledged, or already resent after a timeout): the reference
+         * finds no send record and leaves the window alone. */
+        if (a->nack_bytes)
+            on_nack(f, s, &c, a, now);
         return;
     }
     sim_time_t delay = s->avg_delay;
@@ -336,7 +339,7 @@ static int nscc_host_values(const struct host *h, struct cc_value *out, int max)
 
 const struct cc_ops cc_nscc_ops = {
     .name = "nscc",
-    .flags = CC_F_RTT,
+    .flags = 0, /* no CC_F_RTT: its transport (UET) times every packet and fills cc_ack.rtt itself */
     .alpha_name = "NSCC average queuing delay (us)",
     .alpha_fraction = false,
     .target_name = "window-implied rate", /* cwnd x 8 / base RTT */

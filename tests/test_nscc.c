@@ -342,6 +342,10 @@ static void test_nack_timeout(void)
     CU_ASSERT_EQUAL(g.s->avg_delay, ewma(1000000, (double)BASE));
     g.o->on_ack(g.f, &(struct cc_ack){.nack = true, .last_hop = true, .nack_bytes = 1000}, t + 1);
     CU_ASSERT_EQUAL(g.s->cwnd, 6000); /* last hop: cut all the same */
+    sim_time_t avg = g.s->avg_delay;
+    nack(&g, t + 2, 0, 0, 5000); /* its packet is no longer in flight: nothing at all */
+    CU_ASSERT_EQUAL(g.s->cwnd, 6000);
+    CU_ASSERT_EQUAL(g.s->avg_delay, avg);
     nack(&g, t + 2, 3000, 0, 5000);
     CU_ASSERT_EQUAL(g.s->cwnd, MTU); /* at least one MTU */
     /* A NACK's RTT lowers the base RTT, and with it maxwnd. */
