@@ -40,14 +40,19 @@ enum cc_flags {
  * one byte of the flow before it reaches for the table. */
 #define CC_FLOW_ON_ACK 0x80u
 
-/* What an ACK or a NACK tells the sender (on_ack). */
+/*
+ * What an ACK or a NACK tells the sender (on_ack).  A transport that counts bytes in flight (Ultra Ethernet's)
+ * also calls on_ack when its retransmission timeout fires (timeout), so that a window algorithm (NSCC) learns
+ * of the bytes that left the flight; the byte fields are 0 under a transport that does not count them.
+ */
 struct cc_ack {
     uint32_t psn;              /* the receiver's next expected PSN (cumulative) */
     uint32_t newly_acked;      /* packets acknowledged for the first time by this frame */
     bool nack;                 /* a NACK: the receiver saw a gap at psn */
     bool ece;                  /* ECN-Echo: the data frame that caused it arrived CE-marked */
     const struct int_rec *tel; /* the hops of the acknowledged frame (CC_F_TELEMETRY), else NULL */
-    sim_time_t rtt;            /* a round-trip time sample this ACK completes (CC_F_RTT), else 0 */
+    sim_time_t rtt;            /* a round-trip time sample this ACK completes (CC_F_RTT), else 0; a transport
+                                * that times every packet (UET): the sample of the packet this ACK or NACK answers */
     uint32_t bytes;      /* bytes newly acknowledged: the increase of the receiver's count of bytes received (frame
                           * bytes, headers included), for a transport that counts it (UET); 0 otherwise */
     uint32_t nack_bytes; /* a NACK or a timeout: bytes of the packet to resend, which leave the flight */

@@ -674,6 +674,10 @@ struct net {
     uint32_t n_host_cfgs;
     struct pfcwd *wd;         /* PFC watchdog state (pfcwd.c), NULL when switch.watchdog is disabled */
     uint8_t cc;               /* the scenario's congestion control, an index in cc_registry (cc.h) */
+    /* The unloaded round trip of the network's longest path (a largest data frame out, an ACK back), worked out
+     * once when the network is built for a congestion control that derives its constants from it (NSCC's
+     * network_rtt "auto", cc_nscc.c), else 0 */
+    sim_time_t cc_net_rtt;
     struct int_pool **tel_pools; /* every INT pool by owner: the partitions', then own.tel (net_tel_ensure) */
     struct deadlock dl;
     /* routing and faults (route.c, fault.c) */

@@ -84,6 +84,7 @@ int main(int argc, char **argv)
     test_cc_register();
     test_cc_timely_register();
     test_dctcp_register();
+    test_nscc_register();
     test_cc_swift_register();
     test_net_register();
     test_routing_runs_register();

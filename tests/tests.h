@@ -20,6 +20,7 @@ void test_dcqcn_register(void);
 void test_cc_register(void);
 void test_cc_timely_register(void);
 void test_dctcp_register(void);
+void test_nscc_register(void);
 void test_cc_swift_register(void);
 void test_net_register(void);
 void test_routing_runs_register(void);
