@@ -35,6 +35,9 @@ enum cc_flags {
     CC_F_ECN = 1u << 3,       /* its sender slows down only on ECN marks (through CNPs or an echo on ACKs): the
                                * switches must mark where it flows (what rocesim doctor checks) */
     CC_F_ECN_STEP = 1u << 4,  /* it expects step marking at K (switch.ecn.kmin = kmax), as DCTCP does */
+    CC_F_BYTES = 1u << 5,     /* it learns from the bytes a transport counts in flight (cc_ack.bytes, nack_bytes,
+                               * inflight, rtt per ACK): only under a transport that counts them
+                               * (TRANSPORT_F_WINDOW: UET's), which the network's build checks */
 };
 /* flow.cc_flags holds the algorithm's flags and this one, set when it has an on_ack hook, so that an ACK tests
  * one byte of the flow before it reaches for the table. */

@@ -339,7 +339,7 @@ static int nscc_host_values(const struct host *h, struct cc_value *out, int max)
 
 const struct cc_ops cc_nscc_ops = {
     .name = "nscc",
-    .flags = 0, /* no CC_F_RTT: its transport (UET) times every packet and fills cc_ack.rtt itself */
+    .flags = CC_F_BYTES, /* no CC_F_RTT: its transport (UET) times every packet and fills cc_ack.rtt itself */
     .alpha_name = "NSCC average queuing delay (us)",
     .alpha_fraction = false,
     .target_name = "window-implied rate", /* cwnd x 8 / base RTT */

@@ -256,6 +256,12 @@ static int check_host_transport(const struct net *n, const struct host *h, const
                  n->scn->file, t->name, cc_registry[h->cc]->name, name);
         return SCN_EUSAGE;
     }
+    if ((cc_registry[h->cc]->flags & CC_F_BYTES) && !(t->flags & TRANSPORT_F_WINDOW)) {
+        snprintf(err, errlen, "%s: host.cc: expected a transport that counts its bytes in flight for \"%s\" "
+                 "(host.loss_recovery \"uet\"), got host.loss_recovery \"%s\" at host %s", n->scn->file,
+                 cc_registry[h->cc]->name, t->name, name);
+        return SCN_EUSAGE;
+    }
     if (entropy_registry[h->nic->entropy]->pick && !(t->flags & TRANSPORT_F_RECORDS)) {
         snprintf(err, errlen, "%s: host.entropy: expected \"flow\" or \"packet\" under host.loss_recovery \"%s\" "
                  "(\"%s\" learns from the entropy values acknowledgements echo: host.loss_recovery \"uet\"), "

@@ -18,7 +18,7 @@ static bool setup(struct scenario *scn, struct run *r, const char *rate, const c
     char json[1024];
     snprintf(json, sizeof json,
              "{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"%s\", \"delay\": \"1us\"}},"
-             " \"host\": {\"cc\": \"nscc\", \"mtu\": 4086, \"nscc\": {%s}}%s, \"traffic\": [{\"type\": \"flow\","
+             " \"host\": {\"cc\": \"nscc\", \"loss_recovery\": \"uet\", \"mtu\": 4086, \"nscc\": {%s}}%s, \"traffic\": [{\"type\": \"flow\","
              " \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"10MB\"}]}",
              rate, nscc, extra);
     return test_setup(json, NULL, NULL, scn, r);
@@ -88,7 +88,7 @@ static void test_auto_rtt(void)
     struct scenario scn;
     struct run r;
     CU_ASSERT_FATAL(test_setup("{\"topology\": {\"type\": \"fat-tree\", \"k\": 4, \"link\": {\"rate\": \"100Gbps\","
-                               " \"delay\": \"1us\"}}, \"host\": {\"cc\": \"nscc\"}, \"traffic\": [" FLOW "]}",
+                               " \"delay\": \"1us\"}}, \"host\": {\"cc\": \"nscc\", \"loss_recovery\": \"uet\"}, \"traffic\": [" FLOW "]}",
                                NULL, NULL, &scn, &r));
     sim_time_t data = units_tx_ps(1024 + HDR_DATA + WIRE_OVERHEAD, 100000000000LL);
     sim_time_t ack = units_tx_ps(FRAME_ACK + WIRE_OVERHEAD, 100000000000LL);
@@ -389,7 +389,7 @@ static void test_pair_base(void)
 static void test_settings(void)
 {
     static const struct test_bad bad[] = {
-        {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"host\": {\"cc\": \"nscc\", \"nscc\": {\"network_rtt\":"
+        {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"host\": {\"cc\": \"nscc\", \"loss_recovery\": \"uet\", \"nscc\": {\"network_rtt\":"
          " \"soon\"}}, \"traffic\": []}",
          "t.json: host.nscc.network_rtt: expected a time"},
         {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"host\": {\"nscc\": {\"qa_gate\": 40}}, \"traffic\": []}",

@@ -228,6 +228,8 @@ static void test_errors(void)
     test_load_errors(bad, sizeof bad / sizeof *bad);
     build_refused("--set host.entropy=reps", "rocesim: /tmp/rocesim-test-uet-bad.json: host.entropy: expected \"flow\" or "
                   "\"packet\" under host.loss_recovery \"go-back-n\"");
+    build_refused("--set host.cc=nscc", "host.cc: expected a transport that counts its bytes in flight for \"nscc\" "
+                  "(host.loss_recovery \"uet\"), got host.loss_recovery \"go-back-n\"");
     build_refused("--set host.loss_recovery=uet --set host.cc=hpcc", "host.cc: expected a congestion control without "
                   "in-band telemetry under host.loss_recovery \"uet\"");
 }
