@@ -43,6 +43,22 @@ static void test_irn(void) { run_named("IRN's headline comparison"); }
 static void test_nccl_latency(void) { run_named("NCCL on a rail: latency, ring vs tree"); }
 static void test_nccl_bandwidth(void) { run_named("NCCL ring on a rail: bandwidth"); }
 
+/* The UEC reference simulator's small experiments (the 1,024-host ones run in `make validation` only). */
+static void test_uec(void)
+{
+    static const char *const small[] = {"Single Connection", "Bidirectional Connection", "Small 16 node incast",
+                                        "3 to 1 incast with long running flow", "outcast incast",
+                                        "Small permutation (16 nodes)", "Small permutation, single path"};
+    static struct vresult res[8];
+    for (size_t i = 0; i < sizeof small / sizeof *small; i++) {
+        int n = 0;
+        CU_ASSERT_FATAL(validation_uec_one(small[i], res, &n, 8));
+        CU_ASSERT_EQUAL(n, 1);
+        printf("\n    %s: expected %s, measured %s; %s", res[0].check, res[0].expected, res[0].measured, res[0].note);
+        CU_ASSERT(res[0].pass);
+    }
+}
+
 void test_validation_register(void)
 {
     CU_pSuite s = CU_add_suite("validation", NULL, NULL);
@@ -56,6 +72,8 @@ void test_validation_register(void)
     CU_add_test(s, "selective repeat under loss; ECMP, adaptive routing and spraying on a k=8 permutation",
                 test_multipath);
     CU_add_test(s, "IRN's default case: IRN without PFC 6-83% below RoCE with PFC in mean and p99 FCT", test_irn);
+    CU_add_test(s, "the UEC reference simulator's small regression experiments, imported: tail within 5% of the target, "
+                "packet counts within 20% of the reference's", test_uec);
     CU_add_test(s, "NCCL all-reduce on a rail: alpha-beta latency (2-64 servers), ring/tree crossover", test_nccl_latency);
     CU_add_test(s, "NCCL ring all-reduce on a rail: busbw within 5% of the bound (2-64 servers)", test_nccl_bandwidth);
 }

@@ -171,15 +171,19 @@ static bool run_plans(struct vresult *out, int *n, int cap, const char *only)
             return false;
         struct vresult *v = &out[(*n)++];
         memset(v, 0, sizeof *v);
-        snprintf(v->check, sizeof v->check, "%s: %s", e->plan, e->name);
-        snprintf(v->reference, sizeof v->reference, "htsim_uec -tm %s %s", e->cm, e->args);
+        bool fits = snprintf(v->check, sizeof v->check, "%s: %s", e->plan, e->name) < (int)sizeof v->check;
+        snprintf(v->reference, sizeof v->reference, "htsim_uec, %s",
+                 strcmp(e->plan, "lb") == 0 ? "validate_load_balancing_snd.txt" : "validate_uec_sender.txt");
         snprintf(v->expected, sizeof v->expected, "tail <= %.0f us (reference %.1f us)", e->target_us * 1.05,
                  e->ref_us);
         if (rc) {
             v->informative = true;
             snprintf(v->measured, sizeof v->measured, "not run");
             snprintf(v->tolerance, sizeof v->tolerance, "-");
-            snprintf(v->note, sizeof v->note, "the import refuses it: %s", why);
+            fits &= snprintf(v->note, sizeof v->note, "%s %s: the import refuses it (%s)", e->cm, e->args, why) <
+                    (int)sizeof v->note;
+            if (!fits)
+                fprintf(stderr, "validation: %s: a field of its row does not fit\n", e->name);
             continue;
         }
         snprintf(v->measured, sizeof v->measured, "%.1f us (%.2fx the reference)", res.tail_us,
@@ -187,9 +191,15 @@ static bool run_plans(struct vresult *out, int *n, int cap, const char *only)
         snprintf(v->tolerance, sizeof v->tolerance, "5%% over target; counts 20%%");
         bool counts = res.new_pkts == e->ref_new && close_count(res.rtx, e->ref_rtx, e->ref_new) &&
                       close_count(res.nacks, e->ref_nacks, e->ref_new);
-        v->pass = res.done == res.total && res.tail_us <= 1.05 * e->target_us && counts;
-        snprintf(v->note, sizeof v->note, "%u/%u done; new %.0f (reference %.0f), resent %.0f (%.0f), NACKs %.0f (%.0f)",
-                 res.done, res.total, res.new_pkts, e->ref_new, res.rtx, e->ref_rtx, res.nacks, e->ref_nacks);
+        char done[32] = "";
+        if (res.done != res.total)
+            snprintf(done, sizeof done, "; %u of %u done", res.done, res.total);
+        fits &= snprintf(v->note, sizeof v->note, "%s %s: new %.0f (ref. %.0f), resent %.0f (%.0f), NACKs %.0f (%.0f)%s",
+                         e->cm, e->args, res.new_pkts, e->ref_new, res.rtx, e->ref_rtx, res.nacks, e->ref_nacks, done) <
+                (int)sizeof v->note;
+        if (!fits)
+            fprintf(stderr, "validation: %s: a field of its row does not fit\n", e->name);
+        v->pass = fits && res.done == res.total && res.tail_us <= 1.05 * e->target_us && counts;
     }
     return true;
 }
