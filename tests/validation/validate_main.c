@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#define CAP 128
+#define CAP 192
 
 int main(int argc, char **argv)
 {
