@@ -536,7 +536,7 @@ static struct transport_reply on_data(struct flow *f, const struct pkt *k, uint3
 {
     (void)ack_every; /* UET coalesces by bytes: host.uet.sack_threshold */
     struct uet_rcv *r = rcv_of(f, k->psn);
-    if (r->rccc)
+    if (r->rccc && f->finish < 0) /* a copy after the whole message asks for nothing */
         heard_target(f, r, k, false);
     bool first = !r->data;
     r->data = true;
