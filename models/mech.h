@@ -22,6 +22,7 @@
  *   70 deadlock   init; at a line of the grid: the checks that came due; free
  *   80 pfcwd      init (arms its poll when switch.watchdog is on); free (settings: switch.watchdog)
  *   90 faults     free
+ *   95 rccc       free: the hosts' pull pacers (after the flows, whose release leaves their lists)
  *  100 flows      free: the table of flows
  *  101 steps      free: the places summarized steps left (net_make_step)
  *  105 gdr        free: the traffics' choices of the GPU's path (gdr_choose)

@@ -55,8 +55,11 @@ struct framing {
     uint16_t wire;      /* what the link carries besides each frame's bytes (Ethernet: preamble and gap) */
 };
 
-/* PKT_TRIM: what is left of a data frame a switch trimmed (trim.c): its flow and PSN, the headers only. */
-enum pkt_type { PKT_DATA, PKT_ACK, PKT_NACK, PKT_CNP, PKT_PAUSE, PKT_TRIM };
+/* PKT_TRIM: what is left of a data frame a switch trimmed (trim.c): its flow and PSN, the headers only.  PKT_PULL and
+ * PKT_RTS: a transport's own control frames, which the NIC hands to it (transport.h, on_ctrl): UET's pull (from the
+ * receiver's pacer: credit for the sender; psn the pull counter) and request to send (from a sender out of credit),
+ * both of an ACK's size at host.ack_priority (rccc.c). */
+enum pkt_type { PKT_DATA, PKT_ACK, PKT_NACK, PKT_CNP, PKT_PAUSE, PKT_TRIM, PKT_PULL, PKT_RTS };
 
 #define ECN_ECT 1
 #define ECN_CE 2
@@ -100,8 +103,9 @@ struct pkt {
 enum { ROUTE_BY_FLOW = 1, ROUTE_BALANCED = 2 }; /* pkt.route_flow's bits */
 
 /* pkt.tflags's bits.  A data frame: the sender asks for an ACK at once (AR), the frame is a retransmission (RTX).
- * A trimmed frame: the switch that trimmed it was the last before the receiver (LAST_HOP). */
-enum pkt_tflags { PKT_TF_AR = 1, PKT_TF_RTX = 2, PKT_TF_LAST_HOP = 4 };
+ * A trimmed frame: the switch that trimmed it was the last before the receiver (LAST_HOP).  A PULL: credit the
+ * sender did not ask for (SLOW_PULL, rccc.c). */
+enum pkt_tflags { PKT_TF_AR = 1, PKT_TF_RTX = 2, PKT_TF_LAST_HOP = 4, PKT_TF_SLOW_PULL = 8 };
 
 struct pktq {
     struct pkt *head, *tail;
@@ -127,6 +131,7 @@ struct flow_owner {
     const struct flow_owner_ops *ops;
 };
 struct nic_fault;
+struct rccc_host;
 struct lfc_ops;
 struct pfc_settings;
 struct nic_params;
@@ -324,8 +329,8 @@ struct flow {
     struct sim_timer pace_timer, rto_timer, cc_timer; /* cc_timer: its congestion control's (cc.h) */
     _Alignas(8) unsigned char cc_state[CC_STATE_BYTES]; /* its congestion control's per-flow state (cc.h) */
     uint32_t rtt_psn;         /* CC_F_RTT: the ACK that covers PSN rtt_psn - 1 completes the sample; 0: none out */
-    /* Frames of it that left the sender (data, resends included) and that reached it (ACK, NACK, CNP): with the
-     * receiver's two counts, whether any frame of it is still in the network (net_step_end). */
+    /* Frames of it that left the sender (data, resends and RTS included) and that reached it (ACK, NACK, CNP, PULL):
+     * with the receiver's two counts, whether any frame of it is still in the network (net_step_end). */
     uint32_t data_tx, ctl_rx;
     sim_time_t rtt_sent;      /* ... which left the sender then */
     uint64_t retx_bytes, cnps_rx, timeouts;
@@ -351,13 +356,13 @@ struct flow {
     _Alignas(64) uint32_t rcv_nxt;
     uint32_t since_ack;
     bool nack_outstanding;
-    uint32_t data_rx;         /* data frames that reached the receiver, duplicates included */
+    uint32_t data_rx;         /* data frames (and RTS) that reached the receiver, duplicates included */
     sim_time_t last_cnp;      /* the notification point's last CNP for this flow (-1: none yet) */
     sim_time_t finish;        /* -1 until the receiver holds the last byte */
     /* ... but for the time its data packets waited in queues of a paused priority, added atomically by every node
      * of its path (see paused_acc) */
     sim_time_t paused_ns;
-    uint32_t ctl_tx;          /* ACKs, NACKs and CNPs the receiver sent */
+    uint32_t ctl_tx;          /* ACKs, NACKs, CNPs and PULLs the receiver sent */
     void *tp_rcv;             /* its transport's receiver state beyond these fields, or NULL (transport.h) */
 };
 _Static_assert(sizeof(struct flow) == 576, "a flow is nine lines: a new field goes in a hole of its end's lines");
@@ -394,6 +399,7 @@ struct host {
     /* Where arriving frames go instead of the transport while a fault holds them up (a slow receiver's pipeline,
      * fault.c), else NULL: the NIC tests it without knowing the faults. */
     void (*rx_divert)(struct net *n, struct host *h, struct pkt *k);
+    struct rccc_host *rccc;   /* UET's receiver credit state (rccc.c): its pull pacer; NULL until a flow needs it */
 };
 
 /* Host h's ready lists of its port i. */
@@ -487,6 +493,7 @@ struct net_counters {
     uint64_t ooo_arrivals, ooo_distance;
     uint64_t trimmed;           /* data frames dropped for buffer whose headers a switch sent on (trim.c) */
     uint64_t cnp_nack;          /* CNPs sent beside a NACK for a gap (host.nack_cnp), counted in cnp_sent too */
+    uint64_t pulls_sent, rts_sent; /* UET's receiver credit (rccc.c): PULL frames of the pacers, RTS of senders */
     uint64_t data_in_flight;   /* data packets alive */
     uint64_t data_bytes_in_flight;
     struct prio_counters prio[NPRIO];
@@ -609,7 +616,7 @@ struct net_part {
     uint32_t n_tel_back, cap_tel_back;
     bool beat;                /* a heartbeat of the deadlock detector came due (deadlock.h) */
     bool blocked;             /* a switch egress became blocked (deadlock_blocked) */
-    uint64_t spare[3];        /* to whole lines */
+    uint64_t spare[1];        /* to whole lines */
 };
 _Static_assert(sizeof(struct net_part) % 64 == 0, "partitions' counts side by side share no line (net_partition)");
 

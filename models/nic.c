@@ -373,11 +373,12 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
         k->size = n->fr.frame_ack;
         k->prio = ap < 0 ? f->prio : (uint8_t)ap;
         k->ecn = (uint8_t)(data->ecn & ECN_CE); /* ECN_ECE: DCTCP's echo, one store for every algorithm */
-        if (__builtin_expect(data->tel != 0, 0)) {
+        if (__builtin_expect(rec != 0, 0)) {
+            k->tel = rec; /* the transport's own record: what its ACK says beyond the frame's fields (the data
+                           * frame's own, a UET pull target, goes with it) */
+        } else if (__builtin_expect(data->tel != 0, 0)) {
             k->size += int_wire_bytes(net_int_rec(n, data->tel));
             int_echo(k, data);
-        } else if (__builtin_expect(rec != 0, 0)) {
-            k->tel = rec; /* the transport's own record: what its ACK says beyond the frame's fields */
         }
     }
     if (f->path_len) {
@@ -390,6 +391,40 @@ static void send_ctrl(struct net *n, struct host *h, struct flow *f, int type, u
     port_kick(p);
 }
 
+
+/* See nic.h.  A PULL leaves the receiver as an ACK does (its port, priority, reverse path), an RTS the sender as its
+ * data does. */
+void nic_send_ctrl(struct net *n, struct flow *f, int type, uint32_t psn, uint8_t tflags, uint32_t rec)
+{
+    bool back = type == PKT_PULL;
+    struct host *h = &n->hosts[back ? f->dst : f->src];
+    struct pkt *k = pkt_alloc(n);
+    k->type = (uint8_t)type;
+    k->flow = f->idx;
+    k->psn = psn;
+    k->tflags = tflags;
+    k->tel = rec;
+    k->size = n->fr.frame_ack;
+    int ap = h->tp->ack_priority;
+    k->prio = ap < 0 ? f->prio : (uint8_t)ap;
+    k->dst_host = back ? f->src : f->dst;
+    k->hash = back ? f->hash_rev : f->hash_fwd;
+    if (f->path_len) {
+        k->route_flow = ROUTE_BY_FLOW;
+        k->reverse = back;
+        k->hop = back ? (uint8_t)(f->path_len - 1) : 0;
+    }
+    if (back) {
+        f->ctl_tx++;
+        net_np(n)->c.pulls_sent++;
+    } else {
+        f->data_tx++;
+        net_np(n)->c.rts_sent++;
+    }
+    struct port *p = h->port + (back ? f->rport : f->sport);
+    portq_push(p, k->prio, k);
+    port_kick(p);
+}
 
 /* Receiver h sends flow f's sender a CNP. */
 static void send_cnp(struct net *n, struct host *h, struct flow *f)
@@ -470,6 +505,24 @@ static void receive_trimmed(struct net *n, struct host *h, struct pkt *k)
     if (f->finish >= 0)
         return; /* a late notice: the receiver holds it all */
     send_reply(n, h, f, transport_on_trimmed(f, k), k);
+}
+
+/* A control frame of the transport's own (nic_send_ctrl): a PULL at the sender, an RTS at the receiver. */
+static void receive_ctrl(struct net *n, struct pkt *k)
+{
+    struct flow *f = net_flow(n, k->flow);
+    bool (*on_ctrl)(struct flow *, const struct pkt *) = transport_registry[f->transport]->on_ctrl;
+    if (k->type == PKT_PULL) {
+        f->ctl_rx++;
+        if (!f->sender_done && on_ctrl && on_ctrl(f, k))
+            make_ready(n, f);
+    } else {
+        f->data_rx++;
+        if (f->finish < 0 && on_ctrl)
+            on_ctrl(f, k);
+    }
+    if (__builtin_expect(f->step, 0))
+        net_step_end(n, f);
 }
 
 static void receive_ack(struct net *n, struct pkt *k)
@@ -559,11 +612,15 @@ void nic_process(struct net *n, struct host *h, struct pkt *k)
         break;
     }
     default:
-        if (k->type != PKT_TRIM) {
+        /* here, not cases of their own: rare frames should not cost the others a test */
+        if (k->type == PKT_TRIM) {
+            receive_trimmed(n, h, k);
+        } else if (k->type == PKT_PULL || k->type == PKT_RTS) {
+            receive_ctrl(n, k);
+        } else {
             fprintf(stderr, "rocesim: bug: host received frame type %d\n", k->type);
             abort();
         }
-        receive_trimmed(n, h, k); /* here, not a case of its own: a rare frame should not cost the others a test */
         break;
     }
     pkt_free(n, k);

@@ -47,6 +47,12 @@ void nic_receive(struct net *n, struct host *h, struct pkt *k);
 /* The transport's handling of a frame the NIC's receive pipeline delivers (nic_receive without slow_receiver). */
 void nic_process(struct net *n, struct host *h, struct pkt *k);
 struct pkt *nic_dequeue(struct net *n, struct host *h, struct port *p);
+/*
+ * Queues a control frame of flow f's transport's own (transport.h, on_ctrl), of an ACK's size at the sending host's
+ * host.ack_priority: PKT_PULL from the receiver to the sender, PKT_RTS from the sender to the receiver, carrying psn,
+ * tflags and the side record rec (0: none).  Called in the event of the host that sends it.
+ */
+void nic_send_ctrl(struct net *n, struct flow *f, int type, uint32_t psn, uint8_t tflags, uint32_t rec);
 void nic_flow_start(struct sim *s, void *obj, uint64_t arg);
 /* Prefetches for a host port's transmitter wake-up, the event `ahead` events away (port.c's hook). */
 void nic_wake_prefetch(const struct port *p, int ahead);

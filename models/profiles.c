@@ -9,6 +9,7 @@
 #include "models/fabric.h"
 #include "models/pfc.h"
 #include "models/profiles.h"
+#include "models/rccc.h"
 #include "models/cc.h"
 #include "models/entropy.h"
 #include "models/nic.h"
@@ -269,7 +270,7 @@ static int check_host_transport(const struct net *n, const struct host *h, const
                  entropy_registry[h->nic->entropy]->name, name);
         return SCN_EUSAGE;
     }
-    return 0;
+    return rccc_check_host(n, h, name, err, errlen);
 }
 
 int net_resolve_settings(struct net *n, char *err, size_t errlen)

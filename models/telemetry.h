@@ -53,7 +53,8 @@ struct int_hop {
 
 /*
  * What a UET acknowledgement carries beyond a frame's fields (transport_uet.c): the PSN of the data frame that caused
- * it, the entropy value that frame took, and a selective acknowledgement of the 64 PSNs from sack_base on.  It rides
+ * it, the entropy value that frame took, and a selective acknowledgement of the 64 PSNs from sack_base on; and what
+ * a UET data frame or RTS of a flow under receiver credit carries beyond them, its pull target.  It rides
  * in the same side pool as INT records, in a record whose n_hops is INT_UET, so that it crosses partitions and
  * processes as they do (exchange.c).
  */
@@ -63,6 +64,8 @@ struct uet_ack {
     uint32_t acked;       /* the PSN of the data (or trimmed) frame it answers */
     uint16_t ev;          /* that frame's entropy value */
     uint8_t flags;        /* enum pkt_tflags of that frame (RTX, LAST_HOP) */
+    int64_t pull;         /* on a data frame, its trimmed header or an RTS of a flow under RCCC: the sender's pull
+                           * target, in quanta (rccc.c) */
 };
 
 #define INT_UET 0xff /* int_rec.n_hops of a record that holds a struct uet_ack */

@@ -25,7 +25,10 @@
  *   when snd_una reaches n_pkts;
  * - the retransmission timeout (host.rto or qp_timeout, with its retry count, kept by the NIC) calls on_timeout,
  *   which chooses what is sent again; the NIC re-arms the timer and makes the flow ready.
- * Frames are PKT_DATA, PKT_ACK and PKT_NACK (net.h), psn carrying the transport's sequence number.
+ * - a control frame of the transport's own (PKT_PULL at the sender, PKT_RTS at the receiver) goes to on_ctrl; at
+ *   the sender, true when it has frames to send again.  The transport sends them with nic_send_ctrl (nic.h).
+ * Frames are PKT_DATA, PKT_ACK and PKT_NACK (net.h), psn carrying the transport's sequence number, and the optional
+ * PKT_PULL and PKT_RTS.
  *
  * Costs: go-back-N's hooks are inline and called directly when it is the flow's transport (index 0, as PFC and
  * strict priority are); any other transport is called through transport_registry, one indirect call per hook.
@@ -37,10 +40,10 @@
  * How far the hooks reach.  A sender may hold back (snd_nxt at n_pkts) until an answer from the receiver lets it go
  * on (recover returns true), and what the receiver's answer to a data frame means (the psn of its ACK, the PSN a
  * NACK's sack names) is the transport's.  A transport may keep per-flow state beyond struct flow's in flow.tp_snd
- * (written by the sender's hooks alone) and flow.tp_rcv (the receiver's), and choose its timeout (rto).  What
- * they do not give yet: a receiver that sends on a clock of its own (pulls paced at its link rate, credits for a
- * flow whose data has not arrived) and a control frame other than an ACK or NACK.  Those come with their first
- * user, Ultra Ethernet's receiver-credited delivery, rather than guessed now.
+ * (written by the sender's hooks alone) and flow.tp_rcv (the receiver's), and choose its timeout (rto).  A receiver
+ * may send on a clock of its own: a timer of its host's (the host's entity, armed in that host's events alone) whose
+ * events send control frames of the transport's own through the NIC (nic_send_ctrl), which reach the other end's
+ * on_ctrl; UET's receiver credit (rccc.c) paces its pulls so, one pacer per receiving host.
  */
 #ifndef MODELS_TRANSPORT_H
 #define MODELS_TRANSPORT_H
@@ -97,6 +100,10 @@ struct transport_ops {
     void (*stamp)(struct flow *f, struct pkt *k);
     /* Optional.  Sender: the timeout to arm now, given host.rto's; NULL: host.rto (or qp_timeout's). */
     sim_time_t (*rto)(const struct flow *f, sim_time_t rto);
+    /* Optional.  A control frame of the transport's own arrived: PKT_PULL at a sender not done, PKT_RTS at a
+     * receiver not done.  At the sender, true when it has frames to send again (the NIC makes the flow ready).
+     * NULL: the transport sends none. */
+    bool (*on_ctrl)(struct flow *f, const struct pkt *k);
     /* Optional.  The flow's state beyond struct flow's (flow.tp_snd, tp_rcv) is released: the run ends with the
      * flow unfinished.  A transport frees it itself when the flow is done at that end. */
     void (*release)(struct flow *f);

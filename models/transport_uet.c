@@ -26,6 +26,11 @@
  * earliest send of any packet in flight, and computes RTO = 15 us + 6 x queue size x 8 / line rate; the import
  * of its runs sets host.rto so: docs/uet.md.)
  *
+ * Receiver credit (host.uet.rccc; rccc.c, where its formulas are): a packet also needs the sender's credit > 0,
+ * granted by the receiving host's pull pacer; data frames carry the pull target in a side record, the receiver
+ * answers them, their trimmed headers and RTS frames by asking its pacer for pulls, and PULL frames (on_ctrl) add
+ * to the credit.  With a congestion control's window too (NSCC), both must allow a packet.
+ *
  * Load balancing at the source: the flow's entropy module (host.entropy, entropy.h) chooses each data packet's
  * entropy value, carried in pkt.quanta and hashed into pkt.hash, which the switches hash with their salt; it hears
  * what came back for each value: a clean or ECN-echoing ACK, a NACK (unless the trim was at the last hop, which
@@ -38,11 +43,13 @@
  */
 #include "models/entropy.h"
 #include "models/nic.h"
+#include "models/rccc.h"
 #include "models/transport.h"
 #include "sim/mem.h"
 #include "sim/settings.h"
 #include "sim/units.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +60,7 @@
 
 struct uet_params {
     int64_t sack_threshold; /* bytes received since the last ACK after which the receiver acknowledges */
+    struct rccc_params rccc; /* receiver credit (rccc.c) */
 };
 
 static const struct setting_group uet_group;
@@ -66,6 +74,9 @@ struct uet_snd {
     uint32_t cap;
     uint32_t rtx_head, rtx_n; /* the FIFO of lost PSNs to resend, in rtxq */
     uint64_t inflight;        /* bytes */
+    int64_t rtx_bytes;        /* frame bytes of the PSNs lost and not resent or acknowledged since */
+    bool rccc;                /* it runs on the receiver's credit (cr) */
+    struct rccc_snd cr;
     const struct entropy_ops *ev_ops;
     void *ev;                 /* the entropy module's state, or NULL */
     sim_time_t *sent_at;      /* per PSN (ring): its last sending */
@@ -77,11 +88,19 @@ struct uet_rcv {
     uint32_t cap;
     uint32_t since_ack; /* frame bytes accepted since the last ACK */
     uint64_t *bits;     /* PSNs above rcv_nxt that arrived (ring) */
+    bool data;          /* a data frame has arrived (the first is acknowledged at once) */
+    bool rccc;          /* its sender runs on credit: the pull state (cr) */
+    struct rccc_rcv cr;
 };
 
 static const struct uet_params *uet_params_of(const struct flow *f)
 {
     return SETTINGS_OF(f->net->hosts[f->dst].cfg, uet_group, struct uet_params);
+}
+
+const struct rccc_params *rccc_params_of(const struct scn_host *h)
+{
+    return &SETTINGS_OF(h, uet_group, struct uet_params)->rccc;
 }
 
 /* The bytes of PSN psn's data frame. */
@@ -123,6 +142,10 @@ static struct uet_snd *snd_of(struct flow *f)
         s->ev = mem_xcalloc(1, o->state_bytes(paths), "a UET sender's entropy state");
         o->init(s->ev, paths, &r);
     }
+    if (rccc_params_of(h->cfg)->on) {
+        s->rccc = true;
+        rccc_snd_init(f, &s->cr, f->size + (int64_t)f->n_pkts * f->net->fr.hdr_data);
+    }
     f->tp_snd = s;
     return s;
 }
@@ -147,16 +170,19 @@ static void snd_grow(struct flow *f, struct uet_snd *s, uint32_t span)
 
 static inline uint8_t *st_of(struct uet_snd *s, uint32_t psn) { return &s->st[psn & (s->cap - 1)]; }
 
-static void rtx_push(struct uet_snd *s, uint32_t psn)
+/* PSN psn (of frame bytes b, its state now PS_LOST) joins the resends. */
+static void rtx_push(struct uet_snd *s, uint32_t psn, uint32_t b)
 {
     s->rtxq[(s->rtx_head + s->rtx_n) & (s->cap - 1)] = psn;
     s->rtx_n++;
+    s->rtx_bytes += b;
 }
 
-/* Whether the window lets a frame of b bytes go now. */
-static inline bool window_allows(const struct flow *f, const struct uet_snd *s, uint32_t b)
+/* Whether a frame of b bytes may go now: the window lets it (a congestion control's, flow.cc_wnd) and the
+ * receiver's credit does (RCCC), each when there is one. */
+static inline bool may_send(const struct flow *f, const struct uet_snd *s, uint32_t b)
 {
-    return !f->cc_wnd || s->inflight + b <= f->cc_wnd;
+    return (!f->cc_wnd || s->inflight + b <= f->cc_wnd) && (!s->rccc || s->cr.credit > 0);
 }
 
 /* The PSN to send next, smax the highest sent + 1: the oldest lost one, else new data, when the window allows it;
@@ -166,12 +192,12 @@ static uint32_t next_psn(struct flow *f, struct uet_snd *s, uint32_t smax)
     while (s->rtx_n) {
         uint32_t p = s->rtxq[s->rtx_head & (s->cap - 1)];
         if (p >= f->snd_una && PS_STATE(*st_of(s, p)) == PS_LOST)
-            return window_allows(f, s, frame_bytes(f, p)) ? p : f->n_pkts;
+            return may_send(f, s, frame_bytes(f, p)) ? p : f->n_pkts;
         s->rtx_head = (s->rtx_head + 1) & (s->cap - 1); /* acknowledged since: nothing to resend */
         s->rtx_n--;
     }
     uint32_t p = smax;
-    if (p >= f->n_pkts || !window_allows(f, s, frame_bytes(f, p)))
+    if (p >= f->n_pkts || !may_send(f, s, frame_bytes(f, p)))
         return f->n_pkts;
     if (p - f->snd_una >= s->cap) {
         if (s->cap == CAP_MAX)
@@ -202,12 +228,19 @@ static void sent(struct flow *f)
         s->rtx_n--;
     }
     unsigned sends = psn < f->snd_max ? PS_SENDS(*b) : 0;
+    uint32_t bytes = frame_bytes(f, psn);
+    if (PS_STATE(*b) == PS_LOST)
+        s->rtx_bytes -= bytes;
     if (PS_STATE(*b) != PS_OUT)
-        s->inflight += frame_bytes(f, psn);
+        s->inflight += bytes;
     *b = (uint8_t)(PS_OUT | (sends < 63 ? sends + 1 : 63) << 2);
     s->sent_at[psn & (s->cap - 1)] = net_sim(f->net)->now;
+    if (s->rccc)
+        rccc_spend(&s->cr, bytes, psn >= f->snd_max);
     /* the NIC moves snd_max after this hook (nic.c, make_data) */
     f->snd_nxt = next_psn(f, s, f->snd_max > psn + 1 ? f->snd_max : psn + 1);
+    if (s->rccc)
+        rccc_active(f, &s->cr, s->rtx_bytes, false);
 }
 
 static void stamp(struct flow *f, struct pkt *k)
@@ -221,8 +254,17 @@ static void stamp(struct flow *f, struct pkt *k)
     bool rtx = PS_SENDS(*st_of(s, k->psn)) > 1;
     if (rtx)
         k->tflags |= PKT_TF_RTX;
-    if (rtx || f->snd_nxt >= f->n_pkts || (f->cc_wnd && s->inflight + frame_bytes(f, k->psn) >= f->cc_wnd))
+    if (rtx || f->snd_nxt >= f->n_pkts || (f->cc_wnd && s->inflight + frame_bytes(f, k->psn) >= f->cc_wnd) ||
+        (s->rccc && s->cr.credit <= 0))
         k->tflags |= PKT_TF_AR;
+    if (s->rccc) {
+        /* the pull target rides in a side record, as an ACK's selective acknowledgement does */
+        struct net *n = f->net;
+        k->tel = int_get(net_np(n)->tel);
+        struct int_rec *x = net_int_rec(n, k->tel);
+        x->n_hops = INT_UET;
+        x->uet = (struct uet_ack){.pull = rccc_target(f, &s->cr, s->rtx_bytes)};
+    }
 }
 
 static void release_snd(struct flow *f)
@@ -230,6 +272,8 @@ static void release_snd(struct flow *f)
     struct uet_snd *s = f->tp_snd;
     if (!s)
         return;
+    if (s->rccc)
+        rccc_active(f, &s->cr, 0, true);
     snd_free_arrays(s);
     free(s->ev);
     free(s);
@@ -250,6 +294,8 @@ static inline uint32_t ack_psn(struct flow *f, struct uet_snd *s, uint32_t p)
     if (PS_STATE(*b) == PS_OUT) {
         got = frame_bytes(f, p);
         s->inflight -= got;
+    } else if (PS_STATE(*b) == PS_LOST) {
+        s->rtx_bytes -= frame_bytes(f, p); /* no longer to resend: its place in the FIFO is passed over */
     }
     if (PS_STATE(*b) != PS_ACKED)
         *b = (uint8_t)((*b & ~3u) | PS_ACKED);
@@ -285,7 +331,7 @@ static void on_ack(struct flow *f, const struct pkt *k, struct cc_ack *a)
             a->nack_bytes = frame_bytes(f, p);
             s->inflight -= a->nack_bytes;
             *b = (uint8_t)((*b & ~3u) | PS_LOST);
-            rtx_push(s, p);
+            rtx_push(s, p, a->nack_bytes);
         }
         feedback(s, u->ev, a->last_hop ? ((k->ecn & ECN_ECE) ? EV_ECN : EV_GOOD) : EV_NACK, now);
     } else {
@@ -311,8 +357,21 @@ static void on_ack(struct flow *f, const struct pkt *k, struct cc_ack *a)
     a->newly_acked = newly;
     a->bytes = bytes;
     a->inflight = (uint32_t)s->inflight;
+    if (s->rccc)
+        rccc_heard(&s->cr);
     if (f->snd_una >= f->n_pkts)
         release_snd(f);
+}
+
+/* Whether the flow has something to send again after what it heard (an ACK, a NACK, a PULL). */
+static bool resume(struct flow *f)
+{
+    struct uet_snd *s = f->tp_snd;
+    uint32_t before = f->snd_nxt;
+    bool go = set_next(f, next_psn(f, s, f->snd_max)) && (before >= f->n_pkts || f->snd_nxt != before);
+    if (s->rccc)
+        rccc_active(f, &s->cr, s->rtx_bytes, false);
+    return go;
 }
 
 static bool recover(struct flow *f, const struct pkt *k)
@@ -320,8 +379,7 @@ static bool recover(struct flow *f, const struct pkt *k)
     (void)k;
     if (!f->tp_snd)
         return false; /* done */
-    uint32_t before = f->snd_nxt;
-    return set_next(f, next_psn(f, f->tp_snd, f->snd_max)) && (before >= f->n_pkts || f->snd_nxt != before);
+    return resume(f);
 }
 
 /* The packet in flight sent earliest is lost: a scan of the PSNs outstanding, once per timeout (never per
@@ -338,19 +396,28 @@ static void on_timeout(struct flow *f)
         }
     sim_time_t now = net_sim(f->net)->now;
     feedback(s, EV_UNKNOWN, EV_TIMEOUT, now);
+    bool queued = s->rtx_bytes > 0; /* resends were waiting already: the receiver may not know (an RTS tells it) */
     if (lost < f->n_pkts) {
         uint8_t *b = st_of(s, lost);
         uint32_t bytes = frame_bytes(f, lost);
         s->inflight -= bytes;
         *b = (uint8_t)((*b & ~3u) | PS_LOST);
-        rtx_push(s, lost);
+        rtx_push(s, lost, bytes);
         if (f->cc_flags & CC_FLOW_ON_ACK) {
             struct cc_ack a = {.psn = f->snd_una, .nack = true, .timeout = true, .nack_bytes = bytes,
                                .inflight = (uint32_t)s->inflight};
             flow_cc(f)->on_ack(f, &a, now);
         }
     }
+    if (s->rccc) {
+        if (queued)
+            rccc_heard(&s->cr);
+        if ((queued || s->cr.credit <= 0) && s->cr.backlog + s->rtx_bytes > 0)
+            rccc_rts(f, &s->cr, s->rtx_bytes);
+    }
     set_next(f, next_psn(f, s, f->snd_max));
+    if (s->rccc)
+        rccc_active(f, &s->cr, s->rtx_bytes, false);
 }
 
 /* host.rto after the send of the lowest PSN still in flight (now, when none is). */
@@ -391,6 +458,10 @@ static struct uet_rcv *rcv_of(struct flow *f, uint32_t psn)
         r = mem_xcalloc(1, sizeof *r, "a UET receiver");
         r->cap = CAP_MIN;
         r->bits = mem_xcalloc(r->cap / 64, sizeof *r->bits, "a UET receiver's bitmap");
+        if (rccc_params_of(f->net->hosts[f->src].cfg)->on) {
+            r->rccc = true;
+            rccc_rcv_init(f, &r->cr);
+        }
         f->tp_rcv = r;
     }
     if (psn >= f->rcv_nxt && psn - f->rcv_nxt >= r->cap) {
@@ -445,10 +516,30 @@ static struct transport_reply reply(struct flow *f, const struct uet_rcv *r, con
     return (struct transport_reply){.type = type, .psn = f->rcv_nxt, .rec = id};
 }
 
+/* The receiver of a flow under RCCC: frame k's pull target, if it carries one; ask: request a pull in any case. */
+static void heard_target(struct flow *f, struct uet_rcv *r, const struct pkt *k, bool ask)
+{
+    if (k->tel)
+        rccc_rcv_target(f, &r->cr, net_int_rec(f->net, k->tel)->uet.pull, ask);
+}
+
+static void free_rcv(struct flow *f, struct uet_rcv *r)
+{
+    if (r->rccc)
+        rccc_rcv_done(f, &r->cr);
+    free(r->bits);
+    free(r);
+    f->tp_rcv = NULL;
+}
+
 static struct transport_reply on_data(struct flow *f, const struct pkt *k, uint32_t ack_every)
 {
     (void)ack_every; /* UET coalesces by bytes: host.uet.sack_threshold */
     struct uet_rcv *r = rcv_of(f, k->psn);
+    if (r->rccc && f->finish < 0) /* a copy after the whole message asks for nothing */
+        heard_target(f, r, k, false);
+    bool first = !r->data;
+    r->data = true;
     if (k->psn < f->rcv_nxt || rbit(r, k->psn))
         return reply(f, r, k, PKT_ACK, false); /* a duplicate: at once */
     if (k->psn > f->rcv_nxt) {
@@ -464,15 +555,12 @@ static struct transport_reply on_data(struct flow *f, const struct pkt *k, uint3
     r->since_ack += k->size;
     bool ce = (k->ecn & ECN_CE) != 0, ar = (k->tflags & PKT_TF_AR) != 0;
     bool last = f->rcv_nxt == f->n_pkts;
-    if (!(ce || ar || last || f->data_rx == 1 || r->since_ack >= (uint64_t)uet_params_of(f)->sack_threshold))
+    if (!(ce || ar || last || first || r->since_ack >= (uint64_t)uet_params_of(f)->sack_threshold))
         return (struct transport_reply){0};
     r->since_ack = 0;
     struct transport_reply a = reply(f, r, k, PKT_ACK, ce || ar);
-    if (last) {
-        free(r->bits);
-        free(r);
-        f->tp_rcv = NULL;
-    }
+    if (last)
+        free_rcv(f, r);
     return a;
 }
 
@@ -480,18 +568,36 @@ static struct transport_reply on_trimmed(struct flow *f, const struct pkt *k)
 {
     if (k->psn < f->rcv_nxt)
         return (struct transport_reply){0};
-    return reply(f, f->tp_rcv, k, PKT_NACK, true);
+    struct uet_rcv *r = f->tp_rcv;
+    if (!r && rccc_params_of(f->net->hosts[f->src].cfg)->on)
+        r = rcv_of(f, k->psn);
+    if (r && r->rccc)
+        heard_target(f, r, k, true); /* the sender will resend it: a pull for it */
+    return reply(f, r, k, PKT_NACK, true);
+}
+
+/* A PULL at the sender (its credit), an RTS at the receiver (its pull target, and a pull in any case). */
+static bool on_ctrl(struct flow *f, const struct pkt *k)
+{
+    if (k->type == PKT_PULL) {
+        struct uet_snd *s = f->tp_snd;
+        if (!s || !s->rccc)
+            return false;
+        rccc_heard(&s->cr);
+        rccc_pulled(&s->cr, k);
+        return resume(f);
+    }
+    struct uet_rcv *r = rcv_of(f, f->rcv_nxt);
+    if (r->rccc)
+        heard_target(f, r, k, true);
+    return false;
 }
 
 static void release(struct flow *f)
 {
     release_snd(f);
-    struct uet_rcv *r = f->tp_rcv;
-    if (r) {
-        free(r->bits);
-        free(r);
-        f->tp_rcv = NULL;
-    }
+    if (f->tp_rcv)
+        free_rcv(f, f->tp_rcv);
 }
 
 /* Both ends at their first ring size, and an entropy module's state for 64 values. */
@@ -502,10 +608,35 @@ static size_t state_bytes(const struct scn_host *h)
            CAP_MIN / 8 + 1200 + 6 * 16;
 }
 
+static int check_uet(struct setting_ctx *sc, const cJSON *obj, const char *path, void *base)
+{
+    const struct uet_params *p = base;
+    char q[SETTING_PATH_MAX];
+    (void)obj;
+    if (p->rccc.pull_credit % RCCC_QUANTUM)
+        return setting_bad(sc, setting_join(q, path, "pull_credit"), "expected a multiple of %dB (the pull quantum), "
+                           "got %lldB", RCCC_QUANTUM, (long long)p->rccc.pull_credit);
+    return 0;
+}
+
 static const struct setting uet_fields[] = {
     {SET_FIELD("sack_threshold", SETTING_SIZE, struct uet_params, sack_threshold, SETTING_POSITIVE, "16384B",
                "The receiver acknowledges once this many bytes (frames' bytes) arrived since its last ACK, and at once "
                "for a CE-marked packet, one that asks for it, the first, the last and a duplicate")},
+    {SET_FIELD("rccc", SETTING_BOOL, struct uet_params, rccc.on, 0, "false",
+               "Receiver credit (RCCC): the flows this host sends go only on credit its receivers' pull pacers grant, "
+               "after a speculative first window of max_credit BDPs")},
+    {SET_FIELD("base_rtt", SETTING_TIME, struct uet_params, rccc.base_rtt_ps, 0, "0us",
+               "RCCC: the round trip a flow's BDP (x its line rate) and its RTS spacing come from; 0us: the flow's own "
+               "unloaded round trip")},
+    {SET_NUM("max_credit", struct uet_params, rccc.max_credit, SETTING_LO_OPEN, 0, 1000, "1.5",
+             "RCCC: in BDPs, a sender's speculative credit at its start, the most credit it holds or asks for, and the "
+             "most an idle sender is given unasked")},
+    {SET_FIELD("pull_credit", SETTING_SIZE, struct uet_params, rccc.pull_credit, SETTING_POSITIVE, "16384B",
+               "RCCC: the most credit one pull grants (a multiple of 256B, the pull quantum)")},
+    {SET_NUM("pull_rate", struct uet_params, rccc.pull_rate, SETTING_LO_OPEN, 0, 1, "0.99",
+             "RCCC: the receiving host's pull pacer grants credit at this fraction of its line rate")},
+    {SET_CHECK(check_uet)},
     {0},
 };
 
@@ -516,5 +647,5 @@ static const struct setting_group uet_group = {
 static const struct transport_ops uet_transport_ops = {
     .name = "uet", .flags = TRANSPORT_F_RECORDS | TRANSPORT_F_WINDOW, .sent = sent, .on_data = on_data,
     .on_ack = on_ack, .recover = recover, .on_timeout = on_timeout, .on_trimmed = on_trimmed, .stamp = stamp,
-    .rto = rto, .release = release, .state_bytes = state_bytes};
+    .rto = rto, .on_ctrl = on_ctrl, .release = release, .state_bytes = state_bytes};
 MODULE_REGISTER(transport_kind, "uet", &uet_transport_ops, &uet_group);

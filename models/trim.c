@@ -34,8 +34,8 @@ bool trim_frame(struct net *n, struct sw *w, struct pkt *k)
         return false;
     net_count_loss(n, k, DROP_BUFFER); /* the data frame's loss, but k lives on as the notice */
     net_np(n)->c.trimmed++;
-    if (k->tel) {
-        net_tel_put(n, k->tel); /* its INT record goes with its payload */
+    if (k->tel && net_int_rec(n, k->tel)->n_hops != INT_UET) {
+        net_tel_put(n, k->tel); /* its INT record goes with its payload; a UET header's record (its pull target) stays */
         k->tel = 0;
     }
     k->type = PKT_TRIM;

@@ -119,6 +119,7 @@ int main(int argc, char **argv)
     test_lb_register();
     test_trim_register();
     test_uet_register();
+    test_rccc_register();
     test_reads_register();
     test_observers_register();
     test_observer_module_register();

@@ -61,6 +61,7 @@ void test_selective_register(void);
 void test_lb_register(void);
 void test_trim_register(void);
 void test_uet_register(void);
+void test_rccc_register(void);
 void test_reads_register(void);
 void test_observers_register(void);
 void test_observer_module_register(void);

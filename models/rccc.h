@@ -1,0 +1,97 @@
+/*
+ * rccc — Ultra Ethernet's receiver credit-based congestion control (RCCC), the part of UET's delivery
+ * (transport_uet.c) that lets a receiver meter its senders: host.uet.rccc.  The formulas and the reference are at
+ * the top of rccc.c; this is what the transport calls.
+ *
+ * The sender's credit (struct rccc_snd) lives in the flow's UET sender state and is written by the sender's hooks
+ * alone; the receiver's pull bookkeeping (struct rccc_rcv) in its receiver state.  Each host keeps one
+ * struct rccc_host (host.rccc, made at its first need, in its own event): as a receiver its pull pacer, shared by
+ * every flow into it, whose timer is the host's own; as a sender the count of its flows that have credit and
+ * something to send.
+ */
+#ifndef MODELS_RCCC_H
+#define MODELS_RCCC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/net.h"
+
+/* The unit of the pull counter and of the pull target, in bytes (UEC's pull quantum; the reference's
+ * UEC_PULL_QUANTUM). */
+#define RCCC_QUANTUM 256
+
+/* RCCC's settings: fields of host.uet (transport_uet.c's group). */
+struct rccc_params {
+    bool on;             /* a flow sent by this host runs on credit */
+    int64_t base_rtt_ps; /* the round trip the credit window is sized from; 0: the flow's own unloaded one */
+    double max_credit;   /* in BDPs: speculative credit at start, the most credit held, asked for or given unasked */
+    int64_t pull_credit; /* the most one pull grants, bytes (a multiple of RCCC_QUANTUM) */
+    double pull_rate;    /* the pacer's rate as a fraction of the receiving host's line rate */
+};
+
+/* The settings of host.uet (transport_uet.c) for host settings h: RCCC's part. */
+const struct rccc_params *rccc_params_of(const struct scn_host *h);
+
+/* The sender's credit. */
+struct rccc_snd {
+    int64_t credit;      /* bytes it may still send; a frame goes while > 0, so it may end up to a frame below 0 */
+    int64_t max;         /* max_credit x BDP, bytes */
+    int64_t backlog;     /* frame bytes of the PSNs never sent */
+    int64_t pull;        /* the highest pull counter heard (quanta) */
+    sim_time_t rtt;      /* the round trip the window is sized from, and the least time between two RTS */
+    sim_time_t last_rts; /* -1: none sent */
+    bool speculating;    /* nothing heard back yet: the credit is the speculative start */
+    bool active;         /* counted in its host's rccc_host.active */
+};
+
+/* The receiver's pull state of a flow, and its places in its host's pacer's lists. */
+struct rccc_rcv {
+    struct flow *f;
+    int64_t target;      /* the highest pull target heard (quanta) */
+    int64_t pulled;      /* the pull counter granted so far (quanta) */
+    int64_t slow_max;    /* unasked credit an idle sender may be given (quanta) */
+    struct rccc_rcv *act_prev, *act_next, *idle_prev, *idle_next;
+    bool in_act, in_idle;
+};
+
+/* Sender: its credit at the flow's first frame (the speculative start); total: the flow's frame bytes. */
+void rccc_snd_init(struct flow *f, struct rccc_snd *c, int64_t total);
+/* Sender: a frame of `bytes` goes, new (never sent) or a resend. */
+static inline void rccc_spend(struct rccc_snd *c, uint32_t bytes, bool fresh)
+{
+    c->credit -= bytes;
+    if (fresh)
+        c->backlog -= bytes;
+}
+/* Sender: the pull target a data frame (or an RTS) carries, in quanta; rtx: the frame bytes queued for resend. */
+int64_t rccc_target(const struct flow *f, const struct rccc_snd *c, int64_t rtx);
+/* Sender: the receiver answered (an ACK, a NACK or a PULL): the speculative credit left is dropped. */
+static inline void rccc_heard(struct rccc_snd *c)
+{
+    if (c->speculating) {
+        c->speculating = false;
+        if (c->credit > 0)
+            c->credit = 0;
+    }
+}
+/* Sender: a PULL frame k arrived (after rccc_heard): its credit. */
+void rccc_pulled(struct rccc_snd *c, const struct pkt *k);
+/* Sender: sends an RTS carrying the pull target, unless one went less than a round trip ago. */
+void rccc_rts(struct flow *f, struct rccc_snd *c, int64_t rtx);
+/* Sender: after each of its hooks, whether the flow has credit and something to send (rtx: the bytes queued for
+ * resend), for its host's count; done: the sender's state is going. */
+void rccc_active(struct flow *f, struct rccc_snd *c, int64_t rtx, bool done);
+
+/* Receiver: its state at the flow's first frame. */
+void rccc_rcv_init(struct flow *f, struct rccc_rcv *r);
+/* Receiver: a frame carrying pull target `target` (quanta) arrived; ask: a trimmed frame or an RTS, which ask the
+ * pacer for a pull even when the target has not moved. */
+void rccc_rcv_target(struct flow *f, struct rccc_rcv *r, int64_t target, bool ask);
+/* Receiver: the flow is done at the receiver (or the run ends): it leaves the pacer. */
+void rccc_rcv_done(struct flow *f, struct rccc_rcv *r);
+
+/* Whether host settings h ask for RCCC where it cannot run (0), or SCN_EUSAGE with the message (profiles.c). */
+int rccc_check_host(const struct net *n, const struct host *h, const char *name, char *err, size_t errlen);
+
+#endif
