@@ -60,7 +60,8 @@ struct cc_ack {
                           * bytes, headers included), for a transport that counts it (UET); 0 otherwise */
     uint32_t nack_bytes; /* a NACK or a timeout: bytes of the packet to resend, which leave the flight */
     uint32_t inflight;   /* bytes the transport counts in flight after this ACK/NACK/timeout (UET); 0: not counted */
-    bool last_hop;       /* the NACK answers a trim at the last switch before the receiver */
+    bool last_hop;       /* the NACK answers a trim at the last switch before the receiver, and the receiver
+                          * paces its link with credit (UET's RCCC): no fault of the sender's window */
     bool timeout;        /* not an ACK: the retransmission timeout fired (nack_bytes: what it resends) */
 };
 

@@ -213,8 +213,8 @@ static void on_nack(struct flow *f, struct nscc_state *s, const struct nscc_cons
     /* The reference takes its flight before the NACKed packet leaves it; the transport's count is after. */
     if (quick_adapt(f, s, c, true, true, 0, a->inflight + a->nack_bytes, now))
         return;
-    bool receiver_cc = false; /* receiver-credited congestion control: none yet */
-    if (!receiver_cc || !a->last_hop)
+    /* last_hop: a trim at the receiver's own link under receiver credit (RCCC), which paces that link already */
+    if (!a->last_hop)
         set_window(f, s, bounded((int64_t)s->cwnd - a->nack_bytes, c, nscc_maxwnd(s->base_rtt, c->line_bps)));
 }
 

@@ -325,7 +325,8 @@ static void on_ack(struct flow *f, const struct pkt *k, struct cc_ack *a)
     if (k->type == PKT_NACK) {
         uint32_t p = u->acked;
         a->nack = true;
-        a->last_hop = (u->flags & PKT_TF_LAST_HOP) != 0;
+        bool last = (u->flags & PKT_TF_LAST_HOP) != 0;
+        a->last_hop = last && s->rccc; /* the receiver's credit already paces that link: NSCC spares it */
         if (p >= f->snd_una && p < f->snd_max && PS_STATE(*st_of(s, p)) == PS_OUT) {
             uint8_t *b = st_of(s, p);
             a->nack_bytes = frame_bytes(f, p);
@@ -333,7 +334,7 @@ static void on_ack(struct flow *f, const struct pkt *k, struct cc_ack *a)
             *b = (uint8_t)((*b & ~3u) | PS_LOST);
             rtx_push(s, p, a->nack_bytes);
         }
-        feedback(s, u->ev, a->last_hop ? ((k->ecn & ECN_ECE) ? EV_ECN : EV_GOOD) : EV_NACK, now);
+        feedback(s, u->ev, last ? ((k->ecn & ECN_ECE) ? EV_ECN : EV_GOOD) : EV_NACK, now);
     } else {
         uint32_t cum = k->psn < f->snd_max ? k->psn : f->snd_max;
         for (uint32_t p = una; p < cum; p++) {
