@@ -217,6 +217,34 @@ static void test_options(void)
     cJSON_Delete(o);
 }
 
+/* The reference's three modes: NSCC alone (no flag, -sender_cc_only), RCCC alone (-receiver_cc_only), both
+ * (-receiver_cc, which leaves NSCC on); RCCC's credit sized from the network's round trip. */
+static void test_cc_modes(void)
+{
+    cJSON *o = NULL;
+    char err[SCN_ERR_MAX];
+    CU_ASSERT_EQUAL_FATAL(imp(one16, NULL, "-tm CM -receiver_cc_only", &o, err, sizeof err, NULL), 0);
+    at_is(o, "host.cc", "\"none\"");
+    at_is(o, "host.uet.rccc", "true");
+    at_is(o, "host.uet.base_rtt", "\"14.02272us\"");
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "host"), "nscc"));
+    cJSON_Delete(o);
+    CU_ASSERT_EQUAL_FATAL(imp(one16, NULL, "-tm CM -receiver_cc", &o, err, sizeof err, NULL), 0);
+    at_is(o, "host.cc", "\"nscc\"");
+    at_is(o, "host.uet.rccc", "true");
+    at_is(o, "host.nscc.network_rtt", "\"14.02272us\"");
+    cJSON_Delete(o);
+    CU_ASSERT_EQUAL_FATAL(imp(one16, NULL, "-tm CM -receiver_cc_only -sender_cc", &o, err, sizeof err, NULL), 0);
+    at_is(o, "host.cc", "\"nscc\"");
+    at_is(o, "host.uet.rccc", "true");
+    cJSON_Delete(o);
+    CU_ASSERT_EQUAL_FATAL(imp(one16, NULL, "-tm CM", &o, err, sizeof err, NULL), 0);
+    at_is(o, "host.cc", "\"nscc\"");
+    CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(o, "host"), "uet"), "rccc"));
+    cJSON_Delete(o);
+}
+
 /* Flows and triggers: ids, names made unique, starts truncated, trigger kinds; recv_done_trigger noted, not fired. */
 static void test_flows_triggers(void)
 {
@@ -320,10 +348,6 @@ static void test_malformed(void)
 static void test_refused_options(void)
 {
     refused(one16, NULL, "-tm CM -sleek", "-sleek: not modelled (SLEEK loss recovery)");
-    refused(one16, NULL, "-tm CM -receiver_cc_only",
-            "-receiver_cc_only: not modelled (RCCC, UET's receiver-credit congestion control)");
-    refused(one16, NULL, "-tm CM -sender_cc_only -receiver_cc",
-            "-receiver_cc: not modelled (RCCC, UET's receiver-credit congestion control)");
     refused(one16, NULL, "-tm CM -conn_reuse",
             "-conn_reuse: not modelled (several messages on one connection, the reference's PDC)");
     refused(one16, NULL, "-tm CM -load_balancing_algo reps_legacy",
@@ -427,6 +451,7 @@ static void test_cli_round_trip(void)
 void test_uet_import_register(void)
 {
     CU_pSuite s = CU_add_suite("uet-htsim import", NULL, NULL);
+    CU_add_test(s, "the reference's three congestion-control modes: NSCC, RCCC, both", test_cc_modes);
     CU_add_test(s, "the default run: RTT_net, queue, ECN and RTO as the reference prints them (100 and 400 Gbps)",
                 test_default_constants);
     CU_add_test(s, "a leaf-spine file and the automatic two-tier tree: RTT_net 9.34848 us, RTO 72.768 us",

@@ -465,6 +465,10 @@ int htsim_export(const cJSON *scn, const char *name, struct htsim_export *x, cha
         opt(cmd, "-paths", "%.0f", j->valuedouble);
     if (size_at(scn, "host.uet.sack_threshold", &v) && v != 16384)
         opt(cmd, "-sack_threshold", "%lld", (long long)v);
+    if (cJSON_IsTrue(at(scn, "host.uet.rccc"))) {
+        const char *cc = str_at(scn, "host.cc");
+        opt(cmd, cc && !strcmp(cc, "nscc") ? "-receiver_cc" : "-receiver_cc_only", "%s", "");
+    }
     j = at(scn, "host.nscc.qa_gate");
     if (cJSON_IsNumber(j) && j->valuedouble != 3)
         opt(cmd, "-qa_gate", "%.0f", j->valuedouble);

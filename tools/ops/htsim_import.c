@@ -75,7 +75,7 @@ struct opts {
     int mtu, qa_gate;
     bool q_set, ecn_set, no_trim, accurate_rtt, no_nack_rtt;
     const char *lb;
-    const char *receiver_opt; /* the last option that left receiver CC on, or NULL */
+    bool sender_cc, receiver_cc; /* NSCC (the reference's default) and RCCC, as the options leave them */
     struct sbuf cmdline;
 };
 
@@ -170,7 +170,8 @@ static const struct {
 static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
 {
     *o = (struct opts){.tiers = 3, .linkspeed_bps = 100000000000LL, .mtu = 4150, .paths = 64, .trimsize = 64,
-                       .sack = 16384, .hop_ps = 1000000, .end_us = 1000, .seed = 13, .qa_gate = -1, .lb = "mixed"};
+                       .sack = 16384, .hop_ps = 1000000, .end_us = 1000, .seed = 13, .qa_gate = -1, .lb = "mixed",
+                       .sender_cc = true};
     sb_printf(&o->cmdline, "htsim_uec");
     for (int i = 0; i < argc; i++)
         sb_printf(&o->cmdline, " %s", argv[i]);
@@ -312,16 +313,22 @@ static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
             if (strcmp(VAL(1), "nscc"))
                 return ifail(x, "-sender_cc_algo %.40s: not modelled (rocesim's UET runs NSCC; dctcp and constant "
                              "windows are the reference's alternatives)", VAL(1));
+            o->sender_cc = true;
         } else if (!strcmp(a, "-queue_type") || !strcmp(a, "-host_queue_type") || !strcmp(a, "-strat")) {
             NEED(1);
             const char *want = a[1] == 'q' ? "composite" : a[1] == 'h' ? "fair_prio" : "ecmp_host";
             if (strcmp(VAL(1), want))
                 return ifail(x, "%s %.40s: not modelled (only the reference's default, %s, is)", a, VAL(1), want);
-        } else if (!strcmp(a, "-receiver_cc_only") || !strcmp(a, "-receiver_cc")) {
-            o->receiver_opt = a; /* refused below unless a later -sender_cc_only turns receiver CC off again */
+        } else if (!strcmp(a, "-receiver_cc_only")) {
+            o->sender_cc = false;
+            o->receiver_cc = true;
+        } else if (!strcmp(a, "-receiver_cc")) {
+            o->receiver_cc = true; /* NSCC stays as it was: on, unless -receiver_cc_only turned it off */
         } else if (!strcmp(a, "-sender_cc_only")) {
-            o->receiver_opt = NULL;
+            o->sender_cc = true;
+            o->receiver_cc = false;
         } else if (!strcmp(a, "-sender_cc")) {
+            o->sender_cc = true;
         } else if (!strcmp(a, "-disable_trim")) {
             o->no_trim = true;
         } else if (!strcmp(a, "-enable_accurate_base_rtt")) {
@@ -335,8 +342,6 @@ static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
 #undef VAL
 #undef NEED
     }
-    if (o->receiver_opt)
-        return ifail(x, "%s: not modelled (RCCC, UET's receiver-credit congestion control)", o->receiver_opt);
     if (!o->tm)
         return ifail(x, "-tm: the connection matrix is required (the reference would read it from its standard "
                      "input)");
@@ -657,10 +662,16 @@ static cJSON *scenario(const struct opts *o, const struct htsim_topo *t, const s
     cJSON_AddNumberToObject(h, "priority", DATA_PRIORITY);
     cJSON_AddNumberToObject(h, "ack_priority", CTRL_PRIORITY);
     cJSON_AddStringToObject(h, "loss_recovery", "uet");
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(h, "uet"), "sack_threshold", fmt_bytes(o->sack, b, sizeof b));
+    cJSON *u = cJSON_AddObjectToObject(h, "uet");
+    cJSON_AddStringToObject(u, "sack_threshold", fmt_bytes(o->sack, b, sizeof b));
+    if (o->receiver_cc) {
+        /* its credit's BDP from the network's round trip, as the reference sizes it */
+        cJSON_AddBoolToObject(u, "rccc", true);
+        cJSON_AddStringToObject(u, "base_rtt", htsim_fmt_time(c->rtt_ps, b, sizeof b));
+    }
     cJSON_AddStringToObject(h, "rto", htsim_fmt_time(c->rto_ps, b, sizeof b));
-    cJSON_AddStringToObject(h, "cc", "nscc");
-    cJSON *n = cJSON_AddObjectToObject(h, "nscc");
+    cJSON_AddStringToObject(h, "cc", o->sender_cc ? "nscc" : "none");
+    cJSON *n = o->sender_cc ? cJSON_AddObjectToObject(h, "nscc") : cJSON_CreateObject();
     cJSON_AddStringToObject(n, "network_rtt", htsim_fmt_time(c->rtt_ps, b, sizeof b));
     if (o->target_ps)
         cJSON_AddStringToObject(n, "target_delay", htsim_fmt_time(o->target_ps, b, sizeof b));
@@ -671,6 +682,8 @@ static cJSON *scenario(const struct opts *o, const struct htsim_topo *t, const s
         cJSON_AddStringToObject(n, "base_rtt", "pair");
     if (o->no_nack_rtt)
         cJSON_AddBoolToObject(n, "nack_base_rtt", false);
+    if (!o->sender_cc)
+        cJSON_Delete(n);
     cJSON_AddStringToObject(h, "entropy", o->lb);
     cJSON_AddNumberToObject(h, "entropy_paths", o->paths);
     if (cm->n_trigs)
