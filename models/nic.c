@@ -154,6 +154,13 @@ static void pace_done(struct sim *s, void *obj, uint64_t arg)
 
 static void rto_fired(struct sim *s, void *obj, uint64_t arg);
 
+/* Whether the timer of f, whose transport is not go-back-N, fired with nothing in flight (transport_ops.idle). */
+static __attribute__((noinline)) bool transport_idle(const struct flow *f)
+{
+    const struct transport_ops *t = transport_registry[f->transport];
+    return t->idle && t->idle(f);
+}
+
 /* The timeout of a flow whose transport chooses its own (transport_ops.rto), else host.rto's: out of line, so that
  * go-back-N's arming pays one test. */
 static __attribute__((noinline)) sim_time_t transport_rto(const struct flow *f, sim_time_t rto)
@@ -206,6 +213,12 @@ static void rto_fired(struct sim *s, void *obj, uint64_t arg)
     SIM_ASSERT_ENT(s, flow_sender_ent(f));
     if (f->sender_done)
         return;
+    if (__builtin_expect(f->transport != TRANSPORT_GBN, 0) && transport_idle(f)) {
+        transport_on_timeout(f); /* its own wake-up, nothing in flight: not a timeout */
+        arm_rto(n, f);
+        make_ready(n, f);
+        return;
+    }
     f->timeouts++;
     net_np(n)->c.timeouts++;
     net_timeout(n, f); /* spurious or not: decided in the order of the drops (net.h) */

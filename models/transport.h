@@ -98,6 +98,10 @@ struct transport_ops {
     /* Optional.  Sender: data frame k (of PSN k->psn, which sent has just passed) is built; the transport may set
      * what it carries of its own (k->quanta, k->tflags) and its entropy (k->hash).  Not called for go-back-N. */
     void (*stamp)(struct flow *f, struct pkt *k);
+    /* Optional.  Sender, when its timer fires: true when nothing is in flight, so that the firing is the transport's
+     * own wake-up (on_timeout still runs: UET's RTS), not a timeout: not counted, no retry spent.  NULL: always a
+     * timeout. */
+    bool (*idle)(const struct flow *f);
     /* Optional.  Sender: the timeout to arm now, given host.rto's; NULL: host.rto (or qp_timeout's). */
     sim_time_t (*rto)(const struct flow *f, sim_time_t rto);
     /* Optional.  A control frame of the transport's own arrived: PKT_PULL at a sender not done, PKT_RTS at a

@@ -396,7 +396,8 @@ static void on_timeout(struct flow *f)
             oldest = s->sent_at[p & (s->cap - 1)];
         }
     sim_time_t now = net_sim(f->net)->now;
-    feedback(s, EV_UNKNOWN, EV_TIMEOUT, now);
+    if (lost < f->n_pkts)
+        feedback(s, EV_UNKNOWN, EV_TIMEOUT, now); /* a wake-up with nothing in flight says nothing of a path */
     bool queued = s->rtx_bytes > 0; /* resends were waiting already: the receiver may not know (an RTS tells it) */
     if (lost < f->n_pkts) {
         uint8_t *b = st_of(s, lost);
@@ -419,6 +420,19 @@ static void on_timeout(struct flow *f)
     set_next(f, next_psn(f, s, f->snd_max));
     if (s->rccc)
         rccc_active(f, &s->cr, s->rtx_bytes, false);
+}
+
+/* Whether no packet is in flight: the timer's firing is then the sender's own wake-up (an RTS when out of credit),
+ * not a timeout (transport_ops.idle). */
+static bool idle(const struct flow *f)
+{
+    const struct uet_snd *s = f->tp_snd;
+    if (!s)
+        return true;
+    for (uint32_t p = f->snd_una; p < f->snd_max; p++)
+        if (PS_STATE(s->st[p & (s->cap - 1)]) == PS_OUT)
+            return false;
+    return true;
 }
 
 /* host.rto after the send of the lowest PSN still in flight (now, when none is). */
@@ -648,5 +662,5 @@ static const struct setting_group uet_group = {
 static const struct transport_ops uet_transport_ops = {
     .name = "uet", .flags = TRANSPORT_F_RECORDS | TRANSPORT_F_WINDOW, .sent = sent, .on_data = on_data,
     .on_ack = on_ack, .recover = recover, .on_timeout = on_timeout, .on_trimmed = on_trimmed, .stamp = stamp,
-    .rto = rto, .on_ctrl = on_ctrl, .release = release, .state_bytes = state_bytes};
+    .rto = rto, .idle = idle, .on_ctrl = on_ctrl, .release = release, .state_bytes = state_bytes};
 MODULE_REGISTER(transport_kind, "uet", &uet_transport_ops, &uet_group);
