@@ -46,9 +46,12 @@ static void test_nccl_bandwidth(void) { run_named("NCCL ring on a rail: bandwidt
 /* The UEC reference simulator's small experiments (the 1,024-host ones run in `make validation` only). */
 static void test_uec(void)
 {
-    static const char *const small[] = {"Single Connection", "Bidirectional Connection", "Small 16 node incast",
-                                        "3 to 1 incast with long running flow", "outcast incast",
-                                        "Small permutation (16 nodes)", "Small permutation, single path"};
+    static const char *const small[] = {
+        "sender: Single Connection", "sender: Bidirectional Connection", "sender: Small 16 node incast",
+        "sender: 3 to 1 incast with long running flow", "sender: outcast incast", "sender: Small permutation (16 nodes)",
+        "sender: Small permutation, single path", "rcv: Single Connection", "rcv: Small 16 node incast",
+        "rcv: 3 to 1 incast with long running flow", "rcv: Small permutation (16 nodes)", "both: Small 16 node incast",
+        "both: 3 to 1 incast with long running flow", "both: Small permutation (16 nodes)"};
     static struct vresult res[8];
     for (size_t i = 0; i < sizeof small / sizeof *small; i++) {
         int n = 0;

@@ -31,7 +31,9 @@ struct uec_exp {
     double ref_new, ref_rtx, ref_nacks;
 };
 
-/* validate_uec_sender.txt and validate_load_balancing_snd.txt, with validate_outputs/'s results. */
+/* The plans validate_uec_sender.txt ("sender"), validate_load_balancing_snd.txt ("lb"), validate_uec_rcv.txt ("rcv"),
+ * validate_uec_both.txt ("both") and validate_load_balancing_rcv.txt ("lb-rcv"), in their order, with the results
+ * validate_outputs/ records for them. */
 static const struct uec_exp exps[] = {
     {"sender", "Single Connection", "one.cm", "-end 1000 -sender_cc_only", 190, 176.2, 490, 0, 0},
     {"sender", "Bidirectional Connection", "bidir.cm", "-sender_cc_only -end 1000", 190, 176.804, 980, 0, 0},
@@ -85,6 +87,46 @@ static const struct uec_exp exps[] = {
      501760, 0, 0},
     {"lb", "Large permutation, mixed, 4 packets/SACK", "perm_1024n_1024c_0u_2000000b.cm",
      "-sender_cc_only -end 1000 -load_balancing_algo mixed -paths 128", 220, 200.507, 501760, 0, 0},
+    {"rcv", "Single Connection", "one.cm", "-receiver_cc_only -end 1000", 190, 177.368, 490, 0, 0},
+    {"rcv", "Bidirectional Connection", "bidir.cm", "-receiver_cc_only -end 1000", 190, 178.18, 980, 0, 0},
+    {"rcv", "Small 16 node incast", "incast.cm", "-receiver_cc_only -end 3000", 2550, 2464.44, 7350, 762, 762},
+    {"rcv", "128 node incast", "incast_128.cm", "-receiver_cc_only -end 30000", 23000, 20891.4, 62230, 6218, 6206},
+    {"rcv", "1024 node incast", "incast_1024_100K.cm", "-receiver_cc_only -end 10000 -cwnd 50", 8950, 8902.25, 25575, 33864, 12211},
+    {"rcv", "3 to 1 incast with long running flow", "incast_3-1_overlapped.tm", "-receiver_cc_only -end 1000 -cwnd 50", 220, 217.08, 614, 48, 48},
+    {"rcv", "outcast incast", "outcast_incast.cm", "-receiver_cc_only -end 3000", 2500, 1637.76, 10290, 0, 0},
+    {"rcv", "Small permutation (16 nodes)", "perm_16n_16c_2MB.cm", "-receiver_cc_only -end 1000 -paths 128", 210, 195.673, 7840, 3, 3},
+    {"rcv", "Small permutation, INC (16 nodes)", "perm_16n_16c_2MB.cm", "-receiver_cc_only -failed 1 -end 2000 -paths 128", 210, 229.764, 7840, 284, 284},
+    {"rcv", "Small permutation, single path.", "perm_16n_16c_2MB.cm", "-receiver_cc_only -end 2000 -paths 1", 1300, 515.24, 7840, 7493, 7493},
+    {"rcv", "Large permutation (1024 nodes)", "perm_1024n_1024c_0u_2000000b.cm", "-receiver_cc_only -end 400 -paths 128", 220, 203.384, 501760, 199, 199},
+    {"rcv", "Large permutation (1024 nodes), 1 INC path", "perm_1024n_1024c_0u_2000000b.cm", "-receiver_cc_only -end 1500 -paths 128 -failed 1", 220, 200.864, 501760, 308, 308},
+    {"rcv", "Large permutation (1024 nodes), single path.", "perm_1024n_1024c_0u_2000000b.cm", "-receiver_cc_only -end 3000 -paths 1", 1300, 1063, 501760, 751044, 751044},
+    {"rcv", "4:1 oversubscribed permutation with multipath", "perm_1024n_1024c_0u_2000000b.cm", "-receiver_cc_only -end 2000 -paths 128 -topo topologies/leaf_spine_1024_oversub.topo", 880, 749.717, 501760, 47945, 47945},
+    {"rcv", "8:1 oversubscribed permutation with multipath", "perm_1024n_1024c_0u_2000000b.cm", "-receiver_cc_only -end 2000 -paths 128 -topo topologies/leaf_spine_1024_oversub_8-1.topo", 1760, 1459.06, 501760, 67853, 67853},
+    {"both", "Single Connection", "one.cm", "-sender_cc -receiver_cc -end 1000", 180, 177.368, 490, 0, 0},
+    {"both", "Bidirectional Connection", "bidir.cm", "-end 1000 -sender_cc -receiver_cc", 190, 178.18, 980, 0, 0},
+    {"both", "Small 16 node incast", "incast.cm", "-end 3000 -sender_cc -receiver_cc", 2500, 2462.92, 7350, 758, 758},
+    {"both", "128 node incast", "incast_128.cm", "-end 30000 -sender_cc -receiver_cc", 23000, 20892.4, 62230, 6226, 6216},
+    {"both", "1024 node incast", "incast_1024_100K.cm", "-end 10000 -sender_cc -receiver_cc -cwnd 50", 8950, 8802.62, 25575, 26625, 12033},
+    {"both", "3 to 1 incast with long running flow", "incast_3-1_overlapped.tm", "-end 1000 -sender_cc -receiver_cc -cwnd 50", 220, 217.555, 614, 49, 49},
+    {"both", "outcast incast", "outcast_incast.cm", "-end 3000 -sender_cc -receiver_cc", 2500, 1634.11, 10290, 0, 0},
+    {"both", "Small permutation (16 nodes)", "perm_16n_16c_2MB.cm", "-end 1000 -sender_cc -receiver_cc -paths 128", 210, 196.774, 7840, 0, 0},
+    {"both", "Small permutation, INC (16 nodes)", "perm_16n_16c_2MB.cm", "-failed 1 -sender_cc -receiver_cc -end 2000 -paths 128", 210, 238.253, 7840, 100, 100},
+    {"both", "Small permutation, single path.", "perm_16n_16c_2MB.cm", "-end 2000 -sender_cc -receiver_cc -paths 1", 1300, 518.735, 7840, 270, 270},
+    {"both", "Large permutation (1024 nodes)", "perm_1024n_1024c_0u_2000000b.cm", "-end 400 -sender_cc -receiver_cc -paths 128", 220, 202.633, 501760, 0, 0},
+    {"both", "Large permutation, INC (1024 nodes)", "perm_1024n_1024c_0u_2000000b.cm", "-end 1000 -failed 1 -sender_cc -receiver_cc -paths 128", 220, 205.1, 501760, 67, 67},
+    {"both", "Large permutation (1024 nodes), single path.", "perm_1024n_1024c_0u_2000000b.cm", "-end 3000 -sender_cc -receiver_cc -paths 1", 1300, 1047.05, 501760, 25032, 25032},
+    {"both", "Oversubscribed permutation with multipath", "perm_1024n_1024c_0u_2000000b.cm", "-end 2000 -paths 128 -sender_cc -receiver_cc -topo topologies/leaf_spine_1024_oversub.topo", 880, 814.138, 501760, 31622, 31622},
+    {"both", "8:1 oversubscribed permutation with multipath", "perm_1024n_1024c_0u_2000000b.cm", "-end 2000 -sender_cc -receiver_cc -paths 128 -topo topologies/leaf_spine_1024_oversub_8-1.topo", 1760, 1479.39, 501760, 39251, 39251},
+    {"lb-rcv", "Large permutation, oblivious", "perm_1024n_1024c_0u_2000000b.cm", "-receiver_cc_only -end 1000 -load_balancing_algo oblivious -paths 128", 220, 208.781, 501760, 4887, 4887},
+    {"lb-rcv", "Large permutation, bitmap", "perm_1024n_1024c_0u_2000000b.cm", "-receiver_cc_only -end 1000 -load_balancing_algo bitmap -paths 128", 220, 204.105, 501760, 148, 148},
+    {"lb-rcv", "Large permutation, REPS, 1SACK/packet", "perm_1024n_1024c_0u_2000000b.cm", "-receiver_cc_only -end 1000 -load_balancing_algo reps -sack_threshold 4000 -paths 128", 220, 197.326, 501760, 0, 0},
+    {"lb-rcv", "Large permutation, REPS, 4SACK/packet", "perm_1024n_1024c_0u_2000000b.cm", "-receiver_cc_only -end 1000 -load_balancing_algo reps -paths 128", 220, 210.035, 501760, 2867, 2867},
+    {"lb-rcv", "Large permutation, mixed (bitmap+REPS), 1SACK/packet", "perm_1024n_1024c_0u_2000000b.cm", "-receiver_cc_only -end 1000 -load_balancing_algo mixed -sack_threshold 4000 -paths 128", 220, 195.608, 501760, 0, 0},
+    {"lb-rcv", "Large permutation, mixed, 4SACK/packet", "perm_1024n_1024c_0u_2000000b.cm", "-receiver_cc_only -end 1000 -load_balancing_algo mixed -paths 128", 220, 203.384, 501760, 199, 199},
+    {"lb-rcv", "Large permutation, oblivious, large queues", "perm_1024n_1024c_0u_2000000b.cm", "-receiver_cc_only -end 1000 -q 500 -load_balancing_algo oblivious -paths 128", 220, 225.113, 501760, 0, 0},
+    {"lb-rcv", "Large permutation, bitmap, large queues", "perm_1024n_1024c_0u_2000000b.cm", "-receiver_cc_only -end 1000 -q 500 -load_balancing_algo bitmap -paths 128", 220, 202.611, 501760, 0, 0},
+    {"lb-rcv", "Large permutation, REPS 1 packet per SACK, large queues", "perm_1024n_1024c_0u_2000000b.cm", "-receiver_cc_only -end 1000 -q 500 -load_balancing_algo reps -sack_threshold 4000 -paths 128", 220, 197.326, 501760, 0, 0},
+    {"lb-rcv", "Large permutation, mixed 1 packet per SACK, large queues", "perm_1024n_1024c_0u_2000000b.cm", "-receiver_cc_only -end 1000 -q 500 -load_balancing_algo mixed -sack_threshold 4000 -paths 128", 220, 195.608, 501760, 0, 0},
 };
 #define N_EXPS (sizeof exps / sizeof *exps)
 
@@ -158,7 +200,9 @@ static bool run_plans(struct vresult *out, int *n, int cap, const char *only)
 {
     for (size_t i = 0; i < N_EXPS; i++) {
         const struct uec_exp *e = &exps[i];
-        if (only && strcmp(only, e->name) != 0)
+        char key[160];
+        snprintf(key, sizeof key, "%s: %s", e->plan, e->name);
+        if (only && strcmp(only, key) != 0)
             continue;
         struct uec_result res = {0};
         char why[SCN_ERR_MAX] = "";
@@ -172,8 +216,16 @@ static bool run_plans(struct vresult *out, int *n, int cap, const char *only)
         struct vresult *v = &out[(*n)++];
         memset(v, 0, sizeof *v);
         bool fits = snprintf(v->check, sizeof v->check, "%s: %s", e->plan, e->name) < (int)sizeof v->check;
-        snprintf(v->reference, sizeof v->reference, "htsim_uec, %s",
-                 strcmp(e->plan, "lb") == 0 ? "validate_load_balancing_snd.txt" : "validate_uec_sender.txt");
+        static const char *const plans[][2] = {{"sender", "validate_uec_sender.txt"},
+                                               {"lb", "validate_load_balancing_snd.txt"},
+                                               {"rcv", "validate_uec_rcv.txt"},
+                                               {"both", "validate_uec_both.txt"},
+                                               {"lb-rcv", "validate_load_balancing_rcv.txt"}};
+        const char *plan = "?";
+        for (size_t k = 0; k < sizeof plans / sizeof *plans; k++)
+            if (!strcmp(plans[k][0], e->plan))
+                plan = plans[k][1];
+        snprintf(v->reference, sizeof v->reference, "htsim_uec, %s", plan);
         snprintf(v->expected, sizeof v->expected, "tail <= %.0f us (reference %.1f us)", e->target_us * 1.05,
                  e->ref_us);
         if (rc) {

@@ -52,7 +52,7 @@ struct timely_pair {
 bool validation_timely_pair(const char *host, struct timely_pair *out);
 
 /* The UEC reference simulator's regression plans through `rocesim import uet-htsim` (uec.c): every experiment, or
- * the one named. */
+ * the one named "PLAN: NAME" (its row's check, "sender: Single Connection"). */
 bool validation_uec(struct vresult *out, int *n, int cap);
 bool validation_uec_one(const char *name, struct vresult *out, int *n, int cap);
 
