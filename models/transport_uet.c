@@ -500,8 +500,9 @@ static struct uet_rcv *rcv_of(struct flow *f, uint32_t psn)
     return r;
 }
 
-/* The 64 bits of the receiver's ring from PSN base on (PSNs below rcv_nxt read 0: the cumulative point covers
- * them, and their places in the ring belong to PSNs a ring above). */
+/* The 64 bits of the receiver's ring from PSN base on.  Only PSNs in [rcv_nxt, rcv_nxt + cap) have places of their
+ * own: those below rcv_nxt read 0 (the cumulative point covers them), and so do those a ring or more above it,
+ * which would read the bits of PSNs a ring below them. */
 static uint64_t sack_window(const struct flow *f, const struct uet_rcv *r, uint32_t base)
 {
     uint32_t i = base & (r->cap - 1), w = i >> 6, o = i & 63, words = r->cap / 64;
@@ -512,6 +513,10 @@ static uint64_t sack_window(const struct flow *f, const struct uet_rcv *r, uint3
         uint32_t below = f->rcv_nxt - base;
         bits = below >= 64 ? 0 : bits & (~0ull << below);
     }
+    /* nor those a ring or more above rcv_nxt, whose places hold PSNs a ring below */
+    uint32_t room = f->rcv_nxt + r->cap - base;
+    if (room < 64)
+        bits &= (1ull << room) - 1;
     return bits;
 }
 
