@@ -348,6 +348,20 @@ static void test_malformed(void)
 static void test_refused_options(void)
 {
     refused(one16, NULL, "-tm CM -sleek", "-sleek: not modelled (SLEEK loss recovery)");
+    /* receiver credit alone on an oversubscribed fabric: the reference's oversubscription control acts; named, or
+     * forced off, or with a sender-CC option, it imports */
+    refused(one32, leaf_spine_32, "-tm CM -topo TOPO -receiver_cc_only",
+            "receiver credit on an oversubscribed fabric: not modelled (the reference's receiver oversubscription "
+            "control, which scales the receiver's pull rate from its ECN and trim counts, is on here; "
+            "-force_disable_oversubscribed_cc runs without it)");
+    refused(one16, NULL, "-tm CM -receiver_cc -oversubscribed_cc",
+            "-oversubscribed_cc: not modelled (the reference's receiver oversubscription control, which scales the "
+            "receiver's pull rate from its ECN and trim counts, is on here; -force_disable_oversubscribed_cc runs "
+            "without it)");
+    cJSON *o = imports(one32, leaf_spine_32, "-tm CM -topo TOPO -receiver_cc_only -force_disable_oversubscribed_cc");
+    cJSON_Delete(o);
+    o = imports(one32, leaf_spine_32, "-tm CM -topo TOPO -sender_cc -receiver_cc");
+    cJSON_Delete(o);
     refused(one16, NULL, "-tm CM -conn_reuse",
             "-conn_reuse: not modelled (several messages on one connection, the reference's PDC)");
     refused(one16, NULL, "-tm CM -load_balancing_algo reps_legacy",

@@ -56,6 +56,7 @@
 #include "sim/sim.h"
 #include "sim/units.h"
 #include "tools/common/text.h"
+#include "tools/ops/htsim.h"
 #include "tools/run/run.h"
 #include "topologies/partition.h"
 #include "topologies/routing.h"
@@ -816,6 +817,39 @@ static void case_threads(void)
     thr_series("the same 50 %, one core busy", rounds, true);
 }
 
+/*
+ * The UEC reference simulator's 1,024-host permutation of 2 MB flows (scenarios/uet-htsim/, its shipped matrix) on
+ * its 1,024-host leaf-spine (32 leaves of 32 hosts, 32 spines) at 400 Gbps, imported as its users run it: UET,
+ * NSCC, mixed balancing over 128 entropy values, trimming (docs/performance.md compares the reference's time on it).
+ */
+static void case_uet_perm(void)
+{
+    static const char topo[] = "Nodes 1024\nTiers 2\nPodsize 1024\n\nTier 0\nDownlink_speed_Gbps 400\nRadix_Down 32\n"
+                               "Radix_Up 32\nDownlink_Latency_ns 1000\nSwitch_Latency_ns 0\n\nTier 1\n"
+                               "Downlink_speed_Gbps 400\nRadix_Down 32\nDownlink_Latency_ns 1000\nSwitch_Latency_ns 0\n";
+    char *cm, err[SCN_ERR_MAX], topo_text[sizeof topo];
+    const char *path = "scenarios/uet-htsim/connection_matrices/perm_1024n_1024c_0u_2000000b.cm";
+    if (read_text_file(path, &cm, err, sizeof err)) {
+        fprintf(stderr, "bench: %s\n", err);
+        exit(1);
+    }
+    memcpy(topo_text, topo, sizeof topo);
+    char *argv[] = {"-tm", (char *)path, "-topo", "leaf_spine_1024_400g.topo", "-linkspeed", "400000",
+                    "-sender_cc_only", "-end", "1000", "-paths", "128"};
+    struct cJSON *scn = NULL;
+    struct sbuf notes = {0};
+    if (htsim_import_texts(sizeof argv / sizeof *argv, argv, cm, topo_text, &scn, &notes, err, sizeof err)) {
+        fprintf(stderr, "bench: %s\n", err);
+        exit(1);
+    }
+    char *json = cJSON_PrintUnformatted(scn);
+    bench_run_ex("UET 1024-host 400G leaf-spine permutation, 2 MB", json, 0, 0);
+    free(json);
+    cJSON_Delete(scn);
+    free(notes.p);
+    free(cm);
+}
+
 static void case_hold100k(void) { bench_hold(100000, 20000000); }
 static void case_hold1k(void) { bench_hold(1000, 20000000); }
 static void case_build32(void) { bench_fat_tree_build(32); }
@@ -829,7 +863,7 @@ static const struct bcase cases[] = {
     {"rail_servers", case_rail_servers, true},       {"rail_1g", case_rail_1g, true},
     {"scale_k8", case_s8, true},      {"scale_k16", case_k16, true},
     {"scale_k24", case_k24, true},          {"scale_k32", case_k32, true},    {"build_k32", case_build32, false},
-    {"tune", case_tune, true},
+    {"tune", case_tune, true},             {"uet_perm1024", case_uet_perm, true},
     {"hpcc320_hpcc", case_hpcc_hpcc, true}, {"hpcc320_timely", case_hpcc_timely, true},
     {"hpcc320_dctcp", case_hpcc_dctcp, true}, {"hpcc320_swift", case_hpcc_swift, true},
     {"pfc_k16", case_pfc16, true},          {"xfer", bench_xfer, false},    {"partition", case_partition, false},

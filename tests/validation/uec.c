@@ -249,8 +249,8 @@ static bool run_plans(struct vresult *out, int *n, int cap, const char *only)
         char done[32] = "";
         if (res.done != res.total)
             snprintf(done, sizeof done, "; %u of %u done", res.done, res.total);
-        fits &= snprintf(v->note, sizeof v->note, "%s %s: new %.0f (ref. %.0f), resent %.0f (%.0f), NACKs %.0f (%.0f)%s",
-                         e->cm, e->args, res.new_pkts, e->ref_new, res.rtx, e->ref_rtx, res.nacks, e->ref_nacks, done) <
+        fits &= snprintf(v->note, sizeof v->note, "%s %s: new %.0f/%.0f, resent %.0f/%.0f, NACKs %.0f/%.0f%s", e->cm,
+                         e->args, res.new_pkts, e->ref_new, res.rtx, e->ref_rtx, res.nacks, e->ref_nacks, done) <
                 (int)sizeof v->note;
         if (!fits)
             fprintf(stderr, "validation: %s: a field of its row does not fit\n", e->name);

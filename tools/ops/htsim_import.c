@@ -76,6 +76,8 @@ struct opts {
     bool q_set, ecn_set, no_trim, accurate_rtt, no_nack_rtt;
     const char *lb;
     bool sender_cc, receiver_cc; /* NSCC (the reference's default) and RCCC, as the options leave them */
+    bool sender_flag;            /* an option named the sender's CC (which keeps the oversubscription CC off) */
+    bool oversub_on, oversub_off; /* -oversubscribed_cc (as later options leave it), -force_disable_oversubscribed_cc */
     struct sbuf cmdline;
 };
 
@@ -157,8 +159,6 @@ static const struct {
     {"-logtime", 1, "the period of the reference's log samplers"},
     {"-logtime_us", 1, "the period of the reference's log samplers"},
     {"-debug", 0, "the reference's packet tracing"},
-    {"-oversubscribed_cc", 0, "the receiver oversubscription CC paces receiver credit, which runs only with RCCC"},
-    {"-force_disable_oversubscribed_cc", 0, "the receiver oversubscription CC runs only with RCCC"},
     {"-Ai", 1, "a constant of the receiver oversubscription CC, which runs only with RCCC"},
     {"-Md", 1, "a constant of the receiver oversubscription CC, which runs only with RCCC"},
     {"-alpha", 1, "a constant of the receiver oversubscription CC, which runs only with RCCC"},
@@ -313,22 +313,29 @@ static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
             if (strcmp(VAL(1), "nscc"))
                 return ifail(x, "-sender_cc_algo %.40s: not modelled (rocesim's UET runs NSCC; dctcp and constant "
                              "windows are the reference's alternatives)", VAL(1));
-            o->sender_cc = true;
+            o->sender_cc = o->sender_flag = true;
         } else if (!strcmp(a, "-queue_type") || !strcmp(a, "-host_queue_type") || !strcmp(a, "-strat")) {
             NEED(1);
             const char *want = a[1] == 'q' ? "composite" : a[1] == 'h' ? "fair_prio" : "ecmp_host";
             if (strcmp(VAL(1), want))
                 return ifail(x, "%s %.40s: not modelled (only the reference's default, %s, is)", a, VAL(1), want);
+        } else if (!strcmp(a, "-oversubscribed_cc")) {
+            o->oversub_on = true;
+        } else if (!strcmp(a, "-force_disable_oversubscribed_cc")) {
+            o->oversub_on = false;
+            o->oversub_off = true;
         } else if (!strcmp(a, "-receiver_cc_only")) {
             o->sender_cc = false;
             o->receiver_cc = true;
+            o->oversub_on = false;
         } else if (!strcmp(a, "-receiver_cc")) {
             o->receiver_cc = true; /* NSCC stays as it was: on, unless -receiver_cc_only turned it off */
         } else if (!strcmp(a, "-sender_cc_only")) {
-            o->sender_cc = true;
-            o->receiver_cc = false;
+            o->sender_cc = o->sender_flag = true;
+            o->receiver_cc = o->oversub_on = false;
         } else if (!strcmp(a, "-sender_cc")) {
-            o->sender_cc = true;
+            o->sender_cc = o->sender_flag = true;
+            o->oversub_on = false;
         } else if (!strcmp(a, "-disable_trim")) {
             o->no_trim = true;
         } else if (!strcmp(a, "-enable_accurate_base_rtt")) {
@@ -736,6 +743,13 @@ int htsim_import_texts(int argc, char **argv, char *cm_text, char *topo_text, cJ
         if (htsim_topo_auto(&t, o.tiers, nodes, o.linkspeed_bps, o.hop_ps, e, sizeof e))
             rc = ifail(&x, "%s: Nodes %u: %s; give -topo FILE or -tiers", o.tm, nodes, e);
     }
+    /* The reference turns its receiver oversubscription control on when asked, or on an oversubscribed fabric when no
+     * option named the sender's CC (main_uec.cpp): it scales the pull rate, and only with RCCC does it act. */
+    if (!rc && o.receiver_cc && !o.oversub_off &&
+        (o.oversub_on || (!o.sender_flag && t.tier[0].oversub > 1)))
+        rc = ifail(&x, "%s: not modelled (the reference's receiver oversubscription control, which scales the "
+                   "receiver's pull rate from its ECN and trim counts, is on here; -force_disable_oversubscribed_cc "
+                   "runs without it)", o.oversub_on ? "-oversubscribed_cc" : "receiver credit on an oversubscribed fabric");
     if (!rc)
         rc = check_cm(o.tm, &cm, nodes, &x);
     struct consts c;
