@@ -127,7 +127,9 @@ regress-update: rocesim $(BUILD)/run_tests
 
 # Rewrites every number and command output the docs quote from a run (tests/test_docnums.c), and
 # docs/VALIDATION.md: review the diff before committing.  `make docs-check` only compares (slow sources too).
-docs-update: rocesim $(BUILD)/run_tests validation
+# A failing validation row is reported, not a reason to leave the other docs stale.
+docs-update: rocesim $(BUILD)/run_tests $(BUILD)/validate
+	$(BUILD)/validate docs/VALIDATION.md || echo "docs/VALIDATION.md: rows marked FAIL (see its notes)"
 	$(BUILD)/run_tests --docs-update
 
 docs-check: rocesim $(BUILD)/run_tests
