@@ -11,7 +11,8 @@
 const struct cc_ops *cc_registry[CC_MAX];
 int cc_count;
 
-_Static_assert((CC_F_TELEMETRY | CC_F_CNP | CC_F_RTT | CC_F_ECN | CC_F_ECN_STEP) < CC_FLOW_ON_ACK, "the algorithms' flags fit below it");
+_Static_assert((CC_F_TELEMETRY | CC_F_CNP | CC_F_RTT | CC_F_ECN | CC_F_ECN_STEP | CC_F_BYTES) < CC_FLOW_ON_ACK,
+               "the algorithms' flags fit below it");
 _Static_assert(CC_MAX <= UINT8_MAX + 1, "flow.cc holds an algorithm's index");
 
 /* What every flow calls without a test (cc.h), and the name the outputs print, which must be the scenario's. */

@@ -40,9 +40,9 @@
  * Quick adapt, on every ACK and NACK, once per period of base_rtt + target: when the period ended with a loss
  * or a delay above 4 x target, and fewer than maxwnd / 2^qa_gate bytes were acknowledged in it, cwnd = those
  * bytes (at least MTU), and the ECN-marked ACKs and NACKs of the bytes then in flight are ignored.
- * NACK (a trimmed packet of nack_bytes; none when the packet is no longer in flight): the delay EWMA takes a sample of RTT_net, quick adapt is asked for, and
- * unless it acts, cwnd -= nack_bytes (not for a trim at the last hop when the receiver runs its own congestion
- * control: there is none here yet, so always).  Timeout: cwnd -= the bytes resent, at least MTU.
+ * NACK (a trimmed packet of nack_bytes; none when the packet is no longer in flight): the delay EWMA takes a sample
+ * of RTT_net, quick adapt is asked for, and unless it acts, cwnd -= nack_bytes (not for a trim at the last hop when
+ * the receiver's credit paces that link, RCCC: cc_ack.last_hop).  Timeout: cwnd -= the bytes resent, at least MTU.
  *
  * Integer where the reference keeps integers: the window, the byte counts and avg_delay in whole bytes and
  * picoseconds, rounded down after each update as its assignments round them.  inc_bytes is 64 bits where the
@@ -393,43 +393,18 @@ NET_MECH(nscc_mech)
 
 static const char *const base_names[] = {"network", "pair", NULL};
 
-/* "auto" (0) or a positive quantity of the field's kind. */
-static int parse_auto(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *path, void *base)
-{
-    int64_t *at = (int64_t *)(void *)((char *)base + f->offset);
-    if (cJSON_IsString(v) && strcmp(v->valuestring, "auto") == 0) {
-        *at = 0;
-        return 0;
-    }
-    if (!cJSON_IsString(v) && !cJSON_IsNumber(v)) {
-        char got[96];
-        return setting_bad(c, path, "expected \"auto\" or %s, got %s", setting_qty_what(f->kind),
-                           setting_describe(v, got, sizeof got));
-    }
-    return setting_val_qty(c, v, path, f->kind, true, at);
-}
-
-static void dump_auto(cJSON *o, const struct setting *f, const void *base)
-{
-    int64_t x = *(const int64_t *)(const void *)((const char *)base + f->offset);
-    char b[40];
-    cJSON_AddStringToObject(o, f->name, !x                         ? "auto"
-                                        : f->kind == SETTING_TIME ? units_fmt_time(x, b, sizeof b)
-                                                                  : units_fmt_size(x, b, sizeof b));
-}
-
 static const struct setting nscc_fields[] = {
     {SET_FIELD("network_rtt", SETTING_TIME, struct nscc_params, network_rtt_ps, SETTING_POSITIVE, "auto",
                "RTT_net, which the constants derive from; \"auto\": the network's longest unloaded round trip"),
-     .parse = parse_auto, .dump = dump_auto},
+     .parse = setting_parse_auto_qty, .dump = setting_dump_auto_qty},
     {SET_FIELD("target_delay", SETTING_TIME, struct nscc_params, target_delay_ps, SETTING_POSITIVE, "auto",
                "Target queuing delay; \"auto\": 0.75 x network_rtt when a switch trims, else network_rtt"),
-     .parse = parse_auto, .dump = dump_auto},
+     .parse = setting_parse_auto_qty, .dump = setting_dump_auto_qty},
     {SET_INT("qa_gate", struct nscc_params, qa_gate, 0, 31, "3",
              "Quick adapt acts when a period acknowledged less than maxwnd / 2^qa_gate")},
     {SET_FIELD("window", SETTING_SIZE, struct nscc_params, window, SETTING_POSITIVE, "auto",
                "Initial window (bytes); \"auto\": maxwnd, 1.5 x the flow's BDP"),
-     .parse = parse_auto, .dump = dump_auto},
+     .parse = setting_parse_auto_qty, .dump = setting_dump_auto_qty},
     {SET_ENUM("base_rtt", struct nscc_params, base_rtt, base_names, "network",
               "A flow's base RTT starts at \"network\" (network_rtt) or \"pair\" (its own unloaded round trip)")},
     {SET_FIELD("nack_base_rtt", SETTING_BOOL, struct nscc_params, nack_base_rtt, 0, "true",

@@ -240,31 +240,6 @@ const struct cc_ops cc_timely_ops = {
 static const char *const preset_names[] = {"scaled", "paper", "hpcc-ns3", NULL};
 static const char *const hai_names[] = {"gradient", "increase", NULL};
 
-/* "auto" (0: scaled to the sender's line rate, resolve()) or a positive quantity of the field's kind. */
-static int parse_auto(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *path, void *base)
-{
-    int64_t *at = (int64_t *)(void *)((char *)base + f->offset);
-    if (cJSON_IsString(v) && strcmp(v->valuestring, "auto") == 0) {
-        *at = 0;
-        return 0;
-    }
-    if (!cJSON_IsString(v) && !cJSON_IsNumber(v)) {
-        char got[96];
-        return setting_bad(c, path, "expected \"auto\" or %s, got %s", setting_qty_what(f->kind),
-                           setting_describe(v, got, sizeof got));
-    }
-    return setting_val_qty(c, v, path, f->kind, true, at);
-}
-
-static void dump_auto(cJSON *o, const struct setting *f, const void *base)
-{
-    int64_t x = *(const int64_t *)(const void *)((const char *)base + f->offset);
-    char b[40];
-    cJSON_AddStringToObject(o, f->name, !x                         ? "auto"
-                                        : f->kind == SETTING_TIME ? units_fmt_time(x, b, sizeof b)
-                                                                  : units_fmt_rate(x, b, sizeof b));
-}
-
 static const struct setting timely_fields[] = {
     {SET_ENUM("preset", struct timely_params, preset, preset_names, "scaled",
           "The preset applied before the other fields: \"scaled\", \"paper\" or \"hpcc-ns3\"")},
@@ -273,20 +248,22 @@ static const struct setting timely_fields[] = {
     {SET_NUM("beta", struct timely_params, beta, SETTING_LO_OPEN, 0.0, 1.0, "0.8", "Multiplicative decrease factor")},
     {SET_FIELD("t_low", SETTING_TIME, struct timely_params, t_low_ps, SETTING_POSITIVE, "auto",
            "Below this RTT the rate grows by delta whatever the gradient; \"auto\": 50us x 10Gbps / line rate"),
-     .parse = parse_auto, .dump = dump_auto},
+     .parse = setting_parse_auto_qty, .dump = setting_dump_auto_qty},
     {SET_FIELD("t_high", SETTING_TIME, struct timely_params, t_high_ps, SETTING_POSITIVE, "auto",
            "Above this RTT the rate is cut by beta * (1 - t_high / RTT); \"auto\": 500us x 10Gbps / line rate"),
-     .parse = parse_auto, .dump = dump_auto},
+     .parse = setting_parse_auto_qty, .dump = setting_dump_auto_qty},
     {SET_FIELD("min_rtt", SETTING_TIME, struct timely_params, min_rtt_ps, SETTING_POSITIVE, "20us",
            "The RTT difference is divided by this to give the gradient")},
     {SET_FIELD("delta", SETTING_RATE, struct timely_params, delta_bps, SETTING_POSITIVE, "auto",
-           "Additive increase step; \"auto\": line rate / 1000"), .parse = parse_auto, .dump = dump_auto},
+           "Additive increase step; \"auto\": line rate / 1000"),
+     .parse = setting_parse_auto_qty, .dump = setting_dump_auto_qty},
     {SET_INT("hai_steps", struct timely_params, hai_steps, 1, INT_MAX, "5",
          "N: after N events in a row (hai_after) the step is N * delta (hyperactive increase)")},
     {SET_ENUM("hai_after", struct timely_params, hai_after, hai_names, "gradient",
           "What counts towards hai_steps: \"gradient\" (events with a gradient <= 0) or \"increase\" (increases)")},
     {SET_FIELD("min_rate", SETTING_RATE, struct timely_params, min_rate_bps, SETTING_POSITIVE, "auto",
-           "The rate never drops below this; \"auto\": line rate / 1000"), .parse = parse_auto, .dump = dump_auto},
+           "The rate never drops below this; \"auto\": line rate / 1000"),
+     .parse = setting_parse_auto_qty, .dump = setting_dump_auto_qty},
     {0},
 };
 

@@ -146,6 +146,19 @@ extern const struct transport_ops *transport_registry[TRANSPORT_MAX];
  * summary.json's reordering and counters.csv's ooo_rx.  Every transport calls it there, before moving rcv_nxt. */
 void transport_out_of_order(struct flow *f, const struct pkt *k) __attribute__((noinline));
 
+/*
+ * For a transport's hooks other than sent: snd_nxt becomes next, but a flow on its port's ready list is not held
+ * back (the NIC sends its snd_nxt when its turn comes, which may since have been acknowledged: sent again,
+ * harmlessly).  Returns whether there is something to send.
+ */
+static inline bool transport_set_next(struct flow *f, uint32_t next)
+{
+    if (next >= f->n_pkts && f->in_ready)
+        return true;
+    f->snd_nxt = next;
+    return next < f->n_pkts;
+}
+
 /* The transport of host.loss_recovery's value `index`. */
 static inline const struct transport_ops *transport_of(int index) { return transport_registry[index]; }
 

@@ -151,20 +151,6 @@ static uint32_t next_psn(struct flow *f, struct sr_snd *s, uint32_t smax)
     return f->n_pkts;
 }
 
-/*
- * Outside sent, the next PSN as next_psn chose it, but a flow on its port's ready list is not held back: the NIC
- * sends its snd_nxt when its turn comes (transport.h), which is still new data within the cap (the cap only grows
- * as ACKs come) or a hole that may since have been acknowledged (sent again, harmlessly).  Returns whether there
- * is something to send.
- */
-static bool set_next(struct flow *f, uint32_t next)
-{
-    if (next >= f->n_pkts && f->in_ready)
-        return true;
-    f->snd_nxt = next;
-    return next < f->n_pkts;
-}
-
 static void sent(struct flow *f)
 {
     struct sr_snd *s = snd_of(f);
@@ -235,7 +221,8 @@ static bool recover(struct flow *f, const struct pkt *k)
     if (!f->tp_snd)
         return false; /* done */
     uint32_t before = f->snd_nxt;
-    return set_next(f, next_psn(f, f->tp_snd, f->snd_max)) && (before >= f->n_pkts || f->snd_nxt != before);
+    return transport_set_next(f, next_psn(f, f->tp_snd, f->snd_max)) &&
+           (before >= f->n_pkts || f->snd_nxt != before);
 }
 
 /* Every PSN not selectively acknowledged is resent, once. */
@@ -248,7 +235,7 @@ static void on_timeout(struct flow *f)
     s->rec_end = f->snd_max;
     s->cursor = f->snd_una;
     s->high = f->snd_max;
-    set_next(f, next_psn(f, s, f->snd_max));
+    transport_set_next(f, next_psn(f, s, f->snd_max));
 }
 
 static sim_time_t rto(const struct flow *f, sim_time_t dflt)

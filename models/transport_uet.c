@@ -207,15 +207,6 @@ static uint32_t next_psn(struct flow *f, struct uet_snd *s, uint32_t smax)
     return p;
 }
 
-/* As SR's: a flow on its port's ready list is not held back (transport.h); whether there is something to send. */
-static bool set_next(struct flow *f, uint32_t next)
-{
-    if (next >= f->n_pkts && f->in_ready)
-        return true;
-    f->snd_nxt = next;
-    return next < f->n_pkts;
-}
-
 static void sent(struct flow *f)
 {
     struct uet_snd *s = snd_of(f);
@@ -369,7 +360,7 @@ static bool resume(struct flow *f)
 {
     struct uet_snd *s = f->tp_snd;
     uint32_t before = f->snd_nxt;
-    bool go = set_next(f, next_psn(f, s, f->snd_max)) && (before >= f->n_pkts || f->snd_nxt != before);
+    bool go = transport_set_next(f, next_psn(f, s, f->snd_max)) && (before >= f->n_pkts || f->snd_nxt != before);
     if (s->rccc)
         rccc_active(f, &s->cr, s->rtx_bytes, false);
     return go;
@@ -417,7 +408,7 @@ static void on_timeout(struct flow *f)
         if ((queued || s->cr.credit <= 0) && s->cr.backlog + s->rtx_bytes > 0)
             rccc_rts(f, &s->cr, s->rtx_bytes);
     }
-    set_next(f, next_psn(f, s, f->snd_max));
+    transport_set_next(f, next_psn(f, s, f->snd_max));
     if (s->rccc)
         rccc_active(f, &s->cr, s->rtx_bytes, false);
 }

@@ -793,6 +793,33 @@ const char *setting_qty_what(enum setting_kind q)
     return what[q <= SETTING_LENGTH ? q : SETTING_TIME];
 }
 
+/* See settings.h. */
+int setting_parse_auto_qty(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *path, void *base)
+{
+    int64_t *at = (int64_t *)(void *)((char *)base + f->offset);
+    if (cJSON_IsString(v) && strcmp(v->valuestring, "auto") == 0) {
+        *at = 0;
+        return 0;
+    }
+    if (!cJSON_IsString(v) && !cJSON_IsNumber(v)) {
+        char got[96];
+        return setting_bad(c, path, "expected \"auto\" or %s, got %s", setting_qty_what(f->kind),
+                           setting_describe(v, got, sizeof got));
+    }
+    return setting_val_qty(c, v, path, f->kind, true, at);
+}
+
+/* See settings.h. */
+void setting_dump_auto_qty(cJSON *o, const struct setting *f, const void *base)
+{
+    int64_t x = *(const int64_t *)(const void *)((const char *)base + f->offset);
+    char b[40];
+    cJSON_AddStringToObject(o, f->name, !x                         ? "auto"
+                                        : f->kind == SETTING_TIME ? units_fmt_time(x, b, sizeof b)
+                                        : f->kind == SETTING_RATE ? units_fmt_rate(x, b, sizeof b)
+                                                                  : units_fmt_size(x, b, sizeof b));
+}
+
 /*
  * See settings.h.  A JSON number is handed to the units parser as text so that the user sees the parser's
  * "no unit" explanation.

@@ -303,6 +303,11 @@ int setting_strf(char *buf, size_t len, const char *fmt, ...) __attribute__((for
 char *setting_time_limit_text(char *buf, size_t len);
 /* "a time like \"1.5us\"" and so on, for a quantity kind. */
 const char *setting_qty_what(enum setting_kind q);
+/* A field's parse and dump hooks for "auto" (stored as 0: the model derives the value) or a positive quantity of
+ * the field's kind (time, size or rate, an int64_t member). */
+int setting_parse_auto_qty(struct setting_ctx *c, const struct setting *f, const struct cJSON *v, const char *path,
+                           void *base);
+void setting_dump_auto_qty(struct cJSON *o, const struct setting *f, const void *base);
 
 /*
  * Whether member m of struct T has the type a field of kind k is read and written as (the walker stores through

@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define BAD "/tmp/rocesim-test-rccc-bad.json" /* the scenario test_build_refused writes */
+
 #define RCCC_NET                                                                                                     \
     "\"seed\": 13, \"stop\": \"5ms\", \"topology\": {\"type\": \"fat-tree\", \"k\": 4, \"link\": {\"rate\": "        \
     "\"100Gbps\", \"delay\": \"1us\"}}, \"switch\": {\"lossy_queue_limit\": \"178450B\", \"pfc\": {\"enabled\": "    \
@@ -150,25 +152,6 @@ static void test_threads(void)
     remove(file);
 }
 
-/* `rocesim check` on a small scenario with overrides exits 2 with msg. */
-static void build_refused(const char *sets, const char *msg)
-{
-    const char *file = "/tmp/rocesim-test-rccc-bad.json";
-    FILE *fp = fopen(file, "w");
-    CU_ASSERT_FATAL(fp != NULL);
-    fprintf(fp, "{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"traffic\": "
-            "[{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}]}");
-    fclose(fp);
-    char cmd[1024], *out = NULL;
-    snprintf(cmd, sizeof cmd, "%s check %s %s; test $? -eq 2", test_rocesim_bin(), file, sets);
-    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
-    CU_ASSERT(out && strstr(out, msg));
-    if (!out || !strstr(out, msg))
-        printf("\n    got: %s", out ? out : "(nothing)");
-    free(out);
-    remove(file);
-}
-
 static void test_errors(void)
 {
     static const struct test_bad bad[] = {
@@ -180,7 +163,7 @@ static void test_errors(void)
          "t.json: host.uet.pull_rate: expected a number greater than 0 and at most 1, got 1.5"},
     };
     test_load_errors(bad, sizeof bad / sizeof *bad);
-    build_refused("--set host.uet.rccc=true", "rocesim: /tmp/rocesim-test-rccc-bad.json: host.uet.rccc: expected "
+    test_build_refused(BAD, "--set host.uet.rccc=true", "rocesim: " BAD ": host.uet.rccc: expected "
                   "host.loss_recovery \"uet\" (receiver credit is Ultra Ethernet delivery's), got \"go-back-n\" at host");
 }
 

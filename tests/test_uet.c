@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define BAD "/tmp/rocesim-test-uet-bad.json" /* the scenario test_build_refused writes */
+
 #define UET_FABRIC                                                                                                   \
     "\"seed\": 13, \"stop\": \"5ms\", \"topology\": {\"type\": \"fat-tree\", \"k\": 4, \"link\": {\"rate\": "        \
     "\"100Gbps\", \"delay\": \"1us\"}}, \"switch\": {\"lossy_queue_limit\": \"178450B\", \"pfc\": {\"enabled\": "    \
@@ -133,7 +135,8 @@ static void test_holes(void)
     for (uint32_t i = 0; i < r.net.n_flows; i++)
         pkts += net_flow(&r.net, i)->n_pkts;
     const struct net_counters *c = &r.net.c;
-    printf("\n    %u of 16 flows done, %llu of %llu packets delivered, %llu trimmed, %llu resent ", r.net.flows_completed,
+    printf("\n    %u of 16 flows done, %llu of %llu packets delivered, %llu trimmed, %llu resent ",
+           r.net.flows_completed,
            (unsigned long long)c->data_delivered, (unsigned long long)pkts, (unsigned long long)c->trimmed,
            (unsigned long long)c->data_retx);
     CU_ASSERT_EQUAL(r.net.flows_completed, 16);
@@ -236,38 +239,23 @@ static void test_threads(void)
     remove(file);
 }
 
-/* A refusal at build time: `rocesim check` on a small scenario with overrides exits 2 with msg. */
-static void build_refused(const char *sets, const char *msg)
-{
-    const char *file = "/tmp/rocesim-test-uet-bad.json";
-    FILE *fp = fopen(file, "w");
-    CU_ASSERT_FATAL(fp != NULL);
-    fprintf(fp, "{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"traffic\": "
-            "[{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}]}");
-    fclose(fp);
-    char cmd[1024], *out = NULL;
-    snprintf(cmd, sizeof cmd, "%s check %s %s; test $? -eq 2", test_rocesim_bin(), file, sets);
-    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
-    CU_ASSERT(out && strstr(out, msg));
-    if (!out || !strstr(out, msg))
-        printf("\n    got: %s", out ? out : "(nothing)");
-    free(out);
-    remove(file);
-}
-
 static void test_errors(void)
 {
     static const struct test_bad bad[] = {
-        {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"host\": {\"entropy_paths\": 100}, \"traffic\": []}",
+        {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"host\": "
+         "{\"entropy_paths\": 100}, \"traffic\": []}",
          "t.json: host.entropy_paths: expected a power of two, got 100"},
     };
     test_load_errors(bad, sizeof bad / sizeof *bad);
-    build_refused("--set host.entropy=reps", "rocesim: /tmp/rocesim-test-uet-bad.json: host.entropy: expected \"flow\" or "
-                  "\"packet\" under host.loss_recovery \"go-back-n\"");
-    build_refused("--set host.cc=nscc", "host.cc: expected a transport that counts its bytes in flight for \"nscc\" "
-                  "(host.loss_recovery \"uet\"), got host.loss_recovery \"go-back-n\"");
-    build_refused("--set host.loss_recovery=uet --set host.cc=hpcc", "host.cc: expected a congestion control without "
-                  "in-band telemetry under host.loss_recovery \"uet\"");
+    test_build_refused(BAD, "--set host.entropy=reps",
+                       "rocesim: " BAD ": host.entropy: expected \"flow\" or \"packet\" under host.loss_recovery "
+                       "\"go-back-n\"");
+    test_build_refused(BAD, "--set host.cc=nscc",
+                       "host.cc: expected a transport that counts its bytes in flight for \"nscc\" (host.loss_recovery "
+                       "\"uet\"), got host.loss_recovery \"go-back-n\"");
+    test_build_refused(BAD, "--set host.loss_recovery=uet --set host.cc=hpcc",
+                       "host.cc: expected a congestion control without in-band telemetry under host.loss_recovery "
+                       "\"uet\"");
 }
 
 void test_uet_register(void)

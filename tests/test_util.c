@@ -242,3 +242,21 @@ const struct flow *test_flow_named(const struct run *r, const char *name)
     CU_FAIL_FATAL("no such flow");
     return NULL;
 }
+
+/* See tests.h. */
+void test_build_refused(const char *file, const char *sets, const char *msg)
+{
+    FILE *fp = fopen(file, "w");
+    CU_ASSERT_FATAL(fp != NULL);
+    fprintf(fp, "{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"traffic\": "
+            "[{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"1MB\"}]}");
+    fclose(fp);
+    char cmd[1024], *out = NULL;
+    snprintf(cmd, sizeof cmd, "%s check %s %s; test $? -eq 2", test_rocesim_bin(), file, sets);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT(out && strstr(out, msg));
+    if (!out || !strstr(out, msg))
+        printf("\n    got: %s", out ? out : "(nothing)");
+    free(out);
+    remove(file);
+}

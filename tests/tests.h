@@ -104,6 +104,9 @@ void test_teardown(struct scenario *scn, struct run *r);
 /* Runs scenario file `file` twice on one thread and once on two, asserts the three texts (test_run_text) equal,
  * and returns the first (caller frees). */
 char *test_same_each_run(const char *file);
+/* A refusal at build time: `rocesim check` of a two-host star with one flow, written to file, with the overrides sets
+ * ("--set PATH=VALUE ...") exits 2 and prints msg. */
+void test_build_refused(const char *file, const char *sets, const char *msg);
 /* Runs to the end (or the stop time) and asserts the invariants that hold after every run. */
 void test_run_checked(struct run *r);
 struct graph;

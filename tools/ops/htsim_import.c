@@ -749,7 +749,8 @@ int htsim_import_texts(int argc, char **argv, char *cm_text, char *topo_text, cJ
         (o.oversub_on || (!o.sender_flag && t.tier[0].oversub > 1)))
         rc = ifail(&x, "%s: not modelled (the reference's receiver oversubscription control, which scales the "
                    "receiver's pull rate from its ECN and trim counts, is on here; -force_disable_oversubscribed_cc "
-                   "runs without it)", o.oversub_on ? "-oversubscribed_cc" : "receiver credit on an oversubscribed fabric");
+                   "runs without it)",
+                   o.oversub_on ? "-oversubscribed_cc" : "receiver credit on an oversubscribed fabric");
     if (!rc)
         rc = check_cm(o.tm, &cm, nodes, &x);
     struct consts c;
