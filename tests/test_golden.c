@@ -699,6 +699,10 @@ static const struct {
     {"scenarios/ai/nccl-allreduce-leafspine.json", "--set monitor.step_flows=false", 2, 1},
     /* flows started by triggers in their hosts' rank, their starts told to the others between windows */
     {"scenarios/triggers-chain.json", "", 3, 1},
+    /* UET: acknowledgements whose selective ACK and entropy ride in side records across ranks; with receiver
+     * credit, PULL frames and each host's pull pacer in its own rank */
+    {"scenarios/uet-incast-16.json", "", 3, 1},
+    {"scenarios/uet-incast-16.json", "--set host.uet.rccc=true --set host.uet.base_rtt=14.02272us", 2, 2},
 };
 
 #define MPI_FAULTS_JSON                                                                                          \
