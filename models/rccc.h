@@ -16,22 +16,7 @@
 #include <stdint.h>
 
 #include "models/net.h"
-
-/* The unit of the pull counter and of the pull target, in bytes (UEC's pull quantum; the reference's
- * UEC_PULL_QUANTUM). */
-#define RCCC_QUANTUM 256
-
-/* RCCC's settings: fields of host.uet (transport_uet.c's group). */
-struct rccc_params {
-    bool on;             /* a flow sent by this host runs on credit */
-    int64_t base_rtt_ps; /* the round trip the credit window is sized from; 0: the flow's own unloaded one */
-    double max_credit;   /* in BDPs: speculative credit at start, the most credit held, asked for or given unasked */
-    int64_t pull_credit; /* the most one pull grants, bytes (a multiple of RCCC_QUANTUM) */
-    double pull_rate;    /* the pacer's rate as a fraction of the receiving host's line rate */
-};
-
-/* The settings of host.uet (transport_uet.c) for host settings h: RCCC's part. */
-const struct rccc_params *rccc_params_of(const struct scn_host *h);
+#include "models/uet.h"
 
 /* The sender's credit. */
 struct rccc_snd {
