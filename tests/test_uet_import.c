@@ -227,6 +227,8 @@ static void test_cc_modes(void)
     at_is(o, "host.cc", "\"none\"");
     at_is(o, "host.uet.rccc", "true");
     at_is(o, "host.uet.base_rtt", "\"14.02272us\"");
+    /* no ECN on the ToRs' ports to their hosts, which the credit paces (two hosts per ToR at K = 4) */
+    at_is(o, "profiles", "[{\"match\":[\"tor*:0\",\"tor*:1\"],\"switch\":{\"ecn\":{\"enabled\":false}}}]");
     CU_ASSERT_PTR_NULL(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "host"), "nscc"));
     cJSON_Delete(o);
     CU_ASSERT_EQUAL_FATAL(imp(one16, NULL, "-tm CM -receiver_cc", &o, err, sizeof err, NULL), 0);

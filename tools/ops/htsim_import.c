@@ -695,6 +695,19 @@ static cJSON *scenario(const struct opts *o, const struct htsim_topo *t, const s
     cJSON_AddNumberToObject(h, "entropy_paths", o->paths);
     if (cm->n_trigs)
         cJSON_AddItemToObject(s, "triggers", triggers(cm));
+    if (o->receiver_cc) {
+        /* with receiver credit the reference marks no ECN on the ToRs' ports to the hosts (main_uec.cpp), which
+         * the credit paces; a ToR's first ports are its hosts' in every topology the import writes */
+        const cJSON *ty = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s, "topology"), "type");
+        const char *tor = cJSON_IsString(ty) && !strcmp(ty->valuestring, "leaf-spine") ? "leaf" : "tor";
+        cJSON *pr = cJSON_CreateObject(), *m = cJSON_AddArrayToObject(pr, "match");
+        for (uint32_t i = 0; i < t->hosts_per_tor; i++) {
+            snprintf(b, sizeof b, "%s*:%u", tor, i);
+            cJSON_AddItemToArray(m, cJSON_CreateString(b));
+        }
+        cJSON_AddBoolToObject(cJSON_AddObjectToObject(cJSON_AddObjectToObject(pr, "switch"), "ecn"), "enabled", false);
+        cJSON_AddItemToArray(cJSON_AddArrayToObject(s, "profiles"), pr);
+    }
     cJSON_AddItemToObject(s, "traffic", traffic(cm, x));
     return s;
 }
