@@ -70,6 +70,7 @@ static const struct docsrc {
     {"labs/04", "sh scenarios/labs/04-deadlock/run.sh -q", false},
     {"labs/14", "sh scenarios/labs/14-ib-or-roce/run.sh -q", false},
     {"labs/15", "sh scenarios/labs/15-do-we-still-need-pfc/run.sh -q", false},
+    {"labs/16", "sh scenarios/labs/16-roce-irn-or-uet/run.sh -q", false},
     {"misconfig", "for s in scenarios/misconfig/*.json; do n=${s##*/}; "
                   "./rocesim run $s -q --no-plot -o out/misconfig/${n%.json} || exit 1; done", false},
     {"lab11-timely-paper", "l=scenarios/labs/11-which-cc; p='--set host.cc=timely --set host.timely.preset=paper -q --no-plot'; "

@@ -770,6 +770,95 @@ static void test_lab15(void)
         cJSON_Delete(j[i]);
 }
 
+/* Lab 16's run of case `c` (its file, 16-roce-irn-or-uet/c.json) on one workload with extra options, into
+ * lab_tmp/tag; its summary.json, or NULL. */
+static cJSON *lab16_run(const char *c, const char *opts, const char *tag)
+{
+    char file[96];
+    snprintf(file, sizeof file, "16-roce-irn-or-uet/%s.json", c);
+    return lab_run(file, opts, tag);
+}
+
+/*
+ * Lab 16 at the lab's size (the permutation, the incast and the all-to-all, RCCC's all-to-all left out): RoCE
+ * (PFC, DCQCN, go-back-N, ECMP) drops nothing and pauses; IRN and the three UET cases never pause; every UET drop
+ * is a trim answered by exactly one NACK and one resend (without timeouts no packet is sent twice); the orders the
+ * README reports: on the permutation UET's tail is the shortest and RoCE's (hashed paths) the longest; on the
+ * incast UET ends within 5 % of the payload's time at line rate, RoCE later, IRN last, and trimming helps IRN; on
+ * the all-to-all RoCE ends first, UET with NSCC next, IRN last, its two-packet messages waiting for timeouts.
+ */
+static void test_lab16(void)
+{
+    static const char *const cases[5] = {"roce", "irn", "uet-nscc", "uet-rccc", "uet-both"};
+    static const char *const wl[3] = {"perm", "incast", "a2a"};
+    char opts[3][256] = {""};
+    snprintf(opts[1], sizeof opts[1], "--set 'traffic=[{\"type\": \"incast\", \"id\": \"incast\", \"senders\": "
+             "\"h64-h95\", \"receiver\": \"h0\", \"size\": \"1MB\"}]'");
+    snprintf(opts[2], sizeof opts[2], "--set 'traffic=[{\"type\": \"alltoall\", \"id\": \"a2a\", \"hosts\": \"all\", "
+             "\"size\": \"1040384B\"}]'");
+    cJSON *j[3][5];
+    double p99[3][5], max[3][5];
+    for (int w = 0; w < 3; w++)
+        for (int c = 0; c < 5; c++) {
+            if (w == 2 && c >= 3)
+                continue; /* the all-to-all's claims need RoCE, IRN and NSCC; RCCC's runs are the slow ones */
+            char tag[32];
+            snprintf(tag, sizeof tag, "l16%c%d", wl[w][0], c);
+            j[w][c] = lab16_run(cases[c], opts[w], tag);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(j[w][c]);
+            CU_ASSERT_EQUAL(num(j[w][c], "flows.completed"), num(j[w][c], "flows.total"));
+            p99[w][c] = num(j[w][c], "flows.fct_ns.p99");
+            max[w][c] = num(j[w][c], "flows.fct_ns.max");
+            cJSON *k = j[w][c];
+            if (c == 0) { /* RoCE: lossless */
+                CU_ASSERT(num(k, "packets.dropped") == 0 && num(k, "packets.retransmitted") == 0);
+            } else {      /* no PFC */
+                CU_ASSERT(num(k, "pfc.pause_frames") == 0);
+            }
+            if (c >= 2) { /* UET: every drop trimmed, each trim one NACK and one resend, the rest the timeouts' */
+                double trims = num(k, "packets.trimmed"), rtx = num(k, "packets.retransmitted");
+                CU_ASSERT(num(k, "packets.dropped") == trims && num(k, "packets.nacks") == trims);
+                CU_ASSERT(rtx >= trims && rtx <= trims + num(k, "packets.timeouts"));
+                if (num(k, "packets.timeouts") == 0) /* nothing sent twice that arrived */
+                    CU_ASSERT(num(k, "packets.delivered") == num(k, "packets.sent") - rtx);
+            }
+        }
+    char incast_trim[sizeof opts[1] + 64];
+    snprintf(incast_trim, sizeof incast_trim, "%s --set switch.trim.enabled=true --set switch.trim.size=64B",
+             opts[1]);
+    cJSON *trim = lab16_run("irn", incast_trim, "l16itr");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(trim);
+    double a2a[3];
+    for (int c = 0; c < 3; c++)
+        a2a[c] = num(j[2][c], "collectives.0.completion_ns");
+    printf("\n    FCT p99 perm (us): RoCE %.0f, IRN %.0f, UET nscc %.0f, rccc %.0f, both %.0f; incast ends RoCE %.0f, "
+           "IRN %.0f (with trimming %.0f), UET %.0f, %.0f, %.0f; all-to-all RoCE %.0f, IRN %.0f, UET nscc %.0f ",
+           p99[0][0] / 1e3, p99[0][1] / 1e3, p99[0][2] / 1e3, p99[0][3] / 1e3, p99[0][4] / 1e3, max[1][0] / 1e3,
+           max[1][1] / 1e3, num(trim, "flows.fct_ns.max") / 1e3, max[1][2] / 1e3, max[1][3] / 1e3, max[1][4] / 1e3,
+           a2a[0] / 1e3, a2a[1] / 1e3, a2a[2] / 1e3);
+    /* permutation: hashed paths collide and pause, spread packets do not */
+    CU_ASSERT(num(j[0][0], "pfc.pause_frames") > 0);
+    for (int c = 2; c < 5; c++)
+        CU_ASSERT(p99[0][c] < p99[0][1] && 2 * p99[0][c] < p99[0][0]);
+    CU_ASSERT(p99[0][1] < p99[0][0]);
+    CU_ASSERT(num(j[0][1], "packets.dropped") == 0 && num(j[0][1], "packets.retransmitted") > 0); /* only late */
+    /* incast: 32 MB into one 100 Gbps link take 2.56 ms of payload; UET within 5 %, RoCE later, IRN last */
+    for (int c = 2; c < 5; c++)
+        CU_ASSERT(max[1][c] > 2.56e6 && max[1][c] < 1.05 * 2.56e6 && max[1][c] < max[1][0]);
+    CU_ASSERT(num(j[1][0], "pfc.pause_frames") > 0 && max[1][0] < max[1][1]);
+    CU_ASSERT(num(j[1][1], "packets.timeouts") > 0);
+    CU_ASSERT(num(trim, "flows.fct_ns.max") < max[1][1] &&
+              num(trim, "packets.timeouts") < num(j[1][1], "packets.timeouts"));
+    /* all-to-all: the lossless fabric ends first, IRN's lost last packets wait for the timeout */
+    CU_ASSERT(a2a[0] > 0 && a2a[0] < a2a[2] && a2a[2] < a2a[1]);
+    CU_ASSERT(num(j[2][1], "packets.timeouts") > 0 && num(j[2][2], "packets.timeouts") == 0);
+    cJSON_Delete(trim);
+    for (int w = 0; w < 3; w++)
+        for (int c = 0; c < 5; c++)
+            if (w < 2 || c < 3)
+                cJSON_Delete(j[w][c]);
+}
+
 void test_labs_register(void)
 {
     CU_pSuite s = CU_add_suite("labs (reduced)", NULL, cleanup);
@@ -790,6 +879,8 @@ void test_labs_register(void)
                 test_lab14);
     CU_add_test(s, "lab 15: without PFC, selective repeat and spraying beat PFC + DCQCN; trimming removes the timeouts",
                 test_lab15);
+    CU_add_test(s, "lab 16: UET ends the permutation and the incast first, RoCE the all-to-all; no PAUSE without PFC, "
+                   "each UET trim one NACK and one resend", test_lab16);
     CU_add_test(s, "labs' plots draw the flows a lab names, no legend gives an answer away, time axes end with the traffic",
                 test_lab_plots);
 }
