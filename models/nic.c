@@ -178,27 +178,30 @@ static inline __attribute__((always_inline)) void arm_rto(struct net *n, struct 
 }
 
 /* The sender gives up on f, as a QP whose retries ran out goes to the error state: nothing more is sent. */
+/* Takes f, whose sender is done, off its port's ready list: by a walk, once per flow at most, never per frame. */
+static __attribute__((noinline)) void ready_unlink(struct net *n, struct flow *f)
+{
+    struct host_ready *r = host_ready_of(&n->hosts[f->src], f->sport);
+    struct flow **pp = &r->head[f->prio], *prev = NULL;
+    while (*pp != f) {
+        prev = *pp;
+        pp = &(*pp)->ready_next;
+    }
+    *pp = f->ready_next;
+    if (r->tail[f->prio] == f)
+        r->tail[f->prio] = prev;
+    f->in_ready = false;
+}
+
 static void flow_fail(struct net *n, struct flow *f)
 {
-    struct host *h = &n->hosts[f->src];
     f->failed = true;
     f->sender_done = true;
     net_np(n)->c.flows_failed++;
     sim_timer_cancel(&f->rto_timer);
     sim_timer_cancel(&f->pace_timer);
-    if (f->in_ready) {
-        /* Unlinked by a walk: this happens once per failed flow, never per frame. */
-        struct host_ready *r = host_ready_of(h, f->sport);
-        struct flow **pp = &r->head[f->prio], *prev = NULL;
-        while (*pp != f) {
-            prev = *pp;
-            pp = &(*pp)->ready_next;
-        }
-        *pp = f->ready_next;
-        if (r->tail[f->prio] == f)
-            r->tail[f->prio] = prev;
-        f->in_ready = false;
-    }
+    if (f->in_ready)
+        ready_unlink(n, f);
     cc_release(f);
     if (f->qp && f->snd_max < f->n_pkts)
         qp_pass(n, f->qp, NULL);
@@ -576,6 +579,10 @@ static void receive_ack(struct net *n, struct pkt *k)
         f->acked = net_sim(n)->now; /* the FCT other simulators report (flow.acked) */
         sim_timer_cancel(&f->rto_timer);
         sim_timer_cancel(&f->pace_timer);
+        /* a transport that chose a resend (a timeout) before this ACK covered it left the flow waiting for its
+         * port's turn: nothing of it is to be sent now */
+        if (__builtin_expect(f->in_ready, 0))
+            ready_unlink(n, f);
         cc_release(f);
         net_np(n)->flows_active--;
         if (f->owner)

@@ -142,6 +142,11 @@ static struct uet_snd *snd_of(struct flow *f)
 /* The ring grows to hold PSNs up to una + span (a power of two, at most CAP_MAX): rare, never per packet. */
 static void snd_grow(struct flow *f, struct uet_snd *s, uint32_t span)
 {
+    if (span > CAP_MAX) {
+        fprintf(stderr, "rocesim: bug: flow %s: %u PSNs outstanding, more than a UET sender keeps (%u)\n", f->name,
+                span, CAP_MAX);
+        abort();
+    }
     struct uet_snd old = *s;
     uint32_t cap = s->cap;
     while (cap < span)
@@ -200,6 +205,12 @@ static void sent(struct flow *f)
 {
     struct uet_snd *s = snd_of(f);
     uint32_t psn = f->snd_nxt;
+    if (psn < f->snd_una) {
+        /* chosen (a resend) while the flow waited for its port's turn, acknowledged since: it goes again,
+         * harmlessly (the receiver acknowledges a copy), and nothing of the sender's state is its any more */
+        f->snd_nxt = next_psn(f, s, f->snd_max);
+        return;
+    }
     if (psn - f->snd_una >= s->cap) /* a PSN chosen before the ring could hold it (flow started in the ready list) */
         snd_grow(f, s, psn - f->snd_una + 1);
     uint8_t *b = st_of(s, psn);
@@ -231,7 +242,7 @@ static void stamp(struct flow *f, struct pkt *k)
         k->quanta = ev;
         k->hash = rng_mix32(f->hash_fwd ^ rng_mix32((uint32_t)ev + 1));
     }
-    bool rtx = PS_SENDS(*st_of(s, k->psn)) > 1;
+    bool rtx = k->psn < f->snd_una || PS_SENDS(*st_of(s, k->psn)) > 1;
     if (rtx)
         k->tflags |= PKT_TF_RTX;
     if (rtx || f->snd_nxt >= f->n_pkts || (f->cc_wnd && s->inflight + frame_bytes(f, k->psn) >= f->cc_wnd) ||

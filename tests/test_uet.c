@@ -146,6 +146,28 @@ static void test_holes(void)
     test_teardown(&scn, &r);
 }
 
+/*
+ * A resend chosen by a timeout while the flow waits for its port's turn, acknowledged before the turn comes (a
+ * lab 16 all-to-all of 4 MB per host, cut at 240 us): the NIC sends the stale PSN as a harmless copy, and a flow
+ * done meanwhile leaves its port's list.  It once sent a PSN below the acknowledged point into the sender's rings
+ * (whose span then wrapped, and the run spun for ever), or a finished flow's frame after its state was freed.
+ */
+static void test_stale_resend(void)
+{
+    struct scn_override ov[] = {{"stop", "240us"},
+                                {"traffic", "[{\"type\": \"alltoall\", \"id\": \"a2a\", \"hosts\": \"all\", "
+                                            "\"size\": \"4MB\"}]"}};
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup_from("scenarios/labs/16-roce-irn-or-uet/uet-nscc.json", NULL, ov, 2, &scn, &r));
+    test_run_checked(&r);
+    printf("\n    %llu timeouts, %llu resent by 240 us ", (unsigned long long)r.net.c.timeouts,
+           (unsigned long long)r.net.c.data_retx);
+    CU_ASSERT(r.net.c.timeouts > 0);
+    CU_ASSERT_EQUAL(r.sim.now, 240 * PS_PER_US);
+    test_teardown(&scn, &r);
+}
+
 static void *module_state(const char *name, uint32_t paths, const struct entropy_ops **o)
 {
     int i = module_find("entropy", name);
@@ -266,6 +288,8 @@ void test_uet_register(void)
                 test_incast);
     CU_add_test(s, "a sprayed permutation: out of order, nothing resent", test_sprayed);
     CU_add_test(s, "holes far above the cumulative point: every packet delivered once, every flow done", test_holes);
+    CU_add_test(s, "a resend acknowledged while it waits for its turn goes as a copy; a flow done leaves its list",
+                test_stale_resend);
     CU_add_test(s, "the entropy modules' choices", test_modules);
     CU_add_test(s, "the same files on one thread and two", test_threads);
     CU_add_test(s, "refused combinations and settings exit 2", test_errors);
