@@ -256,6 +256,23 @@ int partition_plan(const struct graph *g, const uint64_t *port_tx, int n_parts, 
     return partition_plan_tied(g, port_tx, n_parts, NULL, 0, p);
 }
 
+/* Each node's load: the frames its ports carried both ways in a run (port_tx), or without one its ports' count,
+ * since a node handles what each of them carries. */
+static void node_loads(const struct graph *g, const uint64_t *port_tx, double *node_load)
+{
+    for (uint32_t n = 0; n < g->n_nodes; n++) {
+        const struct g_node *x = &g->nodes[n];
+        if (!port_tx) {
+            node_load[n] = x->n_ports ? x->n_ports : 1;
+            continue;
+        }
+        for (uint32_t i = 0; i < x->n_ports; i++) {
+            uint32_t gp = x->first_port + i;
+            node_load[n] += (double)port_tx[gp] + (double)port_tx[g->ports[gp].peer];
+        }
+    }
+}
+
 int partition_plan_tied(const struct graph *g, const uint64_t *port_tx, int n_parts, const uint32_t (*ties)[2],
                         uint32_t n_ties, struct partition_plan *p)
 {
@@ -288,18 +305,7 @@ int partition_plan_tied(const struct graph *g, const uint64_t *port_tx, int n_pa
     if (n_ties)
         n_units = tie_units(g, unit, n_units, ties, n_ties, whole, saved, unit_part);
     p->n_parts = n_parts;
-    for (uint32_t n = 0; n < g->n_nodes; n++) {
-        const struct g_node *x = &g->nodes[n];
-        if (!port_tx) {
-            /* without a run's frames, a node's ports stand for its load: it handles what each of them carries */
-            node_load[n] = x->n_ports ? x->n_ports : 1;
-            continue;
-        }
-        for (uint32_t i = 0; i < x->n_ports; i++) {
-            uint32_t gp = x->first_port + i;
-            node_load[n] += (double)port_tx[gp] + (double)port_tx[g->ports[gp].peer];
-        }
-    }
+    node_loads(g, port_tx, node_load);
     for (uint32_t u = 0; u < n_units; u++)
         ul[u].unit = u;
     for (uint32_t n = 0; n < g->n_nodes; n++)

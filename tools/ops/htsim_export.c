@@ -376,6 +376,31 @@ static void opt(struct sbuf *cmd, const char *name, const char *fmt, ...)
     sb_printf(cmd, " %s%s%s", name, *v ? " " : "", v);
 }
 
+/* The matrix's Nodes: the tree's hosts (t, NULL when the topology is none the reference builds, which is said), or
+ * the hosts the flows name. */
+static long node_count(const cJSON *scn, const cJSON *topo, const struct htsim_topo *t, uint32_t auto_tiers,
+                       struct htsim_export *x)
+{
+    long nodes = 0;
+    if (t)
+        nodes = auto_tiers == 3 ? (long)count_at(topo, "k") * count_at(topo, "k") * count_at(topo, "k") / 4
+                : auto_tiers == 2 ? (long)count_at(topo, "leaves") * count_at(topo, "hosts_per_leaf")
+                                  : (long)t->nodes;
+    else
+        say(x, "topology", "not a fat tree or leaf-spine the reference can build (its tiers' rates in whole Gbps, "
+                           "delays in whole ns, its radix rules)");
+    if (!nodes) {
+        const cJSON *e;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(scn, "traffic"))
+        {
+            long a = host_num(str_at(e, "src")), b = host_num(str_at(e, "dst"));
+            nodes = a + 1 > nodes ? a + 1 : nodes;
+            nodes = b + 1 > nodes ? b + 1 : nodes;
+        }
+    }
+    return nodes;
+}
+
 int htsim_export(const cJSON *scn, const char *name, struct htsim_export *x, char *err, size_t errlen)
 {
     const cJSON *topo = cJSON_GetObjectItemCaseSensitive(scn, "topology");
@@ -390,24 +415,7 @@ int htsim_export(const cJSON *scn, const char *name, struct htsim_export *x, cha
         if (htsim_topo_check("topology", &t, e, sizeof e))
             tree = false;
     }
-    long nodes = 0;
-    if (tree)
-        nodes = auto_tiers == 3 ? (long)count_at(topo, "k") * count_at(topo, "k") * count_at(topo, "k") / 4
-                : auto_tiers == 2 ? (long)count_at(topo, "leaves") * count_at(topo, "hosts_per_leaf")
-                                  : (long)t.nodes;
-    else
-        say(x, "topology", "not a fat tree or leaf-spine the reference can build (its tiers' rates in whole Gbps, "
-                           "delays in whole ns, its radix rules)");
-    if (!nodes) {
-        /* the hosts the flows name, for the matrix alone */
-        const cJSON *e;
-        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(scn, "traffic"))
-        {
-            long a = host_num(str_at(e, "src")), b = host_num(str_at(e, "dst"));
-            nodes = a + 1 > nodes ? a + 1 : nodes;
-            nodes = b + 1 > nodes ? b + 1 : nodes;
-        }
-    }
+    long nodes = node_count(scn, topo, tree ? &t : NULL, auto_tiers, x);
     struct htsim_cm cm = {0};
     int rc = matrix(scn, nodes, &cm, x, err, errlen);
     if (rc) {

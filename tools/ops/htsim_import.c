@@ -167,7 +167,115 @@ static const struct {
     {"-ar_method", 1, "adaptive routing's setting, which the default ECMP routing does not use"},
 };
 
-static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
+/* An option of the tables of refused and ignored ones, argv[i]: *done, with its values' count in *adv; or a refusal
+ * (its exit status). */
+static int table_opt(struct ictx *x, int argc, char **argv, int i, int *adv, bool *done)
+{
+    const char *a = argv[i];
+    int want = -1;
+    for (size_t r = 0; r < sizeof refused / sizeof *refused && want < 0; r++)
+        if (!strcmp(a, refused[r].name)) {
+            if (refused[r].why)
+                return ifail(x, "%s: %s", a, refused[r].why);
+            want = 1; /* -failed N: 0 only */
+        }
+    for (size_t r = 0; r < sizeof ignored / sizeof *ignored && want < 0; r++)
+        if (!strcmp(a, ignored[r].name)) {
+            want = ignored[r].nargs;
+            note(x, "%s: ignored (%s)", a, ignored[r].why);
+        }
+    if (want < 0)
+        return 0;
+    if (i + want >= argc)
+        return ifail(x, "%s: expected %s after it, got the end of the command line", a, want == 1 ? "a value" : "two values");
+    *adv = want;
+    *done = true;
+    long long iv;
+    if (!strcmp(a, "-failed")) {
+        if (!parse_int(argv[i + 1], 0, INT_MAX, &iv))
+            return ifail(x, "-failed: expected a whole number of links, got \"%.40s\"", argv[i + 1]);
+        if (iv)
+            return ifail(x, "-failed %lld: not modelled (the reference slows N links to 25 %% of their rate and gives "
+                         "their queues a quarter of the size and of the ECN thresholds; rocesim sets a switch's queue "
+                         "limit for all its ports, and with 3 tiers the reference slows only the core-to-aggregation "
+                         "direction, where a rocesim link has one rate both ways)", iv);
+    }
+    return 0;
+}
+
+/* An option without a value (the congestion controls' modes, trimming, base RTT): whether a is one, applied to o. */
+static bool flag_opt(struct opts *o, const char *a)
+{
+    if (!strcmp(a, "-oversubscribed_cc")) {
+        o->oversub_on = true;
+    } else if (!strcmp(a, "-force_disable_oversubscribed_cc")) {
+        o->oversub_on = false;
+        o->oversub_off = true;
+    } else if (!strcmp(a, "-receiver_cc_only")) {
+        o->sender_cc = false;
+        o->receiver_cc = true;
+        o->oversub_on = false;
+    } else if (!strcmp(a, "-receiver_cc")) {
+        o->receiver_cc = true; /* NSCC stays as it was: on, unless -receiver_cc_only turned it off */
+    } else if (!strcmp(a, "-sender_cc_only")) {
+        o->sender_cc = o->sender_flag = true;
+        o->receiver_cc = o->oversub_on = false;
+    } else if (!strcmp(a, "-sender_cc")) {
+        o->sender_cc = o->sender_flag = true;
+        o->oversub_on = false;
+    } else if (!strcmp(a, "-disable_trim")) {
+        o->no_trim = true;
+    } else if (!strcmp(a, "-enable_accurate_base_rtt")) {
+        o->accurate_rtt = true;
+    } else if (!strcmp(a, "-disable_base_rtt_update_on_nack")) {
+        o->no_nack_rtt = true;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* -q, -cwnd, -queue_size_bdp_factor, -paths, -trimsize, -sack_threshold: a whole number v; 0 or a refusal. */
+static int whole_opt(struct opts *o, struct ictx *x, const char *a, const char *val)
+{
+    long long iv;
+    if (!parse_int(val, 0, 1000000000, &iv))
+        return ifail(x, "%s: expected a whole number, got \"%.40s\"", a, val);
+    uint32_t v = (uint32_t)iv;
+    if (!strcmp(a, "-q"))
+        o->qpkts = v, o->q_set = true;
+    else if (!strcmp(a, "-cwnd"))
+        o->cwnd = v;
+    else if (!strcmp(a, "-queue_size_bdp_factor"))
+        o->qfactor = v;
+    else if (!strcmp(a, "-paths"))
+        o->paths = v;
+    else if (!strcmp(a, "-trimsize"))
+        o->trimsize = v;
+    else
+        o->sack = v;
+    return 0;
+}
+
+/* -hop_latency, -switch_latency, -target_q_delay: microseconds (the reference's timeFromUs of a double). */
+static int time_opt(struct opts *o, struct ictx *x, const char *a, const char *val)
+{
+    double dv;
+    if (!parse_num(val, 0, 1e7, &dv))
+        return ifail(x, "%s: expected microseconds, got \"%.40s\"", a, val);
+    int64_t ps = (int64_t)(dv * 1000000);
+    if (a[1] == 'h')
+        o->hop_ps = ps;
+    else if (a[1] == 't')
+        o->target_ps = ps;
+    else if (ps)
+        return ifail(x, "-switch_latency %s: not modelled (rocesim's switches forward without a fixed latency; give "
+                     "0)", val);
+    return 0;
+}
+
+/* The reference's defaults (main_uec.cpp), and the command line as given, for the scenario's description. */
+static void opts_init(struct opts *o, int argc, char **argv)
 {
     *o = (struct opts){.tiers = 3, .linkspeed_bps = 100000000000LL, .mtu = 4150, .paths = 64, .trimsize = 64,
                        .sack = 16384, .hop_ps = 1000000, .end_us = 1000, .seed = 13, .qa_gate = -1, .lb = "mixed",
@@ -175,6 +283,11 @@ static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
     sb_printf(&o->cmdline, "htsim_uec");
     for (int i = 0; i < argc; i++)
         sb_printf(&o->cmdline, " %s", argv[i]);
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
+{
+    opts_init(o, argc, argv);
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         long long iv;
@@ -189,29 +302,10 @@ static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
         adv = (k);                                                                                                    \
     } while (0)
         bool done = false;
-        for (size_t r = 0; r < sizeof refused / sizeof *refused && !done; r++) {
-            if (strcmp(a, refused[r].name))
-                continue;
-            if (refused[r].why)
-                return ifail(x, "%s: %s", a, refused[r].why);
-            NEED(1);
-            if (!parse_int(VAL(1), 0, INT_MAX, &iv))
-                return ifail(x, "-failed: expected a whole number of links, got \"%.40s\"", VAL(1));
-            if (iv)
-                return ifail(x, "-failed %lld: not modelled (the reference slows N links to 25 %% of their rate and "
-                             "gives their queues a quarter of the size and of the ECN thresholds; rocesim sets a "
-                             "switch's queue limit for all its ports, and with 3 tiers the reference slows only the "
-                             "core-to-aggregation direction, where a rocesim link has one rate both ways)", iv);
-            done = true;
-        }
-        for (size_t r = 0; r < sizeof ignored / sizeof *ignored && !done; r++) {
-            if (strcmp(a, ignored[r].name))
-                continue;
-            NEED(ignored[r].nargs);
-            note(x, "%s: ignored (%s)", a, ignored[r].why);
-            done = true;
-        }
-        if (done) {
+        int rc = table_opt(x, argc, argv, i, &adv, &done);
+        if (rc)
+            return rc;
+        if (done || flag_opt(o, a)) {
         } else if (!strcmp(a, "-tm") || !strcmp(a, "-topo")) {
             NEED(1);
             *(!strcmp(a, "-tm") ? &o->tm : &o->topo) = VAL(1);
@@ -246,34 +340,13 @@ static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
             o->mtu = (int)iv;
         } else if (!strcmp(a, "-hop_latency") || !strcmp(a, "-switch_latency") || !strcmp(a, "-target_q_delay")) {
             NEED(1);
-            if (!parse_num(VAL(1), 0, 1e7, &dv))
-                return ifail(x, "%s: expected microseconds, got \"%.40s\"", a, VAL(1));
-            int64_t ps = (int64_t)(dv * 1000000); /* timeFromUs(double) */
-            if (a[1] == 'h')
-                o->hop_ps = ps;
-            else if (a[1] == 't')
-                o->target_ps = ps;
-            else if (ps)
-                return ifail(x, "-switch_latency %s: not modelled (rocesim's switches forward without a fixed "
-                             "latency; give 0)", VAL(1));
+            if ((rc = time_opt(o, x, a, VAL(1))) != 0)
+                return rc;
         } else if (!strcmp(a, "-q") || !strcmp(a, "-cwnd") || !strcmp(a, "-queue_size_bdp_factor") ||
                    !strcmp(a, "-paths") || !strcmp(a, "-trimsize") || !strcmp(a, "-sack_threshold")) {
             NEED(1);
-            if (!parse_int(VAL(1), 0, 1000000000, &iv))
-                return ifail(x, "%s: expected a whole number, got \"%.40s\"", a, VAL(1));
-            uint32_t v = (uint32_t)iv;
-            if (!strcmp(a, "-q"))
-                o->qpkts = v, o->q_set = true;
-            else if (!strcmp(a, "-cwnd"))
-                o->cwnd = v;
-            else if (!strcmp(a, "-queue_size_bdp_factor"))
-                o->qfactor = v;
-            else if (!strcmp(a, "-paths"))
-                o->paths = v;
-            else if (!strcmp(a, "-trimsize"))
-                o->trimsize = v;
-            else
-                o->sack = v;
+            if ((rc = whole_opt(o, x, a, VAL(1))) != 0)
+                return rc;
         } else if (!strcmp(a, "-ecn")) {
             NEED(2);
             long long lo, hi;
@@ -319,29 +392,6 @@ static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
             const char *want = a[1] == 'q' ? "composite" : a[1] == 'h' ? "fair_prio" : "ecmp_host";
             if (strcmp(VAL(1), want))
                 return ifail(x, "%s %.40s: not modelled (only the reference's default, %s, is)", a, VAL(1), want);
-        } else if (!strcmp(a, "-oversubscribed_cc")) {
-            o->oversub_on = true;
-        } else if (!strcmp(a, "-force_disable_oversubscribed_cc")) {
-            o->oversub_on = false;
-            o->oversub_off = true;
-        } else if (!strcmp(a, "-receiver_cc_only")) {
-            o->sender_cc = false;
-            o->receiver_cc = true;
-            o->oversub_on = false;
-        } else if (!strcmp(a, "-receiver_cc")) {
-            o->receiver_cc = true; /* NSCC stays as it was: on, unless -receiver_cc_only turned it off */
-        } else if (!strcmp(a, "-sender_cc_only")) {
-            o->sender_cc = o->sender_flag = true;
-            o->receiver_cc = o->oversub_on = false;
-        } else if (!strcmp(a, "-sender_cc")) {
-            o->sender_cc = o->sender_flag = true;
-            o->oversub_on = false;
-        } else if (!strcmp(a, "-disable_trim")) {
-            o->no_trim = true;
-        } else if (!strcmp(a, "-enable_accurate_base_rtt")) {
-            o->accurate_rtt = true;
-        } else if (!strcmp(a, "-disable_base_rtt_update_on_nack")) {
-            o->no_nack_rtt = true;
         } else {
             return ifail(x, "%s: unknown option (not one of htsim_uec's)", a);
         }
