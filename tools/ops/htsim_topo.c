@@ -17,9 +17,7 @@
 #include "sim/scenario.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
