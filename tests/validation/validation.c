@@ -1541,7 +1541,7 @@ static bool irn_run(const struct scn_override *ov, int n_ov, struct irn_case *c)
      * workload, which moves by tens of percent from one seed (or one frame more or less) to the next */
     for (int seed = 1; seed <= IRN_SEEDS; seed++) {
         struct scn_override all[12];
-        char sd[8];
+        char sd[12];
         snprintf(sd, sizeof sd, "%d", seed);
         all[0] = (struct scn_override){"seed", sd};
         for (int i = 0; i < n_ov && i < 11; i++)
