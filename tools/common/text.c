@@ -1,11 +1,13 @@
 /* text — see text.h. */
 #include "tools/common/text.h"
+#include "tools/common/files.h"
 
 #include "sim/file.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -96,6 +98,33 @@ int usage_error(const char *who, const char *usage, const char *fmt, const char 
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\n%s", usage);
     return SCN_EUSAGE;
+}
+
+int import_finish(int rc, const char *err, cJSON *o, char *notes, const char *out)
+{
+    if (rc) {
+        fprintf(stderr, "rocesim: %s\n", err);
+        free(notes);
+        return rc;
+    }
+    print_import_notes(notes);
+    free(notes);
+    char *s = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!s)
+        mem_oom("printing the imported scenario");
+    if (!out) {
+        printf("%s\n", s);
+    } else {
+        size_t len = strlen(s);
+        s[len] = '\n'; /* replaces the NUL: written with its length */
+        if (write_file_atomic(out, s, len + 1)) {
+            fprintf(stderr, "rocesim: %s: cannot write: %s\n", out, strerror(errno));
+            rc = SCN_EIO;
+        }
+    }
+    free(s);
+    return rc;
 }
 
 void print_import_notes(const char *notes)

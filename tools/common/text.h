@@ -29,6 +29,14 @@ int read_text_file(const char *path, char **text, char *err, size_t errlen);
 /* Each line of notes (an importer's, "\n"-separated) as one "rocesim: note: " line on stderr. */
 void print_import_notes(const char *notes);
 
+struct cJSON;
+/*
+ * The end of an `rocesim import ...`: with rc, the importer's status, not 0, its message err on stderr; else its
+ * notes on stderr and scenario o (deleted here) on stdout, or written to out whole or not at all.  Frees notes;
+ * returns the command's exit status.
+ */
+int import_finish(int rc, const char *err, struct cJSON *o, char *notes, const char *out);
+
 /*
  * A command's usage error: "rocesim WHO: " (or "rocesim: " when who is NULL), fmt with arg, a newline, the
  * command's usage text; returns SCN_EUSAGE (exit status 2).

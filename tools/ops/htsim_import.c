@@ -904,27 +904,5 @@ int htsim_import_main(int argc, char **argv)
     char err[SCN_ERR_MAX];
     int rc = htsim_import_args(n, args, &o, &notes, err, sizeof err);
     free(args);
-    if (rc) {
-        fprintf(stderr, "rocesim: %s\n", err);
-        free(notes.p);
-        return rc;
-    }
-    print_import_notes(notes.p);
-    free(notes.p);
-    char *s = cJSON_Print(o);
-    cJSON_Delete(o);
-    if (!s)
-        mem_oom(IMP_OOM);
-    if (!outp) {
-        printf("%s\n", s);
-    } else {
-        size_t len = strlen(s);
-        s[len] = '\n'; /* replaces the NUL: written with its length */
-        if (write_file_atomic(outp, s, len + 1)) {
-            fprintf(stderr, "rocesim: %s: cannot write: %s\n", outp, strerror(errno));
-            rc = SCN_EIO;
-        }
-    }
-    free(s);
-    return rc;
+    return import_finish(rc, err, o, notes.p, outp);
 }

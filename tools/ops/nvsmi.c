@@ -529,26 +529,6 @@ static const char *opt_value(int argc, char **argv, int *i, int *rc)
     return argv[++*i];
 }
 
-static int write_out(const char *file, const char *path, const cJSON *o)
-{
-    char *s = cJSON_Print(o);
-    if (!s)
-        mem_oom(NVSMI_OOM);
-    int rc = 0;
-    if (!path) {
-        printf("%s\n", s);
-    } else {
-        size_t len = strlen(s);
-        s[len] = '\n'; /* replaces the NUL: written with its length */
-        if (write_file_atomic(path, s, len + 1)) {
-            fprintf(stderr, "rocesim: %s: cannot write (from %s): %s\n", path, file, strerror(errno));
-            rc = SCN_EIO;
-        }
-    }
-    free(s);
-    return rc;
-}
-
 /* See nvsmi.h. */
 int nvsmi_import_main(int argc, char **argv)
 {
@@ -586,14 +566,5 @@ int nvsmi_import_main(int argc, char **argv)
     struct sbuf notes = {0};
     rc = nvsmi_import_text(file, text, rate, gdr, &o, &notes, err, sizeof err);
     free(text);
-    if (rc) {
-        fprintf(stderr, "rocesim: %s\n", err);
-        free(notes.p);
-        return rc;
-    }
-    print_import_notes(notes.p);
-    free(notes.p);
-    rc = write_out(file, outp, o);
-    cJSON_Delete(o);
-    return rc;
+    return import_finish(rc, err, o, notes.p, outp);
 }

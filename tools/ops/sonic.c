@@ -1302,20 +1302,7 @@ int sonic_import_main(int argc, char **argv)
     struct sbuf notes = {0};
     rc = sonic_import_text(file, text, ports, &o, &notes, err, sizeof err);
     free(text);
-    if (rc) {
-        fprintf(stderr, "rocesim: %s\n", err);
-        free(notes.p);
-        return rc;
-    }
-    print_import_notes(notes.p);
-    free(notes.p);
-    char *s = cJSON_Print(o);
-    if (!s)
-        mem_oom(SONIC_OOM);
-    printf("%s\n", s);
-    free(s);
-    cJSON_Delete(o);
-    return 0;
+    return import_finish(rc, err, o, notes.p, NULL);
 }
 
 /* ------------------------------------------------------------------------------------------------------------ */
