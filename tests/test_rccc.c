@@ -138,18 +138,14 @@ static void test_rts(void)
 
 static void test_threads(void)
 {
-    const char *file = "/tmp/rocesim-test-rccc.json";
-    FILE *fp = fopen(file, "w");
-    CU_ASSERT_FATAL(fp != NULL);
-    fprintf(fp, "{" RCCC_NET ", \"entropy\": \"mixed\", \"entropy_paths\": 32" RCCC_ON "}, \"traffic\": [{\"type\": "
+    char *text = test_same_each_run_json(
+        "/tmp/rocesim-test-rccc.json",
+        "{" RCCC_NET ", \"entropy\": \"mixed\", \"entropy_paths\": 32" RCCC_ON "}, \"traffic\": [{\"type\": "
             "\"incast\", \"senders\": \"h4-h11\", \"receiver\": \"h0\", \"size\": \"300KB\"}, {\"type\": \"flow\", "
             "\"src\": \"h1\", \"dst\": \"h12\", \"size\": \"1MB\"}, {\"type\": \"flow\", \"src\": \"h1\", \"dst\": "
             "\"h13\", \"size\": \"1MB\"}, {\"type\": \"flow\", \"src\": \"h13\", \"dst\": \"h2\", \"size\": \"1MB\"}]}");
-    fclose(fp);
-    char *text = test_same_each_run(file);
     CU_ASSERT(text != NULL);
     free(text);
-    remove(file);
 }
 
 static void test_errors(void)

@@ -247,18 +247,14 @@ static void test_modules(void)
 
 static void test_threads(void)
 {
-    const char *file = "/tmp/rocesim-test-uet.json";
-    FILE *fp = fopen(file, "w");
-    CU_ASSERT_FATAL(fp != NULL);
-    fprintf(fp, "{" UET_FABRIC ", \"entropy\": \"mixed\", \"entropy_paths\": 32}, \"traffic\": [{\"type\": \"incast\", "
+    char *text = test_same_each_run_json(
+        "/tmp/rocesim-test-uet.json",
+        "{" UET_FABRIC ", \"entropy\": \"mixed\", \"entropy_paths\": 32}, \"traffic\": [{\"type\": \"incast\", "
             "\"senders\": \"h4-h11\", \"receiver\": \"h0\", \"size\": \"300KB\"}, {\"type\": \"flow\", \"src\": \"h1\", "
             "\"dst\": \"h12\", \"size\": \"1MB\"}, {\"type\": \"flow\", \"src\": \"h13\", \"dst\": \"h2\", \"size\": "
             "\"1MB\"}]}");
-    fclose(fp);
-    char *text = test_same_each_run(file);
     CU_ASSERT(text != NULL);
     free(text);
-    remove(file);
 }
 
 static void test_errors(void)

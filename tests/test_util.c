@@ -260,3 +260,15 @@ void test_build_refused(const char *file, const char *sets, const char *msg)
     free(out);
     remove(file);
 }
+
+/* See tests.h. */
+char *test_same_each_run_json(const char *file, const char *json)
+{
+    FILE *fp = fopen(file, "w");
+    CU_ASSERT_FATAL(fp != NULL);
+    fputs(json, fp);
+    fclose(fp);
+    char *text = test_same_each_run(file);
+    remove(file);
+    return text;
+}

@@ -104,6 +104,8 @@ void test_teardown(struct scenario *scn, struct run *r);
 /* Runs scenario file `file` twice on one thread and once on two, asserts the three texts (test_run_text) equal,
  * and returns the first (caller frees). */
 char *test_same_each_run(const char *file);
+/* The same for scenario text json, written to file for the runs and removed after them. */
+char *test_same_each_run_json(const char *file, const char *json);
 /* A refusal at build time: `rocesim check` of a two-host star with one flow, written to file, with the overrides sets
  * ("--set PATH=VALUE ...") exits 2 and prints msg. */
 void test_build_refused(const char *file, const char *sets, const char *msg);
