@@ -102,6 +102,12 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     n->lfc = fab->lfc ? lfc_at(module_find(lfc_kind.name, fab->lfc)) : lfc_at(lfc_params_of(&scn->sw)->flow_control);
     n->lfc_sends = n->lfc->sent != NULL;
 
+    /* a fault that changes the network for the whole run (a slowed link) does so before the ports take its rates */
+    int rc = faults_shape(n, err, errlen);
+    if (rc) {
+        net_free(n);
+        return rc;
+    }
     for (uint32_t i = 0; i < g->n_ports; i++)
         init_port(n, &n->ports[i], i);
     n->step_summary = o && o->step_summary;
@@ -116,7 +122,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
         else
             n->node_sw[id] = &n->sws[g->nodes[id].sw];
     }
-    int rc = net_resolve_settings(n, err, errlen);
+    rc = net_resolve_settings(n, err, errlen);
     if (rc) {
         net_free(n);
         return rc;

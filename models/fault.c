@@ -90,6 +90,23 @@ int fault_check_until(struct setting_ctx *c, const cJSON *obj, const char *path,
     return check_after(c, path, "until", "at", base);
 }
 
+const char *const fault_direction_names[] = {"both", "forward", NULL};
+
+int fault_parse_direction(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *path, void *base)
+{
+    int dir = 0;
+    if (setting_val_enum(c, v, path, f->names, &dir) < 0)
+        return -1;
+    *(bool *)((char *)base + f->offset) = dir == 1;
+    return 0;
+}
+
+void fault_dump_direction(cJSON *obj, const struct setting *f, const void *base)
+{
+    if (*(const bool *)((const char *)base + f->offset))
+        cJSON_AddStringToObject(obj, f->name, "forward");
+}
+
 bool fault_overlap(const struct fault_span *a, const struct fault_span *b)
 {
     return (b->end_ps < 0 || a->start_ps < b->end_ps) && (a->end_ps < 0 || b->start_ps < a->end_ps);
@@ -133,7 +150,10 @@ struct nic_fault *fault_host(struct net *n, struct host *h)
     nf->xoff = 2 * H;
     nf->xon = nf->xoff > pfc->xon_delta ? nf->xoff - pfc->xon_delta : 0;
     nf->lossless_cap = nf->xoff + H;
-    nf->lossy_cap = switch_params_of(&n->scn->sw)->lossy_queue_limit;
+    const struct switch_params *sp = switch_params_of(&n->scn->sw);
+    double cap; /* at the host link's rate when the limit is a map by rate; a rate it lacks: no limit of its own */
+    nf->lossy_cap = scn_rate_value(&sp->lossy_queue_limit_map, (double)sp->lossy_queue_limit, port_aux(p)->rate_bps,
+                                   true, &cap) ? (int64_t)cap : INT64_MAX;
     h->fault = nf;
     return nf;
 }
@@ -338,12 +358,33 @@ void fault_link_change(struct net *n, uint32_t a, uint32_t b, bool fail)
 
 /* ---- set-up ---- */
 
+static void alloc_ends(struct net *n)
+{
+    if (!n->fault_ends)
+        n->fault_ends = mem_xcalloc((size_t)n->scn->n_faults * 2, sizeof *n->fault_ends, "setting up faults");
+}
+
+int faults_shape(struct net *n, char *err, size_t errlen)
+{
+    const struct scenario *scn = n->scn;
+    for (int i = 0; i < scn->n_faults; i++) {
+        const struct fault_ops *o = fault_ops_of(&scn->faults[i]);
+        if (!o->shape)
+            continue;
+        alloc_ends(n);
+        int rc = o->shape(n, i, err, errlen);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int faults_setup(struct net *n, char *err, size_t errlen)
 {
     const struct scenario *scn = n->scn;
     if (!scn->n_faults)
         return 0;
-    n->fault_ends = mem_xcalloc((size_t)scn->n_faults * 2, sizeof *n->fault_ends, "setting up faults");
+    alloc_ends(n);
     /* Resolve everything first, so that a bad fault schedules nothing. */
     for (int i = 0; i < scn->n_faults; i++) {
         int rc = fault_ops_of(&scn->faults[i])->resolve(n, i, err, errlen);

@@ -24,6 +24,11 @@
  * "forward".  With a loss_rate, or several faults in force on one link, the causes are independent: a frame
  * survives with probability (1 - loss_rate) x the product of (1 - rate).
  *
+ * link_slow {between: [a, b], rate, direction?}: for the whole run the links between a and b carry `rate` (below
+ * their own), in both directions or only from a to b with direction "forward": a port that trained at a lower
+ * speed, or a multi-lane port running on one lane of four.  Everything that follows from a port's rate follows
+ * (serialization, the settings by rate, the PFC headroom, a host's line rate); routing does not change.
+ *
  * pause_storm {host, priority, start, end?}: a NIC whose receive pipeline
  * has stalled keeps its ToR paused.  From `start` the host sends PAUSE on
  * `priority` with quanta = switch.pfc.pause_quanta and refreshes it at half
@@ -93,6 +98,9 @@ struct fault_ops {
     int (*resolve)(struct net *n, int i, char *err, size_t errlen);
     /* Schedules fault i's events, once every fault is resolved, in their order. */
     void (*schedule)(struct net *n, int i);
+    /* Optional: fault i changes the network as it is built, before its ports are laid out (a link slowed for the
+     * whole run): resolves it as `resolve` does and amends n->g; 0, or SCN_EUSAGE with the message. */
+    int (*shape)(struct net *n, int i, char *err, size_t errlen);
     /* It corrupts frames: the network keeps the per-port state of lossy links (build.c, struct port_loss). */
     bool corrupts;
 };
@@ -116,6 +124,15 @@ int fault_parse_end(struct setting_ctx *c, const struct setting *f, const struct
 void fault_dump_end(struct cJSON *obj, const struct setting *f, const void *base);
 int fault_check_end(struct setting_ctx *c, const struct cJSON *obj, const char *path, void *base);
 int fault_check_until(struct setting_ctx *c, const struct cJSON *obj, const char *path, void *base);
+/* A link fault's `direction`: "both" (the default, left out of the dump) or "forward", which sets the bool
+ * `member` of struct `type`: only from between[0] to between[1]. */
+int fault_parse_direction(struct setting_ctx *c, const struct setting *f, const struct cJSON *v, const char *path,
+                          void *base);
+void fault_dump_direction(struct cJSON *obj, const struct setting *f, const void *base);
+extern const char *const fault_direction_names[];
+#define FAULT_DIRECTION(type, member, forward_help)                                                                \
+    .name = "direction", .kind = SETTING_CUSTOM, .offset = offsetof(type, member), .names = fault_direction_names,   \
+    .help = "both, or forward: " forward_help, .parse = fault_parse_direction, .dump = fault_dump_direction
 /* Whether two spans share some time. */
 bool fault_overlap(const struct fault_span *a, const struct fault_span *b);
 /* Resolves the two node names of link fault i into n->fault_ends[2i], [2i + 1]: 0, or SCN_EUSAGE with the
@@ -131,6 +148,10 @@ struct nic_fault *fault_host(struct net *n, struct host *h);
 void fault_host_pfc_update(struct net *n, struct host *h, int prio);
 /* A slow receiver recovers: what is buffered reaches the transport now, in order, and its pauses are lifted. */
 void fault_rx_recover(struct net *n, struct host *h);
+
+/* Runs the `shape` hook of every fault that has one, in their order, when the network is built (build.c):
+ * 0, or SCN_EUSAGE with the first one's message. */
+int faults_shape(struct net *n, char *err, size_t errlen);
 
 /*
  * Resolves the scenario's faults on n's graph (node names of link_down,

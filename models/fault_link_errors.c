@@ -16,26 +16,6 @@ struct link_errors_conf {
     bool one_way;           /* only frames from between[0] to between[1] */
 };
 
-static const char *const direction_names[] = {"both", "forward", NULL};
-
-static int parse_direction(struct setting_ctx *c, const struct setting *f, const cJSON *v, const char *path,
-                           void *base)
-{
-    struct link_errors_conf *e = base;
-    int dir = 0;
-    if (setting_val_enum(c, v, path, f->names, &dir) < 0)
-        return -1;
-    e->one_way = dir == 1;
-    return 0;
-}
-
-/* Left out when both directions (the default). */
-static void dump_direction(cJSON *obj, const struct setting *f, const void *base)
-{
-    if (((const struct link_errors_conf *)base)->one_way)
-        cJSON_AddStringToObject(obj, f->name, "forward");
-}
-
 static const struct setting link_errors_fields[] = {
     {.name = "between", .kind = SETTING_CUSTOM, .offset = offsetof(struct link_errors_conf, between),
      .flags = SETTING_REQUIRED, .what = "two node names like [\"leaf0\", \"spine1\"]",
@@ -48,10 +28,7 @@ static const struct setting link_errors_fields[] = {
      .flags = SETTING_ALWAYS, .help = "When they end (absent: never)", .parse = fault_parse_end,
      .dump = fault_dump_end},
     {SET_CHECK(fault_check_end)},
-    {.name = "direction", .kind = SETTING_CUSTOM, .offset = offsetof(struct link_errors_conf, one_way),
-     .names = direction_names,
-     .help = "both, or forward: only frames from between[0] to between[1]", .parse = parse_direction,
-     .dump = dump_direction},
+    {FAULT_DIRECTION(struct link_errors_conf, one_way, "only frames from between[0] to between[1]")},
     {0},
 };
 

@@ -256,6 +256,9 @@ struct port_cfg {
     _Alignas(64) uint8_t lossless; /* the priorities under PFC at this ingress (0: PFC off here) */
     bool ecn_dequeue, ecn_enqueue; /* ECN marking on, and when */
     bool xoff_static;
+    /* switch.lossy_queue_limit at this egress's rate (in whole cells), in the line's padding: below the buffer's
+     * 2 GiB it means what it says, and a larger limit is the buffer's, which clamping at INT32_MAX keeps */
+    int32_t lossy_limit;
     double alpha;                  /* dynamic xoff */
     int64_t xoff;                  /* static xoff */
     int64_t xon_delta;
@@ -419,7 +422,7 @@ static inline int64_t host_line_bps(const struct host *h, uint32_t i)
  * whole cells when the switch accounts in cells (lim.cell), so that every comparison is one of whole cells.
  */
 struct sw_limits {
-    int64_t buffer, lossy_queue_limit; /* in whole cells (the thresholds per port: struct port_cfg, also rounded) */
+    int64_t buffer;           /* in whole cells (the thresholds per port, lossy_queue_limit's too: struct port_cfg) */
     uint32_t cell;            /* switch.cell_size; 0: bytes */
     uint32_t mtu;             /* switch.mtu; 0: no limit */
     bool cells_or_mtu;        /* cell or switch.mtu: the frame's arrival takes the slower path */

@@ -60,7 +60,6 @@ void net_sw_limits(const struct net *n, struct sw *w, const struct scn_switch *c
     w->lim.mtu = (uint32_t)sp->mtu;
     w->lim.cells_or_mtu = c != 0 || sp->mtu != 0;
     w->lim.buffer = whole_cells(sp->buffer, c);
-    w->lim.lossy_queue_limit = whole_cells(sp->lossy_queue_limit, c);
 }
 
 /*
@@ -184,7 +183,8 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
 {
     const struct pfc_settings *pfc = pfc_settings_of(c);
     const struct ecn_settings *ecn = ecn_settings_of(c);
-    double kmin, kmax, pmax, alpha, xoff, xon, hdrm;
+    const struct switch_params *sp = switch_params_of(c);
+    double kmin, kmax, pmax, alpha, xoff, xon, hdrm, lossy;
     memset(pc, 0, sizeof *pc);
     if (port_value(n, &ecn->kmin_map, (double)ecn->kmin, true, p, "ecn.kmin", &kmin, err, errlen) ||
         port_value(n, &ecn->kmax_map, (double)ecn->kmax, true, p, "ecn.kmax", &kmax, err, errlen) ||
@@ -192,7 +192,9 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
         port_value(n, &pfc->alpha_map, pfc->dynamic_alpha, false, p, "pfc.dynamic_alpha", &alpha, err, errlen) ||
         port_value(n, &pfc->xoff_map, (double)pfc->xoff_bytes, true, p, "pfc.xoff", &xoff, err, errlen) ||
         port_value(n, &pfc->xon_map, (double)pfc->xon_delta, true, p, "pfc.xon_delta", &xon, err, errlen) ||
-        port_value(n, &pfc->headroom_map, (double)pfc->headroom_bytes, true, p, "pfc.headroom", &hdrm, err, errlen))
+        port_value(n, &pfc->headroom_map, (double)pfc->headroom_bytes, true, p, "pfc.headroom", &hdrm, err, errlen) ||
+        port_value(n, &sp->lossy_queue_limit_map, (double)sp->lossy_queue_limit, true, p, "lossy_queue_limit", &lossy,
+                   err, errlen))
         return SCN_EUSAGE;
     char path[160], a[32], b[32];
     if (kmax < kmin) {
@@ -228,6 +230,8 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
     pc->ecn.kmin = (int64_t)kmin;
     pc->ecn.kmax = (int64_t)kmax;
     pc->ecn.pmax = pmax;
+    int64_t cell_lim = whole_cells((int64_t)lossy, n->lfc->cell ? n->lfc->cell : sp->cell_size);
+    pc->lossy_limit = cell_lim > INT32_MAX ? INT32_MAX : (int32_t)cell_lim;
     if (n->fabric->marking)
         n->fabric->marking(c, pc);
     /* A switch that counts cells compares whole cells: its thresholds round up to them (switch.cell_size). */

@@ -182,10 +182,11 @@ static __attribute__((noinline, cold)) void drop_arrival(struct net *n, struct p
 
 /* A lossy queue admits frame k of B bytes while its queue (q_before) and the shared buffer, less the headroom held
  * back, have room: k is charged to its ingress.  Returns whether it was admitted. */
-static inline __attribute__((always_inline)) bool lossy_admit(struct sw *w, struct port *in, struct pkt *k,
-                                                               int64_t q_before, int64_t B)
+static inline __attribute__((always_inline)) bool lossy_admit(const struct net *n, struct sw *w, struct port *in,
+                                                               const struct port *out, struct pkt *k, int64_t q_before,
+                                                               int64_t B)
 {
-    if (q_before + B > w->lim.lossy_queue_limit || w->shared_used + B > w->lim.buffer - w->hdrm_reserved)
+    if (q_before + B > n->pcfg[out->cfg].lossy_limit || w->shared_used + B > w->lim.buffer - w->hdrm_reserved)
         return false;
     in->ing_shared[k->prio] += (int32_t)B;
     w->shared_used += B;
@@ -221,7 +222,7 @@ static __attribute__((noinline)) int64_t lossy_full(struct net *n, struct sw *w,
             net_drop(n, k, (enum drop_reason)why);
         return why == LFC_ADMIT ? B : -1;
     }
-    if (!lossy_admit(w, in, k, port_queued_bytes(out, prio), B)) {
+    if (!lossy_admit(n, w, in, out, k, port_queued_bytes(out, prio), B)) {
         net_drop(n, k, DROP_BUFFER); /* the notice, lost in turn: a control frame dropped */
         return -1;
     }
@@ -259,7 +260,7 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
             net_drop(n, k, (enum drop_reason)why);
             return;
         }
-    } else if (!lossy_admit(w, in, k, q_before, B)) {
+    } else if (!lossy_admit(n, w, in, out, k, q_before, B)) {
         if ((B = lossy_full(n, w, in, out, k)) < 0)
             return;
         prio = k->prio; /* a trimmed frame's */
@@ -384,12 +385,16 @@ static int check_cells_mtu(struct setting_ctx *sc, const cJSON *obj, const char 
  * fields it reads.  The fields between them are other modules' (switch.flow_control follows buffer, the switch's
  * objects and switch.deadlock_check follow theirs: `after`).
  */
+SCN_VALUE_OR_MAP(lossy_queue_limit, struct switch_params, lossy_queue_limit_map)
+
 static const struct setting switch_fields[] = {
     {SET_FIELD("buffer", SETTING_SIZE, struct switch_params, buffer, SETTING_POSITIVE, "32MB",
                "Shared packet buffer per switch, below 2 GiB")},
     {SET_CHECK(check_buffer)},
-    {SET_FIELD("lossy_queue_limit", SETTING_SIZE, struct switch_params, lossy_queue_limit, SETTING_POSITIVE, "1MB",
-               "Tail-drop limit of one egress queue of a lossy priority")},
+    {SET_FIELD("lossy_queue_limit", SETTING_SIZE, struct switch_params, lossy_queue_limit,
+               SETTING_POSITIVE | SETTING_PORT, "1MB",
+               "Tail-drop limit of one egress queue of a lossy priority"), .parse = parse_lossy_queue_limit,
+     .dump = dump_lossy_queue_limit},
     {SET_INT("cell_size", struct switch_params, cell_size, 0, 4096, "0",
              "Bytes per buffer cell, 64..4096: frames and thresholds count in whole cells; 0 = in bytes")},
     {SET_INT("mtu", struct switch_params, mtu, 0, 65535, "0",

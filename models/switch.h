@@ -15,7 +15,8 @@
  */
 struct switch_params {
     int64_t buffer;            /* the shared packet buffer, below 2 GiB */
-    int64_t lossy_queue_limit; /* tail-drop limit of an egress queue of a lossy priority */
+    int64_t lossy_queue_limit; /* tail-drop limit of an egress queue of a lossy priority; 0 with a map */
+    struct scn_rate_map lossy_queue_limit_map; /* ... by the egress's rate (resolved per port: struct port_cfg) */
     int cell_size;             /* bytes per buffer cell; 0 = the buffer counts bytes */
     int mtu;                   /* largest frame (headers included) a switch forwards; 0 = no limit */
 };

@@ -322,6 +322,7 @@ static cJSON *port_cfg_json(const struct port_cfg *pc, uint32_t ports)
         cJSON_AddStringToObject(o, "kmax", units_fmt_size(pc->ecn.kmax, b, sizeof b));
         cJSON_AddNumberToObject(o, "pmax", pc->ecn.pmax);
     }
+    cJSON_AddStringToObject(o, "lossy_queue_limit", units_fmt_size(pc->lossy_limit, a, sizeof a));
     return o;
 }
 
@@ -435,7 +436,8 @@ static void add_cells(cJSON *d, const struct scn_switch *sw)
     cJSON *o = cJSON_AddObjectToObject(d, "cells");
     cJSON_AddNumberToObject(o, "cell_size", (double)c);
     add_cells_threshold(o, "buffer", own->buffer, c);
-    add_cells_threshold(o, "lossy_queue_limit", own->lossy_queue_limit, c);
+    if (!own->lossy_queue_limit_map.n) /* a map's values per rate: derived.groups */
+        add_cells_threshold(o, "lossy_queue_limit", own->lossy_queue_limit, c);
     const struct pfc_settings *pfc = pfc_settings_of(sw);
     const struct ecn_settings *ecn = ecn_settings_of(sw);
     if (pfc->enabled) {

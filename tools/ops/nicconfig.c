@@ -356,7 +356,10 @@ void nicconfig_print(FILE *f, const struct run *r, const char *iface, const char
             fprintf(f, " %d", p);
             lossy++;
         }
-    if (lossy)
+    if (lossy && switch_params_of(w)->lossy_queue_limit_map.n)
+        fprintf(f, ": tail drop above switch.lossy_queue_limit at the egress's rate (a map by rate: `rocesim "
+                   "check` shows each port's), or when the buffer is full.\n");
+    else if (lossy)
         fprintf(f, ": tail drop above %s per egress queue, or when the buffer is full.\n",
                 bytes_kb(switch_params_of(w)->lossy_queue_limit, a, sizeof a));
     else

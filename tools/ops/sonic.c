@@ -1541,7 +1541,8 @@ static void export_notes(const struct scn_switch *c, bool lossless_written, stru
     if (own->mtu)
         sb_printf(notes, "switch.mtu %d: SONiC keeps a port's MTU in its PORT table; not written\n", own->mtu);
     sb_printf(notes, "switch.lossy_queue_limit %s: not written (the egress lossy profile of SONiC has its own "
-                     "threshold mode)\n", units_fmt_size(own->lossy_queue_limit, a, sizeof a));
+                     "threshold mode)\n", own->lossy_queue_limit_map.n ? "(a map by rate)" :
+                     units_fmt_size(own->lossy_queue_limit, a, sizeof a));
     settings_store_free(sc.store);
 }
 
