@@ -86,6 +86,47 @@ static const char leaf_spine_32[] = "Nodes 32\nTiers 2\nPodsize 32\n\nTier 0\nDo
                                     "Radix_Up 2\nDownlink_Latency_ns 1000\nSwitch_Latency_ns 0\nOversubscribed 4\n\n"
                                     "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 4\nDownlink_Latency_ns 1000\n";
 
+/*
+ * -failed N as the reference builds it (fat_tree_topology.cpp): links at a quarter of their rate, with a quarter of
+ * the queue and of the ECN thresholds (truncated to bytes: 178450 -> 44612, 37350 -> 9337, 145250 -> 36312).  Three
+ * tiers: only core -> aggregation, core 0 -> aggregation switch 0 for N = 1.  Two tiers: every leaf's links to
+ * spines 0 .. N - 1, both ways.  Export gives -failed back.
+ */
+static void test_failed_links(void)
+{
+    cJSON *o = imports(one16, NULL, "-tm CM -failed 1");
+    at_is(o, "faults", "[{\"type\":\"link_slow\",\"between\":[\"core0\",\"agg0\"],\"rate\":\"25Gbps\","
+                       "\"direction\":\"forward\"}]");
+    at_is(o, "switch.lossy_queue_limit", "{\"100Gbps\":\"178450B\",\"25Gbps\":\"44612B\"}");
+    at_is(o, "switch.ecn.kmin", "{\"100Gbps\":\"37350B\",\"25Gbps\":\"9337B\"}");
+    at_is(o, "switch.ecn.kmax", "{\"100Gbps\":\"145250B\",\"25Gbps\":\"36312B\"}");
+    cJSON_Delete(o);
+    o = imports(one32, leaf_spine_32, "-tm CM -topo TOPO -failed 1 -sender_cc_only");
+    const cJSON *f = json_at_path(o, "faults");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(f), 4);
+    at_is(o, "faults.3", "{\"type\":\"link_slow\",\"between\":[\"leaf3\",\"spine0\"],\"rate\":\"25Gbps\"}");
+    cJSON_Delete(o);
+    refused(one16, NULL, "-tm CM -failed x", "-failed: expected a whole number, got \"x\"");
+    /* and back: the export writes -failed 1 and nothing else is left over */
+    char cm[64], json[64], dir[64], cmd[512], p[128], *out = NULL;
+    snprintf(cm, sizeof cm, "/tmp/rocesim-uetf-%d.cm", (int)getpid());
+    snprintf(json, sizeof json, "/tmp/rocesim-uetf-%d.json", (int)getpid());
+    snprintf(dir, sizeof dir, "/tmp/rocesim-uetf-%d.d", (int)getpid());
+    test_write_text(cm, one16);
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s; %s import uet-htsim -tm %s -failed 1 -end 500 --out %s && %s export "
+             "uet-htsim %s -o %s", dir, json, test_rocesim_bin(), cm, json, test_rocesim_bin(), json, dir);
+    CU_ASSERT_EQUAL(test_run(cmd, &out), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "(everything is expressed)"));
+    free(out);
+    snprintf(p, sizeof p, "%s/cmdline.txt", dir);
+    char *t = test_read_file(p, NULL), want[256];
+    snprintf(want, sizeof want, "htsim_uec -tm rocesim-uetf-%d.cm -seed 13 -end 500 -failed 1\n", (int)getpid());
+    CU_ASSERT_STRING_EQUAL(t ? t : "", want);
+    free(t);
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s %s", dir, json, cm);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+}
+
 /* The default run (3 tiers, 100 Gbps, MTU 4150): the values the reference prints for one flow on 16 hosts: RTT_net
  * 14.0227 us, queue 178450 B (43 packets), ECN 37350 / 145250 B, min RTO 100.656 us. */
 static void test_default_constants(void)
@@ -374,11 +415,6 @@ static void test_refused_options(void)
     refused(one16, NULL, "-tm CM -pcie 1.1", "-pcie: not modelled (the receiver's PCIe model)");
     refused(one16, NULL, "-tm CM -strat ecmp_ar", "-strat ecmp_ar: not modelled (only the reference's default, "
             "ecmp_host, is)");
-    refused(one16, NULL, "-tm CM -failed 8",
-            "-failed 8: not modelled (the reference slows N links to 25 % of their rate and gives their queues a "
-            "quarter of the size and of the ECN thresholds; rocesim sets a switch's queue limit for all its ports, "
-            "and with 3 tiers the reference slows only the core-to-aggregation direction, where a rocesim link has "
-            "one rate both ways)");
     refused(one16, NULL, "-tm CM -frobnicate", "-frobnicate: unknown option (not one of htsim_uec's)");
     refused(one16, NULL, "-tm CM -q", "-q: expected a value after it, got the end of the command line");
     refused(one16, NULL, "-tm CM -ecn 10 50", "ECN thresholds 41500 and 207500 bytes: expected low <= high <= the "
@@ -481,4 +517,6 @@ void test_uet_import_register(void)
     CU_add_test(s, "options rocesim cannot honour are refused by name with the reason", test_refused_options);
     CU_add_test(s, "the commands, and import then export gives back the matrix and the options",
                 test_cli_round_trip);
+    CU_add_test(s, "-failed: slowed links, quarter queues and ECN by rate, as the reference; export gives it back",
+                test_failed_links);
 }

@@ -52,6 +52,53 @@ static bool size_at(const cJSON *o, const char *path, int64_t *b)
     return s && !units_parse_size(s, b, e, sizeof e);
 }
 
+/* A size, or a map by rate of sizes (what the import writes with -failed): its largest entry, the fabric's own
+ * links' (the failed ones' is a quarter of it). */
+static bool full_size_at(const cJSON *o, const char *path, int64_t *b)
+{
+    const cJSON *m = at(o, path), *it;
+    if (!cJSON_IsObject(m))
+        return size_at(o, path, b);
+    char e[160];
+    int64_t v, best = -1;
+    cJSON_ArrayForEach(it, m)
+    {
+        if (!cJSON_IsString(it) || units_parse_size(it->valuestring, &v, e, sizeof e))
+            return false;
+        best = v > best ? v : best;
+    }
+    *b = best;
+    return best >= 0;
+}
+
+/* The -failed N whose links are the scenario's link_slow faults, as the import writes them: with two tiers every
+ * ToR's links to the first N aggregation switches (N of them named), with three the links into aggregation
+ * switches from N cores in all; 0 when it has none.  The run's options then give them back or not (compared). */
+static long failed_links(const cJSON *scn, bool two_tiers)
+{
+    const cJSON *f, *faults = at(scn, "faults");
+    long n = 0;
+    char seen[64][SCN_NAME_MAX];
+    int n_seen = 0;
+    cJSON_ArrayForEach(f, faults)
+    {
+        const char *type = str_at(f, "type");
+        const cJSON *b1 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(f, "between"), 1);
+        if (!type || strcmp(type, "link_slow") || !cJSON_IsString(b1))
+            continue;
+        if (!two_tiers) {
+            n++;
+            continue;
+        }
+        int k = 0;
+        while (k < n_seen && strcmp(seen[k], b1->valuestring))
+            k++;
+        if (k == n_seen && n_seen < 64)
+            snprintf(seen[n_seen++], SCN_NAME_MAX, "%s", b1->valuestring);
+    }
+    return two_tiers ? n_seen : n;
+}
+
 /* A host name h<N> as its number, or -1. */
 static long host_num(const char *s)
 {
@@ -453,13 +500,16 @@ int htsim_export(const cJSON *scn, const char *name, struct htsim_export *x, cha
         opt(cmd, "-disable_trim", "%s", "");
     if (size_at(scn, "switch.trim.size", &v) && v != 64)
         opt(cmd, "-trimsize", "%lld", (long long)v);
+    long failed = failed_links(scn, t.tiers == 2);
+    if (failed)
+        opt(cmd, "-failed", "%ld", failed);
     /* the queue and ECN thresholds in whole packets, unless the reference's automatic sizes are the same */
     cJSON *r0 = reimport(cmd->p, x);
-    if (size_at(scn, "switch.lossy_queue_limit", &v) && v % MTU == 0 &&
+    if (full_size_at(scn, "switch.lossy_queue_limit", &v) && v % MTU == 0 &&
         !same_leaf(at(scn, "switch.lossy_queue_limit"), at(r0, "switch.lossy_queue_limit")))
         opt(cmd, "-q", "%lld", (long long)(v / MTU));
     int64_t lo, hi;
-    if (size_at(scn, "switch.ecn.kmin", &lo) && size_at(scn, "switch.ecn.kmax", &hi) && lo % MTU == 0 &&
+    if (full_size_at(scn, "switch.ecn.kmin", &lo) && full_size_at(scn, "switch.ecn.kmax", &hi) && lo % MTU == 0 &&
         hi % MTU == 0 &&
         (!same_leaf(at(scn, "switch.ecn.kmin"), at(r0, "switch.ecn.kmin")) ||
          !same_leaf(at(scn, "switch.ecn.kmax"), at(r0, "switch.ecn.kmax"))))

@@ -33,6 +33,9 @@
 #define ACK_BYTES 64 /* the reference's ACK, NACK and header size (uecpacket.h) */
 #define CTRL_PRIORITY 6
 #define DATA_PRIORITY 3
+/* -failed: the rate, queue and ECN thresholds of a failed link, as fractions of its own (the reference's
+ * FatTreeTopology _failed_link_ratio) */
+#define FAILED_RATIO 0.25
 
 char *htsim_fmt_time(int64_t ps, char *buf, size_t len)
 {
@@ -71,6 +74,7 @@ static char *fmt_bytes(int64_t b, char *buf, size_t len)
 struct opts {
     const char *tm, *topo;
     uint32_t nodes, tiers, cwnd, paths, qpkts, qfactor, ecn_lo, ecn_hi, trimsize, sack;
+    uint32_t failed;             /* -failed N: links slowed to FAILED_RATIO of their rate */
     int64_t linkspeed_bps, hop_ps, target_ps, end_us, seed;
     int mtu, qa_gate;
     bool q_set, ecn_set, no_trim, accurate_rtt, no_nack_rtt;
@@ -145,7 +149,6 @@ static const struct {
     {"-sleek", 0, "not modelled (SLEEK loss recovery)"},
     {"-conn_reuse", 0, "not modelled (several messages on one connection, the reference's PDC)"},
     {"-pcie", 1, "not modelled (the receiver's PCIe model)"},
-    {"-failed", 1, NULL}, /* reason by case, below */
 };
 
 /* Options accepted with no effect on the run rocesim reproduces, and why. */
@@ -173,12 +176,9 @@ static int table_opt(struct ictx *x, int argc, char **argv, int i, int *adv, boo
 {
     const char *a = argv[i];
     int want = -1;
-    for (size_t r = 0; r < sizeof refused / sizeof *refused && want < 0; r++)
-        if (!strcmp(a, refused[r].name)) {
-            if (refused[r].why)
-                return ifail(x, "%s: %s", a, refused[r].why);
-            want = 1; /* -failed N: 0 only */
-        }
+    for (size_t r = 0; r < sizeof refused / sizeof *refused; r++)
+        if (!strcmp(a, refused[r].name))
+            return ifail(x, "%s: %s", a, refused[r].why);
     for (size_t r = 0; r < sizeof ignored / sizeof *ignored && want < 0; r++)
         if (!strcmp(a, ignored[r].name)) {
             want = ignored[r].nargs;
@@ -190,16 +190,6 @@ static int table_opt(struct ictx *x, int argc, char **argv, int i, int *adv, boo
         return ifail(x, "%s: expected %s after it, got the end of the command line", a, want == 1 ? "a value" : "two values");
     *adv = want;
     *done = true;
-    long long iv;
-    if (!strcmp(a, "-failed")) {
-        if (!parse_int(argv[i + 1], 0, INT_MAX, &iv))
-            return ifail(x, "-failed: expected a whole number of links, got \"%.40s\"", argv[i + 1]);
-        if (iv)
-            return ifail(x, "-failed %lld: not modelled (the reference slows N links to 25 %% of their rate and gives "
-                         "their queues a quarter of the size and of the ECN thresholds; rocesim sets a switch's queue "
-                         "limit for all its ports, and with 3 tiers the reference slows only the core-to-aggregation "
-                         "direction, where a rocesim link has one rate both ways)", iv);
-    }
     return 0;
 }
 
@@ -235,7 +225,7 @@ static bool flag_opt(struct opts *o, const char *a)
     return true;
 }
 
-/* -q, -cwnd, -queue_size_bdp_factor, -paths, -trimsize, -sack_threshold: a whole number v; 0 or a refusal. */
+/* -q, -cwnd, -queue_size_bdp_factor, -paths, -trimsize, -sack_threshold, -failed: a whole number v; 0 or a refusal. */
 static int whole_opt(struct opts *o, struct ictx *x, const char *a, const char *val)
 {
     long long iv;
@@ -252,6 +242,8 @@ static int whole_opt(struct opts *o, struct ictx *x, const char *a, const char *
         o->paths = v;
     else if (!strcmp(a, "-trimsize"))
         o->trimsize = v;
+    else if (!strcmp(a, "-failed"))
+        o->failed = v;
     else
         o->sack = v;
     return 0;
@@ -343,7 +335,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
             if ((rc = time_opt(o, x, a, VAL(1))) != 0)
                 return rc;
         } else if (!strcmp(a, "-q") || !strcmp(a, "-cwnd") || !strcmp(a, "-queue_size_bdp_factor") ||
-                   !strcmp(a, "-paths") || !strcmp(a, "-trimsize") || !strcmp(a, "-sack_threshold")) {
+                   !strcmp(a, "-paths") || !strcmp(a, "-trimsize") || !strcmp(a, "-sack_threshold") ||
+                   !strcmp(a, "-failed")) {
             NEED(1);
             if ((rc = whole_opt(o, x, a, VAL(1))) != 0)
                 return rc;
@@ -540,6 +533,85 @@ static cJSON *topology(const struct htsim_topo *t, int64_t *max_ports)
                                     T[2].speed_bps, T[2].lat_ps);
     }
     return o;
+}
+
+/* The rate of -failed's links: the reference multiplies the tier's rate by the ratio into its integer type. */
+static int64_t failed_rate(const struct htsim_topo *t)
+{
+    return (int64_t)((double)t->tier[t->tiers == 3 ? 2 : 1].speed_bps * FAILED_RATIO);
+}
+
+/* A size as a map by port rate: `full` at every rate of t's links, full x FAILED_RATIO (truncated, as the
+ * reference's integer sizes) at the failed links' rate. */
+/* Whether a tier's links run at the failed links' rate. */
+static bool failed_rate_taken(const struct htsim_topo *t)
+{
+    for (uint32_t i = 0; i < t->tiers; i++)
+        if (t->tier[i].speed_bps == failed_rate(t))
+            return true;
+    return false;
+}
+
+static cJSON *failed_map(const struct htsim_topo *t, int64_t full)
+{
+    char r[32], b[32];
+    cJSON *m = cJSON_CreateObject();
+    for (uint32_t i = 0; i < t->tiers; i++) {
+        htsim_fmt_rate(t->tier[i].speed_bps, r, sizeof r);
+        if (!cJSON_GetObjectItemCaseSensitive(m, r))
+            cJSON_AddStringToObject(m, r, fmt_bytes(full, b, sizeof b));
+    }
+    cJSON_AddStringToObject(m, htsim_fmt_rate(failed_rate(t), r, sizeof r),
+                            fmt_bytes((int64_t)((double)full * FAILED_RATIO), b, sizeof b));
+    return m;
+}
+
+static void add_slow(cJSON *faults, const char *a, uint32_t ai, const char *b, uint32_t bi, int64_t bps, bool one_way)
+{
+    char na[32], nb[32], r[32];
+    snprintf(na, sizeof na, "%s%u", a, ai);
+    snprintf(nb, sizeof nb, "%s%u", b, bi);
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "type", "link_slow");
+    cJSON *btw = cJSON_AddArrayToObject(f, "between");
+    cJSON_AddItemToArray(btw, cJSON_CreateString(na));
+    cJSON_AddItemToArray(btw, cJSON_CreateString(nb));
+    cJSON_AddStringToObject(f, "rate", htsim_fmt_rate(bps, r, sizeof r));
+    if (one_way)
+        cJSON_AddStringToObject(f, "direction", "forward");
+    cJSON_AddItemToArray(faults, f);
+}
+
+/*
+ * -failed N as the reference's FatTreeTopology builds it: the links run at FAILED_RATIO of their rate, with that
+ * fraction of the queue and of the ECN thresholds.  Two tiers: every ToR's links to aggregation switches 0 .. N - 1,
+ * both ways.  Three tiers: only the direction core -> aggregation switch g, for each of g's uplinks l with
+ * l + g A < N (A aggregation switches per pod), to the reference's core g mod A + A l, which rocesim's own fat-tree
+ * numbers (g mod A) U + l (U uplinks per aggregation switch).  The switch's sizes become maps by rate, where the
+ * failed links' rate is none of the fabric's (checked before).
+ */
+static void add_failed(cJSON *s, cJSON *sw, cJSON *ecn, const struct htsim_topo *t, const struct consts *c,
+                       uint32_t N)
+{
+    const cJSON *topo = cJSON_GetObjectItemCaseSensitive(s, "topology");
+    const char *type = cJSON_GetObjectItemCaseSensitive(topo, "type")->valuestring;
+    bool custom = !strcmp(type, "custom");
+    int64_t bps = failed_rate(t);
+    cJSON *faults = cJSON_AddArrayToObject(s, "faults");
+    if (t->tiers == 2) {
+        bool ls = !strcmp(type, "leaf-spine");
+        for (uint32_t tor = 0; tor < t->ntor; tor++)
+            for (uint32_t agg = 0; agg < t->nagg && agg < N; agg++)
+                add_slow(faults, ls ? "leaf" : "tor", tor, ls ? "spine" : "agg", agg, bps, false);
+    } else {
+        uint32_t A = t->aggs_per_pod, U = t->tier[1].radix_up / t->tier[2].bundle;
+        for (uint32_t g = 0; g < t->nagg && (uint64_t)g * A < N; g++)
+            for (uint32_t l = 0; l < U && l + (uint64_t)g * A < N; l++)
+                add_slow(faults, "core", custom ? g % A + A * l : g % A * U + l, "agg", g, bps, true);
+    }
+    cJSON_ReplaceItemInObjectCaseSensitive(sw, "lossy_queue_limit", failed_map(t, c->q_bytes));
+    cJSON_ReplaceItemInObjectCaseSensitive(ecn, "kmin", failed_map(t, c->kmin));
+    cJSON_ReplaceItemInObjectCaseSensitive(ecn, "kmax", failed_map(t, c->kmax));
 }
 
 /* The flows' ids: "f<ID>" for a line with an id, else "uec_<SRC>_<DST>", then "_2", "_3" .. for repeats. */
@@ -758,6 +830,8 @@ static cJSON *scenario(const struct opts *o, const struct htsim_topo *t, const s
         cJSON_AddBoolToObject(cJSON_AddObjectToObject(cJSON_AddObjectToObject(pr, "switch"), "ecn"), "enabled", false);
         cJSON_AddItemToArray(cJSON_AddArrayToObject(s, "profiles"), pr);
     }
+    if (o->failed)
+        add_failed(s, sw, ecn, t, c, o->failed);
     cJSON_AddItemToObject(s, "traffic", traffic(cm, x));
     return s;
 }
@@ -826,6 +900,9 @@ int htsim_import_texts(int argc, char **argv, char *cm_text, char *topo_text, cJ
         else if (c.kmin > c.kmax || c.kmax > c.q_bytes)
             rc = ifail(&x, "ECN thresholds %lld and %lld bytes: expected low <= high <= the queue's %lld bytes (the "
                        "reference asserts)", (long long)c.kmin, (long long)c.kmax, (long long)c.q_bytes);
+        else if (o.failed && failed_rate_taken(&t))
+            rc = ifail(&x, "-failed %u: the failed links' rate (a quarter of theirs) is also a tier's rate of the fabric, "
+                       "where rocesim's queue and ECN sizes by rate cannot tell the two kinds of port apart", o.failed);
         else if (!o.paths)
             rc = ifail(&x, "-paths 0: expected at least one entropy value");
         else if (o.sack < 1)
