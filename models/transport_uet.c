@@ -14,7 +14,9 @@
  *
  * Receiver.  It accepts packets in any order (a bitmap above the cumulative point, rcv_nxt) and acknowledges:
  * at once when the packet arrived CE-marked, asks for it (AR), is the first of the flow, completes the message or
- * is a duplicate; otherwise once host.uet.sack_threshold bytes (frame bytes) have arrived since the last ACK.  An
+ * is a duplicate; after an AR, once more when every hole below the highest PSN received has filled (uec.cpp's
+ * _ack_request: the sender, out of window, learns at once that the gaps arrived); otherwise once
+ * host.uet.sack_threshold bytes (frame bytes) have arrived since the last ACK.  An
  * ACK carries the cumulative PSN, the PSN of the packet that caused it with its entropy value and retransmission
  * flag, the ECN echo, and a 64-bit selective acknowledgement: the PSNs from base = max(psn - 63, rcv_nxt + 1) on
  * (from the packet's own PSN for a CE-marked or AR packet, as the reference).  A trimmed packet (trim.c) is
@@ -82,7 +84,11 @@ struct uet_rcv {
     uint32_t cap;
     uint32_t since_ack; /* frame bytes accepted since the last ACK */
     uint64_t *bits;     /* PSNs above rcv_nxt that arrived (ring) */
+    uint32_t ooo;       /* PSNs above rcv_nxt that arrived: bits set in `bits` */
     bool data;          /* a data frame has arrived (the first is acknowledged at once) */
+    /* An ack-request (AR) came: answered at once, and again once every hole below the highest PSN received has
+     * filled, when the window-limited sender learns that all it sent arrived (the reference's _ack_request) */
+    bool ack_request;
     bool rccc;          /* its sender runs on credit: the pull state (cr) */
     struct rccc_rcv cr;
 };
@@ -553,20 +559,26 @@ static struct transport_reply on_data(struct flow *f, const struct pkt *k, uint3
     r->data = true;
     if (k->psn < f->rcv_nxt || rbit(r, k->psn))
         return reply(f, r, k, PKT_ACK, false); /* a duplicate: at once */
+    bool ce = (k->ecn & ECN_CE) != 0, ar = (k->tflags & PKT_TF_AR) != 0, drained = false;
+    r->ack_request |= ar;
     if (k->psn > f->rcv_nxt) {
         transport_out_of_order(f, k);
         rbit_set(r, k->psn, true);
+        r->ooo++;
     } else {
         f->rcv_nxt++;
         while (f->rcv_nxt < f->n_pkts && rbit(r, f->rcv_nxt)) {
             rbit_set(r, f->rcv_nxt, false);
+            r->ooo--;
             f->rcv_nxt++;
         }
+        drained = !r->ooo && r->ack_request;
+        if (drained)
+            r->ack_request = false;
     }
     r->since_ack += k->size;
-    bool ce = (k->ecn & ECN_CE) != 0, ar = (k->tflags & PKT_TF_AR) != 0;
     bool last = f->rcv_nxt == f->n_pkts;
-    if (!(ce || ar || last || first || r->since_ack >= (uint64_t)uet_params_of(f)->sack_threshold))
+    if (!(ce || ar || drained || last || first || r->since_ack >= (uint64_t)uet_params_of(f)->sack_threshold))
         return (struct transport_reply){0};
     r->since_ack = 0;
     struct transport_reply a = reply(f, r, k, PKT_ACK, ce || ar);
