@@ -271,9 +271,10 @@ static void test_oversub_threads(void)
         "/tmp/rocesim-test-rccc-oversub.json",
         "{" RCCC_NET ", \"entropy\": \"mixed\", \"entropy_paths\": 32, \"uet\": {" OVERSUB_ON
         "\"oversub_min_rate\": 0.3, \"rccc\": true, \"base_rtt\": \"14.02272us\"}}, \"traffic\": [{\"type\": "
-            "\"incast\", \"senders\": \"h4-h11\", \"receiver\": \"h0\", \"size\": \"300KB\"}, {\"type\": \"flow\", "
-            "\"src\": \"h1\", \"dst\": \"h12\", \"size\": \"1MB\"}, {\"type\": \"flow\", \"src\": \"h1\", \"dst\": "
-            "\"h13\", \"size\": \"1MB\"}, {\"type\": \"flow\", \"src\": \"h13\", \"dst\": \"h2\", \"size\": \"1MB\"}]}");
+        "\"incast\", \"senders\": \"h4-h11\", \"receiver\": \"h0\", \"size\": \"300KB\"}, {\"type\": \"flow\", "
+        "\"src\": \"h1\", \"dst\": \"h12\", \"size\": \"1MB\"}, {\"type\": \"flow\", \"src\": \"h1\", "
+        "\"dst\": \"h13\", \"size\": \"1MB\"}, {\"type\": \"flow\", \"src\": \"h13\", \"dst\": \"h2\", "
+        "\"size\": \"1MB\"}]}");
     CU_ASSERT(text != NULL);
     free(text);
 }
