@@ -29,7 +29,8 @@
  * nothing asked and has been given less than floor(M / Q) quanta beyond its target.  The next event follows
  *     (granted quanta, or 4 when nothing was granted) x Q x 8 / (pull_rate x line rate)
  * seconds later, line rate being the sum of the host's ports' (the reference: ports x its NIC speed); at the
- * defaults (16 KB, 0.99) a PULL of 16 KB every 1.324 us at 100 Gbps.
+ * defaults (16 KB, 0.99) a PULL of 16 KB every 1.324 us at 100 Gbps.  With host.uet.oversub_cc the receiving
+ * host's oversubscription control (rccc_oversub.c) divides that time by its scale, in [oversub_min_rate, 1].
  *
  * Departures from the reference: an RTS takes no PSN and is not acknowledged (the PULL it causes is its answer);
  * a flow is at most once in each list (the reference may queue an idle flow twice); a flow done at the receiver
@@ -53,6 +54,7 @@ struct rccc_host {
     double ps_per_quantum;      /* Q x 8 / (pull_rate x line rate) */
     int64_t pull_quanta;        /* pull_credit / Q */
     uint32_t active;            /* as a sender: its RCCC flows with credit and something to send */
+    struct rccc_oversub *os;    /* as a receiver: the control that scales its pacer (host.uet.oversub_cc), or NULL */
 };
 
 /* Host idx's state, made at its first need, in an event of its own (a sender's hook or a receiver's). */
@@ -70,6 +72,8 @@ static struct rccc_host *host_of(struct net *n, uint32_t idx)
     ph->timer.ent = net_ent(h->node);
     ph->ps_per_quantum = (double)RCCC_QUANTUM * 8 * 1e12 / ((double)rate * p->pull_rate);
     ph->pull_quanta = p->pull_credit / RCCC_QUANTUM;
+    if (p->os.on)
+        ph->os = rccc_oversub_new(n, idx, &p->os, p->base_rtt_ps);
     h->rccc = ph;
     return ph;
 }
@@ -233,9 +237,13 @@ static void pacer_fire(struct sim *s, void *obj, uint64_t arg)
         return; /* nothing to pull: the next request starts the pacer again */
     }
     nic_send_ctrl(ph->net, r->f, PKT_PULL, (uint32_t)r->pulled, slow, 0);
-    /* some time between pulls even when nothing was granted: 1 KB's worth */
+    /* some time between pulls even when nothing was granted: 1 KB's worth; the oversubscription control's scale
+     * takes effect from the next pull, as the reference's does */
     int64_t q = granted ? granted : 1024 / RCCC_QUANTUM;
-    sim_timer_arm(s, &ph->timer, s->now + (sim_time_t)((double)q * ph->ps_per_quantum + 0.5), pacer_fire, ph);
+    double ps = ph->ps_per_quantum;
+    if (ph->os)
+        ps /= ph->os->ctl.rate;
+    sim_timer_arm(s, &ph->timer, s->now + (sim_time_t)((double)q * ps + 0.5), pacer_fire, ph);
 }
 
 static void request(struct net *n, struct rccc_host *ph, struct rccc_rcv *r)
@@ -247,8 +255,7 @@ static void request(struct net *n, struct rccc_host *ph, struct rccc_rcv *r)
 
 void rccc_rcv_init(struct flow *f, struct rccc_rcv *r)
 {
-    *r = (struct rccc_rcv){.f = f, .slow_max = max_credit(f, NULL) / RCCC_QUANTUM};
-    host_of(f->net, f->dst);
+    *r = (struct rccc_rcv){.f = f, .os = host_of(f->net, f->dst)->os, .slow_max = max_credit(f, NULL) / RCCC_QUANTUM};
 }
 
 void rccc_rcv_target(struct flow *f, struct rccc_rcv *r, int64_t target, bool ask)
@@ -288,6 +295,8 @@ static void rccc_free(struct net *n)
     if (!n->hosts)
         return;
     for (uint32_t i = 0; i < n->g->n_hosts; i++) {
+        if (n->hosts[i].rccc)
+            free(n->hosts[i].rccc->os);
         free(n->hosts[i].rccc);
         n->hosts[i].rccc = NULL;
     }

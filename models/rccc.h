@@ -7,7 +7,8 @@
  * alone; the receiver's pull bookkeeping (struct rccc_rcv) in its receiver state.  Each host keeps one
  * struct rccc_host (host.rccc, made at its first need, in its own event): as a receiver its pull pacer, shared by
  * every flow into it, whose timer is the host's own; as a sender the count of its flows that have credit and
- * something to send.
+ * something to send.  A receiving host with host.uet.oversub_cc also keeps the oversubscription control that scales
+ * its pacer (struct rccc_oversub, rccc_oversub.c), counting the frames of the flows into it that run on credit.
  */
 #ifndef MODELS_RCCC_H
 #define MODELS_RCCC_H
@@ -30,9 +31,43 @@ struct rccc_snd {
     bool active;         /* counted in its host's rccc_host.active */
 };
 
+/* The oversubscription control's state that its rule changes (rccc_oversub_step). */
+struct rccc_oversub_ctl {
+    double rate;        /* the pacer's scale, in [min_rate, 1] */
+    double g;           /* the moving average of the CE-marked fraction */
+    uint32_t increases; /* periods in a row without a decrease */
+};
+
+/* A receiving host's oversubscription control (rccc_oversub.c): its counts since its last period, in its own events
+ * only, and its timer, the host's own. */
+struct rccc_oversub {
+    struct sim_timer timer;
+    struct rng rng;              /* its periods' jitter: RNG_KIND_OVERSUB, by host */
+    struct net *net;
+    const struct rccc_oversub_params *p;
+    sim_time_t period;           /* 1.5 x the receiving host's host.uet.base_rtt */
+    sim_time_t rested;           /* when it stopped for want of anything to change; -1: running */
+    uint64_t received, ecn, trim_last, trim_other;
+    struct rccc_oversub_ctl ctl;
+};
+
+/* What a frame into a host under the control is, for its counts. */
+enum rccc_rx { RCCC_RX_PLAIN, RCCC_RX_ECN, RCCC_RX_TRIM_LAST, RCCC_RX_TRIM_OTHER };
+
+/* The control of host idx (its settings p, its base RTT base_rtt): made at the host's first need. */
+struct rccc_oversub *rccc_oversub_new(struct net *n, uint32_t idx, const struct rccc_oversub_params *p,
+                                      sim_time_t base_rtt);
+/* One period's rule: received frames (data, trimmed, RTS), of which ecn data frames CE-marked, trim_last trimmed at
+ * the last hop and trim_other before it. */
+void rccc_oversub_step(struct rccc_oversub_ctl *c, const struct rccc_oversub_params *p, uint64_t received,
+                       uint64_t ecn, uint64_t trim_last, uint64_t trim_other);
+/* A frame arrived while the control was resting: it runs again. */
+void rccc_oversub_wake(struct rccc_oversub *o);
+
 /* The receiver's pull state of a flow, and its places in its host's pacer's lists. */
 struct rccc_rcv {
     struct flow *f;
+    struct rccc_oversub *os; /* its host's oversubscription control, or NULL */
     int64_t target;      /* the highest pull target heard (quanta) */
     int64_t pulled;      /* the pull counter granted so far (quanta) */
     int64_t slow_max;    /* unasked credit an idle sender may be given (quanta) */
@@ -73,6 +108,19 @@ void rccc_rcv_init(struct flow *f, struct rccc_rcv *r);
 /* Receiver: a frame carrying pull target `target` (quanta) arrived; ask: a trimmed frame or an RTS, which ask the
  * pacer for a pull even when the target has not moved. */
 void rccc_rcv_target(struct flow *f, struct rccc_rcv *r, int64_t target, bool ask);
+/* Receiver: a frame of the flow arrived (data, trimmed or RTS): the oversubscription control's count, if any. */
+static inline void rccc_rx(struct rccc_rcv *r, enum rccc_rx kind)
+{
+    struct rccc_oversub *o = r->os;
+    if (__builtin_expect(!o, 1))
+        return;
+    o->received++;
+    o->ecn += kind == RCCC_RX_ECN;
+    o->trim_last += kind == RCCC_RX_TRIM_LAST;
+    o->trim_other += kind == RCCC_RX_TRIM_OTHER;
+    if (o->rested >= 0)
+        rccc_oversub_wake(o);
+}
 /* Receiver: the flow is done at the receiver (or the run ends): it leaves the pacer. */
 void rccc_rcv_done(struct flow *f, struct rccc_rcv *r);
 

@@ -553,8 +553,11 @@ static struct transport_reply on_data(struct flow *f, const struct pkt *k, uint3
 {
     (void)ack_every; /* UET coalesces by bytes: host.uet.sack_threshold */
     struct uet_rcv *r = rcv_of(f, k->psn);
-    if (r->rccc && f->finish < 0) /* a copy after the whole message asks for nothing */
-        heard_target(f, r, k, false);
+    if (r->rccc) {
+        rccc_rx(&r->cr, (k->ecn & ECN_CE) ? RCCC_RX_ECN : RCCC_RX_PLAIN);
+        if (f->finish < 0) /* a copy after the whole message asks for nothing */
+            heard_target(f, r, k, false);
+    }
     bool first = !r->data;
     r->data = true;
     if (k->psn < f->rcv_nxt || rbit(r, k->psn))
@@ -589,11 +592,13 @@ static struct transport_reply on_data(struct flow *f, const struct pkt *k, uint3
 
 static struct transport_reply on_trimmed(struct flow *f, const struct pkt *k)
 {
-    if (k->psn < f->rcv_nxt)
-        return (struct transport_reply){0};
     struct uet_rcv *r = f->tp_rcv;
     if (!r && rccc_params_of(f->net->hosts[f->src].cfg)->on)
         r = rcv_of(f, k->psn);
+    if (r && r->rccc)
+        rccc_rx(&r->cr, (k->tflags & PKT_TF_LAST_HOP) ? RCCC_RX_TRIM_LAST : RCCC_RX_TRIM_OTHER);
+    if (k->psn < f->rcv_nxt)
+        return (struct transport_reply){0};
     if (r && r->rccc)
         heard_target(f, r, k, true); /* the sender will resend it: a pull for it */
     return reply(f, r, k, PKT_NACK, true);
@@ -611,8 +616,10 @@ static bool on_ctrl(struct flow *f, const struct pkt *k)
         return resume(f);
     }
     struct uet_rcv *r = rcv_of(f, f->rcv_nxt);
-    if (r->rccc)
+    if (r->rccc) {
+        rccc_rx(&r->cr, RCCC_RX_PLAIN);
         heard_target(f, r, k, true);
+    }
     return false;
 }
 

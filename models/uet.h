@@ -14,6 +14,16 @@
  * UEC_PULL_QUANTUM). */
 #define RCCC_QUANTUM 256
 
+/* The receiver oversubscription control's settings (rccc_oversub.c), read from the receiving host. */
+struct rccc_oversub_params {
+    bool on;         /* the host's pull pacer is scaled by the control */
+    double min_rate; /* the least scale, a fraction of the pacer's rate */
+    double ai;       /* additive increase per period without a decrease */
+    double md;       /* multiplicative decrease per unit of marked fraction above the target */
+    double alpha;    /* weight of the newest period in the marked fraction's average */
+    double target;   /* the average marked fraction above which the scale is cut */
+};
+
 /* RCCC's settings. */
 struct rccc_params {
     bool on;             /* a flow sent by this host runs on credit */
@@ -21,6 +31,7 @@ struct rccc_params {
     double max_credit;   /* in BDPs: speculative credit at start, the most credit held, asked for or given unasked */
     int64_t pull_credit; /* the most one pull grants, bytes (a multiple of RCCC_QUANTUM) */
     double pull_rate;    /* the pacer's rate as a fraction of the receiving host's line rate */
+    struct rccc_oversub_params os;
 };
 
 struct uet_params {

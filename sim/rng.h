@@ -25,6 +25,7 @@ enum rng_kind {
     RNG_KIND_ROUTING = 4, /* per flow: Valiant intermediate choice */
     RNG_KIND_CORRUPT = 5, /* per receiving port: frames corrupted on a lossy link (net.h, struct port_loss) */
     RNG_KIND_ENTROPY = 6, /* per flow: its sender's entropy values (models/entropy.h) */
+    RNG_KIND_OVERSUB = 7, /* per receiving host: its oversubscription control's periods (models/rccc_oversub.c) */
     RNG_KIND_TEST = 15,
 };
 

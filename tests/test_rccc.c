@@ -14,10 +14,17 @@
  * - PULLs lost (the receiver's uplink corrupts every frame for 300 us): the sender, out of credit, sends RTS on its
  *   timeouts, at most one per timeout, and the flow completes once PULLs get through again; without the RTS it
  *   would wait for ever;
- * - the same files on one thread and two; RCCC outside UET's delivery and a pull credit that is not whole quanta
- *   are refused, exit 2, naming the setting.
+ * - the receiver oversubscription control (host.uet.oversub_cc, models/rccc_oversub.c): its rule, period by period,
+ *   against the values the reference's formula gives by hand; a flow whose every packet arrives CE-marked is pulled,
+ *   from the control's first period on, at its least rate (here 0.5): it completes within 40 us (its first period
+ *   and speculative window, at full rate) below F / (0.5 x 0.99 x line rate) and within 0.3 % above it; and a
+ *   control whose rule never cuts (Md 0 under those marks, or a star's incast where every trim is at the last hop,
+ *   which the rule leaves out) changes nothing: the same finish for every flow as without it;
+ * - the same files on one thread and two, with and without the control; RCCC outside UET's delivery, a pull credit
+ *   that is not whole quanta and the control without a base RTT are refused, exit 2, naming the setting.
  */
 #include "tests/tests.h"
+#include "models/rccc.h"
 #include "sim/units.h"
 #include "tools/run/run.h"
 
@@ -148,6 +155,130 @@ static void test_threads(void)
     free(text);
 }
 
+/* The rule of one period, from the reference's formula worked by hand (Ai 0.01, Md 0.5, alpha 0.5, target 0.3). */
+static void test_oversub_rule(void)
+{
+    const struct rccc_oversub_params p = {.on = true, .min_rate = 0.225, .ai = 0.01, .md = 0.5, .alpha = 0.5,
+                                          .target = 0.3};
+    struct rccc_oversub_ctl c = {.rate = 1};
+    /* 80 of 100 marked: f 0.8, g 0.4 > 0.3, R = 1 x (1 - 0.1 x 0.5) */
+    rccc_oversub_step(&c, &p, 100, 80, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(c.g, 0.4, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(c.rate, 0.95, 1e-12);
+    CU_ASSERT_EQUAL(c.increases, 0);
+    /* 10 trimmed before the last hop, 80 of the 90 whole marked: R = 0.95 - 0.1 = 0.85, g = 0.2 + 0.4444.., then
+     * R = 0.85 x (1 - (g - 0.3) x 0.5) */
+    rccc_oversub_step(&c, &p, 100, 80, 0, 10);
+    double g = 0.2 + 0.5 * 80.0 / 90.0;
+    CU_ASSERT_DOUBLE_EQUAL(c.g, g, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(c.rate, 0.85 * (1 - (g - 0.3) * 0.5), 1e-12);
+    /* nothing marked: g halves (0.322.. still above 0.3: a cut), then below it, increases of Ai x 1, 2, 4 */
+    double r = c.rate * (1 - (g / 2 - 0.3) * 0.5);
+    rccc_oversub_step(&c, &p, 100, 0, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(c.rate, r, 1e-12);
+    rccc_oversub_step(&c, &p, 100, 0, 0, 0);
+    rccc_oversub_step(&c, &p, 100, 0, 0, 0);
+    rccc_oversub_step(&c, &p, 100, 0, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(c.rate, r + 0.01 + 0.02 + 0.04, 1e-12);
+    CU_ASSERT_EQUAL(c.increases, 3);
+    /* marks below the target: Ai alone, the run of increases goes on */
+    rccc_oversub_step(&c, &p, 100, 10, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(c.rate, r + 0.08, 1e-12);
+    CU_ASSERT_EQUAL(c.increases, 4);
+    /* trims at the last hop say nothing of the fabric: they only leave the fraction's denominator (5 of 10 whole) */
+    double g0 = c.g;
+    rccc_oversub_step(&c, &p, 100, 5, 90, 0);
+    CU_ASSERT_DOUBLE_EQUAL(c.g, g0 / 2 + 0.25, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(c.rate, r + 0.08 + 0.01, 1e-12);
+    /* every frame trimmed before the last hop: R - 1, held at the least rate; and capped at 1 */
+    rccc_oversub_step(&c, &p, 50, 0, 0, 50);
+    CU_ASSERT_DOUBLE_EQUAL(c.rate, 0.225, 1e-12);
+    CU_ASSERT_EQUAL(c.increases, 0);
+    c = (struct rccc_oversub_ctl){.rate = 0.995, .increases = 40};
+    rccc_oversub_step(&c, &p, 0, 0, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(c.rate, 1, 0);
+}
+
+#define OVERSUB_ON "\"oversub_cc\": true, "
+/* One 10 MB flow h0 -> h13 through a fabric of 50 Gbps links (the ToR's uplink is its bottleneck), with host.uet
+ * settings extra: its FCT in us, and its counts in *c. */
+static double thin_flow(const char *extra, struct net_counters *c, double *wire)
+{
+    struct scenario scn;
+    struct run r;
+    char text[2048];
+    snprintf(text, sizeof text, "{" RCCC_NET ", \"uet\": {\"rccc\": true, \"base_rtt\": \"14.02272us\"%s}}, "
+             "\"traffic\": [{\"type\": \"flow\", \"src\": \"h0\", \"dst\": \"h13\", \"size\": "
+             "\"10000000B\"}]}", extra);
+    const struct scn_override ov[] = {{"topology.fabric_link.rate", "50Gbps"}, {"topology.fabric_link.delay", "1us"}};
+    CU_ASSERT_FATAL(test_setup_from("t.json", text, ov, 2, &scn, &r));
+    test_run_checked(&r);
+    const struct flow *f = net_flow(&r.net, 0);
+    *c = r.net.c;
+    *wire = frame_bytes(&r.net, f, 1);
+    double fct = (double)(f->finish - f->start) / PS_PER_US;
+    test_teardown(&scn, &r);
+    return fct;
+}
+
+static void test_oversub_thin(void)
+{
+    struct net_counters off, on;
+    double wire;
+    double fct_off = thin_flow("", &off, &wire);
+    double fct = thin_flow(", \"oversub_cc\": true, \"oversub_min_rate\": 0.45", &on, &wire);
+    double link = wire * 8 / 50e9 * 1e6;
+    printf("\n    50 Gbps fabric: with the control %llu trimmed, %llu ECN-marked, FCT %.2f us; without %llu trimmed, "
+           "FCT %.2f us; the flow's frames at 50 Gbps %.2f us ", (unsigned long long)on.trimmed,
+           (unsigned long long)on.ecn_marked, fct, (unsigned long long)off.trimmed, fct_off, link);
+    CU_ASSERT(fct >= link && fct <= link * 1.05);
+    CU_ASSERT(on.trimmed * 10 < off.trimmed);
+}
+
+/* Seven senders into one host of a star, ECN off: every trim is at the last hop, which the rule leaves out. */
+static void test_oversub_last_hop(void)
+{
+    sim_time_t fin[2][7];
+    uint64_t trimmed[2];
+    for (int on = 0; on < 2; on++) {
+        struct scenario scn;
+        struct run r;
+        char text[2048];
+        snprintf(text, sizeof text, "{\"seed\": 13, \"topology\": {\"type\": \"star\", \"hosts\": 8, "
+                 "\"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}}, \"switch\": {\"lossy_queue_limit\": "
+                 "\"178450B\", \"pfc\": {\"enabled\": false}, \"trim\": {\"enabled\": true, \"size\": \"64B\", "
+                 "\"priority\": 6}, \"ecn\": {\"enabled\": false}, \"scheduler\": {\"type\": \"strict\"}}, "
+                 "\"host\": {\"mtu\": 4086, \"priority\": 0, \"ack_priority\": 6, \"cc\": \"none\", "
+                 "\"loss_recovery\": \"uet\", \"rto\": \"100.656us\", \"uet\": {%s\"rccc\": true, "
+                 "\"base_rtt\": \"14.02272us\"}}, \"traffic\": [{\"type\": \"incast\", \"senders\": \"h1-h7\", "
+                 "\"receiver\": \"h0\", \"size\": \"2MB\"}]}", on ? OVERSUB_ON : "");
+        CU_ASSERT_FATAL(test_setup_from("t.json", text, NULL, 0, &scn, &r));
+        test_run_checked(&r);
+        trimmed[on] = r.net.c.trimmed;
+        for (uint32_t i = 0; i < 7; i++)
+            fin[on][i] = net_flow(&r.net, i)->finish;
+        test_teardown(&scn, &r);
+    }
+    printf("\n    %llu trimmed, all at the last hop ", (unsigned long long)trimmed[1]);
+    CU_ASSERT(trimmed[0] > 0);
+    CU_ASSERT_EQUAL(trimmed[1], trimmed[0]);
+    CU_ASSERT(!memcmp(fin[0], fin[1], sizeof fin[0]));
+}
+
+static void test_oversub_threads(void)
+{
+    char *text = test_same_each_run_json(
+        "/tmp/rocesim-test-rccc-oversub.json",
+        "{" RCCC_NET ", \"entropy\": \"mixed\", \"entropy_paths\": 32, \"uet\": {" OVERSUB_ON
+        "\"oversub_min_rate\": 0.3, \"rccc\": true, \"base_rtt\": \"14.02272us\"}}, \"traffic\": [{\"type\": "
+        "\"incast\", \"senders\": \"h4-h11\", \"receiver\": \"h0\", \"size\": \"300KB\"}, {\"type\": \"flow\", "
+        "\"src\": \"h1\", \"dst\": \"h12\", \"size\": \"1MB\"}, {\"type\": \"flow\", \"src\": \"h1\", "
+        "\"dst\": \"h13\", \"size\": \"1MB\"}, {\"type\": \"flow\", \"src\": \"h13\", \"dst\": \"h2\", "
+        "\"size\": \"1MB\"}]}");
+    CU_ASSERT(text != NULL);
+    free(text);
+}
+
 static void test_errors(void)
 {
     static const struct test_bad bad[] = {
@@ -157,6 +288,10 @@ static void test_errors(void)
         {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"host\": {\"uet\": "
          "{\"pull_rate\": 1.5}}, \"traffic\": []}",
          "t.json: host.uet.pull_rate: expected a number greater than 0 and at most 1, got 1.5"},
+        {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"host\": {\"uet\": "
+         "{\"oversub_cc\": true}}, \"traffic\": []}",
+         "t.json: host.uet.oversub_cc: expected host.uet.base_rtt above 0us (the control's period is 1.5 of it), got "
+         "0us"},
     };
     test_load_errors(bad, sizeof bad / sizeof *bad);
     test_build_refused(BAD, "--set host.uet.rccc=true", "rocesim: " BAD ": host.uet.rccc: expected "
@@ -171,5 +306,11 @@ void test_rccc_register(void)
                 test_incast);
     CU_add_test(s, "PULLs lost: RTS on the timeouts, the flow completes", test_rts);
     CU_add_test(s, "the same files on one thread and two", test_threads);
+    CU_add_test(s, "oversubscription control: its rule period by period, as the reference's formula gives",
+                test_oversub_rule);
+    CU_add_test(s, "oversubscription control: one flow through a thinner fabric, a tenth of the trims",
+                test_oversub_thin);
+    CU_add_test(s, "oversubscription control: trims at the last hop change nothing", test_oversub_last_hop);
+    CU_add_test(s, "oversubscription control: the same files on one thread and two", test_oversub_threads);
     CU_add_test(s, "refused combinations and settings exit 2", test_errors);
 }

@@ -252,8 +252,8 @@ static void test_options(void)
     struct sbuf notes = {0};
     CU_ASSERT_EQUAL(imp(one16, NULL, "-tm CM -o log.dat -receiver_cc -sender_cc_only -Ai 0.1", &o, err, sizeof err,
                         &notes), 0);
-    CU_ASSERT_PTR_NOT_NULL(notes.p && strstr(notes.p, "-o: ignored (the reference's binary log file") &&
-                           strstr(notes.p, "-Ai: ignored"));
+    CU_ASSERT_PTR_NOT_NULL(notes.p && strstr(notes.p, "-o: ignored (the reference's binary log file"));
+    CU_ASSERT_PTR_NULL(json_at_path(o, "host.uet.oversub_cc"));
     free(notes.p);
     cJSON_Delete(o);
 }
@@ -387,24 +387,63 @@ static void test_malformed(void)
     refused(one16, leaf_spine_32, "-tm CM -topo TOPO", ": Nodes 32, while the connection matrix ");
 }
 
+/* Whether host.uet.oversub_cc is on in o, and at least at min_rate with the constants ai, md, alpha. */
+static void oversub_is(const char *cm, const char *topo, const char *args, const char *min_rate, const char *consts)
+{
+    cJSON *o = imports(cm, topo, args);
+    if (!min_rate) {
+        CU_ASSERT_PTR_NULL(json_at_path(o, "host.uet.oversub_cc"));
+    } else {
+        at_is(o, "host.uet.oversub_cc", "true");
+        at_is(o, "host.uet.oversub_min_rate", min_rate);
+        char b[128];
+        snprintf(b, sizeof b, "[%s]", consts);
+        cJSON *want = cJSON_Parse(b);
+        static const char *const names[] = {"host.uet.oversub_ai", "host.uet.oversub_md", "host.uet.oversub_alpha"};
+        for (int i = 0; i < 3; i++) {
+            char *w = cJSON_PrintUnformatted(cJSON_GetArrayItem(want, i));
+            at_is(o, names[i], w);
+            free(w);
+        }
+        cJSON_Delete(want);
+    }
+    cJSON_Delete(o);
+}
+
+/* The reference's receiver oversubscription control (main_uec.cpp) is on with RCCC when -oversubscribed_cc is in
+ * force, or on a fabric oversubscribed at the ToRs (4:1 here) unless its sender-CC flag is left on (by -sender_cc,
+ * -sender_cc_only or -sender_cc_algo, cleared by -receiver_cc_only) or -force_disable_oversubscribed_cc was given;
+ * its least rate is then 0.9 / 4, else 0.01; -Ai, -Md and -alpha its constants (0.01, 0.5, 0.5). */
+static void test_oversub(void)
+{
+    oversub_is(one32, leaf_spine_32, "-tm CM -topo TOPO -receiver_cc_only", "0.225", "0.01,0.5,0.5");
+    oversub_is(one32, leaf_spine_32, "-tm CM -topo TOPO -receiver_cc", "0.225", "0.01,0.5,0.5");
+    oversub_is(one32, leaf_spine_32, "-tm CM -topo TOPO -sender_cc -receiver_cc_only", "0.225", "0.01,0.5,0.5");
+    oversub_is(one32, leaf_spine_32, "-tm CM -topo TOPO -receiver_cc_only -Ai 0.02 -Md 0.25 -alpha 0.125", "0.225",
+               "0.02,0.25,0.125");
+    oversub_is(one16, NULL, "-tm CM -receiver_cc -oversubscribed_cc", "0.01", "0.01,0.5,0.5");
+    oversub_is(one32, leaf_spine_32, "-tm CM -topo TOPO -sender_cc -receiver_cc -oversubscribed_cc", "0.01",
+               "0.01,0.5,0.5");
+    oversub_is(one32, leaf_spine_32, "-tm CM -topo TOPO -receiver_cc_only -force_disable_oversubscribed_cc "
+               "-oversubscribed_cc", "0.01", "0.01,0.5,0.5");
+    oversub_is(one32, leaf_spine_32, "-tm CM -topo TOPO -receiver_cc_only -force_disable_oversubscribed_cc", NULL,
+               NULL);
+    oversub_is(one32, leaf_spine_32, "-tm CM -topo TOPO -sender_cc -receiver_cc", NULL, NULL);
+    oversub_is(one32, leaf_spine_32, "-tm CM -topo TOPO -receiver_cc_only -sender_cc", NULL, NULL);
+    oversub_is(one32, leaf_spine_32, "-tm CM -topo TOPO -receiver_cc_only -oversubscribed_cc -receiver_cc_only",
+               "0.225", "0.01,0.5,0.5");
+    oversub_is(one32, leaf_spine_32, "-tm CM -topo TOPO -oversubscribed_cc", NULL, NULL); /* no RCCC: no pacer */
+    oversub_is(one16, NULL, "-tm CM -receiver_cc_only", NULL, NULL);
+    refused(one16, NULL, "-tm CM -Ai 2", "-Ai: expected a number from 0 to 1 (a constant of the receiver "
+            "oversubscription control), got \"2\"");
+    refused(one16, NULL, "-tm CM -Md x", "-Md: expected a number from 0 to 1000 (a constant of the receiver "
+            "oversubscription control), got \"x\"");
+}
+
 /* Options the reference has and rocesim cannot honour: refused by name with the reason; unknown ones too. */
 static void test_refused_options(void)
 {
     refused(one16, NULL, "-tm CM -sleek", "-sleek: not modelled (SLEEK loss recovery)");
-    /* receiver credit alone on an oversubscribed fabric: the reference's oversubscription control acts; named, or
-     * forced off, or with a sender-CC option, it imports */
-    refused(one32, leaf_spine_32, "-tm CM -topo TOPO -receiver_cc_only",
-            "receiver credit on an oversubscribed fabric: not modelled (the reference's receiver oversubscription "
-            "control, which scales the receiver's pull rate from its ECN and trim counts, is on here; "
-            "-force_disable_oversubscribed_cc runs without it)");
-    refused(one16, NULL, "-tm CM -receiver_cc -oversubscribed_cc",
-            "-oversubscribed_cc: not modelled (the reference's receiver oversubscription control, which scales the "
-            "receiver's pull rate from its ECN and trim counts, is on here; -force_disable_oversubscribed_cc runs "
-            "without it)");
-    cJSON *o = imports(one32, leaf_spine_32, "-tm CM -topo TOPO -receiver_cc_only -force_disable_oversubscribed_cc");
-    cJSON_Delete(o);
-    o = imports(one32, leaf_spine_32, "-tm CM -topo TOPO -sender_cc -receiver_cc");
-    cJSON_Delete(o);
     refused(one16, NULL, "-tm CM -conn_reuse",
             "-conn_reuse: not modelled (several messages on one connection, the reference's PDC)");
     refused(one16, NULL, "-tm CM -load_balancing_algo reps_legacy",
@@ -514,6 +553,8 @@ void test_uet_import_register(void)
     CU_add_test(s, "flows and triggers: ids, unique names, truncated starts, recv_done_trigger kept as the reference "
                    "has it", test_flows_triggers);
     CU_add_test(s, "malformed .cm and .topo files: exit 2 with file and line, every count checked", test_malformed);
+    CU_add_test(s, "the receiver oversubscription control: on exactly when the reference's is, -Ai, -Md, -alpha",
+                test_oversub);
     CU_add_test(s, "options rocesim cannot honour are refused by name with the reason", test_refused_options);
     CU_add_test(s, "the commands, and import then export gives back the matrix and the options",
                 test_cli_round_trip);

@@ -80,8 +80,9 @@ struct opts {
     bool q_set, ecn_set, no_trim, accurate_rtt, no_nack_rtt;
     const char *lb;
     bool sender_cc, receiver_cc; /* NSCC (the reference's default) and RCCC, as the options leave them */
-    bool sender_flag;            /* an option named the sender's CC (which keeps the oversubscription CC off) */
+    bool sender_flag; /* the reference's _sender_based_cc as options leave it (keeps the oversubscription CC off) */
     bool oversub_on, oversub_off; /* -oversubscribed_cc (as later options leave it), -force_disable_oversubscribed_cc */
+    double os_ai, os_md, os_alpha; /* the receiver oversubscription control's constants: -Ai, -Md, -alpha */
     struct sbuf cmdline;
 };
 
@@ -162,9 +163,6 @@ static const struct {
     {"-logtime", 1, "the period of the reference's log samplers"},
     {"-logtime_us", 1, "the period of the reference's log samplers"},
     {"-debug", 0, "the reference's packet tracing"},
-    {"-Ai", 1, "a constant of the receiver oversubscription CC, which runs only with RCCC"},
-    {"-Md", 1, "a constant of the receiver oversubscription CC, which runs only with RCCC"},
-    {"-alpha", 1, "a constant of the receiver oversubscription CC, which runs only with RCCC"},
     {"-ar_sticky_delta", 1, "adaptive routing's setting, which the default ECMP routing does not use"},
     {"-ar_granularity", 1, "adaptive routing's setting, which the default ECMP routing does not use"},
     {"-ar_method", 1, "adaptive routing's setting, which the default ECMP routing does not use"},
@@ -202,7 +200,7 @@ static bool flag_opt(struct opts *o, const char *a)
         o->oversub_on = false;
         o->oversub_off = true;
     } else if (!strcmp(a, "-receiver_cc_only")) {
-        o->sender_cc = false;
+        o->sender_cc = o->sender_flag = false; /* the reference's _sender_based_cc, which it clears */
         o->receiver_cc = true;
         o->oversub_on = false;
     } else if (!strcmp(a, "-receiver_cc")) {
@@ -271,7 +269,7 @@ static void opts_init(struct opts *o, int argc, char **argv)
 {
     *o = (struct opts){.tiers = 3, .linkspeed_bps = 100000000000LL, .mtu = 4150, .paths = 64, .trimsize = 64,
                        .sack = 16384, .hop_ps = 1000000, .end_us = 1000, .seed = 13, .qa_gate = -1, .lb = "mixed",
-                       .sender_cc = true};
+                       .sender_cc = true, .os_ai = 0.01, .os_md = 0.5, .os_alpha = 0.5};
     sb_printf(&o->cmdline, "htsim_uec");
     for (int i = 0; i < argc; i++)
         sb_printf(&o->cmdline, " %s", argv[i]);
@@ -361,6 +359,14 @@ static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
             if (iv < 0)
                 return ifail(x, "-seed %lld: rocesim's seed is a whole number from 0", iv);
             o->seed = iv;
+        } else if (!strcmp(a, "-Ai") || !strcmp(a, "-Md") || !strcmp(a, "-alpha")) {
+            NEED(1);
+            /* the ranges of host.uet.oversub_ai, oversub_md and oversub_alpha */
+            double hi = a[1] == 'M' ? 1000 : 1;
+            if (!parse_num(VAL(1), 0, hi, &dv))
+                return ifail(x, "%s: expected a number from 0 to %g (a constant of the receiver oversubscription "
+                             "control), got \"%.40s\"", a, hi, VAL(1));
+            *(a[1] == 'A' ? &o->os_ai : a[1] == 'M' ? &o->os_md : &o->os_alpha) = dv;
         } else if (!strcmp(a, "-qa_gate")) {
             NEED(1);
             if (!parse_int(VAL(1), -128, 127, &iv))
@@ -757,6 +763,19 @@ static const char *stem(const char *path, char *buf, size_t len)
     return buf;
 }
 
+/* The reference's receiver oversubscription control (main_uec.cpp): on when -oversubscribed_cc is in force, or on a
+ * fabric oversubscribed at the ToRs (times the aggregation tier's with three tiers) when its sender CC flag is off
+ * and -force_disable_oversubscribed_cc was not given, its least scale then 0.9 / that ratio (at least 0.01); only
+ * with RCCC has it a pacer to scale.  Its least scale in *min_rate, 0 when off. */
+static void oversub_of(const struct opts *o, const struct htsim_topo *t, double *min_rate)
+{
+    uint32_t ratio = t->tier[0].oversub * (t->tiers > 2 ? t->tier[1].oversub : 1);
+    bool fabric = ratio > 1 && !o->sender_flag && !o->oversub_off;
+    *min_rate = 0;
+    if (o->receiver_cc && (o->oversub_on || fabric))
+        *min_rate = fabric && 0.9 / ratio > 0.01 ? 0.9 / ratio : 0.01;
+}
+
 static cJSON *scenario(const struct opts *o, const struct htsim_topo *t, const struct htsim_cm *cm,
                        const struct consts *c, struct ictx *x, int64_t buffer)
 {
@@ -797,6 +816,15 @@ static cJSON *scenario(const struct opts *o, const struct htsim_topo *t, const s
         /* its credit's BDP from the network's round trip, as the reference sizes it */
         cJSON_AddBoolToObject(u, "rccc", true);
         cJSON_AddStringToObject(u, "base_rtt", htsim_fmt_time(c->rtt_ps, b, sizeof b));
+        double min_rate;
+        oversub_of(o, t, &min_rate);
+        if (min_rate > 0) {
+            cJSON_AddBoolToObject(u, "oversub_cc", true);
+            cJSON_AddNumberToObject(u, "oversub_min_rate", min_rate);
+            cJSON_AddNumberToObject(u, "oversub_ai", o->os_ai);
+            cJSON_AddNumberToObject(u, "oversub_md", o->os_md);
+            cJSON_AddNumberToObject(u, "oversub_alpha", o->os_alpha);
+        }
     }
     cJSON_AddStringToObject(h, "rto", htsim_fmt_time(c->rto_ps, b, sizeof b));
     cJSON_AddStringToObject(h, "cc", o->sender_cc ? "nscc" : "none");
@@ -880,14 +908,6 @@ int htsim_import_texts(int argc, char **argv, char *cm_text, char *topo_text, cJ
         if (htsim_topo_auto(&t, o.tiers, nodes, o.linkspeed_bps, o.hop_ps, e, sizeof e))
             rc = ifail(&x, "%s: Nodes %u: %s; give -topo FILE or -tiers", o.tm, nodes, e);
     }
-    /* The reference turns its receiver oversubscription control on when asked, or on an oversubscribed fabric when no
-     * option named the sender's CC (main_uec.cpp): it scales the pull rate, and only with RCCC does it act. */
-    if (!rc && o.receiver_cc && !o.oversub_off &&
-        (o.oversub_on || (!o.sender_flag && t.tier[0].oversub > 1)))
-        rc = ifail(&x, "%s: not modelled (the reference's receiver oversubscription control, which scales the "
-                   "receiver's pull rate from its ECN and trim counts, is on here; -force_disable_oversubscribed_cc "
-                   "runs without it)",
-                   o.oversub_on ? "-oversubscribed_cc" : "receiver credit on an oversubscribed fabric");
     if (!rc)
         rc = check_cm(o.tm, &cm, nodes, &x);
     struct consts c;
