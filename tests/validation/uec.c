@@ -8,8 +8,8 @@
  *
  * Tolerances (the reference's own regression rules, check_regressions.py): the tail at most 5 % above the target;
  * new packets equal; resent packets and NACKs within 20 % of the reference's, or both below 0.1 % of the new
- * packets (a handful either way says nothing).  Experiments the import refuses (the plans' -failed links, receiver
- * credit under the reference's oversubscription control) are listed as not run, with the reason.
+ * packets (a handful either way says nothing).  An experiment the import refused would be listed as not run, with
+ * the reason.
  */
 #include "tests/validation/validation.h"
 
@@ -32,8 +32,10 @@ struct uec_exp {
 };
 
 /* The plans validate_uec_sender.txt ("sender"), validate_load_balancing_snd.txt ("lb"), validate_uec_rcv.txt ("rcv"),
- * validate_uec_both.txt ("both") and validate_load_balancing_rcv.txt ("lb-rcv"), in their order, with the results
- * validate_outputs/ records for them. */
+ * validate_uec_both.txt ("both"), validate_load_balancing_rcv.txt ("lb-rcv") and, with 8 slowed links,
+ * validate_load_balancing_failed_snd.txt and _rcv.txt ("lb-failed", "lb-failed-rcv"), in their order, with the
+ * results validate_outputs/ records for them (the failed plans' names say 10 % capacity; the reference runs the links
+ * at 25 %, as the import does). */
 static const struct uec_exp exps[] = {
     {"sender", "Single Connection", "one.cm", "-end 1000 -sender_cc_only", 190, 176.2, 490, 0, 0},
     {"sender", "Bidirectional Connection", "bidir.cm", "-sender_cc_only -end 1000", 190, 176.804, 980, 0, 0},
@@ -189,6 +191,60 @@ static const struct uec_exp exps[] = {
     {"lb-rcv", "Large permutation, mixed 1 packet per SACK, large queues", "perm_1024n_1024c_0u_2000000b.cm",
      "-receiver_cc_only -end 1000 -q 500 -load_balancing_algo mixed -sack_threshold 4000 -paths 128",
      220, 195.608, 501760, 0, 0},
+    {"lb-failed", "Large permutation, oblivious", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 3000 -load_balancing_algo oblivious -paths 128 -failed 8",
+     220, 280.775, 501760, 2958, 2958},
+    {"lb-failed", "Large permutation, oblivious, large queues", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 3000 -q 500 -load_balancing_algo oblivious -paths 128 -failed 8",
+     220, 564.701, 501760, 1127, 1127},
+    {"lb-failed", "Large permutation, bitmap", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 3000 -load_balancing_algo bitmap -paths 128 -failed 8",
+     220, 220.269, 501760, 656, 656},
+    {"lb-failed", "Large permutation, bitmap, large queues", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 3000 -q 500 -load_balancing_algo bitmap -paths 128 -failed 8",
+     220, 478.668, 501760, 411, 411},
+    {"lb-failed", "Large permutation, REPS, 1SACK/packet", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 3000 -load_balancing_algo reps -sack_threshold 4000 -paths 128 -failed 8",
+     220, 206.684, 501760, 298, 298},
+    {"lb-failed", "Large permutation, REPS, 1SACK/packet , large queues", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 3000 -q 500 -load_balancing_algo reps -sack_threshold 4000 -paths 128 -failed 8",
+     220, 209.872, 501760, 0, 0},
+    {"lb-failed", "Large permutation, REPS, 4SACK/packet", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 3000 -load_balancing_algo reps -paths 128 -failed 8",
+     220, 245.821, 501760, 1696, 1696},
+    {"lb-failed", "Large permutation, mixed (bitmap+REPS), 1SACK/packet", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 3000 -load_balancing_algo mixed -sack_threshold 4000 -paths 128 -failed 8",
+     220, 211.821, 501760, 246, 246},
+    {"lb-failed", "Large permutation, mixed, 4SACK/packet", "perm_1024n_1024c_0u_2000000b.cm",
+     "-sender_cc_only -end 3000 -load_balancing_algo mixed -paths 128 -failed 8",
+     220, 219.554, 501760, 598, 598},
+    {"lb-failed-rcv", "Large permutation, oblivious", "perm_1024n_1024c_0u_2000000b.cm",
+     "-receiver_cc_only -end 3000 -load_balancing_algo oblivious -paths 128 -failed 8",
+     220, 224.755, 501760, 8012, 8012},
+    {"lb-failed-rcv", "Large permutation, oblivious, large queues", "perm_1024n_1024c_0u_2000000b.cm",
+     "-receiver_cc_only -end 3000 -q 500 -load_balancing_algo oblivious -paths 128 -failed 8",
+     220, 374.592, 501760, 1773, 1773},
+    {"lb-failed-rcv", "Large permutation, bitmap", "perm_1024n_1024c_0u_2000000b.cm",
+     "-receiver_cc_only -end 3000 -load_balancing_algo bitmap -paths 128 -failed 8",
+     220, 211.342, 501760, 1113, 1113},
+    {"lb-failed-rcv", "Large permutation, bitmap, large queues", "perm_1024n_1024c_0u_2000000b.cm",
+     "-receiver_cc_only -end 3000 -q 500 -load_balancing_algo bitmap -paths 128 -failed 8",
+     220, 356.935, 501760, 819, 819},
+    {"lb-failed-rcv", "Large permutation, REPS, 1SACK/packet", "perm_1024n_1024c_0u_2000000b.cm",
+     "-receiver_cc_only -end 3000 -load_balancing_algo reps -sack_threshold 4000 -paths 128 -failed 8",
+     220, 207.934, 501760, 749, 749},
+    {"lb-failed-rcv", "Large permutation, REPS, 1SACK/packet , large queues", "perm_1024n_1024c_0u_2000000b.cm",
+     "-receiver_cc_only -end 3000 -q 500 -load_balancing_algo reps -sack_threshold 4000 -paths 128 -failed 8",
+     220, 338.083, 501760, 0, 0},
+    {"lb-failed-rcv", "Large permutation, REPS, 4SACK/packet", "perm_1024n_1024c_0u_2000000b.cm",
+     "-receiver_cc_only -end 3000 -load_balancing_algo reps -paths 128 -failed 8",
+     220, 218.53, 501760, 5545, 5545},
+    {"lb-failed-rcv", "Large permutation, mixed (bitmap+REPS), 1SACK/packet", "perm_1024n_1024c_0u_2000000b.cm",
+     "-receiver_cc_only -end 3000 -load_balancing_algo mixed -sack_threshold 4000 -paths 128 -failed 8",
+     220, 208.384, 501760, 511, 511},
+    {"lb-failed-rcv", "Large permutation, mixed, 4SACK/packet", "perm_1024n_1024c_0u_2000000b.cm",
+     "-receiver_cc_only -end 3000 -load_balancing_algo mixed -paths 128 -failed 8",
+     220, 209.713, 501760, 974, 974},
     /* not a plan's: the 8,192-host permutation of 1 MB at 400 Gbps, against the reference's own run of it on this
      * project's machine (no target: the reference's tail) */
     {"scale", "8192-host permutation of 1 MB at 400 Gbps", "perm_8192n_8192c_1MB.cm",
@@ -288,7 +344,9 @@ static bool run_plans(struct vresult *out, int *n, int cap, const char *only)
                                                {"lb", "validate_load_balancing_snd.txt"},
                                                {"rcv", "validate_uec_rcv.txt"},
                                                {"both", "validate_uec_both.txt"},
-                                               {"lb-rcv", "validate_load_balancing_rcv.txt"}};
+                                               {"lb-rcv", "validate_load_balancing_rcv.txt"},
+                                               {"lb-failed", "validate_load_balancing_failed_snd.txt"},
+                                               {"lb-failed-rcv", "validate_load_balancing_failed_rcv.txt"}};
         const char *plan = "?";
         for (size_t k = 0; k < sizeof plans / sizeof *plans; k++)
             if (!strcmp(plans[k][0], e->plan))
