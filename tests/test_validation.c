@@ -64,6 +64,16 @@ static void test_uec(void)
     }
 }
 
+/* import uet-htsim then export gives back every experiment the reference ships: nothing left unexpressed. */
+static void test_uec_round_trip(void)
+{
+    char bad[1024] = "";
+    int failed = validation_uec_round_trip(bad, sizeof bad);
+    if (failed)
+        printf("\n    %d experiments do not round-trip; the first: %s", failed, bad);
+    CU_ASSERT_EQUAL(failed, 0);
+}
+
 void test_validation_register(void)
 {
     CU_pSuite s = CU_add_suite("validation", NULL, NULL);
@@ -79,6 +89,8 @@ void test_validation_register(void)
     CU_add_test(s, "IRN's default case: IRN without PFC 6-83% below RoCE with PFC in mean and p99 FCT", test_irn);
     CU_add_test(s, "the UEC reference simulator's small regression experiments, imported: tail within 5% of the target, "
                 "packet counts within 20% of the reference's", test_uec);
+    CU_add_test(s, "the UEC reference simulator's shipped experiments: import then export expresses every setting",
+                test_uec_round_trip);
     CU_add_test(s, "NCCL all-reduce on a rail: alpha-beta latency (2-64 servers), ring/tree crossover", test_nccl_latency);
     CU_add_test(s, "NCCL ring all-reduce on a rail: busbw within 5% of the bound (2-64 servers)", test_nccl_bandwidth);
 }

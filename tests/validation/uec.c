@@ -258,8 +258,8 @@ struct uec_result {
     uint32_t done, total;
 };
 
-/* Imports experiment e and runs it; 0, or 2 with the import's reason in why (a refused option). */
-static int uec_run(const struct uec_exp *e, struct uec_result *res, char *why, size_t whylen)
+/* Imports experiment e into *out (the caller deletes it); 0, or 2 with the import's reason in why. */
+static int uec_import(const struct uec_exp *e, cJSON **out, char *why, size_t whylen)
 {
     char cm[256], args[512], topo[256];
     snprintf(cm, sizeof cm, "scenarios/uet-htsim/connection_matrices/%s", e->cm);
@@ -275,10 +275,17 @@ static int uec_run(const struct uec_exp *e, struct uec_result *res, char *why, s
         }
         argv[argc++] = t;
     }
-    cJSON *scn_json = NULL;
     struct sbuf notes = {0};
-    int rc = htsim_import_args(argc, argv, &scn_json, &notes, why, whylen);
+    int rc = htsim_import_args(argc, argv, out, &notes, why, whylen);
     free(notes.p);
+    return rc;
+}
+
+/* Imports experiment e and runs it; 0, or 2 with the import's reason in why (a refused option). */
+static int uec_run(const struct uec_exp *e, struct uec_result *res, char *why, size_t whylen)
+{
+    cJSON *scn_json = NULL;
+    int rc = uec_import(e, &scn_json, why, whylen);
     if (rc)
         return rc;
     char *text = cJSON_PrintUnformatted(scn_json);
@@ -393,4 +400,25 @@ bool validation_uec(struct vresult *out, int *n, int cap)
 bool validation_uec_one(const char *name, struct vresult *out, int *n, int cap)
 {
     return run_plans(out, n, cap, name);
+}
+
+int validation_uec_round_trip(char *bad, size_t len)
+{
+    int failed = 0;
+    for (size_t i = 0; i < N_EXPS; i++) {
+        const struct uec_exp *e = &exps[i];
+        cJSON *scn = NULL;
+        char why[SCN_ERR_MAX] = "";
+        struct sbuf cm = {0}, topo = {0}, cmd = {0}, un = {0};
+        struct htsim_export x = {.cm = &cm, .topo = &topo, .cmdline = &cmd, .unexpressed = &un};
+        bool ok = !uec_import(e, &scn, why, sizeof why) && !htsim_export(scn, "rt", &x, why, sizeof why) && !un.len;
+        if (!ok && !failed++)
+            snprintf(bad, len, "%s: %s: %s", e->plan, e->name, un.len ? un.p : why);
+        cJSON_Delete(scn);
+        free(cm.p);
+        free(topo.p);
+        free(cmd.p);
+        free(un.p);
+    }
+    return failed;
 }

@@ -55,6 +55,9 @@ bool validation_timely_pair(const char *host, struct timely_pair *out);
  * the one named "PLAN: NAME" (its row's check, "sender: Single Connection"). */
 bool validation_uec(struct vresult *out, int *n, int cap);
 bool validation_uec_one(const char *name, struct vresult *out, int *n, int cap);
+/* Imports every experiment of the plans and exports it back: how many leave a setting unexpressed or fail (the
+ * first one's name and what is left in bad). */
+int validation_uec_round_trip(char *bad, size_t len);
 
 extern const struct vgroup validation_groups[];
 extern const int validation_n_groups;
