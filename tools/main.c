@@ -25,6 +25,7 @@
 #include "tools/ops/sonic.h"
 #include "tools/ops/nvsmi.h"
 #include "tools/ops/htsim.h"
+#include "tools/ops/ns3rdma.h"
 #include "tools/ops/show.h"
 #include "tools/common/signals.h"
 #include "tools/explore/sweep.h"
@@ -65,6 +66,8 @@ static const char usage[] =
     "  rocesim import nvidia-smi-topo FILE [-o OUT.json] [--nvlink-rate PER_LINK] [--gdr-level LEVEL]\n"
     "  rocesim import uet-htsim -tm MATRIX.cm [-topo FILE.topo] [OPTION]... [--out SCENARIO.json]\n"
     "  rocesim export uet-htsim SCENARIO.json -o DIR\n"
+    "  rocesim import ns3-rdma CONFIG.txt [--topology FILE] [--flows FILE] [--out SCENARIO.json]\n"
+    "  rocesim export ns3-rdma SCENARIO.json -o DIR\n"
     "  rocesim compare DIR [DIR]... [--fct receiver|sender] [--plot OUT.png] [--goodput OUT.png] [--title TEXT]\n"
     "  rocesim doctor SCENARIO.json [--set PATH=VALUE]... [-o DIR] | rocesim doctor DIR\n"
     "  rocesim show DIR interfaces counters | pfc counters | queue counters | ib counters [--node NAME]\n"
@@ -102,6 +105,10 @@ static const char usage[] =
     "                 its command line (its options and units); --out: to a file instead of stdout\n"
     "  export uet-htsim  a scenario as htsim_uec's NAME.cm, NAME.topo and cmdline.txt in DIR, listing what\n"
     "                 they cannot express\n"
+    "  import ns3-rdma  the scenario that reproduces a run of the HPCC paper's ns-3 RDMA simulator from its\n"
+    "                 config.txt, topology and flow files; --out: to a file instead of stdout\n"
+    "  export ns3-rdma  a scenario as that simulator's config.txt, topology.txt and flow.txt in DIR, listing\n"
+    "                 what they cannot express\n"
     "  compare  the key numbers of finished runs side by side (columns named by their DIRs), with\n"
     "           each run's ratio to the first; runs that did not complete are flagged; --fct sender: FCTs\n"
     "           to the last ACK at the sender (default: to the last byte at the receiver); --plot: their\n"
@@ -901,6 +908,10 @@ int main(int argc, char **argv)
         return nvsmi_import_main(argc, argv);
     if (argc >= 3 && strcmp(argv[1], "import") == 0 && strcmp(argv[2], "uet-htsim") == 0)
         return htsim_import_main(argc, argv);
+    if (argc >= 3 && strcmp(argv[1], "import") == 0 && strcmp(argv[2], "ns3-rdma") == 0)
+        return ns3rdma_import_main(argc, argv);
+    if (argc >= 3 && strcmp(argv[1], "export") == 0 && strcmp(argv[2], "ns3-rdma") == 0)
+        return ns3rdma_export_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "export") == 0)
         return htsim_export_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "import") == 0)
