@@ -33,6 +33,11 @@ int ns3rdma_import(const char *config, const char *topo, const char *flows, stru
 /* The reference's address of node id (third.cc's node_id_to_ip). */
 static inline uint32_t ns3rdma_ip(uint32_t id) { return 0x0b000001u + (id / 256) * 0x10000u + (id % 256) * 0x100u; }
 
+struct run;
+/* Writes the finished run r's fct.txt and pfc.txt (when it wrote a pfc.csv: it reads it) into dir, in that
+ * simulator's formats (ns3rdma_out.c): 0, or 3 with "PATH: cannot write" in err. */
+int ns3rdma_write_outputs(const struct run *r, const char *dir, char *err, size_t errlen);
+
 /* `rocesim import ns3-rdma ...` and `rocesim export ns3-rdma ...` (argv[1] "import"/"export"); exit status. */
 int ns3rdma_import_main(int argc, char **argv);
 int ns3rdma_export_main(int argc, char **argv);
