@@ -63,16 +63,24 @@ static void map_line(struct sbuf *b, const char *key, const cJSON *m, bool frac)
 
 static void unexpressed(struct sbuf *u, const char *path, const char *why) { sb_printf(u, "%s: %s\n", path, why); }
 
-static int export_json(const cJSON *s, struct sbuf *cfg, struct sbuf *topo, struct sbuf *flows, struct sbuf *u,
-                       char *err, size_t errlen)
+/* The index of the node named name in nodes (its node id there), or -1. */
+static int node_index(const cJSON *nodes, const char *name)
 {
-    const cJSON *t = get(s, "topology"), *nodes = get(t, "nodes"), *links = get(t, "links");
-    const char *type = str(t, "type");
-    if (!type || strcmp(type, "custom") || !cJSON_IsArray(nodes) || !cJSON_IsArray(links)) {
-        snprintf(err, errlen, "topology: only a \"custom\" topology is exported (its nodes in order are the "
-                 "reference's node ids); `rocesim topo --format json` lists a generated one's nodes and links");
-        return SCN_EUSAGE;
+    const cJSON *n;
+    int i = 0;
+    cJSON_ArrayForEach(n, nodes)
+    {
+        if (name && str(n, "name") && !strcmp(str(n, "name"), name))
+            return i;
+        i++;
     }
+    return -1;
+}
+
+/* topology.txt: the counts, the switches' ids, a line per link. */
+static int export_topology(const cJSON *nodes, const cJSON *links, struct sbuf *topo, struct sbuf *u, char *err,
+                           size_t errlen)
+{
     int nn = cJSON_GetArraySize(nodes), nsw = 0;
     const cJSON *n;
     cJSON_ArrayForEach(n, nodes) nsw += str(n, "kind") && !strcmp(str(n, "kind"), "switch");
@@ -92,16 +100,7 @@ static int export_json(const cJSON *s, struct sbuf *cfg, struct sbuf *topo, stru
     int li = 0;
     cJSON_ArrayForEach(l, links)
     {
-        int a = -1, b = -1, i = 0;
-        cJSON_ArrayForEach(n, nodes)
-        {
-            const char *nm = str(n, "name");
-            if (nm && str(l, "a") && !strcmp(nm, str(l, "a")))
-                a = i;
-            if (nm && str(l, "b") && !strcmp(nm, str(l, "b")))
-                b = i;
-            i++;
-        }
+        int a = node_index(nodes, str(l, "a")), b = node_index(nodes, str(l, "b"));
         int64_t bps = 0, ps = 0;
         if (a < 0 || b < 0 || !qty(l, "rate", 0, &bps) || !qty(l, "delay", 1, &ps)) {
             snprintf(err, errlen, "topology.links[%d]: expected two nodes of topology.nodes, a rate and a delay", li);
@@ -115,11 +114,16 @@ static int export_json(const cJSON *s, struct sbuf *cfg, struct sbuf *topo, stru
             unexpressed(u, "topology.links", "delays below a nanosecond are truncated (the reference's time unit)");
         li++;
     }
-    /* flows */
-    const cJSON *tr = get(s, "traffic"), *e;
+    return 0;
+}
+
+/* flow.txt: the count, a line per `flow` entry (dport 100); other entries are said unexpressed. */
+static void export_flows(const cJSON *s, const cJSON *nodes, struct sbuf *flows, struct sbuf *u)
+{
+    const cJSON *e;
     struct sbuf fl = {0};
     int nf = 0, ti = 0;
-    cJSON_ArrayForEach(e, tr)
+    cJSON_ArrayForEach(e, get(s, "traffic"))
     {
         char path[64];
         snprintf(path, sizeof path, "traffic[%d]", ti++);
@@ -127,16 +131,7 @@ static int export_json(const cJSON *s, struct sbuf *cfg, struct sbuf *topo, stru
             unexpressed(u, path, "not a single flow (the reference's flow file lists flows one by one)");
             continue;
         }
-        int src = -1, dst = -1, i = 0;
-        cJSON_ArrayForEach(n, nodes)
-        {
-            const char *nm = str(n, "name");
-            if (nm && str(e, "src") && !strcmp(nm, str(e, "src")))
-                src = i;
-            if (nm && str(e, "dst") && !strcmp(nm, str(e, "dst")))
-                dst = i;
-            i++;
-        }
+        int src = node_index(nodes, str(e, "src")), dst = node_index(nodes, str(e, "dst"));
         int64_t size = 0, start = 0;
         const cJSON *pr = get(e, "priority");
         if (src < 0 || dst < 0 || !qty(e, "size", 2, &size)) {
@@ -152,21 +147,13 @@ static int export_json(const cJSON *s, struct sbuf *cfg, struct sbuf *topo, stru
     }
     sb_printf(flows, "%d\n%s", nf, fl.p ? fl.p : "");
     free(fl.p);
-    /* config */
-    const cJSON *h = get(s, "host"), *sw = get(s, "switch");
-    sb_printf(cfg, "TOPOLOGY_FILE topology.txt\nFLOW_FILE flow.txt\nFCT_OUTPUT_FILE fct.txt\nPFC_OUTPUT_FILE pfc.txt\n");
+}
+
+/* The congestion control's keys: CC_MODE and its parameters. */
+static int export_cc(const cJSON *h, struct sbuf *cfg, struct sbuf *u, char *err, size_t errlen)
+{
     int64_t v;
-    if (qty(s, "stop", 1, &v))
-        sb_printf(cfg, "SIMULATOR_STOP_TIME %lld.%012lld\n", (long long)(v / 1000000000000LL),
-                  (long long)(v % 1000000000000LL));
-    const cJSON *mtu = get(h, "mtu");
-    if (cJSON_IsNumber(mtu))
-        sb_printf(cfg, "PACKET_PAYLOAD_SIZE %d\n", mtu->valueint);
-    sb_printf(cfg, "L2_ACK_INTERVAL 1\nL2_BACK_TO_ZERO 0\n");
-    const cJSON *ap = get(h, "ack_priority");
-    sb_printf(cfg, "ACK_HIGH_PRIO %d\n", cJSON_IsNumber(ap) ? 1 : 0);
     const char *cc = str(h, "cc") ? str(h, "cc") : "dcqcn";
-    char r[32];
     if (!strcmp(cc, "dcqcn")) {
         const cJSON *d = get(h, "dcqcn");
         sb_printf(cfg, "CC_MODE 1\nHAS_WIN 0\n");
@@ -225,7 +212,14 @@ static int export_json(const cJSON *s, struct sbuf *cfg, struct sbuf *topo, stru
         snprintf(err, errlen, "host.cc \"%s\": the reference runs DCQCN, HPCC, TIMELY or DCTCP", cc);
         return SCN_EUSAGE;
     }
-    (void)r;
+    return 0;
+}
+
+/* The switches' keys (buffer, ECN maps) and LINK_DOWN. */
+static void export_switch(const cJSON *s, const cJSON *nodes, struct sbuf *cfg, struct sbuf *u)
+{
+    const cJSON *sw = get(s, "switch");
+    int64_t v;
     if (qty(sw, "buffer", 2, &v)) {
         sb_printf(cfg, "BUFFER_SIZE %lld\n", (long long)(v / (1024 * 1024)));
         if (v % (1024 * 1024))
@@ -250,88 +244,67 @@ static int export_json(const cJSON *s, struct sbuf *cfg, struct sbuf *topo, stru
         int64_t at = 0;
         if (str(f, "type") && !strcmp(str(f, "type"), "link_down") && cJSON_GetArraySize(btw) == 2 &&
             qty(f, "at", 1, &at) && at > 2000000000000LL && !get(f, "until")) {
-            int a = -1, b = -1, i = 0;
-            cJSON_ArrayForEach(n, nodes)
-            {
-                const char *nm = str(n, "name");
-                if (nm && !strcmp(nm, cJSON_GetArrayItem(btw, 0)->valuestring))
-                    a = i;
-                if (nm && !strcmp(nm, cJSON_GetArrayItem(btw, 1)->valuestring))
-                    b = i;
-                i++;
-            }
+            int a = node_index(nodes, cJSON_GetArrayItem(btw, 0)->valuestring),
+                b = node_index(nodes, cJSON_GetArrayItem(btw, 1)->valuestring);
             sb_printf(cfg, "LINK_DOWN %lld %d %d\n", (long long)((at - 2000000000000LL) / 1000000), a, b);
         } else {
             unexpressed(u, "faults", "only one link_down after 2 s and never back (LINK_DOWN a b c)");
         }
     }
+}
+
+static int export_json(const cJSON *s, struct sbuf *cfg, struct sbuf *topo, struct sbuf *flows, struct sbuf *u,
+                       char *err, size_t errlen)
+{
+    const cJSON *t = get(s, "topology"), *nodes = get(t, "nodes"), *links = get(t, "links");
+    const char *type = str(t, "type");
+    if (!type || strcmp(type, "custom") || !cJSON_IsArray(nodes) || !cJSON_IsArray(links)) {
+        snprintf(err, errlen, "topology: only a \"custom\" topology is exported (its nodes in order are the "
+                 "reference's node ids); `rocesim topo --format json` lists a generated one's nodes and links");
+        return SCN_EUSAGE;
+    }
+    int rc = export_topology(nodes, links, topo, u, err, errlen);
+    if (rc)
+        return rc;
+    export_flows(s, nodes, flows, u);
+    /* config */
+    const cJSON *h = get(s, "host");
+    sb_printf(cfg, "TOPOLOGY_FILE topology.txt\nFLOW_FILE flow.txt\nFCT_OUTPUT_FILE fct.txt\nPFC_OUTPUT_FILE pfc.txt\n");
+    int64_t v;
+    if (qty(s, "stop", 1, &v))
+        sb_printf(cfg, "SIMULATOR_STOP_TIME %lld.%012lld\n", (long long)(v / 1000000000000LL),
+                  (long long)(v % 1000000000000LL));
+    const cJSON *mtu = get(h, "mtu");
+    if (cJSON_IsNumber(mtu))
+        sb_printf(cfg, "PACKET_PAYLOAD_SIZE %d\n", mtu->valueint);
+    sb_printf(cfg, "L2_ACK_INTERVAL 1\nL2_BACK_TO_ZERO 0\n");
+    const cJSON *ap = get(h, "ack_priority");
+    sb_printf(cfg, "ACK_HIGH_PRIO %d\n", cJSON_IsNumber(ap) ? 1 : 0);
+    if ((rc = export_cc(h, cfg, u, err, errlen)) != 0)
+        return rc;
+    export_switch(s, nodes, cfg, u);
     return 0;
 }
 
 static const char export_usage[] =
     "usage: rocesim export ns3-rdma SCENARIO.json -o DIR\n"
-    "  writes the scenario as the ns-3 RDMA simulator's config.txt, topology.txt and flow.txt in DIR, and lists\n"
-    "  on stderr what they cannot express.  See docs/ns3-rdma.md.\n";
+    "  writes the scenario as the ns-3 RDMA simulator's config.txt, topology.txt and flow.txt in DIR, and prints\n"
+    "  the settings they cannot express.  See docs/ns3-rdma.md.\n";
 
 int ns3rdma_export_main(int argc, char **argv)
 {
-    const char *file = NULL, *dir = NULL;
-    for (int i = 3; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(export_usage, stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "-o")) {
-            if (i + 1 == argc)
-                return usage_error("export", export_usage, "%s needs a value", "-o");
-            dir = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return usage_error("export", export_usage, "unknown option \"%s\"", argv[i]);
-        } else if (!file) {
-            file = argv[i];
-        } else {
-            return usage_error("export", export_usage, "unexpected argument \"%s\"", argv[i]);
-        }
-    }
-    if (!file || !dir)
-        return usage_error("export", export_usage, "%s", "needs SCENARIO.json and -o DIR");
-    char *text, err[SCN_ERR_MAX];
-    int rc = read_text_file(file, &text, err, sizeof err);
-    if (rc) {
-        fprintf(stderr, "rocesim: %s\n", err);
-        return rc;
-    }
-    cJSON *s = cJSON_Parse(text);
-    free(text);
-    if (!s) {
-        fprintf(stderr, "rocesim: %s: not JSON\n", file);
-        return SCN_EUSAGE;
-    }
+    const char *file, *dir;
+    cJSON *s;
+    int rc = export_open(argc, argv, 3, export_usage, &file, &dir, &s);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    char err[SCN_ERR_MAX];
     struct sbuf cfg = {0}, topo = {0}, flows = {0}, u = {0};
     rc = export_json(s, &cfg, &topo, &flows, &u, err, sizeof err);
     cJSON_Delete(s);
-    if (rc) {
-        fprintf(stderr, "rocesim: %s: %s\n", file, err);
-    } else if (make_dirs(dir)) {
-        fprintf(stderr, "rocesim: %s: cannot create directory: %s\n", dir, strerror(errno));
-        rc = SCN_EIO;
-    } else {
-        const char *names[] = {"config.txt", "topology.txt", "flow.txt"};
-        struct sbuf *bufs[] = {&cfg, &topo, &flows};
-        for (int i = 0; i < 3 && !rc; i++) {
-            char path[4200];
-            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-            if (write_file_atomic(path, bufs[i]->p, bufs[i]->len)) {
-                fprintf(stderr, "rocesim: %s: cannot write: %s\n", path, strerror(errno));
-                rc = SCN_EIO;
-            }
-        }
-        for (const char *p = u.p; !rc && p && *p;) {
-            const char *nl = strchr(p, '\n');
-            fprintf(stderr, "rocesim: not expressed: %.*s\n", (int)(nl - p), p);
-            p = nl + 1;
-        }
-    }
+    static const char *const names[] = {"config.txt", "topology.txt", "flow.txt"};
+    struct sbuf *const bufs[] = {&cfg, &topo, &flows};
+    rc = export_finish(rc, err, file, dir, names, bufs, 3, &u);
     free(cfg.p), free(topo.p), free(flows.p), free(u.p);
     return rc;
 }
