@@ -114,6 +114,7 @@ int main(int argc, char **argv)
     test_robustness_register();
     test_pathologies_register();
     test_lossy_register();
+    test_ns3_import_register();
     test_link_slow_register();
     test_ib_register();
     test_selective_register();

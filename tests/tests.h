@@ -27,6 +27,7 @@ void test_routing_runs_register(void);
 void test_traffic_register(void);
 void test_traffic_module_register(void);
 void test_fault_module_register(void);
+void test_ns3_import_register(void);
 void test_link_slow_register(void);
 void test_validation_register(void);
 void test_golden_register(void);

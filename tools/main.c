@@ -25,6 +25,7 @@
 #include "tools/ops/sonic.h"
 #include "tools/ops/nvsmi.h"
 #include "tools/ops/htsim.h"
+#include "tools/ops/ns3rdma.h"
 #include "tools/ops/show.h"
 #include "tools/common/signals.h"
 #include "tools/explore/sweep.h"
@@ -49,7 +50,7 @@ static const char usage[] =
     "usage:\n"
     "  rocesim run SCENARIO.json [-o DIR] [--set PATH=VALUE]... [--seed N] [--stop TIME] [--no-plot] [-q]\n"
     "              [--max-wall TIME] [--threads N [--fixed-threads]]\n"
-    "              [--fail-on-deadlock] [--live [ADDR:]PORT [--live-hold start|end|both]]\n"
+    "              [--fail-on-deadlock] [--live [ADDR:]PORT [--live-hold start|end|both]] [--format ns3-rdma]\n"
     "  rocesim check SCENARIO.json [--set PATH=VALUE]...\n"
     "  rocesim topo SCENARIO.json [--format dot|json] [--set PATH=VALUE]...\n"
     "  rocesim plot DIR\n"
@@ -65,6 +66,8 @@ static const char usage[] =
     "  rocesim import nvidia-smi-topo FILE [-o OUT.json] [--nvlink-rate PER_LINK] [--gdr-level LEVEL]\n"
     "  rocesim import uet-htsim -tm MATRIX.cm [-topo FILE.topo] [OPTION]... [--out SCENARIO.json]\n"
     "  rocesim export uet-htsim SCENARIO.json -o DIR\n"
+    "  rocesim import ns3-rdma CONFIG.txt [--topology FILE] [--flows FILE] [--out SCENARIO.json]\n"
+    "  rocesim export ns3-rdma SCENARIO.json -o DIR\n"
     "  rocesim compare DIR [DIR]... [--fct receiver|sender] [--plot OUT.png] [--goodput OUT.png] [--title TEXT]\n"
     "  rocesim doctor SCENARIO.json [--set PATH=VALUE]... [-o DIR] | rocesim doctor DIR\n"
     "  rocesim show DIR interfaces counters | pfc counters | queue counters | ib counters [--node NAME]\n"
@@ -76,6 +79,7 @@ static const char usage[] =
     "         counters.csv (with monitor.counters) and plots/*.png to DIR (default out/<scenario name>);\n"
     "         -q: no progress line; --no-plot: no plots;\n"
     "         --fail-on-deadlock: exit status 1 when the run found a PFC deadlock;\n"
+    "         --format ns3-rdma: also fct.txt and pfc.txt as the ns-3 RDMA simulator writes them;\n"
     "         --threads N: cut the network into N partitions, each on a thread of its own (1 to 64; the\n"
     "         results are the same for every N); mpirun -np R rocesim-mpi run ... (make mpi): R x N\n"
     "         partitions over R processes, with the same results; while other processes take the cores,\n"
@@ -102,6 +106,10 @@ static const char usage[] =
     "                 its command line (its options and units); --out: to a file instead of stdout\n"
     "  export uet-htsim  a scenario as htsim_uec's NAME.cm, NAME.topo and cmdline.txt in DIR, listing what\n"
     "                 they cannot express\n"
+    "  import ns3-rdma  the scenario that reproduces a run of the HPCC paper's ns-3 RDMA simulator from its\n"
+    "                 config.txt, topology and flow files; --out: to a file instead of stdout\n"
+    "  export ns3-rdma  a scenario as that simulator's config.txt, topology.txt and flow.txt in DIR, listing\n"
+    "                 what they cannot express\n"
     "  compare  the key numbers of finished runs side by side (columns named by their DIRs), with\n"
     "           each run's ratio to the first; runs that did not complete are flagged; --fct sender: FCTs\n"
     "           to the last ACK at the sender (default: to the last byte at the receiver); --plot: their\n"
@@ -197,8 +205,8 @@ static int parse_args(int argc, char **argv, struct cli *c, char (*set_paths)[SE
             if (!has_next)
                 return bad_usage("%s needs dot or json", a);
             c->format = argv[++i];
-            if (strcmp(c->format, "dot") && strcmp(c->format, "json"))
-                return bad_usage("--format expects dot or json, got \"%s\"", c->format);
+            if (strcmp(c->format, "dot") && strcmp(c->format, "json") && strcmp(c->format, "ns3-rdma"))
+                return bad_usage("--format expects dot or json (topo) or ns3-rdma (run), got \"%s\"", c->format);
         } else if (strcmp(a, "--max-wall") == 0) {
             if (!has_next)
                 return bad_usage("%s needs a time like \"10s\"", a);
@@ -254,6 +262,9 @@ static int parse_args(int argc, char **argv, struct cli *c, char (*set_paths)[SE
         c->sets[c->n_sets++] = (struct scn_override){"seed", c->seed_buf};
     if (c->stop_buf[0] && c->n_sets < MAX_SETS)
         c->sets[c->n_sets++] = (struct scn_override){"stop", c->stop_buf};
+    /* pfc.txt is made from every PAUSE and RESUME frame, which pfc.csv then holds */
+    if (c->format && !strcmp(c->format, "ns3-rdma") && c->n_sets < MAX_SETS)
+        c->sets[c->n_sets++] = (struct scn_override){"monitor.pfc", "\"all\""};
     return 0;
 }
 
@@ -627,6 +638,8 @@ static int cmd_check(const struct cli *c)
 
 static int cmd_topo(const struct cli *c)
 {
+    if (c->format && !strcmp(c->format, "ns3-rdma"))
+        return bad_usage("topo's --format is dot or json, got \"%s\"", c->format);
     struct scenario scn;
     int rc = load(c, &scn);
     if (rc)
@@ -713,6 +726,9 @@ static int agree(int rc)
 
 static int cmd_run(const struct cli *c)
 {
+    if (c->format && strcmp(c->format, "ns3-rdma"))
+        return bad_usage("run's --format is ns3-rdma (fct.txt and pfc.txt besides the usual outputs), got \"%s\"",
+                         c->format);
     /* Over MPI ranks rank 0 reports and writes; the others take part in the run, holding back what they say
      * while they set it up (every rank meets the same error in a bad scenario). */
     bool peer = run_comm && run_comm->rank != 0;
@@ -811,6 +827,9 @@ static int cmd_run_body(const struct cli *c, bool peer)
         rc = mrc;
         snprintf(err, sizeof err, "%s", err2);
     }
+    /* after the monitor's files are final: pfc.txt is made from pfc.csv */
+    if (!rc && c->format && !strcmp(c->format, "ns3-rdma"))
+        rc = ns3rdma_write_outputs(&r, dir, err, sizeof err);
     bool whole = false;
     if (rc) {
         fprintf(stderr, "rocesim: %s\n", err);
@@ -901,6 +920,10 @@ int main(int argc, char **argv)
         return nvsmi_import_main(argc, argv);
     if (argc >= 3 && strcmp(argv[1], "import") == 0 && strcmp(argv[2], "uet-htsim") == 0)
         return htsim_import_main(argc, argv);
+    if (argc >= 3 && strcmp(argv[1], "import") == 0 && strcmp(argv[2], "ns3-rdma") == 0)
+        return ns3rdma_import_main(argc, argv);
+    if (argc >= 3 && strcmp(argv[1], "export") == 0 && strcmp(argv[2], "ns3-rdma") == 0)
+        return ns3rdma_export_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "export") == 0)
         return htsim_export_main(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "import") == 0)

@@ -135,3 +135,67 @@ void print_import_notes(const char *notes)
         l = nl ? nl + 1 : l + strlen(l);
     }
 }
+
+int export_open(int argc, char **argv, int first, const char *usage, const char **file, const char **dir,
+                cJSON **scn)
+{
+    *file = *dir = NULL;
+    *scn = NULL;
+    for (int i = first; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return -1;
+        }
+        if (!strcmp(argv[i], "-o")) {
+            if (i + 1 == argc)
+                return usage_error("export", usage, "%s needs a value", "-o");
+            *dir = argv[++i];
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return usage_error("export", usage, "unknown option \"%s\"", argv[i]);
+        } else if (!*file) {
+            *file = argv[i];
+        } else {
+            return usage_error("export", usage, "unexpected argument \"%s\"", argv[i]);
+        }
+    }
+    if (!*file || !*dir)
+        return usage_error("export", usage, "%s", "needs SCENARIO.json and -o DIR");
+    char *text, err[SCN_ERR_MAX];
+    int rc = read_text_file(*file, &text, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "rocesim: %s\n", err);
+        return rc;
+    }
+    *scn = cJSON_Parse(text);
+    free(text);
+    if (!cJSON_IsObject(*scn)) {
+        fprintf(stderr, "rocesim: %s: expected a scenario (a JSON object)\n", *file);
+        cJSON_Delete(*scn);
+        *scn = NULL;
+        return SCN_EUSAGE;
+    }
+    return 0;
+}
+
+int export_finish(int rc, const char *err, const char *file, const char *dir, const char *const *names,
+                  struct sbuf *const *bufs, int n, const struct sbuf *unexpressed)
+{
+    if (rc) {
+        fprintf(stderr, "rocesim: %s: %s\n", file, err);
+        return rc;
+    }
+    if (make_dirs(dir)) {
+        fprintf(stderr, "rocesim: %s: cannot create: %s\n", dir, strerror(errno));
+        return SCN_EIO;
+    }
+    for (int i = 0; i < n; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (write_file_atomic(path, bufs[i]->p ? bufs[i]->p : "", bufs[i]->len)) {
+            fprintf(stderr, "rocesim: %s: cannot write: %s\n", path, strerror(errno));
+            return SCN_EIO;
+        }
+    }
+    printf("%s", unexpressed->len ? unexpressed->p : "(everything is expressed)\n");
+    return 0;
+}

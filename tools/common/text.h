@@ -37,6 +37,22 @@ struct cJSON;
  */
 int import_finish(int rc, const char *err, struct cJSON *o, char *notes, const char *out);
 
+struct sbuf;
+/*
+ * An export command's arguments after argv[first] (SCENARIO.json -o DIR, or --help) and its scenario, read: 0 with
+ * *file, *dir and *scn (the caller deletes it); -1 when --help was printed (exit status 0); else the exit status of
+ * the error said on stderr (a usage error, an unreadable file, no JSON object).
+ */
+int export_open(int argc, char **argv, int first, const char *usage, const char **file, const char **dir,
+                struct cJSON **scn);
+/*
+ * An export command's end: rc (the export's outcome, with err) said on stderr, or the n files names[i] written from
+ * bufs[i] into dir (made if missing), each whole or not at all, then on stdout what they cannot express (the text of
+ * unexpressed, a setting a line) or "(everything is expressed)".  Returns the exit status.
+ */
+int export_finish(int rc, const char *err, const char *file, const char *dir, const char *const *names,
+                  struct sbuf *const *bufs, int n, const struct sbuf *unexpressed);
+
 /*
  * A command's usage error: "rocesim WHO: " (or "rocesim: " when who is NULL), fmt with arg, a newline, the
  * command's usage text; returns SCN_EUSAGE (exit status 2).

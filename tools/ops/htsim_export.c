@@ -566,55 +566,17 @@ static const char export_usage[] =
     "  writes DIR/NAME.cm, DIR/NAME.topo (unless the topology is the automatic fat tree) and DIR/cmdline.txt for\n"
     "  htsim_uec, the UEC reference simulator, and prints the settings they cannot express.  See docs/uet.md.\n";
 
-static int write_in(const char *dir, const char *file, const struct sbuf *b)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    if (write_file_atomic(path, b->p ? b->p : "", b->len)) {
-        fprintf(stderr, "rocesim: %s: cannot write: %s\n", path, strerror(errno));
-        return SCN_EIO;
-    }
-    return 0;
-}
-
 int htsim_export_main(int argc, char **argv)
 {
-    const char *file = NULL, *dir = NULL;
     if (argc < 3 || strcmp(argv[2], "uet-htsim"))
         return usage_error("export", export_usage, "expected the format uet-htsim, got \"%s\"",
                            argc < 3 ? "" : argv[2]);
-    for (int i = 3; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(export_usage, stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "-o")) {
-            if (i + 1 == argc)
-                return usage_error("export", export_usage, "%s needs a value", "-o");
-            dir = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return usage_error("export", export_usage, "unknown option \"%s\"", argv[i]);
-        } else if (!file) {
-            file = argv[i];
-        } else {
-            return usage_error("export", export_usage, "unexpected argument \"%s\"", argv[i]);
-        }
-    }
-    if (!file || !dir)
-        return usage_error("export", export_usage, "%s", "needs SCENARIO.json and -o DIR");
-    char *text, err[SCN_ERR_MAX];
-    int rc = read_text_file(file, &text, err, sizeof err);
-    if (rc) {
-        fprintf(stderr, "rocesim: %s\n", err);
-        return rc;
-    }
-    cJSON *scn = cJSON_Parse(text);
-    free(text);
-    if (!cJSON_IsObject(scn)) {
-        fprintf(stderr, "rocesim: %s: expected a scenario (a JSON object)\n", file);
-        cJSON_Delete(scn);
-        return SCN_EUSAGE;
-    }
+    const char *file, *dir;
+    cJSON *scn;
+    int rc = export_open(argc, argv, 3, export_usage, &file, &dir, &scn);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    char err[SCN_ERR_MAX];
     char name[64];
     const char *nm = str_at(scn, "name"), *base = strrchr(file, '/');
     snprintf(name, sizeof name, "%s", nm && *nm && !strchr(nm, '/') ? nm : base ? base + 1 : file);
@@ -624,26 +586,12 @@ int htsim_export_main(int argc, char **argv)
     struct htsim_export x = {.cm = &cm, .topo = &topo, .cmdline = &cmd, .unexpressed = &un};
     rc = htsim_export(scn, name, &x, err, sizeof err);
     cJSON_Delete(scn);
-    if (rc) {
-        fprintf(stderr, "rocesim: %s: %s\n", file, err);
-    } else if (make_dirs(dir)) {
-        fprintf(stderr, "rocesim: %s: cannot create: %s\n", dir, strerror(errno));
-        rc = SCN_EIO;
-    } else {
-        char f[96];
-        snprintf(f, sizeof f, "%s.cm", name);
-        rc = write_in(dir, f, &cm);
-        if (!rc && topo.p) {
-            snprintf(f, sizeof f, "%s.topo", name);
-            rc = write_in(dir, f, &topo);
-        }
-        if (!rc)
-            rc = write_in(dir, "cmdline.txt", &cmd);
-        if (!rc)
-            printf("%s", un.p ? un.p : "");
-        if (!rc && !un.p)
-            printf("(everything is expressed)\n");
-    }
+    char f_cm[96], f_topo[96];
+    snprintf(f_cm, sizeof f_cm, "%s.cm", name);
+    snprintf(f_topo, sizeof f_topo, "%s.topo", name);
+    const char *names[] = {f_cm, "cmdline.txt", f_topo}; /* the .topo only for a tree of a file's */
+    struct sbuf *const bufs[] = {&cm, &cmd, &topo};
+    rc = export_finish(rc, err, file, dir, names, bufs, topo.p ? 3 : 2, &un);
     free(cm.p);
     free(topo.p);
     free(cmd.p);

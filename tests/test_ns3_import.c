@@ -1,0 +1,264 @@
+/*
+ * The ns-3 RDMA simulator's files (tools/ops/ns3rdma_*.c, docs/ns3-rdma.md): the import of a dumbbell written from
+ * that simulator's documentation (scenarios/ns3-rdma/), field by field; refusals by file and line; import -> export
+ * -> import gives the same scenario; `run --format ns3-rdma` writes fct.txt with one line per flow whose values are
+ * flows.csv's and whose standalone FCT is that simulator's formula worked by hand; pfc.txt has a line per PAUSE and
+ * RESUME frame, at the port that received it.
+ */
+#include "tests/tests.h"
+#include "tools/common/text.h"
+#include "tools/ops/ns3rdma.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DUMBBELL "scenarios/ns3-rdma/dumbbell-config.txt"
+#define INCAST "scenarios/ns3-rdma/incast-config.txt"
+
+static cJSON *import(const char *config, const char *topo, const char *flows)
+{
+    cJSON *o = NULL;
+    struct sbuf notes = {0};
+    char err[SCN_ERR_MAX] = "";
+    int rc = ns3rdma_import(config, topo, flows, &o, &notes, err, sizeof err);
+    if (rc)
+        printf("\n    refused: %s", err);
+    CU_ASSERT_EQUAL(rc, 0);
+    free(notes.p);
+    return o;
+}
+
+/* The compact JSON at path equals want. */
+static void at_is(const cJSON *o, const char *path, const char *want)
+{
+    const cJSON *v = json_at_path(o, path);
+    char *got = v ? cJSON_PrintUnformatted(v) : NULL;
+    if (!got || strcmp(got, want))
+        printf("\n    %s: got %s, want %s", path, got ? got : "(none)", want);
+    CU_ASSERT_STRING_EQUAL(got ? got : "", want);
+    free(got);
+}
+
+/* The dumbbell: 6 nodes (hosts 0-3, switches 4 and 5), 5 links of 100 Gbps and 1 us, two 1 MB flows at 2 s, DCQCN
+ * (CC_MODE 1) with its timers, ECN maps of 400/1600 KB at 100 Gbps (KB of 1000 bytes), a 32 MiB buffer. */
+static void test_dumbbell(void)
+{
+    cJSON *o = import(DUMBBELL, NULL, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    at_is(o, "topology.type", "\"custom\"");
+    at_is(o, "topology.nodes.4", "{\"name\":\"sw4\",\"kind\":\"switch\"}");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(json_at_path(o, "topology.nodes")), 6);
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(json_at_path(o, "topology.links")), 5);
+    at_is(o, "topology.links.2", "{\"a\":\"sw4\",\"b\":\"sw5\",\"rate\":\"100Gbps\",\"delay\":\"1us\"}");
+    at_is(o, "switch.buffer", "\"33554432B\"");
+    at_is(o, "switch.ecn.kmin", "{\"100Gbps\":\"400KB\",\"400Gbps\":\"1600KB\"}");
+    at_is(o, "switch.ecn.mark_on", "\"dequeue\"");
+    at_is(o, "host.cc", "\"dcqcn\"");
+    at_is(o, "host.mtu", "1000");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(json_at_path(o, "traffic")), 2);
+    at_is(o, "traffic.1.src", "\"h1\"");
+    at_is(o, "traffic.1.dst", "\"h3\"");
+    at_is(o, "traffic.1.priority", "3");
+    cJSON_Delete(o);
+}
+
+/* Bad files: one line naming the file and line, exit status 2, nothing on stdout. */
+static void test_refused(void)
+{
+    char dir[64], cmd[5200];
+    snprintf(dir, sizeof dir, "/tmp/rocesim-ns3-%d", (int)getpid());
+    snprintf(cmd, sizeof cmd,
+             "rm -rf %s && mkdir -p %s && cp scenarios/ns3-rdma/dumbbell-* %s/ && cd %s && "
+             "sed 's/^CC_MODE 1/CC_MODE 1\\nFOO 3/' dumbbell-config.txt > c1.txt && "
+             "sed 's/0 4 100Gbps/0 4 fastGbps/' dumbbell-topology.txt > t2.txt && "
+             "printf '3\\n0 2 3 100 1000000 2\\n' > f3.txt && "
+             "sed 's/^CC_MODE 1/CC_MODE 10/' dumbbell-config.txt > c4.txt && "
+             "printf '2\\n0 2 0 100 1000000 2\\n1 3 3 100 1000000 2\\n' > f5.txt",
+             dir, dir, dir, dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    static const struct {
+        const char *args, *msg;
+    } bad[] = {
+        {"c1.txt", "rocesim: c1.txt:8: FOO: not a key of the ns-3 RDMA simulator's config (third.cc reads none such)"},
+        {"dumbbell-config.txt --topology t2.txt", "rocesim: t2.txt:3: expected a link rate like 100Gbps, got "
+                                                  "\"fastGbps\""},
+        {"dumbbell-config.txt --flows f3.txt", "rocesim: f3.txt:2: expected a flow's source node, got the end of the "
+                                               "file"},
+        {"c4.txt", "rocesim: c4.txt:7: CC_MODE 10 (HPCC-PINT): not modelled (rocesim's HPCC carries whole INT "
+                   "records)"},
+        {"dumbbell-config.txt --flows f5.txt", "rocesim: f5.txt:2: priority 0: the reference's control queue, never "
+                                               "paused nor ECN-marked, which rocesim does not give data flows"},
+    };
+    char bin[4096];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(test_rocesim_bin(), bin)); /* the runs below are in dir */
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *out = NULL;
+        snprintf(cmd, sizeof cmd, "cd %s && %s import ns3-rdma %s 2>&1 >/dev/null", dir, bin, bad[i].args);
+        CU_ASSERT_EQUAL(test_run(cmd, &out), 2);
+        size_t n = out ? strlen(out) : 0;
+        if (n && out[n - 1] == '\n')
+            out[--n] = '\0';
+        if (!out || strcmp(out, bad[i].msg))
+            printf("\n    got  %s\n    want %s", out ? out : "(none)", bad[i].msg);
+        CU_ASSERT_STRING_EQUAL(out ? out : "", bad[i].msg);
+        free(out);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+}
+
+/* import -> export -> import: the same scenario but its name and description (the files' names). */
+static void test_round_trip(void)
+{
+    char dir[64], cmd[1024], path[128];
+    snprintf(dir, sizeof dir, "/tmp/rocesim-ns3rt-%d", (int)getpid());
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && %s import ns3-rdma " DUMBBELL " --out %s/a.json 2>/dev/null "
+             "&& %s export ns3-rdma %s/a.json -o %s/files 2>/dev/null", dir, dir, test_rocesim_bin(), dir,
+             test_rocesim_bin(), dir, dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    snprintf(path, sizeof path, "%s/a.json", dir);
+    char *a = test_read_file(path, NULL);
+    cJSON *first = a ? cJSON_Parse(a) : NULL;
+    snprintf(path, sizeof path, "%s/files/config.txt", dir);
+    cJSON *again = import(path, NULL, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(first);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(again);
+    for (int k = 0; k < 2; k++) {
+        cJSON_DeleteItemFromObjectCaseSensitive(k ? again : first, "name");
+        cJSON_DeleteItemFromObjectCaseSensitive(k ? again : first, "description");
+    }
+    bool same = cJSON_Compare(first, again, true);
+    if (!same) {
+        char *x = cJSON_PrintUnformatted(first), *y = cJSON_PrintUnformatted(again);
+        printf("\n    first %s\n    again %s", x, y);
+        free(x);
+        free(y);
+    }
+    CU_ASSERT(same);
+    cJSON_Delete(first);
+    cJSON_Delete(again);
+    free(a);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+}
+
+/* Field k (0-based, space-separated) of line as an unsigned number. */
+static unsigned long long field(const char *line, int k)
+{
+    const char *p = line;
+    for (int i = 0; i < k && p; i++) {
+        p = strchr(p, ' ');
+        p = p ? p + 1 : NULL;
+    }
+    return p ? strtoull(p, NULL, 0) : 0;
+}
+
+/*
+ * fct.txt of the dumbbell: one line per flow, "%08x %08x sport dport size start fct standalone".  h0 (node 0) to h2
+ * (node 2): 0b000001 0b000201 (0x0b000001 + 0x100 x id), sport 10000, dport 100, 1000000 bytes from 2 s, the FCT
+ * flows.csv's fct_ack_ns truncated, and the standalone FCT that simulator's formula over h0 -> sw4 -> sw5 -> h2:
+ * base RTT = 2 x 3 us + 3 x 1000 x 8 / 100 Gbps = 6240 ns; 1000 packets of 1000 bytes + 48 of headers: 1,048,000 x
+ * 8 / 100 Gbps = 83,840 ns; 90,080 ns.
+ */
+static void test_fct_txt(void)
+{
+    char dir[64], cmd[1024], path[128];
+    snprintf(dir, sizeof dir, "/tmp/rocesim-ns3run-%d", (int)getpid());
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && %s import ns3-rdma " DUMBBELL " --out %s/s.json 2>/dev/null "
+             "&& %s run %s/s.json --format ns3-rdma -q --no-plot -o %s/out > /dev/null", dir, dir, test_rocesim_bin(),
+             dir, test_rocesim_bin(), dir, dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    snprintf(path, sizeof path, "%s/out/fct.txt", dir);
+    char *fct = test_read_file(path, NULL);
+    snprintf(path, sizeof path, "%s/out/flows.csv", dir);
+    char *flows = test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fct);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(flows);
+    char *l1 = fct, *l2 = strchr(l1, '\n');
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l2);
+    l2++;
+    CU_ASSERT_PTR_NOT_NULL(strchr(l2, '\n'));
+    CU_ASSERT_EQUAL(strchr(strchr(l2, '\n'), '\0') - strchr(l2, '\n'), 1); /* two lines, no more */
+    CU_ASSERT_EQUAL(strncmp(l1, "0b000001 0b000201 10000 100 1000000 2000000000 ", 47), 0);
+    CU_ASSERT_EQUAL(strncmp(l2, "0b000101 0b000301 10000 100 1000000 2000000000 ", 47), 0);
+    CU_ASSERT_EQUAL(field(l1, 7), 90080);
+    CU_ASSERT_EQUAL(field(l2, 7), 90080);
+    /* the FCTs are flows.csv's fct_ack_ns (its 15th column), truncated */
+    const char *row = strchr(flows, '\n') + 1;
+    for (int i = 0; i < 2; i++) {
+        const char *c = row;
+        for (int k = 0; k < 14; k++)
+            c = strchr(c, ',') + 1;
+        unsigned long long want = (unsigned long long)strtod(c, NULL);
+        CU_ASSERT_EQUAL(field(i ? l2 : l1, 6), want);
+        row = strchr(row, '\n') + 1;
+    }
+    free(fct);
+    free(flows);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+}
+
+/*
+ * pfc.txt of the 16-to-1 incast with a 1 MB buffer and no ECN, so that the switch pauses its senders: as many lines
+ * as PAUSE and RESUME frames, each at the host the switch paused (sw17's port k leads to h(k), node k, ifindex 1),
+ * and all 16 flows complete (16 lines of fct.txt).
+ */
+static void test_pfc_txt(void)
+{
+    char dir[64], cmd[1024], path[128];
+    snprintf(dir, sizeof dir, "/tmp/rocesim-ns3pfc-%d", (int)getpid());
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && %s import ns3-rdma " INCAST " --out %s/s.json 2>/dev/null && "
+             "%s run %s/s.json --format ns3-rdma --set switch.buffer=1MB --set switch.ecn.enabled=false -q --no-plot "
+             "-o %s/out > /dev/null", dir, dir, test_rocesim_bin(), dir, test_rocesim_bin(), dir, dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    snprintf(path, sizeof path, "%s/out/pfc.txt", dir);
+    char *pfc = test_read_file(path, NULL);
+    snprintf(path, sizeof path, "%s/out/summary.json", dir);
+    char *sum = test_read_file(path, NULL);
+    snprintf(path, sizeof path, "%s/out/fct.txt", dir);
+    char *fct = test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pfc && sum && fct);
+    cJSON *s = cJSON_Parse(sum);
+    double frames = cJSON_GetNumberValue(json_at_path(s, "pfc.pause_frames")) +
+                    cJSON_GetNumberValue(json_at_path(s, "pfc.resume_frames"));
+    int lines = 0, pauses = 0, bad = 0, fct_lines = 0;
+    for (const char *l = pfc; *l; l = strchr(l, '\n') + 1) {
+        unsigned long long t;
+        unsigned node, type, ifindex, ev;
+        if (sscanf(l, "%llu %u %u %u %u", &t, &node, &type, &ifindex, &ev) != 5 || node < 1 || node > 16 || type ||
+            ifindex != 1 || ev > 1)
+            bad++;
+        pauses += ev == 1;
+        lines++;
+    }
+    for (const char *l = fct; *l; l = strchr(l, '\n') + 1)
+        fct_lines++;
+    printf("\n    %d lines of pfc.txt (%d PAUSE), %.0f frames in summary.json; %d flows in fct.txt ", lines, pauses,
+           frames, fct_lines);
+    CU_ASSERT(lines > 0);
+    CU_ASSERT_EQUAL(lines, (int)frames);
+    CU_ASSERT_EQUAL((double)pauses, cJSON_GetNumberValue(json_at_path(s, "pfc.pause_frames")));
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(fct_lines, 16);
+    cJSON_Delete(s);
+    free(pfc);
+    free(sum);
+    free(fct);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+}
+
+void test_ns3_import_register(void)
+{
+    CU_pSuite s = CU_add_suite("ns3-rdma import", NULL, NULL);
+    CU_add_test(s, "a dumbbell's config, topology and flow files: the scenario's fields", test_dumbbell);
+    CU_add_test(s, "malformed and refused input: file and line, exit 2", test_refused);
+    CU_add_test(s, "import, export, import: the same scenario", test_round_trip);
+    CU_add_test(s, "run --format ns3-rdma: fct.txt as flows.csv says, standalone FCT by that simulator's formula",
+                test_fct_txt);
+    CU_add_test(s, "run --format ns3-rdma: pfc.txt has every PAUSE and RESUME at its receiving port", test_pfc_txt);
+}
