@@ -247,6 +247,28 @@ static int whole_opt(struct opts *o, struct ictx *x, const char *a, const char *
     return 0;
 }
 
+/* -load_balancing_algo, -sender_cc_algo, -queue_type, -host_queue_type, -strat: a name; 0 or a refusal. */
+static int word_opt(struct opts *o, struct ictx *x, const char *a, const char *v)
+{
+    if (!strcmp(a, "-load_balancing_algo")) {
+        if (!strcmp(v, "reps_legacy"))
+            return ifail(x, "-load_balancing_algo reps_legacy: not modelled (the older REPS; reps is)");
+        if (strcmp(v, "bitmap") && strcmp(v, "reps") && strcmp(v, "oblivious") && strcmp(v, "mixed"))
+            return ifail(x, "-load_balancing_algo: expected bitmap, reps, oblivious or mixed, got \"%.40s\"", v);
+        o->lb = v;
+    } else if (!strcmp(a, "-sender_cc_algo")) {
+        if (strcmp(v, "nscc"))
+            return ifail(x, "-sender_cc_algo %.40s: not modelled (rocesim's UET runs NSCC; dctcp and constant "
+                         "windows are the reference's alternatives)", v);
+        o->sender_cc = o->sender_flag = true;
+    } else {
+        const char *want = a[1] == 'q' ? "composite" : a[1] == 'h' ? "fair_prio" : "ecmp_host";
+        if (strcmp(v, want))
+            return ifail(x, "%s %.40s: not modelled (only the reference's default, %s, is)", a, v, want);
+    }
+    return 0;
+}
+
 /* -hop_latency, -switch_latency, -target_q_delay: microseconds (the reference's timeFromUs of a double). */
 static int time_opt(struct opts *o, struct ictx *x, const char *a, const char *val)
 {
@@ -372,25 +394,11 @@ static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
             if (!parse_int(VAL(1), -128, 127, &iv))
                 return ifail(x, "-qa_gate: expected a whole exponent from -128 to 127, got \"%.40s\"", VAL(1));
             o->qa_gate = (int)iv;
-        } else if (!strcmp(a, "-load_balancing_algo")) {
+        } else if (!strcmp(a, "-load_balancing_algo") || !strcmp(a, "-sender_cc_algo") ||
+                   !strcmp(a, "-queue_type") || !strcmp(a, "-host_queue_type") || !strcmp(a, "-strat")) {
             NEED(1);
-            const char *v = VAL(1);
-            if (!strcmp(v, "reps_legacy"))
-                return ifail(x, "-load_balancing_algo reps_legacy: not modelled (the older REPS; reps is)");
-            if (strcmp(v, "bitmap") && strcmp(v, "reps") && strcmp(v, "oblivious") && strcmp(v, "mixed"))
-                return ifail(x, "-load_balancing_algo: expected bitmap, reps, oblivious or mixed, got \"%.40s\"", v);
-            o->lb = v;
-        } else if (!strcmp(a, "-sender_cc_algo")) {
-            NEED(1);
-            if (strcmp(VAL(1), "nscc"))
-                return ifail(x, "-sender_cc_algo %.40s: not modelled (rocesim's UET runs NSCC; dctcp and constant "
-                             "windows are the reference's alternatives)", VAL(1));
-            o->sender_cc = o->sender_flag = true;
-        } else if (!strcmp(a, "-queue_type") || !strcmp(a, "-host_queue_type") || !strcmp(a, "-strat")) {
-            NEED(1);
-            const char *want = a[1] == 'q' ? "composite" : a[1] == 'h' ? "fair_prio" : "ecmp_host";
-            if (strcmp(VAL(1), want))
-                return ifail(x, "%s %.40s: not modelled (only the reference's default, %s, is)", a, VAL(1), want);
+            if ((rc = word_opt(o, x, a, VAL(1))) != 0)
+                return rc;
         } else {
             return ifail(x, "%s: unknown option (not one of htsim_uec's)", a);
         }
