@@ -226,8 +226,12 @@ void port_transmit(struct port *p, struct pkt *k)
     struct port_ctr *c = net_ctr(n, p, k->prio);
     if (c)
         count_tx(c, k);
-    if (__builtin_expect(n->lfc_sends, 0))
-        n->lfc->sent(p, k);
+    if (__builtin_expect(n->tx_extras, 0)) {
+        if (n->tx_extras & NET_TX_LFC)
+            n->lfc->sent(p, k);
+        if (n->tap)
+            n->tap(n->tap_ctx, p, k, false);
+    }
 }
 
 /*
@@ -413,6 +417,8 @@ void port_arrive(struct sim *s, void *obj, uint64_t arg)
         struct port_ctr *c = net_ctr(n, p, k->prio);
         if (c)
             count_rx(c, k);
+        if (n->tap)
+            n->tap(n->tap_ctx, p, k, true);
     }
     if (k->type == PKT_PAUSE) {
         n->lfc->control(p, k);
@@ -420,6 +426,19 @@ void port_arrive(struct sim *s, void *obj, uint64_t arg)
         return;
     }
     node_receive(n, p, k);
+}
+
+void net_set_tap(struct net *n, net_tap_fn tap, void *ctx)
+{
+    n->tap = tap;
+    n->tap_ctx = ctx;
+    if (tap) {
+        n->tx_extras |= NET_TX_TAP;
+        n->arrive_extras = true;
+    } else {
+        n->tx_extras &= (uint8_t)~NET_TX_TAP;
+        n->arrive_extras = n->loss || n->ctr;
+    }
 }
 
 void net_close_pauses(struct net *n, sim_time_t now)
