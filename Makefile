@@ -32,7 +32,7 @@ DEFAULT_SCENARIO ?= scenarios/incast-16to1.json
 
 .PHONY: FORCE all deps ensure-deps run test asan tsan bench bench-instructions clean validation regress-update labs mpi deps-mpi mpi-optional layers \
 	docs-update docs-check \
-	deps-browser browser-optional
+	deps-browser browser-optional capture-optional
 
 all: rocesim
 
@@ -40,7 +40,7 @@ ensure-deps:
 	@tools/deps.sh --if-missing
 
 deps:
-	@tools/deps.sh
+	@tools/deps.sh --capture
 
 $(BUILD)/%.o: %.c | ensure-deps
 	@mkdir -p $(dir $@)
@@ -91,7 +91,7 @@ run: rocesim
 	./rocesim run $(DEFAULT_SCENARIO)
 
 # The tests run from the repository root: some of them run ./rocesim itself.
-test: layers rocesim $(BUILD)/run_tests mpi-optional browser-optional
+test: layers rocesim $(BUILD)/run_tests mpi-optional browser-optional capture-optional
 	$(BUILD)/run_tests $(SUITE)
 
 # No file includes a header of a floor above its own (sim < topologies < models < tools), nor, inside tools/, of
@@ -111,7 +111,7 @@ tsan:
 		TSAN_OPTIONS="halt_on_error=1 exitcode=66" build/tsan/rocesim run scenarios/$$s.json --stop 2ms -q --no-plot \
 		-o build/tsan/out/$$s --threads 3 --fixed-threads >/dev/null || exit 1; done
 
-asan: mpi-optional browser-optional
+asan: mpi-optional browser-optional capture-optional
 	$(MAKE) BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -DSIM_CHECK_ENTITY" \
 		LDFLAGS="-fsanitize=address,undefined" CFLAGS_EXTRA= ROCESIM_BIN=build/asan/rocesim asan-inner
 
@@ -180,6 +180,11 @@ deps-browser:
 browser-optional:
 	@tools/deps.sh --if-missing --browser || \
 	echo "note: Chromium could not be installed: the live view's browser test will be skipped"
+
+# The capture tests read monitor.capture's pcap files with Debian's tshark and tcpdump.
+capture-optional:
+	@tools/deps.sh --if-missing --capture || \
+	echo "note: tshark and tcpdump could not be installed: the capture tests' checks with them will be skipped"
 
 # OpenMPI's libraries call libevent's event_add, and libev.so exports a libevent-compatible
 # event_add that would win the dynamic lookup and crash MPI_Init: link libev statically, hidden.

@@ -100,7 +100,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     n->node_host = mem_xcalloc_big(g->n_nodes, sizeof *n->node_host, "building the network");
     /* A fabric that requires its flow control has it (the loader refused another choice: fabric.c). */
     n->lfc = fab->lfc ? lfc_at(module_find(lfc_kind.name, fab->lfc)) : lfc_at(lfc_params_of(&scn->sw)->flow_control);
-    n->lfc_sends = n->lfc->sent != NULL;
+    n->tx_extras = n->lfc->sent ? NET_TX_LFC : 0;
 
     /* a fault that changes the network for the whole run (a slowed link) does so before the ports take its rates */
     int rc = faults_shape(n, err, errlen);

@@ -565,6 +565,13 @@ struct net_note {
 
 struct pfcwd;
 
+/* What a transmission does besides sending (net.tx_extras): a flow control that keeps the sender's side (lfc->sent),
+ * a packet capture's tap (net.tap). */
+enum net_tx_extras { NET_TX_LFC = 1, NET_TX_TAP = 2 };
+
+/* A packet capture's tap (net.tap): frame k leaves port p (rx false) or arrived at it (rx true), now. */
+typedef void (*net_tap_fn)(void *ctx, const struct port *p, const struct pkt *k, bool rx);
+
 /*
  * Corruption of the frames a port receives (port.c; docs/model.md, "Lossy links"): each frame is lost with
  * probability p, the link's loss_rate and the link_errors faults in force on it combined as independent causes.
@@ -641,8 +648,8 @@ struct net {
     struct port_loss *loss;   /* per port id, NULL unless a link has a loss_rate or a link_errors fault: the only
                                * test a frame arrival pays for lossy links */
     struct port_ctr *ctr;     /* per port id x NPRIO, NULL unless net_options.counters */
-    bool arrive_extras;       /* loss or ctr: the only test a frame arrival pays for both when neither is on */
-    bool lfc_sends;           /* lfc->sent is set: the only test a transmission pays for a sender-kept flow control */
+    bool arrive_extras;       /* loss, ctr or tap: the only test a frame arrival pays for them when none is on */
+    uint8_t tx_extras;        /* enum net_tx_extras: the only test a transmission pays for them when none is on */
     struct framing fr;        /* the fabric's frame sizes (fabric.h), on the line a transmission reads for ctr */
     struct flow **flow_chunks; /* flows live in fixed chunks: pointers to them stay valid */
     uint32_t n_flows, chunks_cap;
@@ -705,6 +712,12 @@ struct net {
     void (*between_windows)(void *ctx);
     void *between_ctx;
     uint32_t enter_sub;       /* over processes: the nodes' parts of run events entered so far (ranks_enter) */
+    /* A packet capture (tools/run/capture.c): told each frame a port puts on its link, as its transmission starts,
+     * and each frame a port receives intact, when its last bit has arrived; both from the port's node's event, so
+     * in its partition.  NULL: none, and then a frame pays only the tests of tx_extras and arrive_extras, which it
+     * pays anyway.  Set with net_set_tap before the run; it reads the frame and never changes it. */
+    net_tap_fn tap;
+    void *tap_ctx;
     /* Last: the listener table is large and cold, and must not push the fields above apart. */
     struct net_listeners listen; /* the PFC, flow-completion, watchdog and credit listeners (NET_NOTIFY) */
 };
@@ -727,6 +740,9 @@ struct net_options {
 int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct graph *g, const struct net_options *o,
              char *err, size_t errlen);
 void net_free(struct net *n);
+
+/* Sets the network's packet tap (net.tap; NULL: none), before the run starts. */
+void net_set_tap(struct net *n, net_tap_fn tap, void *ctx);
 
 /*
  * Adds a flow of `size` bytes from host src to host dst starting at `start`.

@@ -22,6 +22,9 @@
  * link is lost there with the probability in force, as the receiver's FCS check would discard it.  A frame lost
  * to a link failure counts as that, not as corrupted.
  *
+ * A packet capture (monitor.capture, net.tap) is told each frame a port starts sending and each it receives
+ * intact; off, it costs nothing: its tests ride on tx_extras and arrive_extras, which a frame tests anyway.
+ *
  * Blocked time is accounted per (port, priority) as closed intervals plus the
  * open one (port_paused_total), for the summary and for each flow's
  * paused_ns (switch.c, nic.c).
@@ -191,6 +194,16 @@ static __attribute__((noinline)) void count_tx(struct port_ctr *c, struct pkt *k
     }
 }
 
+/* What a transmission does besides sending (net.tx_extras): out of line, so that port_transmit keeps the registers
+ * of a transmission without them (a call with more arguments inline cost every hop an instruction). */
+static __attribute__((noinline)) void tx_extras(struct net *n, struct port *p, struct pkt *k)
+{
+    if (n->tx_extras & NET_TX_LFC)
+        n->lfc->sent(p, k);
+    if (n->tap)
+        n->tap(n->tap_ctx, p, k, false);
+}
+
 void port_transmit(struct port *p, struct pkt *k)
 {
     struct net *n = p->net;
@@ -226,8 +239,8 @@ void port_transmit(struct port *p, struct pkt *k)
     struct port_ctr *c = net_ctr(n, p, k->prio);
     if (c)
         count_tx(c, k);
-    if (__builtin_expect(n->lfc_sends, 0))
-        n->lfc->sent(p, k);
+    if (__builtin_expect(n->tx_extras, 0))
+        tx_extras(n, p, k);
 }
 
 /*
@@ -413,6 +426,8 @@ void port_arrive(struct sim *s, void *obj, uint64_t arg)
         struct port_ctr *c = net_ctr(n, p, k->prio);
         if (c)
             count_rx(c, k);
+        if (n->tap)
+            n->tap(n->tap_ctx, p, k, true);
     }
     if (k->type == PKT_PAUSE) {
         n->lfc->control(p, k);
@@ -420,6 +435,19 @@ void port_arrive(struct sim *s, void *obj, uint64_t arg)
         return;
     }
     node_receive(n, p, k);
+}
+
+void net_set_tap(struct net *n, net_tap_fn tap, void *ctx)
+{
+    n->tap = tap;
+    n->tap_ctx = ctx;
+    if (tap) {
+        n->tx_extras |= NET_TX_TAP;
+        n->arrive_extras = true;
+    } else {
+        n->tx_extras &= (uint8_t)~NET_TX_TAP;
+        n->arrive_extras = n->loss || n->ctr;
+    }
 }
 
 void net_close_pauses(struct net *n, sim_time_t now)

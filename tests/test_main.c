@@ -125,6 +125,7 @@ int main(int argc, char **argv)
     test_reads_register();
     test_observers_register();
     test_observer_module_register();
+    test_capture_register();
     test_counters_register();
     test_stats_register();
     test_flowset_register();

@@ -67,6 +67,7 @@ void test_rccc_register(void);
 void test_reads_register(void);
 void test_observers_register(void);
 void test_observer_module_register(void);
+void test_capture_register(void);
 void test_counters_register(void);
 void test_stats_register(void);
 void test_flowset_register(void);

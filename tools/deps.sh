@@ -6,10 +6,15 @@
 # mpi`, `make deps-mpi` and `make test` ask for it, the plain `make` does not).
 # With --browser, Chromium and ChromeDriver, for the live view's browser test
 # (`make test` asks for them; without them that one test is skipped).
+# With --capture, tshark and tcpdump, which read monitor.capture's pcap files in the capture tests (`make deps`
+# and `make test` ask for them; without them those checks are skipped with a note).
 set -e
 mpi=""
 browser=""
-for a in "$@"; do [ "$a" = "--mpi" ] && mpi=1; [ "$a" = "--browser" ] && browser=1; done
+capture=""
+for a in "$@"; do
+    [ "$a" = "--mpi" ] && mpi=1; [ "$a" = "--browser" ] && browser=1; [ "$a" = "--capture" ] && capture=1
+done
 need=""
 check() { # package, test
     if ! sh -c "$2" >/dev/null 2>&1; then need="$need $1"; fi
@@ -30,10 +35,16 @@ if [ -n "$browser" ]; then
     check chromium        "test -x /usr/bin/chromium"
     check chromium-driver "test -x /usr/bin/chromedriver"
 fi
+if [ -n "$capture" ]; then
+    check tshark  "command -v tshark"
+    check tcpdump "command -v tcpdump"
+fi
 if [ "$1" = "--if-missing" ] && [ -z "$need" ]; then exit 0; fi
 if [ -z "$need" ]; then echo "deps: all present (libcjson-dev libcunit1-dev libev-dev gnuplot-nox libnlopt-dev libgsl-dev libprotobuf-c-dev protobuf-c-compiler)"; exit 0; fi
 echo "deps: installing missing Debian packages:$need"
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi
 export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; the tests only read files
+case "$need" in *tshark*) echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections ;; esac
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q $need

@@ -17,6 +17,24 @@ enum mon_flow_sel { MON_FLOWS_ALL, MON_FLOWS_NONE, MON_FLOWS_LIST, MON_FLOWS_AUT
  * that many ports that run out of credit (credits.csv). */
 enum mon_pfc_sel { MON_PFC_AUTO, MON_PFC_ALL, MON_PFC_NONE };
 
+/* One entry of monitor.capture: the ports whose links it records into pcap files (tools/run/capture.c). */
+struct capture_spec {
+    int n_ports;
+    char (*ports)[2 * SCN_NAME_MAX]; /* "node:port" patterns, '*' allowed, hosts too (in the scenario's store) */
+    int64_t start_ps;                /* frames from this time ... */
+    int64_t end_ps;                  /* ... to this one (-1: the run's end) */
+    int snaplen;                     /* bytes of each frame kept in its record */
+    int64_t max_size;                /* bytes of each file, at most */
+    bool vlan;                       /* RoCE frames carry an 802.1Q tag with their priority */
+};
+
+#define CAPTURE_SNAPLEN_MIN 64           /* every header of every frame kind, and a PFC frame whole */
+#define CAPTURE_SNAPLEN_MAX 65535
+#define CAPTURE_SNAPLEN_DEFAULT 128
+#define CAPTURE_MAX_SIZE_DEFAULT 100000000LL /* 100MB */
+#define CAPTURE_MAX_SIZE_MIN 1000LL         /* 1KB: a file header and a few records */
+#define CAPTURE_MAX_SIZE_LIMIT 1000000000LL  /* 1GB: the most max_size may say */
+
 struct monitor_settings {
     int64_t interval_ps;
     int n_queues;
@@ -29,6 +47,8 @@ struct monitor_settings {
     bool counters;                    /* counters.csv: per (port, priority) counters, counted per frame (net_options) */
     bool plot_ecn;                    /* queues.png draws the ECN thresholds (an exercise may hide them) */
     bool step_flows;                  /* a collective's steps are flows of the outputs (net_options.step_summary) */
+    int n_captures;
+    struct capture_spec *captures;    /* monitor.capture (in the scenario's store) */
 };
 
 /* `.after` faults, so that the dump and the docs keep their order.  Its values live in the scenario's store. */
