@@ -235,6 +235,15 @@ static void test_max_size(void)
     CU_ASSERT(whole && at == len);
     CU_ASSERT(len <= 10000 && len + 116 > 10000);
     CU_ASSERT(records > 50);
+    /* summary.json says so too, with the frames the file holds */
+    char *sum = test_read_file(DIR_ROOT "/small/summary.json", NULL);
+    char want[160];
+    snprintf(want, sizeof want, "\"capture_capped\":\t[{\n\t\t\t\"file\":\t\"capture/s0-16.pcap\",\n\t\t\t\"frames\":\t%zu,",
+             records);
+    if (!sum || !strstr(sum, want))
+        printf("\n    summary.json lacks %s", want);
+    CU_ASSERT_PTR_NOT_NULL(sum && strstr(sum, want));
+    free(sum);
     free(pcap);
     CU_ASSERT_EQUAL(test_run("cmp -s " DIR_ROOT "/small/flows.csv " DIR_ROOT "/incast-plain/flows.csv", NULL), 0);
 }

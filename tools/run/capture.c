@@ -20,6 +20,9 @@
 #include "tools/run/run.h"
 #include "tools/common/files.h"
 #include "sim/mem.h"
+#include "sim/units.h"
+
+#include <cjson/cJSON.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -454,6 +457,29 @@ static int cap_finish(void *ctx, bool keep, char *err, size_t errlen)
     return rc;
 }
 
+/* capture_capped: the files max_size cut short (also said on stderr when they are made final). */
+static void cap_summarize(void *ctx, cJSON *root)
+{
+    const struct capture *c = ctx;
+    cJSON *capped = NULL;
+    for (uint32_t i = 0; i < c->n; i++) {
+        const struct cap_port *cp = &c->ports[i];
+        if (!cp->full)
+            continue;
+        if (!capped)
+            capped = cJSON_AddArrayToObject(root, "capture_capped");
+        cJSON *o = cJSON_CreateObject();
+        /* as the run's directory names it: from the last "capture/" of the path (the directory may hold one too) */
+        const char *base = cp->path;
+        for (const char *q = strstr(base, "capture/"); q; q = strstr(q + 1, "capture/"))
+            base = q;
+        cJSON_AddStringToObject(o, "file", base);
+        cJSON_AddNumberToObject(o, "frames", (double)cp->frames);
+        cJSON_AddNumberToObject(o, "from_ns", units_ps_to_ns(cp->full_at));
+        cJSON_AddItemToArray(capped, o);
+    }
+}
+
 static void cap_close(void *ctx, bool whole)
 {
     (void)whole;
@@ -466,7 +492,7 @@ static void cap_close(void *ctx, bool whole)
 static const struct run_observer_ops cap_watch = {.name = "capture"};
 
 static const struct observer_ops capture_observer = {
-    .watch = &cap_watch, .open = cap_open, .finish = cap_finish, .close = cap_close,
+    .watch = &cap_watch, .open = cap_open, .finish = cap_finish, .summarize = cap_summarize, .close = cap_close,
 };
 
 MODULE_REGISTER(observer_kind, "capture", &capture_observer);

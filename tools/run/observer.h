@@ -82,6 +82,8 @@ struct run_options {
  * An observer module's table of hooks.  open, close and watch are required: a table without one is refused when it
  * registers (at start, for the observers of the build: the program stops naming it).
  */
+struct cJSON;
+
 struct observer_ops {
     /* Its callbacks while the run goes. */
     const struct run_observer_ops *watch;
@@ -98,6 +100,9 @@ struct observer_ops {
      * what it wrote final, or removes it (all or none).  0, or SCN_EIO with a message.  May be NULL.
      */
     int (*finish)(void *ctx, bool keep, char *err, size_t errlen);
+    /* What summary.json must say of its files besides the run's own fields, added to root: only when there is
+     * something to say (a bound that cut a file short), so that every other summary is as it was.  May be NULL. */
+    void (*summarize)(void *ctx, struct cJSON *root);
     /* The end, detached already: frees ctx.  whole: the run and its outputs are complete and no signal came (the
      * live view keeps showing the end then, with --live-hold end). */
     void (*close)(void *ctx, bool whole);

@@ -614,6 +614,11 @@ char *run_summary_json(const struct run *r, bool with_wall)
     cJSON_AddNumberToObject(wd, "storms_detected", n->wd ? n->wd->storms : 0);
     cJSON_AddNumberToObject(wd, "restored", n->wd ? n->wd->restored : 0);
     add_series_capped(root, r);
+    for (unsigned i = 0; i < r->n_opened; i++) {
+        const struct observer_ops *ops = r->opened[i].m->ops;
+        if (ops->summarize)
+            ops->summarize(r->opened[i].ctx, root);
+    }
 
     char *txt = jsonout_print(root);
     cJSON_Delete(root);
