@@ -30,7 +30,7 @@ struct capture_spec {
 
 #define CAPTURE_SNAPLEN_MIN 64           /* every header of every frame kind, and a PFC frame whole */
 #define CAPTURE_SNAPLEN_MAX 65535
-#define CAPTURE_SNAPLEN_DEFAULT 128
+#define CAPTURE_SNAPLEN_DEFAULT 65535 /* whole frames: Wireshark flags a RoCE frame cut short */
 #define CAPTURE_MAX_SIZE_DEFAULT 100000000LL /* 100MB */
 #define CAPTURE_MAX_SIZE_MIN 1000LL         /* 1KB: a file header and a few records */
 #define CAPTURE_MAX_SIZE_LIMIT 1000000000LL  /* 1GB: the most max_size may say */
