@@ -199,3 +199,29 @@ int export_finish(int rc, const char *err, const char *file, const char *dir, co
     printf("%s", unexpressed->len ? unexpressed->p : "(everything is expressed)\n");
     return 0;
 }
+
+bool text_uint(const char *s, uint64_t max, uint64_t *v)
+{
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    char *end;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (*end || errno || x > max)
+        return false;
+    *v = x;
+    return true;
+}
+
+bool text_num(const char *s, double lo, double hi, double *v)
+{
+    if (!s || !*s)
+        return false;
+    errno = 0;
+    char *end;
+    double x = strtod(s, &end);
+    if (*end || errno || !(x >= lo) || !(x <= hi))
+        return false;
+    *v = x;
+    return true;
+}

@@ -37,6 +37,11 @@ struct cJSON;
  */
 int import_finish(int rc, const char *err, struct cJSON *o, char *notes, const char *out);
 
+/* A whole unsigned decimal number of at most max, the whole of s (no sign, no trailing text): whether it is one. */
+bool text_uint(const char *s, uint64_t max, uint64_t *v);
+/* A number from lo to hi (strtod's syntax), the whole of s: whether it is one. */
+bool text_num(const char *s, double lo, double hi, double *v);
+
 struct sbuf;
 /*
  * An export command's arguments after argv[first] (SCENARIO.json -o DIR, or --help) and its scenario, read: 0 with

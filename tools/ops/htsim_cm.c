@@ -63,20 +63,6 @@ static int split(char *line, char **tok, int max)
     return n;
 }
 
-/* See htsim.h. */
-bool htsim_uint_tok(const char *s, uint64_t max, uint64_t *v)
-{
-    if (!s || *s < '0' || *s > '9')
-        return false;
-    errno = 0;
-    char *end;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (*end || errno || x > max)
-        return false;
-    *v = x;
-    return true;
-}
-
 static struct htsim_trig *find_trig(struct htsim_cm *cm, uint32_t id)
 {
     for (size_t i = 0; i < cm->n_trigs; i++)
@@ -114,7 +100,7 @@ static int kw_uint(struct cm_state *st, int line, char **tok, int n, int *i, uin
         return htsim_fail(st->err, st->errlen, st->file, line, "%s: expected a value after it, got the end of the line",
                        kw);
     const char *s = tok[++*i];
-    if (!htsim_uint_tok(s, max, v) || *v < lo)
+    if (!text_uint(s, max, v) || *v < lo)
         return htsim_fail(st->err, st->errlen, st->file, line,
                        "%s: expected a whole number from %llu to %llu, got \"%.40s\"", kw, (unsigned long long)lo,
                        (unsigned long long)max, s);
@@ -151,7 +137,7 @@ static int conn_line(struct cm_state *st, int line, char **tok, int n)
     uint64_t v;
     *arrow = '\0';
     struct htsim_conn c = {.line = line};
-    if (!htsim_uint_tok(tok[0], 999999, &v) || (c.src = (uint32_t)v, !htsim_uint_tok(arrow + 2, 999999, &v)))
+    if (!text_uint(tok[0], 999999, &v) || (c.src = (uint32_t)v, !text_uint(arrow + 2, 999999, &v)))
         return htsim_fail(st->err, st->errlen, st->file, line, "expected a connection SRC->DST of two host numbers, got "
                        "\"%.20s->%.20s\"", tok[0], arrow + 2);
     c.dst = (uint32_t)v;
@@ -201,7 +187,7 @@ static int conn_line(struct cm_state *st, int line, char **tok, int n)
                 c.recv_done = (uint32_t)v;
             }
         } else if (!strcmp(kw, "prio")) {
-            if (i + 1 >= n || !htsim_uint_tok(tok[i + 1][0] == '-' ? tok[i + 1] + 1 : tok[i + 1], INT_MAX, &v))
+            if (i + 1 >= n || !text_uint(tok[i + 1][0] == '-' ? tok[i + 1] + 1 : tok[i + 1], INT_MAX, &v))
                 return htsim_fail(st->err, st->errlen, st->file, line, "prio: expected a whole number");
             i++;
         } else if (!strcmp(kw, "msg")) {

@@ -128,19 +128,6 @@ static bool parse_int(const char *s, long long lo, long long hi, long long *v)
     return true;
 }
 
-static bool parse_num(const char *s, double lo, double hi, double *v)
-{
-    if (!s || !*s)
-        return false;
-    errno = 0;
-    char *end;
-    double x = strtod(s, &end);
-    if (*end || errno || !(x >= lo) || !(x <= hi))
-        return false;
-    *v = x;
-    return true;
-}
-
 /* Options the reference has that rocesim cannot honour yet, and why. */
 static const struct {
     const char *name;
@@ -273,7 +260,7 @@ static int word_opt(struct opts *o, struct ictx *x, const char *a, const char *v
 static int time_opt(struct opts *o, struct ictx *x, const char *a, const char *val)
 {
     double dv;
-    if (!parse_num(val, 0, 1e7, &dv))
+    if (!text_num(val, 0, 1e7, &dv))
         return ifail(x, "%s: expected microseconds, got \"%.40s\"", a, val);
     int64_t ps = (int64_t)(dv * 1000000);
     if (a[1] == 'h')
@@ -341,7 +328,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
         } else if (!strcmp(a, "-linkspeed")) {
             NEED(1);
             /* speedFromMbps(atof): Mbit/s, truncated to whole bit/s */
-            if (!parse_num(VAL(1), 1e-3, 1e9, &dv) || (int64_t)(dv * 1000000) < 1)
+            if (!text_num(VAL(1), 1e-3, 1e9, &dv) || (int64_t)(dv * 1000000) < 1)
                 return ifail(x, "-linkspeed: expected Mbit/s above 0 (100000 for 100 Gbps), got \"%.40s\"", VAL(1));
             o->linkspeed_bps = (int64_t)(dv * 1000000);
         } else if (!strcmp(a, "-mtu")) {
@@ -385,7 +372,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
             NEED(1);
             /* the ranges of host.uet.oversub_ai, oversub_md and oversub_alpha */
             double hi = a[1] == 'M' ? 1000 : 1;
-            if (!parse_num(VAL(1), 0, hi, &dv))
+            if (!text_num(VAL(1), 0, hi, &dv))
                 return ifail(x, "%s: expected a number from 0 to %g (a constant of the receiver oversubscription "
                              "control), got \"%.40s\"", a, hi, VAL(1));
             *(a[1] == 'A' ? &o->os_ai : a[1] == 'M' ? &o->os_md : &o->os_alpha) = dv;

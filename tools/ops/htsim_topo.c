@@ -57,7 +57,7 @@ int htsim_topo_parse(const char *file, char *text, struct htsim_topo *t, char *e
                             : !strcmp(s, "podsize") ? &t->podsize : NULL;
             if (!dst)
                 continue; /* the reference skips other header lines */
-            if (!htsim_uint_tok(val, 1000000, &v))
+            if (!text_uint(val, 1000000, &v))
                 return htsim_fail(err, errlen, file, line, "%s: expected a whole number, got \"%.40s\"", s,
                                  val ? val : "");
             *dst = (uint32_t)v;
@@ -75,7 +75,7 @@ int htsim_topo_parse(const char *file, char *text, struct htsim_topo *t, char *e
             header = false;
         }
         if (is_tier) {
-            if (!htsim_uint_tok(val, 2, &v))
+            if (!text_uint(val, 2, &v))
                 return htsim_fail(err, errlen, file, line, "Tier: expected 0, 1 or 2, got \"%.40s\"", val ? val : "");
             cur = (int)v;
             t->tier[cur].line = line;
@@ -94,7 +94,7 @@ int htsim_topo_parse(const char *file, char *text, struct htsim_topo *t, char *e
         seen[cur][k] = true;
         if ((k == 1 || k == 3) && cur == 2)
             return htsim_fail(err, errlen, file, line, "%s: tier 2 has no uplinks", s);
-        if (!htsim_uint_tok(val, INT_MAX, &v))
+        if (!text_uint(val, INT_MAX, &v))
             return htsim_fail(err, errlen, file, line, "%s: expected a whole number, got \"%.40s\"", s, val ? val : "");
         struct htsim_tier *ti = &t->tier[cur];
         switch (k) {

@@ -115,32 +115,6 @@ static int next(struct ictx *x, struct toks *k, const char *what, const char **v
     return 0;
 }
 
-static bool parse_u64(const char *s, uint64_t max, uint64_t *v)
-{
-    if (!s || !isdigit((unsigned char)*s))
-        return false;
-    errno = 0;
-    char *end;
-    unsigned long long u = strtoull(s, &end, 10);
-    if (*end || errno || u > max)
-        return false;
-    *v = u;
-    return true;
-}
-
-static bool parse_dbl(const char *s, double lo, double hi, double *v)
-{
-    if (!s || !*s)
-        return false;
-    errno = 0;
-    char *end;
-    double d = strtod(s, &end);
-    if (*end || errno || !(d >= lo) || !(d <= hi))
-        return false;
-    *v = d;
-    return true;
-}
-
 /* A whole-number token of at most max; what names it in the message. */
 static int tok_u64(struct ictx *x, struct toks *k, const char *what, uint64_t max, uint64_t *v)
 {
@@ -148,7 +122,7 @@ static int tok_u64(struct ictx *x, struct toks *k, const char *what, uint64_t ma
     int rc = next(x, k, what, &s);
     if (rc)
         return rc;
-    if (!parse_u64(s, max, v))
+    if (!text_uint(s, max, v))
         return fail(x, k->file, k->line[k->i - 1], "expected %s (a whole number up to %llu), got \"%.40s\"", what,
                     (unsigned long long)max, s);
     return 0;
@@ -160,7 +134,7 @@ static int tok_dbl(struct ictx *x, struct toks *k, const char *what, double lo, 
     int rc = next(x, k, what, &s);
     if (rc)
         return rc;
-    if (!parse_dbl(s, lo, hi, v))
+    if (!text_num(s, lo, hi, v))
         return fail(x, k->file, k->line[k->i - 1], "expected %s (a number from %g to %g), got \"%.40s\"", what, lo, hi,
                     s);
     return 0;
@@ -360,7 +334,7 @@ static int read_config(struct ictx *x, struct toks *k, struct cfg *c)
             rc = tok_u64(x, k, "CC_MODE", 100, &c->cc_mode);
         } else if (!strcmp(key, "SIMULATOR_STOP_TIME")) {
             if (!(rc = next(x, k, "SIMULATOR_STOP_TIME in seconds", &s)) &&
-                (!parse_dbl(s, 0, 1e9, &d) || !parse_unit(s, time_units, 1e12, 1e30, &c->stop_ps)))
+                (!text_num(s, 0, 1e9, &d) || !parse_unit(s, time_units, 1e12, 1e30, &c->stop_ps)))
                 rc = fail(x, c->file, line, "SIMULATOR_STOP_TIME: expected seconds, got \"%.40s\"", s);
             c->stop_s = d;
             if (!rc && c->stop_ps >= MAX_PS)
@@ -500,7 +474,7 @@ static int read_flows(struct ictx *x, struct toks *k, const struct topo *t, stru
             return fail(x, k->file, line, "priority 0: the reference's control queue, never paused nor ECN-marked, "
                         "which rocesim does not give data flows");
         double d;
-        if (!parse_dbl(s, 0, 17.5, &d) || !parse_unit(s, time_units, 1e12, 1e30, &f[i].start_ps))
+        if (!text_num(s, 0, 17.5, &d) || !parse_unit(s, time_units, 1e12, 1e30, &f[i].start_ps))
             return fail(x, k->file, line, "expected a start in seconds below rocesim's 17.59 s, got \"%.40s\"", s);
         f[i] = (struct flow){(uint32_t)src, (uint32_t)dst, (uint32_t)pg, (uint32_t)dport, size, f[i].start_ps, line};
     }
