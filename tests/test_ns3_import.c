@@ -298,6 +298,40 @@ static void test_timely_both(void)
     CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
 }
 
+/*
+ * The 16-to-1 DCQCN incast in both (scenarios/ns3-rdma/incast-*.txt, run unchanged in that simulator here, its
+ * fct.txt in docs/ns3-rdma.md): its last flow ends 932,434 ns after the start; imported and run here, within 5 %;
+ * the standalone FCT of each line is its 46,080 ns (2 x 2 us + 2 x 80 ns of the payload's hops + 500 packets of
+ * 1048 bytes at 100 Gbps).
+ */
+static void test_incast_both(void)
+{
+    char dir[64], cmd[1024];
+    snprintf(dir, sizeof dir, "/tmp/rocesim-ns3inc-%d", (int)getpid());
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && %s import ns3-rdma " INCAST " --out %s/s.json 2>/dev/null && "
+             "%s run %s/s.json --format ns3-rdma -q --no-plot -o %s/out > /dev/null", dir, dir, test_rocesim_bin(), dir,
+             test_rocesim_bin(), dir, dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    char path[128];
+    snprintf(path, sizeof path, "%s/out/fct.txt", dir);
+    char *t = test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    double last = 0;
+    int lines = 0;
+    for (const char *l = t; *l; l = strchr(l, '\n') + 1) {
+        double f = (double)field(l, 6);
+        last = f > last ? f : last;
+        CU_ASSERT_EQUAL(field(l, 7), 46080);
+        lines++;
+    }
+    printf("\n    %d flows, the last %.0f ns (that simulator 932434 ns) ", lines, last);
+    CU_ASSERT_EQUAL(lines, 16);
+    CU_ASSERT(fabs(last / 932434.0 - 1) <= 0.05);
+    free(t);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+}
+
 void test_ns3_import_register(void)
 {
     CU_pSuite s = CU_add_suite("ns3-rdma import", NULL, NULL);
@@ -309,4 +343,6 @@ void test_ns3_import_register(void)
     CU_add_test(s, "run --format ns3-rdma: pfc.txt has every PAUSE and RESUME at its receiving port", test_pfc_txt);
     CU_add_test(s, "TIMELY in both simulators: imported, standalone FCT to the ns, two flows within 3 % of its ratio",
                 test_timely_both);
+    CU_add_test(s, "the 16-to-1 DCQCN incast in both simulators: the last flow within 5 %, standalone FCT to the ns",
+                test_incast_both);
 }
