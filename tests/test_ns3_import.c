@@ -332,6 +332,32 @@ static void test_incast_both(void)
     CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
 }
 
+/* The leaf-spine WebSearch load (scenarios/ns3-rdma/websearch-*.txt): 367 flows imported, all complete, one line
+ * each in fct.txt, their sizes the flow file's total. */
+static void test_websearch(void)
+{
+    char dir[64], cmd[1024], path[128];
+    snprintf(dir, sizeof dir, "/tmp/rocesim-ns3ws-%d", (int)getpid());
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && %s import ns3-rdma scenarios/ns3-rdma/websearch-config.txt "
+             "--out %s/s.json 2>/dev/null && %s run %s/s.json --format ns3-rdma -q --no-plot -o %s/out > /dev/null", dir,
+             dir, test_rocesim_bin(), dir, test_rocesim_bin(), dir, dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    snprintf(path, sizeof path, "%s/out/fct.txt", dir);
+    char *t = test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    int lines = 0;
+    unsigned long long bytes = 0;
+    for (const char *l = t; *l; l = strchr(l, '\n') + 1) {
+        bytes += field(l, 4);
+        lines++;
+    }
+    CU_ASSERT_EQUAL(lines, 367);
+    CU_ASSERT_EQUAL(bytes, 617336709ull); /* the flow file's sizes, summed */
+    free(t);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+}
+
 void test_ns3_import_register(void)
 {
     CU_pSuite s = CU_add_suite("ns3-rdma import", NULL, NULL);
@@ -345,4 +371,5 @@ void test_ns3_import_register(void)
                 test_timely_both);
     CU_add_test(s, "the 16-to-1 DCQCN incast in both simulators: the last flow within 5 %, standalone FCT to the ns",
                 test_incast_both);
+    CU_add_test(s, "a leaf-spine WebSearch load: every one of its 367 flows in fct.txt", test_websearch);
 }
