@@ -40,9 +40,26 @@ static void dcqcn_cc_on_sent(struct flow *f, uint32_t bytes) { dcqcn_on_sent(rp(
  * One timer serves the increase and a cut held back by rate_reduce_monitor_period: it is armed for whichever
  * comes first, and a cut restarts the increase timer anyway, so the increase it may have displaced is not lost.
  */
+/* Periodic timing: the timer serves the increase and the next cut check, whichever comes first; a check that cuts
+ * restarts the increase, so an increase it displaced is not lost. */
+static void arm_periodic(struct flow *f, sim_time_t now, bool restart_increase)
+{
+    const struct dcqcn *d = crp(f);
+    sim_time_t t = restart_increase ? now + d->p->rate_increase_timer_ps : f->cc_timer.armed ? f->cc_timer.at : -1;
+    if (d->cut_pending && (t < 0 || d->check_at < t))
+        t = d->check_at;
+    if (t >= 0)
+        cc_timer_arm(f, t);
+}
+
 static void dcqcn_cc_on_cnp(struct flow *f, sim_time_t now)
 {
     struct dcqcn *d = rp(f);
+    if (d->p->periodic) {
+        dcqcn_cnp_periodic(d, now);
+        arm_periodic(f, now, false);
+        return;
+    }
     if (!dcqcn_on_cnp_monitored(d, now)) {
         sim_time_t due = dcqcn_cut_due(d);
         if (!f->cc_timer.armed || f->cc_timer.at > due)
@@ -55,6 +72,16 @@ static void dcqcn_cc_on_cnp(struct flow *f, sim_time_t now)
 static void dcqcn_cc_on_timer(struct flow *f, sim_time_t now)
 {
     struct dcqcn *d = rp(f);
+    if (d->p->periodic) {
+        bool check = d->cut_pending && now >= d->check_at;
+        if (check)
+            dcqcn_check_periodic(d, now); /* a CNP came since the last check: it cuts */
+        else
+            dcqcn_on_timer(d);
+        if (!f->sender_done && (check || d->increasing || d->cut_pending))
+            arm_periodic(f, now, check || d->increasing);
+        return;
+    }
     if (__builtin_expect(d->cut_pending, 0) && now >= dcqcn_cut_due(d)) {
         dcqcn_on_cnp(d, now);
         cc_timer_arm(f, now + d->p->rate_increase_timer_ps);
@@ -124,7 +151,8 @@ const struct cc_ops cc_dcqcn_ops = {
 /* ------------------------------------------------------------------------ */
 /* Settings: host.dcqcn                                                      */
 
-static const char *const preset_names[] = {"paper", "connectx", NULL};
+static const char *const preset_names[] = {"paper", "connectx", "ns3", NULL};
+static const char *const timing_names[] = {"events", "periodic", NULL};
 
 /* "off" or a positive size: off keeps byte_counter at INT64_MAX, which bytes sent between two cuts never reach,
  * so that the per-frame path needs no test of its own. */
@@ -155,6 +183,21 @@ static void dump_byte_counter(cJSON *o, const struct setting *f, const void *bas
     const struct dcqcn_params *d = base;
     char b[40];
     cJSON_AddStringToObject(o, f->name, d->byte_counter_off ? "off" : units_fmt_size(d->byte_counter, b, sizeof b));
+}
+
+/* Periodic timing keeps its next check where the byte counter counts: it needs the counter off, and a period. */
+static int check_timing(struct setting_ctx *c, const cJSON *obj, const char *path, void *base)
+{
+    const struct dcqcn_params *p = base;
+    char q[SETTING_PATH_MAX];
+    (void)obj;
+    if (p->periodic && !p->byte_counter_off)
+        return setting_bad(c, setting_join(q, path, "timing"), "expected byte_counter \"off\" with \"periodic\" "
+                           "(that machine increases by the timer alone), got a byte counter");
+    if (p->periodic && p->rate_reduce_period_ps <= 0)
+        return setting_bad(c, setting_join(q, path, "timing"), "expected a rate_reduce_monitor_period above 0 with "
+                           "\"periodic\" (the period of its cut checks), got 0us");
+    return 0;
 }
 
 /*
@@ -198,7 +241,22 @@ static const struct setting dcqcn_fields[] = {
            "At most one rate cut per this period; CNPs within it cut once at its end; 0 = every CNP cuts")},
     {SET_FIELD("clamp_target_rate_after_timer", SETTING_BOOL, struct dcqcn_params, clamp_after_timer, 0, "false",
            "A cut resets the target rate only when a timer increase happened since the previous cut")},
+    {SET_ENUM("timing", struct dcqcn_params, periodic, timing_names, "events",
+          "\"events\": alpha with each cut, a cut at once; \"periodic\": the ns-3 RDMA simulator's alpha ticks and "
+          "cut checks (dcqcn.h); needs byte_counter \"off\"")},
+    {SET_CHECK(check_timing)},
     {0},
+};
+
+/* The ns-3 RDMA simulator's machine, with the values its run.py writes for DCQCN at 100 Gbps (CC_MODE 1:
+ * ALPHA_RESUME_INTERVAL 1, RATE_DECREASE_INTERVAL 4, RP_TIMER 300, EWMA_GAIN 1/256, FAST_RECOVERY_TIMES 1,
+ * RATE_AI 20 Mb/s, RATE_HAI 200 Mb/s, MIN_RATE 1000 Mb/s); its receiver flags the ACK of every CE-marked packet. */
+static const struct setting_value dcqcn_ns3[] = {
+    {"g", "0.00390625"}, {"alpha_timer", "1us"}, {"rate_increase_timer", "300us"}, {"byte_counter", "off"},
+    {"fast_recovery_steps", "1"}, {"ai_rate", "20Mbps"}, {"hai_rate", "200Mbps"}, {"min_rate", "1000Mbps"},
+    {"cnp_interval", "0us"}, {"rate_reduce_monitor_period", "4us"}, {"clamp_target_rate_after_timer", "true"},
+    {"timing", "periodic"},
+    {NULL, NULL},
 };
 
 static const struct setting_value dcqcn_connectx[] = {
@@ -212,6 +270,7 @@ static const struct setting_value dcqcn_connectx[] = {
 static const struct setting_preset dcqcn_presets[] = {
     {"paper", (const struct setting_value[]){{NULL, NULL}}},
     {"connectx", dcqcn_connectx},
+    {"ns3", dcqcn_ns3},
     {NULL, NULL},
 };
 

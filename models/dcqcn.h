@@ -32,6 +32,18 @@
  *                      stage: fast recovery while T <= F, hyper increase once T > F).
  * Each is off in the paper preset, so that the paper's machine is unchanged.
  *
+ * timing "periodic", the machine of the HPCC paper's ns-3 simulator (rdma-hw.cc, "Mellanox's version" of DCQCN;
+ * its config's ALPHA_RESUME_INTERVAL, RATE_DECREASE_INTERVAL, RP_TIMER, FAST_RECOVERY_TIMES, RATE_AI, RATE_HAI):
+ *   alpha:    at each tick of alpha_timer from the flow's first CNP, alpha <- (1 - g) alpha + g when a CNP came
+ *             since the previous tick, else alpha <- (1 - g) alpha; the first CNP sets alpha to alpha_init and
+ *             does not count for the first tick
+ *   cut:      checked every rate_reduce_monitor_period from one period (and 1 ns, after that instant's tick) past
+ *             the first CNP: when a CNP came since the previous check, Rt <- Rc (unless no increase event since
+ *             the last cut and clamp_target_rate is off) and Rc <- max(Rmin, Rc (1 - alpha / 2)), alpha as the
+ *             last tick left it; the increase timer restarts
+ *   increase: by the timer alone (byte_counter "off"): event T (from 1 after a cut) is fast recovery while
+ *             T <= F, the one additive step at T = F + 1, then hyper steps of a constant Rhai.
+ *
  * alpha decay is evaluated lazily: alpha at time t is alpha_ref multiplied by
  * (1 - g) once for every whole alpha_timer period since the last CNP, which is
  * exactly what a periodic timer restarted at each CNP computes, without one
@@ -47,7 +59,7 @@
 #include "sim/sim.h"
 
 /* In the order of host.dcqcn's presets (models/cc_dcqcn.c). */
-enum dcqcn_preset { DCQCN_PAPER, DCQCN_CONNECTX };
+enum dcqcn_preset { DCQCN_PAPER, DCQCN_CONNECTX, DCQCN_NS3 };
 
 /* host.dcqcn: the settings of a host's reaction point and of its notification point (cnp_interval). */
 struct dcqcn_params {
@@ -67,6 +79,7 @@ struct dcqcn_params {
     int64_t rate_reduce_period_ps;  /* at most one cut per this period; 0 = every CNP cuts */
     bool clamp_after_timer;         /* a cut resets the target only after a timer increase */
     bool byte_counter_off;          /* byte_counter is then INT64_MAX: the increase follows the timer alone */
+    int periodic;                   /* timing: 0 "events", 1 "periodic" (the ns-3 simulator's machine, above) */
 };
 
 /* Host h's host.dcqcn (profiles applied).  The sender keeps its pointer (struct dcqcn, at set-up); only the
@@ -80,11 +93,16 @@ struct dcqcn {
     double alpha_ref;        /* alpha at alpha_t0 */
     sim_time_t alpha_t0;     /* last CNP (or start) */
     uint32_t t_count, bc_count;
-    int64_t bytes;           /* bytes sent since the last byte-counter event */
+    union {
+        int64_t bytes;       /* bytes sent since the last byte-counter event */
+        sim_time_t check_at; /* periodic (no byte counter): the next cut check */
+    };
     uint32_t cnps;           /* rate cuts */
     bool seen_cnp;
     bool increasing;         /* increase timer/byte counter active (rate below line) */
-    bool cut_pending;        /* a CNP arrived within rate_reduce_period of the last cut (alpha_t0) */
+    bool cut_pending;        /* a CNP arrived within rate_reduce_period of the last cut (alpha_t0); periodic: since
+                              * the last check */
+    bool alpha_cnp;          /* periodic: a CNP arrived since alpha's last tick (alpha_t0) */
 };
 
 void dcqcn_init(struct dcqcn *d, const struct dcqcn_params *p, int64_t line_bps, sim_time_t now);
@@ -102,8 +120,16 @@ void dcqcn_on_cnp(struct dcqcn *d, sim_time_t now);
  */
 bool dcqcn_on_cnp_monitored(struct dcqcn *d, sim_time_t now);
 
-/* When the pending cut is due (the end of the period that began with the last cut). */
-static inline sim_time_t dcqcn_cut_due(const struct dcqcn *d) { return d->alpha_t0 + d->p->rate_reduce_period_ps; }
+/* When the pending cut is due (the end of the period that began with the last cut; periodic: the next check). */
+static inline sim_time_t dcqcn_cut_due(const struct dcqcn *d)
+{
+    return d->p->periodic ? d->check_at : d->alpha_t0 + d->p->rate_reduce_period_ps;
+}
+
+/* Periodic timing: a CNP arrived (noted for alpha's next tick and the next check; the first sets both clocks). */
+void dcqcn_cnp_periodic(struct dcqcn *d, sim_time_t now);
+/* Periodic timing: the check due now: cuts when a CNP came since the previous one; the next check is then due. */
+void dcqcn_check_periodic(struct dcqcn *d, sim_time_t now);
 
 /* The rate-increase timer expired. */
 void dcqcn_on_timer(struct dcqcn *d);

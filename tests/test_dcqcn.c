@@ -284,6 +284,66 @@ static void test_presets(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "host.dcqcn.byte_counter (from --set): expected \"off\" or a size like \"10MB\", got a string \"none\""));
 }
 
+/*
+ * timing "periodic", the ns-3 RDMA simulator's machine (dcqcn.h), step by step with its values (g 1/256, alpha
+ * ticks of 1 us, checks every 4 us, RP_TIMER 300 us, F = 1, 20 / 200 Mb/s): the first CNP (at 0) cuts nothing and
+ * sets alpha to 1 without counting for the first tick; a CNP at 2.5 us counts for the tick at 3 us; the check at
+ * 4 us + 1 ns cuts with alpha as the tick at 4 us left it; a CNP at 5 us cuts only at the next check, 8 us + 1 ns;
+ * then increase events: one fast recovery, one additive step, hyper steps of a constant 200 Mb/s.
+ */
+static void test_periodic(void)
+{
+    struct dcqcn_params p = paper();
+    p.alpha_timer_ps = PS_PER_US;
+    p.rate_reduce_period_ps = 4 * PS_PER_US;
+    p.rate_increase_timer_ps = 300 * PS_PER_US;
+    p.fast_recovery_steps = 1;
+    p.ai_rate_bps = 20000000;
+    p.byte_counter_off = true;
+    p.byte_counter = INT64_MAX;
+    p.clamp_after_timer = true;
+    p.periodic = 1;
+    const double g = p.g;
+    struct dcqcn d;
+    dcqcn_init(&d, &p, (int64_t)LINE, 0);
+    dcqcn_cnp_periodic(&d, 0);
+    CU_ASSERT_DOUBLE_EQUAL(d.rc, LINE, 1e-3); /* no cut yet */
+    CU_ASSERT_EQUAL(dcqcn_cut_due(&d), 4 * PS_PER_US + 1000);
+    dcqcn_cnp_periodic(&d, 2500000); /* 2.5 us: alpha 1 through the quiet ticks at 1 and 2 us */
+    double a = 1.0 * (1 - g) * (1 - g);
+    CU_ASSERT_DOUBLE_EQUAL(dcqcn_alpha(&d, 2500000), a, 1e-12);
+    a = (1 - g) * a + g; /* the tick at 3 us saw the CNP */
+    a *= 1 - g;          /* the tick at 4 us did not */
+    CU_ASSERT_DOUBLE_EQUAL(dcqcn_alpha(&d, 4 * PS_PER_US + 1000), a, 1e-12);
+    dcqcn_check_periodic(&d, 4 * PS_PER_US + 1000);
+    double rc = LINE * (1 - a / 2);
+    CU_ASSERT_DOUBLE_EQUAL(d.rc, rc, 1e-3);
+    CU_ASSERT_DOUBLE_EQUAL(d.rt, LINE, 1e-3); /* no increase since the last cut: the target stays */
+    dcqcn_cnp_periodic(&d, 5 * PS_PER_US);
+    CU_ASSERT_EQUAL(dcqcn_cut_due(&d), 8 * PS_PER_US + 1000);
+    CU_ASSERT_DOUBLE_EQUAL(d.rc, rc, 1e-3); /* not before that check */
+    a *= 1 - g;                              /* the tick at 5 us */
+    a = ((1 - g) * a + g) * (1 - g) * (1 - g); /* 6 us saw the CNP, 7 and 8 us did not */
+    dcqcn_check_periodic(&d, 8 * PS_PER_US + 1000);
+    rc *= 1 - a / 2;
+    CU_ASSERT_DOUBLE_EQUAL(d.rc, rc, 1e-3);
+    double rt = LINE;
+    for (int e = 1; e <= 4; e++) {
+        dcqcn_on_timer(&d);
+        rt += e == 2 ? 20e6 : e > 2 ? 200e6 : 0;
+        rt = rt > LINE ? LINE : rt;
+        rc = (rt + rc) / 2;
+        CU_ASSERT_DOUBLE_EQUAL(d.rc, rc, 1e-3);
+    }
+    /* below line rate the steps show: a target of 50 Gb/s after a clamped cut */
+    d.rt = d.rc = 50e9;
+    d.t_count = 0;
+    for (int e = 1; e <= 4; e++) {
+        dcqcn_on_timer(&d);
+        CU_ASSERT_DOUBLE_EQUAL(d.rt, 50e9 + (e >= 2 ? 20e6 : 0) + (e > 2 ? (e - 2) * 200e6 : 0), 1e-3);
+    }
+}
+
 static void test_red(void)
 {
     struct ecn_thresh e = {.enabled = true, .kmin = 5000, .kmax = 200000, .pmax = 0.01};
@@ -324,6 +384,8 @@ void test_dcqcn_register(void)
     CU_add_test(s, "clamp_target_rate_after_timer: only a timer increase resets the target", test_clamp_after_timer);
     CU_add_test(s, "byte_counter off: the timer alone drives the increase", test_byte_counter_off);
     CU_add_test(s, "paper and connectx presets of the ConnectX additions", test_presets);
+    CU_add_test(s, "timing periodic: the ns-3 RDMA simulator's alpha ticks, cut checks and constant hyper step",
+                test_periodic);
     CU_add_test(s, "RED marking probability", test_red);
     CU_add_test(s, "auto headroom arithmetic", test_headroom);
 }

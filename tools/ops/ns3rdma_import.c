@@ -711,6 +711,7 @@ static int host_obj(struct ictx *x, const struct cfg *c, int64_t rtt_ns, cJSON *
                         "(the reference leaves RP_TIMER undefined, EWMA_GAIN 0 and the steps empty without them)");
         add_str(h, "cc", "dcqcn");
         cJSON *d = cJSON_AddObjectToObject(h, "dcqcn");
+        add_str(d, "preset", "ns3"); /* its machine (timing "periodic"), then this config's values */
         cJSON_AddNumberToObject(d, "g", c->ewma_gain);
         cJSON_AddNumberToObject(d, "alpha_init", 1);
         add_str(d, "alpha_timer", fmt_ps((int64_t)llround(c->alpha_resume_us * 1e6), b, sizeof b));
@@ -725,10 +726,7 @@ static int host_obj(struct ictx *x, const struct cfg *c, int64_t rtt_ns, cJSON *
         add_str(d, "cnp_interval", "0us");
         add_str(d, "rate_reduce_monitor_period", fmt_ps((int64_t)llround(c->rate_decrease_us * 1e6), b, sizeof b));
         cJSON_AddBoolToObject(d, "clamp_target_rate_after_timer", true);
-        note(x, "CC_MODE 1: the reference's DCQCN (rdma-hw.cc, \"Mellanox's version\") approximated by host.dcqcn: "
-             "its alpha rises once per ALPHA_RESUME_INTERVAL in which a CNP-flagged ACK arrived, rocesim's once per "
-             "cut; its first cut waits RATE_DECREASE_INTERVAL, rocesim's is at once; its hyper increase adds RATE_HAI "
-             "per period, rocesim's (periods - FAST_RECOVERY_TIMES) x RATE_HAI (docs/ns3-rdma.md)");
+        add_str(d, "timing", "periodic");
         if (c->has_win)
             note(x, "HAS_WIN 1: the reference's window on DCQCN flows is not modelled (rocesim's DCQCN has none)");
     } else if (c->cc_mode == 3) {
