@@ -262,8 +262,8 @@ static void test_bad_sweep_files(void)
          "\"objective\": {\"minimize\": \"x\"}}",
          "grid[\"host.dcqcn.gg\"]: expected one of the fields preset, g, alpha_init, alpha_timer, rate_increase_timer, "
          "byte_counter, fast_recovery_steps, ai_rate, hai_rate, min_rate, rate_on_first_cnp, min_dec_factor, "
-         "clamp_target_rate, cnp_interval, rate_reduce_monitor_period, clamp_target_rate_after_timer, got unknown "
-         "field \"gg\""},
+         "clamp_target_rate, cnp_interval, rate_reduce_monitor_period, clamp_target_rate_after_timer, timing, "
+         "got unknown field \"gg\""},
         {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"switch.ecn.kmin, swich.ecn.kmax\": "
          "[[\"5KB\", \"10KB\"]]}, \"objective\": {\"minimize\": \"x\"}}",
          "grid[\"switch.ecn.kmin, swich.ecn.kmax\"]: expected one of the fields name, description, seed, stop, "
