@@ -225,3 +225,23 @@ bool text_num(const char *s, double lo, double hi, double *v)
     *v = x;
     return true;
 }
+
+int text_vfail_at(char *err, size_t errlen, const char *file, int line, const char *fmt, va_list ap)
+{
+    char msg[600];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (line > 0)
+        snprintf(err, errlen, "%s:%d: %s", file, line, msg);
+    else
+        snprintf(err, errlen, "%s: %s", file, msg);
+    return SCN_EUSAGE;
+}
+
+int text_fail_at(char *err, size_t errlen, const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = text_vfail_at(err, errlen, file, line, fmt, ap);
+    va_end(ap);
+    return rc;
+}

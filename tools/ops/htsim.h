@@ -75,9 +75,6 @@ struct htsim_topo {
     bool from_file;
 };
 
-/* "FILE:LINE: message" (LINE 0: "FILE: message") into err; returns SCN_EUSAGE (exit status 2). */
-int htsim_fail(char *err, size_t errlen, const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
 
 /* Reads a .topo file as fat_tree_topology.cpp's read_cfg does.  Returns 0, or 2 with "FILE:LINE: ..." in err. */
 int htsim_topo_parse(const char *file, char *text, struct htsim_topo *t, char *err, size_t errlen);

@@ -27,21 +27,6 @@
 #define CM_OOM "reading a connection matrix"
 #define MAX_TOKENS 64
 
-/* See htsim.h. */
-int htsim_fail(char *err, size_t errlen, const char *file, int line, const char *fmt, ...)
-{
-    char msg[300];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (line)
-        snprintf(err, errlen, "%s:%d: %s", file, line, msg);
-    else
-        snprintf(err, errlen, "%s: %s", file, msg);
-    return SCN_EUSAGE;
-}
-
 /* Splits line in place on single spaces, as getline(ss, s, ' ') does: no token after a trailing space. */
 static int split(char *line, char **tok, int max)
 {
@@ -97,11 +82,11 @@ static int kw_uint(struct cm_state *st, int line, char **tok, int n, int *i, uin
 {
     const char *kw = tok[*i];
     if (*i + 1 >= n)
-        return htsim_fail(st->err, st->errlen, st->file, line, "%s: expected a value after it, got the end of the line",
+        return text_fail_at(st->err, st->errlen, st->file, line, "%s: expected a value after it, got the end of the line",
                        kw);
     const char *s = tok[++*i];
     if (!text_uint(s, max, v) || *v < lo)
-        return htsim_fail(st->err, st->errlen, st->file, line,
+        return text_fail_at(st->err, st->errlen, st->file, line,
                        "%s: expected a whole number from %llu to %llu, got \"%.40s\"", kw, (unsigned long long)lo,
                        (unsigned long long)max, s);
     return 0;
@@ -138,7 +123,7 @@ static int conn_line(struct cm_state *st, int line, char **tok, int n)
     *arrow = '\0';
     struct htsim_conn c = {.line = line};
     if (!text_uint(tok[0], 999999, &v) || (c.src = (uint32_t)v, !text_uint(arrow + 2, 999999, &v)))
-        return htsim_fail(st->err, st->errlen, st->file, line, "expected a connection SRC->DST of two host numbers, got "
+        return text_fail_at(st->err, st->errlen, st->file, line, "expected a connection SRC->DST of two host numbers, got "
                        "\"%.20s->%.20s\"", tok[0], arrow + 2);
     c.dst = (uint32_t)v;
     bool trigger_seen = false, size_seen = false;
@@ -146,17 +131,17 @@ static int conn_line(struct cm_state *st, int line, char **tok, int n)
         const char *kw = tok[i];
         if (!strcmp(kw, "start")) {
             if (i + 1 >= n)
-                return htsim_fail(st->err, st->errlen, st->file, line, "start: expected a value after it, got the end of "
+                return text_fail_at(st->err, st->errlen, st->file, line, "start: expected a value after it, got the end of "
                                "the line");
             char *end;
             errno = 0;
             /* stof, then (uint32_t): whole microseconds */
             float f = strtof(tok[++i], &end);
             if (end == tok[i] || *end || errno || !(f >= 0) || f >= 4294967296.0f)
-                return htsim_fail(st->err, st->errlen, st->file, line,
+                return text_fail_at(st->err, st->errlen, st->file, line,
                                "start: expected microseconds from 0 to 4294967295, got \"%.40s\"", tok[i]);
             if (trigger_seen)
-                return htsim_fail(st->err, st->errlen, st->file, line, "both start time and trigger given (a start after "
+                return text_fail_at(st->err, st->errlen, st->file, line, "both start time and trigger given (a start after "
                                "the trigger: the reference refuses it)");
             c.start_us = (uint32_t)f;
             c.has_start = true;
@@ -174,7 +159,7 @@ static int conn_line(struct cm_state *st, int line, char **tok, int n)
                 return SCN_EUSAGE;
             if (kw[0] == 't') {
                 if (!c.id)
-                    return htsim_fail(st->err, st->errlen, st->file, line, "trigger: the flow needs its id before the "
+                    return text_fail_at(st->err, st->errlen, st->file, line, "trigger: the flow needs its id before the "
                                    "trigger (the reference asserts)");
                 c.trigger = (uint32_t)v;
                 c.has_start = false;
@@ -188,20 +173,20 @@ static int conn_line(struct cm_state *st, int line, char **tok, int n)
             }
         } else if (!strcmp(kw, "prio")) {
             if (i + 1 >= n || !text_uint(tok[i + 1][0] == '-' ? tok[i + 1] + 1 : tok[i + 1], INT_MAX, &v))
-                return htsim_fail(st->err, st->errlen, st->file, line, "prio: expected a whole number");
+                return text_fail_at(st->err, st->errlen, st->file, line, "prio: expected a whole number");
             i++;
         } else if (!strcmp(kw, "msg")) {
-            return htsim_fail(st->err, st->errlen, st->file, line, "msg: not modelled (several messages on one "
+            return text_fail_at(st->err, st->errlen, st->file, line, "msg: not modelled (several messages on one "
                            "connection need -conn_reuse, which rocesim does not model yet)");
         } else {
-            return htsim_fail(st->err, st->errlen, st->file, line, "unknown keyword \"%.40s\" (expected start, size, id, "
+            return text_fail_at(st->err, st->errlen, st->file, line, "unknown keyword \"%.40s\" (expected start, size, id, "
                            "trigger, send_done_trigger, recv_done_trigger, prio or msg)", kw);
         }
     }
     if (!c.has_start && !c.trigger)
-        return htsim_fail(st->err, st->errlen, st->file, line, "no start method given (start or trigger)");
+        return text_fail_at(st->err, st->errlen, st->file, line, "no start method given (start or trigger)");
     if (!size_seen)
-        return htsim_fail(st->err, st->errlen, st->file, line, "no size given (the reference reads an undefined size)");
+        return text_fail_at(st->err, st->errlen, st->file, line, "no size given (the reference reads an undefined size)");
     if (cm->n_conns == st->conn_cap) {
         st->conn_cap = st->conn_cap ? 2 * st->conn_cap : 64;
         cm->conns = mem_xrealloc(cm->conns, st->conn_cap * sizeof *cm->conns, CM_OOM);
@@ -231,20 +216,20 @@ static int trig_line(struct cm_state *st, int line, char **tok, int n)
             count = v;
         } else if (ty != HTSIM_TRIG_NONE) {
             if (type != HTSIM_TRIG_NONE)
-                return htsim_fail(st->err, st->errlen, st->file, line, "a trigger of two types (the reference asserts)");
+                return text_fail_at(st->err, st->errlen, st->file, line, "a trigger of two types (the reference asserts)");
             type = ty;
         } else {
-            return htsim_fail(st->err, st->errlen, st->file, line, "unknown keyword \"%.40s\" (expected id, oneshot, "
+            return text_fail_at(st->err, st->errlen, st->file, line, "unknown keyword \"%.40s\" (expected id, oneshot, "
                            "multishot, barrier or count)", kw);
         }
     }
     if (!id)
-        return htsim_fail(st->err, st->errlen, st->file, line, "trigger with no id");
+        return text_fail_at(st->err, st->errlen, st->file, line, "trigger with no id");
     if (type == HTSIM_TRIG_NONE)
-        return htsim_fail(st->err, st->errlen, st->file, line, "trigger with no type (oneshot, multishot or barrier)");
+        return text_fail_at(st->err, st->errlen, st->file, line, "trigger with no type (oneshot, multishot or barrier)");
     struct htsim_trig *t = find_trig(st->cm, (uint32_t)id);
     if (t && t->type != HTSIM_TRIG_NONE)
-        return htsim_fail(st->err, st->errlen, st->file, line, "trigger %llu declared twice (first at line %d; the "
+        return text_fail_at(st->err, st->errlen, st->file, line, "trigger %llu declared twice (first at line %d; the "
                        "reference asserts)", (unsigned long long)id, t->line);
     if (!t)
         t = add_trig(st->cm, &st->trig_cap, (uint32_t)id);
@@ -257,19 +242,19 @@ static int trig_line(struct cm_state *st, int line, char **tok, int n)
 static int fail_line(struct cm_state *st, int line, char **tok, int n)
 {
     if (++st->fail_lines > st->n_fail_decl)
-        return htsim_fail(st->err, st->errlen, st->file, line, "more failure lines than the header's Failures %llu (the "
+        return text_fail_at(st->err, st->errlen, st->file, line, "more failure lines than the header's Failures %llu (the "
                        "reference asserts)", (unsigned long long)st->n_fail_decl);
     for (int i = 1; i < n; i++) {
         if (!strcmp(tok[i], "switch_type")) {
             if (i + 1 >= n || (strcmp(tok[i + 1], "TOR") && strcmp(tok[i + 1], "AGG") && strcmp(tok[i + 1], "CORE")))
-                return htsim_fail(st->err, st->errlen, st->file, line, "switch_type: expected TOR, AGG or CORE");
+                return text_fail_at(st->err, st->errlen, st->file, line, "switch_type: expected TOR, AGG or CORE");
             i++;
         } else if (!strcmp(tok[i], "switch_id") || !strcmp(tok[i], "link_id")) {
             uint64_t v;
             if (kw_uint(st, line, tok, n, &i, 0, INT_MAX, &v))
                 return SCN_EUSAGE;
         } else {
-            return htsim_fail(st->err, st->errlen, st->file, line, "unknown failure attribute \"%.40s\" (expected "
+            return text_fail_at(st->err, st->errlen, st->file, line, "unknown failure attribute \"%.40s\" (expected "
                            "switch_type, switch_id or link_id)", tok[i]);
         }
     }
@@ -297,7 +282,7 @@ int htsim_cm_parse(const char *file, char *text, struct htsim_cm *cm, char *err,
         int n = split(p, tok, MAX_TOKENS);
         p = nl ? nl + 1 : NULL;
         if (n < 0) {
-            rc = htsim_fail(err, errlen, file, line, "more than %d tokens on one line", MAX_TOKENS);
+            rc = text_fail_at(err, errlen, file, line, "more than %d tokens on one line", MAX_TOKENS);
             break;
         }
         if (n == 0)
@@ -316,34 +301,34 @@ int htsim_cm_parse(const char *file, char *text, struct htsim_cm *cm, char *err,
         else if (!strcmp(tok[0], "failure"))
             rc = fail_line(&st, line, tok, n);
         else
-            rc = htsim_fail(err, errlen, file, line, "unknown line \"%.40s\" (after the header only connections, "
+            rc = text_fail_at(err, errlen, file, line, "unknown line \"%.40s\" (after the header only connections, "
                          "trigger and failure lines; comments only before them)", tok[0]);
     }
     if (!rc && cm->n_conns != st.n_conns_decl)
-        rc = htsim_fail(err, errlen, file, last_line, "Connections %llu in the header, %zu connection lines",
+        rc = text_fail_at(err, errlen, file, last_line, "Connections %llu in the header, %zu connection lines",
                      (unsigned long long)st.n_conns_decl, cm->n_conns);
     if (!rc && st.trig_lines != st.n_trigs_decl)
-        rc = htsim_fail(err, errlen, file, last_line, "Triggers %llu in the header, %llu trigger lines",
+        rc = text_fail_at(err, errlen, file, last_line, "Triggers %llu in the header, %llu trigger lines",
                      (unsigned long long)st.n_trigs_decl, (unsigned long long)st.trig_lines);
     if (!rc && st.fail_lines != st.n_fail_decl)
-        rc = htsim_fail(err, errlen, file, last_line, "Failures %llu in the header, %llu failure lines",
+        rc = text_fail_at(err, errlen, file, last_line, "Failures %llu in the header, %llu failure lines",
                      (unsigned long long)st.n_fail_decl, (unsigned long long)st.fail_lines);
     for (size_t i = 0; !rc && i < cm->n_trigs; i++)
         if (cm->trigs[i].type == HTSIM_TRIG_NONE)
-            rc = htsim_fail(err, errlen, file, cm->trigs[i].line, "trigger %u referenced but never declared",
+            rc = text_fail_at(err, errlen, file, cm->trigs[i].line, "trigger %u referenced but never declared",
                          cm->trigs[i].id);
     for (size_t i = 0; !rc && i < cm->n_conns; i++) {
         const struct htsim_conn *c = &cm->conns[i];
         for (size_t j = 0; j < i && c->id; j++)
             if (cm->conns[j].id == c->id) {
-                rc = htsim_fail(err, errlen, file, c->line, "flow id %u already used at line %d (the reference asserts)",
+                rc = text_fail_at(err, errlen, file, c->line, "flow id %u already used at line %d (the reference asserts)",
                              c->id, cm->conns[j].line);
                 break;
             }
         uint32_t fired[2] = {c->send_done, c->recv_done};
         for (int k = 0; !rc && k < 2; k++)
             if (fired[k] && !find_trig(cm, fired[k]))
-                rc = htsim_fail(err, errlen, file, c->line, "%s %u: no such trigger (the reference stops on it)",
+                rc = text_fail_at(err, errlen, file, c->line, "%s %u: no such trigger (the reference stops on it)",
                              k ? "recv_done_trigger" : "send_done_trigger", fired[k]);
     }
     if (rc)

@@ -58,25 +58,25 @@ int htsim_topo_parse(const char *file, char *text, struct htsim_topo *t, char *e
             if (!dst)
                 continue; /* the reference skips other header lines */
             if (!text_uint(val, 1000000, &v))
-                return htsim_fail(err, errlen, file, line, "%s: expected a whole number, got \"%.40s\"", s,
+                return text_fail_at(err, errlen, file, line, "%s: expected a whole number, got \"%.40s\"", s,
                                  val ? val : "");
             *dst = (uint32_t)v;
             continue;
         }
         if (header) {
             if (!t->nodes)
-                return htsim_fail(err, errlen, file, line, "missing number of nodes (Nodes) in the header");
+                return text_fail_at(err, errlen, file, line, "missing number of nodes (Nodes) in the header");
             if (!t->tiers)
-                return htsim_fail(err, errlen, file, line, "missing number of tiers (Tiers) in the header");
+                return text_fail_at(err, errlen, file, line, "missing number of tiers (Tiers) in the header");
             if (t->tiers < 2 || t->tiers > 3)
-                return htsim_fail(err, errlen, file, line, "Tiers: expected 2 or 3, got %u", t->tiers);
+                return text_fail_at(err, errlen, file, line, "Tiers: expected 2 or 3, got %u", t->tiers);
             if (!t->podsize)
-                return htsim_fail(err, errlen, file, line, "missing pod size (Podsize) in the header");
+                return text_fail_at(err, errlen, file, line, "missing pod size (Podsize) in the header");
             header = false;
         }
         if (is_tier) {
             if (!text_uint(val, 2, &v))
-                return htsim_fail(err, errlen, file, line, "Tier: expected 0, 1 or 2, got \"%.40s\"", val ? val : "");
+                return text_fail_at(err, errlen, file, line, "Tier: expected 0, 1 or 2, got \"%.40s\"", val ? val : "");
             cur = (int)v;
             t->tier[cur].line = line;
             continue;
@@ -85,17 +85,17 @@ int htsim_topo_parse(const char *file, char *text, struct htsim_topo *t, char *e
         while (k < 9 && strcmp(s, keys[k]))
             k++;
         if (k == 9)
-            return htsim_fail(err, errlen, file, line, "unknown attribute \"%.40s\" (expected Tier, "
+            return text_fail_at(err, errlen, file, line, "unknown attribute \"%.40s\" (expected Tier, "
                              "Downlink_speed_Gbps, "
                              "Radix_Up, Radix_Down, Queue_Up, Queue_Down, Oversubscribed, Bundle, Switch_Latency_ns or "
                              "Downlink_Latency_ns)", s);
         if (seen[cur][k])
-            return htsim_fail(err, errlen, file, line, "%s given twice for tier %d", s, cur);
+            return text_fail_at(err, errlen, file, line, "%s given twice for tier %d", s, cur);
         seen[cur][k] = true;
         if ((k == 1 || k == 3) && cur == 2)
-            return htsim_fail(err, errlen, file, line, "%s: tier 2 has no uplinks", s);
+            return text_fail_at(err, errlen, file, line, "%s: tier 2 has no uplinks", s);
         if (!text_uint(val, INT_MAX, &v))
-            return htsim_fail(err, errlen, file, line, "%s: expected a whole number, got \"%.40s\"", s, val ? val : "");
+            return text_fail_at(err, errlen, file, line, "%s: expected a whole number, got \"%.40s\"", s, val ? val : "");
         struct htsim_tier *ti = &t->tier[cur];
         switch (k) {
         case 0: ti->speed_bps = (int64_t)v * 1000000000; break;
@@ -108,16 +108,16 @@ int htsim_topo_parse(const char *file, char *text, struct htsim_topo *t, char *e
         default: break; /* Queue_Up, Queue_Down: replaced by -q or the automatic size */
         }
         if ((k == 5 || k == 6) && v == 0)
-            return htsim_fail(err, errlen, file, line, "%s: expected at least 1, got 0", s);
+            return text_fail_at(err, errlen, file, line, "%s: expected at least 1, got 0", s);
         if (k == 7 && v)
-            return htsim_fail(err, errlen, file, line, "Switch_Latency_ns %llu: not modelled (rocesim's switches "
+            return text_fail_at(err, errlen, file, line, "Switch_Latency_ns %llu: not modelled (rocesim's switches "
                              "forward without a fixed latency; give 0)", (unsigned long long)v);
     }
     if (header)
-        return htsim_fail(err, errlen, file, line, "no Tier section");
+        return text_fail_at(err, errlen, file, line, "no Tier section");
     for (uint32_t i = 0; i < t->tiers; i++)
         if (!t->tier[i].line)
-            return htsim_fail(err, errlen, file, 0, "no configuration found for tier %u", i);
+            return text_fail_at(err, errlen, file, 0, "no configuration found for tier %u", i);
     return 0;
 }
 
@@ -128,28 +128,28 @@ int htsim_topo_check(const char *file, struct htsim_topo *t, char *err, size_t e
     for (uint32_t i = 0; i < tiers; i++) {
         int l = T[i].line;
         if (!T[i].speed_bps)
-            return htsim_fail(err, errlen, file, l, "tier %u: missing Downlink_speed_Gbps", i);
+            return text_fail_at(err, errlen, file, l, "tier %u: missing Downlink_speed_Gbps", i);
         if (!T[i].lat_ps)
-            return htsim_fail(err, errlen, file, l, "tier %u: missing Downlink_Latency_ns (the reference needs it > 0)",
+            return text_fail_at(err, errlen, file, l, "tier %u: missing Downlink_Latency_ns (the reference needs it > 0)",
                              i);
         if (!T[i].radix_down)
-            return htsim_fail(err, errlen, file, l, "tier %u: missing Radix_Down", i);
+            return text_fail_at(err, errlen, file, l, "tier %u: missing Radix_Down", i);
         if (i + 1 < tiers && !T[i].radix_up)
-            return htsim_fail(err, errlen, file, l, "tier %u: missing Radix_Up", i);
+            return text_fail_at(err, errlen, file, l, "tier %u: missing Radix_Up", i);
         if (T[i].radix_down % T[i].bundle)
-            return htsim_fail(err, errlen, file, l, "tier %u: Radix_Down %u is not a multiple of Bundle %u", i,
+            return text_fail_at(err, errlen, file, l, "tier %u: Radix_Down %u is not a multiple of Bundle %u", i,
                              T[i].radix_down, T[i].bundle);
         if (i + 1 < tiers && T[i].radix_up % T[i + 1].bundle)
-            return htsim_fail(err, errlen, file, l, "tier %u: Radix_Up %u is not a multiple of tier %u's Bundle %u", i,
+            return text_fail_at(err, errlen, file, l, "tier %u: Radix_Up %u is not a multiple of tier %u's Bundle %u", i,
                              T[i].radix_up, i + 1, T[i + 1].bundle);
     }
     int l0 = T[0].line;
     if (t->nodes % t->podsize)
-        return htsim_fail(err, errlen, file, l0, "Nodes %u is not a multiple of Podsize %u", t->nodes, t->podsize);
+        return text_fail_at(err, errlen, file, l0, "Nodes %u is not a multiple of Podsize %u", t->nodes, t->podsize);
     if (T[0].bundle != 1)
-        return htsim_fail(err, errlen, file, l0, "tier 0: Bundle must be 1 (the reference asserts)");
+        return text_fail_at(err, errlen, file, l0, "tier 0: Bundle must be 1 (the reference asserts)");
     if (t->podsize % T[0].radix_down)
-        return htsim_fail(err, errlen, file, l0, "Podsize %u is not a multiple of the ToR's Radix_Down %u", t->podsize,
+        return text_fail_at(err, errlen, file, l0, "Podsize %u is not a multiple of the ToR's Radix_Down %u", t->podsize,
                          T[0].radix_down);
     t->npod = t->nodes / t->podsize;
     t->tors_per_pod = t->podsize / T[0].radix_down;
@@ -158,39 +158,39 @@ int htsim_topo_check(const char *file, struct htsim_topo *t, char *err, size_t e
     uint64_t s0 = (uint64_t)(T[0].speed_bps / 1000000000), s1 = (uint64_t)(T[1].speed_bps / 1000000000);
     uint64_t upl = (uint64_t)t->nodes * s0, div = s1 * T[0].oversub;
     if (upl % div)
-        return htsim_fail(err, errlen, file, l0, "%u hosts at %llu Gbps do not make whole ToR uplinks at %llu Gbps with "
+        return text_fail_at(err, errlen, file, l0, "%u hosts at %llu Gbps do not make whole ToR uplinks at %llu Gbps with "
                          "Oversubscribed %u (the reference asserts)", t->nodes, (unsigned long long)s0,
                          (unsigned long long)s1, T[0].oversub);
     uint64_t tor_uplinks = upl / div;
     if (T[0].radix_down / T[0].radix_up != T[0].oversub)
-        return htsim_fail(err, errlen, file, l0, "tier 0: Radix_Down %u / Radix_Up %u is not Oversubscribed %u",
+        return text_fail_at(err, errlen, file, l0, "tier 0: Radix_Down %u / Radix_Up %u is not Oversubscribed %u",
                          T[0].radix_down, T[0].radix_up, T[0].oversub);
     if (tor_uplinks % ((uint64_t)t->npod * T[1].radix_down))
-        return htsim_fail(err, errlen, file, T[1].line, "%llu ToR uplinks do not fill whole aggregation switches of "
+        return text_fail_at(err, errlen, file, T[1].line, "%llu ToR uplinks do not fill whole aggregation switches of "
                          "Radix_Down %u in %u pods (the reference asserts)", (unsigned long long)tor_uplinks,
                          T[1].radix_down, t->npod);
     t->aggs_per_pod = (uint32_t)(tor_uplinks / ((uint64_t)t->npod * T[1].radix_down));
     if ((uint64_t)t->aggs_per_pod * T[1].bundle != T[0].radix_up)
-        return htsim_fail(err, errlen, file, T[1].line, "ToR Radix_Up %u does not match the %u aggregation switches per "
+        return text_fail_at(err, errlen, file, T[1].line, "ToR Radix_Up %u does not match the %u aggregation switches per "
                          "pod x Bundle %u that %llu ToR uplinks need", T[0].radix_up, t->aggs_per_pod, T[1].bundle,
                          (unsigned long long)tor_uplinks);
     t->ncore = 0;
     if (tiers == 3) {
         uint64_t s2 = (uint64_t)(T[2].speed_bps / 1000000000), a = tor_uplinks * s1, d = s2 * T[1].oversub;
         if (a % d)
-            return htsim_fail(err, errlen, file, T[1].line, "the aggregation uplinks are not whole at tier 2's speed "
+            return text_fail_at(err, errlen, file, T[1].line, "the aggregation uplinks are not whole at tier 2's speed "
                              "with Oversubscribed %u (the reference asserts)", T[1].oversub);
         uint64_t agg_uplinks = a / d;
         if (agg_uplinks % T[2].radix_down)
-            return htsim_fail(err, errlen, file, T[2].line, "%llu aggregation uplinks do not fill whole cores of "
+            return text_fail_at(err, errlen, file, T[2].line, "%llu aggregation uplinks do not fill whole cores of "
                              "Radix_Down %u (the reference asserts)", (unsigned long long)agg_uplinks,
                              T[2].radix_down);
         uint64_t cores = agg_uplinks / T[2].radix_down;
         if (cores % t->aggs_per_pod)
-            return htsim_fail(err, errlen, file, T[2].line, "%llu cores are not a multiple of the %u aggregation "
+            return text_fail_at(err, errlen, file, T[2].line, "%llu cores are not a multiple of the %u aggregation "
                              "switches per pod", (unsigned long long)cores, t->aggs_per_pod);
         if (cores * T[2].bundle / t->aggs_per_pod != T[1].radix_up)
-            return htsim_fail(err, errlen, file, T[1].line, "tier 1: Radix_Up %u does not match %llu cores x Bundle %u "
+            return text_fail_at(err, errlen, file, T[1].line, "tier 1: Radix_Up %u does not match %llu cores x Bundle %u "
                              "/ %u aggregation switches per pod", T[1].radix_up, (unsigned long long)cores,
                              T[2].bundle, t->aggs_per_pod);
         t->ncore = (uint32_t)cores;

@@ -83,16 +83,11 @@ struct ictx {
 static int fail(struct ictx *x, const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int fail(struct ictx *x, const char *file, int line, const char *fmt, ...)
 {
-    char msg[600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = text_vfail_at(x->err, x->errlen, file, line, fmt, ap);
     va_end(ap);
-    if (line > 0)
-        snprintf(x->err, x->errlen, "%s:%d: %s", file, line, msg);
-    else
-        snprintf(x->err, x->errlen, "%s: %s", file, msg);
-    return SCN_EUSAGE;
+    return rc;
 }
 
 static void note(struct ictx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
