@@ -26,8 +26,8 @@
 static const char *fault_missing(const struct module *m)
 {
     const struct fault_ops *o = m->ops;
-    if (!o->resolve || !o->schedule)
-        return !o->resolve ? "a resolve hook" : "a schedule hook";
+    if (!o->resolve || (!o->schedule && !o->shape))
+        return !o->resolve ? "a resolve hook" : "a schedule or a shape hook";
     if (!m->groups[0] || m->groups[0]->size < sizeof(struct fault_span))
         return "a settings group whose struct begins with its struct fault_span";
     return NULL;
@@ -392,6 +392,7 @@ int faults_setup(struct net *n, char *err, size_t errlen)
             return rc;
     }
     for (int i = 0; i < scn->n_faults; i++)
-        fault_ops_of(&scn->faults[i])->schedule(n, i);
+        if (fault_ops_of(&scn->faults[i])->schedule)
+            fault_ops_of(&scn->faults[i])->schedule(n, i);
     return 0;
 }

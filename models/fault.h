@@ -90,15 +90,15 @@ struct fault_span {
     int64_t start_ps, end_ps; /* end -1: until the end of the run */
 };
 
-/* The hooks of a kind of fault: both required. */
+/* The hooks of a kind of fault: resolve, and schedule or shape (a fault does something, during the run or to it). */
 struct fault_ops {
     /* Resolves fault i on n's graph (node names, hosts; a link fault's ends go to n->fault_ends with
      * fault_link_ends) and checks it against the faults before it: 0, or SCN_EUSAGE with one line
      * "FILE: faults.N...: ..." in err.  Schedules nothing: a bad fault schedules no other's events. */
     int (*resolve)(struct net *n, int i, char *err, size_t errlen);
-    /* Schedules fault i's events, once every fault is resolved, in their order. */
+    /* Schedules fault i's events, once every fault is resolved, in their order; NULL: it has none. */
     void (*schedule)(struct net *n, int i);
-    /* Optional: fault i changes the network as it is built, before its ports are laid out (a link slowed for the
+    /* Fault i changes the network as it is built (NULL: it does not), before its ports are laid out (a link slowed for the
      * whole run): resolves it as `resolve` does and amends n->g; 0, or SCN_EUSAGE with the message. */
     int (*shape)(struct net *n, int i, char *err, size_t errlen);
     /* It corrupts frames: the network keeps the per-port state of lossy links (build.c, struct port_loss). */

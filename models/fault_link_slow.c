@@ -82,15 +82,8 @@ static int link_slow_shape(struct net *n, int i, char *err, size_t errlen)
     return 0;
 }
 
-static void link_slow_schedule(struct net *n, int i)
-{
-    (void)n;
-    (void)i; /* nothing happens during the run */
-}
-
 static const struct fault_ops link_slow_ops = {
     .resolve = link_slow_resolve,
-    .schedule = link_slow_schedule,
     .shape = link_slow_shape,
 };
 
