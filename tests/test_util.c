@@ -180,6 +180,21 @@ void test_load_errors(const struct test_bad *bad, size_t n)
     }
 }
 
+void test_build_errors(const struct test_bad *bad, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct scenario scn;
+        struct run r;
+        char err[SCN_ERR_MAX] = "";
+        CU_ASSERT_FATAL(test_load(bad[i].json, &scn));
+        CU_ASSERT_EQUAL(run_setup(&r, &scn, err, sizeof err), SCN_EUSAGE);
+        if (strcmp(err, bad[i].err))
+            printf("\n    got  %s\n    want %s\n", err, bad[i].err);
+        CU_ASSERT_STRING_EQUAL(err, bad[i].err);
+        scn_free(&scn);
+    }
+}
+
 uint32_t test_peer_of(const struct graph *g, uint32_t n, uint32_t i)
 {
     return g->ports[g->ports[g->nodes[n].first_port + i].peer].node;

@@ -125,6 +125,8 @@ struct test_bad {
 };
 /* Loads each of bad[0..n) and asserts its message; prints what came and what was wanted when they differ. */
 void test_load_errors(const struct test_bad *bad, size_t n);
+/* Each of bad[0..n) loads (as t.json) and is refused when the network is built, exit status 2, with that message. */
+void test_build_errors(const struct test_bad *bad, size_t n);
 /* The node at the other end of local port i of node n. */
 uint32_t test_peer_of(const struct graph *g, uint32_t n, uint32_t i);
 /* A topology's table and its docs agree: text has an unknown field, so the loader lists the module's fields;
