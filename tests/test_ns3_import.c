@@ -157,6 +157,73 @@ static unsigned long long field(const char *line, int k)
     return p ? strtoull(p, NULL, 0) : 0;
 }
 
+/* A run of an imported experiment, in a directory of its own under /tmp. */
+struct run_dir {
+    char dir[96];
+};
+
+/*
+ * Imports CONFIG (with a flow file of text `flows` instead of its own when not NULL) and runs it with --format
+ * ns3-rdma and the --set arguments `sets` ("" for none) into d->dir/out; the test stops when either fails.
+ */
+static void run_imported(struct run_dir *d, const char *tag, const char *config, const char *flows, const char *sets)
+{
+    char cmd[2048], with[200] = "";
+    snprintf(d->dir, sizeof d->dir, "/tmp/rocesim-ns3%s-%d", tag, (int)getpid());
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", d->dir, d->dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+    if (flows) {
+        char path[160];
+        snprintf(path, sizeof path, "%s/flows.txt", d->dir);
+        test_write_text(path, flows);
+        snprintf(with, sizeof with, "--flows %s", path);
+    }
+    snprintf(cmd, sizeof cmd, "%s import ns3-rdma %s %s --out %s/s.json 2>/dev/null && %s run %s/s.json --format "
+             "ns3-rdma %s -q --no-plot -o %s/out > /dev/null", test_rocesim_bin(), config, with, d->dir,
+             test_rocesim_bin(), d->dir, sets, d->dir);
+    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
+}
+
+/* The text of the run's output `name` (caller frees); the test stops when there is none. */
+static char *run_file(const struct run_dir *d, const char *name)
+{
+    char path[200];
+    snprintf(path, sizeof path, "%s/out/%s", d->dir, name);
+    char *t = test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    return t;
+}
+
+static void run_remove(const struct run_dir *d)
+{
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d->dir);
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+}
+
+/* fct.txt's lines, their bytes and the last FCT; each line's standalone FCT must be `standalone` (0: any). */
+struct fct_sum {
+    int lines;
+    unsigned long long bytes;
+    double last;
+};
+
+static struct fct_sum fct_sum(const struct run_dir *d, unsigned long long standalone)
+{
+    char *t = run_file(d, "fct.txt");
+    struct fct_sum s = {0};
+    for (const char *l = t; *l; l = strchr(l, '\n') + 1) {
+        double f = (double)field(l, 6);
+        s.last = f > s.last ? f : s.last;
+        s.bytes += field(l, 4);
+        s.lines++;
+        if (standalone)
+            CU_ASSERT_EQUAL(field(l, 7), standalone);
+    }
+    free(t);
+    return s;
+}
+
 /*
  * fct.txt of the dumbbell: one line per flow, "%08x %08x sport dport size start fct standalone".  h0 (node 0) to h2
  * (node 2): 0b000001 0b000201 (0x0b000001 + 0x100 x id), sport 10000, dport 100, 1000000 bytes from 2 s, the FCT
@@ -166,18 +233,9 @@ static unsigned long long field(const char *line, int k)
  */
 static void test_fct_txt(void)
 {
-    char dir[64], cmd[1024], path[128];
-    snprintf(dir, sizeof dir, "/tmp/rocesim-ns3run-%d", (int)getpid());
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && %s import ns3-rdma " DUMBBELL " --out %s/s.json 2>/dev/null "
-             "&& %s run %s/s.json --format ns3-rdma -q --no-plot -o %s/out > /dev/null", dir, dir, test_rocesim_bin(),
-             dir, test_rocesim_bin(), dir, dir);
-    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
-    snprintf(path, sizeof path, "%s/out/fct.txt", dir);
-    char *fct = test_read_file(path, NULL);
-    snprintf(path, sizeof path, "%s/out/flows.csv", dir);
-    char *flows = test_read_file(path, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(fct);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(flows);
+    struct run_dir d;
+    run_imported(&d, "run", DUMBBELL, NULL, "");
+    char *fct = run_file(&d, "fct.txt"), *flows = run_file(&d, "flows.csv");
     /* two lines, no more, in the order the flows completed: find each by its sender's address */
     char *first = fct, *second = strchr(first, '\n');
     CU_ASSERT_PTR_NOT_NULL_FATAL(second);
@@ -202,8 +260,7 @@ static void test_fct_txt(void)
     }
     free(fct);
     free(flows);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    run_remove(&d);
 }
 
 /*
@@ -213,23 +270,13 @@ static void test_fct_txt(void)
  */
 static void test_pfc_txt(void)
 {
-    char dir[64], cmd[1024], path[128];
-    snprintf(dir, sizeof dir, "/tmp/rocesim-ns3pfc-%d", (int)getpid());
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && %s import ns3-rdma " INCAST " --out %s/s.json 2>/dev/null && "
-             "%s run %s/s.json --format ns3-rdma --set switch.buffer=1MB --set switch.ecn.enabled=false -q --no-plot "
-             "-o %s/out > /dev/null", dir, dir, test_rocesim_bin(), dir, test_rocesim_bin(), dir, dir);
-    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
-    snprintf(path, sizeof path, "%s/out/pfc.txt", dir);
-    char *pfc = test_read_file(path, NULL);
-    snprintf(path, sizeof path, "%s/out/summary.json", dir);
-    char *sum = test_read_file(path, NULL);
-    snprintf(path, sizeof path, "%s/out/fct.txt", dir);
-    char *fct = test_read_file(path, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(pfc && sum && fct);
+    struct run_dir d;
+    run_imported(&d, "pfc", INCAST, NULL, "--set switch.buffer=1MB --set switch.ecn.enabled=false");
+    char *pfc = run_file(&d, "pfc.txt"), *sum = run_file(&d, "summary.json");
     cJSON *s = cJSON_Parse(sum);
     double frames = cJSON_GetNumberValue(json_at_path(s, "pfc.pause_frames")) +
                     cJSON_GetNumberValue(json_at_path(s, "pfc.resume_frames"));
-    int lines = 0, pauses = 0, bad = 0, fct_lines = 0;
+    int lines = 0, pauses = 0, bad = 0;
     for (const char *l = pfc; *l; l = strchr(l, '\n') + 1) {
         unsigned long long t;
         unsigned node, type, ifindex, ev;
@@ -239,37 +286,18 @@ static void test_pfc_txt(void)
         pauses += ev == 1;
         lines++;
     }
-    for (const char *l = fct; *l; l = strchr(l, '\n') + 1)
-        fct_lines++;
+    int flows = fct_sum(&d, 0).lines;
     printf("\n    %d lines of pfc.txt (%d PAUSE), %.0f frames in summary.json; %d flows in fct.txt ", lines, pauses,
-           frames, fct_lines);
+           frames, flows);
     CU_ASSERT(lines > 0);
     CU_ASSERT_EQUAL(lines, (int)frames);
     CU_ASSERT_EQUAL((double)pauses, cJSON_GetNumberValue(json_at_path(s, "pfc.pause_frames")));
     CU_ASSERT_EQUAL(bad, 0);
-    CU_ASSERT_EQUAL(fct_lines, 16);
+    CU_ASSERT_EQUAL(flows, 16);
     cJSON_Delete(s);
     free(pfc);
     free(sum);
-    free(fct);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
-}
-
-/* The last FCT of fct.txt in dir/out_name. */
-static double last_fct(const char *dir, const char *out_name)
-{
-    char path[160];
-    snprintf(path, sizeof path, "%s/%s/fct.txt", dir, out_name);
-    char *t = test_read_file(path, NULL);
-    double worst = -1;
-    for (const char *l = t; l && *l; l = strchr(l, '\n') + 1) {
-        double f = (double)field(l, 6);
-        worst = f > worst ? f : worst;
-        CU_ASSERT_EQUAL(field(l, 7), 1680960); /* that simulator's standalone FCT of such a flow, to the ns */
-    }
-    free(t);
-    return worst;
+    run_remove(&d);
 }
 
 /*
@@ -283,75 +311,45 @@ static double last_fct(const char *dir, const char *out_name)
  */
 static void test_timely_both(void)
 {
-    char dir[64], cmd[2048];
-    snprintf(dir, sizeof dir, "/tmp/rocesim-ns3tim-%d", (int)getpid());
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && printf '1\\n0 2 3 100 20000000 2\\n' > %s/alone.txt && "
-             "%s import ns3-rdma scenarios/ns3-rdma/timely-config.txt --out %s/two.json 2>/dev/null && "
-             "%s import ns3-rdma scenarios/ns3-rdma/timely-config.txt --flows %s/alone.txt --out %s/one.json "
-             "2>/dev/null && %s run %s/two.json --format ns3-rdma -q --no-plot -o %s/two > /dev/null && "
-             "%s run %s/one.json --format ns3-rdma -q --no-plot -o %s/one > /dev/null",
-             dir, dir, dir, test_rocesim_bin(), dir, test_rocesim_bin(), dir, dir, test_rocesim_bin(), dir, dir,
-             test_rocesim_bin(), dir, dir);
-    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
-    double two = last_fct(dir, "two"), one = last_fct(dir, "one");
-    double ratio = two / (2 * one), ref = 3970734.0 / (2 * 1680960.0);
-    printf("\n    last of two %.0f ns, alone %.0f ns: %.3f x two alone (that simulator %.3f) ", two, one, ratio, ref);
+    struct run_dir two, one;
+    run_imported(&two, "tim2", "scenarios/ns3-rdma/timely-config.txt", NULL, "");
+    run_imported(&one, "tim1", "scenarios/ns3-rdma/timely-config.txt", "1\n0 2 3 100 20000000 2\n", "");
+    double last = fct_sum(&two, 1680960).last, alone = fct_sum(&one, 1680960).last;
+    double ratio = last / (2 * alone), ref = 3970734.0 / (2 * 1680960.0);
+    printf("\n    last of two %.0f ns, alone %.0f ns: %.3f x two alone (that simulator %.3f) ", last, alone, ratio, ref);
     CU_ASSERT(fabs(ratio / ref - 1) <= 0.03);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    run_remove(&two);
+    run_remove(&one);
 }
 
 /*
  * The 16-to-1 DCQCN incast in both (scenarios/ns3-rdma/incast-*.txt, run unchanged in that simulator here, its
- * fct.txt in docs/ns3-rdma.md): its last flow ends 932,434 ns after the start; imported and run here, within 5 %;
- * the standalone FCT of each line is its 46,080 ns (2 x 2 us + 2 x 80 ns of the payload's hops + 500 packets of
- * 1048 bytes at 100 Gbps).
+ * fct.txt in docs/ns3-rdma.md): its last flow ends 932,434 ns after the start; imported (its DCQCN machine) and
+ * run here, within 5 %; the standalone FCT of each line is its 46,080 ns (2 x 2 us + 2 x 80 ns of the payload's hops
+ * + 500 packets of 1048 bytes at 100 Gbps).
  */
 static void test_incast_both(void)
 {
-    char dir[64], cmd[1024];
-    snprintf(dir, sizeof dir, "/tmp/rocesim-ns3inc-%d", (int)getpid());
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && %s import ns3-rdma " INCAST " --out %s/s.json 2>/dev/null && "
-             "%s run %s/s.json --format ns3-rdma -q --no-plot -o %s/out > /dev/null", dir, dir, test_rocesim_bin(), dir,
-             test_rocesim_bin(), dir, dir);
-    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
-    char path[128];
-    snprintf(path, sizeof path, "%s/out/fct.txt", dir);
-    char *t = test_read_file(path, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    double last = 0;
-    int lines = 0;
-    for (const char *l = t; *l; l = strchr(l, '\n') + 1) {
-        double f = (double)field(l, 6);
-        last = f > last ? f : last;
-        CU_ASSERT_EQUAL(field(l, 7), 46080);
-        lines++;
-    }
-    printf("\n    %d flows, the last %.0f ns (that simulator 932434 ns) ", lines, last);
-    CU_ASSERT_EQUAL(lines, 16);
-    CU_ASSERT(fabs(last / 932434.0 - 1) <= 0.05);
-    free(t);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    struct run_dir d;
+    run_imported(&d, "inc", INCAST, NULL, "");
+    struct fct_sum f = fct_sum(&d, 46080);
+    printf("\n    %d flows, the last %.0f ns (that simulator 932434 ns) ", f.lines, f.last);
+    CU_ASSERT_EQUAL(f.lines, 16);
+    CU_ASSERT(fabs(f.last / 932434.0 - 1) <= 0.05);
+    run_remove(&d);
 }
 
 /*
  * The DCQCN dumbbell in both (scenarios/ns3-rdma/dumbbell-*.txt): in that simulator's fct.txt the flows end at
  * 394,671 and 434,444 ns; imported (its DCQCN machine: host.dcqcn preset "ns3", timing "periodic") and run here,
- * the first and the last to end each within 5 % of those.  With
- * rocesim's own timing the first flow ended at 214,783 ns, 46 % early.
+ * the first and the last to end each within 5 % of those.  With rocesim's own timing the first flow ended at
+ * 214,783 ns, 46 % early.
  */
 static void test_dumbbell_both(void)
 {
-    char dir[64], cmd[1024], path[128];
-    snprintf(dir, sizeof dir, "/tmp/rocesim-ns3db-%d", (int)getpid());
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && %s import ns3-rdma " DUMBBELL " --out %s/s.json 2>/dev/null "
-             "&& %s run %s/s.json --format ns3-rdma -q --no-plot -o %s/out > /dev/null", dir, dir, test_rocesim_bin(),
-             dir, test_rocesim_bin(), dir, dir);
-    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
-    snprintf(path, sizeof path, "%s/out/fct.txt", dir);
-    char *t = test_read_file(path, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    struct run_dir d;
+    run_imported(&d, "db", DUMBBELL, NULL, "");
+    char *t = run_file(&d, "fct.txt");
     const char *l2 = strchr(t, '\n');
     CU_ASSERT_PTR_NOT_NULL_FATAL(l2);
     /* the first and the last to end: the two flows are alike, and which of them ends first is a tie either
@@ -361,34 +359,19 @@ static void test_dumbbell_both(void)
     for (int i = 0; i < 2; i++)
         CU_ASSERT(fabs(f[i] / ref[i] - 1) <= 0.05);
     free(t);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    run_remove(&d);
 }
 
 /* The leaf-spine WebSearch load (scenarios/ns3-rdma/websearch-*.txt): 367 flows imported, all complete, one line
  * each in fct.txt, their sizes the flow file's total. */
 static void test_websearch(void)
 {
-    char dir[64], cmd[1024], path[128];
-    snprintf(dir, sizeof dir, "/tmp/rocesim-ns3ws-%d", (int)getpid());
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && %s import ns3-rdma scenarios/ns3-rdma/websearch-config.txt "
-             "--out %s/s.json 2>/dev/null && %s run %s/s.json --format ns3-rdma -q --no-plot -o %s/out > /dev/null", dir,
-             dir, test_rocesim_bin(), dir, test_rocesim_bin(), dir, dir);
-    CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
-    snprintf(path, sizeof path, "%s/out/fct.txt", dir);
-    char *t = test_read_file(path, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    int lines = 0;
-    unsigned long long bytes = 0;
-    for (const char *l = t; *l; l = strchr(l, '\n') + 1) {
-        bytes += field(l, 4);
-        lines++;
-    }
-    CU_ASSERT_EQUAL(lines, 367);
-    CU_ASSERT_EQUAL(bytes, 617336709ull); /* the flow file's sizes, summed */
-    free(t);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    struct run_dir d;
+    run_imported(&d, "ws", "scenarios/ns3-rdma/websearch-config.txt", NULL, "");
+    struct fct_sum f = fct_sum(&d, 0);
+    CU_ASSERT_EQUAL(f.lines, 367);
+    CU_ASSERT_EQUAL(f.bytes, 617336709ull); /* the flow file's sizes, summed */
+    run_remove(&d);
 }
 
 void test_ns3_import_register(void)
