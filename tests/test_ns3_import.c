@@ -363,7 +363,8 @@ static void test_dumbbell_both(void)
 }
 
 /* The leaf-spine WebSearch load (scenarios/ns3-rdma/websearch-*.txt): 367 flows imported, all complete, one line
- * each in fct.txt, their sizes the flow file's total. */
+ * each in fct.txt, their sizes the flow file's total; a pair's later flows take source ports 10001, 10002 as in
+ * that simulator's fct.txt of the same flows (314, 48 and 5 lines). */
 static void test_websearch(void)
 {
     struct run_dir d;
@@ -371,6 +372,15 @@ static void test_websearch(void)
     struct fct_sum f = fct_sum(&d, 0);
     CU_ASSERT_EQUAL(f.lines, 367);
     CU_ASSERT_EQUAL(f.bytes, 617336709ull); /* the flow file's sizes, summed */
+    char *t = run_file(&d, "fct.txt");
+    int ports[3] = {0, 0, 0};
+    for (const char *l = t; *l; l = strchr(l, '\n') + 1) {
+        unsigned long long sp = field(l, 2);
+        if (sp >= 10000 && sp <= 10002)
+            ports[sp - 10000]++;
+    }
+    CU_ASSERT(ports[0] == 314 && ports[1] == 48 && ports[2] == 5);
+    free(t);
     run_remove(&d);
 }
 

@@ -76,6 +76,20 @@ static int by_time(const void *x, const void *y)
     return a->at < b->at ? -1 : a->at > b->at ? 1 : a->flow < b->flow ? -1 : a->flow > b->flow;
 }
 
+struct pair_key {
+    uint32_t src, dst, flow;
+};
+
+static int by_pair(const void *x, const void *y)
+{
+    const struct pair_key *a = x, *b = y;
+    if (a->src != b->src)
+        return a->src < b->src ? -1 : 1;
+    if (a->dst != b->dst)
+        return a->dst < b->dst ? -1 : 1;
+    return a->flow < b->flow ? -1 : a->flow > b->flow;
+}
+
 static void fct_txt(const struct run *r, struct sbuf *out)
 {
     const struct net *n = &r->net;
@@ -83,15 +97,21 @@ static void fct_txt(const struct run *r, struct sbuf *out)
     uint32_t nf = n->n_flows, nd = 0;
     uint16_t *sport = mem_xcalloc(nf ? nf : 1, sizeof *sport, "writing fct.txt");
     struct done *d = mem_xcalloc(nf ? nf : 1, sizeof *d, "writing fct.txt");
-    /* each pair's flows numbered in flow order: an imported scenario's flows are its file's, in start order */
-    uint32_t *count = mem_xcalloc((size_t)g->n_hosts * g->n_hosts, sizeof *count, "writing fct.txt");
+    /* each pair's flows numbered in flow order (an imported scenario's flows are its file's, in start order): the
+     * flows sorted by pair, then by index, without a table of every pair (8,192 hosts would make it 268 MB) */
+    struct pair_key *pk = mem_xcalloc(nf ? nf : 1, sizeof *pk, "writing fct.txt");
     for (uint32_t i = 0; i < nf; i++) {
         const struct flow *f = net_flow(n, i);
-        sport[i] = (uint16_t)(NS3_FIRST_PORT + count[(size_t)f->src * g->n_hosts + f->dst]++);
+        pk[i] = (struct pair_key){f->src, f->dst, i};
         if (f->acked >= 0)
             d[nd++] = (struct done){f->acked, i};
     }
-    free(count);
+    qsort(pk, nf, sizeof *pk, by_pair);
+    for (uint32_t i = 0, k = 0; i < nf; i++) {
+        k = i && pk[i].src == pk[i - 1].src && pk[i].dst == pk[i - 1].dst ? k + 1 : 0;
+        sport[pk[i].flow] = (uint16_t)(NS3_FIRST_PORT + k);
+    }
+    free(pk);
     qsort(d, nd, sizeof *d, by_time);
     for (uint32_t k = 0; k < nd; k++) {
         const struct flow *f = net_flow(n, d[k].flow);
