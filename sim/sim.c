@@ -257,16 +257,14 @@ int sim_init(struct sim *s)
     s->n_ent = 1;
     s->ent_seq = calloc(1, sizeof *s->ent_seq);
     s->cur_b = -1; /* nothing is in the window yet: every event goes to the calendar */
-    s->cur_cap = 256;
-    s->cur = malloc(sizeof *s->cur * s->cur_cap);
-    s->cur_free = malloc(sizeof *s->cur_free * s->cur_cap);
-    s->win = malloc(sizeof *s->win * s->cur_cap);
-    s->win_tmp = malloc(sizeof *s->win_tmp * s->cur_cap);
+    s->win_chunks = s->near_chunk = SIM_NONE;
+    s->win_cap = 256;
+    s->win = malloc(sizeof *s->win * s->win_cap);
+    s->win_tmp = malloc(sizeof *s->win_tmp * s->win_cap);
     s->bucket = malloc(sizeof *s->bucket * RING);
     s->bmap = calloc(BMAP_WORDS, sizeof *s->bmap);
     s->bsum = calloc(BMAP_WORDS / 64, sizeof *s->bsum);
-    if (heap_init(&s->near, 256) || heap_init(&s->far, 64) || !s->cur || !s->cur_free || !s->win ||
-        !s->win_tmp || !s->bucket || !s->bmap || !s->bsum || !s->ent_seq) {
+    if (heap_init(&s->near, 256) || heap_init(&s->far, 64) || !s->win || !s->win_tmp || !s->bucket || !s->bmap || !s->bsum || !s->ent_seq) {
         sim_free(s);
         return -1;
     }
@@ -279,8 +277,6 @@ void sim_free(struct sim *s)
 {
     free(s->near.mem);
     free(s->far.mem);
-    free(s->cur);
-    free(s->cur_free);
     free(s->win);
     free(s->win_tmp);
     free(s->bucket);
@@ -331,52 +327,63 @@ void sim_seq_exhausted(uint32_t ent)
 
 /* ---- the three tiers ---- */
 
-/* Makes room for `need` events in the window's arrays. */
-static void ensure_cur(struct sim *s, uint32_t need)
+/* Makes room for `need` keys in the window's arrays; out of line, as it rarely grows them. */
+static __attribute__((noinline)) void grow_win(struct sim *s, uint32_t need)
 {
-    if (need <= s->cur_cap)
-        return;
-    uint32_t ncap = s->cur_cap;
+    uint32_t ncap = s->win_cap;
     while (ncap < need)
         ncap *= 2;
     if (ncap > (1U << SIM_SLOT_BITS))
         mem_oom(SIM_OOM);
-    struct sim_event *nc = realloc(s->cur, sizeof *nc * ncap);
-    uint32_t *nf = nc ? realloc(s->cur_free, sizeof *nf * ncap) : NULL;
-    struct sim_key *nw = nf ? realloc(s->win, sizeof *nw * ncap) : NULL;
+    struct sim_key *nw = realloc(s->win, sizeof *nw * ncap);
     struct sim_key *nt = nw ? realloc(s->win_tmp, sizeof *nt * ncap) : NULL;
     if (!nt)
         mem_oom(SIM_OOM);
-    s->cur = nc;
-    s->cur_free = nf;
     s->win = nw;
     s->win_tmp = nt;
-    s->cur_cap = ncap;
+    s->win_cap = ncap;
+}
+
+static inline void ensure_win(struct sim *s, uint32_t need)
+{
+    if (__builtin_expect(need > s->win_cap, 0))
+        grow_win(s, need);
+}
+
+/* Where the event of a window key's slot lies. */
+static inline struct sim_event *slot_event(const struct sim *s, uint64_t lo)
+{
+    uint32_t slot = (uint32_t)(lo & SLOT_MASK);
+    return &s->chunks[slot >> SIM_CHUNK_SHIFT].ev[slot & ((1u << SIM_CHUNK_SHIFT) - 1)];
 }
 
 /* hi and lo as in struct sim_event: lo's low bits are the event's entity until the event has a slot. */
 #define EV_PARAMS uint64_t hi, uint64_t lo, sim_fn fn, void *obj, struct sim_timer *tm, uint64_t arg
 
+static uint32_t chunk_alloc(struct sim *s);
+
+/* A place for an event that joins the open window (the side heap's, or the far heap's): in the window's own chunk,
+ * freed with the window's others.  Returns its slot. */
+static uint32_t near_slot(struct sim *s, EV_PARAMS)
+{
+    uint32_t c = s->near_chunk;
+    if (c == SIM_NONE || s->chunks[c].n == SIM_CHUNK_EVENTS) {
+        c = s->near_chunk = chunk_alloc(s);
+        s->chunks[c].n = 0;
+        s->chunks[c].next = s->win_chunks;
+        s->win_chunks = c;
+    }
+    struct sim_chunk *ch = &s->chunks[c];
+    uint32_t i = ch->n++;
+    ch->ev[i] = (struct sim_event){hi, lo, fn, obj, tm, arg};
+    return c << SIM_CHUNK_SHIFT | i;
+}
+
 /* An event for the current window that arrived after it was sorted: it waits in the side heap. */
 static void near_insert(struct sim *s, EV_PARAMS)
 {
-    uint32_t idx;
-    if (s->n_cur_free) {
-        idx = s->cur_free[--s->n_cur_free];
-    } else {
-        ensure_cur(s, s->n_cur + 1);
-        idx = s->n_cur++;
-    }
-    s->cur[idx] = (struct sim_event){hi, lo, fn, obj, tm, arg};
-    heap_push(&s->near, (struct sim_key){hi, (lo & ~SLOT_MASK) | idx});
-}
-
-/* An event for the window being opened (not yet sorted). */
-static inline void win_append(struct sim *s, const struct sim_event *e)
-{
-    uint32_t idx = s->n_cur++;
-    s->cur[idx] = *e;
-    s->win[s->win_n++] = (struct sim_key){e->hi, (e->lo & ~SLOT_MASK) | idx};
+    uint32_t slot = near_slot(s, hi, lo, fn, obj, tm, arg);
+    heap_push(&s->near, (struct sim_key){hi, (lo & ~SLOT_MASK) | slot});
 }
 
 /*
@@ -409,7 +416,7 @@ static uint32_t chunk_alloc(struct sim *s)
 {
     if (s->n_free_chunks == 0)
         s->chunks = grow_indexed(s->chunks, sizeof *s->chunks, true, &s->free_chunks, &s->chunks_cap,
-                                 &s->n_free_chunks, UINT32_MAX / 2);
+                                 &s->n_free_chunks, 1U << (SIM_SLOT_BITS - SIM_CHUNK_SHIFT));
     return s->free_chunks[--s->n_free_chunks];
 }
 
@@ -499,7 +506,8 @@ static uint32_t ring_next(const struct sim *s, uint32_t from)
     return (word << 6) | (uint32_t)__builtin_ctzll(s->bmap[word]);
 }
 
-/* Moves a ring slot's events into the (empty) window. */
+/* Makes a ring slot's events the (empty) window's: their keys, pointing at them where they lie; the chunks become
+ * the window's. */
 static void take_bucket(struct sim *s, uint32_t slot)
 {
     uint32_t c = s->bucket[slot];
@@ -507,16 +515,25 @@ static void take_bucket(struct sim *s, uint32_t slot)
     s->bmap[slot >> 6] &= ~(1ULL << (slot & 63));
     if (!s->bmap[slot >> 6])
         s->bsum[slot >> 12] &= ~(1ULL << ((slot >> 6) & 63));
-    while (c != SIM_NONE) {
-        struct sim_chunk *ch = &s->chunks[c];
+    s->win_chunks = c;
+    for (; c != SIM_NONE; c = s->chunks[c].next) {
+        const struct sim_chunk *ch = &s->chunks[c];
         uint32_t m = ch->n;
-        ensure_cur(s, s->n_cur + m);
+        ensure_win(s, s->win_n + m);
+        struct sim_key *w = s->win + s->win_n;
         for (uint32_t i = 0; i < m; i++)
-            win_append(s, &ch->ev[i]);
+            w[i] = (struct sim_key){ch->ev[i].hi, (ch->ev[i].lo & ~SLOT_MASK) | c << SIM_CHUNK_SHIFT | i};
+        s->win_n += m;
         s->n_ring -= m;
-        s->free_chunks[s->n_free_chunks++] = c;
-        c = ch->next;
     }
+}
+
+/* Frees the chunks of the window that has just run out. */
+static inline void free_window(struct sim *s)
+{
+    for (uint32_t c = s->win_chunks; c != SIM_NONE; c = s->chunks[c].next)
+        s->free_chunks[s->n_free_chunks++] = c;
+    s->win_chunks = s->near_chunk = SIM_NONE;
 }
 
 static void far_take(struct sim *s)
@@ -526,8 +543,9 @@ static void far_take(struct sim *s)
     struct sim_payload p = s->slab[slot];
     s->free_slots[s->n_free++] = slot;
     heap_pop(&s->far);
-    ensure_cur(s, s->n_cur + 1);
-    win_append(s, &(struct sim_event){k.hi, (k.lo & ~SLOT_MASK) | p.ent, p.fn, p.obj, p.timer, p.arg});
+    ensure_win(s, s->win_n + 1);
+    uint32_t at = near_slot(s, k.hi, (k.lo & ~SLOT_MASK) | p.ent, p.fn, p.obj, p.timer, p.arg);
+    s->win[s->win_n++] = (struct sim_key){k.hi, (k.lo & ~SLOT_MASK) | at};
 }
 
 /*
@@ -630,8 +648,7 @@ static inline bool adapt_due(const struct sim *s)
 /* Opens bucket b (next_bucket's) as the window. */
 static inline void open_window(struct sim *s, int64_t b, int64_t b_ring, uint32_t slot)
 {
-    s->n_cur = 0;
-    s->n_cur_free = 0;
+    free_window(s);
     s->win_n = s->win_pos = 0;
     s->cur_b = b;
     if (b == b_ring)
@@ -739,27 +756,19 @@ static inline void prefetch_event(const struct sim_event *q)
         __builtin_prefetch((const void *)(uintptr_t)q->arg);
 }
 
-static inline void prefetch_next(const struct sim *s)
+/* The pipeline with hooks (prefetch_next); out of line, so that the common case of a small fabric stays short. */
+static __attribute__((noinline)) void prefetch_hooked(const struct sim *s)
 {
     uint32_t left = s->win_n - s->win_pos;
     const struct sim_key *w = s->win + s->win_pos;
-    if (s->near.n || !s->n_pf) {
-        /* only the next event: the window's head, or the side heap's root when it is earlier */
-        const struct sim_key *k = left ? w : NULL;
-        if (s->near.n && (!k || key_val(&s->near.h[0]) < key_val(k)))
-            k = &s->near.h[0];
-        if (k)
-            prefetch_event(&s->cur[k->lo & SLOT_MASK]);
-        return;
-    }
     /* Four ahead, not three: the hook's first stage reads this event's frame two events later rather than one,
      * when the miss is more likely complete (measured in docs/performance.md; five ahead is no better). */
     if (left >= 4)
-        prefetch_event(&s->cur[w[3].lo & SLOT_MASK]);
+        prefetch_event(slot_event(s, w[3].lo));
     if (s->win_pos <= 1 && left >= 3)
-        prefetch_event(&s->cur[w[2].lo & SLOT_MASK]); /* the window just opened: nothing prefetched it yet */
+        prefetch_event(slot_event(s, w[2].lo)); /* the window just opened: nothing prefetched it yet */
     for (uint32_t ahead = left < 2 ? left : 2; ahead >= 1; ahead--) {
-        const struct sim_event *q = &s->cur[w[ahead - 1].lo & SLOT_MASK];
+        const struct sim_event *q = slot_event(s, w[ahead - 1].lo);
         if (s->win_pos <= 1)
             prefetch_event(q); /* the window just opened: nothing prefetched it yet */
         for (uint32_t i = 0; i < s->n_pf; i++)
@@ -768,6 +777,22 @@ static inline void prefetch_next(const struct sim *s)
                 break;
             }
     }
+}
+
+static inline __attribute__((always_inline)) void prefetch_next(const struct sim *s)
+{
+    if (!s->near.n) {
+        if (s->n_pf)
+            prefetch_hooked(s);
+        else if (s->win_pos < s->win_n)
+            prefetch_event(slot_event(s, s->win[s->win_pos].lo));
+        return;
+    }
+    /* only the next event: the window's head, or the side heap's root when it is earlier */
+    const struct sim_key *k = &s->near.h[0];
+    if (s->win_pos < s->win_n && key_val(&s->win[s->win_pos]) < key_val(k))
+        k = &s->win[s->win_pos];
+    prefetch_event(slot_event(s, k->lo));
 }
 
 /* Whether the window is used up (the next event, if any, is in a later bucket). */
@@ -825,9 +850,7 @@ static inline __attribute__((always_inline)) void step_min(struct sim *s, const 
         heap_pop(&s->near);
     else
         s->win_pos++;
-    uint32_t idx = (uint32_t)(k.lo & SLOT_MASK);
-    struct sim_event e = s->cur[idx];
-    s->cur_free[s->n_cur_free++] = idx;
+    struct sim_event e = *slot_event(s, k.lo);
     s->window_events++;
     if (__builtin_expect(k.lo >> 63, 0))
         sim_seq_exhausted((uint32_t)(k.hi & ENT_MASK));
@@ -871,13 +894,11 @@ bool sim_pop(struct sim *s, struct sim_event *e)
     if (!window_fill(s))
         return false;
     const struct sim_key *m = window_min(s);
-    uint32_t idx = (uint32_t)(m->lo & SLOT_MASK);
+    *e = *slot_event(s, m->lo);
     if (m == &s->near.h[0])
         heap_pop(&s->near);
     else
         s->win_pos++;
-    *e = s->cur[idx];
-    s->cur_free[s->n_cur_free++] = idx;
     return true;
 }
 

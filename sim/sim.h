@@ -28,10 +28,10 @@
  * Keys are 16 bytes: (time << SIM_ENT_BITS | entity ^ mask, entity sequence <<
  * SIM_SLOT_BITS | slot), so time is limited to SIM_TIME_LIMIT (17.59 s) and
  * entities to 2^SIM_ENT_BITS.  The queue has three tiers (sim.c):
- *   - the window: the events of the current bucket of time, as keys over an
- *     array of their payloads (the slot indexes it), sorted once when the
- *     window opens; an event scheduled into the open window waits in a small
- *     side heap;
+ *   - the window: the events of the current bucket of time, as keys that
+ *     say where each event lies in the bucket's chunks (the slot), sorted
+ *     once when the window opens; the events are not copied; an event
+ *     scheduled into the open window waits in a small side heap;
  *   - the calendar: a ring of 2^SIM_RING_BITS buckets of width 2^shift ps
  *     after the window, each a list of chunks of whole events, unsorted;
  *     when the window empties, the next non-empty bucket is moved into it
@@ -135,7 +135,9 @@ struct sim_heap {
 
 #define SIM_RING_BITS 16 /* calendar buckets: 65,536 */
 #define SIM_CHUNK_EVENTS 10
+#define SIM_CHUNK_SHIFT 4 /* a window key's slot: chunk << SIM_CHUNK_SHIFT | the event's place in it */
 #define SIM_NONE UINT32_MAX
+_Static_assert(SIM_CHUNK_EVENTS <= (1 << SIM_CHUNK_SHIFT), "a chunk's events are numbered within its slot bits");
 
 struct sim_chunk {
     uint32_t next; /* chunk index, or SIM_NONE */
@@ -150,13 +152,13 @@ struct sim {
     uint32_t n_ent;
     uint64_t *ent_seq; /* each entity's next sequence, entity << SIM_ESEQ_BITS | number: handed out as it is */
 
-    /* The current window: bucket cur_b, its events sorted once (win) plus those filed later (near). */
-    struct sim_key *win, *win_tmp; /* sorted keys (their slot: an index into cur); merge buffer */
-    uint32_t win_pos, win_n;
+    /* The current window: bucket cur_b, its events sorted once (win) plus those filed later (near).  The events
+     * stay where they were filed, in the bucket's chunks; a key's slot says where (chunk << SIM_CHUNK_SHIFT | i). */
+    struct sim_key *win, *win_tmp; /* sorted keys; scratch for sorting */
+    uint32_t win_pos, win_n, win_cap;
     struct sim_heap near; /* events filed into the window after it was sorted (same keys) */
-    struct sim_event *cur;
-    uint32_t *cur_free;
-    uint32_t n_cur, n_cur_free, cur_cap;
+    uint32_t win_chunks;  /* the window's chunks, freed when the next window opens */
+    uint32_t near_chunk;  /* the chunk that takes the side heap's events (SIM_NONE: none yet) */
     int64_t cur_b;  /* absolute bucket number (t >> shift) of the window */
     unsigned shift; /* bucket width 2^shift ps */
 
@@ -201,7 +203,7 @@ struct sim {
     uint32_t n_pf;
     sim_fn pf_fn[SIM_PF_MAX];
     sim_prefetch_fn pf_hook[SIM_PF_MAX];
-    uint64_t spare[2]; /* to whole lines: partitions' engines lie side by side (sim/parallel.c) */
+    uint64_t spare[4]; /* to whole lines: partitions' engines lie side by side (sim/parallel.c) */
 };
 _Static_assert(sizeof(struct sim) % 64 == 0, "an engine is whole cache lines");
 
