@@ -708,14 +708,9 @@ void sim_insert(struct sim *s, uint64_t hi, uint64_t lo, sim_fn fn, void *obj, s
     insert_event(s, hi, lo, fn, obj, tm, arg);
 }
 
-void sim_at_seq_to(struct sim *s, sim_time_t t, uint64_t seq, uint32_t ent, sim_fn fn, void *obj, uint64_t arg)
+void sim_file(struct sim *s, sim_time_t t, uint64_t seq, uint32_t ent, sim_fn fn, void *obj, uint64_t arg)
 {
     schedule_seq(s, t, seq, ent, fn, obj, NULL, arg);
-}
-
-void sim_at_to(struct sim *s, sim_time_t t, uint32_t ent, sim_fn fn, void *obj, uint64_t arg)
-{
-    schedule_seq(s, t, sim_reserve_seq(s), ent, fn, obj, NULL, arg);
 }
 
 void sim_timer_arm(struct sim *s, struct sim_timer *tm, sim_time_t t, sim_fn fn, void *obj)
