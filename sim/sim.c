@@ -31,7 +31,7 @@ static inline uint64_t seq_lo(uint64_t seq) { return (seq & ESEQ_MASK) << SIM_SL
 #define ADAPT_WINDOWS 1024
 #define ADAPT_LOW 8
 #define ADAPT_HIGH 64
-#define ADAPT_FAR_SHARE 8 /* widen when more than one event in this many was filed beyond the ring's reach */
+#define ADAPT_FAR_SHARE 32 /* widen when more than one event in this many was filed beyond the ring's reach */
 #define ADAPT_HOLD 64     /* ... and then do not narrow for this many adaptations */
 #define SHIFT_INIT 10 /* 1.024 ns */
 #define SHIFT_MAX 40  /* 1.1 s */
@@ -231,18 +231,14 @@ static struct sim_key *distribute_keys(struct sim_key *a, struct sim_key *b, uin
 }
 
 /*
- * Sorts the window's keys (distribute_keys), leaving them in s->win.  A sorted
- * window, unlike a heap, shows the next few events for free, which is what the
- * prefetch pipeline needs (prefetch_next).
+ * A window's keys are dealt into WIN_RANGES ranges of its bucket's span of time as they are made from the events in
+ * the calendar (fill_window; the bucket's bounds are known, so no pass looks for the keys' least and greatest).
+ * The adaptation keeps 8 to 64 keys in a window, and their times are nearly all distinct (41 keys a window, 96 %
+ * distinct instants on the HPCC fabric), so a range holds one or two; 32 ranges cost fewer instructions than 16
+ * or 64 there (docs/performance.md).
  */
-static void sort_window(struct sim *s)
-{
-    struct sim_key *got = distribute_keys(s->win, s->win_tmp, s->win_n, 0);
-    if (got != s->win) {
-        s->win_tmp = s->win;
-        s->win = got;
-    }
-}
+#define WIN_RANGE_BITS 5
+#define WIN_RANGES (1u << WIN_RANGE_BITS)
 
 _Thread_local struct sim *sim_cur;
 _Thread_local void *sim_user;
@@ -364,14 +360,14 @@ static uint32_t chunk_alloc(struct sim *s);
 
 /* A place for an event that joins the open window (the side heap's, or the far heap's): in the window's own chunk,
  * freed with the window's others.  Returns its slot. */
-static uint32_t near_slot(struct sim *s, EV_PARAMS)
+static inline __attribute__((always_inline)) uint32_t near_slot(struct sim *s, EV_PARAMS)
 {
     uint32_t c = s->near_chunk;
     if (c == SIM_NONE || s->chunks[c].n == SIM_CHUNK_EVENTS) {
-        c = s->near_chunk = chunk_alloc(s);
+        c = chunk_alloc(s);
         s->chunks[c].n = 0;
-        s->chunks[c].next = s->win_chunks;
-        s->win_chunks = c;
+        s->chunks[c].next = s->near_chunk;
+        s->near_chunk = c;
     }
     struct sim_chunk *ch = &s->chunks[c];
     uint32_t i = ch->n++;
@@ -508,23 +504,91 @@ static uint32_t ring_next(const struct sim *s, uint32_t from)
 
 /* Makes a ring slot's events the (empty) window's: their keys, pointing at them where they lie; the chunks become
  * the window's. */
-static void take_bucket(struct sim *s, uint32_t slot)
+/* The key of event i of chunk c, for the window. */
+static inline struct sim_key chunk_key(const struct sim_chunk *ch, uint32_t c, uint32_t i)
+{
+    return (struct sim_key){ch->ev[i].hi, (ch->ev[i].lo & ~SLOT_MASK) | c << SIM_CHUNK_SHIFT | i};
+}
+
+/* Takes ring slot `slot`'s list of chunks out of the calendar; returns its head. */
+static inline uint32_t take_bucket(struct sim *s, uint32_t slot)
 {
     uint32_t c = s->bucket[slot];
     s->bucket[slot] = SIM_NONE;
     s->bmap[slot >> 6] &= ~(1ULL << (slot & 63));
     if (!s->bmap[slot >> 6])
         s->bsum[slot >> 12] &= ~(1ULL << ((slot >> 6) & 63));
-    s->win_chunks = c;
-    for (; c != SIM_NONE; c = s->chunks[c].next) {
-        const struct sim_chunk *ch = &s->chunks[c];
-        uint32_t m = ch->n;
-        ensure_win(s, s->win_n + m);
-        struct sim_key *w = s->win + s->win_n;
-        for (uint32_t i = 0; i < m; i++)
-            w[i] = (struct sim_key){ch->ev[i].hi, (ch->ev[i].lo & ~SLOT_MASK) | c << SIM_CHUNK_SHIFT | i};
-        s->win_n += m;
-        s->n_ring -= m;
+    return c;
+}
+
+/*
+ * Makes the window's sorted keys: those already in it (the far heap's events of its bucket) and those of the events
+ * in the chunks from c on (its bucket's), which stay where they are; the keys point at them (the slot).  A small
+ * window is merge-sorted.  A larger one is dealt into ranges of its bucket's time straight from the chunks (a pass
+ * counts, a pass deals), a crowded range is sorted on its own (distribute_keys), and one insertion pass orders what
+ * is left out of order within ranges.  A sorted window, unlike a heap, shows the next few events for free, which is
+ * what the prefetch pipeline needs (prefetch_next).
+ */
+static void fill_window(struct sim *s, uint32_t c, uint64_t base, unsigned sh)
+{
+    uint32_t f = s->win_n, n = f;
+    for (uint32_t d = c; d != SIM_NONE; d = s->chunks[d].next)
+        n += s->chunks[d].n;
+    ensure_win(s, n);
+    s->n_ring -= n - f;
+    s->win_n = n;
+    struct sim_key *a = s->win, *b = s->win_tmp;
+    if (n < DIST_MIN) {
+        for (uint32_t d = c, at = f; d != SIM_NONE; d = s->chunks[d].next)
+            for (uint32_t i = 0; i < s->chunks[d].n; i++)
+                a[at++] = chunk_key(&s->chunks[d], d, i);
+        b = merge_keys(a, b, n);
+    } else {
+        uint32_t cnt[WIN_RANGES] = {0};
+        for (uint32_t i = 0; i < f; i++)
+            cnt[(a[i].hi - base) >> sh]++;
+        for (uint32_t d = c; d != SIM_NONE; d = s->chunks[d].next) {
+            const struct sim_chunk *ch = &s->chunks[d];
+            for (uint32_t i = 0, m = ch->n; i < m; i++)
+                cnt[(ch->ev[i].hi - base) >> sh]++;
+        }
+        uint32_t sum = 0, any = 0;
+        for (uint32_t r = 0; r < WIN_RANGES; r++) {
+            uint32_t k = cnt[r];
+            any |= k; /* above DIST_CROWD when a range is (or, rarely, when none is: then the loop below finds none) */
+            cnt[r] = sum;
+            sum += k;
+        }
+        for (uint32_t i = 0; i < f; i++)
+            b[cnt[(a[i].hi - base) >> sh]++] = a[i];
+        for (uint32_t d = c; d != SIM_NONE; d = s->chunks[d].next) {
+            const struct sim_chunk *ch = &s->chunks[d];
+            for (uint32_t i = 0, m = ch->n; i < m; i++)
+                b[cnt[(ch->ev[i].hi - base) >> sh]++] = chunk_key(ch, d, i);
+        }
+        /* now cnt[r] is where range r ends */
+        for (uint32_t r = 0, from = 0; any > DIST_CROWD && r < WIN_RANGES; from = cnt[r++]) {
+            uint32_t k = cnt[r] - from;
+            if (k <= DIST_CROWD)
+                continue;
+            struct sim_key *got = distribute_keys(b + from, a + from, k, 1);
+            if (got != b + from)
+                memcpy(b + from, got, sizeof *got * k);
+        }
+        for (uint32_t i = 1; i < n; i++) {
+            if (b[i - 1].hi < b[i].hi)
+                continue; /* the first word orders all but the rare keys that share it */
+            struct sim_key k = b[i];
+            unsigned __int128 kv = key_val(&k);
+            uint32_t j = i;
+            for (; j > 0 && key_val(&b[j - 1]) > kv; j--)
+                b[j] = b[j - 1];
+            b[j] = k;
+        }
+    }
+    if (b != s->win) {
+        s->win_tmp = s->win;
+        s->win = b;
     }
 }
 
@@ -532,6 +596,8 @@ static void take_bucket(struct sim *s, uint32_t slot)
 static inline void free_window(struct sim *s)
 {
     for (uint32_t c = s->win_chunks; c != SIM_NONE; c = s->chunks[c].next)
+        s->free_chunks[s->n_free_chunks++] = c;
+    for (uint32_t c = s->near_chunk; c != SIM_NONE; c = s->chunks[c].next)
         s->free_chunks[s->n_free_chunks++] = c;
     s->win_chunks = s->near_chunk = SIM_NONE;
 }
@@ -651,11 +717,13 @@ static inline void open_window(struct sim *s, int64_t b, int64_t b_ring, uint32_
     free_window(s);
     s->win_n = s->win_pos = 0;
     s->cur_b = b;
-    if (b == b_ring)
-        take_bucket(s, slot);
+    /* the bucket's keys lie in [base, base + 2^(shift + SIM_ENT_BITS)): WIN_RANGES ranges of it */
+    uint64_t base = (uint64_t)b << s->shift << SIM_ENT_BITS;
+    unsigned sh = s->shift + SIM_ENT_BITS - WIN_RANGE_BITS;
     while (s->far.n && (sim_key_time(s->far.h[0].hi) >> s->shift) <= b)
         far_take(s);
-    sort_window(s);
+    s->win_chunks = b == b_ring ? take_bucket(s, slot) : SIM_NONE;
+    fill_window(s, s->win_chunks, base, sh);
     /* The next bucket's events were filed a while ago and are likely out of cache: start loading its newest chunk. */
     if (s->n_ring) {
         const char *c = (const char *)&s->chunks[s->bucket[ring_next(s, (uint32_t)(b + 1) & RING_MASK)]];

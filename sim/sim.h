@@ -157,8 +157,8 @@ struct sim {
     struct sim_key *win, *win_tmp; /* sorted keys; scratch for sorting */
     uint32_t win_pos, win_n, win_cap;
     struct sim_heap near; /* events filed into the window after it was sorted (same keys) */
-    uint32_t win_chunks;  /* the window's chunks, freed when the next window opens */
-    uint32_t near_chunk;  /* the chunk that takes the side heap's events (SIM_NONE: none yet) */
+    uint32_t win_chunks;  /* the window's bucket's chunks, freed when the next window opens */
+    uint32_t near_chunk;  /* the chunks of the events that joined the window (side heap, far heap), newest first */
     int64_t cur_b;  /* absolute bucket number (t >> shift) of the window */
     unsigned shift; /* bucket width 2^shift ps */
 
