@@ -119,7 +119,8 @@ static uint32_t egress_port(struct net *n, struct sw *w, struct pkt *k)
  * B bytes, out of the buffer accounting, headroom first.  Returns its ingress
  * port.  Aborts on negative accounting: that is a bug, not a scenario error.
  */
-static struct port *release(struct net *n, struct sw *w, const struct pkt *k, int prio, int64_t B)
+static inline __attribute__((always_inline)) struct port *release(struct net *n, struct sw *w, const struct pkt *k,
+                                                                  int prio, int64_t B)
 {
     struct port *in = &w->ports[k->in_port];
     int64_t from_hdrm = 0;

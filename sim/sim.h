@@ -271,8 +271,8 @@ void sim_file(struct sim *s, sim_time_t t, uint64_t seq, uint32_t ent, sim_fn fn
 
 /*
  * Schedules fn at time t with a sequence from sim_reserve_seq (t >= now) for entity ent (sim_at_seq: the running
- * event's own).  The common case is filed here, inline: an event of a node (not of the run) in an engine that keeps
- * all its nodes' events, for a later bucket of the calendar whose first chunk has room.  That needs no check of the
+ * event's own).  The common case is filed here, inline: an event of a node (not of the run) of this engine's own
+ * partition, for a later bucket of the calendar whose first chunk has room.  That needs no check of the
  * past (the bucket is after the window, which holds now) and no call: a call with seven arguments passed one on the
  * stack and saved five registers, a tenth of all instructions on the HPCC fabric (docs/performance.md).
  */
@@ -280,7 +280,8 @@ static inline void sim_at_seq_to(struct sim *s, sim_time_t t, uint64_t seq, uint
                                  uint64_t arg)
 {
     uint64_t ahead = (uint64_t)((t >> s->shift) - s->cur_b) - 1; /* buckets after the window's next */
-    if (ahead < (1u << SIM_RING_BITS) - 1 && ent != SIM_ENT_GLOBAL && !s->ent_part && t <= SIM_TIME_LIMIT) {
+    if (ahead < (1u << SIM_RING_BITS) - 1 && ent != SIM_ENT_GLOBAL && (!s->ent_part || s->ent_part[ent] == s->part) &&
+        t <= SIM_TIME_LIMIT) {
         uint32_t c = s->bucket[(uint32_t)(t >> s->shift) & ((1u << SIM_RING_BITS) - 1)];
         if (c != SIM_NONE && s->chunks[c].n < SIM_CHUNK_EVENTS) {
             struct sim_chunk *ch = &s->chunks[c];
