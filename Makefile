@@ -146,13 +146,17 @@ validation: $(BUILD)/validate
 $(BUILD)/validate: $(BUILD)/tests/validation/validate_main.o $(BUILD)/tests/validation/validation.o $(BUILD)/tests/validation/uec.o $(BUILD)/librocesim.a
 	$(CC) $(CFLAGS) -o $@ $(LINK_LIB) $(LDLIBS)
 
-# BENCH_REPEAT=N: each whole run N times (3 by default), the fastest kept (a shared machine's timings vary).
+# BENCH_REPEAT=N: each whole run N times (3 by default), the fastest kept (a shared machine's timings vary); then
+# the instructions per packet-hop and per event of the main cases under callgrind (docs/performance.md; BENCH_CUT=TIME
+# after each case's warm-up, 100us by default; BENCH_INSTRUCTIONS=0: not counted).
 bench: $(BUILD)/bench rocesim
-	$(BUILD)/bench $(if $(BENCH_REPEAT),--repeat $(BENCH_REPEAT))
+	@tools/deps.sh --if-missing --bench
+	BENCH_CUT='$(BENCH_CUT)' BENCH_INSTRUCTIONS='$(BENCH_INSTRUCTIONS)' $(BUILD)/bench $(if $(BENCH_REPEAT),--repeat $(BENCH_REPEAT))
 
 # Instructions per packet-hop and per event under callgrind, where wall time is noise (docs/performance.md):
 # BENCH_CUT=TIME of each case after its warm-up (100us by default), BENCH_CASES=FILTER as build/bench takes it.
 bench-instructions: $(BUILD)/bench rocesim
+	@tools/deps.sh --if-missing --bench
 	$(BUILD)/bench --instructions $(if $(BENCH_CUT),--cut $(BENCH_CUT)) $(BENCH_CASES)
 
 # OpenMPI (optional): `make mpi` installs it when missing and builds ./rocesim-mpi, the same

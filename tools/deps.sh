@@ -8,12 +8,15 @@
 # (`make test` asks for them; without them that one test is skipped).
 # With --capture, tshark and tcpdump, which read monitor.capture's pcap files in the capture tests (`make deps`
 # and `make test` ask for them; without them those checks are skipped with a note).
+# With --bench, valgrind, whose callgrind counts the instructions `make bench` and `make bench-instructions` report.
 set -e
 mpi=""
 browser=""
 capture=""
+bench=""
 for a in "$@"; do
     [ "$a" = "--mpi" ] && mpi=1; [ "$a" = "--browser" ] && browser=1; [ "$a" = "--capture" ] && capture=1
+    [ "$a" = "--bench" ] && bench=1
 done
 need=""
 check() { # package, test
@@ -38,6 +41,9 @@ fi
 if [ -n "$capture" ]; then
     check tshark  "command -v tshark"
     check tcpdump "command -v tcpdump"
+fi
+if [ -n "$bench" ]; then
+    check valgrind "command -v valgrind"
 fi
 if [ "$1" = "--if-missing" ] && [ -z "$need" ]; then exit 0; fi
 if [ -z "$need" ]; then echo "deps: all present (libcjson-dev libcunit1-dev libev-dev gnuplot-nox libnlopt-dev libgsl-dev libprotobuf-c-dev protobuf-c-compiler)"; exit 0; fi

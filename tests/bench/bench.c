@@ -45,7 +45,9 @@
  * simulated time after its own untimed warm-up (default 100us), counting the instructions of the timed part
  * (run_simulate), and the instructions per packet-hop and per event are printed: a count that the machine's
  * other tenants do not move, where wall time on a shared machine moves by a fifth from run to run
- * (docs/performance.md).
+ * (docs/performance.md).  A timed run (make bench) ends with the same count of the cases in counted_cases, beside
+ * their wall time per hop, and keeps it in bench.json ("instructions"); BENCH_INSTRUCTIONS=0 leaves it out,
+ * BENCH_CUT=TIME sets its cut.
  *
  * Before and after the cases, the memory latency (dram_latency_ns): what the
  * large fabrics' numbers depend on, on a machine shared with others.
@@ -665,6 +667,10 @@ struct bcase {
     bool whole_run;
 };
 
+/* The cases whose instructions a timed run (make bench) also counts (count_instructions), as wanted() reads it. */
+static const char *const counted_cases = "incast64$,dumbbell32$,fattree_k8$,hpcc320$,fattree_k8_spray$,dragonfly$,"
+                                         "rail_1g$,scale_k32$,uet_perm1024$,pfc_k16$";
+
 static const char *thr_load = "0.5";
 static unsigned thr_threads = 1;
 static bool thr_adapt = true;
@@ -856,17 +862,17 @@ static void case_build32(void) { bench_fat_tree_build(32); }
 
 static const struct bcase cases[] = {
     {"hold100k", case_hold100k, false},     {"hold1k", case_hold1k, false},   {"incast64", case_incast, true},
-    {"dumbbell32", case_dumbbell, true},    {"fattree_k8", case_k8, true},    {"hpcc320", case_hpcc, true},
+    {"dumbbell32", case_dumbbell, true}, {"fattree_k8", case_k8, true}, {"hpcc320", case_hpcc, true},
     {"fattree_k8_sr", case_k8_ecmp, true}, {"fattree_k8_spray", case_k8_spray, true},
     {"fattree_k8_adaptive", case_k8_adaptive, true},
-    {"dragonfly", bench_dragonfly, true},   {"rail_allreduce", case_rail_allreduce, true},
+    {"dragonfly", bench_dragonfly, true}, {"rail_allreduce", case_rail_allreduce, true},
     {"rail_servers", case_rail_servers, true},       {"rail_1g", case_rail_1g, true},
     {"scale_k8", case_s8, true},      {"scale_k16", case_k16, true},
-    {"scale_k24", case_k24, true},          {"scale_k32", case_k32, true},    {"build_k32", case_build32, false},
+    {"scale_k24", case_k24, true},          {"scale_k32", case_k32, true}, {"build_k32", case_build32, false},
     {"tune", case_tune, true},             {"uet_perm1024", case_uet_perm, true},
     {"hpcc320_hpcc", case_hpcc_hpcc, true}, {"hpcc320_timely", case_hpcc_timely, true},
     {"hpcc320_dctcp", case_hpcc_dctcp, true}, {"hpcc320_swift", case_hpcc_swift, true},
-    {"pfc_k16", case_pfc16, true},          {"xfer", bench_xfer, false},    {"partition", case_partition, false},
+    {"pfc_k16", case_pfc16, true},    {"xfer", bench_xfer, false},    {"partition", case_partition, false},
     {"hpcc320_t2", case_hpcc_t2, true},     {"hpcc320_t4", case_hpcc_t4, true}, {"hpcc320_t8", case_hpcc_t8, true},
     {"fattree_k8_t2", case_k8_t2, true},    {"fattree_k8_t4", case_k8_t4, true}, {"fattree_k8_t8", case_k8_t8, true},
     {"scale_k32_t2", case_k32_t2, true},    {"scale_k32_t4", case_k32_t4, true}, {"scale_k32_t8", case_k32_t8, true},
@@ -1078,7 +1084,7 @@ static double callgrind_total(const char *file)
  * counts the timed run's instructions; a table of instructions per packet-hop and per event.  Callgrind runs the
  * case about fifty times slower than it runs alone.
  */
-static int count_instructions(const char *only, const char *cut)
+static int count_instructions(const char *only, const char *cut, const struct result *best, FILE *js)
 {
     if (system("valgrind --version >/dev/null 2>&1")) {
         fprintf(stderr, "bench: --instructions needs valgrind (Debian package valgrind)\n");
@@ -1097,12 +1103,14 @@ static int count_instructions(const char *only, const char *cut)
         fprintf(stderr, "bench: --cut: expected a time like \"100us\", got \"%s\"\n", cut);
         return 2;
     }
-    printf("rocesim bench --instructions: each case's %s after its own untimed warm-up, instructions of the timed "
-           "run (run_simulate, callgrind)\n", cut);
-    printf("%-22s %9s %12s %12s %14s %9s %9s %8s\n", "case", "sim ms", "packet-hops", "events", "instructions",
-           "per hop", "per event", "ev/hop");
+    printf("%s: each case's %s after its own untimed warm-up, instructions of the timed run (run_simulate, "
+           "callgrind)%s\n", best ? "instructions" : "rocesim bench --instructions", cut,
+           best ? "; wall ns/hop: the table's above" : "");
+    printf("%-22s %9s %12s %12s %14s %9s %9s %8s%s\n", "case", "sim ms", "packet-hops", "events", "instructions",
+           "per hop", "per event", "ev/hop", best ? "  wall ns/hop" : "");
+    bool first = true;
     for (size_t i = 0; i < N_CASES; i++) {
-        if (!wanted(&cases[i], only, true))
+        if (!wanted(&cases[i], only, true) || (best && (!wanted(&cases[i], counted_cases, true) || best[i].hops <= 0)))
             continue;
         char out[256], txt[256], cmd[5200];
         snprintf(out, sizeof out, "build/bench-ir-%s.out", cases[i].name);
@@ -1123,8 +1131,16 @@ static int count_instructions(const char *only, const char *cut)
             free(t);
             continue;
         }
-        printf("%-22s %9.3f %12.0f %12.0f %13.1fM %9.1f %9.1f %8.3f\n", cases[i].name, sim_ms, hops, events,
+        printf("%-22s %9.3f %12.0f %12.0f %13.1fM %9.1f %9.1f %8.3f", cases[i].name, sim_ms, hops, events,
                ir / 1e6, ir / hops, ir / events, events / hops);
+        if (best)
+            printf("  %12.1f", best[i].wall_s / best[i].hops * 1e9);
+        printf("\n");
+        if (js)
+            fprintf(js, "%s  {\"case\": \"%s\", \"cut\": \"%s\", \"instructions\": %.0f, \"packet_hops\": %.0f, "
+                    "\"events\": %.0f, \"instructions_per_hop\": %.1f, \"instructions_per_event\": %.1f}",
+                    first ? "" : ",\n", cases[i].name, cut, ir, hops, events, ir / hops, ir / events);
+        first = false;
         free(t);
         remove(out);
     }
@@ -1159,7 +1175,7 @@ int main(int argc, char **argv)
     if (one)
         return cut_child(one, cut);
     if (instructions)
-        return count_instructions(only, cut);
+        return count_instructions(only, cut, NULL, NULL);
     printf("rocesim bench (one core, the tune case two; each case in its own process; whole runs: the fastest of %d, "
            "in interleaved rounds)\n", repeat);
     double lat_before = dram_latency_ns();
@@ -1239,6 +1255,17 @@ int main(int argc, char **argv)
     }
     double lat_after = dram_latency_ns();
     printf("memory latency now: %.0f ns per random read over 128 MB\n", lat_after);
+    /* Instructions beside wall time: a count the machine's other tenants do not move.  BENCH_INSTRUCTIONS=0: none. */
+    const char *bi = getenv("BENCH_INSTRUCTIONS");
+    if (js)
+        fprintf(js, "\n],\n \"instructions\": [\n");
+    if (!(bi && !strcmp(bi, "0"))) {
+        const char *bc = getenv("BENCH_CUT");
+        if (system("valgrind --version >/dev/null 2>&1"))
+            printf("instructions: not counted (no valgrind: Debian package valgrind)\n");
+        else
+            count_instructions(only, bc && *bc ? bc : cut, best, js);
+    }
     if (js) {
         fprintf(js, "\n],\n \"dram_latency_ns_after\": %.1f}\n", lat_after);
         fclose(js);
