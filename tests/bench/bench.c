@@ -1259,7 +1259,10 @@ int main(int argc, char **argv)
     const char *bi = getenv("BENCH_INSTRUCTIONS");
     if (js)
         fprintf(js, "\n],\n \"instructions\": [\n");
-    if (!(bi && !strcmp(bi, "0"))) {
+    bool any_counted = false;
+    for (size_t i = 0; i < N_CASES; i++)
+        any_counted |= wanted(&cases[i], only, true) && wanted(&cases[i], counted_cases, true);
+    if (any_counted && !(bi && !strcmp(bi, "0"))) {
         const char *bc = getenv("BENCH_CUT");
         if (system("valgrind --version >/dev/null 2>&1"))
             printf("instructions: not counted (no valgrind: Debian package valgrind)\n");
