@@ -18,11 +18,6 @@ static inline uint64_t key_seq(const struct sim_key *k)
 {
     return (k->hi & ENT_MASK) << SIM_ESEQ_BITS | k->lo >> SIM_SLOT_BITS;
 }
-static inline uint64_t seq_hi(sim_time_t t, uint64_t seq)
-{
-    return (uint64_t)t << SIM_ENT_BITS | ((seq >> SIM_ESEQ_BITS) ^ sim_tie_mask(t));
-}
-static inline uint64_t seq_lo(uint64_t seq) { return (seq & ESEQ_MASK) << SIM_SLOT_BITS; }
 #define RING ((uint32_t)1 << SIM_RING_BITS)
 #define RING_MASK (RING - 1)
 #define BMAP_WORDS (RING / 64)
@@ -260,7 +255,8 @@ int sim_init(struct sim *s)
     s->bucket = malloc(sizeof *s->bucket * RING);
     s->bmap = calloc(BMAP_WORDS, sizeof *s->bmap);
     s->bsum = calloc(BMAP_WORDS / 64, sizeof *s->bsum);
-    if (heap_init(&s->near, 256) || heap_init(&s->far, 64) || !s->win || !s->win_tmp || !s->bucket || !s->bmap || !s->bsum || !s->ent_seq) {
+    if (heap_init(&s->near, 256) || heap_init(&s->far, 64) || !s->win || !s->win_tmp || !s->bucket || !s->bmap ||
+        !s->bsum || !s->ent_seq) {
         sim_free(s);
         return -1;
     }
@@ -502,8 +498,6 @@ static uint32_t ring_next(const struct sim *s, uint32_t from)
     return (word << 6) | (uint32_t)__builtin_ctzll(s->bmap[word]);
 }
 
-/* Makes a ring slot's events the (empty) window's: their keys, pointing at them where they lie; the chunks become
- * the window's. */
 /* The key of event i of chunk c, for the window. */
 static inline struct sim_key chunk_key(const struct sim_chunk *ch, uint32_t c, uint32_t i)
 {
@@ -761,14 +755,14 @@ static inline __attribute__((always_inline)) void schedule_seq(struct sim *s, si
      * one partition needs no table: only the run's own events are elsewhere. */
     if (__builtin_expect(ent == SIM_ENT_GLOBAL, 0)) {
         if (s->par && s->part != s->par->n) {
-            sim_par_route(s, s->par->n, seq_hi(t, seq), seq_lo(seq) | ent, fn, obj, tm, arg);
+            sim_par_route(s, s->par->n, sim_seq_hi(t, seq), sim_seq_lo(seq) | ent, fn, obj, tm, arg);
             return;
         }
     } else if (s->ent_part && s->ent_part[ent] != s->part) {
-        sim_par_route(s, s->ent_part[ent], seq_hi(t, seq), seq_lo(seq) | ent, fn, obj, tm, arg);
+        sim_par_route(s, s->ent_part[ent], sim_seq_hi(t, seq), sim_seq_lo(seq) | ent, fn, obj, tm, arg);
         return;
     }
-    insert_event(s, seq_hi(t, seq), seq_lo(seq) | ent, fn, obj, tm, arg);
+    insert_event(s, sim_seq_hi(t, seq), sim_seq_lo(seq) | ent, fn, obj, tm, arg);
 }
 
 void sim_insert(struct sim *s, uint64_t hi, uint64_t lo, sim_fn fn, void *obj, struct sim_timer *tm, uint64_t arg)
@@ -819,6 +813,17 @@ static inline void prefetch_event(const struct sim_event *q)
         __builtin_prefetch((const void *)(uintptr_t)q->arg);
 }
 
+/* The window's earliest event, or NULL when the window is used up: the side heap is tested once, and it is mostly
+ * empty. */
+static inline const struct sim_key *window_next(const struct sim *s)
+{
+    if (__builtin_expect(s->near.n == 0, 1))
+        return s->win_pos < s->win_n ? &s->win[s->win_pos] : NULL;
+    if (s->win_pos == s->win_n || key_val(&s->near.h[0]) < key_val(&s->win[s->win_pos]))
+        return &s->near.h[0];
+    return &s->win[s->win_pos];
+}
+
 /* The pipeline with hooks (prefetch_next); out of line, so that the common case of a small fabric stays short. */
 static __attribute__((noinline)) void prefetch_hooked(const struct sim *s)
 {
@@ -844,51 +849,26 @@ static __attribute__((noinline)) void prefetch_hooked(const struct sim *s)
 
 static inline __attribute__((always_inline)) void prefetch_next(const struct sim *s)
 {
-    if (!s->near.n) {
-        if (s->n_pf)
-            prefetch_hooked(s);
-        else if (s->win_pos < s->win_n)
-            prefetch_event(slot_event(s, s->win[s->win_pos].lo));
+    if (s->n_pf && !s->near.n) {
+        prefetch_hooked(s);
         return;
     }
-    /* only the next event: the window's head, or the side heap's root when it is earlier */
-    const struct sim_key *k = &s->near.h[0];
-    if (s->win_pos < s->win_n && key_val(&s->win[s->win_pos]) < key_val(k))
-        k = &s->win[s->win_pos];
-    prefetch_event(slot_event(s, k->lo));
+    /* only the next event */
+    const struct sim_key *k = window_next(s);
+    if (k)
+        prefetch_event(slot_event(s, k->lo));
 }
 
-/* Whether the window is used up (the next event, if any, is in a later bucket). */
-static inline bool window_empty(const struct sim *s) { return s->win_pos == s->win_n && s->near.n == 0; }
-
-/* The window's earliest event, or NULL when the window is used up: the side heap is tested once, and it is mostly
- * empty. */
-static inline const struct sim_key *window_next(const struct sim *s)
+/* The window's next event when the window holds one, else when something is pending later the next window's first
+ * (it opens it); NULL when nothing is pending. */
+static inline const struct sim_key *window_head(struct sim *s)
 {
-    if (__builtin_expect(s->near.n == 0, 1))
-        return s->win_pos < s->win_n ? &s->win[s->win_pos] : NULL;
-    if (s->win_pos == s->win_n || key_val(&s->near.h[0]) < key_val(&s->win[s->win_pos]))
-        return &s->near.h[0];
-    return &s->win[s->win_pos];
-}
-
-/* The earliest event of the window (not empty): its sorted head or the side heap's root. */
-static inline const struct sim_key *window_min(const struct sim *s)
-{
-    if (s->near.n && (s->win_pos == s->win_n || key_val(&s->near.h[0]) < key_val(&s->win[s->win_pos])))
-        return &s->near.h[0];
-    return &s->win[s->win_pos];
-}
-
-/* Makes the window hold the next event; false when nothing is pending. */
-static inline bool window_fill(struct sim *s)
-{
-    if (!window_empty(s))
-        return true;
-    if (s->n_ring == 0 && s->far.n == 0)
-        return false;
-    next_window(s);
-    return true;
+    const struct sim_key *m = window_next(s);
+    if (__builtin_expect(!m, 0) && (s->n_ring || s->far.n)) {
+        next_window(s);
+        m = window_next(s);
+    }
+    return m;
 }
 
 bool sim_take_due(struct sim *s, sim_time_t t, uint64_t seq)
@@ -897,7 +877,7 @@ bool sim_take_due(struct sim *s, sim_time_t t, uint64_t seq)
     if (t != s->now || seq <= s->cur_seq || s->stop_requested)
         return false;
     /* Events of the current instant are all in the window or the side heap (the calendar holds later buckets). */
-    struct sim_key k = {(uint64_t)t << SIM_ENT_BITS | seq >> SIM_ESEQ_BITS, seq_lo(seq)};
+    struct sim_key k = {(uint64_t)t << SIM_ENT_BITS | seq >> SIM_ESEQ_BITS, sim_seq_lo(seq)};
     /* A partition must not run past its window's end, where another partition's or the run's event may come. */
     if (key_val(&k) >= key_val(&(struct sim_key){s->bound_hi, s->bound_lo}))
         return false;
@@ -913,9 +893,13 @@ bool sim_take_due(struct sim *s, sim_time_t t, uint64_t seq)
 
 uint64_t sim_pending_all(const struct sim *s) { return s->par ? sim_par_pending(s->par) : sim_pending(s); }
 
-sim_time_t sim_next_time(struct sim *s) { return window_fill(s) ? sim_key_time(window_min(s)->hi) : SIM_TIME_MAX; }
+sim_time_t sim_next_time(struct sim *s)
+{
+    const struct sim_key *m = window_head(s);
+    return m ? sim_key_time(m->hi) : SIM_TIME_MAX;
+}
 
-/* Runs the window's earliest event m (window_min's), which the caller has just found: the run loops compare it with
+/* Runs the window's earliest event m (window_next's), which the caller has just found: the run loops compare it with
  * their bound first, and finding it again here cost a tenth of the engine's instructions per event. */
 static inline __attribute__((always_inline)) void step_min(struct sim *s, const struct sim_key *m)
 {
@@ -957,17 +941,18 @@ static inline __attribute__((always_inline)) void step_min(struct sim *s, const 
 
 bool sim_step(struct sim *s)
 {
-    if (!window_fill(s))
+    const struct sim_key *m = window_head(s);
+    if (!m)
         return false;
-    step_min(s, window_min(s));
+    step_min(s, m);
     return true;
 }
 
 bool sim_pop(struct sim *s, struct sim_event *e)
 {
-    if (!window_fill(s))
+    const struct sim_key *m = window_head(s);
+    if (!m)
         return false;
-    const struct sim_key *m = window_min(s);
     *e = *slot_event(s, m->lo);
     if (m == &s->near.h[0])
         heap_pop(&s->near);
@@ -978,9 +963,10 @@ bool sim_pop(struct sim *s, struct sim_event *e)
 
 bool sim_next_key(struct sim *s, struct sim_key *k)
 {
-    if (!window_fill(s))
+    const struct sim_key *m = window_head(s);
+    if (!m)
         return false;
-    *k = *window_min(s);
+    *k = *m;
     return true;
 }
 
@@ -995,8 +981,9 @@ static inline bool pending_bucket(const struct sim *s, int64_t *b, int64_t *b_ri
 
 bool sim_peek_time(const struct sim *s, sim_time_t *t)
 {
-    if (!window_empty(s)) {
-        *t = sim_key_time(window_min((struct sim *)s)->hi);
+    const struct sim_key *m = window_next(s);
+    if (m) {
+        *t = sim_key_time(m->hi);
         return true;
     }
     int64_t b, b_ring;
@@ -1046,11 +1033,8 @@ static __attribute__((noinline)) void run_below_limited(struct sim *s, uint64_t 
     sim_time_t limit = sim_key_time(hi) + 1;
     for (;;) {
         const struct sim_key *m = window_next(s);
-        if (!m) {
-            if (!window_open_before(s, limit))
-                break;
-            continue;
-        }
+        if (!m && (!window_open_before(s, limit) || !(m = window_next(s))))
+            break;
         if (m->hi >= hi && (m->hi > hi || m->lo >= lo))
             break;
         step_min(s, m);
@@ -1066,14 +1050,7 @@ uint64_t sim_run_below(struct sim *s, uint64_t hi, uint64_t lo)
         run_below_limited(s, hi, lo);
     } else {
         /* the first word decides all but the events of the bound's own instant and entity */
-        for (;;) {
-            const struct sim_key *m = window_next(s);
-            if (!m) {
-                if (s->n_ring == 0 && s->far.n == 0)
-                    break;
-                next_window(s);
-                continue;
-            }
+        for (const struct sim_key *m; (m = window_head(s));) {
             if (m->hi >= hi && (m->hi > hi || m->lo >= lo))
                 break;
             step_min(s, m);
@@ -1093,8 +1070,7 @@ uint64_t sim_run(struct sim *s, sim_time_t until)
     s->stop_requested = false;
     /* the last key word at `until`, compared whole: no shift per event */
     uint64_t last = until >= SIM_TIME_LIMIT ? UINT64_MAX : (((uint64_t)until + 1) << SIM_ENT_BITS) - 1;
-    while (!s->stop_requested && window_fill(s)) {
-        const struct sim_key *m = window_min(s);
+    for (const struct sim_key *m; !s->stop_requested && (m = window_head(s));) {
         if (m->hi > last) {
             if (until != s->now) {
                 s->now = until;

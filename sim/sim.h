@@ -266,6 +266,13 @@ static inline uint64_t sim_reserve_seq(struct sim *s)
     return s->ent_seq[s->cur_ent]++; /* the number is bounded in sim_step, far below a carry into the entity */
 }
 
+/* An event's key words (struct sim_event's hi, and lo but for its entity or slot) at time t for sequence seq. */
+static inline uint64_t sim_seq_hi(sim_time_t t, uint64_t seq)
+{
+    return (uint64_t)t << SIM_ENT_BITS | ((seq >> SIM_ESEQ_BITS) ^ sim_tie_mask(t));
+}
+static inline uint64_t sim_seq_lo(uint64_t seq) { return (seq & (((uint64_t)1 << SIM_ESEQ_BITS) - 1)) << SIM_SLOT_BITS; }
+
 /* sim_at_seq_to's every case (sim.c): the window, the calendar, the far heap, another partition. */
 void sim_file(struct sim *s, sim_time_t t, uint64_t seq, uint32_t ent, sim_fn fn, void *obj, uint64_t arg);
 
@@ -285,9 +292,7 @@ static inline void sim_at_seq_to(struct sim *s, sim_time_t t, uint64_t seq, uint
         uint32_t c = s->bucket[(uint32_t)(t >> s->shift) & ((1u << SIM_RING_BITS) - 1)];
         if (c != SIM_NONE && s->chunks[c].n < SIM_CHUNK_EVENTS) {
             struct sim_chunk *ch = &s->chunks[c];
-            ch->ev[ch->n++] = (struct sim_event){
-                (uint64_t)t << SIM_ENT_BITS | ((seq >> SIM_ESEQ_BITS) ^ sim_tie_mask(t)),
-                (seq & (((uint64_t)1 << SIM_ESEQ_BITS) - 1)) << SIM_SLOT_BITS | ent, fn, obj, NULL, arg};
+            ch->ev[ch->n++] = (struct sim_event){sim_seq_hi(t, seq), sim_seq_lo(seq) | ent, fn, obj, NULL, arg};
             s->n_ring++;
             return;
         }
