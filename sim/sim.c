@@ -11,7 +11,6 @@
 
 #define SLOT_MASK ((1ULL << SIM_SLOT_BITS) - 1)
 #define ENT_MASK ((1ULL << SIM_ENT_BITS) - 1)
-#define ESEQ_MASK ((1ULL << SIM_ESEQ_BITS) - 1)
 
 /* A key's sequence (masked entity << SIM_ESEQ_BITS | number); its time is sim_key_time(). */
 static inline uint64_t key_seq(const struct sim_key *k)
