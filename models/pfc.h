@@ -145,11 +145,29 @@ static inline int64_t pfc_xoff_threshold(const struct sw *w, const struct port_c
  * The table's per-frame operations (lfc.h), inline because the switch calls them for every frame of a lossless
  * priority: out of line, admission alone cost about 75 instructions a call (callgrind, k=4 WebSearch fat-tree).
  */
-/* B: the bytes frame k is charged (its size, or its whole cells: sw_frame_bytes), which the switch knows already. */
+/*
+ * B: the bytes frame k is charged (its size, or its whole cells: sw_frame_bytes), which the switch knows already.
+ *
+ * The threshold falls as the pool fills (alpha >= 0), so a frame below the threshold of the pool with it admitted
+ * was also below the one before it, and pauses nothing: the common case computes one threshold, the one after,
+ * and takes the general path (both, as the rule reads) only near the threshold or the buffer's end.
+ */
 static inline int pfc_admit_charged(struct net *n, struct sw *w, struct port *in, struct pkt *k, int64_t B)
 {
     int prio = k->prio;
     const struct port_cfg *pc = &n->pcfg[in->cfg];
+    if (!((in->in_hdrm >> prio) & 1)) {
+        int64_t free_shared = w->lim.buffer - w->hdrm_reserved - w->shared_used;
+        int64_t ing = in->ing_shared[prio] + B;
+        if (B <= free_shared &&
+            ing < (pc->xoff_static ? pc->xoff : (int64_t)(pc->alpha * (double)(free_shared - B)))) {
+            in->ing_shared[prio] = (int32_t)ing;
+            w->shared_used += B;
+            w->buffered += B;
+            k->in_port = in->local;
+            return LFC_ADMIT;
+        }
+    }
     if (in->ing_shared[prio] + B > pfc_xoff_threshold(w, pc) || ((in->in_hdrm >> prio) & 1)) {
         struct port_prio *pp = port_pp(in, prio);
         if (pp->ing_hdrm + B > port_aux(in)->headroom) /* a paused upstream's frame: the cold part is fine */
