@@ -665,6 +665,7 @@ struct bcase {
     const char *name;
     void (*fn)(void);
     bool whole_run;
+    unsigned threads; /* the run's (callgrind would count only the calling thread's instructions) */
 };
 
 /* The cases whose instructions a timed run (make bench) also counts (count_instructions), as wanted() reads it. */
@@ -706,7 +707,7 @@ static struct result thr_timed(unsigned threads, bool adapt)
 {
     thr_threads = threads;
     thr_adapt = adapt;
-    struct bcase c = {"threads", thr_run, true};
+    struct bcase c = {"threads", thr_run, true, threads};
     struct result r;
     double rss;
     if (run_case(&c, &r, &rss)) {
@@ -861,25 +862,25 @@ static void case_hold1k(void) { bench_hold(1000, 20000000); }
 static void case_build32(void) { bench_fat_tree_build(32); }
 
 static const struct bcase cases[] = {
-    {"hold100k", case_hold100k, false},     {"hold1k", case_hold1k, false},   {"incast64", case_incast, true},
-    {"dumbbell32", case_dumbbell, true},    {"fattree_k8", case_k8, true},    {"hpcc320", case_hpcc, true},
-    {"fattree_k8_sr", case_k8_ecmp, true}, {"fattree_k8_spray", case_k8_spray, true},
-    {"fattree_k8_adaptive", case_k8_adaptive, true},
-    {"dragonfly", bench_dragonfly, true},   {"rail_allreduce", case_rail_allreduce, true},
-    {"rail_servers", case_rail_servers, true},       {"rail_1g", case_rail_1g, true},
-    {"scale_k8", case_s8, true},      {"scale_k16", case_k16, true},
-    {"scale_k24", case_k24, true},          {"scale_k32", case_k32, true},    {"build_k32", case_build32, false},
-    {"tune", case_tune, true},             {"uet_perm1024", case_uet_perm, true},
-    {"hpcc320_hpcc", case_hpcc_hpcc, true}, {"hpcc320_timely", case_hpcc_timely, true},
-    {"hpcc320_dctcp", case_hpcc_dctcp, true}, {"hpcc320_swift", case_hpcc_swift, true},
-    {"pfc_k16", case_pfc16, true},          {"xfer", bench_xfer, false},    {"partition", case_partition, false},
-    {"hpcc320_t2", case_hpcc_t2, true},     {"hpcc320_t4", case_hpcc_t4, true}, {"hpcc320_t8", case_hpcc_t8, true},
-    {"fattree_k8_t2", case_k8_t2, true},    {"fattree_k8_t4", case_k8_t4, true}, {"fattree_k8_t8", case_k8_t8, true},
-    {"scale_k32_t2", case_k32_t2, true},    {"scale_k32_t4", case_k32_t4, true}, {"scale_k32_t8", case_k32_t8, true},
-    {"dragonfly_t2", case_dragonfly_t2, true}, {"dragonfly_t4", case_dragonfly_t4, true},
-    {"dragonfly_t8", case_dragonfly_t8, true}, {"pfc_k16_t2", case_pfc16_t2, true},
-    {"pfc_k16_t4", case_pfc16_t4, true},    {"pfc_k16_t8", case_pfc16_t8, true},
-    {"threads", case_threads, false},
+    {"hold100k", case_hold100k, false, 1},     {"hold1k", case_hold1k, false, 1},   {"incast64", case_incast, true, 1},
+    {"dumbbell32", case_dumbbell, true, 1},    {"fattree_k8", case_k8, true, 1},    {"hpcc320", case_hpcc, true, 1},
+    {"fattree_k8_sr", case_k8_ecmp, true, 1}, {"fattree_k8_spray", case_k8_spray, true, 1},
+    {"fattree_k8_adaptive", case_k8_adaptive, true, 1},
+    {"dragonfly", bench_dragonfly, true, 1},   {"rail_allreduce", case_rail_allreduce, true, 1},
+    {"rail_servers", case_rail_servers, true, 1},       {"rail_1g", case_rail_1g, true, 1},
+    {"scale_k8", case_s8, true, 1},      {"scale_k16", case_k16, true, 1},
+    {"scale_k24", case_k24, true, 1},          {"scale_k32", case_k32, true, 1},    {"build_k32", case_build32, false, 1},
+    {"tune", case_tune, true, 1},             {"uet_perm1024", case_uet_perm, true, 1},
+    {"hpcc320_hpcc", case_hpcc_hpcc, true, 1}, {"hpcc320_timely", case_hpcc_timely, true, 1},
+    {"hpcc320_dctcp", case_hpcc_dctcp, true, 1}, {"hpcc320_swift", case_hpcc_swift, true, 1},
+    {"pfc_k16", case_pfc16, true, 1},          {"xfer", bench_xfer, false, 1},    {"partition", case_partition, false, 1},
+    {"hpcc320_t2", case_hpcc_t2, true, 2},     {"hpcc320_t4", case_hpcc_t4, true, 4}, {"hpcc320_t8", case_hpcc_t8, true, 8},
+    {"fattree_k8_t2", case_k8_t2, true, 2},    {"fattree_k8_t4", case_k8_t4, true, 4}, {"fattree_k8_t8", case_k8_t8, true, 8},
+    {"scale_k32_t2", case_k32_t2, true, 2},    {"scale_k32_t4", case_k32_t4, true, 4}, {"scale_k32_t8", case_k32_t8, true, 8},
+    {"dragonfly_t2", case_dragonfly_t2, true, 2}, {"dragonfly_t4", case_dragonfly_t4, true, 4},
+    {"dragonfly_t8", case_dragonfly_t8, true, 8}, {"pfc_k16_t2", case_pfc16_t2, true, 2},
+    {"pfc_k16_t4", case_pfc16_t4, true, 4},    {"pfc_k16_t8", case_pfc16_t8, true, 8},
+    {"threads", case_threads, false, 1},
 };
 
 /*
@@ -1112,6 +1113,13 @@ static int count_instructions(const char *only, const char *cut, const struct re
     for (size_t i = 0; i < N_CASES; i++) {
         if (!wanted(&cases[i], only, true) || (best && (!wanted(&cases[i], counted_cases, true) || best[i].hops <= 0)))
             continue;
+        if (cases[i].fn == case_tune || cases[i].threads > 1) {
+            /* a tune's runs are other processes; of a threaded run, callgrind would count one thread's share */
+            printf("%-22s (not counted: %s)\n", cases[i].name,
+                   cases[i].threads > 1 ? "threads, of which callgrind counts the calling one only"
+                                        : "its runs are rocesim processes of their own");
+            continue;
+        }
         char out[256], txt[256], cmd[5200];
         snprintf(out, sizeof out, "build/bench-ir-%s.out", cases[i].name);
         snprintf(txt, sizeof txt, "build/bench-ir-%s.txt", cases[i].name);
