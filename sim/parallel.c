@@ -135,12 +135,28 @@ static void part_window(struct sim_par *P, uint32_t i)
  * running thread takes to see the last arrival, short enough for threads that share a core. */
 #define SPINS_BEFORE_YIELD 1000
 
+/*
+ * Yields for at most 1 ms (the clock read every 16 yields), then sleeps: a wait that long is the calling thread's
+ * own work between windows (the run's events, its outputs, the end of a run), not a partner thread finishing its
+ * window, so a woken thread's late start (tens of us) costs a few per cent of it at most, and a waiting thread
+ * never turns a core into a loop of system calls (docs/performance.md, "Waiting").
+ */
+#define YIELD_BEFORE_SLEEP 1e-3
+#define YIELDS_PER_CLOCK 16
+
 /* Tells the core that this is a spin-wait loop (x86's pause: it frees resources for the other hardware thread). */
 static inline void cpu_relax(void)
 {
 #ifdef __x86_64__
     __builtin_ia32_pause();
 #endif
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static void futex_wait(uint32_t *addr, uint32_t val)
@@ -171,8 +187,10 @@ static void barrier_wait(struct sim_barrier *b, uint32_t *sense)
             return;
         cpu_relax();
     }
-    while (__atomic_load_n(&b->sense, __ATOMIC_ACQUIRE) != mine) {
-        if (__atomic_load_n(&b->park, __ATOMIC_RELAXED)) {
+    double since = wall_now();
+    for (uint32_t yields = 1; __atomic_load_n(&b->sense, __ATOMIC_ACQUIRE) != mine; yields++) {
+        if (__atomic_load_n(&b->park, __ATOMIC_RELAXED) ||
+            (yields % YIELDS_PER_CLOCK == 0 && wall_now() - since > YIELD_BEFORE_SLEEP)) {
             __atomic_add_fetch(&b->sleepers, 1, __ATOMIC_SEQ_CST);
             while (__atomic_load_n(&b->sense, __ATOMIC_SEQ_CST) != mine)
                 futex_wait(&b->sense, mine ^ 1); /* returns at once when sense is no longer the old value */
@@ -283,13 +301,6 @@ static void sync_plan(struct sim_par *P)
         P->mark[i].next_t = v[i];
         P->mark[i].mailed_min = v[P->n + i];
     }
-}
-
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 void sim_par_serial(struct sim_par *P, bool serial)

@@ -45,11 +45,12 @@
 
 /*
  * Where the threads meet: a sense-reversing counter that a thread spins on for about 30 us, then yields its core
- * in a loop until the last arrives (at once when there are more threads than cores).  Not asleep: a thread that
- * sleeps (pthread_barrier_wait, or a futex after the spin) wakes tens of microseconds late, sometimes
- * milliseconds, and two threads ran 1.5 times as long that way (docs/performance.md).  While the run's windows go
- * on one thread (park, sim/contention.h) the waiting workers sleep on a futex instead, woken by the last to arrive,
- * so that they leave the cores to the processes that took them.
+ * in a loop (at once when there are more threads than cores) for up to 1 ms, then sleeps on a futex, woken by the
+ * last to arrive.  Not asleep sooner: a thread that sleeps (pthread_barrier_wait, or a futex after the spin) wakes
+ * tens of microseconds late, sometimes milliseconds, and two threads ran 1.5 times as long that way
+ * (docs/performance.md); a wait past 1 ms is the calling thread's own work between windows or after the run.
+ * While the run's windows go on one thread (park, sim/contention.h) the waiting workers sleep at once, so that they
+ * leave the cores to the processes that took them.
  */
 struct sim_barrier {
     _Alignas(64) uint32_t count;

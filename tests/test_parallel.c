@@ -257,6 +257,30 @@ static void test_parked_worker_sleeps(void)
     sim_free(&s);
 }
 
+/*
+ * A threaded run whose calling thread works 100 ms in a window (its partition's event, as the run's own events,
+ * outputs and the end of a run are its alone) while the worker's partition has nothing: the worker, past its spin
+ * and 1 ms of yielding, sleeps until the window ends (one that yielded in a loop used the whole 100 ms of CPU).
+ */
+static void test_waiting_worker_sleeps(void)
+{
+    struct sim s;
+    sim_init(&s);
+    sim_set_entities(&s, 3);
+    sim_at_to(&s, 10, 1, busy_event, NULL, 0);
+    struct sim_par P;
+    uint16_t ent_part[3] = {0, 0, 1};
+    CU_ASSERT_EQUAL_FATAL(sim_par_init(&P, &s, 2, ent_part, 3, LOOK, LOOK, true), 0);
+    double c0 = thread_cpu_ms(P.th[1]);
+    sim_run(&s, 10 * LOOK);
+    double used = thread_cpu_ms(P.th[1]) - c0;
+    printf("\n    the waiting worker used %.2f ms of CPU while the calling thread worked 100 ms ", used);
+    CU_ASSERT(c0 >= 0 && used >= 0 && used < 10);
+    CU_ASSERT_EQUAL(P.serial_windows, 0);
+    sim_par_free(&P);
+    sim_free(&s);
+}
+
 /* The policy that moves a threaded run to one thread and back (sim/contention.h), on made-up readings. */
 static void test_contention_policy(void)
 {
@@ -309,6 +333,7 @@ void test_parallel_register(void)
                 test_same_order_any_cut);
     CU_add_test(s, "no cache line holds two partitions' sequence numbers", test_sequences_apart);
     CU_add_test(s, "a worker parked while the windows go on one thread sleeps", test_parked_worker_sleeps);
+    CU_add_test(s, "a worker that waits past its spin for the calling thread sleeps", test_waiting_worker_sleeps);
     CU_add_test(s, "busy cores move a threaded run to one thread and back, with a back-off", test_contention_policy);
     CU_add_test(s, "an event across partitions within the lookahead ends the process", test_lookahead_enforced);
     CU_add_test(s, "a cut with bad arguments is refused and changes nothing", test_bad_arguments);
