@@ -84,14 +84,36 @@ struct g_link {
  */
 struct g_routes {
     uint32_t n_hosts, n_cols, n_rows;
-    uint32_t *table;     /* [row * n_cols + col] -> offset in nh, or UINT32_MAX if unreachable */
+    uint32_t *table;     /* [row * n_cols + col] -> an entry (graph_nh_entry), or UINT32_MAX if unreachable */
     uint32_t *row_of;    /* node -> its row in table: identical rows are stored once */
     uint32_t *col;       /* host -> its column */
     uint32_t *attach;    /* host -> node id of its attachment switch, or UINT32_MAX (a root of its own) */
-    uint32_t *last;      /* host -> offset in nh of the attachment switch's port to it */
+    uint32_t *last;      /* host -> the entry of the attachment switch's port to it */
     uint16_t *nh;
     uint32_t nh_len, nh_cap;
 };
+
+/*
+ * An entry of the tables: the offset in nh of a set (its low GRAPH_NH_OFF_BITS bits) and, above them, the set's
+ * port count when it is below 256 (else 0, and nh[offset] says).  With the count in the entry, a frame's egress
+ * port is one load after the entry (nh[offset + 1 + the ECMP pick]), where it was two (the count, then the port).
+ * The interned sets are limited to GRAPH_NH_MAX 16-bit words (routing_compute fails beyond, as out of memory).
+ */
+#define GRAPH_NH_OFF_BITS 24
+#define GRAPH_NH_MAX ((1u << GRAPH_NH_OFF_BITS) - 1)
+
+static inline uint32_t graph_nh_entry(uint32_t off, uint32_t count)
+{
+    return (count < 256 ? count : 0) << GRAPH_NH_OFF_BITS | off;
+}
+
+/* The set of entry e (not UINT32_MAX) in r: *ports points at its count ports. */
+static inline uint32_t graph_nh_set(const struct g_routes *r, uint32_t e, const uint16_t **ports)
+{
+    uint32_t off = e & GRAPH_NH_MAX, count = e >> GRAPH_NH_OFF_BITS;
+    *ports = &r->nh[off + 1];
+    return count ? count : r->nh[off];
+}
 
 struct graph {
     uint32_t n_nodes, nodes_cap;
@@ -152,13 +174,12 @@ static inline const uint32_t *graph_nexthops_entry(const struct graph *g, uint32
 /* The egress port set of node n towards host h: *ports points at count entries. */
 static inline uint32_t graph_nexthops(const struct graph *g, uint32_t n, uint32_t h, const uint16_t **ports)
 {
-    uint32_t off = n == g->host_node[h] ? UINT32_MAX : *graph_nexthops_entry(g, n, h);
-    if (off == UINT32_MAX) {
+    uint32_t e = n == g->host_node[h] ? UINT32_MAX : *graph_nexthops_entry(g, n, h);
+    if (e == UINT32_MAX) {
         *ports = 0;
         return 0;
     }
-    *ports = &g->routes.nh[off + 1];
-    return g->routes.nh[off];
+    return graph_nh_set(&g->routes, e, ports);
 }
 
 #endif

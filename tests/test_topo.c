@@ -628,6 +628,42 @@ static void test_custom_ring(void)
     graph_free(&g);
 }
 
+/*
+ * Two switches joined by 300 parallel links: the set towards the far host has 300 ports, more than a table entry's
+ * count field holds (graph_nh_entry), so the count comes from the set itself; a set of one stays in the entry.
+ */
+static void test_wide_set(void)
+{
+    struct topo_custom_node nodes[] = {{"s0", SCN_NODE_SWITCH}, {"s1", SCN_NODE_SWITCH}, {"a", SCN_NODE_HOST},
+                                      {"b", SCN_NODE_HOST}};
+    enum { WIDE = 300 };
+    static struct topo_custom_link links[WIDE + 2];
+    links[0] = (struct topo_custom_link){2, 0, L100};
+    links[1] = (struct topo_custom_link){3, 1, L100};
+    for (int i = 0; i < WIDE; i++)
+        links[2 + i] = (struct topo_custom_link){0, 1, L100};
+    struct scenario s;
+    struct graph g;
+    mk(&s, "custom");
+    CFG(&s)->cu.nodes = nodes;
+    CFG(&s)->cu.n_nodes = 4;
+    CFG(&s)->cu.links = links;
+    CFG(&s)->cu.n_links = WIDE + 2;
+    if (build(&s, &g))
+        return;
+    const uint16_t *p;
+    uint32_t n = graph_nexthops(&g, nid(&g, "s0"), 1, &p);
+    CU_ASSERT_EQUAL(n, WIDE);
+    int in_order = 1;
+    for (uint32_t i = 0; i < n; i++)
+        in_order &= p[i] == i + 1; /* port 0 is a's link; the parallel links follow, in order */
+    CU_ASSERT(in_order);
+    CU_ASSERT_EQUAL(graph_nexthops(&g, nid(&g, "s0"), 0, &p), 1);
+    CU_ASSERT_EQUAL(p[0], 0);
+    CU_ASSERT_EQUAL(path_len(&g, 0, 1), 3);
+    graph_free(&g);
+}
+
 static void test_graph_find_many(void)
 {
     struct graph g;
@@ -995,6 +1031,7 @@ void test_topo_register(void)
     CU_add_test(s, "routing: every host reaches every other", test_routing_reach);
     CU_add_test(s, "routing: fat-tree path lengths and ECMP widths", test_fat_tree_paths);
     CU_add_test(s, "routing: custom ring and parallel links", test_custom_ring);
+    CU_add_test(s, "routing: a set of 300 equal-cost ports, wider than an entry's count", test_wide_set);
     CU_add_test(s, "graph_find over many names", test_graph_find_many);
     CU_add_test(s, "errors name the JSON path", test_errors);
     CU_add_test(s, "ECMP pick range and spread", test_ecmp_pick);

@@ -85,10 +85,10 @@ static int interner_grow(struct interner *t, const struct g_routes *r)
 }
 
 /*
- * Stores the offset in r->nh of the set (ports, n) in *off, appending the set
- * when it is new.  Returns 0, or -1 when out of memory.
+ * Stores the entry of the set (ports, n) in *entry (graph_nh_entry), appending the set to r->nh when it is new.
+ * Returns 0, or -1 when out of memory or past GRAPH_NH_MAX.
  */
-static int intern(struct g_routes *r, struct interner *t, const uint16_t *ports, uint32_t n, uint32_t *off)
+static int intern(struct g_routes *r, struct interner *t, const uint16_t *ports, uint32_t n, uint32_t *entry)
 {
     if ((uint64_t)(t->used + 1) * 2 > t->cap && interner_grow(t, r) < 0)
         return -1;
@@ -96,12 +96,12 @@ static int intern(struct g_routes *r, struct interner *t, const uint16_t *ports,
     uint32_t j = set_hash(ports, n) & mask;
     for (; t->slots[j]; j = (j + 1) & mask) {
         if (set_equal(r, t->slots[j] - 1, ports, n)) {
-            *off = t->slots[j] - 1;
+            *entry = graph_nh_entry(t->slots[j] - 1, n);
             return 0;
         }
     }
     uint64_t need = (uint64_t)r->nh_len + 1 + n;
-    if (need >= INF)
+    if (need > GRAPH_NH_MAX)
         return -1;
     if (need > r->nh_cap) {
         uint64_t cap = r->nh_cap ? r->nh_cap : 1024;
@@ -115,11 +115,12 @@ static int intern(struct g_routes *r, struct interner *t, const uint16_t *ports,
         r->nh = nh;
         r->nh_cap = (uint32_t)cap;
     }
-    *off = r->nh_len;
-    r->nh[r->nh_len] = (uint16_t)n;
-    memcpy(&r->nh[r->nh_len + 1], ports, n * sizeof *ports);
+    uint32_t off = r->nh_len;
+    *entry = graph_nh_entry(off, n);
+    r->nh[off] = (uint16_t)n;
+    memcpy(&r->nh[off + 1], ports, n * sizeof *ports);
     r->nh_len += 1 + n;
-    t->slots[j] = *off + 1;
+    t->slots[j] = off + 1;
     t->used++;
     return 0;
 }

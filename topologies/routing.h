@@ -23,8 +23,9 @@
  * unreachable from n or n is h's own node.
  * Memory is n_nodes * routing_columns() * 4 bytes for the table, 12 bytes per
  * host, plus the interned sets.
- * Returns 0, or -1 (g->routes left empty) when out of memory or when a node
- * has more than 65535 ports (they would not fit the uint16 port sets).
+ * Returns 0, or -1 (g->routes left empty) when out of memory, when a node
+ * has more than 65535 ports (they would not fit the uint16 port sets) or when
+ * the distinct port sets take more than GRAPH_NH_MAX words (sim/graph.h).
  */
 int routing_compute(struct graph *g);
 

@@ -74,11 +74,11 @@ static void minimal(struct graph *g, struct sm_tables *t, int balanced)
         for (uint32_t x = 0; x < g->n_nodes; x++) {
             if (x == t->root[c])
                 continue;
-            uint32_t off = g->routes.table[(uint64_t)g->routes.row_of[x] * t->n_cols + c];
-            if (off == UINT32_MAX)
+            uint32_t e = g->routes.table[(uint64_t)g->routes.row_of[x] * t->n_cols + c];
+            if (e == UINT32_MAX)
                 continue;
-            const uint16_t *ports = &g->routes.nh[off + 1];
-            uint32_t n = g->routes.nh[off];
+            const uint16_t *ports;
+            uint32_t n = graph_nh_set(&g->routes, e, &ports);
             t->port[(uint64_t)x * t->n_cols + c] = balanced ? sm_least_loaded(g, t, x, ports, n) : ports[0];
         }
 }

@@ -185,7 +185,8 @@ int topo_build(const struct scenario *s, struct graph *g, char *err, size_t errl
         goto out;
     }
     if (routing_compute(g) < 0) {
-        rc = fail(s, err, errlen, "topology", "out of memory computing routing tables (%llu MB)", table >> 20);
+        rc = fail(s, err, errlen, "topology", "out of memory computing routing tables (%llu MB), or their distinct "
+                  "next-hop sets past 16 M words", table >> 20);
         goto out;
     }
     rc = check_connected(s, g, err, errlen);
