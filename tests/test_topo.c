@@ -591,6 +591,17 @@ static void test_dragonfly_minimal_paths(void)
     check_df_minimal(4, 1, 2, 4);
 }
 
+/* s as a custom topology of these nodes and links. */
+static void mk_custom(struct scenario *s, struct topo_custom_node *nodes, int n_nodes,
+                      struct topo_custom_link *links, int n_links)
+{
+    mk(s, "custom");
+    CFG(s)->cu.nodes = nodes;
+    CFG(s)->cu.n_nodes = n_nodes;
+    CFG(s)->cu.links = links;
+    CFG(s)->cu.n_links = n_links;
+}
+
 static void test_custom_ring(void)
 {
     /* Four switches in a ring, one host on each. */
@@ -601,11 +612,7 @@ static void test_custom_ring(void)
                                       {4, 0, L100}, {5, 1, L100}, {6, 2, L100}, {7, 3, L100}, {0, 1, L100}};
     struct scenario s;
     struct graph g;
-    mk(&s, "custom");
-    CFG(&s)->cu.nodes = nodes;
-    CFG(&s)->cu.n_nodes = 8;
-    CFG(&s)->cu.links = links;
-    CFG(&s)->cu.n_links = 8;
+    mk_custom(&s, nodes, 8, links, 8);
     if (build(&s, &g))
         return;
     CU_ASSERT_EQUAL(g.n_hosts, 4);
@@ -644,11 +651,7 @@ static void test_wide_set(void)
         links[2 + i] = (struct topo_custom_link){0, 1, L100};
     struct scenario s;
     struct graph g;
-    mk(&s, "custom");
-    CFG(&s)->cu.nodes = nodes;
-    CFG(&s)->cu.n_nodes = 4;
-    CFG(&s)->cu.links = links;
-    CFG(&s)->cu.n_links = WIDE + 2;
+    mk_custom(&s, nodes, 4, links, WIDE + 2);
     if (build(&s, &g))
         return;
     const uint16_t *p;
@@ -707,11 +710,7 @@ static void test_errors(void)
     struct scenario s;
     struct topo_custom_node nodes[] = {{"s0", SCN_NODE_SWITCH}, {"hb", SCN_NODE_HOST}, {"s1", SCN_NODE_SWITCH}, {"hc", SCN_NODE_HOST}};
     struct topo_custom_link two[] = {{0, 1, L100}, {1, 2, L100}, {2, 3, L100}};
-    mk(&s, "custom");
-    CFG(&s)->cu.nodes = nodes;
-    CFG(&s)->cu.n_nodes = 4;
-    CFG(&s)->cu.links = two;
-    CFG(&s)->cu.n_links = 3;
+    mk_custom(&s, nodes, 4, two, 3);
     expect_error(&s, "t.json: topology.nodes.1: host \"hb\" must have exactly one link, has 2");
 
     struct topo_custom_link none[] = {{0, 1, L100}, {0, 2, L100}};
