@@ -130,15 +130,19 @@ int64_t pfc_port_headroom(const struct net *n, const struct port *p, int respons
 void pfc_hold(struct net *n, struct port *p, int prio);
 void pfc_let_go(struct port *p, int prio);
 
-/* The XOFF threshold of an ingress whose settings are pc (its rate's static xoff, or its alpha of the free buffer). */
-static inline int64_t pfc_xoff_threshold(const struct sw *w, const struct port_cfg *pc)
+/* The XOFF threshold of an ingress whose settings are pc when free_shared bytes of the shared pool are free (its
+ * rate's static xoff, or its alpha of what is free). */
+static inline int64_t pfc_xoff_at(const struct port_cfg *pc, int64_t free_shared)
 {
     if (pc->xoff_static)
         return pc->xoff;
-    int64_t free_shared = w->lim.buffer - w->hdrm_reserved - w->shared_used;
-    if (free_shared < 0)
-        free_shared = 0;
-    return (int64_t)(pc->alpha * (double)free_shared);
+    return (int64_t)(pc->alpha * (double)(free_shared > 0 ? free_shared : 0));
+}
+
+/* The XOFF threshold of an ingress whose settings are pc, for the shared pool as it stands. */
+static inline int64_t pfc_xoff_threshold(const struct sw *w, const struct port_cfg *pc)
+{
+    return pfc_xoff_at(pc, w->lim.buffer - w->hdrm_reserved - w->shared_used);
 }
 
 /*
@@ -148,9 +152,11 @@ static inline int64_t pfc_xoff_threshold(const struct sw *w, const struct port_c
 /*
  * B: the bytes frame k is charged (its size, or its whole cells: sw_frame_bytes), which the switch knows already.
  *
- * The threshold falls as the pool fills (alpha >= 0), so a frame below the threshold of the pool with it admitted
- * was also below the one before it, and pauses nothing: the common case computes one threshold, the one after,
- * and takes the general path (both, as the rule reads) only near the threshold or the buffer's end.
+ * The rule: a frame whose ingress count would pass the threshold (of the pool before it), or that finds its
+ * ingress in headroom already, goes to the headroom; else it needs room in the pool; and the ingress pauses its
+ * upstream once it is in headroom or its count reaches the threshold of the pool with the frame in.  The threshold
+ * only falls as the pool fills (alpha >= 0), so a count below the threshold after was below the one before: the
+ * common case computes one threshold, and the one before only when the count reaches the one after.
  */
 static inline int pfc_admit_charged(struct net *n, struct sw *w, struct port *in, struct pkt *k, int64_t B)
 {
@@ -159,33 +165,31 @@ static inline int pfc_admit_charged(struct net *n, struct sw *w, struct port *in
     if (!((in->in_hdrm >> prio) & 1)) {
         int64_t free_shared = w->lim.buffer - w->hdrm_reserved - w->shared_used;
         int64_t ing = in->ing_shared[prio] + B;
-        if (B <= free_shared &&
-            ing < (pc->xoff_static ? pc->xoff : (int64_t)(pc->alpha * (double)(free_shared - B)))) {
-            in->ing_shared[prio] = (int32_t)ing;
-            w->shared_used += B;
-            w->buffered += B;
-            k->in_port = in->local;
-            return LFC_ADMIT;
+        if (B <= free_shared) {
+            int64_t after = pfc_xoff_at(pc, free_shared - B);
+            if (ing < after || ing <= pfc_xoff_at(pc, free_shared)) {
+                in->ing_shared[prio] = (int32_t)ing;
+                w->shared_used += B;
+                w->buffered += B;
+                k->in_port = in->local;
+                if (ing >= after && !((in->pause_sent >> prio) & 1))
+                    pfc_hold(n, in, prio);
+                return LFC_ADMIT;
+            }
+        } else if (ing <= pfc_xoff_at(pc, free_shared)) {
+            return DROP_BUFFER;
         }
     }
-    if (in->ing_shared[prio] + B > pfc_xoff_threshold(w, pc) || ((in->in_hdrm >> prio) & 1)) {
-        struct port_prio *pp = port_pp(in, prio);
-        if (pp->ing_hdrm + B > port_aux(in)->headroom) /* a paused upstream's frame: the cold part is fine */
-            return DROP_HEADROOM;
-        pp->ing_hdrm += B;
-        in->in_hdrm |= (uint8_t)(1u << prio);
-        if (pp->ing_hdrm > pp->hdrm_peak)
-            pp->hdrm_peak = pp->ing_hdrm;
-    } else {
-        if (w->shared_used + B > w->lim.buffer - w->hdrm_reserved)
-            return DROP_BUFFER;
-        in->ing_shared[prio] += (int32_t)B;
-        w->shared_used += B;
-    }
+    struct port_prio *pp = port_pp(in, prio);
+    if (pp->ing_hdrm + B > port_aux(in)->headroom) /* a paused upstream's frame: the cold part is fine */
+        return DROP_HEADROOM;
+    pp->ing_hdrm += B;
+    in->in_hdrm |= (uint8_t)(1u << prio);
+    if (pp->ing_hdrm > pp->hdrm_peak)
+        pp->hdrm_peak = pp->ing_hdrm;
     w->buffered += B;
     k->in_port = in->local;
-    if (!((in->pause_sent >> prio) & 1) &&
-        (((in->in_hdrm >> prio) & 1) || in->ing_shared[prio] >= pfc_xoff_threshold(w, pc)))
+    if (!((in->pause_sent >> prio) & 1))
         pfc_hold(n, in, prio);
     return LFC_ADMIT;
 }

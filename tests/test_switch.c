@@ -181,6 +181,32 @@ static void test_dynamic_xoff(void)
 }
 
 /*
+ * A static xoff of 20 frames over a shared pool of 5: explicit headroom of 10,860 B on each of s0's two ports leaves
+ * 27,150 - 21,720 = 5,430 B shared.  Frame 1 leaves at once; after A(6) the ingress holds frames 2..6, the whole
+ * pool, below xoff, so nothing pauses and frames 7..40 (before the first departure, D(2) = A(41)) find no room:
+ * dropped as `buffer`, not sent to the headroom.
+ */
+static void test_lossless_pool_full(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(SLOW_EGRESS(", \"buffer\": \"27150B\", \"pfc\": {\"xoff\": \"21720B\", "
+                                           "\"headroom\": \"10860B\"}", 100),
+                               NULL, NULL, &scn, &r));
+    struct port *in = test_port_to(&r, "s0", "h0");
+    const struct sw *w = r.net.node_sw[test_node(&r, "s0")];
+    CU_ASSERT_EQUAL(w->hdrm_reserved, 21720);
+    sim_run(&r.sim, D(2) - 1);
+    CU_ASSERT_EQUAL(in->ing_shared[3], 5 * FRAME);
+    CU_ASSERT_EQUAL(w->shared_used, 5 * FRAME);
+    CU_ASSERT_EQUAL(port_pp(in, 3)->ing_hdrm, 0);
+    CU_ASSERT_EQUAL(r.net.c.drop_buffer, 34);
+    CU_ASSERT_EQUAL(r.net.c.drop_headroom, 0);
+    CU_ASSERT_EQUAL(r.net.c.pause_frames, 0);
+    test_teardown(&scn, &r);
+}
+
+/*
  * The static case above with 10,860 B of headroom instead of auto: of frames 12..34, which arrive after the
  * PAUSE, 12..21 fill the headroom exactly (10 x 1,086) and 22..34, 13 frames, are dropped as `headroom`.
  */
@@ -334,6 +360,8 @@ void test_switch_register(void)
                 test_static_xoff_xon);
     CU_add_test(s, "dynamic xoff: alpha x the free shared buffer, as it shrinks", test_dynamic_xoff);
     CU_add_test(s, "headroom admits what arrives after PAUSE, and drops beyond it", test_headroom_drop);
+    CU_add_test(s, "a lossless frame below xoff that finds the shared pool full is dropped as buffer",
+                test_lossless_pool_full);
     CU_add_test(s, "lossy priorities are tail-dropped at the queue limit and at the buffer", test_lossy_tail_drop);
     CU_add_test(s, "the buffer accounting adds up and is released at dequeue", test_accounting_released);
     CU_add_test(s, "RED probability at kmin, between, kmax and above; what is marked", test_ecn_marking);
