@@ -18,7 +18,7 @@ static inline uint64_t key_seq(const struct sim_key *k)
     return (k->hi & ENT_MASK) << SIM_ESEQ_BITS | k->lo >> SIM_SLOT_BITS;
 }
 #define RING ((uint32_t)1 << SIM_RING_BITS)
-#define RING_MASK (RING - 1)
+#define RING_MASK SIM_RING_MASK
 #define BMAP_WORDS (RING / 64)
 
 /* Bucket width adaptation: aim for between ADAPT_LOW and ADAPT_HIGH events per window. */
@@ -164,6 +164,51 @@ static struct sim_key *merge_keys(struct sim_key *a, struct sim_key *b, uint32_t
 #define DIST_CROWD 16    /* a range holding more is sorted on its own, by the same means */
 #define DIST_DEPTH 4     /* ... to this depth, then merge-sorted */
 
+static struct sim_key *distribute_keys(struct sim_key *a, struct sim_key *b, uint32_t n, unsigned depth);
+
+/* Turns cnt[0..nr), the keys each range will hold, into where each range starts; returns whether a range holds more
+ * than DIST_CROWD. */
+static inline bool range_starts(uint32_t *cnt, uint32_t nr)
+{
+    uint32_t sum = 0;
+    bool crowded = false;
+    for (uint32_t r = 0; r < nr; r++) {
+        uint32_t c = cnt[r];
+        crowded |= c > DIST_CROWD;
+        cnt[r] = sum;
+        sum += c;
+    }
+    return crowded;
+}
+
+/*
+ * After n keys were dealt into ranges of b (end[r]: where range r ends, after the dealing): sorts each crowded range
+ * on its own (a as scratch, at depth + 1), then orders what is left out of place within ranges by one insertion
+ * pass.  The first word orders all but the rare keys that share it, which the whole key orders.
+ */
+static inline __attribute__((always_inline)) void ranges_sort(struct sim_key *b, struct sim_key *a, const uint32_t *end,
+                                                              uint32_t nr, bool crowded, uint32_t n, unsigned depth)
+{
+    for (uint32_t r = 0, from = 0; crowded && r < nr; from = end[r++]) {
+        uint32_t c = end[r] - from;
+        if (c <= DIST_CROWD)
+            continue;
+        struct sim_key *got = distribute_keys(b + from, a + from, c, depth + 1);
+        if (got != b + from)
+            memcpy(b + from, got, sizeof *got * c);
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        if (b[i - 1].hi < b[i].hi)
+            continue;
+        struct sim_key k = b[i];
+        unsigned __int128 kv = key_val(&k);
+        uint32_t j = i;
+        for (; j > 0 && key_val(&b[j - 1]) > kv; j--)
+            b[j] = b[j - 1];
+        b[j] = k;
+    }
+}
+
 /*
  * Sorts a[0..n) with b[0..n) as scratch by distribution; returns where the sorted keys ended (a or b).  The span of
  * the keys' first words is cut into about one range per key, the keys are dealt into their ranges (into b), a
@@ -192,35 +237,10 @@ static struct sim_key *distribute_keys(struct sim_key *a, struct sim_key *b, uin
     memset(start, 0, sizeof *start * nr);
     for (uint32_t i = 0; i < n; i++)
         start[(a[i].hi - min) >> sh]++;
-    uint32_t sum = 0;
-    bool crowded = false;
-    for (uint32_t r = 0; r < nr; r++) {
-        uint32_t c = start[r];
-        crowded |= c > DIST_CROWD;
-        start[r] = sum;
-        sum += c;
-    }
+    bool crowded = range_starts(start, nr);
     for (uint32_t i = 0; i < n; i++)
         b[start[(a[i].hi - min) >> sh]++] = a[i];
-    /* now start[r] is where range r ends */
-    for (uint32_t r = 0, from = 0; crowded && r < nr; from = start[r++]) {
-        uint32_t c = start[r] - from;
-        if (c <= DIST_CROWD)
-            continue;
-        struct sim_key *got = distribute_keys(b + from, a + from, c, depth + 1);
-        if (got != b + from)
-            memcpy(b + from, got, sizeof *got * c);
-    }
-    for (uint32_t i = 1; i < n; i++) {
-        struct sim_key k = b[i];
-        unsigned __int128 kv = key_val(&k);
-        if (key_val(&b[i - 1]) < kv)
-            continue;
-        uint32_t j = i;
-        for (; j > 0 && key_val(&b[j - 1]) > kv; j--)
-            b[j] = b[j - 1];
-        b[j] = k;
-    }
+    ranges_sort(b, a, start, nr, crowded, n, depth);
     return b;
 }
 
@@ -413,7 +433,7 @@ static uint32_t chunk_alloc(struct sim *s)
 
 /* A new chunk in front of ring slot `slot`'s list (the order within a bucket does not matter: the window is sorted);
  * out of line, so that the common case, room in the slot's first chunk, saves no registers. */
-static __attribute__((noinline)) uint32_t ring_new_chunk(struct sim *s, uint32_t slot)
+static __attribute__((noinline)) void ring_new_chunk(struct sim *s, uint32_t slot)
 {
     uint32_t c = s->bucket[slot], nc = chunk_alloc(s);
     s->chunks[nc].next = c;
@@ -423,17 +443,14 @@ static __attribute__((noinline)) uint32_t ring_new_chunk(struct sim *s, uint32_t
         s->bmap[slot >> 6] |= 1ULL << (slot & 63);
         s->bsum[slot >> 12] |= 1ULL << ((slot >> 6) & 63);
     }
-    return nc;
 }
 
 static inline __attribute__((always_inline)) void ring_insert(struct sim *s, uint32_t slot, EV_PARAMS)
 {
-    uint32_t c = s->bucket[slot];
-    if (c == SIM_NONE || s->chunks[c].n == SIM_CHUNK_EVENTS)
-        c = ring_new_chunk(s, slot);
-    struct sim_chunk *ch = &s->chunks[c];
-    ch->ev[ch->n++] = (struct sim_event){hi, lo, fn, obj, tm, arg};
-    s->n_ring++;
+    if (__builtin_expect(!sim_ring_append(s, slot, hi, lo, fn, obj, tm, arg), 0)) {
+        ring_new_chunk(s, slot);
+        sim_ring_append(s, slot, hi, lo, fn, obj, tm, arg);
+    }
 }
 
 static uint32_t slot_alloc(struct sim *s)
@@ -545,13 +562,7 @@ static void fill_window(struct sim *s, uint32_t c, uint64_t base, unsigned sh)
             for (uint32_t i = 0, m = ch->n; i < m; i++)
                 cnt[(ch->ev[i].hi - base) >> sh]++;
         }
-        uint32_t sum = 0, any = 0;
-        for (uint32_t r = 0; r < WIN_RANGES; r++) {
-            uint32_t k = cnt[r];
-            any |= k; /* above DIST_CROWD when a range is (or, rarely, when none is: then the loop below finds none) */
-            cnt[r] = sum;
-            sum += k;
-        }
+        bool crowded = range_starts(cnt, WIN_RANGES);
         for (uint32_t i = 0; i < f; i++)
             b[cnt[(a[i].hi - base) >> sh]++] = a[i];
         for (uint32_t d = c; d != SIM_NONE; d = s->chunks[d].next) {
@@ -559,25 +570,7 @@ static void fill_window(struct sim *s, uint32_t c, uint64_t base, unsigned sh)
             for (uint32_t i = 0, m = ch->n; i < m; i++)
                 b[cnt[(ch->ev[i].hi - base) >> sh]++] = chunk_key(ch, d, i);
         }
-        /* now cnt[r] is where range r ends */
-        for (uint32_t r = 0, from = 0; any > DIST_CROWD && r < WIN_RANGES; from = cnt[r++]) {
-            uint32_t k = cnt[r] - from;
-            if (k <= DIST_CROWD)
-                continue;
-            struct sim_key *got = distribute_keys(b + from, a + from, k, 1);
-            if (got != b + from)
-                memcpy(b + from, got, sizeof *got * k);
-        }
-        for (uint32_t i = 1; i < n; i++) {
-            if (b[i - 1].hi < b[i].hi)
-                continue; /* the first word orders all but the rare keys that share it */
-            struct sim_key k = b[i];
-            unsigned __int128 kv = key_val(&k);
-            uint32_t j = i;
-            for (; j > 0 && key_val(&b[j - 1]) > kv; j--)
-                b[j] = b[j - 1];
-            b[j] = k;
-        }
+        ranges_sort(b, a, cnt, WIN_RANGES, crowded, n, 0);
     }
     if (b != s->win) {
         s->win_tmp = s->win;
@@ -872,11 +865,11 @@ static inline const struct sim_key *window_head(struct sim *s)
 
 bool sim_take_due(struct sim *s, sim_time_t t, uint64_t seq)
 {
-    seq ^= sim_tie_mask(t) << SIM_ESEQ_BITS;
-    if (t != s->now || seq <= s->cur_seq || s->stop_requested)
+    uint64_t ordered = seq ^ sim_tie_mask(t) << SIM_ESEQ_BITS; /* as cur_seq holds it */
+    if (t != s->now || ordered <= s->cur_seq || s->stop_requested)
         return false;
     /* Events of the current instant are all in the window or the side heap (the calendar holds later buckets). */
-    struct sim_key k = {(uint64_t)t << SIM_ENT_BITS | seq >> SIM_ESEQ_BITS, sim_seq_lo(seq)};
+    struct sim_key k = {sim_seq_hi(t, seq), sim_seq_lo(seq)};
     /* A partition must not run past its window's end, where another partition's or the run's event may come. */
     if (key_val(&k) >= key_val(&(struct sim_key){s->bound_hi, s->bound_lo}))
         return false;
@@ -884,7 +877,7 @@ bool sim_take_due(struct sim *s, sim_time_t t, uint64_t seq)
         return false;
     if (s->near.n && key_val(&s->near.h[0]) < key_val(&k))
         return false;
-    s->cur_seq = seq;
+    s->cur_seq = ordered;
     s->events++;
     s->window_events++;
     return true;

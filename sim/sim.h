@@ -273,6 +273,22 @@ static inline uint64_t sim_seq_hi(sim_time_t t, uint64_t seq)
 }
 static inline uint64_t sim_seq_lo(uint64_t seq) { return (seq & (((uint64_t)1 << SIM_ESEQ_BITS) - 1)) << SIM_SLOT_BITS; }
 
+#define SIM_RING_MASK ((1u << SIM_RING_BITS) - 1)
+
+/* Files an event in the first chunk of calendar slot `slot` when that chunk has room; false when there is none (no
+ * chunk, or a full one: sim.c's ring_insert then puts a new chunk in front). */
+static inline bool sim_ring_append(struct sim *s, uint32_t slot, uint64_t hi, uint64_t lo, sim_fn fn, void *obj,
+                                   struct sim_timer *tm, uint64_t arg)
+{
+    uint32_t c = s->bucket[slot];
+    if (c == SIM_NONE || s->chunks[c].n == SIM_CHUNK_EVENTS)
+        return false;
+    struct sim_chunk *ch = &s->chunks[c];
+    ch->ev[ch->n++] = (struct sim_event){hi, lo, fn, obj, tm, arg};
+    s->n_ring++;
+    return true;
+}
+
 /* sim_at_seq_to's every case (sim.c): the window, the calendar, the far heap, another partition. */
 void sim_file(struct sim *s, sim_time_t t, uint64_t seq, uint32_t ent, sim_fn fn, void *obj, uint64_t arg);
 
@@ -287,16 +303,11 @@ static inline void sim_at_seq_to(struct sim *s, sim_time_t t, uint64_t seq, uint
                                  uint64_t arg)
 {
     uint64_t ahead = (uint64_t)((t >> s->shift) - s->cur_b) - 1; /* buckets after the window's next */
-    if (ahead < (1u << SIM_RING_BITS) - 1 && ent != SIM_ENT_GLOBAL && (!s->ent_part || s->ent_part[ent] == s->part) &&
-        t <= SIM_TIME_LIMIT) {
-        uint32_t c = s->bucket[(uint32_t)(t >> s->shift) & ((1u << SIM_RING_BITS) - 1)];
-        if (c != SIM_NONE && s->chunks[c].n < SIM_CHUNK_EVENTS) {
-            struct sim_chunk *ch = &s->chunks[c];
-            ch->ev[ch->n++] = (struct sim_event){sim_seq_hi(t, seq), sim_seq_lo(seq) | ent, fn, obj, NULL, arg};
-            s->n_ring++;
-            return;
-        }
-    }
+    if (ahead < SIM_RING_MASK && ent != SIM_ENT_GLOBAL && (!s->ent_part || s->ent_part[ent] == s->part) &&
+        t <= SIM_TIME_LIMIT &&
+        sim_ring_append(s, (uint32_t)(t >> s->shift) & SIM_RING_MASK, sim_seq_hi(t, seq), sim_seq_lo(seq) | ent, fn,
+                        obj, NULL, arg))
+        return;
     sim_file(s, t, seq, ent, fn, obj, arg);
 }
 
