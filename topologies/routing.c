@@ -106,9 +106,7 @@ static int intern(struct g_routes *r, struct interner *t, const uint16_t *ports,
     if (need > r->nh_cap) {
         uint64_t cap = r->nh_cap ? r->nh_cap : 1024;
         while (cap < need)
-            cap *= 2;
-        if (cap >= INF)
-            cap = INF - 1;
+            cap *= 2; /* need <= GRAPH_NH_MAX: at most 2^24 words */
         uint16_t *nh = realloc(r->nh, (size_t)cap * sizeof *nh);
         if (!nh)
             return -1;

@@ -665,7 +665,7 @@ struct bcase {
     const char *name;
     void (*fn)(void);
     bool whole_run;
-    unsigned threads; /* the run's (callgrind would count only the calling thread's instructions) */
+    unsigned workers; /* threads or processes it runs on at once (callgrind counts only the calling thread) */
 };
 
 /* The cases whose instructions a timed run (make bench) also counts (count_instructions), as wanted() reads it. */
@@ -870,7 +870,7 @@ static const struct bcase cases[] = {
     {"rail_servers", case_rail_servers, true, 1},       {"rail_1g", case_rail_1g, true, 1},
     {"scale_k8", case_s8, true, 1},      {"scale_k16", case_k16, true, 1},
     {"scale_k24", case_k24, true, 1},          {"scale_k32", case_k32, true, 1},    {"build_k32", case_build32, false, 1},
-    {"tune", case_tune, true, 1},             {"uet_perm1024", case_uet_perm, true, 1},
+    {"tune", case_tune, true, TUNE_JOBS},             {"uet_perm1024", case_uet_perm, true, 1},
     {"hpcc320_hpcc", case_hpcc_hpcc, true, 1}, {"hpcc320_timely", case_hpcc_timely, true, 1},
     {"hpcc320_dctcp", case_hpcc_dctcp, true, 1}, {"hpcc320_swift", case_hpcc_swift, true, 1},
     {"pfc_k16", case_pfc16, true, 1},          {"xfer", bench_xfer, false, 1},    {"partition", case_partition, false, 1},
@@ -1113,11 +1113,9 @@ static int count_instructions(const char *only, const char *cut, const struct re
     for (size_t i = 0; i < N_CASES; i++) {
         if (!wanted(&cases[i], only, true) || (best && (!wanted(&cases[i], counted_cases, true) || best[i].hops <= 0)))
             continue;
-        if (cases[i].fn == case_tune || cases[i].threads > 1) {
-            /* a tune's runs are other processes; of a threaded run, callgrind would count one thread's share */
-            printf("%-22s (not counted: %s)\n", cases[i].name,
-                   cases[i].threads > 1 ? "threads, of which callgrind counts the calling one only"
-                                        : "its runs are rocesim processes of their own");
+        if (cases[i].workers > 1) {
+            printf("%-22s (not counted: runs on %u threads or processes, of which callgrind counts the calling "
+                   "thread only)\n", cases[i].name, cases[i].workers);
             continue;
         }
         char out[256], txt[256], cmd[5200];
