@@ -7,8 +7,13 @@
  * nanoseconds, bytes kept, bytes of the frame) and the bytes kept.  On a RoCE fabric the link type is Ethernet (1)
  * and each frame is what a RoCE v2 NIC puts on the wire (InfiniBand Architecture Specification vol. 1, annex A17
  * "RoCEv2": Ethernet, IPv4, UDP to port 4791, then IB's BTH and AETH; IEEE 802.1Q for the tag, IEEE 802.1Qbb for
- * the PFC frame, RFC 3168 for the ECN field); on an InfiniBand fabric it is LINKTYPE_INFINIBAND (247), each packet
- * from its LRH (IBA vol. 1, sections 7.7 and 9.2-9.3), and flow-control packets as section 7.9.4 lays them out.
+ * the PFC frame, RFC 3168 for the ECN field).  On an InfiniBand fabric each packet is an ERF record (link type
+ * LINKTYPE_ERF, 197; Endace's "Extensible Record Format" as libpcap's link-type list and Wireshark's ERF reader take
+ * it: a 16-byte header of a little-endian 64-bit timestamp in 2^-32 s, then big-endian type, flags, record length,
+ * loss counter and wire length, then the packet) of type 21, an IB packet from its LRH (IBA vol. 1, sections 7.7
+ * and 9.2-9.3), or of type 25, a link packet (flow control, section 7.9.4): Wireshark dissects both from the file
+ * as it is, which it does for no pcap link type that carries bare IB packets (it maps none of them, 247 included,
+ * to InfiniBand).
  *
  * The network hands every frame a port sends or receives intact to the tap (net.tap, models/net.h) from the port's
  * node's event: a captured port's file is written only in its node's partition, in that node's event order, so
@@ -34,7 +39,11 @@
 
 #define PCAP_MAGIC_NS 0xa1b23c4du
 #define LINKTYPE_ETHERNET 1
-#define LINKTYPE_INFINIBAND 247
+#define LINKTYPE_ERF 197
+#define ERF_HDR 16
+#define ERF_TYPE_IB 21      /* a packet from its LRH */
+#define ERF_TYPE_IB_LINK 25 /* a link packet: flow control */
+#define ERF_VLEN 0x04       /* flags: records of varying length */
 #define PCAP_FILE_HDR 24
 #define PCAP_REC_HDR 16
 #define ROCE_UDP_PORT 4791
@@ -68,7 +77,7 @@ struct capture {
     int32_t *slot;            /* per port id: its index in ports, or -1 */
     struct cap_port *ports;
     uint32_t n;
-    bool ib;                  /* an InfiniBand fabric: IB packets, link type 247 */
+    bool ib;                  /* an InfiniBand fabric: IB packets in ERF records */
 };
 
 static const uint8_t zeros[CAPTURE_SNAPLEN_MAX];
@@ -206,10 +215,12 @@ static int ib_packet(const struct capture *c, const struct pkt *k, uint8_t *h, u
     *orig = k->size;
     if (k->type == PKT_PAUSE) {
         /* Section 7.9.4: Op 0 (normal), FCTBS (not kept by the model: 0), VL, FCCL (12 bits), then the 16-bit
-         * LPCRC (0). */
-        memset(h, 0, 6);
+         * LPCRC (0).  Recorded as 8 bytes, two zeros after the six the link carries: Wireshark 4.0 reads 8 bytes
+         * of a link packet for its summary line and calls a record of 6 malformed (docs/outputs.md). */
+        memset(h, 0, 8);
         put16(h + 2, (uint32_t)(k->prio & 15) << 12 | (k->psn & 0xFFF));
-        return 6;
+        *orig = 8;
+        return 8;
     }
     const struct flow *f = net_flow(&c->r->net, k->flow);
     bool back = backward(k->type);
@@ -222,6 +233,24 @@ static int ib_packet(const struct capture *c, const struct pkt *k, uint8_t *h, u
     bool fecn = (k->type == PKT_DATA || k->type == PKT_TRIM) && (k->ecn & ECN_CE);
     bool becn = k->type == PKT_CNP || ((k->type == PKT_ACK || k->type == PKT_NACK) && (k->ecn & ECN_ECE));
     return 8 + put_bth(h + 8, k, f, fecn, becn);
+}
+
+/* An ERF record's header (into b, returned) for a packet of orig bytes of which incl are kept, at ns nanoseconds.
+ * The timestamp's fraction is rounded to the nearest 2^-32 s, which Wireshark rounds back to the same ns (the
+ * error is at most 0.12 ns).  The wire length has 16 bits, as many as an IB packet's length field allows (the
+ * LRH's 11 bits of words). */
+static const uint8_t *erf_header(uint64_t ns, uint8_t type, uint32_t incl, uint32_t orig, uint8_t *b)
+{
+    uint64_t sec = ns / 1000000000u, frac = (((ns % 1000000000u) << 32) + 500000000u) / 1000000000u;
+    uint64_t ts = sec << 32 | frac;
+    for (int i = 0; i < 8; i++)
+        b[i] = (uint8_t)(ts >> (8 * i));
+    b[8] = type;
+    b[9] = ERF_VLEN;
+    put16(b + 10, ERF_HDR + incl);
+    put16(b + 12, 0);
+    put16(b + 14, orig);
+    return b;
 }
 
 static void write_bytes(struct cap_port *cp, const void *b, size_t n)
@@ -246,20 +275,25 @@ static void tap(void *ctx, const struct port *p, const struct pkt *k, bool rx)
     uint32_t orig;
     int hl = c->ib ? ib_packet(c, k, h, &orig) : eth_frame(c, cp, k, rx, h, &orig);
     uint32_t incl = orig < (uint32_t)cp->spec->snaplen ? orig : (uint32_t)cp->spec->snaplen;
-    if (cp->bytes + PCAP_REC_HDR + incl > (uint64_t)cp->spec->max_size) {
+    uint32_t pre = c->ib ? ERF_HDR : 0;
+    if (cp->bytes + PCAP_REC_HDR + pre + incl > (uint64_t)cp->spec->max_size) {
         cp->full = true;
         cp->full_at = now;
         return;
     }
     uint64_t ns = (uint64_t)now / 1000;
     uint8_t rec[PCAP_REC_HDR];
-    uint32_t v[4] = {(uint32_t)(ns / 1000000000u), (uint32_t)(ns % 1000000000u), incl, orig};
+    uint32_t v[4] = {(uint32_t)(ns / 1000000000u), (uint32_t)(ns % 1000000000u), pre + incl, pre + orig};
     memcpy(rec, v, sizeof v); /* the file's own byte order, which its magic tells */
     write_bytes(cp, rec, sizeof rec);
+    uint8_t erf[ERF_HDR];
+    if (pre)
+        write_bytes(cp, erf_header(ns, k->type == PKT_PAUSE ? ERF_TYPE_IB_LINK : ERF_TYPE_IB, incl, orig, erf),
+                    ERF_HDR);
     uint32_t from_h = (uint32_t)hl < incl ? (uint32_t)hl : incl;
     write_bytes(cp, h, from_h);
     write_bytes(cp, zeros, incl - from_h); /* payload and ICRC: zeros */
-    cp->bytes += PCAP_REC_HDR + incl;
+    cp->bytes += PCAP_REC_HDR + pre + incl;
     cp->frames++;
 }
 
@@ -411,7 +445,8 @@ static int cap_open(struct run *r, const struct run_options *o, void **ctx, cons
         }
         setvbuf(cp->f, NULL, _IOFBF, 1 << 16);
         uint32_t fh32[2] = {PCAP_MAGIC_NS, 2u | 4u << 16}; /* version 2.4 */
-        uint32_t rest[4] = {0, 0, (uint32_t)cp->spec->snaplen, c->ib ? LINKTYPE_INFINIBAND : LINKTYPE_ETHERNET};
+        uint32_t rest[4] = {0, 0, (uint32_t)cp->spec->snaplen + (c->ib ? ERF_HDR : 0),
+                            c->ib ? LINKTYPE_ERF : LINKTYPE_ETHERNET};
         write_bytes(cp, fh32, sizeof fh32);
         write_bytes(cp, rest, sizeof rest);
         cp->bytes = PCAP_FILE_HDR;
