@@ -59,6 +59,8 @@ static void test_dumbbell(void)
     at_is(o, "switch.ecn.mark_on", "\"dequeue\"");
     at_is(o, "host.cc", "\"dcqcn\"");
     at_is(o, "host.mtu", "1000");
+    /* ACK_HIGH_PRIO 1: that simulator's switches still queue ACKs with their data */
+    at_is(o, "host.ack_priority", "\"data\"");
     CU_ASSERT_EQUAL(cJSON_GetArraySize(json_at_path(o, "traffic")), 2);
     at_is(o, "traffic.1.src", "\"h1\"");
     at_is(o, "traffic.1.dst", "\"h3\"");
@@ -362,9 +364,27 @@ static void test_dumbbell_both(void)
     run_remove(&d);
 }
 
-/* The leaf-spine WebSearch load (scenarios/ns3-rdma/websearch-*.txt): 367 flows imported, all complete, one line
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of n values (sorted in place), interpolated between the two middle ones. */
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * The leaf-spine WebSearch load (scenarios/ns3-rdma/websearch-*.txt): 367 flows imported, all complete, one line
  * each in fct.txt, their sizes the flow file's total; a pair's later flows take source ports 10001, 10002 as in
- * that simulator's fct.txt of the same flows (314, 48 and 5 lines). */
+ * that simulator's fct.txt of the same flows (314, 48 and 5 lines).  The slowdowns (FCT over standalone FCT) against
+ * that simulator's fct.txt of the same files (docs/ns3-rdma.md): median 2.17 over all flows, 1.40 over the 189 of
+ * at most 100 KB; here within 10 % of each.  Both depend on ACKs sharing the data's queues at the switches, as
+ * there: with ACKs above data they were 1.63 and 1.22.
+ */
 static void test_websearch(void)
 {
     struct run_dir d;
@@ -373,13 +393,26 @@ static void test_websearch(void)
     CU_ASSERT_EQUAL(f.lines, 367);
     CU_ASSERT_EQUAL(f.bytes, 617336709ull); /* the flow file's sizes, summed */
     char *t = run_file(&d, "fct.txt");
-    int ports[3] = {0, 0, 0};
+    int ports[3] = {0, 0, 0}, n = 0, n_short = 0;
+    double all[367], shorts[367];
     for (const char *l = t; *l; l = strchr(l, '\n') + 1) {
         unsigned long long sp = field(l, 2);
         if (sp >= 10000 && sp <= 10002)
             ports[sp - 10000]++;
+        if (n < 367 && field(l, 7) > 0) {
+            double sd = (double)field(l, 6) / (double)field(l, 7);
+            all[n++] = sd;
+            if (field(l, 4) <= 100000)
+                shorts[n_short++] = sd;
+        }
     }
     CU_ASSERT(ports[0] == 314 && ports[1] == 48 && ports[2] == 5);
+    CU_ASSERT_EQUAL(n, 367);
+    CU_ASSERT_EQUAL(n_short, 189);
+    double m = median_of(all, n), ms = median_of(shorts, n_short);
+    printf("\n    slowdown median %.2f (that simulator 2.17), flows of at most 100 KB %.2f (1.40) ", m, ms);
+    CU_ASSERT(fabs(m / 2.17 - 1) <= 0.10);
+    CU_ASSERT(fabs(ms / 1.40 - 1) <= 0.10);
     free(t);
     run_remove(&d);
 }

@@ -278,8 +278,13 @@ static int export_json(const cJSON *s, struct sbuf *cfg, struct sbuf *topo, stru
     if (cJSON_IsNumber(mtu))
         sb_printf(cfg, "PACKET_PAYLOAD_SIZE %d\n", mtu->valueint);
     sb_printf(cfg, "L2_ACK_INTERVAL 1\nL2_BACK_TO_ZERO 0\n");
+    /* ACKs with their data at the switches, sent first by the NIC unless the data's priority is paused: its
+     * ACK_HIGH_PRIO 0 (the NIC's ACK queue under the pause of priority 3); its switches queue no ACK apart. */
     const cJSON *ap = get(h, "ack_priority");
-    sb_printf(cfg, "ACK_HIGH_PRIO %d\n", cJSON_IsNumber(ap) ? 1 : 0);
+    if (cJSON_IsNumber(ap))
+        unexpressed(u, "host.ack_priority", "the reference's switches queue ACKs and NACKs with their data "
+                    "(written as \"data\")");
+    sb_printf(cfg, "ACK_HIGH_PRIO 0\n");
     if ((rc = export_cc(h, cfg, u, err, errlen)) != 0)
         return rc;
     export_switch(s, nodes, cfg, u);

@@ -183,7 +183,7 @@ struct cfg {
     double alpha_resume_us, rp_timer_us, ewma_gain, rate_decrease_us, stop_s, error_rate, u_target;
     int64_t rate_ai, rate_hai, min_rate, dctcp_rate_ai, stop_ps;
     const char *topology_file, *flow_file;
-    int line_topo, line_flow, line_cc, line_link_down;
+    int line_topo, line_flow, line_cc, line_link_down, line_ack_high;
     struct map {
         uint64_t n;
         uint64_t rate[32];
@@ -302,7 +302,11 @@ static int read_config(struct ictx *x, struct toks *k, struct cfg *c)
         FLAG("MULTI_RATE", multi_rate)
         FLAG("SAMPLE_FEEDBACK", sample_feedback)
         FLAG("RATE_BOUND", rate_bound)
-        FLAG("ACK_HIGH_PRIO", ack_high)
+        else if (!strcmp(key, "ACK_HIGH_PRIO")) {
+            c->line_ack_high = line;
+            if (!(rc = tok_u64(x, k, "ACK_HIGH_PRIO (0 or 1)", 1, &u)))
+                c->ack_high = u;
+        }
         FLAG("HAS_WIN", has_win)
         FLAG("GLOBAL_T", global_t)
         WHOLE("PACKET_PAYLOAD_SIZE", payload, 100000)
@@ -694,10 +698,14 @@ static int host_obj(struct ictx *x, const struct cfg *c, int64_t rtt_ns, cJSON *
     *out = h;
     cJSON_AddNumberToObject(h, "mtu", (double)c->payload);
     add_str(h, "loss_recovery", "go-back-n");
+    /* Its switches queue ACKs and NACKs with their data (queue 0 only with their AckHighPrio attribute, which
+     * third.cc never sets); ACK_HIGH_PRIO moves only the NIC's ACK queue, served first either way, from the pause
+     * of priority 3 to that of 0. */
+    add_str(h, "ack_priority", "data");
     if (c->ack_high)
-        cJSON_AddNumberToObject(h, "ack_priority", 6); /* the reference's queue 0, served before data */
-    else
-        add_str(h, "ack_priority", "data");
+        note(x, "%s:%d: ACK_HIGH_PRIO 1: approximated: the reference's switches still queue ACKs and NACKs with "
+             "their data; its NICs send them first whatever the PAUSE of the data's priority, rocesim's NICs "
+             "(host.ack_priority \"data\") first unless that priority is paused", c->file, c->line_ack_high);
     cJSON_AddNumberToObject(h, "ack_every", 1);
     int64_t T = rtt_ns * 1000;
     if (c->cc_mode == 1) {
