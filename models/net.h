@@ -213,7 +213,9 @@ struct port {
 /* The rest of a port (see struct port), at the same index of net.aux; its per-priority lines are at that
  * index of net.pq[prio] (port_pp()). */
 struct port_aux {
-    struct pktq ctrl;     /* PAUSE frames: sent next, never queued behind data */
+    /* Whole lines: the last port of a node and the first of the next may be in two partitions, and a port writes
+     * its PAUSE queue and timers, and under DWRR its scheduler's state, here. */
+    _Alignas(64) struct pktq ctrl; /* PAUSE frames: sent next, never queued behind data */
     struct sched_state sched;
     int64_t rate_bps;
     int64_t tx_rem;       /* remainder carried between frames when ps_per_byte is 0 */
@@ -233,6 +235,7 @@ _Static_assert(sizeof(struct port_prio) == 64, "one cache line per (port, priori
 _Static_assert(offsetof(struct port, ing_shared) + sizeof(((struct port *)0)->ing_shared) <= 64,
                "the ingress counters are in line 0");
 _Static_assert(offsetof(struct port, peer) == 64 && sizeof(struct port) == 128, "the transmitter fills line 1");
+_Static_assert(sizeof(struct port_aux) % 64 == 0, "ports side by side of nodes in two partitions share no line");
 
 /*
  * A switch port's settings, resolved for its rate from its switch's settings and the profiles that match the
@@ -386,7 +389,9 @@ struct host_port {
 };
 
 struct host {
-    const struct scn_host *cfg; /* its settings: host and the host profiles that match it (shared when equal) */
+    /* Whole lines, as struct sw's. */
+    _Alignas(64) const struct scn_host *cfg; /* its settings: host and the host profiles that match it (shared when
+                                              * equal) */
     const struct nic_params *nic;       /* ... its NIC's (nic.h) and its transport's (transport.h), kept at set-up */
     const struct transport_params *tp;  /*     so that no frame looks them up */
     int cc;                   /* ... and its host.cc (cc.h) */
@@ -429,7 +434,10 @@ struct sw_limits {
 };
 
 struct sw {
-    const struct scn_switch *cfg; /* its settings: switch and the switch profiles that match it (shared when equal) */
+    /* Whole lines: switches side by side in net.sws may run in two partitions, and each writes its pool's counts
+     * with every frame. */
+    _Alignas(64) const struct scn_switch *cfg; /* its settings: switch and the switch profiles that match it (shared
+                                                * when equal) */
     const struct sched_settings *sched; /* its switch.scheduler (cfg's), which its egresses read per frame */
     uint32_t node, ordinal;
     struct port *ports;       /* n_ports consecutive */
