@@ -268,9 +268,24 @@ static void test_infiniband(void)
         uint32_t magic, linktype;
         memcpy(&magic, pcap, 4);
         memcpy(&linktype, pcap + 20, 4);
-        free(pcap);
         CU_ASSERT_EQUAL(magic, 0xa1b23c4du);
         CU_ASSERT_EQUAL(linktype, 197u);
+        /* each record's ERF header carries the time in 2^-32 s: rounded, it is the record's nanosecond */
+        long records = 0, ts_ok = 0;
+        for (size_t off = 24; off + 32 <= len; records++) {
+            uint32_t hdr[4];
+            memcpy(hdr, pcap + off, sizeof hdr);
+            const unsigned char *e = (const unsigned char *)pcap + off + 16;
+            uint64_t ts = 0;
+            for (int b = 7; b >= 0; b--)
+                ts = ts << 8 | e[b];
+            uint64_t ns = (ts >> 32) * 1000000000u + (((ts & 0xFFFFFFFFu) * 1000000000u + (1u << 31)) >> 32);
+            ts_ok += ns == (uint64_t)hdr[0] * 1000000000u + hdr[1] && hdr[2] >= 16;
+            off += 16 + hdr[2];
+        }
+        free(pcap);
+        CU_ASSERT(records > 50);
+        CU_ASSERT_EQUAL(ts_ok, records);
         snprintf(cmd, sizeof cmd, "awk -F, '$1==\"%s\" && $2==0 {print $5 + $7}' " DIR_ROOT "/ib/counters.csv",
                  host[i]);
         long frames = number_of(cmd);
