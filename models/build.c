@@ -83,7 +83,7 @@ int net_init(struct net *n, struct sim *s, const struct scenario *scn, struct gr
     pool_init(&n->pkts, sizeof(struct pkt));
     n->cc = (uint8_t)cc_params_of(&scn->host)->cc; /* the loader checked it: an index in the registry (cc.h) */
     const struct fabric_ops *fab = fabric_of(scn);
-    n->fr = fab->fr;
+    n->fr = fabric_framing(scn);
     n->fabric = fab;
     for (int sl = 0; fab->service_levels && sl < FABRIC_NSL; sl++)
         n->vl_of_sl[sl] = (uint8_t)fab->vl_of(scn, sl);

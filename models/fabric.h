@@ -60,6 +60,10 @@ extern const struct module_kind fabric_kind;
 /* The fabric scenario s runs. */
 const struct fabric_ops *fabric_of(const struct scenario *s);
 
+/* Its frames' sizes as the run counts them: the fabric's (fabric_ops.fr), with RoCE's wire overhead from
+ * ethernet.wire_overhead. */
+struct framing fabric_framing(const struct scenario *s);
+
 /* The queue (priority, or InfiniBand's VL) traffic entry t of scenario s sends its data on, when it names it or
  * host.priority gives it (a host profile may give a sender another). */
 int fabric_traffic_prio(const struct scenario *s, const struct scn_traffic *t);

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_GROUPS 64
+#define MAX_GROUPS 128
 #define MAX_MEMBERS 96 /* members of one object (own fields, flat groups' fields, groups) and its checks */
 
 /* See settings.h. */

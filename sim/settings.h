@@ -76,7 +76,7 @@ enum scn_status { SCN_OK = 0, SCN_EUSAGE = 2, SCN_EIO = 3 };
 void scn_one_line(char *msg);
 
 /* The most module groups (settings_register with a size, not per_entry) registered at once. */
-#define SETTING_MODS_MAX 32
+#define SETTING_MODS_MAX 48
 
 /* A parent struct's pointers to its module groups' values, by slot; NULL until the loader sets its defaults. */
 struct setting_mods {

@@ -54,6 +54,23 @@ static void test_serialization_and_arrival(void)
     test_teardown(&scn, &r);
 }
 
+/* With ethernet.wire_overhead 0 (a simulator that counts the frame alone), the same PAUSE takes its 64 bytes'
+ * time: 5,120 ps, and arrives a delay later. */
+static void test_no_wire_overhead(void)
+{
+    struct scenario scn;
+    struct run r;
+    CU_ASSERT_FATAL(test_setup(PORT_NET(IDLE_TRAFFIC), "ethernet.wire_overhead", "0", &scn, &r));
+    struct port *h0 = test_port_to(&r, "h0", "s0"), *s0 = test_port_to(&r, "s0", "h0");
+    pfc_send(h0, 3, 100);
+    CU_ASSERT_EQUAL(h0->busy_until, 64 * 80);
+    sim_run(&r.sim, 64 * 80 + PS_PER_US - 1);
+    CU_ASSERT_EQUAL(s0->paused, 0);
+    sim_run(&r.sim, 64 * 80 + PS_PER_US);
+    CU_ASSERT_EQUAL(s0->paused, 1u << 3);
+    test_teardown(&scn, &r);
+}
+
 /*
  * Eleven RESUME frames back to back out of s0 at 11 Gbps: 84 B take 84 x 8e12 / 11e9 = 61,090 10/11 ps.  The
  * first frame takes 61,090 ps and leaves 10/11 ps over; each later one takes 61,091 ps and leaves one
@@ -197,6 +214,7 @@ void test_port_register(void)
     CU_pSuite s = CU_add_suite("port", NULL, NULL);
     CU_add_test(s, "a frame takes (size + 20) x 8 / rate on the wire and arrives a delay later",
                 test_serialization_and_arrival);
+    CU_add_test(s, "with ethernet.wire_overhead 0 a frame takes its own bytes' time", test_no_wire_overhead);
     CU_add_test(s, "the sub-picosecond remainder is carried from frame to frame", test_remainder_carried);
     CU_add_test(s, "a control frame goes out before the queued data", test_control_frame_goes_first);
     CU_add_test(s, "a blocked priority is passed over and goes first once unblocked",

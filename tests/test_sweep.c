@@ -267,8 +267,8 @@ static void test_bad_sweep_files(void)
         {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"switch.ecn.kmin, swich.ecn.kmax\": "
          "[[\"5KB\", \"10KB\"]]}, \"objective\": {\"minimize\": \"x\"}}",
          "grid[\"switch.ecn.kmin, swich.ecn.kmax\"]: expected one of the fields name, description, seed, stop, "
-         "fabric, ib, topology, switch, host, profiles, traffic, triggers, faults, monitor, derived, got unknown field "
-         "\"swich\""},
+         "fabric, ib, ethernet, topology, switch, host, profiles, traffic, triggers, faults, monitor, derived, got "
+         "unknown field \"swich\""},
         /* below a field that is no group (a traffic entry) the loader judges, and no point loads */
         {"{\"scenario\": \"scenarios/sweeps/incast-mix.json\", \"grid\": {\"traffic.0.sise\": [\"1MB\"]}, "
          "\"objective\": {\"minimize\": \"x\"}}", "grid: expected at least one grid point that gives a valid"},
