@@ -333,7 +333,7 @@ static const struct {
     {"switch.ecn.pmax", "0.01"}, {"switch.ecn.mark_on", "dequeue"}, {"switch.scheduler.type", "strict"},
     {"switch.trim.enabled", "false"}, {"switch.trim.size", "128B"}, {"switch.trim.priority", "6"},
     {"host.mtu", "1024"}, {"host.priority", "3"}, {"host.ack_priority", "data"}, {"host.loss_recovery", "go-back-n"},
-    {"host.rto", "1ms"}, {"host.cc", "dcqcn"}, {"host.entropy", "flow"},
+    {"host.rto", "1ms"}, {"host.cc", "dcqcn"}, {"host.entropy", "flow"}, {"ethernet.wire_overhead", "20"},
 };
 
 /* Two leaves alike: the same quantity when both read as one kind, else the same JSON. */

@@ -784,6 +784,8 @@ static cJSON *scenario(const struct opts *o, const struct htsim_topo *t, const s
     cJSON_AddStringToObject(s, "stop", b);
     cJSON_AddItemToObject(s, "topology", topology(t, &max_ports));
     (void)max_ports;
+    /* the reference's links carry a packet in its bytes' time, no preamble or gap counted */
+    cJSON_AddNumberToObject(cJSON_AddObjectToObject(s, "ethernet"), "wire_overhead", 0);
 
     cJSON *sw = cJSON_AddObjectToObject(s, "switch");
     cJSON_AddStringToObject(sw, "buffer", fmt_bytes(buffer, b, sizeof b));
