@@ -87,7 +87,7 @@ static const cJSON *member_at(const cJSON *obj, const char *path)
     return obj;
 }
 
-/* The other fabric whose own setting path is, or NULL. */
+/* The other fabric whose own setting path is, or NULL (mine NULL: any fabric whose own it is). */
 static const struct fabric_ops *owner_of(const char *path, const struct fabric_ops *mine)
 {
     for (int i = 0; i < module_count(fabric_kind.name); i++) {
@@ -260,10 +260,13 @@ struct ethernet_params {
     int wire_overhead;
 };
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 static const struct setting ethernet_fields[] = {
-    {SET_INT("wire_overhead", struct ethernet_params, wire_overhead, 0, 64, "20",
-             "Bytes each frame takes on the wire besides its own: preamble, start delimiter and inter-frame gap, 20 "
-             "by IEEE 802.3; 0 counts the frame alone (as the UEC reference simulator does)")},
+    {SET_INT("wire_overhead", struct ethernet_params, wire_overhead, 0, 64, STR(WIRE_OVERHEAD),
+             "Bytes each frame takes on the wire besides its own: preamble, start delimiter and inter-frame gap, "
+             STR(WIRE_OVERHEAD) " by IEEE 802.3; 0 counts the frame alone (as the UEC reference simulator does)")},
     {0},
 };
 
@@ -276,9 +279,8 @@ struct framing fabric_framing(const struct scenario *s)
 {
     const struct fabric_ops *f = fabric_of(s);
     struct framing fr = f->fr;
-    for (int k = 0; f->own && f->own[k]; k++)
-        if (!strcmp(f->own[k], "ethernet"))
-            fr.wire = SETTINGS_OF(s, ethernet_group, struct ethernet_params)->wire_overhead;
+    if (owner_of("ethernet", NULL) == f)
+        fr.wire = SETTINGS_OF(s, ethernet_group, struct ethernet_params)->wire_overhead;
     return fr;
 }
 
