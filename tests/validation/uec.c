@@ -9,7 +9,7 @@
  * Tolerances (the reference's own regression rules, check_regressions.py): the tail at most 5 % above the target;
  * new packets equal; resent packets and NACKs within 20 % of the reference's, or both below 0.1 % of the new
  * packets (a handful either way says nothing).  An experiment the import refused would be listed as not run, with
- * the reason.
+ * the reason.  Experiments whose row hangs on what one seed draws also get a row over many seeds (run_seeded).
  */
 #include "tests/validation/validation.h"
 
@@ -258,8 +258,9 @@ struct uec_result {
     uint32_t done, total;
 };
 
-/* Imports experiment e into *out (the caller deletes it); 0, or 2 with the import's reason in why. */
-static int uec_import(const struct uec_exp *e, cJSON **out, char *why, size_t whylen)
+/* Imports experiment e, with -seed `seed` added when it is not negative, into *out (the caller deletes it); 0, or 2
+ * with the import's reason in why. */
+static int uec_import(const struct uec_exp *e, int seed, cJSON **out, char *why, size_t whylen)
 {
     char cm[256], args[512], topo[256];
     snprintf(cm, sizeof cm, "scenarios/uet-htsim/connection_matrices/%s", e->cm);
@@ -275,17 +276,24 @@ static int uec_import(const struct uec_exp *e, cJSON **out, char *why, size_t wh
         }
         argv[argc++] = t;
     }
+    char seed_arg[16];
+    if (seed >= 0) {
+        snprintf(seed_arg, sizeof seed_arg, "%d", seed);
+        argv[argc++] = "-seed";
+        argv[argc++] = seed_arg;
+    }
     struct sbuf notes = {0};
     int rc = htsim_import_args(argc, argv, out, &notes, why, whylen);
     free(notes.p);
     return rc;
 }
 
-/* Imports experiment e and runs it; 0, or 2 with the import's reason in why (a refused option). */
-static int uec_run(const struct uec_exp *e, struct uec_result *res, char *why, size_t whylen)
+/* Imports experiment e (at `seed`, or the plan's when negative) and runs it; 0, or 2 with the import's reason in why
+ * (a refused option). */
+static int uec_run(const struct uec_exp *e, int seed, struct uec_result *res, char *why, size_t whylen)
 {
     cJSON *scn_json = NULL;
-    int rc = uec_import(e, &scn_json, why, whylen);
+    int rc = uec_import(e, seed, &scn_json, why, whylen);
     if (rc)
         return rc;
     char *text = cJSON_PrintUnformatted(scn_json);
@@ -336,7 +344,7 @@ static bool run_plans(struct vresult *out, int *n, int cap, const char *only)
             continue;
         struct uec_result res = {0};
         char why[SCN_ERR_MAX] = "";
-        int rc = uec_run(e, &res, why, sizeof why);
+        int rc = uec_run(e, -1, &res, why, sizeof why);
         if (rc == 3) {
             fprintf(stderr, "validation: %s: %s\n", e->name, why);
             return false;
@@ -392,14 +400,143 @@ static bool run_plans(struct vresult *out, int *n, int cap, const char *only)
     return true;
 }
 
+/*
+ * Experiments whose row hangs on what one seed draws (which flows one ECMP hash puts on a link, which paths
+ * oblivious spraying's entropy values take): the reference was run on this project's machine at many seeds (the
+ * plan's parameters with -seed N; SEEDS_FILE, one line per run), rocesim runs at the same seeds, and the means are
+ * compared: the tail's within 5 % of the reference's, resends' and NACKs' within 20 % (close_count).
+ */
+#define SEEDS_FILE "tests/validation/uec_seeds.txt"
+#define SEEDS_MAX 128
+
+struct seed_runs {
+    uint32_t n;
+    int seed[SEEDS_MAX];
+    struct uec_result r[SEEDS_MAX];
+};
+
+/* The reference's runs of experiment `key` ("PLAN: NAME") in SEEDS_FILE, whose lines read KEY|SEED|TAIL_US|NEW|
+ * RESENT|NACKS (# begins a comment); false, with the file and line in why, when one is malformed or too many. */
+static bool ref_seeds(const char *key, struct seed_runs *ref, char *why, size_t len)
+{
+    char *text, err[256];
+    ref->n = 0;
+    if (read_text_file(SEEDS_FILE, &text, err, sizeof err)) {
+        snprintf(why, len, "%s", err);
+        return false;
+    }
+    bool ok = true;
+    int line = 0;
+    for (char *l = text, *next; ok && l && *l; l = next) {
+        line++;
+        next = strchr(l, '\n');
+        if (next)
+            *next++ = '\0';
+        if (*l == '#' || *l == '\0')
+            continue;
+        char *bar = strchr(l, '|');
+        struct uec_result r = {0};
+        int seed, used = 0;
+        ok = bar && sscanf(bar, "|%d|%lf|%lf|%lf|%lf%n", &seed, &r.tail_us, &r.new_pkts, &r.rtx, &r.nacks, &used) == 5 &&
+             bar[used] == '\0';
+        if (!ok || (size_t)(bar - l) != strlen(key) || strncmp(l, key, strlen(key)))
+            continue;
+        ok = ref->n < SEEDS_MAX;
+        if (ok) {
+            r.done = r.total = 1;
+            ref->seed[ref->n] = seed;
+            ref->r[ref->n++] = r;
+        }
+    }
+    if (!ok)
+        snprintf(why, len, "%s:%d: expected KEY|SEED|TAIL_US|NEW|RESENT|NACKS (at most %d runs of one experiment)",
+                 SEEDS_FILE, line, SEEDS_MAX);
+    free(text);
+    return ok;
+}
+
+/* The means of runs[0..n) (tail, resends, NACKs) and the range of their tails. */
+struct seed_stats {
+    double tail, rtx, nacks, lo, hi, new_pkts;
+    bool complete; /* every flow of every run done */
+    bool same_new; /* every run sent the same new packets */
+};
+static struct seed_stats seed_stats(const struct seed_runs *s)
+{
+    struct seed_stats m = {.lo = s->r[0].tail_us, .hi = s->r[0].tail_us, .new_pkts = s->r[0].new_pkts,
+                           .complete = true, .same_new = true};
+    for (uint32_t i = 0; i < s->n; i++) {
+        const struct uec_result *r = &s->r[i];
+        m.tail += r->tail_us / s->n;
+        m.rtx += r->rtx / s->n;
+        m.nacks += r->nacks / s->n;
+        m.lo = r->tail_us < m.lo ? r->tail_us : m.lo;
+        m.hi = r->tail_us > m.hi ? r->tail_us : m.hi;
+        m.complete &= r->done == r->total;
+        m.same_new &= r->new_pkts == m.new_pkts;
+    }
+    return m;
+}
+
+static bool run_seeded(struct vresult *out, int *n, int cap, const char *only)
+{
+    static struct seed_runs ref, ours;
+    for (size_t i = 0; i < N_EXPS; i++) {
+        const struct uec_exp *e = &exps[i];
+        char key[160], row[176], why[SCN_ERR_MAX] = "";
+        snprintf(key, sizeof key, "%s: %s", e->plan, e->name);
+        snprintf(row, sizeof row, "seeds: %s", key);
+        if (only && strcmp(only, row) != 0)
+            continue;
+        if (!ref_seeds(key, &ref, why, sizeof why)) {
+            fprintf(stderr, "validation: %s\n", why);
+            return false;
+        }
+        if (!ref.n)
+            continue;
+        ours.n = ref.n;
+        for (uint32_t k = 0; k < ref.n; k++) {
+            ours.seed[k] = ref.seed[k];
+            if (uec_run(e, ref.seed[k], &ours.r[k], why, sizeof why)) {
+                fprintf(stderr, "validation: %s, seed %d: %s\n", key, ref.seed[k], why);
+                return false;
+            }
+        }
+        if (*n >= cap)
+            return false;
+        struct seed_stats a = seed_stats(&ours), b = seed_stats(&ref);
+        struct vresult *v = &out[(*n)++];
+        memset(v, 0, sizeof *v);
+        bool fits = snprintf(v->check, sizeof v->check, "%s", row) < (int)sizeof v->check;
+        fits &= snprintf(v->reference, sizeof v->reference, "htsim_uec run here at %u seeds (%s)", ref.n,
+                         SEEDS_FILE + strlen("tests/validation/")) < (int)sizeof v->reference;
+        fits &= snprintf(v->expected, sizeof v->expected, "tail mean %.1f us (%.0f-%.0f); resent mean %.1f", b.tail, b.lo,
+                         b.hi, b.rtx) < (int)sizeof v->expected;
+        fits &= snprintf(v->measured, sizeof v->measured, "tail mean %.1f us (%.2fx; %.0f-%.0f); resent %.1f", a.tail,
+                         a.tail / b.tail, a.lo, a.hi, a.rtx) < (int)sizeof v->measured;
+        snprintf(v->tolerance, sizeof v->tolerance, "means: tail 5%%; counts 20%%");
+        fits &= snprintf(v->note, sizeof v->note,
+                         "the same seeds, each run's -seed N added to the plan's parameters: NACKs mean %.1f/%.1f; "
+                         "new %.0f/%.0f in every run%s",
+                         a.nacks, b.nacks, a.new_pkts, b.new_pkts, a.complete ? "" : "; not every flow done") <
+                (int)sizeof v->note;
+        if (!fits)
+            fprintf(stderr, "validation: %s: a field of its row does not fit\n", row);
+        v->pass = fits && a.complete && a.same_new && b.same_new && a.new_pkts == b.new_pkts &&
+                  fabs(a.tail / b.tail - 1) <= 0.05 && close_count(a.rtx, b.rtx, b.new_pkts) &&
+                  close_count(a.nacks, b.nacks, b.new_pkts);
+    }
+    return true;
+}
+
 bool validation_uec(struct vresult *out, int *n, int cap)
 {
-    return run_plans(out, n, cap, NULL);
+    return run_plans(out, n, cap, NULL) && run_seeded(out, n, cap, NULL);
 }
 
 bool validation_uec_one(const char *name, struct vresult *out, int *n, int cap)
 {
-    return run_plans(out, n, cap, name);
+    return run_plans(out, n, cap, name) && run_seeded(out, n, cap, name);
 }
 
 int validation_uec_round_trip(char *bad, size_t len)
@@ -411,7 +548,7 @@ int validation_uec_round_trip(char *bad, size_t len)
         char why[SCN_ERR_MAX] = "";
         struct sbuf cm = {0}, topo = {0}, cmd = {0}, un = {0};
         struct htsim_export x = {.cm = &cm, .topo = &topo, .cmdline = &cmd, .unexpressed = &un};
-        bool ok = !uec_import(e, &scn, why, sizeof why) && !htsim_export(scn, "rt", &x, why, sizeof why) && !un.len;
+        bool ok = !uec_import(e, -1, &scn, why, sizeof why) && !htsim_export(scn, "rt", &x, why, sizeof why) && !un.len;
         if (!ok && !failed++)
             snprintf(bad, len, "%s: %s: %s", e->plan, e->name, un.len ? un.p : why);
         cJSON_Delete(scn);
