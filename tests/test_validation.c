@@ -43,6 +43,19 @@ static void test_irn(void) { run_named("IRN's headline comparison"); }
 static void test_nccl_latency(void) { run_named("NCCL on a rail: latency, ring vs tree"); }
 static void test_nccl_bandwidth(void) { run_named("NCCL ring on a rail: bandwidth"); }
 
+/* Runs the UEC rows named (each a row's check: "PLAN: NAME", or "seeds: PLAN: NAME") and asserts each passes. */
+static void assert_uec_rows(const char *const *names, size_t count)
+{
+    static struct vresult res[2];
+    for (size_t i = 0; i < count; i++) {
+        int n = 0;
+        CU_ASSERT_FATAL(validation_uec_one(names[i], res, &n, 2));
+        CU_ASSERT_EQUAL_FATAL(n, 1);
+        printf("\n    %s: expected %s, measured %s; %s", res[0].check, res[0].expected, res[0].measured, res[0].note);
+        CU_ASSERT(res[0].pass);
+    }
+}
+
 /* The UEC reference simulator's small experiments (the 1,024-host ones run in `make validation` only), but the
  * single-path ones, whose tails hang on which flows the two simulators' different ECMP hashes put together
  * (docs/VALIDATION.md's notes): test_uec_seeds compares those over many seeds. */
@@ -54,31 +67,19 @@ static void test_uec(void)
         "rcv: Single Connection", "rcv: Small 16 node incast",
         "rcv: 3 to 1 incast with long running flow", "rcv: Small permutation (16 nodes)", "both: Small 16 node incast",
         "both: 3 to 1 incast with long running flow", "both: Small permutation (16 nodes)"};
-    static struct vresult res[8];
-    for (size_t i = 0; i < sizeof small / sizeof *small; i++) {
-        int n = 0;
-        CU_ASSERT_FATAL(validation_uec_one(small[i], res, &n, 8));
-        CU_ASSERT_EQUAL(n, 1);
-        printf("\n    %s: expected %s, measured %s; %s", res[0].check, res[0].expected, res[0].measured, res[0].note);
-        CU_ASSERT(res[0].pass);
-    }
+    assert_uec_rows(small, sizeof small / sizeof *small);
 }
 
-/* The 16-host single-path experiments at the 100 seeds the reference was run at (tests/validation/uec_seeds.txt):
- * one seed's tail is a draw from a spread of 400-750 us, which the means compare. */
+/* The 16-host experiments whose row fails at the plan's seed, at the 100 seeds the reference was run at
+ * (tests/validation/uec_seeds.txt): single path, where one seed's tail is a draw from a spread of 400-750 us, and
+ * one slowed link (INC), whose target the reference misses at every seed; the means compare. */
 static void test_uec_seeds(void)
 {
-    static const char *const seeded[] = {"seeds: sender: Small permutation, single path",
-                                         "seeds: rcv: Small permutation, single path.",
-                                         "seeds: both: Small permutation, single path."};
-    static struct vresult res[2];
-    for (size_t i = 0; i < sizeof seeded / sizeof *seeded; i++) {
-        int n = 0;
-        CU_ASSERT_FATAL(validation_uec_one(seeded[i], res, &n, 2));
-        CU_ASSERT_EQUAL_FATAL(n, 1);
-        printf("\n    %s: expected %s, measured %s; %s", res[0].check, res[0].expected, res[0].measured, res[0].note);
-        CU_ASSERT(res[0].pass);
-    }
+    static const char *const seeded[] = {
+        "seeds: sender: Small permutation, single path", "seeds: rcv: Small permutation, single path.",
+        "seeds: both: Small permutation, single path.",  "seeds: sender: Small permutation, INC (16 nodes)",
+        "seeds: rcv: Small permutation, INC (16 nodes)", "seeds: both: Small permutation, INC (16 nodes)"};
+    assert_uec_rows(seeded, sizeof seeded / sizeof *seeded);
 }
 
 /* import uet-htsim then export gives back every experiment the reference ships: nothing left unexpressed. */
@@ -106,8 +107,8 @@ void test_validation_register(void)
     CU_add_test(s, "IRN's default case: IRN without PFC 6-83% below RoCE with PFC in mean and p99 FCT", test_irn);
     CU_add_test(s, "the UEC reference simulator's small regression experiments, imported: tail within 5% of the target, "
                 "packet counts within 20% of the reference's", test_uec);
-    CU_add_test(s, "the UEC reference simulator's single-path experiments over 100 seeds: mean tail within 5%, "
-                "mean counts within 20% of the reference's at the same seeds", test_uec_seeds);
+    CU_add_test(s, "the UEC reference simulator's 16-host single-path and slowed-link experiments over 100 seeds: "
+                "mean tail within 5%, mean counts within 20% of the reference's at the same seeds", test_uec_seeds);
     CU_add_test(s, "the UEC reference simulator's shipped experiments: import then export expresses every setting",
                 test_uec_round_trip);
     CU_add_test(s, "NCCL all-reduce on a rail: alpha-beta latency (2-64 servers), ring/tree crossover", test_nccl_latency);
