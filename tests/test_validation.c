@@ -82,6 +82,16 @@ static void test_uec_seeds(void)
     assert_uec_rows(seeded, sizeof seeded / sizeof *seeded);
 }
 
+/* The reference's runs at more seeds are well formed and each names an experiment of the plans. */
+static void test_uec_seeds_file(void)
+{
+    char why[512] = "";
+    bool ok = validation_uec_seeds_check(why, sizeof why);
+    if (!ok)
+        printf("\n    %s", why);
+    CU_ASSERT(ok);
+}
+
 /* import uet-htsim then export gives back every experiment the reference ships: nothing left unexpressed. */
 static void test_uec_round_trip(void)
 {
@@ -109,6 +119,8 @@ void test_validation_register(void)
                 "packet counts within 20% of the reference's", test_uec);
     CU_add_test(s, "the UEC reference simulator's 16-host single-path and slowed-link experiments over 100 seeds: "
                 "mean tail within 5%, mean counts within 20% of the reference's at the same seeds", test_uec_seeds);
+    CU_add_test(s, "the UEC reference simulator's runs at more seeds: every line well formed, every experiment one of "
+                "the plans'", test_uec_seeds_file);
     CU_add_test(s, "the UEC reference simulator's shipped experiments: import then export expresses every setting",
                 test_uec_round_trip);
     CU_add_test(s, "NCCL all-reduce on a rail: alpha-beta latency (2-64 servers), ring/tree crossover", test_nccl_latency);

@@ -417,11 +417,13 @@ struct seed_runs {
 };
 
 /* The reference's runs of experiment `key` ("PLAN: NAME") in SEEDS_FILE, whose lines read KEY|SEED|TAIL_US|NEW|
- * RESENT|NACKS (# begins a comment); false, with the file and line in why, when one is malformed or too many. */
-static bool ref_seeds(const char *key, struct seed_runs *ref, char *why, size_t len)
+ * RESENT|NACKS (# begins a comment), and in *runs how many runs the file holds in all; false, with the file and line
+ * in why, when one is malformed or too many. */
+static bool ref_seeds(const char *key, struct seed_runs *ref, uint32_t *runs, char *why, size_t len)
 {
     char *text, err[256];
     ref->n = 0;
+    *runs = 0;
     if (read_text_file(SEEDS_FILE, &text, err, sizeof err)) {
         snprintf(why, len, "%s", err);
         return false;
@@ -438,8 +440,10 @@ static bool ref_seeds(const char *key, struct seed_runs *ref, char *why, size_t 
         char *bar = strchr(l, '|');
         struct uec_result r = {0};
         int seed, used = 0;
-        ok = bar && sscanf(bar, "|%d|%lf|%lf|%lf|%lf%n", &seed, &r.tail_us, &r.new_pkts, &r.rtx, &r.nacks, &used) == 5 &&
+        ok = bar &&
+             sscanf(bar, "|%d|%lf|%lf|%lf|%lf%n", &seed, &r.tail_us, &r.new_pkts, &r.rtx, &r.nacks, &used) == 5 &&
              bar[used] == '\0';
+        *runs += ok;
         if (!ok || (size_t)(bar - l) != strlen(key) || strncmp(l, key, strlen(key)))
             continue;
         ok = ref->n < SEEDS_MAX;
@@ -492,14 +496,16 @@ static struct seed_stats seed_stats(const struct seed_runs *s)
 static bool run_seeded(struct vresult *out, int *n, int cap, const char *only)
 {
     static struct seed_runs ref, ours;
+    char why[SCN_ERR_MAX] = "";
+    uint32_t runs;
     for (size_t i = 0; i < N_EXPS; i++) {
         const struct uec_exp *e = &exps[i];
-        char key[160], row[176], why[SCN_ERR_MAX] = "";
+        char key[160], row[176];
         snprintf(key, sizeof key, "%s: %s", e->plan, e->name);
         snprintf(row, sizeof row, "seeds: %s", key);
         if (only && strcmp(only, row) != 0)
             continue;
-        if (!ref_seeds(key, &ref, why, sizeof why)) {
+        if (!ref_seeds(key, &ref, &runs, why, sizeof why)) {
             fprintf(stderr, "validation: %s\n", why);
             return false;
         }
@@ -521,8 +527,8 @@ static bool run_seeded(struct vresult *out, int *n, int cap, const char *only)
         bool fits = snprintf(v->check, sizeof v->check, "%s", row) < (int)sizeof v->check;
         fits &= snprintf(v->reference, sizeof v->reference, "htsim_uec run here at %u seeds (%s)", ref.n,
                          SEEDS_FILE + strlen("tests/validation/")) < (int)sizeof v->reference;
-        fits &= snprintf(v->expected, sizeof v->expected, "tail median %.1f us (%.0f-%.0f); resent mean %.1f", b.tail, b.lo,
-                         b.hi, b.rtx) < (int)sizeof v->expected;
+        fits &= snprintf(v->expected, sizeof v->expected, "tail median %.1f us (%.0f-%.0f); resent mean %.1f", b.tail,
+                         b.lo, b.hi, b.rtx) < (int)sizeof v->expected;
         fits &= snprintf(v->measured, sizeof v->measured, "tail median %.1f us (%.2fx; %.0f-%.0f); resent %.1f", a.tail,
                          a.tail / b.tail, a.lo, a.hi, a.rtx) < (int)sizeof v->measured;
         snprintf(v->tolerance, sizeof v->tolerance, "tail median 5%%; count means 20%%");
@@ -540,8 +546,32 @@ static bool run_seeded(struct vresult *out, int *n, int cap, const char *only)
     return true;
 }
 
+/* See validation.h: a misspelt experiment in SEEDS_FILE would otherwise be left out unseen. */
+bool validation_uec_seeds_check(char *why, size_t len)
+{
+    static struct seed_runs ref;
+    uint32_t runs = 0, matched = 0;
+    for (size_t i = 0; i < N_EXPS; i++) {
+        char key[160];
+        snprintf(key, sizeof key, "%s: %s", exps[i].plan, exps[i].name);
+        if (!ref_seeds(key, &ref, &runs, why, len))
+            return false;
+        matched += ref.n;
+    }
+    if (matched != runs) {
+        snprintf(why, len, "%s: %u of its %u runs name no experiment of the plans", SEEDS_FILE, runs - matched, runs);
+        return false;
+    }
+    return true;
+}
+
 bool validation_uec(struct vresult *out, int *n, int cap)
 {
+    char why[SCN_ERR_MAX];
+    if (!validation_uec_seeds_check(why, sizeof why)) {
+        fprintf(stderr, "validation: %s\n", why);
+        return false;
+    }
     return run_plans(out, n, cap, NULL) && run_seeded(out, n, cap, NULL);
 }
 

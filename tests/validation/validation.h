@@ -55,6 +55,9 @@ bool validation_timely_pair(const char *host, struct timely_pair *out);
  * the one named "PLAN: NAME" (its row's check, "sender: Single Connection"). */
 bool validation_uec(struct vresult *out, int *n, int cap);
 bool validation_uec_one(const char *name, struct vresult *out, int *n, int cap);
+/* Whether every run of tests/validation/uec_seeds.txt (the reference at more seeds) is well formed and names an
+ * experiment of the plans; if not, false with the file, line or count in why. */
+bool validation_uec_seeds_check(char *why, size_t len);
 /* Imports every experiment of the plans and exports it back: how many leave a setting unexpressed or fail (the
  * first one's name and what is left in bad). */
 int validation_uec_round_trip(char *bad, size_t len);
