@@ -14,6 +14,7 @@
 #include "tools/common/text.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"
+#include "sim/settings.h"
 #include "sim/units.h"
 
 #include <cjson/cJSON.h>
@@ -324,16 +325,12 @@ static int matrix(const cJSON *scn, long nodes, struct htsim_cm *cm, struct htsi
     return 0;
 }
 
-/* rocesim's defaults for what the import writes, where a scenario may leave it out. */
-static const struct {
-    const char *path, *value;
-} defaults[] = {
-    {"seed", "1"}, {"stop", "100ms"}, {"switch.buffer", "32MB"}, {"switch.lossy_queue_limit", "1MB"},
-    {"switch.pfc.enabled", "true"}, {"switch.ecn.kmin", "5KB"}, {"switch.ecn.kmax", "200KB"},
-    {"switch.ecn.pmax", "0.01"}, {"switch.ecn.mark_on", "dequeue"}, {"switch.scheduler.type", "strict"},
-    {"switch.trim.enabled", "false"}, {"switch.trim.size", "128B"}, {"switch.trim.priority", "6"},
-    {"host.mtu", "1024"}, {"host.priority", "3"}, {"host.ack_priority", "data"}, {"host.loss_recovery", "go-back-n"},
-    {"host.rto", "1ms"}, {"host.cc", "dcqcn"}, {"host.entropy", "flow"}, {"ethernet.wire_overhead", "20"},
+/* What the import writes that a scenario may leave out, to its rocesim default (each setting's own, settings.h). */
+static const char *const defaulted[] = {
+    "seed", "stop", "switch.buffer", "switch.lossy_queue_limit", "switch.pfc.enabled", "switch.ecn.kmin",
+    "switch.ecn.kmax", "switch.ecn.pmax", "switch.ecn.mark_on", "switch.scheduler.type", "switch.trim.enabled",
+    "switch.trim.size", "switch.trim.priority", "host.mtu", "host.priority", "host.ack_priority",
+    "host.loss_recovery", "host.rto", "host.cc", "host.entropy", "ethernet.wire_overhead",
 };
 
 /* Two leaves alike: the same quantity when both read as one kind, else the same JSON. */
@@ -375,19 +372,26 @@ static void diff(const cJSON *s, const cJSON *r, const char *path, struct htsim_
 /* Lists what r sets that s leaves to a rocesim default other than r's value. */
 static void diff_defaults(const cJSON *s, const cJSON *r, struct htsim_export *x)
 {
-    for (size_t i = 0; i < sizeof defaults / sizeof *defaults; i++) {
-        const cJSON *rv = at(r, defaults[i].path);
-        if (at(s, defaults[i].path) || !rv)
+    scn_register_settings();
+    for (size_t i = 0; i < sizeof defaulted / sizeof *defaulted; i++) {
+        const char *path = defaulted[i];
+        const cJSON *rv = at(r, path);
+        if (at(s, path) || !rv)
             continue;
-        cJSON *d = cJSON_Parse(defaults[i].value);
+        const struct setting *f = settings_field(path);
+        if (!f || !f->dflt) {
+            fprintf(stderr, "rocesim: bug: export uet-htsim: no setting %s with a default (sim/settings.h)\n", path);
+            abort();
+        }
+        cJSON *d = cJSON_Parse(f->dflt);
         if (!d)
-            d = cJSON_CreateString(defaults[i].value);
+            d = cJSON_CreateString(f->dflt);
         if (!same_leaf(d, rv)) {
             char why[160], *v = cJSON_PrintUnformatted(rv);
-            snprintf(why, sizeof why, "left to rocesim's default %s, where the reference's run has %s",
-                     defaults[i].value, v ? v : "?");
+            snprintf(why, sizeof why, "left to rocesim's default %s, where the reference's run has %s", f->dflt,
+                     v ? v : "?");
             free(v);
-            say(x, defaults[i].path, why);
+            say(x, path, why);
         }
         cJSON_Delete(d);
     }
