@@ -26,7 +26,7 @@ bool ecn_red_draw(const struct ecn_thresh *e, struct rng *r, int64_t q)
 
 /* ---- switch.ecn: its settings (ecn.h, docs/scenario.md) ---- */
 
-static const char *const mark_names[] = {"dequeue", "enqueue", NULL};
+static const char *const mark_names[] = {"dequeue", "enqueue", "sent", NULL};
 
 static int check_kmax(struct setting_ctx *c, const cJSON *obj, const char *path, void *base)
 {
@@ -58,7 +58,7 @@ static const struct setting ecn_fields[] = {
     {SET_NUM("pmax", struct ecn_settings, pmax, SETTING_PORT, 0.0, 1.0, "0.01", "Marking probability just below kmax"),
      .parse = parse_pmax, .dump = dump_pmax},
     {SET_ENUM("mark_on", struct ecn_settings, mark_on, mark_names, "dequeue",
-          "Decide when a packet leaves or arrives")},
+          "Decide when a packet leaves the queue (\"dequeue\"), arrives (\"enqueue\") or has been sent (\"sent\")")},
     {SET_CHECK(check_kmax)},
     {0},
 };

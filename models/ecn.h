@@ -8,8 +8,10 @@
  *        = pmax (q - kmin) / (kmax - kmin)     kmin < q <= kmax
  *        = 1                                   q > kmax
  * for q the bytes queued at the egress (port, priority): at dequeue those
- * behind the departing frame, at enqueue those ahead of the arriving one
- * (switch.ecn.mark_on).  Only ECT data frames not yet marked are marked CE;
+ * behind the departing frame, at enqueue those ahead of the arriving one,
+ * when sent those behind it when its last bit has left (switch.ecn.mark_on;
+ * "sent" is the UEC reference simulator's rule, its CompositeQueue's
+ * completeService: the frame goes onto its link only then, port.c).  Only ECT data frames not yet marked are marked CE;
  * each switch draws from its own random stream, and only where 0 < p < 1, so
  * the stream advances only there.  A switch that accounts in cells
  * (switch.cell_size) compares whole cells: q counts each frame's cells, and
@@ -25,7 +27,7 @@
 #include "models/net.h"
 
 /* switch.ecn.mark_on. */
-enum ecn_mark_on { ECN_MARK_DEQUEUE, ECN_MARK_ENQUEUE };
+enum ecn_mark_on { ECN_MARK_DEQUEUE, ECN_MARK_ENQUEUE, ECN_MARK_SENT };
 
 /*
  * switch.ecn (docs/scenario.md): the group the ECN mechanism registers on its line (ecn.c), after switch.pfc.  Its

@@ -251,6 +251,8 @@ struct ecn_thresh {
     /* InfiniBand's FECN marking instead of RED (models/fecn.c): above kmin, one eligible packet in fecn_rate + 1,
      * packets of at least fecn_size bytes, and only at a port that is the root of the congestion unless victims */
     bool fecn, victims;
+    /* switch.ecn.mark_on "sent": decided when the frame's sending ends (port.c holds it off its link until then) */
+    bool on_sent;
     uint16_t fecn_rate, fecn_size;
 };
 
@@ -575,7 +577,7 @@ struct pfcwd;
 
 /* What a transmission does besides sending (net.tx_extras): a flow control that keeps the sender's side (lfc->sent),
  * a packet capture's tap (net.tap). */
-enum net_tx_extras { NET_TX_LFC = 1, NET_TX_TAP = 2 };
+enum net_tx_extras { NET_TX_LFC = 1, NET_TX_TAP = 2, NET_TX_HOLD = 4 /* a port marks ECN when frames are sent */ };
 
 /* A packet capture's tap (net.tap): frame k leaves port p (rx false) or arrived at it (rx true), now. */
 typedef void (*net_tap_fn)(void *ctx, const struct port *p, const struct pkt *k, bool rx);

@@ -25,6 +25,12 @@
  * A packet capture (monitor.capture, net.tap) is told each frame a port starts sending and each it receives
  * intact; off, it costs nothing: its tests ride on tx_extras and arrive_extras, which a frame tests anyway.
  *
+ * A switch egress whose ECN marks when frames are sent (switch.ecn.mark_on "sent", the UEC reference simulator's
+ * rule) holds each frame it may mark until its last bit has left: its wake-up is then always queued, for the end
+ * of the frame, and puts the frame onto the link there (held_send), after the mark and with the arrival's key it
+ * would have had, so that the frame leaves this partition or process only once it is final.  A held frame is not
+ * linked behind the one ahead of it on the wire, and the capture is told of it when its sending ends.
+ *
  * Blocked time is accounted per (port, priority) as closed intervals plus the
  * open one (port_paused_total), for the summary and for each flow's
  * paused_ns (switch.c, nic.c).
@@ -152,7 +158,9 @@ static inline void wire_link(struct net *n, struct pkt *ahead, struct pkt *k, si
  * each node's handlers touch their own ports only, as a network cut into
  * partitions needs.
  */
-static void wire_send(struct sim *s, struct port *p, struct pkt *ahead, struct pkt *k, sim_time_t at, uint64_t seq)
+/* Inline everywhere: port_transmit's copy is on every hop, held_send's on the held frames alone. */
+static inline __attribute__((always_inline)) void wire_send(struct sim *s, struct port *p, struct pkt *ahead,
+                                                           struct pkt *k, sim_time_t at, uint64_t seq)
 {
     k->next = NULL;
     if (ahead)
@@ -204,6 +212,66 @@ static __attribute__((noinline)) void tx_extras(struct net *n, struct port *p, s
         n->tap(n->tap_ctx, p, k, false);
 }
 
+/* Whether egress p holds frame k until it is sent (see the top of this file): only a frame its ECN may still mark
+ * waits; the others (control frames, frames marked already) go onto the link as anywhere. */
+static inline bool holds(const struct net *n, const struct port *p, const struct pkt *k)
+{
+    return p->kind == NODE_SWITCH && k->type == PKT_DATA && (k->ecn & (ECN_ECT | ECN_CE)) == ECN_ECT &&
+           n->pcfg[p->cfg].ecn.on_sent;
+}
+
+/* Frame k's sending begins at port p: the port is busy until its end, a point of the event order reserved with the
+ * next (the frame's arrival's).  Returns that next. */
+static inline uint64_t start_sending(struct sim *s, struct port *p, struct pkt *k, sim_time_t t)
+{
+    p->busy_until = s->now + t;
+    p->busy_seq = sim_reserve_seq(s);
+    uint64_t arrive_seq = sim_reserve_seq(s); /* busy_seq + 1: the same entity's next number */
+    k->link_gen = p->link_gen;
+    p->tx_frames++;
+    p->tx_bytes += k->size;
+    net_np(p->net)->c.packet_hops++;
+    return arrive_seq;
+}
+
+static void held_sent(struct sim *s, void *obj, uint64_t arg);
+
+/* Frame k, taking t to send, begins at held port p and waits there for its end.  The frame ahead of it on the
+ * wire, if any, and that frame's arrival are kept in k's own links, unused until k is on the wire (not on a cut
+ * link, where the frame ahead may have left for another process before k is sent). */
+static __attribute__((noinline)) void hold(struct sim *s, struct port *p, struct pkt *k, sim_time_t t)
+{
+    k->next = p->wire_tail && !port_cut(p) ? p->wire_tail : NULL;
+    k->next_at = p->busy_until + p->delay_ps;
+    k->next_seq = p->busy_seq + 1;
+    start_sending(s, p, k, t);
+    p->wire_tail = k;
+    p->wake_pending = true;
+    sim_at_seq_to(s, p->busy_until, p->busy_seq, net_ent(p->node), held_sent, p, 0);
+}
+
+/* The end of held port p's frame (its wire_tail): marked or not, it goes onto the link with the arrival's key it
+ * would have had (the sequence after busy_seq, reserved with it); then the port is free, as at tx_wake. */
+static void held_sent(struct sim *s, void *obj, uint64_t arg)
+{
+    struct port *p = obj;
+    struct net *n = p->net;
+    (void)arg;
+    SIM_ASSERT_ENT(s, net_ent(p->node));
+    struct pkt *k = p->wire_tail;
+    switch_sent(n, p, k);
+    /* behind the frame ahead while that is still on the wire, as port_transmit links frames */
+    struct pkt *ahead = k->next && sim_before(s, k->next_at, k->next_seq) ? k->next : NULL;
+    wire_send(s, p, ahead, k, s->now + p->delay_ps, p->busy_seq + 1);
+    struct port_ctr *c = net_ctr(n, p, k->prio);
+    if (c)
+        count_tx(c, k);
+    if (n->tx_extras & (NET_TX_LFC | NET_TX_TAP))
+        tx_extras(n, p, k);
+    p->wake_pending = false;
+    port_kick(p);
+}
+
 void port_transmit(struct port *p, struct pkt *k)
 {
     struct net *n = p->net;
@@ -213,6 +281,10 @@ void port_transmit(struct port *p, struct pkt *k)
     if (__builtin_expect(k->tel != 0, 0) && k->type == PKT_DATA && p->kind != NODE_HOST)
         int_push_egress(n, k, p);
     sim_time_t t = tx_time(p, k->size + n->fr.wire);
+    if (__builtin_expect(n->tx_extras & NET_TX_HOLD, 0) && holds(n, p, k)) {
+        hold(s, p, k, t);
+        return;
+    }
     /* The last frame sent ended at busy_until and arrives a delay later, at the sequence reserved right after
      * busy_seq (below): while that point is ahead, it is still on the wire and the new frame follows it. */
     /* A peer in another partition may run ahead within the window: a frame that arrives before the window's end
@@ -223,13 +295,7 @@ void port_transmit(struct port *p, struct pkt *k)
                                 (ahead_at >= s->horizon || !port_cut(p))
                             ? p->wire_tail
                             : NULL;
-    p->busy_until = s->now + t;
-    p->busy_seq = sim_reserve_seq(s);
-    uint64_t arrive_seq = sim_reserve_seq(s); /* busy_seq + 1: the same entity's next number */
-    k->link_gen = p->link_gen;
-    p->tx_frames++;
-    p->tx_bytes += k->size;
-    net_np(n)->c.packet_hops++;
+    uint64_t arrive_seq = start_sending(s, p, k, t);
     wire_send(s, p, ahead, k, s->now + t + p->delay_ps, arrive_seq);
     if (!p->wake_pending && has_work(n, p)) {
         p->wake_pending = true;

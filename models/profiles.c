@@ -230,6 +230,7 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
     pc->ecn.kmin = (int64_t)kmin;
     pc->ecn.kmax = (int64_t)kmax;
     pc->ecn.pmax = pmax;
+    pc->ecn.on_sent = ecn->enabled && ecn->mark_on == ECN_MARK_SENT;
     int64_t cell_lim = whole_cells((int64_t)lossy, n->lfc->cell ? n->lfc->cell : sp->cell_size);
     pc->lossy_limit = cell_lim > INT32_MAX ? INT32_MAX : (int32_t)cell_lim;
     if (n->fabric->marking)
@@ -372,6 +373,8 @@ int net_resolve_settings(struct net *n, char *err, size_t errlen)
             }
             p->cfg = (uint16_t)dedup(n->pcfg, &n->n_pcfg, &pc, sizeof pc);
             n->lossless |= pc.lossless;
+            if (pc.ecn.on_sent)
+                n->tx_extras |= NET_TX_HOLD; /* port_transmit holds its frames until they are sent */
         }
     }
     free(tmp);

@@ -171,6 +171,12 @@ static void dequeued(struct net *n, struct sw *w, const struct port *out, struct
         lfc_released(n, w, in, prio);
 }
 
+/* See switch.h. */
+void switch_sent(struct net *n, struct port *p, struct pkt *k)
+{
+    ecn_maybe_mark(n, n->node_sw[p->node], &n->pcfg[p->cfg], p, k, port_queued_bytes(p, k->prio));
+}
+
 /* Frame k, arrived at `in`, is dropped before the buffer took it, counted at `at` (in or its egress) as `why`; a
  * flow control that counts arrivals hears of it.  Out of line: the frame's path pays nothing for it. */
 static __attribute__((noinline, cold)) void drop_arrival(struct net *n, struct port *in, const struct port *at,

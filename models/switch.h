@@ -26,6 +26,9 @@ const struct switch_params *switch_params_of(const struct scn_switch *w);
 
 void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k);
 struct pkt *switch_dequeue(struct net *n, struct sw *w, struct port *p);
+/* Frame k has just been sent by egress p, whose ECN marks when frames are sent (switch.ecn.mark_on "sent"): may mark
+ * it from the bytes of its priority queued behind it now. */
+void switch_sent(struct net *n, struct port *p, struct pkt *k);
 /* Drops every frame queued at switch egress p (its link failed), releasing their buffer accounting. */
 void switch_flush_port(struct net *n, struct sw *w, struct port *p);
 /* Drops every frame queued at priority prio of switch egress p for `reason`, releasing their buffer accounting. */

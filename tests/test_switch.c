@@ -353,6 +353,38 @@ static void test_ecn_marking(void)
     test_teardown(&scn, &r);
 }
 
+/*
+ * When a mark is decided (switch.ecn.mark_on), with 8 frames through the slow egress: frame 1 leaves at once, so
+ * the queue behind it is empty when it leaves the queue, but frames 2-8 have arrived (by A(8) = 1,707,840 ps) when
+ * its last bit leaves at D(2); frame m >= 2 has the same 8 - m frames behind it when it leaves the queue and when
+ * it has been sent.  With kmin = kmax = 7,000 B (pmax 1) only a queue of 7 frames (7,602 B) marks: "sent" marks
+ * frame 1 alone, "dequeue" and "enqueue" (6 frames ahead of the last) nothing.  Holding a frame at its port until
+ * it is sent changes no arrival: the flow ends at the same instant.
+ */
+static void test_ecn_mark_when_sent(void)
+{
+    static const char *const when[] = {"dequeue", "enqueue", "sent"};
+    static const uint64_t marks[] = {0, 0, 1};
+    sim_time_t finish[3];
+    for (int i = 0; i < 3; i++) {
+        struct scenario scn;
+        struct run r;
+        char ecn[128];
+        snprintf(ecn, sizeof ecn, "{\"kmin\": \"7000B\", \"kmax\": \"7000B\", \"pmax\": 1, \"mark_on\": \"%s\"}",
+                 when[i]);
+        CU_ASSERT_FATAL(test_setup(SLOW_EGRESS("", 8), "switch.ecn", ecn, &scn, &r));
+        test_run_checked(&r);
+        CU_ASSERT_EQUAL(r.net.flows_completed, 1);
+        CU_ASSERT_EQUAL(r.net.c.ecn_marked, marks[i]);
+        finish[i] = net_flow(&r.net, 0)->finish;
+        test_teardown(&scn, &r);
+    }
+    /* frame 8 leaves at D(8), is sent by D(9) and reaches h1 the link's 1 us later */
+    CU_ASSERT_EQUAL(finish[0], D(9) + PS_PER_US);
+    CU_ASSERT_EQUAL(finish[1], finish[0]);
+    CU_ASSERT_EQUAL(finish[2], finish[0]);
+}
+
 void test_switch_register(void)
 {
     CU_pSuite s = CU_add_suite("switch", NULL, NULL);
@@ -365,4 +397,5 @@ void test_switch_register(void)
     CU_add_test(s, "lossy priorities are tail-dropped at the queue limit and at the buffer", test_lossy_tail_drop);
     CU_add_test(s, "the buffer accounting adds up and is released at dequeue", test_accounting_released);
     CU_add_test(s, "RED probability at kmin, between, kmax and above; what is marked", test_ecn_marking);
+    CU_add_test(s, "ECN decided when a frame leaves the queue, arrives or has been sent", test_ecn_mark_when_sent);
 }

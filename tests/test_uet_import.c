@@ -135,7 +135,7 @@ static void test_default_constants(void)
     at_is(o, "topology", "{\"type\":\"fat-tree\",\"k\":4,\"link\":{\"rate\":\"100Gbps\",\"delay\":\"1us\"}}");
     at_is(o, "host.nscc", "{\"network_rtt\":\"14.02272us\",\"qa_gate\":3}");
     at_is(o, "switch.lossy_queue_limit", "\"178450B\"");
-    at_is(o, "switch.ecn", "{\"kmin\":\"37350B\",\"kmax\":\"145250B\",\"pmax\":1,\"mark_on\":\"dequeue\"}");
+    at_is(o, "switch.ecn", "{\"kmin\":\"37350B\",\"kmax\":\"145250B\",\"pmax\":1,\"mark_on\":\"sent\"}");
     at_is(o, "host.rto", "\"100.656us\"");
     at_is(o, "host.mtu", "4086");
     at_is(o, "host.loss_recovery", "\"uet\"");

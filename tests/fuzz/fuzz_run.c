@@ -148,7 +148,7 @@ static int generate(struct rd *r, struct txt *t)
     put(t, "}, \"ecn\": {\"enabled\": %s, \"kmin\": \"%s\", \"kmax\": \"%s\", \"pmax\": %s, \"mark_on\": \"%s\"}",
         pick(r, 5) ? "true" : "false", (const char *[]){"5KB", "1KB", "0B"}[pick(r, 3)],
         (const char *[]){"200KB", "10KB", "5KB"}[pick(r, 3)], (const char *[]){"0.01", "1", "0.5", "0"}[pick(r, 4)],
-        pick(r, 2) ? "dequeue" : "enqueue");
+        (const char *[]){"dequeue", "enqueue", "sent"}[pick(r, 3)]);
     if (pick(r, 2))
         put(t, ", \"scheduler\": {\"type\": \"dwrr\", \"weights\": {\"1\": %u, \"3\": %u}}", 1 + pick(r, 20),
             1 + pick(r, 20));

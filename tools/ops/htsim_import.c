@@ -795,7 +795,8 @@ static cJSON *scenario(const struct opts *o, const struct htsim_topo *t, const s
     cJSON_AddStringToObject(ecn, "kmin", fmt_bytes(c->kmin, b, sizeof b));
     cJSON_AddStringToObject(ecn, "kmax", fmt_bytes(c->kmax, b, sizeof b));
     cJSON_AddNumberToObject(ecn, "pmax", 1);
-    cJSON_AddStringToObject(ecn, "mark_on", "dequeue");
+    /* the reference decides a mark when the packet's sending ends (CompositeQueue::completeService) */
+    cJSON_AddStringToObject(ecn, "mark_on", "sent");
     cJSON_AddStringToObject(cJSON_AddObjectToObject(sw, "scheduler"), "type", "strict");
     cJSON *trim = cJSON_AddObjectToObject(sw, "trim");
     cJSON_AddBoolToObject(trim, "enabled", !o->no_trim);

@@ -244,7 +244,7 @@ static void print_lossless(FILE *f, const struct run *r, int p)
         fprintf(f, "#   ECN (RED/WRED on the egress queue of priority %d): kmin %s, kmax %s, pmax %s %% (marking "
                    "probability at kmax, 100 %% above), marking at %s.\n",
                 p, bytes_kb(e->kmin, a, sizeof a), bytes_kb(e->kmax, b, sizeof b),
-                fmt_double(e->pmax * 100, (char[40]){0}, 40), e->mark_on == ECN_MARK_DEQUEUE ? "dequeue" : "enqueue");
+                fmt_double(e->pmax * 100, (char[40]){0}, 40), (const char *[]){"dequeue", "enqueue", "the end of sending"}[e->mark_on]);
     else
         fprintf(f, "#   ECN: off (no marking: DCQCN never sees congestion).\n");
 }

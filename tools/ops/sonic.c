@@ -1418,7 +1418,7 @@ static void export_pg(struct exp *x, const char *port, const struct port_cfg *pc
 static void export_queues(struct exp *x, const char *port, const struct port_cfg *pc)
 {
     char wname[64] = "", a[32], key[64];
-    if (pc->ecn_dequeue || pc->ecn_enqueue) {
+    if (pc->ecn_dequeue || pc->ecn_enqueue || pc->ecn.on_sent) {
         sfmt(wname, sizeof wname, "ROCESIM_ECN_%d", distinct(x->wrs, &x->n_wr, pc, same_wred));
         if (!cJSON_GetObjectItemCaseSensitive(x->wred, wname)) {
             cJSON *w = cJSON_AddObjectToObject(x->wred, wname);
@@ -1519,8 +1519,9 @@ static void export_notes(const struct scn_switch *c, bool lossless_written, stru
     if (!ecn->enabled)
         sb_printf(notes, "switch.ecn.enabled false: no WRED profile on the queues of the ports that do not mark; "
                          "there kmin, kmax and pmax are not written (they act only with ECN on)\n");
-    if (ecn->enabled && ecn->mark_on == ECN_MARK_ENQUEUE)
-        sb_printf(notes, "switch.ecn.mark_on \"enqueue\": SONiC has no such setting (the ASIC decides)\n");
+    if (ecn->enabled && ecn->mark_on != ECN_MARK_DEQUEUE)
+        sb_printf(notes, "switch.ecn.mark_on \"%s\": SONiC has no such setting (the ASIC decides)\n",
+                  ecn->mark_on == ECN_MARK_ENQUEUE ? "enqueue" : "sent");
     bool weighted = false;
     for (int p = 0; p < 8; p++) {
         weighted |= sch->weights[p] != 0;
