@@ -27,9 +27,10 @@
  *
  * A switch egress whose ECN marks when frames are sent (switch.ecn.mark_on "sent", the UEC reference simulator's
  * rule) holds each frame it may mark until its last bit has left: its wake-up is then always queued, for the end
- * of the frame, and puts the frame onto the link there (held_send), after the mark and with the arrival's key it
- * would have had, so that the frame leaves this partition or process only once it is final.  A held frame is not
- * linked behind the one ahead of it on the wire, and the capture is told of it when its sending ends.
+ * of the frame, and puts the frame onto the link there (held_sent), after the mark and with the arrival's key it
+ * would have had, so that the frame leaves this partition or process only once it is final.  On a cut link a held
+ * frame is not linked behind the one ahead of it on the wire (that one may have left for another process), and
+ * the capture is told of a held frame when its sending ends.
  *
  * Blocked time is accounted per (port, priority) as closed intervals plus the
  * open one (port_paused_total), for the summary and for each flow's
@@ -158,7 +159,7 @@ static inline void wire_link(struct net *n, struct pkt *ahead, struct pkt *k, si
  * each node's handlers touch their own ports only, as a network cut into
  * partitions needs.
  */
-/* Inline everywhere: port_transmit's copy is on every hop, held_send's on the held frames alone. */
+/* Inline everywhere: port_transmit's copy is on every hop, held_sent's on the held frames alone. */
 static inline __attribute__((always_inline)) void wire_send(struct sim *s, struct port *p, struct pkt *ahead,
                                                            struct pkt *k, sim_time_t at, uint64_t seq)
 {
