@@ -577,7 +577,12 @@ struct pfcwd;
 
 /* What a transmission does besides sending (net.tx_extras): a flow control that keeps the sender's side (lfc->sent),
  * a packet capture's tap (net.tap). */
-enum net_tx_extras { NET_TX_LFC = 1, NET_TX_TAP = 2, NET_TX_HOLD = 4 /* a port marks ECN when frames are sent */ };
+enum net_tx_extras {
+    NET_TX_LFC = 1,
+    NET_TX_TAP = 2,
+    NET_TX_HOLD = 4, /* a port marks ECN when frames are sent (port.c holds them) */
+    NET_TX_CALLS = NET_TX_LFC | NET_TX_TAP /* those that port.c's tx_extras serves */
+};
 
 /* A packet capture's tap (net.tap): frame k leaves port p (rx false) or arrived at it (rx true), now. */
 typedef void (*net_tap_fn)(void *ctx, const struct port *p, const struct pkt *k, bool rx);

@@ -213,6 +213,16 @@ static __attribute__((noinline)) void tx_extras(struct net *n, struct port *p, s
         n->tap(n->tap_ctx, p, k, false);
 }
 
+/* Frame k has gone onto p's link: its port's counters (monitor.counters) and the calls of net.tx_extras. */
+static inline __attribute__((always_inline)) void sent_extras(struct net *n, struct port *p, struct pkt *k)
+{
+    struct port_ctr *c = net_ctr(n, p, k->prio);
+    if (c)
+        count_tx(c, k);
+    if (__builtin_expect(n->tx_extras & NET_TX_CALLS, 0))
+        tx_extras(n, p, k);
+}
+
 /* Whether egress p holds frame k until it is sent (see the top of this file): only a frame its ECN may still mark
  * waits; the others (control frames, frames marked already) go onto the link as anywhere. */
 static inline bool holds(const struct net *n, const struct port *p, const struct pkt *k)
@@ -264,11 +274,7 @@ static void held_sent(struct sim *s, void *obj, uint64_t arg)
     /* behind the frame ahead while that is still on the wire, as port_transmit links frames */
     struct pkt *ahead = k->next && sim_before(s, k->next_at, k->next_seq) ? k->next : NULL;
     wire_send(s, p, ahead, k, s->now + p->delay_ps, p->busy_seq + 1);
-    struct port_ctr *c = net_ctr(n, p, k->prio);
-    if (c)
-        count_tx(c, k);
-    if (n->tx_extras & (NET_TX_LFC | NET_TX_TAP))
-        tx_extras(n, p, k);
+    sent_extras(n, p, k);
     p->wake_pending = false;
     port_kick(p);
 }
@@ -302,12 +308,8 @@ void port_transmit(struct port *p, struct pkt *k)
         p->wake_pending = true;
         sim_at_seq_to(s, p->busy_until, p->busy_seq, net_ent(p->node), tx_wake, p, 0);
     }
-    /* Last, where nothing else is live: the test then costs no register.  The frame only arrives later. */
-    struct port_ctr *c = net_ctr(n, p, k->prio);
-    if (c)
-        count_tx(c, k);
-    if (__builtin_expect(n->tx_extras, 0))
-        tx_extras(n, p, k);
+    /* Last, where nothing else is live: the tests then cost no register.  The frame only arrives later. */
+    sent_extras(n, p, k);
 }
 
 /*
