@@ -149,6 +149,38 @@ static void test_ce_marks(void)
                     number_of("awk -F, '$1==\"h1\" && $2==0 && $4==3 {print $7}' " DIR_ROOT "/incast/counters.csv"));
 }
 
+/*
+ * With switch.ecn.mark_on "sent" the bottleneck holds each frame it may mark until its last bit has left: the
+ * capture is told of a frame then, with its mark, so the CE frames in s0:16's file are again the marks counted
+ * there, and each frame's timestamp in that file is its arrival at h16 less the link's 1 us.
+ */
+static void test_ce_marks_when_sent(void)
+{
+    run_into(INCAST, "incast-sent", "--set monitor.counters=true --set 'switch.ecn.mark_on=\"sent\"' "
+                                    "--set 'monitor.capture=[{\"ports\": [\"s0:16\", \"h16:0\"]}]'");
+    long marked = number_of("awk -F, '$1==\"s0\" && $2==16 {s += $12} END {print s}' " DIR_ROOT
+                            "/incast-sent/counters.csv");
+    CU_ASSERT(marked > 1000);
+    if (!have("tshark"))
+        return;
+    CU_ASSERT_EQUAL(lines_of("tshark -r " DIR_ROOT "/incast-sent/capture/s0-16.pcap -Y 'ip.dsfield.ecn == 3' "
+                             "2>/dev/null"), marked);
+    /* every data frame leaves s0:16 1 us (the link's delay, to the ns of the files) before h16 receives it: told
+     * when its sending ends, not when it begins (0.09 us earlier at 100 Gbps) */
+    const char *times = "tshark -r " DIR_ROOT "/incast-sent/capture/%s.pcap -Y 'infiniband.bth.opcode <= 2' -T fields "
+                        "-e frame.time_epoch >" DIR_ROOT "/incast-sent/%s.t 2>/dev/null";
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, times, "s0-16", "tx");
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    snprintf(cmd, sizeof cmd, times, "h16-0", "rx");
+    CU_ASSERT_EQUAL(test_run(cmd, NULL), 0);
+    CU_ASSERT_EQUAL(lines_of("cat " DIR_ROOT "/incast-sent/tx.t"), lines_of("cat " DIR_ROOT "/incast-sent/rx.t"));
+    CU_ASSERT(lines_of("cat " DIR_ROOT "/incast-sent/tx.t") > 1000);
+    CU_ASSERT_EQUAL(number_of("paste -d' ' " DIR_ROOT "/incast-sent/tx.t " DIR_ROOT "/incast-sent/rx.t | awk '{d = "
+                              "($2 - $1) * 1e6; if (d < 0.999 || d > 1.001) bad++} END {print bad + 0}'"),
+                    0);
+}
+
 /* The PAUSE and RESUME frames s0:0 sent to h0 are its rows of pfc.csv ("all"), in number, time and class. */
 static void test_pause_frames(void)
 {
@@ -357,6 +389,8 @@ void test_capture_register(void)
     CU_pSuite s = CU_add_suite("capture", fresh_dir, NULL);
     CU_add_test(s, "tshark dissects every frame of a host port, with the PSNs the run sent", test_host_port_psns);
     CU_add_test(s, "CE-marked frames at an egress are its ECN-marked count (tshark, tcpdump)", test_ce_marks);
+    CU_add_test(s, "with ECN decided when frames are sent, a capture sees each frame's mark as it leaves",
+                test_ce_marks_when_sent);
     CU_add_test(s, "PAUSE and RESUME frames in a capture are the port's rows of pfc.csv", test_pause_frames);
     CU_add_test(s, "capturing changes no other output, and its files are the same on 1 and 2 threads",
                 test_no_change_any_threads);
