@@ -28,6 +28,12 @@ bool ecn_red_draw(const struct ecn_thresh *e, struct rng *r, int64_t q)
 
 static const char *const mark_names[] = {"dequeue", "enqueue", "sent", NULL};
 
+/* See ecn.h. */
+const char *ecn_mark_on_name(enum ecn_mark_on m)
+{
+    return mark_names[m];
+}
+
 static int check_kmax(struct setting_ctx *c, const cJSON *obj, const char *path, void *base)
 {
     const struct ecn_settings *e = base;

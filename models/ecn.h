@@ -42,6 +42,9 @@ struct ecn_settings {
     struct scn_rate_map kmin_map, kmax_map, pmax_map; /* per port speed (then the scalar is 0) */
 };
 
+/* m's name in a scenario ("dequeue", "enqueue", "sent"). */
+const char *ecn_mark_on_name(enum ecn_mark_on m);
+
 /* Switch settings w's switch.ecn (the global object's, or a switch's or a port's with its profiles).  At set-up,
  * never per frame. */
 const struct ecn_settings *ecn_settings_of(const struct scn_switch *w);

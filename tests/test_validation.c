@@ -72,7 +72,8 @@ static void test_uec(void)
 
 /* The 16-host experiments whose row fails at the plan's seed, at the 100 seeds the reference was run at
  * (tests/validation/uec_seeds.txt): single path, where one seed's tail is a draw from a spread of 400-750 us, and
- * one slowed link (INC), whose target the reference misses at every seed; the means compare. */
+ * one slowed link (INC), whose target the reference misses at every seed; the median tails and the mean counts
+ * compare. */
 static void test_uec_seeds(void)
 {
     static const char *const seeded[] = {
@@ -118,7 +119,7 @@ void test_validation_register(void)
     CU_add_test(s, "the UEC reference simulator's small regression experiments, imported: tail within 5% of the target, "
                 "packet counts within 20% of the reference's", test_uec);
     CU_add_test(s, "the UEC reference simulator's 16-host single-path and slowed-link experiments over 100 seeds: "
-                "mean tail within 5%, mean counts within 20% of the reference's at the same seeds", test_uec_seeds);
+                "median tail within 5%, mean counts within 20% of the reference's at the same seeds", test_uec_seeds);
     CU_add_test(s, "the UEC reference simulator's runs at more seeds: every line well formed, every experiment one of "
                 "the plans'", test_uec_seeds_file);
     CU_add_test(s, "the UEC reference simulator's shipped experiments: import then export expresses every setting",

@@ -494,7 +494,7 @@ static struct seed_stats seed_stats(const struct uec_result *r, uint32_t n)
         rtx[i] = r[i].rtx;
         nacks[i] = r[i].nacks;
     }
-    struct stats_pct t = stats_nearest_rank(tail, n);
+    struct stats_pct t = stats_nearest_rank(tail, n); /* sorts tail: tail[0] is the least */
     return (struct seed_stats){.tail = t.p50, .lo = tail[0], .hi = t.max, .rtx = stats_nearest_rank(rtx, n).mean,
                                .nacks = stats_nearest_rank(nacks, n).mean};
 }

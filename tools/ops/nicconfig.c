@@ -242,9 +242,9 @@ static void print_lossless(FILE *f, const struct run *r, int p)
     const struct ecn_settings *e = ecn_settings_of(&r->scn->sw);
     if (e->enabled)
         fprintf(f, "#   ECN (RED/WRED on the egress queue of priority %d): kmin %s, kmax %s, pmax %s %% (marking "
-                   "probability at kmax, 100 %% above), marking at %s.\n",
+                   "probability at kmax, 100 %% above), switch.ecn.mark_on \"%s\".\n",
                 p, bytes_kb(e->kmin, a, sizeof a), bytes_kb(e->kmax, b, sizeof b),
-                fmt_double(e->pmax * 100, (char[40]){0}, 40), (const char *[]){"dequeue", "enqueue", "the end of sending"}[e->mark_on]);
+                fmt_double(e->pmax * 100, (char[40]){0}, 40), ecn_mark_on_name(e->mark_on));
     else
         fprintf(f, "#   ECN: off (no marking: DCQCN never sees congestion).\n");
 }

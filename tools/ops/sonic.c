@@ -1521,7 +1521,7 @@ static void export_notes(const struct scn_switch *c, bool lossless_written, stru
                          "there kmin, kmax and pmax are not written (they act only with ECN on)\n");
     if (ecn->enabled && ecn->mark_on != ECN_MARK_DEQUEUE)
         sb_printf(notes, "switch.ecn.mark_on \"%s\": SONiC has no such setting (the ASIC decides)\n",
-                  ecn->mark_on == ECN_MARK_ENQUEUE ? "enqueue" : "sent");
+                  ecn_mark_on_name(ecn->mark_on));
     bool weighted = false;
     for (int p = 0; p < 8; p++) {
         weighted |= sch->weights[p] != 0;
