@@ -55,6 +55,12 @@ double ecn_red_probability(const struct ecn_thresh *e, int64_t q);
 /* Whether a frame that sees q bytes queued is marked, drawing from r only where the outcome is uncertain. */
 bool ecn_red_draw(const struct ecn_thresh *e, struct rng *r, int64_t q);
 
+/* Whether frame k may still be marked: an ECT data frame not marked yet. */
+static inline bool ecn_markable(const struct pkt *k)
+{
+    return k->type == PKT_DATA && (k->ecn & (ECN_ECT | ECN_CE)) == ECN_ECT;
+}
+
 /* Marks frame k CE at egress p of switch w whose settings are pc, with q bytes queued, when it is an ECT data frame
  * not yet marked and RED says so (pc's thresholds are its rate's); on InfiniBand the mark is FECN (fecn.h). */
 static inline void ecn_maybe_mark(struct net *n, struct sw *w, const struct port_cfg *pc, const struct port *p,
@@ -62,7 +68,7 @@ static inline void ecn_maybe_mark(struct net *n, struct sw *w, const struct port
 {
     const struct ecn_thresh *e = &pc->ecn; /* in whole cells when the switch counts cells (profiles.c) */
     /* q <= kmin, the common case, decides without a call */
-    if (k->type == PKT_DATA && (k->ecn & ECN_ECT) && !(k->ecn & ECN_CE) && q > e->kmin &&
+    if (ecn_markable(k) && q > e->kmin &&
         (e->fecn ? fecn_mark(pc, p, k) : ecn_red_draw(e, &w->ecn_rng, q))) {
         k->ecn |= ECN_CE | ECN_HERE;
         net_np(n)->c.ecn_marked++;
