@@ -30,7 +30,7 @@ BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 
 DEFAULT_SCENARIO ?= scenarios/incast-16to1.json
 
-.PHONY: FORCE all deps ensure-deps run test asan tsan bench bench-instructions clean validation regress-update labs mpi deps-mpi mpi-optional layers \
+.PHONY: FORCE all deps ensure-deps run test asan tsan bench bench-instructions clean validation regress-update labs mpi deps-mpi mpi-optional mpi-deps-optional layers \
 	docs-update docs-check \
 	deps-browser browser-optional capture-optional
 
@@ -91,7 +91,12 @@ run: rocesim
 	./rocesim run $(DEFAULT_SCENARIO)
 
 # The tests run from the repository root: some of them run ./rocesim itself.
-test: layers rocesim $(BUILD)/run_tests mpi-optional browser-optional capture-optional
+# `make test` first installs what is missing, one step at a time (apt-get takes one lock), then builds on every
+# core (JOBS: the machine's by default) and runs the suites, which take the cores too (tests/test_main.c, TEST_JOBS).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+test: layers
+	@$(MAKE) --no-print-directory -j1 ensure-deps mpi-deps-optional browser-optional capture-optional
+	@$(MAKE) --no-print-directory -j$(JOBS) rocesim $(BUILD)/run_tests $$(command -v $(MPICC) >/dev/null 2>&1 && echo mpi)
 	$(BUILD)/run_tests $(SUITE)
 
 # No file includes a header of a floor above its own (sim < topologies < models < tools), nor, inside tools/, of
@@ -112,7 +117,7 @@ tsan:
 		-o build/tsan/out/$$s --threads 3 --fixed-threads >/dev/null || exit 1; done
 
 asan: mpi-optional browser-optional capture-optional
-	$(MAKE) BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -DSIM_CHECK_ENTITY" \
+	$(MAKE) -j$(JOBS) BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -DSIM_CHECK_ENTITY" \
 		LDFLAGS="-fsanitize=address,undefined" CFLAGS_EXTRA= ROCESIM_BIN=build/asan/rocesim asan-inner
 
 asan-inner: $(BUILD)/rocesim $(BUILD)/run_tests
@@ -173,9 +178,11 @@ mpi:
 	@$(MAKE) --no-print-directory BUILD=build/mpi CC=$(MPICC) MPI_DEFS=-DROCESIM_MPI build/mpi/rocesim-mpi
 	@cmp -s build/mpi/rocesim-mpi rocesim-mpi || { cp build/mpi/rocesim-mpi rocesim-mpi.tmp && mv -f rocesim-mpi.tmp rocesim-mpi; }
 
-mpi-optional:
-	@if tools/deps.sh --if-missing --mpi; then $(MAKE) --no-print-directory mpi; \
-	else echo "note: OpenMPI could not be installed: the MPI sweep test will be skipped"; fi
+mpi-optional: mpi-deps-optional
+	@if tools/deps.sh --if-missing --mpi; then $(MAKE) --no-print-directory mpi; fi
+
+mpi-deps-optional:
+	@tools/deps.sh --if-missing --mpi || echo "note: OpenMPI could not be installed: the MPI tests will be skipped"
 
 # The live view's browser test drives Debian's Chromium through ChromeDriver.
 deps-browser:
