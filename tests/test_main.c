@@ -105,6 +105,7 @@ static void log_path(char *buf, size_t len, const char *dir, unsigned i)
 /* A worker: runs suites until none is left; each suite's output goes to its own file. */
 static void worker(struct shared *sh, int w, CU_pSuite *order, unsigned n, const char *dir, int tell)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* what a suite printed before a crash is in its file */
     for (;;) {
         unsigned i = __atomic_fetch_add(&sh->next, 1, __ATOMIC_SEQ_CST);
         if (i >= n)
@@ -139,13 +140,16 @@ static void worker(struct shared *sh, int w, CU_pSuite *order, unsigned n, const
     _exit(0);
 }
 
-/* Prints suite i's lines and counts as it ended. */
+/* Prints suite i's lines and counts as it ended (or what it wrote before its worker died). */
 static void show_suite(const struct shared *sh, CU_pSuite *order, unsigned i, const char *dir)
 {
     const struct counts *c = &sh->c[i];
-    bool bad = c->tests_failed || c->asserts_failed || c->suites_failed;
-    printf("%s %-44s %3u tests %7u asserts%s\n", bad ? "FAIL" : "ok  ", order[i]->pName, c->tests, c->asserts,
-           bad ? "  <-- failed" : "");
+    if (!sh->done[i])
+        printf("FAIL %-44s did not end\n", order[i]->pName);
+    else if (c->tests_failed || c->asserts_failed || c->suites_failed)
+        printf("FAIL %-44s %3u tests %7u asserts  <-- failed\n", order[i]->pName, c->tests, c->asserts);
+    else
+        printf("ok   %-44s %3u tests %7u asserts\n", order[i]->pName, c->tests, c->asserts);
     char path[4200];
     log_path(path, sizeof path, dir, i);
     FILE *f = fopen(path, "r");
@@ -231,7 +235,7 @@ static int run_parallel(int jobs)
             ;
         if (!WIFEXITED(st) || WEXITSTATUS(st)) {
             int at = sh->running[w];
-            fprintf(stdout, "FAIL a worker %s %d during suite \"%s\"; its lines:\n",
+            fprintf(stdout, "FAIL a worker %s %d during suite \"%s\"\n",
                     WIFSIGNALED(st) ? "died of signal" : "exited with", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
                     at >= 0 ? order[at]->pName : "(none)");
             if (at >= 0)

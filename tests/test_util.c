@@ -107,6 +107,7 @@ char *test_read_file(const char *path, size_t *len)
 
 void test_write_text(const char *path, const char *text)
 {
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text); /* made from an earlier step's output, which may have failed */
     FILE *f = fopen(path, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fputs(text, f);
