@@ -84,6 +84,7 @@ struct uet_rcv {
     uint32_t cap;
     uint32_t since_ack; /* frame bytes accepted since the last ACK */
     uint64_t *bits;     /* PSNs above rcv_nxt that arrived (ring) */
+    uint64_t sack_threshold; /* host.uet.sack_threshold of its host, read once: it is tested with every frame */
     uint32_t ooo;       /* PSNs above rcv_nxt that arrived: bits set in `bits` */
     bool data;          /* a data frame has arrived (the first is acknowledged at once) */
     /* An ack-request (AR) came: answered at once, and again once every hole below the highest PSN received has
@@ -470,6 +471,7 @@ static struct uet_rcv *rcv_of(struct flow *f, uint32_t psn)
         r = mem_xcalloc(1, sizeof *r, "a UET receiver");
         r->cap = CAP_MIN;
         r->bits = mem_xcalloc(r->cap / 64, sizeof *r->bits, "a UET receiver's bitmap");
+        r->sack_threshold = (uint64_t)uet_params_of(f)->sack_threshold;
         if (rccc_params_of(f->net->hosts[f->src].cfg)->on) {
             r->rccc = true;
             rccc_rcv_init(f, &r->cr);
@@ -581,7 +583,7 @@ static struct transport_reply on_data(struct flow *f, const struct pkt *k, uint3
     }
     r->since_ack += k->size;
     bool last = f->rcv_nxt == f->n_pkts;
-    if (!(ce || ar || drained || last || first || r->since_ack >= (uint64_t)uet_params_of(f)->sack_threshold))
+    if (!(ce || ar || drained || last || first || r->since_ack >= r->sack_threshold))
         return (struct transport_reply){0};
     r->since_ack = 0;
     struct transport_reply a = reply(f, r, k, PKT_ACK, ce || ar);
