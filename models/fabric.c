@@ -90,7 +90,7 @@ static const cJSON *member_at(const cJSON *obj, const char *path)
 /* The other fabric whose own setting path is, or NULL (mine NULL: any fabric whose own it is). */
 static const struct fabric_ops *owner_of(const char *path, const struct fabric_ops *mine)
 {
-    for (int i = 0; i < module_count(fabric_kind.name); i++) {
+    for (int i = 0, n = module_count(fabric_kind.name); i < n; i++) {
         const struct fabric_ops *o = module_at(fabric_kind.name, i)->ops;
         for (int k = 0; o != mine && o->own && o->own[k]; k++)
             if (!strcmp(o->own[k], path))
@@ -208,8 +208,10 @@ static bool dumping_service_levels(void)
 /* The dump of a scenario leaves out the settings only another fabric reads (fabric_ops.own): it refuses them. */
 static bool dumping_other_fabric(const char *path)
 {
-    const struct scenario *s = scn_dumping();
-    return s && owner_of(path, fabric_of(s));
+    /* Most settings dumped are no fabric's (a traffic entry's: thousands in a large scenario), and that is asked
+     * first, without looking up the scenario's fabric for each. */
+    const struct scenario *s;
+    return owner_of(path, NULL) && (s = scn_dumping()) && owner_of(path, fabric_of(s));
 }
 
 __attribute__((constructor)) static void fabric_hooks(void)

@@ -13,6 +13,24 @@ static const struct module *mods[MODULE_MAX];
 static int n_mods;
 static module_listener *listener;
 
+/* Each kind's modules in their order (places in mods): module_at and module_count answer without a pass over the
+ * whole registry (a scenario's loader asks for each of its traffic entries). */
+#define KINDS_MAX 32
+static struct kind_list {
+    const char *name;
+    int n;
+    unsigned char at[MODULE_MAX];
+} kinds[KINDS_MAX];
+static int n_kinds;
+
+static const struct kind_list *kind_of(const char *kind)
+{
+    for (int k = 0; k < n_kinds; k++)
+        if (kinds[k].name == kind || strcmp(kinds[k].name, kind) == 0)
+            return &kinds[k];
+    return NULL;
+}
+
 /* The linker defines these around the section MODULE_REGISTER fills; weak so that a program without modules
  * links too. */
 extern const struct module __start_rocesim_modules[] __attribute__((weak));
@@ -21,32 +39,25 @@ extern const struct module __stop_rocesim_modules[] __attribute__((weak));
 /* See module.h. */
 int module_find(const char *kind, const char *name)
 {
-    int k = 0;
-    for (int i = 0; i < n_mods; i++)
-        if (strcmp(mods[i]->kind->name, kind) == 0) {
-            if (strcmp(mods[i]->name, name) == 0)
-                return k;
-            k++;
-        }
+    const struct kind_list *l = kind_of(kind);
+    for (int i = 0; l && i < l->n; i++)
+        if (strcmp(mods[l->at[i]]->name, name) == 0)
+            return i;
     return -1;
 }
 
 /* See module.h. */
 const struct module *module_at(const char *kind, int i)
 {
-    for (int j = 0; j < n_mods && i >= 0; j++)
-        if (strcmp(mods[j]->kind->name, kind) == 0 && i-- == 0)
-            return mods[j];
-    return NULL;
+    const struct kind_list *l = kind_of(kind);
+    return l && i >= 0 && i < l->n ? mods[l->at[i]] : NULL;
 }
 
 /* See module.h. */
 int module_count(const char *kind)
 {
-    int k = 0;
-    for (int i = 0; i < n_mods; i++)
-        k += strcmp(mods[i]->kind->name, kind) == 0;
-    return k;
+    const struct kind_list *l = kind_of(kind);
+    return l ? l->n : 0;
 }
 
 /* See module.h. */
@@ -70,10 +81,21 @@ int module_register(const struct module *m, char *err, size_t errlen)
                  MODULE_MAX);
         return -1;
     }
+    struct kind_list *l = (struct kind_list *)kind_of(kind);
+    if (!l && n_kinds == KINDS_MAX) {
+        snprintf(err, errlen, "module %s \"%s\" is refused: the registry has no room for another kind (KINDS_MAX "
+                 "%d in sim/module.c)", kind, name, KINDS_MAX);
+        return -1;
+    }
     if (listener && listener(m, err, errlen) < 0)
         return -1;
+    if (!l) {
+        l = &kinds[n_kinds++];
+        l->name = m->kind->name;
+    }
+    l->at[l->n] = (unsigned char)n_mods;
     mods[n_mods++] = m;
-    int index = module_count(kind) - 1;
+    int index = l->n++;
     if (m->kind->added)
         m->kind->added(m, index);
     return index;
