@@ -258,18 +258,19 @@ static __attribute__((noinline)) void hold(struct sim *s, struct port *p, struct
     start_sending(s, p, k, t);
     p->wire_tail = k;
     p->wake_pending = true;
-    sim_at_seq_to(s, p->busy_until, p->busy_seq, net_ent(p->node), held_sent, p, 0);
+    /* the frame as the argument, which the engine prefetches a few events ahead (on a large fabric its line has
+     * left the cache by the end of its sending) */
+    sim_at_seq_to(s, p->busy_until, p->busy_seq, net_ent(p->node), held_sent, p, (uint64_t)(uintptr_t)k);
 }
 
-/* The end of held port p's frame (its wire_tail): marked or not, it goes onto the link with the arrival's key it
+/* The end of held port p's frame k (its wire_tail): marked or not, it goes onto the link with the arrival's key it
  * would have had (the sequence after busy_seq, reserved with it); then the port is free, as at tx_wake. */
 static void held_sent(struct sim *s, void *obj, uint64_t arg)
 {
     struct port *p = obj;
     struct net *n = p->net;
-    (void)arg;
+    struct pkt *k = (struct pkt *)(uintptr_t)arg; /* p's wire_tail: nothing else left p while it was sent */
     SIM_ASSERT_ENT(s, net_ent(p->node));
-    struct pkt *k = p->wire_tail;
     switch_sent(n, p, k);
     /* behind the frame ahead while that is still on the wire, as port_transmit links frames */
     struct pkt *ahead = k->next && sim_before(s, k->next_at, k->next_seq) ? k->next : NULL;
