@@ -233,16 +233,18 @@ static int run_parallel(int jobs)
         int st;
         while (waitpid(pid[w], &st, 0) < 0 && errno == EINTR)
             ;
-        if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-            int at = sh->running[w];
+        int at = sh->running[w];
+        if (!WIFEXITED(st) || WEXITSTATUS(st) || at >= 0) {
             fprintf(stdout, "FAIL a worker %s %d during suite \"%s\"\n",
                     WIFSIGNALED(st) ? "died of signal" : "exited with", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
                     at >= 0 ? order[at]->pName : "(none)");
-            if (at >= 0)
-                show_suite(sh, order, (unsigned)at, dir);
             died = true;
         }
     }
+    /* a suite whose worker ended inside it (a crash, a test that called exit): what it printed */
+    for (i = 0; i < n; i++)
+        if (!sh->done[i] && sh->next > i)
+            show_suite(sh, order, i, dir);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     struct counts sum = {0};
     unsigned ended = 0;
