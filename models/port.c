@@ -421,8 +421,10 @@ static void register_prefetch(struct net *n)
 {
     if (n->g->n_ports <= NET_PREFETCH_MIN_PORTS)
         return;
+    /* a held frame's end of sending frees its port as a wake-up does: the same lines come next */
     if (sim_add_prefetch(n->sim, port_arrive, port_arrive_prefetch) ||
-        sim_add_prefetch(n->sim, tx_wake, tx_wake_prefetch)) {
+        sim_add_prefetch(n->sim, tx_wake, tx_wake_prefetch) ||
+        ((n->tx_extras & NET_TX_HOLD) && sim_add_prefetch(n->sim, held_sent, tx_wake_prefetch))) {
         fprintf(stderr, "rocesim: bug: the engine has no room for the network's prefetch hooks (SIM_PF_MAX)\n");
         abort();
     }

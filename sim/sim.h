@@ -87,7 +87,7 @@ struct sim_par; /* a network cut into partitions, each its own engine (sim/paral
 typedef void (*sim_fn)(struct sim *s, void *obj, uint64_t arg);
 /* A prefetch hook (sim_add_prefetch): ahead is 2 or 1, how many events before its own it is called. */
 typedef void (*sim_prefetch_fn)(const void *obj, uint64_t arg, int ahead);
-#define SIM_PF_MAX 3
+#define SIM_PF_MAX 4
 
 struct sim_timer {
     uint64_t gen;      /* bumped by every cancel and every arm that queues a new event */
@@ -203,7 +203,7 @@ struct sim {
     uint32_t n_pf;
     sim_fn pf_fn[SIM_PF_MAX];
     sim_prefetch_fn pf_hook[SIM_PF_MAX];
-    uint64_t spare[4]; /* to whole lines: partitions' engines lie side by side (sim/parallel.c) */
+    uint64_t spare[2]; /* to whole lines: partitions' engines lie side by side (sim/parallel.c) */
 };
 _Static_assert(sizeof(struct sim) % 64 == 0, "an engine is whole cache lines");
 
