@@ -23,7 +23,7 @@ static struct kind_list {
 } kinds[KINDS_MAX];
 static int n_kinds;
 
-static const struct kind_list *kind_of(const char *kind)
+static struct kind_list *kind_of(const char *kind)
 {
     for (int k = 0; k < n_kinds; k++)
         if (kinds[k].name == kind || strcmp(kinds[k].name, kind) == 0)
@@ -81,7 +81,7 @@ int module_register(const struct module *m, char *err, size_t errlen)
                  MODULE_MAX);
         return -1;
     }
-    struct kind_list *l = (struct kind_list *)kind_of(kind);
+    struct kind_list *l = kind_of(kind);
     if (!l && n_kinds == KINDS_MAX) {
         snprintf(err, errlen, "module %s \"%s\" is refused: the registry has no room for another kind (KINDS_MAX "
                  "%d in sim/module.c)", kind, name, KINDS_MAX);
