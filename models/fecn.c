@@ -29,8 +29,7 @@ void fecn_port_cfg(const struct scn_switch *c, int64_t vl_buffer, struct port_cf
     const struct fecn_settings *s = SETTINGS_OF(c, fecn_group, struct fecn_settings);
     bool on = s->enabled && s->threshold > 0;
     int64_t q = on ? vl_buffer * (16 - s->threshold) / 16 : 0;
-    pc->ecn_dequeue = false;
-    pc->ecn_enqueue = on;
+    pc->ecn_mark = on ? PORT_ECN_ENQUEUE : PORT_ECN_OFF;
     pc->ecn = (struct ecn_thresh){.kmin = q, .kmax = q, .pmax = 1.0, .enabled = on, .fecn = true,
                                   .victims = s->victim_mask, .fecn_rate = (uint16_t)s->marking_rate,
                                   .fecn_size = (uint16_t)s->packet_size};

@@ -251,15 +251,17 @@ struct ecn_thresh {
     /* InfiniBand's FECN marking instead of RED (models/fecn.c): above kmin, one eligible packet in fecn_rate + 1,
      * packets of at least fecn_size bytes, and only at a port that is the root of the congestion unless victims */
     bool fecn, victims;
-    /* switch.ecn.mark_on "sent": decided when the frame's sending ends (port.c holds it off its link until then) */
-    bool on_sent;
     uint16_t fecn_rate, fecn_size;
 };
+
+/* Whether a switch egress marks ECN, and when (port_cfg.ecn_mark): off, or switch.ecn.mark_on's choice, in the
+ * order of its names (ecn.h); "sent" holds each frame it may mark until its sending ends (port.c). */
+enum port_ecn_mark { PORT_ECN_OFF, PORT_ECN_DEQUEUE, PORT_ECN_ENQUEUE, PORT_ECN_SENT };
 
 struct port_cfg {
     /* read per frame: one cache line, and a power-of-two size so that the table is indexed by a shift */
     _Alignas(64) uint8_t lossless; /* the priorities under PFC at this ingress (0: PFC off here) */
-    bool ecn_dequeue, ecn_enqueue; /* ECN marking on, and when */
+    uint8_t ecn_mark;              /* enum port_ecn_mark */
     bool xoff_static;
     /* switch.lossy_queue_limit at this egress's rate (in whole cells), in the line's padding: below the buffer's
      * 2 GiB it means what it says, and a larger limit is the buffer's, which clamping at INT32_MAX keeps */

@@ -228,7 +228,7 @@ static inline __attribute__((always_inline)) void sent_extras(struct net *n, str
  * waits; the others (control frames, frames marked already) go onto the link as anywhere. */
 static inline bool holds(const struct net *n, const struct port *p, const struct pkt *k)
 {
-    return p->kind == NODE_SWITCH && ecn_markable(k) && n->pcfg[p->cfg].ecn.on_sent;
+    return p->kind == NODE_SWITCH && ecn_markable(k) && n->pcfg[p->cfg].ecn_mark == PORT_ECN_SENT;
 }
 
 /* Frame k's sending begins at port p: the port is busy until its end, a point of the event order reserved with the

@@ -214,8 +214,10 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
         return SCN_EUSAGE;
     }
     pc->lossless = n->lfc->every_priority ? 0xff : pfc->enabled ? pfc->lossless_mask : 0;
-    pc->ecn_dequeue = ecn->enabled && ecn->mark_on == ECN_MARK_DEQUEUE;
-    pc->ecn_enqueue = ecn->enabled && ecn->mark_on == ECN_MARK_ENQUEUE;
+    _Static_assert(PORT_ECN_DEQUEUE + ECN_MARK_ENQUEUE == PORT_ECN_ENQUEUE &&
+                       PORT_ECN_DEQUEUE + ECN_MARK_SENT == PORT_ECN_SENT,
+                   "port_ecn_mark follows switch.ecn.mark_on's order");
+    pc->ecn_mark = ecn->enabled ? (uint8_t)(PORT_ECN_DEQUEUE + ecn->mark_on) : PORT_ECN_OFF;
     pc->xoff_static = pfc->xoff_mode == PFC_XOFF_STATIC;
     pc->alpha = alpha;
     pc->xoff = (int64_t)xoff;
@@ -230,7 +232,6 @@ static int resolve_port(const struct net *n, const struct scn_switch *c, const s
     pc->ecn.kmin = (int64_t)kmin;
     pc->ecn.kmax = (int64_t)kmax;
     pc->ecn.pmax = pmax;
-    pc->ecn.on_sent = ecn->enabled && ecn->mark_on == ECN_MARK_SENT;
     int64_t cell_lim = whole_cells((int64_t)lossy, n->lfc->cell ? n->lfc->cell : sp->cell_size);
     pc->lossy_limit = cell_lim > INT32_MAX ? INT32_MAX : (int32_t)cell_lim;
     if (n->fabric->marking)
@@ -373,7 +374,7 @@ int net_resolve_settings(struct net *n, char *err, size_t errlen)
             }
             p->cfg = (uint16_t)dedup(n->pcfg, &n->n_pcfg, &pc, sizeof pc);
             n->lossless |= pc.lossless;
-            if (pc.ecn.on_sent)
+            if (pc.ecn_mark == PORT_ECN_SENT)
                 n->tx_extras |= NET_TX_HOLD; /* port_transmit holds its frames until they are sent */
         }
     }

@@ -165,7 +165,7 @@ static void dequeued(struct net *n, struct sw *w, const struct port *out, struct
 {
     struct port *in = release(n, w, k, prio, B);
     const struct port_cfg *oc = &n->pcfg[out->cfg];
-    if (oc->ecn_dequeue)
+    if (oc->ecn_mark == PORT_ECN_DEQUEUE)
         ecn_maybe_mark(n, w, oc, out, k, q_after);
     if (n->pcfg[in->cfg].lossless & (1u << prio))
         lfc_released(n, w, in, prio);
@@ -274,7 +274,7 @@ void switch_receive(struct net *n, struct sw *w, struct port *in, struct pkt *k)
         q_before = port_queued_bytes(out, prio);
     }
     const struct port_cfg *oc = &n->pcfg[out->cfg];
-    if (oc->ecn_enqueue)
+    if (oc->ecn_mark == PORT_ECN_ENQUEUE)
         ecn_maybe_mark(n, w, oc, out, k, q_before);
     /*
      * An egress with nothing queued (not even a PAUSE) whose transmitter is

@@ -701,7 +701,7 @@ static void check_ib(const struct run *r, struct doc_report *rep)
     bool marking = false;
     for (uint32_t i = 0; i < r->g.n_switches && !marking; i++)
         for (uint32_t j = 0; j < n->sws[i].n_ports && !marking; j++)
-            marking = port_cfg(&n->sws[i].ports[j])->ecn_enqueue;
+            marking = port_cfg(&n->sws[i].ports[j])->ecn_mark == PORT_ECN_ENQUEUE;
     bool reacting = (cc_registry[n->cc]->flags & CC_F_CNP) != 0;
     for (int t = 0; t < r->scn->n_traffic && !(marking && reacting); t++) {
         const struct scn_traffic *tr = &r->scn->traffic[t];

@@ -1418,7 +1418,7 @@ static void export_pg(struct exp *x, const char *port, const struct port_cfg *pc
 static void export_queues(struct exp *x, const char *port, const struct port_cfg *pc)
 {
     char wname[64] = "", a[32], key[64];
-    if (pc->ecn_dequeue || pc->ecn_enqueue || pc->ecn.on_sent) {
+    if (pc->ecn_mark != PORT_ECN_OFF) {
         sfmt(wname, sizeof wname, "ROCESIM_ECN_%d", distinct(x->wrs, &x->n_wr, pc, same_wred));
         if (!cJSON_GetObjectItemCaseSensitive(x->wred, wname)) {
             cJSON *w = cJSON_AddObjectToObject(x->wred, wname);
