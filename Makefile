@@ -30,7 +30,7 @@ BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 
 DEFAULT_SCENARIO ?= scenarios/incast-16to1.json
 
-.PHONY: FORCE all deps ensure-deps run test asan tsan bench bench-instructions clean validation regress-update labs mpi deps-mpi mpi-optional mpi-deps-optional layers \
+.PHONY: FORCE all deps ensure-deps run test asan tsan bench bench-instructions clean validation regress-update labs mpi deps-mpi mpi-deps-optional test-deps layers \
 	docs-update docs-check \
 	deps-browser browser-optional capture-optional
 
@@ -91,13 +91,17 @@ run: rocesim
 	./rocesim run $(DEFAULT_SCENARIO)
 
 # The tests run from the repository root: some of them run ./rocesim itself.
-# `make test` first installs what is missing, one step at a time (apt-get takes one lock), then builds on every
-# core (JOBS: the machine's by default) and runs the suites, which take the cores too (tests/test_main.c, TEST_JOBS).
+# `make test` first installs what is missing (test-deps), then builds on every core (JOBS: the machine's by
+# default) and runs the suites, which take the cores too (tests/test_main.c, TEST_JOBS).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-test: layers
-	@$(MAKE) --no-print-directory -j1 ensure-deps mpi-deps-optional browser-optional capture-optional
-	@$(MAKE) --no-print-directory -j$(JOBS) rocesim $(BUILD)/run_tests $$(command -v $(MPICC) >/dev/null 2>&1 && echo mpi)
+test: layers test-deps
+	@$(MAKE) --no-print-directory -j$(JOBS) rocesim $(BUILD)/run_tests $$($(HAVE_MPICC) && echo mpi)
 	$(BUILD)/run_tests $(SUITE)
+
+# What the tests use, installed one step at a time whatever -j says (apt-get takes one lock); each optional part
+# that cannot be installed is skipped with a note.
+test-deps:
+	@$(MAKE) --no-print-directory -j1 ensure-deps mpi-deps-optional browser-optional capture-optional
 
 # No file includes a header of a floor above its own (sim < topologies < models < tools), nor, inside tools/, of
 # an application above its own (common < run < report < explore < ops < live < main.c).
@@ -116,7 +120,8 @@ tsan:
 		TSAN_OPTIONS="halt_on_error=1 exitcode=66" build/tsan/rocesim run scenarios/$$s.json --stop 2ms -q --no-plot \
 		-o build/tsan/out/$$s --threads 3 --fixed-threads >/dev/null || exit 1; done
 
-asan: mpi-optional browser-optional capture-optional
+asan: test-deps
+	@if $(HAVE_MPICC); then $(MAKE) --no-print-directory -j$(JOBS) mpi; fi
 	$(MAKE) -j$(JOBS) BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -DSIM_CHECK_ENTITY" \
 		LDFLAGS="-fsanitize=address,undefined" CFLAGS_EXTRA= ROCESIM_BIN=build/asan/rocesim asan-inner
 
@@ -178,8 +183,8 @@ mpi:
 	@$(MAKE) --no-print-directory BUILD=build/mpi CC=$(MPICC) MPI_DEFS=-DROCESIM_MPI build/mpi/rocesim-mpi
 	@cmp -s build/mpi/rocesim-mpi rocesim-mpi || { cp build/mpi/rocesim-mpi rocesim-mpi.tmp && mv -f rocesim-mpi.tmp rocesim-mpi; }
 
-mpi-optional: mpi-deps-optional
-	@if tools/deps.sh --if-missing --mpi; then $(MAKE) --no-print-directory mpi; fi
+# Whether OpenMPI's compiler is there (a shell test, run when a recipe needs it: after mpi-deps-optional).
+HAVE_MPICC = command -v $(MPICC) >/dev/null 2>&1
 
 mpi-deps-optional:
 	@tools/deps.sh --if-missing --mpi || echo "note: OpenMPI could not be installed: the MPI tests will be skipped"
