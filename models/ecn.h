@@ -12,10 +12,11 @@
  * when sent those behind it when its last bit has left (switch.ecn.mark_on;
  * "sent" is the UEC reference simulator's rule, its CompositeQueue's
  * completeService: the frame goes onto its link only then, port.c).  Only
- * ECT data frames not yet marked are marked CE; each switch draws from its own random stream, and only where 0 < p < 1, so
- * the stream advances only there.  A switch that accounts in cells
- * (switch.cell_size) compares whole cells: q counts each frame's cells, and
- * kmin and kmax are rounded up to whole cells (struct sw_limits).
+ * ECT data frames not yet marked are marked CE; each switch draws from its
+ * own random stream, and only where 0 < p < 1, so the stream advances only
+ * there.  A switch that accounts in cells (switch.cell_size) compares whole
+ * cells: q counts each frame's cells, and kmin and kmax are rounded up to
+ * whole cells (struct sw_limits).
  */
 #ifndef MODELS_ECN_H
 #define MODELS_ECN_H

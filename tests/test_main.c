@@ -73,6 +73,7 @@ int test_run(const char *cmdline, char **out)
  * those that write files use paths of their own.
  */
 #define MAX_SUITES 256
+#define MAX_JOBS 8 /* processes at most, whatever the cores */
 
 /* The suites that take longest (the test log's times), started first. */
 static const char *const slow_first[] = {"golden runs", "docnums", "validation", "tune", "labs", "capture",
@@ -84,7 +85,7 @@ struct counts {
 
 struct shared {
     unsigned next;                  /* the next suite of the order to take */
-    int running[8];                 /* the suite each worker runs, -1: none */
+    int running[MAX_JOBS];          /* the suite each worker runs, -1: none */
     struct counts c[MAX_SUITES];    /* each suite's counts, filled when it ends */
     unsigned char done[MAX_SUITES]; /* ... and set then */
 };
@@ -152,25 +153,16 @@ static void show_suite(const struct shared *sh, CU_pSuite *order, unsigned i, co
         printf("ok   %-44s %3u tests %7u asserts\n", order[i]->pName, c->tests, c->asserts);
     char path[4200];
     log_path(path, sizeof path, dir, i);
-    FILE *f = fopen(path, "r");
-    if (f) {
-        char buf[8192];
-        size_t k;
-        bool any = false;
-        while ((k = fread(buf, 1, sizeof buf, f)) > 0) {
-            fwrite(buf, 1, k, stdout);
-            any = true;
-        }
-        fclose(f);
-        if (any)
-            printf("\n");
-        remove(path);
-    }
+    char *text = test_read_file(path, NULL);
+    if (text && *text)
+        printf("%s\n", text);
+    free(text);
+    remove(path);
     fflush(stdout);
 }
 
 /* Runs the active suites on `jobs` processes; returns main's exit status. */
-static int run_parallel(int jobs)
+static int run_suites_parallel(int jobs)
 {
     CU_pSuite order[MAX_SUITES];
     unsigned n = 0, inactive = 0;
@@ -202,13 +194,13 @@ static int run_parallel(int jobs)
         return 2;
     }
     memset(sh, 0, sizeof *sh);
-    for (int w = 0; w < 8; w++)
+    for (int w = 0; w < MAX_JOBS; w++)
         sh->running[w] = -1;
     printf("%u suites on %d processes (TEST_JOBS=1: one)\n", n, jobs);
     fflush(NULL);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    pid_t pid[8];
+    pid_t pid[MAX_JOBS];
     for (int w = 0; w < jobs; w++) {
         pid[w] = fork();
         if (pid[w] == 0) {
@@ -278,12 +270,12 @@ static int run_parallel(int jobs)
     return sum.tests_failed || sum.asserts_failed || sum.suites_failed ? 1 : 0;
 }
 
-/* TEST_JOBS, or the machine's cores (at most 8). */
+/* TEST_JOBS, or the machine's cores (at most MAX_JOBS). */
 static int test_jobs(void)
 {
     const char *e = getenv("TEST_JOBS");
     long j = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
-    return j < 1 ? 1 : j > 8 ? 8 : (int)j;
+    return j < 1 ? 1 : j > MAX_JOBS ? MAX_JOBS : (int)j;
 }
 
 int main(int argc, char **argv)
@@ -394,7 +386,7 @@ int main(int argc, char **argv)
         active += s->fActive != CU_FALSE;
     int jobs = test_jobs();
     if (!verbose && jobs > 1 && active > 1) {
-        int rc = run_parallel(jobs);
+        int rc = run_suites_parallel(jobs);
         CU_cleanup_registry();
         return rc;
     }
