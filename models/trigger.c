@@ -148,12 +148,71 @@ void trigger_dump_ref(cJSON *obj, const struct setting *f, const void *base)
         cJSON_AddStringToObject(obj, f->name, id);
 }
 
+void trigger_reach(const int (*ref)[3], int nf, const struct trigger_decl *t, int nt, bool *starts, uint32_t *got,
+                   uint32_t *released)
+{
+    /* the fixpoint: queue of flows that start, activations and waiting flows started per trigger */
+    int *queue = mem_xcalloc((size_t)(nf ? nf : 1), sizeof *queue, TRIGGER_OOM);
+    int head = 0, tail = 0;
+    memset(got, 0, sizeof *got * (size_t)nt);
+    memset(released, 0, sizeof *released * (size_t)nt);
+    for (int i = 0; i < nf; i++)
+        if (ref[i][0] < 0)
+            queue[tail++] = i;
+    /* the waiting flows of each trigger in traffic order: first index per trigger, and the next of each flow */
+    int *first = mem_xcalloc((size_t)(nt ? nt : 1), sizeof *first, TRIGGER_OOM);
+    int *next = mem_xcalloc((size_t)(nf ? nf : 1), sizeof *next, TRIGGER_OOM);
+    int *last = mem_xcalloc((size_t)(nt ? nt : 1), sizeof *last, TRIGGER_OOM);
+    for (int k = 0; k < nt; k++)
+        first[k] = last[k] = -1;
+    for (int i = 0; i < nf; i++) {
+        next[i] = -1;
+        int k = ref[i][0];
+        if (k < 0)
+            continue;
+        if (last[k] < 0)
+            first[k] = i;
+        else
+            next[last[k]] = i;
+        last[k] = i;
+    }
+    while (head < tail) {
+        int i = queue[head++];
+        for (int a = 1; a <= 2; a++) {
+            int k = ref[i][a];
+            if (k < 0)
+                continue;
+            const struct trigger_decl *d = &t[k];
+            got[k]++;
+            bool all = (d->type == TRIGGER_ONESHOT && got[k] == 1) ||
+                       (d->type == TRIGGER_BARRIER && got[k] == (uint32_t)d->count);
+            bool one = d->type == TRIGGER_MULTISHOT && first[k] >= 0;
+            while ((all || one) && first[k] >= 0) {
+                queue[tail++] = first[k];
+                first[k] = next[first[k]];
+                released[k]++;
+                one = false;
+            }
+        }
+    }
+    if (starts) {
+        for (int i = 0; i < nf; i++)
+            starts[i] = false;
+        for (int q = 0; q < tail; q++)
+            starts[queue[q]] = true;
+    }
+    free(queue);
+    free(first);
+    free(next);
+    free(last);
+}
+
 /*
  * What the flows make of the triggers, once both are read: every id a flow names is declared, every trigger has a
  * flow waiting on it, and every trigger can fire.  Whether it can is found by starting every flow with a start
  * time, letting each started flow activate what it names (a multishot trigger starting its waiting flows one per
- * activation, in order) until nothing more starts: a trigger left unfired waits on flows that wait on it,
- * directly or through other triggers, or is a barrier with fewer activations than its count.
+ * activation, in order) until nothing more starts (trigger_reach): a trigger left unfired waits on flows that wait
+ * on it, directly or through other triggers, or is a barrier with fewer activations than its count.
  */
 static int check_triggers(struct setting_ctx *c, const cJSON *obj, const char *path, void *base)
 {
@@ -191,50 +250,9 @@ static int check_triggers(struct setting_ctx *c, const cJSON *obj, const char *p
                                    "waits on", ts->t[k].id);
         }
     if (rc == 0) {
-        /* the fixpoint: queue of flows that start, activations and waiting flows started per trigger */
-        int *queue = mem_xcalloc((size_t)(nf ? nf : 1), sizeof *queue, TRIGGER_OOM);
         uint32_t *got = mem_xcalloc((size_t)(nt ? nt : 1), sizeof *got, TRIGGER_OOM);
         uint32_t *released = mem_xcalloc((size_t)(nt ? nt : 1), sizeof *released, TRIGGER_OOM);
-        int head = 0, tail = 0;
-        for (int i = 0; i < nf; i++)
-            if (ref[i][0] < 0)
-                queue[tail++] = i;
-        /* the waiting flows of each trigger in traffic order: first index per trigger, and the next of each flow */
-        int *first = mem_xcalloc((size_t)(nt ? nt : 1), sizeof *first, TRIGGER_OOM);
-        int *next = mem_xcalloc((size_t)(nf ? nf : 1), sizeof *next, TRIGGER_OOM);
-        int *last = mem_xcalloc((size_t)(nt ? nt : 1), sizeof *last, TRIGGER_OOM);
-        for (int k = 0; k < nt; k++)
-            first[k] = last[k] = -1;
-        for (int i = 0; i < nf; i++) {
-            next[i] = -1;
-            int k = ref[i][0];
-            if (k < 0)
-                continue;
-            if (last[k] < 0)
-                first[k] = i;
-            else
-                next[last[k]] = i;
-            last[k] = i;
-        }
-        while (head < tail) {
-            int i = queue[head++];
-            for (int a = 1; a <= 2; a++) {
-                int k = ref[i][a];
-                if (k < 0)
-                    continue;
-                const struct trigger_decl *d = &ts->t[k];
-                got[k]++;
-                bool all = (d->type == TRIGGER_ONESHOT && got[k] == 1) ||
-                           (d->type == TRIGGER_BARRIER && got[k] == (uint32_t)d->count);
-                bool one = d->type == TRIGGER_MULTISHOT && first[k] >= 0;
-                while ((all || one) && first[k] >= 0) {
-                    queue[tail++] = first[k];
-                    first[k] = next[first[k]];
-                    released[k]++;
-                    one = false;
-                }
-            }
-        }
+        trigger_reach(ref, nf, ts->t, nt, NULL, got, released);
         for (int k = 0; k < nt && rc == 0; k++)
             if (!released[k]) {
                 setting_strf(p, sizeof p, "triggers.%d", k);
@@ -247,12 +265,8 @@ static int check_triggers(struct setting_ctx *c, const cJSON *obj, const char *p
                                            "start activates (\"on_sent\" or \"on_received\"; a flow waiting on it, "
                                            "directly or through other triggers, cannot)", ts->t[k].id);
             }
-        free(queue);
         free(got);
         free(released);
-        free(first);
-        free(next);
-        free(last);
     }
     free(ref);
     free(waiting);

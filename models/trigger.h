@@ -20,6 +20,7 @@
 #ifndef MODELS_TRIGGER_H
 #define MODELS_TRIGGER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sim/scenario.h"
@@ -48,6 +49,17 @@ struct flow_trig {
     char sent[SCN_NAME_MAX];     /* `on_sent` */
     char received[SCN_NAME_MAX]; /* `on_received` */
 };
+
+/*
+ * Which flows of a set can start and which triggers fire: flows with no trigger to wait on start, each started flow
+ * activates what it names, a oneshot trigger starts all its waiting flows at its first activation, a multishot one
+ * the next in order at each, a barrier all at its count-th, until nothing more starts.  ref[i] is flow i's trigger
+ * indices (into t[0..nt)): [0] the one it waits on, [1] and [2] those it activates; -1 for none.  Out: starts[i]
+ * (NULL: not wanted), got[k] the activations of trigger k and released[k] the flows it started.  The scenario's
+ * check that every trigger can fire uses it, and so does an importer that leaves out what never starts.
+ */
+void trigger_reach(const int (*ref)[3], int nf, const struct trigger_decl *t, int nt, bool *starts, uint32_t *got,
+                   uint32_t *released);
 
 /* The scenario's triggers. */
 const struct trigger_settings *trigger_settings_of(const struct scenario *s);
