@@ -17,6 +17,7 @@
 #ifndef MODELS_ENTROPY_H
 #define MODELS_ENTROPY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,9 @@ struct entropy_ops {
     void (*init)(void *st, uint32_t paths, struct rng *r);
     uint16_t (*pick)(void *st, sim_time_t now);
     void (*feedback)(void *st, uint16_t ev, enum ev_signal sig, sim_time_t now);
+    /* Its values need not be a power of two in number: it masks none (draws below `paths`); the others go round
+     * the values with masks (ev_cycle), so host.entropy_paths must then be one. */
+    bool any_paths;
 };
 
 #define ENTROPY_MAX 16

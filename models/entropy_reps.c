@@ -95,5 +95,6 @@ static void reps_feedback(void *st, uint16_t ev, enum ev_signal sig, sim_time_t 
 }
 
 static const struct entropy_ops reps_ops = {
-    .name = "reps", .state_bytes = reps_bytes, .init = reps_init, .pick = reps_pick, .feedback = reps_feedback};
+    .name = "reps", .state_bytes = reps_bytes, .init = reps_init, .pick = reps_pick, .feedback = reps_feedback,
+    .any_paths = true};
 MODULE_REGISTER(entropy_kind, "reps", &reps_ops);

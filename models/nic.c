@@ -712,8 +712,10 @@ static int check_nic(struct setting_ctx *sc, const cJSON *obj, const char *path,
     const struct nic_params *p = base;
     char q[SETTING_PATH_MAX];
     (void)obj;
-    if (p->entropy_paths & (p->entropy_paths - 1))
-        return setting_bad(sc, setting_join(q, path, "entropy_paths"), "expected a power of two, got %d",
+    const struct entropy_ops *e = entropy_registry[p->entropy];
+    if ((p->entropy_paths & (p->entropy_paths - 1)) && !(e && e->any_paths))
+        return setting_bad(sc, setting_join(q, path, "entropy_paths"), "expected a power of two (oblivious, bitmap "
+                           "and mixed go round the values with masks; only reps takes any number), got %d",
                            p->entropy_paths);
     return 0;
 }
@@ -730,7 +732,8 @@ static const struct setting nic_fields[] = {
                 "values from what comes back (\"oblivious\", \"bitmap\", \"reps\", \"mixed\": under "
                 "loss_recovery \"uet\")")},
     {SET_INT("entropy_paths", struct nic_params, entropy_paths, 1, 65536, "64",
-             "Entropy values a flow's sender chooses among under oblivious, bitmap, reps and mixed (a power of two)")},
+             "Entropy values a flow's sender chooses among under oblivious, bitmap, reps and mixed (a power of two but "
+             "for reps)")},
     {SET_CHECK(check_nic)},
     {0},
 };

@@ -16,7 +16,7 @@ struct nic_params {
     int priority;     /* of data packets, for a traffic entry that gives none */
     int cnp_priority; /* of the CNPs the notification point sends */
     int entropy;       /* how its data packets' entropy is chosen: a module of kind "entropy" (entropy.h), by index */
-    int entropy_paths; /* the values a stateful entropy module chooses among (a power of two) */
+    int entropy_paths; /* the values a stateful entropy module chooses among (a power of two but for reps) */
 };
 
 /* Host settings h's NIC settings (profiles applied). */

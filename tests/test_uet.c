@@ -276,6 +276,21 @@ static void test_modules(void)
     CU_ASSERT_EQUAL(o->pick(st, 12 * PS_PER_MS), 11);
     CU_ASSERT_EQUAL(o->pick(st, 12 * PS_PER_MS), 42);
     free(st);
+
+    /* REPS takes a number of values that is no power of two (any_paths): its exploration draws each of 15 values
+     * and none beyond them (1,500 draws: the chance that one value is missed is 15 (14/15)^1500, about 1e-44) */
+    st = module_state("reps", 15, &o);
+    CU_ASSERT(o->any_paths);
+    unsigned seen = 0;
+    bool beyond = false;
+    for (int i = 0; i < 1500; i++) {
+        uint16_t ev = o->pick(st, 0);
+        beyond |= ev >= 15;
+        seen |= 1u << (ev & 31);
+    }
+    CU_ASSERT_FALSE(beyond);
+    CU_ASSERT_EQUAL(seen, 0x7fffu);
+    free(st);
 }
 
 static void test_threads(void)
@@ -295,7 +310,12 @@ static void test_errors(void)
     static const struct test_bad bad[] = {
         {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"host\": "
          "{\"entropy_paths\": 100}, \"traffic\": []}",
-         "t.json: host.entropy_paths: expected a power of two, got 100"},
+         "t.json: host.entropy_paths: expected a power of two (oblivious, bitmap and mixed go "
+         "round the values with masks; only reps takes any number), got 100"},
+        {"{\"topology\": {\"type\": \"star\", \"hosts\": 2, \"link\": {\"rate\": \"100Gbps\"}}, \"host\": "
+         "{\"loss_recovery\": \"uet\", \"entropy\": \"mixed\", \"entropy_paths\": 48}, \"traffic\": []}",
+         "t.json: host.entropy_paths: expected a power of two (oblivious, bitmap and mixed go "
+         "round the values with masks; only reps takes any number), got 48"},
     };
     test_load_errors(bad, sizeof bad / sizeof *bad);
     test_build_refused(BAD, "--set host.entropy=reps",
