@@ -288,7 +288,8 @@ static void test_cc_modes(void)
     cJSON_Delete(o);
 }
 
-/* Flows and triggers: ids, names made unique, starts truncated, trigger kinds; recv_done_trigger noted, not fired. */
+/* Flows and triggers: ids, names made unique, starts truncated, trigger kinds; recv_done_trigger noted, not fired,
+ * so what waits only on it is left out (it never starts in the reference), and the scenario loads. */
 static void test_flows_triggers(void)
 {
     static const char cm[] = "# a chain\nNodes 16\nConnections 5\nTriggers 2\n"
@@ -302,7 +303,8 @@ static void test_flows_triggers(void)
     char err[SCN_ERR_MAX];
     cJSON *o;
     CU_ASSERT_EQUAL_FATAL(imp(cm, NULL, "-tm CM", &o, err, sizeof err, &notes), 0);
-    at_is(o, "triggers", "[{\"id\":\"t7\",\"type\":\"oneshot\"},{\"id\":\"t8\",\"type\":\"barrier\",\"count\":2}]");
+    at_is(o, "triggers", "[{\"id\":\"t7\",\"type\":\"oneshot\"}]");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, "traffic")), 4);
     at_is(o, "traffic.0", "{\"type\":\"flow\",\"id\":\"f1\",\"src\":\"h0\",\"dst\":\"h3\",\"size\":\"1000000B\","
                           "\"start\":\"0us\",\"on_sent\":\"t7\"}");
     at_is(o, "traffic.1.id", "\"uec_1_3\"");
@@ -310,12 +312,42 @@ static void test_flows_triggers(void)
     at_is(o, "traffic.2.id", "\"uec_1_3_2\"");
     at_is(o, "traffic.3", "{\"type\":\"flow\",\"id\":\"f3\",\"src\":\"h2\",\"dst\":\"h3\",\"size\":\"500000B\","
                           "\"trigger\":\"t7\"}");
-    /* a start before the trigger: the trigger wins, as in the reference */
-    at_is(o, "traffic.4", "{\"type\":\"flow\",\"id\":\"f9\",\"src\":\"h4\",\"dst\":\"h5\",\"size\":\"42B\","
-                          "\"trigger\":\"t8\"}");
     CU_ASSERT_PTR_NOT_NULL(notes.p && strstr(notes.p, "recv_done_trigger on 1 connection(s): not imported"));
+    CU_ASSERT_PTR_NOT_NULL(notes.p && strstr(notes.p, "1 connection(s) and 1 trigger(s) left out"));
+    char *j = cJSON_PrintUnformatted(o);
+    struct scenario sc;
+    CU_ASSERT_EQUAL(scn_load_text("imported.json", j, NULL, 0, &sc, err, sizeof err), SCN_OK);
+    scn_free(&sc);
+    free(j);
     free(notes.p);
     cJSON_Delete(o);
+
+    /* a start before the trigger: the trigger wins, as in the reference */
+    o = imports("Nodes 16\nConnections 2\nTriggers 1\n0->3 id 1 start 0 size 10 send_done_trigger 8\n"
+                "4->5 id 9 start 3 trigger 8 size 42\ntrigger id 8 oneshot\n", NULL, "-tm CM");
+    at_is(o, "traffic.1", "{\"type\":\"flow\",\"id\":\"f9\",\"src\":\"h4\",\"dst\":\"h5\",\"size\":\"42B\","
+                          "\"trigger\":\"t8\"}");
+    cJSON_Delete(o);
+
+    /* a barrier short of its count never fires: its flows and its activation are left out; a multishot trigger
+     * starts one waiting flow per activation, so its second never starts */
+    o = imports("Nodes 16\nConnections 5\nTriggers 2\n0->3 id 1 start 0 size 10 send_done_trigger 8\n"
+                "1->3 id 2 trigger 8 size 10\n2->4 id 3 start 0 size 10 send_done_trigger 5\n"
+                "5->6 id 4 trigger 5 size 10\n6->7 id 6 trigger 5 size 10\n"
+                "trigger id 8 barrier count 2\ntrigger id 5 multishot\n", NULL, "-tm CM");
+    at_is(o, "triggers", "[{\"id\":\"t5\",\"type\":\"multishot\"}]");
+    at_is(o, "traffic.0", "{\"type\":\"flow\",\"id\":\"f1\",\"src\":\"h0\",\"dst\":\"h3\",\"size\":\"10B\","
+                          "\"start\":\"0us\"}");
+    at_is(o, "traffic.1.id", "\"f3\"");
+    at_is(o, "traffic.2", "{\"type\":\"flow\",\"id\":\"f4\",\"src\":\"h5\",\"dst\":\"h6\",\"size\":\"10B\","
+                          "\"trigger\":\"t5\"}");
+    CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, "traffic")), 3);
+    cJSON_Delete(o);
+
+    /* flows that wait on each other: none starts, and a scenario needs one */
+    refused("Nodes 16\nConnections 2\nTriggers 2\n0->3 id 1 trigger 1 size 10 send_done_trigger 2\n"
+            "1->3 id 2 trigger 2 size 10 send_done_trigger 1\ntrigger id 1 oneshot\ntrigger id 2 oneshot\n", NULL,
+            "-tm CM", ": no connection starts (each waits on a trigger that never fires)");
 }
 
 /* Every malformed matrix and topology: one line naming the file and line, exit 2. */
@@ -460,7 +492,17 @@ static void test_refused_options(void)
             "queue's 178450 bytes (the reference asserts)");
     refused(one16, NULL, "-tm CM -trimsize 32", "-trimsize 32: expected 64 to the MTU 4150 (the reference asserts)");
     refused(one16, NULL, "-tm CM -paths 48 -load_balancing_algo oblivious",
-            "-paths 48: oblivious masks entropy values, so expected a power of 2");
+            "-paths 48: rocesim's oblivious masks entropy values, so expected a power of 2");
+    refused(one16, NULL, "-tm CM -paths 48", "-paths 48: rocesim's mixed masks entropy values, so expected a power of 2");
+    /* REPS takes any number, as in the reference, and the scenario loads */
+    cJSON *o = imports(one16, NULL, "-tm CM -paths 48 -load_balancing_algo reps");
+    at_is(o, "host.entropy_paths", "48");
+    char *j = cJSON_PrintUnformatted(o), err[SCN_ERR_MAX];
+    struct scenario sc;
+    CU_ASSERT_EQUAL(scn_load_text("imported.json", j, NULL, 0, &sc, err, sizeof err), SCN_OK);
+    scn_free(&sc);
+    free(j);
+    cJSON_Delete(o);
     refused(one16, NULL, "-end 10", "-tm: the connection matrix is required (the reference would read it from its "
             "standard input)");
     refused(one32, leaf_spine_32, "-tm CM -topo TOPO -linkspeed 50000",
@@ -550,8 +592,8 @@ void test_uet_import_register(void)
     CU_add_test(s, "three-tier files: the fat-tree shape, or the reference's own wiring as a custom topology",
                 test_fat_tree_files);
     CU_add_test(s, "options in the reference's units set the queue, ECN, NSCC, entropy and run fields", test_options);
-    CU_add_test(s, "flows and triggers: ids, unique names, truncated starts, recv_done_trigger kept as the reference "
-                   "has it", test_flows_triggers);
+    CU_add_test(s, "flows and triggers: ids, unique names, truncated starts, what never starts in the reference left "
+                   "out", test_flows_triggers);
     CU_add_test(s, "malformed .cm and .topo files: exit 2 with file and line, every count checked", test_malformed);
     CU_add_test(s, "the receiver oversubscription control: on exactly when the reference's is, -Ai, -Md, -alpha",
                 test_oversub);

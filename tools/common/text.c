@@ -226,6 +226,13 @@ bool text_num(const char *s, double lo, double hi, double *v)
     return true;
 }
 
+void text_printable(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
 int text_vfail_at(char *err, size_t errlen, const char *file, int line, const char *fmt, va_list ap)
 {
     char msg[600];
@@ -234,6 +241,8 @@ int text_vfail_at(char *err, size_t errlen, const char *file, int line, const ch
         snprintf(err, errlen, "%s:%d: %s", file, line, msg);
     else
         snprintf(err, errlen, "%s: %s", file, msg);
+    if (errlen)
+        text_printable(err);
     return SCN_EUSAGE;
 }
 

@@ -15,6 +15,7 @@
  * What the reference has and rocesim cannot honour yet is refused by name with the reason.
  */
 #include "tools/ops/htsim.h"
+#include "models/trigger.h"
 #include "tools/common/files.h"
 #include "tools/common/text.h"
 #include "sim/mem.h"
@@ -99,6 +100,8 @@ static int ifail(struct ictx *x, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(x->err, x->errlen, fmt, ap);
     va_end(ap);
+    if (x->errlen)
+        text_printable(x->err); /* it quotes arguments as given */
     return SCN_EUSAGE;
 }
 
@@ -112,6 +115,7 @@ static void note(struct ictx *x, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    text_printable(msg);
     sb_printf(x->notes, "%s\n", msg);
 }
 
@@ -273,6 +277,14 @@ static int time_opt(struct opts *o, struct ictx *x, const char *a, const char *v
     return 0;
 }
 
+/* Replaces each byte of s that begins no UTF-8 sequence by '?': a file name on the command line may be in another
+ * encoding, and the scenario's strings must be UTF-8 (sim/scenario.h). */
+static void utf8_clean(char *s)
+{
+    for (long at; (at = scn_utf8_bad_at(s)) >= 0;)
+        s[at] = '?';
+}
+
 /* The reference's defaults (main_uec.cpp), and the command line as given, for the scenario's description. */
 static void opts_init(struct opts *o, int argc, char **argv)
 {
@@ -282,6 +294,7 @@ static void opts_init(struct opts *o, int argc, char **argv)
     sb_printf(&o->cmdline, "htsim_uec");
     for (int i = 0; i < argc; i++)
         sb_printf(&o->cmdline, " %s", argv[i]);
+    utf8_clean(o->cmdline.p);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
@@ -685,8 +698,7 @@ static cJSON *traffic(const struct htsim_cm *cm, struct ictx *x)
     }
     if (recv_done)
         note(x, "recv_done_trigger on %zu connection(s): not imported as on_received, since the reference never "
-             "fires it without -conn_reuse (the triggers stay declared, and what waits only on them never starts, as "
-             "in the reference)", recv_done);
+             "fires it without -conn_reuse (what waits only on it never starts, as in the reference)", recv_done);
     free(rep);
     return arr;
 }
@@ -745,6 +757,67 @@ static int check_cm(const char *file, const struct htsim_cm *cm, uint32_t nodes,
     return 0;
 }
 
+/*
+ * Leaves out of cm what never starts in the reference: connections waiting on a trigger that never fires (a barrier
+ * short of its count, a trigger only a recv_done_trigger would activate, flows waiting on each other), and the
+ * triggers no starting connection waits on (with the send_done_triggers that name them).  The reference runs them
+ * as flows that never begin; rocesim refuses a trigger that cannot fire, so the scenario leaves them out, with a
+ * note.  Returns 0, or 2 when no connection starts at all.
+ */
+static int leave_out_unstarted(const char *file, struct htsim_cm *cm, struct ictx *x)
+{
+    static const int kind[] = {[HTSIM_TRIG_ONESHOT] = TRIGGER_ONESHOT, [HTSIM_TRIG_MULTISHOT] = TRIGGER_MULTISHOT,
+                               [HTSIM_TRIG_BARRIER] = TRIGGER_BARRIER};
+    size_t nf = cm->n_conns, nt = cm->n_trigs;
+    if (!nt)
+        return 0;
+    struct trigger_decl *t = mem_xcalloc(nt, sizeof *t, IMP_OOM);
+    int (*ref)[3] = mem_xcalloc(nf, sizeof *ref, IMP_OOM);
+    bool *starts = mem_xcalloc(nf, sizeof *starts, IMP_OOM);
+    uint32_t *got = mem_xcalloc(nt, sizeof *got, IMP_OOM), *released = mem_xcalloc(nt, sizeof *released, IMP_OOM);
+    for (size_t k = 0; k < nt; k++)
+        t[k] = (struct trigger_decl){.type = kind[cm->trigs[k].type], .count = (int)cm->trigs[k].count};
+    for (size_t i = 0; i < nf; i++) {
+        const struct htsim_conn *c = &cm->conns[i];
+        ref[i][0] = ref[i][1] = ref[i][2] = -1; /* recv_done_trigger is not imported (traffic) */
+        for (size_t k = 0; k < nt; k++) {
+            if (!c->has_start && c->trigger == cm->trigs[k].id)
+                ref[i][0] = (int)k;
+            if (c->send_done && c->send_done == cm->trigs[k].id)
+                ref[i][1] = (int)k;
+        }
+    }
+    trigger_reach((const int(*)[3])ref, (int)nf, t, (int)nt, starts, got, released);
+    size_t kept = 0, kept_t = 0;
+    for (size_t i = 0; i < nf; i++)
+        if (starts[i])
+            cm->conns[kept++] = cm->conns[i];
+    for (size_t k = 0; k < nt; k++) {
+        if (released[k]) {
+            cm->trigs[kept_t++] = cm->trigs[k];
+            continue;
+        }
+        for (size_t i = 0; i < kept; i++)
+            if (cm->conns[i].send_done == cm->trigs[k].id)
+                cm->conns[i].send_done = 0;
+    }
+    int rc = 0;
+    if (!kept)
+        rc = ifail(x, "%s: no connection starts (each waits on a trigger that never fires)", file);
+    else if (kept < nf || kept_t < nt)
+        note(x, "%zu connection(s) and %zu trigger(s) left out: the connections wait on triggers that never fire (a "
+             "barrier short of its count, a recv_done_trigger, flows waiting on each other), so they never start in "
+             "the reference either", nf - kept, nt - kept_t);
+    cm->n_conns = kept;
+    cm->n_trigs = kept_t;
+    free(t);
+    free(ref);
+    free(starts);
+    free(got);
+    free(released);
+    return rc;
+}
+
 static const char *stem(const char *path, char *buf, size_t len)
 {
     const char *base = strrchr(path, '/');
@@ -755,6 +828,7 @@ static const char *stem(const char *path, char *buf, size_t len)
         *dot = '\0';
     if (strlen(buf) > 63)
         buf[63] = '\0';
+    utf8_clean(buf);
     return buf;
 }
 
@@ -908,6 +982,8 @@ int htsim_import_texts(int argc, char **argv, char *cm_text, char *topo_text, cJ
     }
     if (!rc)
         rc = check_cm(o.tm, &cm, nodes, &x);
+    if (!rc)
+        rc = leave_out_unstarted(o.tm, &cm, &x);
     struct consts c;
     if (!rc) {
         derive(&o, &t, &c);
@@ -925,8 +1001,9 @@ int htsim_import_texts(int argc, char **argv, char *cm_text, char *topo_text, cJ
             rc = ifail(&x, "-paths 0: expected at least one entropy value");
         else if (o.sack < 1)
             rc = ifail(&x, "-sack_threshold 0: expected at least one byte");
-        if (!rc && strcmp(o.lb, "reps") && strcmp(o.lb, "mixed") && (o.paths & (o.paths - 1)))
-            rc = ifail(&x, "-paths %u: %s masks entropy values, so expected a power of 2", o.paths, o.lb);
+        /* the reference's mixed takes any number, rocesim's masks its bitmap's choice (entropy_mixed.c) */
+        if (!rc && strcmp(o.lb, "reps") && (o.paths & (o.paths - 1)))
+            rc = ifail(&x, "-paths %u: rocesim's %s masks entropy values, so expected a power of 2", o.paths, o.lb);
     }
     if (!rc) {
         int64_t max_ports = 0;
