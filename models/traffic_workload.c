@@ -151,6 +151,12 @@ static int wl_kind(const char *s, int *group)
     return -2;
 }
 
+/* A header's counts (GPUs, stages, micro-batches) are at most this, far above any cluster; a product of two is
+ * taken in 64 bits. */
+#define WL_COUNT_MAX 1000000
+/* Compute times are ns and become ps: at most the clock's end (sim.h, SIM_TIME_LIMIT), so that none wraps. */
+#define WL_TIME_MAX_NS (SIM_TIME_LIMIT / 1000)
+
 /* The header's value of key ("pp:"), a whole word (not vpp:'s tail), 1 when absent. */
 static long header_value(const char *line, const char *key)
 {
@@ -168,16 +174,24 @@ static int wl_header(const char *path, const char *l, struct wl_file *f, char *e
     if (strcmp(policy, "HYBRID_TRANSFORMER") && strcmp(policy, "HYBRID_TRANSFORMER_FWD_IN_BCKWD"))
         return snprintf(err, errlen, "%.400s:1: expected the policy HYBRID_TRANSFORMER or HYBRID_TRANSFORMER_FWD_IN_"
                         "BCKWD (others are not supported), got \"%.40s\"", path, policy), -1;
-    f->tp = (int)header_value(l, "model_parallel_NPU_group:");
-    f->gpus = strstr(l, " all_gpus:") ? (int)header_value(l, "all_gpus:") : 0;
-    f->pp = (int)header_value(l, "pp:");
-    f->ep = (int)header_value(l, "ep:");
-    f->ga = (int)header_value(l, "ga:");
+    long tp = header_value(l, "model_parallel_NPU_group:"), gpus = strstr(l, " all_gpus:") ? header_value(l, "all_gpus:")
+                                                                                         : 0,
+         pp = header_value(l, "pp:"), ep = header_value(l, "ep:"), ga = header_value(l, "ga:");
+    /* each a count of GPUs or of micro-batches: bounded before any product of two is taken, so that none wraps */
+    if (tp < 1 || tp > WL_COUNT_MAX || pp < 1 || pp > WL_COUNT_MAX || gpus < 1 || gpus > WL_COUNT_MAX ||
+        ep < 1 || ep > WL_COUNT_MAX || ga < 1 || ga > WL_COUNT_MAX)
+        return snprintf(err, errlen, "%.400s:1: expected all_gpus:, model_parallel_NPU_group:, pp:, ep: and ga: of 1 "
+                        "to %d, got %ld, %ld, %ld, %ld and %ld", path, WL_COUNT_MAX, gpus, tp, pp, ep, ga), -1;
+    f->tp = (int)tp;
+    f->gpus = (int)gpus;
+    f->pp = (int)pp;
+    f->ep = (int)ep;
+    f->ga = (int)ga;
     f->pp_bytes = strstr(l, " pp_comm:") ? header_value(l, "pp_comm:") : 0;
-    if (f->tp < 1 || f->pp < 1 || f->gpus < 1 || f->gpus % (f->tp * f->pp))
+    if (f->gpus % ((long long)f->tp * f->pp))
         return snprintf(err, errlen, "%.400s:1: expected all_gpus: N, model_parallel_NPU_group: T and pp: P with T x P "
                         "dividing N, got %d, %d and %d", path, f->gpus, f->tp, f->pp), -1;
-    int dp = f->gpus / (f->tp * f->pp);
+    int dp = (int)(f->gpus / ((long long)f->tp * f->pp));
     if (f->ep < 1 || dp % f->ep)
         return snprintf(err, errlen, "%.400s:1: expected ep: E dividing the data-parallel size %d (all_gpus / (T x P)), "
                         "got %d", path, dp, f->ep), -1;
@@ -206,6 +220,10 @@ static int wl_layer(const char *path, int line, const char *l, struct wl_phase *
                             "alone or with _EP or _DP_EP, got \"%.31s\"", path, line, t[i]), -1;
         if (comp[i] < 0 || size[i] < 0 || upd < 0)
             return snprintf(err, errlen, "%.400s:%d: expected times and sizes of at least 0", path, line), -1;
+        if (comp[i] > WL_TIME_MAX_NS || upd > WL_TIME_MAX_NS)
+            return snprintf(err, errlen, "%.400s:%d: expected compute times of at most %lld ns (where rocesim's clock "
+                            "ends), got %lld", path, line, (long long)WL_TIME_MAX_NS,
+                            comp[i] > WL_TIME_MAX_NS ? comp[i] : upd), -1;
         *ph[i] = (struct wl_phase){comp[i] * 1000, size[i], size[i] > 0 ? k : -1, g, 0, false, i == 2};
     }
     /* the weight update: compute after the weight-gradient collective, or with overlap a delay after it */

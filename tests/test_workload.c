@@ -221,6 +221,18 @@ static void test_malformed(void)
          "build/test-wl/w.txt:1: expected all_gpus: 4"},
         {"HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 4\n2\nl0 -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n",
          "build/test-wl/w.txt:4: expected 2 layer lines"},
+        /* a product of two sizes that wrapped to 0 had divided by it; a size above an int had been cut to its low
+         * bits (2^32 + 2 read as 2) */
+        {"HYBRID_TRANSFORMER model_parallel_NPU_group: 65536 pp: 65536 all_gpus: 4\n1\n",
+         "build/test-wl/w.txt:1: expected all_gpus: N, model_parallel_NPU_group: T and pp: P with T x P dividing N, "
+         "got 4, 65536 and 65536"},
+        {"HYBRID_TRANSFORMER model_parallel_NPU_group: 4294967298 all_gpus: 4\n1\n",
+         "build/test-wl/w.txt:1: expected all_gpus:, model_parallel_NPU_group:, pp:, ep: and ga: of 1 to 1000000, got "
+         "4, 4294967298, 1, 1 and 1"},
+        /* ns to ps would wrap */
+        {"HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 4\n1\nl0 -1 9300000000000000 NONE 0 1 NONE 0 1 NONE 0 "
+         "1\n", "build/test-wl/w.txt:3: expected compute times of at most 17592186044 ns (where rocesim's clock ends), "
+         "got 9300000000000000"},
     };
     CU_ASSERT_EQUAL(system("mkdir -p build/test-wl"), 0);
     FILE *s = fopen("build/test-wl/s.json", "w");
