@@ -5,6 +5,7 @@
 #include "sim/file.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"
+#include "sim/settings.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -226,13 +227,6 @@ bool text_num(const char *s, double lo, double hi, double *v)
     return true;
 }
 
-void text_printable(char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            *s = '?';
-}
-
 int text_vfail_at(char *err, size_t errlen, const char *file, int line, const char *fmt, va_list ap)
 {
     char msg[600];
@@ -242,7 +236,7 @@ int text_vfail_at(char *err, size_t errlen, const char *file, int line, const ch
     else
         snprintf(err, errlen, "%s: %s", file, msg);
     if (errlen)
-        text_printable(err);
+        scn_one_line(err);
     return SCN_EUSAGE;
 }
 

@@ -39,13 +39,10 @@ struct cJSON;
 int import_finish(int rc, const char *err, struct cJSON *o, char *notes, const char *out);
 
 /* A malformed input file's message in err: "FILE:LINE: message" (line 0: "FILE: message"), one printable line
- * (text_printable); returns SCN_EUSAGE (exit status 2). */
+ * (scn_one_line); returns SCN_EUSAGE (exit status 2). */
 int text_fail_at(char *err, size_t errlen, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 int text_vfail_at(char *err, size_t errlen, const char *file, int line, const char *fmt, va_list ap);
-/* Replaces each control character of s (a byte below 0x20, or 0x7f) by '?': a message that quotes what it read
- * stays one line and cannot move the terminal's cursor, whatever the file or argument held. */
-void text_printable(char *s);
 /* A whole unsigned decimal number of at most max, the whole of s (no sign, no trailing text): whether it is one. */
 bool text_uint(const char *s, uint64_t max, uint64_t *v);
 /* A number from lo to hi (strtod's syntax), the whole of s: whether it is one. */

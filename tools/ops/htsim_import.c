@@ -20,6 +20,7 @@
 #include "tools/common/text.h"
 #include "sim/mem.h"
 #include "sim/scenario.h"
+#include "sim/settings.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -101,7 +102,7 @@ static int ifail(struct ictx *x, const char *fmt, ...)
     vsnprintf(x->err, x->errlen, fmt, ap);
     va_end(ap);
     if (x->errlen)
-        text_printable(x->err); /* it quotes arguments as given */
+        scn_one_line(x->err); /* it quotes arguments as given */
     return SCN_EUSAGE;
 }
 
@@ -115,7 +116,7 @@ static void note(struct ictx *x, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    text_printable(msg);
+    scn_one_line(msg);
     sb_printf(x->notes, "%s\n", msg);
 }
 
