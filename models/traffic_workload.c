@@ -49,6 +49,7 @@
 #include "sim/file.h"
 #include "models/ranks.h"
 #include "sim/mem.h"
+#include "sim/settings.h"
 #include "sim/units.h"
 
 #include <cjson/cJSON.h>
@@ -233,7 +234,7 @@ static int wl_layer(const char *path, int line, const char *l, struct wl_phase *
 }
 
 /* Reads f from text of the file at path.  0, or -1 with "PATH:LINE: expected ..." in err. */
-static int wl_parse(const char *path, char *text, struct wl_file *f, char *err, size_t errlen)
+static int wl_parse_lines(const char *path, char *text, struct wl_file *f, char *err, size_t errlen)
 {
     char *save = NULL, *l = strtok_r(text, "\n", &save);
     if (!l || wl_header(path, l, f, err, errlen))
@@ -259,6 +260,25 @@ static int wl_parse(const char *path, char *text, struct wl_file *f, char *err, 
             return -1;
     }
     return 0;
+}
+
+/* wl_parse_lines, its message made one printable line: it quotes the file's text (scn_one_line). */
+static int wl_parse(const char *path, char *text, struct wl_file *f, char *err, size_t errlen)
+{
+    int rc = wl_parse_lines(path, text, f, err, errlen);
+    if (rc && errlen)
+        scn_one_line(err);
+    return rc;
+}
+
+int wl_simai_read(const char *path, char *text, int *gpus, int *layers, char *err, size_t errlen)
+{
+    struct wl_file f = {0};
+    int rc = wl_parse(path, text, &f, err, errlen);
+    *gpus = f.gpus;
+    *layers = f.layers;
+    free(f.ph);
+    return rc;
 }
 
 /* The workload file of entry ti, read.  0, or SCN_EUSAGE with its message in err. */

@@ -68,6 +68,11 @@ void tl_add(struct tl_rank *t, int what, sim_time_t start, sim_time_t end);
 char *tl_csv(const struct tl_rank *t, uint32_t N);
 void tl_free(struct tl_rank *t, uint32_t N);
 
+/* Reads the text of a "simai" workload file at path (traffic_workload.c; text is modified): 0 with its ranks and
+ * layers in *gpus and *layers, or -1 with one line "PATH:LINE: expected ..." in err.  What the kind's set-up does
+ * before it checks the file against the entry's hosts. */
+int wl_simai_read(const char *path, char *text, int *gpus, int *layers, char *err, size_t errlen);
+
 /* One rank's Chakra execution trace, read (models/workload_chakra.c). */
 struct ck_trace;
 /* Reads the trace in buf (len bytes) of the file at path into *out (free with ck_trace_free).  0, or -1 with

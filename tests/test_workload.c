@@ -14,6 +14,9 @@
 #define LLVMFuzzerTestOneInput fuzz_chakra_one
 #include "tests/fuzz/fuzz_chakra.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_simai_one
+#include "tests/fuzz/fuzz_simai.c"
+#undef LLVMFuzzerTestOneInput
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -524,6 +527,15 @@ static void test_chakra_regressions(void)
     CU_ASSERT(test_fuzz_replay("tests/fuzz/regressions", "chakra-", ".et", fuzz_chakra_one) >= 2);
 }
 
+/* The example workload files and the simai reader's fuzz findings (tests/fuzz/regressions/simai-*) replay clean
+ * through its fuzzing harness: refused in one printable line naming the file and line, or read with ranks and
+ * layers. */
+static void test_simai_regressions(void)
+{
+    CU_ASSERT(test_fuzz_replay("scenarios/ai/workloads", "", ".txt", fuzz_simai_one) >= 4);
+    CU_ASSERT(test_fuzz_replay("tests/fuzz/regressions", "simai-", ".txt", fuzz_simai_one) >= 2);
+}
+
 
 /* The numbers of the array key in a run's text into v (at most max); how many. */
 static int nums_of(const char *text, const char *key, double *v, int max)
@@ -835,6 +847,7 @@ void test_workload_register(void)
     CU_add_test(s, "Chakra traces: a collective beside compute hidden or not, a send and its receive", test_chakra);
     CU_add_test(s, "malformed Chakra traces exit 2 naming the file and node", test_chakra_malformed);
     CU_add_test(s, "the Chakra reader's fuzz findings", test_chakra_regressions);
+    CU_add_test(s, "the simai reader's fuzz findings and the example files through its harness", test_simai_regressions);
     CU_add_test(s, "Chakra process groups: tensor- and data-parallel pairs, each ring over its k ranks at the bound",
                 test_chakra_groups);
     CU_add_test(s, "Chakra iterations of compute only: exactly K x one", test_chakra_iterations_compute);
