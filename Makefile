@@ -217,7 +217,7 @@ FUZZ_TIME  ?= 60
 FUZZ_FLAGS := $(CSTD) $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
               -fno-sanitize-recover=all -Wno-unknown-warning-option -I. -Ibuild/fuzz/gen
 FUZZ_OBJ   := $(LIB_SRC:%.c=build/fuzz/obj/%.o) $(PROTO:%.proto=build/fuzz/gen/%.pb-c.o)
-FUZZERS    := scenario run sonic nvsmi chakra
+FUZZERS    := scenario run sonic nvsmi chakra htsim simai
 
 build/fuzz/gen/%.pb-c.c build/fuzz/gen/%.pb-c.h: %.proto | ensure-deps
 	@mkdir -p build/fuzz/gen
@@ -240,7 +240,7 @@ fuzz-build: $(FUZZERS:%=build/fuzz/fuzz_%)
 fuzz: fuzz-build
 	@for f in $(FUZZERS); do \
 	  mkdir -p build/fuzz/corpus-$$f; \
-	  cp -n $$(find scenarios -name '*.json') tests/sonic/*.json tests/data/nvsmi/*.txt tests/data/chakra/*.et tests/fuzz/seeds/* tests/fuzz/regressions/* build/fuzz/corpus-$$f/ 2>/dev/null; \
+	  cp -n $$(find scenarios -name '*.json') tests/sonic/*.json tests/data/nvsmi/*.txt tests/data/chakra/*.et scenarios/ai/workloads/*.txt tests/fuzz/seeds/* tests/fuzz/regressions/* build/fuzz/corpus-$$f/ 2>/dev/null; \
 	  echo "fuzz_$$f: $(FUZZ_TIME) s"; \
 	  build/fuzz/fuzz_$$f -max_total_time=$(FUZZ_TIME) -timeout=20 -rss_limit_mb=2048 -max_len=16384 \
 	    -artifact_prefix=build/fuzz/$$f- -print_final_stats=1 build/fuzz/corpus-$$f || exit 1; \

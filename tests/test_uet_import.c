@@ -11,6 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The fuzzing harness itself (docs/RELIABILITY.md), so that a regression replays through exactly its checks. */
+#define LLVMFuzzerTestOneInput fuzz_htsim_one
+#include "tests/fuzz/fuzz_htsim.c"
+#undef LLVMFuzzerTestOneInput
+
 static char cm_path[64], topo_path[64];
 
 /* Imports argv (a space-separated command line, CM and TOPO standing for the files written) into *out. */
@@ -581,6 +586,13 @@ static void test_cli_round_trip(void)
     CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+/* The fuzzer's seeds and every finding of it (tests/fuzz/regressions/htsim-*) replay clean through its harness. */
+static void test_harness_replay(void)
+{
+    CU_ASSERT(test_fuzz_replay("tests/fuzz/seeds", "htsim-", ".txt", fuzz_htsim_one) >= 4);
+    CU_ASSERT(test_fuzz_replay("tests/fuzz/regressions", "htsim-", ".txt", fuzz_htsim_one) >= 3);
+}
+
 void test_uet_import_register(void)
 {
     CU_pSuite s = CU_add_suite("uet-htsim import", NULL, NULL);
@@ -598,6 +610,7 @@ void test_uet_import_register(void)
     CU_add_test(s, "the receiver oversubscription control: on exactly when the reference's is, -Ai, -Md, -alpha",
                 test_oversub);
     CU_add_test(s, "options rocesim cannot honour are refused by name with the reason", test_refused_options);
+    CU_add_test(s, "the fuzzer's seeds and regressions replay clean through its harness", test_harness_replay);
     CU_add_test(s, "the commands, and import then export gives back the matrix and the options",
                 test_cli_round_trip);
     CU_add_test(s, "-failed: slowed links, quarter queues and ECN by rate, as the reference; export gives it back",
