@@ -23,6 +23,7 @@
 #include "sim/settings.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -819,6 +820,9 @@ static int leave_out_unstarted(const char *file, struct htsim_cm *cm, struct ict
     return rc;
 }
 
+/* The matrix file's name without its folder and extension, as the scenario's name: which becomes a directory's, so
+ * what a name cannot hold (sim/scenario.c, parse_name) becomes '_', and a name left empty, "." or ".." the
+ * command's. */
 static const char *stem(const char *path, char *buf, size_t len)
 {
     const char *base = strrchr(path, '/');
@@ -830,6 +834,11 @@ static const char *stem(const char *path, char *buf, size_t len)
     if (strlen(buf) > 63)
         buf[63] = '\0';
     utf8_clean(buf);
+    for (char *q = buf; *q; q++)
+        if (*q == '\\' || iscntrl((unsigned char)*q))
+            *q = '_';
+    if (!*buf || !strcmp(buf, ".") || !strcmp(buf, ".."))
+        snprintf(buf, len, "uet-htsim");
     return buf;
 }
 
