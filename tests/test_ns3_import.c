@@ -17,6 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The fuzzing harness itself (docs/RELIABILITY.md), so that a regression replays through exactly its checks. */
+#define LLVMFuzzerTestOneInput fuzz_ns3rdma_one
+#include "tests/fuzz/fuzz_ns3rdma.c"
+#undef LLVMFuzzerTestOneInput
+
 #define DUMBBELL "scenarios/ns3-rdma/dumbbell-config.txt"
 #define INCAST "scenarios/ns3-rdma/incast-config.txt"
 
@@ -406,6 +411,14 @@ static void test_websearch(void)
     run_remove(&d);
 }
 
+/* The fuzzer's seeds (the example runs) and every finding of it (tests/fuzz/regressions/ns3rdma-*) replay clean
+ * through its harness. */
+static void test_harness_replay(void)
+{
+    CU_ASSERT(test_fuzz_replay("tests/fuzz/seeds", "ns3rdma-", ".txt", fuzz_ns3rdma_one) >= 4);
+    test_fuzz_replay("tests/fuzz/regressions", "ns3rdma-", ".txt", fuzz_ns3rdma_one);
+}
+
 void test_ns3_import_register(void)
 {
     CU_pSuite s = CU_add_suite("ns3-rdma import", NULL, NULL);
@@ -422,4 +435,5 @@ void test_ns3_import_register(void)
     CU_add_test(s, "the two-flow DCQCN dumbbell in both simulators: the first and last to end within 5 %",
                 test_dumbbell_both);
     CU_add_test(s, "a leaf-spine WebSearch load: every one of its 367 flows in fct.txt", test_websearch);
+    CU_add_test(s, "the fuzzer's seeds and regressions replay clean through its harness", test_harness_replay);
 }

@@ -1,0 +1,114 @@
+/*
+ * libFuzzer harness for `rocesim import ns3-rdma` (tools/ops/ns3rdma_import.c, docs/ns3-rdma.md).
+ *
+ * The input is the three files of a run of the HPCC paper's simulator:
+ *
+ *     TEXT OF THE CONFIG
+ *     %%topology
+ *     TEXT OF THE TOPOLOGY FILE
+ *     %%flows
+ *     TEXT OF THE FLOW FILE
+ *
+ * written to a directory of the process's own and imported with both files named (as --topology and --flows do).
+ * ns3rdma_import must either refuse with one printable line (status 2) or give a scenario that rocesim loads (the
+ * scenario loader's checks, as `rocesim run` makes them) with printable notes.
+ */
+#include "tests/fuzz/fuzz.h"
+#include "sim/scenario.h"
+#include "tools/common/text.h"
+#include "tools/ops/ns3rdma.h"
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Writes len bytes of text to path; aborts when it cannot (the harness's own failure, not the importer's). */
+static void put(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "w");
+    if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
+        fprintf(stderr, "fuzz_ns3rdma: cannot write %s\n", path);
+        abort();
+    }
+}
+
+/* Cuts text at the first line equal to mark (without its newline); returns what follows it, or "" without one. */
+static char *cut_at(char *text, const char *mark)
+{
+    size_t n = strlen(mark);
+    for (char *l = text; l;) {
+        if (!strncmp(l, mark, n) && (l[n] == '\n' || !l[n])) {
+            char *rest = l[n] ? l + n + 1 : l + n;
+            *l = '\0';
+            return rest;
+        }
+        l = strchr(l, '\n');
+        l = l ? l + 1 : NULL;
+    }
+    return text + strlen(text);
+}
+
+static char fz_dir[64], fz_config[96], fz_topo[96], fz_flows[96];
+
+/* The process's directory goes when it ends. */
+static void remove_dir(void)
+{
+    remove(fz_config);
+    remove(fz_topo);
+    remove(fz_flows);
+    rmdir(fz_dir);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!*fz_dir) {
+        snprintf(fz_dir, sizeof fz_dir, "/tmp/rocesim-fuzz-ns3-%d", (int)getpid());
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "mkdir -p %s", fz_dir);
+        if (system(cmd))
+            abort();
+        snprintf(fz_config, sizeof fz_config, "%s/config.txt", fz_dir);
+        snprintf(fz_topo, sizeof fz_topo, "%s/topology.txt", fz_dir);
+        snprintf(fz_flows, sizeof fz_flows, "%s/flow.txt", fz_dir);
+        atexit(remove_dir);
+    }
+    char *text = fuzz_text(data, size);
+    if (!text)
+        return -1; /* keep it out of the corpus */
+    char *t = cut_at(text, "%%topology");
+    char *f = cut_at(t, "%%flows");
+    put(fz_config, text, strlen(text));
+    put(fz_topo, t, strlen(t));
+    put(fz_flows, f, strlen(f));
+
+    cJSON *o = NULL;
+    struct sbuf notes = {0};
+    char err[SCN_ERR_MAX] = "";
+    int rc = ns3rdma_import(fz_config, fz_topo, fz_flows, &o, &notes, err, sizeof err);
+    if (rc != 0) {
+        bool printable = *err != '\0';
+        for (const char *c = err; *c; c++)
+            printable &= (unsigned char)*c >= 0x20 && *c != 0x7f;
+        if (rc != SCN_EUSAGE || o || !printable) {
+            fprintf(stderr, "refusal %d without a proper message: \"%s\"\n", rc, err);
+            abort();
+        }
+    } else {
+        fuzz_check_notes(notes.p);
+        char *j = cJSON_PrintUnformatted(o);
+        struct scenario s;
+        if (scn_load_text("imported.json", j, NULL, 0, &s, err, sizeof err) != SCN_OK) {
+            fprintf(stderr, "the import does not load: %s\n%s\n", err, j);
+            abort();
+        }
+        scn_free(&s);
+        free(j);
+    }
+    cJSON_Delete(o);
+    free(notes.p);
+    free(text);
+    return 0;
+}
