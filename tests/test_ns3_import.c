@@ -411,6 +411,34 @@ static void test_websearch(void)
     run_remove(&d);
 }
 
+/* A config whose file name is not UTF-8, or whose stem is "..": the scenario's name and description are ones the
+ * loader takes ('?' for the byte, the command's name for ".."), and the scenario loads. */
+static void test_file_names(void)
+{
+    static const char *const names[] = {"r\xe9seau-config.txt", "...txt"}, *const want[] = {"\"r?seau-config\"",
+                                                                                          "\"ns3-rdma\""};
+    char dir[64], cmd[512], path[160], err[SCN_ERR_MAX];
+    snprintf(dir, sizeof dir, "/tmp/rocesim-ns3name-%d", (int)getpid());
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        snprintf(cmd, sizeof cmd, "cp %s '%s'", DUMBBELL, path);
+        CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+        cJSON *o = import(path, "scenarios/ns3-rdma/dumbbell-topology.txt", "scenarios/ns3-rdma/dumbbell-flow.txt");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+        at_is(o, "name", want[i]);
+        char *j = cJSON_PrintUnformatted(o);
+        struct scenario s;
+        CU_ASSERT_EQUAL(scn_load_text("imported.json", j, NULL, 0, &s, err, sizeof err), SCN_OK);
+        scn_free(&s);
+        free(j);
+        cJSON_Delete(o);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 /* The fuzzer's seeds (the example runs) and every finding of it (tests/fuzz/regressions/ns3rdma-*) replay clean
  * through its harness. */
 static void test_harness_replay(void)
@@ -435,5 +463,7 @@ void test_ns3_import_register(void)
     CU_add_test(s, "the two-flow DCQCN dumbbell in both simulators: the first and last to end within 5 %",
                 test_dumbbell_both);
     CU_add_test(s, "a leaf-spine WebSearch load: every one of its 367 flows in fct.txt", test_websearch);
+    CU_add_test(s, "config files named in another encoding or \"..\": a name and description the loader takes",
+                test_file_names);
     CU_add_test(s, "the fuzzer's seeds and regressions replay clean through its harness", test_harness_replay);
 }

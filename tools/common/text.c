@@ -8,6 +8,7 @@
 #include "sim/settings.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -225,6 +226,30 @@ bool text_num(const char *s, double lo, double hi, double *v)
         return false;
     *v = x;
     return true;
+}
+
+void text_utf8_clean(char *s)
+{
+    for (long at; (at = scn_utf8_bad_at(s)) >= 0;)
+        s[at] = '?';
+}
+
+const char *text_name_of_file(const char *path, const char *fallback, char *buf, size_t len)
+{
+    const char *base = strrchr(path, '/');
+    snprintf(buf, len, "%s", base ? base + 1 : path);
+    char *dot = strrchr(buf, '.');
+    if (dot && dot != buf)
+        *dot = '\0';
+    if (strlen(buf) > SCN_NAME_MAX - 1)
+        buf[SCN_NAME_MAX - 1] = '\0'; /* a sequence cut here is made '?' below */
+    text_utf8_clean(buf);
+    for (char *q = buf; *q; q++)
+        if (*q == '\\' || iscntrl((unsigned char)*q))
+            *q = '_';
+    if (!*buf || !strcmp(buf, ".") || !strcmp(buf, ".."))
+        snprintf(buf, len, "%s", fallback);
+    return buf;
 }
 
 int text_vfail_at(char *err, size_t errlen, const char *file, int line, const char *fmt, va_list ap)

@@ -23,7 +23,6 @@
 #include "sim/settings.h"
 
 #include <cjson/cJSON.h>
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -279,14 +278,6 @@ static int time_opt(struct opts *o, struct ictx *x, const char *a, const char *v
     return 0;
 }
 
-/* Replaces each byte of s that begins no UTF-8 sequence by '?': a file name on the command line may be in another
- * encoding, and the scenario's strings must be UTF-8 (sim/scenario.h). */
-static void utf8_clean(char *s)
-{
-    for (long at; (at = scn_utf8_bad_at(s)) >= 0;)
-        s[at] = '?';
-}
-
 /* The reference's defaults (main_uec.cpp), and the command line as given, for the scenario's description. */
 static void opts_init(struct opts *o, int argc, char **argv)
 {
@@ -296,7 +287,7 @@ static void opts_init(struct opts *o, int argc, char **argv)
     sb_printf(&o->cmdline, "htsim_uec");
     for (int i = 0; i < argc; i++)
         sb_printf(&o->cmdline, " %s", argv[i]);
-    utf8_clean(o->cmdline.p);
+    text_utf8_clean(o->cmdline.p);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
@@ -820,28 +811,6 @@ static int leave_out_unstarted(const char *file, struct htsim_cm *cm, struct ict
     return rc;
 }
 
-/* The matrix file's name without its folder and extension, as the scenario's name: which becomes a directory's, so
- * what a name cannot hold (sim/scenario.c, parse_name) becomes '_', and a name left empty, "." or ".." the
- * command's. */
-static const char *stem(const char *path, char *buf, size_t len)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    snprintf(buf, len, "%s", base);
-    char *dot = strrchr(buf, '.');
-    if (dot && dot != buf)
-        *dot = '\0';
-    if (strlen(buf) > 63)
-        buf[63] = '\0';
-    utf8_clean(buf);
-    for (char *q = buf; *q; q++)
-        if (*q == '\\' || iscntrl((unsigned char)*q))
-            *q = '_';
-    if (!*buf || !strcmp(buf, ".") || !strcmp(buf, ".."))
-        snprintf(buf, len, "uet-htsim");
-    return buf;
-}
-
 /* The reference's receiver oversubscription control (main_uec.cpp): on when -oversubscribed_cc is in force, or on a
  * fabric oversubscribed at the ToRs (times the aggregation tier's with three tiers) when its sender CC flag is off
  * and -force_disable_oversubscribed_cc was not given, its least scale then 0.9 / that ratio (at least 0.01); only
@@ -861,7 +830,7 @@ static cJSON *scenario(const struct opts *o, const struct htsim_topo *t, const s
     char b[64];
     int64_t max_ports;
     cJSON *s = cJSON_CreateObject();
-    cJSON_AddStringToObject(s, "name", stem(o->tm, b, sizeof b));
+    cJSON_AddStringToObject(s, "name", text_name_of_file(o->tm, "uet-htsim", b, sizeof b));
     cJSON_AddStringToObject(s, "description", o->cmdline.p);
     cJSON_AddNumberToObject(s, "seed", (double)o->seed);
     snprintf(b, sizeof b, "%lldus", (long long)o->end_us);

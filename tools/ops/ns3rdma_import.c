@@ -805,28 +805,17 @@ static int64_t nic_rate(const struct topo *t)
     return 0;
 }
 
-static const char *stem(const char *path, char *buf, size_t len)
-{
-    const char *base = strrchr(path, '/');
-    snprintf(buf, len, "%s", base ? base + 1 : path);
-    char *dot = strrchr(buf, '.');
-    if (dot && dot != buf)
-        *dot = '\0';
-    if (strlen(buf) > 63)
-        buf[63] = '\0';
-    return buf;
-}
-
 static cJSON *scenario(struct ictx *x, const struct cfg *c, const struct topo *t, const struct flow *f, uint64_t nf,
                        cJSON *host)
 {
     char b[96];
     cJSON *s = cJSON_CreateObject();
-    add_str(s, "name", stem(c->file, b, sizeof b));
+    add_str(s, "name", text_name_of_file(c->file, "ns3-rdma", b, sizeof b));
     char desc[400];
     snprintf(desc, sizeof desc, "Imported from the ns-3 RDMA simulator's %s, %s and %s (rocesim import ns3-rdma): "
              "host hK is the K-th host by its node id, switch swID keeps its id.", c->file, t->file,
              c->flow_file ? c->flow_file : "flows");
+    text_utf8_clean(desc); /* the files' names as given */
     add_str(s, "description", desc);
     add_str(s, "stop", fmt_ps(c->stop_ps, b, sizeof b));
     cJSON_AddItemToObject(s, "topology", topology(t, c));
