@@ -447,14 +447,17 @@ struct flow {
 
 static int read_flows(struct ictx *x, struct toks *k, const struct topo *t, struct flow **out, uint64_t *nf)
 {
+    int line = toks_line(k);
     int rc = tok_u64(x, k, "the flow count", 10000000, nf);
     if (rc)
         return rc;
+    if (!*nf)
+        return fail(x, k->file, line, "a flow count of 0: a rocesim scenario needs at least one flow");
     struct flow *f = *out = mem_xcalloc(*nf + 1, sizeof *f, IMP_OOM);
     for (uint64_t i = 0; i < *nf; i++) {
         uint64_t src, dst, pg, dport, size;
         const char *s = "";
-        int line = toks_line(k);
+        line = toks_line(k);
         if ((rc = tok_u64(x, k, "a flow's source node", t->n_nodes - 1, &src)) ||
             (rc = tok_u64(x, k, "a flow's destination node", t->n_nodes - 1, &dst)) ||
             (rc = tok_u64(x, k, "a flow's priority", 7, &pg)) ||
@@ -822,8 +825,6 @@ static cJSON *scenario(struct ictx *x, const struct cfg *c, const struct topo *t
     uint8_t pgs[8] = {0};
     for (uint64_t i = 0; i < nf; i++)
         pgs[f[i].pg] = 1;
-    if (!nf)
-        pgs[3] = 1;
     cJSON_AddItemToObject(s, "switch", switch_obj(x, c, t, pgs, nic_rate(t)));
     cJSON_AddItemToObject(s, "host", host);
     if (c->link_down_us > 0) {
