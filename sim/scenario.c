@@ -495,6 +495,7 @@ static cJSON *parse_json(struct ctx *c, const char *text)
     int len = (int)(end - from) + (*end != '\n' && *end != '\r');
     setting_strf(c->sc.err, c->sc.errlen, "%s:%d:%d: expected valid JSON, got a syntax error here: %.*s <--", c->sc.file, line, col,
          len, from);
+    scn_one_line(c->sc.err); /* the excerpt is the file's bytes, control characters included */
     return NULL;
 }
 

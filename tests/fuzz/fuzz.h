@@ -4,6 +4,7 @@
 #ifndef ROCESIM_FUZZ_H
 #define ROCESIM_FUZZ_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,17 @@ static inline char *fuzz_text(const uint8_t *data, size_t size)
     memcpy(text, data, size);
     text[size] = '\0';
     return text;
+}
+
+/* A refusal's message: one non-empty line of printable characters (no byte below 0x20, no 0x7f). */
+static inline bool fuzz_one_line(const char *msg)
+{
+    if (!msg || !*msg)
+        return false;
+    for (const char *c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return false;
+    return true;
 }
 
 /* An importer's notes: printable lines only. */

@@ -89,10 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[SCN_ERR_MAX] = "";
     int rc = ns3rdma_import(fz_config, fz_topo, fz_flows, &o, &notes, err, sizeof err);
     if (rc != 0) {
-        bool printable = *err != '\0';
-        for (const char *c = err; *c; c++)
-            printable &= (unsigned char)*c >= 0x20 && *c != 0x7f;
-        if (rc != SCN_EUSAGE || o || !printable) {
+        if (rc != SCN_EUSAGE || o || !fuzz_one_line(err)) {
             fprintf(stderr, "refusal %d without a proper message: \"%s\"\n", rc, err);
             abort();
         }

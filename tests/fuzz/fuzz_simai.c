@@ -22,10 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[1024] = "";
     int gpus = 0, layers = 0, line = 0;
     if (wl_simai_read("fuzz.txt", text, &gpus, &layers, err, sizeof err)) {
-        bool printable = true;
-        for (const char *c = err; *c; c++)
-            printable &= (unsigned char)*c >= 0x20 && *c != 0x7f;
-        if (sscanf(err, "fuzz.txt:%d:", &line) != 1 || line < 1 || !printable) {
+        if (sscanf(err, "fuzz.txt:%d:", &line) != 1 || line < 1 || !fuzz_one_line(err)) {
             fprintf(stderr, "a refusal without a proper message: \"%s\"\n", err);
             abort();
         }
