@@ -217,7 +217,7 @@ FUZZ_TIME  ?= 60
 FUZZ_FLAGS := $(CSTD) $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
               -fno-sanitize-recover=all -Wno-unknown-warning-option -I. -Ibuild/fuzz/gen
 FUZZ_OBJ   := $(LIB_SRC:%.c=build/fuzz/obj/%.o) $(PROTO:%.proto=build/fuzz/gen/%.pb-c.o)
-FUZZERS    := scenario run sonic nvsmi chakra htsim simai ns3rdma
+FUZZERS    := scenario run sonic nvsmi chakra htsim simai ns3rdma spec
 
 build/fuzz/gen/%.pb-c.c build/fuzz/gen/%.pb-c.h: %.proto | ensure-deps
 	@mkdir -p build/fuzz/gen

@@ -26,6 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The fuzzing harness of sweep and tune files (docs/RELIABILITY.md), so that a finding replays through its checks. */
+#define LLVMFuzzerTestOneInput fuzz_spec_one
+#include "tests/fuzz/fuzz_spec.c"
+#undef LLVMFuzzerTestOneInput
+
 /* The local sweep's output directory, kept for the rerun and MPI tests (one temporary root per test run). */
 static char root[64];
 static char grid_file[128], grid_out[160];
@@ -1364,6 +1369,14 @@ static void test_compare_goodput(void)
     free(text);
 }
 
+/* The fuzzer's seeds (a sweep and a tune file) and every finding of it (tests/fuzz/regressions/spec-*) replay clean
+ * through its harness: read as a sweep and as a tune file, refused in one printable line or read whole. */
+static void test_spec_fuzz_replay(void)
+{
+    CU_ASSERT(test_fuzz_replay("tests/fuzz/seeds", "spec-", ".json", fuzz_spec_one) >= 2);
+    CU_ASSERT(test_fuzz_replay("tests/fuzz/regressions", "spec-", ".json", fuzz_spec_one) >= 1);
+}
+
 void test_sweep_register(void)
 {
     CU_pSuite s = CU_add_suite("sweep and nic-config", suite_init, suite_clean);
@@ -1373,6 +1386,7 @@ void test_sweep_register(void)
     CU_add_test(s, "a bad value fails its point only", test_bad_point);
     CU_add_test(s, "bad sweep files exit 2 naming file and path", test_bad_sweep_files);
     CU_add_test(s, "check recognizes a sweep file longer than 64 KB", test_check_long_sweep_file);
+    CU_add_test(s, "sweep and tune files: the fuzzer's seeds and findings replay clean", test_spec_fuzz_replay);
     CU_add_test(s, "mpirun -np 3 gives the same results.csv", test_mpi_same_rows);
     CU_add_test(s, "SIGINT: best.json says complete false, nic-config --from refuses it; the directory is locked",
                 test_interrupted_sweep);
