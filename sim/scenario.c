@@ -779,6 +779,18 @@ static const struct setting host_fields[] = {
     {0},
 };
 
+/* See scenario.h. */
+void scn_name_clean(char *name, size_t len, const char *fallback)
+{
+    for (long at; (at = scn_utf8_bad_at(name)) >= 0;)
+        name[at] = '?';
+    for (char *p = name; *p; p++)
+        if (*p == '\\' || iscntrl((unsigned char)*p))
+            *p = '_';
+    if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        setting_strf(name, len, "%s", fallback);
+}
+
 /* Fills every field that has a default; returns -1 only when memory runs out. */
 static int set_defaults(struct ctx *c, struct scenario *s, const char *file)
 {
@@ -795,11 +807,7 @@ static int set_defaults(struct ctx *c, struct scenario *s, const char *file)
         n = SCN_NAME_MAX - 1;
     memcpy(s->name, base, n);
     s->name[n] = '\0';
-    for (char *p = s->name; *p; p++)
-        if (*p == '\\' || iscntrl((unsigned char)*p))
-            *p = '_';
-    if (strcmp(s->name, ".") == 0 || strcmp(s->name, "..") == 0)
-        setting_strf(s->name, sizeof s->name, "scenario");
+    scn_name_clean(s->name, sizeof s->name, "scenario");
     return settings_defaults(&c->sc, settings_find(""), s);
 }
 

@@ -519,5 +519,13 @@ const char *scn_topo_name(const struct scenario *s);
  */
 long scn_utf8_bad_at(const char *s);
 
+/*
+ * Makes name (a file's name, cut to SCN_NAME_MAX - 1 bytes by the caller) one the loader takes as a scenario's
+ * "name", which becomes a directory's: each byte that begins no UTF-8 sequence becomes '?', each control character
+ * and backslash '_', and a name left empty, "." or ".." is fallback.  The default name from the scenario's file and
+ * the importers' names from theirs.
+ */
+void scn_name_clean(char *name, size_t len, const char *fallback);
+
 
 #endif

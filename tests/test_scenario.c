@@ -215,6 +215,19 @@ static void test_name_from_file(void)
     CU_ASSERT_EQUAL(scn_load_text("x.json", "{\"name\": \"a/b\", " TOPO ", " FLOW "}", NULL, 0, &s, err, sizeof err),
                     SCN_EUSAGE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "x.json: name: expected a name usable as a directory name"));
+    /* A file named in another encoding (Latin-1 "r\xe9seau"): its name in UTF-8 ('?' for the byte), so that
+     * summary.json and the scenario.json a run writes are UTF-8 and load again; "...json" ("..") becomes
+     * "scenario". */
+    static const char *const files[] = {"r\xe9seau.json", "...json"}, *const want[] = {"r?seau", "scenario"};
+    for (int i = 0; i < 2; i++) {
+        CU_ASSERT_EQUAL_FATAL(scn_load_text(files[i], MINIMAL, NULL, 0, &s, err, sizeof err), SCN_OK);
+        CU_ASSERT_STRING_EQUAL(s.name, want[i]);
+        j = scn_to_json(&s);
+        CU_ASSERT_EQUAL(scn_load_text("other.json", j, NULL, 0, &s2, err, sizeof err), SCN_OK);
+        free(j);
+        scn_free(&s2);
+        scn_free(&s);
+    }
 }
 
 static void test_connectx_preset(void)

@@ -8,7 +8,6 @@
 #include "sim/settings.h"
 
 #include <cjson/cJSON.h>
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -242,13 +241,8 @@ const char *text_name_of_file(const char *path, const char *fallback, char *buf,
     if (dot && dot != buf)
         *dot = '\0';
     if (strlen(buf) > SCN_NAME_MAX - 1)
-        buf[SCN_NAME_MAX - 1] = '\0'; /* a sequence cut here is made '?' below */
-    text_utf8_clean(buf);
-    for (char *q = buf; *q; q++)
-        if (*q == '\\' || iscntrl((unsigned char)*q))
-            *q = '_';
-    if (!*buf || !strcmp(buf, ".") || !strcmp(buf, ".."))
-        snprintf(buf, len, "%s", fallback);
+        buf[SCN_NAME_MAX - 1] = '\0'; /* a sequence cut here is made '?' */
+    scn_name_clean(buf, len, fallback);
     return buf;
 }
 
