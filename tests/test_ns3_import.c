@@ -86,7 +86,8 @@ static void test_refused(void)
              "printf '3\\n0 2 3 100 1000000 2\\n' > f3.txt && "
              "sed 's/^CC_MODE 1/CC_MODE 10/' dumbbell-config.txt > c4.txt && "
              "printf '2\\n0 2 0 100 1000000 2\\n1 3 3 100 1000000 2\\n' > f5.txt && "
-             "printf '0\\n0 2 3 100 1000000 2\\n' > f6.txt",
+             "printf '0\\n0 2 3 100 1000000 2\\n' > f6.txt && "
+             "sed 's/^RATE_HAI .*/RATE_HAI 0Mb\\/s/' dumbbell-config.txt > c7.txt",
              dir, dir, dir, dir);
     CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
     static const struct {
@@ -104,6 +105,7 @@ static void test_refused(void)
         /* the loader refuses a scenario without traffic (found by fuzz_ns3rdma) */
         {"dumbbell-config.txt --flows f6.txt", "rocesim: f6.txt:1: a flow count of 0: a rocesim scenario needs at "
                                                "least one flow"},
+        {"c7.txt", "rocesim: c7.txt:15: RATE_HAI 0: rocesim's DCQCN takes it above 0"},
     };
     char bin[4096];
     CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(test_rocesim_bin(), bin)); /* the runs below are in dir */

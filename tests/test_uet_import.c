@@ -261,6 +261,13 @@ static void test_options(void)
     CU_ASSERT_PTR_NULL(json_at_path(o, "host.uet.oversub_cc"));
     free(notes.p);
     cJSON_Delete(o);
+    /* a gate of maxwnd / 2^86 is below one byte as maxwnd / 2^31 is: 31, which host.nscc.qa_gate takes */
+    notes = (struct sbuf){0};
+    CU_ASSERT_EQUAL(imp(one16, NULL, "-tm CM -qa_gate 86", &o, err, sizeof err, &notes), 0);
+    at_is(o, "host.nscc.qa_gate", "31");
+    CU_ASSERT_PTR_NOT_NULL(notes.p && strstr(notes.p, "-qa_gate 86: taken as 31"));
+    free(notes.p);
+    cJSON_Delete(o);
 }
 
 /* The reference's three modes: NSCC alone (no flag, -sender_cc_only), RCCC alone (-receiver_cc_only), both

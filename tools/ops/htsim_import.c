@@ -387,6 +387,13 @@ static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)
             if (!parse_int(VAL(1), -128, 127, &iv))
                 return ifail(x, "-qa_gate: expected a whole exponent from -128 to 127, got \"%.40s\"", VAL(1));
             o->qa_gate = (int)iv;
+            if (iv > 31) {
+                /* host.nscc.qa_gate takes 0..31; any window the fabric can hold (under 2 GB) shifted by 31 is 0
+                 * already, so quick adapt never acts either way */
+                note(x, "-qa_gate %lld: taken as 31 (maxwnd / 2^g is then below one byte, as with %lld: quick adapt "
+                     "never acts)", iv, iv);
+                o->qa_gate = 31;
+            }
         } else if (!strcmp(a, "-load_balancing_algo") || !strcmp(a, "-sender_cc_algo") ||
                    !strcmp(a, "-queue_type") || !strcmp(a, "-host_queue_type") || !strcmp(a, "-strat")) {
             NEED(1);

@@ -184,6 +184,7 @@ struct cfg {
     int64_t rate_ai, rate_hai, min_rate, dctcp_rate_ai, stop_ps;
     const char *topology_file, *flow_file;
     int line_topo, line_flow, line_cc, line_link_down, line_ack_high;
+    int rate_ai_line, rate_hai_line, min_rate_line, dctcp_rate_ai_line; /* 0: the default */
     struct map {
         uint64_t n;
         uint64_t rate[32];
@@ -290,6 +291,7 @@ static int read_config(struct ictx *x, struct toks *k, struct cfg *c)
     {                                                                                                                 \
         if (!(rc = next(x, k, NAME "'s rate", &s)) && !parse_unit(s, rate_units, 1, 1e13, &c->FIELD))                \
             rc = fail(x, c->file, line, "%s: expected a rate like 50Mb/s, got \"%.40s\"", key, s);                    \
+        c->FIELD##_line = line;                                                                                       \
         HAVE;                                                                                                         \
     }
         if (0) {
@@ -693,6 +695,15 @@ static cJSON *switch_obj(struct ictx *x, const struct cfg *c, const struct topo 
     return sw;
 }
 
+/* A rate key the chosen congestion control takes only above 0 (its steps and floor; the loader's rule): 0, or a
+ * refusal at the key's line. */
+static int positive(struct ictx *x, const struct cfg *c, const char *key, int64_t bps, int line, const char *cc)
+{
+    if (bps > 0)
+        return 0;
+    return fail(x, c->file, line ? line : c->line_cc, "%s 0: rocesim's %s takes it above 0", key, cc);
+}
+
 /* host.cc and its parameters. */
 static int host_obj(struct ictx *x, const struct cfg *c, int64_t rtt_ns, cJSON **out)
 {
@@ -715,6 +726,10 @@ static int host_obj(struct ictx *x, const struct cfg *c, int64_t rtt_ns, cJSON *
         if (!c->have_rp_timer || !c->have_g || !c->have_ai || !c->have_hai)
             return fail(x, c->file, c->line_cc, "CC_MODE 1 (DCQCN) needs RP_TIMER, EWMA_GAIN, RATE_AI and RATE_HAI "
                         "(the reference leaves RP_TIMER undefined, EWMA_GAIN 0 and the steps empty without them)");
+        if (positive(x, c, "RATE_AI", c->rate_ai, c->rate_ai_line, "DCQCN") ||
+            positive(x, c, "RATE_HAI", c->rate_hai, c->rate_hai_line, "DCQCN") ||
+            positive(x, c, "MIN_RATE", c->min_rate, c->min_rate_line, "DCQCN"))
+            return SCN_EUSAGE;
         add_str(h, "cc", "dcqcn");
         cJSON *d = cJSON_AddObjectToObject(h, "dcqcn");
         add_str(d, "preset", "ns3"); /* its machine (timing "periodic"), then this config's values */
@@ -751,7 +766,12 @@ static int host_obj(struct ictx *x, const struct cfg *c, int64_t rtt_ns, cJSON *
         cJSON_AddNumberToObject(p, "eta", c->u_target);
         cJSON_AddNumberToObject(p, "max_stage", (double)c->mi_thresh);
         /* W_AI = RATE_AI x T, as the reference's window follows its rate (rdma-hw.cc) */
-        snprintf(b, sizeof b, "%lldB", (long long)((double)c->rate_ai * (double)T / 8e12 + 0.5));
+        long long w_ai = (long long)((double)c->rate_ai * (double)T / 8e12 + 0.5);
+        if (w_ai < 1)
+            return fail(x, c->file, c->rate_ai_line ? c->rate_ai_line : c->line_cc, "RATE_AI %lld bps: its window step "
+                        "RATE_AI x T (T %.3f us) is below one byte, which rocesim's HPCC does not take",
+                        (long long)c->rate_ai, (double)T / 1e6);
+        snprintf(b, sizeof b, "%lldB", w_ai);
         add_str(p, "w_ai", b);
         add_str(p, "base_rtt", fmt_ps(T, b, sizeof b));
         if (c->multi_rate)
@@ -760,6 +780,9 @@ static int host_obj(struct ictx *x, const struct cfg *c, int64_t rtt_ns, cJSON *
     } else if (c->cc_mode == 7) {
         if (!c->have_ai || !c->have_hai)
             return fail(x, c->file, c->line_cc, "CC_MODE 7 (TIMELY) needs RATE_AI and RATE_HAI");
+        if (positive(x, c, "RATE_AI", c->rate_ai, c->rate_ai_line, "TIMELY") ||
+            positive(x, c, "MIN_RATE", c->min_rate, c->min_rate_line, "TIMELY"))
+            return SCN_EUSAGE;
         add_str(h, "cc", "timely");
         cJSON *p = cJSON_AddObjectToObject(h, "timely");
         add_str(p, "preset", "hpcc-ns3");
@@ -771,6 +794,9 @@ static int host_obj(struct ictx *x, const struct cfg *c, int64_t rtt_ns, cJSON *
         if (c->has_win)
             note(x, "HAS_WIN 1: the reference's window on TIMELY flows is not modelled (rocesim's TIMELY has none)");
     } else if (c->cc_mode == 8) {
+        if (positive(x, c, "DCTCP_RATE_AI", c->dctcp_rate_ai, c->dctcp_rate_ai_line, "DCTCP") ||
+            positive(x, c, "MIN_RATE", c->min_rate, c->min_rate_line, "DCTCP"))
+            return SCN_EUSAGE;
         add_str(h, "cc", "dctcp");
         cJSON *p = cJSON_AddObjectToObject(h, "dctcp");
         add_str(p, "preset", "hpcc");
