@@ -87,7 +87,10 @@ static void test_refused(void)
              "sed 's/^CC_MODE 1/CC_MODE 10/' dumbbell-config.txt > c4.txt && "
              "printf '2\\n0 2 0 100 1000000 2\\n1 3 3 100 1000000 2\\n' > f5.txt && "
              "printf '0\\n0 2 3 100 1000000 2\\n' > f6.txt && "
-             "sed 's/^RATE_HAI .*/RATE_HAI 0Mb\\/s/' dumbbell-config.txt > c7.txt",
+             "sed 's/^RATE_HAI .*/RATE_HAI 0Mb\\/s/' dumbbell-config.txt > c7.txt && "
+             "printf '11 1 10\\n10\\n0 10 10Gbps 0.001ms 0\\n1 10 20Gbps 0.001ms 0\\n2 10 30Gbps 0.001ms 0\\n"
+             "3 10 40Gbps 0.001ms 0\\n4 10 50Gbps 0.001ms 0\\n5 10 60Gbps 0.001ms 0\\n6 10 70Gbps 0.001ms 0\\n"
+             "7 10 80Gbps 0.001ms 0\\n8 10 90Gbps 0.001ms 0\\n9 10 100Gbps 0.001ms 0\\n' > t8.txt",
              dir, dir, dir, dir);
     CU_ASSERT_EQUAL_FATAL(test_run(cmd, NULL), 0);
     static const struct {
@@ -106,6 +109,9 @@ static void test_refused(void)
         {"dumbbell-config.txt --flows f6.txt", "rocesim: f6.txt:1: a flow count of 0: a rocesim scenario needs at "
                                                "least one flow"},
         {"c7.txt", "rocesim: c7.txt:15: RATE_HAI 0: rocesim's DCQCN takes it above 0"},
+        /* settings by rate hold 8 rates (found by fuzz_ns3rdma) */
+        {"dumbbell-config.txt --topology t8.txt --flows dumbbell-flow.txt", "rocesim: t8.txt: the switches' links run "
+         "at 10 different rates; rocesim's settings by rate (ECN thresholds, PFC alpha and headroom) take at most 8"},
     };
     char bin[4096];
     CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(test_rocesim_bin(), bin)); /* the runs below are in dir */
@@ -445,6 +451,39 @@ static void test_file_names(void)
     CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+/* ECN maps of more rates than rocesim's settings by rate hold (9 here): the rates of the switches' links are kept
+ * (the dumbbell's 100 Gbps), with a note, and the scenario loads. */
+static void test_long_maps(void)
+{
+    char dir[64], cmd[2048], path[128], err[SCN_ERR_MAX];
+    snprintf(dir, sizeof dir, "/tmp/rocesim-ns3maps-%d", (int)getpid());
+    snprintf(path, sizeof path, "%s/c.txt", dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s && sed -e '/^K..._MAP\\|^PMAX_MAP/d' %s > %s && for k in KMIN KMAX PMAX; do "
+             "printf \"${k}_MAP 9\"; for r in 1 2 3 4 5 6 7 8 100; do printf ' %%s000000000 ' $r; "
+             "[ $k = PMAX ] && printf 0.2 || { [ $k = KMIN ] && printf 400 || printf 1600; }; done; echo; done >> %s",
+             dir, DUMBBELL, path, path);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    cJSON *o = NULL;
+    struct sbuf notes = {0};
+    CU_ASSERT_EQUAL(ns3rdma_import(path, "scenarios/ns3-rdma/dumbbell-topology.txt",
+                                   "scenarios/ns3-rdma/dumbbell-flow.txt", &o, &notes, err, sizeof err), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    at_is(o, "switch.ecn.kmin", "{\"100Gbps\":\"400KB\"}");
+    at_is(o, "switch.ecn.kmax", "{\"100Gbps\":\"1600KB\"}");
+    at_is(o, "switch.ecn.pmax", "{\"100Gbps\":0.2}");
+    CU_ASSERT_PTR_NOT_NULL(notes.p && strstr(notes.p, "KMIN_MAP has 9 rates; only those of the switches' links are "
+                                                     "kept"));
+    char *j = cJSON_PrintUnformatted(o);
+    struct scenario s;
+    CU_ASSERT_EQUAL(scn_load_text("imported.json", j, NULL, 0, &s, err, sizeof err), SCN_OK);
+    scn_free(&s);
+    free(j);
+    free(notes.p);
+    cJSON_Delete(o);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 /* The fuzzer's seeds (the example runs) and every finding of it (tests/fuzz/regressions/ns3rdma-*) replay clean
  * through its harness. */
 static void test_harness_replay(void)
@@ -469,6 +508,8 @@ void test_ns3_import_register(void)
     CU_add_test(s, "the two-flow DCQCN dumbbell in both simulators: the first and last to end within 5 %",
                 test_dumbbell_both);
     CU_add_test(s, "a leaf-spine WebSearch load: every one of its 367 flows in fct.txt", test_websearch);
+    CU_add_test(s, "ECN maps of more rates than a setting by rate holds: the switches' rates kept, with a note",
+                test_long_maps);
     CU_add_test(s, "config files named in another encoding or \"..\": a name and description the loader takes",
                 test_file_names);
     CU_add_test(s, "the fuzzer's seeds and regressions replay clean through its harness", test_harness_replay);

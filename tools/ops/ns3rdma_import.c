@@ -590,11 +590,38 @@ static cJSON *topology(const struct topo *t, const struct cfg *c)
 }
 
 /* A map by rate of the ECN thresholds (KB of 1000 bytes) or probabilities. */
-static cJSON *ecn_map(const struct map *m, bool frac)
+/* Whether a link at a switch runs at bps. */
+static bool switch_rate(const struct topo *t, int64_t bps)
+{
+    for (uint32_t i = 0; i < t->n_links; i++)
+        if ((t->is_sw[t->l[i].a] || t->is_sw[t->l[i].b]) && t->l[i].bps == bps)
+            return true;
+    return false;
+}
+
+/* The distinct rates of the map's entries. */
+static int map_rates(const struct map *m)
+{
+    int n = 0;
+    for (uint64_t i = 0; i < m->n; i++) {
+        uint64_t j = 0;
+        while (j < i && m->rate[j] != m->rate[i])
+            j++;
+        n += j == i;
+    }
+    return n;
+}
+
+/* An ECN map by rate.  rocesim's settings by rate hold SCN_RATE_MAP_MAX rates: a map of more keeps the rates of
+ * the switches' ports (check_maps has made sure they are at most that many), the others being unused. */
+static cJSON *ecn_map(const struct map *m, bool frac, const struct topo *t)
 {
     cJSON *o = cJSON_CreateObject();
     char r[32], b[48];
+    bool all = map_rates(m) <= SCN_RATE_MAP_MAX;
     for (uint64_t i = 0; i < m->n; i++) {
+        if (!all && !switch_rate(t, (int64_t)m->rate[i]))
+            continue;
         fmt_bps((int64_t)m->rate[i], r, sizeof r);
         cJSON_DeleteItemFromObjectCaseSensitive(o, r); /* a later entry of the same rate wins, as in the reference */
         if (frac)
@@ -615,10 +642,32 @@ static bool map_has(const struct map *m, int64_t bps)
     return false;
 }
 
+/* The switches' links run at no more rates than rocesim's settings by rate hold (PFC alpha and headroom, ECN). */
+static int check_rates(struct ictx *x, const struct topo *t)
+{
+    int rates = 0;
+    for (uint32_t i = 0; i < t->n_links; i++) {
+        uint32_t j = 0;
+        if (t->is_sw[t->l[i].a] || t->is_sw[t->l[i].b]) {
+            while (j < i && !((t->is_sw[t->l[j].a] || t->is_sw[t->l[j].b]) && t->l[j].bps == t->l[i].bps))
+                j++;
+            rates += j == i;
+        }
+    }
+    if (rates > SCN_RATE_MAP_MAX)
+        return fail(x, t->file, 0, "the switches' links run at %d different rates; rocesim's settings by rate (ECN "
+                    "thresholds, PFC alpha and headroom) take at most %d", rates, SCN_RATE_MAP_MAX);
+    return 0;
+}
+
 static int check_maps(struct ictx *x, const struct cfg *c, const struct topo *t)
 {
     const struct map *m[] = {&c->kmin, &c->kmax, &c->pmax};
     const char *names[] = {"KMIN_MAP", "KMAX_MAP", "PMAX_MAP"};
+    for (int j = 0; j < 3; j++)
+        if (map_rates(m[j]) > SCN_RATE_MAP_MAX)
+            note(x, "%s:%d: %s has %d rates; only those of the switches' links are kept (rocesim's settings by rate "
+                 "take at most %d)", c->file, m[j]->line, names[j], map_rates(m[j]), SCN_RATE_MAP_MAX);
     for (uint32_t i = 0; i < t->n_links; i++) {
         const struct link *l = &t->l[i];
         if (!t->is_sw[l->a] && !t->is_sw[l->b])
@@ -651,9 +700,9 @@ static cJSON *switch_obj(struct ictx *x, const struct cfg *c, const struct topo 
     if (!c->enable_qcn) {
         cJSON_AddBoolToObject(ecn, "enabled", false);
     } else {
-        cJSON_AddItemToObject(ecn, "kmin", ecn_map(&c->kmin, false));
-        cJSON_AddItemToObject(ecn, "kmax", ecn_map(&c->kmax, false));
-        cJSON_AddItemToObject(ecn, "pmax", ecn_map(&c->pmax, true));
+        cJSON_AddItemToObject(ecn, "kmin", ecn_map(&c->kmin, false, t));
+        cJSON_AddItemToObject(ecn, "kmax", ecn_map(&c->kmax, false, t));
+        cJSON_AddItemToObject(ecn, "pmax", ecn_map(&c->pmax, true, t));
         add_str(ecn, "mark_on", "dequeue");
     }
     cJSON *pfc = cJSON_AddObjectToObject(sw, "pfc");
@@ -943,6 +992,8 @@ int ns3rdma_import(const char *config, const char *topo_path, const char *flows_
         toks_split(&kf, fpath, ftext);
         rc = read_flows(&x, &kf, &t, &fl, &nf);
     }
+    if (!rc)
+        rc = check_rates(&x, &t);
     if (!rc && c.enable_qcn)
         rc = check_maps(&x, &c, &t);
     if (!rc && c.back_to_zero)
