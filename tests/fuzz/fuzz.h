@@ -1,14 +1,20 @@
 /*
- * What the libFuzzer harnesses of text inputs share: the input bound and the input as a C string.
+ * What the libFuzzer harnesses of text inputs share: the input bound and the input as a C string, what a refusal
+ * and an import must be, and files for readers that take paths.
  */
 #ifndef ROCESIM_FUZZ_H
 #define ROCESIM_FUZZ_H
 
+#include "sim/scenario.h"
+
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Larger inputs are refused (returned -1, kept out of the corpus): the parsers' costs grow with the text, and
  * nothing a user writes by hand is this long. */
@@ -48,6 +54,40 @@ static inline void fuzz_check_notes(const char *notes)
             fprintf(stderr, "a note with a control character: %s\n", notes);
             abort();
         }
+}
+
+/* A scenario an importer gave, as JSON text: it must load as `rocesim run` loads it (the loader's checks), else the
+ * harness stops with the loader's message and the text; `what` names the import in the message. */
+static inline void fuzz_check_loads(const char *json, const char *what)
+{
+    char err[SCN_ERR_MAX];
+    struct scenario s;
+    if (scn_load_text("imported.json", json, NULL, 0, &s, err, sizeof err) != SCN_OK) {
+        fprintf(stderr, "%s does not load: %s\n%s\n", what, err, json);
+        abort();
+    }
+    scn_free(&s);
+}
+
+/* A directory of this process's own, /tmp/rocesim-fuzz-NAME-PID, for a reader that takes paths (the harness removes
+ * it at exit). */
+static inline void fuzz_dir(char *dir, size_t len, const char *name)
+{
+    snprintf(dir, len, "/tmp/rocesim-fuzz-%s-%d", name, (int)getpid());
+    if (mkdir(dir, 0700) && errno != EEXIST) {
+        fprintf(stderr, "fuzzing: cannot make %s\n", dir);
+        abort();
+    }
+}
+
+/* Writes len bytes of text to path; stops the harness when it cannot (its own failure, not the reader's). */
+static inline void fuzz_put(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "w");
+    if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
+        fprintf(stderr, "fuzzing: cannot write %s\n", path);
+        abort();
+    }
 }
 
 #endif

@@ -37,12 +37,7 @@ static void check_accepted(const cJSON *o, const char *notes)
 {
     fuzz_check_notes(notes);
     char *text = cJSON_PrintUnformatted(o), err[SCN_ERR_MAX];
-    struct scenario s;
-    if (scn_load_text("imported.json", text, NULL, 0, &s, err, sizeof err) != SCN_OK) {
-        fprintf(stderr, "the import does not load: %s\n%s\n", err, text);
-        abort();
-    }
-    scn_free(&s);
+    fuzz_check_loads(text, "the import");
     free(text);
 
     int flows = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, "traffic"));

@@ -25,16 +25,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Writes len bytes of text to path; aborts when it cannot (the harness's own failure, not the importer's). */
-static void put(const char *path, const char *text, size_t len)
-{
-    FILE *f = fopen(path, "w");
-    if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
-        fprintf(stderr, "fuzz_ns3rdma: cannot write %s\n", path);
-        abort();
-    }
-}
-
 /* Cuts text at the first line equal to mark (without its newline); returns what follows it, or "" without one. */
 static char *cut_at(char *text, const char *mark)
 {
@@ -65,11 +55,7 @@ static void remove_dir(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!*fz_dir) {
-        snprintf(fz_dir, sizeof fz_dir, "/tmp/rocesim-fuzz-ns3-%d", (int)getpid());
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "mkdir -p %s", fz_dir);
-        if (system(cmd))
-            abort();
+        fuzz_dir(fz_dir, sizeof fz_dir, "ns3");
         snprintf(fz_config, sizeof fz_config, "%s/config.txt", fz_dir);
         snprintf(fz_topo, sizeof fz_topo, "%s/topology.txt", fz_dir);
         snprintf(fz_flows, sizeof fz_flows, "%s/flow.txt", fz_dir);
@@ -80,9 +66,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return -1; /* keep it out of the corpus */
     char *t = cut_at(text, "%%topology");
     char *f = cut_at(t, "%%flows");
-    put(fz_config, text, strlen(text));
-    put(fz_topo, t, strlen(t));
-    put(fz_flows, f, strlen(f));
+    fuzz_put(fz_config, text, strlen(text));
+    fuzz_put(fz_topo, t, strlen(t));
+    fuzz_put(fz_flows, f, strlen(f));
 
     cJSON *o = NULL;
     struct sbuf notes = {0};
@@ -96,12 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         fuzz_check_notes(notes.p);
         char *j = cJSON_PrintUnformatted(o);
-        struct scenario s;
-        if (scn_load_text("imported.json", j, NULL, 0, &s, err, sizeof err) != SCN_OK) {
-            fprintf(stderr, "the import does not load: %s\n%s\n", err, j);
-            abort();
-        }
-        scn_free(&s);
+        fuzz_check_loads(j, "the import");
         free(j);
     }
     cJSON_Delete(o);

@@ -27,15 +27,6 @@ static const char fs_scenario[] =
     " \"host\": {\"cc\": \"dcqcn\"}, \"switch\": {\"ecn\": {\"kmin\": \"5KB\", \"kmax\": \"200KB\"}},"
     " \"traffic\": [{\"type\": \"flow\", \"id\": \"a\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"64KB\"}]}\n";
 
-static void fs_put(const char *path, const char *text, size_t len)
-{
-    FILE *f = fopen(path, "w");
-    if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
-        fprintf(stderr, "fuzz_spec: cannot write %s\n", path);
-        abort();
-    }
-}
-
 static void fs_remove_dir(void)
 {
     remove(fs_spec);
@@ -55,20 +46,16 @@ static void fs_check_refusal(const char *who, int rc, const char *err)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!*fs_dir) {
-        snprintf(fs_dir, sizeof fs_dir, "/tmp/rocesim-fuzz-spec-%d", (int)getpid());
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "mkdir -p %s", fs_dir);
-        if (system(cmd))
-            abort();
+        fuzz_dir(fs_dir, sizeof fs_dir, "spec");
         snprintf(fs_spec, sizeof fs_spec, "%s/spec.json", fs_dir);
         snprintf(fs_scn, sizeof fs_scn, "%s/s.json", fs_dir);
-        fs_put(fs_scn, fs_scenario, strlen(fs_scenario));
+        fuzz_put(fs_scn, fs_scenario, strlen(fs_scenario));
         atexit(fs_remove_dir);
     }
     char *text = fuzz_text(data, size);
     if (!text)
         return -1; /* keep it out of the corpus */
-    fs_put(fs_spec, text, strlen(text));
+    fuzz_put(fs_spec, text, strlen(text));
     free(text);
     char err[SCN_ERR_MAX] = "";
 
