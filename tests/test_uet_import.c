@@ -325,7 +325,10 @@ static void test_flows_triggers(void)
     at_is(o, "traffic.3", "{\"type\":\"flow\",\"id\":\"f3\",\"src\":\"h2\",\"dst\":\"h3\",\"size\":\"500000B\","
                           "\"trigger\":\"t7\"}");
     CU_ASSERT_PTR_NOT_NULL(notes.p && strstr(notes.p, "recv_done_trigger on 1 connection(s): not imported"));
-    CU_ASSERT_PTR_NOT_NULL(notes.p && strstr(notes.p, "1 connection(s) and 1 trigger(s) left out"));
+    CU_ASSERT_PTR_NOT_NULL(notes.p && strstr(notes.p, "1 connection(s) left out: they wait on triggers that never "
+                                                     "fire"));
+    CU_ASSERT_PTR_NOT_NULL(notes.p && strstr(notes.p, "1 trigger(s) left out: no connection that starts waits on "
+                                                     "them"));
     char *j = cJSON_PrintUnformatted(o);
     struct scenario sc;
     CU_ASSERT_EQUAL(scn_load_text("imported.json", j, NULL, 0, &sc, err, sizeof err), SCN_OK);
@@ -354,6 +357,22 @@ static void test_flows_triggers(void)
     at_is(o, "traffic.2", "{\"type\":\"flow\",\"id\":\"f4\",\"src\":\"h5\",\"dst\":\"h6\",\"size\":\"10B\","
                           "\"trigger\":\"t5\"}");
     CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, "traffic")), 3);
+    cJSON_Delete(o);
+
+    /* a trigger no connection waits on: left out with the send_done_trigger that names it, and the scenario loads */
+    struct sbuf n2 = {0};
+    CU_ASSERT_EQUAL_FATAL(imp("Nodes 16\nConnections 1\nTriggers 1\n0->3 id 1 start 0 size 10 send_done_trigger 8\n"
+                              "trigger id 8 oneshot\n", NULL, "-tm CM", &o, err, sizeof err, &n2), 0);
+    at_is(o, "traffic.0", "{\"type\":\"flow\",\"id\":\"f1\",\"src\":\"h0\",\"dst\":\"h3\",\"size\":\"10B\","
+                          "\"start\":\"0us\"}");
+    CU_ASSERT_PTR_NULL(json_at_path(o, "triggers"));
+    CU_ASSERT_PTR_NOT_NULL(n2.p && strstr(n2.p, "1 trigger(s) left out: no connection that starts waits on them"));
+    CU_ASSERT_PTR_NULL(n2.p ? strstr(n2.p, "connection(s) left out") : NULL);
+    j = cJSON_PrintUnformatted(o);
+    CU_ASSERT_EQUAL(scn_load_text("imported.json", j, NULL, 0, &sc, err, sizeof err), SCN_OK);
+    scn_free(&sc);
+    free(j);
+    free(n2.p);
     cJSON_Delete(o);
 
     /* flows that wait on each other: none starts, and a scenario needs one */

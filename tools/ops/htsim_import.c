@@ -804,10 +804,12 @@ static int leave_out_unstarted(const char *file, struct htsim_cm *cm, struct ict
     int rc = 0;
     if (!kept)
         rc = ifail(x, "%s: no connection starts (each waits on a trigger that never fires)", file);
-    else if (kept < nf || kept_t < nt)
-        note(x, "%zu connection(s) and %zu trigger(s) left out: the connections wait on triggers that never fire (a "
-             "barrier short of its count, a recv_done_trigger, flows waiting on each other), so they never start in "
-             "the reference either", nf - kept, nt - kept_t);
+    if (!rc && kept < nf)
+        note(x, "%zu connection(s) left out: they wait on triggers that never fire (a barrier short of its count, a "
+             "recv_done_trigger, flows waiting on each other), so they never start in the reference either",
+             nf - kept);
+    if (!rc && kept_t < nt)
+        note(x, "%zu trigger(s) left out: no connection that starts waits on them", nt - kept_t);
     cm->n_conns = kept;
     cm->n_trigs = kept_t;
     free(t);
