@@ -137,7 +137,9 @@ static int sh(const char *fmt, const char *a, const char *b)
 /*
  * A directory that looks like the repository to a lab's run.sh (it cds to its folder's ../../..) and whose out/
  * is its own: links to scenarios/, plots/ and the binary under test, and bin/ with `rocesim` and a `make` that runs
- * the repository's Makefile without rebuilding (a doc's `make run`).
+ * the repository's Makefile without rebuilding (a doc's `make run`), as a user's shell runs it: not as a sub-make of
+ * the make that runs the suite (`make asan`), whose MAKEFLAGS would add its directory lines and a jobserver warning
+ * to the transcript.
  */
 static bool sandbox_fill(const char *dir)
 {
@@ -156,7 +158,8 @@ static bool sandbox_fill(const char *dir)
     snprintf(cmd, sizeof cmd,
              "cd %s && mkdir -p out bin && ln -sfn %s/scenarios scenarios && ln -sfn %s/plots plots && ln -sfn %s/tests tests && ln -sfn %s/docs docs && "
              "ln -sfn %s rocesim && ln -sfn %s bin/rocesim && "
-             "printf '#!/bin/sh\\nexec %s -f %s/Makefile -o rocesim --no-print-directory \"$@\"\\n' >bin/make && "
+             "printf '#!/bin/sh\\nexec env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL %s -f %s/Makefile -o rocesim "
+             "--no-print-directory \"$@\"\\n' >bin/make && "
              "chmod +x bin/make",
              dir, repo, repo, repo, repo, bin, bin, make, repo);
     free(make);
