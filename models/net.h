@@ -843,11 +843,12 @@ void net_close_pauses(struct net *n, sim_time_t now);
 /* The graph's id of port p, which is its index in net.ports. */
 static inline uint32_t port_id(const struct port *p) { return (uint32_t)(p - p->net->ports); }
 
-/* Whether p's link joins two partitions, whose nodes run at once on two threads (net_partition). */
+/* Whether p's link joins two partitions, whose nodes run at once on two threads (net_partition).  A network on the
+ * plain engine (a link of no delay leaves no lookahead to partition by: tools/run/run.c) has no cut. */
 static inline bool port_cut(const struct port *p)
 {
     uint32_t id = port_id(p);
-    return (p->net->cut[id >> 6] >> (id & 63)) & 1;
+    return p->net->cut && ((p->net->cut[id >> 6] >> (id & 63)) & 1);
 }
 
 /* The engine running the current event: a partition's own in a partitioned run, else the run's. */
