@@ -69,8 +69,8 @@ static inline void fuzz_check_loads(const char *json, const char *what)
     scn_free(&s);
 }
 
-/* A directory of this process's own, /tmp/rocesim-fuzz-NAME-PID, for a reader that takes paths (the harness removes
- * it at exit). */
+/* A directory of this process's own, /tmp/rocesim-fuzz-NAME-PID, for a reader that takes paths (made if it is not
+ * there; the harness removes it after each input). */
 static inline void fuzz_dir(char *dir, size_t len, const char *name)
 {
     snprintf(dir, len, "/tmp/rocesim-fuzz-%s-%d", name, (int)getpid());

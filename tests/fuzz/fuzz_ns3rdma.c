@@ -43,7 +43,8 @@ static char *cut_at(char *text, const char *mark)
 
 static char fz_dir[64], fz_config[96], fz_topo[96], fz_flows[96];
 
-/* The process's directory goes when it ends. */
+/* The input's files and their directory go after each input: the processes that run the harness (libFuzzer at
+ * its end, the test runner's workers) end without running exit handlers. */
 static void remove_dir(void)
 {
     remove(fz_config);
@@ -54,16 +55,13 @@ static void remove_dir(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!*fz_dir) {
-        fuzz_dir(fz_dir, sizeof fz_dir, "ns3");
-        snprintf(fz_config, sizeof fz_config, "%s/config.txt", fz_dir);
-        snprintf(fz_topo, sizeof fz_topo, "%s/topology.txt", fz_dir);
-        snprintf(fz_flows, sizeof fz_flows, "%s/flow.txt", fz_dir);
-        atexit(remove_dir);
-    }
     char *text = fuzz_text(data, size);
     if (!text)
         return -1; /* keep it out of the corpus */
+    fuzz_dir(fz_dir, sizeof fz_dir, "ns3");
+    snprintf(fz_config, sizeof fz_config, "%s/config.txt", fz_dir);
+    snprintf(fz_topo, sizeof fz_topo, "%s/topology.txt", fz_dir);
+    snprintf(fz_flows, sizeof fz_flows, "%s/flow.txt", fz_dir);
     char *t = cut_at(text, "%%topology");
     char *f = cut_at(t, "%%flows");
     fuzz_put(fz_config, text, strlen(text));
@@ -88,5 +86,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cJSON_Delete(o);
     free(notes.p);
     free(text);
+    remove_dir();
     return 0;
 }

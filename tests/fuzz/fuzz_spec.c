@@ -27,6 +27,8 @@ static const char fs_scenario[] =
     " \"host\": {\"cc\": \"dcqcn\"}, \"switch\": {\"ecn\": {\"kmin\": \"5KB\", \"kmax\": \"200KB\"}},"
     " \"traffic\": [{\"type\": \"flow\", \"id\": \"a\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"64KB\"}]}\n";
 
+/* The input's files and their directory go after each input: the processes that run the harness (libFuzzer at
+ * its end, the test runner's workers) end without running exit handlers. */
 static void fs_remove_dir(void)
 {
     remove(fs_spec);
@@ -45,16 +47,13 @@ static void fs_check_refusal(const char *who, int rc, const char *err)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!*fs_dir) {
-        fuzz_dir(fs_dir, sizeof fs_dir, "spec");
-        snprintf(fs_spec, sizeof fs_spec, "%s/spec.json", fs_dir);
-        snprintf(fs_scn, sizeof fs_scn, "%s/s.json", fs_dir);
-        fuzz_put(fs_scn, fs_scenario, strlen(fs_scenario));
-        atexit(fs_remove_dir);
-    }
     char *text = fuzz_text(data, size);
     if (!text)
         return -1; /* keep it out of the corpus */
+    fuzz_dir(fs_dir, sizeof fs_dir, "spec");
+    snprintf(fs_spec, sizeof fs_spec, "%s/spec.json", fs_dir);
+    snprintf(fs_scn, sizeof fs_scn, "%s/s.json", fs_dir);
+    fuzz_put(fs_scn, fs_scenario, strlen(fs_scenario));
     fuzz_put(fs_spec, text, strlen(text));
     free(text);
     char err[SCN_ERR_MAX] = "";
@@ -104,5 +103,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tune_spec_free(t);
     }
     free(t);
+    fs_remove_dir();
     return 0;
 }
