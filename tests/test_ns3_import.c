@@ -429,7 +429,7 @@ static void test_file_names(void)
 {
     static const char *const names[] = {"r\xe9seau-config.txt", "...txt"}, *const want[] = {"\"r?seau-config\"",
                                                                                           "\"ns3-rdma\""};
-    char dir[64], cmd[512], path[160], err[SCN_ERR_MAX];
+    char dir[64], cmd[512], path[160];
     snprintf(dir, sizeof dir, "/tmp/rocesim-ns3name-%d", (int)getpid());
     snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
     CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
@@ -440,11 +440,7 @@ static void test_file_names(void)
         cJSON *o = import(path, "scenarios/ns3-rdma/dumbbell-topology.txt", "scenarios/ns3-rdma/dumbbell-flow.txt");
         CU_ASSERT_PTR_NOT_NULL_FATAL(o);
         at_is(o, "name", want[i]);
-        char *j = cJSON_PrintUnformatted(o);
-        struct scenario s;
-        CU_ASSERT_EQUAL(scn_load_text("imported.json", j, NULL, 0, &s, err, sizeof err), SCN_OK);
-        scn_free(&s);
-        free(j);
+        CU_ASSERT(test_json_loads(o));
         cJSON_Delete(o);
     }
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -473,11 +469,7 @@ static void test_long_maps(void)
     at_is(o, "switch.ecn.pmax", "{\"100Gbps\":0.2}");
     CU_ASSERT_PTR_NOT_NULL(notes.p && strstr(notes.p, "KMIN_MAP has 9 rates; only those of the switches' links are "
                                                      "kept"));
-    char *j = cJSON_PrintUnformatted(o);
-    struct scenario s;
-    CU_ASSERT_EQUAL(scn_load_text("imported.json", j, NULL, 0, &s, err, sizeof err), SCN_OK);
-    scn_free(&s);
-    free(j);
+    CU_ASSERT(test_json_loads(o));
     free(notes.p);
     cJSON_Delete(o);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

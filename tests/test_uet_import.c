@@ -329,11 +329,7 @@ static void test_flows_triggers(void)
                                                      "fire"));
     CU_ASSERT_PTR_NOT_NULL(notes.p && strstr(notes.p, "1 trigger(s) left out: no connection that starts waits on "
                                                      "them"));
-    char *j = cJSON_PrintUnformatted(o);
-    struct scenario sc;
-    CU_ASSERT_EQUAL(scn_load_text("imported.json", j, NULL, 0, &sc, err, sizeof err), SCN_OK);
-    scn_free(&sc);
-    free(j);
+    CU_ASSERT(test_json_loads(o));
     free(notes.p);
     cJSON_Delete(o);
 
@@ -368,10 +364,7 @@ static void test_flows_triggers(void)
     CU_ASSERT_PTR_NULL(json_at_path(o, "triggers"));
     CU_ASSERT_PTR_NOT_NULL(n2.p && strstr(n2.p, "1 trigger(s) left out: no connection that starts waits on them"));
     CU_ASSERT_PTR_NULL(n2.p ? strstr(n2.p, "connection(s) left out") : NULL);
-    j = cJSON_PrintUnformatted(o);
-    CU_ASSERT_EQUAL(scn_load_text("imported.json", j, NULL, 0, &sc, err, sizeof err), SCN_OK);
-    scn_free(&sc);
-    free(j);
+    CU_ASSERT(test_json_loads(o));
     free(n2.p);
     cJSON_Delete(o);
 
@@ -528,11 +521,7 @@ static void test_refused_options(void)
     /* REPS takes any number, as in the reference, and the scenario loads */
     cJSON *o = imports(one16, NULL, "-tm CM -paths 48 -load_balancing_algo reps");
     at_is(o, "host.entropy_paths", "48");
-    char *j = cJSON_PrintUnformatted(o), err[SCN_ERR_MAX];
-    struct scenario sc;
-    CU_ASSERT_EQUAL(scn_load_text("imported.json", j, NULL, 0, &sc, err, sizeof err), SCN_OK);
-    scn_free(&sc);
-    free(j);
+    CU_ASSERT(test_json_loads(o));
     cJSON_Delete(o);
     refused(one16, NULL, "-end 10", "-tm: the connection matrix is required (the reference would read it from its "
             "standard input)");

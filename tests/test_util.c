@@ -3,6 +3,7 @@
 #include "tools/run/run.h"
 #include "tools/common/text.h"
 
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
@@ -161,6 +162,17 @@ bool test_load(const char *text, struct scenario *s)
     if (rc != SCN_OK)
         fprintf(stderr, "\n  load: %s", err);
     return rc == SCN_OK;
+}
+
+bool test_json_loads(const cJSON *o)
+{
+    char *text = cJSON_PrintUnformatted(o);
+    struct scenario s;
+    bool ok = text && test_load(text, &s);
+    if (ok)
+        scn_free(&s);
+    free(text);
+    return ok;
 }
 
 void test_load_err(const char *text, char *err, size_t len)

@@ -117,6 +117,9 @@ void test_run_checked(struct run *r);
 struct graph;
 /* Loads scenario text (file name t.json); false, with the loader's message on stderr, when it refuses it. */
 bool test_load(const char *text, struct scenario *s);
+/* Whether scenario JSON o (an importer's) loads as `rocesim run` would load it (test_load); freed again. */
+struct cJSON;
+bool test_json_loads(const struct cJSON *o);
 /* The loader's message for text, which it must refuse with exit status 2. */
 void test_load_err(const char *text, char *err, size_t len);
 /* A scenario text that must be refused, and the whole message ("t.json: PATH: expected ..."). */
