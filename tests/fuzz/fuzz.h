@@ -69,25 +69,52 @@ static inline void fuzz_check_loads(const char *json, const char *what)
     scn_free(&s);
 }
 
-/* A directory of this process's own, /tmp/rocesim-fuzz-NAME-PID, for a reader that takes paths (made if it is not
- * there; the harness removes it after each input). */
-static inline void fuzz_dir(char *dir, size_t len, const char *name)
+/*
+ * An input's files, for a reader that takes paths: a directory of this process's own, /tmp/rocesim-fuzz-NAME-PID,
+ * and up to FUZZ_FILES files in it, each written whole (a harness that cannot write stops: its own failure, not the
+ * reader's).  fuzz_files_remove takes them away after the input: the processes that run a harness (libFuzzer at
+ * its end, the test runner's workers) end without running exit handlers.
+ */
+#define FUZZ_FILES 4
+struct fuzz_files {
+    char dir[64];
+    char path[FUZZ_FILES][128];
+    int n;
+};
+
+static inline void fuzz_files_open(struct fuzz_files *f, const char *name)
 {
-    snprintf(dir, len, "/tmp/rocesim-fuzz-%s-%d", name, (int)getpid());
-    if (mkdir(dir, 0700) && errno != EEXIST) {
-        fprintf(stderr, "fuzzing: cannot make %s\n", dir);
+    f->n = 0;
+    snprintf(f->dir, sizeof f->dir, "/tmp/rocesim-fuzz-%s-%d", name, (int)getpid());
+    if (mkdir(f->dir, 0700) && errno != EEXIST) {
+        fprintf(stderr, "fuzzing: cannot make %s\n", f->dir);
         abort();
     }
 }
 
-/* Writes len bytes of text to path; stops the harness when it cannot (its own failure, not the reader's). */
-static inline void fuzz_put(const char *path, const char *text, size_t len)
+/* Writes text as the file `name` of f; returns its path. */
+static inline const char *fuzz_file(struct fuzz_files *f, const char *name, const char *text)
 {
-    FILE *f = fopen(path, "w");
-    if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
+    if (f->n == FUZZ_FILES)
+        abort();
+    char *path = f->path[f->n++];
+    size_t d = strlen(f->dir); /* below sizeof f->path[0] */
+    memcpy(path, f->dir, d);
+    snprintf(path + d, sizeof f->path[0] - d, "/%s", name);
+    FILE *out = fopen(path, "w");
+    size_t len = strlen(text);
+    if (!out || fwrite(text, 1, len, out) != len || fclose(out)) {
         fprintf(stderr, "fuzzing: cannot write %s\n", path);
         abort();
     }
+    return path;
+}
+
+static inline void fuzz_files_remove(struct fuzz_files *f)
+{
+    for (int i = 0; i < f->n; i++)
+        remove(f->path[i]);
+    rmdir(f->dir);
 }
 
 #endif

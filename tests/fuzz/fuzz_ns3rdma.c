@@ -41,37 +41,22 @@ static char *cut_at(char *text, const char *mark)
     return text + strlen(text);
 }
 
-static char fz_dir[64], fz_config[96], fz_topo[96], fz_flows[96];
-
-/* The input's files and their directory go after each input: the processes that run the harness (libFuzzer at
- * its end, the test runner's workers) end without running exit handlers. */
-static void remove_dir(void)
-{
-    remove(fz_config);
-    remove(fz_topo);
-    remove(fz_flows);
-    rmdir(fz_dir);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *text = fuzz_text(data, size);
     if (!text)
         return -1; /* keep it out of the corpus */
-    fuzz_dir(fz_dir, sizeof fz_dir, "ns3");
-    snprintf(fz_config, sizeof fz_config, "%s/config.txt", fz_dir);
-    snprintf(fz_topo, sizeof fz_topo, "%s/topology.txt", fz_dir);
-    snprintf(fz_flows, sizeof fz_flows, "%s/flow.txt", fz_dir);
     char *t = cut_at(text, "%%topology");
     char *f = cut_at(t, "%%flows");
-    fuzz_put(fz_config, text, strlen(text));
-    fuzz_put(fz_topo, t, strlen(t));
-    fuzz_put(fz_flows, f, strlen(f));
+    struct fuzz_files files;
+    fuzz_files_open(&files, "ns3");
+    const char *config = fuzz_file(&files, "config.txt", text), *topo = fuzz_file(&files, "topology.txt", t),
+               *flows = fuzz_file(&files, "flow.txt", f);
 
     cJSON *o = NULL;
     struct sbuf notes = {0};
     char err[SCN_ERR_MAX] = "";
-    int rc = ns3rdma_import(fz_config, fz_topo, fz_flows, &o, &notes, err, sizeof err);
+    int rc = ns3rdma_import(config, topo, flows, &o, &notes, err, sizeof err);
     if (rc != 0) {
         if (rc != SCN_EUSAGE || o || !fuzz_one_line(err)) {
             fprintf(stderr, "refusal %d without a proper message: \"%s\"\n", rc, err);
@@ -86,6 +71,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cJSON_Delete(o);
     free(notes.p);
     free(text);
-    remove_dir();
+    fuzz_files_remove(&files);
     return 0;
 }

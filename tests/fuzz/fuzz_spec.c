@@ -20,26 +20,15 @@
 #include <string.h>
 #include <unistd.h>
 
-static char fs_dir[64], fs_spec[96], fs_scn[96];
-
 static const char fs_scenario[] =
     "{\"topology\": {\"type\": \"star\", \"hosts\": 4, \"link\": {\"rate\": \"100Gbps\", \"delay\": \"1us\"}},"
     " \"host\": {\"cc\": \"dcqcn\"}, \"switch\": {\"ecn\": {\"kmin\": \"5KB\", \"kmax\": \"200KB\"}},"
     " \"traffic\": [{\"type\": \"flow\", \"id\": \"a\", \"src\": \"h0\", \"dst\": \"h1\", \"size\": \"64KB\"}]}\n";
 
-/* The input's files and their directory go after each input: the processes that run the harness (libFuzzer at
- * its end, the test runner's workers) end without running exit handlers. */
-static void fs_remove_dir(void)
-{
-    remove(fs_spec);
-    remove(fs_scn);
-    rmdir(fs_dir);
-}
-
 /* A refusal: status 2 and one printable line that names the file. */
-static void fs_check_refusal(const char *who, int rc, const char *err)
+static void fs_check_refusal(const char *who, const char *file, int rc, const char *err)
 {
-    if (rc != SCN_EUSAGE || strncmp(err, fs_spec, strlen(fs_spec)) || !fuzz_one_line(err)) {
+    if (rc != SCN_EUSAGE || strncmp(err, file, strlen(file)) || !fuzz_one_line(err)) {
         fprintf(stderr, "%s: refusal %d without a proper message: \"%s\"\n", who, rc, err);
         abort();
     }
@@ -50,18 +39,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = fuzz_text(data, size);
     if (!text)
         return -1; /* keep it out of the corpus */
-    fuzz_dir(fs_dir, sizeof fs_dir, "spec");
-    snprintf(fs_spec, sizeof fs_spec, "%s/spec.json", fs_dir);
-    snprintf(fs_scn, sizeof fs_scn, "%s/s.json", fs_dir);
-    fuzz_put(fs_scn, fs_scenario, strlen(fs_scenario));
-    fuzz_put(fs_spec, text, strlen(text));
+    struct fuzz_files files;
+    fuzz_files_open(&files, "spec");
+    fuzz_file(&files, "s.json", fs_scenario);
+    const char *spec = fuzz_file(&files, "spec.json", text);
     free(text);
     char err[SCN_ERR_MAX] = "";
 
     struct sweep_spec sw;
-    int rc = sweep_load(fs_spec, &sw, err, sizeof err);
+    int rc = sweep_load(spec, &sw, err, sizeof err);
     if (rc) {
-        fs_check_refusal("sweep", rc, err);
+        fs_check_refusal("sweep", spec, rc, err);
     } else {
         long points = 1;
         for (int d = 0; d < sw.n_dims; d++)
@@ -88,9 +76,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!t)
         abort();
     err[0] = '\0';
-    rc = tune_load(fs_spec, t, err, sizeof err);
+    rc = tune_load(spec, t, err, sizeof err);
     if (rc) {
-        fs_check_refusal("tune", rc, err);
+        fs_check_refusal("tune", spec, rc, err);
     } else {
         if (t->n_obj < 1 || t->n_obj > 2 || t->n_params < 1 || t->n_seeds < 1) {
             fprintf(stderr, "tune: %d objectives, %d parameters, %d seeds\n", t->n_obj, t->n_params, t->n_seeds);
@@ -103,6 +91,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tune_spec_free(t);
     }
     free(t);
-    fs_remove_dir();
+    fuzz_files_remove(&files);
     return 0;
 }
