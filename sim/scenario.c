@@ -780,10 +780,16 @@ static const struct setting host_fields[] = {
 };
 
 /* See scenario.h. */
+void scn_utf8_clean(char *s)
+{
+    for (long at; (at = scn_utf8_bad_at(s)) >= 0;)
+        s[at] = '?';
+}
+
+/* See scenario.h. */
 void scn_name_clean(char *name, size_t len, const char *fallback)
 {
-    for (long at; (at = scn_utf8_bad_at(name)) >= 0;)
-        name[at] = '?';
+    scn_utf8_clean(name);
     for (char *p = name; *p; p++)
         if (*p == '\\' || iscntrl((unsigned char)*p))
             *p = '_';

@@ -519,11 +519,15 @@ const char *scn_topo_name(const struct scenario *s);
  */
 long scn_utf8_bad_at(const char *s);
 
+/* Replaces each byte of s that begins no well-formed UTF-8 sequence (scn_utf8_bad_at) by '?': text that goes into a
+ * scenario from elsewhere (a file name on a command line, in another encoding) is then UTF-8 as the loader wants. */
+void scn_utf8_clean(char *s);
+
 /*
  * Makes name (a file's name, cut to SCN_NAME_MAX - 1 bytes by the caller) one the loader takes as a scenario's
- * "name", which becomes a directory's: each byte that begins no UTF-8 sequence becomes '?', each control character
- * and backslash '_', and a name left empty, "." or ".." is fallback.  The default name from the scenario's file and
- * the importers' names from theirs.
+ * "name", which becomes a directory's: UTF-8 (scn_utf8_clean), each control character and backslash '_', and a
+ * name left empty, "." or ".." is fallback.  The default name from the scenario's file and the importers' names
+ * from theirs.
  */
 void scn_name_clean(char *name, size_t len, const char *fallback);
 

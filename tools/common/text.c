@@ -227,12 +227,6 @@ bool text_num(const char *s, double lo, double hi, double *v)
     return true;
 }
 
-void text_utf8_clean(char *s)
-{
-    for (long at; (at = scn_utf8_bad_at(s)) >= 0;)
-        s[at] = '?';
-}
-
 const char *text_name_of_file(const char *path, const char *fallback, char *buf, size_t len)
 {
     const char *base = strrchr(path, '/');

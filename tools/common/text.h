@@ -43,9 +43,6 @@ int import_finish(int rc, const char *err, struct cJSON *o, char *notes, const c
 int text_fail_at(char *err, size_t errlen, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 int text_vfail_at(char *err, size_t errlen, const char *file, int line, const char *fmt, va_list ap);
-/* Replaces each byte of s that begins no UTF-8 sequence by '?': a file name given on a command line may be in another
- * encoding, and a scenario's strings must be UTF-8 (sim/scenario.h, scn_utf8_bad_at). */
-void text_utf8_clean(char *s);
 /* An imported scenario's name from the file at path: its name without folder and extension, made one that the loader
  * takes as a directory's (UTF-8, at most 63 bytes, control characters and backslashes as '_', not "." or ".."),
  * or `fallback` when nothing is left.  Returns buf. */

@@ -287,7 +287,7 @@ static void opts_init(struct opts *o, int argc, char **argv)
     sb_printf(&o->cmdline, "htsim_uec");
     for (int i = 0; i < argc; i++)
         sb_printf(&o->cmdline, " %s", argv[i]);
-    text_utf8_clean(o->cmdline.p);
+    scn_utf8_clean(o->cmdline.p);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o, struct ictx *x)

@@ -893,7 +893,7 @@ static cJSON *scenario(struct ictx *x, const struct cfg *c, const struct topo *t
     snprintf(desc, sizeof desc, "Imported from the ns-3 RDMA simulator's %s, %s and %s (rocesim import ns3-rdma): "
              "host hK is the K-th host by its node id, switch swID keeps its id.", c->file, t->file,
              c->flow_file ? c->flow_file : "flows");
-    text_utf8_clean(desc); /* the files' names as given */
+    scn_utf8_clean(desc); /* the files' names as given */
     add_str(s, "description", desc);
     add_str(s, "stop", fmt_ps(c->stop_ps, b, sizeof b));
     cJSON_AddItemToObject(s, "topology", topology(t, c));
