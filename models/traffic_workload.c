@@ -152,8 +152,8 @@ static int wl_kind(const char *s, int *group)
     return -2;
 }
 
-/* A header's counts (GPUs, stages, micro-batches) are at most this, far above any cluster; a product of two is
- * taken in 64 bits. */
+/* A header's counts of GPUs (all, tensor-parallel, stages, expert-parallel) are at most this, far above any cluster;
+ * a product of two is taken in 64 bits. */
 #define WL_COUNT_MAX 1000000
 /* Compute times are ns and become ps: at most the clock's end (sim.h, SIM_TIME_LIMIT), so that none wraps. */
 #define WL_TIME_MAX_NS (SIM_TIME_LIMIT / 1000)
@@ -175,30 +175,29 @@ static int wl_header(const char *path, const char *l, struct wl_file *f, char *e
     if (strcmp(policy, "HYBRID_TRANSFORMER") && strcmp(policy, "HYBRID_TRANSFORMER_FWD_IN_BCKWD"))
         return snprintf(err, errlen, "%.400s:1: expected the policy HYBRID_TRANSFORMER or HYBRID_TRANSFORMER_FWD_IN_"
                         "BCKWD (others are not supported), got \"%.40s\"", path, policy), -1;
-    long tp = header_value(l, "model_parallel_NPU_group:"), gpus = strstr(l, " all_gpus:") ? header_value(l, "all_gpus:")
-                                                                                         : 0,
-         pp = header_value(l, "pp:"), ep = header_value(l, "ep:"), ga = header_value(l, "ga:");
-    /* each a count of GPUs or of micro-batches: bounded before any product of two is taken, so that none wraps */
+    long tp = header_value(l, "model_parallel_NPU_group:"), pp = header_value(l, "pp:"), ep = header_value(l, "ep:");
+    long gpus = strstr(l, " all_gpus:") ? header_value(l, "all_gpus:") : 0, ga = header_value(l, "ga:");
+    /* counts of GPUs: bounded before any product of two is taken, so that none wraps */
     if (tp < 1 || tp > WL_COUNT_MAX || pp < 1 || pp > WL_COUNT_MAX || gpus < 1 || gpus > WL_COUNT_MAX ||
-        ep < 1 || ep > WL_COUNT_MAX || ga < 1 || ga > WL_COUNT_MAX)
-        return snprintf(err, errlen, "%.400s:1: expected all_gpus:, model_parallel_NPU_group:, pp:, ep: and ga: of 1 "
-                        "to %d, got %ld, %ld, %ld, %ld and %ld", path, WL_COUNT_MAX, gpus, tp, pp, ep, ga), -1;
+        ep < 1 || ep > WL_COUNT_MAX)
+        return snprintf(err, errlen, "%.400s:1: expected all_gpus:, model_parallel_NPU_group:, pp: and ep: of 1 to %d, "
+                        "got %ld, %ld, %ld and %ld", path, WL_COUNT_MAX, gpus, tp, pp, ep), -1;
     f->tp = (int)tp;
     f->gpus = (int)gpus;
     f->pp = (int)pp;
     f->ep = (int)ep;
-    f->ga = (int)ga;
     f->pp_bytes = strstr(l, " pp_comm:") ? header_value(l, "pp_comm:") : 0;
     if (f->gpus % ((long long)f->tp * f->pp))
         return snprintf(err, errlen, "%.400s:1: expected all_gpus: N, model_parallel_NPU_group: T and pp: P with T x P "
                         "dividing N, got %d, %d and %d", path, f->gpus, f->tp, f->pp), -1;
     int dp = (int)(f->gpus / ((long long)f->tp * f->pp));
-    if (f->ep < 1 || dp % f->ep)
+    if (dp % f->ep)
         return snprintf(err, errlen, "%.400s:1: expected ep: E dividing the data-parallel size %d (all_gpus / (T x P)), "
                         "got %d", path, dp, f->ep), -1;
-    if (f->ga < 1 || f->ga > 100000 || f->pp_bytes < 0 || (f->pp > 1 && f->pp_bytes == 0))
+    if (ga < 1 || ga > 100000 || f->pp_bytes < 0 || (f->pp > 1 && f->pp_bytes == 0))
         return snprintf(err, errlen, "%.400s:1: expected ga: 1 to 100000 and, with pp: above 1, pp_comm: bytes above 0, "
-                        "got ga: %d and pp_comm: %lld", path, f->ga, (long long)f->pp_bytes), -1;
+                        "got ga: %ld and pp_comm: %lld", path, ga, (long long)f->pp_bytes), -1;
+    f->ga = (int)ga;
     return 0;
 }
 

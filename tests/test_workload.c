@@ -230,8 +230,11 @@ static void test_malformed(void)
          "build/test-wl/w.txt:1: expected all_gpus: N, model_parallel_NPU_group: T and pp: P with T x P dividing N, "
          "got 4, 65536 and 65536"},
         {"HYBRID_TRANSFORMER model_parallel_NPU_group: 4294967298 all_gpus: 4\n1\n",
-         "build/test-wl/w.txt:1: expected all_gpus:, model_parallel_NPU_group:, pp:, ep: and ga: of 1 to 1000000, got "
-         "4, 4294967298, 1, 1 and 1"},
+         "build/test-wl/w.txt:1: expected all_gpus:, model_parallel_NPU_group:, pp: and ep: of 1 to 1000000, got 4, "
+         "4294967298, 1 and 1"},
+        {"HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ga: 4294967297 all_gpus: 4\n1\n",
+         "build/test-wl/w.txt:1: expected ga: 1 to 100000 and, with pp: above 1, pp_comm: bytes above 0, got ga: "
+         "4294967297 and pp_comm: 0"},
         /* ns to ps would wrap */
         {"HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 4\n1\nl0 -1 9300000000000000 NONE 0 1 NONE 0 1 NONE 0 "
          "1\n", "build/test-wl/w.txt:3: expected compute times of at most 17592186044 ns (where rocesim's clock ends), "
